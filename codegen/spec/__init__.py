@@ -1,0 +1,97 @@
+r"""The spec language: one operator = one Python file in `specs/` that binds `SPEC = Op(...)`.
+
+Write `from codegen.spec import *` at the top of a spec; it brings every name below plus the SymPy names a
+formula needs (`symbols Symbol exp log sqrt tanh Abs Max Min Piecewise Eq Ne And Or Not Rational pi`).
+
+Names in scope and conventions
+------------------------------
+Op(...)                    the operator; its fields, in the order a spec usually writes them:
+  name                     aclnn name, "aclnn" + CamelCase: "aclnnSoftmaxBackward".  The Python op name is
+                           the rest in snake_case ("softmax_backward"); generated files use it too.
+  forward_name             the forward function's name in the docs' formulas ("LogSigmoid").
+  params                   parameters in aclnn prototype order (the C prototype is generated from this list):
+    Tensor(name, symbol, role=..., optional=False, default=None, dtypes=None, doc=Text(zh, en))
+                           an input `const aclTensor *`.  `symbol` is the SymPy symbol that stands for one of
+                           its elements in formulas; `role` says what it holds (below).  An optional tensor
+                           may be null (`None` in Python); it then counts as all `default`.
+    Scalar(name, symbol, dtype="FLOAT", doc=...)
+                           a host `const aclScalar *`, read as FLOAT.
+    Attr(name, symbol, type="int64"|"bool", values={}, doc=...)
+                           an `int64_t` or `bool` passed by value; `values` names enumerated values for docs.
+    Output(name, dtype_from=None, dtypes=None, doc=...)
+                           the `aclTensor *` result.  Its default dtype (when the Python caller gives neither
+                           `out=` nor `out_dtype=`) is `dtype_from`'s dtype, else the first tensor's.
+  roles                    GRAD            gradient w.r.t. the forward output (exactly one tensor)
+                           FORWARD_INPUT   holds the forward input x (the variable differentiated)
+                           FORWARD_OUTPUT  holds the forward output y = forward(x)
+                           OPERAND         another forward operand, constant for the derivative (target)
+                           UNUSED          accepted, checked, never read
+  wrt                      the symbol x the forward is written in.  It need not be a parameter's symbol:
+                           softmax's forward is in z while the kernel only sees y.
+  forward                  y = f(x, operands, scalars) for one element, as SymPy.  `DimSum(e)` sums `e` along
+                           `reduce_dim` (keepdim); Piecewise branches are tried in order, `True` last.
+  reduce_dim               the int64 Attr that DimSum reduces along (softmax's "dim").
+  loss_reduction           the int64 Attr that reduces the forward's output to a loss: 0 none (elementwise),
+                           1 mean, 2 sum.  gradOutput is then the gradient of that loss.
+  backward                 the documented backward, as SymPy over the parameters' symbols, or a list of
+    Formula(expr, when={}, roles={}, assume=())
+                           forms valid where `when` holds: {bool attr: True/False} and/or {optional tensor:
+                           ABSENT/PRESENT}.  The first matching form applies.  `roles` overrides tensor roles
+                           for the form (ELU's selfOrResult holds y when isResult is true); `assume` lists the
+                           scalar relations under which the form is exact (ELU's isResult form: scale > 0,
+                           inputScale > 0), stated in the docs and assumed by the proof.
+  numel("self")            a symbol for a tensor's element count (BCE's mean divides by max(1, numel)).
+  dtypes                   {SoC: [dtype, ...]} — which dtypes every tensor accepts on which product.  SoCs:
+                           ascend910 (training series), ascend310p (inference series), ascend910b (A2),
+                           ascend910_93 (A3), ascend310b (200I/500 A2).  A product not listed is not supported.
+                           dtypes: FLOAT, FLOAT16, BFLOAT16.  A tensor can override with its own `dtypes=`.
+  compute_dtype            "FLOAT": every kernel loads FLOAT16/BFLOAT16 as FLOAT, computes in FLOAT and rounds
+                           once (round to nearest even) to the output dtype.
+  rules                    phase-1 argument rules after the automatic null checks, in the order they run:
+                           first dtype rules, then shape rules, then value rules (a spec out of this order is
+                           rejected).  Each rule reports the first parameter that breaks it; all return
+                           ACLNN_ERR_PARAM_INVALID (161002).  Null checks (161001) come first and are derived
+                           from the parameters: every non-optional Tensor, Output and Scalar.
+    DtypeSupported(*tensors)       dtype is in the table for the running product
+    DtypeSame(ref, *tensors)       same dtype as ref
+    DtypeCastable(src, dst)        dst's dtype can be cast from src's (any float to any float)
+    MaxRank(*tensors, n=8)         at most n dimensions
+    MinRank(*tensors, n=1)         at least n dimensions
+    ShapeSame(ref, *tensors)       same shape as ref
+    Broadcastable(a, b)            a and b broadcast together (NumPy rules)
+    BroadcastTo(*tensors, target)  each broadcasts to exactly target's shape
+    ShapeIsBroadcast(out, a, b)    out's shape is the broadcast of a's and b's
+    DimInRange(attr, tensor)       attr in [-n, n-1], n = rank (rank 0 counts as 1)
+    OneOf(attr, values)            attr is one of values
+    Requires(param, cond, when=True)  a SymPy condition on scalars/attrs (e.g. lam >= 0), checked when `when`
+                           holds; the proof assumes it.
+  empty tensors            always supported: a tensor with a 0 in its shape that passes the checks gives
+                           workspace 0 and success, and nothing is computed.
+  description              Text(zh, en): the 算子功能 sentence of the docs.
+  notes                    [Text(zh, en), ...]: extra 约束与限制 lines for the docs.
+Text(zh, en)               a short text in both doc languages.
+ABSENT, PRESENT            values of an optional tensor in `Formula.when`.
+"""
+from sympy import (Abs, And, Eq, Max, Min, Ne, Not, Or, Piecewise, Rational, Symbol, exp, log, pi, sqrt,
+                   symbols, tanh)
+
+from .dtypes import DTYPES, KERNEL_DTYPES, DType
+from .functions import DimSum, numel
+from .op import ABSENT, PRESENT, Formula, Op, Variant
+from .params import (FORWARD_INPUT, FORWARD_OUTPUT, GRAD, OPERAND, RESULT, UNUSED, Attr, Output, Param, Scalar,
+                     Tensor, Text)
+from .products import DEFAULT_PRODUCT, PRODUCTS, Product
+from .rules import (Broadcastable, BroadcastTo, DimInRange, DtypeCastable, DtypeSame, DtypeSupported, MaxRank,
+                    MinRank, NotNull, OneOf, Requires, Rule, ShapeIsBroadcast, ShapeSame)
+
+__all__ = [
+    # SymPy
+    "Abs", "And", "Eq", "Max", "Min", "Ne", "Not", "Or", "Piecewise", "Rational", "Symbol", "exp", "log", "pi",
+    "sqrt", "symbols", "tanh",
+    # spec language
+    "Op", "Formula", "Variant", "Tensor", "Scalar", "Attr", "Output", "Param", "Text", "DimSum", "numel",
+    "ABSENT", "PRESENT", "GRAD", "FORWARD_INPUT", "FORWARD_OUTPUT", "OPERAND", "UNUSED", "RESULT",
+    "DtypeSupported", "DtypeSame", "DtypeCastable", "MaxRank", "MinRank", "ShapeSame", "Broadcastable",
+    "BroadcastTo", "ShapeIsBroadcast", "DimInRange", "OneOf", "Requires", "NotNull", "Rule",
+    "DTYPES", "KERNEL_DTYPES", "DType", "PRODUCTS", "Product", "DEFAULT_PRODUCT",
+]

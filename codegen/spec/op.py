@@ -1,0 +1,176 @@
+"""The operator declaration: `Op` and its documented backward `Formula`s."""
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass, field
+
+import sympy
+
+from .params import (Attr, FORWARD_INPUT, FORWARD_OUTPUT, GRAD, Output, Param, Scalar, Tensor, Text, snake)
+from .rules import NotNull, Rule
+
+ABSENT = "absent"    # `Formula.when` value: the optional tensor is null
+PRESENT = "present"  # `Formula.when` value: the optional tensor is given
+
+
+@dataclass(eq=False)
+class Formula:
+    """One documented form of the backward, valid where `when` holds.
+
+    expr    the result element as SymPy, over the parameters' symbols (Piecewise for branches, DimSum for a
+            reduction along `reduce_dim`, `numel("self")` for an element count).
+    when    {bool attribute: value} and/or {optional tensor: ABSENT | PRESENT}; {} means always.
+    roles   tensor roles that differ in this form, e.g. {"selfOrResult": FORWARD_OUTPUT} for ELU's isResult.
+    assume  extra SymPy relations on scalars under which this form is exact (stated in the docs and used by
+            the proof), e.g. (scale > 0, inputScale > 0).
+    """
+    expr: sympy.Expr
+    when: dict = field(default_factory=dict)
+    roles: dict = field(default_factory=dict)
+    assume: tuple = ()
+
+
+@dataclass
+class Variant:
+    """One specialisation a kernel is generated for: bool attributes and optional-tensor presence fixed."""
+    key: dict              # {bool attr or optional tensor name: True/False | ABSENT/PRESENT}
+    formula: Formula       # the documented form that applies
+    expr: sympy.Expr       # formula.expr with absent optionals replaced by their default
+
+    @property
+    def suffix(self) -> str:
+        """A C/Python identifier fragment naming the variant, '' when the op has a single variant."""
+        parts = []
+        for k, v in self.key.items():
+            parts.append(f"{snake(k)}_{str(v).lower()}")
+        return "__".join(parts)
+
+
+@dataclass(eq=False)
+class Op:
+    """One aclnn backward operator.  See the header of `codegen.spec` for every field's meaning."""
+    name: str                          # "aclnnSoftmaxBackward"
+    params: list                       # Tensor / Scalar / Attr / Output, in aclnn order
+    wrt: sympy.Symbol                  # the forward input x the backward differentiates
+    forward: sympy.Expr                # the forward y = f(x, ...) elementwise (DimSum for reductions)
+    backward: object                   # SymPy expression, or a list of Formula
+    dtypes: dict                       # {soc: [dtype names]} for every tensor (unless a param overrides)
+    rules: list                        # Rule objects after the null checks, in check order
+    description: Text                  # 算子功能 / what the operator does
+    forward_name: str = ""             # the forward function's name in formulas, e.g. "LogSigmoid"
+    reduce_dim: str | None = None      # int64 attribute that DimSum reduces along
+    loss_reduction: str | None = None  # int64 attribute reducing the forward output: 0 none, 1 mean, 2 sum
+    compute_dtype: str = "FLOAT"       # every kernel loads, computes in, and rounds once from this dtype
+    notes: list = field(default_factory=list)  # extra Text constraints for the docs (约束与限制)
+    source: str = ""                   # file the spec was loaded from (set by the loader)
+
+    # ---- names -------------------------------------------------------------------------------------------
+    @property
+    def api_name(self) -> str:
+        """'SoftmaxBackward'."""
+        return self.name[len("aclnn"):]
+
+    @property
+    def snake_name(self) -> str:
+        """'softmax_backward' — the op name of the Python API and of generated files."""
+        return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", self.api_name).lower()
+
+    # ---- parameters --------------------------------------------------------------------------------------
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    @property
+    def tensors(self) -> list[Tensor]:
+        return [p for p in self.params if isinstance(p, Tensor)]
+
+    @property
+    def output(self) -> Output:
+        return next(p for p in self.params if isinstance(p, Output))
+
+    @property
+    def scalars(self) -> list[Scalar]:
+        return [p for p in self.params if isinstance(p, Scalar)]
+
+    @property
+    def attrs(self) -> list[Attr]:
+        return [p for p in self.params if isinstance(p, Attr)]
+
+    @property
+    def grad(self) -> Tensor:
+        return next(t for t in self.tensors if t.role == GRAD)
+
+    def symbol_names(self) -> dict:
+        """{symbol: aclnn parameter name} for every parameter that has a symbol."""
+        return {p.symbol: p.name for p in self.params if p.symbol is not None}
+
+    def dtypes_of(self, name: str) -> dict:
+        """{soc: [dtype names]} for one tensor parameter."""
+        p = self.param(name)
+        return getattr(p, "dtypes", None) or self.dtypes
+
+    @property
+    def products(self) -> list[str]:
+        return list(self.dtypes)
+
+    # ---- rules -------------------------------------------------------------------------------------------
+    @property
+    def null_rules(self) -> list[Rule]:
+        """Null checks, first of all, one per required pointer parameter, in parameter order."""
+        return [NotNull(p.name) for p in self.params
+                if isinstance(p, (Tensor, Output, Scalar)) and not getattr(p, "optional", False)]
+
+    @property
+    def all_rules(self) -> list[Rule]:
+        return self.null_rules + list(self.rules)
+
+    # ---- formulas and variants ---------------------------------------------------------------------------
+    @property
+    def formulas(self) -> list[Formula]:
+        return list(self.backward) if isinstance(self.backward, (list, tuple)) else [Formula(self.backward)]
+
+    def variant_keys(self) -> list[str]:
+        """Names a kernel specialises on: bool attributes a formula depends on, then optional tensors."""
+        bools = [a.name for a in self.attrs if a.type == "bool"
+                 and any(a.name in f.when for f in self.formulas)]
+        return bools + [t.name for t in self.tensors if t.optional]
+
+    def formula_for(self, key: dict) -> Formula | None:
+        """The first formula whose `when` agrees with `key`."""
+        for f in self.formulas:
+            if all(key.get(k) == v for k, v in f.when.items()):
+                return f
+        return None
+
+    @property
+    def variants(self) -> list[Variant]:
+        keys = self.variant_keys()
+        choices = [[False, True] if self.param(k).kind == "attr" else [ABSENT, PRESENT] for k in keys]
+        out = []
+        for values in itertools.product(*choices):
+            key = dict(zip(keys, values))
+            f = self.formula_for(key)
+            if f is None:
+                continue  # the validator reports uncovered combinations
+            subs = {self.param(k).symbol: self.param(k).default for k, v in key.items() if v == ABSENT}
+            out.append(Variant(key, f, f.expr.subs(subs) if subs else f.expr))
+        return out
+
+    def role_of(self, tensor: str, formula: Formula) -> str:
+        return formula.roles.get(tensor, self.param(tensor).role)
+
+    def symbol_of_role(self, role: str, formula: Formula):
+        for t in self.tensors:
+            if self.role_of(t.name, formula) == role:
+                return t.symbol
+        return None
+
+    def x_symbol(self, formula: Formula):
+        """The symbol holding the forward input in this formula (None when only y is given)."""
+        return self.symbol_of_role(FORWARD_INPUT, formula)
+
+    def y_symbol(self, formula: Formula):
+        return self.symbol_of_role(FORWARD_OUTPUT, formula)

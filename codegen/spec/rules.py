@@ -1,0 +1,220 @@
+"""Argument rules: what phase 1 (GetWorkspaceSize) checks, in order, and the status each failure returns.
+
+Every rule names the parameters it reads; the first parameter that breaks it is the one reported.  Checks run
+in a fixed category order (ascend.md §1): null pointers (161001, derived from the parameter list, never written
+in a spec), then dtypes, then shapes and ranks, then attribute and scalar values (all 161002).  Within a
+category they run in the order the spec lists them.  Optional tensors that are null skip every rule but their
+own null check (there is none).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy
+
+ACLNN_SUCCESS = 0
+ACLNN_ERR_PARAM_NULLPTR = 161001
+ACLNN_ERR_PARAM_INVALID = 161002
+ACLNN_ERR_RUNTIME_ERROR = 361001
+ACLNN_ERR_INNER = 561000
+ACLNN_ERR_INNER_FIND_KERNEL_ERROR = 561003
+ACLNN_ERR_INNER_CREATE_EXECUTOR = 561101
+ACLNN_ERR_INNER_NULLPTR = 561103
+
+STATUS_NAMES = {
+    ACLNN_SUCCESS: "ACLNN_SUCCESS",
+    ACLNN_ERR_PARAM_NULLPTR: "ACLNN_ERR_PARAM_NULLPTR",
+    ACLNN_ERR_PARAM_INVALID: "ACLNN_ERR_PARAM_INVALID",
+    ACLNN_ERR_RUNTIME_ERROR: "ACLNN_ERR_RUNTIME_ERROR",
+    ACLNN_ERR_INNER: "ACLNN_ERR_INNER",
+    ACLNN_ERR_INNER_FIND_KERNEL_ERROR: "ACLNN_ERR_INNER_FIND_KERNEL_ERROR",
+    ACLNN_ERR_INNER_CREATE_EXECUTOR: "ACLNN_ERR_INNER_CREATE_EXECUTOR",
+    ACLNN_ERR_INNER_NULLPTR: "ACLNN_ERR_INNER_NULLPTR",
+}
+
+CATEGORIES = ("null", "dtype", "shape", "value")
+
+
+def _names(names) -> str:
+    return "、".join(names)
+
+
+@dataclass(frozen=True, init=False)
+class Rule:
+    params: tuple[str, ...]        # the parameters read, in check order
+
+    category = "value"
+    status = ACLNN_ERR_PARAM_INVALID
+
+    def __init__(self, *params: str):
+        object.__setattr__(self, "params", tuple(params))
+
+    def describe(self, lang: str, op=None) -> str:  # pragma: no cover - every rule overrides it
+        raise NotImplementedError
+
+
+@dataclass(frozen=True, init=False)
+class NotNull(Rule):
+    """A required tensor or scalar pointer is null.  Derived from the parameter list."""
+    category = "null"
+    status = ACLNN_ERR_PARAM_NULLPTR
+
+    def describe(self, lang, op=None):
+        return {"zh": f"传入的{_names(self.params)}是空指针。",
+                "en": f"{', '.join(self.params)} is a null pointer."}[lang]
+
+
+@dataclass(frozen=True, init=False)
+class DtypeSupported(Rule):
+    """Each tensor's dtype is in the dtype × product table for the running product."""
+    category = "dtype"
+
+    def describe(self, lang, op=None):
+        return {"zh": f"{_names(self.params)}的数据类型不在当前产品支持的范围之内。",
+                "en": f"the dtype of {', '.join(self.params)} is not supported on the running product."}[lang]
+
+
+@dataclass(frozen=True, init=False)
+class DtypeSame(Rule):
+    """Every later tensor has the first tensor's dtype."""
+    category = "dtype"
+
+    def describe(self, lang, op=None):
+        ref, rest = self.params[0], self.params[1:]
+        return {"zh": f"{_names(rest)}的数据类型与{ref}不一致。",
+                "en": f"the dtype of {', '.join(rest)} differs from {ref}'s."}[lang]
+
+
+@dataclass(frozen=True, init=False)
+class DtypeCastable(Rule):
+    """The second tensor's dtype can be cast to from the first's (aclnn CanCast: float to float)."""
+    category = "dtype"
+
+    def describe(self, lang, op=None):
+        src, dst = self.params
+        return {"zh": f"{src}的数据类型不能转换为{dst}的数据类型。",
+                "en": f"{src}'s dtype cannot be cast to {dst}'s dtype."}[lang]
+
+
+@dataclass(frozen=True, init=False)
+class MaxRank(Rule):
+    """Each tensor has at most `n` dimensions."""
+    category = "shape"
+    n: int = 8
+
+    def __init__(self, *params: str, n: int = 8):
+        super().__init__(*params)
+        object.__setattr__(self, "n", n)
+
+    def describe(self, lang, op=None):
+        return {"zh": f"{_names(self.params)}的维度大于{self.n}。",
+                "en": f"{', '.join(self.params)} has more than {self.n} dimensions."}[lang]
+
+
+@dataclass(frozen=True, init=False)
+class MinRank(Rule):
+    """Each tensor has at least `n` dimensions."""
+    category = "shape"
+    n: int = 1
+
+    def __init__(self, *params: str, n: int = 1):
+        super().__init__(*params)
+        object.__setattr__(self, "n", n)
+
+    def describe(self, lang, op=None):
+        return {"zh": f"{_names(self.params)}的维度小于{self.n}。",
+                "en": f"{', '.join(self.params)} has fewer than {self.n} dimensions."}[lang]
+
+
+@dataclass(frozen=True, init=False)
+class ShapeSame(Rule):
+    """Every later tensor has the first tensor's shape."""
+    category = "shape"
+
+    def describe(self, lang, op=None):
+        ref, rest = self.params[0], self.params[1:]
+        return {"zh": f"{_names(rest)}的shape与{ref}不一致。",
+                "en": f"the shape of {', '.join(rest)} differs from {ref}'s."}[lang]
+
+
+@dataclass(frozen=True, init=False)
+class BroadcastTo(Rule):
+    """Every tensor but the last broadcasts to exactly the last tensor's shape."""
+    category = "shape"
+
+    def describe(self, lang, op=None):
+        srcs, dst = self.params[:-1], self.params[-1]
+        return {"zh": f"{_names(srcs)}的shape不能broadcast到{dst}的shape。",
+                "en": f"the shape of {', '.join(srcs)} does not broadcast to {dst}'s shape."}[lang]
+
+
+@dataclass(frozen=True, init=False)
+class Broadcastable(Rule):
+    """The tensors broadcast with each other (NumPy rules)."""
+    category = "shape"
+
+    def describe(self, lang, op=None):
+        return {"zh": f"{_names(self.params)}的shape不满足broadcast规则。",
+                "en": f"the shapes of {', '.join(self.params)} do not broadcast together."}[lang]
+
+
+@dataclass(frozen=True, init=False)
+class ShapeIsBroadcast(Rule):
+    """The first tensor (an output) has exactly the broadcast shape of the others."""
+    category = "shape"
+
+    def describe(self, lang, op=None):
+        out, srcs = self.params[0], self.params[1:]
+        return {"zh": f"{out}的shape与{_names(srcs)} broadcast后的shape不一致。",
+                "en": f"{out}'s shape differs from the broadcast shape of {', '.join(srcs)}."}[lang]
+
+
+@dataclass(frozen=True, init=False)
+class DimInRange(Rule):
+    """The int64 attribute `params[0]` lies in [-n, n-1], n the rank of tensor `params[1]` (rank 0 counts as 1)."""
+
+    def describe(self, lang, op=None):
+        dim, t = self.params
+        return {"zh": f"{dim}超出{t}的维度范围[-n, n-1](n为{t}的维数,0维按1维计)。",
+                "en": f"{dim} is outside [-n, n-1], n being {t}'s rank (a rank-0 tensor counts as rank 1)."}[lang]
+
+
+@dataclass(frozen=True, init=False)
+class OneOf(Rule):
+    """The int64 attribute takes one of the listed values."""
+    values: tuple = ()
+
+    def __init__(self, param: str, values):
+        super().__init__(param)
+        object.__setattr__(self, "values", tuple(values))
+
+    def describe(self, lang, op=None):
+        vals = ", ".join(str(v) for v in self.values)
+        return {"zh": f"{self.params[0]}的取值不在{{{vals}}}之内。",
+                "en": f"{self.params[0]} is not one of {{{vals}}}."}[lang]
+
+
+@dataclass(frozen=True, init=False)
+class Requires(Rule):
+    """A scalar/attribute value condition, e.g. `lam >= 0`, optionally only `when` another condition holds.
+
+    `condition` and `when` are SymPy booleans over the symbols of scalars and attributes.  The first parameter
+    named is the one reported.  The verifier also takes `condition` as an assumption of its proofs (under
+    `when`), so a rule like λ ≥ 0 is what makes the Softshrink proof go through.
+    """
+    condition: sympy.Basic = sympy.true
+    when: sympy.Basic = sympy.true
+
+    def __init__(self, param: str, condition, when=sympy.true):
+        super().__init__(param)
+        object.__setattr__(self, "condition", sympy.sympify(condition))
+        object.__setattr__(self, "when", sympy.sympify(when))
+
+    def describe(self, lang, op=None):
+        from codegen.text import condition_text  # the words for a SymPy condition, with aclnn names
+        cond = condition_text(self.condition, lang, op)
+        if self.when == sympy.true:
+            return {"zh": f"{self.params[0]}不满足{cond}。", "en": f"{self.params[0]} breaks {cond}."}[lang]
+        when = condition_text(self.when, lang, op)
+        return {"zh": f"当{when}时,{self.params[0]}不满足{cond}。",
+                "en": f"{self.params[0]} breaks {cond} while {when}."}[lang]
