@@ -1,0 +1,40 @@
+"""`opgen verify`: prove each documented backward is the VJP of its forward, then check it numerically.
+
+See proof.py (symbolic) and numeric.py (mpmath); cases.py says what one proof is about.
+"""
+from __future__ import annotations
+
+from .cases import cases
+from .numeric import check_case
+from .proof import prove
+from .result import Result
+
+
+def verify_op(op, numeric: bool = True) -> list[Result]:
+    out: list[Result] = []
+    for case in cases(op):
+        try:
+            out += prove(case)
+        except Exception as e:  # a proof that crashes is a failed proof, reported with the op and case
+            out.append(Result(op.name, case.label, "symbolic proof", "FAILED", f"{type(e).__name__}: {e}"))
+        if numeric:
+            try:
+                out.append(check_case(case))
+            except Exception as e:
+                out.append(Result(op.name, case.label, "mpmath", "FAILED", f"{type(e).__name__}: {e}"))
+    return out
+
+
+def format_table(results: list[Result]) -> str:
+    head = ("op", "case", "check", "verdict", "detail")
+    rows = [(r.op, r.formula, r.check, r.verdict,
+             r.detail + (f"  counterexample: {r.point}" if r.point else "")) for r in results]
+    widths = [max(len(h), *(len(row[i]) for row in rows)) if rows else len(h) for i, h in enumerate(head[:4])]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(head[:4], widths)) + "  " + head[4]]
+    lines.append("  ".join("-" * w for w in widths) + "  " + "-" * 6)
+    for row in rows:
+        lines.append("  ".join(c.ljust(w) for c, w in zip(row[:4], widths)) + "  " + row[4])
+    return "\n".join(lines)
+
+
+__all__ = ["verify_op", "format_table", "Result", "cases", "prove", "check_case"]

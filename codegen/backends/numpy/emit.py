@@ -1,0 +1,225 @@
+"""The NumPy backend: one readable reference module per op, checker and kernel, from the spec."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import sympy
+
+from codegen.lower import Kernel, KernelVariant, lower
+from codegen.rewrite import Sigmoid
+from codegen.spec import ABSENT, Op
+from codegen.spec import rules as R
+from codegen.spec.params import Attr, Output, Scalar, Tensor
+from codegen.template_util import preamble, render
+from codegen.text import condition_code
+
+from .printer import KernelNumPyPrinter
+
+TEMPLATES = Path(__file__).parent / "templates"
+
+
+def var(op: Op, name: str) -> str:
+    """The Python variable holding parameter `name` (the output is always `out`)."""
+    p = op.param(name)
+    return "out" if isinstance(p, Output) else p.py_name
+
+
+def check_lines(op: Op) -> list[str]:
+    """The body of `check()`: one runtime call per (rule, parameter), in the order the checks run."""
+    v = lambda n: var(op, n)
+    lines = []
+    for r in op.null_rules:
+        lines.append(f'_chk.not_null("{r.params[0]}", {v(r.params[0])})')
+    converted = False
+    for r in op.rules:
+        if r.category == "value" and not converted:
+            lines += conversion_lines(op)
+            converted = True
+        lines += _rule_lines(op, r, v)
+    if not converted:
+        lines += conversion_lines(op)
+    return lines
+
+
+def conversion_lines(op: Op) -> list[str]:
+    """Scalars and attributes are read (and their type checked) when the value checks begin."""
+    out = []
+    for p in op.params:
+        if isinstance(p, Scalar):
+            out.append(f'{p.py_name} = _chk.scalar_value("{p.name}", {p.py_name})')
+        elif isinstance(p, Attr):
+            fn = "bool_attr" if p.type == "bool" else "int_attr"
+            out.append(f'{p.py_name} = _chk.{fn}("{p.name}", {p.py_name})')
+    return out
+
+
+def _rule_lines(op, r, v):
+    P = r.params
+    if isinstance(r, R.DtypeSupported):
+        return [f'_chk.dtype_supported(OP, "{n}", {v(n)}, product, DTYPES["{n}"])' for n in P]
+    if isinstance(r, R.DtypeSame):
+        return [f'_chk.dtype_same("{P[0]}", {v(P[0])}, "{n}", {v(n)})' for n in P[1:]]
+    if isinstance(r, R.DtypeCastable):
+        return [f'_chk.dtype_castable("{P[0]}", {v(P[0])}, "{P[1]}", {v(P[1])})']
+    if isinstance(r, R.MaxRank):
+        return [f'_chk.max_rank("{n}", {v(n)}, {r.n})' for n in P]
+    if isinstance(r, R.MinRank):
+        return [f'_chk.min_rank("{n}", {v(n)}, {r.n})' for n in P]
+    if isinstance(r, R.ShapeSame):
+        return [f'_chk.shape_same("{P[0]}", {v(P[0])}, "{n}", {v(n)})' for n in P[1:]]
+    if isinstance(r, R.BroadcastTo):
+        return [f'_chk.broadcast_to("{n}", {v(n)}, "{P[-1]}", {v(P[-1])})' for n in P[:-1]]
+    if isinstance(r, R.Broadcastable):
+        return [f'_chk.broadcastable("{P[0]}", {v(P[0])}, "{n}", {v(n)})' for n in P[1:]]
+    if isinstance(r, R.ShapeIsBroadcast):
+        others = ", ".join(f'"{n}", {v(n)}' for n in P[1:])
+        return [f'_chk.shape_is_broadcast("{P[0]}", {v(P[0])}, {others})']
+    if isinstance(r, R.DimInRange):
+        return [f'_chk.dim_in_range("{P[0]}", {v(P[0])}, "{P[1]}", {v(P[1])})']
+    if isinstance(r, R.OneOf):
+        return [f'_chk.one_of("{P[0]}", {v(P[0])}, {tuple(r.values)!r})']
+    if isinstance(r, R.Requires):
+        pr = KernelNumPyPrinter({p.symbol: p.py_name for p in op.params if p.symbol is not None})
+        call = (f'_chk.requires("{P[0]}", bool({pr.doprint(r.condition)}), '
+                f'"{condition_code(r.condition, op)}", {v(P[0])})')
+        if r.when == sympy.true:
+            return [call]
+        return [f"if {pr.doprint(r.when)}:", "    " + call]
+    raise TypeError(f"no NumPy check for rule {type(r).__name__}")
+
+
+def output_shape_expr(op: Op) -> str:
+    """How the kernel sizes an output it allocates, read off the shape rules."""
+    out = op.output.name
+    for r in op.rules:
+        if isinstance(r, R.ShapeSame) and out in r.params:
+            ref = next(n for n in r.params if n != out)
+            return f"{var(op, ref)}.shape"
+        if isinstance(r, R.ShapeIsBroadcast) and r.params[0] == out:
+            return "np.broadcast_shapes(" + ", ".join(f"{var(op, n)}.shape" for n in r.params[1:]) + ")"
+    raise ValueError(f"{op.name}: no ShapeSame or ShapeIsBroadcast rule fixes the shape of {out}")
+
+
+def out_dtype_free(op: Op) -> bool:
+    """Whether the docs let the output dtype differ from the inputs' (then the API takes `out_dtype=`)."""
+    out = op.output.name
+    return not any(isinstance(r, R.DtypeSame) and out in r.params for r in op.rules)
+
+
+class ScalarPrinter(KernelNumPyPrinter):
+    """Prints prelude expressions: plain Python/NumPy scalars, so Piecewise is a conditional expression."""
+
+    def _print_Piecewise(self, expr):
+        args = list(expr.args)
+        out = self._print(args[-1][0])
+        for e, c in reversed(args[:-1]):
+            out = f"({self._print(e)} if {self._print(c)} else {out})"
+        return out
+
+    def _print_And(self, expr):
+        return "(" + " and ".join(self._print(a) for a in expr.args) + ")"
+
+    def _print_Or(self, expr):
+        return "(" + " or ".join(self._print(a) for a in expr.args) + ")"
+
+
+def variant_context(op: Op, k: Kernel, kv: KernelVariant) -> dict:
+    names = dict(k.names)
+    names.update({sympy.Symbol(f"numel_{n}", integer=True, positive=True): f"numel_{op.param(n).py_name}"
+                  for n in kv.numels})
+    pr = KernelNumPyPrinter(names)
+    spr = ScalarPrinter(names)
+    for s, _ in kv.prelude + kv.reductions + kv.body:
+        names[s] = str(s)
+    return {
+        "suffix": ("__" + kv.suffix) if kv.suffix else "",
+        "key": kv.key,
+        "tensors": [t.py_name for t in kv.tensors],
+        "scalars": [p.py_name for p in kv.scalars],
+        "float_scalars": [p.py_name for p in kv.scalars if isinstance(p, Scalar)],
+        "numels": [(f"numel_{op.param(n).py_name}", op.param(n).py_name) for n in kv.numels],
+        "prelude": [(str(s), spr.doprint(e)) for s, e in kv.prelude],
+        "reductions": [(str(s), pr.doprint(e)) for s, e in kv.reductions],
+        "body": [(str(s), pr.doprint(e)) for s, e in kv.body],
+        "result": pr.doprint(kv.result),
+        "uses_sigmoid": any(e.has(Sigmoid) for _, e in kv.body + kv.reductions + [(None, kv.result)]),
+        "dispatch": _dispatch_condition(op, kv),
+        "call": _call(op, kv),
+    }
+
+
+def _call(op: Op, kv: KernelVariant) -> str:
+    args = [t.py_name for t in kv.tensors] + [p.py_name for p in kv.scalars]
+    args += ["view", op.param(op.reduce_dim).py_name] if op.reduce_dim else ["out"]
+    return f"_compute{'__' + kv.suffix if kv.suffix else ''}({', '.join(args)})"
+
+
+def _rank0_line(op: Op, k: Kernel) -> str:
+    names = sorted({t.py_name for kv in k.variants for t in kv.tensors},
+                   key=lambda n: [p.py_name for p in op.params].index(n))
+    return ", ".join(names + ["view"]) + " = " + ", ".join(f"{n}.reshape(1)" for n in names + ["out"])
+
+
+def _dispatch_condition(op: Op, kv: KernelVariant) -> str:
+    parts = []
+    for name, value in kv.key.items():
+        p = op.param(name)
+        if isinstance(p, Attr):
+            parts.append(p.py_name if value else f"not {p.py_name}")
+        else:
+            parts.append(f"{p.py_name} is None" if value == ABSENT else f"{p.py_name} is not None")
+    return " and ".join(parts) or "True"
+
+
+def when_text(when: dict) -> str:
+    """'when isResult=true: ' for a formula's condition ('' for an unconditional one)."""
+    if not when:
+        return ""
+    return "when " + ", ".join(f"{k}={str(v).lower()}" for k, v in when.items()) + ": "
+
+
+def sigmoid_helper() -> list[tuple[str, str]]:
+    u = sympy.Symbol("u", real=True)
+    temps, (res,) = sympy.cse([Sigmoid.stable_form(u)], symbols=sympy.numbered_symbols("t"), order="canonical")
+    pr = KernelNumPyPrinter()
+    return [(str(s), pr.doprint(e)) for s, e in temps] + [("return", pr.doprint(res))]
+
+
+def render_op(op: Op, source_label: str) -> str:
+    k = lower(op)
+    variants = [variant_context(op, k, kv) for kv in k.variants]
+    tensors = [p for p in op.params if isinstance(p, (Tensor, Output))]
+    dtype_params = sorted({n for r in op.rules if isinstance(r, R.DtypeSupported) for n in r.params},
+                          key=lambda n: [p.name for p in op.params].index(n))
+    inputs = [p for p in op.params if not isinstance(p, Output)]
+    return render(
+        TEMPLATES, "kernel.py.jinja",
+        preamble=preamble("#", source_label, "kernel.py.jinja", "numpy"),
+        op=op,
+        inputs=inputs,
+        input_names=[p.py_name for p in inputs],
+        dtypes={n: op.dtypes_of(n) for n in dtype_params},
+        check_lines=check_lines(op),
+        check_args=[p.py_name for p in inputs] + ["out"],
+        converted=[p.py_name for p in inputs if isinstance(p, (Scalar, Attr))],
+        output=op.output,
+        out_dtype_free=out_dtype_free(op),
+        default_dtype_from=op.param(op.output.dtype_from or tensors[0].name).py_name,
+        output_shape=output_shape_expr(op),
+        reduce_dim=op.param(op.reduce_dim).py_name if op.reduce_dim else None,
+        rank0_line=_rank0_line(op, k),
+        variants=variants,
+        sigmoid=sigmoid_helper() if any(v["uses_sigmoid"] for v in variants) else None,
+        documented=[(when_text(f.when), condition_code(f.expr, op)) for f in op.formulas],
+    )
+
+
+def generate(ops: dict, source_of) -> dict[str, str]:
+    """{relative path: file text} of the NumPy backend for all ops."""
+    files = {}
+    for name, op in ops.items():
+        files[f"numpy/{name}.py"] = render_op(op, source_of(op))
+    files["numpy/__init__.py"] = render(TEMPLATES, "init.py.jinja",
+                                        preamble=preamble("#", "specs/", "init.py.jinja", "numpy"),
+                                        names=list(ops))
+    return files

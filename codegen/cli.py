@@ -1,0 +1,116 @@
+"""`opgen` (also `python -m codegen`): list, verify, generate."""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from .errors import SpecError
+from .loader import load_specs
+
+
+def _ops(args):
+    ops = load_specs(args.specs)
+    if getattr(args, "ops", None):
+        missing = [o for o in args.ops if o not in ops]
+        if missing:
+            raise SpecError(str(args.specs or "specs/"), None, f"no such op: {', '.join(missing)} "
+                                                                f"(have: {', '.join(ops)})")
+        ops = {k: v for k, v in ops.items() if k in args.ops}
+    return ops
+
+
+def cmd_list(args) -> int:
+    from .spec import PRODUCTS
+    ops = _ops(args)
+    socs = list(PRODUCTS)
+    header = ["op"] + socs
+    rows = [[name] + [", ".join(op.dtypes.get(s, [])) or "—" for s in socs] for name, op in ops.items()]
+    widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
+    print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
+    for r in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths)))
+    return 0
+
+
+def cmd_verify(args) -> int:
+    from .verify import format_table, verify_op
+    ops = _ops(args)
+    t0 = time.perf_counter()
+    results = []
+    for op in ops.values():
+        results += verify_op(op, numeric=not args.no_numeric)
+    print(format_table(results))
+    failed = [r for r in results if not r.ok]
+    proven = sorted({r.op for r in results} - {r.op for r in failed})
+    print(f"\n{len(proven)}/{len(ops)} ops proven in {time.perf_counter() - t0:.1f} s"
+          + (f"; {len(failed)} FAILED checks" if failed else ""))
+    for r in failed:
+        print(f"FAILED {r.op} [{r.formula}] {r.check}: {r.detail}"
+              + (f"; counterexample {r.point}" if r.point else ""), file=sys.stderr)
+    return 1 if failed else 0
+
+
+def cmd_generate(args) -> int:
+    from . import generate as gen
+    from .verify import verify_op
+    ops = _ops(args)
+    t0 = time.perf_counter()
+    # a spec whose backward is not the derivative of its forward must not produce kernels
+    bad = [r for op in ops.values() for r in verify_op(op, numeric=False) if not r.ok]
+    if bad:
+        for r in bad:
+            print(f"{ops_source(ops, r.op)}: {r.op}: backward does not match the forward "
+                  f"[{r.formula}] {r.check}: {r.detail}", file=sys.stderr)
+        print("nothing written", file=sys.stderr)
+        return 1
+    files = gen.render_all(ops)
+    out = Path(args.out) if args.out else gen.GENERATED
+    if args.check:
+        problems = gen.check(files, out)
+        for p in problems:
+            print(p)
+        if problems:
+            print(f"{out} is stale: {len(problems)} difference(s); run `opgen generate`", file=sys.stderr)
+            return 1
+        print(f"{out}: {len(files)} files up to date ({time.perf_counter() - t0:.1f} s)")
+        return 0
+    changed = gen.write(files, out)
+    for c in changed:
+        print(c)
+    print(f"{out}: {len(files)} files, {len(changed)} changed ({time.perf_counter() - t0:.1f} s)")
+    return 0
+
+
+def ops_source(ops, aclnn_name):
+    for op in ops.values():
+        if op.name == aclnn_name:
+            return op.source
+    return "?"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="opgen", description=__doc__)
+    parser.add_argument("--specs", help="spec folder (default: the repository's specs/, or $OPGEN_SPECS)")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("list", help="ops × products × dtypes")
+    p.set_defaults(fn=cmd_list)
+    p = sub.add_parser("verify", help="prove every backward is the VJP of its forward")
+    p.add_argument("ops", nargs="*", help="op names (default: all)")
+    p.add_argument("--no-numeric", action="store_true", help="skip the mpmath cross-check")
+    p.set_defaults(fn=cmd_verify)
+    p = sub.add_parser("generate", help="regenerate generated/ (or --check it)")
+    p.add_argument("--check", action="store_true", help="fail with a diff when generated/ is stale")
+    p.add_argument("--out", help="output folder (default: the repository's generated/)")
+    p.set_defaults(fn=cmd_generate, ops=None)
+    args = parser.parse_args(argv)
+    try:
+        return args.fn(args)
+    except SpecError as e:
+        print(f"bad spec: {e}\nnothing written", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

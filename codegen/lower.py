@@ -1,0 +1,122 @@
+"""From a spec to what every kernel backend prints: one `Kernel` per op, one `KernelVariant` per specialisation.
+
+For each variant (bool attributes and optional-tensor presence fixed) the backward is
+  1. stabilised (codegen.rewrite),
+  2. split into row reductions: every DimSum(e) becomes a symbol `r0, r1, …` computed first, along `dim`,
+  3. split into a prelude: maximal subexpressions of scalars, attributes and element counts only, computed once
+     per call (`c0, c1, …`), so no backend re-evaluates `1/max(1, numel)` or `alpha*scale*inputScale` per element,
+  4. CSE'd in canonical order into elementwise temporaries `t0, t1, …` and a result.
+Backends then only print: they never decide what to compute.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import sympy
+
+from .rewrite import stabilize
+from .spec import ABSENT, DimSum, Op, Variant
+from .spec.functions import numel_param
+from .spec.params import Attr, Scalar, Tensor
+
+
+@dataclass
+class KernelVariant:
+    variant: Variant
+    suffix: str                      # identifier fragment; "" for the only variant
+    tensors: list                    # input Tensors read per element, in parameter order
+    scalars: list                    # Scalar/Attr params the math reads, in parameter order
+    numels: list                     # tensor names whose element count the math reads
+    prelude: list                    # [(symbol, expr)] scalar-only, in dependency order
+    reductions: list                 # [(symbol, summand expr)] row sums along dim (summands may use prelude)
+    body: list                       # [(symbol, expr)] elementwise temporaries after CSE
+    result: sympy.Expr               # the output element
+
+    @property
+    def key(self):
+        return self.variant.key
+
+
+@dataclass
+class Kernel:
+    op: Op
+    variants: list[KernelVariant] = field(default_factory=list)
+    names: dict = field(default_factory=dict)   # every symbol -> identifier used in generated code
+
+    def variant_for(self, key: dict) -> KernelVariant:
+        for v in self.variants:
+            if v.key == key:
+                return v
+        raise KeyError(key)
+
+
+def _is_scalar_only(expr, scalar_syms) -> bool:
+    return bool(expr.free_symbols) and expr.free_symbols <= scalar_syms and not expr.has(DimSum)
+
+
+def _hoist(expr, scalar_syms, prelude, counter):
+    """Replace maximal scalar-only, non-atomic subexpressions by prelude symbols."""
+    if expr.is_Atom:
+        return expr
+    if _is_scalar_only(expr, scalar_syms) and not isinstance(expr, sympy.Symbol):
+        for sym, e in prelude:
+            if e == expr:
+                return sym
+        sym = sympy.Symbol(f"c{counter[0]}", real=True)
+        counter[0] += 1
+        prelude.append((sym, expr))
+        return sym
+    if isinstance(expr, (sympy.Add, sympy.Mul)):
+        # group the scalar-only operands of a sum/product into one hoisted term
+        scal = [a for a in expr.args if _is_scalar_only(a, scalar_syms) or a.is_Number]
+        rest = [a for a in expr.args if a not in scal]
+        if rest and len([a for a in scal if not a.is_Number]) >= 1 and len(scal) >= 2:
+            grouped = _hoist(expr.func(*scal), scalar_syms, prelude, counter)
+            return expr.func(grouped, *[_hoist(a, scalar_syms, prelude, counter) for a in rest])
+    return expr.func(*[_hoist(a, scalar_syms, prelude, counter) for a in expr.args])
+
+
+def lower_variant(op: Op, variant: Variant) -> KernelVariant:
+    expr = stabilize(sympy.sympify(variant.expr))
+    scalar_params = [p for p in op.params if isinstance(p, (Scalar, Attr))]
+    numel_syms = {s for s in expr.free_symbols if numel_param(s) is not None}
+    scalar_syms = {p.symbol for p in scalar_params} | numel_syms
+
+    # 1. row reductions first, so hoisting inside their summands sees them as whole units
+    reductions = []
+
+    def take_dimsum(a):
+        inner = a.args[0]
+        for sym, e in reductions:
+            if e == inner:
+                return sym
+        sym = sympy.Symbol(f"r{len(reductions)}", real=True)
+        reductions.append((sym, inner))
+        return sym
+    expr = expr.replace(lambda a: isinstance(a, DimSum), take_dimsum)
+
+    # 2. prelude
+    prelude, counter = [], [0]
+    expr = _hoist(expr, scalar_syms, prelude, counter)
+    reductions = [(s, _hoist(e, scalar_syms, prelude, counter)) for s, e in reductions]
+
+    # 3. elementwise CSE, canonical order for byte-identical output
+    temps, (result,) = sympy.cse([expr], symbols=sympy.numbered_symbols("t", real=True), order="canonical")
+
+    used = expr.free_symbols | {s for _, e in reductions for s in e.free_symbols} \
+        | {s for _, e in prelude for s in e.free_symbols}
+    tensors = [t for t in op.tensors if t.symbol in used and variant.key.get(t.name) != ABSENT]
+    scalars = [p for p in scalar_params if p.symbol in used]
+    numels = sorted(numel_param(s) for s in used if numel_param(s) is not None)
+    return KernelVariant(variant, variant.suffix, tensors, scalars, numels, prelude, reductions,
+                         list(temps), result)
+
+
+def lower(op: Op) -> Kernel:
+    k = Kernel(op)
+    for v in op.variants:
+        k.variants.append(lower_variant(op, v))
+    for p in op.params:
+        if p.symbol is not None:
+            k.names[p.symbol] = p.py_name
+    return k

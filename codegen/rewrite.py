@@ -1,0 +1,83 @@
+"""Stability rewrites applied to every backward before any backend prints it.
+
+The documented formulas are written for readers: `g / (1 + exp(x))` overflows exp for x > 88 in FLOAT and
+then loses the subnormal tail of the true result.  These rules turn such shapes into functions whose printed
+forms never overflow; every backend prints the same rewritten expression, so they agree with each other.
+
+    >>> from sympy import symbols, exp
+    >>> x, g = symbols("x g", real=True)
+    >>> stabilize(g / (1 + exp(x)))
+    g*Sigmoid(-x)
+    >>> stabilize(1 / (1 + exp(-x)))
+    Sigmoid(x)
+    >>> stabilize(exp(x) / (1 + exp(x)))
+    Sigmoid(x)
+"""
+from __future__ import annotations
+
+import sympy
+from sympy.codegen.rewriting import ReplaceOptim, optimize, optims_c99
+
+
+class Sigmoid(sympy.Function):
+    """σ(u) = 1 / (1 + exp(-u)), evaluated without overflow.
+
+    Printers use `stable_form`: with e = exp(-|u|) <= 1, σ(u) = 1/(1+e) for u >= 0 and e/(1+e) otherwise.
+    Both branches are finite for every u (so selecting between them never mixes in an inf), ±inf give 1 and 0,
+    and nan stays nan.
+    """
+
+    nargs = 1
+
+    @staticmethod
+    def stable_form(u):
+        e = sympy.exp(-sympy.Abs(u))
+        return sympy.Piecewise((1 / (1 + e), u >= 0), (e / (1 + e), True))
+
+    def _eval_rewrite_as_exp(self, u, **kwargs):
+        return 1 / (1 + sympy.exp(-u))
+
+    def fdiff(self, argindex=1):
+        return self * (1 - self)
+
+
+def _one_plus_exp(e):
+    """`u` when e is 1 + exp(u), else None."""
+    if isinstance(e, sympy.Add) and len(e.args) == 2 and sympy.S.One in e.args:
+        other = e.args[0] if e.args[1] == 1 else e.args[1]
+        if isinstance(other, sympy.exp):
+            return other.args[0]
+    return None
+
+
+# 1/(1 + exp(u)) -> σ(-u)
+reciprocal_one_plus_exp = ReplaceOptim(
+    lambda e: isinstance(e, sympy.Pow) and e.exp == -1 and _one_plus_exp(e.base) is not None,
+    lambda e: Sigmoid(-_one_plus_exp(e.base)))
+
+# exp(u) * σ(-u) -> σ(u)   (what exp(u)/(1 + exp(u)) becomes after the first rule)
+exp_times_sigmoid = ReplaceOptim(
+    lambda e: isinstance(e, sympy.Mul) and any(
+        isinstance(a, sympy.exp) and Sigmoid(-a.args[0]) in e.args for a in e.args),
+    lambda e: _merge_exp_sigmoid(e))
+
+
+def _merge_exp_sigmoid(e):
+    for a in e.args:
+        if isinstance(a, sympy.exp) and Sigmoid(-a.args[0]) in e.args:
+            rest = [b for b in e.args if b not in (a, Sigmoid(-a.args[0]))]
+            return sympy.Mul(*rest) * Sigmoid(a.args[0])
+    return e
+
+
+STABILITY_OPTIMS = (reciprocal_one_plus_exp, exp_times_sigmoid) + tuple(optims_c99)
+
+
+def stabilize(expr):
+    """Apply the stability rules until nothing changes."""
+    for _ in range(4):
+        new = optimize(expr, STABILITY_OPTIMS)
+        if new == expr:
+            break
+        expr = new
+    return expr

@@ -1,0 +1,196 @@
+"""Phase-1 argument checks for the Python kernels.  Each function raises AclnnError on failure.
+
+Arguments are NumPy arrays (tensors), Python numbers (scalars and attributes) or None (null).  The output
+may also be `ALLOCATE`: the caller passed no `out=` and the kernel allocates one after the checks, with the
+shape the rules require, so the shape rules pass for it and only its requested dtype is checked.
+"""
+from __future__ import annotations
+
+import ml_dtypes  # noqa: F401  (registers bfloat16 with NumPy)
+import numpy as np
+
+from codegen.errors import AclnnError
+from codegen.spec.dtypes import BY_NUMPY, DType
+from codegen.spec.products import PRODUCTS
+from codegen.spec.rules import ACLNN_ERR_PARAM_INVALID as INVALID
+from codegen.spec.rules import ACLNN_ERR_PARAM_NULLPTR as NULLPTR
+
+
+class Allocate:
+    """Stands for an output the kernel will allocate; `dtype` is the requested dtype name."""
+
+    def __init__(self, dtype: str | None):
+        self.dtype = dtype
+
+    def __repr__(self):
+        return f"Allocate({self.dtype})"
+
+
+def dtype_of(value) -> DType | None:
+    """The aclnn dtype of an array (None for anything that is not an array of a known dtype)."""
+    if isinstance(value, Allocate):
+        return None
+    if not isinstance(value, np.ndarray):
+        return None
+    return BY_NUMPY.get(value.dtype.name)
+
+
+def dtype_name(value) -> str:
+    if isinstance(value, Allocate):
+        return value.dtype
+    d = dtype_of(value)
+    if d is not None:
+        return d.name
+    return f"numpy {value.dtype}" if isinstance(value, np.ndarray) else f"non-array {type(value).__name__}"
+
+
+def shape_str(shape) -> str:
+    return "[" + ", ".join(str(int(s)) for s in shape) + "]"
+
+
+def broadcast_shapes(*shapes):
+    """NumPy broadcasting of shapes; None when they do not broadcast."""
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        return None
+
+
+# ---- null --------------------------------------------------------------------------------------------------
+def not_null(name, value):
+    if value is None:
+        raise AclnnError(NULLPTR, name, f"{name} must not be null")
+
+
+# ---- dtype -------------------------------------------------------------------------------------------------
+def dtype_supported(op, name, value, product, table):
+    """`table` is {soc: [dtype names]} for this parameter."""
+    if value is None:
+        return
+    allowed = table.get(product, [])
+    if isinstance(value, Allocate):
+        got = value.dtype
+    else:
+        if not isinstance(value, np.ndarray):
+            raise AclnnError(INVALID, name, f"{name} must be a tensor (NumPy array), got {type(value).__name__}")
+        got = dtype_name(value)
+    if got in allowed:
+        return
+    if not allowed:
+        where = ", ".join(table) or "no product"
+        raise AclnnError(INVALID, name, f"{op} does not run on {product}: {name} cannot be checked there "
+                                        f"(it runs on {where})")
+    elsewhere = [p for p, dts in table.items() if got in dts]
+    hint = f"; {got} is supported on {', '.join(elsewhere)}" if elsewhere else ""
+    raise AclnnError(INVALID, name, f"{name} has dtype {got}, not supported by {op} on {product} "
+                                    f"(supported: {', '.join(allowed)}){hint}")
+
+
+def dtype_same(ref_name, ref, name, value):
+    if ref is None or value is None:
+        return
+    a, b = dtype_name(ref), dtype_name(value)
+    if a != b:
+        raise AclnnError(INVALID, name, f"{name} must have the same dtype as {ref_name}: got {b}, {ref_name} is {a}")
+
+
+def dtype_castable(src_name, src, name, value):
+    if src is None or value is None:
+        return
+    from codegen.spec.dtypes import DTYPES
+    a, b = DTYPES.get(dtype_name(src)), DTYPES.get(dtype_name(value))
+    if a is None or b is None or not (a.is_float and b.is_float):
+        raise AclnnError(INVALID, name, f"{name}'s dtype {dtype_name(value)} cannot be cast to from {src_name}'s "
+                                        f"dtype {dtype_name(src)}")
+
+
+# ---- shape -------------------------------------------------------------------------------------------------
+def _concrete(value):
+    return value is not None and not isinstance(value, Allocate)
+
+
+def max_rank(name, value, n):
+    if _concrete(value) and value.ndim > n:
+        raise AclnnError(INVALID, name, f"{name} has {value.ndim} dimensions, more than {n}")
+
+
+def min_rank(name, value, n):
+    if _concrete(value) and value.ndim < n:
+        raise AclnnError(INVALID, name, f"{name} has {value.ndim} dimensions, fewer than {n}")
+
+
+def shape_same(ref_name, ref, name, value):
+    if _concrete(ref) and _concrete(value) and ref.shape != value.shape:
+        raise AclnnError(INVALID, name, f"{name} must have the shape of {ref_name} {shape_str(ref.shape)}, "
+                                        f"got {shape_str(value.shape)}")
+
+
+def broadcast_to(name, value, target_name, target):
+    if _concrete(value) and _concrete(target):
+        if broadcast_shapes(value.shape, target.shape) != tuple(target.shape):
+            raise AclnnError(INVALID, name, f"{name} of shape {shape_str(value.shape)} does not broadcast to "
+                                            f"{target_name}'s shape {shape_str(target.shape)}")
+
+
+def broadcastable(a_name, a, name, value):
+    if _concrete(a) and _concrete(value) and broadcast_shapes(a.shape, value.shape) is None:
+        raise AclnnError(INVALID, name, f"{name} of shape {shape_str(value.shape)} does not broadcast with "
+                                        f"{a_name} of shape {shape_str(a.shape)}")
+
+
+def shape_is_broadcast(name, value, *named):
+    """`named` alternates names and arrays of the operands."""
+    arrays = named[1::2]
+    if not _concrete(value) or not all(_concrete(a) for a in arrays):
+        return
+    want = broadcast_shapes(*[a.shape for a in arrays])
+    if want is not None and tuple(value.shape) != tuple(want):
+        names = " and ".join(named[0::2])
+        raise AclnnError(INVALID, name, f"{name} must have the broadcast shape {shape_str(want)} of {names}, "
+                                        f"got {shape_str(value.shape)}")
+
+
+# ---- values ------------------------------------------------------------------------------------------------
+def scalar_value(name, value) -> float:
+    """An aclScalar read as a Python float."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise AclnnError(INVALID, name, f"{name} must be a real number, got {type(value).__name__}")
+    return float(value)
+
+
+def int_attr(name, value) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise AclnnError(INVALID, name, f"{name} must be an int64, got {type(value).__name__}")
+    if not -2**63 <= int(value) < 2**63:
+        raise AclnnError(INVALID, name, f"{name} must fit in an int64, got {value}")
+    return int(value)
+
+
+def bool_attr(name, value) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise AclnnError(INVALID, name, f"{name} must be a bool, got {type(value).__name__}")
+    return bool(value)
+
+
+def dim_in_range(name, dim, tensor_name, tensor):
+    if not _concrete(tensor):
+        return
+    n = max(tensor.ndim, 1)
+    if not -n <= dim <= n - 1:
+        raise AclnnError(INVALID, name, f"{name} must be in [{-n}, {n - 1}] for {tensor_name} of rank "
+                                        f"{tensor.ndim}, got {dim}")
+
+
+def one_of(name, value, values):
+    if value not in values:
+        raise AclnnError(INVALID, name, f"{name} must be one of {', '.join(map(str, values))}, got {value}")
+
+
+def requires(name, ok: bool, condition: str, value):
+    if not ok:
+        raise AclnnError(INVALID, name, f"{name} must satisfy {condition}, got {value}")
+
+
+def known_product(product):
+    if product not in PRODUCTS:
+        raise AclnnError(INVALID, None, f"unknown product {product!r} (known: {', '.join(PRODUCTS)})")
