@@ -1,6 +1,6 @@
 """Render every backend for a set of specs, then write `generated/` or compare it (`--check`).
 
-Backends register here; each is a function (ops, source_label) -> {relative path: text}.  Output is a pure
+Backends are listed in codegen.backends.ORDER; each renders {relative path: text}.  Output is a pure
 function of the specs and the generator, so two runs write the same bytes.
 """
 from __future__ import annotations
@@ -15,12 +15,8 @@ GENERATED = REPO_ROOT / "generated"
 
 
 def _backends():
-    from .backends.numpy.emit import generate as numpy_files
-    return [("numpy", numpy_files)]
-
-
-def backend_names() -> list[str]:
-    return [name for name, _ in _backends()]
+    from . import backends
+    return [(name, backends.get(name).generate) for name in backends.ORDER]
 
 
 def source_label(op) -> str:
