@@ -116,7 +116,7 @@ def _compute__weight_optional_absent__pos_weight_optional_absent(grad_output, se
     # np.where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
     with np.errstate(all="ignore"):
         result = c0*grad_output*(-target + _sigmoid(self))
-    np.copyto(out, result, casting="unsafe")
+        np.copyto(out, result, casting="unsafe")  # round once to the output dtype (overflow gives inf)
 
 
 def _compute__weight_optional_absent__pos_weight_optional_present(grad_output, self, target, pos_weight_optional, reduction, out):
@@ -132,7 +132,7 @@ def _compute__weight_optional_absent__pos_weight_optional_present(grad_output, s
     with np.errstate(all="ignore"):
         t0 = pos_weight_optional*target
         result = c0*grad_output*(-t0 + (t0 - target + 1)*_sigmoid(self))
-    np.copyto(out, result, casting="unsafe")
+        np.copyto(out, result, casting="unsafe")  # round once to the output dtype (overflow gives inf)
 
 
 def _compute__weight_optional_present__pos_weight_optional_absent(grad_output, self, target, weight_optional, reduction, out):
@@ -147,7 +147,7 @@ def _compute__weight_optional_present__pos_weight_optional_absent(grad_output, s
     # np.where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
     with np.errstate(all="ignore"):
         result = c0*grad_output*weight_optional*(-target + _sigmoid(self))
-    np.copyto(out, result, casting="unsafe")
+        np.copyto(out, result, casting="unsafe")  # round once to the output dtype (overflow gives inf)
 
 
 def _compute__weight_optional_present__pos_weight_optional_present(grad_output, self, target, weight_optional, pos_weight_optional, reduction, out):
@@ -164,7 +164,7 @@ def _compute__weight_optional_present__pos_weight_optional_present(grad_output, 
     with np.errstate(all="ignore"):
         t0 = pos_weight_optional*target
         result = c0*grad_output*weight_optional*(-t0 + (t0 - target + 1)*_sigmoid(self))
-    np.copyto(out, result, casting="unsafe")
+        np.copyto(out, result, casting="unsafe")  # round once to the output dtype (overflow gives inf)
 
 
 def binary_cross_entropy_with_logits_backward(*, grad_output, self, target, weight_optional, pos_weight_optional, reduction, product="ascend910b", out=None):

@@ -89,7 +89,7 @@ def _compute__is_result_false(grad_output, self_or_result, alpha, scale, input_s
     # np.where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
     with np.errstate(all="ignore"):
         result = np.where((self_or_result > 0), grad_output*scale, c0*grad_output*np.exp(input_scale*self_or_result))
-    np.copyto(out, result, casting="unsafe")
+        np.copyto(out, result, casting="unsafe")  # round once to the output dtype (overflow gives inf)
 
 
 def _compute__is_result_true(grad_output, self_or_result, alpha, scale, input_scale, out):
@@ -104,7 +104,7 @@ def _compute__is_result_true(grad_output, self_or_result, alpha, scale, input_sc
     # np.where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
     with np.errstate(all="ignore"):
         result = np.where((self_or_result > 0), grad_output*scale, grad_output*input_scale*(c0 + self_or_result))
-    np.copyto(out, result, casting="unsafe")
+        np.copyto(out, result, casting="unsafe")  # round once to the output dtype (overflow gives inf)
 
 
 def elu_backward(*, grad_output, alpha, scale, input_scale, is_result, self_or_result, product="ascend910b", out_dtype=None, out=None):

@@ -92,7 +92,7 @@ def _compute(grad_output, self, out):
     # np.where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
     with np.errstate(all="ignore"):
         result = grad_output*_sigmoid(-self)
-    np.copyto(out, result, casting="unsafe")
+        np.copyto(out, result, casting="unsafe")  # round once to the output dtype (overflow gives inf)
 
 
 def log_sigmoid_backward(*, grad_output, self, buffer, product="ascend910b", out=None):

@@ -76,7 +76,7 @@ def _compute(grad_output, output, out, dim):
     with np.errstate(all="ignore"):
         r0 = np.sum(grad_output*output, axis=dim, keepdims=True)
         result = grad_output*output - output*r0
-    np.copyto(out, result, casting="unsafe")
+        np.copyto(out, result, casting="unsafe")  # round once to the output dtype (overflow gives inf)
 
 
 def softmax_backward(*, grad_output, output, dim, product="ascend910b", out_dtype=None, out=None):

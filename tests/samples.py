@@ -1,0 +1,123 @@
+"""Sample inputs generated from a spec (PyTorch OpInfo style): every variant, typical values.
+
+The generator reads only the spec's structure: tensor roles, optional tensors, attributes and the scalar
+relations the proof assumes.  Tensors holding a forward *output* get values from the forward's image: for
+elementwise ops the forward of random x (the reference inverts it), for a DimSum forward (softmax) exact
+dyadic points of the simplex, y_i = k_i / 2^m with Σ k_i = 2^m, so that y is exactly a forward output in the
+tested dtype and its pre-image log(y) is known.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+import ml_dtypes
+import mpmath
+import numpy as np
+import sympy
+
+from codegen.spec import ABSENT, DimSum
+from codegen.spec.params import FORWARD_INPUT, FORWARD_OUTPUT, GRAD
+from codegen.verify.cases import assumptions_for
+
+NP = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16}
+MANTISSA = {"FLOAT": 23, "FLOAT16": 10, "BFLOAT16": 7}
+
+
+@dataclass
+class Sample:
+    kw: dict                       # kernel keywords (no product/out)
+    variant: object
+    preimage: np.ndarray | None = None
+    label: str = ""
+    extra: dict = field(default_factory=dict)
+
+
+def _scalar_values(op, variant, rng):
+    rels = assumptions_for(op, variant)
+    out = {}
+    for p in op.scalars:
+        lo, hi = -2.0, 2.0
+        for r in rels:
+            if isinstance(r, sympy.core.relational.Relational) and p.symbol in (r.lhs, r.rhs):
+                lo = 0.25  # a sign assumption: stay clearly inside it
+        out[p.py_name] = float(np.float32(rng.uniform(lo, hi)))
+    return out
+
+
+def samples(op, dtype: str, rng, n: int = 48) -> list[Sample]:
+    """One sample per kernel variant (× each loss reduction value), `n` elements each."""
+    out = []
+    t = NP[dtype]
+    reductions = sorted(op.param(op.loss_reduction).values) if op.loss_reduction else [None]
+    for variant in op.variants:
+        for red in reductions:
+            kw = {}
+            formula = variant.formula
+            coupled = sympy.sympify(op.forward).has(DimSum)
+            shape = (4, 12) if coupled else (n,)
+            dim = None
+            if op.reduce_dim:
+                dim = int(rng.integers(-2, 2))
+                kw[op.param(op.reduce_dim).py_name] = dim
+            if op.loss_reduction:
+                kw[op.param(op.loss_reduction).py_name] = red
+            for a in op.attrs:
+                if a.type == "bool":
+                    kw[a.py_name] = bool(variant.key.get(a.name, False))
+            kw.update(_scalar_values(op, variant, rng))
+            preimage = None
+            for tensor in op.tensors:
+                name = tensor.py_name
+                role = op.role_of(tensor.name, formula)
+                if variant.key.get(tensor.name) == ABSENT:
+                    kw[name] = None
+                elif role == GRAD:
+                    kw[name] = rng.uniform(-2, 2, shape).astype(t)
+                elif role == FORWARD_INPUT:
+                    kw[name] = (rng.standard_normal(shape) * 3).astype(t)
+                elif role == FORWARD_OUTPUT and coupled:
+                    y, preimage = _simplex(shape, dim, dtype, rng)
+                    kw[name] = y.astype(t)
+                elif role == FORWARD_OUTPUT:
+                    # moderate x, so that y rounded to the dtype stays inside the forward's image
+                    x = rng.uniform(-2.5, 3, shape)
+                    kw[name] = _forward_elementwise(op, variant, kw, x).astype(t)
+                elif tensor.name == "target":
+                    kw[name] = rng.uniform(0, 1, shape).astype(t)
+                elif role == "unused":
+                    kw[name] = rng.standard_normal(shape).astype(t)
+                else:
+                    kw[name] = rng.uniform(0.2, 2, shape).astype(t)
+            label = ", ".join(f"{k}={v}" for k, v in variant.key.items())
+            if red is not None:
+                label += f" reduction={red}"
+            out.append(Sample(kw, variant, preimage, label or "default"))
+    return out
+
+
+def _simplex(shape, dim, dtype, rng):
+    """Rows along `dim` of exact dyadic probabilities (k_i / 2^m, Σ k_i = 2^m) and their pre-image log y."""
+    m = min(MANTISSA[dtype], 20)
+    moved = np.moveaxis(np.empty(shape), dim, -1)
+    rows = moved.reshape(-1, moved.shape[-1])
+    n = rows.shape[1]
+    ks = np.empty(rows.shape, dtype=np.int64)
+    for r in range(rows.shape[0]):
+        w = rng.uniform(0.2, 1.0, n)
+        k = np.maximum(1, np.floor(w / w.sum() * 2 ** m)).astype(np.int64)
+        k[np.argmax(k)] += 2 ** m - k.sum()
+        ks[r] = k
+    y = ks / 2.0 ** m
+    mpmath.mp.dps = 30
+    z = np.vectorize(lambda v: mpmath.log(mpmath.mpf(v)), otypes=[object])(y)
+    back = lambda a: np.moveaxis(a.reshape(moved.shape), -1, dim)
+    return back(y), back(z)
+
+
+def _forward_elementwise(op, variant, kw, x):
+    """y = forward(x) in float64, for tensors that hold the forward output of an elementwise op."""
+    subs = {p.symbol: kw[p.py_name] for p in op.scalars}
+    f = sympy.lambdify([op.wrt], sympy.sympify(op.forward).subs(subs), modules="numpy")
+    with np.errstate(all="ignore"):
+        return np.asarray(f(x), dtype=np.float64)
