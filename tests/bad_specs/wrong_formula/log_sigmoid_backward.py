@@ -1,0 +1,42 @@
+"""A deliberately wrong LogSigmoid backward: the test that verification catches a wrong formula."""
+from codegen.spec import *
+
+x, g = symbols("x gradOutput", real=True)
+
+ALL = ["gradOutput", "self", "buffer", "gradInput"]
+
+SPEC = Op(
+    name="aclnnLogSigmoidBackward",
+    forward_name="LogSigmoid",
+    params=[
+        Tensor("gradOutput", g, role=GRAD,
+               doc=Text("公式中的gradOutput,上一层传回的梯度。", "gradOutput in the formula, the incoming gradient.")),
+        Tensor("self", x, role=FORWARD_INPUT,
+               doc=Text("公式中的x,LogSigmoid的正向输入。", "x in the formula, the forward input of LogSigmoid.")),
+        Tensor("buffer", role=UNUSED,
+               doc=Text("正向计算的中间结果,暂不使用,但不能为空。",
+                        "the forward pass's intermediate result; unused, but must not be null.")),
+        Output("gradInput",
+               doc=Text("公式中的gradInput,对正向输入x的梯度。", "gradInput in the formula, the gradient w.r.t. x.")),
+    ],
+    wrt=x,
+    forward=log(1 / (1 + exp(-x))),
+    # WRONG on purpose: the sign of x is flipped (this is the derivative of log(1 + exp(-x)) negated, not of
+    # LogSigmoid); `opgen verify` must refuse it with a residual and a counterexample point.
+    backward=g / (1 + exp(-x)),
+    dtypes={
+        "ascend910": ["FLOAT16", "FLOAT"],
+        "ascend310p": ["FLOAT16", "FLOAT"],
+        "ascend910b": ["FLOAT16", "FLOAT", "BFLOAT16"],
+        "ascend910_93": ["FLOAT16", "FLOAT", "BFLOAT16"],
+    },
+    rules=[
+        DtypeSupported(*ALL),
+        DtypeSame(*ALL),
+        MaxRank(*ALL, n=8),
+        ShapeSame(*ALL),
+    ],
+    description=Text(
+        "LogSigmoid的反向传播,根据上一层传播的梯度与LogSigmoid正向输入计算其梯度输入。",
+        "Backward of LogSigmoid: the gradient w.r.t. the forward input, from the incoming gradient and that input."),
+)

@@ -1,0 +1,43 @@
+"""aclnnSoftmaxBackward: the vector-Jacobian product of softmax along `dim`."""
+from codegen.spec import *
+
+z, y, g, dim = symbols("z output gradOutput dim", real=True)
+
+SPEC = Op(
+    name="aclnnSoftmaxBackward",
+    forward_name="softmax",
+    params=[
+        Tensor("gradOutput", g, role=GRAD,
+               doc=Text("反向传播的梯度值,即上一层的输出梯度。", "the incoming gradient, w.r.t. the softmax output.")),
+        Tensor("output", y, role=FORWARD_OUTPUT,
+               doc=Text("softmax函数的输出值y。", "y, the output of the forward softmax.")),
+        Attr("dim", dim, type="int64",
+             doc=Text("softmax计算所沿的维度。", "the dimension the softmax was taken along.")),
+        Output("out", dtype_from="gradOutput",
+               doc=Text("对softmax正向输入的梯度,数据类型可与gradOutput不同(结果转换为out的数据类型)。",
+                        "the gradient w.r.t. the softmax input; its dtype may differ from gradOutput's "
+                        "(the result is cast to it).")),
+    ],
+    wrt=z,
+    forward=exp(z) / DimSum(exp(z)),
+    reduce_dim="dim",
+    # WRONG on purpose: the row sum misses the factor y.
+    backward=y * g - DimSum(g) * y,
+    dtypes={
+        "ascend910": ["FLOAT16", "FLOAT"],
+        "ascend310p": ["FLOAT16", "FLOAT"],
+        "ascend910b": ["FLOAT16", "FLOAT", "BFLOAT16"],
+        "ascend910_93": ["FLOAT16", "FLOAT", "BFLOAT16"],
+    },
+    rules=[
+        DtypeSupported("gradOutput", "output", "out"),
+        DtypeSame("gradOutput", "output"),
+        MaxRank("gradOutput", "output", "out", n=8),
+        ShapeSame("gradOutput", "output", "out"),
+        DimInRange("dim", "gradOutput"),
+    ],
+    description=Text(
+        "softmax的反向传播:根据softmax的输出y与上一层的梯度,沿dim计算对softmax输入的梯度。",
+        "Backward of softmax: from the softmax output y and the incoming gradient, the gradient w.r.t. the "
+        "softmax input along dim."),
+)

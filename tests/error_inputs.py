@@ -1,0 +1,112 @@
+"""Error inputs generated from a spec's rules (PyTorch OpInfo's `error_inputs`, derived instead of written).
+
+For every rule and every parameter it checks, `error_inputs(op, base)` mutates a valid call so that this rule
+is the first to fail at that parameter, and pairs it with the status and parameter the checker must report.
+Rules no supported input can break (DtypeCastable: every float casts to every float) yield nothing.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import sympy
+
+from codegen.spec import rules as R
+from codegen.spec.params import Output, Scalar, Tensor
+
+NP = {"FLOAT": np.float32, "FLOAT16": np.float16}
+
+
+@dataclass
+class ErrorInput:
+    kw: dict
+    status: int
+    param: str
+    rule: str
+
+
+def _arr(kw, op, name):
+    p = op.param(name)
+    return kw["out"] if isinstance(p, Output) else kw[p.py_name]
+
+
+def _set(kw, op, name, value):
+    kw = dict(kw)
+    p = op.param(name)
+    kw["out" if isinstance(p, Output) else p.py_name] = value
+    return kw
+
+
+def _other_float(a):
+    return a.astype(np.float16 if a.dtype == np.float32 else np.float32)
+
+
+def error_inputs(op, base: dict, product: str):
+    """`base` is a valid call with every optional tensor present and `out=` preallocated."""
+    out = []
+    for r in op.null_rules:
+        name = r.params[0]
+        if isinstance(op.param(name), Output):
+            continue  # in Python, out=None means "allocate"; the C API tests a null output
+        out.append(ErrorInput(_set(base, op, name, None), r.status, name, "NotNull"))
+    for r in op.rules:
+        rule = type(r).__name__
+        P = r.params
+        if isinstance(r, R.DtypeSupported):
+            for n in P:
+                out.append(ErrorInput(_set(base, op, n, _arr(base, op, n).astype(np.float64)), r.status, n, rule))
+        elif isinstance(r, R.DtypeSame):
+            for n in P[1:]:
+                out.append(ErrorInput(_set(base, op, n, _other_float(_arr(base, op, n))), r.status, n, rule))
+        elif isinstance(r, R.MaxRank):
+            for n in P:
+                a = _arr(base, op, n)
+                out.append(ErrorInput(_set(base, op, n, a.reshape((1,) * (r.n + 1 - a.ndim) + a.shape)),
+                                      r.status, n, rule))
+        elif isinstance(r, R.MinRank):
+            for n in P:
+                a = _arr(base, op, n)
+                out.append(ErrorInput(_set(base, op, n, a.reshape(-1)[:1].reshape(())), r.status, n, rule))
+        elif isinstance(r, (R.ShapeSame, R.ShapeIsBroadcast)):
+            targets = P[1:] if isinstance(r, R.ShapeSame) else P[:1]
+            for n in targets:
+                a = _arr(base, op, n)
+                out.append(ErrorInput(_set(base, op, n, np.zeros(a.shape + (2,), a.dtype)), r.status, n, rule))
+        elif isinstance(r, (R.BroadcastTo, R.Broadcastable)):
+            targets = P[:-1] if isinstance(r, R.BroadcastTo) else P[1:]
+            for n in targets:
+                a = _arr(base, op, n)
+                bad = np.zeros(a.shape[:-1] + (a.shape[-1] + 1,) if a.ndim else (3,), a.dtype)
+                out.append(ErrorInput(_set(base, op, n, bad), r.status, n, rule))
+        elif isinstance(r, R.DimInRange):
+            rank = max(_arr(base, op, P[1]).ndim, 1)
+            for d in (rank, -rank - 1):
+                out.append(ErrorInput(_set(base, op, P[0], d), r.status, P[0], rule))
+        elif isinstance(r, R.OneOf):
+            for v in (max(r.values) + 1, min(r.values) - 1):
+                out.append(ErrorInput(_set(base, op, P[0], v), r.status, P[0], rule))
+        elif isinstance(r, R.Requires):
+            kw = dict(base)
+            if r.when != sympy.true:  # make `when` hold: a bool attribute set to true
+                attr = next(a for a in op.attrs if a.symbol == r.when)
+                kw[attr.py_name] = True
+            for bad in _breaking_values(r.condition):
+                out.append(ErrorInput(_set(kw, op, P[0], bad), r.status, P[0], rule))
+    return out
+
+
+def _breaking_values(cond):
+    """Values of the single symbol in `cond` that make it false (and nan, which breaks every comparison)."""
+    (sym,) = cond.free_symbols
+    bound = float(cond.rhs if cond.lhs == sym else cond.lhs)
+    op = cond.rel_op if cond.lhs == sym else {">": "<", "<": ">", ">=": "<=", "<=": ">="}[cond.rel_op]
+    return [bound - 1.0 if op in (">", ">=") else bound + 1.0, float("nan")]
+
+
+def valid_call(op, rng, dtype="FLOAT"):
+    """A valid call with every optional tensor present (the first sample of that variant) and `out=` given."""
+    from .samples import samples
+    for s in samples(op, dtype, rng, n=6):
+        if all(s.kw.get(t.py_name) is not None for t in op.tensors):
+            return dict(s.kw)
+    raise AssertionError(f"{op.name}: no sample has every tensor present")

@@ -1,0 +1,134 @@
+"""Spec loading, bad specs, `opgen` commands, regeneration, and a new operator from the README alone."""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import codegen
+from codegen import generate as gen
+from codegen.verify import verify_op
+
+from .conftest import REPO, TESTS
+
+SEEDS = ["binary_cross_entropy_with_logits_backward", "elu_backward", "log_sigmoid_backward",
+         "softmax_backward", "softshrink_backward"]
+
+
+def opgen(*args, cwd=REPO):
+    return subprocess.run([sys.executable, "-m", "codegen", *args], cwd=cwd, capture_output=True, text=True)
+
+
+def test_the_five_seed_operators_load(ops):
+    assert list(ops) == SEEDS
+    assert ops["softmax_backward"].name == "aclnnSoftmaxBackward"
+
+
+@pytest.mark.parametrize("name", SEEDS)
+def test_every_seed_operator_is_proven(ops, name):
+    results = verify_op(ops[name], numeric=False)
+    assert results and all(r.ok for r in results), [r for r in results if not r.ok]
+    assert any(r.verdict == "proven" for r in results)
+
+
+@pytest.mark.parametrize("folder, op_name", [("wrong_formula", "aclnnLogSigmoidBackward"),
+                                             ("wrong_softmax", "aclnnSoftmaxBackward")])
+def test_a_wrong_formula_is_caught(tmp_path, folder, op_name):
+    specs = TESTS / "bad_specs" / folder
+    run = opgen("--specs", str(specs), "verify")
+    assert run.returncode == 1
+    assert op_name in run.stderr and "FAILED" in run.stderr and "residual" in run.stderr
+    assert "counterexample" in run.stderr
+    out = tmp_path / "gen"
+    run = opgen("--specs", str(specs), "generate", "--out", str(out))
+    assert run.returncode == 1 and op_name in run.stderr
+    assert not out.exists(), "a spec with a wrong formula must write nothing"
+
+
+# Each bad spec is a seed spec with one defect; the check names the file, the op and the defect.
+BAD = [
+    ("unknown dtype", "log_sigmoid_backward", '"ascend910": ["FLOAT16", "FLOAT"]', '"ascend910": ["FLOAT17"]',
+     "unknown dtype 'FLOAT17'"),
+    ("unknown product", "log_sigmoid_backward", '"ascend910": ["FLOAT16", "FLOAT"]',
+     '"ascend911": ["FLOAT16"]', "unknown product 'ascend911'"),
+    ("undefined symbol", "softshrink_backward", "backward=Piecewise((g, x > lam)",
+     "backward=Piecewise((g * Symbol('mu'), x > lam)", "undefined symbol mu"),
+    ("rule naming a missing parameter", "softshrink_backward", 'Requires("lambd", lam >= 0)',
+     'Requires("lambda", lam >= 0)', "missing parameter 'lambda'"),
+    ("rules out of order", "log_sigmoid_backward", "        DtypeSame(*ALL),\n        MaxRank(*ALL, n=8),",
+     "        MaxRank(*ALL, n=8),\n        DtypeSame(*ALL),", "dtype check after a shape check"),
+    ("Python error", "elu_backward", "x, g, v = symbols", "x, g, v = symbol", "NameError"),
+]
+
+
+@pytest.mark.parametrize("what, spec, old, new, message", BAD, ids=[b[0] for b in BAD])
+def test_bad_specs_fail_clearly_and_write_nothing(tmp_path, what, spec, old, new, message):
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    text = (REPO / "specs" / f"{spec}.py").read_text()
+    assert old in text
+    (specs / f"{spec}.py").write_text(text.replace(old, new))
+    with pytest.raises(codegen.SpecError) as info:
+        codegen.load_specs(specs)
+    assert message in str(info.value) and f"{spec}.py" in str(info.value)
+    out = tmp_path / "gen"
+    for cmd in (["generate", "--out", str(out)], ["verify"], ["list"]):
+        run = opgen("--specs", str(specs), *cmd)
+        assert run.returncode == 2 and message in run.stderr and f"{spec}.py" in run.stderr
+    assert not out.exists()
+
+
+def test_list_shows_ops_products_dtypes():
+    run = opgen("list")
+    assert run.returncode == 0
+    assert re.search(r"softshrink_backward\s+FLOAT16, FLOAT\s+—", run.stdout)
+
+
+def test_generated_is_up_to_date_and_deterministic(ops):
+    files = gen.render_all(ops)
+    assert files == gen.render_all(codegen.load_specs()), "two renders differ"
+    problems = gen.check(files)
+    assert not problems, "generated/ is stale; run `opgen generate`:\n" + "\n".join(problems[:3])
+
+
+def test_check_reports_changed_missing_and_extra_files(tmp_path, ops):
+    out = tmp_path / "generated"
+    shutil.copytree(REPO / "generated", out)
+    files = gen.render_all(ops)
+    victim = out / "numpy" / "softmax_backward.py"
+    victim.write_text(victim.read_text().replace("np.sum", "np.prod"))
+    (out / "numpy" / "stray.py").write_text("# not generated\n")
+    (out / "numpy" / "elu_backward.py").unlink()
+    problems = "\n".join(gen.check(files, out))
+    assert "-        r0 = np.prod" in problems and "+        r0 = np.sum" in problems
+    assert "extra file generated/numpy/stray.py" in problems
+    assert "missing file generated/numpy/elu_backward.py" in problems
+    run = opgen("generate", "--check", "--out", str(out))
+    assert run.returncode == 1
+
+
+def test_a_new_operator_from_the_readme_alone(tmp_path):
+    """The README's SiLU tutorial, pasted into an empty spec folder, verifies, generates and runs."""
+    readme = (REPO / "README.md").read_text()
+    block = re.search(r'```python\n("""aclnnSiluBackward.*?)```', readme, re.S).group(1)
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    (specs / "silu_backward.py").write_text(block)
+    run = opgen("--specs", str(specs), "verify", "silu_backward")
+    assert run.returncode == 0, run.stdout + run.stderr
+    out = tmp_path / "generated"
+    run = opgen("--specs", str(specs), "generate", "--out", str(out))
+    assert run.returncode == 0, run.stderr
+    assert (out / "numpy" / "silu_backward.py").is_file()
+    fn = codegen.kernel("silu_backward", specs_dir=specs)
+    x = np.linspace(-30, 30, 61, dtype=np.float32)
+    got = fn(grad_output=np.ones_like(x), self=x)
+    # independent reference: central differences of the forward x*sigmoid(x) in float64
+    f = lambda t: t / (1 + np.exp(-t))
+    x64, h = x.astype(np.float64), 1e-6
+    want = (f(x64 + h) - f(x64 - h)) / (2 * h)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
