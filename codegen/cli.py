@@ -40,7 +40,7 @@ def cmd_verify(args) -> int:
     t0 = time.perf_counter()
     results = []
     for op in ops.values():
-        results += verify_op(op, numeric=not args.no_numeric)
+        results += verify_op(op, numeric=not args.no_numeric, use_cache=True)
     print(format_table(results))
     failed = [r for r in results if not r.ok]
     proven = sorted({r.op for r in results} - {r.op for r in failed})
@@ -58,7 +58,7 @@ def cmd_generate(args) -> int:
     ops = _ops(args)
     t0 = time.perf_counter()
     # a spec whose backward is not the derivative of its forward must not produce kernels
-    bad = [r for op in ops.values() for r in verify_op(op, numeric=False) if not r.ok]
+    bad = [r for op in ops.values() for r in verify_op(op, numeric=False, use_cache=True) if not r.ok]
     if bad:
         for r in bad:
             print(f"{ops_source(ops, r.op)}: {r.op}: backward does not match the forward "

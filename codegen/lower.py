@@ -17,7 +17,7 @@ import sympy
 from .rewrite import stabilize
 from .spec import ABSENT, DimSum, Op, Variant
 from .spec.functions import numel_param
-from .spec.params import Attr, Scalar, Tensor
+from .spec.params import Attr, Scalar
 
 
 @dataclass

@@ -12,7 +12,7 @@ import numpy as np
 import sympy
 
 from codegen.spec import rules as R
-from codegen.spec.params import Output, Scalar, Tensor
+from codegen.spec.params import Output
 
 NP = {"FLOAT": np.float32, "FLOAT16": np.float16}
 

@@ -16,7 +16,7 @@ import numpy as np
 import sympy
 
 from codegen.spec import ABSENT, PRESENT, DimSum
-from codegen.spec.params import FORWARD_INPUT, FORWARD_OUTPUT, GRAD, OPERAND
+from codegen.spec.params import FORWARD_INPUT, FORWARD_OUTPUT, OPERAND
 
 DPS = 30
 

@@ -8,7 +8,6 @@ tested dtype and its pre-image log(y) is known.
 """
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass, field
 
 import ml_dtypes

@@ -10,7 +10,11 @@ from .proof import prove
 from .result import Result
 
 
-def verify_op(op, numeric: bool = True) -> list[Result]:
+def verify_op(op, numeric: bool = True, use_cache: bool = False) -> list[Result]:
+    """Proof lines for every case of `op` (plus the mpmath check when `numeric`); never raises."""
+    if use_cache:
+        from .cache import cached
+        return cached(op, numeric, lambda: verify_op(op, numeric))
     out: list[Result] = []
     for case in cases(op):
         try:

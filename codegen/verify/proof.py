@@ -21,7 +21,6 @@ import sympy
 
 from codegen.spec import ABSENT, DimSum, Op
 from codegen.spec.functions import numel_param
-from codegen.spec.params import FORWARD_INPUT, FORWARD_OUTPUT, GRAD, OPERAND
 
 from .cases import Case
 from .intervals import Undecided, atoms, first_piece, sort_points, thresholds, truth_at, truth_on
@@ -230,7 +229,6 @@ class CaseProof:
         return e.xreplace({d: expand_sum(summand) for d, summand in holders.items()})
 
     def coupled_general(self):
-        op = self.op
         n = sympy.Symbol("n", integer=True, positive=True)
         i, j, k, m = sympy.symbols("i j k m", integer=True, positive=True)
         bases = self._bases()
@@ -258,12 +256,11 @@ class CaseProof:
         return [self.line("VJP, general row length n", "FAILED", f"residual {residual}")]
 
     def coupled_explicit(self):
-        lines = []
         bad = []
         for n in EXPLICIT_LENGTHS:
             bases = self._bases()
             xs = [sympy.Symbol(f"{self.x}_{i}", real=True) for i in range(n)]
-            per = {s: [sympy.Symbol(f"{s}_{i}", **_assume(s)) for i in range(n)] for s in bases}
+            per = {s: [sympy.Symbol(f"{s}_{i}", real=True) for i in range(n)] for s in bases}
             per[self.x] = xs
 
             def row(expr, idx):
@@ -339,10 +336,6 @@ class CaseProof:
                 return [self.line("VJP", "FAILED", "branches (Piecewise) in a coupled op are not supported")]
             return self.coupled_general() + self.coupled_explicit()
         return self.elementwise()
-
-
-def _assume(s):
-    return {"real": True}
 
 
 def _canonical_sums(expr):
