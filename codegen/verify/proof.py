@@ -244,7 +244,7 @@ class CaseProof:
         else:
             loss = sympy.Sum(y_of(i), (i, 1, n)) * self.g / (n if red == 1 else 1)
         vjp = sympy.diff(loss, bases[self.x][j]).doit()
-        bwd = self._backward_row(j, n, bases, lambda idx: y_of(idx), k)
+        bwd = self._backward_row(j, n, bases, y_of)
         residual = _canonical_sums(vjp - bwd).subs(n, j + m)  # any row with j inside it: n = j + m, m >= 0
         residual = sympy.piecewise_fold(residual.doit())
         if isinstance(residual, sympy.Piecewise):
@@ -257,8 +257,8 @@ class CaseProof:
 
     def coupled_explicit(self):
         bad = []
+        bases = self._bases()
         for n in EXPLICIT_LENGTHS:
-            bases = self._bases()
             xs = [sympy.Symbol(f"{self.x}_{i}", real=True) for i in range(n)]
             per = {s: [sympy.Symbol(f"{s}_{i}", real=True) for i in range(n)] for s in bases}
             per[self.x] = xs
@@ -298,7 +298,8 @@ class CaseProof:
             bases[s] = sympy.IndexedBase(str(s), real=True)
         return bases
 
-    def _backward_row(self, j, n, bases, y_of, k):
+    def _backward_row(self, j, n, bases, y_of):
+        """The backward at element j of an indexed row of length n (DimSum as a Sum, y as the forward)."""
         b = self.backward
         subs = {}
         for s in b.free_symbols:
@@ -318,6 +319,7 @@ class CaseProof:
         return at(b, j)
 
     def _backward_explicit(self, jj, n, per, ys, row):
+        """The backward at element jj of an explicit row (DimSum as a finite sum, y as the forward)."""
         b = self.backward
         b = b.subs({s: n for s in b.free_symbols if numel_param(s) is not None})
         if self.xs is not None and self.xs != self.x:
