@@ -1,4 +1,4 @@
-"""`opgen` (also `python -m codegen`): list, verify, generate."""
+"""`opgen` (also `python -m codegen`): list, verify, generate, accuracy."""
 from __future__ import annotations
 
 import argparse
@@ -83,6 +83,37 @@ def cmd_generate(args) -> int:
     return 0
 
 
+def cmd_accuracy(args) -> int:
+    from . import accuracy, backends
+    from .accuracy import report, torch_ref
+    ops = _ops(args)
+    have = backends.kernel_backends()
+    chosen = args.backend or have
+    unknown = [b for b in chosen if b not in have]
+    if unknown:
+        print(f"unknown kernel backend: {', '.join(unknown)} (have: {', '.join(have)})", file=sys.stderr)
+        return 2
+    t0 = time.perf_counter()
+    records = accuracy.run(ops, chosen, full=args.full, log=lambda m: print(m, file=sys.stderr))
+    torch = torch_ref.available()
+    cmd = "opgen accuracy" + (" --full" if args.full else "") + "".join(f" {o}" for o in args.ops or [])
+    meta = {"command": cmd, "mode": "full" if args.full else "fast", "backends": chosen,
+            "torch": torch.__version__.split("+")[0] if torch else None}
+    md, js = report.write(records, args.out or "reports/accuracy", meta)
+    print(report.summary_table(records))
+    failed = [r for r in records if not r.passed and not r.known]
+    known = [r for r in records if not r.passed and r.known]
+    print(f"\n{len(records) - len(failed) - len(known)}/{len(records)} kernels pass both standards"
+          + (f"; {len(known)} known failures (see {md})" if known else "")
+          + (f"; {len(failed)} FAILED" if failed else "") + f" ({time.perf_counter() - t0:.1f} s); "
+          f"report: {md}, {js}")
+    for r in failed:
+        why = [w for w, bad in (("dual standard", not r.dual), ("single-benchmark standard", not r.single),
+                                (f"{r.n_failures} special-value/layout failures", r.n_failures)) if bad]
+        print(f"FAILED {r.op} {r.dtype} {r.backend} {r.product}: {', '.join(why)}", file=sys.stderr)
+    return 1 if failed else 0
+
+
 def ops_source(ops, aclnn_name):
     for op in ops.values():
         if op.name == aclnn_name:
@@ -104,6 +135,12 @@ def main(argv=None) -> int:
     p.add_argument("--check", action="store_true", help="fail with a diff when generated/ is stale")
     p.add_argument("--out", help="output folder (default: the repository's generated/)")
     p.set_defaults(fn=cmd_generate, ops=None)
+    p = sub.add_parser("accuracy", help="measure every kernel against an independent mpmath reference")
+    p.add_argument("ops", nargs="*", help="op names (default: all)")
+    p.add_argument("--backend", action="append", help="kernel backend (repeatable; default: every one)")
+    p.add_argument("--full", action="store_true", help="the full input sets (default: the fast CI subset)")
+    p.add_argument("--out", help="report folder (default: reports/accuracy)")
+    p.set_defaults(fn=cmd_accuracy)
     args = parser.parse_args(argv)
     try:
         return args.fn(args)

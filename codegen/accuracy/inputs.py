@@ -1,0 +1,398 @@
+"""Input sets generated from a spec, PyTorch-OpInfo style: one list of `Sample`s per op and dtype.
+
+Nothing here names an operator.  The generator reads the spec's structure: which tensor holds the forward
+input x or output y (roles, per documented form), gradOutput, the other operands, the scalars and the relations
+the proof assumes about them (`codegen.verify.cases`: every variant, every loss reduction, each scalar known
+to be >= 0 both > 0 and == 0), the branch points (the forward's Piecewise conditions solved for x), and the
+shape rules (what may broadcast, the minimum and maximum rank).  Groups:
+
+  typical            x ~ N(0, 3), gradOutput ~ U(-2, 2), operands ~ U(0, 1)
+  branch points      each boundary b of the forward's conditions (0, ±λ), b ± 1 and 2 ulps, b ± 1e-3
+  large              ±10 … ± the dtype's max, log-spaced
+  tiny               ± the smallest subnormal, the largest subnormal, the smallest normal, 1e-4 …
+  special            x = ±0, ±inf, nan
+  special gradOutput gradOutput = ±0, ±inf, nan, ±max, tiny, at typical, branch, large and special x
+  special operands   each operand = ±0, ±inf, nan, max, -1.5, 2.5
+  layout: …          broadcast shapes (from Broadcastable / BroadcastTo rules), empty, rank 0 (unless a
+                     MinRank rule forbids it), rank 8, non-contiguous views with a strided `out=`
+
+A tensor holding the forward *output* gets y = F(x) of those x, computed exactly and rounded to the dtype (a
+value that rounding pushes out of the forward's image is dropped: it is no forward output).  For a DimSum
+forward (softmax) whole rows are generated the same way, from rows of z: typical, wide (tiny and subnormal
+probabilities, near one-hot), and rows with -inf, +inf, nan, equal and huge entries.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import mpmath
+import numpy as np
+import sympy
+
+from codegen.spec import rules as R
+from codegen.spec.params import GRAD, UNUSED
+from codegen.verify.cases import cases
+
+from .dtypes import FORMATS, Format, round_to
+from .reference import Reference, _cached, forward_fn
+
+INF, NAN = float("inf"), float("nan")
+
+
+@dataclass
+class Sample:
+    case: str                       # variant, reduction and scalar setting, e.g. "isResult=true, alpha = 0"
+    group: str                      # one of the groups above
+    kw: dict                        # kernel keywords (no product)
+    out: np.ndarray | None = None   # preallocated output view (layout: non-contiguous), passed as out=
+    holder: np.ndarray | None = None  # the buffer `out` views; what lies outside the view must stay untouched
+    shape: tuple = ()               # the output shape the rules require
+    extra: dict = field(default_factory=dict)
+
+
+@dataclass
+class Sizes:
+    typical: int       # elements of the typical group (elementwise)
+    rows: tuple        # (rows, row length) of coupled typical samples
+    draws: int         # scalar draws per case
+    layouts: bool      # layout groups for every case (else only the first case of the op)
+
+
+FAST = Sizes(typical=48, rows=(4, 12), draws=1, layouts=False)
+FULL = Sizes(typical=1024, rows=(32, 40), draws=3, layouts=True)
+
+
+# ---- values in a format ---------------------------------------------------------------------------------
+def _in(fmt: Format, values) -> np.ndarray:
+    """float64 values rounded (once, to nearest even) to `fmt`, kept as float64."""
+    with np.errstate(over="ignore"):
+        a = np.asarray(values, dtype=np.float64)
+        return a.astype(fmt.np).astype(np.float64)
+
+
+def _step(fmt: Format, v: float, k: int) -> float:
+    """v moved by k representable values of `fmt` (towards +inf for k > 0); -0 and +0 count as one value."""
+    nbits = 8 * np.dtype(fmt.np).itemsize
+    unsigned = {16: np.uint16, 32: np.uint32}[nbits]
+    sign = 1 << (nbits - 1)
+    u = int(np.array([v], dtype=fmt.np).view(unsigned)[0])
+    o = u if u < sign else -(u - sign)
+    o += k
+    u = o if o >= 0 else (-o) | sign
+    return float(np.array([u], dtype=unsigned).view(fmt.np)[0])
+
+
+def large(fmt: Format, k: int = 8) -> list:
+    mags = list(np.logspace(1, np.log10(fmt.max), k)) + [fmt.max]
+    return [s * m for m in mags for s in (1, -1)]
+
+
+def tiny(fmt: Format) -> list:
+    mags = [fmt.min_subnormal, 2 * fmt.min_subnormal, fmt.tiny - fmt.min_subnormal, fmt.tiny, 1.5 * fmt.tiny,
+            1e-8, 1e-4]
+    return [s * m for m in mags for s in (1, -1)]
+
+
+SPECIAL = [0.0, -0.0, INF, -INF, NAN]
+
+
+def special_grads(fmt: Format) -> list:
+    return [0.0, -0.0, INF, -INF, NAN, fmt.max, -fmt.max, fmt.tiny, fmt.min_subnormal]
+
+
+SPECIAL_OPERANDS = [0.0, -0.0, INF, -INF, NAN, 3.0e38, -1.5, 2.5]
+
+
+def branch_points(op, ref: Reference, scal: list, fmt: Format) -> list:
+    """The forward's branch points in x (its Piecewise conditions solved), their neighbours, and 0."""
+    rels = set()
+    fwd = sympy.sympify(op.forward)
+    for pw in fwd.atoms(sympy.Piecewise):
+        for _, c in pw.args:
+            rels |= c.atoms(sympy.core.relational.Relational)
+    subs = {p.symbol: s for p, s in zip(ref.scalars, scal)}
+    bounds = {0.0}
+    for r in rels:
+        for sol in sympy.solve(r.lhs - r.rhs, op.wrt):
+            v = sol.subs(subs)
+            if v.is_number and v.is_real:
+                bounds.add(float(v))
+    out = []
+    for b in sorted(bounds):
+        b = float(_in(fmt, [b])[0])
+        out += [b] + [_step(fmt, b, k) for k in (-2, -1, 1, 2)] + [b - 1e-3 * max(1, abs(b)), b + 1e-3 * max(1, abs(b))]
+    if 0.0 in bounds:
+        out.append(-0.0)
+    return out
+
+
+# ---- the case context: one variant, reduction and scalar setting ---------------------------------------
+class Context:
+    def __init__(self, op, case, fmt: Format, rng, sizes: Sizes):
+        self.op, self.case, self.fmt, self.rng, self.sizes = op, case, fmt, rng, sizes
+        self.variant = case.variant
+        self.ref = _cached(op.name, op, tuple(sorted(case.variant.key.items())))
+        self.scalar_kw = self._scalars()
+        self.scal = [mpmath.mpf(float(self.scalar_kw[p.py_name])) for p in self.ref.scalars]
+        self.reduction = case.reduction
+        self.label = case.label
+        if not self.ref.coupled:
+            _, self.fwd = forward_fn(op, self.variant)
+
+    def _scalars(self) -> dict:
+        """Scalars (float32 values, as the kernels read them) and attributes for this case."""
+        op, kw = self.op, {}
+        for p in op.scalars:
+            sub = self.case.subs.get(p.symbol)
+            if sub is not None and sub.is_number:
+                v = float(sub)
+            elif sub is not None and sub.is_positive:
+                v = self.rng.uniform(0.25, 2)
+            elif sub is not None and sub.is_negative:
+                v = -self.rng.uniform(0.25, 2)
+            else:
+                v = self.rng.uniform(-2, 2)
+            kw[p.py_name] = float(np.float32(v))
+        for a in op.attrs:
+            if a.type == "bool":
+                kw[a.py_name] = bool(self.variant.key.get(a.name, False))
+            elif a.name == op.loss_reduction:
+                kw[a.py_name] = int(self.case.reduction)
+            elif a.name == op.reduce_dim:
+                kw[a.py_name] = -1
+        return kw
+
+    @property
+    def scalar_grad(self) -> bool:
+        """A reduced loss (mean, sum) has a scalar gradient."""
+        return bool(self.op.loss_reduction) and self.reduction not in (None, 0)
+
+    # ---- tensors ------------------------------------------------------------------------------------
+    def held_is_y(self) -> bool:
+        return self.ref.y_tensor is not None
+
+    def y_of_x(self, xs, ops) -> tuple[np.ndarray, np.ndarray]:
+        """(y = F(x) rounded to the dtype, mask of the values still inside the forward's image)."""
+        ys, ok = [], []
+        for i, x in enumerate(xs):
+            o = [mpmath.mpf(float(a[i])) for a in ops]
+            xm = mpmath.mpf(x)
+            if mpmath.isinf(xm):
+                xm = mpmath.mpf("1e300") * (1 if x > 0 else -1)
+            y = round_to(self.fwd(xm, *o, *self.scal), self.fmt)
+            ys.append(y)
+            ok.append(self._in_image(mpmath.mpf(y), o))
+        return np.array(ys), np.array(ok, bool)
+
+    def _in_image(self, y, o) -> bool:
+        ref = self.ref
+        if mpmath.isnan(y):
+            return True
+        for b in range(len(ref.inverse)):
+            try:
+                xb = ref.inverse[b](y, *o, *self.scal)
+            except ZeroDivisionError:
+                if b == len(ref.inverse) - 1:
+                    return True
+                continue
+            if isinstance(xb, mpmath.mpf) and (b == len(ref.inverse) - 1 or bool(ref.cond[b](xb, *o, *self.scal))):
+                return True
+        return False
+
+    def elementwise(self, group, xs, gs=None, opnds=None) -> list[Sample]:
+        """Samples of 1-D values: x (or the y of those x), gradOutput and operands, element by element."""
+        fmt, rng, op = self.fmt, self.rng, self.op
+        xs = _in(fmt, xs)
+        n = len(xs)
+        ops = {t.name: _in(fmt, rng.uniform(0, 1, n)) for t in self.ref.operands}
+        ops.update({k: _in(fmt, v) for k, v in (opnds or {}).items()})
+        held = self.ref.x_tensor or self.ref.y_tensor
+        vals = xs
+        if self.held_is_y():
+            vals, ok = self.y_of_x(xs, [ops[t.name] for t in self.ref.operands])
+            keep = ok
+            vals, xs = vals[keep], xs[keep]
+            ops = {k: v[keep] for k, v in ops.items()}
+            if gs is not None and np.size(gs) == len(keep):
+                gs = np.asarray(gs, dtype=np.float64)[keep]
+            n = len(vals)
+        tensors = {held.name: vals, **ops}
+        if self.scalar_grad:
+            gvals = [rng.uniform(-2, 2)] if gs is None else list(np.atleast_1d(gs))
+            return [self._sample(group, tensors, np.array(_in(fmt, [g])[0]), (n,)) for g in gvals]
+        g = _in(fmt, rng.uniform(-2, 2, n) if gs is None else np.broadcast_to(gs, (n,)))
+        return [self._sample(group, tensors, g, (n,))]
+
+    def rows(self, group, z, g=None) -> list[Sample]:
+        """A sample of rows along `dim` (the last axis here) for a DimSum forward: y (or x) from rows of z."""
+        fmt = self.fmt
+        z = np.asarray(z, dtype=np.float64)
+        held = self.ref.x_tensor or self.ref.y_tensor
+        if self.held_is_y():
+            vals = np.array([[round_to(v, fmt) for v in self.ref.forward_row([mpmath.mpf(t) for t in row],
+                                                                             self.scal)] for row in z])
+        else:
+            vals = _in(fmt, z)
+        g = _in(fmt, self.rng.uniform(-2, 2, z.shape) if g is None else g)
+        return [self._sample(group, {held.name: vals}, g, z.shape)]
+
+    def typical_tensors(self, shape, dim=-1) -> dict:
+        """Typical values of every present tensor for an output of `shape` (rows along `dim`)."""
+        fmt, rng = self.fmt, self.rng
+        held = self.ref.x_tensor or self.ref.y_tensor
+        n = int(np.prod(shape))
+        if self.ref.coupled:
+            moved = np.moveaxis(np.empty(shape or (1,)), dim, -1)
+            z = rng.normal(0, 2, moved.shape)
+            if self.held_is_y() and z.size == 0:
+                vals = np.zeros(shape)
+            elif self.held_is_y():
+                rows = z.reshape(-1, moved.shape[-1])
+                y = np.array([[round_to(v, fmt) for v in self.ref.forward_row([mpmath.mpf(t) for t in r], self.scal)]
+                              for r in rows]).reshape(moved.shape)
+                vals = np.moveaxis(y, -1, dim).reshape(shape)
+            else:
+                vals = _in(fmt, np.moveaxis(z, -1, dim).reshape(shape))
+            out = {held.name: vals}
+        else:
+            ops = {t.name: _in(fmt, rng.uniform(0, 1, n)) for t in self.ref.operands}
+            xs = _in(fmt, rng.normal(0, 3, n))
+            if self.held_is_y():
+                ys, ok = self.y_of_x(xs, [ops[t.name] for t in self.ref.operands])
+                ys[~ok] = 0.0
+                xs = ys
+            out = {held.name: xs.reshape(shape), **{k: v.reshape(shape) for k, v in ops.items()}}
+        out[self.op.grad.name] = _in(fmt, rng.uniform(-2, 2, () if self.scalar_grad else shape))
+        for t in self.op.tensors:
+            if self.op.role_of(t.name, self.variant.formula) == UNUSED:
+                out[t.name] = _in(fmt, rng.normal(0, 1, shape))
+        return out
+
+    def _sample(self, group, tensors: dict, g, shape) -> Sample:
+        tensors = dict(tensors)
+        tensors[self.op.grad.name] = g
+        for t in self.op.tensors:
+            if self.op.role_of(t.name, self.variant.formula) == UNUSED and t.name not in tensors:
+                tensors[t.name] = _in(self.fmt, self.rng.normal(0, 1, shape))
+        return self.make(group, tensors, shape)
+
+    def make(self, group, tensors: dict, shape, **extra) -> Sample:
+        kw = dict(self.scalar_kw)
+        for t in self.op.tensors:
+            if self.variant.key.get(t.name) == "absent":
+                kw[t.py_name] = None
+            else:
+                kw[t.py_name] = np.asarray(tensors[t.name]).astype(self.fmt.np)
+        return Sample(self.label, group, kw, shape=tuple(shape), **extra)
+
+
+# ---- groups ---------------------------------------------------------------------------------------------
+def value_groups(ctx: Context) -> list[Sample]:
+    fmt, rng, out = ctx.fmt, ctx.rng, []
+    if ctx.ref.coupled:
+        return row_groups(ctx)
+    bp = branch_points(ctx.op, ctx.ref, ctx.scal, fmt)
+    out += ctx.elementwise("typical", rng.normal(0, 3, ctx.sizes.typical))
+    out += ctx.elementwise("branch points", bp)
+    out += ctx.elementwise("large", large(fmt))
+    out += ctx.elementwise("tiny", tiny(fmt))
+    out += ctx.elementwise("special", SPECIAL * 2, gs=[1.0] * 5 + [-2.5] * 5)
+    xs = list(rng.normal(0, 3, 3)) + bp[:3] + large(fmt, 2)[:2] + SPECIAL
+    gspec = special_grads(fmt)
+    if ctx.scalar_grad:
+        out += [s for g in gspec for s in ctx.elementwise("special gradOutput", xs, gs=[g])]
+    else:
+        out += ctx.elementwise("special gradOutput", [x for x in xs for _ in gspec], gs=gspec * len(xs))
+    for t in ctx.ref.operands:
+        xs = list(rng.normal(0, 3, 3))
+        vals = [v for v in SPECIAL_OPERANDS for _ in xs]
+        out += ctx.elementwise("special operands", xs * len(SPECIAL_OPERANDS), opnds={t.name: vals})
+    return out
+
+
+def row_groups(ctx: Context) -> list[Sample]:
+    rng, fmt = ctx.rng, ctx.fmt
+    r, L = ctx.sizes.rows
+    out = []
+    out += ctx.rows("typical", rng.normal(0, 2, (r, L)))
+    out += ctx.rows("tiny", rng.normal(0, 30, (r, L)))      # tiny, subnormal and zero probabilities
+    special = np.zeros((8, 6))
+    special[0, 0] = -INF                                      # a zero probability
+    special[1, :3] = -INF
+    special[2, 2] = INF                                       # exp(inf)/inf: nan
+    special[3, 1] = NAN
+    special[4] = 7.0                                          # equal probabilities
+    special[5, 0], special[5, 1] = 1e30, -1e30                # one-hot from huge logits
+    special[6] = [0, np.log(fmt.min_subnormal), np.log(fmt.tiny), -1e4, 1, 2]
+    special[7] = [-0.0, 0.5, -0.5, 1, -1, 88]
+    out += ctx.rows("special", special)
+    g = rng.uniform(-2, 2, (9, 6))
+    for i, v in enumerate(special_grads(fmt)):
+        g[i, i % 6] = v
+    out += ctx.rows("special gradOutput", rng.normal(0, 2, (9, 6)), g=g)
+    out += ctx.rows("large", rng.normal(0, 2, (4, 6)), g=rng.choice([-1, 1], (4, 6)) * np.array(large(fmt, 12)[:24]).reshape(4, 6))
+    return out
+
+
+def layout_groups(ctx: Context) -> list[Sample]:
+    op, out = ctx.op, []
+    coupled = ctx.ref.coupled
+    min_rank = max([r.n for r in op.rules if isinstance(r, R.MinRank)] + [0])
+    max_rank = min([r.n for r in op.rules if isinstance(r, R.MaxRank)] + [8])
+    dim_attr = op.param(op.reduce_dim).py_name if op.reduce_dim else None
+
+    def whole(group, shape, dim=-1, **extra):
+        s = ctx.make(group, ctx.typical_tensors(shape, dim), shape, **extra)
+        if dim_attr:
+            s.kw[dim_attr] = dim
+        return s
+    if min_rank == 0:
+        out.append(whole("layout: rank 0", (), 0))
+    rank_max = (2, 1, 3, 1, 2, 1, 2, 2)[:max_rank]
+    out.append(whole(f"layout: rank {max_rank}", rank_max, 2 if coupled else -1))
+    for shape in [(0,), (2, 0, 3)]:
+        s = whole("layout: empty", shape, -1)
+        out.append(s)
+    # non-contiguous inputs and a strided out=
+    s = whole("layout: non-contiguous", (6, 5), 0 if coupled else -1)
+    for k, v in list(s.kw.items()):
+        if isinstance(v, np.ndarray) and v.ndim == 2:
+            buf = np.zeros((13, 11), v.dtype)
+            buf[1::2, 1:11:2] = v
+            s.kw[k] = buf[1::2, 1:11:2]
+    s.holder = np.full((6, 11), np.nan, dtype=ctx.fmt.np)
+    s.out = s.holder[:, 1::2]
+    out.append(s)
+    # broadcasting the rules allow
+    bshape = (6, 5)
+    for r in op.rules:
+        if isinstance(r, R.Broadcastable):
+            t = ctx.typical_tensors(bshape)
+            a, b = r.params[0], r.params[1]
+            t[a], t[b] = t[a][:, :1], t[b][:1, :]
+            out.append(ctx.make(f"layout: broadcast {a} {list(t[a].shape)} with {b} {list(t[b].shape)}",
+                                {k: v for k, v in t.items()}, bshape))
+        if isinstance(r, R.BroadcastTo):
+            present = [n for n in r.params[:-1] if ctx.variant.key.get(n) != "absent"]
+            for cut in ((1, 5), ()):
+                t = ctx.typical_tensors(bshape)
+                for n in present:
+                    if np.ndim(t[n]) == 2:
+                        t[n] = t[n][:1, :] if cut else t[n].reshape(-1)[0]
+                out.append(ctx.make(f"layout: broadcast {', '.join(present)} {list(cut)} to {r.params[-1]}",
+                                    t, bshape))
+    return out
+
+
+def samples(op, dtype: str, sizes: Sizes = FAST, seed: int = 0) -> list[Sample]:
+    """Every sample of one op in one dtype (deterministic for a seed)."""
+    fmt = FORMATS[dtype]
+    rng = np.random.default_rng([seed, sum(map(ord, op.name)), sum(map(ord, dtype))])
+    out = []
+    for i, case in enumerate(cases(op)):
+        for _ in range(sizes.draws):
+            ctx = Context(op, case, fmt, rng, sizes)
+            out += value_groups(ctx)
+            if sizes.layouts or i == 0:
+                out += layout_groups(ctx)
+    return out

@@ -1,0 +1,247 @@
+"""The independent reference: the spec's *forward*, differentiated by SymPy and evaluated exactly in mpmath.
+
+Nothing here reads the documented backward, the stability rewrites or any kernel.  For one op and one kernel
+variant (absent optional tensors replaced by their default):
+
+* elementwise forward y = F(x, operands, scalars): the derivative of each Piecewise branch, `diff` then
+  `simplify` (which also removes the cancellation of forms like 1 - 1/(1 + exp(-x)), so no precision is lost
+  at large |x|).  At a branch point the branch the forward's Piecewise selects there applies (|x| == λ is in
+  Softshrink's dead zone, ELU's x == 0 in its `<= 0` branch); so does a nan, which fails every comparison.
+  When the kernel is given the forward *output* y (a FORWARD_OUTPUT role), each branch is inverted
+  symbolically (x = F_b⁻¹(y)) and its derivative written in y; the first branch whose pre-image satisfies its
+  condition applies, the last branch otherwise.
+* a DimSum forward (softmax: F(z, S) with S = Σ_row h(z)): the chain rule on that structure,
+      out_i = g_i ∂F/∂z(z_i, S) + Σ_m h_m'(z_i) Σ_j g_j ∂F/∂S_m(z_j, S),
+  the whole row in high precision.  Given y, z_i = F⁻¹(y_i) at S = 1 (the normaliser a forward output
+  implies), so a row of y that sums to one is exactly a forward output.
+* a loss reduction (BCE): out_i = g · ∂l_i/∂x_i, divided by N = max(1, numel(self)) for mean.
+
+gradOutput enters as a limit: g · d with d exactly 0 is 0 even for g = ±inf (the function is 0 along g), and
+±inf inputs of the differentiated variable are replaced by ±1e300, where every derivative here has reached its
+limit in every float format.  Each sample is evaluated at two precisions and re-evaluated at higher ones
+until both round to the same value in the output dtype; elements that never settle are reported, not guessed.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import mpmath
+import numpy as np
+import sympy
+
+from codegen.spec import ABSENT, PRESENT, DimSum
+from codegen.spec.params import FORWARD_INPUT, FORWARD_OUTPUT, OPERAND
+
+from .dtypes import Format, round_to
+
+BIG = mpmath.mpf("1e300")          # stands for ±inf in the differentiated variable
+PRECISIONS = [(40, 80), (160, 320), (640, 1280)]   # decimal digits: evaluate at both, escalate on disagreement
+_Y = sympy.Symbol("Y__", real=True)
+
+
+def variant_of(op, kw):
+    """The op's kernel variant that a call with keywords `kw` runs."""
+    key = {}
+    for name in op.variant_keys():
+        p = op.param(name)
+        value = kw.get(p.py_name)
+        key[name] = bool(value) if p.kind == "attr" else (ABSENT if value is None else PRESENT)
+    return next(v for v in op.variants if v.key == key)
+
+
+def _branches(expr):
+    if isinstance(expr, sympy.Piecewise):
+        return [(e, c) for e, c in expr.args]
+    return [(expr, sympy.true)]
+
+
+def _lamb(args, expr):
+    return sympy.lambdify(args, expr, modules="mpmath")
+
+
+class Reference:
+    """The exact gradient of calls of one op variant."""
+
+    def __init__(self, op, variant):
+        self.op, self.variant = op, variant
+        formula = variant.formula
+        absent = {t.symbol: sympy.sympify(t.default) for t in op.tensors if variant.key.get(t.name) == ABSENT}
+        fwd = sympy.sympify(op.forward).xreplace(absent)
+        role = lambda t: op.role_of(t.name, formula)
+        self.x_tensor = next((t for t in op.tensors if role(t) == FORWARD_INPUT), None)
+        self.y_tensor = next((t for t in op.tensors if role(t) == FORWARD_OUTPUT), None)
+        self.operands = [t for t in op.tensors if role(t) == OPERAND and t.symbol not in absent]
+        self.scalars = [p for p in op.scalars + op.attrs
+                        if p.symbol in fwd.free_symbols and p.name not in (op.reduce_dim, op.loss_reduction)]
+        z = op.wrt
+        rest = [t.symbol for t in self.operands] + [p.symbol for p in self.scalars]
+        self.coupled = fwd.has(DimSum)
+        if not self.coupled:
+            self._elementwise(fwd, z, rest)
+        else:
+            self._dimsum(fwd, z, rest)
+
+    # ---- building -------------------------------------------------------------------------------------
+    def _elementwise(self, fwd, z, rest):
+        br = _branches(fwd)
+        if self.y_tensor is None:
+            d = sympy.Piecewise(*[(sympy.simplify(sympy.diff(e, z)), c) for e, c in br]) if len(br) > 1 \
+                else sympy.simplify(sympy.diff(fwd, z))
+            self.deriv = _lamb([z] + rest, d)
+            return
+        self.inverse, self.cond, self.dy = [], [], []
+        for e, c in br:
+            sol = sympy.solve(sympy.Eq(_Y, e), z)
+            if len(sol) != 1:
+                raise ValueError(f"{self.op.name}: cannot invert the forward branch {e} (solutions: {sol})")
+            self.inverse.append(_lamb([_Y] + rest, sol[0]))
+            self.cond.append(_lamb([z] + rest, c))
+            self.dy.append(_lamb([_Y] + rest, sympy.simplify(sympy.diff(e, z).subs(z, sol[0]))))
+
+    def _dimsum(self, fwd, z, rest):
+        if self.operands:
+            raise ValueError(f"{self.op.name}: a DimSum forward with operands is not supported by the reference")
+        holders, inner = [], []
+
+        def hold(a):
+            s = sympy.Dummy("S")
+            holders.append(s)
+            inner.append(a.args[0])
+            return s
+        F = fwd.replace(lambda a: isinstance(a, DimSum), hold)
+        args = [z] + holders + rest
+        self.F = _lamb(args, F)
+        self.h = [_lamb([z] + rest, h) for h in inner]
+        self.dFz = _lamb(args, sympy.simplify(sympy.diff(F, z)))
+        self.dFS = [_lamb(args, sympy.simplify(sympy.diff(F, s))) for s in holders]
+        self.dh = [_lamb([z] + rest, sympy.simplify(sympy.diff(h, z))) for h in inner]
+        self.n_sums = len(holders)
+        if self.y_tensor is not None:
+            sol = sympy.solve(sympy.Eq(_Y, F.xreplace({s: 1 for s in holders})), z)
+            if len(sol) != 1:
+                raise ValueError(f"{self.op.name}: cannot invert the forward {F} (solutions: {sol})")
+            self.zinv = _lamb([_Y] + rest, sol[0])
+
+    # ---- evaluation -----------------------------------------------------------------------------------
+    def _d_elementwise(self, v, ops, scal):
+        """dF/dx at the element holding v (x, or y for a FORWARD_OUTPUT tensor)."""
+        if mpmath.isinf(v):
+            v = BIG if v > 0 else -BIG
+        if self.y_tensor is None:
+            return self.deriv(v, *ops, *scal)
+        for b in range(len(self.dy) - 1):
+            try:
+                xb = self.inverse[b](v, *ops, *scal)
+            except ZeroDivisionError:
+                continue
+            if isinstance(xb, mpmath.mpf) and bool(self.cond[b](xb, *ops, *scal)):
+                return self.dy[b](v, *ops, *scal)
+        try:
+            return self.dy[-1](v, *ops, *scal)
+        except ZeroDivisionError:
+            return mpmath.nan
+
+    @staticmethod
+    def _times_g(g, d):
+        if d == 0 and mpmath.isinf(g):
+            return mpmath.mpf(0)  # the limit along g of g·0
+        return g * d
+
+    def values(self, kw: dict, shape: tuple) -> np.ndarray:
+        with np.errstate(all="ignore"):  # nan and inf inputs are intended here
+            return self._values(kw, shape)
+
+    def _values(self, kw: dict, shape: tuple) -> np.ndarray:
+        """The exact result (object array of mpf) of the call `kw` whose output has `shape`, at the current
+        mpmath precision."""
+        op = self.op
+        held = self.x_tensor or self.y_tensor
+        mp = lambda a: np.vectorize(mpmath.mpf, otypes=[object])(np.asarray(a).astype(np.float64)) \
+            if np.size(a) else np.empty(np.shape(a), dtype=object)
+        bshape = shape
+        v = np.broadcast_to(mp(kw[held.py_name]), bshape)
+        g = np.broadcast_to(mp(kw[op.grad.py_name]), bshape)
+        opnd = [np.broadcast_to(mp(kw[t.py_name]), bshape) for t in self.operands]
+        scal = [mpmath.mpf(float(kw[p.py_name])) for p in self.scalars]
+        red = int(kw[op.param(op.loss_reduction).py_name]) if op.loss_reduction else 0
+        scale = mpmath.mpf(1) / max(1, int(np.prod(np.shape(kw[held.py_name])))) if red == 1 else 1
+        out = np.empty(bshape, dtype=object)
+        if not self.coupled:
+            for idx in np.ndindex(*bshape):
+                d = self._d_elementwise(v[idx], [o[idx] for o in opnd], scal)
+                out[idx] = self._times_g(g[idx], d) * scale
+            return out
+        dim = int(kw[op.param(op.reduce_dim).py_name]) if op.reduce_dim else -1
+        rows_v = np.moveaxis(np.reshape(v, bshape or (1,)), dim, -1)
+        rows_g = np.moveaxis(np.reshape(g, bshape or (1,)), dim, -1)
+        res = np.empty(rows_v.shape, dtype=object)
+        for idx in np.ndindex(*rows_v.shape[:-1]):
+            res[idx] = self._row(list(rows_v[idx]), list(rows_g[idx]), scal)
+        return np.reshape(np.moveaxis(res, -1, dim), bshape)
+
+    def _row(self, v, g, scal):
+        if self.y_tensor is not None:
+            z = [self.zinv(y, *scal) for y in v]
+            S = [mpmath.mpf(1)] * self.n_sums
+        else:
+            z = list(v)
+            S = None
+        z = [(BIG if t > 0 else -BIG) if isinstance(t, mpmath.mpf) and mpmath.isinf(t) else t for t in z]
+        z = [t if isinstance(t, mpmath.mpf) else mpmath.nan for t in z]   # log of a negative: not a real pre-image
+        if S is None:
+            S = [mpmath.fsum(h(t, *scal) for t in z) for h in self.h]
+        outer = [mpmath.fsum(self._times_g(gj, dFS(zj, *S, *scal)) for gj, zj in zip(g, z)) for dFS in self.dFS]
+        out = []
+        for zi, gi in zip(z, g):
+            acc = self._times_g(gi, self.dFz(zi, *S, *scal))
+            for m in range(self.n_sums):
+                acc += self._times_g(outer[m], self.dh[m](zi, *scal))
+            out.append(acc)
+        return out
+
+    def forward_row(self, z, scal):
+        """Forward outputs of a row of inputs z (DimSum forwards), exactly; used to build y inputs."""
+        S = [mpmath.fsum(h(t, *scal) for t in z) for h in self.h]
+        return [self.F(t, *S, *scal) for t in z]
+
+    # ---- rounding -------------------------------------------------------------------------------------
+    def rounded(self, kw: dict, shape: tuple, fmt: Format) -> tuple[np.ndarray, np.ndarray]:
+        """(the exact result rounded once to `fmt`, as float64; mask of elements that did not settle)."""
+        prev = None
+        for lo, hi in PRECISIONS:
+            a = self._at(kw, shape, fmt, lo)
+            b = self._at(kw, shape, fmt, hi)
+            same = (a == b) | (np.isnan(a) & np.isnan(b))
+            if same.all():
+                return b, np.zeros(shape, bool)
+            prev = (b, ~same)
+        return prev
+
+    def _at(self, kw, shape, fmt, dps):
+        with mpmath.workdps(dps):
+            vals = self.values(kw, shape)
+            return np.vectorize(lambda v: round_to(v, fmt), otypes=[np.float64])(vals) if vals.size \
+                else np.zeros(shape)
+
+
+@lru_cache(maxsize=None)
+def _cached(op_key, op, variant_key):
+    variant = next(v for v in op.variants if tuple(sorted(v.key.items())) == variant_key)
+    return Reference(op, variant)
+
+
+def reference_for(op, kw) -> Reference:
+    v = variant_of(op, kw)
+    return _cached(op.name, op, tuple(sorted(v.key.items())))
+
+
+def forward_fn(op, variant):
+    """The forward F(x, operands, scalars) of an elementwise op as an mpmath function (to build y inputs)."""
+    ref = _cached(op.name, op, tuple(sorted(variant.key.items())))
+    absent = {t.symbol: sympy.sympify(t.default) for t in op.tensors if variant.key.get(t.name) == ABSENT}
+    fwd = sympy.sympify(op.forward).xreplace(absent)
+    args = [op.wrt] + [t.symbol for t in ref.operands] + [p.symbol for p in ref.scalars]
+    return ref, _lamb(args, fwd)
+
+
+__all__ = ["Reference", "reference_for", "variant_of", "forward_fn"]

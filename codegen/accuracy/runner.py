@@ -1,0 +1,306 @@
+"""Runs every op × backend × dtype × product on the generated inputs and measures it against the reference.
+
+Per sample the exact reference (rounded once to the output dtype) and PyTorch's result are computed once; each
+backend and product then runs the same call.  Elements are judged in two classes:
+
+* finite reference: relative error and ulps.  The Ascend standards (`standards.py`) are acceptance statistics
+  for representative data, so they are judged on the *representative* groups (typical values and the layout
+  groups, which reuse typical values).  The edge groups (branch points, large, tiny, special values) are
+  adversarial: they are measured and reported with the same metrics (`errors_all`), enter the ulp goal and
+  the comparison with PyTorch, and are held to the special-value rules below;
+* special elements (a ±inf or nan input, or a ±inf or nan exact result): the kernel must give the same class
+  (nan for nan, the same infinity, a number within one ulp of a finite limit).  A difference is *documented*,
+  listed in the report but not a failure, when a nan input is involved (a nan has no mathematical value: the
+  spec's comparisons decide, and PyTorch may decide differently) or when the kernel gives nan because an
+  infinite input meets a factor that is zero or underflows in FLOAT, the compute dtype (∞·0; PyTorch's
+  kernels do the same).  Every other difference fails.
+Layouts are checked too: the output shape the rules require, and a strided `out=` written in place and
+nowhere else.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from codegen import backends as _backends
+from codegen.errors import AclnnError
+from codegen.spec import DimSum
+
+from . import standards as S
+from . import torch_ref
+from .dtypes import FORMATS, ulp_distance
+from .inputs import FAST, FULL, Sample, samples
+from .reference import reference_for
+
+MAX_EXAMPLES = 6
+
+
+@dataclass
+class Example:
+    group: str
+    case: str
+    inputs: str        # the element's inputs, e.g. "self=nan, gradOutput=1"
+    got: float
+    reference: float
+    torch: float | None = None
+
+
+@dataclass
+class Record:
+    """One op × backend × dtype × product."""
+    op: str
+    op_name: str       # aclnn name
+    backend: str
+    dtype: str
+    product: str
+    coupled: bool
+    errors: S.Errors = field(default_factory=S.Errors.empty)         # representative groups: the standards
+    errors_all: S.Errors = field(default_factory=S.Errors.empty)     # every group, finite inputs and result
+    torch: S.Errors | None = None                                      # PyTorch on the elements of errors_all
+    special: int = 0                                                   # non-finite input or reference
+    special_ok: int = 0
+    documented: list = field(default_factory=list)                     # Example: documented differences
+    n_documented: int = 0
+    failures: list = field(default_factory=list)                       # Example / str: what failed
+    n_failures: int = 0
+    torch_differs: list = field(default_factory=list)                  # Example: PyTorch ≠ reference, we agree
+    n_torch_differs: int = 0
+    unresolved: int = 0                                                # no settled reference (excluded)
+    worst: Example | None = None                                       # the element with the largest ulp error
+    groups: dict = field(default_factory=dict)                         # group -> Errors
+
+    @property
+    def dual(self) -> bool:
+        return S.dual_ok(self.errors, self.dtype)
+
+    @property
+    def single(self) -> bool:
+        return S.single_ok(self.errors, self.dtype)
+
+    @property
+    def goal(self):
+        t = self.torch.max_ulp if self.torch is not None and self.torch.n else None
+        return S.goal(self.errors if self.coupled else self.errors_all, self.dtype, self.coupled, t)
+
+    @property
+    def passed(self) -> bool:
+        return self.dual and self.single and self.n_failures == 0
+
+    @property
+    def known(self) -> str | None:
+        from .known import reason
+        return reason(self.op_name, self.dtype)
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        d.update(dual_ok=self.dual, single_ok=self.single, goal_met=self.goal[0], goal=self.goal[1],
+                 passed=self.passed)
+        return d
+
+
+def _describe(op, kw, shape, i) -> str:
+    parts = []
+    for t in op.tensors:
+        a = kw.get(t.py_name)
+        if a is None:
+            continue
+        v = np.broadcast_to(np.asarray(a), shape).reshape(-1)[i] if shape else np.asarray(a).reshape(-1)[0]
+        parts.append(f"{t.name}={float(v):.9g}")
+    return ", ".join(parts)
+
+
+def _nonfinite_inputs(op, kw, shape):
+    """(any input nan, any input ±inf) per output element."""
+    nan = np.zeros(shape, bool)
+    inf = np.zeros(shape, bool)
+    for t in op.tensors:
+        a = kw.get(t.py_name)
+        if a is None:
+            continue
+        f = np.broadcast_to(np.asarray(a).astype(np.float32), shape)
+        if op.reduce_dim and np.ndim(a):   # a nan or inf anywhere in the row reaches every element of it
+            dim = int(kw[op.param(op.reduce_dim).py_name])
+            nan |= np.isnan(f).any(axis=dim, keepdims=True) if shape else np.isnan(f)
+            inf |= np.isinf(f).any(axis=dim, keepdims=True) if shape else np.isinf(f)
+        else:
+            nan |= np.isnan(f)
+            inf |= np.isinf(f)
+    return nan, inf
+
+
+@dataclass
+class Prepared:
+    sample: Sample
+    ref: np.ndarray          # rounded to the output dtype (float64 values)
+    unresolved: np.ndarray
+    torch: np.ndarray | None
+    nan_in: np.ndarray
+    inf_in: np.ndarray
+
+
+def prepare(op, sample: Sample, fmt) -> Prepared:
+    ref, unresolved = reference_for(op, sample.kw).rounded(sample.kw, sample.shape, fmt)
+    try:
+        th = torch_ref.run(op, sample.kw, fmt.np)
+    except Exception:  # a dtype or layout PyTorch does not take: no comparison for this sample
+        th = None
+    nan_in, inf_in = _nonfinite_inputs(op, sample.kw, sample.shape)
+    return Prepared(sample, ref, unresolved, th, nan_in, inf_in)
+
+
+def measure(rec: Record, op, p: Prepared, got, fmt) -> None:
+    s = p.sample
+    shape = s.shape
+    if tuple(np.shape(got)) != tuple(shape):
+        rec.n_failures += 1
+        rec.failures.append(f"{s.group} [{s.case}]: output shape {list(np.shape(got))}, rules require {list(shape)}")
+        return
+    if s.out is not None:
+        if got is not s.out and not np.shares_memory(got, s.out):
+            rec.n_failures += 1
+            rec.failures.append(f"{s.group} [{s.case}]: out= was not written in place")
+        outside = s.holder[:, 0::2]
+        if not np.isnan(outside.astype(np.float32)).all():
+            rec.n_failures += 1
+            rec.failures.append(f"{s.group} [{s.case}]: wrote outside the out= view")
+    if not int(np.prod(shape)):
+        return
+    got = np.asarray(got).astype(fmt.np).reshape(-1)
+    ref = p.ref.reshape(-1)
+    want = ref.astype(fmt.np)
+    unresolved = p.unresolved.reshape(-1)
+    nan_in, inf_in = p.nan_in.reshape(-1), p.inf_in.reshape(-1)
+    nonfinite_in = nan_in | inf_in
+    special = (~np.isfinite(ref) | nonfinite_in) & ~unresolved
+    measured = ~special & ~unresolved
+    rec.unresolved += int(unresolved.sum())
+    th = p.torch.reshape(-1) if p.torch is not None else None
+    rel = S.relative_errors(got[measured], want[measured], fmt.tiny)
+    ulps = ulp_distance(got[measured], want[measured])
+    sub = S.subnormal_range(got[measured], want[measured], fmt.tiny)
+    e = S.errors(rel, ulps, fmt.name, sub)
+    rec.errors_all = rec.errors_all.merge(e)
+    if representative(s.group):
+        rec.errors = rec.errors.merge(e)
+    rec.groups[s.group] = rec.groups.get(s.group, S.Errors.empty()).merge(e)
+    if th is not None:
+        tg, tw = th[measured], want[measured]
+        rec.torch = (rec.torch or S.Errors.empty()).merge(
+            S.errors(S.relative_errors(tg, tw, fmt.tiny), ulp_distance(tg, tw), fmt.name,
+                     S.subnormal_range(tg, tw, fmt.tiny)))
+    idx = np.flatnonzero(measured)
+    if ulps.size and (rec.worst is None or ulps.max() > _worst_ulp(rec, fmt)):
+        i = idx[int(ulps.argmax())]
+        rec.worst = Example(s.group, s.case, _describe(op, s.kw, shape, i), float(got[i]), float(ref[i]),
+                            None if th is None else float(th[i]))
+    # special values: the same class (nan, the same infinity, or numbers within the dual standard's threshold)
+    rec.special += int(special.sum())
+    same = _same(got, want, fmt)
+    for i in np.flatnonzero(special):
+        ex = Example(s.group, s.case, _describe(op, s.kw, shape, i), float(got[i]), float(ref[i]),
+                     None if th is None else float(th[i]))
+        if same[i]:
+            rec.special_ok += 1
+        elif nan_in[i] or (inf_in[i] and np.isnan(float(got[i]))):
+            rec.n_documented += 1
+            _add(rec.documented, ex)
+        else:
+            rec.n_failures += 1
+            _add(rec.failures, ex)
+    if th is not None:   # where PyTorch departs from the reference on special inputs or results
+        for i in np.flatnonzero(special & ~_same(th, want, fmt)):
+            rec.n_torch_differs += 1
+            _add(rec.torch_differs, Example(s.group, s.case, _describe(op, s.kw, shape, i), float(got[i]),
+                                            float(ref[i]), float(th[i])))
+
+
+def _same(a, b, fmt):
+    """Same value class: both nan, the same infinity, or finite numbers within the dual standard's relative
+    threshold of each other."""
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        close = S.relative_errors(a, b, fmt.tiny) <= S.DUAL[fmt.name][0]
+        return (np.isnan(a64) & np.isnan(b64)) | (a64 == b64) | (np.isfinite(a64) & np.isfinite(b64) & close)
+
+
+def _worst_ulp(rec, fmt):
+    w = rec.worst
+    a = np.array([w.got], dtype=fmt.np)
+    b = np.array([w.reference], dtype=fmt.np)
+    return float(ulp_distance(a, b)[0])
+
+
+def _add(lst, ex):
+    """Keep a few distinct examples (distinct by group and which inputs were special)."""
+    key = (ex.group, _shape_of(ex.inputs), _cls(ex.got), _cls(ex.reference), _cls(ex.torch))
+    if len(lst) < MAX_EXAMPLES and all(
+            (e.group, _shape_of(e.inputs), _cls(e.got), _cls(e.reference), _cls(e.torch)) != key
+            for e in lst if isinstance(e, Example)):
+        lst.append(ex)
+
+
+def _cls(v):
+    if v is None:
+        return None
+    return "nan" if np.isnan(v) else ("inf" if v == np.inf else ("-inf" if v == -np.inf else "finite"))
+
+
+def _shape_of(inputs: str) -> str:
+    return ",".join(p.split("=")[0] + ("=" + p.split("=")[1] if p.split("=")[1] in ("nan", "inf", "-inf") else "")
+                    for p in inputs.split(", ") if "=" in p)
+
+
+def representative(group: str) -> bool:
+    """Groups of typical values, on which the Ascend standards are judged."""
+    return group == "typical" or group.startswith("layout")
+
+
+def coupled(op) -> bool:
+    """Ops whose elements depend on more than one input element: a DimSum forward or a reduced loss."""
+    return bool(op.loss_reduction) or op.forward.has(DimSum)
+
+
+def run(ops: dict, backends: list[str] | None = None, full: bool = False, dtypes=None, log=print) -> list[Record]:
+    backends = backends or _backends.kernel_backends()
+    sizes = FULL if full else FAST
+    records = []
+    for name, op in ops.items():
+        kernels = {b: _backends.get(b).make_kernel(op) for b in backends}
+        for dtype in dtypes or FORMATS:
+            products = [p for p, dts in op.dtypes.items() if dtype in dts]
+            if not products:
+                continue
+            fmt = FORMATS[dtype]
+            t0 = time.perf_counter()
+            prepared = [prepare(op, s, fmt) for s in samples(op, dtype, sizes)]
+            t1 = time.perf_counter()
+            for b in backends:
+                for product in products:
+                    rec = Record(name, op.name, b, dtype, product, coupled(op))
+                    for p in prepared:
+                        _call(rec, op, kernels[b], p, product, fmt)
+                    records.append(rec)
+            log(f"  {name} {dtype}: {len(prepared)} samples, reference {t1 - t0:.1f} s, "
+                f"kernels {time.perf_counter() - t1:.1f} s")
+    return records
+
+
+def _call(rec, op, fn, p: Prepared, product, fmt):
+    s = p.sample
+    kw = dict(s.kw)
+    if s.out is not None:
+        s.holder[...] = np.nan
+        kw["out"] = s.out
+    try:
+        got = fn(**kw, product=product)
+    except AclnnError as e:
+        rec.n_failures += 1
+        rec.failures.append(f"{s.group} [{s.case}]: a valid call was refused: {e}")
+        return
+    except Exception as e:  # noqa: BLE001 - a crash is a finding, reported with the sample
+        rec.n_failures += 1
+        rec.failures.append(f"{s.group} [{s.case}]: crashed: {type(e).__name__}: {e}")
+        return
+    measure(rec, op, p, got, fmt)
