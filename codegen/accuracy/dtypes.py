@@ -55,7 +55,9 @@ def round_to(v, fmt: Format) -> float:
     zero comes back as +0 (the metrics treat ±0 as equal)."""
     if isinstance(v, mpmath.mpc):
         return float("nan")
-    v = mpmath.mpf(v)
+    if not isinstance(v, mpmath.mpf):   # an existing mpf is used as is: re-creating it would round it
+        with mpmath.workprec(64):
+            v = mpmath.mpf(v)
     if mpmath.isnan(v):
         return float("nan")
     if mpmath.isinf(v):
