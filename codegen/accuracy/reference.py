@@ -18,8 +18,10 @@ variant (absent optional tensors replaced by their default):
 
 gradOutput enters as a limit: g · d with d exactly 0 is 0 even for g = ±inf (the function is 0 along g), and
 ±inf inputs of the differentiated variable are replaced by ±1e300, where every derivative here has reached its
-limit in every float format.  Each sample is evaluated at two precisions and re-evaluated at higher ones
-until both round to the same value in the output dtype; elements that never settle are reported, not guessed.
+limit in every float format.  A held y that is no forward output (no real pre-image, e.g. a softmax
+"probability" of -1) has no reference: it is excluded and counted.  Each sample is evaluated at two precisions
+and re-evaluated at higher ones until both round to the same value in the output dtype; elements that never
+settle are excluded and counted too, never guessed.
 """
 from __future__ import annotations
 
@@ -35,6 +37,7 @@ from codegen.spec.params import FORWARD_INPUT, FORWARD_OUTPUT, OPERAND
 from .dtypes import Format, round_to
 
 BIG = mpmath.mpf("1e300")          # stands for ±inf in the differentiated variable
+OUTSIDE = "outside"                # a y that is no forward output (no real pre-image): no reference value
 PRECISIONS = [(40, 80), (160, 320), (640, 1280)]   # decimal digits: evaluate at both, escalate on disagreement
 _Y = sympy.Symbol("Y__", real=True)
 
@@ -137,12 +140,19 @@ class Reference:
             if isinstance(xb, mpmath.mpf) and bool(self.cond[b](xb, *ops, *scal)):
                 return self.dy[b](v, *ops, *scal)
         try:
+            if not isinstance(self.inverse[-1](v, *ops, *scal), mpmath.mpf):
+                return OUTSIDE
+        except ZeroDivisionError:
+            pass  # a branch constant in x (alpha = 0): its image is one point, the derivative is still defined
+        try:
             return self.dy[-1](v, *ops, *scal)
         except ZeroDivisionError:
             return mpmath.nan
 
     @staticmethod
     def _times_g(g, d):
+        if isinstance(d, str):
+            return d
         if d == 0 and mpmath.isinf(g):
             return mpmath.mpf(0)  # the limit along g of g·0
         return g * d
@@ -169,7 +179,8 @@ class Reference:
         if not self.coupled:
             for idx in np.ndindex(*bshape):
                 d = self._d_elementwise(v[idx], [o[idx] for o in opnd], scal)
-                out[idx] = self._times_g(g[idx], d) * scale
+                r = self._times_g(g[idx], d)
+                out[idx] = r if isinstance(r, str) else r * scale
             return out
         dim = int(kw[op.param(op.reduce_dim).py_name]) if op.reduce_dim else -1
         rows_v = np.moveaxis(np.reshape(v, bshape or (1,)), dim, -1)
@@ -183,11 +194,14 @@ class Reference:
         if self.y_tensor is not None:
             z = [self.zinv(y, *scal) for y in v]
             S = [mpmath.mpf(1)] * self.n_sums
+            if not all(self._is_preimage(t, y, S, scal) for t, y in zip(z, v)):
+                return [OUTSIDE] * len(z)
         else:
             z = list(v)
             S = None
         z = [(BIG if t > 0 else -BIG) if isinstance(t, mpmath.mpf) and mpmath.isinf(t) else t for t in z]
-        z = [t if isinstance(t, mpmath.mpf) else mpmath.nan for t in z]   # log of a negative: not a real pre-image
+        if not all(isinstance(t, mpmath.mpf) for t in z):   # log of a negative: y is no forward output
+            return [OUTSIDE] * len(z)
         if S is None:
             S = [mpmath.fsum(h(t, *scal) for t in z) for h in self.h]
         outer = [mpmath.fsum(self._times_g(gj, dFS(zj, *S, *scal)) for gj, zj in zip(g, z)) for dFS in self.dFS]
@@ -199,6 +213,17 @@ class Reference:
             out.append(acc)
         return out
 
+    def _is_preimage(self, z, y, S, scal) -> bool:
+        """Whether F(z, S) is y: a real pre-image that maps back (y = inf has a pre-image z = inf, but no
+        softmax output is infinite)."""
+        if not isinstance(z, mpmath.mpf):
+            return False
+        if mpmath.isnan(y) or mpmath.isnan(z):
+            return True
+        zz = (BIG if z > 0 else -BIG) if mpmath.isinf(z) else z
+        back = self.F(zz, *S, *scal)
+        return not mpmath.isinf(y) and abs(back - y) <= mpmath.mpf(10) ** -20 * max(abs(y), mpmath.mpf(10) ** -300)
+
     def forward_row(self, z, scal):
         """Forward outputs of a row of inputs z (DimSum forwards), exactly; used to build y inputs."""
         S = [mpmath.fsum(h(t, *scal) for t in z) for h in self.h]
@@ -206,22 +231,26 @@ class Reference:
 
     # ---- rounding -------------------------------------------------------------------------------------
     def rounded(self, kw: dict, shape: tuple, fmt: Format) -> tuple[np.ndarray, np.ndarray]:
-        """(the exact result rounded once to `fmt`, as float64; mask of elements that did not settle)."""
+        """(the exact result rounded once to `fmt`, as float64; mask of the elements without a reference:
+        held y values that are no forward output, or results that did not settle at the highest precision)."""
         prev = None
         for lo, hi in PRECISIONS:
-            a = self._at(kw, shape, fmt, lo)
-            b = self._at(kw, shape, fmt, hi)
+            a, outside = self._at(kw, shape, fmt, lo)
+            b, _ = self._at(kw, shape, fmt, hi)
             same = (a == b) | (np.isnan(a) & np.isnan(b))
             if same.all():
-                return b, np.zeros(shape, bool)
-            prev = (b, ~same)
+                return b, outside
+            prev = (b, ~same | outside)
         return prev
 
     def _at(self, kw, shape, fmt, dps):
         with mpmath.workdps(dps):
             vals = self.values(kw, shape)
-            return np.vectorize(lambda v: round_to(v, fmt), otypes=[np.float64])(vals) if vals.size \
-                else np.zeros(shape)
+            outside = np.vectorize(lambda v: isinstance(v, str), otypes=[bool])(vals) if vals.size \
+                else np.zeros(shape, bool)
+            r = np.vectorize(lambda v: float("nan") if isinstance(v, str) else round_to(v, fmt),
+                             otypes=[np.float64])(vals) if vals.size else np.zeros(shape)
+            return r, outside
 
 
 @lru_cache(maxsize=None)

@@ -98,7 +98,7 @@ def markdown(records: list[Record], meta: dict) -> str:
             out.append(f"- {r.dtype} / {r.backend} ({', '.join(products)}): {r.special} special elements, "
                        f"{r.special_ok} as the limit, {r.n_documented} documented differences, "
                        f"{r.n_failures} failures, PyTorch differs from the reference on {r.n_torch_differs}"
-                       + (f"; {r.unresolved} elements without a settled reference" if r.unresolved else "")
+                       + (f"; {r.unresolved} elements without a reference (no forward output, or not settled)" if r.unresolved else "")
                        + (f"; worst element ({_ulp(_worst(r))} ulp): {r.worst.group}, {r.worst.inputs}: "
                           f"kernel {_fmt(r.worst.got)}, reference {_fmt(r.worst.reference)}"
                           + (f", PyTorch {_fmt(r.worst.torch)}" if r.worst.torch is not None else "")

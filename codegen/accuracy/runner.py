@@ -67,7 +67,7 @@ class Record:
     n_failures: int = 0
     torch_differs: list = field(default_factory=list)                  # Example: PyTorch ≠ reference, we agree
     n_torch_differs: int = 0
-    unresolved: int = 0                                                # no settled reference (excluded)
+    unresolved: int = 0                       # no reference: y is no forward output, or it did not settle
     worst: Example | None = None                                       # the element with the largest ulp error
     groups: dict = field(default_factory=dict)                         # group -> Errors
 
@@ -217,12 +217,13 @@ def measure(rec: Record, op, p: Prepared, got, fmt) -> None:
 
 
 def _same(a, b, fmt):
-    """Same value class: both nan, the same infinity, or finite numbers within the dual standard's relative
-    threshold of each other."""
+    """Same value class: both nan, the same infinity, finite numbers within the dual standard's relative
+    threshold of each other, or one ulp apart (the largest finite value next to an overflow)."""
     a64, b64 = a.astype(np.float64), b.astype(np.float64)
     with np.errstate(invalid="ignore"):
         close = S.relative_errors(a, b, fmt.tiny) <= S.DUAL[fmt.name][0]
-        return (np.isnan(a64) & np.isnan(b64)) | (a64 == b64) | (np.isfinite(a64) & np.isfinite(b64) & close)
+        return (np.isnan(a64) & np.isnan(b64)) | (a64 == b64) | (np.isfinite(a64) & np.isfinite(b64) & close) \
+            | (ulp_distance(a, b) <= 1)
 
 
 def _worst_ulp(rec, fmt):

@@ -1,0 +1,136 @@
+"""Property-based tests (hypothesis) through every registered kernel backend.
+
+Calls are drawn from the spec alone: random shapes (rank 0-4, empty dims), dtypes (claimed or not), products,
+strides (step-2 views, reversed views), optional tensors present or null, bool attributes, `dim`, `reduction`,
+scalars (including values the rules reject) and element values with ±0, ±inf and nan.
+  * every backend answers every call the same way: the same AclnnError status and parameter, or a result of
+    the same shape and dtype; no backend raises anything else;
+  * valid calls: special values and layouts meet the reference's rules (codegen.accuracy.runner), and every
+    backend agrees with the NumPy backend within the dtype's dual-standard threshold.
+Backends come from codegen.backends.kernel_backends(): a new backend is covered without editing this file.
+"""
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import codegen
+from codegen import backends
+from codegen.accuracy import runner, standards
+from codegen.accuracy.dtypes import FORMATS
+from codegen.accuracy.inputs import Sample
+from codegen.spec import rules as R
+from codegen.spec.params import Output
+
+OPS = codegen.load_specs()
+NAMES = sorted(OPS)
+BACKENDS = backends.kernel_backends()
+KERNELS = {(n, b): backends.get(b).make_kernel(OPS[n]) for n in NAMES for b in BACKENDS}
+NP = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16, "DOUBLE": np.float64}
+VALUES = st.one_of(st.floats(-30, 30, width=32), st.sampled_from([0.0, -0.0, np.inf, -np.inf, np.nan, 1e4, -1e4,
+                                                                  1e-30, 0.5, -0.5]))
+SETTINGS = settings(max_examples=30, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def _array(data, shape, dtype):
+    """Values of `shape` in `dtype`, sometimes as a strided or reversed view of a larger array."""
+    n = int(np.prod(shape))
+    vals = np.array(data.draw(st.lists(VALUES, min_size=n, max_size=n)), dtype=np.float64).reshape(shape)
+    a = vals.astype(NP[dtype])
+    layout = data.draw(st.sampled_from(["contiguous", "strided", "reversed"]))
+    if layout == "strided" and a.ndim:
+        big = np.zeros(a.shape[:-1] + (2 * a.shape[-1],), a.dtype)
+        big[..., ::2] = a
+        return big[..., ::2]
+    if layout == "reversed" and a.ndim:
+        return a[..., ::-1].copy()[..., ::-1]
+    return a
+
+
+def _broadcast_shape(data, shape):
+    """A shape that broadcasts to `shape`: leading dims dropped, some dims set to 1."""
+    k = data.draw(st.integers(0, len(shape)))
+    return tuple(1 if data.draw(st.booleans()) else d for d in shape[k:])
+
+
+def draw_call(data, op, valid: bool):
+    """Keyword arguments for `op` (plus product).  valid=True keeps to what the rules accept."""
+    product = data.draw(st.sampled_from(list(op.dtypes)))
+    dtype = data.draw(st.sampled_from(op.dtypes[product] if valid else list(NP)))
+    rank = data.draw(st.integers(1 if any(isinstance(r, R.MinRank) for r in op.rules) else 0, 4))
+    shape = tuple(data.draw(st.lists(st.integers(0 if not valid else 1, 3), min_size=rank, max_size=rank)))
+    bcast = {n for r in op.rules if isinstance(r, (R.BroadcastTo, R.Broadcastable)) for n in
+             (r.params[:-1] if isinstance(r, R.BroadcastTo) else r.params)}
+    kw = {"product": product}
+    for p in op.params:
+        if isinstance(p, Output):
+            continue
+        if p.kind == "tensor":
+            if p.optional and data.draw(st.booleans()):
+                kw[p.py_name] = None
+                continue
+            s = _broadcast_shape(data, shape) if p.name in bcast and data.draw(st.booleans()) else shape
+            if not valid and data.draw(st.integers(0, 9)) == 0:
+                s = s + (2,)                                         # a shape the rules may reject
+            kw[p.py_name] = _array(data, s, dtype if valid or data.draw(st.booleans()) else "FLOAT")
+            if not valid and not p.optional and data.draw(st.integers(0, 19)) == 0:
+                kw[p.py_name] = None                                 # a null required tensor
+        elif p.kind == "scalar":
+            kw[p.py_name] = data.draw(st.floats(0.25, 2) if valid else st.floats(-2, 2))
+        elif p.type == "bool":
+            kw[p.py_name] = data.draw(st.booleans())
+        elif p.name == op.reduce_dim:
+            n = max(len(shape), 1)
+            kw[p.py_name] = data.draw(st.integers(-n, n - 1) if valid else st.integers(-6, 6))
+        else:
+            vals = sorted(p.values) if p.values else [0]
+            kw[p.py_name] = data.draw(st.sampled_from(vals) if valid else st.integers(min(vals) - 1, max(vals) + 1))
+    if op.loss_reduction and kw[op.param(op.loss_reduction).py_name] and valid:
+        kw[op.grad.py_name] = _array(data, (), dtype)                # a reduced loss has a scalar gradient
+    return kw
+
+
+def _outcome(fn, kw):
+    try:
+        out = fn(**kw)
+    except codegen.AclnnError as e:
+        return ("error", e.status, e.param)
+    return ("ok", tuple(out.shape), np.dtype(out.dtype).name, out)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@SETTINGS
+@given(data=st.data())
+def test_checkers_of_all_backends_agree(name, data):
+    op = OPS[name]
+    kw = draw_call(data, op, valid=False)
+    outcomes = {b: _outcome(KERNELS[name, b], kw) for b in BACKENDS}   # anything but AclnnError propagates
+    first = outcomes[BACKENDS[0]]
+    for b, o in outcomes.items():
+        assert o[:3] == first[:3], f"{name}: {BACKENDS[0]} gives {first[:3]}, {b} gives {o[:3]}"
+
+
+@pytest.mark.parametrize("name", NAMES)
+@SETTINGS
+@given(data=st.data())
+def test_valid_calls_meet_the_reference_rules_and_backends_agree(name, data):
+    op = OPS[name]
+    kw = draw_call(data, op, valid=True)
+    product = kw.pop("product")
+    ref_out = KERNELS[name, "numpy"](**kw, product=product)
+    fmt = FORMATS[{"float32": "FLOAT", "float16": "FLOAT16", "bfloat16": "BFLOAT16"}[np.dtype(ref_out.dtype).name]]
+    sample = Sample("random", "random", kw, shape=tuple(ref_out.shape))
+    prepared = runner.prepare(op, sample, fmt)
+    thr = standards.DUAL[fmt.name][0]
+    for b in BACKENDS:
+        got = KERNELS[name, b](**kw, product=product)
+        rec = runner.Record(name, op.name, b, fmt.name, product, runner.coupled(op))
+        runner.measure(rec, op, prepared, got, fmt)
+        assert rec.n_failures == 0, rec.failures
+        if b != "numpy":
+            same = runner._same(got.astype(fmt.np).reshape(-1), ref_out.astype(fmt.np).reshape(-1), fmt)
+            assert same.all(), f"{name}: {b} differs from numpy beyond {thr} at {np.flatnonzero(~same)[:5]}"
