@@ -244,7 +244,7 @@ class Reference:
         return prev
 
     def _at(self, kw, shape, fmt, dps):
-        with mpmath.workdps(dps):
+        with mpmath.workdps(dps), np.errstate(over="ignore"):  # a result beyond the dtype's range rounds to inf
             vals = self.values(kw, shape)
             outside = np.vectorize(lambda v: isinstance(v, str), otypes=[bool])(vals) if vals.size \
                 else np.zeros(shape, bool)

@@ -41,8 +41,8 @@ def rows(records: list[Record]) -> list[tuple[Record, list[str]]]:
 
 
 def summary_table(records: list[Record]) -> str:
-    head = ("| op | dtype | backend | products | elements (std / all) | MARE | MERE | max ulp | PyTorch max ulp "
-            "| dual | single | goal | verdict |")
+    head = ("| op | dtype | backend | products | elements (std / all) | MARE | MERE | max ulp | dual | single "
+            "| PyTorch: max ulp, dual, single | goal | verdict |")
     lines = [head, "|" + "---|" * 13]
     for r, products in rows(records):
         goal_met, goal_what = r.goal
@@ -51,9 +51,17 @@ def summary_table(records: list[Record]) -> str:
         lines.append(
             f"| {r.op} | {r.dtype} | {r.backend} | {', '.join(products)} | {r.errors.n} / {r.errors_all.n} "
             f"| {_fmt(r.errors.max_rel)} | {_fmt(r.errors.mean_rel)} | {_ulp(r.errors_all.max_ulp)} "
-            f"| {_ulp(t.max_ulp) if t else '—'} | {'pass' if r.dual else 'FAIL'} | {'pass' if r.single else 'FAIL'} "
+            f"| {'pass' if r.dual else 'FAIL'} | {'pass' if r.single else 'FAIL'} | {_torch(r)} "
             f"| {goal} ({goal_what}) | {verdict(r)} |")
     return "\n".join(lines)
+
+
+def _torch(r: Record) -> str:
+    if r.torch is None:
+        return "—"
+    ts = r.torch_std or S.Errors.empty()
+    ok = lambda b: "pass" if b else "FAIL"
+    return f"{_ulp(r.torch.max_ulp)}, {ok(S.dual_ok(ts, r.dtype))}, {ok(S.single_ok(ts, r.dtype))}"
 
 
 def _examples(title, exs) -> list[str]:
@@ -117,7 +125,8 @@ def markdown(records: list[Record], meta: dict) -> str:
             if (r.op, r.dtype) in seen:
                 continue
             seen.add((r.op, r.dtype))
-            state = "still fails" if not r.passed else "now PASSES: remove the entry from codegen/accuracy/known.py"
+            state = "fails in this run" if not r.passed else \
+                "passes in this run: remove the entry from codegen/accuracy/known.py if `--full` passes too"
             out.append(f"- **{r.op} {r.dtype}** ({state}): {why}")
         out.append("")
     return "\n".join(out)

@@ -59,6 +59,7 @@ class Record:
     errors: S.Errors = field(default_factory=S.Errors.empty)         # representative groups: the standards
     errors_all: S.Errors = field(default_factory=S.Errors.empty)     # every group, finite inputs and result
     torch: S.Errors | None = None                                      # PyTorch on the elements of errors_all
+    torch_std: S.Errors | None = None                                  # PyTorch on the elements of errors
     special: int = 0                                                   # non-finite input or reference
     special_ok: int = 0
     documented: list = field(default_factory=list)                     # Example: documented differences
@@ -187,9 +188,11 @@ def measure(rec: Record, op, p: Prepared, got, fmt) -> None:
     rec.groups[s.group] = rec.groups.get(s.group, S.Errors.empty()).merge(e)
     if th is not None:
         tg, tw = th[measured], want[measured]
-        rec.torch = (rec.torch or S.Errors.empty()).merge(
-            S.errors(S.relative_errors(tg, tw, fmt.tiny), ulp_distance(tg, tw), fmt.name,
-                     S.subnormal_range(tg, tw, fmt.tiny)))
+        te = S.errors(S.relative_errors(tg, tw, fmt.tiny), ulp_distance(tg, tw), fmt.name,
+                      S.subnormal_range(tg, tw, fmt.tiny))
+        rec.torch = (rec.torch or S.Errors.empty()).merge(te)
+        if representative(s.group):
+            rec.torch_std = (rec.torch_std or S.Errors.empty()).merge(te)
     idx = np.flatnonzero(measured)
     if ulps.size and (rec.worst is None or ulps.max() > _worst_ulp(rec, fmt)):
         i = idx[int(ulps.argmax())]
