@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 
-ORDER = ["numpy"]
+ORDER = ["numpy", "ascendc"]
 
 
 def get(name: str):

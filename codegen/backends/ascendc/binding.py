@@ -1,0 +1,210 @@
+"""`codegen.kernel(op, backend="ascendc")`: the generated kernel, run on the simulator, behind the NumPy API.
+
+A call does what aclnn does around an AI Core kernel:
+  1. phase 1 — the generated argument checker (the NumPy module's `check()`, so refusals are identical);
+  2. the op_api layer — broadcast operands to the output's shape, move the reduction dim last, make them
+     contiguous, promote mixed input dtypes to FLOAT (the l0 BroadcastTo / Transpose / Contiguous / Cast ops);
+  3. the kernel — the launcher runs the generated tiling and kernel on every block index of the simulated
+     product, in a subprocess: a broken hardware rule comes back as `SimulatorError`, never a crash;
+  4. the output cast when the requested output dtype has no kernel of its own, then the copy into `out`.
+"""
+from __future__ import annotations
+
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+
+from codegen.runtime import checks as _chk
+from codegen.spec import ABSENT, DEFAULT_PRODUCT, PRESENT, Op
+from codegen.spec import rules as R
+from codegen.spec.dtypes import promote
+from codegen.spec.params import Attr, Scalar
+
+from . import build as B
+from .emit import ARCH, Plan, combos, out_dtype_free, plan, project_files
+
+NP = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16}
+
+
+class SimulatorError(RuntimeError):
+    """The kernel broke a hardware rule on the simulator (`rule`: ub-overflow, ub-align, queue, compare-256,
+    datacopypad, gm-bounds, ...), or the simulator could not run."""
+
+    def __init__(self, rule: str, message: str):
+        super().__init__(f"[{rule}] {message}")
+        self.rule, self.message = rule, message
+
+
+@dataclass
+class Run:
+    output: np.ndarray     # flat, in the kernel's output dtype
+    report: dict           # the launcher's report: tiling fields, tilingKey, ubPeak, blocksRun
+
+
+def project(op: Op, forget_tail: bool = False) -> dict[str, str]:
+    """The op's generated project files (rendered once per Op object)."""
+    memo = op.__dict__.setdefault("_ascendc_projects", {})
+    if forget_tail not in memo:
+        from codegen.generate import source_label
+        memo[forget_tail] = project_files(op, source_label(op), forget_tail)
+    return memo[forget_tail]
+
+
+def build_job(op: Op, product: str, forget_tail: bool = False) -> tuple:
+    """(name, files, main file, __CCE_AICORE__): what build.build compiles for `op` on `product`."""
+    name = op.snake_name + ("-forget-tail" if forget_tail else "")
+    return name, project(op, forget_tail), f"sim/{op.snake_name}_launcher.cpp", ARCH[product]
+
+
+def executable(op: Op, product: str, forget_tail: bool = False) -> Path:
+    """The simulator launcher of `op` for `product`'s architecture (compiled once, cached by content)."""
+    return B.build(*build_job(op, product, forget_tail))
+
+
+def launch(exe: Path, request: dict, inputs: dict, out_dtype: str, total: int) -> Run:
+    """Run a launcher: `request` {key: value}, `inputs` {tensor name: contiguous array}."""
+    with tempfile.TemporaryDirectory(prefix="opgen-sim-") as tmp:
+        lines = [f"{k} {v}" for k, v in request.items()]
+        for name, arr in inputs.items():
+            path = Path(tmp) / f"in-{name}.bin"
+            np.ascontiguousarray(arr).tofile(path)
+            lines.append(f"input {name} {path}")
+        out_path = Path(tmp) / "out.bin"
+        lines.append(f"output {out_path}")
+        (Path(tmp) / "request.txt").write_text("\n".join(lines) + "\n")
+        try:
+            run = subprocess.run([str(exe), str(Path(tmp) / "request.txt")], capture_output=True, text=True,
+                                 timeout=600)
+        except subprocess.TimeoutExpired as e:
+            raise SimulatorError("timeout", f"the simulator ran for more than {e.timeout} s") from e
+        if run.returncode != 0:
+            err = run.stderr.strip().splitlines()
+            last = err[-1] if err else ""
+            if last.startswith("opgen-sim error ["):
+                rule, msg = last[len("opgen-sim error ["):].split("]: ", 1)
+                raise SimulatorError(rule, msg)
+            what = f"signal {-run.returncode}" if run.returncode < 0 else f"exit code {run.returncode}"
+            raise SimulatorError("crash", f"the simulator stopped with {what}: {run.stderr.strip()[-2000:]}")
+        report = {}
+        for line in run.stdout.splitlines():
+            k, v = line.split(" ", 1)
+            report[k] = int(v)
+        out = np.fromfile(out_path, dtype=NP[out_dtype], count=total)
+        return Run(out, report)
+
+
+# ---- the callable ---------------------------------------------------------------------------------------
+def output_shape(op: Op, arrays: dict) -> tuple:
+    """The output's shape, read off the shape rules (as the NumPy kernel sizes it)."""
+    out = op.output.name
+    for r in op.rules:
+        if isinstance(r, R.ShapeSame) and out in r.params:
+            return tuple(arrays[op.param(next(n for n in r.params if n != out)).py_name].shape)
+        if isinstance(r, R.ShapeIsBroadcast) and r.params[0] == out:
+            return tuple(np.broadcast_shapes(*[arrays[op.param(n).py_name].shape for n in r.params[1:]]))
+    raise ValueError(f"{op.name}: no rule fixes the output shape")
+
+
+def _requested_dtype(out_dtype):
+    if out_dtype is None or isinstance(out_dtype, str):
+        requested = out_dtype
+    else:
+        requested = np.dtype(out_dtype).name
+    return {"float32": "FLOAT", "float16": "FLOAT16", "bfloat16": "BFLOAT16"}.get(requested, requested)
+
+
+def make_kernel(op: Op):
+    from codegen.backends.numpy import load_module
+    checker = load_module(op).check
+    inputs = [p for p in op.params if p.kind != "output"]
+    names = [p.py_name for p in inputs]
+    free = out_dtype_free(op)
+    default_from = op.param(op.output.dtype_from or op.tensors[0].name).py_name
+    the_plan = plan(op)
+
+    def kernel(**kw):
+        allowed = set(names) | {"product", "out"} | ({"out_dtype"} if free else set())
+        unknown = sorted(set(kw) - allowed)
+        if unknown:
+            raise TypeError(f"{op.snake_name}() got an unexpected keyword argument {unknown[0]!r}")
+        missing = [n for n in names if n not in kw]
+        if missing:
+            raise TypeError(f"{op.snake_name}() missing required keyword argument {missing[0]!r}")
+        product = kw.pop("product", DEFAULT_PRODUCT)
+        out = kw.pop("out", None)
+        requested = _requested_dtype(kw.pop("out_dtype", None))
+        _chk.known_product(product)
+        out_arg = out if out is not None else _chk.Allocate(requested or _chk.dtype_name(kw[default_from]))
+        values = checker(*[kw[n] for n in names], out_arg, product)
+        kw.update(values)
+        if out is None:
+            out = np.empty(output_shape(op, kw), dtype=NP[out_arg.dtype])
+        if out.size == 0:
+            return out  # an empty tensor: nothing to compute, nothing launched
+        result = run_kernel(op, the_plan, kw, out.shape, _chk.dtype_name(out), product)
+        np.copyto(out, result, casting="unsafe")
+        return out
+
+    kernel.__name__ = op.snake_name
+    kernel.__doc__ = f"{op.name} on the Ascend C simulator (see codegen.backends.ascendc.binding)."
+    return kernel
+
+
+def variant_key(op: Op, kw: dict) -> dict:
+    key = {}
+    for name in op.variant_keys():
+        p = op.param(name)
+        if isinstance(p, Attr):
+            key[name] = bool(kw[p.py_name])
+        else:
+            key[name] = ABSENT if kw[p.py_name] is None else PRESENT
+    return key
+
+
+def prepare(op: Op, p: Plan, kw: dict, shape: tuple, out_dtype: str, product: str):
+    """The op_api layer: (variant index, request, kernel inputs, kernel output dtype, shape of the kernel's view)."""
+    v = p.variants[p.variant_index(variant_key(op, kw))]
+    din = promote([_chk.dtype_name(kw[op.param(t).py_name]) for t in v.tensors])
+    dout = out_dtype if (din, out_dtype) in combos(op, product) else din
+    dim = None
+    if op.reduce_dim:
+        dim = kw[op.param(op.reduce_dim).py_name] % max(len(shape), 1)
+    arrays = {}
+    for t in v.tensors:
+        a = np.broadcast_to(np.asarray(kw[op.param(t).py_name]), shape)
+        if len(shape) == 0:
+            a = a.reshape(1)
+        elif dim is not None:
+            a = np.moveaxis(a, dim, -1)
+        arrays[t] = np.ascontiguousarray(a.astype(NP[din], copy=False)).reshape(-1)
+    view = (1,) if len(shape) == 0 else (np.moveaxis(np.empty(shape, np.int8), dim, -1).shape if dim is not None
+                                         else shape)
+    total = int(np.prod(view))
+    row = view[-1] if dim is not None else total
+    request = {"product": product, "variant": v.index, "in_dtype": din, "out_dtype": dout, "total": total,
+               "row": row}
+    for q in op.params:
+        if isinstance(q, Scalar):
+            request[q.name] = float(np.float32(kw[q.py_name])).hex()
+        elif isinstance(q, Attr):
+            request[q.name] = int(kw[q.py_name])
+    for n in sorted({n for kv in p.kernel.variants for n in kv.numels}):
+        request[f"numel_{n}"] = int(np.asarray(kw[op.param(n).py_name]).size)
+    return v.index, request, arrays, dout, view, dim
+
+
+def run_kernel(op: Op, p: Plan, kw: dict, shape: tuple, out_dtype: str, product: str,
+               forget_tail: bool = False, report: dict | None = None) -> np.ndarray:
+    """The result (in the kernel's output dtype, laid out as `shape`) of one launch on the simulator."""
+    _, request, arrays, dout, view, dim = prepare(op, p, kw, shape, out_dtype, product)
+    run = launch(executable(op, product, forget_tail), request, arrays, dout, request["total"])
+    if report is not None:
+        report.update(run.report)
+    res = run.output.reshape(view)
+    if len(shape) == 0:
+        return res.reshape(())
+    return np.moveaxis(res, -1, dim) if dim is not None else res
