@@ -114,6 +114,17 @@ def cmd_accuracy(args) -> int:
     return 1 if failed else 0
 
 
+def cmd_tiling(args) -> int:
+    from .backends.ascendc import report
+    from .spec import PRODUCTS
+    bad = [p for p in args.product or [] if p not in PRODUCTS]
+    if bad:
+        print(f"unknown product: {', '.join(bad)} (have: {', '.join(PRODUCTS)})", file=sys.stderr)
+        return 2
+    print(report.table(report.rows(_ops(args), args.product, args.n, args.row)))
+    return 0
+
+
 def ops_source(ops, aclnn_name):
     for op in ops.values():
         if op.name == aclnn_name:
@@ -135,6 +146,12 @@ def main(argv=None) -> int:
     p.add_argument("--check", action="store_true", help="fail with a diff when generated/ is stale")
     p.add_argument("--out", help="output folder (default: the repository's generated/)")
     p.set_defaults(fn=cmd_generate, ops=None)
+    p = sub.add_parser("tiling", help="Ascend C tiling per op and product: tile, cores, UB used, bytes moved")
+    p.add_argument("ops", nargs="*", help="op names (default: all)")
+    p.add_argument("--product", action="append", help="SoC (repeatable; default: every one the op supports)")
+    p.add_argument("--n", type=int, default=1 << 20, help="elements (default 1048576)")
+    p.add_argument("--row", type=int, default=4096, help="row length along dim for row ops (default 4096)")
+    p.set_defaults(fn=cmd_tiling)
     p = sub.add_parser("accuracy", help="measure every kernel against an independent mpmath reference")
     p.add_argument("ops", nargs="*", help="op names (default: all)")
     p.add_argument("--backend", action="append", help="kernel backend (repeatable; default: every one)")

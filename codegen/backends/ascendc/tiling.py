@@ -161,7 +161,7 @@ def program(layout: KernelLayout) -> list[Step]:
              + has_reduce * AlignUp(Var("tileLength") // 64 * 4, BLOCK_BYTES) + BLOCK_BYTES * r,
              field=True, doc="UB bytes the kernel's buffers take (TPipe::InitBuffer total)"),
         Step("bytesPerElement",
-             (k * inB * (1 + Lt(1, Var("tilesPerRow")) if layout.rows else k * inB)) + outB,
+             (k * inB * (1 + Lt(1, Var("tilesPerRow"))) if layout.rows else k * inB) + outB,
              doc="GM bytes read and written per element (long rows read their inputs twice)"),
     ]
     return steps

@@ -62,7 +62,7 @@ inline bool ComputeTilingWeightOptionalAbsentPosWeightOptionalAbsent(uint64_t to
     const uint64_t ubBytes = ((((tileLength * (((6 * inBytes) + (2 * outBytes)) + (4 * floatSlots))) + (1 * (tileLength / 8))) + (0 * ((((((tileLength / 64) * 4) + 32) - 1) / 32) * 32))) + 0);
     tiling.set_ubBytes(static_cast<uint32_t>(ubBytes));
     // GM bytes read and written per element (long rows read their inputs twice)
-    const uint64_t bytesPerElement = (((3 * inBytes) * (3 * inBytes)) + outBytes);
+    const uint64_t bytesPerElement = ((3 * inBytes) + outBytes);
     (void)blockAlign;
     (void)bytesPerElement;
     return true;
@@ -104,7 +104,7 @@ inline bool ComputeTilingWeightOptionalAbsentPosWeightOptionalPresent(uint64_t t
     const uint64_t ubBytes = ((((tileLength * (((8 * inBytes) + (2 * outBytes)) + (4 * floatSlots))) + (1 * (tileLength / 8))) + (0 * ((((((tileLength / 64) * 4) + 32) - 1) / 32) * 32))) + 0);
     tiling.set_ubBytes(static_cast<uint32_t>(ubBytes));
     // GM bytes read and written per element (long rows read their inputs twice)
-    const uint64_t bytesPerElement = (((4 * inBytes) * (4 * inBytes)) + outBytes);
+    const uint64_t bytesPerElement = ((4 * inBytes) + outBytes);
     (void)blockAlign;
     (void)bytesPerElement;
     return true;
@@ -146,7 +146,7 @@ inline bool ComputeTilingWeightOptionalPresentPosWeightOptionalAbsent(uint64_t t
     const uint64_t ubBytes = ((((tileLength * (((8 * inBytes) + (2 * outBytes)) + (4 * floatSlots))) + (1 * (tileLength / 8))) + (0 * ((((((tileLength / 64) * 4) + 32) - 1) / 32) * 32))) + 0);
     tiling.set_ubBytes(static_cast<uint32_t>(ubBytes));
     // GM bytes read and written per element (long rows read their inputs twice)
-    const uint64_t bytesPerElement = (((4 * inBytes) * (4 * inBytes)) + outBytes);
+    const uint64_t bytesPerElement = ((4 * inBytes) + outBytes);
     (void)blockAlign;
     (void)bytesPerElement;
     return true;
@@ -188,7 +188,7 @@ inline bool ComputeTilingWeightOptionalPresentPosWeightOptionalPresent(uint64_t 
     const uint64_t ubBytes = ((((tileLength * (((10 * inBytes) + (2 * outBytes)) + (4 * floatSlots))) + (1 * (tileLength / 8))) + (0 * ((((((tileLength / 64) * 4) + 32) - 1) / 32) * 32))) + 0);
     tiling.set_ubBytes(static_cast<uint32_t>(ubBytes));
     // GM bytes read and written per element (long rows read their inputs twice)
-    const uint64_t bytesPerElement = (((5 * inBytes) * (5 * inBytes)) + outBytes);
+    const uint64_t bytesPerElement = ((5 * inBytes) + outBytes);
     (void)blockAlign;
     (void)bytesPerElement;
     return true;

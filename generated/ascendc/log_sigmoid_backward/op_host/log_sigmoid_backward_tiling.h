@@ -61,7 +61,7 @@ inline bool ComputeTilingDefault(uint64_t totalLength, uint64_t rowLength, uint6
     const uint64_t ubBytes = ((((tileLength * (((4 * inBytes) + (2 * outBytes)) + (4 * floatSlots))) + (1 * (tileLength / 8))) + (0 * ((((((tileLength / 64) * 4) + 32) - 1) / 32) * 32))) + 0);
     tiling.set_ubBytes(static_cast<uint32_t>(ubBytes));
     // GM bytes read and written per element (long rows read their inputs twice)
-    const uint64_t bytesPerElement = (((2 * inBytes) * (2 * inBytes)) + outBytes);
+    const uint64_t bytesPerElement = ((2 * inBytes) + outBytes);
     (void)blockAlign;
     (void)bytesPerElement;
     return true;
