@@ -1,0 +1,132 @@
+"""The generated Ascend C kernels on the simulator against the NumPy backend (the oracle of this file, whose own
+values tests/test_numpy_values.py checks against mpmath derivatives of the forward).
+
+Every op × every variant × every (input, output) dtype pair its kernel is built for × every product that claims
+it, at lengths that probe the tiling: 0 (nothing launched), 1, 15, 16, 17 (32-byte tails of FLOAT16 and FLOAT),
+4095, 4097 (every core busy, the last one's share uneven), one element more than all cores' first tiles (a core
+runs a second, one-block tile), and for the row op (softmax) short rows, rows of one element, rows longer than a
+tile (two passes), and `dim` not last.  Elementwise results must agree within 1 ulp of the output dtype (2 for
+FLOAT, whose exp/log come from different libraries); row sums are added in a different order (ReduceSum's tree),
+so softmax is held to a bound proportional to the row's magnitude.
+"""
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import codegen
+from codegen.backends import ascendc
+from codegen.backends.ascendc import tiling as T
+from codegen.backends.ascendc.emit import DTYPE_BYTES, combos, plan
+from codegen.backends.ascendc.binding import build_job
+from codegen.spec import PRODUCTS
+from codegen.spec.params import FORWARD_OUTPUT
+
+from .samples import samples
+from .ulp import ulp_distance
+
+OPS = codegen.load_specs()
+NP = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16}
+EPS = {"FLOAT": 2.0 ** -23, "FLOAT16": 2.0 ** -10, "BFLOAT16": 2.0 ** -7}
+ELEMENTWISE = [n for n, op in OPS.items() if not op.reduce_dim]
+ROWS = [n for n, op in OPS.items() if op.reduce_dim]
+CASES = [(n, soc, din, dout) for n, op in OPS.items() for soc in op.dtypes for din, dout in combos(op, soc)]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def binaries():
+    """Compile every op for every architecture it runs on once per session, both cores at a time."""
+    jobs = {build_job(op, soc)[::3]: build_job(op, soc) for op in OPS.values() for soc in op.dtypes}
+    ascendc.build.build_many(list(jobs.values()))
+
+
+def _tile(op, kv_index, soc, din, dout):
+    lay = plan(op).variants[kv_index].layout
+    prod = PRODUCTS[soc]
+    return T.evaluate(lay, 1, 1, prod.cores, prod.ub_bytes, DTYPE_BYTES[din], DTYPE_BYTES[dout])["tileMax"]
+
+
+def _lengths(op, soc, din, dout):
+    prod = PRODUCTS[soc]
+    tile = min(_tile(op, i, soc, din, dout) for i in range(len(plan(op).variants)))
+    return [0, 1, 15, 16, 17, 4095, 4097, prod.cores * tile + 1]
+
+
+def _with_specials(a, rng):
+    """Typical values with a few IEEE specials and branch points mixed in."""
+    a = a.copy()
+    if a.size >= 16:
+        idx = rng.choice(a.size, 8, replace=False)
+        a.flat[idx] = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e4, -1e4, 0.5]).astype(a.dtype)
+    return a
+
+
+def _compare(name, got, want, dout, what):
+    """Within 1 ulp (2 for FLOAT), or — where float32 intermediates that differ by an ulp (exp/log from different
+    libraries) meet cancellation (BCE's sigmoid(x) - t) — within 2^-20 of the largest result of the call."""
+    assert got.shape == want.shape and got.dtype == want.dtype, what
+    d = ulp_distance(got, want.astype(np.float64))
+    limit = 2 if dout == "FLOAT" else 1
+    g, w = got.astype(np.float64), want.astype(np.float64)
+    scale = np.abs(w[np.isfinite(w)]).max(initial=0.0)
+    with np.errstate(invalid="ignore"):
+        close = (d <= limit) | (np.abs(g - w) <= 4 * EPS[dout] * np.abs(w) + 2.0 ** -20 * scale)
+    bad = np.argwhere(~close)
+    assert not bad.size, (f"{what}: {len(bad)} elements off, first at {tuple(bad[0])}: simulator "
+                          f"{got[tuple(bad[0])]}, numpy {want[tuple(bad[0])]} ({int(d[tuple(bad[0])])} ulp)")
+
+
+@pytest.mark.parametrize("name, soc, din, dout", [c for c in CASES if c[0] in ELEMENTWISE], ids=str)
+def test_elementwise_kernels_match_numpy(name, soc, din, dout):
+    op = OPS[name]
+    sim, ref = codegen.kernel(name, backend="ascendc"), codegen.kernel(name)
+    rng = np.random.default_rng(abs(hash((name, soc, din, dout))) % 2**32)
+    for n in _lengths(op, soc, din, dout):
+        for s in samples(op, din, rng, n=max(n, 1)):
+            kw = {k: (_with_specials(v, rng) if isinstance(v, np.ndarray) and op.role_of(
+                next(t.name for t in op.tensors if t.py_name == k), s.variant.formula) != FORWARD_OUTPUT
+                else v) for k, v in s.kw.items()}
+            if n == 0:
+                kw = {k: (v[:0] if isinstance(v, np.ndarray) else v) for k, v in kw.items()}
+            extra = {"out_dtype": dout} if din != dout else {}
+            got = sim(**kw, product=soc, **extra)
+            want = ref(**kw, product=soc, **extra)
+            _compare(name, got, want, dout, f"{name} {soc} {din}->{dout} n={n} {s.label}")
+
+
+def _row_inputs(op, shape, dtype, rng):
+    kw = {}
+    for t in op.tensors:
+        kw[t.py_name] = rng.uniform(-2, 2, shape).astype(NP[dtype]) if t.role != FORWARD_OUTPUT \
+            else rng.uniform(0, 1, shape).astype(NP[dtype])
+    return kw
+
+
+def _compare_rows(op, got, want, kw, dim, dout, what):
+    assert got.shape == want.shape and got.dtype == want.dtype, what
+    g, y = (np.asarray(kw[op.grad.py_name if role == "grad" else next(
+        t.py_name for t in op.tensors if t.role == FORWARD_OUTPUT)], np.float64) for role in ("grad", "y"))
+    scale = np.abs(y) * (np.abs(g) + np.sum(np.abs(g * y), axis=dim, keepdims=True))
+    length = g.shape[dim] if g.ndim else 1
+    bound = 2 * EPS[dout] * np.abs(want.astype(np.float64)) + 8 * 2.0 ** -23 * np.sqrt(length) * scale + 1e-30
+    err = np.abs(got.astype(np.float64) - want.astype(np.float64))
+    assert (err <= bound).all(), f"{what}: error {err.max():.3g} over bound at {np.unravel_index((err / bound).argmax(), err.shape)}"
+
+
+@pytest.mark.parametrize("name, soc, din, dout", [c for c in CASES if c[0] in ROWS], ids=str)
+def test_row_kernels_match_numpy(name, soc, din, dout):
+    op = OPS[name]
+    sim, ref = codegen.kernel(name, backend="ascendc"), codegen.kernel(name)
+    rng = np.random.default_rng(abs(hash((name, soc, din, dout))) % 2**32)
+    tile = _tile(op, 0, soc, din, dout)
+    cores = PRODUCTS[soc].cores
+    shapes = [((0, 5), -1), ((), 0), ((1,), 0), ((3, 1), -1), ((7, 15), -1), ((cores + 3, 17), 1),
+              ((2, 4097), -1), ((3, 2 * tile + 3), -1), ((1, tile), -1), ((4, 5, 6), 0), ((4, 5, 6), 1)]
+    dim_name = op.param(op.reduce_dim).py_name
+    for shape, dim in shapes:
+        kw = _row_inputs(op, shape, din, rng)
+        extra = {"out_dtype": dout} if din != dout else {}
+        got = sim(**kw, **{dim_name: dim}, product=soc, **extra)
+        want = ref(**kw, **{dim_name: dim}, product=soc, **extra)
+        _compare_rows(op, got, want, kw, dim if len(shape) else None, dout, f"{name} {soc} {din}->{dout} {shape} dim={dim}")
