@@ -157,11 +157,11 @@ class Reference:
             return mpmath.mpf(0)  # the limit along g of g·0
         return g * d
 
-    def values(self, kw: dict, shape: tuple) -> np.ndarray:
+    def values(self, kw: dict, shape: tuple, only=None) -> np.ndarray:
         with np.errstate(all="ignore"):  # nan and inf inputs are intended here
-            return self._values(kw, shape)
+            return self._values(kw, shape, only)
 
-    def _values(self, kw: dict, shape: tuple) -> np.ndarray:
+    def _values(self, kw: dict, shape: tuple, only=None) -> np.ndarray:
         """The exact result (object array of mpf) of the call `kw` whose output has `shape`, at the current
         mpmath precision."""
         op = self.op
@@ -178,6 +178,9 @@ class Reference:
         out = np.empty(bshape, dtype=object)
         if not self.coupled:
             for idx in np.ndindex(*bshape):
+                if only is not None and not only[idx]:
+                    out[idx] = mpmath.mpf(0)   # not asked for (already settled at a lower precision)
+                    continue
                 d = self._d_elementwise(v[idx], [o[idx] for o in opnd], scal)
                 r = self._times_g(g[idx], d)
                 out[idx] = r if isinstance(r, str) else r * scale
@@ -233,19 +236,24 @@ class Reference:
     def rounded(self, kw: dict, shape: tuple, fmt: Format) -> tuple[np.ndarray, np.ndarray]:
         """(the exact result rounded once to `fmt`, as float64; mask of the elements without a reference:
         held y values that are no forward output, or results that did not settle at the highest precision)."""
-        prev = None
+        result, outside, todo = None, None, None
         for lo, hi in PRECISIONS:
-            a, outside = self._at(kw, shape, fmt, lo)
-            b, _ = self._at(kw, shape, fmt, hi)
+            a, out_lo = self._at(kw, shape, fmt, lo, todo)
+            b, _ = self._at(kw, shape, fmt, hi, todo)
             same = (a == b) | (np.isnan(a) & np.isnan(b))
-            if same.all():
-                return b, outside
-            prev = (b, ~same | outside)
-        return prev
+            if result is None:
+                outside = out_lo
+            result = b if todo is None else np.where(todo, b, result)
+            unsettled = ~same if todo is None else (todo & ~same)
+            if not unsettled.any():
+                return result, outside
+            # elementwise ops re-evaluate only the elements that did not settle; a row couples its elements
+            todo = unsettled if not self.coupled else None
+        return result, outside | unsettled
 
-    def _at(self, kw, shape, fmt, dps):
+    def _at(self, kw, shape, fmt, dps, only=None):
         with mpmath.workdps(dps), np.errstate(over="ignore"):  # a result beyond the dtype's range rounds to inf
-            vals = self.values(kw, shape)
+            vals = self.values(kw, shape, only)
             outside = np.vectorize(lambda v: isinstance(v, str), otypes=[bool])(vals) if vals.size \
                 else np.zeros(shape, bool)
             r = np.vectorize(lambda v: float("nan") if isinstance(v, str) else round_to(v, fmt),
