@@ -81,20 +81,26 @@ def launch(exe: Path, request: dict, inputs: dict, out_dtype: str, total: int) -
                                  timeout=600)
         except subprocess.TimeoutExpired as e:
             raise SimulatorError("timeout", f"the simulator ran for more than {e.timeout} s") from e
-        if run.returncode != 0:
-            err = run.stderr.strip().splitlines()
-            last = err[-1] if err else ""
-            if last.startswith("opgen-sim error ["):
-                rule, msg = last[len("opgen-sim error ["):].split("]: ", 1)
-                raise SimulatorError(rule, msg)
-            what = f"signal {-run.returncode}" if run.returncode < 0 else f"exit code {run.returncode}"
-            raise SimulatorError("crash", f"the simulator stopped with {what}: {run.stderr.strip()[-2000:]}")
+        raise_for(run)
         report = {}
         for line in run.stdout.splitlines():
             k, v = line.split(" ", 1)
             report[k] = int(v)
         out = np.fromfile(out_path, dtype=NP[out_dtype], count=total)
         return Run(out, report)
+
+
+def raise_for(run: subprocess.CompletedProcess):
+    """Turn a failed simulator process into SimulatorError (its rule and message, or how it died)."""
+    if run.returncode == 0:
+        return
+    err = run.stderr.strip().splitlines()
+    last = err[-1] if err else ""
+    if last.startswith("opgen-sim error ["):
+        rule, msg = last[len("opgen-sim error ["):].split("]: ", 1)
+        raise SimulatorError(rule, msg)
+    what = f"signal {-run.returncode}" if run.returncode < 0 else f"exit code {run.returncode}"
+    raise SimulatorError("crash", f"the simulator stopped with {what}: {run.stderr.strip()[-2000:]}")
 
 
 # ---- the callable ---------------------------------------------------------------------------------------
