@@ -1,0 +1,130 @@
+"""The generated CANN projects: OpDef dtype lists equal the spec's tables, the simulator compiles exactly the
+checked-in files, the tiling the kernel ran with is the one Python evaluates and fits the UB, refusals match
+the checker's, and `opgen tiling` reports it."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import codegen
+from codegen.backends.ascendc import tiling as T
+from codegen.backends.ascendc.binding import project, run_kernel
+from codegen.backends.ascendc.emit import DTYPE_BYTES, plan
+from codegen.backends.numpy import load_module
+from codegen.runtime.checks import Allocate
+from codegen.spec import PRODUCTS
+
+from .conftest import REPO
+
+OPS = codegen.load_specs()
+GE = {"ge::DT_FLOAT": "FLOAT", "ge::DT_FLOAT16": "FLOAT16", "ge::DT_BF16": "BFLOAT16"}
+
+
+def _dtypes_in(block: str, tensor: str) -> set:
+    m = re.search(r'Input\("' + tensor + r'"\)[^;]*?\.DataType\(\{([^}]*)\}\)', block, re.S) or \
+        re.search(r'Output\("' + tensor + r'"\)[^;]*?\.DataType\(\{([^}]*)\}\)', block, re.S)
+    assert m, tensor
+    return {GE[d.strip()] for d in m.group(1).split(",")}
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_opdef_dtype_lists_equal_the_spec_table(name):
+    op = OPS[name]
+    text = (REPO / "generated" / "ascendc" / name / "op_host" / f"{name}.cpp").read_text()
+    configs = dict(re.findall(r'AddConfig\("(\w+)", (\w+)Config\)', text))
+    assert sorted(configs) == sorted(op.dtypes), "one AddConfig per product of the spec, no other"
+    for soc in op.dtypes:
+        block = text[text.index(f"OpAICoreConfig {soc}Config;"):text.index(f'AddConfig("{soc}"')]
+        for p in op.tensors + [op.output]:
+            assert _dtypes_in(block, p.name) == set(op.dtypes_of(p.name)[soc]), (soc, p.name)
+        assert len(re.findall(r"\.DataType\(", block)) == len(op.tensors) + 1
+    for p in op.params:   # every parameter appears: tensors as inputs, scalars and attributes as attrs
+        assert f'"{p.name}"' in text, p.name
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_the_simulator_compiles_the_checked_in_files(name):
+    for path, text in project(OPS[name]).items():
+        assert (REPO / "generated" / "ascendc" / name / path).read_text() == text, path
+
+
+def _call(op, n, rng):
+    kw = {}
+    for p in op.params:
+        if p.kind == "tensor":
+            kw[p.py_name] = rng.uniform(0.1, 1, (n,)).astype(np.float32)
+        elif p.kind == "scalar":
+            kw[p.py_name] = 0.5
+        elif p.kind == "attr":
+            kw[p.py_name] = False if p.type == "bool" else 0
+    return kw
+
+
+@pytest.mark.parametrize("product", ["ascend910", "ascend310p", "ascend910b", "ascend910_93"])
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_the_kernel_runs_the_python_tiling_within_the_ub(name, product):
+    op = OPS[name]
+    if product not in op.dtypes:
+        pytest.skip(f"{name} does not run on {product}")
+    p = plan(op)
+    prod = PRODUCTS[product]
+    rng = np.random.default_rng(0)
+    for n in (17, 4097, 300_001):
+        kw = _call(op, n, rng)
+        check = load_module(op).check
+        kw.update(check(*[kw[q.py_name] for q in op.params if q.kind != "output"], Allocate("FLOAT"), product))
+        report = {}
+        run_kernel(op, p, kw, (n,), "FLOAT", product, report=report)
+        v = next(x for x in p.variants if x.index == report["tilingKey"] // 100 - 1)
+        want = T.evaluate(v.layout, n, n, prod.cores, prod.ub_bytes, 4, 4)
+        for f in T.fields(v.layout):
+            assert report[f] == want[f], f
+        assert report["ubPeak"] == want["ubBytes"] <= prod.ub_bytes
+        assert report["blocksRun"] == want["usedCores"] <= prod.cores
+        if n == 4097 and not p.rows:
+            assert want["usedCores"] > prod.cores // 2 and want["lastBlockLength"] < want["blockLength"]  # uneven tail
+
+
+def test_tiling_never_exceeds_the_ub():
+    for op in OPS.values():
+        for v in plan(op).variants:
+            for soc in op.dtypes:
+                prod = PRODUCTS[soc]
+                for n, row in ((1, 1), (4097, 4097), (10**6, 10**6), (10**6, 1000), (2**31, 2**31)):
+                    if not v.layout.rows:
+                        row = n
+                    for b in ((4, 4), (2, 2), (2, 4), (4, 2)):
+                        t = T.evaluate(v.layout, n, row, prod.cores, prod.ub_bytes, *b)
+                        assert t["ubBytes"] <= prod.ub_bytes and t["tileLength"] % T.TILE_ALIGN == 0
+
+
+@pytest.mark.parametrize("name, product, dtype", [("softshrink_backward", "ascend310p", "FLOAT"),
+                                                  ("log_sigmoid_backward", "ascend910", "BFLOAT16"),
+                                                  ("elu_backward", "ascend310b", "FLOAT")])
+def test_unsupported_products_are_refused_like_the_checker(name, product, dtype):
+    import ml_dtypes
+    op = OPS[name]
+    kw = _call(op, 8, np.random.default_rng(0))
+    t = {"FLOAT": np.float32, "BFLOAT16": ml_dtypes.bfloat16}[dtype]
+    kw = {k: (v.astype(t) if isinstance(v, np.ndarray) else v) for k, v in kw.items()}
+    errors = []
+    for backend in ("numpy", "ascendc"):
+        with pytest.raises(codegen.AclnnError) as info:
+            codegen.kernel(name, backend=backend)(**kw, product=product)
+        errors.append((info.value.status, info.value.param, info.value.message))
+    assert errors[0] == errors[1]
+
+
+def test_opgen_tiling_command():
+    r = subprocess.run([sys.executable, "-m", "codegen", "tiling", "softmax_backward", "--product", "ascend910b",
+                        "--row", "100000", "--n", "400000"], cwd=REPO, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "softmax_backward  ascend910b  FLOAT" in r.stdout and "/row of 100000" in r.stdout
+    assert "/196608" in r.stdout
+    bad = subprocess.run([sys.executable, "-m", "codegen", "tiling", "--product", "ascend999"], cwd=REPO,
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "unknown product" in bad.stderr
