@@ -127,7 +127,7 @@ def kernel_scalars(kv: KernelVariant) -> list[str]:
     return out
 
 
-def plan_variant(op: Op, index: int, kv: KernelVariant, forget_tail=False) -> VariantPlan:
+def plan_variant(op: Op, index: int, kv: KernelVariant) -> VariantPlan:
     rows = bool(kv.reductions)
     passes = []
     if not rows:
@@ -189,9 +189,9 @@ class Plan:
         raise KeyError(key)
 
 
-def plan(op: Op, forget_tail=False) -> Plan:
+def plan(op: Op) -> Plan:
     k = lower(op)
-    variants = [plan_variant(op, i, kv, forget_tail) for i, kv in enumerate(k.variants)]
+    variants = [plan_variant(op, i, kv) for i, kv in enumerate(k.variants)]
     modes = {v.layout.rows for v in variants}
     if len(modes) != 1:
         raise NotImplementedError(f"{op.name}: variants with and without row sums")
