@@ -30,7 +30,7 @@ import numpy as np
 import sympy
 
 from codegen.spec import rules as R
-from codegen.spec.params import GRAD, UNUSED
+from codegen.spec.params import UNUSED
 from codegen.verify.cases import cases
 
 from .dtypes import FORMATS, Format, round_to
