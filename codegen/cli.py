@@ -1,4 +1,4 @@
-"""`opgen` (also `python -m codegen`): list, verify, generate, accuracy."""
+"""`opgen` (also `python -m codegen`): list, verify, generate, docs, tiling, accuracy."""
 from __future__ import annotations
 
 import argparse
@@ -83,6 +83,28 @@ def cmd_generate(args) -> int:
     return 0
 
 
+def cmd_docs(args) -> int:
+    """`opgen docs`: only the doc pages (generated/docs/), after the same proof gate as `opgen generate`."""
+    from . import generate as gen
+    from .verify import verify_op
+    ops = _ops(args)
+    t0 = time.perf_counter()
+    bad = [r for op in ops.values() for r in verify_op(op, numeric=False, use_cache=True) if not r.ok]
+    if bad:
+        for r in bad:
+            print(f"{ops_source(ops, r.op)}: {r.op}: backward does not match the forward "
+                  f"[{r.formula}] {r.check}: {r.detail}", file=sys.stderr)
+        print("nothing written", file=sys.stderr)
+        return 1
+    files = {path.split("/", 1)[1]: text for path, text in gen.render_all(ops, backends=["docs"]).items()}
+    out = Path(args.out) if args.out else gen.GENERATED / "docs"
+    changed = gen.write(files, out)
+    for c in changed:
+        print(c)
+    print(f"{out}: {len(files)} doc files, {len(changed)} changed ({time.perf_counter() - t0:.1f} s)")
+    return 0
+
+
 def cmd_accuracy(args) -> int:
     from . import accuracy, backends
     from .accuracy import report, torch_ref
@@ -146,6 +168,9 @@ def main(argv=None) -> int:
     p.add_argument("--check", action="store_true", help="fail with a diff when generated/ is stale")
     p.add_argument("--out", help="output folder (default: the repository's generated/)")
     p.set_defaults(fn=cmd_generate, ops=None)
+    p = sub.add_parser("docs", help="write only the doc pages (opgen generate writes them too)")
+    p.add_argument("--out", help="folder for the zh/ and en/ pages (default: the repository's generated/docs/)")
+    p.set_defaults(fn=cmd_docs, ops=None)
     p = sub.add_parser("tiling", help="Ascend C tiling per op and product: tile, cores, UB used, bytes moved")
     p.add_argument("ops", nargs="*", help="op names (default: all)")
     p.add_argument("--product", action="append", help="SoC (repeatable; default: every one the op supports)")

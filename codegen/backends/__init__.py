@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 
-ORDER = ["numpy", "ascendc"]
+ORDER = ["numpy", "ascendc", "docs"]
 
 
 def get(name: str):

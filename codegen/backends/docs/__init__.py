@@ -1,0 +1,29 @@
+"""The docs backend: aclnn-style API pages in Chinese and English (`generated/docs/{zh,en}/`), from the specs.
+
+    generate(ops, source_of)   one page per op and language, plus an index page per language with the
+                               op × product × dtype matrix
+
+Every fact on a page comes from the spec or from running generated code.  Parts, one per page section:
+`products.py` (支持的产品型号 and every dtype × product statement), `prototypes.py` (接口原型),
+`formulas.py` + `latex.py` (功能描述: the spec's SymPy expressions printed by a LatexPrinter subclass),
+`parameters.py` (参数说明), `errors.py` (返回值: the checker rules), `constraints.py` (约束与限制, including
+the proof's branch-point conventions), `example.py` (调用示例: the C backend's example program and what it
+printed), `page.py` (assembly and the page checks) and `templates/<lang>/` (one Jinja template per page kind and
+language).
+"""
+from __future__ import annotations
+
+from .page import LANGS, page_path, render_index, render_page
+
+
+def generate(ops: dict, source_of) -> dict[str, str]:
+    """{relative path: text} of every page."""
+    files = {}
+    for lang in LANGS:
+        for op in ops.values():
+            files[page_path(op, lang)] = render_page(op, lang, source_of(op))
+        files[f"docs/{lang}/index.md"] = render_index(ops, lang)
+    return files
+
+
+__all__ = ["generate", "render_page", "render_index", "page_path", "LANGS"]

@@ -1,0 +1,200 @@
+"""约束与限制: numerical notes and conventions, each read off the spec, its lowering or its proof.
+
+- compute dtype and rounding: `op.compute_dtype` and the dtypes in the table;
+- mixed input dtypes: input tensors no DtypeSame rule ties together;
+- determinism: whether the lowered kernel reduces along `dim` (codegen.lower);
+- validity conditions: every `Formula.assume`;
+- branch points: the "convention" lines of the proof (`codegen.verify`): what the backward gives exactly at a
+  branch point, next to both one-sided derivatives;
+- broadcasting and empty tensors: the spec language's semantics, stated where the rules use them;
+- the spec's own `notes`.
+"""
+from __future__ import annotations
+
+import re
+
+import sympy
+
+from codegen.lower import lower
+from codegen.spec import KERNEL_DTYPES
+from codegen.spec import rules as R
+from codegen.spec.params import Output, Tensor
+
+from .formulas import when_words
+from .latex import latex
+
+
+def _is(lang, zh, en):
+    return {"zh": zh, "en": en}[lang]
+
+
+def _join(names, lang):
+    return _is(lang, "、".join(names), ", ".join(names))
+
+
+# ---- compute dtype, promotion, determinism -----------------------------------------------------------------
+def compute_note(op, lang):
+    claimed = {d for table in [op.dtypes] + [op.dtypes_of(t.name) for t in op.tensors] for dts in table.values()
+               for d in dts}
+    narrow = [d for d in KERNEL_DTYPES if d in claimed and d != op.compute_dtype]
+    c = op.compute_dtype
+    if narrow:
+        return _is(lang, f"计算精度:{_join(narrow, lang)}的输入先转换为{c}再计算,全部中间结果为{c},"
+                         f"只在写入{op.output.name}时舍入一次(就近舍入到偶数)。",
+                   f"Precision: {_join(narrow, lang)} inputs are converted to {c} and computed in {c}; the result "
+                   f"is rounded once, when written to {op.output.name} (round to nearest even).")
+    return _is(lang, f"计算精度:全部在{c}中计算。", f"Precision: everything is computed in {c}.")
+
+
+def promotion_note(op, lang):
+    """Input tensors whose dtypes no DtypeSame rule ties together may differ; all are computed in FLOAT."""
+    inputs = [t.name for t in op.tensors]
+    group = {n: n for n in inputs}
+
+    def find(n):
+        while group[n] != n:
+            n = group[n]
+        return n
+    for r in op.rules:
+        if isinstance(r, R.DtypeSame):
+            members = [n for n in r.params if n in group]
+            for n in members[1:]:
+                group[find(n)] = find(members[0])
+    classes = {}
+    for n in inputs:
+        classes.setdefault(find(n), []).append(n)
+    if len(classes) < 2:
+        return None
+    c = op.compute_dtype
+    if all(len(m) == 1 for m in classes.values()):
+        names = _join(inputs, lang)
+        return _is(lang, f"数据类型组合:{names}的数据类型可以互不相同,计算前全部转换为{c}。",
+                   f"Mixed dtypes: {names} may have different dtypes; all are converted to {c} before computing.")
+    sep = _is(lang, ";", "; ")
+    parts = sep.join(_join(m, lang) for m in classes.values())
+    return _is(lang, f"数据类型组合:以下各组之间数据类型可以不同(组内须一致),计算前全部转换为{c}:{parts}。",
+               f"Mixed dtypes: these groups may differ in dtype (each group has one dtype); all are converted to "
+               f"{c} before computing: {parts}.")
+
+
+def determinism_note(op, lang):
+    reduces = any(kv.reductions for kv in lower(op).variants)
+    if reduces:
+        dim = op.reduce_dim
+        return _is(lang, f"确定性计算:沿{dim}的求和在每一行内按固定顺序完成;相同输入在同一产品上多次运行,结果逐位相同。",
+                   f"Deterministic: the sums along {dim} run in a fixed order within each row; the same inputs on "
+                   f"the same product give bitwise identical results on every run.")
+    return _is(lang, "确定性计算:每个输出元素只由对应位置(broadcast后)的输入元素算出,与并行切分无关;"
+                     "相同输入多次运行,结果逐位相同。",
+               "Deterministic: each output element is computed from the input elements at its own (broadcast) "
+               "position only, independent of how the work is split; the same inputs give bitwise identical "
+               "results on every run.")
+
+
+def assume_notes(op, lang):
+    out = []
+    for f in op.formulas:
+        if not f.assume:
+            continue
+        conds = _join([f"${latex(c, op)}$" for c in f.assume], lang)
+        when = when_words(op, f.when, lang)
+        out.append(_is(lang, f"公式适用条件:{when}的公式在{conds}时是正向函数的精确梯度(正确性证明的前提)。",
+                       f"Validity: the form {when} is the exact gradient of the forward when {conds} (the "
+                       f"premise of its proof)."))
+    return out
+
+
+# ---- branch points, from the proof -------------------------------------------------------------------------
+_GIVES = re.compile(r"backward gives (?P<value>.+) \((?P<side>the left derivative|the right derivative|"
+                    r"neither one-sided derivative); left (?P<left>.+), right (?P<right>.+)\)$")
+_SIDE = {"the left derivative": ("等于左导数", "the left derivative"),
+         "the right derivative": ("等于右导数", "the right derivative"),
+         "neither one-sided derivative": ("不等于任一单侧导数", "neither one-sided derivative")}
+
+
+def _parse(text: str, op):
+    """A SymPy expression printed by the prover (`str()` of the op's symbols) back into SymPy.
+
+    Names are swapped for placeholders first: a symbol may be called `lambda`, a Python keyword."""
+    names = {str(s): s for s in [op.wrt] + [p.symbol for p in op.params if p.symbol is not None]}
+    local = {}
+
+    def swap(m):
+        word = m.group(0)
+        if word in names:
+            key = f"_opgen_{len(local)}"
+            local[key] = names[word]
+            return key
+        return word
+    code = re.sub(r"[A-Za-z_]\w*", swap, text)
+    return sympy.parse_expr(code, local_dict=local, evaluate=False) if code != "None" else None
+
+
+def _case_words(label: str, op, lang):
+    """The proof case: relations in LaTeX, settings (`isResult=true`) as code."""
+    parts = []
+    for part in label.split(", "):
+        m = re.fullmatch(r"(\w+) (>|<|=) (.+)", part)
+        if m:
+            rel = {">": sympy.Gt, "<": sympy.Lt, "=": sympy.Eq}[m.group(2)]
+            lhs, rhs = _parse(m.group(1), op), _parse(m.group(3), op)
+            parts.append(f"${latex(rel(lhs, rhs, evaluate=False), op)}$")
+        elif part == "all inputs":
+            continue
+        else:
+            parts.append(f"`{part}`")
+    return _join(parts, lang) if lang == "zh" else ", ".join(parts)
+
+
+def branch_notes(op, lang, proof_results):
+    """One line per branch point of every proven case (the 'convention' lines of `opgen verify`)."""
+    out = []
+    for r in proof_results:
+        if r.verdict != "convention":
+            continue
+        m = _GIVES.match(r.detail)
+        var, _, point = r.check.partition(" = ")
+        if not m or not point:
+            raise ValueError(f"{op.name}: cannot read the proof line {r.check!r}: {r.detail!r}")
+        at = f"${latex(sympy.Eq(_parse(var, op), _parse(point, op), evaluate=False), op)}$"
+        value, left, right = (_parse(m.group(k), op) for k in ("value", "left", "right"))
+        side = _SIDE[m.group("side")][lang == "en"]
+        tex = lambda e: "—" if e is None else f"${latex(e, op)}$"  # noqa: E731
+        case = _case_words(r.formula, op, lang)
+        prefix = _is(lang, f"{case}时," if case else "", f"With {case}, " if case else "")
+        out.append(_is(lang, f"{prefix}在{at}处反向结果为{tex(value)},{side}(左导数{tex(left)},右导数{tex(right)})。",
+                       f"{prefix}at {at} the backward gives {tex(value)}, {side} (left {tex(left)}, "
+                       f"right {tex(right)})."))
+    if out:
+        head = _is(lang, "分支点约定(来自正确性证明 `opgen verify`):", "Branch points (from the proof, `opgen verify`):")
+        return [head] + out
+    return []
+
+
+# ---- semantics the rules rely on ---------------------------------------------------------------------------
+def broadcast_note(op, lang):
+    if not any(isinstance(r, (R.Broadcastable, R.BroadcastTo, R.ShapeIsBroadcast)) for r in op.rules):
+        return None
+    return _is(lang, "broadcast规则与NumPy相同:较短的shape在左侧补1,大小为1的维度扩展到另一方的大小。",
+               "Broadcasting follows NumPy: the shorter shape is padded with 1 on the left; a size-1 dimension "
+               "stretches to the other size.")
+
+
+def empty_note(op, lang):
+    names = [p.name for p in op.params if isinstance(p, (Tensor, Output))]
+    return _is(lang, f"空Tensor:{_join(names, lang)}的shape中含0时,参数检查通过后第一段接口返回workspaceSize为0并"
+                     f"返回成功,不做任何计算。",
+               f"Empty tensors: when a shape of {_join(names, lang)} contains 0, phase 1 returns workspaceSize 0 "
+               f"and success once the checks pass; nothing is computed.")
+
+
+def constraints(op, lang: str, proof_results) -> list:
+    """The section's items in order: each a string, or a list [head, item, item, ...] for a nested list."""
+    items = [compute_note(op, lang), promotion_note(op, lang), determinism_note(op, lang)]
+    items += assume_notes(op, lang)
+    branch = branch_notes(op, lang, proof_results)
+    if branch:
+        items.append(branch)
+    items += [broadcast_note(op, lang), empty_note(op, lang)]
+    items += [n[lang] for n in op.notes]
+    return [i for i in items if i]

@@ -1,0 +1,150 @@
+"""The 功能描述 formulas: the spec's forward and every documented backward form, printed by DocLatexPrinter.
+
+Nothing here re-derives or rewrites a formula: each LaTeX string is the print of the very SymPy object the
+kernels are lowered from (`op.forward`, `op.formulas[i].expr`); `formula_items` keeps the object next to its
+LaTeX so the tests can check that identity.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy
+
+from codegen.spec import ABSENT, PRESENT, DimSum, Formula
+from codegen.spec.functions import numel, numel_param
+from codegen.spec.params import FORWARD_INPUT, FORWARD_OUTPUT, Attr, Scalar, Tensor
+
+from .latex import latex
+
+# The loss reductions of the spec language (codegen.spec: `loss_reduction` 0 none, 1 mean, 2 sum).
+REDUCTION_VALUES = (0, 1, 2)
+
+
+@dataclass
+class FormulaItem:
+    when: str              # the words for the form's condition ('' for an unconditional form)
+    tex: str               # `lhs = rhs` in LaTeX
+    source: object         # the SymPy object printed (a Formula for backward forms, the forward expression)
+
+
+def _is(lang, zh, en):
+    return {"zh": zh, "en": en}[lang]
+
+
+def when_words(op, when: dict, lang: str) -> str:
+    """`isResult为true时` / `when isResult is true`; optional tensors read as null / given."""
+    parts = []
+    for name, value in when.items():
+        if isinstance(op.param(name), Attr):
+            v = "true" if value else "false"
+            parts.append(_is(lang, f"{name}为{v}", f"{name} is {v}"))
+        elif value == ABSENT:
+            parts.append(_is(lang, f"{name}为空指针", f"{name} is null"))
+        elif value == PRESENT:
+            parts.append(_is(lang, f"{name}不为空", f"{name} is given"))
+        else:
+            raise ValueError(f"{op.name}: unknown condition {name}={value!r}")
+    if not parts:
+        return ""
+    return _is(lang, "当" + "且".join(parts) + "时", "when " + " and ".join(parts))
+
+
+def forward_lhs(op) -> str:
+    """`\\operatorname{LogSigmoid}(x)`; for a loss, the per-element loss `\\ell`."""
+    if op.loss_reduction:
+        return r"\ell"
+    name = op.forward_name or "f"
+    return r"\operatorname{%s}(%s)" % (name, latex(op.wrt, op))
+
+
+def forward_item(op) -> FormulaItem:
+    return FormulaItem("", f"{forward_lhs(op)} = {latex(op.forward, op)}", op.forward)
+
+
+def reduction_item(op) -> FormulaItem | None:
+    """For a loss: the reduced loss per value of the reduction attribute, over the forward input's elements."""
+    if not op.loss_reduction:
+        return None
+    attr = op.param(op.loss_reduction)
+    if tuple(sorted(attr.values)) != REDUCTION_VALUES:
+        raise ValueError(f"{op.name}: {attr.name} must name the values {REDUCTION_VALUES} (none, mean, sum)")
+    x_tensor = next(t for t in op.tensors if t.role == FORWARD_INPUT)
+    n = numel(x_tensor.name)
+    i = sympy.Symbol("i", integer=True, positive=True)
+    ell = sympy.IndexedBase("ell")[i]
+    total = sympy.Sum(ell, (i, 1, n))
+    r = attr.symbol
+    loss = sympy.Piecewise((ell, sympy.Eq(r, 0)), (total / n, sympy.Eq(r, 1)), (total, sympy.Eq(r, 2)))
+    name = op.forward_name or "loss"
+    return FormulaItem("", r"\operatorname{%s} = %s" % (name, latex(loss, op)), loss)
+
+
+def backward_items(op, lang: str) -> list[FormulaItem]:
+    """One item per documented form, in the spec's order, each `output = expr` with its condition."""
+    lhs = latex(sympy.Symbol(op.output.name), op)
+    return [FormulaItem(when_words(op, f.when, lang), f"{lhs} = {latex(f.expr, op)}", f) for f in op.formulas]
+
+
+def _symbols_used(op) -> set:
+    exprs = [sympy.sympify(op.forward)] + [sympy.sympify(f.expr) for f in op.formulas]
+    return set().union(*(e.free_symbols for e in exprs))
+
+
+_ROLE_WORDS = {FORWARD_INPUT: ("正向的输入", "the forward input"), FORWARD_OUTPUT: ("正向的输出", "the forward output")}
+
+
+def _role_words(op, tensor, lang: str) -> str:
+    """For a tensor whose role changes between forms (ELU's selfOrResult): what it holds in each form."""
+    roles = [(f, op.role_of(tensor.name, f)) for f in op.formulas]
+    if len({r for _, r in roles}) < 2:
+        return ""
+    parts = [f"{when_words(op, f.when, lang)}{_is(lang, '为', ' it is ')}{_ROLE_WORDS[r][lang == 'en']}"
+             for f, r in roles if r in _ROLE_WORDS]
+    return _is(lang, "(" + ",".join(parts) + ")", " (" + "; ".join(parts) + ")")
+
+
+def legend(op, lang: str) -> list[tuple[str, str]]:
+    """[(LaTeX of a symbol, what it stands for)] for every symbol the formulas use, in parameter order."""
+    used = _symbols_used(op)
+    out = []
+    param_syms = {p.symbol for p in op.params if p.symbol is not None}
+    if op.wrt not in param_syms:
+        out.append((latex(op.wrt, op), _is(lang, f"{op.forward_name}正向计算的输入(不是本接口的参数)",
+                                           f"the input of the forward {op.forward_name} (not a parameter here)")))
+    for p in op.params:
+        if p.symbol is None or p.symbol not in used:
+            continue
+        tex = latex(p.symbol, op)
+        if isinstance(p, Tensor):
+            words = _is(lang, f"{p.name}中的元素", f"an element of {p.name}") + _role_words(op, p, lang)
+            if p.optional:
+                words += _is(lang, f"({p.name}为空时取{p.default})", f" ({p.default} when {p.name} is null)")
+        elif isinstance(p, Scalar):
+            words = _is(lang, f"{p.name}的值", f"the value of {p.name}")
+        else:
+            words = _is(lang, f"{p.name}的取值", f"the value of {p.name}")
+        out.append((tex, words))
+    for s in sorted(used, key=str):
+        t = numel_param(s)
+        if t is not None:
+            out.append((latex(s, op), _is(lang, f"{t}的元素个数", f"the number of elements of {t}")))
+    has_dimsum = any(sympy.sympify(e).has(DimSum) for e in [op.forward] + [f.expr for f in op.formulas])
+    if has_dimsum:
+        dim = op.reduce_dim
+        out.append((r"\sum_{\mathrm{dim}}", _is(lang, f"沿{dim}所指的维度求和,并保留该维度(keepdim)",
+                                                f"the sum along dimension {dim}, keeping that dimension")))
+    return out
+
+
+def description(op, lang: str) -> dict:
+    """Everything the 功能描述 section shows, in order."""
+    return {
+        "forward": forward_item(op),
+        "reduction": reduction_item(op),
+        "backward": backward_items(op, lang),
+        "legend": legend(op, lang),
+    }
+
+
+__all__ = ["FormulaItem", "Formula", "description", "backward_items", "forward_item", "reduction_item",
+           "legend", "when_words"]

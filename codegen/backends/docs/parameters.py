@@ -1,0 +1,202 @@
+"""参数说明 of both phases: per parameter its role, direction, dtypes per product, format, shape rule and
+whether it may be null — the spec's parameter list and doc text, plus one phrase per rule that names it.
+
+A rule class without a phrase here is an error, not a silent omission: a new rule type must say how the docs
+describe it (the error table uses `Rule.describe`, which every rule has).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from codegen.spec import rules as R
+from codegen.spec.params import Attr, Output, Scalar, Tensor
+
+from .products import dtype_groups
+from .prototypes import PHASE2, c_type, phase1_name
+
+FORMAT = "ND"  # every operator of the spec language takes format ND (ascend.md §4)
+
+
+def _is(lang, zh, en):
+    return {"zh": zh, "en": en}[lang]
+
+
+def _join(names, lang):
+    names = list(names)
+    if lang == "zh":
+        return "、".join(names)
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+@dataclass
+class ParamDoc:
+    name: str
+    ctype: str              # 'const aclTensor *'
+    direction: str          # 计算输入 / 计算输出 / 出参 / 入参 (input / output ...)
+    summary: str            # the spec's doc text, then where it lives (Device/Host)
+    details: list = field(default_factory=list)   # [(label, [lines])]: 数据类型, 数据格式, shape, 取值, 可选
+
+
+# ---- phrases for one parameter of one rule ---------------------------------------------------------------
+def _dtype_phrase(r, name, lang):
+    others = [p for p in r.params if p != name]
+    if isinstance(r, R.DtypeSupported):
+        return None  # the dtype × product table itself
+    if isinstance(r, R.DtypeSame):
+        return _is(lang, f"须与{_join(others, lang)}一致", f"must equal that of {_join(others, lang)}")
+    if isinstance(r, R.DtypeCastable):
+        src, dst = r.params
+        if name == dst:
+            return _is(lang, f"须可由{src}的数据类型转换得到(任意浮点类型之间均可转换)",
+                       f"must be castable from {src}'s dtype (any float dtype to any float dtype)")
+        return _is(lang, f"须可转换为{dst}的数据类型", f"must be castable to {dst}'s dtype")
+    raise TypeError(f"no doc phrase for dtype rule {type(r).__name__}")
+
+
+def _shape_phrase(r, name, lang):
+    others = [p for p in r.params if p != name]
+    if isinstance(r, R.MaxRank):
+        return _is(lang, f"维度不超过{r.n}维", f"at most {r.n} dimensions")
+    if isinstance(r, R.MinRank):
+        return _is(lang, f"维度不少于{r.n}维", f"at least {r.n} dimension{'s' if r.n != 1 else ''}")
+    if isinstance(r, R.ShapeSame):
+        return _is(lang, f"须与{_join(others, lang)}一致", f"must equal that of {_join(others, lang)}")
+    if isinstance(r, R.BroadcastTo):
+        dst = r.params[-1]
+        if name == dst:
+            return None  # the target: the sources describe the relation
+        return _is(lang, f"须可broadcast到{dst}的shape", f"must broadcast to {dst}'s shape")
+    if isinstance(r, R.Broadcastable):
+        return _is(lang, f"须与{_join(others, lang)}满足broadcast关系",
+                   f"must broadcast with {_join(others, lang)}")
+    if isinstance(r, R.ShapeIsBroadcast):
+        out, srcs = r.params[0], r.params[1:]
+        if name != out:
+            return None  # the sources: the output describes the relation
+        return _is(lang, f"须为{_join(srcs, lang)} broadcast后的shape",
+                   f"must be the broadcast shape of {_join(srcs, lang)}")
+    if isinstance(r, R.DimInRange):
+        return None  # a value rule of the attribute; the tensor is only its reference
+    raise TypeError(f"no doc phrase for shape rule {type(r).__name__}")
+
+
+def _value_phrase(r, name, lang, op):
+    from codegen.text import condition_code, condition_text
+    if isinstance(r, R.DimInRange):
+        dim, t = r.params
+        if name != dim:
+            return None
+        return _is(lang, f"[-n, n-1],n为{t}的维数(0维按1维计)",
+                   f"in [-n, n-1], n being {t}'s rank (a rank-0 tensor counts as rank 1)")
+    if isinstance(r, R.OneOf):
+        attr = op.param(name)
+        names = getattr(attr, "values", {}) or {}
+        vals = [f"{v}{_is(lang, '', ' ')}({names[v]})" if v in names else str(v) for v in r.values]
+        return _is(lang, f"只能取{'、'.join(vals)}", f"one of {', '.join(vals)}")
+    if isinstance(r, R.Requires):
+        cond = condition_code(r.condition, op)
+        if str(r.when) == "True":
+            return _is(lang, f"须满足{cond}", f"must satisfy {cond}")
+        when = condition_text(r.when, lang, op)
+        return _is(lang, f"当{when}时须满足{cond}", f"must satisfy {cond} when {when}")
+    raise TypeError(f"no doc phrase for value rule {type(r).__name__}")
+
+
+def _phrases(op, name, category, lang):
+    out = []
+    for r in op.rules:
+        if name not in r.params or r.category != category:
+            continue
+        phrase = {"dtype": lambda: _dtype_phrase(r, name, lang),
+                  "shape": lambda: _shape_phrase(r, name, lang),
+                  "value": lambda: _value_phrase(r, name, lang, op)}[category]()
+        if phrase and phrase not in out:
+            out.append(phrase)
+    return out
+
+
+def _sentence(parts, lang):
+    if lang == "en":
+        text = "; ".join(parts)
+        return text[0].upper() + text[1:] + "."
+    return ",".join(parts) + "。"
+
+
+# ---- one parameter ---------------------------------------------------------------------------------------
+def _dtype_lines(op, name, lang):
+    """One line per group of products with the same dtypes (only for tensors a DtypeSupported rule checks)."""
+    if not any(isinstance(r, R.DtypeSupported) and name in r.params for r in op.rules):
+        return []
+    sep = _is(lang, "、", ", ")
+    return [_is(lang, f"{'、'.join(products)}:{sep.join(dts)}。", f"{', '.join(products)}: {sep.join(dts)}.")
+            for products, dts in dtype_groups(op.dtypes_of(name), lang)]
+
+
+def _tensor_details(op, p, lang):
+    details = []
+    dtype = _dtype_lines(op, p.name, lang)
+    relations = _phrases(op, p.name, "dtype", lang)
+    if relations:
+        dtype.append(_is(lang, "数据类型", "") + _sentence(relations, lang))
+    if dtype:
+        details.append((_is(lang, "数据类型", "dtype"), dtype))
+    details.append((_is(lang, "数据格式", "format"), [_is(lang, f"支持{FORMAT}。", f"{FORMAT}.")]))
+    shape = _phrases(op, p.name, "shape", lang) + [_is(lang, "支持空Tensor", "empty tensors are accepted")]
+    details.append(("shape", [_sentence(shape, lang)]))
+    return details
+
+
+def _nullability(p, lang):
+    if getattr(p, "optional", False):
+        return _is(lang, f"可选,可传空指针,为空时按全{p.default}处理。",
+                   f"yes: may be null, which means all {p.default}.")
+    if isinstance(p, Attr):
+        return None  # passed by value: there is no null
+    return _is(lang, "必选,不能为空指针。", "no: must not be null.")
+
+
+def phase1_params(op, lang: str) -> list[ParamDoc]:
+    docs = []
+    for p in op.params:
+        doc = p.doc[lang].strip()
+        if isinstance(p, (Tensor, Output)):
+            where = _is(lang, "Device侧的aclTensor。", "An aclTensor on the device.")
+            details = _tensor_details(op, p, lang)
+        elif isinstance(p, Scalar):
+            where = _is(lang, f"Host侧的aclScalar,数据类型为{p.dtype}。",
+                        f"An aclScalar on the host, of dtype {p.dtype}.")
+            details = []
+        else:
+            kind = {"int64": ("整型值(INT64)", "integer (INT64)"), "bool": ("布尔值(BOOL)", "bool (BOOL)")}[p.type]
+            where = _is(lang, f"Host侧的{kind[0]}。", f"A host {kind[1]}.")
+            details = []
+        values = _phrases(op, p.name, "value", lang)
+        if values:
+            details.append((_is(lang, "取值", "value"), [_sentence(values, lang)]))
+        null = _nullability(p, lang)
+        if null:
+            details.append((_is(lang, "是否可选", "optional"), [null]))
+        direction = _is(lang, "计算输出", "output") if isinstance(p, Output) else _is(lang, "计算输入", "input")
+        docs.append(ParamDoc(p.name, c_type(p).strip(), direction, f"{doc}{_spacer(doc, lang)}{where}", details))
+    docs.append(ParamDoc("workspaceSize", "uint64_t *", _is(lang, "出参", "output"),
+                         _is(lang, "返回需要在Device侧申请的workspace大小。",
+                             "Returns the size of the workspace to allocate on the device.")))
+    docs.append(ParamDoc("executor", "aclOpExecutor **", _is(lang, "出参", "output"),
+                         _is(lang, "返回op执行器,包含了算子计算流程。",
+                             "Returns the op executor, which holds the computation.")))
+    return docs
+
+
+def _spacer(doc, lang):
+    return "" if lang == "zh" else " "
+
+
+def phase2_params(op, lang: str) -> list[ParamDoc]:
+    words = {
+        "workspace": _is(lang, "在Device侧申请的workspace内存地址。", "The workspace memory allocated on the device."),
+        "workspaceSize": _is(lang, f"在Device侧申请的workspace大小,由第一段接口{phase1_name(op)}获取。",
+                             f"The size of that workspace, as returned by the first phase {phase1_name(op)}."),
+        "executor": _is(lang, "op执行器,包含了算子计算流程。", "The op executor, which holds the computation."),
+        "stream": _is(lang, "指定执行任务的Stream。", "The stream the task runs on."),
+    }
+    return [ParamDoc(n, t.strip(), _is(lang, "入参", "input"), words[n]) for t, n in PHASE2]
