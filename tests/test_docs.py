@@ -299,3 +299,27 @@ def test_opgen_docs_writes_only_the_pages(tmp_path):
     assert written == {p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*") if p.is_file()}
     for path in written:
         assert (tmp_path / path).read_text() == (DOCS / path).read_text()
+
+
+def test_a_new_spec_gets_its_pages_with_no_other_change(tmp_path):
+    """The README's SiLU backward, alone in a spec folder: `opgen docs` writes both pages and the index."""
+    readme = (REPO / "README.md").read_text()
+    block = re.search(r'```python\n("""aclnnSiluBackward.*?)```', readme, re.S).group(1)
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    (specs / "silu_backward.py").write_text(block)
+    out = tmp_path / "docs"
+    run = subprocess.run([sys.executable, "-m", "codegen", "--specs", str(specs), "docs", "--out", str(out)],
+                         cwd=REPO, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert {p.relative_to(out).as_posix() for p in out.rglob("*.md")} == {
+        "zh/aclnnSiluBackward.md", "en/aclnnSiluBackward.md", "zh/index.md", "en/index.md"}
+    op = codegen.load_specs(specs)["silu_backward"]
+    zh = (out / "zh" / "aclnnSiluBackward.md").read_text()
+    titles = [t for lvl, t in headings(zh) if lvl <= 2]
+    assert titles[:7] == ["aclnnSiluBackward", "支持的产品型号", "接口原型", "功能描述",
+                          "aclnnSiluBackwardGetWorkspaceSize", "aclnnSiluBackward", "约束与限制"]
+    assert rf"\operatorname{{SiLU}}(x) = {latex(op.forward, op)}" in zh
+    rows = table_rows(section(zh, "支持的产品型号"))
+    assert [r[1] for r in rows] == ["√" if soc in op.dtypes else "×" for soc in PRODUCTS]
+    assert "[aclnnSiluBackward](aclnnSiluBackward.md)" in (out / "en" / "index.md").read_text()
