@@ -214,7 +214,8 @@ class Requires(Rule):
         from codegen.text import condition_text  # the words for a SymPy condition, with aclnn names
         cond = condition_text(self.condition, lang, op)
         if self.when == sympy.true:
-            return {"zh": f"{self.params[0]}不满足{cond}。", "en": f"{self.params[0]} breaks {cond}."}[lang]
+            return {"zh": f"{self.params[0]}的值不满足{cond}。",
+                    "en": f"the value of {self.params[0]} does not satisfy {cond}."}[lang]
         when = condition_text(self.when, lang, op)
-        return {"zh": f"当{when}时,{self.params[0]}不满足{cond}。",
-                "en": f"{self.params[0]} breaks {cond} while {when}."}[lang]
+        return {"zh": f"当{when}时,{self.params[0]}的值不满足{cond}。",
+                "en": f"the value of {self.params[0]} does not satisfy {cond} while {when}."}[lang]
