@@ -8,6 +8,7 @@ import sympy
 
 from .errors import SpecError
 from .spec import ABSENT, PRESENT, DTYPES, KERNEL_DTYPES, PRODUCTS, Op
+from .spec.example import problems as example_problems
 from .spec.functions import DimSum, numel_param
 from .spec.params import GRAD, ROLES, Attr, Output, Param, Scalar, Tensor, Text
 from .spec.rules import CATEGORIES, DimInRange, OneOf, Requires, Rule
@@ -23,6 +24,8 @@ def validate(op: Op) -> None:
     _check_dtypes(op, fail)
     _check_rules(op, fail)
     _check_math(op, fail)
+    for problem in example_problems(op):
+        fail(problem)
     for label, text in [("description", op.description)] + [("notes", n) for n in op.notes]:
         if not isinstance(text, Text) or not text.zh.strip() or not text.en.strip():
             fail(f"{label} must be a Text with both zh and en")

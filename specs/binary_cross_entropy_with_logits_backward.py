@@ -56,6 +56,11 @@ SPEC = Op(
         BroadcastTo("gradOutput", "weightOptional", "posWeightOptional", "self"),
         OneOf("reduction", [0, 1, 2]),
     ],
+    # the aclnn page's call example and the results it prints (ascend.md §4)
+    example=Example(shape=(2, 2),
+                    values={"gradOutput": [0, 1, 2, 3], "self": [0, 1, 2, 3], "target": 0.1,
+                            "weightOptional": [0, 1, 2, 3], "posWeightOptional": [0, 1, 2, 3], "reduction": 0},
+                    expected=[0, 0.6310586, 3.0755071, 7.5878006]),
     description=Text(
         "将输入self执行logits计算,将得到的值与标签值target一起进行BCELoss的反向传播计算。",
         "Backward of BCE-with-logits: the gradient of the (weighted) binary cross-entropy of sigmoid(self) "

@@ -47,6 +47,11 @@ SPEC = Op(
         ShapeSame("gradOutput", "selfOrResult", "gradInput"),
         Requires("alpha", alpha >= 0, when=is_result),
     ],
+    # the aclnn page's call example and the results it prints (ascend.md §4)
+    example=Example(shape=(2, 2),
+                    values={"gradOutput": [-2, -1, 0, 1], "selfOrResult": [-2, -1, 0, 1], "alpha": 1, "scale": 1,
+                            "inputScale": 1, "isResult": True},
+                    expected=[2, 0, 0, 1]),
     description=Text(
         "完成ELU激活函数的反向计算,输出ELU激活函数正向输入的梯度。",
         "Backward of the ELU activation: the gradient w.r.t. the ELU forward input."),

@@ -34,6 +34,10 @@ SPEC = Op(
         MaxRank(*ALL, n=8),
         ShapeSame(*ALL),
     ],
+    # the aclnn page's call example and the results it prints (ascend.md §4)
+    example=Example(shape=(2, 2),
+                    values={"gradOutput": [1, 1, 1, 1], "self": [1, 2, 3, 4], "buffer": [1, 2, 3, 4]},
+                    expected=[0.2689414, 0.1192029, 0.0474259, 0.0179862]),
     description=Text(
         "LogSigmoid的反向传播,根据上一层传播的梯度与LogSigmoid正向输入计算其梯度输入。",
         "Backward of LogSigmoid: the gradient w.r.t. the forward input, from the incoming gradient and that input."),

@@ -35,6 +35,10 @@ SPEC = Op(
         ShapeSame("gradOutput", "output", "out"),
         DimInRange("dim", "gradOutput"),
     ],
+    # the aclnn page's call example and the results it prints (ascend.md §4)
+    example=Example(shape=(4, 2),
+                    values={"gradOutput": [0, 1, 2, 3, 4, 5, 6, 7], "output": [1, 1, 1, 2, 2, 2, 3, 3], "dim": 0},
+                    expected=[-28, -37, -26, -70, -48, -66, -66, -93]),
     description=Text(
         "softmax的反向传播:根据softmax的输出y与上一层的梯度,沿dim计算对softmax输入的梯度。",
         "Backward of softmax: from the softmax output y and the incoming gradient, the gradient w.r.t. the "

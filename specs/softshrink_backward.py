@@ -37,6 +37,11 @@ SPEC = Op(
         ShapeIsBroadcast("gradInput", "gradOutput", "self"),
         Requires("lambd", lam >= 0),
     ],
+    # the aclnn page's call example and the results it prints (ascend.md §4)
+    example=Example(shape=(4, 2),
+                    values={"gradOutput": [0, 1, 2, 3, 4, 5, 6, 7], "self": [1, 1, 1, 2, 1, 2, 3, 3],
+                            "lambd": 1.2},
+                    expected=[0, 0, 0, 3, 0, 5, 6, 7]),
     description=Text(
         "Softshrink函数的反向传播。",
         "Backward of the Softshrink function."),

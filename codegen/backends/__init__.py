@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 
-ORDER = ["numpy", "ascendc", "docs"]
+ORDER = ["numpy", "c", "ascendc", "docs"]
 
 
 def get(name: str):

@@ -69,6 +69,12 @@ Op(...)                    the operator; its fields, in the order a spec usually
                            workspace 0 and success, and nothing is computed.
   description              Text(zh, en): the 算子功能 sentence of the docs.
   notes                    [Text(zh, en), ...]: extra 约束与限制 lines for the docs.
+  example                  Example(shape=(2, 2), values={...}, shapes={...}, expected=[...]): the data of the
+                           call example (调用示例) the C backend generates and the docs show, in FLOAT:
+                           tensors by name as a flat row-major list or one number for every element, scalars
+                           and attributes by value, an optional tensor left out is null; `expected` is the
+                           result the aclnn page documents (the tests hold the example's output to it).
+                           Without `example`, simple data is chosen from the parameters.
 Text(zh, en)               a short text in both doc languages.
 ABSENT, PRESENT            values of an optional tensor in `Formula.when`.
 """
@@ -76,6 +82,7 @@ from sympy import (Abs, And, Eq, Max, Min, Ne, Not, Or, Piecewise, Rational, Sym
                    symbols, tanh)
 
 from .dtypes import DTYPES, KERNEL_DTYPES, DType
+from .example import Example
 from .functions import DimSum, numel
 from .op import ABSENT, PRESENT, Formula, Op, Variant
 from .params import (FORWARD_INPUT, FORWARD_OUTPUT, GRAD, OPERAND, RESULT, UNUSED, Attr, Output, Param, Scalar,
@@ -89,7 +96,7 @@ __all__ = [
     "Abs", "And", "Eq", "Max", "Min", "Ne", "Not", "Or", "Piecewise", "Rational", "Symbol", "exp", "log", "pi",
     "sqrt", "symbols", "tanh",
     # spec language
-    "Op", "Formula", "Variant", "Tensor", "Scalar", "Attr", "Output", "Param", "Text", "DimSum", "numel",
+    "Op", "Formula", "Variant", "Example", "Tensor", "Scalar", "Attr", "Output", "Param", "Text", "DimSum", "numel",
     "ABSENT", "PRESENT", "GRAD", "FORWARD_INPUT", "FORWARD_OUTPUT", "OPERAND", "UNUSED", "RESULT",
     "DtypeSupported", "DtypeSame", "DtypeCastable", "MaxRank", "MinRank", "ShapeSame", "Broadcastable",
     "BroadcastTo", "ShapeIsBroadcast", "DimInRange", "OneOf", "Requires", "NotNull", "Rule",

@@ -63,6 +63,7 @@ class Op:
     loss_reduction: str | None = None  # int64 attribute reducing the forward output: 0 none, 1 mean, 2 sum
     compute_dtype: str = "FLOAT"       # every kernel loads, computes in, and rounds once from this dtype
     notes: list = field(default_factory=list)  # extra Text constraints for the docs (约束与限制)
+    example: object = None             # Example: the call example's data (None: defaults from the structure)
     source: str = ""                   # file the spec was loaded from (set by the loader)
 
     # ---- names -------------------------------------------------------------------------------------------

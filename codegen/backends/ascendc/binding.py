@@ -19,13 +19,13 @@ import ml_dtypes
 import numpy as np
 
 from codegen.runtime import checks as _chk
-from codegen.spec import ABSENT, DEFAULT_PRODUCT, PRESENT, Op
-from codegen.spec import rules as R
+from codegen.runtime.calls import KernelCall
+from codegen.spec import ABSENT, PRESENT, Op
 from codegen.spec.dtypes import promote
 from codegen.spec.params import Attr, Scalar
 
 from . import build as B
-from .emit import ARCH, Plan, combos, out_dtype_free, plan, project_files
+from .emit import ARCH, Plan, combos, plan, project_files
 
 NP = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16}
 
@@ -104,54 +104,18 @@ def raise_for(run: subprocess.CompletedProcess):
 
 
 # ---- the callable ---------------------------------------------------------------------------------------
-def output_shape(op: Op, arrays: dict) -> tuple:
-    """The output's shape, read off the shape rules (as the NumPy kernel sizes it)."""
-    out = op.output.name
-    for r in op.rules:
-        if isinstance(r, R.ShapeSame) and out in r.params:
-            return tuple(arrays[op.param(next(n for n in r.params if n != out)).py_name].shape)
-        if isinstance(r, R.ShapeIsBroadcast) and r.params[0] == out:
-            return tuple(np.broadcast_shapes(*[arrays[op.param(n).py_name].shape for n in r.params[1:]]))
-    raise ValueError(f"{op.name}: no rule fixes the output shape")
-
-
-def _requested_dtype(out_dtype):
-    if out_dtype is None or isinstance(out_dtype, str):
-        requested = out_dtype
-    else:
-        requested = np.dtype(out_dtype).name
-    return {"float32": "FLOAT", "float16": "FLOAT16", "bfloat16": "BFLOAT16"}.get(requested, requested)
-
-
 def make_kernel(op: Op):
     from codegen.backends.numpy import load_module
     checker = load_module(op).check
-    inputs = [p for p in op.params if p.kind != "output"]
-    names = [p.py_name for p in inputs]
-    free = out_dtype_free(op)
-    default_from = op.param(op.output.dtype_from or op.tensors[0].name).py_name
     the_plan = plan(op)
 
     def kernel(**kw):
-        allowed = set(names) | {"product", "out"} | ({"out_dtype"} if free else set())
-        unknown = sorted(set(kw) - allowed)
-        if unknown:
-            raise TypeError(f"{op.snake_name}() got an unexpected keyword argument {unknown[0]!r}")
-        missing = [n for n in names if n not in kw]
-        if missing:
-            raise TypeError(f"{op.snake_name}() missing required keyword argument {missing[0]!r}")
-        product = kw.pop("product", DEFAULT_PRODUCT)
-        out = kw.pop("out", None)
-        requested = _requested_dtype(kw.pop("out_dtype", None))
-        _chk.known_product(product)
-        out_arg = out if out is not None else _chk.Allocate(requested or _chk.dtype_name(kw[default_from]))
-        values = checker(*[kw[n] for n in names], out_arg, product)
-        kw.update(values)
-        if out is None:
-            out = np.empty(output_shape(op, kw), dtype=NP[out_arg.dtype])
+        call = KernelCall(op, kw)
+        call.args.update(call.check(checker))
+        out = call.out
         if out.size == 0:
             return out  # an empty tensor: nothing to compute, nothing launched
-        result = run_kernel(op, the_plan, kw, out.shape, _chk.dtype_name(out), product)
+        result = run_kernel(op, the_plan, call.args, out.shape, _chk.dtype_name(out), call.product)
         np.copyto(out, result, casting="unsafe")
         return out
 

@@ -8,33 +8,14 @@ building the same key at once.
 from __future__ import annotations
 
 import concurrent.futures
-import fcntl
-import functools
-import hashlib
 import os
-import shutil
-import subprocess
-import tempfile
 from pathlib import Path
 
-from codegen.loader import REPO_ROOT
+from codegen.buildcache import BuildError, cached_build, compiler_version  # noqa: F401  (re-exported)
 
 SIMULATOR = Path(__file__).parent / "simulator"
-BUILD = Path(os.environ.get("OPGEN_BUILD_DIR", REPO_ROOT / "build")) / "ascendc"
 CXX = os.environ.get("CXX", "g++")
 FLAGS = ["-std=c++17", "-O1", "-ffp-contract=off", "-fno-fast-math"]
-
-
-class BuildError(RuntimeError):
-    """The C++ compiler rejected a generated project (the message holds its diagnostics)."""
-
-
-@functools.lru_cache(maxsize=None)
-def compiler_version() -> str:
-    try:
-        return subprocess.run([CXX, "--version"], capture_output=True, text=True, check=True).stdout
-    except (OSError, subprocess.CalledProcessError) as e:
-        raise BuildError(f"no C++ compiler: `{CXX} --version` failed ({e}); set $CXX") from e
 
 
 def _simulator_sources() -> dict[str, str]:
@@ -46,34 +27,9 @@ def build(name: str, files: dict[str, str], main: str, aicore: int) -> Path:
     """The executable built from `files` ({relative path: text}, `main` the file to compile) for an
     architecture (__CCE_AICORE__), compiling it unless an identical build exists."""
     flags = FLAGS + [f"-D__CCE_AICORE__={aicore}"]
-    h = hashlib.sha256()
-    for label, texts in (("src", files), ("sim", _simulator_sources())):
-        for path, text in sorted(texts.items()):
-            h.update(f"{label}:{path}\0{text}\0".encode())
-    h.update(" ".join(flags).encode())
-    h.update(compiler_version().encode())
-    exe = BUILD / f"{name}-{aicore}-{h.hexdigest()[:20]}"
-    if exe.exists():
-        return exe
-    BUILD.mkdir(parents=True, exist_ok=True)
-    with open(str(exe) + ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            if exe.exists():
-                return exe
-            with tempfile.TemporaryDirectory(dir=BUILD) as tmp:
-                for path, text in files.items():
-                    (Path(tmp) / path).parent.mkdir(parents=True, exist_ok=True)
-                    (Path(tmp) / path).write_text(text)
-                out = Path(tmp) / "a.out"
-                cmd = [CXX, *flags, "-I", str(SIMULATOR), str(Path(tmp) / main), "-o", str(out)]
-                run = subprocess.run(cmd, capture_output=True, text=True)
-                if run.returncode != 0:
-                    raise BuildError(f"compiling {name} for __CCE_AICORE__={aicore} failed:\n{run.stderr[-6000:]}")
-                shutil.move(str(out), exe)
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
-    return exe
+    return cached_build("ascendc", f"{name}-{aicore}", files, CXX, flags,
+                        lambda src, out: [CXX, *flags, "-I", str(SIMULATOR), str(src / main), "-o", str(out)],
+                        key_extra={f"simulator/{p}": t for p, t in _simulator_sources().items()})
 
 
 def build_many(jobs: list[tuple], workers: int | None = None) -> list[Path]:

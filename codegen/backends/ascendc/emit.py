@@ -18,7 +18,7 @@ import sympy
 
 from codegen.lower import Kernel, KernelVariant, lower
 from codegen.spec import ABSENT, Op
-from codegen.spec import rules as R
+from codegen.runtime.calls import out_dtype_free
 from codegen.spec.functions import numel_param
 from codegen.spec.params import Attr, Output, Scalar, Tensor, UNUSED
 from codegen.template_util import preamble, render
@@ -38,11 +38,6 @@ ARCH = {"ascend910": 100, "ascend310p": 200, "ascend910b": 220, "ascend910_93": 
 
 
 # ---- what the spec says about dtypes ----------------------------------------------------------------------
-def out_dtype_free(op: Op) -> bool:
-    """The output's dtype may differ from the inputs' (no DtypeSame rule ties it to an input)."""
-    return not any(isinstance(r, R.DtypeSame) and op.output.name in r.params for r in op.rules)
-
-
 def combos(op: Op, soc: str) -> list[tuple[str, str]]:
     """(input dtype, output dtype) pairs the kernel is built for on `soc`: every input one dtype (aclnn promotes
     mixed inputs first), the output any dtype the table allows when the rules let it differ."""

@@ -15,7 +15,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from codegen.loader import REPO_ROOT
+from codegen.buildcache import build_root
 
 C_EXAMPLES = "codegen.backends.c.examples"
 
@@ -37,7 +37,7 @@ def available() -> bool:
 
 
 def cache_dir() -> Path:
-    return Path(os.environ.get("OPGEN_BUILD") or REPO_ROOT / "build") / "docs" / "examples"
+    return build_root() / "docs" / "examples"
 
 
 def _c_backend_fingerprint(op) -> bytes:

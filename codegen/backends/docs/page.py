@@ -8,10 +8,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from codegen.backends.c import prototypes
 from codegen.template_util import preamble, render
 from codegen.verify import verify_op
 
-from . import constraints, errors, example, formulas, parameters, products, prototypes
+from . import constraints, errors, example, formulas, parameters, products
 
 TEMPLATES = Path(__file__).parent / "templates"
 LANGS = ("zh", "en")

@@ -12,7 +12,7 @@ from codegen.spec import rules as R
 from codegen.spec.params import Attr, Output, Scalar, Tensor
 
 from .products import dtype_groups
-from .prototypes import PHASE2, c_type, phase1_name
+from codegen.backends.c.prototypes import PHASE2, c_type, phase1_name
 
 FORMAT = "ND"  # every operator of the spec language takes format ND (ascend.md §4)
 

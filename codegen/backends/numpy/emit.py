@@ -5,9 +5,11 @@ from pathlib import Path
 
 import sympy
 
+from codegen.checkplan import steps
 from codegen.lower import Kernel, KernelVariant, lower
 from codegen.rewrite import Sigmoid
 from codegen.spec import ABSENT, Op
+from codegen.runtime.calls import out_dtype_free
 from codegen.spec import rules as R
 from codegen.spec.params import Attr, Output, Scalar, Tensor
 from codegen.template_util import preamble, render
@@ -25,67 +27,46 @@ def var(op: Op, name: str) -> str:
 
 
 def check_lines(op: Op) -> list[str]:
-    """The body of `check()`: one runtime call per (rule, parameter), in the order the checks run."""
+    """The body of `check()`: one runtime call per check step (codegen.checkplan), in the order they run."""
     v = lambda n: var(op, n)
     lines = []
-    for r in op.null_rules:
-        lines.append(f'_chk.not_null("{r.params[0]}", {v(r.params[0])})')
-    converted = False
-    for r in op.rules:
-        if r.category == "value" and not converted:
-            lines += conversion_lines(op)
-            converted = True
-        lines += _rule_lines(op, r, v)
-    if not converted:
-        lines += conversion_lines(op)
+    for s in steps(op):
+        lines += _step_lines(op, s, v)
     return lines
 
 
-def conversion_lines(op: Op) -> list[str]:
-    """Scalars and attributes are read (and their type checked) when the value checks begin."""
-    out = []
-    for p in op.params:
+def _step_lines(op, s, v):
+    n, ref = s.param, s.ref
+    if s.kind == "not_null":
+        return [f'_chk.not_null("{n}", {v(n)})']
+    if s.kind == "convert":
+        p = op.param(n)
         if isinstance(p, Scalar):
-            out.append(f'{p.py_name} = _chk.scalar_value("{p.name}", {p.py_name})')
-        elif isinstance(p, Attr):
-            fn = "bool_attr" if p.type == "bool" else "int_attr"
-            out.append(f'{p.py_name} = _chk.{fn}("{p.name}", {p.py_name})')
-    return out
-
-
-def _rule_lines(op, r, v):
-    P = r.params
-    if isinstance(r, R.DtypeSupported):
-        return [f'_chk.dtype_supported(OP, "{n}", {v(n)}, product, DTYPES["{n}"])' for n in P]
-    if isinstance(r, R.DtypeSame):
-        return [f'_chk.dtype_same("{P[0]}", {v(P[0])}, "{n}", {v(n)})' for n in P[1:]]
-    if isinstance(r, R.DtypeCastable):
-        return [f'_chk.dtype_castable("{P[0]}", {v(P[0])}, "{P[1]}", {v(P[1])})']
-    if isinstance(r, R.MaxRank):
-        return [f'_chk.max_rank("{n}", {v(n)}, {r.n})' for n in P]
-    if isinstance(r, R.MinRank):
-        return [f'_chk.min_rank("{n}", {v(n)}, {r.n})' for n in P]
-    if isinstance(r, R.ShapeSame):
-        return [f'_chk.shape_same("{P[0]}", {v(P[0])}, "{n}", {v(n)})' for n in P[1:]]
-    if isinstance(r, R.BroadcastTo):
-        return [f'_chk.broadcast_to("{n}", {v(n)}, "{P[-1]}", {v(P[-1])})' for n in P[:-1]]
-    if isinstance(r, R.Broadcastable):
-        return [f'_chk.broadcastable("{P[0]}", {v(P[0])}, "{n}", {v(n)})' for n in P[1:]]
-    if isinstance(r, R.ShapeIsBroadcast):
-        others = ", ".join(f'"{n}", {v(n)}' for n in P[1:])
-        return [f'_chk.shape_is_broadcast("{P[0]}", {v(P[0])}, {others})']
-    if isinstance(r, R.DimInRange):
-        return [f'_chk.dim_in_range("{P[0]}", {v(P[0])}, "{P[1]}", {v(P[1])})']
-    if isinstance(r, R.OneOf):
-        return [f'_chk.one_of("{P[0]}", {v(P[0])}, {tuple(r.values)!r})']
-    if isinstance(r, R.Requires):
+            return [f'{p.py_name} = _chk.scalar_value("{n}", {p.py_name})']
+        fn = "bool_attr" if p.type == "bool" else "int_attr"
+        return [f'{p.py_name} = _chk.{fn}("{n}", {p.py_name})']
+    if s.kind == "dtype_supported":
+        return [f'_chk.dtype_supported(OP, "{n}", {v(n)}, product, DTYPES["{n}"])']
+    if s.kind in ("dtype_same", "dtype_castable", "shape_same", "broadcastable"):
+        return [f'_chk.{s.kind}("{ref}", {v(ref)}, "{n}", {v(n)})']
+    if s.kind in ("max_rank", "min_rank"):
+        return [f'_chk.{s.kind}("{n}", {v(n)}, {s.n})']
+    if s.kind in ("broadcast_to", "dim_in_range"):
+        return [f'_chk.{s.kind}("{n}", {v(n)}, "{ref}", {v(ref)})']
+    if s.kind == "shape_is_broadcast":
+        others = ", ".join(f'"{o}", {v(o)}' for o in s.others)
+        return [f'_chk.shape_is_broadcast("{n}", {v(n)}, {others})']
+    if s.kind == "one_of":
+        return [f'_chk.one_of("{n}", {v(n)}, {s.values!r})']
+    if s.kind == "requires":
+        r = s.rule
         pr = KernelNumPyPrinter({p.symbol: p.py_name for p in op.params if p.symbol is not None})
-        call = (f'_chk.requires("{P[0]}", bool({pr.doprint(r.condition)}), '
-                f'"{condition_code(r.condition, op)}", {v(P[0])})')
+        call = (f'_chk.requires("{n}", bool({pr.doprint(r.condition)}), '
+                f'"{condition_code(r.condition, op)}", {v(n)})')
         if r.when == sympy.true:
             return [call]
         return [f"if {pr.doprint(r.when)}:", "    " + call]
-    raise TypeError(f"no NumPy check for rule {type(r).__name__}")
+    raise TypeError(f"no NumPy check for step {s.kind}")
 
 
 def output_shape_expr(op: Op) -> str:
@@ -98,12 +79,6 @@ def output_shape_expr(op: Op) -> str:
         if isinstance(r, R.ShapeIsBroadcast) and r.params[0] == out:
             return "np.broadcast_shapes(" + ", ".join(f"{var(op, n)}.shape" for n in r.params[1:]) + ")"
     raise ValueError(f"{op.name}: no ShapeSame or ShapeIsBroadcast rule fixes the shape of {out}")
-
-
-def out_dtype_free(op: Op) -> bool:
-    """Whether the docs let the output dtype differ from the inputs' (then the API takes `out_dtype=`)."""
-    out = op.output.name
-    return not any(isinstance(r, R.DtypeSame) and out in r.params for r in op.rules)
 
 
 class ScalarPrinter(KernelNumPyPrinter):

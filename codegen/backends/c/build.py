@@ -1,0 +1,42 @@
+"""Compile an op's generated C (the runtime and the op) into a shared library, cached by content.
+
+The flags are the generator's business, not the user's: `-O3 -march=native` to let the compiler vectorize
+the block loops for this machine, `-ffp-contract=off` so that no multiply-add is fused (every backend then
+rounds the same float operations the same way), and no fast-math (nan and inf keep their meaning).
+`sanitize=True` builds with AddressSanitizer and UndefinedBehaviorSanitizer instead (tests/test_c_sanitizers.py).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from codegen.buildcache import BuildError, cached_build  # noqa: F401  (re-exported)
+from codegen.spec import Op
+
+CC = os.environ.get("CC", "cc")
+FLAGS = ["-std=c11", "-O3", "-march=native", "-fPIC", "-shared", "-ffp-contract=off", "-fno-math-errno"]
+SANITIZE_FLAGS = ["-std=c11", "-O1", "-g", "-fPIC", "-shared", "-ffp-contract=off", "-fno-omit-frame-pointer",
+                  "-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
+LIBS = ["-lm", "-lpthread"]
+
+
+def sources(op: Op) -> dict[str, str]:
+    """{path: text} of everything the op's library is built from (its example excluded)."""
+    from codegen.generate import source_label
+
+    from .emit import op_files, runtime_files
+    files = {**runtime_files(), **op_files(op, source_label(op))}
+    return {p: t for p, t in files.items() if not p.startswith("examples/")}
+
+
+def library(op: Op, sanitize: bool = False) -> Path:
+    """The op's shared library (built once per content, in build/c/)."""
+    files = sources(op)
+    flags = SANITIZE_FLAGS if sanitize else FLAGS
+    c_files = sorted(p for p in files if p.endswith(".c"))
+
+    def command(src: Path, out: Path) -> list[str]:
+        return [CC, *flags, "-I", str(src / "include"), *[str(src / p) for p in c_files], "-o", str(out), *LIBS]
+
+    name = op.snake_name + ("-asan" if sanitize else "")
+    return cached_build("c", name, files, CC, flags + LIBS, command, suffix=".so")

@@ -1,0 +1,71 @@
+"""Compiled artefacts cached by content: an executable or library is rebuilt exactly when something it is
+built from changes.
+
+The key covers every source file compiled (path and text), the command's flags and the compiler's version.
+Artefacts live in `build/<kind>/` (or $OPGEN_BUILD_DIR/<kind>/), which is not committed.  A lock file per key
+keeps two processes from building the same artefact at once; builds of different keys run in parallel.
+"""
+from __future__ import annotations
+
+import fcntl
+import functools
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from .loader import REPO_ROOT
+
+
+class BuildError(RuntimeError):
+    """The compiler rejected generated code (the message holds its diagnostics), or there is no compiler."""
+
+
+def build_root() -> Path:
+    return Path(os.environ.get("OPGEN_BUILD_DIR") or REPO_ROOT / "build")
+
+
+@functools.lru_cache(maxsize=None)
+def compiler_version(compiler: str) -> str:
+    try:
+        return subprocess.run([compiler, "--version"], capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError) as e:
+        raise BuildError(f"no compiler: `{compiler} --version` failed ({e})") from e
+
+
+def cached_build(kind: str, name: str, files: dict[str, str], compiler: str, flags: list[str],
+                 command, suffix: str = "", key_extra: dict[str, str] | None = None) -> Path:
+    """The artefact built from `files` ({relative path: text}), compiling it unless an identical one exists.
+
+    `command(src_dir, out_path)` returns the argument list that builds `out_path` from the files written
+    under `src_dir`; `flags` are part of the key (and usually of the command), and so are the texts of
+    `key_extra` — files the command reads from elsewhere (headers on an -I path)."""
+    h = hashlib.sha256()
+    for path, text in sorted(files.items()) + sorted((key_extra or {}).items()):
+        h.update(f"{path}\0{text}\0".encode())
+    h.update("\0".join(flags).encode())
+    h.update(compiler_version(compiler).encode())
+    folder = build_root() / kind
+    target = folder / f"{name}-{h.hexdigest()[:20]}{suffix}"
+    if target.exists():
+        return target
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(str(target) + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if target.exists():
+                return target
+            with tempfile.TemporaryDirectory(dir=folder) as tmp:
+                for path, text in files.items():
+                    (Path(tmp) / path).parent.mkdir(parents=True, exist_ok=True)
+                    (Path(tmp) / path).write_text(text)
+                out = Path(tmp) / ("artefact" + suffix)
+                run = subprocess.run(command(Path(tmp), out), capture_output=True, text=True)
+                if run.returncode != 0:
+                    raise BuildError(f"building {name} failed:\n{run.stderr[-6000:]}")
+                shutil.move(str(out), target)
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    return target

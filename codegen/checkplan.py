@@ -1,0 +1,90 @@
+"""The phase-1 checks of an op as one ordered list of steps, printed by every backend's checker.
+
+The Python checker (NumPy backend) and the C checker (C backend) are both printed from `steps(op)`, so they
+run the same checks in the same order and report the same parameter: parity is by construction, and the
+property tests (tests/test_c_checker_parity.py) confirm it on random calls.
+
+A step is one call of a runtime check function (`codegen/runtime/checks.py` in Python, `opgen_check.c` in
+C) on one parameter:
+
+    Step("not_null", "gradOutput")                       null pointer (161001), one per required pointer
+    Step("dtype_supported", "self")                      the dtype × product table
+    Step("dtype_same", "self", ref="gradOutput")         same dtype as ref
+    Step("dtype_castable", "gradInput", ref="gradOutput")
+    Step("max_rank", "self", n=8) / ("min_rank", ...)
+    Step("shape_same", "self", ref="gradOutput")
+    Step("broadcast_to", "weight", ref="self")            broadcasts to exactly ref's shape
+    Step("broadcastable", "self", ref="gradOutput")
+    Step("shape_is_broadcast", "out", others=(a, b))
+    Step("convert", "alpha")                             read a scalar/attribute (type checked) when the
+                                                         value checks begin
+    Step("dim_in_range", "dim", ref="self")
+    Step("one_of", "reduction", values=(0, 1, 2))
+    Step("requires", "alpha", rule=<Requires>)           a SymPy condition, under `rule.when`
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .spec import Op
+from .spec import rules as R
+from .spec.params import Attr, Scalar
+
+
+@dataclass(frozen=True)
+class Step:
+    kind: str
+    param: str                  # the parameter checked (and reported on failure)
+    ref: str | None = None      # the parameter it is compared with
+    n: int | None = None        # rank bound
+    values: tuple = ()          # allowed values (one_of)
+    others: tuple = ()          # the operands (shape_is_broadcast)
+    rule: R.Rule | None = None  # the rule the step comes from (None for conversions)
+
+
+def _rule_steps(r: R.Rule) -> list[Step]:
+    P = r.params
+    if isinstance(r, R.DtypeSupported):
+        return [Step("dtype_supported", n, rule=r) for n in P]
+    if isinstance(r, R.DtypeSame):
+        return [Step("dtype_same", n, ref=P[0], rule=r) for n in P[1:]]
+    if isinstance(r, R.DtypeCastable):
+        return [Step("dtype_castable", P[1], ref=P[0], rule=r)]
+    if isinstance(r, R.MaxRank):
+        return [Step("max_rank", n, n=r.n, rule=r) for n in P]
+    if isinstance(r, R.MinRank):
+        return [Step("min_rank", n, n=r.n, rule=r) for n in P]
+    if isinstance(r, R.ShapeSame):
+        return [Step("shape_same", n, ref=P[0], rule=r) for n in P[1:]]
+    if isinstance(r, R.BroadcastTo):
+        return [Step("broadcast_to", n, ref=P[-1], rule=r) for n in P[:-1]]
+    if isinstance(r, R.Broadcastable):
+        return [Step("broadcastable", n, ref=P[0], rule=r) for n in P[1:]]
+    if isinstance(r, R.ShapeIsBroadcast):
+        return [Step("shape_is_broadcast", P[0], others=tuple(P[1:]), rule=r)]
+    if isinstance(r, R.DimInRange):
+        return [Step("dim_in_range", P[0], ref=P[1], rule=r)]
+    if isinstance(r, R.OneOf):
+        return [Step("one_of", P[0], values=tuple(r.values), rule=r)]
+    if isinstance(r, R.Requires):
+        return [Step("requires", P[0], rule=r)]
+    raise TypeError(f"no check step for rule {type(r).__name__}")
+
+
+def conversions(op: Op) -> list[Step]:
+    """Scalars and attributes are read (and their type checked) when the value checks begin."""
+    return [Step("convert", p.name) for p in op.params if isinstance(p, (Scalar, Attr))]
+
+
+def steps(op: Op) -> list[Step]:
+    """Every phase-1 check of `op`, in the order it runs: nulls, dtypes, shapes, conversions, values."""
+    out = [Step("not_null", r.params[0], rule=r) for r in op.null_rules]
+    converted = False
+    for r in op.rules:
+        if r.category == "value" and not converted:
+            out += conversions(op)
+            converted = True
+        out += _rule_steps(r)
+    if not converted:
+        out += conversions(op)
+    return out

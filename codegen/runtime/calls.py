@@ -1,0 +1,72 @@
+"""What every kernel callable does around its kernel: read the keyword arguments the way the generated NumPy
+function's signature does, and size the output the way the shape rules say.
+
+    call = KernelCall(op, kw)        # TypeError on an unknown or missing keyword, AclnnError on an unknown product
+    values = call.check(checker)     # the phase-1 checker (raises AclnnError); allocates `out` when not given
+    call.out, call.args, call.product
+"""
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+from codegen.spec import DEFAULT_PRODUCT, Op
+from codegen.spec import rules as R
+
+from . import checks as _chk
+
+NUMPY_DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16}
+
+
+def out_dtype_free(op: Op) -> bool:
+    """Whether the docs let the output dtype differ from the inputs' (then the API takes `out_dtype=`)."""
+    out = op.output.name
+    return not any(isinstance(r, R.DtypeSame) and out in r.params for r in op.rules)
+
+
+def requested_dtype(out_dtype) -> str | None:
+    """`out_dtype=` as an aclnn dtype name ("FLOAT16"), from a name or a NumPy dtype."""
+    requested = out_dtype if out_dtype is None or isinstance(out_dtype, str) else np.dtype(out_dtype).name
+    return {"float32": "FLOAT", "float16": "FLOAT16", "bfloat16": "BFLOAT16"}.get(requested, requested)
+
+
+def output_shape(op: Op, args: dict) -> tuple:
+    """The output's shape, read off the shape rules; `args` maps snake_case names to the arguments."""
+    out = op.output.name
+    for r in op.rules:
+        if isinstance(r, R.ShapeSame) and out in r.params:
+            return tuple(args[op.param(next(n for n in r.params if n != out)).py_name].shape)
+        if isinstance(r, R.ShapeIsBroadcast) and r.params[0] == out:
+            return tuple(np.broadcast_shapes(*[args[op.param(n).py_name].shape for n in r.params[1:]]))
+    raise ValueError(f"{op.name}: no rule fixes the output shape")
+
+
+class KernelCall:
+    def __init__(self, op: Op, kw: dict):
+        self.op = op
+        inputs = [p for p in op.params if p.kind != "output"]
+        self.names = [p.py_name for p in inputs]
+        free = out_dtype_free(op)
+        allowed = set(self.names) | {"product", "out"} | ({"out_dtype"} if free else set())
+        unknown = sorted(set(kw) - allowed)
+        if unknown:
+            raise TypeError(f"{op.snake_name}() got an unexpected keyword argument {unknown[0]!r}")
+        missing = [n for n in self.names if n not in kw]
+        if missing:
+            raise TypeError(f"{op.snake_name}() missing required keyword argument {missing[0]!r}")
+        self.product = kw.get("product", DEFAULT_PRODUCT)
+        self.out = kw.get("out")
+        self.requested = requested_dtype(kw.get("out_dtype"))
+        self.args = {n: kw[n] for n in self.names}
+        _chk.known_product(self.product)
+
+    def check(self, checker) -> dict:
+        """Run `checker` (a generated NumPy module's `check`); allocate the output when none was given."""
+        op = self.op
+        default_from = op.param(op.output.dtype_from or op.tensors[0].name).py_name
+        out_arg = self.out if self.out is not None else \
+            _chk.Allocate(self.requested or _chk.dtype_name(self.args[default_from]))
+        values = checker(*[self.args[n] for n in self.names], out_arg, self.product)
+        if self.out is None:
+            self.out = np.empty(output_shape(op, self.args), dtype=NUMPY_DTYPES[out_arg.dtype])
+        return values

@@ -1,0 +1,120 @@
+"""The data of an operator's call example (调用示例): what the generated example program passes and prints.
+
+A spec may give it as `example=Example(...)` — the seed specs copy the aclnn pages' example data and the
+results those pages print (ascend.md §4) — or leave it out, and `resolve(op)` picks simple data from the
+spec's structure, so a new spec gets a running example with no more work.
+
+    Example(shape=(2, 2),                        the shape of every tensor, unless `shapes` says otherwise
+            values={"gradOutput": [1, 1, 1, 1],  tensors: one number per element, row-major, or one number
+                    "target": 0.1,               for all elements; scalars and attributes: their value;
+                    "dim": 0},                   an optional tensor left out is null
+            shapes={"gradOutput": (1,)},
+            expected=[0.2689414, ...])           the documented result, when the docs give one
+
+All tensors are FLOAT in the example, as on the aclnn pages.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from .params import Attr, Output, Scalar, Tensor
+
+
+@dataclass(eq=False)
+class Example:
+    shape: tuple = (2, 2)
+    values: dict = field(default_factory=dict)
+    shapes: dict = field(default_factory=dict)
+    expected: list | None = None
+
+
+@dataclass
+class ResolvedExample:
+    """Every parameter's concrete value: tensors as (shape, flat list of floats) or None when null."""
+    tensors: dict                 # {input tensor name: (shape, [floats]) | None}
+    scalars: dict                 # {scalar name: float}
+    attrs: dict                   # {attr name: int | bool}
+    out_shape: tuple
+    expected: list | None
+
+
+# Default data: small values of both signs, none on a branch point of the seed ops (0, ±λ).
+_DEFAULT_TENSOR = (-1.5, -0.25, 0.75, 2.0)
+
+
+def _numel(shape) -> int:
+    return math.prod(shape) if shape else 1
+
+
+def _default_attr(op, p: Attr):
+    if p.type == "bool":
+        return False
+    if p.values:
+        return sorted(p.values)[0]
+    return 0
+
+
+def resolve(op) -> ResolvedExample:
+    """The op's example with every value filled in (the spec's own, or defaults from its structure)."""
+    ex = getattr(op, "example", None) or Example()
+    tensors, scalars, attrs = {}, {}, {}
+    for p in op.params:
+        if isinstance(p, Tensor):
+            if p.optional and p.name not in ex.values:
+                tensors[p.name] = None
+                continue
+            shape = tuple(ex.shapes.get(p.name, ex.shape))
+            n = _numel(shape)
+            v = ex.values.get(p.name)
+            if v is None:
+                data = [float(_DEFAULT_TENSOR[i % len(_DEFAULT_TENSOR)]) for i in range(n)]
+            elif isinstance(v, (int, float)):
+                data = [float(v)] * n
+            else:
+                data = [float(a) for a in v]
+            tensors[p.name] = (shape, data)
+        elif isinstance(p, Scalar):
+            scalars[p.name] = float(ex.values.get(p.name, 1.0))
+        elif isinstance(p, Attr):
+            attrs[p.name] = ex.values[p.name] if p.name in ex.values else _default_attr(op, p)
+    out_shape = tuple(ex.shapes.get(op.output.name, ex.shape))
+    return ResolvedExample(tensors, scalars, attrs, out_shape, list(ex.expected) if ex.expected else None)
+
+
+def problems(op) -> list[str]:
+    """What is wrong with a spec's `example` (validation)."""
+    ex = getattr(op, "example", None)
+    if ex is None:
+        return []
+    if not isinstance(ex, Example):
+        return [f"example must be an Example, got {type(ex).__name__}"]
+    names = {p.name: p for p in op.params}
+    out = []
+    for n in list(ex.values) + list(ex.shapes):
+        if n not in names:
+            out.append(f"example names a missing parameter {n!r}")
+    if out:
+        return out
+    for p in op.params:
+        if isinstance(p, Tensor) and not p.optional and p.name not in ex.values:
+            out.append(f"example gives no values for the required tensor {p.name}")
+    for n, v in ex.values.items():
+        p = names[n]
+        if isinstance(p, Output):
+            out.append(f"example gives values for the output {n}; put the documented result in `expected`")
+        elif isinstance(p, Tensor) and isinstance(v, (list, tuple)):
+            want = _numel(tuple(ex.shapes.get(n, ex.shape)))
+            if len(v) != want:
+                out.append(f"example: {n} has {len(v)} values for {want} elements")
+        elif isinstance(p, Attr) and p.type == "bool" and not isinstance(v, bool):
+            out.append(f"example: {n} must be a bool")
+        elif isinstance(p, Attr) and p.type == "int64" and (isinstance(v, bool) or not isinstance(v, int)):
+            out.append(f"example: {n} must be an int")
+        elif isinstance(p, Scalar) and (isinstance(v, bool) or not isinstance(v, (int, float))):
+            out.append(f"example: {n} must be a number")
+    if ex.expected is not None:
+        want = _numel(tuple(ex.shapes.get(op.output.name, ex.shape)))
+        if len(ex.expected) != want:
+            out.append(f"example: expected has {len(ex.expected)} values for {want} output elements")
+    return out
