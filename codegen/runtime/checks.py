@@ -155,7 +155,11 @@ def scalar_value(name, value) -> float:
     """An aclScalar read as a Python float."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise AclnnError(INVALID, name, f"{name} must be a real number, got {type(value).__name__}")
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:  # an int beyond the double range: no aclScalar can hold it
+        raise AclnnError(INVALID, name, f"{name} must be a real number within the double range, got {value}") \
+            from None
 
 
 def int_attr(name, value) -> int:

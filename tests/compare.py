@@ -1,0 +1,46 @@
+"""How two backends' results are compared: elementwise within an ulp, row sums within a bound that grows with
+the row (sums are added in a different order by each backend)."""
+from __future__ import annotations
+
+import numpy as np
+
+from codegen.spec.params import FORWARD_OUTPUT
+
+from .ulp import ulp_distance
+
+EPS = {"FLOAT": 2.0 ** -23, "FLOAT16": 2.0 ** -10, "BFLOAT16": 2.0 ** -7}
+
+
+def assert_elementwise_close(got, want, dout, what):
+    """Within 1 ulp (2 for FLOAT), or — where float32 intermediates that differ by an ulp (exp/log from different
+    libraries) meet cancellation (BCE's sigmoid(x) - t) — within 2^-20 of the largest result of the call."""
+    assert got.shape == want.shape and got.dtype == want.dtype, what
+    d = ulp_distance(got, want.astype(np.float64))
+    limit = 2 if dout == "FLOAT" else 1
+    g, w = got.astype(np.float64), want.astype(np.float64)
+    scale = np.abs(w[np.isfinite(w)]).max(initial=0.0)
+    with np.errstate(invalid="ignore"):
+        close = (d <= limit) | (np.abs(g - w) <= 4 * EPS[dout] * np.abs(w) + 2.0 ** -20 * scale)
+    bad = np.argwhere(~close)
+    assert not bad.size, (f"{what}: {len(bad)} elements off, first at {tuple(bad[0])}: got "
+                          f"{got[tuple(bad[0])]}, numpy {want[tuple(bad[0])]} ({int(d[tuple(bad[0])])} ulp)")
+
+
+def assert_rows_close(op, got, want, kw, dim, dout, what):
+    """|got - want| within 2 ulps of the result plus 8·2^-23·sqrt(row length) times the row's magnitude."""
+    assert got.shape == want.shape and got.dtype == want.dtype, what
+    g, y = (np.asarray(kw[op.grad.py_name if role == "grad" else next(
+        t.py_name for t in op.tensors if t.role == FORWARD_OUTPUT)], np.float64) for role in ("grad", "y"))
+    scale = np.abs(y) * (np.abs(g) + np.sum(np.abs(g * y), axis=dim, keepdims=True))
+    length = g.shape[dim] if g.ndim else 1
+    bound = 2 * EPS[dout] * np.abs(want.astype(np.float64)) + 8 * 2.0 ** -23 * np.sqrt(length) * scale + 1e-30
+    err = np.abs(got.astype(np.float64) - want.astype(np.float64))
+    assert (err <= bound).all(), \
+        f"{what}: error {err.max():.3g} over bound at {np.unravel_index((err / bound).argmax(), err.shape)}"
+
+
+def seed(*parts) -> int:
+    """A test's random seed from its parameters, the same in every process (Python's hash() of a str is not:
+    it is salted per process, which made seeded tests draw different inputs on every run)."""
+    import zlib
+    return zlib.crc32(repr(parts).encode())

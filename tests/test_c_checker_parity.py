@@ -1,0 +1,113 @@
+"""The C checker (phase 1 of the generated C API) against the Python checker (the NumPy backend), on random
+calls: the same status, the same parameter and the same message, every time.
+
+Calls are drawn near validity — one dtype and shape for all tensors, then a few mutations: a null, another
+dtype (DOUBLE, INT32, BOOL, BFLOAT16 on products without it), another shape or rank (up to 9), a broadcast
+shape, a bad `dim`, `reduction` or a negative scalar, another product — so that every check in the order is
+reached and broken.  Arguments no C call can carry (a list for a tensor, a bool for an aclScalar) are handled
+by the binding with the Python checker; the last test shows they give the same error through both backends.
+"""
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import codegen
+from codegen.backends.c.binding import library
+from codegen.backends.numpy import load_module
+from codegen.spec import PRODUCTS
+from codegen.spec.params import Attr, Output, Scalar, Tensor
+
+OPS = codegen.load_specs()
+DTYPES = [np.float32, np.float16, ml_dtypes.bfloat16, np.float64, np.int32, np.bool_]
+
+
+def _outcome(fn):
+    try:
+        fn()
+    except codegen.AclnnError as e:
+        return (e.status, e.param, e.message)
+    return None
+
+
+@st.composite
+def calls(draw, op):
+    base_shape = tuple(draw(st.lists(st.integers(0, 3), min_size=0, max_size=3)))
+    base_dtype = draw(st.sampled_from(DTYPES[:3]))
+    args, out = {}, None
+    for p in op.params:
+        if isinstance(p, (Tensor, Output)):
+            mutate = draw(st.integers(0, 24))
+            shape, dtype = base_shape, base_dtype
+            if mutate == 0:
+                value = None
+            else:
+                if mutate == 1:
+                    dtype = draw(st.sampled_from(DTYPES))
+                elif mutate == 2:
+                    shape = tuple(draw(st.lists(st.integers(0, 3), min_size=0, max_size=9)))
+                elif mutate == 3 and shape:   # a broadcastable variant: 1s and dropped leading dims
+                    shape = tuple(1 if draw(st.booleans()) else d for d in shape)[draw(st.integers(0, len(shape))):]
+                value = np.zeros(shape, dtype)
+            if isinstance(p, Output):
+                out = value
+            else:
+                args[p.py_name] = value
+        elif isinstance(p, Scalar):
+            args[p.py_name] = None if draw(st.integers(0, 24)) == 0 else \
+                draw(st.one_of(st.floats(-3, 3, allow_nan=False), st.integers(-3, 3), st.sampled_from([-0.0, 1e-300])))
+        elif isinstance(p, Attr) and p.type == "bool":
+            args[p.py_name] = draw(st.booleans())
+        else:
+            args[p.py_name] = draw(st.one_of(st.sampled_from([0, 1, 2, -1]), st.integers(-10, 10)))
+    product = draw(st.sampled_from(list(PRODUCTS)))
+    return args, out, product
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_checkers_agree_on_random_calls(name):
+    op = OPS[name]
+    py_check = load_module(op).check
+    lib = library(op)
+    names = [p.py_name for p in op.params if not isinstance(p, Output)]
+    seen = set()
+
+    @settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+    @given(calls(op))
+    def agree(call):
+        args, out, product = call
+        want = _outcome(lambda: py_check(*[args[n] for n in names], out, product))
+        got = _outcome(lambda: lib.check(args, out, product))
+        assert got == want, f"{name} on {product}: C {got}, Python {want}"
+        seen.add(want[:2] if want else None)
+
+    agree()
+    # the draws reached success and a failure at (almost) every parameter
+    assert None in seen
+    assert len(seen) >= len([p for p in op.params if not isinstance(p, Attr)])
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_arguments_c_cannot_carry_give_the_numpy_error(name):
+    """A list for a tensor, a complex array, a bool or a string for a scalar, a float for an int attribute:
+    the C backend's callable reports them exactly as the NumPy backend (same status, parameter, message)."""
+    from .error_inputs import valid_call
+    op = OPS[name]
+    c, ref = codegen.kernel(name, backend="c"), codegen.kernel(name)
+    base = valid_call(op, np.random.default_rng(0))
+    bad = []
+    for p in op.params:
+        if isinstance(p, Tensor):
+            bad += [(p.py_name, [1.0, 2.0]), (p.py_name, np.zeros(3, np.complex64))]
+        elif isinstance(p, Scalar):
+            bad += [(p.py_name, True), (p.py_name, "1"), (p.py_name, 10 ** 400)]
+        elif isinstance(p, Attr):
+            bad += [(p.py_name, 1.5 if p.type == "int64" else 1), (p.py_name, 2 ** 70 if p.type == "int64" else "x")]
+    for key, value in bad:
+        kw = dict(base, **{key: value})
+        want = _outcome(lambda: ref(**kw))
+        got = _outcome(lambda: c(**kw))
+        assert want is not None and got == want, f"{name} {key}={value!r}: C {got}, NumPy {want}"

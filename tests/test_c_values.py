@@ -1,0 +1,236 @@
+"""The generated C kernels (through the aclnn C API and ctypes) against the NumPy backend, whose own values
+tests/test_numpy_values.py checks against mpmath derivatives of the forward.
+
+Every op × every variant × every dtype × every product that claims it, then every layout the C loops
+handle differently: broadcast operands, strided, offset, negative-stride, transposed and misaligned views, a
+strided `out=`, an `out=` that is (or overlaps) an input, empty tensors, rank 0 and rank 8, mixed input
+dtypes and a different output dtype, softmax rows that are short, longer than a block, along the last dim
+(whole rows) and along an outer dim (rows side by side).  Elementwise results agree within 1 ulp (2 for
+FLOAT: exp and log come from different libraries); row sums are added in another order (double in C, float
+pairwise in NumPy), so softmax is held to a bound proportional to the row's magnitude.
+"""
+from __future__ import annotations
+
+import itertools
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import codegen
+from codegen.spec import DEFAULT_PRODUCT
+from codegen.spec import rules as R
+from codegen.spec.params import FORWARD_OUTPUT
+
+from .compare import assert_elementwise_close, assert_rows_close, seed
+from .error_inputs import valid_call
+from .samples import samples
+
+OPS = codegen.load_specs()
+NP = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16}
+NAMES = sorted(OPS)
+ELEMENTWISE = [n for n in NAMES if not OPS[n].reduce_dim]
+ROWS = [n for n in NAMES if OPS[n].reduce_dim]
+CASES = [(n, soc, d) for n in NAMES for soc, dts in OPS[n].dtypes.items() for d in dts]
+
+
+def _pair(name):
+    return codegen.kernel(name, backend="c"), codegen.kernel(name)
+
+
+def _compare(op, got, want, kw, what):
+    dout = {np.dtype(v).name: k for k, v in NP.items()}[got.dtype.name]
+    if op.reduce_dim:
+        dim = kw[op.param(op.reduce_dim).py_name]
+        assert_rows_close(op, got, want, kw, dim if got.ndim else None, dout, what)
+    else:
+        assert_elementwise_close(got, want, dout, what)
+
+
+def _with_specials(op, s, rng):
+    """Typical values with IEEE specials and branch points mixed into every tensor that is no forward output."""
+    kw = dict(s.kw)
+    for t in op.tensors:
+        a = kw.get(t.py_name)
+        if a is None or op.role_of(t.name, s.variant.formula) == FORWARD_OUTPUT or a.size < 16:
+            continue
+        a = a.copy()
+        idx = rng.choice(a.size, 9, replace=False)
+        a.flat[idx] = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e4, -1e4, 0.5, 1e-40]).astype(a.dtype)
+        kw[t.py_name] = a
+    return kw
+
+
+@pytest.mark.parametrize("name, soc, dtype", CASES, ids=str)
+def test_every_variant_dtype_and_product(name, soc, dtype):
+    op = OPS[name]
+    c, ref = _pair(name)
+    rng = np.random.default_rng(seed(name, soc, dtype))
+    for s in samples(op, dtype, rng, n=97):
+        kw = _with_specials(op, s, rng) if not op.reduce_dim else s.kw
+        _compare(op, c(**kw, product=soc), ref(**kw, product=soc), kw, f"{name} {soc} {dtype} {s.label}")
+
+
+def _valid(name, dtype="FLOAT", shape=(6, 8), seed=0):
+    op = OPS[name]
+    kw = valid_call(op, np.random.default_rng(seed))
+    for t in op.tensors:
+        if kw.get(t.py_name) is not None:
+            kw[t.py_name] = np.resize(kw[t.py_name], shape).astype(NP[dtype])
+    if op.reduce_dim:
+        kw[op.param(op.reduce_dim).py_name] = -1
+    return kw
+
+
+def _views(a):
+    """The same values as `a` (2-D), in several layouts: strided, offset, reversed, transposed, misaligned."""
+    big = np.zeros((a.shape[0] * 2 + 1, a.shape[1] * 3 + 2), a.dtype)
+    big[1::2, 2::3] = a
+    yield "strided+offset", big[1::2, 2::3]
+    rev = np.ascontiguousarray(a[::-1, ::-1])
+    yield "negative strides", rev[::-1, ::-1]
+    yield "transposed", np.ascontiguousarray(a.T).T
+    raw = np.zeros(a.nbytes + a.itemsize, np.uint8)
+    mis = np.frombuffer(raw.data, dtype=a.dtype, count=a.size, offset=1).reshape(a.shape)
+    assert not mis.flags.aligned and mis.flags.writeable
+    np.copyto(mis, a)
+    yield "misaligned", mis
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("dtype", ["FLOAT", "FLOAT16", "BFLOAT16"])
+def test_non_contiguous_views_and_strided_out(name, dtype):
+    op = OPS[name]
+    if dtype not in op.dtypes[DEFAULT_PRODUCT]:
+        pytest.skip(f"{name} has no {dtype} on {DEFAULT_PRODUCT}")
+    c, ref = _pair(name)
+    kw = _valid(name, dtype)
+    want = ref(**kw)
+    tensors = [t.py_name for t in op.tensors if kw.get(t.py_name) is not None]
+    for label, _ in _views(kw[tensors[0]]):
+        moved = dict(kw)
+        for n in tensors:
+            moved[n] = dict(_views(kw[n]))[label]
+        _compare(op, c(**moved), want, kw, f"{name} {dtype} {label} inputs")
+        out = dict(_views(np.zeros_like(want)))[label]
+        got = c(**moved, out=out)
+        assert got is out
+        _compare(op, np.ascontiguousarray(out), want, kw, f"{name} {dtype} {label} out")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_out_aliasing_an_input(name):
+    """In place (out is an input) and partly overlapping: the result is as with separate buffers."""
+    op = OPS[name]
+    c, ref = _pair(name)
+    kw = _valid(name, shape=(6, 8))
+    want = ref(**kw)
+    for t in op.tensors:
+        if kw.get(t.py_name) is None or kw[t.py_name].shape != want.shape:
+            continue
+        moved = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in kw.items()}
+        got = c(**moved, out=moved[t.py_name])
+        _compare(op, got, want, kw, f"{name} out is {t.name}")
+        # out overlaps the input shifted by one row
+        buf = np.zeros((7, 8), np.float32)
+        buf[:6] = kw[t.py_name]
+        moved = dict(kw)
+        moved[t.py_name] = buf[:6]
+        got = c(**moved, out=buf[1:])
+        _compare(op, got.copy(), want, kw, f"{name} out overlaps {t.name}")
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("shape", [(0,), (3, 0, 2), (), (1,), (2, 1, 2, 1, 3, 1, 2, 2)], ids=str)
+def test_empty_rank0_rank8(name, shape):
+    op = OPS[name]
+    if shape == () and any(isinstance(r, R.MinRank) for r in op.rules):
+        pytest.skip("self needs rank >= 1")
+    c, ref = _pair(name)
+    kw = _valid(name, shape=shape)
+    for dims in ([-1, 0] if op.reduce_dim and shape else [None]):
+        if dims is not None:
+            kw[op.param(op.reduce_dim).py_name] = dims
+        got, want = c(**kw), ref(**kw)
+        assert got.shape == shape
+        _compare(op, got, want, kw, f"{name} {shape}")
+
+
+def _broadcast_rules(op):
+    return [r for r in op.rules if isinstance(r, (R.BroadcastTo, R.Broadcastable, R.ShapeIsBroadcast))]
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if _broadcast_rules(OPS[n])])
+@pytest.mark.parametrize("small", [(1,), (8,), (6, 1), (1, 8), ()], ids=str)
+def test_broadcast_operands(name, small):
+    op = OPS[name]
+    c, ref = _pair(name)
+    kw = _valid(name, shape=(6, 8))
+    rng = np.random.default_rng(2)
+    stretched = set()
+    for r in _broadcast_rules(op):
+        if isinstance(r, R.BroadcastTo):
+            stretched |= set(r.params[:-1])
+        elif isinstance(r, R.Broadcastable):
+            stretched |= set(r.params[1:])
+        else:
+            stretched |= set(r.params[2:])
+    for n in sorted(stretched):
+        p = op.param(n)
+        if kw.get(p.py_name) is None:
+            continue
+        moved = dict(kw)
+        moved[p.py_name] = rng.uniform(0.2, 2, small).astype(np.float32)
+        _compare(op, c(**moved), ref(**moved), moved, f"{name} {n} of shape {small}")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_mixed_input_dtypes_and_output_dtype(name):
+    """Every input and output dtype combination the checker admits on the default product."""
+    op = OPS[name]
+    c, ref = _pair(name)
+    kw = _valid(name, shape=(5, 7))
+    tensors = [t.py_name for t in op.tensors if kw.get(t.py_name) is not None]
+    tried = 0
+    for dts in itertools.product(NP, repeat=len(tensors) + 1):
+        moved = dict(kw)
+        for n, d in zip(tensors, dts):
+            moved[n] = kw[n].astype(NP[d])
+        out = np.zeros((5, 7), NP[dts[-1]])
+        try:
+            want = ref(**moved, out=out.copy())
+        except codegen.AclnnError as e:
+            with pytest.raises(codegen.AclnnError) as got:
+                c(**moved, out=out)
+            assert (got.value.status, got.value.param, got.value.message) == (e.status, e.param, e.message)
+            continue
+        tried += 1
+        _compare(op, c(**moved, out=out), want, moved, f"{name} {dts}")
+    assert tried >= 2
+
+
+@pytest.mark.parametrize("name", ROWS)
+@pytest.mark.parametrize("dtype", ["FLOAT", "FLOAT16", "BFLOAT16"])
+def test_rows_short_long_and_along_every_dim(name, dtype):
+    op = OPS[name]
+    if dtype not in op.dtypes[DEFAULT_PRODUCT]:
+        pytest.skip(f"{name} has no {dtype} on {DEFAULT_PRODUCT}")
+    c, ref = _pair(name)
+    rng = np.random.default_rng(3)
+    dim_name = op.param(op.reduce_dim).py_name
+    shapes = [((5,), 0), ((3, 1), -1), ((7, 15), -1), ((2, 1025), -1), ((2, 3000), 1), ((1030, 3), 0),
+              ((4, 5, 6), 0), ((4, 5, 6), 1), ((4, 5, 6), 2), ((3, 2048, 2), 1), ((2, 3, 1, 4), 2)]
+    for shape, dim in shapes:
+        kw = {}
+        for t in op.tensors:
+            lo = 0 if t.role == FORWARD_OUTPUT else -2
+            kw[t.py_name] = rng.uniform(lo, 2, shape).astype(NP[dtype])
+        kw[dim_name] = dim
+        _compare(op, c(**kw), ref(**kw), kw, f"{name} {dtype} {shape} dim={dim}")
+        # the same along a non-contiguous dim of a transposed layout
+        t_kw = {k: (np.ascontiguousarray(v.T).T if isinstance(v, np.ndarray) else v) for k, v in kw.items()}
+        _compare(op, c(**t_kw), ref(**kw), kw, f"{name} {dtype} {shape} dim={dim} transposed")
+
+
+def test_default_product_is_the_documented_one():
+    assert DEFAULT_PRODUCT == "ascend910b"
