@@ -16,6 +16,7 @@ parameter and message as the NumPy backend.
 from __future__ import annotations
 
 import ctypes
+import os
 import threading
 from ctypes import POINTER, byref, c_bool, c_char_p, c_double, c_int, c_int32, c_int64, c_uint64, c_void_p
 
@@ -192,10 +193,14 @@ def library(op: Op, sanitize: bool = False) -> Library:
     return _LIBRARIES[path]
 
 
-def make_kernel(op: Op, sanitize: bool = False):
+def make_kernel(op: Op, sanitize: bool | None = None):
+    """The callable; `sanitize` (default: $OPGEN_C_SANITIZE == "1") uses the ASan/UBSan build of the library,
+    which needs the ASan runtime preloaded into Python (tests/test_c_api.py does that)."""
     from codegen.backends.numpy import load_module
     from codegen.runtime.calls import KernelCall
     checker = load_module(op).check
+    if sanitize is None:
+        sanitize = os.environ.get("OPGEN_C_SANITIZE") == "1"
     lib = library(op, sanitize)
 
     def kernel(**kw):

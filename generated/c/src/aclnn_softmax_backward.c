@@ -64,7 +64,7 @@ static void rowsum(int64_t n, const float *const *in, double *acc, const void *p
     const float *restrict grad_output = in[0];
     const float *restrict output = in[1];
 
-    double s0 = 0.0;
+    double s0 = 0;
     for (int64_t i = 0; i < n; ++i) {
         s0 += (double)(grad_output[i]*output[i]);
     }
