@@ -323,3 +323,24 @@ def test_a_new_spec_gets_its_pages_with_no_other_change(tmp_path):
     rows = table_rows(section(zh, "支持的产品型号"))
     assert [r[1] for r in rows] == ["√" if soc in op.dtypes else "×" for soc in PRODUCTS]
     assert "[aclnnSiluBackward](aclnnSiluBackward.md)" in (out / "en" / "index.md").read_text()
+
+
+# ---- call examples ---------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", OPS)
+def test_every_example_compiles_and_prints_what_the_page_says(ops, name, tmp_path):
+    """The page's program, built with the page's command in a tree as `opgen generate` writes it, prints the
+    page's output byte for byte (both languages carry the same program and output)."""
+    from codegen.backends.c import examples
+    op = ops[name]
+    texts = [page(op, lang) for lang in LANGS]
+    programs = [code_blocks(t, "c") for t in texts]
+    commands = [code_blocks(t, "sh") for t in texts]
+    outputs = [code_blocks(t, "text") for t in texts]
+    assert programs[0] == programs[1] and commands[0] == commands[1] and outputs[0] == outputs[1]
+    (program,), (command,), (printed,) = programs[0][-1:], commands[0][-1:], outputs[0][-1:]
+    examples.write_tree(tmp_path, op)
+    (tmp_path / "generated" / "c" / examples.example_path(op)).write_text(program + "\n")
+    run = subprocess.run(command, shell=True, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == printed.strip()
+    assert "-Wall -Wextra -Werror" in command

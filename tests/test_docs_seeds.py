@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 import codegen
-from codegen.backends.docs import example
 from codegen.backends.docs.page import headings, sections
 
 from .conftest import REPO
@@ -67,10 +66,7 @@ def page_headings(op):
 
 def expected_from_seed(name):
     _, hs = SEED_HEADINGS[name]
-    hs = [SLIPS.get(NEWER_NAMES.get(h, h), NEWER_NAMES.get(h, h)) for h in hs] + TRUNCATED.get(name, [])
-    if not example.available():
-        hs = [h for h in hs if h != EXAMPLE]  # see test_call_example_section_exists
-    return hs
+    return [SLIPS.get(NEWER_NAMES.get(h, h), NEWER_NAMES.get(h, h)) for h in hs] + TRUNCATED.get(name, [])
 
 
 @pytest.mark.parametrize("name", [n for n in SEED_HEADINGS if not n.startswith("004")])
@@ -110,8 +106,6 @@ def test_english_pages_have_the_same_sections_in_the_same_order(ops):
         assert [zh_to_en.get(h, h) for h in zh] == en
 
 
-@pytest.mark.skipif(not example.available(),
-                    reason="blocked on issue 3: the C backend (codegen.backends.c.examples) has not landed")
 def test_call_example_section_exists(ops):
     for op in ops.values():
         ours, _ = page_headings(op)

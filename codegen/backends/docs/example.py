@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import importlib.util
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,15 +24,6 @@ class Example:
     source: str    # the C program
     build: str     # the shell command that builds (and names) it
     output: str    # its stdout when the docs were generated
-
-
-def available() -> bool:
-    """Whether the C backend's example module exists (issue 3).  A module that exists but fails to import is
-    an error, raised by `example()`, never a silently missing section."""
-    try:
-        return importlib.util.find_spec(C_EXAMPLES) is not None
-    except ModuleNotFoundError:  # codegen.backends.c itself is missing
-        return False
 
 
 def cache_dir() -> Path:
@@ -70,10 +60,8 @@ def run_output(op, source: str, build: str, run) -> str:
     return out
 
 
-def example(op) -> Example | None:
-    """The op's call example, or None while the C backend does not exist."""
-    if not available():
-        return None
+def example(op) -> Example:
+    """The op's call example."""
     ex = importlib.import_module(C_EXAMPLES)
     source = ex.example_source(op)
     build = ex.build_command(op)
