@@ -132,3 +132,8 @@ def test_a_new_operator_from_the_readme_alone(tmp_path):
     x64, h = x.astype(np.float64), 1e-6
     want = (f(x64 + h) - f(x64 - h)) / (2 * h)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
+    # every kernel backend runs it too, and its docs page carries a call example that ran
+    assert (out / "c" / "src" / "aclnn_silu_backward.c").is_file()
+    np.testing.assert_allclose(codegen.kernel("silu_backward", backend="c", specs_dir=specs)(
+        grad_output=np.ones_like(x), self=x), want, rtol=1e-5, atol=1e-7)
+    assert "result[0] is:" in (out / "docs" / "en" / "aclnnSiluBackward.md").read_text()
