@@ -41,15 +41,28 @@ def output_shape(op: Op, args: dict) -> tuple:
     raise ValueError(f"{op.name}: no rule fixes the output shape")
 
 
+class _Signature:
+    """What a call's keywords may be, computed once per op (kernel callables are called in loops)."""
+
+    def __init__(self, op: Op):
+        self.names = [p.py_name for p in op.params if p.kind != "output"]
+        self.allowed = set(self.names) | {"product", "out"} | ({"out_dtype"} if out_dtype_free(op) else set())
+
+
+def _signature(op: Op) -> _Signature:
+    sig = op.__dict__.get("_call_signature")
+    if sig is None:
+        sig = op.__dict__["_call_signature"] = _Signature(op)
+    return sig
+
+
 class KernelCall:
     def __init__(self, op: Op, kw: dict):
         self.op = op
-        inputs = [p for p in op.params if p.kind != "output"]
-        self.names = [p.py_name for p in inputs]
-        free = out_dtype_free(op)
-        allowed = set(self.names) | {"product", "out"} | ({"out_dtype"} if free else set())
-        unknown = sorted(set(kw) - allowed)
-        if unknown:
+        sig = _signature(op)
+        self.names = sig.names
+        if not sig.allowed.issuperset(kw):
+            unknown = sorted(set(kw) - sig.allowed)
             raise TypeError(f"{op.snake_name}() got an unexpected keyword argument {unknown[0]!r}")
         missing = [n for n in self.names if n not in kw]
         if missing:

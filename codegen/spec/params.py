@@ -1,6 +1,7 @@
 """Operator parameters, in aclnn order: tensors, aclScalars and int64/bool attributes."""
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -39,8 +40,9 @@ class Param:
 
     kind = "param"
 
-    @property
+    @functools.cached_property
     def py_name(self) -> str:
+        """The snake_case keyword of the Python API (cached: kernel callables read it on every call)."""
         return snake(self.name)
 
 

@@ -20,11 +20,12 @@ import os
 import threading
 from ctypes import POINTER, byref, c_bool, c_char_p, c_double, c_int, c_int32, c_int64, c_uint64, c_void_p
 
+import ml_dtypes  # noqa: F401  (registers bfloat16 with NumPy)
 import numpy as np
 
 from codegen.errors import AclnnError
 from codegen.spec import Op
-from codegen.spec.dtypes import BY_NUMPY, DTYPES
+from codegen.spec.dtypes import DTYPES
 from codegen.spec.params import Attr, Output, Scalar, Tensor
 
 from . import build
@@ -32,6 +33,7 @@ from .emit import MAX_DIMS
 
 ACL_FORMAT_ND = 2
 ACL_DOUBLE = DTYPES["DOUBLE"].acl
+ACL_OF_NUMPY = {np.dtype(d.numpy): d.acl for d in DTYPES.values()}   # dtype objects: faster than .name
 
 
 class Unmarshallable(Exception):
@@ -46,8 +48,8 @@ class Library:
         self.path = path
         dll = self.dll = ctypes.CDLL(str(path))
         dll.aclCreateTensor.restype = c_void_p
-        dll.aclCreateTensor.argtypes = [POINTER(c_int64), c_uint64, c_int, POINTER(c_int64), c_int64, c_int,
-                                        POINTER(c_int64), c_uint64, c_void_p]
+        dll.aclCreateTensor.argtypes = [c_void_p, c_uint64, c_int, c_void_p, c_int64, c_int, c_void_p, c_uint64,
+                                        c_void_p]
         dll.aclDestroyTensor.argtypes = [c_void_p]
         dll.aclCreateScalar.restype = c_void_p
         dll.aclCreateScalar.argtypes = [c_void_p, c_int]
@@ -81,24 +83,27 @@ class Library:
         """An aclTensor viewing array `a` (None for None); `keep` holds what must outlive the call."""
         if a is None:
             return None
-        if not isinstance(a, np.ndarray) or a.dtype.name not in BY_NUMPY or a.ndim > MAX_DIMS:
+        acl = ACL_OF_NUMPY.get(a.dtype) if isinstance(a, np.ndarray) else None
+        if acl is None or a.ndim > MAX_DIMS:
             raise Unmarshallable
         item = a.itemsize
-        if any(s % item for s in a.strides):   # a byte-strided view: hand C an aligned copy
-            a = np.ascontiguousarray(a)
-        keep.append(a)
         strides = [s // item for s in a.strides]
+        if any(s * item != b for s, b in zip(strides, a.strides)):   # byte-strided: hand C an aligned copy
+            a = np.ascontiguousarray(a)
+            strides = [s // item for s in a.strides]
+        keep.append(a)
+        n = a.ndim
+        data = a.ctypes.data
         if a.size == 0:
-            base, offset, storage = a.ctypes.data, 0, 0
+            offset, storage = 0, 0
         else:
-            lo = sum((n - 1) * s for n, s in zip(a.shape, strides) if s < 0)
-            hi = sum((n - 1) * s for n, s in zip(a.shape, strides) if s > 0)
-            base, offset, storage = a.ctypes.data + lo * item, -lo, hi - lo + 1
-        dims = (c_int64 * max(a.ndim, 1))(*a.shape)
-        st = (c_int64 * max(a.ndim, 1))(*strides)
-        stor = (c_int64 * 1)(storage)
-        t = self.dll.aclCreateTensor(dims, a.ndim, BY_NUMPY[a.dtype.name].acl, st, offset, ACL_FORMAT_ND, stor, 1,
-                                     c_void_p(base))
+            lo = sum((d - 1) * s for d, s in zip(a.shape, strides) if s < 0)
+            hi = sum((d - 1) * s for d, s in zip(a.shape, strides) if s > 0)
+            data, offset, storage = data + lo * item, -lo, hi - lo + 1
+        desc = (c_int64 * (2 * n + 1))(*a.shape, *strides, storage)   # dims, strides, storage dims
+        keep.append(desc)
+        t = self.dll.aclCreateTensor(desc, n, acl, byref(desc, 8 * n), offset, ACL_FORMAT_ND, byref(desc, 16 * n),
+                                     1, data)
         if not t:
             raise RuntimeError(f"aclCreateTensor refused an array of shape {a.shape}: "
                                f"{self.dll.aclGetRecentErrMsg().decode()}")

@@ -1,8 +1,10 @@
 """Compile an op's generated C (the runtime and the op) into a shared library, cached by content.
 
 The flags are the generator's business, not the user's: `-O3 -march=native` to let the compiler vectorize
-the block loops for this machine, `-ffp-contract=off` so that no multiply-add is fused (every backend then
-rounds the same float operations the same way), and no fast-math (nan and inf keep their meaning).
+the block loops for this machine (AVX2, F16C where the CPU has them), `-fno-trapping-math` so that it may
+compute both sides of a `?:` and select (if-conversion; no program here reads the floating-point exception
+flags), `-ffp-contract=off` so that no multiply-add is fused (every backend then rounds the same float
+operations the same way), and no fast-math (nan and inf keep their meaning, sums keep their order).
 `sanitize=True` builds with AddressSanitizer and UndefinedBehaviorSanitizer instead (tests/test_c_sanitizers.py).
 """
 from __future__ import annotations
@@ -14,7 +16,8 @@ from codegen.buildcache import BuildError, cached_build  # noqa: F401  (re-expor
 from codegen.spec import Op
 
 CC = os.environ.get("CC", "cc")
-FLAGS = ["-std=c11", "-O3", "-march=native", "-fPIC", "-shared", "-ffp-contract=off", "-fno-math-errno"]
+FLAGS = ["-std=c11", "-O3", "-march=native", "-fPIC", "-shared", "-ffp-contract=off", "-fno-math-errno",
+         "-fno-trapping-math"]
 SANITIZE_FLAGS = ["-std=c11", "-O1", "-g", "-fPIC", "-shared", "-ffp-contract=off", "-fno-omit-frame-pointer",
                   "-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
 LIBS = ["-lm", "-lpthread"]

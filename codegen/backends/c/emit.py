@@ -38,6 +38,7 @@ RUNTIME = {
     "include/aclnn/aclnn_base.h.jinja": "include/aclnn/aclnn_base.h",
     "src/opgen_runtime.h.jinja": "src/opgen_runtime.h",
     "src/opgen_half.h.jinja": "src/opgen_half.h",
+    "src/opgen_math.h.jinja": "src/opgen_math.h",
     "src/opgen_runtime.c.jinja": "src/opgen_runtime.c",
     "src/opgen_tables.c.jinja": "src/opgen_tables.c",
     "src/opgen_check.c.jinja": "src/opgen_check.c",
@@ -104,19 +105,28 @@ def _used(exprs) -> set:
     return syms
 
 
-def _function(exprs, tensors_by_sym, fields, reductions_by_sym):
-    """What a kernel function declares: the input pointers, the constants and the row sums it reads."""
+def _function(exprs, tensors_by_sym, fields, reductions_by_sym, suffix):
+    """What a kernel function declares and loads: the input pointers, the constants and the row sums it reads."""
     used = _used(exprs)   # `exprs` lists every temporary the function computes, so this is all it reads
     loads = [(k, name) for k, (sym, name) in enumerate(tensors_by_sym) if sym in used]
     consts = [(ctype, f) for ctype, f, sym in fields if sym in used]
-    sums = [(j, str(s)) for j, s in enumerate(reductions_by_sym) if s in used]
-    return {"loads": loads, "consts": consts, "sums": sums}
+    declare = [f"const Params{suffix} *p = params;"] if consts else ["(void)params;"]
+    declare += [f"const float *restrict {name} = in[{k}];" for k, name in loads]
+    declare += [f"const {ctype} {f} = p->{f};" for ctype, f in consts]
+    return {
+        "declare": declare,
+        # element i of every operand, loaded at the top of the loop body
+        "load": [f"const float {name}_i = {name}[i];" for _, name in loads],
+        "sums": [(j, str(s)) for j, s in enumerate(reductions_by_sym) if s in used],
+    }
 
 
 def variant_context(op: Op, kv: KernelVariant) -> dict:
     tensors = [(t.symbol, t.py_name) for t in kv.tensors]
     fields = _fields(kv)
-    names = {sym: f"{name}[i]" for sym, name in tensors}
+    # element i of every operand is loaded into a local at the top of the loop: loads under a `?:` would be
+    # masked loads (the compiler may not read memory the program might not read), slow on some CPUs
+    names = {sym: f"{name}_i" for sym, name in tensors}
     names.update({sym: f for _, f, sym in fields})
     for s, _ in kv.reductions + kv.body:
         names[s] = str(s)
@@ -139,8 +149,8 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
         "body": body,
         "result": result,
         "reductions": reductions,
-        "finish": _function(finish_exprs, tensors, fields, red_syms),
-        "sum": _function([e for _, e in kv.reductions], tensors, fields, red_syms),
+        "finish": _function(finish_exprs, tensors, fields, red_syms, suffix),
+        "sum": _function([e for _, e in kv.reductions], tensors, fields, red_syms, suffix),
         "dispatch": _dispatch(op, kv),
     }
 

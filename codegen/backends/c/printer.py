@@ -5,8 +5,11 @@ literals.  What it gets wrong for kernels, and is overridden here:
 
 * `Piecewise` prints as a multi-line ternary (or needs an assignment target); kernels want one expression,
   nested `(c) ? (a) : (b)`, branches in the order the spec lists them, like NumPy's nested `np.where`.
+* `exp` prints as `expf`, a libm call no compiler vectorizes (short of -ffast-math, which would also give up
+  nan and inf); it prints as `opgen_expf` (opgen_math.h), inline and branch-free, within 1 ulp.  (In a
+  double-typed checker condition it stays `exp`.)
 * `Max`/`Min` print as `fmaxf`/`fminf`, which *drop* a nan argument; NumPy's `maximum`/`minimum` (the
-  reference backend) propagate it.  They print as `opgen_maximumf`/`opgen_minimumf` (opgen_runtime.h).
+  reference backend) propagate it.  They print as `opgen_maximumf`/`opgen_minimumf` (opgen_math.h).
 * Integer powers print as `powf(x, 2)`: a libm call per element where one multiplication is exact and
   vectorizes; `x**-1` and `x**-n` print as `1.0F/(...)`.
 * `Rational` inside a double-typed condition would print `1.0/3.0` (fine) but inside a float kernel SymPy
@@ -69,6 +72,11 @@ class KernelCPrinter(C99CodePrinter):
             one = "1.0F" if self.suffix else "1.0"
             return f"{one}/({prod})" if abs(int(expr.exp)) > 1 else f"{one}/{base}"
         return super()._print_Pow(expr)
+
+    def _print_exp(self, expr):
+        if not self.suffix:
+            return f"exp({self._print(expr.args[0])})"
+        return f"opgen_expf({self._print(expr.args[0])})"
 
     def _print_Sigmoid(self, expr):
         return f"opgen_sigmoid{self.suffix}({self._print(expr.args[0])})"

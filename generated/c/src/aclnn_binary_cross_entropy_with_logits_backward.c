@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "aclnnop/aclnn_binary_cross_entropy_with_logits_backward.h"
+#include "opgen_math.h"
 #include "opgen_runtime.h"
 
 #define OP "aclnnBinaryCrossEntropyWithLogitsBackward"
@@ -93,7 +94,7 @@ static const opgen_dtype_table DTYPES_out = {4, DTYPES_out_socs};
 /* 1/(1 + exp(-u)) without overflow: exp(-|u|) <= 1, and both branches are finite for every u. */
 static inline float opgen_sigmoidf(float u)
 {
-    const float t0 = expf(-fabsf(u));
+    const float t0 = opgen_expf(-fabsf(u));
     const float t1 = 1.0F/(t0 + 1);
     return ((u >= 0) ? t1 : t0*t1);
 }
@@ -112,10 +113,12 @@ static void block__weight_optional_absent__pos_weight_optional_absent(int64_t n,
     const float *restrict self = in[1];
     const float *restrict target = in[2];
     const float c0 = p->c0;
-
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
-        res[i] = c0*grad_output[i]*(-target[i] + opgen_sigmoidf(self[i]));
+        const float grad_output_i = grad_output[i];
+        const float self_i = self[i];
+        const float target_i = target[i];
+        res[i] = c0*grad_output_i*(-target_i + opgen_sigmoidf(self_i));
     }
 }
 
@@ -134,11 +137,14 @@ static void block__weight_optional_absent__pos_weight_optional_present(int64_t n
     const float *restrict target = in[2];
     const float *restrict pos_weight_optional = in[3];
     const float c0 = p->c0;
-
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
-        const float t0 = pos_weight_optional[i]*target[i];
-        res[i] = c0*grad_output[i]*(-t0 + (t0 - target[i] + 1)*opgen_sigmoidf(self[i]));
+        const float grad_output_i = grad_output[i];
+        const float self_i = self[i];
+        const float target_i = target[i];
+        const float pos_weight_optional_i = pos_weight_optional[i];
+        const float t0 = pos_weight_optional_i*target_i;
+        res[i] = c0*grad_output_i*(-t0 + (t0 - target_i + 1)*opgen_sigmoidf(self_i));
     }
 }
 
@@ -157,10 +163,13 @@ static void block__weight_optional_present__pos_weight_optional_absent(int64_t n
     const float *restrict target = in[2];
     const float *restrict weight_optional = in[3];
     const float c0 = p->c0;
-
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
-        res[i] = c0*grad_output[i]*weight_optional[i]*(-target[i] + opgen_sigmoidf(self[i]));
+        const float grad_output_i = grad_output[i];
+        const float self_i = self[i];
+        const float target_i = target[i];
+        const float weight_optional_i = weight_optional[i];
+        res[i] = c0*grad_output_i*weight_optional_i*(-target_i + opgen_sigmoidf(self_i));
     }
 }
 
@@ -180,11 +189,15 @@ static void block__weight_optional_present__pos_weight_optional_present(int64_t 
     const float *restrict weight_optional = in[3];
     const float *restrict pos_weight_optional = in[4];
     const float c0 = p->c0;
-
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
-        const float t0 = pos_weight_optional[i]*target[i];
-        res[i] = c0*grad_output[i]*weight_optional[i]*(-t0 + (t0 - target[i] + 1)*opgen_sigmoidf(self[i]));
+        const float grad_output_i = grad_output[i];
+        const float self_i = self[i];
+        const float target_i = target[i];
+        const float weight_optional_i = weight_optional[i];
+        const float pos_weight_optional_i = pos_weight_optional[i];
+        const float t0 = pos_weight_optional_i*target_i;
+        res[i] = c0*grad_output_i*weight_optional_i*(-t0 + (t0 - target_i + 1)*opgen_sigmoidf(self_i));
     }
 }
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "aclnnop/aclnn_elu_backward.h"
+#include "opgen_math.h"
 #include "opgen_runtime.h"
 
 #define OP "aclnnEluBackward"
@@ -70,10 +71,11 @@ static void block__is_result_false(int64_t n, const float *const *in, float *out
     const float scale = p->scale;
     const float input_scale = p->input_scale;
     const float c0 = p->c0;
-
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
-        res[i] = ((self_or_result[i] > 0) ? grad_output[i]*scale : c0*grad_output[i]*expf(input_scale*self_or_result[i]));
+        const float grad_output_i = grad_output[i];
+        const float self_or_result_i = self_or_result[i];
+        res[i] = ((self_or_result_i > 0) ? grad_output_i*scale : c0*grad_output_i*opgen_expf(input_scale*self_or_result_i));
     }
 }
 
@@ -93,10 +95,11 @@ static void block__is_result_true(int64_t n, const float *const *in, float *out,
     const float scale = p->scale;
     const float input_scale = p->input_scale;
     const float c0 = p->c0;
-
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
-        res[i] = ((self_or_result[i] > 0) ? grad_output[i]*scale : grad_output[i]*input_scale*(c0 + self_or_result[i]));
+        const float grad_output_i = grad_output[i];
+        const float self_or_result_i = self_or_result[i];
+        res[i] = ((self_or_result_i > 0) ? grad_output_i*scale : grad_output_i*input_scale*(c0 + self_or_result_i));
     }
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "aclnnop/aclnn_log_sigmoid_backward.h"
+#include "opgen_math.h"
 #include "opgen_runtime.h"
 
 #define OP "aclnnLogSigmoidBackward"
@@ -68,7 +69,7 @@ static const opgen_dtype_table DTYPES_gradInput = {4, DTYPES_gradInput_socs};
 /* 1/(1 + exp(-u)) without overflow: exp(-|u|) <= 1, and both branches are finite for every u. */
 static inline float opgen_sigmoidf(float u)
 {
-    const float t0 = expf(-fabsf(u));
+    const float t0 = opgen_expf(-fabsf(u));
     const float t1 = 1.0F/(t0 + 1);
     return ((u >= 0) ? t1 : t0*t1);
 }
@@ -83,10 +84,11 @@ static void block(int64_t n, const float *const *in, float *out, const void *par
     (void)params;
     const float *restrict grad_output = in[0];
     const float *restrict self = in[1];
-
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
-        res[i] = grad_output[i]*opgen_sigmoidf(-self[i]);
+        const float grad_output_i = grad_output[i];
+        const float self_i = self[i];
+        res[i] = grad_output_i*opgen_sigmoidf(-self_i);
     }
 }
 

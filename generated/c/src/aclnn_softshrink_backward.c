@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "aclnnop/aclnn_softshrink_backward.h"
+#include "opgen_math.h"
 #include "opgen_runtime.h"
 
 #define OP "aclnnSoftshrinkBackward"
@@ -58,10 +59,11 @@ static void block(int64_t n, const float *const *in, float *out, const void *par
     const float *restrict grad_output = in[0];
     const float *restrict self = in[1];
     const float lambd = p->lambd;
-
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
-        res[i] = (((lambd < -self[i]) || (lambd < self[i])) ? grad_output[i] : 0);
+        const float grad_output_i = grad_output[i];
+        const float self_i = self[i];
+        res[i] = (((lambd < -self_i) || (lambd < self_i)) ? grad_output_i : 0);
     }
 }
 

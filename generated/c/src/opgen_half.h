@@ -62,4 +62,45 @@ static inline uint16_t opgen_f32_to_bf16(float f)
     return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
 }
 
+/* Whole blocks, contiguous: what the kernels' loads and stores use.  FLOAT16 with the F16C instructions when the
+ * build targets a CPU that has them (vcvtph2ps / vcvtps2ph, round to nearest even, nan kept), else the
+ * functions above; BFLOAT16 by the functions above, which the compiler vectorizes (shifts, adds, selects). */
+#if defined(__F16C__)
+#include <immintrin.h>
+#endif
+
+static inline void opgen_f16_block_to_f32(float *dst, const uint16_t *src, int64_t n)
+{
+    int64_t i = 0;
+#if defined(__F16C__)
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(src + i))));
+#endif
+    for (; i < n; ++i)
+        dst[i] = opgen_f16_to_f32(src[i]);
+}
+
+static inline void opgen_f32_block_to_f16(uint16_t *dst, const float *src, int64_t n)
+{
+    int64_t i = 0;
+#if defined(__F16C__)
+    for (; i + 8 <= n; i += 8)
+        _mm_storeu_si128((__m128i *)(void *)(dst + i), _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT));
+#endif
+    for (; i < n; ++i)
+        dst[i] = opgen_f32_to_f16(src[i]);
+}
+
+static inline void opgen_bf16_block_to_f32(float *restrict dst, const uint16_t *restrict src, int64_t n)
+{
+    for (int64_t i = 0; i < n; ++i)
+        dst[i] = opgen_bf16_to_f32(src[i]);
+}
+
+static inline void opgen_f32_block_to_bf16(uint16_t *restrict dst, const float *restrict src, int64_t n)
+{
+    for (int64_t i = 0; i < n; ++i)
+        dst[i] = opgen_f32_to_bf16(src[i]);
+}
+
 #endif /* OPGEN_HALF_H_ */

@@ -19,6 +19,7 @@
  * Workspace: the staging buffers when some tensor needs them, the accumulators of side-by-side rows, and the
  * whole result when the output overlaps an input.  opgen_workspace_bytes and opgen_run_call lay it out the
  * same way (plan()). */
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -69,8 +70,7 @@ static void load_f32(float *dst, const char *src, int64_t n, int64_t stride, acl
     case ACL_FLOAT16: {
         const uint16_t *s = (const uint16_t *)src;
         if (stride == 1)
-            for (int64_t i = 0; i < n; ++i)
-                dst[i] = opgen_f16_to_f32(s[i]);
+            opgen_f16_block_to_f32(dst, s, n);
         else
             for (int64_t i = 0; i < n; ++i)
                 dst[i] = opgen_f16_to_f32(s[i * stride]);
@@ -79,8 +79,7 @@ static void load_f32(float *dst, const char *src, int64_t n, int64_t stride, acl
     default: { /* ACL_BF16: phase 1 admits no other dtype (opgen_phase1_done) */
         const uint16_t *s = (const uint16_t *)src;
         if (stride == 1)
-            for (int64_t i = 0; i < n; ++i)
-                dst[i] = opgen_bf16_to_f32(s[i]);
+            opgen_bf16_block_to_f32(dst, s, n);
         else
             for (int64_t i = 0; i < n; ++i)
                 dst[i] = opgen_bf16_to_f32(s[i * stride]);
@@ -124,8 +123,7 @@ static void store_f32(char *dst, int64_t stride, const float *src, int64_t n, ac
     case ACL_FLOAT16: {
         uint16_t *d = (uint16_t *)dst;
         if (stride == 1)
-            for (int64_t i = 0; i < n; ++i)
-                d[i] = opgen_f32_to_f16(src[i]);
+            opgen_f32_block_to_f16(d, src, n);
         else
             for (int64_t i = 0; i < n; ++i)
                 d[i * stride] = opgen_f32_to_f16(src[i]);
@@ -134,8 +132,7 @@ static void store_f32(char *dst, int64_t stride, const float *src, int64_t n, ac
     default: {
         uint16_t *d = (uint16_t *)dst;
         if (stride == 1)
-            for (int64_t i = 0; i < n; ++i)
-                d[i] = opgen_f32_to_bf16(src[i]);
+            opgen_f32_block_to_bf16(d, src, n);
         else
             for (int64_t i = 0; i < n; ++i)
                 d[i * stride] = opgen_f32_to_bf16(src[i]);
@@ -259,11 +256,25 @@ static bool output_overlaps(const opgen_call *c)
     return false;
 }
 
-/* ---- the plan: mode and workspace layout, the same in both phases ----------------------------------------------- */
+/* ---- the plan: mode, tiles, threads and workspace layout, the same in both phases --------------------------- */
+/* Side by side rows: a tile of T rows is walked twice along dim, so T is chosen for the tile's inputs to stay in
+ * the last-level cache between the two walks (TILE_CACHE_BYTES), but never below 1024 (4 KiB of FLOAT read
+ * contiguously per step along dim: shorter runs at a large stride cost more in DRAM pages and TLB misses than a
+ * second read), nor above MAX_TILE (the accumulators stay in L1/L2).  Measured with `opgen bench`. */
+#define TILE_CACHE_BYTES (8 * 1024 * 1024)
+#define MIN_TILE OPGEN_BLOCK
+#define MAX_TILE (16 * OPGEN_BLOCK)
+/* Below this many elements a call runs on one thread: starting threads would cost more than it saves. */
+#define MIN_ELEMENTS_PER_THREAD (1 << 15)
+#define MAX_THREADS 64
+
 typedef struct {
     bool rows;          /* row sums, one whole row at a time (else side by side) */
     bool staging;       /* some operand needs a staging buffer */
     bool overlap;       /* the output is computed in the workspace, then copied */
+    int64_t tile;       /* side by side: rows per tile */
+    int threads;
+    uint64_t scratch_bytes;   /* per thread: staging buffers, then accumulators */
     uint64_t staging_bytes, acc_bytes, result_bytes;
 } plan_t;
 
@@ -271,6 +282,8 @@ static int row_dim(const opgen_call *c)
 {
     return c->out.ndim == 0 ? 0 : (int)c->dim;
 }
+
+static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
 
 static void plan(const opgen_call *c, plan_t *p)
 {
@@ -281,9 +294,16 @@ static void plan(const opgen_call *c, plan_t *p)
     const int out = L.nops - 1;
     if (c->nred) {
         /* whole rows when dim is the output's contiguous dimension, or closer to it than the others */
-        const int64_t ds = L.dstride[out] < 0 ? -L.dstride[out] : L.dstride[out];
-        const int64_t is = L.stride[out][L.ndim - 1] < 0 ? -L.stride[out][L.ndim - 1] : L.stride[out][L.ndim - 1];
+        const int64_t ds = abs64(L.dstride[out]), is = abs64(L.stride[out][L.ndim - 1]);
         p->rows = L.dlen <= 1 || (L.ndim == 1 && L.shape[0] == 1) || ds == 1 || (ds != 0 && ds < is);
+        if (!p->rows) {
+            size_t bytes = 0;
+            for (int k = 0; k < c->nin; ++k)
+                bytes += L.esize[k];
+            int64_t t = (int64_t)(TILE_CACHE_BYTES / ((size_t)L.dlen * (bytes ? bytes : 1)));
+            t = t < MIN_TILE ? MIN_TILE : (t > MAX_TILE ? MAX_TILE : t / OPGEN_BLOCK * OPGEN_BLOCK);
+            p->tile = L.shape[L.ndim - 1] < t ? L.shape[L.ndim - 1] : t;
+        }
     }
     for (int k = 0; k < L.nops; ++k)
         if (!direct(&L, k, (c->nred && p->rows) ? L.dstride[k] : L.stride[k][L.ndim - 1]))
@@ -291,16 +311,22 @@ static void plan(const opgen_call *c, plan_t *p)
     p->overlap = output_overlaps(c);
     if (p->overlap)
         p->staging = true;   /* the final copy may need it */
+    const int64_t numel = opgen_numel(&c->out);
+    int64_t threads = c->threads < 1 ? 1 : (c->threads > MAX_THREADS ? MAX_THREADS : c->threads);
+    if (threads > numel / MIN_ELEMENTS_PER_THREAD)
+        threads = numel / MIN_ELEMENTS_PER_THREAD > 1 ? numel / MIN_ELEMENTS_PER_THREAD : 1;
+    p->threads = (int)threads;
     p->staging_bytes = p->staging ? (uint64_t)L.nops * OPGEN_BLOCK * sizeof(float) : 0;
-    p->acc_bytes = (c->nred && !p->rows) ? (uint64_t)c->nred * OPGEN_BLOCK * sizeof(double) : 0;
-    p->result_bytes = p->overlap ? (uint64_t)opgen_numel(&c->out) * sizeof(float) : 0;
+    p->acc_bytes = (c->nred && !p->rows) ? (uint64_t)c->nred * (uint64_t)p->tile * sizeof(double) : 0;
+    p->scratch_bytes = p->staging_bytes + p->acc_bytes;
+    p->result_bytes = p->overlap ? (uint64_t)numel * sizeof(float) : 0;
 }
 
 uint64_t opgen_workspace_bytes(const opgen_call *c)
 {
     plan_t p;
     plan(c, &p);
-    return p.staging_bytes + p.acc_bytes + p.result_bytes;
+    return p.scratch_bytes * (uint64_t)p.threads + p.result_bytes;
 }
 
 /* ---- walking ----------------------------------------------------------------------------------------------------- */
@@ -337,7 +363,20 @@ static void out_flush(const layout *L, float *res, char *dst, const int64_t *axi
         store_f32(dst, axis_stride[o], res, n, L->dtype[o]);
 }
 
-/* Advance the odometer over dims 0..ndim-2 (or 0..ndim-1 when `all`); off[k] follows. */
+/* Position the odometer idx[0..ndims) on its linear position `pos` (row-major); off[k] follows. */
+static void seek(const layout *L, int ndims, int64_t pos, int64_t *idx, int64_t *off)
+{
+    for (int k = 0; k < L->nops; ++k)
+        off[k] = 0;
+    for (int d = ndims - 1; d >= 0; --d) {
+        idx[d] = pos % L->shape[d];
+        pos /= L->shape[d];
+        for (int k = 0; k < L->nops; ++k)
+            off[k] += idx[d] * L->stride[k][d];
+    }
+}
+
+/* Advance the odometer over dims 0..last; off[k] follows. */
 static void next_index(const layout *L, int64_t *idx, int64_t *off, int last)
 {
     for (int d = last; d >= 0; --d) {
@@ -352,100 +391,189 @@ static void next_index(const layout *L, int64_t *idx, int64_t *off, int last)
     }
 }
 
-static void run_elementwise(const opgen_call *c, const aclTensor *out, const void *params, float *staging)
+/* One thread's share of a call: work items [begin, end) of its mode, with its own scratch. */
+typedef struct {
+    const opgen_call *c;
+    const aclTensor *out;
+    const void *params;
+    const plan_t *p;
+    int64_t begin, end;
+    float *staging;
+    double *accs;
+} share;
+
+static int64_t blocks_of(int64_t len, int64_t block) { return (len + block - 1) / block; }
+
+/* Elementwise: item = (outer index, block of the inner dimension). */
+static int64_t elementwise_items(const layout *L)
 {
+    int64_t outer = 1;
+    for (int d = 0; d < L->ndim - 1; ++d)
+        outer *= L->shape[d];
+    return outer * blocks_of(L->shape[L->ndim - 1], OPGEN_BLOCK);
+}
+
+static void run_elementwise(const share *s)
+{
+    const opgen_call *c = s->c;
     layout L;
-    make_layout(c, out, -1, &L);
+    make_layout(c, s->out, -1, &L);
     const int inner = L.ndim - 1;
+    const int64_t len = L.shape[inner], nblk = blocks_of(len, OPGEN_BLOCK);
     int64_t idx[OPGEN_MAX_DIMS] = {0}, off[MAXOPS] = {0}, axis[MAXOPS];
     for (int k = 0; k < L.nops; ++k)
         axis[k] = L.stride[k][inner];
-    int64_t outer = 1;
-    for (int d = 0; d < inner; ++d)
-        outer *= L.shape[d];
-    const int64_t len = L.shape[inner];
     const float *in[OPGEN_MAX_INPUTS];
-    for (int64_t o = 0; o < outer; ++o) {
-        for (int64_t j = 0; j < len; j += OPGEN_BLOCK) {
-            const int64_t n = len - j < OPGEN_BLOCK ? len - j : OPGEN_BLOCK;
-            stage_inputs(&L, c->nin, off, j, axis, n, staging, in);
-            char *dst;
-            float *res = out_target(&L, off, j, axis, n, staging, &dst);
-            c->block(n, in, res, params);
-            out_flush(&L, res, dst, axis, n);
-        }
-        next_index(&L, idx, off, inner - 1);
+    int64_t item = s->begin;
+    seek(&L, inner, item / nblk, idx, off);
+    while (item < s->end) {
+        const int64_t j = (item % nblk) * OPGEN_BLOCK;
+        const int64_t n = len - j < OPGEN_BLOCK ? len - j : OPGEN_BLOCK;
+        stage_inputs(&L, c->nin, off, j, axis, n, s->staging, in);
+        char *dst;
+        float *res = out_target(&L, off, j, axis, n, s->staging, &dst);
+        c->block(n, in, res, s->params);
+        out_flush(&L, res, dst, axis, n);
+        if (++item % nblk == 0)
+            next_index(&L, idx, off, inner - 1);
     }
 }
 
-static void run_rows(const opgen_call *c, const aclTensor *out, const void *params, float *staging)
+/* Whole rows: item = one row (one position of every dimension but dim). */
+static int64_t row_items(const layout *L)
 {
-    layout L;
-    make_layout(c, out, row_dim(c), &L);
-    int64_t idx[OPGEN_MAX_DIMS] = {0}, off[MAXOPS] = {0};
     int64_t count = 1;
-    for (int d = 0; d < L.ndim; ++d)
-        count *= L.shape[d];
+    for (int d = 0; d < L->ndim; ++d)
+        count *= L->shape[d];
+    return count;
+}
+
+static void run_rows(const share *s)
+{
+    const opgen_call *c = s->c;
+    layout L;
+    make_layout(c, s->out, row_dim(c), &L);
+    int64_t idx[OPGEN_MAX_DIMS] = {0}, off[MAXOPS] = {0};
     const float *in[OPGEN_MAX_INPUTS];
     double acc[OPGEN_MAX_REDUCTIONS];
-    for (int64_t r = 0; r < count; ++r) {
+    seek(&L, L.ndim, s->begin, idx, off);
+    for (int64_t r = s->begin; r < s->end; ++r) {
         for (int i = 0; i < c->nred; ++i)
             acc[i] = 0.0;
         for (int64_t j = 0; j < L.dlen; j += OPGEN_BLOCK) {
             const int64_t n = L.dlen - j < OPGEN_BLOCK ? L.dlen - j : OPGEN_BLOCK;
-            stage_inputs(&L, c->nin, off, j, L.dstride, n, staging, in);
-            c->rowsum(n, in, acc, params);
+            stage_inputs(&L, c->nin, off, j, L.dstride, n, s->staging, in);
+            c->rowsum(n, in, acc, s->params);
         }
         for (int64_t j = 0; j < L.dlen; j += OPGEN_BLOCK) {
             const int64_t n = L.dlen - j < OPGEN_BLOCK ? L.dlen - j : OPGEN_BLOCK;
-            stage_inputs(&L, c->nin, off, j, L.dstride, n, staging, in);
+            stage_inputs(&L, c->nin, off, j, L.dstride, n, s->staging, in);
             char *dst;
-            float *res = out_target(&L, off, j, L.dstride, n, staging, &dst);
-            c->finish_row(n, in, acc, res, params);
+            float *res = out_target(&L, off, j, L.dstride, n, s->staging, &dst);
+            c->finish_row(n, in, acc, res, s->params);
             out_flush(&L, res, dst, L.dstride, n);
         }
         next_index(&L, idx, off, L.ndim - 1);
     }
 }
 
-static void run_columns(const opgen_call *c, const aclTensor *out, const void *params, float *staging, double *accs)
+/* Side by side: item = (outer index, tile of the innermost dimension). */
+static int64_t column_items(const layout *L, int64_t tile)
 {
+    int64_t outer = 1;
+    for (int d = 0; d < L->ndim - 1; ++d)
+        outer *= L->shape[d];
+    return outer * blocks_of(L->shape[L->ndim - 1], tile);
+}
+
+static void run_columns(const share *s)
+{
+    const opgen_call *c = s->c;
+    const int64_t tile = s->p->tile;
     layout L;
-    make_layout(c, out, row_dim(c), &L);
+    make_layout(c, s->out, row_dim(c), &L);
     const int inner = L.ndim - 1;
+    const int64_t len = L.shape[inner], ntiles = blocks_of(len, tile);
     int64_t idx[OPGEN_MAX_DIMS] = {0}, off[MAXOPS] = {0}, axis[MAXOPS], at[MAXOPS];
     for (int k = 0; k < L.nops; ++k)
         axis[k] = L.stride[k][inner];
-    int64_t outer = 1;
-    for (int d = 0; d < inner; ++d)
-        outer *= L.shape[d];
-    const int64_t len = L.shape[inner];
     const float *in[OPGEN_MAX_INPUTS];
-    double *acc[OPGEN_MAX_REDUCTIONS];
+    double *acc[OPGEN_MAX_REDUCTIONS], *part[OPGEN_MAX_REDUCTIONS];
     for (int i = 0; i < c->nred; ++i)
-        acc[i] = accs + (size_t)i * OPGEN_BLOCK;
-    for (int64_t o = 0; o < outer; ++o) {
-        for (int64_t j = 0; j < len; j += OPGEN_BLOCK) {
-            const int64_t n = len - j < OPGEN_BLOCK ? len - j : OPGEN_BLOCK;
-            for (int i = 0; i < c->nred; ++i)
-                memset(acc[i], 0, sizeof(double) * (size_t)n);
-            for (int64_t d = 0; d < L.dlen; ++d) {
-                for (int k = 0; k < L.nops; ++k)
-                    at[k] = off[k] + d * L.dstride[k];
-                stage_inputs(&L, c->nin, at, j, axis, n, staging, in);
-                c->colsum(n, in, acc, params);
-            }
-            for (int64_t d = 0; d < L.dlen; ++d) {
-                for (int k = 0; k < L.nops; ++k)
-                    at[k] = off[k] + d * L.dstride[k];
-                stage_inputs(&L, c->nin, at, j, axis, n, staging, in);
-                char *dst;
-                float *res = out_target(&L, at, j, axis, n, staging, &dst);
-                c->finish_col(n, in, (const double *const *)acc, res, params);
-                out_flush(&L, res, dst, axis, n);
+        acc[i] = s->accs + (size_t)i * (size_t)tile;
+    int64_t item = s->begin;
+    seek(&L, inner, item / ntiles, idx, off);
+    while (item < s->end) {
+        const int64_t j = (item % ntiles) * tile;
+        const int64_t n = len - j < tile ? len - j : tile;
+        for (int i = 0; i < c->nred; ++i)
+            memset(acc[i], 0, sizeof(double) * (size_t)n);
+        for (int64_t d = 0; d < L.dlen; ++d) {
+            for (int k = 0; k < L.nops; ++k)
+                at[k] = off[k] + d * L.dstride[k];
+            for (int64_t b = 0; b < n; b += OPGEN_BLOCK) {
+                const int64_t nb = n - b < OPGEN_BLOCK ? n - b : OPGEN_BLOCK;
+                stage_inputs(&L, c->nin, at, j + b, axis, nb, s->staging, in);
+                for (int i = 0; i < c->nred; ++i)
+                    part[i] = acc[i] + b;
+                c->colsum(nb, in, part, s->params);
             }
         }
-        next_index(&L, idx, off, inner - 1);
+        for (int64_t d = 0; d < L.dlen; ++d) {
+            for (int k = 0; k < L.nops; ++k)
+                at[k] = off[k] + d * L.dstride[k];
+            for (int64_t b = 0; b < n; b += OPGEN_BLOCK) {
+                const int64_t nb = n - b < OPGEN_BLOCK ? n - b : OPGEN_BLOCK;
+                stage_inputs(&L, c->nin, at, j + b, axis, nb, s->staging, in);
+                for (int i = 0; i < c->nred; ++i)
+                    part[i] = acc[i] + b;
+                char *dst;
+                float *res = out_target(&L, at, j + b, axis, nb, s->staging, &dst);
+                c->finish_col(nb, in, (const double *const *)part, res, s->params);
+                out_flush(&L, res, dst, axis, nb);
+            }
+        }
+        if (++item % ntiles == 0)
+            next_index(&L, idx, off, inner - 1);
+    }
+}
+
+static void *run_share(void *arg)
+{
+    const share *s = arg;
+    if (!s->c->nred)
+        run_elementwise(s);
+    else if (s->p->rows)
+        run_rows(s);
+    else
+        run_columns(s);
+    return NULL;
+}
+
+/* Split the items of a call over the plan's threads (contiguous ranges) and run them; the calling thread
+ * takes the first share.  A thread that cannot be started leaves its share to the caller. */
+static void run_parallel(const opgen_call *c, const aclTensor *out, const void *params, const plan_t *p, char *ws)
+{
+    layout L;
+    make_layout(c, out, c->nred ? row_dim(c) : -1, &L);
+    const int64_t items = !c->nred ? elementwise_items(&L) : (p->rows ? row_items(&L) : column_items(&L, p->tile));
+    const int threads = (int)(items < p->threads ? (items > 0 ? items : 1) : p->threads);
+    share shares[MAX_THREADS];
+    pthread_t ids[MAX_THREADS];
+    bool started[MAX_THREADS] = {false};
+    for (int t = 0; t < threads; ++t) {
+        char *scratch = ws + (size_t)t * p->scratch_bytes;
+        shares[t] = (share){c, out, params, p, items * t / threads, items * (t + 1) / threads,
+                            (float *)scratch, (double *)(scratch + p->staging_bytes)};
+    }
+    for (int t = 1; t < threads; ++t)
+        started[t] = pthread_create(&ids[t], NULL, run_share, &shares[t]) == 0;
+    run_share(&shares[0]);
+    for (int t = 1; t < threads; ++t) {
+        if (started[t])
+            pthread_join(ids[t], NULL);
+        else
+            run_share(&shares[t]);
     }
 }
 
@@ -460,9 +588,7 @@ aclnnStatus opgen_run_call(const opgen_call *c, const void *params, void *worksp
     plan_t p;
     plan(c, &p);
     char *ws = workspace;
-    float *staging = (float *)ws;
-    double *accs = (double *)(ws + p.staging_bytes);
-    float *result = (float *)(ws + p.staging_bytes + p.acc_bytes);
+    float *result = (float *)(ws + p.scratch_bytes * (uint64_t)p.threads);
 
     /* with an overlapping output, compute into a contiguous FLOAT copy of it first */
     aclTensor tmp = c->out;
@@ -480,12 +606,7 @@ aclnnStatus opgen_run_call(const opgen_call *c, const void *params, void *worksp
         tmp.storage_dims[0] = s;
         out = &tmp;
     }
-    if (!c->nred)
-        run_elementwise(c, out, params, staging);
-    else if (p.rows)
-        run_rows(c, out, params, staging);
-    else
-        run_columns(c, out, params, staging, accs);
+    run_parallel(c, out, params, &p, ws);
     if (p.overlap) {
         opgen_call copy;
         memset(&copy, 0, sizeof copy);
@@ -493,7 +614,7 @@ aclnnStatus opgen_run_call(const opgen_call *c, const void *params, void *worksp
         copy.in[0] = tmp;
         copy.out = c->out;
         copy.block = copy_block;
-        run_elementwise(&copy, &c->out, NULL, staging);
+        run_parallel(&copy, &c->out, NULL, &p, ws);
     }
     return ACLNN_SUCCESS;
 }

@@ -370,6 +370,17 @@ static void free_all_executors(void)
     pthread_mutex_unlock(&executors_lock);
 }
 
+/* Threads for phase 2: $OPGEN_NUM_THREADS (1 when unset or not a positive number), read by each phase 1. */
+static int threads_from_env(void)
+{
+    const char *env = getenv("OPGEN_NUM_THREADS");
+    if (!env || !*env)
+        return 1;
+    char *end = NULL;
+    const long n = strtol(env, &end, 10);
+    return (*end == '\0' && n > 0) ? (n > 1024 ? 1024 : (int)n) : 1;
+}
+
 void opgen_call_input(opgen_call *c, const aclTensor *t) { c->in[c->nin++] = *t; }
 void opgen_call_output(opgen_call *c, const aclTensor *t) { c->out = *t; }
 
@@ -392,8 +403,9 @@ aclnnStatus opgen_phase1_done(const char *op, const opgen_call *c, const void *p
     memcpy(p, params, params_size);
     e->op = op;
     e->call = *c;
+    e->call.threads = threads_from_env();
     e->params = p;
-    e->workspace = opgen_numel(&c->out) == 0 ? 0 : opgen_workspace_bytes(c);
+    e->workspace = opgen_numel(&c->out) == 0 ? 0 : opgen_workspace_bytes(&e->call);
     pthread_mutex_lock(&executors_lock);
     e->next = executors;
     executors = e;

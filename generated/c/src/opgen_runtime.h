@@ -120,6 +120,7 @@ typedef struct {
     opgen_colsum_fn colsum;
     opgen_finish_row_fn finish_row;
     opgen_finish_col_fn finish_col;
+    int threads;                       /* threads phase 2 may use (OPGEN_NUM_THREADS, read in phase 1) */
 } opgen_call;
 
 void opgen_call_input(opgen_call *c, const aclTensor *t);
@@ -135,9 +136,5 @@ aclnnStatus opgen_phase2(const char *op, void *workspace, uint64_t workspaceSize
 /* Bytes of workspace a call needs, and running it (opgen_loops.c). */
 uint64_t opgen_workspace_bytes(const opgen_call *c);
 aclnnStatus opgen_run_call(const opgen_call *c, const void *params, void *workspace);
-
-/* NumPy's maximum/minimum: nan if either argument is nan (fmaxf would drop it). */
-static inline float opgen_maximumf(float a, float b) { return (a > b || a != a) ? a : b; }
-static inline float opgen_minimumf(float a, float b) { return (a < b || a != a) ? a : b; }
 
 #endif /* OPGEN_RUNTIME_H_ */
