@@ -129,6 +129,28 @@ static void finish_col(int64_t n, const float *const *in, const double *const *a
     }
 }
 
+/* short rows packed one after another: the two functions above, row by row, inlined */
+static void rowsums(int64_t rows, int64_t len, const float *const *in, double *acc, const void *params)
+{
+    for (int64_t r = 0; r < rows; ++r) {
+        const float *row[2];
+        for (int k = 0; k < 2; ++k)
+            row[k] = in[k] + r * len;
+        rowsum(len, row, acc + r * 1, params);
+    }
+}
+
+static void finish_rows(int64_t rows, int64_t len, const float *const *in, const double *acc, float *out,
+                       const void *params)
+{
+    for (int64_t r = 0; r < rows; ++r) {
+        const float *row[2];
+        for (int k = 0; k < 2; ++k)
+            row[k] = in[k] + r * len;
+        finish_row(len, row, acc + r * 1, out + r * len, params);
+    }
+}
+
 /* ---- phase 1 ---- */
 aclnnStatus aclnnSoftmaxBackwardGetWorkspaceSize(
     const aclTensor  *gradOutput,
@@ -167,6 +189,8 @@ aclnnStatus aclnnSoftmaxBackwardGetWorkspaceSize(
     call.colsum = colsum;
     call.finish_row = finish_row;
     call.finish_col = finish_col;
+    call.rowsums = rowsums;
+    call.finish_rows = finish_rows;
     return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);
 }
 

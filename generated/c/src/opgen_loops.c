@@ -26,6 +26,10 @@
 #include "opgen_half.h"
 #include "opgen_runtime.h"
 
+#if defined(__AVX__)
+#include <immintrin.h>
+#endif
+
 #define MAXOPS (OPGEN_MAX_INPUTS + 1)
 
 /* ---- conversions between a tensor's dtype and FLOAT ------------------------------------------------------------- */
@@ -141,6 +145,49 @@ static void store_f32(char *dst, int64_t stride, const float *src, int64_t n, ac
     }
 }
 
+/* Store n FLOAT values contiguously into dtype dt with non-temporal stores: the lines go to memory without being
+ * read first (a plain store reads each line before writing it) and without evicting the inputs from the cache.
+ * Only for outputs much larger than the cache, which nobody will read back soon (plan()).  Head and tail
+ * elements that do not fill an aligned vector are stored plainly. */
+static void stream_f32(char *dst, const float *src, int64_t n, aclDataType dt)
+{
+#if defined(__AVX__)
+    const size_t es = opgen_dtype_size(dt);
+    int64_t i = 0;
+    while (i < n && ((uintptr_t)(dst + i * (int64_t)es) & 31) != 0)
+        ++i;
+    if (i > 0)
+        store_f32(dst, 1, src, i, dt);
+    if (dt == ACL_FLOAT) {
+        for (; i + 8 <= n; i += 8)
+            _mm256_stream_ps((float *)(void *)(dst + 4 * i), _mm256_loadu_ps(src + i));
+    } else if (dt == ACL_FLOAT16 || dt == ACL_BF16) {
+        uint16_t tmp[16];
+        for (; i + 16 <= n; i += 16) {
+            if (dt == ACL_FLOAT16)
+                opgen_f32_block_to_f16(tmp, src + i, 16);
+            else
+                opgen_f32_block_to_bf16(tmp, src + i, 16);
+            _mm256_stream_si256((__m256i *)(void *)(dst + 2 * i), _mm256_loadu_si256((const __m256i *)(const void *)tmp));
+        }
+    }
+    if (i < n)
+        store_f32(dst + i * (int64_t)es, 1, src + i, n - i, dt);
+#else
+    store_f32(dst, 1, src, n, dt);
+#endif
+}
+
+static bool can_stream(aclDataType dt)
+{
+#if defined(__AVX__)
+    return dt == ACL_FLOAT || dt == ACL_FLOAT16 || dt == ACL_BF16;
+#else
+    (void)dt;
+    return false;
+#endif
+}
+
 /* ---- layouts ---------------------------------------------------------------------------------------------------- */
 /* Operands 0..nin-1 are the inputs, nin the output.  shape/stride hold the walked dimensions, outermost
  * first; `dim` (row sums) is kept apart in dlen/dstride. */
@@ -154,6 +201,8 @@ typedef struct {
     size_t esize[MAXOPS];
     int64_t dlen;
     int64_t dstride[MAXOPS];
+    bool stream;                  /* write the output with non-temporal stores (set from the plan) */
+    bool fa[MAXOPS];              /* FLOAT at a 4-byte aligned address: may go to a kernel in place */
 } layout;
 
 static const aclTensor *operand(const opgen_call *c, const aclTensor *out, int k)
@@ -192,6 +241,7 @@ static void make_layout(const opgen_call *c, const aclTensor *out, int skip, lay
         L->dtype[k] = t->dtype;
         L->esize[k] = opgen_dtype_size(t->dtype);
         L->base[k] = (char *)t->data + t->offset * (int64_t)L->esize[k];
+        L->fa[k] = t->dtype == ACL_FLOAT && aligned_for(L->base[k], ACL_FLOAT);
         L->dstride[k] = skip >= 0 ? strides[k][skip] : 0;
     }
     L->dlen = skip >= 0 ? shape[skip] : 1;
@@ -225,7 +275,7 @@ static void make_layout(const opgen_call *c, const aclTensor *out, int skip, lay
 /* An operand goes to the kernel in place when it is FLOAT, aligned, and unit-stride along the walked axis. */
 static bool direct(const layout *L, int k, int64_t axis_stride)
 {
-    return L->dtype[k] == ACL_FLOAT && axis_stride == 1 && aligned_for(L->base[k], ACL_FLOAT);
+    return L->fa[k] && axis_stride == 1;
 }
 
 /* Byte ranges: does the output share memory with any input? */
@@ -267,11 +317,14 @@ static bool output_overlaps(const opgen_call *c)
 /* Below this many elements a call runs on one thread: starting threads would cost more than it saves. */
 #define MIN_ELEMENTS_PER_THREAD (1 << 15)
 #define MAX_THREADS 64
+/* Outputs at least this large are written with non-temporal stores (twice the 8 MiB of L3 a core can count on). */
+#define STREAM_MIN_BYTES (16u * 1024 * 1024)
 
 typedef struct {
     bool rows;          /* row sums, one whole row at a time (else side by side) */
     bool staging;       /* some operand needs a staging buffer */
     bool overlap;       /* the output is computed in the workspace, then copied */
+    bool stream;        /* non-temporal stores for the output */
     int64_t tile;       /* side by side: rows per tile */
     int threads;
     uint64_t scratch_bytes;   /* per thread: staging buffers, then accumulators */
@@ -312,6 +365,12 @@ static void plan(const opgen_call *c, plan_t *p)
     if (p->overlap)
         p->staging = true;   /* the final copy may need it */
     const int64_t numel = opgen_numel(&c->out);
+    const int64_t out_axis = (c->nred && p->rows) ? L.dstride[out] : L.stride[out][L.ndim - 1];
+    /* (not for row sums: they write while re-reading what they just read, and measured slower with it) */
+    p->stream = !c->nred && !p->overlap && out_axis == 1 && can_stream(c->out.dtype)
+                && (uint64_t)numel * L.esize[out] >= STREAM_MIN_BYTES;
+    if (p->stream)
+        p->staging = true;   /* results go through the staging buffer to the non-temporal stores */
     int64_t threads = c->threads < 1 ? 1 : (c->threads > MAX_THREADS ? MAX_THREADS : c->threads);
     if (threads > numel / MIN_ELEMENTS_PER_THREAD)
         threads = numel / MIN_ELEMENTS_PER_THREAD > 1 ? numel / MIN_ELEMENTS_PER_THREAD : 1;
@@ -336,7 +395,7 @@ static void stage_inputs(const layout *L, int nin, const int64_t *off, int64_t a
 {
     for (int k = 0; k < nin; ++k) {
         const char *p = L->base[k] + (off[k] + along * axis_stride[k]) * (int64_t)L->esize[k];
-        if (direct(L, k, axis_stride[k]) || (n == 1 && L->dtype[k] == ACL_FLOAT && aligned_for(p, ACL_FLOAT))) {
+        if (L->fa[k] && (axis_stride[k] == 1 || n == 1)) {   /* (offsets are whole elements: p is aligned too) */
             in[k] = (const float *)p;
         } else {
             float *buf = staging + (size_t)k * OPGEN_BLOCK;
@@ -351,7 +410,7 @@ static float *out_target(const layout *L, const int64_t *off, int64_t along, con
 {
     const int o = L->nops - 1;
     *dst = L->base[o] + (off[o] + along * axis_stride[o]) * (int64_t)L->esize[o];
-    if (direct(L, o, axis_stride[o]) || (n == 1 && L->dtype[o] == ACL_FLOAT && aligned_for(*dst, ACL_FLOAT)))
+    if (!L->stream && L->fa[o] && (axis_stride[o] == 1 || n == 1))
         return (float *)*dst;
     return staging + (size_t)o * OPGEN_BLOCK;
 }
@@ -359,7 +418,11 @@ static float *out_target(const layout *L, const int64_t *off, int64_t along, con
 static void out_flush(const layout *L, float *res, char *dst, const int64_t *axis_stride, int64_t n)
 {
     const int o = L->nops - 1;
-    if (res != (float *)dst)
+    if (res == (float *)dst)
+        return;
+    if (L->stream && axis_stride[o] == 1)
+        stream_f32(dst, res, n, L->dtype[o]);
+    else
         store_f32(dst, axis_stride[o], res, n, L->dtype[o]);
 }
 
@@ -418,6 +481,7 @@ static void run_elementwise(const share *s)
     const opgen_call *c = s->c;
     layout L;
     make_layout(c, s->out, -1, &L);
+    L.stream = s->p->stream;
     const int inner = L.ndim - 1;
     const int64_t len = L.shape[inner], nblk = blocks_of(len, OPGEN_BLOCK);
     int64_t idx[OPGEN_MAX_DIMS] = {0}, off[MAXOPS] = {0}, axis[MAXOPS];
@@ -448,32 +512,67 @@ static int64_t row_items(const layout *L)
     return count;
 }
 
+/* Rows of every operand packed one after another along the innermost walked dimension (row r at r*len), short
+ * enough for several to share a block: then a block holds whole rows and the kernel takes them in one call. */
+static int64_t packed_rows(const layout *L)
+{
+    if (L->dlen > OPGEN_BLOCK / 2)
+        return 0;
+    for (int k = 0; k < L->nops; ++k)
+        if (L->dstride[k] != 1 || L->stride[k][L->ndim - 1] != L->dlen)
+            return 0;
+    return OPGEN_BLOCK / L->dlen;
+}
+
 static void run_rows(const share *s)
 {
     const opgen_call *c = s->c;
     layout L;
     make_layout(c, s->out, row_dim(c), &L);
-    int64_t idx[OPGEN_MAX_DIMS] = {0}, off[MAXOPS] = {0};
+    L.stream = s->p->stream;
+    int64_t idx[OPGEN_MAX_DIMS] = {0}, off[MAXOPS] = {0}, one[MAXOPS];
+    for (int k = 0; k < L.nops; ++k)
+        one[k] = 1;
     const float *in[OPGEN_MAX_INPUTS];
-    double acc[OPGEN_MAX_REDUCTIONS];
+    double acc[OPGEN_MAX_REDUCTIONS * OPGEN_BLOCK];
+    const int64_t group = packed_rows(&L), inner = L.ndim - 1;
     seek(&L, L.ndim, s->begin, idx, off);
-    for (int64_t r = s->begin; r < s->end; ++r) {
-        for (int i = 0; i < c->nred; ++i)
-            acc[i] = 0.0;
-        for (int64_t j = 0; j < L.dlen; j += OPGEN_BLOCK) {
-            const int64_t n = L.dlen - j < OPGEN_BLOCK ? L.dlen - j : OPGEN_BLOCK;
-            stage_inputs(&L, c->nin, off, j, L.dstride, n, s->staging, in);
-            c->rowsum(n, in, acc, s->params);
-        }
-        for (int64_t j = 0; j < L.dlen; j += OPGEN_BLOCK) {
-            const int64_t n = L.dlen - j < OPGEN_BLOCK ? L.dlen - j : OPGEN_BLOCK;
-            stage_inputs(&L, c->nin, off, j, L.dstride, n, s->staging, in);
+    for (int64_t r = s->begin; r < s->end;) {
+        /* as many packed rows as fit a block, within this share and this run of the innermost dimension */
+        int64_t g = group ? group : 1;
+        if (g > s->end - r)
+            g = s->end - r;
+        if (g > L.shape[inner] - idx[inner])
+            g = L.shape[inner] - idx[inner];
+        if (group) {
+            const int64_t n = g * L.dlen;
+            memset(acc, 0, sizeof(double) * (size_t)(g * c->nred));
+            stage_inputs(&L, c->nin, off, 0, one, n, s->staging, in);
+            c->rowsums(g, L.dlen, in, acc, s->params);
             char *dst;
-            float *res = out_target(&L, off, j, L.dstride, n, s->staging, &dst);
-            c->finish_row(n, in, acc, res, s->params);
-            out_flush(&L, res, dst, L.dstride, n);
+            float *res = out_target(&L, off, 0, one, n, s->staging, &dst);
+            c->finish_rows(g, L.dlen, in, acc, res, s->params);
+            out_flush(&L, res, dst, one, n);
+        } else {
+            for (int i = 0; i < c->nred; ++i)
+                acc[i] = 0.0;
+            for (int64_t j = 0; j < L.dlen; j += OPGEN_BLOCK) {
+                const int64_t n = L.dlen - j < OPGEN_BLOCK ? L.dlen - j : OPGEN_BLOCK;
+                stage_inputs(&L, c->nin, off, j, L.dstride, n, s->staging, in);
+                c->rowsum(n, in, acc, s->params);
+            }
+            for (int64_t j = 0; j < L.dlen; j += OPGEN_BLOCK) {
+                const int64_t n = L.dlen - j < OPGEN_BLOCK ? L.dlen - j : OPGEN_BLOCK;
+                stage_inputs(&L, c->nin, off, j, L.dstride, n, s->staging, in);
+                char *dst;
+                float *res = out_target(&L, off, j, L.dstride, n, s->staging, &dst);
+                c->finish_row(n, in, acc, res, s->params);
+                out_flush(&L, res, dst, L.dstride, n);
+            }
         }
-        next_index(&L, idx, off, L.ndim - 1);
+        for (int64_t i = 0; i < g; ++i)
+            next_index(&L, idx, off, L.ndim - 1);
+        r += g;
     }
 }
 
@@ -492,6 +591,7 @@ static void run_columns(const share *s)
     const int64_t tile = s->p->tile;
     layout L;
     make_layout(c, s->out, row_dim(c), &L);
+    L.stream = s->p->stream;
     const int inner = L.ndim - 1;
     const int64_t len = L.shape[inner], ntiles = blocks_of(len, tile);
     int64_t idx[OPGEN_MAX_DIMS] = {0}, off[MAXOPS] = {0}, axis[MAXOPS], at[MAXOPS];
@@ -547,6 +647,10 @@ static void *run_share(void *arg)
         run_rows(s);
     else
         run_columns(s);
+#if defined(__AVX__)
+    if (s->p->stream)
+        _mm_sfence();   /* non-temporal stores are visible to every thread once the call returns */
+#endif
     return NULL;
 }
 

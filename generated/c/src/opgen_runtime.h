@@ -108,6 +108,11 @@ typedef void (*opgen_finish_row_fn)(int64_t n, const float *const *in, const dou
                                     const void *params);
 typedef void (*opgen_finish_col_fn)(int64_t n, const float *const *in, const double *const *acc, float *out,
                                     const void *params);
+/* Many short rows packed one after another (row r at in[k] + r*len): rowsum and finish_row for each, without a
+ * call per row (acc holds nred sums per row). */
+typedef void (*opgen_rowsums_fn)(int64_t rows, int64_t len, const float *const *in, double *acc, const void *params);
+typedef void (*opgen_finish_rows_fn)(int64_t rows, int64_t len, const float *const *in, const double *acc, float *out,
+                                     const void *params);
 
 typedef struct {
     int nin;
@@ -120,6 +125,8 @@ typedef struct {
     opgen_colsum_fn colsum;
     opgen_finish_row_fn finish_row;
     opgen_finish_col_fn finish_col;
+    opgen_rowsums_fn rowsums;
+    opgen_finish_rows_fn finish_rows;
     int threads;                       /* threads phase 2 may use (OPGEN_NUM_THREADS, read in phase 1) */
 } opgen_call;
 
