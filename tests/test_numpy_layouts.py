@@ -104,3 +104,21 @@ def test_out_dtype_and_out_checks():
     with pytest.raises(codegen.AclnnError) as info:
         fn(grad_output=g, output=g, dim=1, out=np.zeros((3, 2), np.float32))
     assert (info.value.status, info.value.param) == (161002, "out")
+
+
+@pytest.mark.parametrize("name", [n for n in OPS if not codegen.load_specs()[n].reduce_dim])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_blocks_give_the_whole_array_result(ops, name, dtype):
+    """Contiguous calls run block by block (codegen.runtime.blocks); a strided view of the same values runs
+    whole.  Both are the same expression on the same values: equal bit for bit."""
+    from codegen.runtime.blocks import BLOCK
+    op = ops[name]
+    fn = codegen.kernel(name)
+    n = 2 * BLOCK + 123
+    kw = _reshape_all(op, valid_call(op, np.random.default_rng(9)), (n,))
+    kw = {k: (v.astype(dtype) if isinstance(v, np.ndarray) and v.dtype != dtype and v.size == n else v)
+          for k, v in kw.items()}
+    blocked = fn(**kw)
+    strided = {k: (np.repeat(v, 2)[::2] if isinstance(v, np.ndarray) and v.size == n else v) for k, v in kw.items()}
+    whole = fn(**strided)
+    np.testing.assert_array_equal(blocked.view(np.uint8), whole.view(np.uint8))

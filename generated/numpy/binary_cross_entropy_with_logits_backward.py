@@ -14,6 +14,7 @@ import ml_dtypes
 import numpy as np
 
 from codegen.runtime import checks as _chk
+from codegen.runtime.blocks import blocks as _blocks
 
 OP = "aclnnBinaryCrossEntropyWithLogitsBackward"
 
@@ -107,64 +108,72 @@ def _f32(a):
 
 def _compute__weight_optional_absent__pos_weight_optional_absent(grad_output, self, target, reduction, out):
     """The form for {'weightOptional': 'absent', 'posWeightOptional': 'absent'}."""
-    grad_output = _f32(grad_output)
-    self = _f32(self)
-    target = _f32(target)
     numel_self = np.float32(self.size)
     c0 = np.float32((1/numel_self if (reduction == 1) else 1))
-    # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
-    # np.where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
-    with np.errstate(all="ignore"):
-        result = c0*grad_output*(-target + _sigmoid(self))
-        np.copyto(out, result, casting="unsafe")  # round once to the output dtype (overflow gives inf)
+    # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
+    for (grad_output, self, target), out in _blocks((grad_output, self, target), out):
+        grad_output = _f32(grad_output)
+        self = _f32(self)
+        target = _f32(target)
+        # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
+        # np.where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
+        with np.errstate(all="ignore"):
+            result = c0*grad_output*(-target + _sigmoid(self))
+            np.copyto(out, result, casting="unsafe")  # round once to the output dtype (overflow gives inf)
 
 
 def _compute__weight_optional_absent__pos_weight_optional_present(grad_output, self, target, pos_weight_optional, reduction, out):
     """The form for {'weightOptional': 'absent', 'posWeightOptional': 'present'}."""
-    grad_output = _f32(grad_output)
-    self = _f32(self)
-    target = _f32(target)
-    pos_weight_optional = _f32(pos_weight_optional)
     numel_self = np.float32(self.size)
     c0 = np.float32((1/numel_self if (reduction == 1) else 1))
-    # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
-    # np.where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
-    with np.errstate(all="ignore"):
-        t0 = pos_weight_optional*target
-        result = c0*grad_output*(-t0 + (t0 - target + 1)*_sigmoid(self))
-        np.copyto(out, result, casting="unsafe")  # round once to the output dtype (overflow gives inf)
+    # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
+    for (grad_output, self, target, pos_weight_optional), out in _blocks((grad_output, self, target, pos_weight_optional), out):
+        grad_output = _f32(grad_output)
+        self = _f32(self)
+        target = _f32(target)
+        pos_weight_optional = _f32(pos_weight_optional)
+        # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
+        # np.where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
+        with np.errstate(all="ignore"):
+            t0 = pos_weight_optional*target
+            result = c0*grad_output*(-t0 + (t0 - target + 1)*_sigmoid(self))
+            np.copyto(out, result, casting="unsafe")  # round once to the output dtype (overflow gives inf)
 
 
 def _compute__weight_optional_present__pos_weight_optional_absent(grad_output, self, target, weight_optional, reduction, out):
     """The form for {'weightOptional': 'present', 'posWeightOptional': 'absent'}."""
-    grad_output = _f32(grad_output)
-    self = _f32(self)
-    target = _f32(target)
-    weight_optional = _f32(weight_optional)
     numel_self = np.float32(self.size)
     c0 = np.float32((1/numel_self if (reduction == 1) else 1))
-    # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
-    # np.where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
-    with np.errstate(all="ignore"):
-        result = c0*grad_output*weight_optional*(-target + _sigmoid(self))
-        np.copyto(out, result, casting="unsafe")  # round once to the output dtype (overflow gives inf)
+    # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
+    for (grad_output, self, target, weight_optional), out in _blocks((grad_output, self, target, weight_optional), out):
+        grad_output = _f32(grad_output)
+        self = _f32(self)
+        target = _f32(target)
+        weight_optional = _f32(weight_optional)
+        # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
+        # np.where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
+        with np.errstate(all="ignore"):
+            result = c0*grad_output*weight_optional*(-target + _sigmoid(self))
+            np.copyto(out, result, casting="unsafe")  # round once to the output dtype (overflow gives inf)
 
 
 def _compute__weight_optional_present__pos_weight_optional_present(grad_output, self, target, weight_optional, pos_weight_optional, reduction, out):
     """The form for {'weightOptional': 'present', 'posWeightOptional': 'present'}."""
-    grad_output = _f32(grad_output)
-    self = _f32(self)
-    target = _f32(target)
-    weight_optional = _f32(weight_optional)
-    pos_weight_optional = _f32(pos_weight_optional)
     numel_self = np.float32(self.size)
     c0 = np.float32((1/numel_self if (reduction == 1) else 1))
-    # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
-    # np.where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
-    with np.errstate(all="ignore"):
-        t0 = pos_weight_optional*target
-        result = c0*grad_output*weight_optional*(-t0 + (t0 - target + 1)*_sigmoid(self))
-        np.copyto(out, result, casting="unsafe")  # round once to the output dtype (overflow gives inf)
+    # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
+    for (grad_output, self, target, weight_optional, pos_weight_optional), out in _blocks((grad_output, self, target, weight_optional, pos_weight_optional), out):
+        grad_output = _f32(grad_output)
+        self = _f32(self)
+        target = _f32(target)
+        weight_optional = _f32(weight_optional)
+        pos_weight_optional = _f32(pos_weight_optional)
+        # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
+        # np.where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
+        with np.errstate(all="ignore"):
+            t0 = pos_weight_optional*target
+            result = c0*grad_output*weight_optional*(-t0 + (t0 - target + 1)*_sigmoid(self))
+            np.copyto(out, result, casting="unsafe")  # round once to the output dtype (overflow gives inf)
 
 
 def binary_cross_entropy_with_logits_backward(*, grad_output, self, target, weight_optional, pos_weight_optional, reduction, product="ascend910b", out=None):

@@ -14,6 +14,7 @@ import ml_dtypes
 import numpy as np
 
 from codegen.runtime import checks as _chk
+from codegen.runtime.blocks import blocks as _blocks
 
 OP = "aclnnEluBackward"
 
@@ -79,32 +80,36 @@ def _f32(a):
 
 def _compute__is_result_false(grad_output, self_or_result, alpha, scale, input_scale, out):
     """The form for {'isResult': False}."""
-    grad_output = _f32(grad_output)
-    self_or_result = _f32(self_or_result)
     alpha = np.float32(alpha)
     scale = np.float32(scale)
     input_scale = np.float32(input_scale)
     c0 = np.float32(alpha*input_scale*scale)
-    # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
-    # np.where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
-    with np.errstate(all="ignore"):
-        result = np.where((self_or_result > 0), grad_output*scale, c0*grad_output*np.exp(input_scale*self_or_result))
-        np.copyto(out, result, casting="unsafe")  # round once to the output dtype (overflow gives inf)
+    # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
+    for (grad_output, self_or_result), out in _blocks((grad_output, self_or_result), out):
+        grad_output = _f32(grad_output)
+        self_or_result = _f32(self_or_result)
+        # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
+        # np.where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
+        with np.errstate(all="ignore"):
+            result = np.where((self_or_result > 0), grad_output*scale, c0*grad_output*np.exp(input_scale*self_or_result))
+            np.copyto(out, result, casting="unsafe")  # round once to the output dtype (overflow gives inf)
 
 
 def _compute__is_result_true(grad_output, self_or_result, alpha, scale, input_scale, out):
     """The form for {'isResult': True}."""
-    grad_output = _f32(grad_output)
-    self_or_result = _f32(self_or_result)
     alpha = np.float32(alpha)
     scale = np.float32(scale)
     input_scale = np.float32(input_scale)
     c0 = np.float32(alpha*scale)
-    # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
-    # np.where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
-    with np.errstate(all="ignore"):
-        result = np.where((self_or_result > 0), grad_output*scale, grad_output*input_scale*(c0 + self_or_result))
-        np.copyto(out, result, casting="unsafe")  # round once to the output dtype (overflow gives inf)
+    # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
+    for (grad_output, self_or_result), out in _blocks((grad_output, self_or_result), out):
+        grad_output = _f32(grad_output)
+        self_or_result = _f32(self_or_result)
+        # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
+        # np.where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
+        with np.errstate(all="ignore"):
+            result = np.where((self_or_result > 0), grad_output*scale, grad_output*input_scale*(c0 + self_or_result))
+            np.copyto(out, result, casting="unsafe")  # round once to the output dtype (overflow gives inf)
 
 
 def elu_backward(*, grad_output, alpha, scale, input_scale, is_result, self_or_result, product="ascend910b", out_dtype=None, out=None):

@@ -13,6 +13,7 @@ import ml_dtypes
 import numpy as np
 
 from codegen.runtime import checks as _chk
+from codegen.runtime.blocks import blocks as _blocks
 
 OP = "aclnnSoftshrinkBackward"
 
@@ -68,14 +69,16 @@ def _f32(a):
 
 
 def _compute(grad_output, self, lambd, out):
-    grad_output = _f32(grad_output)
-    self = _f32(self)
     lambd = np.float32(lambd)
-    # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
-    # np.where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
-    with np.errstate(all="ignore"):
-        result = np.where(((lambd < self) | (lambd < -self)), grad_output, 0)
-        np.copyto(out, result, casting="unsafe")  # round once to the output dtype (overflow gives inf)
+    # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
+    for (grad_output, self), out in _blocks((grad_output, self), out):
+        grad_output = _f32(grad_output)
+        self = _f32(self)
+        # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
+        # np.where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
+        with np.errstate(all="ignore"):
+            result = np.where(((lambd < self) | (lambd < -self)), grad_output, 0)
+            np.copyto(out, result, casting="unsafe")  # round once to the output dtype (overflow gives inf)
 
 
 def softshrink_backward(*, grad_output, self, lambd, product="ascend910b", out=None):

@@ -1,0 +1,24 @@
+"""Elementwise NumPy kernels in blocks: what generated code calls so that its temporaries stay small.
+
+A NumPy expression over whole arrays makes a full-size temporary per operation, and a fresh large temporary
+costs page faults on first touch (as much as the arithmetic).  Evaluated block by block, the same expression
+keeps every temporary at BLOCK elements (64 KiB in FLOAT: below malloc's mmap threshold, so the memory is
+reused, and within the L2 cache), and FLOAT16/BFLOAT16 inputs are converted to FLOAT a block at a time.
+"""
+from __future__ import annotations
+
+BLOCK = 16384
+
+
+def blocks(arrays, out):
+    """Yield (inputs, out) views block by block when every input and the output are C-contiguous arrays of
+    the output's shape; otherwise (broadcast operands, strided views) yield them once, whole."""
+    if out.size > BLOCK and out.flags.c_contiguous and all(
+            a.shape == out.shape and a.flags.c_contiguous for a in arrays):
+        flat = [a.reshape(-1) for a in arrays]
+        o = out.reshape(-1)
+        for start in range(0, o.size, BLOCK):
+            stop = start + BLOCK
+            yield [f[start:stop] for f in flat], o[start:stop]
+    else:
+        yield list(arrays), out
