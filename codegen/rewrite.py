@@ -15,6 +15,8 @@ forms never overflow; every backend prints the same rewritten expression, so the
 """
 from __future__ import annotations
 
+import functools
+
 import sympy
 from sympy.codegen.rewriting import ReplaceOptim, optimize, optims_c99
 
@@ -73,8 +75,10 @@ def _merge_exp_sigmoid(e):
 STABILITY_OPTIMS = (reciprocal_one_plus_exp, exp_times_sigmoid) + tuple(optims_c99)
 
 
+@functools.lru_cache(maxsize=None)
 def stabilize(expr):
-    """Apply the stability rules until nothing changes."""
+    """Apply the stability rules until nothing changes.  (Cached: SymPy expressions are immutable and every
+    backend lowers every op, so the same expression is stabilised many times per `opgen generate`.)"""
     for _ in range(4):
         new = optimize(expr, STABILITY_OPTIMS)
         if new == expr:
