@@ -24,9 +24,10 @@ from sympy.codegen.rewriting import ReplaceOptim, optimize, optims_c99
 class Sigmoid(sympy.Function):
     """σ(u) = 1 / (1 + exp(-u)), evaluated without overflow.
 
-    Printers use `stable_form`: with e = exp(-|u|) <= 1, σ(u) = 1/(1+e) for u >= 0 and e/(1+e) otherwise.
-    Both branches are finite for every u (so selecting between them never mixes in an inf), ±inf give 1 and 0,
-    and nan stays nan.
+    Printers use `stable_form`: with e = exp(-|u|) <= 1, σ(u) = 1/(1+e) for u >= 0 and e/(1+e) otherwise, as
+    one division of an exact numerator (1 or e) by 1+e: both branches are finite for every u (so selecting
+    between them never mixes in an inf), one rounding after exp's (e·(1/(1+e)) would take two), ±inf give 1
+    and 0, and nan stays nan.
     """
 
     nargs = 1
@@ -34,7 +35,7 @@ class Sigmoid(sympy.Function):
     @staticmethod
     def stable_form(u):
         e = sympy.exp(-sympy.Abs(u))
-        return sympy.Piecewise((1 / (1 + e), u >= 0), (e / (1 + e), True))
+        return sympy.Piecewise((1, u >= 0), (e, True)) / (1 + e)
 
     def _eval_rewrite_as_exp(self, u, **kwargs):
         return 1 / (1 + sympy.exp(-u))

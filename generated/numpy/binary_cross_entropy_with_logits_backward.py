@@ -97,8 +97,7 @@ def check(grad_output, self, target, weight_optional, pos_weight_optional, reduc
 def _sigmoid(u):
     """1/(1 + exp(-u)) without overflow: exp(-|u|) <= 1, and both branches are finite for every u."""
     t0 = np.exp(-np.abs(u))
-    t1 = 1/(t0 + 1)
-    return np.where((u >= 0), t1, t0*t1)
+    return np.where((u >= 0), 1, t0)/(t0 + 1)
 
 
 def _f32(a):

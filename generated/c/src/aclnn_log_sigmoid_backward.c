@@ -70,8 +70,7 @@ static const opgen_dtype_table DTYPES_gradInput = {4, DTYPES_gradInput_socs};
 static inline float opgen_sigmoidf(float u)
 {
     const float t0 = opgen_expf(-fabsf(u));
-    const float t1 = 1.0F/(t0 + 1);
-    return ((u >= 0) ? t1 : t0*t1);
+    return ((u >= 0) ? 1 : t0)/(t0 + 1);
 }
 
 /* ---- the kernel ---- */

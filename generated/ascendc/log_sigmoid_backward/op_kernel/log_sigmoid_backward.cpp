@@ -159,11 +159,11 @@ private:
         Abs(f0, self, calc);
         Muls(f1, f0, -1.0F, calc);
         Exp(f0, f1, calc);
-        Adds(f1, f0, 1.0F, calc);
-        Reciprocal(f2, f1, calc);
-        Mul(f1, f0, f2, calc);
         CompareScalar(m0, self, 0.0F, CMPMODE::LE, calc);
-        Select(f0, m0, f2, f1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+        Duplicate(f1, 1.0F, calc);
+        Select(f2, m0, f1, f0, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+        Adds(f1, f0, 1.0F, calc);
+        Div(f0, f2, f1, calc);
         Mul(res, gradOutput, f0, calc);
         FromFloat(outTile, res, calc);
         outQueue_.EnQue(outTile);
