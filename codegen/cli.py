@@ -1,4 +1,4 @@
-"""`opgen` (also `python -m codegen`): list, verify, generate, docs, tiling, accuracy."""
+"""`opgen` (also `python -m codegen`): list, verify, generate, docs, tiling, accuracy, bench."""
 from __future__ import annotations
 
 import argparse
@@ -136,6 +136,51 @@ def cmd_accuracy(args) -> int:
     return 1 if failed else 0
 
 
+def cmd_bench(args) -> int:
+    import datetime
+
+    from . import bench
+    from .bench import command_times, report
+    ops = _ops(args)
+    chosen = args.backend or list(bench.BACKENDS)
+    unknown = [b for b in chosen if b not in bench.BACKENDS]
+    if unknown:
+        print(f"unknown bench backend: {', '.join(unknown)} (have: {', '.join(bench.BACKENDS)})", file=sys.stderr)
+        return 2
+    sizes = None
+    if args.sizes:
+        try:
+            sizes = [int(k) for k in args.sizes.split(",")]
+        except ValueError:
+            sizes = []
+    if sizes is not None and (not sizes or any(not 0 <= k <= 30 for k in sizes)):
+        print(f"--sizes takes powers of two as exponents, 0..30, comma-separated (got {args.sizes!r})",
+              file=sys.stderr)
+        return 2
+    if args.repeat is not None and args.repeat < 1:
+        print("--repeat must be at least 1", file=sys.stderr)
+        return 2
+    t0 = time.perf_counter()
+    cases = bench.select(ops, quick=args.quick, sizes=sizes)
+    print("timing opgen generate and opgen verify ...", file=sys.stderr)
+    commands = command_times.measure(load_specs(args.specs), quick=args.quick)   # always every op
+    print(f"{len(cases)} cases × {len(chosen)} backends", file=sys.stderr)
+    print(report.text_header(), flush=True)
+    records = bench.run(ops, cases, chosen, quick=args.quick, repeat=args.repeat,
+                        on_record=lambda r: print(report.text_row(r), flush=True))
+    cmd = "opgen bench" + "".join(f" {o}" for o in args.ops or []) + (" --quick" if args.quick else "") \
+        + (f" --sizes {args.sizes}" if args.sizes else "") + "".join(f" --backend {b}" for b in args.backend or []) \
+        + (f" --repeat {args.repeat}" if args.repeat else "")
+    meta = {"command": cmd, "mode": "quick" if args.quick else "full", "backends": chosen,
+            "sizes": sorted({c.n for c in cases}), "repeat": args.repeat,
+            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "machine": report.machine(), "commands": commands}
+    md, js = report.write(records, args.out or "reports/bench", meta)
+    print(f"\nsummary at n = {report.summary_n(records)}:\n\n{report.summary_table(records)}")
+    print(f"\n{len(records)} rows in {time.perf_counter() - t0:.1f} s; report: {md}, {js}")
+    return 0
+
+
 def cmd_tiling(args) -> int:
     from .backends.ascendc import report
     from .spec import PRODUCTS
@@ -183,6 +228,15 @@ def main(argv=None) -> int:
     p.add_argument("--full", action="store_true", help="the full input sets (default: the fast CI subset)")
     p.add_argument("--out", help="report folder (default: reports/accuracy)")
     p.set_defaults(fn=cmd_accuracy)
+    p = sub.add_parser("bench", help="time every kernel against a streaming probe and PyTorch")
+    p.add_argument("ops", nargs="*", help="op names (default: all)")
+    p.add_argument("--quick", action="store_true",
+                   help="one size (2^16), two repeats, contiguous layouts plus softmax along dim 0 (what CI runs)")
+    p.add_argument("--sizes", help="element counts as powers of two, e.g. 10,14,18,24 (default: 10,12,...,24)")
+    p.add_argument("--backend", action="append", help="numpy or c (repeatable; default: both)")
+    p.add_argument("--repeat", type=int, help="timed passes per case (default: adaptive, >= 5 and ~0.2 s)")
+    p.add_argument("--out", help="report folder (default: reports/bench)")
+    p.set_defaults(fn=cmd_bench)
     args = parser.parse_args(argv)
     try:
         return args.fn(args)

@@ -1,0 +1,20 @@
+"""`opgen bench`: how fast the generated kernels are, against the memory system and against PyTorch.
+
+    cases.py          op × layout × dtype × size, and each call's inputs (plain NumPy random data)
+    traffic.py        bytes moved by a call (inputs read + output written, each once) and GB/s
+    timing.py         warm-up, interleaved round-robin passes, medians
+    probe.py          the streaming probe: NumPy and a compiled C loop moving the same bytes
+    torch_kernels.py  PyTorch's CPU kernels for the same calls, with preallocated outputs
+    threads.py        one thread or all: $OPGEN_NUM_THREADS and torch.set_num_threads
+    command_times.py  how long `opgen generate` and `opgen verify` take (the report's header)
+    runner.py         per case: every contender timed side by side, at one thread and at all
+    report.py         Markdown (with the README's summary table), JSON, and stdout rows
+
+`opgen bench` (codegen/cli.py) drives it.  No timing is ever asserted: the numbers are for people.
+"""
+from .cases import DEFAULT_SIZES, QUICK_SIZES, Case, select
+from .runner import Record, run
+
+BACKENDS = ("numpy", "c")          # the CPU backends; the Ascend C simulator's speed means nothing
+
+__all__ = ["BACKENDS", "DEFAULT_SIZES", "QUICK_SIZES", "Case", "Record", "run", "select"]

@@ -1,0 +1,146 @@
+"""What `opgen bench` measures: op × layout × dtype × size, and the inputs of each call.
+
+A `Layout` says how one op is called (shapes, `dim`, reduction, optional tensors, bool attributes) and makes
+its keyword arguments for a given element count.  Inputs are plain NumPy random data in each tensor's valid
+range (the tests' samplers are not used: the benchmark must not depend on tests/); they are made lazily, one
+case at a time, so that a 2^24-element case holds only its own arrays.  Values only need to be typical: the
+kernels' speed does not depend on them (no data-dependent branches), but a NaN or denormal flood could.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from codegen.runtime.calls import NUMPY_DTYPES
+from codegen.spec import DEFAULT_PRODUCT, Op
+
+DTYPES = ("FLOAT", "FLOAT16", "BFLOAT16")
+DEFAULT_SIZES = tuple(range(10, 25, 2))       # 2^10, 2^12, ..., 2^24 elements
+QUICK_SIZES = (16,)
+ROWS = (64, 1024, 32768)                       # softmax: the reduced dimension's length
+COLS = 1024                                    # Softshrink's broadcast gradOutput is (1, COLS)
+
+
+@dataclass(frozen=True)
+class Layout:
+    op: str                                    # snake_case op name
+    label: str                                 # what the report prints
+    make: Callable                             # (rng, n, np dtype) -> kernel keywords (no out=)
+    quick: bool = False                        # part of --quick
+    divisor: int = 1                           # n must be a multiple of it (row length, broadcast width)
+
+
+@dataclass(frozen=True)
+class Case:
+    layout: Layout
+    dtype: str                                 # aclnn dtype name
+    n: int                                     # elements of the output
+
+    @property
+    def op(self) -> str:
+        return self.layout.op
+
+    def inputs(self, seed: int = 0) -> dict:
+        """The kernel keywords (arrays in this case's dtype), made now: same seed, same data."""
+        rng = np.random.default_rng(seed)
+        return self.layout.make(rng, self.n, NUMPY_DTYPES[self.dtype])
+
+
+# ---- data --------------------------------------------------------------------------------------------
+# np.asarray: for shape () NumPy's generators return a scalar, and a kernel argument must be an array
+def _normal(rng, shape, dt, scale=1.0):
+    return np.asarray(rng.standard_normal(shape, dtype=np.float32) * np.float32(scale)).astype(dt)
+
+
+def _uniform(rng, shape, dt, lo, hi):
+    return np.asarray(rng.uniform(lo, hi, shape)).astype(np.float32).astype(dt)
+
+
+def _log_sigmoid(rng, n, dt):
+    x = _normal(rng, n, dt, 3)
+    # PyTorch's CPU kernel reads `buffer` (exp(-|x|), its forward's intermediate); ours ignores it
+    buffer = np.exp(-np.abs(x.astype(np.float32))).astype(dt)
+    return dict(grad_output=_normal(rng, n, dt), self=x, buffer=buffer)
+
+
+def _softmax(row: int, dim: int):
+    def make(rng, n, dt):
+        shape = (n // row, row) if dim == -1 else (row, n // row)
+        # positive entries summing to about 1 along `dim`: a plausible softmax output
+        y = _uniform(rng, shape, dt, 0, 2 / row)
+        return dict(grad_output=_normal(rng, shape, dt), output=y, dim=dim)
+    return make
+
+
+def _softshrink(broadcast: bool):
+    def make(rng, n, dt):
+        shape = (n // COLS, COLS) if broadcast else (n,)
+        g = _normal(rng, (1, COLS) if broadcast else shape, dt)
+        return dict(grad_output=g, self=_normal(rng, shape, dt), lambd=0.5)
+    return make
+
+
+def _elu(is_result: bool):
+    def make(rng, n, dt):
+        x = rng.standard_normal(n, dtype=np.float32)
+        if is_result:                          # the forward's output, elu(x) > -alpha
+            x = np.where(x > 0, x, np.expm1(np.minimum(x, 0)))
+        return dict(grad_output=_normal(rng, n, dt), alpha=1.0, scale=1.0, input_scale=1.0,
+                    is_result=is_result, self_or_result=x.astype(dt))
+    return make
+
+
+def _bce(reduction: int, weights: bool):
+    def make(rng, n, dt):
+        # mean and sum reduce the loss to a scalar, so gradOutput is one element (shape ())
+        g = _normal(rng, (), dt) if reduction else _normal(rng, n, dt)
+        return dict(grad_output=g, self=_normal(rng, n, dt, 2), target=_uniform(rng, n, dt, 0, 1),
+                    weight_optional=_uniform(rng, n, dt, 0.5, 1.5) if weights else None,
+                    pos_weight_optional=_uniform(rng, n, dt, 0.5, 2) if weights else None,
+                    reduction=reduction)
+    return make
+
+
+def _layouts() -> list[Layout]:
+    out = [Layout("log_sigmoid_backward", "contiguous", _log_sigmoid, quick=True)]
+    for dim, where in ((-1, "last"), (0, "first")):
+        for row in ROWS:
+            out.append(Layout("softmax_backward", f"dim {where}, row {row}", _softmax(row, dim),
+                              quick=row == 1024, divisor=row))
+    out += [Layout("softshrink_backward", "contiguous", _softshrink(False), quick=True),
+            Layout("softshrink_backward", f"gradOutput (1, {COLS}) broadcast", _softshrink(True), divisor=COLS),
+            Layout("elu_backward", "isResult false", _elu(False), quick=True),
+            Layout("elu_backward", "isResult true", _elu(True))]
+    for weights in (False, True):
+        for reduction, name in ((0, "none"), (1, "mean"), (2, "sum")):
+            label = f"reduction {name}" + (", weight + posWeight" if weights else "")
+            out.append(Layout("binary_cross_entropy_with_logits_backward", label, _bce(reduction, weights),
+                              quick=reduction == 0 and not weights))
+    return out
+
+
+LAYOUTS = _layouts()
+
+
+def select(ops: dict[str, Op], quick: bool = False, sizes=None) -> list[Case]:
+    """Every case of `ops`: the dtypes each op supports on the default product, sizes 2^k for k in `sizes`.
+    Grouped by op, then layout, then dtype, then size (the report's order)."""
+    sizes = sizes or (QUICK_SIZES if quick else DEFAULT_SIZES)
+    known = {lay.op for lay in LAYOUTS}
+    missing = [name for name in ops if name not in known]
+    if missing:     # a new spec needs its layouts here before it can be benchmarked
+        raise KeyError(f"opgen bench has no layouts for: {', '.join(missing)} (add them to {__name__})")
+    out = []
+    for lay in LAYOUTS:
+        if lay.op not in ops or (quick and not lay.quick):
+            continue
+        for dtype in DTYPES:
+            if dtype not in ops[lay.op].dtypes.get(DEFAULT_PRODUCT, []):
+                continue
+            for k in sizes:
+                n = 1 << k
+                if n % lay.divisor == 0:
+                    out.append(Case(lay, dtype, n))
+    return out

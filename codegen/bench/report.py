@@ -1,0 +1,180 @@
+"""The benchmark's reports: Markdown for people (its summary table is the README's), JSON for tools, and the
+rows printed on stdout as they are measured.
+
+Numbers: time is the median in ms; GB/s is bytes moved (traffic.py) per second, decimal; "vs probe" is our
+GB/s over the single-threaded streaming probe's on the same bytes (1 = as fast as streaming memory); "vs
+PyTorch" is PyTorch's time over ours (> 1: faster than PyTorch's CPU kernel).  "—" is a cell with nothing
+measured: no PyTorch, or a single-threaded backend in the all-threads columns.
+"""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+from pathlib import Path
+
+from .runner import Record, Round
+from .threads import all_threads
+
+BACKEND_TITLE = {"numpy": "NumPy", "c": "C"}
+SUMMARY_N = 1 << 24
+
+
+# ---- cells ---------------------------------------------------------------------------------------------
+def _num(v, fmt="{:.3g}") -> str:
+    return "—" if v is None else fmt.format(v)
+
+
+def _ms(ns) -> str:
+    return "—" if ns is None else f"{ns / 1e6:.3g}"
+
+
+def _x(v) -> str:
+    return "—" if v is None else f"{v:.2f}×"
+
+
+def _ratios(r: Round | None) -> list[str]:
+    """GB/s, vs probe, vs PyTorch of one round."""
+    if r is None:
+        return ["—", "—", "—"]
+    return [_num(r.gbps), _num(r.vs_probe, "{:.2f}"), _x(r.vs_torch)]
+
+
+def _seconds(entry: dict) -> str:
+    if entry.get("seconds") is not None:
+        return f"{entry['seconds']:.3g} s"
+    return f"not measured ({entry['skipped']})" if "skipped" in entry else f"failed: {entry.get('error')}"
+
+
+# ---- the full table ------------------------------------------------------------------------------------
+COLUMNS = ["op", "layout", "dtype", "backend", "n", "MB moved", "time (ms)", "GB/s", "vs probe",
+           "vs PyTorch (1 thread)", "all threads: time (ms)", "GB/s", "vs probe", "vs PyTorch"]
+
+
+def row_cells(r: Record) -> list[str]:
+    every = r.all
+    return [r.op, r.layout, r.dtype, r.backend, str(r.n), f"{r.bytes / 1e6:.3g}", _ms(r.one.time_ns),
+            *_ratios(r.one), _ms(every.time_ns if every else None), *_ratios(every)]
+
+
+def full_table(records: list[Record]) -> str:
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    lines += ["| " + " | ".join(row_cells(r)) + " |" for r in records]
+    return "\n".join(lines)
+
+
+# ---- the summary: one size, backends side by side --------------------------------------------------------
+def summary_n(records: list[Record]) -> int | None:
+    """2^24 when measured, else the largest size measured (--quick, --sizes)."""
+    sizes = {r.n for r in records}
+    return SUMMARY_N if SUMMARY_N in sizes else max(sizes, default=None)
+
+
+def summary_table(records: list[Record]) -> str:
+    """op × layout × dtype at one size: the probe's GB/s, then per backend "GB/s, vs probe, vs PyTorch" at one
+    thread, and at all threads for the backends that thread."""
+    n = summary_n(records)
+    rows: dict = {}
+    for r in records:
+        if r.n == n:
+            rows.setdefault((r.op, r.layout, r.dtype), {})[r.backend] = r
+    backends = list(dict.fromkeys(r.backend for r in records))
+    threaded = [b for b in backends if any(r.all for r in records if r.backend == b)]
+    head = (["op", "layout", "dtype", "probe GB/s", "PyTorch GB/s (1 / all threads)"]
+            + [f"{BACKEND_TITLE.get(b, b)}: GB/s, vs probe, vs PyTorch" for b in backends]
+            + [f"{BACKEND_TITLE.get(b, b)}, {all_threads()} threads: GB/s, vs probe, vs PyTorch" for b in threaded])
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for (op, layout, dtype), by in rows.items():
+        first = next(iter(by.values()))
+        torch_all = next((r.all.torch_gbps for r in by.values() if r.all), None)
+        cells = [op, layout, dtype, _num(first.one.probe_gbps),
+                 f"{_num(first.one.torch_gbps)} / {_num(torch_all)}"]
+        cells += [", ".join(_ratios(by[b].one)) if b in by else "—" for b in backends]
+        cells += [", ".join(_ratios(by[b].all)) if b in by else "—" for b in threaded]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+# ---- stdout ---------------------------------------------------------------------------------------------
+_WIDTHS = [41, 34, 8, 7, 8, 8, 9, 6, 8, 10, 14, 6, 8, 10]
+
+
+def text_header() -> str:
+    cols = [c.replace(" (1 thread)", "").replace("all threads: ", "all: ") for c in COLUMNS]
+    line = "  ".join(c.ljust(w) for c, w in zip(cols, _WIDTHS)).rstrip()
+    return line + "\n" + "-" * len(line)
+
+
+def text_row(r: Record) -> str:
+    return "  ".join(c.ljust(w) for c, w in zip(row_cells(r), _WIDTHS)).rstrip()
+
+
+# ---- files ----------------------------------------------------------------------------------------------
+def machine() -> dict:
+    """What the numbers were measured on."""
+    import numpy
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    cc = os.environ.get("CC", "cc")
+    try:
+        compiler = subprocess.run([cc, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
+    except (OSError, IndexError):
+        compiler = None
+    from .torch_kernels import available
+    torch = available()
+    return {"cpu": cpu, "cpus": all_threads(), "python": platform.python_version(), "numpy": numpy.__version__,
+            "torch": torch.__version__.split("+")[0] if torch else None, "compiler": compiler}
+
+
+def markdown(records: list[Record], meta: dict) -> str:
+    m, c = meta["machine"], meta["commands"]
+    n = summary_n(records)
+    lines = [
+        "# opgen bench",
+        "",
+        f"`{meta['command']}` · {meta['date']} · {m['cpu']} ({m['cpus']} CPUs) · Python {m['python']}, "
+        f"NumPy {m['numpy']}, PyTorch {m['torch'] or '—'}, {m['compiler'] or 'no C compiler'}",
+        "",
+        "| command | time |",
+        "|---|---|",
+        f"| `opgen generate` (all {c['generate'].get('files', '?')} files of {c['ops']} ops rendered in memory)"
+        f" | {_seconds(c['generate'])} |",
+        f"| `opgen verify` ({c['ops']} ops, mpmath check included), cold | {_seconds(c['verify_cold'])} |",
+        f"| `opgen verify`, proof cache hit | {_seconds(c['verify_cached'])} |",
+        "",
+        "Bytes moved: every input tensor the kernel reads plus the output, each once at its dtype's size (a "
+        "broadcast operand at its own size). GB/s: decimal. vs probe: our GB/s over a single-threaded loop "
+        "reading the same inputs and writing one output (the faster of NumPy's and a C loop's). vs PyTorch: "
+        "PyTorch's CPU kernel's time over ours, preallocated outputs both (> 1: faster). Times are medians of "
+        "interleaved passes; all-threads columns set $OPGEN_NUM_THREADS and torch.set_num_threads to "
+        f"{m['cpus']}; the probe stays single-threaded; NumPy kernels are single-threaded (—).",
+        "",
+        f"## Summary at n = {n} elements" + (" (2^24)" if n == SUMMARY_N else " (the largest size measured)"),
+        "",
+        summary_table(records),
+        "",
+        "## All results",
+        "",
+        full_table(records),
+        "",
+    ]
+    errors = sorted({(r.op, r.dtype, r.torch_error) for r in records if r.torch_error})
+    if errors:
+        lines += ["## PyTorch calls that failed", ""] + [f"- {op} {dt}: {e}" for op, dt, e in errors] + [""]
+    return "\n".join(lines)
+
+
+def write(records: list[Record], out_dir, meta: dict) -> tuple[Path, Path]:
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    md, js = out / "bench.md", out / "bench.json"
+    md.write_text(markdown(records, meta))
+    js.write_text(json.dumps({"meta": meta, "results": [r.to_json() for r in records]}, indent=1) + "\n")
+    return md, js

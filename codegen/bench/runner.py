@@ -1,0 +1,157 @@
+"""Runs every case: our kernels (per backend), the probes and PyTorch, side by side, at one thread and at all.
+
+Per case the inputs are made once and shared by every contender; each backend writes into its own
+preallocated `out=` (the C backend writes straight into it, so no copy is timed).  Two rounds:
+
+* one thread: every chosen backend, both probes, PyTorch with torch.set_num_threads(1);
+* all threads (os.cpu_count()): the backends that thread (C, through $OPGEN_NUM_THREADS), both probes (still
+  single-threaded), PyTorch with every thread.  NumPy kernels are single-threaded: their all-threads cells
+  are empty rather than a copy of the one-thread numbers.
+
+Within a round the contenders are timed in interleaved passes (timing.py), so every ratio compares times
+measured side by side.  `Record` is one row of the report: op × layout × dtype × backend × n.
+"""
+from __future__ import annotations
+
+import dataclasses
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+
+from codegen import backends as _backends
+from codegen.runtime.calls import NUMPY_DTYPES, output_shape
+
+from . import threads as T
+from . import torch_kernels, traffic
+from .cases import Case
+from .probe import Probe, c_library
+from .timing import Policy, interleaved
+
+THREADED_BACKENDS = ("c",)         # backends whose kernels use $OPGEN_NUM_THREADS
+
+
+@dataclass
+class Round:
+    """One backend at one thread setting, with the probe and PyTorch of the same passes."""
+    threads: int
+    time_ns: float                 # median
+    gbps: float
+    runs: int
+    probe_ns: float                # the faster probe's median
+    probe: str                     # which: "numpy" or "c"
+    probe_gbps: float
+    vs_probe: float                # gbps / probe_gbps
+    probe_numpy_ns: float
+    probe_c_ns: float
+    torch_ns: float | None = None
+    torch_gbps: float | None = None
+    vs_torch: float | None = None  # torch time / our time: > 1 means faster than PyTorch
+
+
+@dataclass
+class Record:
+    op: str
+    layout: str
+    dtype: str
+    backend: str
+    n: int
+    shapes: dict                   # parameter (snake_case) -> shape of every tensor passed
+    bytes: int
+    one: Round
+    all: Round | None = None
+    torch_error: str | None = None
+
+    def to_json(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+def _policy(case: Case, quick: bool, repeat: int | None) -> Policy:
+    big = case.n >= 1 << 20
+    if quick:
+        return Policy(warmup=1, fixed=repeat or 2)
+    return Policy(warmup=1 if big else 2, fixed=repeat)
+
+
+def _round(n_threads: int, ours: dict, probe: Probe, torch_fn, torch, nbytes: int, policy: Policy) -> dict:
+    """{backend: Round} for the backends in `ours`, all timed in the same interleaved passes."""
+    contenders = {f"ours:{b}": fn for b, fn in ours.items()}
+    contenders["probe:numpy"] = probe.numpy
+    contenders["probe:c"] = probe.c
+    if torch_fn is not None:
+        contenders["torch"] = torch_fn
+    with T.threads(n_threads, torch):
+        t = interleaved(contenders, policy)
+    p_np, p_c = t["probe:numpy"].median_ns, t["probe:c"].median_ns
+    probe_name, probe_ns = ("c", p_c) if p_c <= p_np else ("numpy", p_np)
+    out = {}
+    for b in ours:
+        mine = t[f"ours:{b}"]
+        gb = traffic.gbps(nbytes, mine.median_ns)
+        pg = traffic.gbps(nbytes, probe_ns)
+        r = Round(n_threads, mine.median_ns, gb, mine.runs, probe_ns, probe_name, pg, gb / pg, p_np, p_c)
+        if "torch" in t:
+            r.torch_ns = t["torch"].median_ns
+            r.torch_gbps = traffic.gbps(nbytes, r.torch_ns)
+            r.vs_torch = r.torch_ns / mine.median_ns
+        out[b] = r
+    return out
+
+
+def kernels(ops: dict, backends) -> dict:
+    """{(op name, backend): callable} for the Op objects given (so `--specs DIR` is honoured).  The C libraries
+    and the probe compile side by side in threads (the compiler is a subprocess; rendering holds the GIL):
+    a cold build/ means one compile per op, which --quick must absorb."""
+    out = {(name, "numpy"): _backends.get("numpy").make_kernel(op) for name, op in ops.items()
+           if "numpy" in backends}
+    # the NumPy modules are loaded above, serially; the C kernels reuse them as their checkers
+    want = [(name, b) for name in ops for b in backends if b != "numpy"]
+    with ThreadPoolExecutor(max_workers=T.all_threads()) as pool:
+        probe = pool.submit(c_library)
+        futures = {k: pool.submit(_backends.get(k[1]).make_kernel, ops[k[0]]) for k in want}
+        for k, f in futures.items():
+            out[k] = f.result()
+        probe.result()
+    return out
+
+
+def run_case(case: Case, op, fns: dict, torch, quick=False, repeat=None, seed=0) -> list[Record]:
+    """One Record per backend in `fns` ({backend: kernel callable}) for `case`."""
+    kw = case.inputs(seed)
+    shape, dt = output_shape(op, kw), NUMPY_DTYPES[case.dtype]      # every benchmarked output: the inputs' dtype
+    outs = {b: np.empty(shape, dtype=dt) for b in fns}
+    reads = traffic.read_tensors(op, kw)
+    nbytes = traffic.bytes_moved(reads, outs[next(iter(outs))])
+    probe = Probe(reads, dt, int(np.prod(shape)))
+    ours = {b: (lambda fn=fn, o=outs[b]: fn(**kw, out=o)) for b, fn in fns.items()}
+
+    torch_fn, torch_error = None, None
+    try:
+        torch_fn = torch_kernels.counterpart(torch, case.op, kw)
+        if torch_fn is not None:
+            torch_fn()                     # a dtype PyTorch's CPU kernel lacks fails here, not mid-timing
+    except Exception as e:
+        torch_fn, torch_error = None, f"{type(e).__name__}: {e}".splitlines()[0]
+
+    policy = _policy(case, quick, repeat)
+    one = _round(1, ours, probe, torch_fn, torch, nbytes, policy)
+    threaded = {b: f for b, f in ours.items() if b in THREADED_BACKENDS}
+    every = _round(T.all_threads(), threaded, probe, torch_fn, torch, nbytes, policy) if threaded else {}
+
+    shapes = {k: list(np.shape(v)) for k, v in kw.items() if isinstance(v, np.ndarray)}
+    return [Record(case.op, case.layout.label, case.dtype, b, case.n, shapes, nbytes, one[b], every.get(b),
+                   torch_error) for b in fns]
+
+
+def run(ops: dict, cases: list[Case], backends: list[str], quick=False, repeat=None,
+        on_record=None) -> list[Record]:
+    """Every case on every backend; `on_record(record)` is called as each row is measured."""
+    torch = torch_kernels.available()
+    fns = kernels({name: ops[name] for name in dict.fromkeys(c.op for c in cases)}, backends)
+    records = []
+    for case in cases:
+        for r in run_case(case, ops[case.op], {b: fns[case.op, b] for b in backends}, torch, quick, repeat):
+            records.append(r)
+            if on_record:
+                on_record(r)
+    return records

@@ -1,0 +1,60 @@
+"""Timing several callables side by side: warm-up, then round-robin repeats, median per callable.
+
+The machine is shared and noisy, and a ratio is only meaningful when both of its times saw the same machine.
+So the contenders of one case (our kernels, the probes, PyTorch) are not timed one after the other but in
+passes, each pass calling every contender once; a burst of load then hits all of them alike.  The order
+rotates from pass to pass so that no contender always runs right after the same neighbour (whose data would
+still be in cache).  The median of a contender's passes is its time.
+
+Repeats are adaptive unless fixed: passes continue until at least `min_runs` were made and `budget_s`
+seconds have gone by (small sizes get thousands of passes, 2^24 elements a handful), with `max_runs` as a cap.
+"""
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+
+@dataclass
+class Timing:
+    median_ns: float
+    min_ns: float
+    runs: int
+
+
+@dataclass(frozen=True)
+class Policy:
+    warmup: int = 2            # untimed calls per contender (first-call costs: page faults, lazy binding)
+    min_runs: int = 5
+    budget_s: float = 0.2      # per case and thread setting, all contenders together
+    max_runs: int = 2000
+    fixed: int | None = None   # exactly this many passes (--repeat, --quick)
+
+
+def interleaved(contenders: dict[str, Callable[[], object]], policy: Policy) -> dict[str, Timing]:
+    """{name: Timing} for every contender, timed in rotating round-robin passes."""
+    names = list(contenders)
+    for name in names:
+        for _ in range(policy.warmup):
+            contenders[name]()
+    samples: dict[str, list[int]] = {name: [] for name in names}
+    clock = time.perf_counter_ns
+    start = clock()
+    passes = 0
+    while True:
+        shift = passes % len(names)
+        for name in names[shift:] + names[:shift]:
+            fn = contenders[name]
+            t0 = clock()
+            fn()
+            samples[name].append(clock() - t0)
+        passes += 1
+        if policy.fixed is not None:
+            if passes >= policy.fixed:
+                break
+        elif passes >= policy.max_runs or (passes >= policy.min_runs
+                                           and clock() - start >= policy.budget_s * 1e9):
+            break
+    return {name: Timing(statistics.median(s), min(s), len(s)) for name, s in samples.items()}

@@ -1,0 +1,113 @@
+"""PyTorch's CPU kernels for the benchmarked calls, with preallocated outputs: the speed to beat.
+
+Each builder takes `torch` and the case's kernel keywords (NumPy arrays) and returns a no-argument callable.
+Everything that is not the kernel's work happens here, once, outside the timed region: NumPy arrays become
+tensors sharing their memory (`torch.from_numpy`; BFLOAT16 through a uint16 view, which torch.from_numpy
+cannot read directly), outputs and temporaries are allocated.  PyTorch has an aten backward op for four of
+the five operators; BCE-with-logits has none (autograd composes it), so its entry is the fastest expression
+of PyTorch's own backward formula (FunctionsManual.cpp) with `out=` and in-place ops.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+
+def available():
+    """The torch module, or None when PyTorch is not installed (the report then says "—")."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    return torch
+
+
+def tensor(torch, a: np.ndarray):
+    """A tensor sharing `a`'s memory, in `a`'s dtype (float32, float16 or bfloat16)."""
+    a = np.ascontiguousarray(a)
+    if a.dtype.name == "bfloat16":
+        return torch.from_numpy(a.view(np.uint16)).view(torch.bfloat16)
+    return torch.from_numpy(a)
+
+
+def _log_sigmoid(torch, kw, t):
+    g, x, buffer = t(kw["grad_output"]), t(kw["self"]), t(kw["buffer"])
+    out = torch.empty_like(x)
+    op = torch.ops.aten.log_sigmoid_backward.grad_input
+    return lambda: op(g, x, buffer, grad_input=out)
+
+
+def _softmax(torch, kw, t):
+    g, y, dim = t(kw["grad_output"]), t(kw["output"]), kw["dim"]
+    out = torch.empty_like(g)
+    op = torch.ops.aten._softmax_backward_data.out
+    return lambda: op(g, y, dim, g.dtype, grad_input=out)
+
+
+def _softshrink(torch, kw, t):
+    g, x, lambd = t(kw["grad_output"]), t(kw["self"]), kw["lambd"]
+    out = torch.empty(np.broadcast_shapes(tuple(g.shape), tuple(x.shape)), dtype=x.dtype)
+    op = torch.ops.aten.softshrink_backward.grad_input
+    return lambda: op(g, x, lambd, grad_input=out)
+
+
+def _elu(torch, kw, t):
+    g, v = t(kw["grad_output"]), t(kw["self_or_result"])
+    args = (kw["alpha"], kw["scale"], kw["input_scale"], kw["is_result"])
+    out = torch.empty_like(g)
+    op = torch.ops.aten.elu_backward.grad_input
+    return lambda: op(g, *args, v, grad_input=out)
+
+
+def _bce_with_logits(torch, kw, t):
+    """PyTorch's formula: pos_weight present: ((pw*t + 1 - t) * sigmoid(x) - pw*t) * g [* w] [/ numel];
+    absent: (sigmoid(x) - t) * g [* w] [/ numel].  The mean's 1/numel is folded into the one-element
+    gradOutput (a 0-dim multiply, timed) instead of a pass over the output as PyTorch's own `div_`."""
+    x, target, g = t(kw["self"]), t(kw["target"]), t(kw["grad_output"])
+    w = None if kw["weight_optional"] is None else t(kw["weight_optional"])
+    pw = None if kw["pos_weight_optional"] is None else t(kw["pos_weight_optional"])
+    mean = kw["reduction"] == 1
+    out = torch.empty_like(x)
+    pwt = torch.empty_like(x) if pw is not None else None     # pw * t
+    sig = torch.empty_like(x) if pw is not None else None     # sigmoid(x)
+    g_mean = torch.empty_like(g) if mean else None
+    inv_n = 1.0 / max(1, x.numel())
+
+    def run():
+        if pw is None:
+            torch.sigmoid(x, out=out)
+            out.sub_(target)
+        else:
+            torch.mul(pw, target, out=pwt)
+            torch.sub(pwt, target, out=out)
+            out.add_(1)
+            torch.sigmoid(x, out=sig)
+            out.mul_(sig)
+            out.sub_(pwt)
+        if mean:
+            torch.mul(g, inv_n, out=g_mean)
+            out.mul_(g_mean)
+        else:
+            out.mul_(g)
+        if w is not None:
+            out.mul_(w)
+        return out
+    return run
+
+
+BUILDERS = {
+    "log_sigmoid_backward": _log_sigmoid,
+    "softmax_backward": _softmax,
+    "softshrink_backward": _softshrink,
+    "elu_backward": _elu,
+    "binary_cross_entropy_with_logits_backward": _bce_with_logits,
+}
+
+
+def counterpart(torch, op_name: str, kw: dict) -> Callable[[], object] | None:
+    """The PyTorch call for kernel keywords `kw` of `op_name` (None without PyTorch or a counterpart); its
+    result is the output tensor."""
+    if torch is None or op_name not in BUILDERS:
+        return None
+    return BUILDERS[op_name](torch, kw, lambda a: tensor(torch, a))

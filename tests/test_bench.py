@@ -1,0 +1,201 @@
+"""`opgen bench`: the quick mode through the CLI, the byte count, the probes, the cases and PyTorch's calls.
+
+No test asserts on a time: the machine is shared and the numbers are for people.  What is checked is that
+the benchmark measures the right thing: every op and backend reported, bytes counted as documented, probes
+that really read their inputs, PyTorch calls that compute the same gradient as our kernels.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import codegen
+from codegen.bench import cases as C
+from codegen.bench import threads, timing, torch_kernels, traffic
+from codegen.bench.probe import Probe
+from codegen.runtime.calls import output_shape
+
+from .conftest import REPO
+
+OPS = sorted(codegen.load_specs())
+
+
+# ---- the quick mode, end to end -----------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench")
+    r = subprocess.run([sys.executable, "-m", "codegen", "bench", "--quick", "--out", str(out)], cwd=REPO,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    return out, r.stdout
+
+
+def test_quick_writes_both_reports(quick):
+    out, stdout = quick
+    md = (out / "bench.md").read_text()
+    data = json.loads((out / "bench.json").read_text())
+    assert data["meta"]["mode"] == "quick" and data["meta"]["sizes"] == [1 << 16]
+    assert data["meta"]["commands"]["generate"]["seconds"] is not None
+    for title in ("# opgen bench", "## Summary at n = 65536", "## All results", "`opgen generate`"):
+        assert title in md
+    assert "summary at n = 65536" in stdout and "report:" in stdout
+
+
+def test_quick_covers_every_op_and_backend(quick):
+    data = json.loads((quick[0] / "bench.json").read_text())
+    results = data["results"]
+    assert {r["op"] for r in results} == set(OPS)
+    assert {r["backend"] for r in results} == {"numpy", "c"}
+    for name in OPS:
+        assert {r["backend"] for r in results if r["op"] == name} == {"numpy", "c"}
+    assert any(r["op"] == "softmax_backward" and r["layout"].startswith("dim first") for r in results)
+    for r in results:
+        assert r["one"]["runs"] >= 1 and r["one"]["gbps"] > 0 and r["one"]["probe"] in ("numpy", "c")
+        # the C backend threads; NumPy kernels report nothing for all threads
+        assert (r["all"] is not None) == (r["backend"] == "c")
+
+
+def test_quick_bytes_agree_with_the_shapes(quick):
+    """Every row's bytes: the elements of each tensor it read (shapes in the JSON) plus the output's."""
+    size = {"FLOAT": 4, "FLOAT16": 2, "BFLOAT16": 2}
+    for r in json.loads((quick[0] / "bench.json").read_text())["results"]:
+        read = sum(int(np.prod(s)) for name, s in r["shapes"].items() if name != "buffer")   # buffer: unused
+        assert r["bytes"] == (read + r["n"]) * size[r["dtype"]], r
+
+
+# ---- bytes moved ---------------------------------------------------------------------------------------
+def test_bytes_moved_counts_a_broadcast_operand_at_its_own_size():
+    g = np.zeros((1, 1024), np.float16)
+    x = np.zeros((64, 1024), np.float16)
+    out = np.zeros((64, 1024), np.float16)
+    assert traffic.bytes_moved([g, x], out) == 2 * (1024 + 2 * 65536)
+
+
+def test_bytes_moved_of_cases(ops):
+    def moved(layout_label, op, dtype, n):
+        lay = next(x for x in C.LAYOUTS if x.op == op and x.label == layout_label)
+        kw = C.Case(lay, dtype, n).inputs()
+        out = np.empty(output_shape(ops[op], kw), C.NUMPY_DTYPES[dtype])
+        return traffic.bytes_moved(traffic.read_tensors(ops[op], kw), out)
+
+    n = 4096
+    # BCE, mean, weights: a one-element gradOutput, four full tensors read, one written
+    bce = "binary_cross_entropy_with_logits_backward"
+    assert moved("reduction mean, weight + posWeight", bce, "FLOAT", n) == 4 * (1 + 5 * n)
+    assert moved("reduction none", bce, "BFLOAT16", n) == 2 * 4 * n
+    # LogSigmoid's buffer is accepted but never read: gradOutput and self in, gradInput out
+    assert moved("contiguous", "log_sigmoid_backward", "FLOAT16", n) == 2 * 3 * n
+    assert moved(f"gradOutput (1, {C.COLS}) broadcast", "softshrink_backward", "FLOAT", n) == 4 * (C.COLS + 2 * n)
+    assert moved("dim first, row 64", "softmax_backward", "FLOAT", n) == 4 * 3 * n
+
+
+def test_gbps_is_decimal():
+    assert traffic.gbps(2_000_000_000, 1e9) == 2.0
+
+
+# ---- the probes ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, ml_dtypes.bfloat16])
+def test_probes_read_every_input(dtype):
+    """The C and NumPy probes give the sum of their inputs (broadcast row and one-element operand included),
+    and changing any input element changes the output: nothing is skipped."""
+    rng = np.random.default_rng(3)
+    rows, cols = 8, 512
+    ins = [rng.integers(0, 8, (rows, cols)).astype(dtype), rng.integers(0, 8, (rows, cols)).astype(dtype),
+           rng.integers(0, 8, (1, cols)).astype(dtype), np.array(3, dtype)]
+    p = Probe(ins, dtype, rows * cols)
+    units = np.float32 if np.dtype(dtype).itemsize == 4 else np.uint16
+    if units is np.float32:
+        want = sum(a.astype(np.float32) for a in ins).reshape(-1)
+    else:   # half dtypes are summed as their uint16 bits, wrapping
+        want = sum(np.broadcast_to(a.view(np.uint16), (rows, cols)).astype(np.int64) for a in ins)
+        want = (want % 65536).astype(np.uint16).reshape(-1)
+    np.testing.assert_array_equal(p.c(), want)
+    np.testing.assert_array_equal(p.numpy(), want)
+    for k, a in enumerate(ins):
+        before_c, before_np = p.c().copy(), p.numpy().copy()
+        flat = a.reshape(-1)
+        flat[-1] = flat[-1] + dtype(1)          # the probes hold views of ins: this is what they read next
+        assert not np.array_equal(p.c(), before_c), f"C probe ignores input {k}"
+        assert not np.array_equal(p.numpy(), before_np), f"NumPy probe ignores input {k}"
+
+
+def test_probe_rejects_what_it_cannot_tile():
+    with pytest.raises(ValueError):
+        Probe([np.zeros(3, np.float32), np.zeros(8, np.float32)], np.float32, 8)
+    with pytest.raises(ValueError):
+        Probe([np.zeros(8, np.float32), np.zeros(8, np.float16)], np.float32, 8)
+
+
+# ---- cases ---------------------------------------------------------------------------------------------
+def test_cases_cover_the_issue(ops):
+    full = C.select(ops)
+    assert {c.n for c in full} == {1 << k for k in range(10, 25, 2)}
+    labels = {(c.op, c.layout.label) for c in full}
+    for where in ("first", "last"):
+        for row in (64, 1024, 32768):
+            assert ("softmax_backward", f"dim {where}, row {row}") in labels
+    bce = {lab for op, lab in labels if op == "binary_cross_entropy_with_logits_backward"}
+    assert len(bce) == 6 and sum("weight" in lab for lab in bce) == 3
+    assert {lab for op, lab in labels if op == "elu_backward"} == {"isResult false", "isResult true"}
+    assert any("broadcast" in lab for op, lab in labels if op == "softshrink_backward")
+    assert not any(c.op == "softshrink_backward" and c.dtype == "BFLOAT16" for c in full)
+    assert all(c.n >= c.layout.divisor for c in full)       # no softmax row longer than the tensor
+    quick = C.select(ops, quick=True)
+    assert {c.n for c in quick} == {1 << 16} and {c.op for c in quick} == set(OPS)
+
+
+def _small_case(lay, dtype="FLOAT"):
+    return C.Case(lay, dtype, max(1024, lay.divisor))
+
+
+@pytest.mark.parametrize("lay", C.LAYOUTS, ids=lambda lay: f"{lay.op}[{lay.label}]")
+def test_case_inputs_are_valid_calls(lay):
+    """Every layout's inputs, in every dtype, pass the checker and run on the NumPy backend."""
+    for dtype in ("FLOAT", "FLOAT16", "BFLOAT16"):
+        if lay.op == "softshrink_backward" and dtype == "BFLOAT16":
+            continue
+        out = codegen.kernel(lay.op)(**_small_case(lay, dtype).inputs())
+        assert np.isfinite(out.astype(np.float32)).all()
+
+
+@pytest.mark.parametrize("lay", C.LAYOUTS, ids=lambda lay: f"{lay.op}[{lay.label}]")
+def test_pytorch_calls_compute_our_gradient(lay):
+    """What is timed for PyTorch is the same gradient: a wrong expression would make a meaningless ratio."""
+    torch = pytest.importorskip("torch")
+    kw = _small_case(lay).inputs()
+    want = codegen.kernel(lay.op)(**kw)
+    got = torch_kernels.counterpart(torch, lay.op, kw)()
+    np.testing.assert_allclose(got.numpy(), want, rtol=2e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["FLOAT16", "BFLOAT16"])
+def test_pytorch_tensors_share_half_arrays(dtype):
+    torch = pytest.importorskip("torch")
+    a = np.arange(6, dtype=C.NUMPY_DTYPES[dtype]).reshape(2, 3)
+    t = torch_kernels.tensor(torch, a)
+    assert t.dtype == {"FLOAT16": torch.float16, "BFLOAT16": torch.bfloat16}[dtype]
+    assert t.to(torch.float32).tolist() == a.astype(np.float32).tolist()
+    a[0, 0] = 7                                      # shared memory: no copy outside the timed region
+    assert float(t[0, 0]) == 7
+
+
+# ---- timing and threads --------------------------------------------------------------------------------
+def test_interleaved_calls_every_contender_in_rotating_passes():
+    calls = []
+    fns = {name: (lambda name=name: calls.append(name)) for name in "abc"}
+    t = timing.interleaved(fns, timing.Policy(warmup=1, fixed=3))
+    assert {name: t[name].runs for name in "abc"} == {"a": 3, "b": 3, "c": 3}
+    assert calls == list("abc") + list("abc") + list("bca") + list("cab")
+
+
+def test_threads_are_restored():
+    before = os.environ.get(threads.ENV)
+    with threads.threads(3):
+        assert os.environ[threads.ENV] == "3"
+    assert os.environ.get(threads.ENV) == before
