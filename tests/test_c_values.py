@@ -259,3 +259,37 @@ def test_threads_give_the_same_bits(name, monkeypatch):
         for r in results[1:]:
             np.testing.assert_array_equal(r.view(np.uint16 if r.itemsize == 2 else np.uint32),
                                           results[0].view(np.uint16 if r.itemsize == 2 else np.uint32))
+
+
+STREAM_BYTES = 16 << 20        # opgen_loops.c: outputs this large are written with non-temporal stores
+
+
+@pytest.mark.parametrize("dtype", ["FLOAT", "FLOAT16", "BFLOAT16"])
+@pytest.mark.parametrize("shift", [0, 1, 5])
+@pytest.mark.parametrize("rows", [None, 1024, 1000])
+def test_streamed_outputs(dtype, shift, rows):
+    """Outputs of 16 MiB and more take the non-temporal path: blocks realigned to the output's cache lines,
+    several rows streamed only when each starts on a line.  An output starting `shift` elements past a
+    64-byte boundary, one row or rows of 1024 (whole lines) or 1000 elements: every element right, and the
+    elements just outside `out` untouched."""
+    name = "elu_backward"
+    c, ref = _pair(name)
+    dt = NP[dtype]
+    size = np.dtype(dt).itemsize
+    n = STREAM_BYTES // size + 3 * 1024 + 17
+    shape = (n,) if rows is None else (n // rows, rows)
+    count = int(np.prod(shape))
+    rng = np.random.default_rng(seed(name, dtype, shift, rows))
+    kw = dict(grad_output=rng.standard_normal(shape).astype(dt), alpha=1.0, scale=1.5, input_scale=1.0,
+              is_result=False, self_or_result=rng.standard_normal(shape).astype(dt))
+    want = ref(**kw)
+    raw = np.empty(count * size + 256, np.uint8)
+    start = (-raw.ctypes.data) % 64 + 64 + shift * size
+    buf = raw[start - size:start + (count + 1) * size].view(dt)     # one guard element on each side
+    buf[:] = np.array(7, dt)
+    out = buf[1:-1].reshape(shape)
+    assert out.ctypes.data % 64 == shift * size
+    got = c(**kw, out=out)
+    assert got is out
+    assert_elementwise_close(out, want, dtype, f"{dtype} shift {shift} rows {rows}")
+    assert buf[0] == 7 and buf[-1] == 7, "a store outside out"

@@ -65,8 +65,38 @@ static inline uint16_t opgen_f32_to_bf16(float f)
 /* Whole blocks, contiguous: what the kernels' loads and stores use.  FLOAT16 with the F16C instructions when the
  * build targets a CPU that has them (vcvtph2ps / vcvtps2ph, round to nearest even, nan kept), else the
  * functions above; BFLOAT16 by the functions above, which the compiler vectorizes (shifts, adds, selects). */
-#if defined(__F16C__)
+#if defined(__F16C__) || defined(__AVX2__)
 #include <immintrin.h>
+#endif
+
+#if defined(__F16C__)
+/* 8 FLOAT -> 8 FLOAT16 in one register (round to nearest even, nan kept): for non-temporal stores. */
+static inline __m128i opgen_f32x8_to_f16(const float *src)
+{
+    return _mm256_cvtps_ph(_mm256_loadu_ps(src), _MM_FROUND_TO_NEAREST_INT);
+}
+#endif
+
+#if defined(__AVX2__)
+/* 8 FLOAT bit patterns -> their BFLOAT16 in the low half of each 32-bit lane: opgen_f32_to_bf16, lane-wise. */
+static inline __m256i opgen_bf16_round8(__m256i x)
+{
+    const __m256i nan = _mm256_cmpgt_epi32(_mm256_and_si256(x, _mm256_set1_epi32(0x7fffffff)),
+                                           _mm256_set1_epi32(0x7f800000));
+    const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(1));
+    const __m256i rounded = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(x, _mm256_set1_epi32(0x7fff)), lsb), 16);
+    const __m256i quiet = _mm256_or_si256(_mm256_srli_epi32(x, 16), _mm256_set1_epi32(0x0040));
+    return _mm256_blendv_epi8(rounded, quiet, nan);
+}
+
+/* 16 FLOAT -> 16 BFLOAT16 in one register, in order (packus works per 128-bit lane; the permute restores the
+ * order): for non-temporal stores, which need a whole register.  Every value fits 16 bits: no saturation. */
+static inline __m256i opgen_f32x16_to_bf16(const float *src)
+{
+    const __m256i lo = opgen_bf16_round8(_mm256_loadu_si256((const __m256i *)(const void *)src));
+    const __m256i hi = opgen_bf16_round8(_mm256_loadu_si256((const __m256i *)(const void *)(src + 8)));
+    return _mm256_permute4x64_epi64(_mm256_packus_epi32(lo, hi), 0xD8);
+}
 #endif
 
 static inline void opgen_f16_block_to_f32(float *dst, const uint16_t *src, int64_t n)

@@ -161,15 +161,16 @@ static void stream_f32(char *dst, const float *src, int64_t n, aclDataType dt)
     if (dt == ACL_FLOAT) {
         for (; i + 8 <= n; i += 8)
             _mm256_stream_ps((float *)(void *)(dst + 4 * i), _mm256_loadu_ps(src + i));
-    } else if (dt == ACL_FLOAT16 || dt == ACL_BF16) {
-        uint16_t tmp[16];
-        for (; i + 16 <= n; i += 16) {
-            if (dt == ACL_FLOAT16)
-                opgen_f32_block_to_f16(tmp, src + i, 16);
-            else
-                opgen_f32_block_to_bf16(tmp, src + i, 16);
-            _mm256_stream_si256((__m256i *)(void *)(dst + 2 * i), _mm256_loadu_si256((const __m256i *)(const void *)tmp));
-        }
+    } else if (dt == ACL_FLOAT16) {
+#if defined(__F16C__)
+        for (; i + 8 <= n; i += 8)
+            _mm_stream_si128((__m128i *)(void *)(dst + 2 * i), opgen_f32x8_to_f16(src + i));
+#endif
+    } else if (dt == ACL_BF16) {
+#if defined(__AVX2__)
+        for (; i + 16 <= n; i += 16)
+            _mm256_stream_si256((__m256i *)(void *)(dst + 2 * i), opgen_f32x16_to_bf16(src + i));
+#endif
     }
     if (i < n)
         store_f32(dst + i * (int64_t)es, 1, src + i, n - i, dt);
@@ -369,6 +370,12 @@ static void plan(const opgen_call *c, plan_t *p)
     /* (not for row sums: they write while re-reading what they just read, and measured slower with it) */
     p->stream = !c->nred && !p->overlap && out_axis == 1 && can_stream(c->out.dtype)
                 && (uint64_t)numel * L.esize[out] >= STREAM_MIN_BYTES;
+    /* Several rows: each row's first and last cache lines are written by plain stores (block_shift aligns the
+     * first row only), and a line mixing plain and non-temporal stores costs more than streaming saves; so
+     * stream several rows only when every row starts on a cache line. */
+    if (p->stream && L.ndim > 1
+        && ((uintptr_t)L.base[out] % 64 != 0 || (uint64_t)L.shape[L.ndim - 1] * L.esize[out] % 64 != 0))
+        p->stream = false;
     if (p->stream)
         p->staging = true;   /* results go through the staging buffer to the non-temporal stores */
     int64_t threads = c->threads < 1 ? 1 : (c->threads > MAX_THREADS ? MAX_THREADS : c->threads);
@@ -467,13 +474,27 @@ typedef struct {
 
 static int64_t blocks_of(int64_t len, int64_t block) { return (len + block - 1) / block; }
 
+/* When the output is streamed, the first block of a row is `shift` elements long, up to the output's first 64-byte
+ * boundary, so that every later block starts on a cache line of the output: a line written partly by plain
+ * stores (a block's unaligned head and tail) and partly by non-temporal ones is read from memory and written
+ * twice, which costs more than streaming saves.  (NumPy's large arrays start 16 bytes into a page.)  The shift
+ * is computed from the first row's start; other rows of a multi-row walk may still be unaligned. */
+static int64_t block_shift(const layout *L, bool stream)
+{
+    const int o = L->nops - 1;
+    const uintptr_t misalign = (uintptr_t)L->base[o] % 64;
+    if (!stream || misalign % L->esize[o] != 0)
+        return 0;
+    return (int64_t)((64 - misalign) % 64 / L->esize[o]);
+}
+
 /* Elementwise: item = (outer index, block of the inner dimension). */
-static int64_t elementwise_items(const layout *L)
+static int64_t elementwise_items(const layout *L, int64_t shift)
 {
     int64_t outer = 1;
     for (int d = 0; d < L->ndim - 1; ++d)
         outer *= L->shape[d];
-    return outer * blocks_of(L->shape[L->ndim - 1], OPGEN_BLOCK);
+    return outer * blocks_of(L->shape[L->ndim - 1] + (shift ? OPGEN_BLOCK - shift : 0), OPGEN_BLOCK);
 }
 
 static void run_elementwise(const share *s)
@@ -483,7 +504,9 @@ static void run_elementwise(const share *s)
     make_layout(c, s->out, -1, &L);
     L.stream = s->p->stream;
     const int inner = L.ndim - 1;
-    const int64_t len = L.shape[inner], nblk = blocks_of(len, OPGEN_BLOCK);
+    /* block b covers [b * OPGEN_BLOCK - lead, (b + 1) * OPGEN_BLOCK - lead) of the inner dimension, clipped */
+    const int64_t shift = block_shift(&L, L.stream), lead = shift ? OPGEN_BLOCK - shift : 0;
+    const int64_t len = L.shape[inner], nblk = blocks_of(len + lead, OPGEN_BLOCK);
     int64_t idx[OPGEN_MAX_DIMS] = {0}, off[MAXOPS] = {0}, axis[MAXOPS];
     for (int k = 0; k < L.nops; ++k)
         axis[k] = L.stride[k][inner];
@@ -491,8 +514,8 @@ static void run_elementwise(const share *s)
     int64_t item = s->begin;
     seek(&L, inner, item / nblk, idx, off);
     while (item < s->end) {
-        const int64_t j = (item % nblk) * OPGEN_BLOCK;
-        const int64_t n = len - j < OPGEN_BLOCK ? len - j : OPGEN_BLOCK;
+        const int64_t start = (item % nblk) * OPGEN_BLOCK - lead, j = start < 0 ? 0 : start;
+        const int64_t stop = start + OPGEN_BLOCK < len ? start + OPGEN_BLOCK : len, n = stop - j;
         stage_inputs(&L, c->nin, off, j, axis, n, s->staging, in);
         char *dst;
         float *res = out_target(&L, off, j, axis, n, s->staging, &dst);
@@ -660,7 +683,7 @@ static void run_parallel(const opgen_call *c, const aclTensor *out, const void *
 {
     layout L;
     make_layout(c, out, c->nred ? row_dim(c) : -1, &L);
-    const int64_t items = !c->nred ? elementwise_items(&L) : (p->rows ? row_items(&L) : column_items(&L, p->tile));
+    const int64_t items = !c->nred ? elementwise_items(&L, block_shift(&L, p->stream)) : (p->rows ? row_items(&L) : column_items(&L, p->tile));
     const int threads = (int)(items < p->threads ? (items > 0 ? items : 1) : p->threads);
     share shares[MAX_THREADS];
     pthread_t ids[MAX_THREADS];
