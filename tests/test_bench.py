@@ -199,3 +199,35 @@ def test_threads_are_restored():
     with threads.threads(3):
         assert os.environ[threads.ENV] == "3"
     assert os.environ.get(threads.ENV) == before
+
+
+# ---- targets -------------------------------------------------------------------------------------------
+def _record(op, layout, dtype, backend, vs_probe, vs_torch=None):
+    from codegen.bench.runner import Record, Round
+    one = Round(1, 1e6, vs_probe * 10, 5, 1e6, "c", 10.0, vs_probe, 1e6, 1e6,
+                torch_ns=None if vs_torch is None else 1e6 * vs_torch,
+                torch_gbps=None if vs_torch is None else 10.0 / vs_torch, vs_torch=vs_torch)
+    return Record(op, layout, dtype, backend, 1 << 24, {}, 0, one)
+
+
+def test_targets_say_met_or_by_how_much_they_were_missed():
+    from codegen.bench import targets
+    recs = [_record("softshrink_backward", "contiguous", "FLOAT", "c", 0.95, 1.1),
+            _record("softmax_backward", "dim first, row 1024", "FLOAT", "c", 0.45, 1.5),
+            _record("elu_backward", "isResult false", "FLOAT16", "numpy", 0.25),
+            _record("softmax_backward", "dim last, row 64", "FLOAT", "numpy", 0.1)]
+    got = {(r[0], r[1]): r[3] for r in targets.rows(recs, 1 << 24)}
+    shrink = "softshrink_backward · contiguous · FLOAT · c"
+    assert got[shrink, ">= 90% of the probe"] == "met"
+    assert got[shrink, "PyTorch's speed"] == "met"
+    soft = "softmax_backward · dim first, row 1024 · FLOAT · c"
+    assert got[soft, ">= 90% of the probe"] == "missed by 50%"
+    assert got[soft, "3x PyTorch (far from the limit)"] == "missed by 50%"
+    assert got["elu_backward · isResult false · FLOAT16 · numpy", "within 3x of the probe"] == "missed by 25%"
+    assert not any("softmax_backward · dim last" in case for case, _ in got)   # NumPy target: elementwise only
+    cmds = targets.command_rows({"generate": {"seconds": 12.0}, "verify_cold": {"seconds": None, "skipped": "x"}})
+    assert cmds[0][3] == "missed by 2 s" and cmds[1][3] == "not measured"
+
+
+def test_quick_report_judges_the_targets(quick):
+    assert "## Targets (one thread, n = 65536)" in (quick[0] / "bench.md").read_text()

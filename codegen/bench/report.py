@@ -14,6 +14,7 @@ import platform
 import subprocess
 from pathlib import Path
 
+from . import targets
 from .runner import Record, Round
 from .threads import all_threads
 
@@ -159,6 +160,10 @@ def markdown(records: list[Record], meta: dict) -> str:
         f"## Summary at n = {n} elements" + (" (2^24)" if n == SUMMARY_N else " (the largest size measured)"),
         "",
         summary_table(records),
+        "",
+        f"## Targets (one thread, n = {n})",
+        "",
+        targets.table(records, n, c),
         "",
         "## All results",
         "",
