@@ -162,6 +162,12 @@ def cmd_bench(args) -> int:
         return 2
     t0 = time.perf_counter()
     cases = bench.select(ops, quick=args.quick, sizes=sizes)
+    skipped = bench.cases.without_layouts(ops)
+    if skipped:
+        print(f"not benchmarked (no layouts in codegen/bench/cases.py yet): {', '.join(skipped)}", file=sys.stderr)
+    if not cases:
+        print("nothing to benchmark", file=sys.stderr)
+        return 2
     print("timing opgen generate and opgen verify ...", file=sys.stderr)
     commands = command_times.measure(load_specs(args.specs), quick=args.quick)   # always every op
     print(f"{len(cases)} cases × {len(chosen)} backends", file=sys.stderr)

@@ -231,3 +231,10 @@ def test_targets_say_met_or_by_how_much_they_were_missed():
 
 def test_quick_report_judges_the_targets(quick):
     assert "## Targets (one thread, n = 65536)" in (quick[0] / "bench.md").read_text()
+
+
+def test_an_op_without_layouts_is_named_and_left_out(ops):
+    """A new spec needs no bench code to be generated and tested: the benchmark names it and measures the rest."""
+    more = dict(ops, new_op_backward=ops["softshrink_backward"])
+    assert C.without_layouts(more) == ["new_op_backward"]
+    assert {c.op for c in C.select(more, quick=True)} == set(ops)
