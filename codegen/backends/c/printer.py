@@ -51,17 +51,18 @@ class KernelCPrinter(C99CodePrinter):
     def _print_Relational(self, expr):
         return f"({self._print(expr.lhs)} {expr.rel_op} {self._print(expr.rhs)})"
 
-    def _print_Max(self, expr):
+    def _fold(self, fn: str, expr) -> str:
+        """fn(fn(a, b), c)…: a binary C function applied over every argument."""
         out = self._print(expr.args[0])
         for a in expr.args[1:]:
-            out = f"opgen_maximum{self.suffix}({out}, {self._print(a)})"
+            out = f"{fn}({out}, {self._print(a)})"
         return out
 
+    def _print_Max(self, expr):
+        return self._fold(f"opgen_maximum{self.suffix}", expr)
+
     def _print_Min(self, expr):
-        out = self._print(expr.args[0])
-        for a in expr.args[1:]:
-            out = f"opgen_minimum{self.suffix}({out}, {self._print(a)})"
-        return out
+        return self._fold(f"opgen_minimum{self.suffix}", expr)
 
     def _print_Pow(self, expr):
         if expr.exp.is_Integer and expr.exp != 0 and abs(int(expr.exp)) <= 4:

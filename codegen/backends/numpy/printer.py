@@ -56,18 +56,19 @@ class KernelNumPyPrinter(NumPyPrinter):
     def _print_Not(self, expr):
         return f"(~{self._print(expr.args[0])})"
 
-    def _print_Max(self, expr):
-        """Customizations: nested `np.maximum` (SymPy prints a functools.reduce)."""
+    def _fold(self, fn: str, expr) -> str:
+        """fn(fn(a, b), c)…: a binary ufunc applied over every argument."""
         out = self._print(expr.args[0])
         for a in expr.args[1:]:
-            out = f"np.maximum({out}, {self._print(a)})"
+            out = f"{fn}({out}, {self._print(a)})"
         return out
 
+    def _print_Max(self, expr):
+        """Customizations: nested `np.maximum` (SymPy prints a functools.reduce)."""
+        return self._fold("np.maximum", expr)
+
     def _print_Min(self, expr):
-        out = self._print(expr.args[0])
-        for a in expr.args[1:]:
-            out = f"np.minimum({out}, {self._print(a)})"
-        return out
+        return self._fold("np.minimum", expr)
 
     def _print_Sigmoid(self, expr):
         """Customizations: calls the module's stable `_sigmoid` helper (printed from Sigmoid.stable_form)."""
