@@ -4,15 +4,20 @@ For each variant (bool attributes and optional-tensor presence fixed) the backwa
   1. stabilised (codegen.rewrite),
   2. split into row reductions: every DimSum(e) becomes a symbol `r0, r1, …` computed first, along `dim`,
   3. split into a prelude: maximal subexpressions of scalars, attributes and element counts only, computed once
-     per call (`c0, c1, …`), so no backend re-evaluates `1/max(1, numel)` or `alpha*scale*inputScale` per element,
+     per call (`c0, c1, …`), so no backend re-evaluates `1/max(1, numel)` or `alpha*scale*inputScale` per element
+     (a product of two scalars added to a tensor term is carried as two FLOATs: `CompensatedAdd`),
   4. CSE'd in canonical order into elementwise temporaries `t0, t1, …` and a result.
-Backends then only print: they never decide what to compute.
+Backends then only print: they never decide what to compute.  One evaluation order is decided here too, since
+SymPy's products have none: the incoming gradient multiplies last (`KernelVariant.last`, `split_last`).  It is
+the one factor of arbitrary magnitude, so the local derivative is formed first: gradOutput*inputScale*0 is
+inf*0 = nan when gradOutput*inputScale overflows, inputScale*0*gradOutput is the 0 the mathematics gives.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 import sympy
+from sympy.codegen.cfunctions import fma
 
 from .rewrite import stabilize
 from .spec import ABSENT, DimSum, Op, Variant
@@ -31,6 +36,7 @@ class KernelVariant:
     reductions: list                 # [(symbol, summand expr)] row sums along dim (summands may use prelude)
     body: list                       # [(symbol, expr)] elementwise temporaries after CSE
     result: sympy.Expr               # the output element
+    last: frozenset = frozenset()    # symbols that multiply last in any product (the incoming gradient)
 
     @property
     def key(self):
@@ -50,8 +56,55 @@ class Kernel:
         raise KeyError(key)
 
 
+def split_last(expr: sympy.Mul, last) -> tuple[sympy.Expr, sympy.Expr] | None:
+    """(rest, factor) when the product `expr` is to be printed `(rest)*factor`, else None.
+
+    Only when `rest` is itself a product of two or more factors: `g*a` or `g/a` is one operation either way."""
+    factors = [f for f in expr.args if f in last]
+    if len(factors) != 1:
+        return None
+    rest = expr.func(*[f for f in expr.args if f is not factors[0]])
+    if not isinstance(rest, sympy.Mul) or rest.as_coeff_Mul()[0] == -1 and len(rest.args) == 2:
+        return None
+    return rest, factors[0]
+
+
 def _is_scalar_only(expr, scalar_syms) -> bool:
     return bool(expr.free_symbols) and expr.free_symbols <= scalar_syms and not expr.has(DimSum)
+
+
+class CompensatedAdd(sympy.Function):
+    """x + (hi + lo), evaluated (x + hi) + lo: a scalar carried as two FLOATs (hi = fl(a*b), lo = the exact
+    rounding error fma(a, b, -hi)) added to a tensor term.
+
+    Where x cancels hi (ELU's y + alpha*scale near the asymptote y -> -alpha*scale), x + hi is exact (Sterbenz)
+    and the one rounding left is the final one; hoisting fl(a*b) alone would make the rounding error of the
+    product, up to half an ulp of alpha*scale, a relative error of any size in the difference.  Elsewhere it
+    costs at most one ulp.  Every backend prints it as two additions in that order."""
+    nargs = 3
+
+
+def _prelude_symbol(expr, prelude, counter):
+    for sym, e in prelude:
+        if e == expr:
+            return sym
+    sym = sympy.Symbol(f"c{counter[0]}", real=True)
+    counter[0] += 1
+    prelude.append((sym, expr))
+    return sym
+
+
+def _compensated(expr, scalar_syms, prelude, counter):
+    """The sum `expr` as CompensatedAdd when it is one product of two scalars plus tensor terms, else None."""
+    scal = [a for a in expr.args if _is_scalar_only(a, scalar_syms) or a.is_Number]
+    if len(scal) != 1 or not isinstance(scal[0], sympy.Mul) or len(scal[0].args) != 2 \
+            or any(f.is_Number for f in scal[0].args):
+        return None
+    a, b = (_hoist(f, scalar_syms, prelude, counter) for f in scal[0].args)
+    hi = _prelude_symbol(a * b, prelude, counter)
+    lo = _prelude_symbol(fma(a, b, -hi), prelude, counter)
+    rest = _hoist(expr.func(*[t for t in expr.args if t is not scal[0]]), scalar_syms, prelude, counter)
+    return CompensatedAdd(rest, hi, lo)
 
 
 def _hoist(expr, scalar_syms, prelude, counter):
@@ -59,13 +112,11 @@ def _hoist(expr, scalar_syms, prelude, counter):
     if expr.is_Atom:
         return expr
     if _is_scalar_only(expr, scalar_syms) and not isinstance(expr, sympy.Symbol):
-        for sym, e in prelude:
-            if e == expr:
-                return sym
-        sym = sympy.Symbol(f"c{counter[0]}", real=True)
-        counter[0] += 1
-        prelude.append((sym, expr))
-        return sym
+        return _prelude_symbol(expr, prelude, counter)
+    if isinstance(expr, sympy.Add):
+        compensated = _compensated(expr, scalar_syms, prelude, counter)
+        if compensated is not None:
+            return compensated
     if isinstance(expr, (sympy.Add, sympy.Mul)):
         # group the scalar-only operands of a sum/product into one hoisted term
         scal = [a for a in expr.args if _is_scalar_only(a, scalar_syms) or a.is_Number]
@@ -109,7 +160,7 @@ def lower_variant(op: Op, variant: Variant) -> KernelVariant:
     scalars = [p for p in scalar_params if p.symbol in used]
     numels = sorted(numel_param(s) for s in used if numel_param(s) is not None)
     return KernelVariant(variant, variant.suffix, tensors, scalars, numels, prelude, reductions,
-                         list(temps), result)
+                         list(temps), result, last=frozenset({op.grad.symbol}))
 
 
 def lower(op: Op) -> Kernel:

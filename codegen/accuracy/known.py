@@ -8,13 +8,6 @@ fails and the fix, so nothing here is a silent waiver.
 from __future__ import annotations
 
 KNOWN: dict[tuple[str, str], str] = {
-    ("aclnnEluBackward", "FLOAT"): (
-        "isResult=true computes gradOutput*inputScale*(selfOrResult + c0) with c0 = alpha*scale hoisted into "
-        "the scalar prelude and rounded to FLOAT; near the asymptote y -> -alpha*scale the sum cancels and the "
-        "rounding of c0 becomes a relative error up to ~1e-3 (PyTorch's elu_backward computes the same "
-        "product and has the same error).  Fix in codegen/lower.py: do not hoist a scalar product that is then "
-        "added to a tensor term; print it as a fused multiply-add fma(alpha, scale, selfOrResult) "
-        "(sympy.codegen.cfunctions.fma; NumPy: float64 product and sum, rounded once; C: fmaf)."),
     ("aclnnBinaryCrossEntropyWithLogitsBackward", "FLOAT"): (
         "sigmoid(x) - target (and (pw*t + 1 - t)*sigmoid(x) - pw*t) cancels where sigmoid(x) is close to "
         "target: the FLOAT rounding of sigmoid(x) (an ulp of ~6e-8) becomes a relative error of "

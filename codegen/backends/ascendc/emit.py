@@ -107,7 +107,7 @@ def _scalar_names(kv: KernelVariant) -> dict:
 
 
 def _lowering(kv: KernelVariant) -> Lowering:
-    low = Lowering({t.symbol: t.name for t in kv.tensors}, _scalar_names(kv))
+    low = Lowering({t.symbol: t.name for t in kv.tensors}, _scalar_names(kv), last=kv.last)
     low.bind(kv.body)
     return low
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import sympy
 from sympy.printing.c import C99CodePrinter
 
+from codegen.lower import CompensatedAdd, split_last
 from codegen.rewrite import Sigmoid
 
 CMP = {"<": "LT", ">": "GT", "<=": "LE", ">=": "GE", "==": "EQ", "!=": "NE"}
@@ -51,6 +52,11 @@ class ScalarPrinter(C99CodePrinter):
         for e, c in reversed(expr.args[:-1]):
             out = f"(({self._print(c)}) ? {self._print(e)} : {out})"
         return out
+
+    def _print_fma(self, expr):
+        """Customizations: `std::fma` (float overload), exact for the rounding error of a product that
+        codegen.lower puts in the host-side prelude."""
+        return "std::fma(" + ", ".join(self._print(a) for a in expr.args) + ")"
 
     def _print_Integer(self, expr):
         """Customizations: integers are float literals (`2.0F`): every scalar operand is a float."""
@@ -88,6 +94,7 @@ class Lowering:
     """Lower expressions of one pass; `tensors` maps symbols to float tile names, `scalars` to C++ scalars."""
     tensors: dict
     scalars: dict
+    last: frozenset = frozenset()               # symbols that multiply last (codegen.lower.split_last)
     instrs: list = field(default_factory=list)
     memo: dict = field(default_factory=dict)
     bound: dict = field(default_factory=dict)   # CSE symbols -> their computed values
@@ -157,6 +164,10 @@ class Lowering:
             return self.value(res)
         if isinstance(e, sympy.Piecewise):
             return self._piecewise(e)
+        if isinstance(e, CompensatedAdd):   # (x + hi) + lo, in that order
+            x, hi, lo = e.args
+            acc = self._emit("Adds({dst}, {0}, {1}, calc);", self.value(x), self.scalar(hi))
+            return self._emit("Adds({dst}, {0}, {1}, calc);", acc, self.scalar(lo))
         if isinstance(e, (sympy.Max, sympy.Min)):
             return self._maxmin(e)
         raise NotImplementedError(f"no Ascend C lowering for {type(e).__name__}: {e}")
@@ -187,8 +198,12 @@ class Lowering:
         return acc
 
     def _mul(self, e):
+        factors = e.as_ordered_factors()
+        split = split_last(e, self.last)
+        if split is not None:   # the incoming gradient multiplies last, as in the other backends
+            factors = [*split[0].as_ordered_factors(), split[1]]
         nums, dens = [], []
-        for f in e.as_ordered_factors():
+        for f in factors:
             if isinstance(f, sympy.Pow) and f.exp.is_Integer and f.exp < 0 and not self.is_scalar(f):
                 dens.append(f.base ** -f.exp)
             else:

@@ -130,7 +130,7 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
     names.update({sym: f for _, f, sym in fields})
     for s, _ in kv.reductions + kv.body:
         names[s] = str(s)
-    pr = KernelCPrinter(names)
+    pr = KernelCPrinter(names, last=kv.last)
     body = [(str(s), pr.doprint(e)) for s, e in kv.body]
     result = pr.doprint(kv.result)
     reductions = [(str(s), pr.doprint(e)) for s, e in kv.reductions]

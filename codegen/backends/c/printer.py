@@ -14,6 +14,8 @@ literals.  What it gets wrong for kernels, and is overridden here:
   vectorizes; `x**-1` and `x**-n` print as `1.0F/(...)`.
 * `Rational` inside a double-typed condition would print `1.0/3.0` (fine) but inside a float kernel SymPy
   prints `1.0F/3.0F` — kept; `Integer` prints bare (an int literal never promotes a float expression to double).
+* `CompensatedAdd(x, hi, lo)` (codegen.lower) prints as `((x + hi) + lo)`; `fma` (in the phase-1 prelude) as
+  `fmaf`, SymPy's own printing.
 * `Sigmoid` (codegen.rewrite) prints as a call of the op's `opgen_sigmoidf`, itself printed from
   `Sigmoid.stable_form` by this printer.
 """
@@ -22,15 +24,19 @@ from __future__ import annotations
 import sympy
 from sympy.codegen.ast import float32, real
 from sympy.printing.c import C99CodePrinter
+from sympy.printing.precedence import PRECEDENCE
+
+from codegen.lower import split_last
 
 
 class KernelCPrinter(C99CodePrinter):
     """`names` maps symbols to C expressions (`grad_output[i]`, `p.scale`, `alpha_value`)."""
 
-    def __init__(self, names: dict | None = None, float_kernel: bool = True):
+    def __init__(self, names: dict | None = None, float_kernel: bool = True, last=frozenset()):
         settings = {"type_aliases": {real: float32}} if float_kernel else {}
         super().__init__(settings)
         self.names = names or {}
+        self.last = last
         self.suffix = "f" if float_kernel else ""
 
     def _print_Symbol(self, expr):
@@ -47,6 +53,18 @@ class KernelCPrinter(C99CodePrinter):
                 cond = f"({cond})"
             out = f"({cond} ? {self._print(e)} : {out})"
         return out
+
+    def _print_Mul(self, expr):
+        """Customizations: the incoming gradient multiplies last (codegen.lower.split_last says why)."""
+        split = split_last(expr, self.last)
+        if split is None:
+            return super()._print_Mul(expr)
+        rest, factor = split
+        return f"{self.parenthesize(rest, PRECEDENCE['Mul'])}*{self.parenthesize(factor, PRECEDENCE['Mul'])}"
+
+    def _print_CompensatedAdd(self, expr):
+        x, hi, lo = (self._print(a) for a in expr.args)
+        return f"(({x} + {hi}) + {lo})"
 
     def _print_Relational(self, expr):
         return f"({self._print(expr.lhs)} {expr.rel_op} {self._print(expr.rhs)})"

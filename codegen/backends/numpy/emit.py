@@ -91,6 +91,12 @@ class ScalarPrinter(KernelNumPyPrinter):
             out = f"({self._print(e)} if {self._print(c)} else {out})"
         return out
 
+    def _print_fma(self, expr):
+        """a*b + c in Python floats (doubles): exact for FLOAT a, b, c when it is a product's rounding error
+        fma(a, b, -fl(a*b)), the only fma codegen.lower emits (the 48-bit product and the difference are exact)."""
+        a, b, c = (self._print(x) for x in expr.args)
+        return f"(float({a})*float({b}) + float({c}))"
+
     def _print_And(self, expr):
         return "(" + " and ".join(self._print(a) for a in expr.args) + ")"
 
@@ -102,7 +108,7 @@ def variant_context(op: Op, k: Kernel, kv: KernelVariant) -> dict:
     names = dict(k.names)
     names.update({sympy.Symbol(f"numel_{n}", integer=True, positive=True): f"numel_{op.param(n).py_name}"
                   for n in kv.numels})
-    pr = KernelNumPyPrinter(names)
+    pr = KernelNumPyPrinter(names, last=kv.last)
     spr = ScalarPrinter(names)
     for s, _ in kv.prelude + kv.reductions + kv.body:
         names[s] = str(s)
@@ -118,6 +124,7 @@ def variant_context(op: Op, k: Kernel, kv: KernelVariant) -> dict:
         "body": [(str(s), pr.doprint(e)) for s, e in kv.body],
         "result": pr.doprint(kv.result),
         "uses_sigmoid": any(e.has(Sigmoid) for _, e in kv.body + kv.reductions + [(None, kv.result)]),
+        "uses_exp": any(e.has(Sigmoid, sympy.exp) for _, e in kv.body + kv.reductions + [(None, kv.result)]),
         "dispatch": _dispatch_condition(op, kv),
         "call": _call(op, kv),
     }
@@ -185,6 +192,7 @@ def render_op(op: Op, source_label: str) -> str:
         rank0_line=_rank0_line(op, k),
         variants=variants,
         sigmoid=sigmoid_helper() if any(v["uses_sigmoid"] for v in variants) else None,
+        exp=any(v["uses_exp"] for v in variants),
         documented=[(when_text(f.when), condition_code(f.expr, op)) for f in op.formulas],
     )
 

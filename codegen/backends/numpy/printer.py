@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import sympy
 from sympy.printing.numpy import NumPyPrinter
+from sympy.printing.precedence import PRECEDENCE
+
+from codegen.lower import split_last
 
 
 class KernelNumPyPrinter(NumPyPrinter):
@@ -13,9 +16,10 @@ class KernelNumPyPrinter(NumPyPrinter):
 
     _module = "numpy"
 
-    def __init__(self, names: dict | None = None, settings=None):
+    def __init__(self, names: dict | None = None, settings=None, last=frozenset()):
         super().__init__(settings or {"fully_qualified_modules": True})
         self.names = names or {}
+        self.last = last
 
     def _module_format(self, fqn, register=True):
         """Customizations: `import numpy as np` in generated code, so print `np.exp`, not `numpy.exp`."""
@@ -39,6 +43,19 @@ class KernelNumPyPrinter(NumPyPrinter):
         for e, c in reversed(args[:-1]):
             out = f"np.where({self._print(c)}, {self._print(e)}, {out})"
         return out
+
+    def _print_Mul(self, expr):
+        """Customizations: the incoming gradient multiplies last (codegen.lower.split_last says why)."""
+        split = split_last(expr, self.last)
+        if split is None:
+            return super()._print_Mul(expr)
+        rest, factor = split
+        return f"{self.parenthesize(rest, PRECEDENCE['Mul'])}*{self.parenthesize(factor, PRECEDENCE['Mul'])}"
+
+    def _print_CompensatedAdd(self, expr):
+        """Customizations: `((x + hi) + lo)`, the order codegen.lower.CompensatedAdd is exact in."""
+        x, hi, lo = (self._print(a) for a in expr.args)
+        return f"(({x} + {hi}) + {lo})"
 
     def _print_Relational(self, expr):
         """Customizations: infix `(a > b)`; it reads like the docs and NumPy broadcasts it the same way."""
@@ -69,6 +86,10 @@ class KernelNumPyPrinter(NumPyPrinter):
 
     def _print_Min(self, expr):
         return self._fold("np.minimum", expr)
+
+    def _print_exp(self, expr):
+        """Customizations: the module's `_exp` helper (FLOAT exp rounded once from float64)."""
+        return f"_exp({self._print(expr.args[0])})"
 
     def _print_Sigmoid(self, expr):
         """Customizations: calls the module's stable `_sigmoid` helper (printed from Sigmoid.stable_form)."""

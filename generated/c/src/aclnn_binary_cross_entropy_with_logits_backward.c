@@ -117,7 +117,7 @@ static void block__weight_optional_absent__pos_weight_optional_absent(int64_t n,
         const float grad_output_i = grad_output[i];
         const float self_i = self[i];
         const float target_i = target[i];
-        res[i] = c0*grad_output_i*(-target_i + opgen_sigmoidf(self_i));
+        res[i] = (c0*(-target_i + opgen_sigmoidf(self_i)))*grad_output_i;
     }
 }
 
@@ -143,7 +143,7 @@ static void block__weight_optional_absent__pos_weight_optional_present(int64_t n
         const float target_i = target[i];
         const float pos_weight_optional_i = pos_weight_optional[i];
         const float t0 = pos_weight_optional_i*target_i;
-        res[i] = c0*grad_output_i*(-t0 + (t0 - target_i + 1)*opgen_sigmoidf(self_i));
+        res[i] = (c0*(-t0 + (t0 - target_i + 1)*opgen_sigmoidf(self_i)))*grad_output_i;
     }
 }
 
@@ -168,7 +168,7 @@ static void block__weight_optional_present__pos_weight_optional_absent(int64_t n
         const float self_i = self[i];
         const float target_i = target[i];
         const float weight_optional_i = weight_optional[i];
-        res[i] = c0*grad_output_i*weight_optional_i*(-target_i + opgen_sigmoidf(self_i));
+        res[i] = (c0*weight_optional_i*(-target_i + opgen_sigmoidf(self_i)))*grad_output_i;
     }
 }
 
@@ -196,7 +196,7 @@ static void block__weight_optional_present__pos_weight_optional_present(int64_t 
         const float weight_optional_i = weight_optional[i];
         const float pos_weight_optional_i = pos_weight_optional[i];
         const float t0 = pos_weight_optional_i*target_i;
-        res[i] = c0*grad_output_i*weight_optional_i*(-t0 + (t0 - target_i + 1)*opgen_sigmoidf(self_i));
+        res[i] = (c0*weight_optional_i*(-t0 + (t0 - target_i + 1)*opgen_sigmoidf(self_i)))*grad_output_i;
     }
 }
 

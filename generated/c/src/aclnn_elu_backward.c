@@ -75,7 +75,7 @@ static void block__is_result_false(int64_t n, const float *const *in, float *out
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
         const float self_or_result_i = self_or_result[i];
-        res[i] = ((self_or_result_i > 0) ? grad_output_i*scale : c0*grad_output_i*opgen_expf(input_scale*self_or_result_i));
+        res[i] = ((self_or_result_i > 0) ? grad_output_i*scale : (c0*opgen_expf(input_scale*self_or_result_i))*grad_output_i);
     }
 }
 
@@ -85,6 +85,7 @@ typedef struct {
     float scale;
     float input_scale;
     float c0;
+    float c1;
 } Params__is_result_true;
 
 static void block__is_result_true(int64_t n, const float *const *in, float *out, const void *params)
@@ -95,11 +96,12 @@ static void block__is_result_true(int64_t n, const float *const *in, float *out,
     const float scale = p->scale;
     const float input_scale = p->input_scale;
     const float c0 = p->c0;
+    const float c1 = p->c1;
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
         const float self_or_result_i = self_or_result[i];
-        res[i] = ((self_or_result_i > 0) ? grad_output_i*scale : grad_output_i*input_scale*(c0 + self_or_result_i));
+        res[i] = ((self_or_result_i > 0) ? grad_output_i*scale : (input_scale*((self_or_result_i + c0) + c1))*grad_output_i);
     }
 }
 
@@ -164,6 +166,7 @@ aclnnStatus aclnnEluBackwardGetWorkspaceSize(
         p.scale = (float)scale_value;
         p.input_scale = (float)inputScale_value;
         p.c0 = p.alpha*p.scale;
+        p.c1 = fmaf(p.alpha, p.scale, -p.c0);
         opgen_call_input(&call, gradOutput);
         opgen_call_input(&call, selfOrResult);
         opgen_call_output(&call, gradInput);

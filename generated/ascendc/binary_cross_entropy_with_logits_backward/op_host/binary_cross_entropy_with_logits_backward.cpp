@@ -3,6 +3,7 @@
 // aclnnBinaryCrossEntropyWithLogitsBackward — host side of the CANN custom op: OpDef, shape/dtype inference and the tiling function.
 // Backward of BCE-with-logits: the gradient of the (weighted) binary cross-entropy of sigmoid(self) and target w.r.t. the logits self.
 #include <algorithm>
+#include <cmath>
 
 #include "binary_cross_entropy_with_logits_backward_tiling.h"
 #include "register/op_def_registry.h"

@@ -26,7 +26,7 @@ END_TILING_DATA_DEF;
 
 REGISTER_TILING_DATA_CLASS(BinaryCrossEntropyWithLogitsBackward, BinaryCrossEntropyWithLogitsBackwardTilingData)
 
-// variant weightOptional=absent, posWeightOptional=absent: 3 input tile(s), 4 float temporaries, 1 mask(s)
+// variant weightOptional=absent, posWeightOptional=absent: 3 input tile(s), 3 float temporaries, 1 mask(s)
 inline bool ComputeTilingWeightOptionalAbsentPosWeightOptionalAbsent(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                                   uint64_t inBytes, uint64_t outBytes, BinaryCrossEntropyWithLogitsBackwardTilingData& tiling)
 {
@@ -35,7 +35,7 @@ inline bool ComputeTilingWeightOptionalAbsentPosWeightOptionalAbsent(uint64_t to
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 3) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 4);
+    const uint64_t floatSlots = (castSlots + 3);
     tiling.set_floatSlots(static_cast<uint32_t>(floatSlots));
     // UB bytes per 256 elements of tile
     const uint64_t bytesPer256 = ((((((6 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 32) + 0);
@@ -68,7 +68,7 @@ inline bool ComputeTilingWeightOptionalAbsentPosWeightOptionalAbsent(uint64_t to
     return true;
 }
 
-// variant weightOptional=absent, posWeightOptional=present: 4 input tile(s), 6 float temporaries, 1 mask(s)
+// variant weightOptional=absent, posWeightOptional=present: 4 input tile(s), 5 float temporaries, 1 mask(s)
 inline bool ComputeTilingWeightOptionalAbsentPosWeightOptionalPresent(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                                   uint64_t inBytes, uint64_t outBytes, BinaryCrossEntropyWithLogitsBackwardTilingData& tiling)
 {
@@ -77,7 +77,7 @@ inline bool ComputeTilingWeightOptionalAbsentPosWeightOptionalPresent(uint64_t t
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 4) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 6);
+    const uint64_t floatSlots = (castSlots + 5);
     tiling.set_floatSlots(static_cast<uint32_t>(floatSlots));
     // UB bytes per 256 elements of tile
     const uint64_t bytesPer256 = ((((((8 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 32) + 0);

@@ -3,6 +3,7 @@
 // aclnnEluBackward — host side of the CANN custom op: OpDef, shape/dtype inference and the tiling function.
 // Backward of the ELU activation: the gradient w.r.t. the ELU forward input.
 #include <algorithm>
+#include <cmath>
 
 #include "elu_backward_tiling.h"
 #include "register/op_def_registry.h"

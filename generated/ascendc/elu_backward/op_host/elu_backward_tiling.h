@@ -24,11 +24,12 @@ BEGIN_TILING_DATA_DEF(EluBackwardTilingData)
     TILING_DATA_FIELD_DEF(float, scale);
     TILING_DATA_FIELD_DEF(float, inputScale);
     TILING_DATA_FIELD_DEF(float, c0);
+    TILING_DATA_FIELD_DEF(float, c1);
 END_TILING_DATA_DEF;
 
 REGISTER_TILING_DATA_CLASS(EluBackward, EluBackwardTilingData)
 
-// variant isResult=False: 2 input tile(s), 3 float temporaries, 1 mask(s)
+// variant isResult=False: 2 input tile(s), 2 float temporaries, 1 mask(s)
 inline bool ComputeTilingIsResultFalse(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                                   uint64_t inBytes, uint64_t outBytes, EluBackwardTilingData& tiling)
 {
@@ -37,7 +38,7 @@ inline bool ComputeTilingIsResultFalse(uint64_t totalLength, uint64_t rowLength,
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 2) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 3);
+    const uint64_t floatSlots = (castSlots + 2);
     tiling.set_floatSlots(static_cast<uint32_t>(floatSlots));
     // UB bytes per 256 elements of tile
     const uint64_t bytesPer256 = ((((((4 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 32) + 0);
@@ -70,7 +71,7 @@ inline bool ComputeTilingIsResultFalse(uint64_t totalLength, uint64_t rowLength,
     return true;
 }
 
-// variant isResult=True: 2 input tile(s), 3 float temporaries, 1 mask(s)
+// variant isResult=True: 2 input tile(s), 2 float temporaries, 1 mask(s)
 inline bool ComputeTilingIsResultTrue(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                                   uint64_t inBytes, uint64_t outBytes, EluBackwardTilingData& tiling)
 {
@@ -79,7 +80,7 @@ inline bool ComputeTilingIsResultTrue(uint64_t totalLength, uint64_t rowLength, 
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 2) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 3);
+    const uint64_t floatSlots = (castSlots + 2);
     tiling.set_floatSlots(static_cast<uint32_t>(floatSlots));
     // UB bytes per 256 elements of tile
     const uint64_t bytesPer256 = ((((((4 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 32) + 0);
@@ -138,9 +139,11 @@ inline void FillScalars(uint32_t variant, EluBackwardTilingData& tiling, float a
     }
     if (variant == 1) {  // variant isResult=True
         const float c0 = static_cast<float>(alpha*scale);
+        const float c1 = static_cast<float>(std::fma(alpha, scale, -c0));
         tiling.set_scale(scale);
         tiling.set_inputScale(inputScale);
         tiling.set_c0(c0);
+        tiling.set_c1(c1);
     }
 }
 

@@ -151,19 +151,18 @@ private:
         const uint32_t calc = (len + REPEAT_ELEMS - 1) / REPEAT_ELEMS * REPEAT_ELEMS;
         LocalTensor<float> slots = floatBuf_.Get<float>();
         LocalTensor<TIn> gradOutputIn = gradOutputQueue_.DeQue<TIn>();
-        LocalTensor<float> gradOutput = ToFloat(gradOutputIn, slots, 3, tileLength_, calc);
+        LocalTensor<float> gradOutput = ToFloat(gradOutputIn, slots, 2, tileLength_, calc);
         LocalTensor<TIn> selfOrResultIn = selfOrResultQueue_.DeQue<TIn>();
-        LocalTensor<float> selfOrResult = ToFloat(selfOrResultIn, slots, 4, tileLength_, calc);
+        LocalTensor<float> selfOrResult = ToFloat(selfOrResultIn, slots, 3, tileLength_, calc);
         LocalTensor<TOut> outTile = outQueue_.AllocTensor<TOut>();
-        LocalTensor<float> res = ResultTile(outTile, slots, 3 + (sizeof(TIn) < sizeof(float) ? 2 : 0), tileLength_);
+        LocalTensor<float> res = ResultTile(outTile, slots, 2 + (sizeof(TIn) < sizeof(float) ? 2 : 0), tileLength_);
         LocalTensor<float> f0 = slots[0 * tileLength_];
         LocalTensor<float> f1 = slots[1 * tileLength_];
-        LocalTensor<float> f2 = slots[2 * tileLength_];
         LocalTensor<uint8_t> m0 = maskBuf_.Get<uint8_t>()[0 * (tileLength_ / 8)];
-        Muls(f0, gradOutput, c0_, calc);
-        Muls(f1, selfOrResult, inputScale_, calc);
-        Exp(f2, f1, calc);
-        Mul(f1, f0, f2, calc);
+        Muls(f0, selfOrResult, inputScale_, calc);
+        Exp(f1, f0, calc);
+        Muls(f0, f1, c0_, calc);
+        Mul(f1, f0, gradOutput, calc);
         CompareScalar(m0, selfOrResult, 0.0F, CMPMODE::GT, calc);
         Muls(f0, gradOutput, scale_, calc);
         Select(res, m0, f0, f1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
@@ -202,7 +201,7 @@ class KernelEluBackwardIsResultTrue {
 public:
     __aicore__ inline KernelEluBackwardIsResultTrue() {}
 
-    __aicore__ inline void Init(GM_ADDR gradOutput, GM_ADDR selfOrResult, GM_ADDR gradInput, uint32_t blockLength, uint32_t lastBlockLength, uint32_t tileLength, uint32_t floatSlots, float scale, float inputScale, float c0)
+    __aicore__ inline void Init(GM_ADDR gradOutput, GM_ADDR selfOrResult, GM_ADDR gradInput, uint32_t blockLength, uint32_t lastBlockLength, uint32_t tileLength, uint32_t floatSlots, float scale, float inputScale, float c0, float c1)
     {
         const uint32_t block = static_cast<uint32_t>(GetBlockIdx());
         const bool lastCore = block + 1 == static_cast<uint32_t>(GetBlockNum());
@@ -221,6 +220,7 @@ public:
         scale_ = scale;
         inputScale_ = inputScale;
         c0_ = c0;
+        c1_ = c1;
     }
 
     __aicore__ inline void Process()
@@ -251,21 +251,21 @@ private:
         const uint32_t calc = (len + REPEAT_ELEMS - 1) / REPEAT_ELEMS * REPEAT_ELEMS;
         LocalTensor<float> slots = floatBuf_.Get<float>();
         LocalTensor<TIn> gradOutputIn = gradOutputQueue_.DeQue<TIn>();
-        LocalTensor<float> gradOutput = ToFloat(gradOutputIn, slots, 3, tileLength_, calc);
+        LocalTensor<float> gradOutput = ToFloat(gradOutputIn, slots, 2, tileLength_, calc);
         LocalTensor<TIn> selfOrResultIn = selfOrResultQueue_.DeQue<TIn>();
-        LocalTensor<float> selfOrResult = ToFloat(selfOrResultIn, slots, 4, tileLength_, calc);
+        LocalTensor<float> selfOrResult = ToFloat(selfOrResultIn, slots, 3, tileLength_, calc);
         LocalTensor<TOut> outTile = outQueue_.AllocTensor<TOut>();
-        LocalTensor<float> res = ResultTile(outTile, slots, 3 + (sizeof(TIn) < sizeof(float) ? 2 : 0), tileLength_);
+        LocalTensor<float> res = ResultTile(outTile, slots, 2 + (sizeof(TIn) < sizeof(float) ? 2 : 0), tileLength_);
         LocalTensor<float> f0 = slots[0 * tileLength_];
         LocalTensor<float> f1 = slots[1 * tileLength_];
-        LocalTensor<float> f2 = slots[2 * tileLength_];
         LocalTensor<uint8_t> m0 = maskBuf_.Get<uint8_t>()[0 * (tileLength_ / 8)];
-        Muls(f0, gradOutput, inputScale_, calc);
-        Adds(f1, selfOrResult, c0_, calc);
-        Mul(f2, f0, f1, calc);
+        Adds(f0, selfOrResult, c0_, calc);
+        Adds(f1, f0, c1_, calc);
+        Muls(f0, f1, inputScale_, calc);
+        Mul(f1, f0, gradOutput, calc);
         CompareScalar(m0, selfOrResult, 0.0F, CMPMODE::GT, calc);
         Muls(f0, gradOutput, scale_, calc);
-        Select(res, m0, f0, f2, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+        Select(res, m0, f0, f1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
         FromFloat(outTile, res, calc);
         outQueue_.EnQue(outTile);
         gradOutputQueue_.FreeTensor(gradOutputIn);
@@ -293,6 +293,7 @@ private:
     float scale_ = 0.0F;
     float inputScale_ = 0.0F;
     float c0_ = 0.0F;
+    float c1_ = 0.0F;
 };
 
 extern "C" __global__ __aicore__ void elu_backward(GM_ADDR gradOutput, GM_ADDR selfOrResult, GM_ADDR gradInput, GM_ADDR workspace, GM_ADDR tiling)
@@ -355,56 +356,56 @@ extern "C" __global__ __aicore__ void elu_backward(GM_ADDR gradOutput, GM_ADDR s
 #endif
     if (TILING_KEY_IS(200)) {  // variant isResult=True; FLOAT in, FLOAT out
         KernelEluBackwardIsResultTrue<float, float> op;
-        op.Init(gradOutput, selfOrResult, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.scale, tilingData.inputScale, tilingData.c0);
+        op.Init(gradOutput, selfOrResult, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.scale, tilingData.inputScale, tilingData.c0, tilingData.c1);
         op.Process();
     }
     if (TILING_KEY_IS(201)) {  // variant isResult=True; FLOAT in, FLOAT16 out
         KernelEluBackwardIsResultTrue<float, half> op;
-        op.Init(gradOutput, selfOrResult, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.scale, tilingData.inputScale, tilingData.c0);
+        op.Init(gradOutput, selfOrResult, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.scale, tilingData.inputScale, tilingData.c0, tilingData.c1);
         op.Process();
     }
     if (TILING_KEY_IS(210)) {  // variant isResult=True; FLOAT16 in, FLOAT out
         KernelEluBackwardIsResultTrue<half, float> op;
-        op.Init(gradOutput, selfOrResult, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.scale, tilingData.inputScale, tilingData.c0);
+        op.Init(gradOutput, selfOrResult, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.scale, tilingData.inputScale, tilingData.c0, tilingData.c1);
         op.Process();
     }
     if (TILING_KEY_IS(211)) {  // variant isResult=True; FLOAT16 in, FLOAT16 out
         KernelEluBackwardIsResultTrue<half, half> op;
-        op.Init(gradOutput, selfOrResult, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.scale, tilingData.inputScale, tilingData.c0);
+        op.Init(gradOutput, selfOrResult, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.scale, tilingData.inputScale, tilingData.c0, tilingData.c1);
         op.Process();
     }
 #if __CCE_AICORE__ == 220
     if (TILING_KEY_IS(202)) {  // variant isResult=True; FLOAT in, BFLOAT16 out
         KernelEluBackwardIsResultTrue<float, bfloat16_t> op;
-        op.Init(gradOutput, selfOrResult, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.scale, tilingData.inputScale, tilingData.c0);
+        op.Init(gradOutput, selfOrResult, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.scale, tilingData.inputScale, tilingData.c0, tilingData.c1);
         op.Process();
     }
 #endif
 #if __CCE_AICORE__ == 220
     if (TILING_KEY_IS(212)) {  // variant isResult=True; FLOAT16 in, BFLOAT16 out
         KernelEluBackwardIsResultTrue<half, bfloat16_t> op;
-        op.Init(gradOutput, selfOrResult, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.scale, tilingData.inputScale, tilingData.c0);
+        op.Init(gradOutput, selfOrResult, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.scale, tilingData.inputScale, tilingData.c0, tilingData.c1);
         op.Process();
     }
 #endif
 #if __CCE_AICORE__ == 220
     if (TILING_KEY_IS(220)) {  // variant isResult=True; BFLOAT16 in, FLOAT out
         KernelEluBackwardIsResultTrue<bfloat16_t, float> op;
-        op.Init(gradOutput, selfOrResult, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.scale, tilingData.inputScale, tilingData.c0);
+        op.Init(gradOutput, selfOrResult, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.scale, tilingData.inputScale, tilingData.c0, tilingData.c1);
         op.Process();
     }
 #endif
 #if __CCE_AICORE__ == 220
     if (TILING_KEY_IS(221)) {  // variant isResult=True; BFLOAT16 in, FLOAT16 out
         KernelEluBackwardIsResultTrue<bfloat16_t, half> op;
-        op.Init(gradOutput, selfOrResult, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.scale, tilingData.inputScale, tilingData.c0);
+        op.Init(gradOutput, selfOrResult, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.scale, tilingData.inputScale, tilingData.c0, tilingData.c1);
         op.Process();
     }
 #endif
 #if __CCE_AICORE__ == 220
     if (TILING_KEY_IS(222)) {  // variant isResult=True; BFLOAT16 in, BFLOAT16 out
         KernelEluBackwardIsResultTrue<bfloat16_t, bfloat16_t> op;
-        op.Init(gradOutput, selfOrResult, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.scale, tilingData.inputScale, tilingData.c0);
+        op.Init(gradOutput, selfOrResult, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.scale, tilingData.inputScale, tilingData.c0, tilingData.c1);
         op.Process();
     }
 #endif

@@ -3,6 +3,7 @@
 // aclnnLogSigmoidBackward — host side of the CANN custom op: OpDef, shape/dtype inference and the tiling function.
 // Backward of LogSigmoid: the gradient w.r.t. the forward input, from the incoming gradient and that input.
 #include <algorithm>
+#include <cmath>
 
 #include "log_sigmoid_backward_tiling.h"
 #include "register/op_def_registry.h"

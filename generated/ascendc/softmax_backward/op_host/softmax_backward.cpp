@@ -3,6 +3,7 @@
 // aclnnSoftmaxBackward — host side of the CANN custom op: OpDef, shape/dtype inference and the tiling function.
 // Backward of softmax: from the softmax output y and the incoming gradient, the gradient w.r.t. the softmax input along dim.
 #include <algorithm>
+#include <cmath>
 
 #include "softmax_backward_tiling.h"
 #include "register/op_def_registry.h"

@@ -3,6 +3,7 @@
 // aclnnSoftshrinkBackward — host side of the CANN custom op: OpDef, shape/dtype inference and the tiling function.
 // Backward of the Softshrink function.
 #include <algorithm>
+#include <cmath>
 
 #include "softshrink_backward_tiling.h"
 #include "register/op_def_registry.h"

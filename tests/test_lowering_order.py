@@ -1,0 +1,71 @@
+"""Evaluation order decided in codegen.lower, through every kernel backend.
+
+SymPy's sums and products have no order, but FLOAT arithmetic does: the incoming gradient multiplies last (a
+huge gradient must meet the zero local derivative before it can overflow), and a product of two scalars added
+to a tensor term is carried as two FLOATs (where the sum cancels, the product's rounding error would otherwise
+be the whole result).  Expected values: the forward's mpmath derivative (tests/reference.py), never the
+documented backward.
+"""
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+import sympy
+
+import codegen
+from codegen.lower import CompensatedAdd, lower, split_last
+
+from . import reference
+from .ulp import ulp_distance
+
+BACKENDS = ["numpy", "c", "ascendc"]
+
+
+def test_split_last_moves_only_a_gradient_that_multiplies_two_or_more_factors():
+    g, a, b = sympy.symbols("g a b", real=True)
+    assert split_last(g * a * b, {g}) == (a * b, g)
+    assert split_last(-g * a * b, {g}) == (-a * b, g)
+    assert split_last(g * a, {g}) is None        # one operation in any order
+    assert split_last(-g * a, {g}) is None
+    assert split_last(g / a, {g}) is None
+    assert split_last(a * b, {g}) is None
+
+
+def test_a_scalar_product_added_to_a_tensor_is_carried_in_two_floats(ops):
+    kv = lower(ops["elu_backward"]).variant_for({"isResult": True})
+    (hi, hi_expr), (lo, lo_expr) = kv.prelude
+    alpha, scale = sympy.symbols("alpha scale", real=True)
+    assert hi_expr == alpha * scale
+    assert lo_expr.func.__name__ == "fma" and lo_expr.args == (alpha, scale, -hi)
+    assert kv.result.has(CompensatedAdd(sympy.Symbol("selfOrResult", real=True), hi, lo))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", ["FLOAT", "BFLOAT16"])
+def test_a_huge_gradient_times_a_zero_derivative_is_zero(backend, dtype):
+    """ELU isResult=true, alpha = 0: for y <= 0 the derivative is inputScale*(y + 0) = 0 at y = 0, so any
+    finite gradient gives 0 (gradOutput*inputScale first would overflow to inf, and inf*0 is nan)."""
+    t = np.float32 if dtype == "FLOAT" else ml_dtypes.bfloat16
+    big = float(ml_dtypes.finfo(t).max)
+    g = np.array([big, -big, 1.0], dtype=t)
+    y = np.zeros(3, dtype=t)
+    got = codegen.kernel("elu_backward", backend)(grad_output=g, self_or_result=y, alpha=0.0, scale=1.0,
+                                                    input_scale=4.0, is_result=True)
+    assert np.array_equal(got.astype(np.float32), np.zeros(3, np.float32)), got
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_elu_result_form_near_its_asymptote_is_accurate(ops, backend):
+    """y close to -alpha*scale, where y + alpha*scale cancels: within 2 ulp of the forward's derivative (the
+    hoisted FLOAT product alone gave relative errors up to 1, e.g. 0 for a true 1e-8)."""
+    alpha, scale, input_scale = (float(np.float32(v)) for v in (1.1, 1.3, 0.9))   # as the kernels read them
+    rng = np.random.default_rng(7)
+    x = np.concatenate([-rng.uniform(5, 17, 64), -rng.uniform(0.01, 5, 64)]).astype(np.float64)
+    y = (scale * alpha * np.expm1(x * input_scale)).astype(np.float32)   # forward outputs, rounded once
+    y = y[y > -np.float32(alpha) * np.float32(scale) * np.float32(1 - 2 ** -24)]   # inside the range of ELU
+    g = rng.uniform(0.5, 2, y.size).astype(np.float32)
+    kw = dict(grad_output=g, self_or_result=y, alpha=alpha, scale=scale, input_scale=input_scale, is_result=True)
+    got = codegen.kernel("elu_backward", backend)(**kw)
+    want = reference.to_float(reference.vjp(ops["elu_backward"], kw))
+    assert np.max(ulp_distance(got, want.astype(np.float32))) <= 2
