@@ -41,6 +41,13 @@ static bool aligned_for(const void *p, aclDataType dt)
 /* Load n elements of dtype dt, `stride` elements apart (0: one element repeated), as FLOAT into dst. */
 static void load_f32(float *dst, const char *src, int64_t n, int64_t stride, aclDataType dt)
 {
+    if (stride == 0 && n > 1) {   /* one element repeated (a broadcast operand): converted once, then filled */
+        float v;
+        load_f32(&v, src, 1, 0, dt);
+        for (int64_t i = 0; i < n; ++i)
+            dst[i] = v;
+        return;
+    }
     const size_t es = opgen_dtype_size(dt);
     if (!aligned_for(src, dt)) {
         /* misaligned storage: element by element through memcpy (never seen from NumPy, allowed by the API) */
