@@ -24,12 +24,10 @@ from __future__ import annotations
 import sympy
 from sympy.codegen.ast import float32, real
 from sympy.printing.c import C99CodePrinter
-from sympy.printing.precedence import PRECEDENCE
-
-from codegen.lower import split_last
+from codegen.backends.infix import EvaluationOrder
 
 
-class KernelCPrinter(C99CodePrinter):
+class KernelCPrinter(EvaluationOrder, C99CodePrinter):
     """`names` maps symbols to C expressions (`grad_output[i]`, `p.scale`, `alpha_value`)."""
 
     def __init__(self, names: dict | None = None, float_kernel: bool = True, last=frozenset()):
@@ -53,18 +51,6 @@ class KernelCPrinter(C99CodePrinter):
                 cond = f"({cond})"
             out = f"({cond} ? {self._print(e)} : {out})"
         return out
-
-    def _print_Mul(self, expr):
-        """Customizations: the incoming gradient multiplies last (codegen.lower.split_last says why)."""
-        split = split_last(expr, self.last)
-        if split is None:
-            return super()._print_Mul(expr)
-        rest, factor = split
-        return f"{self.parenthesize(rest, PRECEDENCE['Mul'])}*{self.parenthesize(factor, PRECEDENCE['Mul'])}"
-
-    def _print_CompensatedAdd(self, expr):
-        x, hi, lo = (self._print(a) for a in expr.args)
-        return f"(({x} + {hi}) + {lo})"
 
     def _print_Relational(self, expr):
         return f"({self._print(expr.lhs)} {expr.rel_op} {self._print(expr.rhs)})"

@@ -3,12 +3,10 @@ from __future__ import annotations
 
 import sympy
 from sympy.printing.numpy import NumPyPrinter
-from sympy.printing.precedence import PRECEDENCE
-
-from codegen.lower import split_last
+from codegen.backends.infix import EvaluationOrder
 
 
-class KernelNumPyPrinter(NumPyPrinter):
+class KernelNumPyPrinter(EvaluationOrder, NumPyPrinter):
     """NumPyPrinter printing `np.` names, infix comparisons and nested `np.where`.
 
     `names` maps symbols to the identifiers of the generated code (parameter names in snake_case).
@@ -43,19 +41,6 @@ class KernelNumPyPrinter(NumPyPrinter):
         for e, c in reversed(args[:-1]):
             out = f"np.where({self._print(c)}, {self._print(e)}, {out})"
         return out
-
-    def _print_Mul(self, expr):
-        """Customizations: the incoming gradient multiplies last (codegen.lower.split_last says why)."""
-        split = split_last(expr, self.last)
-        if split is None:
-            return super()._print_Mul(expr)
-        rest, factor = split
-        return f"{self.parenthesize(rest, PRECEDENCE['Mul'])}*{self.parenthesize(factor, PRECEDENCE['Mul'])}"
-
-    def _print_CompensatedAdd(self, expr):
-        """Customizations: `((x + hi) + lo)`, the order codegen.lower.CompensatedAdd is exact in."""
-        x, hi, lo = (self._print(a) for a in expr.args)
-        return f"(({x} + {hi}) + {lo})"
 
     def _print_Relational(self, expr):
         """Customizations: infix `(a > b)`; it reads like the docs and NumPy broadcasts it the same way."""
