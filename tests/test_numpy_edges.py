@@ -113,3 +113,18 @@ def test_branch_point_conventions():
     got = codegen.kernel("elu_backward")(grad_output=np.array([2], f), self_or_result=np.array([0], f), alpha=1.5,
                                          scale=1.25, input_scale=0.75, is_result=False)
     assert got[0] == f(2 * 0.75 * 1.5 * 1.25)  # x == 0 takes the `<= 0` branch
+
+
+def test_the_float16_store_rounds_exactly_as_numpys_cast():
+    """codegen.runtime.blocks.store pre-rounds FLOAT16 subnormals (NumPy's cast is slow on them): the bits
+    must be those of the plain cast, on every float32 around and inside FLOAT16's subnormal range."""
+    from codegen.runtime.blocks import store
+    edges = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 2.0 ** -14, 2.0 ** -24, 2.0 ** -25, 3 * 2.0 ** -25,
+                      6.1e-5, 65504.0, 65520.0, 1e6], dtype=np.float32)
+    bits = np.arange(0x33000000, 0x38900000, 97, dtype=np.uint32)   # 2^-25 ... just above 2^-14
+    values = np.concatenate([edges, -edges, bits.view(np.float32), -bits.view(np.float32)])
+    ours, numpys = np.empty(values.size, np.float16), np.empty(values.size, np.float16)
+    with np.errstate(over="ignore"):   # 65520 and 1e6 overflow to inf, both ways
+        store(ours, values)
+        np.copyto(numpys, values, casting="unsafe")
+    assert np.array_equal(ours.view(np.uint16), numpys.view(np.uint16))

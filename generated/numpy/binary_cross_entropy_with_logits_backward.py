@@ -14,7 +14,7 @@ import ml_dtypes
 import numpy as np
 
 from codegen.runtime import checks as _chk
-from codegen.runtime.blocks import blocks as _blocks
+from codegen.runtime.blocks import blocks as _blocks, store as _store
 
 OP = "aclnnBinaryCrossEntropyWithLogitsBackward"
 
@@ -126,7 +126,7 @@ def _compute__weight_optional_absent__pos_weight_optional_absent(grad_output, se
         # np.where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
             result = (c0*(-target + _sigmoid(self)))*grad_output
-            np.copyto(out, result, casting="unsafe")  # round once to the output dtype (overflow gives inf)
+            _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
 def _compute__weight_optional_absent__pos_weight_optional_present(grad_output, self, target, pos_weight_optional, reduction, out):
@@ -144,7 +144,7 @@ def _compute__weight_optional_absent__pos_weight_optional_present(grad_output, s
         with np.errstate(all="ignore"):
             t0 = pos_weight_optional*target
             result = (c0*(-t0 + (t0 - target + 1)*_sigmoid(self)))*grad_output
-            np.copyto(out, result, casting="unsafe")  # round once to the output dtype (overflow gives inf)
+            _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
 def _compute__weight_optional_present__pos_weight_optional_absent(grad_output, self, target, weight_optional, reduction, out):
@@ -161,7 +161,7 @@ def _compute__weight_optional_present__pos_weight_optional_absent(grad_output, s
         # np.where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
             result = (c0*weight_optional*(-target + _sigmoid(self)))*grad_output
-            np.copyto(out, result, casting="unsafe")  # round once to the output dtype (overflow gives inf)
+            _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
 def _compute__weight_optional_present__pos_weight_optional_present(grad_output, self, target, weight_optional, pos_weight_optional, reduction, out):
@@ -180,7 +180,7 @@ def _compute__weight_optional_present__pos_weight_optional_present(grad_output, 
         with np.errstate(all="ignore"):
             t0 = pos_weight_optional*target
             result = (c0*weight_optional*(-t0 + (t0 - target + 1)*_sigmoid(self)))*grad_output
-            np.copyto(out, result, casting="unsafe")  # round once to the output dtype (overflow gives inf)
+            _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
 def binary_cross_entropy_with_logits_backward(*, grad_output, self, target, weight_optional, pos_weight_optional, reduction, product="ascend910b", out=None):

@@ -14,7 +14,7 @@ import ml_dtypes
 import numpy as np
 
 from codegen.runtime import checks as _chk
-from codegen.runtime.blocks import blocks as _blocks
+from codegen.runtime.blocks import blocks as _blocks, store as _store
 
 OP = "aclnnEluBackward"
 
@@ -100,7 +100,7 @@ def _compute__is_result_false(grad_output, self_or_result, alpha, scale, input_s
         # np.where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
             result = np.where((self_or_result > 0), grad_output*scale, (c0*_exp(input_scale*self_or_result))*grad_output)
-            np.copyto(out, result, casting="unsafe")  # round once to the output dtype (overflow gives inf)
+            _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
 def _compute__is_result_true(grad_output, self_or_result, alpha, scale, input_scale, out):
@@ -118,7 +118,7 @@ def _compute__is_result_true(grad_output, self_or_result, alpha, scale, input_sc
         # np.where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
             result = np.where((self_or_result > 0), grad_output*scale, (input_scale*((self_or_result + c0) + c1))*grad_output)
-            np.copyto(out, result, casting="unsafe")  # round once to the output dtype (overflow gives inf)
+            _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
 def elu_backward(*, grad_output, alpha, scale, input_scale, is_result, self_or_result, product="ascend910b", out_dtype=None, out=None):

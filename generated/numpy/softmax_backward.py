@@ -13,6 +13,7 @@ import ml_dtypes
 import numpy as np
 
 from codegen.runtime import checks as _chk
+from codegen.runtime.blocks import store as _store
 
 OP = "aclnnSoftmaxBackward"
 
@@ -76,7 +77,7 @@ def _compute(grad_output, output, out, dim):
     with np.errstate(all="ignore"):
         r0 = np.sum(grad_output*output, axis=dim, keepdims=True)
         result = grad_output*output - output*r0
-        np.copyto(out, result, casting="unsafe")  # round once to the output dtype (overflow gives inf)
+        _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
 def softmax_backward(*, grad_output, output, dim, product="ascend910b", out_dtype=None, out=None):

@@ -13,7 +13,7 @@ import ml_dtypes
 import numpy as np
 
 from codegen.runtime import checks as _chk
-from codegen.runtime.blocks import blocks as _blocks
+from codegen.runtime.blocks import blocks as _blocks, store as _store
 
 OP = "aclnnSoftshrinkBackward"
 
@@ -78,7 +78,7 @@ def _compute(grad_output, self, lambd, out):
         # np.where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
             result = np.where(((lambd < self) | (lambd < -self)), grad_output, 0)
-            np.copyto(out, result, casting="unsafe")  # round once to the output dtype (overflow gives inf)
+            _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
 def softshrink_backward(*, grad_output, self, lambd, product="ascend910b", out=None):
