@@ -54,18 +54,25 @@ def cmd_verify(args) -> int:
 
 def cmd_generate(args) -> int:
     from . import generate as gen
-    from .verify import verify_op
+    from .verify.parallel import Proofs
     ops = _ops(args)
     t0 = time.perf_counter()
-    # a spec whose backward is not the derivative of its forward must not produce kernels
-    bad = [r for op in ops.values() for r in verify_op(op, numeric=False, use_cache=True) if not r.ok]
+    # a spec whose backward is not the derivative of its forward must not produce kernels: the proofs run in
+    # worker processes while the files are rendered in memory, and nothing is written unless all hold
+    with Proofs(ops, args.specs) as proofs:
+        try:
+            files, render_error = gen.render_all(ops), None
+        except Exception as e:   # reported after the proofs, which say more about a wrong spec
+            files, render_error = None, e
+        bad = [r for r in proofs.results() if not r.ok]
     if bad:
         for r in bad:
             print(f"{ops_source(ops, r.op)}: {r.op}: backward does not match the forward "
                   f"[{r.formula}] {r.check}: {r.detail}", file=sys.stderr)
         print("nothing written", file=sys.stderr)
         return 1
-    files = gen.render_all(ops)
+    if render_error is not None:
+        raise render_error
     out = Path(args.out) if args.out else gen.GENERATED
     if args.check:
         problems = gen.check(files, out)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import os
 import subprocess
 import sys
 
@@ -47,6 +48,24 @@ def test_a_wrong_formula_is_caught(tmp_path, folder, op_name):
     run = opgen("--specs", str(specs), "generate", "--out", str(out))
     assert run.returncode == 1 and op_name in run.stderr
     assert not out.exists(), "a spec with a wrong formula must write nothing"
+
+
+def test_a_wrong_formula_among_unproven_specs_writes_nothing(tmp_path):
+    """On an empty proof cache `opgen generate` proves the specs in worker processes while it renders: a wrong
+    formula among them still stops everything, named."""
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    for name in SEEDS:
+        (specs / f"{name}.py").write_text((REPO / "specs" / f"{name}.py").read_text())
+    wrong = TESTS / "bad_specs" / "wrong_formula" / "log_sigmoid_backward.py"
+    (specs / "log_sigmoid_backward.py").write_text(wrong.read_text())
+    out = tmp_path / "gen"
+    env = {**os.environ, "OPGEN_CACHE": str(tmp_path / "cache")}
+    run = subprocess.run([sys.executable, "-m", "codegen", "--specs", str(specs), "generate", "--out", str(out)],
+                         cwd=REPO, capture_output=True, text=True, env=env)
+    assert run.returncode == 1, run.stderr
+    assert "aclnnLogSigmoidBackward" in run.stderr and "nothing written" in run.stderr
+    assert not out.exists()
 
 
 # Each bad spec is a seed spec with one defect; the check names the file, the op and the defect.

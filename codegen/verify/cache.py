@@ -33,21 +33,36 @@ def _framework_fingerprint() -> str:
     return h.hexdigest()
 
 
-def cached(op, numeric: bool, compute) -> list[Result]:
+def _path(op, numeric: bool) -> Path | None:
     if os.environ.get("OPGEN_NO_CACHE") or not op.source or not Path(op.source).is_file():
-        return compute()
+        return None
     key = hashlib.sha256(Path(op.source).read_bytes() + _framework_fingerprint().encode()
                          + (b"numeric" if numeric else b"symbolic")).hexdigest()[:24]
-    path = cache_dir() / f"{op.snake_name}-{key}.json"
-    if path.is_file():
-        try:
-            return [Result(**d) for d in json.loads(path.read_text())]
-        except (ValueError, TypeError):
-            pass  # a damaged entry is recomputed
+    return cache_dir() / f"{op.snake_name}-{key}.json"
+
+
+def lookup(op, numeric: bool) -> list[Result] | None:
+    """The cached verdicts for op, or None when they must be computed."""
+    path = _path(op, numeric)
+    if path is None or not path.is_file():
+        return None
+    try:
+        return [Result(**d) for d in json.loads(path.read_text())]
+    except (ValueError, TypeError):
+        return None  # a damaged entry is recomputed
+
+
+def cached(op, numeric: bool, compute) -> list[Result]:
+    hit = lookup(op, numeric)
+    if hit is not None:
+        return hit
     results = compute()
+    path = _path(op, numeric)
+    if path is None:
+        return results
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")   # (ops may be proved in parallel processes)
         tmp.write_text(json.dumps([dataclasses.asdict(r) for r in results]))
         os.replace(tmp, path)
     except OSError:
