@@ -128,3 +128,21 @@ def test_the_float16_store_rounds_exactly_as_numpys_cast():
         store(ours, values)
         np.copyto(numpys, values, casting="unsafe")
     assert np.array_equal(ours.view(np.uint16), numpys.view(np.uint16))
+
+
+def test_the_bitwise_where_gives_np_wheres_bits():
+    """codegen.runtime.blocks.where replaces np.where in the kernels: same bits (nan payloads, -0.0, inf),
+    same broadcasting, rank 0 included."""
+    from codegen.runtime.blocks import where
+    rng = np.random.default_rng(3)
+    special = np.array([np.nan, -np.nan, -0.0, 0.0, np.inf, -np.inf, 1e-45, 3.4e38], dtype=np.float32)
+    a = np.concatenate([special, rng.standard_normal(56).astype(np.float32)]).reshape(8, 8)
+    b = a[::-1].copy()
+    cond = rng.random((8, 8)) < 0.5
+    cases = [(cond, a, b), (cond, a, 0), (cond, 1, b), (cond[:1], a, np.float32(-0.0)), (cond[:, :1], a[:1], b),
+             (np.asarray(True), np.asarray(np.float32(2.5)), np.asarray(np.float32(-1))), (cond, 0.25, -0.0)]
+    for c, x, y in cases:
+        want = np.where(c, np.asarray(x, dtype=np.float32), np.asarray(y, dtype=np.float32))
+        got = where(c, x, y)
+        assert got.shape == want.shape and got.dtype == np.float32
+        assert np.array_equal(np.asarray(got).view(np.int32), np.asarray(want).view(np.int32))

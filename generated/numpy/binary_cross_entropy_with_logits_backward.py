@@ -14,8 +14,7 @@ import ml_dtypes
 import numpy as np
 
 from codegen.runtime import checks as _chk
-from codegen.runtime.blocks import blocks as _blocks, store as _store
-
+from codegen.runtime.blocks import blocks as _blocks, store as _store, where as _where
 OP = "aclnnBinaryCrossEntropyWithLogitsBackward"
 
 # dtype × product table of each checked tensor: {parameter: {SoC: [dtypes]}}
@@ -105,7 +104,7 @@ def _exp(u):
 def _sigmoid(u):
     """1/(1 + exp(-u)) without overflow: exp(-|u|) <= 1, and both branches are finite for every u."""
     t0 = _exp(-np.abs(u))
-    return np.where((u >= 0), 1, t0)/(t0 + 1)
+    return _where((u >= 0), 1, t0)/(t0 + 1)
 
 
 def _f32(a):
@@ -123,7 +122,7 @@ def _compute__weight_optional_absent__pos_weight_optional_absent(grad_output, se
         self = _f32(self)
         target = _f32(target)
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
-        # np.where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
+        # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
             result = (c0*(-target + _sigmoid(self)))*grad_output
             _store(out, result)  # round once to the output dtype (overflow gives inf)
@@ -140,7 +139,7 @@ def _compute__weight_optional_absent__pos_weight_optional_present(grad_output, s
         target = _f32(target)
         pos_weight_optional = _f32(pos_weight_optional)
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
-        # np.where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
+        # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
             t0 = pos_weight_optional*target
             result = (c0*(-t0 + (t0 - target + 1)*_sigmoid(self)))*grad_output
@@ -158,7 +157,7 @@ def _compute__weight_optional_present__pos_weight_optional_absent(grad_output, s
         target = _f32(target)
         weight_optional = _f32(weight_optional)
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
-        # np.where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
+        # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
             result = (c0*weight_optional*(-target + _sigmoid(self)))*grad_output
             _store(out, result)  # round once to the output dtype (overflow gives inf)
@@ -176,7 +175,7 @@ def _compute__weight_optional_present__pos_weight_optional_present(grad_output, 
         weight_optional = _f32(weight_optional)
         pos_weight_optional = _f32(pos_weight_optional)
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
-        # np.where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
+        # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
             t0 = pos_weight_optional*target
             result = (c0*weight_optional*(-t0 + (t0 - target + 1)*_sigmoid(self)))*grad_output

@@ -14,8 +14,7 @@ import ml_dtypes
 import numpy as np
 
 from codegen.runtime import checks as _chk
-from codegen.runtime.blocks import blocks as _blocks, store as _store
-
+from codegen.runtime.blocks import blocks as _blocks, store as _store, where as _where
 OP = "aclnnEluBackward"
 
 # dtype × product table of each checked tensor: {parameter: {SoC: [dtypes]}}
@@ -97,9 +96,9 @@ def _compute__is_result_false(grad_output, self_or_result, alpha, scale, input_s
         grad_output = _f32(grad_output)
         self_or_result = _f32(self_or_result)
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
-        # np.where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
+        # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            result = np.where((self_or_result > 0), grad_output*scale, (c0*_exp(input_scale*self_or_result))*grad_output)
+            result = _where((self_or_result > 0), grad_output*scale, (c0*_exp(input_scale*self_or_result))*grad_output)
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
@@ -115,9 +114,9 @@ def _compute__is_result_true(grad_output, self_or_result, alpha, scale, input_sc
         grad_output = _f32(grad_output)
         self_or_result = _f32(self_or_result)
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
-        # np.where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
+        # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            result = np.where((self_or_result > 0), grad_output*scale, (input_scale*((self_or_result + c0) + c1))*grad_output)
+            result = _where((self_or_result > 0), grad_output*scale, (input_scale*((self_or_result + c0) + c1))*grad_output)
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

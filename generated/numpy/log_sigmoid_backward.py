@@ -13,8 +13,7 @@ import ml_dtypes
 import numpy as np
 
 from codegen.runtime import checks as _chk
-from codegen.runtime.blocks import blocks as _blocks, store as _store
-
+from codegen.runtime.blocks import blocks as _blocks, store as _store, where as _where
 OP = "aclnnLogSigmoidBackward"
 
 # dtype × product table of each checked tensor: {parameter: {SoC: [dtypes]}}
@@ -85,7 +84,7 @@ def _exp(u):
 def _sigmoid(u):
     """1/(1 + exp(-u)) without overflow: exp(-|u|) <= 1, and both branches are finite for every u."""
     t0 = _exp(-np.abs(u))
-    return np.where((u >= 0), 1, t0)/(t0 + 1)
+    return _where((u >= 0), 1, t0)/(t0 + 1)
 
 
 def _f32(a):
@@ -99,7 +98,7 @@ def _compute(grad_output, self, out):
         grad_output = _f32(grad_output)
         self = _f32(self)
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
-        # np.where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
+        # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
             result = grad_output*_sigmoid(-self)
             _store(out, result)  # round once to the output dtype (overflow gives inf)

@@ -14,7 +14,6 @@ import numpy as np
 
 from codegen.runtime import checks as _chk
 from codegen.runtime.blocks import store as _store
-
 OP = "aclnnSoftmaxBackward"
 
 # dtype × product table of each checked tensor: {parameter: {SoC: [dtypes]}}
@@ -73,7 +72,7 @@ def _compute(grad_output, output, out, dim):
     grad_output = _f32(grad_output)
     output = _f32(output)
     # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
-    # np.where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
+    # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
     with np.errstate(all="ignore"):
         r0 = np.sum(grad_output*output, axis=dim, keepdims=True)
         result = grad_output*output - output*r0

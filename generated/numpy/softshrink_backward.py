@@ -13,8 +13,7 @@ import ml_dtypes
 import numpy as np
 
 from codegen.runtime import checks as _chk
-from codegen.runtime.blocks import blocks as _blocks, store as _store
-
+from codegen.runtime.blocks import blocks as _blocks, store as _store, where as _where
 OP = "aclnnSoftshrinkBackward"
 
 # dtype × product table of each checked tensor: {parameter: {SoC: [dtypes]}}
@@ -75,9 +74,9 @@ def _compute(grad_output, self, lambd, out):
         grad_output = _f32(grad_output)
         self = _f32(self)
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
-        # np.where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
+        # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            result = np.where(((lambd < self) | (lambd < -self)), grad_output, 0)
+            result = _where(((lambd < self) | (lambd < -self)), grad_output, 0)
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

@@ -125,6 +125,7 @@ def variant_context(op: Op, k: Kernel, kv: KernelVariant) -> dict:
         "result": pr.doprint(kv.result),
         "uses_sigmoid": any(e.has(Sigmoid) for _, e in kv.body + kv.reductions + [(None, kv.result)]),
         "uses_exp": any(e.has(Sigmoid, sympy.exp) for _, e in kv.body + kv.reductions + [(None, kv.result)]),
+        "uses_where": any(e.has(Sigmoid, sympy.Piecewise) for _, e in kv.body + kv.reductions + [(None, kv.result)]),
         "dispatch": _dispatch_condition(op, kv),
         "call": _call(op, kv),
     }
@@ -193,6 +194,7 @@ def render_op(op: Op, source_label: str) -> str:
         variants=variants,
         sigmoid=sigmoid_helper() if any(v["uses_sigmoid"] for v in variants) else None,
         exp=any(v["uses_exp"] for v in variants),
+        where=any(v["uses_where"] for v in variants),
         documented=[(when_text(f.when), condition_code(f.expr, op)) for f in op.formulas],
     )
 

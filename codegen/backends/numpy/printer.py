@@ -7,7 +7,8 @@ from codegen.backends.infix import EvaluationOrder
 
 
 class KernelNumPyPrinter(EvaluationOrder, NumPyPrinter):
-    """NumPyPrinter printing `np.` names, infix comparisons and nested `np.where`.
+    """NumPyPrinter printing `np.` names, infix comparisons and nested `_where` (np.where as a bitwise select,
+    codegen.runtime.blocks).
 
     `names` maps symbols to the identifiers of the generated code (parameter names in snake_case).
     """
@@ -29,7 +30,7 @@ class KernelNumPyPrinter(EvaluationOrder, NumPyPrinter):
         return self.names.get(expr, super()._print_Symbol(expr))
 
     def _print_Piecewise(self, expr):
-        """Customizations: nested `np.where` instead of `numpy.select`.
+        """Customizations: nested `_where` (np.where, faster: codegen.runtime.blocks) instead of `numpy.select`.
 
         `select` needs a default (SymPy passes nan) and builds every condition list up front; `where` nests
         the ordered branches exactly as Piecewise reads.  Every branch is still evaluated for every element,
@@ -39,7 +40,7 @@ class KernelNumPyPrinter(EvaluationOrder, NumPyPrinter):
             raise ValueError(f"Piecewise without a final True branch: {expr}")
         out = self._print(args[-1][0])
         for e, c in reversed(args[:-1]):
-            out = f"np.where({self._print(c)}, {self._print(e)}, {out})"
+            out = f"_where({self._print(c)}, {self._print(e)}, {out})"
         return out
 
     def _print_Relational(self, expr):
