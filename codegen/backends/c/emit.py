@@ -38,6 +38,7 @@ RUNTIME = {
     "include/aclnn/aclnn_base.h.jinja": "include/aclnn/aclnn_base.h",
     "src/opgen_runtime.h.jinja": "src/opgen_runtime.h",
     "src/opgen_half.h.jinja": "src/opgen_half.h",
+    "src/opgen_chunks.h.jinja": "src/opgen_chunks.h",
     "src/opgen_math.h.jinja": "src/opgen_math.h",
     "src/opgen_runtime.c.jinja": "src/opgen_runtime.c",
     "src/opgen_tables.c.jinja": "src/opgen_tables.c",

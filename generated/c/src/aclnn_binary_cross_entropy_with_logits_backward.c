@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "aclnnop/aclnn_binary_cross_entropy_with_logits_backward.h"
+#include "opgen_chunks.h"
 #include "opgen_math.h"
 #include "opgen_runtime.h"
 
@@ -121,6 +122,12 @@ static void block__weight_optional_absent__pos_weight_optional_absent(int64_t n,
     }
 }
 
+/* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h) */
+static void block_chunked__weight_optional_absent__pos_weight_optional_absent(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
+{
+    opgen_chunked(n, 3, in, out, params, block__weight_optional_absent__pos_weight_optional_absent);
+}
+
 /* ---- the kernel for weightOptional=absent, posWeightOptional=present ---- */
 typedef struct {
     int64_t reduction;
@@ -147,6 +154,12 @@ static void block__weight_optional_absent__pos_weight_optional_present(int64_t n
     }
 }
 
+/* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h) */
+static void block_chunked__weight_optional_absent__pos_weight_optional_present(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
+{
+    opgen_chunked(n, 4, in, out, params, block__weight_optional_absent__pos_weight_optional_present);
+}
+
 /* ---- the kernel for weightOptional=present, posWeightOptional=absent ---- */
 typedef struct {
     int64_t reduction;
@@ -170,6 +183,12 @@ static void block__weight_optional_present__pos_weight_optional_absent(int64_t n
         const float weight_optional_i = weight_optional[i];
         res[i] = (c0*weight_optional_i*(-target_i + opgen_sigmoidf(self_i)))*grad_output_i;
     }
+}
+
+/* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h) */
+static void block_chunked__weight_optional_present__pos_weight_optional_absent(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
+{
+    opgen_chunked(n, 4, in, out, params, block__weight_optional_present__pos_weight_optional_absent);
 }
 
 /* ---- the kernel for weightOptional=present, posWeightOptional=present ---- */
@@ -198,6 +217,12 @@ static void block__weight_optional_present__pos_weight_optional_present(int64_t 
         const float t0 = pos_weight_optional_i*target_i;
         res[i] = (c0*weight_optional_i*(-t0 + (t0 - target_i + 1)*opgen_sigmoidf(self_i)))*grad_output_i;
     }
+}
+
+/* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h) */
+static void block_chunked__weight_optional_present__pos_weight_optional_present(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
+{
+    opgen_chunked(n, 5, in, out, params, block__weight_optional_present__pos_weight_optional_present);
 }
 
 /* ---- phase 1 ---- */
@@ -255,6 +280,7 @@ aclnnStatus aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(
         opgen_call_input(&call, target);
         opgen_call_output(&call, out);
         call.block = block__weight_optional_absent__pos_weight_optional_absent;
+        call.chunked = block_chunked__weight_optional_absent__pos_weight_optional_absent;
         return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);
     }
     if (weightOptional == NULL && posWeightOptional != NULL) {
@@ -269,6 +295,7 @@ aclnnStatus aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(
         opgen_call_input(&call, posWeightOptional);
         opgen_call_output(&call, out);
         call.block = block__weight_optional_absent__pos_weight_optional_present;
+        call.chunked = block_chunked__weight_optional_absent__pos_weight_optional_present;
         return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);
     }
     if (weightOptional != NULL && posWeightOptional == NULL) {
@@ -283,6 +310,7 @@ aclnnStatus aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(
         opgen_call_input(&call, weightOptional);
         opgen_call_output(&call, out);
         call.block = block__weight_optional_present__pos_weight_optional_absent;
+        call.chunked = block_chunked__weight_optional_present__pos_weight_optional_absent;
         return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);
     }
     if (weightOptional != NULL && posWeightOptional != NULL) {
@@ -298,6 +326,7 @@ aclnnStatus aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(
         opgen_call_input(&call, posWeightOptional);
         opgen_call_output(&call, out);
         call.block = block__weight_optional_present__pos_weight_optional_present;
+        call.chunked = block_chunked__weight_optional_present__pos_weight_optional_present;
         return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);
     }
     return opgen_fail(ACLNN_ERR_INNER, NULL, "%s: no kernel variant for these arguments", OP);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "aclnnop/aclnn_elu_backward.h"
+#include "opgen_chunks.h"
 #include "opgen_math.h"
 #include "opgen_runtime.h"
 
@@ -79,6 +80,12 @@ static void block__is_result_false(int64_t n, const float *const *in, float *out
     }
 }
 
+/* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h) */
+static void block_chunked__is_result_false(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
+{
+    opgen_chunked(n, 2, in, out, params, block__is_result_false);
+}
+
 /* ---- the kernel for isResult=true ---- */
 typedef struct {
     float alpha;
@@ -103,6 +110,12 @@ static void block__is_result_true(int64_t n, const float *const *in, float *out,
         const float self_or_result_i = self_or_result[i];
         res[i] = ((self_or_result_i > 0) ? grad_output_i*scale : (input_scale*((self_or_result_i + c0) + c1))*grad_output_i);
     }
+}
+
+/* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h) */
+static void block_chunked__is_result_true(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
+{
+    opgen_chunked(n, 2, in, out, params, block__is_result_true);
 }
 
 /* ---- phase 1 ---- */
@@ -157,6 +170,7 @@ aclnnStatus aclnnEluBackwardGetWorkspaceSize(
         opgen_call_input(&call, selfOrResult);
         opgen_call_output(&call, gradInput);
         call.block = block__is_result_false;
+        call.chunked = block_chunked__is_result_false;
         return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);
     }
     if (isResult) {
@@ -171,6 +185,7 @@ aclnnStatus aclnnEluBackwardGetWorkspaceSize(
         opgen_call_input(&call, selfOrResult);
         opgen_call_output(&call, gradInput);
         call.block = block__is_result_true;
+        call.chunked = block_chunked__is_result_true;
         return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);
     }
     return opgen_fail(ACLNN_ERR_INNER, NULL, "%s: no kernel variant for these arguments", OP);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "aclnnop/aclnn_softshrink_backward.h"
+#include "opgen_chunks.h"
 #include "opgen_math.h"
 #include "opgen_runtime.h"
 
@@ -67,6 +68,12 @@ static void block(int64_t n, const float *const *in, float *out, const void *par
     }
 }
 
+/* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h) */
+static void block_chunked(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
+{
+    opgen_chunked(n, 2, in, out, params, block);
+}
+
 /* ---- phase 1 ---- */
 aclnnStatus aclnnSoftshrinkBackwardGetWorkspaceSize(
     const aclTensor  *gradOutput,
@@ -109,6 +116,7 @@ aclnnStatus aclnnSoftshrinkBackwardGetWorkspaceSize(
     opgen_call_input(&call, self);
     opgen_call_output(&call, gradInput);
     call.block = block;
+    call.chunked = block_chunked;
     return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);
 }
 

@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "opgen_chunks.h"
 #include "opgen_half.h"
 #include "opgen_runtime.h"
 
@@ -152,40 +153,7 @@ static void store_f32(char *dst, int64_t stride, const float *src, int64_t n, ac
     }
 }
 
-/* Store n FLOAT values contiguously into dtype dt with non-temporal stores: the lines go to memory without being
- * read first (a plain store reads each line before writing it) and without evicting the inputs from the cache.
- * Only for outputs much larger than the cache, which nobody will read back soon (plan()).  Head and tail
- * elements that do not fill an aligned vector are stored plainly. */
-static void stream_f32(char *dst, const float *src, int64_t n, aclDataType dt)
-{
-#if defined(__AVX__)
-    const size_t es = opgen_dtype_size(dt);
-    int64_t i = 0;
-    while (i < n && ((uintptr_t)(dst + i * (int64_t)es) & 31) != 0)
-        ++i;
-    if (i > 0)
-        store_f32(dst, 1, src, i, dt);
-    if (dt == ACL_FLOAT) {
-        for (; i + 8 <= n; i += 8)
-            _mm256_stream_ps((float *)(void *)(dst + 4 * i), _mm256_loadu_ps(src + i));
-    } else if (dt == ACL_FLOAT16) {
-#if defined(__F16C__)
-        for (; i + 8 <= n; i += 8)
-            _mm_stream_si128((__m128i *)(void *)(dst + 2 * i), opgen_f32x8_to_f16(src + i));
-#endif
-    } else if (dt == ACL_BF16) {
-#if defined(__AVX2__)
-        for (; i + 16 <= n; i += 16)
-            _mm256_stream_si256((__m256i *)(void *)(dst + 2 * i), opgen_f32x16_to_bf16(src + i));
-#endif
-    }
-    if (i < n)
-        store_f32(dst + i * (int64_t)es, 1, src + i, n - i, dt);
-#else
-    store_f32(dst, 1, src, n, dt);
-#endif
-}
-
+/* Outputs of these dtypes can be written with non-temporal stores (opgen_stream_contiguous). */
 static bool can_stream(aclDataType dt)
 {
 #if defined(__AVX__)
@@ -376,7 +344,7 @@ static void plan(const opgen_call *c, plan_t *p)
     const int64_t out_axis = (c->nred && p->rows) ? L.dstride[out] : L.stride[out][L.ndim - 1];
     /* (not for row sums: they write while re-reading what they just read, and measured slower with it) */
     p->stream = !c->nred && !p->overlap && out_axis == 1 && can_stream(c->out.dtype)
-                && (uint64_t)numel * L.esize[out] >= STREAM_MIN_BYTES;
+                && aligned_for(L.base[out], c->out.dtype) && (uint64_t)numel * L.esize[out] >= STREAM_MIN_BYTES;
     /* Several rows: each row's first and last cache lines are written by plain stores (block_shift aligns the
      * first row only), and a line mixing plain and non-temporal stores costs more than streaming saves; so
      * stream several rows only when every row starts on a cache line. */
@@ -435,7 +403,7 @@ static void out_flush(const layout *L, float *res, char *dst, const int64_t *axi
     if (res == (float *)dst)
         return;
     if (L->stream && axis_stride[o] == 1)
-        stream_f32(dst, res, n, L->dtype[o]);
+        opgen_stream_contiguous(dst, res, n, L->dtype[o]);
     else
         store_f32(dst, axis_stride[o], res, n, L->dtype[o]);
 }
@@ -504,6 +472,41 @@ static int64_t elementwise_items(const layout *L, int64_t shift)
     return outer * blocks_of(L->shape[L->ndim - 1] + (shift ? OPGEN_BLOCK - shift : 0), OPGEN_BLOCK);
 }
 
+/* Can operand k go to a kernel's chunked entry as it is?  Unit stride along the walked axis, a dtype the entry
+ * converts, aligned storage (offsets are whole elements, so every block start is aligned too). */
+static bool as_is(const layout *L, int k, int64_t axis_stride)
+{
+    const aclDataType dt = L->dtype[k];
+    return axis_stride == 1 && (dt == ACL_FLOAT || dt == ACL_FLOAT16 || dt == ACL_BF16) && aligned_for(L->base[k], dt);
+}
+
+/* One block of n elements through the chunked entry: the operands it takes as they are, the others staged into
+ * FLOAT first (inputs) or after (the output), as for `block`. */
+static void run_chunked(const layout *L, const opgen_call *c, const int64_t *off, int64_t along,
+                        const int64_t *axis_stride, int64_t n, float *staging, const void *params)
+{
+    opgen_src src[OPGEN_MAX_INPUTS];
+    for (int k = 0; k < c->nin; ++k) {
+        const char *p = L->base[k] + (off[k] + along * axis_stride[k]) * (int64_t)L->esize[k];
+        if (as_is(L, k, axis_stride[k])) {
+            src[k] = (opgen_src){p, L->dtype[k]};
+        } else {
+            float *buf = staging + (size_t)k * OPGEN_BLOCK;
+            load_f32(buf, p, n, axis_stride[k], L->dtype[k]);
+            src[k] = (opgen_src){buf, ACL_FLOAT};
+        }
+    }
+    const int o = L->nops - 1;
+    char *dst = L->base[o] + (off[o] + along * axis_stride[o]) * (int64_t)L->esize[o];
+    if (as_is(L, o, axis_stride[o])) {
+        c->chunked(n, src, (opgen_dst){dst, L->dtype[o], L->stream}, params);
+    } else {
+        float *res = staging + (size_t)o * OPGEN_BLOCK;
+        c->chunked(n, src, (opgen_dst){res, ACL_FLOAT, false}, params);
+        store_f32(dst, axis_stride[o], res, n, L->dtype[o]);
+    }
+}
+
 static void run_elementwise(const share *s)
 {
     const opgen_call *c = s->c;
@@ -523,11 +526,15 @@ static void run_elementwise(const share *s)
     while (item < s->end) {
         const int64_t start = (item % nblk) * OPGEN_BLOCK - lead, j = start < 0 ? 0 : start;
         const int64_t stop = start + OPGEN_BLOCK < len ? start + OPGEN_BLOCK : len, n = stop - j;
-        stage_inputs(&L, c->nin, off, j, axis, n, s->staging, in);
-        char *dst;
-        float *res = out_target(&L, off, j, axis, n, s->staging, &dst);
-        c->block(n, in, res, s->params);
-        out_flush(&L, res, dst, axis, n);
+        if (c->chunked) {
+            run_chunked(&L, c, off, j, axis, n, s->staging, s->params);
+        } else {
+            stage_inputs(&L, c->nin, off, j, axis, n, s->staging, in);
+            char *dst;
+            float *res = out_target(&L, off, j, axis, n, s->staging, &dst);
+            c->block(n, in, res, s->params);
+            out_flush(&L, res, dst, axis, n);
+        }
         if (++item % nblk == 0)
             next_index(&L, idx, off, inner - 1);
     }

@@ -114,11 +114,27 @@ typedef void (*opgen_rowsums_fn)(int64_t rows, int64_t len, const float *const *
 typedef void (*opgen_finish_rows_fn)(int64_t rows, int64_t len, const float *const *in, const double *acc, float *out,
                                      const void *params);
 
+/* An elementwise kernel's chunked entry (opgen_chunks.h): `block` over contiguous operands in their own dtype,
+ * FLOAT read and written in place, FLOAT16/BFLOAT16 converted OPGEN_CHUNK elements at a time right where the
+ * kernel reads or writes them (stream: the output is written with non-temporal stores).  The loops use it for
+ * every operand they can hand over as it is, and stage the others into FLOAT as for `block`. */
+typedef struct {
+    const void *data;
+    aclDataType dtype;                 /* ACL_FLOAT, ACL_FLOAT16 or ACL_BF16 */
+} opgen_src;
+typedef struct {
+    void *data;
+    aclDataType dtype;                 /* ACL_FLOAT, ACL_FLOAT16 or ACL_BF16 */
+    bool stream;
+} opgen_dst;
+typedef void (*opgen_chunked_fn)(int64_t n, const opgen_src *in, opgen_dst out, const void *params);
+
 typedef struct {
     int nin;
     aclTensor in[OPGEN_MAX_INPUTS];    /* copies: the caller may destroy its tensors between the phases */
     aclTensor out;
     opgen_block_fn block;              /* elementwise kernels */
+    opgen_chunked_fn chunked;          /* the same kernel, chunked (optional) */
     int nred;                          /* row sums (0: elementwise) */
     int64_t dim;                       /* their dim, in [0, rank) (rank 0 counts as 1) */
     opgen_rowsum_fn rowsum;
