@@ -293,3 +293,36 @@ def test_streamed_outputs(dtype, shift, rows):
     assert got is out
     assert_elementwise_close(out, want, dtype, f"{dtype} shift {shift} rows {rows}")
     assert buf[0] == 7 and buf[-1] == 7, "a store outside out"
+
+
+def _misaligned(a):
+    """A copy of `a` one byte past an element boundary: the C loops stage it element by element into FLOAT."""
+    raw = np.zeros(a.nbytes + a.itemsize, np.uint8)
+    mis = np.frombuffer(raw.data, dtype=a.dtype, count=a.size, offset=1).reshape(a.shape)
+    np.copyto(mis, a)
+    return mis
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("dtype", ["FLOAT16", "BFLOAT16"])
+def test_chunked_conversions_give_the_block_wise_bits(name, dtype):
+    """FLOAT16/BFLOAT16 operands in aligned storage go to the kernels' chunked entries (opgen_chunks.h: converted
+    64 elements at a time, row sums carrying their eight lanes from chunk to chunk); misaligned ones are staged
+    into FLOAT a block at a time and take the block functions.  Same values, same bits, at lengths around the
+    chunk (64) and block (1024) boundaries, for whole rows and for rows side by side."""
+    op = OPS[name]
+    if dtype not in op.dtypes[DEFAULT_PRODUCT]:
+        pytest.skip(f"{name} has no {dtype} on {DEFAULT_PRODUCT}")
+    c = codegen.kernel(name, backend="c")
+    shapes = [((1,), -1), ((63,), -1), ((65,), -1), ((3, 1000), -1), ((2, 1024 + 70), -1), ((1, 3000), -1),
+              ((300, 7), 0)]
+    for shape, dim in shapes:
+        kw = _valid(name, dtype, shape, seed=seed(name, dtype, shape))
+        if op.reduce_dim:
+            kw[op.param(op.reduce_dim).py_name] = dim
+        elif dim == 0:
+            continue
+        tensors = [t.py_name for t in op.tensors if isinstance(kw.get(t.py_name), np.ndarray)]
+        aligned = c(**kw, out=np.zeros(shape, NP[dtype]))
+        mis = c(**{**kw, **{n: _misaligned(kw[n]) for n in tensors}}, out=_misaligned(np.zeros(shape, NP[dtype])))
+        assert aligned.tobytes() == np.ascontiguousarray(mis).tobytes(), f"{name} {dtype} {shape} dim={dim}"

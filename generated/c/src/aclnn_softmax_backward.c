@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "aclnnop/aclnn_softmax_backward.h"
+#include "opgen_chunks.h"
 #include "opgen_math.h"
 #include "opgen_runtime.h"
 
@@ -59,16 +60,17 @@ typedef struct {
     char none;   /* the kernel reads no constant */
 } Params;
 
-static void rowsum(int64_t n, const float *const *in, double *acc, const void *params)
+/* lanes[8r + lane] += summand r of the elements i < n with i % 8 == lane, the last n % 8 elements going to lane 0:
+ * eight partial sums in a fixed order, which the compiler vectorizes and which do not depend on the machine */
+static inline void rowsum_lanes(int64_t n, const float *const *in, double *lanes, const void *params)
 {
     (void)params;
     const float *restrict grad_output = in[0];
     const float *restrict output = in[1];
-    /* eight partial sums in a fixed order: the compiler vectorizes them, and the result does not depend on
-     * the machine */
-    double s0[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    int64_t i0 = 0;
-    for (; i0 + 8 <= n; i0 += 8) {
+    double s0[8];
+    memcpy(s0, lanes + 0, sizeof s0);
+    const int64_t whole = n - n % 8;
+    for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
             const int64_t i = i0 + lane;
             const float grad_output_i = grad_output[i];
@@ -76,13 +78,37 @@ static void rowsum(int64_t n, const float *const *in, double *acc, const void *p
             s0[lane] += (double)(grad_output_i*output_i);
         }
     }
-    for (int64_t i = i0; i < n; ++i) {
+    for (int64_t i = whole; i < n; ++i) {
         const float grad_output_i = grad_output[i];
         const float output_i = output[i];
         s0[0] += (double)(grad_output_i*output_i);
     }
-    acc[0] += ((s0[0] + s0[1]) + (s0[2] + s0[3]))
-        + ((s0[4] + s0[5]) + (s0[6] + s0[7]));
+    memcpy(lanes + 0, s0, sizeof s0);
+}
+
+/* acc[r] += the sum of summand r over the block, from its eight lanes */
+static void rowsum(int64_t n, const float *const *in, double *acc, const void *params)
+{
+    double lanes[8] = {0};
+    rowsum_lanes(n, in, lanes, params);
+    opgen_add_lanes(1, lanes, acc);
+}
+
+/* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h); the lanes carry
+ * over from chunk to chunk, so the sums are those of rowsum, bit for bit */
+static inline void rowsum_block(int64_t n, const float *const *in, float *out, const void *args)
+{
+    (void)out;
+    const opgen_row_args *a = args;
+    rowsum_lanes(n, in, a->lanes, a->params);
+}
+
+static void rowsum_chunked(int64_t n, const opgen_src *in, double *acc, const void *params)
+{
+    double lanes[8] = {0};
+    const opgen_row_args args = {params, NULL, lanes};
+    opgen_chunked(n, 2, in, (opgen_dst){NULL, ACL_FLOAT, false}, &args, rowsum_block);
+    opgen_add_lanes(1, lanes, acc);
 }
 
 static void colsum(int64_t n, const float *const *in, double *const *acc, const void *params)
@@ -127,6 +153,20 @@ static void finish_col(int64_t n, const float *const *in, const double *const *a
         const float output_i = output[i];
         res[i] = grad_output_i*output_i - output_i*r0;
     }
+}
+
+/* finish_row over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h) */
+static inline void finish_row_block(int64_t n, const float *const *in, float *out, const void *args)
+{
+    const opgen_row_args *a = args;
+    finish_row(n, in, a->acc, out, a->params);
+}
+
+static void finish_row_chunked(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
+                              const void *params)
+{
+    const opgen_row_args args = {params, acc, NULL};
+    opgen_chunked(n, 2, in, out, &args, finish_row_block);
 }
 
 /* short rows packed one after another: the two functions above, row by row, inlined */
@@ -186,8 +226,10 @@ aclnnStatus aclnnSoftmaxBackwardGetWorkspaceSize(
     call.nred = 1;
     call.dim = out->ndim == 0 ? 0 : (dim + (int64_t)out->ndim) % (int64_t)out->ndim;
     call.rowsum = rowsum;
+    call.rowsum_chunked = rowsum_chunked;
     call.colsum = colsum;
     call.finish_row = finish_row;
+    call.finish_row_chunked = finish_row_chunked;
     call.finish_col = finish_col;
     call.rowsums = rowsums;
     call.finish_rows = finish_rows;

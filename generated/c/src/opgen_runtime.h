@@ -128,6 +128,9 @@ typedef struct {
     bool stream;
 } opgen_dst;
 typedef void (*opgen_chunked_fn)(int64_t n, const opgen_src *in, opgen_dst out, const void *params);
+typedef void (*opgen_rowsum_chunked_fn)(int64_t n, const opgen_src *in, double *acc, const void *params);
+typedef void (*opgen_finish_row_chunked_fn)(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
+                                            const void *params);
 
 typedef struct {
     int nin;
@@ -138,8 +141,10 @@ typedef struct {
     int nred;                          /* row sums (0: elementwise) */
     int64_t dim;                       /* their dim, in [0, rank) (rank 0 counts as 1) */
     opgen_rowsum_fn rowsum;
+    opgen_rowsum_chunked_fn rowsum_chunked;           /* rowsum, chunked */
     opgen_colsum_fn colsum;
     opgen_finish_row_fn finish_row;
+    opgen_finish_row_chunked_fn finish_row_chunked;   /* finish_row, chunked */
     opgen_finish_col_fn finish_col;
     opgen_rowsums_fn rowsums;
     opgen_finish_rows_fn finish_rows;
