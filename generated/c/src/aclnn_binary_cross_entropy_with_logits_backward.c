@@ -123,9 +123,15 @@ static void block__weight_optional_absent__pos_weight_optional_absent(int64_t n,
 }
 
 /* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h) */
+static inline void block_chunk__weight_optional_absent__pos_weight_optional_absent(int64_t at, int64_t n, const float *const *in, float *out, const void *params)
+{
+    (void)at;
+    block__weight_optional_absent__pos_weight_optional_absent(n, in, out, params);
+}
+
 static void block_chunked__weight_optional_absent__pos_weight_optional_absent(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 3, in, out, params, block__weight_optional_absent__pos_weight_optional_absent);
+    opgen_chunked(n, 3, in, out, params, block_chunk__weight_optional_absent__pos_weight_optional_absent);
 }
 
 /* ---- the kernel for weightOptional=absent, posWeightOptional=present ---- */
@@ -155,9 +161,15 @@ static void block__weight_optional_absent__pos_weight_optional_present(int64_t n
 }
 
 /* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h) */
+static inline void block_chunk__weight_optional_absent__pos_weight_optional_present(int64_t at, int64_t n, const float *const *in, float *out, const void *params)
+{
+    (void)at;
+    block__weight_optional_absent__pos_weight_optional_present(n, in, out, params);
+}
+
 static void block_chunked__weight_optional_absent__pos_weight_optional_present(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 4, in, out, params, block__weight_optional_absent__pos_weight_optional_present);
+    opgen_chunked(n, 4, in, out, params, block_chunk__weight_optional_absent__pos_weight_optional_present);
 }
 
 /* ---- the kernel for weightOptional=present, posWeightOptional=absent ---- */
@@ -186,9 +198,15 @@ static void block__weight_optional_present__pos_weight_optional_absent(int64_t n
 }
 
 /* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h) */
+static inline void block_chunk__weight_optional_present__pos_weight_optional_absent(int64_t at, int64_t n, const float *const *in, float *out, const void *params)
+{
+    (void)at;
+    block__weight_optional_present__pos_weight_optional_absent(n, in, out, params);
+}
+
 static void block_chunked__weight_optional_present__pos_weight_optional_absent(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 4, in, out, params, block__weight_optional_present__pos_weight_optional_absent);
+    opgen_chunked(n, 4, in, out, params, block_chunk__weight_optional_present__pos_weight_optional_absent);
 }
 
 /* ---- the kernel for weightOptional=present, posWeightOptional=present ---- */
@@ -220,9 +238,15 @@ static void block__weight_optional_present__pos_weight_optional_present(int64_t 
 }
 
 /* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h) */
+static inline void block_chunk__weight_optional_present__pos_weight_optional_present(int64_t at, int64_t n, const float *const *in, float *out, const void *params)
+{
+    (void)at;
+    block__weight_optional_present__pos_weight_optional_present(n, in, out, params);
+}
+
 static void block_chunked__weight_optional_present__pos_weight_optional_present(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 5, in, out, params, block__weight_optional_present__pos_weight_optional_present);
+    opgen_chunked(n, 5, in, out, params, block_chunk__weight_optional_present__pos_weight_optional_present);
 }
 
 /* ---- phase 1 ---- */

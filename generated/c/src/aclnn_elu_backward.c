@@ -81,9 +81,15 @@ static void block__is_result_false(int64_t n, const float *const *in, float *out
 }
 
 /* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h) */
+static inline void block_chunk__is_result_false(int64_t at, int64_t n, const float *const *in, float *out, const void *params)
+{
+    (void)at;
+    block__is_result_false(n, in, out, params);
+}
+
 static void block_chunked__is_result_false(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 2, in, out, params, block__is_result_false);
+    opgen_chunked(n, 2, in, out, params, block_chunk__is_result_false);
 }
 
 /* ---- the kernel for isResult=true ---- */
@@ -113,9 +119,15 @@ static void block__is_result_true(int64_t n, const float *const *in, float *out,
 }
 
 /* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h) */
+static inline void block_chunk__is_result_true(int64_t at, int64_t n, const float *const *in, float *out, const void *params)
+{
+    (void)at;
+    block__is_result_true(n, in, out, params);
+}
+
 static void block_chunked__is_result_true(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 2, in, out, params, block__is_result_true);
+    opgen_chunked(n, 2, in, out, params, block_chunk__is_result_true);
 }
 
 /* ---- phase 1 ---- */

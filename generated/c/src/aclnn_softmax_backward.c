@@ -96,8 +96,9 @@ static void rowsum(int64_t n, const float *const *in, double *acc, const void *p
 
 /* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h); the lanes carry
  * over from chunk to chunk, so the sums are those of rowsum, bit for bit */
-static inline void rowsum_block(int64_t n, const float *const *in, float *out, const void *args)
+static inline void rowsum_chunk(int64_t at, int64_t n, const float *const *in, float *out, const void *args)
 {
+    (void)at;
     (void)out;
     const opgen_row_args *a = args;
     rowsum_lanes(n, in, a->lanes, a->params);
@@ -106,8 +107,8 @@ static inline void rowsum_block(int64_t n, const float *const *in, float *out, c
 static void rowsum_chunked(int64_t n, const opgen_src *in, double *acc, const void *params)
 {
     double lanes[8] = {0};
-    const opgen_row_args args = {params, NULL, lanes};
-    opgen_chunked(n, 2, in, (opgen_dst){NULL, ACL_FLOAT, false}, &args, rowsum_block);
+    const opgen_row_args args = {params, NULL, lanes, NULL};
+    opgen_chunked(n, 2, in, (opgen_dst){NULL, ACL_FLOAT, false}, &args, rowsum_chunk);
     opgen_add_lanes(1, lanes, acc);
 }
 
@@ -156,8 +157,10 @@ static void finish_col(int64_t n, const float *const *in, const double *const *a
 }
 
 /* finish_row over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h) */
-static inline void finish_row_block(int64_t n, const float *const *in, float *out, const void *args)
+static inline void finish_row_chunk(int64_t at, int64_t n, const float *const *in, float *out,
+                                   const void *args)
 {
+    (void)at;
     const opgen_row_args *a = args;
     finish_row(n, in, a->acc, out, a->params);
 }
@@ -165,8 +168,43 @@ static inline void finish_row_block(int64_t n, const float *const *in, float *ou
 static void finish_row_chunked(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
                               const void *params)
 {
-    const opgen_row_args args = {params, acc, NULL};
-    opgen_chunked(n, 2, in, out, &args, finish_row_block);
+    const opgen_row_args args = {params, acc, NULL, NULL};
+    opgen_chunked(n, 2, in, out, &args, finish_row_chunk);
+}
+
+/* colsum and finish_col over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h); each
+ * element keeps its own accumulators, so chunks change no sum */
+static inline void colsum_chunk(int64_t at, int64_t n, const float *const *in, float *out, const void *args)
+{
+    (void)out;
+    const opgen_row_args *a = args;
+    double *part[1];
+    for (int r = 0; r < 1; ++r)
+        part[r] = a->accs[r] + at;
+    colsum(n, in, part, a->params);
+}
+
+static void colsum_chunked(int64_t n, const opgen_src *in, double *const *acc, const void *params)
+{
+    const opgen_row_args args = {params, NULL, NULL, acc};
+    opgen_chunked(n, 2, in, (opgen_dst){NULL, ACL_FLOAT, false}, &args, colsum_chunk);
+}
+
+static inline void finish_col_chunk(int64_t at, int64_t n, const float *const *in, float *out,
+                                   const void *args)
+{
+    const opgen_row_args *a = args;
+    const double *part[1];
+    for (int r = 0; r < 1; ++r)
+        part[r] = a->accs[r] + at;
+    finish_col(n, in, part, out, a->params);
+}
+
+static void finish_col_chunked(int64_t n, const opgen_src *in, double *const *acc, opgen_dst out,
+                              const void *params)
+{
+    const opgen_row_args args = {params, NULL, NULL, acc};
+    opgen_chunked(n, 2, in, out, &args, finish_col_chunk);
 }
 
 /* short rows packed one after another: the two functions above, row by row, inlined */
@@ -228,9 +266,11 @@ aclnnStatus aclnnSoftmaxBackwardGetWorkspaceSize(
     call.rowsum = rowsum;
     call.rowsum_chunked = rowsum_chunked;
     call.colsum = colsum;
+    call.colsum_chunked = colsum_chunked;
     call.finish_row = finish_row;
     call.finish_row_chunked = finish_row_chunked;
     call.finish_col = finish_col;
+    call.finish_col_chunked = finish_col_chunked;
     call.rowsums = rowsums;
     call.finish_rows = finish_rows;
     return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);

@@ -83,26 +83,31 @@ static inline const float *opgen_chunk_load(float *buf, opgen_src s, int64_t at,
     }
 }
 
+/* A kernel function as opgen_chunked calls it: elements [at, at + n) of the block, the inputs as FLOAT from
+ * in[k][0], the results to out[0] (NULL for a kernel that only reads).  The op's adapters pass it on to `block`,
+ * rowsum, colsum, finish_row or finish_col, `at` locating the accumulators of rows side by side. */
+typedef void (*opgen_chunk_fn)(int64_t at, int64_t n, const float *const *in, float *out, const void *args);
+
 /* One chunk of m elements from `at`: the inputs as FLOAT (buf[k] when converted), the results in place or through
  * buf[nin].  Inlined twice by opgen_chunked: with m = OPGEN_CHUNK, a constant, the compiler unrolls every loop
  * and drops their remainders (a chunk has only ~60 cycles to spend: FLOAT16 streams at about one element per
  * cycle), and once for the last, shorter chunk. */
 static inline __attribute__((always_inline)) void opgen_chunk(int64_t at, int64_t m, int nin, const opgen_src *in,
                                                               opgen_dst out, const void *params,
-                                                              opgen_block_fn block, float (*buf)[OPGEN_CHUNK])
+                                                              opgen_chunk_fn block, float (*buf)[OPGEN_CHUNK])
 {
     const float *ptr[OPGEN_MAX_INPUTS];
     for (int k = 0; k < nin; ++k)
         ptr[k] = opgen_chunk_load(buf[k], in[k], at, m);
     if (!out.data) {   /* a kernel that only reads (rowsum) */
-        block(m, ptr, NULL, params);
+        block(at, m, ptr, NULL, params);
         return;
     }
     if (out.dtype == ACL_FLOAT && !out.stream) {
-        block(m, ptr, (float *)out.data + at, params);
+        block(at, m, ptr, (float *)out.data + at, params);
         return;
     }
-    block(m, ptr, buf[nin], params);
+    block(at, m, ptr, buf[nin], params);
     char *dst = (char *)out.data + at * (out.dtype == ACL_FLOAT ? 4 : 2);
     if (out.stream)
         opgen_stream_contiguous(dst, buf[nin], m, out.dtype);
@@ -110,10 +115,10 @@ static inline __attribute__((always_inline)) void opgen_chunk(int64_t at, int64_
         opgen_store_contiguous(dst, buf[nin], m, out.dtype);
 }
 
-/* block(n, in, out, params) over n elements of contiguous operands, a chunk at a time. */
+/* block(at, m, in, out, params) over n elements of contiguous operands, a chunk [at, at + m) at a time. */
 static inline __attribute__((always_inline)) void opgen_chunked(int64_t n, int nin, const opgen_src *in,
                                                                 opgen_dst out, const void *params,
-                                                                opgen_block_fn block)
+                                                                opgen_chunk_fn block)
 {
     float buf[OPGEN_MAX_INPUTS + 1][OPGEN_CHUNK];
     /* nothing to convert (FLOAT read and written in place): one call for the whole block, as `block` gets
@@ -129,12 +134,12 @@ static inline __attribute__((always_inline)) void opgen_chunked(int64_t n, int n
         opgen_chunk(at, n - at, nin, in, out, params, block, buf);
 }
 
-/* rowsum and finish_row as block functions, for opgen_chunked: the row's sums (or the partial sums being
- * accumulated) travel with the kernel's params. */
+/* The row-sum kernels as chunk functions, for opgen_chunked: the sums travel with the kernel's params. */
 typedef struct {
     const void *params;
-    const double *acc;
-    double *lanes;
+    const double *acc;            /* finish_row: the row's sums */
+    double *lanes;                /* rowsum: the partial sums */
+    double *const *accs;          /* colsum, finish_col: the sums of rows side by side, from the block's start */
 } opgen_row_args;
 
 /* acc[r] += the sum of lanes[8r .. 8r+8), pairwise in a fixed order. */

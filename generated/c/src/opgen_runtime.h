@@ -129,6 +129,9 @@ typedef struct {
 } opgen_dst;
 typedef void (*opgen_chunked_fn)(int64_t n, const opgen_src *in, opgen_dst out, const void *params);
 typedef void (*opgen_rowsum_chunked_fn)(int64_t n, const opgen_src *in, double *acc, const void *params);
+typedef void (*opgen_colsum_chunked_fn)(int64_t n, const opgen_src *in, double *const *acc, const void *params);
+typedef void (*opgen_finish_col_chunked_fn)(int64_t n, const opgen_src *in, double *const *acc, opgen_dst out,
+                                            const void *params);
 typedef void (*opgen_finish_row_chunked_fn)(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
                                             const void *params);
 
@@ -143,9 +146,11 @@ typedef struct {
     opgen_rowsum_fn rowsum;
     opgen_rowsum_chunked_fn rowsum_chunked;           /* rowsum, chunked */
     opgen_colsum_fn colsum;
+    opgen_colsum_chunked_fn colsum_chunked;           /* colsum, chunked */
     opgen_finish_row_fn finish_row;
     opgen_finish_row_chunked_fn finish_row_chunked;   /* finish_row, chunked */
     opgen_finish_col_fn finish_col;
+    opgen_finish_col_chunked_fn finish_col_chunked;   /* finish_col, chunked */
     opgen_rowsums_fn rowsums;
     opgen_finish_rows_fn finish_rows;
     int threads;                       /* threads phase 2 may use (OPGEN_NUM_THREADS, read in phase 1) */
