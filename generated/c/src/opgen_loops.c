@@ -4,14 +4,17 @@
  * Elementwise: the output's shape is walked with every input broadcast to it (stride 0 where it is
  * stretched); dimensions that are contiguous with each other in every tensor are merged first, so a
  * contiguous call is one long inner loop.  The inner dimension goes to the kernel in blocks of OPGEN_BLOCK:
- * a FLOAT input with unit stride is passed in place, any other input (FLOAT16, BFLOAT16, strided,
- * broadcast, misaligned) is converted into a FLOAT staging buffer first; the results are written in place or
- * rounded once from a staging buffer into the output's dtype and layout.
+ * an aligned FLOAT, FLOAT16 or BFLOAT16 operand with unit stride is handed to the kernel's chunked entry as it
+ * is (FLOAT read and written in place, halves converted a chunk at a time next to the kernel, opgen_chunks.h);
+ * any other input (strided, broadcast, misaligned, DOUBLE) is converted into a FLOAT staging buffer first, and
+ * such an output's results are rounded once from a staging buffer into its dtype and layout.
  *
  * Row sums along dim: when dim is the output's contiguous dimension each row is summed block by block and
  * then finished block by block (the row is read twice, the second time mostly from cache); otherwise
  * OPGEN_BLOCK rows of the inner dimensions are processed side by side, dim being walked twice with one
- * accumulator per row — no transposition, every access along the contiguous dimension.
+ * accumulator per row — no transposition, every access along the contiguous dimension.  With FLOAT16/BFLOAT16
+ * operands both shapes take the chunked entries; with FLOAT ones, the block functions on staged or in-place
+ * blocks, as do short rows packed several to a block.
  *
  * An output that overlaps an input in memory is computed into the workspace first and copied out last, so
  * in-place calls give the same result as separate buffers.

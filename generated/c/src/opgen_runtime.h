@@ -114,10 +114,12 @@ typedef void (*opgen_rowsums_fn)(int64_t rows, int64_t len, const float *const *
 typedef void (*opgen_finish_rows_fn)(int64_t rows, int64_t len, const float *const *in, const double *acc, float *out,
                                      const void *params);
 
-/* An elementwise kernel's chunked entry (opgen_chunks.h): `block` over contiguous operands in their own dtype,
- * FLOAT read and written in place, FLOAT16/BFLOAT16 converted OPGEN_CHUNK elements at a time right where the
- * kernel reads or writes them (stream: the output is written with non-temporal stores).  The loops use it for
- * every operand they can hand over as it is, and stage the others into FLOAT as for `block`. */
+/* Chunked entries (opgen_chunks.h): the functions above over contiguous operands in their own dtype, FLOAT read
+ * and written in place, FLOAT16/BFLOAT16 converted OPGEN_CHUNK elements at a time right where the kernel reads
+ * or writes them (stream: the output is written with non-temporal stores); same results, bit for bit.  The
+ * loops hand over as they are the operands they can (unit stride, aligned) and stage the others into FLOAT as
+ * for the plain functions.  Elementwise kernels always take them; row sums only when some operand is
+ * FLOAT16/BFLOAT16 (whole-row and side-by-side shapes; short packed rows keep the plain functions). */
 typedef struct {
     const void *data;
     aclDataType dtype;                 /* ACL_FLOAT, ACL_FLOAT16 or ACL_BF16 */
