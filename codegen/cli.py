@@ -175,21 +175,33 @@ def cmd_bench(args) -> int:
     if not cases:
         print("nothing to benchmark", file=sys.stderr)
         return 2
+    baseline = None
+    if args.baseline:
+        from .bench.baseline import BaselineError, libraries
+        print(f"building the C libraries of {args.baseline} ...", file=sys.stderr)
+        try:
+            baseline = libraries(args.baseline, list(dict.fromkeys(c.op for c in cases)))
+        except BaselineError as e:
+            print(f"--baseline: {e}", file=sys.stderr)
+            return 2
     print("timing opgen generate and opgen verify ...", file=sys.stderr)
     commands = command_times.measure(load_specs(args.specs), quick=args.quick)   # always every op
     print(f"{len(cases)} cases × {len(chosen)} backends", file=sys.stderr)
     print(report.text_header(), flush=True)
     records = bench.run(ops, cases, chosen, quick=args.quick, repeat=args.repeat,
-                        on_record=lambda r: print(report.text_row(r), flush=True))
+                        on_record=lambda r: print(report.text_row(r), flush=True), baseline=baseline)
     cmd = "opgen bench" + "".join(f" {o}" for o in args.ops or []) + (" --quick" if args.quick else "") \
         + (f" --sizes {args.sizes}" if args.sizes else "") + "".join(f" --backend {b}" for b in args.backend or []) \
-        + (f" --repeat {args.repeat}" if args.repeat else "")
+        + (f" --repeat {args.repeat}" if args.repeat else "") + (f" --baseline {args.baseline}" if baseline else "")
     meta = {"command": cmd, "mode": "quick" if args.quick else "full", "backends": chosen,
+            "baseline": {"rev": args.baseline, "backend": baseline[0]} if baseline else None,
             "sizes": sorted({c.n for c in cases}), "repeat": args.repeat,
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             "machine": report.machine(), "commands": commands}
     md, js = report.write(records, args.out or "reports/bench", meta)
     print(f"\nsummary at n = {report.summary_n(records)}:\n\n{report.summary_table(records)}")
+    if baseline:
+        print(f"\nagainst {args.baseline}:\n\n{report.baseline_table(records, baseline[0])}")
     print(f"\n{len(records)} rows in {time.perf_counter() - t0:.1f} s; report: {md}, {js}")
     return 0
 
@@ -248,6 +260,8 @@ def main(argv=None) -> int:
     p.add_argument("--sizes", help="element counts as powers of two, e.g. 10,14,18,24 (default: 10,12,...,24)")
     p.add_argument("--backend", action="append", help="numpy or c (repeatable; default: both)")
     p.add_argument("--repeat", type=int, help="timed passes per case (default: adaptive, >= 5 and ~0.2 s)")
+    p.add_argument("--baseline", metavar="REV",
+                   help="also time the C kernels of git revision REV, side by side (rows `c@<commit>`)")
     p.add_argument("--out", help="report folder (default: reports/bench)")
     p.set_defaults(fn=cmd_bench)
     args = parser.parse_args(argv)

@@ -186,12 +186,24 @@ def test_pytorch_tensors_share_half_arrays(dtype):
 
 
 # ---- timing and threads --------------------------------------------------------------------------------
-def test_interleaved_calls_every_contender_in_rotating_passes():
+def test_interleaved_calls_every_contender_once_per_pass_in_varying_order():
     calls = []
-    fns = {name: (lambda name=name: calls.append(name)) for name in "abc"}
-    t = timing.interleaved(fns, timing.Policy(warmup=1, fixed=3))
-    assert {name: t[name].runs for name in "abc"} == {"a": 3, "b": 3, "c": 3}
-    assert calls == list("abc") + list("abc") + list("bca") + list("cab")
+    names = "abcde"
+    fns = {name: (lambda name=name: calls.append(name)) for name in names}
+    t = timing.interleaved(fns, timing.Policy(warmup=1, fixed=200))
+    assert {name: t[name].runs for name in names} == {name: 200 for name in names}
+    assert calls[:5] == list(names)                                  # the warm-up
+    passes = [calls[i:i + 5] for i in range(5, len(calls), 5)]
+    assert all(sorted(p) == list(names) for p in passes)             # each contender once per pass
+    # no contender keeps its predecessor (a rotation of one order would: "a" after "e" in 4 passes of 5)
+    for name in names:
+        before = [p[p.index(name) - 1] for p in passes if p.index(name) > 0]
+        assert max(before.count(other) for other in names) < 0.4 * len(before), (name, before)
+    timing.interleaved(fns, timing.Policy(warmup=0, fixed=3))
+    again = calls[-15:]
+    calls.clear()
+    timing.interleaved(fns, timing.Policy(warmup=0, fixed=3))
+    assert calls == again                                            # the same orders every run
 
 
 def test_threads_are_restored():
@@ -238,3 +250,26 @@ def test_an_op_without_layouts_is_named_and_left_out(ops):
     more = dict(ops, new_op_backward=ops["softshrink_backward"])
     assert C.without_layouts(more) == ["new_op_backward"]
     assert {c.op for c in C.select(more, quick=True)} == set(ops)
+
+
+def test_baseline_times_another_revisions_c_kernels_side_by_side(tmp_path):
+    """`--baseline REV`: REV's C libraries, built by REV's own generator from `git archive`, timed in the same
+    passes as today's (rows `c@<commit>`) and compared in a table of time ratios; a bad REV is refused."""
+    if subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True).returncode != 0:
+        pytest.skip("not a git checkout")
+    cmd = [sys.executable, "-m", "codegen", "bench", "softshrink_backward", "--quick", "--backend", "c",
+           "--out", str(tmp_path)]
+    r = subprocess.run(cmd + ["--baseline", "HEAD"], cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    data = json.loads((tmp_path / "bench.json").read_text())
+    label = data["meta"]["baseline"]["backend"]
+    assert label.startswith("c@") and data["meta"]["baseline"]["rev"] == "HEAD"
+    rows = data["results"]
+    assert {x["backend"] for x in rows} == {"c", label}
+    assert sum(x["backend"] == label for x in rows) == sum(x["backend"] == "c" for x in rows) > 0
+    assert all(x["all"] is not None for x in rows)               # the baseline threads like the C backend
+    md = (tmp_path / "bench.md").read_text()
+    assert "## Against HEAD" in md and f"| {label} / c |" in md and "against HEAD:" in r.stdout
+    bad = subprocess.run(cmd + ["--baseline", "no-such-revision"], cwd=REPO, capture_output=True, text=True,
+                         timeout=600)
+    assert bad.returncode == 2 and "no-such-revision" in bad.stderr

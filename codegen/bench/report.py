@@ -97,6 +97,27 @@ def summary_table(records: list[Record]) -> str:
     return "\n".join(lines)
 
 
+def baseline_table(records: list[Record], label: str) -> str:
+    """Today's C kernels against a baseline revision's (`--baseline`), at the summary's size: both times and
+    their ratio, one thread and all threads, from the same interleaved passes."""
+    n = summary_n(records)
+    pairs: dict = {}
+    for r in records:
+        if r.n == n and r.backend in ("c", label):
+            pairs.setdefault((r.op, r.layout, r.dtype), {})[r.backend] = r
+    head = ["op", "layout", "dtype", f"{label} ms", "c ms", f"{label} / c", f"{all_threads()} threads: {label} / c"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for (op, layout, dtype), by in pairs.items():
+        if len(by) < 2:
+            continue
+        old, new = by[label], by["c"]
+        both = old.all and new.all
+        lines.append("| " + " | ".join([op, layout, dtype, _ms(old.one.time_ns), _ms(new.one.time_ns),
+                                        _x(old.one.time_ns / new.one.time_ns),
+                                        _x(old.all.time_ns / new.all.time_ns) if both else "—"]) + " |")
+    return "\n".join(lines)
+
+
 # ---- stdout ---------------------------------------------------------------------------------------------
 _WIDTHS = [41, 34, 8, 7, 8, 8, 9, 6, 8, 10, 14, 6, 8, 10]
 
@@ -161,6 +182,9 @@ def markdown(records: list[Record], meta: dict) -> str:
         "",
         summary_table(records),
         "",
+        *([f"## Against {meta['baseline']['rev']} (`{meta['baseline']['backend']}`: its C kernels, timed in the "
+           "same passes; > 1: today's are faster)", "", baseline_table(records, meta['baseline']['backend']), ""]
+          if meta.get("baseline") else []),
         f"## Targets (one thread, n = {n})",
         "",
         targets.table(records, n, c),

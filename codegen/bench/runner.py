@@ -98,8 +98,9 @@ def _round(n_threads: int, ours: dict, probe: Probe, torch_fn, torch, nbytes: in
     return out
 
 
-def kernels(ops: dict, backends) -> dict:
-    """{(op name, backend): callable} for the Op objects given (so `--specs DIR` is honoured).  The C libraries
+def kernels(ops: dict, backends, baseline: tuple[str, dict] | None = None) -> dict:
+    """{(op name, backend): callable} for the Op objects given (so `--specs DIR` is honoured), plus
+    (op name, label) for the ops `baseline` = (label, {op name: library path}) has (baseline.py).  The C libraries
     and the probe compile side by side in threads (the compiler is a subprocess; rendering holds the GIL):
     a cold build/ means one compile per op, which --quick must absorb."""
     out = {(name, "numpy"): _backends.get("numpy").make_kernel(op) for name, op in ops.items()
@@ -112,6 +113,10 @@ def kernels(ops: dict, backends) -> dict:
         for k, f in futures.items():
             out[k] = f.result()
         probe.result()
+    if baseline:
+        from codegen.backends.c.binding import make_kernel
+        label, paths = baseline
+        out.update({(name, label): make_kernel(ops[name], path=paths[name]) for name in ops if name in paths})
     return out
 
 
@@ -135,7 +140,7 @@ def run_case(case: Case, op, fns: dict, torch, quick=False, repeat=None, seed=0)
 
     policy = _policy(case, quick, repeat)
     one = _round(1, ours, probe, torch_fn, torch, nbytes, policy)
-    threaded = {b: f for b, f in ours.items() if b in THREADED_BACKENDS}
+    threaded = {b: f for b, f in ours.items() if b.split("@")[0] in THREADED_BACKENDS}   # (c@REV: a baseline)
     every = _round(T.all_threads(), threaded, probe, torch_fn, torch, nbytes, policy) if threaded else {}
 
     shapes = {k: list(np.shape(v)) for k, v in kw.items() if isinstance(v, np.ndarray)}
@@ -144,13 +149,16 @@ def run_case(case: Case, op, fns: dict, torch, quick=False, repeat=None, seed=0)
 
 
 def run(ops: dict, cases: list[Case], backends: list[str], quick=False, repeat=None,
-        on_record=None) -> list[Record]:
-    """Every case on every backend; `on_record(record)` is called as each row is measured."""
+        on_record=None, baseline: tuple[str, dict] | None = None) -> list[Record]:
+    """Every case on every backend (and on the baseline's C libraries, see kernels()); `on_record(record)` is
+    called as each row is measured."""
     torch = torch_kernels.available()
-    fns = kernels({name: ops[name] for name in dict.fromkeys(c.op for c in cases)}, backends)
+    fns = kernels({name: ops[name] for name in dict.fromkeys(c.op for c in cases)}, backends, baseline)
+    names = list(backends) + ([baseline[0]] if baseline else [])
     records = []
     for case in cases:
-        for r in run_case(case, ops[case.op], {b: fns[case.op, b] for b in backends}, torch, quick, repeat):
+        mine = {b: fns[case.op, b] for b in names if (case.op, b) in fns}
+        for r in run_case(case, ops[case.op], mine, torch, quick, repeat):
             records.append(r)
             if on_record:
                 on_record(r)

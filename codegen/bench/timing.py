@@ -2,15 +2,20 @@
 
 The machine is shared and noisy, and a ratio is only meaningful when both of its times saw the same machine.
 So the contenders of one case (our kernels, the probes, PyTorch) are not timed one after the other but in
-passes, each pass calling every contender once; a burst of load then hits all of them alike.  The order
-rotates from pass to pass so that no contender always runs right after the same neighbour (whose data would
-still be in cache).  The median of a contender's passes is its time.
+passes, each pass calling every contender once; a burst of load then hits all of them alike.  The order is
+shuffled from pass to pass (fixed seed: the same orders every run) so that no contender always runs right after
+the same neighbour, whose data would still be in cache, or whose threads would still hold a core (PyTorch's
+OpenMP workers spin-wait after a parallel region).  A rotation of one fixed order, used before, keeps every
+contender's predecessor: with five contenders the C kernel followed PyTorch in four passes of five, and its
+all-threads times came out up to 1.5x slower than the same library's timed elsewhere in the order (measured
+with `opgen bench --baseline HEAD`).  The median of a contender's passes is its time.
 
 Repeats are adaptive unless fixed: passes continue until at least `min_runs` were made and `budget_s`
 seconds have gone by (small sizes get thousands of passes, 2^24 elements a handful), with `max_runs` as a cap.
 """
 from __future__ import annotations
 
+import random
 import statistics
 import time
 from dataclasses import dataclass
@@ -34,7 +39,7 @@ class Policy:
 
 
 def interleaved(contenders: dict[str, Callable[[], object]], policy: Policy) -> dict[str, Timing]:
-    """{name: Timing} for every contender, timed in rotating round-robin passes."""
+    """{name: Timing} for every contender, timed in round-robin passes of shuffled order."""
     names = list(contenders)
     for name in names:
         for _ in range(policy.warmup):
@@ -43,9 +48,10 @@ def interleaved(contenders: dict[str, Callable[[], object]], policy: Policy) -> 
     clock = time.perf_counter_ns
     start = clock()
     passes = 0
+    order, rng = list(names), random.Random(0)
     while True:
-        shift = passes % len(names)
-        for name in names[shift:] + names[:shift]:
+        rng.shuffle(order)
+        for name in order:
             fn = contenders[name]
             t0 = clock()
             fn()

@@ -198,15 +198,16 @@ def library(op: Op, sanitize: bool = False) -> Library:
     return _LIBRARIES[path]
 
 
-def make_kernel(op: Op, sanitize: bool | None = None):
+def make_kernel(op: Op, sanitize: bool | None = None, path=None):
     """The callable; `sanitize` (default: $OPGEN_C_SANITIZE == "1") uses the ASan/UBSan build of the library,
-    which needs the ASan runtime preloaded into Python (tests/test_c_api.py does that)."""
+    which needs the ASan runtime preloaded into Python (tests/test_c_api.py does that); `path`, a library built
+    elsewhere with the same C API (`opgen bench --baseline`: another revision's)."""
     from codegen.backends.numpy import load_module
     from codegen.runtime.calls import KernelCall
     checker = load_module(op).check
     if sanitize is None:
         sanitize = os.environ.get("OPGEN_C_SANITIZE") == "1"
-    lib = library(op, sanitize)
+    lib = Library(op, path) if path is not None else library(op, sanitize)
 
     def kernel(**kw):
         call = KernelCall(op, kw)

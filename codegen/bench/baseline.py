@@ -1,0 +1,63 @@
+"""`opgen bench --baseline REV`: the C kernels of another git revision, timed side by side with today's.
+
+Run to run, this machine's timings move by 20-50% (page placement, other tenants), far more than most changes
+to a kernel; two bench reports taken minutes apart cannot say whether a change helped.  A baseline makes it one
+run: REV's tree is exported (`git archive`, nothing in the working copy is touched), REV's own generator builds
+REV's C libraries in a subprocess (into build/baseline/<commit>/, cached like any build), and the libraries are
+loaded next to today's through today's binding — the aclnn C API they export is the contract, so any
+revision with the C backend serves.  Its rows are backend `c@REV`, timed in the same interleaved passes as
+`c`; `ratio` is their time over ours (> 1: today's kernels are faster).
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+from codegen.buildcache import build_root
+from codegen.loader import REPO_ROOT
+
+# Runs inside REV's exported tree: build its C library for each op named on the command line, print the paths.
+_BUILD = """
+import json, sys
+import codegen
+from codegen.backends.c import build
+ops = codegen.load_specs()
+print(json.dumps({name: str(build.library(ops[name])) for name in sys.argv[1:] if name in ops}))
+"""
+
+
+class BaselineError(RuntimeError):
+    """REV cannot be exported or its generator cannot build the libraries (the message says why)."""
+
+
+def _git(*args: str) -> bytes:
+    try:
+        return subprocess.run(["git", "-C", str(REPO_ROOT), *args], capture_output=True, check=True).stdout
+    except FileNotFoundError as e:
+        raise BaselineError("--baseline needs git") from e
+    except subprocess.CalledProcessError as e:
+        raise BaselineError(f"git {' '.join(args)}: {e.stderr.decode(errors='replace').strip()}") from e
+
+
+def libraries(rev: str, op_names: list[str]) -> tuple[str, dict[str, Path]]:
+    """(label "c@<short commit>", {op name: REV's library}) for the ops REV has."""
+    commit = _git("rev-parse", "--verify", f"{rev}^{{commit}}").decode().strip()
+    with tempfile.TemporaryDirectory(prefix="opgen-baseline-") as tmp:
+        archive = Path(tmp) / "rev.tar"
+        archive.write_bytes(_git("archive", "--format=tar", commit))
+        tree = Path(tmp) / "tree"
+        with tarfile.open(archive) as tar:   # (our own commit; the "data" filter where Python has it)
+            tar.extractall(tree, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
+        env = dict(os.environ, PYTHONPATH=str(tree), OPGEN_BUILD_DIR=str(build_root() / "baseline" / commit))
+        done = subprocess.run([sys.executable, "-c", _BUILD, *op_names], cwd=tree, env=env, capture_output=True,
+                              text=True)
+    if done.returncode != 0:
+        tail = "\n".join(done.stderr.strip().splitlines()[-5:])
+        raise BaselineError(f"revision {rev} ({commit[:12]}) could not build its C libraries:\n{tail}")
+    paths = {name: Path(p) for name, p in json.loads(done.stdout.strip().splitlines()[-1]).items()}
+    return f"c@{commit[:10]}", paths
