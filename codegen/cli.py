@@ -176,6 +176,9 @@ def cmd_bench(args) -> int:
         print("nothing to benchmark", file=sys.stderr)
         return 2
     baseline = None
+    if args.baseline and "c" not in chosen:
+        print("--baseline compares C kernels: it needs the c backend", file=sys.stderr)
+        return 2
     if args.baseline:
         from .bench.baseline import BaselineError, libraries
         print(f"building the C libraries of {args.baseline} ...", file=sys.stderr)
