@@ -305,18 +305,22 @@ def _misaligned(a):
 
 
 @pytest.mark.parametrize("name", NAMES)
-@pytest.mark.parametrize("dtype", ["FLOAT16", "BFLOAT16"])
-def test_chunked_conversions_give_the_block_wise_bits(name, dtype):
+@pytest.mark.parametrize("dtype", ["FLOAT16", "BFLOAT16", "FLOAT"])
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_chunked_and_skewed_entries_give_the_block_wise_bits(name, dtype, threads, monkeypatch):
     """FLOAT16/BFLOAT16 operands in aligned storage go to the kernels' chunked entries (opgen_chunks.h: converted
-    64 elements at a time, row sums carrying their eight lanes from chunk to chunk); misaligned ones are staged
-    into FLOAT a block at a time and take the block functions.  Same values, same bits, at lengths around the
-    chunk (64) and block (1024) boundaries, for whole rows and for rows side by side."""
+    64 elements at a time, row sums carrying their eight lanes from chunk to chunk), and whole rows of aligned
+    FLOAT operands to the skewed one (a row's results computed while the next row is summed, opgen_skewed);
+    misaligned operands are staged into FLOAT a block at a time and take the block functions.  Same values, same
+    bits, at lengths around the chunk (64) and block (1024) boundaries, for whole rows (one, several, split
+    between two threads) and for rows side by side."""
     op = OPS[name]
     if dtype not in op.dtypes[DEFAULT_PRODUCT]:
         pytest.skip(f"{name} has no {dtype} on {DEFAULT_PRODUCT}")
+    monkeypatch.setenv("OPGEN_NUM_THREADS", threads)
     c = codegen.kernel(name, backend="c")
     shapes = [((1,), -1), ((63,), -1), ((65,), -1), ((3, 1000), -1), ((2, 1024 + 70), -1), ((1, 3000), -1),
-              ((300, 7), 0)]
+              ((300, 7), 0), ((67, 1030), -1)]
     for shape, dim in shapes:
         kw = _valid(name, dtype, shape, seed=seed(name, dtype, shape))
         if op.reduce_dim:

@@ -14,7 +14,8 @@
  * OPGEN_BLOCK rows of the inner dimensions are processed side by side, dim being walked twice with one
  * accumulator per row — no transposition, every access along the contiguous dimension.  With FLOAT16/BFLOAT16
  * operands both shapes take the chunked entries; with FLOAT ones, the block functions on staged or in-place
- * blocks, as do short rows packed several to a block.
+ * blocks, as do short rows packed several to a block.  Whole rows of FLOAT inputs in place are skewed: a
+ * row is finished while the next one is summed (finish_rowsum), so that reads and writes overlap.
  *
  * An output that overlaps an input in memory is computed into the workspace first and copied out last, so
  * in-place calls give the same result as separate buffers.
@@ -604,6 +605,59 @@ static void rows_chunked(const layout *L, const opgen_call *c, const int64_t *of
     }
 }
 
+/* Can whole rows be skewed (finish_rowsum)?  Every input FLOAT in place: the staging buffers could not hold two
+ * rows' blocks. */
+static bool skewable(const layout *L, const opgen_call *c)
+{
+    if (!c->finish_rowsum)
+        return false;
+    for (int k = 0; k < c->nin; ++k)
+        if (!direct(L, k, L->dstride[k]))
+            return false;
+    return true;
+}
+
+/* Whole rows, skewed: row r's results are computed while row r + 1 is read for its sums, block by block
+ * (opgen_chunks.h: opgen_skewed).  Two odometers one row apart, and two rows' sums, take turns. */
+static void run_rows_skewed(const share *s, const layout *L)
+{
+    const opgen_call *c = s->c;
+    int64_t idx[2][OPGEN_MAX_DIMS], off[2][MAXOPS];
+    double acc[2][OPGEN_MAX_REDUCTIONS];
+    const float *in[OPGEN_MAX_INPUTS], *next[OPGEN_MAX_INPUTS];
+    if (s->begin >= s->end)
+        return;
+    memset(acc, 0, sizeof acc);
+    seek(L, L->ndim, s->begin, idx[0], off[0]);
+    memcpy(idx[1], idx[0], sizeof idx[0]);
+    memcpy(off[1], off[0], sizeof off[0]);
+    next_index(L, idx[1], off[1], L->ndim - 1);
+    for (int64_t j = 0; j < L->dlen; j += OPGEN_BLOCK) {   /* the first row's sums */
+        const int64_t n = L->dlen - j < OPGEN_BLOCK ? L->dlen - j : OPGEN_BLOCK;
+        stage_inputs(L, c->nin, off[0], j, L->dstride, n, s->staging, in);
+        c->rowsum(n, in, acc[0], s->params);
+    }
+    for (int64_t r = s->begin; r < s->end; ++r) {
+        const int cur = (int)((r - s->begin) & 1), nxt = cur ^ 1;
+        for (int64_t j = 0; j < L->dlen; j += OPGEN_BLOCK) {
+            const int64_t n = L->dlen - j < OPGEN_BLOCK ? L->dlen - j : OPGEN_BLOCK;
+            stage_inputs(L, c->nin, off[cur], j, L->dstride, n, s->staging, in);
+            char *dst;
+            float *res = out_target(L, off[cur], j, L->dstride, n, s->staging, &dst);
+            if (r + 1 < s->end) {
+                stage_inputs(L, c->nin, off[nxt], j, L->dstride, n, s->staging, next);
+                c->finish_rowsum(n, in, acc[cur], res, next, acc[nxt], s->params);
+            } else {
+                c->finish_row(n, in, acc[cur], res, s->params);
+            }
+            out_flush(L, res, dst, L->dstride, n);
+        }
+        memset(acc[cur], 0, sizeof acc[cur]);   /* for row r + 2 */
+        next_index(L, idx[cur], off[cur], L->ndim - 1);
+        next_index(L, idx[cur], off[cur], L->ndim - 1);
+    }
+}
+
 static void run_rows(const share *s)
 {
     const opgen_call *c = s->c;
@@ -616,6 +670,10 @@ static void run_rows(const share *s)
     const float *in[OPGEN_MAX_INPUTS];
     double acc[OPGEN_MAX_REDUCTIONS * OPGEN_BLOCK];
     const int64_t group = packed_rows(&L), inner = L.ndim - 1;
+    if (!group && skewable(&L, c)) {
+        run_rows_skewed(s, &L);
+        return;
+    }
     const bool halves = converts(&L, L.dstride);
     seek(&L, L.ndim, s->begin, idx, off);
     for (int64_t r = s->begin; r < s->end;) {

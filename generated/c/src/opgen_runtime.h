@@ -113,6 +113,10 @@ typedef void (*opgen_finish_col_fn)(int64_t n, const float *const *in, const dou
 typedef void (*opgen_rowsums_fn)(int64_t rows, int64_t len, const float *const *in, double *acc, const void *params);
 typedef void (*opgen_finish_rows_fn)(int64_t rows, int64_t len, const float *const *in, const double *acc, float *out,
                                      const void *params);
+/* finish_row on one row (in, acc, out) while rowsum reads the next row (next; its sums to next_acc), a chunk of
+ * each in turn: whole rows with every input FLOAT in place take it (opgen_loops.c: run_rows_skewed). */
+typedef void (*opgen_finish_rowsum_fn)(int64_t n, const float *const *in, const double *acc, float *out,
+                                       const float *const *next, double *next_acc, const void *params);
 
 /* Chunked entries (opgen_chunks.h): the functions above over contiguous operands in their own dtype, FLOAT read
  * and written in place, FLOAT16/BFLOAT16 converted OPGEN_CHUNK elements at a time right where the kernel reads
@@ -155,6 +159,7 @@ typedef struct {
     opgen_finish_col_chunked_fn finish_col_chunked;   /* finish_col, chunked */
     opgen_rowsums_fn rowsums;
     opgen_finish_rows_fn finish_rows;
+    opgen_finish_rowsum_fn finish_rowsum;             /* finish_row skewed with the next row's rowsum */
     int threads;                       /* threads phase 2 may use (OPGEN_NUM_THREADS, read in phase 1) */
 } opgen_call;
 
