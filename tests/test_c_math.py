@@ -1,4 +1,5 @@
-"""opgen_expf, the vectorizable e^x of the C kernels (opgen_math.h), against double-precision exp.
+"""opgen_expf, the vectorizable e^x of the C kernels (opgen_math.h), against double-precision exp; and
+opgen_expf_nonpos, its variant for arguments SymPy proves nonpositive, against opgen_expf (the same bits).
 
 Both builds are checked: with FMA (what -march=native gives on this CPU) and without (-mno-fma, the portable
 fallback).  The error is measured in ulps of the float nearest the exact value: at most 1 everywhere (a
@@ -35,15 +36,25 @@ def source(tmp_path_factory):
     return tmp / "generated" / "c" / "src"
 
 
-@pytest.mark.parametrize("flags", [["-march=native"], ["-march=native", "-mno-fma"]], ids=["fma", "no-fma"])
-def test_expf_is_within_one_ulp(source, tmp_path, flags):
+FLAGS = pytest.mark.parametrize("flags", [["-march=native"], ["-march=native", "-mno-fma"]], ids=["fma", "no-fma"])
+
+
+def _evaluate(source, tmp_path, flags, x):
+    """(opgen_expf(x), opgen_expf_nonpos(x)), built with these flags (-O3: vectorized loops are not involved,
+    but the scalar code is what the kernels inline)."""
     exe = tmp_path / "expf"
-    build = subprocess.run(["cc", "-std=c11", "-O2", "-ffp-contract=off", *flags, "-I", str(source),
+    build = subprocess.run(["cc", "-std=c11", "-O3", "-ffp-contract=off", *flags, "-I", str(source),
                             str(TESTS / "c" / "expf_eval.c"), "-o", str(exe)], capture_output=True, text=True)
     assert build.returncode == 0, build.stderr
-    x = _inputs()
     out = subprocess.run([str(exe)], input=x.tobytes(), capture_output=True, check=True).stdout
-    got = np.frombuffer(out, np.float32)
+    both = np.frombuffer(out, np.float32).reshape(-1, 2)
+    return both[:, 0], both[:, 1]
+
+
+@FLAGS
+def test_expf_is_within_one_ulp(source, tmp_path, flags):
+    x = _inputs()
+    got, _ = _evaluate(source, tmp_path, flags, x)
     with np.errstate(over="ignore", under="ignore"):
         exact = np.exp(x.astype(np.float64))
         nearest = exact.astype(np.float32)
@@ -57,3 +68,17 @@ def test_expf_is_within_one_ulp(source, tmp_path, flags):
     err = np.abs(got[ok].astype(np.float64) - exact[ok]) / ulp
     worst = int(np.argmax(err))
     assert err.max() <= 1.0, f"{err.max():.3f} ulp at x = {x[ok][worst]!r}"
+
+
+@FLAGS
+def test_expf_nonpos_gives_the_bits_of_expf_for_every_nonpositive_argument(source, tmp_path, flags):
+    """Every 97th float of [-inf, -0] (the subnormal and zero results included), the edges, and nan."""
+    bits = np.arange(0x80000000, 0xFF800001, 97, dtype=np.uint64).astype(np.uint32)
+    edges = np.array([-0.0, -1e-30, -87.33654, -87.3366, -103.97208, -103.9721, -104.0, -149.99, -150.0,
+                      -150.01, -1e30, -np.inf, np.nan, -np.nan], np.float32)
+    x = np.concatenate([bits.view(np.float32), edges])
+    want, got = _evaluate(source, tmp_path, flags, x)
+    nan = np.isnan(x)
+    assert np.isnan(got[nan]).all()
+    same = got[~nan].view(np.uint32) == want[~nan].view(np.uint32)
+    assert same.all(), f"x = {x[~nan][~same][:5]!r}: {got[~nan][~same][:5]!r} vs opgen_expf {want[~nan][~same][:5]!r}"

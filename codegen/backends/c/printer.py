@@ -6,8 +6,9 @@ literals.  What it gets wrong for kernels, and is overridden here:
 * `Piecewise` prints as a multi-line ternary (or needs an assignment target); kernels want one expression,
   nested `(c) ? (a) : (b)`, branches in the order the spec lists them, like NumPy's nested `np.where`.
 * `exp` prints as `expf`, a libm call no compiler vectorizes (short of -ffast-math, which would also give up
-  nan and inf); it prints as `opgen_expf` (opgen_math.h), inline and branch-free, within 1 ulp.  (In a
-  double-typed checker condition it stays `exp`.)
+  nan and inf); it prints as `opgen_expf` (opgen_math.h), inline and branch-free, within 1 ulp, or as
+  `opgen_expf_nonpos` where SymPy proves the argument nonpositive.  (In a double-typed checker condition it
+  stays `exp`.)
 * `Max`/`Min` print as `fmaxf`/`fminf`, which *drop* a nan argument; NumPy's `maximum`/`minimum` (the
   reference backend) propagate it.  They print as `opgen_maximumf`/`opgen_minimumf` (opgen_math.h).
 * Integer powers print as `powf(x, 2)`: a libm call per element where one multiplication is exact and
@@ -81,7 +82,10 @@ class KernelCPrinter(EvaluationOrder, C99CodePrinter):
     def _print_exp(self, expr):
         if not self.suffix:
             return f"exp({self._print(expr.args[0])})"
-        return f"opgen_expf({self._print(expr.args[0])})"
+        arg = expr.args[0]
+        if arg.is_nonpositive:   # (the sigmoid's exp(-|u|)): fewer range selects, the same bits
+            return f"opgen_expf_nonpos({self._print(arg)})"
+        return f"opgen_expf({self._print(arg)})"
 
     def _print_Sigmoid(self, expr):
         return f"opgen_sigmoid{self.suffix}({self._print(expr.args[0])})"

@@ -95,7 +95,7 @@ static const opgen_dtype_table DTYPES_out = {4, DTYPES_out_socs};
 /* 1/(1 + exp(-u)) without overflow: exp(-|u|) <= 1, and both branches are finite for every u. */
 static inline float opgen_sigmoidf(float u)
 {
-    const float t0 = opgen_expf(-fabsf(u));
+    const float t0 = opgen_expf_nonpos(-fabsf(u));
     return ((u >= 0) ? 1 : t0)/(t0 + 1);
 }
 
