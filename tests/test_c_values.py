@@ -5,8 +5,8 @@ Every op × every variant × every dtype × every product that claims it, then e
 handle differently: broadcast operands, strided, offset, negative-stride, transposed and misaligned views, a
 strided `out=`, an `out=` that is (or overlaps) an input, empty tensors, rank 0 and rank 8, mixed input
 dtypes and a different output dtype, softmax rows that are short, longer than a block, along the last dim
-(whole rows) and along an outer dim (rows side by side), and the chunked FLOAT16/BFLOAT16 path against the
-block-wise one (same bits).  Elementwise results agree within 1 ulp (2 for FLOAT: exp and log come from
+(whole rows) and along an outer dim (rows side by side), and the chunked FLOAT16/BFLOAT16 path and the
+skewed FLOAT rows against the block-wise path (same bits).  Elementwise results agree within 1 ulp (2 for FLOAT: exp and log come from
 different libraries); row sums are added in another order (double in C, float pairwise in NumPy), so softmax
 is held to a bound proportional to the row's magnitude.
 """

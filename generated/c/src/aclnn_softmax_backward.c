@@ -179,7 +179,8 @@ static void finish_rowsum(int64_t n, const float *const *in, const double *acc, 
 {
     double lanes[8] = {0};
     const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
-    opgen_skewed(n, 2, in, out, &finish, finish_row_chunk, next, &sum, rowsum_chunk);
+    opgen_skewed(n, 2, in, out, &finish, finish_row_chunk,
+                 next, &sum, rowsum_chunk);
     opgen_add_lanes(1, lanes, next_acc);
 }
 

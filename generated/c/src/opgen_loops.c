@@ -605,6 +605,18 @@ static void rows_chunked(const layout *L, const opgen_call *c, const int64_t *of
     }
 }
 
+/* acc += the sums of one whole row of FLOAT blocks (staged where they must be), block by block. */
+static void row_sums(const layout *L, const opgen_call *c, const int64_t *off, float *staging, double *acc,
+                     const void *params)
+{
+    const float *in[OPGEN_MAX_INPUTS];
+    for (int64_t j = 0; j < L->dlen; j += OPGEN_BLOCK) {
+        const int64_t n = L->dlen - j < OPGEN_BLOCK ? L->dlen - j : OPGEN_BLOCK;
+        stage_inputs(L, c->nin, off, j, L->dstride, n, staging, in);
+        c->rowsum(n, in, acc, params);
+    }
+}
+
 /* Can whole rows be skewed (finish_rowsum)?  Every input FLOAT in place: the staging buffers could not hold two
  * rows' blocks. */
 static bool skewable(const layout *L, const opgen_call *c)
@@ -632,11 +644,7 @@ static void run_rows_skewed(const share *s, const layout *L)
     memcpy(idx[1], idx[0], sizeof idx[0]);
     memcpy(off[1], off[0], sizeof off[0]);
     next_index(L, idx[1], off[1], L->ndim - 1);
-    for (int64_t j = 0; j < L->dlen; j += OPGEN_BLOCK) {   /* the first row's sums */
-        const int64_t n = L->dlen - j < OPGEN_BLOCK ? L->dlen - j : OPGEN_BLOCK;
-        stage_inputs(L, c->nin, off[0], j, L->dstride, n, s->staging, in);
-        c->rowsum(n, in, acc[0], s->params);
-    }
+    row_sums(L, c, off[0], s->staging, acc[0], s->params);   /* the first row's */
     for (int64_t r = s->begin; r < s->end; ++r) {
         const int cur = (int)((r - s->begin) & 1), nxt = cur ^ 1;
         for (int64_t j = 0; j < L->dlen; j += OPGEN_BLOCK) {
@@ -698,11 +706,7 @@ static void run_rows(const share *s)
             if (halves) {
                 rows_chunked(&L, c, off, s->staging, acc, s->params);
             } else {
-                for (int64_t j = 0; j < L.dlen; j += OPGEN_BLOCK) {
-                    const int64_t n = L.dlen - j < OPGEN_BLOCK ? L.dlen - j : OPGEN_BLOCK;
-                    stage_inputs(&L, c->nin, off, j, L.dstride, n, s->staging, in);
-                    c->rowsum(n, in, acc, s->params);
-                }
+                row_sums(&L, c, off, s->staging, acc, s->params);
                 for (int64_t j = 0; j < L.dlen; j += OPGEN_BLOCK) {
                     const int64_t n = L.dlen - j < OPGEN_BLOCK ? L.dlen - j : OPGEN_BLOCK;
                     stage_inputs(&L, c->nin, off, j, L.dstride, n, s->staging, in);

@@ -4,7 +4,8 @@
  *
  * libm's expf is a scalar call a compiler cannot vectorize (without -ffast-math, whose other effects we do not
  * want: nan and inf must keep their meaning).  opgen_expf is a vectorizable expf within 1 ulp of the correctly
- * rounded result for every float (tests/test_c_math.py measures it against double-precision exp).
+ * rounded result for every float (tests/test_c_math.py measures it against double-precision exp);
+ * opgen_expf_nonpos gives its bits, cheaper, for arguments known to be nonpositive.
  * The spec's own arithmetic is never fused (the library is built with -ffp-contract=off); only inside
  * opgen_expf, where the FMA form is both faster and more accurate. */
 #ifndef OPGEN_MATH_H_
@@ -21,22 +22,12 @@ static inline float opgen_minimumf(float a, float b) { return (a < b || a != a) 
 static inline uint32_t opgen_bits(float f) { uint32_t u; memcpy(&u, &f, sizeof u); return u; }
 static inline float opgen_from_bits(uint32_t u) { float f; memcpy(&f, &u, sizeof f); return f; }
 
-/* e^x.  x = k ln2 + r with k = round(x / ln2) and |r| <= ln2/2 (ln2 in two parts, so k ln2 is exact);
- * e^r = p by a polynomial; then 2^k is added to p's exponent field.  k need not be converted: after
- * y = x/ln2 + 1.5*2^23 the low bits of y's significand are k, and y << 23 is k << 23 modulo 2^32.
- * - Results below the normal range (x <= -86) are scaled in two steps, p*2^(k+64) exactly then *2^-64 with
- *   one rounding, so subnormals come out right; below -104 (e^-104 rounds to 0) the result is 0.
- * - x above 0x1.62e42ep+6 = 88.7228317 (the largest float whose e^x is finite) and nan return x + inf: inf
- *   and nan.
- * Out-of-range x are selected away at the end, never clamped first: GCC 12 fuses chained clamps into nine
- * vector instructions, and it merges a clamp's condition with the caller's (`v > 0 ? … : exp(v)`), so lanes
- * the caller discards would get the clamp value -104 and make the 2^-64 product subnormal: a microcode assist
- * per vector, which made ELU 2.5x slower.
+/* The reduction and the polynomial of both exps below: x = k ln2 + r with k = round(x / ln2) and |r| <= ln2/2
+ * (ln2 in two parts, so k ln2 is exact), and p = e^r is returned.  k need not be converted: after
+ * y = x/ln2 + 1.5*2^23 (stored in *y) the low bits of y's significand are k, and y << 23 is k << 23 modulo 2^32.
  * With hardware FMA (x86 __FMA__, AArch64): the degree-7 Taylor polynomial in fused multiply-adds, at most
  * 0.94 ulp from the exact e^x; without it: Cephes' expf polynomial in multiplies and adds, at most 0.98 ulp
  * (both measured on every 7th float by tests/test_c_math.py's driver; the suite checks a million). */
-/* The reduction and the polynomial of both exps: p = e^r where x = k ln2 + r; *y holds k in its low
- * significand bits. */
 static inline float opgen_exp_poly(float x, float *y)
 {
     const float shifter = 12582912.0f;                         /* 1.5 * 2^23: adding it rounds to an integer */
@@ -68,6 +59,16 @@ static inline float opgen_exp_poly(float x, float *y)
     return p;
 }
 
+/* e^x: 2^k is added to p's exponent field.
+ * - Results below the normal range (x <= -86) are scaled in two steps, p*2^(k+64) exactly then *2^-64 with
+ *   one rounding, so subnormals come out right; below -104 (e^-104 rounds to 0) the result is 0.
+ * - x above 0x1.62e42ep+6 = 88.7228317 (the largest float whose e^x is finite) and nan return x + inf: inf
+ *   and nan.
+ * Out-of-range x are selected away at the end, never clamped first: GCC 12 fuses chained clamps into nine
+ * vector instructions, and it merges a clamp's condition with the caller's (`v > 0 ? … : exp(v)`), so lanes
+ * the caller discards would get the clamp value -104 and make the 2^-64 product subnormal: a microcode assist
+ * per vector, which made ELU 2.5x slower.  (opgen_expf_nonpos, below, may clamp: the printer calls it only
+ * where every lane's argument is nonpositive.) */
 static inline float opgen_expf(float x)
 {
     float y;
