@@ -29,7 +29,7 @@
 #define OPGEN_CHUNK 64   /* elements: 2 cache lines of FLOAT16, 4 of FLOAT; measured best of 32-256 */
 
 /* Store n FLOAT values at dst, contiguous, as dtype dt (rounding to nearest even). */
-static inline void opgen_store_contiguous(char *dst, const float *src, int64_t n, aclDataType dt)
+static inline __attribute__((always_inline)) void opgen_store_contiguous(char *dst, const float *src, int64_t n, aclDataType dt)
 {
     switch (dt) {
     case ACL_FLOAT16: opgen_f32_block_to_f16((uint16_t *)(void *)dst, src, n); break;
@@ -45,7 +45,7 @@ static inline void opgen_store_contiguous(char *dst, const float *src, int64_t n
  * line before writing it) and without evicting the inputs from the cache.  For outputs much larger than the
  * cache, which nobody will read back soon (opgen_loops.c: plan()).  Elements before dst's first 32-byte boundary
  * and after the last whole vector are stored plainly.  dst is aligned to dt's size. */
-static inline void opgen_stream_contiguous(char *dst, const float *src, int64_t n, aclDataType dt)
+static inline __attribute__((always_inline)) void opgen_stream_contiguous(char *dst, const float *src, int64_t n, aclDataType dt)
 {
 #if defined(__AVX__)
     const int64_t es = dt == ACL_FLOAT ? 4 : 2;
@@ -73,10 +73,13 @@ static inline void opgen_stream_contiguous(char *dst, const float *src, int64_t 
 #endif
 }
 
-/* Elements [at, at + m) of an operand as FLOAT: in place when it is FLOAT, else converted into buf. */
-static inline const float *opgen_chunk_load(float *buf, opgen_src s, int64_t at, int64_t m)
+/* Elements [at, at + m) of an operand as FLOAT: in place when it is FLOAT, else converted into buf.  `all` is
+ * every operand's dtype when the caller knows it (a constant: the switch folds away), else OPGEN_MIXED. */
+#define OPGEN_MIXED ((aclDataType)-1)
+static inline __attribute__((always_inline)) const float *opgen_chunk_load(float *buf, opgen_src s, int64_t at,
+                                                                           int64_t m, aclDataType all)
 {
-    switch (s.dtype) {
+    switch (all == OPGEN_MIXED ? s.dtype : all) {
     case ACL_FLOAT16: opgen_f16_block_to_f32(buf, (const uint16_t *)s.data + at, m); return buf;
     case ACL_BF16: opgen_bf16_block_to_f32(buf, (const uint16_t *)s.data + at, m); return buf;
     default: return (const float *)s.data + at;
@@ -88,50 +91,124 @@ static inline const float *opgen_chunk_load(float *buf, opgen_src s, int64_t at,
  * rowsum, colsum, finish_row or finish_col, `at` locating the accumulators of rows side by side. */
 typedef void (*opgen_chunk_fn)(int64_t at, int64_t n, const float *const *in, float *out, const void *args);
 
+/* How opgen_chunk writes its results, a constant for the compiler: not at all (a kernel that only reads, like
+ * rowsum), as out.stream says (checked per chunk), with plain stores, or with non-temporal stores to a 32-byte
+ * aligned destination (no head or tail to peel). */
+enum { OPGEN_STORE_NONE, OPGEN_STORE_ANY, OPGEN_STORE_PLAIN, OPGEN_STORE_STREAM_ALIGNED };
+
+/* n (a multiple of 16) FLOAT values to dst, 32-byte aligned, as dtype dt, with non-temporal stores. */
+static inline __attribute__((always_inline)) void opgen_stream_aligned(char *dst, const float *src, int64_t n,
+                                                                       aclDataType dt)
+{
+#if defined(__AVX2__) && defined(__F16C__)
+    for (int64_t i = 0; i < n; i += 16) {
+        if (dt == ACL_FLOAT) {
+            _mm256_stream_ps((float *)(void *)(dst + 4 * i), _mm256_loadu_ps(src + i));
+            _mm256_stream_ps((float *)(void *)(dst + 4 * i + 32), _mm256_loadu_ps(src + i + 8));
+        } else if (dt == ACL_FLOAT16) {
+            _mm256_stream_si256((__m256i *)(void *)(dst + 2 * i),
+                                _mm256_set_m128i(opgen_f32x8_to_f16(src + i + 8), opgen_f32x8_to_f16(src + i)));
+        } else {
+            _mm256_stream_si256((__m256i *)(void *)(dst + 2 * i), opgen_f32x16_to_bf16(src + i));
+        }
+    }
+#else
+    opgen_stream_contiguous(dst, src, n, dt);
+#endif
+}
+
 /* One chunk of m elements from `at`: the inputs as FLOAT (buf[k] when converted), the results in place or through
- * buf[nin].  Inlined twice by opgen_chunked: with m = OPGEN_CHUNK, a constant, the compiler unrolls every loop
+ * buf[nin].  Inlined by opgen_chunk_loop with m = OPGEN_CHUNK, a constant, so that the compiler unrolls every loop
  * and drops their remainders (a chunk has only ~60 cycles to spend: FLOAT16 streams at about one element per
  * cycle), and once for the last, shorter chunk. */
 static inline __attribute__((always_inline)) void opgen_chunk(int64_t at, int64_t m, int nin, const opgen_src *in,
                                                               opgen_dst out, const void *params,
-                                                              opgen_chunk_fn block, float (*buf)[OPGEN_CHUNK])
+                                                              opgen_chunk_fn block, float (*buf)[OPGEN_CHUNK],
+                                                              aclDataType all, int store)
 {
     const float *ptr[OPGEN_MAX_INPUTS];
     for (int k = 0; k < nin; ++k)
-        ptr[k] = opgen_chunk_load(buf[k], in[k], at, m);
-    if (!out.data) {   /* a kernel that only reads (rowsum) */
+        ptr[k] = opgen_chunk_load(buf[k], in[k], at, m, all);
+    if (store == OPGEN_STORE_NONE) {
         block(at, m, ptr, NULL, params);
         return;
     }
-    if (out.dtype == ACL_FLOAT && !out.stream) {
+    const aclDataType odt = all == OPGEN_MIXED ? out.dtype : all;
+    const bool stream = store == OPGEN_STORE_ANY ? out.stream : store == OPGEN_STORE_STREAM_ALIGNED;
+    if (odt == ACL_FLOAT && !stream) {
         block(at, m, ptr, (float *)out.data + at, params);
         return;
     }
     block(at, m, ptr, buf[nin], params);
-    char *dst = (char *)out.data + at * (out.dtype == ACL_FLOAT ? 4 : 2);
-    if (out.stream)
-        opgen_stream_contiguous(dst, buf[nin], m, out.dtype);
+    char *dst = (char *)out.data + at * (odt == ACL_FLOAT ? 4 : 2);
+    if (store == OPGEN_STORE_STREAM_ALIGNED && m == OPGEN_CHUNK)
+        opgen_stream_aligned(dst, buf[nin], m, odt);
+    else if (stream)
+        opgen_stream_contiguous(dst, buf[nin], m, odt);
     else
-        opgen_store_contiguous(dst, buf[nin], m, out.dtype);
+        opgen_store_contiguous(dst, buf[nin], m, odt);
 }
 
-/* block(at, m, in, out, params) over n elements of contiguous operands, a chunk [at, at + m) at a time. */
+/* opgen_chunked's loop, for operands of dtype `all` (OPGEN_MIXED: each its own) and results stored as `store`
+ * says. */
+static inline __attribute__((always_inline)) void opgen_chunk_loop(int64_t n, int nin, const opgen_src *in,
+                                                                   opgen_dst out, const void *params,
+                                                                   opgen_chunk_fn block, bool convert,
+                                                                   aclDataType all, int store)
+{
+    /* (a buffer per chunk: its contents die with the chunk, so that the compiler may keep them in registers) */
+    int64_t at = 0;
+    if (convert)
+        for (; at + OPGEN_CHUNK <= n; at += OPGEN_CHUNK) {
+            float buf[OPGEN_MAX_INPUTS + 1][OPGEN_CHUNK] __attribute__((aligned(32)));
+            opgen_chunk(at, OPGEN_CHUNK, nin, in, out, params, block, buf, all, store);
+        }
+    if (at < n) {
+        float buf[OPGEN_MAX_INPUTS + 1][OPGEN_CHUNK] __attribute__((aligned(32)));
+        opgen_chunk(at, n - at, nin, in, out, params, block, buf, all, store);
+    }
+}
+
+/* block(at, m, in, out, params) over n elements of contiguous operands, a chunk [at, at + m) at a time.
+ *
+ * When every operand is FLOAT16, or every one BFLOAT16 (the usual case), the loop is compiled for that dtype and
+ * for the way the results are stored: then a chunk is straight-line code in which the compiler keeps the
+ * converted inputs and the results in registers.  With a runtime dtype switch per operand, or a store that may
+ * have to peel an unaligned head, the compiler writes every converted vector to `buf` and reads it back, and
+ * these extra stores alone measured 1.2-1.4x slower (ELU FLOAT16, one thread, 16M elements): while loads wait on
+ * memory, stores that cannot retire fill the store queue and stop the core from issuing the loads further
+ * ahead. */
 static inline __attribute__((always_inline)) void opgen_chunked(int64_t n, int nin, const opgen_src *in,
                                                                 opgen_dst out, const void *params,
                                                                 opgen_chunk_fn block)
 {
-    float buf[OPGEN_MAX_INPUTS + 1][OPGEN_CHUNK];
     /* nothing to convert (FLOAT read and written in place): one call for the whole block, as the plain
      * functions get it (chunks would only add their overhead; measured ~10% slower for softmax FLOAT rows) */
     bool convert = out.data && (out.dtype != ACL_FLOAT || out.stream);
-    for (int k = 0; k < nin; ++k)
+    bool f16 = !out.data || out.dtype == ACL_FLOAT16, bf16 = !out.data || out.dtype == ACL_BF16;
+    for (int k = 0; k < nin; ++k) {
         convert = convert || in[k].dtype != ACL_FLOAT;
-    int64_t at = 0;
-    if (convert)
-        for (; at + OPGEN_CHUNK <= n; at += OPGEN_CHUNK)
-            opgen_chunk(at, OPGEN_CHUNK, nin, in, out, params, block, buf);
-    if (at < n)
-        opgen_chunk(at, n - at, nin, in, out, params, block, buf);
+        f16 = f16 && in[k].dtype == ACL_FLOAT16;
+        bf16 = bf16 && in[k].dtype == ACL_BF16;
+    }
+    /* (full chunks start at multiples of 128 bytes from out.data) */
+    const bool aligned = ((uintptr_t)out.data & 31) == 0;
+    if (!out.data && f16)
+        opgen_chunk_loop(n, nin, in, out, params, block, true, ACL_FLOAT16, OPGEN_STORE_NONE);
+    else if (!out.data && bf16)
+        opgen_chunk_loop(n, nin, in, out, params, block, true, ACL_BF16, OPGEN_STORE_NONE);
+    else if (!out.data)
+        opgen_chunk_loop(n, nin, in, out, params, block, convert, OPGEN_MIXED, OPGEN_STORE_NONE);
+    else if (f16 && !out.stream)
+        opgen_chunk_loop(n, nin, in, out, params, block, true, ACL_FLOAT16, OPGEN_STORE_PLAIN);
+    else if (f16 && aligned)
+        opgen_chunk_loop(n, nin, in, out, params, block, true, ACL_FLOAT16, OPGEN_STORE_STREAM_ALIGNED);
+    else if (bf16 && !out.stream)
+        opgen_chunk_loop(n, nin, in, out, params, block, true, ACL_BF16, OPGEN_STORE_PLAIN);
+    else if (bf16 && aligned)
+        opgen_chunk_loop(n, nin, in, out, params, block, true, ACL_BF16, OPGEN_STORE_STREAM_ALIGNED);
+    else
+        opgen_chunk_loop(n, nin, in, out, params, block, convert, OPGEN_MIXED, OPGEN_STORE_ANY);
 }
 
 /* Two FLOAT rows of the same length at once, in place, a chunk of each in turn: `sum` reads chunk [at, at + m)
