@@ -186,10 +186,12 @@ static inline __attribute__((always_inline)) void opgen_chunked(int64_t n, int n
      * functions get it (chunks would only add their overhead; measured ~10% slower for softmax FLOAT rows) */
     bool convert = out.data && (out.dtype != ACL_FLOAT || out.stream);
     bool f16 = !out.data || out.dtype == ACL_FLOAT16, bf16 = !out.data || out.dtype == ACL_BF16;
+    bool f32 = out.data && out.dtype == ACL_FLOAT;
     for (int k = 0; k < nin; ++k) {
         convert = convert || in[k].dtype != ACL_FLOAT;
         f16 = f16 && in[k].dtype == ACL_FLOAT16;
         bf16 = bf16 && in[k].dtype == ACL_BF16;
+        f32 = f32 && in[k].dtype == ACL_FLOAT;
     }
     /* (full chunks start at multiples of 128 bytes from out.data) */
     const bool aligned = ((uintptr_t)out.data & 31) == 0;
@@ -207,6 +209,8 @@ static inline __attribute__((always_inline)) void opgen_chunked(int64_t n, int n
         opgen_chunk_loop(n, nin, in, out, params, block, true, ACL_BF16, OPGEN_STORE_PLAIN);
     else if (bf16 && aligned)
         opgen_chunk_loop(n, nin, in, out, params, block, true, ACL_BF16, OPGEN_STORE_STREAM_ALIGNED);
+    else if (f32 && out.stream && aligned)   /* (FLOAT in place: chunks only for the non-temporal stores) */
+        opgen_chunk_loop(n, nin, in, out, params, block, true, ACL_FLOAT, OPGEN_STORE_STREAM_ALIGNED);
     else
         opgen_chunk_loop(n, nin, in, out, params, block, convert, OPGEN_MIXED, OPGEN_STORE_ANY);
 }
