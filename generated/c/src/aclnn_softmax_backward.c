@@ -108,7 +108,7 @@ static void rowsum_chunked(int64_t n, const opgen_src *in, double *acc, const vo
 {
     double lanes[8] = {0};
     const opgen_row_args args = {params, NULL, lanes, NULL};
-    opgen_chunked(n, 2, in, (opgen_dst){NULL, ACL_FLOAT, false}, &args, rowsum_chunk);
+    opgen_chunked_reads(n, 2, in, &args, rowsum_chunk);
     opgen_add_lanes(1, lanes, acc);
 }
 
@@ -199,7 +199,7 @@ static inline void colsum_chunk(int64_t at, int64_t n, const float *const *in, f
 static void colsum_chunked(int64_t n, const opgen_src *in, double *const *acc, const void *params)
 {
     const opgen_row_args args = {params, NULL, NULL, acc};
-    opgen_chunked(n, 2, in, (opgen_dst){NULL, ACL_FLOAT, false}, &args, colsum_chunk);
+    opgen_chunked_reads(n, 2, in, &args, colsum_chunk);
 }
 
 static inline void finish_col_chunk(int64_t at, int64_t n, const float *const *in, float *out,

@@ -27,9 +27,11 @@
 #endif
 
 #define OPGEN_CHUNK 64   /* elements: 2 cache lines of FLOAT16, 4 of FLOAT; measured best of 32-256 */
+_Static_assert(OPGEN_CHUNK % 16 == 0, "opgen_stream_aligned stores whole 32-byte vectors of 16 halves");
 
 /* Store n FLOAT values at dst, contiguous, as dtype dt (rounding to nearest even). */
-static inline __attribute__((always_inline)) void opgen_store_contiguous(char *dst, const float *src, int64_t n, aclDataType dt)
+static inline __attribute__((always_inline)) void opgen_store_contiguous(char *dst, const float *src, int64_t n,
+                                                                         aclDataType dt)
 {
     switch (dt) {
     case ACL_FLOAT16: opgen_f32_block_to_f16((uint16_t *)(void *)dst, src, n); break;
@@ -45,7 +47,8 @@ static inline __attribute__((always_inline)) void opgen_store_contiguous(char *d
  * line before writing it) and without evicting the inputs from the cache.  For outputs much larger than the
  * cache, which nobody will read back soon (opgen_loops.c: plan()).  Elements before dst's first 32-byte boundary
  * and after the last whole vector are stored plainly.  dst is aligned to dt's size. */
-static inline __attribute__((always_inline)) void opgen_stream_contiguous(char *dst, const float *src, int64_t n, aclDataType dt)
+static inline __attribute__((always_inline)) void opgen_stream_contiguous(char *dst, const float *src, int64_t n,
+                                                                          aclDataType dt)
 {
 #if defined(__AVX__)
     const int64_t es = dt == ACL_FLOAT ? 4 : 2;
@@ -86,9 +89,10 @@ static inline __attribute__((always_inline)) const float *opgen_chunk_load(float
     }
 }
 
-/* A kernel function as opgen_chunked calls it: elements [at, at + n) of the block, the inputs as FLOAT from
- * in[k][0], the results to out[0] (NULL for a kernel that only reads).  The op's adapters pass it on to `block`,
- * rowsum, colsum, finish_row or finish_col, `at` locating the accumulators of rows side by side. */
+/* A kernel function as opgen_chunked and opgen_chunked_reads call it: elements [at, at + n) of the block, the
+ * inputs as FLOAT from in[k][0], the results to out[0] (NULL for a kernel that only reads).  The op's adapters
+ * pass it on to `block`, rowsum, colsum, finish_row or finish_col, `at` locating the accumulators of rows side by
+ * side. */
 typedef void (*opgen_chunk_fn)(int64_t at, int64_t n, const float *const *in, float *out, const void *args);
 
 /* How opgen_chunk writes its results, a constant for the compiler: not at all (a kernel that only reads, like
@@ -184,24 +188,18 @@ static inline __attribute__((always_inline)) void opgen_chunked(int64_t n, int n
 {
     /* nothing to convert (FLOAT read and written in place): one call for the whole block, as the plain
      * functions get it (chunks would only add their overhead; measured ~10% slower for softmax FLOAT rows) */
-    bool convert = out.data && (out.dtype != ACL_FLOAT || out.stream);
-    bool f16 = !out.data || out.dtype == ACL_FLOAT16, bf16 = !out.data || out.dtype == ACL_BF16;
-    bool f32 = out.data && out.dtype == ACL_FLOAT;
+    bool convert = out.dtype != ACL_FLOAT || out.stream;
+    bool f16 = out.dtype == ACL_FLOAT16, bf16 = out.dtype == ACL_BF16, f32 = out.dtype == ACL_FLOAT;
     for (int k = 0; k < nin; ++k) {
         convert = convert || in[k].dtype != ACL_FLOAT;
         f16 = f16 && in[k].dtype == ACL_FLOAT16;
         bf16 = bf16 && in[k].dtype == ACL_BF16;
         f32 = f32 && in[k].dtype == ACL_FLOAT;
     }
-    /* (full chunks start at multiples of 128 bytes from out.data) */
+    /* (full chunks start at multiples of OPGEN_CHUNK elements from out.data, 128 bytes of FLOAT16, 256 of FLOAT:
+     * when out.data is 32-byte aligned, so is every full chunk) */
     const bool aligned = ((uintptr_t)out.data & 31) == 0;
-    if (!out.data && f16)
-        opgen_chunk_loop(n, nin, in, out, params, block, true, ACL_FLOAT16, OPGEN_STORE_NONE);
-    else if (!out.data && bf16)
-        opgen_chunk_loop(n, nin, in, out, params, block, true, ACL_BF16, OPGEN_STORE_NONE);
-    else if (!out.data)
-        opgen_chunk_loop(n, nin, in, out, params, block, convert, OPGEN_MIXED, OPGEN_STORE_NONE);
-    else if (f16 && !out.stream)
+    if (f16 && !out.stream)
         opgen_chunk_loop(n, nin, in, out, params, block, true, ACL_FLOAT16, OPGEN_STORE_PLAIN);
     else if (f16 && aligned)
         opgen_chunk_loop(n, nin, in, out, params, block, true, ACL_FLOAT16, OPGEN_STORE_STREAM_ALIGNED);
@@ -213,6 +211,25 @@ static inline __attribute__((always_inline)) void opgen_chunked(int64_t n, int n
         opgen_chunk_loop(n, nin, in, out, params, block, true, ACL_FLOAT, OPGEN_STORE_STREAM_ALIGNED);
     else
         opgen_chunk_loop(n, nin, in, out, params, block, convert, OPGEN_MIXED, OPGEN_STORE_ANY);
+}
+
+/* The same for a kernel that only reads (rowsum, colsum): fn(at, m, in, NULL, params). */
+static inline __attribute__((always_inline)) void opgen_chunked_reads(int64_t n, int nin, const opgen_src *in,
+                                                                      const void *params, opgen_chunk_fn fn)
+{
+    bool convert = false, f16 = true, bf16 = true;
+    for (int k = 0; k < nin; ++k) {
+        convert = convert || in[k].dtype != ACL_FLOAT;
+        f16 = f16 && in[k].dtype == ACL_FLOAT16;
+        bf16 = bf16 && in[k].dtype == ACL_BF16;
+    }
+    const opgen_dst none = {NULL, ACL_FLOAT, false};
+    if (f16)
+        opgen_chunk_loop(n, nin, in, none, params, fn, true, ACL_FLOAT16, OPGEN_STORE_NONE);
+    else if (bf16)
+        opgen_chunk_loop(n, nin, in, none, params, fn, true, ACL_BF16, OPGEN_STORE_NONE);
+    else
+        opgen_chunk_loop(n, nin, in, none, params, fn, convert, OPGEN_MIXED, OPGEN_STORE_NONE);
 }
 
 /* Two FLOAT rows of the same length at once, in place, a chunk of each in turn: `sum` reads chunk [at, at + m)
@@ -242,7 +259,7 @@ static inline __attribute__((always_inline)) void opgen_skewed(int64_t n, int ni
     }
 }
 
-/* The row-sum kernels as chunk functions, for opgen_chunked: the sums travel with the kernel's params. */
+/* The row-sum kernels as chunk functions, for opgen_chunked(_reads): the sums travel with the kernel's params. */
 typedef struct {
     const void *params;
     const double *acc;            /* finish_row: the row's sums */
