@@ -316,14 +316,14 @@ def test_chunked_and_skewed_entries_give_the_block_wise_bits(name, dtype, thread
     FLOAT operands to the skewed one (a row's results computed while the next row is summed, opgen_skewed);
     misaligned operands are staged into FLOAT a block at a time and take the block functions.  Same values, same
     bits, at lengths around the chunk (64) and block (1024) boundaries, for whole rows (one, several, split
-    between two threads) and for rows side by side."""
+    between two threads), short rows packed several to a block (skewed too), and rows side by side."""
     op = OPS[name]
     if dtype not in op.dtypes[DEFAULT_PRODUCT]:
         pytest.skip(f"{name} has no {dtype} on {DEFAULT_PRODUCT}")
     monkeypatch.setenv("OPGEN_NUM_THREADS", threads)
     c = codegen.kernel(name, backend="c")
     shapes = [((1,), -1), ((63,), -1), ((65,), -1), ((3, 1000), -1), ((2, 1024 + 70), -1), ((1, 3000), -1),
-              ((300, 7), 0), ((67, 1030), -1)]
+              ((300, 7), 0), ((67, 1030), -1), ((40, 64), -1), ((70, 100), -1), ((9, 3), -1)]
     for shape, dim in shapes:
         kw = _valid(name, dtype, shape, seed=seed(name, dtype, shape))
         if op.reduce_dim:

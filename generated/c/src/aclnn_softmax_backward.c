@@ -219,25 +219,51 @@ static void finish_col_chunked(int64_t n, const opgen_src *in, double *const *ac
     opgen_chunked(n, 2, in, out, &args, finish_col_chunk);
 }
 
-/* short rows packed one after another: the two functions above, row by row, inlined */
-static void rowsums(int64_t rows, int64_t len, const float *const *in, double *acc, const void *params)
+/* short rows packed one after another (row r at in[k] + r*len, its nred sums at acc + r*nred, zeroed): rowsum
+ * and finish_row for each, inlined, row r + 1 summed before row r is finished, so that the reads of the one
+ * overlap the arithmetic and the writes of the other (all the sums first, then all the results, measured
+ * 1.2-1.3x slower: softmax rows of 64, FLOAT, one thread, 16M elements) */
+static void rows(int64_t rows, int64_t len, const float *const *in, double *acc, float *out,
+                const void *params)
 {
+    const float *row[2];
+    if (rows <= 0)
+        return;
+    for (int k = 0; k < 2; ++k)
+        row[k] = in[k];
+    rowsum(len, row, acc, params);
     for (int64_t r = 0; r < rows; ++r) {
-        const float *row[2];
-        for (int k = 0; k < 2; ++k)
-            row[k] = in[k] + r * len;
-        rowsum(len, row, acc + r * 1, params);
-    }
-}
-
-static void finish_rows(int64_t rows, int64_t len, const float *const *in, const double *acc, float *out,
-                       const void *params)
-{
-    for (int64_t r = 0; r < rows; ++r) {
-        const float *row[2];
+        if (r + 1 < rows) {
+            for (int k = 0; k < 2; ++k)
+                row[k] = in[k] + (r + 1) * len;
+            rowsum(len, row, acc + (r + 1) * 1, params);
+        }
         for (int k = 0; k < 2; ++k)
             row[k] = in[k] + r * len;
         finish_row(len, row, acc + r * 1, out + r * len, params);
+    }
+}
+/* rows over contiguous operands in their own dtypes (FLOAT16, BFLOAT16): each row through the chunked entries,
+ * the same bits */
+static void rows_chunked(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,
+                        const void *params)
+{
+    opgen_src row[2], next[2];
+    if (rows <= 0)
+        return;
+    for (int k = 0; k < 2; ++k)
+        next[k] = in[k];
+    rowsum_chunked(len, next, acc, params);
+    for (int64_t r = 0; r < rows; ++r) {
+        for (int k = 0; k < 2; ++k) {
+            row[k] = next[k];
+            next[k].data = (const char *)row[k].data + len * (row[k].dtype == ACL_FLOAT ? 4 : 2);
+        }
+        if (r + 1 < rows)
+            rowsum_chunked(len, next, acc + (r + 1) * 1, params);
+        opgen_dst at = out;
+        at.data = (char *)out.data + r * len * (out.dtype == ACL_FLOAT ? 4 : 2);
+        finish_row_chunked(len, row, acc + r * 1, at, params);
     }
 }
 
@@ -284,8 +310,8 @@ aclnnStatus aclnnSoftmaxBackwardGetWorkspaceSize(
     call.finish_rowsum = finish_rowsum;
     call.finish_col = finish_col;
     call.finish_col_chunked = finish_col_chunked;
-    call.rowsums = rowsums;
-    call.finish_rows = finish_rows;
+    call.rows = rows;
+    call.rows_chunked = rows_chunked;
     return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);
 }
 

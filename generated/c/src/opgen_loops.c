@@ -12,10 +12,11 @@
  * Row sums along dim: when dim is the output's contiguous dimension each row is summed block by block and
  * then finished block by block (the row is read twice, the second time mostly from cache); otherwise
  * OPGEN_BLOCK rows of the inner dimensions are processed side by side, dim being walked twice with one
- * accumulator per row — no transposition, every access along the contiguous dimension.  With FLOAT16/BFLOAT16
- * operands both shapes take the chunked entries; with FLOAT ones, the block functions on staged or in-place
- * blocks, as do short rows packed several to a block.  Whole rows of FLOAT inputs in place are skewed: a
- * row is finished while the next one is summed (finish_rowsum), so that reads and writes overlap.
+ * accumulator per row — no transposition, every access along the contiguous dimension; short rows are packed
+ * several to a block.  With FLOAT16/BFLOAT16 operands every shape takes the chunked entries; with FLOAT ones,
+ * the block functions on staged or in-place blocks.  Whole rows of FLOAT inputs in place are skewed: a row is
+ * finished while the next one is summed (finish_rowsum), so that reads and writes overlap; packed rows are
+ * too, a row at a time (rows, rows_chunked: row r + 1 summed, then row r finished).
  *
  * An output that overlaps an input in memory is computed into the workspace first and copied out last, so
  * in-place calls give the same result as separate buffers.
@@ -694,12 +695,19 @@ static void run_rows(const share *s)
         if (group) {
             const int64_t n = g * L.dlen;
             memset(acc, 0, sizeof(double) * (size_t)(g * c->nred));
-            stage_inputs(&L, c->nin, off, 0, one, n, s->staging, in);
-            c->rowsums(g, L.dlen, in, acc, s->params);
-            char *dst;
-            float *res = out_target(&L, off, 0, one, n, s->staging, &dst);
-            c->finish_rows(g, L.dlen, in, acc, res, s->params);
-            out_flush(&L, res, dst, one, n);
+            if (halves) {
+                opgen_src src[OPGEN_MAX_INPUTS];
+                opgen_dst dst;
+                chunk_operands(&L, c->nin, off, 0, one, n, s->staging, src, &dst);
+                c->rows_chunked(g, L.dlen, src, acc, dst, s->params);
+                chunk_flush(&L, off, 0, one, n, s->staging);
+            } else {
+                stage_inputs(&L, c->nin, off, 0, one, n, s->staging, in);
+                char *dst;
+                float *res = out_target(&L, off, 0, one, n, s->staging, &dst);
+                c->rows(g, L.dlen, in, acc, res, s->params);
+                out_flush(&L, res, dst, one, n);
+            }
         } else {
             for (int i = 0; i < c->nred; ++i)
                 acc[i] = 0.0;

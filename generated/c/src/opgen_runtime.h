@@ -109,10 +109,9 @@ typedef void (*opgen_finish_row_fn)(int64_t n, const float *const *in, const dou
 typedef void (*opgen_finish_col_fn)(int64_t n, const float *const *in, const double *const *acc, float *out,
                                     const void *params);
 /* Many short rows packed one after another (row r at in[k] + r*len): rowsum and finish_row for each, without a
- * call per row (acc holds nred sums per row). */
-typedef void (*opgen_rowsums_fn)(int64_t rows, int64_t len, const float *const *in, double *acc, const void *params);
-typedef void (*opgen_finish_rows_fn)(int64_t rows, int64_t len, const float *const *in, const double *acc, float *out,
-                                     const void *params);
+ * call per row (acc holds nred sums per row, zeroed by the caller). */
+typedef void (*opgen_rows_fn)(int64_t rows, int64_t len, const float *const *in, double *acc, float *out,
+                              const void *params);
 /* finish_row on one row (in, acc, out) while rowsum reads the next row (next; its sums to next_acc), a chunk of
  * each in turn: whole rows with every input FLOAT in place take it (opgen_loops.c: run_rows_skewed). */
 typedef void (*opgen_finish_rowsum_fn)(int64_t n, const float *const *in, const double *acc, float *out,
@@ -123,7 +122,7 @@ typedef void (*opgen_finish_rowsum_fn)(int64_t n, const float *const *in, const 
  * or writes them (stream: the output is written with non-temporal stores); same results, bit for bit.  The
  * loops hand over as they are the operands they can (unit stride, aligned) and stage the others into FLOAT as
  * for the plain functions.  Elementwise kernels always take them; row sums only when some operand is
- * FLOAT16/BFLOAT16 (whole-row and side-by-side shapes; short packed rows keep the plain functions). */
+ * FLOAT16/BFLOAT16. */
 typedef struct {
     const void *data;
     aclDataType dtype;                 /* ACL_FLOAT, ACL_FLOAT16 or ACL_BF16 */
@@ -140,6 +139,8 @@ typedef void (*opgen_finish_col_chunked_fn)(int64_t n, const opgen_src *in, doub
                                             const void *params);
 typedef void (*opgen_finish_row_chunked_fn)(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
                                             const void *params);
+typedef void (*opgen_rows_chunked_fn)(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,
+                                      const void *params);
 
 typedef struct {
     int nin;
@@ -157,8 +158,8 @@ typedef struct {
     opgen_finish_row_chunked_fn finish_row_chunked;   /* finish_row, chunked */
     opgen_finish_col_fn finish_col;
     opgen_finish_col_chunked_fn finish_col_chunked;   /* finish_col, chunked */
-    opgen_rowsums_fn rowsums;
-    opgen_finish_rows_fn finish_rows;
+    opgen_rows_fn rows;
+    opgen_rows_chunked_fn rows_chunked;               /* rows, chunked */
     opgen_finish_rowsum_fn finish_rowsum;             /* finish_row skewed with the next row's rowsum */
     int threads;                       /* threads phase 2 may use (OPGEN_NUM_THREADS, read in phase 1) */
 } opgen_call;
