@@ -258,12 +258,12 @@ static void rows_chunked(int64_t rows, int64_t len, const opgen_src *in, double 
     for (int64_t r = 0; r < rows; ++r) {
         for (int k = 0; k < 2; ++k) {
             row[k] = next[k];
-            next[k].data = (const char *)row[k].data + len * (row[k].dtype == ACL_FLOAT ? 4 : 2);
+            next[k].data = (const char *)row[k].data + len * opgen_chunk_esize(row[k].dtype);
         }
         if (r + 1 < rows)
             rowsum_chunked(len, next, acc + (r + 1) * 1, params);
         opgen_dst at = out;
-        at.data = (char *)out.data + r * len * (out.dtype == ACL_FLOAT ? 4 : 2);
+        at.data = (char *)out.data + r * len * opgen_chunk_esize(out.dtype);
         finish_row_chunked(len, row, acc + r * 1, at, params);
     }
 }

@@ -29,6 +29,9 @@
 #define OPGEN_CHUNK 64   /* elements: 2 cache lines of FLOAT16, 4 of FLOAT; measured best of 32-256 */
 _Static_assert(OPGEN_CHUNK % 16 == 0, "opgen_stream_aligned stores whole 32-byte vectors of 16 halves");
 
+/* Bytes per element of a chunked operand (FLOAT, FLOAT16 or BFLOAT16): opgen_dtype_size, inlined. */
+static inline int64_t opgen_chunk_esize(aclDataType dt) { return dt == ACL_FLOAT ? 4 : 2; }
+
 /* Store n FLOAT values at dst, contiguous, as dtype dt (rounding to nearest even). */
 static inline __attribute__((always_inline)) void opgen_store_contiguous(char *dst, const float *src, int64_t n,
                                                                          aclDataType dt)
@@ -51,7 +54,7 @@ static inline __attribute__((always_inline)) void opgen_stream_contiguous(char *
                                                                           aclDataType dt)
 {
 #if defined(__AVX__)
-    const int64_t es = dt == ACL_FLOAT ? 4 : 2;
+    const int64_t es = opgen_chunk_esize(dt);
     int64_t i = 0;
     while (i < n && ((uintptr_t)(dst + i * es) & 31) != 0)
         ++i;
@@ -144,7 +147,7 @@ static inline __attribute__((always_inline)) void opgen_chunk(int64_t at, int64_
         return;
     }
     block(at, m, ptr, buf[nin], params);
-    char *dst = (char *)out.data + at * (odt == ACL_FLOAT ? 4 : 2);
+    char *dst = (char *)out.data + at * opgen_chunk_esize(odt);
     if (store == OPGEN_STORE_STREAM_ALIGNED && m == OPGEN_CHUNK)
         opgen_stream_aligned(dst, buf[nin], m, odt);
     else if (stream)
@@ -154,7 +157,7 @@ static inline __attribute__((always_inline)) void opgen_chunk(int64_t at, int64_
 }
 
 /* opgen_chunked's loop, for operands of dtype `all` (OPGEN_MIXED: each its own) and results stored as `store`
- * says. */
+ * says; without `convert`, one call for the whole block. */
 static inline __attribute__((always_inline)) void opgen_chunk_loop(int64_t n, int nin, const opgen_src *in,
                                                                    opgen_dst out, const void *params,
                                                                    opgen_chunk_fn block, bool convert,
@@ -186,16 +189,15 @@ static inline __attribute__((always_inline)) void opgen_chunked(int64_t n, int n
                                                                 opgen_dst out, const void *params,
                                                                 opgen_chunk_fn block)
 {
-    /* nothing to convert (FLOAT read and written in place): one call for the whole block, as the plain
-     * functions get it (chunks would only add their overhead; measured ~10% slower for softmax FLOAT rows) */
-    bool convert = out.dtype != ACL_FLOAT || out.stream;
     bool f16 = out.dtype == ACL_FLOAT16, bf16 = out.dtype == ACL_BF16, f32 = out.dtype == ACL_FLOAT;
     for (int k = 0; k < nin; ++k) {
-        convert = convert || in[k].dtype != ACL_FLOAT;
         f16 = f16 && in[k].dtype == ACL_FLOAT16;
         bf16 = bf16 && in[k].dtype == ACL_BF16;
         f32 = f32 && in[k].dtype == ACL_FLOAT;
     }
+    /* nothing to convert (FLOAT read and written in place): one call for the whole block, as the plain
+     * functions get it (chunks would only add their overhead; measured ~10% slower for softmax FLOAT rows) */
+    const bool convert = !f32 || out.stream;
     /* (full chunks start at multiples of OPGEN_CHUNK elements from out.data, 128 bytes of FLOAT16, 256 of FLOAT:
      * when out.data is 32-byte aligned, so is every full chunk) */
     const bool aligned = ((uintptr_t)out.data & 31) == 0;
@@ -217,11 +219,11 @@ static inline __attribute__((always_inline)) void opgen_chunked(int64_t n, int n
 static inline __attribute__((always_inline)) void opgen_chunked_reads(int64_t n, int nin, const opgen_src *in,
                                                                       const void *params, opgen_chunk_fn fn)
 {
-    bool convert = false, f16 = true, bf16 = true;
+    bool f16 = true, bf16 = true, f32 = true;
     for (int k = 0; k < nin; ++k) {
-        convert = convert || in[k].dtype != ACL_FLOAT;
         f16 = f16 && in[k].dtype == ACL_FLOAT16;
         bf16 = bf16 && in[k].dtype == ACL_BF16;
+        f32 = f32 && in[k].dtype == ACL_FLOAT;
     }
     const opgen_dst none = {NULL, ACL_FLOAT, false};
     if (f16)
@@ -229,7 +231,7 @@ static inline __attribute__((always_inline)) void opgen_chunked_reads(int64_t n,
     else if (bf16)
         opgen_chunk_loop(n, nin, in, none, params, fn, true, ACL_BF16, OPGEN_STORE_NONE);
     else
-        opgen_chunk_loop(n, nin, in, none, params, fn, convert, OPGEN_MIXED, OPGEN_STORE_NONE);
+        opgen_chunk_loop(n, nin, in, none, params, fn, !f32, OPGEN_MIXED, OPGEN_STORE_NONE);
 }
 
 /* Two FLOAT rows of the same length at once, in place, a chunk of each in turn: `sum` reads chunk [at, at + m)
