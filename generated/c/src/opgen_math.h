@@ -81,17 +81,19 @@ static inline float opgen_expf(float x)
 
 /* e^x for x <= 0 (and nan), the same bits as opgen_expf there in fewer instructions; meaningless for x > 0
  * (the printer calls it only where SymPy proves the argument nonpositive: the sigmoid's e^-|u|).  One clamp,
- * then 2^k in two factors 2^k1 * 2^k2 with k1 = ceil(k/2): p * 2^k1 is exact and normal, and the second
- * product rounds once, to a normal, a subnormal or 0, as opgen_expf's selected cases do.  (LogSigmoid FLOAT
- * measured 1.2x faster in the cache than with opgen_expf, whose range selects are most of its cost.) */
+ * then 2^k as 2^(k+100) * 2^-100: after the clamp -216 <= k <= 0, so 2^(k+100) is a normal float whose exponent
+ * field (k + 227) is a shift and an add of y's bits, p * 2^(k+100) is exact and normal, and the product by
+ * 2^-100 rounds once, to a normal, a subnormal or 0, as opgen_expf's selected cases do; a nan x gives a nan p,
+ * and the products keep it.  (LogSigmoid FLOAT measured 1.2x faster in the cache than with opgen_expf, whose
+ * range selects are most of its cost; splitting 2^k in two halves k1 + k2 instead of the fixed 2^-100 took
+ * five more integer instructions.) */
 static inline float opgen_expf_nonpos(float x)
 {
     x = x < -150.0f ? -150.0f : x;                       /* e^-150 rounds to 0, like all below it; nan stays */
     float y;
     const float p = opgen_exp_poly(x, &y);
     const uint32_t k = opgen_bits(y) - opgen_bits(12582912.0f);     /* k modulo 2^32, -216 <= k <= 0 */
-    const uint32_t h = (0u - k) >> 1;                                 /* -k1 */
-    return p * opgen_from_bits((127u - h) << 23) * opgen_from_bits((127u + k + h) << 23);
+    return p * opgen_from_bits((k + 227u) << 23) * 7.88860905221011805e-31f;                      /* 2^-100 */
 }
 
 #endif /* OPGEN_MATH_H_ */
