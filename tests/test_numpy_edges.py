@@ -116,18 +116,31 @@ def test_branch_point_conventions():
 
 
 def test_the_float16_store_rounds_exactly_as_numpys_cast():
-    """codegen.runtime.blocks.store pre-rounds FLOAT16 subnormals (NumPy's cast is slow on them): the bits
-    must be those of the plain cast, on every float32 around and inside FLOAT16's subnormal range."""
+    """codegen.runtime.blocks.store rounds FLOAT16 outputs with its own integer arithmetic (NumPy's cast is
+    slow): the bits must be those of the plain cast — on every FLOAT16 value's float32, the float32s next to
+    it, every midpoint between neighbouring FLOAT16 values and its neighbours (the ties, both signs), a sample
+    of all float32 bit patterns (nan payloads, infinities, overflow, subnormals), and through a strided `out`
+    and a broadcast result."""
     from codegen.runtime.blocks import store
-    edges = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 2.0 ** -14, 2.0 ** -24, 2.0 ** -25, 3 * 2.0 ** -25,
-                      6.1e-5, 65504.0, 65520.0, 1e6], dtype=np.float32)
-    bits = np.arange(0x33000000, 0x38900000, 97, dtype=np.uint32)   # 2^-25 ... just above 2^-14
-    values = np.concatenate([edges, -edges, bits.view(np.float32), -bits.view(np.float32)])
+    exact = np.arange(1 << 16, dtype=np.uint16).view(np.float16).astype(np.float32).view(np.uint32)
+    finite = np.arange(0x7c00, dtype=np.uint16).view(np.float16).astype(np.float64)
+    mid = ((finite[:-1] + finite[1:]) / 2).astype(np.float32).view(np.uint32)
+    sample = np.arange(0, 1 << 32, 4099, dtype=np.uint64).astype(np.uint32)
+    bits = np.concatenate([exact, exact + 1, exact - 1, mid, mid + 1, mid - 1, sample])
+    bits = np.concatenate([bits, bits ^ np.uint32(0x80000000)])
+    values = bits.view(np.float32)
     ours, numpys = np.empty(values.size, np.float16), np.empty(values.size, np.float16)
-    with np.errstate(over="ignore"):   # 65520 and 1e6 overflow to inf, both ways
+    with np.errstate(all="ignore"):   # overflow to inf, both ways
         store(ours, values)
         np.copyto(numpys, values, casting="unsafe")
-    assert np.array_equal(ours.view(np.uint16), numpys.view(np.uint16))
+    wrong = ours.view(np.uint16) != numpys.view(np.uint16)
+    assert not wrong.any(), f"float32 bits {bits[wrong][:5]}: {ours.view(np.uint16)[wrong][:5]} " \
+                            f"vs NumPy's {numpys.view(np.uint16)[wrong][:5]}"
+    strided = np.zeros((3, 8), np.float16)
+    store(strided[:, ::2], np.array([1.5, 2 ** -20, -65519.0, np.nan], np.float32))
+    assert np.array_equal(strided[:, ::2], np.broadcast_to(np.array([1.5, 2 ** -20, -65504.0, np.nan],
+                                                                   np.float16), (3, 4)), equal_nan=True)
+    assert not strided[:, 1::2].any()
 
 
 def test_the_bitwise_where_gives_np_wheres_bits():

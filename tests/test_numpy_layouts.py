@@ -122,3 +122,21 @@ def test_blocks_give_the_whole_array_result(ops, name, dtype):
     strided = {k: (np.repeat(v, 2)[::2] if isinstance(v, np.ndarray) and v.size == n else v) for k, v in kw.items()}
     whole = fn(**strided)
     np.testing.assert_array_equal(blocked.view(np.uint8), whole.view(np.uint8))
+
+
+@pytest.mark.parametrize("length", [7, 1000, 16389], ids=lambda n: f"rows of {n}")
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_row_blocks_give_the_whole_array_result(monkeypatch, length, dtype):
+    """Softmax along a contiguous last dim runs in blocks of whole rows (codegen.runtime.blocks.row_blocks): the
+    same bits as the whole arrays at once (BLOCK raised past the size), for rows that split blocks unevenly,
+    and for rows longer than a block."""
+    from codegen.runtime import blocks
+    fn = codegen.kernel("softmax_backward")
+    rng = np.random.default_rng(11)
+    shape = (2, (3 * blocks.BLOCK) // (2 * length) + 3, length)
+    g = rng.standard_normal(shape).astype(dtype)
+    y = rng.uniform(0, 1, shape).astype(dtype)
+    blocked = fn(grad_output=g, output=y, dim=-1)
+    monkeypatch.setattr(blocks, "BLOCK", 1 << 62)
+    whole = fn(grad_output=g, output=y, dim=2)
+    np.testing.assert_array_equal(blocked.view(np.uint8), whole.view(np.uint8))

@@ -13,7 +13,7 @@ import ml_dtypes
 import numpy as np
 
 from codegen.runtime import checks as _chk
-from codegen.runtime.blocks import store as _store
+from codegen.runtime.blocks import row_blocks as _row_blocks, store as _store
 OP = "aclnnSoftmaxBackward"
 
 # dtype × product table of each checked tensor: {parameter: {SoC: [dtypes]}}
@@ -69,14 +69,17 @@ def _f32(a):
 
 
 def _compute(grad_output, output, out, dim):
-    grad_output = _f32(grad_output)
-    output = _f32(output)
-    # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
-    # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
-    with np.errstate(all="ignore"):
-        r0 = np.sum(grad_output*output, axis=dim, keepdims=True)
-        result = grad_output*output - output*r0
-        _store(out, result)  # round once to the output dtype (overflow gives inf)
+    # rows along a contiguous last dim in blocks of whole rows, as 2-D views summed along -1: the temporaries
+    # stay small and the sums are the same bits (codegen.runtime.blocks.row_blocks)
+    for (grad_output, output), out, dim in _row_blocks((grad_output, output), out, dim):
+        grad_output = _f32(grad_output)
+        output = _f32(output)
+        # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
+        # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
+        with np.errstate(all="ignore"):
+            r0 = np.sum(grad_output*output, axis=dim, keepdims=True)
+            result = grad_output*output - output*r0
+            _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
 def softmax_backward(*, grad_output, output, dim, product="ascend910b", out_dtype=None, out=None):
