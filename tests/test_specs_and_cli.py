@@ -123,7 +123,7 @@ def test_check_reports_changed_missing_and_extra_files(tmp_path, ops):
     (out / "numpy" / "stray.py").write_text("# not generated\n")
     (out / "numpy" / "elu_backward.py").unlink()
     problems = "\n".join(gen.check(files, out))
-    assert "-        r0 = np.prod" in problems and "+        r0 = np.sum" in problems
+    assert "-            r0 = np.prod" in problems and "+            r0 = np.sum" in problems
     assert "extra file generated/numpy/stray.py" in problems
     assert "missing file generated/numpy/elu_backward.py" in problems
     run = opgen("generate", "--check", "--out", str(out))
