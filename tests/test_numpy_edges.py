@@ -141,6 +141,12 @@ def test_the_float16_store_rounds_exactly_as_numpys_cast():
     assert np.array_equal(strided[:, ::2], np.broadcast_to(np.array([1.5, 2 ** -20, -65504.0, np.nan],
                                                                    np.float16), (3, 4)), equal_nan=True)
     assert not strided[:, 1::2].any()
+    for v in (np.inf, -np.nan, 1e6, 2.0 ** -20, -1.5):   # a rank-0 out with a scalar result
+        rank0, want = np.zeros((), np.float16), np.array(v, np.float32)
+        with np.errstate(all="ignore"):
+            store(rank0, np.float32(v))
+            want = want.astype(np.float16)
+        assert rank0.view(np.uint16) == want.view(np.uint16), v
 
 
 def test_the_bitwise_where_gives_np_wheres_bits():

@@ -66,7 +66,7 @@ def f16_bits(x):
     """The FLOAT16 bit patterns (as uint32) of the float32 array `x`: the bits of NumPy's cast, in whole-array
     integer operations (~2.5 ns per element): round to nearest even, overflow to inf, nan payloads as NumPy
     keeps them (the top ten bits, or 1 if those are 0)."""
-    u = x.view(np.uint32)
+    u = x.reshape(-1).view(np.uint32)                     # (1-d: a rank-0 x would make scalars of it all)
     a = u & np.uint32(0x7fffffff)                         # |x|
     # normal results (|x| >= 2^-14): drop 13 bits rounding to nearest even, rebias the exponent 127 -> 15 (a
     # carry out of the mantissa bumps the exponent, up to inf's 0x7c00 from 65520 on)
@@ -87,13 +87,13 @@ def f16_bits(x):
     # |x| >= 65536, inf and nan (rare): a few elements by index
     big = np.flatnonzero(a >= np.uint32(0x47800000))
     if big.size:
-        ab = a.reshape(-1)[big]
+        ab = a[big]
         payload = np.maximum((ab & np.uint32(0x7fffff)) >> np.uint32(13), np.uint32(1))
-        r.reshape(-1)[big] = np.uint32(0x7c00) + np.where(ab > np.uint32(0x7f800000), payload, np.uint32(0))
+        r[big] = np.uint32(0x7c00) + np.where(ab > np.uint32(0x7f800000), payload, np.uint32(0))
     sign = u >> np.uint32(16)
     sign &= np.uint32(0x8000)
     r |= sign
-    return r
+    return r.reshape(x.shape)
 
 
 def where(cond, a, b):
