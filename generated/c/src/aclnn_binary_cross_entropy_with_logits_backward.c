@@ -131,7 +131,7 @@ static inline void block_chunk__weight_optional_absent__pos_weight_optional_abse
 
 static void block_chunked__weight_optional_absent__pos_weight_optional_absent(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 3, in, out, params, block_chunk__weight_optional_absent__pos_weight_optional_absent);
+    opgen_chunked(n, 3, in, out, params, block_chunk__weight_optional_absent__pos_weight_optional_absent, true);
 }
 
 /* ---- the kernel for weightOptional=absent, posWeightOptional=present ---- */
@@ -169,7 +169,7 @@ static inline void block_chunk__weight_optional_absent__pos_weight_optional_pres
 
 static void block_chunked__weight_optional_absent__pos_weight_optional_present(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 4, in, out, params, block_chunk__weight_optional_absent__pos_weight_optional_present);
+    opgen_chunked(n, 4, in, out, params, block_chunk__weight_optional_absent__pos_weight_optional_present, true);
 }
 
 /* ---- the kernel for weightOptional=present, posWeightOptional=absent ---- */
@@ -206,7 +206,7 @@ static inline void block_chunk__weight_optional_present__pos_weight_optional_abs
 
 static void block_chunked__weight_optional_present__pos_weight_optional_absent(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 4, in, out, params, block_chunk__weight_optional_present__pos_weight_optional_absent);
+    opgen_chunked(n, 4, in, out, params, block_chunk__weight_optional_present__pos_weight_optional_absent, true);
 }
 
 /* ---- the kernel for weightOptional=present, posWeightOptional=present ---- */
@@ -246,7 +246,7 @@ static inline void block_chunk__weight_optional_present__pos_weight_optional_pre
 
 static void block_chunked__weight_optional_present__pos_weight_optional_present(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 5, in, out, params, block_chunk__weight_optional_present__pos_weight_optional_present);
+    opgen_chunked(n, 5, in, out, params, block_chunk__weight_optional_present__pos_weight_optional_present, true);
 }
 
 /* ---- phase 1 ---- */

@@ -89,7 +89,7 @@ static inline void block_chunk__is_result_false(int64_t at, int64_t n, const flo
 
 static void block_chunked__is_result_false(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 2, in, out, params, block_chunk__is_result_false);
+    opgen_chunked(n, 2, in, out, params, block_chunk__is_result_false, true);
 }
 
 /* ---- the kernel for isResult=true ---- */
@@ -127,7 +127,7 @@ static inline void block_chunk__is_result_true(int64_t at, int64_t n, const floa
 
 static void block_chunked__is_result_true(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 2, in, out, params, block_chunk__is_result_true);
+    opgen_chunked(n, 2, in, out, params, block_chunk__is_result_true, true);
 }
 
 /* ---- phase 1 ---- */

@@ -101,7 +101,7 @@ static inline void block_chunk(int64_t at, int64_t n, const float *const *in, fl
 
 static void block_chunked(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 2, in, out, params, block_chunk);
+    opgen_chunked(n, 2, in, out, params, block_chunk, true);
 }
 
 /* ---- phase 1 ---- */

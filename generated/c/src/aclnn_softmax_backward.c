@@ -169,7 +169,7 @@ static void finish_row_chunked(int64_t n, const opgen_src *in, const double *acc
                               const void *params)
 {
     const opgen_row_args args = {params, acc, NULL, NULL};
-    opgen_chunked(n, 2, in, out, &args, finish_row_chunk);
+    opgen_chunked(n, 2, in, out, &args, finish_row_chunk, true);
 }
 
 /* finish_row on this row while rowsum reads the next one, chunk by chunk (opgen_chunks.h: opgen_skewed);
@@ -216,7 +216,7 @@ static void finish_col_chunked(int64_t n, const opgen_src *in, double *const *ac
                               const void *params)
 {
     const opgen_row_args args = {params, NULL, NULL, acc};
-    opgen_chunked(n, 2, in, out, &args, finish_col_chunk);
+    opgen_chunked(n, 2, in, out, &args, finish_col_chunk, false);
 }
 
 /* short rows packed one after another (row r at in[k] + r*len, its nred sums at acc + r*nred, zeroed): rowsum

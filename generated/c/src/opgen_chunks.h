@@ -80,14 +80,26 @@ static inline __attribute__((always_inline)) void opgen_stream_contiguous(char *
 }
 
 /* Elements [at, at + m) of an operand as FLOAT: in place when it is FLOAT, else converted into buf.  `all` is
- * every operand's dtype when the caller knows it (a constant: the switch folds away), else OPGEN_MIXED. */
+ * every operand's dtype when the caller knows it (a constant: the switch folds away), else OPGEN_MIXED.
+ * `unpacked`: BFLOAT16 in the unpack order of opgen_bf16x16_to_f32_unpacked (m a multiple of 16). */
 #define OPGEN_MIXED ((aclDataType)-1)
 static inline __attribute__((always_inline)) const float *opgen_chunk_load(float *buf, opgen_src s, int64_t at,
-                                                                           int64_t m, aclDataType all)
+                                                                           int64_t m, aclDataType all,
+                                                                           bool unpacked)
 {
+    (void)unpacked;   /* (without AVX2) */
     switch (all == OPGEN_MIXED ? s.dtype : all) {
     case ACL_FLOAT16: opgen_f16_block_to_f32(buf, (const uint16_t *)s.data + at, m); return buf;
-    case ACL_BF16: opgen_bf16_block_to_f32(buf, (const uint16_t *)s.data + at, m); return buf;
+    case ACL_BF16:
+#if defined(__AVX2__)
+        if (unpacked) {
+            for (int64_t j = 0; j < m; j += 16)
+                opgen_bf16x16_to_f32_unpacked(buf + j, (const uint16_t *)s.data + at + j);
+            return buf;
+        }
+#endif
+        opgen_bf16_block_to_f32(buf, (const uint16_t *)s.data + at, m);
+        return buf;
     default: return (const float *)s.data + at;
     }
 }
@@ -127,15 +139,22 @@ static inline __attribute__((always_inline)) void opgen_stream_aligned(char *dst
 /* One chunk of m elements from `at`: the inputs as FLOAT (buf[k] when converted), the results in place or through
  * buf[nin].  Inlined by opgen_chunk_loop with m = OPGEN_CHUNK, a constant, so that the compiler unrolls every loop
  * and drops their remainders (a chunk has only ~60 cycles to spend: FLOAT16 streams at about one element per
- * cycle), and once for the last, shorter chunk. */
+ * cycle), and once for the last, shorter chunk.  `elementwise`: `block` computes each result from the inputs at
+ * the same position only, so that whole BFLOAT16 chunks may go through it in unpack order. */
 static inline __attribute__((always_inline)) void opgen_chunk(int64_t at, int64_t m, int nin, const opgen_src *in,
                                                               opgen_dst out, const void *params,
                                                               opgen_chunk_fn block, float (*buf)[OPGEN_CHUNK],
-                                                              aclDataType all, int store)
+                                                              aclDataType all, int store, bool elementwise)
 {
+#if defined(__AVX2__)
+    const bool unpacked = elementwise && all == ACL_BF16 && m == OPGEN_CHUNK && store != OPGEN_STORE_NONE;
+#else
+    const bool unpacked = false;
+    (void)elementwise;
+#endif
     const float *ptr[OPGEN_MAX_INPUTS];
     for (int k = 0; k < nin; ++k)
-        ptr[k] = opgen_chunk_load(buf[k], in[k], at, m, all);
+        ptr[k] = opgen_chunk_load(buf[k], in[k], at, m, all, unpacked);
     if (store == OPGEN_STORE_NONE) {
         block(at, m, ptr, NULL, params);
         return;
@@ -148,6 +167,18 @@ static inline __attribute__((always_inline)) void opgen_chunk(int64_t at, int64_
     }
     block(at, m, ptr, buf[nin], params);
     char *dst = (char *)out.data + at * opgen_chunk_esize(odt);
+#if defined(__AVX2__)
+    if (unpacked) {
+        for (int64_t j = 0; j < m; j += 16) {
+            const __m256i v = opgen_f32x16_unpacked_to_bf16(buf[nin] + j);
+            if (store == OPGEN_STORE_STREAM_ALIGNED)
+                _mm256_stream_si256((__m256i *)(void *)(dst + 2 * j), v);
+            else
+                _mm256_storeu_si256((__m256i *)(void *)(dst + 2 * j), v);
+        }
+        return;
+    }
+#endif
     if (store == OPGEN_STORE_STREAM_ALIGNED && m == OPGEN_CHUNK)
         opgen_stream_aligned(dst, buf[nin], m, odt);
     else if (stream)
@@ -161,22 +192,23 @@ static inline __attribute__((always_inline)) void opgen_chunk(int64_t at, int64_
 static inline __attribute__((always_inline)) void opgen_chunk_loop(int64_t n, int nin, const opgen_src *in,
                                                                    opgen_dst out, const void *params,
                                                                    opgen_chunk_fn block, bool convert,
-                                                                   aclDataType all, int store)
+                                                                   aclDataType all, int store, bool elementwise)
 {
     /* (a buffer per chunk: its contents die with the chunk, so that the compiler may keep them in registers) */
     int64_t at = 0;
     if (convert)
         for (; at + OPGEN_CHUNK <= n; at += OPGEN_CHUNK) {
             float buf[OPGEN_MAX_INPUTS + 1][OPGEN_CHUNK] __attribute__((aligned(32)));
-            opgen_chunk(at, OPGEN_CHUNK, nin, in, out, params, block, buf, all, store);
+            opgen_chunk(at, OPGEN_CHUNK, nin, in, out, params, block, buf, all, store, elementwise);
         }
     if (at < n) {
         float buf[OPGEN_MAX_INPUTS + 1][OPGEN_CHUNK] __attribute__((aligned(32)));
-        opgen_chunk(at, n - at, nin, in, out, params, block, buf, all, store);
+        opgen_chunk(at, n - at, nin, in, out, params, block, buf, all, store, elementwise);
     }
 }
 
-/* block(at, m, in, out, params) over n elements of contiguous operands, a chunk [at, at + m) at a time.
+/* block(at, m, in, out, params) over n elements of contiguous operands, a chunk [at, at + m) at a time
+ * (`elementwise`: see opgen_chunk).
  *
  * When every operand is FLOAT16, or every one BFLOAT16 (the usual case), the loop is compiled for that dtype and
  * for the way the results are stored: then a chunk is straight-line code in which the compiler keeps the
@@ -187,7 +219,7 @@ static inline __attribute__((always_inline)) void opgen_chunk_loop(int64_t n, in
  * ahead. */
 static inline __attribute__((always_inline)) void opgen_chunked(int64_t n, int nin, const opgen_src *in,
                                                                 opgen_dst out, const void *params,
-                                                                opgen_chunk_fn block)
+                                                                opgen_chunk_fn block, bool elementwise)
 {
     bool f16 = out.dtype == ACL_FLOAT16, bf16 = out.dtype == ACL_BF16, f32 = out.dtype == ACL_FLOAT;
     for (int k = 0; k < nin; ++k) {
@@ -202,17 +234,17 @@ static inline __attribute__((always_inline)) void opgen_chunked(int64_t n, int n
      * when out.data is 32-byte aligned, so is every full chunk) */
     const bool aligned = ((uintptr_t)out.data & 31) == 0;
     if (f16 && !out.stream)
-        opgen_chunk_loop(n, nin, in, out, params, block, true, ACL_FLOAT16, OPGEN_STORE_PLAIN);
+        opgen_chunk_loop(n, nin, in, out, params, block, true, ACL_FLOAT16, OPGEN_STORE_PLAIN, false);
     else if (f16 && aligned)
-        opgen_chunk_loop(n, nin, in, out, params, block, true, ACL_FLOAT16, OPGEN_STORE_STREAM_ALIGNED);
+        opgen_chunk_loop(n, nin, in, out, params, block, true, ACL_FLOAT16, OPGEN_STORE_STREAM_ALIGNED, false);
     else if (bf16 && !out.stream)
-        opgen_chunk_loop(n, nin, in, out, params, block, true, ACL_BF16, OPGEN_STORE_PLAIN);
+        opgen_chunk_loop(n, nin, in, out, params, block, true, ACL_BF16, OPGEN_STORE_PLAIN, elementwise);
     else if (bf16 && aligned)
-        opgen_chunk_loop(n, nin, in, out, params, block, true, ACL_BF16, OPGEN_STORE_STREAM_ALIGNED);
+        opgen_chunk_loop(n, nin, in, out, params, block, true, ACL_BF16, OPGEN_STORE_STREAM_ALIGNED, elementwise);
     else if (f32 && out.stream && aligned)   /* (FLOAT in place: chunks only for the non-temporal stores) */
-        opgen_chunk_loop(n, nin, in, out, params, block, true, ACL_FLOAT, OPGEN_STORE_STREAM_ALIGNED);
+        opgen_chunk_loop(n, nin, in, out, params, block, true, ACL_FLOAT, OPGEN_STORE_STREAM_ALIGNED, false);
     else
-        opgen_chunk_loop(n, nin, in, out, params, block, convert, OPGEN_MIXED, OPGEN_STORE_ANY);
+        opgen_chunk_loop(n, nin, in, out, params, block, convert, OPGEN_MIXED, OPGEN_STORE_ANY, false);
 }
 
 /* The same for a kernel that only reads (rowsum, colsum): fn(at, m, in, NULL, params). */
@@ -227,11 +259,11 @@ static inline __attribute__((always_inline)) void opgen_chunked_reads(int64_t n,
     }
     const opgen_dst none = {NULL, ACL_FLOAT, false};
     if (f16)
-        opgen_chunk_loop(n, nin, in, none, params, fn, true, ACL_FLOAT16, OPGEN_STORE_NONE);
+        opgen_chunk_loop(n, nin, in, none, params, fn, true, ACL_FLOAT16, OPGEN_STORE_NONE, false);
     else if (bf16)
-        opgen_chunk_loop(n, nin, in, none, params, fn, true, ACL_BF16, OPGEN_STORE_NONE);
+        opgen_chunk_loop(n, nin, in, none, params, fn, true, ACL_BF16, OPGEN_STORE_NONE, false);
     else
-        opgen_chunk_loop(n, nin, in, none, params, fn, !f32, OPGEN_MIXED, OPGEN_STORE_NONE);
+        opgen_chunk_loop(n, nin, in, none, params, fn, !f32, OPGEN_MIXED, OPGEN_STORE_NONE, false);
 }
 
 /* Two FLOAT rows of the same length at once, in place, a chunk of each in turn: `sum` reads chunk [at, at + m)
