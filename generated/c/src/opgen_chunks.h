@@ -87,7 +87,7 @@ static inline __attribute__((always_inline)) const float *opgen_chunk_load(float
                                                                            int64_t m, aclDataType all,
                                                                            bool unpacked)
 {
-    (void)unpacked;   /* (without AVX2) */
+    (void)unpacked;   /* (read only with AVX2) */
     switch (all == OPGEN_MIXED ? s.dtype : all) {
     case ACL_FLOAT16: opgen_f16_block_to_f32(buf, (const uint16_t *)s.data + at, m); return buf;
     case ACL_BF16:
