@@ -291,11 +291,13 @@ static bool output_overlaps(const opgen_call *c)
 }
 
 /* ---- the plan: mode, tiles, threads and workspace layout, the same in both phases --------------------------- */
-/* Side by side rows: a tile of T rows is walked twice along dim, so T is chosen for the tile's inputs to stay in
- * the last-level cache between the two walks (TILE_CACHE_BYTES), but never below 1024 (4 KiB of FLOAT read
- * contiguously per step along dim: shorter runs at a large stride cost more in DRAM pages and TLB misses than a
- * second read), nor above MAX_TILE (the accumulators stay in L1/L2).  Measured with `opgen bench`. */
-#define TILE_CACHE_BYTES (8 * 1024 * 1024)
+/* Side by side rows: a tile of T columns (positions of the inner dims) is walked twice along dim, summing, then
+ * finishing.  T is as long as the accumulators allow (MAX_TILE: 16384 doubles per sum, 128 KiB, stay in L2), cut
+ * so that every thread gets a tile, but never below MIN_TILE (4 KiB of FLOAT read contiguously per step along
+ * dim).  Long runs per step count for more than finding the tile in the cache on the second walk: tiles sized
+ * for their inputs to stay in 8 MiB of L3 between the walks (1024 columns for rows of 1024) measured 1.2x slower
+ * in FLOAT and 1.4-1.5x in FLOAT16/BFLOAT16 than 8192-16384 columns read twice from memory (`opgen bench`, one
+ * thread, 16M elements). */
 #define MIN_TILE OPGEN_BLOCK
 #define MAX_TILE (16 * OPGEN_BLOCK)
 /* Below this many elements a call runs on one thread: starting threads would cost more than it saves. */
@@ -315,6 +317,8 @@ typedef struct {
     uint64_t staging_bytes, acc_bytes, result_bytes;
 } plan_t;
 
+static int64_t blocks_of(int64_t len, int64_t block) { return (len + block - 1) / block; }
+
 static int row_dim(const opgen_call *c)
 {
     return c->out.ndim == 0 ? 0 : (int)c->dim;
@@ -333,14 +337,6 @@ static void plan(const opgen_call *c, plan_t *p)
         /* whole rows when dim is the output's contiguous dimension, or closer to it than the others */
         const int64_t ds = abs64(L.dstride[out]), is = abs64(L.stride[out][L.ndim - 1]);
         p->rows = L.dlen <= 1 || (L.ndim == 1 && L.shape[0] == 1) || ds == 1 || (ds != 0 && ds < is);
-        if (!p->rows) {
-            size_t bytes = 0;
-            for (int k = 0; k < c->nin; ++k)
-                bytes += L.esize[k];
-            int64_t t = (int64_t)(TILE_CACHE_BYTES / ((size_t)L.dlen * (bytes ? bytes : 1)));
-            t = t < MIN_TILE ? MIN_TILE : (t > MAX_TILE ? MAX_TILE : t / OPGEN_BLOCK * OPGEN_BLOCK);
-            p->tile = L.shape[L.ndim - 1] < t ? L.shape[L.ndim - 1] : t;
-        }
     }
     for (int k = 0; k < L.nops; ++k)
         if (!direct(&L, k, (c->nred && p->rows) ? L.dstride[k] : L.stride[k][L.ndim - 1]))
@@ -365,6 +361,15 @@ static void plan(const opgen_call *c, plan_t *p)
     if (threads > numel / MIN_ELEMENTS_PER_THREAD)
         threads = numel / MIN_ELEMENTS_PER_THREAD > 1 ? numel / MIN_ELEMENTS_PER_THREAD : 1;
     p->threads = (int)threads;
+    if (c->nred && !p->rows) {
+        int64_t outer = 1;
+        for (int d = 0; d < L.ndim - 1; ++d)
+            outer *= L.shape[d];
+        const int64_t len = L.shape[L.ndim - 1], split = threads > outer ? (threads + outer - 1) / outer : 1;
+        int64_t t = blocks_of(blocks_of(len, split), OPGEN_BLOCK) * OPGEN_BLOCK;   /* (len / split, rounded up) */
+        t = t < MIN_TILE ? MIN_TILE : (t > MAX_TILE ? MAX_TILE : t);
+        p->tile = len < t ? len : t;
+    }
     p->staging_bytes = p->staging ? (uint64_t)L.nops * OPGEN_BLOCK * sizeof(float) : 0;
     p->acc_bytes = (c->nred && !p->rows) ? (uint64_t)c->nred * (uint64_t)p->tile * sizeof(double) : 0;
     p->scratch_bytes = p->staging_bytes + p->acc_bytes;
@@ -454,8 +459,6 @@ typedef struct {
     float *staging;
     double *accs;
 } share;
-
-static int64_t blocks_of(int64_t len, int64_t block) { return (len + block - 1) / block; }
 
 /* When the output is streamed, the first block of a row is `shift` elements long, up to the output's first 64-byte
  * boundary, so that every later block starts on a cache line of the output: a line written partly by plain
