@@ -214,11 +214,12 @@ def test_threads_are_restored():
 
 
 # ---- targets -------------------------------------------------------------------------------------------
-def _record(op, layout, dtype, backend, vs_probe, vs_torch=None):
+def _record(op, layout, dtype, backend, vs_probe, vs_torch=None, spread=None):
     from codegen.bench.runner import Record, Round
     one = Round(1, 1e6, vs_probe * 10, 5, 1e6, "c", 10.0, vs_probe, 1e6, 1e6,
                 torch_ns=None if vs_torch is None else 1e6 * vs_torch,
-                torch_gbps=None if vs_torch is None else 10.0 / vs_torch, vs_torch=vs_torch)
+                torch_gbps=None if vs_torch is None else 10.0 / vs_torch, vs_torch=vs_torch,
+                vs_probe_range=spread)
     return Record(op, layout, dtype, backend, 1 << 24, {}, 0, one)
 
 
@@ -228,7 +229,7 @@ def test_targets_say_met_or_by_how_much_they_were_missed():
             _record("softmax_backward", "dim first, row 1024", "FLOAT", "c", 0.45, 1.5),
             _record("elu_backward", "isResult false", "FLOAT16", "numpy", 0.25),
             _record("softmax_backward", "dim last, row 64", "FLOAT", "numpy", 0.1)]
-    got = {(r[0], r[1]): r[3] for r in targets.rows(recs, 1 << 24)}
+    got = {(r[0], r[1]): r[4] for r in targets.rows(recs, 1 << 24)}
     shrink = "softshrink_backward · contiguous · FLOAT · c"
     assert got[shrink, ">= 90% of the probe"] == "met"
     assert got[shrink, "PyTorch's speed"] == "met"
@@ -238,11 +239,35 @@ def test_targets_say_met_or_by_how_much_they_were_missed():
     assert got["elu_backward · isResult false · FLOAT16 · numpy", "within 3x of the probe"] == "missed by 25%"
     assert not any("softmax_backward · dim last" in case for case, _ in got)   # NumPy target: elementwise only
     cmds = targets.command_rows({"generate": {"seconds": 12.0}, "verify_cold": {"seconds": None, "skipped": "x"}})
-    assert cmds[0][3] == "missed by 2 s" and cmds[1][3] == "not measured"
+    assert cmds[0][4] == "missed by 2 s" and cmds[1][4] == "not measured"
+
+
+def test_targets_show_the_per_pass_range_and_flag_a_verdict_the_noise_could_flip():
+    from codegen.bench import targets
+    recs = [_record("softshrink_backward", "contiguous", "FLOAT", "c", 0.92, spread=(0.85, 0.97)),
+            _record("elu_backward", "isResult true", "FLOAT", "c", 0.70, spread=(0.66, 0.74))]
+    got = {r[0]: r[3:] for r in targets.rows(recs, 1 << 24)}
+    assert got["softshrink_backward · contiguous · FLOAT · c"] == ["0.85–0.97 (straddles)", "met"]
+    assert got["elu_backward · isResult true · FLOAT · c"] == ["0.66–0.74", "missed by 22%"]
+    commands = {"generate": {"seconds": 1.0}, "verify_cold": {"seconds": 9.0}}
+    assert targets.table(recs, 1 << 24, commands).endswith(
+        "3 of 4 targets met; the passes of 1 straddle their target (their verdict could go either way on this "
+        "run's noise).")
+
+
+def test_paired_range_compares_times_of_the_same_pass():
+    a = timing.Timing(2.0, 1.0, 3, [1, 4, 2])
+    b = timing.Timing(2.0, 2.0, 3, [2, 2, 2])
+    assert timing.paired_range(a, b) == (0.5, 2.0)     # pass by pass, not min over max
+    assert timing.paired_range(timing.Timing(1.0, 1.0, 0), b) is None
 
 
 def test_quick_report_judges_the_targets(quick):
     assert "## Targets (one thread, n = 65536)" in (quick[0] / "bench.md").read_text()
+    data = json.loads((quick[0] / "bench.json").read_text())
+    for r in data["results"]:
+        lo, hi = r["one"]["vs_probe_range"]
+        assert 0 < lo <= hi
 
 
 def test_an_op_without_layouts_is_named_and_left_out(ops):

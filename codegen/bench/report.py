@@ -175,8 +175,10 @@ def markdown(records: list[Record], meta: dict) -> str:
         "broadcast operand at its own size). GB/s: decimal. vs probe: our GB/s over a single-threaded loop "
         "reading the same inputs and writing one output (the faster of NumPy's and a C loop's). vs PyTorch: "
         "PyTorch's CPU kernel's time over ours, preallocated outputs both (> 1: faster). Times are medians of "
-        "interleaved passes; all-threads columns set $OPGEN_NUM_THREADS and torch.set_num_threads to "
-        f"{m['cpus']}; the probe stays single-threaded; NumPy kernels are single-threaded (—).",
+        "interleaved passes, ratios are ratios of those medians (the targets table adds the lowest and highest "
+        "of each ratio taken within a pass); all-threads columns set $OPGEN_NUM_THREADS and "
+        f"torch.set_num_threads to {m['cpus']}; the probe stays single-threaded; NumPy kernels are "
+        "single-threaded (—).",
         "",
         f"## Summary at n = {n} elements" + (" (2^24)" if n == SUMMARY_N else " (the largest size measured)"),
         "",

@@ -26,7 +26,7 @@ from . import threads as T
 from . import torch_kernels, traffic
 from .cases import Case
 from .probe import Probe, c_library
-from .timing import Policy, interleaved
+from .timing import Policy, interleaved, paired_range
 
 THREADED_BACKENDS = ("c",)         # backends whose kernels use $OPGEN_NUM_THREADS
 
@@ -47,6 +47,10 @@ class Round:
     torch_ns: float | None = None
     torch_gbps: float | None = None
     vs_torch: float | None = None  # torch time / our time: > 1 means faster than PyTorch
+    # (lowest, highest) over the passes of the same ratio taken within one pass (timing.paired_range): how far
+    # this run's noise reaches around vs_probe and vs_torch, which are ratios of medians
+    vs_probe_range: tuple[float, float] | None = None
+    vs_torch_range: tuple[float, float] | None = None
 
 
 @dataclass
@@ -89,11 +93,13 @@ def _round(n_threads: int, ours: dict, probe: Probe, torch_fn, torch, nbytes: in
         mine = t[f"ours:{b}"]
         gb = traffic.gbps(nbytes, mine.median_ns)
         pg = traffic.gbps(nbytes, probe_ns)
-        r = Round(n_threads, mine.median_ns, gb, mine.runs, probe_ns, probe_name, pg, gb / pg, p_np, p_c)
+        r = Round(n_threads, mine.median_ns, gb, mine.runs, probe_ns, probe_name, pg, gb / pg, p_np, p_c,
+                  vs_probe_range=paired_range(t[f"probe:{probe_name}"], mine))
         if "torch" in t:
             r.torch_ns = t["torch"].median_ns
             r.torch_gbps = traffic.gbps(nbytes, r.torch_ns)
             r.vs_torch = r.torch_ns / mine.median_ns
+            r.vs_torch_range = paired_range(t["torch"], mine)
         out[b] = r
     return out
 

@@ -12,13 +12,17 @@ with `opgen bench --baseline HEAD`).  The median of a contender's passes is its 
 
 Repeats are adaptive unless fixed: passes continue until at least `min_runs` were made and `budget_s`
 seconds have gone by (small sizes get thousands of passes, 2^24 elements a handful), with `max_runs` as a cap.
+
+Every pass's times are kept (`Timing.samples`, in pass order), so that two contenders can also be compared
+pass by pass (`paired_range`): a ratio of two times taken in the same pass saw the same machine, and the
+spread of those ratios over the passes shows how far a run's noise could move the ratio of the medians.
 """
 from __future__ import annotations
 
 import random
 import statistics
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 
@@ -27,6 +31,13 @@ class Timing:
     median_ns: float
     min_ns: float
     runs: int
+    samples: list[int] = field(default_factory=list, repr=False)   # ns per pass, in pass order
+
+
+def paired_range(num: Timing, den: Timing) -> tuple[float, float] | None:
+    """(lowest, highest) over the passes of num's time / den's time in the same pass; None without samples."""
+    ratios = [a / b for a, b in zip(num.samples, den.samples) if b > 0]
+    return (min(ratios), max(ratios)) if ratios else None
 
 
 @dataclass(frozen=True)
@@ -63,4 +74,4 @@ def interleaved(contenders: dict[str, Callable[[], object]], policy: Policy) -> 
         elif passes >= policy.max_runs or (passes >= policy.min_runs
                                            and clock() - start >= policy.budget_s * 1e9):
             break
-    return {name: Timing(statistics.median(s), min(s), len(s)) for name, s in samples.items()}
+    return {name: Timing(statistics.median(s), min(s), len(s), s) for name, s in samples.items()}
