@@ -244,7 +244,8 @@ def test_threads_give_the_same_bits(name, monkeypatch):
     elementwise, whole rows, side-by-side rows, staged FLOAT16 and an overlapping output alike."""
     op = OPS[name]
     c = codegen.kernel(name, backend="c")
-    # (8, 20000) along dim 0: one tile of 16384 columns would leave two threads idle; the plan cuts it in three
+    # (8, 20000) along dim 0: tiles of 16384 columns would make two work items for three threads; the plan cuts
+    # the 20000 columns into three tiles
     cases = [("FLOAT", (96, 1400), -1), ("FLOAT16", (300, 513), 0), ("FLOAT", (2, 70000), 0),
              ("FLOAT16", (8, 20000), 0)]
     for dtype, shape, dim in cases:

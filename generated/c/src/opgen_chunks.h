@@ -234,17 +234,20 @@ static inline __attribute__((always_inline)) void opgen_chunked(int64_t n, int n
      * when out.data is 32-byte aligned, so is every full chunk) */
     const bool aligned = ((uintptr_t)out.data & 31) == 0;
     if (f16 && !out.stream)
-        opgen_chunk_loop(n, nin, in, out, params, block, true, ACL_FLOAT16, OPGEN_STORE_PLAIN, false);
+        opgen_chunk_loop(n, nin, in, out, params, block, true, ACL_FLOAT16, OPGEN_STORE_PLAIN, elementwise);
     else if (f16 && aligned)
-        opgen_chunk_loop(n, nin, in, out, params, block, true, ACL_FLOAT16, OPGEN_STORE_STREAM_ALIGNED, false);
+        opgen_chunk_loop(n, nin, in, out, params, block, true, ACL_FLOAT16, OPGEN_STORE_STREAM_ALIGNED,
+                         elementwise);
     else if (bf16 && !out.stream)
         opgen_chunk_loop(n, nin, in, out, params, block, true, ACL_BF16, OPGEN_STORE_PLAIN, elementwise);
     else if (bf16 && aligned)
-        opgen_chunk_loop(n, nin, in, out, params, block, true, ACL_BF16, OPGEN_STORE_STREAM_ALIGNED, elementwise);
+        opgen_chunk_loop(n, nin, in, out, params, block, true, ACL_BF16, OPGEN_STORE_STREAM_ALIGNED,
+                         elementwise);
     else if (f32 && out.stream && aligned)   /* (FLOAT in place: chunks only for the non-temporal stores) */
-        opgen_chunk_loop(n, nin, in, out, params, block, true, ACL_FLOAT, OPGEN_STORE_STREAM_ALIGNED, false);
+        opgen_chunk_loop(n, nin, in, out, params, block, true, ACL_FLOAT, OPGEN_STORE_STREAM_ALIGNED,
+                         elementwise);
     else
-        opgen_chunk_loop(n, nin, in, out, params, block, convert, OPGEN_MIXED, OPGEN_STORE_ANY, false);
+        opgen_chunk_loop(n, nin, in, out, params, block, convert, OPGEN_MIXED, OPGEN_STORE_ANY, elementwise);
 }
 
 /* The same for a kernel that only reads (rowsum, colsum): fn(at, m, in, NULL, params). */

@@ -147,9 +147,10 @@ static inline void opgen_bf16_block_to_f32(float *restrict dst, const uint16_t *
     int64_t i = 0;
 #if defined(__AVX2__)
     /* (GCC vectorizes the plain loop with a whole-register load, an extract and a widening per 8 values) */
-    for (; i + 8 <= n; i += 8)
-        _mm256_storeu_si256((__m256i *)(void *)(dst + i),
-                            _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(const void *)(src + i))), 16));
+    for (; i + 8 <= n; i += 8) {
+        const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(src + i));
+        _mm256_storeu_si256((__m256i *)(void *)(dst + i), _mm256_slli_epi32(_mm256_cvtepu16_epi32(v), 16));
+    }
 #endif
     for (; i < n; ++i)
         dst[i] = opgen_bf16_to_f32(src[i]);

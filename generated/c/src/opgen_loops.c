@@ -295,8 +295,8 @@ static bool output_overlaps(const opgen_call *c)
  * finishing.  T is as long as the accumulators allow (MAX_TILE: 16384 doubles per sum, 128 KiB, stay in L2), cut
  * so that every thread gets a tile, but never below MIN_TILE (4 KiB of FLOAT read contiguously per step along
  * dim).  Long runs per step count for more than finding the tile in the cache on the second walk: tiles sized
- * for their inputs to stay in 8 MiB of L3 between the walks (1024 columns for rows of 1024) measured 1.2x slower
- * in FLOAT and 1.4-1.5x in FLOAT16/BFLOAT16 than 8192-16384 columns read twice from memory (`opgen bench`, one
+ * for their inputs to stay in 8 MiB of L3 between the walks (1024 columns for rows of 1024) measured 1.3x slower
+ * in FLOAT and 1.4x in FLOAT16/BFLOAT16 than 8192-16384 columns read twice from memory (`opgen bench`, one
  * thread, 16M elements). */
 #define MIN_TILE OPGEN_BLOCK
 #define MAX_TILE (16 * OPGEN_BLOCK)
@@ -318,6 +318,15 @@ typedef struct {
 } plan_t;
 
 static int64_t blocks_of(int64_t len, int64_t block) { return (len + block - 1) / block; }
+
+/* Positions of every walked dimension but the innermost (side by side: each has its own run of columns). */
+static int64_t outer_count(const layout *L)
+{
+    int64_t outer = 1;
+    for (int d = 0; d < L->ndim - 1; ++d)
+        outer *= L->shape[d];
+    return outer;
+}
 
 static int row_dim(const opgen_call *c)
 {
@@ -362,10 +371,7 @@ static void plan(const opgen_call *c, plan_t *p)
         threads = numel / MIN_ELEMENTS_PER_THREAD > 1 ? numel / MIN_ELEMENTS_PER_THREAD : 1;
     p->threads = (int)threads;
     if (c->nred && !p->rows) {
-        int64_t outer = 1;
-        for (int d = 0; d < L.ndim - 1; ++d)
-            outer *= L.shape[d];
-        const int64_t len = L.shape[L.ndim - 1], split = threads > outer ? (threads + outer - 1) / outer : 1;
+        const int64_t outer = outer_count(&L), len = L.shape[L.ndim - 1], split = threads > outer ? (threads + outer - 1) / outer : 1;
         int64_t t = blocks_of(blocks_of(len, split), OPGEN_BLOCK) * OPGEN_BLOCK;   /* (len / split, rounded up) */
         t = t < MIN_TILE ? MIN_TILE : (t > MAX_TILE ? MAX_TILE : t);
         p->tile = len < t ? len : t;
@@ -737,10 +743,7 @@ static void run_rows(const share *s)
 /* Side by side: item = (outer index, tile of the innermost dimension). */
 static int64_t column_items(const layout *L, int64_t tile)
 {
-    int64_t outer = 1;
-    for (int d = 0; d < L->ndim - 1; ++d)
-        outer *= L->shape[d];
-    return outer * blocks_of(L->shape[L->ndim - 1], tile);
+    return outer_count(L) * blocks_of(L->shape[L->ndim - 1], tile);
 }
 
 static void run_columns(const share *s)
