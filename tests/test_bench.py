@@ -229,7 +229,7 @@ def test_targets_say_met_or_by_how_much_they_were_missed():
             _record("softmax_backward", "dim first, row 1024", "FLOAT", "c", 0.45, 1.5),
             _record("elu_backward", "isResult false", "FLOAT16", "numpy", 0.25),
             _record("softmax_backward", "dim last, row 64", "FLOAT", "numpy", 0.1)]
-    got = {(r[0], r[1]): r[4] for r in targets.rows(recs, 1 << 24)}
+    got = {(v.case, v.target): v.verdict for v in targets.rows(recs, 1 << 24)}
     shrink = "softshrink_backward · contiguous · FLOAT · c"
     assert got[shrink, ">= 90% of the probe"] == "met"
     assert got[shrink, "PyTorch's speed"] == "met"
@@ -239,18 +239,19 @@ def test_targets_say_met_or_by_how_much_they_were_missed():
     assert got["elu_backward · isResult false · FLOAT16 · numpy", "within 3x of the probe"] == "missed by 25%"
     assert not any("softmax_backward · dim last" in case for case, _ in got)   # NumPy target: elementwise only
     cmds = targets.command_rows({"generate": {"seconds": 12.0}, "verify_cold": {"seconds": None, "skipped": "x"}})
-    assert cmds[0][4] == "missed by 2 s" and cmds[1][4] == "not measured"
+    assert (cmds[0].verdict, cmds[0].met) == ("missed by 2 s", False)
+    assert (cmds[1].verdict, cmds[1].met) == ("not measured", None)
 
 
 def test_targets_show_the_per_pass_range_and_flag_a_verdict_the_noise_could_flip():
     from codegen.bench import targets
     recs = [_record("softshrink_backward", "contiguous", "FLOAT", "c", 0.92, spread=(0.85, 0.97)),
             _record("elu_backward", "isResult true", "FLOAT", "c", 0.70, spread=(0.66, 0.74))]
-    got = {r[0]: r[3:] for r in targets.rows(recs, 1 << 24)}
+    got = {v.case: v.cells()[3:] for v in targets.rows(recs, 1 << 24)}
     assert got["softshrink_backward · contiguous · FLOAT · c"] == ["0.85–0.97 (straddles)", "met"]
     assert got["elu_backward · isResult true · FLOAT · c"] == ["0.66–0.74", "missed by 22%"]
     commands = {"generate": {"seconds": 1.0}, "verify_cold": {"seconds": 9.0}}
-    assert targets.table(recs, 1 << 24, commands).endswith(
+    assert targets.table(targets.judge(recs, 1 << 24, commands)).endswith(
         "3 of 4 targets met; the passes of 1 straddle their target (their verdict could go either way on this "
         "run's noise).")
 
@@ -268,6 +269,11 @@ def test_quick_report_judges_the_targets(quick):
     for r in data["results"]:
         lo, hi = r["one"]["vs_probe_range"]
         assert 0 < lo <= hi
+    verdicts = data["targets"]                     # the targets table's rows, as data
+    assert [v["case"] for v in verdicts[:2]] == ["opgen generate", "opgen verify (cold)"]
+    assert all(v["met"] in (True, False, None) and isinstance(v["straddles"], bool) for v in verdicts)
+    met = sum(v["met"] is True for v in verdicts)
+    assert f"{met} of {len(verdicts)} targets met" in (quick[0] / "bench.md").read_text()
 
 
 def test_an_op_without_layouts_is_named_and_left_out(ops):

@@ -189,7 +189,7 @@ def markdown(records: list[Record], meta: dict) -> str:
           if meta.get("baseline") else []),
         f"## Targets (one thread, n = {n})",
         "",
-        targets.table(records, n, c),
+        targets.table(targets.judge(records, n, c)),
         "",
         "## All results",
         "",
@@ -207,5 +207,7 @@ def write(records: list[Record], out_dir, meta: dict) -> tuple[Path, Path]:
     out.mkdir(parents=True, exist_ok=True)
     md, js = out / "bench.md", out / "bench.json"
     md.write_text(markdown(records, meta))
-    js.write_text(json.dumps({"meta": meta, "results": [r.to_json() for r in records]}, indent=1) + "\n")
+    verdicts = targets.judge(records, summary_n(records), meta["commands"])
+    js.write_text(json.dumps({"meta": meta, "results": [r.to_json() for r in records],
+                              "targets": [v.to_json() for v in verdicts]}, indent=1) + "\n")
     return md, js

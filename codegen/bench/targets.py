@@ -15,6 +15,8 @@ that range straddles the target, the verdict could go either way on this run's n
 """
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass
+
 from .runner import Record
 
 PROBE_SHARE = 0.9
@@ -24,6 +26,25 @@ ROW_OPS = ("softmax_backward",)          # ops with a row sum: the NumPy target 
 GENERATE_S, VERIFY_S = 10.0, 30.0
 
 
+@dataclass(frozen=True)
+class Verdict:
+    """One target judged on one case: a row of the targets table, and an entry of bench.json's "targets"."""
+    case: str
+    target: str                      # the target, in words
+    measured: str                    # the measured value, formatted
+    met: bool | None                 # None: not measured
+    verdict: str                     # "met", "missed by …" or "not measured"
+    passes: str = "—"                # the per-pass range of the ratio, formatted
+    straddles: bool = False          # that range holds values on both sides of the target
+
+    def cells(self) -> list[str]:
+        passes = self.passes + (" (straddles)" if self.straddles else "")
+        return [self.case, self.target, self.measured, passes, self.verdict]
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
 def far_from_limit(r: Record) -> bool:
     """The cases where issue 7 measured PyTorch's CPU kernel well below streaming bandwidth."""
     return ((r.op == "softmax_backward" and r.layout.startswith("dim first"))
@@ -31,58 +52,55 @@ def far_from_limit(r: Record) -> bool:
             or (r.op == "elu_backward" and r.dtype in ("FLOAT16", "BFLOAT16")))
 
 
-def _verdict(value: float | None, goal: float) -> str:
-    if value is None:
-        return "not measured"
-    if value >= goal:
-        return "met"
-    return f"missed by {100 * (1 - value / goal):.0f}%"
+def _ratio(case: str, target: str, value: float, goal: float, spread: tuple[float, float] | None,
+           unit: str = "") -> Verdict:
+    """A ratio that must reach `goal`, with its per-pass range (lowest, highest) when measured."""
+    met = value >= goal
+    return Verdict(case, target, f"{value:.2f}{unit}", met,
+                   "met" if met else f"missed by {100 * (1 - value / goal):.0f}%",
+                   "—" if spread is None else f"{spread[0]:.2f}–{spread[1]:.2f}{unit}",
+                   spread is not None and spread[0] < goal <= spread[1])
 
 
-def _passes(spread: tuple[float, float] | None, goal: float, unit: str = "") -> str:
-    """The per-pass range of a ratio, flagged when it straddles the goal."""
-    if spread is None:
-        return "—"
-    lo, hi = spread
-    return f"{lo:.2f}–{hi:.2f}{unit}" + (" (straddles)" if lo < goal <= hi else "")
-
-
-def rows(records: list[Record], n: int) -> list[list[str]]:
-    """[case, target, measured, per-pass range, verdict] per benchmarked row at size n."""
+def rows(records: list[Record], n: int) -> list[Verdict]:
+    """The targets of every benchmarked row at size n."""
     out = []
     for r in records:
         if r.n != n:
             continue
         case = f"{r.op} · {r.layout} · {r.dtype} · {r.backend}"
         if r.backend == "c":
-            out.append([case, f">= {PROBE_SHARE:.0%} of the probe", f"{r.one.vs_probe:.2f}",
-                        _passes(r.one.vs_probe_range, PROBE_SHARE), _verdict(r.one.vs_probe, PROBE_SHARE)])
+            out.append(_ratio(case, f">= {PROBE_SHARE:.0%} of the probe", r.one.vs_probe, PROBE_SHARE,
+                              r.one.vs_probe_range))
             if r.one.torch_gbps is not None:
                 far = far_from_limit(r)
-                goal = AHEAD if far else 1.0
                 what = f"{AHEAD:.0f}x PyTorch (far from the limit)" if far else "PyTorch's speed"
-                out.append([case, what, f"{r.one.vs_torch:.2f}x", _passes(r.one.vs_torch_range, goal, "x"),
-                            _verdict(r.one.vs_torch, goal)])
+                out.append(_ratio(case, what, r.one.vs_torch, AHEAD if far else 1.0, r.one.vs_torch_range, "x"))
         elif r.backend == "numpy" and r.op not in ROW_OPS:
-            out.append([case, "within 3x of the probe", f"{r.one.vs_probe:.2f}",
-                        _passes(r.one.vs_probe_range, NUMPY_SHARE), _verdict(r.one.vs_probe, NUMPY_SHARE)])
+            out.append(_ratio(case, "within 3x of the probe", r.one.vs_probe, NUMPY_SHARE, r.one.vs_probe_range))
     return out
 
 
-def command_rows(commands: dict) -> list[list[str]]:
+def command_rows(commands: dict) -> list[Verdict]:
     def one(name, entry, limit):
         s = entry.get("seconds")
-        return [name, f"< {limit:.0f} s", "—" if s is None else f"{s:.3g} s", "—",
-                "not measured" if s is None else ("met" if s < limit else f"missed by {s - limit:.3g} s")]
+        if s is None:
+            return Verdict(name, f"< {limit:.0f} s", "—", None, "not measured")
+        return Verdict(name, f"< {limit:.0f} s", f"{s:.3g} s", s < limit,
+                       "met" if s < limit else f"missed by {s - limit:.3g} s")
     return [one("opgen generate", commands["generate"], GENERATE_S),
             one("opgen verify (cold)", commands["verify_cold"], VERIFY_S)]
 
 
-def table(records: list[Record], n: int, commands: dict) -> str:
-    body = command_rows(commands) + rows(records, n)
+def judge(records: list[Record], n: int, commands: dict) -> list[Verdict]:
+    """Every target of the run: the commands' times, then each row's ratios."""
+    return command_rows(commands) + rows(records, n)
+
+
+def table(verdicts: list[Verdict]) -> str:
     lines = ["| case | target | measured | passes: lowest–highest | verdict |", "|---|---|---|---|---|"]
-    lines += ["| " + " | ".join(r) + " |" for r in body]
-    met = sum(r[4] == "met" for r in body)
-    straddle = sum(r[3].endswith("(straddles)") for r in body)
-    return "\n".join(lines) + (f"\n\n{met} of {len(body)} targets met; the passes of {straddle} straddle their "
-                               "target (their verdict could go either way on this run's noise).")
+    lines += ["| " + " | ".join(v.cells()) + " |" for v in verdicts]
+    met = sum(bool(v.met) for v in verdicts)
+    straddle = sum(v.straddles for v in verdicts)
+    return "\n".join(lines) + (f"\n\n{met} of {len(verdicts)} targets met; the passes of {straddle} straddle "
+                               "their target (their verdict could go either way on this run's noise).")
