@@ -32,6 +32,7 @@ def convert(tmp_path_factory):
     def run(words: np.ndarray) -> np.ndarray:
         out = subprocess.run([str(exe)], input=words.astype("<u4").tobytes(), capture_output=True, check=True).stdout
         return np.frombuffer(out, "<u4").reshape(-1, 4)
+    run.source = tmp / "generated" / "c" / "src"
     return run
 
 
@@ -76,3 +77,27 @@ def test_narrowing_rounds_to_nearest_even(convert, name, dtype, col):
     bad = np.flatnonzero(got.view(np.uint16)[~nan] != want.view(np.uint16)[~nan])
     assert not bad.size, (f"{name}: {bad.size} roundings differ, e.g. {floats[~nan][bad[0]]!r}: "
                           f"{got[~nan][bad[0]]} vs {want[~nan][bad[0]]}")
+
+
+def test_vector_narrowings_give_the_scalar_bits(convert, tmp_path):
+    """The AVX2/F16C narrowings of the kernels' chunks (16 values at a time, in order and in unpack order) round
+    every float of the narrowing test, nans included, to the bits of the scalar functions checked above."""
+    exe = tmp_path / "half_vectors"
+    build = subprocess.run(["cc", "-std=c11", "-O2", "-march=native", "-Wall", "-Wextra", "-Werror", "-I",
+                            str(convert.source), str(TESTS / "c" / "half_vectors.c"), "-o", str(exe)],
+                           capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr
+    rng = np.random.default_rng(1)
+    nans = np.array([0x7fc00000, 0xffc00000, 0x7f800001, 0xff800001, 0x7fbfffff, 0x7fffffff], np.uint32)
+    floats = np.concatenate([_boundaries(np.float16), _boundaries(ml_dtypes.bfloat16), nans.view(np.float32),
+                             rng.integers(0, 2 ** 32, 100_000, dtype=np.uint64).astype(np.uint32).view(np.float32)])
+    floats = np.concatenate([floats, np.zeros(-floats.size % 16, np.float32)])
+    run = subprocess.run([str(exe)], input=floats.astype("<f4").tobytes(), capture_output=True, check=True)
+    if run.stderr:
+        pytest.skip(run.stderr.decode().strip())
+    got = np.frombuffer(run.stdout, "<u2").reshape(-1, 3, 16).transpose(1, 0, 2).reshape(3, -1)
+    scalar = convert(floats.view(np.uint32))
+    for name, row, col in (("BFLOAT16 in order", 0, 1), ("BFLOAT16 unpack order", 1, 1), ("FLOAT16", 2, 0)):
+        want = scalar[:, col].astype(np.uint16)
+        bad = np.flatnonzero(got[row] != want)
+        assert not bad.size, f"{name}: {bad.size} differ, e.g. {floats[bad[0]]!r}: {got[row][bad[0]]:#06x} vs {want[bad[0]]:#06x}"
