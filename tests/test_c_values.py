@@ -337,3 +337,22 @@ def test_chunked_and_skewed_entries_give_the_block_wise_bits(name, dtype, thread
         aligned = c(**kw, out=np.zeros(shape, NP[dtype]))
         mis = c(**{**kw, **{n: _misaligned(kw[n]) for n in tensors}}, out=_misaligned(np.zeros(shape, NP[dtype])))
         assert aligned.tobytes() == np.ascontiguousarray(mis).tobytes(), f"{name} {dtype} {shape} dim={dim}"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_prepared_call_runs_phase_2_again_with_the_same_bits(name):
+    """Library.prepared (what `opgen bench` times the kernels alone with): phase 1 once on a repeatable executor,
+    then phase 2 as often as asked, each run writing the bits of an ordinary call (every variant, FLOAT16)."""
+    from codegen.backends.c.binding import library
+    from codegen.runtime.calls import KernelCall
+    op = OPS[name]
+    c = codegen.kernel(name, backend="c")
+    for s in samples(op, "FLOAT16", np.random.default_rng(seed(name, "prepared")), n=97):
+        want = c(**s.kw)
+        out = np.empty_like(want)
+        call = KernelCall(op, dict(s.kw, out=out))
+        with library(op).prepared(call.args, out, call.product) as run:
+            for _ in range(3):
+                out.fill(0)
+                run()
+                np.testing.assert_array_equal(out.view(np.uint16), want.view(np.uint16), err_msg=s.label)

@@ -8,8 +8,9 @@
     threads.py        one thread or all: $OPGEN_NUM_THREADS and torch.set_num_threads
     command_times.py  how long `opgen generate` and `opgen verify` take (the report's header)
     runner.py         per case: every contender timed side by side, at one thread and at all
+    ceiling.py        a C kernel's time with its operands in the cache: how much of the probe its arithmetic allows
     baseline.py       --baseline REV: another revision's C libraries, built by its own generator, as contenders
-    targets.py        issue 7's targets judged on the run's own rows: met, or missed by how much
+    targets.py        issue 7's targets judged on the run's own rows: met, or missed by how much (and the ceiling)
     report.py         Markdown (with the README's summary table), JSON, and stdout rows
 
 `opgen bench` (codegen/cli.py) drives it.  No timing is ever asserted: the numbers are for people.

@@ -30,6 +30,7 @@ class Layout:
     make: Callable                             # (rng, n, np dtype) -> kernel keywords (no out=)
     quick: bool = False                        # part of --quick
     divisor: int = 1                           # n must be a multiple of it (row length, broadcast width)
+    columnwise: bool = False                   # reduces along dim 0: the vector loops run across n // divisor
 
 
 @dataclass(frozen=True)
@@ -108,7 +109,7 @@ def _layouts() -> list[Layout]:
     for dim, where in ((-1, "last"), (0, "first")):
         for row in ROWS:
             out.append(Layout("softmax_backward", f"dim {where}, row {row}", _softmax(row, dim),
-                              quick=row == 1024, divisor=row))
+                              quick=row == 1024, divisor=row, columnwise=dim == 0))
     out += [Layout("softshrink_backward", "contiguous", _softshrink(False), quick=True),
             Layout("softshrink_backward", f"gradOutput (1, {COLS}) broadcast", _softshrink(True), divisor=COLS),
             Layout("elu_backward", "isResult false", _elu(False), quick=True),

@@ -22,8 +22,8 @@ import numpy as np
 from codegen import backends as _backends
 from codegen.runtime.calls import NUMPY_DTYPES, output_shape
 
+from . import ceiling, torch_kernels, traffic
 from . import threads as T
-from . import torch_kernels, traffic
 from .cases import Case
 from .probe import Probe, c_library
 from .timing import Policy, interleaved, paired_range
@@ -65,6 +65,8 @@ class Record:
     one: Round
     all: Round | None = None
     torch_error: str | None = None
+    # C backend: the kernel's ns per element with its operands in the cache, one thread (ceiling.py)
+    cache_ns: float | None = None
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)
@@ -126,8 +128,10 @@ def kernels(ops: dict, backends, baseline: tuple[str, dict] | None = None) -> di
     return out
 
 
-def run_case(case: Case, op, fns: dict, torch, quick=False, repeat=None, seed=0) -> list[Record]:
-    """One Record per backend in `fns` ({backend: kernel callable}) for `case`."""
+def run_case(case: Case, op, fns: dict, torch, quick=False, repeat=None, seed=0, ceilings: dict | None = None
+             ) -> list[Record]:
+    """One Record per backend in `fns` ({backend: kernel callable}) for `case`; `ceilings` keeps the C kernel's
+    in-cache time per (op, layout, dtype) from one size to the next."""
     kw = case.inputs(seed)
     shape, dt = output_shape(op, kw), NUMPY_DTYPES[case.dtype]      # every benchmarked output: the inputs' dtype
     outs = {b: np.empty(shape, dtype=dt) for b in fns}
@@ -150,8 +154,19 @@ def run_case(case: Case, op, fns: dict, torch, quick=False, repeat=None, seed=0)
     every = _round(T.all_threads(), threaded, probe, torch_fn, torch, nbytes, policy) if threaded else {}
 
     shapes = {k: list(np.shape(v)) for k, v in kw.items() if isinstance(v, np.ndarray)}
+    cache = {}
+    if "c" in fns:                     # once per layout and dtype: the cache-sized call is the same for every n
+        key = (case.op, case.layout.label, case.dtype)
+        if ceilings is None or key not in ceilings:
+            from codegen.backends.c.binding import library
+            with T.threads(1, torch):
+                ns = ceiling.ns_per_element(case, op, library(op), nbytes / case.n, ceiling.policy(quick), seed)
+            if ceilings is None:
+                ceilings = {}
+            ceilings[key] = ns
+        cache["c"] = ceilings[key]
     return [Record(case.op, case.layout.label, case.dtype, b, case.n, shapes, nbytes, one[b], every.get(b),
-                   torch_error) for b in fns]
+                   torch_error, cache.get(b)) for b in fns]
 
 
 def run(ops: dict, cases: list[Case], backends: list[str], quick=False, repeat=None,
@@ -161,10 +176,10 @@ def run(ops: dict, cases: list[Case], backends: list[str], quick=False, repeat=N
     torch = torch_kernels.available()
     fns = kernels({name: ops[name] for name in dict.fromkeys(c.op for c in cases)}, backends, baseline)
     names = list(backends) + ([baseline[0]] if baseline else [])
-    records = []
+    records, ceilings = [], {}
     for case in cases:
         mine = {b: fns[case.op, b] for b in names if (case.op, b) in fns}
-        for r in run_case(case, ops[case.op], mine, torch, quick, repeat):
+        for r in run_case(case, ops[case.op], mine, torch, quick, repeat, ceilings=ceilings):
             records.append(r)
             if on_record:
                 on_record(r)

@@ -12,11 +12,14 @@ passes:
 
 Next to each measured ratio (of medians), the lowest and highest of the same ratio taken pass by pass: when
 that range straddles the target, the verdict could go either way on this run's noise, and the table says so.
+Next to a C kernel's share of the probe, its ceiling (ceiling.py): the share its time with the operands in the
+cache allows; a target above it is missed for the kernel's arithmetic, not for memory.
 """
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from . import ceiling
 from .runner import Record
 
 PROBE_SHARE = 0.9
@@ -36,13 +39,22 @@ class Verdict:
     verdict: str                     # "met", "missed by …" or "not measured"
     passes: str = "—"                # the per-pass range of the ratio, formatted
     straddles: bool = False          # that range holds values on both sides of the target
+    ceiling: float | None = None     # C vs the probe: the highest ratio the kernel's in-cache time allows
+    goal: float | None = None        # the ratio to reach (None for the commands' times)
+
+    @property
+    def above_ceiling(self) -> bool:
+        """Missed, with the goal beyond what the kernel's arithmetic allows (ceiling.py)."""
+        return self.met is False and self.ceiling is not None and self.ceiling < self.goal
 
     def cells(self) -> list[str]:
         passes = self.passes + (" (straddles)" if self.straddles else "")
-        return [self.case, self.target, self.measured, passes, self.verdict]
+        ceiling = "—" if self.ceiling is None else f"{self.ceiling:.2f}"
+        return [self.case, self.target, self.measured, passes,
+                ceiling + (" (below the target)" if self.above_ceiling else ""), self.verdict]
 
     def to_json(self) -> dict:
-        return asdict(self)
+        return dict(asdict(self), above_ceiling=self.above_ceiling)
 
 
 def far_from_limit(r: Record) -> bool:
@@ -53,13 +65,22 @@ def far_from_limit(r: Record) -> bool:
 
 
 def _ratio(case: str, target: str, value: float, goal: float, spread: tuple[float, float] | None,
-           unit: str = "") -> Verdict:
+           unit: str = "", ceiling: float | None = None) -> Verdict:
     """A ratio that must reach `goal`, with its per-pass range (lowest, highest) when measured."""
     met = value >= goal
     return Verdict(case, target, f"{value:.2f}{unit}", met,
                    "met" if met else f"missed by {100 * (1 - value / goal):.0f}%",
                    "—" if spread is None else f"{spread[0]:.2f}–{spread[1]:.2f}{unit}",
-                   spread is not None and spread[0] < goal <= spread[1])
+                   spread is not None and spread[0] < goal <= spread[1], ceiling, goal)
+
+
+def probe_ceiling(r: Record) -> float | None:
+    """The highest share of the probe r's kernel can reach: the probe's time per element over the kernel's
+    with its operands in the cache, at most 1 (ceiling.py); None when not measured, or when the case is small
+    enough for the probe itself to run in the cache (--quick)."""
+    if not r.cache_ns or r.bytes < ceiling.STREAMING_BYTES:
+        return None
+    return min(1.0, r.one.probe_ns / r.n / r.cache_ns)
 
 
 def rows(records: list[Record], n: int) -> list[Verdict]:
@@ -71,7 +92,7 @@ def rows(records: list[Record], n: int) -> list[Verdict]:
         case = f"{r.op} · {r.layout} · {r.dtype} · {r.backend}"
         if r.backend == "c":
             out.append(_ratio(case, f">= {PROBE_SHARE:.0%} of the probe", r.one.vs_probe, PROBE_SHARE,
-                              r.one.vs_probe_range))
+                              r.one.vs_probe_range, ceiling=probe_ceiling(r)))
             if r.one.torch_gbps is not None:
                 far = far_from_limit(r)
                 what = f"{AHEAD:.0f}x PyTorch (far from the limit)" if far else "PyTorch's speed"
@@ -98,9 +119,14 @@ def judge(records: list[Record], n: int, commands: dict) -> list[Verdict]:
 
 
 def table(verdicts: list[Verdict]) -> str:
-    lines = ["| case | target | measured | passes: lowest–highest | verdict |", "|---|---|---|---|---|"]
+    lines = ["| case | target | measured | passes: lowest–highest | ceiling (in cache) | verdict |",
+             "|---|---|---|---|---|---|"]
     lines += ["| " + " | ".join(v.cells()) + " |" for v in verdicts]
     met = sum(bool(v.met) for v in verdicts)
     straddle = sum(v.straddles for v in verdicts)
-    return "\n".join(lines) + (f"\n\n{met} of {len(verdicts)} targets met; the passes of {straddle} straddle "
-                               "their target (their verdict could go either way on this run's noise).")
+    above = sum(v.above_ceiling for v in verdicts)
+    return "\n".join(lines) + (
+        f"\n\n{met} of {len(verdicts)} targets met; the passes of {straddle} straddle their target (their verdict "
+        f"could go either way on this run's noise); {above} missed targets lie above their kernel's ceiling: with "
+        "its operands in the cache the kernel alone takes longer than the target allows (below the target), so its "
+        "arithmetic, not memory, is what misses them.")

@@ -19,6 +19,7 @@ import ctypes
 import functools
 import os
 import threading
+from contextlib import contextmanager
 from ctypes import POINTER, byref, c_bool, c_char_p, c_double, c_int, c_int32, c_int64, c_uint64, c_void_p
 
 import ml_dtypes  # noqa: F401  (registers bfloat16 with NumPy)
@@ -82,6 +83,8 @@ class Library:
         dll.opgenSetSocName.argtypes = [c_char_p]
         dll.aclDestroyAclOpExecutor.restype = c_int32
         dll.aclDestroyAclOpExecutor.argtypes = [c_void_p]
+        dll.aclSetAclOpExecutorRepeatable.restype = c_int32
+        dll.aclSetAclOpExecutorRepeatable.argtypes = [c_void_p]
         self.phase1 = getattr(dll, f"{op.name}GetWorkspaceSize")
         self.phase1.restype = c_int32
         types = []
@@ -195,6 +198,29 @@ class Library:
             status = self.phase2(workspace.ctypes.data if ws else None, ws, ex, None)
             if status != 0:
                 raise self.error(status)
+        finally:
+            self.release(created)
+
+    @contextmanager
+    def prepared(self, args: dict, out: np.ndarray, product: str):
+        """Phase 1 once, on a repeatable executor (aclSetAclOpExecutorRepeatable); yields `run()`, which runs
+        phase 2 again each time it is called (`opgen bench` times the kernel alone with it).  The executor, the
+        tensors and the workspace are released on exit."""
+        keep, created = [], []
+        try:
+            ws, ex = self.run_phase1(args, out, product, keep, created)
+            created.insert(0, (self.dll.aclDestroyAclOpExecutor, ex))      # before the tensors it refers to
+            status = self.dll.aclSetAclOpExecutorRepeatable(ex)
+            if status != 0:
+                raise self.error(status)
+            workspace = np.empty(ws, dtype=np.uint8) if ws else None
+            address = workspace.ctypes.data if ws else None
+
+            def run():
+                status = self.phase2(address, ws, ex, None)
+                if status != 0:
+                    raise self.error(status)
+            yield run
         finally:
             self.release(created)
 

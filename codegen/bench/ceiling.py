@@ -1,0 +1,60 @@
+"""The compute ceiling of a C kernel: its time per element when its operands are already in the cache.
+
+A kernel at 0.6 of the streaming probe waits either on memory or on its own arithmetic.  Timed on the same case
+at a size whose operands fit in the cache, the kernel shows what its arithmetic costs with memory out of the way;
+the probe's time per element over that is the largest share of the probe the kernel could reach at any size, its
+*ceiling* (capped at 1).  A target above the ceiling is missed for the arithmetic, not for memory: the targets
+table shows the ceiling next to each C kernel's share of the probe.
+
+Only the kernel is timed: phase 1 runs once, on a repeatable executor (aclSetAclOpExecutorRepeatable), and phase 2
+runs again and again on the same operands (`Library.prepared`), so neither Python's argument handling nor the
+checks are in the time.  CACHE_BYTES moved per call keeps the operands in the last-level cache and the call long
+enough (~0.1 ms) that phase 2's own cost of ~1-2 µs per call stays a percent or two; an L2-sized call would be
+mostly that cost.  Softmax along dim 0 is measured only where the cache-sized call keeps MIN_COLUMNS columns:
+its vector loops run across the columns, and with rows of 1024 or 32768 a cache-sized call has too few of them
+to do the same work per element as the full-size one.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from codegen.runtime.calls import NUMPY_DTYPES, KernelCall, output_shape
+
+from .cases import Case
+from .timing import Policy, interleaved
+
+CACHE_BYTES = 2 << 20            # bytes moved per call: in L3 (32 MiB here), far from DRAM
+MIN_COLUMNS = 256
+STREAMING_BYTES = 64 << 20       # cases moving fewer bytes may run from the cache too: no ceiling for them
+
+
+def cache_size(case: Case, bytes_per_element: float) -> int | None:
+    """The largest 2^k elements that move at most CACHE_BYTES (whatever case.n is), if that size keeps the
+    layout's shape and work per element (see the module's docstring); else None."""
+    n = 1
+    while 2 * n * bytes_per_element <= CACHE_BYTES:
+        n *= 2
+    lay = case.layout
+    if n % lay.divisor or (lay.columnwise and n // lay.divisor < MIN_COLUMNS):
+        return None
+    return n
+
+
+def ns_per_element(case: Case, op, library, bytes_per_element: float, policy: Policy, seed: int = 0):
+    """The C kernel's median time per element on the cache-sized version of `case` (None: not measured).
+    `library`: the op's codegen.backends.c.binding.Library."""
+    n = cache_size(case, bytes_per_element)
+    if n is None:
+        return None
+    small = replace(case, n=n)
+    kw = small.inputs(seed)
+    out = np.empty(output_shape(op, kw), dtype=NUMPY_DTYPES[small.dtype])
+    call = KernelCall(op, dict(kw, out=out))
+    with library.prepared(call.args, out, call.product) as run:
+        return interleaved({"cache": run}, policy)["cache"].median_ns / n
+
+
+def policy(quick: bool) -> Policy:
+    return Policy(warmup=1, fixed=5) if quick else Policy(warmup=3, min_runs=20, budget_s=0.1)
