@@ -9,7 +9,7 @@ table shows the ceiling next to each C kernel's share of the probe.
 Only the kernel is timed: phase 1 runs once, on a repeatable executor (aclSetAclOpExecutorRepeatable), and phase 2
 runs again and again on the same operands (`Library.prepared`), so neither Python's argument handling nor the
 checks are in the time.  CACHE_BYTES moved per call keeps the operands in the last-level cache and the call long
-enough (~0.1 ms) that phase 2's own cost of ~1-2 µs per call stays a percent or two; an L2-sized call would be
+enough (0.05-0.2 ms) that phase 2's own cost of ~1-2 µs per call stays a percent or two; an L2-sized call would be
 mostly that cost.  Softmax along dim 0 is measured only where the cache-sized call keeps MIN_COLUMNS columns:
 its vector loops run across the columns, and with rows of 1024 or 32768 a cache-sized call has too few of them
 to do the same work per element as the full-size one.
@@ -42,7 +42,8 @@ def cache_size(case: Case, bytes_per_element: float) -> int | None:
     return n
 
 
-def ns_per_element(case: Case, op, library, bytes_per_element: float, policy: Policy, seed: int = 0):
+def ns_per_element(case: Case, op, library, bytes_per_element: float, policy: Policy,
+                   seed: int = 0) -> float | None:
     """The C kernel's median time per element on the cache-sized version of `case` (None: not measured).
     `library`: the op's codegen.backends.c.binding.Library."""
     n = cache_size(case, bytes_per_element)

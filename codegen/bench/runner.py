@@ -156,14 +156,13 @@ def run_case(case: Case, op, fns: dict, torch, quick=False, repeat=None, seed=0,
     shapes = {k: list(np.shape(v)) for k, v in kw.items() if isinstance(v, np.ndarray)}
     cache = {}
     if "c" in fns:                     # once per layout and dtype: the cache-sized call is the same for every n
+        ceilings = {} if ceilings is None else ceilings
         key = (case.op, case.layout.label, case.dtype)
-        if ceilings is None or key not in ceilings:
+        if key not in ceilings:
             from codegen.backends.c.binding import library
             with T.threads(1, torch):
-                ns = ceiling.ns_per_element(case, op, library(op), nbytes / case.n, ceiling.policy(quick), seed)
-            if ceilings is None:
-                ceilings = {}
-            ceilings[key] = ns
+                ceilings[key] = ceiling.ns_per_element(case, op, library(op), nbytes / case.n,
+                                                       ceiling.policy(quick), seed)
         cache["c"] = ceilings[key]
     return [Record(case.op, case.layout.label, case.dtype, b, case.n, shapes, nbytes, one[b], every.get(b),
                    torch_error, cache.get(b)) for b in fns]
