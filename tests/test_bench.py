@@ -327,8 +327,10 @@ def test_baseline_times_another_revisions_c_kernels_side_by_side(tmp_path):
     assert {x["backend"] for x in rows} == {"c", label}
     assert sum(x["backend"] == label for x in rows) == sum(x["backend"] == "c" for x in rows) > 0
     assert all(x["all"] is not None for x in rows)               # the baseline threads like the C backend
+    assert all(x["cache_ns"] > 0 for x in rows)                  # and is timed in the cache beside today's
     md = (tmp_path / "bench.md").read_text()
     assert "## Against HEAD" in md and f"| {label} / c |" in md and "against HEAD:" in r.stdout
+    assert f"| in cache: {label} / c |" in md
     bad = subprocess.run(cmd + ["--baseline", "no-such-revision"], cwd=REPO, capture_output=True, text=True,
                          timeout=600)
     assert bad.returncode == 2 and "no-such-revision" in bad.stderr

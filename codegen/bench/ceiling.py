@@ -16,6 +16,7 @@ to do the same work per element as the full-size one.
 """
 from __future__ import annotations
 
+from contextlib import ExitStack
 from dataclasses import replace
 
 import numpy as np
@@ -42,19 +43,24 @@ def cache_size(case: Case, bytes_per_element: float) -> int | None:
     return n
 
 
-def ns_per_element(case: Case, op, library, bytes_per_element: float, policy: Policy,
-                   seed: int = 0) -> float | None:
-    """The C kernel's median time per element on the cache-sized version of `case` (None: not measured).
-    `library`: the op's codegen.backends.c.binding.Library."""
+def ns_per_element(case: Case, op, libraries: dict, bytes_per_element: float, policy: Policy,
+                   seed: int = 0) -> dict[str, float] | None:
+    """{label: median ns per element} of each library's kernel on the cache-sized version of `case`, timed in
+    interleaved passes on the same operands (`libraries`: {label: codegen.backends.c.binding.Library}, e.g.
+    today's and a --baseline revision's); None when the case has no cache size."""
     n = cache_size(case, bytes_per_element)
     if n is None:
         return None
     small = replace(case, n=n)
     kw = small.inputs(seed)
-    out = np.empty(output_shape(op, kw), dtype=NUMPY_DTYPES[small.dtype])
-    call = KernelCall(op, dict(kw, out=out))
-    with library.prepared(call.args, out, call.product) as run:
-        return interleaved({"cache": run}, policy)["cache"].median_ns / n
+    with ExitStack() as stack:
+        runs = {}
+        for label, library in libraries.items():
+            out = np.empty(output_shape(op, kw), dtype=NUMPY_DTYPES[small.dtype])
+            call = KernelCall(op, dict(kw, out=out))
+            runs[label] = stack.enter_context(library.prepared(call.args, out, call.product))
+        times = interleaved(runs, policy)
+    return {label: t.median_ns / n for label, t in times.items()}
 
 
 def policy(quick: bool) -> Policy:

@@ -99,22 +99,26 @@ def summary_table(records: list[Record]) -> str:
 
 def baseline_table(records: list[Record], label: str) -> str:
     """Today's C kernels against a baseline revision's (`--baseline`), at the summary's size: both times and
-    their ratio, one thread and all threads, from the same interleaved passes."""
+    their ratio, one thread and all threads, from the same interleaved passes; and the ratio of their in-cache
+    times (ceiling.py), also taken side by side."""
     n = summary_n(records)
     pairs: dict = {}
     for r in records:
         if r.n == n and r.backend in ("c", label):
             pairs.setdefault((r.op, r.layout, r.dtype), {})[r.backend] = r
-    head = ["op", "layout", "dtype", f"{label} ms", "c ms", f"{label} / c", f"{all_threads()} threads: {label} / c"]
+    head = ["op", "layout", "dtype", f"{label} ms", "c ms", f"{label} / c", f"{all_threads()} threads: {label} / c",
+            f"in cache: {label} / c"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for (op, layout, dtype), by in pairs.items():
         if len(by) < 2:
             continue
         old, new = by[label], by["c"]
         both = old.all and new.all
+        cached = old.cache_ns and new.cache_ns
         lines.append("| " + " | ".join([op, layout, dtype, _ms(old.one.time_ns), _ms(new.one.time_ns),
                                         _x(old.one.time_ns / new.one.time_ns),
-                                        _x(old.all.time_ns / new.all.time_ns) if both else "—"]) + " |")
+                                        _x(old.all.time_ns / new.all.time_ns) if both else "—",
+                                        _x(old.cache_ns / new.cache_ns) if cached else "—"]) + " |")
     return "\n".join(lines)
 
 

@@ -65,7 +65,8 @@ class Record:
     one: Round
     all: Round | None = None
     torch_error: str | None = None
-    # C backend: the kernel's ns per element with its operands in the cache, one thread (ceiling.py)
+    # C backends (and a baseline's): the kernel's ns per element with its operands in the cache, one thread
+    # (ceiling.py)
     cache_ns: float | None = None
 
     def to_json(self) -> dict:
@@ -154,16 +155,16 @@ def run_case(case: Case, op, fns: dict, torch, quick=False, repeat=None, seed=0,
     every = _round(T.all_threads(), threaded, probe, torch_fn, torch, nbytes, policy) if threaded else {}
 
     shapes = {k: list(np.shape(v)) for k, v in kw.items() if isinstance(v, np.ndarray)}
-    cache = {}
-    if "c" in fns:                     # once per layout and dtype: the cache-sized call is the same for every n
-        ceilings = {} if ceilings is None else ceilings
-        key = (case.op, case.layout.label, case.dtype)
-        if key not in ceilings:
-            from codegen.backends.c.binding import library
-            with T.threads(1, torch):
-                ceilings[key] = ceiling.ns_per_element(case, op, library(op), nbytes / case.n,
-                                                       ceiling.policy(quick), seed)
-        cache["c"] = ceilings[key]
+    # the C kernels alone with their operands in the cache (today's and a baseline's side by side): once per
+    # layout and dtype, as the cache-sized call is the same for every n
+    libraries = {b: fn.library for b, fn in fns.items() if getattr(fn, "library", None) is not None}
+    ceilings = {} if ceilings is None else ceilings
+    key = (case.op, case.layout.label, case.dtype)
+    if libraries and key not in ceilings:
+        with T.threads(1, torch):
+            ceilings[key] = ceiling.ns_per_element(case, op, libraries, nbytes / case.n, ceiling.policy(quick),
+                                                   seed)
+    cache = ceilings.get(key) or {}
     return [Record(case.op, case.layout.label, case.dtype, b, case.n, shapes, nbytes, one[b], every.get(b),
                    torch_error, cache.get(b)) for b in fns]
 

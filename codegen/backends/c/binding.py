@@ -268,4 +268,5 @@ def make_kernel(op: Op, sanitize: bool | None = None, path=None):
 
     kernel.__name__ = op.snake_name
     kernel.__doc__ = f"{op.name} computed by the generated C library (see codegen.backends.c.binding)."
+    kernel.library = lib               # (`opgen bench` times the kernel alone through it: Library.prepared)
     return kernel
