@@ -339,6 +339,30 @@ def test_chunked_and_skewed_entries_give_the_block_wise_bits(name, dtype, thread
         assert aligned.tobytes() == np.ascontiguousarray(mis).tobytes(), f"{name} {dtype} {shape} dim={dim}"
 
 
+@pytest.mark.parametrize("dtype", ["FLOAT16", "BFLOAT16"])
+@pytest.mark.parametrize("name", ELEMENTWISE)
+def test_staged_half_operands_give_the_bits_of_contiguous_ones(name, dtype):
+    """A FLOAT16/BFLOAT16 input the chunk loop cannot read in place — every other element of a wider array, or
+    one element repeated (stride 0, as BCE's gradOutput for reduction mean or sum) — is staged in its own dtype
+    (opgen_loops.c: load_half) and converted with the others: the same bits as its contiguous copy, and as the
+    misaligned copy staged into FLOAT for the block functions."""
+    op = OPS[name]
+    if dtype not in op.dtypes[DEFAULT_PRODUCT]:
+        pytest.skip(f"{name} has no {dtype} on {DEFAULT_PRODUCT}")
+    c = codegen.kernel(name, backend="c")
+    shape = (70, 100)
+    kw = _valid(name, dtype, shape, seed=seed(name, dtype, "staged"))
+    for n in [t.py_name for t in op.tensors if isinstance(kw.get(t.py_name), np.ndarray)]:
+        wide = np.zeros((shape[0], 2 * shape[1]), kw[n].dtype)
+        wide[:, ::2] = kw[n]
+        same = np.broadcast_to(kw[n].reshape(-1)[:1].reshape(1, 1), shape)        # strides (0, 0)
+        for view, contiguous in ((wide[:, ::2], kw[n]), (same, np.ascontiguousarray(same))):
+            want = c(**{**kw, n: contiguous})
+            got = c(**{**kw, n: view})
+            mis = c(**{**kw, n: _misaligned(contiguous)})
+            assert got.tobytes() == want.tobytes() == mis.tobytes(), f"{name} {dtype} {n} strides {view.strides}"
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_a_prepared_call_runs_phase_2_again_with_the_same_bits(name):
     """Library.prepared (what `opgen bench` times the kernels alone with): phase 1 once on a repeatable executor,

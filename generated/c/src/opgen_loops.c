@@ -496,8 +496,25 @@ static bool as_is(const layout *L, int k, int64_t axis_stride)
     return axis_stride == 1 && L->chunkable[k];
 }
 
-/* A block of n elements for a chunked entry: the operands it takes as they are, the others staged into FLOAT
- * (inputs now; the output's results are stored after the call by chunk_flush). */
+/* n FLOAT16/BFLOAT16 elements, `stride` apart (0: one element repeated), copied contiguous as they are. */
+static void load_half(uint16_t *dst, const char *src, int64_t n, int64_t stride)
+{
+    if (stride == 0) {
+        uint16_t v;
+        memcpy(&v, src, 2);
+        for (int64_t i = 0; i < n; ++i)
+            dst[i] = v;
+        return;
+    }
+    for (int64_t i = 0; i < n; ++i)
+        memcpy(dst + i, src + 2 * i * stride, 2);            /* (storage may be misaligned: see load_f32) */
+}
+
+/* A block of n elements for a chunked entry: the operands it takes as they are, the others staged (inputs now;
+ * the output's results are stored after the call by chunk_flush).  A staged FLOAT16/BFLOAT16 input keeps its
+ * dtype, so that with operands of one half dtype the call still takes the chunk loop compiled for it: staged
+ * into FLOAT, BCE's one-element gradOutput (reduction mean or sum) sent FLOAT16/BFLOAT16 calls down the loop
+ * that switches on each operand's dtype: 1.1-1.25x slower in the cache, up to 1.2x at 16M elements. */
 static void chunk_operands(const layout *L, int nin, const int64_t *off, int64_t along, const int64_t *axis_stride,
                            int64_t n, float *staging, opgen_src *src, opgen_dst *dst)
 {
@@ -505,6 +522,10 @@ static void chunk_operands(const layout *L, int nin, const int64_t *off, int64_t
         const char *p = L->base[k] + (off[k] + along * axis_stride[k]) * (int64_t)L->esize[k];
         if (as_is(L, k, axis_stride[k])) {
             src[k] = (opgen_src){p, L->dtype[k]};
+        } else if (L->dtype[k] == ACL_FLOAT16 || L->dtype[k] == ACL_BF16) {
+            uint16_t *buf = (uint16_t *)(void *)(staging + (size_t)k * OPGEN_BLOCK);
+            load_half(buf, p, n, axis_stride[k]);
+            src[k] = (opgen_src){buf, L->dtype[k]};
         } else {
             float *buf = staging + (size_t)k * OPGEN_BLOCK;
             load_f32(buf, p, n, axis_stride[k], L->dtype[k]);
