@@ -189,15 +189,23 @@ class Library:
         finally:
             self.release(created)
 
+    def phase2_runner(self, ws: int, ex):
+        """run(): phase 2 of executor `ex` on a workspace of `ws` bytes allocated here, which the closure keeps
+        alive (it reads the array, not just its address); raises AclnnError on a failed status."""
+        workspace = np.empty(ws, dtype=np.uint8) if ws else None
+
+        def run():
+            status = self.phase2(workspace.ctypes.data if ws else None, ws, ex, None)
+            if status != 0:
+                raise self.error(status)
+        return run
+
     def call(self, args: dict, out: np.ndarray, product: str) -> None:
         """Both phases, writing into `out`."""
         keep, created = [], []
         try:
             ws, ex = self.run_phase1(args, out, product, keep, created)
-            workspace = np.empty(ws, dtype=np.uint8) if ws else None
-            status = self.phase2(workspace.ctypes.data if ws else None, ws, ex, None)
-            if status != 0:
-                raise self.error(status)
+            self.phase2_runner(ws, ex)()
         finally:
             self.release(created)
 
@@ -213,14 +221,7 @@ class Library:
             status = self.dll.aclSetAclOpExecutorRepeatable(ex)
             if status != 0:
                 raise self.error(status)
-            workspace = np.empty(ws, dtype=np.uint8) if ws else None
-            address = workspace.ctypes.data if ws else None
-
-            def run():
-                status = self.phase2(address, ws, ex, None)
-                if status != 0:
-                    raise self.error(status)
-            yield run
+            yield self.phase2_runner(ws, ex)
         finally:
             self.release(created)
 

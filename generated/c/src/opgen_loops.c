@@ -371,7 +371,8 @@ static void plan(const opgen_call *c, plan_t *p)
         threads = numel / MIN_ELEMENTS_PER_THREAD > 1 ? numel / MIN_ELEMENTS_PER_THREAD : 1;
     p->threads = (int)threads;
     if (c->nred && !p->rows) {
-        const int64_t outer = outer_count(&L), len = L.shape[L.ndim - 1], split = threads > outer ? (threads + outer - 1) / outer : 1;
+        const int64_t outer = outer_count(&L), len = L.shape[L.ndim - 1];
+        const int64_t split = threads > outer ? (threads + outer - 1) / outer : 1;   /* tiles per outer position */
         int64_t t = blocks_of(blocks_of(len, split), OPGEN_BLOCK) * OPGEN_BLOCK;   /* (len / split, rounded up) */
         t = t < MIN_TILE ? MIN_TILE : (t > MAX_TILE ? MAX_TILE : t);
         p->tile = len < t ? len : t;
