@@ -1,40 +1,97 @@
-/* Reads little-endian uint32 words (a multiple of 16 of them) from stdin; for each group of 16 floats writes 48
- * uint16 words: their BFLOAT16 by opgen_f32x16_to_bf16 (in order), by opgen_f32x16_unpacked_to_bf16 (given the
- * floats in unpack order, which it puts back in order) and their FLOAT16 by opgen_f32x8_to_f16 — the vector
- * narrowings the kernels' chunks use, for tests/test_c_conversions.py to compare with the scalar functions.
- * Built with -march=native; without AVX2/F16C it falls back to the scalar functions (and says so on stderr). */
+/* Reads little-endian uint32 words w (a multiple of 16 of them) from stdin and converts them with the vector code
+ * of opgen_half.h, which the kernels' chunks use; writes seven rows of uint32 words, one per input word:
+ *   0  the BFLOAT16 of w as a float by opgen_f32x16_to_bf16 (16 at a time, in order)
+ *   1  the same by opgen_f32x16_unpacked_to_bf16 (given the floats in unpack order, which it puts back in order)
+ *   2  the FLOAT16 by opgen_f32x8_to_f16
+ *   3  the BFLOAT16 by opgen_f32_block_to_bf16, 4  the FLOAT16 by opgen_f32_block_to_f16,
+ *   5  the FLOAT of the FLOAT16 bits w & 0xffff by opgen_f16_block_to_f32,
+ *   6  the FLOAT of the BFLOAT16 bits w & 0xffff by opgen_bf16_block_to_f32,
+ * the block functions called on runs of BLOCK elements (an odd count: their 16-, 8- and 1-element loops all run).
+ * tests/test_c_conversions.py compares every row with the scalar functions.  Built with -march=native (and
+ * again without AVX-512 where the machine has it); without AVX2/F16C rows 0-2 are the scalar functions (and it
+ * says so on stderr). */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "opgen_half.h"
 
+#define BLOCK 61
+
 int main(void)
 {
-    float f[16], unpack[16];
-    uint16_t out[48];
+    size_t cap = 1 << 16, n = 0;
+    uint32_t *w = malloc(cap * sizeof *w);
+    for (size_t got; w && (got = fread(w + n, sizeof *w, cap - n, stdin)) > 0;) {
+        n += got;
+        if (n == cap)
+            w = realloc(w, (cap *= 2) * sizeof *w);
+    }
+    uint32_t *row = malloc(n * sizeof *row);
+    uint16_t *half = malloc(n * sizeof *half);
+    float *f = malloc(n * sizeof *f);
+    if (!w || !row || !half || !f || n % 16)
+        return 1;
+    memcpy(f, w, n * sizeof *f);
 #if !defined(__AVX2__) || !defined(__F16C__)
     fputs("no AVX2/F16C: scalar functions\n", stderr);
 #endif
-    while (fread(f, sizeof f, 1, stdin) == 1) {
-        for (int h = 0; h < 2; ++h)                      /* (v0..v3, v8..v11) then (v4..v7, v12..v15) */
-            for (int j = 0; j < 4; ++j) {
-                unpack[8 * h + j] = f[4 * h + j];
-                unpack[8 * h + 4 + j] = f[8 + 4 * h + j];
-            }
+    for (int r = 0; r < 3; ++r) {
+        for (size_t i = 0; i < n; i += 16) {
+            uint16_t out[16];
 #if defined(__AVX2__) && defined(__F16C__)
-        _mm256_storeu_si256((__m256i *)(void *)out, opgen_f32x16_to_bf16(f));
-        _mm256_storeu_si256((__m256i *)(void *)(out + 16), opgen_f32x16_unpacked_to_bf16(unpack));
-        _mm_storeu_si128((__m128i *)(void *)(out + 32), opgen_f32x8_to_f16(f));
-        _mm_storeu_si128((__m128i *)(void *)(out + 40), opgen_f32x8_to_f16(f + 8));
+            float unpack[16];
+            for (int h = 0; h < 2; ++h)                  /* (v0..v3, v8..v11) then (v4..v7, v12..v15) */
+                for (int j = 0; j < 4; ++j) {
+                    unpack[8 * h + j] = f[i + 4 * h + j];
+                    unpack[8 * h + 4 + j] = f[i + 8 + 4 * h + j];
+                }
+            if (r == 0)
+                _mm256_storeu_si256((__m256i *)(void *)out, opgen_f32x16_to_bf16(f + i));
+            else if (r == 1)
+                _mm256_storeu_si256((__m256i *)(void *)out, opgen_f32x16_unpacked_to_bf16(unpack));
+            else {
+                _mm_storeu_si128((__m128i *)(void *)out, opgen_f32x8_to_f16(f + i));
+                _mm_storeu_si128((__m128i *)(void *)(out + 8), opgen_f32x8_to_f16(f + i + 8));
+            }
 #else
-        (void)unpack;
-        for (int i = 0; i < 16; ++i) {
-            out[i] = out[16 + i] = opgen_f32_to_bf16(f[i]);
-            out[32 + i] = opgen_f32_to_f16(f[i]);
-        }
+            for (int j = 0; j < 16; ++j)
+                out[j] = r < 2 ? opgen_f32_to_bf16(f[i + j]) : opgen_f32_to_f16(f[i + j]);
 #endif
-        fwrite(out, sizeof out, 1, stdout);
+            for (int j = 0; j < 16; ++j)
+                row[i + j] = out[j];
+        }
+        fwrite(row, sizeof *row, n, stdout);
     }
+    for (int r = 3; r < 5; ++r) {
+        for (size_t i = 0; i < n; i += BLOCK) {
+            const int64_t m = n - i < BLOCK ? (int64_t)(n - i) : BLOCK;
+            if (r == 3)
+                opgen_f32_block_to_bf16(half + i, f + i, m);
+            else
+                opgen_f32_block_to_f16(half + i, f + i, m);
+        }
+        for (size_t i = 0; i < n; ++i)
+            row[i] = half[i];
+        fwrite(row, sizeof *row, n, stdout);
+    }
+    for (size_t i = 0; i < n; ++i)
+        half[i] = (uint16_t)w[i];
+    for (int r = 5; r < 7; ++r) {
+        for (size_t i = 0; i < n; i += BLOCK) {
+            const int64_t m = n - i < BLOCK ? (int64_t)(n - i) : BLOCK;
+            if (r == 5)
+                opgen_f16_block_to_f32(f + i, half + i, m);
+            else
+                opgen_bf16_block_to_f32(f + i, half + i, m);
+        }
+        memcpy(row, f, n * sizeof *row);
+        fwrite(row, sizeof *row, n, stdout);
+    }
+    free(w);
+    free(row);
+    free(half);
+    free(f);
     return 0;
 }

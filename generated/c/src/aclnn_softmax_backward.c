@@ -67,8 +67,7 @@ static inline void rowsum_lanes(int64_t n, const float *const *in, double *lanes
     (void)params;
     const float *restrict grad_output = in[0];
     const float *restrict output = in[1];
-    double s0[8];
-    memcpy(s0, lanes + 0, sizeof s0);
+    double *restrict s0 = lanes + 0;
     const int64_t whole = n - n % 8;
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
@@ -83,7 +82,6 @@ static inline void rowsum_lanes(int64_t n, const float *const *in, double *lanes
         const float output_i = output[i];
         s0[0] += (double)(grad_output_i*output_i);
     }
-    memcpy(lanes + 0, s0, sizeof s0);
 }
 
 /* acc[r] += the sum of summand r over the block, from its eight lanes */

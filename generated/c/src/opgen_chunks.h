@@ -146,7 +146,9 @@ static inline __attribute__((always_inline)) void opgen_chunk(int64_t at, int64_
                                                               opgen_chunk_fn block, float (*buf)[OPGEN_CHUNK],
                                                               aclDataType all, int store, bool elementwise)
 {
-#if defined(__AVX2__)
+    /* (not with AVX-512: it widens and narrows 16 BFLOAT16 values in order at the cost of the unpacks, and the
+     * unpack order's 32-byte stores would stall the kernel's 64-byte loads, see opgen_half.h) */
+#if defined(__AVX2__) && !defined(__AVX512F__)
     const bool unpacked = elementwise && all == ACL_BF16 && m == OPGEN_CHUNK && store != OPGEN_STORE_NONE;
 #else
     const bool unpacked = false;
