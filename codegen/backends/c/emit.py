@@ -5,8 +5,9 @@ Per op, `aclnn_<op>.c` holds
   * per kernel variant: a struct of the kernel's constants and the kernel functions over FLOAT blocks, printed
     from `codegen.lower` by `KernelCPrinter` (elementwise: `block`; with row sums: `rowsum`/`colsum` and
     `finish_row`/`finish_col`, see opgen_runtime.h), their `*_chunked` entries, which run them over
-    FLOAT16/BFLOAT16 operands converted a chunk at a time, `finish_rowsum`, which finishes one FLOAT row
-    while it sums the next (both in opgen_chunks.h), and `rows`, the same for short rows packed in a block,
+    FLOAT16/BFLOAT16 operands converted a chunk at a time, `finish_rowsum`, which finishes one row while it
+    sums the next (FLOAT, and chunked for FLOAT16/BFLOAT16; both in opgen_chunks.h), and `rows`, the same for
+    short rows packed in a block,
   * phase 1: the checks of `codegen.checkplan.steps` (the Python checker's, in the same order), then the
     variant's constants and the call handed to the runtime; phase 2: the runtime runs it.
 """

@@ -182,6 +182,17 @@ static void finish_rowsum(int64_t n, const float *const *in, const double *acc, 
     opgen_add_lanes(1, lanes, next_acc);
 }
 
+/* finish_rowsum over contiguous operands all FLOAT16 or all BFLOAT16 (opgen_chunks.h: opgen_skewed_chunked) */
+static void finish_rowsum_chunked(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
+                                 const opgen_src *next, double *next_acc, const void *params)
+{
+    double lanes[8] = {0};
+    const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
+    opgen_skewed_chunked(n, 2, in, out, &finish, finish_row_chunk,
+                         next, &sum, rowsum_chunk);
+    opgen_add_lanes(1, lanes, next_acc);
+}
+
 /* colsum and finish_col over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h); each
  * element keeps its own accumulators, so chunks change no sum */
 static inline void colsum_chunk(int64_t at, int64_t n, const float *const *in, float *out, const void *args)
@@ -307,6 +318,7 @@ aclnnStatus aclnnSoftmaxBackwardGetWorkspaceSize(
     call.finish_row = finish_row;
     call.finish_row_chunked = finish_row_chunked;
     call.finish_rowsum = finish_rowsum;
+    call.finish_rowsum_chunked = finish_rowsum_chunked;
     call.finish_col = finish_col;
     call.finish_col_chunked = finish_col_chunked;
     call.rows = rows;

@@ -14,8 +14,9 @@
  * OPGEN_BLOCK rows of the inner dimensions are processed side by side, dim being walked twice with one
  * accumulator per row — no transposition, every access along the contiguous dimension; short rows are packed
  * several to a block.  With FLOAT16/BFLOAT16 operands every shape takes the chunked entries; with FLOAT ones,
- * the block functions on staged or in-place blocks.  Whole rows of FLOAT inputs in place are skewed: a row is
- * finished while the next one is summed (finish_rowsum), so that reads and writes overlap; packed rows are
+ * the block functions on staged or in-place blocks.  Whole rows of FLOAT inputs in place, or of FLOAT16 or
+ * BFLOAT16 operands as they are, are skewed: a row is finished while the next one is summed (finish_rowsum,
+ * finish_rowsum_chunked), so that reads and writes overlap; packed rows are
  * too, a row at a time (rows, rows_chunked: row r + 1 summed, then row r finished).
  *
  * An output that overlaps an input in memory is computed into the workspace first and copied out last, so
@@ -649,16 +650,44 @@ static void row_sums(const layout *L, const opgen_call *c, const int64_t *off, f
     }
 }
 
-/* Can whole rows be skewed (finish_rowsum)?  Every input FLOAT in place: the staging buffers could not hold two
- * rows' blocks. */
+/* Can whole rows be skewed with FLOAT16/BFLOAT16 operands (finish_rowsum_chunked)?  Every operand, the output
+ * too, as it is and of the output's dtype: the staging buffers could not hold two rows' blocks. */
+static bool skews_halves(const layout *L, const opgen_call *c)
+{
+    const int o = L->nops - 1;
+    if (!c->finish_rowsum_chunked || (L->dtype[o] != ACL_FLOAT16 && L->dtype[o] != ACL_BF16))
+        return false;
+    for (int k = 0; k < L->nops; ++k)
+        if (!as_is(L, k, L->dstride[k]) || L->dtype[k] != L->dtype[o])
+            return false;
+    return true;
+}
+
+/* Can whole rows be skewed?  Every input FLOAT in place (finish_rowsum; the output through out_target), or
+ * skews_halves. */
 static bool skewable(const layout *L, const opgen_call *c)
 {
+    if (skews_halves(L, c))
+        return true;
     if (!c->finish_rowsum)
         return false;
     for (int k = 0; k < c->nin; ++k)
         if (!direct(L, k, L->dstride[k]))
             return false;
     return true;
+}
+
+/* acc += the sums of one whole row through the chunked entries (every operand as it is: skews_halves). */
+static void row_sums_chunked(const layout *L, const opgen_call *c, const int64_t *off, float *staging,
+                             double *acc, const void *params)
+{
+    opgen_src src[OPGEN_MAX_INPUTS];
+    opgen_dst dst;
+    for (int64_t j = 0; j < L->dlen; j += OPGEN_BLOCK) {
+        const int64_t n = L->dlen - j < OPGEN_BLOCK ? L->dlen - j : OPGEN_BLOCK;
+        chunk_operands(L, c->nin, off, j, L->dstride, n, staging, src, &dst);
+        c->rowsum_chunked(n, src, acc, params);
+    }
 }
 
 /* Whole rows, skewed: row r's results are computed while row r + 1 is read for its sums, block by block
@@ -669,6 +698,9 @@ static void run_rows_skewed(const share *s, const layout *L)
     int64_t idx[2][OPGEN_MAX_DIMS], off[2][MAXOPS];
     double acc[2][OPGEN_MAX_REDUCTIONS];
     const float *in[OPGEN_MAX_INPUTS], *next[OPGEN_MAX_INPUTS];
+    opgen_src src[OPGEN_MAX_INPUTS], next_src[OPGEN_MAX_INPUTS];
+    opgen_dst res_dst, next_dst;
+    const bool halves = skews_halves(L, c);
     if (s->begin >= s->end)
         return;
     memset(acc, 0, sizeof acc);
@@ -676,11 +708,24 @@ static void run_rows_skewed(const share *s, const layout *L)
     memcpy(idx[1], idx[0], sizeof idx[0]);
     memcpy(off[1], off[0], sizeof off[0]);
     next_index(L, idx[1], off[1], L->ndim - 1);
-    row_sums(L, c, off[0], s->staging, acc[0], s->params);   /* the first row's */
+    if (halves)                                              /* the first row's sums */
+        row_sums_chunked(L, c, off[0], s->staging, acc[0], s->params);
+    else
+        row_sums(L, c, off[0], s->staging, acc[0], s->params);
     for (int64_t r = s->begin; r < s->end; ++r) {
         const int cur = (int)((r - s->begin) & 1), nxt = cur ^ 1;
         for (int64_t j = 0; j < L->dlen; j += OPGEN_BLOCK) {
             const int64_t n = L->dlen - j < OPGEN_BLOCK ? L->dlen - j : OPGEN_BLOCK;
+            if (halves) {   /* (every operand as it is: nothing staged, nothing to flush) */
+                chunk_operands(L, c->nin, off[cur], j, L->dstride, n, s->staging, src, &res_dst);
+                if (r + 1 < s->end) {
+                    chunk_operands(L, c->nin, off[nxt], j, L->dstride, n, s->staging, next_src, &next_dst);
+                    c->finish_rowsum_chunked(n, src, acc[cur], res_dst, next_src, acc[nxt], s->params);
+                } else {
+                    c->finish_row_chunked(n, src, acc[cur], res_dst, s->params);
+                }
+                continue;
+            }
             stage_inputs(L, c->nin, off[cur], j, L->dstride, n, s->staging, in);
             char *dst;
             float *res = out_target(L, off[cur], j, L->dstride, n, s->staging, &dst);

@@ -139,6 +139,8 @@ typedef void (*opgen_finish_col_chunked_fn)(int64_t n, const opgen_src *in, doub
                                             const void *params);
 typedef void (*opgen_finish_row_chunked_fn)(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
                                             const void *params);
+typedef void (*opgen_finish_rowsum_chunked_fn)(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
+                                               const opgen_src *next, double *next_acc, const void *params);
 typedef void (*opgen_rows_chunked_fn)(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,
                                       const void *params);
 
@@ -161,6 +163,7 @@ typedef struct {
     opgen_rows_fn rows;
     opgen_rows_chunked_fn rows_chunked;               /* rows, chunked */
     opgen_finish_rowsum_fn finish_rowsum;             /* finish_row skewed with the next row's rowsum */
+    opgen_finish_rowsum_chunked_fn finish_rowsum_chunked;   /* finish_rowsum, chunked */
     int threads;                       /* threads phase 2 may use (OPGEN_NUM_THREADS, read in phase 1) */
 } opgen_call;
 
