@@ -300,9 +300,8 @@ static inline __attribute__((always_inline)) void opgen_skewed(int64_t n, int ni
 /* opgen_skewed over contiguous operands that are all FLOAT16 or all BFLOAT16 (the output too), a chunk of each
  * row in turn, converted as opgen_chunked converts them (the loop compiled for that dtype).  The results are
  * stored plainly: row sums never stream (opgen_loops.c: plan).  Measured against the chunked passes one after
- * the other: softmax rows of 1024 and 32768, one thread, 16M elements, 1.05-1.3x faster (Intel Xeon; built
- * without AVX-512 there, 1.03-1.22x).  An earlier attempt, before the conversions were fixed (opgen_half.h),
- * had measured no faster, BFLOAT16 0.8x (AMD EPYC). */
+ * the other: softmax rows of 1024 and 32768, one thread, 16M elements, 1.05-1.3x faster (Intel Xeon with
+ * AVX-512).  BFLOAT16 rows are skewed only with AVX-512 (opgen_loops.c: skews_halves). */
 static inline __attribute__((always_inline)) void opgen_skewed_loop(int64_t n, int nin, const opgen_src *in,
                                                                     opgen_dst out, const void *args,
                                                                     opgen_chunk_fn finish, const opgen_src *next,
