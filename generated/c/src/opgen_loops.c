@@ -619,9 +619,10 @@ static bool converts(const layout *L, const int64_t *axis_stride)
     return false;
 }
 
-/* One whole row (acc zeroed) through the chunked entries, OPGEN_BLOCK elements at a time as in run_rows. */
-static void rows_chunked(const layout *L, const opgen_call *c, const int64_t *off, float *staging, double *acc,
-                         const void *params)
+/* acc += the sums of one whole row through the chunked entries, OPGEN_BLOCK elements at a time (operands that
+ * are not as they are go through the staging buffers). */
+static void row_sums_chunked(const layout *L, const opgen_call *c, const int64_t *off, float *staging,
+                             double *acc, const void *params)
 {
     opgen_src src[OPGEN_MAX_INPUTS];
     opgen_dst dst;
@@ -630,6 +631,15 @@ static void rows_chunked(const layout *L, const opgen_call *c, const int64_t *of
         chunk_operands(L, c->nin, off, j, L->dstride, n, staging, src, &dst);
         c->rowsum_chunked(n, src, acc, params);
     }
+}
+
+/* One whole row (acc zeroed) through the chunked entries, OPGEN_BLOCK elements at a time as in run_rows. */
+static void rows_chunked(const layout *L, const opgen_call *c, const int64_t *off, float *staging, double *acc,
+                         const void *params)
+{
+    opgen_src src[OPGEN_MAX_INPUTS];
+    opgen_dst dst;
+    row_sums_chunked(L, c, off, staging, acc, params);
     for (int64_t j = 0; j < L->dlen; j += OPGEN_BLOCK) {
         const int64_t n = L->dlen - j < OPGEN_BLOCK ? L->dlen - j : OPGEN_BLOCK;
         chunk_operands(L, c->nin, off, j, L->dstride, n, staging, src, &dst);
@@ -683,19 +693,6 @@ static bool skewable(const layout *L, const opgen_call *c)
         if (!direct(L, k, L->dstride[k]))
             return false;
     return true;
-}
-
-/* acc += the sums of one whole row through the chunked entries (every operand as it is: skews_halves). */
-static void row_sums_chunked(const layout *L, const opgen_call *c, const int64_t *off, float *staging,
-                             double *acc, const void *params)
-{
-    opgen_src src[OPGEN_MAX_INPUTS];
-    opgen_dst dst;
-    for (int64_t j = 0; j < L->dlen; j += OPGEN_BLOCK) {
-        const int64_t n = L->dlen - j < OPGEN_BLOCK ? L->dlen - j : OPGEN_BLOCK;
-        chunk_operands(L, c->nin, off, j, L->dstride, n, staging, src, &dst);
-        c->rowsum_chunked(n, src, acc, params);
-    }
 }
 
 /* Whole rows, skewed: row r's results are computed while row r + 1 is read for its sums, block by block
