@@ -26,7 +26,7 @@ from codegen.runtime.calls import NUMPY_DTYPES, KernelCall, output_shape
 from .cases import Case
 from .timing import Policy, interleaved
 
-CACHE_BYTES = 2 << 20            # bytes moved per call: in L3 (32 MiB here), far from DRAM
+CACHE_BYTES = 2 << 20            # bytes moved per call: in the last-level cache (32 MiB and more), far from DRAM
 MIN_COLUMNS = 256
 STREAMING_BYTES = 64 << 20       # cases moving fewer bytes may run from the cache too: no ceiling for them
 

@@ -19,6 +19,14 @@
 
 #define BLOCK 61
 
+/* n uint16 words out as uint32 words (row: scratch of n words) */
+static void write_halves(const uint16_t *h, uint32_t *row, size_t n)
+{
+    for (size_t i = 0; i < n; ++i)
+        row[i] = h[i];
+    fwrite(row, sizeof *row, n, stdout);
+}
+
 int main(void)
 {
     size_t cap = 1 << 16, n = 0;
@@ -64,31 +72,28 @@ int main(void)
         }
         fwrite(row, sizeof *row, n, stdout);
     }
-    for (int r = 3; r < 5; ++r) {
-        for (size_t i = 0; i < n; i += BLOCK) {
-            const int64_t m = n - i < BLOCK ? (int64_t)(n - i) : BLOCK;
-            if (r == 3)
-                opgen_f32_block_to_bf16(half + i, f + i, m);
-            else
-                opgen_f32_block_to_f16(half + i, f + i, m);
-        }
-        for (size_t i = 0; i < n; ++i)
-            row[i] = half[i];
-        fwrite(row, sizeof *row, n, stdout);
-    }
+    /* rows 3-6: the block functions, each run of BLOCK elements through all four */
+    uint16_t *bf = malloc(n * sizeof *bf), *h = malloc(n * sizeof *h);
+    float *from_h = malloc(n * sizeof *from_h), *from_bf = malloc(n * sizeof *from_bf);
+    if (!bf || !h || !from_h || !from_bf)
+        return 1;
     for (size_t i = 0; i < n; ++i)
         half[i] = (uint16_t)w[i];
-    for (int r = 5; r < 7; ++r) {
-        for (size_t i = 0; i < n; i += BLOCK) {
-            const int64_t m = n - i < BLOCK ? (int64_t)(n - i) : BLOCK;
-            if (r == 5)
-                opgen_f16_block_to_f32(f + i, half + i, m);
-            else
-                opgen_bf16_block_to_f32(f + i, half + i, m);
-        }
-        memcpy(row, f, n * sizeof *row);
-        fwrite(row, sizeof *row, n, stdout);
+    for (size_t i = 0; i < n; i += BLOCK) {
+        const int64_t m = n - i < BLOCK ? (int64_t)(n - i) : BLOCK;
+        opgen_f32_block_to_bf16(bf + i, f + i, m);
+        opgen_f32_block_to_f16(h + i, f + i, m);
+        opgen_f16_block_to_f32(from_h + i, half + i, m);
+        opgen_bf16_block_to_f32(from_bf + i, half + i, m);
     }
+    write_halves(bf, row, n);
+    write_halves(h, row, n);
+    fwrite(from_h, sizeof *from_h, n, stdout);      /* (FLOAT bits: uint32 words) */
+    fwrite(from_bf, sizeof *from_bf, n, stdout);
+    free(bf);
+    free(h);
+    free(from_h);
+    free(from_bf);
     free(w);
     free(row);
     free(half);
