@@ -233,7 +233,8 @@ static void finish_col_chunked(int64_t n, const opgen_src *in, double *const *ac
 /* short rows packed one after another (row r at in[k] + r*len, its nred sums at acc + r*nred, zeroed): rowsum
  * and finish_row for each, inlined, row r + 1 summed before row r is finished, so that the reads of the one
  * overlap the arithmetic and the writes of the other (all the sums first, then all the results, measured
- * 1.1-1.2x slower: softmax rows of 64, FLOAT, one thread, 16M elements) */
+ * 1.1-1.2x slower: softmax rows of 64, FLOAT, one thread, 16M elements); the next row's lines asked for ahead
+ * (opgen_prefetch) */
 static void rows(int64_t rows, int64_t len, const float *const *in, double *acc, float *out,
                 const void *params)
 {
@@ -245,8 +246,10 @@ static void rows(int64_t rows, int64_t len, const float *const *in, double *acc,
     rowsum(len, row, acc, params);
     for (int64_t r = 0; r < rows; ++r) {
         if (r + 1 < rows) {
-            for (int k = 0; k < 2; ++k)
+            for (int k = 0; k < 2; ++k) {
                 row[k] = in[k] + (r + 1) * len;
+                opgen_prefetch(row[k], len * (int64_t)sizeof(float));
+            }
             rowsum(len, row, acc + (r + 1) * 1, params);
         }
         for (int k = 0; k < 2; ++k)
@@ -255,28 +258,12 @@ static void rows(int64_t rows, int64_t len, const float *const *in, double *acc,
     }
 }
 
-/* rows over contiguous operands in their own dtypes (FLOAT16, BFLOAT16): each row through the chunked entries,
- * the same bits */
+/* rows over contiguous operands in their own dtypes (FLOAT16, BFLOAT16), a chunk at a time (opgen_chunks.h) */
 static void rows_chunked(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,
                         const void *params)
 {
-    opgen_src row[2], next[2];
-    if (rows <= 0)
-        return;
-    for (int k = 0; k < 2; ++k)
-        next[k] = in[k];
-    rowsum_chunked(len, next, acc, params);
-    for (int64_t r = 0; r < rows; ++r) {
-        for (int k = 0; k < 2; ++k) {
-            row[k] = next[k];
-            next[k].data = (const char *)row[k].data + len * opgen_chunk_esize(row[k].dtype);
-        }
-        if (r + 1 < rows)
-            rowsum_chunked(len, next, acc + (r + 1) * 1, params);
-        opgen_dst at = out;
-        at.data = (char *)out.data + r * len * opgen_chunk_esize(out.dtype);
-        finish_row_chunked(len, row, acc + r * 1, at, params);
-    }
+    opgen_rows_chunked(rows, len, 2, in, out, acc, 1, params,
+                       finish_row_chunk, rowsum_chunk);
 }
 
 /* ---- phase 1 ---- */

@@ -457,6 +457,16 @@ static void next_index(const layout *L, int64_t *idx, int64_t *off, int last)
     }
 }
 
+/* next_index `count` times, count <= shape[last] - idx[last]: a group of packed rows moves on in one step (one
+ * call per row of 64 took a tenth of softmax's time at 16M elements) */
+static void skip_index(const layout *L, int64_t *idx, int64_t *off, int last, int64_t count)
+{
+    idx[last] += count - 1;
+    for (int k = 0; k < L->nops; ++k)
+        off[k] += (count - 1) * L->stride[k][last];
+    next_index(L, idx, off, last);
+}
+
 /* One thread's share of a call: work items [begin, end) of its mode, with its own scratch. */
 typedef struct {
     const opgen_call *c;
@@ -806,8 +816,7 @@ static void run_rows(const share *s)
                 }
             }
         }
-        for (int64_t i = 0; i < g; ++i)
-            next_index(&L, idx, off, L.ndim - 1);
+        skip_index(&L, idx, off, L.ndim - 1, g);
         r += g;
     }
 }
