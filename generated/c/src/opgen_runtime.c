@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "opgen_half.h"
 #include "opgen_runtime.h"
@@ -381,6 +382,24 @@ static int threads_from_env(void)
     return (*end == '\0' && n > 0) ? (n > 1024 ? 1024 : (int)n) : 1;
 }
 
+/* A core's L2 cache in bytes, 0 when the C library cannot tell (glibc asks the CPU: CPUID, which a virtual
+ * machine may trap, so once per process). */
+static int64_t l2_size;
+static void read_l2_size(void)
+{
+#if defined(_SC_LEVEL2_CACHE_SIZE)
+    const long n = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    l2_size = n > 0 ? (int64_t)n : 0;
+#endif
+}
+
+static int64_t l2_bytes(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, read_l2_size);
+    return l2_size;
+}
+
 void opgen_call_input(opgen_call *c, const aclTensor *t) { c->in[c->nin++] = *t; }
 void opgen_call_output(opgen_call *c, const aclTensor *t) { c->out = *t; }
 
@@ -404,6 +423,7 @@ aclnnStatus opgen_phase1_done(const char *op, const opgen_call *c, const void *p
     e->op = op;
     e->call = *c;
     e->call.threads = threads_from_env();
+    e->call.l2_bytes = l2_bytes();
     e->params = p;
     e->workspace = opgen_numel(&c->out) == 0 ? 0 : opgen_workspace_bytes(&e->call);
     pthread_mutex_lock(&executors_lock);

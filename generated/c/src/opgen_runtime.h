@@ -165,6 +165,7 @@ typedef struct {
     opgen_finish_rowsum_fn finish_rowsum;             /* finish_row skewed with the next row's rowsum */
     opgen_finish_rowsum_chunked_fn finish_rowsum_chunked;   /* finish_rowsum, chunked */
     int threads;                       /* threads phase 2 may use (OPGEN_NUM_THREADS, read in phase 1) */
+    int64_t l2_bytes;                  /* a core's L2 cache (0: unknown), read in phase 1 */
 } opgen_call;
 
 void opgen_call_input(opgen_call *c, const aclTensor *t);
