@@ -219,8 +219,10 @@ def test_rows_short_long_and_along_every_dim(name, dtype):
     c, ref = _pair(name)
     rng = np.random.default_rng(3)
     dim_name = op.param(op.reduce_dim).py_name
+    # (40, 2100) along dim 0: with a 2 MiB L2 the plan cuts the columns into tiles of 1024 (and a last one of 52)
+    # that fit a quarter of it; with less L2, one tile
     shapes = [((5,), 0), ((3, 1), -1), ((7, 15), -1), ((2, 1025), -1), ((2, 3000), 1), ((1030, 3), 0),
-              ((4, 5, 6), 0), ((4, 5, 6), 1), ((4, 5, 6), 2), ((3, 2048, 2), 1), ((2, 3, 1, 4), 2)]
+              ((4, 5, 6), 0), ((4, 5, 6), 1), ((4, 5, 6), 2), ((3, 2048, 2), 1), ((2, 3, 1, 4), 2), ((40, 2100), 0)]
     for shape, dim in shapes:
         kw = {}
         for t in op.tensors:
