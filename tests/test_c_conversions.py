@@ -79,19 +79,22 @@ def test_narrowing_rounds_to_nearest_even(convert, name, dtype, col):
                           f"{got[~nan][bad[0]]} vs {want[~nan][bad[0]]}")
 
 
-def _has_avx512() -> bool:
-    """Whether -march=native builds target AVX-512 here (opgen_half.h then converts 16 values per register)."""
-    macros = subprocess.run(["cc", "-march=native", "-dM", "-E", "-"], input="", capture_output=True, text=True)
-    return "__AVX512F__" in macros.stdout
+def _native_macros() -> str:
+    """The macros -march=native defines here (__AVX512F__: opgen_half.h converts 16 values per register;
+    __AVX512BF16__: it narrows BFLOAT16 with vcvtneps2bf16)."""
+    return subprocess.run(["cc", "-march=native", "-dM", "-E", "-"], input="", capture_output=True,
+                          text=True).stdout
 
 
-@pytest.mark.parametrize("flags", [[], ["-mno-avx512f"]], ids=["native", "native without AVX-512"])
+@pytest.mark.parametrize("flags", [[], ["-mno-avx512bf16"], ["-mno-avx512f"]],
+                         ids=["native", "native without AVX512_BF16", "native without AVX-512"])
 def test_vector_conversions_give_the_scalar_bits(convert, tmp_path, flags):
     """The vector conversions of the kernels' chunks (opgen_half.h: AVX-512, or AVX2/F16C) — the narrowings 16
     values at a time, in order and in unpack order, and the block functions both ways — give the bits of the
-    scalar functions checked above, on every float of the narrowing test (nans included) and every half."""
-    if flags and not _has_avx512():
-        pytest.skip("no AVX-512 here: the native build is the build without it")
+    scalar functions checked above, on every float of the narrowing test (nans, subnormals) and every half.
+    Built natively, then without each ISA extension the native build has, so that every vector path runs."""
+    if flags and flags[0].replace("-mno-", "__").upper() + "__" not in _native_macros():
+        pytest.skip(f"the native build here is already the build with {flags[0]}")
     exe = tmp_path / "half_vectors"
     build = subprocess.run(["cc", "-std=c11", "-O2", "-march=native", *flags, "-Wall", "-Wextra", "-Werror", "-I",
                             str(convert.source), str(TESTS / "c" / "half_vectors.c"), "-o", str(exe)],
