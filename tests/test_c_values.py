@@ -5,20 +5,24 @@ Every op × every variant × every dtype × every product that claims it, then e
 handle differently: broadcast operands, strided, offset, negative-stride, transposed and misaligned views, a
 strided `out=`, an `out=` that is (or overlaps) an input, empty tensors, rank 0 and rank 8, mixed input
 dtypes and a different output dtype, softmax rows that are short, longer than a block, along the last dim
-(whole rows) and along an outer dim (rows side by side), and the chunked FLOAT16/BFLOAT16 path and the
-skewed FLOAT rows against the block-wise path (same bits).  Elementwise results agree within 1 ulp (2 for FLOAT: exp and log come from
-different libraries); row sums are added in another order (double in C, float pairwise in NumPy), so softmax
-is held to a bound proportional to the row's magnitude.
+(whole rows) and along an outer dim (rows side by side), the chunked FLOAT16/BFLOAT16 path and the skewed
+FLOAT rows against the block-wise path (same bits), and the build without AVX-512 against the native one (same
+bits).  Elementwise results agree within 1 ulp (2 for FLOAT: exp and log come from different libraries); row
+sums are added in another order (double in C, float pairwise in NumPy), so softmax is held to a bound
+proportional to the row's magnitude.
 """
 from __future__ import annotations
 
 import itertools
+import subprocess
 
 import ml_dtypes
 import numpy as np
 import pytest
 
 import codegen
+from codegen.backends.c import build as c_build
+from codegen.backends.c.binding import make_kernel
 from codegen.spec import DEFAULT_PRODUCT
 from codegen.spec import rules as R
 from codegen.spec.params import FORWARD_OUTPUT
@@ -383,3 +387,36 @@ def test_a_prepared_call_runs_phase_2_again_with_the_same_bits(name):
                 out.fill(0)
                 run()
                 np.testing.assert_array_equal(out.view(np.uint16), want.view(np.uint16), err_msg=s.label)
+
+
+def _native_defines(macro: str) -> bool:
+    done = subprocess.run(["cc", "-march=native", "-dM", "-E", "-"], input="", capture_output=True, text=True)
+    return f"#define {macro} " in done.stdout
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_avx2_build_gives_the_avx512_bits(name, monkeypatch):
+    """The same kernels built without AVX-512 (what an AVX2-only CPU runs: 8-lane conversions, BFLOAT16 chunks in
+    unpack order, integer BFLOAT16 rounding) give the bits of the native AVX-512 build, on the shapes of the
+    chunked, skewed, packed and side-by-side paths, in every dtype: the sums keep their eight lanes in a fixed
+    order and the conversions round correctly on every ISA.  Only where the machine has AVX-512 (elsewhere the two
+    builds are one)."""
+    if not _native_defines("__AVX512F__"):
+        pytest.skip("no AVX-512 here: the native build is the AVX2 one")
+    op = OPS[name]
+    native = codegen.kernel(name, backend="c")
+    monkeypatch.setattr(c_build, "FLAGS", [*c_build.FLAGS, "-mno-avx512f"])
+    avx2 = make_kernel(op, path=c_build.library(op))
+    shapes = [((65,), -1), ((3, 1000), -1), ((2, 1024 + 70), -1), ((300, 7), 0), ((40, 2100), 0), ((40, 64), -1),
+              ((70, 100), -1)]
+    for dtype in op.dtypes[DEFAULT_PRODUCT]:
+        for shape, dim in shapes:
+            if dim == 0 and not op.reduce_dim:
+                continue
+            kw = _valid(name, dtype, shape, seed=seed(name, dtype, shape, "isa"))
+            if op.reduce_dim:
+                kw[op.param(op.reduce_dim).py_name] = dim
+            want, got = native(**kw), avx2(**kw)
+            bits = f"u{want.itemsize}"
+            bad = np.flatnonzero(got.reshape(-1).view(bits) != want.reshape(-1).view(bits))
+            assert not bad.size, f"{name} {dtype} {shape} dim={dim}: {bad.size} of {want.size} differ, e.g. at {bad[0]}"
