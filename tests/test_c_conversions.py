@@ -16,7 +16,7 @@ import pytest
 import codegen
 from codegen.backends.c.examples import write_tree
 
-from .conftest import TESTS
+from .conftest import TESTS, native_defines
 
 
 @pytest.fixture(scope="module")
@@ -79,13 +79,6 @@ def test_narrowing_rounds_to_nearest_even(convert, name, dtype, col):
                           f"{got[~nan][bad[0]]} vs {want[~nan][bad[0]]}")
 
 
-def _native_macros() -> str:
-    """The macros -march=native defines here (__AVX512F__: opgen_half.h converts 16 values per register;
-    __AVX512BF16__: it narrows BFLOAT16 with vcvtneps2bf16)."""
-    return subprocess.run(["cc", "-march=native", "-dM", "-E", "-"], input="", capture_output=True,
-                          text=True).stdout
-
-
 @pytest.mark.parametrize("flags", [[], ["-mno-avx512bf16"], ["-mno-avx512f"]],
                          ids=["native", "native without AVX512_BF16", "native without AVX-512"])
 def test_vector_conversions_give_the_scalar_bits(convert, tmp_path, flags):
@@ -93,7 +86,9 @@ def test_vector_conversions_give_the_scalar_bits(convert, tmp_path, flags):
     values at a time, in order and in unpack order, and the block functions both ways — give the bits of the
     scalar functions checked above, on every float of the narrowing test (nans, subnormals) and every half.
     Built natively, then without each ISA extension the native build has, so that every vector path runs."""
-    if flags and flags[0].replace("-mno-", "__").upper() + "__" not in _native_macros():
+    # (__AVX512F__: opgen_half.h converts 16 values per register; __AVX512BF16__: it narrows BFLOAT16 with
+    # vcvtneps2bf16)
+    if flags and not native_defines(flags[0].replace("-mno-", "__").upper() + "__"):
         pytest.skip(f"the native build here is already the build with {flags[0]}")
     exe = tmp_path / "half_vectors"
     build = subprocess.run(["cc", "-std=c11", "-O2", "-march=native", *flags, "-Wall", "-Wextra", "-Werror", "-I",

@@ -14,7 +14,6 @@ proportional to the row's magnitude.
 from __future__ import annotations
 
 import itertools
-import subprocess
 
 import ml_dtypes
 import numpy as np
@@ -28,6 +27,7 @@ from codegen.spec import rules as R
 from codegen.spec.params import FORWARD_OUTPUT
 
 from .compare import assert_elementwise_close, assert_rows_close, seed
+from .conftest import native_defines
 from .error_inputs import valid_call
 from .samples import samples
 
@@ -389,11 +389,6 @@ def test_a_prepared_call_runs_phase_2_again_with_the_same_bits(name):
                 np.testing.assert_array_equal(out.view(np.uint16), want.view(np.uint16), err_msg=s.label)
 
 
-def _native_defines(macro: str) -> bool:
-    done = subprocess.run(["cc", "-march=native", "-dM", "-E", "-"], input="", capture_output=True, text=True)
-    return f"#define {macro} " in done.stdout
-
-
 @pytest.mark.parametrize("name", NAMES)
 def test_the_avx2_build_gives_the_avx512_bits(name, monkeypatch):
     """The same kernels built without AVX-512 (what an AVX2-only CPU runs: 8-lane conversions, BFLOAT16 chunks in
@@ -401,7 +396,7 @@ def test_the_avx2_build_gives_the_avx512_bits(name, monkeypatch):
     chunked, skewed, packed and side-by-side paths, in every dtype: the sums keep their eight lanes in a fixed
     order and the conversions round correctly on every ISA.  Only where the machine has AVX-512 (elsewhere the two
     builds are one)."""
-    if not _native_defines("__AVX512F__"):
+    if not native_defines("__AVX512F__"):
         pytest.skip("no AVX-512 here: the native build is the AVX2 one")
     op = OPS[name]
     # (both built here with the generator's flags: under OPGEN_C_SANITIZE=1 codegen.kernel would load the

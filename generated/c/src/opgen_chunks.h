@@ -230,6 +230,17 @@ static inline __attribute__((always_inline)) void opgen_chunk_loop(int64_t from,
     }
 }
 
+/* The dtype every operand has — the inputs and, unless NULL, the output — or OPGEN_MIXED: what the chunk
+ * loops are compiled for (opgen_chunked). */
+static inline aclDataType opgen_common_dtype(int nin, const opgen_src *in, const opgen_dst *out)
+{
+    const aclDataType dt = out ? out->dtype : (nin > 0 ? in[0].dtype : ACL_FLOAT);
+    for (int k = 0; k < nin; ++k)
+        if (in[k].dtype != dt)
+            return OPGEN_MIXED;
+    return dt;
+}
+
 /* block(at, m, in, out, params) over n elements of contiguous operands, a chunk [at, at + m) at a time
  * (`elementwise`: see opgen_chunk).
  *
@@ -244,12 +255,8 @@ static inline __attribute__((always_inline)) void opgen_chunked(int64_t n, int n
                                                                 opgen_dst out, const void *params,
                                                                 opgen_chunk_fn block, bool elementwise)
 {
-    bool f16 = out.dtype == ACL_FLOAT16, bf16 = out.dtype == ACL_BF16, f32 = out.dtype == ACL_FLOAT;
-    for (int k = 0; k < nin; ++k) {
-        f16 = f16 && in[k].dtype == ACL_FLOAT16;
-        bf16 = bf16 && in[k].dtype == ACL_BF16;
-        f32 = f32 && in[k].dtype == ACL_FLOAT;
-    }
+    const aclDataType all = opgen_common_dtype(nin, in, &out);
+    const bool f16 = all == ACL_FLOAT16, bf16 = all == ACL_BF16, f32 = all == ACL_FLOAT;
     /* nothing to convert (FLOAT read and written in place): one call for the whole block, as the plain
      * functions get it (chunks would only add their overhead; measured ~10% slower for softmax FLOAT rows) */
     const bool convert = !f32 || out.stream;
@@ -277,19 +284,14 @@ static inline __attribute__((always_inline)) void opgen_chunked(int64_t n, int n
 static inline __attribute__((always_inline)) void opgen_chunked_reads(int64_t n, int nin, const opgen_src *in,
                                                                       const void *params, opgen_chunk_fn fn)
 {
-    bool f16 = true, bf16 = true, f32 = true;
-    for (int k = 0; k < nin; ++k) {
-        f16 = f16 && in[k].dtype == ACL_FLOAT16;
-        bf16 = bf16 && in[k].dtype == ACL_BF16;
-        f32 = f32 && in[k].dtype == ACL_FLOAT;
-    }
+    const aclDataType all = opgen_common_dtype(nin, in, NULL);
     const opgen_dst none = {NULL, ACL_FLOAT, false};
-    if (f16)
+    if (all == ACL_FLOAT16)
         opgen_chunk_loop(0, n, nin, in, none, params, fn, true, ACL_FLOAT16, OPGEN_STORE_NONE, false);
-    else if (bf16)
+    else if (all == ACL_BF16)
         opgen_chunk_loop(0, n, nin, in, none, params, fn, true, ACL_BF16, OPGEN_STORE_NONE, false);
     else
-        opgen_chunk_loop(0, n, nin, in, none, params, fn, !f32, OPGEN_MIXED, OPGEN_STORE_NONE, false);
+        opgen_chunk_loop(0, n, nin, in, none, params, fn, all != ACL_FLOAT, OPGEN_MIXED, OPGEN_STORE_NONE, false);
 }
 
 /* Two FLOAT rows of the same length at once, in place, a chunk of each in turn: `sum` reads chunk [at, at + m)
@@ -408,14 +410,10 @@ static inline __attribute__((always_inline)) void opgen_rows_chunked(int64_t row
                                                                      double *acc, int nred, const void *params,
                                                                      opgen_chunk_fn finish, opgen_chunk_fn sum)
 {
-    bool f16 = out.dtype == ACL_FLOAT16, bf16 = out.dtype == ACL_BF16;
-    for (int k = 0; k < nin; ++k) {
-        f16 = f16 && in[k].dtype == ACL_FLOAT16;
-        bf16 = bf16 && in[k].dtype == ACL_BF16;
-    }
-    if (f16)
+    const aclDataType all = opgen_common_dtype(nin, in, &out);
+    if (all == ACL_FLOAT16)
         opgen_rows_loop(rows, len, nin, in, out, acc, nred, params, finish, sum, ACL_FLOAT16);
-    else if (bf16)
+    else if (all == ACL_BF16)
         opgen_rows_loop(rows, len, nin, in, out, acc, nred, params, finish, sum, ACL_BF16);
     else
         opgen_rows_loop(rows, len, nin, in, out, acc, nred, params, finish, sum, OPGEN_MIXED);
