@@ -1,15 +1,17 @@
-/* Reads little-endian uint32 words w (a multiple of 16 of them) from stdin and converts them with the vector code
- * of opgen_half.h, which the kernels' chunks use; writes seven rows of uint32 words, one per input word:
+/* Reads little-endian uint32 words w (a multiple of 32 of them) from stdin and converts them with the vector code
+ * of opgen_half.h, which the kernels' chunks use; writes nine rows of uint32 words, one per input word:
  *   0  the BFLOAT16 of w as a float by opgen_f32x16_to_bf16 (16 at a time, in order)
  *   1  the same by opgen_f32x16_unpacked_to_bf16 (given the floats in unpack order, which it puts back in order)
  *   2  the FLOAT16 by opgen_f32x8_to_f16
  *   3  the BFLOAT16 by opgen_f32_block_to_bf16, 4  the FLOAT16 by opgen_f32_block_to_f16,
  *   5  the FLOAT of the FLOAT16 bits w & 0xffff by opgen_f16_block_to_f32,
  *   6  the FLOAT of the BFLOAT16 bits w & 0xffff by opgen_bf16_block_to_f32,
- * the block functions called on runs of BLOCK elements (an odd count: their 16-, 8- and 1-element loops all run).
+ * the block functions called on runs of BLOCK elements (an odd count: their 16-, 8- and 1-element loops all run),
+ *   7  the BFLOAT16 of w as a float by opgen_f32x32_evenodd_to_bf16 (given 32 floats in even/odd order),
+ *   8  the FLOAT of the BFLOAT16 bits w & 0xffff by opgen_bf16x32_to_f32_evenodd (put back in order).
  * tests/test_c_conversions.py compares every row with the scalar functions.  Built with -march=native (and
- * again without AVX-512 where the machine has it); without AVX2/F16C rows 0-2 are the scalar functions (and it
- * says so on stderr). */
+ * again without each AVX-512 extension the machine has); without AVX2/F16C rows 0-2 are the scalar functions (and
+ * it says so on stderr), without AVX-512 rows 7-8 (AVX2 builds: rows 0-6 test them). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +41,7 @@ int main(void)
     uint32_t *row = malloc(n * sizeof *row);
     uint16_t *half = malloc(n * sizeof *half);
     float *f = malloc(n * sizeof *f);
-    if (!w || !row || !half || !f || n % 16)
+    if (!w || !row || !half || !f || n % 32)
         return 1;
     memcpy(f, w, n * sizeof *f);
 #if !defined(__AVX2__) || !defined(__F16C__)
@@ -73,7 +75,7 @@ int main(void)
         fwrite(row, sizeof *row, n, stdout);
     }
     /* rows 3-6: the block functions, each run of BLOCK elements through all four */
-    uint16_t *bf = malloc(n * sizeof *bf), *h = malloc(n * sizeof *h);
+    uint16_t *bf = calloc(n, sizeof *bf), *h = calloc(n, sizeof *h);   /* (calloc: GCC 12 sees "maybe uninitialized") */
     float *from_h = malloc(n * sizeof *from_h), *from_bf = malloc(n * sizeof *from_bf);
     if (!bf || !h || !from_h || !from_bf)
         return 1;
@@ -89,6 +91,35 @@ int main(void)
     write_halves(bf, row, n);
     write_halves(h, row, n);
     fwrite(from_h, sizeof *from_h, n, stdout);      /* (FLOAT bits: uint32 words) */
+    fwrite(from_bf, sizeof *from_bf, n, stdout);
+    /* rows 7-8: AVX-512's even/odd order of elementwise BFLOAT16 chunks, both ways */
+    for (size_t i = 0; i < n; i += 32) {
+        uint16_t out[32];
+        float widened[32];
+#if defined(__AVX512F__)
+        float evenodd[32];
+        for (int j = 0; j < 16; ++j) {
+            evenodd[j] = f[i + 2 * j];
+            evenodd[16 + j] = f[i + 2 * j + 1];
+        }
+        _mm512_storeu_si512((void *)out, opgen_f32x32_evenodd_to_bf16(evenodd));
+        opgen_bf16x32_to_f32_evenodd(evenodd, half + i);
+        for (int j = 0; j < 16; ++j) {
+            widened[2 * j] = evenodd[j];
+            widened[2 * j + 1] = evenodd[16 + j];
+        }
+#else
+        for (int j = 0; j < 32; ++j) {
+            out[j] = opgen_f32_to_bf16(f[i + j]);
+            widened[j] = opgen_bf16_to_f32(half[i + j]);
+        }
+#endif
+        for (int j = 0; j < 32; ++j) {
+            bf[i + j] = out[j];
+            from_bf[i + j] = widened[j];
+        }
+    }
+    write_halves(bf, row, n);
     fwrite(from_bf, sizeof *from_bf, n, stdout);
     free(bf);
     free(h);

@@ -27,7 +27,8 @@
 #endif
 
 #define OPGEN_CHUNK 64   /* elements: 2 cache lines of FLOAT16, 4 of FLOAT; measured best of 32-256 */
-_Static_assert(OPGEN_CHUNK % 16 == 0, "opgen_stream_aligned stores whole 32-byte vectors of 16 halves");
+_Static_assert(OPGEN_CHUNK % 32 == 0, "opgen_stream_aligned stores whole 32-byte vectors of 16 halves; the "
+               "BFLOAT16 even/odd order works on 32 values");
 
 /* Bytes per element of a chunked operand (FLOAT, FLOAT16 or BFLOAT16): opgen_dtype_size, inlined. */
 static inline int64_t opgen_chunk_esize(aclDataType dt) { return dt == ACL_FLOAT ? 4 : 2; }
@@ -106,7 +107,13 @@ static inline __attribute__((always_inline)) const float *opgen_chunk_load(float
     switch (all == OPGEN_MIXED ? s.dtype : all) {
     case ACL_FLOAT16: opgen_f16_block_to_f32(buf, (const uint16_t *)s.data + at, m); return buf;
     case ACL_BF16:
-#if defined(__AVX2__)
+#if defined(__AVX512F__)
+        if (unpacked) {
+            for (int64_t j = 0; j < m; j += 32)
+                opgen_bf16x32_to_f32_evenodd(buf + j, (const uint16_t *)s.data + at + j);
+            return buf;
+        }
+#elif defined(__AVX2__)
         if (unpacked) {
             for (int64_t j = 0; j < m; j += 16)
                 opgen_bf16x16_to_f32_unpacked(buf + j, (const uint16_t *)s.data + at + j);
@@ -161,9 +168,8 @@ static inline __attribute__((always_inline)) void opgen_chunk(int64_t at, int64_
                                                               opgen_chunk_fn block, float (*buf)[OPGEN_CHUNK],
                                                               aclDataType all, int store, bool elementwise)
 {
-    /* (not with AVX-512: it widens and narrows 16 BFLOAT16 values in order at the cost of the unpacks, and the
-     * unpack order's 32-byte stores would stall the kernel's 64-byte loads, see opgen_half.h) */
-#if defined(__AVX2__) && !defined(__AVX512F__)
+    /* (BFLOAT16 out of order: AVX2's unpack order, AVX-512's even/odd order, see opgen_half.h) */
+#if defined(__AVX2__)
     const bool unpacked = elementwise && all == ACL_BF16 && m == OPGEN_CHUNK && store != OPGEN_STORE_NONE;
 #else
     const bool unpacked = false;
@@ -188,7 +194,20 @@ static inline __attribute__((always_inline)) void opgen_chunk(int64_t at, int64_
     }
     block(at, m, ptr, buf[nin], params);
     char *dst = (char *)out.data + at * opgen_chunk_esize(odt);
-#if defined(__AVX2__)
+#if defined(__AVX512F__)
+    if (unpacked) {
+        for (int64_t j = 0; j < m; j += 32) {
+            const __m512i v = opgen_f32x32_evenodd_to_bf16(buf[nin] + j);
+            if (store == OPGEN_STORE_STREAM_ALIGNED) {   /* (dst is 32-byte aligned) */
+                _mm256_stream_si256((__m256i *)(void *)(dst + 2 * j), _mm512_castsi512_si256(v));
+                _mm256_stream_si256((__m256i *)(void *)(dst + 2 * j + 32), _mm512_extracti64x4_epi64(v, 1));
+            } else {
+                _mm512_storeu_si512((void *)(dst + 2 * j), v);
+            }
+        }
+        return;
+    }
+#elif defined(__AVX2__)
     if (unpacked) {
         for (int64_t j = 0; j < m; j += 16) {
             const __m256i v = opgen_f32x16_unpacked_to_bf16(buf[nin] + j);
