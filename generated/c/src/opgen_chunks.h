@@ -348,7 +348,9 @@ static inline __attribute__((always_inline)) void opgen_skewed(int64_t n, int ni
  * row in turn, converted as opgen_chunked converts them (the loop compiled for that dtype).  The results are
  * stored plainly: row sums never stream (opgen_loops.c: plan).  Measured against the chunked passes one after
  * the other: softmax rows of 1024 and 32768, one thread, 16M elements, 1.05-1.3x faster (Intel Xeon with
- * AVX-512).  BFLOAT16 rows are skewed only with AVX-512 (opgen_loops.c: skews_halves). */
+ * AVX-512).  BFLOAT16 rows are skewed only with AVX-512 (opgen_loops.c: skews_halves).  `finish` is elementwise
+ * (a row's result at i from the inputs at i and the row's sums), so its BFLOAT16 chunks may go out of order
+ * (opgen_chunk): 1.03-1.09x in the cache, as rows of 1024 in opgen_rows_loop. */
 static inline __attribute__((always_inline)) void opgen_skewed_loop(int64_t n, int nin, const opgen_src *in,
                                                                     opgen_dst out, const void *args,
                                                                     opgen_chunk_fn finish, const opgen_src *next,
@@ -360,12 +362,12 @@ static inline __attribute__((always_inline)) void opgen_skewed_loop(int64_t n, i
     for (; at + OPGEN_CHUNK <= n; at += OPGEN_CHUNK) {
         float buf[OPGEN_MAX_INPUTS + 1][OPGEN_CHUNK] __attribute__((aligned(64)));
         opgen_chunk(at, OPGEN_CHUNK, nin, next, none, next_args, sum, buf, all, OPGEN_STORE_NONE, false);
-        opgen_chunk(at, OPGEN_CHUNK, nin, in, out, args, finish, buf, all, OPGEN_STORE_PLAIN, false);
+        opgen_chunk(at, OPGEN_CHUNK, nin, in, out, args, finish, buf, all, OPGEN_STORE_PLAIN, true);
     }
     if (at < n) {
         float buf[OPGEN_MAX_INPUTS + 1][OPGEN_CHUNK] __attribute__((aligned(64)));
         opgen_chunk(at, n - at, nin, next, none, next_args, sum, buf, all, OPGEN_STORE_NONE, false);
-        opgen_chunk(at, n - at, nin, in, out, args, finish, buf, all, OPGEN_STORE_PLAIN, false);
+        opgen_chunk(at, n - at, nin, in, out, args, finish, buf, all, OPGEN_STORE_PLAIN, true);
     }
 }
 
@@ -402,7 +404,9 @@ static inline void opgen_add_lanes(int nred, const double *lanes, double *acc)
  * acc + r * nred, zeroed), over contiguous operands in their own dtypes: row r + 1 summed, then row r finished,
  * as the FLOAT `rows` does, each row a chunk loop compiled for the operands' dtype `all`.  One call per group of
  * rows: called row by row (rowsum_chunked, finish_row_chunked), with a dtype dispatch and copied operand records
- * each time, softmax rows of 64 ran 1.14-1.2x slower (16M elements, one thread). */
+ * each time, softmax rows of 64 ran 1.14-1.2x slower (16M elements, one thread).  `finish` is elementwise, as in
+ * opgen_skewed_loop: BFLOAT16 rows of 64 finished out of order ran 1.07x faster in the cache, 1.2x built with
+ * AVX2 only. */
 static inline __attribute__((always_inline)) void opgen_rows_loop(int64_t rows, int64_t len, int nin,
                                                                   const opgen_src *in, opgen_dst out, double *acc,
                                                                   int nred, const void *params,
@@ -419,7 +423,7 @@ static inline __attribute__((always_inline)) void opgen_rows_loop(int64_t rows, 
         }
         if (r >= 0) {
             const opgen_row_args args = {params, acc + r * nred, NULL, NULL};
-            opgen_chunk_loop(r * len, len, nin, in, out, &args, finish, true, all, OPGEN_STORE_PLAIN, false);
+            opgen_chunk_loop(r * len, len, nin, in, out, &args, finish, true, all, OPGEN_STORE_PLAIN, true);
         }
     }
 }
