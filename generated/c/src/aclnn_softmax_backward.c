@@ -184,15 +184,34 @@ static void finish_rowsum(int64_t n, const float *const *in, const double *acc, 
     opgen_add_lanes(1, lanes, next_acc);
 }
 
-/* finish_rowsum over contiguous operands all FLOAT16 or all BFLOAT16 (opgen_chunks.h: opgen_skewed_chunked) */
-static void finish_rowsum_chunked(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
-                                 const opgen_src *next, double *next_acc, const void *params)
+/* finish_rowsum over contiguous operands all FLOAT16 or all BFLOAT16, a chunk of each row in turn
+ * (opgen_chunks.h: opgen_skewed_loop), for operands of dtype `all` */
+static inline __attribute__((always_inline)) void finish_rowsum_loop(
+    int64_t n, const opgen_src *in, const double *acc, opgen_dst out, const opgen_src *next, double *next_acc,
+    const void *params, aclDataType all)
 {
     double lanes[8] = {0};
     const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
-    opgen_skewed_chunked(n, 2, in, out, &finish, finish_row_chunk,
-                         next, &sum, rowsum_chunk);
+    opgen_skewed_loop(n, 2, in, out, &finish, finish_row_chunk, next, &sum,
+                      rowsum_chunk, all);
     opgen_add_lanes(1, lanes, next_acc);
+}
+
+/* all FLOAT16: compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
+OPGEN_F16_ROWS static void finish_rowsum_f16(int64_t n, const opgen_src *in, const double *acc,
+                                                 opgen_dst out, const opgen_src *next, double *next_acc,
+                                                 const void *params)
+{
+    finish_rowsum_loop(n, in, acc, out, next, next_acc, params, OPGEN_F16_ROWS_DTYPE);
+}
+
+static void finish_rowsum_chunked(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
+                                 const opgen_src *next, double *next_acc, const void *params)
+{
+    if (out.dtype == ACL_FLOAT16)
+        finish_rowsum_f16(n, in, acc, out, next, next_acc, params);
+    else
+        finish_rowsum_loop(n, in, acc, out, next, next_acc, params, ACL_BF16);
 }
 
 /* colsum and finish_col over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h); each
@@ -258,12 +277,23 @@ static void rows(int64_t rows, int64_t len, const float *const *in, double *acc,
     }
 }
 
-/* rows over contiguous operands in their own dtypes (FLOAT16, BFLOAT16), a chunk at a time (opgen_chunks.h) */
+/* rows over contiguous operands in their own dtypes (FLOAT16, BFLOAT16), a chunk at a time (opgen_chunks.h);
+ * all FLOAT16 compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
+OPGEN_F16_ROWS static void rows_f16(int64_t rows, int64_t len, const opgen_src *in, double *acc,
+                                        opgen_dst out, const void *params)
+{
+    opgen_rows_loop(rows, len, 2, in, out, acc, 1, params,
+                    finish_row_chunk, rowsum_chunk, OPGEN_F16_ROWS_DTYPE);
+}
+
 static void rows_chunked(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,
                         const void *params)
 {
-    opgen_rows_chunked(rows, len, 2, in, out, acc, 1, params,
-                       finish_row_chunk, rowsum_chunk);
+    if (opgen_common_dtype(2, in, &out) == ACL_FLOAT16)
+        rows_f16(rows, len, in, acc, out, params);
+    else
+        opgen_rows_chunked(rows, len, 2, in, out, acc, 1, params,
+                           finish_row_chunk, rowsum_chunk);
 }
 
 /* ---- phase 1 ---- */

@@ -48,10 +48,33 @@ static inline __attribute__((always_inline)) void opgen_prefetch(const void *p, 
         __builtin_prefetch((const char *)p + OPGEN_PREFETCH_AHEAD + b);
 }
 
+/* FLOAT16 row sums with 256-bit registers.  Where the CPU has AVX-512, the compiler vectorizes the kernels with
+ * 512-bit registers, and while 512-bit instructions are in flight an Intel core issues vector instructions to two
+ * ports instead of three (ports 0 and 1 work as one).  That pays off wherever 16 lanes save instructions, but not
+ * in the FLOAT16 row sums, whose double-precision partial sums take 256-bit halves anyway: the op's FLOAT16 row
+ * entries (softmax along the last dim, skewed and packed rows) are compiled for 256-bit registers (OPGEN_F16_ROWS)
+ * and their chunk loops convert 8 values at a time with F16C (`all` = OPGEN_F16_256: a 32-byte load of a 64-byte
+ * conversion store would forward, but the 64-byte conversion itself would bring back the 512-bit instructions).
+ * Softmax FLOAT16 rows of 1024 and 32768 measured 1.03-1.07x faster at 16M elements and 1.06-1.22x in the cache
+ * (rows of 64: 1.0; one thread, Intel Xeon, side by side); BFLOAT16 rows so compiled ran 0.8x in the cache, so
+ * they keep 512 bits.  (noinline: GCC otherwise inlines them into their callers, which are compiled for the default width.) */
+#define OPGEN_F16_256 ((aclDataType)-2)
+#if defined(__AVX512F__) && defined(__GNUC__) && !defined(__clang__)
+#define OPGEN_F16_ROWS __attribute__((noinline, target("prefer-vector-width=256")))
+#define OPGEN_F16_ROWS_DTYPE OPGEN_F16_256
+#else
+#define OPGEN_F16_ROWS
+#define OPGEN_F16_ROWS_DTYPE ACL_FLOAT16
+#endif
+
 /* Store n FLOAT values at dst, contiguous, as dtype dt (rounding to nearest even). */
 static inline __attribute__((always_inline)) void opgen_store_contiguous(char *dst, const float *src, int64_t n,
                                                                          aclDataType dt)
 {
+    if (dt == OPGEN_F16_256) {
+        opgen_f32_block_to_f16_256((uint16_t *)(void *)dst, src, n);
+        return;
+    }
     switch (dt) {
     case ACL_FLOAT16: opgen_f32_block_to_f16((uint16_t *)(void *)dst, src, n); break;
     case ACL_BF16: opgen_f32_block_to_bf16((uint16_t *)(void *)dst, src, n); break;
@@ -96,14 +119,18 @@ static inline __attribute__((always_inline)) void opgen_stream_contiguous(char *
 }
 
 /* Elements [at, at + m) of an operand as FLOAT: in place when it is FLOAT, else converted into buf.  `all` is
- * every operand's dtype when the caller knows it (a constant: the switch folds away), else OPGEN_MIXED.
- * `unpacked`: BFLOAT16 in the unpack order of opgen_bf16x16_to_f32_unpacked (m a multiple of 16). */
+ * every operand's dtype when the caller knows it (a constant: the switch folds away), else OPGEN_MIXED, or
+ * OPGEN_F16_256 (see OPGEN_F16_ROWS).  `unpacked`: BFLOAT16 out of order (opgen_chunk; m a multiple of 32). */
 #define OPGEN_MIXED ((aclDataType)-1)
 static inline __attribute__((always_inline)) const float *opgen_chunk_load(float *buf, opgen_src s, int64_t at,
                                                                            int64_t m, aclDataType all,
                                                                            bool unpacked)
 {
     (void)unpacked;   /* (read only with AVX2) */
+    if (all == OPGEN_F16_256) {
+        opgen_f16_block_to_f32_256(buf, (const uint16_t *)s.data + at, m);
+        return buf;
+    }
     switch (all == OPGEN_MIXED ? s.dtype : all) {
     case ACL_FLOAT16: opgen_f16_block_to_f32(buf, (const uint16_t *)s.data + at, m); return buf;
     case ACL_BF16:
@@ -371,17 +398,6 @@ static inline __attribute__((always_inline)) void opgen_skewed_loop(int64_t n, i
     }
 }
 
-static inline __attribute__((always_inline)) void opgen_skewed_chunked(int64_t n, int nin, const opgen_src *in,
-                                                                       opgen_dst out, const void *args,
-                                                                       opgen_chunk_fn finish,
-                                                                       const opgen_src *next, const void *next_args,
-                                                                       opgen_chunk_fn sum)
-{
-    if (out.dtype == ACL_FLOAT16)
-        opgen_skewed_loop(n, nin, in, out, args, finish, next, next_args, sum, ACL_FLOAT16);
-    else
-        opgen_skewed_loop(n, nin, in, out, args, finish, next, next_args, sum, ACL_BF16);
-}
 
 /* The row-sum kernels as chunk functions, for opgen_chunked(_reads): the sums travel with the kernel's params. */
 typedef struct {
@@ -434,9 +450,7 @@ static inline __attribute__((always_inline)) void opgen_rows_chunked(int64_t row
                                                                      opgen_chunk_fn finish, opgen_chunk_fn sum)
 {
     const aclDataType all = opgen_common_dtype(nin, in, &out);
-    if (all == ACL_FLOAT16)
-        opgen_rows_loop(rows, len, nin, in, out, acc, nred, params, finish, sum, ACL_FLOAT16);
-    else if (all == ACL_BF16)
+    if (all == ACL_BF16)
         opgen_rows_loop(rows, len, nin, in, out, acc, nred, params, finish, sum, ACL_BF16);
     else
         opgen_rows_loop(rows, len, nin, in, out, acc, nred, params, finish, sum, OPGEN_MIXED);

@@ -206,6 +206,30 @@ static inline __m512i opgen_f32x32_evenodd_to_bf16(const float *src)
 }
 #endif
 
+/* FLOAT16 blocks 8 values at a time (F16C), for code vectorized with 256-bit registers also where the CPU has
+ * AVX-512 (opgen_chunks.h: OPGEN_F16_ROWS) */
+static inline __attribute__((always_inline)) void opgen_f16_block_to_f32_256(float *dst, const uint16_t *src, int64_t n)
+{
+    int64_t i = 0;
+#if defined(__F16C__)
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(src + i))));
+#endif
+    for (; i < n; ++i)
+        dst[i] = opgen_f16_to_f32(src[i]);
+}
+
+static inline __attribute__((always_inline)) void opgen_f32_block_to_f16_256(uint16_t *dst, const float *src, int64_t n)
+{
+    int64_t i = 0;
+#if defined(__F16C__)
+    for (; i + 8 <= n; i += 8)
+        _mm_storeu_si128((__m128i *)(void *)(dst + i), _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT));
+#endif
+    for (; i < n; ++i)
+        dst[i] = opgen_f32_to_f16(src[i]);
+}
+
 static inline void opgen_f16_block_to_f32(float *dst, const uint16_t *src, int64_t n)
 {
     int64_t i = 0;
@@ -213,12 +237,7 @@ static inline void opgen_f16_block_to_f32(float *dst, const uint16_t *src, int64
     for (; i + 16 <= n; i += 16)
         _mm512_storeu_ps(dst + i, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(const void *)(src + i))));
 #endif
-#if defined(__F16C__)
-    for (; i + 8 <= n; i += 8)
-        _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(src + i))));
-#endif
-    for (; i < n; ++i)
-        dst[i] = opgen_f16_to_f32(src[i]);
+    opgen_f16_block_to_f32_256(dst + i, src + i, n - i);
 }
 
 static inline void opgen_f32_block_to_f16(uint16_t *dst, const float *src, int64_t n)
@@ -229,12 +248,7 @@ static inline void opgen_f32_block_to_f16(uint16_t *dst, const float *src, int64
         _mm256_storeu_si256((__m256i *)(void *)(dst + i),
                             _mm512_cvtps_ph(_mm512_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT));
 #endif
-#if defined(__F16C__)
-    for (; i + 8 <= n; i += 8)
-        _mm_storeu_si128((__m128i *)(void *)(dst + i), _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT));
-#endif
-    for (; i < n; ++i)
-        dst[i] = opgen_f32_to_f16(src[i]);
+    opgen_f32_block_to_f16_256(dst + i, src + i, n - i);
 }
 
 static inline void opgen_bf16_block_to_f32(float *restrict dst, const uint16_t *restrict src, int64_t n)
