@@ -85,8 +85,8 @@ def test_narrowing_rounds_to_nearest_even(convert, name, dtype, col):
 def test_vector_conversions_give_the_scalar_bits(convert, tmp_path, flags):
     """The vector conversions of the kernels' chunks (opgen_half.h: AVX-512, or AVX2/F16C) — the narrowings 16
     values at a time, in order and in AVX2's unpack order, AVX-512's even/odd order both ways, and the block
-    functions both ways — give the bits of the
-    scalar functions checked above, on every float of the narrowing test (nans, subnormals) and every half.
+    functions both ways — give the bits of the scalar functions checked above, on every float of the narrowing
+    test (nans, subnormals) and every half.
     Built natively, then without each ISA extension the native build has, so that every vector path runs."""
     # (__AVX512F__: opgen_half.h converts 16 values per register; __AVX512BF16__: it narrows BFLOAT16 with
     # vcvtneps2bf16; __AVX512DQ__: it finds the subnormals, which that instruction flushes, with vfpclassps)

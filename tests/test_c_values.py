@@ -323,7 +323,7 @@ def test_chunked_and_skewed_entries_give_the_block_wise_bits(name, dtype, thread
     """FLOAT16/BFLOAT16 operands in aligned storage go to the kernels' chunked entries (opgen_chunks.h: converted
     64 elements at a time, row sums carrying their eight lanes from chunk to chunk), and whole rows of aligned
     operands to the skewed ones (a row's results computed while the next row is summed: opgen_skewed for FLOAT,
-    opgen_skewed_chunked for FLOAT16/BFLOAT16);
+    opgen_skewed_loop for FLOAT16/BFLOAT16);
     misaligned operands are staged into FLOAT a block at a time and take the block functions.  Same values, same
     bits, at lengths around the chunk (64) and block (1024) boundaries, for whole rows (one, several, split
     between two threads), short rows packed several to a block (skewed too), and rows side by side."""

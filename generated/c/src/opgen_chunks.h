@@ -57,7 +57,8 @@ static inline __attribute__((always_inline)) void opgen_prefetch(const void *p, 
  * conversion store would forward, but the 64-byte conversion itself would bring back the 512-bit instructions).
  * Softmax FLOAT16 rows of 1024 and 32768 measured 1.03-1.07x faster at 16M elements and 1.06-1.22x in the cache
  * (rows of 64: 1.0; one thread, Intel Xeon, side by side); BFLOAT16 rows so compiled ran 0.8x in the cache, so
- * they keep 512 bits.  (noinline: GCC otherwise inlines them into their callers, which are compiled for the default width.) */
+ * they keep 512 bits.  (noinline: GCC otherwise inlines them into their callers, which are compiled for the
+ * default width.) */
 #define OPGEN_F16_256 ((aclDataType)-2)
 #if defined(__AVX512F__) && defined(__GNUC__) && !defined(__clang__)
 #define OPGEN_F16_ROWS __attribute__((noinline, target("prefer-vector-width=256")))
@@ -344,7 +345,7 @@ static inline __attribute__((always_inline)) void opgen_chunked_reads(int64_t n,
  * of the next row (next), then `finish` computes the same chunk of this row (in, out).  A row is read twice,
  * once for its sums and once for its results; one after the other, memory reads a row in a burst, then idles
  * while its results are written from the cache.  Skewed, the next row's reads overlap this row's writes, as in
- * the one pass of an elementwise kernel.  (FLOAT16/BFLOAT16 rows: opgen_skewed_chunked below.) */
+ * the one pass of an elementwise kernel.  (FLOAT16/BFLOAT16 rows: opgen_skewed_loop below.) */
 static inline __attribute__((always_inline)) void opgen_skewed(int64_t n, int nin, const float *const *in,
                                                                float *out, const void *args, opgen_chunk_fn finish,
                                                                const float *const *next, const void *next_args,
@@ -398,7 +399,6 @@ static inline __attribute__((always_inline)) void opgen_skewed_loop(int64_t n, i
     }
 }
 
-
 /* The row-sum kernels as chunk functions, for opgen_chunked(_reads): the sums travel with the kernel's params. */
 typedef struct {
     const void *params;
@@ -444,6 +444,8 @@ static inline __attribute__((always_inline)) void opgen_rows_loop(int64_t rows, 
     }
 }
 
+/* opgen_rows_loop compiled for all-BFLOAT16 operands, else for mixed ones (all FLOAT16: the op's rows_f16 calls
+ * opgen_rows_loop itself, see OPGEN_F16_ROWS) */
 static inline __attribute__((always_inline)) void opgen_rows_chunked(int64_t rows, int64_t len, int nin,
                                                                      const opgen_src *in, opgen_dst out,
                                                                      double *acc, int nred, const void *params,
