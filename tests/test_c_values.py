@@ -308,6 +308,41 @@ def test_streamed_outputs(dtype, shift, rows):
     np.testing.assert_array_equal(out.view(f"u{size}"), staged.view(f"u{size}"))
 
 
+@pytest.mark.parametrize("dtype", ["FLOAT16", "BFLOAT16"])
+@pytest.mark.parametrize("shift", [0, 8])
+@pytest.mark.parametrize("rows", [64, 1024, 32768])
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_streamed_rows(dtype, shift, rows, threads, monkeypatch):
+    """FLOAT16/BFLOAT16 row sums of 16 MiB and more whose rows all start on a cache line write them with
+    non-temporal stores (packed short rows, skewed long rows; opgen_chunks.h: opgen_stream_span); rows `shift`
+    elements past a line take plain stores.  Every element right, the same bits as from misaligned inputs (staged
+    into FLOAT, the block functions), and the elements just outside `out` untouched, on one thread and split
+    between two (each share ends with its own fence)."""
+    monkeypatch.setenv("OPGEN_NUM_THREADS", threads)
+    name = "softmax_backward"
+    c, ref = _pair(name)
+    dt = NP[dtype]
+    size = np.dtype(dt).itemsize
+    shape = (STREAM_BYTES // size // rows + 3, rows)
+    count = int(np.prod(shape))
+    rng = np.random.default_rng(seed(name, dtype, shift, rows))
+    # (any output values will do for the stores: these keep the results away from FLOAT16's subnormals, for
+    # which assert_rows_close's relative bound has no floor)
+    kw = dict(grad_output=rng.uniform(-1, 1, shape).astype(dt), output=rng.uniform(0.5, 1, shape).astype(dt), dim=1)
+    raw = np.empty(count * size + 256, np.uint8)
+    start = (-raw.ctypes.data) % 64 + 64 + shift * size
+    buf = raw[start - size:start + (count + 1) * size].view(dt)     # one guard element on each side
+    buf[:] = np.array(7, dt)
+    out = buf[1:-1].reshape(shape)
+    assert out.ctypes.data % 64 == shift * size
+    got = c(**kw, out=out)
+    assert got is out
+    _compare(OPS[name], out, ref(**kw), kw, f"{dtype} shift {shift} rows {rows}")
+    assert buf[0] == 7 and buf[-1] == 7, "a store outside out"
+    staged = c(**{k: _misaligned(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()})
+    np.testing.assert_array_equal(out.view(f"u{size}"), staged.view(f"u{size}"))
+
+
 def _misaligned(a):
     """A copy of `a` one byte past an element boundary: the C loops stage it element by element into FLOAT."""
     raw = np.zeros(a.nbytes + a.itemsize, np.uint8)

@@ -315,6 +315,7 @@ typedef struct {
     bool staging;       /* some operand needs a staging buffer */
     bool overlap;       /* the output is computed in the workspace, then copied */
     bool stream;        /* non-temporal stores for the output */
+    bool stream_rows;   /* the same for FLOAT16/BFLOAT16 rows finished by the chunk loops (opgen_stream_span) */
     int64_t tile;       /* side by side: rows per tile */
     int threads;
     uint64_t scratch_bytes;   /* per thread: staging buffers, then accumulators */
@@ -338,6 +339,19 @@ static int row_dim(const opgen_call *c)
 }
 
 static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
+
+/* Whether every row of operand k along the walked dim starts on a 64-byte cache line and is a whole number of
+ * lines long (its blocks of OPGEN_BLOCK elements too). */
+static bool rows_on_lines(const layout *L, int k)
+{
+    const int64_t es = L->esize[k];
+    if ((uintptr_t)L->base[k] % 64 != 0 || L->dlen * es % 64 != 0 || OPGEN_BLOCK * es % 64 != 0)
+        return false;
+    for (int d = 0; d < L->ndim; ++d)
+        if (L->shape[d] > 1 && L->stride[k][d] * es % 64 != 0)
+            return false;
+    return true;
+}
 
 static void plan(const opgen_call *c, plan_t *p)
 {
@@ -370,6 +384,13 @@ static void plan(const opgen_call *c, plan_t *p)
         p->stream = false;
     if (p->stream)
         p->staging = true;   /* results go through the staging buffer to the non-temporal stores */
+    /* Row sums (softmax along the last dim) of FLOAT16/BFLOAT16 outputs whose rows all start on a cache line
+     * (PyTorch's allocator aligns tensors to 64 bytes; NumPy's large arrays start 16 bytes past one): the chunk
+     * loops write whole lines with non-temporal stores (opgen_chunks.h: opgen_stream_span), as the elementwise
+     * kernels do, where plain stores read every line before writing it. */
+    p->stream_rows = c->nred && p->rows && !p->overlap && L.dstride[out] == 1
+                     && (c->out.dtype == ACL_FLOAT16 || c->out.dtype == ACL_BF16) && can_stream(c->out.dtype)
+                     && rows_on_lines(&L, out) && (uint64_t)numel * L.esize[out] >= STREAM_MIN_BYTES;
     int64_t threads = c->threads < 1 ? 1 : (c->threads > MAX_THREADS ? MAX_THREADS : c->threads);
     if (threads > numel / MIN_ELEMENTS_PER_THREAD)
         threads = numel / MIN_ELEMENTS_PER_THREAD > 1 ? numel / MIN_ELEMENTS_PER_THREAD : 1;
@@ -743,6 +764,7 @@ static void run_rows_skewed(const share *s, const layout *L)
             const int64_t n = L->dlen - j < OPGEN_BLOCK ? L->dlen - j : OPGEN_BLOCK;
             if (halves) {   /* (every operand as it is: nothing staged, nothing to flush) */
                 chunk_operands(L, c->nin, off[cur], j, L->dstride, n, s->staging, src, &res_dst);
+                res_dst.stream = s->p->stream_rows;
                 if (r + 1 < s->end) {
                     chunk_operands(L, c->nin, off[nxt], j, L->dstride, n, s->staging, next_src, &next_dst);
                     c->finish_rowsum_chunked(n, src, acc[cur], res_dst, next_src, acc[nxt], s->params);
@@ -800,6 +822,7 @@ static void run_rows(const share *s)
                 opgen_src src[OPGEN_MAX_INPUTS];
                 opgen_dst dst;
                 chunk_operands(&L, c->nin, off, 0, one, n, s->staging, src, &dst);
+                dst.stream = s->p->stream_rows && dst.dtype != ACL_FLOAT;   /* (a staged output is FLOAT) */
                 c->rows_chunked(g, L.dlen, src, acc, dst, s->params);
                 chunk_flush(&L, off, 0, one, n, s->staging);
             } else {
@@ -914,7 +937,7 @@ static void *run_share(void *arg)
     else
         run_columns(s);
 #if defined(__AVX__)
-    if (s->p->stream)
+    if (s->p->stream || s->p->stream_rows)
         _mm_sfence();   /* non-temporal stores are visible to every thread once the call returns */
 #endif
     return NULL;
