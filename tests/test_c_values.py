@@ -308,14 +308,14 @@ def test_streamed_outputs(dtype, shift, rows):
     np.testing.assert_array_equal(out.view(f"u{size}"), staged.view(f"u{size}"))
 
 
-@pytest.mark.parametrize("dtype", ["FLOAT16", "BFLOAT16"])
-@pytest.mark.parametrize("shift", [0, 8])
+@pytest.mark.parametrize("dtype", ["FLOAT16", "BFLOAT16", "FLOAT"])
+@pytest.mark.parametrize("shift", [0, 4])
 @pytest.mark.parametrize("rows", [64, 1024, 32768])
 @pytest.mark.parametrize("threads", ["1", "2"])
 def test_streamed_rows(dtype, shift, rows, threads, monkeypatch):
-    """FLOAT16/BFLOAT16 row sums of 16 MiB and more whose rows all start on a cache line write them with
-    non-temporal stores (packed short rows, skewed long rows; opgen_chunks.h: opgen_stream_span); rows `shift`
-    elements past a line take plain stores.  Every element right, the same bits as from misaligned inputs (staged
+    """Row sums of 16 MiB and more whose rows all start on a cache line write them with non-temporal stores
+    (packed short rows, skewed long rows; FLOAT16/BFLOAT16 from the chunk loops, opgen_chunks.h:
+    opgen_stream_span, FLOAT through the staging buffer); rows `shift` elements past a line take plain stores.  Every element right, the same bits as from misaligned inputs (staged
     into FLOAT, the block functions), and the elements just outside `out` untouched, on one thread and split
     between two (each share ends with its own fence)."""
     monkeypatch.setenv("OPGEN_NUM_THREADS", threads)

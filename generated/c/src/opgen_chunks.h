@@ -387,7 +387,7 @@ static inline int64_t opgen_stream_span(opgen_dst out, int64_t n)
 
 /* opgen_skewed over contiguous operands that are all FLOAT16 or all BFLOAT16 (the output too), a chunk of each
  * row in turn, converted as opgen_chunked converts them (the loop compiled for that dtype).  The results are
- * stored plainly: row sums never stream (opgen_loops.c: plan).  Measured against the chunked passes one after
+ * stored plainly, or streamed where the row starts on a cache line (opgen_stream_span).  Measured against the chunked passes one after
  * the other: softmax rows of 1024 and 32768, one thread, 16M elements, 1.05-1.3x faster (Intel Xeon with
  * AVX-512).  BFLOAT16 rows are skewed only with AVX-512 (opgen_loops.c: skews_halves).  `finish` is elementwise
  * (a row's result at i from the inputs at i and the row's sums), so its BFLOAT16 chunks may go out of order

@@ -315,7 +315,7 @@ typedef struct {
     bool staging;       /* some operand needs a staging buffer */
     bool overlap;       /* the output is computed in the workspace, then copied */
     bool stream;        /* non-temporal stores for the output */
-    bool stream_rows;   /* the same for FLOAT16/BFLOAT16 rows finished by the chunk loops (opgen_stream_span) */
+    bool stream_rows;   /* the same for row sums whose rows all start on a cache line */
     int64_t tile;       /* side by side: rows per tile */
     int threads;
     uint64_t scratch_bytes;   /* per thread: staging buffers, then accumulators */
@@ -373,7 +373,7 @@ static void plan(const opgen_call *c, plan_t *p)
         p->staging = true;   /* the final copy may need it */
     const int64_t numel = opgen_numel(&c->out);
     const int64_t out_axis = (c->nred && p->rows) ? L.dstride[out] : L.stride[out][L.ndim - 1];
-    /* (not for row sums: they write while re-reading what they just read, and measured slower with it) */
+    /* (row sums: stream_rows below, only for rows that start on cache lines) */
     p->stream = !c->nred && !p->overlap && out_axis == 1 && can_stream(c->out.dtype)
                 && aligned_for(L.base[out], c->out.dtype) && (uint64_t)numel * L.esize[out] >= STREAM_MIN_BYTES;
     /* Several rows: each row's first and last cache lines are written by plain stores (block_shift aligns the
@@ -384,13 +384,14 @@ static void plan(const opgen_call *c, plan_t *p)
         p->stream = false;
     if (p->stream)
         p->staging = true;   /* results go through the staging buffer to the non-temporal stores */
-    /* Row sums (softmax along the last dim) of FLOAT16/BFLOAT16 outputs whose rows all start on a cache line
-     * (PyTorch's allocator aligns tensors to 64 bytes; NumPy's large arrays start 16 bytes past one): the chunk
-     * loops write whole lines with non-temporal stores (opgen_chunks.h: opgen_stream_span), as the elementwise
-     * kernels do, where plain stores read every line before writing it. */
-    p->stream_rows = c->nred && p->rows && !p->overlap && L.dstride[out] == 1
-                     && (c->out.dtype == ACL_FLOAT16 || c->out.dtype == ACL_BF16) && can_stream(c->out.dtype)
+    /* Row sums (softmax along the last dim) whose rows all start on a cache line (PyTorch's allocator aligns
+     * tensors to 64 bytes; NumPy's large arrays start 16 bytes past one) write whole lines with non-temporal
+     * stores too: FLOAT16/BFLOAT16 from the chunk loops (opgen_chunks.h: opgen_stream_span), FLOAT through the
+     * staging buffer. */
+    p->stream_rows = c->nred && p->rows && !p->overlap && L.dstride[out] == 1 && can_stream(c->out.dtype)
                      && rows_on_lines(&L, out) && (uint64_t)numel * L.esize[out] >= STREAM_MIN_BYTES;
+    if (p->stream_rows)
+        p->staging = true;
     int64_t threads = c->threads < 1 ? 1 : (c->threads > MAX_THREADS ? MAX_THREADS : c->threads);
     if (threads > numel / MIN_ELEMENTS_PER_THREAD)
         threads = numel / MIN_ELEMENTS_PER_THREAD > 1 ? numel / MIN_ELEMENTS_PER_THREAD : 1;
@@ -764,7 +765,6 @@ static void run_rows_skewed(const share *s, const layout *L)
             const int64_t n = L->dlen - j < OPGEN_BLOCK ? L->dlen - j : OPGEN_BLOCK;
             if (halves) {   /* (every operand as it is: nothing staged, nothing to flush) */
                 chunk_operands(L, c->nin, off[cur], j, L->dstride, n, s->staging, src, &res_dst);
-                res_dst.stream = s->p->stream_rows;
                 if (r + 1 < s->end) {
                     chunk_operands(L, c->nin, off[nxt], j, L->dstride, n, s->staging, next_src, &next_dst);
                     c->finish_rowsum_chunked(n, src, acc[cur], res_dst, next_src, acc[nxt], s->params);
@@ -795,7 +795,7 @@ static void run_rows(const share *s)
     const opgen_call *c = s->c;
     layout L;
     make_layout(c, s->out, row_dim(c), &L);
-    L.stream = s->p->stream;
+    L.stream = s->p->stream_rows;   /* (p->stream is for elementwise calls) */
     int64_t idx[OPGEN_MAX_DIMS] = {0}, off[MAXOPS] = {0}, one[MAXOPS];
     for (int k = 0; k < L.nops; ++k)
         one[k] = 1;
@@ -822,7 +822,6 @@ static void run_rows(const share *s)
                 opgen_src src[OPGEN_MAX_INPUTS];
                 opgen_dst dst;
                 chunk_operands(&L, c->nin, off, 0, one, n, s->staging, src, &dst);
-                dst.stream = s->p->stream_rows && dst.dtype != ACL_FLOAT;   /* (a staged output is FLOAT) */
                 c->rows_chunked(g, L.dlen, src, acc, dst, s->params);
                 chunk_flush(&L, off, 0, one, n, s->staging);
             } else {
