@@ -372,11 +372,11 @@ static inline __attribute__((always_inline)) void opgen_skewed(int64_t n, int ni
     }
 }
 
-/* How much of a row of n results at out to write with non-temporal stores (out.stream: opgen_loops.c, plan): its
- * whole cache lines, elements [0, *body), when the row starts on a line, else none (*body = 0); the rest takes
- * plain stores.  A row that starts inside a line is not streamed at all: with its partial first and last lines
- * written plainly (no line mixing the two kinds of stores), softmax FLOAT16 rows still ran 0.45-0.86x as fast as
- * with plain stores only (16M elements, rows 16 bytes past a line, as NumPy places large arrays). */
+/* How many of a row's n results at out to write with non-temporal stores (out.stream: opgen_loops.c, plan): those
+ * of its whole cache lines, [0, body), when the row starts on a line, else none (0); the rest take plain stores.
+ * A row that starts inside a line is not streamed at all: with its partial first and last lines written plainly
+ * (no line mixing the two kinds of stores), softmax FLOAT16 rows still ran 0.45-0.86x as fast as with plain
+ * stores only (16M elements, rows 16 bytes past a line, as NumPy places large arrays). */
 static inline int64_t opgen_stream_span(opgen_dst out, int64_t n)
 {
     const int64_t es = opgen_chunk_esize(out.dtype);
@@ -385,14 +385,7 @@ static inline int64_t opgen_stream_span(opgen_dst out, int64_t n)
     return n * es / 64 * 64 / es;
 }
 
-/* opgen_skewed over contiguous operands that are all FLOAT16 or all BFLOAT16 (the output too), a chunk of each
- * row in turn, converted as opgen_chunked converts them (the loop compiled for that dtype).  The results are
- * stored plainly, or streamed where the row starts on a cache line (opgen_stream_span).  Measured against the chunked passes one after
- * the other: softmax rows of 1024 and 32768, one thread, 16M elements, 1.05-1.3x faster (Intel Xeon with
- * AVX-512).  BFLOAT16 rows are skewed only with AVX-512 (opgen_loops.c: skews_halves).  `finish` is elementwise
- * (a row's result at i from the inputs at i and the row's sums), so its BFLOAT16 chunks may go out of order
- * (opgen_chunk): 1.03-1.09x in the cache, as rows of 1024 in opgen_rows_loop. */
-/* opgen_skewed_loop over elements [from, to) of the two rows, the results stored as `store` says */
+/* opgen_skewed_loop (below) over elements [from, to) of the two rows, the results stored as `store` says */
 static inline __attribute__((always_inline)) void opgen_skewed_span(int64_t from, int64_t to, int nin,
                                                                     const opgen_src *in, opgen_dst out,
                                                                     const void *args, opgen_chunk_fn finish,
@@ -413,6 +406,13 @@ static inline __attribute__((always_inline)) void opgen_skewed_span(int64_t from
     }
 }
 
+/* opgen_skewed over contiguous operands that are all FLOAT16 or all BFLOAT16 (the output too), a chunk of each
+ * row in turn, converted as opgen_chunked converts them (the loop compiled for that dtype).  The results are
+ * stored plainly, or streamed where the row starts on a cache line (opgen_stream_span).  Measured against the
+ * chunked passes one after the other: softmax rows of 1024 and 32768, one thread, 16M elements, 1.05-1.3x faster
+ * (Intel Xeon with AVX-512).  BFLOAT16 rows are skewed only with AVX-512 (opgen_loops.c: skews_halves).  `finish`
+ * is elementwise (a row's result at i from the inputs at i and the row's sums), so its BFLOAT16 chunks may go out
+ * of order (opgen_chunk): 1.03-1.09x in the cache, as rows of 1024 in opgen_rows_loop. */
 static inline __attribute__((always_inline)) void opgen_skewed_loop(int64_t n, int nin, const opgen_src *in,
                                                                     opgen_dst out, const void *args,
                                                                     opgen_chunk_fn finish, const opgen_src *next,
@@ -466,9 +466,11 @@ static inline __attribute__((always_inline)) void opgen_rows_loop(int64_t rows, 
         }
         if (r >= 0) {
             const opgen_row_args args = {params, acc + r * nred, NULL, NULL};
-            const opgen_dst row = {(char *)out.data + r * len * opgen_chunk_esize(out.dtype), out.dtype, out.stream};
+            const opgen_dst row = {(char *)out.data + r * len * opgen_chunk_esize(out.dtype), out.dtype,
+                                   out.stream};
             const int64_t body = opgen_stream_span(row, len);
-            opgen_chunk_loop(r * len, body, nin, in, out, &args, finish, true, all, OPGEN_STORE_STREAM_ALIGNED, true);
+            opgen_chunk_loop(r * len, body, nin, in, out, &args, finish, true, all, OPGEN_STORE_STREAM_ALIGNED,
+                             true);
             opgen_chunk_loop(r * len + body, len - body, nin, in, out, &args, finish, true, all, OPGEN_STORE_PLAIN,
                              true);
         }
