@@ -274,6 +274,20 @@ def test_threads_give_the_same_bits(name, monkeypatch):
 STREAM_BYTES = 16 << 20        # opgen_loops.c: outputs this large are written with non-temporal stores
 
 
+def _guarded_out(shape, dt, shift):
+    """An output array of `shape` starting `shift` elements past a 64-byte boundary, with one guard element (7) on
+    each side: (the guarded buffer, the output)."""
+    size = np.dtype(dt).itemsize
+    count = int(np.prod(shape))
+    raw = np.empty(count * size + 256, np.uint8)
+    start = (-raw.ctypes.data) % 64 + 64 + shift * size
+    buf = raw[start - size:start + (count + 1) * size].view(dt)
+    buf[:] = np.array(7, dt)
+    out = buf[1:-1].reshape(shape)
+    assert out.ctypes.data % 64 == shift * size
+    return buf, out
+
+
 @pytest.mark.parametrize("dtype", ["FLOAT", "FLOAT16", "BFLOAT16"])
 @pytest.mark.parametrize("shift", [0, 1, 5])
 @pytest.mark.parametrize("rows", [None, 1024, 1000])
@@ -289,17 +303,11 @@ def test_streamed_outputs(dtype, shift, rows):
     size = np.dtype(dt).itemsize
     n = STREAM_BYTES // size + 3 * 1024 + 17
     shape = (n,) if rows is None else (n // rows, rows)
-    count = int(np.prod(shape))
     rng = np.random.default_rng(seed(name, dtype, shift, rows))
     kw = dict(grad_output=rng.standard_normal(shape).astype(dt), alpha=1.0, scale=1.5, input_scale=1.0,
               is_result=False, self_or_result=rng.standard_normal(shape).astype(dt))
     want = ref(**kw)
-    raw = np.empty(count * size + 256, np.uint8)
-    start = (-raw.ctypes.data) % 64 + 64 + shift * size
-    buf = raw[start - size:start + (count + 1) * size].view(dt)     # one guard element on each side
-    buf[:] = np.array(7, dt)
-    out = buf[1:-1].reshape(shape)
-    assert out.ctypes.data % 64 == shift * size
+    buf, out = _guarded_out(shape, dt, shift)
     got = c(**kw, out=out)
     assert got is out
     assert_elementwise_close(out, want, dtype, f"{dtype} shift {shift} rows {rows}")
@@ -324,17 +332,11 @@ def test_streamed_rows(dtype, shift, rows, threads, monkeypatch):
     dt = NP[dtype]
     size = np.dtype(dt).itemsize
     shape = (STREAM_BYTES // size // rows + 3, rows)
-    count = int(np.prod(shape))
     rng = np.random.default_rng(seed(name, dtype, shift, rows))
     # (any output values will do for the stores: these keep the results away from FLOAT16's subnormals, for
     # which assert_rows_close's relative bound has no floor)
     kw = dict(grad_output=rng.uniform(-1, 1, shape).astype(dt), output=rng.uniform(0.5, 1, shape).astype(dt), dim=1)
-    raw = np.empty(count * size + 256, np.uint8)
-    start = (-raw.ctypes.data) % 64 + 64 + shift * size
-    buf = raw[start - size:start + (count + 1) * size].view(dt)     # one guard element on each side
-    buf[:] = np.array(7, dt)
-    out = buf[1:-1].reshape(shape)
-    assert out.ctypes.data % 64 == shift * size
+    buf, out = _guarded_out(shape, dt, shift)
     got = c(**kw, out=out)
     assert got is out
     _compare(OPS[name], out, ref(**kw), kw, f"{dtype} shift {shift} rows {rows}")
