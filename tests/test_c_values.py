@@ -323,9 +323,10 @@ def test_streamed_outputs(dtype, shift, rows):
 def test_streamed_rows(dtype, shift, rows, threads, monkeypatch):
     """Row sums of 16 MiB and more whose rows all start on a cache line write them with non-temporal stores
     (packed short rows, skewed long rows; FLOAT16/BFLOAT16 from the chunk loops, opgen_chunks.h:
-    opgen_stream_span, FLOAT through the staging buffer); rows `shift` elements past a line take plain stores.  Every element right, the same bits as from misaligned inputs (staged
-    into FLOAT, the block functions), and the elements just outside `out` untouched, on one thread and split
-    between two (each share ends with its own fence)."""
+    opgen_stream_span, FLOAT through the staging buffer); rows `shift` elements past a line take plain stores.
+    Every element right, the same bits as from misaligned inputs (staged into FLOAT, the block functions), and the
+    elements just outside `out` untouched, on one thread and split between two (each share ends with its own
+    fence)."""
     monkeypatch.setenv("OPGEN_NUM_THREADS", threads)
     name = "softmax_backward"
     c, ref = _pair(name)

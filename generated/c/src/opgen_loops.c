@@ -341,11 +341,12 @@ static int row_dim(const opgen_call *c)
 static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
 
 /* Whether every row of operand k along the walked dim starts on a 64-byte cache line and is a whole number of
- * lines long (its blocks of OPGEN_BLOCK elements too). */
+ * lines long (so are its blocks of OPGEN_BLOCK elements, each walked on its own). */
+_Static_assert(OPGEN_BLOCK % 32 == 0, "a block of 2-byte elements is a whole number of 64-byte lines");
 static bool rows_on_lines(const layout *L, int k)
 {
     const int64_t es = L->esize[k];
-    if ((uintptr_t)L->base[k] % 64 != 0 || L->dlen * es % 64 != 0 || OPGEN_BLOCK * es % 64 != 0)
+    if ((uintptr_t)L->base[k] % 64 != 0 || L->dlen * es % 64 != 0)
         return false;
     for (int d = 0; d < L->ndim; ++d)
         if (L->shape[d] > 1 && L->stride[k][d] * es % 64 != 0)
@@ -373,25 +374,23 @@ static void plan(const opgen_call *c, plan_t *p)
         p->staging = true;   /* the final copy may need it */
     const int64_t numel = opgen_numel(&c->out);
     const int64_t out_axis = (c->nred && p->rows) ? L.dstride[out] : L.stride[out][L.ndim - 1];
-    /* (row sums: stream_rows below, only for rows that start on cache lines) */
-    p->stream = !c->nred && !p->overlap && out_axis == 1 && can_stream(c->out.dtype)
-                && aligned_for(L.base[out], c->out.dtype) && (uint64_t)numel * L.esize[out] >= STREAM_MIN_BYTES;
+    /* non-temporal stores: for outputs this large, written in place and in order (row sums: stream_rows below) */
+    const bool streamable = !p->overlap && out_axis == 1 && can_stream(c->out.dtype)
+                            && (uint64_t)numel * L.esize[out] >= STREAM_MIN_BYTES;
+    p->stream = streamable && !c->nred && aligned_for(L.base[out], c->out.dtype);
     /* Several rows: each row's first and last cache lines are written by plain stores (block_shift aligns the
      * first row only), and a line mixing plain and non-temporal stores costs more than streaming saves; so
      * stream several rows only when every row starts on a cache line. */
     if (p->stream && L.ndim > 1
         && ((uintptr_t)L.base[out] % 64 != 0 || (uint64_t)L.shape[L.ndim - 1] * L.esize[out] % 64 != 0))
         p->stream = false;
-    if (p->stream)
-        p->staging = true;   /* results go through the staging buffer to the non-temporal stores */
     /* Row sums (softmax along the last dim) whose rows all start on a cache line (PyTorch's allocator aligns
      * tensors to 64 bytes; NumPy's large arrays start 16 bytes past one) write whole lines with non-temporal
      * stores too: FLOAT16/BFLOAT16 from the chunk loops (opgen_chunks.h: opgen_stream_span), FLOAT through the
      * staging buffer. */
-    p->stream_rows = c->nred && p->rows && !p->overlap && L.dstride[out] == 1 && can_stream(c->out.dtype)
-                     && rows_on_lines(&L, out) && (uint64_t)numel * L.esize[out] >= STREAM_MIN_BYTES;
-    if (p->stream_rows)
-        p->staging = true;
+    p->stream_rows = streamable && c->nred && p->rows && rows_on_lines(&L, out);
+    if (p->stream || p->stream_rows)
+        p->staging = true;   /* results go through the staging buffer to the non-temporal stores */
     int64_t threads = c->threads < 1 ? 1 : (c->threads > MAX_THREADS ? MAX_THREADS : c->threads);
     if (threads > numel / MIN_ELEMENTS_PER_THREAD)
         threads = numel / MIN_ELEMENTS_PER_THREAD > 1 ? numel / MIN_ELEMENTS_PER_THREAD : 1;
