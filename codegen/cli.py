@@ -167,6 +167,10 @@ def cmd_bench(args) -> int:
     if args.repeat is not None and args.repeat < 1:
         print("--repeat must be at least 1", file=sys.stderr)
         return 2
+    bad_offset = bench.placement.check_offset(args.offset)
+    if bad_offset:
+        print(bad_offset, file=sys.stderr)
+        return 2
     t0 = time.perf_counter()
     cases = bench.select(ops, quick=args.quick, sizes=sizes)
     skipped = bench.cases.without_layouts(ops)
@@ -192,13 +196,15 @@ def cmd_bench(args) -> int:
     print(f"{len(cases)} cases × {len(chosen)} backends", file=sys.stderr)
     print(report.text_header(), flush=True)
     records = bench.run(ops, cases, chosen, quick=args.quick, repeat=args.repeat,
-                        on_record=lambda r: print(report.text_row(r), flush=True), baseline=baseline)
+                        on_record=lambda r: print(report.text_row(r), flush=True), baseline=baseline,
+                        offset=args.offset)
     cmd = "opgen bench" + "".join(f" {o}" for o in args.ops or []) + (" --quick" if args.quick else "") \
         + (f" --sizes {args.sizes}" if args.sizes else "") + "".join(f" --backend {b}" for b in args.backend or []) \
-        + (f" --repeat {args.repeat}" if args.repeat else "") + (f" --baseline {args.baseline}" if baseline else "")
+        + (f" --repeat {args.repeat}" if args.repeat else "") + (f" --baseline {args.baseline}" if baseline else "") \
+        + (f" --offset {args.offset}" if args.offset else "")
     meta = {"command": cmd, "mode": "quick" if args.quick else "full", "backends": chosen,
             "baseline": {"rev": args.baseline, "backend": baseline[0]} if baseline else None,
-            "sizes": sorted({c.n for c in cases}), "repeat": args.repeat,
+            "sizes": sorted({c.n for c in cases}), "repeat": args.repeat, "offset": args.offset,
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             "machine": report.machine(), "commands": commands}
     md, js = report.write(records, args.out or "reports/bench", meta)
@@ -265,6 +271,9 @@ def main(argv=None) -> int:
     p.add_argument("--repeat", type=int, help="timed passes per case (default: adaptive, >= 5 and ~0.2 s)")
     p.add_argument("--baseline", metavar="REV",
                    help="also time the C kernels of git revision REV, side by side (rows `c@<commit>`)")
+    p.add_argument("--offset", type=int, default=0, metavar="BYTES",
+                   help="start every array BYTES past a 64-byte cache line (default 0: on the line, as PyTorch "
+                        "allocates; 16: where NumPy put 16M-element arrays on the README's machine)")
     p.add_argument("--out", help="report folder (default: reports/bench)")
     p.set_defaults(fn=cmd_bench)
     args = parser.parse_args(argv)

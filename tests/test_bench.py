@@ -17,7 +17,7 @@ import pytest
 
 import codegen
 from codegen.bench import cases as C
-from codegen.bench import threads, timing, torch_kernels, traffic
+from codegen.bench import placement, threads, timing, torch_kernels, traffic
 from codegen.bench.probe import Probe
 from codegen.runtime.calls import output_shape
 
@@ -183,6 +183,35 @@ def test_pytorch_tensors_share_half_arrays(dtype):
     assert t.to(torch.float32).tolist() == a.astype(np.float32).tolist()
     a[0, 0] = 7                                      # shared memory: no copy outside the timed region
     assert float(t[0, 0]) == 7
+
+
+# ---- where the arrays start ----------------------------------------------------------------------------
+@pytest.mark.parametrize("offset", [0, 16, 48])
+def test_every_array_starts_at_the_offset(offset):
+    """Inputs, probe outputs and PyTorch's outputs all start `offset` bytes past a cache line, with the data
+    unchanged: the C kernels stream row sums only on lines, so a figure must not depend on malloc's luck."""
+    lay = next(lay for lay in C.LAYOUTS if lay.op == "softmax_backward")
+    for dtype in ("FLOAT", "FLOAT16", "BFLOAT16"):
+        case = _small_case(lay, dtype)
+        plain, kw = case.inputs(), case.inputs(offset=offset)
+        for k, v in kw.items():
+            if isinstance(v, np.ndarray):
+                assert v.ctypes.data % placement.LINE == offset and v.flags.c_contiguous, (dtype, k)
+                assert v.dtype == plain[k].dtype and np.array_equal(v.view(np.uint8), plain[k].view(np.uint8))
+        probe = Probe([kw["grad_output"], kw["output"]], kw["output"].dtype, kw["output"].size, offset)
+        assert probe.out_c.ctypes.data % 64 == offset and probe.out_np.ctypes.data % 64 == offset
+        torch = torch_kernels.available()
+        if torch is not None:
+            assert torch_kernels.counterpart(torch, lay.op, kw, offset)().data_ptr() % 64 == offset
+    for shape in [(), (1,), (3, 5), (1 << 20,)]:
+        assert placement.empty(shape, np.float16, offset).ctypes.data % 64 == offset
+
+
+@pytest.mark.parametrize("offset", ["3", "64", "-4"])
+def test_bench_rejects_an_offset_that_misaligns_elements(offset, capsys):
+    from codegen.cli import main
+    assert main(["bench", "--quick", "--offset", offset]) == 2
+    assert "--offset takes a multiple of 4 bytes in 0..60" in capsys.readouterr().err
 
 
 # ---- timing and threads --------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """`opgen bench`: how fast the generated kernels are, against the memory system and against PyTorch.
 
     cases.py          op × layout × dtype × size, and each call's inputs (plain NumPy random data)
+    placement.py      every array on a cache line, or a fixed number of bytes past one (--offset)
     traffic.py        bytes moved by a call (inputs read + output written, each once) and GB/s
     timing.py         warm-up, interleaved round-robin passes, medians
     probe.py          the streaming probe: NumPy and a compiled C loop moving the same bytes
@@ -15,9 +16,10 @@
 
 `opgen bench` (codegen/cli.py) drives it.  No timing is ever asserted: the numbers are for people.
 """
+from . import placement
 from .cases import DEFAULT_SIZES, QUICK_SIZES, Case, select
 from .runner import Record, run
 
 BACKENDS = ("numpy", "c")          # the CPU backends; the Ascend C simulator's speed means nothing
 
-__all__ = ["BACKENDS", "DEFAULT_SIZES", "QUICK_SIZES", "Case", "Record", "run", "select"]
+__all__ = ["BACKENDS", "placement", "DEFAULT_SIZES", "QUICK_SIZES", "Case", "Record", "run", "select"]

@@ -16,6 +16,8 @@ import numpy as np
 from codegen.runtime.calls import NUMPY_DTYPES
 from codegen.spec import DEFAULT_PRODUCT, Op
 
+from . import placement
+
 DTYPES = ("FLOAT", "FLOAT16", "BFLOAT16")
 DEFAULT_SIZES = tuple(range(10, 25, 2))       # 2^10, 2^12, ..., 2^24 elements
 QUICK_SIZES = (16,)
@@ -43,10 +45,12 @@ class Case:
     def op(self) -> str:
         return self.layout.op
 
-    def inputs(self, seed: int = 0) -> dict:
-        """The kernel keywords (arrays in this case's dtype), made now: same seed, same data."""
+    def inputs(self, seed: int = 0, offset: int = 0) -> dict:
+        """The kernel keywords (arrays in this case's dtype, each starting `offset` bytes past a cache line:
+        placement.py), made now: same seed, same data."""
         rng = np.random.default_rng(seed)
-        return self.layout.make(rng, self.n, NUMPY_DTYPES[self.dtype])
+        kw = self.layout.make(rng, self.n, NUMPY_DTYPES[self.dtype])
+        return {k: placement.place(v, offset) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
 
 
 # ---- data --------------------------------------------------------------------------------------------

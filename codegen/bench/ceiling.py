@@ -19,10 +19,9 @@ from __future__ import annotations
 from contextlib import ExitStack
 from dataclasses import replace
 
-import numpy as np
-
 from codegen.runtime.calls import NUMPY_DTYPES, KernelCall, output_shape
 
+from . import placement
 from .cases import Case
 from .timing import Policy, interleaved
 
@@ -44,7 +43,7 @@ def cache_size(case: Case, bytes_per_element: float) -> int | None:
 
 
 def ns_per_element(case: Case, op, libraries: dict, bytes_per_element: float, policy: Policy,
-                   seed: int = 0) -> dict[str, float] | None:
+                   seed: int = 0, offset: int = 0) -> dict[str, float] | None:
     """{label: median ns per element} of each library's kernel on the cache-sized version of `case`, timed in
     interleaved passes on the same operands (`libraries`: {label: codegen.backends.c.binding.Library}, e.g.
     today's and a --baseline revision's); None when the case has no cache size."""
@@ -52,11 +51,11 @@ def ns_per_element(case: Case, op, libraries: dict, bytes_per_element: float, po
     if n is None:
         return None
     small = replace(case, n=n)
-    kw = small.inputs(seed)
+    kw = small.inputs(seed, offset)
     with ExitStack() as stack:
         runs = {}
         for label, library in libraries.items():
-            out = np.empty(output_shape(op, kw), dtype=NUMPY_DTYPES[small.dtype])
+            out = placement.empty(output_shape(op, kw), NUMPY_DTYPES[small.dtype], offset)
             call = KernelCall(op, dict(kw, out=out))
             runs[label] = stack.enter_context(library.prepared(call.args, out, call.product))
         times = interleaved(runs, policy)

@@ -26,6 +26,8 @@ import numpy as np
 
 from codegen.buildcache import cached_build
 
+from . import placement
+
 CC = os.environ.get("CC", "cc")
 FLAGS = ["-std=c11", "-O3", "-march=native", "-fPIC", "-shared"]
 NUMPY_CHUNK = 1 << 15            # elements; a chunk of the output plus one input stays in L2
@@ -108,7 +110,7 @@ class Probe:
     one element, or m elements with n a multiple of m (a row broadcast over the output's rows; one such m per
     case).  All inputs and the output share one element size, as in every benchmarked call."""
 
-    def __init__(self, inputs: list[np.ndarray], out_dtype, n: int):
+    def __init__(self, inputs: list[np.ndarray], out_dtype, n: int, offset: int = 0):
         self.n = n
         self.ins = [_units(a) for a in inputs]
         width = np.dtype(out_dtype).itemsize
@@ -118,8 +120,8 @@ class Probe:
         if len(rows) > 1 or any(n % a.size for a in self.ins):
             raise ValueError(f"probe: inputs of {[a.size for a in self.ins]} elements do not tile {n}")
         self.row = rows.pop() if rows else None
-        self.out_c = np.empty(n, dtype=self.ins[0].dtype)
-        self.out_np = np.empty_like(self.out_c)
+        self.out_c = placement.empty(n, self.ins[0].dtype, offset)     # placed like the kernels' outputs
+        self.out_np = placement.empty(n, self.ins[0].dtype, offset)
         self._c_call = self._prepare_c()
         self._np_plan = self._prepare_numpy()
 

@@ -182,7 +182,9 @@ def markdown(records: list[Record], meta: dict) -> str:
         "interleaved passes, ratios are ratios of those medians (the targets table adds the lowest and highest "
         "of each ratio taken within a pass); all-threads columns set $OPGEN_NUM_THREADS and "
         f"torch.set_num_threads to {m['cpus']}; the probe stays single-threaded; NumPy kernels are "
-        "single-threaded (—).",
+        "single-threaded (—). Every array (inputs, outputs, the probe's and PyTorch's) starts "
+        + (f"{meta['offset']} bytes past a 64-byte cache line (--offset)." if meta.get("offset")
+           else "on a 64-byte cache line, as PyTorch allocates (--offset changes it)."),
         "",
         f"## Summary at n = {n} elements" + (" (2^24)" if n == SUMMARY_N else " (the largest size measured)"),
         "",

@@ -1,7 +1,8 @@
 """Runs every case: our kernels (per backend), the probes and PyTorch, side by side, at one thread and at all.
 
 Per case the inputs are made once and shared by every contender; each backend writes into its own
-preallocated `out=` (the C backend writes straight into it, so no copy is timed).  Two rounds:
+preallocated `out=` (the C backend writes straight into it, so no copy is timed).  Every array, PyTorch's
+outputs included, starts at the same place relative to a cache line (placement.py).  Two rounds:
 
 * one thread: every chosen backend, both probes, PyTorch with torch.set_num_threads(1);
 * all threads (os.cpu_count()): the backends that thread (C, through $OPGEN_NUM_THREADS), both probes (still
@@ -22,7 +23,7 @@ import numpy as np
 from codegen import backends as _backends
 from codegen.runtime.calls import NUMPY_DTYPES, output_shape
 
-from . import ceiling, torch_kernels, traffic
+from . import ceiling, placement, torch_kernels, traffic
 from . import threads as T
 from .cases import Case
 from .probe import Probe, c_library
@@ -129,21 +130,22 @@ def kernels(ops: dict, backends, baseline: tuple[str, dict] | None = None) -> di
     return out
 
 
-def run_case(case: Case, op, fns: dict, torch, quick=False, repeat=None, seed=0, ceilings: dict | None = None
-             ) -> list[Record]:
+def run_case(case: Case, op, fns: dict, torch, quick=False, repeat=None, seed=0, ceilings: dict | None = None,
+             offset: int = 0) -> list[Record]:
     """One Record per backend in `fns` ({backend: kernel callable}) for `case`; `ceilings` keeps the C kernel's
-    in-cache time per (op, layout, dtype) from one size to the next."""
-    kw = case.inputs(seed)
+    in-cache time per (op, layout, dtype) from one size to the next.  Every array starts `offset` bytes past a
+    cache line (placement.py)."""
+    kw = case.inputs(seed, offset)
     shape, dt = output_shape(op, kw), NUMPY_DTYPES[case.dtype]      # every benchmarked output: the inputs' dtype
-    outs = {b: np.empty(shape, dtype=dt) for b in fns}
+    outs = {b: placement.empty(shape, dt, offset) for b in fns}
     reads = traffic.read_tensors(op, kw)
     nbytes = traffic.bytes_moved(reads, outs[next(iter(outs))])
-    probe = Probe(reads, dt, int(np.prod(shape)))
+    probe = Probe(reads, dt, int(np.prod(shape)), offset)
     ours = {b: (lambda fn=fn, o=outs[b]: fn(**kw, out=o)) for b, fn in fns.items()}
 
     torch_fn, torch_error = None, None
     try:
-        torch_fn = torch_kernels.counterpart(torch, case.op, kw)
+        torch_fn = torch_kernels.counterpart(torch, case.op, kw, offset)
         if torch_fn is not None:
             torch_fn()                     # a dtype PyTorch's CPU kernel lacks fails here, not mid-timing
     except Exception as e:
@@ -163,23 +165,23 @@ def run_case(case: Case, op, fns: dict, torch, quick=False, repeat=None, seed=0,
     if libraries and key not in ceilings:
         with T.threads(1, torch):
             ceilings[key] = ceiling.ns_per_element(case, op, libraries, nbytes / case.n, ceiling.policy(quick),
-                                                   seed)
+                                                   seed, offset)
     cache = ceilings.get(key) or {}
     return [Record(case.op, case.layout.label, case.dtype, b, case.n, shapes, nbytes, one[b], every.get(b),
                    torch_error, cache.get(b)) for b in fns]
 
 
 def run(ops: dict, cases: list[Case], backends: list[str], quick=False, repeat=None,
-        on_record=None, baseline: tuple[str, dict] | None = None) -> list[Record]:
-    """Every case on every backend (and on the baseline's C libraries, see kernels()); `on_record(record)` is
-    called as each row is measured."""
+        on_record=None, baseline: tuple[str, dict] | None = None, offset: int = 0) -> list[Record]:
+    """Every case on every backend (and on the baseline's C libraries, see kernels()), every array `offset` bytes
+    past a cache line; `on_record(record)` is called as each row is measured."""
     torch = torch_kernels.available()
     fns = kernels({name: ops[name] for name in dict.fromkeys(c.op for c in cases)}, backends, baseline)
     names = list(backends) + ([baseline[0]] if baseline else [])
     records, ceilings = [], {}
     for case in cases:
         mine = {b: fns[case.op, b] for b in names if (case.op, b) in fns}
-        for r in run_case(case, ops[case.op], mine, torch, quick, repeat, ceilings=ceilings):
+        for r in run_case(case, ops[case.op], mine, torch, quick, repeat, ceilings=ceilings, offset=offset):
             records.append(r)
             if on_record:
                 on_record(r)

@@ -1,9 +1,11 @@
 """PyTorch's CPU kernels for the benchmarked calls, with preallocated outputs: the speed to beat.
 
-Each builder takes `torch` and the case's kernel keywords (NumPy arrays) and returns a no-argument callable.
+Each builder takes `torch`, the case's kernel keywords (NumPy arrays), `t` (a NumPy array as a tensor sharing
+its memory) and `new` (a new tensor of a shape, in the case's dtype), and returns a no-argument callable.
 Everything that is not the kernel's work happens here, once, outside the timed region: NumPy arrays become
 tensors sharing their memory (`torch.from_numpy`; BFLOAT16 through a uint16 view, which torch.from_numpy
-cannot read directly), outputs and temporaries are allocated.  PyTorch has an aten backward op for four of
+cannot read directly), outputs and temporaries are allocated where the bench places every array
+(placement.py), so PyTorch's kernels read and write memory placed like ours.  PyTorch has an aten backward op for four of
 the five operators; BCE-with-logits has none (autograd composes it), so its entry is the fastest expression
 of PyTorch's own backward formula (FunctionsManual.cpp) with `out=` and in-place ops.
 """
@@ -12,6 +14,8 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
+
+from . import placement
 
 
 def available():
@@ -31,36 +35,36 @@ def tensor(torch, a: np.ndarray):
     return torch.from_numpy(a)
 
 
-def _log_sigmoid(torch, kw, t):
+def _log_sigmoid(torch, kw, t, new):
     g, x, buffer = t(kw["grad_output"]), t(kw["self"]), t(kw["buffer"])
-    out = torch.empty_like(x)
+    out = new(x.shape)
     op = torch.ops.aten.log_sigmoid_backward.grad_input
     return lambda: op(g, x, buffer, grad_input=out)
 
 
-def _softmax(torch, kw, t):
+def _softmax(torch, kw, t, new):
     g, y, dim = t(kw["grad_output"]), t(kw["output"]), kw["dim"]
-    out = torch.empty_like(g)
+    out = new(g.shape)
     op = torch.ops.aten._softmax_backward_data.out
     return lambda: op(g, y, dim, g.dtype, grad_input=out)
 
 
-def _softshrink(torch, kw, t):
+def _softshrink(torch, kw, t, new):
     g, x, lambd = t(kw["grad_output"]), t(kw["self"]), kw["lambd"]
-    out = torch.empty(np.broadcast_shapes(tuple(g.shape), tuple(x.shape)), dtype=x.dtype)
+    out = new(np.broadcast_shapes(tuple(g.shape), tuple(x.shape)))
     op = torch.ops.aten.softshrink_backward.grad_input
     return lambda: op(g, x, lambd, grad_input=out)
 
 
-def _elu(torch, kw, t):
+def _elu(torch, kw, t, new):
     g, v = t(kw["grad_output"]), t(kw["self_or_result"])
     args = (kw["alpha"], kw["scale"], kw["input_scale"], kw["is_result"])
-    out = torch.empty_like(g)
+    out = new(g.shape)
     op = torch.ops.aten.elu_backward.grad_input
     return lambda: op(g, *args, v, grad_input=out)
 
 
-def _bce_with_logits(torch, kw, t):
+def _bce_with_logits(torch, kw, t, new):
     """PyTorch's formula: pos_weight present: ((pw*t + 1 - t) * sigmoid(x) - pw*t) * g [* w] [/ numel];
     absent: (sigmoid(x) - t) * g [* w] [/ numel].  The mean's 1/numel is folded into the one-element
     gradOutput (a 0-dim multiply, timed) instead of a pass over the output as PyTorch's own `div_`."""
@@ -68,10 +72,10 @@ def _bce_with_logits(torch, kw, t):
     w = None if kw["weight_optional"] is None else t(kw["weight_optional"])
     pw = None if kw["pos_weight_optional"] is None else t(kw["pos_weight_optional"])
     mean = kw["reduction"] == 1
-    out = torch.empty_like(x)
-    pwt = torch.empty_like(x) if pw is not None else None     # pw * t
-    sig = torch.empty_like(x) if pw is not None else None     # sigmoid(x)
-    g_mean = torch.empty_like(g) if mean else None
+    out = new(x.shape)
+    pwt = new(x.shape) if pw is not None else None            # pw * t
+    sig = new(x.shape) if pw is not None else None            # sigmoid(x)
+    g_mean = new(g.shape) if mean else None
     inv_n = 1.0 / max(1, x.numel())
 
     def run():
@@ -105,9 +109,13 @@ BUILDERS = {
 }
 
 
-def counterpart(torch, op_name: str, kw: dict) -> Callable[[], object] | None:
-    """The PyTorch call for kernel keywords `kw` of `op_name` (None without PyTorch or a counterpart); its
-    result is the output tensor."""
+def counterpart(torch, op_name: str, kw: dict, offset: int = 0) -> Callable[[], object] | None:
+    """The PyTorch call for kernel keywords `kw` of `op_name` (None without PyTorch or a counterpart), its
+    outputs and temporaries `offset` bytes past a cache line; its result is the output tensor."""
     if torch is None or op_name not in BUILDERS:
         return None
-    return BUILDERS[op_name](torch, kw, lambda a: tensor(torch, a))
+    dtype = kw["grad_output"].dtype               # every benchmarked tensor has the case's dtype
+
+    def new(shape):
+        return tensor(torch, placement.empty(tuple(shape), dtype, offset))
+    return BUILDERS[op_name](torch, kw, lambda a: tensor(torch, a), new)

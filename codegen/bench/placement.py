@@ -1,0 +1,40 @@
+"""Where the bench puts its arrays: on a 64-byte cache line, or a fixed number of bytes past one.
+
+A kernel's speed depends on where its arrays start.  The C kernels write a row sum with non-temporal stores only
+when every row starts on a cache line (opgen_loops' rows_on_lines), and a vector loop on lines splits fewer loads.
+NumPy leaves placement to malloc: on this project's machine arrays start 0, 16 or 48 bytes past a line, varying
+with the size and from one array to the next, so a figure measured on NumPy's own arrays would depend on the
+luck of the allocation.  The bench therefore places every array it allocates (the inputs, each contender's output,
+the probe's outputs, PyTorch's outputs) `offset` bytes past a line: by default 0, on the line, as PyTorch (c10
+aligns every CPU tensor to 64 bytes) and the Ascend runtime hand out buffers; `opgen bench --offset 16` measures
+arrays the way NumPy placed its 16M-element ones here.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+LINE = 64                          # bytes: a cache line on every x86-64 and Arm server core we target
+ELEMENT = 4                        # the widest benchmarked element (FLOAT): an offset must keep it aligned
+
+
+def check_offset(offset: int) -> str | None:
+    """Why `offset` cannot place arrays, or None when it can."""
+    if not 0 <= offset < LINE or offset % ELEMENT:
+        return f"--offset takes a multiple of {ELEMENT} bytes in 0..{LINE - ELEMENT} (got {offset})"
+    return None
+
+
+def empty(shape, dtype, offset: int = 0) -> np.ndarray:
+    """An uninitialized C-contiguous array whose first element starts `offset` bytes past a cache line."""
+    dt = np.dtype(dtype)
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
+    raw = np.empty(nbytes + LINE + offset, dtype=np.uint8)
+    start = -raw.ctypes.data % LINE + offset
+    return raw[start:start + nbytes].view(dt).reshape(shape)
+
+
+def place(a: np.ndarray, offset: int = 0) -> np.ndarray:
+    """A copy of `a` placed like empty()."""
+    out = empty(np.shape(a), a.dtype, offset)
+    np.copyto(out, a)
+    return out
