@@ -320,27 +320,33 @@ def test_streamed_outputs(dtype, shift, rows):
 @pytest.mark.parametrize("shift", [0, 4])
 @pytest.mark.parametrize("rows", [64, 1024, 32768])
 @pytest.mark.parametrize("threads", ["1", "2"])
-def test_streamed_rows(dtype, shift, rows, threads, monkeypatch):
-    """Row sums of 16 MiB and more whose rows all start on a cache line write them with non-temporal stores
-    (packed short rows, skewed long rows; FLOAT16/BFLOAT16 from the chunk loops, opgen_chunks.h:
-    opgen_stream_span, FLOAT through the staging buffer); rows `shift` elements past a line take plain stores.
-    Every element right, the same bits as from misaligned inputs (staged into FLOAT, the block functions), and the
-    elements just outside `out` untouched, on one thread and split between two (each share ends with its own
-    fence)."""
+@pytest.mark.parametrize("dim", [-1, 0])
+def test_streamed_sums(dtype, shift, rows, threads, dim, monkeypatch):
+    """Softmax outputs of 16 MiB and more whose runs all start on a cache line are written with non-temporal
+    stores: along the last dim (`rows` long: packed short rows, skewed long rows; FLOAT16/BFLOAT16 from the chunk
+    loops, opgen_chunks.h: opgen_stream_span, FLOAT through the staging buffer) and along dim 0 (`rows` rows side
+    by side, in tiles of columns, the last one short; every dtype from the chunk loops).  Outputs `shift`
+    elements past a line take plain stores.  Every element right, the same bits as from misaligned inputs
+    (staged into FLOAT, the block functions), and the elements just outside `out` untouched, on one thread and
+    split between two (each share ends with its own fence)."""
     monkeypatch.setenv("OPGEN_NUM_THREADS", threads)
     name = "softmax_backward"
     c, ref = _pair(name)
     dt = NP[dtype]
     size = np.dtype(dt).itemsize
-    shape = (STREAM_BYTES // size // rows + 3, rows)
-    rng = np.random.default_rng(seed(name, dtype, shift, rows))
+    n = STREAM_BYTES // size // rows
+    # (along dim 0, 32 more columns than a power of two: a whole number of lines per run in every dtype, and a
+    # short last tile)
+    shape = (n + 3, rows) if dim == -1 else (rows, n + 32)
+    rng = np.random.default_rng(seed(name, dtype, shift, rows, dim))
     # (any output values will do for the stores: these keep the results away from FLOAT16's subnormals, for
     # which assert_rows_close's relative bound has no floor)
-    kw = dict(grad_output=rng.uniform(-1, 1, shape).astype(dt), output=rng.uniform(0.5, 1, shape).astype(dt), dim=1)
+    kw = dict(grad_output=rng.uniform(-1, 1, shape).astype(dt), output=rng.uniform(0.5, 1, shape).astype(dt),
+              dim=dim)
     buf, out = _guarded_out(shape, dt, shift)
     got = c(**kw, out=out)
     assert got is out
-    _compare(OPS[name], out, ref(**kw), kw, f"{dtype} shift {shift} rows {rows}")
+    _compare(OPS[name], out, ref(**kw), kw, f"{dtype} shift {shift} rows {rows} dim {dim}")
     assert buf[0] == 7 and buf[-1] == 7, "a store outside out"
     staged = c(**{k: _misaligned(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()})
     np.testing.assert_array_equal(out.view(f"u{size}"), staged.view(f"u{size}"))

@@ -1,7 +1,7 @@
 """Where the bench puts its arrays: on a 64-byte cache line, or a fixed number of bytes past one.
 
-A kernel's speed depends on where its arrays start.  The C kernels write a row sum with non-temporal stores only
-when every row starts on a cache line (opgen_loops' rows_on_lines), and a vector loop on lines splits fewer loads.
+A kernel's speed depends on where its arrays start.  The C kernels write softmax's output with non-temporal stores
+only when every row starts on a cache line (opgen_loops' runs_on_lines), and a vector loop on lines splits fewer loads.
 NumPy leaves placement to malloc: on this project's machine arrays start 0, 16 or 48 bytes past a line, varying
 with the size and from one array to the next, so a figure measured on NumPy's own arrays would depend on the
 luck of the allocation.  The bench therefore places every array it allocates (the inputs, each contender's output,
