@@ -604,7 +604,7 @@ static void run_elementwise(const share *s)
     const opgen_call *c = s->c;
     layout L;
     make_layout(c, s->out, -1, &L);
-    L.stream = s->p->stream_sums;
+    L.stream = s->p->stream;
     const int inner = L.ndim - 1;
     /* block b covers [b * OPGEN_BLOCK - lead, (b + 1) * OPGEN_BLOCK - lead) of the inner dimension, clipped */
     const int64_t shift = block_shift(&L, L.stream), lead = shift ? OPGEN_BLOCK - shift : 0;
