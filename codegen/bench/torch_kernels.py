@@ -5,9 +5,9 @@ its memory) and `new` (a new tensor of a shape, in the case's dtype), and return
 Everything that is not the kernel's work happens here, once, outside the timed region: NumPy arrays become
 tensors sharing their memory (`torch.from_numpy`; BFLOAT16 through a uint16 view, which torch.from_numpy
 cannot read directly), outputs and temporaries are allocated where the bench places every array
-(placement.py), so PyTorch's kernels read and write memory placed like ours.  PyTorch has an aten backward op for four of
-the five operators; BCE-with-logits has none (autograd composes it), so its entry is the fastest expression
-of PyTorch's own backward formula (FunctionsManual.cpp) with `out=` and in-place ops.
+(placement.py), so PyTorch's kernels read and write memory placed like ours.  PyTorch has an aten backward op
+for four of the five operators; BCE-with-logits has none (autograd composes it), so its entry is the fastest
+expression of PyTorch's own backward formula (FunctionsManual.cpp) with `out=` and in-place ops.
 """
 from __future__ import annotations
 
