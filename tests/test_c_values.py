@@ -22,6 +22,7 @@ import pytest
 import codegen
 from codegen.backends.c import build as c_build
 from codegen.backends.c.binding import make_kernel
+from codegen.bench import placement
 from codegen.spec import DEFAULT_PRODUCT
 from codegen.spec import rules as R
 from codegen.spec.params import FORWARD_OUTPUT
@@ -350,6 +351,71 @@ def test_streamed_sums(dtype, shift, rows, threads, dim, monkeypatch):
     assert buf[0] == 7 and buf[-1] == 7, "a store outside out"
     staged = c(**{k: _misaligned(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()})
     np.testing.assert_array_equal(out.view(f"u{size}"), staged.view(f"u{size}"))
+
+
+def _counting_kernel(name, monkeypatch):
+    """The C kernel of `name` built with -DOPGEN_COUNT_STREAMS, and a function returning the bytes its
+    non-temporal stores wrote since the last call (opgen_chunks.h: OPGEN_STREAMED)."""
+    import ctypes
+    op = OPS[name]
+    monkeypatch.setattr(c_build, "FLAGS", [*c_build.FLAGS, "-DOPGEN_COUNT_STREAMS"])
+    kernel = make_kernel(op, path=c_build.library(op))
+    counter = ctypes.c_int64.in_dll(kernel.library.dll, "opgen_streamed_bytes")
+
+    def streamed():
+        n, counter.value = counter.value, 0
+        return n
+    return kernel, streamed
+
+
+@pytest.mark.parametrize("dtype", ["FLOAT", "FLOAT16", "BFLOAT16"])
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_which_calls_stream(dtype, threads, monkeypatch):
+    """Which calls write their output with non-temporal stores, counted by a build with -DOPGEN_COUNT_STREAMS:
+    the values cannot tell (the tests above check those), and a call that stops streaming is only slower, as
+    elementwise calls once did unnoticed (1cf1afb).  Every byte of an output of 16 MiB or more whose runs start on
+    cache lines (elementwise, softmax along the last dim and along dim 0); all but the first and last line of one
+    that starts past a line when it is one run (elementwise: the blocks realigned); none when several runs do not
+    start on lines, or below 16 MiB."""
+    if not (native_defines("__AVX2__") and native_defines("__F16C__")):
+        pytest.skip("non-temporal stores need AVX2 and F16C")
+    monkeypatch.setenv("OPGEN_NUM_THREADS", threads)
+    dt = NP[dtype]
+    size = np.dtype(dt).itemsize
+    n = STREAM_BYTES // size
+    rng = np.random.default_rng(seed("stream counts", dtype))
+
+    elu, streamed = _counting_kernel("elu_backward", monkeypatch)
+    rows = n // 1000 + 8
+    # (a contiguous 2-D output is one run; rows of 1000 in a buffer of rows of 1024 are several, on lines but not
+    # whole lines long)
+    for shape, shift, want in [((n,), 0, "all"), ((n,), 1, "body"), ((n // 1024, 1024), 0, "all"),
+                               ((n // 1024, 1024), 1, "body"), ((rows, 1000), None, "none"), ((n // 2,), 0, "none")]:
+        kw = dict(grad_output=rng.standard_normal(shape).astype(dt), alpha=1.0, scale=1.0, input_scale=1.0,
+                  is_result=False, self_or_result=rng.standard_normal(shape).astype(dt))
+        out = _guarded_out(shape, dt, shift)[1] if shift is not None else placement.empty((rows, 1024), dt)[:, :1000]
+        elu(**kw, out=out)
+        _expect_streamed(streamed(), out.size * size, want, f"elu {dtype} {shape} shift {shift}")
+
+    softmax, streamed = _counting_kernel("softmax_backward", monkeypatch)
+    for shape, dim, shift, want in [((n // 1024, 1024), -1, 0, "all"), ((n // 64, 64), -1, 0, "all"),
+                                    ((n // 1024, 1024), -1, 4, "none"), ((64, n // 64), 0, 0, "all"),
+                                    ((1024, n // 1024), 0, 0, "all"), ((64, n // 64), 0, 4, "none"),
+                                    ((n // 2048, 1024), -1, 0, "none")]:
+        kw = dict(grad_output=rng.uniform(-1, 1, shape).astype(dt), output=rng.uniform(0, 1, shape).astype(dt),
+                  dim=dim)
+        _, out = _guarded_out(shape, dt, shift)
+        softmax(**kw, out=out)
+        _expect_streamed(streamed(), out.size * size, want, f"softmax {dtype} {shape} dim {dim} shift {shift}")
+
+
+def _expect_streamed(got, nbytes, want, what):
+    if want == "all":
+        assert got == nbytes, f"{what}: {got} of {nbytes} bytes streamed, want all"
+    elif want == "body":
+        assert nbytes - 2 * 64 <= got < nbytes, f"{what}: {got} of {nbytes} bytes streamed, want all but the ends"
+    else:
+        assert got == 0, f"{what}: {got} of {nbytes} bytes streamed, want none"
 
 
 def _misaligned(a):

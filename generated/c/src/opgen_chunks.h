@@ -30,6 +30,17 @@
 _Static_assert(OPGEN_CHUNK % 32 == 0, "opgen_stream_aligned stores whole 32-byte vectors of 16 halves; the "
                "BFLOAT16 even/odd order works on 32 values");
 
+/* Tests only: built with -DOPGEN_COUNT_STREAMS, the non-temporal stores add the bytes they write to
+ * opgen_streamed_bytes (opgen_runtime.c), so that a test can tell which calls stream: the values are the same
+ * either way, and a call that should stream but does not is only slower (tests/test_c_values.py).  An empty
+ * statement otherwise. */
+#if defined(OPGEN_COUNT_STREAMS)
+extern int64_t opgen_streamed_bytes;
+#define OPGEN_STREAMED(bytes) ((void)__atomic_fetch_add(&opgen_streamed_bytes, (int64_t)(bytes), __ATOMIC_RELAXED))
+#else
+#define OPGEN_STREAMED(bytes) ((void)0)
+#endif
+
 /* Bytes per element of a chunked operand (FLOAT, FLOAT16 or BFLOAT16): opgen_dtype_size, inlined. */
 static inline int64_t opgen_chunk_esize(aclDataType dt) { return dt == ACL_FLOAT ? 4 : 2; }
 
@@ -99,6 +110,7 @@ static inline __attribute__((always_inline)) void opgen_stream_contiguous(char *
     while (i < n && ((uintptr_t)(dst + i * es) & 31) != 0)
         ++i;
     opgen_store_contiguous(dst, src, i, dt);
+    const int64_t head = i;
     if (dt == ACL_FLOAT) {
         for (; i + 8 <= n; i += 8)
             _mm256_stream_ps((float *)(void *)(dst + 4 * i), _mm256_loadu_ps(src + i));
@@ -113,6 +125,7 @@ static inline __attribute__((always_inline)) void opgen_stream_contiguous(char *
             _mm256_stream_si256((__m256i *)(void *)(dst + 2 * i), opgen_f32x16_to_bf16(src + i));
 #endif
     }
+    OPGEN_STREAMED((i - head) * es);
     opgen_store_contiguous(dst + i * es, src + i, n - i, dt);
 #else
     opgen_store_contiguous(dst, src, n, dt);
@@ -181,6 +194,7 @@ static inline __attribute__((always_inline)) void opgen_stream_aligned(char *dst
             _mm256_stream_si256((__m256i *)(void *)(dst + 2 * i), opgen_f32x16_to_bf16(src + i));
         }
     }
+    OPGEN_STREAMED(n * opgen_chunk_esize(dt));
 #else
     opgen_stream_contiguous(dst, src, n, dt);
 #endif
@@ -233,6 +247,8 @@ static inline __attribute__((always_inline)) void opgen_chunk(int64_t at, int64_
                 _mm512_storeu_si512((void *)(dst + 2 * j), v);
             }
         }
+        if (store == OPGEN_STORE_STREAM_ALIGNED)
+            OPGEN_STREAMED(2 * m);
         return;
     }
 #elif defined(__AVX2__)
@@ -244,6 +260,8 @@ static inline __attribute__((always_inline)) void opgen_chunk(int64_t at, int64_
             else
                 _mm256_storeu_si256((__m256i *)(void *)(dst + 2 * j), v);
         }
+        if (store == OPGEN_STORE_STREAM_ALIGNED)
+            OPGEN_STREAMED(2 * m);
         return;
     }
 #endif

@@ -391,8 +391,8 @@ static void plan(const opgen_call *c, plan_t *p)
         p->stream = false;
     /* Reductions whose output runs all start on a cache line (PyTorch's allocator aligns tensors to 64 bytes;
      * NumPy's large arrays may start 16 bytes past one) write whole lines with non-temporal stores too:
-     * FLOAT16/BFLOAT16 from the chunk loops (opgen_chunks.h: opgen_stream_span for row sums), FLOAT through the
-     * staging buffer.  Row sums (softmax along the last dim) and side-by-side sums (along dim 0) alike: their
+     * FLOAT16/BFLOAT16 from the chunk loops (opgen_chunks.h: opgen_stream_span for row sums), FLOAT rows through
+     * the staging buffer and FLOAT columns through the chunk loop (run_columns).  Row sums (softmax along the last dim) and side-by-side sums (along dim 0) alike: their
      * output is written on the second walk only, after the sums, and a plain store would first read the line
      * from memory, on top of the inputs that walk reads. */
     p->stream_sums = streamable && c->nred && runs_on_lines(&L, out, p->rows);

@@ -12,6 +12,10 @@
 #include "opgen_half.h"
 #include "opgen_runtime.h"
 
+#if defined(OPGEN_COUNT_STREAMS)
+int64_t opgen_streamed_bytes;   /* tests only: bytes written by non-temporal stores (opgen_chunks.h) */
+#endif
+
 /* ---- the last error, per thread -------------------------------------------------------------------------- */
 static _Thread_local struct {
     aclnnStatus status;
