@@ -353,12 +353,12 @@ def test_streamed_sums(dtype, shift, rows, threads, dim, monkeypatch):
     np.testing.assert_array_equal(out.view(f"u{size}"), staged.view(f"u{size}"))
 
 
-def _counting_kernel(name, monkeypatch):
-    """The C kernel of `name` built with -DOPGEN_COUNT_STREAMS, and a function returning the bytes its
-    non-temporal stores wrote since the last call (opgen_chunks.h: OPGEN_STREAMED)."""
+def _counting_kernel(name):
+    """The C kernel of `name` built with c_build.FLAGS (which the caller sets, -DOPGEN_COUNT_STREAMS among them),
+    and a function returning the bytes its non-temporal stores wrote since the last call (opgen_chunks.h:
+    OPGEN_STREAMED)."""
     import ctypes
     op = OPS[name]
-    monkeypatch.setattr(c_build, "FLAGS", [*c_build.FLAGS, "-DOPGEN_COUNT_STREAMS"])
     kernel = make_kernel(op, path=c_build.library(op))
     counter = ctypes.c_int64.in_dll(kernel.library.dll, "opgen_streamed_bytes")
 
@@ -370,22 +370,28 @@ def _counting_kernel(name, monkeypatch):
 
 @pytest.mark.parametrize("dtype", ["FLOAT", "FLOAT16", "BFLOAT16"])
 @pytest.mark.parametrize("threads", ["1", "2"])
-def test_which_calls_stream(dtype, threads, monkeypatch):
+@pytest.mark.parametrize("isa", ["native", "avx2"])
+def test_which_calls_stream(dtype, threads, isa, monkeypatch):
     """Which calls write their output with non-temporal stores, counted by a build with -DOPGEN_COUNT_STREAMS:
     the values cannot tell (the tests above check those), and a call that stops streaming is only slower, as
     elementwise calls once did unnoticed (1cf1afb).  Every byte of an output of 16 MiB or more whose runs start on
     cache lines (elementwise, softmax along the last dim and along dim 0); all but the first and last line of one
     that starts past a line when it is one run (elementwise: the blocks realigned); none when several runs do not
-    start on lines, or below 16 MiB."""
+    start on lines, or below 16 MiB.  Native, and where the CPU has AVX-512 also built without it (the AVX2 stores
+    and conversions)."""
     if not (native_defines("__AVX2__") and native_defines("__F16C__")):
         pytest.skip("non-temporal stores need AVX2 and F16C")
+    if isa == "avx2" and not native_defines("__AVX512F__"):
+        pytest.skip("no AVX-512 here: the native build is the AVX2 one")
+    flags = ["-mno-avx512f"] if isa == "avx2" else []
+    monkeypatch.setattr(c_build, "FLAGS", [*c_build.FLAGS, "-DOPGEN_COUNT_STREAMS", *flags])
     monkeypatch.setenv("OPGEN_NUM_THREADS", threads)
     dt = NP[dtype]
     size = np.dtype(dt).itemsize
     n = STREAM_BYTES // size
     rng = np.random.default_rng(seed("stream counts", dtype))
 
-    elu, streamed = _counting_kernel("elu_backward", monkeypatch)
+    elu, streamed = _counting_kernel("elu_backward")
     rows = n // 1000 + 8
     # (a contiguous 2-D output is one run; rows of 1000 in a buffer of rows of 1024 are several, on lines but not
     # whole lines long)
@@ -397,7 +403,7 @@ def test_which_calls_stream(dtype, threads, monkeypatch):
         elu(**kw, out=out)
         _expect_streamed(streamed(), out.size * size, want, f"elu {dtype} {shape} shift {shift}")
 
-    softmax, streamed = _counting_kernel("softmax_backward", monkeypatch)
+    softmax, streamed = _counting_kernel("softmax_backward")
     for shape, dim, shift, want in [((n // 1024, 1024), -1, 0, "all"), ((n // 64, 64), -1, 0, "all"),
                                     ((n // 1024, 1024), -1, 4, "none"), ((64, n // 64), 0, 0, "all"),
                                     ((1024, n // 1024), 0, 0, "all"), ((64, n // 64), 0, 4, "none"),
