@@ -413,6 +413,12 @@ def test_which_calls_stream(dtype, threads, isa, monkeypatch):
         _, out = _guarded_out(shape, dt, shift)
         softmax(**kw, out=out)
         _expect_streamed(streamed(), out.size * size, want, f"softmax {dtype} {shape} dim {dim} shift {shift}")
+    # an output the callable allocates itself starts on a line (codegen/runtime/memory.py), so it streams too
+    shape = (n // 1024, 1024)
+    out = softmax(grad_output=rng.uniform(-1, 1, shape).astype(dt), output=rng.uniform(0, 1, shape).astype(dt),
+                  dim=-1)
+    assert out.ctypes.data % 64 == 0
+    _expect_streamed(streamed(), out.size * size, "all", f"softmax {dtype} {shape}, out allocated by the call")
 
 
 def _expect_streamed(got, nbytes, want, what):

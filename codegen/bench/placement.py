@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
-LINE = 64                          # bytes: a cache line on every x86-64 and Arm server core we target
+from codegen.runtime.memory import LINE, empty
+
+__all__ = ["LINE", "check_offset", "empty", "place"]
+
 ELEMENT = 4                        # the widest benchmarked element (FLOAT): an offset must keep it aligned
 
 
@@ -22,15 +25,6 @@ def check_offset(offset: int) -> str | None:
     if not 0 <= offset < LINE or offset % ELEMENT:
         return f"--offset takes a multiple of {ELEMENT} bytes in 0..{LINE - ELEMENT} (got {offset})"
     return None
-
-
-def empty(shape, dtype, offset: int = 0) -> np.ndarray:
-    """An uninitialized C-contiguous array whose first element starts `offset` bytes past a cache line."""
-    dt = np.dtype(dtype)
-    nbytes = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
-    raw = np.empty(nbytes + LINE + offset, dtype=np.uint8)
-    start = -raw.ctypes.data % LINE + offset
-    return raw[start:start + nbytes].view(dt).reshape(shape)
 
 
 def place(a: np.ndarray, offset: int = 0) -> np.ndarray:

@@ -14,6 +14,7 @@ from codegen.spec import DEFAULT_PRODUCT, Op
 from codegen.spec import rules as R
 
 from . import checks as _chk
+from . import memory
 
 NUMPY_DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16}
 
@@ -81,5 +82,6 @@ class KernelCall:
             _chk.Allocate(self.requested or _chk.dtype_name(self.args[default_from]))
         values = checker(*[self.args[n] for n in self.names], out_arg, self.product)
         if self.out is None:
-            self.out = np.empty(output_shape(op, self.args), dtype=NUMPY_DTYPES[out_arg.dtype])
+            # (on a cache line: the C kernels stream large outputs only there, see memory.py)
+            self.out = memory.empty(output_shape(op, self.args), NUMPY_DTYPES[out_arg.dtype])
         return values
