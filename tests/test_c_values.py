@@ -22,7 +22,7 @@ import pytest
 import codegen
 from codegen.backends.c import build as c_build
 from codegen.backends.c.binding import make_kernel
-from codegen.bench import placement
+from codegen.runtime import memory
 from codegen.spec import DEFAULT_PRODUCT
 from codegen.spec import rules as R
 from codegen.spec.params import FORWARD_OUTPUT
@@ -399,7 +399,7 @@ def test_which_calls_stream(dtype, threads, isa, monkeypatch):
                                ((n // 1024, 1024), 1, "body"), ((rows, 1000), None, "none"), ((n // 2,), 0, "none")]:
         kw = dict(grad_output=rng.standard_normal(shape).astype(dt), alpha=1.0, scale=1.0, input_scale=1.0,
                   is_result=False, self_or_result=rng.standard_normal(shape).astype(dt))
-        out = _guarded_out(shape, dt, shift)[1] if shift is not None else placement.empty((rows, 1024), dt)[:, :1000]
+        out = _guarded_out(shape, dt, shift)[1] if shift is not None else memory.empty((rows, 1024), dt)[:, :1000]
         elu(**kw, out=out)
         _expect_streamed(streamed(), out.size * size, want, f"elu {dtype} {shape} shift {shift}")
 

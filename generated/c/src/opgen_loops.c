@@ -315,7 +315,6 @@ typedef struct {
     bool staging;       /* some operand needs a staging buffer */
     bool overlap;       /* the output is computed in the workspace, then copied */
     bool stream;        /* non-temporal stores for the output */
-    bool stream_sums;   /* the same for reductions whose output runs all start on a cache line (runs_on_lines) */
     int64_t tile;       /* side by side: rows per tile */
     int threads;
     uint64_t scratch_bytes;   /* per thread: staging buffers, then accumulators */
@@ -379,24 +378,26 @@ static void plan(const opgen_call *c, plan_t *p)
         p->staging = true;   /* the final copy may need it */
     const int64_t numel = opgen_numel(&c->out);
     const int64_t out_axis = (c->nred && p->rows) ? L.dstride[out] : L.stride[out][L.ndim - 1];
-    /* non-temporal stores: for outputs this large, written in place and in order (reductions: stream_sums below) */
+    /* non-temporal stores: for outputs this large, written in place and in order */
     const bool streamable = !p->overlap && out_axis == 1 && can_stream(c->out.dtype)
                             && (uint64_t)numel * L.esize[out] >= STREAM_MIN_BYTES;
-    p->stream = streamable && !c->nred && aligned_for(L.base[out], c->out.dtype);
-    /* Several rows: each row's first and last cache lines are written by plain stores (block_shift aligns the
-     * first row only), and a line mixing plain and non-temporal stores costs more than streaming saves; so
-     * stream several rows only when every row starts on a cache line. */
-    if (p->stream && L.ndim > 1
-        && ((uintptr_t)L.base[out] % 64 != 0 || (uint64_t)L.shape[L.ndim - 1] * L.esize[out] % 64 != 0))
-        p->stream = false;
-    /* Reductions whose output runs all start on a cache line (PyTorch's allocator aligns tensors to 64 bytes;
-     * NumPy's large arrays may start 16 bytes past one) write whole lines with non-temporal stores too:
-     * FLOAT16/BFLOAT16 from the chunk loops (opgen_chunks.h: opgen_stream_span for row sums), FLOAT rows through
-     * the staging buffer and FLOAT columns through the chunk loop (run_columns).  Row sums (softmax along the last dim) and side-by-side sums (along dim 0) alike: their
-     * output is written on the second walk only, after the sums, and a plain store would first read the line
-     * from memory, on top of the inputs that walk reads. */
-    p->stream_sums = streamable && c->nred && runs_on_lines(&L, out, p->rows);
-    if (p->stream || p->stream_sums)
+    if (!c->nred) {
+        /* Several rows: each row's first and last cache lines are written by plain stores (block_shift aligns the
+         * first row only), and a line mixing plain and non-temporal stores costs more than streaming saves; so
+         * stream several rows only when every row starts on a cache line. */
+        p->stream = streamable && aligned_for(L.base[out], c->out.dtype)
+                    && (L.ndim == 1 || ((uintptr_t)L.base[out] % 64 == 0
+                                        && (uint64_t)L.shape[L.ndim - 1] * L.esize[out] % 64 == 0));
+    } else {
+        /* Reductions stream only when every run of their output starts on a cache line (PyTorch's allocator
+         * aligns tensors to 64 bytes; NumPy's large arrays may start 16 bytes past one): FLOAT16/BFLOAT16 from
+         * the chunk loops (opgen_chunks.h: opgen_stream_span for row sums), FLOAT rows through the staging buffer
+         * and FLOAT columns through the chunk loop (run_columns).  Row sums (softmax along the last dim) and
+         * side-by-side sums (along dim 0) alike: their output is written on the second walk only, after the
+         * sums, and a plain store would first read the line from memory, on top of the inputs that walk reads. */
+        p->stream = streamable && runs_on_lines(&L, out, p->rows);
+    }
+    if (p->stream)
         p->staging = true;   /* results go through the staging buffer to the non-temporal stores */
     int64_t threads = c->threads < 1 ? 1 : (c->threads > MAX_THREADS ? MAX_THREADS : c->threads);
     if (threads > numel / MIN_ELEMENTS_PER_THREAD)
@@ -801,7 +802,7 @@ static void run_rows(const share *s)
     const opgen_call *c = s->c;
     layout L;
     make_layout(c, s->out, row_dim(c), &L);
-    L.stream = s->p->stream_sums;   /* (p->stream is for elementwise calls) */
+    L.stream = s->p->stream;
     int64_t idx[OPGEN_MAX_DIMS] = {0}, off[MAXOPS] = {0}, one[MAXOPS];
     for (int k = 0; k < L.nops; ++k)
         one[k] = 1;
@@ -871,7 +872,7 @@ static void run_columns(const share *s)
     const int64_t tile = s->p->tile;
     layout L;
     make_layout(c, s->out, row_dim(c), &L);
-    L.stream = s->p->stream_sums;
+    L.stream = s->p->stream;
     const int inner = L.ndim - 1;
     const int64_t len = L.shape[inner], ntiles = blocks_of(len, tile);
     int64_t idx[OPGEN_MAX_DIMS] = {0}, off[MAXOPS] = {0}, axis[MAXOPS], at[MAXOPS];
@@ -945,7 +946,7 @@ static void *run_share(void *arg)
     else
         run_columns(s);
 #if defined(__AVX__)
-    if (s->p->stream || s->p->stream_sums)
+    if (s->p->stream)
         _mm_sfence();   /* non-temporal stores are visible to every thread once the call returns */
 #endif
     return NULL;
