@@ -128,7 +128,8 @@ static inline __attribute__((always_inline)) void block__weight_optional_absent_
 }
 
 /* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h) */
-static inline void block_chunk__weight_optional_absent__pos_weight_optional_absent(int64_t at, int64_t n, const float *const *in, float *out, const void *params)
+static inline void block_chunk__weight_optional_absent__pos_weight_optional_absent(int64_t at, int64_t n, const float *const *in, float *out,
+                                                                                   const void *params)
 {
     (void)at;
     block__weight_optional_absent__pos_weight_optional_absent(n, in, out, params);
@@ -171,7 +172,8 @@ static inline __attribute__((always_inline)) void block__weight_optional_absent_
 }
 
 /* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h) */
-static inline void block_chunk__weight_optional_absent__pos_weight_optional_present(int64_t at, int64_t n, const float *const *in, float *out, const void *params)
+static inline void block_chunk__weight_optional_absent__pos_weight_optional_present(int64_t at, int64_t n, const float *const *in, float *out,
+                                                                                    const void *params)
 {
     (void)at;
     block__weight_optional_absent__pos_weight_optional_present(n, in, out, params);
@@ -213,7 +215,8 @@ static inline __attribute__((always_inline)) void block__weight_optional_present
 }
 
 /* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h) */
-static inline void block_chunk__weight_optional_present__pos_weight_optional_absent(int64_t at, int64_t n, const float *const *in, float *out, const void *params)
+static inline void block_chunk__weight_optional_present__pos_weight_optional_absent(int64_t at, int64_t n, const float *const *in, float *out,
+                                                                                    const void *params)
 {
     (void)at;
     block__weight_optional_present__pos_weight_optional_absent(n, in, out, params);
@@ -258,7 +261,8 @@ static inline __attribute__((always_inline)) void block__weight_optional_present
 }
 
 /* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h) */
-static inline void block_chunk__weight_optional_present__pos_weight_optional_present(int64_t at, int64_t n, const float *const *in, float *out, const void *params)
+static inline void block_chunk__weight_optional_present__pos_weight_optional_present(int64_t at, int64_t n, const float *const *in, float *out,
+                                                                                     const void *params)
 {
     (void)at;
     block__weight_optional_present__pos_weight_optional_present(n, in, out, params);

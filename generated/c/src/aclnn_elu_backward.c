@@ -86,7 +86,8 @@ static inline __attribute__((always_inline)) void block__is_result_false(int64_t
 }
 
 /* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h) */
-static inline void block_chunk__is_result_false(int64_t at, int64_t n, const float *const *in, float *out, const void *params)
+static inline void block_chunk__is_result_false(int64_t at, int64_t n, const float *const *in, float *out,
+                                                const void *params)
 {
     (void)at;
     block__is_result_false(n, in, out, params);
@@ -129,7 +130,8 @@ static inline __attribute__((always_inline)) void block__is_result_true(int64_t 
 }
 
 /* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h) */
-static inline void block_chunk__is_result_true(int64_t at, int64_t n, const float *const *in, float *out, const void *params)
+static inline void block_chunk__is_result_true(int64_t at, int64_t n, const float *const *in, float *out,
+                                               const void *params)
 {
     (void)at;
     block__is_result_true(n, in, out, params);

@@ -98,7 +98,8 @@ static inline __attribute__((always_inline)) void block(int64_t n, const float *
 }
 
 /* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h) */
-static inline void block_chunk(int64_t at, int64_t n, const float *const *in, float *out, const void *params)
+static inline void block_chunk(int64_t at, int64_t n, const float *const *in, float *out,
+                               const void *params)
 {
     (void)at;
     block(n, in, out, params);

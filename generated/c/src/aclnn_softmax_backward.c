@@ -96,7 +96,8 @@ static void rowsum(int64_t n, const float *const *in, double *acc, const void *p
 
 /* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h); the lanes carry
  * over from chunk to chunk, so the sums are those of rowsum, bit for bit */
-static inline void rowsum_chunk(int64_t at, int64_t n, const float *const *in, float *out, const void *args)
+static inline void rowsum_chunk(int64_t at, int64_t n, const float *const *in, float *out,
+                                const void *args)
 {
     (void)at;
     (void)out;
@@ -216,7 +217,8 @@ static void finish_rowsum_chunked(int64_t n, const opgen_src *in, const double *
 
 /* colsum and finish_col over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h); each
  * element keeps its own accumulators, so chunks change no sum */
-static inline void colsum_chunk(int64_t at, int64_t n, const float *const *in, float *out, const void *args)
+static inline void colsum_chunk(int64_t at, int64_t n, const float *const *in, float *out,
+                                const void *args)
 {
     (void)out;
     const opgen_row_args *a = args;

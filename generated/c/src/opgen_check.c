@@ -145,7 +145,8 @@ aclnnStatus opgen_check_dtype_supported(const char *op, const char *name, const 
     }
     const char *got = opgen_dtype_name(t->dtype);
     for (int i = 0; i < allowed->n; ++i)
-        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", opgen_dtype_name(allowed->dtypes[i]));
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "",
+                                opgen_dtype_name(allowed->dtypes[i]));
     char hint[512];
     size_t hl = 0;
     hint[0] = '\0';
@@ -275,8 +276,9 @@ aclnnStatus opgen_check_dim_in_range(const char *name, int64_t dim, const char *
     const int64_t n = t->ndim > 1 ? (int64_t)t->ndim : 1;
     if (-n <= dim && dim <= n - 1)
         return ACLNN_SUCCESS;
-    return opgen_fail(INVALID, name, "%s must be in [%" PRId64 ", %" PRId64 "] for %s of rank %" PRIu64 ", got %" PRId64,
-                      name, -n, n - 1, tensor_name, t->ndim, dim);
+    return opgen_fail(INVALID, name,
+                      "%s must be in [%" PRId64 ", %" PRId64 "] for %s of rank %" PRIu64 ", got %" PRId64, name,
+                      -n, n - 1, tensor_name, t->ndim, dim);
 }
 
 aclnnStatus opgen_check_one_of(const char *name, int64_t value, int n, const int64_t *values)

@@ -17,7 +17,7 @@
  * the block functions on staged or in-place blocks.  Whole rows of FLOAT inputs in place, or of FLOAT16 or
  * BFLOAT16 operands as they are, are skewed: a row is finished while the next one is summed (finish_rowsum,
  * finish_rowsum_chunked), so that reads and writes overlap; packed rows are
- * too, a row at a time (rows, rows_chunked: row r + 1 summed, then row r finished).
+ * too, a row at a time (the op's rows and rows_chunked: row r + 1 summed, then row r finished).
  *
  * An output that overlaps an input in memory is computed into the workspace first and copied out last, so
  * in-place calls give the same result as separate buffers.
@@ -682,9 +682,10 @@ static void row_sums_chunked(const layout *L, const opgen_call *c, const int64_t
     }
 }
 
-/* One whole row (acc zeroed) through the chunked entries, OPGEN_BLOCK elements at a time as in run_rows. */
-static void rows_chunked(const layout *L, const opgen_call *c, const int64_t *off, float *staging, double *acc,
-                         const void *params)
+/* One whole row (acc zeroed) through the chunked entries, OPGEN_BLOCK elements at a time as in run_rows (not
+ * the op's rows_chunked, which takes a group of short rows packed in one block). */
+static void whole_row_chunked(const layout *L, const opgen_call *c, const int64_t *off, float *staging,
+                              double *acc, const void *params)
 {
     opgen_src src[OPGEN_MAX_INPUTS];
     opgen_dst dst;
@@ -842,7 +843,7 @@ static void run_rows(const share *s)
             for (int i = 0; i < c->nred; ++i)
                 acc[i] = 0.0;
             if (halves) {
-                rows_chunked(&L, c, off, s->staging, acc, s->params);
+                whole_row_chunked(&L, c, off, s->staging, acc, s->params);
             } else {
                 row_sums(&L, c, off, s->staging, acc, s->params);
                 for (int64_t j = 0; j < L.dlen; j += OPGEN_BLOCK) {
@@ -958,7 +959,8 @@ static void run_parallel(const opgen_call *c, const aclTensor *out, const void *
 {
     layout L;
     make_layout(c, out, c->nred ? row_dim(c) : -1, &L);
-    const int64_t items = !c->nred ? elementwise_items(&L, block_shift(&L, p->stream)) : (p->rows ? row_items(&L) : column_items(&L, p->tile));
+    const int64_t items = !c->nred ? elementwise_items(&L, block_shift(&L, p->stream))
+                          : p->rows ? row_items(&L) : column_items(&L, p->tile);
     const int threads = (int)(items < p->threads ? (items > 0 ? items : 1) : p->threads);
     share shares[MAX_THREADS];
     pthread_t ids[MAX_THREADS];

@@ -231,7 +231,8 @@ aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDat
     int64_t numel = 1, storage = 1, lo = offset, hi = offset;
     for (uint64_t i = 0; i < viewDimsNum; ++i) {
         if (viewDims[i] < 0) {
-            opgen_fail(ACLNN_ERR_PARAM_INVALID, NULL, "aclCreateTensor: negative dimension %lld", (long long)viewDims[i]);
+            opgen_fail(ACLNN_ERR_PARAM_INVALID, NULL, "aclCreateTensor: negative dimension %lld",
+                       (long long)viewDims[i]);
             return NULL;
         }
         numel *= viewDims[i];

@@ -45,7 +45,12 @@ struct aclScalar {
 aclnnStatus opgen_fail(aclnnStatus status, const char *param, const char *fmt, ...) OPGEN_PRINTF(3, 4);
 void opgen_clear_error(void);
 
-#define OPGEN_TRY(expr) do { aclnnStatus opgen_st_ = (expr); if (opgen_st_ != ACLNN_SUCCESS) return opgen_st_; } while (0)
+#define OPGEN_TRY(expr)                                  \
+    do {                                                 \
+        aclnnStatus opgen_st_ = (expr);                  \
+        if (opgen_st_ != ACLNN_SUCCESS)                  \
+            return opgen_st_;                            \
+    } while (0)
 
 /* ---- products and dtypes (opgen_tables.c, from codegen/spec) -------------------------------------------- */
 extern const char *const opgen_socs[];              /* every product's SoC string, NULL-terminated */
