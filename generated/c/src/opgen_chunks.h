@@ -132,6 +132,91 @@ static inline __attribute__((always_inline)) void opgen_stream_contiguous(char *
 #endif
 }
 
+/* A writer of whole cache lines, for streamed outputs whose runs do not start on lines (FLOAT rows of 1000, or
+ * an array 16 bytes into a line, as NumPy places large ones; opgen_loops.c: plan).  The results of a block are
+ * computed into `buf` at the offset their destination has in its line, so that every line of buf is a line of
+ * the output, and each line goes out by a non-temporal store once it is complete.  The line a row shares with
+ * the next waits in buf until the next row fills it, so it too is streamed.  (Written by plain stores at each
+ * end of every row instead, with non-temporal ones between, softmax FLOAT16 rows 16 bytes past a line measured
+ * 0.45-0.86x as fast as with plain stores only.)  Bytes not written here — before the first run, after the last,
+ * where the runs are not one after another (another thread's rows) — never go out with a line: the partial lines
+ * around them take plain stores of this writer's bytes only (opgen_lines_flush). */
+#define OPGEN_LINES_BYTES (OPGEN_BLOCK * 4 + 64)
+typedef struct opgen_lines {
+    char *base;                                    /* the output line at buf[0] (NULL: nothing pending) */
+    int64_t from, fill;                            /* buf[from, fill) hold results; buf[0, from) are not ours */
+    char buf[OPGEN_LINES_BYTES] __attribute__((aligned(64)));
+} opgen_lines;
+
+static inline void opgen_lines_start(opgen_lines *w)
+{
+    w->base = NULL;
+    w->from = w->fill = 0;
+}
+
+/* Send out buf's complete lines (the first with plain stores if it is not wholly ours) and keep the partial last
+ * one at buf[0]. */
+static inline void opgen_lines_drain(opgen_lines *w)
+{
+    const int64_t lines = w->fill / 64;
+    if (lines == 0)
+        return;
+    int64_t i = 0;
+    if (w->from > 0) {
+        memcpy(w->base + w->from, w->buf + w->from, (size_t)(64 - w->from));
+        i = 1;
+    }
+    for (; i < lines; ++i) {
+#if defined(__AVX512F__)
+        _mm512_stream_si512((void *)(w->base + 64 * i), _mm512_load_si512((const void *)(w->buf + 64 * i)));
+#elif defined(__AVX__)
+        _mm256_stream_si256((__m256i *)(void *)(w->base + 64 * i),
+                            _mm256_load_si256((const __m256i *)(const void *)(w->buf + 64 * i)));
+        _mm256_stream_si256((__m256i *)(void *)(w->base + 64 * i + 32),
+                            _mm256_load_si256((const __m256i *)(const void *)(w->buf + 64 * i + 32)));
+#else
+        memcpy(w->base + 64 * i, w->buf + 64 * i, 64);
+#endif
+        OPGEN_STREAMED(64);
+    }
+    memcpy(w->buf, w->buf + 64 * lines, 64);      /* (the partial last line; a constant size: inlined) */
+    w->base += 64 * lines;
+    w->fill -= 64 * lines;
+    w->from = 0;
+}
+
+/* Store what is pending: the complete lines, then the bytes put of the partial last one, plainly. */
+static inline void opgen_lines_flush(opgen_lines *w)
+{
+    if (!w->base)
+        return;
+    opgen_lines_drain(w);
+    if (w->fill > w->from)
+        memcpy(w->base + w->from, w->buf + w->from, (size_t)(w->fill - w->from));
+    opgen_lines_start(w);
+}
+
+/* Where to write the next `bytes` bytes of results, which belong at dst (at most OPGEN_BLOCK FLOAT values' worth;
+ * 4-byte aligned); opgen_lines_wrote(w, bytes) once they are there.  A dst that does not follow the last results
+ * starts over. */
+static inline char *opgen_lines_at(opgen_lines *w, char *dst, int64_t bytes)
+{
+    if (dst != w->base + w->fill || !w->base) {
+        opgen_lines_flush(w);
+        w->from = w->fill = (int64_t)((uintptr_t)dst & 63);
+        w->base = dst - w->from;
+    }
+    if (w->fill + bytes > OPGEN_LINES_BYTES)
+        opgen_lines_drain(w);
+    return w->buf + w->fill;
+}
+
+static inline void opgen_lines_wrote(opgen_lines *w, int64_t bytes)
+{
+    w->fill += bytes;
+    opgen_lines_drain(w);
+}
+
 /* Elements [at, at + m) of an operand as FLOAT: in place when it is FLOAT, else converted into buf.  `all` is
  * every operand's dtype when the caller knows it (a constant: the switch folds away), else OPGEN_MIXED, or
  * OPGEN_F16_256 (see OPGEN_F16_ROWS).  `unpacked`: BFLOAT16 out of order (opgen_chunk; m a multiple of 32). */
@@ -394,7 +479,8 @@ static inline __attribute__((always_inline)) void opgen_skewed(int64_t n, int ni
  * of its whole cache lines, [0, body), when the row starts on a line, else none (0); the rest take plain stores.
  * A row that starts inside a line is not streamed at all: with its partial first and last lines written plainly
  * (no line mixing the two kinds of stores), softmax FLOAT16 rows still ran 0.45-0.86x as fast as with plain
- * stores only (16M elements, rows 16 bytes past a line, as NumPy places large arrays). */
+ * stores only (16M elements, rows 16 bytes past a line, as NumPy places large arrays).  Nor through the line
+ * writer, as FLOAT rows do (opgen_lines): see opgen_loops.c, plan(). */
 static inline int64_t opgen_stream_span(opgen_dst out, int64_t n)
 {
     const int64_t es = opgen_chunk_esize(out.dtype);
