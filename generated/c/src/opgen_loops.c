@@ -370,6 +370,9 @@ static void plan(const opgen_call *c, plan_t *p)
     const int skip = c->nred ? row_dim(c) : -1;
     make_layout(c, &c->out, skip, &L);
     const int out = L.nops - 1;
+    int64_t inner_strides[MAXOPS];
+    for (int k = 0; k < L.nops; ++k)
+        inner_strides[k] = L.stride[k][L.ndim - 1];
     if (c->nred) {
         /* whole rows when dim is the output's contiguous dimension, or closer to it than the others */
         const int64_t ds = abs64(L.dstride[out]), is = abs64(L.stride[out][L.ndim - 1]);
@@ -401,15 +404,16 @@ static void plan(const opgen_call *c, plan_t *p)
          * side-by-side sums (along dim 0) alike: their output is written on the second walk only, after the
          * sums, and a plain store would first read the line from memory, on top of the inputs that walk reads. */
         p->stream = streamable && runs_on_lines(&L, out, p->rows);
-        /* FLOAT rows whose runs do not all start on lines (rows of 1000; NumPy's arrays, 16 bytes past a line)
-         * stream through a line writer, which holds the line one row shares with the next until it is whole
+        /* FLOAT outputs whose runs do not all start on lines (rows of 1000; NumPy's arrays, 16 bytes past a line)
+         * stream through a line writer, which holds the line one run shares with the next until it is whole
          * (opgen_chunks.h: opgen_lines).  Softmax FLOAT at 16M elements, one thread, against plain stores: rows
-         * of 64, 1024 and 32768 16 bytes past a line 1.23-1.43x faster, rows of 1000 1.21-1.26x.  Not FLOAT16/
-         * BFLOAT16 rows, finished in chunks of 64 elements: through the writer chunk by chunk they ran
-         * 0.91-1.13x, and the extra store mode in their chunk loops made FLOAT16 rows of 32768 0.77x as fast in
-         * the cache. */
-        p->lines = streamable && p->rows && !p->stream && c->out.dtype == ACL_FLOAT
-                   && aligned_for(L.base[out], ACL_FLOAT) && !converts(&L, L.dstride);
+         * of 64, 1024 and 32768 16 bytes past a line 1.23-1.43x faster, rows of 1000 1.21-1.26x; along dim 0, 16
+         * bytes past a line, 1.02-1.04x for rows of 64 and 1.04-1.19x for 1024 and 32768 (each run of a tile's
+         * columns starts over there: the next run is in the next row).  Not FLOAT16/BFLOAT16 outputs, finished
+         * in chunks of 64 elements: softmax rows through the writer chunk by chunk ran 0.91-1.13x, and the extra
+         * store mode in their chunk loops made FLOAT16 rows of 32768 0.77x as fast in the cache. */
+        p->lines = streamable && !p->stream && c->out.dtype == ACL_FLOAT && aligned_for(L.base[out], ACL_FLOAT)
+                   && !converts(&L, p->rows ? L.dstride : inner_strides);
     }
     if (p->stream || p->lines)
         p->staging = true;   /* results go through the staging buffer to the non-temporal stores */
@@ -817,7 +821,7 @@ static void run_rows_skewed(const share *s, const layout *L)
 }
 
 /* Whole rows, the results through `lines` when the plan says so (else NULL) */
-static void run_rows_into(const share *s, opgen_lines *lines)
+static void run_rows(const share *s, opgen_lines *lines)
 {
     const opgen_call *c = s->c;
     layout L;
@@ -881,31 +885,21 @@ static void run_rows_into(const share *s, opgen_lines *lines)
     }
 }
 
-static void run_rows(const share *s)
-{
-    if (!s->p->lines) {
-        run_rows_into(s, NULL);
-        return;
-    }
-    opgen_lines lines;   /* (a share's rows one after another: the line between two rows goes out whole) */
-    opgen_lines_start(&lines);
-    run_rows_into(s, &lines);
-    opgen_lines_flush(&lines);
-}
-
 /* Side by side: item = (outer index, tile of the innermost dimension). */
 static int64_t column_items(const layout *L, int64_t tile)
 {
     return outer_count(L) * blocks_of(L->shape[L->ndim - 1], tile);
 }
 
-static void run_columns(const share *s)
+/* Side by side, the results through `lines` when the plan says so (else NULL) */
+static void run_columns(const share *s, opgen_lines *lines)
 {
     const opgen_call *c = s->c;
     const int64_t tile = s->p->tile;
     layout L;
     make_layout(c, s->out, row_dim(c), &L);
-    L.stream = s->p->stream;
+    L.stream = s->p->stream || lines;
+    L.lines = lines;
     const int inner = L.ndim - 1;
     const int64_t len = L.shape[inner], ntiles = blocks_of(len, tile);
     int64_t idx[OPGEN_MAX_DIMS] = {0}, off[MAXOPS] = {0}, axis[MAXOPS], at[MAXOPS];
@@ -951,7 +945,7 @@ static void run_columns(const share *s)
                 /* (streamed FLOAT too: the chunk loop stores each chunk's results with non-temporal stores as
                  * it goes, 1.11-1.17x faster at 16M elements than a block finished into the staging buffer
                  * and streamed from there) */
-                if (halves || L.stream) {
+                if (halves || (L.stream && !L.lines)) {
                     chunk_operands(&L, c->nin, at, j + b, axis, nb, s->staging, src, &dst);
                     c->finish_col_chunked(nb, src, part, dst, s->params);
                     chunk_flush(&L, at, j + b, axis, nb, s->staging);
@@ -969,15 +963,27 @@ static void run_columns(const share *s)
     }
 }
 
+/* A reduction's share, with a line writer of its own when the plan streams through one (a share's runs one after
+ * another: the line between two runs goes out whole). */
+static void run_sums(const share *s, void (*run)(const share *, opgen_lines *))
+{
+    if (!s->p->lines) {
+        run(s, NULL);
+        return;
+    }
+    opgen_lines lines;
+    opgen_lines_start(&lines);
+    run(s, &lines);
+    opgen_lines_flush(&lines);
+}
+
 static void *run_share(void *arg)
 {
     const share *s = arg;
     if (!s->c->nred)
         run_elementwise(s);
-    else if (s->p->rows)
-        run_rows(s);
     else
-        run_columns(s);
+        run_sums(s, s->p->rows ? run_rows : run_columns);
 #if defined(__AVX__)
     if (s->p->stream || s->p->lines)
         _mm_sfence();   /* non-temporal stores are visible to every thread once the call returns */
