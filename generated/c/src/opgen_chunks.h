@@ -201,10 +201,10 @@ static inline void opgen_lines_flush(opgen_lines *w)
  * starts over. */
 static inline char *opgen_lines_at(opgen_lines *w, char *dst, int64_t bytes)
 {
-    if (dst != w->base + w->fill || !w->base) {
+    if (!w->base || dst != w->base + w->fill) {
         opgen_lines_flush(w);
         w->from = w->fill = (int64_t)((uintptr_t)dst & 63);
-        w->base = dst - w->from;
+        w->base = (char *)((uintptr_t)dst & ~(uintptr_t)63);   /* (the line may begin before the tensor) */
     }
     if (w->fill + bytes > OPGEN_LINES_BYTES)
         opgen_lines_drain(w);
