@@ -326,10 +326,9 @@ def test_streamed_sums(dtype, shift, threads, rows, dim, monkeypatch):
     """Softmax outputs of 16 MiB and more whose runs all start on a cache line are written with non-temporal stores:
     along the last dim (`rows` long: packed short rows, skewed long rows; FLOAT16/BFLOAT16 from the chunk loops,
     opgen_chunks.h: opgen_stream_span, FLOAT through the staging buffer) and along dim 0 (`rows` rows side by side, in
-    tiles of columns, the last one short; every dtype from the chunk loops).  FLOAT rows along the last dim that do not
-    all start on a line (`shift` elements past one, or 1000 long), and FLOAT runs of columns along dim 0 `shift`
-    elements past one, stream through the line writer (opgen_chunks.h: opgen_lines); the other outputs `shift` elements
-    past a line take plain stores.  Every element right, the same bits as from misaligned inputs (staged into FLOAT, the
+    tiles of columns, the last one short; every dtype from the chunk loops).  Rows along the last dim that do not all
+    start on a line (`shift` elements past one, or 1000 long), and runs of columns along dim 0 `shift` elements past
+    one, stream through the line writer (opgen_chunks.h: opgen_lines).  Every element right, the same bits as from misaligned inputs (staged into FLOAT, the
     block functions), and the elements just outside `out` untouched, on one thread and split between two (each share
     ends with its own fence)."""
     monkeypatch.setenv("OPGEN_NUM_THREADS", threads)
@@ -378,11 +377,11 @@ def test_which_calls_stream(dtype, threads, isa, monkeypatch):
     values cannot tell (the tests above check those), and a call that stops streaming is only slower, as elementwise
     calls once did unnoticed (1cf1afb).  Every byte of an output of 16 MiB or more whose runs start on cache lines
     (elementwise, softmax along the last dim and along dim 0); all but the partial lines at the ends (and between two
-    threads' shares) of one that starts past a line when it is one run (elementwise: the blocks realigned) and of FLOAT
-    softmax rows along the last dim that do not start on lines (the line writer: 16 bytes past a line, or rows of 1000);
-    all but the ends of each run of columns for FLOAT softmax along dim 0 past a line; none for other runs that do not
-    start on lines (elementwise rows of 1000 in rows of 1024, FLOAT16/BFLOAT16 softmax), or below 16 MiB.  Native, and
-    where the CPU has AVX-512 also built without it (the AVX2 stores and conversions)."""
+    threads' shares) of one that starts past a line when it is one run (elementwise: the blocks realigned) and of
+    softmax rows along the last dim that do not start on lines (the line writer: 16 bytes past a line, or rows of
+    1000); all but the ends of each run of columns for softmax along dim 0 past a line; none for elementwise rows that
+    do not start on lines (rows of 1000 in rows of 1024), or below 16 MiB.  Native, and where the CPU has AVX-512 also
+    built without it (the AVX2 stores and conversions)."""
     if not (native_defines("__AVX2__") and native_defines("__F16C__")):
         pytest.skip("non-temporal stores need AVX2 and F16C")
     if isa == "avx2" and not native_defines("__AVX512F__"):
@@ -409,10 +408,9 @@ def test_which_calls_stream(dtype, threads, isa, monkeypatch):
 
     softmax, streamed = _counting_kernel("softmax_backward")
     # (rows of 1000: n // 1000 + 1 of them end inside a line in every dtype)
-    writer = "body" if dtype == "FLOAT" else "none"
     # (along dim 0 each run of a tile's columns, at most 64 rows x 64 tiles of 1024 columns, starts over: all but
     # its two partial lines)
-    columns = ("most", 64 * 64) if dtype == "FLOAT" else "none"
+    writer, columns = "body", ("most", 64 * 64)
     for shape, dim, shift, want in [((n // 1024, 1024), -1, 0, "all"), ((n // 64, 64), -1, 0, "all"),
                                     ((n // 1024, 1024), -1, 4, writer), ((n // 64, 64), -1, 4, writer),
                                     ((n // 1000 + 1, 1000), -1, 0, writer), ((64, n // 64), 0, 0, "all"),

@@ -132,8 +132,8 @@ static inline __attribute__((always_inline)) void opgen_stream_contiguous(char *
 #endif
 }
 
-/* A writer of whole cache lines, for streamed outputs whose runs do not start on lines (FLOAT rows of 1000, or
- * an array 16 bytes into a line, as NumPy places large ones; opgen_loops.c: plan).  The results of a block are
+/* A writer of whole cache lines, for streamed outputs whose runs do not start on lines (rows of 1000, or an
+ * array 16 bytes into a line, as NumPy places large ones; opgen_loops.c: plan).  The results of a block are
  * computed into `buf` at the offset their destination has in its line, so that every line of buf is a line of
  * the output, and each line goes out by a non-temporal store once it is complete.  The line a row shares with
  * the next waits in buf until the next row fills it, so it too is streamed.  (Written by plain stores at each
@@ -479,8 +479,8 @@ static inline __attribute__((always_inline)) void opgen_skewed(int64_t n, int ni
  * of its whole cache lines, [0, body), when the row starts on a line, else none (0); the rest take plain stores.
  * A row that starts inside a line is not streamed at all: with its partial first and last lines written plainly
  * (no line mixing the two kinds of stores), softmax FLOAT16 rows still ran 0.45-0.86x as fast as with plain
- * stores only (16M elements, rows 16 bytes past a line, as NumPy places large arrays).  Nor through the line
- * writer, as FLOAT rows do (opgen_lines): see opgen_loops.c, plan(). */
+ * stores only (16M elements, rows 16 bytes past a line, as NumPy places large arrays).  Such rows stream through
+ * the line writer instead (opgen_lines), which hands the loop a buffer of its own as `out`. */
 static inline int64_t opgen_stream_span(opgen_dst out, int64_t n)
 {
     const int64_t es = opgen_chunk_esize(out.dtype);

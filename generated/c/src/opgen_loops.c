@@ -361,8 +361,6 @@ static bool runs_on_lines(const layout *L, int k, bool rows)
     return true;
 }
 
-static bool converts(const layout *L, const int64_t *axis_stride);
-
 static void plan(const opgen_call *c, plan_t *p)
 {
     memset(p, 0, sizeof *p);
@@ -370,9 +368,6 @@ static void plan(const opgen_call *c, plan_t *p)
     const int skip = c->nred ? row_dim(c) : -1;
     make_layout(c, &c->out, skip, &L);
     const int out = L.nops - 1;
-    int64_t inner_strides[MAXOPS];
-    for (int k = 0; k < L.nops; ++k)
-        inner_strides[k] = L.stride[k][L.ndim - 1];
     if (c->nred) {
         /* whole rows when dim is the output's contiguous dimension, or closer to it than the others */
         const int64_t ds = abs64(L.dstride[out]), is = abs64(L.stride[out][L.ndim - 1]);
@@ -404,16 +399,17 @@ static void plan(const opgen_call *c, plan_t *p)
          * side-by-side sums (along dim 0) alike: their output is written on the second walk only, after the
          * sums, and a plain store would first read the line from memory, on top of the inputs that walk reads. */
         p->stream = streamable && runs_on_lines(&L, out, p->rows);
-        /* FLOAT outputs whose runs do not all start on lines (rows of 1000; NumPy's arrays, 16 bytes past a line)
+        /* Outputs whose runs do not all start on lines (rows of 1000; NumPy's arrays, 16 bytes past a line)
          * stream through a line writer, which holds the line one run shares with the next until it is whole
-         * (opgen_chunks.h: opgen_lines).  Softmax FLOAT at 16M elements, one thread, against plain stores: rows
-         * of 64, 1024 and 32768 16 bytes past a line 1.23-1.43x faster, rows of 1000 1.21-1.26x; along dim 0, 16
-         * bytes past a line, 1.02-1.04x for rows of 64 and 1.04-1.19x for 1024 and 32768 (each run of a tile's
-         * columns starts over there: the next run is in the next row).  Not FLOAT16/BFLOAT16 outputs, finished
-         * in chunks of 64 elements: softmax rows through the writer chunk by chunk ran 0.91-1.13x, and the extra
-         * store mode in their chunk loops made FLOAT16 rows of 32768 0.77x as fast in the cache. */
-        p->lines = streamable && !p->stream && c->out.dtype == ACL_FLOAT && aligned_for(L.base[out], ACL_FLOAT)
-                   && !converts(&L, p->rows ? L.dstride : inner_strides);
+         * (opgen_chunks.h: opgen_lines).  Each block's results go into the writer's buffer: FLOAT from the
+         * staging path (out_target), FLOAT16/BFLOAT16 from the chunk loops with plain stores (lines_target).
+         * Softmax at 16M elements, one thread, against plain stores, 16 bytes past a line: FLOAT rows of 64, 1024
+         * and 32768 1.23-1.43x faster (rows of 1000 on a line 1.21-1.26x), FLOAT16/BFLOAT16 rows 1.00-1.17x; along
+         * dim 0, where each run of a tile's columns starts over (the next run is in the next row), 1.04-1.20x
+         * for rows of 1024 and 32768 in every dtype, 0.97-1.04x for rows of 64.  (A store mode of the chunk loops
+         * that fed the writer chunk by chunk gained less in the halves, 0.91-1.13x, and made FLOAT16 rows of
+         * 32768 0.77x as fast in the cache.) */
+        p->lines = streamable && !p->stream && aligned_for(L.base[out], c->out.dtype);
     }
     if (p->stream || p->lines)
         p->staging = true;   /* results go through the staging buffer to the non-temporal stores */
@@ -613,11 +609,22 @@ static void chunk_operands(const layout *L, int nin, const int64_t *off, int64_t
         *dst = (opgen_dst){staging + (size_t)o * OPGEN_BLOCK, ACL_FLOAT, false};
 }
 
+/* Where a chunked entry writes a block's n results when the output streams through the line writer: into the
+ * writer's buffer, with plain stores (chunk_flush then hands them on) */
+static void lines_target(const layout *L, opgen_dst *dst, int64_t n)
+{
+    if (L->lines)
+        *dst = (opgen_dst){opgen_lines_at(L->lines, dst->data, n * (int64_t)L->esize[L->nops - 1]), dst->dtype,
+                           false};
+}
+
 static void chunk_flush(const layout *L, const int64_t *off, int64_t along, const int64_t *axis_stride, int64_t n,
                         const float *staging)
 {
     const int o = L->nops - 1;
-    if (!as_is(L, o, axis_stride[o]))
+    if (L->lines)
+        opgen_lines_wrote(L->lines, n * (int64_t)L->esize[o]);
+    else if (!as_is(L, o, axis_stride[o]))
         store_f32(L->base[o] + (off[o] + along * axis_stride[o]) * (int64_t)L->esize[o], axis_stride[o],
                   staging + (size_t)o * OPGEN_BLOCK, n, L->dtype[o]);
 }
@@ -715,6 +722,7 @@ static void whole_row_chunked(const layout *L, const opgen_call *c, const int64_
     for (int64_t j = 0; j < L->dlen; j += OPGEN_BLOCK) {
         const int64_t n = L->dlen - j < OPGEN_BLOCK ? L->dlen - j : OPGEN_BLOCK;
         chunk_operands(L, c->nin, off, j, L->dstride, n, staging, src, &dst);
+        lines_target(L, &dst, n);
         c->finish_row_chunked(n, src, acc, dst, params);
         chunk_flush(L, off, j, L->dstride, n, staging);
     }
@@ -793,14 +801,16 @@ static void run_rows_skewed(const share *s, const layout *L)
         const int cur = (int)((r - s->begin) & 1), nxt = cur ^ 1;
         for (int64_t j = 0; j < L->dlen; j += OPGEN_BLOCK) {
             const int64_t n = L->dlen - j < OPGEN_BLOCK ? L->dlen - j : OPGEN_BLOCK;
-            if (halves) {   /* (every operand as it is: nothing staged, nothing to flush) */
+            if (halves) {   /* (every operand as it is: nothing staged; the line writer, if any, to hand on to) */
                 chunk_operands(L, c->nin, off[cur], j, L->dstride, n, s->staging, src, &res_dst);
+                lines_target(L, &res_dst, n);
                 if (r + 1 < s->end) {
                     chunk_operands(L, c->nin, off[nxt], j, L->dstride, n, s->staging, next_src, &next_dst);
                     c->finish_rowsum_chunked(n, src, acc[cur], res_dst, next_src, acc[nxt], s->params);
                 } else {
                     c->finish_row_chunked(n, src, acc[cur], res_dst, s->params);
                 }
+                chunk_flush(L, off[cur], j, L->dstride, n, s->staging);
                 continue;
             }
             stage_inputs(L, c->nin, off[cur], j, L->dstride, n, s->staging, in);
@@ -854,6 +864,7 @@ static void run_rows(const share *s, opgen_lines *lines)
                 opgen_src src[OPGEN_MAX_INPUTS];
                 opgen_dst dst;
                 chunk_operands(&L, c->nin, off, 0, one, n, s->staging, src, &dst);
+                lines_target(&L, &dst, n);
                 c->rows_chunked(g, L.dlen, src, acc, dst, s->params);
                 chunk_flush(&L, off, 0, one, n, s->staging);
             } else {
@@ -947,6 +958,7 @@ static void run_columns(const share *s, opgen_lines *lines)
                  * and streamed from there) */
                 if (halves || (L.stream && !L.lines)) {
                     chunk_operands(&L, c->nin, at, j + b, axis, nb, s->staging, src, &dst);
+                    lines_target(&L, &dst, nb);
                     c->finish_col_chunked(nb, src, part, dst, s->params);
                     chunk_flush(&L, at, j + b, axis, nb, s->staging);
                 } else {
