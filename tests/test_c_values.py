@@ -328,9 +328,9 @@ def test_streamed_sums(dtype, shift, threads, rows, dim, monkeypatch):
     opgen_chunks.h: opgen_stream_span, FLOAT through the staging buffer) and along dim 0 (`rows` rows side by side, in
     tiles of columns, the last one short; every dtype from the chunk loops).  Rows along the last dim that do not all
     start on a line (`shift` elements past one, or 1000 long), and runs of columns along dim 0 `shift` elements past
-    one, stream through the line writer (opgen_chunks.h: opgen_lines).  Every element right, the same bits as from misaligned inputs (staged into FLOAT, the
-    block functions), and the elements just outside `out` untouched, on one thread and split between two (each share
-    ends with its own fence)."""
+    one, stream through the line writer (opgen_chunks.h: opgen_lines).  Every element right, the same bits as from
+    misaligned inputs (staged into FLOAT, the block functions), and the elements just outside `out` untouched, on one
+    thread and split between two (each share ends with its own fence)."""
     monkeypatch.setenv("OPGEN_NUM_THREADS", threads)
     name = "softmax_backward"
     c, ref = _pair(name)
@@ -407,13 +407,12 @@ def test_which_calls_stream(dtype, threads, isa, monkeypatch):
         _expect_streamed(streamed(), out.size * size, want, f"elu {dtype} {shape} shift {shift}")
 
     softmax, streamed = _counting_kernel("softmax_backward")
-    # (rows of 1000: n // 1000 + 1 of them end inside a line in every dtype)
-    # (along dim 0 each run of a tile's columns, at most 64 rows x 64 tiles of 1024 columns, starts over: all but
-    # its two partial lines)
-    writer, columns = "body", ("most", 64 * 64)
+    # (rows of 1000: n // 1000 + 1 of them end inside a line in every dtype; along dim 0 each run of a tile's
+    # columns, at most 64 rows x 64 tiles of 1024 columns, starts over: all but its two partial lines)
+    columns = ("most", 64 * 64)
     for shape, dim, shift, want in [((n // 1024, 1024), -1, 0, "all"), ((n // 64, 64), -1, 0, "all"),
-                                    ((n // 1024, 1024), -1, 4, writer), ((n // 64, 64), -1, 4, writer),
-                                    ((n // 1000 + 1, 1000), -1, 0, writer), ((64, n // 64), 0, 0, "all"),
+                                    ((n // 1024, 1024), -1, 4, "body"), ((n // 64, 64), -1, 4, "body"),
+                                    ((n // 1000 + 1, 1000), -1, 0, "body"), ((64, n // 64), 0, 0, "all"),
                                     ((1024, n // 1024), 0, 0, "all"), ((64, n // 64), 0, 4, columns),
                                     ((n // 2048, 1024), -1, 0, "none")]:
         kw = dict(grad_output=rng.uniform(-1, 1, shape).astype(dt), output=rng.uniform(0, 1, shape).astype(dt),
