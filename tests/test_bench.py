@@ -189,7 +189,7 @@ def test_pytorch_tensors_share_half_arrays(dtype):
 @pytest.mark.parametrize("offset", [0, 16, 48])
 def test_every_array_starts_at_the_offset(offset):
     """Inputs, probe outputs and PyTorch's outputs all start `offset` bytes past a cache line, with the data
-    unchanged: the C kernels stream softmax's output only on lines, so a figure must not depend on malloc's luck."""
+    unchanged: the C kernels stream softmax's output best on lines, so a figure must not depend on malloc's luck."""
     lay = next(lay for lay in C.LAYOUTS if lay.op == "softmax_backward")
     for dtype in ("FLOAT", "FLOAT16", "BFLOAT16"):
         case = _small_case(lay, dtype)

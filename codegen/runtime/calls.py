@@ -82,6 +82,6 @@ class KernelCall:
             _chk.Allocate(self.requested or _chk.dtype_name(self.args[default_from]))
         values = checker(*[self.args[n] for n in self.names], out_arg, self.product)
         if self.out is None:
-            # (on a cache line: the C kernels stream large outputs only there, see memory.py)
+            # (on a cache line: where the C kernels stream large outputs best, see memory.py)
             self.out = memory.empty(output_shape(op, self.args), NUMPY_DTYPES[out_arg.dtype])
         return values

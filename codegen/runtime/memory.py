@@ -1,9 +1,10 @@
 """Arrays that start on a 64-byte cache line, or a fixed number of bytes past one.
 
-The C kernels write a large output with non-temporal stores only when its runs start on cache lines
-(opgen_loops.c: plan, runs_on_lines), as PyTorch's tensors (c10 aligns every CPU tensor to 64 bytes) and
-aclrtMalloc's buffers do.  NumPy leaves the start of an array to malloc, 16 bytes past a line for large arrays
-on the README's machine; so the outputs a kernel callable allocates itself come from here.
+The C kernels write a large output with non-temporal stores straight from their loops when its runs start on cache
+lines (opgen_loops.c: plan, runs_on_lines), as PyTorch's tensors (c10 aligns every CPU tensor to 64 bytes) and
+aclrtMalloc's buffers do; elsewhere softmax's outputs take a detour through a line writer, and elementwise outputs
+made of several runs off the lines are not streamed.  NumPy leaves the start of an array to malloc, 16 bytes past a
+line for large arrays on the README's machine; so the outputs a kernel callable allocates itself come from here.
 """
 from __future__ import annotations
 

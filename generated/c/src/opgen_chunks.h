@@ -477,7 +477,7 @@ static inline __attribute__((always_inline)) void opgen_skewed(int64_t n, int ni
 
 /* How many of a row's n results at out to write with non-temporal stores (out.stream: opgen_loops.c, plan): those
  * of its whole cache lines, [0, body), when the row starts on a line, else none (0); the rest take plain stores.
- * A row that starts inside a line is not streamed at all: with its partial first and last lines written plainly
+ * A row that starts inside a line is not streamed here: with its partial first and last lines written plainly
  * (no line mixing the two kinds of stores), softmax FLOAT16 rows still ran 0.45-0.86x as fast as with plain
  * stores only (16M elements, rows 16 bytes past a line, as NumPy places large arrays).  Such rows stream through
  * the line writer instead (opgen_lines), which hands the loop a buffer of its own as `out`. */

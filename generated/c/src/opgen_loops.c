@@ -184,7 +184,7 @@ typedef struct {
     int64_t dlen;
     int64_t dstride[MAXOPS];
     bool stream;                  /* write the output with non-temporal stores (set from the plan) */
-    opgen_lines *lines;           /* ... through this line writer (rows off the lines), else NULL */
+    opgen_lines *lines;           /* ... through this line writer (runs off the lines), else NULL */
     bool fa[MAXOPS];              /* FLOAT at a 4-byte aligned address: may go to a kernel in place */
     bool chunkable[MAXOPS];       /* FLOAT, FLOAT16 or BFLOAT16, aligned: a chunked entry may take it as it is */
 } layout;
@@ -317,7 +317,7 @@ typedef struct {
     bool staging;       /* some operand needs a staging buffer */
     bool overlap;       /* the output is computed in the workspace, then copied */
     bool stream;        /* non-temporal stores for the output */
-    bool lines;         /* the same for rows off the cache lines, through a line writer (opgen_lines) */
+    bool lines;         /* the same for runs off the cache lines, through a line writer (opgen_lines) */
     int64_t tile;       /* side by side: rows per tile */
     int threads;
     uint64_t scratch_bytes;   /* per thread: staging buffers, then accumulators */
@@ -392,10 +392,10 @@ static void plan(const opgen_call *c, plan_t *p)
                     && (L.ndim == 1 || ((uintptr_t)L.base[out] % 64 == 0
                                         && (uint64_t)L.shape[L.ndim - 1] * L.esize[out] % 64 == 0));
     } else {
-        /* Reductions stream only when every run of their output starts on a cache line (PyTorch's allocator
-         * aligns tensors to 64 bytes; NumPy's large arrays may start 16 bytes past one): FLOAT16/BFLOAT16 from
-         * the chunk loops (opgen_chunks.h: opgen_stream_span for row sums), FLOAT rows through the staging buffer
-         * and FLOAT columns through the chunk loop (run_columns).  Row sums (softmax along the last dim) and
+        /* Reductions stream straight from their loops when every run of their output starts on a cache line
+         * (PyTorch's allocator aligns tensors to 64 bytes; NumPy's large arrays may start 16 bytes past one):
+         * FLOAT16/BFLOAT16 from the chunk loops (opgen_chunks.h: opgen_stream_span for row sums), FLOAT rows
+         * through the staging buffer and FLOAT columns through the chunk loop (run_columns).  Row sums (softmax along the last dim) and
          * side-by-side sums (along dim 0) alike: their output is written on the second walk only, after the
          * sums, and a plain store would first read the line from memory, on top of the inputs that walk reads. */
         p->stream = streamable && runs_on_lines(&L, out, p->rows);
@@ -466,7 +466,7 @@ static float *out_target(const layout *L, const int64_t *off, int64_t along, con
 {
     const int o = L->nops - 1;
     *dst = L->base[o] + (off[o] + along * axis_stride[o]) * (int64_t)L->esize[o];
-    if (L->lines)   /* (FLOAT, contiguous: plan) */
+    if (L->lines)   /* (FLOAT here: FLOAT16/BFLOAT16 outputs take the chunked entries, see lines_target) */
         return (float *)(void *)opgen_lines_at(L->lines, *dst, n * (int64_t)sizeof(float));
     if (!L->stream && L->fa[o] && (axis_stride[o] == 1 || n == 1))
         return (float *)*dst;
