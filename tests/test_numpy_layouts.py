@@ -106,22 +106,112 @@ def test_out_dtype_and_out_checks():
     assert (info.value.status, info.value.param) == (161002, "out")
 
 
-@pytest.mark.parametrize("name", [n for n in OPS if not codegen.load_specs()[n].reduce_dim])
+def _whole(monkeypatch, fn, kw):
+    """The call evaluated on whole arrays at once: BLOCK raised past any size."""
+    from codegen.runtime import blocks
+    with monkeypatch.context() as m:
+        m.setattr(blocks, "BLOCK", 1 << 62)
+        return fn(**kw)
+
+
+@pytest.mark.parametrize("name", OPS)
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
-def test_blocks_give_the_whole_array_result(ops, name, dtype):
-    """Contiguous calls run block by block (codegen.runtime.blocks); a strided view of the same values runs
-    whole.  Both are the same expression on the same values: equal bit for bit."""
+@pytest.mark.parametrize("layout", ["contiguous", "strided"])
+def test_blocks_give_the_whole_array_result(monkeypatch, ops, name, dtype, layout):
+    """Calls over BLOCK elements run block by block (codegen.runtime.blocks), contiguous or strided, into an
+    `out=` of either kind; softmax along each dim in blocks cut from the axes before it.  The same expression
+    on the same values as the whole arrays at once: equal bit for bit."""
     from codegen.runtime.blocks import BLOCK
     op = ops[name]
     fn = codegen.kernel(name)
-    n = 2 * BLOCK + 123
-    kw = _reshape_all(op, valid_call(op, np.random.default_rng(9)), (n,))
-    kw = {k: (v.astype(dtype) if isinstance(v, np.ndarray) and v.dtype != dtype and v.size == n else v)
-          for k, v in kw.items()}
-    blocked = fn(**kw)
-    strided = {k: (np.repeat(v, 2)[::2] if isinstance(v, np.ndarray) and v.size == n else v) for k, v in kw.items()}
-    whole = fn(**strided)
-    np.testing.assert_array_equal(blocked.view(np.uint8), whole.view(np.uint8))
+    shape = (3, 7, BLOCK // 5)                     # blocks cut along axis 1, the last one shorter
+    kw = _reshape_all(op, valid_call(op, np.random.default_rng(9)), shape)
+    kw = {k: (v.astype(dtype) if isinstance(v, np.ndarray) and v.shape == shape else v) for k, v in kw.items()}
+    if layout == "strided":
+        kw = {k: (np.repeat(v, 2, axis=-1)[..., ::2] if isinstance(v, np.ndarray) and v.shape == shape else v)
+              for k, v in kw.items()}
+    for dim in ([-1, 1, 0] if op.reduce_dim else [None]):
+        if dim is not None:
+            kw[op.param(op.reduce_dim).py_name] = dim
+        holder = np.full(shape[:-1] + (2 * shape[-1],), np.nan, dtype)
+        out = holder[..., ::2] if layout == "strided" else np.full(shape, np.nan, dtype)
+        got = fn(**kw, out=out)
+        whole = _whole(monkeypatch, fn, kw)
+        bits = f"u{whole.itemsize}"
+        np.testing.assert_array_equal(got.view(bits), whole.view(bits), err_msg=f"dim={dim}")
+        assert np.isnan(holder[..., 1::2]).all(), "wrote outside the output view"
+
+
+def test_broadcast_operands_run_in_blocks(monkeypatch):
+    """Broadcast operands over BLOCK elements run block by block too, read in place (a (1, n) gradOutput, a
+    one-element gradOutput, weights along the last dim): the bits of the whole arrays at once."""
+    from codegen.runtime import blocks
+    cut, block_index = [], blocks._block_index
+
+    def counted(*args):
+        index = list(block_index(*args))
+        cut.append(len(index))
+        return index
+    monkeypatch.setattr(blocks, "_block_index", counted)
+    rng = np.random.default_rng(12)
+    shape = (6, blocks.BLOCK // 2 - 3)
+    x = rng.standard_normal(shape).astype(np.float32) * 3
+    fn = codegen.kernel("softshrink_backward")
+    kw = dict(grad_output=rng.standard_normal((1, shape[1])).astype(np.float32), self=x, lambd=0.5)
+    np.testing.assert_array_equal(fn(**kw), _whole(monkeypatch, fn, kw))
+    assert cut == [3]             # three blocks of two rows
+    bce = codegen.kernel("binary_cross_entropy_with_logits_backward")
+    for red in (0, 1, 2):
+        kw = dict(grad_output=np.array(0.7, np.float32), self=x, target=rng.uniform(0, 1, shape).astype(np.float32),
+                  weight_optional=rng.uniform(0, 2, shape[1]).astype(np.float16),
+                  pos_weight_optional=rng.uniform(0, 2, shape[1]).astype(np.float32), reduction=red)
+        np.testing.assert_array_equal(bce(**kw), _whole(monkeypatch, bce, kw), err_msg=f"reduction={red}")
+    assert cut == [3] * 4
+
+
+@pytest.mark.parametrize("name", OPS)
+def test_out_overlapping_an_input_over_many_blocks(ops, name):
+    """An `out=` that overlaps an input one row further on — at a size of many blocks, where computing block by
+    block would read inputs an earlier block had overwritten — gives what separate buffers give; `out=` the very
+    input (in place) too."""
+    from codegen.runtime.blocks import BLOCK
+    op = ops[name]
+    fn = codegen.kernel(name)
+    shape = (4, BLOCK // 2)
+    rng = np.random.default_rng(13)
+    kw = _reshape_all(op, valid_call(op, rng), shape)
+    kw.update({t: (3 * rng.standard_normal(shape)).astype(kw[t].dtype) for t in _tensors(op, kw)})
+    want = fn(**kw)
+    for t in _tensors(op, kw):
+        if kw[t].shape != shape or kw[t].dtype != want.dtype:
+            continue
+        buf = np.concatenate([kw[t], np.zeros((1, shape[1]), want.dtype)])
+        shifted = dict(kw, **{t: buf[:-1]})
+        got = fn(**shifted, out=buf[1:])
+        np.testing.assert_array_equal(got, want, err_msg=f"out overlaps {t}")
+        same = dict(kw, **{t: kw[t].copy()})
+        got = fn(**same, out=same[t])
+        np.testing.assert_array_equal(got, want, err_msg=f"out is {t}")
+
+
+def test_block_index_covers_every_element_once_in_order():
+    """codegen.runtime.blocks._block_index: every element once, in C order, blocks of at most BLOCK elements
+    unless the axes kept whole are longer, and the axes from `whole` on never cut."""
+    from codegen.runtime.blocks import BLOCK, _block_index
+    for shape, whole in [((BLOCK * 3 + 5,), 1), ((2, 3, BLOCK // 4 + 1), 3), ((4, 5, 6000), 2), ((5, 3 * BLOCK), 1),
+                         ((3, 2 * BLOCK), 0), ((7, 9, 11, 13, 17), 5), ((7, 9, 11, 13, 17), 2)]:
+        seen = np.zeros(shape, np.int64)
+        flat = np.arange(seen.size).reshape(shape)
+        last = -1
+        for index in _block_index(shape, whole):
+            block = flat[index]
+            assert block.ndim == len(shape)
+            assert block.shape[whole:] == shape[whole:], (shape, whole, index)
+            assert block.size <= max(BLOCK, int(np.prod(shape[whole:]))), (shape, index)
+            assert block.reshape(-1)[0] == last + 1, (shape, index)   # C order, no gap
+            last = block.reshape(-1)[-1]
+            seen[index] += 1
+        assert (seen == 1).all(), (shape, whole)
 
 
 @pytest.mark.parametrize("length", [7, 1000, 16389], ids=lambda n: f"rows of {n}")

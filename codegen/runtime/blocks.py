@@ -14,39 +14,71 @@ BLOCK = 16384
 
 
 def blocks(arrays, out):
-    """Yield (inputs, out) views block by block when every input and the output are C-contiguous arrays of
-    the output's shape; otherwise (broadcast operands, strided views) yield them once, whole."""
-    if out.size > BLOCK and out.flags.c_contiguous and all(
-            a.shape == out.shape and a.flags.c_contiguous for a in arrays):
-        flat = [a.reshape(-1) for a in arrays]
-        o = out.reshape(-1)
-        for start in range(0, o.size, BLOCK):
-            stop = start + BLOCK
-            yield [f[start:stop] for f in flat], o[start:stop]
-    else:
-        yield list(arrays), out
+    """Yield (inputs, out) block by block: views of about BLOCK elements of `out` in C order (contiguous or
+    not), with the elements of every input that broadcast to them — a (1, 1024) row or a one-element gradOutput
+    is read in place for each block, never expanded to the whole shape.  The arrays are yielded once, whole,
+    when they fit one block or when `out` overlaps an input (see `_overlapping`)."""
+    return _cut(arrays, out, out.ndim)
 
 
 def row_blocks(arrays, out, dim):
-    """Yield (inputs, out, dim) for a kernel that sums along `dim`: blocks of whole rows, as 2-D views with the
-    rows along the last axis (dim -1), when `dim` is the last axis and every input and the output are
-    C-contiguous arrays of the output's shape; otherwise the arrays once, whole, with `dim` unchanged.
+    """Yield (inputs, out) for a kernel that sums along `dim`: blocks that keep `dim` and every axis after it
+    whole, cut from the axes before it as `blocks` does (no axis disappears, so `dim` names the same axis in
+    every block); the arrays once, whole, when `dim` is the first axis.
 
-    Each row is summed on its own either way (NumPy's pairwise sum along a contiguous last axis), so the blocks
-    give the same bits as the whole arrays, with temporaries of about BLOCK elements (softmax rows of 64 to
-    32768, FLOAT, 16M elements: 1.4-1.9x faster than whole arrays, side by side)."""
-    last = out.ndim > 0 and dim % out.ndim == out.ndim - 1
-    if last and out.size > BLOCK and out.flags.c_contiguous and all(
-            a.shape == out.shape and a.flags.c_contiguous for a in arrays):
-        length = out.shape[-1]
-        rows = [a.reshape(-1, length) for a in arrays]
-        o = out.reshape(-1, length)
-        step = max(1, BLOCK // length)
-        for start in range(0, o.shape[0], step):
-            stop = start + step
-            yield [r[start:stop] for r in rows], o[start:stop], -1
-    else:
-        yield list(arrays), out, dim
+    Each row is summed on its own either way, in the same order, so the blocks give the same bits as the whole
+    arrays, with temporaries of about BLOCK elements (softmax rows of 64 to 32768 along the last dim, FLOAT, 16M
+    elements: 1.4-1.9x faster than whole arrays, side by side)."""
+    return _cut(arrays, out, dim % out.ndim if out.ndim else 0)
+
+
+def _cut(arrays, out, whole):
+    if out.size <= BLOCK or _overlapping(arrays, out):
+        yield list(arrays), out
+        return
+    # every input with out's rank: a broadcast axis (length 1) is taken whole in each block, which the ufuncs
+    # then broadcast, so that a FLOAT16 (1, 1024) row is converted 1024 elements at a time, not a block's worth
+    views = [a[(np.newaxis,) * (out.ndim - a.ndim)] for a in arrays]
+    for index in _block_index(out.shape, whole):
+        yield [v[tuple(i if n > 1 else slice(None) for i, n in zip(index, v.shape))] for v in views], out[index]
+
+
+def _block_index(shape, whole):
+    """Index tuples cutting an array of `shape` into blocks of about BLOCK elements in C order, never cutting
+    the axes from `whole` on: the trailing axes that fit a block stay whole, the axis before them is cut into
+    equal steps, and every axis before that is taken one index at a time (as a slice of one, so that no axis
+    disappears).  One block, the whole array, when even the axes from `whole` on exceed BLOCK."""
+    inner = int(np.prod(shape[whole:], dtype=np.int64))
+    axis = whole
+    while axis > 0 and inner * shape[axis - 1] <= BLOCK:
+        axis -= 1
+        inner *= shape[axis]
+    if axis == 0:
+        yield (slice(None),) * len(shape)
+        return
+    axis -= 1                                        # the axis cut into steps
+    length = shape[axis]
+    count = -(-length // max(1, BLOCK // inner))     # as many steps as BLOCK needs ...
+    step = -(-length // count)                       # ... of equal length (no tail of one row)
+    for outer in np.ndindex(*shape[:axis]):
+        head = tuple(slice(i, i + 1) for i in outer)
+        for start in range(0, length, step):
+            yield head + (slice(start, start + step),)
+
+
+def _overlapping(arrays, out):
+    """Whether `out` shares memory with an input other than as the very same elements (out= in place).
+
+    Block by block, a later block would then read inputs that an earlier block has already overwritten (out= one
+    row past its input: a row of every block after the first wrong); whole, every input is read before `out`
+    is written.  np.may_share_memory compares bounds only: a strided input interleaved with `out` also runs whole,
+    which is correct, only slower."""
+    return any(np.may_share_memory(a, out) and not _same_elements(a, out) for a in arrays)
+
+
+def _same_elements(a, out):
+    return (a.shape == out.shape and a.strides == out.strides
+            and a.__array_interface__["data"][0] == out.__array_interface__["data"][0])
 
 
 def store(out, result):

@@ -69,9 +69,9 @@ def _f32(a):
 
 
 def _compute(grad_output, output, out, dim):
-    # rows along a contiguous last dim in blocks of whole rows, as 2-D views summed along -1: the temporaries
-    # stay small and the sums are the same bits (codegen.runtime.blocks.row_blocks)
-    for (grad_output, output), out, dim in _row_blocks((grad_output, output), out, dim):
+    # in blocks of whole rows (dim and the axes after it whole): the temporaries stay small and the sums are the
+    # same bits (codegen.runtime.blocks.row_blocks)
+    for (grad_output, output), out in _row_blocks((grad_output, output), out, dim):
         grad_output = _f32(grad_output)
         output = _f32(output)
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
