@@ -111,3 +111,21 @@ def test_arguments_c_cannot_carry_give_the_numpy_error(name):
         want = _outcome(lambda: ref(**kw))
         got = _outcome(lambda: c(**kw))
         assert want is not None and got == want, f"{name} {key}={value!r}: C {got}, NumPy {want}"
+
+
+@pytest.mark.parametrize("backend", ["numpy", "c", "ascendc"])
+def test_a_read_only_out_is_refused_by_every_backend(backend):
+    """A read-only `out=` (a broadcast view, an array marked read-only) gets the same ValueError from every
+    backend, naming the op, before any check; and it is left as it was."""
+    from .error_inputs import valid_call
+    for name in sorted(OPS):
+        op = OPS[name]
+        kw = valid_call(op, np.random.default_rng(1))
+        want = codegen.kernel(name)(**kw)
+        marked = want.copy()
+        marked.flags.writeable = False
+        for out in (np.broadcast_to(np.zeros(want.shape[-1:], want.dtype), want.shape), marked):
+            before = out.copy()
+            with pytest.raises(ValueError, match=f"^{name}: out is read-only$"):
+                codegen.kernel(name, backend=backend)(**kw, out=out)
+            np.testing.assert_array_equal(out, before)

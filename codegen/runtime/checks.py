@@ -26,6 +26,13 @@ class Allocate:
         return f"Allocate({self.dtype})"
 
 
+def writeable_out(op_name: str, out) -> None:
+    """An `out=` the kernel cannot write (a read-only array, such as np.broadcast_to's views) is refused before
+    any check, with the op's name: a Python ValueError, as aclnn itself has no read-only tensors."""
+    if isinstance(out, np.ndarray) and not out.flags.writeable:
+        raise ValueError(f"{op_name}: out is read-only")
+
+
 def dtype_of(value) -> DType | None:
     """The aclnn dtype of an array (None for anything that is not an array of a known dtype)."""
     if isinstance(value, Allocate):

@@ -187,6 +187,7 @@ def binary_cross_entropy_with_logits_backward(*, grad_output, self, target, weig
 
     Raises codegen.AclnnError (status, param, message) when an argument breaks a rule.
     """
+    _chk.writeable_out("binary_cross_entropy_with_logits_backward", out)
     _chk.known_product(product)
     out_arg = out if out is not None else _chk.Allocate(_chk.dtype_name(target))
     values = check(grad_output, self, target, weight_optional, pos_weight_optional, reduction, out_arg, product)

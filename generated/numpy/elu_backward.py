@@ -125,6 +125,7 @@ def elu_backward(*, grad_output, alpha, scale, input_scale, is_result, self_or_r
 
     Raises codegen.AclnnError (status, param, message) when an argument breaks a rule.
     """
+    _chk.writeable_out("elu_backward", out)
     _chk.known_product(product)
     requested = out_dtype if out_dtype is None or isinstance(out_dtype, str) else np.dtype(out_dtype).name
     requested = {"float32": "FLOAT", "float16": "FLOAT16", "bfloat16": "BFLOAT16"}.get(requested, requested)

@@ -109,6 +109,7 @@ def log_sigmoid_backward(*, grad_output, self, buffer, product="ascend910b", out
 
     Raises codegen.AclnnError (status, param, message) when an argument breaks a rule.
     """
+    _chk.writeable_out("log_sigmoid_backward", out)
     _chk.known_product(product)
     out_arg = out if out is not None else _chk.Allocate(_chk.dtype_name(grad_output))
     values = check(grad_output, self, buffer, out_arg, product)

@@ -87,6 +87,7 @@ def softmax_backward(*, grad_output, output, dim, product="ascend910b", out_dtyp
 
     Raises codegen.AclnnError (status, param, message) when an argument breaks a rule.
     """
+    _chk.writeable_out("softmax_backward", out)
     _chk.known_product(product)
     requested = out_dtype if out_dtype is None or isinstance(out_dtype, str) else np.dtype(out_dtype).name
     requested = {"float32": "FLOAT", "float16": "FLOAT16", "bfloat16": "BFLOAT16"}.get(requested, requested)

@@ -243,6 +243,7 @@ def make_kernel(op: Op, sanitize: bool | None = None, path=None):
     elsewhere with the same C API (`opgen bench --baseline`: another revision's)."""
     from codegen.backends.numpy import load_module
     from codegen.runtime.calls import KernelCall
+    from codegen.runtime.checks import writeable_out
     checker = load_module(op).check
     if sanitize is None:
         sanitize = os.environ.get("OPGEN_C_SANITIZE") == "1"
@@ -253,8 +254,7 @@ def make_kernel(op: Op, sanitize: bool | None = None, path=None):
         if call.out is None:
             call.check(checker)            # sizes and allocates the output, as the NumPy backend
         out = call.out
-        if isinstance(out, np.ndarray) and not out.flags.writeable:
-            raise ValueError(f"{op.snake_name}: out is read-only")
+        writeable_out(op.snake_name, out)
         target = out
         if isinstance(out, np.ndarray) and any(s % out.itemsize for s in out.strides):
             target = np.empty_like(out)    # C cannot address a byte-strided view: compute aside, copy back
