@@ -14,7 +14,7 @@ import pytest
 import sympy
 
 import codegen
-from codegen.lower import CompensatedAdd, lower, split_last
+from codegen.lower import CompensatedAdd, _abs_condition, lower, split_last
 
 from . import reference
 from .ulp import ulp_distance
@@ -30,6 +30,21 @@ def test_split_last_moves_only_a_gradient_that_multiplies_two_or_more_factors():
     assert split_last(-g * a, {g}) is None
     assert split_last(g / a, {g}) is None
     assert split_last(a * b, {g}) is None
+
+
+def test_mirrored_comparisons_become_one_comparison_of_an_absolute_value(ops):
+    """`u > c | -u > c`, however SymPy writes its sides, is lowered to `|u| > c` (exact in floats: a negation is
+    exact); any other pair of comparisons is left alone."""
+    x, y, lam = sympy.symbols("x y lam", real=True)
+    assert _abs_condition((x > lam) | (x < -lam)) == (sympy.Abs(x) > lam)
+    assert _abs_condition((lam < x) | (-lam > x)) == (sympy.Abs(x) > lam)
+    assert _abs_condition((x >= lam) | (-x >= lam)) == (sympy.Abs(x) >= lam)
+    assert _abs_condition((x - 1 > lam) | (1 - x > lam)) == (sympy.Abs(x - 1) > lam)
+    for other in [(x > lam) | (x < -2 * lam), (x > lam) | (-x >= lam), (x > lam) | (y < -lam),
+                  (x > lam) | (x < -lam) | (y > 0), (x > lam) & (x < -lam)]:
+        assert _abs_condition(other) is None, other
+    softshrink = lower(ops["softshrink_backward"]).variants[0].result
+    assert not softshrink.has(sympy.Or) and softshrink.has(sympy.Abs), softshrink
 
 
 def test_a_scalar_product_added_to_a_tensor_is_carried_in_two_floats(ops):

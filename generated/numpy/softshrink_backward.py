@@ -76,7 +76,7 @@ def _compute(grad_output, self, lambd, out):
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            result = _where(((lambd < self) | (lambd < -self)), grad_output, 0)
+            result = _where((lambd < np.abs(self)), grad_output, 0)
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

@@ -111,7 +111,7 @@ def make_kernel(op: Op):
 
     def kernel(**kw):
         call = KernelCall(op, kw)
-        _chk.writeable_out(op.snake_name, call.out)
+        _chk.writeable_out(kernel.__name__, call.out)
         call.args.update(call.check(checker))
         out = call.out
         if out.size == 0:

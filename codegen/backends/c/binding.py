@@ -248,13 +248,14 @@ def make_kernel(op: Op, sanitize: bool | None = None, path=None):
     if sanitize is None:
         sanitize = os.environ.get("OPGEN_C_SANITIZE") == "1"
     lib = Library(op, path) if path is not None else library(op, sanitize)
+    name = op.snake_name               # (once: a regex, which would cost a tenth of a small call)
 
     def kernel(**kw):
         call = KernelCall(op, kw)
         if call.out is None:
             call.check(checker)            # sizes and allocates the output, as the NumPy backend
         out = call.out
-        writeable_out(op.snake_name, out)
+        writeable_out(name, out)
         target = out
         if isinstance(out, np.ndarray) and any(s % out.itemsize for s in out.strides):
             target = np.empty_like(out)    # C cannot address a byte-strided view: compute aside, copy back
@@ -262,12 +263,12 @@ def make_kernel(op: Op, sanitize: bool | None = None, path=None):
             lib.call(call.args, target, call.product)
         except Unmarshallable:
             checker(*[call.args[n] for n in call.names], out, call.product)   # raises the right AclnnError
-            raise TypeError(f"{op.snake_name}: an argument cannot be passed to C") from None
+            raise TypeError(f"{name}: an argument cannot be passed to C") from None
         if target is not out:
             np.copyto(out, target)
         return out
 
-    kernel.__name__ = op.snake_name
+    kernel.__name__ = name
     kernel.__doc__ = f"{op.name} computed by the generated C library (see codegen.backends.c.binding)."
     kernel.library = lib               # (`opgen bench` times the kernel alone through it: Library.prepared)
     return kernel

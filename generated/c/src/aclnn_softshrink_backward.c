@@ -69,7 +69,7 @@ static inline __attribute__((always_inline)) void block(int64_t n, const float *
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
         const float self_i = self[i];
-        res[i] = (((lambd < -self_i) || (lambd < self_i)) ? grad_output_i : 0);
+        res[i] = ((lambd < fabsf(self_i)) ? grad_output_i : 0);
     }
 }
 

@@ -26,7 +26,7 @@ END_TILING_DATA_DEF;
 
 REGISTER_TILING_DATA_CLASS(SoftshrinkBackward, SoftshrinkBackwardTilingData)
 
-// the only variant: 2 input tile(s), 1 float temporaries, 3 mask(s)
+// the only variant: 2 input tile(s), 1 float temporaries, 1 mask(s)
 inline bool ComputeTilingDefault(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                                   uint64_t inBytes, uint64_t outBytes, SoftshrinkBackwardTilingData& tiling)
 {
@@ -38,7 +38,7 @@ inline bool ComputeTilingDefault(uint64_t totalLength, uint64_t rowLength, uint6
     const uint64_t floatSlots = (castSlots + 1);
     tiling.set_floatSlots(static_cast<uint32_t>(floatSlots));
     // UB bytes per 256 elements of tile
-    const uint64_t bytesPer256 = ((((((4 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 96) + 0);
+    const uint64_t bytesPer256 = ((((((4 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 32) + 0);
     // row sums' 32-byte results and the work buffer's rounding
     const uint64_t fixedBytes = 0;
     // the longest tile that fits the UB
@@ -59,7 +59,7 @@ inline bool ComputeTilingDefault(uint64_t totalLength, uint64_t rowLength, uint6
     const uint64_t tileLength = std::min<uint64_t>(tileMax, ((((blockLength + 256) - 1) / 256) * 256));
     tiling.set_tileLength(static_cast<uint32_t>(tileLength));
     // UB bytes the kernel's buffers take (TPipe::InitBuffer total)
-    const uint64_t ubBytes = ((((tileLength * (((4 * inBytes) + (2 * outBytes)) + (4 * floatSlots))) + (3 * (tileLength / 8))) + (0 * ((((((tileLength / 64) * 4) + 32) - 1) / 32) * 32))) + 0);
+    const uint64_t ubBytes = ((((tileLength * (((4 * inBytes) + (2 * outBytes)) + (4 * floatSlots))) + (1 * (tileLength / 8))) + (0 * ((((((tileLength / 64) * 4) + 32) - 1) / 32) * 32))) + 0);
     tiling.set_ubBytes(static_cast<uint32_t>(ubBytes));
     // GM bytes read and written per element (long rows read their inputs twice)
     const uint64_t bytesPerElement = ((2 * inBytes) + outBytes);

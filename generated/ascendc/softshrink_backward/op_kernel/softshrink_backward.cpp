@@ -116,7 +116,7 @@ public:
         pipe_.InitBuffer(selfQueue_, BUFFER_NUM, tileLength * sizeof(TIn));
         pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength * sizeof(TOut));
         pipe_.InitBuffer(floatBuf_, floatSlots * tileLength * sizeof(float));
-        pipe_.InitBuffer(maskBuf_, 3 * (tileLength / 8));  // 3 bit mask(s) of one tile
+        pipe_.InitBuffer(maskBuf_, 1 * (tileLength / 8));  // 1 bit mask(s) of one tile
         lambd_ = lambd;
     }
 
@@ -155,13 +155,9 @@ private:
         LocalTensor<float> res = ResultTile(outTile, slots, 1 + (sizeof(TIn) < sizeof(float) ? 2 : 0), tileLength_);
         LocalTensor<float> f0 = slots[0 * tileLength_];
         LocalTensor<uint8_t> m0 = maskBuf_.Get<uint8_t>()[0 * (tileLength_ / 8)];
-        LocalTensor<uint8_t> m1 = maskBuf_.Get<uint8_t>()[1 * (tileLength_ / 8)];
-        LocalTensor<uint8_t> m2 = maskBuf_.Get<uint8_t>()[2 * (tileLength_ / 8)];
-        CompareScalar(m0, self, lambd_, CMPMODE::GT, calc);
-        Muls(f0, self, -1.0F, calc);
-        CompareScalar(m1, f0, lambd_, CMPMODE::GT, calc);
-        Or(m2.ReinterpretCast<uint16_t>(), m0.ReinterpretCast<uint16_t>(), m1.ReinterpretCast<uint16_t>(), calc / 16);
-        Select(res, m2, gradOutput, 0.0F, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
+        Abs(f0, self, calc);
+        CompareScalar(m0, f0, lambd_, CMPMODE::GT, calc);
+        Select(res, m0, gradOutput, 0.0F, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
         FromFloat(outTile, res, calc);
         outQueue_.EnQue(outTile);
         gradOutputQueue_.FreeTensor(gradOutputIn);
