@@ -583,7 +583,8 @@ static void load_half(uint16_t *dst, const char *src, int64_t n, int64_t stride)
  * the output's results are stored after the call by chunk_flush).  A staged FLOAT16/BFLOAT16 input keeps its
  * dtype, so that with operands of one half dtype the call still takes the chunk loop compiled for it: staged
  * into FLOAT, BCE's one-element gradOutput (reduction mean or sum) sent FLOAT16/BFLOAT16 calls down the loop
- * that switches on each operand's dtype: 1.1-1.25x slower in the cache, up to 1.2x at 16M elements. */
+ * that switches on each operand's dtype: 1.1-1.25x slower in the cache, up to 1.2x at 16M elements.  `dst`
+ * NULL: the inputs only (the next row of a skewed pair, read for its sums). */
 static void chunk_operands(const layout *L, int nin, const int64_t *off, int64_t along, const int64_t *axis_stride,
                            int64_t n, float *staging, opgen_src *src, opgen_dst *dst)
 {
@@ -601,6 +602,8 @@ static void chunk_operands(const layout *L, int nin, const int64_t *off, int64_t
             src[k] = (opgen_src){buf, ACL_FLOAT};
         }
     }
+    if (!dst)
+        return;
     const int o = L->nops - 1;
     char *out = L->base[o] + (off[o] + along * axis_stride[o]) * (int64_t)L->esize[o];
     if (as_is(L, o, axis_stride[o]))
@@ -784,7 +787,7 @@ static void run_rows_skewed(const share *s, const layout *L)
     double acc[2][OPGEN_MAX_REDUCTIONS];
     const float *in[OPGEN_MAX_INPUTS], *next[OPGEN_MAX_INPUTS];
     opgen_src src[OPGEN_MAX_INPUTS], next_src[OPGEN_MAX_INPUTS];
-    opgen_dst res_dst, next_dst;
+    opgen_dst res_dst;
     const bool halves = skews_halves(L, c);
     if (s->begin >= s->end)
         return;
@@ -805,7 +808,7 @@ static void run_rows_skewed(const share *s, const layout *L)
                 chunk_operands(L, c->nin, off[cur], j, L->dstride, n, s->staging, src, &res_dst);
                 lines_target(L, &res_dst, n);
                 if (r + 1 < s->end) {
-                    chunk_operands(L, c->nin, off[nxt], j, L->dstride, n, s->staging, next_src, &next_dst);
+                    chunk_operands(L, c->nin, off[nxt], j, L->dstride, n, s->staging, next_src, NULL);
                     c->finish_rowsum_chunked(n, src, acc[cur], res_dst, next_src, acc[nxt], s->params);
                 } else {
                     c->finish_row_chunked(n, src, acc[cur], res_dst, s->params);
