@@ -144,7 +144,7 @@ def _abs_condition(cond):
     16M elements, where its passes over memory dominate), the C kernel no change at 16M elements (0.98-1.11x,
     the noise).  None when `cond` is not such a pair."""
     if not isinstance(cond, sympy.Or) or len(cond.args) != 2 or not all(
-            isinstance(a, sympy.core.relational.Relational) and a.rel_op in (">", ">=", "<", "<=") for a in cond.args):
+            a.is_Relational and a.rel_op in (">", ">=", "<", "<=") for a in cond.args):
         return None
     (a1, b1, s1), (a2, b2, s2) = (_greater(r) for r in cond.args)
     if s1 != s2:

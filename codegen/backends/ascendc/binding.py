@@ -108,10 +108,11 @@ def make_kernel(op: Op):
     from codegen.backends.numpy import load_module
     checker = load_module(op).check
     the_plan = plan(op)
+    name = op.snake_name
 
     def kernel(**kw):
         call = KernelCall(op, kw)
-        _chk.writeable_out(kernel.__name__, call.out)
+        _chk.writeable_out(name, call.out)
         call.args.update(call.check(checker))
         out = call.out
         if out.size == 0:
@@ -120,7 +121,7 @@ def make_kernel(op: Op):
         np.copyto(out, result, casting="unsafe")
         return out
 
-    kernel.__name__ = op.snake_name
+    kernel.__name__ = name
     kernel.__doc__ = f"{op.name} on the Ascend C simulator (see codegen.backends.ascendc.binding)."
     return kernel
 
