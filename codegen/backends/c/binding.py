@@ -4,7 +4,9 @@ A call does what a C program does with aclnn:
   1. the keywords are read like the NumPy function's (`KernelCall`); without `out=`, the Python checker runs
      first to size the output, exactly as the NumPy backend does, and the output is allocated;
   2. every argument becomes an aclTensor / aclScalar: tensors are views of the caller's arrays (strides in
-     elements, any offset, negative strides), nothing is copied, and the kernel writes straight into `out`;
+     elements, any offset, negative strides), nothing is copied, and the kernel writes straight into `out` —
+     but for arrays C cannot address (strides that are not whole elements, the other byte order), which go as
+     native copies, an `out=` among them computed aside and copied back;
   3. phase 1 runs the generated C checker: a failure is `AclnnError(status, param, message)` with the
      runtime's own status, parameter and text;
   4. phase 2 runs with a NumPy workspace of the size phase 1 asked for.
@@ -108,6 +110,8 @@ class Library:
         """An aclTensor viewing array `a` (None for None); `keep` holds what must outlive the call."""
         if a is None:
             return None
+        if isinstance(a, np.ndarray) and not a.dtype.isnative:   # big-endian on x86: hand C a native copy
+            a = a.astype(a.dtype.newbyteorder("="))
         acl = ACL_OF_NUMPY.get(a.dtype) if isinstance(a, np.ndarray) else None
         if acl is None or a.ndim > MAX_DIMS:
             raise Unmarshallable
@@ -257,8 +261,9 @@ def make_kernel(op: Op, sanitize: bool | None = None, path=None):
         out = call.out
         writeable_out(name, out)
         target = out
-        if isinstance(out, np.ndarray) and any(s % out.itemsize for s in out.strides):
-            target = np.empty_like(out)    # C cannot address a byte-strided view: compute aside, copy back
+        if isinstance(out, np.ndarray) and (any(s % out.itemsize for s in out.strides) or not out.dtype.isnative):
+            # C cannot address a byte-strided view, nor write another byte order: compute aside, copy back
+            target = np.empty(out.shape, out.dtype.newbyteorder("="))
         try:
             lib.call(call.args, target, call.product)
         except Unmarshallable:
