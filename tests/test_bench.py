@@ -270,6 +270,30 @@ def test_targets_say_met_or_by_how_much_they_were_missed():
     cmds = targets.command_rows({"generate": {"seconds": 12.0}, "verify_cold": {"seconds": None, "skipped": "x"}})
     assert (cmds[0].verdict, cmds[0].met) == ("missed by 2 s", False)
     assert (cmds[1].verdict, cmds[1].met) == ("not measured", None)
+    cmds = targets.command_rows({"generate_cold": {"seconds": 10.5}, "generate": {"seconds": 1.0},
+                                 "verify_cold": {"seconds": 9.0}})     # the cold time, when measured, decides
+    assert (cmds[0].case, cmds[0].measured, cmds[0].met) == ("opgen generate (cold)", "10.5 s", False)
+
+
+def test_cold_generate_runs_in_an_empty_build_dir_and_restores_the_environment(monkeypatch, tmp_path):
+    """The cold `opgen generate` sees an empty build directory (the call examples compiled and run, as on a
+    clean checkout), and the benchmark's own builds go back to the usual one afterwards."""
+    from codegen import buildcache, generate
+    from codegen.bench import command_times
+    monkeypatch.setenv("OPGEN_BUILD_DIR", str(tmp_path))
+    seen = []
+    monkeypatch.setattr(generate, "render_all", lambda ops: seen.append(buildcache.build_root()) or {"a": ""})
+    times = command_times.measure({}, quick=True)
+    assert times["generate_cold"]["skipped"] == "--quick" and seen == [tmp_path]
+    seen.clear()
+    monkeypatch.setattr("codegen.verify.verify_op", lambda *a, **k: [])
+    times = command_times.measure({}, quick=False)
+    cold, warm = seen[0], seen[1]
+    assert cold != tmp_path and not cold.exists() and warm == tmp_path
+    assert buildcache.build_root() == tmp_path and times["generate_cold"]["files"] == 1
+    monkeypatch.delenv("OPGEN_BUILD_DIR")
+    command_times.measure({}, quick=False)
+    assert "OPGEN_BUILD_DIR" not in os.environ
 
 
 def test_targets_show_the_per_pass_range_and_flag_a_verdict_the_noise_could_flip():

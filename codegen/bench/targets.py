@@ -8,7 +8,7 @@ passes:
   limit (softmax along the first dim, BCE-with-logits, FLOAT16/BFLOAT16 ELU: `far_from_limit`), at least
   PyTorch's speed everywhere else;
 * NumPy backend, elementwise ops (no row sum): within 3x of the probe (>= 1/3 of its GB/s);
-* `opgen generate` under 10 s and `opgen verify` (cold) under 30 s.
+* `opgen generate` (cold, when measured) under 10 s and `opgen verify` (cold) under 30 s.
 
 Next to each measured ratio (of medians), the lowest and highest of the same ratio taken pass by pass: when
 that range straddles the target, the verdict could go either way on this run's noise, and the table says so.
@@ -109,7 +109,9 @@ def command_rows(commands: dict) -> list[Verdict]:
             return Verdict(name, f"< {limit:.0f} s", "—", None, "not measured")
         return Verdict(name, f"< {limit:.0f} s", f"{s:.3g} s", s < limit,
                        "met" if s < limit else f"missed by {s - limit:.3g} s")
-    return [one("opgen generate", commands["generate"], GENERATE_S),
+    cold = commands.get("generate_cold", {})
+    generate = cold if cold.get("seconds") is not None else commands["generate"]   # cold when measured
+    return [one("opgen generate (cold)" if generate is cold else "opgen generate", generate, GENERATE_S),
             one("opgen verify (cold)", commands["verify_cold"], VERIFY_S)]
 
 
