@@ -256,6 +256,50 @@ def test_rows_short_long_and_along_every_dim(name, dtype):
         _compare(op, c(**t_kw), ref(**kw), kw, f"{name} {dtype} {shape} dim={dim} transposed")
 
 
+def test_calls_from_several_python_threads_at_once_give_the_serial_bits():
+    """ctypes lets go of the GIL during each C call, so calls from four Python threads interleave, each with its
+    own arguments, product and failures (BFLOAT16 softmax on ascend910b between Softshrink calls that ascend910
+    refuses).  Every result has the bits of the same call made alone, and every failing call reports its own
+    parameter.  (The product is process state, set and used by phase 1 under the binding's lock; this test
+    does not catch a missing lock — the window between the two C calls is too short to hit here.)"""
+    import sys
+    import threading
+    soft = codegen.kernel("softmax_backward", backend="c")
+    shrink = codegen.kernel("softshrink_backward", backend="c")
+    rng = np.random.default_rng(21)
+    calls = [dict(grad_output=rng.standard_normal(n).astype(ml_dtypes.bfloat16),
+                  output=rng.uniform(0, 1, n).astype(ml_dtypes.bfloat16), dim=-1)
+             for n in rng.permutation(np.r_[rng.integers(1, 3000, 360), np.full(40, 150000)])]   # some long
+    want = [soft(**kw) for kw in calls]     # BFLOAT16 runs on ascend910b (the default) ...
+    bad = []
+
+    def work(k):
+        for i in range(k, len(calls), 4):
+            try:   # ... and not on ascend910: refused for `gradOutput`, where this thread asked for ascend910
+                shrink(grad_output=calls[i]["grad_output"], self=calls[i]["output"], lambd=0.5, product="ascend910")
+                bad.append(("no error", i))
+            except codegen.AclnnError as e:
+                if (e.status, e.param) != (161002, "gradOutput"):
+                    bad.append(("error", i, e.param, e.message))
+            try:
+                if not np.array_equal(soft(**calls[i], product="ascend910b").view(np.uint16),
+                                      want[i].view(np.uint16)):
+                    bad.append(("bits", i))
+            except codegen.AclnnError as e:
+                bad.append(("refused", i, e.message))
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)     # the GIL changes hands often: between any two C calls of a Python call
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(switch)
+    assert not bad, bad[:5]
+
+
 def test_default_product_is_the_documented_one():
     assert DEFAULT_PRODUCT == "ascend910b"
 
