@@ -20,9 +20,11 @@ STRICT = ["-std=c11", "-O2", "-Wall", "-Wextra", "-Wpedantic", "-Wshadow", "-Wst
 
 
 @pytest.mark.parametrize("path", sorted(p.relative_to(C).as_posix() for p in C.rglob("*.c")))
-def test_compiles_under_strict_warnings(path, tmp_path):
-    run = subprocess.run(["cc", *STRICT, "-I", str(C / "include"), "-c", str(C / path), "-o", str(tmp_path / "x.o")],
-                         capture_output=True, text=True)
+@pytest.mark.parametrize("target", [[], ["-march=native"]], ids=["portable", "native"])
+def test_compiles_under_strict_warnings(path, target, tmp_path):
+    """Portable (the call examples' build) and for this CPU (the library's: its AVX/AVX-512 paths)."""
+    run = subprocess.run(["cc", *STRICT, *target, "-I", str(C / "include"), "-c", str(C / path),
+                          "-o", str(tmp_path / "x.o")], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
 
 

@@ -38,7 +38,7 @@ _Static_assert(OPGEN_CHUNK % 32 == 0, "opgen_stream_aligned stores whole 32-byte
 extern int64_t opgen_streamed_bytes;
 #define OPGEN_STREAMED(bytes) ((void)__atomic_fetch_add(&opgen_streamed_bytes, (int64_t)(bytes), __ATOMIC_RELAXED))
 #else
-#define OPGEN_STREAMED(bytes) ((void)0)
+#define OPGEN_STREAMED(bytes) ((void)sizeof(bytes))   /* (names its operands, evaluates nothing) */
 #endif
 
 /* Bytes per element of a chunked operand (FLOAT, FLOAT16 or BFLOAT16): opgen_dtype_size, inlined. */

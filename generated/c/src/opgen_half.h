@@ -277,7 +277,10 @@ static inline void opgen_f32_block_to_bf16(uint16_t *restrict dst, const float *
 {
     int64_t i = 0;
 #if defined(__AVX512F__)
-    for (; i + 16 <= n; i += 16)
+    /* (the bound first: with `i + 16 <= n`, which GCC 12 takes to wrap, it warned that the tail below might run
+     * 2^62 times, -Waggressive-loop-optimizations, wherever a chunk loop inlines this with -march=native) */
+    const int64_t whole = n - n % 16;
+    for (; i < whole; i += 16)
         _mm256_storeu_si256((__m256i *)(void *)(dst + i), opgen_f32x16_to_bf16(src + i));
 #endif
     for (; i < n; ++i)
