@@ -33,6 +33,7 @@ def row_blocks(arrays, out, dim):
 
 
 def _cut(arrays, out, whole):
+    """blocks and row_blocks: the axes from `whole` on are never cut."""
     if out.size <= BLOCK or _overlapping(arrays, out):
         yield list(arrays), out
         return

@@ -395,9 +395,10 @@ static void plan(const opgen_call *c, plan_t *p)
         /* Reductions stream straight from their loops when every run of their output starts on a cache line
          * (PyTorch's allocator aligns tensors to 64 bytes; NumPy's large arrays may start 16 bytes past one):
          * FLOAT16/BFLOAT16 from the chunk loops (opgen_chunks.h: opgen_stream_span for row sums), FLOAT rows
-         * through the staging buffer and FLOAT columns through the chunk loop (run_columns).  Row sums (softmax along the last dim) and
-         * side-by-side sums (along dim 0) alike: their output is written on the second walk only, after the
-         * sums, and a plain store would first read the line from memory, on top of the inputs that walk reads. */
+         * through the staging buffer and FLOAT columns through the chunk loop (run_columns).  Row sums (softmax
+         * along the last dim) and side-by-side sums (along dim 0) alike: their output is written on the second
+         * walk only, after the sums, and a plain store would first read the line from memory, on top of the
+         * inputs that walk reads. */
         p->stream = streamable && runs_on_lines(&L, out, p->rows);
         /* Outputs whose runs do not all start on lines (rows of 1000; NumPy's arrays, 16 bytes past a line)
          * stream through a line writer, which holds the line one run shares with the next until it is whole
