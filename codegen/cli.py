@@ -192,7 +192,7 @@ def cmd_bench(args) -> int:
             print(f"--baseline: {e}", file=sys.stderr)
             return 2
     print("timing opgen generate and opgen verify ...", file=sys.stderr)
-    commands = command_times.measure(load_specs(args.specs), quick=args.quick)   # always every op
+    commands = command_times.measure(load_specs(args.specs), args.quick, args.specs)   # always every op
     print(f"{len(cases)} cases × {len(chosen)} backends", file=sys.stderr)
     print(report.text_header(), flush=True)
     records = bench.run(ops, cases, chosen, quick=args.quick, repeat=args.repeat,

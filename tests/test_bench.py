@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import ml_dtypes
 import numpy as np
@@ -275,25 +276,41 @@ def test_targets_say_met_or_by_how_much_they_were_missed():
     assert (cmds[0].case, cmds[0].measured, cmds[0].met) == ("opgen generate (cold)", "10.5 s", False)
 
 
-def test_cold_generate_runs_in_an_empty_build_dir_and_restores_the_environment(monkeypatch, tmp_path):
-    """The cold `opgen generate` sees an empty build directory (the call examples compiled and run, as on a
-    clean checkout), and the benchmark's own builds go back to the usual one afterwards."""
-    from codegen import buildcache, generate
+def test_cold_generate_runs_the_command_on_an_empty_build_dir_and_proof_cache(monkeypatch, tmp_path):
+    """The cold `opgen generate` is the command itself in a new process, with an empty build directory and proof
+    cache of its own (every proof run, the call examples compiled and run, as on a clean checkout), writing into
+    an empty folder; this process's environment is left as it was."""
     from codegen.bench import command_times
     monkeypatch.setenv("OPGEN_BUILD_DIR", str(tmp_path))
-    seen = []
-    monkeypatch.setattr(generate, "render_all", lambda ops: seen.append(buildcache.build_root()) or {"a": ""})
-    times = command_times.measure({}, quick=True)
-    assert times["generate_cold"]["skipped"] == "--quick" and seen == [tmp_path]
-    seen.clear()
-    monkeypatch.setattr("codegen.verify.verify_op", lambda *a, **k: [])
-    times = command_times.measure({}, quick=False)
-    cold, warm = seen[0], seen[1]
-    assert cold != tmp_path and not cold.exists() and warm == tmp_path
-    assert buildcache.build_root() == tmp_path and times["generate_cold"]["files"] == 1
-    monkeypatch.delenv("OPGEN_BUILD_DIR")
-    command_times.measure({}, quick=False)
-    assert "OPGEN_BUILD_DIR" not in os.environ
+    monkeypatch.delenv("OPGEN_CACHE", raising=False)
+    seen = {}
+
+    def run(cmd, env, **kw):
+        seen.update(cmd=cmd, env=env, dirs={k: sorted(Path(env[k]).iterdir())
+                                            for k in ("OPGEN_BUILD_DIR", "OPGEN_CACHE")})
+        out = Path(cmd[cmd.index("--out") + 1])
+        seen["out_before"] = sorted(out.iterdir())
+        (out / "a.txt").write_text("")
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+    got = command_times._generate_cold("some/specs", run=run)
+    assert seen["cmd"][:5] == [sys.executable, "-m", "codegen", "--specs", "some/specs"]
+    assert seen["cmd"][5:7] == ["generate", "--out"]
+    assert seen["dirs"] == {"OPGEN_BUILD_DIR": [], "OPGEN_CACHE": []} and seen["out_before"] == []
+    assert Path(seen["env"]["OPGEN_BUILD_DIR"]) != tmp_path and not Path(seen["env"]["OPGEN_CACHE"]).exists()
+    assert got["files"] == 1 and got["seconds"] > 0
+    assert os.environ["OPGEN_BUILD_DIR"] == str(tmp_path) and "OPGEN_CACHE" not in os.environ
+    failed = command_times._generate_cold(None, run=lambda cmd, **kw: subprocess.CompletedProcess(cmd, 1, "", "boom"))
+    assert failed == {"seconds": None, "error": "exit 1: boom"}
+    assert command_times.measure({}, quick=True)["generate_cold"]["skipped"] == "--quick"
+
+
+def test_cold_generate_command_runs():
+    """The command the bench times is one the CLI accepts (here `--help` of it, not the seconds-long run)."""
+    from codegen.bench import command_times
+    cmd = command_times.cold_generate_command(None, Path("x"))
+    done = subprocess.run(cmd[:-2] + ["--help"], capture_output=True, text=True, cwd=REPO,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert done.returncode == 0 and "--out" in done.stdout, done.stderr
 
 
 def test_targets_show_the_per_pass_range_and_flag_a_verdict_the_noise_could_flip():

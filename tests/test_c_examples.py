@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -78,3 +79,22 @@ def test_a_spec_without_example_gets_one(tmp_path):
         np.testing.assert_allclose(got, _numpy_result(op), rtol=1e-6, atol=1e-6)
     finally:
         op.example = saved
+
+
+def test_examples_share_the_runtime_objects_and_name_the_op_when_the_build_fails(monkeypatch, tmp_path):
+    """Each source of an example is compiled on its own and cached by content: the runtime's objects are built
+    once for every op's example, the op's own source once per op.  A build the compiler refuses names the op
+    and carries the compiler's message."""
+    from codegen.backends.c.emit import runtime_files
+    monkeypatch.setenv("OPGEN_BUILD_DIR", str(tmp_path))
+    names = ["softshrink_backward", "log_sigmoid_backward"]          # the two quickest to build
+    for name in names:
+        _printed(examples.build_and_run(OPS[name]))
+    objects = sorted(p.name.rsplit("-", 1)[0] for p in (tmp_path / "c-examples").glob("*.o"))
+    runtime = [Path(p).stem for p in runtime_files() if p.endswith(".c")]
+    assert len(runtime) >= 4
+    assert objects == sorted([*runtime, *(f"aclnn_{n}" for n in names), *(f"test_aclnn_{n}" for n in names)])
+    monkeypatch.setattr(examples, "EXAMPLE_FLAGS", examples.EXAMPLE_FLAGS + " -fopgen-no-such-option")
+    with pytest.raises(RuntimeError, match="(?s)aclnnSoftshrinkBackward: the call example failed to build.*"
+                                           "opgen-no-such-option"):
+        examples.build_and_run(OPS["softshrink_backward"])

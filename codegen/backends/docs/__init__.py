@@ -22,9 +22,10 @@ from .page import LANGS, page_path, render_index, render_page
 
 def generate(ops: dict, source_of) -> dict[str, str]:
     """{relative path: text} of every page."""
-    # the call examples compile and run a C program each: build the ones not cached yet side by side first
+    # the call examples compile and run a C program each: build the ones not cached yet side by side first,
+    # the biggest first
     with concurrent.futures.ThreadPoolExecutor(max(1, os.cpu_count() or 1)) as pool:
-        list(pool.map(example.example, ops.values()))
+        list(pool.map(example.example, sorted(ops.values(), key=example.build_size, reverse=True)))
     files = {}
     for lang in LANGS:
         for op in ops.values():

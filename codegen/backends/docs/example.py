@@ -66,3 +66,8 @@ def example(op) -> Example:
     source = ex.example_source(op)
     build = ex.build_command(op)
     return Example(source, build, run_output(op, source, build, ex.build_and_run))
+
+
+def build_size(op) -> int:
+    """How big the op's example build is, to schedule the biggest first (the C backend's estimate)."""
+    return importlib.import_module(C_EXAMPLES).build_size(op)
