@@ -31,23 +31,38 @@ def requested_dtype(out_dtype) -> str | None:
     return {"float32": "FLOAT", "float16": "FLOAT16", "bfloat16": "BFLOAT16"}.get(requested, requested)
 
 
-def output_shape(op: Op, args: dict) -> tuple:
-    """The output's shape, read off the shape rules; `args` maps snake_case names to the arguments."""
+def _shape_rule(op: Op) -> tuple | None:
+    """(kind, snake_case names) of the rule that fixes the output's shape: ("same", [name]) or
+    ("broadcast", [names]); None when no rule does."""
     out = op.output.name
     for r in op.rules:
         if isinstance(r, R.ShapeSame) and out in r.params:
-            return tuple(args[op.param(next(n for n in r.params if n != out)).py_name].shape)
+            return "same", [op.param(next(n for n in r.params if n != out)).py_name]
         if isinstance(r, R.ShapeIsBroadcast) and r.params[0] == out:
-            return tuple(np.broadcast_shapes(*[args[op.param(n).py_name].shape for n in r.params[1:]]))
-    raise ValueError(f"{op.name}: no rule fixes the output shape")
+            return "broadcast", [op.param(n).py_name for n in r.params[1:]]
+    return None
+
+
+def output_shape(op: Op, args: dict) -> tuple:
+    """The output's shape, read off the shape rules; `args` maps snake_case names to the arguments."""
+    rule = _signature(op).shape_rule
+    if rule is None:
+        raise ValueError(f"{op.name}: no rule fixes the output shape")
+    kind, names = rule
+    if kind == "same":
+        return tuple(args[names[0]].shape)
+    return tuple(np.broadcast_shapes(*[args[n].shape for n in names]))
 
 
 class _Signature:
-    """What a call's keywords may be, computed once per op (kernel callables are called in loops)."""
+    """What a call's keywords may be and where its output comes from, worked out once per op (kernel callables
+    are called in loops: looking these up in the spec on every call cost a tenth of a small C call)."""
 
     def __init__(self, op: Op):
         self.names = [p.py_name for p in op.params if p.kind != "output"]
         self.allowed = set(self.names) | {"product", "out"} | ({"out_dtype"} if out_dtype_free(op) else set())
+        self.default_from = op.param(op.output.dtype_from or op.tensors[0].name).py_name
+        self.shape_rule = _shape_rule(op)
 
 
 def _signature(op: Op) -> _Signature:
@@ -77,9 +92,8 @@ class KernelCall:
     def check(self, checker) -> dict:
         """Run `checker` (a generated NumPy module's `check`); allocate the output when none was given."""
         op = self.op
-        default_from = op.param(op.output.dtype_from or op.tensors[0].name).py_name
         out_arg = self.out if self.out is not None else \
-            _chk.Allocate(self.requested or _chk.dtype_name(self.args[default_from]))
+            _chk.Allocate(self.requested or _chk.dtype_name(self.args[_signature(op).default_from]))
         values = checker(*[self.args[n] for n in self.names], out_arg, self.product)
         if self.out is None:
             # (on a cache line: where the C kernels stream large outputs best, see memory.py)

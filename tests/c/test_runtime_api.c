@@ -1,8 +1,10 @@
 /* The C runtime's API contract, run by tests/test_c_api.py under AddressSanitizer and UndefinedBehaviorSanitizer:
  * init and devices, the product from OPGEN_SOC_VERSION, memory, tensor and scalar creation, phase-1 null
- * checks, and every misuse of phase 2 (null, re-run, foreign executor, short workspace), which must be errors,
- * never crashes.  Uses two seed operators, LogSigmoidBackward and SoftmaxBackward. */
+ * checks, every misuse of phase 2 (null, re-run, foreign executor, short workspace), which must be errors,
+ * never crashes, and opgenCreateArgs (the Python binding's way to create a call's arguments).  Uses two seed
+ * operators, LogSigmoidBackward and SoftmaxBackward. */
 #define _POSIX_C_SOURCE 200809L  /* setenv */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +144,36 @@ int main(void)
     EXPECT(opgenSetSocName("ascend910b") == ACLNN_SUCCESS);
     EXPECT(logsigmoid_phase1(bf, bf, bf, &ws, &ex) == ACLNN_SUCCESS);
     /* never run: aclFinalize frees it (LeakSanitizer would report it otherwise) */
+
+    /* opgenCreateArgs: a tensor, a null and a scalar in one call, as aclCreateTensor/aclCreateScalar make them;
+     * a failing record leaves nothing created (LeakSanitizer checks the first two), a bad one is refused */
+    float args_data[6] = {0};
+    double half = 0.5;
+    int64_t words[13] = {OPGEN_ARG_TENSOR, ACL_FLOAT, 2, 0, 2, 3, 3, 1, 6, (int64_t)(intptr_t)args_data,
+                         OPGEN_ARG_NULL, OPGEN_ARG_SCALAR, 0};
+    memcpy(&words[12], &half, sizeof half);
+    void *handles[3] = {NULL, NULL, NULL};
+    EXPECT(opgenCreateArgs(words, 3, handles) == ACLNN_SUCCESS);
+    EXPECT(handles[0] && !handles[1] && handles[2]);
+    EXPECT(aclnnLogSigmoidBackwardGetWorkspaceSize(handles[0], handles[0], handles[0], handles[0], &ws, &ex)
+           == ACLNN_SUCCESS);
+    void *args_ws = malloc(ws);   /* (in place: phase 1 asks for a workspace to keep the inputs apart) */
+    EXPECT(aclnnLogSigmoidBackward(args_ws, ws, ex, stream) == ACLNN_SUCCESS);
+    free(args_ws);
+    opgenDestroyArgs(words, 3, handles);
+    EXPECT(!handles[0] && !handles[2]);
+    int64_t bad_tensor[23] = {OPGEN_ARG_SCALAR, 0, OPGEN_ARG_TENSOR, ACL_FLOAT, 2, 0, 2, 3, 3, 1, 6,
+                              (int64_t)(intptr_t)args_data, OPGEN_ARG_TENSOR, ACL_FLOAT, 2, 0, 2, -3, 3, 1, 6,
+                              (int64_t)(intptr_t)args_data, OPGEN_ARG_NULL};
+    EXPECT(opgenCreateArgs(bad_tensor, 4, handles) == ACLNN_ERR_PARAM_INVALID);
+    EXPECT(strcmp(aclGetRecentErrMsg(), "aclCreateTensor: negative dimension -3") == 0);
+    EXPECT(!handles[0] && !handles[1]);
+    int64_t bad_kind[3] = {OPGEN_ARG_NULL, 7, 0};
+    EXPECT(opgenCreateArgs(bad_kind, 2, handles) == ACLNN_ERR_PARAM_INVALID);
+    EXPECT(strcmp(aclGetRecentErrMsg(), "opgenCreateArgs: argument 1: bad record") == 0);
+    int64_t rank17[3] = {OPGEN_ARG_TENSOR, ACL_FLOAT, 17};
+    EXPECT(opgenCreateArgs(rank17, 1, handles) == ACLNN_ERR_PARAM_INVALID);
+    EXPECT(opgenCreateArgs(NULL, 1, handles) == ACLNN_ERR_PARAM_NULLPTR);
 
     aclDestroyTensor(bf);
     aclDestroyTensor(e);

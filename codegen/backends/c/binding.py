@@ -6,7 +6,9 @@ A call does what a C program does with aclnn:
   2. every argument becomes an aclTensor / aclScalar: tensors are views of the caller's arrays (strides in
      elements, any offset, negative strides), nothing is copied, and the kernel writes straight into `out` —
      but for arrays C cannot address (strides that are not whole elements, the other byte order), which go as
-     native copies, an `out=` among them computed aside and copied back;
+     native copies, an `out=` among them computed aside and copied back.  They are all created in one foreign
+     call (the runtime's opgenCreateArgs, from one buffer of words) and destroyed in another: a call through
+     ctypes costs about a microsecond, and one per argument and per destruction made up a third of a small call;
   3. phase 1 runs the generated C checker: a failure is `AclnnError(status, param, message)` with the
      runtime's own status, parameter and text;
   4. phase 2 runs with a NumPy workspace of the size phase 1 asked for.
@@ -17,12 +19,14 @@ parameter and message as the NumPy backend.
 """
 from __future__ import annotations
 
+import array
 import ctypes
 import functools
 import os
+import struct
 import threading
 from contextlib import contextmanager
-from ctypes import POINTER, byref, c_bool, c_char_p, c_double, c_int, c_int32, c_int64, c_uint64, c_void_p
+from ctypes import POINTER, byref, c_bool, c_char_p, c_int32, c_int64, c_uint64, c_void_p
 
 import ml_dtypes  # noqa: F401  (registers bfloat16 with NumPy)
 import numpy as np
@@ -35,34 +39,97 @@ from codegen.spec.params import Attr, Output, Scalar, Tensor
 from . import build
 from .emit import MAX_DIMS
 
-ACL_FORMAT_ND = 2
 ACL_DOUBLE = DTYPES["DOUBLE"].acl
+ARG_NULL, ARG_TENSOR, ARG_SCALAR = 0, 1, 2        # opgenCreateArgs's record kinds (aclnn_base.h)
+_DOUBLE, _INT64 = struct.Struct("=d"), struct.Struct("=q")
+_TENSOR, _OUT, _SCALAR, _ATTR = "tensor", "out", "scalar", "attr"
 ACL_OF_NUMPY = {np.dtype(d.numpy): d.acl for d in DTYPES.values()}   # dtype objects: faster than .name
 
 
 @functools.lru_cache(maxsize=1024)
-def _layout(shape: tuple, byte_strides: tuple, item: int):
-    """(descriptor, lo, offset) of an array's view for aclCreateTensor, or None when a stride is not a whole
-    number of elements.  The descriptor holds dims, element strides and the one storage dim; the data pointer
-    passed is the array's plus `lo` elements (its lowest element: negative strides reach below the first one),
-    and `offset` is the first element's distance from there.  Cached by layout (aclCreateTensor copies the
-    arrays): working it out in Python took ~10 of the ~16 us a tensor cost per call (the C calls ~3 us);
-    with the cache a four-tensor call costs 34-47 us instead of 69-70 (interleaved runs, 1024 elements)."""
+def _record(shape: tuple, byte_strides: tuple, item: int, acl: int):
+    """(words, lo) of an array's OPGEN_ARG_TENSOR record for opgenCreateArgs (aclnn_base.h), all but the data
+    address, or None when a stride is not a whole number of elements.  The address is the array's plus `lo`
+    bytes (its lowest element: negative strides reach below the first one), and the record's offset is the
+    first element's distance from there.  Cached by layout: working it out took most of a tensor's cost per call."""
     strides = [s // item for s in byte_strides]
     if any(s * item != b for s, b in zip(strides, byte_strides)):
         return None
-    n = len(shape)
     if 0 in shape:
         lo, storage = 0, 0
     else:
         lo = sum((d - 1) * s for d, s in zip(shape, strides) if s < 0)
         hi = sum((d - 1) * s for d, s in zip(shape, strides) if s > 0)
         storage = hi - lo + 1
-    return (c_int64 * (2 * n + 1))(*shape, *strides, storage), lo, -lo
+    return (ARG_TENSOR, acl, len(shape), -lo, *shape, *strides, storage), lo * item
+
+
+def _double_bits(x: float) -> int:
+    """The 8 bytes of a double as the int64 word of an OPGEN_ARG_SCALAR record."""
+    return _INT64.unpack(_DOUBLE.pack(x))[0]
 
 
 class Unmarshallable(Exception):
     """An argument a C call cannot carry; the Python checker reports it."""
+
+
+class _Args:
+    """Creates a call's tensors and scalars from their records in one foreign call (opgenCreateArgs), and
+    destroys them in another."""
+
+    def __init__(self, dll):
+        self.c_create, self.c_destroy = dll.opgenCreateArgs, dll.opgenDestroyArgs
+        self.c_create.restype, self.c_destroy.restype = c_int32, None
+        self.c_create.argtypes = self.c_destroy.argtypes = [c_void_p, c_uint64, c_void_p]
+
+    def create(self, words: array.array, handles) -> int:
+        return self.c_create(words.buffer_info()[0], len(handles), handles)
+
+    def destroy(self, words: array.array, handles) -> None:
+        self.c_destroy(words.buffer_info()[0], len(handles), handles)
+
+
+class _ArgsOneByOne:
+    """The same for a library built before opgenCreateArgs existed (`opgen bench --baseline` of an older
+    revision, whose kernels are timed through today's binding): one aclCreateTensor / aclCreateScalar call per
+    record."""
+
+    def __init__(self, dll):
+        self.dll = dll
+        dll.aclCreateTensor.restype = c_void_p
+        dll.aclCreateTensor.argtypes = [c_void_p, c_uint64, c_int32, c_void_p, c_int64, c_int32, c_void_p, c_uint64,
+                                        c_void_p]
+        dll.aclCreateScalar.restype = c_void_p
+        dll.aclCreateScalar.argtypes = [c_void_p, c_int32]
+        dll.aclDestroyTensor.argtypes = dll.aclDestroyScalar.argtypes = [c_void_p]
+        dll.opgenGetRecentErrStatus.restype = c_int32
+
+    def create(self, words: array.array, handles) -> int:
+        at = 0
+        for i in range(len(handles)):
+            kind = words[at]
+            if kind == ARG_TENSOR:
+                n = words[at + 2]
+                desc = (c_int64 * (2 * n + 1))(*words[at + 4:at + 5 + 2 * n])   # dims, strides, storage
+                handles[i] = self.dll.aclCreateTensor(desc, n, words[at + 1], byref(desc, 8 * n), words[at + 3], 2,
+                                                      byref(desc, 16 * n), 1, words[at + 5 + 2 * n])
+            elif kind == ARG_SCALAR:
+                value = ctypes.c_double(_DOUBLE.unpack(_INT64.pack(words[at + 1]))[0])
+                handles[i] = self.dll.aclCreateScalar(byref(value), ACL_DOUBLE)
+            at += 6 + 2 * words[at + 2] if kind == ARG_TENSOR else 2 if kind == ARG_SCALAR else 1
+            if kind != ARG_NULL and not handles[i]:
+                self.destroy(words, handles)
+                return self.dll.opgenGetRecentErrStatus()
+        return 0
+
+    def destroy(self, words: array.array, handles) -> None:
+        at = 0
+        for i in range(len(handles)):
+            kind = words[at]
+            if handles[i]:
+                (self.dll.aclDestroyTensor if kind == ARG_TENSOR else self.dll.aclDestroyScalar)(handles[i])
+                handles[i] = None
+            at += 6 + 2 * words[at + 2] if kind == ARG_TENSOR else 2 if kind == ARG_SCALAR else 1
 
 
 class Library:
@@ -72,13 +139,7 @@ class Library:
         self.op = op
         self.path = path
         dll = self.dll = ctypes.CDLL(str(path))
-        dll.aclCreateTensor.restype = c_void_p
-        dll.aclCreateTensor.argtypes = [c_void_p, c_uint64, c_int, c_void_p, c_int64, c_int, c_void_p, c_uint64,
-                                        c_void_p]
-        dll.aclDestroyTensor.argtypes = [c_void_p]
-        dll.aclCreateScalar.restype = c_void_p
-        dll.aclCreateScalar.argtypes = [c_void_p, c_int]
-        dll.aclDestroyScalar.argtypes = [c_void_p]
+        self.args = _Args(dll) if hasattr(dll, "opgenCreateArgs") else _ArgsOneByOne(dll)
         dll.aclGetRecentErrMsg.restype = c_char_p
         dll.opgenGetRecentErrParam.restype = c_char_p
         dll.opgenSetSocName.restype = c_int32
@@ -87,15 +148,19 @@ class Library:
         dll.aclDestroyAclOpExecutor.argtypes = [c_void_p]
         dll.aclSetAclOpExecutorRepeatable.restype = c_int32
         dll.aclSetAclOpExecutorRepeatable.argtypes = [c_void_p]
-        self.phase1 = getattr(dll, f"{op.name}GetWorkspaceSize")
-        self.phase1.restype = c_int32
+        self.phase1_fn = getattr(dll, f"{op.name}GetWorkspaceSize")
+        self.phase1_fn.restype = c_int32
         types = []
         for p in op.params:
             if isinstance(p, Attr):
                 types.append(c_bool if p.type == "bool" else c_int64)
             else:
                 types.append(c_void_p)
-        self.phase1.argtypes = types + [POINTER(c_uint64), POINTER(c_void_p)]
+        self.phase1_fn.argtypes = types + [POINTER(c_uint64), POINTER(c_void_p)]
+        # each parameter's kind, worked out once (a call is short: isinstance per parameter showed in its cost)
+        self.plan = [(_OUT if isinstance(p, Output) else _TENSOR if isinstance(p, Tensor) else
+                      _SCALAR if isinstance(p, Scalar) else _ATTR, p) for p in op.params]
+        self.handle_at = [i for i, (kind, _) in enumerate(self.plan) if kind is not _ATTR]
         self.phase2 = getattr(dll, op.name)
         self.phase2.restype = c_int32
         self.phase2.argtypes = [c_void_p, c_uint64, c_void_p, c_void_p]
@@ -106,41 +171,35 @@ class Library:
         return AclnnError(status, param or None, self.dll.aclGetRecentErrMsg().decode())
 
     # ---- marshalling -------------------------------------------------------------------------------------
-    def tensor(self, a, keep: list):
-        """An aclTensor viewing array `a` (None for None); `keep` holds what must outlive the call."""
+    @staticmethod
+    def tensor(a, keep: list) -> tuple:
+        """The OPGEN_ARG_TENSOR record of a view of array `a` ((ARG_NULL,) for None); `keep` holds what must
+        outlive the call."""
         if a is None:
-            return None
+            return (ARG_NULL,)
         if isinstance(a, np.ndarray) and not a.dtype.isnative:   # big-endian on x86: hand C a native copy
             a = a.astype(a.dtype.newbyteorder("="))
         acl = ACL_OF_NUMPY.get(a.dtype) if isinstance(a, np.ndarray) else None
         if acl is None or a.ndim > MAX_DIMS:
             raise Unmarshallable
-        layout = _layout(a.shape, a.strides, a.itemsize)
-        if layout is None:                     # byte-strided: hand C an aligned copy
+        record = _record(a.shape, a.strides, a.itemsize, acl)
+        if record is None:                     # byte-strided: hand C an aligned copy
             a = np.ascontiguousarray(a)
-            layout = _layout(a.shape, a.strides, a.itemsize)
-        desc, lo, offset = layout
-        keep += (a, desc)                      # (the cache may drop desc while C reads it)
-        t = self.dll.aclCreateTensor(desc, a.ndim, acl, byref(desc, 8 * a.ndim), offset, ACL_FORMAT_ND,
-                                     byref(desc, 16 * a.ndim), 1, a.ctypes.data + lo * a.itemsize)
-        if not t:
-            raise RuntimeError(f"aclCreateTensor refused an array of shape {a.shape}: "
-                               f"{self.dll.aclGetRecentErrMsg().decode()}")
-        return t
+            record = _record(a.shape, a.strides, a.itemsize, acl)
+        keep.append(a)
+        words, lo = record
+        return words + (a.ctypes.data + lo,)
 
-    def scalar(self, v):
+    @staticmethod
+    def scalar(v) -> tuple:
         if v is None:
-            return None
+            return (ARG_NULL,)
         if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
             raise Unmarshallable
         try:
-            value = c_double(float(v))
+            return ARG_SCALAR, _double_bits(float(v))
         except OverflowError as e:
             raise Unmarshallable from e
-        s = self.dll.aclCreateScalar(byref(value), ACL_DOUBLE)
-        if not s:
-            raise RuntimeError(self.dll.aclGetRecentErrMsg().decode())
-        return s
 
     @staticmethod
     def attr(p: Attr, v):
@@ -153,45 +212,53 @@ class Library:
         return int(v)
 
     # ---- the two phases --------------------------------------------------------------------------------
-    def run_phase1(self, args: dict, out, product: str, keep: list, created: list):
-        """Phase 1 on the arguments; returns (workspace bytes, executor) or raises AclnnError/Unmarshallable.
-        `created` collects the tensors and scalars to destroy."""
-        cargs = []
-        for p in self.op.params:
-            v = out if isinstance(p, Output) else args[p.py_name]
-            if isinstance(p, (Tensor, Output)):
-                h = self.tensor(v, keep)
-                created.append((self.dll.aclDestroyTensor, h))
-                cargs.append(h)
-            elif isinstance(p, Scalar):
-                h = self.scalar(v)
-                created.append((self.dll.aclDestroyScalar, h))
-                cargs.append(h)
-            else:
+    def create(self, args: dict, out):
+        """(arguments for phase 1, release()): every tensor and scalar created in one C call (opgenCreateArgs),
+        the attributes converted; release() destroys them in another.  Raises Unmarshallable before creating
+        anything for an argument C cannot carry."""
+        keep, words, cargs, handle_at = [], [], [], self.handle_at
+        for kind, p in self.plan:
+            v = out if kind is _OUT else args[p.py_name]
+            if kind is _SCALAR:
+                words += self.scalar(v)
+            elif kind is _ATTR:
                 cargs.append(self.attr(p, v))
+                continue
+            else:
+                words += self.tensor(v, keep)
+            cargs.append(None)
+        buffer = array.array("q", words)
+        handles = (c_void_p * len(handle_at))()
+        if self.args.create(buffer, handles) != 0:
+            raise RuntimeError(f"{self.op.name}: creating the arguments failed: "
+                               f"{self.dll.aclGetRecentErrMsg().decode()}")
+        for i, h in zip(handle_at, handles):
+            cargs[i] = h
+
+        def release(keep=keep):   # (the arrays C reads, copies among them, live as long as the handles)
+            self.args.destroy(buffer, handles)
+        return cargs, release
+
+    def phase1(self, cargs: list, product: str):
+        """Phase 1 of created arguments for `product`: (workspace bytes, executor), or raises AclnnError."""
         ws, ex = c_uint64(0), c_void_p()
         with self.lock:
             status = self.dll.opgenSetSocName(product.encode())
             if status != 0:
                 raise self.error(status)
-            status = self.phase1(*cargs, byref(ws), byref(ex))
+            status = self.phase1_fn(*cargs, byref(ws), byref(ex))
             if status != 0:
                 raise self.error(status)
         return ws.value, ex
 
-    def release(self, created: list):
-        for destroy, h in created:
-            if h:
-                destroy(h)
-
     def check(self, args: dict, out, product: str) -> None:
         """Phase 1 alone (the checker): raises AclnnError, or Unmarshallable for arguments C cannot carry."""
-        keep, created = [], []
+        cargs, release = self.create(args, out)
         try:
-            _, ex = self.run_phase1(args, out, product, keep, created)
+            _, ex = self.phase1(cargs, product)
             self.dll.aclDestroyAclOpExecutor(ex)
         finally:
-            self.release(created)
+            release()
 
     def phase2_runner(self, ws: int, ex):
         """run(): phase 2 of executor `ex` on a workspace of `ws` bytes allocated here, which the closure keeps
@@ -206,28 +273,29 @@ class Library:
 
     def call(self, args: dict, out: np.ndarray, product: str) -> None:
         """Both phases, writing into `out`."""
-        keep, created = [], []
+        cargs, release = self.create(args, out)
         try:
-            ws, ex = self.run_phase1(args, out, product, keep, created)
-            self.phase2_runner(ws, ex)()
+            self.phase2_runner(*self.phase1(cargs, product))()
         finally:
-            self.release(created)
+            release()
 
     @contextmanager
     def prepared(self, args: dict, out: np.ndarray, product: str):
         """Phase 1 once, on a repeatable executor (aclSetAclOpExecutorRepeatable); yields `run()`, which runs
         phase 2 again each time it is called (`opgen bench` times the kernel alone with it).  The executor, the
         tensors and the workspace are released on exit."""
-        keep, created = [], []
+        cargs, release = self.create(args, out)
         try:
-            ws, ex = self.run_phase1(args, out, product, keep, created)
-            created.insert(0, (self.dll.aclDestroyAclOpExecutor, ex))      # before the tensors it refers to
-            status = self.dll.aclSetAclOpExecutorRepeatable(ex)
-            if status != 0:
-                raise self.error(status)
-            yield self.phase2_runner(ws, ex)
+            ws, ex = self.phase1(cargs, product)
+            try:
+                status = self.dll.aclSetAclOpExecutorRepeatable(ex)
+                if status != 0:
+                    raise self.error(status)
+                yield self.phase2_runner(ws, ex)
+            finally:
+                self.dll.aclDestroyAclOpExecutor(ex)      # before the tensors it refers to
         finally:
-            self.release(created)
+            release()
 
 
 _LIBRARIES: dict = {}

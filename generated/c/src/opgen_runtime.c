@@ -326,6 +326,60 @@ aclnnStatus aclDestroyScalar(const aclScalar *scalar)
     return ACLNN_SUCCESS;
 }
 
+/* ---- opgen extension: every argument of a call in one buffer (see aclnn_base.h) ---------------------------- */
+/* The number of words of the record at `w`, or 0 for an unknown kind. */
+static uint64_t arg_words(const int64_t *w)
+{
+    switch (w[0]) {
+    case OPGEN_ARG_NULL: return 1;
+    case OPGEN_ARG_SCALAR: return 2;
+    case OPGEN_ARG_TENSOR: return (w[2] >= 0 && w[2] <= OPGEN_MAX_DIMS) ? 6 + 2 * (uint64_t)w[2] : 0;
+    default: return 0;
+    }
+}
+
+void opgenDestroyArgs(const int64_t *words, uint64_t count, void **handles)
+{
+    for (uint64_t i = 0; i < count; words += arg_words(words), ++i) {
+        if (words[0] == OPGEN_ARG_TENSOR)
+            aclDestroyTensor(handles[i]);
+        else if (words[0] == OPGEN_ARG_SCALAR)
+            aclDestroyScalar(handles[i]);
+        handles[i] = NULL;
+    }
+}
+
+aclnnStatus opgenCreateArgs(const int64_t *words, uint64_t count, void **handles)
+{
+    if (!words || !handles)
+        return opgen_fail(ACLNN_ERR_PARAM_NULLPTR, NULL, "opgenCreateArgs: null words or handles");
+    const int64_t *w = words;
+    for (uint64_t i = 0; i < count; w += arg_words(w), ++i) {
+        handles[i] = NULL;
+        if (!arg_words(w)) {
+            opgenDestroyArgs(words, i, handles);
+            return opgen_fail(ACLNN_ERR_PARAM_INVALID, NULL, "opgenCreateArgs: argument %llu: bad record",
+                              (unsigned long long)i);
+        }
+        if (w[0] == OPGEN_ARG_TENSOR) {
+            const int64_t ndim = w[2];
+            handles[i] = aclCreateTensor(w + 4, (uint64_t)ndim, (aclDataType)w[1], w + 4 + ndim, w[3], ACL_FORMAT_ND,
+                                         w + 4 + 2 * ndim, 1, (void *)(intptr_t)w[5 + 2 * ndim]);
+        } else if (w[0] == OPGEN_ARG_SCALAR) {
+            double value;
+            memcpy(&value, w + 1, sizeof value);
+            handles[i] = aclCreateScalar(&value, ACL_DOUBLE);
+        } else {
+            continue;
+        }
+        if (!handles[i]) {
+            opgenDestroyArgs(words, i, handles);
+            return opgenGetRecentErrStatus();
+        }
+    }
+    return ACLNN_SUCCESS;
+}
+
 /* ---- executors ---------------------------------------------------------------------------------------------
  * Every live executor is on one list.  Phase 2 looks a pointer up by value before touching it, so a null,
  * already-run, destroyed or foreign pointer is refused without being dereferenced. */

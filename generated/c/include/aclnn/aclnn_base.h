@@ -34,6 +34,18 @@ aclnnStatus opgenSetSocName(const char *soc);
 /* The status and the aclnn parameter name of the last error of this thread ("" when none is named). */
 aclnnStatus opgenGetRecentErrStatus(void);
 const char *opgenGetRecentErrParam(void);
+/* Every tensor and scalar of one call created at once (a binding then makes two foreign calls where it would make
+ * one per argument and another to destroy it): `words` holds `count` records of int64 words, one per argument
+ * in order, and handles[i] receives argument i (NULL for a null one):
+ *   {OPGEN_ARG_NULL}
+ *   {OPGEN_ARG_TENSOR, dataType, ndim, offset, dims[ndim], strides[ndim], storage elements, tensorData address}
+ *       as aclCreateTensor(dims, ndim, dataType, strides, offset, ACL_FORMAT_ND, &storage, 1, tensorData)
+ *   {OPGEN_ARG_SCALAR, the 8 bytes of a double}   as aclCreateScalar(&value, ACL_DOUBLE)
+ * With the checks and errors of aclCreateTensor/aclCreateScalar; on a failure nothing stays created.
+ * opgenDestroyArgs destroys what opgenCreateArgs created (handles are reset to NULL). */
+enum { OPGEN_ARG_NULL = 0, OPGEN_ARG_TENSOR = 1, OPGEN_ARG_SCALAR = 2 };
+aclnnStatus opgenCreateArgs(const int64_t *words, uint64_t count, void **handles);
+void opgenDestroyArgs(const int64_t *words, uint64_t count, void **handles);
 
 #ifdef __cplusplus
 }
