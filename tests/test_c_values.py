@@ -145,14 +145,14 @@ def test_arguments_created_one_by_one_for_an_older_library(name):
         saved, lib.args = lib.args, binding._ArgsOneByOne(lib.dll)
         try:
             got = c(**moved)
-            words = array.array("q", [binding.ARG_SCALAR, 0, binding.ARG_NULL, binding.ARG_TENSOR, 0, 1, 0, -1, 1, 1,
-                                      0])
-            handles = (c_void_p * 3)()
-            assert lib.args.create(words, handles) == R.ACLNN_ERR_PARAM_INVALID
-            assert list(handles) == [None, None, None]
         finally:
             lib.args = saved
         assert got.tobytes() == want.tobytes(), label
+    one_by_one = binding._ArgsOneByOne(lib.dll)     # a scalar, a null, then a tensor of dimension -1
+    words = array.array("q", [binding.ARG_SCALAR, 0, binding.ARG_NULL, binding.ARG_TENSOR, 0, 1, 0, -1, 1, 1, 0])
+    handles = (c_void_p * 3)()
+    assert one_by_one.create(words, handles) == R.ACLNN_ERR_PARAM_INVALID
+    assert list(handles) == [None, None, None]
 
 
 @pytest.mark.parametrize("name", NAMES)

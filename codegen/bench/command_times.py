@@ -32,8 +32,9 @@ def _timed(fn) -> dict:
 
 
 def cold_generate_command(specs_dir, out: Path) -> list[str]:
-    """`opgen generate`, as a user types it, writing into `out`."""
-    specs = ["--specs", str(specs_dir)] if specs_dir is not None else []
+    """`opgen generate`, as a user types it, writing into `out` (run from the repository's root: a relative
+    `specs_dir` is resolved here first)."""
+    specs = ["--specs", str(Path(specs_dir).resolve())] if specs_dir is not None else []
     return [sys.executable, "-m", "codegen", *specs, "generate", "--out", str(out)]
 
 
