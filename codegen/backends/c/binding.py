@@ -37,10 +37,10 @@ from codegen.spec.dtypes import DTYPES
 from codegen.spec.params import Attr, Output, Scalar, Tensor
 
 from . import build
-from .emit import MAX_DIMS
+from .emit import ARG_KINDS, MAX_DIMS
 
 ACL_DOUBLE = DTYPES["DOUBLE"].acl
-ARG_NULL, ARG_TENSOR, ARG_SCALAR = 0, 1, 2        # opgenCreateArgs's record kinds (aclnn_base.h)
+ARG_NULL, ARG_TENSOR, ARG_SCALAR = (ARG_KINDS[f"OPGEN_ARG_{k}"] for k in ("NULL", "TENSOR", "SCALAR"))
 _DOUBLE, _INT64 = struct.Struct("=d"), struct.Struct("=q")
 _TENSOR, _OUT, _SCALAR, _ATTR = "tensor", "out", "scalar", "attr"
 ACL_OF_NUMPY = {np.dtype(d.numpy): d.acl for d in DTYPES.values()}   # dtype objects: faster than .name
@@ -62,6 +62,12 @@ def _record(shape: tuple, byte_strides: tuple, item: int, acl: int):
         hi = sum((d - 1) * s for d, s in zip(shape, strides) if s > 0)
         storage = hi - lo + 1
     return (ARG_TENSOR, acl, len(shape), -lo, *shape, *strides, storage), lo * item
+
+
+def _record_words(words, at: int) -> int:
+    """The length of the record at words[at]: 6 + 2 * ndim words for a tensor, 2 for a scalar, 1 for a null."""
+    kind = words[at]
+    return 6 + 2 * words[at + 2] if kind == ARG_TENSOR else 2 if kind == ARG_SCALAR else 1
 
 
 def _double_bits(x: float) -> int:
@@ -116,7 +122,7 @@ class _ArgsOneByOne:
             elif kind == ARG_SCALAR:
                 value = ctypes.c_double(_DOUBLE.unpack(_INT64.pack(words[at + 1]))[0])
                 handles[i] = self.dll.aclCreateScalar(byref(value), ACL_DOUBLE)
-            at += 6 + 2 * words[at + 2] if kind == ARG_TENSOR else 2 if kind == ARG_SCALAR else 1
+            at += _record_words(words, at)
             if kind != ARG_NULL and not handles[i]:
                 self.destroy(words, handles)
                 return self.dll.opgenGetRecentErrStatus()
@@ -129,7 +135,7 @@ class _ArgsOneByOne:
             if handles[i]:
                 (self.dll.aclDestroyTensor if kind == ARG_TENSOR else self.dll.aclDestroyScalar)(handles[i])
                 handles[i] = None
-            at += 6 + 2 * words[at + 2] if kind == ARG_TENSOR else 2 if kind == ARG_SCALAR else 1
+            at += _record_words(words, at)
 
 
 class Library:

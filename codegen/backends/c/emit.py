@@ -31,6 +31,8 @@ from .printer import KernelCPrinter
 
 TEMPLATES = Path(__file__).parent / "templates"
 MAX_DIMS = 16
+# opgenCreateArgs's record kinds (aclnn_base.h), which the Python binding writes
+ARG_KINDS = {"OPGEN_ARG_NULL": 0, "OPGEN_ARG_TENSOR": 1, "OPGEN_ARG_SCALAR": 2}
 
 # The shared runtime: template -> generated path (relative to generated/c/).
 RUNTIME = {
@@ -62,6 +64,7 @@ def runtime_files(source: str = "codegen/backends/c/templates") -> dict[str, str
         "default_soc": DEFAULT_PRODUCT,
         "statuses": [(name, code) for code, name in STATUS_NAMES.items()],
         "max_dims": MAX_DIMS,
+        "arg_kinds": list(ARG_KINDS.items()),
     }
     out = {}
     for template, path in RUNTIME.items():
