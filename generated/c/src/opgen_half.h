@@ -213,7 +213,9 @@ static inline __attribute__((always_inline)) void opgen_f16_block_to_f32_256(flo
 {
     int64_t i = 0;
 #if defined(__F16C__)
-    for (; i + 8 <= n; i += 8)
+    /* (the bound first, as in opgen_f32_block_to_bf16: GCC 12 warned that the tail below might run 2^62 times) */
+    const int64_t whole = n - n % 8;
+    for (; i < whole; i += 8)
         _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(src + i))));
 #endif
     for (; i < n; ++i)
@@ -224,7 +226,8 @@ static inline __attribute__((always_inline)) void opgen_f32_block_to_f16_256(uin
 {
     int64_t i = 0;
 #if defined(__F16C__)
-    for (; i + 8 <= n; i += 8)
+    const int64_t whole = n - n % 8;   /* (the bound first: see above) */
+    for (; i < whole; i += 8)
         _mm_storeu_si128((__m128i *)(void *)(dst + i),
                          _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT));
 #endif
@@ -263,8 +266,10 @@ static inline void opgen_bf16_block_to_f32(float *restrict dst, const uint16_t *
     }
 #endif
 #if defined(__AVX2__)
-    /* (GCC vectorizes the plain loop with a whole-register load, an extract and a widening per 8 values) */
-    for (; i + 8 <= n; i += 8) {
+    /* (GCC vectorizes the plain loop with a whole-register load, an extract and a widening per 8 values; the
+     * bound first: see opgen_f32_block_to_bf16) */
+    const int64_t whole = n - n % 8;
+    for (; i < whole; i += 8) {
         const __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(src + i));
         _mm256_storeu_si256((__m256i *)(void *)(dst + i), _mm256_slli_epi32(_mm256_cvtepu16_epi32(v), 16));
     }
