@@ -3,9 +3,9 @@
 Every case runs on the harness's default SoC (HARNESS_PRODUCT, Atlas A2); the file sets none. Tensors are built
 without values (the harness's default range [-2, 2]) unless noted. No case compares values.
 
-Fifteen tests of the file build their arguments but never call the first phase, so they assert nothing and are not
+Fourteen tests of the file build their arguments but never call the first phase, so they assert nothing and are not
 cases here: test_glu_backward_normal_self_float_dim_positive, ..._float_dim_nopositive, ..._double_dim_nopositive,
-..._self_empty_tensor, ..._float_8dim_tensor02, ..._float_8dim_tensor, ..._double_8dim_tensor, and the eight
+..._self_empty_tensor, ..._float_8dim_tensor02, ..._float_8dim_tensor, ..._double_8dim_tensor, and the seven
 ..._float_dim_{int16,int32,int8,uint8,uint16,uint32,uint64} variants (which only vary the C type of `dim`).
 """
 from tests.op_api_cases import NULL, T, case
