@@ -9,7 +9,11 @@ test_aclnn_*.cpp`), re-expressed as data: one module per operator, named after t
                   gradInput=T([2, 3], "FLOAT"), expect="ACLNN_ERR_PARAM_NULLPTR"), ...]
 
 Every argument of the aclnn call is given by its name in CANN's header (`op_api/aclnn_*.h`), in any order; the
-runner (`tests/test_op_api_cases.py`) maps them to the generated API.  These are facts read from CANN's tests
+runner (`tests/test_op_api_cases.py`) maps them to the generated API.
+
+A module may also bind `PRODUCT = "ascend910b"`: the SoC its cases run on when a case sets none.  CANN's op_api
+unit tests run on a stubbed platform whose SoC is ASCEND910B (Atlas A2) unless a test switches it
+(`tests/ut/op_api/stub/opdev/platform.cpp` at COMMIT), so that is the value for every ported file.  These are facts read from CANN's tests
 (shapes, dtypes, formats, scalar values, expected status), written in our own words: no CANN code is copied.
 """
 from __future__ import annotations
@@ -31,18 +35,25 @@ STATUS = {
 class T:
     """A tensor description: shape, ACL dtype name without the prefix ("FLOAT", "FLOAT16", "BF16", "INT32",
     "COMPLEX64", "BOOL", "INT64", ...), ACL format name without the prefix ("ND", "NCHW", "NHWC", "NCDHW", ...),
-    optional strides in elements (None: contiguous), optional value range or explicit values (row-major)."""
+    optional strides in elements (None: contiguous), optional value range or explicit values (row-major),
+    and for a strided view the storage it views: offset in elements and storage shape (None: the smallest
+    contiguous storage the strides reach), as in aclCreateTensor.
+
+    CANN's test harness defaults a tensor's format to NCHW when a test gives none; ported cases spell it out."""
     shape: tuple
     dtype: str = "FLOAT"
     format: str = "ND"
     strides: tuple | None = None
     value_range: tuple | None = None
     values: tuple | None = None
+    offset: int = 0
+    storage_shape: tuple | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "shape", tuple(self.shape))
-        if self.strides is not None:
-            object.__setattr__(self, "strides", tuple(self.strides))
+        for name in ("strides", "storage_shape"):
+            if getattr(self, name) is not None:
+                object.__setattr__(self, name, tuple(getattr(self, name)))
 
 
 @dataclass(frozen=True)
