@@ -9,16 +9,17 @@ test_aclnn_*.cpp`), re-expressed as data: one module per operator, named after t
                   gradInput=T([2, 3], "FLOAT"), expect="ACLNN_ERR_PARAM_NULLPTR"), ...]
 
 Every argument of the aclnn call is given by its name in CANN's header (`op_api/aclnn_*.h`), in any order; the
-runner (`tests/test_op_api_cases.py`) maps them to the generated API.
-
-A module may also bind `PRODUCT = "ascend910b"`: the SoC its cases run on when a case sets none.  CANN's op_api
-unit tests run on a stubbed platform whose SoC is ASCEND910B (Atlas A2) unless a test switches it
-(`tests/ut/op_api/stub/opdev/platform.cpp` at COMMIT), so that is the value for every ported file.  These are facts read from CANN's tests
+runner (`tests/test_op_api_cases.py`) maps them to the generated API.  These are facts read from CANN's tests
 (shapes, dtypes, formats, scalar values, expected status), written in our own words: no CANN code is copied.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+# The SoC every case runs on unless it names one: CANN's op_api test harness stubs the platform
+# (tests/ut/op_api/stub/opdev/platform.cpp: g_socVersion = ASCEND910B, g_npuArch = DAV_2201, i.e. Atlas A2), and a
+# test changes it only through op::SocVersionManager / NpuArchManager or by setting those globals itself.
+HARNESS_PRODUCT = "ascend910b"
 
 STATUS = {
     "ACLNN_SUCCESS": 0,
@@ -36,10 +37,8 @@ class T:
     """A tensor description: shape, ACL dtype name without the prefix ("FLOAT", "FLOAT16", "BF16", "INT32",
     "COMPLEX64", "BOOL", "INT64", ...), ACL format name without the prefix ("ND", "NCHW", "NHWC", "NCDHW", ...),
     optional strides in elements (None: contiguous), optional value range or explicit values (row-major),
-    and for a strided view the storage it views: offset in elements and storage shape (None: the smallest
-    contiguous storage the strides reach), as in aclCreateTensor.
-
-    CANN's test harness defaults a tensor's format to NCHW when a test gives none; ported cases spell it out."""
+    optional storage offset and storage shape in elements (a view into a larger or permuted buffer; None: the
+    view's own shape)."""
     shape: tuple
     dtype: str = "FLOAT"
     format: str = "ND"
@@ -51,9 +50,10 @@ class T:
 
     def __post_init__(self):
         object.__setattr__(self, "shape", tuple(self.shape))
-        for name in ("strides", "storage_shape"):
-            if getattr(self, name) is not None:
-                object.__setattr__(self, name, tuple(getattr(self, name)))
+        if self.strides is not None:
+            object.__setattr__(self, "strides", tuple(self.strides))
+        if self.storage_shape is not None:
+            object.__setattr__(self, "storage_shape", tuple(self.storage_shape))
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,6 @@ from tests.op_api_cases import NULL, T, case
 OP = "aclnnFastGeluBackward"
 SOURCE = "activation/fast_gelu_grad/tests/ut/op_api/test_aclnn_fast_gelu.cpp"
 COMMIT = "e5c3fa9327ea95ba26d06227e746923580d10921"
-PRODUCT = "ascend910b"
 
 
 def _same(shape, dtype="FLOAT", fmt="ND", **kw):

@@ -9,7 +9,6 @@ from tests.op_api_cases import NULL, T, case
 OP = "aclnnGeluBackward"
 SOURCE = "activation/gelu_grad/tests/ut/op_api/test_aclnn_gelu_grad.cpp"
 COMMIT = "e5c3fa9327ea95ba26d06227e746923580d10921"
-PRODUCT = "ascend910b"
 
 _ONES10 = (1.0,) * 10
 _SHAPE4 = [1, 16, 1, 1]

@@ -14,7 +14,6 @@ from tests.op_api_cases import NULL, T, case
 OP = "aclnnGeluBackwardV2"
 SOURCE = "activation/gelu_grad_v2/tests/ut/op_api/test_gelu_backward_v2.cpp"
 COMMIT = "e5c3fa9327ea95ba26d06227e746923580d10921"
-PRODUCT = "ascend910b"
 
 _ONES10 = (1.0,) * 10
 _S4 = [1, 16, 1, 1]

@@ -9,7 +9,6 @@ from tests.op_api_cases import NULL, S, T, case
 OP = "aclnnHardshrinkBackward"
 SOURCE = "activation/hard_shrink_grad/tests/ut/op_host/op_api/test_aclnn_hardshrink_backward.cpp"
 COMMIT = "e5c3fa9327ea95ba26d06227e746923580d10921"
-PRODUCT = "ascend910b"
 
 _G16 = (1.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 2.0, 1.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 2.0)
 _X16 = tuple(float(v) for v in range(1, 17))

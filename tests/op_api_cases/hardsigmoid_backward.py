@@ -10,7 +10,6 @@ from tests.op_api_cases import NULL, T, case
 OP = "aclnnHardsigmoidBackward"
 SOURCE = "activation/hard_sigmoid_grad/tests/ut/op_host/op_api/test_aclnn_hardsigmoid_backward.cpp"
 COMMIT = "e5c3fa9327ea95ba26d06227e746923580d10921"
-PRODUCT = "ascend910b"
 
 _PREC = "precision case in CANN (TestPrecision, a no-op there); ported as a status case"
 

@@ -13,7 +13,6 @@ from tests.op_api_cases import NULL, T, case
 OP = "aclnnHardswishBackward"
 SOURCE = "activation/hard_swish_grad/tests/ut/op_host/op_api/test_hardswish_backward.cpp"
 COMMIT = "e5c3fa9327ea95ba26d06227e746923580d10921"
-PRODUCT = "ascend910b"
 
 _PREC = "precision case in CANN (TestPrecision, a no-op there); ported as a status case"
 _R = (-2, 2)

@@ -10,7 +10,6 @@ from tests.op_api_cases import NULL, S, T, case
 OP = "aclnnHardtanhBackward"
 SOURCE = "activation/hardtanh_grad/tests/ut/op_api/test_aclnn_hardtanh_backward.cpp"
 COMMIT = "e5c3fa9327ea95ba26d06227e746923580d10921"
-PRODUCT = "ascend910b"
 
 _PREC = "precision case in CANN (TestPrecision, a no-op there); ported as a status case"
 _BOUNDS = {"min": S(-1.0, "FLOAT"), "max": S(1.0, "FLOAT")}

@@ -14,7 +14,6 @@ from tests.op_api_cases import NULL, S, T, case
 OP = "aclnnLeakyReluBackward"
 SOURCE = "activation/leaky_relu_grad/tests/ut/op_api/test_leaky_relu_backward.cpp"
 COMMIT = "e5c3fa9327ea95ba26d06227e746923580d10921"
-PRODUCT = "ascend910b"
 
 
 def _same(t, slope, is_result=True):

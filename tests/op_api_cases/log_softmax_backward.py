@@ -10,7 +10,6 @@ from tests.op_api_cases import NULL, T, case
 OP = "aclnnLogSoftmaxBackward"
 SOURCE = "activation/log_softmax_grad/tests/ut/op_api/test_aclnn_logsoftmax_backward.cpp"
 COMMIT = "e5c3fa9327ea95ba26d06227e746923580d10921"
-PRODUCT = "ascend910b"
 
 _S8 = [1, 2, 3, 4, 5, 6, 7, 8]
 

@@ -9,7 +9,6 @@ from tests.op_api_cases import NULL, T, case
 OP = "aclnnMishBackward"
 SOURCE = "activation/mish_grad/tests/ut/op_host/op_api/test_aclnn_mish_backward.cpp"
 COMMIT = "e5c3fa9327ea95ba26d06227e746923580d10921"
-PRODUCT = "ascend910b"
 
 _PREC = "precision case in CANN (TestPrecision, a no-op there); ported as a status case"
 _S = [2, 2, 3, 2]

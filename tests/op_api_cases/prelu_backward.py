@@ -10,7 +10,6 @@ from tests.op_api_cases import NULL, T, case
 OP = "aclnnPreluBackward"
 SOURCE = "activation/p_relu_grad_update/tests/ut/op_host/op_api/test_aclnn_prelu_backward.cpp"
 COMMIT = "e5c3fa9327ea95ba26d06227e746923580d10921"
-PRODUCT = "ascend910b"
 
 _PREC = "precision case in CANN (TestPrecision, a no-op there); ported as a status case"
 _R = (-1, 1)

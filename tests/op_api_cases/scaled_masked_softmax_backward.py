@@ -11,7 +11,6 @@ OP = "aclnnScaledMaskedSoftmaxBackward"
 SOURCE = ("vfusion/scaled_masked_softmax_grad_v2/tests/ut/op_host/op_api/"
           "test_aclnn_scaled_masked_softmax_backward.cpp")
 COMMIT = "e5c3fa9327ea95ba26d06227e746923580d10921"
-PRODUCT = "ascend910b"
 
 _S = [1, 2, 4, 128]
 

@@ -10,7 +10,6 @@ from tests.op_api_cases import NULL, T, case
 OP = "aclnnSeluBackward"
 SOURCE = "activation/selu_grad/tests/ut/op_host/op_api/test_aclnn_selubackward.cpp"
 COMMIT = "e5c3fa9327ea95ba26d06227e746923580d10921"
-PRODUCT = "ascend910b"
 
 _S4 = [2, 16, 32, 16]
 

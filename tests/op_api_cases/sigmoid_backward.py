@@ -10,7 +10,6 @@ from tests.op_api_cases import NULL, T, case
 OP = "aclnnSigmoidBackward"
 SOURCE = "activation/sigmoid_grad/tests/ut/op_api/test_aclnn_sigmoid_backward.cpp"
 COMMIT = "e5c3fa9327ea95ba26d06227e746923580d10921"
-PRODUCT = "ascend910b"
 
 _S4 = [1, 16, 1, 1]
 _G16 = tuple(float(v) for v in range(1, 17))

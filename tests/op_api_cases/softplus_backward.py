@@ -9,7 +9,6 @@ from tests.op_api_cases import NULL, S, T, case
 OP = "aclnnSoftplusBackward"
 SOURCE = "activation/softplus_v2_grad/tests/ut/op_host/op_api/test_aclnn_softplus_backward.cpp"
 COMMIT = "e5c3fa9327ea95ba26d06227e746923580d10921"
-PRODUCT = "ascend910b"
 
 _SCALARS = {"beta": S(0.0, "FLOAT"), "threshold": S(0.0, "FLOAT")}
 

@@ -13,7 +13,6 @@ from tests.op_api_cases import NULL, S, T, case
 OP = "aclnnSwishBackward"
 SOURCE = "activation/swish_grad/tests/ut/op_api/test_aclnn_swish_backward.cpp"
 COMMIT = "e5c3fa9327ea95ba26d06227e746923580d10921"
-PRODUCT = "ascend910b"
 
 _ONES10 = (1.0,) * 10
 _S4 = [1, 16, 1, 1]

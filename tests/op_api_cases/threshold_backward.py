@@ -11,7 +11,6 @@ from tests.op_api_cases import NULL, S, T, case
 OP = "aclnnThresholdBackward"
 SOURCE = "activation/threshold_grad_v2_d/tests/ut/op_host/op_api/test_aclnn_threshold_backward.cpp"
 COMMIT = "e5c3fa9327ea95ba26d06227e746923580d10921"
-PRODUCT = "ascend910b"
 
 _PREC = "precision case in CANN (TestPrecision, a no-op there); ported as a status case"
 _NAMED = "named after another SoC but sets none: runs on the A2. "
