@@ -14,7 +14,7 @@ import pytest
 import codegen
 from codegen.backends.ascendc import SimulatorError, build
 from codegen.backends.ascendc.binding import raise_for, run_kernel
-from codegen.backends.ascendc.emit import ARCH, plan
+from codegen.backends.ascendc.plan import ARCH, plan
 
 KERNELS = r'''
 #include <iostream>
