@@ -115,8 +115,9 @@ def _flush_tail(op: Op) -> str:
     """After scalar writes to GM (the tail without DataCopyPad): flush the data cache line to GM, where the
     architecture has the instruction (DataCacheCleanAndInvalid; none on dav-c100)."""
     return ("#if __CCE_AICORE__ == 200\n"
-            "        DataCacheCleanAndInvalid<T, CacheLine::SINGLE_CACHE_LINE>(dst[body]);  // scalar stores go "
-            "through the data cache\n"
+            "        // scalar stores go through the data cache: flush the (at most two) 64-byte lines of the tail\n"
+            "        DataCacheCleanAndInvalid<T, CacheLine::SINGLE_CACHE_LINE>(dst[body]);\n"
+            "        DataCacheCleanAndInvalid<T, CacheLine::SINGLE_CACHE_LINE>(dst[len - 1]);\n"
             "#endif")
 
 

@@ -57,7 +57,9 @@ __aicore__ inline void StoreTile(GlobalTensor<T> dst, const LocalTensor<T>& src,
             dst.SetValue(i, src.GetValue(i));
         }
 #if __CCE_AICORE__ == 200
-        DataCacheCleanAndInvalid<T, CacheLine::SINGLE_CACHE_LINE>(dst[body]);  // scalar stores go through the data cache
+        // scalar stores go through the data cache: flush the (at most two) 64-byte lines of the tail
+        DataCacheCleanAndInvalid<T, CacheLine::SINGLE_CACHE_LINE>(dst[body]);
+        DataCacheCleanAndInvalid<T, CacheLine::SINGLE_CACHE_LINE>(dst[len - 1]);
 #endif
     }
 #endif
