@@ -54,3 +54,20 @@ namespace check {
 #include "opgen_checks.inc"
 }  // namespace check
 }  // namespace AscendC
+
+// The CPU-debug runtime's process lock (its launcher runs one process per core; this gate runs the blocks in
+// turn in one process, so there is nothing to lock) and its atomic-store state.
+namespace AscendC {
+ProcessLock* ProcessLock::processLock = nullptr;
+ProcessLock::ProcessLock() {}
+ProcessLock::~ProcessLock() {}
+ProcessLock* ProcessLock::CreateLock() {
+    static ProcessLock lock;
+    return &lock;
+}
+int ProcessLock::Read() { return 0; }
+int ProcessLock::Write() { return 0; }
+int ProcessLock::Unlock() { return 0; }
+bool g_isAtomic = false;
+AtomicType g_atomicType{};
+}  // namespace AscendC
