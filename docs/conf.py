@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent / "_ext"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # codegen, for the command-line reference
 
 project = "opgen"
 author = "the opgen developers"
@@ -24,11 +25,12 @@ extensions = [
     "sphinxcontrib.mermaid",
     "pages",
     "operator_pages",
+    "cli_help",
 ]
 
 source_suffix = {".md": "markdown"}
 root_doc = "index"
-exclude_patterns = ["_build", "README.md"]
+exclude_patterns = ["_build", "_generated", "README.md"]  # _generated: tables included by pages
 language = "en"
 
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
