@@ -223,12 +223,13 @@ def sweep(op, case, dtype: str, backends: list[str], points: int, seed: int = 0)
     return held.name, values[keep], errors
 
 
-def plot_accuracy(ops: dict, backends: list[str], points: int, out: Path, log=print) -> list[Path]:
+def plot_accuracy(ops: dict, backends: list[str], points: int, out: Path, log=print, dtypes=DTYPES) -> list[Path]:
     plt = _pyplot()
     paths = []
+    wanted = dtypes
     for name, op in ops.items():
         cases = _cases(op)
-        dtypes = [d for d in DTYPES if any(d in dts for dts in op.dtypes.values())]
+        dtypes = [d for d in wanted if any(d in dts for dts in op.dtypes.values())]
         fig, axes = plt.subplots(len(cases), len(dtypes), figsize=(3.4 * len(dtypes), 2.6 * len(cases)),
                                  squeeze=False, layout="constrained")
         for i, case in enumerate(cases):
@@ -271,6 +272,7 @@ def main(argv=None) -> int:
     parser.add_argument("--accuracy-report", default=str(ACCURACY_JSON), help="accuracy.json to tabulate")
     parser.add_argument("--bench-report", default=str(BENCH_JSON), help="bench.json to plot and tabulate")
     parser.add_argument("--backend", action="append", help="kernel backends of the sweeps (default: all)")
+    parser.add_argument("--dtype", action="append", choices=DTYPES, help="dtypes of the sweeps (default: all)")
     parser.add_argument("--points", type=int, default=801, help="inputs per accuracy sweep (default 801)")
     parser.add_argument("--out", default=str(PLOTS), help="folder of the PNG figures (default docs/_static/plots)")
     parser.add_argument("--tables", default=str(TABLES), help="folder of the Markdown tables (default docs/_generated)")
@@ -301,7 +303,7 @@ def main(argv=None) -> int:
             return 2
         ops = {k: v for k, v in ops.items() if not args.ops or k in args.ops}
         written += plot_accuracy(ops, args.backend or have, args.points, out,
-                                 log=lambda m: print(m, file=sys.stderr))
+                                 log=lambda m: print(m, file=sys.stderr), dtypes=args.dtype or DTYPES)
         tables.mkdir(parents=True, exist_ok=True)
         written.append(tables / "accuracy-table.md")
         written[-1].write_text(accuracy_table(json.loads(path.read_text())))
