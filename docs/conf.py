@@ -36,10 +36,6 @@ language = "en"
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
 myst_heading_anchors = 3               # `[text](page.md#a-heading)` links resolve
 myst_fence_as_directive = ["mermaid"]  # ```mermaid blocks: diagrams in Sphinx and on a Git forge alike
-suppress_warnings = [
-    # the operator pages repeat the operator's name as the title of its phase-2 section (the aclnn layout)
-    "myst.duplicate_def",
-]
 
 html_theme = "furo"
 html_title = "opgen"

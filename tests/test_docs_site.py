@@ -36,9 +36,11 @@ def test_pages_places_known_pages_skips_missing_ones_and_gathers_the_rest(tmp_pa
     src.mkdir()
     (src / "index.md").write_text(
         "# Site\n\n```{pages}\n:caption: Design\n\nbackends\nc-api\n```\n\n"
-        "```{pages}\n:caption: More topics\n:glob:\n\n*\n```\n")
-    for page in ("backends", "vocabulary", "correctness"):
+        "```{pages}\n:caption: More topics\n:glob:\n\n**\n```\n")
+    for page in ("backends", "vocabulary", "correctness", "topics/deep", "sect/child"):
+        (src / page).parent.mkdir(exist_ok=True)
         (src / f"{page}.md").write_text(f"# {page.title()}\n\ntext\n")
+    (src / "sect.md").write_text("# Section\n\n```{toctree}\nsect/child\n```\n")   # a page that lists its folder
     status, out = build(src, tmp_path)
     assert status == 0
     trees = toctrees(out)
@@ -46,6 +48,9 @@ def test_pages_places_known_pages_skips_missing_ones_and_gathers_the_rest(tmp_pa
     assert "backends.html" in design and "c-api" not in design      # named before it exists: left out
     assert "vocabulary.html" in more and "correctness.html" in more   # nobody placed them: the catch-all has them
     assert "backends.html" not in more                               # placed once only
+    assert "topics/deep.html" in more                                # any depth
+    l1 = 'toctree-l1"><a class="reference internal" href="{}"'.format
+    assert l1("sect.html") in more and l1("sect/child.html") not in more   # sect.md lists its own folder
     (src / "c-api.md").write_text("# C API\n\ntext\n")               # the page arrives: it is placed
     status, out = build(src, tmp_path)
     assert status == 0

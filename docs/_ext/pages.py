@@ -4,8 +4,9 @@ Like `{toctree}`, with two differences:
 
 * an entry naming a page that does not exist (yet) is left out instead of failing the build, so the index can
   place pages that another branch is still writing (`c-api`, `vocabulary`, ...);
-* with `:glob:`, a pattern skips the pages an earlier `{pages}` of the same document already lists, so a last
-  `*` gathers every page nobody placed.
+* with `:glob:`, a pattern skips the pages an earlier `{pages}` of the same document already lists, and the pages
+  of a folder that has its own page (`operators.md` or `operators/index.md` owns `operators/**`, and lists them
+  itself), so a last `**` gathers every page nobody placed, at any depth.
 
 A page in no toctree would make `sphinx-build -W` fail; with the catch-all at the end of the index, none is.
 """
@@ -35,10 +36,21 @@ class Pages(TocTree):
                 keep.append(entry)
         self.content = StringList(keep, source=self.content.source(0) if self.content else "")
         super().parse_content(toctree)
+        if "glob" in self.options:
+            listed = listed | {d for _, d in toctree["entries"] if self._owned(d)}
         pairs = [(t, d) for t, d in toctree["entries"] if d not in listed]
         toctree["entries"] = pairs
         toctree["includefiles"] = [d for d in toctree["includefiles"] if d not in listed]
-        listed.update(d for _, d in pairs)
+        self.state.document.__dict__["opgen_pages_listed"].update(d for _, d in pairs)
+
+    def _owned(self, docname: str) -> bool:
+        """Whether a folder above `docname` has its own page (`F` or `F/index`), which then lists it."""
+        parts = docname.split("/")
+        for i in range(1, len(parts)):
+            folder = "/".join(parts[:i])
+            if {folder, f"{folder}/index"} & (self.env.found_docs - {docname}):
+                return True
+        return False
 
     def run(self):
         if self.content or "glob" in self.options:
