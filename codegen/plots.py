@@ -164,13 +164,16 @@ def accuracy_table(report: dict) -> str:
 
     def num(v):
         return "∞" if v == float("inf") else f"{v:.3g}"
+
+    def ulp(v):
+        return "∞" if v == float("inf") else str(int(v))
     for (op, dtype, backend), r in rows.items():
         t = r.get("torch")
         verdict = "pass" if r["passed"] else ("FAIL (known)" if known.reason(r["op_name"], dtype) else "FAIL")
         lines.append("| " + " | ".join([
-            op, dtype, backend, num(r["errors_all"]["max_ulp"]), num(r["errors"]["mean_rel"]),
+            op, dtype, backend, ulp(r["errors_all"]["max_ulp"]), num(r["errors"]["mean_rel"]),
             num(r["errors"]["max_rel"]), "pass" if r["dual_ok"] else "FAIL", "pass" if r["single_ok"] else "FAIL",
-            num(t["max_ulp"]) if t else "—", verdict]) + " |")
+            ulp(t["max_ulp"]) if t else "—", verdict]) + " |")
     meta = report.get("meta", {})
     return (f"From `{meta.get('command', 'opgen accuracy')}` (PyTorch {meta.get('torch') or 'not installed'}).\n\n"
             + "\n".join(lines) + "\n")

@@ -39,6 +39,14 @@ def _mirror_pages(app, config):
     mirror(SOURCE, Path(app.srcdir) / "operators")
 
 
+def _list_pages_under_index(app, docname, source):
+    """Each language's index page lists that language's operator pages in the site's navigation (a hidden
+    toctree added as the page is read; the mirrored file stays the generated one)."""
+    if docname in ("operators/en/index", "operators/zh/index"):
+        source[0] += "\n```{toctree}\n:hidden:\n:glob:\n\naclnn*\n```\n"
+
+
 def setup(app):
     app.connect("config-inited", _mirror_pages)
+    app.connect("source-read", _list_pages_under_index)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
