@@ -115,8 +115,8 @@ def plot_bench(report: dict, out: Path) -> list[Path]:
                 if i == len(layouts) - 1:
                     ax.set_xlabel("elements")
         handles, labels = axes[0][0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="upper center", ncol=len(labels), bbox_to_anchor=(0.5, 1.02))
-        fig.suptitle(op, y=1.05)
+        fig.suptitle(f"{op}: throughput against size")
+        fig.legend(handles, labels, loc="outside lower center", ncol=len(labels))
         paths.append(_save(fig, out / f"bench-{op}.png"))
         plt.close(fig)
     return paths
@@ -258,7 +258,7 @@ def plot_accuracy(ops: dict, backends: list[str], points: int, out: Path, log=pr
                 ax.legend(loc="upper left")
                 log(f"  {name} {dtype} [{case.label}]: {len(xs)} inputs, "
                     + ", ".join(f"{s} max {e.max() if e.size else 0:g}" for s, e in errors.items()))
-        fig.suptitle(f"{op.name}: error against the exact result, per input", y=1.02)
+        fig.suptitle(f"{op.name}: error against the exact result, per input")
         paths.append(_save(fig, out / f"accuracy-{name}.png"))
         plt.close(fig)
     return paths
