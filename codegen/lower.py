@@ -159,7 +159,7 @@ def _abs_condition(cond):
 def lower_variant(op: Op, variant: Variant) -> KernelVariant:
     expr = stabilize(sympy.sympify(variant.expr))
     expr = expr.replace(lambda a: _abs_condition(a) is not None, _abs_condition)
-    scalar_params = [p for p in op.params if isinstance(p, (Scalar, Attr))]
+    scalar_params = [p for p in op.params if isinstance(p, (Scalar, Attr)) and p.symbol is not None]
     numel_syms = {s for s in expr.free_symbols if numel_param(s) is not None}
     scalar_syms = {p.symbol for p in scalar_params} | numel_syms
 

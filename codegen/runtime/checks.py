@@ -174,6 +174,42 @@ def scalar_value(name, value) -> float:
             from None
 
 
+def optional_scalar_value(name, value, default) -> float:
+    """An optional aclScalar: null means the documented default."""
+    return float(default) if value is None else scalar_value(name, value)
+
+
+def double_attr(name, value) -> float:
+    """A C `double` passed by value."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise AclnnError(INVALID, name, f"{name} must be a double, got {type(value).__name__}")
+    try:
+        return float(value)
+    except OverflowError:
+        raise AclnnError(INVALID, name, f"{name} must be a double within the double range, got {value}") from None
+
+
+def float_attr(name, value) -> float:
+    """A C `float` passed by value: the double rounded to FLOAT (to nearest; beyond FLOAT's range, ±inf), as a
+    C caller's conversion does."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise AclnnError(INVALID, name, f"{name} must be a float, got {type(value).__name__}")
+    try:
+        with np.errstate(over="ignore"):
+            return float(np.float32(float(value)))
+    except OverflowError:
+        raise AclnnError(INVALID, name, f"{name} must be a float within the double range, got {value}") from None
+
+
+def string_attr(name, value) -> str:
+    """A C string (`const char *`): a Python str without NUL characters (C would end it at the first)."""
+    if not isinstance(value, str):
+        raise AclnnError(INVALID, name, f"{name} must be a string, got {type(value).__name__}")
+    if "\0" in value:
+        raise AclnnError(INVALID, name, f"{name} must be a C string without NUL characters")
+    return value
+
+
 def int_attr(name, value) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise AclnnError(INVALID, name, f"{name} must be an int64, got {type(value).__name__}")

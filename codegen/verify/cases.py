@@ -34,21 +34,68 @@ class Case:
         return ", ".join(parts) or "all inputs"
 
 
-def _sign_of(rel, sym):
-    """'nonneg'|'pos'|'nonpos'|'neg' when `rel` bounds `sym` by 0, else None."""
-    if not isinstance(rel, sympy.core.relational.Relational):
+def _bound_of(rel, sym):
+    """(op, c) when `rel` bounds the scalar `sym` by a number c, read as `sym op c`; else None."""
+    if not isinstance(rel, sympy.core.relational.Relational) or rel.rel_op not in (">", ">=", "<", "<="):
         return None
-    lhs, rhs, op = rel.lhs, rel.rhs, rel.rel_op
-    if lhs == sym and rhs == 0:
-        return {">=": "nonneg", ">": "pos", "<=": "nonpos", "<": "neg"}.get(op)
-    if rhs == sym and lhs == 0:
-        return {">=": "nonpos", ">": "neg", "<=": "nonneg", "<": "pos"}.get(op)
+    flip = {">": "<", ">=": "<=", "<": ">", "<=": ">="}
+    if rel.lhs == sym and rel.rhs.is_number:
+        return rel.rel_op, rel.rhs
+    if rel.rhs == sym and rel.lhs.is_number:
+        return flip[rel.rel_op], rel.lhs
     return None
+
+
+def _order_of(rel, syms):
+    """(low, high, strict) when `rel` orders two scalars (`min <= max`, `a < b`, either way round); else None."""
+    if not isinstance(rel, sympy.core.relational.Relational) or rel.rel_op not in (">", ">=", "<", "<="):
+        return None
+    if rel.lhs not in syms or rel.rhs not in syms:
+        return None
+    if rel.rel_op in ("<", "<="):
+        return rel.lhs, rel.rhs, rel.rel_op == "<"
+    return rel.rhs, rel.lhs, rel.rel_op == ">"
+
+
+def _bound_options(sym, bounds):
+    """The cases of one scalar bounded by numbers: [(value, label)].  A bound `>= c` gives `> c` and `= c`
+    (a degenerate value moves branch points: λ = 0 makes Softshrink's dead zone vanish); between two bounds the
+    open interval is parametrised by a positive symbol, so SymPy can order everything that depends on it."""
+    lo = hi = None
+    for op, c in bounds:
+        if op in (">", ">="):
+            lo = (c, op == ">") if lo is None or c > lo[0] else lo
+        else:
+            hi = (c, op == "<") if hi is None or c < hi[0] else hi
+    name = sym.name
+    out = []
+    if lo is not None and hi is not None:
+        (a, sa), (b, sb) = lo, hi
+        t = sympy.Symbol(f"{name}_t", positive=True)
+        out.append((a + (b - a) * t / (1 + t), f"{a} < {name} < {b}"))
+        if not sa:
+            out.append((a, f"{name} = {a}"))
+        if not sb:
+            out.append((b, f"{name} = {b}"))
+    elif lo is not None:
+        a, strict = lo
+        out.append((sympy.Symbol(name, real=True, positive=True) if a == 0 else a + sympy.Symbol(f"{name}_t", positive=True),
+                    f"{name} > {a}"))
+        if not strict:
+            out.append((sympy.Integer(0) if a == 0 else a, f"{name} = {a}"))
+    else:
+        b, strict = hi
+        out.append((sympy.Symbol(name, real=True, negative=True) if b == 0 else b - sympy.Symbol(f"{name}_t", positive=True),
+                    f"{name} < {b}"))
+        if not strict:
+            out.append((sympy.Integer(0) if b == 0 else b, f"{name} = {b}"))
+    return out
 
 
 def assumptions_for(op: Op, variant: Variant) -> list:
     """The scalar relations known in a variant: Requires rules that apply to it, and the formula's `assume`."""
-    known = {a.symbol: val for a in op.attrs if a.name in variant.key for val in [variant.key[a.name]]}
+    known = {a.symbol: sympy.true if variant.key[a.name] else sympy.false
+             for a in op.attrs if a.name in variant.key and a.type == "bool"}
     rels = []
     for r in op.rules:
         if isinstance(r, Requires):
@@ -60,37 +107,59 @@ def assumptions_for(op: Op, variant: Variant) -> list:
 
 
 def cases(op: Op) -> list[Case]:
+    """Every case of `op`: each variant, each loss reduction, and for the scalars its rules and forms constrain,
+    each way they can stand: a scalar bounded by a number (`lambda >= 0`) above it and at it; two scalars in
+    order (Hardtanh's `min <= max`) apart and equal — the larger written as the smaller plus a positive symbol,
+    so that the proof can order branch points that are parameters."""
     out = []
+    reals = [p.symbol for p in op.reals] + [p.symbol for p in op.attrs if p.is_number]
     for variant in op.variants:
         rels = assumptions_for(op, variant)
-        signs = {}
-        for p in op.scalars + op.attrs:
-            for rel in rels:
-                s = _sign_of(rel, p.symbol)
-                if s:
-                    signs[p.symbol] = s
-        # each nonnegative scalar: a positive case and a zero case
-        options = []
-        for sym, s in signs.items():
-            if s == "nonneg":
-                options.append([(sym, "pos"), (sym, "zero")])
-            elif s == "nonpos":
-                options.append([(sym, "neg"), (sym, "zero")])
-            else:
-                options.append([(sym, s)])
+        bounds, orders = {}, []
+        for rel in rels:
+            for sym in reals:
+                b = _bound_of(rel, sym)
+                if b:
+                    bounds.setdefault(sym, []).append(b)
+            o = _order_of(rel, reals)
+            if o:
+                orders.append(o)
+        options = [[(sym, value, label) for value, label in _bound_options(sym, bs)] for sym, bs in bounds.items()]
+        for low, high, strict in orders:
+            t = sympy.Symbol(f"{high.name}_minus_{low.name}", positive=True)
+            choice = [(high, ("above", low, t), f"{low} < {high}")]
+            if not strict:
+                choice.append((high, ("equal", low, None), f"{low} = {high}"))
+            options.append(choice)
         reductions = [None]
         if op.loss_reduction:
             reductions = sorted(op.param(op.loss_reduction).values)
         for combo in itertools.product(*options):
             subs, labels = {}, []
-            for sym, s in combo:
-                if s == "zero":
-                    subs[sym] = sympy.Integer(0)
-                    labels.append(f"{sym} = 0")
+            for sym, value, label in combo:
+                if isinstance(value, tuple):       # an order: the larger scalar in terms of the smaller
+                    kind, low, t = value
+                    base = subs.get(low, low)
+                    subs[sym] = base + t if kind == "above" else base
                 else:
-                    kw = {"pos": dict(positive=True), "neg": dict(negative=True)}[s]
-                    subs[sym] = sympy.Symbol(sym.name, real=True, **kw)
-                    labels.append(f"{sym} {'>' if s == 'pos' else '<'} 0")
+                    subs[sym] = value
+                labels.append(label)
             for red in reductions:
                 out.append(Case(op, variant, red, subs, labels))
+    return out
+
+
+def sample_scalars(case: Case, draw) -> dict:
+    """{symbol: value} of every real scalar of the op (aclScalars, double and float attributes), consistent with
+    the case: `draw(kind)` gives a number for kind "positive", "negative" or "any"; each symbol a substitution
+    introduces is drawn once and the substitutions are evaluated on the draws (SymPy numbers)."""
+    free = {}
+    for value in case.subs.values():
+        for s in sorted(sympy.sympify(value).free_symbols, key=str):
+            if s not in free:
+                free[s] = sympy.Float(draw("positive" if s.is_positive else "negative" if s.is_negative else "any"), 30)
+    out = {}
+    for p in case.op.reals:
+        sub = case.subs.get(p.symbol)
+        out[p.symbol] = sympy.sympify(sub).xreplace(free) if sub is not None else sympy.Float(draw("any"), 30)
     return out

@@ -69,7 +69,7 @@ class CaseProof:
         if op.loss_reduction:
             self.subs[op.param(op.loss_reduction).symbol] = sympy.Integer(case.reduction)
         for a in op.attrs:  # bool attributes fixed by the variant
-            if a.name in v.key:
+            if a.name in v.key and a.type == "bool":
                 self.subs[a.symbol] = sympy.true if v.key[a.name] else sympy.false
         for t in op.tensors:  # a null optional tensor is all `default`, in the forward as in the backward
             if v.key.get(t.name) == ABSENT:

@@ -130,7 +130,9 @@ def variant_key(op: Op, kw: dict) -> dict:
     key = {}
     for name in op.variant_keys():
         p = op.param(name)
-        if isinstance(p, Attr):
+        if isinstance(p, Attr) and p.type == "string":
+            key[name] = kw[p.py_name]
+        elif isinstance(p, Attr):
             key[name] = bool(kw[p.py_name])
         else:
             key[name] = ABSENT if kw[p.py_name] is None else PRESENT
@@ -160,9 +162,9 @@ def prepare(op: Op, p: Plan, kw: dict, shape: tuple, out_dtype: str, product: st
     request = {"product": product, "variant": v.index, "in_dtype": din, "out_dtype": dout, "total": total,
                "row": row}
     for q in op.params:
-        if isinstance(q, Scalar):
+        if isinstance(q, Scalar) or (isinstance(q, Attr) and q.is_real):
             request[q.name] = float(np.float32(kw[q.py_name])).hex()
-        elif isinstance(q, Attr):
+        elif isinstance(q, Attr) and q.type != "string":
             request[q.name] = int(kw[q.py_name])
     for n in sorted({n for kv in p.kernel.variants for n in kv.numels}):
         request[f"numel_{n}"] = int(np.asarray(kw[op.param(n).py_name]).size)

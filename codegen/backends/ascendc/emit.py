@@ -204,9 +204,9 @@ def _host_params(op: Op) -> list[tuple[str, str]]:
     """(C++ type, name) of the host values FillScalars takes: scalars, attributes, element counts."""
     out = []
     for p in op.params:
-        if isinstance(p, Scalar):
-            out.append(("float", p.name))
-        elif isinstance(p, Attr):
+        if isinstance(p, Scalar) or (isinstance(p, Attr) and p.is_real):
+            out.append(("float", p.name))     # (a double attribute is a Float attr of the OpDef, as in CANN)
+        elif isinstance(p, Attr) and p.type != "string":   # (a string only chooses the variant: TilingFunc)
             out.append(("bool" if p.type == "bool" else "int64_t", p.name))
     numels = sorted({n for kv in lower(op).variants for n in kv.numels})
     out += [("uint64_t", f"numel_{n}") for n in numels]

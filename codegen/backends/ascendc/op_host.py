@@ -69,23 +69,31 @@ def op_host_context(p: Plan) -> dict:
     tensor_idx = {t.name: i for i, t in enumerate(tensors)}
     attr_defs = []
     for q in attrs:
-        kind = "Float" if isinstance(q, Scalar) else ("Bool" if q.type == "bool" else "Int")
-        attr_defs.append((q.name, kind))
-    reads = []   # host values FillScalars takes, read from the context
+        if isinstance(q, Scalar) and q.optional:   # a null aclScalar reaches the kernel as its default
+            attr_defs.append((q.name, f"AttrType(OPTIONAL).Float({float(q.default)!r})"))
+        else:
+            attr_defs.append((q.name, "AttrType(REQUIRED)." + ("Float" if isinstance(q, Scalar)
+                                                                else q.spec_type.opdef) + "()"))
+    reads = []   # host values FillScalars takes (and the strings that choose a variant), read from the context
     for q in attrs:
-        ctype = "float" if isinstance(q, Scalar) else ("bool" if q.type == "bool" else "int64_t")
+        if isinstance(q, Attr) and q.type == "string":
+            reads.append(f"const char* {q.name} = attrs->GetAttrPointer<char>({attr_idx[q.name]});")
+            continue
+        ctype = "float" if isinstance(q, Scalar) or q.is_real else ("bool" if q.type == "bool" else "int64_t")
         reads.append(f"const {ctype} {q.name} = *attrs->GetAttrPointer<{ctype}>({attr_idx[q.name]});")
     numels = sorted({n for v in p.variants for n in v.kv.numels})
     for n in numels:
         reads.append(f"const uint64_t numel_{n} = context->GetInputShape({tensor_idx[n]})->GetStorageShape()"
                      f".GetShapeSize();")
-    fill_args = [q.name for q in attrs] + [f"numel_{n}" for n in numels]
+    fill_args = [q.name for q in attrs if q.symbol is not None] + [f"numel_{n}" for n in numels]
     variant_conds = []
     for v in p.variants:
         conds = []
         for name, value in v.kv.key.items():
             q = op.param(name)
-            if isinstance(q, Attr):
+            if isinstance(q, Attr) and q.type == "string":
+                conds.append(f'std::strcmp({name}, "{value}") == 0')
+            elif isinstance(q, Attr):
                 conds.append(name if value else f"!{name}")
             else:
                 test = "==" if value == ABSENT else "!="
@@ -98,6 +106,7 @@ def op_host_context(p: Plan) -> dict:
         inputs=[(t.name, "OPTIONAL" if t.optional else "REQUIRED") for t in tensors],
         output=op.output.name, attr_defs=attr_defs, reads=reads, fill_args=fill_args,
         variant_conds=variant_conds, infer_shape=_infer_shape_lines(op),
+        strings=any(isinstance(q, Attr) and q.type == "string" for q in attrs),
         dtype_from_index=tensor_idx[dtype_from],
         union=_union_lists(op),
         socs=[(soc, _dtype_lists(op, soc)) for soc in op.dtypes],

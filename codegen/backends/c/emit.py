@@ -96,7 +96,7 @@ def _fields(kv: KernelVariant) -> list[tuple[str, str, object]]:
     """The constants a variant's kernel reads: [(C type, field name, symbol)]."""
     out = []
     for p in kv.scalars:
-        ctype = "float" if isinstance(p, Scalar) else ("bool" if p.type == "bool" else "int64_t")
+        ctype = "float" if isinstance(p, Scalar) or p.is_real else ("bool" if p.type == "bool" else "int64_t")
         out.append((ctype, p.py_name, p.symbol))
     for n in kv.numels:
         out.append(("float", numel_field(n), sympy.Symbol(f"numel_{n}", integer=True, positive=True)))
@@ -168,6 +168,8 @@ def _fill(op: Op, kv: KernelVariant, ppr) -> list[str]:
     for p in kv.scalars:
         if isinstance(p, Scalar):
             lines.append(f"p.{p.py_name} = (float){value_var(p)};")
+        elif p.is_real:
+            lines.append(f"p.{p.py_name} = (float){p.name};")
         else:
             lines.append(f"p.{p.py_name} = {p.name};")
     for n in kv.numels:
@@ -181,7 +183,9 @@ def _dispatch(op: Op, kv: KernelVariant) -> str:
     parts = []
     for name, value in kv.key.items():
         p = op.param(name)
-        if isinstance(p, Attr):
+        if isinstance(p, Attr) and p.type == "string":
+            parts.append(f'strcmp({name}, "{value}") == 0')
+        elif isinstance(p, Attr):
             parts.append(name if value else f"!{name}")
         else:
             parts.append(f"{name} == NULL" if value == ABSENT else f"{name} != NULL")
@@ -208,8 +212,12 @@ def check_lines(op: Op) -> list[str]:
             lines.append(f'OPGEN_TRY(opgen_check_not_null("{n}", {n}));')
         elif s.kind == "convert":
             p = op.param(n)
-            if isinstance(p, Scalar):
+            if isinstance(p, Scalar) and p.optional:
+                lines.append(f'OPGEN_TRY(opgen_check_optional_scalar_value("{n}", {n}, {float(p.default)!r}, '
+                             f'&{value_var(p)}));')
+            elif isinstance(p, Scalar):
                 lines.append(f'OPGEN_TRY(opgen_check_scalar_value("{n}", {n}, &{value_var(p)}));')
+            # attributes come by value, already of their C type (a null C string failed its null check)
         elif s.kind == "dtype_supported":
             lines.append(f'OPGEN_TRY(opgen_check_dtype_supported(OP, "{n}", {n}, &DTYPES_{n}));')
         elif s.kind in ("dtype_same", "dtype_castable", "shape_same", "broadcastable"):
@@ -226,6 +234,12 @@ def check_lines(op: Op) -> list[str]:
                       f"    const aclTensor *const operands[] = {{{ptrs}}};",
                       f'    OPGEN_TRY(opgen_check_shape_is_broadcast("{n}", {n}, {len(s.others)}, names, operands));',
                       "}"]
+        elif s.kind == "one_of" and op.param(n).type == "string":
+            values = ", ".join(f'"{v}"' for v in s.values)
+            lines += ["{",
+                      f"    static const char *const values[] = {{{values}}};",
+                      f'    OPGEN_TRY(opgen_check_one_of_s("{n}", {n}, {len(s.values)}, values));',
+                      "}"]
         elif s.kind == "one_of":
             values = ", ".join(str(v) for v in s.values)
             lines += ["{",
@@ -234,8 +248,8 @@ def check_lines(op: Op) -> list[str]:
                       "}"]
         elif s.kind == "requires":
             r, p = s.rule, op.param(n)
-            kind = "f" if isinstance(p, Scalar) else ("b" if p.type == "bool" else "i")
-            value = value_var(p) if isinstance(p, Scalar) else n
+            kind = "f" if isinstance(p, Scalar) or p.is_real else ("b" if p.type == "bool" else "i")
+            value = value_var(p) if isinstance(p, Scalar) else f"(double){n}" if p.is_real else n
             text = condition_code(r.condition, op).replace('"', '\\"')
             call = f'OPGEN_TRY(opgen_check_requires_{kind}("{n}", {cond.doprint(r.condition)}, "{text}", {value}));'
             if r.when == sympy.true:

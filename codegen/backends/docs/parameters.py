@@ -147,10 +147,12 @@ def _tensor_details(op, p, lang):
 
 
 def _nullability(p, lang):
+    if isinstance(p, Scalar) and p.optional:
+        return _is(lang, f"可选,可传空指针,为空时取{p.default}。", f"yes: may be null, which means {p.default}.")
     if getattr(p, "optional", False):
         return _is(lang, f"可选,可传空指针,为空时按全{p.default}处理。",
                    f"yes: may be null, which means all {p.default}.")
-    if isinstance(p, Attr):
+    if isinstance(p, Attr) and p.type != "string":
         return None  # passed by value: there is no null
     return _is(lang, "必选,不能为空指针。", "no: must not be null.")
 
@@ -167,8 +169,8 @@ def phase1_params(op, lang: str) -> list[ParamDoc]:
                         f"An aclScalar on the host, of dtype {p.dtype}.")
             details = []
         else:
-            kind = {"int64": ("整型值(INT64)", "integer (INT64)"), "bool": ("布尔值(BOOL)", "bool (BOOL)")}[p.type]
-            where = _is(lang, f"Host侧的{kind[0]}。", f"A host {kind[1]}.")
+            kind = p.spec_type
+            where = _is(lang, f"Host侧的{kind.zh}。", f"A host {kind.en}.")
             details = []
         values = _phrases(op, p.name, "value", lang)
         if values:

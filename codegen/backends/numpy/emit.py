@@ -41,9 +41,12 @@ def _step_lines(op, s, v):
         return [f'_chk.not_null("{n}", {v(n)})']
     if s.kind == "convert":
         p = op.param(n)
+        if isinstance(p, Scalar) and p.optional:
+            return [f'{p.py_name} = _chk.optional_scalar_value("{n}", {p.py_name}, {float(p.default)!r})']
         if isinstance(p, Scalar):
             return [f'{p.py_name} = _chk.scalar_value("{n}", {p.py_name})']
-        fn = "bool_attr" if p.type == "bool" else "int_attr"
+        fn = {"bool": "bool_attr", "int64": "int_attr", "double": "double_attr", "float": "float_attr",
+              "string": "string_attr"}[p.type]
         return [f'{p.py_name} = _chk.{fn}("{n}", {p.py_name})']
     if s.kind == "dtype_supported":
         return [f'_chk.dtype_supported(OP, "{n}", {v(n)}, product, DTYPES["{n}"])']
@@ -117,7 +120,7 @@ def variant_context(op: Op, k: Kernel, kv: KernelVariant) -> dict:
         "key": kv.key,
         "tensors": [t.py_name for t in kv.tensors],
         "scalars": [p.py_name for p in kv.scalars],
-        "float_scalars": [p.py_name for p in kv.scalars if isinstance(p, Scalar)],
+        "float_scalars": [p.py_name for p in kv.scalars if isinstance(p, Scalar) or p.is_real],
         "numels": [(f"numel_{op.param(n).py_name}", op.param(n).py_name) for n in kv.numels],
         "prelude": [(str(s), spr.doprint(e)) for s, e in kv.prelude],
         "reductions": [(str(s), pr.doprint(e)) for s, e in kv.reductions],
@@ -147,7 +150,9 @@ def _dispatch_condition(op: Op, kv: KernelVariant) -> str:
     parts = []
     for name, value in kv.key.items():
         p = op.param(name)
-        if isinstance(p, Attr):
+        if isinstance(p, Attr) and p.type == "string":
+            parts.append(f"{p.py_name} == {value!r}")
+        elif isinstance(p, Attr):
             parts.append(p.py_name if value else f"not {p.py_name}")
         else:
             parts.append(f"{p.py_name} is None" if value == ABSENT else f"{p.py_name} is not None")

@@ -269,6 +269,16 @@ aclnnStatus opgen_check_scalar_value(const char *name, const aclScalar *s, doubl
     return ACLNN_SUCCESS;
 }
 
+aclnnStatus opgen_check_optional_scalar_value(const char *name, const aclScalar *s, double fallback,
+                                             double *value)
+{
+    if (!s) {   /* an optional aclScalar left null: its documented default */
+        *value = fallback;
+        return ACLNN_SUCCESS;
+    }
+    return opgen_check_scalar_value(name, s, value);
+}
+
 aclnnStatus opgen_check_dim_in_range(const char *name, int64_t dim, const char *tensor_name, const aclTensor *t)
 {
     if (!t)
@@ -292,6 +302,19 @@ aclnnStatus opgen_check_one_of(const char *name, int64_t value, int n, const int
         len += (size_t)snprintf(list + len, sizeof list - len, "%s%" PRId64, i ? ", " : "", values[i]);
     }
     return opgen_fail(INVALID, name, "%s must be one of %s, got %" PRId64, name, list, value);
+}
+
+aclnnStatus opgen_check_one_of_s(const char *name, const char *value, int n, const char *const *values)
+{
+    char list[256];
+    size_t len = 0;
+    list[0] = '\0';
+    for (int i = 0; i < n; ++i) {
+        if (strcmp(values[i], value) == 0)
+            return ACLNN_SUCCESS;
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", values[i]);
+    }
+    return opgen_fail(INVALID, name, "%s must be one of %s, got %s", name, list, value);
 }
 
 aclnnStatus opgen_check_requires_f(const char *name, bool ok, const char *condition, double value)

@@ -93,6 +93,9 @@ aclnnStatus opgen_check_shape_is_broadcast(const char *name, const aclTensor *t,
 aclnnStatus opgen_check_scalar_value(const char *name, const aclScalar *s, double *value);
 aclnnStatus opgen_check_dim_in_range(const char *name, int64_t dim, const char *tensor_name, const aclTensor *t);
 aclnnStatus opgen_check_one_of(const char *name, int64_t value, int n, const int64_t *values);
+aclnnStatus opgen_check_one_of_s(const char *name, const char *value, int n, const char *const *values);
+aclnnStatus opgen_check_optional_scalar_value(const char *name, const aclScalar *s, double fallback,
+                                             double *value);
 aclnnStatus opgen_check_requires_f(const char *name, bool ok, const char *condition, double value);
 aclnnStatus opgen_check_requires_i(const char *name, bool ok, const char *condition, int64_t value);
 aclnnStatus opgen_check_requires_b(const char *name, bool ok, const char *condition, bool value);
