@@ -11,7 +11,7 @@ from .spec import ABSENT, PRESENT, DTYPES, KERNEL_DTYPES, PRODUCTS, Op
 from .spec.example import problems as example_problems
 from .spec.functions import DimSum, numel_param
 from .spec.params import ATTR_TYPES, GRAD, ROLES, Attr, Output, Param, Scalar, Tensor, Text
-from .spec.rules import CATEGORIES, DimInRange, OneOf, Requires, Rule
+from .spec.rules import DimInRange, OneOf, Requires, Rule
 
 
 def validate(op: Op) -> None:
@@ -68,8 +68,9 @@ def _check_params(op, fail):
         want = sorted(p.name for p in op.pointers())
         if sorted(op.null_order) != want:
             fail(f"null_order must list every required pointer parameter once: {', '.join(want)}")
-    if op.output.dtype_from is not None and op.output.dtype_from not in names:
-        fail(f"Output dtype_from names a missing parameter {op.output.dtype_from!r}")
+    for n in op.output_dtype_sources:
+        if n not in names or not isinstance(op.param(n), Tensor):
+            fail(f"Output dtype_from names a missing input tensor {n!r}")
     for attr_name in (op.reduce_dim, op.loss_reduction):
         if attr_name is not None and (attr_name not in names or not isinstance(op.param(attr_name), Attr)):
             fail(f"{attr_name!r} must name an int64 Attr")
@@ -111,7 +112,6 @@ def _check_dtypes(op, fail):
 
 
 def _check_rules(op, fail):
-    last = 0
     names = {p.name for p in op.params}
     for r in op.rules:
         if not isinstance(r, Rule):
@@ -119,13 +119,8 @@ def _check_rules(op, fail):
         for n in r.params:
             if n not in names:
                 fail(f"rule {type(r).__name__} names a missing parameter {n!r}")
-        cat = CATEGORIES.index(r.category)
-        if cat == 0:
+        if r.category == "null":
             fail("null checks are derived from the parameters; do not list NotNull")
-        if cat < last:
-            fail(f"rule {type(r).__name__}({', '.join(r.params)}) is a {r.category} check after a "
-                 f"{CATEGORIES[last]} check: order dtype, shape, value")
-        last = cat
         if isinstance(r, (DimInRange, OneOf)) and not isinstance(op.param(r.params[0]), Attr):
             fail(f"{type(r).__name__} needs an Attr first, got {r.params[0]}")
         if isinstance(r, Requires):
@@ -133,7 +128,7 @@ def _check_rules(op, fail):
             extra = (r.condition.free_symbols | r.when.free_symbols) - allowed
             if extra:
                 fail(f"Requires({r.params[0]}) uses {', '.join(sorted(map(str, extra)))}, not a scalar or attribute")
-        elif type(r).__name__ not in ("DimInRange", "OneOf"):
+        elif type(r).__name__ not in ("DimInRange", "OneOf"):  # (every other rule reads tensors)
             for n in r.params:
                 if not isinstance(op.param(n), (Tensor, Output)):
                     fail(f"{type(r).__name__} applies to tensors; {n} is not one")

@@ -10,7 +10,7 @@ import ml_dtypes  # noqa: F401  (registers bfloat16 with NumPy)
 import numpy as np
 
 from codegen.errors import AclnnError
-from codegen.spec.dtypes import BY_NUMPY, DType
+from codegen.spec.dtypes import BY_NUMPY, DTYPES, DType, can_cast, promote_types
 from codegen.spec.products import PRODUCTS
 from codegen.spec.rules import ACLNN_ERR_PARAM_INVALID as INVALID
 from codegen.spec.rules import ACLNN_ERR_PARAM_NULLPTR as NULLPTR
@@ -54,6 +54,16 @@ def dtype_name(value) -> str:
     if d is not None:
         return d.name
     return f"numpy {value.dtype}" if isinstance(value, np.ndarray) else f"non-array {type(value).__name__}"
+
+
+def default_dtype(*arrays) -> str:
+    """The dtype an output gets when the caller names none: the promoted dtype of the (non-null) arrays, or the
+    first one's when they do not promote (the checks then refuse the call)."""
+    names = [dtype_name(a) for a in arrays if a is not None]
+    if not names:
+        return "FLOAT"
+    p = promote_types(names) if all(n in DTYPES for n in names) else None
+    return p or names[0]
 
 
 def shape_str(shape) -> str:
@@ -109,11 +119,60 @@ def dtype_same(ref_name, ref, name, value):
 def dtype_castable(src_name, src, name, value):
     if src is None or value is None:
         return
-    from codegen.spec.dtypes import DTYPES
-    a, b = DTYPES.get(dtype_name(src)), DTYPES.get(dtype_name(value))
-    if a is None or b is None or not (a.is_float and b.is_float):
+    if not can_cast(dtype_name(src), dtype_name(value)):
         raise AclnnError(INVALID, name, f"{name}'s dtype {dtype_name(value)} cannot be cast to from {src_name}'s "
                                         f"dtype {dtype_name(src)}")
+
+
+def _promoted(named):
+    """(names, promoted dtype name or None, the name of the tensor that failed to promote) of the given tensors
+    (`named` alternates names and values; null tensors are left out)."""
+    pairs = [(n, v) for n, v in zip(named[0::2], named[1::2]) if v is not None]
+    if not pairs:
+        return [], None, None
+    out = dtype_name(pairs[0][1])
+    for n, v in pairs[1:]:
+        nxt = promote_types([out, dtype_name(v)]) if out in DTYPES and dtype_name(v) in DTYPES else None
+        if nxt is None:
+            return [n for n, _ in pairs], None, n
+        out = nxt
+    return [n for n, _ in pairs], out, None
+
+
+def promoted_supported(op, name, product, table, *named):
+    """The tensors' dtypes promote to a dtype of `table` (this parameter's {soc: [dtypes]}) on `product`."""
+    names, p, bad = _promoted(named)
+    if not names:
+        return
+    for n, v in zip(named[0::2], named[1::2]):
+        if v is not None and not isinstance(v, np.ndarray):
+            raise AclnnError(INVALID, n, f"{n} must be a tensor (NumPy array), got {type(v).__name__}")
+    if p is None:
+        got = ", ".join(dtype_name(v) for v in named[1::2] if v is not None)
+        raise AclnnError(INVALID, name, f"the dtypes of {' and '.join(names)} ({got}) do not promote to a "
+                                        f"common dtype")
+    allowed = table.get(product, [])
+    if p not in allowed:
+        raise AclnnError(INVALID, name, f"the dtypes of {' and '.join(names)} promote to {p}, not supported by "
+                                        f"{op} on {product} (supported: {', '.join(allowed) or 'none'})")
+
+
+def promoted_castable(name, value, *named):
+    names, p, _ = _promoted(named)
+    if value is None or p is None:
+        return
+    if not can_cast(p, dtype_name(value)):
+        raise AclnnError(INVALID, name, f"{name}'s dtype {dtype_name(value)} cannot be cast to from {p}, the "
+                                        f"promoted dtype of {' and '.join(names)}")
+
+
+def promoted_same(name, value, *named):
+    names, p, _ = _promoted(named)
+    if value is None or p is None:
+        return
+    if dtype_name(value) != p:
+        raise AclnnError(INVALID, name, f"{name} must have {p}, the promoted dtype of {' and '.join(names)}: "
+                                        f"got {dtype_name(value)}")
 
 
 # ---- shape -------------------------------------------------------------------------------------------------
@@ -241,6 +300,20 @@ def one_of(name, value, values):
 def requires(name, ok: bool, condition: str, value):
     if not ok:
         raise AclnnError(INVALID, name, f"{name} must satisfy {condition}, got {value}")
+
+
+def any_empty(*arrays) -> bool:
+    """Whether a given (non-null) tensor has no elements: EmptyReturns then ends phase 1 with success."""
+    return any(isinstance(a, np.ndarray) and a.size == 0 for a in arrays)
+
+
+def empty_shape(shape_of, *arrays) -> tuple:
+    """The shape of an output allocated for a call that returned early on an empty tensor: the shape rules' when
+    they apply, else the first empty tensor's (its inputs need not broadcast: the checks did not run)."""
+    try:
+        return tuple(shape_of())
+    except ValueError:
+        return next(a.shape for a in arrays if isinstance(a, np.ndarray) and a.size == 0)
 
 
 def known_product(product):

@@ -88,8 +88,9 @@ from .op import ABSENT, PRESENT, Formula, Op, Variant
 from .params import (FORWARD_INPUT, FORWARD_OUTPUT, GRAD, OPERAND, RESULT, UNUSED, Attr, Output, Param, Scalar,
                      Tensor, Text)
 from .products import DEFAULT_PRODUCT, PRODUCTS, Product
-from .rules import (Broadcastable, BroadcastTo, DimInRange, DtypeCastable, DtypeSame, DtypeSupported, MaxRank,
-                    MinRank, NotNull, OneOf, Requires, Rule, ShapeIsBroadcast, ShapeSame)
+from .rules import (Broadcastable, BroadcastTo, DimInRange, DtypeCastable, DtypeSame, DtypeSupported, EmptyReturns,
+                    MaxRank, MinRank, NotNull, OneOf, PromotedCastable, PromotedSame, PromotedSupported, Requires,
+                    Rule, ShapeIsBroadcast, ShapeSame)
 
 __all__ = [
     # SymPy
@@ -100,5 +101,6 @@ __all__ = [
     "ABSENT", "PRESENT", "GRAD", "FORWARD_INPUT", "FORWARD_OUTPUT", "OPERAND", "UNUSED", "RESULT",
     "DtypeSupported", "DtypeSame", "DtypeCastable", "MaxRank", "MinRank", "ShapeSame", "Broadcastable",
     "BroadcastTo", "ShapeIsBroadcast", "DimInRange", "OneOf", "Requires", "NotNull", "Rule",
+    "PromotedSupported", "PromotedCastable", "PromotedSame", "EmptyReturns",
     "DTYPES", "KERNEL_DTYPES", "DType", "PRODUCTS", "Product", "DEFAULT_PRODUCT",
 ]

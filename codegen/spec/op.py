@@ -96,6 +96,14 @@ class Op:
         return next(p for p in self.params if isinstance(p, Output))
 
     @property
+    def output_dtype_sources(self) -> tuple:
+        """The inputs whose (promoted) dtype is the output's default dtype."""
+        f = self.output.dtype_from
+        if isinstance(f, (tuple, list)):
+            return tuple(f)
+        return (f or self.tensors[0].name,)
+
+    @property
     def scalars(self) -> list[Scalar]:
         return [p for p in self.params if isinstance(p, Scalar)]
 

@@ -62,7 +62,8 @@ class Output(Param):
     """The output aclTensor (`aclTensor *`)."""
     role: str = RESULT
     dtypes: dict | None = None
-    dtype_from: str | None = None          # default dtype: that input's dtype (None: the first tensor's)
+    dtype_from: str | tuple | None = None  # default dtype: that input's dtype, or the promoted dtype of a tuple of
+                                           # inputs (None: the first tensor's)
 
     kind = "output"
 

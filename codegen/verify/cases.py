@@ -23,6 +23,11 @@ class Case:
     reduction: int | None             # loss reduction value, or None
     subs: dict                        # original symbol -> symbol with assumptions, or a value (0)
     assumptions: list = field(default_factory=list)  # human-readable, e.g. "lambda > 0"
+    back: dict = field(default_factory=dict)          # symbols a substitution introduced -> what they stand for
+
+    def shown(self, expr):
+        """`expr` with the gaps of ordered scalars written back (max_minus_min + min is shown as max)."""
+        return sympy.sympify(expr).xreplace(self.back) if self.back else expr
 
     @property
     def label(self) -> str:
@@ -126,27 +131,82 @@ def cases(op: Op) -> list[Case]:
                 orders.append(o)
         options = [[(sym, value, label) for value, label in _bound_options(sym, bs)] for sym, bs in bounds.items()]
         for low, high, strict in orders:
-            t = sympy.Symbol(f"{high.name}_minus_{low.name}", positive=True)
-            choice = [(high, ("above", low, t), f"{low} < {high}")]
+            choice = [(high, ("above", low, _gap(high, low)), f"{low} < {high}")]
             if not strict:
                 choice.append((high, ("equal", low, None), f"{low} = {high}"))
             options.append(choice)
+        bare, inner = _branch_point_scalars(op, variant, reals)
+        # a scalar inside a branch point (Max(lambd, 0), beta*x > threshold), with no bound from the rules: its
+        # sign decides where the point lies, so each sign is a case
+        for sym in inner:
+            if sym not in bounds and not any(sym in (lo, hi) for lo, hi, _ in orders):
+                options.append([(sym, sympy.Symbol(sym.name, real=True, positive=True), f"{sym} > 0"),
+                                (sym, sympy.Integer(0), f"{sym} = 0"),
+                                (sym, sympy.Symbol(sym.name, real=True, negative=True), f"{sym} < 0")])
+        # two scalars that are both branch points, in no order the rules fix: every order is a case
+        ordered = {frozenset((lo, hi)) for lo, hi, _ in orders}
+        pairs = [(a, b) for i, a in enumerate(bare) for b in bare[i + 1:]]
+        for a, b in pairs:
+            if frozenset((a, b)) not in ordered:
+                options.append([(b, ("above", a, _gap(b, a)), f"{a} < {b}"), (b, ("equal", a, None), f"{a} = {b}"),
+                                (a, ("above", b, _gap(a, b)), f"{b} < {a}")])
         reductions = [None]
         if op.loss_reduction:
             reductions = sorted(op.param(op.loss_reduction).values)
         for combo in itertools.product(*options):
-            subs, labels = {}, []
+            subs, labels, back = {}, [], {}
             for sym, value, label in combo:
                 if isinstance(value, tuple):       # an order: the larger scalar in terms of the smaller
                     kind, low, t = value
                     base = subs.get(low, low)
                     subs[sym] = base + t if kind == "above" else base
+                    if kind == "above":
+                        back[t] = sym - low
                 else:
                     subs[sym] = value
                 labels.append(label)
             for red in reductions:
-                out.append(Case(op, variant, red, subs, labels))
+                out.append(Case(op, variant, red, subs, labels, back))
     return out
+
+
+def _gap(high, low):
+    return sympy.Symbol(f"{high.name}_minus_{low.name}", positive=True)
+
+
+def _branch_point_scalars(op: Op, variant: Variant, reals) -> tuple[list, list]:
+    """(scalars that are branch points themselves — `x > min`, `x >= max`: the proof cuts the line at each, so it
+    needs their order; scalars inside a branch point or its condition's coefficient — `Abs(x) > Max(lambd, 0)`,
+    `beta*x > threshold`: it needs their sign), over the forward's and the x-form backward's conditions."""
+    from .intervals import Undecided, atoms, thresholds
+    found, inner = [], []
+    exprs = [(sympy.sympify(op.forward), op.wrt)]
+    x_sym = op.x_symbol(variant.formula)
+    if x_sym is not None:
+        exprs.append((sympy.sympify(variant.expr), x_sym))
+    for expr, u in exprs:
+        for pw in expr.atoms(sympy.Piecewise):
+            for _, cond in pw.args:
+                for rel in sympy.sympify(cond).atoms(sympy.core.relational.Relational):
+                    if u not in rel.free_symbols:
+                        continue
+                    coeff = sympy.diff(rel.lhs - rel.rhs, u) if not rel.has(sympy.Abs) else sympy.Integer(1)
+                    for s in sorted(coeff.free_symbols & set(reals), key=str):
+                        if s not in inner:
+                            inner.append(s)
+                    try:
+                        points = thresholds(atoms(rel, u))
+                    except (Undecided, NotImplementedError):
+                        continue
+                    for c in points:
+                        if c in reals:
+                            if c not in found:
+                                found.append(c)
+                            continue
+                        for s in sorted(sympy.sympify(c).free_symbols & set(reals), key=str):
+                            if s not in inner and not (c == -s):
+                                inner.append(s)
+    return found, [s for s in inner if s not in found]
 
 
 def sample_scalars(case: Case, draw) -> dict:

@@ -114,7 +114,7 @@ class CaseProof:
         edges = [-sympy.oo] + pts + [sympy.oo]
         lines, derivs = [], []
         for lo, hi in zip(edges, edges[1:]):
-            where = f"{x} in ({lo}, {hi})"
+            where = f"{x} in ({self.case.shown(lo)}, {self.case.shown(hi)})"
             try:
                 k = first_piece(ftrees, lambda t: truth_on(t, lo, hi))
                 fk = fp[k][0]
@@ -160,7 +160,7 @@ class CaseProof:
 
     def _boundary(self, t, ftrees, fp, btrees, bp, u, in_y, left, right):
         x = self.x
-        where = f"{x} = {t}"
+        where = f"{x} = {self.case.shown(t)}"
         try:
             k = first_piece(ftrees, lambda tr: truth_at(tr, t))
             if in_y:

@@ -2,8 +2,13 @@
 """NumPy reference kernels, one module per operator."""
 from .binary_cross_entropy_with_logits_backward import binary_cross_entropy_with_logits_backward
 from .elu_backward import elu_backward
+from .hardshrink_backward import hardshrink_backward
+from .hardsigmoid_backward import hardsigmoid_backward
+from .hardswish_backward import hardswish_backward
+from .hardswish_backward_v2 import hardswish_backward_v2
+from .hardtanh_backward import hardtanh_backward
 from .log_sigmoid_backward import log_sigmoid_backward
 from .softmax_backward import softmax_backward
 from .softshrink_backward import softshrink_backward
 
-__all__ = ["binary_cross_entropy_with_logits_backward", "elu_backward", "log_sigmoid_backward", "softmax_backward", "softshrink_backward"]
+__all__ = ["binary_cross_entropy_with_logits_backward", "elu_backward", "hardshrink_backward", "hardsigmoid_backward", "hardswish_backward", "hardswish_backward_v2", "hardtanh_backward", "log_sigmoid_backward", "softmax_backward", "softshrink_backward"]

@@ -111,7 +111,7 @@ def log_sigmoid_backward(*, grad_output, self, buffer, product="ascend910b", out
     """
     _chk.writeable_out("log_sigmoid_backward", out)
     _chk.known_product(product)
-    out_arg = out if out is not None else _chk.Allocate(_chk.dtype_name(grad_output))
+    out_arg = out if out is not None else _chk.Allocate(_chk.default_dtype(grad_output))
     values = check(grad_output, self, buffer, out_arg, product)
     if out is None:
         out = np.empty(grad_output.shape, dtype=NUMPY_DTYPES[out_arg.dtype])

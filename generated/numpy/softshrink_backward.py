@@ -87,7 +87,7 @@ def softshrink_backward(*, grad_output, self, lambd, product="ascend910b", out=N
     """
     _chk.writeable_out("softshrink_backward", out)
     _chk.known_product(product)
-    out_arg = out if out is not None else _chk.Allocate(_chk.dtype_name(grad_output))
+    out_arg = out if out is not None else _chk.Allocate(_chk.default_dtype(grad_output))
     values = check(grad_output, self, lambd, out_arg, product)
     lambd = values["lambd"]
     if out is None:

@@ -113,8 +113,11 @@ def make_kernel(op: Op):
     def kernel(**kw):
         call = KernelCall(op, kw)
         _chk.writeable_out(name, call.out)
-        call.args.update(call.check(checker))
+        values = call.check(checker)
         out = call.out
+        if values is None:
+            return out  # an empty tensor ended the checks early: nothing to compute, nothing launched
+        call.args.update(values)
         if out.size == 0:
             return out  # an empty tensor: nothing to compute, nothing launched
         result = run_kernel(op, the_plan, call.args, out.shape, _chk.dtype_name(out), call.product)

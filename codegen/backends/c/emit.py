@@ -58,8 +58,13 @@ def _comment(path: str) -> str:
 
 def runtime_files(source: str = "codegen/backends/c/templates") -> dict[str, str]:
     """{path under c/: text} of the runtime shared by every op."""
+    from codegen.spec.dtypes import PROMOTE, can_cast
     context = {
         "dtypes": list(DTYPES.values()),
+        "promote": [(DTYPES[a].acl_name, DTYPES[b].acl_name, DTYPES[c].acl_name)
+                    for (a, b), c in PROMOTE.items() if c is not None],
+        "casts": [(a.acl_name, b.acl_name) for a in DTYPES.values() for b in DTYPES.values()
+                  if can_cast(a.name, b.name)],
         "socs": list(PRODUCTS),
         "default_soc": DEFAULT_PRODUCT,
         "statuses": [(name, code) for code, name in STATUS_NAMES.items()],
@@ -220,6 +225,16 @@ def check_lines(op: Op) -> list[str]:
             # attributes come by value, already of their C type (a null C string failed its null check)
         elif s.kind == "dtype_supported":
             lines.append(f'OPGEN_TRY(opgen_check_dtype_supported(OP, "{n}", {n}, &DTYPES_{n}));')
+        elif s.kind in ("promoted_supported", "promoted_castable", "promoted_same"):
+            names = ", ".join(f'"{o}"' for o in s.others)
+            ptrs = ", ".join(s.others)
+            call = (f'opgen_check_promoted_supported(OP, "{n}", &DTYPES_{n}, ' if s.kind == "promoted_supported"
+                    else f'opgen_check_{s.kind}("{n}", {n}, ')
+            lines += ["{",
+                      f"    static const char *const names[] = {{{names}}};",
+                      f"    const aclTensor *const operands[] = {{{ptrs}}};",
+                      f"    OPGEN_TRY({call}{len(s.others)}, names, operands));",
+                      "}"]
         elif s.kind in ("dtype_same", "dtype_castable", "shape_same", "broadcastable"):
             lines.append(f'OPGEN_TRY(opgen_check_{s.kind}("{ref}", {ref}, "{n}", {n}));')
         elif s.kind in ("max_rank", "min_rank"):
@@ -246,6 +261,13 @@ def check_lines(op: Op) -> list[str]:
                       f"    static const int64_t values[] = {{{values}}};",
                       f'    OPGEN_TRY(opgen_check_one_of("{n}", {n}, {len(s.values)}, values));',
                       "}"]
+        elif s.kind == "empty_returns":
+            ptrs = ", ".join(s.others)
+            lines += ["{",
+                      f"    const aclTensor *const operands[] = {{{ptrs}}};",
+                      f"    if (opgen_any_empty({len(s.others)}, operands))   /* success; the later checks do not run */",
+                      "        return opgen_phase1_empty(OP, workspaceSize, executor);",
+                      "}"]
         elif s.kind == "requires":
             r, p = s.rule, op.param(n)
             kind = "f" if isinstance(p, Scalar) or p.is_real else ("b" if p.type == "bool" else "i")
@@ -263,7 +285,8 @@ def check_lines(op: Op) -> list[str]:
 
 def dtype_tables(op: Op) -> list[tuple[str, list[tuple[str, list[str]]]]]:
     """[(tensor, [(soc, [ACL enumerators])])] for every tensor a DtypeSupported rule checks."""
-    names = [s.param for s in steps(op) if s.kind == "dtype_supported"]
+    names = [s.param for s in steps(op) if s.kind in ("dtype_supported", "promoted_supported")]
+    names = list(dict.fromkeys(names))
     return [(n, [(soc, [DTYPES[d].acl_name for d in dts]) for soc, dts in op.dtypes_of(n).items()])
             for n in names]
 

@@ -47,9 +47,22 @@ def _dtype_phrase(r, name, lang):
     if isinstance(r, R.DtypeCastable):
         src, dst = r.params
         if name == dst:
-            return _is(lang, f"须可由{src}的数据类型转换得到(任意浮点类型之间均可转换)",
-                       f"must be castable from {src}'s dtype (any float dtype to any float dtype)")
+            return _is(lang, f"须可由{src}的数据类型转换得到(aclnn的互转换关系)",
+                       f"must be castable from {src}'s dtype (aclnn's conversion rules)")
         return _is(lang, f"须可转换为{dst}的数据类型", f"must be castable to {dst}'s dtype")
+    if isinstance(r, R.PromotedSupported):
+        return _is(lang, f"可与{_join(others, lang)}不同,按aclnn的互推导关系推导后的数据类型须在上述范围之内",
+                   f"may differ from that of {_join(others, lang)}: the dtype they promote to (aclnn's deduction "
+                   f"rules) must be one listed above")
+    if isinstance(r, (R.PromotedCastable, R.PromotedSame)):
+        out, srcs = r.params[0], r.params[1:]
+        if name != out:
+            return None   # the output's entry says it
+        if isinstance(r, R.PromotedSame):
+            return _is(lang, f"须与{_join(srcs, lang)}推导后的数据类型一致",
+                       f"must equal the promoted dtype of {_join(srcs, lang)}")
+        return _is(lang, f"须可由{_join(srcs, lang)}推导后的数据类型转换得到(aclnn的互转换关系)",
+                   f"must be castable from the promoted dtype of {_join(srcs, lang)} (aclnn's conversion rules)")
     raise TypeError(f"no doc phrase for dtype rule {type(r).__name__}")
 
 

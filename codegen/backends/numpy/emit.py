@@ -50,6 +50,12 @@ def _step_lines(op, s, v):
         return [f'{p.py_name} = _chk.{fn}("{n}", {p.py_name})']
     if s.kind == "dtype_supported":
         return [f'_chk.dtype_supported(OP, "{n}", {v(n)}, product, DTYPES["{n}"])']
+    if s.kind == "promoted_supported":
+        named = ", ".join(f'"{o}", {v(o)}' for o in s.others)
+        return [f'_chk.promoted_supported(OP, "{n}", product, DTYPES["{n}"], {named})']
+    if s.kind in ("promoted_castable", "promoted_same"):
+        named = ", ".join(f'"{o}", {v(o)}' for o in s.others)
+        return [f'_chk.{s.kind}("{n}", {v(n)}, {named})']
     if s.kind in ("dtype_same", "dtype_castable", "shape_same", "broadcastable"):
         return [f'_chk.{s.kind}("{ref}", {v(ref)}, "{n}", {v(n)})']
     if s.kind in ("max_rank", "min_rank"):
@@ -61,6 +67,10 @@ def _step_lines(op, s, v):
         return [f'_chk.shape_is_broadcast("{n}", {v(n)}, {others})']
     if s.kind == "one_of":
         return [f'_chk.one_of("{n}", {v(n)}, {s.values!r})']
+    if s.kind == "empty_returns":
+        arrays = ", ".join(v(o) for o in s.others)
+        return [f"if _chk.any_empty({arrays}):",
+                "    return None  # an empty tensor: success, and the checks after this one do not run"]
     if s.kind == "requires":
         r = s.rule
         pr = KernelNumPyPrinter({p.symbol: p.py_name for p in op.params if p.symbol is not None})
@@ -177,7 +187,8 @@ def render_op(op: Op, source_label: str) -> str:
     k = lower(op)
     variants = [variant_context(op, k, kv) for kv in k.variants]
     tensors = [p for p in op.params if isinstance(p, (Tensor, Output))]
-    dtype_params = sorted({n for r in op.rules if isinstance(r, R.DtypeSupported) for n in r.params},
+    dtype_params = sorted({n for r in op.rules if isinstance(r, R.DtypeSupported) for n in r.params}
+                          | {r.params[0] for r in op.rules if isinstance(r, R.PromotedSupported)},
                           key=lambda n: [p.name for p in op.params].index(n))
     inputs = [p for p in op.params if not isinstance(p, Output)]
     return render(
@@ -192,7 +203,7 @@ def render_op(op: Op, source_label: str) -> str:
         converted=[p.py_name for p in inputs if isinstance(p, (Scalar, Attr))],
         output=op.output,
         out_dtype_free=out_dtype_free(op),
-        default_dtype_from=op.param(op.output.dtype_from or tensors[0].name).py_name,
+        default_dtype_from=", ".join(op.param(n).py_name for n in op.output_dtype_sources),
         output_shape=output_shape_expr(op),
         reduce_dim=op.param(op.reduce_dim).py_name if op.reduce_dim else None,
         rank0_line=_rank0_line(op, k),
@@ -201,6 +212,8 @@ def render_op(op: Op, source_label: str) -> str:
         exp=any(v["uses_exp"] for v in variants),
         where=any(v["uses_where"] for v in variants),
         documented=[(when_text(f.when), condition_code(f.expr, op)) for f in op.formulas],
+        empty_returns=", ".join(var(op, n) for n in dict.fromkeys(
+            n for r in op.rules if isinstance(r, R.EmptyReturns) for n in r.params)),
     )
 
 

@@ -462,6 +462,16 @@ static int64_t l2_bytes(void)
 void opgen_call_input(opgen_call *c, const aclTensor *t) { c->in[c->nin++] = *t; }
 void opgen_call_output(opgen_call *c, const aclTensor *t) { c->out = *t; }
 
+aclnnStatus opgen_phase1_empty(const char *op, uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    opgen_call call;
+    memset(&call, 0, sizeof call);
+    call.out.dtype = ACL_FLOAT;
+    call.out.ndim = 1;          /* an output of no elements: phase 2 runs nothing */
+    static const char no_params = 0;
+    return opgen_phase1_done(op, &call, &no_params, 0, workspaceSize, executor);
+}
+
 aclnnStatus opgen_phase1_done(const char *op, const opgen_call *c, const void *params, size_t params_size,
                               uint64_t *workspaceSize, aclOpExecutor **executor)
 {

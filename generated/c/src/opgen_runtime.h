@@ -59,6 +59,8 @@ bool opgen_soc_known(const char *soc);
 const char *opgen_dtype_name(aclDataType dt);       /* "FLOAT", "BFLOAT16", ...; "UNDEFINED" if unknown */
 size_t opgen_dtype_size(aclDataType dt);            /* bytes per element; 0 if unknown */
 bool opgen_dtype_is_float(aclDataType dt);
+int opgen_promote(aclDataType a, aclDataType b);     /* aclnn's PromoteType; -1 when the two do not promote */
+bool opgen_can_cast(aclDataType src, aclDataType dst);   /* aclnn's CanCast */
 
 int64_t opgen_numel(const aclTensor *t);
 
@@ -82,6 +84,12 @@ aclnnStatus opgen_check_dtype_supported(const char *op, const char *name, const 
 aclnnStatus opgen_check_dtype_same(const char *ref_name, const aclTensor *ref, const char *name, const aclTensor *t);
 aclnnStatus opgen_check_dtype_castable(const char *src_name, const aclTensor *src, const char *name,
                                        const aclTensor *t);
+aclnnStatus opgen_check_promoted_supported(const char *op, const char *name, const opgen_dtype_table *table, int n,
+                                           const char *const *names, const aclTensor *const *operands);
+aclnnStatus opgen_check_promoted_castable(const char *name, const aclTensor *t, int n, const char *const *names,
+                                          const aclTensor *const *operands);
+aclnnStatus opgen_check_promoted_same(const char *name, const aclTensor *t, int n, const char *const *names,
+                                      const aclTensor *const *operands);
 aclnnStatus opgen_check_max_rank(const char *name, const aclTensor *t, int64_t n);
 aclnnStatus opgen_check_min_rank(const char *name, const aclTensor *t, int64_t n);
 aclnnStatus opgen_check_shape_same(const char *ref_name, const aclTensor *ref, const char *name, const aclTensor *t);
@@ -96,6 +104,7 @@ aclnnStatus opgen_check_one_of(const char *name, int64_t value, int n, const int
 aclnnStatus opgen_check_one_of_s(const char *name, const char *value, int n, const char *const *values);
 aclnnStatus opgen_check_optional_scalar_value(const char *name, const aclScalar *s, double fallback,
                                              double *value);
+bool opgen_any_empty(int n, const aclTensor *const *tensors);   /* a non-null one has no elements */
 aclnnStatus opgen_check_requires_f(const char *name, bool ok, const char *condition, double value);
 aclnnStatus opgen_check_requires_i(const char *name, bool ok, const char *condition, int64_t value);
 aclnnStatus opgen_check_requires_b(const char *name, bool ok, const char *condition, bool value);
@@ -182,6 +191,8 @@ void opgen_call_output(opgen_call *c, const aclTensor *t);
 /* End of phase 1: size the workspace, build the executor holding the call and a copy of its params. */
 aclnnStatus opgen_phase1_done(const char *op, const opgen_call *c, const void *params, size_t params_size,
                               uint64_t *workspaceSize, aclOpExecutor **executor);
+/* End of phase 1 for a call an empty tensor ended early (EmptyReturns): workspace 0, an executor that runs nothing. */
+aclnnStatus opgen_phase1_empty(const char *op, uint64_t *workspaceSize, aclOpExecutor **executor);
 /* Phase 2: validate the executor and the workspace, run the call, free the executor (unless repeatable). */
 aclnnStatus opgen_phase2(const char *op, void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
                          aclrtStream stream);
