@@ -41,9 +41,9 @@ class Case:
 
 def _bound_of(rel, sym):
     """(op, c) when `rel` bounds the scalar `sym` by a number c, read as `sym op c`; else None."""
-    if not isinstance(rel, sympy.core.relational.Relational) or rel.rel_op not in (">", ">=", "<", "<="):
+    if not isinstance(rel, sympy.core.relational.Relational) or rel.rel_op not in (">", ">=", "<", "<=", "!="):
         return None
-    flip = {">": "<", ">=": "<=", "<": ">", "<=": ">="}
+    flip = {">": "<", ">=": "<=", "<": ">", "<=": ">=", "!=": "!="}
     if rel.lhs == sym and rel.rhs.is_number:
         return rel.rel_op, rel.rhs
     if rel.rhs == sym and rel.lhs.is_number:
@@ -67,6 +67,14 @@ def _bound_options(sym, bounds):
     (a degenerate value moves branch points: λ = 0 makes Softshrink's dead zone vanish); between two bounds the
     open interval is parametrised by a positive symbol, so SymPy can order everything that depends on it."""
     lo = hi = None
+    name = sym.name
+    if all(op == "!=" for op, _ in bounds) and len({c for _, c in bounds}) == 1:   # s != c: below and above
+        c = bounds[0][1]
+        return [(sympy.Symbol(name, real=True, negative=True) if c == 0 else c - sympy.Symbol(f"{name}_t", positive=True),
+                 f"{name} < {c}"),
+                (sympy.Symbol(name, real=True, positive=True) if c == 0 else c + sympy.Symbol(f"{name}_t", positive=True),
+                 f"{name} > {c}")]
+    bounds = [(op, c) for op, c in bounds if op != "!="]
     for op, c in bounds:
         if op in (">", ">="):
             lo = (c, op == ">") if lo is None or c > lo[0] else lo
