@@ -25,6 +25,8 @@ C) on one parameter:
     Step("one_of", "reduction", values=(0, 1, 2))
     Step("requires", "alpha", rule=<Requires>)           a SymPy condition, under `rule.when`
     Step("empty_returns", "gradOutput", others=(gradOutput, self))   one of them empty: success, nothing more
+    Step("kernel_dtypes", "", others=(every tensor))     last: a dtype no kernel reads or writes (a complex
+                                                         output the rules let through) is 561003
 """
 from __future__ import annotations
 
@@ -99,4 +101,5 @@ def steps(op: Op) -> list[Step]:
         out += _rule_steps(r)
     if not converted:
         out += conversions(op)
+    out.append(Step("kernel_dtypes", "", others=tuple(p.name for p in op.params if p.kind in ("tensor", "output"))))
     return out

@@ -8,6 +8,7 @@ import sympy
 
 from .errors import SpecError
 from .spec import ABSENT, PRESENT, DTYPES, KERNEL_DTYPES, PRODUCTS, Op
+from .spec.dtypes import COMPUTED
 from .spec.example import problems as example_problems
 from .spec.functions import DimSum, numel_param
 from .spec.params import ATTR_TYPES, GRAD, ROLES, Attr, Output, Param, Scalar, Tensor, Text
@@ -102,13 +103,25 @@ def _check_dtypes(op, fail):
             if soc not in PRODUCTS:
                 fail(f"dtypes of {owner}: unknown product {soc!r} (known: {', '.join(PRODUCTS)})")
             for d in dts:
-                if d not in KERNEL_DTYPES:
+                if d not in COMPUTED:
                     known = "unknown dtype" if d not in DTYPES else "dtype the kernels cannot compute"
-                    fail(f"dtypes of {owner} on {soc}: {known} {d!r} (use {', '.join(KERNEL_DTYPES)})")
+                    fail(f"dtypes of {owner} on {soc}: {known} {d!r} (use {', '.join(COMPUTED)})")
+                if d not in KERNEL_DTYPES and d not in op.compute:
+                    fail(f"dtypes of {owner} on {soc}: {d} is not FLOAT16, BFLOAT16 or FLOAT: say what it computes "
+                         f"in, compute={{{d!r}: 'FLOAT' | 'DOUBLE'}} (the library's choice, stated in the docs)")
             if "BFLOAT16" in dts and not PRODUCTS[soc].bf16:
                 fail(f"dtypes of {owner}: {soc} has no BFLOAT16")
     if op.compute_dtype != "FLOAT":
         fail("compute_dtype must be FLOAT (the only compute type the backends implement)")
+    if not isinstance(op.compute, dict):
+        fail("compute must be a {dtype: 'FLOAT' | 'DOUBLE'} dict")
+    for d, c in op.compute.items():
+        if d not in COMPUTED or d in KERNEL_DTYPES:
+            fail(f"compute: {d!r} is not a dtype outside FLOAT16/BFLOAT16/FLOAT that the kernels compute")
+        if c not in ("FLOAT", "DOUBLE"):
+            fail(f"compute: {d} must compute in 'FLOAT' or 'DOUBLE', got {c!r}")
+        if DTYPES[d].is_complex:
+            fail(f"compute: {d}: complex dtypes are not computed by any backend")
 
 
 def _check_rules(op, fail):

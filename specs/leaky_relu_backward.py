@@ -32,11 +32,13 @@ SPEC = Op(
                 roles={"self": FORWARD_OUTPUT}),
     ],
     dtypes={
-        "ascend910": ["FLOAT", "FLOAT16"],
-        "ascend310p": ["FLOAT", "FLOAT16"],
-        "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
-        "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+        "ascend910": ["FLOAT", "FLOAT16", "DOUBLE"],
+        "ascend310p": ["FLOAT", "FLOAT16", "DOUBLE"],
+        "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16", "DOUBLE"],
+        "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16", "DOUBLE"],
     },
+    # DOUBLE runs on the library's AI CPU kernel, in DOUBLE
+    compute={"DOUBLE": "DOUBLE"},
     rules=[
         DtypeSupported("gradOutput", "self"),
         MaxRank("gradOutput", "self", n=8),

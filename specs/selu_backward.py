@@ -21,11 +21,13 @@ SPEC = Op(
     # In y, as the library's README and kernel compute it: y == 0 takes the y <= 0 branch (the kernel's mask).
     backward=Piecewise((g * scale, y > 0), (g * (y + scale * alpha), True)),
     dtypes={
-        "ascend910": ["FLOAT", "FLOAT16"],
-        "ascend310p": ["FLOAT", "FLOAT16"],
-        "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
-        "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+        "ascend910": ["FLOAT", "FLOAT16", "INT32", "INT8"],
+        "ascend310p": ["FLOAT", "FLOAT16", "INT32", "INT8"],
+        "ascend910b": ["FLOAT", "FLOAT16", "INT32", "INT8", "BFLOAT16"],
+        "ascend910_93": ["FLOAT", "FLOAT16", "INT32", "INT8", "BFLOAT16"],
     },
+    # integers are converted to FLOAT, computed in FLOAT and rounded back (the library's kernel: CAST_RINT)
+    compute={"INT32": "FLOAT", "INT8": "FLOAT"},
     rules=[
         DtypeSame("gradOutput", "result", "gradInput"),
         DtypeSupported("gradOutput", "result", "gradInput"),

@@ -21,11 +21,13 @@ SPEC = Op(
     forward=1 / (1 + exp(-z)),
     backward=g * y * (1 - y),
     dtypes={
-        "ascend910": ["FLOAT", "FLOAT16"],
-        "ascend310p": ["FLOAT", "FLOAT16"],
-        "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
-        "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+        "ascend910": ["FLOAT", "FLOAT16", "DOUBLE"],
+        "ascend310p": ["FLOAT", "FLOAT16", "DOUBLE"],
+        "ascend910b": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16"],
+        "ascend910_93": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16"],
     },
+    # DOUBLE runs on the library's AI CPU kernel, in DOUBLE
+    compute={"DOUBLE": "DOUBLE"},
     rules=[
         DtypeSupported("gradOutput", "output", "gradInput"),
         MaxRank("gradOutput", "output", n=8),

@@ -5,10 +5,11 @@ x, g = symbols("x gradOutput", real=True)
 beta, threshold = symbols("beta threshold", real=True)
 
 FLOATS = {
-    "ascend910": ["FLOAT", "FLOAT16"],
-    "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
-    "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+    "ascend910": ["FLOAT", "FLOAT16", "DOUBLE"],
+    "ascend910b": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16"],
+    "ascend910_93": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16"],
 }
+INTS = ["INT8", "INT16", "INT32", "INT64", "UINT8", "BOOL"]
 
 SPEC = Op(
     name="aclnnSoftplusBackward",
@@ -16,7 +17,7 @@ SPEC = Op(
     params=[
         Tensor("gradOutput", g, role=GRAD,
                doc=Text("公式中的gradOutput,上一层传回的梯度。", "gradOutput in the formula, the incoming gradient.")),
-        Tensor("self", x, role=FORWARD_INPUT,
+        Tensor("self", x, role=FORWARD_INPUT, dtypes={soc: dts + INTS for soc, dts in FLOATS.items()},
                doc=Text("公式中的x,Softplus的正向输入。", "x in the formula, the forward input of Softplus.")),
         Scalar("beta", beta, doc=Text("公式中的β。", "β in the formula.")),
         Scalar("threshold", threshold, doc=Text("公式中的threshold,β*x大于它时梯度为gradOutput。",
@@ -31,6 +32,8 @@ SPEC = Op(
     backward=[Formula(Piecewise((g, beta * x > threshold), (g / (1 + exp(-beta * x)), True)),
                       assume=(Ne(beta, 0),))],
     dtypes=FLOATS,
+    # the library casts every dtype outside FLOAT16, BFLOAT16 and FLOAT to FLOAT first, DOUBLE too
+    compute={"DOUBLE": "FLOAT", **{d: "FLOAT" for d in INTS}},
     rules=[
         DtypeSupported("gradOutput", "self", "gradInput"),
         MaxRank("gradOutput", "self", "gradInput", n=8),

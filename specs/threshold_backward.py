@@ -23,11 +23,13 @@ SPEC = Op(
     # x == threshold gives 0; a nan x passes gradOutput (the kernel tests x <= threshold)
     backward=Piecewise((0, x <= th), (g, True)),
     dtypes={
-        "ascend910": ["FLOAT", "FLOAT16"],
-        "ascend310p": ["FLOAT", "FLOAT16"],
-        "ascend910b": ["FLOAT", "BFLOAT16", "FLOAT16"],
-        "ascend910_93": ["FLOAT", "BFLOAT16", "FLOAT16"],
+        "ascend910": ["FLOAT", "FLOAT16", "INT32", "INT8", "UINT8"],
+        "ascend310p": ["FLOAT", "FLOAT16", "INT32", "INT8", "UINT8"],
+        "ascend910b": ["FLOAT", "BFLOAT16", "FLOAT16", "INT32", "INT8", "UINT8"],
+        "ascend910_93": ["FLOAT", "BFLOAT16", "FLOAT16", "INT32", "INT8", "UINT8"],
     },
+    # integers select gradOutput as it is: computed in DOUBLE, which holds every one of them exactly
+    compute={"INT32": "DOUBLE", "INT8": "DOUBLE", "UINT8": "DOUBLE"},
     null_order=["threshold", "out", "gradOutput", "self"],
     rules=[
         DtypeSupported("gradOutput", "self"),

@@ -11,12 +11,13 @@ import ml_dtypes
 import numpy as np
 
 from codegen.spec import DEFAULT_PRODUCT, Op
+from codegen.spec.dtypes import BY_NUMPY
 from codegen.spec import rules as R
 
 from . import checks as _chk
 from . import memory
 
-NUMPY_DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16}
+NUMPY_DTYPES = _chk.NUMPY_DTYPES
 
 
 def out_dtype_free(op: Op) -> bool:
@@ -28,7 +29,8 @@ def out_dtype_free(op: Op) -> bool:
 def requested_dtype(out_dtype) -> str | None:
     """`out_dtype=` as an aclnn dtype name ("FLOAT16"), from a name or a NumPy dtype."""
     requested = out_dtype if out_dtype is None or isinstance(out_dtype, str) else np.dtype(out_dtype).name
-    return {"float32": "FLOAT", "float16": "FLOAT16", "bfloat16": "BFLOAT16"}.get(requested, requested)
+    d = BY_NUMPY.get(requested) if requested is not None else None
+    return d.name if d is not None else requested
 
 
 def _shape_rule(op: Op) -> tuple | None:

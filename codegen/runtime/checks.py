@@ -10,13 +10,16 @@ import ml_dtypes  # noqa: F401  (registers bfloat16 with NumPy)
 import numpy as np
 
 from codegen.errors import AclnnError
-from codegen.spec.dtypes import BY_NUMPY, DTYPES, DType, can_cast, promote_types
+from codegen.spec.dtypes import BY_NUMPY, COMPUTED, DTYPES, DType, can_cast, promote_types
 from codegen.spec.products import PRODUCTS
 from codegen.spec.rules import ACLNN_ERR_PARAM_INVALID as INVALID
 from codegen.spec.rules import ACLNN_ERR_PARAM_NULLPTR as NULLPTR
+from codegen.spec.rules import ACLNN_ERR_INNER_FIND_KERNEL_ERROR as FIND_KERNEL
 
 
 _BY_DTYPE = {np.dtype(name): d for name, d in BY_NUMPY.items()}
+# every aclnn dtype as a NumPy dtype: what outputs are allocated in
+NUMPY_DTYPES = {d.name: np.dtype(d.numpy).type for d in DTYPES.values()}
 
 
 class Allocate:
@@ -300,6 +303,15 @@ def one_of(name, value, values):
 def requires(name, ok: bool, condition: str, value):
     if not ok:
         raise AclnnError(INVALID, name, f"{name} must satisfy {condition}, got {value}")
+
+
+def kernel_dtypes(op, *named):
+    """The last check: every tensor has a dtype the kernels read or write (not a complex one that a cast rule let
+    through).  ACLNN_ERR_INNER_FIND_KERNEL_ERROR, no parameter, as the library's l0 layer."""
+    for name, value in zip(named[0::2], named[1::2]):
+        d = dtype_of(value) if not isinstance(value, Allocate) else DTYPES.get(value.dtype)
+        if d is not None and (d.is_complex or d.name not in COMPUTED):
+            raise AclnnError(FIND_KERNEL, None, f"{op} has no kernel reading or writing {d.name}")
 
 
 def any_empty(*arrays) -> bool:

@@ -12,6 +12,7 @@ dtype (round to nearest even).  `check()` runs the phase-1 argument rules in ord
 import ml_dtypes
 import numpy as np
 
+from codegen.runtime import calls as _calls
 from codegen.runtime import checks as _chk
 from codegen.runtime.blocks import blocks as _blocks, store as _store, where as _where
 OP = "aclnnFastGeluBackward"
@@ -24,7 +25,7 @@ DTYPES = {
     },
 }
 
-NUMPY_DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16}
+NUMPY_DTYPES = _chk.NUMPY_DTYPES
 
 
 def check(grad_output, self, out, product):
@@ -41,6 +42,7 @@ def check(grad_output, self, out, product):
     _chk.shape_same("gradOutput", grad_output, "self", self)
     _chk.shape_same("gradOutput", grad_output, "gradInput", out)
     _chk.max_rank("self", self, 8)
+    _chk.kernel_dtypes(OP, "gradOutput", grad_output, "self", self, "gradInput", out)
     return {}
 
 

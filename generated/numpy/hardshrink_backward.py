@@ -12,6 +12,7 @@ dtype (round to nearest even).  `check()` runs the phase-1 argument rules in ord
 import ml_dtypes
 import numpy as np
 
+from codegen.runtime import calls as _calls
 from codegen.runtime import checks as _chk
 from codegen.runtime.blocks import blocks as _blocks, store as _store, where as _where
 OP = "aclnnHardshrinkBackward"
@@ -35,7 +36,7 @@ DTYPES = {
     },
 }
 
-NUMPY_DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16}
+NUMPY_DTYPES = _chk.NUMPY_DTYPES
 
 
 def check(grad_output, self, lambd, out, product):
@@ -61,6 +62,7 @@ def check(grad_output, self, lambd, out, product):
     _chk.broadcastable("gradOutput", grad_output, "self", self)
     _chk.shape_is_broadcast("gradInput", out, "gradOutput", grad_output, "self", self)
     lambd = _chk.scalar_value("lambd", lambd)
+    _chk.kernel_dtypes(OP, "gradOutput", grad_output, "self", self, "gradInput", out)
     return {"lambd": lambd}
 
 
@@ -90,8 +92,7 @@ def hardshrink_backward(*, grad_output, self, lambd, product="ascend910b", out_d
     """
     _chk.writeable_out("hardshrink_backward", out)
     _chk.known_product(product)
-    requested = out_dtype if out_dtype is None or isinstance(out_dtype, str) else np.dtype(out_dtype).name
-    requested = {"float32": "FLOAT", "float16": "FLOAT16", "bfloat16": "BFLOAT16"}.get(requested, requested)
+    requested = _calls.requested_dtype(out_dtype)
     out_arg = out if out is not None else _chk.Allocate(requested or _chk.default_dtype(grad_output, self))
     values = check(grad_output, self, lambd, out_arg, product)
     if values is None:  # an empty tensor ended the checks early: success, nothing computed

@@ -12,6 +12,7 @@ dtype (round to nearest even).  `check()` runs the phase-1 argument rules in ord
 import ml_dtypes
 import numpy as np
 
+from codegen.runtime import calls as _calls
 from codegen.runtime import checks as _chk
 from codegen.runtime.blocks import blocks as _blocks, store as _store, where as _where
 OP = "aclnnHardsigmoidBackward"
@@ -32,7 +33,7 @@ DTYPES = {
     },
 }
 
-NUMPY_DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16}
+NUMPY_DTYPES = _chk.NUMPY_DTYPES
 
 
 def check(grad_output, self, out, product):
@@ -51,6 +52,7 @@ def check(grad_output, self, out, product):
     _chk.max_rank("out", out, 8)
     _chk.shape_same("self", self, "gradOutput", grad_output)
     _chk.shape_same("self", self, "out", out)
+    _chk.kernel_dtypes(OP, "gradOutput", grad_output, "self", self, "out", out)
     return {}
 
 
@@ -78,8 +80,7 @@ def hardsigmoid_backward(*, grad_output, self, product="ascend910b", out_dtype=N
     """
     _chk.writeable_out("hardsigmoid_backward", out)
     _chk.known_product(product)
-    requested = out_dtype if out_dtype is None or isinstance(out_dtype, str) else np.dtype(out_dtype).name
-    requested = {"float32": "FLOAT", "float16": "FLOAT16", "bfloat16": "BFLOAT16"}.get(requested, requested)
+    requested = _calls.requested_dtype(out_dtype)
     out_arg = out if out is not None else _chk.Allocate(requested or _chk.default_dtype(grad_output, self))
     values = check(grad_output, self, out_arg, product)
     if out is None:

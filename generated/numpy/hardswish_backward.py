@@ -12,6 +12,7 @@ dtype (round to nearest even).  `check()` runs the phase-1 argument rules in ord
 import ml_dtypes
 import numpy as np
 
+from codegen.runtime import calls as _calls
 from codegen.runtime import checks as _chk
 from codegen.runtime.blocks import blocks as _blocks, store as _store, where as _where
 OP = "aclnnHardswishBackward"
@@ -30,7 +31,7 @@ DTYPES = {
     },
 }
 
-NUMPY_DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16}
+NUMPY_DTYPES = _chk.NUMPY_DTYPES
 
 
 def check(grad_output, self, out, product):
@@ -49,6 +50,7 @@ def check(grad_output, self, out, product):
     _chk.max_rank("self", self, 8)
     _chk.shape_same("self", self, "gradOutput", grad_output)
     _chk.shape_same("self", self, "out", out)
+    _chk.kernel_dtypes(OP, "gradOutput", grad_output, "self", self, "out", out)
     return {}
 
 

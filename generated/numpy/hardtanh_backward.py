@@ -12,6 +12,7 @@ dtype (round to nearest even).  `check()` runs the phase-1 argument rules in ord
 import ml_dtypes
 import numpy as np
 
+from codegen.runtime import calls as _calls
 from codegen.runtime import checks as _chk
 from codegen.runtime.blocks import blocks as _blocks, store as _store, where as _where
 OP = "aclnnHardtanhBackward"
@@ -41,7 +42,7 @@ DTYPES = {
     },
 }
 
-NUMPY_DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16}
+NUMPY_DTYPES = _chk.NUMPY_DTYPES
 
 
 def check(grad_output, self, min, max, out, product):
@@ -64,6 +65,7 @@ def check(grad_output, self, min, max, out, product):
     _chk.shape_same("self", self, "out", out)
     min = _chk.scalar_value("min", min)
     max = _chk.scalar_value("max", max)
+    _chk.kernel_dtypes(OP, "gradOutput", grad_output, "self", self, "out", out)
     return {"min": min, "max": max}
 
 
@@ -93,8 +95,7 @@ def hardtanh_backward(*, grad_output, self, min, max, product="ascend910b", out_
     """
     _chk.writeable_out("hardtanh_backward", out)
     _chk.known_product(product)
-    requested = out_dtype if out_dtype is None or isinstance(out_dtype, str) else np.dtype(out_dtype).name
-    requested = {"float32": "FLOAT", "float16": "FLOAT16", "bfloat16": "BFLOAT16"}.get(requested, requested)
+    requested = _calls.requested_dtype(out_dtype)
     out_arg = out if out is not None else _chk.Allocate(requested or _chk.default_dtype(self))
     values = check(grad_output, self, min, max, out_arg, product)
     min = values["min"]

@@ -13,6 +13,7 @@ dtype (round to nearest even).  `check()` runs the phase-1 argument rules in ord
 import ml_dtypes
 import numpy as np
 
+from codegen.runtime import calls as _calls
 from codegen.runtime import checks as _chk
 from codegen.runtime.blocks import blocks as _blocks, store as _store, where as _where
 OP = "aclnnLeakyReluBackward"
@@ -20,20 +21,23 @@ OP = "aclnnLeakyReluBackward"
 # dtype × product table of each checked tensor: {parameter: {SoC: [dtypes]}}
 DTYPES = {
     "gradOutput": {
-        "ascend910": ["FLOAT", "FLOAT16"],
-        "ascend310p": ["FLOAT", "FLOAT16"],
-        "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
-        "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+        "ascend910": ["FLOAT", "FLOAT16", "DOUBLE"],
+        "ascend310p": ["FLOAT", "FLOAT16", "DOUBLE"],
+        "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16", "DOUBLE"],
+        "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16", "DOUBLE"],
     },
     "self": {
-        "ascend910": ["FLOAT", "FLOAT16"],
-        "ascend310p": ["FLOAT", "FLOAT16"],
-        "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
-        "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+        "ascend910": ["FLOAT", "FLOAT16", "DOUBLE"],
+        "ascend310p": ["FLOAT", "FLOAT16", "DOUBLE"],
+        "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16", "DOUBLE"],
+        "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16", "DOUBLE"],
     },
 }
 
-NUMPY_DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16}
+NUMPY_DTYPES = _chk.NUMPY_DTYPES
+
+# the dtypes that compute in DOUBLE (the rest compute in FLOAT): the promoted dtype of the inputs decides
+COMPUTE = {'DOUBLE': 'DOUBLE'}
 
 
 def check(grad_output, self, negative_slope, self_is_result, out, product):
@@ -59,12 +63,18 @@ def check(grad_output, self, negative_slope, self_is_result, out, product):
     _chk.promoted_castable("out", out, "gradOutput", grad_output, "self", self)
     if _chk.any_empty(self):
         return None  # an empty tensor: success, and the checks after this one do not run
+    _chk.kernel_dtypes(OP, "gradOutput", grad_output, "self", self, "out", out)
     return {"negative_slope": negative_slope, "self_is_result": self_is_result}
 
 
 def _f32(a):
     """Load as FLOAT, the compute dtype (no copy when already float32)."""
     return np.asarray(a).astype(np.float32, copy=False)
+
+
+def _f64(a):
+    """Load as DOUBLE, for the dtypes that compute in it."""
+    return np.asarray(a).astype(np.float64, copy=False)
 
 
 def _compute__self_is_result_false(grad_output, self, negative_slope, out):
@@ -81,6 +91,17 @@ def _compute__self_is_result_false(grad_output, self, negative_slope, out):
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
+def _compute64__self_is_result_false(grad_output, self, negative_slope, out):
+    """The form for {'selfIsResult': False}, in DOUBLE (COMPUTE)."""
+    negative_slope = np.float64(negative_slope)
+    for (grad_output, self), out in _blocks((grad_output, self), out):
+        grad_output = _f64(grad_output)
+        self = _f64(self)
+        with np.errstate(all="ignore"):
+            result = np.where((self > 0), grad_output, grad_output*negative_slope)
+            _store(out, result)  # round once to the output dtype
+
+
 def _compute__self_is_result_true(grad_output, self, negative_slope, out):
     """The form for {'selfIsResult': True}."""
     negative_slope = np.float32(negative_slope)
@@ -95,6 +116,17 @@ def _compute__self_is_result_true(grad_output, self, negative_slope, out):
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
+def _compute64__self_is_result_true(grad_output, self, negative_slope, out):
+    """The form for {'selfIsResult': True}, in DOUBLE (COMPUTE)."""
+    negative_slope = np.float64(negative_slope)
+    for (grad_output, self), out in _blocks((grad_output, self), out):
+        grad_output = _f64(grad_output)
+        self = _f64(self)
+        with np.errstate(all="ignore"):
+            result = np.where((self > 0), grad_output, grad_output*negative_slope)
+            _store(out, result)  # round once to the output dtype
+
+
 def leaky_relu_backward(*, grad_output, self, negative_slope, self_is_result, product="ascend910b", out_dtype=None, out=None):
     """aclnnLeakyReluBackward: returns `out` (out), allocated when not given.
 
@@ -102,8 +134,7 @@ def leaky_relu_backward(*, grad_output, self, negative_slope, self_is_result, pr
     """
     _chk.writeable_out("leaky_relu_backward", out)
     _chk.known_product(product)
-    requested = out_dtype if out_dtype is None or isinstance(out_dtype, str) else np.dtype(out_dtype).name
-    requested = {"float32": "FLOAT", "float16": "FLOAT16", "bfloat16": "BFLOAT16"}.get(requested, requested)
+    requested = _calls.requested_dtype(out_dtype)
     out_arg = out if out is not None else _chk.Allocate(requested or _chk.default_dtype(grad_output, self))
     values = check(grad_output, self, negative_slope, self_is_result, out_arg, product)
     if values is None:  # an empty tensor ended the checks early: success, nothing computed
@@ -118,7 +149,13 @@ def leaky_relu_backward(*, grad_output, self, negative_slope, self_is_result, pr
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
     if not self_is_result:
-        _compute__self_is_result_false(grad_output, self, negative_slope, out)
+        if COMPUTE.get(_chk.default_dtype(grad_output, self)) == "DOUBLE":
+            _compute64__self_is_result_false(grad_output, self, negative_slope, out)
+        else:
+            _compute__self_is_result_false(grad_output, self, negative_slope, out)
     elif self_is_result:
-        _compute__self_is_result_true(grad_output, self, negative_slope, out)
+        if COMPUTE.get(_chk.default_dtype(grad_output, self)) == "DOUBLE":
+            _compute64__self_is_result_true(grad_output, self, negative_slope, out)
+        else:
+            _compute__self_is_result_true(grad_output, self, negative_slope, out)
     return out

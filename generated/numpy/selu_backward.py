@@ -12,6 +12,7 @@ dtype (round to nearest even).  `check()` runs the phase-1 argument rules in ord
 import ml_dtypes
 import numpy as np
 
+from codegen.runtime import calls as _calls
 from codegen.runtime import checks as _chk
 from codegen.runtime.blocks import blocks as _blocks, store as _store, where as _where
 OP = "aclnnSeluBackward"
@@ -19,26 +20,26 @@ OP = "aclnnSeluBackward"
 # dtype × product table of each checked tensor: {parameter: {SoC: [dtypes]}}
 DTYPES = {
     "gradOutput": {
-        "ascend910": ["FLOAT", "FLOAT16"],
-        "ascend310p": ["FLOAT", "FLOAT16"],
-        "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
-        "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+        "ascend910": ["FLOAT", "FLOAT16", "INT32", "INT8"],
+        "ascend310p": ["FLOAT", "FLOAT16", "INT32", "INT8"],
+        "ascend910b": ["FLOAT", "FLOAT16", "INT32", "INT8", "BFLOAT16"],
+        "ascend910_93": ["FLOAT", "FLOAT16", "INT32", "INT8", "BFLOAT16"],
     },
     "result": {
-        "ascend910": ["FLOAT", "FLOAT16"],
-        "ascend310p": ["FLOAT", "FLOAT16"],
-        "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
-        "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+        "ascend910": ["FLOAT", "FLOAT16", "INT32", "INT8"],
+        "ascend310p": ["FLOAT", "FLOAT16", "INT32", "INT8"],
+        "ascend910b": ["FLOAT", "FLOAT16", "INT32", "INT8", "BFLOAT16"],
+        "ascend910_93": ["FLOAT", "FLOAT16", "INT32", "INT8", "BFLOAT16"],
     },
     "gradInput": {
-        "ascend910": ["FLOAT", "FLOAT16"],
-        "ascend310p": ["FLOAT", "FLOAT16"],
-        "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
-        "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+        "ascend910": ["FLOAT", "FLOAT16", "INT32", "INT8"],
+        "ascend310p": ["FLOAT", "FLOAT16", "INT32", "INT8"],
+        "ascend910b": ["FLOAT", "FLOAT16", "INT32", "INT8", "BFLOAT16"],
+        "ascend910_93": ["FLOAT", "FLOAT16", "INT32", "INT8", "BFLOAT16"],
     },
 }
 
-NUMPY_DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16}
+NUMPY_DTYPES = _chk.NUMPY_DTYPES
 
 
 def check(grad_output, result, out, product):
@@ -56,6 +57,7 @@ def check(grad_output, result, out, product):
     _chk.dtype_supported(OP, "gradInput", out, product, DTYPES["gradInput"])
     _chk.shape_same("gradOutput", grad_output, "result", result)
     _chk.shape_same("gradOutput", grad_output, "gradInput", out)
+    _chk.kernel_dtypes(OP, "gradOutput", grad_output, "result", result, "gradInput", out)
     return {}
 
 

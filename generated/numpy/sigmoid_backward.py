@@ -12,6 +12,7 @@ dtype (round to nearest even).  `check()` runs the phase-1 argument rules in ord
 import ml_dtypes
 import numpy as np
 
+from codegen.runtime import calls as _calls
 from codegen.runtime import checks as _chk
 from codegen.runtime.blocks import blocks as _blocks, store as _store
 OP = "aclnnSigmoidBackward"
@@ -19,26 +20,29 @@ OP = "aclnnSigmoidBackward"
 # dtype × product table of each checked tensor: {parameter: {SoC: [dtypes]}}
 DTYPES = {
     "gradOutput": {
-        "ascend910": ["FLOAT", "FLOAT16"],
-        "ascend310p": ["FLOAT", "FLOAT16"],
-        "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
-        "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+        "ascend910": ["FLOAT", "FLOAT16", "DOUBLE"],
+        "ascend310p": ["FLOAT", "FLOAT16", "DOUBLE"],
+        "ascend910b": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16"],
+        "ascend910_93": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16"],
     },
     "output": {
-        "ascend910": ["FLOAT", "FLOAT16"],
-        "ascend310p": ["FLOAT", "FLOAT16"],
-        "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
-        "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+        "ascend910": ["FLOAT", "FLOAT16", "DOUBLE"],
+        "ascend310p": ["FLOAT", "FLOAT16", "DOUBLE"],
+        "ascend910b": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16"],
+        "ascend910_93": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16"],
     },
     "gradInput": {
-        "ascend910": ["FLOAT", "FLOAT16"],
-        "ascend310p": ["FLOAT", "FLOAT16"],
-        "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
-        "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+        "ascend910": ["FLOAT", "FLOAT16", "DOUBLE"],
+        "ascend310p": ["FLOAT", "FLOAT16", "DOUBLE"],
+        "ascend910b": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16"],
+        "ascend910_93": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16"],
     },
 }
 
-NUMPY_DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16}
+NUMPY_DTYPES = _chk.NUMPY_DTYPES
+
+# the dtypes that compute in DOUBLE (the rest compute in FLOAT): the promoted dtype of the inputs decides
+COMPUTE = {'DOUBLE': 'DOUBLE'}
 
 
 def check(grad_output, output, out, product):
@@ -58,12 +62,18 @@ def check(grad_output, output, out, product):
     _chk.promoted_castable("gradInput", out, "gradOutput", grad_output, "output", output)
     _chk.broadcastable("gradOutput", grad_output, "output", output)
     _chk.shape_is_broadcast("gradInput", out, "gradOutput", grad_output, "output", output)
+    _chk.kernel_dtypes(OP, "gradOutput", grad_output, "output", output, "gradInput", out)
     return {}
 
 
 def _f32(a):
     """Load as FLOAT, the compute dtype (no copy when already float32)."""
     return np.asarray(a).astype(np.float32, copy=False)
+
+
+def _f64(a):
+    """Load as DOUBLE, for the dtypes that compute in it."""
+    return np.asarray(a).astype(np.float64, copy=False)
 
 
 def _compute(grad_output, output, out):
@@ -78,6 +88,16 @@ def _compute(grad_output, output, out):
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
+def _compute64(grad_output, output, out):
+    """In DOUBLE (COMPUTE)."""
+    for (grad_output, output), out in _blocks((grad_output, output), out):
+        grad_output = _f64(grad_output)
+        output = _f64(output)
+        with np.errstate(all="ignore"):
+            result = (output*(1 - output))*grad_output
+            _store(out, result)  # round once to the output dtype
+
+
 def sigmoid_backward(*, grad_output, output, product="ascend910b", out_dtype=None, out=None):
     """aclnnSigmoidBackward: returns `out` (gradInput), allocated when not given.
 
@@ -85,13 +105,15 @@ def sigmoid_backward(*, grad_output, output, product="ascend910b", out_dtype=Non
     """
     _chk.writeable_out("sigmoid_backward", out)
     _chk.known_product(product)
-    requested = out_dtype if out_dtype is None or isinstance(out_dtype, str) else np.dtype(out_dtype).name
-    requested = {"float32": "FLOAT", "float16": "FLOAT16", "bfloat16": "BFLOAT16"}.get(requested, requested)
+    requested = _calls.requested_dtype(out_dtype)
     out_arg = out if out is not None else _chk.Allocate(requested or _chk.default_dtype(grad_output, output))
     values = check(grad_output, output, out_arg, product)
     if out is None:
         out = np.empty(np.broadcast_shapes(grad_output.shape, output.shape), dtype=NUMPY_DTYPES[out_arg.dtype])
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
-    _compute(grad_output, output, out)
+    if COMPUTE.get(_chk.default_dtype(grad_output, output)) == "DOUBLE":
+        _compute64(grad_output, output, out)
+    else:
+        _compute(grad_output, output, out)
     return out

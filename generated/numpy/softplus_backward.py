@@ -12,6 +12,7 @@ dtype (round to nearest even).  `check()` runs the phase-1 argument rules in ord
 import ml_dtypes
 import numpy as np
 
+from codegen.runtime import calls as _calls
 from codegen.runtime import checks as _chk
 from codegen.runtime.blocks import blocks as _blocks, store as _store, where as _where
 OP = "aclnnSoftplusBackward"
@@ -19,23 +20,23 @@ OP = "aclnnSoftplusBackward"
 # dtype × product table of each checked tensor: {parameter: {SoC: [dtypes]}}
 DTYPES = {
     "gradOutput": {
-        "ascend910": ["FLOAT", "FLOAT16"],
-        "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
-        "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+        "ascend910": ["FLOAT", "FLOAT16", "DOUBLE"],
+        "ascend910b": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16"],
+        "ascend910_93": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16"],
     },
     "self": {
-        "ascend910": ["FLOAT", "FLOAT16"],
-        "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
-        "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+        "ascend910": ["FLOAT", "FLOAT16", "DOUBLE", "INT8", "INT16", "INT32", "INT64", "UINT8", "BOOL"],
+        "ascend910b": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16", "INT8", "INT16", "INT32", "INT64", "UINT8", "BOOL"],
+        "ascend910_93": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16", "INT8", "INT16", "INT32", "INT64", "UINT8", "BOOL"],
     },
     "gradInput": {
-        "ascend910": ["FLOAT", "FLOAT16"],
-        "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
-        "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+        "ascend910": ["FLOAT", "FLOAT16", "DOUBLE"],
+        "ascend910b": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16"],
+        "ascend910_93": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16"],
     },
 }
 
-NUMPY_DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16}
+NUMPY_DTYPES = _chk.NUMPY_DTYPES
 
 
 def check(grad_output, self, beta, threshold, out, product):
@@ -58,6 +59,7 @@ def check(grad_output, self, beta, threshold, out, product):
     _chk.shape_same("self", self, "gradInput", out)
     beta = _chk.scalar_value("beta", beta)
     threshold = _chk.scalar_value("threshold", threshold)
+    _chk.kernel_dtypes(OP, "gradOutput", grad_output, "self", self, "gradInput", out)
     return {"beta": beta, "threshold": threshold}
 
 
@@ -102,8 +104,7 @@ def softplus_backward(*, grad_output, self, beta, threshold, product="ascend910b
     """
     _chk.writeable_out("softplus_backward", out)
     _chk.known_product(product)
-    requested = out_dtype if out_dtype is None or isinstance(out_dtype, str) else np.dtype(out_dtype).name
-    requested = {"float32": "FLOAT", "float16": "FLOAT16", "bfloat16": "BFLOAT16"}.get(requested, requested)
+    requested = _calls.requested_dtype(out_dtype)
     out_arg = out if out is not None else _chk.Allocate(requested or _chk.default_dtype(grad_output))
     values = check(grad_output, self, beta, threshold, out_arg, product)
     beta = values["beta"]

@@ -12,6 +12,7 @@ dtype (round to nearest even).  `check()` runs the phase-1 argument rules in ord
 import ml_dtypes
 import numpy as np
 
+from codegen.runtime import calls as _calls
 from codegen.runtime import checks as _chk
 from codegen.runtime.blocks import blocks as _blocks, store as _store, where as _where
 OP = "aclnnSwishBackward"
@@ -32,7 +33,7 @@ DTYPES = {
     },
 }
 
-NUMPY_DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16}
+NUMPY_DTYPES = _chk.NUMPY_DTYPES
 
 
 def check(grad_output, self, beta_optional, out, product):
@@ -53,6 +54,7 @@ def check(grad_output, self, beta_optional, out, product):
     _chk.shape_same("gradInput", out, "gradOutput", grad_output)
     _chk.shape_same("gradInput", out, "self", self)
     beta_optional = _chk.optional_scalar_value("betaOptional", beta_optional, 1.0)
+    _chk.kernel_dtypes(OP, "gradOutput", grad_output, "self", self, "gradInput", out)
     return {"beta_optional": beta_optional}
 
 

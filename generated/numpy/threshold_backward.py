@@ -12,6 +12,7 @@ dtype (round to nearest even).  `check()` runs the phase-1 argument rules in ord
 import ml_dtypes
 import numpy as np
 
+from codegen.runtime import calls as _calls
 from codegen.runtime import checks as _chk
 from codegen.runtime.blocks import blocks as _blocks, store as _store, where as _where
 OP = "aclnnThresholdBackward"
@@ -19,20 +20,23 @@ OP = "aclnnThresholdBackward"
 # dtype × product table of each checked tensor: {parameter: {SoC: [dtypes]}}
 DTYPES = {
     "gradOutput": {
-        "ascend910": ["FLOAT", "FLOAT16"],
-        "ascend310p": ["FLOAT", "FLOAT16"],
-        "ascend910b": ["FLOAT", "BFLOAT16", "FLOAT16"],
-        "ascend910_93": ["FLOAT", "BFLOAT16", "FLOAT16"],
+        "ascend910": ["FLOAT", "FLOAT16", "INT32", "INT8", "UINT8"],
+        "ascend310p": ["FLOAT", "FLOAT16", "INT32", "INT8", "UINT8"],
+        "ascend910b": ["FLOAT", "BFLOAT16", "FLOAT16", "INT32", "INT8", "UINT8"],
+        "ascend910_93": ["FLOAT", "BFLOAT16", "FLOAT16", "INT32", "INT8", "UINT8"],
     },
     "self": {
-        "ascend910": ["FLOAT", "FLOAT16"],
-        "ascend310p": ["FLOAT", "FLOAT16"],
-        "ascend910b": ["FLOAT", "BFLOAT16", "FLOAT16"],
-        "ascend910_93": ["FLOAT", "BFLOAT16", "FLOAT16"],
+        "ascend910": ["FLOAT", "FLOAT16", "INT32", "INT8", "UINT8"],
+        "ascend310p": ["FLOAT", "FLOAT16", "INT32", "INT8", "UINT8"],
+        "ascend910b": ["FLOAT", "BFLOAT16", "FLOAT16", "INT32", "INT8", "UINT8"],
+        "ascend910_93": ["FLOAT", "BFLOAT16", "FLOAT16", "INT32", "INT8", "UINT8"],
     },
 }
 
-NUMPY_DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16}
+NUMPY_DTYPES = _chk.NUMPY_DTYPES
+
+# the dtypes that compute in DOUBLE (the rest compute in FLOAT): the promoted dtype of the inputs decides
+COMPUTE = {'INT32': 'DOUBLE', 'INT8': 'DOUBLE', 'UINT8': 'DOUBLE'}
 
 
 def check(grad_output, self, threshold, out, product):
@@ -53,12 +57,18 @@ def check(grad_output, self, threshold, out, product):
     _chk.broadcastable("self", self, "gradOutput", grad_output)
     _chk.shape_is_broadcast("out", out, "self", self, "gradOutput", grad_output)
     threshold = _chk.scalar_value("threshold", threshold)
+    _chk.kernel_dtypes(OP, "gradOutput", grad_output, "self", self, "out", out)
     return {"threshold": threshold}
 
 
 def _f32(a):
     """Load as FLOAT, the compute dtype (no copy when already float32)."""
     return np.asarray(a).astype(np.float32, copy=False)
+
+
+def _f64(a):
+    """Load as DOUBLE, for the dtypes that compute in it."""
+    return np.asarray(a).astype(np.float64, copy=False)
 
 
 def _compute(grad_output, self, threshold, out):
@@ -72,6 +82,17 @@ def _compute(grad_output, self, threshold, out):
         with np.errstate(all="ignore"):
             result = _where((threshold >= self), 0, grad_output)
             _store(out, result)  # round once to the output dtype (overflow gives inf)
+
+
+def _compute64(grad_output, self, threshold, out):
+    """In DOUBLE (COMPUTE)."""
+    threshold = np.float64(threshold)
+    for (grad_output, self), out in _blocks((grad_output, self), out):
+        grad_output = _f64(grad_output)
+        self = _f64(self)
+        with np.errstate(all="ignore"):
+            result = np.where((threshold >= self), 0, grad_output)
+            _store(out, result)  # round once to the output dtype
 
 
 def threshold_backward(*, grad_output, self, threshold, product="ascend910b", out=None):
@@ -88,5 +109,8 @@ def threshold_backward(*, grad_output, self, threshold, product="ascend910b", ou
         out = np.empty(np.broadcast_shapes(self.shape, grad_output.shape), dtype=NUMPY_DTYPES[out_arg.dtype])
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
-    _compute(grad_output, self, threshold, out)
+    if COMPUTE.get(_chk.default_dtype(grad_output, self)) == "DOUBLE":
+        _compute64(grad_output, self, threshold, out)
+    else:
+        _compute(grad_output, self, threshold, out)
     return out

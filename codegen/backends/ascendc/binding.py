@@ -19,9 +19,10 @@ import ml_dtypes
 import numpy as np
 
 from codegen.runtime import checks as _chk
+from codegen.runtime.blocks import store
 from codegen.runtime.calls import KernelCall
 from codegen.spec import ABSENT, PRESENT, Op
-from codegen.spec.dtypes import promote
+from codegen.spec.dtypes import KERNEL_DTYPES, promote
 from codegen.spec.params import Attr, Scalar
 
 from . import build as B
@@ -109,6 +110,7 @@ def make_kernel(op: Op):
     checker = load_module(op).check
     the_plan = plan(op)
     name = op.snake_name
+    wide = "DOUBLE" in op.computes
 
     def kernel(**kw):
         call = KernelCall(op, kw)
@@ -117,11 +119,18 @@ def make_kernel(op: Op):
         out = call.out
         if values is None:
             return out  # an empty tensor ended the checks early: nothing to compute, nothing launched
+        if wide and op.compute_of(_chk.default_dtype(*[call.args[t.py_name] for t in op.tensors])) == "DOUBLE":
+            # no AI Core computes in DOUBLE: the library runs these dtypes on its AI CPU kernel, a CPU; here the
+            # C backend's DOUBLE kernel (codegen/backends/c/wide.py) stands for it
+            from codegen.backends.c.binding import library
+            if out.size:
+                library(op).call(call.args, out, call.product)
+            return out
         call.args.update(values)
         if out.size == 0:
             return out  # an empty tensor: nothing to compute, nothing launched
         result = run_kernel(op, the_plan, call.args, out.shape, _chk.dtype_name(out), call.product)
-        np.copyto(out, result, casting="unsafe")
+        store(out, result)   # (an integer output: to nearest, saturated, as the library's final Cast)
         return out
 
     kernel.__name__ = name
@@ -145,7 +154,10 @@ def variant_key(op: Op, kw: dict) -> dict:
 def prepare(op: Op, p: Plan, kw: dict, shape: tuple, out_dtype: str, product: str):
     """The op_api layer: (variant index, request, kernel inputs, kernel output dtype, shape of the kernel's view)."""
     v = p.variants[p.variant_index(variant_key(op, kw))]
-    din = promote([_chk.dtype_name(kw[op.param(t).py_name]) for t in v.tensors])
+    names = [_chk.dtype_name(kw[op.param(t).py_name]) for t in v.tensors]
+    # a dtype no AI Core kernel reads (DOUBLE or an integer the spec computes in FLOAT) is cast to FLOAT first, as
+    # the op_api layer's l0 Cast does
+    din = promote(names) if all(n in KERNEL_DTYPES for n in names) else "FLOAT"
     dout = out_dtype if (din, out_dtype) in combos(op, product) else din
     dim = None
     if op.reduce_dim:

@@ -17,7 +17,7 @@ from pathlib import Path
 import sympy
 
 from codegen.lower import Kernel, KernelVariant, lower
-from codegen.spec import ABSENT, Op
+from codegen.spec import ABSENT, KERNEL_DTYPES, Op
 from codegen.runtime.calls import out_dtype_free
 from codegen.spec.functions import numel_param
 from codegen.spec.params import Attr, Output, Scalar, Tensor, UNUSED
@@ -41,8 +41,10 @@ ARCH = {"ascend910": 100, "ascend310p": 200, "ascend910b": 220, "ascend910_93": 
 def combos(op: Op, soc: str) -> list[tuple[str, str]]:
     """(input dtype, output dtype) pairs the kernel is built for on `soc`: every input one dtype (aclnn promotes
     mixed inputs first), the output any dtype the table allows when the rules let it differ."""
-    ins = op.dtypes.get(soc, [])
-    outs = op.dtypes_of(op.output.name).get(soc, [])
+    # (the AI Core kernel reads and writes FLOAT16, BFLOAT16 and FLOAT; the host layer casts other dtypes, and the
+    # ones an op computes in DOUBLE go to the AI CPU: codegen/backends/ascendc/binding.py)
+    ins = [d for d in op.dtypes.get(soc, []) if d in KERNEL_DTYPES]
+    outs = [d for d in op.dtypes_of(op.output.name).get(soc, []) if d in KERNEL_DTYPES]
     if out_dtype_free(op):
         return [(i, o) for i in ins for o in outs]
     return [(i, i) for i in ins if i in outs]

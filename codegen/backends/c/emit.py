@@ -26,7 +26,7 @@ from codegen.spec.rules import STATUS_NAMES
 from codegen.template_util import preamble, render
 from codegen.text import condition_code
 
-from . import prototypes
+from . import prototypes, wide
 from .printer import KernelCPrinter
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -49,6 +49,7 @@ RUNTIME = {
     "src/opgen_tables.c.jinja": "src/opgen_tables.c",
     "src/opgen_check.c.jinja": "src/opgen_check.c",
     "src/opgen_loops.c.jinja": "src/opgen_loops.c",
+    "src/opgen_wide.c.jinja": "src/opgen_wide.c",
 }
 
 
@@ -58,8 +59,9 @@ def _comment(path: str) -> str:
 
 def runtime_files(source: str = "codegen/backends/c/templates") -> dict[str, str]:
     """{path under c/: text} of the runtime shared by every op."""
-    from codegen.spec.dtypes import PROMOTE, can_cast
+    from codegen.spec.dtypes import COMPUTED, PROMOTE, can_cast
     context = {
+        "computed": COMPUTED,
         "dtypes": list(DTYPES.values()),
         "promote": [(DTYPES[a].acl_name, DTYPES[b].acl_name, DTYPES[c].acl_name)
                     for (a, b), c in PROMOTE.items() if c is not None],
@@ -164,6 +166,8 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
         "finish": _function(finish_exprs, tensors, fields, red_syms, suffix),
         "sum": _function([e for _, e in kv.reductions], tensors, fields, red_syms, suffix),
         "dispatch": _dispatch(op, kv),
+        "wide_kernel": wide.kernel_lines(op, kv, suffix),
+        "wide_phase1": wide.phase1_lines(op, kv, suffix, value_var),
     }
 
 
@@ -261,6 +265,12 @@ def check_lines(op: Op) -> list[str]:
                       f"    static const int64_t values[] = {{{values}}};",
                       f'    OPGEN_TRY(opgen_check_one_of("{n}", {n}, {len(s.values)}, values));',
                       "}"]
+        elif s.kind == "kernel_dtypes":
+            ptrs = ", ".join(s.others)
+            lines += ["{",
+                      f"    const aclTensor *const tensors[] = {{{ptrs}}};",
+                      f"    OPGEN_TRY(opgen_check_kernel_dtypes(OP, {len(s.others)}, tensors));",
+                      "}"]
         elif s.kind == "empty_returns":
             ptrs = ", ".join(s.others)
             lines += ["{",
@@ -314,6 +324,7 @@ def render_source(op: Op, source_label: str) -> str:
                   rows=bool(op.reduce_dim),
                   dim=op.reduce_dim,
                   sigmoid=sigmoid_helper() if uses_sigmoid else None,
+                  wide_helpers=wide.helpers(op, k),
                   scalars=[value_var(p) for p in op.params if isinstance(p, Scalar)],
                   check_lines=check_lines(op),
                   phase1_signature=prototypes.phase1_prototype(op)[len("aclnnStatus "):],

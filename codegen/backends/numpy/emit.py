@@ -67,6 +67,9 @@ def _step_lines(op, s, v):
         return [f'_chk.shape_is_broadcast("{n}", {v(n)}, {others})']
     if s.kind == "one_of":
         return [f'_chk.one_of("{n}", {v(n)}, {s.values!r})']
+    if s.kind == "kernel_dtypes":
+        named = ", ".join(f'"{o}", {v(o)}' for o in s.others)
+        return [f"_chk.kernel_dtypes(OP, {named})"]
     if s.kind == "empty_returns":
         arrays = ", ".join(v(o) for o in s.others)
         return [f"if _chk.any_empty({arrays}):",
@@ -117,6 +120,24 @@ class ScalarPrinter(KernelNumPyPrinter):
         return "(" + " or ".join(self._print(a) for a in expr.args) + ")"
 
 
+class DoublePrinter(KernelNumPyPrinter):
+    """The same kernel in DOUBLE, for the dtypes a spec computes in DOUBLE (`Op.compute`): NumPy's float64 exp,
+    a float64 sigmoid, and np.where (the module's `_where` is a FLOAT bit select)."""
+
+    def _print_exp(self, expr):
+        return f"np.exp({self._print(expr.args[0])})"
+
+    def _print_Sigmoid(self, expr):
+        return f"_sigmoid64({self._print(expr.args[0])})"
+
+    def _print_Piecewise(self, expr):
+        args = list(expr.args)
+        out = self._print(args[-1][0])
+        for e, c in reversed(args[:-1]):
+            out = f"np.where({self._print(c)}, {self._print(e)}, {out})"
+        return out
+
+
 def variant_context(op: Op, k: Kernel, kv: KernelVariant) -> dict:
     names = dict(k.names)
     names.update({sympy.Symbol(f"numel_{n}", integer=True, positive=True): f"numel_{op.param(n).py_name}"
@@ -141,6 +162,22 @@ def variant_context(op: Op, k: Kernel, kv: KernelVariant) -> dict:
         "uses_where": any(e.has(Sigmoid, sympy.Piecewise) for _, e in kv.body + kv.reductions + [(None, kv.result)]),
         "dispatch": _dispatch_condition(op, kv),
         "call": _call(op, kv),
+        "double": _double_context(op, kv, names) if "DOUBLE" in op.computes else None,
+        "promoted": ", ".join(t.py_name for t in kv.tensors),
+    }
+
+
+def _double_context(op: Op, kv: KernelVariant, names: dict) -> dict:
+    """The DOUBLE kernel's lines (codegen.spec: `Op.compute`): the same lowered expressions, printed for float64."""
+    if op.reduce_dim or op.loss_reduction:
+        raise ValueError(f"{op.name}: DOUBLE compute is implemented for elementwise operators only")
+    pr = DoublePrinter(names, last=kv.last)
+    spr = ScalarPrinter(names)
+    return {
+        "prelude": [(str(s), spr.doprint(e)) for s, e in kv.prelude],
+        "body": [(str(s), pr.doprint(e)) for s, e in kv.body],
+        "result": pr.doprint(kv.result),
+        "call": _call(op, kv).replace("_compute", "_compute64", 1),
     }
 
 
@@ -176,10 +213,10 @@ def when_text(when: dict) -> str:
     return "when " + ", ".join(f"{k}={str(v).lower()}" for k, v in when.items()) + ": "
 
 
-def sigmoid_helper() -> list[tuple[str, str]]:
+def sigmoid_helper(printer=KernelNumPyPrinter) -> list[tuple[str, str]]:
     u = sympy.Symbol("u", real=True)
     temps, (res,) = sympy.cse([Sigmoid.stable_form(u)], symbols=sympy.numbered_symbols("t"), order="canonical")
-    pr = KernelNumPyPrinter()
+    pr = printer()
     return [(str(s), pr.doprint(e)) for s, e in temps] + [("return", pr.doprint(res))]
 
 
@@ -209,6 +246,9 @@ def render_op(op: Op, source_label: str) -> str:
         rank0_line=_rank0_line(op, k),
         variants=variants,
         sigmoid=sigmoid_helper() if any(v["uses_sigmoid"] for v in variants) else None,
+        sigmoid64=sigmoid_helper(DoublePrinter) if "DOUBLE" in op.computes and any(
+            v["uses_sigmoid"] for v in variants) else None,
+        compute={d: c for d, c in op.compute.items()} if "DOUBLE" in op.computes else None,
         exp=any(v["uses_exp"] for v in variants),
         where=any(v["uses_where"] for v in variants),
         documented=[(when_text(f.when), condition_code(f.expr, op)) for f in op.formulas],

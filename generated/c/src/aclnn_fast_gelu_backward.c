@@ -91,6 +91,10 @@ aclnnStatus aclnnFastGeluBackwardGetWorkspaceSize(
     OPGEN_TRY(opgen_check_shape_same("gradOutput", gradOutput, "self", self));
     OPGEN_TRY(opgen_check_shape_same("gradOutput", gradOutput, "gradInput", gradInput));
     OPGEN_TRY(opgen_check_max_rank("self", self, 8));
+    {
+        const aclTensor *const tensors[] = {gradOutput, self, gradInput};
+        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors));
+    }
 
     opgen_call call;
     memset(&call, 0, sizeof call);

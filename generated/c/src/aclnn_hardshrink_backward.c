@@ -131,6 +131,10 @@ aclnnStatus aclnnHardshrinkBackwardGetWorkspaceSize(
         OPGEN_TRY(opgen_check_shape_is_broadcast("gradInput", gradInput, 2, names, operands));
     }
     OPGEN_TRY(opgen_check_scalar_value("lambd", lambd, &lambd_value));
+    {
+        const aclTensor *const tensors[] = {gradOutput, self, gradInput};
+        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors));
+    }
 
     opgen_call call;
     memset(&call, 0, sizeof call);

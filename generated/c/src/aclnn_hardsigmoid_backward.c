@@ -104,6 +104,10 @@ aclnnStatus aclnnHardsigmoidBackwardGetWorkspaceSize(
     OPGEN_TRY(opgen_check_max_rank("out", out, 8));
     OPGEN_TRY(opgen_check_shape_same("self", self, "gradOutput", gradOutput));
     OPGEN_TRY(opgen_check_shape_same("self", self, "out", out));
+    {
+        const aclTensor *const tensors[] = {gradOutput, self, out};
+        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors));
+    }
 
     opgen_call call;
     memset(&call, 0, sizeof call);

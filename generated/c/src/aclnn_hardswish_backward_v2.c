@@ -96,6 +96,10 @@ aclnnStatus aclnnHardswishBackwardV2GetWorkspaceSize(
     OPGEN_TRY(opgen_check_max_rank("self", self, 8));
     OPGEN_TRY(opgen_check_shape_same("self", self, "gradOutput", gradOutput));
     OPGEN_TRY(opgen_check_shape_same("self", self, "out", out));
+    {
+        const aclTensor *const tensors[] = {gradOutput, self, out};
+        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors));
+    }
 
     opgen_call call;
     memset(&call, 0, sizeof call);

@@ -129,6 +129,10 @@ aclnnStatus aclnnHardtanhBackwardGetWorkspaceSize(
     OPGEN_TRY(opgen_check_shape_same("self", self, "out", out));
     OPGEN_TRY(opgen_check_scalar_value("min", min, &min_value));
     OPGEN_TRY(opgen_check_scalar_value("max", max, &max_value));
+    {
+        const aclTensor *const tensors[] = {gradOutput, self, out};
+        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors));
+    }
 
     opgen_call call;
     memset(&call, 0, sizeof call);

@@ -20,29 +20,33 @@
 #define OP "aclnnLeakyReluBackward"
 
 /* dtype × product table of each checked tensor */
-static const aclDataType DTYPES_gradOutput_ascend910[] = {ACL_FLOAT, ACL_FLOAT16};
-static const aclDataType DTYPES_gradOutput_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16};
-static const aclDataType DTYPES_gradOutput_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
-static const aclDataType DTYPES_gradOutput_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+static const aclDataType DTYPES_gradOutput_ascend910[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE};
+static const aclDataType DTYPES_gradOutput_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE};
+static const aclDataType DTYPES_gradOutput_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE};
+static const aclDataType DTYPES_gradOutput_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE};
 static const opgen_soc_dtypes DTYPES_gradOutput_socs[] = {
-    {"ascend910", 2, DTYPES_gradOutput_ascend910},
-    {"ascend310p", 2, DTYPES_gradOutput_ascend310p},
-    {"ascend910b", 3, DTYPES_gradOutput_ascend910b},
-    {"ascend910_93", 3, DTYPES_gradOutput_ascend910_93},
+    {"ascend910", 3, DTYPES_gradOutput_ascend910},
+    {"ascend310p", 3, DTYPES_gradOutput_ascend310p},
+    {"ascend910b", 4, DTYPES_gradOutput_ascend910b},
+    {"ascend910_93", 4, DTYPES_gradOutput_ascend910_93},
 };
 static const opgen_dtype_table DTYPES_gradOutput = {4, DTYPES_gradOutput_socs};
 
-static const aclDataType DTYPES_self_ascend910[] = {ACL_FLOAT, ACL_FLOAT16};
-static const aclDataType DTYPES_self_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16};
-static const aclDataType DTYPES_self_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
-static const aclDataType DTYPES_self_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+static const aclDataType DTYPES_self_ascend910[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE};
+static const aclDataType DTYPES_self_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE};
+static const aclDataType DTYPES_self_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE};
+static const aclDataType DTYPES_self_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16, ACL_DOUBLE};
 static const opgen_soc_dtypes DTYPES_self_socs[] = {
-    {"ascend910", 2, DTYPES_self_ascend910},
-    {"ascend310p", 2, DTYPES_self_ascend310p},
-    {"ascend910b", 3, DTYPES_self_ascend910b},
-    {"ascend910_93", 3, DTYPES_self_ascend910_93},
+    {"ascend910", 3, DTYPES_self_ascend910},
+    {"ascend310p", 3, DTYPES_self_ascend310p},
+    {"ascend910b", 4, DTYPES_self_ascend910b},
+    {"ascend910_93", 4, DTYPES_self_ascend910_93},
 };
 static const opgen_dtype_table DTYPES_self = {4, DTYPES_self_socs};
+
+/* helpers of the DOUBLE kernels (opgen_wide.c runs them) */
+static inline double opgen_maximum_f64(double a, double b) { return (a > b || a != a) ? a : b; }
+static inline double opgen_minimum_f64(double a, double b) { return (a < b || a != a) ? a : b; }
 
 /* ---- the kernel for selfIsResult=false ---- */
 typedef struct {
@@ -81,6 +85,24 @@ static void block_chunked__self_is_result_false(int64_t n, const opgen_src *in, 
     opgen_chunked(n, 2, in, out, params, block_chunk__self_is_result_false, true);
 }
 
+/* the kernel for self_is_result_false in DOUBLE */
+typedef struct {
+    double negative_slope;
+} Params64__self_is_result_false;
+
+static void block_f64__self_is_result_false(int64_t n, const double *const *in, double *out, const void *params)
+{
+    const Params64__self_is_result_false *p = params;
+    const double *restrict grad_output = in[0];
+    const double *restrict self = in[1];
+    const double negative_slope = p->negative_slope;
+    for (int64_t i = 0; i < n; ++i) {
+        const double grad_output_i = grad_output[i];
+        const double self_i = self[i];
+        out[i] = ((self_i > 0) ? grad_output_i : grad_output_i*negative_slope);
+    }
+}
+
 /* ---- the kernel for selfIsResult=true ---- */
 typedef struct {
     float negative_slope;
@@ -116,6 +138,24 @@ static inline void block_chunk__self_is_result_true(int64_t at, int64_t n, const
 static void block_chunked__self_is_result_true(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
 {
     opgen_chunked(n, 2, in, out, params, block_chunk__self_is_result_true, true);
+}
+
+/* the kernel for self_is_result_true in DOUBLE */
+typedef struct {
+    double negative_slope;
+} Params64__self_is_result_true;
+
+static void block_f64__self_is_result_true(int64_t n, const double *const *in, double *out, const void *params)
+{
+    const Params64__self_is_result_true *p = params;
+    const double *restrict grad_output = in[0];
+    const double *restrict self = in[1];
+    const double negative_slope = p->negative_slope;
+    for (int64_t i = 0; i < n; ++i) {
+        const double grad_output_i = grad_output[i];
+        const double self_i = self[i];
+        out[i] = ((self_i > 0) ? grad_output_i : grad_output_i*negative_slope);
+    }
 }
 
 /* ---- phase 1 ---- */
@@ -158,6 +198,10 @@ aclnnStatus aclnnLeakyReluBackwardGetWorkspaceSize(
         if (opgen_any_empty(1, operands))   /* success; the later checks do not run */
             return opgen_phase1_empty(OP, workspaceSize, executor);
     }
+    {
+        const aclTensor *const tensors[] = {gradOutput, self, out};
+        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors));
+    }
 
     opgen_call call;
     memset(&call, 0, sizeof call);
@@ -168,6 +212,17 @@ aclnnStatus aclnnLeakyReluBackwardGetWorkspaceSize(
         opgen_call_input(&call, gradOutput);
         opgen_call_input(&call, self);
         opgen_call_output(&call, out);
+        {
+            static const aclDataType wide[] = {ACL_DOUBLE};
+            const aclTensor *const inputs[] = {gradOutput, self};
+            if (opgen_computes_wide(2, inputs, 1, wide)) {
+                Params64__self_is_result_false q;
+                memset(&q, 0, sizeof q);
+                q.negative_slope = negativeSlope_value;
+                call.wide = block_f64__self_is_result_false;
+                return opgen_phase1_done(OP, &call, &q, sizeof q, workspaceSize, executor);
+            }
+        }
         call.block = block__self_is_result_false;
         call.chunked = block_chunked__self_is_result_false;
         return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);
@@ -179,6 +234,17 @@ aclnnStatus aclnnLeakyReluBackwardGetWorkspaceSize(
         opgen_call_input(&call, gradOutput);
         opgen_call_input(&call, self);
         opgen_call_output(&call, out);
+        {
+            static const aclDataType wide[] = {ACL_DOUBLE};
+            const aclTensor *const inputs[] = {gradOutput, self};
+            if (opgen_computes_wide(2, inputs, 1, wide)) {
+                Params64__self_is_result_true q;
+                memset(&q, 0, sizeof q);
+                q.negative_slope = negativeSlope_value;
+                call.wide = block_f64__self_is_result_true;
+                return opgen_phase1_done(OP, &call, &q, sizeof q, workspaceSize, executor);
+            }
+        }
         call.block = block__self_is_result_true;
         call.chunked = block_chunked__self_is_result_true;
         return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);

@@ -19,39 +19,39 @@
 #define OP "aclnnSeluBackward"
 
 /* dtype × product table of each checked tensor */
-static const aclDataType DTYPES_gradOutput_ascend910[] = {ACL_FLOAT, ACL_FLOAT16};
-static const aclDataType DTYPES_gradOutput_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16};
-static const aclDataType DTYPES_gradOutput_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
-static const aclDataType DTYPES_gradOutput_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+static const aclDataType DTYPES_gradOutput_ascend910[] = {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8};
+static const aclDataType DTYPES_gradOutput_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8};
+static const aclDataType DTYPES_gradOutput_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_BF16};
+static const aclDataType DTYPES_gradOutput_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_gradOutput_socs[] = {
-    {"ascend910", 2, DTYPES_gradOutput_ascend910},
-    {"ascend310p", 2, DTYPES_gradOutput_ascend310p},
-    {"ascend910b", 3, DTYPES_gradOutput_ascend910b},
-    {"ascend910_93", 3, DTYPES_gradOutput_ascend910_93},
+    {"ascend910", 4, DTYPES_gradOutput_ascend910},
+    {"ascend310p", 4, DTYPES_gradOutput_ascend310p},
+    {"ascend910b", 5, DTYPES_gradOutput_ascend910b},
+    {"ascend910_93", 5, DTYPES_gradOutput_ascend910_93},
 };
 static const opgen_dtype_table DTYPES_gradOutput = {4, DTYPES_gradOutput_socs};
 
-static const aclDataType DTYPES_result_ascend910[] = {ACL_FLOAT, ACL_FLOAT16};
-static const aclDataType DTYPES_result_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16};
-static const aclDataType DTYPES_result_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
-static const aclDataType DTYPES_result_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+static const aclDataType DTYPES_result_ascend910[] = {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8};
+static const aclDataType DTYPES_result_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8};
+static const aclDataType DTYPES_result_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_BF16};
+static const aclDataType DTYPES_result_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_result_socs[] = {
-    {"ascend910", 2, DTYPES_result_ascend910},
-    {"ascend310p", 2, DTYPES_result_ascend310p},
-    {"ascend910b", 3, DTYPES_result_ascend910b},
-    {"ascend910_93", 3, DTYPES_result_ascend910_93},
+    {"ascend910", 4, DTYPES_result_ascend910},
+    {"ascend310p", 4, DTYPES_result_ascend310p},
+    {"ascend910b", 5, DTYPES_result_ascend910b},
+    {"ascend910_93", 5, DTYPES_result_ascend910_93},
 };
 static const opgen_dtype_table DTYPES_result = {4, DTYPES_result_socs};
 
-static const aclDataType DTYPES_gradInput_ascend910[] = {ACL_FLOAT, ACL_FLOAT16};
-static const aclDataType DTYPES_gradInput_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16};
-static const aclDataType DTYPES_gradInput_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
-static const aclDataType DTYPES_gradInput_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+static const aclDataType DTYPES_gradInput_ascend910[] = {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8};
+static const aclDataType DTYPES_gradInput_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8};
+static const aclDataType DTYPES_gradInput_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_BF16};
+static const aclDataType DTYPES_gradInput_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_gradInput_socs[] = {
-    {"ascend910", 2, DTYPES_gradInput_ascend910},
-    {"ascend310p", 2, DTYPES_gradInput_ascend310p},
-    {"ascend910b", 3, DTYPES_gradInput_ascend910b},
-    {"ascend910_93", 3, DTYPES_gradInput_ascend910_93},
+    {"ascend910", 4, DTYPES_gradInput_ascend910},
+    {"ascend310p", 4, DTYPES_gradInput_ascend310p},
+    {"ascend910b", 5, DTYPES_gradInput_ascend910b},
+    {"ascend910_93", 5, DTYPES_gradInput_ascend910_93},
 };
 static const opgen_dtype_table DTYPES_gradInput = {4, DTYPES_gradInput_socs};
 
@@ -111,6 +111,10 @@ aclnnStatus aclnnSeluBackwardGetWorkspaceSize(
     OPGEN_TRY(opgen_check_dtype_supported(OP, "gradInput", gradInput, &DTYPES_gradInput));
     OPGEN_TRY(opgen_check_shape_same("gradOutput", gradOutput, "result", result));
     OPGEN_TRY(opgen_check_shape_same("gradOutput", gradOutput, "gradInput", gradInput));
+    {
+        const aclTensor *const tensors[] = {gradOutput, result, gradInput};
+        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors));
+    }
 
     opgen_call call;
     memset(&call, 0, sizeof call);

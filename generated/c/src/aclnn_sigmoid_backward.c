@@ -19,41 +19,45 @@
 #define OP "aclnnSigmoidBackward"
 
 /* dtype × product table of each checked tensor */
-static const aclDataType DTYPES_gradOutput_ascend910[] = {ACL_FLOAT, ACL_FLOAT16};
-static const aclDataType DTYPES_gradOutput_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16};
-static const aclDataType DTYPES_gradOutput_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
-static const aclDataType DTYPES_gradOutput_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+static const aclDataType DTYPES_gradOutput_ascend910[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE};
+static const aclDataType DTYPES_gradOutput_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE};
+static const aclDataType DTYPES_gradOutput_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16};
+static const aclDataType DTYPES_gradOutput_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_gradOutput_socs[] = {
-    {"ascend910", 2, DTYPES_gradOutput_ascend910},
-    {"ascend310p", 2, DTYPES_gradOutput_ascend310p},
-    {"ascend910b", 3, DTYPES_gradOutput_ascend910b},
-    {"ascend910_93", 3, DTYPES_gradOutput_ascend910_93},
+    {"ascend910", 3, DTYPES_gradOutput_ascend910},
+    {"ascend310p", 3, DTYPES_gradOutput_ascend310p},
+    {"ascend910b", 4, DTYPES_gradOutput_ascend910b},
+    {"ascend910_93", 4, DTYPES_gradOutput_ascend910_93},
 };
 static const opgen_dtype_table DTYPES_gradOutput = {4, DTYPES_gradOutput_socs};
 
-static const aclDataType DTYPES_output_ascend910[] = {ACL_FLOAT, ACL_FLOAT16};
-static const aclDataType DTYPES_output_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16};
-static const aclDataType DTYPES_output_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
-static const aclDataType DTYPES_output_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+static const aclDataType DTYPES_output_ascend910[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE};
+static const aclDataType DTYPES_output_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE};
+static const aclDataType DTYPES_output_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16};
+static const aclDataType DTYPES_output_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_output_socs[] = {
-    {"ascend910", 2, DTYPES_output_ascend910},
-    {"ascend310p", 2, DTYPES_output_ascend310p},
-    {"ascend910b", 3, DTYPES_output_ascend910b},
-    {"ascend910_93", 3, DTYPES_output_ascend910_93},
+    {"ascend910", 3, DTYPES_output_ascend910},
+    {"ascend310p", 3, DTYPES_output_ascend310p},
+    {"ascend910b", 4, DTYPES_output_ascend910b},
+    {"ascend910_93", 4, DTYPES_output_ascend910_93},
 };
 static const opgen_dtype_table DTYPES_output = {4, DTYPES_output_socs};
 
-static const aclDataType DTYPES_gradInput_ascend910[] = {ACL_FLOAT, ACL_FLOAT16};
-static const aclDataType DTYPES_gradInput_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16};
-static const aclDataType DTYPES_gradInput_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
-static const aclDataType DTYPES_gradInput_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+static const aclDataType DTYPES_gradInput_ascend910[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE};
+static const aclDataType DTYPES_gradInput_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE};
+static const aclDataType DTYPES_gradInput_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16};
+static const aclDataType DTYPES_gradInput_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_gradInput_socs[] = {
-    {"ascend910", 2, DTYPES_gradInput_ascend910},
-    {"ascend310p", 2, DTYPES_gradInput_ascend310p},
-    {"ascend910b", 3, DTYPES_gradInput_ascend910b},
-    {"ascend910_93", 3, DTYPES_gradInput_ascend910_93},
+    {"ascend910", 3, DTYPES_gradInput_ascend910},
+    {"ascend310p", 3, DTYPES_gradInput_ascend310p},
+    {"ascend910b", 4, DTYPES_gradInput_ascend910b},
+    {"ascend910_93", 4, DTYPES_gradInput_ascend910_93},
 };
 static const opgen_dtype_table DTYPES_gradInput = {4, DTYPES_gradInput_socs};
+
+/* helpers of the DOUBLE kernels (opgen_wide.c runs them) */
+static inline double opgen_maximum_f64(double a, double b) { return (a > b || a != a) ? a : b; }
+static inline double opgen_minimum_f64(double a, double b) { return (a < b || a != a) ? a : b; }
 
 /* ---- the kernel ---- */
 typedef struct {
@@ -91,6 +95,23 @@ static void block_chunked(int64_t n, const opgen_src *in, opgen_dst out, const v
     opgen_chunked(n, 2, in, out, params, block_chunk, true);
 }
 
+/* the kernel in DOUBLE */
+typedef struct {
+    char none;
+} Params64;
+
+static void block_f64(int64_t n, const double *const *in, double *out, const void *params)
+{
+    (void)params;
+    const double *restrict grad_output = in[0];
+    const double *restrict output = in[1];
+    for (int64_t i = 0; i < n; ++i) {
+        const double grad_output_i = grad_output[i];
+        const double output_i = output[i];
+        out[i] = (output_i*(1 - output_i))*grad_output_i;
+    }
+}
+
 /* ---- phase 1 ---- */
 aclnnStatus aclnnSigmoidBackwardGetWorkspaceSize(
     const aclTensor  *gradOutput,
@@ -125,6 +146,10 @@ aclnnStatus aclnnSigmoidBackwardGetWorkspaceSize(
         const aclTensor *const operands[] = {gradOutput, output};
         OPGEN_TRY(opgen_check_shape_is_broadcast("gradInput", gradInput, 2, names, operands));
     }
+    {
+        const aclTensor *const tensors[] = {gradOutput, output, gradInput};
+        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors));
+    }
 
     opgen_call call;
     memset(&call, 0, sizeof call);
@@ -133,6 +158,16 @@ aclnnStatus aclnnSigmoidBackwardGetWorkspaceSize(
     opgen_call_input(&call, gradOutput);
     opgen_call_input(&call, output);
     opgen_call_output(&call, gradInput);
+    {
+        static const aclDataType wide[] = {ACL_DOUBLE};
+        const aclTensor *const inputs[] = {gradOutput, output};
+        if (opgen_computes_wide(2, inputs, 1, wide)) {
+            Params64 q;
+            memset(&q, 0, sizeof q);
+            call.wide = block_f64;
+            return opgen_phase1_done(OP, &call, &q, sizeof q, workspaceSize, executor);
+        }
+    }
     call.block = block;
     call.chunked = block_chunked;
     return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);

@@ -115,6 +115,10 @@ aclnnStatus aclnnSiluBackwardGetWorkspaceSize(
     OPGEN_TRY(opgen_check_max_rank("self", self, 8));
     OPGEN_TRY(opgen_check_shape_same("gradInput", gradInput, "gradOutput", gradOutput));
     OPGEN_TRY(opgen_check_shape_same("gradInput", gradInput, "self", self));
+    {
+        const aclTensor *const tensors[] = {gradOutput, self, gradInput};
+        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors));
+    }
 
     opgen_call call;
     memset(&call, 0, sizeof call);

@@ -19,33 +19,33 @@
 #define OP "aclnnSoftplusBackward"
 
 /* dtype × product table of each checked tensor */
-static const aclDataType DTYPES_gradOutput_ascend910[] = {ACL_FLOAT, ACL_FLOAT16};
-static const aclDataType DTYPES_gradOutput_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
-static const aclDataType DTYPES_gradOutput_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+static const aclDataType DTYPES_gradOutput_ascend910[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE};
+static const aclDataType DTYPES_gradOutput_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16};
+static const aclDataType DTYPES_gradOutput_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_gradOutput_socs[] = {
-    {"ascend910", 2, DTYPES_gradOutput_ascend910},
-    {"ascend910b", 3, DTYPES_gradOutput_ascend910b},
-    {"ascend910_93", 3, DTYPES_gradOutput_ascend910_93},
+    {"ascend910", 3, DTYPES_gradOutput_ascend910},
+    {"ascend910b", 4, DTYPES_gradOutput_ascend910b},
+    {"ascend910_93", 4, DTYPES_gradOutput_ascend910_93},
 };
 static const opgen_dtype_table DTYPES_gradOutput = {3, DTYPES_gradOutput_socs};
 
-static const aclDataType DTYPES_self_ascend910[] = {ACL_FLOAT, ACL_FLOAT16};
-static const aclDataType DTYPES_self_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
-static const aclDataType DTYPES_self_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+static const aclDataType DTYPES_self_ascend910[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL};
+static const aclDataType DTYPES_self_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL};
+static const aclDataType DTYPES_self_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16, ACL_INT8, ACL_INT16, ACL_INT32, ACL_INT64, ACL_UINT8, ACL_BOOL};
 static const opgen_soc_dtypes DTYPES_self_socs[] = {
-    {"ascend910", 2, DTYPES_self_ascend910},
-    {"ascend910b", 3, DTYPES_self_ascend910b},
-    {"ascend910_93", 3, DTYPES_self_ascend910_93},
+    {"ascend910", 9, DTYPES_self_ascend910},
+    {"ascend910b", 10, DTYPES_self_ascend910b},
+    {"ascend910_93", 10, DTYPES_self_ascend910_93},
 };
 static const opgen_dtype_table DTYPES_self = {3, DTYPES_self_socs};
 
-static const aclDataType DTYPES_gradInput_ascend910[] = {ACL_FLOAT, ACL_FLOAT16};
-static const aclDataType DTYPES_gradInput_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
-static const aclDataType DTYPES_gradInput_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+static const aclDataType DTYPES_gradInput_ascend910[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE};
+static const aclDataType DTYPES_gradInput_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16};
+static const aclDataType DTYPES_gradInput_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_gradInput_socs[] = {
-    {"ascend910", 2, DTYPES_gradInput_ascend910},
-    {"ascend910b", 3, DTYPES_gradInput_ascend910b},
-    {"ascend910_93", 3, DTYPES_gradInput_ascend910_93},
+    {"ascend910", 3, DTYPES_gradInput_ascend910},
+    {"ascend910b", 4, DTYPES_gradInput_ascend910b},
+    {"ascend910_93", 4, DTYPES_gradInput_ascend910_93},
 };
 static const opgen_dtype_table DTYPES_gradInput = {3, DTYPES_gradInput_socs};
 
@@ -125,6 +125,10 @@ aclnnStatus aclnnSoftplusBackwardGetWorkspaceSize(
     OPGEN_TRY(opgen_check_shape_same("self", self, "gradInput", gradInput));
     OPGEN_TRY(opgen_check_scalar_value("beta", beta, &beta_value));
     OPGEN_TRY(opgen_check_scalar_value("threshold", threshold, &threshold_value));
+    {
+        const aclTensor *const tensors[] = {gradOutput, self, gradInput};
+        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors));
+    }
 
     opgen_call call;
     memset(&call, 0, sizeof call);

@@ -114,6 +114,10 @@ aclnnStatus aclnnSwishBackwardGetWorkspaceSize(
     OPGEN_TRY(opgen_check_shape_same("gradInput", gradInput, "gradOutput", gradOutput));
     OPGEN_TRY(opgen_check_shape_same("gradInput", gradInput, "self", self));
     OPGEN_TRY(opgen_check_optional_scalar_value("betaOptional", betaOptional, 1.0, &betaOptional_value));
+    {
+        const aclTensor *const tensors[] = {gradOutput, self, gradInput};
+        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors));
+    }
 
     opgen_call call;
     memset(&call, 0, sizeof call);

@@ -19,29 +19,33 @@
 #define OP "aclnnThresholdBackward"
 
 /* dtype × product table of each checked tensor */
-static const aclDataType DTYPES_gradOutput_ascend910[] = {ACL_FLOAT, ACL_FLOAT16};
-static const aclDataType DTYPES_gradOutput_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16};
-static const aclDataType DTYPES_gradOutput_ascend910b[] = {ACL_FLOAT, ACL_BF16, ACL_FLOAT16};
-static const aclDataType DTYPES_gradOutput_ascend910_93[] = {ACL_FLOAT, ACL_BF16, ACL_FLOAT16};
+static const aclDataType DTYPES_gradOutput_ascend910[] = {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8};
+static const aclDataType DTYPES_gradOutput_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8};
+static const aclDataType DTYPES_gradOutput_ascend910b[] = {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8};
+static const aclDataType DTYPES_gradOutput_ascend910_93[] = {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8};
 static const opgen_soc_dtypes DTYPES_gradOutput_socs[] = {
-    {"ascend910", 2, DTYPES_gradOutput_ascend910},
-    {"ascend310p", 2, DTYPES_gradOutput_ascend310p},
-    {"ascend910b", 3, DTYPES_gradOutput_ascend910b},
-    {"ascend910_93", 3, DTYPES_gradOutput_ascend910_93},
+    {"ascend910", 5, DTYPES_gradOutput_ascend910},
+    {"ascend310p", 5, DTYPES_gradOutput_ascend310p},
+    {"ascend910b", 6, DTYPES_gradOutput_ascend910b},
+    {"ascend910_93", 6, DTYPES_gradOutput_ascend910_93},
 };
 static const opgen_dtype_table DTYPES_gradOutput = {4, DTYPES_gradOutput_socs};
 
-static const aclDataType DTYPES_self_ascend910[] = {ACL_FLOAT, ACL_FLOAT16};
-static const aclDataType DTYPES_self_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16};
-static const aclDataType DTYPES_self_ascend910b[] = {ACL_FLOAT, ACL_BF16, ACL_FLOAT16};
-static const aclDataType DTYPES_self_ascend910_93[] = {ACL_FLOAT, ACL_BF16, ACL_FLOAT16};
+static const aclDataType DTYPES_self_ascend910[] = {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8};
+static const aclDataType DTYPES_self_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8};
+static const aclDataType DTYPES_self_ascend910b[] = {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8};
+static const aclDataType DTYPES_self_ascend910_93[] = {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8};
 static const opgen_soc_dtypes DTYPES_self_socs[] = {
-    {"ascend910", 2, DTYPES_self_ascend910},
-    {"ascend310p", 2, DTYPES_self_ascend310p},
-    {"ascend910b", 3, DTYPES_self_ascend910b},
-    {"ascend910_93", 3, DTYPES_self_ascend910_93},
+    {"ascend910", 5, DTYPES_self_ascend910},
+    {"ascend310p", 5, DTYPES_self_ascend310p},
+    {"ascend910b", 6, DTYPES_self_ascend910b},
+    {"ascend910_93", 6, DTYPES_self_ascend910_93},
 };
 static const opgen_dtype_table DTYPES_self = {4, DTYPES_self_socs};
+
+/* helpers of the DOUBLE kernels (opgen_wide.c runs them) */
+static inline double opgen_maximum_f64(double a, double b) { return (a > b || a != a) ? a : b; }
+static inline double opgen_minimum_f64(double a, double b) { return (a < b || a != a) ? a : b; }
 
 /* ---- the kernel ---- */
 typedef struct {
@@ -80,6 +84,24 @@ static void block_chunked(int64_t n, const opgen_src *in, opgen_dst out, const v
     opgen_chunked(n, 2, in, out, params, block_chunk, true);
 }
 
+/* the kernel in DOUBLE */
+typedef struct {
+    double threshold;
+} Params64;
+
+static void block_f64(int64_t n, const double *const *in, double *out, const void *params)
+{
+    const Params64 *p = params;
+    const double *restrict grad_output = in[0];
+    const double *restrict self = in[1];
+    const double threshold = p->threshold;
+    for (int64_t i = 0; i < n; ++i) {
+        const double grad_output_i = grad_output[i];
+        const double self_i = self[i];
+        out[i] = ((threshold >= self_i) ? 0 : grad_output_i);
+    }
+}
+
 /* ---- phase 1 ---- */
 aclnnStatus aclnnThresholdBackwardGetWorkspaceSize(
     const aclTensor  *gradOutput,
@@ -109,6 +131,10 @@ aclnnStatus aclnnThresholdBackwardGetWorkspaceSize(
         OPGEN_TRY(opgen_check_shape_is_broadcast("out", out, 2, names, operands));
     }
     OPGEN_TRY(opgen_check_scalar_value("threshold", threshold, &threshold_value));
+    {
+        const aclTensor *const tensors[] = {gradOutput, self, out};
+        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors));
+    }
 
     opgen_call call;
     memset(&call, 0, sizeof call);
@@ -118,6 +144,17 @@ aclnnStatus aclnnThresholdBackwardGetWorkspaceSize(
     opgen_call_input(&call, gradOutput);
     opgen_call_input(&call, self);
     opgen_call_output(&call, out);
+    {
+        static const aclDataType wide[] = {ACL_INT32, ACL_INT8, ACL_UINT8};
+        const aclTensor *const inputs[] = {gradOutput, self};
+        if (opgen_computes_wide(2, inputs, 3, wide)) {
+            Params64 q;
+            memset(&q, 0, sizeof q);
+            q.threshold = threshold_value;
+            call.wide = block_f64;
+            return opgen_phase1_done(OP, &call, &q, sizeof q, workspaceSize, executor);
+        }
+    }
     call.block = block;
     call.chunked = block_chunked;
     return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);

@@ -394,6 +394,15 @@ aclnnStatus opgen_check_one_of_s(const char *name, const char *value, int n, con
     return opgen_fail(INVALID, name, "%s must be one of %s, got %s", name, list, value);
 }
 
+aclnnStatus opgen_check_kernel_dtypes(const char *op, int n, const aclTensor *const *tensors)
+{
+    for (int i = 0; i < n; ++i)
+        if (tensors[i] && !opgen_dtype_is_real(tensors[i]->dtype))
+            return opgen_fail(ACLNN_ERR_INNER_FIND_KERNEL_ERROR, NULL, "%s has no kernel reading or writing %s", op,
+                              opgen_dtype_name(tensors[i]->dtype));
+    return ACLNN_SUCCESS;
+}
+
 bool opgen_any_empty(int n, const aclTensor *const *tensors)
 {
     for (int i = 0; i < n; ++i)

@@ -78,6 +78,26 @@ bool opgen_dtype_is_float(aclDataType dt)
     }
 }
 
+/* The dtypes the kernels read and write (codegen/spec/dtypes.py: COMPUTED, but for the complex ones). */
+bool opgen_dtype_is_real(aclDataType dt)
+{
+    switch (dt) {
+    case ACL_FLOAT:
+    case ACL_FLOAT16:
+    case ACL_INT8:
+    case ACL_INT32:
+    case ACL_UINT8:
+    case ACL_INT16:
+    case ACL_INT64:
+    case ACL_DOUBLE:
+    case ACL_BOOL:
+    case ACL_BF16:
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* aclnn's PromoteType of two dtypes (CANN's deduction table, codegen/spec/dtypes.py); -1 when they do not promote */
 int opgen_promote(aclDataType a, aclDataType b)
 {
