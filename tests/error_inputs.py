@@ -98,8 +98,22 @@ def error_inputs(op, base: dict, product: str):
         rule = type(r).__name__
         P = r.params
         if isinstance(r, R.DtypeSupported):
-            for n in P:
-                out.append(ErrorInput(_set(base, op, n, _arr(base, op, n).astype(np.float64)), r.status, n, rule))
+            from codegen.runtime.checks import dtype_name
+            before = [x for x in op.rules[:op.rules.index(r)] if x.category == "dtype"]
+            for n in P:   # a dtype outside the parameter's table on this product (and on the tensors an earlier
+                # DtypeSame ties to it, so that this rule is the first to fail)
+                bad = next(d for d in ("DOUBLE", "INT32", "UINT16", "INT16")
+                           if d not in op.dtypes_of(n).get(product, []))
+                group = {n} | {q for x in before if isinstance(x, R.DtypeSame) and n in x.params for q in x.params}
+                kw = dict(base)
+                for q in group:
+                    kw = _set(kw, op, q, _arr(base, op, q).astype(_np_dtype(bad)))
+                dts = {q: dtype_name(v) for q in {q for x in op.rules for q in x.params}
+                       for v in [_arr_or_none(kw, op, q)] if isinstance(v, np.ndarray)}
+                if not all(_dtype_rule_ok(op, x, dts, product) for x in before):
+                    continue
+                first = next(q for q in P if dts.get(q) not in op.dtypes_of(q).get(product, []))
+                out.append(ErrorInput(kw, r.status, first, rule))
         elif isinstance(r, R.DtypeSame):
             for n in P[1:]:
                 out.append(ErrorInput(_set(base, op, n, _other_float(_arr(base, op, n))), r.status, n, rule))

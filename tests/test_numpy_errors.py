@@ -47,7 +47,7 @@ def test_checks_run_nulls_first(ops, name):
     fn = codegen.kernel(name)
     kw = valid_call(op, np.random.default_rng(2))
     tensors = [t for t in op.tensors if not t.optional]
-    kw[tensors[0].py_name] = kw[tensors[0].py_name].astype(np.float64)
+    kw[tensors[0].py_name] = kw[tensors[0].py_name].astype(np.uint16)
     kw[tensors[-1].py_name] = None
     with pytest.raises(codegen.AclnnError) as info:
         fn(**kw)
