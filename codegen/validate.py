@@ -55,6 +55,8 @@ def _check_params(op, fail):
             fail(f"optional scalar {p.name} needs a numeric default (the value a null means)")
         if isinstance(p, Scalar) and not p.optional and p.default is not None:
             fail(f"scalar {p.name} has a default but is not optional")
+        if isinstance(p, Output) and p.c_type not in (None, "aclTensor *", "const aclTensor *"):
+            fail(f"output {p.name}: c_type must be 'aclTensor *' or 'const aclTensor *', got {p.c_type!r}")
         if isinstance(p, Attr):
             _check_attr(p, fail)
         elif isinstance(p, Scalar) and p.symbol is None:

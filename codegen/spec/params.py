@@ -62,6 +62,7 @@ class Output(Param):
     """The output aclTensor (`aclTensor *`)."""
     role: str = RESULT
     dtypes: dict | None = None
+    c_type: str | None = None              # "const aclTensor *" where the header declares it so (GeluBackward)
     dtype_from: str | tuple | None = None  # default dtype: that input's dtype, or the promoted dtype of a tuple of
                                            # inputs (None: the first tensor's)
 

@@ -26,8 +26,12 @@ class Case:
     back: dict = field(default_factory=dict)          # symbols a substitution introduced -> what they stand for
 
     def shown(self, expr):
-        """`expr` with the gaps of ordered scalars written back (max_minus_min + min is shown as max)."""
-        return sympy.sympify(expr).xreplace(self.back) if self.back else expr
+        """`expr` with the symbols a substitution introduced written back (max_minus_min + min is shown as max,
+        eps_t/(2*(eps_t + 1)) as eps)."""
+        if not self.back:
+            return expr
+        e = sympy.sympify(expr).xreplace(self.back)
+        return sympy.simplify(e) if e.free_symbols else e
 
     @property
     def label(self) -> str:
@@ -62,47 +66,39 @@ def _order_of(rel, syms):
     return rel.rhs, rel.lhs, rel.rel_op == ">"
 
 
-def _bound_options(sym, bounds):
-    """The cases of one scalar bounded by numbers: [(value, label)].  A bound `>= c` gives `> c` and `= c`
-    (a degenerate value moves branch points: λ = 0 makes Softshrink's dead zone vanish); between two bounds the
-    open interval is parametrised by a positive symbol, so SymPy can order everything that depends on it."""
-    lo = hi = None
+def _holds(rel_op, value, c) -> bool:
+    return {">": value > c, ">=": value >= c, "<": value < c, "<=": value <= c, "!=": value != c}[rel_op]
+
+
+def _regions(sym, critical, bounds):
+    """The cases of one scalar: [(value, label)] for every open interval between its critical values and every
+    critical value itself, those the rules' bounds admit (`lambda >= 0` admits `lambda > 0` and `lambda = 0`).  A
+    degenerate value moves branch points (λ = 0 makes Softshrink's dead zone vanish), so each is a case; an
+    interval between two values is parametrised by a positive symbol (a + (b - a) t/(1 + t)), so that SymPy can
+    order everything that depends on it.  Open intervals first, then the points, each in increasing order."""
+    cs = sorted({sympy.nsimplify(c) for c in list(critical) + [c for _, c in bounds]}, key=float)
+    if not cs:
+        return []
     name = sym.name
-    if all(op == "!=" for op, _ in bounds) and len({c for _, c in bounds}) == 1:   # s != c: below and above
-        c = bounds[0][1]
-        return [(sympy.Symbol(name, real=True, negative=True) if c == 0 else c - sympy.Symbol(f"{name}_t", positive=True),
-                 f"{name} < {c}"),
-                (sympy.Symbol(name, real=True, positive=True) if c == 0 else c + sympy.Symbol(f"{name}_t", positive=True),
-                 f"{name} > {c}")]
-    bounds = [(op, c) for op, c in bounds if op != "!="]
-    for op, c in bounds:
-        if op in (">", ">="):
-            lo = (c, op == ">") if lo is None or c > lo[0] else lo
+    t = sympy.Symbol(f"{name}_t", positive=True)
+    opens, points = [], []
+    edges = [None] + cs + [None]
+    for a, b in zip(edges, edges[1:]):
+        if a is None:
+            value = sympy.Symbol(name, real=True, negative=True) if b == 0 else b - t
+            probe, label, back = b - 1, f"{name} < {b}", b - sym
+        elif b is None:
+            value = sympy.Symbol(name, real=True, positive=True) if a == 0 else a + t
+            probe, label, back = a + 1, f"{name} > {a}", sym - a
         else:
-            hi = (c, op == "<") if hi is None or c < hi[0] else hi
-    name = sym.name
-    out = []
-    if lo is not None and hi is not None:
-        (a, sa), (b, sb) = lo, hi
-        t = sympy.Symbol(f"{name}_t", positive=True)
-        out.append((a + (b - a) * t / (1 + t), f"{a} < {name} < {b}"))
-        if not sa:
-            out.append((a, f"{name} = {a}"))
-        if not sb:
-            out.append((b, f"{name} = {b}"))
-    elif lo is not None:
-        a, strict = lo
-        out.append((sympy.Symbol(name, real=True, positive=True) if a == 0 else a + sympy.Symbol(f"{name}_t", positive=True),
-                    f"{name} > {a}"))
-        if not strict:
-            out.append((sympy.Integer(0) if a == 0 else a, f"{name} = {a}"))
-    else:
-        b, strict = hi
-        out.append((sympy.Symbol(name, real=True, negative=True) if b == 0 else b - sympy.Symbol(f"{name}_t", positive=True),
-                    f"{name} < {b}"))
-        if not strict:
-            out.append((sympy.Integer(0) if b == 0 else b, f"{name} = {b}"))
-    return out
+            value, probe, label = a + (b - a) * t / (1 + t), (a + b) / 2, f"{a} < {name} < {b}"
+            back = (sym - a) / (b - sym)
+        if all(_holds(op, probe, c) for op, c in bounds):
+            opens.append((value, label, {t: back} if value.has(t) else {}))
+    for c in cs:
+        if all(_holds(op, c, b) for op, b in bounds):
+            points.append((sympy.Integer(0) if c == 0 else c, f"{name} = {c}", {}))
+    return opens + points
 
 
 def assumptions_for(op: Op, variant: Variant) -> list:
@@ -120,12 +116,13 @@ def assumptions_for(op: Op, variant: Variant) -> list:
 
 
 def cases(op: Op) -> list[Case]:
-    """Every case of `op`: each variant, each loss reduction, and for the scalars its rules and forms constrain,
-    each way they can stand: a scalar bounded by a number (`lambda >= 0`) above it and at it; two scalars in
-    order (Hardtanh's `min <= max`) apart and equal — the larger written as the smaller plus a positive symbol,
-    so that the proof can order branch points that are parameters."""
+    """Every case of `op`: each variant, each loss reduction, and each way its scalars can stand where that moves
+    a branch point: a scalar on each side of, and at, each of its critical values (`_branch_points`) that its
+    rules admit (`lambda >= 0`: above 0 and at 0); two scalars that are both branch points in each order the rules
+    admit (Hardtanh's min and max: min < max, min = max, max < min; with a `min <= max` rule the last would go) --
+    the larger written as the smaller plus a positive symbol, so that the proof can order the branch points."""
     out = []
-    reals = [p.symbol for p in op.reals] + [p.symbol for p in op.attrs if p.is_number]
+    reals = list(dict.fromkeys([p.symbol for p in op.reals] + [p.symbol for p in op.attrs if p.is_number]))
     for variant in op.variants:
         rels = assumptions_for(op, variant)
         bounds, orders = {}, []
@@ -137,20 +134,22 @@ def cases(op: Op) -> list[Case]:
             o = _order_of(rel, reals)
             if o:
                 orders.append(o)
-        options = [[(sym, value, label) for value, label in _bound_options(sym, bs)] for sym, bs in bounds.items()]
+        bare, critical = _branch_points(op, variant, reals)
+        ordered_syms = {s for lo, hi, _ in orders for s in (lo, hi)}
+        if len(bare) > 1:
+            ordered_syms |= set(bare)
+        options = []
+        for sym in reals:
+            if sym in ordered_syms:
+                continue
+            regions = _regions(sym, critical.get(sym, ()), bounds.get(sym, []))
+            if regions:
+                options.append([(sym, (value, back), label) for value, label, back in regions])
         for low, high, strict in orders:
             choice = [(high, ("above", low, _gap(high, low)), f"{low} < {high}")]
             if not strict:
                 choice.append((high, ("equal", low, None), f"{low} = {high}"))
             options.append(choice)
-        bare, inner = _branch_point_scalars(op, variant, reals)
-        # a scalar inside a branch point (Max(lambd, 0), beta*x > threshold), with no bound from the rules: its
-        # sign decides where the point lies, so each sign is a case
-        for sym in inner:
-            if sym not in bounds and not any(sym in (lo, hi) for lo, hi, _ in orders):
-                options.append([(sym, sympy.Symbol(sym.name, real=True, positive=True), f"{sym} > 0"),
-                                (sym, sympy.Integer(0), f"{sym} = 0"),
-                                (sym, sympy.Symbol(sym.name, real=True, negative=True), f"{sym} < 0")])
         # two scalars that are both branch points, in no order the rules fix: every order is a case
         ordered = {frozenset((lo, hi)) for lo, hi, _ in orders}
         pairs = [(a, b) for i, a in enumerate(bare) for b in bare[i + 1:]]
@@ -164,14 +163,15 @@ def cases(op: Op) -> list[Case]:
         for combo in itertools.product(*options):
             subs, labels, back = {}, [], {}
             for sym, value, label in combo:
-                if isinstance(value, tuple):       # an order: the larger scalar in terms of the smaller
+                if len(value) == 3:                # an order: the larger scalar in terms of the smaller
                     kind, low, t = value
                     base = subs.get(low, low)
                     subs[sym] = base + t if kind == "above" else base
                     if kind == "above":
                         back[t] = sym - low
                 else:
-                    subs[sym] = value
+                    subs[sym], shown = value
+                    back.update(shown)
                 labels.append(label)
             for red in reductions:
                 out.append(Case(op, variant, red, subs, labels, back))
@@ -182,12 +182,30 @@ def _gap(high, low):
     return sympy.Symbol(f"{high.name}_minus_{low.name}", positive=True)
 
 
-def _branch_point_scalars(op: Op, variant: Variant, reals) -> tuple[list, list]:
-    """(scalars that are branch points themselves — `x > min`, `x >= max`: the proof cuts the line at each, so it
-    needs their order; scalars inside a branch point or its condition's coefficient — `Abs(x) > Max(lambd, 0)`,
-    `beta*x > threshold`: it needs their sign), over the forward's and the x-form backward's conditions."""
+def _branch_points(op: Op, variant: Variant, reals) -> tuple[list, dict]:
+    """Over the forward's and the x-form backward's conditions: (the scalars that are branch points themselves --
+    `x > min`, `x >= max`: the proof cuts the line at each, so it needs their order --, {scalar: its critical
+    values}: where a branch point that depends on one scalar meets another branch point (LogitGrad's eps and
+    1 - eps at eps = 1/2), where a condition on the scalar alone switches (`eps >= 0`), where the arguments of a
+    Max or Min in a branch point are equal (Hardshrink's Max(lambd, 0) at 0), and 0 for a scalar that
+    multiplies x (`beta*x > threshold`: its sign decides the direction)."""
     from .intervals import Undecided, atoms, thresholds
-    found, inner = [], []
+    bare, points, critical = [], [], {}
+    real_set = set(reals)
+
+    def add(sym, expr):
+        try:
+            sols = sympy.solve(expr, sym)
+        except (NotImplementedError, ValueError, TypeError):
+            return
+        for v in sols:
+            if getattr(v, "is_number", False) and v.is_real:
+                critical.setdefault(sym, set()).add(v)
+
+    def single(expr):
+        fs = sympy.sympify(expr).free_symbols & real_set
+        return next(iter(fs)) if len(fs) == 1 else None
+
     exprs = [(sympy.sympify(op.forward), op.wrt)]
     x_sym = op.x_symbol(variant.formula)
     if x_sym is not None:
@@ -196,25 +214,46 @@ def _branch_point_scalars(op: Op, variant: Variant, reals) -> tuple[list, list]:
         for pw in expr.atoms(sympy.Piecewise):
             for _, cond in pw.args:
                 for rel in sympy.sympify(cond).atoms(sympy.core.relational.Relational):
-                    if u not in rel.free_symbols:
+                    if u not in rel.free_symbols:       # a condition on the scalars alone
+                        s = single(rel)
+                        if s is not None:
+                            add(s, rel.lhs - rel.rhs)
                         continue
-                    coeff = sympy.diff(rel.lhs - rel.rhs, u) if not rel.has(sympy.Abs) else sympy.Integer(1)
-                    for s in sorted(coeff.free_symbols & set(reals), key=str):
-                        if s not in inner:
-                            inner.append(s)
+                    if not rel.has(sympy.Abs):
+                        for s in sympy.diff(rel.lhs - rel.rhs, u).free_symbols & real_set:
+                            critical.setdefault(s, set()).add(sympy.Integer(0))
                     try:
-                        points = thresholds(atoms(rel, u))
+                        found = thresholds(atoms(rel, u))
                     except (Undecided, NotImplementedError):
                         continue
-                    for c in points:
-                        if c in reals:
-                            if c not in found:
-                                found.append(c)
-                            continue
-                        for s in sorted(sympy.sympify(c).free_symbols & set(reals), key=str):
-                            if s not in inner and not (c == -s):
-                                inner.append(s)
-    return found, [s for s in inner if s not in found]
+                    for c in found:
+                        if c in real_set:
+                            if c not in bare:
+                                bare.append(c)
+                        elif c not in points:
+                            points.append(c)
+    every = bare + points
+    for c in points:   # what switches inside a branch point: Max/Min arguments, Piecewise conditions, Abs
+        for m in sympy.sympify(c).atoms(sympy.Max, sympy.Min):
+            s = single(m)
+            if s is not None and len(m.args) == 2:
+                add(s, m.args[0] - m.args[1])
+        for rel in sympy.sympify(c).atoms(sympy.core.relational.Relational):
+            s = single(rel)
+            if s is not None:
+                add(s, rel.lhs - rel.rhs)
+        for a in sympy.sympify(c).atoms(sympy.Abs):
+            s = single(a)
+            if s is not None:
+                add(s, a.args[0])
+    for i, a in enumerate(every):   # two branch points that meet at one value of one scalar
+        for b in every[i + 1:]:
+            if a in real_set and b in real_set:
+                continue            # two scalars: their order is a case of its own
+            s = single(a - b)
+            if s is not None:
+                add(s, a - b)
+    return bare, critical
 
 
 def sample_scalars(case: Case, draw) -> dict:

@@ -133,6 +133,11 @@ class CaseProof:
                 lines.append(self.line(where, "FAILED", str(e)))
                 derivs.append(None)
                 continue
+            if fk == sympy.nan:   # the forward is undefined here (LogitGrad outside [0, 1] for eps < 0)
+                derivs.append(None)
+                verdict = "proven" if bexpr == sympy.nan else "FAILED"
+                lines.append(self.line(where, verdict, f"the forward is nan here and the backward gives {bexpr}"))
+                continue
             derivs.append(vjp)
             residual = vjp - bexpr
             if is_zero(residual):
@@ -177,8 +182,9 @@ class CaseProof:
         side = ("the left derivative" if lim_l is not None and is_zero(value - lim_l) else
                 "the right derivative" if lim_r is not None and is_zero(value - lim_r) else
                 "neither one-sided derivative")
+        shown = lambda e: None if e is None else self.case.shown(e)  # noqa: E731
         return self.line(where, "convention",
-                         f"backward gives {value} ({side}; left {lim_l}, right {lim_r})")
+                         f"backward gives {shown(value)} ({side}; left {shown(lim_l)}, right {shown(lim_r)})")
 
     def _counterexample(self, residual, lo, hi):
         """A point in (lo, hi) where the residual is visibly non-zero, for the failure report."""

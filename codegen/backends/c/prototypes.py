@@ -14,7 +14,7 @@ def c_type(p) -> str:
     if isinstance(p, Tensor):
         return "const aclTensor *"
     if isinstance(p, Output):
-        return "aclTensor *"
+        return p.c_type or "aclTensor *"
     if isinstance(p, Scalar):
         return "const aclScalar *"
     if isinstance(p, Attr):

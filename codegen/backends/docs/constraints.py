@@ -167,6 +167,8 @@ def _parse(text: str, op):
             local[key] = names[word]
             return key
         return word
+    if re.fullmatch(r"-?\d+(/\d+)?", text.strip()):
+        return sympy.Rational(text.strip())   # (1/2 unevaluated would print as 1 * 1/2)
     code = re.sub(r"[A-Za-z_]\w*", swap, text)
     return sympy.parse_expr(code, local_dict=local, evaluate=False) if code != "None" else None
 
@@ -175,6 +177,11 @@ def _case_words(label: str, op, lang):
     """The proof case: relations in LaTeX, settings (`isResult=true`) as code."""
     parts = []
     for part in label.split(", "):
+        m = re.fullmatch(r"(\S+) < (\w+) < (\S+)", part)   # a scalar between two values: 0 < eps < 1/2
+        if m:
+            a, v, b = (latex(_parse(m.group(k), op), op) for k in (1, 2, 3))
+            parts.append(f"${a} < {v} < {b}$")
+            continue
         m = re.fullmatch(r"(\w+) (>|<|=) (.+)", part)
         if m:
             rel = {">": sympy.Gt, "<": sympy.Lt, "=": sympy.Eq}[m.group(2)]
