@@ -26,7 +26,8 @@ from codegen.spec.dtypes import KERNEL_DTYPES, promote
 from codegen.spec.params import Attr, Scalar
 
 from . import build as B
-from .emit import ARCH, Plan, combos, plan, project_files
+from .emit import project_files
+from .plan import ARCH, Plan, combos, plan
 
 NP = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16}
 
@@ -58,6 +59,9 @@ def project(op: Op, forget_tail: bool = False) -> dict[str, str]:
 def build_job(op: Op, product: str, forget_tail: bool = False) -> tuple:
     """(name, files, main file, __CCE_AICORE__): what build.build compiles for `op` on `product`."""
     name = op.snake_name + ("-forget-tail" if forget_tail else "")
+    if product not in ARCH:
+        raise SimulatorError("soc", f"{op.name}: no Ascend C architecture is known for {product} here (its AI Core "
+                                    f"configs: {', '.join(s for s in op.dtypes if s in ARCH)})")
     return name, project(op, forget_tail), f"sim/{op.snake_name}_launcher.cpp", ARCH[product]
 
 

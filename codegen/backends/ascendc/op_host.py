@@ -11,7 +11,8 @@ from codegen.spec import ABSENT
 from codegen.spec import rules as R
 from codegen.spec.params import Attr, Scalar
 
-from .emit import DTYPE_BYTES, DTYPE_CODE, GE_TYPE, Plan, combos
+from .plan import DTYPE_BYTES, DTYPE_CODE, GE_TYPE, Plan, combos
+from .socs import kernel_socs
 
 
 def _dtype_lists(op, soc: str) -> dict[str, list[str]]:
@@ -24,7 +25,7 @@ def _dtype_lists(op, soc: str) -> dict[str, list[str]]:
 
 def _union_lists(op) -> dict[str, list[str]]:
     seen = []
-    for soc in op.dtypes:
+    for soc in kernel_socs(op):
         for c in combos(op, soc):
             if c not in seen:
                 seen.append(c)
@@ -109,6 +110,6 @@ def op_host_context(p: Plan) -> dict:
         strings=any(isinstance(q, Attr) and q.type == "string" for q in attrs),
         dtype_from_index=tensor_idx[dtype_from],
         union=_union_lists(op),
-        socs=[(soc, _dtype_lists(op, soc)) for soc in op.dtypes],
+        socs=[(soc, _dtype_lists(op, soc)) for soc in kernel_socs(op)],
         dtype_codes=[(GE_TYPE[d], DTYPE_CODE[d], DTYPE_BYTES[d]) for d in DTYPE_CODE],
     )

@@ -5,7 +5,8 @@ from __future__ import annotations
 from codegen.spec import PRODUCTS
 
 from . import tiling as T
-from .emit import DTYPE_BYTES, plan
+from .plan import DTYPE_BYTES, plan
+from .socs import kernel_socs, tiling_ub
 
 
 def rows(ops: dict, products=None, n: int = 1 << 20, row: int = 4096) -> list[dict]:
@@ -17,12 +18,13 @@ def rows(ops: dict, products=None, n: int = 1 << 20, row: int = 4096) -> list[di
         v = max(p.variants, key=lambda v: (v.layout.num_in, v.layout.num_temps))
         row_len = row if p.rows else n
         total = (n // row_len) * row_len or row_len
-        for soc in op.dtypes:
+        for soc in kernel_socs(op):
             if products and soc not in products:
                 continue
             prod = PRODUCTS[soc]
             for dt in op.dtypes[soc]:
-                t = T.evaluate(v.layout, total, row_len, prod.cores, prod.ub_bytes, DTYPE_BYTES[dt], DTYPE_BYTES[dt])
+                t = T.evaluate(v.layout, total, row_len, prod.cores, tiling_ub(soc), DTYPE_BYTES[dt],
+                               DTYPE_BYTES[dt])
                 per_core = t["rowsPerCore"] * row_len if p.rows else t["blockLength"]
                 out.append(dict(
                     op=name, product=soc, dtype=dt, variant=v.doc, elements=total, row=row_len if p.rows else None,
