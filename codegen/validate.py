@@ -21,6 +21,8 @@ def validate(op: Op) -> None:
 
     if not re.fullmatch(r"aclnn[A-Z][A-Za-z0-9]*", str(op.name)):
         fail(f"name {op.name!r} must be 'aclnn' followed by CamelCase")
+    if op.header and not re.fullmatch(r"aclnn_[a-z0-9_]+\.h", op.header):
+        fail(f"header {op.header!r} must be a file name aclnn_<name>.h")
     _check_params(op, fail)
     _check_dtypes(op, fail)
     _check_rules(op, fail)

@@ -76,8 +76,8 @@ def samples(op, dtype: str, rng, n: int = 48) -> list[Sample]:
                 elif role == FORWARD_INPUT:
                     kw[name] = (rng.standard_normal(shape) * 3).astype(t)
                 elif role == FORWARD_OUTPUT and coupled:
-                    y, preimage = _simplex(shape, dim, dtype, rng)
-                    kw[name] = y.astype(t)
+                    _, z = _simplex(shape, dim, dtype, rng)
+                    kw[name], preimage = _forward_rows(op, variant, kw, z, dim, t)
                 elif role == FORWARD_OUTPUT:
                     # moderate x, so that y rounded to the dtype stays inside the forward's image
                     x = rng.uniform(-2.5, 3, shape)
@@ -112,6 +112,47 @@ def _simplex(shape, dim, dtype, rng):
     z = np.vectorize(lambda v: mpmath.log(mpmath.mpf(v)), otypes=[object])(y)
     back = lambda a: np.moveaxis(a.reshape(moved.shape), -1, dim)
     return back(y), back(z)
+
+
+def _forward_rows(op, variant, kw, z, dim, t):
+    """(y, preimage) for a tensor holding the forward output of a DimSum op, y in the NumPy dtype `t`.
+
+    y = forward(z) along `dim` rounded to the dtype: for softmax the dyadic probabilities themselves, exact in
+    every dtype.  Where rounding is not exact (log_softmax's logarithms), the preimage is moved so that the
+    forward gives the rounded y exactly in every element of a row but its largest (Newton's method in mpmath on
+    the other elements, that one's input held): the data then carry one rounding per row instead of one per
+    element.  That element is the row's smallest output: log_softmax's backward g - exp(y)·Σg reads it through
+    exp(y), the smallest factor of the row, where the largest (its g and exp(y)·Σg nearly cancel) amplified its
+    rounding 7-fold in FLOAT16."""
+    from .reference import Forward
+    fwd = Forward(op, variant)
+    scal = [mpmath.mpf(float(kw[p.py_name])) for p in fwd.scalars]
+    mpmath.mp.dps = 30
+    moved = np.moveaxis(np.asarray(z), dim, -1)
+    rows = moved.reshape(-1, moved.shape[-1])
+    ys, zs = [], []
+    for r in rows:
+        r = [mpmath.mpf(v) for v in r]
+        none = [[] for _ in r]
+        y = np.array([float(v) for v in fwd.row(r, none, scal)]).astype(t).astype(np.float64)
+        k = int(np.argmin(y))
+        free = [i for i in range(len(r)) if i != k]
+
+        def residual(*v, r=r, y=y, k=k, free=free):
+            zz = list(r)
+            for i, vi in zip(free, v):
+                zz[i] = vi
+            out = fwd.row(zz, none, scal)
+            return [out[i] - mpmath.mpf(y[i]) for i in free]
+        if free and max(abs(e) for e in residual(*[r[i] for i in free])) > 0:
+            sol = mpmath.findroot(residual, [r[i] for i in free])
+            sol = [sol] if len(free) == 1 else list(sol)
+            for i, v in zip(free, sol):
+                r[i] = v
+        ys.append(y)
+        zs.append(r)
+    back = lambda a: np.moveaxis(np.array(a, dtype=object if a is zs else np.float64).reshape(moved.shape), -1, dim)
+    return back(ys).astype(t), back(zs)
 
 
 def _forward_elementwise(op, variant, kw, x):

@@ -51,5 +51,5 @@ def test_headers_resolve_as_in_the_official_examples():
     for op in OPS.values():
         example = (C / "examples" / f"test_aclnn_{op.snake_name}.c").read_text()
         assert '#include "acl/acl.h"' in example
-        assert f'#include "aclnnop/aclnn_{op.snake_name}.h"' in example
-        assert (C / "include" / "aclnnop" / f"aclnn_{op.snake_name}.h").is_file()
+        assert f'#include "aclnnop/{op.header_file}"' in example
+        assert (C / "include" / "aclnnop" / op.header_file).is_file()

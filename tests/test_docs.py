@@ -116,7 +116,9 @@ def _dtype_tables(op, text, lang):
 def test_parameter_dtype_tables_equal_the_spec(ops, name, lang):
     op = ops[name]
     tables = _dtype_tables(op, page(op, lang), lang)
-    checked = [p.name for p in op.params if isinstance(p, (Tensor, Output))]
+    # (a tensor no DtypeSupported rule checks has no table: LogSoftmaxBackward's out takes any dtype)
+    checked = [p.name for p in op.params if isinstance(p, (Tensor, Output))
+               and any(type(r).__name__ == "DtypeSupported" and p.name in r.params for r in op.rules)]
     assert sorted(tables) == sorted(checked)
     for n in checked:
         assert tables[n] == op.dtypes_of(n), n
@@ -234,7 +236,7 @@ def test_error_table_matches_what_the_checker_reports(ops, name):
         assert matching, f"{name}: the checker reports [{status}] {param}; no row of the table says so"
         hit.update(matching)
     unreachable = {i for i, r in enumerate(op.all_rules)
-                   if type(r).__name__ == "DtypeCastable"
+                   if type(r).__name__ in ("DtypeCastable", "EmptyReturns")
                    or (type(r).__name__ == "NotNull" and isinstance(op.param(r.params[0]), Output))}
     assert set(range(len(rows))) - hit <= unreachable, \
         f"{name}: rows no rule-breaking call produces: {[rows[i] for i in set(range(len(rows))) - hit - unreachable]}"

@@ -7,6 +7,7 @@ wide margin.
 """
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -27,7 +28,10 @@ def _products(op, dtype):
 
 
 def _relative(got, want):
-    return np.abs(got.astype(np.float64) - want) / np.maximum(np.abs(want), 1e-30)
+    """|got - want| / |want|, the denominator at least the output dtype's smallest normal: below it the dtype's
+    precision is absolute (a FLOAT16 subnormal has 2^-24 steps), and so is the error measured there."""
+    tiny = float(ml_dtypes.finfo(got.dtype).smallest_normal)
+    return np.abs(got.astype(np.float64) - want) / np.maximum(np.abs(want), tiny)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

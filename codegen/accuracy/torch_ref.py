@@ -20,6 +20,11 @@ def _softmax(torch, kw, t):
     return torch.ops.aten._softmax_backward_data(g, t(kw["output"]), kw["dim"], g.dtype)
 
 
+def _log_softmax(torch, kw, t):
+    g = t(kw["grad_output"])
+    return torch.ops.aten._log_softmax_backward_data(g, t(kw["output"]), kw["dim"], g.dtype)
+
+
 def _softshrink(torch, kw, t):
     return torch.ops.aten.softshrink_backward(t(kw["grad_output"]), t(kw["self"]), kw["lambd"])
 
@@ -44,6 +49,7 @@ def _bce_with_logits(torch, kw, t):
 TORCH = {
     "aclnnLogSigmoidBackward": _log_sigmoid,
     "aclnnSoftmaxBackward": _softmax,
+    "aclnnLogSoftmaxBackward": _log_softmax,
     "aclnnSoftshrinkBackward": _softshrink,
     "aclnnEluBackward": _elu,
     "aclnnBinaryCrossEntropyWithLogitsBackward": _bce_with_logits,

@@ -49,6 +49,13 @@ def _softmax(torch, kw, t, new):
     return lambda: op(g, y, dim, g.dtype, grad_input=out)
 
 
+def _log_softmax(torch, kw, t, new):
+    g, y, dim = t(kw["grad_output"]), t(kw["output"]), kw["dim"]
+    out = new(g.shape)
+    op = torch.ops.aten._log_softmax_backward_data.out
+    return lambda: op(g, y, dim, g.dtype, out=out)
+
+
 def _softshrink(torch, kw, t, new):
     g, x, lambd = t(kw["grad_output"]), t(kw["self"]), kw["lambd"]
     out = new(np.broadcast_shapes(tuple(g.shape), tuple(x.shape)))
@@ -103,6 +110,7 @@ def _bce_with_logits(torch, kw, t, new):
 BUILDERS = {
     "log_sigmoid_backward": _log_sigmoid,
     "softmax_backward": _softmax,
+    "log_softmax_backward": _log_softmax,
     "softshrink_backward": _softshrink,
     "elu_backward": _elu,
     "binary_cross_entropy_with_logits_backward": _bce_with_logits,

@@ -68,6 +68,8 @@ class Op:
     example: object = None             # Example: the call example's data (None: defaults from the structure)
     null_order: list | None = None     # the null checks' order when the library's differs from the parameters'
     torch: object = None               # the PyTorch equivalent (codegen.spec.torch), for accuracy and bench
+    header: str = ""                   # the library's header file when not aclnn_<snake_name>.h
+                                       # (LogSoftmaxBackward ships aclnn_logsoftmax_backward.h)
     source: str = ""                   # file the spec was loaded from (set by the loader)
 
     # ---- names -------------------------------------------------------------------------------------------
@@ -80,6 +82,11 @@ class Op:
     def snake_name(self) -> str:
         """'softmax_backward' — the op name of the Python API and of generated files."""
         return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", self.api_name).lower()
+
+    @property
+    def header_file(self) -> str:
+        """The C header declaring the two phases, as the library names it: 'aclnn_softmax_backward.h'."""
+        return self.header or f"aclnn_{self.snake_name}.h"
 
     # ---- parameters --------------------------------------------------------------------------------------
     def param(self, name: str) -> Param:

@@ -82,7 +82,7 @@ def runtime_files(source: str = "codegen/backends/c/templates") -> dict[str, str
 
 # ---- names ----------------------------------------------------------------------------------------------------
 def header_name(op: Op) -> str:
-    return f"aclnn_{op.snake_name}.h"
+    return op.header_file
 
 
 def source_name(op: Op) -> str:
