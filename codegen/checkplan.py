@@ -15,6 +15,7 @@ C) on one parameter:
     Step("promoted_castable", "out", others=(gradOutput, self))           out's dtype castable from the promoted
     Step("promoted_same", "gradInput", others=(gradOutput, self))         gradInput's dtype is the promoted one
     Step("max_rank", "self", n=8) / ("min_rank", ...)
+    Step("dim_at_most", "gradOutput", n=4096, values=(-1,))   dimension -1 at most 4096
     Step("shape_same", "self", ref="gradOutput")
     Step("broadcast_to", "weight", ref="self")            broadcasts to exactly ref's shape
     Step("broadcastable", "self", ref="gradOutput")
@@ -65,6 +66,8 @@ def _rule_steps(r: R.Rule) -> list[Step]:
         return [Step("max_rank", n, n=r.n, rule=r) for n in P]
     if isinstance(r, R.MinRank):
         return [Step("min_rank", n, n=r.n, rule=r) for n in P]
+    if isinstance(r, R.DimAtMost):
+        return [Step("dim_at_most", n, n=r.n, values=(r.dim,), rule=r) for n in P]
     if isinstance(r, R.ShapeSame):
         return [Step("shape_same", n, ref=P[0], rule=r) for n in P[1:]]
     if isinstance(r, R.BroadcastTo):

@@ -76,7 +76,11 @@ def _check_params(op, fail):
     for n in op.output_dtype_sources:
         if n not in names or not isinstance(op.param(n), Tensor):
             fail(f"Output dtype_from names a missing input tensor {n!r}")
-    for attr_name in (op.reduce_dim, op.loss_reduction):
+    if isinstance(op.reduce_dim, int) and not isinstance(op.reduce_dim, bool):
+        pass   # a fixed axis (ScaledMaskedSoftmaxBackward's last): negative counts from the end
+    elif op.reduce_dim is not None and not isinstance(op.reduce_dim, str):
+        fail(f"reduce_dim must name an int64 Attr or be a fixed axis (an int), got {op.reduce_dim!r}")
+    for attr_name in (op.dim_attr and op.reduce_dim, op.loss_reduction):
         if attr_name is not None and (attr_name not in names or not isinstance(op.param(attr_name), Attr)):
             fail(f"{attr_name!r} must name an int64 Attr")
 
@@ -99,7 +103,9 @@ def _check_attr(p: Attr, fail):
 
 
 def _check_dtypes(op, fail):
-    tables = [("the operator", op.dtypes)] + [(p.name, p.dtypes) for p in op.params if getattr(p, "dtypes", None)]
+    bools = {t.name for t in op.bool_tensors}   # truth values: nothing computes in BOOL
+    tables = [("the operator", op.dtypes)] + [(p.name, p.dtypes) for p in op.params if getattr(p, "dtypes", None)
+                                              and p.name not in bools]
     for owner, table in tables:
         if not isinstance(table, dict) or not table:
             fail(f"dtypes of {owner} must be a non-empty {{product: [dtypes]}} dict")
@@ -174,6 +180,12 @@ def _check_math(op, fail):
         fail(f"the forward uses undefined symbol(s) {', '.join(sorted(map(str, extra)))}")
     if fwd.has(DimSum) and op.reduce_dim is None:
         fail("the forward uses DimSum but reduce_dim is not set")
+    for label, e in [("the forward", fwd)] + [(f"backward formula {i + 1}", sympy.sympify(f.expr))
+                                             for i, f in enumerate(op.formulas)]:
+        for t in op.bool_tensors:
+            if t.symbol in _arithmetic_symbols(e):
+                fail(f"{label} reads the BOOL tensor {t.name} as a number: use it as a Piecewise condition "
+                     f"(Piecewise((0, {t.symbol}), (..., True)))")
 
     tensors = {t.name for t in op.tensors}
     param_syms = {p.symbol for p in op.params if p.symbol is not None}
@@ -210,3 +222,15 @@ def _check_math(op, fail):
         key = dict(zip(keys, values))
         if op.formula_for(key) is None:
             fail(f"no backward formula covers {key}")
+
+
+def _arithmetic_symbols(expr) -> set:
+    """The symbols `expr` reads as numbers, i.e. outside the conditions of its Piecewise nodes."""
+    if isinstance(expr, sympy.Symbol):
+        return {expr}
+    if isinstance(expr, sympy.Piecewise):
+        return set().union(*[_arithmetic_symbols(e) for e, _ in expr.args])
+    if isinstance(expr, (sympy.logic.boolalg.Boolean, sympy.core.relational.Relational)) and not expr.is_Symbol:
+        return {s for a in expr.args for s in _arithmetic_symbols(a)} if isinstance(
+            expr, sympy.core.relational.Relational) else set()
+    return set().union(set(), *[_arithmetic_symbols(a) for a in expr.args])

@@ -159,7 +159,7 @@ class Context:
                 kw[a.py_name] = bool(self.variant.key.get(a.name, False))
             elif a.name == op.loss_reduction:
                 kw[a.py_name] = int(self.case.reduction)
-            elif a.name == op.reduce_dim:
+            elif op.dim_attr and a.name == op.reduce_dim:
                 kw[a.py_name] = -1
         return kw
 
@@ -341,7 +341,7 @@ def layout_groups(ctx: Context) -> list[Sample]:
     coupled = ctx.ref.coupled
     min_rank = max([r.n for r in op.rules if isinstance(r, R.MinRank)] + [0])
     max_rank = min([r.n for r in op.rules if isinstance(r, R.MaxRank)] + [8])
-    dim_attr = op.param(op.reduce_dim).py_name if op.reduce_dim else None
+    dim_attr = op.dim_attr.py_name if op.dim_attr else None
 
     def whole(group, shape, dim=-1, **extra):
         s = ctx.make(group, ctx.typical_tensors(shape, dim), shape, **extra)

@@ -185,7 +185,7 @@ class Reference:
                 r = self._times_g(g[idx], d)
                 out[idx] = r if isinstance(r, str) else r * scale
             return out
-        dim = int(kw[op.param(op.reduce_dim).py_name]) if op.reduce_dim else -1
+        dim = op.reduce_axis(kw) if op.reduce_dim is not None else -1
         rows_v = np.moveaxis(np.reshape(v, bshape or (1,)), dim, -1)
         rows_g = np.moveaxis(np.reshape(g, bshape or (1,)), dim, -1)
         res = np.empty(rows_v.shape, dtype=object)

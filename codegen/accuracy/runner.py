@@ -121,8 +121,8 @@ def _nonfinite_inputs(op, kw, shape):
         if a is None:
             continue
         f = np.broadcast_to(np.asarray(a).astype(np.float32), shape)
-        if op.reduce_dim and np.ndim(a):   # a nan or inf anywhere in the row reaches every element of it
-            dim = int(kw[op.param(op.reduce_dim).py_name])
+        if op.reduce_dim is not None and np.ndim(a):   # a nan or inf anywhere in the row reaches all of it
+            dim = op.reduce_axis(kw)
             nan |= np.isnan(f).any(axis=dim, keepdims=True) if shape else np.isnan(f)
             inf |= np.isinf(f).any(axis=dim, keepdims=True) if shape else np.isinf(f)
         else:

@@ -193,6 +193,12 @@ def min_rank(name, value, n):
         raise AclnnError(INVALID, name, f"{name} has {value.ndim} dimensions, fewer than {n}")
 
 
+def dim_at_most(name, value, dim, n):
+    """Dimension `dim` (negative from the end) is at most n; a tensor without that dimension passes."""
+    if _concrete(value) and -value.ndim <= dim < value.ndim and value.shape[dim] > n:
+        raise AclnnError(INVALID, name, f"dimension {dim} of {name} is {value.shape[dim]}, more than {n}")
+
+
 def shape_same(ref_name, ref, name, value):
     if _concrete(ref) and _concrete(value) and ref.shape != value.shape:
         raise AclnnError(INVALID, name, f"{name} must have the shape of {ref_name} {shape_str(ref.shape)}, "

@@ -88,7 +88,7 @@ from .op import ABSENT, PRESENT, Formula, Op, Variant
 from .params import (FORWARD_INPUT, FORWARD_OUTPUT, GRAD, OPERAND, RESULT, UNUSED, Attr, Output, Param, Scalar,
                      Tensor, Text)
 from .products import DEFAULT_PRODUCT, PRODUCTS, Product
-from .rules import (Broadcastable, BroadcastTo, DimInRange, DtypeCastable, DtypeSame, DtypeSupported, EmptyReturns,
+from .rules import (Broadcastable, BroadcastTo, DimAtMost, DimInRange, DtypeCastable, DtypeSame, DtypeSupported, EmptyReturns,
                     MaxRank, MinRank, NotNull, OneOf, PromotedCastable, PromotedSame, PromotedSupported, Requires,
                     Rule, ShapeIsBroadcast, ShapeSame)
 
@@ -100,7 +100,7 @@ __all__ = [
     "Op", "Formula", "Variant", "Example", "Tensor", "Scalar", "Attr", "Output", "Param", "Text", "DimSum", "numel",
     "ABSENT", "PRESENT", "GRAD", "FORWARD_INPUT", "FORWARD_OUTPUT", "OPERAND", "UNUSED", "RESULT",
     "DtypeSupported", "DtypeSame", "DtypeCastable", "MaxRank", "MinRank", "ShapeSame", "Broadcastable",
-    "BroadcastTo", "ShapeIsBroadcast", "DimInRange", "OneOf", "Requires", "NotNull", "Rule",
+    "BroadcastTo", "ShapeIsBroadcast", "DimInRange", "DimAtMost", "OneOf", "Requires", "NotNull", "Rule",
     "PromotedSupported", "PromotedCastable", "PromotedSame", "EmptyReturns",
     "DTYPES", "KERNEL_DTYPES", "DType", "PRODUCTS", "Product", "DEFAULT_PRODUCT",
 ]

@@ -60,7 +60,7 @@ class Op:
     rules: list                        # Rule objects after the null checks, in check order
     description: Text                  # 算子功能 / what the operator does
     forward_name: str = ""             # the forward function's name in formulas, e.g. "LogSigmoid"
-    reduce_dim: str | None = None      # int64 attribute that DimSum reduces along
+    reduce_dim: str | int | None = None  # int64 attribute that DimSum reduces along, or a fixed axis (-1: the last)
     loss_reduction: str | None = None  # int64 attribute reducing the forward output: 0 none, 1 mean, 2 sum
     compute_dtype: str = "FLOAT"       # FLOAT16/BFLOAT16/FLOAT are loaded as, computed in, and rounded once from it
     compute: dict = field(default_factory=dict)  # {dtype outside those three: "FLOAT" | "DOUBLE"}: what it computes in
@@ -152,6 +152,24 @@ class Op:
                    for dts in t.values() for d in dts}
         out = ["FLOAT"] if claimed - set(self.compute) or any(v == "FLOAT" for v in self.compute.values()) else []
         return out + (["DOUBLE"] if "DOUBLE" in self.compute.values() else [])
+
+    @property
+    def bool_tensors(self) -> list[Tensor]:
+        """Tensors of dtype BOOL on every product (ScaledMaskedSoftmaxBackward's mask): their symbol is a truth value,
+        read only in the conditions of a Piecewise (true where the element is nonzero)."""
+        return [t for t in self.tensors if t.dtypes and all(set(d) == {"BOOL"} for d in t.dtypes.values())]
+
+    @property
+    def dim_attr(self) -> Attr | None:
+        """The int64 attribute naming DimSum's axis (None for a fixed axis or no row reduction)."""
+        return self.param(self.reduce_dim) if isinstance(self.reduce_dim, str) else None
+
+    def reduce_axis(self, kw: dict) -> int | None:
+        """The axis DimSum reduces along in a call (`kw`: the Python API's keywords, or the checked values): the
+        dim attribute's value, or the fixed axis; None without a row reduction."""
+        if self.reduce_dim is None:
+            return None
+        return int(kw[self.dim_attr.py_name]) if self.dim_attr else int(self.reduce_dim)
 
     # ---- rules -------------------------------------------------------------------------------------------
     def pointers(self) -> list[Param]:

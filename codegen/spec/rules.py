@@ -163,6 +163,25 @@ class MinRank(Rule):
 
 
 @dataclass(frozen=True, init=False)
+class DimAtMost(Rule):
+    """Dimension `dim` of each tensor (negative counts from the end) is at most `n`: ScaledMaskedSoftmaxBackward's
+    last axis S2 <= 4096.  A tensor of lower rank has no such dimension and passes (a rank rule says what it must
+    have)."""
+    category = "shape"
+    dim: int = -1
+    n: int = 0
+
+    def __init__(self, *params: str, dim: int = -1, n: int):
+        super().__init__(*params)
+        object.__setattr__(self, "dim", dim)
+        object.__setattr__(self, "n", n)
+
+    def describe(self, lang, op=None):
+        return {"zh": f"{_names(self.params)}的第{self.dim}维大于{self.n}。",
+                "en": f"dimension {self.dim} of {', '.join(self.params)} is larger than {self.n}."}[lang]
+
+
+@dataclass(frozen=True, init=False)
 class ShapeSame(Rule):
     """Every later tensor has the first tensor's shape."""
     category = "shape"

@@ -96,8 +96,10 @@ def check_case(case: Case, n_random: int = 12, seed: int = 0) -> Result:
             zs = [mpmath.mpf(rng.gauss(0, 3)) for _ in range(n)]
         if _near_branch(fwd, bwd, x, xs, ys, zs, sv):
             continue
-        ops_vals = [[mpmath.mpf(rng.uniform(0, 1) if t.name == "target" else rng.uniform(0.2, 2))
-                     for t in operands if t.symbol not in absent] for _ in zs]
+        masks = {t.symbol for t in op.bool_tensors}
+        ops_vals = [[(rng.random() < 0.3 and i > 0) if t.symbol in masks else   # a row keeps one element unmasked
+                     mpmath.mpf(rng.uniform(0, 1) if t.name == "target" else rng.uniform(0.2, 2))
+                     for t in operands if t.symbol not in absent] for i in range(len(zs))]
         gs = [mpmath.mpf(rng.uniform(-2, 2)) for _ in zs]
         gscalar = mpmath.mpf(rng.uniform(-2, 2))
 

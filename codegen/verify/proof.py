@@ -11,7 +11,9 @@ Two methods, chosen by the shape of the forward:
 * coupled (DimSum or a loss reduction): the forward is expanded over a row of symbolic length n with indexed
   symbols, the loss L = Σ g_i·y_i (none), g·Σ y_i (sum) or g·Σ y_i / n (mean) is differentiated with respect
   to x_j, and the residual against the backward at index j must be 0 for every 1 <= j <= n — a proof for
-  general n; it is repeated on explicit rows of length 1…6 as an independent cross-check.
+  general n; it is repeated on explicit rows of length 1…6 as an independent cross-check.  A BOOL tensor (a mask)
+  that chooses between branches is read as a 0/1 number there: Piecewise((a, m), (b, True)) is m·a + (1 - m)·b,
+  exact for m in {0, 1} wherever a and b are finite, and m² = m is used to simplify.
 """
 from __future__ import annotations
 
@@ -76,6 +78,10 @@ class CaseProof:
                 self.subs[t.symbol] = sympy.sympify(t.default)
         self.forward = sympy.sympify(op.forward).subs(self.subs)
         self.backward = sympy.sympify(v.expr).subs(self.subs)
+        self.masks = {t.symbol for t in op.bool_tensors}
+        if self.masks and is_coupled(op):
+            self.forward = _select_arithmetic(self.forward, self.masks)
+            self.backward = _select_arithmetic(self.backward, self.masks)
         self.x = op.wrt
         self.g = op.grad.symbol
         self.xs = op.x_symbol(self.formula)
@@ -254,7 +260,7 @@ class CaseProof:
             loss = sympy.Sum(y_of(i), (i, 1, n)) * self.g / (n if red == 1 else 1)
         vjp = sympy.diff(loss, bases[self.x][j]).doit()
         bwd = self._backward_row(j, n, bases, y_of)
-        residual = _canonical_sums(vjp - bwd).subs(n, j + m)  # any row with j inside it: n = j + m, m >= 0
+        residual = _canonical_sums(self._idempotent(vjp - bwd)).subs(n, j + m)  # any row with j in it: n = j + m
         residual = sympy.piecewise_fold(residual.doit())
         if isinstance(residual, sympy.Piecewise):
             residual = residual.args[0][0] if residual.args[0][1] == sympy.true else residual
@@ -286,7 +292,7 @@ class CaseProof:
             for jj in range(n):
                 vjp = sympy.diff(loss, xs[jj])
                 b = self._backward_explicit(jj, n, per, ys, row)
-                if not is_zero(vjp - b):
+                if not is_zero(self._idempotent(vjp - b)):
                     bad.append((n, jj, sympy.simplify(vjp - b)))
                     break
             if bad:
@@ -296,6 +302,19 @@ class CaseProof:
             n, jj, r = bad[0]
             return [self.line(label, "FAILED", f"length {n}, element {jj}: residual {r}")]
         return [self.line(label, "proven", "residual 0 at every element")]
+
+    def _idempotent(self, expr):
+        """`expr` with every power of a mask element reduced to the element itself (m**k = m for m in {0, 1})."""
+        if not self.masks:
+            return expr
+        names = {str(s) for s in self.masks}
+
+        def is_mask(b):
+            base = b.base if isinstance(b, sympy.Indexed) else b
+            return str(base) in names or (isinstance(b, sympy.Symbol) and b.name.rsplit("_", 1)[0] in names)
+        expr = sympy.expand(expr)
+        return expr.replace(lambda e: isinstance(e, sympy.Pow) and e.exp.is_Integer and e.exp > 0 and is_mask(e.base),
+                            lambda e: e.base)
 
     def _bases(self):
         """IndexedBase for each per-element symbol of the row (x, grad, y and operands)."""
@@ -348,6 +367,32 @@ class CaseProof:
                 return [self.line("VJP", "FAILED", "branches (Piecewise) in a coupled op are not supported")]
             return self.coupled_general() + self.coupled_explicit()
         return self.elementwise()
+
+
+def _select_arithmetic(expr, masks):
+    """Piecewise branches chosen by mask symbols (m, ~m, and conjunctions of those) as 0/1 arithmetic:
+    Piecewise((a, m), (b, True)) -> m*a + (1 - m)*b.  Other conditions are left alone (the caller refuses them)."""
+    def indicator(c):
+        if c == sympy.true:
+            return sympy.Integer(1)
+        if c in masks:
+            return c
+        if isinstance(c, sympy.Not) and c.args[0] in masks:
+            return 1 - c.args[0]
+        if isinstance(c, sympy.And):
+            parts = [indicator(a) for a in c.args]
+            return None if any(p is None for p in parts) else sympy.Mul(*parts)
+        return None
+
+    def fold(pw):
+        args = [(e, indicator(c)) for e, c in pw.args]
+        if any(i is None for _, i in args):
+            return pw
+        out = sympy.Integer(0)
+        for e, i in reversed(args):
+            out = i * e + (1 - i) * out
+        return out
+    return expr.replace(lambda e: isinstance(e, sympy.Piecewise), fold)
 
 
 def _canonical_sums(expr):

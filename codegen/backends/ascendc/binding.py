@@ -164,8 +164,8 @@ def prepare(op: Op, p: Plan, kw: dict, shape: tuple, out_dtype: str, product: st
     din = promote(names) if all(n in KERNEL_DTYPES for n in names) else "FLOAT"
     dout = out_dtype if (din, out_dtype) in combos(op, product) else din
     dim = None
-    if op.reduce_dim:
-        dim = kw[op.param(op.reduce_dim).py_name] % max(len(shape), 1)
+    if op.reduce_dim is not None:
+        dim = op.reduce_axis(kw) % max(len(shape), 1)
     arrays = {}
     for t in v.tensors:
         a = np.broadcast_to(np.asarray(kw[op.param(t).py_name]), shape)

@@ -100,7 +100,7 @@ def op_host_context(p: Plan) -> dict:
                 test = "==" if value == ABSENT else "!="
                 conds.append(f"context->GetOptionalInputShape({tensor_idx[name]}) {test} nullptr")
         variant_conds.append((v.index, " && ".join(conds) or "true", v.doc))
-    dim = op.param(op.reduce_dim).name if op.reduce_dim else None
+    dim = (op.dim_attr.name if op.dim_attr else f"({op.reduce_dim})") if op.reduce_dim is not None else None
     dtype_from = op.output_dtype_sources[0]
     return dict(
         op=op, tiling_type=p.tiling_type, rows=p.rows, dim=dim,

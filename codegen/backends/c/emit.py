@@ -243,6 +243,8 @@ def check_lines(op: Op) -> list[str]:
             lines.append(f'OPGEN_TRY(opgen_check_{s.kind}("{ref}", {ref}, "{n}", {n}));')
         elif s.kind in ("max_rank", "min_rank"):
             lines.append(f'OPGEN_TRY(opgen_check_{s.kind}("{n}", {n}, {s.n}));')
+        elif s.kind == "dim_at_most":
+            lines.append(f'OPGEN_TRY(opgen_check_dim_at_most("{n}", {n}, {s.values[0]}, {s.n}));')
         elif s.kind in ("broadcast_to", "dim_in_range"):
             lines.append(f'OPGEN_TRY(opgen_check_{s.kind}("{n}", {n}, "{ref}", {ref}));')
         elif s.kind == "shape_is_broadcast":
@@ -321,8 +323,8 @@ def render_source(op: Op, source_label: str) -> str:
                   header=header_name(op),
                   tables=dtype_tables(op),
                   variants=variants,
-                  rows=bool(op.reduce_dim),
-                  dim=op.reduce_dim,
+                  rows=op.reduce_dim is not None,
+                  dim=op.reduce_dim if op.dim_attr else f"({op.reduce_dim})",
                   sigmoid=sigmoid_helper() if uses_sigmoid else None,
                   wide_helpers=wide.helpers(op, k),
                   scalars=[value_var(p) for p in op.params if isinstance(p, Scalar)],

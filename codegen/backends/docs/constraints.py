@@ -121,7 +121,7 @@ def promotion_note(op, lang):
 def determinism_note(op, lang):
     reduces = any(kv.reductions for kv in lower(op).variants)
     if reduces:
-        dim = op.reduce_dim
+        dim = op.reduce_dim if op.dim_attr else _is(lang, f"第{op.reduce_dim}维", f"dimension {op.reduce_dim}")
         return _is(lang, f"确定性计算:沿{dim}的求和在每一行内按固定顺序完成;相同输入在同一产品上多次运行,结果逐位相同。",
                    f"Deterministic: the sums along {dim} run in a fixed order within each row; the same inputs on "
                    f"the same product give bitwise identical results on every run.")

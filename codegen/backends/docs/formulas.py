@@ -135,9 +135,14 @@ def legend(op, lang: str) -> list[tuple[str, str]]:
             out.append((latex(s, op), _is(lang, f"{t}的元素个数", f"the number of elements of {t}")))
     has_dimsum = any(sympy.sympify(e).has(DimSum) for e in [op.forward] + [f.expr for f in op.formulas])
     if has_dimsum:
-        dim = op.reduce_dim
-        out.append((r"\sum_{\mathrm{dim}}", _is(lang, f"沿{dim}所指的维度求和,并保留该维度(keepdim)",
-                                                f"the sum along dimension {dim}, keeping that dimension")))
+        if op.dim_attr:
+            words = _is(lang, f"沿{op.reduce_dim}所指的维度求和,并保留该维度(keepdim)",
+                        f"the sum along dimension {op.reduce_dim}, keeping that dimension")
+        else:
+            last = op.reduce_dim == -1
+            words = _is(lang, f"沿第{op.reduce_dim}维{'(最后一维)' if last else ''}求和,并保留该维度(keepdim)",
+                        f"the sum along dimension {op.reduce_dim}{' (the last)' if last else ''}, keeping it")
+        out.append((r"\sum_{\mathrm{dim}}", words))
     return out
 
 

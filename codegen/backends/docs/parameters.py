@@ -72,6 +72,8 @@ def _shape_phrase(r, name, lang):
         return _is(lang, f"维度不超过{r.n}维", f"at most {r.n} dimensions")
     if isinstance(r, R.MinRank):
         return _is(lang, f"维度不少于{r.n}维", f"at least {r.n} dimension{'s' if r.n != 1 else ''}")
+    if isinstance(r, R.DimAtMost):
+        return _is(lang, f"第{r.dim}维不超过{r.n}", f"dimension {r.dim} at most {r.n}")
     if isinstance(r, R.ShapeSame):
         return _is(lang, f"须与{_join(others, lang)}一致", f"must equal that of {_join(others, lang)}")
     if isinstance(r, R.BroadcastTo):

@@ -60,6 +60,8 @@ def _step_lines(op, s, v):
         return [f'_chk.{s.kind}("{ref}", {v(ref)}, "{n}", {v(n)})']
     if s.kind in ("max_rank", "min_rank"):
         return [f'_chk.{s.kind}("{n}", {v(n)}, {s.n})']
+    if s.kind == "dim_at_most":
+        return [f'_chk.dim_at_most("{n}", {v(n)}, {s.values[0]}, {s.n})']
     if s.kind in ("broadcast_to", "dim_in_range"):
         return [f'_chk.{s.kind}("{n}", {v(n)}, "{ref}", {v(ref)})']
     if s.kind == "shape_is_broadcast":
@@ -169,7 +171,7 @@ def variant_context(op: Op, k: Kernel, kv: KernelVariant) -> dict:
 
 def _double_context(op: Op, kv: KernelVariant, names: dict) -> dict:
     """The DOUBLE kernel's lines (codegen.spec: `Op.compute`): the same lowered expressions, printed for float64."""
-    if op.reduce_dim or op.loss_reduction:
+    if op.reduce_dim is not None or op.loss_reduction:
         raise ValueError(f"{op.name}: DOUBLE compute is implemented for elementwise operators only")
     pr = DoublePrinter(names, last=kv.last)
     spr = ScalarPrinter(names)
@@ -183,7 +185,10 @@ def _double_context(op: Op, kv: KernelVariant, names: dict) -> dict:
 
 def _call(op: Op, kv: KernelVariant) -> str:
     args = [t.py_name for t in kv.tensors] + [p.py_name for p in kv.scalars]
-    args += ["view", op.param(op.reduce_dim).py_name] if op.reduce_dim else ["out"]
+    if op.reduce_dim is not None:   # the dim attribute, or the fixed axis as a literal
+        args += ["view", op.dim_attr.py_name if op.dim_attr else str(op.reduce_dim)]
+    else:
+        args += ["out"]
     return f"_compute{'__' + kv.suffix if kv.suffix else ''}({', '.join(args)})"
 
 
@@ -242,7 +247,7 @@ def render_op(op: Op, source_label: str) -> str:
         out_dtype_free=out_dtype_free(op),
         default_dtype_from=", ".join(op.param(n).py_name for n in op.output_dtype_sources),
         output_shape=output_shape_expr(op),
-        reduce_dim=op.param(op.reduce_dim).py_name if op.reduce_dim else None,
+        reduce_dim=(op.dim_attr.py_name if op.dim_attr else "dim") if op.reduce_dim is not None else None,
         rank0_line=_rank0_line(op, k),
         variants=variants,
         sigmoid=sigmoid_helper() if any(v["uses_sigmoid"] for v in variants) else None,
