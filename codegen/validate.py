@@ -24,6 +24,7 @@ def validate(op: Op) -> None:
     _check_dtypes(op, fail)
     _check_rules(op, fail)
     _check_math(op, fail)
+    _check_at(op, fail)
     for problem in example_problems(op):
         fail(problem)
     for label, text in [("description", op.description)] + [("notes", n) for n in op.notes]:
@@ -111,6 +112,24 @@ def _check_rules(op, fail):
             for n in r.params:
                 if not isinstance(op.param(n), (Tensor, Output)):
                     fail(f"{type(r).__name__} applies to tensors; {n} is not one")
+
+
+def _check_at(op, fail):
+    """`at` (declared values where the forward is not differentiable): points of wrt, values over known symbols."""
+    from .spec.op import points_of
+    known = {p.symbol for p in op.params if p.symbol is not None} | {op.wrt}
+    for owner, table in [("at", op.at)] + [(f"backward formula {i + 1}: at", f.at) for i, f in enumerate(op.formulas)]:
+        if not isinstance(table, dict):
+            fail(f"{owner} must be a dict {{Eq({op.wrt}, point): value}}")
+        for rel, value in table.items():
+            try:
+                points = points_of(rel, op.wrt)
+                value = sympy.sympify(value)
+            except (ValueError, sympy.SympifyError) as e:
+                fail(f"{owner}: {e}")
+            extra = (value.free_symbols | {s for p in points for s in p.free_symbols}) - known
+            if any(numel_param(s) is None for s in extra):
+                fail(f"{owner}: {rel}: undefined symbol(s) {', '.join(sorted(map(str, extra)))}")
 
 
 def _check_math(op, fail):

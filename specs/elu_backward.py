@@ -25,8 +25,9 @@ SPEC = Op(
     ],
     wrt=x,
     forward=Piecewise((scale * x, x > 0), (scale * alpha * (exp(x * input_scale) - 1), True)),
+    # the forward has a kink at x == 0: aclnn takes the `<= 0` branch there, in both forms
+    at={Eq(x, 0): g * input_scale * alpha * scale},
     backward=[
-        # x == 0 takes the `<= 0` branch in both forms.
         Formula(Piecewise((g * scale, v > 0), (g * input_scale * alpha * scale * exp(v * input_scale), True)),
                 when={"isResult": False}),
         Formula(Piecewise((g * scale, v > 0), (g * input_scale * (v + alpha * scale), True)),

@@ -22,8 +22,9 @@ SPEC = Op(
     ],
     wrt=x,
     forward=Piecewise((x - lam, x > lam), (x + lam, x < -lam), (0, True)),
-    # |x| == λ takes the last branch: the gradient there is 0 (the derivative from inside the dead zone).
     backward=Piecewise((g, x > lam), (g, x < -lam), (0, True)),
+    # the forward has kinks at |x| == λ: aclnn gives 0 there (the derivative from inside the dead zone)
+    at={Eq(Abs(x), lam): 0},
     dtypes={
         "ascend910": ["FLOAT16", "FLOAT"],
         "ascend910b": ["FLOAT16", "FLOAT"],

@@ -34,12 +34,24 @@ Op(...)                    the operator; its fields, in the order a spec usually
   loss_reduction           the int64 Attr that reduces the forward's output to a loss: 0 none (elementwise),
                            1 mean, 2 sum.  gradOutput is then the gradient of that loss.
   backward                 the documented backward, as SymPy over the parameters' symbols, or a list of
-    Formula(expr, when={}, roles={}, assume=())
+    Formula(expr, when={}, roles={}, assume=(), at={})
                            forms valid where `when` holds: {bool attr: True/False} and/or {optional tensor:
                            ABSENT/PRESENT}.  The first matching form applies.  `roles` overrides tensor roles
                            for the form (ELU's selfOrResult holds y when isResult is true); `assume` lists the
                            scalar relations under which the form is exact (ELU's isResult form: scale > 0,
                            inputScale > 0), stated in the docs and assumed by the proof.
+  at                       {Eq(x, point): value}: what the backward gives where the forward is not
+                           differentiable (a kink or a jump of a branch, Abs, sign, Min/Max), as aclnn
+                           documents it: Softshrink `at={Eq(Abs(x), lam): 0}`, a threshold `at={Eq(x, th): 0}`.
+                           `Eq(Abs(x), c)` declares x = c and x = -c; the point may depend on scalars; the
+                           value may use gradOutput, scalars, operands and x (taken at the point).  The proof
+                           checks every branch point of the forward and of the backward: where the forward is
+                           differentiable the backward must give the derivative; where it is not, the point
+                           must be declared and the backward must give exactly the declared value (an
+                           undeclared point fails, naming it); the docs list the declared values.  A declared
+                           value also stands where a degenerate scalar makes the forward smooth (Softshrink
+                           with λ = 0 keeps 0 at x = 0: the docs say it is not the derivative).
+                           `Formula(..., at={...})` overrides an entry for one form.
   numel("self")            a symbol for a tensor's element count (BCE's mean divides by max(1, numel)).
   dtypes                   {SoC: [dtype, ...]} — which dtypes every tensor accepts on which product.  SoCs:
                            ascend910 (training series), ascend310p (inference series), ascend910b (A2),

@@ -24,11 +24,14 @@ class Formula:
     roles   tensor roles that differ in this form, e.g. {"selfOrResult": FORWARD_OUTPUT} for ELU's isResult.
     assume  extra SymPy relations on scalars under which this form is exact (stated in the docs and used by
             the proof), e.g. (scale > 0, inputScale > 0).
+    at      declared values at points where the forward is not differentiable, for this form only (the op's
+            `at` applies to every form; an entry here replaces the op's entry for the same point).
     """
     expr: sympy.Expr
     when: dict = field(default_factory=dict)
     roles: dict = field(default_factory=dict)
     assume: tuple = ()
+    at: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -64,6 +67,7 @@ class Op:
     compute_dtype: str = "FLOAT"       # every kernel loads, computes in, and rounds once from this dtype
     notes: list = field(default_factory=list)  # extra Text constraints for the docs (约束与限制)
     example: object = None             # Example: the call example's data (None: defaults from the structure)
+    at: dict = field(default_factory=dict)  # {Eq(wrt, point): the backward's value there} where f' has no value
     source: str = ""                   # file the spec was loaded from (set by the loader)
 
     # ---- names -------------------------------------------------------------------------------------------
@@ -175,3 +179,32 @@ class Op:
 
     def y_symbol(self, formula: Formula):
         return self.symbol_of_role(FORWARD_OUTPUT, formula)
+
+    # ---- declared values at branch points ------------------------------------------------------------------
+    def declared(self, formula: Formula) -> list[tuple]:
+        """[(point, value, relation as written)] of the declared values that apply to `formula`: the op's `at`,
+        with the formula's own `at` replacing an entry for the same relation.  `Eq(Abs(x), c)` declares both
+        x = c and x = -c."""
+        table = dict(self.at)
+        table.update(formula.at)
+        out = []
+        for rel, value in table.items():
+            for point in points_of(rel, self.wrt):
+                out.append((point, sympy.sympify(value), rel))
+        return out
+
+
+def points_of(rel, x) -> list:
+    """The points x = c that `Eq(x, c)`, `Eq(a*x + b, c)` or `Eq(Abs(x), c)` names; ValueError for anything else."""
+    if not isinstance(rel, sympy.Eq):
+        raise ValueError(f"{rel!r} is not Eq(x, point) (write Eq(x, c): `x == c` in Python compares expressions)")
+    e = rel.lhs - rel.rhs
+    a = sympy.Dummy("a")
+    e_abs = e.xreplace({sympy.Abs(x): a})
+    var = a if x not in e_abs.free_symbols and a in e_abs.free_symbols else x
+    e = e_abs if var is a else e
+    slope = sympy.diff(e, var)
+    if var not in e.free_symbols or slope.free_symbols & {var, x} or slope == 0:
+        raise ValueError(f"{rel} does not name a point of {x} (write Eq({x}, c) or Eq(Abs({x}), c), c free of {x})")
+    c = sympy.simplify(-(e - slope * var) / slope)
+    return [c] if var is x else ([c] if c == 0 else [c, -c])

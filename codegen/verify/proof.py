@@ -23,7 +23,8 @@ from codegen.spec import ABSENT, DimSum, Op
 from codegen.spec.functions import numel_param
 
 from .cases import Case
-from .intervals import Undecided, atoms, first_piece, sort_points, thresholds, truth_at, truth_on
+from .intervals import (Undecided, atoms, first_piece, piecewise_form, sort_points, thresholds, truth_at,
+                        truth_on)
 from .result import Result
 
 EXPLICIT_LENGTHS = (1, 2, 3, 4, 5, 6)
@@ -81,6 +82,7 @@ class CaseProof:
         self.xs = op.x_symbol(self.formula)
         self.ys = op.y_symbol(self.formula)
         self.label = case.label
+        self.matched = set()   # declared relations (Op.at) that named a branch point of this case
 
     def line(self, check, verdict, detail="", point=None):
         return Result(self.op.name, self.label, check, verdict, detail, point or {})
@@ -93,8 +95,8 @@ class CaseProof:
         if self.xs is not None and self.xs != x:
             bwd = bwd.subs(self.xs, x)
         u = self.ys if in_y else x
-        fp = _pieces(self.forward)
-        bp = _pieces(bwd)
+        fp = _pieces(piecewise_form(self.forward, x))
+        bp = _pieces(piecewise_form(bwd, u))
         try:
             ftrees = [atoms(c, x) for _, c in fp]
             btrees = [atoms(c, u) for _, c in bp]
@@ -112,7 +114,7 @@ class CaseProof:
         except (Undecided, NotImplementedError) as e:
             return [self.line("branch points", "FAILED", str(e))]
         edges = [-sympy.oo] + pts + [sympy.oo]
-        lines, derivs = [], []
+        lines, sides = [], []
         for lo, hi in zip(edges, edges[1:]):
             where = f"{x} in ({lo}, {hi})"
             try:
@@ -131,9 +133,9 @@ class CaseProof:
                     bexpr = bp[m][0]
             except (Undecided, NotImplementedError) as e:
                 lines.append(self.line(where, "FAILED", str(e)))
-                derivs.append(None)
+                sides.append(None)
                 continue
-            derivs.append(vjp)
+            sides.append((fk, vjp))
             residual = vjp - bexpr
             if is_zero(residual):
                 lines.append(self.line(where, "proven", f"backward branch {m + 1} = g*d/dx forward branch {k + 1}"))
@@ -141,7 +143,7 @@ class CaseProof:
                 lines.append(self.line(where, "FAILED", f"residual {sympy.simplify(residual)}",
                                        self._counterexample(residual, lo, hi)))
         for i, t in enumerate(pts):
-            lines.append(self._boundary(t, ftrees, fp, btrees, bp, u, in_y, derivs[i], derivs[i + 1]))
+            lines.append(self._boundary(t, ftrees, fp, btrees, bp, u, in_y, sides[i], sides[i + 1]))
         return lines
 
     def _image(self, fk, lo, hi):
@@ -158,7 +160,23 @@ class CaseProof:
             return b, a, None
         raise Undecided(f"cannot show the forward branch {fk} is monotone (derivative {d})")
 
+    def _declared_at(self, t):
+        """The value the spec declares at x = t (Op.at / Formula.at) in this case, or None."""
+        found = None
+        for point, value, rel in self.op.declared(self.formula):
+            p = sympy.sympify(point).subs(self.subs)
+            if not is_zero(p - t):
+                continue
+            self.matched.add(rel)
+            v = value.subs(self.subs).subs({self.op.wrt: t} | ({self.xs: t} if self.xs is not None else {}))
+            if found is not None and not is_zero(found - v):
+                raise Undecided(f"two declared values at {self.x} = {t}: {found} and {v}")
+            found = v
+        return found
+
     def _boundary(self, t, ftrees, fp, btrees, bp, u, in_y, left, right):
+        """The backward at a branch point t.  Where the forward is differentiable it must give the derivative;
+        where it is not (a jump, a kink), the spec must declare the value (`at=`) and the backward must give it."""
         x = self.x
         where = f"{x} = {t}"
         try:
@@ -170,15 +188,35 @@ class CaseProof:
             else:
                 m = first_piece(btrees, lambda tr: truth_at(tr, t))
                 value = sympy.simplify(bp[m][0].subs(x, t))
+            declared = self._declared_at(t)
         except Undecided as e:
             return self.line(where, "FAILED", str(e))
-        lim_l = sympy.simplify(sympy.limit(left, x, t, "-")) if left is not None else None
-        lim_r = sympy.simplify(sympy.limit(right, x, t, "+")) if right is not None else None
-        side = ("the left derivative" if lim_l is not None and is_zero(value - lim_l) else
-                "the right derivative" if lim_r is not None and is_zero(value - lim_r) else
-                "neither one-sided derivative")
-        return self.line(where, "convention",
-                         f"backward gives {value} ({side}; left {lim_l}, right {lim_r})")
+        if left is None or right is None:
+            return self.line(where, "FAILED", "a neighbouring interval was not decided")
+        lim = lambda e, side: sympy.simplify(sympy.limit(e, x, t, side))  # noqa: E731
+        lim_l, lim_r = lim(left[1], "-"), lim(right[1], "+")
+        f_t = sympy.simplify(fp[k][0].subs(x, t))
+        continuous = is_zero(lim(left[0], "-") - f_t) and is_zero(lim(right[0], "+") - f_t)
+        finite = all(e.is_finite is not False and not e.has(sympy.zoo, sympy.nan) for e in (lim_l, lim_r, f_t))
+        differentiable = continuous and finite and is_zero(lim_l - lim_r)
+        side = ("the left derivative" if is_zero(value - lim_l) else
+                "the right derivative" if is_zero(value - lim_r) else "neither one-sided derivative")
+        convention = f"backward gives {value} ({side}; left {lim_l}, right {lim_r})"
+        if declared is not None:
+            if is_zero(value - declared):
+                return self.line(where, "convention", convention)
+            return self.line(where, "FAILED", f"the spec declares {declared} here (at=), but the {convention}")
+        if differentiable:
+            if is_zero(value - lim_l):
+                return self.line(where, "proven", f"the forward is differentiable here: the backward gives its "
+                                                  f"derivative {value}")
+            return self.line(where, "FAILED", f"the forward is differentiable here with derivative {lim_l}, but the "
+                                              f"backward gives {value}")
+        why = "the forward jumps" if not continuous else "left and right derivatives differ"
+        return self.line(where, "FAILED",
+                         f"the forward is not differentiable here ({why}: left {lim_l}, right {lim_r}) and the spec "
+                         f"declares no value; the backward gives {value}: declare the kernel's value, e.g. "
+                         f"at={{Eq({self.op.wrt}, {t}): ...}}")
 
     def _counterexample(self, residual, lo, hi):
         """A point in (lo, hi) where the residual is visibly non-zero, for the failure report."""
@@ -340,6 +378,9 @@ class CaseProof:
         if is_coupled(self.op):
             if self.forward.has(sympy.Piecewise) or self.backward.has(sympy.Piecewise):
                 return [self.line("VJP", "FAILED", "branches (Piecewise) in a coupled op are not supported")]
+            if self.op.declared(self.formula):
+                return [self.line("at", "FAILED", "declared values (at=) need an elementwise op: a coupled op "
+                                                  "(DimSum, loss reduction) has no branch points")]
             return self.coupled_general() + self.coupled_explicit()
         return self.elementwise()
 
@@ -358,5 +399,22 @@ def _canonical_sums(expr):
     return expr.func(*[_canonical_sums(a) for a in expr.args])
 
 
-def prove(case: Case) -> list[Result]:
-    return CaseProof(case).run()
+def prove(case: Case, matched: set | None = None) -> list[Result]:
+    """The proof lines of one case; `matched` collects the declared relations (Op.at) that named a branch point."""
+    proof = CaseProof(case)
+    lines = proof.run()
+    if matched is not None:
+        matched |= proof.matched
+    return lines
+
+
+def unmatched(op, matched: set) -> list[Result]:
+    """A failure for every declared value (Op.at, Formula.at) that named no branch point in any case: a point
+    where nothing switches is a typo, or a value the kernel never gives."""
+    out = []
+    for f in op.formulas:
+        for _, _, rel in op.declared(f):
+            if rel not in matched and not any(r.check == f"at {rel}" for r in out):
+                out.append(Result(op.name, "all cases", f"at {rel}", "FAILED",
+                                  "declared, but no case of the proof has a branch point there"))
+    return out
