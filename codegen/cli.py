@@ -1,4 +1,4 @@
-"""`opgen` (also `python -m codegen`): list, verify, generate, docs, tiling, accuracy, bench."""
+"""`opgen` (also `python -m codegen`): list, verify, generate, docs, tiling, accuracy, oracle, fuzz, bench."""
 from __future__ import annotations
 
 import argparse
@@ -143,6 +143,31 @@ def cmd_accuracy(args) -> int:
     return 1 if failed else 0
 
 
+def cmd_oracle(args) -> int:
+    """`opgen oracle`: every kernel element against the exact result within its rounding-error bound."""
+    from . import backends
+    from .accuracy import oracle
+    from .accuracy.dtypes import FORMATS
+    ops = _ops(args)
+    have = backends.kernel_backends()
+    chosen = args.backend or have
+    bad = [b for b in chosen if b not in have] + [d for d in args.dtype or [] if d not in FORMATS]
+    if bad:
+        print(f"unknown backend or dtype: {', '.join(bad)} (backends: {', '.join(have)}; dtypes: "
+              f"{', '.join(FORMATS)})", file=sys.stderr)
+        return 2
+    t0 = time.perf_counter()
+    records = oracle.check(ops, chosen, dtypes=args.dtype, full=args.full, products=args.product,
+                           log=lambda m: print(m, file=sys.stderr))
+    print(oracle.table(records))
+    failed = oracle.failed(records)
+    print(f"\n{len(records) - len(failed)}/{len(records)} kernels pass the oracle ({time.perf_counter() - t0:.1f} s)")
+    for r in failed:
+        for line in oracle.describe(r):
+            print(f"FAILED {r.op} {r.dtype} {r.backend} {r.product}: {line}", file=sys.stderr)
+    return 1 if failed else 0
+
+
 def cmd_bench(args) -> int:
     import datetime
 
@@ -262,6 +287,13 @@ def main(argv=None) -> int:
     p.add_argument("--full", action="store_true", help="the full input sets (default: the fast CI subset)")
     p.add_argument("--out", help="report folder (default: reports/accuracy)")
     p.set_defaults(fn=cmd_accuracy)
+    p = sub.add_parser("oracle", help="every kernel element against the exact result, within its error bound")
+    p.add_argument("ops", nargs="*", help="op names (default: all)")
+    p.add_argument("--backend", action="append", help="kernel backend (repeatable; default: every one)")
+    p.add_argument("--dtype", action="append", help="FLOAT, FLOAT16 or BFLOAT16 (repeatable; default: all)")
+    p.add_argument("--product", action="append", help="SoC (repeatable; default: every one with the dtype)")
+    p.add_argument("--full", action="store_true", help="the full input sets (default: the fast CI subset)")
+    p.set_defaults(fn=cmd_oracle)
     p = sub.add_parser("bench", help="time every kernel against a streaming probe and PyTorch")
     p.add_argument("ops", nargs="*", help="op names (default: all)")
     p.add_argument("--quick", action="store_true",

@@ -1,4 +1,5 @@
-"""The accuracy checks themselves (codegen/accuracy), and every registered kernel backend measured by them.
+"""The accuracy checks themselves (codegen/accuracy), and every registered kernel backend measured by them
+(the Ascend standards, and the differential oracle's element-by-element verdict on the same run).
 
 The reference must be right (rounding once, agreeing with PyTorch's float64 autograd where both are exact
 enough), must catch wrong kernels (a perturbed result, a wrong spec's kernel), and `opgen accuracy` must pass
@@ -17,7 +18,7 @@ import pytest
 
 import codegen
 from codegen import backends
-from codegen.accuracy import inputs, runner, standards
+from codegen.accuracy import inputs, oracle, runner, standards
 from codegen.accuracy.dtypes import FORMATS, round_to, ulp_distance
 from codegen.accuracy.reference import reference_for
 
@@ -167,6 +168,10 @@ def test_every_backend_meets_the_standards(ops, name, backend):
         assert r.n_failures == 0, (r.dtype, r.product, r.failures[:3])
         if not r.known:
             assert r.dual and r.single, (r.dtype, r.product, r.errors)
+        # the differential oracle's verdict on the same run (codegen.accuracy.oracle): every element within
+        # the documented formula's rounding-error bound
+        assert r.oracle_passed, (r.dtype, r.product, oracle.describe(r))
+        assert r.judged > r.unjudged, (r.dtype, r.product, r.judged, r.unjudged)
 
 
 def test_goal_fp16_bf16_elementwise_within_one_ulp_on_typical_values(ops):

@@ -54,6 +54,14 @@ class Node:
         self.v, self.e, self.unsure = v, e, unsure
 
 
+def _power_of_two(t) -> bool:
+    """±2^k, k an integer: multiplying by it is exact in binary floating point (outside under/overflow)."""
+    if not t.is_Rational or t == 0:
+        return False
+    p, q = abs(t.p), t.q
+    return (p & (p - 1)) == 0 and (q & (q - 1)) == 0
+
+
 def _f32_exact(c: float) -> bool:
     return np.isfinite(c) and float(np.float32(c)) == c
 
@@ -107,7 +115,9 @@ class Bound:
             for i, n in enumerate(a):
                 others = np.prod([m.v for j, m in enumerate(a) if j != i], axis=0) if len(a) > 1 else 1.0
                 err = err + np.abs(others) * n.e
-            return Node(v, err + (len(a) - 1) * (U * np.abs(v) + ETA), self._any(a))
+            # a product by ±2^k (a negation, a halving) is exact: it is no rounding
+            roundings = len(a) - 1 - sum(1 for t in e.args if _power_of_two(t))
+            return Node(v, err + max(roundings, 0) * (U * np.abs(v) + ETA), self._any(a))
         if isinstance(e, sympy.Pow):
             return self._pow(e)
         if isinstance(e, sympy.Piecewise):
@@ -271,7 +281,7 @@ def bound_of(op, variant, kw: dict, shape: tuple):
     Raises NoBound when the formula uses a function without an error rule."""
     values, axis = symbol_values(op, variant, kw, shape)
     shape = tuple(shape) if shape else ()
-    b = Bound(values, shape or (1,), axis if shape else None)
+    b = Bound(values, shape or (1,), (axis if shape else 0) if axis is not None else None)
     if not shape:
         b.values = {k: (np.reshape(v, (1,)) if np.ndim(v) == 0 and isinstance(v, np.ndarray) else v)
                     for k, v in values.items()}
