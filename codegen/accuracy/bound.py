@@ -20,7 +20,8 @@ upper bound for every evaluation order of the same formula (a sum's partial sums
 magnitudes), so kernels that reorder, hoist or fuse stay within it; the stability rewrites only shrink errors.
 Three kinds of elements get no bound (E = inf) and are not judged by it, only counted:
   * the documented formula leaves FLOAT's range at some node (exp(100) overflows; the kernel may have been
-    rewritten to avoid it, or may give inf or nan: the formula, not the backend, decides);
+    rewritten to avoid it, or may give inf or nan: the formula, not the backend, decides), or the factors of
+    a product other than gradOutput could overflow in some order (gradOutput multiplies last: codegen.lower);
   * a branch decision is within rounding of its switch point: a condition `a > b` with |a - b| <= E(a) + E(b)
     (or sign(a) with |a| <= E(a)), where a correct kernel may take either branch;
   * a function this module has no rule for (reported by name, so a gap in coverage is never silent).
@@ -72,8 +73,8 @@ class Bound:
     `values` maps every free symbol to a float64 array (broadcast to the output shape) or a number;
     `reduce_axis` is the axis DimSum sums along (None when the formula has none)."""
 
-    def __init__(self, values: dict, shape: tuple, reduce_axis=None):
-        self.values, self.shape, self.axis = values, shape, reduce_axis
+    def __init__(self, values: dict, shape: tuple, reduce_axis=None, grad=None):
+        self.values, self.shape, self.axis, self.grad = values, shape, reduce_axis, grad
         self.memo: dict = {}
 
     def __call__(self, expr) -> Node:
@@ -117,7 +118,11 @@ class Bound:
                 err = err + np.abs(others) * n.e
             # a product by ±2^k (a negation, a halving) is exact: it is no rounding
             roundings = len(a) - 1 - sum(1 for t in e.args if _power_of_two(t))
-            return Node(v, err + max(roundings, 0) * (U * np.abs(v) + ETA), self._any(a))
+            err = err + max(roundings, 0) * (U * np.abs(v) + ETA)
+            # the factors other than gradOutput may overflow FLOAT in some order even when the product does
+            # not (the lowering multiplies gradOutput last, codegen.lower: that order is the one bounded here)
+            big = np.prod([np.maximum(np.abs(n.v), 1.0) for t, n in zip(e.args, a) if t != self.grad], axis=0)
+            return Node(v, np.where(big > FLOAT_MAX, np.inf, err), self._any(a))
         if isinstance(e, sympy.Pow):
             return self._pow(e)
         if isinstance(e, sympy.Piecewise):
@@ -281,7 +286,7 @@ def bound_of(op, variant, kw: dict, shape: tuple):
     Raises NoBound when the formula uses a function without an error rule."""
     values, axis = symbol_values(op, variant, kw, shape)
     shape = tuple(shape) if shape else ()
-    b = Bound(values, shape or (1,), (axis if shape else 0) if axis is not None else None)
+    b = Bound(values, shape or (1,), (axis if shape else 0) if axis is not None else None, op.grad.symbol)
     if not shape:
         b.values = {k: (np.reshape(v, (1,)) if np.ndim(v) == 0 and isinstance(v, np.ndarray) else v)
                     for k, v in values.items()}

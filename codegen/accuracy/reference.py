@@ -75,7 +75,7 @@ def _simpler(expr):
     """`simplify` for a derivative of modest size (it removes cancellations such as 1 - 1/(1 + exp(-x)), which
     would otherwise cost digits); a large one is left as it is (simplify would take minutes, and the precision
     escalation of `Reference.rounded` makes up for any cancellation)."""
-    return sympy.simplify(expr) if sympy.count_ops(expr) <= 60 else expr
+    return sympy.simplify(expr) if sympy.count_ops(expr) <= 30 else expr
 
 
 def _lamb(args, expr):

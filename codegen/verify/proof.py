@@ -34,10 +34,14 @@ EXPLICIT_LENGTHS_LOSS = (1, 2, 3)
 
 
 def is_zero(expr) -> bool:
-    """Cheap canonical forms first, `simplify` last (it is slow, and rarely needed)."""
+    """Cheap canonical forms first, `simplify` last (it is slow, and rarely needed).  A value visibly non-zero
+    at a point is a disproof, tried before simplify: the boundary checks ask about many expressions that are
+    not zero (the two one-sided derivatives at a kink), and simplify would spend seconds on each."""
     expr = sympy.sympify(expr)
     if expr == 0:
         return True
+    if _visibly_nonzero(expr):
+        return False
     for f in (sympy.expand, lambda e: sympy.cancel(sympy.together(e)), sympy.simplify):
         try:
             if f(expr) == 0:
@@ -46,6 +50,42 @@ def is_zero(expr) -> bool:
             continue
     e2 = sympy.expand(sympy.powsimp(sympy.expand(expr.rewrite(sympy.exp))))
     return sympy.simplify(e2) == 0
+
+
+def _visibly_nonzero(expr) -> bool:
+    """Whether `expr` evaluates, at 30 digits, clearly away from 0 at one of a few points of its free symbols
+    (respecting their sign assumptions).  Only ever says True for an expression that is not identically 0."""
+    syms = sorted(expr.free_symbols, key=str)
+    if any(not s.is_Symbol or s.is_integer for s in syms):
+        return False
+    for k in range(3):
+        point = {}
+        for i, s in enumerate(syms):
+            v = sympy.Rational(37 + 11 * i + 5 * k, 29 + 3 * k)     # ~1.3 .. 2.5, distinct per symbol
+            point[s] = -v if s.is_negative or s.is_nonpositive else (v if s.is_positive or s.is_nonnegative
+                                                                     else (v if (i + k) % 2 else -v))
+        try:
+            val = sympy.sympify(expr.xreplace(point)).evalf(30)
+        except (TypeError, ValueError, ZeroDivisionError):
+            continue
+        if val.is_real and val.is_finite and abs(val) > sympy.Float("1e-15"):
+            return True
+    return False
+
+
+def _tidy(expr):
+    """`simplify` for the small expressions the table and the docs show; a large one as it is (seconds saved)."""
+    expr = sympy.sympify(expr)
+    return sympy.simplify(expr) if sympy.count_ops(expr) <= 40 else expr
+
+
+def _at(expr, x, t, side):
+    """The one-sided limit of a branch's expression at t: its value there when finite (a branch is a smooth
+    function where it is defined), SymPy's `limit` otherwise."""
+    v = sympy.sympify(expr).subs(x, t)
+    if not v.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
+        return _tidy(v)
+    return _tidy(sympy.limit(expr, x, t, side))
 
 
 def is_coupled(op: Op) -> bool:
@@ -182,21 +222,21 @@ class CaseProof:
         try:
             k = first_piece(ftrees, lambda tr: truth_at(tr, t))
             if in_y:
-                yt = sympy.simplify(fp[k][0].subs(x, t))
+                yt = _tidy(fp[k][0].subs(x, t))
                 m = first_piece(btrees, lambda tr: truth_at(tr, yt))
-                value = sympy.simplify(bp[m][0].subs(u, yt))
+                value = _tidy(bp[m][0].subs(u, yt))
             else:
                 m = first_piece(btrees, lambda tr: truth_at(tr, t))
-                value = sympy.simplify(bp[m][0].subs(x, t))
+                value = _tidy(bp[m][0].subs(x, t))
             declared = self._declared_at(t)
         except Undecided as e:
             return self.line(where, "FAILED", str(e))
         if left is None or right is None:
             return self.line(where, "FAILED", "a neighbouring interval was not decided")
-        lim = lambda e, side: sympy.simplify(sympy.limit(e, x, t, side))  # noqa: E731
-        lim_l, lim_r = lim(left[1], "-"), lim(right[1], "+")
-        f_t = sympy.simplify(fp[k][0].subs(x, t))
-        continuous = is_zero(lim(left[0], "-") - f_t) and is_zero(lim(right[0], "+") - f_t)
+        lim_l, lim_r = _at(left[1], x, t, "-"), _at(right[1], x, t, "+")
+        f_t = _tidy(fp[k][0].subs(x, t))
+        continuous = all(side is fp[k][0] or is_zero(_at(side, x, t, d) - f_t)
+                         for side, d in ((left[0], "-"), (right[0], "+")))
         finite = all(e.is_finite is not False and not e.has(sympy.zoo, sympy.nan) for e in (lim_l, lim_r, f_t))
         differentiable = continuous and finite and is_zero(lim_l - lim_r)
         side = ("the left derivative" if is_zero(value - lim_l) else
@@ -213,10 +253,12 @@ class CaseProof:
             return self.line(where, "FAILED", f"the forward is differentiable here with derivative {lim_l}, but the "
                                               f"backward gives {value}")
         why = "the forward jumps" if not continuous else "left and right derivatives differ"
-        return self.line(where, "FAILED",
+        line = self.line(where, "FAILED",
                          f"the forward is not differentiable here ({why}: left {lim_l}, right {lim_r}) and the spec "
                          f"declares no value; the backward gives {value}: declare the kernel's value, e.g. "
                          f"at={{Eq({self.op.wrt}, {t}): ...}}")
+        line.undeclared = [str(t), str(value)]
+        return line
 
     def _counterexample(self, residual, lo, hi):
         """A point in (lo, hi) where the residual is visibly non-zero, for the failure report."""

@@ -1,0 +1,196 @@
+"""One batch of fuzzed formulas through the whole pipeline: spec file, proof, kernels on every backend, oracle.
+
+    run_batch(forwards, folder, stem, backends, dtypes) -> BatchResult
+
+1. each forward gets its backward (derive.py); the batch spec is written without declared values and proved:
+   the branch points the proof names as not differentiable get the value the backward gives there; formulas
+   the prover cannot handle are dropped (and counted), the batch is padded to 2^k formulas and written again
+   with its declarations, then proved again: it must verify before any kernel is built (the guard rail
+   `codegen.kernel` applies too);
+2. one build per backend serves every formula: the NumPy module, one C library (compiled at -O1: the printed
+   C is what is under test, and with -ffp-contract=off and no fast-math the optimisation level does not change
+   a result; -O3 takes ten times longer), one Ascend C simulator executable for `specfile.PRODUCT`;
+3. the oracle runs every formula (a kernel variant each) in every dtype.
+A backend whose build fails, or a record that fails, is narrowed down to single formulas: each suspect is
+written as its own spec (a reproducer, `Finding.spec`) and run alone; what still fails there is a finding.
+"""
+from __future__ import annotations
+
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import sympy
+
+from codegen.accuracy import oracle
+
+from . import specfile
+from .derive import Unusable, backward_of, declarations, formula_index
+from codegen.spec.op import points_of
+
+from .specfile import ALPHA, X
+
+FILLER = ALPHA * X   # a formula every backend handles, to pad a batch to 2^k formulas
+
+
+@dataclass
+class Finding:
+    """A formula that a backend gets wrong (or cannot build), with a spec file that reproduces it alone."""
+    forward: object
+    backend: str
+    dtype: str | None        # None: the build failed
+    what: str                # the oracle's description, or the build error
+    spec: str = ""           # path of the single-formula reproducer
+
+    def line(self) -> str:
+        return f"{self.backend} {self.dtype or 'build'}: F = {self.forward}: {self.what.splitlines()[0][:300]}"
+
+
+@dataclass
+class BatchResult:
+    formulas: list = field(default_factory=list)       # the forwards run (padding excluded)
+    dropped: list = field(default_factory=list)        # (forward, why): not a formula the prover can take
+    findings: list = field(default_factory=list)
+    records: int = 0
+    seconds: dict = field(default_factory=dict)
+
+
+def c_kernel(op):
+    """The C backend's kernel from a library compiled at -O1 (see the module docstring)."""
+    from codegen.backends.c import binding, build
+    from codegen.buildcache import cached_build
+    flags = ["-O1" if f == "-O3" else f for f in build.FLAGS]
+    files = build.sources(op)
+    c_files = sorted(p for p in files if p.endswith(".c"))
+
+    def command(src: Path, out: Path) -> list[str]:
+        return [build.CC, *flags, "-I", str(src / "include"), *[str(src / p) for p in c_files], "-o", str(out),
+                *build.LIBS]
+    path = cached_build("c-fuzz", op.snake_name, files, build.CC, flags + build.LIBS, command, suffix=".so")
+    return binding.make_kernel(op, path=path)
+
+
+def kernel(op, backend: str):
+    """Build `backend`'s kernel of `op` now (so a build error surfaces here, not at the first call)."""
+    from codegen import backends
+    if backend == "c":
+        return c_kernel(op)
+    if backend == "ascendc":
+        from codegen.backends.ascendc import binding
+        binding.executable(op, specfile.PRODUCT)
+    return backends.get(backend).make_kernel(op)
+
+
+def _verify(op):
+    from codegen.verify import verify_op
+    return verify_op(op, numeric=False)
+
+
+def _load(path: Path):
+    from codegen.loader import load_spec_file
+    return load_spec_file(path)
+
+
+def prepare(forwards: list, folder: Path, stem: str, origin: str, result: BatchResult):
+    """The proved batch spec of `forwards` (or None when none is usable)."""
+    forms = []
+    for f in forwards:
+        try:
+            forms.append((f, backward_of(f), {}))
+        except Unusable as e:
+            result.dropped.append((f, str(e)))
+    k = max(1, (len(forms) - 1).bit_length())
+    if len(forms) > 2 ** k:
+        forms = forms[:2 ** k]
+    forms += [(FILLER, backward_of(FILLER), {})] * (2 ** k - len(forms))
+    path = specfile.write(folder, stem, specfile.batch_source(stem, forms, origin))
+    lines = _verify(_load(path))
+    declared = declarations(lines, k)
+    bad = {formula_index(r.formula, k) for r in lines if not r.ok and not r.undeclared}
+    kept = []
+    for i, (f, b, _) in enumerate(forms):
+        if i in bad:
+            why = next(f"{r.check}: {r.detail}" for r in lines if not r.ok and formula_index(r.formula, k) == i)
+            result.dropped.append((f, f"the prover: {why}"))
+            continue
+        kept.append((f, b, declared.get(i, {})))
+    if not kept:
+        return None, []
+    kept += [(FILLER, backward_of(FILLER), {})] * (2 ** k - len(kept))
+    path = specfile.write(folder, stem, specfile.batch_source(stem, kept, origin))
+    op = _load(path)
+    failed = [r for r in _verify(op) if not r.ok]
+    if failed:   # declared values from the first proof must make the second one pass: anything else is a bug
+        raise AssertionError(f"{path}: the batch does not verify with its declarations: "
+                             f"{failed[0].formula} {failed[0].check}: {failed[0].detail}")
+    # from here on the formulas are the spec file's (Python evaluates a printed formula back into an equal
+    # expression, not always the same tree: 4*(a + 1) becomes 4*a + 4)
+    forwards = [e for e, _ in sympy.sympify(op.forward).args]
+    loaded = [(fw, sympy.sympify(f.expr), {p: v for rel, v in f.at.items() for p in points_of(rel, X)})
+              for fw, f in zip(forwards, op.formulas)]
+    return op, [(fl, b, at) if f0 is not FILLER else (FILLER, b, at) for (f0, _, _), (fl, b, at) in zip(kept, loaded)]
+
+
+def reproduce(form, folder: Path, backend: str, dtypes, origin: str, note: str):
+    """Run one formula alone on `backend`: (spec path, [(dtype or None, what failed)])."""
+    f, b, at = form
+    stem = "fuzz_repro_h" + format(abs(hash(sympy.srepr(f))) % 16 ** 8, "08x") + "_backward"
+    path = specfile.write(folder, stem, specfile.single_source(stem, f, b, at, origin, note))
+    op = _load(path)
+    try:
+        fn = kernel(op, backend)
+    except Exception as e:  # noqa: BLE001 - a build failure is the finding
+        return path, [(None, f"{type(e).__name__}: {e}")]
+    records = oracle.check({stem: op}, [backend], dtypes=dtypes, products=[specfile.PRODUCT],
+                           kernels={(stem, backend): fn}, sizes=oracle.FUZZ)
+    return path, [(r.dtype, "; ".join(oracle.describe(r))) for r in oracle.failed(records)]
+
+
+def run_batch(forwards: list, folder: Path, stem: str, backends=("numpy", "c", "ascendc"),
+              dtypes=tuple(specfile.DTYPES), origin: str = "", seed: int = 0) -> BatchResult:
+    result = BatchResult()
+    t0 = time.perf_counter()
+    op, forms = prepare(list(forwards), Path(folder), stem, origin, result)
+    result.seconds["proof"] = time.perf_counter() - t0
+    if op is None:
+        return result
+    result.formulas = [f for f, _, _ in forms if f is not FILLER]
+    k = (len(forms) - 1).bit_length()
+    repro = Path(folder) / "reproducers"
+    for backend in backends:
+        t1 = time.perf_counter()
+        suspects: dict = {}
+        try:
+            fn = kernel(op, backend)
+        except Exception as e:  # noqa: BLE001 - narrowed down to single formulas below
+            fn = None
+            suspects = {i: f"build: {type(e).__name__}: {e}" for i in range(len(forms))}
+        result.seconds[f"build {backend}"] = time.perf_counter() - t1
+        t2 = time.perf_counter()
+        if fn is not None:
+            try:
+                records = oracle.check({stem: op}, [backend], dtypes=list(dtypes), products=[specfile.PRODUCT],
+                                       kernels={(stem, backend): fn}, sizes=oracle.FUZZ, seed=seed)
+            except Exception:  # noqa: BLE001 - the oracle itself broke on this batch: every formula is suspect
+                records = []
+                suspects = {i: "oracle: " + traceback.format_exc(limit=3) for i in range(len(forms))}
+            result.records += len(records)
+            for r in oracle.failed(records):
+                cases = {e.case for e in r.beyond + r.failures if not isinstance(e, str)}
+                named = {formula_index(c, k) for c in cases} or set(range(len(forms)))
+                for i in named:
+                    suspects.setdefault(i, "; ".join(oracle.describe(r)))
+        result.seconds[f"oracle {backend}"] = time.perf_counter() - t2
+        for i, why in sorted(suspects.items()):
+            if forms[i][0] is FILLER:
+                continue
+            path, fails = reproduce(forms[i], repro, backend, list(dtypes), origin,
+                                    f"Found failing on {backend} in batch {stem}: {why.splitlines()[0][:200]}")
+            for dtype, what in fails:
+                result.findings.append(Finding(forms[i][0], backend, dtype, what, str(path)))
+            if not fails:
+                result.findings.append(Finding(forms[i][0], backend, "batch only",
+                                               f"fails in the batch, not alone: {why}", str(path)))
+    result.seconds["total"] = time.perf_counter() - t0
+    return result
