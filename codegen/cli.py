@@ -34,60 +34,99 @@ def cmd_list(args) -> int:
     return 0
 
 
+def _folder(args):
+    """(good ops, bad-spec errors) of the spec folder, narrowed to the ops named on the command line."""
+    from .loader import load_folder
+    ops, errors = load_folder(args.specs)
+    if getattr(args, "ops", None):
+        missing = [o for o in args.ops if o not in ops and not any(Path(e.source).stem == o for e in errors)]
+        if missing:
+            raise SpecError(str(args.specs or "specs/"), None, f"no such op: {', '.join(missing)} "
+                                                                f"(have: {', '.join(ops)})")
+        ops = {k: v for k, v in ops.items() if k in args.ops}
+        errors = [e for e in errors if Path(e.source).stem in args.ops]
+    for e in errors:
+        print(f"bad spec: {e}", file=sys.stderr)
+    return ops, errors
+
+
+def _proof_line(op, r) -> str:
+    """`file:line: op: what failed` for a failed proof line (the line of `at=` or `backward=`)."""
+    from .loader import field_line
+    field = "at" if r.check.startswith("at ") or (" = " in r.check and "declares" in r.detail and op.at) \
+        else "backward"
+    line = field_line(op.source, field) or field_line(op.source, "backward")
+    where = f"{op.source}:{line}" if line else op.source
+    return f"{where}: {op.name}: [{r.formula}] {r.check}: {r.detail}" + \
+        (f"; counterexample {r.point}" if r.point else "")
+
+
 def cmd_verify(args) -> int:
     from .verify import format_table, verify_op
-    ops = _ops(args)
+    ops, errors = _folder(args)
     t0 = time.perf_counter()
     results = []
     for op in ops.values():
         results += verify_op(op, numeric=not args.no_numeric, use_cache=True)
-    print(format_table(results))
+    if results:
+        print(format_table(results))
     failed = [r for r in results if not r.ok]
     proven = sorted({r.op for r in results} - {r.op for r in failed})
-    print(f"\n{len(proven)}/{len(ops)} ops proven in {time.perf_counter() - t0:.1f} s"
-          + (f"; {len(failed)} FAILED checks" if failed else ""))
+    print(f"\n{len(proven)}/{len(ops) + len(errors)} ops proven in {time.perf_counter() - t0:.1f} s"
+          + (f"; {len(failed)} FAILED checks" if failed else "")
+          + (f"; {len(errors)} bad spec file(s)" if errors else ""))
+    by_name = {op.name: op for op in ops.values()}
     for r in failed:
-        print(f"FAILED {r.op} [{r.formula}] {r.check}: {r.detail}"
-              + (f"; counterexample {r.point}" if r.point else ""), file=sys.stderr)
-    return 1 if failed else 0
+        print(f"FAILED {_proof_line(by_name[r.op], r)}", file=sys.stderr)
+    return 2 if errors else (1 if failed else 0)
 
 
 def cmd_generate(args) -> int:
+    """Every spec that loads, proves and renders is generated; a bad one is reported (file, line, what) and
+    nothing of it is written or deleted, nor any file shared by every op; the command then exits non-zero."""
     from . import generate as gen
     from .verify.parallel import Proofs
-    ops = _ops(args)
+    ops, errors = _folder(args)
     t0 = time.perf_counter()
     # a spec whose backward is not the derivative of its forward must not produce kernels: the proofs run in
-    # worker processes while the files are rendered in memory, and nothing is written unless all hold
+    # worker processes while the files are rendered in memory; an unproven op's files are then left out
     with Proofs(ops, args.specs) as proofs:
-        try:
-            files, render_error = gen.render_all(ops), None
-        except Exception as e:   # reported after the proofs, which say more about a wrong spec
-            files, render_error = None, e
-        bad = [r for r in proofs.results() if not r.ok]
-    if bad:
-        for r in bad:
-            print(f"{ops_source(ops, r.op)}: {r.op}: backward does not match the forward "
-                  f"[{r.formula}] {r.check}: {r.detail}", file=sys.stderr)
-        print("nothing written", file=sys.stderr)
-        return 1
-    if render_error is not None:
-        raise render_error
+        files, render_errors = gen.render_good(ops)
+        results = proofs.results()
+    by_name = {op.name: op for op in ops.values()}
+    unproven = {r.op for r in results if not r.ok}
+    for r in results:
+        if not r.ok:
+            print(f"{_proof_line(by_name[r.op], r)}", file=sys.stderr)
+    for name, e in render_errors.items():
+        print(f"{ops[name].source}: {ops[name].name}: cannot be generated: {type(e).__name__}: {e}",
+              file=sys.stderr)
+    bad_stems = {Path(e.source).stem for e in errors} | {k for k, v in ops.items() if v.name in unproven} \
+        | set(render_errors)
+    good_stems = set(ops) - bad_stems
     out = Path(args.out) if args.out else gen.GENERATED
+    keep = gen.keep_for(files, out, good_stems, bad_stems)
+    status = 2 if errors else (1 if bad_stems else 0)
+    if bad_stems:
+        print(f"nothing written for: {', '.join(sorted(bad_stems))} (nor the files every op shares)",
+              file=sys.stderr)
     if args.check:
-        problems = gen.check(files, out)
+        problems = gen.check(files, out, keep)
         for p in problems:
             print(p)
         if problems:
             print(f"{out} is stale: {len(problems)} difference(s); run `opgen generate`", file=sys.stderr)
-            return 1
-        print(f"{out}: {len(files)} files up to date ({time.perf_counter() - t0:.1f} s)")
-        return 0
-    changed = gen.write(files, out)
+            return status or 1
+        print(f"{out}: {len(files) - len(set(files) & keep)} files up to date ({time.perf_counter() - t0:.1f} s)")
+        return status
+    if not good_stems and bad_stems:
+        return status
+    changed = gen.write(files, out, keep)
     for c in changed:
         print(c)
-    print(f"{out}: {len(files)} files, {len(changed)} changed ({time.perf_counter() - t0:.1f} s)")
-    return 0
+    print(f"{out}: {len(files) - len(set(files) & keep)} files, {len(changed)} changed "
+          f"({time.perf_counter() - t0:.1f} s)")
+    return status
 
 
 def cmd_docs(args) -> int:

@@ -132,19 +132,74 @@ def prepare(forwards: list, folder: Path, stem: str, origin: str, result: BatchR
     return op, [(fl, b, at) if f0 is not FILLER else (FILLER, b, at) for (f0, _, _), (fl, b, at) in zip(kept, loaded)]
 
 
-def reproduce(form, folder: Path, backend: str, dtypes, origin: str, note: str):
-    """Run one formula alone on `backend`: (spec path, [(dtype or None, what failed)])."""
-    f, b, at = form
-    stem = "fuzz_repro_h" + format(abs(hash(sympy.srepr(f))) % 16 ** 8, "08x") + "_backward"
-    path = specfile.write(folder, stem, specfile.single_source(stem, f, b, at, origin, note))
-    op = _load(path)
-    try:
-        fn = kernel(op, backend)
-    except Exception as e:  # noqa: BLE001 - a build failure is the finding
-        return path, [(None, f"{type(e).__name__}: {e}")]
-    records = oracle.check({stem: op}, [backend], dtypes=dtypes, products=[specfile.PRODUCT],
-                           kernels={(stem, backend): fn}, sizes=oracle.FUZZ)
-    return path, [(r.dtype, "; ".join(oracle.describe(r))) for r in oracle.failed(records)]
+def _stem_of(form) -> str:
+    return "fuzz_repro_h" + format(abs(hash(sympy.srepr(form[0]))) % 16 ** 8, "08x") + "_backward"
+
+
+def _spec_for(forms: list, folder: Path, stem: str, origin: str, note: str = ""):
+    """The op of `forms` (a batch of 2^k, or one formula), written to `folder` and loaded, not proved again:
+    its formulas are the proved batch's, unchanged."""
+    if len(forms) == 1:
+        f, b, at = forms[0]
+        text = specfile.single_source(stem, f, b, at, origin, note)
+    else:
+        text = specfile.batch_source(stem, forms, origin)
+    return _load(specfile.write(folder, stem, text))
+
+
+class _Runner:
+    """Runs formulas on one backend: one build for all, halves when the build fails, single formulas at the
+    end; every formula that builds is judged by the oracle; what fails alone is a finding."""
+
+    def __init__(self, backend, dtypes, folder: Path, origin: str, seed: int, result: BatchResult):
+        self.backend, self.dtypes, self.folder, self.origin = backend, list(dtypes), folder, origin
+        self.seed, self.result = seed, result
+        self.repro = folder / "reproducers"
+
+    def run(self, forms: list, stem: str, op=None):
+        single = len(forms) == 1
+        if op is None:
+            folder, sub = (self.repro, _stem_of(forms[0])) if single else (self.folder, stem)
+            op = _spec_for(forms, folder, sub, self.origin,
+                           f"Found by codegen.fuzz on {self.backend} in batch {stem}." if single else "")
+        try:
+            fn = kernel(op, self.backend)
+        except Exception as e:  # noqa: BLE001 - narrowed down to the formulas that do not build
+            if single:
+                if forms[0][0] is not FILLER:
+                    self.result.findings.append(Finding(forms[0][0], self.backend, None,
+                                                        f"{type(e).__name__}: {e}", op.source))
+                return
+            half = len(forms) // 2
+            self.run(forms[:half], f"{stem}_a")
+            self.run(forms[half:], f"{stem}_b")
+            return
+        try:
+            records = oracle.check({op.snake_name: op}, [self.backend], dtypes=self.dtypes,
+                                   products=[specfile.PRODUCT], kernels={(op.snake_name, self.backend): fn},
+                                   sizes=oracle.FUZZ, seed=self.seed)
+        except Exception:  # noqa: BLE001 - the oracle broke on these formulas: a finding, never a silent pass
+            records, broke = [], traceback.format_exc(limit=4)
+            suspects = set(range(len(forms)))
+        else:
+            broke, suspects = "", set()
+        self.result.records += len(records)
+        k = (len(forms) - 1).bit_length()
+        why = {}
+        for r in oracle.failed(records):
+            cases = {e.case for e in r.beyond + r.failures if not isinstance(e, str)}
+            named = {formula_index(c, k) for c in cases} if k else {0}
+            for i in named or range(len(forms)):
+                why.setdefault(i, []).append((r.dtype, "; ".join(oracle.describe(r))))
+                suspects.add(i)
+        for i in sorted(suspects):
+            if forms[i][0] is FILLER:
+                continue
+            if single:
+                for dtype, what in why.get(i, [(None, f"the oracle crashed: {broke}")]):
+                    self.result.findings.append(Finding(forms[i][0], self.backend, dtype, what, op.source))
+            else:   # confirmed alone, with a reproducer of its own
+                self.run([forms[i]], stem)
 
 
 def run_batch(forwards: list, folder: Path, stem: str, backends=("numpy", "c", "ascendc"),
@@ -156,41 +211,9 @@ def run_batch(forwards: list, folder: Path, stem: str, backends=("numpy", "c", "
     if op is None:
         return result
     result.formulas = [f for f, _, _ in forms if f is not FILLER]
-    k = (len(forms) - 1).bit_length()
-    repro = Path(folder) / "reproducers"
     for backend in backends:
         t1 = time.perf_counter()
-        suspects: dict = {}
-        try:
-            fn = kernel(op, backend)
-        except Exception as e:  # noqa: BLE001 - narrowed down to single formulas below
-            fn = None
-            suspects = {i: f"build: {type(e).__name__}: {e}" for i in range(len(forms))}
-        result.seconds[f"build {backend}"] = time.perf_counter() - t1
-        t2 = time.perf_counter()
-        if fn is not None:
-            try:
-                records = oracle.check({stem: op}, [backend], dtypes=list(dtypes), products=[specfile.PRODUCT],
-                                       kernels={(stem, backend): fn}, sizes=oracle.FUZZ, seed=seed)
-            except Exception:  # noqa: BLE001 - the oracle itself broke on this batch: every formula is suspect
-                records = []
-                suspects = {i: "oracle: " + traceback.format_exc(limit=3) for i in range(len(forms))}
-            result.records += len(records)
-            for r in oracle.failed(records):
-                cases = {e.case for e in r.beyond + r.failures if not isinstance(e, str)}
-                named = {formula_index(c, k) for c in cases} or set(range(len(forms)))
-                for i in named:
-                    suspects.setdefault(i, "; ".join(oracle.describe(r)))
-        result.seconds[f"oracle {backend}"] = time.perf_counter() - t2
-        for i, why in sorted(suspects.items()):
-            if forms[i][0] is FILLER:
-                continue
-            path, fails = reproduce(forms[i], repro, backend, list(dtypes), origin,
-                                    f"Found failing on {backend} in batch {stem}: {why.splitlines()[0][:200]}")
-            for dtype, what in fails:
-                result.findings.append(Finding(forms[i][0], backend, dtype, what, str(path)))
-            if not fails:
-                result.findings.append(Finding(forms[i][0], backend, "batch only",
-                                               f"fails in the batch, not alone: {why}", str(path)))
+        _Runner(backend, dtypes, Path(folder), origin, seed, result).run(forms, stem, op)
+        result.seconds[backend] = time.perf_counter() - t1
     result.seconds["total"] = time.perf_counter() - t0
     return result
