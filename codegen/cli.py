@@ -207,6 +207,31 @@ def cmd_oracle(args) -> int:
     return 1 if failed else 0
 
 
+def cmd_fuzz(args) -> int:
+    """`opgen fuzz`: random specs through every backend, judged by the oracle; reproducers for what fails."""
+    from . import fuzz
+    if args.vocabulary in ("ci", "full"):
+        vocab = fuzz.CI_VOCABULARY if args.vocabulary == "ci" else fuzz.VOCABULARY
+    else:
+        vocab = tuple(v.strip() for v in args.vocabulary.split(",") if v.strip())
+    unknown = [v for v in vocab if v not in fuzz.VOCABULARY] + [b for b in args.backend or [] if b not in
+                                                                 fuzz.BACKENDS]
+    if unknown or (args.size & (args.size - 1)) or args.size < 2:
+        print(f"unknown construct or backend: {', '.join(unknown)} (constructs: {', '.join(fuzz.VOCABULARY)}; "
+              f"backends: {', '.join(fuzz.BACKENDS)}); --size is a power of two >= 2", file=sys.stderr)
+        return 2
+    batches = None if args.minutes and not args.batches else (args.batches or 1)
+    report = fuzz.run(seed=args.seed, batches=batches, minutes=args.minutes, size=args.size, vocabulary=vocab,
+                      backends=tuple(args.backend or fuzz.BACKENDS), folder=args.out,
+                      log=lambda m: print(m, flush=True))
+    print(report.summary())
+    for f, why in report.dropped:
+        print(f"dropped: {f}: {why[:200]}", file=sys.stderr)
+    for f in report.findings:
+        print(f"FINDING {f.line()}\n  reproducer: {f.spec}", file=sys.stderr)
+    return 1 if report.findings else 0
+
+
 def cmd_bench(args) -> int:
     import datetime
 
@@ -333,6 +358,16 @@ def main(argv=None) -> int:
     p.add_argument("--product", action="append", help="SoC (repeatable; default: every one with the dtype)")
     p.add_argument("--full", action="store_true", help="the full input sets (default: the fast CI subset)")
     p.set_defaults(fn=cmd_oracle)
+    p = sub.add_parser("fuzz", help="random specs through every backend, judged by the oracle")
+    p.add_argument("--seed", type=int, default=0, help="Hypothesis seed: the same seed draws the same batches")
+    p.add_argument("--batches", type=int, help="batches to run (default 1, or as many as fit in --minutes)")
+    p.add_argument("--minutes", type=float, help="run batches until this much time has passed")
+    p.add_argument("--size", type=int, default=16, help="formulas per batch, a power of two (default 16)")
+    p.add_argument("--vocabulary", default="ci",
+                   help="ci (what CI draws from), full, or constructs separated by commas (see codegen.fuzz.grammar)")
+    p.add_argument("--backend", action="append", help="numpy, c or ascendc (repeatable; default: all three)")
+    p.add_argument("--out", help="folder for the batch specs and reproducers (default: a new temporary folder)")
+    p.set_defaults(fn=cmd_fuzz)
     p = sub.add_parser("bench", help="time every kernel against a streaming probe and PyTorch")
     p.add_argument("ops", nargs="*", help="op names (default: all)")
     p.add_argument("--quick", action="store_true",

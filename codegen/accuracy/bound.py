@@ -10,7 +10,7 @@ for every node f(a_1, ..., a_n) of the expression, evaluated in float64 on the e
     E(f) = Σ |∂f/∂a_i| · E(a_i)  +  κ_f · u · |f|  +  κ_f · η
 
 with u = 2^-23 (one FLOAT ulp, relative), η = 2^-149 (FLOAT's smallest subnormal: the absolute error of a
-result in the subnormal range), κ_f = 1 for + - * / (n - 1 for a sum or product of n terms, all partial sums
+result in the subnormal range; in a product, times the factors that may still multiply it), κ_f = 1 for + - * / (n - 1 for a sum or product of n terms, all partial sums
 counted at the largest), |n| for an integer power (repeated multiplication), 4 for exp, log, log1p, expm1,
 powers, tanh, 8 for erf and erfc (library calls or documented expansions of a few ulps).  Inputs are exact
 (FLOAT16/BFLOAT16 widen to FLOAT exactly); a constant not representable in FLOAT (1/3, π, √2) carries u·|c|.
@@ -117,8 +117,11 @@ class Bound:
                 others = np.prod([m.v for j, m in enumerate(a) if j != i], axis=0) if len(a) > 1 else 1.0
                 err = err + np.abs(others) * n.e
             # a product by ±2^k (a negation, a halving) is exact: it is no rounding
-            roundings = len(a) - 1 - sum(1 for t in e.args if _power_of_two(t))
-            err = err + max(roundings, 0) * (U * np.abs(v) + ETA)
+            roundings = max(len(a) - 1 - sum(1 for t in e.args if _power_of_two(t)), 0)
+            # a partial product that underflows loses up to ETA absolutely, which the factors still to come
+            # multiply (x/3 subnormal, then times a huge gradOutput): the largest such amplification counted
+            amplify = np.prod([np.maximum(np.abs(n.v), 1.0) for n in a], axis=0)
+            err = err + roundings * (U * np.abs(v) + ETA * amplify)
             # the factors other than gradOutput may overflow FLOAT in some order even when the product does
             # not (the lowering multiplies gradOutput last, codegen.lower: that order is the one bounded here)
             big = np.prod([np.maximum(np.abs(n.v), 1.0) for t, n in zip(e.args, a) if t != self.grad], axis=0)

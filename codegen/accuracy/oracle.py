@@ -18,7 +18,8 @@ or a kernel.  An element passes when
     and are counted as unjudged;
   * it has a non-finite input or reference and the kernel gives the same class as the exact limit (nan, the
     same infinity, a number close to a finite limit), or what the documented formula itself gives in IEEE
-    arithmetic, or a documented difference of `runner.measure` (a nan input; ∞·0);
+    arithmetic, or a documented difference of `runner.measure` (a nan input; ∞·0), or — on finite inputs —
+    the documented formula has no bound there (it leaves FLOAT's range, or decides a branch within rounding);
 
 and a record passes when no element fails, the output has the shape the rules require (and `out=` is written
 in place and nowhere else), and both Ascend standards (ascend.md §6) hold on the representative elements the

@@ -228,13 +228,21 @@ def measure(rec: Record, op, p: Prepared, got, fmt) -> None:
     # special values: the same class (nan, the same infinity, or numbers within the dual standard's threshold)
     rec.special += int(special.sum())
     same = _same(got, want, fmt)
-    ieee = _same_class(got, p.formula.reshape(-1), fmt) if p.formula is not None else np.zeros(got.shape, bool)
+    # what the documented formula itself decides: the class it gives in IEEE arithmetic; or, on finite inputs,
+    # a formula that leaves FLOAT's range (no bound) or decides a branch within rounding (unsure)
+    if p.formula is not None:
+        ieee = _same_class(got, p.formula.reshape(-1), fmt)
+        e = np.broadcast_to(p.bound, shape).reshape(-1)
+        loose = np.broadcast_to(p.unsure, shape).reshape(-1) | (~nonfinite_in & ~np.isfinite(e))
+    else:
+        ieee = loose = np.zeros(got.shape, bool)
     for i in np.flatnonzero(special):
         ex = Example(s.group, s.case, _describe(op, s.kw, shape, i), float(got[i]), float(ref[i]),
                      None if th is None else float(th[i]))
         if same[i]:
             rec.special_ok += 1
-        elif nan_in[i] or (inf_in[i] and np.isnan(float(got[i])) and (np.isinf(ref[i]) or ref[i] == 0)) or ieee[i]:
+        elif nan_in[i] or (inf_in[i] and np.isnan(float(got[i])) and (np.isinf(ref[i]) or ref[i] == 0)) or ieee[i] \
+                or loose[i]:
             rec.n_documented += 1
             _add(rec.documented, ex)
         else:

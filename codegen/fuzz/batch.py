@@ -5,14 +5,16 @@
 1. each forward gets its backward (derive.py); the batch spec is written without declared values and proved:
    the branch points the proof names as not differentiable get the value the backward gives there; formulas
    the prover cannot handle are dropped (and counted), the batch is padded to 2^k formulas and written again
-   with its declarations, then proved again: it must verify before any kernel is built (the guard rail
-   `codegen.kernel` applies too);
-2. one build per backend serves every formula: the NumPy module, one C library (compiled at -O1: the printed
-   C is what is under test, and with -ffp-contract=off and no fast-math the optimisation level does not change
-   a result; -O3 takes ten times longer), one Ascend C simulator executable for `specfile.PRODUCT`;
+   with its declarations, then proved again: it must verify before any kernel is built (as `codegen.kernel`
+   requires);
+2. one build per backend serves every formula: the NumPy module, one C library (compiled at -O0: the printed
+   C is what is under test, and on x86-64 (SSE arithmetic) with -ffp-contract=off and no fast-math the
+   optimisation level does not change a result; -O3 takes several times longer), one Ascend C simulator
+   executable for `specfile.PRODUCT`;
 3. the oracle runs every formula (a kernel variant each) in every dtype.
-A backend whose build fails, or a record that fails, is narrowed down to single formulas: each suspect is
-written as its own spec (a reproducer, `Finding.spec`) and run alone; what still fails there is a finding.
+A backend whose build fails is retried on each half of the batch, down to single formulas, so every formula
+that builds is still judged; a formula the oracle fails is run again alone, from a spec of its own (a
+reproducer, `Finding.spec`): what fails there is a finding.
 """
 from __future__ import annotations
 
@@ -57,10 +59,10 @@ class BatchResult:
 
 
 def c_kernel(op):
-    """The C backend's kernel from a library compiled at -O1 (see the module docstring)."""
+    """The C backend's kernel from a library compiled at -O0 (see the module docstring)."""
     from codegen.backends.c import binding, build
     from codegen.buildcache import cached_build
-    flags = ["-O1" if f == "-O3" else f for f in build.FLAGS]
+    flags = ["-O0" if f == "-O3" else f for f in build.FLAGS]
     files = build.sources(op)
     c_files = sorted(p for p in files if p.endswith(".c"))
 
@@ -124,12 +126,12 @@ def prepare(forwards: list, folder: Path, stem: str, origin: str, result: BatchR
     if failed:   # declared values from the first proof must make the second one pass: anything else is a bug
         raise AssertionError(f"{path}: the batch does not verify with its declarations: "
                              f"{failed[0].formula} {failed[0].check}: {failed[0].detail}")
-    # from here on the formulas are the spec file's (Python evaluates a printed formula back into an equal
-    # expression, not always the same tree: 4*(a + 1) becomes 4*a + 4)
-    forwards = [e for e, _ in sympy.sympify(op.forward).args]
-    loaded = [(fw, sympy.sympify(f.expr), {p: v for rel, v in f.at.items() for p in points_of(rel, X)})
-              for fw, f in zip(forwards, op.formulas)]
-    return op, [(fl, b, at) if f0 is not FILLER else (FILLER, b, at) for (f0, _, _), (fl, b, at) in zip(kept, loaded)]
+    # from here on the backward and declarations are the spec file's (Python evaluates a printed formula back
+    # into an equal expression, not always the same tree: 4*(a + 1) becomes 4*a + 4)
+    loaded = [(f0, sympy.sympify(f.expr), {p: v for rel, v in f.at.items() for p in points_of(rel, X)})
+              for (f0, _, _), f in zip(kept, op.formulas)]
+    assert len(loaded) == len(kept)
+    return op, loaded
 
 
 def _stem_of(form) -> str:
@@ -171,8 +173,9 @@ class _Runner:
                                                         f"{type(e).__name__}: {e}", op.source))
                 return
             half = len(forms) // 2
-            self.run(forms[:half], f"{stem}_a")
-            self.run(forms[half:], f"{stem}_b")
+            base = stem[:-len("_backward")]
+            self.run(forms[:half], f"{base}_a_backward")
+            self.run(forms[half:], f"{base}_b_backward")
             return
         try:
             records = oracle.check({op.snake_name: op}, [self.backend], dtypes=self.dtypes,

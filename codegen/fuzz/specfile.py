@@ -113,7 +113,7 @@ def batch_source(stem: str, forms: list, origin: str) -> str:
     names = ", ".join(f"f{i}" for i in range(k))
     text = HEADER.format(name=op_name(stem), what=f"{len(forms)} fuzzed formulas, one per setting of {names}",
                          origin=origin, note="", functions=", ".join(FUNCTIONS))
-    text += f'{names}{"," if k == 1 else ""} = symbols("{" ".join(f"f{i}" for i in range(k))}")\n'
+    text += 'f0 = Symbol("f0")\n' if k == 1 else f'{names} = symbols("{" ".join(f"f{i}" for i in range(k))}")\n'
     text += f'\nSPEC = Op(\n    name="{op_name(stem)}",\n    forward_name="F",\n'
     attrs = "".join(f'        Attr("f{i}", f{i}, type="bool", doc=Text("选择公式。", "selects the formula.")),\n'
                     for i in range(k))
