@@ -58,18 +58,42 @@ class BatchResult:
     seconds: dict = field(default_factory=dict)
 
 
-def c_kernel(op):
-    """The C backend's kernel from a library compiled at -O0 (see the module docstring)."""
-    from codegen.backends.c import binding, build
+def _c_flags():
+    from codegen.backends.c import build
+    return ["-O0" if f == "-O3" else f for f in build.FLAGS]
+
+
+def _c_runtime() -> Path:
+    """The C runtime (every op's library links it) as a static archive, built once per content."""
+    from codegen.backends.c import build
+    from codegen.backends.c.emit import runtime_files
     from codegen.buildcache import cached_build
-    flags = ["-O0" if f == "-O3" else f for f in build.FLAGS]
-    files = build.sources(op)
+    files = runtime_files()
+    flags = [f for f in _c_flags() if f != "-shared"]
     c_files = sorted(p for p in files if p.endswith(".c"))
 
     def command(src: Path, out: Path) -> list[str]:
-        return [build.CC, *flags, "-I", str(src / "include"), *[str(src / p) for p in c_files], "-o", str(out),
-                *build.LIBS]
-    path = cached_build("c-fuzz", op.snake_name, files, build.CC, flags + build.LIBS, command, suffix=".so")
+        objs = " ".join(f"{p}.o" for p in c_files)
+        compile_ = " && ".join(f"{build.CC} {' '.join(flags)} -I include -c {p} -o {p}.o" for p in c_files)
+        return ["sh", "-c", f"cd {src} && {compile_} && ar rcs {out} {objs}"]
+    return cached_build("c-fuzz", "runtime", files, build.CC, flags, command, suffix=".a")
+
+
+def c_kernel(op):
+    """The C backend's kernel: the op's generated source compiled at -O0 (see the module docstring) and linked
+    with the runtime archive, so a build compiles only what the op adds."""
+    from codegen.backends.c import binding, build
+    from codegen.buildcache import cached_build
+    runtime = _c_runtime()
+    flags = _c_flags()
+    files = build.sources(op)
+    own = sorted(p for p in files if p.endswith(".c") and p.startswith("src/aclnn_"))
+
+    def command(src: Path, out: Path) -> list[str]:
+        return [build.CC, *flags, "-I", str(src / "include"), *[str(src / p) for p in own], str(runtime),
+                "-o", str(out), *build.LIBS]
+    path = cached_build("c-fuzz", op.snake_name, files, build.CC, flags + build.LIBS, command, suffix=".so",
+                        key_extra={"runtime": str(runtime)})
     return binding.make_kernel(op, path=path)
 
 
@@ -132,6 +156,19 @@ def prepare(forwards: list, folder: Path, stem: str, origin: str, result: BatchR
               for (f0, _, _), f in zip(kept, op.formulas)]
     assert len(loaded) == len(kept)
     return op, loaded
+
+
+def single_spec(forward, folder: Path, stem: str, note: str = "", origin: str = "written by hand"):
+    """The proved single-formula spec of `forward` (backward and declared values derived as for a batch)."""
+    b = backward_of(forward)
+    path = specfile.write(Path(folder), stem, specfile.single_source(stem, forward, b, {}, origin, note))
+    at = declarations(_verify(_load(path))).get(0, {})
+    path = specfile.write(Path(folder), stem, specfile.single_source(stem, forward, b, at, origin, note))
+    op = _load(path)
+    failed = [r for r in _verify(op) if not r.ok]
+    if failed:
+        raise Unusable(f"{path}: does not verify: {failed[0].check}: {failed[0].detail}")
+    return op
 
 
 def _stem_of(form) -> str:
