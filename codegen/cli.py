@@ -210,19 +210,21 @@ def cmd_oracle(args) -> int:
 def cmd_fuzz(args) -> int:
     """`opgen fuzz`: random specs through every backend, judged by the oracle; reproducers for what fails."""
     from . import fuzz
+    depth = fuzz.CI_DEPTH if args.vocabulary == "ci" else 3
     if args.vocabulary in ("ci", "full"):
         vocab = fuzz.CI_VOCABULARY if args.vocabulary == "ci" else fuzz.VOCABULARY
     else:
         vocab = tuple(v.strip() for v in args.vocabulary.split(",") if v.strip())
-    unknown = [v for v in vocab if v not in fuzz.VOCABULARY] + [b for b in args.backend or [] if b not in
-                                                                 fuzz.BACKENDS]
+    listed = {v for vs in vocab.values() for v in vs} if isinstance(vocab, dict) else vocab
+    unknown = [v for v in listed if v not in fuzz.VOCABULARY] + [b for b in args.backend or [] if b not in
+                                                                  fuzz.BACKENDS]
     if unknown or (args.size & (args.size - 1)) or args.size < 2:
         print(f"unknown construct or backend: {', '.join(unknown)} (constructs: {', '.join(fuzz.VOCABULARY)}; "
               f"backends: {', '.join(fuzz.BACKENDS)}); --size is a power of two >= 2", file=sys.stderr)
         return 2
     batches = None if args.minutes and not args.batches else (args.batches or 1)
     report = fuzz.run(seed=args.seed, batches=batches, minutes=args.minutes, size=args.size, vocabulary=vocab,
-                      backends=tuple(args.backend or fuzz.BACKENDS), folder=args.out,
+                      backends=tuple(args.backend or fuzz.BACKENDS), folder=args.out, depth=depth,
                       log=lambda m: print(m, flush=True))
     print(report.summary())
     for f, why in report.dropped:
@@ -364,7 +366,8 @@ def main(argv=None) -> int:
     p.add_argument("--minutes", type=float, help="run batches until this much time has passed")
     p.add_argument("--size", type=int, default=16, help="formulas per batch, a power of two (default 16)")
     p.add_argument("--vocabulary", default="ci",
-                   help="ci (what CI draws from), full, or constructs separated by commas (see codegen.fuzz.grammar)")
+                   help="ci (what CI draws from, per backend), full, or constructs separated by commas "
+                        "(see codegen.fuzz.grammar)")
     p.add_argument("--backend", action="append", help="numpy, c or ascendc (repeatable; default: all three)")
     p.add_argument("--out", help="folder for the batch specs and reproducers (default: a new temporary folder)")
     p.set_defaults(fn=cmd_fuzz)

@@ -64,6 +64,12 @@ CASES = [
     ("log1p", "ascendc", vocab("Ascend C lowering of log1p (log(1 + u) after codegen.rewrite)", NotImplementedError)),
     ("expm1", "numpy", None),
     ("expm1", "ascendc", vocab("Ascend C lowering of expm1 (exp(u) - 1 after codegen.rewrite)", NotImplementedError)),
+    ("exp_expansion", "numpy", vocab("codegen.rewrite: optims_c99 rewrites exp(-(x - 2)**2)*exp(x/2) as "
+                                     "exp(-4)*exp(9*x/2)*exp(-x**2): inf*0 = nan beyond x = 20", known=False)),
+    ("exp_expansion", "c", vocab("the same rewrite", known=False)),
+    ("exp_expansion", "ascendc", vocab("the same rewrite", known=False)),
+    ("common_denominator", "numpy", vocab("codegen.rewrite: optims_c99 puts a sum of fractions over one denominator "
+                                          "of degree 14: inf/inf = nan", known=False)),
     ("numel_without_self", "numpy", vocab("NumPy kernel: numel(\"self\") in a formula that reads no element of "
                                           "self raises NameError", known=False)),
 ]

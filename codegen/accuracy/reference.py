@@ -22,7 +22,9 @@ variant (absent optional tensors replaced by their default):
 gradOutput enters as a limit: g · d with d exactly 0 is 0 even for g = ±inf (the function is 0 along g), and
 ±inf inputs of the differentiated variable are replaced by ±1e300, where every derivative here has reached its
 limit in every float format.  A held y that is no forward output (no real pre-image, e.g. a softmax
-"probability" of -1) has no reference: it is excluded and counted.  Each sample is evaluated at two precisions
+"probability" of -1) has no reference: it is excluded and counted; so is an element whose derivative takes an
+exp of an argument beyond 2^4096 (exp(-3*exp(x)) at x = 3e38: mpmath would need the argument's exponent in
+digits, and every float format has long reached the limit).  Each sample is evaluated at two precisions
 and re-evaluated at higher ones until both round to the same value in the output dtype; elements that never
 settle are excluded and counted too, never guessed.
 """
@@ -43,6 +45,7 @@ from .dtypes import Format, round_to
 
 BIG = mpmath.mpf("1e300")          # stands for ±inf in the differentiated variable
 OUTSIDE = "outside"                # a y that is no forward output (no real pre-image): no reference value
+OUT_OF_REACH = "out of reach"      # exp of an astronomically large argument (OutOfReach): no reference value
 PRECISIONS = [(40, 80), (160, 320), (640, 1280)]   # decimal digits: evaluate at both, escalate on disagreement
 _Y = sympy.Symbol("Y__", real=True)
 
@@ -78,8 +81,28 @@ def _simpler(expr):
     return sympy.simplify(expr) if sympy.count_ops(expr) <= 30 else expr
 
 
+class OutOfReach(ArithmeticError):
+    """An exponential of an argument so large that mpmath would need its exponent's digits to reduce it
+    (exp(-3*exp(alpha*x)) at x = 3e38): far beyond every float format, and not computable in useful time."""
+
+
+MAX_EXP_BITS = 4096   # |argument| < 2^4096: argument reduction costs that many extra bits at most
+
+
+def _guard(fn):
+    def guarded(a, *rest):
+        if isinstance(a, mpmath.mpf) and mpmath.isfinite(a) and mpmath.mag(a) > MAX_EXP_BITS:
+            raise OutOfReach(f"{fn.__name__} of an argument near 2^{int(mpmath.mag(a))}")
+        return fn(a, *rest)
+    guarded.__name__ = fn.__name__
+    return guarded
+
+
+_GUARDED = {name: _guard(getattr(mpmath, name)) for name in ("exp", "expm1", "sinh", "cosh", "tanh", "erf", "erfc")}
+
+
 def _lamb(args, expr):
-    return sympy.lambdify(args, expr, modules="mpmath")
+    return sympy.lambdify(args, expr, modules=[_GUARDED, "mpmath"])
 
 
 class Reference:
@@ -232,9 +255,12 @@ class Reference:
                     out[idx] = mpmath.mpf(0)   # not asked for (already settled at a lower precision)
                     continue
                 ops = [o[idx] for o in opnd]
-                r = self._declared_value(v[idx], g[idx], ops, scal)
-                if r is None:
-                    r = self._times_g(g[idx], self._d_elementwise(v[idx], ops, scal))
+                try:
+                    r = self._declared_value(v[idx], g[idx], ops, scal)
+                    if r is None:
+                        r = self._times_g(g[idx], self._d_elementwise(v[idx], ops, scal))
+                except OutOfReach:
+                    r = OUT_OF_REACH
                 out[idx] = r if isinstance(r, str) else r * scale
             return out
         dim = int(kw[op.param(op.reduce_dim).py_name]) if op.reduce_dim else -1
@@ -242,7 +268,10 @@ class Reference:
         rows_g = np.moveaxis(np.reshape(g, bshape or (1,)), dim, -1)
         res = np.empty(rows_v.shape, dtype=object)
         for idx in np.ndindex(*rows_v.shape[:-1]):
-            res[idx] = self._row(list(rows_v[idx]), list(rows_g[idx]), scal)
+            try:
+                res[idx] = self._row(list(rows_v[idx]), list(rows_g[idx]), scal)
+            except OutOfReach:
+                res[idx] = [OUT_OF_REACH] * rows_v.shape[-1]
         return np.reshape(np.moveaxis(res, -1, dim), bshape)
 
     def _row(self, v, g, scal):

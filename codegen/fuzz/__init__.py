@@ -20,7 +20,7 @@ from pathlib import Path
 
 from . import grammar, specfile
 from .batch import BatchResult, Finding, run_batch
-from .grammar import CI_VOCABULARY, VOCABULARY
+from .grammar import CI_DEPTH, CI_VOCABULARY, VOCABULARY
 
 BACKENDS = ("numpy", "c", "ascendc")
 
@@ -47,14 +47,20 @@ class Report:
 
 
 def run(seed: int = 0, batches: int | None = 1, minutes: float | None = None, size: int = 16,
-        vocabulary=CI_VOCABULARY, backends=BACKENDS, dtypes=tuple(specfile.DTYPES), folder=None, depth: int = 3,
+        vocabulary=CI_VOCABULARY, backends=BACKENDS, dtypes=tuple(specfile.DTYPES), folder=None, depth=CI_DEPTH,
         log=lambda m: None) -> Report:
-    """Fuzz `batches` batches of `size` formulas (or as many as fit in `minutes`) drawn with `seed`."""
+    """Fuzz `batches` batches of `size` formulas (or as many as fit in `minutes`) drawn with `seed`.
+
+    `vocabulary` is a list of constructs (one batch per draw, run on every backend) or {backend: list} (one
+    batch per backend, drawn from its own list: CI_VOCABULARY); `depth` likewise an int or {backend: int}."""
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as hseed
     from hypothesis import strategies as st
 
-    unknown = set(vocabulary) - set(VOCABULARY)
+    # one vocabulary for every backend (one batch, run on each), or one per backend (a batch each)
+    plans = {b: (tuple(vocabulary[b]), depth[b] if isinstance(depth, dict) else depth) for b in backends} \
+        if isinstance(vocabulary, dict) else {tuple(backends): (tuple(vocabulary), depth)}
+    unknown = {v for vocab, _ in plans.values() for v in vocab} - set(VOCABULARY)
     if unknown:
         raise ValueError(f"not in the vocabulary: {', '.join(sorted(unknown))} (have: {', '.join(VOCABULARY)})")
     folder = Path(folder or tempfile.mkdtemp(prefix="opgen-fuzz-"))
@@ -63,25 +69,39 @@ def run(seed: int = 0, batches: int | None = 1, minutes: float | None = None, si
     deadline = t0 + minutes * 60 if minutes else None
     limit = batches if batches else 10 ** 6
 
+    names = {key: "_".join(key) if isinstance(key, tuple) else key for key in plans}
+    strategy = st.fixed_dictionaries({
+        key: st.lists(grammar.forwards(vocab, d), min_size=size, max_size=size, unique_by=str)
+        for key, (vocab, d) in plans.items()})
+
     @hseed(seed)
     @settings(max_examples=limit, deadline=None, database=None, phases=[Phase.generate],
               suppress_health_check=list(HealthCheck))
-    @given(st.lists(grammar.forwards(tuple(vocabulary), depth), min_size=size, max_size=size, unique_by=str))
-    def one(forwards):
+    @given(strategy)
+    def one(drawn):
         if report.batches >= limit or (deadline and time.perf_counter() > deadline):
             raise _TimeUp
         i = report.batches
         report.batches += 1
-        result: BatchResult = run_batch(forwards, folder, f"fuzz_s{seed}_b{i}_backward", backends, dtypes,
-                                        origin=f"seed {seed}, batch {i}", seed=seed)
-        report.formulas += len(result.formulas)
-        report.records += result.records
-        report.dropped += result.dropped
-        report.findings += result.findings
-        log(f"batch {i}: {len(result.formulas)} formulas, {len(result.findings)} findings, "
-            + ", ".join(f"{k} {v:.0f} s" for k, v in result.seconds.items()))
-        for f in result.findings:
-            log(f"  FINDING {f.line()}\n    reproducer: {f.spec}")
+        for key, forwards in drawn.items():
+            on = key if isinstance(key, tuple) else (key,)
+            tag = "" if len(plans) == 1 else f"_{names[key]}"
+            stem = f"fuzz_s{seed}_b{i}{tag}_backward"
+            try:
+                result: BatchResult = run_batch(forwards, folder, stem, on, dtypes,
+                                                origin=f"seed {seed}, batch {i}{tag}", seed=seed)
+            except Exception as e:  # noqa: BLE001 - the pipeline itself broke: a finding, and the run goes on
+                result = BatchResult(findings=[Finding(forwards, "/".join(on), None,
+                                                       f"the fuzzer broke: {type(e).__name__}: {e}",
+                                                       str(folder / f"{stem}.py"))])
+            report.formulas += len(result.formulas)
+            report.records += result.records
+            report.dropped += result.dropped
+            report.findings += result.findings
+            log(f"batch {i}{tag}: {len(result.formulas)} formulas, {len(result.findings)} findings, "
+                + ", ".join(f"{k} {v:.0f} s" for k, v in result.seconds.items()))
+            for f in result.findings:
+                log(f"  FINDING {f.line()}\n    reproducer: {f.spec}")
 
     try:
         one()
@@ -91,4 +111,4 @@ def run(seed: int = 0, batches: int | None = 1, minutes: float | None = None, si
     return report
 
 
-__all__ = ["run", "Report", "Finding", "VOCABULARY", "CI_VOCABULARY", "BACKENDS"]
+__all__ = ["run", "Report", "Finding", "VOCABULARY", "CI_VOCABULARY", "CI_DEPTH", "BACKENDS"]

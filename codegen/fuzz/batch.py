@@ -195,35 +195,42 @@ class _Runner:
         self.seed, self.result = seed, result
         self.repro = folder / "reproducers"
 
-    def run(self, forms: list, stem: str, op=None):
+    def run(self, forms: list, stem: str, op=None, built=None):
+        """`built`: (kernel, records) when the caller already built and judged `op` on this backend."""
         single = len(forms) == 1
         if op is None:
             folder, sub = (self.repro, _stem_of(forms[0])) if single else (self.folder, stem)
             op = _spec_for(forms, folder, sub, self.origin,
                            f"Found by codegen.fuzz on {self.backend} in batch {stem}." if single else "")
-        try:
-            fn = kernel(op, self.backend)
-        except Exception as e:  # noqa: BLE001 - narrowed down to the formulas that do not build
+        if built is None:
+            try:
+                built = (kernel(op, self.backend), None)
+            except Exception as e:  # noqa: BLE001 - narrowed down to the formulas that do not build
+                built = (e, None)
+        fn, records = built
+        if isinstance(fn, Exception):
             if single:
                 if forms[0][0] is not FILLER:
                     self.result.findings.append(Finding(forms[0][0], self.backend, None,
-                                                        f"{type(e).__name__}: {e}", op.source))
+                                                        f"{type(fn).__name__}: {fn}", op.source))
                 return
             half = len(forms) // 2
             base = stem[:-len("_backward")]
             self.run(forms[:half], f"{base}_a_backward")
             self.run(forms[half:], f"{base}_b_backward")
             return
-        try:
-            records = oracle.check({op.snake_name: op}, [self.backend], dtypes=self.dtypes,
-                                   products=[specfile.PRODUCT], kernels={(op.snake_name, self.backend): fn},
-                                   sizes=oracle.FUZZ, seed=self.seed)
-        except Exception:  # noqa: BLE001 - the oracle broke on these formulas: a finding, never a silent pass
-            records, broke = [], traceback.format_exc(limit=4)
-            suspects = set(range(len(forms)))
-        else:
-            broke, suspects = "", set()
-        self.result.records += len(records)
+        broke = ""
+        if records is None:
+            try:
+                records = judge(op, {self.backend: fn}, self.dtypes, self.seed)
+            except Exception:  # noqa: BLE001 - the oracle broke on these formulas: a finding, never a silent pass
+                records, broke = [], traceback.format_exc(limit=4)
+            self.result.records += len(records)
+        self.judged(forms, stem, op, records, broke)
+
+    def judged(self, forms, stem, op, records, broke):
+        single = len(forms) == 1
+        suspects = set(range(len(forms))) if broke else set()
         k = (len(forms) - 1).bit_length()
         why = {}
         for r in oracle.failed(records):
@@ -239,7 +246,20 @@ class _Runner:
                 for dtype, what in why.get(i, [(None, f"the oracle crashed: {broke}")]):
                     self.result.findings.append(Finding(forms[i][0], self.backend, dtype, what, op.source))
             else:   # confirmed alone, with a reproducer of its own
+                before = len(self.result.findings)
                 self.run([forms[i]], stem)
+                if len(self.result.findings) == before:   # never dropped: it failed, if only in the batch
+                    reason = "; ".join(w for _, w in why.get(i, [])) or f"the oracle crashed: {broke}"
+                    self.result.findings.append(Finding(forms[i][0], self.backend, "batch only",
+                                                        f"fails in batch {stem}, not alone: {reason}",
+                                                        str(self.repro / f"{_stem_of(forms[i])}.py")))
+
+
+def judge(op, kernels: dict, dtypes, seed: int = 0) -> list:
+    """Oracle records of `op` on every backend of `kernels` {backend: kernel} (the reference computed once)."""
+    return oracle.check({op.snake_name: op}, list(kernels), dtypes=list(dtypes), products=[specfile.PRODUCT],
+                        kernels={(op.snake_name, b): fn for b, fn in kernels.items()}, sizes=oracle.FUZZ,
+                        seed=seed)
 
 
 def run_batch(forwards: list, folder: Path, stem: str, backends=("numpy", "c", "ascendc"),
@@ -251,9 +271,30 @@ def run_batch(forwards: list, folder: Path, stem: str, backends=("numpy", "c", "
     if op is None:
         return result
     result.formulas = [f for f, _, _ in forms if f is not FILLER]
+    built = {}
+    for backend in backends:   # one build each, then one oracle run for all: the reference is computed once
+        t1 = time.perf_counter()
+        try:
+            built[backend] = kernel(op, backend)
+        except Exception as e:  # noqa: BLE001 - narrowed down by the runner below
+            built[backend] = e
+        result.seconds[f"build {backend}"] = time.perf_counter() - t1
+    t1 = time.perf_counter()
+    good = {b: fn for b, fn in built.items() if not isinstance(fn, Exception)}
+    broke = ""
+    try:
+        records = judge(op, good, dtypes, seed) if good else []
+    except Exception:  # noqa: BLE001 - reported for every formula, never a silent pass
+        records, broke = [], traceback.format_exc(limit=4)
+    result.records += len(records)
+    result.seconds["oracle"] = time.perf_counter() - t1
     for backend in backends:
         t1 = time.perf_counter()
-        _Runner(backend, dtypes, Path(folder), origin, seed, result).run(forms, stem, op)
-        result.seconds[backend] = time.perf_counter() - t1
+        runner = _Runner(backend, dtypes, Path(folder), origin, seed, result)
+        if backend in good:
+            runner.judged(forms, stem, op, [r for r in records if r.backend == backend], broke)
+        else:
+            runner.run(forms, stem, op, built=(built[backend], None))
+        result.seconds[f"narrowing {backend}"] = time.perf_counter() - t1
     result.seconds["total"] = time.perf_counter() - t0
     return result

@@ -1,7 +1,8 @@
 """Random forwards F(x, alpha, beta) from the spec language's vocabulary, as Hypothesis strategies.
 
 Each construct has a name; `forwards(vocabulary)` draws only from the names given.  `VOCABULARY` is everything
-the spec language accepts; `CI_VOCABULARY` is what the fixed-seed CI slice draws from (see its comment).
+the spec language accepts; `CI_VOCABULARY` is what the fixed-seed CI slice draws from, per backend (see its
+comment: on main, each backend gets some constructs wrong).
 
 Only sensible specs are drawn, by construction:
   * log, sqrt and rational powers take positive arguments: `log(1 + u**2)`, `log(1 + exp(u))`,
@@ -25,7 +26,8 @@ from .specfile import ALPHA, BETA, X
 VOCABULARY = (
     "add", "sub", "mul", "div",            # + - * /
     "pow_int", "pow_neg", "pow_rational",  # u**2, u**3; (pos)**-1..-3; (pos)**(p/q)
-    "exp", "expm1", "log", "log1p", "sqrt",
+    "exp", "exp_square",                   # exp(affine/2, tanh(u), sigmoid(u)); exp(-u**2)
+    "expm1", "log", "log1p", "sqrt",
     "abs", "sign", "min_max", "piecewise",
     "tanh", "erf", "sigmoid",
     "scalar",                              # alpha (> 0) and beta as coefficients, shifts and switch points
@@ -33,23 +35,35 @@ VOCABULARY = (
     "repeat",                              # one subexpression used several times
 )
 
-# The CI slice's vocabulary: VOCABULARY minus every construct that makes some backend wrong, or unable to build,
-# on main today.  Each defect has a regression spec in tests/regression/ and a strict xfail in
+# The CI slice's vocabularies, one per backend: VOCABULARY minus every construct that makes that backend wrong,
+# or unable to build, on main today.  Each defect has a regression spec in tests/regression/ and a strict xfail in
 # tests/test_fuzz_regressions.py; the fixes belong to branch `vocab` (printers, lowering, rewrites: issue 29,
-# part 1).  After merging it, widen this list (ideally to VOCABULARY) and remove the marks that then pass.
-#   erf, tanh, sign, abs    no Ascend C lowering of erf, tanh, sign (the derivative of Abs is sign); erf: NameError
-#                           in the NumPy kernel, no C declaration
-#   sqrt, pow_rational      no Ascend C lowering of a non-integer power (d/dx sqrt(u) has u**(-1/2))
-#   log, log1p, expm1       log(1 + u) and exp(u) - 1 become log1p/expm1 (codegen.rewrite): no Ascend C lowering
-#   irrational              sqrt(2), pi, E: the C kernel does not compile (M_SQRT2), nor the Ascend C one
-#   div, pow_neg, sigmoid   a squared denominator (the derivative of any quotient has one) loses its parentheses
-#                           in C (a/(b*b) printed a/b*b); sigmoid's derivative also becomes exp(x)/(exp(x) + 1)**2
-#                           (codegen.rewrite), nan beyond x = 88 on every backend
-#   piecewise, min_max      a branch value of scalars only (LeakyReLU's alpha) crashes the lowering (lower.py
-#                           _hoist); a condition used twice becomes a temporary Ascend C cannot lower
-CI_VOCABULARY = tuple(v for v in VOCABULARY if v not in (
-    "erf", "tanh", "sign", "abs", "sqrt", "pow_rational", "log", "log1p", "expm1", "irrational", "div", "pow_neg",
-    "sigmoid", "piecewise", "min_max"))
+# part 1).  After merging it, widen these lists (ideally each to VOCABULARY) and remove the marks that then pass.
+# Every backend:
+#   erf                     NumPy: NameError (math); C: no declaration; Ascend C: no lowering
+#   piecewise, min_max      a branch value of scalars only (LeakyReLU's alpha) crashes the lowering (lower.py _hoist)
+#   sigmoid, exp_square,    the stability rewrites (optims_c99, codegen.rewrite) turn exp(-x)/(1 + exp(-x))**2 into
+#   repeat, div, pow_neg    exp(x)/(exp(x) + 1)**2, expand exp(-(x - 2)**2)*exp(x/2) into a product of exps and put
+#                           sums of fractions over one denominator: inf*0 or inf/inf = nan where the documented form
+#                           is finite (repeat puts polynomials into exp too); C also prints a squared denominator
+#                           without its parentheses (a/(b*b) printed a/b*b)
+# C, and Ascend C:
+#   irrational              sqrt(2), pi, E: the kernel does not compile (M_SQRT2; Muls with a double)
+# Ascend C:
+#   tanh, sign, abs, sqrt,  no lowering (the derivative of Abs is sign, of sqrt a power -1/2); exp(u) + c and
+#   pow_rational, log,      log(1 + u) become expm1/log1p (codegen.rewrite), not lowered either
+#   log1p, exp, expm1
+#   (depth 2)               deeper products trip the buffer reuse of the lowering (a buffer overwritten while it
+#                           is still to be read: the issue's liveness defect)
+_EVERYWHERE = ("erf", "piecewise", "min_max", "sigmoid", "exp_square", "repeat", "div", "pow_neg")
+_C = _EVERYWHERE + ("irrational",)
+_ASCENDC = _C + ("tanh", "sign", "abs", "sqrt", "pow_rational", "log", "log1p", "exp", "expm1")
+CI_VOCABULARY = {
+    "numpy": tuple(v for v in VOCABULARY if v not in _EVERYWHERE),
+    "c": tuple(v for v in VOCABULARY if v not in _C),
+    "ascendc": tuple(v for v in VOCABULARY if v not in _ASCENDC),
+}
+CI_DEPTH = {"numpy": 3, "c": 3, "ascendc": 2}
 
 RATIONALS = [sympy.Rational(1, 2), sympy.Rational(1, 3), sympy.Integer(2), sympy.Integer(3), sympy.Integer(-1),
              sympy.Rational(5, 4), sympy.Rational(-3, 2), sympy.Rational(7, 10), sympy.Rational(-2, 3)]
@@ -98,7 +112,7 @@ def leaf(draw, vocab):
         return draw(affine(vocab))
     if kind == "scaled":
         return draw(constant(vocab)) * X
-    return draw(st.sampled_from([ALPHA * X, X + BETA, X / (1 + ALPHA)]))
+    return draw(st.sampled_from([ALPHA * X, X + BETA] + ([X / (1 + ALPHA)] if _on(vocab, "div") else [])))
 
 
 @st.composite
@@ -125,7 +139,7 @@ def positive(draw, vocab, depth):
 @st.composite
 def moderate(draw, vocab, depth):
     """An argument for exp that stays moderate on typical inputs."""
-    forms = ["affine", "-u^2"]
+    forms = ["affine"] + (["-u^2"] if _on(vocab, "exp_square") else [])
     if _on(vocab, "tanh"):
         forms.append("tanh")
     if _on(vocab, "sigmoid"):
