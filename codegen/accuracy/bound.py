@@ -10,14 +10,16 @@ for every node f(a_1, ..., a_n) of the expression, evaluated in float64 on the e
     E(f) = Σ |∂f/∂a_i| · E(a_i)  +  κ_f · u · |f|  +  κ_f · η
 
 with u = 2^-23 (one FLOAT ulp, relative), η = 2^-149 (FLOAT's smallest subnormal: the absolute error of a
-result in the subnormal range; in a product, times the factors that may still multiply it), κ_f = 1 for + - * / (n - 1 for a sum or product of n terms, all partial sums
-counted at the largest), |n| for an integer power (repeated multiplication), 4 for exp, log, log1p, expm1,
-powers, tanh, 8 for erf and erfc (library calls or documented expansions of a few ulps).  Inputs are exact
-(FLOAT16/BFLOAT16 widen to FLOAT exactly); a constant not representable in FLOAT (1/3, π, √2) carries u·|c|.
+result in the subnormal range; in a product, times the factors that may still multiply it), κ_f = 1 for
++ - * / (n - 1 for a sum or product of n terms, all partial sums counted at the largest), |n| for an integer
+power (repeated multiplication), 4 for exp, log, log1p, expm1, powers, tanh, 8 for erf and erfc (library calls
+or documented expansions of a few ulps).  Inputs are exact (FLOAT16/BFLOAT16 widen to FLOAT exactly); a constant
+not representable in FLOAT (1/3, π, √2) carries u·|c|.
 
 Nothing here reads a printer, the lowering or a kernel: the bound is a property of the spec's formula.  It is an
 upper bound for every evaluation order of the same formula (a sum's partial sums are bounded by the sum of the
-magnitudes), so kernels that reorder, hoist or fuse stay within it; the stability rewrites only shrink errors.
+magnitudes), so kernels that reorder, hoist or fuse stay within it; a rewrite that makes the formula worse than
+its documented form (an overflow the documented form does not have) is caught, which is the point.
 Three kinds of elements get no bound (E = inf) and are not judged by it, only counted:
   * the documented formula leaves FLOAT's range at some node (exp(100) overflows; the kernel may have been
     rewritten to avoid it, or may give inf or nan: the formula, not the backend, decides), or the factors of

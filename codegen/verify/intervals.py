@@ -2,9 +2,9 @@
 
 Conditions in specs compare one variable with a bound free of it (`x > lam`, `Abs(x) <= lam`, `y > 0`),
 possibly combined with And/Or/Not; a condition not linear in the variable (`exp(x) > 2`) switches at the real
-roots SymPy's `solveset` finds, and its truth between two roots is its truth at a point between them.  Abs, sign,
-Min, Max and Heaviside of the variable are branches too (`piecewise_form`).  On an open interval between two consecutive branch points each such
-condition has one truth value, which we decide symbolically from the interval's end points under the symbols'
+roots SymPy's `solveset` finds, and its truth between two roots is its truth at a point between them.  Abs,
+sign, Min, Max and Heaviside of the variable are branches too (`piecewise_form`).  On an open interval between
+two consecutive branch points each such condition has one truth value, which we decide symbolically from the interval's end points under the symbols'
 assumptions.  Three-valued: True, False, or None (SymPy cannot decide, and the proof says so).
 """
 from __future__ import annotations

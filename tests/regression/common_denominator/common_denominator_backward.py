@@ -27,7 +27,8 @@ SPEC = Op(
     ],
     wrt=x,
     forward=((1 + 9*x**2/4)**(-3) - 6*x)*sign(beta + x)/(1 + x**2)**2,
-    backward=gradOutput*((-6 - 27*x/(2*(1 + 9*x**2/4)**4))*sign(beta + x)/(1 + x**2)**2 - 4*x*((1 + 9*x**2/4)**(-3) - 6*x)*sign(beta + x)/(1 + x**2)**3),
+    backward=gradOutput*((-6 - 27*x/(2*(1 + 9*x**2/4)**4))*sign(beta + x)/(1 + x**2)**2
+                        - 4*x*((1 + 9*x**2/4)**(-3) - 6*x)*sign(beta + x)/(1 + x**2)**3),
     at={Eq(x, -beta): 0},
     dtypes={"ascend910b": ['FLOAT', 'FLOAT16', 'BFLOAT16']},
     rules=[
