@@ -175,6 +175,8 @@ def prepare(op, sample: Sample, fmt, use_torch: bool = True) -> Prepared:
         p.formula, p.bound, p.unsure = bound_of(op, variant_of(op, sample.kw), sample.kw, sample.shape)
     except NoBound as e:
         p.no_bound = str(e)
+    except Exception as e:  # noqa: BLE001 - the oracle then fails the record, naming this: never a silent pass
+        p.no_bound = f"the bound broke: {type(e).__name__}: {e}"
     return p
 
 
