@@ -339,38 +339,68 @@ class Lowering:
         return allocate(self.instrs)
 
 
+class AllocationError(AssertionError):
+    """The slots given to a pass's virtual tiles would let an instruction read a value that was overwritten."""
+
+
 def allocate(instrs: list[Instr]) -> Lowered:
-    """Linear scan: map virtual registers to the fewest slots, freeing a slot after its value's last reader."""
+    """Linear scan: map virtual registers to the fewest slots, a slot free again after its value's last reader.
+
+    A destination never shares a slot with an operand of its own instruction (the advanced math APIs forbid the
+    overlap, and it keeps every instruction's operands intact while it runs).  The result is checked by
+    `check_allocation`, which does not trust this bookkeeping: it replays the instructions over the slots."""
     last = {}
     for i, ins in enumerate(instrs):
         for s in ins.srcs:
             if isinstance(s, Reg):
                 last[s] = i
-    free = {"f": [], "m": []}
+    free = {"f": set(), "m": set()}
     count = {"f": 0, "m": 0}
     slot = {}
-    lines = []
     for i, ins in enumerate(instrs):
-        names = [_name(s, slot) for s in ins.srcs]
         dst = ins.dst
         if isinstance(dst, Reg):
+            if dst in slot:
+                raise AllocationError(f"virtual tile {dst} is written twice")
             pool = free[dst.kind]
             if pool:
-                slot[dst] = pool.pop(0)
+                n = min(pool)
+                pool.remove(n)
             else:
-                slot[dst] = f"{'f' if dst.kind == 'f' else 'm'}{count[dst.kind]}"
+                n = count[dst.kind]
                 count[dst.kind] += 1
-            dst_name = slot[dst]
-        else:
-            dst_name = dst
-        lines.append(ins.fmt.format(*names, dst=dst_name))
-        for s in ins.srcs:   # operands read for the last time free their slot for later instructions
-            if isinstance(s, Reg) and last.get(s) == i and s in slot:
-                free[s.kind].append(slot[s])
-                free[s.kind].sort(key=lambda n: int(n[1:]))
-        if isinstance(dst, Reg) and dst not in last:   # a value nobody reads (cannot happen for a result)
-            free[dst.kind].append(slot[dst])
+            slot[dst] = f"{dst.kind}{n}"
+        # a value dies after its last reader; a value nobody reads dies at once.  (Each register once: an
+        # instruction may read the same value twice, `Mul(a, x, x)`, and a slot freed twice would be handed out
+        # to two live values.)
+        dying = {s for s in ins.srcs if isinstance(s, Reg) and last[s] == i}
+        if isinstance(dst, Reg) and dst not in last:
+            dying.add(dst)
+        for r in dying:
+            free[r.kind].add(int(slot[r][1:]))
+    check_allocation(instrs, slot)
+    lines = [ins.fmt.format(*[_name(s, slot) for s in ins.srcs], dst=_name(ins.dst, slot)) for ins in instrs]
     return Lowered(lines, count["f"], count["m"])
+
+
+def check_allocation(instrs: list[Instr], slot: dict) -> None:
+    """Replay `instrs` over the physical slots: every operand must still hold the value its reader expects, and no
+    destination may overlap an operand of its own instruction.  Raises AllocationError naming the instruction."""
+    holds = {}   # physical slot -> the virtual register it holds now
+    for i, ins in enumerate(instrs):
+        regs = [s for s in ins.srcs if isinstance(s, Reg)]
+        for r in regs:
+            where = slot.get(r)
+            if where is None or holds.get(where) != r:
+                now = holds.get(where)
+                raise AllocationError(
+                    f"instruction {i} `{ins.fmt}` reads {r} from slot {where}, which holds "
+                    f"{'nothing yet' if now is None else now}: a live value was overwritten")
+        if isinstance(ins.dst, Reg):
+            where = slot[ins.dst]
+            if where in {slot[r] for r in regs}:
+                raise AllocationError(f"instruction {i} `{ins.fmt}` writes slot {where}, which it also reads")
+            holds[where] = ins.dst
 
 
 def _name(s, slot) -> str:
