@@ -9,7 +9,11 @@ in Ascend C vector instructions, and allocates the UB temporaries:
 - sums and products are folded left to right in SymPy's printing order, the order the NumPy kernel evaluates,
   so both backends round the same way wherever the instruction set allows;
 - conditions become Compare/CompareScalar bit masks (combined with And/Or/Not on uint16), Piecewise a chain of
-  Select; `Sigmoid` is lowered through its stable form (codegen.rewrite);
+  Select; `Sigmoid` is lowered through its stable form (codegen.rewrite); `expm1`, `tanh`, `erf`, `erfc`, `sign`
+  and `log1p`, which are not basic instructions, through their expansions (codegen.expansions, which says why
+  not the advanced math APIs), a non-integer power as exp(e*log(u)); Max/Min through Max/Min and a Select of
+  each operand that is nan (the documentation does not say what Max does with a nan; NumPy's maximum, the
+  reference, propagates it);
 - a linear-scan allocator maps virtual tiles to the fewest physical slots (`f0, f1, ...`, masks `m0, ...`): a slot
   is reused once its value's last reader has run.  The slot counts size the UB (codegen.backends.ascendc.tiling).
 
@@ -22,23 +26,31 @@ from dataclasses import dataclass, field
 
 import sympy
 from sympy.printing.c import C99CodePrinter
+from sympy.printing.precedence import PRECEDENCE
 
+from codegen.backends import literals
+from codegen.backends.infix import InfixPrinting
+from codegen.expansions import ASCENDC_ONLY, FORMS, Opaque, SplitHi, power_form
 from codegen.lower import CompensatedAdd, split_last
 from codegen.rewrite import Sigmoid
 
 CMP = {"<": "LT", ">": "GT", "<=": "LE", ">=": "GE", "==": "EQ", "!=": "NE"}
 
 
-class ScalarPrinter(C99CodePrinter):
+class ScalarPrinter(InfixPrinting, C99CodePrinter):
     """C++ float expressions for scalar operands and the host-side prelude.
 
     Customizations: symbols print as the C++ names given (kernel members, tiling fields, parameters); every
-    literal and function is single precision (`1.0F`, `expf`), so no scalar is ever computed in double;
-    Piecewise prints as nested `?:` (a scalar, not a statement)."""
+    literal and function is single precision (`1.0F`, `expf`; a constant is the FLOAT nearest its exact value,
+    codegen.backends.infix), so no scalar is ever computed in double (and `Muls`/`Adds` have no double overload);
+    Piecewise prints as nested `?:` (a scalar, not a statement); Max/Min keep a nan, as NumPy's maximum does."""
 
     def __init__(self, names: dict):
         super().__init__({"type_aliases": {sympy.codegen.ast.real: sympy.codegen.ast.float32}})
         self.names = names
+
+    def literal(self, value) -> str:
+        return literals.c_float(value)
 
     def _print_Symbol(self, expr):
         """Customizations: the C++ name of a parameter, tiling field or row sum."""
@@ -52,6 +64,33 @@ class ScalarPrinter(C99CodePrinter):
         for e, c in reversed(expr.args[:-1]):
             out = f"(({self._print(c)}) ? {self._print(e)} : {out})"
         return out
+
+    def _precedence_Piecewise(self, expr):
+        return PRECEDENCE["Atom"]   # printed in parentheses
+
+    def _minmax(self, expr, op):
+        """a op b, or the nan among them (`(a > b || a != a) ? a : b`), folded over the arguments."""
+        out = self._print(expr.args[0])
+        for a in expr.args[1:]:
+            b = self.parenthesize(a, PRECEDENCE["Atom"])
+            out = f"(({out} {op} {b} || {out} != {out}) ? {out} : {b})"
+        return out
+
+    def _print_Max(self, expr):
+        return self._minmax(expr, ">")
+
+    def _print_Min(self, expr):
+        return self._minmax(expr, "<")
+
+    def _precedence_MinMaxBase(self, expr):
+        return PRECEDENCE["Atom"]
+
+    def _print_sign(self, expr):
+        x = self.parenthesize(expr.args[0], PRECEDENCE["Atom"])
+        return f"({x} > 0.0F ? 1.0F : ({x} < 0.0F ? -1.0F : {x}))"
+
+    def _precedence_sign(self, expr):
+        return PRECEDENCE["Atom"]
 
     def _print_fma(self, expr):
         """Customizations: `std::fma` (float overload), exact for the rounding error of a product that
@@ -170,6 +209,16 @@ class Lowering:
             return self._emit("Adds({dst}, {0}, {1}, calc);", acc, self.scalar(lo))
         if isinstance(e, (sympy.Max, sympy.Min)):
             return self._maxmin(e)
+        form = FORMS.get(type(e)) or ASCENDC_ONLY.get(type(e))
+        if form is not None:   # a function with no instruction: its expansion into basic ones
+            return self.value(form(e.args[0]))
+        if isinstance(e, Opaque):
+            return self.value(e.args[0])
+        if isinstance(e, SplitHi):   # c = 4097 a; c - (c - a)
+            a = self.value(e.args[0])
+            c = self._emit("Muls({dst}, {0}, 4097.0F, calc);", a)
+            d = self._emit("Sub({dst}, {0}, {1}, calc);", c, a)
+            return self._emit("Sub({dst}, {0}, {1}, calc);", c, d)
         raise NotImplementedError(f"no Ascend C lowering for {type(e).__name__}: {e}")
 
     def _add(self, e):
@@ -246,18 +295,31 @@ class Lowering:
                 acc = self._emit("Mul({dst}, {0}, {1}, calc);", acc, v)
             return acc
         if n.is_Integer and n < -1:
-            return self._emit("Reciprocal({dst}, {0}, calc);", self.value(base ** -n))
+            return self._emit("Reciprocal({dst}, {0}, calc);", self.value(sympy.Pow(base, -n, evaluate=False)))
+        if n == -sympy.S.Half:
+            return self._emit("Reciprocal({dst}, {0}, calc);", self.value(sympy.sqrt(base)))
+        if n.is_Rational:
+            return self.value(power_form(base, n))
         raise NotImplementedError(f"no Ascend C lowering for the power {e}")
 
     def _maxmin(self, e):
+        """Max/Min over the tensor operands (and Maxs/Mins with a constant), then each tensor operand that is nan
+        selected in (`Compare(k, a, a, EQ)` is false only for nan): NumPy's maximum propagates a nan, and what the
+        Max instruction does with one is not documented.  A scalar parameter, which may be nan too, is broadcast
+        to a tile and treated like a tensor."""
         name = "Max" if isinstance(e, sympy.Max) else "Min"
-        tensors = [a for a in e.args if not self.is_scalar(a)]
-        scalars = [a for a in e.args if self.is_scalar(a)]
-        acc = self.value(tensors[0])
-        for a in tensors[1:]:
-            acc = self._emit(name + "({dst}, {0}, {1}, calc);", acc, self.value(a))
-        if scalars:
-            acc = self._emit(name + "s({dst}, {0}, {1}, calc);", acc, self.scalar(e.func(*scalars)))
+        constants = [a for a in e.args if a.is_number]
+        tiles = [self.tile(a) for a in e.args if not a.is_number]
+        acc = tiles[0]
+        for t in tiles[1:]:
+            acc = self._emit(name + "({dst}, {0}, {1}, calc);", acc, t)
+        if constants:
+            acc = self._emit(name + "s({dst}, {0}, {1}, calc);", acc, self.scalar(e.func(*constants)))
+        if len(tiles) + bool(constants) == 1:
+            return acc
+        for t in tiles:
+            ok = self._emit("Compare({dst}, {0}, {0}, CMPMODE::EQ, calc);", t, kind="m")
+            acc = self._emit("Select({dst}, {0}, {1}, {2}, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);", ok, acc, t)
         return acc
 
     def _piecewise(self, e):
