@@ -9,9 +9,12 @@ approximations (Erf's default: a Padé approximant of the input clipped to [-3.9
 instructions runs on every product and its error is the one measured here.  NumPy evaluates these functions in
 float64 instead (codegen.runtime.mathf): it is the reference the others are held to.
 
-Error bounds, measured by tests/test_c_math.py against mpmath over the whole float range (the polynomials'
-coefficients are FLOAT values from a Lawson (minimax-weighted least squares) fit of the relative error on the
-interval, at 2000 Chebyshev nodes, whose fit error is given below):
+Error bounds of the C functions, measured by tests/test_c_math_functions.py against mpmath over the whole float
+range (210,000 points: random bit patterns, |x| < 12, the branch switches; with and without FMA): expm1 1.67 ulp,
+tanh 1.49, erf 2.48, erfc 4.85; the test asserts 2, 2, 3 and 6.  The Ascend C expansions compute the same
+operations, with the hardware's Exp and Ln in place of opgen_expf (their accuracy is not documented).  The
+polynomials' coefficients are FLOAT values from a Lawson (minimax-weighted least squares) fit of the relative
+error on the interval, at 2000 Chebyshev nodes, whose fit error is given below:
 
     expm1   |u| < 1/2: u*P(u), P of degree 6 (fit 3.1e-9); else exp(u) - 1, exact but for exp's rounding, which
             e^u/|e^u - 1| <= 2.6 amplifies
