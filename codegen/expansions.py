@@ -25,7 +25,7 @@ error on the interval, at 2000 Chebyshev nodes, whose fit error is given below:
             in 1/a - 0.2995 on [2, 10.1] (fit 3.6e-9) (1 - erf(u) up to |u| = 1 would lose 10 ulp near 1); exp(-a^2) as exp(-h^2) exp(-l(a + h)) with a = h + l split by Veltkamp's
             method (h has 12 significant bits, so h^2 is exact): rounding a^2 first would cost a^2 2^-24, 100 ulp at
             a = 10.  a is clamped to 10.1, past which erfc is below the smallest FLOAT.
-    sign    1 for u > 0, -1 for u < 0, else u itself (±0 and nan)
+    sign    1 for u > 0, -1 for u < 0, 0 for ±0 (as NumPy's sign), nan for nan
 
 Special values: nan gives nan, ±inf the limits (tanh ±1, erf ±1, erfc 0 and 2, expm1 inf and -1), ±0 keeps its sign
 where the function is odd.  `log1p` and non-integer powers have no C expansion (C calls libm's log1pf and powf);
@@ -127,7 +127,8 @@ def erfc_form(u):
 
 
 def sign_form(u):
-    return Piecewise((1, u > 0), (-1, u < 0), (u, True))
+    """1, -1, 0 for ±0 (NumPy's sign), and u itself for nan."""
+    return Piecewise((1, u > 0), (-1, u < 0), (0, sympy.Eq(u, 0)), (u, True))
 
 
 def log1p_form(u):

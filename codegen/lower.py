@@ -149,7 +149,9 @@ def group_constants(expr):
 
 
 def _is_scalar_only(expr, scalar_syms) -> bool:
-    return bool(expr.free_symbols) and expr.free_symbols <= scalar_syms and not expr.has(DimSum)
+    """A FLOAT value of scalars only (the prelude holds FLOATs: a condition on scalars stays where it is used)."""
+    return bool(expr.free_symbols) and expr.free_symbols <= scalar_syms and not expr.has(DimSum) \
+        and not isinstance(expr, sympy.logic.boolalg.Boolean)
 
 
 class CompensatedAdd(sympy.Function):

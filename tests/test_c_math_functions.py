@@ -98,7 +98,7 @@ def _check(source, tmp_path, flags, n):
     sign = got[:, 4]
     finite = ~np.isnan(x)
     assert np.array_equal(sign[finite], np.sign(x[finite])) and np.isnan(sign[~finite]).all()
-    assert np.array_equal(np.signbit(sign[x == 0]), np.signbit(x[x == 0])), "sign(±0) is ±0"
+    assert not np.signbit(sign[x == 0]).any(), "sign(±0) is +0, as NumPy's"
 
 
 @FLAGS

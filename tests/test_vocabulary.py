@@ -15,7 +15,8 @@ from codegen.backends.ascendc.lowering import AllocationError, Instr, In, Reg, L
 
 from .conftest import TESTS
 
-LOSS = (TESTS / "vocabulary_specs" / "mean_loss_backward.py").read_text()
+# a valid spec; each case replaces its backward with one outside the vocabulary
+LOSS = (TESTS / "bad_specs" / "vocabulary_base" / "mean_loss_backward.py").read_text()
 BACKWARD = 'backward=g * t * Piecewise((1 / numel("self"), Eq(reduction, 1)), (1, True)),'
 
 REFUSED = [

@@ -3,12 +3,11 @@
 tests/vocabulary_specs/vocabulary_probe_backward.py holds ~20 backward terms (the issue's defects among them:
 an expanded square in a denominator, a value read twice by one instruction, erf, tanh, sign, Min/Max, constants
 such as sqrt(2) and pi, rational and negative powers, log1p/expm1, relations inside And/Not, an algebraic Mish);
-one call per backend runs them all (the `which` operand picks each element's term), one build per backend.
+one call per backend runs them all (the `which` operand picks each element's term), one build per backend; its
+`lossOnly` form reads numel("self") but not self (the NumPy kernel once raised NameError: name 'self').
 Expected values: each term's derivative evaluated by mpmath at 40 digits at the FLOAT inputs — never the code
 under test.  The probe is a test fixture the verifier cannot prove (it branches on an operand), so its kernels
 are made directly (`make_kernel`), as `codegen.kernel` does.
-
-mean_loss_backward.py: a loss whose backward reads numel("self") but not self.
 """
 from __future__ import annotations
 
@@ -63,7 +62,7 @@ def _cases():
     which, xs, want = [], [], []
     with mpmath.workdps(40):
         for k, (_, d) in enumerate(PROBE.TERMS):
-            f = sympy.lambdify([PROBE.x, PROBE.alpha], d, "mpmath")
+            f = sympy.lambdify([PROBE.x, PROBE.alpha], d, [{"max": _nan_max, "min": _nan_min}, "mpmath"])
             for v in X.get(k, DEFAULT_X):
                 x32 = np.float32(v)
                 which.append(k)
@@ -72,9 +71,17 @@ def _cases():
     return np.array(which, np.float32), np.array(xs, np.float32), np.array(want, np.float64)
 
 
+def _nan_max(*a):
+    """Max as the spec language means it (NumPy's maximum): nan if any argument is nan."""
+    return mpmath.nan if any(mpmath.isnan(v) for v in a) else max(a)
+
+
+def _nan_min(*a):
+    return mpmath.nan if any(mpmath.isnan(v) for v in a) else min(a)
+
+
 def _exact(f, x: float) -> float:
-    if x != x:
-        return np.nan
+    """f at x in mpmath (a nan x stays nan through arithmetic and makes comparisons false, as in IEEE)."""
     try:
         value = f(mpmath.mpf(x), mpmath.mpf(ALPHA))
     except (ZeroDivisionError, ValueError):
@@ -90,7 +97,8 @@ WHICH, XS, WANT = _cases()
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_every_vocabulary_term_matches_mpmath(backend):
     fn = backends.get(backend).make_kernel(OPS["vocabulary_probe_backward"])
-    got = fn(grad_output=np.ones_like(XS), self=XS, which=WHICH, alpha=ALPHA)
+    got = fn(grad_output=np.ones_like(XS), self=XS, which=WHICH, target=XS, alpha=ALPHA, loss_only=False,
+             reduction=0)
     want = WANT.astype(np.float32)
     dist = ulp_distance(got, WANT)
     bad = []
@@ -106,11 +114,11 @@ def test_every_vocabulary_term_matches_mpmath(backend):
 def test_a_loss_reads_numel_of_a_tensor_its_formula_does_not_read(backend):
     """`numel("self")` in a backward that does not otherwise read self: each backend takes the count where the
     tensor is in scope (the NumPy kernel once raised NameError: name 'self')."""
-    fn = backends.get(backend).make_kernel(OPS["mean_loss_backward"])
+    fn = backends.get(backend).make_kernel(OPS["vocabulary_probe_backward"])
     x = np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4)
     t = np.arange(12, dtype=np.float32).reshape(3, 4) / 7
     g = np.full((), 3.0, np.float32)
     for reduction, scale in [(0, 1.0), (1, 1 / 12), (2, 1.0)]:
-        got = fn(grad_output=g, self=x, target=t, reduction=reduction)
+        got = fn(grad_output=g, self=x, which=x, target=t, alpha=ALPHA, loss_only=True, reduction=reduction)
         want = np.float64(3.0) * t.astype(np.float64) * scale       # d(mean or sum of x*t)/dx
         assert ulp_distance(got, want).max() <= 1, (reduction, got, want)

@@ -3,12 +3,16 @@
 `which` picks, per element, one term of a Piecewise: term k of the forward is F_k(x) and term k of the backward is
 its derivative, written as a user would (tests/test_vocabulary_kernels.py evaluates each derivative with mpmath
 and holds every backend to it).  A Piecewise selects bitwise, so a term that is inf or nan where another is
-tested cannot leak into it; one operator means one build per backend for all of them.
+tested cannot leak into it; one operator means one build per backend for all of them.  `lossOnly` selects a
+second form, of a mean-reduced loss, that reads numel("self") but not self itself.
 """
 from codegen.spec import *
 
-x, g, k = symbols("x gradOutput which", real=True)
+x, g, k, t = symbols("x gradOutput which target", real=True)
 alpha = Symbol("alpha", real=True)
+loss_only = Symbol("lossOnly")
+reduction = Symbol("reduction", integer=True)
+mean = Piecewise((1 / numel("self"), Eq(reduction, 1)), (1, True))
 softplus = log(1 + exp(x))
 
 # (forward F_k, backward f_k = F_k')
@@ -42,6 +46,11 @@ TERMS = [
     (log(exp(x) + exp(-x)), tanh(x)),
     (-x**3 / 3 + x * log(2), -x**2 + log(2)),
     (x / (alpha + 2) - Max(x, 0)**2 / 2, 1 / (alpha + 2) - Max(x, 0)),
+    # functions of scalars only (computed once per call, in each backend's prelude)
+    (erf(alpha) * x**2 / 2 + tanh(alpha) * sign(alpha - 1) * x + sigmoid(alpha) * x**3 / 3 + expm1(alpha) * x,
+     erf(alpha) * x + tanh(alpha) * sign(alpha - 1) + sigmoid(alpha) * x**2 + expm1(alpha)),
+    # a condition on a scalar beside one on the tensor
+    (Piecewise((x**2 / 2, And(x > 0, alpha > 1)), (x, True)), Piecewise((x, And(x > 0, alpha > 1)), (1, True))),
 ]
 
 
@@ -56,18 +65,28 @@ SPEC = Op(
         Tensor("gradOutput", g, role=GRAD, doc=Text("梯度。", "the incoming gradient.")),
         Tensor("self", x, role=FORWARD_INPUT, doc=Text("正向输入x。", "the forward input x.")),
         Tensor("which", k, role=OPERAND, doc=Text("每个元素所用的项。", "the term each element uses.")),
+        Tensor("target", t, role=OPERAND, doc=Text("损失的目标。", "the loss target.")),
         Scalar("alpha", alpha, doc=Text("一个标量参数。", "a scalar parameter.")),
+        Attr("lossOnly", loss_only, type="bool", doc=Text("只用损失项。", "the loss form only.")),
+        Attr("reduction", reduction, type="int64", values={0: "none", 1: "mean", 2: "sum"},
+             doc=Text("损失的reduce方式。", "how the loss was reduced.")),
         Output("gradInput", doc=Text("对x的梯度。", "the gradient w.r.t. x.")),
     ],
     wrt=x,
-    forward=_select([f for f, _ in TERMS]),
-    backward=g * _select([d for _, d in TERMS]),
+    forward=Piecewise((x * t, loss_only), (_select([f for f, _ in TERMS]), True)),
+    loss_reduction="reduction",
+    backward=[
+        Formula(g * _select([d for _, d in TERMS]) * mean, when={"lossOnly": False}),
+        Formula(g * t * mean, when={"lossOnly": True}),
+    ],
     dtypes={"ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"]},
     rules=[
-        DtypeSupported("gradOutput", "self", "which", "gradInput"),
-        DtypeSame("gradOutput", "self", "which", "gradInput"),
-        MaxRank("gradOutput", "self", "which", "gradInput", n=8),
-        ShapeSame("gradOutput", "self", "which", "gradInput"),
+        DtypeSupported("gradOutput", "self", "which", "target", "gradInput"),
+        DtypeSame("gradOutput", "self", "which", "target", "gradInput"),
+        MaxRank("gradOutput", "self", "which", "target", "gradInput", n=8),
+        ShapeSame("self", "which", "target", "gradInput"),
+        BroadcastTo("gradOutput", "self"),
+        OneOf("reduction", [0, 1, 2]),
         Requires("alpha", alpha >= 0),
     ],
     description=Text("词汇表测试算子。", "A test operator for the expression vocabulary."),

@@ -85,9 +85,16 @@ class ScalarPrinter(InfixPrinting, C99CodePrinter):
     def _precedence_MinMaxBase(self, expr):
         return PRECEDENCE["Atom"]
 
+    def _print_Sigmoid(self, expr):
+        """1/(1 + e^-x): in FLOAT, e^-x overflows to inf only where the result is 0."""
+        return f"(1.0F/(1.0F + expf(-{self.parenthesize(expr.args[0], PRECEDENCE['Atom'])})))"
+
+    def _precedence_Sigmoid(self, expr):
+        return PRECEDENCE["Atom"]
+
     def _print_sign(self, expr):
         x = self.parenthesize(expr.args[0], PRECEDENCE["Atom"])
-        return f"({x} > 0.0F ? 1.0F : ({x} < 0.0F ? -1.0F : {x}))"
+        return f"({x} > 0.0F ? 1.0F : ({x} < 0.0F ? -1.0F : ({x} == 0.0F ? 0.0F : {x})))"
 
     def _precedence_sign(self, expr):
         return PRECEDENCE["Atom"]
@@ -298,7 +305,7 @@ class Lowering:
             return self._emit("Reciprocal({dst}, {0}, calc);", self.value(sympy.Pow(base, -n, evaluate=False)))
         if n == -sympy.S.Half:
             return self._emit("Reciprocal({dst}, {0}, calc);", self.value(sympy.sqrt(base)))
-        if n.is_Rational:
+        if n.is_number:   # any other constant exponent (the vocabulary allows no other)
             return self.value(power_form(base, n))
         raise NotImplementedError(f"no Ascend C lowering for the power {e}")
 
@@ -346,13 +353,14 @@ class Lowering:
         return self.memo[key]
 
     def _mask(self, c) -> Reg:
+        if self.is_scalar(c):   # the same for every element (a condition on scalars): a uniform mask
+            ones = self._emit("Duplicate({dst}, {0}, calc);", f"(({self.scalar(c)}) ? 1.0F : 0.0F)")
+            return self._emit("CompareScalar({dst}, {0}, 0.5F, CMPMODE::GT, calc);", ones, kind="m")
         if isinstance(c, sympy.core.relational.Relational):
             lhs, rhs, op = c.lhs, c.rhs, c.rel_op
             if self.is_scalar(lhs) and not self.is_scalar(rhs):
                 c = c.reversed
                 lhs, rhs, op = c.lhs, c.rhs, c.rel_op
-            if self.is_scalar(lhs):
-                raise NotImplementedError(f"a condition on scalars only belongs in the prelude: {c}")
             if self.is_scalar(rhs):
                 return self._emit("CompareScalar({dst}, {0}, {1}, CMPMODE::" + CMP[op] + ", calc);",
                                   self.value(lhs), self.scalar(rhs), kind="m")

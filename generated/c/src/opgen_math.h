@@ -153,7 +153,7 @@ static inline float opgen_erfcf(float x)
 
 static inline float opgen_signf(float x)
 {
-    return ((x > 0) ? 1 : ((x < 0) ? -1 : x));
+    return ((x > 0) ? 1 : ((x < 0) ? -1 : ((x == 0) ? 0 : x)));
 }
 
 #endif /* OPGEN_MATH_H_ */

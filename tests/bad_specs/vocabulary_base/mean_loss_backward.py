@@ -1,5 +1,5 @@
-"""aclnnMeanLossBackward: a loss whose backward reads numel("self") but not self (the NumPy kernel once read
-`self.size` where `self` was not in scope)."""
+"""aclnnMeanLossBackward: a valid spec that tests/test_vocabulary.py edits into invalid ones (its backward replaced
+by one outside the expression vocabulary)."""
 from codegen.spec import *
 
 x, g, t = symbols("x gradOutput target", real=True)
