@@ -151,7 +151,7 @@ def group_constants(expr):
 def _is_scalar_only(expr, scalar_syms) -> bool:
     """A FLOAT value of scalars only (the prelude holds FLOATs: a condition on scalars stays where it is used)."""
     return bool(expr.free_symbols) and expr.free_symbols <= scalar_syms and not expr.has(DimSum) \
-        and not isinstance(expr, sympy.logic.boolalg.Boolean)
+        and not isinstance(expr, (sympy.core.relational.Relational, sympy.logic.boolalg.BooleanFunction))
 
 
 class CompensatedAdd(sympy.Function):

@@ -90,6 +90,7 @@ def _compute__is_result_false(grad_output, self_or_result, alpha, scale, input_s
     alpha = np.float32(alpha)
     scale = np.float32(scale)
     input_scale = np.float32(input_scale)
+    c0 = np.float32(alpha*input_scale*scale)
     # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
     for (grad_output, self_or_result), out in _blocks((grad_output, self_or_result), out):
         grad_output = _f32(grad_output)
@@ -97,8 +98,7 @@ def _compute__is_result_false(grad_output, self_or_result, alpha, scale, input_s
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            t0 = grad_output*scale
-            result = _where((self_or_result > 0), t0, alpha*input_scale*t0*_exp(input_scale*self_or_result))
+            result = _where((self_or_result > 0), grad_output*scale, (c0*_exp(input_scale*self_or_result))*grad_output)
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

@@ -61,6 +61,7 @@ typedef struct {
     float alpha;
     float scale;
     float input_scale;
+    float c0;
 } Params__is_result_false;
 
 /* always_inline: inlined into each chunk loop below, whose constant chunk length lets the compiler keep the
@@ -73,15 +74,14 @@ static inline __attribute__((always_inline)) void block__is_result_false(int64_t
     const Params__is_result_false *p = params;
     const float *restrict grad_output = in[0];
     const float *restrict self_or_result = in[1];
-    const float alpha = p->alpha;
     const float scale = p->scale;
     const float input_scale = p->input_scale;
+    const float c0 = p->c0;
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
         const float self_or_result_i = self_or_result[i];
-        const float t0 = grad_output_i*scale;
-        res[i] = ((self_or_result_i > 0) ? t0 : alpha*input_scale*t0*opgen_expf(input_scale*self_or_result_i));
+        res[i] = ((self_or_result_i > 0) ? grad_output_i*scale : (c0*opgen_expf(input_scale*self_or_result_i))*grad_output_i);
     }
 }
 
@@ -189,6 +189,7 @@ aclnnStatus aclnnEluBackwardGetWorkspaceSize(
         p.alpha = (float)alpha_value;
         p.scale = (float)scale_value;
         p.input_scale = (float)inputScale_value;
+        p.c0 = p.alpha*p.input_scale*p.scale;
         opgen_call_input(&call, gradOutput);
         opgen_call_input(&call, selfOrResult);
         opgen_call_output(&call, gradInput);

@@ -21,7 +21,6 @@ BEGIN_TILING_DATA_DEF(EluBackwardTilingData)
     TILING_DATA_FIELD_DEF(uint32_t, lastBlockLength);
     TILING_DATA_FIELD_DEF(uint32_t, tileLength);
     TILING_DATA_FIELD_DEF(uint32_t, ubBytes);
-    TILING_DATA_FIELD_DEF(float, alpha);
     TILING_DATA_FIELD_DEF(float, scale);
     TILING_DATA_FIELD_DEF(float, inputScale);
     TILING_DATA_FIELD_DEF(float, c0);
@@ -30,7 +29,7 @@ END_TILING_DATA_DEF;
 
 REGISTER_TILING_DATA_CLASS(EluBackward, EluBackwardTilingData)
 
-// variant isResult=False: 2 input tile(s), 4 float temporaries, 1 mask(s)
+// variant isResult=False: 2 input tile(s), 2 float temporaries, 1 mask(s)
 inline bool ComputeTilingIsResultFalse(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                                   uint64_t inBytes, uint64_t outBytes, EluBackwardTilingData& tiling)
 {
@@ -39,7 +38,7 @@ inline bool ComputeTilingIsResultFalse(uint64_t totalLength, uint64_t rowLength,
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 2) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 4);
+    const uint64_t floatSlots = (castSlots + 2);
     tiling.set_floatSlots(static_cast<uint32_t>(floatSlots));
     // UB bytes per 256 elements of tile
     const uint64_t bytesPer256 = ((((((4 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 32) + 0);
@@ -133,9 +132,10 @@ inline void FillScalars(uint32_t variant, EluBackwardTilingData& tiling, float a
 {
     (void)isResult;
     if (variant == 0) {  // variant isResult=False
-        tiling.set_alpha(alpha);
+        const float c0 = static_cast<float>(alpha*inputScale*scale);
         tiling.set_scale(scale);
         tiling.set_inputScale(inputScale);
+        tiling.set_c0(c0);
     }
     if (variant == 1) {  // variant isResult=True
         const float c0 = static_cast<float>(alpha*scale);

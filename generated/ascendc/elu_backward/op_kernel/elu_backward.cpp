@@ -102,7 +102,7 @@ class KernelEluBackwardIsResultFalse {
 public:
     __aicore__ inline KernelEluBackwardIsResultFalse() {}
 
-    __aicore__ inline void Init(GM_ADDR gradOutput, GM_ADDR selfOrResult, GM_ADDR gradInput, uint32_t blockLength, uint32_t lastBlockLength, uint32_t tileLength, uint32_t floatSlots, float alpha, float scale, float inputScale)
+    __aicore__ inline void Init(GM_ADDR gradOutput, GM_ADDR selfOrResult, GM_ADDR gradInput, uint32_t blockLength, uint32_t lastBlockLength, uint32_t tileLength, uint32_t floatSlots, float scale, float inputScale, float c0)
     {
         const uint32_t block = static_cast<uint32_t>(GetBlockIdx());
         const bool lastCore = block + 1 == static_cast<uint32_t>(GetBlockNum());
@@ -118,9 +118,9 @@ public:
         pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength * sizeof(TOut));
         pipe_.InitBuffer(floatBuf_, floatSlots * tileLength * sizeof(float));
         pipe_.InitBuffer(maskBuf_, 1 * (tileLength / 8));  // 1 bit mask(s) of one tile
-        alpha_ = alpha;
         scale_ = scale;
         inputScale_ = inputScale;
+        c0_ = c0;
     }
 
     __aicore__ inline void Process()
@@ -151,23 +151,21 @@ private:
         const uint32_t calc = (len + REPEAT_ELEMS - 1) / REPEAT_ELEMS * REPEAT_ELEMS;
         LocalTensor<float> slots = floatBuf_.Get<float>();
         LocalTensor<TIn> gradOutputIn = gradOutputQueue_.DeQue<TIn>();
-        LocalTensor<float> gradOutput = ToFloat(gradOutputIn, slots, 4, tileLength_, calc);
+        LocalTensor<float> gradOutput = ToFloat(gradOutputIn, slots, 2, tileLength_, calc);
         LocalTensor<TIn> selfOrResultIn = selfOrResultQueue_.DeQue<TIn>();
-        LocalTensor<float> selfOrResult = ToFloat(selfOrResultIn, slots, 5, tileLength_, calc);
+        LocalTensor<float> selfOrResult = ToFloat(selfOrResultIn, slots, 3, tileLength_, calc);
         LocalTensor<TOut> outTile = outQueue_.AllocTensor<TOut>();
-        LocalTensor<float> res = ResultTile(outTile, slots, 4 + (sizeof(TIn) < sizeof(float) ? 2 : 0), tileLength_);
+        LocalTensor<float> res = ResultTile(outTile, slots, 2 + (sizeof(TIn) < sizeof(float) ? 2 : 0), tileLength_);
         LocalTensor<float> f0 = slots[0 * tileLength_];
         LocalTensor<float> f1 = slots[1 * tileLength_];
-        LocalTensor<float> f2 = slots[2 * tileLength_];
-        LocalTensor<float> f3 = slots[3 * tileLength_];
         LocalTensor<uint8_t> m0 = maskBuf_.Get<uint8_t>()[0 * (tileLength_ / 8)];
-        Muls(f0, gradOutput, scale_, calc);
-        Muls(f1, f0, alpha_*inputScale_, calc);
-        Muls(f2, selfOrResult, inputScale_, calc);
-        Exp(f3, f2, calc);
-        Mul(f2, f1, f3, calc);
+        Muls(f0, selfOrResult, inputScale_, calc);
+        Exp(f1, f0, calc);
+        Muls(f0, f1, c0_, calc);
+        Mul(f1, f0, gradOutput, calc);
         CompareScalar(m0, selfOrResult, 0.0F, CMPMODE::GT, calc);
-        Select(res, m0, f0, f2, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+        Muls(f0, gradOutput, scale_, calc);
+        Select(res, m0, f0, f1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
         FromFloat(outTile, res, calc);
         outQueue_.EnQue(outTile);
         gradOutputQueue_.FreeTensor(gradOutputIn);
@@ -192,9 +190,9 @@ private:
     GlobalTensor<TOut> gradInputGm_;
     uint32_t length_ = 0;
     uint32_t tileLength_ = 0;
-    float alpha_ = 0.0F;
     float scale_ = 0.0F;
     float inputScale_ = 0.0F;
+    float c0_ = 0.0F;
 };
 
 // variant isResult=True
@@ -303,56 +301,56 @@ extern "C" __global__ __aicore__ void elu_backward(GM_ADDR gradOutput, GM_ADDR s
     GET_TILING_DATA(tilingData, tiling);
     if (TILING_KEY_IS(100)) {  // variant isResult=False; FLOAT in, FLOAT out
         KernelEluBackwardIsResultFalse<float, float> op;
-        op.Init(gradOutput, selfOrResult, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.alpha, tilingData.scale, tilingData.inputScale);
+        op.Init(gradOutput, selfOrResult, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.scale, tilingData.inputScale, tilingData.c0);
         op.Process();
     }
     if (TILING_KEY_IS(101)) {  // variant isResult=False; FLOAT in, FLOAT16 out
         KernelEluBackwardIsResultFalse<float, half> op;
-        op.Init(gradOutput, selfOrResult, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.alpha, tilingData.scale, tilingData.inputScale);
+        op.Init(gradOutput, selfOrResult, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.scale, tilingData.inputScale, tilingData.c0);
         op.Process();
     }
     if (TILING_KEY_IS(110)) {  // variant isResult=False; FLOAT16 in, FLOAT out
         KernelEluBackwardIsResultFalse<half, float> op;
-        op.Init(gradOutput, selfOrResult, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.alpha, tilingData.scale, tilingData.inputScale);
+        op.Init(gradOutput, selfOrResult, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.scale, tilingData.inputScale, tilingData.c0);
         op.Process();
     }
     if (TILING_KEY_IS(111)) {  // variant isResult=False; FLOAT16 in, FLOAT16 out
         KernelEluBackwardIsResultFalse<half, half> op;
-        op.Init(gradOutput, selfOrResult, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.alpha, tilingData.scale, tilingData.inputScale);
+        op.Init(gradOutput, selfOrResult, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.scale, tilingData.inputScale, tilingData.c0);
         op.Process();
     }
 #if __CCE_AICORE__ == 220
     if (TILING_KEY_IS(102)) {  // variant isResult=False; FLOAT in, BFLOAT16 out
         KernelEluBackwardIsResultFalse<float, bfloat16_t> op;
-        op.Init(gradOutput, selfOrResult, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.alpha, tilingData.scale, tilingData.inputScale);
+        op.Init(gradOutput, selfOrResult, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.scale, tilingData.inputScale, tilingData.c0);
         op.Process();
     }
 #endif
 #if __CCE_AICORE__ == 220
     if (TILING_KEY_IS(112)) {  // variant isResult=False; FLOAT16 in, BFLOAT16 out
         KernelEluBackwardIsResultFalse<half, bfloat16_t> op;
-        op.Init(gradOutput, selfOrResult, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.alpha, tilingData.scale, tilingData.inputScale);
+        op.Init(gradOutput, selfOrResult, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.scale, tilingData.inputScale, tilingData.c0);
         op.Process();
     }
 #endif
 #if __CCE_AICORE__ == 220
     if (TILING_KEY_IS(120)) {  // variant isResult=False; BFLOAT16 in, FLOAT out
         KernelEluBackwardIsResultFalse<bfloat16_t, float> op;
-        op.Init(gradOutput, selfOrResult, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.alpha, tilingData.scale, tilingData.inputScale);
+        op.Init(gradOutput, selfOrResult, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.scale, tilingData.inputScale, tilingData.c0);
         op.Process();
     }
 #endif
 #if __CCE_AICORE__ == 220
     if (TILING_KEY_IS(121)) {  // variant isResult=False; BFLOAT16 in, FLOAT16 out
         KernelEluBackwardIsResultFalse<bfloat16_t, half> op;
-        op.Init(gradOutput, selfOrResult, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.alpha, tilingData.scale, tilingData.inputScale);
+        op.Init(gradOutput, selfOrResult, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.scale, tilingData.inputScale, tilingData.c0);
         op.Process();
     }
 #endif
 #if __CCE_AICORE__ == 220
     if (TILING_KEY_IS(122)) {  // variant isResult=False; BFLOAT16 in, BFLOAT16 out
         KernelEluBackwardIsResultFalse<bfloat16_t, bfloat16_t> op;
-        op.Init(gradOutput, selfOrResult, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.alpha, tilingData.scale, tilingData.inputScale);
+        op.Init(gradOutput, selfOrResult, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.scale, tilingData.inputScale, tilingData.c0);
         op.Process();
     }
 #endif
