@@ -34,19 +34,16 @@ def exact(value: sympy.Expr) -> mpmath.mpf:
 
 
 def _nearest(x: mpmath.mpf, ftype) -> float:
-    """The `ftype` value nearest x (ties to even), from the candidates around the double nearest x."""
-    with mpmath.workdps(DIGITS):
+    """The `ftype` value nearest x, ties to even: it is the value `ftype(double nearest x)` or a neighbour of it."""
+    bits = np.uint32 if ftype is np.float32 else np.uint64
+    with mpmath.workdps(DIGITS), np.errstate(over="ignore"):
         d = ftype(float(x))
         if not np.isfinite(d):
             raise ConstantError(f"the constant {mpmath.nstr(x, 17)} overflows {np.dtype(ftype).name}")
-        with np.errstate(over="ignore"):
-            cands = {d, np.nextafter(d, ftype(np.inf)), np.nextafter(d, ftype(-np.inf))}
-        cands = [c for c in cands if np.isfinite(c)]
-        best = min(abs(mpmath.mpf(float(c)) - x) for c in cands)
-        ties = sorted((c for c in cands if abs(mpmath.mpf(float(c)) - x) == best),
-                      key=lambda c: int(np.frombuffer(np.array(c).tobytes(), np.uint32 if ftype is np.float32
-                                                     else np.uint64)[0]) & 1)
-        return ties[0]
+        cands = [c for c in (d, np.nextafter(d, ftype(np.inf)), np.nextafter(d, ftype(-np.inf))) if np.isfinite(c)]
+        error = {c: abs(mpmath.mpf(float(c)) - x) for c in cands}
+        best = min(error.values())
+        return min((c for c in cands if error[c] == best), key=lambda c: int(np.array(c, ftype).view(bits)) & 1)
 
 
 @functools.lru_cache(maxsize=None)
