@@ -126,8 +126,8 @@ def _is_const(a) -> bool:
 def group_constants(expr):
     """Each product's constant factors as one Const and each sum's constant terms as one Const (integers stay
     integers, a sign stays a factor -1); exponents are left as they are (`x**Rational(3, 2)` keeps its power)."""
-    if isinstance(expr, Const) or expr.is_Integer or not isinstance(expr, sympy.Basic) or expr.is_Atom \
-            and not expr.is_number:
+    if not isinstance(expr, sympy.Basic) or isinstance(expr, Const) or expr.is_Integer \
+            or (expr.is_Atom and not expr.is_number):
         return expr
     if isinstance(expr, sympy.Expr) and expr.is_number and not expr.has(sympy.Symbol):
         return Const(expr) if not expr.is_Integer else expr

@@ -10,7 +10,7 @@ come from codegen.backends.infix: each printed form declares its precedence next
   nan and inf); it prints as `opgen_expf` (opgen_math.h), inline and branch-free, within 1 ulp, or as
   `opgen_expf_nonpos` where SymPy proves the argument nonpositive.  `expm1`, `tanh`, `erf`, `erfc` and `sign`
   print as opgen_math.h's vectorizable `opgen_expm1f`, `opgen_tanhf`, `opgen_erff`, `opgen_erfcf`,
-  `opgen_signf` (their error bounds: opgen_math.h, measured by tests/test_c_math.py).  `log` and `log1p` stay
+  `opgen_signf` (their algorithms and error bounds: codegen/expansions.py, measured by tests/test_c_math_functions.py).  `log` and `log1p` stay
   libm's `logf`/`log1pf`.  (In a double-typed checker condition every function is libm's double one.)
 * `Max`/`Min` print as `fmaxf`/`fminf`, which *drop* a nan argument; NumPy's `maximum`/`minimum` (the
   reference backend) propagate it.  They print as `opgen_maximumf`/`opgen_minimumf` (opgen_math.h).

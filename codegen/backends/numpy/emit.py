@@ -26,16 +26,20 @@ def var(op: Op, name: str) -> str:
     return "out" if isinstance(p, Output) else p.py_name
 
 
-def check_lines(op: Op) -> list[str]:
-    """The body of `check()`: one runtime call per check step (codegen.checkplan), in the order they run."""
+def check_lines(op: Op, used: set | None = None) -> list[str]:
+    """The body of `check()`: one runtime call per check step (codegen.checkplan), in the order they run.  The
+    module helpers the printed conditions call are added to `used`."""
     v = lambda n: var(op, n)
+    pr = KernelNumPyPrinter({p.symbol: p.py_name for p in op.params if p.symbol is not None})
     lines = []
     for s in steps(op):
-        lines += _step_lines(op, s, v)
+        lines += _step_lines(op, s, v, pr)
+    if used is not None:
+        used |= pr.used
     return lines
 
 
-def _step_lines(op, s, v):
+def _step_lines(op, s, v, pr):
     n, ref = s.param, s.ref
     if s.kind == "not_null":
         return [f'_chk.not_null("{n}", {v(n)})']
@@ -60,7 +64,6 @@ def _step_lines(op, s, v):
         return [f'_chk.one_of("{n}", {v(n)}, {s.values!r})']
     if s.kind == "requires":
         r = s.rule
-        pr = KernelNumPyPrinter({p.symbol: p.py_name for p in op.params if p.symbol is not None})
         call = (f'_chk.requires("{n}", bool({pr.doprint(r.condition)}), '
                 f'"{condition_code(r.condition, op)}", {v(n)})')
         if r.when == sympy.true:
@@ -175,6 +178,7 @@ def render_op(op: Op, source_label: str) -> str:
     helper = sigmoid_helper(helper_printer)
     variants = [variant_context(op, k, kv) for kv in k.variants]
     used = set().union(*(v["used"] for v in variants))
+    checks = check_lines(op, used)
     if "_sigmoid" in used:
         used |= helper_printer.used
     tensors = [p for p in op.params if isinstance(p, (Tensor, Output))]
@@ -188,7 +192,7 @@ def render_op(op: Op, source_label: str) -> str:
         inputs=inputs,
         input_names=[p.py_name for p in inputs],
         dtypes={n: op.dtypes_of(n) for n in dtype_params},
-        check_lines=check_lines(op),
+        check_lines=checks,
         check_args=[p.py_name for p in inputs] + ["out"],
         converted=[p.py_name for p in inputs if isinstance(p, (Scalar, Attr))],
         output=op.output,

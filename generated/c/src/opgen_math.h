@@ -15,9 +15,13 @@
 #include <stdint.h>
 #include <string.h>
 
-/* NumPy's maximum/minimum: nan if either argument is nan (fmaxf would drop it). */
+/* NumPy's maximum/minimum: nan if either argument is nan (fmaxf would drop it); the double ones and opgen_sign
+ * serve the argument checks' conditions, which are computed in double. */
 static inline float opgen_maximumf(float a, float b) { return (a > b || a != a) ? a : b; }
 static inline float opgen_minimumf(float a, float b) { return (a < b || a != a) ? a : b; }
+static inline double opgen_maximum(double a, double b) { return (a > b || a != a) ? a : b; }
+static inline double opgen_minimum(double a, double b) { return (a < b || a != a) ? a : b; }
+static inline double opgen_sign(double x) { return x > 0 ? 1.0 : (x < 0 ? -1.0 : (x == 0 ? 0.0 : x)); }
 
 static inline uint32_t opgen_bits(float f) { uint32_t u; memcpy(&u, &f, sizeof u); return u; }
 static inline float opgen_from_bits(uint32_t u) { float f; memcpy(&f, &u, sizeof f); return f; }
