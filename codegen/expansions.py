@@ -2,11 +2,18 @@
 
 The C backend prints `opgen_expm1f`, `opgen_tanhf`, `opgen_erff`, `opgen_erfcf` and `opgen_signf` into opgen_math.h
 from these expressions (branch-free, so a compiler vectorizes the loops that call them); the Ascend C backend lowers
-the same expressions into vector instructions (Exp, Mul, Adds, CompareScalar, Select, ...) on every SoC.  The
-Ascend C API has Tanh, Erf, Erfc and Sign as advanced math APIs (they need a temporary buffer) on the A2/A3 and
-inference-series AI Cores but not on the training series (ascend910), and their accuracy is that of undisclosed
-approximations (Erf's default: a Padé approximant of the input clipped to [-3.92, 3.92]); an expansion from basic
-instructions runs on every product and its error is the one measured here.  NumPy evaluates these functions in
+the same expressions into vector instructions (Exp, Mul, Adds, CompareScalar, Select, ...) on every SoC.
+
+Why not the Ascend C advanced math APIs: Tanh, Erf, Erfc and Sign exist (asc-devkit, 高阶API/数学计算), each as
+`template <typename T, bool isReuseSource = false[, const XxxConfig& config]> void Xxx(const LocalTensor<T>& dst,
+const LocalTensor<T>& src, const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t calCount)` (or without
+the buffer, then reserved by the framework; T half or float; source and destination must not overlap), on Atlas
+A2 and A3 and on the inference series' AI Core, but not on the training series (ascend910, where every seed
+operator runs), nor on Atlas 200I/500 A2 or the inference series' Vector Core; there is no Expm1 or Log1p.  Their
+accuracy is that of undisclosed approximations (Erf's default is a Padé approximant of the input clipped to
+[-3.92, 3.92]; Tanh's default computes (e^2x - 1)/(e^2x + 1), which loses relative accuracy near 0).  An
+expansion from basic instructions runs on every product, the simulator runs exactly its instructions, and its
+error is the one measured here.  NumPy evaluates these functions in
 float64 instead (codegen.runtime.mathf): it is the reference the others are held to.
 
 Error bounds of the C functions, measured by tests/test_c_math_functions.py against mpmath over the whole float
