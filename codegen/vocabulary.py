@@ -18,6 +18,7 @@ import sympy
 from sympy.codegen.cfunctions import expm1, log1p
 from sympy.functions.elementary.piecewise import ExprCondPair
 
+from .rewrite import Sigmoid
 from .spec.functions import DimSum
 
 BACKENDS = ("numpy", "c", "ascendc")
@@ -79,7 +80,7 @@ VOCABULARY: tuple[Construct, ...] = (
               _all("np.maximum / np.minimum", "opgen_maximumf / opgen_minimumf",
                    "Max/Min (Maxs/Mins), then a Select of each nan operand"),
               "a nan operand gives nan, as NumPy's maximum (C's fmaxf would drop it)"),
-    Construct("1/(1 + exp(-a)) (sigmoid)", "function", (), 1, lambda a: 1 / (1 + sympy.exp(-a)),
+    Construct("1/(1 + exp(-a)) (sigmoid)", "function", (Sigmoid,), 1, lambda a: 1 / (1 + sympy.exp(-a)),
               _all("_sigmoid (stable form)", "opgen_sigmoidf (stable form)", "the stable form's instructions"),
               "recognised by codegen.rewrite and evaluated without overflow; spec name `sigmoid(a)`"),
     Construct("Piecewise((a, cond), ..., (b, True))", "branch", (sympy.Piecewise, ExprCondPair), -1,
