@@ -1,7 +1,7 @@
 """The expression fuzzer (codegen.fuzz): the fixed-seed slice through every backend, and the fuzzer's own parts.
 
-The slice draws one batch of 8 formulas per backend from `CI_VOCABULARY[backend]` (what the backend gets right on
-main; see codegen/fuzz/grammar.py), proves it, builds it once and judges every formula with the oracle in FLOAT,
+The slice draws one batch of 8 formulas per backend from `CI_VOCABULARY[backend]` (every production whose
+constructs codegen.vocabulary says the backend accepts: today the whole vocabulary), proves it, builds it once and judges every formula with the oracle in FLOAT,
 FLOAT16 and BFLOAT16.  `pytest --deep` runs 8 batches per backend (about ten minutes); `opgen fuzz --minutes 10`
 runs as long as asked.  A finding's message names a reproducer spec: `opgen --specs <its folder> oracle`.
 """
@@ -49,10 +49,18 @@ def test_drawn_forwards_are_sensible_specs(forward):
                 assert v.imag == 0 and np.isfinite(v.real), (forward, alpha, beta, x)
 
 
-def test_the_ci_vocabularies_are_parts_of_the_vocabulary():
+def test_the_ci_vocabularies_are_what_each_backend_accepts():
+    """One source of truth: each backend's CI vocabulary is every production whose constructs codegen.vocabulary
+    says it accepts, and the productions draw every construct of the closed vocabulary but DimSum."""
+    from codegen import vocabulary
     assert set(fuzz.CI_VOCABULARY) == set(fuzz.BACKENDS)
     for backend, vocab in fuzz.CI_VOCABULARY.items():
-        assert set(vocab) < set(grammar.VOCABULARY), backend
+        accepted = {c.name for c in vocabulary.accepted(backend)}
+        assert vocab == tuple(p for p in grammar.VOCABULARY
+                              if all(c.name in accepted for c in grammar.constructs(p))), backend
+        assert vocab == grammar.VOCABULARY, backend   # today every backend accepts the whole vocabulary
+    drawn = {c.name for p in grammar.VOCABULARY for c in grammar.constructs(p)}
+    assert drawn == {c.name for c in vocabulary.VOCABULARY} - {"DimSum(a)"}
 
 
 def test_a_batch_spec_selects_each_formula(tmp_path):

@@ -98,7 +98,18 @@ def _guard(fn):
     return guarded
 
 
-_GUARDED = {name: _guard(getattr(mpmath, name)) for name in ("exp", "expm1", "sinh", "cosh", "tanh", "erf", "erfc")}
+def _erfc(a):
+    """mpmath's erfc, but for a > 2^400 (mpmath's own raises OverflowError beyond about 2^512, as at the 1e300
+    standing for +inf): the asymptotic series' first term exp(-a^2)/(a sqrt(pi)), whose relative error 1/(2a^2)
+    is far below any working precision here."""
+    if isinstance(a, mpmath.mpf) and mpmath.isfinite(a) and a > 0 and mpmath.mag(a) > 400:
+        return mpmath.exp(-a * a) / (a * mpmath.sqrt(mpmath.pi))
+    return mpmath.erfc(a)
+
+
+_erfc.__name__ = "erfc"
+_GUARDED = {name: _guard(getattr(mpmath, name)) for name in ("exp", "expm1", "sinh", "cosh", "tanh", "erf")}
+_GUARDED["erfc"] = _guard(_erfc)
 
 
 def _lamb(args, expr):

@@ -1,8 +1,9 @@
 """Random forwards F(x, alpha, beta) from the spec language's vocabulary, as Hypothesis strategies.
 
-Each construct has a name; `forwards(vocabulary)` draws only from the names given.  `VOCABULARY` is everything
-the spec language accepts; `CI_VOCABULARY` is what the fixed-seed CI slice draws from, per backend (see its
-comment: on main, each backend gets some constructs wrong).
+Each production has a name and the constructs of codegen.vocabulary it draws (`PRODUCTIONS`);
+`forwards(vocabulary)` draws only from the productions given.  `VOCABULARY` is every production;
+`CI_VOCABULARY` is what the fixed-seed CI slice draws from, per backend: every production whose constructs the
+backend accepts (`vocabulary_for`, from codegen.vocabulary: no second list).
 
 Only sensible specs are drawn, by construction:
   * log, sqrt and rational powers take positive arguments: `log(1 + u**2)`, `log(1 + exp(u))`,
@@ -21,49 +22,62 @@ import sympy
 from hypothesis import strategies as st
 from sympy.codegen.cfunctions import expm1, log1p
 
+from codegen import vocabulary as closed
+
 from .specfile import ALPHA, BETA, X
 
-VOCABULARY = (
-    "add", "sub", "mul", "div",            # + - * /
-    "pow_int", "pow_neg", "pow_rational",  # u**2, u**3; (pos)**-1..-3; (pos)**(p/q)
-    "exp", "exp_square",                   # exp(affine/2, tanh(u), sigmoid(u)); exp(-u**2)
-    "expm1", "log", "log1p", "sqrt",
-    "abs", "sign", "min_max", "piecewise",
-    "tanh", "erf", "sigmoid",
-    "scalar",                              # alpha (> 0) and beta as coefficients, shifts and switch points
-    "rational", "irrational",              # constants: 1/3, -3/2, ...; sqrt(2), pi, E, log(2)
-    "repeat",                              # one subexpression used several times
-)
-
-# The CI slice's vocabularies, one per backend: VOCABULARY minus every construct that makes that backend wrong,
-# or unable to build, on main today.  Each defect has a regression spec in tests/regression/ and a strict xfail in
-# tests/test_fuzz_regressions.py; the fixes belong to branch `vocab` (printers, lowering, rewrites: issue 29,
-# part 1).  After merging it, widen these lists (ideally each to VOCABULARY) and remove the marks that then pass.
-# Every backend:
-#   erf                     NumPy: NameError (math); C: no declaration; Ascend C: no lowering
-#   piecewise, min_max      a branch value of scalars only (LeakyReLU's alpha) crashes the lowering (lower.py _hoist)
-#   sigmoid, exp_square,    the stability rewrites (optims_c99, codegen.rewrite) turn exp(-x)/(1 + exp(-x))**2 into
-#   repeat, div, pow_neg    exp(x)/(exp(x) + 1)**2, expand exp(-(x - 2)**2)*exp(x/2) into a product of exps and put
-#                           sums of fractions over one denominator: inf*0 or inf/inf = nan where the documented form
-#                           is finite (repeat puts polynomials into exp too); C also prints a squared denominator
-#                           without its parentheses (a/(b*b) printed a/b*b)
-# C, and Ascend C:
-#   irrational              sqrt(2), pi, E: the kernel does not compile (M_SQRT2; Muls with a double)
-# Ascend C:
-#   tanh, sign, abs, sqrt,  no lowering (the derivative of Abs is sign, of sqrt a power -1/2); exp(u) + c and
-#   pow_rational, log,      log(1 + u) become expm1/log1p (codegen.rewrite), not lowered either
-#   log1p, exp, expm1
-#   (depth 2)               deeper products trip the buffer reuse of the lowering (a buffer overwritten while it
-#                           is still to be read: the issue's liveness defect)
-_EVERYWHERE = ("erf", "piecewise", "min_max", "sigmoid", "exp_square", "repeat", "div", "pow_neg")
-_C = _EVERYWHERE + ("irrational",)
-_ASCENDC = _C + ("tanh", "sign", "abs", "sqrt", "pow_rational", "log", "log1p", "exp", "expm1")
-CI_VOCABULARY = {
-    "numpy": tuple(v for v in VOCABULARY if v not in _EVERYWHERE),
-    "c": tuple(v for v in VOCABULARY if v not in _C),
-    "ascendc": tuple(v for v in VOCABULARY if v not in _ASCENDC),
+# The grammar's productions, each with the constructs of the closed vocabulary (codegen.vocabulary, the one list
+# of what the spec language accepts) that it draws.  A production is drawn for a backend when that backend
+# accepts all of its constructs (`vocabulary_for`); tests/test_fuzz.py checks that the productions cover every
+# construct but DimSum (a reduction needs a reduce_dim attribute: the seed ops' softmax covers it).
+_OPS, _ADD = "a * b, a / b, -a", "a + b"
+PRODUCTIONS = {
+    "add": (_ADD,),
+    "sub": (_ADD, _OPS),
+    "mul": (_OPS,),
+    "div": (_OPS,),
+    "pow_int": ("a**n, n an integer",),                       # u**2, u**3
+    "pow_neg": ("a**n, n an integer", _OPS),                  # (pos)**-1..-3
+    "pow_rational": ("a**r, r a non-integer constant",),      # (pos)**(p/q)
+    "exp": ("exp",),                                          # exp(affine/2, tanh(u), sigmoid(u))
+    "exp_square": ("exp", "a**n, n an integer"),              # exp(-u**2)
+    "expm1": ("expm1",),
+    "log": ("log",),
+    "log1p": ("log1p",),
+    "sqrt": ("sqrt(a), a**(-1/2)",),
+    "abs": ("Abs",),
+    "sign": ("sign",),
+    "min_max": ("Max, Min",),
+    "piecewise": ("Piecewise((a, cond), ..., (b, True))", "a < b, a <= b, a > b, a >= b, Eq(a, b), Ne(a, b)",
+                  "And, Or, Not"),
+    "tanh": ("tanh",),
+    "erf": ("erf",),
+    "erfc": ("erfc",),
+    "sigmoid": ("1/(1 + exp(-a)) (sigmoid)",),
+    "scalar": ("parameters: tensors, scalars, attributes, numel(name)",),   # alpha (> 0), beta
+    "rational": ("constants: integers, Rational, pi, E, sqrt(2), log(2), ...",),     # 1/3, -3/2, ...
+    "irrational": ("constants: integers, Rational, pi, E, sqrt(2), log(2), ...",),   # sqrt(2), pi, E, log(2)
+    "repeat": (_OPS,),                                        # one subexpression used several times
 }
-CI_DEPTH = {"numpy": 3, "c": 3, "ascendc": 2}
+VOCABULARY = tuple(PRODUCTIONS)
+
+
+def constructs(production: str) -> tuple:
+    """The codegen.vocabulary constructs a production draws (KeyError for a name the vocabulary lacks)."""
+    by_name = {c.name: c for c in closed.VOCABULARY}
+    return tuple(by_name[name] for name in PRODUCTIONS[production])
+
+
+def vocabulary_for(backend: str) -> tuple[str, ...]:
+    """The productions whose every construct `backend` accepts (codegen.vocabulary.accepted)."""
+    accepted = {c.name for c in closed.accepted(backend)}
+    return tuple(p for p in VOCABULARY if all(c.name in accepted for c in constructs(p)))
+
+
+# What the fixed-seed CI slice draws from, per backend: everything the backend accepts.  (Before branch vocab
+# each backend had its own exclusions here; every defect they hid is a regression spec in tests/regression.)
+CI_VOCABULARY = {b: vocabulary_for(b) for b in closed.BACKENDS}
+CI_DEPTH = {"numpy": 3, "c": 3, "ascendc": 3}
 
 RATIONALS = [sympy.Rational(1, 2), sympy.Rational(1, 3), sympy.Integer(2), sympy.Integer(3), sympy.Integer(-1),
              sympy.Rational(5, 4), sympy.Rational(-3, 2), sympy.Rational(7, 10), sympy.Rational(-2, 3)]
@@ -166,7 +180,7 @@ def node(vocab, depth):
 def _node(draw, vocab, depth):
     choices = [c for c in ("add", "sub", "mul", "div", "pow_int", "pow_neg", "pow_rational", "exp", "expm1",
                            "log", "log1p", "sqrt", "abs", "sign", "min_max", "piecewise", "tanh", "erf",
-                           "sigmoid", "repeat") if _on(vocab, c)] + ["leaf"]
+                           "erfc", "sigmoid", "repeat") if _on(vocab, c)] + ["leaf"]
     c = draw(st.sampled_from(choices))
     sub = lambda: draw(node(vocab, depth - 1))  # noqa: E731
     if c == "leaf":
@@ -217,6 +231,8 @@ def _node(draw, vocab, depth):
         return sympy.tanh(sub())
     if c == "erf":
         return sympy.erf(sub())
+    if c == "erfc":
+        return sympy.erfc(sub())
     if c == "sigmoid":
         return 1 / (1 + sympy.exp(-sub()))
     # repeat: one subexpression s, used as the argument of another and once more as a factor
