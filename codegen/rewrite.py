@@ -18,8 +18,8 @@ from __future__ import annotations
 import functools
 
 import sympy
-from sympy.codegen.cfunctions import expm1
-from sympy.codegen.rewriting import FuncMinusOneOptim, ReplaceOptim, optimize, optims_c99
+from sympy.codegen.cfunctions import expm1, log1p
+from sympy.codegen.rewriting import FuncMinusOneOptim, ReplaceOptim, log1p_opt, optimize, optims_c99
 
 
 class Sigmoid(sympy.Function):
@@ -99,8 +99,15 @@ class _ExpMinusOne(FuncMinusOneOptim):
         return ReplaceOptim.__call__(self, expr)
 
 
-STABILITY_OPTIMS = (reciprocal_one_plus_exp, exp_times_sigmoid, _ExpMinusOne(sympy.exp, expm1)) \
-    + tuple(o for o in optims_c99 if not isinstance(o, FuncMinusOneOptim))
+# log(1 + u) -> log1p(u), on the expression as written.  SymPy's log1p_opt factors the argument first:
+# log(1 + exp(-x**2)) became log1p(exp(x**2)) - x**2, which cancels catastrophically (5% off at x = 3.8) and
+# overflows to inf - inf beyond x = 9.4 (found by codegen.fuzz).
+log_one_plus = ReplaceOptim(
+    lambda e: isinstance(e, sympy.log) and isinstance(e.args[0], sympy.Add) and sympy.S.One in e.args[0].args,
+    lambda e: log1p(e.args[0] - 1))
+
+STABILITY_OPTIMS = (reciprocal_one_plus_exp, exp_times_sigmoid, _ExpMinusOne(sympy.exp, expm1), log_one_plus) \
+    + tuple(o for o in optims_c99 if not isinstance(o, FuncMinusOneOptim) and o is not log1p_opt)
 
 
 @functools.lru_cache(maxsize=None)

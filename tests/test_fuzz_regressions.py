@@ -18,8 +18,18 @@ REGRESSION = TESTS / "regression"
 
 
 # (case, backend, the defect it caught): the backends each case failed on, plus NumPy where it passed.  Every one
-# of them passes since branch vocab (printers, lowering, closed vocabulary) and the fixes of the rewrites and the
-# lowering made on branch oracle; a case that fails again is a regression.
+# of them passes since branch vocab (printers, lowering, closed vocabulary) and the fixes of the rewrites, the
+# lowering and the printers made on branch oracle, but the two in OPEN; a case that fails again is a regression.
+def open_defect(what: str):
+    """A strict xfail for a defect not fixed yet (the test fails the day it is fixed: remove the mark then)."""
+    return pytest.mark.xfail(strict=True, raises=AssertionError, reason="open: " + what)
+
+
+# cases still failing: (case, backend) -> their mark
+_INF_SIGN = open_defect("the oracle's special-value rule: with gradOutput = ±inf, a sign FLOAT rounding decides "
+                        "(1 - tanh(10)**2 = 0) is judged against the exact sign (codegen/accuracy/runner.py)")
+OPEN = {("inf_grad_rounded_sign", "numpy"): _INF_SIGN, ("inf_grad_rounded_sign", "ascendc"): _INF_SIGN}
+
 CASES = [
     ("printer_precedence", "numpy", ""),
     ("printer_precedence", "c", "C printer: (1 + x**2)**2 in a denominator printed /(x*x + 1)*(x*x + 1)"),
@@ -62,6 +72,17 @@ CASES = [
                                     "degree 14: inf/inf = nan"),
     ("erfc_huge", "numpy", "the oracle's reference: mpmath's erfc raised OverflowError beyond 2^512 (at the 1e300 "
                            "standing for +inf)"),
+    ("tanh_kink_proof", "numpy", "the proof: SymPy's simplify ran for minutes on a one-sided derivative holding "
+                                 "tanh(beta - 1/4) (the fuzzer's deep run hung)"),
+    ("negative_denominator", "numpy", ""),
+    ("negative_denominator", "c", "C printer: -1/(alpha + 1)**2 printed -1/(p.alpha + 1)*(p.alpha + 1) (a negative "
+                                  "product's factors parenthesized at the level of +)"),
+    ("negative_denominator", "ascendc", ""),
+    ("log1p_factor", "numpy", "codegen.rewrite: SymPy's log1p_opt factored log(1 + exp(-x**2)) into "
+                              "log1p(exp(x**2)) - x**2: 5% off at x = 3.79, nan at x = 10"),
+    ("log1p_factor", "ascendc", "the same rewrite"),
+    ("inf_grad_rounded_sign", "numpy", "open: see OPEN"),
+    ("inf_grad_rounded_sign", "ascendc", "open: see OPEN"),
     ("numel_without_self", "numpy", "NumPy kernel: numel(\"self\") in a formula that reads no element of self "
                                     "raised NameError"),
 ]
@@ -69,7 +90,8 @@ CASES = [
 
 def _params():
     for case, backend, _ in CASES:
-        yield pytest.param(case, backend, id=f"{case}-{backend}")
+        mark = OPEN.get((case, backend))
+        yield pytest.param(case, backend, marks=[mark] if mark else [], id=f"{case}-{backend}")
 
 
 @pytest.mark.parametrize("case, backend", list(_params()))
