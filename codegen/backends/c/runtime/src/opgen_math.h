@@ -1,4 +1,3 @@
-{{ preamble }}
 /* opgen_math.h — the FLOAT functions generated kernels call, written so that a compiler vectorizes the loops
  * that call them: inline, branch-free (every `?:` selects between values already computed), no errno.
  *

@@ -1,4 +1,3 @@
-{{ preamble }}
 /* opgen_check.c — the phase-1 checks, the C twins of codegen/runtime/checks.py.  Conditions and messages are
  * the same word for word (tests/test_c_checker_parity.py compares them on random calls), so a caller sees the
  * same AclnnError from every backend. */
