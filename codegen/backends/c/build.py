@@ -27,9 +27,8 @@ def sources(op: Op) -> dict[str, str]:
     """{path: text} of everything the op's library is built from (its example excluded)."""
     from codegen.generate import source_label
 
-    from .emit import op_files, runtime_files
-    files = {**runtime_files(), **op_files(op, source_label(op))}
-    return {p: t for p, t in files.items() if not p.startswith("examples/")}
+    from .emit import op_sources, runtime_files
+    return {**runtime_files(), **op_sources(op, source_label(op))}
 
 
 def library(op: Op, sanitize: bool = False) -> Path:

@@ -1,33 +1,16 @@
-"""The C backend's files: the shared runtime, and per op its header, its source and its call example.
-
-Per op, `aclnn_<op>.c` holds
-  * the dtype × product table of every checked tensor (from the spec),
-  * per kernel variant: a struct of the kernel's constants and the kernel functions over FLOAT blocks, printed
-    from `codegen.lower` by `KernelCPrinter` (elementwise: `block`; with row sums: `rowsum`/`colsum` and
-    `finish_row`/`finish_col`, see opgen_runtime.h), their `*_chunked` entries, which run them over
-    FLOAT16/BFLOAT16 operands converted a chunk at a time, `finish_rowsum`, which finishes one row while it
-    sums the next (FLOAT, and chunked for FLOAT16/BFLOAT16; both in opgen_chunks.h), and `rows`, the same for
-    short rows packed in a block,
-  * phase 1: the checks of `codegen.checkplan.steps` (the Python checker's, in the same order), then the
-    variant's constants and the call handed to the runtime; phase 2: the runtime runs it.
+"""The C backend's library files: the shared runtime, and per op its header and its source (what goes into the
+library; `files.py` adds the call examples).  What an op's source is made of is worked out in `opsource.py`.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-import sympy
-
-from codegen.checkplan import steps
-from codegen.lower import KernelVariant, lower
-from codegen.rewrite import Sigmoid
-from codegen.spec import ABSENT, DEFAULT_PRODUCT, DTYPES, PRODUCTS, Op
-from codegen.spec.params import Attr, Scalar, Tensor
+from codegen.spec import DEFAULT_PRODUCT, DTYPES, PRODUCTS, Op
 from codegen.spec.rules import STATUS_NAMES
 from codegen.template_util import preamble, render
-from codegen.text import condition_code
 
-from . import prototypes
-from .printer import KernelCPrinter
+from . import opsource, prototypes
+from .names import header_name, source_name
 
 TEMPLATES = Path(__file__).parent / "templates"
 RUNTIME_DIR = Path(__file__).parent / "runtime"   # runtime files with nothing to fill in: copied as they are
@@ -80,187 +63,6 @@ def runtime_files(source: str = "codegen/backends/c/templates") -> dict[str, str
     return dict(sorted(out.items()))
 
 
-# ---- names ----------------------------------------------------------------------------------------------------
-def header_name(op: Op) -> str:
-    return f"aclnn_{op.snake_name}.h"
-
-
-def source_name(op: Op) -> str:
-    return f"aclnn_{op.snake_name}.c"
-
-
-def value_var(p) -> str:
-    """The local of phase 1 holding a scalar's value (double, as the Python checker reads it)."""
-    return f"{p.name}_value"
-
-
-def numel_field(name: str) -> str:
-    return f"numel_{Tensor(name).py_name}"
-
-
-# ---- kernel variants -------------------------------------------------------------------------------------------
-def _fields(kv: KernelVariant) -> list[tuple[str, str, object]]:
-    """The constants a variant's kernel reads: [(C type, field name, symbol)]."""
-    out = []
-    for p in kv.scalars:
-        ctype = "float" if isinstance(p, Scalar) else ("bool" if p.type == "bool" else "int64_t")
-        out.append((ctype, p.py_name, p.symbol))
-    for n in kv.numels:
-        out.append(("float", numel_field(n), sympy.Symbol(f"numel_{n}", integer=True, positive=True)))
-    for s, _ in kv.prelude:
-        out.append(("float", str(s), s))
-    return out
-
-
-def _used(exprs) -> set:
-    syms = set()
-    for e in exprs:
-        syms |= sympy.sympify(e).free_symbols
-    return syms
-
-
-def _function(exprs, tensors_by_sym, fields, reductions_by_sym, suffix):
-    """What a kernel function declares and loads: the input pointers, the constants and the row sums it reads."""
-    used = _used(exprs)   # `exprs` lists every temporary the function computes, so this is all it reads
-    loads = [(k, name) for k, (sym, name) in enumerate(tensors_by_sym) if sym in used]
-    consts = [(ctype, f) for ctype, f, sym in fields if sym in used]
-    declare = [f"const Params{suffix} *p = params;"] if consts else ["(void)params;"]
-    declare += [f"const float *restrict {name} = in[{k}];" for k, name in loads]
-    declare += [f"const {ctype} {f} = p->{f};" for ctype, f in consts]
-    return {
-        "declare": declare,
-        # element i of every operand, loaded at the top of the loop body
-        "load": [f"const float {name}_i = {name}[i];" for _, name in loads],
-        "sums": [(j, str(s)) for j, s in enumerate(reductions_by_sym) if s in used],
-    }
-
-
-def variant_context(op: Op, kv: KernelVariant) -> dict:
-    tensors = [(t.symbol, t.py_name) for t in kv.tensors]
-    fields = _fields(kv)
-    # element i of every operand is loaded into a local at the top of the loop: loads under a `?:` would be
-    # masked loads (the compiler may not read memory the program might not read), slow on some CPUs
-    names = {sym: f"{name}_i" for sym, name in tensors}
-    names.update({sym: f for _, f, sym in fields})
-    for s, _ in kv.reductions + kv.body:
-        names[s] = str(s)
-    pr = KernelCPrinter(names, last=kv.last)
-    body = [(str(s), pr.doprint(e)) for s, e in kv.body]
-    result = pr.doprint(kv.result)
-    reductions = [(str(s), pr.doprint(e)) for s, e in kv.reductions]
-    red_syms = [s for s, _ in kv.reductions]
-    finish_exprs = [e for _, e in kv.body] + [kv.result]
-    # the prelude is computed in phase 1, over the fields of `p`
-    pnames = {sym: f"p.{f}" for _, f, sym in fields}
-    ppr = KernelCPrinter(pnames)
-    suffix = ("__" + kv.suffix) if kv.suffix else ""
-    return {
-        "suffix": suffix,
-        "key": kv.key,
-        "fields": [(ctype, f) for ctype, f, _ in fields],
-        "fill": _fill(op, kv, ppr),
-        "tensors": [t.name for t in kv.tensors],
-        "body": body,
-        "result": result,
-        "reductions": reductions,
-        "finish": _function(finish_exprs, tensors, fields, red_syms, suffix),
-        "sum": _function([e for _, e in kv.reductions], tensors, fields, red_syms, suffix),
-        "dispatch": _dispatch(op, kv),
-    }
-
-
-def _fill(op: Op, kv: KernelVariant, ppr) -> list[str]:
-    """Phase 1's assignments of the kernel's constants: scalars (rounded to FLOAT), attributes, counts, prelude."""
-    lines = []
-    for p in kv.scalars:
-        if isinstance(p, Scalar):
-            lines.append(f"p.{p.py_name} = (float){value_var(p)};")
-        else:
-            lines.append(f"p.{p.py_name} = {p.name};")
-    for n in kv.numels:
-        lines.append(f"p.{numel_field(n)} = (float)opgen_numel({n});")
-    for s, e in kv.prelude:
-        lines.append(f"p.{s} = {ppr.doprint(e)};")
-    return lines
-
-
-def _dispatch(op: Op, kv: KernelVariant) -> str:
-    parts = []
-    for name, value in kv.key.items():
-        p = op.param(name)
-        if isinstance(p, Attr):
-            parts.append(name if value else f"!{name}")
-        else:
-            parts.append(f"{name} == NULL" if value == ABSENT else f"{name} != NULL")
-    return " && ".join(parts)   # "" for the only variant
-
-
-def sigmoid_helper() -> list[tuple[str, str]]:
-    """opgen_sigmoidf's body, printed from Sigmoid.stable_form."""
-    u = sympy.Symbol("u", real=True)
-    temps, (res,) = sympy.cse([Sigmoid.stable_form(u)], symbols=sympy.numbered_symbols("t"), order="canonical")
-    pr = KernelCPrinter({u: "u"})
-    return [(str(s), pr.doprint(e)) for s, e in temps] + [("return", pr.doprint(res))]
-
-
-# ---- phase 1 checks --------------------------------------------------------------------------------------------
-def check_lines(op: Op) -> list[str]:
-    """Phase 1's checks, one per codegen.checkplan step, in the order the Python checker runs them."""
-    lines = []
-    cond = KernelCPrinter({p.symbol: (value_var(p) if isinstance(p, Scalar) else p.name)
-                           for p in op.params if p.symbol is not None}, float_kernel=False)
-    for s in steps(op):
-        n, ref = s.param, s.ref
-        if s.kind == "not_null":
-            lines.append(f'OPGEN_TRY(opgen_check_not_null("{n}", {n}));')
-        elif s.kind == "convert":
-            p = op.param(n)
-            if isinstance(p, Scalar):
-                lines.append(f'OPGEN_TRY(opgen_check_scalar_value("{n}", {n}, &{value_var(p)}));')
-        elif s.kind == "dtype_supported":
-            lines.append(f'OPGEN_TRY(opgen_check_dtype_supported(OP, "{n}", {n}, &DTYPES_{n}));')
-        elif s.kind in ("dtype_same", "dtype_castable", "shape_same", "broadcastable"):
-            lines.append(f'OPGEN_TRY(opgen_check_{s.kind}("{ref}", {ref}, "{n}", {n}));')
-        elif s.kind in ("max_rank", "min_rank"):
-            lines.append(f'OPGEN_TRY(opgen_check_{s.kind}("{n}", {n}, {s.n}));')
-        elif s.kind in ("broadcast_to", "dim_in_range"):
-            lines.append(f'OPGEN_TRY(opgen_check_{s.kind}("{n}", {n}, "{ref}", {ref}));')
-        elif s.kind == "shape_is_broadcast":
-            names = ", ".join(f'"{o}"' for o in s.others)
-            ptrs = ", ".join(s.others)
-            lines += ["{",
-                      f"    static const char *const names[] = {{{names}}};",
-                      f"    const aclTensor *const operands[] = {{{ptrs}}};",
-                      f'    OPGEN_TRY(opgen_check_shape_is_broadcast("{n}", {n}, {len(s.others)}, names, operands));',
-                      "}"]
-        elif s.kind == "one_of":
-            values = ", ".join(str(v) for v in s.values)
-            lines += ["{",
-                      f"    static const int64_t values[] = {{{values}}};",
-                      f'    OPGEN_TRY(opgen_check_one_of("{n}", {n}, {len(s.values)}, values));',
-                      "}"]
-        elif s.kind == "requires":
-            r, p = s.rule, op.param(n)
-            kind = "f" if isinstance(p, Scalar) else ("b" if p.type == "bool" else "i")
-            value = value_var(p) if isinstance(p, Scalar) else n
-            text = condition_code(r.condition, op).replace('"', '\\"')
-            call = f'OPGEN_TRY(opgen_check_requires_{kind}("{n}", {cond.doprint(r.condition)}, "{text}", {value}));'
-            if r.when == sympy.true:
-                lines.append(call)
-            else:
-                lines += [f"if ({cond.doprint(r.when)})", f"    {call}"]
-        else:
-            raise TypeError(f"no C check for step {s.kind}")
-    return lines
-
-
-def dtype_tables(op: Op) -> list[tuple[str, list[tuple[str, list[str]]]]]:
-    """[(tensor, [(soc, [ACL enumerators])])] for every tensor a DtypeSupported rule checks."""
-    names = [s.param for s in steps(op) if s.kind == "dtype_supported"]
-    return [(n, [(soc, [DTYPES[d].acl_name for d in dts]) for soc, dts in op.dtypes_of(n).items()])
-            for n in names]
-
-
 # ---- files -----------------------------------------------------------------------------------------------------
 def render_header(op: Op, source_label: str) -> str:
     return render(TEMPLATES, "include/aclnnop/aclnn_op.h.jinja",
@@ -271,43 +73,24 @@ def render_header(op: Op, source_label: str) -> str:
 
 
 def render_source(op: Op, source_label: str) -> str:
-    k = lower(op)
-    variants = [variant_context(op, kv) for kv in k.variants]
-    uses_sigmoid = any(e.has(Sigmoid) for kv in k.variants
-                       for e in [kv.result] + [x for _, x in kv.body + kv.reductions])
+    ctx = opsource.context(op)
+    # the sigmoid helper where a kernel calls it, then each variant's kernel functions
+    functions = [render(TEMPLATES, "src/sigmoid.c.jinja", body=ctx["sigmoid"])] if ctx["sigmoid"] else []
+    functions += [render(TEMPLATES, ctx["kernel_template"], **v) for v in ctx["variants"]]
     return render(TEMPLATES, "src/aclnn_op.c.jinja",
                   preamble=preamble("//", source_label, "aclnn_op.c.jinja", "c"),
-                  op=op,
-                  header=header_name(op),
-                  tables=dtype_tables(op),
-                  variants=variants,
-                  rows=bool(op.reduce_dim),
-                  dim=op.reduce_dim,
-                  sigmoid=sigmoid_helper() if uses_sigmoid else None,
-                  scalars=[value_var(p) for p in op.params if isinstance(p, Scalar)],
-                  check_lines=check_lines(op),
+                  header=header_name(op), functions=functions,
                   phase1_signature=prototypes.phase1_prototype(op)[len("aclnnStatus "):],
                   phase2_signature=prototypes.phase2_prototype(op)[len("aclnnStatus "):],
-                  output=op.output.name,
-                  documented=[(f.when, condition_code(f.expr, op)) for f in op.formulas])
+                  **ctx)
 
 
-def op_files(op: Op, source_label: str) -> dict[str, str]:
-    """{path under c/: text} of one op."""
-    from .examples import example_path, example_source
+def op_sources(op: Op, source_label: str) -> dict[str, str]:
+    """{path under c/: text} of what one op adds to the library: its header and its source."""
     return {
         f"include/aclnnop/{header_name(op)}": render_header(op, source_label),
         f"src/{source_name(op)}": render_source(op, source_label),
-        example_path(op): example_source(op),
     }
 
 
-def generate(ops: dict, source_of) -> dict[str, str]:
-    """{path relative to generated/: text} of the C backend: the runtime, and per op header, source, example."""
-    files = {f"c/{path}": text for path, text in runtime_files().items()}
-    for op in ops.values():
-        files.update({f"c/{path}": text for path, text in op_files(op, source_of(op)).items()})
-    return files
-
-
-__all__ = ["generate", "op_files", "runtime_files", "header_name", "source_name"]
+__all__ = ["op_sources", "runtime_files", "header_name", "source_name"]

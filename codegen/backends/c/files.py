@@ -1,0 +1,21 @@
+"""Every file of generated/c/: the library's (`emit.py`) and the call examples (`examples.py`)."""
+from __future__ import annotations
+
+from codegen.spec import Op
+
+from .emit import op_sources, runtime_files
+from .examples import example_source
+from .names import example_path
+
+
+def op_files(op: Op, source_label: str) -> dict[str, str]:
+    """{path under c/: text} of one op: its header, its source and its call example."""
+    return {**op_sources(op, source_label), example_path(op): example_source(op)}
+
+
+def generate(ops: dict, source_of) -> dict[str, str]:
+    """{path relative to generated/: text} of the C backend: the runtime, and per op header, source, example."""
+    files = {f"c/{path}": text for path, text in runtime_files().items()}
+    for op in ops.values():
+        files.update({f"c/{path}": text for path, text in op_files(op, source_of(op)).items()})
+    return files
