@@ -208,5 +208,6 @@ def requires(name, ok: bool, condition: str, value):
 
 
 def known_product(product):
-    if product not in PRODUCTS:
+    """A product is a SoC string of codegen.spec.products; anything else (None, a list, bytes) is refused alike."""
+    if not isinstance(product, str) or product not in PRODUCTS:
         raise AclnnError(INVALID, None, f"unknown product {product!r} (known: {', '.join(PRODUCTS)})")

@@ -51,7 +51,15 @@ def _record(shape: tuple, byte_strides: tuple, item: int, acl: int):
     """(words, lo) of an array's OPGEN_ARG_TENSOR record for opgenCreateArgs (aclnn_base.h), all but the data
     address, or None when a stride is not a whole number of elements.  The address is the array's plus `lo`
     bytes (its lowest element: negative strides reach below the first one), and the record's offset is the
-    first element's distance from there.  Cached by layout: working it out took most of a tensor's cost per call."""
+    first element's distance from there.  Cached by layout: working it out took most of a tensor's cost per call.
+
+    The stride of a dimension of size 1, and every stride of an empty array, addresses nothing: it is written as
+    0, whatever its bytes (NumPy calls such an array contiguous even when those strides are not whole elements,
+    so no aligned copy would fix them)."""
+    if 0 in shape:
+        byte_strides = (0,) * len(shape)
+    else:
+        byte_strides = tuple(0 if d == 1 else b for d, b in zip(shape, byte_strides))
     strides = [s // item for s in byte_strides]
     if any(s * item != b for s, b in zip(strides, byte_strides)):
         return None
@@ -335,7 +343,8 @@ def make_kernel(op: Op, sanitize: bool | None = None, path=None):
         out = call.out
         writeable_out(name, out)
         target = out
-        if isinstance(out, np.ndarray) and (any(s % out.itemsize for s in out.strides) or not out.dtype.isnative):
+        if isinstance(out, np.ndarray) and (not out.dtype.isnative or
+                                            _record(out.shape, out.strides, out.itemsize, 0) is None):
             # C cannot address a byte-strided view, nor write another byte order: compute aside, copy back
             target = np.empty(out.shape, out.dtype.newbyteorder("="))
         try:
