@@ -10,13 +10,15 @@ import ml_dtypes  # noqa: F401  (registers bfloat16 with NumPy)
 import numpy as np
 
 from codegen.errors import AclnnError
-from codegen.spec.dtypes import BY_NUMPY, DType
+from codegen.spec.dtypes import BY_NUMPY, DTYPES, DType
 from codegen.spec.products import PRODUCTS
 from codegen.spec.rules import ACLNN_ERR_PARAM_INVALID as INVALID
 from codegen.spec.rules import ACLNN_ERR_PARAM_NULLPTR as NULLPTR
 
+from .formats import format_of
 
-_BY_DTYPE = {np.dtype(name): d for name, d in BY_NUMPY.items()}
+
+_BY_DTYPE = {d.numpy_dtype(): d for d in DTYPES.values() if d.numpy is not None}
 
 
 class Allocate:
@@ -114,6 +116,16 @@ def dtype_castable(src_name, src, name, value):
     if a is None or b is None or not (a.is_float and b.is_float):
         raise AclnnError(INVALID, name, f"{name}'s dtype {dtype_name(value)} cannot be cast to from {src_name}'s "
                                         f"dtype {dtype_name(src)}")
+
+
+# ---- format ------------------------------------------------------------------------------------------------
+def format_same(ref_name, ref, name, value):
+    """Formats are labels (codegen.runtime.formats); an output the kernel allocates takes the one required."""
+    if not _concrete(ref) or not _concrete(value):
+        return
+    a, b = format_of(ref), format_of(value)
+    if a != b:
+        raise AclnnError(INVALID, name, f"{name} must have the format of {ref_name}: got {b}, {ref_name} is {a}")
 
 
 # ---- shape -------------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@
 Backward of the Softshrink function.
 
 Documented backward (gradInput for one element; symbols are parameter names):
-    Piecewise((gradOutput, (lambd < self) | (lambd < -self)), (0, True))
+    Piecewise((gradOutput, (lambda < self) | (lambda < -self)), (0, True))
 
 Computed in FLOAT (float32) from the stabilised, CSE'd form of that formula and rounded once to the output
 dtype (round to nearest even).  `check()` runs the phase-1 argument rules in order.
@@ -45,7 +45,7 @@ def check(grad_output, self, lambd, out, product):
     """
     _chk.not_null("gradOutput", grad_output)
     _chk.not_null("self", self)
-    _chk.not_null("lambd", lambd)
+    _chk.not_null("lambda", lambd)
     _chk.not_null("gradInput", out)
     _chk.dtype_supported(OP, "gradOutput", grad_output, product, DTYPES["gradOutput"])
     _chk.dtype_supported(OP, "self", self, product, DTYPES["self"])
@@ -57,8 +57,8 @@ def check(grad_output, self, lambd, out, product):
     _chk.max_rank("gradInput", out, 8)
     _chk.broadcastable("gradOutput", grad_output, "self", self)
     _chk.shape_is_broadcast("gradInput", out, "gradOutput", grad_output, "self", self)
-    lambd = _chk.scalar_value("lambd", lambd)
-    _chk.requires("lambd", bool((lambd >= 0)), "lambd >= 0", lambd)
+    lambd = _chk.scalar_value("lambda", lambd)
+    _chk.requires("lambda", bool((lambd >= 0)), "lambda >= 0", lambd)
     return {"lambd": lambd}
 
 

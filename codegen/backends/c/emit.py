@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from codegen.spec import DEFAULT_PRODUCT, DTYPES, PRODUCTS, Op
+from codegen.spec.formats import FORMATS, acl_name as format_acl_name
 from codegen.spec.rules import STATUS_NAMES
 from codegen.template_util import preamble, render
 
@@ -16,17 +17,15 @@ TEMPLATES = Path(__file__).parent / "templates"
 RUNTIME_DIR = Path(__file__).parent / "runtime"   # runtime files with nothing to fill in: copied as they are
 MAX_DIMS = 16
 # opgenCreateArgs's record kinds (aclnn_base.h), which the Python binding writes
-ARG_KINDS = {"OPGEN_ARG_NULL": 0, "OPGEN_ARG_TENSOR": 1, "OPGEN_ARG_SCALAR": 2}
+ARG_KINDS = {"OPGEN_ARG_NULL": 0, "OPGEN_ARG_TENSOR": 1, "OPGEN_ARG_SCALAR": 2, "OPGEN_ARG_TENSOR_FORMAT": 3}
 
 # The shared runtime: template -> generated path (relative to generated/c/); and the files of runtime/, which
 # are copied to the same path under generated/c/.
 RUNTIME = {
     "include/acl/acl_base.h.jinja": "include/acl/acl_base.h",
-    "include/acl/acl_rt.h.jinja": "include/acl/acl_rt.h",
     "include/aclnn/acl_meta.h.jinja": "include/aclnn/acl_meta.h",
     "include/aclnn/aclnn_base.h.jinja": "include/aclnn/aclnn_base.h",
     "src/opgen_runtime.h.jinja": "src/opgen_runtime.h",
-    "src/opgen_runtime.c.jinja": "src/opgen_runtime.c",
     "src/opgen_tables.c.jinja": "src/opgen_tables.c",
 }
 
@@ -48,13 +47,20 @@ def _comment(path: str) -> str:
 
 def runtime_files(source: str = "codegen/backends/c/templates") -> dict[str, str]:
     """{path under c/: text} of the runtime shared by every op."""
+    dtypes = [("ACL_DT_UNDEFINED", -1)] + [(d.acl_name, d.acl) for d in DTYPES.values()]
     context = {
-        "dtypes": list(DTYPES.values()),
+        "dtypes": dtypes,
+        "dtype_names": [(d.acl_name, d.name) for d in DTYPES.values()],
+        "dtype_sizes": [(d.acl_name, d.size) for d in DTYPES.values() if d.bits],
+        "float_dtypes": [d.acl_name for d in DTYPES.values() if d.is_float],
+        "formats": [(format_acl_name(f), v) for f, v in FORMATS.items()],
+        "format_names": [(format_acl_name(f), f) for f in FORMATS],
         "socs": list(PRODUCTS),
+        "known_socs": ", ".join(PRODUCTS),
         "default_soc": DEFAULT_PRODUCT,
         "statuses": [(name, code) for code, name in STATUS_NAMES.items()],
         "max_dims": MAX_DIMS,
-        "arg_kinds": list(ARG_KINDS.items()),
+        "arg_kinds": ", ".join(f"{name} = {code}" for name, code in ARG_KINDS.items()),
     }
     out = copied_files()
     for template, path in RUNTIME.items():
@@ -64,12 +70,15 @@ def runtime_files(source: str = "codegen/backends/c/templates") -> dict[str, str
 
 
 # ---- files -----------------------------------------------------------------------------------------------------
-def render_header(op: Op, source_label: str) -> str:
+def render_header(ops: list[Op], source_label: str) -> str:
+    """include/aclnnop/<file>: the prototypes of `ops`, the ops CANN declares in that one file (usually one)."""
+    file = header_name(ops[0])
+    apis = [{"name": op.name, "description": op.description.en, "phase1": prototypes.phase1_prototype(op) + ";",
+             "phase2": prototypes.phase2_prototype(op) + ";"} for op in ops]
     return render(TEMPLATES, "include/aclnnop/aclnn_op.h.jinja",
                   preamble=preamble("//", source_label, "aclnn_op.h.jinja", "c"),
-                  op=op, guard=f"OPGEN_ACLNNOP_ACLNN_{op.snake_name.upper()}_H_",
-                  phase1=prototypes.phase1_prototype(op) + ";",
-                  phase2=prototypes.phase2_prototype(op) + ";")
+                  file=file, guard="OPGEN_ACLNNOP_" + file.upper().replace(".", "_") + "_",
+                  summary=" and ".join(op.name for op in ops), apis=apis)
 
 
 def render_source(op: Op, source_label: str) -> str:
@@ -88,7 +97,7 @@ def render_source(op: Op, source_label: str) -> str:
 def op_sources(op: Op, source_label: str) -> dict[str, str]:
     """{path under c/: text} of what one op adds to the library: its header and its source."""
     return {
-        f"include/aclnnop/{header_name(op)}": render_header(op, source_label),
+        f"include/aclnnop/{header_name(op)}": render_header([op], source_label),
         f"src/{source_name(op)}": render_source(op, source_label),
     }
 

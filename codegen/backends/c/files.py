@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from codegen.spec import Op
 
-from .emit import op_sources, runtime_files
+from .emit import op_sources, render_header, runtime_files
 from .examples import example_source
-from .names import example_path
+from .names import example_path, header_name
 
 
 def op_files(op: Op, source_label: str) -> dict[str, str]:
@@ -18,4 +18,11 @@ def generate(ops: dict, source_of) -> dict[str, str]:
     files = {f"c/{path}": text for path, text in runtime_files().items()}
     for op in ops.values():
         files.update({f"c/{path}": text for path, text in op_files(op, source_of(op)).items()})
+    # ops that CANN declares in one header (aclnnGeGluBackward, aclnnGeGluV3Backward) share it here too
+    shared: dict[str, list] = {}
+    for op in ops.values():
+        shared.setdefault(header_name(op), []).append(op)
+    for file, group in shared.items():
+        if len(group) > 1:
+            files[f"c/include/aclnnop/{file}"] = render_header(group, ", ".join(source_of(op) for op in group))
     return files

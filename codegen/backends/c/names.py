@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from codegen.spec import Op
 
+from .cann import header_file
+
 
 def header_name(op: Op) -> str:
-    return f"aclnn_{op.snake_name}.h"
+    """The op's header under include/aclnnop/, named as CANN names it (aclnn_logsigmoid_backward.h)."""
+    return header_file(op.name, op.snake_name)
 
 
 def source_name(op: Op) -> str:

@@ -200,7 +200,7 @@ def check_lines(op: Op) -> list[str]:
                 lines.append(f'OPGEN_TRY(opgen_check_scalar_value("{n}", {n}, &{value_var(p)}));')
         elif s.kind == "dtype_supported":
             lines.append(f'OPGEN_TRY(opgen_check_dtype_supported(OP, "{n}", {n}, &DTYPES_{n}));')
-        elif s.kind in ("dtype_same", "dtype_castable", "shape_same", "broadcastable"):
+        elif s.kind in ("dtype_same", "dtype_castable", "format_same", "shape_same", "broadcastable"):
             lines.append(f'OPGEN_TRY(opgen_check_{s.kind}("{ref}", {ref}, "{n}", {n}));')
         elif s.kind in ("max_rank", "min_rank"):
             lines.append(f'OPGEN_TRY(opgen_check_{s.kind}("{n}", {n}, {s.n}));')

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "aclnnop/aclnn_log_sigmoid_backward.h"
+#include "aclnnop/aclnn_logsigmoid_backward.h"
 #include "opgen_chunks.h"
 #include "opgen_math.h"
 #include "opgen_runtime.h"

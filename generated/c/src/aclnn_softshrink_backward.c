@@ -2,7 +2,7 @@
 /* aclnnSoftshrinkBackward — Backward of the Softshrink function.
  *
  * Documented backward (gradInput for one element; symbols are parameter names):
- *   Piecewise((gradOutput, (lambd < self) | (lambd < -self)), (0, True))
+ *   Piecewise((gradOutput, (lambda < self) | (lambda < -self)), (0, True))
  *
  * The kernels compute its stabilised, CSE'd form in FLOAT, over contiguous FLOAT blocks that opgen_loops.c
  * feeds from any layout and dtype; results are rounded once to the output dtype.  Phase 1 runs the checks of
@@ -90,17 +90,17 @@ static void block_chunked(int64_t n, const opgen_src *in, opgen_dst out, const v
 aclnnStatus aclnnSoftshrinkBackwardGetWorkspaceSize(
     const aclTensor  *gradOutput,
     const aclTensor  *self,
-    const aclScalar  *lambd,
+    const aclScalar  *lambda,
     aclTensor        *gradInput,
     uint64_t         *workspaceSize,
     aclOpExecutor   **executor)
 {
     OPGEN_TRY(opgen_check_not_null("workspaceSize", workspaceSize));
     OPGEN_TRY(opgen_check_not_null("executor", executor));
-    double lambd_value = 0.0;
+    double lambda_value = 0.0;
     OPGEN_TRY(opgen_check_not_null("gradOutput", gradOutput));
     OPGEN_TRY(opgen_check_not_null("self", self));
-    OPGEN_TRY(opgen_check_not_null("lambd", lambd));
+    OPGEN_TRY(opgen_check_not_null("lambda", lambda));
     OPGEN_TRY(opgen_check_not_null("gradInput", gradInput));
     OPGEN_TRY(opgen_check_dtype_supported(OP, "gradOutput", gradOutput, &DTYPES_gradOutput));
     OPGEN_TRY(opgen_check_dtype_supported(OP, "self", self, &DTYPES_self));
@@ -116,14 +116,14 @@ aclnnStatus aclnnSoftshrinkBackwardGetWorkspaceSize(
         const aclTensor *const operands[] = {gradOutput, self};
         OPGEN_TRY(opgen_check_shape_is_broadcast("gradInput", gradInput, 2, names, operands));
     }
-    OPGEN_TRY(opgen_check_scalar_value("lambd", lambd, &lambd_value));
-    OPGEN_TRY(opgen_check_requires_f("lambd", (lambd_value >= 0), "lambd >= 0", lambd_value));
+    OPGEN_TRY(opgen_check_scalar_value("lambda", lambda, &lambda_value));
+    OPGEN_TRY(opgen_check_requires_f("lambda", (lambda_value >= 0), "lambda >= 0", lambda_value));
 
     opgen_call call;
     memset(&call, 0, sizeof call);
     Params p;
     memset(&p, 0, sizeof p);
-    p.lambd = (float)lambd_value;
+    p.lambd = (float)lambda_value;
     opgen_call_input(&call, gradOutput);
     opgen_call_input(&call, self);
     opgen_call_output(&call, gradInput);
@@ -134,10 +134,10 @@ aclnnStatus aclnnSoftshrinkBackwardGetWorkspaceSize(
 
 /* ---- phase 2 ---- */
 aclnnStatus aclnnSoftshrinkBackward(
-    void          *workspace,
-    uint64_t       workspaceSize,
-    aclOpExecutor *executor,
-    aclrtStream    stream)
+    void              *workspace,
+    uint64_t           workspaceSize,
+    aclOpExecutor     *executor,
+    const aclrtStream  stream)
 {
     return opgen_phase2(OP, workspace, workspaceSize, executor, stream);
 }

@@ -30,7 +30,7 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context)
     const gert::StorageShape* shape = context->GetInputShape(0);
     const uint64_t totalLength = shape->GetStorageShape().GetShapeSize();
     const auto* attrs = context->GetAttrs();
-    const float lambd = *attrs->GetAttrPointer<float>(0);
+    const float lambda = *attrs->GetAttrPointer<float>(0);
     const uint64_t rowLength = totalLength;  // elementwise: one "row"
 
     uint32_t variant = 0;
@@ -49,7 +49,7 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context)
     if (!ComputeTiling(variant, totalLength, rowLength, coreNum, ubSize, inBytes, outBytes, tiling)) {
         return ge::GRAPH_FAILED;
     }
-    FillScalars(variant, tiling, lambd);
+    FillScalars(variant, tiling, lambda);
     context->SetBlockDim(tiling.get_usedCores());
     context->SetTilingKey(TilingKey(variant, inCode, outCode));
     tiling.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());
@@ -104,7 +104,7 @@ public:
             .ParamType(REQUIRED)
             .DataType({ge::DT_FLOAT16, ge::DT_FLOAT})
             .Format({ge::FORMAT_ND, ge::FORMAT_ND});
-        this->Attr("lambd").AttrType(REQUIRED).Float();
+        this->Attr("lambda").AttrType(REQUIRED).Float();
 
         this->SetInferShape(ge::InferShape).SetInferDataType(ge::InferDataType);
         this->AICore().SetTiling(optiling::TilingFunc);

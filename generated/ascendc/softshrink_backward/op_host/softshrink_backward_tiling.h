@@ -21,7 +21,7 @@ BEGIN_TILING_DATA_DEF(SoftshrinkBackwardTilingData)
     TILING_DATA_FIELD_DEF(uint32_t, lastBlockLength);
     TILING_DATA_FIELD_DEF(uint32_t, tileLength);
     TILING_DATA_FIELD_DEF(uint32_t, ubBytes);
-    TILING_DATA_FIELD_DEF(float, lambd);
+    TILING_DATA_FIELD_DEF(float, lambda);
 END_TILING_DATA_DEF;
 
 REGISTER_TILING_DATA_CLASS(SoftshrinkBackward, SoftshrinkBackwardTilingData)
@@ -82,10 +82,10 @@ inline bool ComputeTiling(uint32_t variant, uint64_t totalLength, uint64_t rowLe
 }
 
 // The scalars the kernel reads, rounded to FLOAT once; `c*` are the spec's hoisted scalar subexpressions.
-inline void FillScalars(uint32_t variant, SoftshrinkBackwardTilingData& tiling, float lambd)
+inline void FillScalars(uint32_t variant, SoftshrinkBackwardTilingData& tiling, float lambda)
 {
     if (variant == 0) {  // the only variant
-        tiling.set_lambd(lambd);
+        tiling.set_lambda(lambda);
     }
 }
 

@@ -4,7 +4,7 @@
 // Backward of the Softshrink function.
 //
 // Documented backward (gradInput for one element):
-//     Piecewise((gradOutput, (lambd < self) | (lambd < -self)), (0, True))
+//     Piecewise((gradOutput, (lambda < self) | (lambda < -self)), (0, True))
 //
 // Each core takes a contiguous share of the elements (32-byte aligned, the last core the uneven tail)
 // and streams it through UB in tiles: CopyIn (GM -> VECIN queues) -> Compute (vector instructions, in FLOAT) ->
@@ -101,7 +101,7 @@ class KernelSoftshrinkBackward {
 public:
     __aicore__ inline KernelSoftshrinkBackward() {}
 
-    __aicore__ inline void Init(GM_ADDR gradOutput, GM_ADDR self, GM_ADDR gradInput, uint32_t blockLength, uint32_t lastBlockLength, uint32_t tileLength, uint32_t floatSlots, float lambd)
+    __aicore__ inline void Init(GM_ADDR gradOutput, GM_ADDR self, GM_ADDR gradInput, uint32_t blockLength, uint32_t lastBlockLength, uint32_t tileLength, uint32_t floatSlots, float lambda)
     {
         const uint32_t block = static_cast<uint32_t>(GetBlockIdx());
         const bool lastCore = block + 1 == static_cast<uint32_t>(GetBlockNum());
@@ -117,7 +117,7 @@ public:
         pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength * sizeof(TOut));
         pipe_.InitBuffer(floatBuf_, floatSlots * tileLength * sizeof(float));
         pipe_.InitBuffer(maskBuf_, 1 * (tileLength / 8));  // 1 bit mask(s) of one tile
-        lambd_ = lambd;
+        lambda_ = lambda;
     }
 
     __aicore__ inline void Process()
@@ -156,7 +156,7 @@ private:
         LocalTensor<float> f0 = slots[0 * tileLength_];
         LocalTensor<uint8_t> m0 = maskBuf_.Get<uint8_t>()[0 * (tileLength_ / 8)];
         Abs(f0, self, calc);
-        CompareScalar(m0, f0, lambd_, CMPMODE::GT, calc);
+        CompareScalar(m0, f0, lambda_, CMPMODE::GT, calc);
         Select(res, m0, gradOutput, 0.0F, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
         FromFloat(outTile, res, calc);
         outQueue_.EnQue(outTile);
@@ -182,7 +182,7 @@ private:
     GlobalTensor<TOut> gradInputGm_;
     uint32_t length_ = 0;
     uint32_t tileLength_ = 0;
-    float lambd_ = 0.0F;
+    float lambda_ = 0.0F;
 };
 
 extern "C" __global__ __aicore__ void softshrink_backward(GM_ADDR gradOutput, GM_ADDR self, GM_ADDR gradInput, GM_ADDR workspace, GM_ADDR tiling)
@@ -190,12 +190,12 @@ extern "C" __global__ __aicore__ void softshrink_backward(GM_ADDR gradOutput, GM
     GET_TILING_DATA(tilingData, tiling);
     if (TILING_KEY_IS(111)) {  // the only variant; FLOAT16 in, FLOAT16 out
         KernelSoftshrinkBackward<half, half> op;
-        op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.lambd);
+        op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.lambda);
         op.Process();
     }
     if (TILING_KEY_IS(100)) {  // the only variant; FLOAT in, FLOAT out
         KernelSoftshrinkBackward<float, float> op;
-        op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.lambd);
+        op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.lambda);
         op.Process();
     }
 }

@@ -22,7 +22,7 @@ int main(int argc, char** argv)
         if (!optiling::ComputeTiling(variant, total, rq.Int("row"), product.cores, product.ubBytes, inType.bytes, outType.bytes, tiling)) {
             AscendC::sim::Fail("tiling", "ComputeTiling refused the launch (empty, too long, or no tile fits the UB)");
         }
-        optiling::FillScalars(variant, tiling, rq.Float("lambd"));
+        optiling::FillScalars(variant, tiling, rq.Float("lambda"));
         AscendC::sim::SetTilingKey(optiling::TilingKey(variant, inType.code, outType.code));
 
         GM_ADDR gm_gradOutput = rq.Input("gradOutput", total * inType.bytes);
