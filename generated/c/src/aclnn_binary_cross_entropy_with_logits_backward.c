@@ -298,7 +298,8 @@ aclnnStatus aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(
     OPGEN_TRY(opgen_check_dtype_supported(OP, "posWeightOptional", posWeightOptional, &DTYPES_posWeightOptional));
     OPGEN_TRY(opgen_check_dtype_supported(OP, "out", out, &DTYPES_out));
     OPGEN_TRY(opgen_check_dtype_same("target", target, "out", out));
-    OPGEN_TRY(opgen_check_min_rank("self", self, 1));
+    OPGEN_TRY(opgen_check_format_same("self", self, "target", target));
+    OPGEN_TRY(opgen_check_format_same("self", self, "out", out));
     OPGEN_TRY(opgen_check_max_rank("gradOutput", gradOutput, 8));
     OPGEN_TRY(opgen_check_max_rank("self", self, 8));
     OPGEN_TRY(opgen_check_max_rank("target", target, 8));

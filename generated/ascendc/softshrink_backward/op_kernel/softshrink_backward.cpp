@@ -193,9 +193,54 @@ extern "C" __global__ __aicore__ void softshrink_backward(GM_ADDR gradOutput, GM
         op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.lambda);
         op.Process();
     }
+    if (TILING_KEY_IS(110)) {  // the only variant; FLOAT16 in, FLOAT out
+        KernelSoftshrinkBackward<half, float> op;
+        op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.lambda);
+        op.Process();
+    }
+    if (TILING_KEY_IS(101)) {  // the only variant; FLOAT in, FLOAT16 out
+        KernelSoftshrinkBackward<float, half> op;
+        op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.lambda);
+        op.Process();
+    }
     if (TILING_KEY_IS(100)) {  // the only variant; FLOAT in, FLOAT out
         KernelSoftshrinkBackward<float, float> op;
         op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.lambda);
         op.Process();
     }
+#if __CCE_AICORE__ == 220
+    if (TILING_KEY_IS(112)) {  // the only variant; FLOAT16 in, BFLOAT16 out
+        KernelSoftshrinkBackward<half, bfloat16_t> op;
+        op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.lambda);
+        op.Process();
+    }
+#endif
+#if __CCE_AICORE__ == 220
+    if (TILING_KEY_IS(102)) {  // the only variant; FLOAT in, BFLOAT16 out
+        KernelSoftshrinkBackward<float, bfloat16_t> op;
+        op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.lambda);
+        op.Process();
+    }
+#endif
+#if __CCE_AICORE__ == 220
+    if (TILING_KEY_IS(121)) {  // the only variant; BFLOAT16 in, FLOAT16 out
+        KernelSoftshrinkBackward<bfloat16_t, half> op;
+        op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.lambda);
+        op.Process();
+    }
+#endif
+#if __CCE_AICORE__ == 220
+    if (TILING_KEY_IS(120)) {  // the only variant; BFLOAT16 in, FLOAT out
+        KernelSoftshrinkBackward<bfloat16_t, float> op;
+        op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.lambda);
+        op.Process();
+    }
+#endif
+#if __CCE_AICORE__ == 220
+    if (TILING_KEY_IS(122)) {  // the only variant; BFLOAT16 in, BFLOAT16 out
+        KernelSoftshrinkBackward<bfloat16_t, bfloat16_t> op;
+        op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.lambda);
+        op.Process();
+    }
+#endif
 }
