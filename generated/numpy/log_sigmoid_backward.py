@@ -30,6 +30,12 @@ DTYPES = {
         "ascend910b": ["FLOAT16", "FLOAT", "BFLOAT16"],
         "ascend910_93": ["FLOAT16", "FLOAT", "BFLOAT16"],
     },
+    "buffer": {
+        "ascend910": ["FLOAT16", "FLOAT"],
+        "ascend310p": ["FLOAT16", "FLOAT"],
+        "ascend910b": ["FLOAT16", "FLOAT", "BFLOAT16"],
+        "ascend910_93": ["FLOAT16", "FLOAT", "BFLOAT16"],
+    },
     "gradInput": {
         "ascend910": ["FLOAT16", "FLOAT"],
         "ascend310p": ["FLOAT16", "FLOAT"],
@@ -55,6 +61,7 @@ def check(grad_output, self, buffer, out, product):
     _chk.dtype_supported(OP, "gradInput", out, product, DTYPES["gradInput"])
     _chk.dtype_same("gradOutput", grad_output, "self", self)
     _chk.dtype_same("gradOutput", grad_output, "gradInput", out)
+    _chk.dtype_supported(OP, "buffer", buffer, product, DTYPES["buffer"])
     _chk.max_rank("gradOutput", grad_output, 16)
     _chk.max_rank("self", self, 16)
     _chk.max_rank("buffer", buffer, 16)
