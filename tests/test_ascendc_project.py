@@ -13,7 +13,8 @@ import pytest
 import codegen
 from codegen.backends.ascendc import tiling as T
 from codegen.backends.ascendc.binding import project, run_kernel
-from codegen.backends.ascendc.emit import DTYPE_BYTES, plan
+from codegen.backends.ascendc.plan import DTYPE_BYTES, plan
+from codegen.backends.ascendc.socs import tiling_ub
 from codegen.backends.numpy import load_module
 from codegen.runtime.checks import Allocate
 from codegen.spec import PRODUCTS
@@ -80,10 +81,10 @@ def test_the_kernel_runs_the_python_tiling_within_the_ub(name, product):
         report = {}
         run_kernel(op, p, kw, (n,), "FLOAT", product, report=report)
         v = next(x for x in p.variants if x.index == report["tilingKey"] // 100 - 1)
-        want = T.evaluate(v.layout, n, n, prod.cores, prod.ub_bytes, 4, 4)
+        want = T.evaluate(v.layout, n, n, prod.cores, tiling_ub(product), 4, 4)
         for f in T.fields(v.layout):
             assert report[f] == want[f], f
-        assert report["ubPeak"] == want["ubBytes"] <= prod.ub_bytes
+        assert report["ubPeak"] == want["ubBytes"] <= tiling_ub(product)
         assert report["blocksRun"] == want["usedCores"] <= prod.cores
         if n == 4097 and not p.rows:
             assert want["usedCores"] > prod.cores // 2 and want["lastBlockLength"] < want["blockLength"]  # uneven tail
@@ -98,8 +99,8 @@ def test_tiling_never_exceeds_the_ub():
                     if not v.layout.rows:
                         row = n
                     for b in ((4, 4), (2, 2), (2, 4), (4, 2)):
-                        t = T.evaluate(v.layout, n, row, prod.cores, prod.ub_bytes, *b)
-                        assert t["ubBytes"] <= prod.ub_bytes and t["tileLength"] % T.TILE_ALIGN == 0
+                        t = T.evaluate(v.layout, n, row, prod.cores, tiling_ub(soc), *b)
+                        assert t["ubBytes"] <= tiling_ub(soc) and t["tileLength"] % T.TILE_ALIGN == 0
 
 
 def _unsupported_calls() -> list:

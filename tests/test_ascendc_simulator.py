@@ -14,7 +14,7 @@ import pytest
 import codegen
 from codegen.backends.ascendc import SimulatorError, build
 from codegen.backends.ascendc.binding import raise_for, run_kernel
-from codegen.backends.ascendc.emit import ARCH, plan
+from codegen.backends.ascendc.plan import ARCH, plan
 
 KERNELS = r'''
 #include <iostream>
@@ -44,6 +44,13 @@ extern "C" __global__ __aicore__ void probe(GM_ADDR x, GM_ADDR y, GM_ADDR modePt
         return;
     }
     if (mode == "deque-empty") { LocalTensor<float> t = in.DeQue<float>(); in.FreeTensor(t); return; }
+    if (mode == "scalar-store" || mode == "scalar-store-flushed" || mode == "shared-line") {
+        // each block writes one element by a scalar store: its own 64-byte line, or (shared-line) a neighbour's
+        GlobalTensor<float> mine = yGm[GetBlockIdx() * (mode == "shared-line" ? 1 : 16)];
+        mine.SetValue(0, 1.0F);
+        if (mode != "scalar-store") DataCacheCleanAndInvalid<float, CacheLine::SINGLE_CACHE_LINE>(mine);
+        return;
+    }
     LocalTensor<float> a = in.AllocTensor<float>();
     if (mode == "pad") {
         DataCopyPad(a, xGm, DataCopyExtParams{1, static_cast<uint32_t>(n * sizeof(float)), 0, 0, 0},
@@ -59,6 +66,13 @@ extern "C" __global__ __aicore__ void probe(GM_ADDR x, GM_ADDR y, GM_ADDR modePt
     if (mode == "compare") {
         LocalTensor<uint8_t> m = c.ReinterpretCast<uint8_t>();
         CompareScalar(m, b, 0.0F, CMPMODE::GT, 48);  // 192 bytes: not a whole 256-byte block
+    }
+    if (mode == "compare-scalar") CompareScalar(c.ReinterpretCast<uint8_t>(), b, 0.0F, CMPMODE::GT, 64);
+    if (mode == "select-2") Select(c, b.ReinterpretCast<uint8_t>(), b, b, SELMODE::VSEL_TENSOR_TENSOR_MODE, 64);
+    if (mode == "select-1") Select(c, b.ReinterpretCast<uint8_t>(), b, 0.0F, SELMODE::VSEL_TENSOR_SCALAR_MODE, 64);
+    if (mode == "cast-rint") {
+        LocalTensor<half> h = c.ReinterpretCast<half>();
+        Cast(h, b, RoundMode::CAST_RINT, 64);
     }
     Muls(c, b, 1.0F, n);
     out.EnQue(c);
@@ -134,12 +148,73 @@ def test_datacopy_rounds_down_to_32_bytes_silently(probe):
     ("ascend910b", "double-free", 16, 1024, "queue"),
     ("ascend910b", "use-after-enque", 16, 1024, "queue"),
     ("ascend910", "gm-bounds", 16, 1024, "gm-bounds"),
+    # what the product's API does not have (socs.py), refused as CANN's CPU-debug build refuses it
+    ("ascend910", "compare-scalar", 64, 1024, "not-supported"),
+    ("ascend910", "select-2", 64, 1024, "not-supported"),
+    ("ascend910", "select-1", 64, 1024, "not-supported"),
+    ("ascend910", "cast-rint", 64, 1024, "not-supported"),
+    ("ascend310p", "cast-rint", 64, 1024, "not-supported"),
+    # Select modes 1/2 use the API's scratch at TMP_UB_OFFSET (184 KB on A2, 248 KB on the inference series)
+    ("ascend910b", "select-2", 64, 93 * 1024, "ub-reserved"),
+    ("ascend310p", "select-1", 64, 125 * 1024, "ub-reserved"),
+    # scalar stores to GM go through the data cache: flushed before the core ends, never a line of another core
+    ("ascend310p", "scalar-store", 16, 1024, "dcache"),
+    ("ascend910b", "scalar-store", 16, 1024, "dcache"),
 ])
 def test_each_hardware_rule_raises(probe, product, mode, n, ub, rule):
     with pytest.raises(SimulatorError) as info:
         probe(product, mode, n=n, ub=ub)
     assert info.value.rule == rule, info.value
     assert info.value.message
+
+
+@pytest.mark.parametrize("product, mode", [("ascend910b", "select-2"), ("ascend310p", "select-1"),
+                                           ("ascend910b", "compare-scalar"), ("ascend910b", "cast-rint")])
+def test_what_a_product_has_runs(probe, product, mode):
+    probe(product, mode, n=64, ub=92 * 1024)   # two 92 KB buffers end below TMP_UB_OFFSET (184 KB)
+
+
+def test_scalar_stores_of_two_cores_in_one_cache_line_are_caught(probe):
+    probe("ascend310p", "scalar-store-flushed", n=64, blocks=4)   # each core its own 64-byte line: fine
+    with pytest.raises(SimulatorError) as info:
+        probe("ascend310p", "shared-line", n=64, blocks=4)         # neighbours 4 bytes apart
+    assert info.value.rule == "cache-line"
+
+
+def test_the_simulator_models_the_socs_rules():
+    """The simulator's product table (opgen_sim/state.h) says what codegen/backends/ascendc/socs.py says."""
+    import re
+    from codegen.backends.ascendc import socs
+    text = (build.SIMULATOR / "opgen_sim" / "state.h").read_text()
+    rows = re.findall(r'\{"(\w+)", (\d+) \* 1024, (\d+) \* 1024, \d+, (\w+), (\w+), (\d+), (\w+), (\w+), (\w+)\}', text)
+    assert {r[0] for r in rows} == set(socs.SOC_ARCH)
+    for soc, ub, tmp, pad, bf16, aicore, cmps, sel12, rint in rows:
+        a = socs.arch_of(soc)
+        assert (int(ub) * 1024, int(tmp) * 1024, int(aicore)) == (a.ub_bytes, a.tmp_ub_offset, a.aicore), soc
+        assert (pad, bf16, cmps, sel12) == tuple(str(x).lower() for x in (a.data_copy_pad, a.bf16, a.compare_scalar,
+                                                                         2 in a.select_modes)), soc
+        assert rint == str(a.cast_round["FLOAT16"] == "CAST_RINT").lower(), soc
+
+
+def test_elu_is_right_where_select_scratch_would_overlap_the_tiles():
+    """ELU on ascend910b: tiles of more than 184 KB reached into Select's scratch at TMP_UB_OFFSET for
+    n > 225,280 elements (the mask was overwritten).  The tiling now stops below it; values must match NumPy."""
+    from codegen.backends.ascendc.socs import tiling_ub
+    name = "elu_backward"
+    rng = np.random.default_rng(3)
+    n = 300_001
+    x = rng.uniform(-3, 3, n).astype(np.float32)
+    g = rng.uniform(-1, 1, n).astype(np.float32)
+    kw = dict(grad_output=g, alpha=1.0, scale=1.0, input_scale=1.0, is_result=False, self_or_result=x)
+    report = {}
+    op = codegen.load_specs()[name]
+    from codegen.backends.numpy import load_module
+    from codegen.runtime.checks import Allocate
+    call = {**kw, **load_module(op).check(g, 1.0, 1.0, 1.0, False, x, Allocate("FLOAT"), "ascend910b")}
+    got = run_kernel(op, plan(op), call, (n,), "FLOAT", "ascend910b", report=report)
+    assert report["ubPeak"] <= tiling_ub("ascend910b") == 184 * 1024
+    want = codegen.kernel(name)(**kw, product="ascend910b")
+    np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-30)
 
 
 def test_a_binary_refuses_a_product_of_another_architecture(probe):

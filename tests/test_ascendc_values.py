@@ -18,7 +18,8 @@ import pytest
 import codegen
 from codegen.backends import ascendc
 from codegen.backends.ascendc import tiling as T
-from codegen.backends.ascendc.emit import DTYPE_BYTES, combos, plan
+from codegen.backends.ascendc.plan import DTYPE_BYTES, combos, plan
+from codegen.backends.ascendc.socs import tiling_ub
 from codegen.backends.ascendc.binding import build_job
 from codegen.spec import PRODUCTS
 from codegen.spec.params import FORWARD_OUTPUT
@@ -43,7 +44,8 @@ def binaries():
 def _tile(op, kv_index, soc, din, dout):
     lay = plan(op).variants[kv_index].layout
     prod = PRODUCTS[soc]
-    return T.evaluate(lay, 1, 1, prod.cores, prod.ub_bytes, DTYPE_BYTES[din], DTYPE_BYTES[dout])["tileMax"]
+    return T.evaluate(lay, 1, 1, prod.cores, tiling_ub(soc), DTYPE_BYTES[din],
+                      DTYPE_BYTES[dout])["tileMax"]
 
 
 def _lengths(op, soc, din, dout):

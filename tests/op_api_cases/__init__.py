@@ -16,6 +16,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+# The SoC every case runs on unless it names one: CANN's op_api test harness stubs the platform
+# (tests/ut/op_api/stub/opdev/platform.cpp: g_socVersion = ASCEND910B, g_npuArch = DAV_2201, i.e. Atlas A2), and a
+# test changes it only through op::SocVersionManager / NpuArchManager or by setting those globals itself.
+HARNESS_PRODUCT = "ascend910b"
+
 STATUS = {
     "ACLNN_SUCCESS": 0,
     "ACLNN_ERR_PARAM_NULLPTR": 161001,
@@ -31,18 +36,24 @@ STATUS = {
 class T:
     """A tensor description: shape, ACL dtype name without the prefix ("FLOAT", "FLOAT16", "BF16", "INT32",
     "COMPLEX64", "BOOL", "INT64", ...), ACL format name without the prefix ("ND", "NCHW", "NHWC", "NCDHW", ...),
-    optional strides in elements (None: contiguous), optional value range or explicit values (row-major)."""
+    optional strides in elements (None: contiguous), optional value range or explicit values (row-major),
+    optional storage offset and storage shape in elements (a view into a larger or permuted buffer; None: the
+    view's own shape)."""
     shape: tuple
     dtype: str = "FLOAT"
     format: str = "ND"
     strides: tuple | None = None
     value_range: tuple | None = None
     values: tuple | None = None
+    offset: int = 0
+    storage_shape: tuple | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "shape", tuple(self.shape))
         if self.strides is not None:
             object.__setattr__(self, "strides", tuple(self.strides))
+        if self.storage_shape is not None:
+            object.__setattr__(self, "storage_shape", tuple(self.storage_shape))
 
 
 @dataclass(frozen=True)

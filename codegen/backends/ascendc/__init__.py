@@ -11,7 +11,8 @@ header-only Ascend C simulator), `build.py` (compile and cache by content in bui
 """
 from .binding import SimulatorError, executable, make_kernel, run_kernel
 from .build import BuildError
-from .emit import generate, plan, project_files
+from .emit import generate, project_files
+from .plan import plan
 
 __all__ = ["generate", "make_kernel", "SimulatorError", "BuildError", "executable", "run_kernel", "plan",
            "project_files"]

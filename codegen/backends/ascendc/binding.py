@@ -25,7 +25,8 @@ from codegen.spec.dtypes import promote
 from codegen.spec.params import Attr, Scalar
 
 from . import build as B
-from .emit import ARCH, Plan, combos, plan, project_files
+from .emit import project_files
+from .plan import ARCH, Plan, combos, plan
 
 NP = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16}
 

@@ -16,181 +16,19 @@ from pathlib import Path
 
 import sympy
 
-from codegen.lower import Kernel, KernelVariant, lower
-from codegen.spec import ABSENT, Op
-from codegen.runtime.calls import out_dtype_free
-from codegen.spec.functions import numel_param
-from codegen.spec.params import Attr, Output, Scalar, Tensor, UNUSED
+from codegen.lower import lower
+from codegen.spec import Op
+from codegen.spec.params import Attr, Scalar
 from codegen.template_util import preamble, render
 from codegen.text import condition_code
 
 from . import tiling as T
-from .lowering import Lowered, Lowering, ScalarPrinter
+from .lowering import ScalarPrinter
+from .op_host import op_host_context
+from .plan import CPP_TYPE, Plan, VariantPlan, combos, plan, tiling_key
+from .socs import ARCHS, archs_of
 
 TEMPLATES = Path(__file__).parent / "templates"
-
-CPP_TYPE = {"FLOAT": "float", "FLOAT16": "half", "BFLOAT16": "bfloat16_t"}
-GE_TYPE = {"FLOAT": "ge::DT_FLOAT", "FLOAT16": "ge::DT_FLOAT16", "BFLOAT16": "ge::DT_BF16"}
-DTYPE_CODE = {"FLOAT": 0, "FLOAT16": 1, "BFLOAT16": 2}
-DTYPE_BYTES = {"FLOAT": 4, "FLOAT16": 2, "BFLOAT16": 2}
-# __CCE_AICORE__ of each product's architecture (A2 and A3 share dav-c220)
-ARCH = {"ascend910": 100, "ascend310p": 200, "ascend910b": 220, "ascend910_93": 220}
-
-
-# ---- what the spec says about dtypes ----------------------------------------------------------------------
-def combos(op: Op, soc: str) -> list[tuple[str, str]]:
-    """(input dtype, output dtype) pairs the kernel is built for on `soc`: every input one dtype (aclnn promotes
-    mixed inputs first), the output any dtype the table allows when the rules let it differ."""
-    ins = op.dtypes.get(soc, [])
-    outs = op.dtypes_of(op.output.name).get(soc, [])
-    if out_dtype_free(op):
-        return [(i, o) for i in ins for o in outs]
-    return [(i, i) for i in ins if i in outs]
-
-
-def tiling_key(variant: int, din: str, dout: str) -> int:
-    return (variant + 1) * 100 + 10 * DTYPE_CODE[din] + DTYPE_CODE[dout]
-
-
-def camel(suffix: str) -> str:
-    return "".join(w.capitalize() for w in suffix.replace("__", "_").split("_"))
-
-
-# ---- one kernel variant, lowered ------------------------------------------------------------------------
-@dataclass
-class Pass:
-    name: str            # kernel method
-    doc: str
-    extra_param: str     # ", float* sums" ...
-    lowered: Lowered
-    writes: bool         # produces an output tile
-    sums: bool           # uses the ReduceSum buffers
-    local_sums: bool     # declares its own `float sums[]`
-
-    @property
-    def lines(self): return self.lowered.lines
-
-    @property
-    def num_temps(self): return self.lowered.num_temps
-
-    @property
-    def num_masks(self): return self.lowered.num_masks
-
-
-@dataclass
-class VariantPlan:
-    index: int
-    kv: KernelVariant
-    cls: str
-    suffix: str          # C++ identifier fragment ("" for a single variant)
-    doc: str
-    tensors: list[str]   # C++ names of the tensors loaded (aclnn names)
-    scalars: list[str]   # tiling float fields the kernel reads
-    passes: list[Pass]
-    layout: T.KernelLayout
-
-    @property
-    def num_temps(self): return self.layout.num_temps
-
-    @property
-    def num_masks(self): return self.layout.num_masks
-
-    @property
-    def num_sums(self): return self.layout.num_sums
-
-
-def _scalar_names(kv: KernelVariant) -> dict:
-    names = {p.symbol: p.name + "_" for p in kv.scalars}
-    names.update({s: f"{s}_" for s, _ in kv.prelude})
-    names.update({s: f"sums[{i}]" for i, (s, _) in enumerate(kv.reductions)})
-    return names
-
-
-def _lowering(kv: KernelVariant) -> Lowering:
-    low = Lowering({t.symbol: t.name for t in kv.tensors}, _scalar_names(kv), last=kv.last)
-    low.bind(kv.body)
-    return low
-
-
-def kernel_scalars(kv: KernelVariant) -> list[str]:
-    """Tiling float fields the kernel of this variant reads: hoisted prelude values and scalars used directly."""
-    used = set()
-    for e in [kv.result] + [e for _, e in kv.body] + [e for _, e in kv.reductions]:
-        used |= e.free_symbols
-    out = [p.name for p in kv.scalars if p.symbol in used]
-    out += [str(s) for s, _ in kv.prelude if s in used]
-    return out
-
-
-def plan_variant(op: Op, index: int, kv: KernelVariant) -> VariantPlan:
-    rows = bool(kv.reductions)
-    passes = []
-    if not rows:
-        low = _lowering(kv)
-        low.result(kv.result, "res")
-        passes.append(Pass("Compute", "one tile: the formula, elementwise", "", low.finish(), True, False, False))
-    else:
-        names = _scalar_names(kv)
-        fused = _lowering(kv)
-        for i, (s, e) in enumerate(kv.reductions):
-            fused.row_sum(e, f"sum{i}", "work", f"{names[s]} = {{sum}};")
-        fused.result(kv.result, "res")
-        passes.append(Pass("ComputeRow", "a whole row in one tile: its sums, then the formula", "", fused.finish(),
-                           True, True, True))
-        sums = _lowering(kv)
-        for i, (s, e) in enumerate(kv.reductions):
-            sums.row_sum(e, f"sum{i}", "work", f"{names[s]} += {{sum}};")
-        passes.append(Pass("SumTile", "a long row, first pass: add this tile to the row sums", ", float* sums",
-                           sums.finish(), False, True, False))
-        body = _lowering(kv)
-        body.result(kv.result, "res")
-        passes.append(Pass("ComputeTile", "a long row, second pass: the formula with the finished row sums",
-                           ", const float* sums", body.finish(), True, False, False))
-    layout = T.KernelLayout(num_in=len(kv.tensors), num_temps=max(p.num_temps for p in passes),
-                            num_masks=max(p.num_masks for p in passes), num_sums=len(kv.reductions))
-    suffix = camel(kv.suffix) if kv.suffix else ""
-    doc = f"variant {', '.join(f'{k}={v}' for k, v in kv.key.items())}" if kv.key else "the only variant"
-    return VariantPlan(index, kv, f"Kernel{op.api_name}{suffix}", suffix, doc, [t.name for t in kv.tensors],
-                       kernel_scalars(kv), passes, layout)
-
-
-@dataclass
-class Plan:
-    """Everything the templates and the Python binding need to know about one op's kernel."""
-    op: Op
-    kernel: Kernel
-    variants: list[VariantPlan]
-    rows: bool
-
-    @property
-    def tiling_type(self) -> str:
-        return f"{self.op.api_name}TilingData"
-
-    @property
-    def int_fields(self) -> list[str]:
-        return T.fields(self.variants[0].layout)
-
-    @property
-    def float_fields(self) -> list[str]:
-        out = []
-        for v in self.variants:
-            out += [s for s in v.scalars if s not in out]
-        return out
-
-    def variant_index(self, key: dict) -> int:
-        for v in self.variants:
-            if v.kv.key == key:
-                return v.index
-        raise KeyError(key)
-
-
-def plan(op: Op) -> Plan:
-    k = lower(op)
-    variants = [plan_variant(op, i, kv) for i, kv in enumerate(k.variants)]
-    modes = {v.layout.rows for v in variants}
-    if len(modes) != 1:
-        raise NotImplementedError(f"{op.name}: variants with and without row sums")
-    return Plan(op, k, variants, modes.pop())
 
 
 # ---- templates ------------------------------------------------------------------------------------------
@@ -223,7 +61,7 @@ def _fill(op: Op, v: VariantPlan) -> list[str]:
         lines.append(f"const float {s} = static_cast<float>({ScalarPrinter(names).doprint(e)});")
         names[s] = str(s)
     for name in v.scalars:
-        lines.append(f"tiling.set_{name}({name});")
+        lines.append(f"tiling.{name} = {name};")
     return lines
 
 
@@ -250,8 +88,37 @@ def render_kernel(p: Plan, source: str, forget_tail=False) -> str:
     return render(TEMPLATES, "op_kernel.cpp.jinja",
                   preamble=preamble("//", source, "op_kernel.cpp.jinja", "ascendc"),
                   op=op, documented=_documented(op), rows=p.rows, buffer_num=T.BUFFER_NUM,
+                  tiling_type=p.tiling_type, round_modes=_round_modes(op), flush_tail=_flush_tail(op),
                   forget_tail=forget_tail, variants=variants, keys=keys, out=op.output.name,
                   all_tensors=[t.name for t in op.tensors])
+
+
+def _round_modes(op: Op) -> list[str]:
+    """C++ of `NarrowingRound<T>()`: the RoundMode of the float -> T Cast, per architecture (socs.py)."""
+    lines = ["template <typename T>", "__aicore__ constexpr RoundMode NarrowingRound()", "{"]
+    archs = archs_of(op.dtypes)
+    for i, a in enumerate(archs):
+        if len(archs) > 1:
+            lines.append(f"#{'if' if i == 0 else 'elif'} __CCE_AICORE__ == {a.aicore}  // {a.name}")
+        bf16 = a.cast_round.get("BFLOAT16")
+        if bf16:
+            lines.append(f"    return IsSameType<T, half>::value ? RoundMode::{a.cast_round['FLOAT16']} "
+                         f": RoundMode::{bf16};")
+        else:
+            lines.append(f"    return RoundMode::{a.cast_round['FLOAT16']};  // half: the only narrowing type here")
+    if len(archs) > 1:
+        lines.append("#endif")
+    return lines + ["}"]
+
+
+def _flush_tail(op: Op) -> str:
+    """After scalar writes to GM (the tail without DataCopyPad): flush the data cache line to GM, where the
+    architecture has the instruction (DataCacheCleanAndInvalid; none on dav-c100)."""
+    return ("#if __CCE_AICORE__ == 200\n"
+            "        // scalar stores go through the data cache: flush the (at most two) 64-byte lines of the tail\n"
+            "        DataCacheCleanAndInvalid<T, CacheLine::SINGLE_CACHE_LINE>(dst[body]);\n"
+            "        DataCacheCleanAndInvalid<T, CacheLine::SINGLE_CACHE_LINE>(dst[len - 1]);\n"
+            "#endif")
 
 
 def _kernel_int_fields(p: Plan) -> list[str]:
@@ -290,6 +157,12 @@ def render_tiling(p: Plan, source: str) -> str:
                   unused_scalar_params=[n for _, n in host if n not in used])
 
 
+def render_kernel_tiling(p: Plan, source: str) -> str:
+    return render(TEMPLATES, "kernel_tiling.h.jinja",
+                  preamble=preamble("//", source, "kernel_tiling.h.jinja", "ascendc"),
+                  op=p.op, tiling_type=p.tiling_type, int_fields=p.int_fields, float_fields=p.float_fields)
+
+
 def render_launcher(p: Plan, source: str) -> str:
     op = p.op
     fill_args = []
@@ -303,10 +176,9 @@ def render_launcher(p: Plan, source: str) -> str:
 
 
 def render_op_host(p: Plan, source: str) -> str:
-    from .op_host import op_host_context
     return render(TEMPLATES, "op_host.cpp.jinja",
                   preamble=preamble("//", source, "op_host.cpp.jinja", "ascendc"),
-                  **op_host_context(p))
+                  api_scratch=max(a.api_scratch_bytes for a in ARCHS.values()), **op_host_context(p))
 
 
 def project_files(op: Op, source: str, forget_tail=False) -> dict[str, str]:
@@ -317,6 +189,7 @@ def project_files(op: Op, source: str, forget_tail=False) -> dict[str, str]:
         f"op_host/{n}.cpp": render_op_host(p, source),
         f"op_host/{n}_tiling.h": render_tiling(p, source),
         f"op_kernel/{n}.cpp": render_kernel(p, source, forget_tail),
+        f"op_kernel/{n}_tiling.h": render_kernel_tiling(p, source),
         f"sim/{n}_launcher.cpp": render_launcher(p, source),
     }
 

@@ -10,6 +10,9 @@ in Ascend C vector instructions, and allocates the UB temporaries:
   so both backends round the same way wherever the instruction set allows;
 - conditions become Compare/CompareScalar bit masks (combined with And/Or/Not on uint16), Piecewise a chain of
   Select; `Sigmoid` is lowered through its stable form (codegen.rewrite);
+- instructions are selected for one architecture (`arch`, codegen.backends.ascendc.socs): where its API lacks
+  CompareScalar the scalar is broadcast and compared as a tile, and where Select has only mode 0 the kernel's
+  `SelectByRepeat` helper applies the mask one 256-byte repeat at a time;
 - a linear-scan allocator maps virtual tiles to the fewest physical slots (`f0, f1, ...`, masks `m0, ...`): a slot
   is reused once its value's last reader has run.  The slot counts size the UB (codegen.backends.ascendc.tiling).
 
@@ -25,6 +28,8 @@ from sympy.printing.c import C99CodePrinter
 
 from codegen.lower import CompensatedAdd, split_last
 from codegen.rewrite import Sigmoid
+
+from .socs import ARCHS, Arch
 
 CMP = {"<": "LT", ">": "GT", "<=": "LE", ">=": "GE", "==": "EQ", "!=": "NE"}
 
@@ -95,6 +100,7 @@ class Lowering:
     tensors: dict
     scalars: dict
     last: frozenset = frozenset()               # symbols that multiply last (codegen.lower.split_last)
+    arch: Arch = ARCHS["dav-c220"]              # the architecture whose API the instructions must exist in
     instrs: list = field(default_factory=list)
     memo: dict = field(default_factory=dict)
     bound: dict = field(default_factory=dict)   # CSE symbols -> their computed values
@@ -268,15 +274,30 @@ class Lowering:
         for branch, cond in reversed(args[:-1]):
             mask = self.mask(cond)
             a = self.tile(branch)
-            if isinstance(acc, str):
-                acc = self._emit("Select({dst}, {0}, {1}, {2}, "
-                                 "SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);", mask, a, acc)
-            else:
-                acc = self._emit("Select({dst}, {0}, {1}, {2}, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);",
-                                 mask, a, acc)
+            acc = self._select(mask, a, acc)
         return acc
 
+    def _select(self, mask, a, b):
+        """dst = mask ? a : b, with the Select mode the architecture has (b a tile or a C++ scalar)."""
+        if 2 not in self.arch.select_modes:   # mode 0 only: one repeat per call, both operands tiles
+            b = b if not isinstance(b, str) else self._emit("Duplicate({dst}, {0}, calc);", b)
+            return self._emit("SelectByRepeat({dst}, {0}, {1}, {2}, calc);", mask, a, b)
+        if isinstance(b, str):
+            return self._emit("Select({dst}, {0}, {1}, {2}, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);", mask, a, b)
+        return self._emit("Select({dst}, {0}, {1}, {2}, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);", mask, a, b)
+
     # ---- conditions -----------------------------------------------------------------------------------------
+    @property
+    def dense_masks(self) -> bool:
+        """Bit masks packed (8 elements a byte), or one 32-byte slot per 256-byte repeat where Select has only
+        mode 0 and so takes its mask one repeat per call (the kernel's CompareByRepeat / SelectByRepeat)."""
+        return 2 in self.arch.select_modes
+
+    @property
+    def mask_words(self) -> str:
+        """uint16 words of a mask of `calc` elements (And/Or/Not count)."""
+        return "calc / 16" if self.dense_masks else "calc / 4"
+
     def mask(self, cond) -> Reg:
         key = ("mask", cond)
         if key not in self.memo:
@@ -291,22 +312,24 @@ class Lowering:
                 lhs, rhs, op = c.lhs, c.rhs, c.rel_op
             if self.is_scalar(lhs):
                 raise NotImplementedError(f"a condition on scalars only belongs in the prelude: {c}")
-            if self.is_scalar(rhs):
+            if self.is_scalar(rhs) and self.arch.compare_scalar:
                 return self._emit("CompareScalar({dst}, {0}, {1}, CMPMODE::" + CMP[op] + ", calc);",
                                   self.value(lhs), self.scalar(rhs), kind="m")
-            return self._emit("Compare({dst}, {0}, {1}, CMPMODE::" + CMP[op] + ", calc);",
-                              self.value(lhs), self.value(rhs), kind="m")
+            compare = "Compare" if self.dense_masks else "CompareByRepeat"
+            # (no CompareScalar on this architecture: a scalar is compared as a broadcast tile)
+            return self._emit(compare + "({dst}, {0}, {1}, CMPMODE::" + CMP[op] + ", calc);",
+                              self.value(lhs), self.tile(rhs), kind="m")
         if isinstance(c, (sympy.And, sympy.Or)):
             name = "And" if isinstance(c, sympy.And) else "Or"
             masks = [self.mask(a) for a in c.args]
             acc = masks[0]
             for m in masks[1:]:
                 acc = self._emit(name + "({dst}.ReinterpretCast<uint16_t>(), {0}.ReinterpretCast<uint16_t>(), "
-                                 "{1}.ReinterpretCast<uint16_t>(), calc / 16);", acc, m, kind="m")
+                                 "{1}.ReinterpretCast<uint16_t>(), " + self.mask_words + ");", acc, m, kind="m")
             return acc
         if isinstance(c, sympy.Not):
-            return self._emit("Not({dst}.ReinterpretCast<uint16_t>(), {0}.ReinterpretCast<uint16_t>(), calc / 16);",
-                              self.mask(c.args[0]), kind="m")
+            return self._emit("Not({dst}.ReinterpretCast<uint16_t>(), {0}.ReinterpretCast<uint16_t>(), "
+                              + self.mask_words + ");", self.mask(c.args[0]), kind="m")
         raise NotImplementedError(f"no Ascend C lowering for the condition {c}")
 
     # ---- statements -----------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from codegen.spec import ABSENT
 from codegen.spec import rules as R
 from codegen.spec.params import Attr, Scalar
 
-from .emit import DTYPE_BYTES, DTYPE_CODE, GE_TYPE, Plan, combos
+from .plan import DTYPE_BYTES, DTYPE_CODE, GE_TYPE, Plan, combos
 
 
 def _dtype_lists(op, soc: str) -> dict[str, list[str]]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from codegen.spec import PRODUCTS
 
 from . import tiling as T
-from .emit import DTYPE_BYTES, plan
+from .plan import DTYPE_BYTES, plan
+from .socs import tiling_ub
 
 
 def rows(ops: dict, products=None, n: int = 1 << 20, row: int = 4096) -> list[dict]:
@@ -22,7 +23,8 @@ def rows(ops: dict, products=None, n: int = 1 << 20, row: int = 4096) -> list[di
                 continue
             prod = PRODUCTS[soc]
             for dt in op.dtypes[soc]:
-                t = T.evaluate(v.layout, total, row_len, prod.cores, prod.ub_bytes, DTYPE_BYTES[dt], DTYPE_BYTES[dt])
+                t = T.evaluate(v.layout, total, row_len, prod.cores, tiling_ub(soc), DTYPE_BYTES[dt],
+                               DTYPE_BYTES[dt])
                 per_core = t["rowsPerCore"] * row_len if p.rows else t["blockLength"]
                 out.append(dict(
                     op=name, product=soc, dtype=dt, variant=v.doc, elements=total, row=row_len if p.rows else None,

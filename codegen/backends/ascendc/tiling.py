@@ -8,11 +8,17 @@ simulator launcher call.  So the tiling chosen for a run is the tiling the repor
 The op-specific inputs are constants read off the kernel layout (`KernelLayout`, from the lowering): how many
 tensors are loaded, how many float temporaries and bit masks one tile needs, whether rows are reduced.
 
+`ubSize` is the UB the kernel's own buffers may fill: the product's UB less the API's scratch at TMP_UB_OFFSET
+(codegen.backends.ascendc.socs.tiling_ub).  Cores own whole 64-byte cache lines of the output
+(`blockAlign`), so two cores never write one line with scalar stores.
+
 Layout of one core's UB (every buffer a multiple of 32 bytes because tiles are multiples of 256 elements):
     NUM_IN input queues × BUFFER_NUM × tile × inBytes        (VECIN, double buffered)
     1 output queue × BUFFER_NUM × tile × outBytes              (VECOUT, double buffered)
     floatSlots × tile × 4                                      (VECCALC: temporaries, casts of 16-bit operands)
-    NUM_MASKS × tile / 8                                       (VECCALC: Compare bit masks)
+    NUM_MASKS × tile / 2                                       (VECCALC: Compare masks, 32 bytes per 256-byte
+                                                               repeat so Select mode 0 can take them one repeat
+                                                               at a time on dav-c100; packed elsewhere)
     row ops: a ReduceSum work buffer (tile / 64 floats) and one 32-byte result per row sum
 """
 from __future__ import annotations
@@ -22,6 +28,7 @@ from dataclasses import dataclass
 BUFFER_NUM = 2          # double buffering: CopyIn of tile i+1 overlaps Compute of tile i
 TILE_ALIGN = 256        # tiles are whole 256-byte Compare blocks of floats, and masks whole 32-byte blocks
 BLOCK_BYTES = 32        # DataCopy granule and UB alignment
+CACHE_LINE = 64         # GM data-cache line: the unit two cores must not share
 
 
 # ---- a tiny integer expression language, printable as Python and C++ -------------------------------------
@@ -125,18 +132,18 @@ def program(layout: KernelLayout) -> list[Step]:
         Step("floatSlots", Var("castSlots") + s, field=True, doc="float tiles in the VECCALC buffer"),
         Step("bytesPer256",
              (BUFFER_NUM * k * inB + BUFFER_NUM * outB + 4 * Var("floatSlots")) * TILE_ALIGN
-             + m * (TILE_ALIGN // 8) + has_reduce * (TILE_ALIGN // 64) * 4,
+             + m * (TILE_ALIGN // 2) + has_reduce * (TILE_ALIGN // 64) * 4,
              doc="UB bytes per 256 elements of tile"),
         Step("fixedBytes", Lit(BLOCK_BYTES * (r + 2 * has_reduce)),
              doc="row sums' 32-byte results and the work buffer's rounding"),
         Step("tileMax", (U - Var("fixedBytes")) // Var("bytesPer256") * TILE_ALIGN,
              doc="the longest tile that fits the UB"),
-        Step("blockAlign", BLOCK_BYTES // Min(inB, outB), doc="elements per 32-byte block of the narrowest dtype"),
+        Step("blockAlign", CACHE_LINE // Min(inB, outB), doc="elements per 64-byte cache line of the narrowest dtype"),
     ]
     if not layout.rows:
         steps += [
             Step("blockLength", Max(AlignUp(CeilDiv(N, C), Var("blockAlign")), Var("blockAlign")), field=True,
-                 doc="elements per core (32-byte aligned, so no two cores share a block)"),
+                 doc="elements per core (whole cache lines, so no two cores share one)"),
             Step("usedCores", CeilDiv(N, Var("blockLength")), field=True, doc="blockDim"),
             Step("lastBlockLength", N - (Var("usedCores") - 1) * Var("blockLength"), field=True,
                  doc="elements of the last core (the uneven tail)"),
@@ -146,7 +153,8 @@ def program(layout: KernelLayout) -> list[Step]:
     else:
         steps += [
             Step("rows", N // L, doc="rows along dim"),
-            Step("rowsPerCore", CeilDiv(Var("rows"), C), field=True),
+            Step("rowsPerCore", AlignUp(CeilDiv(Var("rows"), C), Var("blockAlign")), field=True,
+                 doc="rows per core, a multiple of blockAlign rows: each core's share is whole cache lines"),
             Step("usedCores", CeilDiv(Var("rows"), Var("rowsPerCore")), field=True, doc="blockDim"),
             Step("lastCoreRows", Var("rows") - (Var("usedCores") - 1) * Var("rowsPerCore"), field=True),
             Step("tileLength", Min(Var("tileMax"), AlignUp(L, TILE_ALIGN)), field=True,
@@ -157,7 +165,7 @@ def program(layout: KernelLayout) -> list[Step]:
     steps += [
         Step("ubBytes",
              Var("tileLength") * (BUFFER_NUM * k * inB + BUFFER_NUM * outB + 4 * Var("floatSlots"))
-             + m * (Var("tileLength") // 8)
+             + m * (Var("tileLength") // 2)
              + has_reduce * AlignUp(Var("tileLength") // 64 * 4, BLOCK_BYTES) + BLOCK_BYTES * r,
              field=True, doc="UB bytes the kernel's buffers take (TPipe::InitBuffer total)"),
         Step("bytesPerElement",
@@ -197,5 +205,5 @@ def cpp_lines(layout: KernelLayout) -> list[str]:
         if step.name == "tileMax":
             lines.append(f"if (tileMax < {TILE_ALIGN}) return false;  // not even one tile fits the UB")
         if step.field:
-            lines.append(f"tiling.set_{step.name}(static_cast<uint32_t>({step.name}));")
+            lines.append(f"tiling.{step.name} = static_cast<uint32_t>({step.name});")
     return lines

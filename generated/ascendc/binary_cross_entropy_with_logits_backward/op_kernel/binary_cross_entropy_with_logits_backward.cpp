@@ -15,6 +15,7 @@
 // Kernel contract: operands have the output's shape, contiguous;
 // the aclnn layer broadcasts/transposes before launching.
 #include "kernel_operator.h"
+#include "binary_cross_entropy_with_logits_backward_tiling.h"
 
 using namespace AscendC;
 
@@ -37,9 +38,9 @@ __aicore__ inline void LoadTile(const LocalTensor<T>& dst, const GlobalTensor<T>
 #endif
 }
 
-// UB -> GM for `len` elements, never writing past them.
+// UB -> GM for `len` elements, never writing past them.  (`dst` by value: GlobalTensor::SetValue is not const.)
 template <typename T>
-__aicore__ inline void StoreTile(const GlobalTensor<T>& dst, const LocalTensor<T>& src, uint32_t len)
+__aicore__ inline void StoreTile(GlobalTensor<T> dst, const LocalTensor<T>& src, uint32_t len)
 {
 #if __CCE_AICORE__ == 220
     DataCopyPad(dst, src, DataCopyExtParams{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0});
@@ -56,6 +57,11 @@ __aicore__ inline void StoreTile(const GlobalTensor<T>& dst, const LocalTensor<T
         for (uint32_t i = body; i < len; ++i) {
             dst.SetValue(i, src.GetValue(i));
         }
+#if __CCE_AICORE__ == 200
+        // scalar stores go through the data cache: flush the (at most two) 64-byte lines of the tail
+        DataCacheCleanAndInvalid<T, CacheLine::SINGLE_CACHE_LINE>(dst[body]);
+        DataCacheCleanAndInvalid<T, CacheLine::SINGLE_CACHE_LINE>(dst[len - 1]);
+#endif
     }
 #endif
 }
@@ -86,12 +92,44 @@ __aicore__ inline LocalTensor<float> ResultTile(const LocalTensor<T>& out, const
     }
 }
 
-// Round the FLOAT result once into the output dtype.
+// Round the FLOAT result once into the output dtype, with the rounding mode this architecture's Cast takes
+// (round to nearest even in every case; codegen/backends/ascendc/socs.py).
+template <typename T>
+__aicore__ constexpr RoundMode NarrowingRound()
+{
+#if __CCE_AICORE__ == 100  // dav-c100
+    return RoundMode::CAST_NONE;  // half: the only narrowing type here
+#elif __CCE_AICORE__ == 200  // dav-m200
+    return RoundMode::CAST_NONE;  // half: the only narrowing type here
+#elif __CCE_AICORE__ == 220  // dav-c220
+    return IsSameType<T, half>::value ? RoundMode::CAST_RINT : RoundMode::CAST_RINT;
+#endif
+}
+
 template <typename T>
 __aicore__ inline void FromFloat(const LocalTensor<T>& out, const LocalTensor<float>& res, uint32_t calc)
 {
     if constexpr (!IsSameType<T, float>::value) {
-        Cast(out, res, RoundMode::CAST_RINT, calc);
+        Cast(out, res, NarrowingRound<T>(), calc);
+    }
+}
+
+// Select mode 0 (VSEL_CMPMASK_SPR, the only mode of dav-c100) takes its mask from a register that holds one
+// 256-byte repeat, so a long mask is applied one repeat per call.  Masks are then laid out one 32-byte slot per
+// repeat (CompareByRepeat writes them so), keeping every mask operand 32-byte aligned.
+__aicore__ inline void CompareByRepeat(const LocalTensor<uint8_t>& mask, const LocalTensor<float>& a,
+                                       const LocalTensor<float>& b, CMPMODE mode, uint32_t calc)
+{
+    for (uint32_t r = 0; r < calc; r += REPEAT_ELEMS) {
+        Compare(mask[r / 2], a[r], b[r], mode, REPEAT_ELEMS);
+    }
+}
+
+__aicore__ inline void SelectByRepeat(const LocalTensor<float>& dst, const LocalTensor<uint8_t>& mask,
+                                      const LocalTensor<float>& a, const LocalTensor<float>& b, uint32_t calc)
+{
+    for (uint32_t r = 0; r < calc; r += REPEAT_ELEMS) {
+        Select(dst[r], mask[r / 2], a[r], b[r], SELMODE::VSEL_CMPMASK_SPR, REPEAT_ELEMS);
     }
 }
 }  // namespace
@@ -119,7 +157,7 @@ public:
         pipe_.InitBuffer(targetQueue_, BUFFER_NUM, tileLength * sizeof(TIn));
         pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength * sizeof(TOut));
         pipe_.InitBuffer(floatBuf_, floatSlots * tileLength * sizeof(float));
-        pipe_.InitBuffer(maskBuf_, 1 * (tileLength / 8));  // 1 bit mask(s) of one tile
+        pipe_.InitBuffer(maskBuf_, 1 * (tileLength / 2));  // 1 mask(s): 32 bytes per 256-byte repeat
         c0_ = c0;
     }
 
@@ -164,7 +202,21 @@ private:
         LocalTensor<float> f0 = slots[0 * tileLength_];
         LocalTensor<float> f1 = slots[1 * tileLength_];
         LocalTensor<float> f2 = slots[2 * tileLength_];
-        LocalTensor<uint8_t> m0 = maskBuf_.Get<uint8_t>()[0 * (tileLength_ / 8)];
+        LocalTensor<uint8_t> m0 = maskBuf_.Get<uint8_t>()[0 * (tileLength_ / 2)];
+        #if __CCE_AICORE__ == 100  // dav-c100
+        Abs(f0, self, calc);
+        Muls(f1, f0, -1.0F, calc);
+        Exp(f0, f1, calc);
+        Duplicate(f1, 0.0F, calc);
+        CompareByRepeat(m0, self, f1, CMPMODE::GE, calc);
+        Duplicate(f1, 1.0F, calc);
+        SelectByRepeat(f2, m0, f1, f0, calc);
+        Adds(f1, f0, 1.0F, calc);
+        Div(f0, f2, f1, calc);
+        Sub(f1, f0, target, calc);
+        Muls(f0, f1, c0_, calc);
+        Mul(res, f0, gradOutput, calc);
+        #elif __CCE_AICORE__ == 200  // dav-m200
         Abs(f0, self, calc);
         Muls(f1, f0, -1.0F, calc);
         Exp(f0, f1, calc);
@@ -176,6 +228,19 @@ private:
         Sub(f1, f0, target, calc);
         Muls(f0, f1, c0_, calc);
         Mul(res, f0, gradOutput, calc);
+        #elif __CCE_AICORE__ == 220  // dav-c220
+        Abs(f0, self, calc);
+        Muls(f1, f0, -1.0F, calc);
+        Exp(f0, f1, calc);
+        CompareScalar(m0, self, 0.0F, CMPMODE::GE, calc);
+        Duplicate(f1, 1.0F, calc);
+        Select(f2, m0, f1, f0, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+        Adds(f1, f0, 1.0F, calc);
+        Div(f0, f2, f1, calc);
+        Sub(f1, f0, target, calc);
+        Muls(f0, f1, c0_, calc);
+        Mul(res, f0, gradOutput, calc);
+        #endif
         FromFloat(outTile, res, calc);
         outQueue_.EnQue(outTile);
         gradOutputQueue_.FreeTensor(gradOutputIn);
@@ -231,7 +296,7 @@ public:
         pipe_.InitBuffer(posWeightOptionalQueue_, BUFFER_NUM, tileLength * sizeof(TIn));
         pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength * sizeof(TOut));
         pipe_.InitBuffer(floatBuf_, floatSlots * tileLength * sizeof(float));
-        pipe_.InitBuffer(maskBuf_, 1 * (tileLength / 8));  // 1 bit mask(s) of one tile
+        pipe_.InitBuffer(maskBuf_, 1 * (tileLength / 2));  // 1 mask(s): 32 bytes per 256-byte repeat
         c0_ = c0;
     }
 
@@ -283,7 +348,25 @@ private:
         LocalTensor<float> f2 = slots[2 * tileLength_];
         LocalTensor<float> f3 = slots[3 * tileLength_];
         LocalTensor<float> f4 = slots[4 * tileLength_];
-        LocalTensor<uint8_t> m0 = maskBuf_.Get<uint8_t>()[0 * (tileLength_ / 8)];
+        LocalTensor<uint8_t> m0 = maskBuf_.Get<uint8_t>()[0 * (tileLength_ / 2)];
+        #if __CCE_AICORE__ == 100  // dav-c100
+        Mul(f0, posWeightOptional, target, calc);
+        Sub(f1, f0, target, calc);
+        Adds(f2, f1, 1.0F, calc);
+        Abs(f1, self, calc);
+        Muls(f3, f1, -1.0F, calc);
+        Exp(f1, f3, calc);
+        Duplicate(f3, 0.0F, calc);
+        CompareByRepeat(m0, self, f3, CMPMODE::GE, calc);
+        Duplicate(f3, 1.0F, calc);
+        SelectByRepeat(f4, m0, f3, f1, calc);
+        Adds(f3, f1, 1.0F, calc);
+        Div(f1, f4, f3, calc);
+        Mul(f3, f2, f1, calc);
+        Sub(f1, f3, f0, calc);
+        Muls(f0, f1, c0_, calc);
+        Mul(res, f0, gradOutput, calc);
+        #elif __CCE_AICORE__ == 200  // dav-m200
         Mul(f0, posWeightOptional, target, calc);
         Sub(f1, f0, target, calc);
         Adds(f2, f1, 1.0F, calc);
@@ -299,6 +382,23 @@ private:
         Sub(f1, f3, f0, calc);
         Muls(f0, f1, c0_, calc);
         Mul(res, f0, gradOutput, calc);
+        #elif __CCE_AICORE__ == 220  // dav-c220
+        Mul(f0, posWeightOptional, target, calc);
+        Sub(f1, f0, target, calc);
+        Adds(f2, f1, 1.0F, calc);
+        Abs(f1, self, calc);
+        Muls(f3, f1, -1.0F, calc);
+        Exp(f1, f3, calc);
+        CompareScalar(m0, self, 0.0F, CMPMODE::GE, calc);
+        Duplicate(f3, 1.0F, calc);
+        Select(f4, m0, f3, f1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+        Adds(f3, f1, 1.0F, calc);
+        Div(f1, f4, f3, calc);
+        Mul(f3, f2, f1, calc);
+        Sub(f1, f3, f0, calc);
+        Muls(f0, f1, c0_, calc);
+        Mul(res, f0, gradOutput, calc);
+        #endif
         FromFloat(outTile, res, calc);
         outQueue_.EnQue(outTile);
         gradOutputQueue_.FreeTensor(gradOutputIn);
@@ -357,7 +457,7 @@ public:
         pipe_.InitBuffer(weightOptionalQueue_, BUFFER_NUM, tileLength * sizeof(TIn));
         pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength * sizeof(TOut));
         pipe_.InitBuffer(floatBuf_, floatSlots * tileLength * sizeof(float));
-        pipe_.InitBuffer(maskBuf_, 1 * (tileLength / 8));  // 1 bit mask(s) of one tile
+        pipe_.InitBuffer(maskBuf_, 1 * (tileLength / 2));  // 1 mask(s): 32 bytes per 256-byte repeat
         c0_ = c0;
     }
 
@@ -408,7 +508,22 @@ private:
         LocalTensor<float> f1 = slots[1 * tileLength_];
         LocalTensor<float> f2 = slots[2 * tileLength_];
         LocalTensor<float> f3 = slots[3 * tileLength_];
-        LocalTensor<uint8_t> m0 = maskBuf_.Get<uint8_t>()[0 * (tileLength_ / 8)];
+        LocalTensor<uint8_t> m0 = maskBuf_.Get<uint8_t>()[0 * (tileLength_ / 2)];
+        #if __CCE_AICORE__ == 100  // dav-c100
+        Muls(f0, weightOptional, c0_, calc);
+        Abs(f1, self, calc);
+        Muls(f2, f1, -1.0F, calc);
+        Exp(f1, f2, calc);
+        Duplicate(f2, 0.0F, calc);
+        CompareByRepeat(m0, self, f2, CMPMODE::GE, calc);
+        Duplicate(f2, 1.0F, calc);
+        SelectByRepeat(f3, m0, f2, f1, calc);
+        Adds(f2, f1, 1.0F, calc);
+        Div(f1, f3, f2, calc);
+        Sub(f2, f1, target, calc);
+        Mul(f1, f0, f2, calc);
+        Mul(res, f1, gradOutput, calc);
+        #elif __CCE_AICORE__ == 200  // dav-m200
         Muls(f0, weightOptional, c0_, calc);
         Abs(f1, self, calc);
         Muls(f2, f1, -1.0F, calc);
@@ -421,6 +536,20 @@ private:
         Sub(f2, f1, target, calc);
         Mul(f1, f0, f2, calc);
         Mul(res, f1, gradOutput, calc);
+        #elif __CCE_AICORE__ == 220  // dav-c220
+        Muls(f0, weightOptional, c0_, calc);
+        Abs(f1, self, calc);
+        Muls(f2, f1, -1.0F, calc);
+        Exp(f1, f2, calc);
+        CompareScalar(m0, self, 0.0F, CMPMODE::GE, calc);
+        Duplicate(f2, 1.0F, calc);
+        Select(f3, m0, f2, f1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+        Adds(f2, f1, 1.0F, calc);
+        Div(f1, f3, f2, calc);
+        Sub(f2, f1, target, calc);
+        Mul(f1, f0, f2, calc);
+        Mul(res, f1, gradOutput, calc);
+        #endif
         FromFloat(outTile, res, calc);
         outQueue_.EnQue(outTile);
         gradOutputQueue_.FreeTensor(gradOutputIn);
@@ -481,7 +610,7 @@ public:
         pipe_.InitBuffer(posWeightOptionalQueue_, BUFFER_NUM, tileLength * sizeof(TIn));
         pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength * sizeof(TOut));
         pipe_.InitBuffer(floatBuf_, floatSlots * tileLength * sizeof(float));
-        pipe_.InitBuffer(maskBuf_, 1 * (tileLength / 8));  // 1 bit mask(s) of one tile
+        pipe_.InitBuffer(maskBuf_, 1 * (tileLength / 2));  // 1 mask(s): 32 bytes per 256-byte repeat
         c0_ = c0;
     }
 
@@ -539,7 +668,26 @@ private:
         LocalTensor<float> f3 = slots[3 * tileLength_];
         LocalTensor<float> f4 = slots[4 * tileLength_];
         LocalTensor<float> f5 = slots[5 * tileLength_];
-        LocalTensor<uint8_t> m0 = maskBuf_.Get<uint8_t>()[0 * (tileLength_ / 8)];
+        LocalTensor<uint8_t> m0 = maskBuf_.Get<uint8_t>()[0 * (tileLength_ / 2)];
+        #if __CCE_AICORE__ == 100  // dav-c100
+        Muls(f0, weightOptional, c0_, calc);
+        Mul(f1, posWeightOptional, target, calc);
+        Sub(f2, f1, target, calc);
+        Adds(f3, f2, 1.0F, calc);
+        Abs(f2, self, calc);
+        Muls(f4, f2, -1.0F, calc);
+        Exp(f2, f4, calc);
+        Duplicate(f4, 0.0F, calc);
+        CompareByRepeat(m0, self, f4, CMPMODE::GE, calc);
+        Duplicate(f4, 1.0F, calc);
+        SelectByRepeat(f5, m0, f4, f2, calc);
+        Adds(f4, f2, 1.0F, calc);
+        Div(f2, f5, f4, calc);
+        Mul(f4, f3, f2, calc);
+        Sub(f2, f4, f1, calc);
+        Mul(f1, f0, f2, calc);
+        Mul(res, f1, gradOutput, calc);
+        #elif __CCE_AICORE__ == 200  // dav-m200
         Muls(f0, weightOptional, c0_, calc);
         Mul(f1, posWeightOptional, target, calc);
         Sub(f2, f1, target, calc);
@@ -556,6 +704,24 @@ private:
         Sub(f2, f4, f1, calc);
         Mul(f1, f0, f2, calc);
         Mul(res, f1, gradOutput, calc);
+        #elif __CCE_AICORE__ == 220  // dav-c220
+        Muls(f0, weightOptional, c0_, calc);
+        Mul(f1, posWeightOptional, target, calc);
+        Sub(f2, f1, target, calc);
+        Adds(f3, f2, 1.0F, calc);
+        Abs(f2, self, calc);
+        Muls(f4, f2, -1.0F, calc);
+        Exp(f2, f4, calc);
+        CompareScalar(m0, self, 0.0F, CMPMODE::GE, calc);
+        Duplicate(f4, 1.0F, calc);
+        Select(f5, m0, f4, f2, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+        Adds(f4, f2, 1.0F, calc);
+        Div(f2, f5, f4, calc);
+        Mul(f4, f3, f2, calc);
+        Sub(f2, f4, f1, calc);
+        Mul(f1, f0, f2, calc);
+        Mul(res, f1, gradOutput, calc);
+        #endif
         FromFloat(outTile, res, calc);
         outQueue_.EnQue(outTile);
         gradOutputQueue_.FreeTensor(gradOutputIn);
@@ -594,6 +760,7 @@ private:
 
 extern "C" __global__ __aicore__ void binary_cross_entropy_with_logits_backward(GM_ADDR gradOutput, GM_ADDR self, GM_ADDR target, GM_ADDR weightOptional, GM_ADDR posWeightOptional, GM_ADDR out, GM_ADDR workspace, GM_ADDR tiling)
 {
+    REGISTER_TILING_DEFAULT(BinaryCrossEntropyWithLogitsBackwardTilingData);
     GET_TILING_DATA(tilingData, tiling);
     if (TILING_KEY_IS(111)) {  // variant weightOptional=absent, posWeightOptional=absent; FLOAT16 in, FLOAT16 out
         KernelBinaryCrossEntropyWithLogitsBackwardWeightOptionalAbsentPosWeightOptionalAbsent<half, half> op;

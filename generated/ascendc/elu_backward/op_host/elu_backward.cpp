@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "elu_backward_tiling.h"
+#include "elu_backward_tiling.h"  // ComputeTiling; includes the struct, op_kernel/elu_backward_tiling.h
 #include "register/op_def_registry.h"
 #include "tiling/platform/platform_ascendc.h"
 
@@ -25,6 +25,8 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context)
     const auto platform = platform_ascendc::PlatformAscendC(context->GetPlatformInfo());
     uint64_t ubSize = 0;
     platform.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ubSize);
+    // the API keeps the top 8192 bytes (from TMP_UB_OFFSET) as scratch for Select and others
+    ubSize = ubSize > 8192 ? ubSize - 8192 : 0;
     const uint64_t coreNum = platform.GetCoreNumAiv();
 
     const gert::StorageShape* shape = context->GetInputShape(0);
@@ -50,15 +52,13 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context)
         return ge::GRAPH_FAILED;
     }
 
-    EluBackwardTilingData tiling;
-    if (!ComputeTiling(variant, totalLength, rowLength, coreNum, ubSize, inBytes, outBytes, tiling)) {
+    EluBackwardTilingData* tiling = context->GetTilingData<EluBackwardTilingData>();
+    if (tiling == nullptr || !ComputeTiling(variant, totalLength, rowLength, coreNum, ubSize, inBytes, outBytes, *tiling)) {
         return ge::GRAPH_FAILED;
     }
-    FillScalars(variant, tiling, alpha, scale, inputScale, isResult);
-    context->SetBlockDim(tiling.get_usedCores());
+    FillScalars(variant, *tiling, alpha, scale, inputScale, isResult);
+    context->SetBlockDim(tiling->usedCores);
     context->SetTilingKey(TilingKey(variant, inCode, outCode));
-    tiling.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());
-    context->GetRawTilingData()->SetDataSize(tiling.GetDataSize());
     size_t* workspace = context->GetWorkspaceSizes(1);
     workspace[0] = platform.GetLibApiWorkSpaceSize();
     return ge::GRAPH_SUCCESS;
@@ -104,7 +104,13 @@ public:
         this->SetInferShape(ge::InferShape).SetInferDataType(ge::InferDataType);
         this->AICore().SetTiling(optiling::TilingFunc);
 
-        OpAICoreConfig ascend910Config;
+        OpAICoreConfig ascend910Config;  // every flag set: a default-constructed config leaves them unset
+        ascend910Config.DynamicCompileStaticFlag(true)
+            .DynamicFormatFlag(false)
+            .DynamicRankSupportFlag(true)
+            .DynamicShapeSupportFlag(true)
+            .NeedCheckSupportFlag(false)
+            .PrecisionReduceFlag(true);
         ascend910Config.Input("gradOutput")
             .ParamType(REQUIRED)
             .DataType({ge::DT_FLOAT, ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_FLOAT16})
@@ -119,7 +125,13 @@ public:
             .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
         this->AICore().AddConfig("ascend910", ascend910Config);
 
-        OpAICoreConfig ascend310pConfig;
+        OpAICoreConfig ascend310pConfig;  // every flag set: a default-constructed config leaves them unset
+        ascend310pConfig.DynamicCompileStaticFlag(true)
+            .DynamicFormatFlag(false)
+            .DynamicRankSupportFlag(true)
+            .DynamicShapeSupportFlag(true)
+            .NeedCheckSupportFlag(false)
+            .PrecisionReduceFlag(true);
         ascend310pConfig.Input("gradOutput")
             .ParamType(REQUIRED)
             .DataType({ge::DT_FLOAT, ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_FLOAT16})
@@ -134,7 +146,13 @@ public:
             .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
         this->AICore().AddConfig("ascend310p", ascend310pConfig);
 
-        OpAICoreConfig ascend910bConfig;
+        OpAICoreConfig ascend910bConfig;  // every flag set: a default-constructed config leaves them unset
+        ascend910bConfig.DynamicCompileStaticFlag(true)
+            .DynamicFormatFlag(false)
+            .DynamicRankSupportFlag(true)
+            .DynamicShapeSupportFlag(true)
+            .NeedCheckSupportFlag(false)
+            .PrecisionReduceFlag(true);
         ascend910bConfig.Input("gradOutput")
             .ParamType(REQUIRED)
             .DataType({ge::DT_FLOAT, ge::DT_FLOAT, ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_FLOAT16, ge::DT_FLOAT16, ge::DT_BF16, ge::DT_BF16, ge::DT_BF16})
@@ -149,7 +167,13 @@ public:
             .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
         this->AICore().AddConfig("ascend910b", ascend910bConfig);
 
-        OpAICoreConfig ascend910_93Config;
+        OpAICoreConfig ascend910_93Config;  // every flag set: a default-constructed config leaves them unset
+        ascend910_93Config.DynamicCompileStaticFlag(true)
+            .DynamicFormatFlag(false)
+            .DynamicRankSupportFlag(true)
+            .DynamicShapeSupportFlag(true)
+            .NeedCheckSupportFlag(false)
+            .PrecisionReduceFlag(true);
         ascend910_93Config.Input("gradOutput")
             .ParamType(REQUIRED)
             .DataType({ge::DT_FLOAT, ge::DT_FLOAT, ge::DT_FLOAT, ge::DT_FLOAT16, ge::DT_FLOAT16, ge::DT_FLOAT16, ge::DT_BF16, ge::DT_BF16, ge::DT_BF16})

@@ -15,6 +15,7 @@
 // Kernel contract: operands have the output's shape, contiguous;
 // the aclnn layer broadcasts/transposes before launching.
 #include "kernel_operator.h"
+#include "elu_backward_tiling.h"
 
 using namespace AscendC;
 
@@ -37,9 +38,9 @@ __aicore__ inline void LoadTile(const LocalTensor<T>& dst, const GlobalTensor<T>
 #endif
 }
 
-// UB -> GM for `len` elements, never writing past them.
+// UB -> GM for `len` elements, never writing past them.  (`dst` by value: GlobalTensor::SetValue is not const.)
 template <typename T>
-__aicore__ inline void StoreTile(const GlobalTensor<T>& dst, const LocalTensor<T>& src, uint32_t len)
+__aicore__ inline void StoreTile(GlobalTensor<T> dst, const LocalTensor<T>& src, uint32_t len)
 {
 #if __CCE_AICORE__ == 220
     DataCopyPad(dst, src, DataCopyExtParams{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0});
@@ -56,6 +57,11 @@ __aicore__ inline void StoreTile(const GlobalTensor<T>& dst, const LocalTensor<T
         for (uint32_t i = body; i < len; ++i) {
             dst.SetValue(i, src.GetValue(i));
         }
+#if __CCE_AICORE__ == 200
+        // scalar stores go through the data cache: flush the (at most two) 64-byte lines of the tail
+        DataCacheCleanAndInvalid<T, CacheLine::SINGLE_CACHE_LINE>(dst[body]);
+        DataCacheCleanAndInvalid<T, CacheLine::SINGLE_CACHE_LINE>(dst[len - 1]);
+#endif
     }
 #endif
 }
@@ -86,12 +92,44 @@ __aicore__ inline LocalTensor<float> ResultTile(const LocalTensor<T>& out, const
     }
 }
 
-// Round the FLOAT result once into the output dtype.
+// Round the FLOAT result once into the output dtype, with the rounding mode this architecture's Cast takes
+// (round to nearest even in every case; codegen/backends/ascendc/socs.py).
+template <typename T>
+__aicore__ constexpr RoundMode NarrowingRound()
+{
+#if __CCE_AICORE__ == 100  // dav-c100
+    return RoundMode::CAST_NONE;  // half: the only narrowing type here
+#elif __CCE_AICORE__ == 200  // dav-m200
+    return RoundMode::CAST_NONE;  // half: the only narrowing type here
+#elif __CCE_AICORE__ == 220  // dav-c220
+    return IsSameType<T, half>::value ? RoundMode::CAST_RINT : RoundMode::CAST_RINT;
+#endif
+}
+
 template <typename T>
 __aicore__ inline void FromFloat(const LocalTensor<T>& out, const LocalTensor<float>& res, uint32_t calc)
 {
     if constexpr (!IsSameType<T, float>::value) {
-        Cast(out, res, RoundMode::CAST_RINT, calc);
+        Cast(out, res, NarrowingRound<T>(), calc);
+    }
+}
+
+// Select mode 0 (VSEL_CMPMASK_SPR, the only mode of dav-c100) takes its mask from a register that holds one
+// 256-byte repeat, so a long mask is applied one repeat per call.  Masks are then laid out one 32-byte slot per
+// repeat (CompareByRepeat writes them so), keeping every mask operand 32-byte aligned.
+__aicore__ inline void CompareByRepeat(const LocalTensor<uint8_t>& mask, const LocalTensor<float>& a,
+                                       const LocalTensor<float>& b, CMPMODE mode, uint32_t calc)
+{
+    for (uint32_t r = 0; r < calc; r += REPEAT_ELEMS) {
+        Compare(mask[r / 2], a[r], b[r], mode, REPEAT_ELEMS);
+    }
+}
+
+__aicore__ inline void SelectByRepeat(const LocalTensor<float>& dst, const LocalTensor<uint8_t>& mask,
+                                      const LocalTensor<float>& a, const LocalTensor<float>& b, uint32_t calc)
+{
+    for (uint32_t r = 0; r < calc; r += REPEAT_ELEMS) {
+        Select(dst[r], mask[r / 2], a[r], b[r], SELMODE::VSEL_CMPMASK_SPR, REPEAT_ELEMS);
     }
 }
 }  // namespace
@@ -117,7 +155,7 @@ public:
         pipe_.InitBuffer(selfOrResultQueue_, BUFFER_NUM, tileLength * sizeof(TIn));
         pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength * sizeof(TOut));
         pipe_.InitBuffer(floatBuf_, floatSlots * tileLength * sizeof(float));
-        pipe_.InitBuffer(maskBuf_, 1 * (tileLength / 8));  // 1 bit mask(s) of one tile
+        pipe_.InitBuffer(maskBuf_, 1 * (tileLength / 2));  // 1 mask(s): 32 bytes per 256-byte repeat
         scale_ = scale;
         inputScale_ = inputScale;
         c0_ = c0;
@@ -158,7 +196,17 @@ private:
         LocalTensor<float> res = ResultTile(outTile, slots, 2 + (sizeof(TIn) < sizeof(float) ? 2 : 0), tileLength_);
         LocalTensor<float> f0 = slots[0 * tileLength_];
         LocalTensor<float> f1 = slots[1 * tileLength_];
-        LocalTensor<uint8_t> m0 = maskBuf_.Get<uint8_t>()[0 * (tileLength_ / 8)];
+        LocalTensor<uint8_t> m0 = maskBuf_.Get<uint8_t>()[0 * (tileLength_ / 2)];
+        #if __CCE_AICORE__ == 100  // dav-c100
+        Muls(f0, selfOrResult, inputScale_, calc);
+        Exp(f1, f0, calc);
+        Muls(f0, f1, c0_, calc);
+        Mul(f1, f0, gradOutput, calc);
+        Duplicate(f0, 0.0F, calc);
+        CompareByRepeat(m0, selfOrResult, f0, CMPMODE::GT, calc);
+        Muls(f0, gradOutput, scale_, calc);
+        SelectByRepeat(res, m0, f0, f1, calc);
+        #elif __CCE_AICORE__ == 200  // dav-m200
         Muls(f0, selfOrResult, inputScale_, calc);
         Exp(f1, f0, calc);
         Muls(f0, f1, c0_, calc);
@@ -166,6 +214,15 @@ private:
         CompareScalar(m0, selfOrResult, 0.0F, CMPMODE::GT, calc);
         Muls(f0, gradOutput, scale_, calc);
         Select(res, m0, f0, f1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+        #elif __CCE_AICORE__ == 220  // dav-c220
+        Muls(f0, selfOrResult, inputScale_, calc);
+        Exp(f1, f0, calc);
+        Muls(f0, f1, c0_, calc);
+        Mul(f1, f0, gradOutput, calc);
+        CompareScalar(m0, selfOrResult, 0.0F, CMPMODE::GT, calc);
+        Muls(f0, gradOutput, scale_, calc);
+        Select(res, m0, f0, f1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+        #endif
         FromFloat(outTile, res, calc);
         outQueue_.EnQue(outTile);
         gradOutputQueue_.FreeTensor(gradOutputIn);
@@ -216,7 +273,7 @@ public:
         pipe_.InitBuffer(selfOrResultQueue_, BUFFER_NUM, tileLength * sizeof(TIn));
         pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength * sizeof(TOut));
         pipe_.InitBuffer(floatBuf_, floatSlots * tileLength * sizeof(float));
-        pipe_.InitBuffer(maskBuf_, 1 * (tileLength / 8));  // 1 bit mask(s) of one tile
+        pipe_.InitBuffer(maskBuf_, 1 * (tileLength / 2));  // 1 mask(s): 32 bytes per 256-byte repeat
         scale_ = scale;
         inputScale_ = inputScale;
         c0_ = c0;
@@ -258,7 +315,17 @@ private:
         LocalTensor<float> res = ResultTile(outTile, slots, 2 + (sizeof(TIn) < sizeof(float) ? 2 : 0), tileLength_);
         LocalTensor<float> f0 = slots[0 * tileLength_];
         LocalTensor<float> f1 = slots[1 * tileLength_];
-        LocalTensor<uint8_t> m0 = maskBuf_.Get<uint8_t>()[0 * (tileLength_ / 8)];
+        LocalTensor<uint8_t> m0 = maskBuf_.Get<uint8_t>()[0 * (tileLength_ / 2)];
+        #if __CCE_AICORE__ == 100  // dav-c100
+        Adds(f0, selfOrResult, c0_, calc);
+        Adds(f1, f0, c1_, calc);
+        Muls(f0, f1, inputScale_, calc);
+        Mul(f1, f0, gradOutput, calc);
+        Duplicate(f0, 0.0F, calc);
+        CompareByRepeat(m0, selfOrResult, f0, CMPMODE::GT, calc);
+        Muls(f0, gradOutput, scale_, calc);
+        SelectByRepeat(res, m0, f0, f1, calc);
+        #elif __CCE_AICORE__ == 200  // dav-m200
         Adds(f0, selfOrResult, c0_, calc);
         Adds(f1, f0, c1_, calc);
         Muls(f0, f1, inputScale_, calc);
@@ -266,6 +333,15 @@ private:
         CompareScalar(m0, selfOrResult, 0.0F, CMPMODE::GT, calc);
         Muls(f0, gradOutput, scale_, calc);
         Select(res, m0, f0, f1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+        #elif __CCE_AICORE__ == 220  // dav-c220
+        Adds(f0, selfOrResult, c0_, calc);
+        Adds(f1, f0, c1_, calc);
+        Muls(f0, f1, inputScale_, calc);
+        Mul(f1, f0, gradOutput, calc);
+        CompareScalar(m0, selfOrResult, 0.0F, CMPMODE::GT, calc);
+        Muls(f0, gradOutput, scale_, calc);
+        Select(res, m0, f0, f1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+        #endif
         FromFloat(outTile, res, calc);
         outQueue_.EnQue(outTile);
         gradOutputQueue_.FreeTensor(gradOutputIn);
@@ -298,6 +374,7 @@ private:
 
 extern "C" __global__ __aicore__ void elu_backward(GM_ADDR gradOutput, GM_ADDR selfOrResult, GM_ADDR gradInput, GM_ADDR workspace, GM_ADDR tiling)
 {
+    REGISTER_TILING_DEFAULT(EluBackwardTilingData);
     GET_TILING_DATA(tilingData, tiling);
     if (TILING_KEY_IS(100)) {  // variant isResult=False; FLOAT in, FLOAT out
         KernelEluBackwardIsResultFalse<float, float> op;

@@ -14,6 +14,7 @@
 // Kernel contract: operands have the output's shape, contiguous, with dim moved last (rows of rowLength);
 // the aclnn layer broadcasts/transposes before launching.
 #include "kernel_operator.h"
+#include "softmax_backward_tiling.h"
 
 using namespace AscendC;
 
@@ -36,9 +37,9 @@ __aicore__ inline void LoadTile(const LocalTensor<T>& dst, const GlobalTensor<T>
 #endif
 }
 
-// UB -> GM for `len` elements, never writing past them.
+// UB -> GM for `len` elements, never writing past them.  (`dst` by value: GlobalTensor::SetValue is not const.)
 template <typename T>
-__aicore__ inline void StoreTile(const GlobalTensor<T>& dst, const LocalTensor<T>& src, uint32_t len)
+__aicore__ inline void StoreTile(GlobalTensor<T> dst, const LocalTensor<T>& src, uint32_t len)
 {
 #if __CCE_AICORE__ == 220
     DataCopyPad(dst, src, DataCopyExtParams{1, static_cast<uint32_t>(len * sizeof(T)), 0, 0, 0});
@@ -55,6 +56,11 @@ __aicore__ inline void StoreTile(const GlobalTensor<T>& dst, const LocalTensor<T
         for (uint32_t i = body; i < len; ++i) {
             dst.SetValue(i, src.GetValue(i));
         }
+#if __CCE_AICORE__ == 200
+        // scalar stores go through the data cache: flush the (at most two) 64-byte lines of the tail
+        DataCacheCleanAndInvalid<T, CacheLine::SINGLE_CACHE_LINE>(dst[body]);
+        DataCacheCleanAndInvalid<T, CacheLine::SINGLE_CACHE_LINE>(dst[len - 1]);
+#endif
     }
 #endif
 }
@@ -85,12 +91,44 @@ __aicore__ inline LocalTensor<float> ResultTile(const LocalTensor<T>& out, const
     }
 }
 
-// Round the FLOAT result once into the output dtype.
+// Round the FLOAT result once into the output dtype, with the rounding mode this architecture's Cast takes
+// (round to nearest even in every case; codegen/backends/ascendc/socs.py).
+template <typename T>
+__aicore__ constexpr RoundMode NarrowingRound()
+{
+#if __CCE_AICORE__ == 100  // dav-c100
+    return RoundMode::CAST_NONE;  // half: the only narrowing type here
+#elif __CCE_AICORE__ == 200  // dav-m200
+    return RoundMode::CAST_NONE;  // half: the only narrowing type here
+#elif __CCE_AICORE__ == 220  // dav-c220
+    return IsSameType<T, half>::value ? RoundMode::CAST_RINT : RoundMode::CAST_RINT;
+#endif
+}
+
 template <typename T>
 __aicore__ inline void FromFloat(const LocalTensor<T>& out, const LocalTensor<float>& res, uint32_t calc)
 {
     if constexpr (!IsSameType<T, float>::value) {
-        Cast(out, res, RoundMode::CAST_RINT, calc);
+        Cast(out, res, NarrowingRound<T>(), calc);
+    }
+}
+
+// Select mode 0 (VSEL_CMPMASK_SPR, the only mode of dav-c100) takes its mask from a register that holds one
+// 256-byte repeat, so a long mask is applied one repeat per call.  Masks are then laid out one 32-byte slot per
+// repeat (CompareByRepeat writes them so), keeping every mask operand 32-byte aligned.
+__aicore__ inline void CompareByRepeat(const LocalTensor<uint8_t>& mask, const LocalTensor<float>& a,
+                                       const LocalTensor<float>& b, CMPMODE mode, uint32_t calc)
+{
+    for (uint32_t r = 0; r < calc; r += REPEAT_ELEMS) {
+        Compare(mask[r / 2], a[r], b[r], mode, REPEAT_ELEMS);
+    }
+}
+
+__aicore__ inline void SelectByRepeat(const LocalTensor<float>& dst, const LocalTensor<uint8_t>& mask,
+                                      const LocalTensor<float>& a, const LocalTensor<float>& b, uint32_t calc)
+{
+    for (uint32_t r = 0; r < calc; r += REPEAT_ELEMS) {
+        Select(dst[r], mask[r / 2], a[r], b[r], SELMODE::VSEL_CMPMASK_SPR, REPEAT_ELEMS);
     }
 }
 }  // namespace
@@ -259,6 +297,7 @@ private:
 
 extern "C" __global__ __aicore__ void softmax_backward(GM_ADDR gradOutput, GM_ADDR output, GM_ADDR out, GM_ADDR workspace, GM_ADDR tiling)
 {
+    REGISTER_TILING_DEFAULT(SoftmaxBackwardTilingData);
     GET_TILING_DATA(tilingData, tiling);
     if (TILING_KEY_IS(111)) {  // the only variant; FLOAT16 in, FLOAT16 out
         KernelSoftmaxBackward<half, half> op;

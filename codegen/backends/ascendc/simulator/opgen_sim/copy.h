@@ -32,7 +32,26 @@ struct DataCopyPadExtParams {
         : isPad(pad), leftPadding(left), rightPadding(right), paddingValue(value) {}
 };
 
+enum class CacheLine : uint64_t { SINGLE_CACHE_LINE = 0, ENTIRE_DATA_CACHE };
+enum class DcciDst : uint64_t { CACHELINE_ALL = 0, CACHELINE_UB, CACHELINE_OUT, CACHELINE_ATOMIC };
+
+// Flush the data-cache line holding dst[0] to GM (dav-m200 and dav-c220; dav-c100 has no such instruction).
+template <typename T, CacheLine entireType>
+void DataCacheCleanAndInvalid(const GlobalTensor<T>& dst) {
+    if (sim::Product().aicore == 100)
+        sim::NotSupported("DataCacheCleanAndInvalid", "dav-c100 has no data-cache maintenance instruction");
+    if (entireType == CacheLine::ENTIRE_DATA_CACHE) sim::S().dirtyLines.clear();
+    else sim::S().dirtyLines.erase(reinterpret_cast<uintptr_t>(dst.GetPhyAddr()) / 64);
+}
+
 namespace sim {
+// Every GM line [p, p + bytes) touches was written by the running block.
+inline void WroteGm(const void* p, uint64_t bytes) {
+    if (bytes == 0) return;
+    const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    for (uintptr_t line = a / 64; line <= (a + bytes - 1) / 64; ++line) S().lineWriters[line].insert(S().blockIdx);
+}
+
 inline uint64_t RoundDown32(uint64_t bytes) { return bytes / 32 * 32; }
 
 inline void NeedDataCopyPad() {
@@ -60,6 +79,7 @@ void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, uint32_t co
     if (bytes == 0) return;
     sim::GmCheck(dst.ptr_, bytes, "DataCopy(UB->GM)");
     std::memcpy(dst.ptr_, s, bytes);
+    sim::WroteGm(dst.ptr_, bytes);
 }
 
 // UB -> UB
@@ -106,6 +126,7 @@ void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const Da
         uint8_t* to = (uint8_t*)dst.ptr_ + uint64_t(i) * (p.blockLen + p.dstStride);
         sim::GmCheck(to, p.blockLen, "DataCopyPad(UB->GM)");
         std::memcpy(to, s + i * row, p.blockLen);
+        sim::WroteGm(to, p.blockLen);
     }
 }
 

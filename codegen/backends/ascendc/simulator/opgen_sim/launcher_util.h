@@ -1,5 +1,7 @@
 // opgen simulator: what every generated launcher shares — the request it reads, device memory for its tensors,
 // the report it prints, and turning simulator errors into a message and an exit code (never a crash).
+// The SDK gate (tests/ascendc_sdk/include/opgen_sim/launcher_util.h) provides the same interface on top of
+// CANN's CPU-debug headers, so one generated launcher builds with either.
 //
 // Request (a text file, argv[1]): one "key value" per line.
 //   product <soc>  variant <n>  in_dtype <FLOAT|FLOAT16|BFLOAT16>  out_dtype <...>  total <elements>
@@ -19,6 +21,23 @@
 #include "kernel_operator.h"
 
 namespace opgen_sim {
+
+[[noreturn]] inline void Fail(const std::string& rule, const std::string& msg) { AscendC::sim::Fail(rule, msg); }
+
+// What the tiling of a launch reads off the product.
+struct Target {
+    uint64_t cores;          // vector cores
+    uint64_t tilingUbBytes;  // UB the kernel's buffers may fill: up to TMP_UB_OFFSET (the API's scratch above)
+};
+
+inline Target SetProduct(const std::string& soc) {
+    AscendC::sim::SetProduct(soc);
+    const AscendC::sim::ProductInfo& p = AscendC::sim::Product();
+    return Target{p.cores, p.tmpUbOffset};
+}
+
+inline void SetTilingKey(uint64_t key) { AscendC::sim::SetTilingKey(key); }
+inline GM_ADDR GmAlloc(uint64_t bytes) { return AscendC::GmAlloc(bytes); }
 
 struct Dtype {
     uint64_t bytes;
@@ -81,6 +100,12 @@ public:
 
     template <typename T>
     void Report(const char* key, T value) const { std::cout << key << " " << value << "\n"; }
+
+    // What the simulator measured of the run: the UB the kernel's buffers took, the blocks that completed.
+    void ReportRun() const {
+        Report("ubPeak", AscendC::sim::S().ubPeak);
+        Report("blocksRun", AscendC::sim::S().blocksRun.size());
+    }
 
 private:
     std::map<std::string, std::string> kv_;

@@ -61,6 +61,9 @@ inline uint32_t AllocUb(uint32_t bytes, const std::string& what) {
 }  // namespace sim
 
 template <typename T>
+class GlobalTensor;
+
+template <typename T>
 class LocalTensor {
 public:
     LocalTensor() = default;
@@ -127,9 +130,15 @@ public:
         std::memcpy(&v, ptr_ + i, sizeof(T));
         return v;
     }
-    void SetValue(uint64_t i, T v) const {
+    // Not const, as in CANN (a `const GlobalTensor&` cannot be written through).  A scalar store goes through
+    // the core's data cache: it must be flushed with DataCacheCleanAndInvalid before the kernel ends (checked).
+    void SetValue(uint64_t i, T v) {
         sim::GmCheck(ptr_ + i, sizeof(T), "GlobalTensor::SetValue");
         std::memcpy(ptr_ + i, &v, sizeof(T));
+        const uintptr_t line = reinterpret_cast<uintptr_t>(ptr_ + i) / 64;
+        if (sim::Product().aicore != 100) sim::S().dirtyLines.insert(line);  // dav-c100: nothing to flush with
+        sim::S().scalarLines.insert(line);
+        sim::S().lineWriters[line].insert(sim::S().blockIdx);
     }
     T* GetPhyAddr() const { return ptr_; }
     uint64_t GetSize() const { return size_; }

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -27,20 +28,25 @@ struct Error : std::runtime_error {
 inline std::string Str(uint64_t v) { return std::to_string(v); }
 
 // ascend.md §3.  `aicore` is the __CCE_AICORE__ value of the architecture the kernel is compiled for.
+// The API rules per architecture are those of codegen/backends/ascendc/socs.py (a test checks they agree).
 struct ProductInfo {
     const char* soc;
-    uint32_t ubBytes;    // unified buffer per AI core
-    uint32_t cores;      // vector cores
-    bool dataCopyPad;    // DataCopyPad exists
-    bool bf16;           // bfloat16 exists
-    int aicore;          // __CCE_AICORE__ of its architecture
+    uint32_t ubBytes;      // unified buffer per AI core (TOTAL_UB_SIZE)
+    uint32_t tmpUbOffset;  // TMP_UB_OFFSET: the API's own scratch (Select modes 1/2, ...) is [this, ubBytes)
+    uint32_t cores;        // vector cores
+    bool dataCopyPad;      // DataCopyPad exists
+    bool bf16;             // bfloat16 exists
+    int aicore;            // __CCE_AICORE__ of its architecture
+    bool compareScalar;    // CompareScalar / Compares exist
+    bool selectModes12;    // Select modes 1 and 2 exist (else mode 0 only)
+    bool rintToHalf;       // Cast float -> half takes CAST_RINT (else only CAST_NONE, itself round-to-nearest)
 };
 
 inline const ProductInfo kProducts[] = {
-    {"ascend910", 256 * 1024, 32, false, false, 100},
-    {"ascend310p", 256 * 1024, 8, false, false, 200},
-    {"ascend910b", 192 * 1024, 40, true, true, 220},
-    {"ascend910_93", 192 * 1024, 48, true, true, 220},
+    {"ascend910", 256 * 1024, 248 * 1024, 32, false, false, 100, false, false, false},
+    {"ascend310p", 256 * 1024, 248 * 1024, 8, false, false, 200, true, true, false},
+    {"ascend910b", 192 * 1024, 184 * 1024, 40, true, true, 220, true, true, true},
+    {"ascend910_93", 192 * 1024, 184 * 1024, 48, true, true, 220, true, true, true},
 };
 
 inline const ProductInfo* FindProduct(const std::string& soc) {
@@ -71,6 +77,9 @@ struct State {
     int pipes = 0;                     // TPipe objects alive on this core
     std::vector<std::string> leaks;    // queue-protocol faults found when queues are destroyed
     std::vector<int64_t> blocksRun;    // block indices that ran to completion
+    std::set<uintptr_t> dirtyLines;    // 64-byte GM lines this core wrote by scalar stores, not yet flushed
+    std::map<uintptr_t, std::set<int64_t>> lineWriters;  // GM line -> blocks that wrote it (any way)
+    std::set<uintptr_t> scalarLines;   // GM lines written by a scalar store (through a core's data cache)
     std::map<uint8_t*, GmRegion> gm;   // device allocations by base address
     std::vector<std::unique_ptr<uint8_t[]>> gmOwned;
 };
@@ -83,6 +92,13 @@ inline State& S() {
 inline const ProductInfo& Product() {
     if (!S().product) Fail("launch", "no product selected: call AscendC::sim::SetProduct before launching");
     return *S().product;
+}
+
+// A construct the product's API refuses (what CANN's CPU-debug build reports as "not supported"): the error
+// names the instruction, the product and the rule.
+[[noreturn]] inline void NotSupported(const std::string& what, const std::string& rule) {
+    Fail("not-supported", what + " is not supported on " + Product().soc + " (__CCE_AICORE__=" +
+                              std::to_string(Product().aicore) + "): " + rule);
 }
 
 inline void SetProduct(const std::string& soc) {

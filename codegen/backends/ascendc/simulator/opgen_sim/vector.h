@@ -1,7 +1,11 @@
 // opgen Ascend C simulator: the vector instructions (tensor "first count elements" forms).
 //
 // Operands are checked like the hardware constrains them: 32-byte aligned UB addresses, enough room for
-// `count` elements, and Compare/CompareScalar on whole 256-byte blocks ("compare-256").  Arithmetic is IEEE
+// `count` elements, and Compare/CompareScalar on whole 256-byte blocks ("compare-256").  What a product's API
+// does not have is refused as the CPU-debug build of CANN refuses it ("not-supported", socs.py): CompareScalar
+// on dav-c100, Select modes 1/2 on dav-c100, Cast float -> half with CAST_RINT on dav-c100/dav-m200 and
+// float -> bfloat16 with CAST_NONE.  Select modes 1/2 use the API's UB scratch at TMP_UB_OFFSET: a kernel
+// buffer there is overwritten on the device, so it is an error here ("ub-reserved").  Arithmetic is IEEE
 // float (half is computed in float and rounded to nearest even); bfloat16 takes part only in Cast, as on A2/A3.
 #pragma once
 #include <cmath>
@@ -115,6 +119,12 @@ void Cast(const LocalTensor<TD>& dst, const LocalTensor<TS>& src, RoundMode mode
     constexpr bool widening = sizeof(TD) > sizeof(TS);
     if (widening && mode != RoundMode::CAST_NONE)
         sim::Fail("cast", "Cast to a wider float type takes RoundMode::CAST_NONE (it is exact)");
+    if (!widening && std::is_same<TD, half>::value && mode == RoundMode::CAST_RINT && !sim::Product().rintToHalf)
+        sim::NotSupported("Cast float -> half with RoundMode::CAST_RINT", "use CAST_NONE, which rounds to nearest even");
+#if defined(__CCE_AICORE__) && __CCE_AICORE__ == 220
+    if (!widening && std::is_same<TD, bfloat16_t>::value && mode == RoundMode::CAST_NONE)
+        sim::NotSupported("Cast float -> bfloat16 with RoundMode::CAST_NONE", "it needs a rounding mode (CAST_RINT)");
+#endif
     TD* d = dst.Use("Cast", uint64_t(count) * sizeof(TD));
     const TS* s = src.Use("Cast", uint64_t(count) * sizeof(TS));
     for (uint32_t i = 0; i < count; ++i) d[i] = sim::Num<TD>::Put(sim::Num<TS>::Get(s[i]), mode);
@@ -136,6 +146,8 @@ void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& a, const LocalTens
 template <typename T, typename U>
 void CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& a, const T scalar, CMPMODE mode, uint32_t count) {
     static_assert(sim::kArith<T>, "CompareScalar takes float or half operands");
+    if (!sim::Product().compareScalar)
+        sim::NotSupported("CompareScalar", "Duplicate the scalar into a tile and use Compare");
     sim::Check256<T>("CompareScalar", count);
     uint8_t* m = (uint8_t*)dst.Use("CompareScalar", (count + 7) / 8);
     const T* x = a.Use("CompareScalar", uint64_t(count) * sizeof(T));
@@ -145,23 +157,44 @@ void CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& a, const T s
         if (sim::Cmp(sim::Num<T>::Get(x[i]), y, mode)) m[i / 8] |= uint8_t(1u << (i % 8));
 }
 
-// dst[i] = bit i of mask ? a[i] : b[i]
+namespace sim {
+// Select modes 1 and 2 exist only where the product has them, and use [TMP_UB_OFFSET, UB end) as scratch.
+inline void SelectMode12(SELMODE mode) {
+    const ProductInfo& p = Product();
+    const char* name = mode == SELMODE::VSEL_TENSOR_SCALAR_MODE ? "Select mode 1 (VSEL_TENSOR_SCALAR_MODE)"
+                                                                  : "Select mode 2 (VSEL_TENSOR_TENSOR_MODE)";
+    if (!p.selectModes12) NotSupported(name, "only mode 0 (VSEL_CMPMASK_SPR) exists");
+    for (const BufferRec& r : Buffers())
+        if (r.addr + r.bytes > p.tmpUbOffset)
+            Fail("ub-reserved", std::string(name) + " on " + p.soc + " uses UB [" + Str(p.tmpUbOffset) + ", " +
+                                    Str(p.ubBytes) + ") (TMP_UB_OFFSET) as scratch, but the " + r.owner +
+                                    " buffer at [" + Str(r.addr) + ", " + Str(r.addr + r.bytes) +
+                                    ") reaches into it and would be overwritten");
+}
+}  // namespace sim
+
+// dst[i] = bit i of mask ? a[i] : b[i].  Mode 0 (VSEL_CMPMASK_SPR) loads one repeat's mask (256 bytes of data)
+// into a register and applies it to every repeat of the call, as the hardware does.
 template <typename T, typename U>
 void Select(const LocalTensor<T>& dst, const LocalTensor<U>& mask, const LocalTensor<T>& a, const LocalTensor<T>& b,
             SELMODE mode, uint32_t count) {
-    if (mode != SELMODE::VSEL_TENSOR_TENSOR_MODE) sim::Fail("select", "Select with two tensors takes VSEL_TENSOR_TENSOR_MODE");
+    if (mode == SELMODE::VSEL_TENSOR_SCALAR_MODE) sim::Fail("select", "Select with two tensors takes mode 0 or 2");
+    const bool perRepeat = mode == SELMODE::VSEL_CMPMASK_SPR;
+    if (!perRepeat) sim::SelectMode12(mode);
+    constexpr uint32_t repeat = 256 / sizeof(T);
     T* d = dst.Use("Select", uint64_t(count) * sizeof(T));
-    const uint8_t* m = (const uint8_t*)mask.Use("Select", (count + 7) / 8);
+    const uint8_t* m = (const uint8_t*)mask.Use("Select", perRepeat ? repeat / 8 : (count + 7) / 8);
     const T* x = a.Use("Select", uint64_t(count) * sizeof(T));
     const T* y = b.Use("Select", uint64_t(count) * sizeof(T));
-    for (uint32_t i = 0; i < count; ++i) d[i] = sim::Bit(m, i) ? x[i] : y[i];
+    for (uint32_t i = 0; i < count; ++i) d[i] = sim::Bit(m, perRepeat ? i % repeat : i) ? x[i] : y[i];
 }
 
-// dst[i] = bit i of mask ? a[i] : scalar
+// dst[i] = bit i of mask ? a[i] : scalar (mode 1)
 template <typename T, typename U>
 void Select(const LocalTensor<T>& dst, const LocalTensor<U>& mask, const LocalTensor<T>& a, const T scalar,
             SELMODE mode, uint32_t count) {
     if (mode != SELMODE::VSEL_TENSOR_SCALAR_MODE) sim::Fail("select", "Select with a scalar takes VSEL_TENSOR_SCALAR_MODE");
+    sim::SelectMode12(mode);
     T* d = dst.Use("Select", uint64_t(count) * sizeof(T));
     const uint8_t* m = (const uint8_t*)mask.Use("Select", (count + 7) / 8);
     const T* x = a.Use("Select", uint64_t(count) * sizeof(T));

@@ -1,0 +1,207 @@
+"""The plan of one op's Ascend C kernel, from the spec and `codegen.lower.lower(op)`: its variants, each lowered
+to vector instructions for every architecture the op runs on (codegen.backends.ascendc.lowering), and the UB
+layout the tiling sizes (codegen.backends.ascendc.tiling).  The renderers (emit.py, op_host.py) and the Python
+binding read this plan; nothing here renders a file.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from codegen.lower import Kernel, KernelVariant, lower
+from codegen.runtime.calls import out_dtype_free
+from codegen.spec import Op
+
+from . import tiling as T
+from .lowering import Lowered, Lowering
+from .socs import ARCHS, SOC_ARCH, Arch, archs_of
+
+CPP_TYPE = {"FLOAT": "float", "FLOAT16": "half", "BFLOAT16": "bfloat16_t"}
+GE_TYPE = {"FLOAT": "ge::DT_FLOAT", "FLOAT16": "ge::DT_FLOAT16", "BFLOAT16": "ge::DT_BF16"}
+DTYPE_CODE = {"FLOAT": 0, "FLOAT16": 1, "BFLOAT16": 2}
+DTYPE_BYTES = {"FLOAT": 4, "FLOAT16": 2, "BFLOAT16": 2}
+# __CCE_AICORE__ of each product's architecture (A2 and A3 share dav-c220), from socs.py
+ARCH = {soc: ARCHS[name].aicore for soc, name in SOC_ARCH.items()}
+
+
+# ---- what the spec says about dtypes ----------------------------------------------------------------------
+def combos(op: Op, soc: str) -> list[tuple[str, str]]:
+    """(input dtype, output dtype) pairs the kernel is built for on `soc`: every input one dtype (aclnn promotes
+    mixed inputs first), the output any dtype the table allows when the rules let it differ."""
+    ins = op.dtypes.get(soc, [])
+    outs = op.dtypes_of(op.output.name).get(soc, [])
+    if out_dtype_free(op):
+        return [(i, o) for i in ins for o in outs]
+    return [(i, i) for i in ins if i in outs]
+
+
+def tiling_key(variant: int, din: str, dout: str) -> int:
+    return (variant + 1) * 100 + 10 * DTYPE_CODE[din] + DTYPE_CODE[dout]
+
+
+def camel(suffix: str) -> str:
+    return "".join(w.capitalize() for w in suffix.replace("__", "_").split("_"))
+
+
+# ---- one kernel variant, lowered ------------------------------------------------------------------------
+@dataclass
+class Pass:
+    name: str            # kernel method
+    doc: str
+    extra_param: str     # ", float* sums" ...
+    lowered: dict        # {architecture name: Lowered}: the instructions each architecture's API has
+    writes: bool         # produces an output tile
+    sums: bool           # uses the ReduceSum buffers
+    local_sums: bool     # declares its own `float sums[]`
+
+    @property
+    def lines(self) -> list[str]:
+        """The Compute statements: shared by every architecture, or one `#if __CCE_AICORE__` block each."""
+        bodies = {tuple(low.lines) for low in self.lowered.values()}
+        if len(bodies) == 1:
+            return list(bodies.pop())
+        out = []
+        for i, (name, low) in enumerate(self.lowered.items()):
+            aicore = ARCHS[name].aicore
+            out.append(f"#{'if' if i == 0 else 'elif'} __CCE_AICORE__ == {aicore}  // {name}")
+            out += low.lines
+        out.append("#endif")
+        return out
+
+    @property
+    def num_temps(self): return max(low.num_temps for low in self.lowered.values())
+
+    @property
+    def num_masks(self): return max(low.num_masks for low in self.lowered.values())
+
+
+@dataclass
+class VariantPlan:
+    index: int
+    kv: KernelVariant
+    cls: str
+    suffix: str          # C++ identifier fragment ("" for a single variant)
+    doc: str
+    tensors: list[str]   # C++ names of the tensors loaded (aclnn names)
+    scalars: list[str]   # tiling float fields the kernel reads
+    passes: list[Pass]
+    layout: T.KernelLayout
+
+    @property
+    def num_temps(self): return self.layout.num_temps
+
+    @property
+    def num_masks(self): return self.layout.num_masks
+
+    @property
+    def num_sums(self): return self.layout.num_sums
+
+
+def _scalar_names(kv: KernelVariant) -> dict:
+    names = {p.symbol: p.name + "_" for p in kv.scalars}
+    names.update({s: f"{s}_" for s, _ in kv.prelude})
+    names.update({s: f"sums[{i}]" for i, (s, _) in enumerate(kv.reductions)})
+    return names
+
+
+def _lowering(kv: KernelVariant, arch: Arch) -> Lowering:
+    low = Lowering({t.symbol: t.name for t in kv.tensors}, _scalar_names(kv), last=kv.last, arch=arch)
+    low.bind(kv.body)
+    return low
+
+
+def _per_arch(archs: list[Arch], build) -> dict:
+    """{architecture name: Lowered} of `build(arch)` (a function lowering one pass for one architecture)."""
+    return {a.name: build(a) for a in archs}
+
+
+def kernel_scalars(kv: KernelVariant) -> list[str]:
+    """Tiling float fields the kernel of this variant reads: hoisted prelude values and scalars used directly."""
+    used = set()
+    for e in [kv.result] + [e for _, e in kv.body] + [e for _, e in kv.reductions]:
+        used |= e.free_symbols
+    out = [p.name for p in kv.scalars if p.symbol in used]
+    out += [str(s) for s, _ in kv.prelude if s in used]
+    return out
+
+
+def plan_variant(op: Op, index: int, kv: KernelVariant) -> VariantPlan:
+    rows = bool(kv.reductions)
+    archs = archs_of(op.dtypes)
+    names = _scalar_names(kv)
+    passes = []
+
+    def compute(arch):
+        low = _lowering(kv, arch)
+        for i, (s, e) in enumerate(kv.reductions):
+            low.row_sum(e, f"sum{i}", "work", f"{names[s]} = {{sum}};")
+        low.result(kv.result, "res")
+        return low.finish()
+
+    def sum_tile(arch):
+        low = _lowering(kv, arch)
+        for i, (s, e) in enumerate(kv.reductions):
+            low.row_sum(e, f"sum{i}", "work", f"{names[s]} += {{sum}};")
+        return low.finish()
+
+    if not rows:
+        passes.append(Pass("Compute", "one tile: the formula, elementwise", "", _per_arch(archs, compute), True,
+                           False, False))
+    else:
+        passes.append(Pass("ComputeRow", "a whole row in one tile: its sums, then the formula", "",
+                           _per_arch(archs, compute), True, True, True))
+        passes.append(Pass("SumTile", "a long row, first pass: add this tile to the row sums", ", float* sums",
+                           _per_arch(archs, sum_tile), False, True, False))
+
+        def body(arch):
+            low = _lowering(kv, arch)
+            low.result(kv.result, "res")
+            return low.finish()
+        passes.append(Pass("ComputeTile", "a long row, second pass: the formula with the finished row sums",
+                           ", const float* sums", _per_arch(archs, body), True, False, False))
+    layout = T.KernelLayout(num_in=len(kv.tensors), num_temps=max(p.num_temps for p in passes),
+                            num_masks=max(p.num_masks for p in passes), num_sums=len(kv.reductions))
+    suffix = camel(kv.suffix) if kv.suffix else ""
+    doc = f"variant {', '.join(f'{k}={v}' for k, v in kv.key.items())}" if kv.key else "the only variant"
+    return VariantPlan(index, kv, f"Kernel{op.api_name}{suffix}", suffix, doc, [t.name for t in kv.tensors],
+                       kernel_scalars(kv), passes, layout)
+
+
+@dataclass
+class Plan:
+    """Everything the templates and the Python binding need to know about one op's kernel."""
+    op: Op
+    kernel: Kernel
+    variants: list[VariantPlan]
+    rows: bool
+
+    @property
+    def tiling_type(self) -> str:
+        return f"{self.op.api_name}TilingData"
+
+    @property
+    def int_fields(self) -> list[str]:
+        return T.fields(self.variants[0].layout)
+
+    @property
+    def float_fields(self) -> list[str]:
+        out = []
+        for v in self.variants:
+            out += [s for s in v.scalars if s not in out]
+        return out
+
+    def variant_index(self, key: dict) -> int:
+        for v in self.variants:
+            if v.kv.key == key:
+                return v.index
+        raise KeyError(key)
+
+
+def plan(op: Op) -> Plan:
+    k = lower(op)
+    variants = [plan_variant(op, i, kv) for i, kv in enumerate(k.variants)]
+    modes = {v.layout.rows for v in variants}
+    if len(modes) != 1:
+        raise NotImplementedError(f"{op.name}: variants with and without row sums")
+    return Plan(op, k, variants, modes.pop())
+
+

@@ -1,0 +1,3 @@
+// Stand-in for the closed CPU-debug header simt_stub.h: its types (half, bfloat16_t) are declared in stub_def.h.
+#pragma once
+#include "stub_def.h"

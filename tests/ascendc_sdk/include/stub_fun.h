@@ -1,0 +1,16 @@
+// Stand-in for CANN's closed `stub_fun.h`: the AI Core intrinsics (vadd, vconv_f322f16r, copy_gm_to_ubuf,
+// set_flag, ...) and the CPU-debug runtime's buffer-tracking hooks (AscendCBufInit, ...).
+//
+// In CANN these run on a functional model of the core (tikicpulib).  Here every one is a no-op returning 0: the
+// SDK gate checks that the open headers accept a kernel (it compiles) and that their own checks pass when each
+// tiling key is launched (ASCENDC_ASSERT, "not supported", value ranges, which run *before* the intrinsic is
+// called) — it does not compute values; the opgen simulator does that.  The names are the ones the open headers
+// call for the architectures opgen targets (dav-c100, dav-m200, dav-c220), listed in opgen_intrinsics.inc.
+#pragma once
+#include "stub_def.h"
+
+#define OPGEN_INTRINSIC(name) \
+    template <typename... A>  \
+    inline int64_t name(A&&...) { return 0; }
+#include "opgen_intrinsics.inc"
+#undef OPGEN_INTRINSIC
