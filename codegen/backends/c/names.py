@@ -23,3 +23,6 @@ def example_path(op: Op) -> str:
 
 def program_name(op: Op) -> str:
     return f"test_aclnn_{op.snake_name}"
+
+
+LIBRARY = "opgen_aclnn"   # libopgen_aclnn.so/.a, find_package(opgen_aclnn), opgen_aclnn.pc
