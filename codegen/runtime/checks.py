@@ -31,11 +31,51 @@ class Allocate:
         return f"Allocate({self.dtype})"
 
 
+def requested_dtype(out_dtype) -> str | None:
+    """`out_dtype=` as an aclnn dtype name ("FLOAT16"), from such a name or anything np.dtype takes ("half",
+    np.float16); what is neither (3, an object) stays as its repr, which the checker refuses as an output dtype
+    (161002) like any unsupported one."""
+    if out_dtype is None or isinstance(out_dtype, str) and out_dtype in DTYPES:
+        return out_dtype
+    try:
+        requested = np.dtype(out_dtype).name
+    except (TypeError, ValueError):
+        return out_dtype if isinstance(out_dtype, str) else repr(out_dtype)
+    return {"float32": "FLOAT", "float16": "FLOAT16", "bfloat16": "BFLOAT16"}.get(requested, requested)
+
+
 def writeable_out(op_name: str, out) -> None:
-    """An `out=` the kernel cannot write (a read-only array, such as np.broadcast_to's views) is refused before
-    any check, with the op's name: a Python ValueError, as aclnn itself has no read-only tensors."""
-    if isinstance(out, np.ndarray) and not out.flags.writeable:
-        raise ValueError(f"{op_name}: out is read-only")
+    """An `out=` the kernel cannot write (a read-only array, such as np.broadcast_to's views) or whose elements
+    share memory (a zero stride on a dimension longer than 1: each backend wrote every result to the same place
+    and the last one won) is refused before any check, with the op's name: a Python ValueError, as aclnn itself
+    has neither read-only tensors nor this check."""
+    if isinstance(out, np.ndarray):
+        if not out.flags.writeable:
+            raise ValueError(f"{op_name}: out is read-only")
+        if _self_overlapping(out):
+            raise ValueError(f"{op_name}: out has elements that share memory (strides {out.strides} over shape "
+                             f"{out.shape}): each result needs a place of its own")
+
+
+def _self_overlapping(a: np.ndarray) -> bool:
+    """Whether two elements of `a` overlap in memory.  Quick when the dimensions nest (each longer stride spans
+    the shorter ones, as every slice, transpose and reversal of a contiguous array does); otherwise every
+    element's byte offset is compared, which only an odd hand-made view needs."""
+    dims = sorted((abs(s), n) for n, s in zip(a.shape, a.strides) if n > 1)
+    if a.size <= 1 or not dims:
+        return False
+    reach = a.itemsize
+    for stride, n in dims:
+        if stride < reach:
+            break
+        reach = stride * (n - 1) + reach
+    else:
+        return False
+    offsets = np.zeros(1, np.int64)
+    for n, s in zip(a.shape, a.strides):
+        offsets = (offsets[:, None] + np.arange(n, dtype=np.int64) * s).ravel()
+    offsets.sort()
+    return bool((np.diff(offsets) < a.itemsize).any())
 
 
 def dtype_of(value) -> DType | None:
