@@ -12,6 +12,7 @@ from codegen.template_util import preamble, render
 
 from . import opsource, prototypes
 from .names import header_name, source_name
+from .printer import math_functions
 
 TEMPLATES = Path(__file__).parent / "templates"
 RUNTIME_DIR = Path(__file__).parent / "runtime"   # runtime files with nothing to fill in: copied as they are
@@ -26,6 +27,7 @@ RUNTIME = {
     "include/aclnn/acl_meta.h.jinja": "include/aclnn/acl_meta.h",
     "include/aclnn/aclnn_base.h.jinja": "include/aclnn/aclnn_base.h",
     "src/opgen_runtime.h.jinja": "src/opgen_runtime.h",
+    "src/opgen_math.h.jinja": "src/opgen_math.h",   # its functions come from codegen.expansions
     "src/opgen_tables.c.jinja": "src/opgen_tables.c",
 }
 
@@ -59,6 +61,7 @@ def runtime_files(source: str = "codegen/backends/c/templates") -> dict[str, str
         "statuses": [(name, code) for code, name in STATUS_NAMES.items()],
         "max_dims": MAX_DIMS,
         "arg_kinds": ", ".join(f"{name} = {code}" for name, code in ARG_KINDS.items()),
+        "math_functions": math_functions(),   # opgen_math.h's expansions (codegen.expansions)
     }
     out = copied_files()
     for template, path in RUNTIME.items():
