@@ -49,8 +49,8 @@ VALUE_TESTS = "not every_variant and not streamed_sums and not which_calls_strea
 SAMPLE = 24   # value tests run under the sanitizers in CI, drawn with a fixed seed; --deep runs them all
 
 
-def _sanitized_pytest(args: list[str]):
-    env = {**os.environ, "OPGEN_C_SANITIZE": "1", "LD_PRELOAD": _runtime_lib("libasan.so"),
+def _sanitized_pytest(args: list[str], **extra_env):
+    env = {**os.environ, **extra_env, "OPGEN_C_SANITIZE": "1", "LD_PRELOAD": _runtime_lib("libasan.so"),
            "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1", "UBSAN_OPTIONS": "halt_on_error=1:print_stacktrace=1"}
     # -s: a sanitizer report goes to stderr at once (pytest's capture would lose it when ASan aborts).
     run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-x", "-s", *args],
@@ -81,3 +81,11 @@ def test_a_sample_of_the_value_tests_under_sanitizers():
 @pytest.mark.skipif(_runtime_lib("libasan.so") is None, reason="no AddressSanitizer runtime")
 def test_values_and_layouts_under_sanitizers():
     _sanitized_pytest([str(TESTS / "test_c_values.py"), "-k", VALUE_TESTS])
+
+
+@pytest.mark.deep
+@pytest.mark.skipif(_runtime_lib("libasan.so") is None, reason="no AddressSanitizer runtime")
+def test_hostile_calls_under_sanitizers():
+    """tests/test_hostile_fuzz.py's calls through the sanitized C library (and NumPy, for the verdicts)."""
+    _sanitized_pytest([str(TESTS / "test_hostile_fuzz.py"), "--deep", "-p", "no:randomly"],
+                      OPGEN_FUZZ_BACKENDS="numpy,c", OPGEN_FUZZ_EXAMPLES="400")

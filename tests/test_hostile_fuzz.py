@@ -35,7 +35,7 @@ from .compare import assert_elementwise_close, assert_rows_close
 from .conftest import deep_examples
 
 OPS = codegen.load_specs()
-BACKENDS = ["numpy", "c", "ascendc"]
+BACKENDS = os.environ.get("OPGEN_FUZZ_BACKENDS", "numpy,c,ascendc").split(",")   # numpy first: the reference
 DEEP = int(os.environ.get("OPGEN_FUZZ_EXAMPLES", 0)) or 1500
 GOOD_DTYPES = [np.float32, np.float16, ml_dtypes.bfloat16]
 DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16}
