@@ -11,6 +11,7 @@ C) on one parameter:
     Step("dtype_supported", "self")                      the dtype × product table
     Step("dtype_same", "self", ref="gradOutput")         same dtype as ref
     Step("dtype_castable", "gradInput", ref="gradOutput")
+    Step("format_same", "out", ref="self")               same format (aclFormat label) as ref
     Step("max_rank", "self", n=8) / ("min_rank", ...)
     Step("shape_same", "self", ref="gradOutput")
     Step("broadcast_to", "weight", ref="self")            broadcasts to exactly ref's shape
@@ -50,6 +51,8 @@ def _rule_steps(r: R.Rule) -> list[Step]:
         return [Step("dtype_same", n, ref=P[0], rule=r) for n in P[1:]]
     if isinstance(r, R.DtypeCastable):
         return [Step("dtype_castable", P[1], ref=P[0], rule=r)]
+    if isinstance(r, R.FormatSame):
+        return [Step("format_same", n, ref=P[0], rule=r) for n in P[1:]]
     if isinstance(r, R.MaxRank):
         return [Step("max_rank", n, n=r.n, rule=r) for n in P]
     if isinstance(r, R.MinRank):

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 import sympy
 
+import codegen
+
 from codegen.spec import rules as R
 from codegen.spec.params import Output
 
@@ -58,6 +60,10 @@ def error_inputs(op, base: dict, product: str):
         elif isinstance(r, R.DtypeSame):
             for n in P[1:]:
                 out.append(ErrorInput(_set(base, op, n, _other_float(_arr(base, op, n))), r.status, n, rule))
+        elif isinstance(r, R.FormatSame):
+            for n in P[1:]:
+                out.append(ErrorInput(_set(base, op, n, codegen.with_format(_arr(base, op, n), "NCHW")), r.status, n,
+                                      rule))
         elif isinstance(r, R.MaxRank):
             for n in P:
                 a = _arr(base, op, n)

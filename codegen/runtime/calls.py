@@ -25,12 +25,6 @@ def out_dtype_free(op: Op) -> bool:
     return not any(isinstance(r, R.DtypeSame) and out in r.params for r in op.rules)
 
 
-def requested_dtype(out_dtype) -> str | None:
-    """`out_dtype=` as an aclnn dtype name ("FLOAT16"), from a name or a NumPy dtype."""
-    requested = out_dtype if out_dtype is None or isinstance(out_dtype, str) else np.dtype(out_dtype).name
-    return {"float32": "FLOAT", "float16": "FLOAT16", "bfloat16": "BFLOAT16"}.get(requested, requested)
-
-
 def _shape_rule(op: Op) -> tuple | None:
     """(kind, snake_case names) of the rule that fixes the output's shape: ("same", [name]) or
     ("broadcast", [names]); None when no rule does."""
@@ -85,8 +79,9 @@ class KernelCall:
             raise TypeError(f"{op.snake_name}() missing required keyword argument {missing[0]!r}")
         self.product = kw.get("product", DEFAULT_PRODUCT)
         self.out = kw.get("out")
-        self.requested = requested_dtype(kw.get("out_dtype"))
+        self.requested = _chk.requested_dtype(kw.get("out_dtype"))
         self.args = {n: kw[n] for n in self.names}
+        _chk.writeable_out(op.snake_name, self.out)   # first, as the NumPy kernels do: then the verdicts agree
         _chk.known_product(self.product)
 
     def check(self, checker) -> dict:

@@ -71,6 +71,7 @@ Op(...)                    the operator; its fields, in the order a spec usually
     DtypeCastable(src, dst)        dst's dtype can be cast from src's (any float to any float)
     MaxRank(*tensors, n=8)         at most n dimensions
     MinRank(*tensors, n=1)         at least n dimensions
+    FormatSame(ref, *tensors)      same format (aclFormat label) as ref
     ShapeSame(ref, *tensors)       same shape as ref
     Broadcastable(a, b)            a and b broadcast together (NumPy rules)
     BroadcastTo(*tensors, target)  each broadcasts to exactly target's shape
@@ -103,8 +104,8 @@ from .op import ABSENT, PRESENT, Formula, Op, Variant
 from .params import (FORWARD_INPUT, FORWARD_OUTPUT, GRAD, OPERAND, RESULT, UNUSED, Attr, Output, Param, Scalar,
                      Tensor, Text)
 from .products import DEFAULT_PRODUCT, PRODUCTS, Product
-from .rules import (Broadcastable, BroadcastTo, DimInRange, DtypeCastable, DtypeSame, DtypeSupported, MaxRank,
-                    MinRank, NotNull, OneOf, Requires, Rule, ShapeIsBroadcast, ShapeSame)
+from .rules import (Broadcastable, BroadcastTo, DimInRange, DtypeCastable, DtypeSame, DtypeSupported, FormatSame,
+                    MaxRank, MinRank, NotNull, OneOf, Requires, Rule, ShapeIsBroadcast, ShapeSame)
 
 __all__ = [
     # SymPy
@@ -113,7 +114,7 @@ __all__ = [
     # spec language
     "Op", "Formula", "Variant", "Example", "Tensor", "Scalar", "Attr", "Output", "Param", "Text", "DimSum", "numel",
     "ABSENT", "PRESENT", "GRAD", "FORWARD_INPUT", "FORWARD_OUTPUT", "OPERAND", "UNUSED", "RESULT",
-    "DtypeSupported", "DtypeSame", "DtypeCastable", "MaxRank", "MinRank", "ShapeSame", "Broadcastable",
+    "DtypeSupported", "DtypeSame", "DtypeCastable", "FormatSame", "MaxRank", "MinRank", "ShapeSame", "Broadcastable",
     "BroadcastTo", "ShapeIsBroadcast", "DimInRange", "OneOf", "Requires", "NotNull", "Rule",
     "DTYPES", "KERNEL_DTYPES", "DType", "PRODUCTS", "Product", "DEFAULT_PRODUCT",
 ]

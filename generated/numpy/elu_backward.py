@@ -127,8 +127,7 @@ def elu_backward(*, grad_output, alpha, scale, input_scale, is_result, self_or_r
     """
     _chk.writeable_out("elu_backward", out)
     _chk.known_product(product)
-    requested = out_dtype if out_dtype is None or isinstance(out_dtype, str) else np.dtype(out_dtype).name
-    requested = {"float32": "FLOAT", "float16": "FLOAT16", "bfloat16": "BFLOAT16"}.get(requested, requested)
+    requested = _chk.requested_dtype(out_dtype)
     out_arg = out if out is not None else _chk.Allocate(requested or _chk.dtype_name(grad_output))
     values = check(grad_output, alpha, scale, input_scale, is_result, self_or_result, out_arg, product)
     alpha = values["alpha"]

@@ -51,7 +51,7 @@ def _step_lines(op, s, v, pr):
         return [f'{p.py_name} = _chk.{fn}("{n}", {p.py_name})']
     if s.kind == "dtype_supported":
         return [f'_chk.dtype_supported(OP, "{n}", {v(n)}, product, DTYPES["{n}"])']
-    if s.kind in ("dtype_same", "dtype_castable", "shape_same", "broadcastable"):
+    if s.kind in ("dtype_same", "dtype_castable", "format_same", "shape_same", "broadcastable"):
         return [f'_chk.{s.kind}("{ref}", {v(ref)}, "{n}", {v(n)})']
     if s.kind in ("max_rank", "min_rank"):
         return [f'_chk.{s.kind}("{n}", {v(n)}, {s.n})']

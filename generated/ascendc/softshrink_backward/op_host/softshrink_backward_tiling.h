@@ -70,10 +70,10 @@ inline bool ComputeTiling(uint32_t variant, uint64_t totalLength, uint64_t rowLe
 }
 
 // The scalars the kernel reads, rounded to FLOAT once; `c*` are the spec's hoisted scalar subexpressions.
-inline void FillScalars(uint32_t variant, SoftshrinkBackwardTilingData& tiling, float lambd)
+inline void FillScalars(uint32_t variant, SoftshrinkBackwardTilingData& tiling, float lambda)
 {
     if (variant == 0) {  // the only variant
-        tiling.lambd = lambd;
+        tiling.lambda = lambda;
     }
 }
 

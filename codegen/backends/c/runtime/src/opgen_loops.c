@@ -1,4 +1,3 @@
-{{ preamble }}
 /* opgen_loops.c — running a generated kernel over tensors of any layout.
  *
  * Elementwise: the output's shape is walked with every input broadcast to it (stride 0 where it is

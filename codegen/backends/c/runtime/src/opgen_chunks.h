@@ -1,4 +1,3 @@
-{{ preamble }}
 /* opgen_chunks.h — a kernel function (elementwise `block`, or a row-sum function) run over contiguous operands
  * in their own dtype, OPGEN_CHUNK elements at a time.
  *

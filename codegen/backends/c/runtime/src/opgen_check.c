@@ -1,4 +1,3 @@
-{{ preamble }}
 /* opgen_check.c — the phase-1 checks, the C twins of codegen/runtime/checks.py.  Conditions and messages are
  * the same word for word (tests/test_c_checker_parity.py compares them on random calls), so a caller sees the
  * same AclnnError from every backend. */
@@ -172,6 +171,25 @@ aclnnStatus opgen_check_dtype_same(const char *ref_name, const aclTensor *ref, c
                       opgen_dtype_name(t->dtype), ref_name, opgen_dtype_name(ref->dtype));
 }
 
+/* The format's name, or its number when it is not a value of aclFormat (C callers may pass any int). */
+static const char *format_text(aclFormat format, char *buf, size_t n)
+{
+    const char *name = opgen_format_name(format);
+    if (name)
+        return name;
+    snprintf(buf, n, "format %d", (int)format);
+    return buf;
+}
+
+aclnnStatus opgen_check_format_same(const char *ref_name, const aclTensor *ref, const char *name, const aclTensor *t)
+{
+    if (!ref || !t || ref->format == t->format)
+        return ACLNN_SUCCESS;
+    char a[32], b[32];
+    return opgen_fail(INVALID, name, "%s must have the format of %s: got %s, %s is %s", name, ref_name,
+                      format_text(t->format, b, sizeof b), ref_name, format_text(ref->format, a, sizeof a));
+}
+
 aclnnStatus opgen_check_dtype_castable(const char *src_name, const aclTensor *src, const char *name,
                                        const aclTensor *t)
 {
@@ -239,7 +257,7 @@ aclnnStatus opgen_check_shape_is_broadcast(const char *name, const aclTensor *t,
 {
     if (!t)
         return ACLNN_SUCCESS;
-    int64_t want[OPGEN_MAX_DIMS], next[OPGEN_MAX_DIMS];
+    int64_t want[OPGEN_MAX_DIMS] = {0}, next[OPGEN_MAX_DIMS];   /* (zeroed: GCC 12 -O1 warned it may be read unset) */
     uint64_t nw = 0, nn;
     for (int i = 0; i < n; ++i) {
         if (!operands[i])

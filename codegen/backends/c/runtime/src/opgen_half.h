@@ -1,4 +1,3 @@
-{{ preamble }}
 /* opgen_half.h — FLOAT16 and BFLOAT16 to and from FLOAT, branch-free bit arithmetic, exact (widening) and
  * correctly rounded (narrowing: round to nearest, ties to even; overflow to inf; subnormals kept; nan stays
  * a quiet nan with its sign).  Checked against NumPy and ml_dtypes on every half value and on every rounding

@@ -1,4 +1,3 @@
-{{ preamble }}
 /* acl/acl.h — the AscendCL host API subset that aclnn programs use, implemented on the CPU by opgen's runtime
  * (generated/c/src/opgen_runtime.c).  Names, signatures and enum values are CANN's. */
 #ifndef OPGEN_ACL_ACL_H_

@@ -1,4 +1,3 @@
-{{ preamble }}
 /* opgen_runtime.c — the host side of AscendCL and aclnn on the CPU: init and devices, streams, memory,
  * tensors and scalars, the last error, the product, and the executors that join the two phases. */
 #define _POSIX_C_SOURCE 200809L
@@ -49,13 +48,13 @@ const char *opgenGetRecentErrParam(void) { return last_error.param; }
 static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool initialised;
 static bool device_set;
-static char soc_name[32] = "{{ default_soc }}";
+static char soc_name[32];   /* "" until chosen: opgen_soc() then takes OPGEN_SOC_VERSION or the default */
 static bool soc_chosen;   /* by aclrtSetDevice or opgenSetSocName; else OPGEN_SOC_VERSION is read lazily */
 
 static aclError choose_soc(const char *soc)
 {
     if (!opgen_soc_known(soc))
-        return opgen_fail(ACL_ERROR_INVALID_PARAM, NULL, "unknown SoC '%s' (known: {{ socs | join(", ") }})", soc);
+        return opgen_fail(ACL_ERROR_INVALID_PARAM, NULL, "unknown SoC '%s' (known: %s)", soc, opgen_known_socs);
     snprintf(soc_name, sizeof soc_name, "%s", soc);
     soc_chosen = true;
     return ACL_SUCCESS;
@@ -64,14 +63,14 @@ static aclError choose_soc(const char *soc)
 static const char *env_soc(void)
 {
     const char *env = getenv("OPGEN_SOC_VERSION");
-    return (env && *env) ? env : "{{ default_soc }}";
+    return (env && *env) ? env : opgen_default_soc;
 }
 
 const char *opgen_soc(void)
 {
     pthread_mutex_lock(&state_lock);
-    if (!soc_chosen && opgen_soc_known(env_soc()))
-        choose_soc(env_soc());
+    if (!soc_chosen)
+        choose_soc(opgen_soc_known(env_soc()) ? env_soc() : opgen_default_soc);
     pthread_mutex_unlock(&state_lock);
     return soc_name;
 }
@@ -115,6 +114,20 @@ aclError aclFinalize(void)
     return ret;
 }
 
+/* aclnn's part of aclInit/aclFinalize: nothing to read or load on the CPU; finalizing frees the executors never
+ * run, as aclFinalize does.  Neither fails because the other pair was called (as in CANN). */
+aclnnStatus aclnnInit(const char *configPath)
+{
+    (void)configPath;
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclnnFinalize(void)
+{
+    free_all_executors();
+    return ACLNN_SUCCESS;
+}
+
 aclError aclrtSetDevice(int32_t deviceId)
 {
     if (deviceId != 0)
@@ -135,6 +148,74 @@ aclError aclrtResetDevice(int32_t deviceId)
     pthread_mutex_lock(&state_lock);
     device_set = false;
     pthread_mutex_unlock(&state_lock);
+    return ACL_SUCCESS;
+}
+
+aclError aclrtGetDevice(int32_t *deviceId)
+{
+    if (!deviceId)
+        return opgen_fail(ACL_ERROR_INVALID_PARAM, "deviceId", "deviceId must not be null");
+    pthread_mutex_lock(&state_lock);
+    const bool set = device_set;
+    pthread_mutex_unlock(&state_lock);
+    if (!set)
+        return opgen_fail(ACL_ERROR_INVALID_DEVICE, NULL, "no device is set (call aclrtSetDevice first)");
+    *deviceId = 0;
+    return ACL_SUCCESS;
+}
+
+aclError aclrtGetDeviceCount(uint32_t *count)
+{
+    if (!count)
+        return opgen_fail(ACL_ERROR_INVALID_PARAM, "count", "count must not be null");
+    *count = 1;
+    return ACL_SUCCESS;
+}
+
+aclError aclrtSynchronizeDevice(void) { return ACL_SUCCESS; }
+
+/* ---- contexts: a context of device 0 holds nothing here; the current one is per thread ------------------ */
+struct opgen_context { int32_t device; };
+static _Thread_local aclrtContext current_context;
+
+aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId)
+{
+    if (!context)
+        return opgen_fail(ACL_ERROR_INVALID_PARAM, "context", "context must not be null");
+    if (deviceId != 0)
+        return opgen_fail(ACL_ERROR_INVALID_PARAM, NULL, "device %d does not exist (the CPU runtime has device 0)",
+                          (int)deviceId);
+    struct opgen_context *c = malloc(sizeof *c);
+    if (!c)
+        return opgen_fail(ACL_ERROR_BAD_ALLOC, NULL, "out of memory creating a context");
+    c->device = deviceId;
+    *context = current_context = c;   /* as in CANN, the new context becomes the thread's current one */
+    return ACL_SUCCESS;
+}
+
+aclError aclrtDestroyContext(aclrtContext context)
+{
+    if (!context)
+        return opgen_fail(ACL_ERROR_INVALID_PARAM, "context", "context must not be null");
+    if (current_context == context)
+        current_context = NULL;
+    free(context);
+    return ACL_SUCCESS;
+}
+
+aclError aclrtSetCurrentContext(aclrtContext context)
+{
+    if (!context)
+        return opgen_fail(ACL_ERROR_INVALID_PARAM, "context", "context must not be null");
+    current_context = context;
+    return ACL_SUCCESS;
+}
+
+aclError aclrtGetCurrentContext(aclrtContext *context)
+{
+    if (!context)
+        return opgen_fail(ACL_ERROR_INVALID_PARAM, "context", "context must not be null");
+    *context = current_context;
     return ACL_SUCCESS;
 }
 
@@ -206,6 +287,31 @@ aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, a
     return ACL_SUCCESS;
 }
 
+aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind,
+                          aclrtStream stream)
+{
+    if (!stream)
+        return opgen_fail(ACL_ERROR_INVALID_PARAM, "stream", "stream must not be null");
+    return aclrtMemcpy(dst, destMax, src, count, kind);
+}
+
+aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)
+{
+    if (!devPtr)
+        return opgen_fail(ACL_ERROR_INVALID_PARAM, "devPtr", "aclrtMemset with a null pointer");
+    if (count > maxCount)
+        return opgen_fail(ACL_ERROR_INVALID_PARAM, "count", "aclrtMemset of %zu bytes into %zu", count, maxCount);
+    memset(devPtr, (unsigned char)value, count);
+    return ACL_SUCCESS;
+}
+
+aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count, aclrtStream stream)
+{
+    if (!stream)
+        return opgen_fail(ACL_ERROR_INVALID_PARAM, "stream", "stream must not be null");
+    return aclrtMemset(devPtr, maxCount, value, count);
+}
+
 /* ---- tensors and scalars ------------------------------------------------------------------------------------ */
 int64_t opgen_numel(const aclTensor *t)
 {
@@ -215,55 +321,52 @@ int64_t opgen_numel(const aclTensor *t)
     return n;
 }
 
-aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType,
-                           const int64_t *stride, int64_t offset, aclFormat format, const int64_t *storageDims,
-                           uint64_t storageDimsNum, void *tensorData)
+/* Fill `t` from an aclCreateTensor description after checking it (ACLNN_SUCCESS), or leave it alone. */
+static aclnnStatus describe(aclTensor *t, const char *fn, const int64_t *viewDims, uint64_t viewDimsNum,
+                            aclDataType dataType, const int64_t *stride, int64_t offset, aclFormat format,
+                            const int64_t *storageDims, uint64_t storageDimsNum, void *tensorData)
 {
-    if (viewDimsNum > OPGEN_MAX_DIMS || storageDimsNum > OPGEN_MAX_DIMS) {
-        opgen_fail(ACLNN_ERR_PARAM_INVALID, NULL, "aclCreateTensor: rank %llu is more than %d",
-                   (unsigned long long)(viewDimsNum > storageDimsNum ? viewDimsNum : storageDimsNum), OPGEN_MAX_DIMS);
-        return NULL;
-    }
-    if ((viewDimsNum && (!viewDims || !stride)) || (storageDimsNum && !storageDims)) {
-        opgen_fail(ACLNN_ERR_PARAM_NULLPTR, NULL, "aclCreateTensor: null viewDims, stride or storageDims");
-        return NULL;
-    }
+    if (viewDimsNum > OPGEN_MAX_DIMS || storageDimsNum > OPGEN_MAX_DIMS)
+        return opgen_fail(ACLNN_ERR_PARAM_INVALID, NULL, "%s: rank %llu is more than %d", fn,
+                          (unsigned long long)(viewDimsNum > storageDimsNum ? viewDimsNum : storageDimsNum),
+                          OPGEN_MAX_DIMS);
+    if ((viewDimsNum && (!viewDims || !stride)) || (storageDimsNum && !storageDims))
+        return opgen_fail(ACLNN_ERR_PARAM_NULLPTR, NULL, "%s: null viewDims, stride or storageDims", fn);
     int64_t numel = 1, storage = 1, lo = offset, hi = offset;
     for (uint64_t i = 0; i < viewDimsNum; ++i) {
-        if (viewDims[i] < 0) {
-            opgen_fail(ACLNN_ERR_PARAM_INVALID, NULL, "aclCreateTensor: negative dimension %lld",
-                       (long long)viewDims[i]);
-            return NULL;
-        }
+        if (viewDims[i] < 0)
+            return opgen_fail(ACLNN_ERR_PARAM_INVALID, NULL, "%s: negative dimension %lld", fn, (long long)viewDims[i]);
+        if (numel != 0 && viewDims[i] > INT64_MAX / numel)
+            return opgen_fail(ACLNN_ERR_PARAM_INVALID, NULL, "%s: more than 2^63 elements", fn);
         numel *= viewDims[i];
     }
     for (uint64_t i = 0; i < storageDimsNum; ++i) {
-        if (storageDims[i] < 0) {
-            opgen_fail(ACLNN_ERR_PARAM_INVALID, NULL, "aclCreateTensor: negative storage dimension");
-            return NULL;
-        }
+        if (storageDims[i] < 0)
+            return opgen_fail(ACLNN_ERR_PARAM_INVALID, NULL, "%s: negative storage dimension", fn);
+        if (storage != 0 && storageDims[i] > INT64_MAX / storage)
+            return opgen_fail(ACLNN_ERR_PARAM_INVALID, NULL, "%s: more than 2^63 storage elements", fn);
         storage *= storageDims[i];
     }
     if (numel > 0) {
         for (uint64_t i = 0; i < viewDimsNum; ++i) {
-            const int64_t reach = (viewDims[i] - 1) * stride[i];
+            /* |stride| * (dim - 1) must stay within int64 before it is added up */
+            const int64_t span = viewDims[i] - 1;
+            if (span > 0 && (stride[i] > INT64_MAX / span || stride[i] < -(INT64_MAX / span)))
+                return opgen_fail(ACLNN_ERR_PARAM_INVALID, NULL, "%s: stride %lld reaches beyond int64", fn,
+                                  (long long)stride[i]);
+            const int64_t reach = span * stride[i];
+            if (reach < 0 ? lo < INT64_MIN - reach : hi > INT64_MAX - reach) {
+                lo = -1;   /* beyond int64: outside any storage */
+                break;
+            }
             if (reach < 0) lo += reach; else hi += reach;
         }
-        if (lo < 0 || hi >= storage) {
-            opgen_fail(ACLNN_ERR_PARAM_INVALID, NULL,
-                       "aclCreateTensor: the view reaches storage elements %lld..%lld, outside the storage's %lld",
-                       (long long)lo, (long long)hi, (long long)storage);
-            return NULL;
-        }
-        if (!tensorData) {
-            opgen_fail(ACLNN_ERR_PARAM_NULLPTR, NULL, "aclCreateTensor: tensorData is null for a non-empty tensor");
-            return NULL;
-        }
-    }
-    aclTensor *t = calloc(1, sizeof *t);
-    if (!t) {
-        opgen_fail(ACLNN_ERR_INNER, NULL, "aclCreateTensor: out of memory");
-        return NULL;
+        if (lo < 0 || hi >= storage)
+            return opgen_fail(ACLNN_ERR_PARAM_INVALID, NULL,
+                              "%s: the view reaches storage elements %lld..%lld, outside the storage's %lld", fn,
+                              (long long)lo, (long long)hi, (long long)storage);
+        if (!tensorData)
+            return opgen_fail(ACLNN_ERR_PARAM_NULLPTR, NULL, "%s: tensorData is null for a non-empty tensor", fn);
     }
     t->dtype = dataType;
     t->format = format;
@@ -277,7 +380,34 @@ aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDat
     for (uint64_t i = 0; i < storageDimsNum; ++i)
         t->storage_dims[i] = storageDims[i];
     t->data = tensorData;
+    return ACLNN_SUCCESS;
+}
+
+aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType,
+                           const int64_t *stride, int64_t offset, aclFormat format, const int64_t *storageDims,
+                           uint64_t storageDimsNum, void *tensorData)
+{
+    aclTensor *t = calloc(1, sizeof *t);
+    if (!t) {
+        opgen_fail(ACLNN_ERR_INNER, NULL, "aclCreateTensor: out of memory");
+        return NULL;
+    }
+    if (describe(t, "aclCreateTensor", viewDims, viewDimsNum, dataType, stride, offset, format, storageDims,
+                 storageDimsNum, tensorData) != ACLNN_SUCCESS) {
+        free(t);
+        return NULL;
+    }
     return t;
+}
+
+aclnnStatus aclInitTensor(aclTensor *tensor, const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType,
+                          const int64_t *stride, int64_t offset, aclFormat format, const int64_t *storageDims,
+                          uint64_t storageDimsNum, void *tensorDataAddr)
+{
+    if (!tensor)
+        return opgen_fail(ACLNN_ERR_PARAM_NULLPTR, "tensor", "aclInitTensor: tensor is null");
+    return describe(tensor, "aclInitTensor", viewDims, viewDimsNum, dataType, stride, offset, format, storageDims,
+                    storageDimsNum, tensorDataAddr);
 }
 
 aclnnStatus aclDestroyTensor(const aclTensor *tensor)
@@ -334,6 +464,7 @@ static uint64_t arg_words(const int64_t *w)
     case OPGEN_ARG_NULL: return 1;
     case OPGEN_ARG_SCALAR: return 2;
     case OPGEN_ARG_TENSOR: return (w[2] >= 0 && w[2] <= OPGEN_MAX_DIMS) ? 6 + 2 * (uint64_t)w[2] : 0;
+    case OPGEN_ARG_TENSOR_FORMAT: return (w[2] >= 0 && w[2] <= OPGEN_MAX_DIMS) ? 7 + 2 * (uint64_t)w[2] : 0;
     default: return 0;
     }
 }
@@ -341,7 +472,7 @@ static uint64_t arg_words(const int64_t *w)
 void opgenDestroyArgs(const int64_t *words, uint64_t count, void **handles)
 {
     for (uint64_t i = 0; i < count; words += arg_words(words), ++i) {
-        if (words[0] == OPGEN_ARG_TENSOR)
+        if (words[0] == OPGEN_ARG_TENSOR || words[0] == OPGEN_ARG_TENSOR_FORMAT)
             aclDestroyTensor(handles[i]);
         else if (words[0] == OPGEN_ARG_SCALAR)
             aclDestroyScalar(handles[i]);
@@ -361,9 +492,10 @@ aclnnStatus opgenCreateArgs(const int64_t *words, uint64_t count, void **handles
             return opgen_fail(ACLNN_ERR_PARAM_INVALID, NULL, "opgenCreateArgs: argument %llu: bad record",
                               (unsigned long long)i);
         }
-        if (w[0] == OPGEN_ARG_TENSOR) {
+        if (w[0] == OPGEN_ARG_TENSOR || w[0] == OPGEN_ARG_TENSOR_FORMAT) {
             const int64_t ndim = w[2];
-            handles[i] = aclCreateTensor(w + 4, (uint64_t)ndim, (aclDataType)w[1], w + 4 + ndim, w[3], ACL_FORMAT_ND,
+            const aclFormat format = w[0] == OPGEN_ARG_TENSOR ? ACL_FORMAT_ND : (aclFormat)w[6 + 2 * ndim];
+            handles[i] = aclCreateTensor(w + 4, (uint64_t)ndim, (aclDataType)w[1], w + 4 + ndim, w[3], format,
                                          w + 4 + 2 * ndim, 1, (void *)(intptr_t)w[5 + 2 * ndim]);
         } else if (w[0] == OPGEN_ARG_SCALAR) {
             double value;
