@@ -240,3 +240,21 @@ def test_a_kernel_that_forgets_the_tail_is_caught(product, name):
     except SimulatorError:
         return  # refusing is also a catch
     assert not np.allclose(broken, want, equal_nan=False), "a kernel that loses its tail passed"
+
+
+def test_softmax_rows_on_ascend910_use_many_cores_without_sharing_a_line():
+    """64 rows of 1000 on ascend910 (no DataCopyPad: each core stores its unaligned tail by scalar writes): 32
+    cores, two rows each (2000 floats, whole 64-byte lines), no `cache-line` error, NumPy's values."""
+    name = "softmax_backward"
+    op = codegen.load_specs()[name]
+    rng = np.random.default_rng(5)
+    g, y = (rng.uniform(0.1, 1, (64, 1000)).astype(np.float32) for _ in range(2))
+    from codegen.backends.numpy import load_module
+    from codegen.runtime.checks import Allocate
+    call = {"grad_output": g, "output": y, "dim": 1}
+    call.update(load_module(op).check(g, y, 1, Allocate("FLOAT"), "ascend910"))
+    report = {}
+    got = run_kernel(op, plan(op), call, (64, 1000), "FLOAT", "ascend910", report=report)
+    assert report["blocksRun"] == 32 and report["rowsPerCore"] == 2
+    want = codegen.kernel(name)(grad_output=g, output=y, dim=1, product="ascend910")
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
