@@ -241,7 +241,8 @@ def test_cmake_flow_configures_up_to_canns_libraries(name, tmp_path):
                          capture_output=True, text=True, env={**os.environ, "ASCEND_HOME_PATH": str(cann)},
                          timeout=900)
     log = run.stdout + run.stderr
-    objects = list((src / "build_out/autogen").rglob("*.o"))
-    assert [o.stem for o in objects] == [Path(project_paths(OPS[name])["host"]).stem], log[-3000:]
-    missing = set(re.findall(r"cannot find -l(\w+)", log))
-    assert run.returncode == 0 or missing == {"exe_graph", "register", "tiling_api"}, log[-3000:]
+    if run.returncode == 0:
+        return   # a complete CANN package: the whole configuration passed
+    compiled = [o.stem for o in (src / "build_out/autogen").rglob("*.o")]
+    assert compiled == [Path(project_paths(OPS[name])["host"]).stem], log[-3000:]
+    assert set(re.findall(r"cannot find -l(\w+)", log)) == {"exe_graph", "register", "tiling_api"}, log[-3000:]

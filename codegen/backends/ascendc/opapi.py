@@ -22,6 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import sympy
+from sympy.printing.c import C99CodePrinter
 
 from codegen.backends.c.prototypes import c_type
 from codegen.checkplan import steps
@@ -32,7 +33,6 @@ from codegen.template_util import render
 from codegen.text import condition_code
 
 from . import names
-from .lowering import ScalarPrinter
 from .plan import Plan, combos
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -95,12 +95,25 @@ def value_name(p) -> str:
     return f"{p.name}Value"
 
 
+class ConditionPrinter(C99CodePrinter):
+    """C++ of a check's condition, in double as the Python and C checkers evaluate it (a FLOAT literal would move
+    a boundary that is not a FLOAT)."""
+
+    def __init__(self, names: dict):
+        super().__init__()
+        self.names = names
+
+    def _print_Symbol(self, expr):
+        """Customizations: a scalar's double value (`alphaValue`) or an attribute's name."""
+        return self.names[expr]
+
+
 def check_lines(op: Op) -> list[str]:
     """CheckParams' body: one opgen_l2 check per codegen.checkplan step, in order."""
     lines = []
     valued = {s.param for s in steps(op) if s.kind == "requires"}   # scalars a value rule reads
-    cond = ScalarPrinter({p.symbol: (value_name(p) if isinstance(p, Scalar) else p.name)
-                          for p in op.params if p.symbol is not None})
+    cond = ConditionPrinter({p.symbol: (value_name(p) if isinstance(p, Scalar) else p.name)
+                             for p in op.params if p.symbol is not None})
     invalid = "ACLNN_ERR_PARAM_INVALID"
     for s in steps(op):
         n, ref = s.param, s.ref

@@ -141,7 +141,7 @@ aclnnStatus CheckParams(const aclTensor* gradOutput, const aclScalar* alpha, con
     CHECK_RET(opgen_l2::RealScalar(scale, "scale"), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::RealScalar(inputScale, "inputScale"), ACLNN_ERR_PARAM_INVALID);
     if (isResult) {
-        CHECK_RET(opgen_l2::Requires(alphaValue >= 0.0F, "alpha", "alpha >= 0", alphaValue), ACLNN_ERR_PARAM_INVALID);
+        CHECK_RET(opgen_l2::Requires(alphaValue >= 0, "alpha", "alpha >= 0", alphaValue), ACLNN_ERR_PARAM_INVALID);
     }
     return ACLNN_SUCCESS;
 }

@@ -115,7 +115,7 @@ aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, cons
     }
     CHECK_RET(opgen_l2::RealScalar(lambd, "lambd"), ACLNN_ERR_PARAM_INVALID);
     const double lambdValue = lambd->ToDouble();
-    CHECK_RET(opgen_l2::Requires(lambdValue >= 0.0F, "lambd", "lambd >= 0", lambdValue), ACLNN_ERR_PARAM_INVALID);
+    CHECK_RET(opgen_l2::Requires(lambdValue >= 0, "lambd", "lambd >= 0", lambdValue), ACLNN_ERR_PARAM_INVALID);
     return ACLNN_SUCCESS;
 }
 }  // namespace
