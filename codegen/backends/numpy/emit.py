@@ -26,16 +26,20 @@ def var(op: Op, name: str) -> str:
     return "out" if isinstance(p, Output) else p.py_name
 
 
-def check_lines(op: Op) -> list[str]:
-    """The body of `check()`: one runtime call per check step (codegen.checkplan), in the order they run."""
+def check_lines(op: Op, used: set | None = None) -> list[str]:
+    """The body of `check()`: one runtime call per check step (codegen.checkplan), in the order they run.  The
+    module helpers the printed conditions call are added to `used`."""
     v = lambda n: var(op, n)
+    pr = KernelNumPyPrinter({p.symbol: p.py_name for p in op.params if p.symbol is not None})
     lines = []
     for s in steps(op):
-        lines += _step_lines(op, s, v)
+        lines += _step_lines(op, s, v, pr)
+    if used is not None:
+        used |= pr.used
     return lines
 
 
-def _step_lines(op, s, v):
+def _step_lines(op, s, v, pr):
     n, ref = s.param, s.ref
     if s.kind == "not_null":
         return [f'_chk.not_null("{n}", {v(n)})']
@@ -60,7 +64,6 @@ def _step_lines(op, s, v):
         return [f'_chk.one_of("{n}", {v(n)}, {s.values!r})']
     if s.kind == "requires":
         r = s.rule
-        pr = KernelNumPyPrinter({p.symbol: p.py_name for p in op.params if p.symbol is not None})
         call = (f'_chk.requires("{n}", bool({pr.doprint(r.condition)}), '
                 f'"{condition_code(r.condition, op)}", {v(n)})')
         if r.when == sympy.true:
@@ -112,27 +115,28 @@ def variant_context(op: Op, k: Kernel, kv: KernelVariant) -> dict:
     spr = ScalarPrinter(names)
     for s, _ in kv.prelude + kv.reductions + kv.body:
         names[s] = str(s)
-    return {
+    context = {
         "suffix": ("__" + kv.suffix) if kv.suffix else "",
         "key": kv.key,
         "tensors": [t.py_name for t in kv.tensors],
         "scalars": [p.py_name for p in kv.scalars],
         "float_scalars": [p.py_name for p in kv.scalars if isinstance(p, Scalar)],
-        "numels": [(f"numel_{op.param(n).py_name}", op.param(n).py_name) for n in kv.numels],
+        "numels": [f"numel_{op.param(n).py_name}" for n in kv.numels],
         "prelude": [(str(s), spr.doprint(e)) for s, e in kv.prelude],
         "reductions": [(str(s), pr.doprint(e)) for s, e in kv.reductions],
         "body": [(str(s), pr.doprint(e)) for s, e in kv.body],
         "result": pr.doprint(kv.result),
-        "uses_sigmoid": any(e.has(Sigmoid) for _, e in kv.body + kv.reductions + [(None, kv.result)]),
-        "uses_exp": any(e.has(Sigmoid, sympy.exp) for _, e in kv.body + kv.reductions + [(None, kv.result)]),
-        "uses_where": any(e.has(Sigmoid, sympy.Piecewise) for _, e in kv.body + kv.reductions + [(None, kv.result)]),
         "dispatch": _dispatch_condition(op, kv),
         "call": _call(op, kv),
     }
+    context["used"] = pr.used | spr.used   # the helpers the printed code calls (printed first)
+    return context
 
 
 def _call(op: Op, kv: KernelVariant) -> str:
-    args = [t.py_name for t in kv.tensors] + [p.py_name for p in kv.scalars]
+    # element counts are taken where every tensor is in scope: the formula need not read the tensor it counts
+    args = [t.py_name for t in kv.tensors] + [p.py_name for p in kv.scalars] \
+        + [f"{op.param(n).py_name}.size" for n in kv.numels]
     args += ["view", op.param(op.reduce_dim).py_name] if op.reduce_dim else ["out"]
     return f"_compute{'__' + kv.suffix if kv.suffix else ''}({', '.join(args)})"
 
@@ -161,16 +165,22 @@ def when_text(when: dict) -> str:
     return "when " + ", ".join(f"{k}={str(v).lower()}" for k, v in when.items()) + ": "
 
 
-def sigmoid_helper() -> list[tuple[str, str]]:
+def sigmoid_helper(pr: KernelNumPyPrinter) -> list[tuple[str, str]]:
+    """`_sigmoid`'s body, printed from Sigmoid.stable_form (the helpers it calls are added to `pr.used`)."""
     u = sympy.Symbol("u", real=True)
     temps, (res,) = sympy.cse([Sigmoid.stable_form(u)], symbols=sympy.numbered_symbols("t"), order="canonical")
-    pr = KernelNumPyPrinter()
     return [(str(s), pr.doprint(e)) for s, e in temps] + [("return", pr.doprint(res))]
 
 
 def render_op(op: Op, source_label: str) -> str:
     k = lower(op)
+    helper_printer = KernelNumPyPrinter()
+    helper = sigmoid_helper(helper_printer)
     variants = [variant_context(op, k, kv) for kv in k.variants]
+    used = set().union(*(v["used"] for v in variants))
+    checks = check_lines(op, used)
+    if "_sigmoid" in used:
+        used |= helper_printer.used
     tensors = [p for p in op.params if isinstance(p, (Tensor, Output))]
     dtype_params = sorted({n for r in op.rules if isinstance(r, R.DtypeSupported) for n in r.params},
                           key=lambda n: [p.name for p in op.params].index(n))
@@ -182,7 +192,7 @@ def render_op(op: Op, source_label: str) -> str:
         inputs=inputs,
         input_names=[p.py_name for p in inputs],
         dtypes={n: op.dtypes_of(n) for n in dtype_params},
-        check_lines=check_lines(op),
+        check_lines=checks,
         check_args=[p.py_name for p in inputs] + ["out"],
         converted=[p.py_name for p in inputs if isinstance(p, (Scalar, Attr))],
         output=op.output,
@@ -192,9 +202,10 @@ def render_op(op: Op, source_label: str) -> str:
         reduce_dim=op.param(op.reduce_dim).py_name if op.reduce_dim else None,
         rank0_line=_rank0_line(op, k),
         variants=variants,
-        sigmoid=sigmoid_helper() if any(v["uses_sigmoid"] for v in variants) else None,
-        exp=any(v["uses_exp"] for v in variants),
-        where=any(v["uses_where"] for v in variants),
+        sigmoid=helper if "_sigmoid" in used else None,
+        exp="_exp" in used,
+        where="_where" in used,
+        mathf="_mathf" in used,
         documented=[(when_text(f.when), condition_code(f.expr, op)) for f in op.formulas],
     )
 
