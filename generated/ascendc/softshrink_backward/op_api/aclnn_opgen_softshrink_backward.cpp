@@ -17,11 +17,13 @@ constexpr const char* OP_NAME = "aclnnSoftshrinkBackward";
 const std::initializer_list<op::DataType>& Dtypes_gradOutput()
 {
     static const std::initializer_list<op::DataType> ASCEND910 = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
-    static const std::initializer_list<op::DataType> ASCEND910B = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
-    static const std::initializer_list<op::DataType> ASCEND910_93 = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
+    static const std::initializer_list<op::DataType> ASCEND310P = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
+    static const std::initializer_list<op::DataType> ASCEND910B = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_BF16};
+    static const std::initializer_list<op::DataType> ASCEND910_93 = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_BF16};
     static const std::initializer_list<op::DataType> NONE = {};
     switch (op::GetCurrentPlatformInfo().GetSocVersion()) {
         case op::SocVersion::ASCEND910: return ASCEND910;
+        case op::SocVersion::ASCEND310P: return ASCEND310P;
         case op::SocVersion::ASCEND910B: return ASCEND910B;
         case op::SocVersion::ASCEND910_93: return ASCEND910_93;
         default: return NONE;
@@ -32,11 +34,13 @@ const std::initializer_list<op::DataType>& Dtypes_gradOutput()
 const std::initializer_list<op::DataType>& Dtypes_self()
 {
     static const std::initializer_list<op::DataType> ASCEND910 = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
-    static const std::initializer_list<op::DataType> ASCEND910B = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
-    static const std::initializer_list<op::DataType> ASCEND910_93 = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
+    static const std::initializer_list<op::DataType> ASCEND310P = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
+    static const std::initializer_list<op::DataType> ASCEND910B = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_BF16};
+    static const std::initializer_list<op::DataType> ASCEND910_93 = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_BF16};
     static const std::initializer_list<op::DataType> NONE = {};
     switch (op::GetCurrentPlatformInfo().GetSocVersion()) {
         case op::SocVersion::ASCEND910: return ASCEND910;
+        case op::SocVersion::ASCEND310P: return ASCEND310P;
         case op::SocVersion::ASCEND910B: return ASCEND910B;
         case op::SocVersion::ASCEND910_93: return ASCEND910_93;
         default: return NONE;
@@ -47,11 +51,13 @@ const std::initializer_list<op::DataType>& Dtypes_self()
 const std::initializer_list<op::DataType>& Dtypes_gradInput()
 {
     static const std::initializer_list<op::DataType> ASCEND910 = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
-    static const std::initializer_list<op::DataType> ASCEND910B = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
-    static const std::initializer_list<op::DataType> ASCEND910_93 = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
+    static const std::initializer_list<op::DataType> ASCEND310P = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
+    static const std::initializer_list<op::DataType> ASCEND910B = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_BF16};
+    static const std::initializer_list<op::DataType> ASCEND910_93 = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT, op::DataType::DT_BF16};
     static const std::initializer_list<op::DataType> NONE = {};
     switch (op::GetCurrentPlatformInfo().GetSocVersion()) {
         case op::SocVersion::ASCEND910: return ASCEND910;
+        case op::SocVersion::ASCEND310P: return ASCEND310P;
         case op::SocVersion::ASCEND910B: return ASCEND910B;
         case op::SocVersion::ASCEND910_93: return ASCEND910_93;
         default: return NONE;
@@ -62,11 +68,13 @@ const std::initializer_list<op::DataType>& Dtypes_gradInput()
 const std::initializer_list<op::DataType>& KernelInDtypes()
 {
     static const std::initializer_list<op::DataType> ASCEND910 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
-    static const std::initializer_list<op::DataType> ASCEND910B = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
-    static const std::initializer_list<op::DataType> ASCEND910_93 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
+    static const std::initializer_list<op::DataType> ASCEND310P = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
+    static const std::initializer_list<op::DataType> ASCEND910B = {op::DataType::DT_BF16, op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
+    static const std::initializer_list<op::DataType> ASCEND910_93 = {op::DataType::DT_BF16, op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
     static const std::initializer_list<op::DataType> NONE = {};
     switch (op::GetCurrentPlatformInfo().GetSocVersion()) {
         case op::SocVersion::ASCEND910: return ASCEND910;
+        case op::SocVersion::ASCEND310P: return ASCEND310P;
         case op::SocVersion::ASCEND910B: return ASCEND910B;
         case op::SocVersion::ASCEND910_93: return ASCEND910_93;
         default: return NONE;
@@ -84,6 +92,22 @@ struct KernelInstance {
 op::DataType KernelOutDtype(op::DataType in, op::DataType out)
 {
     static const std::initializer_list<KernelInstance> casting = {
+        {op::SocVersion::ASCEND910, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT},
+        {op::SocVersion::ASCEND910, op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16},
+        {op::SocVersion::ASCEND310P, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT},
+        {op::SocVersion::ASCEND310P, op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16},
+        {op::SocVersion::ASCEND910B, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT},
+        {op::SocVersion::ASCEND910B, op::DataType::DT_FLOAT16, op::DataType::DT_BF16},
+        {op::SocVersion::ASCEND910B, op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16},
+        {op::SocVersion::ASCEND910B, op::DataType::DT_FLOAT, op::DataType::DT_BF16},
+        {op::SocVersion::ASCEND910B, op::DataType::DT_BF16, op::DataType::DT_FLOAT16},
+        {op::SocVersion::ASCEND910B, op::DataType::DT_BF16, op::DataType::DT_FLOAT},
+        {op::SocVersion::ASCEND910_93, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT},
+        {op::SocVersion::ASCEND910_93, op::DataType::DT_FLOAT16, op::DataType::DT_BF16},
+        {op::SocVersion::ASCEND910_93, op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16},
+        {op::SocVersion::ASCEND910_93, op::DataType::DT_FLOAT, op::DataType::DT_BF16},
+        {op::SocVersion::ASCEND910_93, op::DataType::DT_BF16, op::DataType::DT_FLOAT16},
+        {op::SocVersion::ASCEND910_93, op::DataType::DT_BF16, op::DataType::DT_FLOAT},
     };
     const op::SocVersion soc = op::GetCurrentPlatformInfo().GetSocVersion();
     for (const KernelInstance& k : casting) {
@@ -94,17 +118,15 @@ op::DataType KernelOutDtype(op::DataType in, op::DataType out)
     return in;
 }
 
-aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, const aclScalar* lambd, aclTensor* gradInput)
+aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, const aclScalar* lambda, aclTensor* gradInput)
 {
     CHECK_RET(opgen_l2::NotNull(gradOutput, "gradOutput"), ACLNN_ERR_PARAM_NULLPTR);
     CHECK_RET(opgen_l2::NotNull(self, "self"), ACLNN_ERR_PARAM_NULLPTR);
-    CHECK_RET(opgen_l2::NotNull(lambd, "lambd"), ACLNN_ERR_PARAM_NULLPTR);
+    CHECK_RET(opgen_l2::NotNull(lambda, "lambda"), ACLNN_ERR_PARAM_NULLPTR);
     CHECK_RET(opgen_l2::NotNull(gradInput, "gradInput"), ACLNN_ERR_PARAM_NULLPTR);
     CHECK_RET(opgen_l2::DtypeSupported(gradOutput, "gradOutput", Dtypes_gradOutput(), OP_NAME), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::DtypeSupported(self, "self", Dtypes_self(), OP_NAME), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::DtypeSupported(gradInput, "gradInput", Dtypes_gradInput(), OP_NAME), ACLNN_ERR_PARAM_INVALID);
-    CHECK_RET(opgen_l2::DtypeSame(gradOutput, "gradOutput", self, "self"), ACLNN_ERR_PARAM_INVALID);
-    CHECK_RET(opgen_l2::DtypeSame(gradOutput, "gradOutput", gradInput, "gradInput"), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::MaxRank(gradOutput, "gradOutput", 8), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::MaxRank(self, "self", 8), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::MaxRank(gradInput, "gradInput", 8), ACLNN_ERR_PARAM_INVALID);
@@ -113,9 +135,9 @@ aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, cons
         const aclTensor* const operands[] = {gradOutput, self};
         CHECK_RET(opgen_l2::IsBroadcastOf(gradInput, "gradInput", operands, 2), ACLNN_ERR_PARAM_INVALID);
     }
-    CHECK_RET(opgen_l2::RealScalar(lambd, "lambd"), ACLNN_ERR_PARAM_INVALID);
-    const double lambdValue = lambd->ToDouble();
-    CHECK_RET(opgen_l2::Requires(lambdValue >= 0, "lambd", "lambd >= 0", lambdValue), ACLNN_ERR_PARAM_INVALID);
+    CHECK_RET(opgen_l2::RealScalar(lambda, "lambda"), ACLNN_ERR_PARAM_INVALID);
+    const double lambdaValue = lambda->ToDouble();
+    CHECK_RET(opgen_l2::Requires(lambdaValue >= 0, "lambda", "lambda >= 0", lambdaValue), ACLNN_ERR_PARAM_INVALID);
     return ACLNN_SUCCESS;
 }
 }  // namespace
@@ -123,17 +145,17 @@ aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, cons
 extern "C" aclnnStatus aclnnOpgenSoftshrinkBackwardGetWorkspaceSize(
     const aclTensor* gradOutput,
     const aclTensor* self,
-    const aclScalar* lambd,
+    const aclScalar* lambda,
     aclTensor* gradInput,
     uint64_t* workspaceSize,
     aclOpExecutor** executor
 )
 {
     OP_CHECK_COMM_INPUT(workspaceSize, executor);
-    L2_DFX_PHASE_1(aclnnOpgenSoftshrinkBackward, DFX_IN(gradOutput, self, lambd), DFX_OUT(gradInput));
+    L2_DFX_PHASE_1(aclnnOpgenSoftshrinkBackward, DFX_IN(gradOutput, self, lambda), DFX_OUT(gradInput));
     auto uniqueExecutor = CREATE_EXECUTOR();
     CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
-    const aclnnStatus checked = CheckParams(gradOutput, self, lambd, gradInput);
+    const aclnnStatus checked = CheckParams(gradOutput, self, lambda, gradInput);
     CHECK_RET(checked == ACLNN_SUCCESS, checked);
     if (gradInput->IsEmpty()) {  // nothing to compute: no kernel is launched
         *workspaceSize = 0;
@@ -154,7 +176,7 @@ extern "C" aclnnStatus aclnnOpgenSoftshrinkBackwardGetWorkspaceSize(
     const aclTensor* selfK = opgen_l2::KernelOperand(self, inDtype, shape, shapeArray, nullptr, exec);
     CHECK_RET(selfK != nullptr, ACLNN_ERR_INNER_NULLPTR);
     // the kernel (OpgenSoftshrinkBackward on the AI Core)
-    const aclTensor* result = l0op::OpgenSoftshrinkBackward(gradOutputK, selfK, lambd->ToFloat(), outDtype, exec);
+    const aclTensor* result = l0op::OpgenSoftshrinkBackward(gradOutputK, selfK, lambda->ToFloat(), outDtype, exec);
     CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
     if (result->GetDataType() != gradInput->GetDataType()) {
         result = l0op::Cast(result, gradInput->GetDataType(), exec);

@@ -15,7 +15,7 @@ extern "C" {
 __attribute__((visibility("default"))) aclnnStatus aclnnOpgenSoftshrinkBackwardGetWorkspaceSize(
     const aclTensor* gradOutput,
     const aclTensor* self,
-    const aclScalar* lambd,
+    const aclScalar* lambda,
     aclTensor* gradInput,
     uint64_t* workspaceSize,
     aclOpExecutor** executor

@@ -12,12 +12,12 @@
 namespace l0op {
 OP_TYPE_REGISTER(OpgenSoftshrinkBackward);
 
-const aclTensor* OpgenSoftshrinkBackward(const aclTensor* gradOutput, const aclTensor* self, float lambd, op::DataType outDtype, aclOpExecutor* executor)
+const aclTensor* OpgenSoftshrinkBackward(const aclTensor* gradOutput, const aclTensor* self, float lambda, op::DataType outDtype, aclOpExecutor* executor)
 {
-    L0_DFX(OpgenSoftshrinkBackward, gradOutput, self, lambd, outDtype);
+    L0_DFX(OpgenSoftshrinkBackward, gradOutput, self, lambda, outDtype);
     aclTensor* out = executor->AllocTensor(gradOutput->GetViewShape(), outDtype, op::Format::FORMAT_ND);
     CHECK_RET(out != nullptr, nullptr);
-    auto ret = ADD_TO_LAUNCHER_LIST_AICORE(OpgenSoftshrinkBackward, OP_INPUT(gradOutput, self), OP_OUTPUT(out), OP_ATTR(lambd));
+    auto ret = ADD_TO_LAUNCHER_LIST_AICORE(OpgenSoftshrinkBackward, OP_INPUT(gradOutput, self), OP_OUTPUT(out), OP_ATTR(lambda));
     OP_CHECK_ADD_TO_LAUNCHER_LIST_AICORE(ret != ACLNN_SUCCESS, return nullptr,
                                          "OpgenSoftshrinkBackward ADD_TO_LAUNCHER_LIST_AICORE failed.");
     return out;

@@ -8,7 +8,7 @@
 
 namespace l0op {
 // The kernel's output, of the first operand's shape and dtype `outDtype` (null on failure).
-const aclTensor* OpgenSoftshrinkBackward(const aclTensor* gradOutput, const aclTensor* self, float lambd, op::DataType outDtype, aclOpExecutor* executor);
+const aclTensor* OpgenSoftshrinkBackward(const aclTensor* gradOutput, const aclTensor* self, float lambda, op::DataType outDtype, aclOpExecutor* executor);
 }  // namespace l0op
 
 #endif  // OPGEN_OP_API_L0_OPGEN_SOFTSHRINK_BACKWARD_H_
