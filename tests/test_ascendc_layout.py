@@ -77,7 +77,7 @@ def test_the_op_api_checks_run_in_the_checkers_order(name):
     for fn, args in re.findall(r"opgen_l2::(\w+)\((.*)\), ACLNN", body):
         quoted = re.findall(r'"(\w+)"', args)
         # (ref, "ref", param, "param") for the comparisons; (param, "param", ...) for the others
-        called.append(quoted[1] if fn in ("DtypeSame", "DtypeCastable", "ShapeSame", "Broadcastable") else quoted[0])
+        called.append(quoted[1] if fn in ("DtypeSame", "DtypeCastable", "FormatSame", "ShapeSame", "Broadcastable") else quoted[0])
     expected = [s.param for s in steps(op) if not (s.kind == "convert" and op.param(s.param).kind == "attr")]
     assert called == expected
 

@@ -127,9 +127,9 @@ def check_lines(op: Op) -> list[str]:
                     lines.append(f"const double {value_name(p)} = {n}->ToDouble();")
         elif s.kind == "dtype_supported":
             lines.append(f'CHECK_RET(opgen_l2::DtypeSupported({n}, "{n}", Dtypes_{n}(), OP_NAME), {invalid});')
-        elif s.kind in ("dtype_same", "dtype_castable", "shape_same", "broadcastable"):
-            fn = {"dtype_same": "DtypeSame", "dtype_castable": "DtypeCastable", "shape_same": "ShapeSame",
-                  "broadcastable": "Broadcastable"}[s.kind]
+        elif s.kind in ("dtype_same", "dtype_castable", "format_same", "shape_same", "broadcastable"):
+            fn = {"dtype_same": "DtypeSame", "dtype_castable": "DtypeCastable", "format_same": "FormatSame",
+                  "shape_same": "ShapeSame", "broadcastable": "Broadcastable"}[s.kind]
             lines.append(f'CHECK_RET(opgen_l2::{fn}({ref}, "{ref}", {n}, "{n}"), {invalid});')
         elif s.kind in ("max_rank", "min_rank"):
             fn = "MaxRank" if s.kind == "max_rank" else "MinRank"

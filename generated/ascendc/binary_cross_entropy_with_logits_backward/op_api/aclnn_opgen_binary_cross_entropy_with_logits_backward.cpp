@@ -166,7 +166,8 @@ aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, cons
     CHECK_RET(opgen_l2::DtypeSupported(posWeightOptional, "posWeightOptional", Dtypes_posWeightOptional(), OP_NAME), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::DtypeSupported(out, "out", Dtypes_out(), OP_NAME), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::DtypeSame(target, "target", out, "out"), ACLNN_ERR_PARAM_INVALID);
-    CHECK_RET(opgen_l2::MinRank(self, "self", 1), ACLNN_ERR_PARAM_INVALID);
+    CHECK_RET(opgen_l2::FormatSame(self, "self", target, "target"), ACLNN_ERR_PARAM_INVALID);
+    CHECK_RET(opgen_l2::FormatSame(self, "self", out, "out"), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::MaxRank(gradOutput, "gradOutput", 8), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::MaxRank(self, "self", 8), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::MaxRank(target, "target", 8), ACLNN_ERR_PARAM_INVALID);

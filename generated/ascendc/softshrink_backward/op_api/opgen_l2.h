@@ -17,6 +17,7 @@
 #include "level0/broadcast_to.h"
 #include "opdev/common_types.h"
 #include "opdev/data_type_utils.h"
+#include "opdev/format_utils.h"
 #include "opdev/op_executor.h"
 #include "opdev/op_log.h"
 #include "opdev/platform.h"
@@ -58,6 +59,17 @@ inline bool DtypeSame(const aclTensor* ref, const char* refName, const aclTensor
     }
     OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s must have the same dtype as %s: got %s, %s is %s", name, refName,
             op::ToString(t->GetDataType()).GetString(), refName, op::ToString(ref->GetDataType()).GetString());
+    return false;
+}
+
+// The spec language's FormatSame: the storage formats (aclFormat labels) must be equal, as CANN's own checks compare them.
+inline bool FormatSame(const aclTensor* ref, const char* refName, const aclTensor* t, const char* name)
+{
+    if (ref == nullptr || t == nullptr || ref->GetStorageFormat() == t->GetStorageFormat()) {
+        return true;
+    }
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s must have the same format as %s: got %s, %s is %s", name, refName,
+            op::ToString(t->GetStorageFormat()).GetString(), refName, op::ToString(ref->GetStorageFormat()).GetString());
     return false;
 }
 
