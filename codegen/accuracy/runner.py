@@ -20,6 +20,7 @@ nowhere else.
 from __future__ import annotations
 
 import time
+import zlib
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -356,7 +357,7 @@ def coupled(op) -> bool:
 
 def run(ops: dict, backends: list[str] | None = None, full: bool = False, dtypes=None, log=print,
         kernels: dict | None = None, products=None, sizes=None, use_torch: bool = True, seed: int = 0) -> list[Record]:
-    """Records of every op × backend × dtype × product.  `kernels` {(op name, backend): callable} replaces
+    """Records of every op × backend × dtype × product (the fast run: × distinct kernel, `distinct_products`).  `kernels` {(op name, backend): callable} replaces
     `make_kernel` (the fuzzer's batch builds); `products` limits the products (default: every one that has the
     dtype); `sizes` overrides FAST/FULL; `use_torch=False` skips PyTorch."""
     backends = backends or _backends.kernel_backends()
@@ -373,7 +374,7 @@ def run(ops: dict, backends: list[str] | None = None, full: bool = False, dtypes
             prepared = [prepare(op, s, fmt, use_torch) for s in samples(op, dtype, sizes, seed)]
             t1 = time.perf_counter()
             for b in backends:
-                for product in chosen:
+                for product in chosen if full or products else distinct_products(op, b, chosen):
                     rec = Record(name, op.name, b, dtype, product, coupled(op))
                     for p in prepared:
                         _call(rec, op, made[b], p, product, fmt)
@@ -381,6 +382,21 @@ def run(ops: dict, backends: list[str] | None = None, full: bool = False, dtypes
             log(f"  {name} {dtype}: {len(prepared)} samples, reference {t1 - t0:.1f} s, "
                 f"kernels {time.perf_counter() - t1:.1f} s")
     return records
+
+
+def distinct_products(op, backend: str, products: list[str]) -> list[str]:
+    """The fast run's products for `backend`: one per distinct kernel.  Products differ to a kernel backend only
+    through what its `kernel_variant(product)` names (Ascend C: the AI Core architecture the kernel is compiled
+    for); a backend without one runs the same kernel on every product (NumPy, C: the product only selects the
+    checker's dtype table, and every product here has the dtype).  Within a group the product is chosen by a hash
+    of the op's name, so that products sharing a variant (A2 and A3: 40 and 48 cores) take turns across the ops;
+    `--full` runs every product."""
+    variant = getattr(_backends.get(backend), "kernel_variant", lambda product: None)
+    groups: dict = {}
+    for p in products:
+        groups.setdefault(variant(p), []).append(p)
+    turn = zlib.crc32(op.name.encode())
+    return [g[turn % len(g)] for g in groups.values()]
 
 
 def _call(rec, op, fn, p: Prepared, product, fmt):
