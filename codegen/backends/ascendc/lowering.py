@@ -209,11 +209,10 @@ class Lowering:
         if type(e) in unary:
             return self._emit(unary[type(e)] + "({dst}, {0}, calc);", self.value(e.args[0]))
         if isinstance(e, Sigmoid):
-            # the stable form, CSE'd exactly as the NumPy backend's `_sigmoid` helper evaluates it
-            names = sympy.numbered_symbols(f"_sigmoid{len(self.bound)}_", real=True)
-            temps, (res,) = sympy.cse([Sigmoid.stable_form(e.args[0])], symbols=names, order="canonical")
-            self.bind(temps)
-            return self.value(res)
+            # the stable form, lowered as it stands: `value` computes its shared e = exp(-|u|) once (memo), as
+            # the NumPy backend's `_sigmoid` helper does.  (It was CSE'd into temporaries named after
+            # len(self.bound), which two sigmoids could share: the second read the first one's 1 + e.)
+            return self.value(Sigmoid.stable_form(e.args[0]))
         if isinstance(e, sympy.Piecewise):
             return self._piecewise(e)
         if isinstance(e, CompensatedAdd):   # (x + hi) + lo, in that order
@@ -404,13 +403,23 @@ class Lowering:
             masks = [self.mask(a) for a in c.args]
             acc = masks[0]
             for m in masks[1:]:
-                acc = self._emit(name + "({dst}.ReinterpretCast<uint16_t>(), {0}.ReinterpretCast<uint16_t>(), "
-                                 "{1}.ReinterpretCast<uint16_t>(), " + self.mask_words + ");", acc, m, kind="m")
+                acc = self._bits(name, acc, m)
             return acc
         if isinstance(c, sympy.Not):
-            return self._emit("Not({dst}.ReinterpretCast<uint16_t>(), {0}.ReinterpretCast<uint16_t>(), "
-                              + self.mask_words + ");", self.mask(c.args[0]), kind="m")
+            return self._bits("Not", self.mask(c.args[0]))
+        if isinstance(c, sympy.ITE):
+            # a comparison of a Piecewise (an expansion's `u < 0` of u = Piecewise(...)): SymPy writes it as
+            # ITE(k, a, b), here (k & a) | (~k & b) bit by bit.  (Not the mask of a negated relation: for a nan
+            # both k and its negation are false.)
+            k, a, b = (self.mask(t) for t in c.args)
+            return self._bits("Or", self._bits("And", k, a), self._bits("And", self._bits("Not", k), b))
         raise NotImplementedError(f"no Ascend C lowering for the condition {c}")
+
+    def _bits(self, name: str, *masks) -> Reg:
+        """And/Or/Not of masks, over the uint16 words of `calc` elements."""
+        fmt = "".join("{%d}.ReinterpretCast<uint16_t>(), " % i for i in range(len(masks)))
+        return self._emit(name + "({dst}.ReinterpretCast<uint16_t>(), " + fmt + self.mask_words + ");", *masks,
+                          kind="m")
 
     # ---- statements -----------------------------------------------------------------------------------------
     def bind(self, temps):
