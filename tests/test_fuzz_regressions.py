@@ -88,6 +88,9 @@ CASES = [
     ("sigmoid_temps", "numpy", ""),
     ("sigmoid_temps", "ascendc", "Ascend C lowering: two sigmoids' stable forms CSE'd into temporaries of the same "
                                  "names, the second divided by the first one's 1 + e (fuzz seed 37)"),
+    ("denominator_product", "numpy", "NumPy printer: divided by the product of the denominators, 5e41 at "
+                                     "x = 1.2e17: inf, the kernel gave 0 for 9e-23 (fuzz seed 37)"),
+    ("denominator_product", "c", "C printer: the same"),
     ("piecewise_condition", "numpy", ""),
     ("piecewise_condition", "ascendc", "Ascend C lowering: no mask for ITE, SymPy's form of a comparison of a "
                                        "Piecewise (tanh's expansion of a Piecewise; fuzz seed 37)"),

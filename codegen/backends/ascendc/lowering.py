@@ -269,7 +269,9 @@ class Lowering:
         nums, dens = [], []
         for f in factors:
             if isinstance(f, sympy.Pow) and f.exp.is_Integer and f.exp < 0 and not self.is_scalar(f):
-                dens.append(f.base ** -f.exp)
+                # divided by the base -n times, never by base**n, which overflows where base**-n does not
+                # (codegen.backends.infix says why this order stays in range wherever the oracle judges)
+                dens += [f.base] * int(-f.exp)
             else:
                 nums.append(f)
         acc, pending = None, []
@@ -309,8 +311,12 @@ class Lowering:
             for _ in range(int(n) - 1):
                 acc = self._emit("Mul({dst}, {0}, {1}, calc);", acc, v)
             return acc
-        if n.is_Integer and n < -1:
-            return self._emit("Reciprocal({dst}, {0}, calc);", self.value(sympy.Pow(base, -n, evaluate=False)))
+        if n.is_Integer and n < -1:   # (1/b)**n: b**n may overflow where b**-n does not
+            r = self._emit("Reciprocal({dst}, {0}, calc);", self.value(base))
+            acc = r
+            for _ in range(int(-n) - 1):
+                acc = self._emit("Mul({dst}, {0}, {1}, calc);", acc, r)
+            return acc
         if n == -sympy.S.Half:
             return self._emit("Reciprocal({dst}, {0}, calc);", self.value(sympy.sqrt(base)))
         if n.is_number:   # any other constant exponent (the vocabulary allows no other)
