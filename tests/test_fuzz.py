@@ -16,7 +16,7 @@ import codegen
 from codegen import fuzz
 from codegen.accuracy.reference import Reference
 from codegen.fuzz import batch, grammar, specfile
-from codegen.fuzz.derive import backward_of
+from codegen.fuzz.derive import backward_of, outside
 from codegen.fuzz.specfile import ALPHA, BETA, G, X
 from codegen.verify import verify_op
 
@@ -108,3 +108,13 @@ def test_a_failing_formula_is_narrowed_to_a_reproducer(tmp_path, monkeypatch):
     assert "beyond the bound" in finding.what
     (op,) = codegen.load_specs(tmp_path / "reproducers").values()
     assert op.source == finding.spec and len(op.formulas) == 1
+
+
+def test_a_declared_value_is_written_in_the_spec_language(tmp_path):
+    """The proof may simplify the value a backward gives at a kink into functions a spec file does not import:
+    here 2/cosh(13/6 + alpha)**2 at x = 2 + alpha (seed 37: the batch spec raised NameError and the whole batch
+    was lost).  The fuzzer writes it in exponentials; the spec loads and verifies."""
+    forward = sympy.Min(2, X - ALPHA) / (1 + sympy.exp(-sympy.Max(sympy.Rational(-3, 2), 2 * X + sympy.Rational(1, 3))))
+    op = batch.single_spec(forward, tmp_path, "fuzz_cosh_backward")
+    values = list(op.at.values())
+    assert values and not any(outside(v) for v in values)

@@ -6,6 +6,7 @@ NumPy (cheap) wherever it passed.  Reproduce one by hand with
 """
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import codegen
@@ -19,16 +20,14 @@ REGRESSION = TESTS / "regression"
 
 # (case, backend, the defect it caught): the backends each case failed on, plus NumPy where it passed.  Every one
 # of them passes since branch vocab (printers, lowering, closed vocabulary) and the fixes of the rewrites, the
-# lowering and the printers made on branch oracle, but the two in OPEN; a case that fails again is a regression.
+# lowering and the printers made on branch oracle, and those of branch fuzz29; a case that fails again is a regression.
 def open_defect(what: str):
     """A strict xfail for a defect not fixed yet (the test fails the day it is fixed: remove the mark then)."""
     return pytest.mark.xfail(strict=True, raises=AssertionError, reason="open: " + what)
 
 
 # cases still failing: (case, backend) -> their mark
-_INF_SIGN = open_defect("the oracle's special-value rule: with gradOutput = ±inf, a sign FLOAT rounding decides "
-                        "(1 - tanh(10)**2 = 0) is judged against the exact sign (codegen/accuracy/runner.py)")
-OPEN = {("inf_grad_rounded_sign", "numpy"): _INF_SIGN, ("inf_grad_rounded_sign", "ascendc"): _INF_SIGN}
+OPEN: dict = {}
 
 CASES = [
     ("printer_precedence", "numpy", ""),
@@ -81,10 +80,21 @@ CASES = [
     ("log1p_factor", "numpy", "codegen.rewrite: SymPy's log1p_opt factored log(1 + exp(-x**2)) into "
                               "log1p(exp(x**2)) - x**2: 5% off at x = 3.79, nan at x = 10"),
     ("log1p_factor", "ascendc", "the same rewrite"),
-    ("inf_grad_rounded_sign", "numpy", "open: see OPEN"),
-    ("inf_grad_rounded_sign", "ascendc", "open: see OPEN"),
+    ("inf_grad_rounded_sign", "numpy", "the oracle's special-value rule: with gradOutput = ±inf, a sign FLOAT "
+                                       "rounding decides (1 - tanh(10)**2 = 0) was judged against the exact "
+                                       "sign (codegen/accuracy/runner.py)"),
+    ("inf_grad_rounded_sign", "ascendc", "the same"),
     ("numel_without_self", "numpy", "NumPy kernel: numel(\"self\") in a formula that reads no element of self "
                                     "raised NameError"),
+    ("sigmoid_temps", "numpy", ""),
+    ("sigmoid_temps", "ascendc", "Ascend C lowering: two sigmoids' stable forms CSE'd into temporaries of the same "
+                                 "names, the second divided by the first one's 1 + e (fuzz seed 37)"),
+    ("denominator_product", "numpy", "NumPy printer: divided by the product of the denominators, 5e41 at "
+                                     "x = 1.2e17: inf, the kernel gave 0 for 9e-23 (fuzz seed 37)"),
+    ("denominator_product", "c", "C printer: the same"),
+    ("piecewise_condition", "numpy", ""),
+    ("piecewise_condition", "ascendc", "Ascend C lowering: no mask for ITE, SymPy's form of a comparison of a "
+                                       "Piecewise (tanh's expansion of a Piecewise; fuzz seed 37)"),
 ]
 
 
@@ -114,3 +124,20 @@ def test_every_regression_spec_is_listed_and_verifies():
     for case in on_disk - {"threshold_extra_branch"}:
         (op,) = codegen.load_specs(REGRESSION / case).values()
         codegen.api.require_verified(op)
+
+
+def test_a_wrong_infinity_whose_sign_the_formula_decides_still_fails(ops):
+    """The rule inf_grad_rounded_sign relies on excuses only the signs rounding decides: LogSigmoid's local
+    derivative 1 - sigmoid(x) is far from 0 at moderate x, so a kernel giving -inf for gradOutput = +inf fails."""
+    from codegen import backends
+    op = ops["log_sigmoid_backward"]
+    fn = backends.get("numpy").make_kernel(op)
+
+    def flipped(**kw):
+        out = fn(**kw)
+        out[...] = np.where(np.isinf(out) & (np.abs(kw["self"]) < 4), -out, out)
+        return out
+    records = oracle.check({op.snake_name: op}, ["numpy"], dtypes=["FLOAT"], products=["ascend910b"],
+                           kernels={(op.snake_name, "numpy"): flipped})
+    assert [r.oracle_passed for r in records] == [False]
+    assert records[0].n_failures > 0

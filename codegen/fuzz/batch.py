@@ -28,7 +28,7 @@ import sympy
 from codegen.accuracy import oracle
 
 from . import specfile
-from .derive import Unusable, backward_of, declarations, formula_index
+from .derive import Unusable, backward_of, declarations, formula_index, outside
 from codegen.spec.op import points_of
 
 from .specfile import ALPHA, X
@@ -134,8 +134,12 @@ def prepare(forwards: list, folder: Path, stem: str, origin: str, result: BatchR
     lines = _verify(_load(path))
     declared = declarations(lines, k)
     bad = {formula_index(r.formula, k) for r in lines if not r.ok and not r.undeclared}
+    unwritable = {i: names for i, at in declared.items() for v in at.values() if (names := outside(v))}
     kept = []
     for i, (f, b, _) in enumerate(forms):
+        if i in unwritable:
+            result.dropped.append((f, f"a declared value uses {', '.join(sorted(unwritable[i]))}"))
+            continue
         if i in bad:
             why = next(f"{r.check}: {r.detail}" for r in lines if not r.ok and formula_index(r.formula, k) == i)
             result.dropped.append((f, f"the prover: {why}"))
@@ -144,7 +148,7 @@ def prepare(forwards: list, folder: Path, stem: str, origin: str, result: BatchR
     if not kept:
         return None, []
     kept += [(FILLER, backward_of(FILLER), {})] * (2 ** k - len(kept))
-    if declared or bad:   # the spec changes: written again, and proved again before anything is built
+    if declared or bad or unwritable:   # the spec changes: written again, and proved again before anything is built
         path = specfile.write(folder, stem, specfile.batch_source(stem, kept, origin))
         lines = _verify(_load(path))
     failed = [r for r in lines if not r.ok]
@@ -165,6 +169,9 @@ def single_spec(forward, folder: Path, stem: str, note: str = "", origin: str = 
     b = backward_of(forward)
     path = specfile.write(Path(folder), stem, specfile.single_source(stem, forward, b, {}, origin, note))
     at = declarations(_verify(_load(path))).get(0, {})
+    names = set().union(*(outside(v) for v in at.values()))
+    if names:
+        raise Unusable(f"{path}: a declared value uses {', '.join(sorted(names))}")
     path = specfile.write(Path(folder), stem, specfile.single_source(stem, forward, b, at, origin, note))
     op = _load(path)
     failed = [r for r in _verify(op) if not r.ok]
