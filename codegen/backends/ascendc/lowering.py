@@ -11,9 +11,10 @@ in Ascend C vector instructions, and allocates the UB temporaries:
   denominator factor in turn (d**-n as n divisions, a lone d**-n as (1/d)**n), never by d**n or a product of
   denominators, which overflow where the quotient does not (codegen.backends.infix);
 - conditions become Compare/CompareScalar bit masks (combined with And/Or/Not on uint16; SymPy's ITE(k, a, b),
-  its form of a comparison of a Piecewise, as (k & a) | (~k & b)), Piecewise a chain of Select; `Sigmoid` is lowered through its stable form (codegen.rewrite); `expm1`, `tanh`, `erf`, `erfc`, `sign`
-  and `log1p`, which are not basic instructions, through their expansions (codegen.expansions, which says why
-  not the advanced math APIs), a non-integer power as exp(e*log(u)); Max/Min through Max/Min and a Select of
+  its form of a comparison of a Piecewise, as (k & a) | (~k & b)), Piecewise a chain of Select; `Sigmoid` is
+  lowered through its stable form (codegen.rewrite); `expm1`, `tanh`, `erf`, `erfc`, `sign` and `log1p`, which
+  are not basic instructions, through their expansions (codegen.expansions, which says why not the advanced
+  math APIs), a non-integer power as exp(e*log(u)); Max/Min through Max/Min and a Select of
   each operand that is nan (the documentation does not say what Max does with a nan; NumPy's maximum, the
   reference, propagates it);
 - instructions are selected for one architecture (`arch`, codegen.backends.ascendc.socs): where its API lacks
