@@ -137,3 +137,63 @@ def test_bfloat16_arrays_take_the_entry_point():
     assert kw["self"].dtype == ml_dtypes.bfloat16
     out = np.empty_like(codegen.kernel("log_sigmoid_backward")(**kw))
     assert lib.entry(dict(kw, out=out)) is out
+
+
+def _elementwise_call(n, dtype=np.float32, seed_=0):
+    rng = np.random.default_rng(seed_)
+    return dict(grad_output=rng.standard_normal(n).astype(dtype), self=rng.standard_normal(n).astype(dtype),
+                buffer=np.zeros(n, dtype))
+
+
+def test_pooled_threads_give_the_one_thread_bits_under_concurrent_calls(monkeypatch):
+    """The worker pool (opgen_pool.c) under churn: thread counts and sizes changing from call to call, two Python
+    threads calling at once (one of them then finds the pool busy and starts threads of its own); every result is
+    the one-thread result, bit for bit."""
+    c = codegen.kernel("log_sigmoid_backward", backend="c")
+    sizes = [1 << 14, (1 << 15) + 7, 1 << 16, 3 << 15]
+    calls_ = [_elementwise_call(n, seed_=i) for i, n in enumerate(sizes)]
+    monkeypatch.setenv("OPGEN_NUM_THREADS", "1")
+    want = [c(**kw, out=np.empty_like(kw["self"])).copy() for kw in calls_]
+    errors = []
+
+    def worker(k):
+        for i in range(60):
+            j = (i + k) % len(calls_)
+            got = c(**calls_[j], out=np.empty_like(calls_[j]["self"]))
+            if not np.array_equal(got.view(np.uint32), want[j].view(np.uint32)):
+                errors.append((k, i, j))
+    for threads in ("2", "3", "4"):
+        monkeypatch.setenv("OPGEN_NUM_THREADS", threads)
+        pool = [threading.Thread(target=worker, args=(k,)) for k in range(2)]
+        for t in pool:
+            t.start()
+        for t in pool:
+            t.join()
+    assert not errors, errors[:5]
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="no fork")
+def test_a_forked_child_runs_threaded_calls(monkeypatch):
+    """After fork() the child has none of the parent's pool workers: it starts its own (a fork handler forgets the
+    parent's), and its threaded call finishes with the right bits instead of waiting for threads that are not there."""
+    import os
+    c = codegen.kernel("log_sigmoid_backward", backend="c")
+    kw = _elementwise_call(1 << 16)
+    monkeypatch.setenv("OPGEN_NUM_THREADS", "2")
+    want = c(**kw, out=np.empty_like(kw["self"])).copy()   # (the parent's workers now exist)
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            code = 0 if all(np.array_equal(c(**kw, out=np.empty_like(kw["self"])), want) for _ in range(5)) else 1
+        finally:
+            os._exit(code)
+    import time
+    deadline = time.monotonic() + 120
+    while (done := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if done[0] == 0:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        pytest.fail("the forked child's threaded call did not finish (waiting for the parent's workers?)")
+    assert os.WIFEXITED(done[1]) and os.WEXITSTATUS(done[1]) == 0

@@ -360,10 +360,11 @@ def library(op: Op, sanitize: bool = False) -> Library:
     return _LIBRARIES[path]
 
 
-def make_kernel(op: Op, sanitize: bool | None = None, path=None):
+def make_kernel(op: Op, sanitize: bool | None = None, path=None, entry: bool = True):
     """The callable; `sanitize` (default: $OPGEN_C_SANITIZE == "1") uses the ASan/UBSan build of the library,
     which needs the ASan runtime preloaded into Python (tests/test_c_api.py does that); `path`, a library built
-    elsewhere with the same C API (`opgen bench --baseline`: another revision's)."""
+    elsewhere with the same C API (`opgen bench --baseline`: another revision's); `entry=False`, every call
+    through ctypes (`opgen bench` times both paths)."""
     from codegen.backends.numpy import load_module
     from codegen.runtime.calls import KernelCall
     checker = load_module(op).check
@@ -371,7 +372,7 @@ def make_kernel(op: Op, sanitize: bool | None = None, path=None):
         sanitize = os.environ.get("OPGEN_C_SANITIZE") == "1"
     lib = Library(op, path) if path is not None else library(op, sanitize)
     name = op.snake_name               # (once: a regex, which would cost a tenth of a small call)
-    entry = lib.entry
+    entry = lib.entry if entry else None
 
     def kernel(**kw):
         if entry is not None:

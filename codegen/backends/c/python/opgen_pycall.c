@@ -297,8 +297,10 @@ PyObject *opgen_py_call(const opgen_py_op *op, PyObject *kw)
     }
     if (status != ACLNN_SUCCESS)
         return raise_status(status);
-    /* The workspace: staging blocks and accumulators, a few KiB per thread (malloc's alignment, as NumPy's). */
-    void *workspace = ws ? malloc(ws) : NULL;
+    /* The workspace: staging blocks and accumulators, a few KiB per thread.  From Python's raw allocator (malloc's
+     * alignment, as NumPy's buffers), so that tracemalloc counts it as it counts the ctypes path's NumPy
+     * workspace (`opgen bench` reports the peak extra memory of a call). */
+    void *workspace = ws ? PyMem_RawMalloc(ws) : NULL;
     if (ws && !workspace) {
         aclDestroyAclOpExecutor(ex);
         return PyErr_NoMemory();
@@ -306,7 +308,7 @@ PyObject *opgen_py_call(const opgen_py_op *op, PyObject *kw)
     Py_BEGIN_ALLOW_THREADS
     status = op->phase2(workspace, ws, ex, NULL);
     Py_END_ALLOW_THREADS
-    free(workspace);
+    PyMem_RawFree(workspace);
     if (status != ACLNN_SUCCESS)
         return raise_status(status);
     return Py_NewRef(out);
