@@ -197,3 +197,22 @@ def test_a_forked_child_runs_threaded_calls(monkeypatch):
         os.waitpid(pid, 0)
         pytest.fail("the forked child's threaded call did not finish (waiting for the parent's workers?)")
     assert os.WIFEXITED(done[1]) and os.WEXITSTATUS(done[1]) == 0
+
+
+def test_a_call_without_out_is_checked_in_python_then_run_by_the_entry_point(monkeypatch):
+    """Without out=, the Python checker sizes and allocates the output (its verdicts first), then the entry point
+    takes the call: the ctypes path is not used (its phase 1 would raise here)."""
+    from codegen.backends.c import binding
+    name = "softshrink_backward"
+    op = OPS[name]
+    kw = valid_call(op, np.random.default_rng(5))
+    want = codegen.kernel(name)(**kw)
+    c = binding.make_kernel(op)
+
+    def no_ctypes(*a, **k):
+        raise AssertionError("the ctypes path ran")
+    monkeypatch.setattr(c.library, "call", no_ctypes)
+    got = c(**kw)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    bad = dict(kw, **{op.tensors[0].py_name: kw[op.tensors[0].py_name].astype(np.float64)})
+    assert _outcome(lambda: c(**bad)) == _outcome(lambda: codegen.kernel(name)(**bad))

@@ -3,7 +3,8 @@
 A call first goes to the library's compiled entry point (pyext.py, python/opgen_pycall.c: the library is also a
 CPython extension module), which runs the common calls — every tensor a plain native-order NumPy array, `out=`
 given, Python floats, ints and bools for scalars and attributes — entirely in C; it declines, before creating or
-checking anything, whatever else (returns NotImplemented), and the call then goes through ctypes as below.  Both
+checking anything, whatever else (returns NotImplemented), and the call then goes through ctypes as below (a
+call without `out=` is given to the entry point again once the Python checker has allocated its output).  Both
 paths run the same C phase 1, so their verdicts are the C checker's.
 
 Through ctypes, a call does what a C program does with aclnn:
@@ -382,6 +383,10 @@ def make_kernel(op: Op, sanitize: bool | None = None, path=None, entry: bool = T
         call = KernelCall(op, kw)
         if call.out is None:
             call.check(checker)            # sizes and allocates the output, as the NumPy backend
+            if entry is not None:          # (out= is there now: the entry point can take the rest of the call)
+                got = entry(dict(call.args, out=call.out, product=call.product))
+                if got is not NotImplemented:
+                    return got
         out = call.out
         target = out
         if isinstance(out, np.ndarray) and (not out.dtype.isnative or
