@@ -168,7 +168,8 @@ def test_pooled_threads_give_the_one_thread_bits_under_concurrent_calls(monkeypa
         for t in pool:
             t.start()
         for t in pool:
-            t.join()
+            t.join(timeout=300)
+            assert not t.is_alive(), "a threaded call never returned (the pool lost a wake-up?)"
     assert not errors, errors[:5]
 
 
