@@ -298,6 +298,9 @@ def cmd_bench(args) -> int:
             "sizes": sorted({c.n for c in cases}), "repeat": args.repeat, "offset": args.offset,
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             "machine": report.machine(), "commands": commands}
+    if "c" in chosen:
+        print("timing the calls' overhead ...", file=sys.stderr)
+        meta["calls"] = [c.to_json() for c in bench.calls.overhead(ops, args.offset, args.quick)]
     md, js = report.write(records, args.out or "reports/bench", meta)
     print(f"\nsummary at n = {report.summary_n(records)}:\n\n{report.summary_table(records)}")
     if baseline:

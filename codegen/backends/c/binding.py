@@ -1,6 +1,13 @@
-"""`codegen.kernel(op, backend="c")`: the generated C library, called through ctypes behind the NumPy API.
+"""`codegen.kernel(op, backend="c")`: the generated C library behind the NumPy API.
 
-A call does what a C program does with aclnn:
+A call first goes to the library's compiled entry point (pyext.py, python/opgen_pycall.c: the library is also a
+CPython extension module), which runs the common calls — every tensor a plain native-order NumPy array, `out=`
+given, Python floats, ints and bools for scalars and attributes — entirely in C; it declines, before creating or
+checking anything, whatever else (returns NotImplemented), and the call then goes through ctypes as below (a
+call without `out=` is given to the entry point again once the Python checker has allocated its output).  Both
+paths run the same C phase 1, so their verdicts are the C checker's.
+
+Through ctypes, a call does what a C program does with aclnn:
   1. the keywords are read like the NumPy function's (`KernelCall`); without `out=`, the Python checker runs
      first to size the output, exactly as the NumPy backend does, and the output is allocated;
   2. every argument becomes an aclTensor / aclScalar: tensors are views of the caller's arrays (strides in
@@ -22,6 +29,8 @@ from __future__ import annotations
 import array
 import ctypes
 import functools
+import importlib.machinery
+import importlib.util
 import os
 import struct
 import threading
@@ -32,11 +41,11 @@ import ml_dtypes  # noqa: F401  (registers bfloat16 with NumPy)
 import numpy as np
 
 from codegen.errors import AclnnError
-from codegen.spec import Op
+from codegen.spec import DEFAULT_PRODUCT, PRODUCTS, Op
 from codegen.spec.dtypes import DTYPES
 from codegen.spec.params import Attr, Output, Scalar, Tensor
 
-from . import build
+from . import build, pyext
 from codegen.runtime.formats import format_of
 from codegen.spec.formats import FORMATS
 
@@ -188,6 +197,23 @@ class Library:
         self.phase2.restype = c_int32
         self.phase2.argtypes = [c_void_p, c_uint64, c_void_p, c_void_p]
         self.lock = threading.Lock()   # the product is process state: set it and run phase 1 together
+        self.entry = self._entry()
+
+    def _entry(self):
+        """The library's compiled entry point (`call(kw)`: the output, or NotImplemented), None for a library
+        built without it (another revision's, the fuzzer's -O0 builds).  Imported from the same file ctypes
+        loaded: the dynamic loader hands both the same copy, so they share the product, the executors and the
+        last error, and the entry point takes self.lock around phase 1 as the ctypes path does."""
+        name = pyext.module_name(self.op)
+        if not hasattr(self.dll, f"PyInit_{name}"):
+            return None
+        loader = importlib.machinery.ExtensionFileLoader(name, str(self.path))
+        module = importlib.util.module_from_spec(importlib.util.spec_from_file_location(name, self.path,
+                                                                                        loader=loader))
+        loader.exec_module(module)
+        module.setup(self.lock, AclnnError, {d.num: acl for d, acl in ACL_OF_NUMPY.items()},
+                     dict.fromkeys(PRODUCTS), DEFAULT_PRODUCT)
+        return module.call
 
     def error(self, status: int) -> AclnnError:
         param = self.dll.opgenGetRecentErrParam().decode()
@@ -335,10 +361,11 @@ def library(op: Op, sanitize: bool = False) -> Library:
     return _LIBRARIES[path]
 
 
-def make_kernel(op: Op, sanitize: bool | None = None, path=None):
+def make_kernel(op: Op, sanitize: bool | None = None, path=None, entry: bool = True):
     """The callable; `sanitize` (default: $OPGEN_C_SANITIZE == "1") uses the ASan/UBSan build of the library,
     which needs the ASan runtime preloaded into Python (tests/test_c_api.py does that); `path`, a library built
-    elsewhere with the same C API (`opgen bench --baseline`: another revision's)."""
+    elsewhere with the same C API (`opgen bench --baseline`: another revision's); `entry=False`, every call
+    through ctypes (`opgen bench` times both paths)."""
     from codegen.backends.numpy import load_module
     from codegen.runtime.calls import KernelCall
     checker = load_module(op).check
@@ -346,11 +373,20 @@ def make_kernel(op: Op, sanitize: bool | None = None, path=None):
         sanitize = os.environ.get("OPGEN_C_SANITIZE") == "1"
     lib = Library(op, path) if path is not None else library(op, sanitize)
     name = op.snake_name               # (once: a regex, which would cost a tenth of a small call)
+    entry = lib.entry if entry else None
 
     def kernel(**kw):
+        if entry is not None:
+            got = entry(kw)
+            if got is not NotImplemented:
+                return got
         call = KernelCall(op, kw)
         if call.out is None:
             call.check(checker)            # sizes and allocates the output, as the NumPy backend
+            if entry is not None:          # (out= is there now: the entry point can take the rest of the call)
+                got = entry(dict(call.args, out=call.out, product=call.product))
+                if got is not NotImplemented:
+                    return got
         out = call.out
         target = out
         if isinstance(out, np.ndarray) and (not out.dtype.isnative or

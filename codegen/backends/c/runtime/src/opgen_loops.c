@@ -24,12 +24,13 @@
  * Workspace: the staging buffers when some tensor needs them, the accumulators of side-by-side rows, and the
  * whole result when the output overlaps an input.  opgen_workspace_bytes and opgen_run_call lay it out the
  * same way (plan()). */
-#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "opgen_chunks.h"
 #include "opgen_half.h"
+#include "opgen_pool.h"
 #include "opgen_runtime.h"
 
 #if defined(__AVX__)
@@ -305,9 +306,13 @@ static bool output_overlaps(const opgen_call *c)
  * half of L2 gained less (1.05-1.18x), all of it 0.91-1.08x.  With 512 KiB of L2 no tile fits. */
 #define MIN_TILE OPGEN_BLOCK
 #define MAX_TILE (16 * OPGEN_BLOCK)
-/* Below this many elements a call runs on one thread: starting threads would cost more than it saves. */
-#define MIN_ELEMENTS_PER_THREAD (1 << 15)
-#define MAX_THREADS 64
+/* A call gets one thread per this many elements (up to the threads asked for): below it, waking a worker and
+ * sharing the work cost more than they save.  LogSigmoid through the Python entry point, FLOAT and FLOAT16, 2
+ * threads against 1 on a 2-vCPU AMD EPYC with the workers kept (opgen_pool.c), other jobs light: 2^12 elements
+ * 1.08x, 2^13 1.27-1.46x, 2^14 1.5-1.67x, 2^15 1.67-1.7x, 2^16 1.8x; with every core busy elsewhere the second
+ * thread gains nothing below 2^17.  PyTorch's grain is 2^15 elements as well (at::internal::GRAIN_SIZE). */
+#define MIN_ELEMENTS_PER_THREAD (1 << 14)
+#define MAX_THREADS OPGEN_POOL_MAX
 /* Outputs at least this large are written with non-temporal stores (twice the 8 MiB of L3 a core can count on). */
 #define STREAM_MIN_BYTES (16u * 1024 * 1024)
 
@@ -992,22 +997,37 @@ static void run_sums(const share *s, void (*run)(const share *, opgen_lines *))
     opgen_lines_flush(&lines);
 }
 
-static void *run_share(void *arg)
+/* A call's work, shared by its threads: each takes the next chunk of items (a contiguous range) until none is
+ * left, with scratch of its own.  Chunks rather than one range per thread: a thread that starts late or runs
+ * slower (a core shared with other processes) leaves its chunks to the others. */
+#define CHUNKS_PER_THREAD 4
+typedef struct {
+    share shares[MAX_THREADS];   /* per thread: its scratch (begin and end are set per chunk) */
+    int64_t items, chunks;
+    atomic_llong next;
+} work;
+
+static void run_share(void *arg, int t)
 {
-    const share *s = arg;
-    if (!s->c->nred)
-        run_elementwise(s);
-    else
-        run_sums(s, s->p->rows ? run_rows : run_columns);
+    work *w = arg;
+    share s = w->shares[t];
+    for (int64_t k; (k = atomic_fetch_add_explicit(&w->next, 1, memory_order_relaxed)) < w->chunks;) {
+        s.begin = w->items * k / w->chunks;
+        s.end = w->items * (k + 1) / w->chunks;
+        if (!s.c->nred)
+            run_elementwise(&s);
+        else
+            run_sums(&s, s.p->rows ? run_rows : run_columns);
+    }
 #if defined(__AVX__)
-    if (s->p->stream || s->p->lines)
+    if (s.p->stream || s.p->lines)
         _mm_sfence();   /* non-temporal stores are visible to every thread once the call returns */
 #endif
-    return NULL;
 }
 
-/* Split the items of a call over the plan's threads (contiguous ranges) and run them; the calling thread
- * takes the first share.  A thread that cannot be started leaves its share to the caller. */
+/* Split the items of a call into chunks over the plan's threads and run them on the pool (opgen_pool.c); the
+ * calling thread takes a share too.  Every item is computed by the same code whichever thread takes it, so the
+ * bits do not depend on the threads. */
 static void run_parallel(const opgen_call *c, const aclTensor *out, const void *params, const plan_t *p, char *ws)
 {
     layout L;
@@ -1015,23 +1035,15 @@ static void run_parallel(const opgen_call *c, const aclTensor *out, const void *
     const int64_t items = !c->nred ? elementwise_items(&L, block_shift(&L, p->stream))
                           : p->rows ? row_items(&L) : column_items(&L, p->tile);
     const int threads = (int)(items < p->threads ? (items > 0 ? items : 1) : p->threads);
-    share shares[MAX_THREADS];
-    pthread_t ids[MAX_THREADS];
-    bool started[MAX_THREADS] = {false};
+    work w;
+    w.items = items;
+    w.chunks = threads == 1 ? 1 : (items < threads * CHUNKS_PER_THREAD ? items : threads * CHUNKS_PER_THREAD);
+    atomic_init(&w.next, 0);
     for (int t = 0; t < threads; ++t) {
         char *scratch = ws + (size_t)t * p->scratch_bytes;
-        shares[t] = (share){c, out, params, p, items * t / threads, items * (t + 1) / threads,
-                            (float *)scratch, (double *)(scratch + p->staging_bytes)};
+        w.shares[t] = (share){c, out, params, p, 0, 0, (float *)scratch, (double *)(scratch + p->staging_bytes)};
     }
-    for (int t = 1; t < threads; ++t)
-        started[t] = pthread_create(&ids[t], NULL, run_share, &shares[t]) == 0;
-    run_share(&shares[0]);
-    for (int t = 1; t < threads; ++t) {
-        if (started[t])
-            pthread_join(ids[t], NULL);
-        else
-            run_share(&shares[t]);
-    }
+    opgen_parallel(threads, run_share, &w);
 }
 
 static void copy_block(int64_t n, const float *const *in, float *out, const void *params)

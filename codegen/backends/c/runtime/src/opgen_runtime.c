@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "opgen_half.h"
+#include "opgen_pool.h"
 #include "opgen_runtime.h"
 
 #if defined(OPGEN_COUNT_STREAMS)
@@ -562,15 +563,24 @@ static void free_all_executors(void)
     pthread_mutex_unlock(&executors_lock);
 }
 
-/* Threads for phase 2: $OPGEN_NUM_THREADS (1 when unset or not a positive number), read by each phase 1. */
+/* Threads for phase 2: $OPGEN_NUM_THREADS when it is a positive number, else every CPU the process may run on
+ * (as PyTorch's default); read by each phase 1.  The plan (opgen_loops.c) gives a call fewer when its work is
+ * too small to pay for them. */
+static int cpus;
+static void count_cpus(void) { cpus = opgen_cpu_count(); }
+
 static int threads_from_env(void)
 {
     const char *env = getenv("OPGEN_NUM_THREADS");
-    if (!env || !*env)
-        return 1;
-    char *end = NULL;
-    const long n = strtol(env, &end, 10);
-    return (*end == '\0' && n > 0) ? (n > 1024 ? 1024 : (int)n) : 1;
+    if (env && *env) {
+        char *end = NULL;
+        const long n = strtol(env, &end, 10);
+        if (*end == '\0' && n > 0)
+            return n > 1024 ? 1024 : (int)n;
+    }
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, count_cpus);
+    return cpus;
 }
 
 /* A core's L2 cache in bytes, 0 when the C library cannot tell (glibc asks the CPU: CPUID, which a virtual
