@@ -118,3 +118,23 @@ def test_a_declared_value_is_written_in_the_spec_language(tmp_path):
     op = batch.single_spec(forward, tmp_path, "fuzz_cosh_backward")
     values = list(op.at.values())
     assert values and not any(outside(v) for v in values)
+
+
+def test_a_proof_that_hangs_is_a_finding_and_the_batch_goes_on(tmp_path, monkeypatch):
+    """(seed 38) a formula whose proof does not finish stopped the whole run: now it is a finding with its
+    reproducer, and the rest of its batch is proved, built and judged."""
+    import time
+    real = batch._verify
+
+    def slow_on_exp(op):   # stands for the prover's hang on one formula
+        if any(sympy.sympify(f.expr).has(sympy.exp) for f in op.formulas):
+            time.sleep(5)
+        return real(op)
+    monkeypatch.setattr(batch, "_verify", slow_on_exp)
+    monkeypatch.setattr(batch, "PROOF_SECONDS", {"batch": 1, "formula": 1})
+    result = batch.run_batch([X ** 2, sympy.exp(X / 2)], tmp_path, "fuzz_t2_backward", backends=("numpy",),
+                             dtypes=("FLOAT",))
+    assert result.formulas == [X ** 2]
+    (finding,) = result.findings
+    assert finding.forward == sympy.exp(X / 2) and finding.backend == "verify" and "hung" in finding.what
+    assert codegen.load_specs(tmp_path / "reproducers")
