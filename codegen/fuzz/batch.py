@@ -122,8 +122,9 @@ def _verify(op):
 PROOF_SECONDS = {"batch": 300, "formula": 120}
 
 
-class ProofTimeout(Exception):
-    pass
+class ProofTimeout(BaseException):
+    """A BaseException: codegen.verify reports any Exception of a case as a failed proof, which would drop the
+    formula quietly (and the alarm fires once: the rest of the batch would run without a limit)."""
 
 
 @contextmanager
@@ -192,8 +193,11 @@ def prepare(forwards: list, folder: Path, stem: str, origin: str, result: BatchR
             return None, []
         forms += [(FILLER, backward_of(FILLER), {})] * (2 ** k - len(forms))
         path = specfile.write(folder, stem, specfile.batch_source(stem, forms, origin))
-        with time_limit(PROOF_SECONDS["batch"]):   # (a batch that still hangs: the fuzzer broke, a finding)
-            lines = _verify(_load(path))
+        try:
+            with time_limit(PROOF_SECONDS["batch"]):
+                lines = _verify(_load(path))
+        except ProofTimeout as e:   # the fuzzer broke (a finding), and the run goes on
+            raise RuntimeError(f"{path}: the batch proof hangs without the formulas that hang alone: {e}") from None
     declared = declarations(lines, k)
     bad = {formula_index(r.formula, k) for r in lines if not r.ok and not r.undeclared}
     unwritable = {i: names for i, at in declared.items() for v in at.values() if (names := outside(v))}
