@@ -16,7 +16,7 @@ import codegen
 from codegen import fuzz
 from codegen.accuracy.reference import Reference
 from codegen.fuzz import batch, grammar, specfile
-from codegen.fuzz.derive import backward_of, outside
+from codegen.fuzz.derive import backward_of, in_vocabulary, outside
 from codegen.fuzz.specfile import ALPHA, BETA, G, X
 from codegen.verify import verify_op
 
@@ -110,11 +110,42 @@ def test_a_failing_formula_is_narrowed_to_a_reproducer(tmp_path, monkeypatch):
     assert op.source == finding.spec and len(op.formulas) == 1
 
 
-def test_a_declared_value_is_written_in_the_spec_language(tmp_path):
+def test_a_declared_value_is_written_in_the_spec_language():
     """The proof may simplify the value a backward gives at a kink into functions a spec file does not import:
-    here 2/cosh(13/6 + alpha)**2 at x = 2 + alpha (seed 37: the batch spec raised NameError and the whole batch
-    was lost).  The fuzzer writes it in exponentials; the spec loads and verifies."""
+    G/cosh(13/6 + alpha)**2 at x = 2 + alpha (seed 37: the batch spec raised NameError, the whole batch was
+    lost).  The fuzzer writes it in exponentials, equal to it."""
+    value = G / sympy.cosh(sympy.Rational(13, 6) + ALPHA) ** 2
+    assert outside(value) == {"cosh"}
+    written = in_vocabulary(value)
+    assert not outside(written)
+    point = {G: 1.5, ALPHA: 0.7}
+    assert abs(float(written.subs(point)) - float(value.subs(point))) < 1e-15
+
+
+@pytest.mark.deep
+def test_a_declared_value_is_written_in_the_spec_language_end_to_end(tmp_path):
+    """The same through the proof: seed 37's formula gives a spec that loads and verifies."""
     forward = sympy.Min(2, X - ALPHA) / (1 + sympy.exp(-sympy.Max(sympy.Rational(-3, 2), 2 * X + sympy.Rational(1, 3))))
     op = batch.single_spec(forward, tmp_path, "fuzz_cosh_backward")
     values = list(op.at.values())
     assert values and not any(outside(v) for v in values)
+
+
+def test_a_proof_that_hangs_is_a_finding_and_the_batch_goes_on(tmp_path, monkeypatch):
+    """(seed 38) a formula whose proof does not finish stopped the whole run: now it is a finding with its
+    reproducer, and the rest of its batch is proved, built and judged."""
+    import time
+    real = batch._verify
+
+    def slow_on_exp(op):   # stands for the prover's hang on one formula
+        if any(sympy.sympify(f.expr).has(sympy.exp) for f in op.formulas):
+            time.sleep(5)
+        return real(op)
+    monkeypatch.setattr(batch, "_verify", slow_on_exp)
+    monkeypatch.setattr(batch, "PROOF_SECONDS", {"batch": 1, "formula": 1})
+    result = batch.run_batch([X ** 2, sympy.exp(X / 2)], tmp_path, "fuzz_t2_backward", backends=("numpy",),
+                             dtypes=("FLOAT",))
+    assert result.formulas == [X ** 2]
+    (finding,) = result.findings
+    assert finding.forward == sympy.exp(X / 2) and finding.backend == "verify" and "hung" in finding.what
+    assert codegen.load_specs(tmp_path / "reproducers")
