@@ -131,7 +131,13 @@ class Reference:
         if mpmath.isinf(v):
             v = BIG if v > 0 else -BIG
         if self.y_tensor is None:
-            return self.deriv(v, *ops, *scal)
+            try:
+                return self.deriv(v, *ops, *scal)
+            except ZeroDivisionError:   # a pole of the derivative (LogitGrad's x = 0, 1): ±inf, the sign of both
+                h = mpmath.mpf(10) ** (-mpmath.mp.dps // 2)          # sides near it, nan when they differ
+                sides = [self.deriv(v + s * h, *ops, *scal) for s in (-1, 1)]
+                signs = {mpmath.sign(d) for d in sides}
+                return mpmath.inf * signs.pop() if len(signs) == 1 else mpmath.nan
         for b in range(len(self.dy) - 1):
             try:
                 xb = self.inverse[b](v, *ops, *scal)
