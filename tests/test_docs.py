@@ -51,7 +51,7 @@ def section(text, title):
 def table_rows(body):
     """Rows of the first Markdown table in `body`, without the header and the |---| line."""
     rows = [line.strip() for line in body.splitlines() if line.strip().startswith("|")]
-    cells = [[c.strip().replace(r"\|", "|") for c in re.split(r"(?<!\\)\|", r)[1:-1]] for r in rows]
+    cells = [[re.sub(r"\\([|\[\]])", r"\1", c.strip()) for c in re.split(r"(?<!\\)\|", r)[1:-1]] for r in rows]
     return cells[2:]
 
 

@@ -20,5 +20,6 @@ def error_rows(op, lang: str) -> list[ErrorRow]:
 
 
 def cell(text: str) -> str:
-    """A Markdown table cell: `|` would end the cell early."""
-    return text.replace("|", r"\|")
+    """A Markdown table cell: `|` would end the cell early, and `[a](b)` would be a link (the zh text of
+    DimInRange reads "[-n, n-1](n为…)")."""
+    return text.replace("|", r"\|").replace("[", r"\[").replace("]", r"\]")
