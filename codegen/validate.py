@@ -214,6 +214,10 @@ def _check_math(op, fail):
         for k, role in f.roles.items():
             if k not in tensors or role not in ROLES:
                 fail(f"{label}: roles {k}={role!r} needs an input tensor and a known role")
+        if f.forward is not None:
+            ff = sympy.sympify(f.forward)
+            if op.wrt not in ff.free_symbols or ff.free_symbols - {op.wrt} - scalar_syms - operand_syms:
+                fail(f"{label}: its forward must be in wrt={op.wrt}, operands and scalars")
         for a in f.assume:
             if not isinstance(a, sympy.core.relational.Relational) or not a.free_symbols <= scalar_syms:
                 fail(f"{label}: assume {a} must be a relation on scalars")

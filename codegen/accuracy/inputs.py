@@ -107,7 +107,7 @@ SPECIAL_OPERANDS = [0.0, -0.0, INF, -INF, NAN, 3.0e38, -1.5, 2.5]
 def branch_points(op, ref: Reference, scal: list, fmt: Format) -> list:
     """The forward's branch points in x (its Piecewise conditions solved), their neighbours, and 0."""
     rels = set()
-    fwd = sympy.sympify(op.forward)
+    fwd = sympy.sympify(op.forward_of(ref.variant.formula))
     for pw in fwd.atoms(sympy.Piecewise):
         for _, c in pw.args:
             rels |= c.atoms(sympy.core.relational.Relational)

@@ -143,12 +143,13 @@ def _broadcasts_grad(op: Op) -> bool:
                for r in op.rules)
 
 
-def _forward_of(op: Op, values: dict):
+def _forward_of(op: Op, variant, values: dict):
     """y = forward(x) in float64 for the op's scalars' values (for a tensor that holds the forward output)."""
     import sympy
     subs = {p.symbol: values[p.py_name] for p in op.reals if values.get(p.py_name) is not None}
     subs.update({p.symbol: float(p.default) for p in op.scalars if p.optional and values.get(p.py_name) is None})
-    f = sympy.lambdify([op.wrt], sympy.sympify(op.forward).subs(subs), modules=["scipy", "numpy"])
+    f = sympy.lambdify([op.wrt], sympy.sympify(op.forward_of(variant.formula)).subs(subs),
+                       modules=["scipy", "numpy"])
     return lambda x: np.asarray(f(x), dtype=np.float64)
 
 
@@ -180,7 +181,7 @@ def _spec_make(op: Op, variant, broadcast: bool):
                 kw[t.py_name] = np.asarray(x).astype(np.float32).astype(dt)
             elif role == FORWARD_OUTPUT:
                 with np.errstate(all="ignore"):
-                    kw[t.py_name] = _forward_of(op, kw)(x).astype(np.float32).astype(dt)
+                    kw[t.py_name] = _forward_of(op, variant, kw)(x).astype(np.float32).astype(dt)
             elif role == UNUSED:
                 kw[t.py_name] = _normal(rng, shape, dt)
             else:
