@@ -41,8 +41,8 @@ class Forward:
         self.op = op
         absent = {t.symbol: sympy.sympify(t.default) for t in op.tensors if variant.key.get(t.name) == ABSENT}
         self.operands = [t for t in op.tensors if t.role == OPERAND and t.symbol not in absent]
-        self.scalars = op.scalars + [a for a in op.attrs if a.type == "int64" and a.name != op.reduce_dim
-                                     and a.name != op.loss_reduction]
+        self.scalars = op.reals + [a for a in op.attrs if a.type == "int64" and a.name != op.reduce_dim
+                                   and a.name != op.loss_reduction]
         expr = sympy.sympify(op.forward_of(variant.formula)).xreplace(absent)
         self.holders, self.inner = [], []
 
@@ -132,6 +132,9 @@ def vjp(op, kw: dict, preimage=None) -> np.ndarray:
             else:
                 z = _invert(lambda t: fwd.one(t, ops_at(idx), scal), vals[yt.name][idx])
             d = _diff(lambda t: fwd.one(t, ops_at(idx), scal), z)
+            if xt is None and mpmath.isnan(d) and preimage is not None:
+                # y has no unique pre-image (LeakyRelu's y = 0 at slope 0: every x <= 0): the x it came from
+                d = _diff(lambda t: fwd.one(t, ops_at(idx), scal), mpmath.mpf(float(np.reshape(preimage, shape)[idx])))
             out[idx] = g[idx] * d / (numel if red == 1 else 1)
         return out
     # coupled along dim: one row at a time
