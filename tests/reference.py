@@ -26,7 +26,10 @@ def _variant(op, kw):
     for name in op.variant_keys():
         p = op.param(name)
         value = kw.get(p.py_name)
-        key[name] = bool(value) if p.kind == "attr" else (ABSENT if value is None else PRESENT)
+        if p.kind == "attr":
+            key[name] = value if p.type == "string" else bool(value)
+        else:
+            key[name] = ABSENT if value is None else PRESENT
     return next(v for v in op.variants if v.key == key)
 
 
