@@ -137,9 +137,8 @@ def _sentence(parts, lang):
 
 # ---- one parameter ---------------------------------------------------------------------------------------
 def _dtype_lines(op, name, lang):
-    """One line per group of products with the same dtypes (only for tensors a DtypeSupported rule checks)."""
-    if not any(isinstance(r, R.DtypeSupported) and name in r.params for r in op.rules):
-        return []
+    """One line per group of products with the same dtypes: every tensor's table (one that a DtypeSame rule ties
+    to a checked tensor too: the reader should not have to work it out)."""
     sep = _is(lang, "、", ", ")
     return [_is(lang, f"{'、'.join(products)}:{sep.join(dts)}。", f"{', '.join(products)}: {sep.join(dts)}.")
             for products, dts in dtype_groups(op.dtypes_of(name), lang)]
