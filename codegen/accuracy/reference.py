@@ -110,7 +110,9 @@ class Reference:
                 raise ValueError(f"{self.op.name}: cannot invert the forward branch {e} (solutions: {sol})")
             self.inverse.append(_lamb([_Y] + rest, sol[0]))
             self.cond.append(_lamb([z] + rest, c))
-            self.dy.append(_lamb([_Y] + rest, _derivative(e, z).subs(z, sol[0])))
+            # a rational function of y where one exists (Sigmoid: y - y**2, not the x-form at x = log(y/(1 - y)),
+            # which divides by zero at y = 1, an output every float format reaches)
+            self.dy.append(_lamb([_Y] + rest, sympy.cancel(sympy.simplify(_derivative(e, z).subs(z, sol[0])))))
 
     def _dimsum(self, fwd, z, rest):
         if self.operands:
