@@ -66,8 +66,18 @@ def round_to(v, fmt: Format) -> float:
         return 0.0
     _, e = mpmath.frexp(v)                    # |v| = m * 2**e, 1/2 <= m < 1: leading bit 2**(e-1)
     q = max(int(e) - fmt.p, fmt.emin - fmt.p + 1)   # exponent of one ulp at v (fixed in the subnormal range)
-    with mpmath.workprec(max(mpmath.mp.prec, 64)):
-        n = mpmath.nint(mpmath.ldexp(v, -q))  # ties to even
+    prec = mpmath.mp.prec
+    with mpmath.workprec(max(prec, 64)):
+        t = mpmath.ldexp(v, -q)
+        # An exact tie with a non-dyadic factor (HardswishBackward's g*(x/3 + 1/2) at x = -1.578125, g =
+        # 0.78515625 in BFLOAT16: exactly 167.5 ulp) is computed to within the working precision, never exactly,
+        # and would round by the sign of its evaluation error, the same at every precision: a value that close to
+        # a midpoint is the midpoint.  (Nothing else comes that close: a non-tie result of float inputs differs
+        # from every midpoint by far more than 2**-(prec - 16) relative.)
+        mid = mpmath.floor(t) + mpmath.mpf(1) / 2
+        if abs(t - mid) <= abs(t) * mpmath.ldexp(1, 16 - prec):
+            t = mid
+        n = mpmath.nint(t)  # ties to even
     r = float(mpmath.ldexp(n, q)) if abs(n) < 2 ** 60 else float("inf") * (1 if n > 0 else -1)
     return r if abs(r) <= fmt.max else float("inf") * (1 if r > 0 else -1)
 
