@@ -147,9 +147,9 @@ class Reference:
             try:
                 return self.deriv(v, *ops, *scal)
             except ZeroDivisionError:   # a pole of the derivative (LogitGrad's x = 0, 1): ±inf, the sign of both
-                h = mpmath.mpf(10) ** (-mpmath.mp.dps // 2)          # sides near it, nan when they differ
-                sides = [self.deriv(v + s * h, *ops, *scal) for s in (-1, 1)]
-                signs = {mpmath.sign(d) for d in sides}
+                h = mpmath.mpf(10) ** (-mpmath.mp.dps // 2)          # sides near it, nan when they differ; a side
+                sides = [self.deriv(v + s * h, *ops, *scal) for s in (-1, 1)]  # outside the domain (nan, LogitGrad's
+                signs = {mpmath.sign(d) for d in sides if not mpmath.isnan(d)}  # x < 0 at eps < 0) does not count
                 return mpmath.inf * signs.pop() if len(signs) == 1 else mpmath.nan
         for b in range(len(self.dy) - 1):
             try:
