@@ -47,7 +47,7 @@ def format_of(array) -> Format:
     return BY_NUMPY[np.asarray(array).dtype.name]
 
 
-def round_to(v, fmt: Format) -> float:
+def round_to(v, fmt: Format, tie_bits: int | None = None) -> float:
     """`v` (mpf, or anything mpmath takes) rounded once to `fmt`, returned as an exact Python float.
 
     nan stays nan; a complex value (a real function left its domain) is nan; ±inf stays; overflow beyond the
@@ -66,16 +66,14 @@ def round_to(v, fmt: Format) -> float:
         return 0.0
     _, e = mpmath.frexp(v)                    # |v| = m * 2**e, 1/2 <= m < 1: leading bit 2**(e-1)
     q = max(int(e) - fmt.p, fmt.emin - fmt.p + 1)   # exponent of one ulp at v (fixed in the subnormal range)
-    prec = mpmath.mp.prec
-    with mpmath.workprec(max(prec, 64)):
+    with mpmath.workprec(max(mpmath.mp.prec, 64)):
         t = mpmath.ldexp(v, -q)
-        # An exact tie with a non-dyadic factor (HardswishBackward's g*(x/3 + 1/2) at x = -1.578125, g =
-        # 0.78515625 in BFLOAT16: exactly 167.5 ulp) is computed to within the working precision, never exactly,
-        # and would round by the sign of its evaluation error, the same at every precision: a value that close to
-        # a midpoint is the midpoint.  (Nothing else comes that close: a non-tie result of float inputs differs
-        # from every midpoint by far more than 2**-(prec - 16) relative.)
+        # tie_bits (the reference's): v was computed to about that many bits.  An exact tie with a non-dyadic
+        # factor (HardswishBackward's g*(x/3 + 1/2) at x = -1.578125, g = 0.78515625 in BFLOAT16: exactly 167.5
+        # ulp) is never computed exactly and would round by the sign of its evaluation error, the same at every
+        # precision: a value within 2**-tie_bits (relative) of a midpoint is the midpoint.
         mid = mpmath.floor(t) + mpmath.mpf(1) / 2
-        if abs(t - mid) <= abs(t) * mpmath.ldexp(1, 16 - prec):
+        if tie_bits is not None and abs(t - mid) <= abs(t) * mpmath.ldexp(1, -tie_bits):
             t = mid
         n = mpmath.nint(t)  # ties to even
     r = float(mpmath.ldexp(n, q)) if abs(n) < 2 ** 60 else float("inf") * (1 if n > 0 else -1)

@@ -275,7 +275,8 @@ class Reference:
             vals = self.values(kw, shape, only)
             outside = np.vectorize(lambda v: isinstance(v, str), otypes=[bool])(vals) if vals.size \
                 else np.zeros(shape, bool)
-            r = np.vectorize(lambda v: float("nan") if isinstance(v, str) else round_to(v, fmt),
+            tie_bits = mpmath.mp.prec - 16    # the bits the values are good to (see dtypes.round_to)
+            r = np.vectorize(lambda v: float("nan") if isinstance(v, str) else round_to(v, fmt, tie_bits),
                              otypes=[np.float64])(vals) if vals.size else np.zeros(shape)
             return r, outside
 
