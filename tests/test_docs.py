@@ -149,8 +149,10 @@ def test_prototypes_list_every_parameter_with_its_c_type(ops, name):
     want = [norm(f"{getattr(p, 'c_type', None) or C_TYPES.get(type(p).__name__) or plain[p.type]} {p.name}")
             for p in op.params]
     assert params == want + ["uint64_t*workspaceSize", "aclOpExecutor**executor"]
+    from codegen.backends.c.cann import const_stream   # CANN's header says `const aclrtStream` for some ops
+    stream = "const aclrtStream" if const_stream(op.name) else "aclrtStream"
     assert " ".join(proto2.split()) == (f"aclnnStatus {op.name}( void *workspace, uint64_t workspaceSize, "
-                                        f"aclOpExecutor *executor, aclrtStream stream)")
+                                        f"aclOpExecutor *executor, {stream} stream)")
 
 
 # ---- 功能描述: formulas ------------------------------------------------------------------------------------
@@ -166,6 +168,8 @@ def test_formulas_are_the_spec_objects_printed(ops, name, lang):
         want.append(F.reduction_item(op).tex)
     out = latex(sympy.Symbol(op.output.name), op)
     want += [f"{out} = {latex(f.expr, op)}" for f in op.formulas]
+    declared = [op.at] + [f.at for f in op.formulas]   # the values declared where the forward has no derivative
+    want += [f"{out} = {latex(sympy.sympify(v), op)}" for t in declared for v in t.values()]
     assert blocks == want
     lowered = {id(kv.variant.formula.expr) for kv in lower(op).variants}  # the very objects, not equal copies
     assert lowered == {id(f.expr) for f in op.formulas}, "a documented form no kernel is lowered from, or vice versa"

@@ -19,6 +19,7 @@ a product): the incoming gradient multiplies last.
 from __future__ import annotations
 
 import sympy
+from sympy.core.mul import _keep_coeff
 from sympy.printing.precedence import PRECEDENCE, precedence
 
 from codegen.lower import split_last
@@ -77,6 +78,13 @@ class InfixPrinting:
         """`(rest)*gradient` where codegen.lower.split_last says so (it says why), else the printer's own."""
         split = split_last(expr, self.last)
         if split is None:
+            c, rest = expr.as_coeff_Mul()
+            if c < 0 and not is_constant(expr):
+                # SymPy's printers parenthesize the factors of a negative product at the level of `+` (its
+                # precedence): -1/(a + 1)**2 printed `-1/(a + 1)*(a + 1)` in C.  The sign apart, the rest is a
+                # product printed at the level of `*`.
+                positive = _keep_coeff(-c, rest)
+                return "-" + self.parenthesize(positive, PRECEDENCE["Mul"], strict=True)
             return super()._print_Mul(expr)
         rest, factor = split
         return f"{self.parenthesize(rest, PRECEDENCE['Mul'])}*{self.parenthesize(factor, PRECEDENCE['Mul'])}"

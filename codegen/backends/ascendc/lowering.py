@@ -260,10 +260,13 @@ class Lowering:
         return acc
 
     def _mul(self, e):
-        factors = e.as_ordered_factors()
         split = split_last(e, self.last)
-        if split is not None:   # the incoming gradient multiplies last, as in the other backends
-            factors = [*split[0].as_ordered_factors(), split[1]]
+        if split is not None:   # the incoming gradient multiplies last, after the divisions too, as in the other
+            rest, g = split     # backends: g*x/d with g near FLOAT's max must not overflow before the division
+            if self.is_scalar(rest):
+                return self._emit("Muls({dst}, {0}, {1}, calc);", self.value(g), self.scalar(rest))
+            return self._emit("Mul({dst}, {0}, {1}, calc);", self.value(rest), self.value(g))
+        factors = e.as_ordered_factors()
         nums, dens = [], []
         for f in factors:
             if isinstance(f, sympy.Pow) and f.exp.is_Integer and f.exp < 0 and not self.is_scalar(f):
@@ -375,6 +378,8 @@ class Lowering:
         return self.memo[key]
 
     def _mask(self, c) -> Reg:
+        if isinstance(c, sympy.Symbol) and c in self.lazy:   # a condition CSE made a temporary (used twice)
+            return self.mask(self.lazy[c])
         if self.is_scalar(c):   # the same for every element (a condition on scalars): a uniform mask
             ones = self._emit("Duplicate({dst}, {0}, calc);", f"(({self.scalar(c)}) ? 1.0F : 0.0F)")
             if self.arch.compare_scalar:

@@ -36,6 +36,14 @@ def combos(op: Op, soc: str) -> list[tuple[str, str]]:
     return [(i, i) for i in ins if i in outs]
 
 
+def all_combos(op: Op) -> list[tuple[str, str]]:
+    """(input dtype, output dtype) of every kernel instance, over all SoCs of the spec, in first-seen order."""
+    seen = []
+    for soc in op.dtypes:
+        seen += [c for c in combos(op, soc) if c not in seen]
+    return seen
+
+
 def tiling_key(variant: int, din: str, dout: str) -> int:
     return (variant + 1) * 100 + 10 * DTYPE_CODE[din] + DTYPE_CODE[dout]
 
@@ -183,6 +191,19 @@ class Plan:
     @property
     def int_fields(self) -> list[str]:
         return T.fields(self.variants[0].layout)
+
+    @property
+    def operands(self) -> list[str]:
+        """The tensors some variant reads, in the op's parameter order: the kernel's (and the OpDef's) inputs.
+        A tensor no variant reads (LogSigmoid's `buffer`) is not an input of the kernel."""
+        read = {t for v in self.variants for t in v.tensors}
+        return [t.name for t in self.op.tensors if t.name in read]
+
+    @property
+    def numels(self) -> list[str]:
+        """Tensors whose element count a formula uses: `numel_<tensor>`, an Int attribute of the OpDef that the
+        op_api layer sets from the caller's tensor (before any broadcast)."""
+        return sorted({n for v in self.variants for n in v.kv.numels})
 
     @property
     def float_fields(self) -> list[str]:

@@ -37,13 +37,18 @@ from codegen.spec.dtypes import DTYPES
 from codegen.spec.params import Attr, Output, Scalar, Tensor
 
 from . import build
+from codegen.runtime.formats import format_of
+from codegen.spec.formats import FORMATS
+
 from .emit import ARG_KINDS, MAX_DIMS
 
 ACL_DOUBLE = DTYPES["DOUBLE"].acl
-ARG_NULL, ARG_TENSOR, ARG_SCALAR = (ARG_KINDS[f"OPGEN_ARG_{k}"] for k in ("NULL", "TENSOR", "SCALAR"))
+ARG_NULL, ARG_TENSOR, ARG_SCALAR, ARG_TENSOR_FORMAT = (ARG_KINDS[f"OPGEN_ARG_{k}"] for k in
+                                                       ("NULL", "TENSOR", "SCALAR", "TENSOR_FORMAT"))
+ND = FORMATS["ND"]
 _DOUBLE, _INT64 = struct.Struct("=d"), struct.Struct("=q")
 _TENSOR, _OUT, _SCALAR, _ATTR = "tensor", "out", "scalar", "attr"
-ACL_OF_NUMPY = {np.dtype(d.numpy): d.acl for d in DTYPES.values()}   # dtype objects: faster than .name
+ACL_OF_NUMPY = {d.numpy_dtype(): d.acl for d in DTYPES.values() if d.numpy}   # dtype objects: faster than .name
 
 
 @functools.lru_cache(maxsize=1024)
@@ -51,7 +56,15 @@ def _record(shape: tuple, byte_strides: tuple, item: int, acl: int):
     """(words, lo) of an array's OPGEN_ARG_TENSOR record for opgenCreateArgs (aclnn_base.h), all but the data
     address, or None when a stride is not a whole number of elements.  The address is the array's plus `lo`
     bytes (its lowest element: negative strides reach below the first one), and the record's offset is the
-    first element's distance from there.  Cached by layout: working it out took most of a tensor's cost per call."""
+    first element's distance from there.  Cached by layout: working it out took most of a tensor's cost per call.
+
+    The stride of a dimension of size 1, and every stride of an empty array, addresses nothing: it is written as
+    0, whatever its bytes (NumPy calls such an array contiguous even when those strides are not whole elements,
+    so no aligned copy would fix them)."""
+    if 0 in shape:
+        byte_strides = (0,) * len(shape)
+    else:
+        byte_strides = tuple(0 if d == 1 else b for d, b in zip(shape, byte_strides))
     strides = [s // item for s in byte_strides]
     if any(s * item != b for s, b in zip(strides, byte_strides)):
         return None
@@ -65,9 +78,12 @@ def _record(shape: tuple, byte_strides: tuple, item: int, acl: int):
 
 
 def _record_words(words, at: int) -> int:
-    """The length of the record at words[at]: 6 + 2 * ndim words for a tensor, 2 for a scalar, 1 for a null."""
+    """The length of the record at words[at]: 6 + 2 * ndim words for a tensor (one more with a format), 2 for a
+    scalar, 1 for a null."""
     kind = words[at]
-    return 6 + 2 * words[at + 2] if kind == ARG_TENSOR else 2 if kind == ARG_SCALAR else 1
+    if kind in (ARG_TENSOR, ARG_TENSOR_FORMAT):
+        return 6 + 2 * words[at + 2] + (kind == ARG_TENSOR_FORMAT)
+    return 2 if kind == ARG_SCALAR else 1
 
 
 def _double_bits(x: float) -> int:
@@ -114,10 +130,11 @@ class _ArgsOneByOne:
         at = 0
         for i in range(len(handles)):
             kind = words[at]
-            if kind == ARG_TENSOR:
+            if kind in (ARG_TENSOR, ARG_TENSOR_FORMAT):
                 n = words[at + 2]
                 desc = (c_int64 * (2 * n + 1))(*words[at + 4:at + 5 + 2 * n])   # dims, strides, storage
-                handles[i] = self.dll.aclCreateTensor(desc, n, words[at + 1], byref(desc, 8 * n), words[at + 3], 2,
+                fmt = words[at + 6 + 2 * n] if kind == ARG_TENSOR_FORMAT else ND
+                handles[i] = self.dll.aclCreateTensor(desc, n, words[at + 1], byref(desc, 8 * n), words[at + 3], fmt,
                                                       byref(desc, 16 * n), 1, words[at + 5 + 2 * n])
             elif kind == ARG_SCALAR:
                 value = ctypes.c_double(_DOUBLE.unpack(_INT64.pack(words[at + 1]))[0])
@@ -133,7 +150,7 @@ class _ArgsOneByOne:
         for i in range(len(handles)):
             kind = words[at]
             if handles[i]:
-                (self.dll.aclDestroyTensor if kind == ARG_TENSOR else self.dll.aclDestroyScalar)(handles[i])
+                (self.dll.aclDestroyScalar if kind == ARG_SCALAR else self.dll.aclDestroyTensor)(handles[i])
                 handles[i] = None
             at += _record_words(words, at)
 
@@ -180,10 +197,11 @@ class Library:
     # ---- marshalling -------------------------------------------------------------------------------------
     @staticmethod
     def tensor(a, keep: list) -> tuple:
-        """The OPGEN_ARG_TENSOR record of a view of array `a` ((ARG_NULL,) for None); `keep` holds what must
-        outlive the call."""
+        """The OPGEN_ARG_TENSOR record of a view of array `a` (OPGEN_ARG_TENSOR_FORMAT with a format other than ND,
+        (ARG_NULL,) for None); `keep` holds what must outlive the call."""
         if a is None:
             return (ARG_NULL,)
+        fmt = format_of(a)                     # (before any copy below, which would drop the label)
         if isinstance(a, np.ndarray) and not a.dtype.isnative:   # big-endian on x86: hand C a native copy
             a = a.astype(a.dtype.newbyteorder("="))
         acl = ACL_OF_NUMPY.get(a.dtype) if isinstance(a, np.ndarray) else None
@@ -195,7 +213,9 @@ class Library:
             record = _record(a.shape, a.strides, a.itemsize, acl)
         keep.append(a)
         words, lo = record
-        return words + (a.ctypes.data + lo,)
+        if fmt == "ND":
+            return words + (a.ctypes.data + lo,)
+        return (ARG_TENSOR_FORMAT,) + words[1:] + (a.ctypes.data + lo, FORMATS[fmt])
 
     @staticmethod
     def scalar(v) -> tuple:
@@ -335,7 +355,6 @@ def make_kernel(op: Op, sanitize: bool | None = None, path=None):
     elsewhere with the same C API (`opgen bench --baseline`: another revision's)."""
     from codegen.backends.numpy import load_module
     from codegen.runtime.calls import KernelCall
-    from codegen.runtime.checks import writeable_out
     checker = load_module(op).check
     if sanitize is None:
         sanitize = os.environ.get("OPGEN_C_SANITIZE") == "1"
@@ -347,9 +366,9 @@ def make_kernel(op: Op, sanitize: bool | None = None, path=None):
         if call.out is None:
             call.check(checker)            # sizes and allocates the output, as the NumPy backend
         out = call.out
-        writeable_out(name, out)
         target = out
-        if isinstance(out, np.ndarray) and (any(s % out.itemsize for s in out.strides) or not out.dtype.isnative):
+        if isinstance(out, np.ndarray) and (not out.dtype.isnative or
+                                            _record(out.shape, out.strides, out.itemsize, 0) is None):
             # C cannot address a byte-strided view, nor write another byte order: compute aside, copy back
             target = np.empty(out.shape, out.dtype.newbyteorder("="))
         try:

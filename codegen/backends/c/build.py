@@ -16,8 +16,8 @@ from codegen.buildcache import BuildError, cached_build  # noqa: F401  (re-expor
 from codegen.spec import Op
 
 CC = os.environ.get("CC", "cc")
-FLAGS = ["-std=c11", "-O3", "-march=native", "-fPIC", "-shared", "-ffp-contract=off", "-fno-math-errno",
-         "-fno-trapping-math"]
+SEMANTIC_FLAGS = ["-ffp-contract=off", "-fno-math-errno", "-fno-trapping-math"]   # also the CMake build's
+FLAGS = ["-std=c11", "-O3", "-march=native", "-fPIC", "-shared", *SEMANTIC_FLAGS]
 SANITIZE_FLAGS = ["-std=c11", "-O1", "-g", "-fPIC", "-shared", "-ffp-contract=off", "-fno-omit-frame-pointer",
                   "-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
 LIBS = ["-lm", "-lpthread"]
@@ -27,9 +27,9 @@ def sources(op: Op) -> dict[str, str]:
     """{path: text} of everything the op's library is built from (its example excluded)."""
     from codegen.generate import source_label
 
-    from .emit import op_files, runtime_files
-    files = {**runtime_files(), **op_files(op, source_label(op))}
-    return {p: t for p, t in files.items() if not p.startswith("examples/")}
+    from .emit import op_sources, runtime_files
+    runtime = {p: text for p, text in runtime_files().items() if p.endswith((".c", ".h"))}
+    return {**runtime, **op_sources(op, source_label(op))}
 
 
 def library(op: Op, sanitize: bool = False) -> Path:
