@@ -11,12 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 import sympy
 
-<<<<<<< HEAD
-from codegen.spec import DTYPES
-=======
 import codegen
-
->>>>>>> main
+from codegen.spec import DTYPES
 from codegen.spec import rules as R
 from codegen.spec.dtypes import can_cast, promote_types
 from codegen.spec.params import Output
@@ -122,7 +118,6 @@ def error_inputs(op, base: dict, product: str):
         elif isinstance(r, R.DtypeSame):
             for n in P[1:]:
                 out.append(ErrorInput(_set(base, op, n, _other_float(_arr(base, op, n))), r.status, n, rule))
-<<<<<<< HEAD
         elif isinstance(r, (R.PromotedSupported, R.PromotedCastable, R.PromotedSame)):
             from codegen.runtime.checks import dtype_name
             base_dts = {n: dtype_name(v) for n in {q for x in op.rules for q in x.params}
@@ -134,12 +129,10 @@ def error_inputs(op, base: dict, product: str):
                     kw = _set(kw, op, n, _arr(base, op, n).astype(_np_dtype(d)))
                 reported = r.params[0]
                 out.append(ErrorInput(kw, r.status, reported, rule))
-=======
         elif isinstance(r, R.FormatSame):
             for n in P[1:]:
                 out.append(ErrorInput(_set(base, op, n, codegen.with_format(_arr(base, op, n), "NCHW")), r.status, n,
                                       rule))
->>>>>>> main
         elif isinstance(r, R.MaxRank):
             for n in P:
                 a = _arr(base, op, n)

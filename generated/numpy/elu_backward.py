@@ -129,13 +129,8 @@ def elu_backward(*, grad_output, alpha, scale, input_scale, is_result, self_or_r
     """
     _chk.writeable_out("elu_backward", out)
     _chk.known_product(product)
-<<<<<<< HEAD
     requested = _calls.requested_dtype(out_dtype)
     out_arg = out if out is not None else _chk.Allocate(requested or _chk.default_dtype(grad_output))
-=======
-    requested = _chk.requested_dtype(out_dtype)
-    out_arg = out if out is not None else _chk.Allocate(requested or _chk.dtype_name(grad_output))
->>>>>>> main
     values = check(grad_output, alpha, scale, input_scale, is_result, self_or_result, out_arg, product)
     alpha = values["alpha"]
     scale = values["scale"]

@@ -91,13 +91,8 @@ def softmax_backward(*, grad_output, output, dim, product="ascend910b", out_dtyp
     """
     _chk.writeable_out("softmax_backward", out)
     _chk.known_product(product)
-<<<<<<< HEAD
     requested = _calls.requested_dtype(out_dtype)
     out_arg = out if out is not None else _chk.Allocate(requested or _chk.default_dtype(grad_output))
-=======
-    requested = _chk.requested_dtype(out_dtype)
-    out_arg = out if out is not None else _chk.Allocate(requested or _chk.dtype_name(grad_output))
->>>>>>> main
     values = check(grad_output, output, dim, out_arg, product)
     dim = values["dim"]
     if out is None:

@@ -59,14 +59,9 @@ def check(grad_output, self, lambd, out, product):
     _chk.max_rank("gradInput", out, 8)
     _chk.broadcastable("gradOutput", grad_output, "self", self)
     _chk.shape_is_broadcast("gradInput", out, "gradOutput", grad_output, "self", self)
-<<<<<<< HEAD
-    lambd = _chk.scalar_value("lambd", lambd)
-    _chk.requires("lambd", bool((lambd >= 0)), "lambd >= 0", lambd)
-    _chk.kernel_dtypes(OP, "gradOutput", grad_output, "self", self, "gradInput", out)
-=======
     lambd = _chk.scalar_value("lambda", lambd)
     _chk.requires("lambda", bool((lambd >= 0)), "lambda >= 0", lambd)
->>>>>>> main
+    _chk.kernel_dtypes(OP, "gradOutput", grad_output, "self", self, "gradInput", out)
     return {"lambd": lambd}
 
 
@@ -95,12 +90,8 @@ def softshrink_backward(*, grad_output, self, lambd, product="ascend910b", out_d
     """
     _chk.writeable_out("softshrink_backward", out)
     _chk.known_product(product)
-<<<<<<< HEAD
-    out_arg = out if out is not None else _chk.Allocate(_chk.default_dtype(grad_output))
-=======
-    requested = _chk.requested_dtype(out_dtype)
-    out_arg = out if out is not None else _chk.Allocate(requested or _chk.dtype_name(grad_output))
->>>>>>> main
+    requested = _calls.requested_dtype(out_dtype)
+    out_arg = out if out is not None else _chk.Allocate(requested or _chk.default_dtype(grad_output))
     values = check(grad_output, self, lambd, out_arg, product)
     lambd = values["lambd"]
     if out is None:

@@ -24,10 +24,6 @@ from codegen.runtime import checks as _chk
 from codegen.runtime.blocks import store
 from codegen.runtime.calls import KernelCall
 from codegen.spec import ABSENT, PRESENT, Op
-<<<<<<< HEAD
-from codegen.spec.dtypes import KERNEL_DTYPES, promote
-=======
->>>>>>> main
 from codegen.spec.params import Attr, Scalar
 
 from . import build as B
@@ -174,17 +170,9 @@ def kernel_operand(a, din: str, shape: tuple, dim: int | None) -> np.ndarray:
 def prepare(op: Op, p: Plan, kw: dict, shape: tuple, out_dtype: str, product: str):
     """The op_api layer: (variant index, request, kernel inputs, kernel output dtype, shape of the kernel's view)."""
     v = p.variants[p.variant_index(variant_key(op, kw))]
-<<<<<<< HEAD
-    names = [_chk.dtype_name(kw[op.param(t).py_name]) for t in v.tensors]
-    # a dtype no AI Core kernel reads (DOUBLE or an integer the spec computes in FLOAT) is cast to FLOAT first, as
-    # the op_api layer's l0 Cast does
-    din = promote(names) if all(n in KERNEL_DTYPES for n in names) else "FLOAT"
-    dout = out_dtype if (din, out_dtype) in combos(op, product) else din
-=======
     present = [kw[op.param(t).py_name] for t in p.operands if kw[op.param(t).py_name] is not None]
     din = kernel_in_dtype([_chk.dtype_name(a) for a in present], soc_in_dtypes(op, product))
     dout = kernel_out_dtype(op, product, din, out_dtype)
->>>>>>> main
     dim = None
     if op.reduce_dim:
         dim = kw[op.param(op.reduce_dim).py_name] % max(len(shape), 1)

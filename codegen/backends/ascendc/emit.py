@@ -21,19 +21,11 @@ from pathlib import Path
 from codegen.spec import Op
 from codegen.template_util import preamble, render
 
-<<<<<<< HEAD
-from . import tiling as T
-from .lowering import ScalarPrinter
-from .op_host import op_host_context
-from .plan import CPP_TYPE, Plan, VariantPlan, combos, plan, tiling_key
-from .socs import ARCHS, archs_of, kernel_socs
-=======
 from . import names, opapi, project
 from .kernel_source import render_kernel
 from .op_host import render_op_host
 from .plan import Plan, plan
 from .tiling_source import host_params, render_host_tiling, render_kernel_tiling
->>>>>>> main
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -49,61 +41,6 @@ TEMPLATE_OF = {
 }
 
 
-<<<<<<< HEAD
-def _host_params(op: Op) -> list[tuple[str, str]]:
-    """(C++ type, name) of the host values FillScalars takes: scalars, attributes, element counts."""
-    out = []
-    for p in op.params:
-        if isinstance(p, Scalar) or (isinstance(p, Attr) and p.is_real):
-            out.append(("float", p.name))     # (a double attribute is a Float attr of the OpDef, as in CANN)
-        elif isinstance(p, Attr) and p.type != "string":   # (a string only chooses the variant: TilingFunc)
-            out.append(("bool" if p.type == "bool" else "int64_t", p.name))
-    numels = sorted({n for kv in lower(op).variants for n in kv.numels})
-    out += [("uint64_t", f"numel_{n}") for n in numels]
-    return out
-
-
-def _fill(op: Op, v: VariantPlan) -> list[str]:
-    """C++ statements of FillScalars for one variant: the prelude in FLOAT, in order, then the fields set."""
-    names = {p.symbol: p.name for p in op.params if p.symbol is not None}
-    for n in v.kv.numels:
-        names[sympy.Symbol(f"numel_{n}", integer=True, positive=True)] = f"static_cast<float>(numel_{n})"
-    lines = []
-    for s, e in v.kv.prelude:
-        lines.append(f"const float {s} = static_cast<float>({ScalarPrinter(names).doprint(e)});")
-        names[s] = str(s)
-    for name in v.scalars:
-        lines.append(f"tiling.{name} = {name};")
-    return lines
-
-
-def render_kernel(p: Plan, source: str, forget_tail=False) -> str:
-    op = p.op
-    keys = []
-    socs = kernel_socs(op)
-    seen = []
-    for soc in socs:
-        for c in combos(op, soc):
-            if c not in seen:
-                seen.append(c)
-    for v in p.variants:
-        init_args = _init_args(p, v, "tilingData.")
-        for din, dout in seen:
-            keys.append(dict(key=tiling_key(v.index, din, dout), cls=v.cls, tin=CPP_TYPE[din], tout=CPP_TYPE[dout],
-                             bf16="BFLOAT16" in (din, dout), tensors=v.tensors, init_args=init_args,
-                             doc=f"{v.doc}; {din} in, {dout} out"))
-    variants = []
-    for v in p.variants:
-        variants.append(dict(cls=v.cls, doc=v.doc, tensors=v.tensors, scalars=v.scalars, passes=v.passes,
-                             num_temps=v.num_temps, num_masks=v.num_masks, num_sums=v.num_sums,
-                             init_params=_init_params(p, v)))
-    return render(TEMPLATES, "op_kernel.cpp.jinja",
-                  preamble=preamble("//", source, "op_kernel.cpp.jinja", "ascendc"),
-                  op=op, documented=_documented(op), rows=p.rows, buffer_num=T.BUFFER_NUM,
-                  tiling_type=p.tiling_type, round_modes=_round_modes(op), flush_tail=_flush_tail(op),
-                  forget_tail=forget_tail, variants=variants, keys=keys, out=op.output.name,
-                  all_tensors=[t.name for t in op.tensors])
-=======
 def launcher_context(p: Plan) -> dict:
     op = p.op
     files = names.files(op)
@@ -113,7 +50,6 @@ def launcher_context(p: Plan) -> dict:
                 fill_args=", ".join(["variant", "tiling"] + [f'rq.{request[t]}("{n}")' for t, n in host_params(op)]),
                 kernel_name=names.kernel_name(op),
                 kernel_args=", ".join([f"gm_{t}" for t in p.operands + [op.output.name]] + ["workspace", "tilingGm"]))
->>>>>>> main
 
 
 def render_launcher(p: Plan, preamble_line: str) -> str:

@@ -13,7 +13,7 @@ from codegen.spec import KERNEL_DTYPES, Op
 
 from . import tiling as T
 from .lowering import Lowered, Lowering
-from .socs import ARCHS, SOC_ARCH, Arch, archs_of
+from .socs import ARCHS, SOC_ARCH, Arch, archs_of, kernel_socs
 
 CPP_TYPE = {"FLOAT": "float", "FLOAT16": "half", "BFLOAT16": "bfloat16_t"}
 GE_TYPE = {"FLOAT": "ge::DT_FLOAT", "FLOAT16": "ge::DT_FLOAT16", "BFLOAT16": "ge::DT_BF16"}
@@ -37,9 +37,10 @@ def combos(op: Op, soc: str) -> list[tuple[str, str]]:
 
 
 def all_combos(op: Op) -> list[tuple[str, str]]:
-    """(input dtype, output dtype) of every kernel instance, over all SoCs of the spec, in first-seen order."""
+    """(input dtype, output dtype) of every kernel instance, over the SoCs of the spec that have an Ascend C
+    architecture here (socs.kernel_socs), in first-seen order."""
     seen = []
-    for soc in op.dtypes:
+    for soc in kernel_socs(op):
         seen += [c for c in combos(op, soc) if c not in seen]
     return seen
 

@@ -120,17 +120,12 @@ aclnnStatus aclnnSoftshrinkBackwardGetWorkspaceSize(
         const aclTensor *const operands[] = {gradOutput, self};
         OPGEN_TRY(opgen_check_shape_is_broadcast("gradInput", gradInput, 2, names, operands));
     }
-<<<<<<< HEAD
-    OPGEN_TRY(opgen_check_scalar_value("lambd", lambd, &lambd_value));
-    OPGEN_TRY(opgen_check_requires_f("lambd", (lambd_value >= 0), "lambd >= 0", lambd_value));
+    OPGEN_TRY(opgen_check_scalar_value("lambda", lambda, &lambda_value));
+    OPGEN_TRY(opgen_check_requires_f("lambda", (lambda_value >= 0), "lambda >= 0", lambda_value));
     {
         const aclTensor *const tensors[] = {gradOutput, self, gradInput};
         OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors, false));
     }
-=======
-    OPGEN_TRY(opgen_check_scalar_value("lambda", lambda, &lambda_value));
-    OPGEN_TRY(opgen_check_requires_f("lambda", (lambda_value >= 0), "lambda >= 0", lambda_value));
->>>>>>> main
 
     opgen_call call;
     memset(&call, 0, sizeof call);

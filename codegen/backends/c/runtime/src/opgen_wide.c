@@ -1,4 +1,3 @@
-{{ preamble }}
 /* opgen_wide.c — what the kernels need beyond FLOAT: any real dtype read as double and written from double, and
  * the loop of the kernels that compute in DOUBLE (an op's `compute`: DOUBLE, or the integers it declares so).
  *
