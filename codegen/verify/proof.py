@@ -53,6 +53,12 @@ def is_zero(expr) -> bool:
     return sympy.simplify(e2) == 0
 
 
+def same_value(a, b) -> bool:
+    """Two values equal: the same expression (an infinite one, zoo*dy, too: its difference is not 0 but 2*zoo*dy),
+    or their difference is 0."""
+    return sympy.sympify(a) == sympy.sympify(b) or is_zero(a - b)
+
+
 def _visibly_nonzero(expr) -> bool:
     """Whether `expr` evaluates, at 30 digits, clearly away from 0 at one of a few points of its free symbols
     (respecting their sign assumptions).  Only ever says True for an expression that is not identically 0."""
@@ -218,7 +224,7 @@ class CaseProof:
                 continue
             self.matched.add(rel)
             v = value.subs(self.subs).subs({self.op.wrt: t} | ({self.xs: t} if self.xs is not None else {}))
-            if found is not None and not is_zero(found - v):
+            if found is not None and not same_value(found, v):
                 raise Undecided(f"two declared values at {self.x} = {t}: {found} and {v}")
             found = v
         return found
@@ -252,7 +258,7 @@ class CaseProof:
                 "the right derivative" if is_zero(value - lim_r) else "neither one-sided derivative")
         convention = f"backward gives {value} ({side}; left {lim_l}, right {lim_r})"
         if declared is not None:
-            if is_zero(value - declared):
+            if same_value(value, declared):
                 return self.line(where, "convention", convention)
             return self.line(where, "FAILED", f"the spec declares {declared} here (at=), but the {convention}")
         if differentiable:
