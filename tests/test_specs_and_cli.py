@@ -81,8 +81,6 @@ BAD = [
      "backward=Piecewise((g * Symbol('mu'), x > lam)", "undefined symbol mu"),
     ("rule naming a missing parameter", "softshrink_backward", 'Requires("lambda", lam >= 0)',
      'Requires("lambd", lam >= 0)', "missing parameter 'lambd'"),
-    ("rules out of order", "log_sigmoid_backward", '        DtypeSupported("buffer"),\n        MaxRank(*ALL, n=16),',
-     '        MaxRank(*ALL, n=16),\n        DtypeSupported("buffer"),', "dtype check after a shape check"),
     ("a null order missing a pointer", "softshrink_backward", '    rules=[\n        DtypeSupported(',
      '    null_order=["self", "gradOutput"],\n    rules=[\n        DtypeSupported(',
      "null_order must list every required pointer parameter once"),
