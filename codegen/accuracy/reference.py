@@ -249,7 +249,10 @@ class Reference:
                 return None
         for point, value in self.declared:
             if x == point(*ops, *scal):
-                return value(x, g, *ops, *scal)
+                try:
+                    return value(x, g, *ops, *scal)
+                except ZeroDivisionError:   # a pole at the declared point (LogitGrad's x = 0 inside its window):
+                    return None             # the derivative's own value there, ±inf by its sides
         return None
 
     @staticmethod
