@@ -57,6 +57,19 @@ def test_round_to_rounds_once_not_twice():
     assert np.isnan(round_to(mpmath.mpc(1, 1), f16)) and np.isnan(round_to(mpmath.nan, f16))
 
 
+def test_an_exact_tie_has_two_correctly_rounded_neighbours():
+    """HardswishBackwardV2 at gradOutput = -0.328125, self = -2.421875 in BFLOAT16: g*(x/3 + 1/2) = 1239/12288 is
+    exactly the midpoint of 0.1005859375 and 0.10107421875.  Ties-to-even gives the first; a FLOAT kernel (CANN's
+    x*(1/3)) lands on either, and both are half an ulp away: the reference names the other one too."""
+    from codegen.accuracy.dtypes import round_to_pair
+    bf16 = FORMATS["BFLOAT16"]
+    with mpmath.workdps(60):
+        tie = mpmath.mpf(1239) / 12288
+        assert round_to_pair(tie, bf16, tie_bits=mpmath.mp.prec - 16) == (0.1005859375, 0.10107421875)
+        near, other = round_to_pair(tie * (1 + mpmath.mpf(2) ** -30), bf16, tie_bits=mpmath.mp.prec - 16)
+    assert near == 0.10107421875 and np.isnan(other)
+
+
 # ---- the reference -------------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", OPS)
 def test_reference_agrees_with_pytorch_float64_autograd(ops, name):

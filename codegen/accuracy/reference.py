@@ -41,7 +41,7 @@ from codegen.spec.params import FORWARD_INPUT, FORWARD_OUTPUT, OPERAND
 
 from codegen.verify.intervals import piecewise_form
 
-from .dtypes import Format, round_to
+from .dtypes import Format, round_to_pair
 
 BIG = mpmath.mpf("1e300")          # stands for ±inf in the differentiated variable
 OUTSIDE = "outside"                # a y that is no forward output (no real pre-image): no reference value
@@ -350,20 +350,27 @@ class Reference:
     def rounded(self, kw: dict, shape: tuple, fmt: Format) -> tuple[np.ndarray, np.ndarray]:
         """(the exact result rounded once to `fmt`, as float64; mask of the elements without a reference:
         held y values that are no forward output, or results that did not settle at the highest precision)."""
-        result, outside, todo = None, None, None
+        result, unresolved, _ = self.rounded_ties(kw, shape, fmt)
+        return result, unresolved
+
+    def rounded_ties(self, kw: dict, shape: tuple, fmt: Format) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """`rounded`, and the other neighbour of every exact result that is a midpoint of `fmt` (nan elsewhere):
+        there both neighbours are correctly rounded (dtypes.round_to_pair)."""
+        result, outside, todo, alt = None, None, None, None
         for lo, hi in PRECISIONS:
-            a, out_lo = self._at(kw, shape, fmt, lo, todo)
-            b, _ = self._at(kw, shape, fmt, hi, todo)
+            a, out_lo, _ = self._at(kw, shape, fmt, lo, todo)
+            b, _, b_alt = self._at(kw, shape, fmt, hi, todo)
             same = (a == b) | (np.isnan(a) & np.isnan(b))
             if result is None:
                 outside = out_lo
             result = b if todo is None else np.where(todo, b, result)
+            alt = b_alt if todo is None else np.where(todo, b_alt, alt)
             unsettled = ~same if todo is None else (todo & ~same)
             if not unsettled.any():
-                return result, outside
+                return result, outside, alt
             # elementwise ops re-evaluate only the elements that did not settle; a row couples its elements
             todo = unsettled if not self.coupled else None
-        return result, outside | unsettled
+        return result, outside | unsettled, alt
 
     def _at(self, kw, shape, fmt, dps, only=None):
         with mpmath.workdps(dps), np.errstate(over="ignore"):  # a result beyond the dtype's range rounds to inf
@@ -371,9 +378,10 @@ class Reference:
             outside = np.vectorize(lambda v: isinstance(v, str), otypes=[bool])(vals) if vals.size \
                 else np.zeros(shape, bool)
             tie_bits = mpmath.mp.prec - 16    # the bits the values are good to (see dtypes.round_to)
-            r = np.vectorize(lambda v: float("nan") if isinstance(v, str) else round_to(v, fmt, tie_bits),
-                             otypes=[np.float64])(vals) if vals.size else np.zeros(shape)
-            return r, outside
+            nan = float("nan")
+            r, alt = np.vectorize(lambda v: (nan, nan) if isinstance(v, str) else round_to_pair(v, fmt, tie_bits),
+                                  otypes=[np.float64, np.float64])(vals) if vals.size else (np.zeros(shape),) * 2
+            return r, outside, alt
 
 
 @lru_cache(maxsize=None)

@@ -159,10 +159,11 @@ class Prepared:
     bound: np.ndarray | None = None     # its rounding-error bound in FLOAT (inf: none), bound.py
     unsure: np.ndarray | None = None    # a branch decision within rounding of its switch point
     no_bound: str = ""                  # why there is no bound at all
+    alt: np.ndarray | None = None       # at an exact midpoint of the dtype, the other neighbour (else nan)
 
 
 def prepare(op, sample: Sample, fmt, use_torch: bool = True) -> Prepared:
-    ref, unresolved = reference_for(op, sample.kw).rounded(sample.kw, sample.shape, fmt)
+    ref, unresolved, alt = reference_for(op, sample.kw).rounded_ties(sample.kw, sample.shape, fmt)
     th = None
     if use_torch:
         try:
@@ -170,7 +171,7 @@ def prepare(op, sample: Sample, fmt, use_torch: bool = True) -> Prepared:
         except Exception:  # a dtype or layout PyTorch does not take: no comparison for this sample
             th = None
     nan_in, inf_in = _nonfinite_inputs(op, sample.kw, sample.shape)
-    p = Prepared(sample, ref, unresolved, th, nan_in, inf_in)
+    p = Prepared(sample, ref, unresolved, th, nan_in, inf_in, alt=alt)
     try:
         p.formula, p.bound, p.unsure = bound_of(op, variant_of(op, sample.kw), sample.kw, sample.shape)
     except NoBound as e:
@@ -200,6 +201,9 @@ def measure(rec: Record, op, p: Prepared, got, fmt) -> None:
     got = np.asarray(got).astype(fmt.np).reshape(-1)
     ref = p.ref.reshape(-1)
     want = ref.astype(fmt.np)
+    if p.alt is not None:   # an exact tie: the kernel's neighbour is as correctly rounded as ties-to-even's
+        alt = p.alt.reshape(-1).astype(fmt.np)
+        want = np.where(got == alt, alt, want)
     unresolved = p.unresolved.reshape(-1)
     nan_in, inf_in = p.nan_in.reshape(-1), p.inf_in.reshape(-1)
     nonfinite_in = nan_in | inf_in
