@@ -124,20 +124,27 @@ def _record(op, dtype="FLOAT"):
 
 @pytest.mark.parametrize("name", OPS)
 def test_a_perturbed_kernel_fails_the_standards(ops, name):
-    """A result off by 3 thousandths (3× the FLOAT16 threshold) fails both standards; the kernel passes."""
+    """A result off by 3 thousandths (3× the FLOAT16 threshold) fails the dual standard, and the single one
+    wherever most results are non-zero; the kernel passes both.  (The single standard is a mean: exact zeros, which
+    the perturbation leaves exact, dilute it, so HardtanhBackward's typical inputs, 10 non-zero results in 144,
+    have a MERE of 2e-4 < 2^-10 with every non-zero result 3e-3 off.)"""
     op = ops[name]
     fmt = FORMATS["FLOAT16"]
     good, bad = _record(op, "FLOAT16"), _record(op, "FLOAT16")
     fn = backends.get("numpy").make_kernel(op)
+    nonzero = total = 0
     for s in inputs.samples(op, "FLOAT16"):
         if s.group != "typical":
             continue
         p = runner.prepare(op, s, fmt)
         got = fn(**s.kw)
+        nonzero, total = nonzero + np.count_nonzero(got), total + got.size
         runner.measure(good, op, p, got, fmt)
         runner.measure(bad, op, p, (got.astype(np.float64) * (1 + 3e-3)).astype(got.dtype), fmt)
     assert good.dual and good.single
-    assert not bad.dual and not bad.single
+    assert not bad.dual
+    if nonzero >= total / 2:
+        assert not bad.single
 
 
 def test_a_wrong_special_value_fails(ops):
