@@ -296,6 +296,8 @@ def source_context(p: Plan) -> dict:
         check_params=", ".join(aclnn_params(op)),
         check_args=", ".join(q.name for q in op.params),
         dfx_in=", ".join(q.name for q in op.params if q is not op.output), check_lines=check_lines(op),
+        nothing_to_do=" || ".join([f"{op.output.name}->IsEmpty()"] + [   # (an EmptyReturns input: the checks ended)
+            f'opgen_l2::AnyEmpty({{{", ".join(s.others)}}}, "{s.param}")' for s in steps(op) if s.kind == "empty_returns"]),
         body=body_lines(p))
 
 

@@ -149,7 +149,7 @@ extern "C" aclnnStatus aclnnOpgenHardshrinkBackwardGetWorkspaceSize(
     CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
     const aclnnStatus checked = CheckParams(gradOutput, self, lambd, gradInput);
     CHECK_RET(checked == ACLNN_SUCCESS, checked);
-    if (gradInput->IsEmpty()) {  // nothing to compute: no kernel is launched
+    if (gradInput->IsEmpty() || opgen_l2::AnyEmpty({gradOutput, self}, "gradOutput")) {  // nothing to compute: no kernel is launched
         *workspaceSize = 0;
         uniqueExecutor.ReleaseTo(executor);
         return ACLNN_SUCCESS;

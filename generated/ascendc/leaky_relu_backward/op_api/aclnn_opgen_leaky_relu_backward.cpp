@@ -144,7 +144,7 @@ extern "C" aclnnStatus aclnnOpgenLeakyReluBackwardGetWorkspaceSize(
     CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
     const aclnnStatus checked = CheckParams(gradOutput, self, negativeSlope, selfIsResult, out);
     CHECK_RET(checked == ACLNN_SUCCESS, checked);
-    if (out->IsEmpty()) {  // nothing to compute: no kernel is launched
+    if (out->IsEmpty() || opgen_l2::AnyEmpty({self}, "self")) {  // nothing to compute: no kernel is launched
         *workspaceSize = 0;
         uniqueExecutor.ReleaseTo(executor);
         return ACLNN_SUCCESS;
