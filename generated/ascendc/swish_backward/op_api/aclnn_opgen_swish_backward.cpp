@@ -97,8 +97,8 @@ aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, cons
     CHECK_RET(opgen_l2::MaxRank(gradOutput, "gradOutput", 8), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::MaxRank(self, "self", 8), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::MaxRank(gradInput, "gradInput", 8), ACLNN_ERR_PARAM_INVALID);
-    CHECK_RET(opgen_l2::ShapeSame(gradInput, "gradInput", gradOutput, "gradOutput"), ACLNN_ERR_PARAM_INVALID);
-    CHECK_RET(opgen_l2::ShapeSame(gradInput, "gradInput", self, "self"), ACLNN_ERR_PARAM_INVALID);
+    CHECK_RET(opgen_l2::ShapeSame(gradOutput, "gradOutput", self, "self"), ACLNN_ERR_PARAM_INVALID);
+    CHECK_RET(opgen_l2::ShapeSame(gradOutput, "gradOutput", gradInput, "gradInput"), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::RealScalar(betaOptional, "betaOptional"), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::KernelDtypes({gradOutput, self, gradInput}, OP_NAME, false), ACLNN_ERR_INNER_FIND_KERNEL_ERROR);
     return ACLNN_SUCCESS;
