@@ -272,7 +272,10 @@ class CaseProof:
                          f"the forward is not differentiable here ({why}: left {lim_l}, right {lim_r}) and the spec "
                          f"declares no value; the backward gives {value}: declare the kernel's value, e.g. "
                          f"at={{Eq({self.op.wrt}, {t}): ...}}")
-        line.undeclared = [str(t), str(value)]
+        # (in the spec's own symbols: a case's substitution, alpha = 1 + alpha_t, written back)
+        # (not simplified: simplify may write cosh, which a spec cannot name)
+        back = (lambda e: sympy.sympify(e).xreplace(self.case.back)) if self.case.back else (lambda e: e)
+        line.undeclared = [str(back(t)), str(back(value))]
         return line
 
     def _counterexample(self, residual, lo, hi):
