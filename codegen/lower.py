@@ -127,7 +127,7 @@ def _is_const(a) -> bool:
 def group_constants(expr):
     """Each product's constant factors as one Const and each sum's constant terms as one Const (integers stay
     integers, a sign stays a factor -1); exponents are left as they are (`x**Rational(3, 2)` keeps its power)."""
-    if not isinstance(expr, sympy.Basic) or isinstance(expr, Const) or expr.is_Integer \
+    if not isinstance(expr, sympy.Basic) or isinstance(expr, Const) or expr.is_Integer or expr is sympy.nan \
             or (expr.is_Atom and not expr.is_number):
         return expr
     if isinstance(expr, sympy.Expr) and expr.is_number and not expr.has(sympy.Symbol):
@@ -202,6 +202,9 @@ def _hoist(expr, scalar_syms, prelude, counter):
         compensated = _compensated(expr, scalar_syms, prelude, counter)
         if compensated is not None:
             return compensated
+    if isinstance(expr, sympy.Piecewise):   # (its pairs are not expressions: hoist their parts)
+        return sympy.Piecewise(*[(_hoist(e, scalar_syms, prelude, counter), _hoist(c, scalar_syms, prelude, counter))
+                                 for e, c in expr.args])
     if isinstance(expr, (sympy.Add, sympy.Mul)):
         # group the scalar-only operands of a sum/product into one hoisted term
         scal = [a for a in expr.args if _is_scalar_only(a, scalar_syms) or _is_const(a)]
@@ -244,7 +247,7 @@ def lower_variant(op: Op, variant: Variant) -> KernelVariant:
     expr = stabilize(sympy.sympify(variant.expr))
     expr = expr.replace(lambda a: _abs_condition(a) is not None, _abs_condition)
     expr = group_constants(expr)
-    scalar_params = [p for p in op.params if isinstance(p, (Scalar, Attr))]
+    scalar_params = [p for p in op.params if isinstance(p, (Scalar, Attr)) and p.symbol is not None]
     numel_syms = {s for s in expr.free_symbols if numel_param(s) is not None}
     scalar_syms = {p.symbol for p in scalar_params} | numel_syms
 
@@ -299,3 +302,18 @@ def lower(op: Op) -> Kernel:
     if len(_LOWERED) > 32:
         _LOWERED.popitem(last=False)
     return k
+
+
+class Conj(sympy.Function):
+    """The complex conjugate of a tensor element, kept as written: the spec's symbols are real, so SymPy's own
+    conjugate would vanish.  Only the complex kernels have it (`conjugated`)."""
+    nargs = 1
+
+
+def conjugated(op: Op, kv: KernelVariant) -> tuple[list, sympy.Expr]:
+    """(body, result) of the variant's complex kernel (an op's `compute` COMPLEX): the gradient of a complex
+    input is gradOutput * conj(d) for the local derivative d (PyTorch's convention, and CANN's AI CPU kernels'
+    complex_conj); d has real coefficients and no branches (validation says so), so conj(d) is d of the
+    conjugated tensors: every tensor but gradOutput is read conjugated."""
+    rep = {t.symbol: Conj(t.symbol) for t in kv.tensors if t.symbol != op.grad.symbol}
+    return [(s, e.xreplace(rep)) for s, e in kv.body], kv.result.xreplace(rep)

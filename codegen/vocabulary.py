@@ -99,6 +99,9 @@ VOCABULARY: tuple[Construct, ...] = (
               _all("the FLOAT value, as a Python float", "the FLOAT nearest, as a float literal (1.4142135F)",
                    "the FLOAT nearest, as a float literal"),
               "every constant subexpression is one literal, its exact value rounded once; must be finite and real"),
+    Construct("nan", "constant", (sympy.core.numbers.NaN,), 0, None,
+              _all("np.nan", "NAN", "NAN"),
+              "the value of a branch where the result is not a real number (LogitGrad outside its domain)"),
     Construct("parameters: tensors, scalars, attributes, numel(name)", "symbol", (sympy.Symbol,), 0, None,
               _all("arrays and Python scalars", "loaded elements and FLOAT constants",
                    "tiles and scalar operands")),
@@ -127,6 +130,8 @@ def _classify(node) -> Construct | str:
         if e in (sympy.S.Half, -sympy.S.Half):
             return _by_name("sqrt(a), a**(-1/2)")
         return _by_name("a**r, r a non-integer constant")
+    if node is sympy.nan:
+        return _by_name("nan")
     if isinstance(node, sympy.Expr) and node.is_number and not node.has(sympy.Symbol) \
             and not isinstance(node, sympy.Piecewise):
         value = sympy.N(node, 30)

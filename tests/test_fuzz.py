@@ -60,7 +60,9 @@ def test_the_ci_vocabularies_are_what_each_backend_accepts():
                               if all(c.name in accepted for c in grammar.constructs(p))), backend
         assert vocab == grammar.VOCABULARY, backend   # today every backend accepts the whole vocabulary
     drawn = {c.name for p in grammar.VOCABULARY for c in grammar.constructs(p)}
-    assert drawn == {c.name for c in vocabulary.VOCABULARY} - {"DimSum(a)"}
+    # (nan, acts' constant for a value outside a forward's domain, LogitGrad's, is not drawn: a drawn formula that
+    # is nan somewhere tests nothing the oracle can judge)
+    assert drawn == {c.name for c in vocabulary.VOCABULARY} - {"DimSum(a)", "nan"}
 
 
 def test_a_batch_spec_selects_each_formula(tmp_path):

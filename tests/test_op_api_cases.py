@@ -25,6 +25,7 @@ from numpy.lib.stride_tricks import as_strided
 import codegen
 from codegen.backends.c.binding import library
 from codegen.backends.numpy import load_module
+from codegen.runtime.checks import dtype_name
 from codegen.spec.dtypes import DTYPES
 from codegen.spec.formats import FORMATS
 from codegen.spec.params import Attr, Output, Scalar, Tensor
@@ -230,7 +231,7 @@ def _same_results(op, kw):
     c_kw = dict(kw, out=np.zeros_like(kw["out"]))
     want = codegen.kernel(op.snake_name)(**kw)
     got = codegen.kernel(op.snake_name, backend="c")(**c_kw)
-    dout = {np.dtype(np.float16): "FLOAT16", np.dtype(np.float32): "FLOAT"}.get(want.dtype, "BFLOAT16")
+    dout = dtype_name(want)   # (integer outputs too: ThresholdBackward's INT8, UINT8)
     if op.reduce_dim:
         dim = kw[op.param(op.reduce_dim).py_name]
         assert_rows_close(op, np.asarray(got), np.asarray(want), kw, dim if want.ndim else None, dout, "C vs NumPy")
@@ -249,7 +250,9 @@ def test_case_gives_the_expected_status_through_python_and_c(module, case):
     got_c = _c_outcome(op, case)
     assert (got_py, got_c) == (want, want), (f"{module.OP} {case.name}: Python {got_py}, C {got_c}, expected {want}"
                                              f" (CANN: {case.expect})")
-    if want == 0 and kw["out"] is not None and kw["out"].size:
+    # (a call an empty input ended early, EmptyReturns, computes nothing: both leave out= as it was)
+    empty_input = kw is not None and any(isinstance(v, np.ndarray) and v.size == 0 for k, v in kw.items() if k != "out")
+    if want == 0 and kw["out"] is not None and kw["out"].size and not empty_input:
         _same_results(op, kw)
 
 

@@ -41,7 +41,7 @@ from codegen.spec.params import FORWARD_INPUT, FORWARD_OUTPUT, OPERAND
 
 from codegen.verify.intervals import piecewise_form
 
-from .dtypes import Format, round_to
+from .dtypes import Format, round_to_pair
 
 BIG = mpmath.mpf("1e300")          # stands for ±inf in the differentiated variable
 OUTSIDE = "outside"                # a y that is no forward output (no real pre-image): no reference value
@@ -54,7 +54,7 @@ def variant_subs(op, variant) -> dict:
     """What a kernel variant fixes: absent optional tensors are their default, bool attributes their value."""
     out = {t.symbol: sympy.sympify(t.default) for t in op.tensors if variant.key.get(t.name) == ABSENT}
     out.update({a.symbol: sympy.true if variant.key[a.name] else sympy.false
-                for a in op.attrs if a.name in variant.key})
+                for a in op.attrs if a.name in variant.key and a.type != "string"})  # a string selects the formula
     return out
 
 
@@ -64,7 +64,10 @@ def variant_of(op, kw):
     for name in op.variant_keys():
         p = op.param(name)
         value = kw.get(p.py_name)
-        key[name] = bool(value) if p.kind == "attr" else (ABSENT if value is None else PRESENT)
+        if p.kind == "attr":
+            key[name] = value if p.type == "string" else bool(value)
+        else:
+            key[name] = ABSENT if value is None else PRESENT
     return next(v for v in op.variants if v.key == key)
 
 
@@ -116,6 +119,14 @@ def _lamb(args, expr):
     return sympy.lambdify(args, expr, modules=[_GUARDED, "mpmath"])
 
 
+def _derivative(e, z):
+    """d e / dz, simplified; nan where the forward is nan (LogitGrad outside its domain: SymPy's diff of the
+    constant nan is 0)."""
+    if e.has(sympy.nan):
+        return sympy.nan
+    return _simpler(sympy.diff(e, z))
+
+
 class Reference:
     """The exact gradient of calls of one op variant."""
 
@@ -123,7 +134,7 @@ class Reference:
         self.op, self.variant = op, variant
         formula = variant.formula
         fixed = variant_subs(op, variant)
-        fwd = piecewise_form(sympy.sympify(op.forward).xreplace(fixed), op.wrt)
+        fwd = piecewise_form(sympy.sympify(op.forward_of(formula)).xreplace(fixed), op.wrt)
         self.forward = fwd   # this variant's forward, Abs/sign/Min/Max written as branches
         role = lambda t: op.role_of(t.name, formula)
         self.x_tensor = next((t for t in op.tensors if role(t) == FORWARD_INPUT), None)
@@ -150,8 +161,8 @@ class Reference:
     def _elementwise(self, fwd, z, rest):
         br = _branches(fwd)
         if self.y_tensor is None:
-            d = sympy.Piecewise(*[(_simpler(sympy.diff(e, z)), c) for e, c in br]) if len(br) > 1 \
-                else _simpler(sympy.diff(fwd, z))
+            d = sympy.Piecewise(*[(_derivative(e, z), c) for e, c in br]) if len(br) > 1 \
+                else _derivative(fwd, z)
             self.deriv = _lamb([z] + rest, d)
             return
         self.inverse, self.cond, self.dy = [], [], []
@@ -161,7 +172,9 @@ class Reference:
                 raise ValueError(f"{self.op.name}: cannot invert the forward branch {e} (solutions: {sol})")
             self.inverse.append(_lamb([_Y] + rest, sol[0]))
             self.cond.append(_lamb([z] + rest, c))
-            self.dy.append(_lamb([_Y] + rest, sympy.simplify(sympy.diff(e, z).subs(z, sol[0]))))
+            # a rational function of y where one exists (Sigmoid: y - y**2, not the x-form at x = log(y/(1 - y)),
+            # which divides by zero at y = 1, an output every float format reaches)
+            self.dy.append(_lamb([_Y] + rest, sympy.cancel(sympy.simplify(_derivative(e, z).subs(z, sol[0])))))
 
     def _dimsum(self, fwd, z, rest):
         if self.operands:
@@ -193,7 +206,13 @@ class Reference:
         if mpmath.isinf(v):
             v = BIG if v > 0 else -BIG
         if self.y_tensor is None:
-            return self.deriv(v, *ops, *scal)
+            try:
+                return self.deriv(v, *ops, *scal)
+            except ZeroDivisionError:   # a pole of the derivative (LogitGrad's x = 0, 1): ±inf, the sign of both
+                h = mpmath.mpf(10) ** (-mpmath.mp.dps // 2)          # sides near it, nan when they differ; a side
+                sides = [self.deriv(v + s * h, *ops, *scal) for s in (-1, 1)]  # outside the domain (nan, LogitGrad's
+                signs = {mpmath.sign(d) for d in sides if not mpmath.isnan(d)}  # x < 0 at eps < 0) does not count
+                return mpmath.inf * signs.pop() if len(signs) == 1 else mpmath.nan
         for b in range(len(self.dy) - 1):
             try:
                 xb = self.inverse[b](v, *ops, *scal)
@@ -230,7 +249,10 @@ class Reference:
                 return None
         for point, value in self.declared:
             if x == point(*ops, *scal):
-                return value(x, g, *ops, *scal)
+                try:
+                    return value(x, g, *ops, *scal)
+                except ZeroDivisionError:   # a pole at the declared point (LogitGrad's x = 0 inside its window):
+                    return None             # the derivative's own value there, ±inf by its sides
         return None
 
     @staticmethod
@@ -328,29 +350,38 @@ class Reference:
     def rounded(self, kw: dict, shape: tuple, fmt: Format) -> tuple[np.ndarray, np.ndarray]:
         """(the exact result rounded once to `fmt`, as float64; mask of the elements without a reference:
         held y values that are no forward output, or results that did not settle at the highest precision)."""
-        result, outside, todo = None, None, None
+        result, unresolved, _ = self.rounded_ties(kw, shape, fmt)
+        return result, unresolved
+
+    def rounded_ties(self, kw: dict, shape: tuple, fmt: Format) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """`rounded`, and the other neighbour of every exact result that is a midpoint of `fmt` (nan elsewhere):
+        there both neighbours are correctly rounded (dtypes.round_to_pair)."""
+        result, outside, todo, alt = None, None, None, None
         for lo, hi in PRECISIONS:
-            a, out_lo = self._at(kw, shape, fmt, lo, todo)
-            b, _ = self._at(kw, shape, fmt, hi, todo)
+            a, out_lo, _ = self._at(kw, shape, fmt, lo, todo)
+            b, _, b_alt = self._at(kw, shape, fmt, hi, todo)
             same = (a == b) | (np.isnan(a) & np.isnan(b))
             if result is None:
                 outside = out_lo
             result = b if todo is None else np.where(todo, b, result)
+            alt = b_alt if todo is None else np.where(todo, b_alt, alt)
             unsettled = ~same if todo is None else (todo & ~same)
             if not unsettled.any():
-                return result, outside
+                return result, outside, alt
             # elementwise ops re-evaluate only the elements that did not settle; a row couples its elements
             todo = unsettled if not self.coupled else None
-        return result, outside | unsettled
+        return result, outside | unsettled, alt
 
     def _at(self, kw, shape, fmt, dps, only=None):
         with mpmath.workdps(dps), np.errstate(over="ignore"):  # a result beyond the dtype's range rounds to inf
             vals = self.values(kw, shape, only)
             outside = np.vectorize(lambda v: isinstance(v, str), otypes=[bool])(vals) if vals.size \
                 else np.zeros(shape, bool)
-            r = np.vectorize(lambda v: float("nan") if isinstance(v, str) else round_to(v, fmt),
-                             otypes=[np.float64])(vals) if vals.size else np.zeros(shape)
-            return r, outside
+            tie_bits = mpmath.mp.prec - 16    # the bits the values are good to (see dtypes.round_to)
+            nan = float("nan")
+            r, alt = np.vectorize(lambda v: (nan, nan) if isinstance(v, str) else round_to_pair(v, fmt, tie_bits),
+                                  otypes=[np.float64, np.float64])(vals) if vals.size else (np.zeros(shape),) * 2
+            return r, outside, alt
 
 
 @lru_cache(maxsize=None)
@@ -367,7 +398,7 @@ def reference_for(op, kw) -> Reference:
 def forward_fn(op, variant):
     """The forward F(x, operands, scalars) of an elementwise op as an mpmath function (to build y inputs)."""
     ref = _cached(op.name, op, tuple(sorted(variant.key.items())))
-    fwd = sympy.sympify(op.forward).xreplace(variant_subs(op, variant))
+    fwd = sympy.sympify(op.forward_of(variant.formula)).xreplace(variant_subs(op, variant))
     args = [op.wrt] + [t.symbol for t in ref.operands] + [p.symbol for p in ref.scalars]
     return ref, _lamb(args, fwd)
 

@@ -37,8 +37,10 @@ from codegen.lower import split_last
 
 
 def is_constant(expr) -> bool:
-    """A real number that is not an integer: printed as one rounded literal."""
-    return isinstance(expr, sympy.Expr) and expr.is_number and not expr.is_Integer and not expr.has(sympy.Symbol)
+    """A real number that is not an integer: printed as one rounded literal (nan, a value where a formula has no
+    real result, prints as each language's NaN)."""
+    return isinstance(expr, sympy.Expr) and expr.is_number and not expr.is_Integer and not expr.has(sympy.Symbol) \
+        and expr is not sympy.nan
 
 
 class InfixPrinting:

@@ -97,3 +97,12 @@ def erf(x):
 
 def erfc(x):
     return _f32(_erf_erfc(x)[1])
+
+
+def erf64(x):
+    """erf in DOUBLE, for the kernels that compute in it (no rounding to FLOAT)."""
+    return _erf_erfc(x)[0]
+
+
+def erfc64(x):
+    return _erf_erfc(x)[1]

@@ -53,6 +53,12 @@ def is_zero(expr) -> bool:
     return sympy.simplify(e2) == 0
 
 
+def same_value(a, b) -> bool:
+    """Two values equal: the same expression (an infinite one, zoo*dy, too: its difference is not 0 but 2*zoo*dy),
+    or their difference is 0."""
+    return sympy.sympify(a) == sympy.sympify(b) or is_zero(a - b)
+
+
 def _visibly_nonzero(expr) -> bool:
     """Whether `expr` evaluates, at 30 digits, clearly away from 0 at one of a few points of its free symbols
     (respecting their sign assumptions).  Only ever says True for an expression that is not identically 0."""
@@ -115,12 +121,12 @@ class CaseProof:
         if op.loss_reduction:
             self.subs[op.param(op.loss_reduction).symbol] = sympy.Integer(case.reduction)
         for a in op.attrs:  # bool attributes fixed by the variant
-            if a.name in v.key:
+            if a.name in v.key and a.type == "bool":
                 self.subs[a.symbol] = sympy.true if v.key[a.name] else sympy.false
         for t in op.tensors:  # a null optional tensor is all `default`, in the forward as in the backward
             if v.key.get(t.name) == ABSENT:
                 self.subs[t.symbol] = sympy.sympify(t.default)
-        self.forward = sympy.sympify(op.forward).subs(self.subs)
+        self.forward = sympy.sympify(op.forward_of(self.formula)).subs(self.subs)
         self.backward = sympy.sympify(v.expr).subs(self.subs)
         self.x = op.wrt
         self.g = op.grad.symbol
@@ -161,7 +167,7 @@ class CaseProof:
         edges = [-sympy.oo] + pts + [sympy.oo]
         lines, sides = [], []
         for lo, hi in zip(edges, edges[1:]):
-            where = f"{x} in ({lo}, {hi})"
+            where = f"{x} in ({self.case.shown(lo)}, {self.case.shown(hi)})"
             try:
                 k = first_piece(ftrees, lambda t: truth_on(t, lo, hi))
                 fk = fp[k][0]
@@ -181,6 +187,10 @@ class CaseProof:
                 sides.append(None)
                 continue
             sides.append((fk, vjp))
+            if fk == sympy.nan:   # the forward is undefined here (LogitGrad outside [0, 1] for eps < 0)
+                verdict = "proven" if bexpr == sympy.nan else "FAILED"
+                lines.append(self.line(where, verdict, f"the forward is nan here and the backward gives {bexpr}"))
+                continue
             residual = vjp - bexpr
             if is_zero(residual):
                 lines.append(self.line(where, "proven", f"backward branch {m + 1} = g*d/dx forward branch {k + 1}"))
@@ -214,7 +224,7 @@ class CaseProof:
                 continue
             self.matched.add(rel)
             v = value.subs(self.subs).subs({self.op.wrt: t} | ({self.xs: t} if self.xs is not None else {}))
-            if found is not None and not is_zero(found - v):
+            if found is not None and not same_value(found, v):
                 raise Undecided(f"two declared values at {self.x} = {t}: {found} and {v}")
             found = v
         return found
@@ -223,7 +233,7 @@ class CaseProof:
         """The backward at a branch point t.  Where the forward is differentiable it must give the derivative;
         where it is not (a jump, a kink), the spec must declare the value (`at=`) and the backward must give it."""
         x = self.x
-        where = f"{x} = {t}"
+        where = f"{x} = {self.case.shown(t)}"
         try:
             k = first_piece(ftrees, lambda tr: truth_at(tr, t))
             if in_y:
@@ -248,7 +258,7 @@ class CaseProof:
                 "the right derivative" if is_zero(value - lim_r) else "neither one-sided derivative")
         convention = f"backward gives {value} ({side}; left {lim_l}, right {lim_r})"
         if declared is not None:
-            if is_zero(value - declared):
+            if same_value(value, declared):
                 return self.line(where, "convention", convention)
             return self.line(where, "FAILED", f"the spec declares {declared} here (at=), but the {convention}")
         if differentiable:
@@ -262,7 +272,10 @@ class CaseProof:
                          f"the forward is not differentiable here ({why}: left {lim_l}, right {lim_r}) and the spec "
                          f"declares no value; the backward gives {value}: declare the kernel's value, e.g. "
                          f"at={{Eq({self.op.wrt}, {t}): ...}}")
-        line.undeclared = [str(t), str(value)]
+        # (in the spec's own symbols: a case's substitution, alpha = 1 + alpha_t, written back)
+        # (not simplified: simplify may write cosh, which a spec cannot name)
+        back = (lambda e: sympy.sympify(e).xreplace(self.case.back)) if self.case.back else (lambda e: e)
+        line.undeclared = [str(back(t)), str(back(value))]
         return line
 
     def _counterexample(self, residual, lo, hi):

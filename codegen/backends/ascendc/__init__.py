@@ -5,6 +5,7 @@
                                simulator of the selected `product=` (codegen.backends.ascendc.binding)
     kernel_variant(product)    the architecture a product's kernel is compiled for
     SimulatorError             a kernel broke a hardware rule on the simulator
+    products(op)               the products of the op's table it runs on: those with an AI Core architecture here
 
 Parts: `lowering.py` (SymPy → vector instructions, UB temporaries), `tiling.py` (the tiling function, evaluated
 in Python and printed as C++), `emit.py` + `op_host.py` + `templates/` (the project files), `simulator/` (the
@@ -15,6 +16,7 @@ from .build import BuildError
 from .emit import generate, project_files
 from .plan import plan
 from .socs import arch_of
+from .socs import kernel_socs as products
 
 
 def kernel_variant(product: str) -> str:
@@ -24,4 +26,4 @@ def kernel_variant(product: str) -> str:
 
 
 __all__ = ["generate", "make_kernel", "SimulatorError", "BuildError", "executable", "run_kernel", "plan",
-           "project_files", "kernel_variant"]
+           "project_files", "products", "kernel_variant"]

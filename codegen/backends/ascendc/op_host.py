@@ -18,7 +18,7 @@ from codegen.template_util import render
 
 from . import names
 from .plan import DTYPE_BYTES, DTYPE_CODE, GE_TYPE, Plan, all_combos, combos
-from .socs import ARCHS
+from .socs import ARCHS, kernel_socs
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -37,30 +37,49 @@ def opdef_params(p: Plan, cols: list[tuple[str, str]]) -> list[dict]:
 
 
 def soc_configs(p: Plan) -> list[dict]:
-    """One OpAICoreConfig per SoC of the spec's table."""
-    return [dict(name=soc, var=f"{soc}Config", params=opdef_params(p, combos(p.op, soc))) for soc in p.op.dtypes]
+    """One OpAICoreConfig per SoC of the spec's table that has an Ascend C architecture here (socs.kernel_socs)."""
+    return [dict(name=soc, var=f"{soc}Config", params=opdef_params(p, combos(p.op, soc))) for soc in kernel_socs(p.op)]
 
 
 def attrs(op) -> list:
     return [q for q in op.params if isinstance(q, (Scalar, Attr))]
 
 
+def attr_chain(q) -> str:
+    """The OpAttrDef call chain of one attribute: aclScalars are Float attributes (an optional one OPTIONAL with
+    its documented default, what a null aclScalar means), other attributes their kind's (double and float as
+    Float, as CANN declares them; a string as String)."""
+    if isinstance(q, Scalar) and q.optional:
+        return f"AttrType(OPTIONAL).Float({float(q.default)!r})"
+    return "AttrType(REQUIRED)." + ("Float" if isinstance(q, Scalar) else q.spec_type.opdef) + "()"
+
+
 def attr_defs(p: Plan) -> list[tuple[str, str]]:
-    """(name, the OpAttrDef call chain) of every attribute: aclScalars are Float attributes, element counts Int."""
-    return ([(q.name, "AttrType(REQUIRED)." + ("Float" if isinstance(q, Scalar) else
-                                                "Bool" if q.type == "bool" else "Int") + "()")
-             for q in attrs(p.op)]
+    """(name, the OpAttrDef call chain) of every attribute, element counts as Int."""
+    return ([(q.name, attr_chain(q)) for q in attrs(p.op)]
             + [(f"numel_{n}", "AttrType(REQUIRED).Int()") for n in p.numels])
 
 
 def host_ctype(q) -> str:
-    return "float" if isinstance(q, Scalar) else ("bool" if q.type == "bool" else "int64_t")
+    if isinstance(q, Attr) and q.type == "string":
+        return "char"   # read as a C string (GetAttrPointer<char>)
+    return "float" if isinstance(q, Scalar) or q.is_real else ("bool" if q.type == "bool" else "int64_t")
+
+
+def read_line(q, i: int) -> str:
+    if isinstance(q, Attr) and q.type == "string":   # a string only chooses the variant
+        return f"const char* {q.name} = attrs->GetAttrPointer<char>({i});"
+    return f"const {host_ctype(q)} {q.name} = *attrs->GetAttrPointer<{host_ctype(q)}>({i});"
+
+
+def has_strings(op) -> bool:
+    return any(isinstance(q, Attr) and q.type == "string" for q in attrs(op))
 
 
 def reads(p: Plan) -> list[str]:
-    """TilingFunc's reads of the host values FillScalars takes: the attributes, element counts included."""
-    lines = [f"const {host_ctype(q)} {q.name} = *attrs->GetAttrPointer<{host_ctype(q)}>({i});"
-             for i, q in enumerate(attrs(p.op))]
+    """TilingFunc's reads of the host values FillScalars takes (and of the strings that choose a variant): the
+    attributes, element counts included."""
+    lines = [read_line(q, i) for i, q in enumerate(attrs(p.op))]
     first = len(lines)
     lines += [f"const uint64_t numel_{n} = static_cast<uint64_t>(*attrs->GetAttrPointer<int64_t>({first + i}));"
               for i, n in enumerate(p.numels)]
@@ -89,7 +108,10 @@ def variant_condition(p: Plan, key: dict) -> str:
     index = {t: i for i, t in enumerate(p.operands)}
     conds = []
     for name, value in key.items():
-        if isinstance(op.param(name), Attr):
+        q = op.param(name)
+        if isinstance(q, Attr) and q.type == "string":
+            conds.append(f'std::strcmp({name}, "{value}") == 0')
+        elif isinstance(q, Attr):
             conds.append(name if value else f"!{name}")
         else:
             conds.append(f"context->GetOptionalInputShape({index[name]}) {'==' if value == ABSENT else '!='} nullptr")
@@ -136,18 +158,19 @@ def infer_shape_lines(p: Plan) -> list[str]:
 def op_host_context(p: Plan) -> dict:
     op = p.op
     files = names.files(op)
-    dtype_from = op.output.dtype_from or op.tensors[0].name
+    dtype_from = op.output_dtype_sources[0]
     if dtype_from not in p.operands:
         raise NotImplementedError(f"{op.name}: the output's dtype comes from {dtype_from}, which the kernel does not "
                                   f"read (InferDataType can only name a kernel input)")
     return dict(
         op_name=op.name, op_type=names.op_type(op), description=op.description.en,
-        std_includes=["algorithm", "cmath"], host_tiling=Path(files["host_tiling"]).name,
+        std_includes=["algorithm", "cmath"] + (["cstring"] if has_strings(op) else []), host_tiling=Path(files["host_tiling"]).name,
         kernel_tiling=Path(files["kernel_tiling"]).name, tiling_type=p.tiling_type,
         api_scratch=max(a.api_scratch_bytes for a in ARCHS.values()),
         dtype_codes=[(GE_TYPE[d], DTYPE_CODE[d], DTYPE_BYTES[d]) for d in DTYPE_CODE],
         reads=reads(p), row_lines=row_lines(p), variant_lines=variant_lines(p),
-        fill_args=", ".join(["variant", "*tiling"] + [q.name for q in attrs(op)] + [f"numel_{n}" for n in p.numels]),
+        fill_args=", ".join(["variant", "*tiling"] + [q.name for q in attrs(op) if q.symbol is not None]
+                            + [f"numel_{n}" for n in p.numels]),
         infer_shape=infer_shape_lines(p), dtype_from_index=p.operands.index(dtype_from),
         opdef_params=opdef_params(p, all_combos(op)), attr_defs=attr_defs(p), socs=soc_configs(p))
 

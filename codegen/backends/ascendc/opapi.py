@@ -34,6 +34,7 @@ from codegen.text import condition_code
 
 from . import names
 from .plan import Plan, combos
+from .socs import kernel_socs
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -78,17 +79,17 @@ def dtype_table(function: str, doc: str, per_soc: dict) -> dict:
 def dtype_tables(op: Op) -> list[dict]:
     """One function per tensor a DtypeSupported step checks (the spec's table on the current SoC), and the
     input dtypes the kernel reads on it."""
-    checked = [s.param for s in steps(op) if s.kind == "dtype_supported"]
+    checked = list(dict.fromkeys(s.param for s in steps(op) if s.kind in ("dtype_supported", "promoted_supported")))
     tables = [dtype_table(f"Dtypes_{n}", f"{n}: the dtypes the spec's table allows", op.dtypes_of(n))
               for n in checked]
     return tables + [dtype_table("KernelInDtypes", "the input dtypes a kernel instance reads",
-                                 {soc: soc_in_dtypes(op, soc) for soc in op.dtypes})]
+                                 {soc: soc_in_dtypes(op, soc) for soc in kernel_socs(op)})]
 
 
 def casting_instances(op: Op) -> list[str]:
     """`{SoC, input dtype, output dtype}` of every kernel instance writing a dtype other than it reads."""
     return [f"{{op::SocVersion::{soc_enum(soc)}, {ge_dtype(i)}, {ge_dtype(o)}}}"
-            for soc in op.dtypes for i, o in combos(op, soc) if i != o]
+            for soc in kernel_socs(op) for i, o in combos(op, soc) if i != o]
 
 
 def value_name(p) -> str:
@@ -123,10 +124,28 @@ def check_lines(op: Op) -> list[str]:
             p = op.param(n)
             if isinstance(p, Scalar):
                 lines.append(f'CHECK_RET(opgen_l2::RealScalar({n}, "{n}"), {invalid});')
-                if n in valued:
-                    lines.append(f"const double {value_name(p)} = {n}->ToDouble();")
+                if n in valued:   # (a null optional scalar is its documented default)
+                    value = (f"{n} == nullptr ? {float(p.default)!r} : {n}->ToDouble()" if p.optional
+                             else f"{n}->ToDouble()")
+                    lines.append(f"const double {value_name(p)} = {value};")
         elif s.kind == "dtype_supported":
             lines.append(f'CHECK_RET(opgen_l2::DtypeSupported({n}, "{n}", Dtypes_{n}(), OP_NAME), {invalid});')
+        elif s.kind == "promoted_supported":
+            lines.append(f'CHECK_RET(opgen_l2::PromotedSupported({{{", ".join(s.others)}}}, "{n}", '
+                         f'"{" and ".join(s.others)}", Dtypes_{n}(), OP_NAME), {invalid});')
+        elif s.kind in ("promoted_castable", "promoted_same"):
+            same = "true" if s.kind == "promoted_same" else "false"
+            lines.append(f'CHECK_RET(opgen_l2::PromotedCastable({n}, "{n}", {{{", ".join(s.others)}}}, '
+                         f'"{" and ".join(s.others)}", {same}), {invalid});')
+        elif s.kind == "empty_returns":   # one of them empty: success, the later checks do not run
+            lines.append(f'CHECK_RET(!opgen_l2::AnyEmpty({{{", ".join(s.others)}}}, "{n}"), ACLNN_SUCCESS);')
+        elif s.kind == "kernel_dtypes":
+            complex_ok = "true" if "COMPLEX" in op.computes else "false"
+            lines.append(f'CHECK_RET(opgen_l2::KernelDtypes({{{", ".join(s.others)}}}, OP_NAME, {complex_ok}), '
+                         f'ACLNN_ERR_INNER_FIND_KERNEL_ERROR);')
+        elif s.kind == "one_of" and op.param(n).type == "string":
+            values = ", ".join(f'"{v}"' for v in s.values)
+            lines.append(f'CHECK_RET(opgen_l2::OneOfString({n}, "{n}", {{{values}}}), {invalid});')
         elif s.kind in ("dtype_same", "dtype_castable", "format_same", "shape_same", "broadcastable"):
             fn = {"dtype_same": "DtypeSame", "dtype_castable": "DtypeCastable", "format_same": "FormatSame",
                   "shape_same": "ShapeSame", "broadcastable": "Broadcastable"}[s.kind]
@@ -179,7 +198,9 @@ def opdef_attrs(op: Op) -> list:
 
 
 def l0_ctype(q) -> str:
-    return "float" if isinstance(q, Scalar) else ("bool" if q.type == "bool" else "int64_t")
+    if isinstance(q, Attr) and q.type == "string":
+        return "const char*"
+    return "float" if isinstance(q, Scalar) or q.is_real else ("bool" if q.type == "bool" else "int64_t")
 
 
 def l0_args(p: Plan) -> list[str]:
@@ -187,8 +208,12 @@ def l0_args(p: Plan) -> list[str]:
     op = p.op
     args = [f"{t}K" for t in p.operands]
     for q in opdef_attrs(op):
-        if isinstance(q, Scalar):
+        if isinstance(q, Scalar) and q.optional:   # a null optional scalar is its documented default
+            args.append(f"{q.name} == nullptr ? {float(q.default)!r}f : {q.name}->ToFloat()")
+        elif isinstance(q, Scalar):
             args.append(f"{q.name}->ToFloat()")
+        elif isinstance(q, Attr) and q.is_real:
+            args.append(f"static_cast<float>({q.name})")
         elif q.name == op.reduce_dim:
             args.append("static_cast<int64_t>(-1)  /* the reduced axis, moved last */")
         else:
@@ -271,6 +296,8 @@ def source_context(p: Plan) -> dict:
         check_params=", ".join(aclnn_params(op)),
         check_args=", ".join(q.name for q in op.params),
         dfx_in=", ".join(q.name for q in op.params if q is not op.output), check_lines=check_lines(op),
+        nothing_to_do=" || ".join([f"{op.output.name}->IsEmpty()"] + [   # (an EmptyReturns input: the checks ended)
+            f'opgen_l2::AnyEmpty({{{", ".join(s.others)}}}, "{s.param}")' for s in steps(op) if s.kind == "empty_returns"]),
         body=body_lines(p))
 
 

@@ -14,6 +14,7 @@ from codegen.template_util import render
 
 from . import names
 from .plan import Plan, all_combos
+from .socs import kernel_socs
 
 TEMPLATES = Path(__file__).parent / "templates"
 CANN_DEFAULT = "/usr/local/Ascend/cann"     # where CANN installs by default (its set_env.sh sets ASCEND_HOME_PATH)
@@ -41,7 +42,7 @@ def presets(op: Op) -> str:
         "CMAKE_BUILD_TYPE": var("STRING", "Release"),
         "ENABLE_SOURCE_PACKAGE": var("BOOL", "True"),
         "ENABLE_BINARY_PACKAGE": var("BOOL", "True"),
-        "ASCEND_COMPUTE_UNIT": var("STRING", ";".join(op.dtypes)),
+        "ASCEND_COMPUTE_UNIT": var("STRING", ";".join(kernel_socs(op))),
         "ENABLE_TEST": var("BOOL", "False"),
         "vendor_name": var("STRING", names.VENDOR),
         "ASCEND_CANN_PACKAGE_PATH": var("PATH", CANN_DEFAULT),
@@ -65,7 +66,16 @@ def proto_dtype(name: str) -> str:
 
 
 def proto_attr_type(q) -> str:
-    return "float" if isinstance(q, Scalar) else ("bool" if q.type == "bool" else "int")
+    if isinstance(q, Scalar) or q.is_real:
+        return "float"
+    return {"bool": "bool", "string": "str"}.get(q.type, "int")
+
+
+def proto_attr(q) -> dict:
+    """An attribute of the prototype: an optional aclScalar is optional with its documented default."""
+    if isinstance(q, Scalar) and q.optional:
+        return {"name": q.name, "param_type": "optional", "type": "float", "default_value": float(q.default)}
+    return {"name": q.name, "param_type": "required", "type": proto_attr_type(q)}
 
 
 def prototype(p: Plan) -> str:
@@ -79,8 +89,7 @@ def prototype(p: Plan) -> str:
                 "format": ["ND"] * len(dtypes), "type": [proto_dtype(d) for d in dtypes]}
     inputs = [desc(t, op.param(t).optional, [i for i, _ in cols]) for t in p.operands]
     output = [desc(op.output.name, False, [o for _, o in cols])]
-    attrs = [{"name": q.name, "param_type": "required", "type": proto_attr_type(q)}
-             for q in op.params if isinstance(q, (Scalar, Attr))]
+    attrs = [proto_attr(q) for q in op.params if isinstance(q, (Scalar, Attr))]
     attrs += [{"name": f"numel_{n}", "param_type": "required", "type": "int"} for n in p.numels]
     doc = [{"op": names.op_type(op), "language": "cpp", "input_desc": inputs, "output_desc": output, "attr": attrs}]
     return json.dumps(doc, indent=4) + "\n"

@@ -22,12 +22,13 @@ TEMPLATES = Path(__file__).parent / "templates"
 
 
 def host_params(op: Op) -> list[tuple[str, str]]:
-    """(C++ type, name) of the host values FillScalars takes: scalars, attributes, element counts."""
+    """(C++ type, name) of the host values FillScalars takes: scalars, attributes, element counts.  A double
+    attribute is a Float attribute of the OpDef, as in CANN; a string only chooses the variant (TilingFunc)."""
     out = []
     for p in op.params:
-        if isinstance(p, Scalar):
+        if isinstance(p, Scalar) or (isinstance(p, Attr) and p.is_real):
             out.append(("float", p.name))
-        elif isinstance(p, Attr):
+        elif isinstance(p, Attr) and p.type != "string":
             out.append(("bool" if p.type == "bool" else "int64_t", p.name))
     numels = sorted({n for v in op_variants(op) for n in v.numels})
     return out + [("uint64_t", f"numel_{n}") for n in numels]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from codegen.spec import DEFAULT_PRODUCT, DTYPES, PRODUCTS, Op
+from codegen.spec.dtypes import COMPUTED, PROMOTE, can_cast
 from codegen.spec.formats import FORMATS, acl_name as format_acl_name
 from codegen.spec.rules import STATUS_NAMES
 from codegen.template_util import preamble, render
@@ -53,6 +54,12 @@ def runtime_files(source: str = "codegen/backends/c/templates") -> dict[str, str
         "dtype_names": [(d.acl_name, d.name) for d in DTYPES.values()],
         "dtype_sizes": [(d.acl_name, d.size) for d in DTYPES.values() if d.bits],
         "float_dtypes": [d.acl_name for d in DTYPES.values() if d.is_float],
+        # what the kernels read and write, the aclnn promotion and cast tables (codegen/spec/dtypes.py)
+        "real_dtypes": [d.acl_name for d in DTYPES.values() if d.name in COMPUTED and not d.is_complex],
+        "promote": [(DTYPES[a].acl_name, DTYPES[b].acl_name, DTYPES[c].acl_name)
+                    for (a, b), c in PROMOTE.items() if c is not None],
+        "casts": [(a.acl_name, b.acl_name) for a in DTYPES.values() for b in DTYPES.values()
+                  if can_cast(a.name, b.name)],
         "formats": [(format_acl_name(f), v) for f, v in FORMATS.items()],
         "format_names": [(format_acl_name(f), f) for f in FORMATS],
         "socs": list(PRODUCTS),
@@ -86,7 +93,11 @@ def render_source(op: Op, source_label: str) -> str:
     ctx = opsource.context(op)
     # the sigmoid helper where a kernel calls it, then each variant's kernel functions
     functions = [render(TEMPLATES, "src/sigmoid.c.jinja", body=ctx["sigmoid"])] if ctx["sigmoid"] else []
-    functions += [render(TEMPLATES, ctx["kernel_template"], **v) for v in ctx["variants"]]
+    functions += ["\n".join(ctx["wide_helpers"])] if ctx["wide_helpers"] else []
+    for v in ctx["variants"]:
+        functions.append(render(TEMPLATES, ctx["kernel_template"], **v))
+        if v["wide_kernel"]:   # the variant's DOUBLE kernel (wide.py)
+            functions.append("\n".join(v["wide_kernel"]))
     return render(TEMPLATES, "src/aclnn_op.c.jinja",
                   preamble=preamble("//", source_label, "aclnn_op.c.jinja", "c"),
                   header=header_name(op), functions=functions,

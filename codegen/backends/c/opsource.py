@@ -25,6 +25,7 @@ from codegen.spec import ABSENT, DTYPES, Op
 from codegen.spec.params import Attr, Scalar, Tensor
 from codegen.text import condition_code
 
+from . import wide
 from .printer import KernelCPrinter
 
 # continuation lines of the kernel functions' signatures line up at these columns plus the suffix's length
@@ -50,7 +51,7 @@ def _fields(kv: KernelVariant) -> list[tuple[str, str, object]]:
     """The constants a variant's kernel reads: [(C type, field name, symbol)]."""
     out = []
     for p in kv.scalars:
-        ctype = "float" if isinstance(p, Scalar) else ("bool" if p.type == "bool" else "int64_t")
+        ctype = "float" if isinstance(p, Scalar) or p.is_real else ("bool" if p.type == "bool" else "int64_t")
         out.append((ctype, p.py_name, p.symbol))
     for n in kv.numels:
         out.append(("float", numel_field(n), sympy.Symbol(f"numel_{n}", integer=True, positive=True)))
@@ -88,6 +89,8 @@ def _fill(kv: KernelVariant, ppr) -> list[str]:
     for p in kv.scalars:
         if isinstance(p, Scalar):
             lines.append(f"p.{p.py_name} = (float){value_var(p)};")
+        elif p.is_real:
+            lines.append(f"p.{p.py_name} = (float){p.name};")
         else:
             lines.append(f"p.{p.py_name} = {p.name};")
     for n in kv.numels:
@@ -101,7 +104,9 @@ def _dispatch(op: Op, kv: KernelVariant) -> str:
     parts = []
     for name, value in kv.key.items():
         p = op.param(name)
-        if isinstance(p, Attr):
+        if isinstance(p, Attr) and p.type == "string":
+            parts.append(f'strcmp({name}, "{value}") == 0')
+        elif isinstance(p, Attr):
             parts.append(name if value else f"!{name}")
         else:
             parts.append(f"{name} == NULL" if value == ABSENT else f"{name} != NULL")
@@ -151,6 +156,8 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
         "finish_col": [f"const float {s} = (float)a{j}[i];" for j, s in finish["sums"]] + compute,
     }
     ctx["dispatch"] = _dispatch(op, kv)
+    # the DOUBLE (and complex double) kernel of the dtypes the op computes wider than FLOAT (wide.py)
+    ctx["wide_kernel"] = wide.kernel_lines(op, kv, suffix)
     ctx["phase1"] = _phase1_variant(op, kv, ctx, _fill(kv, ppr))
     return ctx
 
@@ -161,6 +168,7 @@ def _phase1_variant(op: Op, kv: KernelVariant, v: dict, fill: list[str]) -> list
     s, out = v["suffix"], op.output.name
     body = [f"Params{s} p;", "memset(&p, 0, sizeof p);", *fill]
     body += [f"opgen_call_input(&call, {t.name});" for t in kv.tensors] + [f"opgen_call_output(&call, {out});"]
+    body += wide.phase1_lines(op, kv, s, value_var)   # returns here when the inputs promote to a wide dtype
     if op.reduce_dim:
         body += [f"call.nred = {v['nred']};",
                  f"call.dim = {out}->ndim == 0 ? 0 : ({op.reduce_dim} + (int64_t){out}->ndim) % (int64_t){out}->ndim;"]
@@ -196,10 +204,24 @@ def check_lines(op: Op) -> list[str]:
             lines.append(f'OPGEN_TRY(opgen_check_not_null("{n}", {n}));')
         elif s.kind == "convert":
             p = op.param(n)
-            if isinstance(p, Scalar):
+            if isinstance(p, Scalar) and p.optional:
+                lines.append(f'OPGEN_TRY(opgen_check_optional_scalar_value("{n}", {n}, {float(p.default)!r}, '
+                             f'&{value_var(p)}));')
+            elif isinstance(p, Scalar):
                 lines.append(f'OPGEN_TRY(opgen_check_scalar_value("{n}", {n}, &{value_var(p)}));')
+            # attributes come by value, already of their C type (a null C string failed its null check)
         elif s.kind == "dtype_supported":
             lines.append(f'OPGEN_TRY(opgen_check_dtype_supported(OP, "{n}", {n}, &DTYPES_{n}));')
+        elif s.kind in ("promoted_supported", "promoted_castable", "promoted_same"):
+            names = ", ".join(f'"{o}"' for o in s.others)
+            ptrs = ", ".join(s.others)
+            call = (f'opgen_check_promoted_supported(OP, "{n}", &DTYPES_{n}, ' if s.kind == "promoted_supported"
+                    else f'opgen_check_{s.kind}("{n}", {n}, ')
+            lines += ["{",
+                      f"    static const char *const names[] = {{{names}}};",
+                      f"    const aclTensor *const operands[] = {{{ptrs}}};",
+                      f"    OPGEN_TRY({call}{len(s.others)}, names, operands));",
+                      "}"]
         elif s.kind in ("dtype_same", "dtype_castable", "format_same", "shape_same", "broadcastable"):
             lines.append(f'OPGEN_TRY(opgen_check_{s.kind}("{ref}", {ref}, "{n}", {n}));')
         elif s.kind in ("max_rank", "min_rank"):
@@ -214,16 +236,36 @@ def check_lines(op: Op) -> list[str]:
                       f"    const aclTensor *const operands[] = {{{ptrs}}};",
                       f'    OPGEN_TRY(opgen_check_shape_is_broadcast("{n}", {n}, {len(s.others)}, names, operands));',
                       "}"]
+        elif s.kind == "one_of" and op.param(n).type == "string":
+            values = ", ".join(f'"{v}"' for v in s.values)
+            lines += ["{",
+                      f"    static const char *const values[] = {{{values}}};",
+                      f'    OPGEN_TRY(opgen_check_one_of_s("{n}", {n}, {len(s.values)}, values));',
+                      "}"]
         elif s.kind == "one_of":
             values = ", ".join(str(v) for v in s.values)
             lines += ["{",
                       f"    static const int64_t values[] = {{{values}}};",
                       f'    OPGEN_TRY(opgen_check_one_of("{n}", {n}, {len(s.values)}, values));',
                       "}"]
+        elif s.kind == "kernel_dtypes":
+            ptrs = ", ".join(s.others)
+            lines += ["{",
+                      f"    const aclTensor *const tensors[] = {{{ptrs}}};",
+                      f"    OPGEN_TRY(opgen_check_kernel_dtypes(OP, {len(s.others)}, tensors, "
+                      f"{'true' if 'COMPLEX' in op.computes else 'false'}));",
+                      "}"]
+        elif s.kind == "empty_returns":
+            ptrs = ", ".join(s.others)
+            lines += ["{",
+                      f"    const aclTensor *const operands[] = {{{ptrs}}};",
+                      f"    if (opgen_any_empty({len(s.others)}, operands))   /* success; the later checks do not run */",
+                      "        return opgen_phase1_empty(OP, workspaceSize, executor);",
+                      "}"]
         elif s.kind == "requires":
             r, p = s.rule, op.param(n)
-            kind = "f" if isinstance(p, Scalar) else ("b" if p.type == "bool" else "i")
-            value = value_var(p) if isinstance(p, Scalar) else n
+            kind = "f" if isinstance(p, Scalar) or p.is_real else ("b" if p.type == "bool" else "i")
+            value = value_var(p) if isinstance(p, Scalar) else f"(double){n}" if p.is_real else n
             text = condition_code(r.condition, op).replace('"', '\\"')
             call = f'OPGEN_TRY(opgen_check_requires_{kind}("{n}", {cond.doprint(r.condition)}, "{text}", {value}));'
             if r.when == sympy.true:
@@ -238,7 +280,8 @@ def check_lines(op: Op) -> list[str]:
 def dtype_tables(op: Op) -> list[list[str]]:
     """The C lines of the dtype × product table of every tensor a DtypeSupported rule checks."""
     out = []
-    for n in [s.param for s in steps(op) if s.kind == "dtype_supported"]:
+    names = [s.param for s in steps(op) if s.kind in ("dtype_supported", "promoted_supported")]
+    for n in dict.fromkeys(names):
         socs = [(soc, [DTYPES[d].acl_name for d in dts]) for soc, dts in op.dtypes_of(n).items()]
         lines = [f"static const aclDataType DTYPES_{n}_{soc}[] = {{{', '.join(dts)}}};" for soc, dts in socs]
         lines.append(f"static const opgen_soc_dtypes DTYPES_{n}_socs[] = {{")
@@ -275,6 +318,7 @@ def context(op: Op) -> dict:
                        for f in op.formulas],
         "tables": dtype_tables(op),
         "sigmoid": sigmoid_helper() if uses_sigmoid else [],
+        "wide_helpers": wide.helpers(op, k),
         "variants": variants,
         "kernel_template": template,
         "phase1": phase1_lines(op, variants),

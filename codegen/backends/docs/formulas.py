@@ -25,6 +25,7 @@ class FormulaItem:
     when: str              # the words for the form's condition ('' for an unconditional form)
     tex: str               # `lhs = rhs` in LaTeX
     source: object         # the SymPy object printed (a Formula for backward forms, the forward expression)
+    forward: object = None  # a backward form's own forward (Formula.forward), as a FormulaItem
 
 
 def _is(lang, zh, en):
@@ -35,7 +36,9 @@ def when_words(op, when: dict, lang: str) -> str:
     """`isResult为true时` / `when isResult is true`; optional tensors read as null / given."""
     parts = []
     for name, value in when.items():
-        if isinstance(op.param(name), Attr):
+        if isinstance(op.param(name), Attr) and op.param(name).type == "string":
+            parts.append(_is(lang, f'{name}为"{value}"', f'{name} is "{value}"'))
+        elif isinstance(op.param(name), Attr):
             v = "true" if value else "false"
             parts.append(_is(lang, f"{name}为{v}", f"{name} is {v}"))
         elif value == ABSENT:
@@ -83,7 +86,10 @@ def backward_items(op, lang: str) -> list[FormulaItem]:
     """One item per documented form, in the spec's order, each `output = expr` with its condition, then one per
     declared value where the forward is not differentiable (`Op.at`, `Formula.at`)."""
     lhs = latex(sympy.Symbol(op.output.name), op)
-    items = [FormulaItem(when_words(op, f.when, lang), f"{lhs} = {latex(f.expr, op)}", f) for f in op.formulas]
+    items = [FormulaItem(when_words(op, f.when, lang), f"{lhs} = {latex(f.expr, op)}", f,
+                         FormulaItem("", f"{forward_lhs(op)} = {latex(f.forward, op)}", f.forward)
+                         if f.forward is not None else None)
+             for f in op.formulas]
     tables = [({}, op.at)] + [(f.when, f.at) for f in op.formulas if f.at]
     for when, table in tables:
         for rel, value in table.items():
@@ -97,7 +103,8 @@ def backward_items(op, lang: str) -> list[FormulaItem]:
 
 
 def _symbols_used(op) -> set:
-    exprs = [sympy.sympify(op.forward)] + [sympy.sympify(f.expr) for f in op.formulas]
+    exprs = [sympy.sympify(op.forward)] + [sympy.sympify(f.expr) for f in op.formulas] + \
+        [sympy.sympify(f.forward) for f in op.formulas if f.forward is not None]
     return set().union(*(e.free_symbols for e in exprs))
 
 
@@ -130,6 +137,9 @@ def legend(op, lang: str) -> list[tuple[str, str]]:
             words = _is(lang, f"{p.name}中的元素", f"an element of {p.name}") + _role_words(op, p, lang)
             if p.optional:
                 words += _is(lang, f"({p.name}为空时取{p.default})", f" ({p.default} when {p.name} is null)")
+        elif isinstance(p, Scalar) and p.optional:
+            words = _is(lang, f"{p.name}的值({p.name}为空时取{p.default})",
+                        f"the value of {p.name} ({p.default} when {p.name} is null)")
         elif isinstance(p, Scalar):
             words = _is(lang, f"{p.name}的值", f"the value of {p.name}")
         else:

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import sympy
 
+from codegen.backends import literals
 from codegen.checkplan import steps
 from codegen.lower import Kernel, KernelVariant, lower
 from codegen.rewrite import Sigmoid
@@ -45,12 +46,21 @@ def _step_lines(op, s, v, pr):
         return [f'_chk.not_null("{n}", {v(n)})']
     if s.kind == "convert":
         p = op.param(n)
+        if isinstance(p, Scalar) and p.optional:
+            return [f'{p.py_name} = _chk.optional_scalar_value("{n}", {p.py_name}, {float(p.default)!r})']
         if isinstance(p, Scalar):
             return [f'{p.py_name} = _chk.scalar_value("{n}", {p.py_name})']
-        fn = "bool_attr" if p.type == "bool" else "int_attr"
+        fn = {"bool": "bool_attr", "int64": "int_attr", "double": "double_attr", "float": "float_attr",
+              "string": "string_attr"}[p.type]
         return [f'{p.py_name} = _chk.{fn}("{n}", {p.py_name})']
     if s.kind == "dtype_supported":
         return [f'_chk.dtype_supported(OP, "{n}", {v(n)}, product, DTYPES["{n}"])']
+    if s.kind == "promoted_supported":
+        named = ", ".join(f'"{o}", {v(o)}' for o in s.others)
+        return [f'_chk.promoted_supported(OP, "{n}", product, DTYPES["{n}"], {named})']
+    if s.kind in ("promoted_castable", "promoted_same"):
+        named = ", ".join(f'"{o}", {v(o)}' for o in s.others)
+        return [f'_chk.{s.kind}("{n}", {v(n)}, {named})']
     if s.kind in ("dtype_same", "dtype_castable", "format_same", "shape_same", "broadcastable"):
         return [f'_chk.{s.kind}("{ref}", {v(ref)}, "{n}", {v(n)})']
     if s.kind in ("max_rank", "min_rank"):
@@ -62,6 +72,14 @@ def _step_lines(op, s, v, pr):
         return [f'_chk.shape_is_broadcast("{n}", {v(n)}, {others})']
     if s.kind == "one_of":
         return [f'_chk.one_of("{n}", {v(n)}, {s.values!r})']
+    if s.kind == "kernel_dtypes":
+        named = ", ".join(f'"{o}", {v(o)}' for o in s.others)
+        extra = ", complex_ok=True" if "COMPLEX" in op.computes else ""
+        return [f"_chk.kernel_dtypes(OP, {named}{extra})"]
+    if s.kind == "empty_returns":
+        arrays = ", ".join(v(o) for o in s.others)
+        return [f"if _chk.any_empty({arrays}):",
+                "    return None  # an empty tensor: success, and the checks after this one do not run"]
     if s.kind == "requires":
         r = s.rule
         call = (f'_chk.requires("{n}", bool({pr.doprint(r.condition)}), '
@@ -107,6 +125,51 @@ class ScalarPrinter(KernelNumPyPrinter):
         return "(" + " or ".join(self._print(a) for a in expr.args) + ")"
 
 
+class DoublePrinter(KernelNumPyPrinter):
+    """The same kernel in DOUBLE, for the dtypes a spec computes in DOUBLE (`Op.compute`): constants as the
+    nearest double, NumPy's float64 functions (erf and erfc: codegen.runtime.mathf's float64 ones), a float64
+    sigmoid, and np.where (the module's `_where` is a FLOAT bit select)."""
+
+    def literal(self, value) -> str:
+        return literals.python_double(value)
+
+    def _print_exp(self, expr):
+        return self._call("np.exp", expr.args[0])
+
+    def _mathf(self, expr):
+        name = type(expr).__name__
+        if name in ("erf", "erfc"):
+            self.used.add("_mathf")
+            return self._call(f"_mathf.{name}64", expr.args[0])
+        return self._call(f"np.{name}", expr.args[0])
+
+    _print_expm1 = _print_log = _print_log1p = _print_tanh = _print_erf = _print_erfc = _mathf
+
+    def _print_Sigmoid(self, expr):
+        self.used.add("_sigmoid64")
+        return self._call("_sigmoid64", expr.args[0])
+
+    def _print_Pow(self, expr, rational=False):
+        e = expr.exp
+        if e.is_Integer or e in (sympy.S.Half, -sympy.S.Half):
+            return super()._print_Pow(expr, rational=rational)
+        return f"np.power({self._print(expr.base)}, {literals.python_double(e)})"
+
+    def _print_Piecewise(self, expr):
+        args = list(expr.args)
+        out = self._print(args[-1][0])
+        for e, c in reversed(args[:-1]):
+            out = f"np.where({self._print(c)}, {self._print(e)}, {out})"
+        return out
+
+
+class ComplexPrinter(DoublePrinter):
+    """The complex kernel (an op's `compute` COMPLEX): NumPy complex128, the conjugates of codegen.lower.conjugated."""
+
+    def _print_Conj(self, expr):
+        return f"np.conj({self._print(expr.args[0])})"
+
+
 def variant_context(op: Op, k: Kernel, kv: KernelVariant) -> dict:
     names = dict(k.names)
     names.update({sympy.Symbol(f"numel_{n}", integer=True, positive=True): f"numel_{op.param(n).py_name}"
@@ -120,7 +183,7 @@ def variant_context(op: Op, k: Kernel, kv: KernelVariant) -> dict:
         "key": kv.key,
         "tensors": [t.py_name for t in kv.tensors],
         "scalars": [p.py_name for p in kv.scalars],
-        "float_scalars": [p.py_name for p in kv.scalars if isinstance(p, Scalar)],
+        "float_scalars": [p.py_name for p in kv.scalars if isinstance(p, Scalar) or p.is_real],
         "numels": [f"numel_{op.param(n).py_name}" for n in kv.numels],
         "prelude": [(str(s), spr.doprint(e)) for s, e in kv.prelude],
         "reductions": [(str(s), pr.doprint(e)) for s, e in kv.reductions],
@@ -128,8 +191,44 @@ def variant_context(op: Op, k: Kernel, kv: KernelVariant) -> dict:
         "result": pr.doprint(kv.result),
         "dispatch": _dispatch_condition(op, kv),
         "call": _call(op, kv),
+        "promoted": ", ".join(t.py_name for t in kv.tensors),
     }
-    context["used"] = pr.used | spr.used   # the helpers the printed code calls (printed first)
+    used = pr.used | spr.used   # the helpers the printed code calls (printed first)
+    context["double"] = _double_context(op, kv, names, used) if "DOUBLE" in op.computes else None
+    context["complex"] = _complex_context(op, kv, names, used) if "COMPLEX" in op.computes else None
+    context["used"] = used
+    return context
+
+
+def _complex_context(op: Op, kv: KernelVariant, names: dict, used: set) -> dict:
+    """The complex kernel's lines: the lowered expressions with every tensor but gradOutput conjugated."""
+    from codegen.lower import conjugated
+    body, result = conjugated(op, kv)
+    pr = ComplexPrinter(names, last=kv.last)
+    spr = ScalarPrinter(names)
+    context = {
+        "prelude": [(str(s), spr.doprint(e)) for s, e in kv.prelude],
+        "body": [(str(s), pr.doprint(e)) for s, e in body],
+        "result": pr.doprint(result),
+        "call": _call(op, kv).replace("_compute", "_computeC", 1),
+    }
+    used |= pr.used | spr.used
+    return context
+
+
+def _double_context(op: Op, kv: KernelVariant, names: dict, used: set) -> dict:
+    """The DOUBLE kernel's lines (codegen.spec: `Op.compute`): the same lowered expressions, printed for float64."""
+    if op.reduce_dim or op.loss_reduction:
+        raise ValueError(f"{op.name}: DOUBLE compute is implemented for elementwise operators only")
+    pr = DoublePrinter(names, last=kv.last)
+    spr = ScalarPrinter(names)
+    context = {
+        "prelude": [(str(s), spr.doprint(e)) for s, e in kv.prelude],
+        "body": [(str(s), pr.doprint(e)) for s, e in kv.body],
+        "result": pr.doprint(kv.result),
+        "call": _call(op, kv).replace("_compute", "_compute64", 1),
+    }
+    used |= pr.used | spr.used
     return context
 
 
@@ -151,7 +250,9 @@ def _dispatch_condition(op: Op, kv: KernelVariant) -> str:
     parts = []
     for name, value in kv.key.items():
         p = op.param(name)
-        if isinstance(p, Attr):
+        if isinstance(p, Attr) and p.type == "string":
+            parts.append(f"{p.py_name} == {value!r}")
+        elif isinstance(p, Attr):
             parts.append(p.py_name if value else f"not {p.py_name}")
         else:
             parts.append(f"{p.py_name} is None" if value == ABSENT else f"{p.py_name} is not None")
@@ -181,8 +282,13 @@ def render_op(op: Op, source_label: str) -> str:
     checks = check_lines(op, used)
     if "_sigmoid" in used:
         used |= helper_printer.used
+    helper64_printer = DoublePrinter()
+    helper64 = sigmoid_helper(helper64_printer)
+    if "_sigmoid64" in used:
+        used |= helper64_printer.used
     tensors = [p for p in op.params if isinstance(p, (Tensor, Output))]
-    dtype_params = sorted({n for r in op.rules if isinstance(r, R.DtypeSupported) for n in r.params},
+    dtype_params = sorted({n for r in op.rules if isinstance(r, R.DtypeSupported) for n in r.params}
+                          | {r.params[0] for r in op.rules if isinstance(r, R.PromotedSupported)},
                           key=lambda n: [p.name for p in op.params].index(n))
     inputs = [p for p in op.params if not isinstance(p, Output)]
     return render(
@@ -197,16 +303,20 @@ def render_op(op: Op, source_label: str) -> str:
         converted=[p.py_name for p in inputs if isinstance(p, (Scalar, Attr))],
         output=op.output,
         out_dtype_free=out_dtype_free(op),
-        default_dtype_from=op.param(op.output.dtype_from or tensors[0].name).py_name,
+        default_dtype_from=", ".join(op.param(n).py_name for n in op.output_dtype_sources),
         output_shape=output_shape_expr(op),
         reduce_dim=op.param(op.reduce_dim).py_name if op.reduce_dim else None,
         rank0_line=_rank0_line(op, k),
         variants=variants,
         sigmoid=helper if "_sigmoid" in used else None,
+        sigmoid64=helper64 if "_sigmoid64" in used else None,
+        compute={d: c for d, c in op.compute.items()} if set(op.computes) - {"FLOAT"} else None,
         exp="_exp" in used,
         where="_where" in used,
         mathf="_mathf" in used,
         documented=[(when_text(f.when), condition_code(f.expr, op)) for f in op.formulas],
+        empty_returns=", ".join(var(op, n) for n in dict.fromkeys(
+            n for r in op.rules if isinstance(r, R.EmptyReturns) for n in r.params)),
     )
 
 

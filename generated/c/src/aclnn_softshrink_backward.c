@@ -122,6 +122,10 @@ aclnnStatus aclnnSoftshrinkBackwardGetWorkspaceSize(
     }
     OPGEN_TRY(opgen_check_scalar_value("lambda", lambda, &lambda_value));
     OPGEN_TRY(opgen_check_requires_f("lambda", (lambda_value >= 0), "lambda >= 0", lambda_value));
+    {
+        const aclTensor *const tensors[] = {gradOutput, self, gradInput};
+        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors, false));
+    }
 
     opgen_call call;
     memset(&call, 0, sizeof call);

@@ -180,6 +180,7 @@ aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, cons
     CHECK_RET(opgen_l2::BroadcastsTo(weightOptional, "weightOptional", self, "self"), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::BroadcastsTo(posWeightOptional, "posWeightOptional", self, "self"), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::OneOf(reduction, "reduction", {0, 1, 2}), ACLNN_ERR_PARAM_INVALID);
+    CHECK_RET(opgen_l2::KernelDtypes({gradOutput, self, target, weightOptional, posWeightOptional, out}, OP_NAME, false), ACLNN_ERR_INNER_FIND_KERNEL_ERROR);
     return ACLNN_SUCCESS;
 }
 }  // namespace

@@ -143,6 +143,7 @@ aclnnStatus CheckParams(const aclTensor* gradOutput, const aclScalar* alpha, con
     if (isResult) {
         CHECK_RET(opgen_l2::Requires(alphaValue >= 0, "alpha", "alpha >= 0", alphaValue), ACLNN_ERR_PARAM_INVALID);
     }
+    CHECK_RET(opgen_l2::KernelDtypes({gradOutput, selfOrResult, gradInput}, OP_NAME, false), ACLNN_ERR_INNER_FIND_KERNEL_ERROR);
     return ACLNN_SUCCESS;
 }
 }  // namespace

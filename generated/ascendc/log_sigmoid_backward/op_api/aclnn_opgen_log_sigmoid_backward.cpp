@@ -137,6 +137,7 @@ aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, cons
     CHECK_RET(opgen_l2::MaxRank(gradInput, "gradInput", 16), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::ShapeSame(gradOutput, "gradOutput", self, "self"), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::ShapeSame(gradOutput, "gradOutput", gradInput, "gradInput"), ACLNN_ERR_PARAM_INVALID);
+    CHECK_RET(opgen_l2::KernelDtypes({gradOutput, self, buffer, gradInput}, OP_NAME, false), ACLNN_ERR_INNER_FIND_KERNEL_ERROR);
     return ACLNN_SUCCESS;
 }
 }  // namespace

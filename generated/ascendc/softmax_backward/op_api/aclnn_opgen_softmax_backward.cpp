@@ -133,6 +133,7 @@ aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* output, in
     CHECK_RET(opgen_l2::ShapeSame(gradOutput, "gradOutput", output, "output"), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::ShapeSame(gradOutput, "gradOutput", out, "out"), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::DimInRange(dim, "dim", gradOutput, "gradOutput"), ACLNN_ERR_PARAM_INVALID);
+    CHECK_RET(opgen_l2::KernelDtypes({gradOutput, output, out}, OP_NAME, false), ACLNN_ERR_INNER_FIND_KERNEL_ERROR);
     return ACLNN_SUCCESS;
 }
 }  // namespace

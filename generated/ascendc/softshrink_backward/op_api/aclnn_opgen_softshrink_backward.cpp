@@ -138,6 +138,7 @@ aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, cons
     CHECK_RET(opgen_l2::RealScalar(lambda, "lambda"), ACLNN_ERR_PARAM_INVALID);
     const double lambdaValue = lambda->ToDouble();
     CHECK_RET(opgen_l2::Requires(lambdaValue >= 0, "lambda", "lambda >= 0", lambdaValue), ACLNN_ERR_PARAM_INVALID);
+    CHECK_RET(opgen_l2::KernelDtypes({gradOutput, self, gradInput}, OP_NAME, false), ACLNN_ERR_INNER_FIND_KERNEL_ERROR);
     return ACLNN_SUCCESS;
 }
 }  // namespace

@@ -8,6 +8,7 @@
 // Copied verbatim into every generated project.  C++17, as CANN's opdev headers need.
 #pragma once
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 
 #include "aclnn_kernels/cast.h"
@@ -72,15 +73,97 @@ inline bool FormatSame(const aclTensor* ref, const char* refName, const aclTenso
     return false;
 }
 
-// Floating-point to floating-point only, as the spec language's DtypeCastable.
+// aclnn's CanCast, as the spec language's DtypeCastable (codegen/spec/dtypes.py: can_cast).
 inline bool DtypeCastable(const aclTensor* src, const char* srcName, const aclTensor* t, const char* name)
 {
-    if (src == nullptr || t == nullptr ||
-        (op::IsFloatingType(src->GetDataType()) && op::IsFloatingType(t->GetDataType()))) {
+    if (src == nullptr || t == nullptr || op::CanCast(src->GetDataType(), t->GetDataType())) {
         return true;
     }
     OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s's dtype %s cannot be cast to from %s's dtype %s", name,
             op::ToString(t->GetDataType()).GetString(), srcName, op::ToString(src->GetDataType()).GetString());
+    return false;
+}
+
+// The present operands' dtypes promoted (PromoteType); DT_UNDEFINED when two do not promote or none is present.
+inline DataType PromotedOf(const std::initializer_list<const aclTensor*>& operands, bool& any)
+{
+    DataType dtype = DataType::DT_UNDEFINED;
+    any = false;
+    for (const aclTensor* t : operands) {
+        if (t == nullptr) {
+            continue;
+        }
+        dtype = !any ? t->GetDataType() : (dtype == DataType::DT_UNDEFINED ? dtype : op::PromoteType(dtype, t->GetDataType()));
+        any = true;
+    }
+    return dtype;
+}
+
+// The spec language's PromotedSupported: the operands promote to a dtype of the table (codegen/runtime/checks.py).
+inline bool PromotedSupported(const std::initializer_list<const aclTensor*>& operands, const char* name,
+                              const char* names, const std::initializer_list<DataType>& allowed, const char* opName)
+{
+    bool any = false;
+    const DataType dtype = PromotedOf(operands, any);
+    if (!any) {
+        return true;
+    }
+    if (dtype == DataType::DT_UNDEFINED) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtypes of %s do not promote to a common dtype (reported on %s)", names,
+                name);
+        return false;
+    }
+    if (op::CheckType(dtype, allowed)) {
+        return true;
+    }
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtypes of %s promote to %s, not supported by %s on this SoC (supported: %s)",
+            names, op::ToString(dtype).GetString(), opName, op::ToString(allowed).GetString());
+    return false;
+}
+
+// PromotedCastable / PromotedSame: `t`'s dtype can be cast to from (is) the operands' promoted dtype.
+inline bool PromotedCastable(const aclTensor* t, const char* name, const std::initializer_list<const aclTensor*>& operands,
+                             const char* names, bool same)
+{
+    bool any = false;
+    const DataType dtype = PromotedOf(operands, any);
+    if (t == nullptr || !any || dtype == DataType::DT_UNDEFINED ||
+        (same ? t->GetDataType() == dtype : op::CanCast(dtype, t->GetDataType()))) {
+        return true;
+    }
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, same ? "%s must have %s, the promoted dtype of %s: got %s"
+                                          : "%s's dtype cannot be cast to from %s, the promoted dtype of %s: got %s",
+            name, op::ToString(dtype).GetString(), names, op::ToString(t->GetDataType()).GetString());
+    return false;
+}
+
+// The last check: no tensor has a dtype no kernel reads or writes (complex, unless the op computes it).
+inline bool KernelDtypes(const std::initializer_list<const aclTensor*>& tensors, const char* opName, bool complexOk)
+{
+    for (const aclTensor* t : tensors) {
+        if (t == nullptr) {
+            continue;
+        }
+        const DataType d = t->GetDataType();
+        const bool isComplex = d == DataType::DT_COMPLEX64 || d == DataType::DT_COMPLEX128;
+        if ((isComplex && !complexOk) || d == DataType::DT_UNDEFINED) {
+            OP_LOGE(ACLNN_ERR_INNER_FIND_KERNEL_ERROR, "%s has no kernel reading or writing %s", opName,
+                    op::ToString(d).GetString());
+            return false;
+        }
+    }
+    return true;
+}
+
+// EmptyReturns: one of the operands has no elements, so the call succeeds with nothing to do (the later checks
+// do not run: the caller returns ACLNN_SUCCESS when this is true).
+inline bool AnyEmpty(const std::initializer_list<const aclTensor*>& operands, const char* /* reported */)
+{
+    for (const aclTensor* t : operands) {
+        if (t != nullptr && t->IsEmpty()) {
+            return true;
+        }
+    }
     return false;
 }
 
@@ -202,6 +285,18 @@ inline bool OneOf(int64_t value, const char* name, const std::initializer_list<i
         }
     }
     OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s must be one of the allowed values, got %ld", name, static_cast<long>(value));
+    return false;
+}
+
+// A string attribute (C string) is one of the accepted strings.
+inline bool OneOfString(const char* value, const char* name, const std::initializer_list<const char*>& values)
+{
+    for (const char* v : values) {
+        if (std::strcmp(v, value) == 0) {
+            return true;
+        }
+    }
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s must be one of the allowed values, got %s", name, value);
     return false;
 }
 
