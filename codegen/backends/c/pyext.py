@@ -39,7 +39,12 @@ def _param(p) -> tuple[str, str, str]:
     if isinstance(p, Scalar):
         return p.py_name, "OPGEN_PY_SCALAR", "scalar"
     if isinstance(p, Attr):
-        return (p.py_name, "OPGEN_PY_BOOL", "b") if p.type == "bool" else (p.py_name, "OPGEN_PY_INT64", "i64")
+        kinds = {"bool": ("OPGEN_PY_BOOL", "b"), "int64": ("OPGEN_PY_INT64", "i64"),
+                 "double": ("OPGEN_PY_DOUBLE", "f64"), "float": ("OPGEN_PY_DOUBLE", "f64"),
+                 "string": ("OPGEN_PY_STRING", "str")}
+        if p.type not in kinds:
+            raise TypeError(f"{p.name}: no Python entry for a {p.type} attribute")
+        return (p.py_name, *kinds[p.type])
     raise TypeError(f"{p.name}: no Python entry for a {type(p).__name__}")
 
 
@@ -47,7 +52,9 @@ def module_source(op: Op) -> str:
     """The op's part of its extension module (C)."""
     params = [_param(p) for p in op.params]
     table = "\n".join(f'    {{"{key}", {kind}}},' for key, kind, _ in params)
-    call_args = "".join(f"v[{i}].{member}, " for i, (_, _, member) in enumerate(params))
+    # a string goes as the header spells it (GeluBackwardV2 takes `char *`); the other members convert implicitly
+    call_args = "".join((f"({p.ctype})" if isinstance(p, Attr) and p.type == "string" else "") + f"v[{i}].{member}, "
+                        for i, (p, (_, _, member)) in enumerate(zip(op.params, params)))
     name = module_name(op)
     return f"""/* {name}: the Python entry point of {op.name} (written by codegen/backends/c/pyext.py). */
 #include "opgen_pycall.h"

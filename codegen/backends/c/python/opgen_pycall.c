@@ -277,6 +277,18 @@ PyObject *opgen_py_call(const opgen_py_op *op, PyObject *kw)
             v[i].i64 = (int64_t)x;
             break;
         }
+        case OPGEN_PY_DOUBLE:
+            if (!PyFloat_CheckExact(arg))
+                goto fallback;           /* an int or a NumPy scalar: the ctypes path converts it as it always did */
+            v[i].f64 = PyFloat_AS_DOUBLE(arg);
+            break;
+        case OPGEN_PY_STRING:
+            if (!PyUnicode_CheckExact(arg))
+                goto fallback;           /* None or bytes: the ctypes path gives the checker's verdict */
+            v[i].str = PyUnicode_AsUTF8(arg);
+            if (!v[i].str)
+                return NULL;
+            break;
         }
         if (r == FAILED)
             return NULL;

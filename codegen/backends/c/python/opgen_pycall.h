@@ -16,7 +16,9 @@
 
 #include "aclnn/aclnn_base.h"
 
-typedef enum { OPGEN_PY_TENSOR, OPGEN_PY_OUT, OPGEN_PY_SCALAR, OPGEN_PY_BOOL, OPGEN_PY_INT64 } opgen_py_kind;
+typedef enum {
+    OPGEN_PY_TENSOR, OPGEN_PY_OUT, OPGEN_PY_SCALAR, OPGEN_PY_BOOL, OPGEN_PY_INT64, OPGEN_PY_DOUBLE, OPGEN_PY_STRING
+} opgen_py_kind;
 
 typedef struct {
     const char *name;        /* the Python keyword ("out" for the output) */
@@ -30,6 +32,8 @@ typedef union {
     const aclScalar *scalar;
     bool b;
     int64_t i64;
+    double f64;              /* a double or float attribute (the call converts it to the parameter's type) */
+    const char *str;         /* a string attribute: the Python str's UTF-8, alive while the keywords are */
 } opgen_py_value;
 
 typedef aclnnStatus (*opgen_py_phase1)(const opgen_py_value *v, uint64_t *workspaceSize, aclOpExecutor **executor);
