@@ -15,8 +15,7 @@ from .binding import SimulatorError, executable, make_kernel, run_kernel
 from .build import BuildError
 from .emit import generate, project_files
 from .plan import plan
-from .socs import arch_of
-from .socs import kernel_socs as products
+from .socs import arch_of, kernel_socs as products
 
 
 def kernel_variant(product: str) -> str:
