@@ -12,7 +12,8 @@ from .spec.dtypes import COMPUTED
 from .spec.example import problems as example_problems
 from .spec.functions import DimSum, numel_param
 from .spec.params import ATTR_TYPES, GRAD, ROLES, Attr, Output, Param, Scalar, Tensor, Text
-from .spec.rules import DimInRange, OneOf, Requires, Rule
+from .spec.rules import CATEGORIES, DimInRange, OneOf, Requires, Rule
+from .vocabulary import check_op as _check_vocabulary
 
 
 def validate(op: Op) -> None:
@@ -21,14 +22,15 @@ def validate(op: Op) -> None:
 
     if not re.fullmatch(r"aclnn[A-Z][A-Za-z0-9]*", str(op.name)):
         fail(f"name {op.name!r} must be 'aclnn' followed by CamelCase")
-    if op.header and not re.fullmatch(r"aclnn_[a-z0-9_]+\.h", op.header):
-        fail(f"header {op.header!r} must be a file name aclnn_<name>.h")
     _check_params(op, fail)
     _check_dtypes(op, fail)
     _check_rules(op, fail)
     _check_math(op, fail)
+    _check_at(op, fail)
+    _check_vocabulary(op, fail)   # what no backend can emit is refused here, not at build time
     for problem in example_problems(op):
         fail(problem)
+    _check_torch(op, fail)
     for label, text in [("description", op.description)] + [("notes", n) for n in op.notes]:
         if not isinstance(text, Text) or not text.zh.strip() or not text.en.strip():
             fail(f"{label} must be a Text with both zh and en")
@@ -102,6 +104,22 @@ def _check_attr(p: Attr, fail):
         fail(f"parameter {p.name} needs a symbol")
 
 
+def _check_torch(op, fail):
+    from .spec.torch import Torch, TorchGrad, names
+    if op.torch is None:
+        return
+    if not isinstance(op.torch, (Torch, TorchGrad)):
+        fail("torch must be Torch(...) or TorchGrad(...) (codegen.spec.torch)")
+    params = {p.name for p in op.params}
+    for n in names(op.torch):
+        if n not in params:
+            fail(f"torch names a missing parameter {n!r} (a literal string is Const({n!r}))")
+    if isinstance(op.torch, Torch) and not (isinstance(op.torch.op, str) and op.torch.op.isidentifier()):
+        fail(f"torch: {op.torch.op!r} is not the name of an aten op")
+    if isinstance(op.torch, TorchGrad) and not callable(op.torch.fn):
+        fail("TorchGrad needs the forward as a function fn(torch, *args)")
+
+
 def _check_dtypes(op, fail):
     bools = {t.name for t in op.bool_tensors}   # truth values: nothing computes in BOOL
     tables = [("the operator", op.dtypes)] + [(p.name, p.dtypes) for p in op.params if getattr(p, "dtypes", None)
@@ -128,10 +146,16 @@ def _check_dtypes(op, fail):
     for d, c in op.compute.items():
         if d not in COMPUTED or d in KERNEL_DTYPES:
             fail(f"compute: {d!r} is not a dtype outside FLOAT16/BFLOAT16/FLOAT that the kernels compute")
-        if c not in ("FLOAT", "DOUBLE"):
-            fail(f"compute: {d} must compute in 'FLOAT' or 'DOUBLE', got {c!r}")
-        if DTYPES[d].is_complex:
-            fail(f"compute: {d}: complex dtypes are not computed by any backend")
+        if c not in ("FLOAT", "DOUBLE", "COMPLEX"):
+            fail(f"compute: {d} must compute in 'FLOAT', 'DOUBLE' or 'COMPLEX', got {c!r}")
+        if DTYPES[d].is_complex != (c == "COMPLEX"):
+            fail(f"compute: {d}: complex dtypes compute in 'COMPLEX', and only they")
+    if "COMPLEX" in op.compute.values():
+        # the complex kernels compute gradOutput * conj(d), d the backward with gradOutput taken out; that is d with
+        # every other tensor conjugated only when d is a branch-free function with real coefficients
+        if op.reduce_dim or op.loss_reduction or any(sympy.sympify(f.expr).has(sympy.Piecewise, sympy.I)
+                                                     for f in op.formulas):
+            fail("COMPLEX compute needs an elementwise backward without branches or complex constants")
 
 
 def _check_rules(op, fail):
@@ -165,6 +189,24 @@ def _check_rules(op, fail):
                                           and sorted(r.values) == sorted(a.values) for r in op.rules):
             fail(f"string attribute {a.name} needs a OneOf({a.name!r}, {sorted(a.values)}) rule: the strings "
                  f"it accepts are checked, with the status the library returns for any other")
+
+
+def _check_at(op, fail):
+    """`at` (declared values where the forward is not differentiable): points of wrt, values over known symbols."""
+    from .spec.op import points_of
+    known = {p.symbol for p in op.params if p.symbol is not None} | {op.wrt}
+    for owner, table in [("at", op.at)] + [(f"backward formula {i + 1}: at", f.at) for i, f in enumerate(op.formulas)]:
+        if not isinstance(table, dict):
+            fail(f"{owner} must be a dict {{Eq({op.wrt}, point): value}}")
+        for rel, value in table.items():
+            try:
+                points = points_of(rel, op.wrt)
+                value = sympy.sympify(value)
+            except (ValueError, sympy.SympifyError) as e:
+                fail(f"{owner}: {e}")
+            extra = (value.free_symbols | {s for p in points for s in p.free_symbols}) - known
+            if any(numel_param(s) is None for s in extra):
+                fail(f"{owner}: {rel}: undefined symbol(s) {', '.join(sorted(map(str, extra)))}")
 
 
 def _check_math(op, fail):
@@ -211,6 +253,10 @@ def _check_math(op, fail):
         for k, role in f.roles.items():
             if k not in tensors or role not in ROLES:
                 fail(f"{label}: roles {k}={role!r} needs an input tensor and a known role")
+        if f.forward is not None:
+            ff = sympy.sympify(f.forward)
+            if op.wrt not in ff.free_symbols or ff.free_symbols - {op.wrt} - scalar_syms - operand_syms:
+                fail(f"{label}: its forward must be in wrt={op.wrt}, operands and scalars")
         for a in f.assume:
             if not isinstance(a, sympy.core.relational.Relational) or not a.free_symbols <= scalar_syms:
                 fail(f"{label}: assume {a} must be a relation on scalars")

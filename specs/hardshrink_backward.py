@@ -25,6 +25,9 @@ SPEC = Op(
     # |x| == lambd gives 0 (the derivative from inside the dead zone); a nan x passes gradOutput, as the kernel's
     # test |x| <= lambd is false for it.
     backward=Piecewise((0, Abs(x) <= bound), (g, True)),
+    # the kinks |x| == max(lambd, 0) give 0, the kernel's |x| <= lambd (for lambd <= 0, x = 0: the forward is
+    # differentiable there, but the library's clamped lambd zeroes it)
+    at={Eq(Abs(x), bound): 0},
     dtypes={
         "ascend910": ["FLOAT16", "FLOAT"],
         "ascend910b": ["BFLOAT16", "FLOAT16", "FLOAT"],
@@ -51,5 +54,6 @@ SPEC = Op(
              "promoted dtype, which must cast to gradInput's. An empty gradOutput or self succeeds before the "
              "broadcast checks."),
     ],
+    torch=Torch("hardshrink_backward", "gradOutput", "self", "lambd"),
     description=Text("激活函数Hardshrink的反向传播。", "Backward of the Hardshrink activation."),
 )

@@ -23,6 +23,8 @@ SPEC = Op(
     forward=Piecewise((hi, (x >= hi) | (lo >= hi)), (lo, x <= lo), (x, True)),
     # The library's kernel: 0 at and beyond both bounds, and for min > max everywhere; a `nan` x passes gradOutput.
     backward=Piecewise((0, (x <= lo) | (x >= hi)), (g, True)),
+    # the kinks x = min and x = max give 0, as the library's kernel (PyTorch's hardtanh_backward too)
+    at={Eq(x, lo): 0, Eq(x, hi): 0},
     dtypes={
         "ascend910": ["FLOAT16", "FLOAT"],
         "ascend310p": ["FLOAT16", "FLOAT"],
@@ -52,5 +54,6 @@ SPEC = Op(
              "out's dtype need only be in the table and may differ from self's (the result is cast to it); out "
              "must have self's shape (CANN's op_api leaves that to its final ViewCopy)."),
     ],
+    torch=Torch("hardtanh_backward", "gradOutput", "self", "min", "max"),
     description=Text("激活函数Hardtanh的反向传播。", "Backward of the Hardtanh activation."),
 )

@@ -25,6 +25,8 @@ SPEC = Op(
     ],
     wrt=x,
     forward=Piecewise((x, x > 0), (slope * x, True)),
+    # the kink x = 0 takes the slope branch, as the library's kernel (self > 0 is false there)
+    at={Eq(x, 0): g * slope},
     backward=[
         # x == 0 (and a nan x) take the slope branch
         Formula(Piecewise((g, v > 0), (g * slope, True)), when={"selfIsResult": False}),
@@ -60,5 +62,6 @@ SPEC = Op(
              "promoted dtype, which must cast to out's. Only an empty self returns success early, after every "
              "check."),
     ],
+    torch=Torch("leaky_relu_backward", "gradOutput", "self", "negativeSlope", "selfIsResult"),
     description=Text("LeakyRelu激活函数的反向传播。", "Backward of the LeakyRelu activation."),
 )

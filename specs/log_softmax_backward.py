@@ -6,7 +6,6 @@ z, y, g, dim = symbols("z output gradOutput dim", real=True)
 SPEC = Op(
     name="aclnnLogSoftmaxBackward",
     forward_name="LogSoftmax",
-    header="aclnn_logsoftmax_backward.h",   # as the library ships it (no underscore in "logsoftmax")
     params=[
         Tensor("gradOutput", g, role=GRAD,
                doc=Text("反向传播的梯度值,即上一层的输出梯度。公式中的gradOutput。",

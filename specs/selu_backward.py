@@ -20,6 +20,8 @@ SPEC = Op(
     forward=Piecewise((scale * x, x > 0), (scale * alpha * (exp(x) - 1), True)),
     # In y, as the library's README and kernel compute it: y == 0 takes the y <= 0 branch (the kernel's mask).
     backward=Piecewise((g * scale, y > 0), (g * (y + scale * alpha), True)),
+    # the kink x = 0 (y = 0) takes the y <= 0 branch: gradOutput*scale*alpha
+    at={Eq(x, 0): g * scale * alpha},
     dtypes={
         "ascend910": ["FLOAT", "FLOAT16", "INT32", "INT8"],
         "ascend310p": ["FLOAT", "FLOAT16", "INT32", "INT8"],
@@ -43,5 +45,7 @@ SPEC = Op(
         Text("不限制维数:CANN把8维以上的输入展平计算(文档写1-8维)。", "No rank limit: CANN flattens inputs of more "
              "than 8 dimensions (the docs say 1-8)."),
     ],
+    # PyTorch's SELU backward: ELU's, from the result, with SELU's constants
+    torch=Torch("elu_backward", "gradOutput", Const(float(alpha)), Const(float(scale)), 1.0, True, "result"),
     description=Text("SELU激活函数的反向传播。", "Backward of the SELU activation."),
 )

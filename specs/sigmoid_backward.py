@@ -21,13 +21,14 @@ SPEC = Op(
     forward=1 / (1 + exp(-z)),
     backward=g * y * (1 - y),
     dtypes={
-        "ascend910": ["FLOAT", "FLOAT16", "DOUBLE"],
-        "ascend310p": ["FLOAT", "FLOAT16", "DOUBLE"],
-        "ascend910b": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16"],
-        "ascend910_93": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16"],
+        "ascend910": ["FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128"],
+        "ascend310p": ["FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128"],
+        "ascend910b": ["FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128", "BFLOAT16"],
+        "ascend910_93": ["FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128", "BFLOAT16"],
     },
-    # DOUBLE runs on the library's AI CPU kernel, in DOUBLE
-    compute={"DOUBLE": "DOUBLE"},
+    # DOUBLE and the complex dtypes run on the library's AI CPU kernel, in DOUBLE and complex double (for complex
+    # dtypes the gradient is gradOutput * conj(output * (1 - output)): its attr complex_conj)
+    compute={"DOUBLE": "DOUBLE", "COMPLEX64": "COMPLEX", "COMPLEX128": "COMPLEX"},
     rules=[
         DtypeSupported("gradOutput", "output", "gradInput"),
         MaxRank("gradOutput", "output", n=8),
@@ -42,6 +43,7 @@ SPEC = Op(
              "output's values are not checked: values outside (0, 1) are computed by the formula (as the call "
              "example's 1, 2, 3, 4 are)."),
     ],
+    torch=Torch("sigmoid_backward", "gradOutput", "output"),
     description=Text("sigmoid函数的反向传播:根据sigmoid的输出与上一层的梯度,计算对sigmoid输入的梯度。",
                      "Backward of sigmoid: from the sigmoid output and the incoming gradient, the gradient w.r.t. the "
                      "sigmoid input."),

@@ -30,12 +30,14 @@ SPEC = Op(
         DtypeSupported("gradOutput", "self"),
         DtypeSame("gradInput", "gradOutput", "self"),
         MaxRank("gradOutput", "self", "gradInput", n=8),
-        ShapeSame("gradInput", "gradOutput", "self"),
+        ShapeSame("gradOutput", "self", "gradInput"),
     ],
     example=Example(shape=(2, 3), values={"gradOutput": 1, "self": [1, 2, 3, 4, 5, 6], "betaOptional": 1.1}),
     notes=[
         Text("β可取任意值(包括0与负数),与CANN的op_api一致。", "β may take any value, 0 and negative ones included, as in "
              "CANN's op_api."),
     ],
+    # PyTorch has no Swish with beta: autograd of x*sigmoid(beta*x)
+    torch=TorchGrad(lambda torch, x, beta: x * torch.sigmoid(beta * x), "self", "betaOptional"),
     description=Text("Swish激活函数的反向传播。", "Backward of the Swish activation."),
 )

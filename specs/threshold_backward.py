@@ -22,6 +22,8 @@ SPEC = Op(
     forward=Piecewise((x, x > th), (0, True)),
     # x == threshold gives 0; a nan x passes gradOutput (the kernel tests x <= threshold)
     backward=Piecewise((0, x <= th), (g, True)),
+    # the jump x = threshold gives 0, the kernel's x <= threshold
+    at={Eq(x, th): 0},
     dtypes={
         "ascend910": ["FLOAT", "FLOAT16", "INT32", "INT8", "UINT8"],
         "ascend310p": ["FLOAT", "FLOAT16", "INT32", "INT8", "UINT8"],
@@ -49,5 +51,6 @@ SPEC = Op(
              "compared with 0): there an infinite or `nan` gradOutput at x <= 0 gives `nan` instead of 0, and an x "
              "between 0 and threshold is judged against 0; here the selection against threshold always applies."),
     ],
+    torch=Torch("threshold_backward", "gradOutput", "self", "threshold"),
     description=Text("Threshold激活函数的反向传播。", "Backward of the Threshold activation."),
 )

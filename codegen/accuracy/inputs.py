@@ -31,7 +31,7 @@ import sympy
 
 from codegen.spec import rules as R
 from codegen.spec.params import UNUSED
-from codegen.verify.cases import cases
+from codegen.verify.cases import cases, sample_scalars
 
 from .dtypes import FORMATS, Format, round_to
 from .reference import Reference, _cached, forward_fn
@@ -107,17 +107,22 @@ SPECIAL_OPERANDS = [0.0, -0.0, INF, -INF, NAN, 3.0e38, -1.5, 2.5]
 def branch_points(op, ref: Reference, scal: list, fmt: Format) -> list:
     """The forward's branch points in x (its Piecewise conditions solved), their neighbours, and 0."""
     rels = set()
-    fwd = sympy.sympify(op.forward)
+    fwd = ref.forward
     for pw in fwd.atoms(sympy.Piecewise):
         for _, c in pw.args:
             rels |= c.atoms(sympy.core.relational.Relational)
     subs = {p.symbol: s for p, s in zip(ref.scalars, scal)}
     bounds = {0.0}
+    sols = [p for p, _, _ in op.declared(ref.variant.formula)]
     for r in rels:
-        for sol in sympy.solve(r.lhs - r.rhs, op.wrt):
-            v = sol.subs(subs)
-            if v.is_number and v.is_real:
-                bounds.add(float(v))
+        try:
+            sols += list(sympy.solve(r.lhs - r.rhs, op.wrt))
+        except NotImplementedError:
+            continue
+    for sol in sols:
+        v = sympy.sympify(sol).subs(subs)
+        if v.is_number and v.is_real:
+            bounds.add(float(v))
     out = []
     for b in sorted(bounds):
         b = float(_in(fmt, [b])[0])
@@ -143,20 +148,15 @@ class Context:
     def _scalars(self) -> dict:
         """Scalars (float32 values, as the kernels read them) and attributes for this case."""
         op, kw = self.op, {}
-        for p in op.scalars:
-            sub = self.case.subs.get(p.symbol)
-            if sub is not None and sub.is_number:
-                v = float(sub)
-            elif sub is not None and sub.is_positive:
-                v = self.rng.uniform(0.25, 2)
-            elif sub is not None and sub.is_negative:
-                v = -self.rng.uniform(0.25, 2)
-            else:
-                v = self.rng.uniform(-2, 2)
-            kw[p.py_name] = float(np.float32(v))
+        # (the case's substitutions decide: a sign, a value, an order of two scalars, an interval)
+        draw = {"positive": lambda: self.rng.uniform(0.25, 2), "negative": lambda: -self.rng.uniform(0.25, 2),
+                "any": lambda: self.rng.uniform(-2, 2)}
+        for sym, v in sample_scalars(self.case, lambda kind: draw[kind]()).items():
+            p = next(q for q in op.reals if q.symbol == sym)
+            kw[p.py_name] = float(np.float32(float(v)))
         for a in op.attrs:
-            if a.type == "bool":
-                kw[a.py_name] = bool(self.variant.key.get(a.name, False))
+            if a.type in ("bool", "string"):
+                kw[a.py_name] = self.variant.key.get(a.name, False if a.type == "bool" else list(a.values)[0])
             elif a.name == op.loss_reduction:
                 kw[a.py_name] = int(self.case.reduction)
             elif op.dim_attr and a.name == op.reduce_dim:

@@ -3,6 +3,7 @@
 `DimSum(e)`   the sum of the elementwise expression `e` along the operator's reduction dimension, kept as a
               dimension of size one (keepdim) so it broadcasts back over the row: softmax's `sum_dim(g*y)`.
 `numel(name)` the element count of a tensor parameter, a positive integer symbol (BCE's mean uses it).
+`sigmoid(u)`  1/(1 + exp(-u)), plain SymPy: every backend evaluates it without overflow (codegen.rewrite).
 """
 from __future__ import annotations
 
@@ -31,3 +32,9 @@ def numel(param_name: str) -> sympy.Symbol:
 def numel_param(sym: sympy.Symbol) -> str | None:
     """Inverse of `numel`: the tensor name behind a numel symbol, or None."""
     return sym.name[len("numel_"):] if sym.name.startswith("numel_") else None
+
+
+def sigmoid(u) -> sympy.Expr:
+    """The logistic function 1/(1 + exp(-u)), as a plain SymPy expression (the backends' stable form comes from
+    codegen.rewrite, which recognises this shape)."""
+    return 1 / (1 + sympy.exp(-u))

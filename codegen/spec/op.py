@@ -25,11 +25,17 @@ class Formula:
     roles   tensor roles that differ in this form, e.g. {"selfOrResult": FORWARD_OUTPUT} for ELU's isResult.
     assume  extra SymPy relations on scalars under which this form is exact (stated in the docs and used by
             the proof), e.g. (scale > 0, inputScale > 0).
+    forward the forward of this form when it differs from the op's (GeluBackwardV2's tanh approximation): the
+            form is proven against it.
+    at      declared values at points where the forward is not differentiable, for this form only (the op's
+            `at` applies to every form; an entry here replaces the op's entry for the same point).
     """
     expr: sympy.Expr
     when: dict = field(default_factory=dict)
     roles: dict = field(default_factory=dict)
     assume: tuple = ()
+    forward: sympy.Expr | None = None
+    at: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -63,13 +69,12 @@ class Op:
     reduce_dim: str | int | None = None  # int64 attribute that DimSum reduces along, or a fixed axis (-1: the last)
     loss_reduction: str | None = None  # int64 attribute reducing the forward output: 0 none, 1 mean, 2 sum
     compute_dtype: str = "FLOAT"       # FLOAT16/BFLOAT16/FLOAT are loaded as, computed in, and rounded once from it
-    compute: dict = field(default_factory=dict)  # {dtype outside those three: "FLOAT" | "DOUBLE"}: what it computes in
+    compute: dict = field(default_factory=dict)  # {dtype outside those three: "FLOAT" | "DOUBLE" | "COMPLEX"}
     notes: list = field(default_factory=list)  # extra Text constraints for the docs (约束与限制)
     example: object = None             # Example: the call example's data (None: defaults from the structure)
     null_order: list | None = None     # the null checks' order when the library's differs from the parameters'
     torch: object = None               # the PyTorch equivalent (codegen.spec.torch), for accuracy and bench
-    header: str = ""                   # the library's header file when not aclnn_<snake_name>.h
-                                       # (LogSoftmaxBackward ships aclnn_logsoftmax_backward.h)
+    at: dict = field(default_factory=dict)  # {Eq(wrt, point): the backward's value there} where f' has no value
     source: str = ""                   # file the spec was loaded from (set by the loader)
 
     # ---- names -------------------------------------------------------------------------------------------
@@ -82,11 +87,6 @@ class Op:
     def snake_name(self) -> str:
         """'softmax_backward' — the op name of the Python API and of generated files."""
         return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", self.api_name).lower()
-
-    @property
-    def header_file(self) -> str:
-        """The C header declaring the two phases, as the library names it: 'aclnn_softmax_backward.h'."""
-        return self.header or f"aclnn_{self.snake_name}.h"
 
     # ---- parameters --------------------------------------------------------------------------------------
     def param(self, name: str) -> Param:
@@ -147,11 +147,12 @@ class Op:
 
     @property
     def computes(self) -> list[str]:
-        """Every compute dtype some call of the op uses: "FLOAT" first, then "DOUBLE" when a dtype computes in it."""
+        """Every compute dtype some call of the op uses: "FLOAT" first, then "DOUBLE" and "COMPLEX" when a dtype
+        computes in it."""
         claimed = {d for t in [self.dtypes] + [getattr(p, "dtypes", None) or {} for p in self.params]
                    for dts in t.values() for d in dts}
         out = ["FLOAT"] if claimed - set(self.compute) or any(v == "FLOAT" for v in self.compute.values()) else []
-        return out + (["DOUBLE"] if "DOUBLE" in self.compute.values() else [])
+        return out + [c for c in ("DOUBLE", "COMPLEX") if c in self.compute.values()]
 
     @property
     def bool_tensors(self) -> list[Tensor]:
@@ -229,6 +230,10 @@ class Op:
             out.append(Variant(key, f, f.expr.subs(subs) if subs else f.expr))
         return out
 
+    def forward_of(self, formula: Formula):
+        """The forward a form is the derivative of: its own, or the op's."""
+        return formula.forward if formula.forward is not None else self.forward
+
     def role_of(self, tensor: str, formula: Formula) -> str:
         return formula.roles.get(tensor, self.param(tensor).role)
 
@@ -244,3 +249,32 @@ class Op:
 
     def y_symbol(self, formula: Formula):
         return self.symbol_of_role(FORWARD_OUTPUT, formula)
+
+    # ---- declared values at branch points ------------------------------------------------------------------
+    def declared(self, formula: Formula) -> list[tuple]:
+        """[(point, value, relation as written)] of the declared values that apply to `formula`: the op's `at`,
+        with the formula's own `at` replacing an entry for the same relation.  `Eq(Abs(x), c)` declares both
+        x = c and x = -c."""
+        table = dict(self.at)
+        table.update(formula.at)
+        out = []
+        for rel, value in table.items():
+            for point in points_of(rel, self.wrt):
+                out.append((point, sympy.sympify(value), rel))
+        return out
+
+
+def points_of(rel, x) -> list:
+    """The points x = c that `Eq(x, c)`, `Eq(a*x + b, c)` or `Eq(Abs(x), c)` names; ValueError for anything else."""
+    if not isinstance(rel, sympy.Eq):
+        raise ValueError(f"{rel!r} is not Eq(x, point) (write Eq(x, c): `x == c` in Python compares expressions)")
+    e = rel.lhs - rel.rhs
+    a = sympy.Dummy("a")
+    e_abs = e.xreplace({sympy.Abs(x): a})
+    var = a if x not in e_abs.free_symbols and a in e_abs.free_symbols else x
+    e = e_abs if var is a else e
+    slope = sympy.diff(e, var)
+    if var not in e.free_symbols or slope.free_symbols & {var, x} or slope == 0:
+        raise ValueError(f"{rel} does not name a point of {x} (write Eq({x}, c) or Eq(Abs({x}), c), c free of {x})")
+    c = sympy.simplify(-(e - slope * var) / slope)
+    return [c] if var is x else ([c] if c == 0 else [c, -c])

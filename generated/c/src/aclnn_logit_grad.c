@@ -68,7 +68,7 @@ static inline __attribute__((always_inline)) void block(int64_t n, const float *
     for (int64_t i = 0; i < n; ++i) {
         const float x_i = x[i];
         const float dy_i = dy[i];
-        res[i] = (((c1 >= x_i) && (c0 <= x_i)) ? (1/(x_i*(1 - x_i)))*dy_i : c2);
+        res[i] = ((c1 >= x_i) && (c0 <= x_i) ? (1/x_i/(1 - x_i))*dy_i : c2);
     }
 }
 
@@ -108,7 +108,7 @@ aclnnStatus aclnnLogitGradGetWorkspaceSize(
     OPGEN_TRY(opgen_check_shape_same("x", x, "out", out));
     {
         const aclTensor *const tensors[] = {x, dy, out};
-        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors));
+        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors, false));
     }
 
     opgen_call call;

@@ -111,12 +111,12 @@ aclnnStatus aclnnSwishBackwardGetWorkspaceSize(
     OPGEN_TRY(opgen_check_max_rank("gradOutput", gradOutput, 8));
     OPGEN_TRY(opgen_check_max_rank("self", self, 8));
     OPGEN_TRY(opgen_check_max_rank("gradInput", gradInput, 8));
-    OPGEN_TRY(opgen_check_shape_same("gradInput", gradInput, "gradOutput", gradOutput));
-    OPGEN_TRY(opgen_check_shape_same("gradInput", gradInput, "self", self));
+    OPGEN_TRY(opgen_check_shape_same("gradOutput", gradOutput, "self", self));
+    OPGEN_TRY(opgen_check_shape_same("gradOutput", gradOutput, "gradInput", gradInput));
     OPGEN_TRY(opgen_check_optional_scalar_value("betaOptional", betaOptional, 1.0, &betaOptional_value));
     {
         const aclTensor *const tensors[] = {gradOutput, self, gradInput};
-        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors));
+        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors, false));
     }
 
     opgen_call call;

@@ -54,6 +54,8 @@ void opgen_clear_error(void);
 
 /* ---- products and dtypes (opgen_tables.c, from codegen/spec) -------------------------------------------- */
 extern const char *const opgen_socs[];              /* every product's SoC string, NULL-terminated */
+extern const char opgen_default_soc[];              /* the product when nothing chose one */
+extern const char opgen_known_socs[];               /* "ascend910, ascend310p, ...": for messages */
 const char *opgen_soc(void);                        /* the running product */
 bool opgen_soc_known(const char *soc);
 const char *opgen_dtype_name(aclDataType dt);       /* "FLOAT", "BFLOAT16", ...; "UNDEFINED" if unknown */
@@ -62,6 +64,7 @@ bool opgen_dtype_is_float(aclDataType dt);
 bool opgen_dtype_is_real(aclDataType dt);           /* not complex: what the kernels read and write */
 int opgen_promote(aclDataType a, aclDataType b);     /* aclnn's PromoteType; -1 when the two do not promote */
 bool opgen_can_cast(aclDataType src, aclDataType dst);   /* aclnn's CanCast */
+const char *opgen_format_name(aclFormat format);    /* "NCHW", ...; NULL if not a value of aclFormat */
 
 int64_t opgen_numel(const aclTensor *t);
 
@@ -83,6 +86,7 @@ aclnnStatus opgen_check_not_null(const char *name, const void *p);
 aclnnStatus opgen_check_dtype_supported(const char *op, const char *name, const aclTensor *t,
                                         const opgen_dtype_table *table);
 aclnnStatus opgen_check_dtype_same(const char *ref_name, const aclTensor *ref, const char *name, const aclTensor *t);
+aclnnStatus opgen_check_format_same(const char *ref_name, const aclTensor *ref, const char *name, const aclTensor *t);
 aclnnStatus opgen_check_dtype_castable(const char *src_name, const aclTensor *src, const char *name,
                                        const aclTensor *t);
 aclnnStatus opgen_check_promoted_supported(const char *op, const char *name, const opgen_dtype_table *table, int n,
@@ -93,6 +97,7 @@ aclnnStatus opgen_check_promoted_same(const char *name, const aclTensor *t, int 
                                       const aclTensor *const *operands);
 aclnnStatus opgen_check_max_rank(const char *name, const aclTensor *t, int64_t n);
 aclnnStatus opgen_check_min_rank(const char *name, const aclTensor *t, int64_t n);
+aclnnStatus opgen_check_dim_at_most(const char *name, const aclTensor *t, int64_t dim, int64_t n);
 aclnnStatus opgen_check_shape_same(const char *ref_name, const aclTensor *ref, const char *name, const aclTensor *t);
 aclnnStatus opgen_check_broadcast_to(const char *name, const aclTensor *t, const char *target_name,
                                      const aclTensor *target);
@@ -106,7 +111,7 @@ aclnnStatus opgen_check_one_of_s(const char *name, const char *value, int n, con
 aclnnStatus opgen_check_optional_scalar_value(const char *name, const aclScalar *s, double fallback,
                                              double *value);
 bool opgen_any_empty(int n, const aclTensor *const *tensors);
-aclnnStatus opgen_check_kernel_dtypes(const char *op, int n, const aclTensor *const *tensors);   /* a non-null one has no elements */
+aclnnStatus opgen_check_kernel_dtypes(const char *op, int n, const aclTensor *const *tensors, bool complex_ok);   /* a non-null one has no elements */
 aclnnStatus opgen_check_requires_f(const char *name, bool ok, const char *condition, double value);
 aclnnStatus opgen_check_requires_i(const char *name, bool ok, const char *condition, int64_t value);
 aclnnStatus opgen_check_requires_b(const char *name, bool ok, const char *condition, bool value);
@@ -163,13 +168,15 @@ typedef void (*opgen_finish_rowsum_chunked_fn)(int64_t n, const opgen_src *in, c
 typedef void (*opgen_rows_chunked_fn)(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,
                                       const void *params);
 
-/* A kernel that computes in DOUBLE (opgen_wide.c): in[k] the k-th input of n elements, as double. */
+/* A kernel that computes in DOUBLE (opgen_wide.c): in[k] the k-th input of n elements, as double; one in complex
+ * double, the same with every element a (real, imaginary) pair of doubles (C11's layout of double _Complex). */
 typedef void (*opgen_wide_fn)(int64_t n, const double *const *in, double *out, const void *params);
 
 typedef struct {
     int nin;
     aclTensor in[OPGEN_MAX_INPUTS];    /* copies: the caller may destroy its tensors between the phases */
     opgen_wide_fn wide;                /* set: the call computes in DOUBLE (opgen_run_wide), not in FLOAT */
+    bool is_complex;                      /* ... in complex double: `wide` takes and gives (real, imaginary) pairs */
     aclTensor out;
     opgen_block_fn block;              /* elementwise kernels */
     opgen_chunked_fn chunked;          /* the same kernel, chunked (optional) */
