@@ -116,9 +116,7 @@ def _dtype_tables(op, text, lang):
 def test_parameter_dtype_tables_equal_the_spec(ops, name, lang):
     op = ops[name]
     tables = _dtype_tables(op, page(op, lang), lang)
-    # (a tensor no DtypeSupported rule checks has no table: LogSoftmaxBackward's out takes any dtype)
-    checked = [p.name for p in op.params if isinstance(p, (Tensor, Output))
-               and any(type(r).__name__ == "DtypeSupported" and p.name in r.params for r in op.rules)]
+    checked = [p.name for p in op.params if isinstance(p, (Tensor, Output))]
     assert sorted(tables) == sorted(checked)
     for n in checked:
         assert tables[n] == op.dtypes_of(n), n
