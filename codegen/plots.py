@@ -243,7 +243,7 @@ def plot_accuracy(ops: dict, backends: list[str], points: int, out: Path, log=pr
                     worst = e.max() if e.size else 0
                     ax.plot(xs, e, ls="none", label=f"{series} (max {'∞' if np.isinf(worst) else int(worst)})",
                             **STYLE.get(series, {}))
-                if op.reduce_dim:
+                if op.reduce_dim is not None:
                     ax.set_xscale("log")
                 else:
                     ax.set_xscale("symlog", linthresh=1)

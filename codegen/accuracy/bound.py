@@ -280,8 +280,8 @@ def symbol_values(op, variant, kw: dict, shape: tuple) -> tuple[dict, int | None
         if t is not None:
             values[s] = float(max(1, np.size(kw[op.param(t).py_name])))
     axis = None
-    if op.reduce_dim:
-        axis = int(kw[op.param(op.reduce_dim).py_name]) % max(len(shape), 1)
+    if op.reduce_dim is not None:
+        axis = op.reduce_axis(kw) % max(len(shape), 1)
     return values, axis
 
 

@@ -174,8 +174,8 @@ def prepare(op: Op, p: Plan, kw: dict, shape: tuple, out_dtype: str, product: st
     din = kernel_in_dtype([_chk.dtype_name(a) for a in present], soc_in_dtypes(op, product))
     dout = kernel_out_dtype(op, product, din, out_dtype)
     dim = None
-    if op.reduce_dim:
-        dim = kw[op.param(op.reduce_dim).py_name] % max(len(shape), 1)
+    if op.reduce_dim is not None:
+        dim = op.reduce_axis(kw) % max(len(shape), 1)
     arrays = {t: kernel_operand(kw[op.param(t).py_name], din, shape, dim) for t in v.tensors}
     view = (1,) if len(shape) == 0 else (np.moveaxis(np.empty(shape, np.int8), dim, -1).shape if dim is not None
                                          else shape)

@@ -90,7 +90,8 @@ def row_lines(p: Plan) -> list[str]:
     """The row length the tiling splits by: the reduced axis (which the op_api layer moved last), or all."""
     if not p.rows:
         return ['const uint64_t rowLength = totalLength;  // elementwise: one "row"']
-    dim = p.op.param(p.op.reduce_dim).name
+    op = p.op
+    dim = op.dim_attr.name if op.dim_attr else f"static_cast<int64_t>({op.reduce_dim})"   # or a fixed axis
     return [
         f"// rows along {dim}: the op_api layer moves {dim} last, so the kernel sees contiguous rows",
         "const size_t rank = shape->GetStorageShape().GetDimNum();",

@@ -240,7 +240,7 @@ def body_lines(p: Plan) -> list[str]:
     ]
     perm = "nullptr"
     if p.rows:
-        dim = op.param(op.reduce_dim).name
+        dim = op.dim_attr.name if op.dim_attr else f"static_cast<int64_t>({op.reduce_dim})"   # the attribute, or the fixed axis
         lines += [f"const aclIntArray* toLast = opgen_l2::AxisPermutation({dim}, shape.GetDimNum(), true, exec);",
                   f"const aclIntArray* fromLast = opgen_l2::AxisPermutation({dim}, shape.GetDimNum(), false, exec);"]
         perm = "toLast"

@@ -169,9 +169,10 @@ def _phase1_variant(op: Op, kv: KernelVariant, v: dict, fill: list[str]) -> list
     body = [f"Params{s} p;", "memset(&p, 0, sizeof p);", *fill]
     body += [f"opgen_call_input(&call, {t.name});" for t in kv.tensors] + [f"opgen_call_output(&call, {out});"]
     body += wide.phase1_lines(op, kv, s, value_var)   # returns here when the inputs promote to a wide dtype
-    if op.reduce_dim:
+    if op.reduce_dim is not None:
+        dim = op.dim_attr.name if op.dim_attr else op.reduce_dim   # the attribute's value, or the fixed axis
         body += [f"call.nred = {v['nred']};",
-                 f"call.dim = {out}->ndim == 0 ? 0 : ({op.reduce_dim} + (int64_t){out}->ndim) % (int64_t){out}->ndim;"]
+                 f"call.dim = {out}->ndim == 0 ? 0 : ({dim} + (int64_t){out}->ndim) % (int64_t){out}->ndim;"]
         body += [f"call.{f} = {f}{s};" for f in ("rowsum", "rowsum_chunked", "colsum", "colsum_chunked",
                                                  "finish_row", "finish_row_chunked", "finish_rowsum",
                                                  "finish_rowsum_chunked", "finish_col", "finish_col_chunked",
@@ -310,7 +311,7 @@ def context(op: Op) -> dict:
     variants = [variant_context(op, kv) for kv in k.variants]
     uses_sigmoid = any(e.has(Sigmoid) for kv in k.variants
                        for e in [kv.result] + [x for _, x in kv.body + kv.reductions])
-    template = "src/kernel_rows.c.jinja" if op.reduce_dim else "src/kernel_block.c.jinja"
+    template = "src/kernel_rows.c.jinja" if op.reduce_dim is not None else "src/kernel_block.c.jinja"
     return {
         "op": op,
         "output": op.output.name,

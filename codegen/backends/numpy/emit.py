@@ -218,7 +218,7 @@ def _complex_context(op: Op, kv: KernelVariant, names: dict, used: set) -> dict:
 
 def _double_context(op: Op, kv: KernelVariant, names: dict, used: set) -> dict:
     """The DOUBLE kernel's lines (codegen.spec: `Op.compute`): the same lowered expressions, printed for float64."""
-    if op.reduce_dim or op.loss_reduction:
+    if op.reduce_dim is not None or op.loss_reduction:
         raise ValueError(f"{op.name}: DOUBLE compute is implemented for elementwise operators only")
     pr = DoublePrinter(names, last=kv.last)
     spr = ScalarPrinter(names)
@@ -236,7 +236,10 @@ def _call(op: Op, kv: KernelVariant) -> str:
     # element counts are taken where every tensor is in scope: the formula need not read the tensor it counts
     args = [t.py_name for t in kv.tensors] + [p.py_name for p in kv.scalars] \
         + [f"{op.param(n).py_name}.size" for n in kv.numels]
-    args += ["view", op.param(op.reduce_dim).py_name] if op.reduce_dim else ["out"]
+    if op.reduce_dim is not None:   # the dim attribute, or the fixed axis as a literal
+        args += ["view", op.dim_attr.py_name if op.dim_attr else str(op.reduce_dim)]
+    else:
+        args += ["out"]
     return f"_compute{'__' + kv.suffix if kv.suffix else ''}({', '.join(args)})"
 
 
@@ -305,7 +308,7 @@ def render_op(op: Op, source_label: str) -> str:
         out_dtype_free=out_dtype_free(op),
         default_dtype_from=", ".join(op.param(n).py_name for n in op.output_dtype_sources),
         output_shape=output_shape_expr(op),
-        reduce_dim=op.param(op.reduce_dim).py_name if op.reduce_dim else None,
+        reduce_dim=(op.dim_attr.py_name if op.dim_attr else "dim") if op.reduce_dim is not None else None,
         rank0_line=_rank0_line(op, k),
         variants=variants,
         sigmoid=helper if "_sigmoid" in used else None,
