@@ -70,11 +70,12 @@ def _log_sigmoid(rng, n, dt):
     return dict(grad_output=_normal(rng, n, dt), self=x, buffer=buffer)
 
 
-def _softmax(row: int, dim: int):
+def _softmax(row: int, dim: int, log: bool = False):
     def make(rng, n, dt):
         shape = (n // row, row) if dim == -1 else (row, n // row)
-        # positive entries summing to about 1 along `dim`: a plausible softmax output
-        y = _uniform(rng, shape, dt, 0, 2 / row)
+        # positive entries summing to about 1 along `dim`: a plausible softmax output (log_softmax: their logs)
+        y = _uniform(rng, shape, dt, 0, 2 / row) if not log else \
+            np.log(_uniform(rng, shape, np.float32, 0.5 / row, 1.5 / row)).astype(dt)
         return dict(grad_output=_normal(rng, shape, dt), output=y, dim=dim)
     return make
 
@@ -110,10 +111,11 @@ def _bce(reduction: int, weights: bool):
 
 def _layouts() -> list[Layout]:
     out = [Layout("log_sigmoid_backward", "contiguous", _log_sigmoid, quick=True)]
-    for dim, where in ((-1, "last"), (0, "first")):
-        for row in ROWS:
-            out.append(Layout("softmax_backward", f"dim {where}, row {row}", _softmax(row, dim),
-                              quick=row == 1024, divisor=row, columnwise=dim == 0))
+    for name, log in (("softmax_backward", False), ("log_softmax_backward", True)):
+        for dim, where in ((-1, "last"), (0, "first")):
+            for row in ROWS:
+                out.append(Layout(name, f"dim {where}, row {row}", _softmax(row, dim, log),
+                                  quick=row == 1024, divisor=row, columnwise=dim == 0))
     out += [Layout("softshrink_backward", "contiguous", _softshrink(False), quick=True),
             Layout("softshrink_backward", f"gradOutput (1, {COLS}) broadcast", _softshrink(True), divisor=COLS),
             Layout("elu_backward", "isResult false", _elu(False), quick=True),
