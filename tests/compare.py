@@ -42,7 +42,6 @@ def magnitude(op, kw, dim):
     |g| + exp(y)·Σ|g|.  (A bound for the comparison only: the values compared come from the kernels.)"""
     import sympy
     from codegen.spec import DimSum
-    variant = op.variants[0]
 
     def mag(e):
         if isinstance(e, sympy.Add):
@@ -56,11 +55,18 @@ def magnitude(op, kw, dim):
         if isinstance(e, sympy.Piecewise):
             return sympy.Piecewise(*[(mag(v), c) for v, c in e.args])
         return sympy.Abs(e)
+    return evaluate(op, kw, dim, mag(sympy.sympify(op.variants[0].expr)))
+
+
+def evaluate(op, kw, dim, expr=None):
+    """`expr` (default: the documented backward of the op's first variant) on the call's arrays in float64,
+    DimSum along `dim`: a data generator's estimate, never the expected value of a comparison."""
+    import sympy
+    expr = sympy.sympify(op.variants[0].expr) if expr is None else expr
     syms = [t.symbol for t in op.tensors if t.symbol is not None] + [p.symbol for p in op.reals]
     args = [np.asarray(kw[t.py_name], np.float64) for t in op.tensors if t.symbol is not None]
     args += [float(kw[p.py_name]) for p in op.reals]
-    f = sympy.lambdify(syms, mag(sympy.sympify(variant.expr)),
-                       modules=[{"DimSum": lambda a: np.sum(a, axis=dim, keepdims=True)}, "numpy"])
+    f = sympy.lambdify(syms, expr, modules=[{"DimSum": lambda a: np.sum(a, axis=dim, keepdims=True)}, "numpy"])
     with np.errstate(all="ignore"):
         return np.broadcast_to(np.asarray(f(*args), np.float64), np.shape(args[0]))
 

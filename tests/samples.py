@@ -122,23 +122,31 @@ def _forward_rows(op, variant, kw, z, dim, t):
 
     y = forward(z) along `dim` rounded to the dtype: for softmax the dyadic probabilities themselves, exact in
     every dtype.  Where rounding is not exact (log_softmax's logarithms), the preimage is moved so that the
-    forward gives the rounded y exactly in every element of a row but its largest (Newton's method in mpmath on
-    the other elements, that one's input held): the data then carry one rounding per row instead of one per
-    element.  That element is the row's smallest output: log_softmax's backward g - exp(y)·Σg reads it through
-    exp(y), the smallest factor of the row, where the largest (its g and exp(y)·Σg nearly cancel) amplified its
-    rounding 7-fold in FLOAT16."""
+    forward gives the rounded y exactly in every element of a row but one (Newton's method in mpmath on the
+    other elements, that one's input held): the data then carry one rounding per row instead of one per element.
+    That element is the row's best conditioned result, the smallest ratio of the backward's magnitude (sums and
+    products over absolute values, tests/compare.py) to its value: where they nearly cancel (log_softmax's g
+    and exp(y)·Σg), the rounding of y is amplified by that ratio (a 4-element FLOAT16 row held at its smallest
+    output was 5 ulp off there, MERE 1.4e-4)."""
+    from .compare import evaluate, magnitude
     from .reference import Forward
     fwd = Forward(op, variant)
     scal = [mpmath.mpf(float(kw[p.py_name])) for p in fwd.scalars]
     mpmath.mp.dps = 30
     moved = np.moveaxis(np.asarray(z), dim, -1)
     rows = moved.reshape(-1, moved.shape[-1])
+    none = [[] for _ in range(moved.shape[-1])]
+    exact = [np.array([float(v) for v in fwd.row([mpmath.mpf(v) for v in r], none, scal)]) for r in rows]
+    name = next(tp.py_name for tp in op.tensors if tp.role == FORWARD_OUTPUT)
+    estimate = {**kw, name: np.moveaxis(np.array(exact).reshape(moved.shape), -1, dim)}
+    with np.errstate(all="ignore"):
+        ratio = magnitude(op, estimate, dim) / np.abs(evaluate(op, estimate, dim))
+    ratio = np.nan_to_num(np.moveaxis(ratio, dim, -1).reshape(rows.shape), nan=np.inf)
     ys, zs = [], []
-    for r in rows:
+    for r, y_exact, cond in zip(rows, exact, ratio):
         r = [mpmath.mpf(v) for v in r]
-        none = [[] for _ in r]
-        y = np.array([float(v) for v in fwd.row(r, none, scal)]).astype(t).astype(np.float64)
-        k = int(np.argmin(y))
+        y = y_exact.astype(t).astype(np.float64)
+        k = int(np.argmin(cond))
         free = [i for i in range(len(r)) if i != k]
 
         def residual(*v, r=r, y=y, k=k, free=free):
