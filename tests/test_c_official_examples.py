@@ -85,6 +85,8 @@ OPEN = {
         "ThresholdBackward: the program's data differ from the spec's Example, so its printed lines differ from ours",
     "experimental/activation/relu_grad_v2/examples/test_aclnn_relu_grad_v2.cpp":
         "ThresholdBackward (relu_grad_v2): the program's data differ from the spec's Example",
+    "experimental/activation/log_softmax_grad/examples/test_aclnn_log_softmax_grad.cpp":
+        "LogSoftmaxBackward: the program prints no values (only that it wrote its output), so none are compared",
     "experimental/activation/sigmoid_grad/examples/test_aclnn_sigmoid_grad.cpp":
         "SigmoidBackward: the program's data differ from the spec's Example, so its printed lines differ from ours",
 }

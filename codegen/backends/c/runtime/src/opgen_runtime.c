@@ -331,8 +331,8 @@ static aclnnStatus describe(aclTensor *t, const char *fn, const int64_t *viewDim
         return opgen_fail(ACLNN_ERR_PARAM_INVALID, NULL, "%s: rank %llu is more than %d", fn,
                           (unsigned long long)(viewDimsNum > storageDimsNum ? viewDimsNum : storageDimsNum),
                           OPGEN_MAX_DIMS);
-    if ((viewDimsNum && (!viewDims || !stride)) || (storageDimsNum && !storageDims))
-        return opgen_fail(ACLNN_ERR_PARAM_NULLPTR, NULL, "%s: null viewDims, stride or storageDims", fn);
+    if ((viewDimsNum && !viewDims) || (storageDimsNum && !storageDims))
+        return opgen_fail(ACLNN_ERR_PARAM_NULLPTR, NULL, "%s: null viewDims or storageDims", fn);
     int64_t numel = 1, storage = 1, lo = offset, hi = offset;
     for (uint64_t i = 0; i < viewDimsNum; ++i) {
         if (viewDims[i] < 0)
@@ -347,6 +347,18 @@ static aclnnStatus describe(aclTensor *t, const char *fn, const int64_t *viewDim
         if (storage != 0 && storageDims[i] > INT64_MAX / storage)
             return opgen_fail(ACLNN_ERR_PARAM_INVALID, NULL, "%s: more than 2^63 storage elements", fn);
         storage *= storageDims[i];
+    }
+    /* a null stride is the contiguous layout of viewDims (CANN's own example programs pass nullptr:
+       log_softmax_grad's test_aclnn_log_softmax_grad.cpp); saturated where an empty view's product overflows */
+    int64_t contiguous[OPGEN_MAX_DIMS];
+    if (!stride && viewDimsNum) {
+        int64_t step = 1;
+        for (uint64_t i = viewDimsNum; i-- > 0;) {
+            contiguous[i] = step;
+            if (viewDims[i] > 1)
+                step = step > INT64_MAX / viewDims[i] ? INT64_MAX : step * viewDims[i];
+        }
+        stride = contiguous;
     }
     if (numel > 0) {
         for (uint64_t i = 0; i < viewDimsNum; ++i) {
