@@ -11,6 +11,9 @@ C) on one parameter:
     Step("dtype_supported", "self")                      the dtype × product table
     Step("dtype_same", "self", ref="gradOutput")         same dtype as ref
     Step("dtype_castable", "gradInput", ref="gradOutput")
+    Step("promoted_supported", "gradOutput", others=(gradOutput, self))   the inputs promote to a supported dtype
+    Step("promoted_castable", "out", others=(gradOutput, self))           out's dtype castable from the promoted
+    Step("promoted_same", "gradInput", others=(gradOutput, self))         gradInput's dtype is the promoted one
     Step("max_rank", "self", n=8) / ("min_rank", ...)
     Step("shape_same", "self", ref="gradOutput")
     Step("broadcast_to", "weight", ref="self")            broadcasts to exactly ref's shape
@@ -21,6 +24,9 @@ C) on one parameter:
     Step("dim_in_range", "dim", ref="self")
     Step("one_of", "reduction", values=(0, 1, 2))
     Step("requires", "alpha", rule=<Requires>)           a SymPy condition, under `rule.when`
+    Step("empty_returns", "gradOutput", others=(gradOutput, self))   one of them empty: success, nothing more
+    Step("kernel_dtypes", "", others=(every tensor))     last: a dtype no kernel reads or writes (a complex
+                                                         output the rules let through) is 561003
 """
 from __future__ import annotations
 
@@ -50,6 +56,11 @@ def _rule_steps(r: R.Rule) -> list[Step]:
         return [Step("dtype_same", n, ref=P[0], rule=r) for n in P[1:]]
     if isinstance(r, R.DtypeCastable):
         return [Step("dtype_castable", P[1], ref=P[0], rule=r)]
+    if isinstance(r, R.PromotedSupported):
+        return [Step("promoted_supported", P[0], others=tuple(P), rule=r)]
+    if isinstance(r, (R.PromotedCastable, R.PromotedSame)):
+        kind = "promoted_castable" if isinstance(r, R.PromotedCastable) else "promoted_same"
+        return [Step(kind, P[0], others=tuple(P[1:]), rule=r)]
     if isinstance(r, R.MaxRank):
         return [Step("max_rank", n, n=r.n, rule=r) for n in P]
     if isinstance(r, R.MinRank):
@@ -68,6 +79,8 @@ def _rule_steps(r: R.Rule) -> list[Step]:
         return [Step("one_of", P[0], values=tuple(r.values), rule=r)]
     if isinstance(r, R.Requires):
         return [Step("requires", P[0], rule=r)]
+    if isinstance(r, R.EmptyReturns):
+        return [Step("empty_returns", P[0], others=tuple(P), rule=r)]
     raise TypeError(f"no check step for rule {type(r).__name__}")
 
 
@@ -77,7 +90,8 @@ def conversions(op: Op) -> list[Step]:
 
 
 def steps(op: Op) -> list[Step]:
-    """Every phase-1 check of `op`, in the order it runs: nulls, dtypes, shapes, conversions, values."""
+    """Every phase-1 check of `op`, in the order it runs: nulls, then the rules in the spec's order, the
+    conversions of scalars and attributes just before the first value rule (or at the end)."""
     out = [Step("not_null", r.params[0], rule=r) for r in op.null_rules]
     converted = False
     for r in op.rules:
@@ -87,4 +101,5 @@ def steps(op: Op) -> list[Step]:
         out += _rule_steps(r)
     if not converted:
         out += conversions(op)
+    out.append(Step("kernel_dtypes", "", others=tuple(p.name for p in op.params if p.kind in ("tensor", "output"))))
     return out

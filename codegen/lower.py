@@ -118,6 +118,9 @@ def _hoist(expr, scalar_syms, prelude, counter):
         compensated = _compensated(expr, scalar_syms, prelude, counter)
         if compensated is not None:
             return compensated
+    if isinstance(expr, sympy.Piecewise):   # (its pairs are not expressions: hoist their parts)
+        return sympy.Piecewise(*[(_hoist(e, scalar_syms, prelude, counter), _hoist(c, scalar_syms, prelude, counter))
+                                 for e, c in expr.args])
     if isinstance(expr, (sympy.Add, sympy.Mul)):
         # group the scalar-only operands of a sum/product into one hoisted term
         scal = [a for a in expr.args if _is_scalar_only(a, scalar_syms) or a.is_Number]
@@ -159,7 +162,7 @@ def _abs_condition(cond):
 def lower_variant(op: Op, variant: Variant) -> KernelVariant:
     expr = stabilize(sympy.sympify(variant.expr))
     expr = expr.replace(lambda a: _abs_condition(a) is not None, _abs_condition)
-    scalar_params = [p for p in op.params if isinstance(p, (Scalar, Attr))]
+    scalar_params = [p for p in op.params if isinstance(p, (Scalar, Attr)) and p.symbol is not None]
     numel_syms = {s for s in expr.free_symbols if numel_param(s) is not None}
     scalar_syms = {p.symbol for p in scalar_params} | numel_syms
 

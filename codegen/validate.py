@@ -8,10 +8,11 @@ import sympy
 
 from .errors import SpecError
 from .spec import ABSENT, PRESENT, DTYPES, KERNEL_DTYPES, PRODUCTS, Op
+from .spec.dtypes import COMPUTED
 from .spec.example import problems as example_problems
 from .spec.functions import DimSum, numel_param
-from .spec.params import GRAD, ROLES, Attr, Output, Param, Scalar, Tensor, Text
-from .spec.rules import CATEGORIES, DimInRange, OneOf, Requires, Rule
+from .spec.params import ATTR_TYPES, GRAD, ROLES, Attr, Output, Param, Scalar, Tensor, Text
+from .spec.rules import DimInRange, OneOf, Requires, Rule
 
 
 def validate(op: Op) -> None:
@@ -49,21 +50,50 @@ def _check_params(op, fail):
             fail(f"parameter {p.name}: unknown role {p.role!r}")
         if isinstance(p, Tensor) and p.optional and p.default is None:
             fail(f"optional tensor {p.name} needs a default value")
-        if isinstance(p, (Scalar, Attr)) and p.symbol is None:
+        if isinstance(p, Scalar) and p.optional and (isinstance(p.default, bool)
+                                                     or not isinstance(p.default, (int, float))):
+            fail(f"optional scalar {p.name} needs a numeric default (the value a null means)")
+        if isinstance(p, Scalar) and not p.optional and p.default is not None:
+            fail(f"scalar {p.name} has a default but is not optional")
+        if isinstance(p, Output) and p.c_type not in (None, "aclTensor *", "const aclTensor *"):
+            fail(f"output {p.name}: c_type must be 'aclTensor *' or 'const aclTensor *', got {p.c_type!r}")
+        if isinstance(p, Attr):
+            _check_attr(p, fail)
+        elif isinstance(p, Scalar) and p.symbol is None:
             fail(f"parameter {p.name} needs a symbol")
-        if isinstance(p, Attr) and p.type not in ("int64", "bool"):
-            fail(f"attribute {p.name}: type must be 'int64' or 'bool', got {p.type!r}")
         if isinstance(p, Tensor) and p.role not in ("unused",) and p.symbol is None:
             fail(f"tensor {p.name} with role {p.role} needs a symbol")
     if sum(isinstance(p, Output) for p in op.params) != 1:
         fail("an operator has exactly one Output")
     if sum(isinstance(p, Tensor) and p.role == GRAD for p in op.params) != 1:
         fail("exactly one tensor must have role GRAD")
-    if op.output.dtype_from is not None and op.output.dtype_from not in names:
-        fail(f"Output dtype_from names a missing parameter {op.output.dtype_from!r}")
+    if op.null_order is not None:
+        want = sorted(p.name for p in op.pointers())
+        if sorted(op.null_order) != want:
+            fail(f"null_order must list every required pointer parameter once: {', '.join(want)}")
+    for n in op.output_dtype_sources:
+        if n not in names or not isinstance(op.param(n), Tensor):
+            fail(f"Output dtype_from names a missing input tensor {n!r}")
     for attr_name in (op.reduce_dim, op.loss_reduction):
         if attr_name is not None and (attr_name not in names or not isinstance(op.param(attr_name), Attr)):
             fail(f"{attr_name!r} must name an int64 Attr")
+
+
+def _check_attr(p: Attr, fail):
+    if p.type not in ATTR_TYPES:
+        fail(f"attribute {p.name}: type must be one of {', '.join(ATTR_TYPES)}, got {p.type!r}")
+    spelled = ATTR_TYPES[p.type].c_types
+    if p.c_type is not None and p.c_type not in spelled:
+        fail(f"attribute {p.name}: a {p.type} is spelled {' or '.join(repr(c) for c in spelled)} in C, "
+             f"not {p.c_type!r}")
+    if p.type == "string":
+        if not p.values or not all(isinstance(v, str) and v for v in p.values):
+            fail(f"string attribute {p.name} needs `values`: the strings it accepts")
+        if p.symbol is not None:
+            fail(f"string attribute {p.name} takes no symbol: formulas cannot read a string (choose a form "
+                 f"with `when` instead)")
+    elif p.symbol is None:
+        fail(f"parameter {p.name} needs a symbol")
 
 
 def _check_dtypes(op, fail):
@@ -75,17 +105,28 @@ def _check_dtypes(op, fail):
             if soc not in PRODUCTS:
                 fail(f"dtypes of {owner}: unknown product {soc!r} (known: {', '.join(PRODUCTS)})")
             for d in dts:
-                if d not in KERNEL_DTYPES:
+                if d not in COMPUTED:
                     known = "unknown dtype" if d not in DTYPES else "dtype the kernels cannot compute"
-                    fail(f"dtypes of {owner} on {soc}: {known} {d!r} (use {', '.join(KERNEL_DTYPES)})")
+                    fail(f"dtypes of {owner} on {soc}: {known} {d!r} (use {', '.join(COMPUTED)})")
+                if d not in KERNEL_DTYPES and d not in op.compute:
+                    fail(f"dtypes of {owner} on {soc}: {d} is not FLOAT16, BFLOAT16 or FLOAT: say what it computes "
+                         f"in, compute={{{d!r}: 'FLOAT' | 'DOUBLE'}} (the library's choice, stated in the docs)")
             if "BFLOAT16" in dts and not PRODUCTS[soc].bf16:
                 fail(f"dtypes of {owner}: {soc} has no BFLOAT16")
     if op.compute_dtype != "FLOAT":
         fail("compute_dtype must be FLOAT (the only compute type the backends implement)")
+    if not isinstance(op.compute, dict):
+        fail("compute must be a {dtype: 'FLOAT' | 'DOUBLE'} dict")
+    for d, c in op.compute.items():
+        if d not in COMPUTED or d in KERNEL_DTYPES:
+            fail(f"compute: {d!r} is not a dtype outside FLOAT16/BFLOAT16/FLOAT that the kernels compute")
+        if c not in ("FLOAT", "DOUBLE"):
+            fail(f"compute: {d} must compute in 'FLOAT' or 'DOUBLE', got {c!r}")
+        if DTYPES[d].is_complex:
+            fail(f"compute: {d}: complex dtypes are not computed by any backend")
 
 
 def _check_rules(op, fail):
-    last = 0
     names = {p.name for p in op.params}
     for r in op.rules:
         if not isinstance(r, Rule):
@@ -93,24 +134,29 @@ def _check_rules(op, fail):
         for n in r.params:
             if n not in names:
                 fail(f"rule {type(r).__name__} names a missing parameter {n!r}")
-        cat = CATEGORIES.index(r.category)
-        if cat == 0:
+        if r.category == "null":
             fail("null checks are derived from the parameters; do not list NotNull")
-        if cat < last:
-            fail(f"rule {type(r).__name__}({', '.join(r.params)}) is a {r.category} check after a "
-                 f"{CATEGORIES[last]} check: order dtype, shape, value")
-        last = cat
         if isinstance(r, (DimInRange, OneOf)) and not isinstance(op.param(r.params[0]), Attr):
             fail(f"{type(r).__name__} needs an Attr first, got {r.params[0]}")
         if isinstance(r, Requires):
-            allowed = {p.symbol for p in op.params if isinstance(p, (Scalar, Attr))}
+            allowed = {p.symbol for p in op.params if isinstance(p, (Scalar, Attr)) and p.symbol is not None}
             extra = (r.condition.free_symbols | r.when.free_symbols) - allowed
             if extra:
                 fail(f"Requires({r.params[0]}) uses {', '.join(sorted(map(str, extra)))}, not a scalar or attribute")
-        elif type(r).__name__ not in ("DimInRange", "OneOf"):
+        elif type(r).__name__ not in ("DimInRange", "OneOf"):  # (every other rule reads tensors)
             for n in r.params:
                 if not isinstance(op.param(n), (Tensor, Output)):
                     fail(f"{type(r).__name__} applies to tensors; {n} is not one")
+        if isinstance(r, OneOf):
+            a = op.param(r.params[0])
+            want = str if a.type == "string" else int
+            if not r.values or not all(isinstance(v, want) and not isinstance(v, bool) for v in r.values):
+                fail(f"OneOf({a.name}) must list {'strings' if want is str else 'integers'}")
+    for a in op.attrs:
+        if a.type == "string" and not any(isinstance(r, OneOf) and r.params[0] == a.name
+                                          and sorted(r.values) == sorted(a.values) for r in op.rules):
+            fail(f"string attribute {a.name} needs a OneOf({a.name!r}, {sorted(a.values)}) rule: the strings "
+                 f"it accepts are checked, with the status the library returns for any other")
 
 
 def _check_math(op, fail):
@@ -119,7 +165,7 @@ def _check_math(op, fail):
     fwd = sympy.sympify(op.forward)
     if op.wrt not in fwd.free_symbols:
         fail(f"the forward does not depend on wrt={op.wrt}")
-    scalar_syms = {p.symbol for p in op.params if isinstance(p, (Scalar, Attr))}
+    scalar_syms = {p.symbol for p in op.params if isinstance(p, (Scalar, Attr)) and p.symbol is not None}
     operand_syms = {t.symbol for t in op.tensors if t.role == "operand"}
     extra = fwd.free_symbols - {op.wrt} - scalar_syms - operand_syms
     if extra:
@@ -143,10 +189,11 @@ def _check_math(op, fail):
                 fail(f"{label}: `when` names a missing parameter {k!r}")
             p = op.param(k)
             ok = (isinstance(p, Attr) and p.type == "bool" and v in (True, False)) or \
+                 (isinstance(p, Attr) and p.type == "string" and v in p.values) or \
                  (isinstance(p, Tensor) and p.optional and v in (ABSENT, PRESENT))
             if not ok:
-                fail(f"{label}: `when` {k}={v!r} needs a bool Attr with True/False or an optional tensor with "
-                     "ABSENT/PRESENT")
+                fail(f"{label}: `when` {k}={v!r} needs a bool Attr with True/False, a string Attr with one of its "
+                     "values, or an optional tensor with ABSENT/PRESENT")
         for k, role in f.roles.items():
             if k not in tensors or role not in ROLES:
                 fail(f"{label}: roles {k}={role!r} needs an input tensor and a known role")
@@ -156,7 +203,7 @@ def _check_math(op, fail):
         if op.x_symbol(f) is None and op.y_symbol(f) is None:
             fail(f"{label}: no tensor holds the forward input or output")
     keys = op.variant_keys()
-    choices = [[False, True] if op.param(k).kind == "attr" else [ABSENT, PRESENT] for k in keys]
+    choices = [op.variant_choices(k) for k in keys]
     for values in itertools.product(*choices):
         key = dict(zip(keys, values))
         if op.formula_for(key) is None:

@@ -11,10 +11,50 @@ from dataclasses import dataclass
 import numpy as np
 import sympy
 
+from codegen.spec import DTYPES
 from codegen.spec import rules as R
+from codegen.spec.dtypes import can_cast, promote_types
 from codegen.spec.params import Output
 
 NP = {"FLOAT": np.float32, "FLOAT16": np.float16}
+
+# dtypes tried when a dtype rule can only be broken by a combination (promotion, casting)
+_TRIED = ["FLOAT", "FLOAT16", "BFLOAT16", "DOUBLE", "INT32", "INT8", "UINT8", "BOOL", "UINT16"]
+
+
+def _np_dtype(name):
+    import ml_dtypes
+    return {"BFLOAT16": ml_dtypes.bfloat16}.get(name) or np.dtype(DTYPES[name].numpy)
+
+
+def _dtype_rule_ok(op, r, dts, product):
+    """Whether dtype rule `r` passes for the dtypes `dts` ({param: dtype name}; absent params pass)."""
+    got = [dts.get(n) for n in r.params]
+    if isinstance(r, R.DtypeSupported):
+        return all(d is None or d in op.dtypes_of(n).get(product, []) for n, d in zip(r.params, got))
+    if isinstance(r, R.DtypeSame):
+        return all(d is None or got[0] is None or d == got[0] for d in got[1:])
+    if isinstance(r, R.DtypeCastable):
+        return None in got or can_cast(got[0], got[1])
+    inputs = [d for d in (got if isinstance(r, R.PromotedSupported) else got[1:]) if d is not None]
+    p = promote_types(inputs) if inputs else None
+    if isinstance(r, R.PromotedSupported):
+        return not inputs or (p is not None and p in op.dtypes_of(r.params[0]).get(product, []))
+    if p is None or got[0] is None:
+        return True
+    return can_cast(p, got[0]) if isinstance(r, R.PromotedCastable) else got[0] == p
+
+
+def _breaking_dtypes(op, rule, base_dts, product):
+    """{param: dtype} that passes every dtype rule before `rule` and breaks `rule`, or None (no such dtypes)."""
+    import itertools
+    before = [r for r in op.rules[:op.rules.index(rule)] if r.category == "dtype"]
+    params = list(dict.fromkeys(rule.params))
+    for combo in itertools.product(_TRIED, repeat=len(params)):
+        dts = dict(base_dts, **dict(zip(params, combo)))
+        if all(_dtype_rule_ok(op, r, dts, product) for r in before) and not _dtype_rule_ok(op, rule, dts, product):
+            return {n: d for n, d in zip(params, combo) if d != base_dts.get(n)}
+    return None
 
 
 @dataclass
@@ -28,6 +68,11 @@ class ErrorInput:
 def _arr(kw, op, name):
     p = op.param(name)
     return kw["out"] if isinstance(p, Output) else kw[p.py_name]
+
+
+def _arr_or_none(kw, op, name):
+    p = op.param(name)
+    return kw.get("out" if isinstance(p, Output) else p.py_name)
 
 
 def _set(kw, op, name, value):
@@ -53,11 +98,36 @@ def error_inputs(op, base: dict, product: str):
         rule = type(r).__name__
         P = r.params
         if isinstance(r, R.DtypeSupported):
-            for n in P:
-                out.append(ErrorInput(_set(base, op, n, _arr(base, op, n).astype(np.float64)), r.status, n, rule))
+            from codegen.runtime.checks import dtype_name
+            before = [x for x in op.rules[:op.rules.index(r)] if x.category == "dtype"]
+            for n in P:   # a dtype outside the parameter's table on this product (and on the tensors an earlier
+                # DtypeSame ties to it, so that this rule is the first to fail)
+                bad = next(d for d in ("DOUBLE", "INT32", "UINT16", "INT16")
+                           if d not in op.dtypes_of(n).get(product, []))
+                group = {n} | {q for x in before if isinstance(x, R.DtypeSame) and n in x.params for q in x.params}
+                kw = dict(base)
+                for q in group:
+                    kw = _set(kw, op, q, _arr(base, op, q).astype(_np_dtype(bad)))
+                dts = {q: dtype_name(v) for q in {q for x in op.rules for q in x.params}
+                       for v in [_arr_or_none(kw, op, q)] if isinstance(v, np.ndarray)}
+                if not all(_dtype_rule_ok(op, x, dts, product) for x in before):
+                    continue
+                first = next(q for q in P if dts.get(q) not in op.dtypes_of(q).get(product, []))
+                out.append(ErrorInput(kw, r.status, first, rule))
         elif isinstance(r, R.DtypeSame):
             for n in P[1:]:
                 out.append(ErrorInput(_set(base, op, n, _other_float(_arr(base, op, n))), r.status, n, rule))
+        elif isinstance(r, (R.PromotedSupported, R.PromotedCastable, R.PromotedSame)):
+            from codegen.runtime.checks import dtype_name
+            base_dts = {n: dtype_name(v) for n in {q for x in op.rules for q in x.params}
+                        for v in [_arr_or_none(base, op, n)] if isinstance(v, np.ndarray)}
+            bad = _breaking_dtypes(op, r, base_dts, product)
+            if bad:
+                kw = dict(base)
+                for n, d in bad.items():
+                    kw = _set(kw, op, n, _arr(base, op, n).astype(_np_dtype(d)))
+                reported = r.params[0]
+                out.append(ErrorInput(kw, r.status, reported, rule))
         elif isinstance(r, R.MaxRank):
             for n in P:
                 a = _arr(base, op, n)

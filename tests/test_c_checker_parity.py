@@ -61,6 +61,12 @@ def calls(draw, op):
                 draw(st.one_of(st.floats(-3, 3, allow_nan=False), st.integers(-3, 3), st.sampled_from([-0.0, 1e-300])))
         elif isinstance(p, Attr) and p.type == "bool":
             args[p.py_name] = draw(st.booleans())
+        elif isinstance(p, Attr) and p.type == "string":   # a listed string, another one, or a null char *
+            args[p.py_name] = draw(st.one_of(st.sampled_from(list(p.values)), st.sampled_from(["", "TANH", "x"]),
+                                             st.just(None)))
+        elif isinstance(p, Attr) and p.is_real:
+            args[p.py_name] = draw(st.one_of(st.floats(-3, 3, allow_nan=False), st.sampled_from([-1.0, 0.0, 1e-300,
+                                                                                                 1e39])))
         else:
             args[p.py_name] = draw(st.one_of(st.sampled_from([0, 1, 2, -1]), st.integers(-10, 10)))
     product = draw(st.sampled_from(list(PRODUCTS)))
@@ -87,7 +93,7 @@ def test_checkers_agree_on_random_calls(name):
     agree()
     # the draws reached success and a failure at (almost) every parameter
     assert None in seen
-    assert len(seen) >= len([p for p in op.params if not isinstance(p, Attr)])
+    assert len(seen) >= len([p for p in op.params if not isinstance(p, Attr) and not getattr(p, "optional", False)])
 
 
 @pytest.mark.parametrize("name", sorted(OPS))
@@ -103,6 +109,10 @@ def test_arguments_c_cannot_carry_give_the_numpy_error(name):
         if isinstance(p, Tensor):
             bad += [(p.py_name, [1.0, 2.0]), (p.py_name, np.zeros(3, np.complex64))]
         elif isinstance(p, Scalar):
+            bad += [(p.py_name, True), (p.py_name, "1"), (p.py_name, 10 ** 400)]
+        elif isinstance(p, Attr) and p.type == "string":
+            bad += [(p.py_name, 1), (p.py_name, b"tanh"), (p.py_name, "ta\0nh")]
+        elif isinstance(p, Attr) and p.is_real:
             bad += [(p.py_name, True), (p.py_name, "1"), (p.py_name, 10 ** 400)]
         elif isinstance(p, Attr):
             bad += [(p.py_name, 1.5 if p.type == "int64" else 1), (p.py_name, 2 ** 70 if p.type == "int64" else "x")]

@@ -83,16 +83,51 @@ def _same_elements(a, out):
 
 
 def store(out, result):
-    """Round the FLOAT `result` once into `out`'s dtype (overflow gives inf), as np.copyto(casting="unsafe").
+    """Round the FLOAT (or DOUBLE) `result` once into `out`'s dtype (overflow gives inf), as
+    np.copyto(casting="unsafe"); an integer output takes the nearest integer, ties to even, saturated to its range,
+    nan as 0 (`to_int`).
 
     A FLOAT16 output takes `f16_bits`: NumPy's own float32 -> float16 cast is a scalar loop here (~5 ns per
     element, more than all of a kernel's arithmetic), and slower still for every value it rounds to a
-    subnormal."""
+    subnormal.  A DOUBLE result goes to FLOAT16 and BFLOAT16 through FLOAT rounded to odd (`round_to_odd`), which
+    rounds once, as the C kernels do."""
+    result = np.asarray(result)
+    if out.dtype.kind in "iub":
+        np.copyto(out, to_int(result, out.dtype), casting="unsafe")
+        return
+    if result.dtype == np.float64 and out.dtype.itemsize == 2:
+        result = round_to_odd(result)
     if out.dtype == np.float16:
         result = np.broadcast_to(np.asarray(result, dtype=np.float32), out.shape)
         np.copyto(out.view(np.uint16), f16_bits(result), casting="unsafe")
     else:
         np.copyto(out, result, casting="unsafe")
+
+
+def to_int(x, dtype):
+    """FLOAT or DOUBLE values as integers of `dtype`: the nearest integer (ties to even), saturated to the dtype's
+    range, nan as 0 -- the cast with which the library rounds a result into an integer output (CAST_RINT)."""
+    info = np.iinfo(dtype)
+    x = np.asarray(x, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        r = np.clip(np.rint(x), info.min, info.max)
+    r = np.where(np.isnan(r), 0, r)
+    return r.astype(dtype)
+
+
+def round_to_odd(x):
+    """float64 values rounded to float32 with the last bit set when inexact ("round to odd"): a later rounding to
+    FLOAT16 or BFLOAT16 (fewer than 22 bits) then gives the correctly rounded result of x, with no double rounding."""
+    x = np.asarray(x, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        f = x.astype(np.float32)
+        inexact = np.isfinite(f) & (f.astype(np.float64) != x)
+        # towards zero when the nearest rounding went away from it, then the sticky bit
+        away = inexact & (np.abs(f.astype(np.float64)) > np.abs(x))
+        bits = f.view(np.uint32).copy()
+        bits[away] -= np.uint32(1)
+        bits[inexact] |= np.uint32(1)
+    return bits.view(np.float32)
 
 
 def f16_bits(x):

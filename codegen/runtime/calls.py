@@ -11,12 +11,13 @@ import ml_dtypes
 import numpy as np
 
 from codegen.spec import DEFAULT_PRODUCT, Op
+from codegen.spec.dtypes import BY_NUMPY
 from codegen.spec import rules as R
 
 from . import checks as _chk
 from . import memory
 
-NUMPY_DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16}
+NUMPY_DTYPES = _chk.NUMPY_DTYPES
 
 
 def out_dtype_free(op: Op) -> bool:
@@ -28,7 +29,8 @@ def out_dtype_free(op: Op) -> bool:
 def requested_dtype(out_dtype) -> str | None:
     """`out_dtype=` as an aclnn dtype name ("FLOAT16"), from a name or a NumPy dtype."""
     requested = out_dtype if out_dtype is None or isinstance(out_dtype, str) else np.dtype(out_dtype).name
-    return {"float32": "FLOAT", "float16": "FLOAT16", "bfloat16": "BFLOAT16"}.get(requested, requested)
+    d = BY_NUMPY.get(requested) if requested is not None else None
+    return d.name if d is not None else requested
 
 
 def _shape_rule(op: Op) -> tuple | None:
@@ -61,7 +63,7 @@ class _Signature:
     def __init__(self, op: Op):
         self.names = [p.py_name for p in op.params if p.kind != "output"]
         self.allowed = set(self.names) | {"product", "out"} | ({"out_dtype"} if out_dtype_free(op) else set())
-        self.default_from = op.param(op.output.dtype_from or op.tensors[0].name).py_name
+        self.default_from = [op.param(n).py_name for n in op.output_dtype_sources]
         self.shape_rule = _shape_rule(op)
 
 
@@ -89,13 +91,16 @@ class KernelCall:
         self.args = {n: kw[n] for n in self.names}
         _chk.known_product(self.product)
 
-    def check(self, checker) -> dict:
-        """Run `checker` (a generated NumPy module's `check`); allocate the output when none was given."""
+    def check(self, checker) -> dict | None:
+        """Run `checker` (a generated NumPy module's `check`); allocate the output when none was given.  None when
+        an empty tensor ended the checks early (EmptyReturns): success, nothing to compute."""
         op = self.op
         out_arg = self.out if self.out is not None else \
-            _chk.Allocate(self.requested or _chk.dtype_name(self.args[_signature(op).default_from]))
+            _chk.Allocate(self.requested or _chk.default_dtype(*[self.args[n] for n in _signature(op).default_from]))
         values = checker(*[self.args[n] for n in self.names], out_arg, self.product)
         if self.out is None:
             # (on a cache line: where the C kernels stream large outputs best, see memory.py)
-            self.out = memory.empty(output_shape(op, self.args), NUMPY_DTYPES[out_arg.dtype])
+            shape = output_shape(op, self.args) if values is not None else \
+                _chk.empty_shape(lambda: output_shape(op, self.args), *self.args.values())
+            self.out = memory.empty(shape, NUMPY_DTYPES[out_arg.dtype])
         return values

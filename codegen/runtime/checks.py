@@ -10,13 +10,16 @@ import ml_dtypes  # noqa: F401  (registers bfloat16 with NumPy)
 import numpy as np
 
 from codegen.errors import AclnnError
-from codegen.spec.dtypes import BY_NUMPY, DType
+from codegen.spec.dtypes import BY_NUMPY, COMPUTED, DTYPES, DType, can_cast, promote_types
 from codegen.spec.products import PRODUCTS
 from codegen.spec.rules import ACLNN_ERR_PARAM_INVALID as INVALID
 from codegen.spec.rules import ACLNN_ERR_PARAM_NULLPTR as NULLPTR
+from codegen.spec.rules import ACLNN_ERR_INNER_FIND_KERNEL_ERROR as FIND_KERNEL
 
 
 _BY_DTYPE = {np.dtype(name): d for name, d in BY_NUMPY.items()}
+# every aclnn dtype as a NumPy dtype: what outputs are allocated in
+NUMPY_DTYPES = {d.name: np.dtype(d.numpy).type for d in DTYPES.values()}
 
 
 class Allocate:
@@ -54,6 +57,16 @@ def dtype_name(value) -> str:
     if d is not None:
         return d.name
     return f"numpy {value.dtype}" if isinstance(value, np.ndarray) else f"non-array {type(value).__name__}"
+
+
+def default_dtype(*arrays) -> str:
+    """The dtype an output gets when the caller names none: the promoted dtype of the (non-null) arrays, or the
+    first one's when they do not promote (the checks then refuse the call)."""
+    names = [dtype_name(a) for a in arrays if a is not None]
+    if not names:
+        return "FLOAT"
+    p = promote_types(names) if all(n in DTYPES for n in names) else None
+    return p or names[0]
 
 
 def shape_str(shape) -> str:
@@ -109,11 +122,60 @@ def dtype_same(ref_name, ref, name, value):
 def dtype_castable(src_name, src, name, value):
     if src is None or value is None:
         return
-    from codegen.spec.dtypes import DTYPES
-    a, b = DTYPES.get(dtype_name(src)), DTYPES.get(dtype_name(value))
-    if a is None or b is None or not (a.is_float and b.is_float):
+    if not can_cast(dtype_name(src), dtype_name(value)):
         raise AclnnError(INVALID, name, f"{name}'s dtype {dtype_name(value)} cannot be cast to from {src_name}'s "
                                         f"dtype {dtype_name(src)}")
+
+
+def _promoted(named):
+    """(names, promoted dtype name or None, the name of the tensor that failed to promote) of the given tensors
+    (`named` alternates names and values; null tensors are left out)."""
+    pairs = [(n, v) for n, v in zip(named[0::2], named[1::2]) if v is not None]
+    if not pairs:
+        return [], None, None
+    out = dtype_name(pairs[0][1])
+    for n, v in pairs[1:]:
+        nxt = promote_types([out, dtype_name(v)]) if out in DTYPES and dtype_name(v) in DTYPES else None
+        if nxt is None:
+            return [n for n, _ in pairs], None, n
+        out = nxt
+    return [n for n, _ in pairs], out, None
+
+
+def promoted_supported(op, name, product, table, *named):
+    """The tensors' dtypes promote to a dtype of `table` (this parameter's {soc: [dtypes]}) on `product`."""
+    names, p, bad = _promoted(named)
+    if not names:
+        return
+    for n, v in zip(named[0::2], named[1::2]):
+        if v is not None and not isinstance(v, np.ndarray):
+            raise AclnnError(INVALID, n, f"{n} must be a tensor (NumPy array), got {type(v).__name__}")
+    if p is None:
+        got = ", ".join(dtype_name(v) for v in named[1::2] if v is not None)
+        raise AclnnError(INVALID, name, f"the dtypes of {' and '.join(names)} ({got}) do not promote to a "
+                                        f"common dtype")
+    allowed = table.get(product, [])
+    if p not in allowed:
+        raise AclnnError(INVALID, name, f"the dtypes of {' and '.join(names)} promote to {p}, not supported by "
+                                        f"{op} on {product} (supported: {', '.join(allowed) or 'none'})")
+
+
+def promoted_castable(name, value, *named):
+    names, p, _ = _promoted(named)
+    if value is None or p is None:
+        return
+    if not can_cast(p, dtype_name(value)):
+        raise AclnnError(INVALID, name, f"{name}'s dtype {dtype_name(value)} cannot be cast to from {p}, the "
+                                        f"promoted dtype of {' and '.join(names)}")
+
+
+def promoted_same(name, value, *named):
+    names, p, _ = _promoted(named)
+    if value is None or p is None:
+        return
+    if dtype_name(value) != p:
+        raise AclnnError(INVALID, name, f"{name} must have {p}, the promoted dtype of {' and '.join(names)}: "
+                                        f"got {dtype_name(value)}")
 
 
 # ---- shape -------------------------------------------------------------------------------------------------
@@ -174,6 +236,42 @@ def scalar_value(name, value) -> float:
             from None
 
 
+def optional_scalar_value(name, value, default) -> float:
+    """An optional aclScalar: null means the documented default."""
+    return float(default) if value is None else scalar_value(name, value)
+
+
+def double_attr(name, value) -> float:
+    """A C `double` passed by value."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise AclnnError(INVALID, name, f"{name} must be a double, got {type(value).__name__}")
+    try:
+        return float(value)
+    except OverflowError:
+        raise AclnnError(INVALID, name, f"{name} must be a double within the double range, got {value}") from None
+
+
+def float_attr(name, value) -> float:
+    """A C `float` passed by value: the double rounded to FLOAT (to nearest; beyond FLOAT's range, ±inf), as a
+    C caller's conversion does."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise AclnnError(INVALID, name, f"{name} must be a float, got {type(value).__name__}")
+    try:
+        with np.errstate(over="ignore"):
+            return float(np.float32(float(value)))
+    except OverflowError:
+        raise AclnnError(INVALID, name, f"{name} must be a float within the double range, got {value}") from None
+
+
+def string_attr(name, value) -> str:
+    """A C string (`const char *`): a Python str without NUL characters (C would end it at the first)."""
+    if not isinstance(value, str):
+        raise AclnnError(INVALID, name, f"{name} must be a string, got {type(value).__name__}")
+    if "\0" in value:
+        raise AclnnError(INVALID, name, f"{name} must be a C string without NUL characters")
+    return value
+
+
 def int_attr(name, value) -> int:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise AclnnError(INVALID, name, f"{name} must be an int64, got {type(value).__name__}")
@@ -205,6 +303,29 @@ def one_of(name, value, values):
 def requires(name, ok: bool, condition: str, value):
     if not ok:
         raise AclnnError(INVALID, name, f"{name} must satisfy {condition}, got {value}")
+
+
+def kernel_dtypes(op, *named):
+    """The last check: every tensor has a dtype the kernels read or write (not a complex one that a cast rule let
+    through).  ACLNN_ERR_INNER_FIND_KERNEL_ERROR, no parameter, as the library's l0 layer."""
+    for name, value in zip(named[0::2], named[1::2]):
+        d = dtype_of(value) if not isinstance(value, Allocate) else DTYPES.get(value.dtype)
+        if d is not None and (d.is_complex or d.name not in COMPUTED):
+            raise AclnnError(FIND_KERNEL, None, f"{op} has no kernel reading or writing {d.name}")
+
+
+def any_empty(*arrays) -> bool:
+    """Whether a given (non-null) tensor has no elements: EmptyReturns then ends phase 1 with success."""
+    return any(isinstance(a, np.ndarray) and a.size == 0 for a in arrays)
+
+
+def empty_shape(shape_of, *arrays) -> tuple:
+    """The shape of an output allocated for a call that returned early on an empty tensor: the shape rules' when
+    they apply, else the first empty tensor's (its inputs need not broadcast: the checks did not run)."""
+    try:
+        return tuple(shape_of())
+    except ValueError:
+        return next(a.shape for a in arrays if isinstance(a, np.ndarray) and a.size == 0)
 
 
 def known_product(product):

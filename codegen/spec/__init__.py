@@ -1,7 +1,7 @@
 r"""The spec language: one operator = one Python file in `specs/` that binds `SPEC = Op(...)`.
 
 Write `from codegen.spec import *` at the top of a spec; it brings every name below plus the SymPy names a
-formula needs (`symbols Symbol exp log sqrt tanh Abs Max Min Piecewise Eq Ne And Or Not Rational pi`).
+formula needs (`symbols Symbol exp log sqrt tanh Abs Max Min Piecewise Eq Ne And Or Not Rational Float pi`).
 
 Names in scope and conventions
 ------------------------------
@@ -78,7 +78,7 @@ Op(...)                    the operator; its fields, in the order a spec usually
 Text(zh, en)               a short text in both doc languages.
 ABSENT, PRESENT            values of an optional tensor in `Formula.when`.
 """
-from sympy import (Abs, And, Eq, Max, Min, Ne, Not, Or, Piecewise, Rational, Symbol, exp, log, pi, sqrt,
+from sympy import (Abs, And, Eq, Float, Max, Min, Ne, Not, Or, Piecewise, Rational, Symbol, exp, log, pi, sqrt,
                    symbols, tanh)
 
 from .dtypes import DTYPES, KERNEL_DTYPES, DType
@@ -88,17 +88,19 @@ from .op import ABSENT, PRESENT, Formula, Op, Variant
 from .params import (FORWARD_INPUT, FORWARD_OUTPUT, GRAD, OPERAND, RESULT, UNUSED, Attr, Output, Param, Scalar,
                      Tensor, Text)
 from .products import DEFAULT_PRODUCT, PRODUCTS, Product
-from .rules import (Broadcastable, BroadcastTo, DimInRange, DtypeCastable, DtypeSame, DtypeSupported, MaxRank,
-                    MinRank, NotNull, OneOf, Requires, Rule, ShapeIsBroadcast, ShapeSame)
+from .rules import (Broadcastable, BroadcastTo, DimInRange, DtypeCastable, DtypeSame, DtypeSupported, EmptyReturns,
+                    MaxRank, MinRank, NotNull, OneOf, PromotedCastable, PromotedSame, PromotedSupported, Requires,
+                    Rule, ShapeIsBroadcast, ShapeSame)
 
 __all__ = [
     # SymPy
-    "Abs", "And", "Eq", "Max", "Min", "Ne", "Not", "Or", "Piecewise", "Rational", "Symbol", "exp", "log", "pi",
+    "Abs", "And", "Eq", "Float", "Max", "Min", "Ne", "Not", "Or", "Piecewise", "Rational", "Symbol", "exp", "log", "pi",
     "sqrt", "symbols", "tanh",
     # spec language
     "Op", "Formula", "Variant", "Example", "Tensor", "Scalar", "Attr", "Output", "Param", "Text", "DimSum", "numel",
     "ABSENT", "PRESENT", "GRAD", "FORWARD_INPUT", "FORWARD_OUTPUT", "OPERAND", "UNUSED", "RESULT",
     "DtypeSupported", "DtypeSame", "DtypeCastable", "MaxRank", "MinRank", "ShapeSame", "Broadcastable",
     "BroadcastTo", "ShapeIsBroadcast", "DimInRange", "OneOf", "Requires", "NotNull", "Rule",
+    "PromotedSupported", "PromotedCastable", "PromotedSame", "EmptyReturns",
     "DTYPES", "KERNEL_DTYPES", "DType", "PRODUCTS", "Product", "DEFAULT_PRODUCT",
 ]

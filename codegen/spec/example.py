@@ -33,7 +33,7 @@ class Example:
 class ResolvedExample:
     """Every parameter's concrete value: tensors as (shape, flat list of floats) or None when null."""
     tensors: dict                 # {input tensor name: (shape, [floats]) | None}
-    scalars: dict                 # {scalar name: float}
+    scalars: dict                 # {scalar name: float, or None for an optional scalar left null}
     attrs: dict                   # {attr name: int | bool}
     out_shape: tuple
     expected: list | None
@@ -50,9 +50,11 @@ def _numel(shape) -> int:
 def _default_attr(op, p: Attr):
     if p.type == "bool":
         return False
+    if p.type == "string":
+        return list(p.values)[0]
     if p.values:
         return sorted(p.values)[0]
-    return 0
+    return 0.0 if p.is_real else 0
 
 
 def resolve(op) -> ResolvedExample:
@@ -75,7 +77,10 @@ def resolve(op) -> ResolvedExample:
                 data = [float(a) for a in v]
             tensors[p.name] = (shape, data)
         elif isinstance(p, Scalar):
-            scalars[p.name] = float(ex.values.get(p.name, 1.0))
+            if p.optional and p.name not in ex.values:
+                scalars[p.name] = None       # left out: null, the documented default
+            else:
+                scalars[p.name] = float(ex.values.get(p.name, 1.0))
         elif isinstance(p, Attr):
             attrs[p.name] = ex.values[p.name] if p.name in ex.values else _default_attr(op, p)
     out_shape = tuple(ex.shapes.get(op.output.name, ex.shape))
@@ -111,6 +116,10 @@ def problems(op) -> list[str]:
             out.append(f"example: {n} must be a bool")
         elif isinstance(p, Attr) and p.type == "int64" and (isinstance(v, bool) or not isinstance(v, int)):
             out.append(f"example: {n} must be an int")
+        elif isinstance(p, Attr) and p.is_real and (isinstance(v, bool) or not isinstance(v, (int, float))):
+            out.append(f"example: {n} must be a number")
+        elif isinstance(p, Attr) and p.type == "string" and v not in p.values:
+            out.append(f"example: {n} must be one of {', '.join(map(repr, p.values))}")
         elif isinstance(p, Scalar) and (isinstance(v, bool) or not isinstance(v, (int, float))):
             out.append(f"example: {n} must be a number")
     if ex.expected is not None:

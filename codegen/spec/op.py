@@ -20,7 +20,8 @@ class Formula:
 
     expr    the result element as SymPy, over the parameters' symbols (Piecewise for branches, DimSum for a
             reduction along `reduce_dim`, `numel("self")` for an element count).
-    when    {bool attribute: value} and/or {optional tensor: ABSENT | PRESENT}; {} means always.
+    when    {bool attribute: True | False}, {string attribute: one of its strings} and/or {optional tensor:
+            ABSENT | PRESENT}; {} means always.
     roles   tensor roles that differ in this form, e.g. {"selfOrResult": FORWARD_OUTPUT} for ELU's isResult.
     assume  extra SymPy relations on scalars under which this form is exact (stated in the docs and used by
             the proof), e.g. (scale > 0, inputScale > 0).
@@ -34,7 +35,7 @@ class Formula:
 @dataclass
 class Variant:
     """One specialisation a kernel is generated for: bool attributes and optional-tensor presence fixed."""
-    key: dict              # {bool attr or optional tensor name: True/False | ABSENT/PRESENT}
+    key: dict              # {bool attr, string attr or optional tensor: True/False | its string | ABSENT/PRESENT}
     formula: Formula       # the documented form that applies
     expr: sympy.Expr       # formula.expr with absent optionals replaced by their default
 
@@ -43,7 +44,7 @@ class Variant:
         """A C/Python identifier fragment naming the variant, '' when the op has a single variant."""
         parts = []
         for k, v in self.key.items():
-            parts.append(f"{snake(k)}_{str(v).lower()}")
+            parts.append(f"{snake(k)}_{re.sub(r'[^a-z0-9]+', '_', str(v).lower()).strip('_')}")
         return "__".join(parts)
 
 
@@ -61,9 +62,12 @@ class Op:
     forward_name: str = ""             # the forward function's name in formulas, e.g. "LogSigmoid"
     reduce_dim: str | None = None      # int64 attribute that DimSum reduces along
     loss_reduction: str | None = None  # int64 attribute reducing the forward output: 0 none, 1 mean, 2 sum
-    compute_dtype: str = "FLOAT"       # every kernel loads, computes in, and rounds once from this dtype
+    compute_dtype: str = "FLOAT"       # FLOAT16/BFLOAT16/FLOAT are loaded as, computed in, and rounded once from it
+    compute: dict = field(default_factory=dict)  # {dtype outside those three: "FLOAT" | "DOUBLE"}: what it computes in
     notes: list = field(default_factory=list)  # extra Text constraints for the docs (约束与限制)
     example: object = None             # Example: the call example's data (None: defaults from the structure)
+    null_order: list | None = None     # the null checks' order when the library's differs from the parameters'
+    torch: object = None               # the PyTorch equivalent (codegen.spec.torch), for accuracy and bench
     source: str = ""                   # file the spec was loaded from (set by the loader)
 
     # ---- names -------------------------------------------------------------------------------------------
@@ -93,8 +97,21 @@ class Op:
         return next(p for p in self.params if isinstance(p, Output))
 
     @property
+    def output_dtype_sources(self) -> tuple:
+        """The inputs whose (promoted) dtype is the output's default dtype."""
+        f = self.output.dtype_from
+        if isinstance(f, (tuple, list)):
+            return tuple(f)
+        return (f or self.tensors[0].name,)
+
+    @property
     def scalars(self) -> list[Scalar]:
         return [p for p in self.params if isinstance(p, Scalar)]
+
+    @property
+    def reals(self) -> list:
+        """The real-valued parameters a formula reads like a number: aclScalars, double and float attributes."""
+        return [p for p in self.params if isinstance(p, Scalar) or (isinstance(p, Attr) and p.is_real)]
 
     @property
     def attrs(self) -> list[Attr]:
@@ -117,12 +134,32 @@ class Op:
     def products(self) -> list[str]:
         return list(self.dtypes)
 
+    def compute_of(self, dtype: str) -> str:
+        """The dtype a call computes in when its inputs promote to `dtype` (aclnn's deduction table)."""
+        return self.compute.get(dtype, self.compute_dtype)
+
+    @property
+    def computes(self) -> list[str]:
+        """Every compute dtype some call of the op uses: "FLOAT" first, then "DOUBLE" when a dtype computes in it."""
+        claimed = {d for t in [self.dtypes] + [getattr(p, "dtypes", None) or {} for p in self.params]
+                   for dts in t.values() for d in dts}
+        out = ["FLOAT"] if claimed - set(self.compute) or any(v == "FLOAT" for v in self.compute.values()) else []
+        return out + (["DOUBLE"] if "DOUBLE" in self.compute.values() else [])
+
     # ---- rules -------------------------------------------------------------------------------------------
+    def pointers(self) -> list[Param]:
+        """Every required pointer parameter: tensors, the output, aclScalars and C strings that are not optional."""
+        return [p for p in self.params
+                if (isinstance(p, (Tensor, Output, Scalar)) or (isinstance(p, Attr) and p.type == "string"))
+                and not getattr(p, "optional", False)]
+
     @property
     def null_rules(self) -> list[Rule]:
-        """Null checks, first of all, one per required pointer parameter, in parameter order."""
-        return [NotNull(p.name) for p in self.params
-                if isinstance(p, (Tensor, Output, Scalar)) and not getattr(p, "optional", False)]
+        """Null checks, first of all, one per required pointer parameter, in parameter order (or `null_order`)."""
+        names = [p.name for p in self.pointers()]
+        if self.null_order:
+            names = list(self.null_order)
+        return [NotNull(n) for n in names]
 
     @property
     def all_rules(self) -> list[Rule]:
@@ -134,10 +171,17 @@ class Op:
         return list(self.backward) if isinstance(self.backward, (list, tuple)) else [Formula(self.backward)]
 
     def variant_keys(self) -> list[str]:
-        """Names a kernel specialises on: bool attributes a formula depends on, then optional tensors."""
-        bools = [a.name for a in self.attrs if a.type == "bool"
+        """Names a kernel specialises on: bool and string attributes a formula depends on, then optional tensors."""
+        attrs = [a.name for a in self.attrs if a.type in ("bool", "string")
                  and any(a.name in f.when for f in self.formulas)]
-        return bools + [t.name for t in self.tensors if t.optional]
+        return attrs + [t.name for t in self.tensors if t.optional]
+
+    def variant_choices(self, name: str) -> list:
+        """The values a variant key takes: False/True, a string attribute's strings, or ABSENT/PRESENT."""
+        p = self.param(name)
+        if isinstance(p, Attr):
+            return list(p.values) if p.type == "string" else [False, True]
+        return [ABSENT, PRESENT]
 
     def formula_for(self, key: dict) -> Formula | None:
         """The first formula whose `when` agrees with `key`."""
@@ -149,7 +193,7 @@ class Op:
     @property
     def variants(self) -> list[Variant]:
         keys = self.variant_keys()
-        choices = [[False, True] if self.param(k).kind == "attr" else [ABSENT, PRESENT] for k in keys]
+        choices = [self.variant_choices(k) for k in keys]
         out = []
         for values in itertools.product(*choices):
             key = dict(zip(keys, values))

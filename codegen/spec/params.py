@@ -1,4 +1,4 @@
-"""Operator parameters, in aclnn order: tensors, aclScalars and int64/bool attributes."""
+"""Operator parameters, in aclnn order: tensors, aclScalars and attributes passed by value."""
 from __future__ import annotations
 
 import functools
@@ -62,23 +62,75 @@ class Output(Param):
     """The output aclTensor (`aclTensor *`)."""
     role: str = RESULT
     dtypes: dict | None = None
-    dtype_from: str | None = None          # default dtype: that input's dtype (None: the first tensor's)
+    c_type: str | None = None              # "const aclTensor *" where the header declares it so (GeluBackward)
+    dtype_from: str | tuple | None = None  # default dtype: that input's dtype, or the promoted dtype of a tuple of
+                                           # inputs (None: the first tensor's)
 
     kind = "output"
 
 
 @dataclass(eq=False)
 class Scalar(Param):
-    """A host aclScalar (`const aclScalar *`), read as FLOAT by the kernels."""
+    """A host aclScalar (`const aclScalar *`), read as a double by the checkers and in the compute dtype by the
+    kernels.  An optional one (`optional=True`) may be null, which means `default` (SwishBackward's
+    betaOptional: null is 1.0)."""
     dtype: str = "FLOAT"
+    optional: bool = False
+    default: float | None = None
 
     kind = "scalar"
 
 
+@dataclass(frozen=True)
+class AttrType:
+    """One C kind of attribute passed by value, and what every backend makes of it."""
+    name: str              # the spec's spelling: Attr(type=...)
+    c_types: tuple         # the C spellings a header may use for it, the default first
+    number: bool           # a number the formulas may read (double, float and int64 are; bool and string not)
+    opdef: str             # the Ascend C OpDef attribute kind (`this->Attr(...).<opdef>()`)
+    zh: str                # how the docs name it
+    en: str
+
+
+ATTR_TYPES = {t.name: t for t in [
+    AttrType("int64", ("int64_t",), True, "Int", "整型值(INT64)", "integer (INT64)"),
+    AttrType("bool", ("bool",), False, "Bool", "布尔值(BOOL)", "bool (BOOL)"),
+    AttrType("double", ("double",), True, "Float", "双精度浮点值(DOUBLE)", "double (DOUBLE)"),
+    AttrType("float", ("float",), True, "Float", "单精度浮点值(FLOAT)", "float (FLOAT)"),
+    # a C string: a pointer, so a null is possible (and checked first, as a tensor's)
+    AttrType("string", ("const char *", "char *"), False, "String", "字符串(char*)", "string (char*)"),
+]}
+
+
 @dataclass(eq=False)
 class Attr(Param):
-    """A plain int64_t or bool attribute passed by value."""
-    type: str = "int64"                    # "int64" or "bool"
-    values: dict = field(default_factory=dict)  # named values, e.g. {0: "none", 1: "mean", 2: "sum"}
+    """An attribute passed by value: int64_t, bool, double, float, or a C string (`const char *` / `char *`).
+
+    `values` names enumerated values for the docs ({0: "none", 1: "mean"}); for a string attribute it lists the
+    strings the operator accepts ({"none": "erf form", "tanh": "tanh approximation"}), and a backward form may
+    be chosen by one (`Formula(..., when={"approximate": "tanh"})`): the kernels are then specialised per string.
+    `c_type` is the header's spelling when it differs from the type's default (`char *` for GeluBackwardV2)."""
+    type: str = "int64"                    # a key of ATTR_TYPES
+    values: dict = field(default_factory=dict)
+    c_type: str | None = None
 
     kind = "attr"
+
+    @property
+    def spec_type(self) -> AttrType:
+        return ATTR_TYPES[self.type]
+
+    @property
+    def ctype(self) -> str:
+        """The C type as the header spells it."""
+        return self.c_type or ATTR_TYPES[self.type].c_types[0]
+
+    @property
+    def is_number(self) -> bool:
+        """A number the formulas may read (int64, double, float)."""
+        return ATTR_TYPES[self.type].number
+
+    @property
+    def is_real(self) -> bool:
+        """A floating-point attribute (double, float): the formulas read it like an aclScalar."""
+        return self.type in ("double", "float")

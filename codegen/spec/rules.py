@@ -1,10 +1,11 @@
 """Argument rules: what phase 1 (GetWorkspaceSize) checks, in order, and the status each failure returns.
 
-Every rule names the parameters it reads; the first parameter that breaks it is the one reported.  Checks run
-in a fixed category order (ascend.md §1): null pointers (161001, derived from the parameter list, never written
-in a spec), then dtypes, then shapes and ranks, then attribute and scalar values (all 161002).  Within a
-category they run in the order the spec lists them.  Optional tensors that are null skip every rule but their
-own null check (there is none).
+Every rule names the parameters it reads; the first parameter that breaks it is the one reported.  Null pointers
+come first (161001, derived from the parameter list, never written in a spec); then the rules run in the order
+the spec lists them — the library's order, which usually goes dtypes, shapes and ranks, attribute and scalar
+values (all 161002), but not always (HardshrinkBackward checks ranks before the promotion of its dtypes, and
+returns for an empty tensor before its broadcast check: `EmptyReturns`).  Optional tensors that are null skip
+every rule but their own null check (there is none).
 """
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ STATUS_NAMES = {
     ACLNN_ERR_INNER_NULLPTR: "ACLNN_ERR_INNER_NULLPTR",
 }
 
-CATEGORIES = ("null", "dtype", "shape", "value")
+CATEGORIES = ("null", "dtype", "shape", "value", "empty")
 
 
 def _names(names) -> str:
@@ -87,13 +88,48 @@ class DtypeSame(Rule):
 
 @dataclass(frozen=True, init=False)
 class DtypeCastable(Rule):
-    """The second tensor's dtype can be cast to from the first's (aclnn CanCast: float to float)."""
+    """The second tensor's dtype can be cast to from the first's (aclnn CanCast: `codegen.spec.dtypes.can_cast`)."""
     category = "dtype"
 
     def describe(self, lang, op=None):
         src, dst = self.params
         return {"zh": f"{src}的数据类型不能转换为{dst}的数据类型。",
                 "en": f"{src}'s dtype cannot be cast to {dst}'s dtype."}[lang]
+
+
+@dataclass(frozen=True, init=False)
+class PromotedSupported(Rule):
+    """The inputs' dtypes promote (aclnn PromoteType, `codegen.spec.dtypes.promote_types`) to a dtype in the
+    table for the running product.  Mixed input dtypes are then accepted; the kernels compute in the promoted one."""
+    category = "dtype"
+
+    def describe(self, lang, op=None):
+        return {"zh": f"{_names(self.params)}的数据类型推导失败,或推导后的数据类型不在当前产品支持的范围之内。",
+                "en": f"the dtypes of {', '.join(self.params)} do not promote to a dtype supported on the running "
+                      f"product."}[lang]
+
+
+@dataclass(frozen=True, init=False)
+class PromotedCastable(Rule):
+    """The first tensor's (an output's) dtype can be cast to from the promoted dtype of the others (aclnn
+    CanCast: `codegen.spec.dtypes.can_cast`)."""
+    category = "dtype"
+
+    def describe(self, lang, op=None):
+        out, srcs = self.params[0], self.params[1:]
+        return {"zh": f"{_names(srcs)}推导后的数据类型不能转换为{out}的数据类型。",
+                "en": f"the promoted dtype of {', '.join(srcs)} cannot be cast to {out}'s dtype."}[lang]
+
+
+@dataclass(frozen=True, init=False)
+class PromotedSame(Rule):
+    """The first tensor (an output) has exactly the promoted dtype of the others."""
+    category = "dtype"
+
+    def describe(self, lang, op=None):
+        out, srcs = self.params[0], self.params[1:]
+        return {"zh": f"{out}的数据类型与{_names(srcs)}推导后的数据类型不一致。",
+                "en": f"{out}'s dtype differs from the promoted dtype of {', '.join(srcs)}."}[lang]
 
 
 @dataclass(frozen=True, init=False)
@@ -167,6 +203,19 @@ class ShapeIsBroadcast(Rule):
         out, srcs = self.params[0], self.params[1:]
         return {"zh": f"{out}的shape与{_names(srcs)} broadcast后的shape不一致。",
                 "en": f"{out}'s shape differs from the broadcast shape of {', '.join(srcs)}."}[lang]
+
+
+@dataclass(frozen=True, init=False)
+class EmptyReturns(Rule):
+    """When one of these tensors is empty, phase 1 succeeds here (workspace 0, nothing computed) without running
+    the checks that follow.  Without this rule an empty tensor succeeds after every check."""
+    category = "empty"
+    status = ACLNN_SUCCESS
+
+    def describe(self, lang, op=None):
+        return {"zh": f"{_names(self.params)}为空Tensor时,后续检查不再进行,直接返回成功。",
+                "en": f"when {', '.join(self.params)} is empty, the checks after this one are skipped and the call "
+                      f"succeeds."}[lang]
 
 
 @dataclass(frozen=True, init=False)

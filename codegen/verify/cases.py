@@ -23,6 +23,15 @@ class Case:
     reduction: int | None             # loss reduction value, or None
     subs: dict                        # original symbol -> symbol with assumptions, or a value (0)
     assumptions: list = field(default_factory=list)  # human-readable, e.g. "lambda > 0"
+    back: dict = field(default_factory=dict)          # symbols a substitution introduced -> what they stand for
+
+    def shown(self, expr):
+        """`expr` with the symbols a substitution introduced written back (max_minus_min + min is shown as max,
+        eps_t/(2*(eps_t + 1)) as eps)."""
+        if not self.back:
+            return expr
+        e = sympy.sympify(expr).xreplace(self.back)
+        return sympy.simplify(e) if e.free_symbols else e
 
     @property
     def label(self) -> str:
@@ -34,21 +43,68 @@ class Case:
         return ", ".join(parts) or "all inputs"
 
 
-def _sign_of(rel, sym):
-    """'nonneg'|'pos'|'nonpos'|'neg' when `rel` bounds `sym` by 0, else None."""
-    if not isinstance(rel, sympy.core.relational.Relational):
+def _bound_of(rel, sym):
+    """(op, c) when `rel` bounds the scalar `sym` by a number c, read as `sym op c`; else None."""
+    if not isinstance(rel, sympy.core.relational.Relational) or rel.rel_op not in (">", ">=", "<", "<=", "!="):
         return None
-    lhs, rhs, op = rel.lhs, rel.rhs, rel.rel_op
-    if lhs == sym and rhs == 0:
-        return {">=": "nonneg", ">": "pos", "<=": "nonpos", "<": "neg"}.get(op)
-    if rhs == sym and lhs == 0:
-        return {">=": "nonpos", ">": "neg", "<=": "nonneg", "<": "pos"}.get(op)
+    flip = {">": "<", ">=": "<=", "<": ">", "<=": ">=", "!=": "!="}
+    if rel.lhs == sym and rel.rhs.is_number:
+        return rel.rel_op, rel.rhs
+    if rel.rhs == sym and rel.lhs.is_number:
+        return flip[rel.rel_op], rel.lhs
     return None
+
+
+def _order_of(rel, syms):
+    """(low, high, strict) when `rel` orders two scalars (`min <= max`, `a < b`, either way round); else None."""
+    if not isinstance(rel, sympy.core.relational.Relational) or rel.rel_op not in (">", ">=", "<", "<="):
+        return None
+    if rel.lhs not in syms or rel.rhs not in syms:
+        return None
+    if rel.rel_op in ("<", "<="):
+        return rel.lhs, rel.rhs, rel.rel_op == "<"
+    return rel.rhs, rel.lhs, rel.rel_op == ">"
+
+
+def _holds(rel_op, value, c) -> bool:
+    return {">": value > c, ">=": value >= c, "<": value < c, "<=": value <= c, "!=": value != c}[rel_op]
+
+
+def _regions(sym, critical, bounds):
+    """The cases of one scalar: [(value, label)] for every open interval between its critical values and every
+    critical value itself, those the rules' bounds admit (`lambda >= 0` admits `lambda > 0` and `lambda = 0`).  A
+    degenerate value moves branch points (λ = 0 makes Softshrink's dead zone vanish), so each is a case; an
+    interval between two values is parametrised by a positive symbol (a + (b - a) t/(1 + t)), so that SymPy can
+    order everything that depends on it.  Open intervals first, then the points, each in increasing order."""
+    cs = sorted({sympy.nsimplify(c) for c in list(critical) + [c for _, c in bounds]}, key=float)
+    if not cs:
+        return []
+    name = sym.name
+    t = sympy.Symbol(f"{name}_t", positive=True)
+    opens, points = [], []
+    edges = [None] + cs + [None]
+    for a, b in zip(edges, edges[1:]):
+        if a is None:
+            value = sympy.Symbol(name, real=True, negative=True) if b == 0 else b - t
+            probe, label, back = b - 1, f"{name} < {b}", b - sym
+        elif b is None:
+            value = sympy.Symbol(name, real=True, positive=True) if a == 0 else a + t
+            probe, label, back = a + 1, f"{name} > {a}", sym - a
+        else:
+            value, probe, label = a + (b - a) * t / (1 + t), (a + b) / 2, f"{a} < {name} < {b}"
+            back = (sym - a) / (b - sym)
+        if all(_holds(op, probe, c) for op, c in bounds):
+            opens.append((value, label, {t: back} if value.has(t) else {}))
+    for c in cs:
+        if all(_holds(op, c, b) for op, b in bounds):
+            points.append((sympy.Integer(0) if c == 0 else c, f"{name} = {c}", {}))
+    return opens + points
 
 
 def assumptions_for(op: Op, variant: Variant) -> list:
     """The scalar relations known in a variant: Requires rules that apply to it, and the formula's `assume`."""
-    known = {a.symbol: val for a in op.attrs if a.name in variant.key for val in [variant.key[a.name]]}
+    known = {a.symbol: sympy.true if variant.key[a.name] else sympy.false
+             for a in op.attrs if a.name in variant.key and a.type == "bool"}
     rels = []
     for r in op.rules:
         if isinstance(r, Requires):
@@ -60,37 +116,157 @@ def assumptions_for(op: Op, variant: Variant) -> list:
 
 
 def cases(op: Op) -> list[Case]:
+    """Every case of `op`: each variant, each loss reduction, and each way its scalars can stand where that moves
+    a branch point: a scalar on each side of, and at, each of its critical values (`_branch_points`) that its
+    rules admit (`lambda >= 0`: above 0 and at 0); two scalars that are both branch points in each order the rules
+    admit (Hardtanh's min and max: min < max, min = max, max < min; with a `min <= max` rule the last would go) --
+    the larger written as the smaller plus a positive symbol, so that the proof can order the branch points."""
     out = []
+    reals = list(dict.fromkeys([p.symbol for p in op.reals] + [p.symbol for p in op.attrs if p.is_number]))
     for variant in op.variants:
         rels = assumptions_for(op, variant)
-        signs = {}
-        for p in op.scalars + op.attrs:
-            for rel in rels:
-                s = _sign_of(rel, p.symbol)
-                if s:
-                    signs[p.symbol] = s
-        # each nonnegative scalar: a positive case and a zero case
+        bounds, orders = {}, []
+        for rel in rels:
+            for sym in reals:
+                b = _bound_of(rel, sym)
+                if b:
+                    bounds.setdefault(sym, []).append(b)
+            o = _order_of(rel, reals)
+            if o:
+                orders.append(o)
+        bare, critical = _branch_points(op, variant, reals)
+        ordered_syms = {s for lo, hi, _ in orders for s in (lo, hi)}
+        if len(bare) > 1:
+            ordered_syms |= set(bare)
         options = []
-        for sym, s in signs.items():
-            if s == "nonneg":
-                options.append([(sym, "pos"), (sym, "zero")])
-            elif s == "nonpos":
-                options.append([(sym, "neg"), (sym, "zero")])
-            else:
-                options.append([(sym, s)])
+        for sym in reals:
+            if sym in ordered_syms:
+                continue
+            regions = _regions(sym, critical.get(sym, ()), bounds.get(sym, []))
+            if regions:
+                options.append([(sym, (value, back), label) for value, label, back in regions])
+        for low, high, strict in orders:
+            choice = [(high, ("above", low, _gap(high, low)), f"{low} < {high}")]
+            if not strict:
+                choice.append((high, ("equal", low, None), f"{low} = {high}"))
+            options.append(choice)
+        # two scalars that are both branch points, in no order the rules fix: every order is a case
+        ordered = {frozenset((lo, hi)) for lo, hi, _ in orders}
+        pairs = [(a, b) for i, a in enumerate(bare) for b in bare[i + 1:]]
+        for a, b in pairs:
+            if frozenset((a, b)) not in ordered:
+                options.append([(b, ("above", a, _gap(b, a)), f"{a} < {b}"), (b, ("equal", a, None), f"{a} = {b}"),
+                                (a, ("above", b, _gap(a, b)), f"{b} < {a}")])
         reductions = [None]
         if op.loss_reduction:
             reductions = sorted(op.param(op.loss_reduction).values)
         for combo in itertools.product(*options):
-            subs, labels = {}, []
-            for sym, s in combo:
-                if s == "zero":
-                    subs[sym] = sympy.Integer(0)
-                    labels.append(f"{sym} = 0")
+            subs, labels, back = {}, [], {}
+            for sym, value, label in combo:
+                if len(value) == 3:                # an order: the larger scalar in terms of the smaller
+                    kind, low, t = value
+                    base = subs.get(low, low)
+                    subs[sym] = base + t if kind == "above" else base
+                    if kind == "above":
+                        back[t] = sym - low
                 else:
-                    kw = {"pos": dict(positive=True), "neg": dict(negative=True)}[s]
-                    subs[sym] = sympy.Symbol(sym.name, real=True, **kw)
-                    labels.append(f"{sym} {'>' if s == 'pos' else '<'} 0")
+                    subs[sym], shown = value
+                    back.update(shown)
+                labels.append(label)
             for red in reductions:
-                out.append(Case(op, variant, red, subs, labels))
+                out.append(Case(op, variant, red, subs, labels, back))
+    return out
+
+
+def _gap(high, low):
+    return sympy.Symbol(f"{high.name}_minus_{low.name}", positive=True)
+
+
+def _branch_points(op: Op, variant: Variant, reals) -> tuple[list, dict]:
+    """Over the forward's and the x-form backward's conditions: (the scalars that are branch points themselves --
+    `x > min`, `x >= max`: the proof cuts the line at each, so it needs their order --, {scalar: its critical
+    values}: where a branch point that depends on one scalar meets another branch point (LogitGrad's eps and
+    1 - eps at eps = 1/2), where a condition on the scalar alone switches (`eps >= 0`), where the arguments of a
+    Max or Min in a branch point are equal (Hardshrink's Max(lambd, 0) at 0), and 0 for a scalar that
+    multiplies x (`beta*x > threshold`: its sign decides the direction)."""
+    from .intervals import Undecided, atoms, thresholds
+    bare, points, critical = [], [], {}
+    real_set = set(reals)
+
+    def add(sym, expr):
+        try:
+            sols = sympy.solve(expr, sym)
+        except (NotImplementedError, ValueError, TypeError):
+            return
+        for v in sols:
+            if getattr(v, "is_number", False) and v.is_real:
+                critical.setdefault(sym, set()).add(v)
+
+    def single(expr):
+        fs = sympy.sympify(expr).free_symbols & real_set
+        return next(iter(fs)) if len(fs) == 1 else None
+
+    exprs = [(sympy.sympify(op.forward), op.wrt)]
+    x_sym = op.x_symbol(variant.formula)
+    if x_sym is not None:
+        exprs.append((sympy.sympify(variant.expr), x_sym))
+    for expr, u in exprs:
+        for pw in expr.atoms(sympy.Piecewise):
+            for _, cond in pw.args:
+                for rel in sympy.sympify(cond).atoms(sympy.core.relational.Relational):
+                    if u not in rel.free_symbols:       # a condition on the scalars alone
+                        s = single(rel)
+                        if s is not None:
+                            add(s, rel.lhs - rel.rhs)
+                        continue
+                    if not rel.has(sympy.Abs):
+                        for s in sympy.diff(rel.lhs - rel.rhs, u).free_symbols & real_set:
+                            critical.setdefault(s, set()).add(sympy.Integer(0))
+                    try:
+                        found = thresholds(atoms(rel, u))
+                    except (Undecided, NotImplementedError):
+                        continue
+                    for c in found:
+                        if c in real_set:
+                            if c not in bare:
+                                bare.append(c)
+                        elif c not in points:
+                            points.append(c)
+    every = bare + points
+    for c in points:   # what switches inside a branch point: Max/Min arguments, Piecewise conditions, Abs
+        for m in sympy.sympify(c).atoms(sympy.Max, sympy.Min):
+            s = single(m)
+            if s is not None and len(m.args) == 2:
+                add(s, m.args[0] - m.args[1])
+        for rel in sympy.sympify(c).atoms(sympy.core.relational.Relational):
+            s = single(rel)
+            if s is not None:
+                add(s, rel.lhs - rel.rhs)
+        for a in sympy.sympify(c).atoms(sympy.Abs):
+            s = single(a)
+            if s is not None:
+                add(s, a.args[0])
+    for i, a in enumerate(every):   # two branch points that meet at one value of one scalar
+        for b in every[i + 1:]:
+            if a in real_set and b in real_set:
+                continue            # two scalars: their order is a case of its own
+            s = single(a - b)
+            if s is not None:
+                add(s, a - b)
+    return bare, critical
+
+
+def sample_scalars(case: Case, draw) -> dict:
+    """{symbol: value} of every real scalar of the op (aclScalars, double and float attributes), consistent with
+    the case: `draw(kind)` gives a number for kind "positive", "negative" or "any"; each symbol a substitution
+    introduces is drawn once and the substitutions are evaluated on the draws (SymPy numbers)."""
+    free = {}
+    for value in case.subs.values():
+        for s in sorted(sympy.sympify(value).free_symbols, key=str):
+            if s not in free:
+                free[s] = sympy.Float(draw("positive" if s.is_positive else "negative" if s.is_negative else "any"), 30)
+    out = {}
+    for p in case.op.reals:
+        sub = case.subs.get(p.symbol)
+        out[p.symbol] = sympy.sympify(sub).xreplace(free) if sub is not None else sympy.Float(draw("any"), 30)
     return out

@@ -16,7 +16,20 @@ class Undecided(Exception):
 
 
 def _decide(rel) -> bool | None:
-    rel = sympy.simplify(rel) if isinstance(rel, Relational) else rel
+    if isinstance(rel, Relational):
+        simple = sympy.simplify(rel)
+        if simple in (sympy.true, sympy.false):
+            return simple == sympy.true
+        # SymPy leaves some relations of rational functions open (t/(2t+2) < (t+2)/(2t+2) for t > 0): the sign
+        # of the simplified difference decides them
+        d = sympy.simplify(rel.lhs - rel.rhs)
+        if d.is_zero:
+            return rel.rel_op in ("==", ">=", "<=")
+        if d.is_positive:
+            return rel.rel_op in (">", ">=", "!=")
+        if d.is_negative:
+            return rel.rel_op in ("<", "<=", "!=")
+        return None
     if rel == sympy.true:
         return True
     if rel == sympy.false:

@@ -69,7 +69,7 @@ class CaseProof:
         if op.loss_reduction:
             self.subs[op.param(op.loss_reduction).symbol] = sympy.Integer(case.reduction)
         for a in op.attrs:  # bool attributes fixed by the variant
-            if a.name in v.key:
+            if a.name in v.key and a.type == "bool":
                 self.subs[a.symbol] = sympy.true if v.key[a.name] else sympy.false
         for t in op.tensors:  # a null optional tensor is all `default`, in the forward as in the backward
             if v.key.get(t.name) == ABSENT:
@@ -114,7 +114,7 @@ class CaseProof:
         edges = [-sympy.oo] + pts + [sympy.oo]
         lines, derivs = [], []
         for lo, hi in zip(edges, edges[1:]):
-            where = f"{x} in ({lo}, {hi})"
+            where = f"{x} in ({self.case.shown(lo)}, {self.case.shown(hi)})"
             try:
                 k = first_piece(ftrees, lambda t: truth_on(t, lo, hi))
                 fk = fp[k][0]
@@ -132,6 +132,11 @@ class CaseProof:
             except (Undecided, NotImplementedError) as e:
                 lines.append(self.line(where, "FAILED", str(e)))
                 derivs.append(None)
+                continue
+            if fk == sympy.nan:   # the forward is undefined here (LogitGrad outside [0, 1] for eps < 0)
+                derivs.append(None)
+                verdict = "proven" if bexpr == sympy.nan else "FAILED"
+                lines.append(self.line(where, verdict, f"the forward is nan here and the backward gives {bexpr}"))
                 continue
             derivs.append(vjp)
             residual = vjp - bexpr
@@ -160,7 +165,7 @@ class CaseProof:
 
     def _boundary(self, t, ftrees, fp, btrees, bp, u, in_y, left, right):
         x = self.x
-        where = f"{x} = {t}"
+        where = f"{x} = {self.case.shown(t)}"
         try:
             k = first_piece(ftrees, lambda tr: truth_at(tr, t))
             if in_y:
@@ -177,8 +182,9 @@ class CaseProof:
         side = ("the left derivative" if lim_l is not None and is_zero(value - lim_l) else
                 "the right derivative" if lim_r is not None and is_zero(value - lim_r) else
                 "neither one-sided derivative")
+        shown = lambda e: None if e is None else self.case.shown(e)  # noqa: E731
         return self.line(where, "convention",
-                         f"backward gives {value} ({side}; left {lim_l}, right {lim_r})")
+                         f"backward gives {shown(value)} ({side}; left {shown(lim_l)}, right {shown(lim_r)})")
 
     def _counterexample(self, residual, lo, hi):
         """A point in (lo, hi) where the residual is visibly non-zero, for the failure report."""

@@ -13,6 +13,7 @@ dtype (round to nearest even).  `check()` runs the phase-1 argument rules in ord
 import ml_dtypes
 import numpy as np
 
+from codegen.runtime import calls as _calls
 from codegen.runtime import checks as _chk
 from codegen.runtime.blocks import blocks as _blocks, store as _store, where as _where
 OP = "aclnnBinaryCrossEntropyWithLogitsBackward"
@@ -57,7 +58,7 @@ DTYPES = {
     },
 }
 
-NUMPY_DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16}
+NUMPY_DTYPES = _chk.NUMPY_DTYPES
 
 
 def check(grad_output, self, target, weight_optional, pos_weight_optional, reduction, out, product):
@@ -90,6 +91,7 @@ def check(grad_output, self, target, weight_optional, pos_weight_optional, reduc
     _chk.broadcast_to("posWeightOptional", pos_weight_optional, "self", self)
     reduction = _chk.int_attr("reduction", reduction)
     _chk.one_of("reduction", reduction, (0, 1, 2))
+    _chk.kernel_dtypes(OP, "gradOutput", grad_output, "self", self, "target", target, "weightOptional", weight_optional, "posWeightOptional", pos_weight_optional, "out", out)
     return {"reduction": reduction}
 
 
@@ -189,7 +191,7 @@ def binary_cross_entropy_with_logits_backward(*, grad_output, self, target, weig
     """
     _chk.writeable_out("binary_cross_entropy_with_logits_backward", out)
     _chk.known_product(product)
-    out_arg = out if out is not None else _chk.Allocate(_chk.dtype_name(target))
+    out_arg = out if out is not None else _chk.Allocate(_chk.default_dtype(target))
     values = check(grad_output, self, target, weight_optional, pos_weight_optional, reduction, out_arg, product)
     reduction = values["reduction"]
     if out is None:

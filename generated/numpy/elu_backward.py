@@ -13,6 +13,7 @@ dtype (round to nearest even).  `check()` runs the phase-1 argument rules in ord
 import ml_dtypes
 import numpy as np
 
+from codegen.runtime import calls as _calls
 from codegen.runtime import checks as _chk
 from codegen.runtime.blocks import blocks as _blocks, store as _store, where as _where
 OP = "aclnnEluBackward"
@@ -39,7 +40,7 @@ DTYPES = {
     },
 }
 
-NUMPY_DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16}
+NUMPY_DTYPES = _chk.NUMPY_DTYPES
 
 
 def check(grad_output, alpha, scale, input_scale, is_result, self_or_result, out, product):
@@ -69,6 +70,7 @@ def check(grad_output, alpha, scale, input_scale, is_result, self_or_result, out
     is_result = _chk.bool_attr("isResult", is_result)
     if is_result:
         _chk.requires("alpha", bool((alpha >= 0)), "alpha >= 0", alpha)
+    _chk.kernel_dtypes(OP, "gradOutput", grad_output, "selfOrResult", self_or_result, "gradInput", out)
     return {"alpha": alpha, "scale": scale, "input_scale": input_scale, "is_result": is_result}
 
 
@@ -127,9 +129,8 @@ def elu_backward(*, grad_output, alpha, scale, input_scale, is_result, self_or_r
     """
     _chk.writeable_out("elu_backward", out)
     _chk.known_product(product)
-    requested = out_dtype if out_dtype is None or isinstance(out_dtype, str) else np.dtype(out_dtype).name
-    requested = {"float32": "FLOAT", "float16": "FLOAT16", "bfloat16": "BFLOAT16"}.get(requested, requested)
-    out_arg = out if out is not None else _chk.Allocate(requested or _chk.dtype_name(grad_output))
+    requested = _calls.requested_dtype(out_dtype)
+    out_arg = out if out is not None else _chk.Allocate(requested or _chk.default_dtype(grad_output))
     values = check(grad_output, alpha, scale, input_scale, is_result, self_or_result, out_arg, product)
     alpha = values["alpha"]
     scale = values["scale"]

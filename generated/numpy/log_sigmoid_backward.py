@@ -12,6 +12,7 @@ dtype (round to nearest even).  `check()` runs the phase-1 argument rules in ord
 import ml_dtypes
 import numpy as np
 
+from codegen.runtime import calls as _calls
 from codegen.runtime import checks as _chk
 from codegen.runtime.blocks import blocks as _blocks, store as _store, where as _where
 OP = "aclnnLogSigmoidBackward"
@@ -44,7 +45,7 @@ DTYPES = {
     },
 }
 
-NUMPY_DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16}
+NUMPY_DTYPES = _chk.NUMPY_DTYPES
 
 
 def check(grad_output, self, buffer, out, product):
@@ -70,6 +71,7 @@ def check(grad_output, self, buffer, out, product):
     _chk.shape_same("gradOutput", grad_output, "self", self)
     _chk.shape_same("gradOutput", grad_output, "buffer", buffer)
     _chk.shape_same("gradOutput", grad_output, "gradInput", out)
+    _chk.kernel_dtypes(OP, "gradOutput", grad_output, "self", self, "buffer", buffer, "gradInput", out)
     return {}
 
 
@@ -111,7 +113,7 @@ def log_sigmoid_backward(*, grad_output, self, buffer, product="ascend910b", out
     """
     _chk.writeable_out("log_sigmoid_backward", out)
     _chk.known_product(product)
-    out_arg = out if out is not None else _chk.Allocate(_chk.dtype_name(grad_output))
+    out_arg = out if out is not None else _chk.Allocate(_chk.default_dtype(grad_output))
     values = check(grad_output, self, buffer, out_arg, product)
     if out is None:
         out = np.empty(grad_output.shape, dtype=NUMPY_DTYPES[out_arg.dtype])

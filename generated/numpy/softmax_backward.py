@@ -12,6 +12,7 @@ dtype (round to nearest even).  `check()` runs the phase-1 argument rules in ord
 import ml_dtypes
 import numpy as np
 
+from codegen.runtime import calls as _calls
 from codegen.runtime import checks as _chk
 from codegen.runtime.blocks import row_blocks as _row_blocks, store as _store
 OP = "aclnnSoftmaxBackward"
@@ -38,7 +39,7 @@ DTYPES = {
     },
 }
 
-NUMPY_DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16}
+NUMPY_DTYPES = _chk.NUMPY_DTYPES
 
 
 def check(grad_output, output, dim, out, product):
@@ -60,6 +61,7 @@ def check(grad_output, output, dim, out, product):
     _chk.shape_same("gradOutput", grad_output, "out", out)
     dim = _chk.int_attr("dim", dim)
     _chk.dim_in_range("dim", dim, "gradOutput", grad_output)
+    _chk.kernel_dtypes(OP, "gradOutput", grad_output, "output", output, "out", out)
     return {"dim": dim}
 
 
@@ -89,9 +91,8 @@ def softmax_backward(*, grad_output, output, dim, product="ascend910b", out_dtyp
     """
     _chk.writeable_out("softmax_backward", out)
     _chk.known_product(product)
-    requested = out_dtype if out_dtype is None or isinstance(out_dtype, str) else np.dtype(out_dtype).name
-    requested = {"float32": "FLOAT", "float16": "FLOAT16", "bfloat16": "BFLOAT16"}.get(requested, requested)
-    out_arg = out if out is not None else _chk.Allocate(requested or _chk.dtype_name(grad_output))
+    requested = _calls.requested_dtype(out_dtype)
+    out_arg = out if out is not None else _chk.Allocate(requested or _chk.default_dtype(grad_output))
     values = check(grad_output, output, dim, out_arg, product)
     dim = values["dim"]
     if out is None:

@@ -12,6 +12,7 @@ dtype (round to nearest even).  `check()` runs the phase-1 argument rules in ord
 import ml_dtypes
 import numpy as np
 
+from codegen.runtime import calls as _calls
 from codegen.runtime import checks as _chk
 from codegen.runtime.blocks import blocks as _blocks, store as _store, where as _where
 OP = "aclnnSoftshrinkBackward"
@@ -35,7 +36,7 @@ DTYPES = {
     },
 }
 
-NUMPY_DTYPES = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16}
+NUMPY_DTYPES = _chk.NUMPY_DTYPES
 
 
 def check(grad_output, self, lambd, out, product):
@@ -59,6 +60,7 @@ def check(grad_output, self, lambd, out, product):
     _chk.shape_is_broadcast("gradInput", out, "gradOutput", grad_output, "self", self)
     lambd = _chk.scalar_value("lambd", lambd)
     _chk.requires("lambd", bool((lambd >= 0)), "lambd >= 0", lambd)
+    _chk.kernel_dtypes(OP, "gradOutput", grad_output, "self", self, "gradInput", out)
     return {"lambd": lambd}
 
 
@@ -87,7 +89,7 @@ def softshrink_backward(*, grad_output, self, lambd, product="ascend910b", out=N
     """
     _chk.writeable_out("softshrink_backward", out)
     _chk.known_product(product)
-    out_arg = out if out is not None else _chk.Allocate(_chk.dtype_name(grad_output))
+    out_arg = out if out is not None else _chk.Allocate(_chk.default_dtype(grad_output))
     values = check(grad_output, self, lambd, out_arg, product)
     lambd = values["lambd"]
     if out is None:

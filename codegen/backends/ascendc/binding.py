@@ -19,9 +19,10 @@ import ml_dtypes
 import numpy as np
 
 from codegen.runtime import checks as _chk
+from codegen.runtime.blocks import store
 from codegen.runtime.calls import KernelCall
 from codegen.spec import ABSENT, PRESENT, Op
-from codegen.spec.dtypes import promote
+from codegen.spec.dtypes import KERNEL_DTYPES, promote
 from codegen.spec.params import Attr, Scalar
 
 from . import build as B
@@ -58,6 +59,9 @@ def project(op: Op, forget_tail: bool = False) -> dict[str, str]:
 def build_job(op: Op, product: str, forget_tail: bool = False) -> tuple:
     """(name, files, main file, __CCE_AICORE__): what build.build compiles for `op` on `product`."""
     name = op.snake_name + ("-forget-tail" if forget_tail else "")
+    if product not in ARCH:
+        raise SimulatorError("soc", f"{op.name}: no Ascend C architecture is known for {product} here (its AI Core "
+                                    f"configs: {', '.join(s for s in op.dtypes if s in ARCH)})")
     return name, project(op, forget_tail), f"sim/{op.snake_name}_launcher.cpp", ARCH[product]
 
 
@@ -110,16 +114,27 @@ def make_kernel(op: Op):
     checker = load_module(op).check
     the_plan = plan(op)
     name = op.snake_name
+    wide = "DOUBLE" in op.computes
 
     def kernel(**kw):
         call = KernelCall(op, kw)
         _chk.writeable_out(name, call.out)
-        call.args.update(call.check(checker))
+        values = call.check(checker)
         out = call.out
+        if values is None:
+            return out  # an empty tensor ended the checks early: nothing to compute, nothing launched
+        if wide and op.compute_of(_chk.default_dtype(*[call.args[t.py_name] for t in op.tensors])) == "DOUBLE":
+            # no AI Core computes in DOUBLE: the library runs these dtypes on its AI CPU kernel, a CPU; here the
+            # C backend's DOUBLE kernel (codegen/backends/c/wide.py) stands for it
+            from codegen.backends.c.binding import library
+            if out.size:
+                library(op).call(call.args, out, call.product)
+            return out
+        call.args.update(values)
         if out.size == 0:
             return out  # an empty tensor: nothing to compute, nothing launched
         result = run_kernel(op, the_plan, call.args, out.shape, _chk.dtype_name(out), call.product)
-        np.copyto(out, result, casting="unsafe")
+        store(out, result)   # (an integer output: to nearest, saturated, as the library's final Cast)
         return out
 
     kernel.__name__ = name
@@ -131,7 +146,9 @@ def variant_key(op: Op, kw: dict) -> dict:
     key = {}
     for name in op.variant_keys():
         p = op.param(name)
-        if isinstance(p, Attr):
+        if isinstance(p, Attr) and p.type == "string":
+            key[name] = kw[p.py_name]
+        elif isinstance(p, Attr):
             key[name] = bool(kw[p.py_name])
         else:
             key[name] = ABSENT if kw[p.py_name] is None else PRESENT
@@ -141,7 +158,10 @@ def variant_key(op: Op, kw: dict) -> dict:
 def prepare(op: Op, p: Plan, kw: dict, shape: tuple, out_dtype: str, product: str):
     """The op_api layer: (variant index, request, kernel inputs, kernel output dtype, shape of the kernel's view)."""
     v = p.variants[p.variant_index(variant_key(op, kw))]
-    din = promote([_chk.dtype_name(kw[op.param(t).py_name]) for t in v.tensors])
+    names = [_chk.dtype_name(kw[op.param(t).py_name]) for t in v.tensors]
+    # a dtype no AI Core kernel reads (DOUBLE or an integer the spec computes in FLOAT) is cast to FLOAT first, as
+    # the op_api layer's l0 Cast does
+    din = promote(names) if all(n in KERNEL_DTYPES for n in names) else "FLOAT"
     dout = out_dtype if (din, out_dtype) in combos(op, product) else din
     dim = None
     if op.reduce_dim:
@@ -161,9 +181,9 @@ def prepare(op: Op, p: Plan, kw: dict, shape: tuple, out_dtype: str, product: st
     request = {"product": product, "variant": v.index, "in_dtype": din, "out_dtype": dout, "total": total,
                "row": row}
     for q in op.params:
-        if isinstance(q, Scalar):
+        if isinstance(q, Scalar) or (isinstance(q, Attr) and q.is_real):
             request[q.name] = float(np.float32(kw[q.py_name])).hex()
-        elif isinstance(q, Attr):
+        elif isinstance(q, Attr) and q.type != "string":
             request[q.name] = int(kw[q.py_name])
     for n in sorted({n for kv in p.kernel.variants for n in kv.numels}):
         request[f"numel_{n}"] = int(np.asarray(kw[op.param(n).py_name]).size)

@@ -26,7 +26,7 @@ from . import tiling as T
 from .lowering import ScalarPrinter
 from .op_host import op_host_context
 from .plan import CPP_TYPE, Plan, VariantPlan, combos, plan, tiling_key
-from .socs import ARCHS, archs_of
+from .socs import ARCHS, archs_of, kernel_socs
 
 TEMPLATES = Path(__file__).parent / "templates"
 
@@ -42,9 +42,9 @@ def _host_params(op: Op) -> list[tuple[str, str]]:
     """(C++ type, name) of the host values FillScalars takes: scalars, attributes, element counts."""
     out = []
     for p in op.params:
-        if isinstance(p, Scalar):
-            out.append(("float", p.name))
-        elif isinstance(p, Attr):
+        if isinstance(p, Scalar) or (isinstance(p, Attr) and p.is_real):
+            out.append(("float", p.name))     # (a double attribute is a Float attr of the OpDef, as in CANN)
+        elif isinstance(p, Attr) and p.type != "string":   # (a string only chooses the variant: TilingFunc)
             out.append(("bool" if p.type == "bool" else "int64_t", p.name))
     numels = sorted({n for kv in lower(op).variants for n in kv.numels})
     out += [("uint64_t", f"numel_{n}") for n in numels]
@@ -68,7 +68,7 @@ def _fill(op: Op, v: VariantPlan) -> list[str]:
 def render_kernel(p: Plan, source: str, forget_tail=False) -> str:
     op = p.op
     keys = []
-    socs = list(op.dtypes)
+    socs = kernel_socs(op)
     seen = []
     for soc in socs:
         for c in combos(op, soc):

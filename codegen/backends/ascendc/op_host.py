@@ -12,6 +12,7 @@ from codegen.spec import rules as R
 from codegen.spec.params import Attr, Scalar
 
 from .plan import DTYPE_BYTES, DTYPE_CODE, GE_TYPE, Plan, combos
+from .socs import kernel_socs
 
 
 def _dtype_lists(op, soc: str) -> dict[str, list[str]]:
@@ -24,7 +25,7 @@ def _dtype_lists(op, soc: str) -> dict[str, list[str]]:
 
 def _union_lists(op) -> dict[str, list[str]]:
     seen = []
-    for soc in op.dtypes:
+    for soc in kernel_socs(op):
         for c in combos(op, soc):
             if c not in seen:
                 seen.append(c)
@@ -69,37 +70,46 @@ def op_host_context(p: Plan) -> dict:
     tensor_idx = {t.name: i for i, t in enumerate(tensors)}
     attr_defs = []
     for q in attrs:
-        kind = "Float" if isinstance(q, Scalar) else ("Bool" if q.type == "bool" else "Int")
-        attr_defs.append((q.name, kind))
-    reads = []   # host values FillScalars takes, read from the context
+        if isinstance(q, Scalar) and q.optional:   # a null aclScalar reaches the kernel as its default
+            attr_defs.append((q.name, f"AttrType(OPTIONAL).Float({float(q.default)!r})"))
+        else:
+            attr_defs.append((q.name, "AttrType(REQUIRED)." + ("Float" if isinstance(q, Scalar)
+                                                                else q.spec_type.opdef) + "()"))
+    reads = []   # host values FillScalars takes (and the strings that choose a variant), read from the context
     for q in attrs:
-        ctype = "float" if isinstance(q, Scalar) else ("bool" if q.type == "bool" else "int64_t")
+        if isinstance(q, Attr) and q.type == "string":
+            reads.append(f"const char* {q.name} = attrs->GetAttrPointer<char>({attr_idx[q.name]});")
+            continue
+        ctype = "float" if isinstance(q, Scalar) or q.is_real else ("bool" if q.type == "bool" else "int64_t")
         reads.append(f"const {ctype} {q.name} = *attrs->GetAttrPointer<{ctype}>({attr_idx[q.name]});")
     numels = sorted({n for v in p.variants for n in v.kv.numels})
     for n in numels:
         reads.append(f"const uint64_t numel_{n} = context->GetInputShape({tensor_idx[n]})->GetStorageShape()"
                      f".GetShapeSize();")
-    fill_args = [q.name for q in attrs] + [f"numel_{n}" for n in numels]
+    fill_args = [q.name for q in attrs if q.symbol is not None] + [f"numel_{n}" for n in numels]
     variant_conds = []
     for v in p.variants:
         conds = []
         for name, value in v.kv.key.items():
             q = op.param(name)
-            if isinstance(q, Attr):
+            if isinstance(q, Attr) and q.type == "string":
+                conds.append(f'std::strcmp({name}, "{value}") == 0')
+            elif isinstance(q, Attr):
                 conds.append(name if value else f"!{name}")
             else:
                 test = "==" if value == ABSENT else "!="
                 conds.append(f"context->GetOptionalInputShape({tensor_idx[name]}) {test} nullptr")
         variant_conds.append((v.index, " && ".join(conds) or "true", v.doc))
     dim = op.param(op.reduce_dim).name if op.reduce_dim else None
-    dtype_from = op.output.dtype_from or tensors[0].name
+    dtype_from = op.output_dtype_sources[0]
     return dict(
         op=op, tiling_type=p.tiling_type, rows=p.rows, dim=dim,
         inputs=[(t.name, "OPTIONAL" if t.optional else "REQUIRED") for t in tensors],
         output=op.output.name, attr_defs=attr_defs, reads=reads, fill_args=fill_args,
         variant_conds=variant_conds, infer_shape=_infer_shape_lines(op),
+        strings=any(isinstance(q, Attr) and q.type == "string" for q in attrs),
         dtype_from_index=tensor_idx[dtype_from],
         union=_union_lists(op),
-        socs=[(soc, _dtype_lists(op, soc)) for soc in op.dtypes],
+        socs=[(soc, _dtype_lists(op, soc)) for soc in kernel_socs(op)],
         dtype_codes=[(GE_TYPE[d], DTYPE_CODE[d], DTYPE_BYTES[d]) for d in DTYPE_CODE],
     )

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from codegen.lower import Kernel, KernelVariant, lower
 from codegen.runtime.calls import out_dtype_free
-from codegen.spec import Op
+from codegen.spec import KERNEL_DTYPES, Op
 
 from . import tiling as T
 from .lowering import Lowered, Lowering
@@ -27,8 +27,10 @@ ARCH = {soc: ARCHS[name].aicore for soc, name in SOC_ARCH.items()}
 def combos(op: Op, soc: str) -> list[tuple[str, str]]:
     """(input dtype, output dtype) pairs the kernel is built for on `soc`: every input one dtype (aclnn promotes
     mixed inputs first), the output any dtype the table allows when the rules let it differ."""
-    ins = op.dtypes.get(soc, [])
-    outs = op.dtypes_of(op.output.name).get(soc, [])
+    # (the AI Core kernel reads and writes FLOAT16, BFLOAT16 and FLOAT; the host layer casts other dtypes, and the
+    # ones an op computes in DOUBLE go to the AI CPU: codegen/backends/ascendc/binding.py)
+    ins = [d for d in op.dtypes.get(soc, []) if d in KERNEL_DTYPES]
+    outs = [d for d in op.dtypes_of(op.output.name).get(soc, []) if d in KERNEL_DTYPES]
     if out_dtype_free(op):
         return [(i, o) for i in ins for o in outs]
     return [(i, i) for i in ins if i in outs]

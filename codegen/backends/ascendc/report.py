@@ -6,7 +6,7 @@ from codegen.spec import PRODUCTS
 
 from . import tiling as T
 from .plan import DTYPE_BYTES, plan
-from .socs import tiling_ub
+from .socs import kernel_socs, tiling_ub
 
 
 def rows(ops: dict, products=None, n: int = 1 << 20, row: int = 4096) -> list[dict]:
@@ -18,7 +18,7 @@ def rows(ops: dict, products=None, n: int = 1 << 20, row: int = 4096) -> list[di
         v = max(p.variants, key=lambda v: (v.layout.num_in, v.layout.num_temps))
         row_len = row if p.rows else n
         total = (n // row_len) * row_len or row_len
-        for soc in op.dtypes:
+        for soc in kernel_socs(op):
             if products and soc not in products:
                 continue
             prod = PRODUCTS[soc]

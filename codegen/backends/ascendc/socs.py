@@ -87,9 +87,15 @@ def tiling_ub(soc: str) -> int:
     return a.usable_ub
 
 
+def kernel_socs(op) -> list[str]:
+    """The SoCs of an op's table that have an Ascend C architecture here: the project's AI Core configs.  (Atlas
+    200I/500 A2, ascend310b, has none yet: HardtanhBackward runs there on the NumPy and C backends only.)"""
+    return [s for s in op.dtypes if s in SOC_ARCH]
+
+
 def archs_of(socs) -> list[Arch]:
-    """The distinct architectures of some SoCs, in ARCHS order."""
-    names = {SOC_ARCH[s] for s in socs}
+    """The distinct architectures of some SoCs (those with one), in ARCHS order."""
+    names = {SOC_ARCH[s] for s in socs if s in SOC_ARCH}
     return [a for n, a in ARCHS.items() if n in names]
 
 

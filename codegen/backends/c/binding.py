@@ -26,7 +26,7 @@ import os
 import struct
 import threading
 from contextlib import contextmanager
-from ctypes import POINTER, byref, c_bool, c_char_p, c_int32, c_int64, c_uint64, c_void_p
+from ctypes import POINTER, byref, c_bool, c_char_p, c_double, c_float, c_int32, c_int64, c_uint64, c_void_p
 
 import ml_dtypes  # noqa: F401  (registers bfloat16 with NumPy)
 import numpy as np
@@ -159,7 +159,8 @@ class Library:
         types = []
         for p in op.params:
             if isinstance(p, Attr):
-                types.append(c_bool if p.type == "bool" else c_int64)
+                types.append({"bool": c_bool, "int64": c_int64, "double": c_double, "float": c_float,
+                              "string": c_char_p}[p.type])
             else:
                 types.append(c_void_p)
         self.phase1_fn.argtypes = types + [POINTER(c_uint64), POINTER(c_void_p)]
@@ -213,6 +214,19 @@ class Library:
             if not isinstance(v, (bool, np.bool_)):
                 raise Unmarshallable
             return bool(v)
+        if p.type == "string":
+            if v is None:
+                return None                    # a null char *: the C checker reports it
+            if not isinstance(v, str) or "\0" in v:
+                raise Unmarshallable
+            return v.encode()
+        if p.type in ("double", "float"):
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+                raise Unmarshallable
+            try:
+                return float(v)                # (ctypes rounds it to a C float for a float parameter)
+            except OverflowError as e:
+                raise Unmarshallable from e
         if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or not -2**63 <= int(v) < 2**63:
             raise Unmarshallable
         return int(v)

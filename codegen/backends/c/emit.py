@@ -26,7 +26,7 @@ from codegen.spec.rules import STATUS_NAMES
 from codegen.template_util import preamble, render
 from codegen.text import condition_code
 
-from . import prototypes
+from . import prototypes, wide
 from .printer import KernelCPrinter
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -49,6 +49,7 @@ RUNTIME = {
     "src/opgen_tables.c.jinja": "src/opgen_tables.c",
     "src/opgen_check.c.jinja": "src/opgen_check.c",
     "src/opgen_loops.c.jinja": "src/opgen_loops.c",
+    "src/opgen_wide.c.jinja": "src/opgen_wide.c",
 }
 
 
@@ -58,8 +59,14 @@ def _comment(path: str) -> str:
 
 def runtime_files(source: str = "codegen/backends/c/templates") -> dict[str, str]:
     """{path under c/: text} of the runtime shared by every op."""
+    from codegen.spec.dtypes import COMPUTED, PROMOTE, can_cast
     context = {
+        "computed": COMPUTED,
         "dtypes": list(DTYPES.values()),
+        "promote": [(DTYPES[a].acl_name, DTYPES[b].acl_name, DTYPES[c].acl_name)
+                    for (a, b), c in PROMOTE.items() if c is not None],
+        "casts": [(a.acl_name, b.acl_name) for a in DTYPES.values() for b in DTYPES.values()
+                  if can_cast(a.name, b.name)],
         "socs": list(PRODUCTS),
         "default_soc": DEFAULT_PRODUCT,
         "statuses": [(name, code) for code, name in STATUS_NAMES.items()],
@@ -96,7 +103,7 @@ def _fields(kv: KernelVariant) -> list[tuple[str, str, object]]:
     """The constants a variant's kernel reads: [(C type, field name, symbol)]."""
     out = []
     for p in kv.scalars:
-        ctype = "float" if isinstance(p, Scalar) else ("bool" if p.type == "bool" else "int64_t")
+        ctype = "float" if isinstance(p, Scalar) or p.is_real else ("bool" if p.type == "bool" else "int64_t")
         out.append((ctype, p.py_name, p.symbol))
     for n in kv.numels:
         out.append(("float", numel_field(n), sympy.Symbol(f"numel_{n}", integer=True, positive=True)))
@@ -159,6 +166,8 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
         "finish": _function(finish_exprs, tensors, fields, red_syms, suffix),
         "sum": _function([e for _, e in kv.reductions], tensors, fields, red_syms, suffix),
         "dispatch": _dispatch(op, kv),
+        "wide_kernel": wide.kernel_lines(op, kv, suffix),
+        "wide_phase1": wide.phase1_lines(op, kv, suffix, value_var),
     }
 
 
@@ -168,6 +177,8 @@ def _fill(op: Op, kv: KernelVariant, ppr) -> list[str]:
     for p in kv.scalars:
         if isinstance(p, Scalar):
             lines.append(f"p.{p.py_name} = (float){value_var(p)};")
+        elif p.is_real:
+            lines.append(f"p.{p.py_name} = (float){p.name};")
         else:
             lines.append(f"p.{p.py_name} = {p.name};")
     for n in kv.numels:
@@ -181,7 +192,9 @@ def _dispatch(op: Op, kv: KernelVariant) -> str:
     parts = []
     for name, value in kv.key.items():
         p = op.param(name)
-        if isinstance(p, Attr):
+        if isinstance(p, Attr) and p.type == "string":
+            parts.append(f'strcmp({name}, "{value}") == 0')
+        elif isinstance(p, Attr):
             parts.append(name if value else f"!{name}")
         else:
             parts.append(f"{name} == NULL" if value == ABSENT else f"{name} != NULL")
@@ -208,10 +221,24 @@ def check_lines(op: Op) -> list[str]:
             lines.append(f'OPGEN_TRY(opgen_check_not_null("{n}", {n}));')
         elif s.kind == "convert":
             p = op.param(n)
-            if isinstance(p, Scalar):
+            if isinstance(p, Scalar) and p.optional:
+                lines.append(f'OPGEN_TRY(opgen_check_optional_scalar_value("{n}", {n}, {float(p.default)!r}, '
+                             f'&{value_var(p)}));')
+            elif isinstance(p, Scalar):
                 lines.append(f'OPGEN_TRY(opgen_check_scalar_value("{n}", {n}, &{value_var(p)}));')
+            # attributes come by value, already of their C type (a null C string failed its null check)
         elif s.kind == "dtype_supported":
             lines.append(f'OPGEN_TRY(opgen_check_dtype_supported(OP, "{n}", {n}, &DTYPES_{n}));')
+        elif s.kind in ("promoted_supported", "promoted_castable", "promoted_same"):
+            names = ", ".join(f'"{o}"' for o in s.others)
+            ptrs = ", ".join(s.others)
+            call = (f'opgen_check_promoted_supported(OP, "{n}", &DTYPES_{n}, ' if s.kind == "promoted_supported"
+                    else f'opgen_check_{s.kind}("{n}", {n}, ')
+            lines += ["{",
+                      f"    static const char *const names[] = {{{names}}};",
+                      f"    const aclTensor *const operands[] = {{{ptrs}}};",
+                      f"    OPGEN_TRY({call}{len(s.others)}, names, operands));",
+                      "}"]
         elif s.kind in ("dtype_same", "dtype_castable", "shape_same", "broadcastable"):
             lines.append(f'OPGEN_TRY(opgen_check_{s.kind}("{ref}", {ref}, "{n}", {n}));')
         elif s.kind in ("max_rank", "min_rank"):
@@ -226,16 +253,35 @@ def check_lines(op: Op) -> list[str]:
                       f"    const aclTensor *const operands[] = {{{ptrs}}};",
                       f'    OPGEN_TRY(opgen_check_shape_is_broadcast("{n}", {n}, {len(s.others)}, names, operands));',
                       "}"]
+        elif s.kind == "one_of" and op.param(n).type == "string":
+            values = ", ".join(f'"{v}"' for v in s.values)
+            lines += ["{",
+                      f"    static const char *const values[] = {{{values}}};",
+                      f'    OPGEN_TRY(opgen_check_one_of_s("{n}", {n}, {len(s.values)}, values));',
+                      "}"]
         elif s.kind == "one_of":
             values = ", ".join(str(v) for v in s.values)
             lines += ["{",
                       f"    static const int64_t values[] = {{{values}}};",
                       f'    OPGEN_TRY(opgen_check_one_of("{n}", {n}, {len(s.values)}, values));',
                       "}"]
+        elif s.kind == "kernel_dtypes":
+            ptrs = ", ".join(s.others)
+            lines += ["{",
+                      f"    const aclTensor *const tensors[] = {{{ptrs}}};",
+                      f"    OPGEN_TRY(opgen_check_kernel_dtypes(OP, {len(s.others)}, tensors));",
+                      "}"]
+        elif s.kind == "empty_returns":
+            ptrs = ", ".join(s.others)
+            lines += ["{",
+                      f"    const aclTensor *const operands[] = {{{ptrs}}};",
+                      f"    if (opgen_any_empty({len(s.others)}, operands))   /* success; the later checks do not run */",
+                      "        return opgen_phase1_empty(OP, workspaceSize, executor);",
+                      "}"]
         elif s.kind == "requires":
             r, p = s.rule, op.param(n)
-            kind = "f" if isinstance(p, Scalar) else ("b" if p.type == "bool" else "i")
-            value = value_var(p) if isinstance(p, Scalar) else n
+            kind = "f" if isinstance(p, Scalar) or p.is_real else ("b" if p.type == "bool" else "i")
+            value = value_var(p) if isinstance(p, Scalar) else f"(double){n}" if p.is_real else n
             text = condition_code(r.condition, op).replace('"', '\\"')
             call = f'OPGEN_TRY(opgen_check_requires_{kind}("{n}", {cond.doprint(r.condition)}, "{text}", {value}));'
             if r.when == sympy.true:
@@ -249,7 +295,8 @@ def check_lines(op: Op) -> list[str]:
 
 def dtype_tables(op: Op) -> list[tuple[str, list[tuple[str, list[str]]]]]:
     """[(tensor, [(soc, [ACL enumerators])])] for every tensor a DtypeSupported rule checks."""
-    names = [s.param for s in steps(op) if s.kind == "dtype_supported"]
+    names = [s.param for s in steps(op) if s.kind in ("dtype_supported", "promoted_supported")]
+    names = list(dict.fromkeys(names))
     return [(n, [(soc, [DTYPES[d].acl_name for d in dts]) for soc, dts in op.dtypes_of(n).items()])
             for n in names]
 
@@ -277,6 +324,7 @@ def render_source(op: Op, source_label: str) -> str:
                   rows=bool(op.reduce_dim),
                   dim=op.reduce_dim,
                   sigmoid=sigmoid_helper() if uses_sigmoid else None,
+                  wide_helpers=wide.helpers(op, k),
                   scalars=[value_var(p) for p in op.params if isinstance(p, Scalar)],
                   check_lines=check_lines(op),
                   phase1_signature=prototypes.phase1_prototype(op)[len("aclnnStatus "):],

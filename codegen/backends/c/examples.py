@@ -41,6 +41,20 @@ def _c_float(v: float) -> str:
     return (text if ("." in text or "e" in text) else text + ".0") + "f"
 
 
+def _attr(p: Attr, v) -> dict:
+    """How the example declares an attribute: its C type, name and initialiser (a C string as a char array, which
+    converts to `char *` and `const char *` alike, in C and C++)."""
+    if p.type == "string":
+        return {"ctype": "char", "name": p.name + "[]", "value": '"' + v + '"'}
+    if p.type == "bool":
+        return {"ctype": "bool", "name": p.name, "value": "true" if v else "false"}
+    if p.type == "double":
+        return {"ctype": "double", "name": p.name, "value": repr(float(v))}
+    if p.type == "float":
+        return {"ctype": "float", "name": p.name, "value": _c_float(v)}
+    return {"ctype": "int64_t", "name": p.name, "value": str(v)}
+
+
 def context(op: Op) -> dict:
     ex = resolve(op)
     tensors, args = [], []
@@ -60,12 +74,11 @@ def context(op: Op) -> dict:
             tensors.append({"name": p.name, "shape": list(ex.out_shape) or [1], "data": ["0.0f"] * n})
             args.append(p.name)
         elif isinstance(p, Scalar):
-            args.append(p.name)
+            args.append(p.name if ex.scalars[p.name] is not None else "NULL")
         elif isinstance(p, Attr):
             args.append(p.name)
-    scalars = [{"name": n, "value": _c_float(v)} for n, v in ex.scalars.items()]
-    attrs = [{"name": n, "ctype": "bool" if isinstance(v, bool) else "int64_t",
-              "value": ("true" if v else "false") if isinstance(v, bool) else str(v)} for n, v in ex.attrs.items()]
+    scalars = [{"name": n, "value": _c_float(v)} for n, v in ex.scalars.items() if v is not None]
+    attrs = [_attr(op.param(n), v) for n, v in ex.attrs.items()]
     out_numel = len(next(t for t in tensors if t["name"] == op.output.name)["data"])
     return {"tensors": tensors, "scalars": scalars, "attrs": attrs, "call_args": args,
             "out": {"name": op.output.name, "numel": out_numel}}

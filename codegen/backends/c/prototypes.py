@@ -14,11 +14,11 @@ def c_type(p) -> str:
     if isinstance(p, Tensor):
         return "const aclTensor *"
     if isinstance(p, Output):
-        return "aclTensor *"
+        return p.c_type or "aclTensor *"
     if isinstance(p, Scalar):
         return "const aclScalar *"
     if isinstance(p, Attr):
-        return {"int64": "int64_t ", "bool": "bool "}[p.type]
+        return p.ctype if p.ctype.endswith("*") else p.ctype + " "
     raise TypeError(f"no C type for parameter {p.name} ({type(p).__name__})")
 
 

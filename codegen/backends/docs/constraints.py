@@ -16,7 +16,7 @@ import re
 import sympy
 
 from codegen.lower import lower
-from codegen.spec import KERNEL_DTYPES
+from codegen.spec import DTYPES, KERNEL_DTYPES
 from codegen.spec import rules as R
 from codegen.spec.params import Output, Tensor
 
@@ -39,11 +39,48 @@ def compute_note(op, lang):
     narrow = [d for d in KERNEL_DTYPES if d in claimed and d != op.compute_dtype]
     c = op.compute_dtype
     if narrow:
-        return _is(lang, f"计算精度:{_join(narrow, lang)}的输入先转换为{c}再计算,全部中间结果为{c},"
+        text = _is(lang, f"计算精度:{_join(narrow, lang)}的输入先转换为{c}再计算,全部中间结果为{c},"
                          f"只在写入{op.output.name}时舍入一次(就近舍入到偶数)。",
                    f"Precision: {_join(narrow, lang)} inputs are converted to {c} and computed in {c}; the result "
                    f"is rounded once, when written to {op.output.name} (round to nearest even).")
-    return _is(lang, f"计算精度:全部在{c}中计算。", f"Precision: everything is computed in {c}.")
+    else:
+        text = _is(lang, f"计算精度:全部在{c}中计算。", f"Precision: everything is computed in {c}.")
+    return text + _wide_sentences(op, [d for d in op.compute if d in claimed], lang)
+
+
+def _wide_sentences(op, dtypes, lang):
+    """What the dtypes outside FLOAT16/BFLOAT16/FLOAT compute in (Op.compute), and which backend computes them."""
+    ints = lambda c: [d for d in dtypes if DTYPES[d].category in ("int", "bool") and op.compute_of(d) == c]
+    out = ""
+    if "DOUBLE" in dtypes and op.compute_of("DOUBLE") == "FLOAT":
+        out += _is(lang, "DOUBLE的输入同样先转换为FLOAT计算(与CANN的op_api一致),结果再转换为输出的数据类型。",
+                   " DOUBLE inputs are converted to FLOAT too and computed in FLOAT, as CANN's op_api does; the "
+                   "result is cast to the output's dtype.")
+    if ints("FLOAT"):
+        names = _join(ints("FLOAT"), lang)
+        out += _is(lang, f"{names}的输入转换为FLOAT计算(绝对值不超过2^24的整数精确);整数输出就近舍入(偶数优先)并饱和到其范围,"
+                         "`nan`为0。",
+                   f" {names} inputs are converted to FLOAT (integers up to 2^24 in magnitude exactly) and computed "
+                   f"in FLOAT; an integer output takes the nearest integer (ties to even), saturated to its range, "
+                   f"`nan` giving 0.")
+    if "DOUBLE" in dtypes and op.compute_of("DOUBLE") == "DOUBLE":
+        out += _is(lang, "DOUBLE在DOUBLE中计算(CANN由AI CPU计算)。", " DOUBLE is computed in DOUBLE (CANN computes it on "
+                   "its AI CPU).")
+    if ints("DOUBLE"):
+        names = _join(ints("DOUBLE"), lang)
+        out += _is(lang, f"{names}在DOUBLE中计算,DOUBLE精确表示其每个值,结果就近舍入回整数。",
+                   f" {names} are computed in DOUBLE, which holds each of their values exactly; the result is rounded "
+                   f"to the nearest integer.")
+    if "DOUBLE" in op.computes:
+        out += _is(lang, "Ascend C后端没有DOUBLE的AI Core kernel,在DOUBLE中计算的调用由C后端的DOUBLE kernel计算。",
+                   " The Ascend C backend has no AI Core kernel in DOUBLE: the calls computed in DOUBLE go to the C "
+                   "backend's DOUBLE kernel.")
+    if any(DTYPES[d].category in ("int", "bool") and op.compute_of(d) == "FLOAT" for d in dtypes) or (
+            "DOUBLE" in dtypes and op.compute_of("DOUBLE") == "FLOAT"):
+        out += _is(lang, "Ascend C后端的AI Core kernel只读写FLOAT16、BFLOAT16与FLOAT,其他数据类型由host侧先转换为FLOAT。",
+                   " The Ascend C backend's AI Core kernel reads and writes FLOAT16, BFLOAT16 and FLOAT; other dtypes "
+                   "are cast to FLOAT on the host first.")
+    return out
 
 
 def promotion_note(op, lang):
@@ -68,6 +105,10 @@ def promotion_note(op, lang):
     c = op.compute_dtype
     if all(len(m) == 1 for m in classes.values()):
         names = _join(inputs, lang)
+        if "DOUBLE" in op.computes:
+            return _is(lang, f"数据类型组合:{names}的数据类型可以互不相同,计算前全部转换为推导后数据类型的计算精度。",
+                       f"Mixed dtypes: {names} may have different dtypes; all are converted to the compute dtype of "
+                       f"their promoted dtype before computing.")
         return _is(lang, f"数据类型组合:{names}的数据类型可以互不相同,计算前全部转换为{c}。",
                    f"Mixed dtypes: {names} may have different dtypes; all are converted to {c} before computing.")
     sep = _is(lang, ";", "; ")
@@ -126,6 +167,8 @@ def _parse(text: str, op):
             local[key] = names[word]
             return key
         return word
+    if re.fullmatch(r"-?\d+(/\d+)?", text.strip()):
+        return sympy.Rational(text.strip())   # (1/2 unevaluated would print as 1 * 1/2)
     code = re.sub(r"[A-Za-z_]\w*", swap, text)
     return sympy.parse_expr(code, local_dict=local, evaluate=False) if code != "None" else None
 
@@ -134,6 +177,11 @@ def _case_words(label: str, op, lang):
     """The proof case: relations in LaTeX, settings (`isResult=true`) as code."""
     parts = []
     for part in label.split(", "):
+        m = re.fullmatch(r"(\S+) < (\w+) < (\S+)", part)   # a scalar between two values: 0 < eps < 1/2
+        if m:
+            a, v, b = (latex(_parse(m.group(k), op), op) for k in (1, 2, 3))
+            parts.append(f"${a} < {v} < {b}$")
+            continue
         m = re.fullmatch(r"(\w+) (>|<|=) (.+)", part)
         if m:
             rel = {">": sympy.Gt, "<": sympy.Lt, "=": sympy.Eq}[m.group(2)]

@@ -35,7 +35,9 @@ def when_words(op, when: dict, lang: str) -> str:
     """`isResult为true时` / `when isResult is true`; optional tensors read as null / given."""
     parts = []
     for name, value in when.items():
-        if isinstance(op.param(name), Attr):
+        if isinstance(op.param(name), Attr) and op.param(name).type == "string":
+            parts.append(_is(lang, f'{name}为"{value}"', f'{name} is "{value}"'))
+        elif isinstance(op.param(name), Attr):
             v = "true" if value else "false"
             parts.append(_is(lang, f"{name}为{v}", f"{name} is {v}"))
         elif value == ABSENT:
@@ -119,6 +121,9 @@ def legend(op, lang: str) -> list[tuple[str, str]]:
             words = _is(lang, f"{p.name}中的元素", f"an element of {p.name}") + _role_words(op, p, lang)
             if p.optional:
                 words += _is(lang, f"({p.name}为空时取{p.default})", f" ({p.default} when {p.name} is null)")
+        elif isinstance(p, Scalar) and p.optional:
+            words = _is(lang, f"{p.name}的值({p.name}为空时取{p.default})",
+                        f"the value of {p.name} ({p.default} when {p.name} is null)")
         elif isinstance(p, Scalar):
             words = _is(lang, f"{p.name}的值", f"the value of {p.name}")
         else:

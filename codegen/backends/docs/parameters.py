@@ -47,9 +47,22 @@ def _dtype_phrase(r, name, lang):
     if isinstance(r, R.DtypeCastable):
         src, dst = r.params
         if name == dst:
-            return _is(lang, f"须可由{src}的数据类型转换得到(任意浮点类型之间均可转换)",
-                       f"must be castable from {src}'s dtype (any float dtype to any float dtype)")
+            return _is(lang, f"须可由{src}的数据类型转换得到(aclnn的互转换关系)",
+                       f"must be castable from {src}'s dtype (aclnn's conversion rules)")
         return _is(lang, f"须可转换为{dst}的数据类型", f"must be castable to {dst}'s dtype")
+    if isinstance(r, R.PromotedSupported):
+        return _is(lang, f"可与{_join(others, lang)}不同,按aclnn的互推导关系推导后的数据类型须在上述范围之内",
+                   f"may differ from that of {_join(others, lang)}: the dtype they promote to (aclnn's deduction "
+                   f"rules) must be one listed above")
+    if isinstance(r, (R.PromotedCastable, R.PromotedSame)):
+        out, srcs = r.params[0], r.params[1:]
+        if name != out:
+            return None   # the output's entry says it
+        if isinstance(r, R.PromotedSame):
+            return _is(lang, f"须与{_join(srcs, lang)}推导后的数据类型一致",
+                       f"must equal the promoted dtype of {_join(srcs, lang)}")
+        return _is(lang, f"须可由{_join(srcs, lang)}推导后的数据类型转换得到(aclnn的互转换关系)",
+                   f"must be castable from the promoted dtype of {_join(srcs, lang)} (aclnn's conversion rules)")
     raise TypeError(f"no doc phrase for dtype rule {type(r).__name__}")
 
 
@@ -147,10 +160,12 @@ def _tensor_details(op, p, lang):
 
 
 def _nullability(p, lang):
+    if isinstance(p, Scalar) and p.optional:
+        return _is(lang, f"可选,可传空指针,为空时取{p.default}。", f"yes: may be null, which means {p.default}.")
     if getattr(p, "optional", False):
         return _is(lang, f"可选,可传空指针,为空时按全{p.default}处理。",
                    f"yes: may be null, which means all {p.default}.")
-    if isinstance(p, Attr):
+    if isinstance(p, Attr) and p.type != "string":
         return None  # passed by value: there is no null
     return _is(lang, "必选,不能为空指针。", "no: must not be null.")
 
@@ -167,8 +182,8 @@ def phase1_params(op, lang: str) -> list[ParamDoc]:
                         f"An aclScalar on the host, of dtype {p.dtype}.")
             details = []
         else:
-            kind = {"int64": ("整型值(INT64)", "integer (INT64)"), "bool": ("布尔值(BOOL)", "bool (BOOL)")}[p.type]
-            where = _is(lang, f"Host侧的{kind[0]}。", f"A host {kind[1]}.")
+            kind = p.spec_type
+            where = _is(lang, f"Host侧的{kind.zh}。", f"A host {kind.en}.")
             details = []
         values = _phrases(op, p.name, "value", lang)
         if values:

@@ -41,12 +41,21 @@ def _step_lines(op, s, v):
         return [f'_chk.not_null("{n}", {v(n)})']
     if s.kind == "convert":
         p = op.param(n)
+        if isinstance(p, Scalar) and p.optional:
+            return [f'{p.py_name} = _chk.optional_scalar_value("{n}", {p.py_name}, {float(p.default)!r})']
         if isinstance(p, Scalar):
             return [f'{p.py_name} = _chk.scalar_value("{n}", {p.py_name})']
-        fn = "bool_attr" if p.type == "bool" else "int_attr"
+        fn = {"bool": "bool_attr", "int64": "int_attr", "double": "double_attr", "float": "float_attr",
+              "string": "string_attr"}[p.type]
         return [f'{p.py_name} = _chk.{fn}("{n}", {p.py_name})']
     if s.kind == "dtype_supported":
         return [f'_chk.dtype_supported(OP, "{n}", {v(n)}, product, DTYPES["{n}"])']
+    if s.kind == "promoted_supported":
+        named = ", ".join(f'"{o}", {v(o)}' for o in s.others)
+        return [f'_chk.promoted_supported(OP, "{n}", product, DTYPES["{n}"], {named})']
+    if s.kind in ("promoted_castable", "promoted_same"):
+        named = ", ".join(f'"{o}", {v(o)}' for o in s.others)
+        return [f'_chk.{s.kind}("{n}", {v(n)}, {named})']
     if s.kind in ("dtype_same", "dtype_castable", "shape_same", "broadcastable"):
         return [f'_chk.{s.kind}("{ref}", {v(ref)}, "{n}", {v(n)})']
     if s.kind in ("max_rank", "min_rank"):
@@ -58,6 +67,13 @@ def _step_lines(op, s, v):
         return [f'_chk.shape_is_broadcast("{n}", {v(n)}, {others})']
     if s.kind == "one_of":
         return [f'_chk.one_of("{n}", {v(n)}, {s.values!r})']
+    if s.kind == "kernel_dtypes":
+        named = ", ".join(f'"{o}", {v(o)}' for o in s.others)
+        return [f"_chk.kernel_dtypes(OP, {named})"]
+    if s.kind == "empty_returns":
+        arrays = ", ".join(v(o) for o in s.others)
+        return [f"if _chk.any_empty({arrays}):",
+                "    return None  # an empty tensor: success, and the checks after this one do not run"]
     if s.kind == "requires":
         r = s.rule
         pr = KernelNumPyPrinter({p.symbol: p.py_name for p in op.params if p.symbol is not None})
@@ -104,6 +120,24 @@ class ScalarPrinter(KernelNumPyPrinter):
         return "(" + " or ".join(self._print(a) for a in expr.args) + ")"
 
 
+class DoublePrinter(KernelNumPyPrinter):
+    """The same kernel in DOUBLE, for the dtypes a spec computes in DOUBLE (`Op.compute`): NumPy's float64 exp,
+    a float64 sigmoid, and np.where (the module's `_where` is a FLOAT bit select)."""
+
+    def _print_exp(self, expr):
+        return f"np.exp({self._print(expr.args[0])})"
+
+    def _print_Sigmoid(self, expr):
+        return f"_sigmoid64({self._print(expr.args[0])})"
+
+    def _print_Piecewise(self, expr):
+        args = list(expr.args)
+        out = self._print(args[-1][0])
+        for e, c in reversed(args[:-1]):
+            out = f"np.where({self._print(c)}, {self._print(e)}, {out})"
+        return out
+
+
 def variant_context(op: Op, k: Kernel, kv: KernelVariant) -> dict:
     names = dict(k.names)
     names.update({sympy.Symbol(f"numel_{n}", integer=True, positive=True): f"numel_{op.param(n).py_name}"
@@ -117,7 +151,7 @@ def variant_context(op: Op, k: Kernel, kv: KernelVariant) -> dict:
         "key": kv.key,
         "tensors": [t.py_name for t in kv.tensors],
         "scalars": [p.py_name for p in kv.scalars],
-        "float_scalars": [p.py_name for p in kv.scalars if isinstance(p, Scalar)],
+        "float_scalars": [p.py_name for p in kv.scalars if isinstance(p, Scalar) or p.is_real],
         "numels": [(f"numel_{op.param(n).py_name}", op.param(n).py_name) for n in kv.numels],
         "prelude": [(str(s), spr.doprint(e)) for s, e in kv.prelude],
         "reductions": [(str(s), pr.doprint(e)) for s, e in kv.reductions],
@@ -128,6 +162,22 @@ def variant_context(op: Op, k: Kernel, kv: KernelVariant) -> dict:
         "uses_where": any(e.has(Sigmoid, sympy.Piecewise) for _, e in kv.body + kv.reductions + [(None, kv.result)]),
         "dispatch": _dispatch_condition(op, kv),
         "call": _call(op, kv),
+        "double": _double_context(op, kv, names) if "DOUBLE" in op.computes else None,
+        "promoted": ", ".join(t.py_name for t in kv.tensors),
+    }
+
+
+def _double_context(op: Op, kv: KernelVariant, names: dict) -> dict:
+    """The DOUBLE kernel's lines (codegen.spec: `Op.compute`): the same lowered expressions, printed for float64."""
+    if op.reduce_dim or op.loss_reduction:
+        raise ValueError(f"{op.name}: DOUBLE compute is implemented for elementwise operators only")
+    pr = DoublePrinter(names, last=kv.last)
+    spr = ScalarPrinter(names)
+    return {
+        "prelude": [(str(s), spr.doprint(e)) for s, e in kv.prelude],
+        "body": [(str(s), pr.doprint(e)) for s, e in kv.body],
+        "result": pr.doprint(kv.result),
+        "call": _call(op, kv).replace("_compute", "_compute64", 1),
     }
 
 
@@ -147,7 +197,9 @@ def _dispatch_condition(op: Op, kv: KernelVariant) -> str:
     parts = []
     for name, value in kv.key.items():
         p = op.param(name)
-        if isinstance(p, Attr):
+        if isinstance(p, Attr) and p.type == "string":
+            parts.append(f"{p.py_name} == {value!r}")
+        elif isinstance(p, Attr):
             parts.append(p.py_name if value else f"not {p.py_name}")
         else:
             parts.append(f"{p.py_name} is None" if value == ABSENT else f"{p.py_name} is not None")
@@ -161,10 +213,10 @@ def when_text(when: dict) -> str:
     return "when " + ", ".join(f"{k}={str(v).lower()}" for k, v in when.items()) + ": "
 
 
-def sigmoid_helper() -> list[tuple[str, str]]:
+def sigmoid_helper(printer=KernelNumPyPrinter) -> list[tuple[str, str]]:
     u = sympy.Symbol("u", real=True)
     temps, (res,) = sympy.cse([Sigmoid.stable_form(u)], symbols=sympy.numbered_symbols("t"), order="canonical")
-    pr = KernelNumPyPrinter()
+    pr = printer()
     return [(str(s), pr.doprint(e)) for s, e in temps] + [("return", pr.doprint(res))]
 
 
@@ -172,7 +224,8 @@ def render_op(op: Op, source_label: str) -> str:
     k = lower(op)
     variants = [variant_context(op, k, kv) for kv in k.variants]
     tensors = [p for p in op.params if isinstance(p, (Tensor, Output))]
-    dtype_params = sorted({n for r in op.rules if isinstance(r, R.DtypeSupported) for n in r.params},
+    dtype_params = sorted({n for r in op.rules if isinstance(r, R.DtypeSupported) for n in r.params}
+                          | {r.params[0] for r in op.rules if isinstance(r, R.PromotedSupported)},
                           key=lambda n: [p.name for p in op.params].index(n))
     inputs = [p for p in op.params if not isinstance(p, Output)]
     return render(
@@ -187,15 +240,20 @@ def render_op(op: Op, source_label: str) -> str:
         converted=[p.py_name for p in inputs if isinstance(p, (Scalar, Attr))],
         output=op.output,
         out_dtype_free=out_dtype_free(op),
-        default_dtype_from=op.param(op.output.dtype_from or tensors[0].name).py_name,
+        default_dtype_from=", ".join(op.param(n).py_name for n in op.output_dtype_sources),
         output_shape=output_shape_expr(op),
         reduce_dim=op.param(op.reduce_dim).py_name if op.reduce_dim else None,
         rank0_line=_rank0_line(op, k),
         variants=variants,
         sigmoid=sigmoid_helper() if any(v["uses_sigmoid"] for v in variants) else None,
+        sigmoid64=sigmoid_helper(DoublePrinter) if "DOUBLE" in op.computes and any(
+            v["uses_sigmoid"] for v in variants) else None,
+        compute={d: c for d, c in op.compute.items()} if "DOUBLE" in op.computes else None,
         exp=any(v["uses_exp"] for v in variants),
         where=any(v["uses_where"] for v in variants),
         documented=[(when_text(f.when), condition_code(f.expr, op)) for f in op.formulas],
+        empty_returns=", ".join(var(op, n) for n in dict.fromkeys(
+            n for r in op.rules if isinstance(r, R.EmptyReturns) for n in r.params)),
     )
 
 

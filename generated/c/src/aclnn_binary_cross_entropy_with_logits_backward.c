@@ -314,6 +314,10 @@ aclnnStatus aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(
         static const int64_t values[] = {0, 1, 2};
         OPGEN_TRY(opgen_check_one_of("reduction", reduction, 3, values));
     }
+    {
+        const aclTensor *const tensors[] = {gradOutput, self, target, weightOptional, posWeightOptional, out};
+        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 6, tensors));
+    }
 
     opgen_call call;
     memset(&call, 0, sizeof call);

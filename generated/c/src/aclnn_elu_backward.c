@@ -180,6 +180,10 @@ aclnnStatus aclnnEluBackwardGetWorkspaceSize(
     OPGEN_TRY(opgen_check_scalar_value("inputScale", inputScale, &inputScale_value));
     if (isResult)
         OPGEN_TRY(opgen_check_requires_f("alpha", (alpha_value >= 0), "alpha >= 0", alpha_value));
+    {
+        const aclTensor *const tensors[] = {gradOutput, selfOrResult, gradInput};
+        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors));
+    }
 
     opgen_call call;
     memset(&call, 0, sizeof call);

@@ -139,6 +139,10 @@ aclnnStatus aclnnLogSigmoidBackwardGetWorkspaceSize(
     OPGEN_TRY(opgen_check_shape_same("gradOutput", gradOutput, "self", self));
     OPGEN_TRY(opgen_check_shape_same("gradOutput", gradOutput, "buffer", buffer));
     OPGEN_TRY(opgen_check_shape_same("gradOutput", gradOutput, "gradInput", gradInput));
+    {
+        const aclTensor *const tensors[] = {gradOutput, self, buffer, gradInput};
+        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 4, tensors));
+    }
 
     opgen_call call;
     memset(&call, 0, sizeof call);

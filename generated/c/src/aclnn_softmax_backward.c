@@ -322,6 +322,10 @@ aclnnStatus aclnnSoftmaxBackwardGetWorkspaceSize(
     OPGEN_TRY(opgen_check_shape_same("gradOutput", gradOutput, "output", output));
     OPGEN_TRY(opgen_check_shape_same("gradOutput", gradOutput, "out", out));
     OPGEN_TRY(opgen_check_dim_in_range("dim", dim, "gradOutput", gradOutput));
+    {
+        const aclTensor *const tensors[] = {gradOutput, output, out};
+        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors));
+    }
 
     opgen_call call;
     memset(&call, 0, sizeof call);

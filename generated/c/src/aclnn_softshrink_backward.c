@@ -118,6 +118,10 @@ aclnnStatus aclnnSoftshrinkBackwardGetWorkspaceSize(
     }
     OPGEN_TRY(opgen_check_scalar_value("lambd", lambd, &lambd_value));
     OPGEN_TRY(opgen_check_requires_f("lambd", (lambd_value >= 0), "lambd >= 0", lambd_value));
+    {
+        const aclTensor *const tensors[] = {gradOutput, self, gradInput};
+        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors));
+    }
 
     opgen_call call;
     memset(&call, 0, sizeof call);

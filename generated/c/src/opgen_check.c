@@ -175,10 +175,87 @@ aclnnStatus opgen_check_dtype_same(const char *ref_name, const aclTensor *ref, c
 aclnnStatus opgen_check_dtype_castable(const char *src_name, const aclTensor *src, const char *name,
                                        const aclTensor *t)
 {
-    if (!src || !t || (opgen_dtype_is_float(src->dtype) && opgen_dtype_is_float(t->dtype)))
+    if (!src || !t || opgen_can_cast(src->dtype, t->dtype))
         return ACLNN_SUCCESS;
     return opgen_fail(INVALID, name, "%s's dtype %s cannot be cast to from %s's dtype %s", name,
                       opgen_dtype_name(t->dtype), src_name, opgen_dtype_name(src->dtype));
+}
+
+/* The promoted dtype of the non-null operands (-1 when two do not promote), their names joined with " and " into
+ * `joined`, and the index of the operand that failed to promote (-1 if none). */
+static int promoted(int n, const char *const *names, const aclTensor *const *operands, char *joined, size_t cap,
+                    int *count)
+{
+    int dt = -1;
+    size_t len = 0;
+    joined[0] = '\0';
+    *count = 0;
+    for (int i = 0; i < n; ++i) {
+        if (!operands[i])
+            continue;
+        len += (size_t)snprintf(joined + len, cap - len, "%s%s", *count ? " and " : "", names[i]);
+        dt = *count ? (dt < 0 ? -1 : opgen_promote((aclDataType)dt, operands[i]->dtype)) : (int)operands[i]->dtype;
+        ++*count;
+    }
+    return dt;
+}
+
+aclnnStatus opgen_check_promoted_supported(const char *op, const char *name, const opgen_dtype_table *table, int n,
+                                           const char *const *names, const aclTensor *const *operands)
+{
+    char joined[256], got[256];
+    int count;
+    const int dt = promoted(n, names, operands, joined, sizeof joined, &count);
+    if (count == 0)
+        return ACLNN_SUCCESS;
+    if (dt < 0) {
+        size_t len = 0;
+        got[0] = '\0';
+        for (int i = 0, k = 0; i < n; ++i)
+            if (operands[i])
+                len += (size_t)snprintf(got + len, sizeof got - len, "%s%s", k++ ? ", " : "",
+                                        opgen_dtype_name(operands[i]->dtype));
+        return opgen_fail(INVALID, name, "the dtypes of %s (%s) do not promote to a common dtype", joined, got);
+    }
+    const char *product = opgen_soc();
+    const opgen_soc_dtypes *allowed = NULL;
+    for (int i = 0; i < table->n; ++i)
+        if (strcmp(table->socs[i].soc, product) == 0)
+            allowed = &table->socs[i];
+    if (allowed && in_list((aclDataType)dt, allowed))
+        return ACLNN_SUCCESS;
+    char list[512];
+    size_t len = 0;
+    list[0] = '\0';
+    for (int i = 0; allowed && i < allowed->n; ++i)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "",
+                                opgen_dtype_name(allowed->dtypes[i]));
+    return opgen_fail(INVALID, name, "the dtypes of %s promote to %s, not supported by %s on %s (supported: %s)",
+                      joined, opgen_dtype_name((aclDataType)dt), op, product, len ? list : "none");
+}
+
+aclnnStatus opgen_check_promoted_castable(const char *name, const aclTensor *t, int n, const char *const *names,
+                                          const aclTensor *const *operands)
+{
+    char joined[256];
+    int count;
+    const int dt = promoted(n, names, operands, joined, sizeof joined, &count);
+    if (!t || dt < 0 || opgen_can_cast((aclDataType)dt, t->dtype))
+        return ACLNN_SUCCESS;
+    return opgen_fail(INVALID, name, "%s's dtype %s cannot be cast to from %s, the promoted dtype of %s", name,
+                      opgen_dtype_name(t->dtype), opgen_dtype_name((aclDataType)dt), joined);
+}
+
+aclnnStatus opgen_check_promoted_same(const char *name, const aclTensor *t, int n, const char *const *names,
+                                      const aclTensor *const *operands)
+{
+    char joined[256];
+    int count;
+    const int dt = promoted(n, names, operands, joined, sizeof joined, &count);
+    if (!t || dt < 0 || t->dtype == (aclDataType)dt)
+        return ACLNN_SUCCESS;
+    return opgen_fail(INVALID, name, "%s must have %s, the promoted dtype of %s: got %s", name,
+                      opgen_dtype_name((aclDataType)dt), joined, opgen_dtype_name(t->dtype));
 }
 
 /* ---- shape ----------------------------------------------------------------------------------------------------- */
@@ -269,6 +346,16 @@ aclnnStatus opgen_check_scalar_value(const char *name, const aclScalar *s, doubl
     return ACLNN_SUCCESS;
 }
 
+aclnnStatus opgen_check_optional_scalar_value(const char *name, const aclScalar *s, double fallback,
+                                             double *value)
+{
+    if (!s) {   /* an optional aclScalar left null: its documented default */
+        *value = fallback;
+        return ACLNN_SUCCESS;
+    }
+    return opgen_check_scalar_value(name, s, value);
+}
+
 aclnnStatus opgen_check_dim_in_range(const char *name, int64_t dim, const char *tensor_name, const aclTensor *t)
 {
     if (!t)
@@ -292,6 +379,36 @@ aclnnStatus opgen_check_one_of(const char *name, int64_t value, int n, const int
         len += (size_t)snprintf(list + len, sizeof list - len, "%s%" PRId64, i ? ", " : "", values[i]);
     }
     return opgen_fail(INVALID, name, "%s must be one of %s, got %" PRId64, name, list, value);
+}
+
+aclnnStatus opgen_check_one_of_s(const char *name, const char *value, int n, const char *const *values)
+{
+    char list[256];
+    size_t len = 0;
+    list[0] = '\0';
+    for (int i = 0; i < n; ++i) {
+        if (strcmp(values[i], value) == 0)
+            return ACLNN_SUCCESS;
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", values[i]);
+    }
+    return opgen_fail(INVALID, name, "%s must be one of %s, got %s", name, list, value);
+}
+
+aclnnStatus opgen_check_kernel_dtypes(const char *op, int n, const aclTensor *const *tensors)
+{
+    for (int i = 0; i < n; ++i)
+        if (tensors[i] && !opgen_dtype_is_real(tensors[i]->dtype))
+            return opgen_fail(ACLNN_ERR_INNER_FIND_KERNEL_ERROR, NULL, "%s has no kernel reading or writing %s", op,
+                              opgen_dtype_name(tensors[i]->dtype));
+    return ACLNN_SUCCESS;
+}
+
+bool opgen_any_empty(int n, const aclTensor *const *tensors)
+{
+    for (int i = 0; i < n; ++i)
+        if (tensors[i] && opgen_numel(tensors[i]) == 0)
+            return true;
+    return false;
 }
 
 aclnnStatus opgen_check_requires_f(const char *name, bool ok, const char *condition, double value)

@@ -64,12 +64,19 @@ static void load_f32(float *dst, const char *src, int64_t n, int64_t stride, acl
             case ACL_FLOAT: { float v; memcpy(&v, p, 4); dst[i] = v; break; }
             case ACL_DOUBLE: { double v; memcpy(&v, p, 8); dst[i] = (float)v; break; }
             case ACL_FLOAT16: { uint16_t v; memcpy(&v, p, 2); dst[i] = opgen_f16_to_f32(v); break; }
-            default: { uint16_t v; memcpy(&v, p, 2); dst[i] = opgen_bf16_to_f32(v); break; }
+            case ACL_BF16: { uint16_t v; memcpy(&v, p, 2); dst[i] = opgen_bf16_to_f32(v); break; }
+            default: dst[i] = (float)opgen_load_f64(p, dt); break;   /* the integers, BOOL */
             }
         }
         return;
     }
     switch (dt) {
+    case ACL_INT8: case ACL_UINT8: case ACL_INT16: case ACL_INT32: case ACL_INT64: case ACL_BOOL: {
+        const size_t size = opgen_dtype_size(dt);   /* the integers and BOOL: exact in double, rounded once */
+        for (int64_t i = 0; i < n; ++i)
+            dst[i] = (float)opgen_load_f64(src + i * stride * (int64_t)size, dt);
+        break;
+    }
     case ACL_FLOAT: {
         const float *s = (const float *)src;
         if (stride == 1)
@@ -117,12 +124,19 @@ static void store_f32(char *dst, int64_t stride, const float *src, int64_t n, ac
             case ACL_FLOAT: memcpy(p, &src[i], 4); break;
             case ACL_DOUBLE: { double v = src[i]; memcpy(p, &v, 8); break; }
             case ACL_FLOAT16: { uint16_t v = opgen_f32_to_f16(src[i]); memcpy(p, &v, 2); break; }
-            default: { uint16_t v = opgen_f32_to_bf16(src[i]); memcpy(p, &v, 2); break; }
+            case ACL_BF16: { uint16_t v = opgen_f32_to_bf16(src[i]); memcpy(p, &v, 2); break; }
+            default: opgen_store_f64(p, dt, src[i]); break;   /* the integers: rounded and saturated */
             }
         }
         return;
     }
     switch (dt) {
+    case ACL_INT8: case ACL_UINT8: case ACL_INT16: case ACL_INT32: case ACL_INT64: case ACL_BOOL: {
+        const size_t size = opgen_dtype_size(dt);
+        for (int64_t i = 0; i < n; ++i)
+            opgen_store_f64(dst + i * stride * (int64_t)size, dt, src[i]);
+        break;
+    }
     case ACL_FLOAT: {
         float *d = (float *)dst;
         if (stride == 1)

@@ -462,12 +462,22 @@ static int64_t l2_bytes(void)
 void opgen_call_input(opgen_call *c, const aclTensor *t) { c->in[c->nin++] = *t; }
 void opgen_call_output(opgen_call *c, const aclTensor *t) { c->out = *t; }
 
+aclnnStatus opgen_phase1_empty(const char *op, uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    opgen_call call;
+    memset(&call, 0, sizeof call);
+    call.out.dtype = ACL_FLOAT;
+    call.out.ndim = 1;          /* an output of no elements: phase 2 runs nothing */
+    static const char no_params = 0;
+    return opgen_phase1_done(op, &call, &no_params, 0, workspaceSize, executor);
+}
+
 aclnnStatus opgen_phase1_done(const char *op, const opgen_call *c, const void *params, size_t params_size,
                               uint64_t *workspaceSize, aclOpExecutor **executor)
 {
     for (int k = 0; k <= c->nin; ++k) {
         const aclTensor *t = k < c->nin ? &c->in[k] : &c->out;
-        if (!opgen_dtype_is_float(t->dtype))
+        if (!opgen_dtype_is_real(t->dtype))
             return opgen_fail(ACLNN_ERR_INNER_FIND_KERNEL_ERROR, NULL, "%s has no kernel reading or writing %s",
                               op, opgen_dtype_name(t->dtype));
     }
@@ -484,7 +494,7 @@ aclnnStatus opgen_phase1_done(const char *op, const opgen_call *c, const void *p
     e->call.threads = threads_from_env();
     e->call.l2_bytes = l2_bytes();
     e->params = p;
-    e->workspace = opgen_numel(&c->out) == 0 ? 0 : opgen_workspace_bytes(&e->call);
+    e->workspace = opgen_numel(&c->out) == 0 || c->wide ? 0 : opgen_workspace_bytes(&e->call);
     pthread_mutex_lock(&executors_lock);
     e->next = executors;
     executors = e;
@@ -518,7 +528,8 @@ aclnnStatus opgen_phase2(const char *op, void *workspace, uint64_t workspaceSize
                           (unsigned long long)executor->workspace);
     aclnnStatus ret = ACLNN_SUCCESS;
     if (opgen_numel(&executor->call.out) > 0)
-        ret = opgen_run_call(&executor->call, executor->params, workspace);
+        ret = executor->call.wide ? opgen_run_wide(&executor->call, executor->params)
+                                  : opgen_run_call(&executor->call, executor->params, workspace);
     if (!executor->repeatable) {
         pthread_mutex_lock(&executors_lock);
         executor_unlink(executor);

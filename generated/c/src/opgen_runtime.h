@@ -59,6 +59,9 @@ bool opgen_soc_known(const char *soc);
 const char *opgen_dtype_name(aclDataType dt);       /* "FLOAT", "BFLOAT16", ...; "UNDEFINED" if unknown */
 size_t opgen_dtype_size(aclDataType dt);            /* bytes per element; 0 if unknown */
 bool opgen_dtype_is_float(aclDataType dt);
+bool opgen_dtype_is_real(aclDataType dt);           /* not complex: what the kernels read and write */
+int opgen_promote(aclDataType a, aclDataType b);     /* aclnn's PromoteType; -1 when the two do not promote */
+bool opgen_can_cast(aclDataType src, aclDataType dst);   /* aclnn's CanCast */
 
 int64_t opgen_numel(const aclTensor *t);
 
@@ -82,6 +85,12 @@ aclnnStatus opgen_check_dtype_supported(const char *op, const char *name, const 
 aclnnStatus opgen_check_dtype_same(const char *ref_name, const aclTensor *ref, const char *name, const aclTensor *t);
 aclnnStatus opgen_check_dtype_castable(const char *src_name, const aclTensor *src, const char *name,
                                        const aclTensor *t);
+aclnnStatus opgen_check_promoted_supported(const char *op, const char *name, const opgen_dtype_table *table, int n,
+                                           const char *const *names, const aclTensor *const *operands);
+aclnnStatus opgen_check_promoted_castable(const char *name, const aclTensor *t, int n, const char *const *names,
+                                          const aclTensor *const *operands);
+aclnnStatus opgen_check_promoted_same(const char *name, const aclTensor *t, int n, const char *const *names,
+                                      const aclTensor *const *operands);
 aclnnStatus opgen_check_max_rank(const char *name, const aclTensor *t, int64_t n);
 aclnnStatus opgen_check_min_rank(const char *name, const aclTensor *t, int64_t n);
 aclnnStatus opgen_check_shape_same(const char *ref_name, const aclTensor *ref, const char *name, const aclTensor *t);
@@ -93,6 +102,11 @@ aclnnStatus opgen_check_shape_is_broadcast(const char *name, const aclTensor *t,
 aclnnStatus opgen_check_scalar_value(const char *name, const aclScalar *s, double *value);
 aclnnStatus opgen_check_dim_in_range(const char *name, int64_t dim, const char *tensor_name, const aclTensor *t);
 aclnnStatus opgen_check_one_of(const char *name, int64_t value, int n, const int64_t *values);
+aclnnStatus opgen_check_one_of_s(const char *name, const char *value, int n, const char *const *values);
+aclnnStatus opgen_check_optional_scalar_value(const char *name, const aclScalar *s, double fallback,
+                                             double *value);
+bool opgen_any_empty(int n, const aclTensor *const *tensors);
+aclnnStatus opgen_check_kernel_dtypes(const char *op, int n, const aclTensor *const *tensors);   /* a non-null one has no elements */
 aclnnStatus opgen_check_requires_f(const char *name, bool ok, const char *condition, double value);
 aclnnStatus opgen_check_requires_i(const char *name, bool ok, const char *condition, int64_t value);
 aclnnStatus opgen_check_requires_b(const char *name, bool ok, const char *condition, bool value);
@@ -149,9 +163,13 @@ typedef void (*opgen_finish_rowsum_chunked_fn)(int64_t n, const opgen_src *in, c
 typedef void (*opgen_rows_chunked_fn)(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,
                                       const void *params);
 
+/* A kernel that computes in DOUBLE (opgen_wide.c): in[k] the k-th input of n elements, as double. */
+typedef void (*opgen_wide_fn)(int64_t n, const double *const *in, double *out, const void *params);
+
 typedef struct {
     int nin;
     aclTensor in[OPGEN_MAX_INPUTS];    /* copies: the caller may destroy its tensors between the phases */
+    opgen_wide_fn wide;                /* set: the call computes in DOUBLE (opgen_run_wide), not in FLOAT */
     aclTensor out;
     opgen_block_fn block;              /* elementwise kernels */
     opgen_chunked_fn chunked;          /* the same kernel, chunked (optional) */
@@ -179,9 +197,19 @@ void opgen_call_output(opgen_call *c, const aclTensor *t);
 /* End of phase 1: size the workspace, build the executor holding the call and a copy of its params. */
 aclnnStatus opgen_phase1_done(const char *op, const opgen_call *c, const void *params, size_t params_size,
                               uint64_t *workspaceSize, aclOpExecutor **executor);
+/* End of phase 1 for a call an empty tensor ended early (EmptyReturns): workspace 0, an executor that runs nothing. */
+aclnnStatus opgen_phase1_empty(const char *op, uint64_t *workspaceSize, aclOpExecutor **executor);
 /* Phase 2: validate the executor and the workspace, run the call, free the executor (unless repeatable). */
 aclnnStatus opgen_phase2(const char *op, void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
                          aclrtStream stream);
+
+/* What computes beyond FLOAT (opgen_wide.c): one element of any real dtype as a double, a double rounded once
+ * into any real dtype (integers: to nearest, ties to even, saturated, nan as 0), whether the inputs promote to
+ * one of the dtypes an op computes in DOUBLE, and the DOUBLE loop. */
+double opgen_load_f64(const void *p, aclDataType dt);
+void opgen_store_f64(void *p, aclDataType dt, double v);
+bool opgen_computes_wide(int n, const aclTensor *const *inputs, int nwide, const aclDataType *wide);
+aclnnStatus opgen_run_wide(const opgen_call *c, const void *params);
 
 /* Bytes of workspace a call needs, and running it (opgen_loops.c). */
 uint64_t opgen_workspace_bytes(const opgen_call *c);

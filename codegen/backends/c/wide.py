@@ -1,0 +1,122 @@
+"""The C kernels of the dtypes an op computes in DOUBLE (`Op.compute`: LeakyRelu's and Sigmoid's DOUBLE, the
+integers of ThresholdBackward): per variant a struct of the kernel's constants in double and one function over a
+block of doubles, printed from the same lowered expressions as the FLOAT kernels; phase 1 takes them when the
+inputs promote to one of those dtypes, and opgen_wide.c runs them.
+
+The lines are finished here and handed to the op's template as text (the template only places them).
+"""
+from __future__ import annotations
+
+import sympy
+
+from codegen.lower import KernelVariant
+from codegen.rewrite import Sigmoid
+from codegen.spec import DTYPES, Op
+from codegen.spec.params import Scalar
+
+from .printer import KernelCPrinter
+
+
+class DoubleCPrinter(KernelCPrinter):
+    """C in double: libm's exp, a double sigmoid and NaN-propagating max/min of this file (the FLOAT kernels'
+    helpers are float-only)."""
+
+    def __init__(self, names=None, last=frozenset()):
+        super().__init__(names, float_kernel=False, last=last)
+
+    def _print_exp(self, expr):
+        return f"exp({self._print(expr.args[0])})"
+
+    def _print_Sigmoid(self, expr):
+        return f"opgen_sigmoid_f64({self._print(expr.args[0])})"
+
+    def _print_Max(self, expr):
+        return self._fold("opgen_maximum_f64", expr)
+
+    def _print_Min(self, expr):
+        return self._fold("opgen_minimum_f64", expr)
+
+
+def wide_dtypes(op: Op) -> list[str]:
+    """The dtypes (of the promoted inputs) that compute in DOUBLE, as ACL enumerators."""
+    return [DTYPES[d].acl_name for d, c in op.compute.items() if c == "DOUBLE"]
+
+
+def helpers(op: Op, kernel) -> list[str]:
+    """Lines of the double helpers the op's DOUBLE kernels call (none when it has no such kernel)."""
+    if not wide_dtypes(op):
+        return []
+    lines = ["/* helpers of the DOUBLE kernels (opgen_wide.c runs them) */",
+             "static inline double opgen_maximum_f64(double a, double b) { return (a > b || a != a) ? a : b; }",
+             "static inline double opgen_minimum_f64(double a, double b) { return (a < b || a != a) ? a : b; }"]
+    if any(e.has(Sigmoid) for kv in kernel.variants for e in [kv.result] + [x for _, x in kv.body]):
+        u = sympy.Symbol("u", real=True)
+        temps, (res,) = sympy.cse([Sigmoid.stable_form(u)], symbols=sympy.numbered_symbols("t"), order="canonical")
+        pr = DoubleCPrinter({u: "u"})
+        lines += ["static inline double opgen_sigmoid_f64(double u)", "{"]
+        lines += [f"    const double {s} = {pr.doprint(e)};" for s, e in temps]
+        lines += [f"    return {pr.doprint(res)};", "}"]
+    return lines + [""]
+
+
+def _fields(kv: KernelVariant) -> list[tuple[str, object]]:
+    out = [(p.py_name, p.symbol) for p in kv.scalars]
+    out += [(f"numel_{n}", sympy.Symbol(f"numel_{n}", integer=True, positive=True)) for n in kv.numels]
+    return out + [(str(s), s) for s, _ in kv.prelude]
+
+
+def kernel_lines(op: Op, kv: KernelVariant, suffix: str) -> list[str]:
+    """The variant's DOUBLE constants struct and kernel function."""
+    if not wide_dtypes(op):
+        return []
+    fields = _fields(kv)
+    names = {t.symbol: f"{t.py_name}_i" for t in kv.tensors}
+    names.update({sym: f for f, sym in fields})
+    for s, _ in kv.body:
+        names[s] = str(s)
+    pr = DoubleCPrinter(names, last=kv.last)
+    lines = [f"/* the kernel{' for ' + suffix.strip('_') if suffix else ''} in DOUBLE */", "typedef struct {"]
+    lines += [f"    double {f};" for f, _ in fields] or ["    char none;"]
+    lines += [f"}} Params64{suffix};", "",
+              f"static void block_f64{suffix}(int64_t n, const double *const *in, double *out, const void *params)",
+              "{"]
+    used = set().union(*[sympy.sympify(e).free_symbols for e in [kv.result] + [e for _, e in kv.body]])
+    consts = [f for f, sym in fields if sym in used]
+    lines.append(f"    const Params64{suffix} *p = params;" if consts else "    (void)params;")
+    lines += [f"    const double *restrict {t.py_name} = in[{k}];" for k, t in enumerate(kv.tensors)]
+    lines += [f"    const double {f} = p->{f};" for f in consts]
+    lines += ["    for (int64_t i = 0; i < n; ++i) {"]
+    lines += [f"        const double {t.py_name}_i = {t.py_name}[i];" for t in kv.tensors]
+    lines += [f"        const double {s} = {pr.doprint(e)};" for s, e in kv.body]
+    lines += [f"        out[i] = {pr.doprint(kv.result)};", "    }", "}", ""]
+    return lines
+
+
+def phase1_lines(op: Op, kv: KernelVariant, suffix: str, value_var) -> list[str]:
+    """Phase 1's switch to the DOUBLE kernel: when the inputs promote to a dtype that computes in DOUBLE, its
+    constants in double (the scalars unrounded, the prelude in double) and the call handed to opgen_run_wide."""
+    wide = wide_dtypes(op)
+    if not wide:
+        return []
+    fields = _fields(kv)
+    pnames = {sym: f"q.{f}" for f, sym in fields}
+    ppr = DoubleCPrinter(pnames)
+    tensors = ", ".join(t.name for t in kv.tensors)
+    lines = ["{",
+             f"    static const aclDataType wide[] = {{{', '.join(wide)}}};",
+             f"    const aclTensor *const inputs[] = {{{tensors}}};",
+             f"    if (opgen_computes_wide({len(kv.tensors)}, inputs, {len(wide)}, wide)) {{",
+             f"        Params64{suffix} q;",
+             "        memset(&q, 0, sizeof q);"]
+    for p in kv.scalars:
+        value = value_var(p) if isinstance(p, Scalar) else f"(double){p.name}"
+        lines.append(f"        q.{p.py_name} = {value};")
+    for n in kv.numels:
+        lines.append(f"        q.numel_{n} = (double)opgen_numel({n});")
+    for s, e in kv.prelude:
+        lines.append(f"        q.{s} = {ppr.doprint(e)};")
+    lines += [f"        call.wide = block_f64{suffix};",
+              "        return opgen_phase1_done(OP, &call, &q, sizeof q, workspaceSize, executor);",
+              "    }",
+              "}"]
+    return lines
