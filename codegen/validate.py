@@ -27,6 +27,7 @@ def validate(op: Op) -> None:
     _check_math(op, fail)
     for problem in example_problems(op):
         fail(problem)
+    _check_torch(op, fail)
     for label, text in [("description", op.description)] + [("notes", n) for n in op.notes]:
         if not isinstance(text, Text) or not text.zh.strip() or not text.en.strip():
             fail(f"{label} must be a Text with both zh and en")
@@ -94,6 +95,22 @@ def _check_attr(p: Attr, fail):
                  f"with `when` instead)")
     elif p.symbol is None:
         fail(f"parameter {p.name} needs a symbol")
+
+
+def _check_torch(op, fail):
+    from .spec.torch import Torch, TorchGrad, names
+    if op.torch is None:
+        return
+    if not isinstance(op.torch, (Torch, TorchGrad)):
+        fail("torch must be Torch(...) or TorchGrad(...) (codegen.spec.torch)")
+    params = {p.name for p in op.params}
+    for n in names(op.torch):
+        if n not in params:
+            fail(f"torch names a missing parameter {n!r} (a literal string is Const({n!r}))")
+    if isinstance(op.torch, Torch) and not (isinstance(op.torch.op, str) and op.torch.op.isidentifier()):
+        fail(f"torch: {op.torch.op!r} is not the name of an aten op")
+    if isinstance(op.torch, TorchGrad) and not callable(op.torch.fn):
+        fail("TorchGrad needs the forward as a function fn(torch, *args)")
 
 
 def _check_dtypes(op, fail):
@@ -197,6 +214,10 @@ def _check_math(op, fail):
         for k, role in f.roles.items():
             if k not in tensors or role not in ROLES:
                 fail(f"{label}: roles {k}={role!r} needs an input tensor and a known role")
+        if f.forward is not None:
+            ff = sympy.sympify(f.forward)
+            if op.wrt not in ff.free_symbols or ff.free_symbols - {op.wrt} - scalar_syms - operand_syms:
+                fail(f"{label}: its forward must be in wrt={op.wrt}, operands and scalars")
         for a in f.assume:
             if not isinstance(a, sympy.core.relational.Relational) or not a.free_symbols <= scalar_syms:
                 fail(f"{label}: assume {a} must be a relation on scalars")

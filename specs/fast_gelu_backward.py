@@ -34,5 +34,7 @@ SPEC = Op(
         Text("CANN的op_api还要求self、gradOutput与gradInput的数据格式一致(任意格式)。",
              "CANN's op_api also requires self, gradOutput and gradInput to have one format (any format)."),
     ],
+    # PyTorch has no FastGelu: autograd of x*sigmoid(1.702x)
+    torch=TorchGrad(lambda torch, x: x * torch.sigmoid(1.702 * x), "self"),
     description=Text("FastGelu激活函数的反向传播。", "Backward of the FastGelu activation."),
 )

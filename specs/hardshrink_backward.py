@@ -51,5 +51,6 @@ SPEC = Op(
              "promoted dtype, which must cast to gradInput's. An empty gradOutput or self succeeds before the "
              "broadcast checks."),
     ],
+    torch=Torch("hardshrink_backward", "gradOutput", "self", "lambd"),
     description=Text("激活函数Hardshrink的反向传播。", "Backward of the Hardshrink activation."),
 )

@@ -46,5 +46,6 @@ SPEC = Op(
              "gradOutput and self may differ in dtype: they are promoted by aclnn's rules and computed in the "
              "promoted dtype; out's dtype must be one the promoted dtype can be cast to."),
     ],
+    torch=Torch("hardsigmoid_backward", "gradOutput", "self"),
     description=Text("激活函数Hardsigmoid的反向传播。", "Backward of the Hardsigmoid activation."),
 )

@@ -37,5 +37,6 @@ SPEC = Op(
              "-gradOutput/2 and x = 3 gives 1.5*gradOutput (PyTorch's hardswish_backward gives 0 and gradOutput "
              "there, as aclnnHardswishBackwardV2 does); a `nan` x passes gradOutput."),
     ],
+    torch=Torch("hardswish_backward", "gradOutput", "self"),
     description=Text("激活函数Hardswish的反向传播。", "Backward of the Hardswish activation."),
 )

@@ -36,6 +36,7 @@ SPEC = Op(
              "It differs from aclnnHardswishBackward only at x = ±3: the middle interval is open, so x = -3 gives 0 "
              "and x = 3 gives gradOutput (as PyTorch's hardswish_backward); a `nan` x passes gradOutput."),
     ],
+    torch=Torch("hardswish_backward", "gradOutput", "self"),
     description=Text("激活函数Hardswish的反向传播(公式在x=±3处做了调整)。",
                      "Backward of the Hardswish activation (the formula adjusted at x = ±3)."),
 )

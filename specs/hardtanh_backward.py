@@ -52,5 +52,6 @@ SPEC = Op(
              "out's dtype need only be in the table and may differ from self's (the result is cast to it); out "
              "must have self's shape (CANN's op_api leaves that to its final ViewCopy)."),
     ],
+    torch=Torch("hardtanh_backward", "gradOutput", "self", "min", "max"),
     description=Text("激活函数Hardtanh的反向传播。", "Backward of the Hardtanh activation."),
 )

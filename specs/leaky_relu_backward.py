@@ -60,5 +60,6 @@ SPEC = Op(
              "promoted dtype, which must cast to out's. Only an empty self returns success early, after every "
              "check."),
     ],
+    torch=Torch("leaky_relu_backward", "gradOutput", "self", "negativeSlope", "selfIsResult"),
     description=Text("LeakyRelu激活函数的反向传播。", "Backward of the LeakyRelu activation."),
 )

@@ -57,5 +57,6 @@ SPEC = Op(
              "如文档所写。", "eps is used in FLOAT by the kernels (CANN's OpDef declares it a Float attribute). CANN's "
              "interface does not check the shapes of x, dy and out; here they must be equal, as the docs say."),
     ],
+    torch=Torch("logit_backward", "dy", "x", "eps"),
     description=Text("logit函数的反向传播。", "Backward of the logit function."),
 )

@@ -43,5 +43,7 @@ SPEC = Op(
         Text("不限制维数:CANN把8维以上的输入展平计算(文档写1-8维)。", "No rank limit: CANN flattens inputs of more "
              "than 8 dimensions (the docs say 1-8)."),
     ],
+    # PyTorch's SELU backward: ELU's, from the result, with SELU's constants
+    torch=Torch("elu_backward", "gradOutput", Const(float(alpha)), Const(float(scale)), 1.0, True, "result"),
     description=Text("SELU激活函数的反向传播。", "Backward of the SELU activation."),
 )

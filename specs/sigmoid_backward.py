@@ -42,6 +42,7 @@ SPEC = Op(
              "output's values are not checked: values outside (0, 1) are computed by the formula (as the call "
              "example's 1, 2, 3, 4 are)."),
     ],
+    torch=Torch("sigmoid_backward", "gradOutput", "output"),
     description=Text("sigmoid函数的反向传播:根据sigmoid的输出与上一层的梯度,计算对sigmoid输入的梯度。",
                      "Backward of sigmoid: from the sigmoid output and the incoming gradient, the gradient w.r.t. the "
                      "sigmoid input."),

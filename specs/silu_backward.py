@@ -31,5 +31,6 @@ SPEC = Op(
         ShapeSame("gradInput", "gradOutput", "self"),
     ],
     example=Example(shape=(2, 3), values={"gradOutput": 1, "self": [1, 2, 3, 4, 5, 6]}),
+    torch=Torch("silu_backward", "gradOutput", "self"),
     description=Text("SiLU激活函数的反向传播。", "Backward of the SiLU activation."),
 )

@@ -53,5 +53,6 @@ SPEC = Op(
         Text("gradOutput、self与gradInput的数据类型可以不同,都在FLOAT中计算。",
              "gradOutput, self and gradInput may differ in dtype; everything is computed in FLOAT."),
     ],
+    torch=Torch("softplus_backward", "gradOutput", "self", "beta", "threshold"),
     description=Text("Softplus激活函数的反向传播。", "Backward of the Softplus activation."),
 )

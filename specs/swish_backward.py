@@ -37,5 +37,7 @@ SPEC = Op(
         Text("β可取任意值(包括0与负数),与CANN的op_api一致。", "β may take any value, 0 and negative ones included, as in "
              "CANN's op_api."),
     ],
+    # PyTorch has no Swish with beta: autograd of x*sigmoid(beta*x)
+    torch=TorchGrad(lambda torch, x, beta: x * torch.sigmoid(beta * x), "self", "betaOptional"),
     description=Text("Swish激活函数的反向传播。", "Backward of the Swish activation."),
 )

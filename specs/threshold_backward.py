@@ -49,5 +49,6 @@ SPEC = Op(
              "compared with 0): there an infinite or `nan` gradOutput at x <= 0 gives `nan` instead of 0, and an x "
              "between 0 and threshold is judged against 0; here the selection against threshold always applies."),
     ],
+    torch=Torch("threshold_backward", "gradOutput", "self", "threshold"),
     description=Text("Threshold激活函数的反向传播。", "Backward of the Threshold activation."),
 )

@@ -43,7 +43,7 @@ class Forward:
         self.operands = [t for t in op.tensors if t.role == OPERAND and t.symbol not in absent]
         self.scalars = op.scalars + [a for a in op.attrs if a.type == "int64" and a.name != op.reduce_dim
                                      and a.name != op.loss_reduction]
-        expr = sympy.sympify(op.forward).xreplace(absent)
+        expr = sympy.sympify(op.forward_of(variant.formula)).xreplace(absent)
         self.holders, self.inner = [], []
 
         def hold(a):

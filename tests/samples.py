@@ -116,7 +116,8 @@ def _simplex(shape, dim, dtype, rng):
 
 def _forward_elementwise(op, variant, kw, x):
     """y = forward(x) in float64, for tensors that hold the forward output of an elementwise op."""
-    subs = {p.symbol: kw[p.py_name] for p in op.scalars}
-    f = sympy.lambdify([op.wrt], sympy.sympify(op.forward).subs(subs), modules="numpy")
+    subs = {p.symbol: kw[p.py_name] for p in op.reals if kw.get(p.py_name) is not None}
+    subs.update({p.symbol: float(p.default) for p in op.scalars if p.optional and kw.get(p.py_name) is None})
+    f = sympy.lambdify([op.wrt], sympy.sympify(op.forward_of(variant.formula)).subs(subs), modules=["scipy", "numpy"])
     with np.errstate(all="ignore"):
         return np.asarray(f(x), dtype=np.float64)

@@ -9,6 +9,8 @@ by the binding with the Python checker; the last test shows they give the same e
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -22,6 +24,9 @@ from codegen.spec import PRODUCTS
 from codegen.spec.params import Attr, Output, Scalar, Tensor
 
 OPS = codegen.load_specs()
+# and the specs of tests/feature_specs: the language features no catalog operator combines (an order
+# precondition, a string attribute, a float attribute)
+FEATURES = codegen.load_specs(Path(__file__).parent / "feature_specs")
 DTYPES = [np.float32, np.float16, ml_dtypes.bfloat16, np.float64, np.int32, np.bool_]
 
 
@@ -73,9 +78,9 @@ def calls(draw, op):
     return args, out, product
 
 
-@pytest.mark.parametrize("name", sorted(OPS))
+@pytest.mark.parametrize("name", sorted(OPS) + sorted(FEATURES))
 def test_checkers_agree_on_random_calls(name):
-    op = OPS[name]
+    op = OPS.get(name) or FEATURES[name]
     py_check = load_module(op).check
     lib = library(op)
     names = [p.py_name for p in op.params if not isinstance(p, Output)]

@@ -157,3 +157,27 @@ def test_a_new_operator_from_the_readme_alone(tmp_path):
     np.testing.assert_allclose(codegen.kernel("silu_backward", backend="c", specs_dir=specs)(
         grad_output=np.ones_like(x), self=x), want, rtol=1e-5, atol=1e-7)
     assert "result[0] is:" in (out / "docs" / "en" / "aclnnSiluBackward.md").read_text()
+
+
+def test_a_new_operator_with_an_order_precondition_a_string_and_a_float_attribute():
+    """tests/feature_specs/clamp_mode_backward.py combines what no catalog operator does: `Requires("high",
+    low <= high)` (the proof takes only the orders it admits, both checkers refuse the others), a string
+    attribute choosing the form (a null is 161001, another string 161002) and a float attribute."""
+    op = codegen.load_specs(TESTS / "feature_specs")["clamp_mode_backward"]
+    results = verify_op(op, numeric=True)
+    assert results and all(r.ok for r in results), [r for r in results if not r.ok]
+    assert {r.formula for r in results} == {f"mode={m}, low {o} high" for m in ("plain", "scaled") for o in "<="}
+    g = np.array([1, 2, 3, 4, 5], np.float32)
+    x = np.array([-2, -1, 0.5, 2, 3], np.float32)
+    inside = (x > -1) & (x < 2)                               # the open interval between the bounds
+    from codegen.backends import get
+    for backend in ("numpy", "c"):
+        k = get(backend).make_kernel(op)
+        call = dict(grad_output=g, self=x, low=-1.0, high=2.0, mode="plain", factor=0.25)
+        np.testing.assert_array_equal(k(**call), np.where(inside, g, 0))
+        np.testing.assert_array_equal(k(**dict(call, mode="scaled")), np.where(inside, g * np.float32(0.25), 0))
+        for bad, status, param in [({"high": -2.0}, 161002, "high"), ({"mode": "tanh"}, 161002, "mode"),
+                                   ({"mode": None}, 161001, "mode")]:
+            with pytest.raises(codegen.AclnnError) as info:
+                k(**dict(call, **bad))
+            assert (info.value.status, info.value.param) == (status, param), (backend, bad)

@@ -31,7 +31,7 @@ import sympy
 
 from codegen.spec import rules as R
 from codegen.spec.params import UNUSED
-from codegen.verify.cases import cases
+from codegen.verify.cases import cases, sample_scalars
 
 from .dtypes import FORMATS, Format, round_to
 from .reference import Reference, _cached, forward_fn
@@ -107,7 +107,7 @@ SPECIAL_OPERANDS = [0.0, -0.0, INF, -INF, NAN, 3.0e38, -1.5, 2.5]
 def branch_points(op, ref: Reference, scal: list, fmt: Format) -> list:
     """The forward's branch points in x (its Piecewise conditions solved), their neighbours, and 0."""
     rels = set()
-    fwd = sympy.sympify(op.forward)
+    fwd = sympy.sympify(op.forward_of(ref.variant.formula))
     for pw in fwd.atoms(sympy.Piecewise):
         for _, c in pw.args:
             rels |= c.atoms(sympy.core.relational.Relational)
@@ -143,20 +143,15 @@ class Context:
     def _scalars(self) -> dict:
         """Scalars (float32 values, as the kernels read them) and attributes for this case."""
         op, kw = self.op, {}
-        for p in op.scalars:
-            sub = self.case.subs.get(p.symbol)
-            if sub is not None and sub.is_number:
-                v = float(sub)
-            elif sub is not None and sub.is_positive:
-                v = self.rng.uniform(0.25, 2)
-            elif sub is not None and sub.is_negative:
-                v = -self.rng.uniform(0.25, 2)
-            else:
-                v = self.rng.uniform(-2, 2)
-            kw[p.py_name] = float(np.float32(v))
+        # (the case's substitutions decide: a sign, a value, an order of two scalars, an interval)
+        draw = {"positive": lambda: self.rng.uniform(0.25, 2), "negative": lambda: -self.rng.uniform(0.25, 2),
+                "any": lambda: self.rng.uniform(-2, 2)}
+        for sym, v in sample_scalars(self.case, lambda kind: draw[kind]()).items():
+            p = next(q for q in op.reals if q.symbol == sym)
+            kw[p.py_name] = float(np.float32(float(v)))
         for a in op.attrs:
-            if a.type == "bool":
-                kw[a.py_name] = bool(self.variant.key.get(a.name, False))
+            if a.type in ("bool", "string"):
+                kw[a.py_name] = self.variant.key.get(a.name, False if a.type == "bool" else list(a.values)[0])
             elif a.name == op.loss_reduction:
                 kw[a.py_name] = int(self.case.reduction)
             elif a.name == op.reduce_dim:

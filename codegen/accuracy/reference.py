@@ -69,7 +69,7 @@ class Reference:
         self.op, self.variant = op, variant
         formula = variant.formula
         absent = {t.symbol: sympy.sympify(t.default) for t in op.tensors if variant.key.get(t.name) == ABSENT}
-        fwd = sympy.sympify(op.forward).xreplace(absent)
+        fwd = sympy.sympify(op.forward_of(formula)).xreplace(absent)
         role = lambda t: op.role_of(t.name, formula)
         self.x_tensor = next((t for t in op.tensors if role(t) == FORWARD_INPUT), None)
         self.y_tensor = next((t for t in op.tensors if role(t) == FORWARD_OUTPUT), None)
@@ -131,7 +131,13 @@ class Reference:
         if mpmath.isinf(v):
             v = BIG if v > 0 else -BIG
         if self.y_tensor is None:
-            return self.deriv(v, *ops, *scal)
+            try:
+                return self.deriv(v, *ops, *scal)
+            except ZeroDivisionError:   # a pole of the derivative (LogitGrad's x = 0, 1): ±inf, the sign of both
+                h = mpmath.mpf(10) ** (-mpmath.mp.dps // 2)          # sides near it, nan when they differ
+                sides = [self.deriv(v + s * h, *ops, *scal) for s in (-1, 1)]
+                signs = {mpmath.sign(d) for d in sides}
+                return mpmath.inf * signs.pop() if len(signs) == 1 else mpmath.nan
         for b in range(len(self.dy) - 1):
             try:
                 xb = self.inverse[b](v, *ops, *scal)
@@ -276,7 +282,7 @@ def forward_fn(op, variant):
     """The forward F(x, operands, scalars) of an elementwise op as an mpmath function (to build y inputs)."""
     ref = _cached(op.name, op, tuple(sorted(variant.key.items())))
     absent = {t.symbol: sympy.sympify(t.default) for t in op.tensors if variant.key.get(t.name) == ABSENT}
-    fwd = sympy.sympify(op.forward).xreplace(absent)
+    fwd = sympy.sympify(op.forward_of(variant.formula)).xreplace(absent)
     args = [op.wrt] + [t.symbol for t in ref.operands] + [p.symbol for p in ref.scalars]
     return ref, _lamb(args, fwd)
 

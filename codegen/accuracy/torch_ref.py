@@ -1,8 +1,9 @@
 """PyTorch's own CPU backward kernels on the same inputs, when PyTorch is installed (a test oracle only).
 
-One entry per aclnn operator that has a PyTorch counterpart, keyed by aclnn name; an op without one is simply
-not compared.  Each entry takes `torch`, the kernel keywords (NumPy arrays) and a converter to tensors, and
-returns the gradient as a tensor.
+An operator's counterpart is declared in its spec (`torch=Torch(...)` or `TorchGrad(...)`, codegen.spec.torch);
+the seed operators', written before that existed, are the entries below, keyed by aclnn name.  An op with
+neither is simply not compared.  Each entry takes `torch`, the kernel keywords (NumPy arrays) and a converter to
+tensors, and returns the gradient as a tensor.
 """
 from __future__ import annotations
 
@@ -62,11 +63,15 @@ def run(op, kw: dict, out_dtype) -> np.ndarray | None:
     """PyTorch's gradient for the kernel call `kw`, in `out_dtype`; None without PyTorch or a counterpart."""
     torch = available()
     fn = TORCH.get(op.name)
+    if fn is None and op.torch is not None:
+        from codegen.spec.torch import call
+        fn = lambda torch, kw, t: call(op, torch, kw, t)  # noqa: E731
     if torch is None or fn is None:
         return None
-    tdt = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
 
     def t(a):
         a = np.asarray(a)
-        return torch.from_numpy(np.ascontiguousarray(a.astype(np.float32))).to(tdt[a.dtype.name])
-    return fn(torch, kw, t).detach().to(torch.float32).numpy().astype(out_dtype)
+        if a.dtype.name == "bfloat16":   # (torch.from_numpy cannot read ml_dtypes' bfloat16)
+            return torch.from_numpy(np.ascontiguousarray(a.astype(np.float32))).to(torch.bfloat16)
+        return torch.from_numpy(np.ascontiguousarray(a))
+    return fn(torch, kw, t).detach().to(torch.float64).numpy().astype(out_dtype)

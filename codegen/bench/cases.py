@@ -129,9 +129,96 @@ def _layouts() -> list[Layout]:
 LAYOUTS = _layouts()
 
 
-def without_layouts(ops: dict[str, Op]) -> list[str]:
-    """Ops that no layout here benchmarks yet (a new spec): `opgen bench` names them and measures the rest."""
+# ---- layouts read off a spec ---------------------------------------------------------------------------
+def _derivable(op: Op) -> bool:
+    """An elementwise op (no row reduction, no loss reduction): its layouts follow from its shape rules."""
+    return op.reduce_dim is None and op.loss_reduction is None
+
+
+def _broadcasts_grad(op: Op) -> bool:
+    """Whether a rule lets gradOutput broadcast (Broadcastable, ShapeIsBroadcast, BroadcastTo naming it)."""
+    from codegen.spec import rules as R
+    g = op.grad.name
+    return any(isinstance(r, (R.Broadcastable, R.ShapeIsBroadcast, R.BroadcastTo)) and g in r.params
+               for r in op.rules)
+
+
+def _forward_of(op: Op, variant, values: dict):
+    """y = forward(x) in float64 for the op's scalars' values (for a tensor that holds the forward output)."""
+    import sympy
+    subs = {p.symbol: values[p.py_name] for p in op.reals if values.get(p.py_name) is not None}
+    subs.update({p.symbol: float(p.default) for p in op.scalars if p.optional and values.get(p.py_name) is None})
+    f = sympy.lambdify([op.wrt], sympy.sympify(op.forward_of(variant.formula)).subs(subs),
+                       modules=["scipy", "numpy"])
+    return lambda x: np.asarray(f(x), dtype=np.float64)
+
+
+def _spec_make(op: Op, variant, broadcast: bool):
+    """The `make` of a derived layout: the spec's example scalars and attributes (the aclnn page's values), the
+    variant's bool and string attributes and optional tensors, and data by each tensor's role."""
+    from codegen.spec import ABSENT
+    from codegen.spec.example import resolve
+    from codegen.spec.params import FORWARD_INPUT, FORWARD_OUTPUT, GRAD, UNUSED
+    ex = resolve(op)
+    fixed = {}
+    for p in op.params:
+        if p.kind == "scalar":
+            fixed[p.py_name] = ex.scalars[p.name]
+        elif p.kind == "attr":
+            fixed[p.py_name] = variant.key.get(p.name, ex.attrs[p.name])
+
+    def make(rng, n, dt):
+        shape = (n // COLS, COLS) if broadcast else (n,)
+        kw = dict(fixed)
+        x = rng.standard_normal(shape) * 3
+        for t in op.tensors:
+            role = op.role_of(t.name, variant.formula)
+            if variant.key.get(t.name) == ABSENT:
+                kw[t.py_name] = None
+            elif role == GRAD:
+                kw[t.py_name] = _normal(rng, (1, COLS) if broadcast else shape, dt)
+            elif role == FORWARD_INPUT:
+                kw[t.py_name] = np.asarray(x).astype(np.float32).astype(dt)
+            elif role == FORWARD_OUTPUT:
+                with np.errstate(all="ignore"):
+                    kw[t.py_name] = _forward_of(op, variant, kw)(x).astype(np.float32).astype(dt)
+            elif role == UNUSED:
+                kw[t.py_name] = _normal(rng, shape, dt)
+            else:
+                kw[t.py_name] = _uniform(rng, shape, dt, 0.2, 2)
+        return kw
+    return make
+
+
+def derived_layouts(op: Op) -> list[Layout]:
+    """The layouts of an elementwise op without hand-written ones, from its spec alone: every kernel variant
+    contiguous, and the first variant with gradOutput a (1, COLS) row broadcast where the rules allow it."""
+    if not _derivable(op):
+        return []
+    out = []
+    for i, v in enumerate(op.variants):
+        label = ", ".join(f"{k} {str(val).lower()}" for k, val in v.key.items()) or "contiguous"
+        out.append(Layout(op.snake_name, label, _spec_make(op, v, False), quick=i == 0))
+    if _broadcasts_grad(op):
+        out.append(Layout(op.snake_name, f"gradOutput (1, {COLS}) broadcast", _spec_make(op, op.variants[0], True),
+                          divisor=COLS))
+    return out
+
+
+def layouts(ops: dict[str, Op]) -> list[Layout]:
+    """Every layout of `ops`: the hand-written ones above, and those derived from the specs of the others."""
     known = {lay.op for lay in LAYOUTS}
+    out = [lay for lay in LAYOUTS if lay.op in ops]
+    for name, op in ops.items():
+        if name not in known:
+            out += derived_layouts(op)
+    return out
+
+
+def without_layouts(ops: dict[str, Op]) -> list[str]:
+    """Ops that no layout benchmarks (a spec with a row or loss reduction and no hand-written layouts here):
+    `opgen bench` names them and measures the rest."""
+    known = {lay.op for lay in layouts(ops)}
     return [name for name in ops if name not in known]
 
 
@@ -141,7 +228,7 @@ def select(ops: dict[str, Op], quick: bool = False, sizes=None) -> list[Case]:
     (see without_layouts)."""
     sizes = sizes or (QUICK_SIZES if quick else DEFAULT_SIZES)
     out = []
-    for lay in LAYOUTS:
+    for lay in layouts(ops):
         if lay.op not in ops or (quick and not lay.quick):
             continue
         for dtype in DTYPES:

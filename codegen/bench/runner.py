@@ -145,7 +145,7 @@ def run_case(case: Case, op, fns: dict, torch, quick=False, repeat=None, seed=0,
 
     torch_fn, torch_error = None, None
     try:
-        torch_fn = torch_kernels.counterpart(torch, case.op, kw, offset)
+        torch_fn = torch_kernels.counterpart(torch, case.op, kw, offset, op=op)
         if torch_fn is not None:
             torch_fn()                     # a dtype PyTorch's CPU kernel lacks fails here, not mid-timing
     except Exception as e:

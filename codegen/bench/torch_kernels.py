@@ -109,13 +109,29 @@ BUILDERS = {
 }
 
 
-def counterpart(torch, op_name: str, kw: dict, offset: int = 0) -> Callable[[], object] | None:
+def _from_spec(op):
+    """The builder of an op whose spec declares its PyTorch counterpart (codegen.spec.torch): the aten op's out=
+    overload into a preallocated output (or the op itself, when it has none), or autograd of the forward."""
+    from codegen.runtime.calls import output_shape
+    from codegen.spec.torch import call
+
+    def build(torch, kw, t, new):
+        out = new(output_shape(op, kw))
+        return lambda: call(op, torch, kw, t, out=out)
+    return build
+
+
+def counterpart(torch, op_name: str, kw: dict, offset: int = 0, op=None) -> Callable[[], object] | None:
     """The PyTorch call for kernel keywords `kw` of `op_name` (None without PyTorch or a counterpart), its
-    outputs and temporaries `offset` bytes past a cache line; its result is the output tensor."""
-    if torch is None or op_name not in BUILDERS:
+    outputs and temporaries `offset` bytes past a cache line; its result is the output tensor.  `op`, the spec,
+    gives the counterpart it declares (`torch=`), for the operators that have no entry in BUILDERS."""
+    builder = BUILDERS.get(op_name)
+    if builder is None and op is not None and op.torch is not None:
+        builder = _from_spec(op)
+    if torch is None or builder is None:
         return None
-    dtype = kw["grad_output"].dtype               # every benchmarked tensor has the case's dtype
+    dtype = next(v.dtype for v in kw.values() if isinstance(v, np.ndarray))   # every tensor has the case's dtype
 
     def new(shape):
         return tensor(torch, placement.empty(tuple(shape), dtype, offset))
-    return BUILDERS[op_name](torch, kw, lambda a: tensor(torch, a), new)
+    return builder(torch, kw, lambda a: tensor(torch, a), new)

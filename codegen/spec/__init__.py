@@ -14,13 +14,20 @@ Op(...)                    the operator; its fields, in the order a spec usually
                            an input `const aclTensor *`.  `symbol` is the SymPy symbol that stands for one of
                            its elements in formulas; `role` says what it holds (below).  An optional tensor
                            may be null (`None` in Python); it then counts as all `default`.
-    Scalar(name, symbol, dtype="FLOAT", doc=...)
-                           a host `const aclScalar *`, read as FLOAT.
-    Attr(name, symbol, type="int64"|"bool", values={}, doc=...)
-                           an `int64_t` or `bool` passed by value; `values` names enumerated values for docs.
-    Output(name, dtype_from=None, dtypes=None, doc=...)
-                           the `aclTensor *` result.  Its default dtype (when the Python caller gives neither
-                           `out=` nor `out_dtype=`) is `dtype_from`'s dtype, else the first tensor's.
+    Scalar(name, symbol, dtype="FLOAT", optional=False, default=None, doc=...)
+                           a host `const aclScalar *`, read in the compute dtype.  An optional one may be null
+                           (Python None), which means `default` (SwishBackward's betaOptional: 1.0).
+    Attr(name, symbol, type="int64"|"bool"|"double"|"float"|"string", values={}, c_type=None, doc=...)
+                           a value of that C kind: int64_t, bool, double, float, or a C string (`const char *`,
+                           `c_type="char *"` where the header says so).  A double or float is read like a scalar;
+                           a string takes no symbol, lists its accepted strings in `values` ({string: doc}),
+                           needs a OneOf rule with them, may choose a Formula (`when={"approximate": "tanh"}`),
+                           and is null-checked like a pointer.  `values` names enumerated int64 values for docs.
+    Output(name, dtype_from=None, dtypes=None, c_type=None, doc=...)
+                           the `aclTensor *` result (`c_type="const aclTensor *"` where the header says so).  Its
+                           default dtype (when the Python caller gives neither `out=` nor `out_dtype=`) is
+                           `dtype_from`'s dtype -- the promoted dtype of a tuple of inputs -- else the first
+                           tensor's.
   roles                    GRAD            gradient w.r.t. the forward output (exactly one tensor)
                            FORWARD_INPUT   holds the forward input x (the variable differentiated)
                            FORWARD_OUTPUT  holds the forward output y = forward(x)
@@ -35,8 +42,8 @@ Op(...)                    the operator; its fields, in the order a spec usually
                            1 mean, 2 sum.  gradOutput is then the gradient of that loss.
   backward                 the documented backward, as SymPy over the parameters' symbols, or a list of
     Formula(expr, when={}, roles={}, assume=())
-                           forms valid where `when` holds: {bool attr: True/False} and/or {optional tensor:
-                           ABSENT/PRESENT}.  The first matching form applies.  `roles` overrides tensor roles
+                           forms valid where `when` holds: {bool attr: True/False}, {string attr: one of its
+                           strings} and/or {optional tensor: ABSENT/PRESENT}.  The first matching form applies.  `roles` overrides tensor roles
                            for the form (ELU's selfOrResult holds y when isResult is true); `assume` lists the
                            scalar relations under which the form is exact (ELU's isResult form: scale > 0,
                            inputScale > 0), stated in the docs and assumed by the proof.
@@ -44,17 +51,26 @@ Op(...)                    the operator; its fields, in the order a spec usually
   dtypes                   {SoC: [dtype, ...]} — which dtypes every tensor accepts on which product.  SoCs:
                            ascend910 (training series), ascend310p (inference series), ascend910b (A2),
                            ascend910_93 (A3), ascend310b (200I/500 A2).  A product not listed is not supported.
-                           dtypes: FLOAT, FLOAT16, BFLOAT16.  A tensor can override with its own `dtypes=`.
+                           dtypes: FLOAT, FLOAT16, BFLOAT16, and DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL
+                           when `compute` says what they compute in.  A tensor can override with its own `dtypes=`.
   compute_dtype            "FLOAT": every kernel loads FLOAT16/BFLOAT16 as FLOAT, computes in FLOAT and rounds
                            once (round to nearest even) to the output dtype.
-  rules                    phase-1 argument rules after the automatic null checks, in the order they run:
-                           first dtype rules, then shape rules, then value rules (a spec out of this order is
-                           rejected).  Each rule reports the first parameter that breaks it; all return
+  compute                  {dtype outside those three: "FLOAT" | "DOUBLE"}: what a call whose inputs promote to
+                           it computes in (the library's choice; the docs state it).  DOUBLE kernels: NumPy
+                           float64, C opgen_wide.c, Ascend C hands them to the C kernel (CANN's AI CPU).  An
+                           integer output is rounded to nearest (ties to even), saturated, nan as 0.
+  rules                    phase-1 argument rules after the automatic null checks, in the order they run (the
+                           library's order).  Each rule reports the first parameter that breaks it; all return
                            ACLNN_ERR_PARAM_INVALID (161002).  Null checks (161001) come first and are derived
-                           from the parameters: every non-optional Tensor, Output and Scalar.
+                           from the parameters: every non-optional Tensor, Output and Scalar, and every string
+                           Attr, in parameter order or in `null_order`.  Last, both checkers refuse a dtype no
+                           kernel reads or writes with 561003.
     DtypeSupported(*tensors)       dtype is in the table for the running product
     DtypeSame(ref, *tensors)       same dtype as ref
-    DtypeCastable(src, dst)        dst's dtype can be cast from src's (any float to any float)
+    DtypeCastable(src, dst)        dst's dtype can be cast from src's (aclnn CanCast: dtypes.can_cast)
+    PromotedSupported(*inputs)     their dtypes promote (aclnn's deduction table) to a dtype of the table
+    PromotedCastable(out, *inputs) out's dtype can be cast from the inputs' promoted dtype
+    PromotedSame(out, *inputs)     out's dtype is the inputs' promoted dtype
     MaxRank(*tensors, n=8)         at most n dimensions
     MinRank(*tensors, n=1)         at least n dimensions
     ShapeSame(ref, *tensors)       same shape as ref
@@ -63,12 +79,21 @@ Op(...)                    the operator; its fields, in the order a spec usually
     ShapeIsBroadcast(out, a, b)    out's shape is the broadcast of a's and b's
     DimInRange(attr, tensor)       attr in [-n, n-1], n = rank (rank 0 counts as 1)
     OneOf(attr, values)            attr is one of values
-    Requires(param, cond, when=True)  a SymPy condition on scalars/attrs (e.g. lam >= 0), checked when `when`
-                           holds; the proof assumes it.
+    Requires(param, cond, when=True)  a SymPy condition on scalars/attrs (e.g. lam >= 0, or an order min <= max),
+                           checked when `when` holds; the proof assumes it.
+    EmptyReturns(*tensors)         one of them empty: phase 1 succeeds here, the later checks do not run.
+  null_order               [names]: the null checks' order when the library's differs from the parameters'.
+  cases of the proof       each scalar on each side of and at its critical values (where branch points meet,
+                           conditions on it switch, Max/Min arguments are equal, a coefficient of x changes
+                           sign), and two scalars that are both branch points in every order; Requires and
+                           `assume` (also `Ne(beta, 0)`) remove the cases they exclude.
   empty tensors            always supported: a tensor with a 0 in its shape that passes the checks gives
                            workspace 0 and success, and nothing is computed.
   description              Text(zh, en): the 算子功能 sentence of the docs.
   notes                    [Text(zh, en), ...]: extra 约束与限制 lines for the docs.
+  torch                    Torch("aten_op", *args, **kwargs) or TorchGrad(fn, *args): the PyTorch counterpart
+                           (codegen.spec.torch), for `opgen accuracy` and `opgen bench`; args name parameters,
+                           Const(v) is a literal.
   example                  Example(shape=(2, 2), values={...}, shapes={...}, expected=[...]): the data of the
                            call example (调用示例) the C backend generates and the docs show, in FLOAT:
                            tensors by name as a flat row-major list or one number for every element, scalars
@@ -88,6 +113,7 @@ from .op import ABSENT, PRESENT, Formula, Op, Variant
 from .params import (FORWARD_INPUT, FORWARD_OUTPUT, GRAD, OPERAND, RESULT, UNUSED, Attr, Output, Param, Scalar,
                      Tensor, Text)
 from .products import DEFAULT_PRODUCT, PRODUCTS, Product
+from .torch import Const, Torch, TorchGrad
 from .rules import (Broadcastable, BroadcastTo, DimInRange, DtypeCastable, DtypeSame, DtypeSupported, EmptyReturns,
                     MaxRank, MinRank, NotNull, OneOf, PromotedCastable, PromotedSame, PromotedSupported, Requires,
                     Rule, ShapeIsBroadcast, ShapeSame)
@@ -101,6 +127,6 @@ __all__ = [
     "ABSENT", "PRESENT", "GRAD", "FORWARD_INPUT", "FORWARD_OUTPUT", "OPERAND", "UNUSED", "RESULT",
     "DtypeSupported", "DtypeSame", "DtypeCastable", "MaxRank", "MinRank", "ShapeSame", "Broadcastable",
     "BroadcastTo", "ShapeIsBroadcast", "DimInRange", "OneOf", "Requires", "NotNull", "Rule",
-    "PromotedSupported", "PromotedCastable", "PromotedSame", "EmptyReturns",
+    "PromotedSupported", "PromotedCastable", "PromotedSame", "EmptyReturns", "Torch", "TorchGrad", "Const",
     "DTYPES", "KERNEL_DTYPES", "DType", "PRODUCTS", "Product", "DEFAULT_PRODUCT",
 ]

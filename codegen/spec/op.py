@@ -25,11 +25,14 @@ class Formula:
     roles   tensor roles that differ in this form, e.g. {"selfOrResult": FORWARD_OUTPUT} for ELU's isResult.
     assume  extra SymPy relations on scalars under which this form is exact (stated in the docs and used by
             the proof), e.g. (scale > 0, inputScale > 0).
+    forward the forward of this form when it differs from the op's (GeluBackwardV2's tanh approximation): the
+            form is proven against it.
     """
     expr: sympy.Expr
     when: dict = field(default_factory=dict)
     roles: dict = field(default_factory=dict)
     assume: tuple = ()
+    forward: sympy.Expr | None = None
 
 
 @dataclass
@@ -203,6 +206,10 @@ class Op:
             subs = {self.param(k).symbol: self.param(k).default for k, v in key.items() if v == ABSENT}
             out.append(Variant(key, f, f.expr.subs(subs) if subs else f.expr))
         return out
+
+    def forward_of(self, formula: Formula):
+        """The forward a form is the derivative of: its own, or the op's."""
+        return formula.forward if formula.forward is not None else self.forward
 
     def role_of(self, tensor: str, formula: Formula) -> str:
         return formula.roles.get(tensor, self.param(tensor).role)

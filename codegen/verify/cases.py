@@ -206,7 +206,7 @@ def _branch_points(op: Op, variant: Variant, reals) -> tuple[list, dict]:
         fs = sympy.sympify(expr).free_symbols & real_set
         return next(iter(fs)) if len(fs) == 1 else None
 
-    exprs = [(sympy.sympify(op.forward), op.wrt)]
+    exprs = [(sympy.sympify(op.forward_of(variant.formula)), op.wrt)]
     x_sym = op.x_symbol(variant.formula)
     if x_sym is not None:
         exprs.append((sympy.sympify(variant.expr), x_sym))

@@ -73,7 +73,7 @@ def check_case(case: Case, n_random: int = 12, seed: int = 0) -> Result:
     absent = {t.symbol: sympy.sympify(t.default) for t in op.tensors if v.key.get(t.name) == ABSENT}
     scal_params = [p for p in op.scalars + op.attrs if p.symbol is not None]
     scal_syms = [p.symbol for p in scal_params]
-    fwd = sympy.sympify(op.forward).xreplace(absent)
+    fwd = sympy.sympify(op.forward_of(formula)).xreplace(absent)
     bwd = sympy.sympify(v.expr)
     bwd = bwd.xreplace({s: sympy.Symbol("numel__", real=True) for s in bwd.free_symbols if numel_param(s)})
     numel_sym = sympy.Symbol("numel__", real=True)

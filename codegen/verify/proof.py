@@ -74,7 +74,7 @@ class CaseProof:
         for t in op.tensors:  # a null optional tensor is all `default`, in the forward as in the backward
             if v.key.get(t.name) == ABSENT:
                 self.subs[t.symbol] = sympy.sympify(t.default)
-        self.forward = sympy.sympify(op.forward).subs(self.subs)
+        self.forward = sympy.sympify(op.forward_of(self.formula)).subs(self.subs)
         self.backward = sympy.sympify(v.expr).subs(self.subs)
         self.x = op.wrt
         self.g = op.grad.symbol

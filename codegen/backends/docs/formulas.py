@@ -25,6 +25,7 @@ class FormulaItem:
     when: str              # the words for the form's condition ('' for an unconditional form)
     tex: str               # `lhs = rhs` in LaTeX
     source: object         # the SymPy object printed (a Formula for backward forms, the forward expression)
+    forward: object = None  # a backward form's own forward (Formula.forward), as a FormulaItem
 
 
 def _is(lang, zh, en):
@@ -84,11 +85,15 @@ def reduction_item(op) -> FormulaItem | None:
 def backward_items(op, lang: str) -> list[FormulaItem]:
     """One item per documented form, in the spec's order, each `output = expr` with its condition."""
     lhs = latex(sympy.Symbol(op.output.name), op)
-    return [FormulaItem(when_words(op, f.when, lang), f"{lhs} = {latex(f.expr, op)}", f) for f in op.formulas]
+    return [FormulaItem(when_words(op, f.when, lang), f"{lhs} = {latex(f.expr, op)}", f,
+                        FormulaItem("", f"{forward_lhs(op)} = {latex(f.forward, op)}", f.forward)
+                        if f.forward is not None else None)
+            for f in op.formulas]
 
 
 def _symbols_used(op) -> set:
-    exprs = [sympy.sympify(op.forward)] + [sympy.sympify(f.expr) for f in op.formulas]
+    exprs = [sympy.sympify(op.forward)] + [sympy.sympify(f.expr) for f in op.formulas] + \
+        [sympy.sympify(f.forward) for f in op.formulas if f.forward is not None]
     return set().union(*(e.free_symbols for e in exprs))
 
 
