@@ -212,6 +212,18 @@ def broadcastable(a_name, a, name, value):
                                         f"{a_name} of shape {shape_str(a.shape)}")
 
 
+def broadcastable_with(name, value, *named):
+    """`value` broadcasts with the broadcast shape of the operands (`named` alternates names and arrays)."""
+    arrays = named[1::2]
+    if not _concrete(value) or not all(_concrete(a) for a in arrays):
+        return
+    want = broadcast_shapes(*[a.shape for a in arrays])
+    if want is not None and broadcast_shapes(want, value.shape) is None:
+        names = " and ".join(named[0::2])
+        raise AclnnError(INVALID, name, f"{name} of shape {shape_str(value.shape)} does not broadcast with the "
+                                        f"broadcast shape {shape_str(want)} of {names}")
+
+
 def shape_is_broadcast(name, value, *named):
     """`named` alternates names and arrays of the operands."""
     arrays = named[1::2]

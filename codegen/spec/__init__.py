@@ -108,7 +108,7 @@ from sympy import (Abs, And, Eq, Float, Max, Min, Ne, Not, Or, Piecewise, Ration
 
 from .dtypes import DTYPES, KERNEL_DTYPES, DType
 from .example import Example
-from .functions import DimSum, numel
+from .functions import DimSum, Reduction, numel
 from .op import ABSENT, PRESENT, Formula, Op, Variant
 from .params import (FORWARD_INPUT, FORWARD_OUTPUT, GRAD, OPERAND, RESULT, UNUSED, Attr, Output, Param, Scalar,
                      Tensor, Text)
@@ -124,6 +124,7 @@ __all__ = [
     "sqrt", "symbols", "tanh",
     # spec language
     "Op", "Formula", "Variant", "Example", "Tensor", "Scalar", "Attr", "Output", "Param", "Text", "DimSum", "numel",
+    "Reduction",
     "ABSENT", "PRESENT", "GRAD", "FORWARD_INPUT", "FORWARD_OUTPUT", "OPERAND", "UNUSED", "RESULT",
     "DtypeSupported", "DtypeSame", "DtypeCastable", "MaxRank", "MinRank", "ShapeSame", "Broadcastable",
     "BroadcastTo", "ShapeIsBroadcast", "DimInRange", "OneOf", "Requires", "NotNull", "Rule",

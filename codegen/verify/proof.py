@@ -2,13 +2,15 @@
 
 Two methods, chosen by the shape of the forward:
 
-* elementwise (no DimSum, no loss reduction): the VJP is g·f'(x).  The real line is cut at every branch point
+* elementwise (no DimSum): the VJP is g·f'(x); for a loss, G·f'(x) with G = g (reduction none or sum) or g/D
+  (a mean, D the divisor the spec's `Reduction` declares), since the loss Σ_i G_i·f(x_i) has that derivative
+  w.r.t. x_j.  The real line is cut at every branch point
   of the forward's and the backward's conditions; on each open piece the active branches are decided
   symbolically and `g·f'(x) - backward` must simplify to 0.  When the backward is written in the forward
   output y (ELU's isResult), the forward branch is monotone on the piece, its image is computed from limits,
   and the backward's y-branch is decided on that image: this is the substitution of the forward's inverse.
   Branch points themselves are reported as the documented convention, next to both one-sided derivatives.
-* coupled (DimSum or a loss reduction): the forward is expanded over a row of symbolic length n with indexed
+* coupled (DimSum): the forward is expanded over a row of symbolic length n with indexed
   symbols, the loss L = Σ g_i·y_i (none), g·Σ y_i (sum) or g·Σ y_i / n (mean) is differentiated with respect
   to x_j, and the residual against the backward at index j must be 0 for every 1 <= j <= n — a proof for
   general n; it is repeated on explicit rows of length 1…6 as an independent cross-check.
@@ -48,7 +50,10 @@ def is_zero(expr) -> bool:
 
 
 def is_coupled(op: Op) -> bool:
-    return sympy.sympify(op.forward).has(DimSum) or op.loss_reduction is not None
+    """Whether elements of the forward depend on other elements (DimSum).  A loss reduction alone does not couple
+    them: the loss is Σ_i G_i·f(x_i) with G_i the gradient of the loss w.r.t. element i's loss (g_i for none, g
+    for sum, g/D for a mean), so its derivative w.r.t. x_j is G_j·f'(x_j), proven elementwise like any other op."""
+    return sympy.sympify(op.forward).has(DimSum)
 
 
 def _pieces(expr):
@@ -78,6 +83,9 @@ class CaseProof:
         self.backward = sympy.sympify(v.expr).subs(self.subs)
         self.x = op.wrt
         self.g = op.grad.symbol
+        # what multiplies each element's local derivative: g, or g/D for a mean with the declared divisor D
+        self.scale = self.g if case.reduction is None else op.reduction.gradient_scale(op, case.reduction, self.g)
+        self.scale_text = "g" if self.scale == self.g else f"(g/{self.g / self.scale})"
         self.xs = op.x_symbol(self.formula)
         self.ys = op.y_symbol(self.formula)
         self.label = case.label
@@ -118,7 +126,7 @@ class CaseProof:
             try:
                 k = first_piece(ftrees, lambda t: truth_on(t, lo, hi))
                 fk = fp[k][0]
-                vjp = g * sympy.diff(fk, x)
+                vjp = self.scale * sympy.diff(fk, x)
                 if in_y:
                     ylo, yhi, const = self._image(fk, lo, hi)
                     if const is not None:
@@ -141,7 +149,8 @@ class CaseProof:
             derivs.append(vjp)
             residual = vjp - bexpr
             if is_zero(residual):
-                lines.append(self.line(where, "proven", f"backward branch {m + 1} = g*d/dx forward branch {k + 1}"))
+                lines.append(self.line(where, "proven", f"backward branch {m + 1} = {self.scale_text}*d/dx forward "
+                                                            f"branch {k + 1}"))
             else:
                 lines.append(self.line(where, "FAILED", f"residual {sympy.simplify(residual)}",
                                        self._counterexample(residual, lo, hi)))

@@ -11,6 +11,7 @@ from .hardtanh_backward import hardtanh_backward
 from .leaky_relu_backward import leaky_relu_backward
 from .log_sigmoid_backward import log_sigmoid_backward
 from .logit_grad import logit_grad
+from .mse_loss_backward import mse_loss_backward
 from .selu_backward import selu_backward
 from .sigmoid_backward import sigmoid_backward
 from .silu_backward import silu_backward
@@ -20,4 +21,4 @@ from .softshrink_backward import softshrink_backward
 from .swish_backward import swish_backward
 from .threshold_backward import threshold_backward
 
-__all__ = ["binary_cross_entropy_with_logits_backward", "elu_backward", "fast_gelu_backward", "hardshrink_backward", "hardsigmoid_backward", "hardswish_backward", "hardswish_backward_v2", "hardtanh_backward", "leaky_relu_backward", "log_sigmoid_backward", "logit_grad", "selu_backward", "sigmoid_backward", "silu_backward", "softmax_backward", "softplus_backward", "softshrink_backward", "swish_backward", "threshold_backward"]
+__all__ = ["binary_cross_entropy_with_logits_backward", "elu_backward", "fast_gelu_backward", "hardshrink_backward", "hardsigmoid_backward", "hardswish_backward", "hardswish_backward_v2", "hardtanh_backward", "leaky_relu_backward", "log_sigmoid_backward", "logit_grad", "mse_loss_backward", "selu_backward", "sigmoid_backward", "silu_backward", "softmax_backward", "softplus_backward", "softshrink_backward", "swish_backward", "threshold_backward"]

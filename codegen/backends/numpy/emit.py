@@ -62,9 +62,9 @@ def _step_lines(op, s, v):
         return [f'_chk.{s.kind}("{n}", {v(n)}, {s.n})']
     if s.kind in ("broadcast_to", "dim_in_range"):
         return [f'_chk.{s.kind}("{n}", {v(n)}, "{ref}", {v(ref)})']
-    if s.kind == "shape_is_broadcast":
+    if s.kind in ("shape_is_broadcast", "broadcastable_with"):
         others = ", ".join(f'"{o}", {v(o)}' for o in s.others)
-        return [f'_chk.shape_is_broadcast("{n}", {v(n)}, {others})']
+        return [f'_chk.{s.kind}("{n}", {v(n)}, {others})']
     if s.kind == "one_of":
         return [f'_chk.one_of("{n}", {v(n)}, {s.values!r})']
     if s.kind == "kernel_dtypes":
