@@ -217,13 +217,14 @@ def _check_math(op, fail):
         fail("the forward uses DimSum but reduce_dim is not set")
 
     tensors = {t.name for t in op.tensors}
+    counted = tensors | {op.output.name}       # numel() may count an input or the output
     param_syms = {p.symbol for p in op.params if p.symbol is not None}
     for i, f in enumerate(op.formulas):
         label = f"backward formula {i + 1}" if len(op.formulas) > 1 else "the backward"
         expr = sympy.sympify(f.expr)
         for s in expr.free_symbols - param_syms:
             t = numel_param(s) if isinstance(s, sympy.Symbol) else None
-            if t is None or t not in tensors:
+            if t is None or t not in counted:
                 fail(f"{label} uses undefined symbol {s}")
         if expr.has(DimSum) and op.reduce_dim is None:
             fail(f"{label} uses DimSum but reduce_dim is not set")

@@ -56,6 +56,13 @@ def is_coupled(op: Op) -> bool:
     return sympy.sympify(op.forward).has(DimSum)
 
 
+def _abs_as_branches(expr, x):
+    """|e| and sign(e) of an e that depends on x as Piecewise branches (L1's |x - t| is x - t where x >= t and
+    t - x elsewhere), so that the proof cuts the line where e changes sign and decides each piece."""
+    return expr.replace(lambda a: isinstance(a, (sympy.Abs, sympy.sign)) and a.args[0].has(x),
+                        lambda a: a.rewrite(sympy.Piecewise))
+
+
 def _pieces(expr):
     expr = sympy.piecewise_fold(expr)
     if isinstance(expr, sympy.Piecewise):
@@ -79,7 +86,7 @@ class CaseProof:
         for t in op.tensors:  # a null optional tensor is all `default`, in the forward as in the backward
             if v.key.get(t.name) == ABSENT:
                 self.subs[t.symbol] = sympy.sympify(t.default)
-        self.forward = sympy.sympify(op.forward_of(self.formula)).subs(self.subs)
+        self.forward = _abs_as_branches(sympy.sympify(op.forward_of(self.formula)).subs(self.subs), op.wrt)
         self.backward = sympy.sympify(v.expr).subs(self.subs)
         self.x = op.wrt
         self.g = op.grad.symbol

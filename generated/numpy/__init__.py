@@ -8,6 +8,7 @@ from .hardsigmoid_backward import hardsigmoid_backward
 from .hardswish_backward import hardswish_backward
 from .hardswish_backward_v2 import hardswish_backward_v2
 from .hardtanh_backward import hardtanh_backward
+from .l1_loss_backward import l1_loss_backward
 from .leaky_relu_backward import leaky_relu_backward
 from .log_sigmoid_backward import log_sigmoid_backward
 from .logit_grad import logit_grad
@@ -21,4 +22,4 @@ from .softshrink_backward import softshrink_backward
 from .swish_backward import swish_backward
 from .threshold_backward import threshold_backward
 
-__all__ = ["binary_cross_entropy_with_logits_backward", "elu_backward", "fast_gelu_backward", "hardshrink_backward", "hardsigmoid_backward", "hardswish_backward", "hardswish_backward_v2", "hardtanh_backward", "leaky_relu_backward", "log_sigmoid_backward", "logit_grad", "mse_loss_backward", "selu_backward", "sigmoid_backward", "silu_backward", "softmax_backward", "softplus_backward", "softshrink_backward", "swish_backward", "threshold_backward"]
+__all__ = ["binary_cross_entropy_with_logits_backward", "elu_backward", "fast_gelu_backward", "hardshrink_backward", "hardsigmoid_backward", "hardswish_backward", "hardswish_backward_v2", "hardtanh_backward", "l1_loss_backward", "leaky_relu_backward", "log_sigmoid_backward", "logit_grad", "mse_loss_backward", "selu_backward", "sigmoid_backward", "silu_backward", "softmax_backward", "softplus_backward", "softshrink_backward", "swish_backward", "threshold_backward"]

@@ -186,7 +186,8 @@ def prepare(op: Op, p: Plan, kw: dict, shape: tuple, out_dtype: str, product: st
         elif isinstance(q, Attr) and q.type != "string":
             request[q.name] = int(kw[q.py_name])
     for n in sorted({n for kv in p.kernel.variants for n in kv.numels}):
-        request[f"numel_{n}"] = int(np.asarray(kw[op.param(n).py_name]).size)
+        counted = shape if n == op.output.name else np.shape(kw[op.param(n).py_name])
+        request[f"numel_{n}"] = int(np.prod(counted, dtype=np.int64))
     return v.index, request, arrays, dout, view, dim
 
 

@@ -84,8 +84,8 @@ def op_host_context(p: Plan) -> dict:
         reads.append(f"const {ctype} {q.name} = *attrs->GetAttrPointer<{ctype}>({attr_idx[q.name]});")
     numels = sorted({n for v in p.variants for n in v.kv.numels})
     for n in numels:
-        reads.append(f"const uint64_t numel_{n} = context->GetInputShape({tensor_idx[n]})->GetStorageShape()"
-                     f".GetShapeSize();")
+        shape = "GetOutputShape(0)" if n == op.output.name else f"GetInputShape({tensor_idx[n]})"
+        reads.append(f"const uint64_t numel_{n} = context->{shape}->GetStorageShape().GetShapeSize();")
     fill_args = [q.name for q in attrs if q.symbol is not None] + [f"numel_{n}" for n in numels]
     variant_conds = []
     for v in p.variants:

@@ -152,7 +152,7 @@ def variant_context(op: Op, k: Kernel, kv: KernelVariant) -> dict:
         "tensors": [t.py_name for t in kv.tensors],
         "scalars": [p.py_name for p in kv.scalars],
         "float_scalars": [p.py_name for p in kv.scalars if isinstance(p, Scalar) or p.is_real],
-        "numels": [(f"numel_{op.param(n).py_name}", op.param(n).py_name) for n in kv.numels],
+        "numels": [(f"numel_{op.param(n).py_name}", var(op, n)) for n in kv.numels],
         "prelude": [(str(s), spr.doprint(e)) for s, e in kv.prelude],
         "reductions": [(str(s), pr.doprint(e)) for s, e in kv.reductions],
         "body": [(str(s), pr.doprint(e)) for s, e in kv.body],
