@@ -217,3 +217,18 @@ def lower(op: Op) -> Kernel:
     if len(_LOWERED) > 32:
         _LOWERED.popitem(last=False)
     return k
+
+
+class Conj(sympy.Function):
+    """The complex conjugate of a tensor element, kept as written: the spec's symbols are real, so SymPy's own
+    conjugate would vanish.  Only the complex kernels have it (`conjugated`)."""
+    nargs = 1
+
+
+def conjugated(op: Op, kv: KernelVariant) -> tuple[list, sympy.Expr]:
+    """(body, result) of the variant's complex kernel (an op's `compute` COMPLEX): the gradient of a complex
+    input is gradOutput * conj(d) for the local derivative d (PyTorch's convention, and CANN's AI CPU kernels'
+    complex_conj); d has real coefficients and no branches (validation says so), so conj(d) is d of the
+    conjugated tensors: every tensor but gradOutput is read conjugated."""
+    rep = {t.symbol: Conj(t.symbol) for t in kv.tensors if t.symbol != op.grad.symbol}
+    return [(s, e.xreplace(rep)) for s, e in kv.body], kv.result.xreplace(rep)

@@ -163,10 +163,16 @@ def _check_dtypes(op, fail):
     for d, c in op.compute.items():
         if d not in COMPUTED or d in KERNEL_DTYPES:
             fail(f"compute: {d!r} is not a dtype outside FLOAT16/BFLOAT16/FLOAT that the kernels compute")
-        if c not in ("FLOAT", "DOUBLE"):
-            fail(f"compute: {d} must compute in 'FLOAT' or 'DOUBLE', got {c!r}")
-        if DTYPES[d].is_complex:
-            fail(f"compute: {d}: complex dtypes are not computed by any backend")
+        if c not in ("FLOAT", "DOUBLE", "COMPLEX"):
+            fail(f"compute: {d} must compute in 'FLOAT', 'DOUBLE' or 'COMPLEX', got {c!r}")
+        if DTYPES[d].is_complex != (c == "COMPLEX"):
+            fail(f"compute: {d}: complex dtypes compute in 'COMPLEX', and only they")
+    if "COMPLEX" in op.compute.values():
+        # the complex kernels compute gradOutput * conj(d), d the backward with gradOutput taken out; that is d with
+        # every other tensor conjugated only when d is a branch-free function with real coefficients
+        if op.reduce_dim or op.loss_reduction or any(sympy.sympify(f.expr).has(sympy.Piecewise, sympy.I)
+                                                     for f in op.formulas):
+            fail("COMPLEX compute needs an elementwise backward without branches or complex constants")
 
 
 def _check_rules(op, fail):

@@ -21,13 +21,14 @@ SPEC = Op(
     forward=1 / (1 + exp(-z)),
     backward=g * y * (1 - y),
     dtypes={
-        "ascend910": ["FLOAT", "FLOAT16", "DOUBLE"],
-        "ascend310p": ["FLOAT", "FLOAT16", "DOUBLE"],
-        "ascend910b": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16"],
-        "ascend910_93": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16"],
+        "ascend910": ["FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128"],
+        "ascend310p": ["FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128"],
+        "ascend910b": ["FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128", "BFLOAT16"],
+        "ascend910_93": ["FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128", "BFLOAT16"],
     },
-    # DOUBLE runs on the library's AI CPU kernel, in DOUBLE
-    compute={"DOUBLE": "DOUBLE"},
+    # DOUBLE and the complex dtypes run on the library's AI CPU kernel, in DOUBLE and complex double (for complex
+    # dtypes the gradient is gradOutput * conj(output * (1 - output)): its attr complex_conj)
+    compute={"DOUBLE": "DOUBLE", "COMPLEX64": "COMPLEX", "COMPLEX128": "COMPLEX"},
     rules=[
         DtypeSupported("gradOutput", "output", "gradInput"),
         MaxRank("gradOutput", "output", n=8),

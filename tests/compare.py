@@ -8,15 +8,26 @@ from codegen.spec.params import FORWARD_OUTPUT
 
 from .ulp import ulp_distance
 
-EPS = {"FLOAT": 2.0 ** -23, "FLOAT16": 2.0 ** -10, "BFLOAT16": 2.0 ** -7}
+EPS = {"FLOAT": 2.0 ** -23, "FLOAT16": 2.0 ** -10, "BFLOAT16": 2.0 ** -7, "DOUBLE": 2.0 ** -52}
+INTEGERS = ("INT8", "INT16", "INT32", "INT64", "UINT8", "BOOL")
 
 
 def assert_elementwise_close(got, want, dout, what):
     """Within 1 ulp (2 for FLOAT), or — where float32 intermediates that differ by an ulp (exp/log from different
     libraries) meet cancellation (BCE's sigmoid(x) - t) — within 2^-20 of the largest result of the call."""
     assert got.shape == want.shape and got.dtype == want.dtype, what
+    if dout in ("COMPLEX64", "COMPLEX128"):   # each part within the ulps of its real dtype
+        part = "FLOAT" if dout == "COMPLEX64" else "DOUBLE"
+        for name, f in (("real", np.real), ("imag", np.imag)):
+            assert_elementwise_close(np.ascontiguousarray(f(got)), np.ascontiguousarray(f(want)), part, f"{what} {name}")
+        return
+    if dout in INTEGERS:   # rounded to nearest by both: equal, or one apart where FLOAT intermediates sit at a tie
+        bad = np.argwhere(np.abs(got.astype(np.int64) - want.astype(np.int64)) > 1)
+        assert not bad.size, f"{what}: {len(bad)} integers off, first at {tuple(bad[0])}: got {got[tuple(bad[0])]}, " \
+                             f"numpy {want[tuple(bad[0])]}"
+        return
     d = ulp_distance(got, want.astype(np.float64))
-    limit = 2 if dout == "FLOAT" else 1
+    limit = 2 if dout in ("FLOAT", "DOUBLE") else 1
     g, w = got.astype(np.float64), want.astype(np.float64)
     scale = np.abs(w[np.isfinite(w)]).max(initial=0.0)
     with np.errstate(invalid="ignore"):

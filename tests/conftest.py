@@ -57,3 +57,30 @@ DEEP = False
 def deep_examples(fast: int, deep: int) -> int:
     """A Hypothesis `max_examples` budget: `fast` in CI, `deep` under --deep."""
     return deep if DEEP else fast
+
+
+def ci_sample(cases, op=lambda c: c[0], soc=lambda c: c[1], dtype=lambda c: c[2]):
+    """`cases` (op × product × dtype × ... tuples) whole under --deep; in CI a fixed sample that still runs every
+    op in every dtype it has: for each op one product, chosen by a hash of its name (so that the products take
+    turns across the ops), with every case there, and each dtype that product lacks on the first other product
+    that has it.  What a product adds beyond its dtypes (another Ascend C architecture, another UB) is covered by
+    the ops that drew it; everything, by `pytest --deep`."""
+    import zlib
+    if DEEP:
+        return list(cases)
+    cases = list(cases)
+    by_op = {}
+    for c in cases:
+        by_op.setdefault(op(c), []).append(c)
+    keep = []
+    for name, group in by_op.items():
+        socs = sorted({soc(c) for c in group})
+        chosen = socs[zlib.crc32(name.encode()) % len(socs)]
+        kept = [c for c in group if soc(c) == chosen]
+        have = {dtype(c) for c in kept}
+        for c in group:
+            if dtype(c) not in have:
+                kept.append(c)
+                have.add(dtype(c))
+        keep += kept
+    return [c for c in cases if c in keep]

@@ -17,9 +17,10 @@ import sympy
 
 from codegen.spec import ABSENT, DimSum
 from codegen.spec.params import FORWARD_INPUT, FORWARD_OUTPUT, GRAD
-from codegen.verify.cases import assumptions_for
+from codegen.runtime.checks import NUMPY_DTYPES
+from codegen.verify.cases import cases, sample_scalars
 
-NP = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16}
+NP = NUMPY_DTYPES
 MANTISSA = {"FLOAT": 23, "FLOAT16": 10, "BFLOAT16": 7}
 
 
@@ -33,15 +34,14 @@ class Sample:
 
 
 def _scalar_values(op, variant, rng):
-    rels = assumptions_for(op, variant)
-    out = {}
-    for p in op.scalars:
-        lo, hi = -2.0, 2.0
-        for r in rels:
-            if isinstance(r, sympy.core.relational.Relational) and p.symbol in (r.lhs, r.rhs):
-                lo = 0.25  # a sign assumption: stay clearly inside it
-        out[p.py_name] = float(np.float32(rng.uniform(lo, hi)))
-    return out
+    """The real scalars (aclScalars, double and float attributes) of one of the variant's proof cases, drawn at
+    random: inside the signs, orders and intervals the case fixes (codegen.verify.cases), FLOAT values."""
+    options = [c for c in cases(op) if c.variant.key == variant.key]
+    case = options[int(rng.integers(len(options)))]
+    draw = {"positive": lambda: rng.uniform(0.25, 2), "negative": lambda: -rng.uniform(0.25, 2),
+            "any": lambda: rng.uniform(-2, 2)}
+    values = sample_scalars(case, lambda kind: draw[kind]())
+    return {p.py_name: float(np.float32(float(values[p.symbol]))) for p in op.reals}
 
 
 def samples(op, dtype: str, rng, n: int = 48) -> list[Sample]:
@@ -64,6 +64,8 @@ def samples(op, dtype: str, rng, n: int = 48) -> list[Sample]:
             for a in op.attrs:
                 if a.type == "bool":
                     kw[a.py_name] = bool(variant.key.get(a.name, False))
+                elif a.type == "string":
+                    kw[a.py_name] = variant.key.get(a.name, list(a.values)[0])
             kw.update(_scalar_values(op, variant, rng))
             preimage = None
             for tensor in op.tensors:

@@ -6,9 +6,9 @@ import numpy as np
 
 def ordered(a: np.ndarray) -> np.ndarray:
     """Map floats to integers whose difference counts representable values between them (±0 coincide)."""
-    bits = {2: np.int16, 4: np.int32}[a.dtype.itemsize]
+    bits = {2: np.int16, 4: np.int32, 8: np.int64}[a.dtype.itemsize]
     i = a.view(bits).astype(np.int64)
-    sign = np.int64(1) << (8 * a.dtype.itemsize - 1)
+    sign = np.int64(1) << np.int64(8 * a.dtype.itemsize - 1)   # (for 8 bytes: INT64_MIN, the sign bit)
     return np.where(i < 0, -(i & (sign - 1)), i)
 
 

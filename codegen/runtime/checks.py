@@ -317,12 +317,13 @@ def requires(name, ok: bool, condition: str, value):
         raise AclnnError(INVALID, name, f"{name} must satisfy {condition}, got {value}")
 
 
-def kernel_dtypes(op, *named):
+def kernel_dtypes(op, *named, complex_ok=False):
     """The last check: every tensor has a dtype the kernels read or write (not a complex one that a cast rule let
-    through).  ACLNN_ERR_INNER_FIND_KERNEL_ERROR, no parameter, as the library's l0 layer."""
+    through, unless the op computes complex dtypes).  ACLNN_ERR_INNER_FIND_KERNEL_ERROR, no parameter, as the
+    library's l0 layer."""
     for name, value in zip(named[0::2], named[1::2]):
         d = dtype_of(value) if not isinstance(value, Allocate) else DTYPES.get(value.dtype)
-        if d is not None and (d.is_complex or d.name not in COMPUTED):
+        if d is not None and ((d.is_complex and not complex_ok) or d.name not in COMPUTED):
             raise AclnnError(FIND_KERNEL, None, f"{op} has no kernel reading or writing {d.name}")
 
 

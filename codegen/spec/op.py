@@ -68,7 +68,7 @@ class Op:
     loss_reduction: object = None      # the attribute reducing the forward's loss: its name or a Reduction
                                        # (after construction always the name; the Reduction is `reduction`)
     compute_dtype: str = "FLOAT"       # FLOAT16/BFLOAT16/FLOAT are loaded as, computed in, and rounded once from it
-    compute: dict = field(default_factory=dict)  # {dtype outside those three: "FLOAT" | "DOUBLE"}: what it computes in
+    compute: dict = field(default_factory=dict)  # {dtype outside those three: "FLOAT" | "DOUBLE" | "COMPLEX"}
     notes: list = field(default_factory=list)  # extra Text constraints for the docs (约束与限制)
     example: object = None             # Example: the call example's data (None: defaults from the structure)
     null_order: list | None = None     # the null checks' order when the library's differs from the parameters'
@@ -160,11 +160,12 @@ class Op:
 
     @property
     def computes(self) -> list[str]:
-        """Every compute dtype some call of the op uses: "FLOAT" first, then "DOUBLE" when a dtype computes in it."""
+        """Every compute dtype some call of the op uses: "FLOAT" first, then "DOUBLE" and "COMPLEX" when a dtype
+        computes in it."""
         claimed = {d for t in [self.dtypes] + [getattr(p, "dtypes", None) or {} for p in self.params]
                    for dts in t.values() for d in dts}
         out = ["FLOAT"] if claimed - set(self.compute) or any(v == "FLOAT" for v in self.compute.values()) else []
-        return out + (["DOUBLE"] if "DOUBLE" in self.compute.values() else [])
+        return out + [c for c in ("DOUBLE", "COMPLEX") if c in self.compute.values()]
 
     # ---- rules -------------------------------------------------------------------------------------------
     def pointers(self) -> list[Param]:

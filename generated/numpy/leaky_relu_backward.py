@@ -149,13 +149,15 @@ def leaky_relu_backward(*, grad_output, self, negative_slope, self_is_result, pr
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
     if not self_is_result:
-        if COMPUTE.get(_chk.default_dtype(grad_output, self)) == "DOUBLE":
+        computes = COMPUTE.get(_chk.default_dtype(grad_output, self))
+        if computes == "DOUBLE":
             _compute64__self_is_result_false(grad_output, self, negative_slope, out)
-        else:
-            _compute__self_is_result_false(grad_output, self, negative_slope, out)
+            return out
+        _compute__self_is_result_false(grad_output, self, negative_slope, out)
     elif self_is_result:
-        if COMPUTE.get(_chk.default_dtype(grad_output, self)) == "DOUBLE":
+        computes = COMPUTE.get(_chk.default_dtype(grad_output, self))
+        if computes == "DOUBLE":
             _compute64__self_is_result_true(grad_output, self, negative_slope, out)
-        else:
-            _compute__self_is_result_true(grad_output, self, negative_slope, out)
+            return out
+        _compute__self_is_result_true(grad_output, self, negative_slope, out)
     return out

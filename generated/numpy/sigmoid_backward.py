@@ -20,29 +20,29 @@ OP = "aclnnSigmoidBackward"
 # dtype × product table of each checked tensor: {parameter: {SoC: [dtypes]}}
 DTYPES = {
     "gradOutput": {
-        "ascend910": ["FLOAT", "FLOAT16", "DOUBLE"],
-        "ascend310p": ["FLOAT", "FLOAT16", "DOUBLE"],
-        "ascend910b": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16"],
-        "ascend910_93": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16"],
+        "ascend910": ["FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128"],
+        "ascend310p": ["FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128"],
+        "ascend910b": ["FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128", "BFLOAT16"],
+        "ascend910_93": ["FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128", "BFLOAT16"],
     },
     "output": {
-        "ascend910": ["FLOAT", "FLOAT16", "DOUBLE"],
-        "ascend310p": ["FLOAT", "FLOAT16", "DOUBLE"],
-        "ascend910b": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16"],
-        "ascend910_93": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16"],
+        "ascend910": ["FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128"],
+        "ascend310p": ["FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128"],
+        "ascend910b": ["FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128", "BFLOAT16"],
+        "ascend910_93": ["FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128", "BFLOAT16"],
     },
     "gradInput": {
-        "ascend910": ["FLOAT", "FLOAT16", "DOUBLE"],
-        "ascend310p": ["FLOAT", "FLOAT16", "DOUBLE"],
-        "ascend910b": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16"],
-        "ascend910_93": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16"],
+        "ascend910": ["FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128"],
+        "ascend310p": ["FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128"],
+        "ascend910b": ["FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128", "BFLOAT16"],
+        "ascend910_93": ["FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128", "BFLOAT16"],
     },
 }
 
 NUMPY_DTYPES = _chk.NUMPY_DTYPES
 
 # the dtypes that compute in DOUBLE (the rest compute in FLOAT): the promoted dtype of the inputs decides
-COMPUTE = {'DOUBLE': 'DOUBLE'}
+COMPUTE = {'DOUBLE': 'DOUBLE', 'COMPLEX64': 'COMPLEX', 'COMPLEX128': 'COMPLEX'}
 
 
 def check(grad_output, output, out, product):
@@ -62,7 +62,7 @@ def check(grad_output, output, out, product):
     _chk.promoted_castable("gradInput", out, "gradOutput", grad_output, "output", output)
     _chk.broadcastable("gradOutput", grad_output, "output", output)
     _chk.shape_is_broadcast("gradInput", out, "gradOutput", grad_output, "output", output)
-    _chk.kernel_dtypes(OP, "gradOutput", grad_output, "output", output, "gradInput", out)
+    _chk.kernel_dtypes(OP, "gradOutput", grad_output, "output", output, "gradInput", out, complex_ok=True)
     return {}
 
 
@@ -98,6 +98,17 @@ def _compute64(grad_output, output, out):
             _store(out, result)  # round once to the output dtype
 
 
+def _computeC(grad_output, output, out):
+    """In complex double (COMPUTE): gradOutput times the conjugate of the
+    local derivative."""
+    for (grad_output, output), out in _blocks((grad_output, output), out):
+        grad_output = np.asarray(grad_output).astype(np.complex128, copy=False)
+        output = np.asarray(output).astype(np.complex128, copy=False)
+        with np.errstate(all="ignore"):
+            result = ((1 - np.conj(output))*np.conj(output))*grad_output
+            np.copyto(out, result, casting="unsafe")  # each part rounded once to the output dtype
+
+
 def sigmoid_backward(*, grad_output, output, product="ascend910b", out_dtype=None, out=None):
     """aclnnSigmoidBackward: returns `out` (gradInput), allocated when not given.
 
@@ -112,8 +123,12 @@ def sigmoid_backward(*, grad_output, output, product="ascend910b", out_dtype=Non
         out = np.empty(np.broadcast_shapes(grad_output.shape, output.shape), dtype=NUMPY_DTYPES[out_arg.dtype])
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
-    if COMPUTE.get(_chk.default_dtype(grad_output, output)) == "DOUBLE":
+    computes = COMPUTE.get(_chk.default_dtype(grad_output, output))
+    if computes == "DOUBLE":
         _compute64(grad_output, output, out)
-    else:
-        _compute(grad_output, output, out)
+        return out
+    if computes == "COMPLEX":
+        _computeC(grad_output, output, out)
+        return out
+    _compute(grad_output, output, out)
     return out

@@ -109,8 +109,9 @@ def threshold_backward(*, grad_output, self, threshold, product="ascend910b", ou
         out = np.empty(np.broadcast_shapes(self.shape, grad_output.shape), dtype=NUMPY_DTYPES[out_arg.dtype])
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
-    if COMPUTE.get(_chk.default_dtype(grad_output, self)) == "DOUBLE":
+    computes = COMPUTE.get(_chk.default_dtype(grad_output, self))
+    if computes == "DOUBLE":
         _compute64(grad_output, self, threshold, out)
-    else:
-        _compute(grad_output, self, threshold, out)
+        return out
+    _compute(grad_output, self, threshold, out)
     return out

@@ -114,7 +114,7 @@ def make_kernel(op: Op):
     checker = load_module(op).check
     the_plan = plan(op)
     name = op.snake_name
-    wide = "DOUBLE" in op.computes
+    wide = bool(set(op.computes) - {"FLOAT"})
 
     def kernel(**kw):
         call = KernelCall(op, kw)
@@ -123,9 +123,9 @@ def make_kernel(op: Op):
         out = call.out
         if values is None:
             return out  # an empty tensor ended the checks early: nothing to compute, nothing launched
-        if wide and op.compute_of(_chk.default_dtype(*[call.args[t.py_name] for t in op.tensors])) == "DOUBLE":
-            # no AI Core computes in DOUBLE: the library runs these dtypes on its AI CPU kernel, a CPU; here the
-            # C backend's DOUBLE kernel (codegen/backends/c/wide.py) stands for it
+        if wide and op.compute_of(_chk.default_dtype(*[call.args[t.py_name] for t in op.tensors])) != "FLOAT":
+            # no AI Core computes in DOUBLE or complex: the library runs these dtypes on its AI CPU kernel, a CPU;
+            # here the C backend's DOUBLE or complex kernel (codegen/backends/c/wide.py) stands for it
             from codegen.backends.c.binding import library
             if out.size:
                 library(op).call(call.args, out, call.product)

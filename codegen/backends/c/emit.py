@@ -269,7 +269,8 @@ def check_lines(op: Op) -> list[str]:
             ptrs = ", ".join(s.others)
             lines += ["{",
                       f"    const aclTensor *const tensors[] = {{{ptrs}}};",
-                      f"    OPGEN_TRY(opgen_check_kernel_dtypes(OP, {len(s.others)}, tensors));",
+                      f"    OPGEN_TRY(opgen_check_kernel_dtypes(OP, {len(s.others)}, tensors, "
+                      f"{'true' if 'COMPLEX' in op.computes else 'false'}));",
                       "}"]
         elif s.kind == "empty_returns":
             ptrs = ", ".join(s.others)

@@ -37,16 +37,33 @@ class DoubleCPrinter(KernelCPrinter):
         return self._fold("opgen_minimum_f64", expr)
 
 
-def wide_dtypes(op: Op) -> list[str]:
-    """The dtypes (of the promoted inputs) that compute in DOUBLE, as ACL enumerators."""
-    return [DTYPES[d].acl_name for d, c in op.compute.items() if c == "DOUBLE"]
+class ComplexCPrinter(DoubleCPrinter):
+    """C in complex double: conj of codegen.lower.conjugated, libm's complex exp."""
+
+    def _print_Conj(self, expr):
+        return f"conj({self._print(expr.args[0])})"
+
+    def _print_exp(self, expr):
+        return f"cexp({self._print(expr.args[0])})"
+
+
+def wide_dtypes(op: Op, compute: str = "DOUBLE") -> list[str]:
+    """The dtypes (of the promoted inputs) that compute in DOUBLE (or COMPLEX), as ACL enumerators."""
+    return [DTYPES[d].acl_name for d, c in op.compute.items() if c == compute]
+
+
+def _any_wide(op: Op) -> bool:
+    return bool(wide_dtypes(op) or wide_dtypes(op, "COMPLEX"))
 
 
 def helpers(op: Op, kernel) -> list[str]:
     """Lines of the double helpers the op's DOUBLE kernels call (none when it has no such kernel)."""
-    if not wide_dtypes(op):
+    if not _any_wide(op):
         return []
-    lines = ["/* helpers of the DOUBLE kernels (opgen_wide.c runs them) */",
+    lines = ["/* helpers of the DOUBLE kernels (opgen_wide.c runs them) */"]
+    if wide_dtypes(op, "COMPLEX"):
+        lines += ["#include <complex.h>"]
+    lines += [
              "static inline double opgen_maximum_f64(double a, double b) { return (a > b || a != a) ? a : b; }",
              "static inline double opgen_minimum_f64(double a, double b) { return (a < b || a != a) ? a : b; }"]
     if any(e.has(Sigmoid) for kv in kernel.variants for e in [kv.result] + [x for _, x in kv.body]):
@@ -66,8 +83,9 @@ def _fields(kv: KernelVariant) -> list[tuple[str, object]]:
 
 
 def kernel_lines(op: Op, kv: KernelVariant, suffix: str) -> list[str]:
-    """The variant's DOUBLE constants struct and kernel function."""
-    if not wide_dtypes(op):
+    """The variant's DOUBLE constants struct and kernel functions: in DOUBLE and, for an op that computes complex
+    dtypes, in complex double (every tensor but gradOutput conjugated: codegen.lower.conjugated)."""
+    if not _any_wide(op):
         return []
     fields = _fields(kv)
     names = {t.symbol: f"{t.py_name}_i" for t in kv.tensors}
@@ -77,31 +95,53 @@ def kernel_lines(op: Op, kv: KernelVariant, suffix: str) -> list[str]:
     pr = DoubleCPrinter(names, last=kv.last)
     lines = [f"/* the kernel{' for ' + suffix.strip('_') if suffix else ''} in DOUBLE */", "typedef struct {"]
     lines += [f"    double {f};" for f, _ in fields] or ["    char none;"]
-    lines += [f"}} Params64{suffix};", "",
-              f"static void block_f64{suffix}(int64_t n, const double *const *in, double *out, const void *params)",
-              "{"]
+    lines += [f"}} Params64{suffix};", ""]
     used = set().union(*[sympy.sympify(e).free_symbols for e in [kv.result] + [e for _, e in kv.body]])
     consts = [f for f, sym in fields if sym in used]
-    lines.append(f"    const Params64{suffix} *p = params;" if consts else "    (void)params;")
-    lines += [f"    const double *restrict {t.py_name} = in[{k}];" for k, t in enumerate(kv.tensors)]
-    lines += [f"    const double {f} = p->{f};" for f in consts]
-    lines += ["    for (int64_t i = 0; i < n; ++i) {"]
-    lines += [f"        const double {t.py_name}_i = {t.py_name}[i];" for t in kv.tensors]
-    lines += [f"        const double {s} = {pr.doprint(e)};" for s, e in kv.body]
-    lines += [f"        out[i] = {pr.doprint(kv.result)};", "    }", "}", ""]
+    if wide_dtypes(op):
+        lines += [f"static void block_f64{suffix}(int64_t n, const double *const *in, double *out, "
+                  "const void *params)", "{"]
+        lines.append(f"    const Params64{suffix} *p = params;" if consts else "    (void)params;")
+        lines += [f"    const double *restrict {t.py_name} = in[{k}];" for k, t in enumerate(kv.tensors)]
+        lines += [f"    const double {f} = p->{f};" for f in consts]
+        lines += ["    for (int64_t i = 0; i < n; ++i) {"]
+        lines += [f"        const double {t.py_name}_i = {t.py_name}[i];" for t in kv.tensors]
+        lines += [f"        const double {s} = {pr.doprint(e)};" for s, e in kv.body]
+        lines += [f"        out[i] = {pr.doprint(kv.result)};", "    }", "}", ""]
+    if wide_dtypes(op, "COMPLEX"):
+        from codegen.lower import conjugated
+        body, result = conjugated(op, kv)
+        cpr = ComplexCPrinter(names, last=kv.last)
+        lines += [f"static void block_c128{suffix}(int64_t n, const double *const *in, double *out, const void *params)",
+                  "{", f"    const Params64{suffix} *p = params;" if consts else "    (void)params;"]
+        lines += [f"    const double complex *restrict {t.py_name} = (const double complex *)in[{k}];"
+                  for k, t in enumerate(kv.tensors)]
+        lines += [f"    const double {f} = p->{f};" for f in consts]
+        lines += ["    double complex *restrict res = (double complex *)out;", "    for (int64_t i = 0; i < n; ++i) {"]
+        lines += [f"        const double complex {t.py_name}_i = {t.py_name}[i];" for t in kv.tensors]
+        lines += [f"        const double complex {s} = {cpr.doprint(e)};" for s, e in body]
+        lines += [f"        res[i] = {cpr.doprint(result)};", "    }", "}", ""]
     return lines
 
 
 def phase1_lines(op: Op, kv: KernelVariant, suffix: str, value_var) -> list[str]:
     """Phase 1's switch to the DOUBLE kernel: when the inputs promote to a dtype that computes in DOUBLE, its
     constants in double (the scalars unrounded, the prelude in double) and the call handed to opgen_run_wide."""
-    wide = wide_dtypes(op)
-    if not wide:
+    if not _any_wide(op):
         return []
     fields = _fields(kv)
     pnames = {sym: f"q.{f}" for f, sym in fields}
     ppr = DoubleCPrinter(pnames)
     tensors = ", ".join(t.name for t in kv.tensors)
+    out = []
+    for compute, fn, flag in (("DOUBLE", "block_f64", "false"), ("COMPLEX", "block_c128", "true")):
+        wide = wide_dtypes(op, compute)
+        if wide:
+            out += _phase1_switch(op, kv, suffix, value_var, wide, fields, ppr, tensors, fn + suffix, flag)
+    return out
+
+
+def _phase1_switch(op, kv, suffix, value_var, wide, fields, ppr, tensors, fn, complex_flag):
     lines = ["{",
              f"    static const aclDataType wide[] = {{{', '.join(wide)}}};",
              f"    const aclTensor *const inputs[] = {{{tensors}}};",
@@ -115,7 +155,8 @@ def phase1_lines(op: Op, kv: KernelVariant, suffix: str, value_var) -> list[str]
         lines.append(f"        q.numel_{n} = (double)opgen_numel({n});")
     for s, e in kv.prelude:
         lines.append(f"        q.{s} = {ppr.doprint(e)};")
-    lines += [f"        call.wide = block_f64{suffix};",
+    lines += [f"        call.wide = {fn};",
+              f"        call.is_complex = {complex_flag};",
               "        return opgen_phase1_done(OP, &call, &q, sizeof q, workspaceSize, executor);",
               "    }",
               "}"]

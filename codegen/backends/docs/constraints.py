@@ -71,10 +71,18 @@ def _wide_sentences(op, dtypes, lang):
         out += _is(lang, f"{names}在DOUBLE中计算,DOUBLE精确表示其每个值,结果就近舍入回整数。",
                    f" {names} are computed in DOUBLE, which holds each of their values exactly; the result is rounded "
                    f"to the nearest integer.")
-    if "DOUBLE" in op.computes:
-        out += _is(lang, "Ascend C后端没有DOUBLE的AI Core kernel,在DOUBLE中计算的调用由C后端的DOUBLE kernel计算。",
-                   " The Ascend C backend has no AI Core kernel in DOUBLE: the calls computed in DOUBLE go to the C "
-                   "backend's DOUBLE kernel.")
+    complexes = [d for d in dtypes if op.compute_of(d) == "COMPLEX"]
+    if complexes:
+        names = _join(complexes, lang)
+        out += _is(lang, f"{names}在双精度复数中计算(CANN由AI CPU计算):结果为gradOutput乘以局部导数的共轭"
+                         f"(除gradOutput外的输入取共轭),与PyTorch和CANN AI CPU kernel的complex_conj一致。",
+                   f" {names} are computed in complex double (CANN computes them on its AI CPU): the result is "
+                   f"gradOutput times the conjugate of the local derivative (every input but gradOutput read "
+                   f"conjugated), as PyTorch and the complex_conj of CANN's AI CPU kernel.")
+    if set(op.computes) - {"FLOAT"}:
+        out += _is(lang, "Ascend C后端没有DOUBLE或复数的AI Core kernel,这些调用由C后端的对应kernel计算。",
+                   " The Ascend C backend has no AI Core kernel in DOUBLE or complex: those calls go to the C "
+                   "backend's kernels.")
     if any(DTYPES[d].category in ("int", "bool") and op.compute_of(d) == "FLOAT" for d in dtypes) or (
             "DOUBLE" in dtypes and op.compute_of("DOUBLE") == "FLOAT"):
         out += _is(lang, "Ascend C后端的AI Core kernel只读写FLOAT16、BFLOAT16与FLOAT,其他数据类型由host侧先转换为FLOAT。",

@@ -69,7 +69,8 @@ def _step_lines(op, s, v):
         return [f'_chk.one_of("{n}", {v(n)}, {s.values!r})']
     if s.kind == "kernel_dtypes":
         named = ", ".join(f'"{o}", {v(o)}' for o in s.others)
-        return [f"_chk.kernel_dtypes(OP, {named})"]
+        extra = ", complex_ok=True" if "COMPLEX" in op.computes else ""
+        return [f"_chk.kernel_dtypes(OP, {named}{extra})"]
     if s.kind == "empty_returns":
         arrays = ", ".join(v(o) for o in s.others)
         return [f"if _chk.any_empty({arrays}):",
@@ -138,6 +139,13 @@ class DoublePrinter(KernelNumPyPrinter):
         return out
 
 
+class ComplexPrinter(DoublePrinter):
+    """The complex kernel (an op's `compute` COMPLEX): NumPy complex128, the conjugates of codegen.lower.conjugated."""
+
+    def _print_Conj(self, expr):
+        return f"np.conj({self._print(expr.args[0])})"
+
+
 def variant_context(op: Op, k: Kernel, kv: KernelVariant) -> dict:
     names = dict(k.names)
     names.update({sympy.Symbol(f"numel_{n}", integer=True, positive=True): f"numel_{op.param(n).py_name}"
@@ -163,7 +171,22 @@ def variant_context(op: Op, k: Kernel, kv: KernelVariant) -> dict:
         "dispatch": _dispatch_condition(op, kv),
         "call": _call(op, kv),
         "double": _double_context(op, kv, names) if "DOUBLE" in op.computes else None,
+        "complex": _complex_context(op, kv, names) if "COMPLEX" in op.computes else None,
         "promoted": ", ".join(t.py_name for t in kv.tensors),
+    }
+
+
+def _complex_context(op: Op, kv: KernelVariant, names: dict) -> dict:
+    """The complex kernel's lines: the lowered expressions with every tensor but gradOutput conjugated."""
+    from codegen.lower import conjugated
+    body, result = conjugated(op, kv)
+    pr = ComplexPrinter(names, last=kv.last)
+    spr = ScalarPrinter(names)
+    return {
+        "prelude": [(str(s), spr.doprint(e)) for s, e in kv.prelude],
+        "body": [(str(s), pr.doprint(e)) for s, e in body],
+        "result": pr.doprint(result),
+        "call": _call(op, kv).replace("_compute", "_computeC", 1),
     }
 
 
@@ -248,7 +271,7 @@ def render_op(op: Op, source_label: str) -> str:
         sigmoid=sigmoid_helper() if any(v["uses_sigmoid"] for v in variants) else None,
         sigmoid64=sigmoid_helper(DoublePrinter) if "DOUBLE" in op.computes and any(
             v["uses_sigmoid"] for v in variants) else None,
-        compute={d: c for d, c in op.compute.items()} if "DOUBLE" in op.computes else None,
+        compute={d: c for d, c in op.compute.items()} if set(op.computes) - {"FLOAT"} else None,
         exp=any(v["uses_exp"] for v in variants),
         where=any(v["uses_where"] for v in variants),
         documented=[(when_text(f.when), condition_code(f.expr, op)) for f in op.formulas],

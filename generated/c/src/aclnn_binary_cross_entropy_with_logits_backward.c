@@ -316,7 +316,7 @@ aclnnStatus aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(
     }
     {
         const aclTensor *const tensors[] = {gradOutput, self, target, weightOptional, posWeightOptional, out};
-        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 6, tensors));
+        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 6, tensors, false));
     }
 
     opgen_call call;

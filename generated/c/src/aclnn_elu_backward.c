@@ -182,7 +182,7 @@ aclnnStatus aclnnEluBackwardGetWorkspaceSize(
         OPGEN_TRY(opgen_check_requires_f("alpha", (alpha_value >= 0), "alpha >= 0", alpha_value));
     {
         const aclTensor *const tensors[] = {gradOutput, selfOrResult, gradInput};
-        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors));
+        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors, false));
     }
 
     opgen_call call;

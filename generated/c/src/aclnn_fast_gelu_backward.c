@@ -93,7 +93,7 @@ aclnnStatus aclnnFastGeluBackwardGetWorkspaceSize(
     OPGEN_TRY(opgen_check_max_rank("self", self, 8));
     {
         const aclTensor *const tensors[] = {gradOutput, self, gradInput};
-        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors));
+        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors, false));
     }
 
     opgen_call call;

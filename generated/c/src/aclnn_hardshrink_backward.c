@@ -133,7 +133,7 @@ aclnnStatus aclnnHardshrinkBackwardGetWorkspaceSize(
     OPGEN_TRY(opgen_check_scalar_value("lambd", lambd, &lambd_value));
     {
         const aclTensor *const tensors[] = {gradOutput, self, gradInput};
-        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors));
+        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors, false));
     }
 
     opgen_call call;

@@ -106,7 +106,7 @@ aclnnStatus aclnnHardsigmoidBackwardGetWorkspaceSize(
     OPGEN_TRY(opgen_check_shape_same("self", self, "out", out));
     {
         const aclTensor *const tensors[] = {gradOutput, self, out};
-        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors));
+        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors, false));
     }
 
     opgen_call call;

@@ -131,7 +131,7 @@ aclnnStatus aclnnHardtanhBackwardGetWorkspaceSize(
     OPGEN_TRY(opgen_check_scalar_value("max", max, &max_value));
     {
         const aclTensor *const tensors[] = {gradOutput, self, out};
-        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors));
+        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors, false));
     }
 
     opgen_call call;

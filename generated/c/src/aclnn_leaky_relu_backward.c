@@ -200,7 +200,7 @@ aclnnStatus aclnnLeakyReluBackwardGetWorkspaceSize(
     }
     {
         const aclTensor *const tensors[] = {gradOutput, self, out};
-        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors));
+        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors, false));
     }
 
     opgen_call call;
@@ -220,6 +220,7 @@ aclnnStatus aclnnLeakyReluBackwardGetWorkspaceSize(
                 memset(&q, 0, sizeof q);
                 q.negative_slope = negativeSlope_value;
                 call.wide = block_f64__self_is_result_false;
+                call.is_complex = false;
                 return opgen_phase1_done(OP, &call, &q, sizeof q, workspaceSize, executor);
             }
         }
@@ -242,6 +243,7 @@ aclnnStatus aclnnLeakyReluBackwardGetWorkspaceSize(
                 memset(&q, 0, sizeof q);
                 q.negative_slope = negativeSlope_value;
                 call.wide = block_f64__self_is_result_true;
+                call.is_complex = false;
                 return opgen_phase1_done(OP, &call, &q, sizeof q, workspaceSize, executor);
             }
         }

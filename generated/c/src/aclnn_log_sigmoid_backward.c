@@ -141,7 +141,7 @@ aclnnStatus aclnnLogSigmoidBackwardGetWorkspaceSize(
     OPGEN_TRY(opgen_check_shape_same("gradOutput", gradOutput, "gradInput", gradInput));
     {
         const aclTensor *const tensors[] = {gradOutput, self, buffer, gradInput};
-        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 4, tensors));
+        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 4, tensors, false));
     }
 
     opgen_call call;

@@ -108,7 +108,7 @@ aclnnStatus aclnnLogitGradGetWorkspaceSize(
     OPGEN_TRY(opgen_check_shape_same("x", x, "out", out));
     {
         const aclTensor *const tensors[] = {x, dy, out};
-        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors));
+        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors, false));
     }
 
     opgen_call call;

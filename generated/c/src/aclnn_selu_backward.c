@@ -113,7 +113,7 @@ aclnnStatus aclnnSeluBackwardGetWorkspaceSize(
     OPGEN_TRY(opgen_check_shape_same("gradOutput", gradOutput, "gradInput", gradInput));
     {
         const aclTensor *const tensors[] = {gradOutput, result, gradInput};
-        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors));
+        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors, false));
     }
 
     opgen_call call;

@@ -19,43 +19,44 @@
 #define OP "aclnnSigmoidBackward"
 
 /* dtype × product table of each checked tensor */
-static const aclDataType DTYPES_gradOutput_ascend910[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE};
-static const aclDataType DTYPES_gradOutput_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE};
-static const aclDataType DTYPES_gradOutput_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16};
-static const aclDataType DTYPES_gradOutput_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16};
+static const aclDataType DTYPES_gradOutput_ascend910[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128};
+static const aclDataType DTYPES_gradOutput_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128};
+static const aclDataType DTYPES_gradOutput_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16};
+static const aclDataType DTYPES_gradOutput_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_gradOutput_socs[] = {
-    {"ascend910", 3, DTYPES_gradOutput_ascend910},
-    {"ascend310p", 3, DTYPES_gradOutput_ascend310p},
-    {"ascend910b", 4, DTYPES_gradOutput_ascend910b},
-    {"ascend910_93", 4, DTYPES_gradOutput_ascend910_93},
+    {"ascend910", 5, DTYPES_gradOutput_ascend910},
+    {"ascend310p", 5, DTYPES_gradOutput_ascend310p},
+    {"ascend910b", 6, DTYPES_gradOutput_ascend910b},
+    {"ascend910_93", 6, DTYPES_gradOutput_ascend910_93},
 };
 static const opgen_dtype_table DTYPES_gradOutput = {4, DTYPES_gradOutput_socs};
 
-static const aclDataType DTYPES_output_ascend910[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE};
-static const aclDataType DTYPES_output_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE};
-static const aclDataType DTYPES_output_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16};
-static const aclDataType DTYPES_output_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16};
+static const aclDataType DTYPES_output_ascend910[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128};
+static const aclDataType DTYPES_output_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128};
+static const aclDataType DTYPES_output_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16};
+static const aclDataType DTYPES_output_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_output_socs[] = {
-    {"ascend910", 3, DTYPES_output_ascend910},
-    {"ascend310p", 3, DTYPES_output_ascend310p},
-    {"ascend910b", 4, DTYPES_output_ascend910b},
-    {"ascend910_93", 4, DTYPES_output_ascend910_93},
+    {"ascend910", 5, DTYPES_output_ascend910},
+    {"ascend310p", 5, DTYPES_output_ascend310p},
+    {"ascend910b", 6, DTYPES_output_ascend910b},
+    {"ascend910_93", 6, DTYPES_output_ascend910_93},
 };
 static const opgen_dtype_table DTYPES_output = {4, DTYPES_output_socs};
 
-static const aclDataType DTYPES_gradInput_ascend910[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE};
-static const aclDataType DTYPES_gradInput_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE};
-static const aclDataType DTYPES_gradInput_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16};
-static const aclDataType DTYPES_gradInput_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16};
+static const aclDataType DTYPES_gradInput_ascend910[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128};
+static const aclDataType DTYPES_gradInput_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128};
+static const aclDataType DTYPES_gradInput_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16};
+static const aclDataType DTYPES_gradInput_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_gradInput_socs[] = {
-    {"ascend910", 3, DTYPES_gradInput_ascend910},
-    {"ascend310p", 3, DTYPES_gradInput_ascend310p},
-    {"ascend910b", 4, DTYPES_gradInput_ascend910b},
-    {"ascend910_93", 4, DTYPES_gradInput_ascend910_93},
+    {"ascend910", 5, DTYPES_gradInput_ascend910},
+    {"ascend310p", 5, DTYPES_gradInput_ascend310p},
+    {"ascend910b", 6, DTYPES_gradInput_ascend910b},
+    {"ascend910_93", 6, DTYPES_gradInput_ascend910_93},
 };
 static const opgen_dtype_table DTYPES_gradInput = {4, DTYPES_gradInput_socs};
 
 /* helpers of the DOUBLE kernels (opgen_wide.c runs them) */
+#include <complex.h>
 static inline double opgen_maximum_f64(double a, double b) { return (a > b || a != a) ? a : b; }
 static inline double opgen_minimum_f64(double a, double b) { return (a < b || a != a) ? a : b; }
 
@@ -112,6 +113,19 @@ static void block_f64(int64_t n, const double *const *in, double *out, const voi
     }
 }
 
+static void block_c128(int64_t n, const double *const *in, double *out, const void *params)
+{
+    (void)params;
+    const double complex *restrict grad_output = (const double complex *)in[0];
+    const double complex *restrict output = (const double complex *)in[1];
+    double complex *restrict res = (double complex *)out;
+    for (int64_t i = 0; i < n; ++i) {
+        const double complex grad_output_i = grad_output[i];
+        const double complex output_i = output[i];
+        res[i] = ((1 - conj(output_i))*conj(output_i))*grad_output_i;
+    }
+}
+
 /* ---- phase 1 ---- */
 aclnnStatus aclnnSigmoidBackwardGetWorkspaceSize(
     const aclTensor  *gradOutput,
@@ -148,7 +162,7 @@ aclnnStatus aclnnSigmoidBackwardGetWorkspaceSize(
     }
     {
         const aclTensor *const tensors[] = {gradOutput, output, gradInput};
-        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors));
+        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors, true));
     }
 
     opgen_call call;
@@ -165,6 +179,18 @@ aclnnStatus aclnnSigmoidBackwardGetWorkspaceSize(
             Params64 q;
             memset(&q, 0, sizeof q);
             call.wide = block_f64;
+            call.is_complex = false;
+            return opgen_phase1_done(OP, &call, &q, sizeof q, workspaceSize, executor);
+        }
+    }
+    {
+        static const aclDataType wide[] = {ACL_COMPLEX64, ACL_COMPLEX128};
+        const aclTensor *const inputs[] = {gradOutput, output};
+        if (opgen_computes_wide(2, inputs, 2, wide)) {
+            Params64 q;
+            memset(&q, 0, sizeof q);
+            call.wide = block_c128;
+            call.is_complex = true;
             return opgen_phase1_done(OP, &call, &q, sizeof q, workspaceSize, executor);
         }
     }

@@ -117,7 +117,7 @@ aclnnStatus aclnnSiluBackwardGetWorkspaceSize(
     OPGEN_TRY(opgen_check_shape_same("gradInput", gradInput, "self", self));
     {
         const aclTensor *const tensors[] = {gradOutput, self, gradInput};
-        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors));
+        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors, false));
     }
 
     opgen_call call;

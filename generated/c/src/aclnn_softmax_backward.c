@@ -324,7 +324,7 @@ aclnnStatus aclnnSoftmaxBackwardGetWorkspaceSize(
     OPGEN_TRY(opgen_check_dim_in_range("dim", dim, "gradOutput", gradOutput));
     {
         const aclTensor *const tensors[] = {gradOutput, output, out};
-        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors));
+        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors, false));
     }
 
     opgen_call call;

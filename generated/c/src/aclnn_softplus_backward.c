@@ -127,7 +127,7 @@ aclnnStatus aclnnSoftplusBackwardGetWorkspaceSize(
     OPGEN_TRY(opgen_check_scalar_value("threshold", threshold, &threshold_value));
     {
         const aclTensor *const tensors[] = {gradOutput, self, gradInput};
-        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors));
+        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors, false));
     }
 
     opgen_call call;

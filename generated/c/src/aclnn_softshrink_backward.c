@@ -120,7 +120,7 @@ aclnnStatus aclnnSoftshrinkBackwardGetWorkspaceSize(
     OPGEN_TRY(opgen_check_requires_f("lambd", (lambd_value >= 0), "lambd >= 0", lambd_value));
     {
         const aclTensor *const tensors[] = {gradOutput, self, gradInput};
-        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors));
+        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors, false));
     }
 
     opgen_call call;

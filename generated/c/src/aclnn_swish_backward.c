@@ -116,7 +116,7 @@ aclnnStatus aclnnSwishBackwardGetWorkspaceSize(
     OPGEN_TRY(opgen_check_optional_scalar_value("betaOptional", betaOptional, 1.0, &betaOptional_value));
     {
         const aclTensor *const tensors[] = {gradOutput, self, gradInput};
-        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors));
+        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors, false));
     }
 
     opgen_call call;

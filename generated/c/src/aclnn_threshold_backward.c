@@ -133,7 +133,7 @@ aclnnStatus aclnnThresholdBackwardGetWorkspaceSize(
     OPGEN_TRY(opgen_check_scalar_value("threshold", threshold, &threshold_value));
     {
         const aclTensor *const tensors[] = {gradOutput, self, out};
-        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors));
+        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors, false));
     }
 
     opgen_call call;
@@ -152,6 +152,7 @@ aclnnStatus aclnnThresholdBackwardGetWorkspaceSize(
             memset(&q, 0, sizeof q);
             q.threshold = threshold_value;
             call.wide = block_f64;
+            call.is_complex = false;
             return opgen_phase1_done(OP, &call, &q, sizeof q, workspaceSize, executor);
         }
     }

@@ -421,10 +421,11 @@ aclnnStatus opgen_check_one_of_s(const char *name, const char *value, int n, con
     return opgen_fail(INVALID, name, "%s must be one of %s, got %s", name, list, value);
 }
 
-aclnnStatus opgen_check_kernel_dtypes(const char *op, int n, const aclTensor *const *tensors)
+aclnnStatus opgen_check_kernel_dtypes(const char *op, int n, const aclTensor *const *tensors, bool complex_ok)
 {
     for (int i = 0; i < n; ++i)
-        if (tensors[i] && !opgen_dtype_is_real(tensors[i]->dtype))
+        if (tensors[i] && !opgen_dtype_is_real(tensors[i]->dtype)
+            && !(complex_ok && (tensors[i]->dtype == ACL_COMPLEX64 || tensors[i]->dtype == ACL_COMPLEX128)))
             return opgen_fail(ACLNN_ERR_INNER_FIND_KERNEL_ERROR, NULL, "%s has no kernel reading or writing %s", op,
                               opgen_dtype_name(tensors[i]->dtype));
     return ACLNN_SUCCESS;

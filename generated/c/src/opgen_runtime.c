@@ -477,7 +477,7 @@ aclnnStatus opgen_phase1_done(const char *op, const opgen_call *c, const void *p
 {
     for (int k = 0; k <= c->nin; ++k) {
         const aclTensor *t = k < c->nin ? &c->in[k] : &c->out;
-        if (!opgen_dtype_is_real(t->dtype))
+        if (!opgen_dtype_is_real(t->dtype) && !(c->is_complex && (t->dtype == ACL_COMPLEX64 || t->dtype == ACL_COMPLEX128)))
             return opgen_fail(ACLNN_ERR_INNER_FIND_KERNEL_ERROR, NULL, "%s has no kernel reading or writing %s",
                               op, opgen_dtype_name(t->dtype));
     }

@@ -108,7 +108,7 @@ aclnnStatus opgen_check_one_of_s(const char *name, const char *value, int n, con
 aclnnStatus opgen_check_optional_scalar_value(const char *name, const aclScalar *s, double fallback,
                                              double *value);
 bool opgen_any_empty(int n, const aclTensor *const *tensors);
-aclnnStatus opgen_check_kernel_dtypes(const char *op, int n, const aclTensor *const *tensors);   /* a non-null one has no elements */
+aclnnStatus opgen_check_kernel_dtypes(const char *op, int n, const aclTensor *const *tensors, bool complex_ok);   /* a non-null one has no elements */
 aclnnStatus opgen_check_requires_f(const char *name, bool ok, const char *condition, double value);
 aclnnStatus opgen_check_requires_i(const char *name, bool ok, const char *condition, int64_t value);
 aclnnStatus opgen_check_requires_b(const char *name, bool ok, const char *condition, bool value);
@@ -165,13 +165,15 @@ typedef void (*opgen_finish_rowsum_chunked_fn)(int64_t n, const opgen_src *in, c
 typedef void (*opgen_rows_chunked_fn)(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,
                                       const void *params);
 
-/* A kernel that computes in DOUBLE (opgen_wide.c): in[k] the k-th input of n elements, as double. */
+/* A kernel that computes in DOUBLE (opgen_wide.c): in[k] the k-th input of n elements, as double; one in complex
+ * double, the same with every element a (real, imaginary) pair of doubles (C11's layout of double _Complex). */
 typedef void (*opgen_wide_fn)(int64_t n, const double *const *in, double *out, const void *params);
 
 typedef struct {
     int nin;
     aclTensor in[OPGEN_MAX_INPUTS];    /* copies: the caller may destroy its tensors between the phases */
     opgen_wide_fn wide;                /* set: the call computes in DOUBLE (opgen_run_wide), not in FLOAT */
+    bool is_complex;                      /* ... in complex double: `wide` takes and gives (real, imaginary) pairs */
     aclTensor out;
     opgen_block_fn block;              /* elementwise kernels */
     opgen_chunked_fn chunked;          /* the same kernel, chunked (optional) */

@@ -103,6 +103,34 @@ static void next_index(int64_t *idx, const int64_t *dims, uint64_t nd)
     }
 }
 
+/* One element as a (real, imaginary) pair: the complex dtypes' two parts, any real dtype's value and 0. */
+static void load_pair(const void *p, aclDataType dt, double *pair)
+{
+    if (dt == ACL_COMPLEX64) {
+        float v[2];
+        memcpy(v, p, sizeof v);
+        pair[0] = v[0];
+        pair[1] = v[1];
+    } else if (dt == ACL_COMPLEX128) {
+        memcpy(pair, p, 2 * sizeof(double));
+    } else {
+        pair[0] = opgen_load_f64(p, dt);
+        pair[1] = 0.0;
+    }
+}
+
+static void store_pair(void *p, aclDataType dt, const double *pair)
+{
+    if (dt == ACL_COMPLEX64) {
+        const float v[2] = {(float)pair[0], (float)pair[1]};
+        memcpy(p, v, sizeof v);
+    } else if (dt == ACL_COMPLEX128) {
+        memcpy(p, pair, 2 * sizeof(double));
+    } else {
+        opgen_store_f64(p, dt, pair[0]);
+    }
+}
+
 aclnnStatus opgen_run_wide(const opgen_call *c, const void *params)
 {
     const aclTensor *out = &c->out;
@@ -116,8 +144,9 @@ aclnnStatus opgen_run_wide(const opgen_call *c, const void *params)
             strides[k][d] = (td < 0 || t->dims[td] == 1) ? 0 : t->strides[td];
         }
     }
-    double *result = malloc((size_t)n * sizeof(double));
-    double *staging = malloc((size_t)(c->nin > 0 ? c->nin : 1) * OPGEN_BLOCK * sizeof(double));
+    const int64_t w = c->is_complex ? 2 : 1;   /* doubles per element */
+    double *result = malloc((size_t)(n * w) * sizeof(double));
+    double *staging = malloc((size_t)(c->nin > 0 ? c->nin : 1) * OPGEN_BLOCK * (size_t)w * sizeof(double));
     if (!result || !staging) {
         free(result);
         free(staging);
@@ -132,15 +161,18 @@ aclnnStatus opgen_run_wide(const opgen_call *c, const void *params)
                 int64_t at = t->offset;
                 for (uint64_t d = 0; d < nd; ++d)
                     at += idx[d] * strides[k][d];
-                staging[k * OPGEN_BLOCK + i] =
-                    opgen_load_f64((const char *)t->data + at * (int64_t)opgen_dtype_size(t->dtype), t->dtype);
+                const char *p = (const char *)t->data + at * (int64_t)opgen_dtype_size(t->dtype);
+                if (c->is_complex)
+                    load_pair(p, t->dtype, staging + (k * OPGEN_BLOCK + i) * 2);
+                else
+                    staging[k * OPGEN_BLOCK + i] = opgen_load_f64(p, t->dtype);
             }
             next_index(idx, out->dims, nd);
         }
         const double *in[OPGEN_MAX_INPUTS];
         for (int k = 0; k < c->nin; ++k)
-            in[k] = staging + k * OPGEN_BLOCK;
-        c->wide(m, in, result + start, params);
+            in[k] = staging + k * OPGEN_BLOCK * w;
+        c->wide(m, in, result + start * w, params);
     }
     memset(idx, 0, sizeof idx);
     const int64_t size = (int64_t)opgen_dtype_size(out->dtype);
@@ -148,7 +180,10 @@ aclnnStatus opgen_run_wide(const opgen_call *c, const void *params)
         int64_t at = out->offset;
         for (uint64_t d = 0; d < nd; ++d)
             at += idx[d] * out->strides[d];
-        opgen_store_f64((char *)out->data + at * size, out->dtype, result[i]);
+        if (c->is_complex)
+            store_pair((char *)out->data + at * size, out->dtype, result + 2 * i);
+        else
+            opgen_store_f64((char *)out->data + at * size, out->dtype, result[i]);
         next_index(idx, out->dims, nd);
     }
     free(result);
