@@ -119,7 +119,7 @@ aclnnStatus aclnnL1LossBackwardGetWorkspaceSize(
     }
     {
         const aclTensor *const tensors[] = {gradOutput, self, target, gradInput};
-        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 4, tensors));
+        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 4, tensors, false));
     }
 
     opgen_call call;

@@ -120,7 +120,7 @@ aclnnStatus aclnnMseLossBackwardGetWorkspaceSize(
     }
     {
         const aclTensor *const tensors[] = {gradOutput, self, target, out};
-        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 4, tensors));
+        OPGEN_TRY(opgen_check_kernel_dtypes(OP, 4, tensors, false));
     }
 
     opgen_call call;
