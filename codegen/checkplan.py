@@ -22,10 +22,6 @@ C) on one parameter:
     Step("shape_is_broadcast", "out", others=(a, b))
     Step("convert", "alpha")                             read a scalar/attribute (type checked) when the
                                                          value checks begin
-    Step("shape_is_batch", "target", ref="self", n=class_dim)   self's shape without the class axis
-    Step("numel_is_classes", "weight", ref="self", n=class_dim) as many elements as self has classes
-    Step("one_element", "totalWeight")                   exactly one element
-    Step(..., when=Eq(reduction, 0))                     any step of a When rule: only while the condition holds
     Step("dim_in_range", "dim", ref="self")
     Step("one_of", "reduction", values=(0, 1, 2))
     Step("requires", "alpha", rule=<Requires>)           a SymPy condition, under `rule.when`
@@ -51,23 +47,10 @@ class Step:
     values: tuple = ()          # allowed values (one_of)
     others: tuple = ()          # the operands (shape_is_broadcast)
     rule: R.Rule | None = None  # the rule the step comes from (None for conversions)
-    when: object = None         # a SymPy condition on attributes: the step runs only while it holds (When)
 
 
-def _rule_steps(r: R.Rule, op: Op | None = None) -> list[Step]:
+def _rule_steps(r: R.Rule) -> list[Step]:
     P = r.params
-    if isinstance(r, R.When):
-        out = []
-        for inner in r.rules:
-            for s in _rule_steps(inner, op):
-                cond = r.condition if s.when is None else (r.condition & s.when)
-                out.append(Step(s.kind, s.param, s.ref, s.n, s.values, s.others, s.rule, cond))
-        return out
-    if isinstance(r, (R.ShapeIsBatch, R.NumelIsClasses)):
-        kind = "shape_is_batch" if isinstance(r, R.ShapeIsBatch) else "numel_is_classes"
-        return [Step(kind, P[0], ref=P[1], n=op.class_dim, rule=r)]
-    if isinstance(r, R.OneElement):
-        return [Step("one_element", n, rule=r) for n in P]
     if isinstance(r, R.DtypeSupported):
         return [Step("dtype_supported", n, rule=r) for n in P]
     if isinstance(r, R.DtypeSame):
@@ -115,10 +98,10 @@ def steps(op: Op) -> list[Step]:
     out = [Step("not_null", r.params[0], rule=r) for r in op.null_rules]
     converted = False
     for r in op.rules:
-        if (r.category == "value" or isinstance(r, R.When)) and not converted:
+        if r.category == "value" and not converted:
             out += conversions(op)
             converted = True
-        out += _rule_steps(r, op)
+        out += _rule_steps(r)
     if not converted:
         out += conversions(op)
     out.append(Step("kernel_dtypes", "", others=tuple(p.name for p in op.params if p.kind in ("tensor", "output"))))

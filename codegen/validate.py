@@ -10,9 +10,9 @@ from .errors import SpecError
 from .spec import ABSENT, PRESENT, DTYPES, KERNEL_DTYPES, PRODUCTS, Op
 from .spec.dtypes import COMPUTED
 from .spec.example import problems as example_problems
-from .spec.functions import CLASS_INDEX, DIVIDING_MODES, REDUCTION_MODES, DimSum, numel_param
-from .spec.params import ATTR_TYPES, GRAD, LAYOUTS, ROLES, Attr, Output, Param, Scalar, Tensor, Text
-from .spec.rules import DimInRange, NumelIsClasses, OneElement, OneOf, Requires, Rule, ShapeIsBatch, When
+from .spec.functions import DIVIDING_MODES, REDUCTION_MODES, DimSum, numel_param
+from .spec.params import ATTR_TYPES, GRAD, ROLES, Attr, Output, Param, Scalar, Tensor, Text
+from .spec.rules import DimInRange, OneOf, Requires, Rule
 
 
 def validate(op: Op) -> None:
@@ -58,10 +58,6 @@ def _check_params(op, fail):
             fail(f"scalar {p.name} has a default but is not optional")
         if isinstance(p, Output) and p.c_type not in (None, "aclTensor *", "const aclTensor *"):
             fail(f"output {p.name}: c_type must be 'aclTensor *' or 'const aclTensor *', got {p.c_type!r}")
-        if isinstance(p, Tensor) and p.layout not in LAYOUTS:
-            fail(f"tensor {p.name}: layout must be one of {', '.join(LAYOUTS)}, got {p.layout!r}")
-        if isinstance(p, Tensor) and p.layout != "element" and op.class_dim is None:
-            fail(f"tensor {p.name}: the {p.layout} layout needs the op's class axis, class_dim=...")
         if isinstance(p, Attr):
             _check_attr(p, fail)
         elif isinstance(p, Scalar) and p.symbol is None:
@@ -98,15 +94,13 @@ def _check_reduction(op, fail):
         fail(f"loss_reduction {attr.name}: its `values` must name the modes, each one of "
              f"{', '.join(REDUCTION_MODES)} (e.g. {{0: 'none', 1: 'mean', 2: 'sum'}})")
     known = {p.name for p in op.params if isinstance(p, (Tensor, Output))}
-    one = {p.symbol for p in op.tensors if any(isinstance(q, OneElement) and p.name in q.params for q in op.rules)}
     for m, d in r.divisors.items():
         if m not in DIVIDING_MODES:
             fail(f"loss_reduction: only {' and '.join(DIVIDING_MODES)} divide; {m}= has no divisor")
         for s in d.free_symbols:
             t = numel_param(s)
-            if (t is None or t not in known) and s not in one:
-                fail(f"loss_reduction: the {m} divisor {d} uses {s}, neither numel(tensor) of a tensor parameter "
-                     f"nor the value of a tensor a OneElement rule makes one number (NLL's totalWeight)")
+            if t is None or t not in known:
+                fail(f"loss_reduction: the {m} divisor {d} uses {s}, not numel(tensor) of a tensor parameter")
     for m in modes:
         if m in DIVIDING_MODES and m not in r.divisors:
             fail(f"loss_reduction: the {m} mode needs its divisor, Reduction({attr.name!r}, {m}=numel(...))")
@@ -191,16 +185,6 @@ def _check_rules(op, fail):
                 fail(f"rule {type(r).__name__} names a missing parameter {n!r}")
         if r.category == "null":
             fail("null checks are derived from the parameters; do not list NotNull")
-        if isinstance(r, When):
-            allowed = {p.symbol for p in op.params if isinstance(p, Attr) and p.symbol is not None}
-            extra = r.condition.free_symbols - allowed
-            if extra or not r.rules:
-                fail(f"When needs a condition on attributes and rules to run (it uses "
-                     f"{', '.join(sorted(map(str, extra))) or 'no rule'})")
-            if any(isinstance(q, (When, Requires, OneOf, DimInRange)) or q.category == "empty" for q in r.rules):
-                fail("When wraps dtype and shape rules (a value rule has its own `when`)")
-        if isinstance(r, (ShapeIsBatch, NumelIsClasses)) and op.class_dim is None:
-            fail(f"{type(r).__name__} needs the op's class axis: class_dim=...")
         if isinstance(r, (DimInRange, OneOf)) and not isinstance(op.param(r.params[0]), Attr):
             fail(f"{type(r).__name__} needs an Attr first, got {r.params[0]}")
         if isinstance(r, Requires):
@@ -232,8 +216,7 @@ def _check_math(op, fail):
         fail(f"the forward does not depend on wrt={op.wrt}")
     scalar_syms = {p.symbol for p in op.params if isinstance(p, (Scalar, Attr)) and p.symbol is not None}
     operand_syms = {t.symbol for t in op.tensors if t.role == "operand"}
-    index_syms = {CLASS_INDEX} if op.class_dim is not None else set()
-    extra = fwd.free_symbols - {op.wrt} - scalar_syms - operand_syms - index_syms
+    extra = fwd.free_symbols - {op.wrt} - scalar_syms - operand_syms
     if extra:
         fail(f"the forward uses undefined symbol(s) {', '.join(sorted(map(str, extra)))}")
     if fwd.has(DimSum) and op.reduce_dim is None:
@@ -241,7 +224,7 @@ def _check_math(op, fail):
 
     tensors = {t.name for t in op.tensors}
     counted = tensors | {op.output.name}       # numel() may count an input or the output
-    param_syms = {p.symbol for p in op.params if p.symbol is not None} | index_syms
+    param_syms = {p.symbol for p in op.params if p.symbol is not None}
     for i, f in enumerate(op.formulas):
         label = f"backward formula {i + 1}" if len(op.formulas) > 1 else "the backward"
         expr = sympy.sympify(f.expr)

@@ -59,13 +59,20 @@ def available():
     return torch
 
 
-def run(op, kw: dict, out_dtype) -> np.ndarray | None:
-    """PyTorch's gradient for the kernel call `kw`, in `out_dtype`; None without PyTorch or a counterpart."""
-    torch = available()
+def counterpart(op):
+    """`fn(torch, kw, t)` giving PyTorch's gradient for a kernel call: the seed entry above, else the spec's
+    `torch=` declaration; None when the op has neither."""
     fn = TORCH.get(op.name)
     if fn is None and op.torch is not None:
         from codegen.spec.torch import call
         fn = lambda torch, kw, t: call(op, torch, kw, t)  # noqa: E731
+    return fn
+
+
+def run(op, kw: dict, out_dtype) -> np.ndarray | None:
+    """PyTorch's gradient for the kernel call `kw`, in `out_dtype`; None without PyTorch or a counterpart."""
+    torch = available()
+    fn = counterpart(op)
     if torch is None or fn is None:
         return None
 

@@ -199,34 +199,6 @@ def shape_same(ref_name, ref, name, value):
                                         f"got {shape_str(value.shape)}")
 
 
-def shape_is_batch(name, value, ref_name, ref, class_dim):
-    """`value`'s shape is `ref`'s without the class axis (one element of at most one dimension where that is ())."""
-    if not (_concrete(ref) and _concrete(value)):
-        return
-    shape = list(ref.shape)
-    if shape:
-        del shape[class_dim % len(shape)]
-    ok = tuple(value.shape) == tuple(shape) or (not shape and value.ndim <= 1 and value.size == 1)
-    if not ok:
-        raise AclnnError(INVALID, name, f"{name} must have the shape of {ref_name} without its class axis, "
-                                        f"{shape_str(shape)}, got {shape_str(value.shape)}")
-
-
-def numel_is_classes(name, value, ref_name, ref, class_dim):
-    """`value` has as many elements as `ref` has classes (its size along the class axis)."""
-    if not (_concrete(ref) and _concrete(value)):
-        return
-    classes = ref.shape[class_dim % ref.ndim] if ref.ndim else 1
-    if value.size != classes:
-        raise AclnnError(INVALID, name, f"{name} must have {classes} elements, one per class of {ref_name}, "
-                                        f"got {value.size}")
-
-
-def one_element(name, value):
-    if _concrete(value) and value.size != 1:
-        raise AclnnError(INVALID, name, f"{name} must have exactly one element, got {value.size}")
-
-
 def broadcast_to(name, value, target_name, target):
     if _concrete(value) and _concrete(target):
         if broadcast_shapes(value.shape, target.shape) != tuple(target.shape):

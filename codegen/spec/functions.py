@@ -90,15 +90,3 @@ class Reduction:
         """What multiplies each element's local derivative in the VJP: g for none and sum, g/D for a mean."""
         d = self.divisor(op, value)
         return g if d is None else g / d
-
-
-# ---- the class axis ------------------------------------------------------------------------------------------
-CLASS_INDEX = sympy.Symbol("classIndex", integer=True, nonnegative=True)
-
-
-def class_index() -> sympy.Symbol:
-    """The index of an element along the op's class axis (`Op.class_dim`): 0..C-1.  NLL's gradient is elementwise
-    over (N, C) with it: -w·g where `Eq(class_index(), target)`, 0 on every other class.  The kernels read it as
-    one more input, the numbers 0..C-1 along the class axis (compared in FLOAT: exact for fewer than 2^24
-    classes)."""
-    return CLASS_INDEX

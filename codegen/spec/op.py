@@ -64,8 +64,7 @@ class Op:
     rules: list                        # Rule objects after the null checks, in check order
     description: Text                  # 算子功能 / what the operator does
     forward_name: str = ""             # the forward function's name in formulas, e.g. "LogSigmoid"
-    reduce_dim: str | None = None      # int64 attribute that DimSum reduces along (or the class axis, CLASS_DIM)
-    class_dim: int | None = None       # the axis of the output holding the classes (NLL: -1, NLL2d: 1)
+    reduce_dim: str | None = None      # int64 attribute that DimSum reduces along
     loss_reduction: object = None      # the attribute reducing the forward's loss: its name or a Reduction
                                        # (after construction always the name; the Reduction is `reduction`)
     compute_dtype: str = "FLOAT"       # FLOAT16/BFLOAT16/FLOAT are loaded as, computed in, and rounded once from it

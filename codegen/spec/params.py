@@ -16,13 +16,6 @@ UNUSED = "unused"          # accepted and checked, never read (LogSigmoid's buff
 RESULT = "result"          # the computed output
 ROLES = (GRAD, FORWARD_INPUT, FORWARD_OUTPUT, OPERAND, UNUSED, RESULT)
 
-# How an input tensor's elements meet the output's (`Tensor.layout`), for an op with a class axis (`Op.class_dim`):
-ELEMENT = "element"        # NumPy broadcasting against the output (the default)
-BATCH = "batch"            # the output's shape without the class axis (NLL's target (N,) against self (N, C)): one
-                           # value per sample, the same for every class; a one-element tensor counts for all
-CLASS = "class"            # the C classes along the class axis (NLL's weight (C,) against (N, C, H, W))
-LAYOUTS = (ELEMENT, BATCH, CLASS)
-
 
 def snake(name: str) -> str:
     """aclnn camelCase → Python snake_case: gradOutput → grad_output, posWeightOptional → pos_weight_optional."""
@@ -60,8 +53,6 @@ class Tensor(Param):
     optional: bool = False                 # may be null (Python None)
     default: int | float | None = None     # value of every element when an optional tensor is null
     dtypes: dict | None = None             # per-product dtype override; None: the operator's table
-    layout: str = "element"                # how its elements meet the output's (LAYOUTS): NumPy broadcasting,
-                                           # or along an op's class axis (NLL's target and weight)
 
     kind = "tensor"
 

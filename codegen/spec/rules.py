@@ -220,64 +220,6 @@ class EmptyReturns(Rule):
 
 
 @dataclass(frozen=True, init=False)
-class ShapeIsBatch(Rule):
-    """The first tensor's shape is the second's without the op's class axis (`Op.class_dim`): NLL's target (N,) for
-    a self (N, C), (N, H, W) for (N, C, H, W).  Where that shape is () (a 1-D self) one element of at most one
-    dimension, () or (1,), is accepted."""
-    category = "shape"
-
-    def describe(self, lang, op=None):
-        t, ref = self.params
-        return {"zh": f"{t}的shape不是{ref}去掉类别维后的shape。",
-                "en": f"{t}'s shape is not {ref}'s shape without the class axis."}[lang]
-
-
-@dataclass(frozen=True, init=False)
-class NumelIsClasses(Rule):
-    """The first tensor has as many elements as the second has classes (its size along `Op.class_dim`)."""
-    category = "shape"
-
-    def describe(self, lang, op=None):
-        t, ref = self.params
-        return {"zh": f"{t}的元素个数不等于{ref}的类别数(类别维的大小)。",
-                "en": f"{t} does not have as many elements as {ref} has classes (its class axis's size)."}[lang]
-
-
-@dataclass(frozen=True, init=False)
-class OneElement(Rule):
-    """Each tensor has exactly one element (NLL's totalWeight; a reduced loss's gradOutput)."""
-    category = "shape"
-
-    def describe(self, lang, op=None):
-        return {"zh": f"{_names(self.params)}的元素个数不为1。",
-                "en": f"{', '.join(self.params)} does not have exactly one element."}[lang]
-
-
-@dataclass(frozen=True, init=False)
-class When(Rule):
-    """Rules that apply only while `condition` (a SymPy condition on attributes) holds: NLL2d's gradOutput has the
-    target's shape for reduction 0 and one element otherwise.  The inner rules run in place, in their order."""
-    condition: sympy.Basic = sympy.true
-    rules: tuple = ()
-
-    def __init__(self, condition, *rules):
-        super().__init__(*dict.fromkeys(p for r in rules for p in r.params))
-        object.__setattr__(self, "condition", sympy.sympify(condition))
-        object.__setattr__(self, "rules", tuple(rules))
-
-    @property
-    def category(self):
-        cats = {r.category for r in self.rules}
-        return cats.pop() if len(cats) == 1 else "shape"
-
-    def describe(self, lang, op=None):
-        from codegen.text import condition_text
-        when = condition_text(self.condition, lang, op)
-        inner = ("" if lang == "zh" else " ").join(r.describe(lang, op) for r in self.rules)
-        return {"zh": f"当{when}时:{inner}", "en": f"while {when}: {inner}"}[lang]
-
-
-@dataclass(frozen=True, init=False)
 class DimInRange(Rule):
     """The int64 attribute `params[0]` lies in [-n, n-1], n the rank of tensor `params[1]` (rank 0 counts as 1)."""
 

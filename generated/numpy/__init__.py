@@ -17,10 +17,11 @@ from .selu_backward import selu_backward
 from .sigmoid_backward import sigmoid_backward
 from .silu_backward import silu_backward
 from .smooth_l1_loss_backward import smooth_l1_loss_backward
+from .soft_margin_loss_backward import soft_margin_loss_backward
 from .softmax_backward import softmax_backward
 from .softplus_backward import softplus_backward
 from .softshrink_backward import softshrink_backward
 from .swish_backward import swish_backward
 from .threshold_backward import threshold_backward
 
-__all__ = ["binary_cross_entropy_with_logits_backward", "elu_backward", "fast_gelu_backward", "hardshrink_backward", "hardsigmoid_backward", "hardswish_backward", "hardswish_backward_v2", "hardtanh_backward", "l1_loss_backward", "leaky_relu_backward", "log_sigmoid_backward", "logit_grad", "mse_loss_backward", "selu_backward", "sigmoid_backward", "silu_backward", "smooth_l1_loss_backward", "softmax_backward", "softplus_backward", "softshrink_backward", "swish_backward", "threshold_backward"]
+__all__ = ["binary_cross_entropy_with_logits_backward", "elu_backward", "fast_gelu_backward", "hardshrink_backward", "hardsigmoid_backward", "hardswish_backward", "hardswish_backward_v2", "hardtanh_backward", "l1_loss_backward", "leaky_relu_backward", "log_sigmoid_backward", "logit_grad", "mse_loss_backward", "selu_backward", "sigmoid_backward", "silu_backward", "smooth_l1_loss_backward", "soft_margin_loss_backward", "softmax_backward", "softplus_backward", "softshrink_backward", "swish_backward", "threshold_backward"]

@@ -217,7 +217,6 @@ def check_lines(op: Op) -> list[str]:
                            for p in op.params if p.symbol is not None}, float_kernel=False)
     for s in steps(op):
         n, ref = s.param, s.ref
-        start = len(lines)
         if s.kind == "not_null":
             lines.append(f'OPGEN_TRY(opgen_check_not_null("{n}", {n}));')
         elif s.kind == "convert":
@@ -246,10 +245,6 @@ def check_lines(op: Op) -> list[str]:
             lines.append(f'OPGEN_TRY(opgen_check_{s.kind}("{n}", {n}, {s.n}));')
         elif s.kind in ("broadcast_to", "dim_in_range"):
             lines.append(f'OPGEN_TRY(opgen_check_{s.kind}("{n}", {n}, "{ref}", {ref}));')
-        elif s.kind in ("shape_is_batch", "numel_is_classes"):
-            lines.append(f'OPGEN_TRY(opgen_check_{s.kind}("{n}", {n}, "{ref}", {ref}, {s.n}));')
-        elif s.kind == "one_element":
-            lines.append(f'OPGEN_TRY(opgen_check_one_element("{n}", {n}));')
         elif s.kind in ("shape_is_broadcast", "broadcastable_with"):
             names = ", ".join(f'"{o}"' for o in s.others)
             ptrs = ", ".join(s.others)
@@ -296,10 +291,6 @@ def check_lines(op: Op) -> list[str]:
                 lines += [f"if ({cond.doprint(r.when)})", f"    {call}"]
         else:
             raise TypeError(f"no C check for step {s.kind}")
-        if s.when is not None:   # a When rule's step: only while its condition holds
-            body = lines[start:]
-            del lines[start:]
-            lines += [f"if ({cond.doprint(s.when)}) {{"] + ["    " + line for line in body] + ["}"]
     return lines
 
 

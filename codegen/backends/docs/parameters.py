@@ -66,7 +66,7 @@ def _dtype_phrase(r, name, lang):
     raise TypeError(f"no doc phrase for dtype rule {type(r).__name__}")
 
 
-def _shape_phrase(r, name, lang, op=None):
+def _shape_phrase(r, name, lang):
     others = [p for p in r.params if p != name]
     if isinstance(r, R.MaxRank):
         return _is(lang, f"维度不超过{r.n}维", f"at most {r.n} dimensions")
@@ -90,25 +90,6 @@ def _shape_phrase(r, name, lang, op=None):
                    f"must be the broadcast shape of {_join(srcs, lang)}")
     if isinstance(r, R.DimInRange):
         return None  # a value rule of the attribute; the tensor is only its reference
-    if isinstance(r, R.ShapeIsBatch):
-        t, ref = r.params
-        if name != t:
-            return None
-        return _is(lang, f"须为{ref}去掉类别维后的shape", f"must be {ref}'s shape without the class axis")
-    if isinstance(r, R.NumelIsClasses):
-        t, ref = r.params
-        if name != t:
-            return None
-        return _is(lang, f"元素个数须等于{ref}的类别数", f"must have as many elements as {ref} has classes")
-    if isinstance(r, R.OneElement):
-        return _is(lang, "只有一个元素", "exactly one element")
-    if isinstance(r, R.When):
-        from codegen.text import condition_text
-        inner = [p for p in (_shape_phrase(q, name, lang, op) for q in r.rules if name in q.params) if p]
-        if not inner:
-            return None
-        when = condition_text(r.condition, lang, op)
-        return _is(lang, f"当{when}时" + "、".join(inner), f"{' and '.join(inner)} when {when}")
     raise TypeError(f"no doc phrase for shape rule {type(r).__name__}")
 
 
@@ -140,7 +121,7 @@ def _phrases(op, name, category, lang):
         if name not in r.params or r.category != category:
             continue
         phrase = {"dtype": lambda: _dtype_phrase(r, name, lang),
-                  "shape": lambda: _shape_phrase(r, name, lang, op),
+                  "shape": lambda: _shape_phrase(r, name, lang),
                   "value": lambda: _value_phrase(r, name, lang, op)}[category]()
         if phrase and phrase not in out:
             out.append(phrase)

@@ -30,12 +30,8 @@ def check_lines(op: Op) -> list[str]:
     """The body of `check()`: one runtime call per check step (codegen.checkplan), in the order they run."""
     v = lambda n: var(op, n)
     lines = []
-    pr = KernelNumPyPrinter({p.symbol: p.py_name for p in op.params if p.symbol is not None})
     for s in steps(op):
-        step = _step_lines(op, s, v)
-        if s.when is not None:   # a When rule's step: only while its condition holds
-            step = [f"if {pr.doprint(s.when)}:"] + ["    " + line for line in step]
-        lines += step
+        lines += _step_lines(op, s, v)
     return lines
 
 
@@ -64,10 +60,6 @@ def _step_lines(op, s, v):
         return [f'_chk.{s.kind}("{ref}", {v(ref)}, "{n}", {v(n)})']
     if s.kind in ("max_rank", "min_rank"):
         return [f'_chk.{s.kind}("{n}", {v(n)}, {s.n})']
-    if s.kind in ("shape_is_batch", "numel_is_classes"):
-        return [f'_chk.{s.kind}("{n}", {v(n)}, "{ref}", {v(ref)}, {s.n})']
-    if s.kind == "one_element":
-        return [f'_chk.one_element("{n}", {v(n)})']
     if s.kind in ("broadcast_to", "dim_in_range"):
         return [f'_chk.{s.kind}("{n}", {v(n)}, "{ref}", {v(ref)})']
     if s.kind in ("shape_is_broadcast", "broadcastable_with"):
