@@ -183,12 +183,21 @@ def _concrete(value):
     return value is not None and not isinstance(value, Allocate)
 
 
+def _is_tensor(name, value):
+    """A rank check may be the first to read a tensor (BCE's): anything but an array is refused as the dtype
+    checks refuse it."""
+    if value is not None and not isinstance(value, (np.ndarray, Allocate)):
+        raise AclnnError(INVALID, name, f"{name} must be a tensor (NumPy array), got {type(value).__name__}")
+
+
 def max_rank(name, value, n):
+    _is_tensor(name, value)
     if _concrete(value) and value.ndim > n:
         raise AclnnError(INVALID, name, f"{name} has {value.ndim} dimensions, more than {n}")
 
 
 def min_rank(name, value, n):
+    _is_tensor(name, value)
     if _concrete(value) and value.ndim < n:
         raise AclnnError(INVALID, name, f"{name} has {value.ndim} dimensions, fewer than {n}")
 

@@ -73,7 +73,11 @@ def atoms(cond, u):
         lin = e_abs if abs_form else e
         a = sympy.diff(lin, v)
         if a.free_symbols & {u, var} or a == 0:
-            raise Undecided(f"condition {cond} is not linear in {u} or Abs({u})")
+            poly = _polynomial_atoms(e, op, u)
+            if poly is not None:
+                return poly
+            raise Undecided(f"condition {cond} is not linear in {u} or Abs({u}), nor a polynomial in {u} with "
+                            f"numeric coefficients")
         c = sympy.simplify(-(lin - a * v) / a)
         if a.is_negative:
             op = {">": "<", "<": ">", ">=": "<=", "<=": ">=", "==": "==", "!=": "!="}[op]
@@ -90,6 +94,40 @@ def atoms(cond, u):
         if op == "<=":
             return ("and", ("<=", c), (">=", -c))
     raise Undecided(f"condition {cond} is not of the form `{u} op bound` or `Abs({u}) op bound`")
+
+
+def _polynomial_atoms(e, op, u):
+    """`e op 0` for e a polynomial in u with numeric coefficients (BCE's x(1 - x) < 1e-12): the union of the
+    intervals between its real roots where it holds, or None when e is not such a polynomial."""
+    try:
+        poly = sympy.Poly(sympy.expand(e), u)
+    except sympy.PolynomialError:
+        return None
+    if poly.degree() < 2 or not all(c.is_number for c in poly.all_coeffs()):
+        return None
+    roots = sorted(set(sympy.real_roots(poly)), key=lambda r: float(r))
+    rel = {">": sympy.Gt, ">=": sympy.Ge, "<": sympy.Lt, "<=": sympy.Le, "==": sympy.Eq, "!=": sympy.Ne}[op]
+    if op in ("==", "!="):
+        eqs = tuple(("==", r) for r in roots) or (("const", False),)
+        tree = ("or",) + eqs
+        return tree if op == "==" else ("not", tree)
+    closed = op in (">=", "<=")
+    # the open intervals between consecutive roots where the condition holds (each decided at a point inside)
+    ends = [None] + roots + [None]
+    parts = []
+    for lo, hi in zip(ends, ends[1:]):
+        probe = (lo - 1 if hi is None else hi - 1) if lo is None else (lo + 1 if hi is None else (lo + hi) / 2)
+        if not _need(_decide(rel(e.subs(u, probe), 0)), f"{e} {op} 0 between its roots"):
+            continue
+        bound = []
+        if lo is not None:
+            bound.append((">=" if closed else ">", lo))
+        if hi is not None:
+            bound.append(("<=" if closed else "<", hi))
+        parts.append(("and",) + tuple(bound) if bound else ("const", True))
+    if closed:   # a root where e touches 0 without changing sign
+        parts += [("==", r) for r in roots]
+    return ("or",) + tuple(parts) if parts else ("const", False)
 
 
 def _need(v, what):
