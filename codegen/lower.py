@@ -1,7 +1,9 @@
 """From a spec to what every kernel backend prints: one `Kernel` per op, one `KernelVariant` per specialisation.
 
 For each variant (bool attributes and optional-tensor presence fixed) the backward is
-  1. stabilised (codegen.rewrite), and a pair of mirrored comparisons `u > c | -u > c` becomes `|u| > c`,
+  1. stabilised (codegen.rewrite), and a pair of mirrored comparisons `u > c | -u > c` becomes `|u| > c`; the
+     constant factors of each product and the constant terms of each sum become one `Const`, printed as one
+     literal rounded once (`x*sqrt(2)/pi`: one multiplication by the FLOAT nearest sqrt(2)/pi),
   2. split into row reductions: every DimSum(e) becomes a symbol `r0, r1, …` computed first, along `dim`,
   3. split into a prelude: maximal subexpressions of scalars, attributes and element counts only, computed once
      per call (`c0, c1, …`), so no backend re-evaluates `1/max(1, numel)` or `alpha*scale*inputScale` per element
@@ -70,8 +72,86 @@ def split_last(expr: sympy.Mul, last) -> tuple[sympy.Expr, sympy.Expr] | None:
     return rest, factors[0]
 
 
+class Const(sympy.AtomicExpr):
+    """An exact real constant that is not an integer (`sqrt(2)/pi`, `Rational(1, 3)`), kept whole so that every
+    backend prints it as one literal, its value rounded once to the kernel's type (codegen.backends.literals).
+
+    An atom: CSE and the backends' lowering see a number, not a product to take apart."""
+
+    is_number = True
+    is_commutative = True
+    __slots__ = ("value",)
+
+    def __new__(cls, value):
+        obj = super().__new__(cls)
+        obj.value = sympy.sympify(value)
+        return obj
+
+    def __getnewargs__(self):
+        return (self.value,)
+
+    def _hashable_content(self):
+        return (self.value,)
+
+    def _eval_is_extended_real(self):
+        return self.value.is_extended_real
+
+    def _eval_is_extended_positive(self):
+        return self.value.is_extended_positive
+
+    def _eval_is_extended_negative(self):
+        return self.value.is_extended_negative
+
+    def _eval_is_zero(self):
+        return self.value.is_zero
+
+    def _eval_is_finite(self):
+        return self.value.is_finite
+
+    def _eval_evalf(self, prec):
+        return self.value._eval_evalf(prec) if hasattr(self.value, "_eval_evalf") else self.value.evalf(prec)
+
+    def _sympystr(self, printer):
+        return f"Const({printer._print(self.value)})"
+
+    def _latex(self, printer):
+        return printer._print(self.value)
+
+
+def _is_const(a) -> bool:
+    """A number in the lowered expression: SymPy's own or a grouped Const."""
+    return a.is_Number or isinstance(a, Const)
+
+
+def group_constants(expr):
+    """Each product's constant factors as one Const and each sum's constant terms as one Const (integers stay
+    integers, a sign stays a factor -1); exponents are left as they are (`x**Rational(3, 2)` keeps its power)."""
+    if not isinstance(expr, sympy.Basic) or isinstance(expr, Const) or expr.is_Integer or expr is sympy.nan \
+            or (expr.is_Atom and not expr.is_number):
+        return expr
+    if isinstance(expr, sympy.Expr) and expr.is_number and not expr.has(sympy.Symbol):
+        return Const(expr) if not expr.is_Integer else expr
+    if isinstance(expr, sympy.Pow):
+        return sympy.Pow(group_constants(expr.base), expr.exp)
+    if isinstance(expr, (sympy.Mul, sympy.Add)):
+        args = [group_constants(a) for a in expr.args]
+        consts = [a for a in args if a.is_number]
+        rest = [a for a in args if not a.is_number]
+        c = expr.func(*[a.value if isinstance(a, Const) else a for a in consts])
+        if c.is_Integer or not consts:
+            return expr.func(c, *rest)
+        if isinstance(expr, sympy.Mul) and c.is_negative:
+            return sympy.Mul(sympy.S.NegativeOne, Const(-c), *rest)
+        return expr.func(Const(c), *rest)
+    if not expr.args:
+        return expr
+    return expr.func(*[group_constants(a) for a in expr.args])
+
+
 def _is_scalar_only(expr, scalar_syms) -> bool:
-    return bool(expr.free_symbols) and expr.free_symbols <= scalar_syms and not expr.has(DimSum)
+    """A FLOAT value of scalars only (the prelude holds FLOATs: a condition on scalars stays where it is used)."""
+    return bool(expr.free_symbols) and expr.free_symbols <= scalar_syms and not expr.has(DimSum) \
+        and not isinstance(expr, (sympy.core.relational.Relational, sympy.logic.boolalg.BooleanFunction))
 
 
 class CompensatedAdd(sympy.Function):
@@ -97,9 +177,9 @@ def _prelude_symbol(expr, prelude, counter):
 
 def _compensated(expr, scalar_syms, prelude, counter):
     """The sum `expr` as CompensatedAdd when it is one product of two scalars plus tensor terms, else None."""
-    scal = [a for a in expr.args if _is_scalar_only(a, scalar_syms) or a.is_Number]
+    scal = [a for a in expr.args if _is_scalar_only(a, scalar_syms) or _is_const(a)]
     if len(scal) != 1 or not isinstance(scal[0], sympy.Mul) or len(scal[0].args) != 2 \
-            or any(f.is_Number for f in scal[0].args):
+            or any(_is_const(f) for f in scal[0].args):
         return None
     a, b = (_hoist(f, scalar_syms, prelude, counter) for f in scal[0].args)
     hi = _prelude_symbol(a * b, prelude, counter)
@@ -123,9 +203,9 @@ def _hoist(expr, scalar_syms, prelude, counter):
                                  for e, c in expr.args])
     if isinstance(expr, (sympy.Add, sympy.Mul)):
         # group the scalar-only operands of a sum/product into one hoisted term
-        scal = [a for a in expr.args if _is_scalar_only(a, scalar_syms) or a.is_Number]
+        scal = [a for a in expr.args if _is_scalar_only(a, scalar_syms) or _is_const(a)]
         rest = [a for a in expr.args if a not in scal]
-        if rest and len([a for a in scal if not a.is_Number]) >= 1 and len(scal) >= 2:
+        if rest and len([a for a in scal if not _is_const(a)]) >= 1 and len(scal) >= 2:
             grouped = _hoist(expr.func(*scal), scalar_syms, prelude, counter)
             return expr.func(grouped, *[_hoist(a, scalar_syms, prelude, counter) for a in rest])
     return expr.func(*[_hoist(a, scalar_syms, prelude, counter) for a in expr.args])
@@ -162,6 +242,7 @@ def _abs_condition(cond):
 def lower_variant(op: Op, variant: Variant) -> KernelVariant:
     expr = stabilize(sympy.sympify(variant.expr))
     expr = expr.replace(lambda a: _abs_condition(a) is not None, _abs_condition)
+    expr = group_constants(expr)
     scalar_params = [p for p in op.params if isinstance(p, (Scalar, Attr)) and p.symbol is not None]
     numel_syms = {s for s in expr.free_symbols if numel_param(s) is not None}
     scalar_syms = {p.symbol for p in scalar_params} | numel_syms

@@ -12,7 +12,8 @@ from .spec.dtypes import COMPUTED
 from .spec.example import problems as example_problems
 from .spec.functions import DIVIDING_MODES, REDUCTION_MODES, DimSum, numel_param
 from .spec.params import ATTR_TYPES, GRAD, ROLES, Attr, Output, Param, Scalar, Tensor, Text
-from .spec.rules import DimInRange, OneOf, Requires, Rule
+from .spec.rules import CATEGORIES, DimInRange, OneOf, Requires, Rule
+from .vocabulary import check_op as _check_vocabulary
 
 
 def validate(op: Op) -> None:
@@ -25,6 +26,7 @@ def validate(op: Op) -> None:
     _check_dtypes(op, fail)
     _check_rules(op, fail)
     _check_math(op, fail)
+    _check_vocabulary(op, fail)   # what no backend can emit is refused here, not at build time
     for problem in example_problems(op):
         fail(problem)
     _check_torch(op, fail)

@@ -20,8 +20,8 @@ SPEC = Op(
     ],
     wrt=x,
     forward=Piecewise((0, alpha * x + beta <= 0), (1, alpha * x + beta >= 1), (alpha * x + beta, True)),
-    # The library's README and kernel: the open interval 0 < alpha*x + beta < 1, compared as written (x = ±3 give
-    # 0); a nan x gives 0.
+    # The library's README and kernel: the open interval 0 < alpha*x + beta < 1 (x = ±3 give 0); a nan x gives 0.
+    # (SymPy reads it as -3 < x < 3, which the kernels compare.)
     backward=Piecewise((g * alpha, (alpha * x + beta > 0) & (alpha * x + beta < 1)), (0, True)),
     dtypes={
         "ascend910": ["FLOAT16", "FLOAT"],
@@ -38,10 +38,12 @@ SPEC = Op(
     example=Example(shape=(4, 2), values={"self": [0, 1, 2, 3, 4, 5, 6, 7], "gradOutput": [0, 1, 2, 3, 4, 5, 6, 7]}),
     notes=[
         Text("aclnn文档没有给出公式,这里的公式取自算子仓库的README与kernel:梯度在0 < x/6 + 1/2 < 1(即-3 < x < 3)时为"
-             "gradOutput/6,x=±3与x为`nan`时为0,与PyTorch的hardsigmoid_backward一致。",
+             "gradOutput/6,x=±3与x为`nan`时为0,与PyTorch的hardsigmoid_backward一致。kernel将x与±3比较;CANN的kernel把"
+             "舍入到FLOAT的x/6 + 1/2与0、1比较,对小于3的最大FLOAT也得0(x/6 + 1/2舍入为1)。",
              "The aclnn page gives no formula; this one is the library's README and kernel: gradOutput/6 where "
              "0 < x/6 + 1/2 < 1 (that is -3 < x < 3), 0 at x = ±3 and for a `nan` x, as PyTorch's "
-             "hardsigmoid_backward."),
+             "hardsigmoid_backward. The kernels compare x with ±3; CANN's kernel compares x/6 + 1/2, rounded to "
+             "FLOAT, with 0 and 1, which also gives 0 for the largest FLOAT below 3 (x/6 + 1/2 rounds to 1)."),
         Text("gradOutput与self的数据类型可以不同,按aclnn的类型推导规则推导后计算;out的数据类型须可由推导后的类型转换得到。",
              "gradOutput and self may differ in dtype: they are promoted by aclnn's rules and computed in the "
              "promoted dtype; out's dtype must be one the promoted dtype can be cast to."),

@@ -26,7 +26,10 @@ def _variant(op, kw):
     for name in op.variant_keys():
         p = op.param(name)
         value = kw.get(p.py_name)
-        key[name] = bool(value) if p.kind == "attr" else (ABSENT if value is None else PRESENT)
+        if p.kind == "attr":
+            key[name] = value if p.type == "string" else bool(value)
+        else:
+            key[name] = ABSENT if value is None else PRESENT
     return next(v for v in op.variants if v.key == key)
 
 
@@ -41,8 +44,8 @@ class Forward:
         self.op = op
         absent = {t.symbol: sympy.sympify(t.default) for t in op.tensors if variant.key.get(t.name) == ABSENT}
         self.operands = [t for t in op.tensors if t.role == OPERAND and t.symbol not in absent]
-        self.scalars = op.scalars + [a for a in op.attrs if a.type == "int64" and a.name != op.reduce_dim
-                                     and a.name != op.loss_reduction]
+        self.scalars = op.reals + [a for a in op.attrs if a.type == "int64" and a.name != op.reduce_dim
+                                   and a.name != op.loss_reduction]
         expr = sympy.sympify(op.forward_of(variant.formula)).xreplace(absent)
         self.holders, self.inner = [], []
 
@@ -134,6 +137,9 @@ def vjp(op, kw: dict, preimage=None) -> np.ndarray:
             else:
                 z = _invert(lambda t: fwd.one(t, ops_at(idx), scal), vals[yt.name][idx])
             d = _diff(lambda t: fwd.one(t, ops_at(idx), scal), z)
+            if xt is None and mpmath.isnan(d) and preimage is not None:
+                # y has no unique pre-image (LeakyRelu's y = 0 at slope 0: every x <= 0): the x it came from
+                d = _diff(lambda t: fwd.one(t, ops_at(idx), scal), mpmath.mpf(float(np.reshape(preimage, shape)[idx])))
             out[idx] = g[idx] * d / (divisor or 1)
         return out
     # coupled along dim: one row at a time

@@ -84,6 +84,7 @@ def samples(op, dtype: str, rng, n: int = 48) -> list[Sample]:
                     # moderate x, so that y rounded to the dtype stays inside the forward's image
                     x = rng.uniform(-2.5, 3, shape)
                     kw[name] = _forward_elementwise(op, variant, kw, x).astype(t)
+                    preimage = x   # where y has no unique pre-image (tests/reference.py)
                 elif tensor.name == "target":
                     kw[name] = rng.uniform(0, 1, shape).astype(t)
                 elif role == "unused":

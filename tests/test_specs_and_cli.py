@@ -181,3 +181,24 @@ def test_a_new_operator_with_an_order_precondition_a_string_and_a_float_attribut
             with pytest.raises(codegen.AclnnError) as info:
                 k(**dict(call, **bad))
             assert (info.value.status, info.value.param) == (status, param), (backend, bad)
+
+
+def test_aclnn_promotion_and_casting_are_pytorchs_where_cann_defines_them():
+    """codegen.spec.dtypes holds CANN's deduction table and conversion rules (docs/zh/context): PyTorch's
+    promote_types and can_cast, an independent implementation of the same lattice, agree on every pair, but
+    that CANN refuses to promote UINT16, UINT32 and UINT64 with any other dtype."""
+    torch = pytest.importorskip("torch")
+    from codegen.spec.dtypes import PROMOTE, can_cast
+    t = {"FLOAT": torch.float32, "FLOAT16": torch.float16, "DOUBLE": torch.float64, "BFLOAT16": torch.bfloat16,
+         "INT8": torch.int8, "UINT8": torch.uint8, "INT16": torch.int16, "INT32": torch.int32, "INT64": torch.int64,
+         "BOOL": torch.bool, "COMPLEX64": torch.complex64, "COMPLEX128": torch.complex128, "UINT16": torch.uint16,
+         "UINT32": torch.uint32, "UINT64": torch.uint64}
+    name = {v: k for k, v in t.items()}
+    for (a, b), c in PROMOTE.items():
+        if c is None:
+            assert a != b and {"UINT16", "UINT32", "UINT64"} & {a, b}, (a, b)
+        else:
+            assert name[torch.promote_types(t[a], t[b])] == c, (a, b, c)
+    for a in t:
+        for b in t:
+            assert can_cast(a, b) == torch.can_cast(t[a], t[b]), (a, b)

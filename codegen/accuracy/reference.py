@@ -56,7 +56,10 @@ def variant_of(op, kw):
     for name in op.variant_keys():
         p = op.param(name)
         value = kw.get(p.py_name)
-        key[name] = bool(value) if p.kind == "attr" else (ABSENT if value is None else PRESENT)
+        if p.kind == "attr":
+            key[name] = value if p.type == "string" else bool(value)
+        else:
+            key[name] = ABSENT if value is None else PRESENT
     return next(v for v in op.variants if v.key == key)
 
 
@@ -68,6 +71,14 @@ def _branches(expr):
 
 def _lamb(args, expr):
     return sympy.lambdify(args, expr, modules="mpmath")
+
+
+def _derivative(e, z):
+    """d e / dz, simplified; nan where the forward is nan (LogitGrad outside its domain: SymPy's diff of the
+    constant nan is 0)."""
+    if e.has(sympy.nan):
+        return sympy.nan
+    return sympy.simplify(sympy.diff(e, z))
 
 
 class Reference:
@@ -96,8 +107,8 @@ class Reference:
     def _elementwise(self, fwd, z, rest):
         br = _branches(fwd)
         if self.y_tensor is None:
-            d = sympy.Piecewise(*[(sympy.simplify(sympy.diff(e, z)), c) for e, c in br]) if len(br) > 1 \
-                else sympy.simplify(sympy.diff(fwd, z))
+            d = sympy.Piecewise(*[(_derivative(e, z), c) for e, c in br]) if len(br) > 1 \
+                else _derivative(fwd, z)
             self.deriv = _lamb([z] + rest, d)
             return
         self.inverse, self.cond, self.dy = [], [], []
@@ -107,7 +118,7 @@ class Reference:
                 raise ValueError(f"{self.op.name}: cannot invert the forward branch {e} (solutions: {sol})")
             self.inverse.append(_lamb([_Y] + rest, sol[0]))
             self.cond.append(_lamb([z] + rest, c))
-            self.dy.append(_lamb([_Y] + rest, sympy.simplify(sympy.diff(e, z).subs(z, sol[0]))))
+            self.dy.append(_lamb([_Y] + rest, _derivative(e, z).subs(z, sol[0])))
 
     def _dimsum(self, fwd, z, rest):
         if self.operands:

@@ -60,8 +60,7 @@ def available():
 
 
 def counterpart(op):
-    """`fn(torch, kw, t)` giving PyTorch's gradient for a kernel call: the seed entry above, else the spec's
-    `torch=` declaration; None when the op has neither."""
+    """`fn(torch, kw, t)` computing the op's gradient in PyTorch: the entry above or the spec's torch=; None."""
     fn = TORCH.get(op.name)
     if fn is None and op.torch is not None:
         from codegen.spec.torch import call

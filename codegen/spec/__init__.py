@@ -1,7 +1,9 @@
 r"""The spec language: one operator = one Python file in `specs/` that binds `SPEC = Op(...)`.
 
 Write `from codegen.spec import *` at the top of a spec; it brings every name below plus the SymPy names a
-formula needs (`symbols Symbol exp log sqrt tanh Abs Max Min Piecewise Eq Ne And Or Not Rational Float pi`).
+formula needs (`symbols Symbol exp expm1 log log1p sqrt tanh erf erfc sign Abs Max Min Piecewise Eq Ne And Or Not
+Rational Float pi E`) and `sigmoid(u)`, 1/(1 + exp(-u)).  Which constructs a backward may use, and what each backend
+does with them: codegen.vocabulary (docs/vocabulary.md); a spec using anything else is refused when it loads.
 
 Names in scope and conventions
 ------------------------------
@@ -103,12 +105,13 @@ Op(...)                    the operator; its fields, in the order a spec usually
 Text(zh, en)               a short text in both doc languages.
 ABSENT, PRESENT            values of an optional tensor in `Formula.when`.
 """
-from sympy import (Abs, And, Eq, Float, Max, Min, Ne, Not, Or, Piecewise, Rational, Symbol, exp, log, pi, sqrt,
-                   symbols, tanh)
+from sympy import (Abs, And, E, Eq, Float, Max, Min, Ne, Not, Or, Piecewise, Rational, Symbol, erf, erfc, exp, log,
+                   pi, sign, sqrt, symbols, tanh)
+from sympy.codegen.cfunctions import expm1, log1p
 
 from .dtypes import DTYPES, KERNEL_DTYPES, DType
 from .example import Example
-from .functions import DimSum, Reduction, numel
+from .functions import DimSum, Reduction, numel, sigmoid
 from .op import ABSENT, PRESENT, Formula, Op, Variant
 from .params import (FORWARD_INPUT, FORWARD_OUTPUT, GRAD, OPERAND, RESULT, UNUSED, Attr, Output, Param, Scalar,
                      Tensor, Text)
@@ -120,8 +123,8 @@ from .rules import (Broadcastable, BroadcastTo, DimInRange, DtypeCastable, Dtype
 
 __all__ = [
     # SymPy
-    "Abs", "And", "Eq", "Float", "Max", "Min", "Ne", "Not", "Or", "Piecewise", "Rational", "Symbol", "exp", "log", "pi",
-    "sqrt", "symbols", "tanh",
+    "Abs", "And", "E", "Eq", "Float", "Max", "Min", "Ne", "Not", "Or", "Piecewise", "Rational", "Symbol", "erf",
+    "erfc", "exp", "expm1", "log", "log1p", "pi", "sign", "sqrt", "symbols", "tanh", "sigmoid",
     # spec language
     "Op", "Formula", "Variant", "Example", "Tensor", "Scalar", "Attr", "Output", "Param", "Text", "DimSum", "numel",
     "Reduction",

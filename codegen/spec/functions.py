@@ -4,6 +4,7 @@
               dimension of size one (keepdim) so it broadcasts back over the row: softmax's `sum_dim(g*y)`.
 `numel(name)` the element count of a tensor parameter, a positive integer symbol (BCE's mean uses it).
 `Reduction`   how a loss's reduction attribute reduces the forward's elementwise loss (`Op.loss_reduction`).
+`sigmoid(u)`  1/(1 + exp(-u)), plain SymPy: every backend evaluates it without overflow (codegen.rewrite).
 """
 from __future__ import annotations
 
@@ -90,3 +91,9 @@ class Reduction:
         """What multiplies each element's local derivative in the VJP: g for none and sum, g/D for a mean."""
         d = self.divisor(op, value)
         return g if d is None else g / d
+
+
+def sigmoid(u) -> sympy.Expr:
+    """The logistic function 1/(1 + exp(-u)), as a plain SymPy expression (the backends' stable form comes from
+    codegen.rewrite, which recognises this shape)."""
+    return 1 / (1 + sympy.exp(-u))

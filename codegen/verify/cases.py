@@ -1,9 +1,11 @@
 """What a proof is about: one backward form, one setting of the attributes, and the assumptions that hold there.
 
-A `Case` fixes a kernel variant (bool attributes, optional tensors present or absent), a loss reduction (none,
-mean, sum) when the op has one, and the sign of every scalar a rule or `Formula.assume` constrains.  A scalar
-known to be >= 0 is proven twice, > 0 and == 0, because degenerate values move branch points (λ = 0 makes
-Softshrink's dead zone vanish; α = 0 makes ELU's negative branch constant).
+A `Case` fixes a kernel variant (bool and string attributes, optional tensors present or absent), a loss
+reduction (none, mean, sum) when the op has one, and where each scalar stands that moves a branch point: on each
+side of and at its critical values, within what the rules and `Formula.assume` admit (a scalar known to be >= 0
+is proven > 0 and == 0: λ = 0 makes Softshrink's dead zone vanish, α = 0 makes ELU's negative branch constant),
+and two scalars that are both branch points in each order (Hardtanh's min and max).  `sample_scalars` draws
+values inside a case, for the numeric check, the accuracy inputs and the tests.
 """
 from __future__ import annotations
 

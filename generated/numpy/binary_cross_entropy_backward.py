@@ -92,9 +92,9 @@ def _f32(a):
     return np.asarray(a).astype(np.float32, copy=False)
 
 
-def _compute__weight_optional_absent(grad_output, self, target, reduction, out):
+def _compute__weight_optional_absent(grad_output, self, target, reduction, numel_self, out):
     """The form for {'weightOptional': 'absent'}."""
-    numel_self = np.float32(self.size)
+    numel_self = np.float32(numel_self)
     c0 = np.float32((1/numel_self if (reduction == 1) else 1))
     # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
     for (grad_output, self, target), out in _blocks((grad_output, self, target), out):
@@ -106,13 +106,13 @@ def _compute__weight_optional_absent(grad_output, self, target, reduction, out):
         with np.errstate(all="ignore"):
             t0 = grad_output*(self - target)
             t1 = 1 - self
-            result = c0*_where((self*t1 < 1/1000000000000), 1000000000000*t0, t0/(self*t1))
+            result = c0*_where((self*t1 < 9.999999960041972e-13), 1000000000000*t0, t0/(self*t1))
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
-def _compute__weight_optional_present(grad_output, self, target, weight_optional, reduction, out):
+def _compute__weight_optional_present(grad_output, self, target, weight_optional, reduction, numel_self, out):
     """The form for {'weightOptional': 'present'}."""
-    numel_self = np.float32(self.size)
+    numel_self = np.float32(numel_self)
     c0 = np.float32((1/numel_self if (reduction == 1) else 1))
     # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
     for (grad_output, self, target, weight_optional), out in _blocks((grad_output, self, target, weight_optional), out):
@@ -125,7 +125,7 @@ def _compute__weight_optional_present(grad_output, self, target, weight_optional
         with np.errstate(all="ignore"):
             t0 = (weight_optional*(self - target))*grad_output
             t1 = 1 - self
-            result = c0*_where((self*t1 < 1/1000000000000), 1000000000000*t0, t0/(self*t1))
+            result = c0*_where((self*t1 < 9.999999960041972e-13), 1000000000000*t0, t0/(self*t1))
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
@@ -150,7 +150,7 @@ def binary_cross_entropy_backward(*, grad_output, self, target, weight_optional,
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
     if weight_optional is None:
-        _compute__weight_optional_absent(grad_output, self, target, reduction, out)
+        _compute__weight_optional_absent(grad_output, self, target, reduction, self.size, out)
     elif weight_optional is not None:
-        _compute__weight_optional_present(grad_output, self, target, weight_optional, reduction, out)
+        _compute__weight_optional_present(grad_output, self, target, weight_optional, reduction, self.size, out)
     return out

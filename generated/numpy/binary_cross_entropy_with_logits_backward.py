@@ -114,9 +114,9 @@ def _f32(a):
     return np.asarray(a).astype(np.float32, copy=False)
 
 
-def _compute__weight_optional_absent__pos_weight_optional_absent(grad_output, self, target, reduction, out):
+def _compute__weight_optional_absent__pos_weight_optional_absent(grad_output, self, target, reduction, numel_self, out):
     """The form for {'weightOptional': 'absent', 'posWeightOptional': 'absent'}."""
-    numel_self = np.float32(self.size)
+    numel_self = np.float32(numel_self)
     c0 = np.float32((1/numel_self if (reduction == 1) else 1))
     # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
     for (grad_output, self, target), out in _blocks((grad_output, self, target), out):
@@ -130,9 +130,9 @@ def _compute__weight_optional_absent__pos_weight_optional_absent(grad_output, se
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
-def _compute__weight_optional_absent__pos_weight_optional_present(grad_output, self, target, pos_weight_optional, reduction, out):
+def _compute__weight_optional_absent__pos_weight_optional_present(grad_output, self, target, pos_weight_optional, reduction, numel_self, out):
     """The form for {'weightOptional': 'absent', 'posWeightOptional': 'present'}."""
-    numel_self = np.float32(self.size)
+    numel_self = np.float32(numel_self)
     c0 = np.float32((1/numel_self if (reduction == 1) else 1))
     # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
     for (grad_output, self, target, pos_weight_optional), out in _blocks((grad_output, self, target, pos_weight_optional), out):
@@ -148,9 +148,9 @@ def _compute__weight_optional_absent__pos_weight_optional_present(grad_output, s
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
-def _compute__weight_optional_present__pos_weight_optional_absent(grad_output, self, target, weight_optional, reduction, out):
+def _compute__weight_optional_present__pos_weight_optional_absent(grad_output, self, target, weight_optional, reduction, numel_self, out):
     """The form for {'weightOptional': 'present', 'posWeightOptional': 'absent'}."""
-    numel_self = np.float32(self.size)
+    numel_self = np.float32(numel_self)
     c0 = np.float32((1/numel_self if (reduction == 1) else 1))
     # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
     for (grad_output, self, target, weight_optional), out in _blocks((grad_output, self, target, weight_optional), out):
@@ -165,9 +165,9 @@ def _compute__weight_optional_present__pos_weight_optional_absent(grad_output, s
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
-def _compute__weight_optional_present__pos_weight_optional_present(grad_output, self, target, weight_optional, pos_weight_optional, reduction, out):
+def _compute__weight_optional_present__pos_weight_optional_present(grad_output, self, target, weight_optional, pos_weight_optional, reduction, numel_self, out):
     """The form for {'weightOptional': 'present', 'posWeightOptional': 'present'}."""
-    numel_self = np.float32(self.size)
+    numel_self = np.float32(numel_self)
     c0 = np.float32((1/numel_self if (reduction == 1) else 1))
     # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
     for (grad_output, self, target, weight_optional, pos_weight_optional), out in _blocks((grad_output, self, target, weight_optional, pos_weight_optional), out):
@@ -199,11 +199,11 @@ def binary_cross_entropy_with_logits_backward(*, grad_output, self, target, weig
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
     if weight_optional is None and pos_weight_optional is None:
-        _compute__weight_optional_absent__pos_weight_optional_absent(grad_output, self, target, reduction, out)
+        _compute__weight_optional_absent__pos_weight_optional_absent(grad_output, self, target, reduction, self.size, out)
     elif weight_optional is None and pos_weight_optional is not None:
-        _compute__weight_optional_absent__pos_weight_optional_present(grad_output, self, target, pos_weight_optional, reduction, out)
+        _compute__weight_optional_absent__pos_weight_optional_present(grad_output, self, target, pos_weight_optional, reduction, self.size, out)
     elif weight_optional is not None and pos_weight_optional is None:
-        _compute__weight_optional_present__pos_weight_optional_absent(grad_output, self, target, weight_optional, reduction, out)
+        _compute__weight_optional_present__pos_weight_optional_absent(grad_output, self, target, weight_optional, reduction, self.size, out)
     elif weight_optional is not None and pos_weight_optional is not None:
-        _compute__weight_optional_present__pos_weight_optional_present(grad_output, self, target, weight_optional, pos_weight_optional, reduction, out)
+        _compute__weight_optional_present__pos_weight_optional_present(grad_output, self, target, weight_optional, pos_weight_optional, reduction, self.size, out)
     return out

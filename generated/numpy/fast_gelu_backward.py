@@ -73,7 +73,7 @@ def _compute(grad_output, self, out):
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            t0 = (851/500)*self
+            t0 = 1.7020000219345093*self
             t1 = _sigmoid(t0)
             result = (t1*(-t0*(t1 - 1) + 1))*grad_output
             _store(out, result)  # round once to the output dtype (overflow gives inf)

@@ -59,8 +59,8 @@ def _f32(a):
     return np.asarray(a).astype(np.float32, copy=False)
 
 
-def _compute(grad_output, self, target, reduction, out):
-    numel_grad_input = np.float32(out.size)
+def _compute(grad_output, self, target, reduction, numel_grad_input, out):
+    numel_grad_input = np.float32(numel_grad_input)
     c0 = np.float32((1/numel_grad_input if (reduction == 1) else 1))
     # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
     for (grad_output, self, target), out in _blocks((grad_output, self, target), out):
@@ -89,5 +89,5 @@ def l1_loss_backward(*, grad_output, self, target, reduction, product="ascend910
         out = np.empty(np.broadcast_shapes(self.shape, grad_output.shape, target.shape), dtype=NUMPY_DTYPES[out_arg.dtype])
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
-    _compute(grad_output, self, target, reduction, out)
+    _compute(grad_output, self, target, reduction, out.size, out)
     return out

@@ -64,8 +64,8 @@ def _f32(a):
     return np.asarray(a).astype(np.float32, copy=False)
 
 
-def _compute(grad_output, self, target, reduction, out):
-    numel_self = np.float32(self.size)
+def _compute(grad_output, self, target, reduction, numel_self, out):
+    numel_self = np.float32(numel_self)
     c0 = np.float32(2*(1/numel_self if (reduction == 1) else 1))
     # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
     for (grad_output, self, target), out in _blocks((grad_output, self, target), out):
@@ -94,5 +94,5 @@ def mse_loss_backward(*, grad_output, self, target, reduction, product="ascend91
         out = np.empty(np.broadcast_shapes(grad_output.shape, self.shape, target.shape), dtype=NUMPY_DTYPES[out_arg.dtype])
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
-    _compute(grad_output, self, target, reduction, out)
+    _compute(grad_output, self, target, reduction, self.size, out)
     return out

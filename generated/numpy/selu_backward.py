@@ -74,7 +74,7 @@ def _compute(grad_output, result, out):
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            result = _where((result > 0), 1.0507009873554804934193349852946*grad_output, grad_output*(result + 1.75809934084737685994021752081231934206))
+            result = _where((result > 0), 1.0507010221481323*grad_output, grad_output*(result + 1.7580993175506592))
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

@@ -82,9 +82,9 @@ def _f32(a):
     return np.asarray(a).astype(np.float32, copy=False)
 
 
-def _compute(grad_out, self, target, reduction, beta, out):
+def _compute(grad_out, self, target, reduction, beta, numel_self, out):
     beta = np.float32(beta)
-    numel_self = np.float32(self.size)
+    numel_self = np.float32(numel_self)
     c0 = np.float32((1/numel_self if (reduction == 1) else 1))
     c1 = np.float32(1/beta)
     # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
@@ -116,5 +116,5 @@ def smooth_l1_loss_backward(*, grad_out, self, target, reduction, beta, product=
         out = np.empty(np.broadcast_shapes(grad_out.shape, self.shape, target.shape), dtype=NUMPY_DTYPES[out_arg.dtype])
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
-    _compute(grad_out, self, target, reduction, beta, out)
+    _compute(grad_out, self, target, reduction, beta, self.size, out)
     return out

@@ -88,8 +88,8 @@ def _f32(a):
     return np.asarray(a).astype(np.float32, copy=False)
 
 
-def _compute(grad_output, self, target, reduction, out):
-    numel_out = np.float32(out.size)
+def _compute(grad_output, self, target, reduction, numel_out, out):
+    numel_out = np.float32(numel_out)
     c0 = np.float32(-(1/numel_out if (reduction == 1) else 1))
     # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
     for (grad_output, self, target), out in _blocks((grad_output, self, target), out):
@@ -118,5 +118,5 @@ def soft_margin_loss_backward(*, grad_output, self, target, reduction, product="
         out = np.empty(np.broadcast_shapes(grad_output.shape, self.shape, target.shape), dtype=NUMPY_DTYPES[out_arg.dtype])
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
-    _compute(grad_output, self, target, reduction, out)
+    _compute(grad_output, self, target, reduction, out.size, out)
     return out

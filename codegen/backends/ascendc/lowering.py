@@ -9,7 +9,11 @@ in Ascend C vector instructions, and allocates the UB temporaries:
 - sums and products are folded left to right in SymPy's printing order, the order the NumPy kernel evaluates,
   so both backends round the same way wherever the instruction set allows;
 - conditions become Compare/CompareScalar bit masks (combined with And/Or/Not on uint16), Piecewise a chain of
-  Select; `Sigmoid` is lowered through its stable form (codegen.rewrite);
+  Select; `Sigmoid` is lowered through its stable form (codegen.rewrite); `expm1`, `tanh`, `erf`, `erfc`, `sign`
+  and `log1p`, which are not basic instructions, through their expansions (codegen.expansions, which says why
+  not the advanced math APIs), a non-integer power as exp(e*log(u)); Max/Min through Max/Min and a Select of
+  each operand that is nan (the documentation does not say what Max does with a nan; NumPy's maximum, the
+  reference, propagates it);
 - instructions are selected for one architecture (`arch`, codegen.backends.ascendc.socs): where its API lacks
   CompareScalar the scalar is broadcast and compared as a tile, and where Select has only mode 0 the kernel's
   `SelectByRepeat` helper applies the mask one 256-byte repeat at a time;
@@ -25,7 +29,11 @@ from dataclasses import dataclass, field
 
 import sympy
 from sympy.printing.c import C99CodePrinter
+from sympy.printing.precedence import PRECEDENCE
 
+from codegen.backends import literals
+from codegen.backends.infix import InfixPrinting
+from codegen.expansions import ASCENDC_ONLY, FORMS, Opaque, SplitHi, power_form
 from codegen.lower import CompensatedAdd, split_last
 from codegen.rewrite import Sigmoid
 
@@ -34,16 +42,20 @@ from .socs import ARCHS, Arch
 CMP = {"<": "LT", ">": "GT", "<=": "LE", ">=": "GE", "==": "EQ", "!=": "NE"}
 
 
-class ScalarPrinter(C99CodePrinter):
+class ScalarPrinter(InfixPrinting, C99CodePrinter):
     """C++ float expressions for scalar operands and the host-side prelude.
 
     Customizations: symbols print as the C++ names given (kernel members, tiling fields, parameters); every
-    literal and function is single precision (`1.0F`, `expf`), so no scalar is ever computed in double;
-    Piecewise prints as nested `?:` (a scalar, not a statement)."""
+    literal and function is single precision (`1.0F`, `expf`; a constant is the FLOAT nearest its exact value,
+    codegen.backends.infix), so no scalar is ever computed in double (and `Muls`/`Adds` have no double overload);
+    Piecewise prints as nested `?:` (a scalar, not a statement); Max/Min keep a nan, as NumPy's maximum does."""
 
     def __init__(self, names: dict):
         super().__init__({"type_aliases": {sympy.codegen.ast.real: sympy.codegen.ast.float32}})
         self.names = names
+
+    def literal(self, value) -> str:
+        return literals.c_float(value)
 
     def _print_Symbol(self, expr):
         """Customizations: the C++ name of a parameter, tiling field or row sum."""
@@ -57,6 +69,40 @@ class ScalarPrinter(C99CodePrinter):
         for e, c in reversed(expr.args[:-1]):
             out = f"(({self._print(c)}) ? {self._print(e)} : {out})"
         return out
+
+    def _precedence_Piecewise(self, expr):
+        return PRECEDENCE["Atom"]   # printed in parentheses
+
+    def _minmax(self, expr, op):
+        """a op b, or the nan among them (`(a > b || a != a) ? a : b`), folded over the arguments."""
+        out = self._print(expr.args[0])
+        for a in expr.args[1:]:
+            b = self.parenthesize(a, PRECEDENCE["Atom"])
+            out = f"(({out} {op} {b} || {out} != {out}) ? {out} : {b})"
+        return out
+
+    def _print_Max(self, expr):
+        return self._minmax(expr, ">")
+
+    def _print_Min(self, expr):
+        return self._minmax(expr, "<")
+
+    def _precedence_MinMaxBase(self, expr):
+        return PRECEDENCE["Atom"]
+
+    def _print_Sigmoid(self, expr):
+        """1/(1 + e^-x): in FLOAT, e^-x overflows to inf only where the result is 0."""
+        return f"(1.0F/(1.0F + expf(-{self.parenthesize(expr.args[0], PRECEDENCE['Atom'])})))"
+
+    def _precedence_Sigmoid(self, expr):
+        return PRECEDENCE["Atom"]
+
+    def _print_sign(self, expr):
+        x = self.parenthesize(expr.args[0], PRECEDENCE["Atom"])
+        return f"({x} > 0.0F ? 1.0F : ({x} < 0.0F ? -1.0F : ({x} == 0.0F ? 0.0F : {x})))"
+
+    def _precedence_sign(self, expr):
+        return PRECEDENCE["Atom"]
 
     def _print_fma(self, expr):
         """Customizations: `std::fma` (float overload), exact for the rounding error of a product that
@@ -176,6 +222,16 @@ class Lowering:
             return self._emit("Adds({dst}, {0}, {1}, calc);", acc, self.scalar(lo))
         if isinstance(e, (sympy.Max, sympy.Min)):
             return self._maxmin(e)
+        form = FORMS.get(type(e)) or ASCENDC_ONLY.get(type(e))
+        if form is not None:   # a function with no instruction: its expansion into basic ones
+            return self.value(form(e.args[0]))
+        if isinstance(e, Opaque):
+            return self.value(e.args[0])
+        if isinstance(e, SplitHi):   # c = 4097 a; c - (c - a)
+            a = self.value(e.args[0])
+            c = self._emit("Muls({dst}, {0}, 4097.0F, calc);", a)
+            d = self._emit("Sub({dst}, {0}, {1}, calc);", c, a)
+            return self._emit("Sub({dst}, {0}, {1}, calc);", c, d)
         raise NotImplementedError(f"no Ascend C lowering for {type(e).__name__}: {e}")
 
     def _add(self, e):
@@ -252,18 +308,32 @@ class Lowering:
                 acc = self._emit("Mul({dst}, {0}, {1}, calc);", acc, v)
             return acc
         if n.is_Integer and n < -1:
-            return self._emit("Reciprocal({dst}, {0}, calc);", self.value(base ** -n))
+            return self._emit("Reciprocal({dst}, {0}, calc);", self.value(sympy.Pow(base, -n, evaluate=False)))
+        if n == -sympy.S.Half:
+            return self._emit("Reciprocal({dst}, {0}, calc);", self.value(sympy.sqrt(base)))
+        if n.is_number:   # any other constant exponent (the vocabulary allows no other)
+            return self.value(power_form(base, n))
         raise NotImplementedError(f"no Ascend C lowering for the power {e}")
 
     def _maxmin(self, e):
+        """Max/Min over the tensor operands (and Maxs/Mins with a constant), then each tensor operand that is nan
+        selected in (`Compare(k, a, a, EQ)` is false only for nan): NumPy's maximum propagates a nan, and what the
+        Max instruction does with one is not documented.  A scalar parameter, which may be nan too, is broadcast
+        to a tile and treated like a tensor."""
         name = "Max" if isinstance(e, sympy.Max) else "Min"
-        tensors = [a for a in e.args if not self.is_scalar(a)]
-        scalars = [a for a in e.args if self.is_scalar(a)]
-        acc = self.value(tensors[0])
-        for a in tensors[1:]:
-            acc = self._emit(name + "({dst}, {0}, {1}, calc);", acc, self.value(a))
-        if scalars:
-            acc = self._emit(name + "s({dst}, {0}, {1}, calc);", acc, self.scalar(e.func(*scalars)))
+        constants = [a for a in e.args if a.is_number]
+        tiles = [self.tile(a) for a in e.args if not a.is_number]
+        acc = tiles[0]
+        for t in tiles[1:]:
+            acc = self._emit(name + "({dst}, {0}, {1}, calc);", acc, t)
+        if constants:
+            acc = self._emit(name + "s({dst}, {0}, {1}, calc);", acc, self.scalar(e.func(*constants)))
+        if len(tiles) + bool(constants) == 1:
+            return acc
+        compare = "Compare" if self.dense_masks else "CompareByRepeat"
+        for t in tiles:
+            ok = self._emit(compare + "({dst}, {0}, {0}, CMPMODE::EQ, calc);", t, kind="m")
+            acc = self._select(ok, acc, t)
         return acc
 
     def _piecewise(self, e):
@@ -305,13 +375,18 @@ class Lowering:
         return self.memo[key]
 
     def _mask(self, c) -> Reg:
+        if self.is_scalar(c):   # the same for every element (a condition on scalars): a uniform mask
+            ones = self._emit("Duplicate({dst}, {0}, calc);", f"(({self.scalar(c)}) ? 1.0F : 0.0F)")
+            if self.arch.compare_scalar:
+                return self._emit("CompareScalar({dst}, {0}, 0.5F, CMPMODE::GT, calc);", ones, kind="m")
+            compare = "Compare" if self.dense_masks else "CompareByRepeat"
+            return self._emit(compare + "({dst}, {0}, {1}, CMPMODE::GT, calc);", ones, self.tile(sympy.Float(0.5)),
+                              kind="m")
         if isinstance(c, sympy.core.relational.Relational):
             lhs, rhs, op = c.lhs, c.rhs, c.rel_op
             if self.is_scalar(lhs) and not self.is_scalar(rhs):
                 c = c.reversed
                 lhs, rhs, op = c.lhs, c.rhs, c.rel_op
-            if self.is_scalar(lhs):
-                raise NotImplementedError(f"a condition on scalars only belongs in the prelude: {c}")
             if self.is_scalar(rhs) and self.arch.compare_scalar:
                 return self._emit("CompareScalar({dst}, {0}, {1}, CMPMODE::" + CMP[op] + ", calc);",
                                   self.value(lhs), self.scalar(rhs), kind="m")
@@ -362,38 +437,68 @@ class Lowering:
         return allocate(self.instrs)
 
 
+class AllocationError(AssertionError):
+    """The slots given to a pass's virtual tiles would let an instruction read a value that was overwritten."""
+
+
 def allocate(instrs: list[Instr]) -> Lowered:
-    """Linear scan: map virtual registers to the fewest slots, freeing a slot after its value's last reader."""
+    """Linear scan: map virtual registers to the fewest slots, a slot free again after its value's last reader.
+
+    A destination never shares a slot with an operand of its own instruction (the advanced math APIs forbid the
+    overlap, and it keeps every instruction's operands intact while it runs).  The result is checked by
+    `check_allocation`, which does not trust this bookkeeping: it replays the instructions over the slots."""
     last = {}
     for i, ins in enumerate(instrs):
         for s in ins.srcs:
             if isinstance(s, Reg):
                 last[s] = i
-    free = {"f": [], "m": []}
+    free = {"f": set(), "m": set()}
     count = {"f": 0, "m": 0}
     slot = {}
-    lines = []
     for i, ins in enumerate(instrs):
-        names = [_name(s, slot) for s in ins.srcs]
         dst = ins.dst
         if isinstance(dst, Reg):
+            if dst in slot:
+                raise AllocationError(f"virtual tile {dst} is written twice")
             pool = free[dst.kind]
             if pool:
-                slot[dst] = pool.pop(0)
+                n = min(pool)
+                pool.remove(n)
             else:
-                slot[dst] = f"{'f' if dst.kind == 'f' else 'm'}{count[dst.kind]}"
+                n = count[dst.kind]
                 count[dst.kind] += 1
-            dst_name = slot[dst]
-        else:
-            dst_name = dst
-        lines.append(ins.fmt.format(*names, dst=dst_name))
-        for s in ins.srcs:   # operands read for the last time free their slot for later instructions
-            if isinstance(s, Reg) and last.get(s) == i and s in slot:
-                free[s.kind].append(slot[s])
-                free[s.kind].sort(key=lambda n: int(n[1:]))
-        if isinstance(dst, Reg) and dst not in last:   # a value nobody reads (cannot happen for a result)
-            free[dst.kind].append(slot[dst])
+            slot[dst] = f"{dst.kind}{n}"
+        # a value dies after its last reader; a value nobody reads dies at once.  (Each register once: an
+        # instruction may read the same value twice, `Mul(a, x, x)`, and a slot freed twice would be handed out
+        # to two live values.)
+        dying = {s for s in ins.srcs if isinstance(s, Reg) and last[s] == i}
+        if isinstance(dst, Reg) and dst not in last:
+            dying.add(dst)
+        for r in dying:
+            free[r.kind].add(int(slot[r][1:]))
+    check_allocation(instrs, slot)
+    lines = [ins.fmt.format(*[_name(s, slot) for s in ins.srcs], dst=_name(ins.dst, slot)) for ins in instrs]
     return Lowered(lines, count["f"], count["m"])
+
+
+def check_allocation(instrs: list[Instr], slot: dict) -> None:
+    """Replay `instrs` over the physical slots: every operand must still hold the value its reader expects, and no
+    destination may overlap an operand of its own instruction.  Raises AllocationError naming the instruction."""
+    holds = {}   # physical slot -> the virtual register it holds now
+    for i, ins in enumerate(instrs):
+        regs = [s for s in ins.srcs if isinstance(s, Reg)]
+        for r in regs:
+            where = slot.get(r)
+            if where is None or holds.get(where) != r:
+                now = holds.get(where)
+                raise AllocationError(
+                    f"instruction {i} `{ins.fmt}` reads {r} from slot {where}, which holds "
+                    f"{'nothing yet' if now is None else now}: a live value was overwritten")
+        if isinstance(ins.dst, Reg):
+            where = slot[ins.dst]
+            if where in {slot[r] for r in regs}:
+                raise AllocationError(f"instruction {i} `{ins.fmt}` writes slot {where}, which it also reads")
+            holds[where] = ins.dst
 
 
 def _name(s, slot) -> str:

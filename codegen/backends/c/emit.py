@@ -27,7 +27,7 @@ from codegen.template_util import preamble, render
 from codegen.text import condition_code
 
 from . import prototypes, wide
-from .printer import KernelCPrinter
+from .printer import KernelCPrinter, math_functions
 
 TEMPLATES = Path(__file__).parent / "templates"
 MAX_DIMS = 16
@@ -72,6 +72,7 @@ def runtime_files(source: str = "codegen/backends/c/templates") -> dict[str, str
         "statuses": [(name, code) for code, name in STATUS_NAMES.items()],
         "max_dims": MAX_DIMS,
         "arg_kinds": list(ARG_KINDS.items()),
+        "math_functions": math_functions(),   # opgen_math.h's expansions (codegen.expansions)
     }
     out = {}
     for template, path in RUNTIME.items():

@@ -1,20 +1,26 @@
 """SymPy → C99 for the kernels (FLOAT) and the checker's conditions (double).
 
 SymPy's `C99CodePrinter` with `type_aliases={real: float32}` already prints `expf`, `log1pf`, `fabsf` and `F`
-literals.  What it gets wrong for kernels, and is overridden here:
+literals.  What it gets wrong for kernels, and is overridden here (parentheses and constants for every override
+come from codegen.backends.infix: each printed form declares its precedence next to its `_print_` method):
 
 * `Piecewise` prints as a multi-line ternary (or needs an assignment target); kernels want one expression,
   nested `(c) ? (a) : (b)`, branches in the order the spec lists them, like NumPy's nested `np.where`.
 * `exp` prints as `expf`, a libm call no compiler vectorizes (short of -ffast-math, which would also give up
   nan and inf); it prints as `opgen_expf` (opgen_math.h), inline and branch-free, within 1 ulp, or as
-  `opgen_expf_nonpos` where SymPy proves the argument nonpositive.  (In a double-typed checker condition it
-  stays `exp`.)
+  `opgen_expf_nonpos` where SymPy proves the argument nonpositive.  `expm1`, `tanh`, `erf`, `erfc` and `sign`
+  print as opgen_math.h's vectorizable `opgen_expm1f`, `opgen_tanhf`, `opgen_erff`, `opgen_erfcf`,
+  `opgen_signf` (their algorithms and error bounds: codegen/expansions.py, measured by tests/test_c_math_functions.py).  `log` and `log1p` stay
+  libm's `logf`/`log1pf`.  (In a double-typed checker condition every function is libm's double one.)
 * `Max`/`Min` print as `fmaxf`/`fminf`, which *drop* a nan argument; NumPy's `maximum`/`minimum` (the
   reference backend) propagate it.  They print as `opgen_maximumf`/`opgen_minimumf` (opgen_math.h).
 * Integer powers print as `powf(x, 2)`: a libm call per element where one multiplication is exact and
-  vectorizes; `x**-1` and `x**-n` print as `1.0F/(...)`.
-* `Rational` inside a double-typed condition would print `1.0/3.0` (fine) but inside a float kernel SymPy
-  prints `1.0F/3.0F` — kept; `Integer` prints bare (an int literal never promotes a float expression to double).
+  vectorizes; up to the 4th power they print as products (`x*x*x`), negative ones as `1.0F/(x*x)`; `x**(1/2)`
+  as `sqrtf(x)`, `x**(-1/2)` as `1.0F/sqrtf(x)`; any other power as `powf(x, e)` (SymPy's `cbrtf` for 1/3 would
+  give a real cube root of a negative base, where NumPy's power and the spec's real power give nan).
+* Constants (`Rational`, `sqrt(2)`, `pi`, codegen.lower.Const) print as one literal, the FLOAT nearest the exact
+  value (`0.33333334F`), or the double nearest it in a checker condition; integers print bare (an int literal
+  never promotes a float expression to double) up to 2^24, beyond which an int could overflow.
 * `CompensatedAdd(x, hi, lo)` (codegen.lower) prints as `((x + hi) + lo)`; `fma` (in the phase-1 prelude) as
   `fmaf`, SymPy's own printing.
 * `Sigmoid` (codegen.rewrite) prints as a call of the op's `opgen_sigmoidf`, itself printed from
@@ -25,10 +31,17 @@ from __future__ import annotations
 import sympy
 from sympy.codegen.ast import float32, real
 from sympy.printing.c import C99CodePrinter
-from codegen.backends.infix import EvaluationOrder
+from sympy.printing.precedence import PRECEDENCE
+
+from codegen.backends import literals
+from codegen.backends.infix import InfixPrinting
+
+MAX_EXPANDED_POWER = 4   # x**n for 1 < |n| <= 4 prints as n - 1 multiplications
+FUNC = PRECEDENCE["Func"]
+MUL = PRECEDENCE["Mul"]
 
 
-class KernelCPrinter(EvaluationOrder, C99CodePrinter):
+class KernelCPrinter(InfixPrinting, C99CodePrinter):
     """`names` maps symbols to C expressions (`grad_output[i]`, `p.scale`, `alpha_value`)."""
 
     def __init__(self, names: dict | None = None, float_kernel: bool = True, last=frozenset()):
@@ -38,30 +51,39 @@ class KernelCPrinter(EvaluationOrder, C99CodePrinter):
         self.last = last
         self.suffix = "f" if float_kernel else ""
 
+    def literal(self, value) -> str:
+        return literals.c_float(value) if self.suffix else literals.c_double(value)
+
     def _print_Symbol(self, expr):
         return self.names.get(expr, super()._print_Symbol(expr))
 
+    def _print_Integer(self, expr):
+        if abs(int(expr)) > 2 ** 24:
+            return self.literal(expr)
+        return str(expr.p)
+
+    # ---- conditions ---------------------------------------------------------------------------------------
     def _print_Piecewise(self, expr):
         args = list(expr.args)
         if args[-1][1] != sympy.true:
             raise ValueError(f"Piecewise without a final True branch: {expr}")
         out = self._print(args[-1][0])
         for e, c in reversed(args[:-1]):
-            cond = self._print(c)
-            if not isinstance(c, sympy.core.relational.Relational):
-                cond = f"({cond})"
-            out = f"({cond} ? {self._print(e)} : {out})"
+            out = f"({self._print(c)} ? {self._print(e)} : {out})"
         return out
+
+    def _precedence_Piecewise(self, expr):
+        return PRECEDENCE["Atom"]   # printed in parentheses
 
     def _print_Relational(self, expr):
         return f"({self._print(expr.lhs)} {expr.rel_op} {self._print(expr.rhs)})"
 
-    def _fold(self, fn: str, expr) -> str:
-        """fn(fn(a, b), c)…: a binary C function applied over every argument."""
-        out = self._print(expr.args[0])
-        for a in expr.args[1:]:
-            out = f"{fn}({out}, {self._print(a)})"
-        return out
+    def _precedence_Relational(self, expr):
+        return PRECEDENCE["Atom"]   # printed in parentheses
+
+    # ---- functions ----------------------------------------------------------------------------------------
+    def _call(self, name: str, *args) -> str:
+        return f"{name}({', '.join(self._print(a) for a in args)})"
 
     def _print_Max(self, expr):
         return self._fold(f"opgen_maximum{self.suffix}", expr)
@@ -69,26 +91,96 @@ class KernelCPrinter(EvaluationOrder, C99CodePrinter):
     def _print_Min(self, expr):
         return self._fold(f"opgen_minimum{self.suffix}", expr)
 
-    def _print_Pow(self, expr):
-        if expr.exp.is_Integer and expr.exp != 0 and abs(int(expr.exp)) <= 4:
-            base = self.parenthesize(expr.base, 50)  # below Mul: `(a + b)*(a + b)`
-            prod = "*".join([base] * abs(int(expr.exp)))
-            if expr.exp > 0:
-                return prod
-            one = "1.0F" if self.suffix else "1.0"
-            return f"{one}/({prod})" if abs(int(expr.exp)) > 1 else f"{one}/{base}"
-        return super()._print_Pow(expr)
-
     def _print_exp(self, expr):
         if not self.suffix:
-            return f"exp({self._print(expr.args[0])})"
+            return self._call("exp", expr.args[0])
         arg = expr.args[0]
         if arg.is_nonpositive:   # (the sigmoid's exp(-|u|)): fewer range selects, the same bits
-            return f"opgen_expf_nonpos({self._print(arg)})"
-        return f"opgen_expf({self._print(arg)})"
+            return self._call("opgen_expf_nonpos", arg)
+        return self._call("opgen_expf", arg)
+
+    def _opgen(self, libm: str, expr) -> str:
+        """opgen_math.h's vectorizable FLOAT function, or libm's double one in a checker condition."""
+        return self._call(f"opgen_{libm}f" if self.suffix else libm, *expr.args)
+
+    def _print_expm1(self, expr):
+        return self._opgen("expm1", expr)
+
+    def _print_tanh(self, expr):
+        return self._opgen("tanh", expr)
+
+    def _print_erf(self, expr):
+        return self._opgen("erf", expr)
+
+    def _print_erfc(self, expr):
+        return self._opgen("erfc", expr)
+
+    def _print_sign(self, expr):
+        return self._call(f"opgen_sign{self.suffix}", expr.args[0])
+
+    def _print_log(self, expr):
+        return self._call(f"log{self.suffix}", expr.args[0])
+
+    def _print_log1p(self, expr):
+        return self._call(f"log1p{self.suffix}", expr.args[0])
+
+    def _print_Abs(self, expr):
+        return self._call(f"fabs{self.suffix}", expr.args[0])
 
     def _print_Sigmoid(self, expr):
-        return f"opgen_sigmoid{self.suffix}({self._print(expr.args[0])})"
+        return self._call(f"opgen_sigmoid{self.suffix}", expr.args[0])
 
-    def _print_Integer(self, expr):
-        return str(expr.p)
+    def _print_Opaque(self, expr):
+        """codegen.expansions.Opaque: its argument, as it stands."""
+        return self._print(expr.args[0])
+
+    def _precedence_Opaque(self, expr):
+        return self.precedence_of(expr.args[0])
+
+    def _print_SplitHi(self, expr):
+        return self._call("opgen_split_hif", expr.args[0])
+
+    def _precedence_Function(self, expr):
+        return FUNC   # every other function prints as a call
+
+    # ---- powers -------------------------------------------------------------------------------------------
+    def _print_Pow(self, expr):
+        base, e = expr.base, expr.exp
+        one = "1.0F" if self.suffix else "1.0"
+        if e == -1:
+            return f"{one}/{self.parenthesize(base, MUL)}"
+        if e.is_Integer and 1 < abs(int(e)) <= MAX_EXPANDED_POWER:
+            n = abs(int(e))
+            if e < 0:
+                return f"{one}/{self.parenthesize(sympy.Pow(base, n, evaluate=False), MUL)}"
+            return "*".join([self.parenthesize(base, MUL)] * n)
+        if e == sympy.S.Half:
+            return self._call(f"sqrt{self.suffix}", base)
+        if e == -sympy.S.Half:
+            return f"{one}/{self._call(f'sqrt{self.suffix}', base)}"
+        if e.is_Integer:
+            return f"pow{self.suffix}({self._print(base)}, {int(e)})"
+        return f"pow{self.suffix}({self._print(base)}, {self.literal(e)})"
+
+    def _precedence_Pow(self, expr):
+        e = expr.exp
+        if e == -1 or e.is_Integer and 1 < abs(int(e)) <= MAX_EXPANDED_POWER:
+            return MUL
+        if e == -sympy.S.Half:
+            return MUL
+        return FUNC
+
+
+def math_functions() -> list[dict]:
+    """opgen_math.h's functions printed from codegen.expansions: [{name, doc, lines}], each `float f(float x)`,
+    its body the CSE'd expansion, one `const float` per temporary."""
+    from codegen.expansions import FORMS
+    x = sympy.Symbol("x", real=True)
+    out = []
+    for fn, form in FORMS.items():
+        temps, (res,) = sympy.cse([form(x)], symbols=sympy.numbered_symbols("t", real=True), order="canonical")
+        names = {x: "x", **{t: str(t) for t, _ in temps}}
+        pr = KernelCPrinter(names)
+        lines = [f"const float {t} = {pr.doprint(e)};" for t, e in temps] + [f"return {pr.doprint(res)};"]
+        out.append({"name": f"opgen_{fn.__name__}f", "doc": (form.__doc__ or "").strip(), "lines": lines})
+    return out

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import sympy
 
+from codegen.backends import literals
 from codegen.checkplan import steps
 from codegen.lower import Kernel, KernelVariant, lower
 from codegen.rewrite import Sigmoid
@@ -26,16 +27,20 @@ def var(op: Op, name: str) -> str:
     return "out" if isinstance(p, Output) else p.py_name
 
 
-def check_lines(op: Op) -> list[str]:
-    """The body of `check()`: one runtime call per check step (codegen.checkplan), in the order they run."""
+def check_lines(op: Op, used: set | None = None) -> list[str]:
+    """The body of `check()`: one runtime call per check step (codegen.checkplan), in the order they run.  The
+    module helpers the printed conditions call are added to `used`."""
     v = lambda n: var(op, n)
+    pr = KernelNumPyPrinter({p.symbol: p.py_name for p in op.params if p.symbol is not None})
     lines = []
     for s in steps(op):
-        lines += _step_lines(op, s, v)
+        lines += _step_lines(op, s, v, pr)
+    if used is not None:
+        used |= pr.used
     return lines
 
 
-def _step_lines(op, s, v):
+def _step_lines(op, s, v, pr):
     n, ref = s.param, s.ref
     if s.kind == "not_null":
         return [f'_chk.not_null("{n}", {v(n)})']
@@ -77,7 +82,6 @@ def _step_lines(op, s, v):
                 "    return None  # an empty tensor: success, and the checks after this one do not run"]
     if s.kind == "requires":
         r = s.rule
-        pr = KernelNumPyPrinter({p.symbol: p.py_name for p in op.params if p.symbol is not None})
         call = (f'_chk.requires("{n}", bool({pr.doprint(r.condition)}), '
                 f'"{condition_code(r.condition, op)}", {v(n)})')
         if r.when == sympy.true:
@@ -122,14 +126,34 @@ class ScalarPrinter(KernelNumPyPrinter):
 
 
 class DoublePrinter(KernelNumPyPrinter):
-    """The same kernel in DOUBLE, for the dtypes a spec computes in DOUBLE (`Op.compute`): NumPy's float64 exp,
-    a float64 sigmoid, and np.where (the module's `_where` is a FLOAT bit select)."""
+    """The same kernel in DOUBLE, for the dtypes a spec computes in DOUBLE (`Op.compute`): constants as the
+    nearest double, NumPy's float64 functions (erf and erfc: codegen.runtime.mathf's float64 ones), a float64
+    sigmoid, and np.where (the module's `_where` is a FLOAT bit select)."""
+
+    def literal(self, value) -> str:
+        return literals.python_double(value)
 
     def _print_exp(self, expr):
-        return f"np.exp({self._print(expr.args[0])})"
+        return self._call("np.exp", expr.args[0])
+
+    def _mathf(self, expr):
+        name = type(expr).__name__
+        if name in ("erf", "erfc"):
+            self.used.add("_mathf")
+            return self._call(f"_mathf.{name}64", expr.args[0])
+        return self._call(f"np.{name}", expr.args[0])
+
+    _print_expm1 = _print_log = _print_log1p = _print_tanh = _print_erf = _print_erfc = _mathf
 
     def _print_Sigmoid(self, expr):
-        return f"_sigmoid64({self._print(expr.args[0])})"
+        self.used.add("_sigmoid64")
+        return self._call("_sigmoid64", expr.args[0])
+
+    def _print_Pow(self, expr, rational=False):
+        e = expr.exp
+        if e.is_Integer or e in (sympy.S.Half, -sympy.S.Half):
+            return super()._print_Pow(expr, rational=rational)
+        return f"np.power({self._print(expr.base)}, {literals.python_double(e)})"
 
     def _print_Piecewise(self, expr):
         args = list(expr.args)
@@ -154,58 +178,64 @@ def variant_context(op: Op, k: Kernel, kv: KernelVariant) -> dict:
     spr = ScalarPrinter(names)
     for s, _ in kv.prelude + kv.reductions + kv.body:
         names[s] = str(s)
-    return {
+    context = {
         "suffix": ("__" + kv.suffix) if kv.suffix else "",
         "key": kv.key,
         "tensors": [t.py_name for t in kv.tensors],
         "scalars": [p.py_name for p in kv.scalars],
         "float_scalars": [p.py_name for p in kv.scalars if isinstance(p, Scalar) or p.is_real],
-        "numels": [(f"numel_{op.param(n).py_name}", var(op, n)) for n in kv.numels],
+        "numels": [f"numel_{op.param(n).py_name}" for n in kv.numels],
         "prelude": [(str(s), spr.doprint(e)) for s, e in kv.prelude],
         "reductions": [(str(s), pr.doprint(e)) for s, e in kv.reductions],
         "body": [(str(s), pr.doprint(e)) for s, e in kv.body],
         "result": pr.doprint(kv.result),
-        "uses_sigmoid": any(e.has(Sigmoid) for _, e in kv.body + kv.reductions + [(None, kv.result)]),
-        "uses_exp": any(e.has(Sigmoid, sympy.exp) for _, e in kv.body + kv.reductions + [(None, kv.result)]),
-        "uses_where": any(e.has(Sigmoid, sympy.Piecewise) for _, e in kv.body + kv.reductions + [(None, kv.result)]),
         "dispatch": _dispatch_condition(op, kv),
         "call": _call(op, kv),
-        "double": _double_context(op, kv, names) if "DOUBLE" in op.computes else None,
-        "complex": _complex_context(op, kv, names) if "COMPLEX" in op.computes else None,
         "promoted": ", ".join(t.py_name for t in kv.tensors),
     }
+    used = pr.used | spr.used   # the helpers the printed code calls (printed first)
+    context["double"] = _double_context(op, kv, names, used) if "DOUBLE" in op.computes else None
+    context["complex"] = _complex_context(op, kv, names, used) if "COMPLEX" in op.computes else None
+    context["used"] = used
+    return context
 
 
-def _complex_context(op: Op, kv: KernelVariant, names: dict) -> dict:
+def _complex_context(op: Op, kv: KernelVariant, names: dict, used: set) -> dict:
     """The complex kernel's lines: the lowered expressions with every tensor but gradOutput conjugated."""
     from codegen.lower import conjugated
     body, result = conjugated(op, kv)
     pr = ComplexPrinter(names, last=kv.last)
     spr = ScalarPrinter(names)
-    return {
+    context = {
         "prelude": [(str(s), spr.doprint(e)) for s, e in kv.prelude],
         "body": [(str(s), pr.doprint(e)) for s, e in body],
         "result": pr.doprint(result),
         "call": _call(op, kv).replace("_compute", "_computeC", 1),
     }
+    used |= pr.used | spr.used
+    return context
 
 
-def _double_context(op: Op, kv: KernelVariant, names: dict) -> dict:
+def _double_context(op: Op, kv: KernelVariant, names: dict, used: set) -> dict:
     """The DOUBLE kernel's lines (codegen.spec: `Op.compute`): the same lowered expressions, printed for float64."""
     if op.reduce_dim or op.loss_reduction:
         raise ValueError(f"{op.name}: DOUBLE compute is implemented for elementwise operators only")
     pr = DoublePrinter(names, last=kv.last)
     spr = ScalarPrinter(names)
-    return {
+    context = {
         "prelude": [(str(s), spr.doprint(e)) for s, e in kv.prelude],
         "body": [(str(s), pr.doprint(e)) for s, e in kv.body],
         "result": pr.doprint(kv.result),
         "call": _call(op, kv).replace("_compute", "_compute64", 1),
     }
+    used |= pr.used | spr.used
+    return context
 
 
 def _call(op: Op, kv: KernelVariant) -> str:
-    args = [t.py_name for t in kv.tensors] + [p.py_name for p in kv.scalars]
+    # element counts are taken where every tensor is in scope: the formula need not read the tensor it counts
+    args = [t.py_name for t in kv.tensors] + [p.py_name for p in kv.scalars] \
+        + [f"{var(op, n)}.size" for n in kv.numels]
     args += ["view", op.param(op.reduce_dim).py_name] if op.reduce_dim else ["out"]
     return f"_compute{'__' + kv.suffix if kv.suffix else ''}({', '.join(args)})"
 
@@ -236,16 +266,26 @@ def when_text(when: dict) -> str:
     return "when " + ", ".join(f"{k}={str(v).lower()}" for k, v in when.items()) + ": "
 
 
-def sigmoid_helper(printer=KernelNumPyPrinter) -> list[tuple[str, str]]:
+def sigmoid_helper(pr: KernelNumPyPrinter) -> list[tuple[str, str]]:
+    """`_sigmoid`'s body, printed from Sigmoid.stable_form (the helpers it calls are added to `pr.used`)."""
     u = sympy.Symbol("u", real=True)
     temps, (res,) = sympy.cse([Sigmoid.stable_form(u)], symbols=sympy.numbered_symbols("t"), order="canonical")
-    pr = printer()
     return [(str(s), pr.doprint(e)) for s, e in temps] + [("return", pr.doprint(res))]
 
 
 def render_op(op: Op, source_label: str) -> str:
     k = lower(op)
+    helper_printer = KernelNumPyPrinter()
+    helper = sigmoid_helper(helper_printer)
     variants = [variant_context(op, k, kv) for kv in k.variants]
+    used = set().union(*(v["used"] for v in variants))
+    checks = check_lines(op, used)
+    if "_sigmoid" in used:
+        used |= helper_printer.used
+    helper64_printer = DoublePrinter()
+    helper64 = sigmoid_helper(helper64_printer)
+    if "_sigmoid64" in used:
+        used |= helper64_printer.used
     tensors = [p for p in op.params if isinstance(p, (Tensor, Output))]
     dtype_params = sorted({n for r in op.rules if isinstance(r, R.DtypeSupported) for n in r.params}
                           | {r.params[0] for r in op.rules if isinstance(r, R.PromotedSupported)},
@@ -258,7 +298,7 @@ def render_op(op: Op, source_label: str) -> str:
         inputs=inputs,
         input_names=[p.py_name for p in inputs],
         dtypes={n: op.dtypes_of(n) for n in dtype_params},
-        check_lines=check_lines(op),
+        check_lines=checks,
         check_args=[p.py_name for p in inputs] + ["out"],
         converted=[p.py_name for p in inputs if isinstance(p, (Scalar, Attr))],
         output=op.output,
@@ -268,12 +308,12 @@ def render_op(op: Op, source_label: str) -> str:
         reduce_dim=op.param(op.reduce_dim).py_name if op.reduce_dim else None,
         rank0_line=_rank0_line(op, k),
         variants=variants,
-        sigmoid=sigmoid_helper() if any(v["uses_sigmoid"] for v in variants) else None,
-        sigmoid64=sigmoid_helper(DoublePrinter) if "DOUBLE" in op.computes and any(
-            v["uses_sigmoid"] for v in variants) else None,
+        sigmoid=helper if "_sigmoid" in used else None,
+        sigmoid64=helper64 if "_sigmoid64" in used else None,
         compute={d: c for d, c in op.compute.items()} if set(op.computes) - {"FLOAT"} else None,
-        exp=any(v["uses_exp"] for v in variants),
-        where=any(v["uses_where"] for v in variants),
+        exp="_exp" in used,
+        where="_where" in used,
+        mathf="_mathf" in used,
         documented=[(when_text(f.when), condition_code(f.expr, op)) for f in op.formulas],
         empty_returns=", ".join(var(op, n) for n in dict.fromkeys(
             n for r in op.rules if isinstance(r, R.EmptyReturns) for n in r.params)),

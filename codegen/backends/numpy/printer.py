@@ -1,16 +1,34 @@
-"""SymPy → NumPy source for the reference kernels."""
+"""SymPy → NumPy source for the reference kernels.
+
+The kernels compute in FLOAT (float32 arrays); every transcendental function is evaluated in float64 and rounded
+once to FLOAT (`_exp`, defined in the kernel module; the others in codegen.runtime.mathf), so this reference is
+at least as accurate as the kernels it judges.  Parentheses and constants: codegen.backends.infix.
+"""
 from __future__ import annotations
 
 import sympy
 from sympy.printing.numpy import NumPyPrinter
-from codegen.backends.infix import EvaluationOrder
+from sympy.printing.precedence import PRECEDENCE
+
+from codegen.backends import literals
+from codegen.backends.infix import InfixPrinting
+
+ATOM = PRECEDENCE["Atom"]
+FUNC = PRECEDENCE["Func"]
+MUL = PRECEDENCE["Mul"]
+POW = PRECEDENCE["Pow"]
+
+# SymPy function -> the codegen.runtime.mathf function that evaluates it (float64, rounded once to FLOAT)
+MATHF = {"expm1": "expm1", "log": "log", "log1p": "log1p", "tanh": "tanh", "erf": "erf", "erfc": "erfc"}
 
 
-class KernelNumPyPrinter(EvaluationOrder, NumPyPrinter):
+class KernelNumPyPrinter(InfixPrinting, NumPyPrinter):
     """NumPyPrinter printing `np.` names, infix comparisons and nested `_where` (np.where as a bitwise select,
     codegen.runtime.blocks).
 
-    `names` maps symbols to the identifiers of the generated code (parameter names in snake_case).
+    `names` maps symbols to the identifiers of the generated code (parameter names in snake_case).  `used`
+    collects the module-level helpers the printed code calls (`_exp`, `_where`, `_sigmoid`, `_mathf`), so the
+    emitter defines or imports exactly those.
     """
 
     _module = "numpy"
@@ -19,6 +37,12 @@ class KernelNumPyPrinter(EvaluationOrder, NumPyPrinter):
         super().__init__(settings or {"fully_qualified_modules": True})
         self.names = names or {}
         self.last = last
+        self.used = set()
+
+    def literal(self, value) -> str:
+        """The FLOAT nearest the constant, written as the double it is exactly (NumPy's cast to float32 of this
+        Python float is then exact: no second rounding)."""
+        return literals.python_float32(value)
 
     def _module_format(self, fqn, register=True):
         """Customizations: `import numpy as np` in generated code, so print `np.exp`, not `numpy.exp`."""
@@ -29,6 +53,13 @@ class KernelNumPyPrinter(EvaluationOrder, NumPyPrinter):
         """Customizations: parameters print as their snake_case argument names."""
         return self.names.get(expr, super()._print_Symbol(expr))
 
+    def _print_Integer(self, expr):
+        return str(expr.p)
+
+    def _call(self, name: str, *args) -> str:
+        return f"{name}({', '.join(self._print(a) for a in args)})"
+
+    # ---- conditions ---------------------------------------------------------------------------------------
     def _print_Piecewise(self, expr):
         """Customizations: nested `_where` (np.where, faster: codegen.runtime.blocks) instead of `numpy.select`.
 
@@ -38,15 +69,18 @@ class KernelNumPyPrinter(EvaluationOrder, NumPyPrinter):
         args = list(expr.args)
         if args[-1][1] != sympy.true:
             raise ValueError(f"Piecewise without a final True branch: {expr}")
+        self.used.add("_where")
         out = self._print(args[-1][0])
         for e, c in reversed(args[:-1]):
             out = f"_where({self._print(c)}, {self._print(e)}, {out})"
         return out
 
     def _print_Relational(self, expr):
-        """Customizations: infix `(a > b)`; it reads like the docs and NumPy broadcasts it the same way."""
-        ops = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
-        return f"({self._print(expr.lhs)} {ops[expr.rel_op]} {self._print(expr.rhs)})"
+        """Customizations: infix `(a > b)`, in parentheses (Python's `&` binds tighter than `>`)."""
+        return f"({self._print(expr.lhs)} {expr.rel_op} {self._print(expr.rhs)})"
+
+    def _precedence_Relational(self, expr):
+        return ATOM
 
     def _print_And(self, expr):
         """Customizations: elementwise `&` of parenthesised comparisons."""
@@ -59,15 +93,12 @@ class KernelNumPyPrinter(EvaluationOrder, NumPyPrinter):
     def _print_Not(self, expr):
         return f"(~{self._print(expr.args[0])})"
 
-    def _fold(self, fn: str, expr) -> str:
-        """fn(fn(a, b), c)…: a binary ufunc applied over every argument."""
-        out = self._print(expr.args[0])
-        for a in expr.args[1:]:
-            out = f"{fn}({out}, {self._print(a)})"
-        return out
+    def _precedence_BooleanFunction(self, expr):
+        return ATOM   # And/Or/Not print in parentheses
 
+    # ---- functions ----------------------------------------------------------------------------------------
     def _print_Max(self, expr):
-        """Customizations: nested `np.maximum` (SymPy prints a functools.reduce)."""
+        """Customizations: nested `np.maximum` (SymPy prints a functools.reduce); nan-propagating."""
         return self._fold("np.maximum", expr)
 
     def _print_Min(self, expr):
@@ -75,29 +106,51 @@ class KernelNumPyPrinter(EvaluationOrder, NumPyPrinter):
 
     def _print_exp(self, expr):
         """Customizations: the module's `_exp` helper (FLOAT exp rounded once from float64)."""
-        return f"_exp({self._print(expr.args[0])})"
+        self.used.add("_exp")
+        return self._call("_exp", expr.args[0])
+
+    def _mathf(self, expr):
+        self.used.add("_mathf")
+        return self._call(f"_mathf.{MATHF[type(expr).__name__]}", expr.args[0])
+
+    _print_expm1 = _print_log = _print_log1p = _print_tanh = _print_erf = _print_erfc = _mathf
 
     def _print_Sigmoid(self, expr):
         """Customizations: calls the module's stable `_sigmoid` helper (printed from Sigmoid.stable_form)."""
-        return f"_sigmoid({self._print(expr.args[0])})"
-
-    def _print_Pow(self, expr, rational=False):
-        """Customizations: `1/b` for b**-1 and `np.sqrt` for b**(1/2); SymPy prints `b**(-1.0)`, a float
-        power that reads worse and costs a pow per element."""
-        if expr.exp == -1:
-            return f"1/{self.parenthesize(expr.base, 100)}"
-        if expr.exp == sympy.Rational(1, 2):
-            return f"np.sqrt({self._print(expr.base)})"
-        if expr.exp.is_Integer:
-            return f"{self.parenthesize(expr.base, 100)}**{expr.exp}"
-        return super()._print_Pow(expr, rational=rational)
+        self.used.add("_sigmoid")
+        return self._call("_sigmoid", expr.args[0])
 
     def _print_Abs(self, expr):
-        return f"np.abs({self._print(expr.args[0])})"
+        return self._call("np.abs", expr.args[0])
 
-    def _print_Rational(self, expr):
-        """Customizations: `1/3` stays a Python float literal, which NumPy treats as weakly typed (no upcast)."""
-        return f"{expr.p}/{expr.q}"
+    def _print_sign(self, expr):
+        return self._call("np.sign", expr.args[0])
 
-    def _print_Integer(self, expr):
-        return str(expr.p)
+    def _precedence_Function(self, expr):
+        return FUNC   # every function prints as a call
+
+    # ---- powers -------------------------------------------------------------------------------------------
+    def _print_Pow(self, expr, rational=False):
+        """Customizations: `1/b` for b**-1, `np.sqrt` for b**(1/2) (correctly rounded in FLOAT), `b**n` for an
+        integer n (NumPy's float32 power), and any other power in float64 rounded once (`_mathf.power`)."""
+        base, e = expr.base, expr.exp
+        if e == -1:
+            return f"1/{self.parenthesize(base, MUL)}"
+        if e == sympy.S.Half:
+            return self._call("np.sqrt", base)
+        if e == -sympy.S.Half:
+            return f"1/{self._call('np.sqrt', base)}"
+        if e.is_Integer and e < 0:
+            return f"1/{self.parenthesize(sympy.Pow(base, -e, evaluate=False), MUL)}"
+        if e.is_Integer:
+            return f"{self.parenthesize(base, POW)}**{e}"
+        self.used.add("_mathf")
+        return f"_mathf.power({self._print(base)}, {literals.python_double(e)})"
+
+    def _precedence_Pow(self, expr):
+        e = expr.exp
+        if e == -1 or e == -sympy.S.Half or (e.is_Integer and e < 0):
+            return MUL
+        if e.is_Integer:
+            return POW
+        return FUNC

@@ -62,7 +62,7 @@ static inline __attribute__((always_inline)) void block(int64_t n, const float *
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
         const float self_i = self[i];
-        res[i] = (((self_i > -3) && (self_i < 3)) ? (1.0F/6.0F)*grad_output_i : 0);
+        res[i] = ((self_i > -3) && (self_i < 3) ? 0.16666667F*grad_output_i : 0);
     }
 }
 

@@ -83,7 +83,7 @@ static inline __attribute__((always_inline)) void block(int64_t n, const float *
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
         const float self_i = self[i];
-        res[i] = (((min >= self_i) || (max <= self_i)) ? 0 : grad_output_i);
+        res[i] = ((min >= self_i) || (max <= self_i) ? 0 : grad_output_i);
     }
 }
 

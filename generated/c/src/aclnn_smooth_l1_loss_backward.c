@@ -96,7 +96,7 @@ static inline __attribute__((always_inline)) void block(int64_t n, const float *
         const float self_i = self[i];
         const float target_i = target[i];
         const float t0 = self_i - target_i;
-        res[i] = c0*(((beta <= t0) && (t0 > 0)) ? grad_out_i : (((beta <= -t0) && (t0 < 0)) ? -grad_out_i : ((beta > fabsf(t0)) ? (c1*t0)*grad_out_i : 0)));
+        res[i] = c0*((beta <= t0) && (t0 > 0) ? grad_out_i : ((beta <= -t0) && (t0 < 0) ? -grad_out_i : ((beta > fabsf(t0)) ? (c1*t0)*grad_out_i : 0)));
     }
 }
 

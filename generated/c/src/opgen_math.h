@@ -15,9 +15,13 @@
 #include <stdint.h>
 #include <string.h>
 
-/* NumPy's maximum/minimum: nan if either argument is nan (fmaxf would drop it). */
+/* NumPy's maximum/minimum: nan if either argument is nan (fmaxf would drop it); the double ones and opgen_sign
+ * serve the argument checks' conditions, which are computed in double. */
 static inline float opgen_maximumf(float a, float b) { return (a > b || a != a) ? a : b; }
 static inline float opgen_minimumf(float a, float b) { return (a < b || a != a) ? a : b; }
+static inline double opgen_maximum(double a, double b) { return (a > b || a != a) ? a : b; }
+static inline double opgen_minimum(double a, double b) { return (a < b || a != a) ? a : b; }
+static inline double opgen_sign(double x) { return x > 0 ? 1.0 : (x < 0 ? -1.0 : (x == 0 ? 0.0 : x)); }
 
 static inline uint32_t opgen_bits(float f) { uint32_t u; memcpy(&u, &f, sizeof u); return u; }
 static inline float opgen_from_bits(uint32_t u) { float f; memcpy(&f, &u, sizeof f); return f; }
@@ -99,6 +103,61 @@ static inline float opgen_expf_nonpos(float x)
     const float p = opgen_exp_poly(x, &y);
     const uint32_t k = opgen_bits(y) - opgen_bits(12582912.0f);     /* k modulo 2^32, -216 <= k <= 0 */
     return p * opgen_from_bits((k + 227u) << 23) * 7.88860905221011805e-31f;                      /* 2^-100 */
+}
+
+/* The high 12 significant bits of a (Veltkamp's splitting, codegen.expansions.SplitHi): hi*hi and a - hi are
+ * exact.  Needs round-to-nearest and no contraction into an FMA (the library is built with -ffp-contract=off). */
+static inline float opgen_split_hif(float a)
+{
+    const float c = a * 4097.0f;
+    return c - (c - a);
+}
+
+/* Below: expm1, tanh, erf, erfc and sign, printed from codegen/expansions.py (its docstring gives each algorithm
+ * and the error bound tests/test_c_math.py measures against mpmath); branch-free, so the loops that call them
+ * vectorize.  nan gives nan and ±inf the limits, as libm's functions do. */
+
+static inline float opgen_expm1f(float x)
+{
+    return ((fabsf(x) < 0.5F) ? x*(x*(x*(x*(x*(x*(0.00019851753F*x + 0.0013997388F) + 0.0083335955F) + 0.041665316F) + 0.16666663F) + 0.50000006F) + 1.0F) : opgen_expf(x) - 1);
+}
+
+static inline float opgen_tanhf(float x)
+{
+    const float t0 = x*x;
+    const float t1 = fabsf(x);
+    const float t2 = opgen_expf(-2*t1);
+    const float t3 = (1 - t2)/(t2 + 1);
+    return ((t1 < 0.55F) ? x*(t0*(t0*(t0*(t0*(-0.0062387534F*t0 + 0.021042101F) - 0.053843353F) + 0.13332468F) - 0.3333331F) + 1.0F) : ((x < 0) ? -t3 : t3));
+}
+
+static inline float opgen_erff(float x)
+{
+    const float t0 = x*x;
+    const float t1 = fabsf(x);
+    const float t2 = 1.0F/t1;
+    const float t3 = t1 - 1.25F;
+    const float t4 = t2 - 0.29950494F;
+    const float t5 = 1 - (t2*(((t1 < 2) ? t3*(t3*(t3*(t3*(t3*(t3*(t3*(t3*(t3*(-0.00012190251F*t3 + 0.0003259349F) - 0.00071097974F) + 0.0018634849F) - 0.004648693F) + 0.010667439F) - 0.022702632F) + 0.044021904F) - 0.0753275F) + 0.106795594F) + 0.45977864F : t4*(t4*(t4*(t4*(t4*(t4*(t4*(-0.3058095F*t4 - 0.18588924F) + 0.3468364F) - 0.16186322F) - 0.081226446F) + 0.2082602F) - 0.13589256F) - 0.1344667F) + 0.5416998F)*opgen_expf(-t0)));
+    return ((t1 < 1) ? x*(t0*(t0*(t0*(t0*(t0*(7.85791e-05F*t0 - 0.0008011422F) + 0.005188468F) - 0.026853886F) + 0.11283587F) - 0.37612626F) + 1.1283791F) : ((x < 0) ? -t5 : t5));
+}
+
+static inline float opgen_erfcf(float x)
+{
+    const float t0 = x*x;
+    const float t1 = fabsf(x);
+    const float t2 = opgen_minimumf(10.1F, t1);
+    const float t3 = 1.0F/t2;
+    const float t4 = opgen_split_hif(t2);
+    const float t5 = t2 - 1.25F;
+    const float t6 = t3 - 0.29950494F;
+    const float t7 = t3*(((t2 < 2) ? t5*(t5*(t5*(t5*(t5*(t5*(t5*(t5*(t5*(-0.00012190251F*t5 + 0.0003259349F) - 0.00071097974F) + 0.0018634849F) - 0.004648693F) + 0.010667439F) - 0.022702632F) + 0.044021904F) - 0.0753275F) + 0.106795594F) + 0.45977864F : t6*(t6*(t6*(t6*(t6*(t6*(t6*(-0.3058095F*t6 - 0.18588924F) + 0.3468364F) - 0.16186322F) - 0.081226446F) + 0.2082602F) - 0.13589256F) - 0.1344667F) + 0.5416998F)*opgen_expf_nonpos(-(t4*t4))*opgen_expf(-(t2 + t4)*(t2 - t4)));
+    return ((t1 < 0.5F) ? 1 - (x*(t0*(t0*(t0*(t0*(t0*(7.85791e-05F*t0 - 0.0008011422F) + 0.005188468F) - 0.026853886F) + 0.11283587F) - 0.37612626F) + 1.1283791F)) : ((x < 0) ? 2 - t7 : t7));
+}
+
+static inline float opgen_signf(float x)
+{
+    return ((x > 0) ? 1 : ((x < 0) ? -1 : ((x == 0) ? 0 : x)));
 }
 
 #endif /* OPGEN_MATH_H_ */

@@ -211,7 +211,7 @@ private:
         Adds(f3, f2, 1.0F, calc);
         Div(f2, f0, f3, calc);
         Mul(f0, self, f3, calc);
-        Duplicate(f3, 1.0F/1000000000000.0F, calc);
+        Duplicate(f3, 1e-12F, calc);
         CompareByRepeat(m0, f0, f3, CMPMODE::LT, calc);
         Muls(f0, f1, 1000000000000.0F, calc);
         SelectByRepeat(f1, m0, f0, f2, calc);
@@ -224,7 +224,7 @@ private:
         Adds(f3, f2, 1.0F, calc);
         Div(f2, f0, f3, calc);
         Mul(f0, self, f3, calc);
-        CompareScalar(m0, f0, 1.0F/1000000000000.0F, CMPMODE::LT, calc);
+        CompareScalar(m0, f0, 1e-12F, CMPMODE::LT, calc);
         Muls(f0, f1, 1000000000000.0F, calc);
         Select(f1, m0, f0, f2, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
         Muls(res, f1, c0_, calc);
@@ -236,7 +236,7 @@ private:
         Adds(f3, f2, 1.0F, calc);
         Div(f2, f0, f3, calc);
         Mul(f0, self, f3, calc);
-        CompareScalar(m0, f0, 1.0F/1000000000000.0F, CMPMODE::LT, calc);
+        CompareScalar(m0, f0, 1e-12F, CMPMODE::LT, calc);
         Muls(f0, f1, 1000000000000.0F, calc);
         Select(f1, m0, f0, f2, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
         Muls(res, f1, c0_, calc);
@@ -357,7 +357,7 @@ private:
         Adds(f3, f2, 1.0F, calc);
         Div(f2, f1, f3, calc);
         Mul(f1, self, f3, calc);
-        Duplicate(f3, 1.0F/1000000000000.0F, calc);
+        Duplicate(f3, 1e-12F, calc);
         CompareByRepeat(m0, f1, f3, CMPMODE::LT, calc);
         Muls(f1, f0, 1000000000000.0F, calc);
         SelectByRepeat(f0, m0, f1, f2, calc);
@@ -371,7 +371,7 @@ private:
         Adds(f3, f2, 1.0F, calc);
         Div(f2, f1, f3, calc);
         Mul(f1, self, f3, calc);
-        CompareScalar(m0, f1, 1.0F/1000000000000.0F, CMPMODE::LT, calc);
+        CompareScalar(m0, f1, 1e-12F, CMPMODE::LT, calc);
         Muls(f1, f0, 1000000000000.0F, calc);
         Select(f0, m0, f1, f2, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
         Muls(res, f0, c0_, calc);
@@ -384,7 +384,7 @@ private:
         Adds(f3, f2, 1.0F, calc);
         Div(f2, f1, f3, calc);
         Mul(f1, self, f3, calc);
-        CompareScalar(m0, f1, 1.0F/1000000000000.0F, CMPMODE::LT, calc);
+        CompareScalar(m0, f1, 1e-12F, CMPMODE::LT, calc);
         Muls(f1, f0, 1000000000000.0F, calc);
         Select(f0, m0, f1, f2, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
         Muls(res, f0, c0_, calc);

@@ -189,7 +189,7 @@ private:
         LocalTensor<float> f2 = slots[2 * tileLength_];
         LocalTensor<float> f3 = slots[3 * tileLength_];
         LocalTensor<uint8_t> m0 = maskBuf_.Get<uint8_t>()[0 * (tileLength_ / 2)];
-        Muls(f0, self, 851.0F/500.0F, calc);
+        Muls(f0, self, 1.702F, calc);
         Abs(f1, f0, calc);
         Muls(f2, f1, -1.0F, calc);
         Exp(f1, f2, calc);

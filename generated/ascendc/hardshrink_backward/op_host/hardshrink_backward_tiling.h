@@ -73,7 +73,7 @@ inline bool ComputeTiling(uint32_t variant, uint64_t totalLength, uint64_t rowLe
 inline void FillScalars(uint32_t variant, HardshrinkBackwardTilingData& tiling, float lambd)
 {
     if (variant == 0) {  // the only variant
-        const float c0 = static_cast<float>(fmaxf(0.0F, lambd));
+        const float c0 = static_cast<float>(((0.0F > (lambd) || 0.0F != 0.0F) ? 0.0F : (lambd)));
         tiling.c0 = c0;
     }
 }

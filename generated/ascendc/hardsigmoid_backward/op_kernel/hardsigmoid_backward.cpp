@@ -201,20 +201,20 @@ private:
         Duplicate(f0, 3.0F, calc);
         CompareByRepeat(m1, self, f0, CMPMODE::LT, calc);
         And(m2.ReinterpretCast<uint16_t>(), m0.ReinterpretCast<uint16_t>(), m1.ReinterpretCast<uint16_t>(), calc / 4);
-        Muls(f0, gradOutput, 1.0F/6.0F, calc);
+        Muls(f0, gradOutput, 0.16666667F, calc);
         Duplicate(f1, 0.0F, calc);
         SelectByRepeat(res, m2, f0, f1, calc);
         #elif __CCE_AICORE__ == 200  // dav-m200
         CompareScalar(m0, self, -3.0F, CMPMODE::GT, calc);
         CompareScalar(m1, self, 3.0F, CMPMODE::LT, calc);
         And(m2.ReinterpretCast<uint16_t>(), m0.ReinterpretCast<uint16_t>(), m1.ReinterpretCast<uint16_t>(), calc / 16);
-        Muls(f0, gradOutput, 1.0F/6.0F, calc);
+        Muls(f0, gradOutput, 0.16666667F, calc);
         Select(res, m2, f0, 0.0F, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
         #elif __CCE_AICORE__ == 220  // dav-c220
         CompareScalar(m0, self, -3.0F, CMPMODE::GT, calc);
         CompareScalar(m1, self, 3.0F, CMPMODE::LT, calc);
         And(m2.ReinterpretCast<uint16_t>(), m0.ReinterpretCast<uint16_t>(), m1.ReinterpretCast<uint16_t>(), calc / 16);
-        Muls(f0, gradOutput, 1.0F/6.0F, calc);
+        Muls(f0, gradOutput, 0.16666667F, calc);
         Select(res, m2, f0, 0.0F, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
         #endif
         FromFloat(outTile, res, calc);

@@ -194,8 +194,8 @@ private:
         #if __CCE_AICORE__ == 100  // dav-c100
         Duplicate(f0, 3.0F, calc);
         CompareByRepeat(m0, self, f0, CMPMODE::LE, calc);
-        Muls(f0, self, 1.0F/3.0F, calc);
-        Adds(f1, f0, 1.0F/2.0F, calc);
+        Muls(f0, self, 0.33333334F, calc);
+        Adds(f1, f0, 0.5F, calc);
         Mul(f0, gradOutput, f1, calc);
         SelectByRepeat(f1, m0, f0, gradOutput, calc);
         Duplicate(f0, -3.0F, calc);
@@ -204,8 +204,8 @@ private:
         SelectByRepeat(res, m0, f0, f1, calc);
         #elif __CCE_AICORE__ == 220  // dav-c220
         CompareScalar(m0, self, 3.0F, CMPMODE::LE, calc);
-        Muls(f0, self, 1.0F/3.0F, calc);
-        Adds(f1, f0, 1.0F/2.0F, calc);
+        Muls(f0, self, 0.33333334F, calc);
+        Adds(f1, f0, 0.5F, calc);
         Mul(f0, gradOutput, f1, calc);
         Select(f1, m0, f0, gradOutput, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
         CompareScalar(m0, self, -3.0F, CMPMODE::LT, calc);

@@ -73,8 +73,8 @@ inline bool ComputeTiling(uint32_t variant, uint64_t totalLength, uint64_t rowLe
 inline void FillScalars(uint32_t variant, LogitGradTilingData& tiling, float eps)
 {
     if (variant == 0) {  // the only variant
-        const float c0 = static_cast<float>(fmaxf(0.0F, eps));
-        const float c1 = static_cast<float>(1.0F - fmaxf(0.0F, eps));
+        const float c0 = static_cast<float>(((0.0F > (eps) || 0.0F != 0.0F) ? 0.0F : (eps)));
+        const float c1 = static_cast<float>(1.0F - ((0.0F > (eps) || 0.0F != 0.0F) ? 0.0F : (eps)));
         const float c2 = static_cast<float>(((eps >= 0.0F) ? 0.0F : NAN));
         tiling.c0 = c0;
         tiling.c1 = c1;

@@ -194,23 +194,23 @@ private:
         LocalTensor<float> f1 = slots[1 * tileLength_];
         LocalTensor<uint8_t> m0 = maskBuf_.Get<uint8_t>()[0 * (tileLength_ / 2)];
         #if __CCE_AICORE__ == 100  // dav-c100
-        Adds(f0, result, 1.75809934F, calc);
+        Adds(f0, result, 1.7580993F, calc);
         Mul(f1, gradOutput, f0, calc);
         Duplicate(f0, 0.0F, calc);
         CompareByRepeat(m0, result, f0, CMPMODE::GT, calc);
-        Muls(f0, gradOutput, 1.05070099F, calc);
+        Muls(f0, gradOutput, 1.050701F, calc);
         SelectByRepeat(res, m0, f0, f1, calc);
         #elif __CCE_AICORE__ == 200  // dav-m200
-        Adds(f0, result, 1.75809934F, calc);
+        Adds(f0, result, 1.7580993F, calc);
         Mul(f1, gradOutput, f0, calc);
         CompareScalar(m0, result, 0.0F, CMPMODE::GT, calc);
-        Muls(f0, gradOutput, 1.05070099F, calc);
+        Muls(f0, gradOutput, 1.050701F, calc);
         Select(res, m0, f0, f1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
         #elif __CCE_AICORE__ == 220  // dav-c220
-        Adds(f0, result, 1.75809934F, calc);
+        Adds(f0, result, 1.7580993F, calc);
         Mul(f1, gradOutput, f0, calc);
         CompareScalar(m0, result, 0.0F, CMPMODE::GT, calc);
-        Muls(f0, gradOutput, 1.05070099F, calc);
+        Muls(f0, gradOutput, 1.050701F, calc);
         Select(res, m0, f0, f1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
         #endif
         FromFloat(outTile, res, calc);

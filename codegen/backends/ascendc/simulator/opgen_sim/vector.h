@@ -7,6 +7,9 @@
 // float -> bfloat16 with CAST_NONE.  Select modes 1/2 use the API's UB scratch at TMP_UB_OFFSET: a kernel
 // buffer there is overwritten on the device, so it is an error here ("ub-reserved").  Arithmetic is IEEE
 // float (half is computed in float and rounded to nearest even); bfloat16 takes part only in Cast, as on A2/A3.
+// Where the API documentation leaves a result open, the simulator picks the answer a kernel must not rely on:
+// Max/Min/Maxs/Mins with a nan operand return the other operand (IEEE maxNum/minNum, as fmaxf does), so a kernel
+// that needs NumPy's nan-propagating maximum must select the nan itself (codegen.backends.ascendc.lowering does).
 #pragma once
 #include <cmath>
 #include <type_traits>
@@ -89,8 +92,8 @@ OPGEN_SIM_BINARY(Add, x + y)
 OPGEN_SIM_BINARY(Sub, x - y)
 OPGEN_SIM_BINARY(Mul, x * y)
 OPGEN_SIM_BINARY(Div, x / y)
-OPGEN_SIM_BINARY(Max, x > y ? x : y)
-OPGEN_SIM_BINARY(Min, x < y ? x : y)
+OPGEN_SIM_BINARY(Max, std::fmax(x, y))
+OPGEN_SIM_BINARY(Min, std::fmin(x, y))
 #undef OPGEN_SIM_BINARY
 
 #define OPGEN_SIM_SCALAR(NAME, EXPR)                                                                   \
@@ -101,8 +104,8 @@ OPGEN_SIM_BINARY(Min, x < y ? x : y)
     }
 OPGEN_SIM_SCALAR(Adds, x + y)
 OPGEN_SIM_SCALAR(Muls, x * y)
-OPGEN_SIM_SCALAR(Maxs, x > y ? x : y)
-OPGEN_SIM_SCALAR(Mins, x < y ? x : y)
+OPGEN_SIM_SCALAR(Maxs, std::fmax(x, y))
+OPGEN_SIM_SCALAR(Mins, std::fmin(x, y))
 #undef OPGEN_SIM_SCALAR
 
 template <typename T>

@@ -1,0 +1,161 @@
+"""FLOAT functions as sequences of basic operations: one algorithm per function for the backends that lack it.
+
+The C backend prints `opgen_expm1f`, `opgen_tanhf`, `opgen_erff`, `opgen_erfcf` and `opgen_signf` into opgen_math.h
+from these expressions (branch-free, so a compiler vectorizes the loops that call them); the Ascend C backend lowers
+the same expressions into vector instructions (Exp, Mul, Adds, CompareScalar, Select, ...) on every SoC.
+
+Why not the Ascend C advanced math APIs: Tanh, Erf, Erfc and Sign exist (asc-devkit, 高阶API/数学计算), each as
+`template <typename T, bool isReuseSource = false[, const XxxConfig& config]> void Xxx(const LocalTensor<T>& dst,
+const LocalTensor<T>& src, const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t calCount)` (or without
+the buffer, then reserved by the framework; T half or float; source and destination must not overlap), on Atlas
+A2 and A3 and on the inference series' AI Core, but not on the training series (ascend910, where every seed
+operator runs), nor on Atlas 200I/500 A2 or the inference series' Vector Core; there is no Expm1 or Log1p.  Their
+accuracy is that of undisclosed approximations (Erf's default is a Padé approximant of the input clipped to
+[-3.92, 3.92]; Tanh's default computes (e^2x - 1)/(e^2x + 1), which loses relative accuracy near 0).  An
+expansion from basic instructions runs on every product, the simulator runs exactly its instructions, and its
+error is the one measured here.  NumPy evaluates these functions in
+float64 instead (codegen.runtime.mathf): it is the reference the others are held to.
+
+Error bounds of the C functions, measured by tests/test_c_math_functions.py against mpmath over the whole float
+range (210,000 points: random bit patterns, |x| < 12, the branch switches; with and without FMA): expm1 1.67 ulp,
+tanh 1.49, erf 2.48, erfc 4.85; the test asserts 2, 2, 3 and 6.  The Ascend C expansions compute the same
+operations with the hardware's Exp and Ln in place of opgen_expf (their accuracy is not documented); on the
+simulator, whose Exp and Ln are the C library's FLOAT exp and log, they measured (6,000 points each, distance from
+the correctly rounded FLOAT): erf 2, erfc 4, expm1 1, tanh 1, log1p 2 ulp, and a**(3/2) as exp(r ln a) 10 ulp
+(its error grows with |r ln a|).  The
+polynomials' coefficients are FLOAT values from a Lawson (minimax-weighted least squares) fit of the relative
+error on the interval, at 2000 Chebyshev nodes, whose fit error is given below:
+
+    expm1   |u| < 1/2: u*P(u), P of degree 6 (fit 3.1e-9); else exp(u) - 1, exact but for exp's rounding, which
+            e^u/|e^u - 1| <= 2.6 amplifies
+    tanh    |u| < 0.55: u*P(u^2), P of degree 5 (fit 9.5e-10); else (1 - t)/(1 + t) with t = exp(-2|u|), and the sign
+    erf     |u| < 1: u*P(u^2), P of degree 6 (fit 1.2e-9); else 1 - erfc(|u|), and the sign
+    erfc    |u| < 1/2: 1 - erf(u); else erfc(a) = exp(-a^2) R(a)/a for a = |u| (2 - that for u < 0), with
+            R(a) = a exp(a^2) erfc(a) a polynomial of degree 10 in a - 5/4 on [1/2, 2] (fit 4.2e-9) and of degree 8
+            in 1/a - 0.2995 on [2, 10.1] (fit 3.6e-9) (1 - erf(u) up to |u| = 1 would lose 10 ulp near 1); exp(-a^2) as exp(-h^2) exp(-l(a + h)) with a = h + l split by Veltkamp's
+            method (h has 12 significant bits, so h^2 is exact): rounding a^2 first would cost a^2 2^-24, 100 ulp at
+            a = 10.  a is clamped to 10.1, past which erfc is below the smallest FLOAT.
+    sign    1 for u > 0, -1 for u < 0, 0 for ±0 (as NumPy's sign), nan for nan
+
+Special values: nan gives nan, ±inf the limits (tanh ±1, erf ±1, erfc 0 and 2, expm1 inf and -1), ±0 keeps its sign
+where the function is odd.  `log1p` and non-integer powers have no C expansion (C calls libm's log1pf and powf);
+for Ascend C: log1p(u) = log(w) u/(w - 1) with w = fl(1 + u) (u where w == 1; Goldberg's method, a few ulp with an
+accurate log), u**e = exp(e log u).
+"""
+from __future__ import annotations
+
+import sympy
+from sympy import Abs, Piecewise, Rational, exp, log
+from sympy.codegen.cfunctions import expm1, log1p
+
+from codegen.lower import Const
+
+_MAX_FLOAT = Rational(340282346638528859811704183484516925440)    # the largest FLOAT, (2 - 2^-23) 2^127
+
+
+class Opaque(sympy.Function):
+    """Its argument, computed and rounded as it stands: SymPy must not simplify across it (`(1 + u) - 1` is not
+    `u` in FLOAT, and `exp(a)*exp(b)` must not become `exp(a + b)`).  Printed and lowered as its argument."""
+
+    nargs = 1
+    is_real = True
+
+
+class SplitHi(sympy.Function):
+    """The high half of a FLOAT by Veltkamp's splitting: c = 4097 a; hi = c - (c - a) has 12 significant bits, so
+    hi*hi is exact, and a - hi is exact too.  Needs round-to-nearest arithmetic and no fused multiply-add (the C
+    library is built with -ffp-contract=off; Ascend C's Muls and Sub are separate instructions)."""
+
+    nargs = 1
+    is_real = True
+
+
+def _coeffs(*texts):
+    return [Rational(t) for t in texts]
+
+
+EXPM1 = _coeffs("1.0", "0.50000006", "0.16666663", "0.041665316", "0.0083335955", "0.0013997388", "0.00019851753")
+TANH = _coeffs("1.0", "-0.3333331", "0.13332468", "-0.053843353", "0.021042101", "-0.0062387534")
+ERF = _coeffs("1.1283791", "-0.37612626", "0.11283587", "-0.026853886", "0.005188468", "-0.0008011422",
+              "7.85791e-05")
+ERFC_NEAR = _coeffs("0.45977864", "0.106795594", "-0.0753275", "0.044021904", "-0.022702632", "0.010667439",
+                    "-0.004648693", "0.0018634849", "-0.00071097974", "0.0003259349",
+                    "-0.00012190251")                                            # in a - 5/4, a in [1/2, 2]
+ERFC_FAR = _coeffs("0.5416998", "-0.1344667", "-0.13589256", "0.2082602", "-0.081226446", "-0.16186322",
+                   "0.3468364", "-0.18588924", "-0.3058095")                      # in 1/a - 0.29950494, a in [2, 10.1]
+ERFC_FAR_CENTER = Rational("0.29950494")
+ERFC_CLAMP = Rational(101, 10)
+
+
+def _const(c):
+    """A coefficient as a Const, its sign a factor (so `x*(-c)` prints `-c*x`, `a + (-c)` prints `a - c`)."""
+    return Const(c) if c >= 0 else -Const(-c)
+
+
+def horner(coeffs, t):
+    """c0 + t*(c1 + t*(c2 + ...)), each coefficient one Const (SymPy does not distribute t over the sums)."""
+    acc = _const(coeffs[-1])
+    for c in reversed(coeffs[:-1]):
+        acc = _const(c) + t * acc
+    return acc
+
+
+def expm1_form(u):
+    return Piecewise((u * horner(EXPM1, u), Abs(u) < Rational(1, 2)), (Opaque(exp(u)) - 1, True))
+
+
+def tanh_form(u):
+    a = Abs(u)
+    t = exp(-2 * a)
+    r = Opaque((1 - t) / (1 + t))
+    return Piecewise((u * horner(TANH, u ** 2), a < Rational(55, 100)), (-r, u < 0), (r, True))
+
+
+def _erfc_tail(a, split: bool):
+    """erfc(a) for a >= 1/2 (and +inf, nan)."""
+    b = sympy.Min(a, ERFC_CLAMP) if split else a
+    s = Opaque(1 / b)
+    r = Piecewise((horner(ERFC_NEAR, b - Rational(5, 4)), b < 2), (horner(ERFC_FAR, s - Const(ERFC_FAR_CENTER)), True))
+    if split:
+        h = SplitHi(b)
+        e = Opaque(exp(-h ** 2)) * Opaque(exp(-Opaque(b - h) * (b + h)))
+    else:
+        e = Opaque(exp(-b ** 2))
+    return Opaque(Opaque(e * r) * s)
+
+
+def erf_form(u):
+    a = Abs(u)
+    one_minus = Opaque(1 - _erfc_tail(a, split=False))
+    return Piecewise((u * horner(ERF, u ** 2), a < 1), (-one_minus, u < 0), (one_minus, True))
+
+
+def erfc_form(u):
+    a = Abs(u)
+    tail = _erfc_tail(a, split=True)
+    return Piecewise((1 - Opaque(u * horner(ERF, u ** 2)), a < Rational(1, 2)), (2 - tail, u < 0), (tail, True))
+
+
+def sign_form(u):
+    """1, -1, 0 for ±0 (NumPy's sign), and u itself for nan."""
+    return Piecewise((1, u > 0), (-1, u < 0), (0, sympy.Eq(u, 0)), (u, True))
+
+
+def log1p_form(u):
+    w = Opaque(1 + u)
+    return Piecewise((u, sympy.Eq(w, 1)), (u, u > Const(_MAX_FLOAT)), (log(w) * Opaque(u / (w - 1)), True))
+
+
+def power_form(u, e):
+    return exp(Const(e) * Opaque(log(u)))
+
+
+# SymPy function -> its expansion (C prints these as opgen_math.h functions, Ascend C lowers them)
+FORMS = {
+    expm1: expm1_form,
+    sympy.tanh: tanh_form,
+    sympy.erf: erf_form,
+    sympy.erfc: erfc_form,
+    sympy.sign: sign_form,
+}
+ASCENDC_ONLY = {log1p: log1p_form}

@@ -1,0 +1,164 @@
+"""The expression printers, compiled (C, C++) or run (NumPy), against mpmath: parentheses and constants.
+
+Each expression below stresses one way a printer can lose a parenthesis or a constant: unary minus of a power,
+a power or a product in a denominator, Piecewise inside products, rational coefficients, nested Min/Max, relations
+inside And/Or/Not, irrational constants.  The C kernel printer (FLOAT and the checker's double), the Ascend C
+scalar printer (C++) and the NumPy printer each print all of them (after codegen.lower's constant grouping, as
+the kernels get them); one program per language evaluates them on a grid, and mpmath at 40 digits gives the
+exact values.  A lost parenthesis is off by far more than the bound (64 ulps of FLOAT; 1e-12 for double).
+"""
+from __future__ import annotations
+
+import subprocess
+
+import mpmath
+import numpy as np
+import pytest
+import sympy
+from sympy import E, Eq, Max, Min, Not, Or, And, Piecewise, Rational, exp, log, pi, sqrt
+
+from codegen.backends.ascendc.lowering import ScalarPrinter
+from codegen.backends.c.printer import KernelCPrinter
+from codegen.backends.numpy.printer import KernelNumPyPrinter
+from codegen.lower import group_constants
+from codegen.runtime import mathf
+
+x, y, g = sympy.symbols("x y g", real=True)
+
+EXPRS = [
+    g * exp(x) * (x - 1) ** 2 / (1 + x ** 2) ** 2,                  # the issue's squared denominator
+    -(x + y) ** 2 / (x * y),
+    x / (y * (x + 2)) ** 3,
+    (x - y) * Piecewise((x, x > y), (2 * y, True)) / Piecewise((1 + x ** 2, Or(x > 1, Not(y < 0))), (2, True)),
+    -x ** 2 - Rational(1, 3) * y + x * Rational(-7, 2),
+    Max(Min(x, y, 1), -Max(x, 2 * y)),
+    Piecewise((x, And(x > 0, Not(y > x), Or(y < -1, Eq(x, 2)))), (-y, True)),
+    1 / (x + 3) + 1 / (x * y) ** 2 + (y ** 2 + 1) ** -3 + 2 / (x ** 2 * (y + 2)),
+    sqrt(2) * pi * x / E - 1 / sqrt(2 * pi) + log(2) * y,
+    -Piecewise((x, x > 0), (y, True)) ** 2,
+    -(-x) ** 3 * g,
+    (x ** 2 + y ** 2) ** Rational(3, 2) - 1 / sqrt(x ** 2 + 1),
+    g * x / (y * Piecewise((x, x > 0), (-x, True)) * (1 - y)),
+    1 - Rational(2, 3) * (x - y) ** 4 / (x - Rational(1, 2)),
+    sympy.sign(x - y) * sympy.Abs(x) + sympy.erf(y) * sympy.tanh(x) - sympy.erfc(x) / 2,
+]
+POINTS = [(a, b, c) for a in (-2.5, -1.0, -0.3, 0.7, 1.3, 2.0, 3.0) for b in (-1.7, -0.4, 0.6, 2.2)
+          for c in (0.75,)]
+
+
+def _exact():
+    with mpmath.workdps(40):
+        out = np.empty((len(POINTS), len(EXPRS)))
+        for j, e in enumerate(EXPRS):
+            f = sympy.lambdify([x, y, g], e, "mpmath")
+            for i, (a, b, c) in enumerate(POINTS):
+                try:
+                    v = f(mpmath.mpf(float(np.float32(a))), mpmath.mpf(float(np.float32(b))),
+                          mpmath.mpf(float(np.float32(c))))
+                    out[i, j] = float(v) if not isinstance(v, mpmath.mpc) else np.nan
+                except ZeroDivisionError:
+                    out[i, j] = np.nan
+        return out
+
+
+EXACT = _exact()
+NAMES = {x: "x", y: "y", g: "g"}
+
+
+def _compile_and_run(tmp_path, source: str, compiler: list[str], ext: str, dtype) -> np.ndarray:
+    src = tmp_path / f"exprs.{ext}"
+    src.write_text(source)
+    exe = tmp_path / f"exprs_{ext}"
+    build = subprocess.run([*compiler, "-O1", "-ffp-contract=off", "-I", str(_math_header_dir(tmp_path)), str(src),
+                            "-o", str(exe), "-lm"], capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr + source
+    out = subprocess.run([str(exe)], capture_output=True, check=True, text=True).stdout.split()
+    return np.array([float.fromhex(v) for v in out], dtype).reshape(len(POINTS), len(EXPRS))
+
+
+def _math_header_dir(tmp_path):
+    """opgen_math.h, as the C kernels include it."""
+    from codegen.backends.c.emit import runtime_files
+    folder = tmp_path / "include"
+    folder.mkdir(exist_ok=True)
+    (folder / "opgen_math.h").write_text(runtime_files()["src/opgen_math.h"])
+    return folder
+
+
+def _program(printed: list[str], ctype: str, header: str) -> str:
+    funcs = "\n".join(f"static {ctype} e{j}({ctype} x, {ctype} y, {ctype} g) {{ return {p}; }}"
+                      for j, p in enumerate(printed))
+    calls = " ".join(f'printf("%a\\n", (double)e{j}(p[i][0], p[i][1], p[i][2]));' for j in range(len(printed)))
+    hexa = lambda v: float(np.float32(v)).hex()   # the FLOAT inputs mpmath evaluates at, exactly
+    pts = ", ".join(f"{{{hexa(a)}, {hexa(b)}, {hexa(c)}}}" for a, b, c in POINTS)
+    return (f"{header}\n#include <stdio.h>\n{funcs}\nstatic const {ctype} p[][3] = {{{pts}}};\n"
+            f"int main(void) {{ for (unsigned i = 0; i < sizeof p / sizeof p[0]; ++i) {{ {calls} }} return 0; }}\n")
+
+
+def _assert_close(got, tolerance_ulps, what):
+    bad = []
+    for j in range(len(EXPRS)):
+        for i in range(len(POINTS)):
+            want, have = EXACT[i, j], float(got[i, j])
+            if np.isnan(want) or abs(want) > 1e30:
+                continue
+            ulp = float(np.spacing(np.float32(abs(want)))) if got.dtype == np.float32 else abs(want) * 2.0 ** -52
+            if not abs(have - want) <= tolerance_ulps * max(ulp, 1e-30):
+                bad.append(f"{EXPRS[j]} at {POINTS[i]}: {have!r}, exact {want!r}")
+    assert not bad, f"{what}: {len(bad)} wrong, e.g.\n" + "\n".join(bad[:6])
+
+
+def test_the_c_kernel_printer_keeps_every_parenthesis_and_constant(tmp_path):
+    pr = KernelCPrinter(NAMES, last=frozenset({g}))
+    printed = [pr.doprint(group_constants(e)) for e in EXPRS]
+    assert "M_" not in " ".join(printed)                   # no M_PI, M_SQRT2: undeclared under -std=c11
+    assert "/((x*x + 1)*(x*x + 1))" in printed[0], printed[0]
+    got = _compile_and_run(tmp_path, _program(printed, "float", '#include "opgen_math.h"'),
+                           ["cc", "-std=c11", "-Wall", "-Werror", "-Wno-unused-function"], "c", np.float32)
+    _assert_close(got, 64, "C (FLOAT)")
+
+
+def test_the_c_checker_printer_keeps_every_parenthesis_and_constant_in_double(tmp_path):
+    pr = KernelCPrinter(NAMES, float_kernel=False)
+    printed = [pr.doprint(e) for e in EXPRS]
+    got = _compile_and_run(tmp_path, _program(printed, "double", '#include "opgen_math.h"'),
+                           ["cc", "-std=c11", "-Wall", "-Werror", "-Wno-unused-function"], "c", np.float64)
+    _assert_close(got, 64, "C (double)")
+
+
+def test_the_ascendc_scalar_printer_keeps_every_parenthesis_and_constant(tmp_path):
+    pr = ScalarPrinter(NAMES)
+    printed = [pr.doprint(group_constants(e)) for e in EXPRS]
+    assert "M_" not in " ".join(printed) and "1.0/" not in " ".join(printed)
+    got = _compile_and_run(tmp_path, _program(printed, "float", "#include <cmath>\nusing std::fma;"),
+                           ["g++", "-std=c++17", "-Wall", "-Werror", "-Wno-unused-function"], "cpp", np.float32)
+    _assert_close(got, 64, "Ascend C scalars (FLOAT)")
+
+
+def test_the_numpy_printer_keeps_every_parenthesis_and_constant():
+    pr = KernelNumPyPrinter(NAMES, last=frozenset({g}))
+    from codegen.runtime.blocks import where
+    namespace = {"np": np, "_where": where, "_mathf": mathf,
+                 "_exp": lambda u: np.exp(u, dtype=np.float64).astype(np.float32)}
+    pts = np.array(POINTS, np.float32)
+    got = np.empty((len(POINTS), len(EXPRS)), np.float32)
+    with np.errstate(all="ignore"):
+        for j, e in enumerate(EXPRS):
+            code = pr.doprint(group_constants(e))
+            value = eval(code, dict(namespace, x=pts[:, 0], y=pts[:, 1], g=pts[:, 2]))
+            got[:, j] = np.broadcast_to(np.asarray(value, np.float32), len(POINTS))
+    _assert_close(got, 64, "NumPy (FLOAT)")
+
+
+@pytest.mark.parametrize("value, text", [(sympy.sqrt(2), "1.4142135F"), (pi, "3.1415927F"), (E, "2.7182817F"),
+                                         (Rational(1, 3), "0.33333334F"), (1 / sqrt(2 * pi), "0.3989423F"),
+                                         (log(2), "0.6931472F"), (Rational(-7, 2), "-3.5F")])
+def test_a_constant_is_the_float_nearest_its_exact_value(value, text):
+    """The literal reads back as the FLOAT nearest the exact constant (mpmath at 60 digits, rounded once)."""
+    printed = KernelCPrinter({}).doprint(value)
+    assert printed == text
+    with mpmath.workdps(60):
+        exact = mpmath.mpf(sympy.N(value, 60))
+        f = np.float32(float(printed[:-1]))
+        for neighbour in (np.nextafter(f, np.float32(np.inf)), np.nextafter(f, np.float32(-np.inf))):
+            assert abs(mpmath.mpf(float(f)) - exact) <= abs(mpmath.mpf(float(neighbour)) - exact)
