@@ -100,7 +100,10 @@ def _dtype_tables(op, text, lang):
         if re.match(rf"    - {WORDS[lang]['dtype']}:\s*$", line):
             in_dtype = True
             continue
-        if line.startswith("    - "):
+        inline = re.match(rf"    - {WORDS[lang]['dtype']}: ?(.+)$", line)
+        if inline:   # one group of products, on the item's own line
+            line, in_dtype = "      - " + inline.group(1), True
+        elif line.startswith("    - "):
             in_dtype = False
         m = re.match(r"      - (.+?): ?(.+?)[。.]$", line)
         if in_dtype and m and any(w in m.group(1) for w in by_words):
@@ -116,7 +119,10 @@ def _dtype_tables(op, text, lang):
 def test_parameter_dtype_tables_equal_the_spec(ops, name, lang):
     op = ops[name]
     tables = _dtype_tables(op, page(op, lang), lang)
-    checked = [p.name for p in op.params if isinstance(p, (Tensor, Output))]
+    # a table for each tensor a DtypeSupported rule checks (another one's dtype is stated by its rule: "equal to
+    # self's", "promoted")
+    listed = {n for r in op.rules if type(r).__name__ == "DtypeSupported" for n in r.params}
+    checked = [p.name for p in op.params if isinstance(p, (Tensor, Output)) and p.name in listed]
     assert sorted(tables) == sorted(checked)
     for n in checked:
         assert tables[n] == op.dtypes_of(n), n
@@ -134,6 +140,7 @@ def test_index_matrix_equals_the_spec(ops, lang):
 
 # ---- 接口原型 ----------------------------------------------------------------------------------------------
 C_TYPES = {"Tensor": "const aclTensor *", "Output": "aclTensor *", "Scalar": "const aclScalar *"}
+ATTR_C = {"int64": "int64_t", "bool": "bool", "float": "float", "double": "double", "string": "const char *"}
 
 
 @pytest.mark.parametrize("name", OPS)
@@ -144,7 +151,7 @@ def test_prototypes_list_every_parameter_with_its_c_type(ops, name):
     assert flat.startswith(f"aclnnStatus {op.name}GetWorkspaceSize(")
     norm = lambda decl: re.sub(r"\s*\*\s*", "*", " ".join(decl.split()))  # noqa: E731
     params = [norm(p) for p in flat[flat.index("(") + 1:-1].split(",")]
-    want = [norm(f"{C_TYPES.get(type(p).__name__) or {'int64': 'int64_t', 'bool': 'bool'}[p.type]} {p.name}")
+    want = [norm(f"{getattr(p, 'c_type', None) or C_TYPES.get(type(p).__name__) or ATTR_C[p.type]} {p.name}")
             for p in op.params]
     assert params == want + ["uint64_t*workspaceSize", "aclOpExecutor**executor"]
     assert " ".join(proto2.split()) == (f"aclnnStatus {op.name}( void *workspace, uint64_t workspaceSize, "

@@ -2,6 +2,7 @@
 """NumPy reference kernels, one module per operator."""
 from .binary_cross_entropy_backward import binary_cross_entropy_backward
 from .binary_cross_entropy_with_logits_backward import binary_cross_entropy_with_logits_backward
+from .binary_cross_entropy_with_logits_target_backward import binary_cross_entropy_with_logits_target_backward
 from .elu_backward import elu_backward
 from .fast_gelu_backward import fast_gelu_backward
 from .hardshrink_backward import hardshrink_backward
@@ -25,4 +26,4 @@ from .softshrink_backward import softshrink_backward
 from .swish_backward import swish_backward
 from .threshold_backward import threshold_backward
 
-__all__ = ["binary_cross_entropy_backward", "binary_cross_entropy_with_logits_backward", "elu_backward", "fast_gelu_backward", "hardshrink_backward", "hardsigmoid_backward", "hardswish_backward", "hardswish_backward_v2", "hardtanh_backward", "l1_loss_backward", "leaky_relu_backward", "log_sigmoid_backward", "logit_grad", "mse_loss_backward", "selu_backward", "sigmoid_backward", "silu_backward", "smooth_l1_loss_backward", "soft_margin_loss_backward", "softmax_backward", "softplus_backward", "softshrink_backward", "swish_backward", "threshold_backward"]
+__all__ = ["binary_cross_entropy_backward", "binary_cross_entropy_with_logits_backward", "binary_cross_entropy_with_logits_target_backward", "elu_backward", "fast_gelu_backward", "hardshrink_backward", "hardsigmoid_backward", "hardswish_backward", "hardswish_backward_v2", "hardtanh_backward", "l1_loss_backward", "leaky_relu_backward", "log_sigmoid_backward", "logit_grad", "mse_loss_backward", "selu_backward", "sigmoid_backward", "silu_backward", "smooth_l1_loss_backward", "soft_margin_loss_backward", "softmax_backward", "softplus_backward", "softshrink_backward", "swish_backward", "threshold_backward"]
