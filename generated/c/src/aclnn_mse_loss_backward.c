@@ -63,7 +63,7 @@ static inline __attribute__((always_inline)) void block(int64_t n, const float *
         const float grad_output_i = grad_output[i];
         const float self_i = self[i];
         const float target_i = target[i];
-        res[i] = (c0*(self_i - target_i))*grad_output_i;
+        res[i] = (c0*(2*self_i - 2*target_i))*grad_output_i;
     }
 }
 
@@ -129,7 +129,7 @@ aclnnStatus aclnnMseLossBackwardGetWorkspaceSize(
     memset(&p, 0, sizeof p);
     p.reduction = reduction;
     p.numel_self = (float)opgen_numel(self);
-    p.c0 = 2*((p.reduction == 1) ? 1.0F/p.numel_self : 1);
+    p.c0 = ((p.reduction == 1) ? 1.0F/p.numel_self : 1);
     opgen_call_input(&call, gradOutput);
     opgen_call_input(&call, self);
     opgen_call_input(&call, target);
