@@ -7,6 +7,16 @@ N = numel("self")
 # the library's kernel and PyTorch divide by max(x(1 - x), 1e-12): finite where x is 0 or 1 or outside [0, 1]
 # (written as the two pieces of that max, the forward's own)
 FLOOR = Rational(1, 10**12)
+LOW, HIGH = (Rational(1, 2) - s * sqrt(Rational(1, 4) - FLOOR) for s in (1, -1))   # x(1 - x) = 1e-12
+
+
+def loss(u):
+    return -w * (t * log(u) + (1 - t) * log(1 - u))
+
+
+def quadratic(u):
+    return w * (u - t) ** 2 / (2 * FLOOR)
+
 
 SPEC = Op(
     name="aclnnBinaryCrossEntropyBackward",
@@ -37,9 +47,11 @@ SPEC = Op(
     ],
     wrt=x,
     # the loss -w(t·log x + (1 - t)·log(1 - x)); where x(1 - x) < 1e-12 (x at or beyond 0 and 1) the kernels'
-    # gradient w(x - t)/1e-12 is the derivative of the quadratic continuation written in that piece
-    forward=Piecewise((w * (x - t) ** 2 / (2 * FLOOR), x * (1 - x) < FLOOR),
-                      (-w * (t * log(x) + (1 - t) * log(1 - x)), True)),
+    # gradient w(x - t)/1e-12 is the derivative of the quadratic continuation written in that piece, shifted on
+    # each side to meet the loss where x(1 - x) = 1e-12 (a continuous forward: no jump at LOW or HIGH)
+    forward=Piecewise((quadratic(x) + loss(LOW) - quadratic(LOW), (x * (1 - x) < FLOOR) & (x < Rational(1, 2))),
+                      (quadratic(x) + loss(HIGH) - quadratic(HIGH), x * (1 - x) < FLOOR),
+                      (loss(x), True)),
     loss_reduction=Reduction("reduction", mean=N),
     backward=Piecewise((g * w * (x - t) / FLOOR, x * (1 - x) < FLOOR), (g * w * (x - t) / (x * (1 - x)), True))
     * Piecewise((1 / N, Eq(reduction, 1)), (1, True)),

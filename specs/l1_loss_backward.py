@@ -35,6 +35,8 @@ SPEC = Op(
     loss_reduction=Reduction("reduction", mean=N),
     # sign(self - target) with sign(0) = 0, as the library's kernel (two compares and selects) and PyTorch give
     backward=Piecewise((g, x > t), (-g, x < t), (0, True)) * Piecewise((1 / N, Eq(reduction, 1)), (1, True)),
+    # |x - t| has no derivative at x = t: the kernel's value there is 0 (sign(0))
+    at={Eq(x, t): 0},
     dtypes={
         "ascend910": ["FLOAT", "FLOAT16"],
         "ascend310p": ["FLOAT", "FLOAT16"],

@@ -106,7 +106,7 @@ def _compute__weight_optional_absent(grad_output, self, target, reduction, numel
         with np.errstate(all="ignore"):
             t0 = grad_output*(self - target)
             t1 = 1 - self
-            result = c0*_where((self*t1 < 9.999999960041972e-13), 1000000000000*t0, t0/(self*t1))
+            result = c0*_where((self*t1 < 9.999999960041972e-13), 1000000000000*t0, t0/self/t1)
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
@@ -125,7 +125,7 @@ def _compute__weight_optional_present(grad_output, self, target, weight_optional
         with np.errstate(all="ignore"):
             t0 = (weight_optional*(self - target))*grad_output
             t1 = 1 - self
-            result = c0*_where((self*t1 < 9.999999960041972e-13), 1000000000000*t0, t0/(self*t1))
+            result = c0*_where((self*t1 < 9.999999960041972e-13), 1000000000000*t0, t0/self/t1)
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

@@ -105,7 +105,7 @@ static inline __attribute__((always_inline)) void block__weight_optional_absent(
         const float target_i = target[i];
         const float t0 = grad_output_i*(self_i - target_i);
         const float t1 = 1 - self_i;
-        res[i] = c0*((self_i*t1 < 1e-12F) ? 1e+12F*t0 : t0/(self_i*t1));
+        res[i] = c0*((self_i*t1 < 1e-12F) ? 1e+12F*t0 : t0/self_i/t1);
     }
 }
 
@@ -150,7 +150,7 @@ static inline __attribute__((always_inline)) void block__weight_optional_present
         const float weight_optional_i = weight_optional[i];
         const float t0 = (weight_optional_i*(self_i - target_i))*grad_output_i;
         const float t1 = 1 - self_i;
-        res[i] = c0*((self_i*t1 < 1e-12F) ? 1e+12F*t0 : t0/(self_i*t1));
+        res[i] = c0*((self_i*t1 < 1e-12F) ? 1e+12F*t0 : t0/self_i/t1);
     }
 }
 
@@ -253,10 +253,10 @@ aclnnStatus aclnnBinaryCrossEntropyBackwardGetWorkspaceSize(
 
 /* ---- phase 2 ---- */
 aclnnStatus aclnnBinaryCrossEntropyBackward(
-    void          *workspace,
-    uint64_t       workspaceSize,
-    aclOpExecutor *executor,
-    aclrtStream    stream)
+    void              *workspace,
+    uint64_t           workspaceSize,
+    aclOpExecutor     *executor,
+    const aclrtStream  stream)
 {
     return opgen_phase2(OP, workspace, workspaceSize, executor, stream);
 }
