@@ -164,8 +164,10 @@ def op_host_context(p: Plan) -> dict:
     files = names.files(op)
     dtype_from = op.output_dtype_sources[0]
     if dtype_from not in p.operands:
-        raise NotImplementedError(f"{op.name}: the output's dtype comes from {dtype_from}, which the kernel does not "
-                                  f"read (InferDataType can only name a kernel input)")
+        # (BinaryCrossEntropyWithLogitsTarget's gradTarget has target's dtype, but its gradient does not read
+        # target.)  The op_api layer casts every kernel input to the one promoted dtype and casts the kernel's
+        # result to the output's dtype afterwards, so the kernel's first input names the kernel's output dtype
+        dtype_from = p.operands[0]
     return dict(
         op_name=op.name, op_type=names.op_type(op), description=op.description.en,
         std_includes=["algorithm", "cmath"] + (["cstring"] if has_strings(op) else []), host_tiling=Path(files["host_tiling"]).name,
