@@ -82,12 +82,13 @@ SPEC = Op(
     notes=[
         Text("文档的公式未写出分母的下限与reduction。按算子库的kernel与PyTorch:梯度为gradOutput·weight·(self - target)/"
              "max(self·(1 - self), 1e-12),reduction为1(mean)时再除以self的元素个数。self为0、1或在[0, 1]之外时结果有限"
-             "(如self=0、target=0.5时为-5e11·gradOutput);正向在该处按其导数为此值的二次延拓证明。",
+             "(如self=0、target=0.5时为-5e11·gradOutput);正向在该处按其导数为此值的二次延拓证明(平移到在self·(1 - self)=1e-12处与损失相接,正向连续)。",
              "The docs' formula leaves out the denominator's floor and the reduction. As the library's kernel and "
              "PyTorch compute it: the gradient is gradOutput·weight·(self - target)/max(self·(1 - self), 1e-12), "
              "divided by self's element count for reduction 1 (mean). At self = 0 or 1 or outside [0, 1] the result "
              "is finite (-5e11·gradOutput at self = 0, target = 0.5); the proof reads the forward there as the "
-             "quadratic continuation whose derivative that is."),
+             "quadratic continuation whose derivative that is, shifted to meet the loss where self·(1 - self) = 1e-12 (a "
+             "continuous forward)."),
         Text("算子库在self为空Tensor时跳过shape检查(任意shape的out、target都成功);这里同样在self为空时直接返回成功,"
              "但reduction与数据类型的检查先于它进行,与算子库相同。",
              "The library skips the shape checks when self is empty (any shape of out and target succeeds); so "

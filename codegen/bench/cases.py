@@ -131,8 +131,9 @@ LAYOUTS = _layouts()
 
 # ---- layouts read off a spec ---------------------------------------------------------------------------
 def _derivable(op: Op) -> bool:
-    """An elementwise op (no row reduction, no loss reduction): its layouts follow from its shape rules."""
-    return op.reduce_dim is None and op.loss_reduction is None
+    """An elementwise op (no row reduction; a loss reduction is a layout of its own): its layouts follow from its
+    shape rules."""
+    return op.reduce_dim is None
 
 
 def _broadcasts_grad(op: Op) -> bool:
@@ -153,9 +154,11 @@ def _forward_of(op: Op, variant, values: dict):
     return lambda x: np.asarray(f(x), dtype=np.float64)
 
 
-def _spec_make(op: Op, variant, broadcast: bool):
+def _spec_make(op: Op, variant, broadcast: bool, reduction: int | None = None):
     """The `make` of a derived layout: the spec's example scalars and attributes (the aclnn page's values), the
-    variant's bool and string attributes and optional tensors, and data by each tensor's role."""
+    variant's bool and string attributes and optional tensors, and data by each tensor's role.  A loss's
+    `reduction` value replaces the example's; for a dividing or summing mode gradOutput is one element (shape ()),
+    the gradient of a scalar loss."""
     from codegen.spec import ABSENT
     from codegen.spec.example import resolve
     from codegen.spec.params import FORWARD_INPUT, FORWARD_OUTPUT, GRAD, UNUSED
@@ -166,6 +169,8 @@ def _spec_make(op: Op, variant, broadcast: bool):
             fixed[p.py_name] = ex.scalars[p.name]
         elif p.kind == "attr":
             fixed[p.py_name] = variant.key.get(p.name, ex.attrs[p.name])
+    if reduction is not None:
+        fixed[op.param(op.loss_reduction).py_name] = reduction
 
     def make(rng, n, dt):
         shape = (n // COLS, COLS) if broadcast else (n,)
@@ -176,7 +181,7 @@ def _spec_make(op: Op, variant, broadcast: bool):
             if variant.key.get(t.name) == ABSENT:
                 kw[t.py_name] = None
             elif role == GRAD:
-                kw[t.py_name] = _normal(rng, (1, COLS) if broadcast else shape, dt)
+                kw[t.py_name] = _normal(rng, () if reduction else (1, COLS) if broadcast else shape, dt)
             elif role == FORWARD_INPUT:
                 kw[t.py_name] = np.asarray(x).astype(np.float32).astype(dt)
             elif role == FORWARD_OUTPUT:
@@ -196,12 +201,18 @@ def derived_layouts(op: Op) -> list[Layout]:
     if not _derivable(op):
         return []
     out = []
-    for i, v in enumerate(op.variants):
-        label = ", ".join(f"{k} {str(val).lower()}" for k, val in v.key.items()) or "contiguous"
-        out.append(Layout(op.snake_name, label, _spec_make(op, v, False), quick=i == 0))
+    modes = [(None, "")]
+    if op.loss_reduction:   # a loss: each reduction mode (none: gradOutput per element; else one element)
+        modes = [(value, f"reduction {name}") for value, name in sorted(op.param(op.loss_reduction).values.items())]
+    # every variant in the first mode, the first variant in every other mode
+    pairs = [(v, modes[0]) for v in op.variants] + [(op.variants[0], m) for m in modes[1:]]
+    for i, (v, (reduction, mode)) in enumerate(pairs):
+        label = ", ".join([mode] * bool(mode) + [f"{k} {str(val).lower()}" for k, val in v.key.items()]) \
+            or "contiguous"
+        out.append(Layout(op.snake_name, label, _spec_make(op, v, False, reduction), quick=i == 0))
     if _broadcasts_grad(op):
-        out.append(Layout(op.snake_name, f"gradOutput (1, {COLS}) broadcast", _spec_make(op, op.variants[0], True),
-                          divisor=COLS))
+        label = ", ".join([f"gradOutput (1, {COLS}) broadcast"] + [modes[0][1]] * bool(modes[0][1]))
+        out.append(Layout(op.snake_name, label, _spec_make(op, op.variants[0], True, modes[0][0]), divisor=COLS))
     return out
 
 
