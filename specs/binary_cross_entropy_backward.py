@@ -61,12 +61,14 @@ SPEC = Op(
         "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
         "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
     },
-    # the library's order (op_api/aclnn_binary_cross_entropy_backward.cpp): ranks, each dtype in the list, (the
-    # shapes, skipped for an empty self), the reduction, the cast from the promoted dtype, then the empty return;
-    # every one of them is 161002, so the shapes are checked last here, after the empty return, with the same codes
+    # the library's order (op_api/aclnn_binary_cross_entropy_backward.cpp): ranks, each dtype in the list, the
+    # formats of self, target and weight, (the shapes, skipped for an empty self), the reduction, the cast from the
+    # promoted dtype, then the empty return; every one of them is 161002, so the shapes are checked last here,
+    # after the empty return, with the same codes
     rules=[
         MaxRank("gradOutput", "self", "target", "weightOptional", "out", n=8),
         DtypeSupported("self", "gradOutput", "target", "out", "weightOptional"),
+        FormatSame("self", "target", "weightOptional"),
         OneOf("reduction", [0, 1, 2]),
         PromotedCastable("out", "self", "target", "gradOutput", "weightOptional"),
         EmptyReturns("self"),

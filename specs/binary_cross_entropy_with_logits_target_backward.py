@@ -51,12 +51,14 @@ SPEC = Op(
         "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
     },
     # the library's order (op_api/aclnn_binary_cross_entropy_with_logits_target_backward.cpp): ranks, each dtype in
-    # the list and gradTarget's equal to target's, (the shapes, skipped for an empty self), the reduction, the
-    # empty return; the shapes are 161002 like the reduction, so they come after the empty return here
+    # the list and gradTarget's equal to target's, the formats of self, target and gradTarget, (the shapes, skipped
+    # for an empty self), the reduction, the empty return; the shapes are 161002 like the reduction, so they come
+    # after the empty return here
     rules=[
         MaxRank("gradOutput", "self", "target", "weightOptional", "posWeightOptional", "gradTarget", n=8),
         DtypeSupported("gradOutput", "self", "target", "weightOptional", "posWeightOptional", "gradTarget"),
         DtypeSame("target", "gradTarget"),
+        FormatSame("self", "target", "gradTarget"),
         OneOf("reduction", [0, 1, 2]),
         EmptyReturns("self"),
         ShapeSame("self", "target", "gradTarget"),

@@ -74,6 +74,8 @@ def check(grad_output, self, target, weight_optional, reduction, out, product):
     _chk.dtype_supported(OP, "target", target, product, DTYPES["target"])
     _chk.dtype_supported(OP, "out", out, product, DTYPES["out"])
     _chk.dtype_supported(OP, "weightOptional", weight_optional, product, DTYPES["weightOptional"])
+    _chk.format_same("self", self, "target", target)
+    _chk.format_same("self", self, "weightOptional", weight_optional)
     reduction = _chk.int_attr("reduction", reduction)
     _chk.one_of("reduction", reduction, (0, 1, 2))
     _chk.promoted_castable("out", out, "self", self, "target", target, "gradOutput", grad_output, "weightOptional", weight_optional)

@@ -72,6 +72,8 @@ def check(grad_output, self, target, weight_optional, pos_weight_optional, reduc
     _chk.dtype_supported(OP, "posWeightOptional", pos_weight_optional, product, DTYPES["posWeightOptional"])
     _chk.dtype_supported(OP, "gradTarget", out, product, DTYPES["gradTarget"])
     _chk.dtype_same("target", target, "gradTarget", out)
+    _chk.format_same("self", self, "target", target)
+    _chk.format_same("self", self, "gradTarget", out)
     reduction = _chk.int_attr("reduction", reduction)
     _chk.one_of("reduction", reduction, (0, 1, 2))
     if _chk.any_empty(self):

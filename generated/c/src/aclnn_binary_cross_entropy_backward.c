@@ -194,6 +194,8 @@ aclnnStatus aclnnBinaryCrossEntropyBackwardGetWorkspaceSize(
     OPGEN_TRY(opgen_check_dtype_supported(OP, "target", target, &DTYPES_target));
     OPGEN_TRY(opgen_check_dtype_supported(OP, "out", out, &DTYPES_out));
     OPGEN_TRY(opgen_check_dtype_supported(OP, "weightOptional", weightOptional, &DTYPES_weightOptional));
+    OPGEN_TRY(opgen_check_format_same("self", self, "target", target));
+    OPGEN_TRY(opgen_check_format_same("self", self, "weightOptional", weightOptional));
     {
         static const int64_t values[] = {0, 1, 2};
         OPGEN_TRY(opgen_check_one_of("reduction", reduction, 3, values));

@@ -264,6 +264,8 @@ aclnnStatus aclnnBinaryCrossEntropyWithLogitsTargetBackwardGetWorkspaceSize(
     OPGEN_TRY(opgen_check_dtype_supported(OP, "posWeightOptional", posWeightOptional, &DTYPES_posWeightOptional));
     OPGEN_TRY(opgen_check_dtype_supported(OP, "gradTarget", gradTarget, &DTYPES_gradTarget));
     OPGEN_TRY(opgen_check_dtype_same("target", target, "gradTarget", gradTarget));
+    OPGEN_TRY(opgen_check_format_same("self", self, "target", target));
+    OPGEN_TRY(opgen_check_format_same("self", self, "gradTarget", gradTarget));
     {
         static const int64_t values[] = {0, 1, 2};
         OPGEN_TRY(opgen_check_one_of("reduction", reduction, 3, values));

@@ -168,6 +168,8 @@ aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, cons
     CHECK_RET(opgen_l2::DtypeSupported(target, "target", Dtypes_target(), OP_NAME), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::DtypeSupported(out, "out", Dtypes_out(), OP_NAME), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::DtypeSupported(weightOptional, "weightOptional", Dtypes_weightOptional(), OP_NAME), ACLNN_ERR_PARAM_INVALID);
+    CHECK_RET(opgen_l2::FormatSame(self, "self", target, "target"), ACLNN_ERR_PARAM_INVALID);
+    CHECK_RET(opgen_l2::FormatSame(self, "self", weightOptional, "weightOptional"), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::OneOf(reduction, "reduction", {0, 1, 2}), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::PromotedCastable(out, "out", {self, target, gradOutput, weightOptional}, "self and target and gradOutput and weightOptional", false), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(!opgen_l2::AnyEmpty({self}, "self"), ACLNN_SUCCESS);

@@ -144,6 +144,8 @@ aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, cons
     CHECK_RET(opgen_l2::DtypeSupported(posWeightOptional, "posWeightOptional", Dtypes_posWeightOptional(), OP_NAME), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::DtypeSupported(gradTarget, "gradTarget", Dtypes_gradTarget(), OP_NAME), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::DtypeSame(target, "target", gradTarget, "gradTarget"), ACLNN_ERR_PARAM_INVALID);
+    CHECK_RET(opgen_l2::FormatSame(self, "self", target, "target"), ACLNN_ERR_PARAM_INVALID);
+    CHECK_RET(opgen_l2::FormatSame(self, "self", gradTarget, "gradTarget"), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::OneOf(reduction, "reduction", {0, 1, 2}), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(!opgen_l2::AnyEmpty({self}, "self"), ACLNN_SUCCESS);
     CHECK_RET(opgen_l2::ShapeSame(self, "self", target, "target"), ACLNN_ERR_PARAM_INVALID);
