@@ -96,9 +96,14 @@ BY_TORCH = {
 }
 
 
+# operators ops-nn has no example program for (their aclnn page's example is ours: tests/test_c_examples.py)
+WITHOUT_PROGRAM = {"aclnnBinaryCrossEntropyWithLogitsTargetBackward"}
+
+
 def test_every_seed_op_has_official_programs():
     called = {name for t in PROGRAMS.values() for name in OP_CALL.findall(code_only(t))}
-    assert set(OPS) <= called, sorted(set(OPS) - called)
+    assert set(OPS) - WITHOUT_PROGRAM <= called, sorted(set(OPS) - WITHOUT_PROGRAM - called)
+    assert not WITHOUT_PROGRAM & called, "a program exists now: check it"
     assert len(PROGRAMS) >= 9
 
 

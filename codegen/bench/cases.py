@@ -108,6 +108,15 @@ def _bce(reduction: int, weights: bool):
     return make
 
 
+def _bce_probabilities(reduction: int, weight: bool):
+    def make(rng, n, dt):
+        # self holds probabilities: outside (0, 1) the gradient is w(x - t)/1e-12, beyond FLOAT16's range
+        g = _normal(rng, (), dt) if reduction else _normal(rng, n, dt)
+        return dict(grad_output=g, self=_uniform(rng, n, dt, 0.01, 0.99), target=_uniform(rng, n, dt, 0, 1),
+                    weight_optional=_uniform(rng, n, dt, 0.5, 1.5) if weight else None, reduction=reduction)
+    return make
+
+
 def _layouts() -> list[Layout]:
     out = [Layout("log_sigmoid_backward", "contiguous", _log_sigmoid, quick=True)]
     for dim, where in ((-1, "last"), (0, "first")):
@@ -123,6 +132,8 @@ def _layouts() -> list[Layout]:
             label = f"reduction {name}" + (", weight + posWeight" if weights else "")
             out.append(Layout("binary_cross_entropy_with_logits_backward", label, _bce(reduction, weights),
                               quick=reduction == 0 and not weights))
+            out.append(Layout("binary_cross_entropy_backward", label.replace(" + posWeight", ""),
+                              _bce_probabilities(reduction, weights), quick=reduction == 0 and not weights))
     return out
 
 
