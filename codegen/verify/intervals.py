@@ -215,12 +215,10 @@ def piecewise_form(expr, u):
         if node is None:
             done.append((e, cond))
             continue
+        # Piecewise semantics are ordered (the first true condition wins), so a piece splits into its node's
+        # branches in their order, each under the piece's own condition: the last one keeps `True` where it was
         form = node if isinstance(node, sympy.Piecewise) else node.rewrite(sympy.Piecewise)
-        earlier = []
-        split = []
-        for value, c in form.args:
-            split.append((e.xreplace({node: value}), sympy.And(cond, c, *[sympy.Not(k) for k in earlier])))
-            earlier.append(c)
+        split = [(e.xreplace({node: value}), sympy.And(cond, c)) for value, c in form.args]
         pieces[:0] = [(v, c) for v, c in split if c != sympy.false]
     return sympy.Piecewise(*done)
 
