@@ -20,6 +20,7 @@ C) on one parameter:
     Step("shape_same", "self", ref="gradOutput")
     Step("broadcast_to", "weight", ref="self")            broadcasts to exactly ref's shape
     Step("broadcastable", "self", ref="gradOutput")
+    Step("broadcastable_with", "target", others=(gradOutput, self))  broadcasts with the broadcast of the others
     Step("shape_is_broadcast", "out", others=(a, b))
     Step("convert", "alpha")                             read a scalar/attribute (type checked) when the
                                                          value checks begin
@@ -76,7 +77,9 @@ def _rule_steps(r: R.Rule) -> list[Step]:
     if isinstance(r, R.BroadcastTo):
         return [Step("broadcast_to", n, ref=P[-1], rule=r) for n in P[:-1]]
     if isinstance(r, R.Broadcastable):
-        return [Step("broadcastable", n, ref=P[0], rule=r) for n in P[1:]]
+        # the second with the first; each later one with the broadcast of all before it
+        return [Step("broadcastable", P[1], ref=P[0], rule=r)] + \
+            [Step("broadcastable_with", n, others=tuple(P[:i]), rule=r) for i, n in enumerate(P) if i >= 2]
     if isinstance(r, R.ShapeIsBroadcast):
         return [Step("shape_is_broadcast", P[0], others=tuple(P[1:]), rule=r)]
     if isinstance(r, R.DimInRange):

@@ -10,7 +10,7 @@ from .errors import SpecError
 from .spec import ABSENT, PRESENT, DTYPES, KERNEL_DTYPES, PRODUCTS, Op
 from .spec.dtypes import COMPUTED
 from .spec.example import problems as example_problems
-from .spec.functions import DimSum, numel_param
+from .spec.functions import DIVIDING_MODES, REDUCTION_MODES, DimSum, numel_param
 from .spec.params import ATTR_TYPES, GRAD, ROLES, Attr, Output, Param, Scalar, Tensor, Text
 from .spec.rules import CATEGORIES, DimInRange, OneOf, Requires, Rule
 from .vocabulary import check_op as _check_vocabulary
@@ -83,8 +83,34 @@ def _check_params(op, fail):
     elif op.reduce_dim is not None and not isinstance(op.reduce_dim, str):
         fail(f"reduce_dim must name an int64 Attr or be a fixed axis (an int), got {op.reduce_dim!r}")
     for attr_name in (op.dim_attr and op.reduce_dim, op.loss_reduction):
-        if attr_name is not None and (attr_name not in names or not isinstance(op.param(attr_name), Attr)):
+        if attr_name is not None and (not isinstance(attr_name, str) or attr_name not in names
+                                      or not isinstance(op.param(attr_name), Attr)):
             fail(f"{attr_name!r} must name an int64 Attr")
+    if op.loss_reduction is not None:
+        _check_reduction(op, fail)
+
+
+def _check_reduction(op, fail):
+    """`loss_reduction`: the attribute's values name the modes, and every dividing mode has a divisor."""
+    r = op.reduction
+    attr = op.param(r.attr)
+    if attr.type not in ("int64", "string"):
+        fail(f"loss_reduction {attr.name} must be an int64 or string Attr")
+    modes = [attr.values[k] if attr.type == "int64" else k for k in attr.values]
+    if not modes or any(m not in REDUCTION_MODES for m in modes):
+        fail(f"loss_reduction {attr.name}: its `values` must name the modes, each one of "
+             f"{', '.join(REDUCTION_MODES)} (e.g. {{0: 'none', 1: 'mean', 2: 'sum'}})")
+    known = {p.name for p in op.params if isinstance(p, (Tensor, Output))}
+    for m, d in r.divisors.items():
+        if m not in DIVIDING_MODES:
+            fail(f"loss_reduction: only {' and '.join(DIVIDING_MODES)} divide; {m}= has no divisor")
+        for s in d.free_symbols:
+            t = numel_param(s)
+            if t is None or t not in known:
+                fail(f"loss_reduction: the {m} divisor {d} uses {s}, not numel(tensor) of a tensor parameter")
+    for m in modes:
+        if m in DIVIDING_MODES and m not in r.divisors:
+            fail(f"loss_reduction: the {m} mode needs its divisor, Reduction({attr.name!r}, {m}=numel(...))")
 
 
 def _check_attr(p: Attr, fail):
@@ -230,13 +256,14 @@ def _check_math(op, fail):
                      f"(Piecewise((0, {t.symbol}), (..., True)))")
 
     tensors = {t.name for t in op.tensors}
+    counted = tensors | {op.output.name}       # numel() may count an input or the output
     param_syms = {p.symbol for p in op.params if p.symbol is not None}
     for i, f in enumerate(op.formulas):
         label = f"backward formula {i + 1}" if len(op.formulas) > 1 else "the backward"
         expr = sympy.sympify(f.expr)
         for s in expr.free_symbols - param_syms:
             t = numel_param(s) if isinstance(s, sympy.Symbol) else None
-            if t is None or t not in tensors:
+            if t is None or t not in counted:
                 fail(f"{label} uses undefined symbol {s}")
         if expr.has(DimSum) and op.reduce_dim is None:
             fail(f"{label} uses DimSum but reduce_dim is not set")

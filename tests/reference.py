@@ -119,14 +119,16 @@ def vjp(op, kw: dict, preimage=None) -> np.ndarray:
     gt = op.grad
     held = xt or yt
     shape = np.broadcast_shapes(*[np.shape(kw[t.py_name]) for t in [held, gt] + fwd.operands])
-    if op.loss_reduction:
-        shape = np.shape(kw[held.py_name])
+    if op.loss_reduction:   # a loss: the shape its output rules give (self's, or the broadcast of the inputs)
+        from codegen.runtime.calls import output_shape
+        shape = output_shape(op, kw)
     vals = {t.name: np.broadcast_to(_mp(kw[t.py_name]), shape) for t in [held] + fwd.operands}
     g = np.broadcast_to(_mp(kw[gt.py_name]), shape)
     scal = [mpmath.mpf(float(kw[p.py_name])) for p in fwd.scalars]
     ops_at = lambda idx: [vals[t.name][idx] for t in fwd.operands]
     red = kw.get(op.param(op.loss_reduction).py_name) if op.loss_reduction else 0
-    numel = max(1, int(np.prod(shape)))
+    shapes = {t.name: np.shape(kw[t.py_name]) for t in op.tensors if kw.get(t.py_name) is not None}
+    divisor = op.reduction.divisor_value(op, red, {**shapes, op.output.name: shape}) if op.loss_reduction else None
     out = np.empty(shape, dtype=object)
     if not fwd.coupled:
         for idx in itertools.product(*[range(s) for s in shape]):
@@ -138,7 +140,7 @@ def vjp(op, kw: dict, preimage=None) -> np.ndarray:
             if xt is None and mpmath.isnan(d) and preimage is not None:
                 # y has no unique pre-image (LeakyRelu's y = 0 at slope 0: every x <= 0): the x it came from
                 d = _diff(lambda t: fwd.one(t, ops_at(idx), scal), mpmath.mpf(float(np.reshape(preimage, shape)[idx])))
-            out[idx] = g[idx] * d / (numel if red == 1 else 1)
+            out[idx] = g[idx] * d / (divisor or 1)
         return out
     # coupled along dim: one row at a time
     dim = int(kw[op.param(op.reduce_dim).py_name])

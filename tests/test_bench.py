@@ -399,6 +399,12 @@ def test_a_new_elementwise_spec_is_benchmarked_from_its_spec_alone(ops):
     reduced = copy.copy(ops["softmax_backward"])
     reduced.name = "aclnnNewSoftmaxBackward"
     assert C.without_layouts(dict(ops, new_softmax_backward=reduced)) == ["new_softmax_backward"]
+    # a loss: each reduction mode is a layout (mean and sum with a one-element gradOutput)
+    loss = {lay.label: lay for lay in C.layouts(ops) if lay.op == "mse_loss_backward"}
+    assert set(loss) == {"reduction none", "reduction mean", "reduction sum",
+                         "gradOutput (1, 1024) broadcast, reduction none"}
+    kw = C.Case(loss["reduction mean"], "FLOAT", 1024).inputs()
+    assert kw["reduction"] == 1 and kw["grad_output"].shape == () and kw["self"].shape == (1024,)
 
 
 def test_baseline_times_another_revisions_c_kernels_side_by_side(tmp_path):

@@ -4,7 +4,8 @@ flags of docs/c-api.md) and run.  Their values are checked three ways, each inde
 - a program printing `result[i] is: v` must print what our own call example of the op prints (the same data,
   from the op's aclnn page; tests/test_c_examples.py checks that against the page's values and NumPy);
 - a program printing `output[i]=v, expected=w` checks itself: v must be w;
-- the one left (BCE-with-logits, experimental/, constant data in the program) against PyTorch's autograd.
+- the ones left (BCE-with-logits, L1Loss and SmoothL1Loss, experimental/, constant data in the program) against
+  PyTorch's autograd, on the data read back from the program's text.
 
 Needs a checkout of ops-nn ($OPGEN_OPS_NN, or the mirror below) and cmake; skips without them (CI has
 neither: there tests/test_c_examples.py and tests/test_c_package.py build our equivalents)."""
@@ -61,9 +62,48 @@ def _bce_expected_by_torch(text: str) -> list[float]:
     return x.grad.reshape(-1).tolist()
 
 
+def _floats(text: str, name: str) -> list[float]:
+    """The values of `std::vector<float> <name> = {...};` in a program's text."""
+    m = re.search(rf"std::vector<float> {name} = {{([^}}]*)}};", text)
+    assert m, f"the program's data changed: no {name}"
+    return [float(v) for v in m.group(1).split(",")]
+
+
+def _loss_expected_by_torch(text: str, loss: str, grad: str, x: str, target: str, reduction: int, facts=(), **kw):
+    """The gradient w.r.t. x of torch.nn.functional.<loss>(x, target, reduction, **kw) for gradOutput `grad`
+    (names of the program's host vectors; `reduction` the value it passes and `facts` the lines fixing `kw`,
+    checked in its text)."""
+    torch = pytest.importorskip("torch")
+    for fact in (f"int64_t reduction = {reduction};", *facts):
+        assert fact in text, f"the program's data changed: no {fact!r}"
+    xs = torch.tensor(_floats(text, x), dtype=torch.float64, requires_grad=True)
+    out = getattr(torch.nn.functional, loss)(xs, torch.tensor(_floats(text, target), dtype=torch.float64),
+                                             reduction={0: "none", 1: "mean", 2: "sum"}[reduction], **kw)
+    g = torch.tensor(_floats(text, grad), dtype=torch.float64)
+    out.backward(g if reduction == 0 else g[0])
+    return xs.grad.tolist()
+
+
+# the programs that print their result in a format of their own: (how a value is printed, the expected values)
+BY_TORCH = {
+    "experimental/loss/l1_loss_grad/examples/test_aclnn_l1_loss_grad.cpp": (
+        r"Index\[\d+\]: (\S+)",
+        lambda t: _loss_expected_by_torch(t, "l1_loss", "gradsHostData", "predictHostData", "labelHostData", 1)),
+    "experimental/loss/smooth_l1_loss_grad_v2/examples/test_aclnn_smooth_l1_loss_grad_v2.cpp": (
+        r"gradient\[\d+\] = (\S+)",
+        lambda t: _loss_expected_by_torch(t, "smooth_l1_loss", "doutHostData", "predictHostData", "labelHostData", 0,
+                                          facts=("double sigma = 1.0;",), beta=1.0)),
+}
+
+
+# operators ops-nn has no example program for (their aclnn page's example is ours: tests/test_c_examples.py)
+WITHOUT_PROGRAM = {"aclnnBinaryCrossEntropyWithLogitsTargetBackward"}
+
+
 def test_every_seed_op_has_official_programs():
     called = {name for t in PROGRAMS.values() for name in OP_CALL.findall(code_only(t))}
-    assert set(OPS) <= called, sorted(set(OPS) - called)
+    assert set(OPS) - WITHOUT_PROGRAM <= called, sorted(set(OPS) - WITHOUT_PROGRAM - called)
+    assert not WITHOUT_PROGRAM & called, "a program exists now: check it"
     assert len(PROGRAMS) >= 9
 
 
@@ -115,6 +155,11 @@ def test_official_example_builds_unchanged_and_prints_the_right_values(path, tmp
     elif SELF_CHECKED.search(printed):
         pairs = SELF_CHECKED.findall(printed)
         assert all(float(got) == float(want) for _, got, want in pairs), printed
+    elif path in BY_TORCH:
+        pattern, expected = BY_TORCH[path]
+        got = [float(v) for v in re.findall(pattern, printed)]
+        want = expected(text)
+        assert got and got == pytest.approx(want, rel=1e-5, abs=1e-6), (got, want)
     else:
         got = [float(v) for v in re.findall(r"output\[\d+\]=(\S+)", printed)]
         assert got and "sigmoid_cross_entropy_with_logits_grad_v2" in path, f"{path}: no values checked:\n{printed}"

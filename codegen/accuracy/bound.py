@@ -278,7 +278,9 @@ def symbol_values(op, variant, kw: dict, shape: tuple) -> tuple[dict, int | None
     for s in sympy.sympify(variant.expr).free_symbols:
         t = numel_param(s)
         if t is not None:
-            values[s] = float(max(1, np.size(kw[op.param(t).py_name])))
+            # the output's count is the call's shape (a mean over the broadcast shape: L1Loss, SoftMarginLoss)
+            counted = shape if t == op.output.name else np.shape(kw[op.param(t).py_name])
+            values[s] = float(max(1, int(np.prod(counted, dtype=np.int64))))
     axis = None
     if op.reduce_dim is not None:
         axis = op.reduce_axis(kw) % max(len(shape), 1)

@@ -17,7 +17,8 @@ variant (absent optional tensors replaced by their default):
       out_i = g_i ∂F/∂z(z_i, S) + Σ_m h_m'(z_i) Σ_j g_j ∂F/∂S_m(z_j, S),
   the whole row in high precision.  Given y, z_i = F⁻¹(y_i) at S = 1 (the normaliser a forward output
   implies), so a row of y that sums to one is exactly a forward output.
-* a loss reduction (BCE): out_i = g · ∂l_i/∂x_i, divided by N = max(1, numel(self)) for mean.
+* a loss reduction (BCE): out_i = g · ∂l_i/∂x_i, divided for a mean by the divisor the spec's `Reduction`
+  declares (numel(self), the output's numel, ...), an empty count counting as 1.
 
 gradOutput enters as a limit: g · d with d exactly 0 is 0 even for g = ±inf (the function is 0 along g), and
 ±inf inputs of the differentiated variable are replaced by ±1e300, where every derivative here has reached its
@@ -48,6 +49,13 @@ OUTSIDE = "outside"                # a y that is no forward output (no real pre-
 OUT_OF_REACH = "out of reach"      # exp of an astronomically large argument (OutOfReach): no reference value
 PRECISIONS = [(40, 80), (160, 320), (640, 1280)]   # decimal digits: evaluate at both, escalate on disagreement
 _Y = sympy.Symbol("Y__", real=True)
+
+
+def _shapes(op, kw, out_shape) -> dict:
+    """{tensor parameter name: shape} of a call, the output's being `out_shape` (a loss's mean divisor)."""
+    shapes = {t.name: np.shape(kw[t.py_name]) for t in op.tensors if kw.get(t.py_name) is not None}
+    shapes[op.output.name] = tuple(out_shape)
+    return shapes
 
 
 def variant_subs(op, variant) -> dict:
@@ -280,7 +288,8 @@ class Reference:
         opnd = [np.broadcast_to(mp(kw[t.py_name]), bshape) for t in self.operands]
         scal = [mpmath.mpf(float(kw[p.py_name])) for p in self.scalars]
         red = int(kw[op.param(op.loss_reduction).py_name]) if op.loss_reduction else 0
-        scale = mpmath.mpf(1) / max(1, int(np.prod(np.shape(kw[held.py_name])))) if red == 1 else 1
+        d = op.reduction.divisor_value(op, red, _shapes(op, kw, shape)) if op.loss_reduction else None
+        scale = mpmath.mpf(1) / d if d is not None else 1
         out = np.empty(bshape, dtype=object)
         if not self.coupled:
             for idx in np.ndindex(*bshape):

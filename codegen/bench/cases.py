@@ -109,6 +109,15 @@ def _bce(reduction: int, weights: bool):
     return make
 
 
+def _bce_probabilities(reduction: int, weight: bool):
+    def make(rng, n, dt):
+        # self holds probabilities: outside (0, 1) the gradient is w(x - t)/1e-12, beyond FLOAT16's range
+        g = _normal(rng, (), dt) if reduction else _normal(rng, n, dt)
+        return dict(grad_output=g, self=_uniform(rng, n, dt, 0.01, 0.99), target=_uniform(rng, n, dt, 0, 1),
+                    weight_optional=_uniform(rng, n, dt, 0.5, 1.5) if weight else None, reduction=reduction)
+    return make
+
+
 def _layouts() -> list[Layout]:
     out = [Layout("log_sigmoid_backward", "contiguous", _log_sigmoid, quick=True)]
     for name, log in (("softmax_backward", False), ("log_softmax_backward", True)):
@@ -125,6 +134,8 @@ def _layouts() -> list[Layout]:
             label = f"reduction {name}" + (", weight + posWeight" if weights else "")
             out.append(Layout("binary_cross_entropy_with_logits_backward", label, _bce(reduction, weights),
                               quick=reduction == 0 and not weights))
+            out.append(Layout("binary_cross_entropy_backward", label.replace(" + posWeight", ""),
+                              _bce_probabilities(reduction, weights), quick=reduction == 0 and not weights))
     return out
 
 
@@ -133,8 +144,9 @@ LAYOUTS = _layouts()
 
 # ---- layouts read off a spec ---------------------------------------------------------------------------
 def _derivable(op: Op) -> bool:
-    """An elementwise op (no row reduction, no loss reduction): its layouts follow from its shape rules."""
-    return op.reduce_dim is None and op.loss_reduction is None
+    """An elementwise op (no row reduction; a loss reduction is a layout of its own): its layouts follow from its
+    shape rules."""
+    return op.reduce_dim is None
 
 
 def _broadcasts_grad(op: Op) -> bool:
@@ -155,9 +167,11 @@ def _forward_of(op: Op, variant, values: dict):
     return lambda x: np.asarray(f(x), dtype=np.float64)
 
 
-def _spec_make(op: Op, variant, broadcast: bool):
+def _spec_make(op: Op, variant, broadcast: bool, reduction: int | None = None):
     """The `make` of a derived layout: the spec's example scalars and attributes (the aclnn page's values), the
-    variant's bool and string attributes and optional tensors, and data by each tensor's role."""
+    variant's bool and string attributes and optional tensors, and data by each tensor's role.  A loss's
+    `reduction` value replaces the example's; for a dividing or summing mode gradOutput is one element (shape ()),
+    the gradient of a scalar loss."""
     from codegen.spec import ABSENT
     from codegen.spec.example import resolve
     from codegen.spec.params import FORWARD_INPUT, FORWARD_OUTPUT, GRAD, UNUSED
@@ -168,6 +182,8 @@ def _spec_make(op: Op, variant, broadcast: bool):
             fixed[p.py_name] = ex.scalars[p.name]
         elif p.kind == "attr":
             fixed[p.py_name] = variant.key.get(p.name, ex.attrs[p.name])
+    if reduction is not None:
+        fixed[op.param(op.loss_reduction).py_name] = reduction
 
     def make(rng, n, dt):
         shape = (n // COLS, COLS) if broadcast else (n,)
@@ -178,7 +194,7 @@ def _spec_make(op: Op, variant, broadcast: bool):
             if variant.key.get(t.name) == ABSENT:
                 kw[t.py_name] = None
             elif role == GRAD:
-                kw[t.py_name] = _normal(rng, (1, COLS) if broadcast else shape, dt)
+                kw[t.py_name] = _normal(rng, () if reduction else (1, COLS) if broadcast else shape, dt)
             elif role == FORWARD_INPUT:
                 kw[t.py_name] = np.asarray(x).astype(np.float32).astype(dt)
             elif role == FORWARD_OUTPUT:
@@ -198,12 +214,18 @@ def derived_layouts(op: Op) -> list[Layout]:
     if not _derivable(op):
         return []
     out = []
-    for i, v in enumerate(op.variants):
-        label = ", ".join(f"{k} {str(val).lower()}" for k, val in v.key.items()) or "contiguous"
-        out.append(Layout(op.snake_name, label, _spec_make(op, v, False), quick=i == 0))
+    modes = [(None, "")]
+    if op.loss_reduction:   # a loss: each reduction mode (none: gradOutput per element; else one element)
+        modes = [(value, f"reduction {name}") for value, name in sorted(op.param(op.loss_reduction).values.items())]
+    # every variant in the first mode, the first variant in every other mode
+    pairs = [(v, modes[0]) for v in op.variants] + [(op.variants[0], m) for m in modes[1:]]
+    for i, (v, (reduction, mode)) in enumerate(pairs):
+        label = ", ".join([mode] * bool(mode) + [f"{k} {str(val).lower()}" for k, val in v.key.items()]) \
+            or "contiguous"
+        out.append(Layout(op.snake_name, label, _spec_make(op, v, False, reduction), quick=i == 0))
     if _broadcasts_grad(op):
-        out.append(Layout(op.snake_name, f"gradOutput (1, {COLS}) broadcast", _spec_make(op, op.variants[0], True),
-                          divisor=COLS))
+        label = ", ".join([f"gradOutput (1, {COLS}) broadcast"] + [modes[0][1]] * bool(modes[0][1]))
+        out.append(Layout(op.snake_name, label, _spec_make(op, op.variants[0], True, modes[0][0]), divisor=COLS))
     return out
 
 

@@ -233,12 +233,21 @@ def _concrete(value):
     return value is not None and not isinstance(value, Allocate)
 
 
+def _is_tensor(name, value):
+    """A rank check may be the first to read a tensor (BCE's): anything but an array is refused as the dtype
+    checks refuse it."""
+    if value is not None and not isinstance(value, (np.ndarray, Allocate)):
+        raise AclnnError(INVALID, name, f"{name} must be a tensor (NumPy array), got {type(value).__name__}")
+
+
 def max_rank(name, value, n):
+    _is_tensor(name, value)
     if _concrete(value) and value.ndim > n:
         raise AclnnError(INVALID, name, f"{name} has {value.ndim} dimensions, more than {n}")
 
 
 def min_rank(name, value, n):
+    _is_tensor(name, value)
     if _concrete(value) and value.ndim < n:
         raise AclnnError(INVALID, name, f"{name} has {value.ndim} dimensions, fewer than {n}")
 
@@ -266,6 +275,18 @@ def broadcastable(a_name, a, name, value):
     if _concrete(a) and _concrete(value) and broadcast_shapes(a.shape, value.shape) is None:
         raise AclnnError(INVALID, name, f"{name} of shape {shape_str(value.shape)} does not broadcast with "
                                         f"{a_name} of shape {shape_str(a.shape)}")
+
+
+def broadcastable_with(name, value, *named):
+    """`value` broadcasts with the broadcast shape of the operands (`named` alternates names and arrays)."""
+    arrays = named[1::2]
+    if not _concrete(value) or not all(_concrete(a) for a in arrays):
+        return
+    want = broadcast_shapes(*[a.shape for a in arrays])
+    if want is not None and broadcast_shapes(want, value.shape) is None:
+        names = " and ".join(named[0::2])
+        raise AclnnError(INVALID, name, f"{name} of shape {shape_str(value.shape)} does not broadcast with the "
+                                        f"broadcast shape {shape_str(want)} of {names}")
 
 
 def shape_is_broadcast(name, value, *named):

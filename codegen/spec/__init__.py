@@ -124,7 +124,7 @@ from sympy.codegen.cfunctions import expm1, log1p
 
 from .dtypes import DTYPES, KERNEL_DTYPES, DType
 from .example import Example
-from .functions import DimSum, numel, sigmoid
+from .functions import DimSum, Reduction, numel, sigmoid
 from .op import ABSENT, PRESENT, Formula, Op, Variant
 from .params import (FORWARD_INPUT, FORWARD_OUTPUT, GRAD, OPERAND, RESULT, UNUSED, Attr, Output, Param, Scalar,
                      Tensor, Text)
@@ -140,6 +140,7 @@ __all__ = [
     "erfc", "exp", "expm1", "log", "log1p", "pi", "sign", "sqrt", "symbols", "tanh", "sigmoid",
     # spec language
     "Op", "Formula", "Variant", "Example", "Tensor", "Scalar", "Attr", "Output", "Param", "Text", "DimSum", "numel",
+    "Reduction",
     "ABSENT", "PRESENT", "GRAD", "FORWARD_INPUT", "FORWARD_OUTPUT", "OPERAND", "UNUSED", "RESULT",
     "DtypeSupported", "DtypeSame", "DtypeCastable", "FormatSame", "MaxRank", "MinRank", "ShapeSame", "Broadcastable",
     "BroadcastTo", "ShapeIsBroadcast", "DimInRange", "DimAtMost", "OneOf", "Requires", "NotNull", "Rule",

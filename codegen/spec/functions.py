@@ -3,9 +3,12 @@
 `DimSum(e)`   the sum of the elementwise expression `e` along the operator's reduction dimension, kept as a
               dimension of size one (keepdim) so it broadcasts back over the row: softmax's `sum_dim(g*y)`.
 `numel(name)` the element count of a tensor parameter, a positive integer symbol (BCE's mean uses it).
+`Reduction`   how a loss's reduction attribute reduces the forward's elementwise loss (`Op.loss_reduction`).
 `sigmoid(u)`  1/(1 + exp(-u)), plain SymPy: every backend evaluates it without overflow (codegen.rewrite).
 """
 from __future__ import annotations
+
+import math
 
 import sympy
 
@@ -32,6 +35,62 @@ def numel(param_name: str) -> sympy.Symbol:
 def numel_param(sym: sympy.Symbol) -> str | None:
     """Inverse of `numel`: the tensor name behind a numel symbol, or None."""
     return sym.name[len("numel_"):] if sym.name.startswith("numel_") else None
+
+
+# ---- loss reductions -------------------------------------------------------------------------------------------
+# What each named value of a reduction attribute does to the forward's elementwise loss ℓ (its `Attr.values`
+# name the modes: {0: "none", 1: "mean", 2: "sum", 3: "batchmean"}, or the strings themselves for a C string):
+#   none       gradOutput holds one gradient per loss element (the loss is ℓ itself)
+#   sum        the loss is Σℓ; gradOutput is one number
+#   mean       the loss is Σℓ / D, D the divisor the spec declares (the library's choice: numel of self, of the
+#              broadcast shape, ...); gradOutput is one number
+#   batchmean  the same, with its own divisor (KL's dim 0)
+REDUCTION_MODES = ("none", "sum", "mean", "batchmean")
+DIVIDING_MODES = ("mean", "batchmean")
+
+
+class Reduction:
+    """`Op.loss_reduction`: the attribute that reduces the forward's loss, and the divisor of each dividing mode.
+
+        Reduction("reduction", mean=numel("self"))                    BCE, MSE: the mean divides by self's numel
+        Reduction("reduction", mean=numel("gradInput"))               L1: by the broadcast shape's (the output's)
+        Reduction("reduction", mean=numel("self"), batchmean=...)     KL's batchmean
+
+    The divisors are the forward's definition (the docs print the reduced loss with them, the proof
+    differentiates it); the backward formula states its own factor, which the proof must find equal.  A spec
+    may write just the attribute's name, `loss_reduction="reduction"`: the mean then divides by the numel of
+    the tensor holding the forward input."""
+
+    def __init__(self, attr: str, **divisors):
+        self.attr = attr
+        self.divisors = {k: sympy.sympify(v) for k, v in divisors.items()}
+
+    def __repr__(self):
+        args = "".join(f", {k}={v}" for k, v in self.divisors.items())
+        return f"Reduction({self.attr!r}{args})"
+
+    def mode(self, op, value) -> str:
+        """The mode ("none", "sum", "mean", "batchmean") of one value of the attribute."""
+        names = op.param(self.attr).values
+        return names[value] if value in names else str(value)
+
+    def divisor(self, op, value):
+        """The divisor D of the loss for one value of the attribute (None for none and sum)."""
+        return self.divisors.get(self.mode(op, value))
+
+    def divisor_value(self, op, value, shapes: dict) -> int | None:
+        """The divisor of one call, from `shapes` {tensor parameter name: shape} (the output's included): None
+        for none and sum; an empty count counts as 1, as nothing is computed then."""
+        d = self.divisor(op, value)
+        if d is None:
+            return None
+        counts = {s: max(1, math.prod(shapes[numel_param(s)])) for s in d.free_symbols if numel_param(s)}
+        return int(d.xreplace(counts))
+
+    def gradient_scale(self, op, value, g):
+        """What multiplies each element's local derivative in the VJP: g for none and sum, g/D for a mean."""
+        d = self.divisor(op, value)
+        return g if d is None else g / d
 
 
 def sigmoid(u) -> sympy.Expr:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import sympy
 
+from .functions import Reduction, numel
 from .params import (Attr, FORWARD_INPUT, FORWARD_OUTPUT, GRAD, Output, Param, Scalar, Tensor, Text, snake)
 from .rules import NotNull, Rule
 
@@ -67,7 +68,8 @@ class Op:
     description: Text                  # 算子功能 / what the operator does
     forward_name: str = ""             # the forward function's name in formulas, e.g. "LogSigmoid"
     reduce_dim: str | int | None = None  # int64 attribute that DimSum reduces along, or a fixed axis (-1: the last)
-    loss_reduction: str | None = None  # int64 attribute reducing the forward output: 0 none, 1 mean, 2 sum
+    loss_reduction: object = None      # the attribute reducing the forward's loss: its name or a Reduction
+                                       # (after construction always the name; the Reduction is `reduction`)
     compute_dtype: str = "FLOAT"       # FLOAT16/BFLOAT16/FLOAT are loaded as, computed in, and rounded once from it
     compute: dict = field(default_factory=dict)  # {dtype outside those three: "FLOAT" | "DOUBLE" | "COMPLEX"}
     notes: list = field(default_factory=list)  # extra Text constraints for the docs (约束与限制)
@@ -76,6 +78,21 @@ class Op:
     torch: object = None               # the PyTorch equivalent (codegen.spec.torch), for accuracy and bench
     at: dict = field(default_factory=dict)  # {Eq(wrt, point): the backward's value there} where f' has no value
     source: str = ""                   # file the spec was loaded from (set by the loader)
+
+    def __post_init__(self):
+        # `loss_reduction` may be a Reduction; the rest of the framework reads the attribute's name there
+        self._reduction = self.loss_reduction if isinstance(self.loss_reduction, Reduction) else None
+        if self._reduction is not None:
+            self.loss_reduction = self._reduction.attr
+
+    @property
+    def reduction(self):
+        """The loss reduction as a `Reduction` (None for an op without one): a bare attribute name means the mean
+        divides by the numel of the tensor holding the forward input."""
+        if self.loss_reduction is None or self._reduction is not None:
+            return self._reduction
+        x = next((t.name for t in self.tensors if t.role == FORWARD_INPUT), None)
+        return Reduction(self.loss_reduction, **({"mean": numel(x)} if x else {}))
 
     # ---- names -------------------------------------------------------------------------------------------
     @property

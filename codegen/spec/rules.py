@@ -217,7 +217,8 @@ class BroadcastTo(Rule):
 
 @dataclass(frozen=True, init=False)
 class Broadcastable(Rule):
-    """The tensors broadcast with each other (NumPy rules)."""
+    """The tensors broadcast together (NumPy rules): the second with the first, each later one with the broadcast
+    shape of all before it (L1LossBackward: target with the broadcast of gradOutput and self)."""
     category = "shape"
 
     def describe(self, lang, op=None):

@@ -103,7 +103,10 @@ def call(op, torch, kw: dict, tensor, out=None, variant=None):
     args = [x if a == x_name else v for a, v in zip(spec.args, args)]
     with torch.enable_grad():
         y = spec.fn(torch, *args)
-        (grad,) = torch.autograd.grad(y, x, tensor(kw[op.param(g_name).py_name]).expand(y.shape))
+        g = tensor(kw[op.param(g_name).py_name])
+        # a reduced loss is one number: a one-element gradOutput of any rank is its gradient
+        g = g.reshape(y.shape) if y.dim() == 0 and g.numel() == 1 else g.expand(y.shape)
+        (grad,) = torch.autograd.grad(y, x, g)
     if out is not None:
         out.copy_(grad)
         return out

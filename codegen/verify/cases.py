@@ -124,7 +124,9 @@ def cases(op: Op) -> list[Case]:
     admit (Hardtanh's min and max: min < max, min = max, max < min; with a `min <= max` rule the last would go) --
     the larger written as the smaller plus a positive symbol, so that the proof can order the branch points."""
     out = []
-    reals = list(dict.fromkeys([p.symbol for p in op.reals] + [p.symbol for p in op.attrs if p.is_number]))
+    # (the loss reduction's attribute is fixed per case, never a scalar whose sign makes cases)
+    reals = list(dict.fromkeys([p.symbol for p in op.reals] + [p.symbol for p in op.attrs
+                                                                if p.is_number and p.name != op.loss_reduction]))
     for variant in op.variants:
         rels = assumptions_for(op, variant)
         bounds, orders = {}, []

@@ -54,6 +54,20 @@ def atoms(cond, u):
         e = cond.lhs - cond.rhs                     # condition: e op 0
         if u not in e.free_symbols:
             return ("const", _need(_decide(cond), cond))
+        inner = [a for a in e.atoms(sympy.Abs) if u in a.free_symbols and a.args[0] != u]
+        if len(inner) == 1 and op in (">", ">=", "<", "<="):
+            # |f| op c with f linear in u (SmoothL1's |x - t| < beta): f op c and -f op c, both (< <=) or either
+            var = sympy.Dummy("a")
+            e_abs = e.xreplace({inner[0]: var})
+            a = sympy.diff(e_abs, var)
+            if u not in e_abs.free_symbols and not a.free_symbols & {var} and a != 0 and a.is_comparable:
+                c = sympy.simplify(-(e_abs - a * var) / a)
+                if a.is_negative:
+                    op = {">": "<", "<": ">", ">=": "<=", "<=": ">="}[op]
+                rel = {">": sympy.Gt, ">=": sympy.Ge, "<": sympy.Lt, "<=": sympy.Le}[op]
+                f = inner[0].args[0]
+                parts = (atoms(rel(f, c), u), atoms(rel(-f, c), u))
+                return ("or",) + parts if op in (">", ">=") else ("and",) + parts
         var = sympy.Dummy("a")
         e_abs = e.xreplace({sympy.Abs(u): var})
         abs_form = u not in e_abs.free_symbols      # linear in Abs(u) rather than in u

@@ -75,15 +75,22 @@ def check_case(case: Case, n_random: int = 12, seed: int = 0) -> Result:
     scal_syms = [p.symbol for p in scal_params]
     fwd = sympy.sympify(op.forward_of(formula)).xreplace(absent)
     bwd = sympy.sympify(v.expr)
-    bwd = bwd.xreplace({s: sympy.Symbol("numel__", real=True) for s in bwd.free_symbols if numel_param(s)})
-    numel_sym = sympy.Symbol("numel__", real=True)
+    coupled = sympy.sympify(op.forward).has(DimSum)
+    red = case.reduction
+    # element counts: the row's length in a coupled op (numel of a row); in an elementwise loss each count is its
+    # own random number, and a mean divides by the divisor the Reduction declares, evaluated on them
+    counts = sorted({s for s in bwd.free_symbols if numel_param(s)}, key=str)
+    divisor = op.reduction.divisor(op, red) if red is not None else None
+    if divisor is not None and not coupled:
+        counts = sorted(set(counts) | {s for s in divisor.free_symbols if numel_param(s)}, key=str)
+    if coupled:
+        bwd = bwd.xreplace({s: sympy.Symbol("numel__", real=True) for s in counts})
+        counts = [sympy.Symbol("numel__", real=True)]
     op_syms = [t.symbol for t in operands if t.symbol not in absent]
     fwd_row = _Row(fwd, [x] + op_syms, scal_syms)
     # backward element values: x (when held), y, g, operands
     b_elem = [s for s in [xs, ys, g] if s is not None] + op_syms
-    bwd_row = _Row(bwd, b_elem, scal_syms + [numel_sym])
-    red = case.reduction
-    coupled = sympy.sympify(op.forward).has(DimSum) or op.loss_reduction is not None
+    bwd_row = _Row(bwd, b_elem, scal_syms + counts)
     lengths = [1, 2, 3, 5, 8] if coupled else [1]
     checked, worst = 0, mpmath.mpf(0)
     for trial in range(n_random + len(X_POINTS)):
@@ -102,14 +109,23 @@ def check_case(case: Case, n_random: int = 12, seed: int = 0) -> Result:
                      for t in operands if t.symbol not in absent] for i in range(len(zs))]
         gs = [mpmath.mpf(rng.uniform(-2, 2)) for _ in zs]
         gscalar = mpmath.mpf(rng.uniform(-2, 2))
+        if coupled:
+            count_vals = {counts[0]: mpmath.mpf(len(zs))}
+        else:
+            count_vals = {c: mpmath.mpf(rng.randint(1, 9)) for c in counts}
+        if red in (None, 0) or divisor is None:
+            scale = 1
+        elif coupled:
+            scale = 1 / mpmath.mpf(len(zs))
+        else:
+            scale = 1 / mpmath.mpf(sympy.N(divisor.xreplace(count_vals), DPS))
 
         def loss(zvec):
             row = [[z] + ops_vals[i] for i, z in enumerate(zvec)]
             ysv = [fwd_row(row, i, scal) for i in range(len(zvec))]
-            if red in (None, 0):
+            if red is None or op.reduction.mode(op, red) == "none":
                 return mpmath.fsum(gs[i] * ysv[i] for i in range(len(zvec)))
-            total = mpmath.fsum(ysv)
-            return gscalar * (total / len(zvec) if red == 1 else total)
+            return gscalar * mpmath.fsum(ysv) * scale
 
         row = [[z] + ops_vals[i] for i, z in enumerate(zs)]
         yvals = [fwd_row(row, i, scal) for i in range(len(zs))]
@@ -120,7 +136,7 @@ def check_case(case: Case, n_random: int = 12, seed: int = 0) -> Result:
                 e.append(z)
             if ys is not None:
                 e.append(yvals[i])
-            e.append(gs[i] if red in (None, 0) else gscalar)
+            e.append(gs[i] if red is None or op.reduction.mode(op, red) == "none" else gscalar)
             brow.append(e + ops_vals[i])
         for j in range(len(zs)):
             if not mpmath.isfinite(yvals[j]):
@@ -130,7 +146,7 @@ def check_case(case: Case, n_random: int = 12, seed: int = 0) -> Result:
                 zz[j] = t
                 return loss(zz)
             want = mpmath.diff(along, zs[j])
-            got = bwd_row(brow, j, scal + [mpmath.mpf(len(zs))])
+            got = bwd_row(brow, j, scal + [count_vals[c] for c in counts])
             err = abs(got - want) / max(mpmath.mpf(1), abs(want))
             worst = max(worst, err)
             checked += 1

@@ -2,13 +2,15 @@
 
 Two methods, chosen by the shape of the forward:
 
-* elementwise (no DimSum, no loss reduction): the VJP is g·f'(x).  The real line is cut at every branch point
+* elementwise (no DimSum): the VJP is g·f'(x); for a loss, G·f'(x) with G = g (reduction none or sum) or g/D
+  (a mean, D the divisor the spec's `Reduction` declares), since the loss Σ_i G_i·f(x_i) has that derivative
+  w.r.t. x_j.  The real line is cut at every branch point
   of the forward's and the backward's conditions; on each open piece the active branches are decided
   symbolically and `g·f'(x) - backward` must simplify to 0.  When the backward is written in the forward
   output y (ELU's isResult), the forward branch is monotone on the piece, its image is computed from limits,
   and the backward's y-branch is decided on that image: this is the substitution of the forward's inverse.
   Branch points themselves are reported as the documented convention, next to both one-sided derivatives.
-* coupled (DimSum or a loss reduction): the forward is expanded over a row of symbolic length n with indexed
+* coupled (DimSum): the forward is expanded over a row of symbolic length n with indexed
   symbols, the loss L = Σ g_i·y_i (none), g·Σ y_i (sum) or g·Σ y_i / n (mean) is differentiated with respect
   to x_j, and the residual against the backward at index j must be 0 for every 1 <= j <= n — a proof for
   general n; it is repeated on explicit rows of length 1…6 as an independent cross-check.  A BOOL tensor (a mask)
@@ -102,7 +104,17 @@ def _at(expr, x, t, side):
 
 
 def is_coupled(op: Op) -> bool:
-    return sympy.sympify(op.forward).has(DimSum) or op.loss_reduction is not None
+    """Whether elements of the forward depend on other elements (DimSum).  A loss reduction alone does not couple
+    them: the loss is Σ_i G_i·f(x_i) with G_i the gradient of the loss w.r.t. element i's loss (g_i for none, g
+    for sum, g/D for a mean), so its derivative w.r.t. x_j is G_j·f'(x_j), proven elementwise like any other op."""
+    return sympy.sympify(op.forward).has(DimSum)
+
+
+def _abs_as_branches(expr, x):
+    """|e| and sign(e) of an e that depends on x as Piecewise branches (L1's |x - t| is x - t where x >= t and
+    t - x elsewhere), so that the proof cuts the line where e changes sign and decides each piece."""
+    return expr.replace(lambda a: isinstance(a, (sympy.Abs, sympy.sign)) and a.args[0].has(x),
+                        lambda a: a.rewrite(sympy.Piecewise))
 
 
 def _pieces(expr):
@@ -128,7 +140,7 @@ class CaseProof:
         for t in op.tensors:  # a null optional tensor is all `default`, in the forward as in the backward
             if v.key.get(t.name) == ABSENT:
                 self.subs[t.symbol] = sympy.sympify(t.default)
-        self.forward = sympy.sympify(op.forward_of(self.formula)).subs(self.subs)
+        self.forward = _abs_as_branches(sympy.sympify(op.forward_of(self.formula)).subs(self.subs), op.wrt)
         self.backward = sympy.sympify(v.expr).subs(self.subs)
         self.masks = {t.symbol for t in op.bool_tensors}
         if self.masks and is_coupled(op):
@@ -136,6 +148,9 @@ class CaseProof:
             self.backward = _select_arithmetic(self.backward, self.masks)
         self.x = op.wrt
         self.g = op.grad.symbol
+        # what multiplies each element's local derivative: g, or g/D for a mean with the declared divisor D
+        self.scale = self.g if case.reduction is None else op.reduction.gradient_scale(op, case.reduction, self.g)
+        self.scale_text = "g" if self.scale == self.g else f"(g/{self.g / self.scale})"
         self.xs = op.x_symbol(self.formula)
         self.ys = op.y_symbol(self.formula)
         self.label = case.label
@@ -177,7 +192,7 @@ class CaseProof:
             try:
                 k = first_piece(ftrees, lambda t: truth_on(t, lo, hi))
                 fk = fp[k][0]
-                vjp = g * sympy.diff(fk, x)
+                vjp = self.scale * sympy.diff(fk, x)
                 if in_y:
                     ylo, yhi, const = self._image(fk, lo, hi)
                     if const is not None:
@@ -199,7 +214,8 @@ class CaseProof:
                 continue
             residual = vjp - bexpr
             if is_zero(residual):
-                lines.append(self.line(where, "proven", f"backward branch {m + 1} = g*d/dx forward branch {k + 1}"))
+                lines.append(self.line(where, "proven", f"backward branch {m + 1} = {self.scale_text}*d/dx forward "
+                                                            f"branch {k + 1}"))
             else:
                 lines.append(self.line(where, "FAILED", f"residual {sympy.simplify(residual)}",
                                        self._counterexample(residual, lo, hi)))

@@ -188,8 +188,9 @@ def prepare(op: Op, p: Plan, kw: dict, shape: tuple, out_dtype: str, product: st
             request[q.name] = float(np.float32(kw[q.py_name])).hex()
         elif isinstance(q, Attr) and q.type != "string":
             request[q.name] = int(kw[q.py_name])
-    for n in p.numels:
-        request[f"numel_{n}"] = int(np.asarray(kw[op.param(n).py_name]).size)
+    for n in p.numels:   # the output's count is the call's shape (a mean over the broadcast shape)
+        counted = shape if n == op.output.name else np.shape(kw[op.param(n).py_name])
+        request[f"numel_{n}"] = int(np.prod(counted, dtype=np.int64))
     return v.index, request, arrays, dout, view, dim
 
 

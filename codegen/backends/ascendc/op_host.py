@@ -136,23 +136,27 @@ def infer_shape_lines(p: Plan) -> list[str]:
             ref = next(n for n in r.params if n != out)
             return [f"*context->GetOutputShape(0) = *context->GetInputShape({index[ref]});  // {out} has {ref}'s shape"]
         if isinstance(r, R.ShapeIsBroadcast) and r.params[0] == out:
-            a, b = r.params[1:3]
-            return [
-                f"// {out} has the broadcast shape of {a} and {b} (NumPy rules)",
-                f"const gert::Shape* a = context->GetInputShape({index[a]});",
-                f"const gert::Shape* b = context->GetInputShape({index[b]});",
-                "gert::Shape* y = context->GetOutputShape(0);",
-                "const size_t rank = std::max(a->GetDimNum(), b->GetDimNum());",
-                "y->SetDimNum(rank);",
-                "for (size_t i = 0; i < rank; ++i) {",
-                "    const int64_t da = i + a->GetDimNum() < rank ? 1 : a->GetDim(i + a->GetDimNum() - rank);",
-                "    const int64_t db = i + b->GetDimNum() < rank ? 1 : b->GetDim(i + b->GetDimNum() - rank);",
-                "    if (da != db && da != 1 && db != 1) {",
-                "        return ge::GRAPH_FAILED;",
-                "    }",
-                "    y->SetDim(i, da == 1 ? db : da);",
-                "}",
-            ]
+            operands = r.params[1:]   # any number of them (a loss's gradOutput, self, target, weight)
+            lines = [f"// {out} has the broadcast shape of {', '.join(operands)} (NumPy rules)",
+                     "gert::Shape* y = context->GetOutputShape(0);",
+                     f"*y = *context->GetInputShape({index[operands[0]]});"]
+            for t in operands[1:]:
+                lines += [
+                    "{",
+                    f"    const gert::Shape* b = context->GetInputShape({index[t]});  // {t}",
+                    "    const gert::Shape a = *y;",
+                    "    const size_t rank = std::max(a.GetDimNum(), b->GetDimNum());",
+                    "    y->SetDimNum(rank);",
+                    "    for (size_t i = 0; i < rank; ++i) {",
+                    "        const int64_t da = i + a.GetDimNum() < rank ? 1 : a.GetDim(i + a.GetDimNum() - rank);",
+                    "        const int64_t db = i + b->GetDimNum() < rank ? 1 : b->GetDim(i + b->GetDimNum() - rank);",
+                    "        if (da != db && da != 1 && db != 1) {",
+                    "            return ge::GRAPH_FAILED;",
+                    "        }",
+                    "        y->SetDim(i, da == 1 ? db : da);",
+                    "    }",
+                    "}"]
+            return lines
     raise ValueError(f"{op.name}: no ShapeSame or ShapeIsBroadcast rule fixes the output shape")
 
 
@@ -161,8 +165,10 @@ def op_host_context(p: Plan) -> dict:
     files = names.files(op)
     dtype_from = op.output_dtype_sources[0]
     if dtype_from not in p.operands:
-        raise NotImplementedError(f"{op.name}: the output's dtype comes from {dtype_from}, which the kernel does not "
-                                  f"read (InferDataType can only name a kernel input)")
+        # (BinaryCrossEntropyWithLogitsTarget's gradTarget has target's dtype, but its gradient does not read
+        # target.)  The op_api layer casts every kernel input to the one promoted dtype and casts the kernel's
+        # result to the output's dtype afterwards, so the kernel's first input names the kernel's output dtype
+        dtype_from = p.operands[0]
     return dict(
         op_name=op.name, op_type=names.op_type(op), description=op.description.en,
         std_includes=["algorithm", "cmath"] + (["cstring"] if has_strings(op) else []), host_tiling=Path(files["host_tiling"]).name,

@@ -162,6 +162,12 @@ def check_lines(op: Op) -> list[str]:
                       f"    const aclTensor* const operands[] = {{{', '.join(s.others)}}};",
                       f'    CHECK_RET(opgen_l2::IsBroadcastOf({n}, "{n}", operands, {len(s.others)}), {invalid});',
                       "}"]
+        elif s.kind == "broadcastable_with":
+            lines += ["{",
+                      f"    const aclTensor* const operands[] = {{{', '.join(s.others)}}};",
+                      f'    CHECK_RET(opgen_l2::BroadcastableWith({n}, "{n}", operands, {len(s.others)}, '
+                      f'"{" and ".join(s.others)}"), {invalid});',
+                      "}"]
         elif s.kind == "one_of":
             values = ", ".join(str(v) for v in s.values)
             lines.append(f'CHECK_RET(opgen_l2::OneOf({n}, "{n}", {{{values}}}), {invalid});')

@@ -229,13 +229,13 @@ def check_lines(op: Op) -> list[str]:
             lines.append(f'OPGEN_TRY(opgen_check_{s.kind}("{n}", {n}, {s.n}));')
         elif s.kind in ("broadcast_to", "dim_in_range"):
             lines.append(f'OPGEN_TRY(opgen_check_{s.kind}("{n}", {n}, "{ref}", {ref}));')
-        elif s.kind == "shape_is_broadcast":
+        elif s.kind in ("shape_is_broadcast", "broadcastable_with"):
             names = ", ".join(f'"{o}"' for o in s.others)
             ptrs = ", ".join(s.others)
             lines += ["{",
                       f"    static const char *const names[] = {{{names}}};",
                       f"    const aclTensor *const operands[] = {{{ptrs}}};",
-                      f'    OPGEN_TRY(opgen_check_shape_is_broadcast("{n}", {n}, {len(s.others)}, names, operands));',
+                      f'    OPGEN_TRY(opgen_check_{s.kind}("{n}", {n}, {len(s.others)}, names, operands));',
                       "}"]
         elif s.kind == "one_of" and op.param(n).type == "string":
             values = ", ".join(f'"{v}"' for v in s.values)

@@ -16,10 +16,6 @@ from codegen.spec.params import FORWARD_INPUT, FORWARD_OUTPUT, Attr, Scalar, Ten
 
 from .latex import latex
 
-# The loss reductions of the spec language (codegen.spec: `loss_reduction` 0 none, 1 mean, 2 sum).
-REDUCTION_VALUES = (0, 1, 2)
-
-
 @dataclass
 class FormulaItem:
     when: str              # the words for the form's condition ('' for an unconditional form)
@@ -65,19 +61,21 @@ def forward_item(op) -> FormulaItem:
 
 
 def reduction_item(op) -> FormulaItem | None:
-    """For a loss: the reduced loss per value of the reduction attribute, over the forward input's elements."""
+    """For a loss: the reduced loss per value of the reduction attribute (its modes and the divisors its
+    `Reduction` declares), over the elements of the loss."""
     if not op.loss_reduction:
         return None
-    attr = op.param(op.loss_reduction)
-    if tuple(sorted(attr.values)) != REDUCTION_VALUES:
-        raise ValueError(f"{op.name}: {attr.name} must name the values {REDUCTION_VALUES} (none, mean, sum)")
-    x_tensor = next(t for t in op.tensors if t.role == FORWARD_INPUT)
-    n = numel(x_tensor.name)
+    red = op.reduction
+    attr = op.param(red.attr)
     i = sympy.Symbol("i", integer=True, positive=True)
     ell = sympy.IndexedBase("ell")[i]
-    total = sympy.Sum(ell, (i, 1, n))
-    r = attr.symbol
-    loss = sympy.Piecewise((ell, sympy.Eq(r, 0)), (total / n, sympy.Eq(r, 1)), (total, sympy.Eq(r, 2)))
+    total = sympy.Sum(ell, (i, 1, sympy.Symbol("N", integer=True, positive=True)))
+    pieces = []
+    for value in attr.values:
+        mode, d = red.mode(op, value), red.divisor(op, value)
+        form = ell if mode == "none" else total / d if d is not None else total
+        pieces.append((form, sympy.Eq(attr.symbol, value)))
+    loss = sympy.Piecewise(*pieces)
     name = op.forward_name or "loss"
     return FormulaItem("", r"\operatorname{%s} = %s" % (name, latex(loss, op)), loss)
 
@@ -105,6 +103,8 @@ def backward_items(op, lang: str) -> list[FormulaItem]:
 def _symbols_used(op) -> set:
     exprs = [sympy.sympify(op.forward)] + [sympy.sympify(f.expr) for f in op.formulas] + \
         [sympy.sympify(f.forward) for f in op.formulas if f.forward is not None]
+    if op.loss_reduction:
+        exprs += list(op.reduction.divisors.values())
     return set().union(*(e.free_symbols for e in exprs))
 
 
@@ -149,6 +149,9 @@ def legend(op, lang: str) -> list[tuple[str, str]]:
         t = numel_param(s)
         if t is not None:
             out.append((latex(s, op), _is(lang, f"{t}的元素个数", f"the number of elements of {t}")))
+    if op.loss_reduction:
+        out.append(("N", _is(lang, f"损失的元素个数(即{op.output.name}的元素个数)",
+                             f"the number of loss elements (the elements of {op.output.name})")))
     has_dimsum = any(sympy.sympify(e).has(DimSum) for e in [op.forward] + [f.expr for f in op.formulas])
     if has_dimsum:
         if op.dim_attr:

@@ -67,9 +67,9 @@ def _step_lines(op, s, v, pr):
         return [f'_chk.{s.kind}("{n}", {v(n)}, {s.n})']
     if s.kind in ("broadcast_to", "dim_in_range"):
         return [f'_chk.{s.kind}("{n}", {v(n)}, "{ref}", {v(ref)})']
-    if s.kind == "shape_is_broadcast":
+    if s.kind in ("shape_is_broadcast", "broadcastable_with"):
         others = ", ".join(f'"{o}", {v(o)}' for o in s.others)
-        return [f'_chk.shape_is_broadcast("{n}", {v(n)}, {others})']
+        return [f'_chk.{s.kind}("{n}", {v(n)}, {others})']
     if s.kind == "one_of":
         return [f'_chk.one_of("{n}", {v(n)}, {s.values!r})']
     if s.kind == "kernel_dtypes":
@@ -235,7 +235,7 @@ def _double_context(op: Op, kv: KernelVariant, names: dict, used: set) -> dict:
 def _call(op: Op, kv: KernelVariant) -> str:
     # element counts are taken where every tensor is in scope: the formula need not read the tensor it counts
     args = [t.py_name for t in kv.tensors] + [p.py_name for p in kv.scalars] \
-        + [f"{op.param(n).py_name}.size" for n in kv.numels]
+        + [f"{var(op, n)}.size" for n in kv.numels]
     if op.reduce_dim is not None:   # the dim attribute, or the fixed axis as a literal
         args += ["view", op.dim_attr.py_name if op.dim_attr else str(op.reduce_dim)]
     else:

@@ -102,6 +102,8 @@ aclnnStatus opgen_check_shape_same(const char *ref_name, const aclTensor *ref, c
 aclnnStatus opgen_check_broadcast_to(const char *name, const aclTensor *t, const char *target_name,
                                      const aclTensor *target);
 aclnnStatus opgen_check_broadcastable(const char *a_name, const aclTensor *a, const char *name, const aclTensor *t);
+aclnnStatus opgen_check_broadcastable_with(const char *name, const aclTensor *t, int n, const char *const *names,
+                                           const aclTensor *const *operands);
 aclnnStatus opgen_check_shape_is_broadcast(const char *name, const aclTensor *t, int n, const char *const *names,
                                            const aclTensor *const *operands);
 aclnnStatus opgen_check_scalar_value(const char *name, const aclScalar *s, double *value);

@@ -223,6 +223,35 @@ inline bool Broadcastable(const aclTensor* a, const char* aName, const aclTensor
     return false;
 }
 
+// `t` broadcasts with the broadcast shape of the `n` operands (which broadcast: an earlier check says so).
+inline bool BroadcastableWith(const aclTensor* t, const char* name, const aclTensor* const* operands, size_t n,
+                              const char* names)
+{
+    if (t == nullptr) {
+        return true;
+    }
+    op::Shape shape;
+    for (size_t i = 0; i < n; ++i) {
+        if (operands[i] == nullptr) {
+            return true;
+        }
+        op::Shape next;
+        if (i == 0) {
+            shape = operands[i]->GetViewShape();
+        } else if (op::BroadcastInferShape(shape, operands[i]->GetViewShape(), next)) {
+            shape = next;
+        } else {
+            return true;
+        }
+    }
+    if (op::CheckBroadcastShape(shape, t->GetViewShape())) {
+        return true;
+    }
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s of shape %s does not broadcast with the broadcast shape %s of %s", name,
+            op::ToString(t->GetViewShape()).GetString(), op::ToString(shape).GetString(), names);
+    return false;
+}
+
 // `t` has the broadcast shape of the `n` operands (which broadcast: an earlier check says so).
 inline bool IsBroadcastOf(const aclTensor* t, const char* name, const aclTensor* const* operands, size_t n)
 {

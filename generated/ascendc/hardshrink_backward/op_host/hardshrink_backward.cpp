@@ -64,19 +64,22 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context)
 namespace ge {
 static ge::graphStatus InferShape(gert::InferShapeContext* context)
 {
-    // gradInput has the broadcast shape of gradOutput and self (NumPy rules)
-    const gert::Shape* a = context->GetInputShape(0);
-    const gert::Shape* b = context->GetInputShape(1);
+    // gradInput has the broadcast shape of gradOutput, self (NumPy rules)
     gert::Shape* y = context->GetOutputShape(0);
-    const size_t rank = std::max(a->GetDimNum(), b->GetDimNum());
-    y->SetDimNum(rank);
-    for (size_t i = 0; i < rank; ++i) {
-        const int64_t da = i + a->GetDimNum() < rank ? 1 : a->GetDim(i + a->GetDimNum() - rank);
-        const int64_t db = i + b->GetDimNum() < rank ? 1 : b->GetDim(i + b->GetDimNum() - rank);
-        if (da != db && da != 1 && db != 1) {
-            return ge::GRAPH_FAILED;
+    *y = *context->GetInputShape(0);
+    {
+        const gert::Shape* b = context->GetInputShape(1);  // self
+        const gert::Shape a = *y;
+        const size_t rank = std::max(a.GetDimNum(), b->GetDimNum());
+        y->SetDimNum(rank);
+        for (size_t i = 0; i < rank; ++i) {
+            const int64_t da = i + a.GetDimNum() < rank ? 1 : a.GetDim(i + a.GetDimNum() - rank);
+            const int64_t db = i + b->GetDimNum() < rank ? 1 : b->GetDim(i + b->GetDimNum() - rank);
+            if (da != db && da != 1 && db != 1) {
+                return ge::GRAPH_FAILED;
+            }
+            y->SetDim(i, da == 1 ? db : da);
         }
-        y->SetDim(i, da == 1 ? db : da);
     }
     return GRAPH_SUCCESS;
 }

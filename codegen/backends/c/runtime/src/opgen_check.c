@@ -341,6 +341,33 @@ aclnnStatus opgen_check_broadcastable(const char *a_name, const aclTensor *a, co
                       shape_str(sb, sizeof sb, t->dims, t->ndim), a_name, shape_str(sa, sizeof sa, a->dims, a->ndim));
 }
 
+/* t broadcasts with the broadcast shape of the operands (which broadcast together: an earlier rule says so) */
+aclnnStatus opgen_check_broadcastable_with(const char *name, const aclTensor *t, int n, const char *const *names,
+                                           const aclTensor *const *operands)
+{
+    if (!t)
+        return ACLNN_SUCCESS;
+    int64_t want[OPGEN_MAX_DIMS] = {0}, next[OPGEN_MAX_DIMS] = {0};
+    uint64_t nw = 0, nn;
+    for (int i = 0; i < n; ++i) {
+        if (!operands[i])
+            return ACLNN_SUCCESS;
+        if (!broadcast2(want, nw, operands[i]->dims, operands[i]->ndim, next, &nn))
+            return ACLNN_SUCCESS;   /* operands that do not broadcast are another rule's business */
+        memcpy(want, next, sizeof(int64_t) * nn);
+        nw = nn;
+    }
+    if (broadcast2(want, nw, t->dims, t->ndim, next, &nn))
+        return ACLNN_SUCCESS;
+    char joined[256], a[256], b[256];
+    size_t len = 0;
+    joined[0] = '\0';
+    for (int i = 0; i < n; ++i)
+        len += (size_t)snprintf(joined + len, sizeof joined - len, "%s%s", i ? " and " : "", names[i]);
+    return opgen_fail(INVALID, name, "%s of shape %s does not broadcast with the broadcast shape %s of %s", name,
+                      shape_str(b, sizeof b, t->dims, t->ndim), shape_str(a, sizeof a, want, nw), joined);
+}
+
 aclnnStatus opgen_check_shape_is_broadcast(const char *name, const aclTensor *t, int n, const char *const *names,
                                            const aclTensor *const *operands)
 {
