@@ -3,6 +3,8 @@
 from .binary_cross_entropy_with_logits_backward import binary_cross_entropy_with_logits_backward
 from .elu_backward import elu_backward
 from .fast_gelu_backward import fast_gelu_backward
+from .gelu_backward import gelu_backward
+from .gelu_backward_v2 import gelu_backward_v2
 from .hardshrink_backward import hardshrink_backward
 from .hardsigmoid_backward import hardsigmoid_backward
 from .hardswish_backward import hardswish_backward
@@ -11,6 +13,7 @@ from .hardtanh_backward import hardtanh_backward
 from .leaky_relu_backward import leaky_relu_backward
 from .log_sigmoid_backward import log_sigmoid_backward
 from .logit_grad import logit_grad
+from .mish_backward import mish_backward
 from .selu_backward import selu_backward
 from .sigmoid_backward import sigmoid_backward
 from .silu_backward import silu_backward
@@ -20,4 +23,4 @@ from .softshrink_backward import softshrink_backward
 from .swish_backward import swish_backward
 from .threshold_backward import threshold_backward
 
-__all__ = ["binary_cross_entropy_with_logits_backward", "elu_backward", "fast_gelu_backward", "hardshrink_backward", "hardsigmoid_backward", "hardswish_backward", "hardswish_backward_v2", "hardtanh_backward", "leaky_relu_backward", "log_sigmoid_backward", "logit_grad", "selu_backward", "sigmoid_backward", "silu_backward", "softmax_backward", "softplus_backward", "softshrink_backward", "swish_backward", "threshold_backward"]
+__all__ = ["binary_cross_entropy_with_logits_backward", "elu_backward", "fast_gelu_backward", "gelu_backward", "gelu_backward_v2", "hardshrink_backward", "hardsigmoid_backward", "hardswish_backward", "hardswish_backward_v2", "hardtanh_backward", "leaky_relu_backward", "log_sigmoid_backward", "logit_grad", "mish_backward", "selu_backward", "sigmoid_backward", "silu_backward", "softmax_backward", "softplus_backward", "softshrink_backward", "swish_backward", "threshold_backward"]
