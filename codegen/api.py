@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from . import backends
-from .loader import _resolve, load_specs
+from .errors import SpecError
+from .loader import _resolve, field_line, load_specs
 from .spec import DEFAULT_PRODUCT
 
 
@@ -13,13 +14,31 @@ def kernel(op_name: str, backend: str = "numpy", specs_dir=None):
     optional tensor, scalars and attributes as Python numbers/bools), plus `product=` (SoC string, default
     "ascend910b"), `out_dtype=` where the output dtype may differ from the inputs', and `out=`.
     Returns the output array; raises codegen.AclnnError when an argument breaks a rule.
+
+    The spec must verify first (its backward proven the derivative of its forward, as `opgen verify` does;
+    the verdict is cached by content, so this costs a proof once per spec file): an unproven spec raises
+    SpecError naming its file, line and the first failed check, and no kernel is built.
     """
     ops = load_specs(specs_dir)
     if op_name not in ops:
         raise KeyError(f"no operator {op_name!r} in {_resolve(specs_dir)} (have: {', '.join(ops)})")
     if backend not in backends.kernel_backends():
         raise ValueError(f"unknown kernel backend {backend!r} (have: {', '.join(backends.kernel_backends())})")
-    return backends.get(backend).make_kernel(ops[op_name])
+    op = ops[op_name]
+    require_verified(op)
+    return backends.get(backend).make_kernel(op)
 
 
-__all__ = ["kernel", "load_specs", "DEFAULT_PRODUCT"]
+def require_verified(op) -> None:
+    """Raise SpecError unless the op's proof holds (cached in the proof cache, codegen.verify.cache)."""
+    from .verify import verify_op
+    failed = [r for r in verify_op(op, numeric=False, use_cache=True) if not r.ok]
+    if failed:
+        r = failed[0]
+        more = f" (and {len(failed) - 1} more failed checks)" if len(failed) > 1 else ""
+        raise SpecError(op.source, op.name, f"the spec does not verify, so no kernel is built: [{r.formula}] "
+                                            f"{r.check}: {r.detail}{more}; run `opgen verify` for the table",
+                        line=field_line(op.source, "backward"))
+
+
+__all__ = ["kernel", "load_specs", "require_verified", "DEFAULT_PRODUCT"]

@@ -14,6 +14,7 @@ C) on one parameter:
     Step("promoted_supported", "gradOutput", others=(gradOutput, self))   the inputs promote to a supported dtype
     Step("promoted_castable", "out", others=(gradOutput, self))           out's dtype castable from the promoted
     Step("promoted_same", "gradInput", others=(gradOutput, self))         gradInput's dtype is the promoted one
+    Step("format_same", "out", ref="self")               same format (aclFormat label) as ref
     Step("max_rank", "self", n=8) / ("min_rank", ...)
     Step("shape_same", "self", ref="gradOutput")
     Step("broadcast_to", "weight", ref="self")            broadcasts to exactly ref's shape
@@ -61,6 +62,8 @@ def _rule_steps(r: R.Rule) -> list[Step]:
     if isinstance(r, (R.PromotedCastable, R.PromotedSame)):
         kind = "promoted_castable" if isinstance(r, R.PromotedCastable) else "promoted_same"
         return [Step(kind, P[0], others=tuple(P[1:]), rule=r)]
+    if isinstance(r, R.FormatSame):
+        return [Step("format_same", n, ref=P[0], rule=r) for n in P[1:]]
     if isinstance(r, R.MaxRank):
         return [Step("max_rank", n, n=r.n, rule=r) for n in P]
     if isinstance(r, R.MinRank):

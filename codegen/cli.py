@@ -1,4 +1,4 @@
-"""`opgen` (also `python -m codegen`): list, verify, generate, docs, tiling, accuracy, bench."""
+"""`opgen` (also `python -m codegen`): list, verify, generate, docs, tiling, accuracy, oracle, fuzz, bench."""
 from __future__ import annotations
 
 import argparse
@@ -34,60 +34,99 @@ def cmd_list(args) -> int:
     return 0
 
 
+def _folder(args):
+    """(good ops, bad-spec errors) of the spec folder, narrowed to the ops named on the command line."""
+    from .loader import load_folder
+    ops, errors = load_folder(args.specs)
+    if getattr(args, "ops", None):
+        missing = [o for o in args.ops if o not in ops and not any(Path(e.source).stem == o for e in errors)]
+        if missing:
+            raise SpecError(str(args.specs or "specs/"), None, f"no such op: {', '.join(missing)} "
+                                                                f"(have: {', '.join(ops)})")
+        ops = {k: v for k, v in ops.items() if k in args.ops}
+        errors = [e for e in errors if Path(e.source).stem in args.ops]
+    for e in errors:
+        print(f"bad spec: {e}", file=sys.stderr)
+    return ops, errors
+
+
+def _proof_line(op, r) -> str:
+    """`file:line: op: what failed` for a failed proof line (the line of `at=` or `backward=`)."""
+    from .loader import field_line
+    field = "at" if r.check.startswith("at ") or (" = " in r.check and "declares" in r.detail and op.at) \
+        else "backward"
+    line = field_line(op.source, field) or field_line(op.source, "backward")
+    where = f"{op.source}:{line}" if line else op.source
+    return f"{where}: {op.name}: [{r.formula}] {r.check}: {r.detail}" + \
+        (f"; counterexample {r.point}" if r.point else "")
+
+
 def cmd_verify(args) -> int:
     from .verify import format_table, verify_op
-    ops = _ops(args)
+    ops, errors = _folder(args)
     t0 = time.perf_counter()
     results = []
     for op in ops.values():
         results += verify_op(op, numeric=not args.no_numeric, use_cache=True)
-    print(format_table(results))
+    if results:
+        print(format_table(results))
     failed = [r for r in results if not r.ok]
     proven = sorted({r.op for r in results} - {r.op for r in failed})
-    print(f"\n{len(proven)}/{len(ops)} ops proven in {time.perf_counter() - t0:.1f} s"
-          + (f"; {len(failed)} FAILED checks" if failed else ""))
+    print(f"\n{len(proven)}/{len(ops) + len(errors)} ops proven in {time.perf_counter() - t0:.1f} s"
+          + (f"; {len(failed)} FAILED checks" if failed else "")
+          + (f"; {len(errors)} bad spec file(s)" if errors else ""))
+    by_name = {op.name: op for op in ops.values()}
     for r in failed:
-        print(f"FAILED {r.op} [{r.formula}] {r.check}: {r.detail}"
-              + (f"; counterexample {r.point}" if r.point else ""), file=sys.stderr)
-    return 1 if failed else 0
+        print(f"FAILED {_proof_line(by_name[r.op], r)}", file=sys.stderr)
+    return 2 if errors else (1 if failed else 0)
 
 
 def cmd_generate(args) -> int:
+    """Every spec that loads, proves and renders is generated; a bad one is reported (file, line, what) and
+    nothing of it is written or deleted, nor any file shared by every op; the command then exits non-zero."""
     from . import generate as gen
     from .verify.parallel import Proofs
-    ops = _ops(args)
+    ops, errors = _folder(args)
     t0 = time.perf_counter()
     # a spec whose backward is not the derivative of its forward must not produce kernels: the proofs run in
-    # worker processes while the files are rendered in memory, and nothing is written unless all hold
+    # worker processes while the files are rendered in memory; an unproven op's files are then left out
     with Proofs(ops, args.specs) as proofs:
-        try:
-            files, render_error = gen.render_all(ops), None
-        except Exception as e:   # reported after the proofs, which say more about a wrong spec
-            files, render_error = None, e
-        bad = [r for r in proofs.results() if not r.ok]
-    if bad:
-        for r in bad:
-            print(f"{ops_source(ops, r.op)}: {r.op}: backward does not match the forward "
-                  f"[{r.formula}] {r.check}: {r.detail}", file=sys.stderr)
-        print("nothing written", file=sys.stderr)
-        return 1
-    if render_error is not None:
-        raise render_error
+        files, render_errors = gen.render_good(ops)
+        results = proofs.results()
+    by_name = {op.name: op for op in ops.values()}
+    unproven = {r.op for r in results if not r.ok}
+    for r in results:
+        if not r.ok:
+            print(f"{_proof_line(by_name[r.op], r)}", file=sys.stderr)
+    for name, e in render_errors.items():
+        print(f"{ops[name].source}: {ops[name].name}: cannot be generated: {type(e).__name__}: {e}",
+              file=sys.stderr)
+    bad_stems = {Path(e.source).stem for e in errors} | {k for k, v in ops.items() if v.name in unproven} \
+        | set(render_errors)
+    good_stems = set(ops) - bad_stems
     out = Path(args.out) if args.out else gen.GENERATED
+    keep = gen.keep_for(files, out, good_stems, bad_stems)
+    status = 2 if errors else (1 if bad_stems else 0)
+    if bad_stems:
+        print(f"nothing written for: {', '.join(sorted(bad_stems))} (nor the files every op shares)",
+              file=sys.stderr)
     if args.check:
-        problems = gen.check(files, out)
+        problems = gen.check(files, out, keep)
         for p in problems:
             print(p)
         if problems:
             print(f"{out} is stale: {len(problems)} difference(s); run `opgen generate`", file=sys.stderr)
-            return 1
-        print(f"{out}: {len(files)} files up to date ({time.perf_counter() - t0:.1f} s)")
-        return 0
-    changed = gen.write(files, out)
+            return status or 1
+        print(f"{out}: {len(files) - len(set(files) & keep)} files up to date ({time.perf_counter() - t0:.1f} s)")
+        return status
+    if not good_stems and bad_stems:
+        return status
+    changed = gen.write(files, out, keep)
     for c in changed:
         print(c)
-    print(f"{out}: {len(files)} files, {len(changed)} changed ({time.perf_counter() - t0:.1f} s)")
-    return 0
+    print(f"{out}: {len(files) - len(set(files) & keep)} files, {len(changed)} changed "
+          f"({time.perf_counter() - t0:.1f} s)")
+    return status
 
 
 def cmd_docs(args) -> int:
@@ -141,6 +180,58 @@ def cmd_accuracy(args) -> int:
                                 (f"{r.n_failures} special-value/layout failures", r.n_failures)) if bad]
         print(f"FAILED {r.op} {r.dtype} {r.backend} {r.product}: {', '.join(why)}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def cmd_oracle(args) -> int:
+    """`opgen oracle`: every kernel element against the exact result within its rounding-error bound."""
+    from . import backends
+    from .accuracy import oracle
+    from .accuracy.dtypes import FORMATS
+    ops = _ops(args)
+    have = backends.kernel_backends()
+    chosen = args.backend or have
+    bad = [b for b in chosen if b not in have] + [d for d in args.dtype or [] if d not in FORMATS]
+    if bad:
+        print(f"unknown backend or dtype: {', '.join(bad)} (backends: {', '.join(have)}; dtypes: "
+              f"{', '.join(FORMATS)})", file=sys.stderr)
+        return 2
+    t0 = time.perf_counter()
+    records = oracle.check(ops, chosen, dtypes=args.dtype, full=args.full, products=args.product,
+                           log=lambda m: print(m, file=sys.stderr))
+    print(oracle.table(records))
+    failed = oracle.failed(records)
+    print(f"\n{len(records) - len(failed)}/{len(records)} kernels pass the oracle ({time.perf_counter() - t0:.1f} s)")
+    for r in failed:
+        for line in oracle.describe(r):
+            print(f"FAILED {r.op} {r.dtype} {r.backend} {r.product}: {line}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def cmd_fuzz(args) -> int:
+    """`opgen fuzz`: random specs through every backend, judged by the oracle; reproducers for what fails."""
+    from . import fuzz
+    depth = fuzz.CI_DEPTH if args.vocabulary == "ci" else 3
+    if args.vocabulary in ("ci", "full"):
+        vocab = fuzz.CI_VOCABULARY if args.vocabulary == "ci" else fuzz.VOCABULARY
+    else:
+        vocab = tuple(v.strip() for v in args.vocabulary.split(",") if v.strip())
+    listed = {v for vs in vocab.values() for v in vs} if isinstance(vocab, dict) else vocab
+    unknown = [v for v in listed if v not in fuzz.VOCABULARY] + [b for b in args.backend or [] if b not in
+                                                                  fuzz.BACKENDS]
+    if unknown or (args.size & (args.size - 1)) or args.size < 2:
+        print(f"unknown construct or backend: {', '.join(unknown)} (constructs: {', '.join(fuzz.VOCABULARY)}; "
+              f"backends: {', '.join(fuzz.BACKENDS)}); --size is a power of two >= 2", file=sys.stderr)
+        return 2
+    batches = None if args.minutes and not args.batches else (args.batches or 1)
+    report = fuzz.run(seed=args.seed, batches=batches, minutes=args.minutes, size=args.size, vocabulary=vocab,
+                      backends=tuple(args.backend or fuzz.BACKENDS), folder=args.out, depth=depth,
+                      log=lambda m: print(m, flush=True))
+    print(report.summary())
+    for f, why in report.dropped:
+        print(f"dropped: {f}: {why[:200]}", file=sys.stderr)
+    for f in report.findings:
+        print(f"FINDING {f.line()}\n  reproducer: {f.spec}", file=sys.stderr)
+    return 1 if report.findings else 0
 
 
 def cmd_bench(args) -> int:
@@ -207,6 +298,9 @@ def cmd_bench(args) -> int:
             "sizes": sorted({c.n for c in cases}), "repeat": args.repeat, "offset": args.offset,
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             "machine": report.machine(), "commands": commands}
+    if "c" in chosen:
+        print("timing the calls' overhead ...", file=sys.stderr)
+        meta["calls"] = [c.to_json() for c in bench.calls.overhead(ops, args.offset, args.quick)]
     md, js = report.write(records, args.out or "reports/bench", meta)
     print(f"\nsummary at n = {report.summary_n(records)}:\n\n{report.summary_table(records)}")
     if baseline:
@@ -262,6 +356,24 @@ def main(argv=None) -> int:
     p.add_argument("--full", action="store_true", help="the full input sets (default: the fast CI subset)")
     p.add_argument("--out", help="report folder (default: reports/accuracy)")
     p.set_defaults(fn=cmd_accuracy)
+    p = sub.add_parser("oracle", help="every kernel element against the exact result, within its error bound")
+    p.add_argument("ops", nargs="*", help="op names (default: all)")
+    p.add_argument("--backend", action="append", help="kernel backend (repeatable; default: every one)")
+    p.add_argument("--dtype", action="append", help="FLOAT, FLOAT16 or BFLOAT16 (repeatable; default: all)")
+    p.add_argument("--product", action="append", help="SoC (repeatable; default: every one with the dtype)")
+    p.add_argument("--full", action="store_true", help="the full input sets (default: the fast CI subset)")
+    p.set_defaults(fn=cmd_oracle)
+    p = sub.add_parser("fuzz", help="random specs through every backend, judged by the oracle")
+    p.add_argument("--seed", type=int, default=0, help="Hypothesis seed: the same seed draws the same batches")
+    p.add_argument("--batches", type=int, help="batches to run (default 1, or as many as fit in --minutes)")
+    p.add_argument("--minutes", type=float, help="run batches until this much time has passed")
+    p.add_argument("--size", type=int, default=16, help="formulas per batch, a power of two (default 16)")
+    p.add_argument("--vocabulary", default="ci",
+                   help="ci (what CI draws from, per backend), full, or constructs separated by commas "
+                        "(see codegen.fuzz.grammar)")
+    p.add_argument("--backend", action="append", help="numpy, c or ascendc (repeatable; default: all three)")
+    p.add_argument("--out", help="folder for the batch specs and reproducers (default: a new temporary folder)")
+    p.set_defaults(fn=cmd_fuzz)
     p = sub.add_parser("bench", help="time every kernel against a streaming probe and PyTorch")
     p.add_argument("ops", nargs="*", help="op names (default: all)")
     p.add_argument("--quick", action="store_true",

@@ -16,9 +16,12 @@ class AclnnError(Exception):
 
 
 class SpecError(Exception):
-    """A spec file is wrong: names the file, the operator (when known) and what is wrong."""
+    """A spec file is wrong: names the file, the line (when known), the operator (when known) and what is wrong."""
 
-    def __init__(self, source: str, op: str | None, message: str):
-        self.source, self.op, self.message = source, op, message
-        where = f"{source}: {op}" if op else source
-        super().__init__(f"{where}: {message}")
+    def __init__(self, source: str, op: str | None, message: str, line: int | None = None):
+        self.source, self.op, self.message, self.line = source, op, message, line
+        super().__init__(message)
+
+    def __str__(self):
+        where = f"{self.source}:{self.line}" if self.line else self.source
+        return f"{where}: {self.op}: {self.message}" if self.op else f"{where}: {self.message}"

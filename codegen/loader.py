@@ -1,6 +1,12 @@
-"""Find, import and validate spec files."""
+"""Find, import and validate spec files.
+
+`load_specs(folder)` raises on the first bad spec (the API: a program asking for the ops wants them all);
+`load_folder(folder)` returns the good ops *and* one SpecError per bad file, each naming the file, the line and
+what is wrong, so `opgen verify` and `opgen generate` report every bad spec and still process the others.
+"""
 from __future__ import annotations
 
+import ast
 import importlib.util
 import os
 import traceback
@@ -13,14 +19,52 @@ from .validate import validate
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_SPECS = REPO_ROOT / "specs"
 
+# the validator's checks (codegen.validate) and the Op field each one reads, to point at the field's line
+_CHECK_FIELDS = {"_check_params": "params", "_check_dtypes": "dtypes", "_check_rules": "rules",
+                 "_check_at": "at", "problems": "example"}
+
 
 def _resolve(path=None) -> Path:
     """The spec folder: the argument, else $OPGEN_SPECS, else the repository's specs/."""
     return Path(path or os.environ.get("OPGEN_SPECS") or DEFAULT_SPECS).resolve()
 
 
+def field_line(path, field: str | None) -> int | None:
+    """The line of `field=` in the file's `SPEC = Op(...)` (of `SPEC = ` itself when the field is not written
+    there, or None when the file does not parse)."""
+    try:
+        tree = ast.parse(Path(path).read_text(), str(path))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "SPEC" for t in node.targets):
+            if isinstance(node.value, ast.Call) and field:
+                for kw in node.value.keywords:
+                    if kw.arg == field:
+                        return kw.value.lineno
+            return node.lineno
+    return None
+
+
+def _field_of(error: SpecError) -> str | None:
+    """The Op field a validation error is about, from the validator's frame that raised it and its message."""
+    names = [f.name for f in traceback.extract_tb(error.__traceback__)]
+    for name in reversed(names):
+        if name == "_check_math":
+            msg = error.message
+            return "backward" if ("backward" in msg or "formula" in msg) else (
+                "wrt" if msg.startswith("wrt") else "forward")
+        if name in _CHECK_FIELDS:
+            return "backward" if name == "_check_at" and error.message.startswith("backward formula") \
+                else _CHECK_FIELDS[name]
+    msg = error.message
+    return "name" if msg.startswith("name") else ("description" if "description" in msg or "notes" in msg
+                                                    else None)
+
+
 def load_spec_file(path: Path) -> Op:
-    """Import one spec file and return its validated SPEC; any problem is a SpecError naming the file."""
+    """Import one spec file and return its validated SPEC; any problem is a SpecError naming the file and line."""
+    path = Path(path)
     name = f"opgen_spec_{path.stem}"
     module_spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(module_spec)
@@ -28,29 +72,49 @@ def load_spec_file(path: Path) -> Op:
         module_spec.loader.exec_module(module)
     except Exception as e:  # a spec is user code: report any failure as a spec error, with the line
         frame = [f for f in traceback.extract_tb(e.__traceback__) if f.filename == str(path)]
-        line = f" (line {frame[-1].lineno})" if frame else ""
-        raise SpecError(str(path), None, f"{type(e).__name__}{line}: {e}") from e
+        line = frame[-1].lineno if frame else getattr(e, "lineno", None)
+        where = f" (line {line})" if line else ""
+        raise SpecError(str(path), None, f"{type(e).__name__}{where}: {e}", line=line) from e
     op = getattr(module, "SPEC", None)
     if not isinstance(op, Op):
-        raise SpecError(str(path), None, "the file must bind SPEC = Op(...)")
+        raise SpecError(str(path), None, "the file must bind SPEC = Op(...)", line=field_line(path, None))
     op.source = str(path)
-    validate(op)
+    try:
+        validate(op)
+    except SpecError as e:
+        e.line = field_line(path, _field_of(e))
+        raise
     return op
 
 
-def load_specs(specs_dir=None) -> dict[str, Op]:
-    """All specs of a folder as {op name: Op}, sorted by name.  Raises SpecError on the first bad spec."""
+def load_folder(specs_dir=None) -> tuple[dict[str, Op], list[SpecError]]:
+    """({op name: Op} of the good specs, sorted by name; [SpecError] of the bad ones, in file order)."""
     folder = _resolve(specs_dir)
     if not folder.is_dir():
         raise SpecError(str(folder), None, "no such spec folder")
     ops: dict[str, Op] = {}
+    errors: list[SpecError] = []
     for path in sorted(folder.glob("*.py")):
         if path.name.startswith("_"):
             continue
-        op = load_spec_file(path)
-        if op.snake_name in ops:
-            raise SpecError(str(path), op.name, f"op {op.snake_name} is also declared in {ops[op.snake_name].source}")
-        if path.stem != op.snake_name:
-            raise SpecError(str(path), op.name, f"the file must be named {op.snake_name}.py")
+        try:
+            op = load_spec_file(path)
+            if op.snake_name in ops:
+                raise SpecError(str(path), op.name, f"op {op.snake_name} is also declared in "
+                                                    f"{ops[op.snake_name].source}", line=field_line(path, "name"))
+            if path.stem != op.snake_name:
+                raise SpecError(str(path), op.name, f"the file must be named {op.snake_name}.py",
+                                line=field_line(path, "name"))
+        except SpecError as e:
+            errors.append(e)
+            continue
         ops[op.snake_name] = op
-    return dict(sorted(ops.items()))
+    return dict(sorted(ops.items())), errors
+
+
+def load_specs(specs_dir=None) -> dict[str, Op]:
+    """All specs of a folder as {op name: Op}, sorted by name.  Raises SpecError on the first bad spec."""
+    ops, errors = load_folder(specs_dir)
+    if errors:
+        raise errors[0]
+    return ops

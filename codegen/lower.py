@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import sympy
 from sympy.codegen.cfunctions import fma
+from sympy.functions.elementary.piecewise import ExprCondPair
 
 from .rewrite import stabilize
 from .spec import ABSENT, DimSum, Op, Variant
@@ -192,6 +193,9 @@ def _hoist(expr, scalar_syms, prelude, counter):
     """Replace maximal scalar-only, non-atomic subexpressions by prelude symbols."""
     if expr.is_Atom:
         return expr
+    if isinstance(expr, ExprCondPair):   # a pair is no value: its branch value may be hoisted, never the pair
+        return ExprCondPair(_hoist(expr.expr, scalar_syms, prelude, counter),
+                            _hoist(expr.cond, scalar_syms, prelude, counter))
     if _is_scalar_only(expr, scalar_syms) and not isinstance(expr, sympy.Symbol):
         return _prelude_symbol(expr, prelude, counter)
     if isinstance(expr, sympy.Add):

@@ -18,7 +18,8 @@ from __future__ import annotations
 import functools
 
 import sympy
-from sympy.codegen.rewriting import ReplaceOptim, optimize, optims_c99
+from sympy.codegen.cfunctions import expm1, log1p
+from sympy.codegen.rewriting import FuncMinusOneOptim, ReplaceOptim, log1p_opt, optimize, optims_c99
 
 
 class Sigmoid(sympy.Function):
@@ -53,27 +54,60 @@ def _one_plus_exp(e):
     return None
 
 
-# 1/(1 + exp(u)) -> σ(-u)
+# 1/(1 + exp(u))**n -> σ(-u)**n  (n a positive integer: the sigmoid's derivative has n = 2)
 reciprocal_one_plus_exp = ReplaceOptim(
-    lambda e: isinstance(e, sympy.Pow) and e.exp == -1 and _one_plus_exp(e.base) is not None,
-    lambda e: Sigmoid(-_one_plus_exp(e.base)))
+    lambda e: isinstance(e, sympy.Pow) and e.exp.is_Integer and e.exp < 0 and _one_plus_exp(e.base) is not None,
+    lambda e: Sigmoid(-_one_plus_exp(e.base)) ** -e.exp)
 
-# exp(u) * σ(-u) -> σ(u)   (what exp(u)/(1 + exp(u)) becomes after the first rule)
+
+def _sigmoid_power(factor, u):
+    """n when `factor` is σ(-u)**n (n >= 1), else 0."""
+    if factor == Sigmoid(-u):
+        return 1
+    if isinstance(factor, sympy.Pow) and factor.base == Sigmoid(-u) and factor.exp.is_Integer and factor.exp > 0:
+        return int(factor.exp)
+    return 0
+
+
+# exp(u) * σ(-u)**n -> σ(u) * σ(-u)**(n-1)   (what exp(u)/(1 + exp(u))**n becomes after the first rule)
 exp_times_sigmoid = ReplaceOptim(
     lambda e: isinstance(e, sympy.Mul) and any(
-        isinstance(a, sympy.exp) and Sigmoid(-a.args[0]) in e.args for a in e.args),
+        isinstance(a, sympy.exp) and any(_sigmoid_power(b, a.args[0]) for b in e.args) for a in e.args),
     lambda e: _merge_exp_sigmoid(e))
 
 
 def _merge_exp_sigmoid(e):
     for a in e.args:
-        if isinstance(a, sympy.exp) and Sigmoid(-a.args[0]) in e.args:
-            rest = [b for b in e.args if b not in (a, Sigmoid(-a.args[0]))]
-            return sympy.Mul(*rest) * Sigmoid(a.args[0])
+        if not isinstance(a, sympy.exp):
+            continue
+        u = a.args[0]
+        for b in e.args:
+            n = _sigmoid_power(b, u)
+            if n:
+                rest = [c for c in e.args if c is not a and c is not b]
+                return sympy.Mul(*rest) * Sigmoid(u) * Sigmoid(-u) ** (n - 1)
     return e
 
 
-STABILITY_OPTIMS = (reciprocal_one_plus_exp, exp_times_sigmoid) + tuple(optims_c99)
+class _ExpMinusOne(FuncMinusOneOptim):
+    """exp(u) - 1 -> expm1(u), tried on the expression as written only.  SymPy's own also tries it on
+    `expr.factor()` and keeps the cheaper: factoring puts a sum of fractions over one denominator (of degree 14:
+    inf/inf = nan where each fraction is finite) and multiplies exponentials out (exp(-(x - 2)**2)*exp(x/2) as
+    exp(-4)*exp(9*x/2)*exp(-x**2): inf*0 = nan beyond x = 20), trading range for a few operations."""
+
+    def __call__(self, expr):
+        return ReplaceOptim.__call__(self, expr)
+
+
+# log(1 + u) -> log1p(u), on the expression as written.  SymPy's log1p_opt factors the argument first:
+# log(1 + exp(-x**2)) became log1p(exp(x**2)) - x**2, which cancels catastrophically (5% off at x = 3.8) and
+# overflows to inf - inf beyond x = 9.4 (found by codegen.fuzz).
+log_one_plus = ReplaceOptim(
+    lambda e: isinstance(e, sympy.log) and isinstance(e.args[0], sympy.Add) and sympy.S.One in e.args[0].args,
+    lambda e: log1p(e.args[0] - 1))
+
+STABILITY_OPTIMS = (reciprocal_one_plus_exp, exp_times_sigmoid, _ExpMinusOne(sympy.exp, expm1), log_one_plus) \
+    + tuple(o for o in optims_c99 if not isinstance(o, FuncMinusOneOptim) and o is not log1p_opt)
 
 
 @functools.lru_cache(maxsize=None)

@@ -26,6 +26,7 @@ def validate(op: Op) -> None:
     _check_dtypes(op, fail)
     _check_rules(op, fail)
     _check_math(op, fail)
+    _check_at(op, fail)
     _check_vocabulary(op, fail)   # what no backend can emit is refused here, not at build time
     for problem in example_problems(op):
         fail(problem)
@@ -182,6 +183,24 @@ def _check_rules(op, fail):
                                           and sorted(r.values) == sorted(a.values) for r in op.rules):
             fail(f"string attribute {a.name} needs a OneOf({a.name!r}, {sorted(a.values)}) rule: the strings "
                  f"it accepts are checked, with the status the library returns for any other")
+
+
+def _check_at(op, fail):
+    """`at` (declared values where the forward is not differentiable): points of wrt, values over known symbols."""
+    from .spec.op import points_of
+    known = {p.symbol for p in op.params if p.symbol is not None} | {op.wrt}
+    for owner, table in [("at", op.at)] + [(f"backward formula {i + 1}: at", f.at) for i, f in enumerate(op.formulas)]:
+        if not isinstance(table, dict):
+            fail(f"{owner} must be a dict {{Eq({op.wrt}, point): value}}")
+        for rel, value in table.items():
+            try:
+                points = points_of(rel, op.wrt)
+                value = sympy.sympify(value)
+            except (ValueError, sympy.SympifyError) as e:
+                fail(f"{owner}: {e}")
+            extra = (value.free_symbols | {s for p in points for s in p.free_symbols}) - known
+            if any(numel_param(s) is None for s in extra):
+                fail(f"{owner}: {rel}: undefined symbol(s) {', '.join(sorted(map(str, extra)))}")
 
 
 def _check_math(op, fail):

@@ -50,11 +50,20 @@ SPEC = Op(
     rules=[
         DtypeSupported("gradOutput", "self", "target", "weightOptional", "posWeightOptional", "out"),
         DtypeSame("target", "out"),
-        MinRank("self", n=1),
+        FormatSame("self", "target", "out"),
         MaxRank("gradOutput", "self", "target", "weightOptional", "posWeightOptional", "out", n=8),
         ShapeSame("self", "target", "out"),
         BroadcastTo("gradOutput", "weightOptional", "posWeightOptional", "self"),
         OneOf("reduction", [0, 1, 2]),
+    ],
+    notes=[
+        Text("与旧版文档不同(以当前CANN算子库为准):self、target与out的数据格式须一致(例如out为NCHW而self为ND时返回"
+             "161002);self可为0维。",
+             "Unlike the older aclnn page, as the current CANN library checks: self, target and out must have the "
+             "same format (an out in NCHW against a self in ND is 161002); self may have 0 dimensions."),
+        Text("与CANN不同:self为空Tensor时仍校验target、out与各权重的shape;CANN在self为空时跳过shape校验。",
+             "Unlike CANN: with an empty self the shapes of target, out and the weights are still checked; CANN "
+             "skips its shape checks when self is empty."),
     ],
     # the aclnn page's call example and the results it prints (ascend.md §4)
     example=Example(shape=(2, 2),

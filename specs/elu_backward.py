@@ -25,8 +25,9 @@ SPEC = Op(
     ],
     wrt=x,
     forward=Piecewise((scale * x, x > 0), (scale * alpha * (exp(x * input_scale) - 1), True)),
+    # the forward has a kink at x == 0: aclnn takes the `<= 0` branch there, in both forms
+    at={Eq(x, 0): g * input_scale * alpha * scale},
     backward=[
-        # x == 0 takes the `<= 0` branch in both forms.
         Formula(Piecewise((g * scale, v > 0), (g * input_scale * alpha * scale * exp(v * input_scale), True)),
                 when={"isResult": False}),
         Formula(Piecewise((g * scale, v > 0), (g * input_scale * (v + alpha * scale), True)),
@@ -46,6 +47,15 @@ SPEC = Op(
         MaxRank("gradOutput", "selfOrResult", "gradInput", n=8),
         ShapeSame("gradOutput", "selfOrResult", "gradInput"),
         Requires("alpha", alpha >= 0, when=is_result),
+    ],
+    notes=[
+        Text("与CANN的op_api单元测试不同:gradInput须为当前产品支持的浮点类型;CANN允许gradOutput的类型可转换到的任何类型"
+             "(其单元测试将FLOAT结果写入COMPLEX64的gradInput)。BOOL类型的aclScalar与非数(not-a-number)的alpha(isResult为true时)"
+             "被拒绝(161002),CANN接受前者,其“alpha < 0”判断对非数不成立。",
+             "Unlike CANN's op_api unit test: gradInput must have a float dtype the product supports; CANN takes any "
+             "dtype gradOutput's can be cast to (its unit test writes a FLOAT result to a COMPLEX64 gradInput). "
+             "A BOOL aclScalar and a not-a-number alpha with isResult true are refused (161002): CANN takes the former, and "
+             "its `alpha < 0` test lets it through."),
     ],
     # the aclnn page's call example and the results it prints (ascend.md §4)
     example=Example(shape=(2, 2),

@@ -25,6 +25,9 @@ SPEC = Op(
     # |x| == lambd gives 0 (the derivative from inside the dead zone); a nan x passes gradOutput, as the kernel's
     # test |x| <= lambd is false for it.
     backward=Piecewise((0, Abs(x) <= bound), (g, True)),
+    # the kinks |x| == max(lambd, 0) give 0, the kernel's |x| <= lambd (for lambd <= 0, x = 0: the forward is
+    # differentiable there, but the library's clamped lambd zeroes it)
+    at={Eq(Abs(x), bound): 0},
     dtypes={
         "ascend910": ["FLOAT16", "FLOAT"],
         "ascend910b": ["BFLOAT16", "FLOAT16", "FLOAT"],

@@ -23,6 +23,8 @@ SPEC = Op(
     # The library's README and kernel: the open interval 0 < alpha*x + beta < 1 (x = ±3 give 0); a nan x gives 0.
     # (SymPy reads it as -3 < x < 3, which the kernels compare.)
     backward=Piecewise((g * alpha, (alpha * x + beta > 0) & (alpha * x + beta < 1)), (0, True)),
+    # the kinks x = -3 and x = 3 give 0 (the open interval of the library's kernel)
+    at={Eq(alpha * x + beta, 0): 0, Eq(alpha * x + beta, 1): 0},
     dtypes={
         "ascend910": ["FLOAT16", "FLOAT"],
         "ascend310p": ["FLOAT16", "FLOAT"],

@@ -14,10 +14,14 @@ SPEC = Op(
         Output("out", doc=Text("公式中的out,对x的梯度。", "out in the formula, the gradient w.r.t. x.")),
     ],
     wrt=x,
-    forward=Piecewise((0, x <= -3), (x, x >= 3), (x * (x + 3) / 6, True)),
+    # The same continuous function as V2's, its middle interval closed: at a kink the gradient is the derivative
+    # of the branch the forward selects there, so the forward states the convention the backward follows.
+    forward=Piecewise((0, x < -3), (x, x > 3), (x * (x + 3) / 6, True)),
     # The docs' closed middle interval, as the library's kernel computes it: x = -3 gives -gradOutput/2 and x = 3
     # gives 1.5*gradOutput (the one-sided derivatives from inside); a nan x passes gradOutput.
     backward=Piecewise((0, x < -3), (g * (x / 3 + Rational(1, 2)), x <= 3), (g, True)),
+    # the kinks take the middle branch, as the library's kernel (x = -3: -gradOutput/2, x = 3: 3*gradOutput/2)
+    at={Eq(x, -3): -g / 2, Eq(x, 3): 3 * g / 2},
     dtypes={
         "ascend910": ["FLOAT16", "FLOAT"],
         "ascend910b": ["BFLOAT16", "FLOAT16", "FLOAT"],

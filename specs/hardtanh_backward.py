@@ -23,6 +23,8 @@ SPEC = Op(
     forward=Piecewise((hi, (x >= hi) | (lo >= hi)), (lo, x <= lo), (x, True)),
     # The library's kernel: 0 at and beyond both bounds, and for min > max everywhere; a `nan` x passes gradOutput.
     backward=Piecewise((0, (x <= lo) | (x >= hi)), (g, True)),
+    # the kinks x = min and x = max give 0, as the library's kernel (PyTorch's hardtanh_backward too)
+    at={Eq(x, lo): 0, Eq(x, hi): 0},
     dtypes={
         "ascend910": ["FLOAT16", "FLOAT"],
         "ascend310p": ["FLOAT16", "FLOAT"],

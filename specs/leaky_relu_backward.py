@@ -25,6 +25,8 @@ SPEC = Op(
     ],
     wrt=x,
     forward=Piecewise((x, x > 0), (slope * x, True)),
+    # the kink x = 0 takes the slope branch, as the library's kernel (self > 0 is false there)
+    at={Eq(x, 0): g * slope},
     backward=[
         # x == 0 (and a nan x) take the slope branch
         Formula(Piecewise((g, v > 0), (g * slope, True)), when={"selfIsResult": False}),

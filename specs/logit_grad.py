@@ -11,6 +11,7 @@ nan = Float("nan")
 lo = Max(eps, 0)
 hi = 1 - lo
 outside = Piecewise((0, eps >= 0), (nan, True))
+backward = Piecewise((dy / (x * (1 - x)), (x >= lo) & (x <= hi)), (outside, True))
 
 SPEC = Op(
     name="aclnnLogitGrad",
@@ -32,7 +33,10 @@ SPEC = Op(
                       (log(eps) - log(1 - eps), (eps >= 0) & (x < eps)),
                       (log(1 - eps) - log(eps), (eps >= 0) & (x > 1 - eps)),
                       (log(x / (1 - x)), True)),
-    backward=Piecewise((dy / (x * (1 - x)), (x >= lo) & (x <= hi)), (outside, True)),
+    backward=backward,
+    # the ends of the window (and x = 0, 1, where logit itself ends) are the kernel's closed window: the formula
+    # there (infinite at x = 0 or 1 inside the window), and the value outside it just beyond
+    at={Eq(x, lo): backward, Eq(x, hi): backward, Eq(x, 0): backward, Eq(x, 1): backward},
     dtypes={
         "ascend910b": ["BFLOAT16", "FLOAT16", "FLOAT"],
         "ascend910_93": ["BFLOAT16", "FLOAT16", "FLOAT"],

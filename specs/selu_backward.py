@@ -20,6 +20,8 @@ SPEC = Op(
     forward=Piecewise((scale * x, x > 0), (scale * alpha * (exp(x) - 1), True)),
     # In y, as the library's README and kernel compute it: y == 0 takes the y <= 0 branch (the kernel's mask).
     backward=Piecewise((g * scale, y > 0), (g * (y + scale * alpha), True)),
+    # the kink x = 0 (y = 0) takes the y <= 0 branch: gradOutput*scale*alpha
+    at={Eq(x, 0): g * scale * alpha},
     dtypes={
         "ascend910": ["FLOAT", "FLOAT16", "INT32", "INT8"],
         "ascend310p": ["FLOAT", "FLOAT16", "INT32", "INT8"],

@@ -28,7 +28,7 @@ SPEC = Op(
         DtypeSupported("gradOutput", "self", "gradInput"),
         DtypeSame("gradInput", "gradOutput", "self"),
         MaxRank("gradOutput", "self", n=8),
-        ShapeSame("gradInput", "gradOutput", "self"),
+        ShapeSame("gradOutput", "self", "gradInput"),
     ],
     example=Example(shape=(2, 3), values={"gradOutput": 1, "self": [1, 2, 3, 4, 5, 6]}),
     torch=Torch("silu_backward", "gradOutput", "self"),

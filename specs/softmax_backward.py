@@ -35,6 +35,16 @@ SPEC = Op(
         ShapeSame("gradOutput", "output", "out"),
         DimInRange("dim", "gradOutput"),
     ],
+    notes=[
+        Text("与CANN的op_api单元测试不同:gradOutput或output为空Tensor时仍做全部校验(out的shape须与gradOutput一致);"
+             "CANN在任一输入为空时跳过其余校验直接返回成功,不写out。",
+             "Unlike CANN's op_api unit test: with an empty gradOutput or output every check still runs (out must "
+             "have gradOutput's shape); CANN returns success before its other checks when an input is empty, and "
+             "writes nothing."),
+        Text("out的数据类型须为当前产品支持的浮点类型;CANN不校验out的数据类型,将结果转换为out的任意数据类型。",
+             "out must have a float dtype the product supports; CANN does not check out's dtype and casts the "
+             "result to whatever it is."),
+    ],
     # the aclnn page's call example and the results it prints (ascend.md §4)
     example=Example(shape=(4, 2),
                     values={"gradOutput": [0, 1, 2, 3, 4, 5, 6, 7], "output": [1, 1, 1, 2, 2, 2, 3, 3], "dim": 0},

@@ -28,7 +28,9 @@ SPEC = Op(
     ],
     wrt=x,
     forward=Piecewise((x, beta * x > threshold), (log(1 + exp(beta * x)) / beta, True)),
-    # beta*x == threshold takes the sigmoid branch (the docs and the library's kernel)
+    # beta*x == threshold takes the sigmoid branch (the docs and the library's kernel): the forward jumps there
+    # for every threshold but the one where both branches meet
+    at={Eq(beta * x, threshold): g / (1 + exp(-threshold))},
     backward=[Formula(Piecewise((g, beta * x > threshold), (g / (1 + exp(-beta * x)), True)),
                       assume=(Ne(beta, 0),))],
     dtypes=FLOATS,

@@ -30,7 +30,7 @@ SPEC = Op(
         DtypeSupported("gradOutput", "self"),
         DtypeSame("gradInput", "gradOutput", "self"),
         MaxRank("gradOutput", "self", "gradInput", n=8),
-        ShapeSame("gradInput", "gradOutput", "self"),
+        ShapeSame("gradOutput", "self", "gradInput"),
     ],
     example=Example(shape=(2, 3), values={"gradOutput": 1, "self": [1, 2, 3, 4, 5, 6], "betaOptional": 1.1}),
     notes=[

@@ -22,6 +22,8 @@ SPEC = Op(
     forward=Piecewise((x, x > th), (0, True)),
     # x == threshold gives 0; a nan x passes gradOutput (the kernel tests x <= threshold)
     backward=Piecewise((0, x <= th), (g, True)),
+    # the jump x = threshold gives 0, the kernel's x <= threshold
+    at={Eq(x, th): 0},
     dtypes={
         "ascend910": ["FLOAT", "FLOAT16", "INT32", "INT8", "UINT8"],
         "ascend310p": ["FLOAT", "FLOAT16", "INT32", "INT8", "UINT8"],

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import sympy
 
+import codegen
 from codegen.spec import DTYPES
 from codegen.spec import rules as R
 from codegen.spec.dtypes import can_cast, promote_types
@@ -128,6 +129,10 @@ def error_inputs(op, base: dict, product: str):
                     kw = _set(kw, op, n, _arr(base, op, n).astype(_np_dtype(d)))
                 reported = r.params[0]
                 out.append(ErrorInput(kw, r.status, reported, rule))
+        elif isinstance(r, R.FormatSame):
+            for n in P[1:]:
+                out.append(ErrorInput(_set(base, op, n, codegen.with_format(_arr(base, op, n), "NCHW")), r.status, n,
+                                      rule))
         elif isinstance(r, R.MaxRank):
             for n in P:
                 a = _arr(base, op, n)

@@ -1,4 +1,5 @@
-"""The accuracy checks themselves (codegen/accuracy), and every registered kernel backend measured by them.
+"""The accuracy checks themselves (codegen/accuracy), and every registered kernel backend measured by them
+(the Ascend standards, and the differential oracle's element-by-element verdict on the same run).
 
 The reference must be right (rounding once, agreeing with PyTorch's float64 autograd where both are exact
 enough), must catch wrong kernels (a perturbed result, a wrong spec's kernel), and `opgen accuracy` must pass
@@ -17,9 +18,10 @@ import pytest
 
 import codegen
 from codegen import backends
-from codegen.accuracy import inputs, runner, standards
+from codegen.accuracy import inputs, oracle, runner, standards
 from codegen.accuracy.dtypes import FORMATS, round_to, ulp_distance
 from codegen.accuracy.reference import reference_for
+from codegen.spec import rules as R
 
 from .conftest import REPO, TESTS
 
@@ -53,6 +55,19 @@ def test_round_to_rounds_once_not_twice():
     assert round_to(mpmath.mpf(65520), f16) == float("inf") and round_to(mpmath.mpf(65519), f16) == 65504
     assert round_to(mpmath.mpf(2) ** -25, f16) == 0.0 and round_to(mpmath.mpf(2) ** -25 * 1.01, f16) == 2 ** -24
     assert np.isnan(round_to(mpmath.mpc(1, 1), f16)) and np.isnan(round_to(mpmath.nan, f16))
+
+
+def test_an_exact_tie_has_two_correctly_rounded_neighbours():
+    """HardswishBackwardV2 at gradOutput = -0.328125, self = -2.421875 in BFLOAT16: g*(x/3 + 1/2) = 1239/12288 is
+    exactly the midpoint of 0.1005859375 and 0.10107421875.  Ties-to-even gives the first; a FLOAT kernel (CANN's
+    x*(1/3)) lands on either, and both are half an ulp away: the reference names the other one too."""
+    from codegen.accuracy.dtypes import round_to_pair
+    bf16 = FORMATS["BFLOAT16"]
+    with mpmath.workdps(60):
+        tie = mpmath.mpf(1239) / 12288
+        assert round_to_pair(tie, bf16, tie_bits=mpmath.mp.prec - 16) == (0.1005859375, 0.10107421875)
+        near, other = round_to_pair(tie * (1 + mpmath.mpf(2) ** -30), bf16, tie_bits=mpmath.mp.prec - 16)
+    assert near == 0.10107421875 and np.isnan(other)
 
 
 # ---- the reference -------------------------------------------------------------------------------------
@@ -109,20 +124,27 @@ def _record(op, dtype="FLOAT"):
 
 @pytest.mark.parametrize("name", OPS)
 def test_a_perturbed_kernel_fails_the_standards(ops, name):
-    """A result off by 3 thousandths (3× the FLOAT16 threshold) fails both standards; the kernel passes."""
+    """A result off by 3 thousandths (3× the FLOAT16 threshold) fails the dual standard, and the single one
+    wherever most results are non-zero; the kernel passes both.  (The single standard is a mean: exact zeros, which
+    the perturbation leaves exact, dilute it, so HardtanhBackward's typical inputs, 10 non-zero results in 144,
+    have a MERE of 2e-4 < 2^-10 with every non-zero result 3e-3 off.)"""
     op = ops[name]
     fmt = FORMATS["FLOAT16"]
     good, bad = _record(op, "FLOAT16"), _record(op, "FLOAT16")
     fn = backends.get("numpy").make_kernel(op)
+    nonzero = total = 0
     for s in inputs.samples(op, "FLOAT16"):
         if s.group != "typical":
             continue
         p = runner.prepare(op, s, fmt)
         got = fn(**s.kw)
+        nonzero, total = nonzero + np.count_nonzero(got), total + got.size
         runner.measure(good, op, p, got, fmt)
         runner.measure(bad, op, p, (got.astype(np.float64) * (1 + 3e-3)).astype(got.dtype), fmt)
     assert good.dual and good.single
-    assert not bad.dual and not bad.single
+    assert not bad.dual
+    if nonzero >= total / 2:
+        assert not bad.single
 
 
 def test_a_wrong_special_value_fails(ops):
@@ -148,8 +170,9 @@ def test_input_sets_come_from_the_spec(ops):
     bp = [s for s in ss if s.group == "branch points" and s.case.startswith("lambda > 0")][0]
     lam = np.float32(bp.kw["lambd"])
     assert lam in bp.kw["self"] and -lam in bp.kw["self"] and 0 in bp.kw["self"]
-    assert "layout: rank 0" not in groups("binary_cross_entropy_with_logits_backward")  # MinRank(self, 1)
-    assert "layout: rank 0" in groups("softmax_backward")
+    for name in OPS:      # rank 0 unless a MinRank rule forbids it
+        min_rank = any(isinstance(r, R.MinRank) for r in ops[name].rules)
+        assert ("layout: rank 0" in groups(name)) != min_rank, name
     assert any(g.startswith("layout: broadcast") for g in groups("softshrink_backward"))
     assert any(g.startswith("layout: broadcast") for g in groups("binary_cross_entropy_with_logits_backward"))
     for name in OPS:
@@ -158,26 +181,35 @@ def test_input_sets_come_from_the_spec(ops):
 
 
 # ---- every registered backend --------------------------------------------------------------------------
-@pytest.mark.parametrize("backend", backends.kernel_backends())
+@pytest.mark.parametrize("dtype", list(FORMATS))
 @pytest.mark.parametrize("name", OPS)
-def test_every_backend_meets_the_standards(ops, name, backend):
-    """The fast accuracy run of `opgen accuracy`, per op and backend: both Ascend standards on every dtype and
-    product, no special-value or layout failure (known failures are listed in codegen/accuracy/known.py)."""
-    records = runner.run({name: ops[name]}, [backend], log=lambda m: None)
-    assert records
+def test_every_backend_meets_the_standards(ops, name, dtype):
+    """The fast accuracy run of `opgen accuracy` for one op and dtype on every registered backend (one run, so the mpmath
+    reference of each sample is computed once for all backends): both Ascend standards on every dtype and each
+    distinct kernel's product, no special-value or layout failure (known failures are listed in
+    codegen/accuracy/known.py), and the differential oracle's element-by-element verdict on the same run.
+    The issue's goal on representative inputs: FLOAT16/BFLOAT16 elementwise kernels within 1 ulp."""
+    if not any(dtype in dts for dts in ops[name].dtypes.values()):
+        pytest.skip(f"{name} has no {dtype}")
+    records = runner.run({name: ops[name]}, backends.kernel_backends(), dtypes=[dtype], log=lambda m: None)
+    assert {"numpy", "c"} <= {r.backend for r in records}   # Ascend C only where a product has an architecture here
+    problems = []
     for r in records:
-        assert r.n_failures == 0, (r.dtype, r.product, r.failures[:3])
-        if not r.known:
-            assert r.dual and r.single, (r.dtype, r.product, r.errors)
-
-
-def test_goal_fp16_bf16_elementwise_within_one_ulp_on_typical_values(ops):
-    """The issue's goal on representative inputs, FLOAT16/BFLOAT16 elementwise kernels: within 1 ulp."""
-    for name in OPS:
-        if runner.coupled(ops[name]):
-            continue
-        for r in runner.run({name: ops[name]}, ["numpy"], dtypes=["FLOAT16", "BFLOAT16"], log=lambda m: None):
-            assert r.errors.max_ulp <= 1, (name, r.dtype, r.errors)
+        where = (r.backend, r.dtype, r.product)
+        if r.n_failures:
+            problems.append((*where, "failures", r.failures[:3]))
+        if not r.known and not (r.dual and r.single):
+            problems.append((*where, "standards", r.errors))
+        # the differential oracle's verdict (codegen.accuracy.oracle): every element within the documented
+        # formula's rounding-error bound
+        if not r.oracle_passed:
+            problems.append((*where, "oracle", oracle.describe(r)))
+        if not r.judged > r.unjudged:
+            problems.append((*where, "judged", r.judged, r.unjudged))
+        if (r.backend == "numpy" and r.dtype in ("FLOAT16", "BFLOAT16") and not runner.coupled(ops[name])
+                and r.errors.max_ulp > 1):
+            problems.append((*where, "goal: more than 1 ulp", r.errors))
+    assert not problems, problems
 
 
 # ---- the command -----------------------------------------------------------------------------------------

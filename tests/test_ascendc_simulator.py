@@ -74,6 +74,12 @@ extern "C" __global__ __aicore__ void probe(GM_ADDR x, GM_ADDR y, GM_ADDR modePt
         LocalTensor<half> h = c.ReinterpretCast<half>();
         Cast(h, b, RoundMode::CAST_RINT, 64);
     }
+#if __CCE_AICORE__ == 220  // bfloat16_t exists on dav-c220 only
+    if (mode == "cast-bf16-none") {
+        LocalTensor<bfloat16_t> h = c.ReinterpretCast<bfloat16_t>();
+        Cast(h, b, RoundMode::CAST_NONE, 64);
+    }
+#endif
     Muls(c, b, 1.0F, n);
     out.EnQue(c);
     if (mode == "use-after-enque") Muls(c, b, 2.0F, n);
@@ -154,6 +160,7 @@ def test_datacopy_rounds_down_to_32_bytes_silently(probe):
     ("ascend910", "select-1", 64, 1024, "not-supported"),
     ("ascend910", "cast-rint", 64, 1024, "not-supported"),
     ("ascend310p", "cast-rint", 64, 1024, "not-supported"),
+    ("ascend910b", "cast-bf16-none", 64, 1024, "not-supported"),   # float -> bfloat16 needs a rounding mode
     # Select modes 1/2 use the API's scratch at TMP_UB_OFFSET (184 KB on A2, 248 KB on the inference series)
     ("ascend910b", "select-2", 64, 93 * 1024, "ub-reserved"),
     ("ascend310p", "select-1", 64, 125 * 1024, "ub-reserved"),
@@ -240,3 +247,35 @@ def test_a_kernel_that_forgets_the_tail_is_caught(product, name):
     except SimulatorError:
         return  # refusing is also a catch
     assert not np.allclose(broken, want, equal_nan=False), "a kernel that loses its tail passed"
+
+
+def test_softmax_rows_on_ascend910_use_many_cores_without_sharing_a_line():
+    """64 rows of 1000 on ascend910 (no DataCopyPad: each core stores its unaligned tail by scalar writes): 32
+    cores, two rows each (2000 floats, whole 64-byte lines), no `cache-line` error, NumPy's values."""
+    name = "softmax_backward"
+    op = codegen.load_specs()[name]
+    rng = np.random.default_rng(5)
+    g, y = (rng.uniform(0.1, 1, (64, 1000)).astype(np.float32) for _ in range(2))
+    from codegen.backends.numpy import load_module
+    from codegen.runtime.checks import Allocate
+    call = {"grad_output": g, "output": y, "dim": 1}
+    call.update(load_module(op).check(g, y, 1, Allocate("FLOAT"), "ascend910"))
+    report = {}
+    got = run_kernel(op, plan(op), call, (64, 1000), "FLOAT", "ascend910", report=report)
+    assert report["blocksRun"] == 32 and report["rowsPerCore"] == 2
+    want = codegen.kernel(name)(grad_output=g, output=y, dim=1, product="ascend910")
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("qualifier, compiles", [("const ", False), ("", True)])
+def test_a_scalar_store_through_a_const_global_tensor_does_not_compile(tmp_path, qualifier, compiles):
+    """The real GlobalTensor::SetValue is not const (asc-devkit's kernel_tensor.h), so a kernel that stores
+    through a `const GlobalTensor&` compiles on neither; the simulator once declared it const and accepted it."""
+    src = tmp_path / "store.cpp"
+    src.write_text('#include "kernel_operator.h"\nusing namespace AscendC;\n'
+                   f"void Store({qualifier}GlobalTensor<float>& dst) {{ dst.SetValue(0, 1.0F); }}\n")
+    run = subprocess.run([build.CXX, *build.FLAGS, "-D__CCE_AICORE__=100", "-fsyntax-only", "-I",
+                          str(build.SIMULATOR), str(src)], capture_output=True, text=True)
+    assert (run.returncode == 0) == compiles, run.stderr[-2000:]
+    if not compiles:
+        assert "SetValue" in run.stderr

@@ -145,7 +145,8 @@ def test_cases_cover_the_issue(ops):
     assert len(bce) == 6 and sum("weight" in lab for lab in bce) == 3
     assert {lab for op, lab in labels if op == "elu_backward"} == {"isResult false", "isResult true"}
     assert any("broadcast" in lab for op, lab in labels if op == "softshrink_backward")
-    assert not any(c.op == "softshrink_backward" and c.dtype == "BFLOAT16" for c in full)
+    for name in {c.op for c in full}:      # the dtypes measured: those the spec lists on the default product
+        assert {c.dtype for c in full if c.op == name} == set(ops[name].dtypes[C.DEFAULT_PRODUCT]) & set(C.DTYPES)
     assert all(c.n >= c.layout.divisor for c in full)       # no softmax row longer than the tensor
     quick = C.select(ops, quick=True)
     assert {c.n for c in quick} == {1 << 16} and {c.op for c in quick} == set(OPS)
@@ -423,3 +424,28 @@ def test_baseline_times_another_revisions_c_kernels_side_by_side(tmp_path):
     bad = subprocess.run(cmd + ["--baseline", "no-such-revision"], cwd=REPO, capture_output=True, text=True,
                          timeout=600)
     assert bad.returncode == 2 and "no-such-revision" in bad.stderr
+
+
+def test_quick_reports_call_overhead_peak_memory_and_ratios_by_size(quick):
+    """Issue 35's report: the call overhead of every op (compiled entry point, ctypes path, PyTorch), each row's
+    peak extra memory, and the ratios against PyTorch at every size, one and all threads."""
+    out, _ = quick
+    data = json.loads((out / "bench.json").read_text())
+    calls = data["meta"]["calls"]
+    assert {c["op"] for c in calls} == set(OPS)
+    for c in calls:
+        assert c["entry_us"] > 0 and c["ctypes_us"] > 0 and c["passes"] >= 1
+    for r in data["results"]:
+        assert r["peak_bytes"] is not None
+        if r["backend"] == "c":   # no temporaries proportional to the tensor: staging blocks and accumulators only
+            assert r["peak_bytes"] < 256 * 1024, r
+    md = (out / "bench.md").read_text()
+    for title in ("## Against PyTorch at every size (C backend)", "## Call overhead", "2^16: 1 / all threads",
+                  "rows behind PyTorch"):
+        assert title in md
+
+
+def test_peak_extra_bytes_sees_a_temporary():
+    from codegen.bench.runner import peak_extra_bytes
+    assert peak_extra_bytes(lambda: np.ones(1 << 16).sum()) >= 8 << 16
+    assert peak_extra_bytes(lambda: None) < 4096

@@ -43,16 +43,49 @@ def test_runtime_api_contract_under_sanitizers(tmp_path):
     assert run.returncode == 0 and "all passed" in run.stdout, run.stdout + run.stderr
 
 
-@pytest.mark.skipif(_runtime_lib("libasan.so") is None, reason="no AddressSanitizer runtime")
-def test_values_and_layouts_under_sanitizers():
-    env = {**os.environ, "OPGEN_C_SANITIZE": "1", "LD_PRELOAD": _runtime_lib("libasan.so"),
+# (not every_variant, streamed_sums nor which_calls_stream: the sanitized build has no AVX, hence no non-temporal
+# stores, and their 16 MiB outputs would only add time)
+VALUE_TESTS = "not every_variant and not streamed_sums and not which_calls_stream"
+SAMPLE = 24   # value tests run under the sanitizers in CI, drawn with a fixed seed; --deep runs them all
+
+
+def _sanitized_pytest(args: list[str], **extra_env):
+    env = {**os.environ, **extra_env, "OPGEN_C_SANITIZE": "1", "LD_PRELOAD": _runtime_lib("libasan.so"),
            "ASAN_OPTIONS": "detect_leaks=0:abort_on_error=1", "UBSAN_OPTIONS": "halt_on_error=1:print_stacktrace=1"}
     # -s: a sanitizer report goes to stderr at once (pytest's capture would lose it when ASan aborts).
-    # (not streamed_sums nor which_calls_stream: the sanitized build has no AVX, hence no non-temporal stores, and
-    # their 16 MiB outputs would only add time)
-    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-x", "-s",
-                          str(TESTS / "test_c_values.py"), "-k",
-                          "not every_variant and not streamed_sums and not which_calls_stream"],
-                         cwd=REPO, capture_output=True, text=True, env=env, timeout=1200)
+    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-x", "-s", *args],
+                         cwd=REPO, capture_output=True, text=True, env=env, timeout=1800)
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
     assert "passed" in run.stdout
+
+
+def _value_test_ids() -> list[str]:
+    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-o", "addopts=",
+                          "--collect-only", "-q", str(TESTS / "test_c_values.py"), "-k", VALUE_TESTS],
+                         cwd=REPO, capture_output=True, text=True)
+    ids = [line for line in run.stdout.splitlines() if "::" in line]
+    assert ids, run.stdout[-2000:] + run.stderr[-2000:]
+    return ids
+
+
+@pytest.mark.skipif(_runtime_lib("libasan.so") is None, reason="no AddressSanitizer runtime")
+def test_a_sample_of_the_value_tests_under_sanitizers():
+    """A fixed sample of the value and layout tests of test_c_values.py with the sanitized library (its builds are
+    the ones --deep uses: built once per content, in build/c/)."""
+    import random
+    ids = _value_test_ids()
+    _sanitized_pytest(sorted(random.Random(33).sample(ids, min(SAMPLE, len(ids)))))
+
+
+@pytest.mark.deep
+@pytest.mark.skipif(_runtime_lib("libasan.so") is None, reason="no AddressSanitizer runtime")
+def test_values_and_layouts_under_sanitizers():
+    _sanitized_pytest([str(TESTS / "test_c_values.py"), "-k", VALUE_TESTS])
+
+
+@pytest.mark.deep
+@pytest.mark.skipif(_runtime_lib("libasan.so") is None, reason="no AddressSanitizer runtime")
+def test_hostile_calls_under_sanitizers():
+    """tests/test_hostile_fuzz.py's calls through the sanitized C library (and NumPy, for the verdicts)."""
+    _sanitized_pytest([str(TESTS / "test_hostile_fuzz.py"), "--deep", "-p", "no:randomly"],
+                      OPGEN_FUZZ_BACKENDS="numpy,c", OPGEN_FUZZ_EXAMPLES="400")

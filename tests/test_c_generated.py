@@ -10,6 +10,7 @@ import pytest
 
 import codegen
 from codegen.backends.c.emit import source_name
+from codegen.backends.c.names import header_name
 
 from .conftest import REPO
 
@@ -48,8 +49,19 @@ def test_float_kernels_have_no_double_literal_or_call(name):
 
 
 def test_headers_resolve_as_in_the_official_examples():
+    """CANN's file names (aclnn_logsigmoid_backward.h, not aclnn_log_sigmoid_backward.h), ACLNN_API on every
+    prototype, and both spellings of the include the official examples use compile: `aclnnop/aclnn_x.h` with
+    include/ on the path, `aclnn_x.h` with include/aclnnop/ on it too (as CANN's own example build has)."""
+    assert header_name(OPS["log_sigmoid_backward"]) == "aclnn_logsigmoid_backward.h"
     for op in OPS.values():
         example = (C / "examples" / f"test_aclnn_{op.snake_name}.c").read_text()
         assert '#include "acl/acl.h"' in example
-        assert f'#include "aclnnop/aclnn_{op.snake_name}.h"' in example
-        assert (C / "include" / "aclnnop" / f"aclnn_{op.snake_name}.h").is_file()
+        assert f'#include "aclnnop/{header_name(op)}"' in example
+        header = (C / "include" / "aclnnop" / header_name(op)).read_text()
+        assert f"ACLNN_API aclnnStatus {op.name}GetWorkspaceSize(" in header
+        assert f"ACLNN_API aclnnStatus {op.name}(" in header
+    includes = "".join(f'#include "{header_name(op)}"\n' for op in OPS.values())
+    run = subprocess.run(["cc", *STRICT, "-I", str(C / "include"), "-I", str(C / "include" / "aclnnop"), "-x", "c",
+                          "-fsyntax-only", "-"], input=includes + "int main(void) { return 0; }\n",
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr

@@ -486,13 +486,15 @@ def test_which_calls_stream(dtype, threads, isa, monkeypatch):
     size = np.dtype(dt).itemsize
     n = STREAM_BYTES // size
     rng = np.random.default_rng(seed("stream counts", dtype))
+    # the partial lines at the ends of each chunk of work the threads share (opgen_loops.c: CHUNKS_PER_THREAD)
+    body = ("most", 1 if threads == "1" else 4 * int(threads))
 
     elu, streamed = _counting_kernel("elu_backward")
     rows = n // 1000 + 8
     # (a contiguous 2-D output is one run; rows of 1000 in a buffer of rows of 1024 are several, on lines but not
     # whole lines long)
-    for shape, shift, want in [((n,), 0, "all"), ((n,), 1, "body"), ((n // 1024, 1024), 0, "all"),
-                               ((n // 1024, 1024), 1, "body"), ((rows, 1000), None, "none"), ((n // 2,), 0, "none")]:
+    for shape, shift, want in [((n,), 0, "all"), ((n,), 1, body), ((n // 1024, 1024), 0, "all"),
+                               ((n // 1024, 1024), 1, body), ((rows, 1000), None, "none"), ((n // 2,), 0, "none")]:
         kw = dict(grad_output=rng.standard_normal(shape).astype(dt), alpha=1.0, scale=1.0, input_scale=1.0,
                   is_result=False, self_or_result=rng.standard_normal(shape).astype(dt))
         out = _guarded_out(shape, dt, shift)[1] if shift is not None else memory.empty((rows, 1024), dt)[:, :1000]
@@ -504,8 +506,8 @@ def test_which_calls_stream(dtype, threads, isa, monkeypatch):
     # columns, at most 64 rows x 64 tiles of 1024 columns, starts over: all but its two partial lines)
     columns = ("most", 64 * 64)
     for shape, dim, shift, want in [((n // 1024, 1024), -1, 0, "all"), ((n // 64, 64), -1, 0, "all"),
-                                    ((n // 1024, 1024), -1, 4, "body"), ((n // 64, 64), -1, 4, "body"),
-                                    ((n // 1000 + 1, 1000), -1, 0, "body"), ((64, n // 64), 0, 0, "all"),
+                                    ((n // 1024, 1024), -1, 4, body), ((n // 64, 64), -1, 4, body),
+                                    ((n // 1000 + 1, 1000), -1, 0, body), ((64, n // 64), 0, 0, "all"),
                                     ((1024, n // 1024), 0, 0, "all"), ((64, n // 64), 0, 4, columns),
                                     ((n // 2048, 1024), -1, 0, "none")]:
         kw = dict(grad_output=rng.uniform(-1, 1, shape).astype(dt), output=rng.uniform(0, 1, shape).astype(dt),

@@ -112,7 +112,9 @@ def test_the_c_kernel_printer_keeps_every_parenthesis_and_constant(tmp_path):
     pr = KernelCPrinter(NAMES, last=frozenset({g}))
     printed = [pr.doprint(group_constants(e)) for e in EXPRS]
     assert "M_" not in " ".join(printed)                   # no M_PI, M_SQRT2: undeclared under -std=c11
-    assert "/((x*x + 1)*(x*x + 1))" in printed[0], printed[0]
+    # the squared denominator divides as a unit, one factor at a time (never `/(x*x + 1)*(x*x + 1)`, nor by the
+    # product, which overflows FLOAT where the quotient does not: codegen.backends.infix)
+    assert "/(x*x + 1)/(x*x + 1))*g" in printed[0], printed[0]
     got = _compile_and_run(tmp_path, _program(printed, "float", '#include "opgen_math.h"'),
                            ["cc", "-std=c11", "-Wall", "-Werror", "-Wno-unused-function"], "c", np.float32)
     _assert_close(got, 64, "C (FLOAT)")
@@ -162,3 +164,16 @@ def test_a_constant_is_the_float_nearest_its_exact_value(value, text):
         f = np.float32(float(printed[:-1]))
         for neighbour in (np.nextafter(f, np.float32(np.inf)), np.nextafter(f, np.float32(-np.inf))):
             assert abs(mpmath.mpf(float(f)) - exact) <= abs(mpmath.mpf(float(neighbour)) - exact)
+
+
+def test_a_quotient_divides_by_one_denominator_factor_at_a_time():
+    """(seed 37) a/((1 + x**2)*(1 + y**2)**2) printed as a/(d1*d2*d2) overflowed FLOAT at x = 1.2e17 although the
+    quotient is 9e-23: each printer divides in turn, and a lone negative power never computes d**n."""
+    names = {x: "x", y: "y"}
+    e = x / ((1 + x ** 2) * (1 + y ** 2) ** 2)
+    assert KernelCPrinter(names).doprint(e) == "x/(x*x + 1)/(y*y + 1)/(y*y + 1)"
+    assert KernelCPrinter(names).doprint(Rational(1, 3) / (1 + x)) == "1/(x + 1)/3"   # never C's integer 1/3
+    assert KernelCPrinter(names).doprint((1 + x) ** -2) == "1.0F/(x + 1)/(x + 1)"
+    np_printer = KernelNumPyPrinter(names)
+    assert np_printer.doprint(e) == "x/(x**2 + 1)/(y**2 + 1)/(y**2 + 1)"
+    assert np_printer.doprint((1 + x) ** -6) == "(1/(x + 1))**6"

@@ -47,29 +47,49 @@ def format_of(array) -> Format:
     return BY_NUMPY[np.asarray(array).dtype.name]
 
 
-def round_to(v, fmt: Format) -> float:
+def round_to(v, fmt: Format, tie_bits: int | None = None) -> float:
     """`v` (mpf, or anything mpmath takes) rounded once to `fmt`, returned as an exact Python float.
 
     nan stays nan; a complex value (a real function left its domain) is nan; ±inf stays; overflow beyond the
     largest finite value plus half an ulp gives ±inf, as IEEE round-to-nearest does.  mpmath has no -0, so a
     zero comes back as +0 (the metrics treat ±0 as equal)."""
+    return round_to_pair(v, fmt, tie_bits)[0]
+
+
+def round_to_pair(v, fmt: Format, tie_bits: int | None = None) -> tuple[float, float]:
+    """(`v` rounded once to `fmt` as round_to does, the other neighbour when `v` is a midpoint, else nan).  At an
+    exact tie both neighbours are half an ulp away: ties-to-even picks one, a kernel that cannot represent the
+    exact value (a non-dyadic tie) lands on either, and both are correctly rounded to nearest."""
+    nan = float("nan")
     if isinstance(v, mpmath.mpc):
-        return float("nan")
+        return nan, nan
     if not isinstance(v, mpmath.mpf):   # an existing mpf is used as is: re-creating it would round it
         with mpmath.workprec(64):
             v = mpmath.mpf(v)
     if mpmath.isnan(v):
-        return float("nan")
+        return nan, nan
     if mpmath.isinf(v):
-        return float(v)
+        return float(v), nan
     if v == 0:
-        return 0.0
+        return 0.0, nan
     _, e = mpmath.frexp(v)                    # |v| = m * 2**e, 1/2 <= m < 1: leading bit 2**(e-1)
     q = max(int(e) - fmt.p, fmt.emin - fmt.p + 1)   # exponent of one ulp at v (fixed in the subnormal range)
     with mpmath.workprec(max(mpmath.mp.prec, 64)):
-        n = mpmath.nint(mpmath.ldexp(v, -q))  # ties to even
-    r = float(mpmath.ldexp(n, q)) if abs(n) < 2 ** 60 else float("inf") * (1 if n > 0 else -1)
-    return r if abs(r) <= fmt.max else float("inf") * (1 if r > 0 else -1)
+        t = mpmath.ldexp(v, -q)
+        # tie_bits (the reference's): v was computed to about that many bits.  An exact tie with a non-dyadic
+        # factor (HardswishBackward's g*(x/3 + 1/2) at x = -1.578125, g = 0.78515625 in BFLOAT16: exactly 167.5
+        # ulp) is never computed exactly and would round by the sign of its evaluation error, the same at every
+        # precision: a value within 2**-tie_bits (relative) of a midpoint is the midpoint.
+        mid = mpmath.floor(t) + mpmath.mpf(1) / 2
+        if tie_bits is not None and abs(t - mid) <= abs(t) * mpmath.ldexp(1, -tie_bits):
+            t = mid
+        n = mpmath.nint(t)  # ties to even
+        other = (2 * mpmath.floor(t) + 1 - n) if t == mid else None
+
+    def value(n):
+        r = float(mpmath.ldexp(n, q)) if abs(n) < 2 ** 60 else float("inf") * (1 if n > 0 else -1)
+        return r if abs(r) <= fmt.max else float("inf") * (1 if r > 0 else -1)
+    return value(n), (nan if other is None else value(other))
 
 
 def ordered(a: np.ndarray) -> np.ndarray:

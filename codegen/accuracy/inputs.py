@@ -107,17 +107,22 @@ SPECIAL_OPERANDS = [0.0, -0.0, INF, -INF, NAN, 3.0e38, -1.5, 2.5]
 def branch_points(op, ref: Reference, scal: list, fmt: Format) -> list:
     """The forward's branch points in x (its Piecewise conditions solved), their neighbours, and 0."""
     rels = set()
-    fwd = sympy.sympify(op.forward_of(ref.variant.formula))
+    fwd = ref.forward
     for pw in fwd.atoms(sympy.Piecewise):
         for _, c in pw.args:
             rels |= c.atoms(sympy.core.relational.Relational)
     subs = {p.symbol: s for p, s in zip(ref.scalars, scal)}
     bounds = {0.0}
+    sols = [p for p, _, _ in op.declared(ref.variant.formula)]
     for r in rels:
-        for sol in sympy.solve(r.lhs - r.rhs, op.wrt):
-            v = sol.subs(subs)
-            if v.is_number and v.is_real:
-                bounds.add(float(v))
+        try:
+            sols += list(sympy.solve(r.lhs - r.rhs, op.wrt))
+        except NotImplementedError:
+            continue
+    for sol in sols:
+        v = sympy.sympify(sol).subs(subs)
+        if v.is_number and v.is_real:
+            bounds.add(float(v))
     out = []
     for b in sorted(bounds):
         b = float(_in(fmt, [b])[0])

@@ -7,6 +7,9 @@ variant (absent optional tensors replaced by their default):
   `simplify` (which also removes the cancellation of forms like 1 - 1/(1 + exp(-x)), so no precision is lost
   at large |x|).  At a branch point the branch the forward's Piecewise selects there applies (|x| == λ is in
   Softshrink's dead zone, ELU's x == 0 in its `<= 0` branch); so does a nan, which fails every comparison.
+  Abs, sign, Min and Max of x are branches too.  Where x lies exactly on a point the spec declares a value for
+  (`Op.at`: where the forward is not differentiable), the reference is that declared value.  Bool attributes
+  and absent optional tensors are fixed per kernel variant, in the forward too (a forward may depend on them).
   When the kernel is given the forward *output* y (a FORWARD_OUTPUT role), each branch is inverted
   symbolically (x = F_b⁻¹(y)) and its derivative written in y; the first branch whose pre-image satisfies its
   condition applies, the last branch otherwise.
@@ -19,7 +22,9 @@ variant (absent optional tensors replaced by their default):
 gradOutput enters as a limit: g · d with d exactly 0 is 0 even for g = ±inf (the function is 0 along g), and
 ±inf inputs of the differentiated variable are replaced by ±1e300, where every derivative here has reached its
 limit in every float format.  A held y that is no forward output (no real pre-image, e.g. a softmax
-"probability" of -1) has no reference: it is excluded and counted.  Each sample is evaluated at two precisions
+"probability" of -1) has no reference: it is excluded and counted; so is an element whose derivative takes an
+exp of an argument beyond 2^4096 (exp(-3*exp(x)) at x = 3e38: mpmath would need the argument's exponent in
+digits, and every float format has long reached the limit).  Each sample is evaluated at two precisions
 and re-evaluated at higher ones until both round to the same value in the output dtype; elements that never
 settle are excluded and counted too, never guessed.
 """
@@ -34,12 +39,23 @@ import sympy
 from codegen.spec import ABSENT, PRESENT, DimSum
 from codegen.spec.params import FORWARD_INPUT, FORWARD_OUTPUT, OPERAND
 
-from .dtypes import Format, round_to
+from codegen.verify.intervals import piecewise_form
+
+from .dtypes import Format, round_to_pair
 
 BIG = mpmath.mpf("1e300")          # stands for ±inf in the differentiated variable
 OUTSIDE = "outside"                # a y that is no forward output (no real pre-image): no reference value
+OUT_OF_REACH = "out of reach"      # exp of an astronomically large argument (OutOfReach): no reference value
 PRECISIONS = [(40, 80), (160, 320), (640, 1280)]   # decimal digits: evaluate at both, escalate on disagreement
 _Y = sympy.Symbol("Y__", real=True)
+
+
+def variant_subs(op, variant) -> dict:
+    """What a kernel variant fixes: absent optional tensors are their default, bool attributes their value."""
+    out = {t.symbol: sympy.sympify(t.default) for t in op.tensors if variant.key.get(t.name) == ABSENT}
+    out.update({a.symbol: sympy.true if variant.key[a.name] else sympy.false
+                for a in op.attrs if a.name in variant.key and a.type != "string"})  # a string selects the formula
+    return out
 
 
 def variant_of(op, kw):
@@ -61,8 +77,46 @@ def _branches(expr):
     return [(expr, sympy.true)]
 
 
+def _simpler(expr):
+    """`simplify` for a derivative of modest size (it removes cancellations such as 1 - 1/(1 + exp(-x)), which
+    would otherwise cost digits); a large one is left as it is (simplify would take minutes, and the precision
+    escalation of `Reference.rounded` makes up for any cancellation)."""
+    return sympy.simplify(expr) if sympy.count_ops(expr) <= 30 else expr
+
+
+class OutOfReach(ArithmeticError):
+    """An exponential of an argument so large that mpmath would need its exponent's digits to reduce it
+    (exp(-3*exp(alpha*x)) at x = 3e38): far beyond every float format, and not computable in useful time."""
+
+
+MAX_EXP_BITS = 4096   # |argument| < 2^4096: argument reduction costs that many extra bits at most
+
+
+def _guard(fn):
+    def guarded(a, *rest):
+        if isinstance(a, mpmath.mpf) and mpmath.isfinite(a) and mpmath.mag(a) > MAX_EXP_BITS:
+            raise OutOfReach(f"{fn.__name__} of an argument near 2^{int(mpmath.mag(a))}")
+        return fn(a, *rest)
+    guarded.__name__ = fn.__name__
+    return guarded
+
+
+def _erfc(a):
+    """mpmath's erfc, but for a > 2^400 (mpmath's own raises OverflowError beyond about 2^512, as at the 1e300
+    standing for +inf): the asymptotic series' first term exp(-a^2)/(a sqrt(pi)), whose relative error 1/(2a^2)
+    is far below any working precision here."""
+    if isinstance(a, mpmath.mpf) and mpmath.isfinite(a) and a > 0 and mpmath.mag(a) > 400:
+        return mpmath.exp(-a * a) / (a * mpmath.sqrt(mpmath.pi))
+    return mpmath.erfc(a)
+
+
+_erfc.__name__ = "erfc"
+_GUARDED = {name: _guard(getattr(mpmath, name)) for name in ("exp", "expm1", "sinh", "cosh", "tanh", "erf")}
+_GUARDED["erfc"] = _guard(_erfc)
+
+
 def _lamb(args, expr):
-    return sympy.lambdify(args, expr, modules="mpmath")
+    return sympy.lambdify(args, expr, modules=[_GUARDED, "mpmath"])
 
 
 def _derivative(e, z):
@@ -70,7 +124,7 @@ def _derivative(e, z):
     constant nan is 0)."""
     if e.has(sympy.nan):
         return sympy.nan
-    return sympy.simplify(sympy.diff(e, z))
+    return _simpler(sympy.diff(e, z))
 
 
 class Reference:
@@ -79,14 +133,17 @@ class Reference:
     def __init__(self, op, variant):
         self.op, self.variant = op, variant
         formula = variant.formula
-        absent = {t.symbol: sympy.sympify(t.default) for t in op.tensors if variant.key.get(t.name) == ABSENT}
-        fwd = sympy.sympify(op.forward_of(formula)).xreplace(absent)
+        fixed = variant_subs(op, variant)
+        fwd = piecewise_form(sympy.sympify(op.forward_of(formula)).xreplace(fixed), op.wrt)
+        self.forward = fwd   # this variant's forward, Abs/sign/Min/Max written as branches
         role = lambda t: op.role_of(t.name, formula)
         self.x_tensor = next((t for t in op.tensors if role(t) == FORWARD_INPUT), None)
         self.y_tensor = next((t for t in op.tensors if role(t) == FORWARD_OUTPUT), None)
-        self.operands = [t for t in op.tensors if role(t) == OPERAND and t.symbol not in absent]
+        self.operands = [t for t in op.tensors if role(t) == OPERAND and t.symbol not in fixed]
+        declared = [(sympy.sympify(p).xreplace(fixed), v.xreplace(fixed)) for p, v, _ in op.declared(formula)]
+        used = fwd.free_symbols.union(*[p.free_symbols | v.free_symbols for p, v in declared])
         self.scalars = [p for p in op.scalars + op.attrs
-                        if p.symbol in fwd.free_symbols and p.name not in (op.reduce_dim, op.loss_reduction)]
+                        if p.symbol in used and p.name not in (op.reduce_dim, op.loss_reduction)]
         z = op.wrt
         rest = [t.symbol for t in self.operands] + [p.symbol for p in self.scalars]
         self.coupled = fwd.has(DimSum)
@@ -94,6 +151,11 @@ class Reference:
             self._elementwise(fwd, z, rest)
         else:
             self._dimsum(fwd, z, rest)
+        # declared values (Op.at): at x exactly on a declared point, the value the spec declares, not a derivative
+        xs = [s for s in {z, getattr(self.x_tensor, "symbol", None)} if s is not None]
+        g = op.grad.symbol
+        self.declared = [(_lamb(rest, p), _lamb([z, g] + rest, v.xreplace({s: z for s in xs})))
+                         for p, v in declared]
 
     # ---- building -------------------------------------------------------------------------------------
     def _elementwise(self, fwd, z, rest):
@@ -110,7 +172,9 @@ class Reference:
                 raise ValueError(f"{self.op.name}: cannot invert the forward branch {e} (solutions: {sol})")
             self.inverse.append(_lamb([_Y] + rest, sol[0]))
             self.cond.append(_lamb([z] + rest, c))
-            self.dy.append(_lamb([_Y] + rest, _derivative(e, z).subs(z, sol[0])))
+            # a rational function of y where one exists (Sigmoid: y - y**2, not the x-form at x = log(y/(1 - y)),
+            # which divides by zero at y = 1, an output every float format reaches)
+            self.dy.append(_lamb([_Y] + rest, sympy.cancel(sympy.simplify(_derivative(e, z).subs(z, sol[0])))))
 
     def _dimsum(self, fwd, z, rest):
         if self.operands:
@@ -145,9 +209,9 @@ class Reference:
             try:
                 return self.deriv(v, *ops, *scal)
             except ZeroDivisionError:   # a pole of the derivative (LogitGrad's x = 0, 1): ±inf, the sign of both
-                h = mpmath.mpf(10) ** (-mpmath.mp.dps // 2)          # sides near it, nan when they differ
-                sides = [self.deriv(v + s * h, *ops, *scal) for s in (-1, 1)]
-                signs = {mpmath.sign(d) for d in sides}
+                h = mpmath.mpf(10) ** (-mpmath.mp.dps // 2)          # sides near it, nan when they differ; a side
+                sides = [self.deriv(v + s * h, *ops, *scal) for s in (-1, 1)]  # outside the domain (nan, LogitGrad's
+                signs = {mpmath.sign(d) for d in sides if not mpmath.isnan(d)}  # x < 0 at eps < 0) does not count
                 return mpmath.inf * signs.pop() if len(signs) == 1 else mpmath.nan
         for b in range(len(self.dy) - 1):
             try:
@@ -165,6 +229,31 @@ class Reference:
             return self.dy[-1](v, *ops, *scal)
         except ZeroDivisionError:
             return mpmath.nan
+
+    def _declared_value(self, v, g, ops, scal):
+        """The declared value (Op.at) when the element's x lies exactly on a declared point, else None."""
+        if not self.declared or mpmath.isnan(v) or mpmath.isinf(v):
+            return None
+        x = v
+        if self.y_tensor is not None:   # the element holds y: its pre-image under the branch that produced it
+            x = None
+            for b in range(len(self.inverse)):
+                try:
+                    xb = self.inverse[b](v, *ops, *scal)
+                except ZeroDivisionError:
+                    continue
+                if isinstance(xb, mpmath.mpf) and (b == len(self.inverse) - 1 or bool(self.cond[b](xb, *ops, *scal))):
+                    x = xb
+                    break
+            if x is None:
+                return None
+        for point, value in self.declared:
+            if x == point(*ops, *scal):
+                try:
+                    return value(x, g, *ops, *scal)
+                except ZeroDivisionError:   # a pole at the declared point (LogitGrad's x = 0 inside its window):
+                    return None             # the derivative's own value there, ±inf by its sides
+        return None
 
     @staticmethod
     def _times_g(g, d):
@@ -198,8 +287,13 @@ class Reference:
                 if only is not None and not only[idx]:
                     out[idx] = mpmath.mpf(0)   # not asked for (already settled at a lower precision)
                     continue
-                d = self._d_elementwise(v[idx], [o[idx] for o in opnd], scal)
-                r = self._times_g(g[idx], d)
+                ops = [o[idx] for o in opnd]
+                try:
+                    r = self._declared_value(v[idx], g[idx], ops, scal)
+                    if r is None:
+                        r = self._times_g(g[idx], self._d_elementwise(v[idx], ops, scal))
+                except OutOfReach:
+                    r = OUT_OF_REACH
                 out[idx] = r if isinstance(r, str) else r * scale
             return out
         dim = int(kw[op.param(op.reduce_dim).py_name]) if op.reduce_dim else -1
@@ -207,7 +301,10 @@ class Reference:
         rows_g = np.moveaxis(np.reshape(g, bshape or (1,)), dim, -1)
         res = np.empty(rows_v.shape, dtype=object)
         for idx in np.ndindex(*rows_v.shape[:-1]):
-            res[idx] = self._row(list(rows_v[idx]), list(rows_g[idx]), scal)
+            try:
+                res[idx] = self._row(list(rows_v[idx]), list(rows_g[idx]), scal)
+            except OutOfReach:
+                res[idx] = [OUT_OF_REACH] * rows_v.shape[-1]
         return np.reshape(np.moveaxis(res, -1, dim), bshape)
 
     def _row(self, v, g, scal):
@@ -253,29 +350,38 @@ class Reference:
     def rounded(self, kw: dict, shape: tuple, fmt: Format) -> tuple[np.ndarray, np.ndarray]:
         """(the exact result rounded once to `fmt`, as float64; mask of the elements without a reference:
         held y values that are no forward output, or results that did not settle at the highest precision)."""
-        result, outside, todo = None, None, None
+        result, unresolved, _ = self.rounded_ties(kw, shape, fmt)
+        return result, unresolved
+
+    def rounded_ties(self, kw: dict, shape: tuple, fmt: Format) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """`rounded`, and the other neighbour of every exact result that is a midpoint of `fmt` (nan elsewhere):
+        there both neighbours are correctly rounded (dtypes.round_to_pair)."""
+        result, outside, todo, alt = None, None, None, None
         for lo, hi in PRECISIONS:
-            a, out_lo = self._at(kw, shape, fmt, lo, todo)
-            b, _ = self._at(kw, shape, fmt, hi, todo)
+            a, out_lo, _ = self._at(kw, shape, fmt, lo, todo)
+            b, _, b_alt = self._at(kw, shape, fmt, hi, todo)
             same = (a == b) | (np.isnan(a) & np.isnan(b))
             if result is None:
                 outside = out_lo
             result = b if todo is None else np.where(todo, b, result)
+            alt = b_alt if todo is None else np.where(todo, b_alt, alt)
             unsettled = ~same if todo is None else (todo & ~same)
             if not unsettled.any():
-                return result, outside
+                return result, outside, alt
             # elementwise ops re-evaluate only the elements that did not settle; a row couples its elements
             todo = unsettled if not self.coupled else None
-        return result, outside | unsettled
+        return result, outside | unsettled, alt
 
     def _at(self, kw, shape, fmt, dps, only=None):
         with mpmath.workdps(dps), np.errstate(over="ignore"):  # a result beyond the dtype's range rounds to inf
             vals = self.values(kw, shape, only)
             outside = np.vectorize(lambda v: isinstance(v, str), otypes=[bool])(vals) if vals.size \
                 else np.zeros(shape, bool)
-            r = np.vectorize(lambda v: float("nan") if isinstance(v, str) else round_to(v, fmt),
-                             otypes=[np.float64])(vals) if vals.size else np.zeros(shape)
-            return r, outside
+            tie_bits = mpmath.mp.prec - 16    # the bits the values are good to (see dtypes.round_to)
+            nan = float("nan")
+            r, alt = np.vectorize(lambda v: (nan, nan) if isinstance(v, str) else round_to_pair(v, fmt, tie_bits),
+                                  otypes=[np.float64, np.float64])(vals) if vals.size else (np.zeros(shape),) * 2
+            return r, outside, alt
 
 
 @lru_cache(maxsize=None)
@@ -292,8 +398,7 @@ def reference_for(op, kw) -> Reference:
 def forward_fn(op, variant):
     """The forward F(x, operands, scalars) of an elementwise op as an mpmath function (to build y inputs)."""
     ref = _cached(op.name, op, tuple(sorted(variant.key.items())))
-    absent = {t.symbol: sympy.sympify(t.default) for t in op.tensors if variant.key.get(t.name) == ABSENT}
-    fwd = sympy.sympify(op.forward_of(variant.formula)).xreplace(absent)
+    fwd = sympy.sympify(op.forward_of(variant.formula)).xreplace(variant_subs(op, variant))
     args = [op.wrt] + [t.symbol for t in ref.operands] + [p.symbol for p in ref.scalars]
     return ref, _lamb(args, fwd)
 

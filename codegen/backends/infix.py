@@ -13,12 +13,24 @@ Two things SymPy's own printers do not do for kernels, done here once for every 
   `1/sqrt(2*pi)`, and the `codegen.lower.Const` that groups a product's constant factors) prints as one literal of
   the kernel's type, the value of that type nearest the exact constant (`codegen.backends.literals`).
 
-And the evaluation order that codegen.lower decides and SymPy's printers would not keep (they sort the factors of
-a product): the incoming gradient multiplies last.
+And two evaluation orders SymPy's printers would not keep:
+
+* the incoming gradient multiplies last (codegen.lower decides it; SymPy sorts the factors of a product);
+* a quotient divides by one denominator factor at a time, `a*b/c/d/d`, never by their product `a*b/(c*d*d)`:
+  SymPy's form overflows where the product of the denominators leaves FLOAT's range although the quotient is
+  far inside it (found by codegen.fuzz, seed 37: 1/(log(m**2 + 1)**2 + 1) at x = 1.2e17, where
+  (m**2 + 1)*(log(m**2 + 1)**2 + 1)**2 is 5e41, gave 0 for 9e-23).  This is the order the oracle's rounding-
+  error bound assumes (codegen.accuracy.bound): a product is bounded as the product of its factors, c**-2 one
+  factor of value c**-2, and an element is judged only where the product of its factors' magnitudes (each at
+  least 1) stays in FLOAT's range.  Every partial result of `a*b/c/d/d` is a partial product of those factors,
+  so it stays in range wherever the element is judged.  Integer powers up to the 4th divide repeatedly (`/d/d`),
+  higher ones and the other negative powers are computed as a power of the reciprocal or by `pow` with the
+  negative exponent (a printer's `_print_Pow`), never as 1/d**n.
 """
 from __future__ import annotations
 
 import sympy
+from sympy.core.mul import _keep_coeff
 from sympy.printing.precedence import PRECEDENCE, precedence
 
 from codegen.lower import split_last
@@ -77,9 +89,54 @@ class InfixPrinting:
         """`(rest)*gradient` where codegen.lower.split_last says so (it says why), else the printer's own."""
         split = split_last(expr, self.last)
         if split is None:
+            c, rest = expr.as_coeff_Mul()
+            if c < 0 and not is_constant(expr):
+                # SymPy's printers parenthesize the factors of a negative product at the level of `+` (its
+                # precedence): -1/(a + 1)**2 printed `-1/(a + 1)*(a + 1)` in C.  The sign apart, the rest is a
+                # product printed at the level of `*`.
+                positive = _keep_coeff(-c, rest)
+                return "-" + self.parenthesize(positive, PRECEDENCE["Mul"], strict=True)
+            if self._quotient_units(expr) is not None:
+                return self._print_quotient(expr)
             return super()._print_Mul(expr)
         rest, factor = split
         return f"{self.parenthesize(rest, PRECEDENCE['Mul'])}*{self.parenthesize(factor, PRECEDENCE['Mul'])}"
+
+    MAX_DIVISIONS = 4   # d**-n for n up to this divides n times; beyond, the printer's power of the reciprocal
+
+    def _quotient_units(self, expr):
+        """(numerator factors, denominators to divide by in turn) of a positive product, when SymPy's printers
+        would divide by a product or a power (`a/(c*d)`, `a/(d*d)`, `a/pow(d, 3.5)`); else None (SymPy's own
+        printing, `a*b/c`, is already one factor at a time)."""
+        args = sympy.Mul.make_args(expr) if self.order in ("old", "none") else expr.as_ordered_factors()
+        nums, dens, own = [], [], False
+        for f in args:
+            if f.is_Rational and not f.is_Integer:     # p/q: times p, divided by q, as SymPy prints it
+                if f.p != 1:
+                    nums.append(sympy.Integer(f.p))
+                dens.append(sympy.Integer(f.q))
+            elif isinstance(f, sympy.Pow) and f.is_commutative and f.exp.is_negative and f.exp.is_Rational:
+                n = -f.exp
+                if n.is_Integer and n <= self.MAX_DIVISIONS:
+                    dens += [f.base] * int(n)
+                    own |= n > 1
+                elif n == sympy.S.Half:
+                    dens.append(sympy.sqrt(f.base, evaluate=False))
+                else:                                  # the printer's overflow-free power, a numerator factor
+                    nums.append(f)
+                    own = True
+            else:
+                nums.append(f)
+        if not own and len(dens) <= 1:
+            return None
+        # an integer first would make C's `1/3/...` an integer division: expressions first
+        dens.sort(key=lambda d: d.is_Integer)
+        return nums, dens
+
+    def _print_quotient(self, expr) -> str:
+        nums, dens = self._quotient_units(expr)
+        out = "*".join(self.parenthesize(f, PRECEDENCE["Mul"]) for f in nums) if nums else "1"
+        return out + "".join("/" + self.parenthesize(d, PRECEDENCE["Mul"]) for d in dens)
 
     def _print_CompensatedAdd(self, expr):
         """`((x + hi) + lo)`, the order in which codegen.lower.CompensatedAdd is exact where x cancels hi."""

@@ -14,7 +14,7 @@ import platform
 import subprocess
 from pathlib import Path
 
-from . import targets
+from . import calls, targets
 from .runner import Record, Round
 from .threads import all_threads
 
@@ -50,13 +50,54 @@ def _seconds(entry: dict) -> str:
 
 # ---- the full table ------------------------------------------------------------------------------------
 COLUMNS = ["op", "layout", "dtype", "backend", "n", "MB moved", "time (ms)", "GB/s", "vs probe",
-           "vs PyTorch (1 thread)", "all threads: time (ms)", "GB/s", "vs probe", "vs PyTorch"]
+           "vs PyTorch (1 thread)", "all threads: time (ms)", "GB/s", "vs probe", "vs PyTorch", "peak extra KiB"]
+
+
+def _kib(b) -> str:
+    return "—" if b is None else f"{b / 1024:.3g}"
 
 
 def row_cells(r: Record) -> list[str]:
     every = r.all
     return [r.op, r.layout, r.dtype, r.backend, str(r.n), f"{r.bytes / 1e6:.3g}", _ms(r.one.time_ns),
-            *_ratios(r.one), _ms(every.time_ns if every else None), *_ratios(every)]
+            *_ratios(r.one), _ms(every.time_ns if every else None), *_ratios(every), _kib(r.peak_bytes)]
+
+
+# ---- against PyTorch at every size (issue 35's targets) -------------------------------------------------
+def _log2(n: int) -> str:
+    return f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else str(n)
+
+
+def torch_by_size_table(records: list[Record], backend: str = "c") -> str:
+    """Per op × layout × dtype, PyTorch's time over ours at every size, one thread / all threads, and the
+    largest peak extra memory of a call; then per size, how many rows are behind PyTorch (< 1.0x)."""
+    sizes = sorted({r.n for r in records if r.backend == backend})
+    rows: dict = {}
+    for r in records:
+        if r.backend == backend:
+            rows.setdefault((r.op, r.layout, r.dtype), {})[r.n] = r
+    head = ["op", "layout", "dtype"] + [f"{_log2(n)}: 1 / all threads" for n in sizes] + ["peak extra KiB"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for (op, layout, dtype), by in rows.items():
+        cells = [op, layout, dtype]
+        for n in sizes:
+            r = by.get(n)
+            one = r.one.vs_torch if r else None
+            every = r.all.vs_torch if r and r.all else None
+            cells.append(f"{_num(one, '{:.2f}')} / {_num(every, '{:.2f}')}")
+        peaks = [r.peak_bytes for r in by.values() if r.peak_bytes is not None]
+        cells.append(_kib(max(peaks)) if peaks else "—")
+        lines.append("| " + " | ".join(cells) + " |")
+    behind = ["", "| size | rows behind PyTorch, 1 thread (ratio range) | all threads (ratio range) |", "|---|---|---|"]
+    for n in sizes:
+        cells = [_log2(n)]
+        for pick in (lambda r: r.one, lambda r: r.all):
+            got = [pick(r).vs_torch for r in records
+                   if r.backend == backend and r.n == n and pick(r) is not None and pick(r).vs_torch is not None]
+            late = sum(v < 1.0 for v in got)
+            cells.append(f"{late} of {len(got)} ({min(got):.2f}–{max(got):.2f}×)" if got else "—")
+        behind.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines + behind)
 
 
 def full_table(records: list[Record]) -> str:
@@ -123,7 +164,7 @@ def baseline_table(records: list[Record], label: str) -> str:
 
 
 # ---- stdout ---------------------------------------------------------------------------------------------
-_WIDTHS = [41, 34, 8, 7, 8, 8, 9, 6, 8, 10, 14, 6, 8, 10]
+_WIDTHS = [41, 34, 8, 7, 8, 8, 9, 6, 8, 10, 14, 6, 8, 10, 8]
 
 
 def text_header() -> str:
@@ -196,6 +237,19 @@ def markdown(records: list[Record], meta: dict) -> str:
         *([f"## Against {meta['baseline']['rev']} (`{meta['baseline']['backend']}`: its C kernels, timed in the "
            "same passes; > 1: today's are faster)", "", baseline_table(records, meta['baseline']['backend']), ""]
           if meta.get("baseline") else []),
+        "## Against PyTorch at every size (C backend)",
+        "",
+        "PyTorch's time over ours (> 1: we are faster), at one thread and at all threads, and the most memory one "
+        "call held beyond its arguments and `out=` (tracemalloc, one thread: the C runtime's workspace). Issue "
+        "35's target is 1.00 or more in every cell.",
+        "",
+        torch_by_size_table(records),
+        "",
+        *(["## Call overhead (2^10 elements, FLOAT, one thread)", "",
+           "Medians of interleaved passes: the compiled entry point (the default), the same call through ctypes "
+           "(the entry point switched off: the path every call took before it), PyTorch's aten kernel with `out=`.",
+           "", calls.table([calls.CallCost(**{k: v for k, v in c.items() if k != "vs_torch"})
+                            for c in meta["calls"]]), ""] if meta.get("calls") else []),
         f"## Targets (one thread, n = {n})",
         "",
         targets.table(targets.judge(records, n, c)),

@@ -15,6 +15,7 @@ measured side by side.  `Record` is one row of the report: op × layout × dtype
 from __future__ import annotations
 
 import dataclasses
+import tracemalloc
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -69,6 +70,9 @@ class Record:
     # C backends (and a baseline's): the kernel's ns per element with its operands in the cache, one thread
     # (ceiling.py)
     cache_ns: float | None = None
+    # bytes a call allocates beyond its arguments and `out=`, at its peak (tracemalloc, one thread: the C
+    # runtime's workspace, the NumPy backend's temporaries)
+    peak_bytes: int | None = None
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)
@@ -106,6 +110,18 @@ def _round(n_threads: int, ours: dict, probe: Probe, torch_fn, torch, nbytes: in
             r.vs_torch_range = paired_range(t["torch"], mine)
         out[b] = r
     return out
+
+
+def peak_extra_bytes(fn) -> int:
+    """The most memory one call of `fn` holds at once beyond what existed before it (Python's allocators, which
+    NumPy's buffers and the C entry point's workspace go through)."""
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        fn()
+        return max(0, tracemalloc.get_traced_memory()[1] - base)
+    finally:
+        tracemalloc.stop()
 
 
 def kernels(ops: dict, backends, baseline: tuple[str, dict] | None = None) -> dict:
@@ -167,8 +183,10 @@ def run_case(case: Case, op, fns: dict, torch, quick=False, repeat=None, seed=0,
             ceilings[key] = ceiling.ns_per_element(case, op, libraries, nbytes / case.n, ceiling.policy(quick),
                                                    seed, offset)
     cache = ceilings.get(key) or {}
+    with T.threads(1, torch):
+        peaks = {b: peak_extra_bytes(fn) for b, fn in ours.items()}
     return [Record(case.op, case.layout.label, case.dtype, b, case.n, shapes, nbytes, one[b], every.get(b),
-                   torch_error, cache.get(b)) for b in fns]
+                   torch_error, cache.get(b), peaks[b]) for b in fns]
 
 
 def run(ops: dict, cases: list[Case], backends: list[str], quick=False, repeat=None,

@@ -87,8 +87,9 @@ class KernelCall:
             raise TypeError(f"{op.snake_name}() missing required keyword argument {missing[0]!r}")
         self.product = kw.get("product", DEFAULT_PRODUCT)
         self.out = kw.get("out")
-        self.requested = requested_dtype(kw.get("out_dtype"))
+        self.requested = _chk.requested_dtype(kw.get("out_dtype"))
         self.args = {n: kw[n] for n in self.names}
+        _chk.writeable_out(op.snake_name, self.out)   # first, as the NumPy kernels do: then the verdicts agree
         _chk.known_product(self.product)
 
     def check(self, checker) -> dict | None:

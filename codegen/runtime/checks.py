@@ -16,10 +16,12 @@ from codegen.spec.rules import ACLNN_ERR_PARAM_INVALID as INVALID
 from codegen.spec.rules import ACLNN_ERR_PARAM_NULLPTR as NULLPTR
 from codegen.spec.rules import ACLNN_ERR_INNER_FIND_KERNEL_ERROR as FIND_KERNEL
 
+from .formats import format_of
 
-_BY_DTYPE = {np.dtype(name): d for name, d in BY_NUMPY.items()}
-# every aclnn dtype as a NumPy dtype: what outputs are allocated in
-NUMPY_DTYPES = {d.name: np.dtype(d.numpy).type for d in DTYPES.values()}
+
+_BY_DTYPE = {d.numpy_dtype(): d for d in DTYPES.values() if d.numpy is not None}
+# every aclnn dtype NumPy has as a NumPy dtype: what outputs are allocated in
+NUMPY_DTYPES = {d.name: d.numpy_dtype().type for d in DTYPES.values() if d.numpy is not None}
 
 
 class Allocate:
@@ -32,11 +34,51 @@ class Allocate:
         return f"Allocate({self.dtype})"
 
 
+def requested_dtype(out_dtype) -> str | None:
+    """`out_dtype=` as an aclnn dtype name ("FLOAT16"), from such a name or anything np.dtype takes ("half",
+    np.float16); what is neither (3, an object) stays as its repr, which the checker refuses as an output dtype
+    (161002) like any unsupported one."""
+    if out_dtype is None or isinstance(out_dtype, str) and out_dtype in DTYPES:
+        return out_dtype
+    try:
+        requested = np.dtype(out_dtype).name
+    except (TypeError, ValueError):
+        return out_dtype if isinstance(out_dtype, str) else repr(out_dtype)
+    return {"float32": "FLOAT", "float16": "FLOAT16", "bfloat16": "BFLOAT16"}.get(requested, requested)
+
+
 def writeable_out(op_name: str, out) -> None:
-    """An `out=` the kernel cannot write (a read-only array, such as np.broadcast_to's views) is refused before
-    any check, with the op's name: a Python ValueError, as aclnn itself has no read-only tensors."""
-    if isinstance(out, np.ndarray) and not out.flags.writeable:
-        raise ValueError(f"{op_name}: out is read-only")
+    """An `out=` the kernel cannot write (a read-only array, such as np.broadcast_to's views) or whose elements
+    share memory (a zero stride on a dimension longer than 1: each backend wrote every result to the same place
+    and the last one won) is refused before any check, with the op's name: a Python ValueError, as aclnn itself
+    has neither read-only tensors nor this check."""
+    if isinstance(out, np.ndarray):
+        if not out.flags.writeable:
+            raise ValueError(f"{op_name}: out is read-only")
+        if _self_overlapping(out):
+            raise ValueError(f"{op_name}: out has elements that share memory (strides {out.strides} over shape "
+                             f"{out.shape}): each result needs a place of its own")
+
+
+def _self_overlapping(a: np.ndarray) -> bool:
+    """Whether two elements of `a` overlap in memory.  Quick when the dimensions nest (each longer stride spans
+    the shorter ones, as every slice, transpose and reversal of a contiguous array does); otherwise every
+    element's byte offset is compared, which only an odd hand-made view needs."""
+    dims = sorted((abs(s), n) for n, s in zip(a.shape, a.strides) if n > 1)
+    if a.size <= 1 or not dims:
+        return False
+    reach = a.itemsize
+    for stride, n in dims:
+        if stride < reach:
+            break
+        reach = stride * (n - 1) + reach
+    else:
+        return False
+    offsets = np.zeros(1, np.int64)
+    for n, s in zip(a.shape, a.strides):
+        offsets = (offsets[:, None] + np.arange(n, dtype=np.int64) * s).ravel()
+    offsets.sort()
+    return bool((np.diff(offsets) < a.itemsize).any())
 
 
 def dtype_of(value) -> DType | None:
@@ -176,6 +218,14 @@ def promoted_same(name, value, *named):
     if dtype_name(value) != p:
         raise AclnnError(INVALID, name, f"{name} must have {p}, the promoted dtype of {' and '.join(names)}: "
                                         f"got {dtype_name(value)}")
+# ---- format ------------------------------------------------------------------------------------------------
+def format_same(ref_name, ref, name, value):
+    """Formats are labels (codegen.runtime.formats); an output the kernel allocates takes the one required."""
+    if not _concrete(ref) or not _concrete(value):
+        return
+    a, b = format_of(ref), format_of(value)
+    if a != b:
+        raise AclnnError(INVALID, name, f"{name} must have the format of {ref_name}: got {b}, {ref_name} is {a}")
 
 
 # ---- shape -------------------------------------------------------------------------------------------------
@@ -330,5 +380,6 @@ def empty_shape(shape_of, *arrays) -> tuple:
 
 
 def known_product(product):
-    if product not in PRODUCTS:
+    """A product is a SoC string of codegen.spec.products; anything else (None, a list, bytes) is refused alike."""
+    if not isinstance(product, str) or product not in PRODUCTS:
         raise AclnnError(INVALID, None, f"unknown product {product!r} (known: {', '.join(PRODUCTS)})")

@@ -43,12 +43,24 @@ Op(...)                    the operator; its fields, in the order a spec usually
   loss_reduction           the int64 Attr that reduces the forward's output to a loss: 0 none (elementwise),
                            1 mean, 2 sum.  gradOutput is then the gradient of that loss.
   backward                 the documented backward, as SymPy over the parameters' symbols, or a list of
-    Formula(expr, when={}, roles={}, assume=())
+    Formula(expr, when={}, roles={}, assume=(), at={})
                            forms valid where `when` holds: {bool attr: True/False}, {string attr: one of its
                            strings} and/or {optional tensor: ABSENT/PRESENT}.  The first matching form applies.  `roles` overrides tensor roles
                            for the form (ELU's selfOrResult holds y when isResult is true); `assume` lists the
                            scalar relations under which the form is exact (ELU's isResult form: scale > 0,
                            inputScale > 0), stated in the docs and assumed by the proof.
+  at                       {Eq(x, point): value}: what the backward gives where the forward is not
+                           differentiable (a kink or a jump of a branch, Abs, sign, Min/Max), as aclnn
+                           documents it: Softshrink `at={Eq(Abs(x), lam): 0}`, a threshold `at={Eq(x, th): 0}`.
+                           `Eq(Abs(x), c)` declares x = c and x = -c; the point may depend on scalars; the
+                           value may use gradOutput, scalars, operands and x (taken at the point).  The proof
+                           checks every branch point of the forward and of the backward: where the forward is
+                           differentiable the backward must give the derivative; where it is not, the point
+                           must be declared and the backward must give exactly the declared value (an
+                           undeclared point fails, naming it); the docs list the declared values.  A declared
+                           value also stands where a degenerate scalar makes the forward smooth (Softshrink
+                           with λ = 0 keeps 0 at x = 0: the docs say it is not the derivative).
+                           `Formula(..., at={...})` overrides an entry for one form.
   numel("self")            a symbol for a tensor's element count (BCE's mean divides by max(1, numel)).
   dtypes                   {SoC: [dtype, ...]} — which dtypes every tensor accepts on which product.  SoCs:
                            ascend910 (training series), ascend310p (inference series), ascend910b (A2),
@@ -75,6 +87,7 @@ Op(...)                    the operator; its fields, in the order a spec usually
     PromotedSame(out, *inputs)     out's dtype is the inputs' promoted dtype
     MaxRank(*tensors, n=8)         at most n dimensions
     MinRank(*tensors, n=1)         at least n dimensions
+    FormatSame(ref, *tensors)      same format (aclFormat label) as ref
     ShapeSame(ref, *tensors)       same shape as ref
     Broadcastable(a, b)            a and b broadcast together (NumPy rules)
     BroadcastTo(*tensors, target)  each broadcasts to exactly target's shape
@@ -118,8 +131,8 @@ from .params import (FORWARD_INPUT, FORWARD_OUTPUT, GRAD, OPERAND, RESULT, UNUSE
 from .products import DEFAULT_PRODUCT, PRODUCTS, Product
 from .torch import Const, Torch, TorchGrad
 from .rules import (Broadcastable, BroadcastTo, DimInRange, DtypeCastable, DtypeSame, DtypeSupported, EmptyReturns,
-                    MaxRank, MinRank, NotNull, OneOf, PromotedCastable, PromotedSame, PromotedSupported, Requires,
-                    Rule, ShapeIsBroadcast, ShapeSame)
+                    FormatSame, MaxRank, MinRank, NotNull, OneOf, PromotedCastable, PromotedSame, PromotedSupported,
+                    Requires, Rule, ShapeIsBroadcast, ShapeSame)
 
 __all__ = [
     # SymPy
@@ -128,7 +141,7 @@ __all__ = [
     # spec language
     "Op", "Formula", "Variant", "Example", "Tensor", "Scalar", "Attr", "Output", "Param", "Text", "DimSum", "numel",
     "ABSENT", "PRESENT", "GRAD", "FORWARD_INPUT", "FORWARD_OUTPUT", "OPERAND", "UNUSED", "RESULT",
-    "DtypeSupported", "DtypeSame", "DtypeCastable", "MaxRank", "MinRank", "ShapeSame", "Broadcastable",
+    "DtypeSupported", "DtypeSame", "DtypeCastable", "FormatSame", "MaxRank", "MinRank", "ShapeSame", "Broadcastable",
     "BroadcastTo", "ShapeIsBroadcast", "DimInRange", "OneOf", "Requires", "NotNull", "Rule",
     "PromotedSupported", "PromotedCastable", "PromotedSame", "EmptyReturns", "Torch", "TorchGrad", "Const",
     "DTYPES", "KERNEL_DTYPES", "DType", "PRODUCTS", "Product", "DEFAULT_PRODUCT",

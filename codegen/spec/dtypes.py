@@ -1,9 +1,11 @@
-"""Tensor data types as aclnn knows them (ascend.md §2: the aclDataType enum values), with aclnn's rules between
-them: type promotion of two inputs (`promote`, the deduction table of CANN's docs) and which dtype a result may be
-cast to (`can_cast`, the conversion rules).
+"""Tensor data types as aclnn knows them (ascend.md §2: the aclDataType enum values, all of CANN's), with aclnn's
+rules between them: type promotion of two inputs (`promote`, the deduction table of CANN's docs) and which dtype a
+result may be cast to (`can_cast`, the conversion rules).
 
 Every aclDataType a caller could pass is listed, so that a checker can name the dtype it refuses instead of
-crashing on it.  An operator's table may claim any dtype some backend computes (`COMPUTED`).
+crashing on it, and the C header declares each of them.  `numpy` names the NumPy (or ml_dtypes) dtype of the same
+bits, None where there is none (STRING, COMPLEX32, HIFLOAT8, FLOAT4_E1M2: C callers only).  An operator's table
+may claim any dtype some backend computes (`COMPUTED`).
 """
 from __future__ import annotations
 
@@ -14,9 +16,9 @@ from dataclasses import dataclass
 class DType:
     name: str        # aclnn / doc spelling: "FLOAT", "FLOAT16", "BFLOAT16"
     acl: int         # aclDataType enum value (ACL_FLOAT = 0, ...)
-    numpy: str       # NumPy / ml_dtypes dtype name
-    bits: int        # storage width
-    category: str    # "bool", "int", "float" or "complex"
+    numpy: str | None  # NumPy / ml_dtypes dtype name (None: no NumPy dtype has these bits)
+    bits: int        # storage width (0: not fixed, STRING)
+    category: str    # "bool", "int", "float", "complex", or "other" (no promotion or cast but to itself)
     short: str = ""  # the name in CANN's deduction table (f32, s8, ...)
 
     @property
@@ -37,6 +39,21 @@ class DType:
         """The C enumerator, e.g. ACL_FLOAT16 (BFLOAT16 is spelled ACL_BF16)."""
         return "ACL_BF16" if self.name == "BFLOAT16" else "ACL_" + self.name
 
+    @property
+    def size(self) -> int:
+        """Bytes per element as the C runtime addresses them: a sub-byte dtype (INT4, UINT1, FLOAT4, FLOAT6) counts
+        one byte (no operator supports one; the runtime only checks and names them)."""
+        return max(1, self.bits // 8)
+
+    def numpy_dtype(self):
+        """The NumPy dtype object, or None.  Built from ml_dtypes' type where it has one: `np.dtype("int4")` would
+        be NumPy's int32."""
+        if self.numpy is None:
+            return None
+        import ml_dtypes
+        import numpy as np
+        return np.dtype(getattr(ml_dtypes, self.numpy, None) or self.numpy)
+
 
 _ALL = [
     DType("FLOAT", 0, "float32", 32, "float", "f32"),
@@ -51,14 +68,26 @@ _ALL = [
     DType("UINT64", 10, "uint64", 64, "int", "u64"),
     DType("DOUBLE", 11, "float64", 64, "float", "f64"),
     DType("BOOL", 12, "bool", 8, "bool", "bool"),
+    DType("STRING", 13, None, 0, "other"),
     DType("COMPLEX64", 16, "complex64", 64, "complex", "c64"),
     DType("COMPLEX128", 17, "complex128", 128, "complex", "c128"),
     DType("BFLOAT16", 27, "bfloat16", 16, "float", "bf16"),
+    DType("INT4", 29, "int4", 4, "other"),
+    DType("UINT1", 30, "uint1", 1, "other"),
+    DType("COMPLEX32", 33, None, 32, "other"),
+    DType("HIFLOAT8", 34, None, 8, "other"),
+    DType("FLOAT8_E5M2", 35, "float8_e5m2", 8, "other"),
+    DType("FLOAT8_E4M3FN", 36, "float8_e4m3fn", 8, "other"),
+    DType("FLOAT8_E8M0", 37, "float8_e8m0fnu", 8, "other"),
+    DType("FLOAT6_E3M2", 38, "float6_e3m2fn", 6, "other"),
+    DType("FLOAT6_E2M3", 39, "float6_e2m3fn", 6, "other"),
+    DType("FLOAT4_E2M1", 40, "float4_e2m1fn", 4, "other"),
+    DType("FLOAT4_E1M2", 41, None, 4, "other"),
 ]
 
 DTYPES: dict[str, DType] = {d.name: d for d in _ALL}
 BY_ACL: dict[int, DType] = {d.acl: d for d in _ALL}
-BY_NUMPY: dict[str, DType] = {d.numpy: d for d in _ALL}
+BY_NUMPY: dict[str, DType] = {d.numpy: d for d in _ALL if d.numpy is not None}
 
 # The dtypes the FLOAT kernels of every backend read and write: loaded as FLOAT, computed in FLOAT, rounded once.
 KERNEL_DTYPES = ("FLOAT", "FLOAT16", "BFLOAT16")
@@ -86,7 +115,7 @@ bool f32  f16  f64  bf16 s8   u8   s16  x    s32  x    s64  x    bool c64  c128
 c64  c64  c64  c128 c64  c64  c64  c64  x    c64  x    c64  x    c64  c64  c128
 c128 c128 c128 c128 c128 c128 c128 c128 x    c128 x    c128 x    c128 c128 c128
 """
-_BY_SHORT = {d.short: d.name for d in _ALL}
+_BY_SHORT = {d.short: d.name for d in _ALL if d.short}
 PROMOTE: dict[tuple[str, str], str | None] = {}
 for _line in _TABLE.strip().splitlines():
     _row, *_cells = _line.split()
@@ -115,7 +144,8 @@ def can_cast(src: str, dst: str) -> bool:
     if a.name == b.name:
         return True
     order = {"bool": 0, "int": 1, "float": 2, "complex": 3}
-    return b.category != "bool" and order[a.category] <= order[b.category]
+    return b.category in order and a.category in order and b.category != "bool" and \
+        order[a.category] <= order[b.category]
 
 
 def promote(names: list[str]) -> str:

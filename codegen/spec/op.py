@@ -27,12 +27,15 @@ class Formula:
             the proof), e.g. (scale > 0, inputScale > 0).
     forward the forward of this form when it differs from the op's (GeluBackwardV2's tanh approximation): the
             form is proven against it.
+    at      declared values at points where the forward is not differentiable, for this form only (the op's
+            `at` applies to every form; an entry here replaces the op's entry for the same point).
     """
     expr: sympy.Expr
     when: dict = field(default_factory=dict)
     roles: dict = field(default_factory=dict)
     assume: tuple = ()
     forward: sympy.Expr | None = None
+    at: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -71,6 +74,7 @@ class Op:
     example: object = None             # Example: the call example's data (None: defaults from the structure)
     null_order: list | None = None     # the null checks' order when the library's differs from the parameters'
     torch: object = None               # the PyTorch equivalent (codegen.spec.torch), for accuracy and bench
+    at: dict = field(default_factory=dict)  # {Eq(wrt, point): the backward's value there} where f' has no value
     source: str = ""                   # file the spec was loaded from (set by the loader)
 
     # ---- names -------------------------------------------------------------------------------------------
@@ -227,3 +231,32 @@ class Op:
 
     def y_symbol(self, formula: Formula):
         return self.symbol_of_role(FORWARD_OUTPUT, formula)
+
+    # ---- declared values at branch points ------------------------------------------------------------------
+    def declared(self, formula: Formula) -> list[tuple]:
+        """[(point, value, relation as written)] of the declared values that apply to `formula`: the op's `at`,
+        with the formula's own `at` replacing an entry for the same relation.  `Eq(Abs(x), c)` declares both
+        x = c and x = -c."""
+        table = dict(self.at)
+        table.update(formula.at)
+        out = []
+        for rel, value in table.items():
+            for point in points_of(rel, self.wrt):
+                out.append((point, sympy.sympify(value), rel))
+        return out
+
+
+def points_of(rel, x) -> list:
+    """The points x = c that `Eq(x, c)`, `Eq(a*x + b, c)` or `Eq(Abs(x), c)` names; ValueError for anything else."""
+    if not isinstance(rel, sympy.Eq):
+        raise ValueError(f"{rel!r} is not Eq(x, point) (write Eq(x, c): `x == c` in Python compares expressions)")
+    e = rel.lhs - rel.rhs
+    a = sympy.Dummy("a")
+    e_abs = e.xreplace({sympy.Abs(x): a})
+    var = a if x not in e_abs.free_symbols and a in e_abs.free_symbols else x
+    e = e_abs if var is a else e
+    slope = sympy.diff(e, var)
+    if var not in e.free_symbols or slope.free_symbols & {var, x} or slope == 0:
+        raise ValueError(f"{rel} does not name a point of {x} (write Eq({x}, c) or Eq(Abs({x}), c), c free of {x})")
+    c = sympy.simplify(-(e - slope * var) / slope)
+    return [c] if var is x else ([c] if c == 0 else [c, -c])

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import keyword
 import re
 from dataclasses import dataclass, field
 
@@ -20,6 +21,17 @@ ROLES = (GRAD, FORWARD_INPUT, FORWARD_OUTPUT, OPERAND, UNUSED, RESULT)
 def snake(name: str) -> str:
     """aclnn camelCase → Python snake_case: gradOutput → grad_output, posWeightOptional → pos_weight_optional."""
     return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
+
+
+# Python keywords an aclnn parameter may be called: the keyword the Python API takes instead.  `lambda`
+# (Softshrink's, Hardshrink's λ) is `lambd`, as PyTorch spells it; any other keyword gets a trailing underscore.
+KEYWORD_NAMES = {"lambda": "lambd"}
+
+
+def py_keyword(name: str) -> str:
+    """The Python API's keyword for an aclnn parameter name: snake_case, never a reserved word."""
+    s = snake(name)
+    return KEYWORD_NAMES.get(s, s + "_") if keyword.iskeyword(s) else s
 
 
 @dataclass(frozen=True)
@@ -42,8 +54,9 @@ class Param:
 
     @functools.cached_property
     def py_name(self) -> str:
-        """The snake_case keyword of the Python API (cached: kernel callables read it on every call)."""
-        return snake(self.name)
+        """The snake_case keyword of the Python API (cached: kernel callables read it on every call); a Python
+        keyword is renamed (py_keyword: `lambda` → `lambd`)."""
+        return py_keyword(self.name)
 
 
 @dataclass(eq=False)

@@ -133,6 +133,18 @@ class PromotedSame(Rule):
 
 
 @dataclass(frozen=True, init=False)
+class FormatSame(Rule):
+    """Every later tensor has the first tensor's format (aclFormat, the label aclCreateTensor was given: ND, NCHW,
+    ...).  Checked with the dtypes (CANN's BCE-with-logits checks formats between dtypes and shapes)."""
+    category = "dtype"
+
+    def describe(self, lang, op=None):
+        ref, rest = self.params[0], self.params[1:]
+        return {"zh": f"{_names(rest)}的数据格式与{ref}不一致。",
+                "en": f"the format of {', '.join(rest)} differs from {ref}'s."}[lang]
+
+
+@dataclass(frozen=True, init=False)
 class MaxRank(Rule):
     """Each tensor has at most `n` dimensions."""
     category = "shape"

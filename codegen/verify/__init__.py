@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .cases import cases
 from .numeric import check_case
-from .proof import prove
+from .proof import prove, unmatched
 from .result import Result
 
 
@@ -16,9 +16,11 @@ def verify_op(op, numeric: bool = True, use_cache: bool = False) -> list[Result]
         from .cache import cached
         return cached(op, numeric, lambda: verify_op(op, numeric))
     out: list[Result] = []
-    for case in cases(op):
+    matched: set = set()
+    all_cases = cases(op)
+    for case in all_cases:
         try:
-            out += prove(case)
+            out += prove(case, matched)
         except Exception as e:  # a proof that crashes is a failed proof, reported with the op and case
             out.append(Result(op.name, case.label, "symbolic proof", "FAILED", f"{type(e).__name__}: {e}"))
         if numeric:
@@ -26,6 +28,8 @@ def verify_op(op, numeric: bool = True, use_cache: bool = False) -> list[Result]
                 out.append(check_case(case))
             except Exception as e:
                 out.append(Result(op.name, case.label, "mpmath", "FAILED", f"{type(e).__name__}: {e}"))
+    if all(r.ok for r in out):
+        out += unmatched(op, matched)
     return out
 
 

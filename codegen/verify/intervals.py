@@ -1,8 +1,10 @@
 """Branch conditions over intervals: where the pieces of a Piecewise switch, and which piece holds where.
 
 Conditions in specs compare one variable with a bound free of it (`x > lam`, `Abs(x) <= lam`, `y > 0`),
-possibly combined with And/Or/Not.  On an open interval between two consecutive branch points each such
-condition has one truth value, which we decide symbolically from the interval's end points under the symbols'
+possibly combined with And/Or/Not; a condition not linear in the variable (`exp(x) > 2`) switches at the real
+roots SymPy's `solveset` finds, and its truth between two roots is its truth at a point between them.  Abs,
+sign, Min, Max and Heaviside of the variable are branches too (`piecewise_form`).  On an open interval between
+two consecutive branch points each such condition has one truth value, which we decide symbolically from the interval's end points under the symbols'
 assumptions.  Three-valued: True, False, or None (SymPy cannot decide, and the proof says so).
 """
 from __future__ import annotations
@@ -59,7 +61,7 @@ def atoms(cond, u):
         lin = e_abs if abs_form else e
         a = sympy.diff(lin, v)
         if a.free_symbols & {u, var} or a == 0:
-            raise Undecided(f"condition {cond} is not linear in {u} or Abs({u})")
+            return _nonlinear(cond, e, u)
         c = sympy.simplify(-(lin - a * v) / a)
         if a.is_negative:
             op = {">": "<", "<": ">", ">=": "<=", "<=": ">=", "==": "==", "!=": "!="}[op]
@@ -78,6 +80,31 @@ def atoms(cond, u):
     raise Undecided(f"condition {cond} is not of the form `{u} op bound` or `Abs({u}) op bound`")
 
 
+def _nonlinear(cond, e, u):
+    """A condition `e op 0` not linear in u: ('fn', e, op, roots), its truth decided at a point between roots."""
+    try:
+        roots = sympy.solveset(e, u, domain=sympy.S.Reals)
+    except (NotImplementedError, ValueError, TypeError) as err:
+        raise Undecided(f"cannot solve the condition {cond} for {u}: {err}") from None
+    if not isinstance(roots, sympy.FiniteSet):
+        raise Undecided(f"condition {cond}: cannot find where it switches ({e} = 0 for {u} in {roots})")
+    return ("fn", e, cond.rel_op, tuple(roots.args), u)
+
+
+def _inside(lo, hi):
+    """A point of the open interval (lo, hi)."""
+    if lo == -sympy.oo and hi == sympy.oo:
+        return sympy.Integer(0)
+    if lo == -sympy.oo:
+        return hi - 1
+    if hi == sympy.oo:
+        return lo + 1
+    return (lo + hi) / 2
+
+
+_REL = {">": sympy.Gt, ">=": sympy.Ge, "<": sympy.Lt, "<=": sympy.Le, "==": sympy.Eq, "!=": sympy.Ne}
+
+
 def _need(v, what):
     if v is None:
         raise Undecided(f"cannot decide {what}")
@@ -90,6 +117,8 @@ def thresholds(tree) -> list:
         return [c for sub in tree[1:] for c in thresholds(sub)]
     if tree[0] == "const":
         return []
+    if tree[0] == "fn":
+        return list(tree[3])
     return [tree[1]]
 
 
@@ -106,6 +135,9 @@ def truth_on(tree, lo, hi):
     if kind == "not":
         v = truth_on(tree[1], lo, hi)
         return None if v is None else not v
+    if kind == "fn":   # no root inside (lo, hi): the sign of e there is its sign at any inner point
+        _, e, op, _, u = tree
+        return _decide(_REL[op](e.subs(u, _inside(lo, hi)), 0))
     op, c = tree
     if op in (">", ">="):
         if _decide(sympy.Le(c, lo)):
@@ -139,9 +171,27 @@ def truth_at(tree, value):
     if kind == "not":
         v = truth_at(tree[1], value)
         return None if v is None else not v
+    if kind == "fn":
+        _, e, op, _, u = tree
+        return _decide(_REL[op](e.subs(u, value), 0))
     op, c = tree
-    rel = {">": sympy.Gt, ">=": sympy.Ge, "<": sympy.Lt, "<=": sympy.Le, "==": sympy.Eq, "!=": sympy.Ne}[op]
-    return _decide(rel(value, c))
+    return _decide(_REL[op](value, c))
+
+
+# ---- kinks of functions as branches ------------------------------------------------------------------------
+_KINKED = (sympy.Abs, sympy.sign, sympy.Max, sympy.Min, sympy.Heaviside)
+
+
+def piecewise_form(expr, u):
+    """`expr` with every Abs, sign, Max, Min and Heaviside of an argument in `u` written as a Piecewise, and the
+    branches folded to the top: the points where those functions switch become branch points like any other."""
+    expr = sympy.sympify(expr)
+    kinked = [a for a in expr.atoms(*_KINKED) if u in a.free_symbols]
+    if not kinked:
+        return expr
+    expr = expr.replace(lambda a: isinstance(a, _KINKED) and u in a.free_symbols,
+                        lambda a: a.rewrite(sympy.Piecewise))
+    return sympy.piecewise_fold(expr)
 
 
 def sort_points(points) -> list:

@@ -3,7 +3,7 @@
 A proof is pure-Python SymPy (the GIL rules out threads), and `opgen generate` on a clean checkout would
 otherwise prove every spec (about 5 s, BCE alone 3.7 s) before rendering anything.  Ops whose verdicts are
 cached are answered at once; the rest go to a process pool, one op per task, and the caller renders in the
-meantime.  Workers reload the specs by folder and name (Op objects hold SymPy expressions and callables that
+meantime.  Workers reload each spec from its file (Op objects hold SymPy expressions and callables that
 need not pickle) and return plain Result objects.
 """
 from __future__ import annotations
@@ -15,12 +15,12 @@ from .cache import lookup
 from .result import Result
 
 
-def _prove_in_worker(specs_dir, name: str, numeric: bool) -> list[Result]:
-    from codegen.loader import load_specs
+def _prove_in_worker(source: str, name: str, numeric: bool) -> list[Result]:
+    from codegen.loader import load_spec_file
 
     from . import verify_op
     try:
-        return verify_op(load_specs(specs_dir)[name], numeric=numeric, use_cache=True)
+        return verify_op(load_spec_file(source), numeric=numeric, use_cache=True)
     except Exception as e:  # never lose an op's verdict: a crash is a failed proof
         return [Result(name, "all cases", "symbolic proof", "FAILED", f"{type(e).__name__}: {e}")]
 
@@ -34,7 +34,8 @@ class Proofs:
         todo = [name for name, hit in self.done.items() if hit is None]
         workers = min(len(todo), os.cpu_count() or 1)
         self.pool = concurrent.futures.ProcessPoolExecutor(workers) if workers > 1 else None
-        self.futures = {name: self.pool.submit(_prove_in_worker, specs_dir, name, numeric) for name in todo} \
+        self.futures = {name: self.pool.submit(_prove_in_worker, ops[name].source, ops[name].name, numeric)
+                        for name in todo} \
             if self.pool else {}
 
     def results(self) -> list[Result]:

@@ -18,12 +18,14 @@ from __future__ import annotations
 import hashlib
 
 import sympy
+from sympy.functions.elementary.hyperbolic import HyperbolicFunction
 
 from codegen.spec import ABSENT, DimSum, Op
 from codegen.spec.functions import numel_param
 
 from .cases import Case
-from .intervals import Undecided, atoms, first_piece, sort_points, thresholds, truth_at, truth_on
+from .intervals import (Undecided, atoms, first_piece, piecewise_form, sort_points, thresholds, truth_at,
+                        truth_on)
 from .result import Result
 
 EXPLICIT_LENGTHS = (1, 2, 3, 4, 5, 6)
@@ -33,10 +35,14 @@ EXPLICIT_LENGTHS_LOSS = (1, 2, 3)
 
 
 def is_zero(expr) -> bool:
-    """Cheap canonical forms first, `simplify` last (it is slow, and rarely needed)."""
+    """Cheap canonical forms first, `simplify` last (it is slow, and rarely needed).  A value visibly non-zero
+    at a point is a disproof, tried before simplify: the boundary checks ask about many expressions that are
+    not zero (the two one-sided derivatives at a kink), and simplify would spend seconds on each."""
     expr = sympy.sympify(expr)
     if expr == 0:
         return True
+    if _visibly_nonzero(expr):
+        return False
     for f in (sympy.expand, lambda e: sympy.cancel(sympy.together(e)), sympy.simplify):
         try:
             if f(expr) == 0:
@@ -59,6 +65,52 @@ def _signed(expr, x, lo, hi):
     if (lo - 0).is_nonnegative:
         return expr.subs(sympy.Abs(x), x)
     return expr
+
+
+def same_value(a, b) -> bool:
+    """Two values equal: the same expression (an infinite one, zoo*dy, too: its difference is not 0 but 2*zoo*dy),
+    or their difference is 0."""
+    return sympy.sympify(a) == sympy.sympify(b) or is_zero(a - b)
+
+
+def _visibly_nonzero(expr) -> bool:
+    """Whether `expr` evaluates, at 30 digits, clearly away from 0 at one of a few points of its free symbols
+    (respecting their sign assumptions).  Only ever says True for an expression that is not identically 0."""
+    syms = sorted(expr.free_symbols, key=str)
+    if any(not s.is_Symbol or s.is_integer for s in syms):
+        return False
+    for k in range(3):
+        point = {}
+        for i, s in enumerate(syms):
+            v = sympy.Rational(37 + 11 * i + 5 * k, 29 + 3 * k)     # ~1.3 .. 2.5, distinct per symbol
+            point[s] = -v if s.is_negative or s.is_nonpositive else (v if s.is_positive or s.is_nonnegative
+                                                                     else (v if (i + k) % 2 else -v))
+        try:
+            val = sympy.sympify(expr.xreplace(point)).evalf(30)
+        except (TypeError, ValueError, ZeroDivisionError):
+            continue
+        if val.is_real and val.is_finite and abs(val) > sympy.Float("1e-15"):
+            return True
+    return False
+
+
+def _tidy(expr):
+    """`simplify` for the small expressions the table and the docs show; a large one as it is (seconds saved), and
+    one with a hyperbolic or error function too: simplify's trigsimp factors over algebraic extensions, which
+    took more than 15 minutes on `tanh(erfc(1/(alpha*(1 + alpha))))`-like values (found by codegen.fuzz)."""
+    expr = sympy.sympify(expr)
+    if sympy.count_ops(expr) > 40 or expr.has(HyperbolicFunction, sympy.erf, sympy.erfc):
+        return expr
+    return sympy.simplify(expr)
+
+
+def _at(expr, x, t, side):
+    """The one-sided limit of a branch's expression at t: its value there when finite (a branch is a smooth
+    function where it is defined), SymPy's `limit` otherwise."""
+    v = sympy.sympify(expr).subs(x, t)
+    if not v.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
+        return _tidy(v)
+    return _tidy(sympy.limit(expr, x, t, side))
 
 
 def is_coupled(op: Op) -> bool:
@@ -95,6 +147,7 @@ class CaseProof:
         self.xs = op.x_symbol(self.formula)
         self.ys = op.y_symbol(self.formula)
         self.label = case.label
+        self.matched = set()   # declared relations (Op.at) that named a branch point of this case
 
     def line(self, check, verdict, detail="", point=None):
         return Result(self.op.name, self.label, check, verdict, detail, point or {})
@@ -107,8 +160,8 @@ class CaseProof:
         if self.xs is not None and self.xs != x:
             bwd = bwd.subs(self.xs, x)
         u = self.ys if in_y else x
-        fp = _pieces(self.forward)
-        bp = _pieces(bwd)
+        fp = _pieces(piecewise_form(self.forward, x))
+        bp = _pieces(piecewise_form(bwd, u))
         try:
             ftrees = [atoms(c, x) for _, c in fp]
             btrees = [atoms(c, u) for _, c in bp]
@@ -126,7 +179,7 @@ class CaseProof:
         except (Undecided, NotImplementedError) as e:
             return [self.line("branch points", "FAILED", str(e))]
         edges = [-sympy.oo] + pts + [sympy.oo]
-        lines, derivs = [], []
+        lines, sides = [], []
         for lo, hi in zip(edges, edges[1:]):
             where = f"{x} in ({self.case.shown(lo)}, {self.case.shown(hi)})"
             try:
@@ -145,14 +198,13 @@ class CaseProof:
                     bexpr = bp[m][0]
             except (Undecided, NotImplementedError) as e:
                 lines.append(self.line(where, "FAILED", str(e)))
-                derivs.append(None)
+                sides.append(None)
                 continue
+            sides.append((fk, vjp))
             if fk == sympy.nan:   # the forward is undefined here (LogitGrad outside [0, 1] for eps < 0)
-                derivs.append(None)
                 verdict = "proven" if bexpr == sympy.nan else "FAILED"
                 lines.append(self.line(where, verdict, f"the forward is nan here and the backward gives {bexpr}"))
                 continue
-            derivs.append(vjp)
             residual = _signed(vjp - bexpr, x, lo, hi)
             if is_zero(residual):
                 lines.append(self.line(where, "proven", f"backward branch {m + 1} = g*d/dx forward branch {k + 1}"))
@@ -160,7 +212,7 @@ class CaseProof:
                 lines.append(self.line(where, "FAILED", f"residual {sympy.simplify(residual)}",
                                        self._counterexample(residual, lo, hi)))
         for i, t in enumerate(pts):
-            lines.append(self._boundary(t, ftrees, fp, btrees, bp, u, in_y, derivs[i], derivs[i + 1]))
+            lines.append(self._boundary(t, ftrees, fp, btrees, bp, u, in_y, sides[i], sides[i + 1]))
         return lines
 
     def _image(self, fk, lo, hi):
@@ -177,28 +229,68 @@ class CaseProof:
             return b, a, None
         raise Undecided(f"cannot show the forward branch {fk} is monotone (derivative {d})")
 
+    def _declared_at(self, t):
+        """The value the spec declares at x = t (Op.at / Formula.at) in this case, or None."""
+        found = None
+        for point, value, rel in self.op.declared(self.formula):
+            p = sympy.sympify(point).subs(self.subs)
+            if not is_zero(p - t):
+                continue
+            self.matched.add(rel)
+            v = value.subs(self.subs).subs({self.op.wrt: t} | ({self.xs: t} if self.xs is not None else {}))
+            if found is not None and not same_value(found, v):
+                raise Undecided(f"two declared values at {self.x} = {t}: {found} and {v}")
+            found = v
+        return found
+
     def _boundary(self, t, ftrees, fp, btrees, bp, u, in_y, left, right):
+        """The backward at a branch point t.  Where the forward is differentiable it must give the derivative;
+        where it is not (a jump, a kink), the spec must declare the value (`at=`) and the backward must give it."""
         x = self.x
         where = f"{x} = {self.case.shown(t)}"
         try:
             k = first_piece(ftrees, lambda tr: truth_at(tr, t))
             if in_y:
-                yt = sympy.simplify(fp[k][0].subs(x, t))
+                yt = _tidy(fp[k][0].subs(x, t))
                 m = first_piece(btrees, lambda tr: truth_at(tr, yt))
-                value = sympy.simplify(bp[m][0].subs(u, yt))
+                value = _tidy(bp[m][0].subs(u, yt))
             else:
                 m = first_piece(btrees, lambda tr: truth_at(tr, t))
-                value = sympy.simplify(bp[m][0].subs(x, t))
+                value = _tidy(bp[m][0].subs(x, t))
+            declared = self._declared_at(t)
         except Undecided as e:
             return self.line(where, "FAILED", str(e))
-        lim_l = sympy.simplify(sympy.limit(left, x, t, "-")) if left is not None else None
-        lim_r = sympy.simplify(sympy.limit(right, x, t, "+")) if right is not None else None
-        side = ("the left derivative" if lim_l is not None and is_zero(value - lim_l) else
-                "the right derivative" if lim_r is not None and is_zero(value - lim_r) else
-                "neither one-sided derivative")
-        shown = lambda e: None if e is None else self.case.shown(e)  # noqa: E731
-        return self.line(where, "convention",
-                         f"backward gives {shown(value)} ({side}; left {shown(lim_l)}, right {shown(lim_r)})")
+        if left is None or right is None:
+            return self.line(where, "FAILED", "a neighbouring interval was not decided")
+        lim_l, lim_r = _at(left[1], x, t, "-"), _at(right[1], x, t, "+")
+        f_t = _tidy(fp[k][0].subs(x, t))
+        continuous = all(side is fp[k][0] or is_zero(_at(side, x, t, d) - f_t)
+                         for side, d in ((left[0], "-"), (right[0], "+")))
+        finite = all(e.is_finite is not False and not e.has(sympy.zoo, sympy.nan) for e in (lim_l, lim_r, f_t))
+        differentiable = continuous and finite and is_zero(lim_l - lim_r)
+        side = ("the left derivative" if is_zero(value - lim_l) else
+                "the right derivative" if is_zero(value - lim_r) else "neither one-sided derivative")
+        convention = f"backward gives {value} ({side}; left {lim_l}, right {lim_r})"
+        if declared is not None:
+            if same_value(value, declared):
+                return self.line(where, "convention", convention)
+            return self.line(where, "FAILED", f"the spec declares {declared} here (at=), but the {convention}")
+        if differentiable:
+            if is_zero(value - lim_l):
+                return self.line(where, "proven", f"the forward is differentiable here: the backward gives its "
+                                                  f"derivative {value}")
+            return self.line(where, "FAILED", f"the forward is differentiable here with derivative {lim_l}, but the "
+                                              f"backward gives {value}")
+        why = "the forward jumps" if not continuous else "left and right derivatives differ"
+        line = self.line(where, "FAILED",
+                         f"the forward is not differentiable here ({why}: left {lim_l}, right {lim_r}) and the spec "
+                         f"declares no value; the backward gives {value}: declare the kernel's value, e.g. "
+                         f"at={{Eq({self.op.wrt}, {t}): ...}}")
+        # (in the spec's own symbols: a case's substitution, alpha = 1 + alpha_t, written back)
+        # (not simplified: simplify may write cosh, which a spec cannot name)
+        back = (lambda e: sympy.sympify(e).xreplace(self.case.back)) if self.case.back else (lambda e: e)
+        line.undeclared = [str(back(t)), str(back(value))]
+        return line
 
     def _counterexample(self, residual, lo, hi):
         """A point in (lo, hi) where the residual is visibly non-zero, for the failure report."""
@@ -360,6 +452,9 @@ class CaseProof:
         if is_coupled(self.op):
             if self.forward.has(sympy.Piecewise) or self.backward.has(sympy.Piecewise):
                 return [self.line("VJP", "FAILED", "branches (Piecewise) in a coupled op are not supported")]
+            if self.op.declared(self.formula):
+                return [self.line("at", "FAILED", "declared values (at=) need an elementwise op: a coupled op "
+                                                  "(DimSum, loss reduction) has no branch points")]
             return self.coupled_general() + self.coupled_explicit()
         return self.elementwise()
 
@@ -378,5 +473,22 @@ def _canonical_sums(expr):
     return expr.func(*[_canonical_sums(a) for a in expr.args])
 
 
-def prove(case: Case) -> list[Result]:
-    return CaseProof(case).run()
+def prove(case: Case, matched: set | None = None) -> list[Result]:
+    """The proof lines of one case; `matched` collects the declared relations (Op.at) that named a branch point."""
+    proof = CaseProof(case)
+    lines = proof.run()
+    if matched is not None:
+        matched |= proof.matched
+    return lines
+
+
+def unmatched(op, matched: set) -> list[Result]:
+    """A failure for every declared value (Op.at, Formula.at) that named no branch point in any case: a point
+    where nothing switches is a typo, or a value the kernel never gives."""
+    out = []
+    for f in op.formulas:
+        for _, _, rel in op.declared(f):
+            if rel not in matched and not any(r.check == f"at {rel}" for r in out):
+                out.append(Result(op.name, "all cases", f"at {rel}", "FAILED",
+                                  "declared, but no case of the proof has a branch point there"))
+    return out

@@ -12,6 +12,7 @@ class Result:
     verdict: str          # "proven", "convention", "agrees", or "FAILED"
     detail: str = ""      # residual, boundary convention, or the failure
     point: dict = field(default_factory=dict)  # counterexample values when FAILED
+    undeclared: list = field(default_factory=list)  # [point, value] of a branch point the spec must declare
 
     @property
     def ok(self) -> bool:

@@ -73,7 +73,7 @@ def _compute(x, dy, eps, out):
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            result = _where(((c1 >= x) & (c0 <= x)), (1/(x*(1 - x)))*dy, c2)
+            result = _where(((c1 >= x) & (c0 <= x)), (1/x/(1 - x))*dy, c2)
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

@@ -54,8 +54,8 @@ def check(grad_output, self, out, product):
     _chk.dtype_same("gradInput", out, "self", self)
     _chk.max_rank("gradOutput", grad_output, 8)
     _chk.max_rank("self", self, 8)
-    _chk.shape_same("gradInput", out, "gradOutput", grad_output)
-    _chk.shape_same("gradInput", out, "self", self)
+    _chk.shape_same("gradOutput", grad_output, "self", self)
+    _chk.shape_same("gradOutput", grad_output, "gradInput", out)
     _chk.kernel_dtypes(OP, "gradOutput", grad_output, "self", self, "gradInput", out)
     return {}
 

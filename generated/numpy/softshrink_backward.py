@@ -4,7 +4,7 @@
 Backward of the Softshrink function.
 
 Documented backward (gradInput for one element; symbols are parameter names):
-    Piecewise((gradOutput, (lambd < self) | (lambd < -self)), (0, True))
+    Piecewise((gradOutput, (lambda < self) | (lambda < -self)), (0, True))
 
 Computed in FLOAT (float32) from the stabilised, CSE'd form of that formula and rounded once to the output
 dtype (round to nearest even).  `check()` runs the phase-1 argument rules in order.
@@ -21,18 +21,21 @@ OP = "aclnnSoftshrinkBackward"
 DTYPES = {
     "gradOutput": {
         "ascend910": ["FLOAT16", "FLOAT"],
-        "ascend910b": ["FLOAT16", "FLOAT"],
-        "ascend910_93": ["FLOAT16", "FLOAT"],
+        "ascend310p": ["FLOAT16", "FLOAT"],
+        "ascend910b": ["FLOAT16", "FLOAT", "BFLOAT16"],
+        "ascend910_93": ["FLOAT16", "FLOAT", "BFLOAT16"],
     },
     "self": {
         "ascend910": ["FLOAT16", "FLOAT"],
-        "ascend910b": ["FLOAT16", "FLOAT"],
-        "ascend910_93": ["FLOAT16", "FLOAT"],
+        "ascend310p": ["FLOAT16", "FLOAT"],
+        "ascend910b": ["FLOAT16", "FLOAT", "BFLOAT16"],
+        "ascend910_93": ["FLOAT16", "FLOAT", "BFLOAT16"],
     },
     "gradInput": {
         "ascend910": ["FLOAT16", "FLOAT"],
-        "ascend910b": ["FLOAT16", "FLOAT"],
-        "ascend910_93": ["FLOAT16", "FLOAT"],
+        "ascend310p": ["FLOAT16", "FLOAT"],
+        "ascend910b": ["FLOAT16", "FLOAT", "BFLOAT16"],
+        "ascend910_93": ["FLOAT16", "FLOAT", "BFLOAT16"],
     },
 }
 
@@ -46,20 +49,18 @@ def check(grad_output, self, lambd, out, product):
     """
     _chk.not_null("gradOutput", grad_output)
     _chk.not_null("self", self)
-    _chk.not_null("lambd", lambd)
+    _chk.not_null("lambda", lambd)
     _chk.not_null("gradInput", out)
     _chk.dtype_supported(OP, "gradOutput", grad_output, product, DTYPES["gradOutput"])
     _chk.dtype_supported(OP, "self", self, product, DTYPES["self"])
     _chk.dtype_supported(OP, "gradInput", out, product, DTYPES["gradInput"])
-    _chk.dtype_same("gradOutput", grad_output, "self", self)
-    _chk.dtype_same("gradOutput", grad_output, "gradInput", out)
     _chk.max_rank("gradOutput", grad_output, 8)
     _chk.max_rank("self", self, 8)
     _chk.max_rank("gradInput", out, 8)
     _chk.broadcastable("gradOutput", grad_output, "self", self)
     _chk.shape_is_broadcast("gradInput", out, "gradOutput", grad_output, "self", self)
-    lambd = _chk.scalar_value("lambd", lambd)
-    _chk.requires("lambd", bool((lambd >= 0)), "lambd >= 0", lambd)
+    lambd = _chk.scalar_value("lambda", lambd)
+    _chk.requires("lambda", bool((lambd >= 0)), "lambda >= 0", lambd)
     _chk.kernel_dtypes(OP, "gradOutput", grad_output, "self", self, "gradInput", out)
     return {"lambd": lambd}
 
@@ -82,14 +83,15 @@ def _compute(grad_output, self, lambd, out):
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
-def softshrink_backward(*, grad_output, self, lambd, product="ascend910b", out=None):
+def softshrink_backward(*, grad_output, self, lambd, product="ascend910b", out_dtype=None, out=None):
     """aclnnSoftshrinkBackward: returns `out` (gradInput), allocated when not given.
 
     Raises codegen.AclnnError (status, param, message) when an argument breaks a rule.
     """
     _chk.writeable_out("softshrink_backward", out)
     _chk.known_product(product)
-    out_arg = out if out is not None else _chk.Allocate(_chk.default_dtype(grad_output))
+    requested = _calls.requested_dtype(out_dtype)
+    out_arg = out if out is not None else _chk.Allocate(requested or _chk.default_dtype(grad_output))
     values = check(grad_output, self, lambd, out_arg, product)
     lambd = values["lambd"]
     if out is None:

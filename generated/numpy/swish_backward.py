@@ -51,8 +51,8 @@ def check(grad_output, self, beta_optional, out, product):
     _chk.max_rank("gradOutput", grad_output, 8)
     _chk.max_rank("self", self, 8)
     _chk.max_rank("gradInput", out, 8)
-    _chk.shape_same("gradInput", out, "gradOutput", grad_output)
-    _chk.shape_same("gradInput", out, "self", self)
+    _chk.shape_same("gradOutput", grad_output, "self", self)
+    _chk.shape_same("gradOutput", grad_output, "gradInput", out)
     beta_optional = _chk.optional_scalar_value("betaOptional", beta_optional, 1.0)
     _chk.kernel_dtypes(OP, "gradOutput", grad_output, "self", self, "gradInput", out)
     return {"beta_optional": beta_optional}

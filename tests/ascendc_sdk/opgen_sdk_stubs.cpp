@@ -49,6 +49,8 @@ half::operator float() const { return From16(bits, 5, 10); }
 bfloat16_t::bfloat16_t(float f) : bits(To16(f, 8, 7)) {}
 bfloat16_t::operator float() const { return From16(bits, 8, 7); }
 
+// The closed checkers, accepting everything: generated beside this file from the headers' declarations
+// (tests/ascendc_sdk/closed_checkers.py).
 namespace AscendC {
 namespace check {
 #include "opgen_checks.inc"

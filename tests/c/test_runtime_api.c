@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "acl/acl.h"
-#include "aclnnop/aclnn_log_sigmoid_backward.h"
+#include "aclnnop/aclnn_logsigmoid_backward.h"
 #include "aclnnop/aclnn_softmax_backward.h"
 
 static int failures;

@@ -26,6 +26,8 @@ SPEC = Op(
         Formula(Piecewise((g * factor, (x > low) & (x < high)), (0, True)), when={"mode": "scaled"},
                 forward=factor * Piecewise((high, x >= high), (low, x <= low), (x, True))),
     ],
+    # the kinks x = low and x = high give 0 (the open interval), in both forms
+    at={Eq(x, low): 0, Eq(x, high): 0},
     dtypes={"ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"]},
     rules=[
         DtypeSupported("gradOutput", "self", "gradInput"),

@@ -1,12 +1,14 @@
 """`codegen.kernel(op, backend="ascendc")`: the generated kernel, run on the simulator, behind the NumPy API.
 
-A call does what aclnn does around an AI Core kernel:
+A call does what the generated project's op_api layer (opapi.py, op_api/aclnn_opgen_<op>.cpp) does around the
+AI Core kernel, with the same functions choosing dtypes:
   1. phase 1 — the generated argument checker (the NumPy module's `check()`, so refusals are identical);
-  2. the op_api layer — broadcast operands to the output's shape, move the reduction dim last, make them
-     contiguous, promote mixed input dtypes to FLOAT (the l0 BroadcastTo / Transpose / Contiguous / Cast ops);
+  2. level 2 — the kernel's dtypes (`opapi.kernel_in_dtype`, `opapi.kernel_out_dtype`), then every operand
+     contiguous, cast, broadcast to the output's shape and, for a row op, its reduced axis moved last
+     (`opapi.OPERAND_STEPS`, here in NumPy);
   3. the kernel — the launcher runs the generated tiling and kernel on every block index of the simulated
      product, in a subprocess: a broken hardware rule comes back as `SimulatorError`, never a crash;
-  4. the output cast when the requested output dtype has no kernel of its own, then the copy into `out`.
+  4. the result back (`opapi.RESULT_STEPS`): the axis moved back, cast to the output's dtype, copied into `out`.
 """
 from __future__ import annotations
 
@@ -22,12 +24,12 @@ from codegen.runtime import checks as _chk
 from codegen.runtime.blocks import store
 from codegen.runtime.calls import KernelCall
 from codegen.spec import ABSENT, PRESENT, Op
-from codegen.spec.dtypes import KERNEL_DTYPES, promote
 from codegen.spec.params import Attr, Scalar
 
 from . import build as B
 from .emit import project_files
-from .plan import ARCH, Plan, combos, plan
+from .opapi import kernel_in_dtype, kernel_out_dtype, soc_in_dtypes
+from .plan import ARCH, Plan, plan
 
 NP = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16}
 
@@ -155,25 +157,26 @@ def variant_key(op: Op, kw: dict) -> dict:
     return key
 
 
+def kernel_operand(a, din: str, shape: tuple, dim: int | None) -> np.ndarray:
+    """One kernel operand: opapi.OPERAND_STEPS in NumPy — Contiguous and Cast (one copy where needed),
+    BroadcastTo the output's shape, Transpose (the reduced axis last) — flat, as the launcher reads it."""
+    a = np.asarray(a).astype(NP[din], copy=False)
+    a = np.broadcast_to(a, shape)
+    if dim is not None and a.ndim:
+        a = np.moveaxis(a, dim, -1)
+    return np.ascontiguousarray(a).reshape(-1)
+
+
 def prepare(op: Op, p: Plan, kw: dict, shape: tuple, out_dtype: str, product: str):
     """The op_api layer: (variant index, request, kernel inputs, kernel output dtype, shape of the kernel's view)."""
     v = p.variants[p.variant_index(variant_key(op, kw))]
-    names = [_chk.dtype_name(kw[op.param(t).py_name]) for t in v.tensors]
-    # a dtype no AI Core kernel reads (DOUBLE or an integer the spec computes in FLOAT) is cast to FLOAT first, as
-    # the op_api layer's l0 Cast does
-    din = promote(names) if all(n in KERNEL_DTYPES for n in names) else "FLOAT"
-    dout = out_dtype if (din, out_dtype) in combos(op, product) else din
+    present = [kw[op.param(t).py_name] for t in p.operands if kw[op.param(t).py_name] is not None]
+    din = kernel_in_dtype([_chk.dtype_name(a) for a in present], soc_in_dtypes(op, product))
+    dout = kernel_out_dtype(op, product, din, out_dtype)
     dim = None
     if op.reduce_dim:
         dim = kw[op.param(op.reduce_dim).py_name] % max(len(shape), 1)
-    arrays = {}
-    for t in v.tensors:
-        a = np.broadcast_to(np.asarray(kw[op.param(t).py_name]), shape)
-        if len(shape) == 0:
-            a = a.reshape(1)
-        elif dim is not None:
-            a = np.moveaxis(a, dim, -1)
-        arrays[t] = np.ascontiguousarray(a.astype(NP[din], copy=False)).reshape(-1)
+    arrays = {t: kernel_operand(kw[op.param(t).py_name], din, shape, dim) for t in v.tensors}
     view = (1,) if len(shape) == 0 else (np.moveaxis(np.empty(shape, np.int8), dim, -1).shape if dim is not None
                                          else shape)
     total = int(np.prod(view))
@@ -185,7 +188,7 @@ def prepare(op: Op, p: Plan, kw: dict, shape: tuple, out_dtype: str, product: st
             request[q.name] = float(np.float32(kw[q.py_name])).hex()
         elif isinstance(q, Attr) and q.type != "string":
             request[q.name] = int(kw[q.py_name])
-    for n in sorted({n for kv in p.kernel.variants for n in kv.numels}):
+    for n in p.numels:
         request[f"numel_{n}"] = int(np.asarray(kw[op.param(n).py_name]).size)
     return v.index, request, arrays, dout, view, dim
 

@@ -1,197 +1,86 @@
-"""The Ascend C backend's emitter: one CANN custom-op project per op, from the spec and `codegen.lower.lower(op)`.
+"""The Ascend C backend's emitter: one CANN custom operator project per op, laid out as msOpGen lays it out.
 
-    ascendc/<op>/op_host/<op>.cpp          OpDef (inputs, attrs, dtype/format lists per SoC), InferShape, TilingFunc
-    ascendc/<op>/op_host/<op>_tiling.h     tiling struct and the tiling function (codegen/backends/ascendc/tiling.py)
-    ascendc/<op>/op_kernel/<op>.cpp        the kernel: one class per variant, TQue double buffering, lowered Compute
-    ascendc/<op>/sim/<op>_launcher.cpp     the simulator launcher (not part of a CANN project)
+    ascendc/<op>/CMakeLists.txt, CMakePresets.json, build.sh, framework/    the build (project.py)
+    ascendc/<op>/opgen_<op>.json                 the op prototype, msOpGen's input format (project.py)
+    ascendc/<op>/op_host/<op>.cpp                OpDef, InferShape, TilingFunc (op_host.py)
+    ascendc/<op>/op_host/<op>_tiling.h           ComputeTiling, FillScalars, TilingKey (tiling_source.py)
+    ascendc/<op>/op_kernel/<op>.cpp              the kernel: one class per variant (kernel_source.py)
+    ascendc/<op>/op_kernel/<op>_tiling.h         the tiling struct (tiling_source.py)
+    ascendc/<op>/op_api/aclnn_opgen_<op>.{h,cpp} the aclnn API, level 2 (opapi.py)
+    ascendc/<op>/op_api/opgen_<op>.{h,cpp}       the kernel launch, level 0 (opapi.py)
+    ascendc/<op>/op_api/opgen_l2.h               level 2's checks and operand preparation (copied)
+    ascendc/<op>/sim/<op>_launcher.cpp           the CPU launcher (simulator, SDK gate; not part of CANN's flow)
 
-Everything op-specific comes from the spec: parameters, dtype × product table, rules (shape inference, which
-output dtype may differ), variants; the Compute stages come from codegen.backends.ascendc.lowering.
+Each renderer takes the op's plan (plan.py) and the file's "generated, do not edit" line; the names of the
+files and of the vendor namespace are in names.py.
 """
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
 from pathlib import Path
 
-import sympy
-
-from codegen.lower import lower
 from codegen.spec import Op
-from codegen.spec.params import Attr, Scalar
 from codegen.template_util import preamble, render
-from codegen.text import condition_code
 
-from . import tiling as T
-from .lowering import ScalarPrinter
-from .op_host import op_host_context
-from .plan import CPP_TYPE, Plan, VariantPlan, combos, plan, tiling_key
-from .socs import ARCHS, archs_of, kernel_socs
+from . import names, opapi, project
+from .kernel_source import render_kernel
+from .op_host import render_op_host
+from .plan import Plan, plan
+from .tiling_source import host_params, render_host_tiling, render_kernel_tiling
 
 TEMPLATES = Path(__file__).parent / "templates"
 
-
-# ---- templates ------------------------------------------------------------------------------------------
-def _documented(op: Op):
-    def when_text(when):
-        return ("when " + ", ".join(f"{k}={str(v).lower()}" for k, v in when.items()) + ": ") if when else ""
-    return [(when_text(f.when), condition_code(f.expr, op)) for f in op.formulas]
-
-
-def _host_params(op: Op) -> list[tuple[str, str]]:
-    """(C++ type, name) of the host values FillScalars takes: scalars, attributes, element counts."""
-    out = []
-    for p in op.params:
-        if isinstance(p, Scalar) or (isinstance(p, Attr) and p.is_real):
-            out.append(("float", p.name))     # (a double attribute is a Float attr of the OpDef, as in CANN)
-        elif isinstance(p, Attr) and p.type != "string":   # (a string only chooses the variant: TilingFunc)
-            out.append(("bool" if p.type == "bool" else "int64_t", p.name))
-    numels = sorted({n for kv in lower(op).variants for n in kv.numels})
-    out += [("uint64_t", f"numel_{n}") for n in numels]
-    return out
+# The template (under templates/) each file comes from, for its "generated, do not edit" line.
+TEMPLATE_OF = {
+    "cmake": "project/CMakeLists.txt.jinja", "host_cmake": "project/op_host_CMakeLists.txt.jinja",
+    "kernel_cmake": "project/op_kernel_CMakeLists.txt.jinja",
+    "framework_cmake": "project/framework_CMakeLists.txt.jinja", "build": "project/build.sh",
+    "host": "op_host.cpp.jinja", "host_tiling": "op_tiling.h.jinja", "kernel": "op_kernel.cpp.jinja",
+    "kernel_tiling": "kernel_tiling.h.jinja", "aclnn_header": "op_api/aclnn_op.h.jinja",
+    "aclnn_source": "op_api/aclnn_op.cpp.jinja", "l0_header": "op_api/l0_op.h.jinja",
+    "l0_source": "op_api/l0_op.cpp.jinja", "l2_helpers": "op_api/opgen_l2.h", "launcher": "launcher.cpp.jinja",
+}
 
 
-def _fill(op: Op, v: VariantPlan) -> list[str]:
-    """C++ statements of FillScalars for one variant: the prelude in FLOAT, in order, then the fields set."""
-    names = {p.symbol: p.name for p in op.params if p.symbol is not None}
-    for n in v.kv.numels:
-        names[sympy.Symbol(f"numel_{n}", integer=True, positive=True)] = f"static_cast<float>(numel_{n})"
-    lines = []
-    for s, e in v.kv.prelude:
-        lines.append(f"const float {s} = static_cast<float>({ScalarPrinter(names).doprint(e)});")
-        names[s] = str(s)
-    for name in v.scalars:
-        lines.append(f"tiling.{name} = {name};")
-    return lines
-
-
-def render_kernel(p: Plan, source: str, forget_tail=False) -> str:
+def launcher_context(p: Plan) -> dict:
     op = p.op
-    keys = []
-    socs = kernel_socs(op)
-    seen = []
-    for soc in socs:
-        for c in combos(op, soc):
-            if c not in seen:
-                seen.append(c)
-    for v in p.variants:
-        init_args = _init_args(p, v, "tilingData.")
-        for din, dout in seen:
-            keys.append(dict(key=tiling_key(v.index, din, dout), cls=v.cls, tin=CPP_TYPE[din], tout=CPP_TYPE[dout],
-                             bf16="BFLOAT16" in (din, dout), tensors=v.tensors, init_args=init_args,
-                             doc=f"{v.doc}; {din} in, {dout} out"))
-    variants = []
-    for v in p.variants:
-        variants.append(dict(cls=v.cls, doc=v.doc, tensors=v.tensors, scalars=v.scalars, passes=v.passes,
-                             num_temps=v.num_temps, num_masks=v.num_masks, num_sums=v.num_sums,
-                             init_params=_init_params(p, v)))
-    return render(TEMPLATES, "op_kernel.cpp.jinja",
-                  preamble=preamble("//", source, "op_kernel.cpp.jinja", "ascendc"),
-                  op=op, documented=_documented(op), rows=p.rows, buffer_num=T.BUFFER_NUM,
-                  tiling_type=p.tiling_type, round_modes=_round_modes(op), flush_tail=_flush_tail(op),
-                  forget_tail=forget_tail, variants=variants, keys=keys, out=op.output.name,
-                  all_tensors=[t.name for t in op.tensors])
+    files = names.files(op)
+    request = {"float": "Float", "bool": "Bool", "int64_t": "Int64", "uint64_t": "Int"}
+    return dict(op_name=op.name, kernel=Path(files["kernel"]).name, host_tiling=Path(files["host_tiling"]).name,
+                tiling_type=p.tiling_type, tensors=p.operands, out=op.output.name, int_fields=p.int_fields,
+                fill_args=", ".join(["variant", "tiling"] + [f'rq.{request[t]}("{n}")' for t, n in host_params(op)]),
+                kernel_name=names.kernel_name(op),
+                kernel_args=", ".join([f"gm_{t}" for t in p.operands + [op.output.name]] + ["workspace", "tilingGm"]))
 
 
-def _round_modes(op: Op) -> list[str]:
-    """C++ of `NarrowingRound<T>()`: the RoundMode of the float -> T Cast, per architecture (socs.py)."""
-    lines = ["template <typename T>", "__aicore__ constexpr RoundMode NarrowingRound()", "{"]
-    archs = archs_of(op.dtypes)
-    for i, a in enumerate(archs):
-        if len(archs) > 1:
-            lines.append(f"#{'if' if i == 0 else 'elif'} __CCE_AICORE__ == {a.aicore}  // {a.name}")
-        bf16 = a.cast_round.get("BFLOAT16")
-        if bf16:
-            lines.append(f"    return IsSameType<T, half>::value ? RoundMode::{a.cast_round['FLOAT16']} "
-                         f": RoundMode::{bf16};")
-        else:
-            lines.append(f"    return RoundMode::{a.cast_round['FLOAT16']};  // half: the only narrowing type here")
-    if len(archs) > 1:
-        lines.append("#endif")
-    return lines + ["}"]
+def render_launcher(p: Plan, preamble_line: str) -> str:
+    return render(TEMPLATES, "launcher.cpp.jinja", preamble=preamble_line, **launcher_context(p))
 
 
-def _flush_tail(op: Op) -> str:
-    """After scalar writes to GM (the tail without DataCopyPad): flush the data cache line to GM, where the
-    architecture has the instruction (DataCacheCleanAndInvalid; none on dav-c100)."""
-    return ("#if __CCE_AICORE__ == 200\n"
-            "        // scalar stores go through the data cache: flush the (at most two) 64-byte lines of the tail\n"
-            "        DataCacheCleanAndInvalid<T, CacheLine::SINGLE_CACHE_LINE>(dst[body]);\n"
-            "        DataCacheCleanAndInvalid<T, CacheLine::SINGLE_CACHE_LINE>(dst[len - 1]);\n"
-            "#endif")
-
-
-def _kernel_int_fields(p: Plan) -> list[str]:
-    if p.rows:
-        return ["rowLength", "rowsPerCore", "lastCoreRows", "tileLength", "tilesPerRow", "floatSlots"]
-    return ["blockLength", "lastBlockLength", "tileLength", "floatSlots"]
-
-
-def _init_params(p: Plan, v: VariantPlan) -> list[str]:
-    return [f"uint32_t {f}" for f in _kernel_int_fields(p)] + [f"float {s}" for s in v.scalars]
-
-
-def _init_args(p: Plan, v: VariantPlan, prefix: str) -> list[str]:
-    return [prefix + f for f in _kernel_int_fields(p)] + [prefix + s for s in v.scalars]
-
-
-def render_tiling(p: Plan, source: str) -> str:
-    op = p.op
-    host = _host_params(op)
-    used = set()
-    variants = []
-    for v in p.variants:
-        fill = _fill(op, v)
-        used |= {n for _, n in host if any(re.search(rf"\b{n}\b", line) for line in fill)}
-        lay = v.layout
-        variants.append(dict(
-            suffix=v.suffix, doc=v.doc, fill=fill, tiling_lines=T.cpp_lines(lay),
-            layout_doc=(f"{lay.num_in} input tile(s), {lay.num_temps} float temporaries, {lay.num_masks} mask(s)"
-                        + (f", {lay.num_sums} row sum(s)" if lay.rows else ""))))
-    vdoc = "; ".join(f"{v.index} = {v.doc}" for v in p.variants)
-    return render(TEMPLATES, "op_tiling.h.jinja",
-                  preamble=preamble("//", source, "op_tiling.h.jinja", "ascendc"),
-                  op=op, tiling_type=p.tiling_type, int_fields=p.int_fields, float_fields=p.float_fields,
-                  variants=variants, variant_doc=vdoc,
-                  scalar_params=[f"{t} {n}" for t, n in host],
-                  unused_scalar_params=[n for _, n in host if n not in used])
-
-
-def render_kernel_tiling(p: Plan, source: str) -> str:
-    return render(TEMPLATES, "kernel_tiling.h.jinja",
-                  preamble=preamble("//", source, "kernel_tiling.h.jinja", "ascendc"),
-                  op=p.op, tiling_type=p.tiling_type, int_fields=p.int_fields, float_fields=p.float_fields)
-
-
-def render_launcher(p: Plan, source: str) -> str:
-    op = p.op
-    fill_args = []
-    for t, n in _host_params(op):
-        fill_args.append({"float": f'rq.Float("{n}")', "bool": f'rq.Bool("{n}")',
-                          "int64_t": f'rq.Int64("{n}")', "uint64_t": f'rq.Int("{n}")'}[t])
-    return render(TEMPLATES, "launcher.cpp.jinja",
-                  preamble=preamble("//", source, "launcher.cpp.jinja", "ascendc"),
-                  op=op, tiling_type=p.tiling_type, fill_args=fill_args, int_fields=p.int_fields,
-                  all_tensors=[t.name for t in op.tensors], out=op.output.name)
-
-
-def render_op_host(p: Plan, source: str) -> str:
-    return render(TEMPLATES, "op_host.cpp.jinja",
-                  preamble=preamble("//", source, "op_host.cpp.jinja", "ascendc"),
-                  api_scratch=max(a.api_scratch_bytes for a in ARCHS.values()), **op_host_context(p))
-
-
-def project_files(op: Op, source: str, forget_tail=False) -> dict[str, str]:
+def project_files(op: Op, source: str, forget_tail: bool = False) -> dict[str, str]:
     """{path relative to the op's project folder: text}."""
     p = plan(op)
-    n = op.snake_name
-    return {
-        f"op_host/{n}.cpp": render_op_host(p, source),
-        f"op_host/{n}_tiling.h": render_tiling(p, source),
-        f"op_kernel/{n}.cpp": render_kernel(p, source, forget_tail),
-        f"op_kernel/{n}_tiling.h": render_kernel_tiling(p, source),
-        f"sim/{n}_launcher.cpp": render_launcher(p, source),
-    }
+    files = names.files(op)
+
+    def line(comment, role):
+        return preamble(comment, source, TEMPLATE_OF[role], "ascendc")
+    out = {files[role]: project.render_cmake(op, Path(TEMPLATE_OF[role]).name, line("#", role))
+           for role in ("cmake", "host_cmake", "kernel_cmake", "framework_cmake")}
+    out.update({
+        files["presets"]: project.presets(op),
+        files["build"]: project.build_script(line("#", "build")),
+        files["prototype"]: project.prototype(p),
+        files["host"]: render_op_host(p, line("//", "host")),
+        files["host_tiling"]: render_host_tiling(p, line("//", "host_tiling")),
+        files["kernel"]: render_kernel(p, line("//", "kernel"), forget_tail),
+        files["kernel_tiling"]: render_kernel_tiling(p, line("//", "kernel_tiling")),
+        files["aclnn_header"]: opapi.render_aclnn_header(p, line("//", "aclnn_header")),
+        files["aclnn_source"]: opapi.render_aclnn_source(p, line("//", "aclnn_source")),
+        files["l0_header"]: opapi.render_l0_header(p, line("//", "l0_header")),
+        files["l0_source"]: opapi.render_l0_source(p, line("//", "l0_source")),
+        files["l2_helpers"]: line("//", "l2_helpers") + "\n" + opapi.l2_helpers(),
+        files["launcher"]: render_launcher(p, line("//", "launcher")),
+    })
+    return dict(sorted(out.items()))
 
 
 def generate(ops: dict, source_of) -> dict[str, str]:

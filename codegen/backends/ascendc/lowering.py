@@ -7,11 +7,14 @@ in Ascend C vector instructions, and allocates the UB temporaries:
   `Exp`, `Div`, `Reciprocal`, `Select`, ...); scalar-only subexpressions stay C++ float expressions and become the
   scalar operand of `Adds`/`Muls`/`CompareScalar`/...;
 - sums and products are folded left to right in SymPy's printing order, the order the NumPy kernel evaluates,
-  so both backends round the same way wherever the instruction set allows;
-- conditions become Compare/CompareScalar bit masks (combined with And/Or/Not on uint16), Piecewise a chain of
-  Select; `Sigmoid` is lowered through its stable form (codegen.rewrite); `expm1`, `tanh`, `erf`, `erfc`, `sign`
-  and `log1p`, which are not basic instructions, through their expansions (codegen.expansions, which says why
-  not the advanced math APIs), a non-integer power as exp(e*log(u)); Max/Min through Max/Min and a Select of
+  so both backends round the same way wherever the instruction set allows; a product then divides by each
+  denominator factor in turn (d**-n as n divisions, a lone d**-n as (1/d)**n), never by d**n or a product of
+  denominators, which overflow where the quotient does not (codegen.backends.infix);
+- conditions become Compare/CompareScalar bit masks (combined with And/Or/Not on uint16; SymPy's ITE(k, a, b),
+  its form of a comparison of a Piecewise, as (k & a) | (~k & b)), Piecewise a chain of Select; `Sigmoid` is
+  lowered through its stable form (codegen.rewrite); `expm1`, `tanh`, `erf`, `erfc`, `sign` and `log1p`, which
+  are not basic instructions, through their expansions (codegen.expansions, which says why not the advanced
+  math APIs), a non-integer power as exp(e*log(u)); Max/Min through Max/Min and a Select of
   each operand that is nan (the documentation does not say what Max does with a nan; NumPy's maximum, the
   reference, propagates it);
 - instructions are selected for one architecture (`arch`, codegen.backends.ascendc.socs): where its API lacks
@@ -209,11 +212,10 @@ class Lowering:
         if type(e) in unary:
             return self._emit(unary[type(e)] + "({dst}, {0}, calc);", self.value(e.args[0]))
         if isinstance(e, Sigmoid):
-            # the stable form, CSE'd exactly as the NumPy backend's `_sigmoid` helper evaluates it
-            names = sympy.numbered_symbols(f"_sigmoid{len(self.bound)}_", real=True)
-            temps, (res,) = sympy.cse([Sigmoid.stable_form(e.args[0])], symbols=names, order="canonical")
-            self.bind(temps)
-            return self.value(res)
+            # the stable form, lowered as it stands: `value` computes its shared e = exp(-|u|) once (memo), as
+            # the NumPy backend's `_sigmoid` helper does.  (It was CSE'd into temporaries named after
+            # len(self.bound), which two sigmoids could share: the second read the first one's 1 + e.)
+            return self.value(Sigmoid.stable_form(e.args[0]))
         if isinstance(e, sympy.Piecewise):
             return self._piecewise(e)
         if isinstance(e, CompensatedAdd):   # (x + hi) + lo, in that order
@@ -260,14 +262,19 @@ class Lowering:
         return acc
 
     def _mul(self, e):
-        factors = e.as_ordered_factors()
         split = split_last(e, self.last)
-        if split is not None:   # the incoming gradient multiplies last, as in the other backends
-            factors = [*split[0].as_ordered_factors(), split[1]]
+        if split is not None:   # the incoming gradient multiplies last, after the divisions too, as in the other
+            rest, g = split     # backends: g*x/d with g near FLOAT's max must not overflow before the division
+            if self.is_scalar(rest):
+                return self._emit("Muls({dst}, {0}, {1}, calc);", self.value(g), self.scalar(rest))
+            return self._emit("Mul({dst}, {0}, {1}, calc);", self.value(rest), self.value(g))
+        factors = e.as_ordered_factors()
         nums, dens = [], []
         for f in factors:
             if isinstance(f, sympy.Pow) and f.exp.is_Integer and f.exp < 0 and not self.is_scalar(f):
-                dens.append(f.base ** -f.exp)
+                # divided by the base -n times, never by base**n, which overflows where base**-n does not
+                # (codegen.backends.infix says why this order stays in range wherever the oracle judges)
+                dens += [f.base] * int(-f.exp)
             else:
                 nums.append(f)
         acc, pending = None, []
@@ -307,8 +314,12 @@ class Lowering:
             for _ in range(int(n) - 1):
                 acc = self._emit("Mul({dst}, {0}, {1}, calc);", acc, v)
             return acc
-        if n.is_Integer and n < -1:
-            return self._emit("Reciprocal({dst}, {0}, calc);", self.value(sympy.Pow(base, -n, evaluate=False)))
+        if n.is_Integer and n < -1:   # (1/b)**n: b**n may overflow where b**-n does not
+            r = self._emit("Reciprocal({dst}, {0}, calc);", self.value(base))
+            acc = r
+            for _ in range(int(-n) - 1):
+                acc = self._emit("Mul({dst}, {0}, {1}, calc);", acc, r)
+            return acc
         if n == -sympy.S.Half:
             return self._emit("Reciprocal({dst}, {0}, calc);", self.value(sympy.sqrt(base)))
         if n.is_number:   # any other constant exponent (the vocabulary allows no other)
@@ -375,6 +386,8 @@ class Lowering:
         return self.memo[key]
 
     def _mask(self, c) -> Reg:
+        if isinstance(c, sympy.Symbol) and c in self.lazy:   # a condition CSE made a temporary (used twice)
+            return self.mask(self.lazy[c])
         if self.is_scalar(c):   # the same for every element (a condition on scalars): a uniform mask
             ones = self._emit("Duplicate({dst}, {0}, calc);", f"(({self.scalar(c)}) ? 1.0F : 0.0F)")
             if self.arch.compare_scalar:
@@ -399,13 +412,23 @@ class Lowering:
             masks = [self.mask(a) for a in c.args]
             acc = masks[0]
             for m in masks[1:]:
-                acc = self._emit(name + "({dst}.ReinterpretCast<uint16_t>(), {0}.ReinterpretCast<uint16_t>(), "
-                                 "{1}.ReinterpretCast<uint16_t>(), " + self.mask_words + ");", acc, m, kind="m")
+                acc = self._bits(name, acc, m)
             return acc
         if isinstance(c, sympy.Not):
-            return self._emit("Not({dst}.ReinterpretCast<uint16_t>(), {0}.ReinterpretCast<uint16_t>(), "
-                              + self.mask_words + ");", self.mask(c.args[0]), kind="m")
+            return self._bits("Not", self.mask(c.args[0]))
+        if isinstance(c, sympy.ITE):
+            # a comparison of a Piecewise (an expansion's `u < 0` of u = Piecewise(...)): SymPy writes it as
+            # ITE(k, a, b), here (k & a) | (~k & b) bit by bit.  (Not the mask of a negated relation: for a nan
+            # both k and its negation are false.)
+            k, a, b = (self.mask(t) for t in c.args)
+            return self._bits("Or", self._bits("And", k, a), self._bits("And", self._bits("Not", k), b))
         raise NotImplementedError(f"no Ascend C lowering for the condition {c}")
+
+    def _bits(self, name: str, *masks) -> Reg:
+        """And/Or/Not of masks, over the uint16 words of `calc` elements."""
+        fmt = "".join("{%d}.ReinterpretCast<uint16_t>(), " % i for i in range(len(masks)))
+        return self._emit(name + "({dst}.ReinterpretCast<uint16_t>(), " + fmt + self.mask_words + ");", *masks,
+                          kind="m")
 
     # ---- statements -----------------------------------------------------------------------------------------
     def bind(self, temps):

@@ -13,7 +13,7 @@ from codegen.spec import KERNEL_DTYPES, Op
 
 from . import tiling as T
 from .lowering import Lowered, Lowering
-from .socs import ARCHS, SOC_ARCH, Arch, archs_of
+from .socs import ARCHS, SOC_ARCH, Arch, archs_of, kernel_socs
 
 CPP_TYPE = {"FLOAT": "float", "FLOAT16": "half", "BFLOAT16": "bfloat16_t"}
 GE_TYPE = {"FLOAT": "ge::DT_FLOAT", "FLOAT16": "ge::DT_FLOAT16", "BFLOAT16": "ge::DT_BF16"}
@@ -34,6 +34,15 @@ def combos(op: Op, soc: str) -> list[tuple[str, str]]:
     if out_dtype_free(op):
         return [(i, o) for i in ins for o in outs]
     return [(i, i) for i in ins if i in outs]
+
+
+def all_combos(op: Op) -> list[tuple[str, str]]:
+    """(input dtype, output dtype) of every kernel instance, over the SoCs of the spec that have an Ascend C
+    architecture here (socs.kernel_socs), in first-seen order."""
+    seen = []
+    for soc in kernel_socs(op):
+        seen += [c for c in combos(op, soc) if c not in seen]
+    return seen
 
 
 def tiling_key(variant: int, din: str, dout: str) -> int:
@@ -183,6 +192,19 @@ class Plan:
     @property
     def int_fields(self) -> list[str]:
         return T.fields(self.variants[0].layout)
+
+    @property
+    def operands(self) -> list[str]:
+        """The tensors some variant reads, in the op's parameter order: the kernel's (and the OpDef's) inputs.
+        A tensor no variant reads (LogSigmoid's `buffer`) is not an input of the kernel."""
+        read = {t for v in self.variants for t in v.tensors}
+        return [t.name for t in self.op.tensors if t.name in read]
+
+    @property
+    def numels(self) -> list[str]:
+        """Tensors whose element count a formula uses: `numel_<tensor>`, an Int attribute of the OpDef that the
+        op_api layer sets from the caller's tensor (before any broadcast)."""
+        return sorted({n for v in self.variants for n in v.kv.numels})
 
     @property
     def float_fields(self) -> list[str]:

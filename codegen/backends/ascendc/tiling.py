@@ -23,6 +23,7 @@ Layout of one core's UB (every buffer a multiple of 32 bytes because tiles are m
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 BUFFER_NUM = 2          # double buffering: CopyIn of tile i+1 overlaps Compute of tile i
@@ -63,7 +64,7 @@ class Lit(E):
 
 @dataclass(frozen=True, eq=False)
 class Op(E):
-    op: str            # + - * /  (integer division), min, max, lt (1 when a < b else 0)
+    op: str            # + - * /  (integer division), min, max, lt (1 when a < b else 0), gcd
     a: E
     b: E
 
@@ -75,11 +76,14 @@ class Op(E):
             return x // y
         if self.op == "-" and y > x:
             raise ValueError(f"tiling: unsigned underflow in {self.cpp()} ({x} - {y})")
-        return {"+": x + y, "-": x - y, "*": x * y, "min": min(x, y), "max": max(x, y), "lt": int(x < y)}[self.op]
+        return {"+": x + y, "-": x - y, "*": x * y, "min": min(x, y), "max": max(x, y), "lt": int(x < y),
+                "gcd": math.gcd(x, y)}[self.op]
 
     def cpp(self):
         if self.op in ("min", "max"):
             return f"std::{self.op}<uint64_t>({self.a.cpp()}, {self.b.cpp()})"
+        if self.op == "gcd":   # (std::gcd is C++17; the real op_host build compiles with -std=c++11)
+            return f"Gcd({self.a.cpp()}, {self.b.cpp()})"
         if self.op == "lt":
             return f"uint64_t({self.a.cpp()} < {self.b.cpp()})"
         return f"({self.a.cpp()} {self.op} {self.b.cpp()})"
@@ -92,6 +96,7 @@ def lit(v) -> E:
 def Min(a, b): return Op("min", lit(a), lit(b))
 def Max(a, b): return Op("max", lit(a), lit(b))
 def Lt(a, b): return Op("lt", lit(a), lit(b))
+def Gcd(a, b): return Op("gcd", lit(a), lit(b))
 def CeilDiv(a, b): return (lit(a) + lit(b) - 1) // lit(b)
 def AlignUp(a, b): return CeilDiv(a, b) * lit(b)
 
@@ -153,8 +158,10 @@ def program(layout: KernelLayout) -> list[Step]:
     else:
         steps += [
             Step("rows", N // L, doc="rows along dim"),
-            Step("rowsPerCore", AlignUp(CeilDiv(Var("rows"), C), Var("blockAlign")), field=True,
-                 doc="rows per core, a multiple of blockAlign rows: each core's share is whole cache lines"),
+            Step("rowAlign", Var("blockAlign") // Gcd(L, Var("blockAlign")),
+                 doc="the fewest rows that fill whole cache lines (1 when a row is whole lines already)"),
+            Step("rowsPerCore", AlignUp(CeilDiv(Var("rows"), C), Var("rowAlign")), field=True,
+                 doc="rows per core, a multiple of rowAlign: each core's share is whole cache lines"),
             Step("usedCores", CeilDiv(Var("rows"), Var("rowsPerCore")), field=True, doc="blockDim"),
             Step("lastCoreRows", Var("rows") - (Var("usedCores") - 1) * Var("rowsPerCore"), field=True),
             Step("tileLength", Min(Var("tileMax"), AlignUp(L, TILE_ALIGN)), field=True,

@@ -4,11 +4,13 @@
                                include/aclnnop/aclnn_<op>.h, src/aclnn_<op>.c and examples/test_aclnn_<op>.c
     make_kernel(op)            the NumPy backend's callable, computed by the generated C library (ctypes)
 
-Parts: `printer.py` (SymPy → C99, FLOAT kernels), `emit.py` + `templates/` (the files), `prototypes.py`
-(the aclnn prototypes, also used by the docs), `examples.py` (调用示例), `build.py` (compile, cached by
-content in build/c/), `binding.py` (ctypes).
+Parts: `printer.py` (SymPy → C99, FLOAT kernels), `opsource.py` (what an op's source holds, as finished
+lines), `emit.py` + `templates/` + `runtime/` (the library's files; runtime/ is copied as it is), `names.py`
+(file names), `prototypes.py` (the aclnn prototypes, also used by the docs), `examples.py` (调用示例),
+`files.py` (all of generated/c/), `build.py` (compile, cached by content in build/c/), `binding.py` (ctypes).
 """
-from .emit import generate, op_files, runtime_files
+from .emit import runtime_files
+from .files import generate, op_files
 
 __all__ = ["generate", "make_kernel", "op_files", "runtime_files"]
 

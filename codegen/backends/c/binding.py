@@ -1,6 +1,13 @@
-"""`codegen.kernel(op, backend="c")`: the generated C library, called through ctypes behind the NumPy API.
+"""`codegen.kernel(op, backend="c")`: the generated C library behind the NumPy API.
 
-A call does what a C program does with aclnn:
+A call first goes to the library's compiled entry point (pyext.py, python/opgen_pycall.c: the library is also a
+CPython extension module), which runs the common calls — every tensor a plain native-order NumPy array, `out=`
+given, Python floats, ints and bools for scalars and attributes — entirely in C; it declines, before creating or
+checking anything, whatever else (returns NotImplemented), and the call then goes through ctypes as below (a
+call without `out=` is given to the entry point again once the Python checker has allocated its output).  Both
+paths run the same C phase 1, so their verdicts are the C checker's.
+
+Through ctypes, a call does what a C program does with aclnn:
   1. the keywords are read like the NumPy function's (`KernelCall`); without `out=`, the Python checker runs
      first to size the output, exactly as the NumPy backend does, and the output is allocated;
   2. every argument becomes an aclTensor / aclScalar: tensors are views of the caller's arrays (strides in
@@ -22,6 +29,8 @@ from __future__ import annotations
 import array
 import ctypes
 import functools
+import importlib.machinery
+import importlib.util
 import os
 import struct
 import threading
@@ -32,18 +41,23 @@ import ml_dtypes  # noqa: F401  (registers bfloat16 with NumPy)
 import numpy as np
 
 from codegen.errors import AclnnError
-from codegen.spec import Op
+from codegen.spec import DEFAULT_PRODUCT, PRODUCTS, Op
 from codegen.spec.dtypes import DTYPES
 from codegen.spec.params import Attr, Output, Scalar, Tensor
 
-from . import build
+from . import build, pyext
+from codegen.runtime.formats import format_of
+from codegen.spec.formats import FORMATS
+
 from .emit import ARG_KINDS, MAX_DIMS
 
 ACL_DOUBLE = DTYPES["DOUBLE"].acl
-ARG_NULL, ARG_TENSOR, ARG_SCALAR = (ARG_KINDS[f"OPGEN_ARG_{k}"] for k in ("NULL", "TENSOR", "SCALAR"))
+ARG_NULL, ARG_TENSOR, ARG_SCALAR, ARG_TENSOR_FORMAT = (ARG_KINDS[f"OPGEN_ARG_{k}"] for k in
+                                                       ("NULL", "TENSOR", "SCALAR", "TENSOR_FORMAT"))
+ND = FORMATS["ND"]
 _DOUBLE, _INT64 = struct.Struct("=d"), struct.Struct("=q")
 _TENSOR, _OUT, _SCALAR, _ATTR = "tensor", "out", "scalar", "attr"
-ACL_OF_NUMPY = {np.dtype(d.numpy): d.acl for d in DTYPES.values()}   # dtype objects: faster than .name
+ACL_OF_NUMPY = {d.numpy_dtype(): d.acl for d in DTYPES.values() if d.numpy}   # dtype objects: faster than .name
 
 
 @functools.lru_cache(maxsize=1024)
@@ -51,7 +65,15 @@ def _record(shape: tuple, byte_strides: tuple, item: int, acl: int):
     """(words, lo) of an array's OPGEN_ARG_TENSOR record for opgenCreateArgs (aclnn_base.h), all but the data
     address, or None when a stride is not a whole number of elements.  The address is the array's plus `lo`
     bytes (its lowest element: negative strides reach below the first one), and the record's offset is the
-    first element's distance from there.  Cached by layout: working it out took most of a tensor's cost per call."""
+    first element's distance from there.  Cached by layout: working it out took most of a tensor's cost per call.
+
+    The stride of a dimension of size 1, and every stride of an empty array, addresses nothing: it is written as
+    0, whatever its bytes (NumPy calls such an array contiguous even when those strides are not whole elements,
+    so no aligned copy would fix them)."""
+    if 0 in shape:
+        byte_strides = (0,) * len(shape)
+    else:
+        byte_strides = tuple(0 if d == 1 else b for d, b in zip(shape, byte_strides))
     strides = [s // item for s in byte_strides]
     if any(s * item != b for s, b in zip(strides, byte_strides)):
         return None
@@ -65,9 +87,12 @@ def _record(shape: tuple, byte_strides: tuple, item: int, acl: int):
 
 
 def _record_words(words, at: int) -> int:
-    """The length of the record at words[at]: 6 + 2 * ndim words for a tensor, 2 for a scalar, 1 for a null."""
+    """The length of the record at words[at]: 6 + 2 * ndim words for a tensor (one more with a format), 2 for a
+    scalar, 1 for a null."""
     kind = words[at]
-    return 6 + 2 * words[at + 2] if kind == ARG_TENSOR else 2 if kind == ARG_SCALAR else 1
+    if kind in (ARG_TENSOR, ARG_TENSOR_FORMAT):
+        return 6 + 2 * words[at + 2] + (kind == ARG_TENSOR_FORMAT)
+    return 2 if kind == ARG_SCALAR else 1
 
 
 def _double_bits(x: float) -> int:
@@ -114,10 +139,11 @@ class _ArgsOneByOne:
         at = 0
         for i in range(len(handles)):
             kind = words[at]
-            if kind == ARG_TENSOR:
+            if kind in (ARG_TENSOR, ARG_TENSOR_FORMAT):
                 n = words[at + 2]
                 desc = (c_int64 * (2 * n + 1))(*words[at + 4:at + 5 + 2 * n])   # dims, strides, storage
-                handles[i] = self.dll.aclCreateTensor(desc, n, words[at + 1], byref(desc, 8 * n), words[at + 3], 2,
+                fmt = words[at + 6 + 2 * n] if kind == ARG_TENSOR_FORMAT else ND
+                handles[i] = self.dll.aclCreateTensor(desc, n, words[at + 1], byref(desc, 8 * n), words[at + 3], fmt,
                                                       byref(desc, 16 * n), 1, words[at + 5 + 2 * n])
             elif kind == ARG_SCALAR:
                 value = ctypes.c_double(_DOUBLE.unpack(_INT64.pack(words[at + 1]))[0])
@@ -133,7 +159,7 @@ class _ArgsOneByOne:
         for i in range(len(handles)):
             kind = words[at]
             if handles[i]:
-                (self.dll.aclDestroyTensor if kind == ARG_TENSOR else self.dll.aclDestroyScalar)(handles[i])
+                (self.dll.aclDestroyScalar if kind == ARG_SCALAR else self.dll.aclDestroyTensor)(handles[i])
                 handles[i] = None
             at += _record_words(words, at)
 
@@ -172,6 +198,23 @@ class Library:
         self.phase2.restype = c_int32
         self.phase2.argtypes = [c_void_p, c_uint64, c_void_p, c_void_p]
         self.lock = threading.Lock()   # the product is process state: set it and run phase 1 together
+        self.entry = self._entry()
+
+    def _entry(self):
+        """The library's compiled entry point (`call(kw)`: the output, or NotImplemented), None for a library
+        built without it (another revision's, the fuzzer's -O0 builds).  Imported from the same file ctypes
+        loaded: the dynamic loader hands both the same copy, so they share the product, the executors and the
+        last error, and the entry point takes self.lock around phase 1 as the ctypes path does."""
+        name = pyext.module_name(self.op)
+        if not hasattr(self.dll, f"PyInit_{name}"):
+            return None
+        loader = importlib.machinery.ExtensionFileLoader(name, str(self.path))
+        module = importlib.util.module_from_spec(importlib.util.spec_from_file_location(name, self.path,
+                                                                                        loader=loader))
+        loader.exec_module(module)
+        module.setup(self.lock, AclnnError, {d.num: acl for d, acl in ACL_OF_NUMPY.items()},
+                     dict.fromkeys(PRODUCTS), DEFAULT_PRODUCT)
+        return module.call
 
     def error(self, status: int) -> AclnnError:
         param = self.dll.opgenGetRecentErrParam().decode()
@@ -180,10 +223,11 @@ class Library:
     # ---- marshalling -------------------------------------------------------------------------------------
     @staticmethod
     def tensor(a, keep: list) -> tuple:
-        """The OPGEN_ARG_TENSOR record of a view of array `a` ((ARG_NULL,) for None); `keep` holds what must
-        outlive the call."""
+        """The OPGEN_ARG_TENSOR record of a view of array `a` (OPGEN_ARG_TENSOR_FORMAT with a format other than ND,
+        (ARG_NULL,) for None); `keep` holds what must outlive the call."""
         if a is None:
             return (ARG_NULL,)
+        fmt = format_of(a)                     # (before any copy below, which would drop the label)
         if isinstance(a, np.ndarray) and not a.dtype.isnative:   # big-endian on x86: hand C a native copy
             a = a.astype(a.dtype.newbyteorder("="))
         acl = ACL_OF_NUMPY.get(a.dtype) if isinstance(a, np.ndarray) else None
@@ -195,7 +239,9 @@ class Library:
             record = _record(a.shape, a.strides, a.itemsize, acl)
         keep.append(a)
         words, lo = record
-        return words + (a.ctypes.data + lo,)
+        if fmt == "ND":
+            return words + (a.ctypes.data + lo,)
+        return (ARG_TENSOR_FORMAT,) + words[1:] + (a.ctypes.data + lo, FORMATS[fmt])
 
     @staticmethod
     def scalar(v) -> tuple:
@@ -329,27 +375,36 @@ def library(op: Op, sanitize: bool = False) -> Library:
     return _LIBRARIES[path]
 
 
-def make_kernel(op: Op, sanitize: bool | None = None, path=None):
+def make_kernel(op: Op, sanitize: bool | None = None, path=None, entry: bool = True):
     """The callable; `sanitize` (default: $OPGEN_C_SANITIZE == "1") uses the ASan/UBSan build of the library,
     which needs the ASan runtime preloaded into Python (tests/test_c_api.py does that); `path`, a library built
-    elsewhere with the same C API (`opgen bench --baseline`: another revision's)."""
+    elsewhere with the same C API (`opgen bench --baseline`: another revision's); `entry=False`, every call
+    through ctypes (`opgen bench` times both paths)."""
     from codegen.backends.numpy import load_module
     from codegen.runtime.calls import KernelCall
-    from codegen.runtime.checks import writeable_out
     checker = load_module(op).check
     if sanitize is None:
         sanitize = os.environ.get("OPGEN_C_SANITIZE") == "1"
     lib = Library(op, path) if path is not None else library(op, sanitize)
     name = op.snake_name               # (once: a regex, which would cost a tenth of a small call)
+    entry = lib.entry if entry else None
 
     def kernel(**kw):
+        if entry is not None:
+            got = entry(kw)
+            if got is not NotImplemented:
+                return got
         call = KernelCall(op, kw)
         if call.out is None:
             call.check(checker)            # sizes and allocates the output, as the NumPy backend
+            if entry is not None:          # (out= is there now: the entry point can take the rest of the call)
+                got = entry(dict(call.args, out=call.out, product=call.product))
+                if got is not NotImplemented:
+                    return got
         out = call.out
-        writeable_out(name, out)
         target = out
-        if isinstance(out, np.ndarray) and (any(s % out.itemsize for s in out.strides) or not out.dtype.isnative):
+        if isinstance(out, np.ndarray) and (not out.dtype.isnative or
+                                            _record(out.shape, out.strides, out.itemsize, 0) is None):
             # C cannot address a byte-strided view, nor write another byte order: compute aside, copy back
             target = np.empty(out.shape, out.dtype.newbyteorder("="))
         try:

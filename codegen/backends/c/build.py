@@ -6,6 +6,10 @@ compute both sides of a `?:` and select (if-conversion; no program here reads th
 flags), `-ffp-contract=off` so that no multiply-add is fused (every backend then rounds the same float
 operations the same way), and no fast-math (nan and inf keep their meaning, sums keep their order).
 `sanitize=True` builds with AddressSanitizer and UndefinedBehaviorSanitizer instead (tests/test_c_sanitizers.py).
+
+The library is also the op's CPython extension module (pyext.py: the compiled entry point of
+`codegen.kernel(op, backend="c")`), so it is built with the running Python's and NumPy's headers on the include
+path; loaded by a C program it would lack Python's symbols, and the CMake build (generated/c) has none of it.
 """
 from __future__ import annotations
 
@@ -16,8 +20,8 @@ from codegen.buildcache import BuildError, cached_build  # noqa: F401  (re-expor
 from codegen.spec import Op
 
 CC = os.environ.get("CC", "cc")
-FLAGS = ["-std=c11", "-O3", "-march=native", "-fPIC", "-shared", "-ffp-contract=off", "-fno-math-errno",
-         "-fno-trapping-math"]
+SEMANTIC_FLAGS = ["-ffp-contract=off", "-fno-math-errno", "-fno-trapping-math"]   # also the CMake build's
+FLAGS = ["-std=c11", "-O3", "-march=native", "-fPIC", "-shared", *SEMANTIC_FLAGS]
 SANITIZE_FLAGS = ["-std=c11", "-O1", "-g", "-fPIC", "-shared", "-ffp-contract=off", "-fno-omit-frame-pointer",
                   "-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
 LIBS = ["-lm", "-lpthread"]
@@ -27,19 +31,21 @@ def sources(op: Op) -> dict[str, str]:
     """{path: text} of everything the op's library is built from (its example excluded)."""
     from codegen.generate import source_label
 
-    from .emit import op_files, runtime_files
-    files = {**runtime_files(), **op_files(op, source_label(op))}
-    return {p: t for p, t in files.items() if not p.startswith("examples/")}
+    from .emit import op_sources, runtime_files
+    runtime = {p: text for p, text in runtime_files().items() if p.endswith((".c", ".h"))}
+    return {**runtime, **op_sources(op, source_label(op))}
 
 
 def library(op: Op, sanitize: bool = False) -> Path:
     """The op's shared library (built once per content, in build/c/)."""
-    files = sources(op)
+    from . import pyext
+    files = {**sources(op), **pyext.sources(op)}
     flags = SANITIZE_FLAGS if sanitize else FLAGS
     c_files = sorted(p for p in files if p.endswith(".c"))
 
     def command(src: Path, out: Path) -> list[str]:
-        return [CC, *flags, "-I", str(src / "include"), *[str(src / p) for p in c_files], "-o", str(out), *LIBS]
+        return [CC, *flags, "-I", str(src / "include"), *pyext.include_flags(), *[str(src / p) for p in c_files],
+                "-o", str(out), *LIBS]
 
     name = op.snake_name + ("-asan" if sanitize else "")
-    return cached_build("c", name, files, CC, flags + LIBS, command, suffix=".so")
+    return cached_build("c", name, files, CC, flags + LIBS, command, suffix=".so", key_extra=pyext.build_key())

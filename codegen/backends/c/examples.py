@@ -20,19 +20,12 @@ from codegen.spec.params import Attr, Output, Scalar, Tensor
 from codegen.template_util import preamble, render
 
 from . import prototypes
+from .emit import op_sources, runtime_files
+from .names import example_path, header_name, program_name, source_name
 
 TEMPLATES = Path(__file__).parent / "templates"
 CC = os.environ.get("CC", "cc")
 EXAMPLE_FLAGS = "-std=c11 -O2 -Wall -Wextra -Werror"
-
-
-def example_path(op: Op) -> str:
-    """Where the example lives under generated/c/."""
-    return f"examples/test_aclnn_{op.snake_name}.c"
-
-
-def program_name(op: Op) -> str:
-    return f"test_aclnn_{op.snake_name}"
 
 
 def _c_float(v: float) -> str:
@@ -86,8 +79,6 @@ def context(op: Op) -> dict:
 
 def example_source(op: Op) -> str:
     from codegen.generate import source_label
-
-    from .emit import header_name
     return render(TEMPLATES, "examples/example.c.jinja",
                   preamble=preamble("//", source_label(op), "example.c.jinja", "c"),
                   op=op, header=header_name(op), phase1=prototypes.phase1_name(op), **context(op))
@@ -95,7 +86,6 @@ def example_source(op: Op) -> str:
 
 def build_command(op: Op) -> str:
     """The command that builds and runs the example from the repository's root."""
-    from .emit import source_name
     sources = ["generated/c/" + example_path(op), "generated/c/src/opgen_*.c", f"generated/c/src/{source_name(op)}"]
     return (f"cc {EXAMPLE_FLAGS} -I generated/c/include {' '.join(sources)} -lm -lpthread "
             f"-o {program_name(op)} && ./{program_name(op)}")
@@ -104,9 +94,7 @@ def build_command(op: Op) -> str:
 def write_tree(root: Path, op: Op) -> None:
     """The runtime and the op's generated files under root/generated/c/, as `opgen generate` writes them."""
     from codegen.generate import source_label
-
-    from .emit import op_files, runtime_files
-    files = {**runtime_files(), **op_files(op, source_label(op))}
+    files = {**runtime_files(), **op_sources(op, source_label(op)), example_path(op): example_source(op)}
     for path, text in files.items():
         target = root / "generated" / "c" / path
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -118,9 +106,7 @@ def build_size(op: Op) -> int:
     some 2.5 s at -O2, Softshrink's 0.4 s): builds run side by side start with the biggest, so that no long one
     starts last."""
     from codegen.generate import source_label
-
-    from .emit import op_files, source_name
-    return len(op_files(op, source_label(op))[f"src/{source_name(op)}"])
+    return len(op_sources(op, source_label(op))[f"src/{source_name(op)}"])
 
 
 def _object(files: dict[str, str], c_path: str) -> Path:
@@ -143,10 +129,8 @@ def build_and_run(op: Op) -> str:
     examples instead of once per op (a clean `opgen generate` builds all five).  tests/test_docs.py runs the
     page's command itself and compares what it prints with the page."""
     from codegen.generate import source_label
-
-    from .emit import op_files, runtime_files, source_name
     runtime = runtime_files()
-    files = {**runtime, **op_files(op, source_label(op))}
+    files = {**runtime, **op_sources(op, source_label(op)), example_path(op): example_source(op)}
     units = [(runtime, p) for p in sorted(p for p in runtime if p.endswith(".c"))]
     units = [(files, example_path(op))] + units + [(files, f"src/{source_name(op)}")]   # the command's order
     try:

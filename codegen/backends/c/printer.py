@@ -15,7 +15,7 @@ come from codegen.backends.infix: each printed form declares its precedence next
 * `Max`/`Min` print as `fmaxf`/`fminf`, which *drop* a nan argument; NumPy's `maximum`/`minimum` (the
   reference backend) propagate it.  They print as `opgen_maximumf`/`opgen_minimumf` (opgen_math.h).
 * Integer powers print as `powf(x, 2)`: a libm call per element where one multiplication is exact and
-  vectorizes; up to the 4th power they print as products (`x*x*x`), negative ones as `1.0F/(x*x)`; `x**(1/2)`
+  vectorizes; up to the 4th power they print as products (`x*x*x`), negative ones as `1.0F/x/x`; `x**(1/2)`
   as `sqrtf(x)`, `x**(-1/2)` as `1.0F/sqrtf(x)`; any other power as `powf(x, e)` (SymPy's `cbrtf` for 1/3 would
   give a real cube root of a negative base, where NumPy's power and the spec's real power give nan).
 * Constants (`Rational`, `sqrt(2)`, `pi`, codegen.lower.Const) print as one literal, the FLOAT nearest the exact
@@ -151,8 +151,8 @@ class KernelCPrinter(InfixPrinting, C99CodePrinter):
             return f"{one}/{self.parenthesize(base, MUL)}"
         if e.is_Integer and 1 < abs(int(e)) <= MAX_EXPANDED_POWER:
             n = abs(int(e))
-            if e < 0:
-                return f"{one}/{self.parenthesize(sympy.Pow(base, n, evaluate=False), MUL)}"
+            if e < 0:   # one division at a time: d*d may overflow where 1/d**2 does not (codegen.backends.infix)
+                return one + f"/{self.parenthesize(base, MUL)}" * n
             return "*".join([self.parenthesize(base, MUL)] * n)
         if e == sympy.S.Half:
             return self._call(f"sqrt{self.suffix}", base)

@@ -3,10 +3,18 @@ from __future__ import annotations
 
 from codegen.spec.params import Attr, Output, Scalar, Tensor
 
-# The phase-1 out-parameters every aclnn operator ends with, and phase 2's fixed parameter list.
+from .cann import const_stream
+
+# The phase-1 out-parameters every aclnn operator ends with, and phase 2's fixed parameter list (the stream is
+# `const aclrtStream` for the ops whose CANN header says so, see cann.py).
 PHASE1_TAIL = [("uint64_t *", "workspaceSize"), ("aclOpExecutor **", "executor")]
 PHASE2 = [("void *", "workspace"), ("uint64_t ", "workspaceSize"), ("aclOpExecutor *", "executor"),
           ("aclrtStream ", "stream")]
+
+
+def phase2_params(op) -> list[tuple[str, str]]:
+    """[(C type, name)] of phase 2."""
+    return PHASE2[:-1] + [("const aclrtStream " if const_stream(op.name) else "aclrtStream ", "stream")]
 
 
 def c_type(p) -> str:
@@ -45,7 +53,7 @@ def phase1_prototype(op) -> str:
 
 
 def phase2_prototype(op) -> str:
-    return _declaration(op.name, PHASE2)
+    return _declaration(op.name, phase2_params(op))
 
 
 def one_line(prototype: str) -> str:

@@ -83,12 +83,23 @@ def reduction_item(op) -> FormulaItem | None:
 
 
 def backward_items(op, lang: str) -> list[FormulaItem]:
-    """One item per documented form, in the spec's order, each `output = expr` with its condition."""
+    """One item per documented form, in the spec's order, each `output = expr` with its condition, then one per
+    declared value where the forward is not differentiable (`Op.at`, `Formula.at`)."""
     lhs = latex(sympy.Symbol(op.output.name), op)
-    return [FormulaItem(when_words(op, f.when, lang), f"{lhs} = {latex(f.expr, op)}", f,
-                        FormulaItem("", f"{forward_lhs(op)} = {latex(f.forward, op)}", f.forward)
-                        if f.forward is not None else None)
-            for f in op.formulas]
+    items = [FormulaItem(when_words(op, f.when, lang), f"{lhs} = {latex(f.expr, op)}", f,
+                         FormulaItem("", f"{forward_lhs(op)} = {latex(f.forward, op)}", f.forward)
+                         if f.forward is not None else None)
+             for f in op.formulas]
+    tables = [({}, op.at)] + [(f.when, f.at) for f in op.formulas if f.at]
+    for when, table in tables:
+        for rel, value in table.items():
+            at = f"${latex(rel, op)}$"
+            words = when_words(op, when, lang)
+            words = _is(lang, f"{words}在{at}处(正向函数在此不可导,取值由接口约定)",
+                        f"{words + ', ' if words else ''}at {at} (the forward is not differentiable there; "
+                        f"the value is the interface's choice)")
+            items.append(FormulaItem(words, f"{lhs} = {latex(sympy.sympify(value), op)}", rel))
+    return items
 
 
 def _symbols_used(op) -> set:

@@ -40,8 +40,8 @@ class ParamDoc:
 # ---- phrases for one parameter of one rule ---------------------------------------------------------------
 def _dtype_phrase(r, name, lang):
     others = [p for p in r.params if p != name]
-    if isinstance(r, R.DtypeSupported):
-        return None  # the dtype × product table itself
+    if isinstance(r, R.DtypeSupported) or isinstance(r, R.FormatSame):
+        return None  # the dtype × product table itself; a format rule goes to the format line
     if isinstance(r, R.DtypeSame):
         return _is(lang, f"须与{_join(others, lang)}一致", f"must equal that of {_join(others, lang)}")
     if isinstance(r, R.DtypeCastable):
@@ -137,9 +137,8 @@ def _sentence(parts, lang):
 
 # ---- one parameter ---------------------------------------------------------------------------------------
 def _dtype_lines(op, name, lang):
-    """One line per group of products with the same dtypes (only for tensors a DtypeSupported rule checks)."""
-    if not any(isinstance(r, R.DtypeSupported) and name in r.params for r in op.rules):
-        return []
+    """One line per group of products with the same dtypes: every tensor's table (one that a DtypeSame rule ties
+    to a checked tensor too: the reader should not have to work it out)."""
     sep = _is(lang, "、", ", ")
     return [_is(lang, f"{'、'.join(products)}:{sep.join(dts)}。", f"{', '.join(products)}: {sep.join(dts)}.")
             for products, dts in dtype_groups(op.dtypes_of(name), lang)]
@@ -153,10 +152,18 @@ def _tensor_details(op, p, lang):
         dtype.append(_is(lang, "数据类型", "") + _sentence(relations, lang))
     if dtype:
         details.append((_is(lang, "数据类型", "dtype"), dtype))
-    details.append((_is(lang, "数据格式", "format"), [_is(lang, f"支持{FORMAT}。", f"{FORMAT}.")]))
+    details.append((_is(lang, "数据格式", "format"), [_format_line(op, p.name, lang)]))
     shape = _phrases(op, p.name, "shape", lang) + [_is(lang, "支持空Tensor", "empty tensors are accepted")]
     details.append(("shape", [_sentence(shape, lang)]))
     return details
+
+
+def _format_line(op, name, lang):
+    """ND; for a tensor a FormatSame rule compares, also that its format must be the others'."""
+    others = [n for r in op.rules if isinstance(r, R.FormatSame) and name in r.params for n in r.params if n != name]
+    if not others:
+        return _is(lang, f"支持{FORMAT}。", f"{FORMAT}.")
+    return _is(lang, f"支持{FORMAT},须与{_join(others, lang)}一致。", f"{FORMAT}; must equal that of {_join(others, lang)}.")
 
 
 def _nullability(p, lang):

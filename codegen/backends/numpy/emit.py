@@ -61,7 +61,7 @@ def _step_lines(op, s, v, pr):
     if s.kind in ("promoted_castable", "promoted_same"):
         named = ", ".join(f'"{o}", {v(o)}' for o in s.others)
         return [f'_chk.{s.kind}("{n}", {v(n)}, {named})']
-    if s.kind in ("dtype_same", "dtype_castable", "shape_same", "broadcastable"):
+    if s.kind in ("dtype_same", "dtype_castable", "format_same", "shape_same", "broadcastable"):
         return [f'_chk.{s.kind}("{ref}", {v(ref)}, "{n}", {v(n)})']
     if s.kind in ("max_rank", "min_rank"):
         return [f'_chk.{s.kind}("{n}", {v(n)}, {s.n})']

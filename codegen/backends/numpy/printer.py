@@ -131,8 +131,9 @@ class KernelNumPyPrinter(InfixPrinting, NumPyPrinter):
 
     # ---- powers -------------------------------------------------------------------------------------------
     def _print_Pow(self, expr, rational=False):
-        """Customizations: `1/b` for b**-1, `np.sqrt` for b**(1/2) (correctly rounded in FLOAT), `b**n` for an
-        integer n (NumPy's float32 power), and any other power in float64 rounded once (`_mathf.power`)."""
+        """Customizations: `1/b` for b**-1 (`1/b/b` up to the 4th power, `(1/b)**n` beyond), `np.sqrt` for
+        b**(1/2) (correctly rounded in FLOAT), `b**n` for an integer n (NumPy's float32 power), and any other
+        power in float64 rounded once (`_mathf.power`)."""
         base, e = expr.base, expr.exp
         if e == -1:
             return f"1/{self.parenthesize(base, MUL)}"
@@ -140,8 +141,10 @@ class KernelNumPyPrinter(InfixPrinting, NumPyPrinter):
             return self._call("np.sqrt", base)
         if e == -sympy.S.Half:
             return f"1/{self._call('np.sqrt', base)}"
-        if e.is_Integer and e < 0:
-            return f"1/{self.parenthesize(sympy.Pow(base, -e, evaluate=False), MUL)}"
+        if e.is_Integer and e < 0:   # never 1/d**n, which overflows where d**-n does not (codegen.backends.infix)
+            if -e <= self.MAX_DIVISIONS:
+                return "1" + f"/{self.parenthesize(base, MUL)}" * int(-e)
+            return f"(1/{self.parenthesize(base, MUL)})**{-e}"
         if e.is_Integer:
             return f"{self.parenthesize(base, POW)}**{e}"
         self.used.add("_mathf")

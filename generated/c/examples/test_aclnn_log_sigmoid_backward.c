@@ -5,7 +5,7 @@
 #include <stdio.h>
 
 #include "acl/acl.h"
-#include "aclnnop/aclnn_log_sigmoid_backward.h"
+#include "aclnnop/aclnn_logsigmoid_backward.h"
 
 #define CHECK_RET(cond, return_expr) \
     do {                             \

@@ -77,21 +77,21 @@ int main(void)
     float gradInputHostData[] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
     void *gradInputDeviceAddr = NULL;
     aclTensor *gradInput = NULL;
-    float lambdValue = 1.2f;
-    aclScalar *lambd = NULL;
+    float lambdaValue = 1.2f;
+    aclScalar *lambda = NULL;
     ret = CreateAclTensor(gradOutputHostData, gradOutputShape, 2, &gradOutputDeviceAddr, ACL_FLOAT, &gradOutput);
     CHECK_RET(ret == ACL_SUCCESS, return ret);
     ret = CreateAclTensor(selfHostData, selfShape, 2, &selfDeviceAddr, ACL_FLOAT, &self);
     CHECK_RET(ret == ACL_SUCCESS, return ret);
     ret = CreateAclTensor(gradInputHostData, gradInputShape, 2, &gradInputDeviceAddr, ACL_FLOAT, &gradInput);
     CHECK_RET(ret == ACL_SUCCESS, return ret);
-    lambd = aclCreateScalar(&lambdValue, ACL_FLOAT);
-    CHECK_RET(lambd != NULL, return -1);
+    lambda = aclCreateScalar(&lambdaValue, ACL_FLOAT);
+    CHECK_RET(lambda != NULL, return -1);
 
     /* 3. phase 1: check the arguments, size the workspace */
     uint64_t workspaceSize = 0;
     aclOpExecutor *executor = NULL;
-    ret = aclnnSoftshrinkBackwardGetWorkspaceSize(gradOutput, self, lambd, gradInput, &workspaceSize, &executor);
+    ret = aclnnSoftshrinkBackwardGetWorkspaceSize(gradOutput, self, lambda, gradInput, &workspaceSize, &executor);
     CHECK_RET(ret == ACL_SUCCESS,
               LOG_PRINT("aclnnSoftshrinkBackwardGetWorkspaceSize failed. ERROR: %d\n%s\n", ret, aclGetRecentErrMsg()); return ret);
     void *workspaceAddr = NULL;
@@ -119,7 +119,7 @@ int main(void)
     aclDestroyTensor(gradOutput);
     aclDestroyTensor(self);
     aclDestroyTensor(gradInput);
-    aclDestroyScalar(lambd);
+    aclDestroyScalar(lambda);
     aclrtFree(gradOutputDeviceAddr);
     aclrtFree(selfDeviceAddr);
     aclrtFree(gradInputDeviceAddr);

@@ -298,7 +298,8 @@ aclnnStatus aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(
     OPGEN_TRY(opgen_check_dtype_supported(OP, "posWeightOptional", posWeightOptional, &DTYPES_posWeightOptional));
     OPGEN_TRY(opgen_check_dtype_supported(OP, "out", out, &DTYPES_out));
     OPGEN_TRY(opgen_check_dtype_same("target", target, "out", out));
-    OPGEN_TRY(opgen_check_min_rank("self", self, 1));
+    OPGEN_TRY(opgen_check_format_same("self", self, "target", target));
+    OPGEN_TRY(opgen_check_format_same("self", self, "out", out));
     OPGEN_TRY(opgen_check_max_rank("gradOutput", gradOutput, 8));
     OPGEN_TRY(opgen_check_max_rank("self", self, 8));
     OPGEN_TRY(opgen_check_max_rank("target", target, 8));
@@ -386,10 +387,10 @@ aclnnStatus aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(
 
 /* ---- phase 2 ---- */
 aclnnStatus aclnnBinaryCrossEntropyWithLogitsBackward(
-    void          *workspace,
-    uint64_t       workspaceSize,
-    aclOpExecutor *executor,
-    aclrtStream    stream)
+    void              *workspace,
+    uint64_t           workspaceSize,
+    aclOpExecutor     *executor,
+    const aclrtStream  stream)
 {
     return opgen_phase2(OP, workspace, workspaceSize, executor, stream);
 }

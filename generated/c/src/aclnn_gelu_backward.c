@@ -158,10 +158,10 @@ aclnnStatus aclnnGeluBackwardGetWorkspaceSize(
 
 /* ---- phase 2 ---- */
 aclnnStatus aclnnGeluBackward(
-    void          *workspace,
-    uint64_t       workspaceSize,
-    aclOpExecutor *executor,
-    aclrtStream    stream)
+    void              *workspace,
+    uint64_t           workspaceSize,
+    aclOpExecutor     *executor,
+    const aclrtStream  stream)
 {
     return opgen_phase2(OP, workspace, workspaceSize, executor, stream);
 }

@@ -82,7 +82,7 @@ static inline __attribute__((always_inline)) void block__approximate_none(int64_
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
         const float self_i = self[i];
-        res[i] = grad_output_i*(0.3989423F*self_i*opgen_expf_nonpos(-0.5F*self_i*self_i) + ((self_i < 0) ? 0.5F*opgen_erfcf(0.70710677F*fabsf(self_i)) : -0.5F*opgen_erfcf(0.70710677F*self_i) + 1));
+        res[i] = grad_output_i*(0.3989423F*self_i*opgen_expf_nonpos(-0.5F*(self_i*self_i)) + ((self_i < 0) ? 0.5F*opgen_erfcf(0.70710677F*fabsf(self_i)) : -0.5F*opgen_erfcf(0.70710677F*self_i) + 1));
     }
 }
 
@@ -212,10 +212,10 @@ aclnnStatus aclnnGeluBackwardV2GetWorkspaceSize(
 
 /* ---- phase 2 ---- */
 aclnnStatus aclnnGeluBackwardV2(
-    void          *workspace,
-    uint64_t       workspaceSize,
-    aclOpExecutor *executor,
-    aclrtStream    stream)
+    void              *workspace,
+    uint64_t           workspaceSize,
+    aclOpExecutor     *executor,
+    const aclrtStream  stream)
 {
     return opgen_phase2(OP, workspace, workspaceSize, executor, stream);
 }

@@ -152,10 +152,10 @@ aclnnStatus aclnnHardshrinkBackwardGetWorkspaceSize(
 
 /* ---- phase 2 ---- */
 aclnnStatus aclnnHardshrinkBackward(
-    void          *workspace,
-    uint64_t       workspaceSize,
-    aclOpExecutor *executor,
-    aclrtStream    stream)
+    void              *workspace,
+    uint64_t           workspaceSize,
+    aclOpExecutor     *executor,
+    const aclrtStream  stream)
 {
     return opgen_phase2(OP, workspace, workspaceSize, executor, stream);
 }

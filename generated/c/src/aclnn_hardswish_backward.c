@@ -115,10 +115,10 @@ aclnnStatus aclnnHardswishBackwardGetWorkspaceSize(
 
 /* ---- phase 2 ---- */
 aclnnStatus aclnnHardswishBackward(
-    void          *workspace,
-    uint64_t       workspaceSize,
-    aclOpExecutor *executor,
-    aclrtStream    stream)
+    void              *workspace,
+    uint64_t           workspaceSize,
+    aclOpExecutor     *executor,
+    const aclrtStream  stream)
 {
     return opgen_phase2(OP, workspace, workspaceSize, executor, stream);
 }

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "aclnnop/aclnn_log_sigmoid_backward.h"
+#include "aclnnop/aclnn_logsigmoid_backward.h"
 #include "opgen_chunks.h"
 #include "opgen_math.h"
 #include "opgen_runtime.h"
@@ -43,18 +43,6 @@ static const opgen_soc_dtypes DTYPES_self_socs[] = {
 };
 static const opgen_dtype_table DTYPES_self = {4, DTYPES_self_socs};
 
-static const aclDataType DTYPES_buffer_ascend910[] = {ACL_FLOAT16, ACL_FLOAT};
-static const aclDataType DTYPES_buffer_ascend310p[] = {ACL_FLOAT16, ACL_FLOAT};
-static const aclDataType DTYPES_buffer_ascend910b[] = {ACL_FLOAT16, ACL_FLOAT, ACL_BF16};
-static const aclDataType DTYPES_buffer_ascend910_93[] = {ACL_FLOAT16, ACL_FLOAT, ACL_BF16};
-static const opgen_soc_dtypes DTYPES_buffer_socs[] = {
-    {"ascend910", 2, DTYPES_buffer_ascend910},
-    {"ascend310p", 2, DTYPES_buffer_ascend310p},
-    {"ascend910b", 3, DTYPES_buffer_ascend910b},
-    {"ascend910_93", 3, DTYPES_buffer_ascend910_93},
-};
-static const opgen_dtype_table DTYPES_buffer = {4, DTYPES_buffer_socs};
-
 static const aclDataType DTYPES_gradInput_ascend910[] = {ACL_FLOAT16, ACL_FLOAT};
 static const aclDataType DTYPES_gradInput_ascend310p[] = {ACL_FLOAT16, ACL_FLOAT};
 static const aclDataType DTYPES_gradInput_ascend910b[] = {ACL_FLOAT16, ACL_FLOAT, ACL_BF16};
@@ -66,6 +54,18 @@ static const opgen_soc_dtypes DTYPES_gradInput_socs[] = {
     {"ascend910_93", 3, DTYPES_gradInput_ascend910_93},
 };
 static const opgen_dtype_table DTYPES_gradInput = {4, DTYPES_gradInput_socs};
+
+static const aclDataType DTYPES_buffer_ascend910[] = {ACL_FLOAT16, ACL_FLOAT};
+static const aclDataType DTYPES_buffer_ascend310p[] = {ACL_FLOAT16, ACL_FLOAT};
+static const aclDataType DTYPES_buffer_ascend910b[] = {ACL_FLOAT16, ACL_FLOAT, ACL_BF16};
+static const aclDataType DTYPES_buffer_ascend910_93[] = {ACL_FLOAT16, ACL_FLOAT, ACL_BF16};
+static const opgen_soc_dtypes DTYPES_buffer_socs[] = {
+    {"ascend910", 2, DTYPES_buffer_ascend910},
+    {"ascend310p", 2, DTYPES_buffer_ascend310p},
+    {"ascend910b", 3, DTYPES_buffer_ascend910b},
+    {"ascend910_93", 3, DTYPES_buffer_ascend910_93},
+};
+static const opgen_dtype_table DTYPES_buffer = {4, DTYPES_buffer_socs};
 
 /* 1/(1 + exp(-u)) without overflow: exp(-|u|) <= 1, and both branches are finite for every u. */
 static inline float opgen_sigmoidf(float u)
@@ -127,17 +127,15 @@ aclnnStatus aclnnLogSigmoidBackwardGetWorkspaceSize(
     OPGEN_TRY(opgen_check_not_null("gradInput", gradInput));
     OPGEN_TRY(opgen_check_dtype_supported(OP, "gradOutput", gradOutput, &DTYPES_gradOutput));
     OPGEN_TRY(opgen_check_dtype_supported(OP, "self", self, &DTYPES_self));
-    OPGEN_TRY(opgen_check_dtype_supported(OP, "buffer", buffer, &DTYPES_buffer));
     OPGEN_TRY(opgen_check_dtype_supported(OP, "gradInput", gradInput, &DTYPES_gradInput));
     OPGEN_TRY(opgen_check_dtype_same("gradOutput", gradOutput, "self", self));
-    OPGEN_TRY(opgen_check_dtype_same("gradOutput", gradOutput, "buffer", buffer));
     OPGEN_TRY(opgen_check_dtype_same("gradOutput", gradOutput, "gradInput", gradInput));
-    OPGEN_TRY(opgen_check_max_rank("gradOutput", gradOutput, 8));
-    OPGEN_TRY(opgen_check_max_rank("self", self, 8));
-    OPGEN_TRY(opgen_check_max_rank("buffer", buffer, 8));
-    OPGEN_TRY(opgen_check_max_rank("gradInput", gradInput, 8));
+    OPGEN_TRY(opgen_check_dtype_supported(OP, "buffer", buffer, &DTYPES_buffer));
+    OPGEN_TRY(opgen_check_max_rank("gradOutput", gradOutput, 16));
+    OPGEN_TRY(opgen_check_max_rank("self", self, 16));
+    OPGEN_TRY(opgen_check_max_rank("buffer", buffer, 16));
+    OPGEN_TRY(opgen_check_max_rank("gradInput", gradInput, 16));
     OPGEN_TRY(opgen_check_shape_same("gradOutput", gradOutput, "self", self));
-    OPGEN_TRY(opgen_check_shape_same("gradOutput", gradOutput, "buffer", buffer));
     OPGEN_TRY(opgen_check_shape_same("gradOutput", gradOutput, "gradInput", gradInput));
     {
         const aclTensor *const tensors[] = {gradOutput, self, buffer, gradInput};

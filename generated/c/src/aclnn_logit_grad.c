@@ -68,7 +68,7 @@ static inline __attribute__((always_inline)) void block(int64_t n, const float *
     for (int64_t i = 0; i < n; ++i) {
         const float x_i = x[i];
         const float dy_i = dy[i];
-        res[i] = ((c1 >= x_i) && (c0 <= x_i) ? (1/(x_i*(1 - x_i)))*dy_i : c2);
+        res[i] = ((c1 >= x_i) && (c0 <= x_i) ? (1/x_i/(1 - x_i))*dy_i : c2);
     }
 }
 

@@ -113,8 +113,8 @@ aclnnStatus aclnnSiluBackwardGetWorkspaceSize(
     OPGEN_TRY(opgen_check_dtype_same("gradInput", gradInput, "self", self));
     OPGEN_TRY(opgen_check_max_rank("gradOutput", gradOutput, 8));
     OPGEN_TRY(opgen_check_max_rank("self", self, 8));
-    OPGEN_TRY(opgen_check_shape_same("gradInput", gradInput, "gradOutput", gradOutput));
-    OPGEN_TRY(opgen_check_shape_same("gradInput", gradInput, "self", self));
+    OPGEN_TRY(opgen_check_shape_same("gradOutput", gradOutput, "self", self));
+    OPGEN_TRY(opgen_check_shape_same("gradOutput", gradOutput, "gradInput", gradInput));
     {
         const aclTensor *const tensors[] = {gradOutput, self, gradInput};
         OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors, false));

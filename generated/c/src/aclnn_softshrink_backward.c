@@ -2,7 +2,7 @@
 /* aclnnSoftshrinkBackward — Backward of the Softshrink function.
  *
  * Documented backward (gradInput for one element; symbols are parameter names):
- *   Piecewise((gradOutput, (lambd < self) | (lambd < -self)), (0, True))
+ *   Piecewise((gradOutput, (lambda < self) | (lambda < -self)), (0, True))
  *
  * The kernels compute its stabilised, CSE'd form in FLOAT, over contiguous FLOAT blocks that opgen_loops.c
  * feeds from any layout and dtype; results are rounded once to the output dtype.  Phase 1 runs the checks of
@@ -20,34 +20,40 @@
 
 /* dtype × product table of each checked tensor */
 static const aclDataType DTYPES_gradOutput_ascend910[] = {ACL_FLOAT16, ACL_FLOAT};
-static const aclDataType DTYPES_gradOutput_ascend910b[] = {ACL_FLOAT16, ACL_FLOAT};
-static const aclDataType DTYPES_gradOutput_ascend910_93[] = {ACL_FLOAT16, ACL_FLOAT};
+static const aclDataType DTYPES_gradOutput_ascend310p[] = {ACL_FLOAT16, ACL_FLOAT};
+static const aclDataType DTYPES_gradOutput_ascend910b[] = {ACL_FLOAT16, ACL_FLOAT, ACL_BF16};
+static const aclDataType DTYPES_gradOutput_ascend910_93[] = {ACL_FLOAT16, ACL_FLOAT, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_gradOutput_socs[] = {
     {"ascend910", 2, DTYPES_gradOutput_ascend910},
-    {"ascend910b", 2, DTYPES_gradOutput_ascend910b},
-    {"ascend910_93", 2, DTYPES_gradOutput_ascend910_93},
+    {"ascend310p", 2, DTYPES_gradOutput_ascend310p},
+    {"ascend910b", 3, DTYPES_gradOutput_ascend910b},
+    {"ascend910_93", 3, DTYPES_gradOutput_ascend910_93},
 };
-static const opgen_dtype_table DTYPES_gradOutput = {3, DTYPES_gradOutput_socs};
+static const opgen_dtype_table DTYPES_gradOutput = {4, DTYPES_gradOutput_socs};
 
 static const aclDataType DTYPES_self_ascend910[] = {ACL_FLOAT16, ACL_FLOAT};
-static const aclDataType DTYPES_self_ascend910b[] = {ACL_FLOAT16, ACL_FLOAT};
-static const aclDataType DTYPES_self_ascend910_93[] = {ACL_FLOAT16, ACL_FLOAT};
+static const aclDataType DTYPES_self_ascend310p[] = {ACL_FLOAT16, ACL_FLOAT};
+static const aclDataType DTYPES_self_ascend910b[] = {ACL_FLOAT16, ACL_FLOAT, ACL_BF16};
+static const aclDataType DTYPES_self_ascend910_93[] = {ACL_FLOAT16, ACL_FLOAT, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_self_socs[] = {
     {"ascend910", 2, DTYPES_self_ascend910},
-    {"ascend910b", 2, DTYPES_self_ascend910b},
-    {"ascend910_93", 2, DTYPES_self_ascend910_93},
+    {"ascend310p", 2, DTYPES_self_ascend310p},
+    {"ascend910b", 3, DTYPES_self_ascend910b},
+    {"ascend910_93", 3, DTYPES_self_ascend910_93},
 };
-static const opgen_dtype_table DTYPES_self = {3, DTYPES_self_socs};
+static const opgen_dtype_table DTYPES_self = {4, DTYPES_self_socs};
 
 static const aclDataType DTYPES_gradInput_ascend910[] = {ACL_FLOAT16, ACL_FLOAT};
-static const aclDataType DTYPES_gradInput_ascend910b[] = {ACL_FLOAT16, ACL_FLOAT};
-static const aclDataType DTYPES_gradInput_ascend910_93[] = {ACL_FLOAT16, ACL_FLOAT};
+static const aclDataType DTYPES_gradInput_ascend310p[] = {ACL_FLOAT16, ACL_FLOAT};
+static const aclDataType DTYPES_gradInput_ascend910b[] = {ACL_FLOAT16, ACL_FLOAT, ACL_BF16};
+static const aclDataType DTYPES_gradInput_ascend910_93[] = {ACL_FLOAT16, ACL_FLOAT, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_gradInput_socs[] = {
     {"ascend910", 2, DTYPES_gradInput_ascend910},
-    {"ascend910b", 2, DTYPES_gradInput_ascend910b},
-    {"ascend910_93", 2, DTYPES_gradInput_ascend910_93},
+    {"ascend310p", 2, DTYPES_gradInput_ascend310p},
+    {"ascend910b", 3, DTYPES_gradInput_ascend910b},
+    {"ascend910_93", 3, DTYPES_gradInput_ascend910_93},
 };
-static const opgen_dtype_table DTYPES_gradInput = {3, DTYPES_gradInput_socs};
+static const opgen_dtype_table DTYPES_gradInput = {4, DTYPES_gradInput_socs};
 
 /* ---- the kernel ---- */
 typedef struct {
@@ -90,23 +96,21 @@ static void block_chunked(int64_t n, const opgen_src *in, opgen_dst out, const v
 aclnnStatus aclnnSoftshrinkBackwardGetWorkspaceSize(
     const aclTensor  *gradOutput,
     const aclTensor  *self,
-    const aclScalar  *lambd,
+    const aclScalar  *lambda,
     aclTensor        *gradInput,
     uint64_t         *workspaceSize,
     aclOpExecutor   **executor)
 {
     OPGEN_TRY(opgen_check_not_null("workspaceSize", workspaceSize));
     OPGEN_TRY(opgen_check_not_null("executor", executor));
-    double lambd_value = 0.0;
+    double lambda_value = 0.0;
     OPGEN_TRY(opgen_check_not_null("gradOutput", gradOutput));
     OPGEN_TRY(opgen_check_not_null("self", self));
-    OPGEN_TRY(opgen_check_not_null("lambd", lambd));
+    OPGEN_TRY(opgen_check_not_null("lambda", lambda));
     OPGEN_TRY(opgen_check_not_null("gradInput", gradInput));
     OPGEN_TRY(opgen_check_dtype_supported(OP, "gradOutput", gradOutput, &DTYPES_gradOutput));
     OPGEN_TRY(opgen_check_dtype_supported(OP, "self", self, &DTYPES_self));
     OPGEN_TRY(opgen_check_dtype_supported(OP, "gradInput", gradInput, &DTYPES_gradInput));
-    OPGEN_TRY(opgen_check_dtype_same("gradOutput", gradOutput, "self", self));
-    OPGEN_TRY(opgen_check_dtype_same("gradOutput", gradOutput, "gradInput", gradInput));
     OPGEN_TRY(opgen_check_max_rank("gradOutput", gradOutput, 8));
     OPGEN_TRY(opgen_check_max_rank("self", self, 8));
     OPGEN_TRY(opgen_check_max_rank("gradInput", gradInput, 8));
@@ -116,8 +120,8 @@ aclnnStatus aclnnSoftshrinkBackwardGetWorkspaceSize(
         const aclTensor *const operands[] = {gradOutput, self};
         OPGEN_TRY(opgen_check_shape_is_broadcast("gradInput", gradInput, 2, names, operands));
     }
-    OPGEN_TRY(opgen_check_scalar_value("lambd", lambd, &lambd_value));
-    OPGEN_TRY(opgen_check_requires_f("lambd", (lambd_value >= 0), "lambd >= 0", lambd_value));
+    OPGEN_TRY(opgen_check_scalar_value("lambda", lambda, &lambda_value));
+    OPGEN_TRY(opgen_check_requires_f("lambda", (lambda_value >= 0), "lambda >= 0", lambda_value));
     {
         const aclTensor *const tensors[] = {gradOutput, self, gradInput};
         OPGEN_TRY(opgen_check_kernel_dtypes(OP, 3, tensors, false));
@@ -127,7 +131,7 @@ aclnnStatus aclnnSoftshrinkBackwardGetWorkspaceSize(
     memset(&call, 0, sizeof call);
     Params p;
     memset(&p, 0, sizeof p);
-    p.lambd = (float)lambd_value;
+    p.lambd = (float)lambda_value;
     opgen_call_input(&call, gradOutput);
     opgen_call_input(&call, self);
     opgen_call_output(&call, gradInput);
@@ -138,10 +142,10 @@ aclnnStatus aclnnSoftshrinkBackwardGetWorkspaceSize(
 
 /* ---- phase 2 ---- */
 aclnnStatus aclnnSoftshrinkBackward(
-    void          *workspace,
-    uint64_t       workspaceSize,
-    aclOpExecutor *executor,
-    aclrtStream    stream)
+    void              *workspace,
+    uint64_t           workspaceSize,
+    aclOpExecutor     *executor,
+    const aclrtStream  stream)
 {
     return opgen_phase2(OP, workspace, workspaceSize, executor, stream);
 }

@@ -111,8 +111,8 @@ aclnnStatus aclnnSwishBackwardGetWorkspaceSize(
     OPGEN_TRY(opgen_check_max_rank("gradOutput", gradOutput, 8));
     OPGEN_TRY(opgen_check_max_rank("self", self, 8));
     OPGEN_TRY(opgen_check_max_rank("gradInput", gradInput, 8));
-    OPGEN_TRY(opgen_check_shape_same("gradInput", gradInput, "gradOutput", gradOutput));
-    OPGEN_TRY(opgen_check_shape_same("gradInput", gradInput, "self", self));
+    OPGEN_TRY(opgen_check_shape_same("gradOutput", gradOutput, "self", self));
+    OPGEN_TRY(opgen_check_shape_same("gradOutput", gradOutput, "gradInput", gradInput));
     OPGEN_TRY(opgen_check_optional_scalar_value("betaOptional", betaOptional, 1.0, &betaOptional_value));
     {
         const aclTensor *const tensors[] = {gradOutput, self, gradInput};

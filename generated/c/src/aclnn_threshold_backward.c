@@ -163,10 +163,10 @@ aclnnStatus aclnnThresholdBackwardGetWorkspaceSize(
 
 /* ---- phase 2 ---- */
 aclnnStatus aclnnThresholdBackward(
-    void          *workspace,
-    uint64_t       workspaceSize,
-    aclOpExecutor *executor,
-    aclrtStream    stream)
+    void              *workspace,
+    uint64_t           workspaceSize,
+    aclOpExecutor     *executor,
+    const aclrtStream  stream)
 {
     return opgen_phase2(OP, workspace, workspaceSize, executor, stream);
 }

@@ -54,6 +54,8 @@ void opgen_clear_error(void);
 
 /* ---- products and dtypes (opgen_tables.c, from codegen/spec) -------------------------------------------- */
 extern const char *const opgen_socs[];              /* every product's SoC string, NULL-terminated */
+extern const char opgen_default_soc[];              /* the product when nothing chose one */
+extern const char opgen_known_socs[];               /* "ascend910, ascend310p, ...": for messages */
 const char *opgen_soc(void);                        /* the running product */
 bool opgen_soc_known(const char *soc);
 const char *opgen_dtype_name(aclDataType dt);       /* "FLOAT", "BFLOAT16", ...; "UNDEFINED" if unknown */
@@ -62,6 +64,7 @@ bool opgen_dtype_is_float(aclDataType dt);
 bool opgen_dtype_is_real(aclDataType dt);           /* not complex: what the kernels read and write */
 int opgen_promote(aclDataType a, aclDataType b);     /* aclnn's PromoteType; -1 when the two do not promote */
 bool opgen_can_cast(aclDataType src, aclDataType dst);   /* aclnn's CanCast */
+const char *opgen_format_name(aclFormat format);    /* "NCHW", ...; NULL if not a value of aclFormat */
 
 int64_t opgen_numel(const aclTensor *t);
 
@@ -83,6 +86,7 @@ aclnnStatus opgen_check_not_null(const char *name, const void *p);
 aclnnStatus opgen_check_dtype_supported(const char *op, const char *name, const aclTensor *t,
                                         const opgen_dtype_table *table);
 aclnnStatus opgen_check_dtype_same(const char *ref_name, const aclTensor *ref, const char *name, const aclTensor *t);
+aclnnStatus opgen_check_format_same(const char *ref_name, const aclTensor *ref, const char *name, const aclTensor *t);
 aclnnStatus opgen_check_dtype_castable(const char *src_name, const aclTensor *src, const char *name,
                                        const aclTensor *t);
 aclnnStatus opgen_check_promoted_supported(const char *op, const char *name, const opgen_dtype_table *table, int n,

@@ -14,3 +14,9 @@
     inline int64_t name(A&&...) { return 0; }
 #include "opgen_intrinsics.inc"
 #undef OPGEN_INTRINSIC
+
+// The launch's block index and count, as tikicpulib's functional model returns them (GetBlockNum() calls
+// get_block_num() on every architecture, GetBlockIdx() calls get_block_idx() on dav-c220).  A constant 0 here made
+// every block its launch's first and none its last: a kernel's last-core share was never taken.
+inline int64_t get_block_idx() { return block_idx; }
+inline int64_t get_block_num() { return block_num; }

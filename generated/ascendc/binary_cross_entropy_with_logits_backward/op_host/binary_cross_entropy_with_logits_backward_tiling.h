@@ -5,6 +5,7 @@
 // ComputeTiling is a pure function of (element count, row length, cores, UB bytes, dtype sizes), printed by
 // opgen from codegen/backends/ascendc/tiling.py: the op_host TilingFunc calls it with the platform's numbers, the
 // simulator launcher with the simulated product's, and `opgen tiling` evaluates the same program in Python.
+// C++11, as CANN's host build compiles op_host.
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -13,10 +14,20 @@
 #include "../op_kernel/binary_cross_entropy_with_logits_backward_tiling.h"
 
 namespace optiling {
+// Greatest common divisor (std::gcd is C++17).
+inline uint64_t Gcd(uint64_t a, uint64_t b)
+{
+    while (b != 0) {
+        const uint64_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
 
 // variant weightOptional=absent, posWeightOptional=absent: 3 input tile(s), 3 float temporaries, 1 mask(s)
 inline bool ComputeTilingWeightOptionalAbsentPosWeightOptionalAbsent(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
-                                  uint64_t inBytes, uint64_t outBytes, BinaryCrossEntropyWithLogitsBackwardTilingData& tiling)
+                             uint64_t inBytes, uint64_t outBytes, BinaryCrossEntropyWithLogitsBackwardTilingData& tiling)
 {
     tiling.totalLength = static_cast<uint32_t>(totalLength);
     tiling.rowLength = static_cast<uint32_t>(rowLength);
@@ -51,14 +62,13 @@ inline bool ComputeTilingWeightOptionalAbsentPosWeightOptionalAbsent(uint64_t to
     tiling.ubBytes = static_cast<uint32_t>(ubBytes);
     // GM bytes read and written per element (long rows read their inputs twice)
     const uint64_t bytesPerElement = ((3 * inBytes) + outBytes);
-    (void)blockAlign;
     (void)bytesPerElement;
     return true;
 }
 
 // variant weightOptional=absent, posWeightOptional=present: 4 input tile(s), 5 float temporaries, 1 mask(s)
 inline bool ComputeTilingWeightOptionalAbsentPosWeightOptionalPresent(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
-                                  uint64_t inBytes, uint64_t outBytes, BinaryCrossEntropyWithLogitsBackwardTilingData& tiling)
+                             uint64_t inBytes, uint64_t outBytes, BinaryCrossEntropyWithLogitsBackwardTilingData& tiling)
 {
     tiling.totalLength = static_cast<uint32_t>(totalLength);
     tiling.rowLength = static_cast<uint32_t>(rowLength);
@@ -93,14 +103,13 @@ inline bool ComputeTilingWeightOptionalAbsentPosWeightOptionalPresent(uint64_t t
     tiling.ubBytes = static_cast<uint32_t>(ubBytes);
     // GM bytes read and written per element (long rows read their inputs twice)
     const uint64_t bytesPerElement = ((4 * inBytes) + outBytes);
-    (void)blockAlign;
     (void)bytesPerElement;
     return true;
 }
 
 // variant weightOptional=present, posWeightOptional=absent: 4 input tile(s), 4 float temporaries, 1 mask(s)
 inline bool ComputeTilingWeightOptionalPresentPosWeightOptionalAbsent(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
-                                  uint64_t inBytes, uint64_t outBytes, BinaryCrossEntropyWithLogitsBackwardTilingData& tiling)
+                             uint64_t inBytes, uint64_t outBytes, BinaryCrossEntropyWithLogitsBackwardTilingData& tiling)
 {
     tiling.totalLength = static_cast<uint32_t>(totalLength);
     tiling.rowLength = static_cast<uint32_t>(rowLength);
@@ -135,14 +144,13 @@ inline bool ComputeTilingWeightOptionalPresentPosWeightOptionalAbsent(uint64_t t
     tiling.ubBytes = static_cast<uint32_t>(ubBytes);
     // GM bytes read and written per element (long rows read their inputs twice)
     const uint64_t bytesPerElement = ((4 * inBytes) + outBytes);
-    (void)blockAlign;
     (void)bytesPerElement;
     return true;
 }
 
 // variant weightOptional=present, posWeightOptional=present: 5 input tile(s), 6 float temporaries, 1 mask(s)
 inline bool ComputeTilingWeightOptionalPresentPosWeightOptionalPresent(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
-                                  uint64_t inBytes, uint64_t outBytes, BinaryCrossEntropyWithLogitsBackwardTilingData& tiling)
+                             uint64_t inBytes, uint64_t outBytes, BinaryCrossEntropyWithLogitsBackwardTilingData& tiling)
 {
     tiling.totalLength = static_cast<uint32_t>(totalLength);
     tiling.rowLength = static_cast<uint32_t>(rowLength);
@@ -177,7 +185,6 @@ inline bool ComputeTilingWeightOptionalPresentPosWeightOptionalPresent(uint64_t 
     tiling.ubBytes = static_cast<uint32_t>(ubBytes);
     // GM bytes read and written per element (long rows read their inputs twice)
     const uint64_t bytesPerElement = ((5 * inBytes) + outBytes);
-    (void)blockAlign;
     (void)bytesPerElement;
     return true;
 }

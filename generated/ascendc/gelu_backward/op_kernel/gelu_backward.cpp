@@ -9,10 +9,10 @@
 // Each core takes a contiguous share of the elements (32-byte aligned, the last core the uneven tail)
 // and streams it through UB in tiles: CopyIn (GM -> VECIN queues) -> Compute (vector instructions, in FLOAT) ->
 // CopyOut (VECOUT queue -> GM), double buffered.  16-bit inputs are cast to FLOAT in UB and the result is cast
-// back with CAST_RINT.  The Compute stage is lowered from the spec's formula by opgen; the tiling (op_host) sizes
-// the tiles so that every buffer of a core fits the product's UB.
+// back, rounded to nearest even.  The Compute stage is lowered from the spec's formula by opgen; the tiling
+// (op_host) sizes the tiles so that every buffer of a core fits the product's UB.
 // Kernel contract: operands have the output's shape, contiguous;
-// the aclnn layer broadcasts/transposes before launching.
+// the op_api layer (op_api/aclnn_opgen_gelu_backward.cpp) broadcasts, transposes and casts before launching.
 #include "kernel_operator.h"
 #include "gelu_backward_tiling.h"
 
@@ -57,14 +57,15 @@ __aicore__ inline void StoreTile(GlobalTensor<T> dst, const LocalTensor<T>& src,
             dst.SetValue(i, src.GetValue(i));
         }
 #if __CCE_AICORE__ == 200
-        // scalar stores go through the data cache: flush the (at most two) 64-byte lines of the tail
+        // scalar stores go through the data cache: flush the (at most two) 64-byte lines of the tail.  dav-c100
+        // has no flush instruction: its data cache writes whole lines back by itself, and the tiling gives each
+        // core whole lines, so no core's write-back overwrites another's bytes.
         DataCacheCleanAndInvalid<T, CacheLine::SINGLE_CACHE_LINE>(dst[body]);
         DataCacheCleanAndInvalid<T, CacheLine::SINGLE_CACHE_LINE>(dst[len - 1]);
 #endif
     }
 #endif
 }
-
 // The FLOAT view of an input tile: itself for FLOAT, else a cast into float slot `slot`.
 template <typename T>
 __aicore__ inline LocalTensor<float> ToFloat(const LocalTensor<T>& src, const LocalTensor<float>& slots,
@@ -169,6 +170,7 @@ public:
     }
 
 private:
+
     __aicore__ inline void CopyIn(uint64_t offset, uint32_t len)
     {
         LocalTensor<TIn> gradOutputIn = gradOutputQueue_.AllocTensor<TIn>();
@@ -185,17 +187,18 @@ private:
         const uint32_t calc = (len + REPEAT_ELEMS - 1) / REPEAT_ELEMS * REPEAT_ELEMS;
         LocalTensor<float> slots = floatBuf_.Get<float>();
         LocalTensor<TIn> gradOutputIn = gradOutputQueue_.DeQue<TIn>();
-        LocalTensor<float> gradOutput = ToFloat(gradOutputIn, slots, 6, tileLength_, calc);
+        LocalTensor<float> gradOutput = ToFloat(gradOutputIn, slots, 7, tileLength_, calc);
         LocalTensor<TIn> selfIn = selfQueue_.DeQue<TIn>();
-        LocalTensor<float> self = ToFloat(selfIn, slots, 7, tileLength_, calc);
+        LocalTensor<float> self = ToFloat(selfIn, slots, 8, tileLength_, calc);
         LocalTensor<TOut> outTile = outQueue_.AllocTensor<TOut>();
-        LocalTensor<float> res = ResultTile(outTile, slots, 6 + (sizeof(TIn) < sizeof(float) ? 2 : 0), tileLength_);
+        LocalTensor<float> res = ResultTile(outTile, slots, 7 + (sizeof(TIn) < sizeof(float) ? 2 : 0), tileLength_);
         LocalTensor<float> f0 = slots[0 * tileLength_];
         LocalTensor<float> f1 = slots[1 * tileLength_];
         LocalTensor<float> f2 = slots[2 * tileLength_];
         LocalTensor<float> f3 = slots[3 * tileLength_];
         LocalTensor<float> f4 = slots[4 * tileLength_];
         LocalTensor<float> f5 = slots[5 * tileLength_];
+        LocalTensor<float> f6 = slots[6 * tileLength_];
         LocalTensor<uint8_t> m0 = maskBuf_.Get<uint8_t>()[0 * (tileLength_ / 2)];
         #if __CCE_AICORE__ == 100  // dav-c100
         Mul(f0, self, self, calc);
@@ -212,21 +215,20 @@ private:
         SelectByRepeat(f3, m0, f2, f1, calc);
         Adds(f2, f1, 1.0F, calc);
         Div(f4, f3, f2, calc);
-        Muls(f2, f4, 1.5957692F, calc);
-        Mul(f3, f2, self, calc);
-        Mul(f2, self, self, calc);
-        Muls(f5, f2, 0.134145F, calc);
-        Adds(f2, f5, 1.0F, calc);
-        Mul(f5, f3, f2, calc);
-        Duplicate(f2, 0.0F, calc);
-        CompareByRepeat(m0, f0, f2, CMPMODE::LE, calc);
+        Muls(f3, f4, 1.5957692F, calc);
+        Mul(f5, f3, self, calc);
+        Mul(f3, self, self, calc);
+        Muls(f6, f3, 0.134145F, calc);
+        Adds(f3, f6, 1.0F, calc);
+        Mul(f6, f5, f3, calc);
+        Duplicate(f3, 0.0F, calc);
+        CompareByRepeat(m0, f0, f3, CMPMODE::LE, calc);
         Duplicate(f0, 1.0F, calc);
-        SelectByRepeat(f2, m0, f0, f1, calc);
-        Adds(f0, f1, 1.0F, calc);
-        Div(f1, f2, f0, calc);
-        Mul(f0, f5, f1, calc);
-        Add(f1, f0, f4, calc);
-        Mul(res, gradOutput, f1, calc);
+        SelectByRepeat(f3, m0, f0, f1, calc);
+        Div(f0, f3, f2, calc);
+        Mul(f1, f6, f0, calc);
+        Add(f0, f1, f4, calc);
+        Mul(res, gradOutput, f0, calc);
         #elif __CCE_AICORE__ == 200  // dav-m200
         Mul(f0, self, self, calc);
         Mul(f1, f0, self, calc);
@@ -241,20 +243,19 @@ private:
         Select(f3, m0, f2, f1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
         Adds(f2, f1, 1.0F, calc);
         Div(f4, f3, f2, calc);
-        Muls(f2, f4, 1.5957692F, calc);
-        Mul(f3, f2, self, calc);
-        Mul(f2, self, self, calc);
-        Muls(f5, f2, 0.134145F, calc);
-        Adds(f2, f5, 1.0F, calc);
-        Mul(f5, f3, f2, calc);
+        Muls(f3, f4, 1.5957692F, calc);
+        Mul(f5, f3, self, calc);
+        Mul(f3, self, self, calc);
+        Muls(f6, f3, 0.134145F, calc);
+        Adds(f3, f6, 1.0F, calc);
+        Mul(f6, f5, f3, calc);
         CompareScalar(m0, f0, 0.0F, CMPMODE::LE, calc);
         Duplicate(f0, 1.0F, calc);
-        Select(f2, m0, f0, f1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-        Adds(f0, f1, 1.0F, calc);
-        Div(f1, f2, f0, calc);
-        Mul(f0, f5, f1, calc);
-        Add(f1, f0, f4, calc);
-        Mul(res, gradOutput, f1, calc);
+        Select(f3, m0, f0, f1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+        Div(f0, f3, f2, calc);
+        Mul(f1, f6, f0, calc);
+        Add(f0, f1, f4, calc);
+        Mul(res, gradOutput, f0, calc);
         #elif __CCE_AICORE__ == 220  // dav-c220
         Mul(f0, self, self, calc);
         Mul(f1, f0, self, calc);
@@ -269,20 +270,19 @@ private:
         Select(f3, m0, f2, f1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
         Adds(f2, f1, 1.0F, calc);
         Div(f4, f3, f2, calc);
-        Muls(f2, f4, 1.5957692F, calc);
-        Mul(f3, f2, self, calc);
-        Mul(f2, self, self, calc);
-        Muls(f5, f2, 0.134145F, calc);
-        Adds(f2, f5, 1.0F, calc);
-        Mul(f5, f3, f2, calc);
+        Muls(f3, f4, 1.5957692F, calc);
+        Mul(f5, f3, self, calc);
+        Mul(f3, self, self, calc);
+        Muls(f6, f3, 0.134145F, calc);
+        Adds(f3, f6, 1.0F, calc);
+        Mul(f6, f5, f3, calc);
         CompareScalar(m0, f0, 0.0F, CMPMODE::LE, calc);
         Duplicate(f0, 1.0F, calc);
-        Select(f2, m0, f0, f1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-        Adds(f0, f1, 1.0F, calc);
-        Div(f1, f2, f0, calc);
-        Mul(f0, f5, f1, calc);
-        Add(f1, f0, f4, calc);
-        Mul(res, gradOutput, f1, calc);
+        Select(f3, m0, f0, f1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+        Div(f0, f3, f2, calc);
+        Mul(f1, f6, f0, calc);
+        Add(f0, f1, f4, calc);
+        Mul(res, gradOutput, f0, calc);
         #endif
         FromFloat(outTile, res, calc);
         outQueue_.EnQue(outTile);
@@ -310,7 +310,7 @@ private:
     uint32_t tileLength_ = 0;
 };
 
-extern "C" __global__ __aicore__ void gelu_backward(GM_ADDR gradOutput, GM_ADDR self, GM_ADDR gradInput, GM_ADDR workspace, GM_ADDR tiling)
+extern "C" __global__ __aicore__ void opgen_gelu_backward(GM_ADDR gradOutput, GM_ADDR self, GM_ADDR gradInput, GM_ADDR workspace, GM_ADDR tiling)
 {
     REGISTER_TILING_DEFAULT(GeluBackwardTilingData);
     GET_TILING_DATA(tilingData, tiling);

@@ -5,6 +5,7 @@
 // ComputeTiling is a pure function of (element count, row length, cores, UB bytes, dtype sizes), printed by
 // opgen from codegen/backends/ascendc/tiling.py: the op_host TilingFunc calls it with the platform's numbers, the
 // simulator launcher with the simulated product's, and `opgen tiling` evaluates the same program in Python.
+// C++11, as CANN's host build compiles op_host.
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -13,10 +14,20 @@
 #include "../op_kernel/gelu_backward_v2_tiling.h"
 
 namespace optiling {
+// Greatest common divisor (std::gcd is C++17).
+inline uint64_t Gcd(uint64_t a, uint64_t b)
+{
+    while (b != 0) {
+        const uint64_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
 
 // variant approximate=none: 2 input tile(s), 11 float temporaries, 2 mask(s)
 inline bool ComputeTilingApproximateNone(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
-                                  uint64_t inBytes, uint64_t outBytes, GeluBackwardV2TilingData& tiling)
+                             uint64_t inBytes, uint64_t outBytes, GeluBackwardV2TilingData& tiling)
 {
     tiling.totalLength = static_cast<uint32_t>(totalLength);
     tiling.rowLength = static_cast<uint32_t>(rowLength);
@@ -51,21 +62,20 @@ inline bool ComputeTilingApproximateNone(uint64_t totalLength, uint64_t rowLengt
     tiling.ubBytes = static_cast<uint32_t>(ubBytes);
     // GM bytes read and written per element (long rows read their inputs twice)
     const uint64_t bytesPerElement = ((2 * inBytes) + outBytes);
-    (void)blockAlign;
     (void)bytesPerElement;
     return true;
 }
 
-// variant approximate=tanh: 2 input tile(s), 6 float temporaries, 1 mask(s)
+// variant approximate=tanh: 2 input tile(s), 7 float temporaries, 1 mask(s)
 inline bool ComputeTilingApproximateTanh(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
-                                  uint64_t inBytes, uint64_t outBytes, GeluBackwardV2TilingData& tiling)
+                             uint64_t inBytes, uint64_t outBytes, GeluBackwardV2TilingData& tiling)
 {
     tiling.totalLength = static_cast<uint32_t>(totalLength);
     tiling.rowLength = static_cast<uint32_t>(rowLength);
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 2) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 6);
+    const uint64_t floatSlots = (castSlots + 7);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
     const uint64_t bytesPer256 = ((((((4 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 128) + 0);
@@ -93,7 +103,6 @@ inline bool ComputeTilingApproximateTanh(uint64_t totalLength, uint64_t rowLengt
     tiling.ubBytes = static_cast<uint32_t>(ubBytes);
     // GM bytes read and written per element (long rows read their inputs twice)
     const uint64_t bytesPerElement = ((2 * inBytes) + outBytes);
-    (void)blockAlign;
     (void)bytesPerElement;
     return true;
 }
@@ -115,6 +124,7 @@ inline bool ComputeTiling(uint32_t variant, uint64_t totalLength, uint64_t rowLe
 // The scalars the kernel reads, rounded to FLOAT once; `c*` are the spec's hoisted scalar subexpressions.
 inline void FillScalars(uint32_t variant, GeluBackwardV2TilingData& tiling)
 {
+    (void)tiling;
     if (variant == 0) {  // variant approximate=none
     }
     if (variant == 1) {  // variant approximate=tanh

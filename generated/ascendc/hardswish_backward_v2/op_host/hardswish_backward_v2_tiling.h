@@ -5,6 +5,7 @@
 // ComputeTiling is a pure function of (element count, row length, cores, UB bytes, dtype sizes), printed by
 // opgen from codegen/backends/ascendc/tiling.py: the op_host TilingFunc calls it with the platform's numbers, the
 // simulator launcher with the simulated product's, and `opgen tiling` evaluates the same program in Python.
+// C++11, as CANN's host build compiles op_host.
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -13,10 +14,20 @@
 #include "../op_kernel/hardswish_backward_v2_tiling.h"
 
 namespace optiling {
+// Greatest common divisor (std::gcd is C++17).
+inline uint64_t Gcd(uint64_t a, uint64_t b)
+{
+    while (b != 0) {
+        const uint64_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
 
 // the only variant: 2 input tile(s), 2 float temporaries, 1 mask(s)
 inline bool ComputeTilingDefault(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
-                                  uint64_t inBytes, uint64_t outBytes, HardswishBackwardV2TilingData& tiling)
+                             uint64_t inBytes, uint64_t outBytes, HardswishBackwardV2TilingData& tiling)
 {
     tiling.totalLength = static_cast<uint32_t>(totalLength);
     tiling.rowLength = static_cast<uint32_t>(rowLength);
@@ -51,7 +62,6 @@ inline bool ComputeTilingDefault(uint64_t totalLength, uint64_t rowLength, uint6
     tiling.ubBytes = static_cast<uint32_t>(ubBytes);
     // GM bytes read and written per element (long rows read their inputs twice)
     const uint64_t bytesPerElement = ((2 * inBytes) + outBytes);
-    (void)blockAlign;
     (void)bytesPerElement;
     return true;
 }
@@ -72,6 +82,7 @@ inline bool ComputeTiling(uint32_t variant, uint64_t totalLength, uint64_t rowLe
 // The scalars the kernel reads, rounded to FLOAT once; `c*` are the spec's hoisted scalar subexpressions.
 inline void FillScalars(uint32_t variant, HardswishBackwardV2TilingData& tiling)
 {
+    (void)tiling;
     if (variant == 0) {  // the only variant
     }
 }

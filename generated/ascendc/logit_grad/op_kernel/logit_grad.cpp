@@ -9,10 +9,10 @@
 // Each core takes a contiguous share of the elements (32-byte aligned, the last core the uneven tail)
 // and streams it through UB in tiles: CopyIn (GM -> VECIN queues) -> Compute (vector instructions, in FLOAT) ->
 // CopyOut (VECOUT queue -> GM), double buffered.  16-bit inputs are cast to FLOAT in UB and the result is cast
-// back with CAST_RINT.  The Compute stage is lowered from the spec's formula by opgen; the tiling (op_host) sizes
-// the tiles so that every buffer of a core fits the product's UB.
+// back, rounded to nearest even.  The Compute stage is lowered from the spec's formula by opgen; the tiling
+// (op_host) sizes the tiles so that every buffer of a core fits the product's UB.
 // Kernel contract: operands have the output's shape, contiguous;
-// the aclnn layer broadcasts/transposes before launching.
+// the op_api layer (op_api/aclnn_opgen_logit_grad.cpp) broadcasts, transposes and casts before launching.
 #include "kernel_operator.h"
 #include "logit_grad_tiling.h"
 
@@ -57,14 +57,15 @@ __aicore__ inline void StoreTile(GlobalTensor<T> dst, const LocalTensor<T>& src,
             dst.SetValue(i, src.GetValue(i));
         }
 #if __CCE_AICORE__ == 200
-        // scalar stores go through the data cache: flush the (at most two) 64-byte lines of the tail
+        // scalar stores go through the data cache: flush the (at most two) 64-byte lines of the tail.  dav-c100
+        // has no flush instruction: its data cache writes whole lines back by itself, and the tiling gives each
+        // core whole lines, so no core's write-back overwrites another's bytes.
         DataCacheCleanAndInvalid<T, CacheLine::SINGLE_CACHE_LINE>(dst[body]);
         DataCacheCleanAndInvalid<T, CacheLine::SINGLE_CACHE_LINE>(dst[len - 1]);
 #endif
     }
 #endif
 }
-
 // The FLOAT view of an input tile: itself for FLOAT, else a cast into float slot `slot`.
 template <typename T>
 __aicore__ inline LocalTensor<float> ToFloat(const LocalTensor<T>& src, const LocalTensor<float>& slots,
@@ -166,6 +167,7 @@ public:
     }
 
 private:
+
     __aicore__ inline void CopyIn(uint64_t offset, uint32_t len)
     {
         LocalTensor<TIn> xIn = xQueue_.AllocTensor<TIn>();
@@ -196,11 +198,12 @@ private:
         CompareScalar(m0, x, c1_, CMPMODE::LE, calc);
         CompareScalar(m1, x, c0_, CMPMODE::GE, calc);
         And(m2.ReinterpretCast<uint16_t>(), m0.ReinterpretCast<uint16_t>(), m1.ReinterpretCast<uint16_t>(), calc / 16);
-        Div(f0, dy, x, calc);
+        Reciprocal(f0, x, calc);
         Muls(f1, x, -1.0F, calc);
         Adds(f2, f1, 1.0F, calc);
         Div(f1, f0, f2, calc);
-        Select(res, m2, f1, c2_, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
+        Mul(f0, f1, dy, calc);
+        Select(res, m2, f0, c2_, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
         FromFloat(outTile, res, calc);
         outQueue_.EnQue(outTile);
         xQueue_.FreeTensor(xIn);
@@ -230,7 +233,7 @@ private:
     float c2_ = 0.0F;
 };
 
-extern "C" __global__ __aicore__ void logit_grad(GM_ADDR x, GM_ADDR dy, GM_ADDR out, GM_ADDR workspace, GM_ADDR tiling)
+extern "C" __global__ __aicore__ void opgen_logit_grad(GM_ADDR x, GM_ADDR dy, GM_ADDR out, GM_ADDR workspace, GM_ADDR tiling)
 {
     REGISTER_TILING_DEFAULT(LogitGradTilingData);
     GET_TILING_DATA(tilingData, tiling);

@@ -5,6 +5,7 @@
 // ComputeTiling is a pure function of (element count, row length, cores, UB bytes, dtype sizes), printed by
 // opgen from codegen/backends/ascendc/tiling.py: the op_host TilingFunc calls it with the platform's numbers, the
 // simulator launcher with the simulated product's, and `opgen tiling` evaluates the same program in Python.
+// C++11, as CANN's host build compiles op_host.
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -13,10 +14,20 @@
 #include "../op_kernel/softmax_backward_tiling.h"
 
 namespace optiling {
+// Greatest common divisor (std::gcd is C++17).
+inline uint64_t Gcd(uint64_t a, uint64_t b)
+{
+    while (b != 0) {
+        const uint64_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
 
 // the only variant: 2 input tile(s), 2 float temporaries, 0 mask(s), 1 row sum(s)
 inline bool ComputeTilingDefault(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
-                                  uint64_t inBytes, uint64_t outBytes, SoftmaxBackwardTilingData& tiling)
+                             uint64_t inBytes, uint64_t outBytes, SoftmaxBackwardTilingData& tiling)
 {
     tiling.totalLength = static_cast<uint32_t>(totalLength);
     tiling.rowLength = static_cast<uint32_t>(rowLength);
@@ -36,8 +47,10 @@ inline bool ComputeTilingDefault(uint64_t totalLength, uint64_t rowLength, uint6
     const uint64_t blockAlign = (64 / std::min<uint64_t>(inBytes, outBytes));
     // rows along dim
     const uint64_t rows = (totalLength / rowLength);
-    // rows per core, a multiple of blockAlign rows: each core's share is whole cache lines
-    const uint64_t rowsPerCore = (((((((rows + coreNum) - 1) / coreNum) + blockAlign) - 1) / blockAlign) * blockAlign);
+    // the fewest rows that fill whole cache lines (1 when a row is whole lines already)
+    const uint64_t rowAlign = (blockAlign / Gcd(rowLength, blockAlign));
+    // rows per core, a multiple of rowAlign: each core's share is whole cache lines
+    const uint64_t rowsPerCore = (((((((rows + coreNum) - 1) / coreNum) + rowAlign) - 1) / rowAlign) * rowAlign);
     tiling.rowsPerCore = static_cast<uint32_t>(rowsPerCore);
     // blockDim
     const uint64_t usedCores = (((rows + rowsPerCore) - 1) / rowsPerCore);
@@ -55,7 +68,6 @@ inline bool ComputeTilingDefault(uint64_t totalLength, uint64_t rowLength, uint6
     tiling.ubBytes = static_cast<uint32_t>(ubBytes);
     // GM bytes read and written per element (long rows read their inputs twice)
     const uint64_t bytesPerElement = (((2 * inBytes) * (1 + uint64_t(1 < tilesPerRow))) + outBytes);
-    (void)blockAlign;
     (void)bytesPerElement;
     return true;
 }
@@ -77,6 +89,7 @@ inline bool ComputeTiling(uint32_t variant, uint64_t totalLength, uint64_t rowLe
 inline void FillScalars(uint32_t variant, SoftmaxBackwardTilingData& tiling, int64_t dim)
 {
     (void)dim;
+    (void)tiling;
     if (variant == 0) {  // the only variant
     }
 }

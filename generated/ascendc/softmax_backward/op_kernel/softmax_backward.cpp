@@ -9,10 +9,10 @@
 // Each core takes a contiguous share of the elements (whole rows along dim)
 // and streams it through UB in tiles: CopyIn (GM -> VECIN queues) -> Compute (vector instructions, in FLOAT) ->
 // CopyOut (VECOUT queue -> GM), double buffered.  16-bit inputs are cast to FLOAT in UB and the result is cast
-// back with CAST_RINT.  The Compute stage is lowered from the spec's formula by opgen; the tiling (op_host) sizes
-// the tiles so that every buffer of a core fits the product's UB.
+// back, rounded to nearest even.  The Compute stage is lowered from the spec's formula by opgen; the tiling
+// (op_host) sizes the tiles so that every buffer of a core fits the product's UB.
 // Kernel contract: operands have the output's shape, contiguous, with dim moved last (rows of rowLength);
-// the aclnn layer broadcasts/transposes before launching.
+// the op_api layer (op_api/aclnn_opgen_softmax_backward.cpp) broadcasts, transposes and casts before launching.
 #include "kernel_operator.h"
 #include "softmax_backward_tiling.h"
 
@@ -57,14 +57,15 @@ __aicore__ inline void StoreTile(GlobalTensor<T> dst, const LocalTensor<T>& src,
             dst.SetValue(i, src.GetValue(i));
         }
 #if __CCE_AICORE__ == 200
-        // scalar stores go through the data cache: flush the (at most two) 64-byte lines of the tail
+        // scalar stores go through the data cache: flush the (at most two) 64-byte lines of the tail.  dav-c100
+        // has no flush instruction: its data cache writes whole lines back by itself, and the tiling gives each
+        // core whole lines, so no core's write-back overwrites another's bytes.
         DataCacheCleanAndInvalid<T, CacheLine::SINGLE_CACHE_LINE>(dst[body]);
         DataCacheCleanAndInvalid<T, CacheLine::SINGLE_CACHE_LINE>(dst[len - 1]);
 #endif
     }
 #endif
 }
-
 // The FLOAT view of an input tile: itself for FLOAT, else a cast into float slot `slot`.
 template <typename T>
 __aicore__ inline LocalTensor<float> ToFloat(const LocalTensor<T>& src, const LocalTensor<float>& slots,
@@ -137,6 +138,8 @@ __aicore__ inline void SelectByRepeat(const LocalTensor<float>& dst, const Local
 template <typename TIn, typename TOut>
 class KernelSoftmaxBackward {
 public:
+    static constexpr uint32_t NUM_SUMS = 1;  // row sums
+
     __aicore__ inline KernelSoftmaxBackward() {}
 
     __aicore__ inline void Init(GM_ADDR gradOutput, GM_ADDR output, GM_ADDR out, uint32_t rowLength, uint32_t rowsPerCore, uint32_t lastCoreRows, uint32_t tileLength, uint32_t tilesPerRow, uint32_t floatSlots)
@@ -171,7 +174,7 @@ public:
                 continue;
             }
             // a long row: sum it tile by tile, then compute it tile by tile
-            float sums[1] = {};
+            float sums[NUM_SUMS] = {};
             for (uint32_t t = 0; t < tilesPerRow_; ++t) {
                 const uint32_t len = TileLen(t);
                 CopyIn(base + static_cast<uint64_t>(t) * tileLength_, len);
@@ -217,7 +220,7 @@ private:
         LocalTensor<float> f1 = slots[1 * tileLength_];
         LocalTensor<float> work = workBuf_.Get<float>();
         LocalTensor<float> sum0 = sumBuf_.Get<float>()[0];
-        float sums[1] = {};
+        float sums[NUM_SUMS] = {};
         Mul(f0, gradOutput, output, calc);
         ReduceSum(sum0, f0, work, len);
         PipeBarrier<PIPE_ALL>();
@@ -295,7 +298,7 @@ private:
     uint32_t tileLength_ = 0;
 };
 
-extern "C" __global__ __aicore__ void softmax_backward(GM_ADDR gradOutput, GM_ADDR output, GM_ADDR out, GM_ADDR workspace, GM_ADDR tiling)
+extern "C" __global__ __aicore__ void opgen_softmax_backward(GM_ADDR gradOutput, GM_ADDR output, GM_ADDR out, GM_ADDR workspace, GM_ADDR tiling)
 {
     REGISTER_TILING_DEFAULT(SoftmaxBackwardTilingData);
     GET_TILING_DATA(tilingData, tiling);

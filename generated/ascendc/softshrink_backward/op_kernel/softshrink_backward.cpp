@@ -4,15 +4,15 @@
 // Backward of the Softshrink function.
 //
 // Documented backward (gradInput for one element):
-//     Piecewise((gradOutput, (lambd < self) | (lambd < -self)), (0, True))
+//     Piecewise((gradOutput, (lambda < self) | (lambda < -self)), (0, True))
 //
 // Each core takes a contiguous share of the elements (32-byte aligned, the last core the uneven tail)
 // and streams it through UB in tiles: CopyIn (GM -> VECIN queues) -> Compute (vector instructions, in FLOAT) ->
 // CopyOut (VECOUT queue -> GM), double buffered.  16-bit inputs are cast to FLOAT in UB and the result is cast
-// back with CAST_RINT.  The Compute stage is lowered from the spec's formula by opgen; the tiling (op_host) sizes
-// the tiles so that every buffer of a core fits the product's UB.
+// back, rounded to nearest even.  The Compute stage is lowered from the spec's formula by opgen; the tiling
+// (op_host) sizes the tiles so that every buffer of a core fits the product's UB.
 // Kernel contract: operands have the output's shape, contiguous;
-// the aclnn layer broadcasts/transposes before launching.
+// the op_api layer (op_api/aclnn_opgen_softshrink_backward.cpp) broadcasts, transposes and casts before launching.
 #include "kernel_operator.h"
 #include "softshrink_backward_tiling.h"
 
@@ -57,14 +57,15 @@ __aicore__ inline void StoreTile(GlobalTensor<T> dst, const LocalTensor<T>& src,
             dst.SetValue(i, src.GetValue(i));
         }
 #if __CCE_AICORE__ == 200
-        // scalar stores go through the data cache: flush the (at most two) 64-byte lines of the tail
+        // scalar stores go through the data cache: flush the (at most two) 64-byte lines of the tail.  dav-c100
+        // has no flush instruction: its data cache writes whole lines back by itself, and the tiling gives each
+        // core whole lines, so no core's write-back overwrites another's bytes.
         DataCacheCleanAndInvalid<T, CacheLine::SINGLE_CACHE_LINE>(dst[body]);
         DataCacheCleanAndInvalid<T, CacheLine::SINGLE_CACHE_LINE>(dst[len - 1]);
 #endif
     }
 #endif
 }
-
 // The FLOAT view of an input tile: itself for FLOAT, else a cast into float slot `slot`.
 template <typename T>
 __aicore__ inline LocalTensor<float> ToFloat(const LocalTensor<T>& src, const LocalTensor<float>& slots,
@@ -97,6 +98,8 @@ template <typename T>
 __aicore__ constexpr RoundMode NarrowingRound()
 {
 #if __CCE_AICORE__ == 100  // dav-c100
+    return RoundMode::CAST_NONE;  // half: the only narrowing type here
+#elif __CCE_AICORE__ == 200  // dav-m200
     return RoundMode::CAST_NONE;  // half: the only narrowing type here
 #elif __CCE_AICORE__ == 220  // dav-c220
     return IsSameType<T, half>::value ? RoundMode::CAST_RINT : RoundMode::CAST_RINT;
@@ -137,7 +140,7 @@ class KernelSoftshrinkBackward {
 public:
     __aicore__ inline KernelSoftshrinkBackward() {}
 
-    __aicore__ inline void Init(GM_ADDR gradOutput, GM_ADDR self, GM_ADDR gradInput, uint32_t blockLength, uint32_t lastBlockLength, uint32_t tileLength, uint32_t floatSlots, float lambd)
+    __aicore__ inline void Init(GM_ADDR gradOutput, GM_ADDR self, GM_ADDR gradInput, uint32_t blockLength, uint32_t lastBlockLength, uint32_t tileLength, uint32_t floatSlots, float lambda)
     {
         const uint32_t block = static_cast<uint32_t>(GetBlockIdx());
         const bool lastCore = block + 1 == static_cast<uint32_t>(GetBlockNum());
@@ -153,7 +156,7 @@ public:
         pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength * sizeof(TOut));
         pipe_.InitBuffer(floatBuf_, floatSlots * tileLength * sizeof(float));
         pipe_.InitBuffer(maskBuf_, 1 * (tileLength / 2));  // 1 mask(s): 32 bytes per 256-byte repeat
-        lambd_ = lambd;
+        lambda_ = lambda;
     }
 
     __aicore__ inline void Process()
@@ -168,6 +171,7 @@ public:
     }
 
 private:
+
     __aicore__ inline void CopyIn(uint64_t offset, uint32_t len)
     {
         LocalTensor<TIn> gradOutputIn = gradOutputQueue_.AllocTensor<TIn>();
@@ -194,13 +198,17 @@ private:
         LocalTensor<uint8_t> m0 = maskBuf_.Get<uint8_t>()[0 * (tileLength_ / 2)];
         #if __CCE_AICORE__ == 100  // dav-c100
         Abs(f0, self, calc);
-        Duplicate(f1, lambd_, calc);
+        Duplicate(f1, lambda_, calc);
         CompareByRepeat(m0, f0, f1, CMPMODE::GT, calc);
         Duplicate(f0, 0.0F, calc);
         SelectByRepeat(res, m0, gradOutput, f0, calc);
+        #elif __CCE_AICORE__ == 200  // dav-m200
+        Abs(f0, self, calc);
+        CompareScalar(m0, f0, lambda_, CMPMODE::GT, calc);
+        Select(res, m0, gradOutput, 0.0F, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
         #elif __CCE_AICORE__ == 220  // dav-c220
         Abs(f0, self, calc);
-        CompareScalar(m0, f0, lambd_, CMPMODE::GT, calc);
+        CompareScalar(m0, f0, lambda_, CMPMODE::GT, calc);
         Select(res, m0, gradOutput, 0.0F, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
         #endif
         FromFloat(outTile, res, calc);
@@ -227,21 +235,66 @@ private:
     GlobalTensor<TOut> gradInputGm_;
     uint32_t length_ = 0;
     uint32_t tileLength_ = 0;
-    float lambd_ = 0.0F;
+    float lambda_ = 0.0F;
 };
 
-extern "C" __global__ __aicore__ void softshrink_backward(GM_ADDR gradOutput, GM_ADDR self, GM_ADDR gradInput, GM_ADDR workspace, GM_ADDR tiling)
+extern "C" __global__ __aicore__ void opgen_softshrink_backward(GM_ADDR gradOutput, GM_ADDR self, GM_ADDR gradInput, GM_ADDR workspace, GM_ADDR tiling)
 {
     REGISTER_TILING_DEFAULT(SoftshrinkBackwardTilingData);
     GET_TILING_DATA(tilingData, tiling);
     if (TILING_KEY_IS(111)) {  // the only variant; FLOAT16 in, FLOAT16 out
         KernelSoftshrinkBackward<half, half> op;
-        op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.lambd);
+        op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.lambda);
+        op.Process();
+    }
+    if (TILING_KEY_IS(110)) {  // the only variant; FLOAT16 in, FLOAT out
+        KernelSoftshrinkBackward<half, float> op;
+        op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.lambda);
+        op.Process();
+    }
+    if (TILING_KEY_IS(101)) {  // the only variant; FLOAT in, FLOAT16 out
+        KernelSoftshrinkBackward<float, half> op;
+        op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.lambda);
         op.Process();
     }
     if (TILING_KEY_IS(100)) {  // the only variant; FLOAT in, FLOAT out
         KernelSoftshrinkBackward<float, float> op;
-        op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.lambd);
+        op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.lambda);
         op.Process();
     }
+#if __CCE_AICORE__ == 220
+    if (TILING_KEY_IS(112)) {  // the only variant; FLOAT16 in, BFLOAT16 out
+        KernelSoftshrinkBackward<half, bfloat16_t> op;
+        op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.lambda);
+        op.Process();
+    }
+#endif
+#if __CCE_AICORE__ == 220
+    if (TILING_KEY_IS(102)) {  // the only variant; FLOAT in, BFLOAT16 out
+        KernelSoftshrinkBackward<float, bfloat16_t> op;
+        op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.lambda);
+        op.Process();
+    }
+#endif
+#if __CCE_AICORE__ == 220
+    if (TILING_KEY_IS(121)) {  // the only variant; BFLOAT16 in, FLOAT16 out
+        KernelSoftshrinkBackward<bfloat16_t, half> op;
+        op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.lambda);
+        op.Process();
+    }
+#endif
+#if __CCE_AICORE__ == 220
+    if (TILING_KEY_IS(120)) {  // the only variant; BFLOAT16 in, FLOAT out
+        KernelSoftshrinkBackward<bfloat16_t, float> op;
+        op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.lambda);
+        op.Process();
+    }
+#endif
+#if __CCE_AICORE__ == 220
+    if (TILING_KEY_IS(122)) {  // the only variant; BFLOAT16 in, BFLOAT16 out
+        KernelSoftshrinkBackward<bfloat16_t, bfloat16_t> op;
+        op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.lambda);
+        op.Process();
+    }
+#endif
 }

@@ -14,5 +14,5 @@ struct SoftshrinkBackwardTilingData {
     uint32_t lastBlockLength;
     uint32_t tileLength;
     uint32_t ubBytes;
-    float lambd;
+    float lambda;
 };

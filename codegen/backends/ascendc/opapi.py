@@ -1,0 +1,333 @@
+"""The op_api layer of a generated project (`op_api/`): what CANN's level 2 does around an AI Core kernel,
+printed as C++ on CANN's opdev API, and the same steps for the simulator's Python binding.
+
+Level 2 (`aclnn_opgen_<op>.cpp`, the public aclnn API in the vendor namespace, names.py):
+
+    1. the parameter checks: codegen.checkplan's steps, in their order, each a call of a check in
+       templates/op_api/opgen_l2.h (the C++ of codegen/runtime/checks.py: same verdicts and status codes);
+    2. an empty output: done, nothing launched;
+    3. the kernel's dtypes: the present operands promoted (`kernel_in_dtype`), the output dtype the kernel
+       writes (`kernel_out_dtype`: the caller's when a kernel instance writes it on this SoC, else the input's);
+    4. every kernel operand (`OPERAND_STEPS`): Contiguous, Cast to the kernel's input dtype, BroadcastTo the
+       output's shape, and for a row op Transpose (the reduced axis last);
+    5. the kernel (level 0, `<kernel>.cpp`: ADD_TO_LAUNCHER_LIST_AICORE of the OpType);
+    6. the result (`RESULT_STEPS`): for a row op Transpose back, Cast to the output's dtype, ViewCopy into it.
+
+The Python binding (binding.py) runs steps 3, 4 and 6 in NumPy with the functions here, so the simulator's
+launches see the operands the C++ layer would hand the kernel.  The kernel's operands are the tensors some
+variant reads (`Plan.operands`): a tensor no variant reads (LogSigmoid's `buffer`) is not a kernel input.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import sympy
+from sympy.printing.c import C99CodePrinter
+
+from codegen.backends.c.prototypes import c_type
+from codegen.checkplan import steps
+from codegen.spec import Op
+from codegen.spec.dtypes import DTYPES, promote
+from codegen.spec.params import Attr, Scalar
+from codegen.template_util import render
+from codegen.text import condition_code
+
+from . import names
+from .plan import Plan, combos
+from .socs import kernel_socs
+
+TEMPLATES = Path(__file__).parent / "templates"
+
+OPERAND_STEPS = ("Contiguous", "Cast", "BroadcastTo", "Transpose")   # Transpose: row ops only
+RESULT_STEPS = ("Transpose", "Cast", "ViewCopy")
+
+
+# ---- what the steps compute (shared with the binding) ------------------------------------------------------------
+def kernel_in_dtype(dtypes: list[str], soc_in_dtypes: list[str]) -> str:
+    """The dtype the kernel reads: the present operands' dtypes promoted, FLOAT where no kernel reads that."""
+    d = promote(dtypes)
+    return d if d in soc_in_dtypes else "FLOAT"
+
+
+def kernel_out_dtype(op: Op, soc: str, din: str, out_dtype: str) -> str:
+    """The dtype the kernel writes: the output's own when a kernel instance writes it on `soc`, else `din`."""
+    return out_dtype if (din, out_dtype) in combos(op, soc) else din
+
+
+def soc_in_dtypes(op: Op, soc: str) -> list[str]:
+    return sorted({i for i, _ in combos(op, soc)})
+
+
+# ---- C++ spellings -----------------------------------------------------------------------------------------------
+def ge_dtype(name: str) -> str:
+    """op::DataType enumerator of an aclnn dtype: DT_ and the aclDataType name (ACL_BF16 -> DT_BF16)."""
+    return "op::DataType::DT_" + DTYPES[name].acl_name[len("ACL_"):]
+
+
+def soc_enum(soc: str) -> str:
+    return soc.upper()
+
+
+def dtype_list(dtypes) -> str:
+    return "{" + ", ".join(ge_dtype(d) for d in dtypes) + "}"
+
+
+def dtype_table(function: str, doc: str, per_soc: dict) -> dict:
+    return dict(function=function, doc=doc, socs=[(soc_enum(s), dtype_list(d)) for s, d in per_soc.items()])
+
+
+def dtype_tables(op: Op) -> list[dict]:
+    """One function per tensor a DtypeSupported step checks (the spec's table on the current SoC), and the
+    input dtypes the kernel reads on it."""
+    checked = list(dict.fromkeys(s.param for s in steps(op) if s.kind in ("dtype_supported", "promoted_supported")))
+    tables = [dtype_table(f"Dtypes_{n}", f"{n}: the dtypes the spec's table allows", op.dtypes_of(n))
+              for n in checked]
+    return tables + [dtype_table("KernelInDtypes", "the input dtypes a kernel instance reads",
+                                 {soc: soc_in_dtypes(op, soc) for soc in kernel_socs(op)})]
+
+
+def casting_instances(op: Op) -> list[str]:
+    """`{SoC, input dtype, output dtype}` of every kernel instance writing a dtype other than it reads."""
+    return [f"{{op::SocVersion::{soc_enum(soc)}, {ge_dtype(i)}, {ge_dtype(o)}}}"
+            for soc in kernel_socs(op) for i, o in combos(op, soc) if i != o]
+
+
+def value_name(p) -> str:
+    return f"{p.name}Value"
+
+
+class ConditionPrinter(C99CodePrinter):
+    """C++ of a check's condition, in double as the Python and C checkers evaluate it (a FLOAT literal would move
+    a boundary that is not a FLOAT)."""
+
+    def __init__(self, names: dict):
+        super().__init__()
+        self.names = names
+
+    def _print_Symbol(self, expr):
+        """Customizations: a scalar's double value (`alphaValue`) or an attribute's name."""
+        return self.names[expr]
+
+
+def check_lines(op: Op) -> list[str]:
+    """CheckParams' body: one opgen_l2 check per codegen.checkplan step, in order."""
+    lines = []
+    valued = {s.param for s in steps(op) if s.kind == "requires"}   # scalars a value rule reads
+    cond = ConditionPrinter({p.symbol: (value_name(p) if isinstance(p, Scalar) else p.name)
+                             for p in op.params if p.symbol is not None})
+    invalid = "ACLNN_ERR_PARAM_INVALID"
+    for s in steps(op):
+        n, ref = s.param, s.ref
+        if s.kind == "not_null":
+            lines.append(f'CHECK_RET(opgen_l2::NotNull({n}, "{n}"), ACLNN_ERR_PARAM_NULLPTR);')
+        elif s.kind == "convert":
+            p = op.param(n)
+            if isinstance(p, Scalar):
+                lines.append(f'CHECK_RET(opgen_l2::RealScalar({n}, "{n}"), {invalid});')
+                if n in valued:   # (a null optional scalar is its documented default)
+                    value = (f"{n} == nullptr ? {float(p.default)!r} : {n}->ToDouble()" if p.optional
+                             else f"{n}->ToDouble()")
+                    lines.append(f"const double {value_name(p)} = {value};")
+        elif s.kind == "dtype_supported":
+            lines.append(f'CHECK_RET(opgen_l2::DtypeSupported({n}, "{n}", Dtypes_{n}(), OP_NAME), {invalid});')
+        elif s.kind == "promoted_supported":
+            lines.append(f'CHECK_RET(opgen_l2::PromotedSupported({{{", ".join(s.others)}}}, "{n}", '
+                         f'"{" and ".join(s.others)}", Dtypes_{n}(), OP_NAME), {invalid});')
+        elif s.kind in ("promoted_castable", "promoted_same"):
+            same = "true" if s.kind == "promoted_same" else "false"
+            lines.append(f'CHECK_RET(opgen_l2::PromotedCastable({n}, "{n}", {{{", ".join(s.others)}}}, '
+                         f'"{" and ".join(s.others)}", {same}), {invalid});')
+        elif s.kind == "empty_returns":   # one of them empty: success, the later checks do not run
+            lines.append(f'CHECK_RET(!opgen_l2::AnyEmpty({{{", ".join(s.others)}}}, "{n}"), ACLNN_SUCCESS);')
+        elif s.kind == "kernel_dtypes":
+            complex_ok = "true" if "COMPLEX" in op.computes else "false"
+            lines.append(f'CHECK_RET(opgen_l2::KernelDtypes({{{", ".join(s.others)}}}, OP_NAME, {complex_ok}), '
+                         f'ACLNN_ERR_INNER_FIND_KERNEL_ERROR);')
+        elif s.kind == "one_of" and op.param(n).type == "string":
+            values = ", ".join(f'"{v}"' for v in s.values)
+            lines.append(f'CHECK_RET(opgen_l2::OneOfString({n}, "{n}", {{{values}}}), {invalid});')
+        elif s.kind in ("dtype_same", "dtype_castable", "format_same", "shape_same", "broadcastable"):
+            fn = {"dtype_same": "DtypeSame", "dtype_castable": "DtypeCastable", "format_same": "FormatSame",
+                  "shape_same": "ShapeSame", "broadcastable": "Broadcastable"}[s.kind]
+            lines.append(f'CHECK_RET(opgen_l2::{fn}({ref}, "{ref}", {n}, "{n}"), {invalid});')
+        elif s.kind in ("max_rank", "min_rank"):
+            fn = "MaxRank" if s.kind == "max_rank" else "MinRank"
+            lines.append(f'CHECK_RET(opgen_l2::{fn}({n}, "{n}", {s.n}), {invalid});')
+        elif s.kind == "broadcast_to":
+            lines.append(f'CHECK_RET(opgen_l2::BroadcastsTo({n}, "{n}", {ref}, "{ref}"), {invalid});')
+        elif s.kind == "dim_in_range":
+            lines.append(f'CHECK_RET(opgen_l2::DimInRange({n}, "{n}", {ref}, "{ref}"), {invalid});')
+        elif s.kind == "shape_is_broadcast":
+            lines += ["{",
+                      f"    const aclTensor* const operands[] = {{{', '.join(s.others)}}};",
+                      f'    CHECK_RET(opgen_l2::IsBroadcastOf({n}, "{n}", operands, {len(s.others)}), {invalid});',
+                      "}"]
+        elif s.kind == "one_of":
+            values = ", ".join(str(v) for v in s.values)
+            lines.append(f'CHECK_RET(opgen_l2::OneOf({n}, "{n}", {{{values}}}), {invalid});')
+        elif s.kind == "requires":
+            r, p = s.rule, op.param(n)
+            value = value_name(p) if isinstance(p, Scalar) else f"static_cast<double>({n})"
+            text = condition_code(r.condition, op).replace('"', '\\"')
+            call = (f'CHECK_RET(opgen_l2::Requires({cond.doprint(r.condition)}, "{n}", "{text}", {value}), '
+                    f'{invalid});')
+            lines += [call] if r.when == sympy.true else [f"if ({cond.doprint(r.when)}) {{", f"    {call}", "}"]
+        else:
+            raise NotImplementedError(f"{op.name}: the op_api layer has no C++ check for step {s.kind!r} "
+                                      f"(codegen/backends/ascendc/opapi.py, check_lines)")
+    return lines
+
+
+def aclnn_params(op: Op) -> list[str]:
+    """The aclnn parameters, C++ spelled: CANN's signature for this op (codegen/backends/c/prototypes.py)."""
+    return [f"{c_type(p).replace(' *', '*').strip()} {p.name}" for p in op.params]
+
+
+def l0_params(p: Plan) -> list[tuple[str, str]]:
+    """(C++ type, name) of the level-0 function: the kernel operands, the OpDef's attributes, then the output
+    dtype and the executor."""
+    op = p.op
+    out = [("const aclTensor*", t) for t in p.operands]
+    out += [(l0_ctype(q), q.name) for q in opdef_attrs(op)]
+    out += [("int64_t", f"numel_{n}") for n in p.numels]
+    return out + [("op::DataType", "outDtype"), ("aclOpExecutor*", "executor")]
+
+
+def opdef_attrs(op: Op) -> list:
+    return [q for q in op.params if isinstance(q, (Scalar, Attr))]
+
+
+def l0_ctype(q) -> str:
+    if isinstance(q, Attr) and q.type == "string":
+        return "const char*"
+    return "float" if isinstance(q, Scalar) or q.is_real else ("bool" if q.type == "bool" else "int64_t")
+
+
+def l0_args(p: Plan) -> list[str]:
+    """Level 2's arguments of the level-0 call."""
+    op = p.op
+    args = [f"{t}K" for t in p.operands]
+    for q in opdef_attrs(op):
+        if isinstance(q, Scalar) and q.optional:   # a null optional scalar is its documented default
+            args.append(f"{q.name} == nullptr ? {float(q.default)!r}f : {q.name}->ToFloat()")
+        elif isinstance(q, Scalar):
+            args.append(f"{q.name}->ToFloat()")
+        elif isinstance(q, Attr) and q.is_real:
+            args.append(f"static_cast<float>({q.name})")
+        elif q.name == op.reduce_dim:
+            args.append("static_cast<int64_t>(-1)  /* the reduced axis, moved last */")
+        else:
+            args.append(q.name)
+    args += [f"static_cast<int64_t>({n}->Numel())" for n in p.numels]
+    return args + ["outDtype", "exec"]
+
+
+def body_lines(p: Plan) -> list[str]:
+    """Level 2 after the checks: the kernel's dtypes, its operands, the launch, the result into the output."""
+    op = p.op
+    out = op.output.name
+    operands = p.operands
+    optional = {t.name for t in op.tensors if t.optional}
+    lines = [
+        "// the kernel's dtypes: the present operands promoted (FLOAT where no kernel reads that dtype), the result",
+        f"// in {out}'s dtype when a kernel instance writes it on this SoC, else in the input dtype and cast after",
+        f"const op::DataType inDtype = opgen_l2::Promoted({{{', '.join(operands)}}}, KernelInDtypes());",
+        f"const op::DataType outDtype = KernelOutDtype(inDtype, {out}->GetDataType());",
+        f"// the operands: contiguous, in inDtype, of {out}'s shape" + (", the reduced axis last" if p.rows else ""),
+        f"const op::Shape& shape = {out}->GetViewShape();",
+        "const aclIntArray* shapeArray = opgen_l2::ShapeArray(shape, exec);",
+        "CHECK_RET(shapeArray != nullptr, ACLNN_ERR_INNER_NULLPTR);",
+    ]
+    perm = "nullptr"
+    if p.rows:
+        dim = op.param(op.reduce_dim).name
+        lines += [f"const aclIntArray* toLast = opgen_l2::AxisPermutation({dim}, shape.GetDimNum(), true, exec);",
+                  f"const aclIntArray* fromLast = opgen_l2::AxisPermutation({dim}, shape.GetDimNum(), false, exec);"]
+        perm = "toLast"
+    for t in operands:
+        lines.append(f"const aclTensor* {t}K = opgen_l2::KernelOperand({t}, inDtype, shape, shapeArray, {perm}, exec);")
+        lines.append(f"CHECK_RET({t} == nullptr || {t}K != nullptr, ACLNN_ERR_INNER_NULLPTR);" if t in optional
+                     else f"CHECK_RET({t}K != nullptr, ACLNN_ERR_INNER_NULLPTR);")
+    lines += [f"// the kernel ({names.op_type(op)} on the AI Core)",
+              f"const aclTensor* result = l0op::{names.l0_name(op)}({', '.join(l0_args(p))});",
+              "CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
+    if p.rows:
+        lines += ["if (fromLast != nullptr) {",
+                  "    result = l0op::Transpose(result, fromLast, exec);",
+                  "    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);",
+                  "}"]
+    lines += [f"if (result->GetDataType() != {out}->GetDataType()) {{",
+              f"    result = l0op::Cast(result, {out}->GetDataType(), exec);",
+              "    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);",
+              "}",
+              f"CHECK_RET(l0op::ViewCopy(result, {out}, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
+    return lines
+
+
+def launch_args(p: Plan) -> str:
+    """ADD_TO_LAUNCHER_LIST_AICORE's arguments after the OpType: inputs, output, attributes (if any)."""
+    op = p.op
+    parts = [f"OP_INPUT({', '.join(p.operands)})", "OP_OUTPUT(out)"]
+    attrs = [q.name for q in opdef_attrs(op)] + [f"numel_{n}" for n in p.numels]
+    return ", ".join(parts + ([f"OP_ATTR({', '.join(attrs)})"] if attrs else []))
+
+
+def signature(params: list[str]) -> list[str]:
+    """Parameters one per line, commas after all but the last."""
+    return [x + ("," if i + 1 < len(params) else "") for i, x in enumerate(params)]
+
+
+def header_context(p: Plan) -> dict:
+    op = p.op
+    stem = names.aclnn_name(op)
+    return dict(op_name=op.name, op_type=names.op_type(op), vendor=names.VENDOR,
+                guard=f"OPGEN_OP_API_{names.kernel_name(op).upper()}_H_", phase1=f"{stem}GetWorkspaceSize",
+                phase2=stem, phase1_params=signature(aclnn_params(op) + ["uint64_t* workspaceSize",
+                                                                         "aclOpExecutor** executor"]))
+
+
+def source_context(p: Plan) -> dict:
+    op = p.op
+    files = names.files(op)
+    return dict(
+        header_context(p),
+        aclnn_header=Path(files["aclnn_header"]).name, l0_header=Path(files["l0_header"]).name,
+        out=op.output.name, dtype_tables=dtype_tables(op), casting_instances=casting_instances(op),
+        check_params=", ".join(aclnn_params(op)),
+        check_args=", ".join(q.name for q in op.params),
+        dfx_in=", ".join(q.name for q in op.params if q is not op.output), check_lines=check_lines(op),
+        nothing_to_do=" || ".join([f"{op.output.name}->IsEmpty()"] + [   # (an EmptyReturns input: the checks ended)
+            f'opgen_l2::AnyEmpty({{{", ".join(s.others)}}}, "{s.param}")' for s in steps(op) if s.kind == "empty_returns"]),
+        body=body_lines(p))
+
+
+def l0_context(p: Plan) -> dict:
+    op = p.op
+    files = names.files(op)
+    params = l0_params(p)
+    return dict(op_name=op.name, op_type=names.op_type(op), l0=names.l0_name(op),
+                guard=f"OPGEN_OP_API_L0_{names.kernel_name(op).upper()}_H_", l0_header=Path(files["l0_header"]).name,
+                l0_params=", ".join(f"{t} {n}" for t, n in params),
+                dfx_args=", ".join(n for _, n in params[:-1]), first=p.operands[0],
+                launch_args=launch_args(p))
+
+
+def render_aclnn_header(p: Plan, preamble: str) -> str:
+    return render(TEMPLATES, "op_api/aclnn_op.h.jinja", preamble=preamble, **header_context(p))
+
+
+def render_aclnn_source(p: Plan, preamble: str) -> str:
+    return render(TEMPLATES, "op_api/aclnn_op.cpp.jinja", preamble=preamble, **source_context(p))
+
+
+def render_l0_header(p: Plan, preamble: str) -> str:
+    return render(TEMPLATES, "op_api/l0_op.h.jinja", preamble=preamble, **l0_context(p))
+
+
+def render_l0_source(p: Plan, preamble: str) -> str:
+    return render(TEMPLATES, "op_api/l0_op.cpp.jinja", preamble=preamble, **l0_context(p))
+
+
+def l2_helpers() -> str:
+    """templates/op_api/opgen_l2.h, copied into every project."""
+    return (TEMPLATES / "op_api" / "opgen_l2.h").read_text()

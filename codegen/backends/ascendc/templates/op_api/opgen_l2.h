@@ -1,0 +1,370 @@
+// opgen's level-2 helpers for the generated op_api layers (op_api/aclnn_opgen_*.cpp), on CANN's opdev API:
+//
+//   * the parameter checks of opgen's Python and C checkers (codegen/runtime/checks.py, opgen_check.c): same
+//     verdicts, same status codes (161001 null pointer, 161002 invalid), a null optional tensor skipped as there;
+//   * the preparation of one kernel operand, as CANN's l2 layer does it before an AI Core kernel: l0
+//     Contiguous, Cast, BroadcastTo and, for a row op, Transpose (the reduced axis moved last).
+//
+// Copied verbatim into every generated project.  C++17, as CANN's opdev headers need.
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <initializer_list>
+
+#include "aclnn_kernels/cast.h"
+#include "aclnn_kernels/contiguous.h"
+#include "aclnn_kernels/transpose.h"
+#include "level0/broadcast_to.h"
+#include "opdev/common_types.h"
+#include "opdev/data_type_utils.h"
+#include "opdev/format_utils.h"
+#include "opdev/op_executor.h"
+#include "opdev/op_log.h"
+#include "opdev/platform.h"
+#include "opdev/shape_utils.h"
+
+namespace opgen_l2 {
+using op::DataType;
+
+// ---- null ----------------------------------------------------------------------------------------------------
+inline bool NotNull(const void* value, const char* name)
+{
+    if (value == nullptr) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "%s must not be null", name);
+        return false;
+    }
+    return true;
+}
+
+// ---- dtype -----------------------------------------------------------------------------------------------------
+inline bool DtypeSupported(const aclTensor* t, const char* name, const std::initializer_list<DataType>& allowed,
+                           const char* opName)
+{
+    if (t == nullptr || op::CheckType(t->GetDataType(), allowed)) {
+        return true;
+    }
+    if (allowed.size() == 0) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s does not run on this SoC: %s cannot be checked there", opName, name);
+    } else {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s has dtype %s, not supported by %s on this SoC (supported: %s)", name,
+                op::ToString(t->GetDataType()).GetString(), opName, op::ToString(allowed).GetString());
+    }
+    return false;
+}
+
+inline bool DtypeSame(const aclTensor* ref, const char* refName, const aclTensor* t, const char* name)
+{
+    if (ref == nullptr || t == nullptr || ref->GetDataType() == t->GetDataType()) {
+        return true;
+    }
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s must have the same dtype as %s: got %s, %s is %s", name, refName,
+            op::ToString(t->GetDataType()).GetString(), refName, op::ToString(ref->GetDataType()).GetString());
+    return false;
+}
+
+// The spec language's FormatSame: the storage formats (aclFormat labels) must be equal, as CANN's own checks compare them.
+inline bool FormatSame(const aclTensor* ref, const char* refName, const aclTensor* t, const char* name)
+{
+    if (ref == nullptr || t == nullptr || ref->GetStorageFormat() == t->GetStorageFormat()) {
+        return true;
+    }
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s must have the same format as %s: got %s, %s is %s", name, refName,
+            op::ToString(t->GetStorageFormat()).GetString(), refName, op::ToString(ref->GetStorageFormat()).GetString());
+    return false;
+}
+
+// aclnn's CanCast, as the spec language's DtypeCastable (codegen/spec/dtypes.py: can_cast).
+inline bool DtypeCastable(const aclTensor* src, const char* srcName, const aclTensor* t, const char* name)
+{
+    if (src == nullptr || t == nullptr || op::CanCast(src->GetDataType(), t->GetDataType())) {
+        return true;
+    }
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s's dtype %s cannot be cast to from %s's dtype %s", name,
+            op::ToString(t->GetDataType()).GetString(), srcName, op::ToString(src->GetDataType()).GetString());
+    return false;
+}
+
+// The present operands' dtypes promoted (PromoteType); DT_UNDEFINED when two do not promote or none is present.
+inline DataType PromotedOf(const std::initializer_list<const aclTensor*>& operands, bool& any)
+{
+    DataType dtype = DataType::DT_UNDEFINED;
+    any = false;
+    for (const aclTensor* t : operands) {
+        if (t == nullptr) {
+            continue;
+        }
+        dtype = !any ? t->GetDataType() : (dtype == DataType::DT_UNDEFINED ? dtype : op::PromoteType(dtype, t->GetDataType()));
+        any = true;
+    }
+    return dtype;
+}
+
+// The spec language's PromotedSupported: the operands promote to a dtype of the table (codegen/runtime/checks.py).
+inline bool PromotedSupported(const std::initializer_list<const aclTensor*>& operands, const char* name,
+                              const char* names, const std::initializer_list<DataType>& allowed, const char* opName)
+{
+    bool any = false;
+    const DataType dtype = PromotedOf(operands, any);
+    if (!any) {
+        return true;
+    }
+    if (dtype == DataType::DT_UNDEFINED) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtypes of %s do not promote to a common dtype (reported on %s)", names,
+                name);
+        return false;
+    }
+    if (op::CheckType(dtype, allowed)) {
+        return true;
+    }
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the dtypes of %s promote to %s, not supported by %s on this SoC (supported: %s)",
+            names, op::ToString(dtype).GetString(), opName, op::ToString(allowed).GetString());
+    return false;
+}
+
+// PromotedCastable / PromotedSame: `t`'s dtype can be cast to from (is) the operands' promoted dtype.
+inline bool PromotedCastable(const aclTensor* t, const char* name, const std::initializer_list<const aclTensor*>& operands,
+                             const char* names, bool same)
+{
+    bool any = false;
+    const DataType dtype = PromotedOf(operands, any);
+    if (t == nullptr || !any || dtype == DataType::DT_UNDEFINED ||
+        (same ? t->GetDataType() == dtype : op::CanCast(dtype, t->GetDataType()))) {
+        return true;
+    }
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, same ? "%s must have %s, the promoted dtype of %s: got %s"
+                                          : "%s's dtype cannot be cast to from %s, the promoted dtype of %s: got %s",
+            name, op::ToString(dtype).GetString(), names, op::ToString(t->GetDataType()).GetString());
+    return false;
+}
+
+// The last check: no tensor has a dtype no kernel reads or writes (complex, unless the op computes it).
+inline bool KernelDtypes(const std::initializer_list<const aclTensor*>& tensors, const char* opName, bool complexOk)
+{
+    for (const aclTensor* t : tensors) {
+        if (t == nullptr) {
+            continue;
+        }
+        const DataType d = t->GetDataType();
+        const bool isComplex = d == DataType::DT_COMPLEX64 || d == DataType::DT_COMPLEX128;
+        if ((isComplex && !complexOk) || d == DataType::DT_UNDEFINED) {
+            OP_LOGE(ACLNN_ERR_INNER_FIND_KERNEL_ERROR, "%s has no kernel reading or writing %s", opName,
+                    op::ToString(d).GetString());
+            return false;
+        }
+    }
+    return true;
+}
+
+// EmptyReturns: one of the operands has no elements, so the call succeeds with nothing to do (the later checks
+// do not run: the caller returns ACLNN_SUCCESS when this is true).
+inline bool AnyEmpty(const std::initializer_list<const aclTensor*>& operands, const char* /* reported */)
+{
+    for (const aclTensor* t : operands) {
+        if (t != nullptr && t->IsEmpty()) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// ---- shape -----------------------------------------------------------------------------------------------------
+inline bool MaxRank(const aclTensor* t, const char* name, size_t n)
+{
+    if (t == nullptr || t->GetViewShape().GetDimNum() <= n) {
+        return true;
+    }
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s has %zu dimensions, more than %zu", name, t->GetViewShape().GetDimNum(), n);
+    return false;
+}
+
+inline bool MinRank(const aclTensor* t, const char* name, size_t n)
+{
+    if (t == nullptr || t->GetViewShape().GetDimNum() >= n) {
+        return true;
+    }
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s has %zu dimensions, fewer than %zu", name, t->GetViewShape().GetDimNum(), n);
+    return false;
+}
+
+inline bool ShapeSame(const aclTensor* ref, const char* refName, const aclTensor* t, const char* name)
+{
+    if (ref == nullptr || t == nullptr || ref->GetViewShape() == t->GetViewShape()) {
+        return true;
+    }
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s must have the shape of %s %s, got %s", name, refName,
+            op::ToString(ref->GetViewShape()).GetString(), op::ToString(t->GetViewShape()).GetString());
+    return false;
+}
+
+// `t` broadcasts to exactly `target`'s shape.
+inline bool BroadcastsTo(const aclTensor* t, const char* name, const aclTensor* target, const char* targetName)
+{
+    if (t == nullptr || target == nullptr) {
+        return true;
+    }
+    op::Shape shape;
+    if (op::BroadcastInferShape(t->GetViewShape(), target->GetViewShape(), shape) &&
+        shape == target->GetViewShape()) {
+        return true;
+    }
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s of shape %s does not broadcast to %s's shape %s", name,
+            op::ToString(t->GetViewShape()).GetString(), targetName, op::ToString(target->GetViewShape()).GetString());
+    return false;
+}
+
+inline bool Broadcastable(const aclTensor* a, const char* aName, const aclTensor* t, const char* name)
+{
+    if (a == nullptr || t == nullptr || op::CheckBroadcastShape(a->GetViewShape(), t->GetViewShape())) {
+        return true;
+    }
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s of shape %s does not broadcast with %s of shape %s", name,
+            op::ToString(t->GetViewShape()).GetString(), aName, op::ToString(a->GetViewShape()).GetString());
+    return false;
+}
+
+// `t` has the broadcast shape of the `n` operands (which broadcast: an earlier check says so).
+inline bool IsBroadcastOf(const aclTensor* t, const char* name, const aclTensor* const* operands, size_t n)
+{
+    if (t == nullptr) {
+        return true;
+    }
+    op::Shape shape;
+    for (size_t i = 0; i < n; ++i) {
+        if (operands[i] == nullptr) {
+            return true;
+        }
+        op::Shape next;
+        if (i == 0) {
+            shape = operands[i]->GetViewShape();
+        } else if (op::BroadcastInferShape(shape, operands[i]->GetViewShape(), next)) {
+            shape = next;
+        } else {
+            return true;
+        }
+    }
+    if (t->GetViewShape() == shape) {
+        return true;
+    }
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s must have the broadcast shape %s of its operands, got %s", name,
+            op::ToString(shape).GetString(), op::ToString(t->GetViewShape()).GetString());
+    return false;
+}
+
+// ---- values ----------------------------------------------------------------------------------------------------
+// An aclScalar read as a real number (not a bool, not a complex).
+inline bool RealScalar(const aclScalar* s, const char* name)
+{
+    if (s == nullptr || op::IsRealNumberType(s->GetDataType())) {
+        return true;
+    }
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s must be a real number, got %s", name, op::ToString(s->GetDataType()).GetString());
+    return false;
+}
+
+inline bool DimInRange(int64_t dim, const char* name, const aclTensor* t, const char* tensorName)
+{
+    if (t == nullptr) {
+        return true;
+    }
+    const int64_t rank = static_cast<int64_t>(t->GetViewShape().GetDimNum());
+    const int64_t n = rank > 1 ? rank : 1;
+    if (-n <= dim && dim <= n - 1) {
+        return true;
+    }
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s must be in [%ld, %ld] for %s of rank %ld, got %ld", name,
+            static_cast<long>(-n), static_cast<long>(n - 1), tensorName, static_cast<long>(rank),
+            static_cast<long>(dim));
+    return false;
+}
+
+inline bool OneOf(int64_t value, const char* name, const std::initializer_list<int64_t>& values)
+{
+    for (int64_t v : values) {
+        if (v == value) {
+            return true;
+        }
+    }
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s must be one of the allowed values, got %ld", name, static_cast<long>(value));
+    return false;
+}
+
+// A string attribute (C string) is one of the accepted strings.
+inline bool OneOfString(const char* value, const char* name, const std::initializer_list<const char*>& values)
+{
+    for (const char* v : values) {
+        if (std::strcmp(v, value) == 0) {
+            return true;
+        }
+    }
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s must be one of the allowed values, got %s", name, value);
+    return false;
+}
+
+inline bool Requires(bool ok, const char* name, const char* condition, double value)
+{
+    if (!ok) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s must satisfy %s, got %g", name, condition, value);
+    }
+    return ok;
+}
+
+// ---- kernel operands -------------------------------------------------------------------------------------------
+// The dtype aclnn promotes the present operands to (PromoteType), FLOAT where no kernel reads that dtype.
+inline DataType Promoted(const std::initializer_list<const aclTensor*>& operands,
+                         const std::initializer_list<DataType>& kernelDtypes)
+{
+    DataType dtype = DataType::DT_UNDEFINED;
+    for (const aclTensor* t : operands) {
+        if (t != nullptr) {
+            dtype = dtype == DataType::DT_UNDEFINED ? t->GetDataType() : op::PromoteType(dtype, t->GetDataType());
+        }
+    }
+    return op::CheckType(dtype, kernelDtypes) ? dtype : DataType::DT_FLOAT;
+}
+
+inline aclIntArray* ShapeArray(const op::Shape& shape, aclOpExecutor* executor)
+{
+    op::FVector<int64_t, op::MAX_DIM_NUM> dims = op::ToShapeVector(shape);
+    return executor->AllocIntArray(dims.data(), dims.size());
+}
+
+// The permutation that moves `axis` (in [-rank, rank)) last, or back from last; null when nothing moves.
+inline aclIntArray* AxisPermutation(int64_t axis, size_t rank, bool toLast, aclOpExecutor* executor)
+{
+    const int64_t n = static_cast<int64_t>(rank);
+    const int64_t a = axis < 0 ? axis + n : axis;
+    if (n <= 1 || a == n - 1) {
+        return nullptr;
+    }
+    op::FVector<int64_t, op::MAX_DIM_NUM> perm;
+    for (int64_t i = 0; i < n; ++i) {
+        if (toLast) {
+            perm.push_back(i < a ? i : (i == n - 1 ? a : i + 1));
+        } else {
+            perm.push_back(i < a ? i : (i == a ? n - 1 : i - 1));
+        }
+    }
+    return executor->AllocIntArray(perm.data(), perm.size());
+}
+
+// One kernel operand from an aclnn tensor: contiguous, in `dtype`, of the output's shape `shape` (its values
+// `shapeArray`), and its axes permuted by `perm` (null: none).  A null optional tensor stays null.
+inline const aclTensor* KernelOperand(const aclTensor* x, DataType dtype, const op::Shape& shape,
+                                      const aclIntArray* shapeArray, const aclIntArray* perm, aclOpExecutor* executor)
+{
+    if (x == nullptr) {
+        return nullptr;
+    }
+    const aclTensor* y = l0op::Contiguous(x, executor);
+    if (y != nullptr && y->GetDataType() != dtype) {
+        y = l0op::Cast(y, dtype, executor);
+    }
+    if (y != nullptr && y->GetViewShape() != shape) {
+        y = l0op::BroadcastTo(y, shapeArray, executor);
+    }
+    if (y != nullptr && perm != nullptr) {
+        y = l0op::Transpose(y, perm, executor);
+    }
+    return y;
+}
+}  // namespace opgen_l2

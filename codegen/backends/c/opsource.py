@@ -1,0 +1,325 @@
+"""What `src/aclnn_<op>.c` is made of, worked out in Python and handed to short templates as finished lines.
+
+Per op the file holds
+  * the dtype × product table of every checked tensor (from the spec),
+  * per kernel variant: a struct of the kernel's constants and the kernel functions over FLOAT blocks, printed
+    from `codegen.lower` by `KernelCPrinter` (elementwise: `block`; with row sums: `rowsum`/`colsum` and
+    `finish_row`/`finish_col`, see opgen_runtime.h), their `*_chunked` entries, which run them over
+    FLOAT16/BFLOAT16 operands converted a chunk at a time, `finish_rowsum`, which finishes one row while it
+    sums the next (FLOAT, and chunked for FLOAT16/BFLOAT16; both in opgen_chunks.h), and `rows`, the same for
+    short rows packed in a block (templates `src/kernel_block.c.jinja`, `src/kernel_rows.c.jinja`),
+  * phase 1: the checks of `codegen.checkplan.steps` (the Python checker's, in the same order), then the
+    variant's constants and the call handed to the runtime; phase 2: the runtime runs it.
+
+Every list here is C text without its indentation unless its name says `_lines` (indented, blank lines kept):
+the templates only indent, substitute and loop.
+"""
+from __future__ import annotations
+
+import sympy
+
+from codegen.checkplan import steps
+from codegen.lower import KernelVariant, lower
+from codegen.rewrite import Sigmoid
+from codegen.spec import ABSENT, DTYPES, Op
+from codegen.spec.params import Attr, Scalar, Tensor
+from codegen.text import condition_code
+
+from . import wide
+from .printer import KernelCPrinter
+
+# continuation lines of the kernel functions' signatures line up at these columns plus the suffix's length
+_PADS = (0, 16, 22, 24, 25, 30, 33, 35, 40, 49)
+
+
+def value_var(p) -> str:
+    """The local of phase 1 holding a scalar's value (double, as the Python checker reads it)."""
+    return f"{p.name}_value"
+
+
+def numel_field(name: str) -> str:
+    return f"numel_{Tensor(name).py_name}"
+
+
+def _key_text(key: dict) -> str:
+    """`isResult=false, posWeightOptional=absent`: a variant's key as the comments print it."""
+    return ", ".join(f"{k}={str(v).lower()}" for k, v in key.items())
+
+
+# ---- kernel variants -------------------------------------------------------------------------------------------
+def _fields(kv: KernelVariant) -> list[tuple[str, str, object]]:
+    """The constants a variant's kernel reads: [(C type, field name, symbol)]."""
+    out = []
+    for p in kv.scalars:
+        ctype = "float" if isinstance(p, Scalar) or p.is_real else ("bool" if p.type == "bool" else "int64_t")
+        out.append((ctype, p.py_name, p.symbol))
+    for n in kv.numels:
+        out.append(("float", numel_field(n), sympy.Symbol(f"numel_{n}", integer=True, positive=True)))
+    for s, _ in kv.prelude:
+        out.append(("float", str(s), s))
+    return out
+
+
+def _used(exprs) -> set:
+    syms = set()
+    for e in exprs:
+        syms |= sympy.sympify(e).free_symbols
+    return syms
+
+
+def _function(exprs, tensors_by_sym, fields, reductions_by_sym, suffix) -> dict:
+    """What a kernel function declares and loads: the input pointers, the constants and the row sums it reads."""
+    used = _used(exprs)   # `exprs` lists every temporary the function computes, so this is all it reads
+    loads = [(k, name) for k, (sym, name) in enumerate(tensors_by_sym) if sym in used]
+    consts = [(ctype, f) for ctype, f, sym in fields if sym in used]
+    declare = [f"const Params{suffix} *p = params;"] if consts else ["(void)params;"]
+    declare += [f"const float *restrict {name} = in[{k}];" for k, name in loads]
+    declare += [f"const {ctype} {f} = p->{f};" for ctype, f in consts]
+    return {
+        "declare": declare,
+        # element i of every operand, loaded at the top of the loop body
+        "load": [f"const float {name}_i = {name}[i];" for _, name in loads],
+        "sums": [(j, str(s)) for j, s in enumerate(reductions_by_sym) if s in used],
+    }
+
+
+def _fill(kv: KernelVariant, ppr) -> list[str]:
+    """Phase 1's assignments of the kernel's constants: scalars (rounded to FLOAT), attributes, counts, prelude."""
+    lines = []
+    for p in kv.scalars:
+        if isinstance(p, Scalar):
+            lines.append(f"p.{p.py_name} = (float){value_var(p)};")
+        elif p.is_real:
+            lines.append(f"p.{p.py_name} = (float){p.name};")
+        else:
+            lines.append(f"p.{p.py_name} = {p.name};")
+    for n in kv.numels:
+        lines.append(f"p.{numel_field(n)} = (float)opgen_numel({n});")
+    for s, e in kv.prelude:
+        lines.append(f"p.{s} = {ppr.doprint(e)};")
+    return lines
+
+
+def _dispatch(op: Op, kv: KernelVariant) -> str:
+    parts = []
+    for name, value in kv.key.items():
+        p = op.param(name)
+        if isinstance(p, Attr) and p.type == "string":
+            parts.append(f'strcmp({name}, "{value}") == 0')
+        elif isinstance(p, Attr):
+            parts.append(name if value else f"!{name}")
+        else:
+            parts.append(f"{name} == NULL" if value == ABSENT else f"{name} != NULL")
+    return " && ".join(parts)   # "" for the only variant
+
+
+def variant_context(op: Op, kv: KernelVariant) -> dict:
+    """The template data of one variant's kernel functions, and what phase 1 needs to hand it to the runtime."""
+    tensors = [(t.symbol, t.py_name) for t in kv.tensors]
+    fields = _fields(kv)
+    # element i of every operand is loaded into a local at the top of the loop: loads under a `?:` would be
+    # masked loads (the compiler may not read memory the program might not read), slow on some CPUs
+    names = {sym: f"{name}_i" for sym, name in tensors}
+    names.update({sym: f for _, f, sym in fields})
+    for s, _ in kv.reductions + kv.body:
+        names[s] = str(s)
+    pr = KernelCPrinter(names, last=kv.last)
+    reductions = [pr.doprint(e) for _, e in kv.reductions]
+    red_syms = [s for s, _ in kv.reductions]
+    # the prelude is computed in phase 1, over the fields of `p`
+    ppr = KernelCPrinter({sym: f"p.{f}" for _, f, sym in fields})
+    suffix = ("__" + kv.suffix) if kv.suffix else ""
+    finish = _function([e for _, e in kv.body] + [kv.result], tensors, fields, red_syms, suffix)
+    summed = _function([e for _, e in kv.reductions], tensors, fields, red_syms, suffix)
+    compute = finish["load"] + [f"const float {s} = {pr.doprint(e)};" for s, e in kv.body] + \
+        [f"res[i] = {pr.doprint(kv.result)};"]
+    ctx = {
+        "suffix": suffix,
+        "title": f" for {_key_text(kv.key)}" if kv.key else "",
+        "fields": [f"{ctype} {f};" for ctype, f, _ in fields] or ["char none;   /* the kernel reads no constant */"],
+        "pad": {k: " " * (k + len(suffix)) for k in _PADS},
+        "ntensors": len(kv.tensors),
+        "nred": len(kv.reductions),
+        "lanes": 8 * len(kv.reductions),
+        "declare_finish": finish["declare"],
+        "compute": compute,
+        # rowsum_lanes: eight lanes per sum, each summand added to its lane (a whole group of 8, then the tail)
+        "declare_lanes": summed["declare"] + [f"double *restrict s{j} = lanes + {8 * j};"
+                                              for j in range(len(reductions))],
+        "lane_sums": summed["load"] + [f"s{j}[lane] += (double)({c});" for j, c in enumerate(reductions)],
+        "tail_sums": summed["load"] + [f"s{j}[0] += (double)({c});" for j, c in enumerate(reductions)],
+        "declare_colsum": summed["declare"] + [f"double *restrict a{j} = acc[{j}];" for j in range(len(reductions))],
+        "col_sums": summed["load"] + [f"a{j}[i] += (double)({c});" for j, c in enumerate(reductions)],
+        "declare_finish_row": finish["declare"] + [f"const float {s} = (float)acc[{j}];" for j, s in finish["sums"]],
+        "declare_finish_col": finish["declare"] + [f"const double *restrict a{j} = acc[{j}];"
+                                                   for j, _ in finish["sums"]],
+        "finish_col": [f"const float {s} = (float)a{j}[i];" for j, s in finish["sums"]] + compute,
+    }
+    ctx["dispatch"] = _dispatch(op, kv)
+    # the DOUBLE (and complex double) kernel of the dtypes the op computes wider than FLOAT (wide.py)
+    ctx["wide_kernel"] = wide.kernel_lines(op, kv, suffix)
+    ctx["phase1"] = _phase1_variant(op, kv, ctx, _fill(kv, ppr))
+    return ctx
+
+
+def _phase1_variant(op: Op, kv: KernelVariant, v: dict, fill: list[str]) -> list[str]:
+    """Phase 1's lines for one variant (indented, inside `if (<its key>)` when the op has several): the kernel's
+    constants, the operands and the functions handed to the runtime."""
+    s, out = v["suffix"], op.output.name
+    body = [f"Params{s} p;", "memset(&p, 0, sizeof p);", *fill]
+    body += [f"opgen_call_input(&call, {t.name});" for t in kv.tensors] + [f"opgen_call_output(&call, {out});"]
+    body += wide.phase1_lines(op, kv, s, value_var)   # returns here when the inputs promote to a wide dtype
+    if op.reduce_dim:
+        body += [f"call.nred = {v['nred']};",
+                 f"call.dim = {out}->ndim == 0 ? 0 : ({op.reduce_dim} + (int64_t){out}->ndim) % (int64_t){out}->ndim;"]
+        body += [f"call.{f} = {f}{s};" for f in ("rowsum", "rowsum_chunked", "colsum", "colsum_chunked",
+                                                 "finish_row", "finish_row_chunked", "finish_rowsum",
+                                                 "finish_rowsum_chunked", "finish_col", "finish_col_chunked",
+                                                 "rows", "rows_chunked")]
+    else:
+        body += [f"call.block = block{s};", f"call.chunked = block_chunked{s};"]
+    body.append("return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);")
+    if not v["dispatch"]:
+        return ["    " + line for line in body]
+    return [f"    if ({v['dispatch']}) {{", *["        " + line for line in body], "    }"]
+
+
+def sigmoid_helper() -> list[str]:
+    """opgen_sigmoidf's body, printed from Sigmoid.stable_form."""
+    u = sympy.Symbol("u", real=True)
+    temps, (res,) = sympy.cse([Sigmoid.stable_form(u)], symbols=sympy.numbered_symbols("t"), order="canonical")
+    pr = KernelCPrinter({u: "u"})
+    return [f"const float {s} = {pr.doprint(e)};" for s, e in temps] + [f"return {pr.doprint(res)};"]
+
+
+# ---- phase 1 checks --------------------------------------------------------------------------------------------
+def check_lines(op: Op) -> list[str]:
+    """Phase 1's checks, one per codegen.checkplan step, in the order the Python checker runs them."""
+    lines = []
+    cond = KernelCPrinter({p.symbol: (value_var(p) if isinstance(p, Scalar) else p.name)
+                           for p in op.params if p.symbol is not None}, float_kernel=False)
+    for s in steps(op):
+        n, ref = s.param, s.ref
+        if s.kind == "not_null":
+            lines.append(f'OPGEN_TRY(opgen_check_not_null("{n}", {n}));')
+        elif s.kind == "convert":
+            p = op.param(n)
+            if isinstance(p, Scalar) and p.optional:
+                lines.append(f'OPGEN_TRY(opgen_check_optional_scalar_value("{n}", {n}, {float(p.default)!r}, '
+                             f'&{value_var(p)}));')
+            elif isinstance(p, Scalar):
+                lines.append(f'OPGEN_TRY(opgen_check_scalar_value("{n}", {n}, &{value_var(p)}));')
+            # attributes come by value, already of their C type (a null C string failed its null check)
+        elif s.kind == "dtype_supported":
+            lines.append(f'OPGEN_TRY(opgen_check_dtype_supported(OP, "{n}", {n}, &DTYPES_{n}));')
+        elif s.kind in ("promoted_supported", "promoted_castable", "promoted_same"):
+            names = ", ".join(f'"{o}"' for o in s.others)
+            ptrs = ", ".join(s.others)
+            call = (f'opgen_check_promoted_supported(OP, "{n}", &DTYPES_{n}, ' if s.kind == "promoted_supported"
+                    else f'opgen_check_{s.kind}("{n}", {n}, ')
+            lines += ["{",
+                      f"    static const char *const names[] = {{{names}}};",
+                      f"    const aclTensor *const operands[] = {{{ptrs}}};",
+                      f"    OPGEN_TRY({call}{len(s.others)}, names, operands));",
+                      "}"]
+        elif s.kind in ("dtype_same", "dtype_castable", "format_same", "shape_same", "broadcastable"):
+            lines.append(f'OPGEN_TRY(opgen_check_{s.kind}("{ref}", {ref}, "{n}", {n}));')
+        elif s.kind in ("max_rank", "min_rank"):
+            lines.append(f'OPGEN_TRY(opgen_check_{s.kind}("{n}", {n}, {s.n}));')
+        elif s.kind in ("broadcast_to", "dim_in_range"):
+            lines.append(f'OPGEN_TRY(opgen_check_{s.kind}("{n}", {n}, "{ref}", {ref}));')
+        elif s.kind == "shape_is_broadcast":
+            names = ", ".join(f'"{o}"' for o in s.others)
+            ptrs = ", ".join(s.others)
+            lines += ["{",
+                      f"    static const char *const names[] = {{{names}}};",
+                      f"    const aclTensor *const operands[] = {{{ptrs}}};",
+                      f'    OPGEN_TRY(opgen_check_shape_is_broadcast("{n}", {n}, {len(s.others)}, names, operands));',
+                      "}"]
+        elif s.kind == "one_of" and op.param(n).type == "string":
+            values = ", ".join(f'"{v}"' for v in s.values)
+            lines += ["{",
+                      f"    static const char *const values[] = {{{values}}};",
+                      f'    OPGEN_TRY(opgen_check_one_of_s("{n}", {n}, {len(s.values)}, values));',
+                      "}"]
+        elif s.kind == "one_of":
+            values = ", ".join(str(v) for v in s.values)
+            lines += ["{",
+                      f"    static const int64_t values[] = {{{values}}};",
+                      f'    OPGEN_TRY(opgen_check_one_of("{n}", {n}, {len(s.values)}, values));',
+                      "}"]
+        elif s.kind == "kernel_dtypes":
+            ptrs = ", ".join(s.others)
+            lines += ["{",
+                      f"    const aclTensor *const tensors[] = {{{ptrs}}};",
+                      f"    OPGEN_TRY(opgen_check_kernel_dtypes(OP, {len(s.others)}, tensors, "
+                      f"{'true' if 'COMPLEX' in op.computes else 'false'}));",
+                      "}"]
+        elif s.kind == "empty_returns":
+            ptrs = ", ".join(s.others)
+            lines += ["{",
+                      f"    const aclTensor *const operands[] = {{{ptrs}}};",
+                      f"    if (opgen_any_empty({len(s.others)}, operands))   /* success; the later checks do not run */",
+                      "        return opgen_phase1_empty(OP, workspaceSize, executor);",
+                      "}"]
+        elif s.kind == "requires":
+            r, p = s.rule, op.param(n)
+            kind = "f" if isinstance(p, Scalar) or p.is_real else ("b" if p.type == "bool" else "i")
+            value = value_var(p) if isinstance(p, Scalar) else f"(double){n}" if p.is_real else n
+            text = condition_code(r.condition, op).replace('"', '\\"')
+            call = f'OPGEN_TRY(opgen_check_requires_{kind}("{n}", {cond.doprint(r.condition)}, "{text}", {value}));'
+            if r.when == sympy.true:
+                lines.append(call)
+            else:
+                lines += [f"if ({cond.doprint(r.when)})", f"    {call}"]
+        else:
+            raise TypeError(f"no C check for step {s.kind}")
+    return lines
+
+
+def dtype_tables(op: Op) -> list[list[str]]:
+    """The C lines of the dtype × product table of every tensor a DtypeSupported rule checks."""
+    out = []
+    names = [s.param for s in steps(op) if s.kind in ("dtype_supported", "promoted_supported")]
+    for n in dict.fromkeys(names):
+        socs = [(soc, [DTYPES[d].acl_name for d in dts]) for soc, dts in op.dtypes_of(n).items()]
+        lines = [f"static const aclDataType DTYPES_{n}_{soc}[] = {{{', '.join(dts)}}};" for soc, dts in socs]
+        lines.append(f"static const opgen_soc_dtypes DTYPES_{n}_socs[] = {{")
+        lines += [f'    {{"{soc}", {len(dts)}, DTYPES_{n}_{soc}}},' for soc, dts in socs]
+        lines += ["};", f"static const opgen_dtype_table DTYPES_{n} = {{{len(socs)}, DTYPES_{n}_socs}};"]
+        out.append(lines)
+    return out
+
+
+def phase1_lines(op: Op, variants: list[dict]) -> list[str]:
+    """The body of phase 1 after its own two null checks: the scalars' locals, the checks, then the variant
+    that the arguments select (an internal error when none does, which the validator's coverage rules out)."""
+    lines = [f"    double {value_var(p)} = 0.0;" for p in op.params if isinstance(p, Scalar)]
+    lines += ["    " + line for line in check_lines(op)]
+    lines += ["", "    opgen_call call;", "    memset(&call, 0, sizeof call);"]
+    for v in variants:
+        lines += v["phase1"]
+    if variants[0]["dispatch"]:
+        lines.append('    return opgen_fail(ACLNN_ERR_INNER, NULL, "%s: no kernel variant for these arguments", OP);')
+    return lines
+
+
+def context(op: Op) -> dict:
+    """Everything `src/aclnn_op.c.jinja` substitutes, but the names of files."""
+    k = lower(op)
+    variants = [variant_context(op, kv) for kv in k.variants]
+    uses_sigmoid = any(e.has(Sigmoid) for kv in k.variants
+                       for e in [kv.result] + [x for _, x in kv.body + kv.reductions])
+    template = "src/kernel_rows.c.jinja" if op.reduce_dim else "src/kernel_block.c.jinja"
+    return {
+        "op": op,
+        "output": op.output.name,
+        "documented": [(f"when {_key_text(f.when)}: " if f.when else "") + condition_code(f.expr, op)
+                       for f in op.formulas],
+        "tables": dtype_tables(op),
+        "sigmoid": sigmoid_helper() if uses_sigmoid else [],
+        "wide_helpers": wide.helpers(op, k),
+        "variants": variants,
+        "kernel_template": template,
+        "phase1": phase1_lines(op, variants),
+    }

@@ -1,0 +1,332 @@
+/* opgen_pycall.c — the op-independent part of the compiled Python entry point (see opgen_pycall.h).
+ *
+ * A call through ctypes (binding.py) cost 15-20 us at 2^10 elements where PyTorch's aten call costs 2-5 us:
+ * records marshalled in Python, four foreign calls, a NumPy workspace.  Here the keywords are read from the
+ * dict in C, the arrays described straight from their NumPy headers into aclTensors on the stack
+ * (aclInitTensor: the checks of aclCreateTensor, no allocation), and both phases run back to back; the GIL is
+ * released around phase 2 only, the kernel. */
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include "opgen_pycall.h"
+
+#include <numpy/arrayobject.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opgen_runtime.h"
+
+/* Set once by setup(): one op per library, so one set of these per module. */
+static PyObject *lock;            /* binding.Library.lock: the product is process state, set with phase 1 */
+static PyObject *error_type;      /* codegen.errors.AclnnError */
+static PyObject *products;        /* {product name: None} */
+static PyObject *default_product;
+static PyObject *key_out, *key_product, *name_acquire, *name_release;
+static PyObject *keys[OPGEN_PY_MAX_PARAMS];   /* the parameters' keywords, interned */
+static const char *op_name = "opgen";
+#define MAX_DTYPES 64
+static int ndtypes;
+static int dtype_num[MAX_DTYPES];             /* NumPy type numbers ... */
+static aclDataType dtype_acl[MAX_DTYPES];     /* ... and the aclDataType each is described as */
+
+int opgen_py_import_numpy(void)
+{
+    import_array1(-1);
+    return 0;
+}
+
+PyObject *opgen_py_setup(const opgen_py_op *op, PyObject *args)
+{
+    PyObject *l, *e, *d, *p, *dp;
+    if (!PyArg_ParseTuple(args, "OOO!O!U", &l, &e, &PyDict_Type, &d, &PyDict_Type, &p, &dp))
+        return NULL;
+    if (op->nparams > OPGEN_PY_MAX_PARAMS || PyDict_GET_SIZE(d) > MAX_DTYPES) {
+        PyErr_Format(PyExc_ValueError, "%s: more parameters or dtypes than the entry point holds", op->name);
+        return NULL;
+    }
+    PyObject *k, *v;
+    Py_ssize_t pos = 0;
+    int n = 0;
+    while (PyDict_Next(d, &pos, &k, &v)) {
+        const long num = PyLong_AsLong(k), acl = PyLong_AsLong(v);
+        if (PyErr_Occurred())
+            return NULL;
+        dtype_num[n] = (int)num;
+        dtype_acl[n++] = (aclDataType)acl;
+    }
+    ndtypes = n;
+    op_name = op->name;
+    Py_XSETREF(lock, Py_NewRef(l));
+    Py_XSETREF(error_type, Py_NewRef(e));
+    Py_XSETREF(products, Py_NewRef(p));
+    Py_XSETREF(default_product, Py_NewRef(dp));
+    if (!key_out) {
+        if (!(key_out = PyUnicode_InternFromString("out")) || !(key_product = PyUnicode_InternFromString("product"))
+            || !(name_acquire = PyUnicode_InternFromString("acquire"))
+            || !(name_release = PyUnicode_InternFromString("release")))
+            return NULL;
+        for (int i = 0; i < op->nparams; ++i)
+            if (!(keys[i] = PyUnicode_InternFromString(op->params[i].name)))
+                return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* What reading an argument found: described, to be left to the ctypes path, or a Python error. */
+typedef enum { DONE, FALLBACK, FAILED } outcome;
+
+/* Whether no two elements of `a` share memory, provably at a glance: the dimensions longer than 1, ordered by
+ * stride, nest (each stride spans the ones below it), as for every slice, transpose and reversal of a
+ * contiguous array.  Otherwise the ctypes path decides (checks.writeable_out, which tries harder). */
+static bool nests(PyArrayObject *a)
+{
+    const int n = PyArray_NDIM(a);
+    npy_intp s[OPGEN_MAX_DIMS], d[OPGEN_MAX_DIMS];
+    int k = 0;
+    for (int i = 0; i < n; ++i) {
+        if (PyArray_DIM(a, i) == 0)
+            return false;               /* (empty: nothing to write, left to the ctypes path) */
+        if (PyArray_DIM(a, i) > 1) {
+            const npy_intp st = PyArray_STRIDE(a, i);
+            s[k] = st < 0 ? -st : st;
+            d[k++] = PyArray_DIM(a, i);
+        }
+    }
+    for (int i = 1; i < k; ++i)         /* insertion sort by stride: at most 16 dims */
+        for (int j = i; j > 0 && s[j] < s[j - 1]; --j) {
+            npy_intp t = s[j]; s[j] = s[j - 1]; s[j - 1] = t;
+            t = d[j]; d[j] = d[j - 1]; d[j - 1] = t;
+        }
+    npy_intp span = PyArray_ITEMSIZE(a);
+    for (int i = 0; i < k; ++i) {
+        if (s[i] < span)
+            return false;
+        span = s[i] * d[i];
+    }
+    return true;
+}
+
+/* The aclTensor viewing ndarray `o`'s memory, as binding.py's _record describes it: strides in elements (0 for
+ * a dimension of size 1, every one 0 for an empty array), the lowest element addressed as the storage's start,
+ * the first element `offset` elements past it.  NULL for None (phase 1 says whether that is allowed). */
+static outcome tensor_of(PyObject *o, bool is_out, aclTensor *t, const aclTensor **handle)
+{
+    *handle = NULL;
+    if (o == Py_None && !is_out)
+        return DONE;
+    if (!PyArray_CheckExact(o))
+        return FALLBACK;
+    PyArrayObject *a = (PyArrayObject *)o;
+    const int ndim = PyArray_NDIM(a);
+    if (!PyArray_ISNOTSWAPPED(a) || ndim > OPGEN_MAX_DIMS)
+        return FALLBACK;
+    if (is_out && (!PyArray_ISWRITEABLE(a) || !nests(a)))
+        return FALLBACK;
+    const int num = PyArray_TYPE(a);
+    int k = 0;
+    while (k < ndtypes && dtype_num[k] != num)
+        ++k;
+    if (k == ndtypes)
+        return FALLBACK;
+    const npy_intp item = PyArray_ITEMSIZE(a);
+    int64_t dims[OPGEN_MAX_DIMS], strides[OPGEN_MAX_DIMS];
+    bool empty = false;
+    for (int i = 0; i < ndim; ++i)
+        empty |= PyArray_DIM(a, i) == 0;
+    int64_t lo = 0, hi = 0;
+    for (int i = 0; i < ndim; ++i) {
+        dims[i] = PyArray_DIM(a, i);
+        const npy_intp b = (empty || dims[i] == 1) ? 0 : PyArray_STRIDE(a, i);
+        if (item == 0 || b % item != 0)
+            return FALLBACK;            /* not whole elements: the ctypes path hands C an aligned copy */
+        strides[i] = b / item;
+        if (!empty)
+            *(strides[i] < 0 ? &lo : &hi) += (dims[i] - 1) * strides[i];
+    }
+    const int64_t storage = empty ? 0 : hi - lo + 1;
+    if (aclInitTensor(t, dims, (uint64_t)ndim, dtype_acl[k], strides, -lo, ACL_FORMAT_ND, &storage, 1,
+                      (char *)PyArray_DATA(a) + lo * item) != ACLNN_SUCCESS) {
+        PyErr_Format(PyExc_RuntimeError, "%s: creating the arguments failed: %s", op_name,
+                     aclGetRecentErrMsg());
+        return FAILED;
+    }
+    *handle = t;
+    return DONE;
+}
+
+/* An aclScalar of a Python float or int (not a bool, nor a NumPy scalar: those take the ctypes path), as
+ * aclCreateScalar(&(double)v, ACL_DOUBLE); NULL for None. */
+static outcome scalar_of(PyObject *o, aclScalar *s, const aclScalar **handle)
+{
+    *handle = NULL;
+    if (o == Py_None)
+        return DONE;
+    double v;
+    if (PyFloat_CheckExact(o)) {
+        v = PyFloat_AS_DOUBLE(o);
+    } else if (PyLong_CheckExact(o)) {
+        v = PyLong_AsDouble(o);          /* float(o), rounded the same way */
+        if (v == -1.0 && PyErr_Occurred()) {
+            PyErr_Clear();               /* beyond a double: the ctypes path refuses it */
+            return FALLBACK;
+        }
+    } else {
+        return FALLBACK;
+    }
+    memset(s, 0, sizeof *s);
+    s->dtype = ACL_DOUBLE;
+    s->value = v;
+    *handle = s;
+    return DONE;
+}
+
+static PyObject *raise_status(aclnnStatus status)
+{
+    const char *param = opgenGetRecentErrParam();
+    PyObject *e = PyObject_CallFunction(error_type, "izs", (int)status, *param ? param : NULL,
+                                        aclGetRecentErrMsg());
+    if (e) {
+        PyErr_SetObject(error_type, e);
+        Py_DECREF(e);
+    }
+    return NULL;
+}
+
+/* Phase 1 with the product set, under the library's lock (the ctypes path holds it too). */
+static aclnnStatus checked_phase1(const opgen_py_op *op, const char *product, const opgen_py_value *v,
+                                  uint64_t *ws, aclOpExecutor **ex, bool *failed)
+{
+    *failed = false;
+    PyObject *r = PyObject_CallMethodNoArgs(lock, name_acquire);
+    if (!r) {
+        *failed = true;
+        return ACLNN_SUCCESS;
+    }
+    Py_DECREF(r);
+    aclnnStatus status = opgenSetSocName(product);
+    if (status == ACLNN_SUCCESS)
+        status = op->phase1(v, ws, ex);
+    r = PyObject_CallMethodNoArgs(lock, name_release);
+    if (!r)
+        *failed = true;
+    Py_XDECREF(r);
+    return status;
+}
+
+PyObject *opgen_py_call(const opgen_py_op *op, PyObject *kw)
+{
+    if (!lock) {
+        PyErr_SetString(PyExc_RuntimeError, "opgen: the entry point was called before setup()");
+        return NULL;
+    }
+    if (!PyDict_CheckExact(kw))
+        Py_RETURN_NOTIMPLEMENTED;
+    aclTensor tensors[OPGEN_PY_MAX_PARAMS];
+    aclScalar scalars[OPGEN_PY_MAX_PARAMS];
+    opgen_py_value v[OPGEN_PY_MAX_PARAMS];
+    Py_ssize_t found = 0;
+    PyObject *out = NULL;
+
+    PyObject *product = PyDict_GetItemWithError(kw, key_product);
+    if (product) {
+        ++found;
+        if (!PyUnicode_CheckExact(product) || PyDict_GetItemWithError(products, product) == NULL)
+            goto fallback;               /* (an unknown product: known_product's message, from the ctypes path) */
+    } else {
+        product = default_product;
+    }
+    if (PyErr_Occurred())
+        return NULL;
+    const char *soc = PyUnicode_AsUTF8(product);
+    if (!soc)
+        return NULL;
+
+    for (int i = 0; i < op->nparams; ++i) {
+        const opgen_py_kind kind = op->params[i].kind;
+        PyObject *arg = PyDict_GetItemWithError(kw, keys[i]);
+        if (!arg) {
+            if (PyErr_Occurred())
+                return NULL;
+            goto fallback;               /* missing (out= among them): the ctypes path reports or allocates */
+        }
+        ++found;
+        outcome r = DONE;
+        switch (kind) {
+        case OPGEN_PY_TENSOR:
+            r = tensor_of(arg, false, &tensors[i], &v[i].tensor);
+            break;
+        case OPGEN_PY_OUT:
+            r = tensor_of(arg, true, &tensors[i], &v[i].tensor);
+            out = arg;
+            break;
+        case OPGEN_PY_SCALAR:
+            r = scalar_of(arg, &scalars[i], &v[i].scalar);
+            break;
+        case OPGEN_PY_BOOL:
+            if (!PyBool_Check(arg))
+                goto fallback;
+            v[i].b = arg == Py_True;
+            break;
+        case OPGEN_PY_INT64: {
+            if (!PyLong_CheckExact(arg))
+                goto fallback;
+            int overflow = 0;
+            const long long x = PyLong_AsLongLongAndOverflow(arg, &overflow);
+            if (overflow)
+                goto fallback;
+            if (x == -1 && PyErr_Occurred())
+                return NULL;
+            v[i].i64 = (int64_t)x;
+            break;
+        }
+        case OPGEN_PY_DOUBLE:
+            if (!PyFloat_CheckExact(arg))
+                goto fallback;           /* an int or a NumPy scalar: the ctypes path converts it as it always did */
+            v[i].f64 = PyFloat_AS_DOUBLE(arg);
+            break;
+        case OPGEN_PY_STRING:
+            if (!PyUnicode_CheckExact(arg))
+                goto fallback;           /* None or bytes: the ctypes path gives the checker's verdict */
+            v[i].str = PyUnicode_AsUTF8(arg);
+            if (!v[i].str)
+                return NULL;
+            break;
+        }
+        if (r == FAILED)
+            return NULL;
+        if (r == FALLBACK)
+            goto fallback;
+    }
+    if (found != PyDict_GET_SIZE(kw) || !out)
+        goto fallback;                   /* another keyword (out_dtype=, a misspelt one) */
+
+    uint64_t ws = 0;
+    aclOpExecutor *ex = NULL;
+    bool failed;
+    aclnnStatus status = checked_phase1(op, soc, v, &ws, &ex, &failed);
+    if (failed) {
+        if (status == ACLNN_SUCCESS && ex)
+            aclDestroyAclOpExecutor(ex);
+        return NULL;
+    }
+    if (status != ACLNN_SUCCESS)
+        return raise_status(status);
+    /* The workspace: staging blocks and accumulators, a few KiB per thread.  From Python's raw allocator (malloc's
+     * alignment, as NumPy's buffers), so that tracemalloc counts it as it counts the ctypes path's NumPy
+     * workspace (`opgen bench` reports the peak extra memory of a call). */
+    void *workspace = ws ? PyMem_RawMalloc(ws) : NULL;
+    if (ws && !workspace) {
+        aclDestroyAclOpExecutor(ex);
+        return PyErr_NoMemory();
+    }
+    Py_BEGIN_ALLOW_THREADS
+    status = op->phase2(workspace, ws, ex, NULL);
+    Py_END_ALLOW_THREADS
+    PyMem_RawFree(workspace);
+    if (status != ACLNN_SUCCESS)
+        return raise_status(status);
+    return Py_NewRef(out);
+
+fallback:
+    if (PyErr_Occurred())
+        return NULL;
+    Py_RETURN_NOTIMPLEMENTED;
+}

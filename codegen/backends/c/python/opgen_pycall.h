@@ -1,0 +1,60 @@
+/* opgen_pycall.h — the compiled Python entry point of an op's C library (see codegen/backends/c/pyext.py).
+ *
+ * Each op's library is also a CPython extension module: a generated file (pyext.py) lists the op's parameters
+ * and calls its phase 1 with them typed; everything else — reading the keywords, describing the arrays as
+ * aclTensors, the product, both phases, the error — is here, the same for every op.  The entry takes the
+ * keyword dict of a `codegen.kernel(op, backend="c")` call and either runs it or returns NotImplemented,
+ * without having created or checked anything, for whatever the ctypes path must handle (binding.py): a
+ * missing `out=`, an unknown keyword, an array subclass (a format label), another byte order, strides that
+ * are not whole elements, an argument C cannot carry.  Verdicts are the C checker's own (phase 1 runs the
+ * same function as from C), so the fast and the ctypes paths agree by construction. */
+#ifndef OPGEN_PYCALL_H_
+#define OPGEN_PYCALL_H_
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "aclnn/aclnn_base.h"
+
+typedef enum {
+    OPGEN_PY_TENSOR, OPGEN_PY_OUT, OPGEN_PY_SCALAR, OPGEN_PY_BOOL, OPGEN_PY_INT64, OPGEN_PY_DOUBLE, OPGEN_PY_STRING
+} opgen_py_kind;
+
+typedef struct {
+    const char *name;        /* the Python keyword ("out" for the output) */
+    opgen_py_kind kind;
+} opgen_py_param;
+
+/* One parameter's C value, as phase 1 takes it. */
+typedef union {
+    const aclTensor *tensor;
+    aclTensor *out;
+    const aclScalar *scalar;
+    bool b;
+    int64_t i64;
+    double f64;              /* a double or float attribute (the call converts it to the parameter's type) */
+    const char *str;         /* a string attribute: the Python str's UTF-8, alive while the keywords are */
+} opgen_py_value;
+
+typedef aclnnStatus (*opgen_py_phase1)(const opgen_py_value *v, uint64_t *workspaceSize, aclOpExecutor **executor);
+typedef aclnnStatus (*opgen_py_phase2)(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                                       aclrtStream stream);
+
+#define OPGEN_PY_MAX_PARAMS 32
+
+typedef struct {
+    const char *name;                /* aclnnXxx */
+    const opgen_py_param *params;    /* in aclnn order */
+    int nparams;
+    opgen_py_phase1 phase1;
+    opgen_py_phase2 phase2;
+} opgen_py_op;
+
+/* The module's functions: setup(lock, error_type, {numpy type number: aclDataType}, products, default product)
+ * once, then call(kw) per call. */
+PyObject *opgen_py_setup(const opgen_py_op *op, PyObject *args);
+PyObject *opgen_py_call(const opgen_py_op *op, PyObject *kw);
+/* NumPy's C API, imported once per module (import_array); -1 with a Python error on failure. */
+int opgen_py_import_numpy(void);
+
+#endif /* OPGEN_PYCALL_H_ */

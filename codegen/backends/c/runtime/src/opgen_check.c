@@ -1,0 +1,449 @@
+/* opgen_check.c — the phase-1 checks, the C twins of codegen/runtime/checks.py.  Conditions and messages are
+ * the same word for word (tests/test_c_checker_parity.py compares them on random calls), so a caller sees the
+ * same AclnnError from every backend. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opgen_runtime.h"
+
+#define INVALID ACLNN_ERR_PARAM_INVALID
+
+/* "[2, 3]", as Python's shape_str. */
+static const char *shape_str(char *buf, size_t cap, const int64_t *dims, uint64_t n)
+{
+    size_t len = (size_t)snprintf(buf, cap, "[");
+    for (uint64_t i = 0; i < n && len < cap; ++i)
+        len += (size_t)snprintf(buf + len, cap - len, "%s%" PRId64, i ? ", " : "", dims[i]);
+    if (len < cap)
+        snprintf(buf + len, cap - len, "]");
+    return buf;
+}
+
+/* NumPy broadcasting of two shapes into out (rank max(na, nb)); false when they do not broadcast. */
+static bool broadcast2(const int64_t *a, uint64_t na, const int64_t *b, uint64_t nb, int64_t *out, uint64_t *nout)
+{
+    const uint64_t n = na > nb ? na : nb;
+    for (uint64_t i = 0; i < n; ++i) {
+        const int64_t da = i < n - na ? 1 : a[i - (n - na)];
+        const int64_t db = i < n - nb ? 1 : b[i - (n - nb)];
+        if (da != db && da != 1 && db != 1)
+            return false;
+        out[i] = da == 1 ? db : da;
+    }
+    *nout = n;
+    return true;
+}
+
+static bool same_shape(const int64_t *a, uint64_t na, const int64_t *b, uint64_t nb)
+{
+    if (na != nb)
+        return false;
+    for (uint64_t i = 0; i < na; ++i)
+        if (a[i] != b[i])
+            return false;
+    return true;
+}
+
+/* Python's repr() of a float: the shortest digits that read back as the same double, in fixed notation for
+ * exponents -4..15 and scientific otherwise ("1e-05", "0.0001", "123.0", "-0.0", "inf", "nan"). */
+static const char *py_float(char *out, size_t cap, double v)
+{
+    if (isnan(v)) { snprintf(out, cap, "nan"); return out; }
+    if (isinf(v)) { snprintf(out, cap, v < 0 ? "-inf" : "inf"); return out; }
+    char sci[40];
+    for (int p = 1; p <= 17; ++p) {
+        snprintf(sci, sizeof sci, "%.*e", p - 1, v);
+        if (strtod(sci, NULL) == v)
+            break;
+    }
+    const char *s = sci;
+    const bool neg = *s == '-';
+    if (neg)
+        ++s;
+    char digits[24];
+    int nd = 0;
+    for (; *s && *s != 'e'; ++s)
+        if (*s != '.')
+            digits[nd++] = *s;
+    const int e10 = atoi(s + 1);
+    while (nd > 1 && digits[nd - 1] == '0')
+        --nd;
+    char body[64];
+    size_t len = 0;
+    if (e10 >= -4 && e10 < 16) {
+        if (e10 < 0) {
+            len += (size_t)snprintf(body + len, sizeof body - len, "0.");
+            for (int i = 0; i < -e10 - 1; ++i)
+                body[len++] = '0';
+            for (int i = 0; i < nd; ++i)
+                body[len++] = digits[i];
+        } else {
+            for (int i = 0; i <= e10; ++i)
+                body[len++] = i < nd ? digits[i] : '0';
+            body[len++] = '.';
+            if (nd > e10 + 1)
+                for (int i = e10 + 1; i < nd; ++i)
+                    body[len++] = digits[i];
+            else
+                body[len++] = '0';
+        }
+        body[len] = '\0';
+    } else {
+        body[len++] = digits[0];
+        if (nd > 1) {
+            body[len++] = '.';
+            for (int i = 1; i < nd; ++i)
+                body[len++] = digits[i];
+        }
+        snprintf(body + len, sizeof body - len, "e%c%02d", e10 < 0 ? '-' : '+', e10 < 0 ? -e10 : e10);
+    }
+    snprintf(out, cap, "%s%s", neg ? "-" : "", body);
+    return out;
+}
+
+/* ---- null ------------------------------------------------------------------------------------------------------ */
+aclnnStatus opgen_check_not_null(const char *name, const void *p)
+{
+    if (!p)
+        return opgen_fail(ACLNN_ERR_PARAM_NULLPTR, name, "%s must not be null", name);
+    return ACLNN_SUCCESS;
+}
+
+/* ---- dtype ----------------------------------------------------------------------------------------------------- */
+static bool in_list(aclDataType dt, const opgen_soc_dtypes *s)
+{
+    for (int i = 0; i < s->n; ++i)
+        if (s->dtypes[i] == dt)
+            return true;
+    return false;
+}
+
+aclnnStatus opgen_check_dtype_supported(const char *op, const char *name, const aclTensor *t,
+                                        const opgen_dtype_table *table)
+{
+    if (!t)
+        return ACLNN_SUCCESS;
+    const char *product = opgen_soc();
+    const opgen_soc_dtypes *allowed = NULL;
+    for (int i = 0; i < table->n; ++i)
+        if (strcmp(table->socs[i].soc, product) == 0)
+            allowed = &table->socs[i];
+    if (allowed && in_list(t->dtype, allowed))
+        return ACLNN_SUCCESS;
+    char list[512];
+    size_t len = 0;
+    list[0] = '\0';
+    if (!allowed || allowed->n == 0) {
+        for (int i = 0; i < table->n; ++i)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", table->socs[i].soc);
+        return opgen_fail(INVALID, name, "%s does not run on %s: %s cannot be checked there (it runs on %s)", op,
+                          product, name, table->n ? list : "no product");
+    }
+    const char *got = opgen_dtype_name(t->dtype);
+    for (int i = 0; i < allowed->n; ++i)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "",
+                                opgen_dtype_name(allowed->dtypes[i]));
+    char hint[512];
+    size_t hl = 0;
+    hint[0] = '\0';
+    int found = 0;
+    for (int i = 0; i < table->n; ++i) {
+        if (in_list(t->dtype, &table->socs[i])) {
+            if (found++ == 0)
+                hl += (size_t)snprintf(hint + hl, sizeof hint - hl, "; %s is supported on ", got);
+            else
+                hl += (size_t)snprintf(hint + hl, sizeof hint - hl, ", ");
+            hl += (size_t)snprintf(hint + hl, sizeof hint - hl, "%s", table->socs[i].soc);
+        }
+    }
+    return opgen_fail(INVALID, name, "%s has dtype %s, not supported by %s on %s (supported: %s)%s", name, got, op,
+                      product, list, hint);
+}
+
+aclnnStatus opgen_check_dtype_same(const char *ref_name, const aclTensor *ref, const char *name, const aclTensor *t)
+{
+    if (!ref || !t || ref->dtype == t->dtype)
+        return ACLNN_SUCCESS;
+    return opgen_fail(INVALID, name, "%s must have the same dtype as %s: got %s, %s is %s", name, ref_name,
+                      opgen_dtype_name(t->dtype), ref_name, opgen_dtype_name(ref->dtype));
+}
+
+/* The format's name, or its number when it is not a value of aclFormat (C callers may pass any int). */
+static const char *format_text(aclFormat format, char *buf, size_t n)
+{
+    const char *name = opgen_format_name(format);
+    if (name)
+        return name;
+    snprintf(buf, n, "format %d", (int)format);
+    return buf;
+}
+
+aclnnStatus opgen_check_format_same(const char *ref_name, const aclTensor *ref, const char *name, const aclTensor *t)
+{
+    if (!ref || !t || ref->format == t->format)
+        return ACLNN_SUCCESS;
+    char a[32], b[32];
+    return opgen_fail(INVALID, name, "%s must have the format of %s: got %s, %s is %s", name, ref_name,
+                      format_text(t->format, b, sizeof b), ref_name, format_text(ref->format, a, sizeof a));
+}
+
+aclnnStatus opgen_check_dtype_castable(const char *src_name, const aclTensor *src, const char *name,
+                                       const aclTensor *t)
+{
+    if (!src || !t || opgen_can_cast(src->dtype, t->dtype))
+        return ACLNN_SUCCESS;
+    return opgen_fail(INVALID, name, "%s's dtype %s cannot be cast to from %s's dtype %s", name,
+                      opgen_dtype_name(t->dtype), src_name, opgen_dtype_name(src->dtype));
+}
+
+/* The promoted dtype of the non-null operands (-1 when two do not promote), their names joined with " and " into
+ * `joined`, and the index of the operand that failed to promote (-1 if none). */
+static int promoted(int n, const char *const *names, const aclTensor *const *operands, char *joined, size_t cap,
+                    int *count)
+{
+    int dt = -1;
+    size_t len = 0;
+    joined[0] = '\0';
+    *count = 0;
+    for (int i = 0; i < n; ++i) {
+        if (!operands[i])
+            continue;
+        len += (size_t)snprintf(joined + len, cap - len, "%s%s", *count ? " and " : "", names[i]);
+        dt = *count ? (dt < 0 ? -1 : opgen_promote((aclDataType)dt, operands[i]->dtype)) : (int)operands[i]->dtype;
+        ++*count;
+    }
+    return dt;
+}
+
+aclnnStatus opgen_check_promoted_supported(const char *op, const char *name, const opgen_dtype_table *table, int n,
+                                           const char *const *names, const aclTensor *const *operands)
+{
+    char joined[256], got[256];
+    int count;
+    const int dt = promoted(n, names, operands, joined, sizeof joined, &count);
+    if (count == 0)
+        return ACLNN_SUCCESS;
+    if (dt < 0) {
+        size_t len = 0;
+        got[0] = '\0';
+        for (int i = 0, k = 0; i < n; ++i)
+            if (operands[i])
+                len += (size_t)snprintf(got + len, sizeof got - len, "%s%s", k++ ? ", " : "",
+                                        opgen_dtype_name(operands[i]->dtype));
+        return opgen_fail(INVALID, name, "the dtypes of %s (%s) do not promote to a common dtype", joined, got);
+    }
+    const char *product = opgen_soc();
+    const opgen_soc_dtypes *allowed = NULL;
+    for (int i = 0; i < table->n; ++i)
+        if (strcmp(table->socs[i].soc, product) == 0)
+            allowed = &table->socs[i];
+    if (allowed && in_list((aclDataType)dt, allowed))
+        return ACLNN_SUCCESS;
+    char list[512];
+    size_t len = 0;
+    list[0] = '\0';
+    for (int i = 0; allowed && i < allowed->n; ++i)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "",
+                                opgen_dtype_name(allowed->dtypes[i]));
+    return opgen_fail(INVALID, name, "the dtypes of %s promote to %s, not supported by %s on %s (supported: %s)",
+                      joined, opgen_dtype_name((aclDataType)dt), op, product, len ? list : "none");
+}
+
+aclnnStatus opgen_check_promoted_castable(const char *name, const aclTensor *t, int n, const char *const *names,
+                                          const aclTensor *const *operands)
+{
+    char joined[256];
+    int count;
+    const int dt = promoted(n, names, operands, joined, sizeof joined, &count);
+    if (!t || dt < 0 || opgen_can_cast((aclDataType)dt, t->dtype))
+        return ACLNN_SUCCESS;
+    return opgen_fail(INVALID, name, "%s's dtype %s cannot be cast to from %s, the promoted dtype of %s", name,
+                      opgen_dtype_name(t->dtype), opgen_dtype_name((aclDataType)dt), joined);
+}
+
+aclnnStatus opgen_check_promoted_same(const char *name, const aclTensor *t, int n, const char *const *names,
+                                      const aclTensor *const *operands)
+{
+    char joined[256];
+    int count;
+    const int dt = promoted(n, names, operands, joined, sizeof joined, &count);
+    if (!t || dt < 0 || t->dtype == (aclDataType)dt)
+        return ACLNN_SUCCESS;
+    return opgen_fail(INVALID, name, "%s must have %s, the promoted dtype of %s: got %s", name,
+                      opgen_dtype_name((aclDataType)dt), joined, opgen_dtype_name(t->dtype));
+}
+
+/* ---- shape ----------------------------------------------------------------------------------------------------- */
+aclnnStatus opgen_check_max_rank(const char *name, const aclTensor *t, int64_t n)
+{
+    if (t && (int64_t)t->ndim > n)
+        return opgen_fail(INVALID, name, "%s has %" PRIu64 " dimensions, more than %" PRId64, name, t->ndim, n);
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus opgen_check_min_rank(const char *name, const aclTensor *t, int64_t n)
+{
+    if (t && (int64_t)t->ndim < n)
+        return opgen_fail(INVALID, name, "%s has %" PRIu64 " dimensions, fewer than %" PRId64, name, t->ndim, n);
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus opgen_check_shape_same(const char *ref_name, const aclTensor *ref, const char *name, const aclTensor *t)
+{
+    if (!ref || !t || same_shape(ref->dims, ref->ndim, t->dims, t->ndim))
+        return ACLNN_SUCCESS;
+    char a[256], b[256];
+    return opgen_fail(INVALID, name, "%s must have the shape of %s %s, got %s", name, ref_name,
+                      shape_str(a, sizeof a, ref->dims, ref->ndim), shape_str(b, sizeof b, t->dims, t->ndim));
+}
+
+aclnnStatus opgen_check_broadcast_to(const char *name, const aclTensor *t, const char *target_name,
+                                     const aclTensor *target)
+{
+    if (!t || !target)
+        return ACLNN_SUCCESS;
+    int64_t shape[2 * OPGEN_MAX_DIMS];
+    uint64_t n;
+    if (broadcast2(t->dims, t->ndim, target->dims, target->ndim, shape, &n)
+        && same_shape(shape, n, target->dims, target->ndim))
+        return ACLNN_SUCCESS;
+    char a[256], b[256];
+    return opgen_fail(INVALID, name, "%s of shape %s does not broadcast to %s's shape %s", name,
+                      shape_str(a, sizeof a, t->dims, t->ndim), target_name,
+                      shape_str(b, sizeof b, target->dims, target->ndim));
+}
+
+aclnnStatus opgen_check_broadcastable(const char *a_name, const aclTensor *a, const char *name, const aclTensor *t)
+{
+    if (!a || !t)
+        return ACLNN_SUCCESS;
+    int64_t shape[2 * OPGEN_MAX_DIMS];
+    uint64_t n;
+    if (broadcast2(a->dims, a->ndim, t->dims, t->ndim, shape, &n))
+        return ACLNN_SUCCESS;
+    char sa[256], sb[256];
+    return opgen_fail(INVALID, name, "%s of shape %s does not broadcast with %s of shape %s", name,
+                      shape_str(sb, sizeof sb, t->dims, t->ndim), a_name, shape_str(sa, sizeof sa, a->dims, a->ndim));
+}
+
+aclnnStatus opgen_check_shape_is_broadcast(const char *name, const aclTensor *t, int n, const char *const *names,
+                                           const aclTensor *const *operands)
+{
+    if (!t)
+        return ACLNN_SUCCESS;
+    int64_t want[OPGEN_MAX_DIMS] = {0}, next[OPGEN_MAX_DIMS];   /* (zeroed: GCC 12 -O1 warned it may be read unset) */
+    uint64_t nw = 0, nn;
+    for (int i = 0; i < n; ++i) {
+        if (!operands[i])
+            return ACLNN_SUCCESS;
+        if (!broadcast2(want, nw, operands[i]->dims, operands[i]->ndim, next, &nn))
+            return ACLNN_SUCCESS;   /* operands that do not broadcast are another rule's business */
+        memcpy(want, next, sizeof(int64_t) * nn);
+        nw = nn;
+    }
+    if (same_shape(want, nw, t->dims, t->ndim))
+        return ACLNN_SUCCESS;
+    char joined[256], a[256], b[256];
+    size_t len = 0;
+    joined[0] = '\0';
+    for (int i = 0; i < n; ++i)
+        len += (size_t)snprintf(joined + len, sizeof joined - len, "%s%s", i ? " and " : "", names[i]);
+    return opgen_fail(INVALID, name, "%s must have the broadcast shape %s of %s, got %s", name,
+                      shape_str(a, sizeof a, want, nw), joined, shape_str(b, sizeof b, t->dims, t->ndim));
+}
+
+/* ---- values ---------------------------------------------------------------------------------------------------- */
+aclnnStatus opgen_check_scalar_value(const char *name, const aclScalar *s, double *value)
+{
+    if (s->dtype == ACL_BOOL)
+        return opgen_fail(INVALID, name, "%s must be a real number, got BOOL", name);
+    *value = s->value;
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus opgen_check_optional_scalar_value(const char *name, const aclScalar *s, double fallback,
+                                             double *value)
+{
+    if (!s) {   /* an optional aclScalar left null: its documented default */
+        *value = fallback;
+        return ACLNN_SUCCESS;
+    }
+    return opgen_check_scalar_value(name, s, value);
+}
+
+aclnnStatus opgen_check_dim_in_range(const char *name, int64_t dim, const char *tensor_name, const aclTensor *t)
+{
+    if (!t)
+        return ACLNN_SUCCESS;
+    const int64_t n = t->ndim > 1 ? (int64_t)t->ndim : 1;
+    if (-n <= dim && dim <= n - 1)
+        return ACLNN_SUCCESS;
+    return opgen_fail(INVALID, name,
+                      "%s must be in [%" PRId64 ", %" PRId64 "] for %s of rank %" PRIu64 ", got %" PRId64, name,
+                      -n, n - 1, tensor_name, t->ndim, dim);
+}
+
+aclnnStatus opgen_check_one_of(const char *name, int64_t value, int n, const int64_t *values)
+{
+    char list[256];
+    size_t len = 0;
+    list[0] = '\0';
+    for (int i = 0; i < n; ++i) {
+        if (values[i] == value)
+            return ACLNN_SUCCESS;
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%" PRId64, i ? ", " : "", values[i]);
+    }
+    return opgen_fail(INVALID, name, "%s must be one of %s, got %" PRId64, name, list, value);
+}
+
+aclnnStatus opgen_check_one_of_s(const char *name, const char *value, int n, const char *const *values)
+{
+    char list[256];
+    size_t len = 0;
+    list[0] = '\0';
+    for (int i = 0; i < n; ++i) {
+        if (strcmp(values[i], value) == 0)
+            return ACLNN_SUCCESS;
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", values[i]);
+    }
+    return opgen_fail(INVALID, name, "%s must be one of %s, got %s", name, list, value);
+}
+
+aclnnStatus opgen_check_kernel_dtypes(const char *op, int n, const aclTensor *const *tensors, bool complex_ok)
+{
+    for (int i = 0; i < n; ++i)
+        if (tensors[i] && !opgen_dtype_is_real(tensors[i]->dtype)
+            && !(complex_ok && (tensors[i]->dtype == ACL_COMPLEX64 || tensors[i]->dtype == ACL_COMPLEX128)))
+            return opgen_fail(ACLNN_ERR_INNER_FIND_KERNEL_ERROR, NULL, "%s has no kernel reading or writing %s", op,
+                              opgen_dtype_name(tensors[i]->dtype));
+    return ACLNN_SUCCESS;
+}
+
+bool opgen_any_empty(int n, const aclTensor *const *tensors)
+{
+    for (int i = 0; i < n; ++i)
+        if (tensors[i] && opgen_numel(tensors[i]) == 0)
+            return true;
+    return false;
+}
+
+aclnnStatus opgen_check_requires_f(const char *name, bool ok, const char *condition, double value)
+{
+    char v[80];
+    return ok ? ACLNN_SUCCESS
+              : opgen_fail(INVALID, name, "%s must satisfy %s, got %s", name, condition, py_float(v, sizeof v, value));
+}
+
+aclnnStatus opgen_check_requires_i(const char *name, bool ok, const char *condition, int64_t value)
+{
+    return ok ? ACLNN_SUCCESS : opgen_fail(INVALID, name, "%s must satisfy %s, got %" PRId64, name, condition, value);
+}
+
+aclnnStatus opgen_check_requires_b(const char *name, bool ok, const char *condition, bool value)
+{
+    return ok ? ACLNN_SUCCESS
+              : opgen_fail(INVALID, name, "%s must satisfy %s, got %s", name, condition, value ? "True" : "False");
+}

@@ -1,0 +1,1103 @@
+/* opgen_loops.c — running a generated kernel over tensors of any layout.
+ *
+ * Elementwise: the output's shape is walked with every input broadcast to it (stride 0 where it is
+ * stretched); dimensions that are contiguous with each other in every tensor are merged first, so a
+ * contiguous call is one long inner loop.  The inner dimension goes to the kernel in blocks of OPGEN_BLOCK:
+ * an aligned FLOAT, FLOAT16 or BFLOAT16 operand with unit stride is handed to the kernel's chunked entry as it
+ * is (FLOAT read and written in place, halves converted a chunk at a time next to the kernel, opgen_chunks.h);
+ * any other input (strided, broadcast, misaligned, DOUBLE) is converted into a FLOAT staging buffer first, and
+ * such an output's results are rounded once from a staging buffer into its dtype and layout.
+ *
+ * Row sums along dim: when dim is the output's contiguous dimension each row is summed block by block and
+ * then finished block by block (the row is read twice, the second time mostly from cache); otherwise
+ * OPGEN_BLOCK rows of the inner dimensions are processed side by side, dim being walked twice with one
+ * accumulator per row — no transposition, every access along the contiguous dimension; short rows are packed
+ * several to a block.  With FLOAT16/BFLOAT16 operands every shape takes the chunked entries; with FLOAT ones,
+ * the block functions on staged or in-place blocks.  Whole rows of FLOAT inputs in place, or of FLOAT16 or
+ * BFLOAT16 operands as they are, are skewed: a row is finished while the next one is summed (finish_rowsum,
+ * finish_rowsum_chunked), so that reads and writes overlap; packed rows are
+ * too, a row at a time (the op's rows and rows_chunked: row r + 1 summed, then row r finished).
+ *
+ * An output that overlaps an input in memory is computed into the workspace first and copied out last, so
+ * in-place calls give the same result as separate buffers.
+ *
+ * Workspace: the staging buffers when some tensor needs them, the accumulators of side-by-side rows, and the
+ * whole result when the output overlaps an input.  opgen_workspace_bytes and opgen_run_call lay it out the
+ * same way (plan()). */
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "opgen_chunks.h"
+#include "opgen_half.h"
+#include "opgen_pool.h"
+#include "opgen_runtime.h"
+
+#if defined(__AVX__)
+#include <immintrin.h>
+#endif
+
+#define MAXOPS (OPGEN_MAX_INPUTS + 1)
+
+/* ---- conversions between a tensor's dtype and FLOAT ------------------------------------------------------------- */
+static bool aligned_for(const void *p, aclDataType dt)
+{
+    return ((uintptr_t)p % opgen_dtype_size(dt)) == 0;
+}
+
+/* Load n elements of dtype dt, `stride` elements apart (0: one element repeated), as FLOAT into dst. */
+static void load_f32(float *dst, const char *src, int64_t n, int64_t stride, aclDataType dt)
+{
+    if (stride == 0 && n > 1) {   /* one element repeated (a broadcast operand): converted once, then filled */
+        float v;
+        load_f32(&v, src, 1, 0, dt);
+        for (int64_t i = 0; i < n; ++i)
+            dst[i] = v;
+        return;
+    }
+    const size_t es = opgen_dtype_size(dt);
+    if (!aligned_for(src, dt)) {
+        /* misaligned storage: element by element through memcpy (never seen from NumPy, allowed by the API) */
+        for (int64_t i = 0; i < n; ++i) {
+            const char *p = src + i * stride * (int64_t)es;
+            switch (dt) {
+            case ACL_FLOAT: { float v; memcpy(&v, p, 4); dst[i] = v; break; }
+            case ACL_DOUBLE: { double v; memcpy(&v, p, 8); dst[i] = (float)v; break; }
+            case ACL_FLOAT16: { uint16_t v; memcpy(&v, p, 2); dst[i] = opgen_f16_to_f32(v); break; }
+            case ACL_BF16: { uint16_t v; memcpy(&v, p, 2); dst[i] = opgen_bf16_to_f32(v); break; }
+            default: dst[i] = (float)opgen_load_f64(p, dt); break;   /* the integers, BOOL */
+            }
+        }
+        return;
+    }
+    switch (dt) {
+    case ACL_INT8: case ACL_UINT8: case ACL_INT16: case ACL_INT32: case ACL_INT64: case ACL_BOOL: {
+        const size_t size = opgen_dtype_size(dt);   /* the integers and BOOL: exact in double, rounded once */
+        for (int64_t i = 0; i < n; ++i)
+            dst[i] = (float)opgen_load_f64(src + i * stride * (int64_t)size, dt);
+        break;
+    }
+    case ACL_FLOAT: {
+        const float *s = (const float *)src;
+        if (stride == 1)
+            memcpy(dst, s, (size_t)n * sizeof(float));
+        else
+            for (int64_t i = 0; i < n; ++i)
+                dst[i] = s[i * stride];
+        break;
+    }
+    case ACL_DOUBLE: {
+        const double *s = (const double *)src;
+        for (int64_t i = 0; i < n; ++i)
+            dst[i] = (float)s[i * stride];
+        break;
+    }
+    case ACL_FLOAT16: {
+        const uint16_t *s = (const uint16_t *)src;
+        if (stride == 1)
+            opgen_f16_block_to_f32(dst, s, n);
+        else
+            for (int64_t i = 0; i < n; ++i)
+                dst[i] = opgen_f16_to_f32(s[i * stride]);
+        break;
+    }
+    default: { /* ACL_BF16: phase 1 admits no other dtype (opgen_phase1_done) */
+        const uint16_t *s = (const uint16_t *)src;
+        if (stride == 1)
+            opgen_bf16_block_to_f32(dst, s, n);
+        else
+            for (int64_t i = 0; i < n; ++i)
+                dst[i] = opgen_bf16_to_f32(s[i * stride]);
+        break;
+    }
+    }
+}
+
+/* Store n FLOAT values into dtype dt, `stride` elements apart, rounding to nearest even. */
+static void store_f32(char *dst, int64_t stride, const float *src, int64_t n, aclDataType dt)
+{
+    const size_t es = opgen_dtype_size(dt);
+    if (!aligned_for(dst, dt)) {
+        for (int64_t i = 0; i < n; ++i) {
+            char *p = dst + i * stride * (int64_t)es;
+            switch (dt) {
+            case ACL_FLOAT: memcpy(p, &src[i], 4); break;
+            case ACL_DOUBLE: { double v = src[i]; memcpy(p, &v, 8); break; }
+            case ACL_FLOAT16: { uint16_t v = opgen_f32_to_f16(src[i]); memcpy(p, &v, 2); break; }
+            case ACL_BF16: { uint16_t v = opgen_f32_to_bf16(src[i]); memcpy(p, &v, 2); break; }
+            default: opgen_store_f64(p, dt, src[i]); break;   /* the integers: rounded and saturated */
+            }
+        }
+        return;
+    }
+    switch (dt) {
+    case ACL_INT8: case ACL_UINT8: case ACL_INT16: case ACL_INT32: case ACL_INT64: case ACL_BOOL: {
+        const size_t size = opgen_dtype_size(dt);
+        for (int64_t i = 0; i < n; ++i)
+            opgen_store_f64(dst + i * stride * (int64_t)size, dt, src[i]);
+        break;
+    }
+    case ACL_FLOAT: {
+        float *d = (float *)dst;
+        if (stride == 1)
+            memcpy(d, src, (size_t)n * sizeof(float));
+        else
+            for (int64_t i = 0; i < n; ++i)
+                d[i * stride] = src[i];
+        break;
+    }
+    case ACL_DOUBLE: {
+        double *d = (double *)dst;
+        for (int64_t i = 0; i < n; ++i)
+            d[i * stride] = src[i];
+        break;
+    }
+    case ACL_FLOAT16: {
+        uint16_t *d = (uint16_t *)dst;
+        if (stride == 1)
+            opgen_f32_block_to_f16(d, src, n);
+        else
+            for (int64_t i = 0; i < n; ++i)
+                d[i * stride] = opgen_f32_to_f16(src[i]);
+        break;
+    }
+    default: {
+        uint16_t *d = (uint16_t *)dst;
+        if (stride == 1)
+            opgen_f32_block_to_bf16(d, src, n);
+        else
+            for (int64_t i = 0; i < n; ++i)
+                d[i * stride] = opgen_f32_to_bf16(src[i]);
+        break;
+    }
+    }
+}
+
+/* Outputs of these dtypes can be written with non-temporal stores (opgen_stream_contiguous). */
+static bool can_stream(aclDataType dt)
+{
+#if defined(__AVX__)
+    return dt == ACL_FLOAT || dt == ACL_FLOAT16 || dt == ACL_BF16;
+#else
+    (void)dt;
+    return false;
+#endif
+}
+
+/* ---- layouts ---------------------------------------------------------------------------------------------------- */
+/* Operands 0..nin-1 are the inputs, nin the output.  shape/stride hold the walked dimensions, outermost
+ * first; `dim` (row sums) is kept apart in dlen/dstride. */
+typedef struct {
+    int nops;
+    int ndim;
+    int64_t shape[OPGEN_MAX_DIMS];
+    int64_t stride[MAXOPS][OPGEN_MAX_DIMS];
+    char *base[MAXOPS];           /* the element at offset */
+    aclDataType dtype[MAXOPS];
+    size_t esize[MAXOPS];
+    int64_t dlen;
+    int64_t dstride[MAXOPS];
+    bool stream;                  /* write the output with non-temporal stores (set from the plan) */
+    opgen_lines *lines;           /* ... through this line writer (runs off the lines), else NULL */
+    bool fa[MAXOPS];              /* FLOAT at a 4-byte aligned address: may go to a kernel in place */
+    bool chunkable[MAXOPS];       /* FLOAT, FLOAT16 or BFLOAT16, aligned: a chunked entry may take it as it is */
+} layout;
+
+static const aclTensor *operand(const opgen_call *c, const aclTensor *out, int k)
+{
+    return k < c->nin ? &c->in[k] : out;
+}
+
+/* The strides of t broadcast to the output's shape (right-aligned; stretched and missing dims get 0). */
+static void broadcast_strides(const aclTensor *t, const int64_t *shape, int ndim, int64_t *strides)
+{
+    for (int i = 0; i < ndim; ++i) {
+        const int j = i - (ndim - (int)t->ndim);
+        strides[i] = (j < 0 || (t->dims[j] == 1 && shape[i] != 1)) ? 0 : t->strides[j];
+    }
+}
+
+/* Build the walk over `out`'s shape, leaving out `skip` (the row dim, or -1), merging what can be merged. */
+static void make_layout(const opgen_call *c, const aclTensor *out, int skip, layout *L)
+{
+    int64_t shape[OPGEN_MAX_DIMS], strides[MAXOPS][OPGEN_MAX_DIMS];
+    int ndim = (int)out->ndim;
+    if (ndim == 0) {   /* rank 0: one element, a row of one along dim 0 */
+        ndim = 1;
+        shape[0] = 1;
+    } else {
+        memcpy(shape, out->dims, sizeof(int64_t) * (size_t)ndim);
+    }
+    L->nops = c->nin + 1;
+    L->lines = NULL;
+    for (int k = 0; k < L->nops; ++k) {
+        const aclTensor *t = operand(c, out, k);
+        if (t->ndim == 0)
+            for (int i = 0; i < ndim; ++i)
+                strides[k][i] = 0;
+        else
+            broadcast_strides(t, shape, ndim, strides[k]);
+        L->dtype[k] = t->dtype;
+        L->esize[k] = opgen_dtype_size(t->dtype);
+        L->base[k] = (char *)t->data + t->offset * (int64_t)L->esize[k];
+        L->fa[k] = t->dtype == ACL_FLOAT && aligned_for(L->base[k], ACL_FLOAT);
+        L->chunkable[k] = (t->dtype == ACL_FLOAT || t->dtype == ACL_FLOAT16 || t->dtype == ACL_BF16)
+                          && aligned_for(L->base[k], t->dtype);
+        L->dstride[k] = skip >= 0 ? strides[k][skip] : 0;
+    }
+    L->dlen = skip >= 0 ? shape[skip] : 1;
+    int nd = 0;
+    for (int i = 0; i < ndim; ++i) {
+        if (i == skip || shape[i] == 1)
+            continue;
+        bool merge = nd > 0;
+        for (int k = 0; merge && k < L->nops; ++k)
+            merge = L->stride[k][nd - 1] == strides[k][i] * shape[i];
+        if (merge) {
+            L->shape[nd - 1] *= shape[i];
+            for (int k = 0; k < L->nops; ++k)
+                L->stride[k][nd - 1] = strides[k][i];
+        } else {
+            L->shape[nd] = shape[i];
+            for (int k = 0; k < L->nops; ++k)
+                L->stride[k][nd] = strides[k][i];
+            ++nd;
+        }
+    }
+    if (nd == 0) {
+        L->shape[0] = 1;
+        for (int k = 0; k < L->nops; ++k)
+            L->stride[k][0] = 0;
+        nd = 1;
+    }
+    L->ndim = nd;
+}
+
+/* An operand goes to the kernel in place when it is FLOAT, aligned, and unit-stride along the walked axis. */
+static bool direct(const layout *L, int k, int64_t axis_stride)
+{
+    return L->fa[k] && axis_stride == 1;
+}
+
+/* Byte ranges: does the output share memory with any input? */
+static void byte_range(const aclTensor *t, uintptr_t *lo, uintptr_t *hi)
+{
+    const size_t es = opgen_dtype_size(t->dtype);
+    int64_t a = t->offset, b = t->offset;
+    for (uint64_t i = 0; i < t->ndim; ++i) {
+        const int64_t reach = (t->dims[i] - 1) * t->strides[i];
+        if (reach < 0) a += reach; else b += reach;
+    }
+    *lo = (uintptr_t)t->data + (uintptr_t)(a * (int64_t)es);
+    *hi = (uintptr_t)t->data + (uintptr_t)((b + 1) * (int64_t)es);
+}
+
+static bool output_overlaps(const opgen_call *c)
+{
+    uintptr_t olo, ohi;
+    byte_range(&c->out, &olo, &ohi);
+    for (int k = 0; k < c->nin; ++k) {
+        if (opgen_numel(&c->in[k]) == 0)
+            continue;
+        uintptr_t lo, hi;
+        byte_range(&c->in[k], &lo, &hi);
+        if (lo < ohi && olo < hi)
+            return true;
+    }
+    return false;
+}
+
+/* ---- the plan: mode, tiles, threads and workspace layout, the same in both phases --------------------------- */
+/* Side by side rows: a tile of T columns (positions of the inner dims) is walked twice along dim, summing, then
+ * finishing.  T is as long as the accumulators allow (MAX_TILE: 16384 doubles per sum, 128 KiB, stay in L2), cut
+ * so that every thread gets a tile, but never below MIN_TILE (4 KiB of FLOAT read contiguously per step along
+ * dim).  Long runs per step count for more than finding the tile in the cache on the second walk: tiles sized
+ * for their inputs to stay in 8 MiB of L3 between the walks (1024 columns for rows of 1024) measured 1.3x slower
+ * in FLOAT and 1.4x in FLOAT16/BFLOAT16 than 8192-16384 columns read twice from memory (`opgen bench`, one
+ * thread, 16M elements, AMD EPYC).  Except when dim is so short that MIN_TILE columns or more fit a quarter of
+ * the core's L2 (opgen_call.l2_bytes): then the tile is cut to fit, and the second walk reads L2.  Rows of 64
+ * along dim 0 with a 2 MiB L2 (Intel Xeon): 1024 FLOAT columns or 2048 FLOAT16, 1.10-1.25x faster than 16384;
+ * half of L2 gained less (1.05-1.18x), all of it 0.91-1.08x.  With 512 KiB of L2 no tile fits. */
+#define MIN_TILE OPGEN_BLOCK
+#define MAX_TILE (16 * OPGEN_BLOCK)
+/* A call gets one thread per this many elements (up to the threads asked for): below it, waking a worker and
+ * sharing the work cost more than they save.  LogSigmoid through the Python entry point, FLOAT and FLOAT16, 2
+ * threads against 1 on a 2-vCPU AMD EPYC with the workers kept (opgen_pool.c), other jobs light: 2^12 elements
+ * 1.08x, 2^13 1.27-1.46x, 2^14 1.5-1.67x, 2^15 1.67-1.7x, 2^16 1.8x; with every core busy elsewhere the second
+ * thread gains nothing below 2^17.  PyTorch's grain is 2^15 elements as well (at::internal::GRAIN_SIZE). */
+#define MIN_ELEMENTS_PER_THREAD (1 << 14)
+#define MAX_THREADS OPGEN_POOL_MAX
+/* Outputs at least this large are written with non-temporal stores (twice the 8 MiB of L3 a core can count on). */
+#define STREAM_MIN_BYTES (16u * 1024 * 1024)
+
+typedef struct {
+    bool rows;          /* row sums, one whole row at a time (else side by side) */
+    bool staging;       /* some operand needs a staging buffer */
+    bool overlap;       /* the output is computed in the workspace, then copied */
+    bool stream;        /* non-temporal stores for the output */
+    bool lines;         /* the same for runs off the cache lines, through a line writer (opgen_lines) */
+    int64_t tile;       /* side by side: rows per tile */
+    int threads;
+    uint64_t scratch_bytes;   /* per thread: staging buffers, then accumulators */
+    uint64_t staging_bytes, acc_bytes, result_bytes;
+} plan_t;
+
+static int64_t blocks_of(int64_t len, int64_t block) { return (len + block - 1) / block; }
+
+/* Positions of every walked dimension but the innermost (side by side: each has its own run of columns). */
+static int64_t outer_count(const layout *L)
+{
+    int64_t outer = 1;
+    for (int d = 0; d < L->ndim - 1; ++d)
+        outer *= L->shape[d];
+    return outer;
+}
+
+static int row_dim(const opgen_call *c)
+{
+    return c->out.ndim == 0 ? 0 : (int)c->dim;
+}
+
+static int64_t abs64(int64_t v) { return v < 0 ? -v : v; }
+
+/* Whether every contiguous run operand k is written in starts on a 64-byte cache line and is a whole number of
+ * lines long: with `rows`, the rows along the walked dim; else (side by side) the runs along the innermost
+ * dimension, one per position of dim and of the outer dims.  Then so are the blocks of OPGEN_BLOCK elements the
+ * loops cut them into (tiles are whole blocks), each written on its own. */
+_Static_assert(OPGEN_BLOCK % 32 == 0, "a block of 2-byte elements is a whole number of 64-byte lines");
+static bool runs_on_lines(const layout *L, int k, bool rows)
+{
+    const int64_t es = L->esize[k], inner = L->ndim - 1;
+    const int64_t run = rows ? L->dlen : L->shape[inner];
+    if ((uintptr_t)L->base[k] % 64 != 0 || run * es % 64 != 0)
+        return false;
+    if (!rows && L->dlen > 1 && L->dstride[k] * es % 64 != 0)
+        return false;
+    for (int d = 0; d < (rows ? L->ndim : inner); ++d)
+        if (L->shape[d] > 1 && L->stride[k][d] * es % 64 != 0)
+            return false;
+    return true;
+}
+
+static void plan(const opgen_call *c, plan_t *p)
+{
+    memset(p, 0, sizeof *p);
+    layout L;
+    const int skip = c->nred ? row_dim(c) : -1;
+    make_layout(c, &c->out, skip, &L);
+    const int out = L.nops - 1;
+    if (c->nred) {
+        /* whole rows when dim is the output's contiguous dimension, or closer to it than the others */
+        const int64_t ds = abs64(L.dstride[out]), is = abs64(L.stride[out][L.ndim - 1]);
+        p->rows = L.dlen <= 1 || (L.ndim == 1 && L.shape[0] == 1) || ds == 1 || (ds != 0 && ds < is);
+    }
+    for (int k = 0; k < L.nops; ++k)
+        if (!direct(&L, k, (c->nred && p->rows) ? L.dstride[k] : L.stride[k][L.ndim - 1]))
+            p->staging = true;
+    p->overlap = output_overlaps(c);
+    if (p->overlap)
+        p->staging = true;   /* the final copy may need it */
+    const int64_t numel = opgen_numel(&c->out);
+    const int64_t out_axis = (c->nred && p->rows) ? L.dstride[out] : L.stride[out][L.ndim - 1];
+    /* non-temporal stores: for outputs this large, written in place and in order */
+    const bool streamable = !p->overlap && out_axis == 1 && can_stream(c->out.dtype)
+                            && (uint64_t)numel * L.esize[out] >= STREAM_MIN_BYTES;
+    if (!c->nred) {
+        /* Several rows: each row's first and last cache lines are written by plain stores (block_shift aligns the
+         * first row only), and a line mixing plain and non-temporal stores costs more than streaming saves; so
+         * stream several rows only when every row starts on a cache line. */
+        p->stream = streamable && aligned_for(L.base[out], c->out.dtype)
+                    && (L.ndim == 1 || ((uintptr_t)L.base[out] % 64 == 0
+                                        && (uint64_t)L.shape[L.ndim - 1] * L.esize[out] % 64 == 0));
+    } else {
+        /* Reductions stream straight from their loops when every run of their output starts on a cache line
+         * (PyTorch's allocator aligns tensors to 64 bytes; NumPy's large arrays may start 16 bytes past one):
+         * FLOAT16/BFLOAT16 from the chunk loops (opgen_chunks.h: opgen_stream_span for row sums), FLOAT rows
+         * through the staging buffer and FLOAT columns through the chunk loop (run_columns).  Row sums (softmax
+         * along the last dim) and side-by-side sums (along dim 0) alike: their output is written on the second
+         * walk only, after the sums, and a plain store would first read the line from memory, on top of the
+         * inputs that walk reads. */
+        p->stream = streamable && runs_on_lines(&L, out, p->rows);
+        /* Outputs whose runs do not all start on lines (rows of 1000; NumPy's arrays, 16 bytes past a line)
+         * stream through a line writer, which holds the line one run shares with the next until it is whole
+         * (opgen_chunks.h: opgen_lines).  Each block's results go into the writer's buffer: FLOAT from the
+         * staging path (out_target), FLOAT16/BFLOAT16 from the chunk loops with plain stores (lines_target).
+         * Softmax at 16M elements, one thread, against plain stores, 16 bytes past a line: FLOAT rows of 64, 1024
+         * and 32768 1.23-1.43x faster (rows of 1000 on a line 1.21-1.26x), FLOAT16/BFLOAT16 rows 1.00-1.17x; along
+         * dim 0, where each run of a tile's columns starts over (the next run is in the next row), 1.04-1.20x
+         * for rows of 1024 and 32768 in every dtype, 0.97-1.04x for rows of 64.  (A store mode of the chunk loops
+         * that fed the writer chunk by chunk gained less in the halves, 0.91-1.13x, and made FLOAT16 rows of
+         * 32768 0.77x as fast in the cache.) */
+        p->lines = streamable && !p->stream && aligned_for(L.base[out], c->out.dtype);
+    }
+    if (p->stream || p->lines)
+        p->staging = true;   /* results go through the staging buffer to the non-temporal stores */
+    int64_t threads = c->threads < 1 ? 1 : (c->threads > MAX_THREADS ? MAX_THREADS : c->threads);
+    if (threads > numel / MIN_ELEMENTS_PER_THREAD)
+        threads = numel / MIN_ELEMENTS_PER_THREAD > 1 ? numel / MIN_ELEMENTS_PER_THREAD : 1;
+    p->threads = (int)threads;
+    if (c->nred && !p->rows) {
+        const int64_t outer = outer_count(&L), len = L.shape[L.ndim - 1];
+        const int64_t split = threads > outer ? (threads + outer - 1) / outer : 1;   /* tiles per outer position */
+        int64_t t = blocks_of(blocks_of(len, split), OPGEN_BLOCK) * OPGEN_BLOCK;   /* (len / split, rounded up) */
+        t = t < MIN_TILE ? MIN_TILE : (t > MAX_TILE ? MAX_TILE : t);
+        /* a short dim: the tile whose inputs fit a quarter of L2, if it is no shorter than MIN_TILE */
+        int64_t in_bytes = 0;
+        for (int k = 0; k < c->nin; ++k)
+            in_bytes += L.esize[k];
+        const int64_t fit = c->l2_bytes / 4 / (L.dlen * in_bytes) / OPGEN_BLOCK * OPGEN_BLOCK;
+        if (fit >= MIN_TILE && fit < t)
+            t = fit;
+        p->tile = len < t ? len : t;
+    }
+    p->staging_bytes = p->staging ? (uint64_t)L.nops * OPGEN_BLOCK * sizeof(float) : 0;
+    p->acc_bytes = (c->nred && !p->rows) ? (uint64_t)c->nred * (uint64_t)p->tile * sizeof(double) : 0;
+    p->scratch_bytes = p->staging_bytes + p->acc_bytes;
+    p->result_bytes = p->overlap ? (uint64_t)numel * sizeof(float) : 0;
+}
+
+uint64_t opgen_workspace_bytes(const opgen_call *c)
+{
+    plan_t p;
+    plan(c, &p);
+    return p.scratch_bytes * (uint64_t)p.threads + p.result_bytes;
+}
+
+/* ---- walking ----------------------------------------------------------------------------------------------------- */
+/* Pointers of every operand to the first element along the walked axis, at position `along` of it. */
+static void stage_inputs(const layout *L, int nin, const int64_t *off, int64_t along, const int64_t *axis_stride,
+                         int64_t n, float *staging, const float **in)
+{
+    for (int k = 0; k < nin; ++k) {
+        const char *p = L->base[k] + (off[k] + along * axis_stride[k]) * (int64_t)L->esize[k];
+        if (L->fa[k] && (axis_stride[k] == 1 || n == 1)) {   /* (offsets are whole elements: p is aligned too) */
+            in[k] = (const float *)p;
+        } else {
+            float *buf = staging + (size_t)k * OPGEN_BLOCK;
+            load_f32(buf, p, n, axis_stride[k], L->dtype[k]);
+            in[k] = buf;
+        }
+    }
+}
+
+static float *out_target(const layout *L, const int64_t *off, int64_t along, const int64_t *axis_stride, int64_t n,
+                         float *staging, char **dst)
+{
+    const int o = L->nops - 1;
+    *dst = L->base[o] + (off[o] + along * axis_stride[o]) * (int64_t)L->esize[o];
+    if (L->lines)   /* (FLOAT here: FLOAT16/BFLOAT16 outputs take the chunked entries, see lines_target) */
+        return (float *)(void *)opgen_lines_at(L->lines, *dst, n * (int64_t)sizeof(float));
+    if (!L->stream && L->fa[o] && (axis_stride[o] == 1 || n == 1))
+        return (float *)*dst;
+    return staging + (size_t)o * OPGEN_BLOCK;
+}
+
+static void out_flush(const layout *L, float *res, char *dst, const int64_t *axis_stride, int64_t n)
+{
+    const int o = L->nops - 1;
+    if (res == (float *)dst)
+        return;
+    if (L->lines)
+        opgen_lines_wrote(L->lines, n * (int64_t)sizeof(float));
+    else if (L->stream && axis_stride[o] == 1)
+        opgen_stream_contiguous(dst, res, n, L->dtype[o]);
+    else
+        store_f32(dst, axis_stride[o], res, n, L->dtype[o]);
+}
+
+/* Position the odometer idx[0..ndims) on its linear position `pos` (row-major); off[k] follows. */
+static void seek(const layout *L, int ndims, int64_t pos, int64_t *idx, int64_t *off)
+{
+    for (int k = 0; k < L->nops; ++k)
+        off[k] = 0;
+    for (int d = ndims - 1; d >= 0; --d) {
+        idx[d] = pos % L->shape[d];
+        pos /= L->shape[d];
+        for (int k = 0; k < L->nops; ++k)
+            off[k] += idx[d] * L->stride[k][d];
+    }
+}
+
+/* Advance the odometer over dims 0..last; off[k] follows. */
+static void next_index(const layout *L, int64_t *idx, int64_t *off, int last)
+{
+    for (int d = last; d >= 0; --d) {
+        idx[d] += 1;
+        for (int k = 0; k < L->nops; ++k)
+            off[k] += L->stride[k][d];
+        if (idx[d] < L->shape[d])
+            return;
+        for (int k = 0; k < L->nops; ++k)
+            off[k] -= L->stride[k][d] * L->shape[d];
+        idx[d] = 0;
+    }
+}
+
+/* next_index `count` times, count <= shape[last] - idx[last]: a group of packed rows moves on in one step (one
+ * call per row of 64 took a tenth of softmax's time at 16M elements) */
+static void skip_index(const layout *L, int64_t *idx, int64_t *off, int last, int64_t count)
+{
+    idx[last] += count - 1;
+    for (int k = 0; k < L->nops; ++k)
+        off[k] += (count - 1) * L->stride[k][last];
+    next_index(L, idx, off, last);
+}
+
+/* One thread's share of a call: work items [begin, end) of its mode, with its own scratch. */
+typedef struct {
+    const opgen_call *c;
+    const aclTensor *out;
+    const void *params;
+    const plan_t *p;
+    int64_t begin, end;
+    float *staging;
+    double *accs;
+} share;
+
+/* When the output is streamed, the first block of a row is `shift` elements long, up to the output's first 64-byte
+ * boundary, so that every later block starts on a cache line of the output: a line written partly by plain
+ * stores (a block's unaligned head and tail) and partly by non-temporal ones is read from memory and written
+ * twice, which costs more than streaming saves.  (NumPy's large arrays start 16 bytes into a page.)  The shift
+ * is computed from the first row's start; other rows of a multi-row walk may still be unaligned. */
+static int64_t block_shift(const layout *L, bool stream)
+{
+    const int o = L->nops - 1;
+    const uintptr_t misalign = (uintptr_t)L->base[o] % 64;
+    if (!stream || misalign % L->esize[o] != 0)
+        return 0;
+    return (int64_t)((64 - misalign) % 64 / L->esize[o]);
+}
+
+/* Elementwise: item = (outer index, block of the inner dimension). */
+static int64_t elementwise_items(const layout *L, int64_t shift)
+{
+    int64_t outer = 1;
+    for (int d = 0; d < L->ndim - 1; ++d)
+        outer *= L->shape[d];
+    return outer * blocks_of(L->shape[L->ndim - 1] + (shift ? OPGEN_BLOCK - shift : 0), OPGEN_BLOCK);
+}
+
+/* Can operand k go to a kernel's chunked entry as it is?  Unit stride along the walked axis, and chunkable
+ * (offsets are whole elements, so every block start is aligned too). */
+static bool as_is(const layout *L, int k, int64_t axis_stride)
+{
+    return axis_stride == 1 && L->chunkable[k];
+}
+
+/* n FLOAT16/BFLOAT16 elements, `stride` apart (0: one element repeated), copied contiguous as they are. */
+static void load_half(uint16_t *dst, const char *src, int64_t n, int64_t stride)
+{
+    if (stride == 0) {
+        uint16_t v;
+        memcpy(&v, src, 2);
+        for (int64_t i = 0; i < n; ++i)
+            dst[i] = v;
+        return;
+    }
+    for (int64_t i = 0; i < n; ++i)
+        memcpy(dst + i, src + 2 * i * stride, 2);            /* (storage may be misaligned: see load_f32) */
+}
+
+/* A block of n elements for a chunked entry: the operands it takes as they are, the others staged (inputs now;
+ * the output's results are stored after the call by chunk_flush).  A staged FLOAT16/BFLOAT16 input keeps its
+ * dtype, so that with operands of one half dtype the call still takes the chunk loop compiled for it: staged
+ * into FLOAT, BCE's one-element gradOutput (reduction mean or sum) sent FLOAT16/BFLOAT16 calls down the loop
+ * that switches on each operand's dtype: 1.1-1.25x slower in the cache, up to 1.2x at 16M elements.  `dst`
+ * NULL: the inputs only (the next row of a skewed pair, read for its sums). */
+static void chunk_operands(const layout *L, int nin, const int64_t *off, int64_t along, const int64_t *axis_stride,
+                           int64_t n, float *staging, opgen_src *src, opgen_dst *dst)
+{
+    for (int k = 0; k < nin; ++k) {
+        const char *p = L->base[k] + (off[k] + along * axis_stride[k]) * (int64_t)L->esize[k];
+        if (as_is(L, k, axis_stride[k])) {
+            src[k] = (opgen_src){p, L->dtype[k]};
+        } else if (L->dtype[k] == ACL_FLOAT16 || L->dtype[k] == ACL_BF16) {
+            uint16_t *buf = (uint16_t *)(void *)(staging + (size_t)k * OPGEN_BLOCK);
+            load_half(buf, p, n, axis_stride[k]);
+            src[k] = (opgen_src){buf, L->dtype[k]};
+        } else {
+            float *buf = staging + (size_t)k * OPGEN_BLOCK;
+            load_f32(buf, p, n, axis_stride[k], L->dtype[k]);
+            src[k] = (opgen_src){buf, ACL_FLOAT};
+        }
+    }
+    if (!dst)
+        return;
+    const int o = L->nops - 1;
+    char *out = L->base[o] + (off[o] + along * axis_stride[o]) * (int64_t)L->esize[o];
+    if (as_is(L, o, axis_stride[o]))
+        *dst = (opgen_dst){out, L->dtype[o], L->stream};
+    else
+        *dst = (opgen_dst){staging + (size_t)o * OPGEN_BLOCK, ACL_FLOAT, false};
+}
+
+/* Where a chunked entry writes a block's n results when the output streams through the line writer: into the
+ * writer's buffer, with plain stores (chunk_flush then hands them on) */
+static void lines_target(const layout *L, opgen_dst *dst, int64_t n)
+{
+    if (L->lines)
+        *dst = (opgen_dst){opgen_lines_at(L->lines, dst->data, n * (int64_t)L->esize[L->nops - 1]), dst->dtype,
+                           false};
+}
+
+static void chunk_flush(const layout *L, const int64_t *off, int64_t along, const int64_t *axis_stride, int64_t n,
+                        const float *staging)
+{
+    const int o = L->nops - 1;
+    if (L->lines)
+        opgen_lines_wrote(L->lines, n * (int64_t)L->esize[o]);
+    else if (!as_is(L, o, axis_stride[o]))
+        store_f32(L->base[o] + (off[o] + along * axis_stride[o]) * (int64_t)L->esize[o], axis_stride[o],
+                  staging + (size_t)o * OPGEN_BLOCK, n, L->dtype[o]);
+}
+
+static void run_elementwise(const share *s)
+{
+    const opgen_call *c = s->c;
+    layout L;
+    make_layout(c, s->out, -1, &L);
+    L.stream = s->p->stream;
+    const int inner = L.ndim - 1;
+    /* block b covers [b * OPGEN_BLOCK - lead, (b + 1) * OPGEN_BLOCK - lead) of the inner dimension, clipped */
+    const int64_t shift = block_shift(&L, L.stream), lead = shift ? OPGEN_BLOCK - shift : 0;
+    const int64_t len = L.shape[inner], nblk = blocks_of(len + lead, OPGEN_BLOCK);
+    int64_t idx[OPGEN_MAX_DIMS] = {0}, off[MAXOPS] = {0}, axis[MAXOPS];
+    for (int k = 0; k < L.nops; ++k)
+        axis[k] = L.stride[k][inner];
+    const float *in[OPGEN_MAX_INPUTS];
+    int64_t item = s->begin;
+    seek(&L, inner, item / nblk, idx, off);
+    while (item < s->end) {
+        const int64_t start = (item % nblk) * OPGEN_BLOCK - lead, j = start < 0 ? 0 : start;
+        const int64_t stop = start + OPGEN_BLOCK < len ? start + OPGEN_BLOCK : len, n = stop - j;
+        if (c->chunked) {
+            opgen_src src[OPGEN_MAX_INPUTS];
+            opgen_dst dst;
+            chunk_operands(&L, c->nin, off, j, axis, n, s->staging, src, &dst);
+            c->chunked(n, src, dst, s->params);
+            chunk_flush(&L, off, j, axis, n, s->staging);
+        } else {
+            stage_inputs(&L, c->nin, off, j, axis, n, s->staging, in);
+            char *dst;
+            float *res = out_target(&L, off, j, axis, n, s->staging, &dst);
+            c->block(n, in, res, s->params);
+            out_flush(&L, res, dst, axis, n);
+        }
+        if (++item % nblk == 0)
+            next_index(&L, idx, off, inner - 1);
+    }
+}
+
+/* Whole rows: item = one row (one position of every dimension but dim). */
+static int64_t row_items(const layout *L)
+{
+    int64_t count = 1;
+    for (int d = 0; d < L->ndim; ++d)
+        count *= L->shape[d];
+    return count;
+}
+
+/* Rows of every operand packed one after another along the innermost walked dimension (row r at r*len), short
+ * enough for several to share a block: then a block holds whole rows and the kernel takes them in one call. */
+static int64_t packed_rows(const layout *L)
+{
+    if (L->dlen > OPGEN_BLOCK / 2)
+        return 0;
+    for (int k = 0; k < L->nops; ++k)
+        if (L->dstride[k] != 1 || L->stride[k][L->ndim - 1] != L->dlen)
+            return 0;
+    return OPGEN_BLOCK / L->dlen;
+}
+
+/* Does some operand go to a chunked entry as it is and need converting (FLOAT16, BFLOAT16)?  Only then do
+ * row sums take the chunked entries: with FLOAT operands only, whole blocks measured ~10% faster (whole rows). */
+static bool converts(const layout *L, const int64_t *axis_stride)
+{
+    for (int k = 0; k < L->nops; ++k)
+        if (as_is(L, k, axis_stride[k]) && L->dtype[k] != ACL_FLOAT)
+            return true;
+    return false;
+}
+
+/* acc += the sums of one whole row through the chunked entries, OPGEN_BLOCK elements at a time (operands that
+ * are not as they are go through the staging buffers). */
+static void row_sums_chunked(const layout *L, const opgen_call *c, const int64_t *off, float *staging,
+                             double *acc, const void *params)
+{
+    opgen_src src[OPGEN_MAX_INPUTS];
+    opgen_dst dst;
+    for (int64_t j = 0; j < L->dlen; j += OPGEN_BLOCK) {
+        const int64_t n = L->dlen - j < OPGEN_BLOCK ? L->dlen - j : OPGEN_BLOCK;
+        chunk_operands(L, c->nin, off, j, L->dstride, n, staging, src, &dst);
+        c->rowsum_chunked(n, src, acc, params);
+    }
+}
+
+/* One whole row (acc zeroed) through the chunked entries, OPGEN_BLOCK elements at a time as in run_rows (not
+ * the op's rows_chunked, which takes a group of short rows packed in one block). */
+static void whole_row_chunked(const layout *L, const opgen_call *c, const int64_t *off, float *staging,
+                              double *acc, const void *params)
+{
+    opgen_src src[OPGEN_MAX_INPUTS];
+    opgen_dst dst;
+    row_sums_chunked(L, c, off, staging, acc, params);
+    for (int64_t j = 0; j < L->dlen; j += OPGEN_BLOCK) {
+        const int64_t n = L->dlen - j < OPGEN_BLOCK ? L->dlen - j : OPGEN_BLOCK;
+        chunk_operands(L, c->nin, off, j, L->dstride, n, staging, src, &dst);
+        lines_target(L, &dst, n);
+        c->finish_row_chunked(n, src, acc, dst, params);
+        chunk_flush(L, off, j, L->dstride, n, staging);
+    }
+}
+
+/* acc += the sums of one whole row of FLOAT blocks (staged where they must be), block by block. */
+static void row_sums(const layout *L, const opgen_call *c, const int64_t *off, float *staging, double *acc,
+                     const void *params)
+{
+    const float *in[OPGEN_MAX_INPUTS];
+    for (int64_t j = 0; j < L->dlen; j += OPGEN_BLOCK) {
+        const int64_t n = L->dlen - j < OPGEN_BLOCK ? L->dlen - j : OPGEN_BLOCK;
+        stage_inputs(L, c->nin, off, j, L->dstride, n, staging, in);
+        c->rowsum(n, in, acc, params);
+    }
+}
+
+/* Can whole rows be skewed with FLOAT16/BFLOAT16 operands (finish_rowsum_chunked)?  Every operand, the output
+ * too, as it is and of the output's dtype: the staging buffers could not hold two rows' blocks.  BFLOAT16 only
+ * with AVX-512: its conversions take more registers than AVX2's sixteen leave for two rows at once (built without
+ * AVX-512, the skewed BFLOAT16 softmax rows ran 0.87x as fast in the cache; an earlier attempt on an AMD EPYC,
+ * AVX2, 0.8x at 16M elements), while FLOAT16 measured 0.96-1.03x in the cache and 1.17-1.22x at 16M there. */
+static bool skews_halves(const layout *L, const opgen_call *c)
+{
+    const int o = L->nops - 1;
+#if defined(__AVX512F__)
+    const bool half = L->dtype[o] == ACL_FLOAT16 || L->dtype[o] == ACL_BF16;
+#else
+    const bool half = L->dtype[o] == ACL_FLOAT16;
+#endif
+    if (!c->finish_rowsum_chunked || !half)
+        return false;
+    for (int k = 0; k < L->nops; ++k)
+        if (!as_is(L, k, L->dstride[k]) || L->dtype[k] != L->dtype[o])
+            return false;
+    return true;
+}
+
+/* Can whole rows be skewed?  Every input FLOAT in place (finish_rowsum; the output through out_target), or
+ * skews_halves. */
+static bool skewable(const layout *L, const opgen_call *c)
+{
+    if (skews_halves(L, c))
+        return true;
+    if (!c->finish_rowsum)
+        return false;
+    for (int k = 0; k < c->nin; ++k)
+        if (!direct(L, k, L->dstride[k]))
+            return false;
+    return true;
+}
+
+/* Whole rows, skewed: row r's results are computed while row r + 1 is read for its sums, block by block
+ * (opgen_chunks.h: opgen_skewed).  Two odometers one row apart, and two rows' sums, take turns. */
+static void run_rows_skewed(const share *s, const layout *L)
+{
+    const opgen_call *c = s->c;
+    int64_t idx[2][OPGEN_MAX_DIMS], off[2][MAXOPS];
+    double acc[2][OPGEN_MAX_REDUCTIONS];
+    const float *in[OPGEN_MAX_INPUTS], *next[OPGEN_MAX_INPUTS];
+    opgen_src src[OPGEN_MAX_INPUTS], next_src[OPGEN_MAX_INPUTS];
+    opgen_dst res_dst;
+    const bool halves = skews_halves(L, c);
+    if (s->begin >= s->end)
+        return;
+    memset(acc, 0, sizeof acc);
+    seek(L, L->ndim, s->begin, idx[0], off[0]);
+    memcpy(idx[1], idx[0], sizeof idx[0]);
+    memcpy(off[1], off[0], sizeof off[0]);
+    next_index(L, idx[1], off[1], L->ndim - 1);
+    if (halves)                                              /* the first row's sums */
+        row_sums_chunked(L, c, off[0], s->staging, acc[0], s->params);
+    else
+        row_sums(L, c, off[0], s->staging, acc[0], s->params);
+    for (int64_t r = s->begin; r < s->end; ++r) {
+        const int cur = (int)((r - s->begin) & 1), nxt = cur ^ 1;
+        for (int64_t j = 0; j < L->dlen; j += OPGEN_BLOCK) {
+            const int64_t n = L->dlen - j < OPGEN_BLOCK ? L->dlen - j : OPGEN_BLOCK;
+            if (halves) {   /* (every operand as it is: nothing staged; the line writer, if any, to hand on to) */
+                chunk_operands(L, c->nin, off[cur], j, L->dstride, n, s->staging, src, &res_dst);
+                lines_target(L, &res_dst, n);
+                if (r + 1 < s->end) {
+                    chunk_operands(L, c->nin, off[nxt], j, L->dstride, n, s->staging, next_src, NULL);
+                    c->finish_rowsum_chunked(n, src, acc[cur], res_dst, next_src, acc[nxt], s->params);
+                } else {
+                    c->finish_row_chunked(n, src, acc[cur], res_dst, s->params);
+                }
+                chunk_flush(L, off[cur], j, L->dstride, n, s->staging);
+                continue;
+            }
+            stage_inputs(L, c->nin, off[cur], j, L->dstride, n, s->staging, in);
+            char *dst;
+            float *res = out_target(L, off[cur], j, L->dstride, n, s->staging, &dst);
+            if (r + 1 < s->end) {
+                stage_inputs(L, c->nin, off[nxt], j, L->dstride, n, s->staging, next);
+                c->finish_rowsum(n, in, acc[cur], res, next, acc[nxt], s->params);
+            } else {
+                c->finish_row(n, in, acc[cur], res, s->params);
+            }
+            out_flush(L, res, dst, L->dstride, n);
+        }
+        memset(acc[cur], 0, sizeof acc[cur]);   /* for row r + 2 */
+        next_index(L, idx[cur], off[cur], L->ndim - 1);
+        next_index(L, idx[cur], off[cur], L->ndim - 1);
+    }
+}
+
+/* Whole rows, the results through `lines` when the plan says so (else NULL) */
+static void run_rows(const share *s, opgen_lines *lines)
+{
+    const opgen_call *c = s->c;
+    layout L;
+    make_layout(c, s->out, row_dim(c), &L);
+    L.stream = s->p->stream || lines;
+    L.lines = lines;
+    int64_t idx[OPGEN_MAX_DIMS] = {0}, off[MAXOPS] = {0}, one[MAXOPS];
+    for (int k = 0; k < L.nops; ++k)
+        one[k] = 1;
+    const float *in[OPGEN_MAX_INPUTS];
+    double acc[OPGEN_MAX_REDUCTIONS * OPGEN_BLOCK];
+    const int64_t group = packed_rows(&L), inner = L.ndim - 1;
+    if (!group && skewable(&L, c)) {
+        run_rows_skewed(s, &L);
+        return;
+    }
+    const bool halves = converts(&L, L.dstride);
+    seek(&L, L.ndim, s->begin, idx, off);
+    for (int64_t r = s->begin; r < s->end;) {
+        /* as many packed rows as fit a block, within this share and this run of the innermost dimension */
+        int64_t g = group ? group : 1;
+        if (g > s->end - r)
+            g = s->end - r;
+        if (g > L.shape[inner] - idx[inner])
+            g = L.shape[inner] - idx[inner];
+        if (group) {
+            const int64_t n = g * L.dlen;
+            memset(acc, 0, sizeof(double) * (size_t)(g * c->nred));
+            if (halves) {
+                opgen_src src[OPGEN_MAX_INPUTS];
+                opgen_dst dst;
+                chunk_operands(&L, c->nin, off, 0, one, n, s->staging, src, &dst);
+                lines_target(&L, &dst, n);
+                c->rows_chunked(g, L.dlen, src, acc, dst, s->params);
+                chunk_flush(&L, off, 0, one, n, s->staging);
+            } else {
+                stage_inputs(&L, c->nin, off, 0, one, n, s->staging, in);
+                char *dst;
+                float *res = out_target(&L, off, 0, one, n, s->staging, &dst);
+                c->rows(g, L.dlen, in, acc, res, s->params);
+                out_flush(&L, res, dst, one, n);
+            }
+        } else {
+            for (int i = 0; i < c->nred; ++i)
+                acc[i] = 0.0;
+            if (halves) {
+                whole_row_chunked(&L, c, off, s->staging, acc, s->params);
+            } else {
+                row_sums(&L, c, off, s->staging, acc, s->params);
+                for (int64_t j = 0; j < L.dlen; j += OPGEN_BLOCK) {
+                    const int64_t n = L.dlen - j < OPGEN_BLOCK ? L.dlen - j : OPGEN_BLOCK;
+                    stage_inputs(&L, c->nin, off, j, L.dstride, n, s->staging, in);
+                    char *dst;
+                    float *res = out_target(&L, off, j, L.dstride, n, s->staging, &dst);
+                    c->finish_row(n, in, acc, res, s->params);
+                    out_flush(&L, res, dst, L.dstride, n);
+                }
+            }
+        }
+        skip_index(&L, idx, off, L.ndim - 1, g);
+        r += g;
+    }
+}
+
+/* Side by side: item = (outer index, tile of the innermost dimension). */
+static int64_t column_items(const layout *L, int64_t tile)
+{
+    return outer_count(L) * blocks_of(L->shape[L->ndim - 1], tile);
+}
+
+/* Side by side, the results through `lines` when the plan says so (else NULL) */
+static void run_columns(const share *s, opgen_lines *lines)
+{
+    const opgen_call *c = s->c;
+    const int64_t tile = s->p->tile;
+    layout L;
+    make_layout(c, s->out, row_dim(c), &L);
+    L.stream = s->p->stream || lines;
+    L.lines = lines;
+    const int inner = L.ndim - 1;
+    const int64_t len = L.shape[inner], ntiles = blocks_of(len, tile);
+    int64_t idx[OPGEN_MAX_DIMS] = {0}, off[MAXOPS] = {0}, axis[MAXOPS], at[MAXOPS];
+    for (int k = 0; k < L.nops; ++k)
+        axis[k] = L.stride[k][inner];
+    const float *in[OPGEN_MAX_INPUTS];
+    opgen_src src[OPGEN_MAX_INPUTS];
+    opgen_dst dst;
+    const bool halves = converts(&L, axis);
+    double *acc[OPGEN_MAX_REDUCTIONS], *part[OPGEN_MAX_REDUCTIONS];
+    for (int i = 0; i < c->nred; ++i)
+        acc[i] = s->accs + (size_t)i * (size_t)tile;
+    int64_t item = s->begin;
+    seek(&L, inner, item / ntiles, idx, off);
+    while (item < s->end) {
+        const int64_t j = (item % ntiles) * tile;
+        const int64_t n = len - j < tile ? len - j : tile;
+        for (int i = 0; i < c->nred; ++i)
+            memset(acc[i], 0, sizeof(double) * (size_t)n);
+        for (int64_t d = 0; d < L.dlen; ++d) {
+            for (int k = 0; k < L.nops; ++k)
+                at[k] = off[k] + d * L.dstride[k];
+            for (int64_t b = 0; b < n; b += OPGEN_BLOCK) {
+                const int64_t nb = n - b < OPGEN_BLOCK ? n - b : OPGEN_BLOCK;
+                for (int i = 0; i < c->nred; ++i)
+                    part[i] = acc[i] + b;
+                if (halves) {
+                    chunk_operands(&L, c->nin, at, j + b, axis, nb, s->staging, src, &dst);
+                    c->colsum_chunked(nb, src, part, s->params);
+                } else {
+                    stage_inputs(&L, c->nin, at, j + b, axis, nb, s->staging, in);
+                    c->colsum(nb, in, part, s->params);
+                }
+            }
+        }
+        for (int64_t d = 0; d < L.dlen; ++d) {
+            for (int k = 0; k < L.nops; ++k)
+                at[k] = off[k] + d * L.dstride[k];
+            for (int64_t b = 0; b < n; b += OPGEN_BLOCK) {
+                const int64_t nb = n - b < OPGEN_BLOCK ? n - b : OPGEN_BLOCK;
+                for (int i = 0; i < c->nred; ++i)
+                    part[i] = acc[i] + b;
+                /* (streamed FLOAT too: the chunk loop stores each chunk's results with non-temporal stores as
+                 * it goes, 1.11-1.17x faster at 16M elements than a block finished into the staging buffer
+                 * and streamed from there) */
+                if (halves || (L.stream && !L.lines)) {
+                    chunk_operands(&L, c->nin, at, j + b, axis, nb, s->staging, src, &dst);
+                    lines_target(&L, &dst, nb);
+                    c->finish_col_chunked(nb, src, part, dst, s->params);
+                    chunk_flush(&L, at, j + b, axis, nb, s->staging);
+                } else {
+                    stage_inputs(&L, c->nin, at, j + b, axis, nb, s->staging, in);
+                    char *res_at;
+                    float *res = out_target(&L, at, j + b, axis, nb, s->staging, &res_at);
+                    c->finish_col(nb, in, (const double *const *)part, res, s->params);
+                    out_flush(&L, res, res_at, axis, nb);
+                }
+            }
+        }
+        if (++item % ntiles == 0)
+            next_index(&L, idx, off, inner - 1);
+    }
+}
+
+/* A reduction's share, with a line writer of its own when the plan streams through one (a share's runs one after
+ * another: the line between two runs goes out whole). */
+static void run_sums(const share *s, void (*run)(const share *, opgen_lines *))
+{
+    if (!s->p->lines) {
+        run(s, NULL);
+        return;
+    }
+    opgen_lines lines;
+    opgen_lines_start(&lines);
+    run(s, &lines);
+    opgen_lines_flush(&lines);
+}
+
+/* A call's work, shared by its threads: each takes the next chunk of items (a contiguous range) until none is
+ * left, with scratch of its own.  Chunks rather than one range per thread: a thread that starts late or runs
+ * slower (a core shared with other processes) leaves its chunks to the others. */
+#define CHUNKS_PER_THREAD 4
+typedef struct {
+    share shares[MAX_THREADS];   /* per thread: its scratch (begin and end are set per chunk) */
+    int64_t items, chunks;
+    atomic_llong next;
+} work;
+
+static void run_share(void *arg, int t)
+{
+    work *w = arg;
+    share s = w->shares[t];
+    for (int64_t k; (k = atomic_fetch_add_explicit(&w->next, 1, memory_order_relaxed)) < w->chunks;) {
+        s.begin = w->items * k / w->chunks;
+        s.end = w->items * (k + 1) / w->chunks;
+        if (!s.c->nred)
+            run_elementwise(&s);
+        else
+            run_sums(&s, s.p->rows ? run_rows : run_columns);
+    }
+#if defined(__AVX__)
+    if (s.p->stream || s.p->lines)
+        _mm_sfence();   /* non-temporal stores are visible to every thread once the call returns */
+#endif
+}
+
+/* Split the items of a call into chunks over the plan's threads and run them on the pool (opgen_pool.c); the
+ * calling thread takes a share too.  Every item is computed by the same code whichever thread takes it, so the
+ * bits do not depend on the threads. */
+static void run_parallel(const opgen_call *c, const aclTensor *out, const void *params, const plan_t *p, char *ws)
+{
+    layout L;
+    make_layout(c, out, c->nred ? row_dim(c) : -1, &L);
+    const int64_t items = !c->nred ? elementwise_items(&L, block_shift(&L, p->stream))
+                          : p->rows ? row_items(&L) : column_items(&L, p->tile);
+    const int threads = (int)(items < p->threads ? (items > 0 ? items : 1) : p->threads);
+    work w;
+    w.items = items;
+    w.chunks = threads == 1 ? 1 : (items < threads * CHUNKS_PER_THREAD ? items : threads * CHUNKS_PER_THREAD);
+    atomic_init(&w.next, 0);
+    for (int t = 0; t < threads; ++t) {
+        char *scratch = ws + (size_t)t * p->scratch_bytes;
+        w.shares[t] = (share){c, out, params, p, 0, 0, (float *)scratch, (double *)(scratch + p->staging_bytes)};
+    }
+    opgen_parallel(threads, run_share, &w);
+}
+
+static void copy_block(int64_t n, const float *const *in, float *out, const void *params)
+{
+    (void)params;
+    memcpy(out, in[0], (size_t)n * sizeof(float));
+}
+
+aclnnStatus opgen_run_call(const opgen_call *c, const void *params, void *workspace)
+{
+    plan_t p;
+    plan(c, &p);
+    char *ws = workspace;
+    float *result = (float *)(ws + p.scratch_bytes * (uint64_t)p.threads);
+
+    /* with an overlapping output, compute into a contiguous FLOAT copy of it first */
+    aclTensor tmp = c->out;
+    const aclTensor *out = &c->out;
+    if (p.overlap) {
+        tmp.dtype = ACL_FLOAT;
+        tmp.offset = 0;
+        tmp.data = result;
+        int64_t s = 1;
+        for (int i = (int)tmp.ndim - 1; i >= 0; --i) {
+            tmp.strides[i] = s;
+            s *= tmp.dims[i];
+        }
+        tmp.storage_ndim = 1;
+        tmp.storage_dims[0] = s;
+        out = &tmp;
+    }
+    run_parallel(c, out, params, &p, ws);
+    if (p.overlap) {
+        opgen_call copy;
+        memset(&copy, 0, sizeof copy);
+        copy.nin = 1;
+        copy.in[0] = tmp;
+        copy.out = c->out;
+        copy.block = copy_block;
+        run_parallel(&copy, &c->out, NULL, &p, ws);
+    }
+    return ACLNN_SUCCESS;
+}

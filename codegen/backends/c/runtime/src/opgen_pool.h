@@ -1,0 +1,19 @@
+/* opgen_pool.h — the threads phase 2 runs on (opgen_pool.c). */
+#ifndef OPGEN_POOL_H_
+#define OPGEN_POOL_H_
+
+/* Share `t` of a parallel call. */
+typedef void (*opgen_task)(void *arg, int t);
+
+/* Run task(arg, t) for every t in [0, n) at once and return when all have: the caller runs share 0, the
+ * process's worker threads the others (started on first use, kept for the next calls).  Calls made at the same
+ * time from several threads each get threads of their own; a share no thread could be started for runs on the
+ * caller.  Thread-safe; n is at most OPGEN_POOL_MAX. */
+void opgen_parallel(int n, opgen_task task, void *arg);
+#define OPGEN_POOL_MAX 64
+
+/* The CPUs this process may run on (its affinity mask where the OS has one; at least 1): the threads a call
+ * uses when $OPGEN_NUM_THREADS is not set. */
+int opgen_cpu_count(void);
+
+#endif /* OPGEN_POOL_H_ */

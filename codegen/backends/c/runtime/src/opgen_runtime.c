@@ -1,0 +1,710 @@
+/* opgen_runtime.c — the host side of AscendCL and aclnn on the CPU: init and devices, streams, memory,
+ * tensors and scalars, the last error, the product, and the executors that join the two phases. */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "opgen_half.h"
+#include "opgen_pool.h"
+#include "opgen_runtime.h"
+
+#if defined(OPGEN_COUNT_STREAMS)
+int64_t opgen_streamed_bytes;   /* tests only: bytes written by non-temporal stores (opgen_chunks.h) */
+#endif
+
+/* ---- the last error, per thread -------------------------------------------------------------------------- */
+static _Thread_local struct {
+    aclnnStatus status;
+    char param[64];
+    char message[1024];
+} last_error;
+
+aclnnStatus opgen_fail(aclnnStatus status, const char *param, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_error.message, sizeof last_error.message, fmt, ap);
+    va_end(ap);
+    snprintf(last_error.param, sizeof last_error.param, "%s", param ? param : "");
+    last_error.status = status;
+    return status;
+}
+
+void opgen_clear_error(void)
+{
+    last_error.status = ACLNN_SUCCESS;
+    last_error.param[0] = '\0';
+    last_error.message[0] = '\0';
+}
+
+const char *aclGetRecentErrMsg(void) { return last_error.message; }
+aclnnStatus opgenGetRecentErrStatus(void) { return last_error.status; }
+const char *opgenGetRecentErrParam(void) { return last_error.param; }
+
+/* ---- process state: initialised?, the device, the product ----------------------------------------------- */
+static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool initialised;
+static bool device_set;
+static char soc_name[32];   /* "" until chosen: opgen_soc() then takes OPGEN_SOC_VERSION or the default */
+static bool soc_chosen;   /* by aclrtSetDevice or opgenSetSocName; else OPGEN_SOC_VERSION is read lazily */
+
+static aclError choose_soc(const char *soc)
+{
+    if (!opgen_soc_known(soc))
+        return opgen_fail(ACL_ERROR_INVALID_PARAM, NULL, "unknown SoC '%s' (known: %s)", soc, opgen_known_socs);
+    snprintf(soc_name, sizeof soc_name, "%s", soc);
+    soc_chosen = true;
+    return ACL_SUCCESS;
+}
+
+static const char *env_soc(void)
+{
+    const char *env = getenv("OPGEN_SOC_VERSION");
+    return (env && *env) ? env : opgen_default_soc;
+}
+
+const char *opgen_soc(void)
+{
+    pthread_mutex_lock(&state_lock);
+    if (!soc_chosen)
+        choose_soc(opgen_soc_known(env_soc()) ? env_soc() : opgen_default_soc);
+    pthread_mutex_unlock(&state_lock);
+    return soc_name;
+}
+
+const char *aclrtGetSocName(void) { return opgen_soc(); }
+
+aclnnStatus opgenSetSocName(const char *soc)
+{
+    if (!soc)
+        return opgen_fail(ACLNN_ERR_PARAM_NULLPTR, NULL, "soc must not be null");
+    pthread_mutex_lock(&state_lock);
+    aclError ret = choose_soc(soc);
+    pthread_mutex_unlock(&state_lock);
+    return ret == ACL_SUCCESS ? ACLNN_SUCCESS : ACLNN_ERR_PARAM_INVALID;
+}
+
+static void free_all_executors(void);
+
+aclError aclInit(const char *configPath)
+{
+    (void)configPath;   /* no configuration file is read */
+    pthread_mutex_lock(&state_lock);
+    aclError ret = ACL_SUCCESS;
+    if (initialised)
+        ret = opgen_fail(ACL_ERROR_REPEAT_INITIALIZE, NULL, "aclInit was already called");
+    initialised = true;
+    pthread_mutex_unlock(&state_lock);
+    return ret;
+}
+
+aclError aclFinalize(void)
+{
+    pthread_mutex_lock(&state_lock);
+    aclError ret = ACL_SUCCESS;
+    if (!initialised)
+        ret = opgen_fail(ACL_ERROR_UNINITIALIZE, NULL, "aclFinalize without aclInit");
+    initialised = false;
+    device_set = false;
+    pthread_mutex_unlock(&state_lock);
+    free_all_executors();
+    return ret;
+}
+
+/* aclnn's part of aclInit/aclFinalize: nothing to read or load on the CPU; finalizing frees the executors never
+ * run, as aclFinalize does.  Neither fails because the other pair was called (as in CANN). */
+aclnnStatus aclnnInit(const char *configPath)
+{
+    (void)configPath;
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclnnFinalize(void)
+{
+    free_all_executors();
+    return ACLNN_SUCCESS;
+}
+
+aclError aclrtSetDevice(int32_t deviceId)
+{
+    if (deviceId != 0)
+        return opgen_fail(ACL_ERROR_INVALID_PARAM, NULL, "device %d does not exist (the CPU runtime has device 0)",
+                          (int)deviceId);
+    pthread_mutex_lock(&state_lock);
+    aclError ret = choose_soc(env_soc());
+    if (ret == ACL_SUCCESS)
+        device_set = true;
+    pthread_mutex_unlock(&state_lock);
+    return ret;
+}
+
+aclError aclrtResetDevice(int32_t deviceId)
+{
+    if (deviceId != 0)
+        return opgen_fail(ACL_ERROR_INVALID_PARAM, NULL, "device %d does not exist", (int)deviceId);
+    pthread_mutex_lock(&state_lock);
+    device_set = false;
+    pthread_mutex_unlock(&state_lock);
+    return ACL_SUCCESS;
+}
+
+aclError aclrtGetDevice(int32_t *deviceId)
+{
+    if (!deviceId)
+        return opgen_fail(ACL_ERROR_INVALID_PARAM, "deviceId", "deviceId must not be null");
+    pthread_mutex_lock(&state_lock);
+    const bool set = device_set;
+    pthread_mutex_unlock(&state_lock);
+    if (!set)
+        return opgen_fail(ACL_ERROR_INVALID_DEVICE, NULL, "no device is set (call aclrtSetDevice first)");
+    *deviceId = 0;
+    return ACL_SUCCESS;
+}
+
+aclError aclrtGetDeviceCount(uint32_t *count)
+{
+    if (!count)
+        return opgen_fail(ACL_ERROR_INVALID_PARAM, "count", "count must not be null");
+    *count = 1;
+    return ACL_SUCCESS;
+}
+
+aclError aclrtSynchronizeDevice(void) { return ACL_SUCCESS; }
+
+/* ---- contexts: a context of device 0 holds nothing here; the current one is per thread ------------------ */
+struct opgen_context { int32_t device; };
+static _Thread_local aclrtContext current_context;
+
+aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId)
+{
+    if (!context)
+        return opgen_fail(ACL_ERROR_INVALID_PARAM, "context", "context must not be null");
+    if (deviceId != 0)
+        return opgen_fail(ACL_ERROR_INVALID_PARAM, NULL, "device %d does not exist (the CPU runtime has device 0)",
+                          (int)deviceId);
+    struct opgen_context *c = malloc(sizeof *c);
+    if (!c)
+        return opgen_fail(ACL_ERROR_BAD_ALLOC, NULL, "out of memory creating a context");
+    c->device = deviceId;
+    *context = current_context = c;   /* as in CANN, the new context becomes the thread's current one */
+    return ACL_SUCCESS;
+}
+
+aclError aclrtDestroyContext(aclrtContext context)
+{
+    if (!context)
+        return opgen_fail(ACL_ERROR_INVALID_PARAM, "context", "context must not be null");
+    if (current_context == context)
+        current_context = NULL;
+    free(context);
+    return ACL_SUCCESS;
+}
+
+aclError aclrtSetCurrentContext(aclrtContext context)
+{
+    if (!context)
+        return opgen_fail(ACL_ERROR_INVALID_PARAM, "context", "context must not be null");
+    current_context = context;
+    return ACL_SUCCESS;
+}
+
+aclError aclrtGetCurrentContext(aclrtContext *context)
+{
+    if (!context)
+        return opgen_fail(ACL_ERROR_INVALID_PARAM, "context", "context must not be null");
+    *context = current_context;
+    return ACL_SUCCESS;
+}
+
+/* ---- streams: work runs when it is issued, so a stream only needs to exist ------------------------------- */
+struct opgen_stream { int id; };
+
+aclError aclrtCreateStream(aclrtStream *stream)
+{
+    if (!stream)
+        return opgen_fail(ACL_ERROR_INVALID_PARAM, "stream", "stream must not be null");
+    struct opgen_stream *s = malloc(sizeof *s);
+    if (!s)
+        return opgen_fail(ACL_ERROR_BAD_ALLOC, NULL, "out of memory creating a stream");
+    s->id = 0;
+    *stream = s;
+    return ACL_SUCCESS;
+}
+
+aclError aclrtDestroyStream(aclrtStream stream)
+{
+    if (!stream)
+        return opgen_fail(ACL_ERROR_INVALID_PARAM, "stream", "stream must not be null");
+    free(stream);
+    return ACL_SUCCESS;
+}
+
+aclError aclrtSynchronizeStream(aclrtStream stream)
+{
+    if (!stream)
+        return opgen_fail(ACL_ERROR_INVALID_PARAM, "stream", "stream must not be null");
+    return ACL_SUCCESS;
+}
+
+/* ---- memory ----------------------------------------------------------------------------------------------- */
+aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
+{
+    (void)policy;
+    if (!devPtr)
+        return opgen_fail(ACL_ERROR_INVALID_PARAM, "devPtr", "devPtr must not be null");
+    if (size == 0)
+        return opgen_fail(ACL_ERROR_INVALID_PARAM, "size", "aclrtMalloc of 0 bytes");
+    void *p = NULL;
+    if (posix_memalign(&p, 64, size) != 0)
+        return opgen_fail(ACL_ERROR_BAD_ALLOC, NULL, "out of memory allocating %zu bytes", size);
+    *devPtr = p;
+    return ACL_SUCCESS;
+}
+
+aclError aclrtFree(void *devPtr)
+{
+    if (!devPtr)
+        return opgen_fail(ACL_ERROR_INVALID_PARAM, "devPtr", "devPtr must not be null");
+    free(devPtr);
+    return ACL_SUCCESS;
+}
+
+aclError aclrtMallocHost(void **hostPtr, size_t size) { return aclrtMalloc(hostPtr, size, ACL_MEM_MALLOC_HUGE_FIRST); }
+aclError aclrtFreeHost(void *hostPtr) { return aclrtFree(hostPtr); }
+
+aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind)
+{
+    if (!dst || !src)
+        return opgen_fail(ACL_ERROR_INVALID_PARAM, dst ? "src" : "dst", "aclrtMemcpy with a null pointer");
+    if (kind < ACL_MEMCPY_HOST_TO_HOST || kind > ACL_MEMCPY_DEVICE_TO_DEVICE)
+        return opgen_fail(ACL_ERROR_INVALID_PARAM, "kind", "unknown aclrtMemcpyKind %d", (int)kind);
+    if (count > destMax)
+        return opgen_fail(ACL_ERROR_INVALID_PARAM, "count", "aclrtMemcpy of %zu bytes into %zu", count, destMax);
+    memmove(dst, src, count);
+    return ACL_SUCCESS;
+}
+
+aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind,
+                          aclrtStream stream)
+{
+    if (!stream)
+        return opgen_fail(ACL_ERROR_INVALID_PARAM, "stream", "stream must not be null");
+    return aclrtMemcpy(dst, destMax, src, count, kind);
+}
+
+aclError aclrtMemset(void *devPtr, size_t maxCount, int32_t value, size_t count)
+{
+    if (!devPtr)
+        return opgen_fail(ACL_ERROR_INVALID_PARAM, "devPtr", "aclrtMemset with a null pointer");
+    if (count > maxCount)
+        return opgen_fail(ACL_ERROR_INVALID_PARAM, "count", "aclrtMemset of %zu bytes into %zu", count, maxCount);
+    memset(devPtr, (unsigned char)value, count);
+    return ACL_SUCCESS;
+}
+
+aclError aclrtMemsetAsync(void *devPtr, size_t maxCount, int32_t value, size_t count, aclrtStream stream)
+{
+    if (!stream)
+        return opgen_fail(ACL_ERROR_INVALID_PARAM, "stream", "stream must not be null");
+    return aclrtMemset(devPtr, maxCount, value, count);
+}
+
+/* ---- tensors and scalars ------------------------------------------------------------------------------------ */
+int64_t opgen_numel(const aclTensor *t)
+{
+    int64_t n = 1;
+    for (uint64_t i = 0; i < t->ndim; ++i)
+        n *= t->dims[i];
+    return n;
+}
+
+/* Fill `t` from an aclCreateTensor description after checking it (ACLNN_SUCCESS), or leave it alone. */
+static aclnnStatus describe(aclTensor *t, const char *fn, const int64_t *viewDims, uint64_t viewDimsNum,
+                            aclDataType dataType, const int64_t *stride, int64_t offset, aclFormat format,
+                            const int64_t *storageDims, uint64_t storageDimsNum, void *tensorData)
+{
+    if (viewDimsNum > OPGEN_MAX_DIMS || storageDimsNum > OPGEN_MAX_DIMS)
+        return opgen_fail(ACLNN_ERR_PARAM_INVALID, NULL, "%s: rank %llu is more than %d", fn,
+                          (unsigned long long)(viewDimsNum > storageDimsNum ? viewDimsNum : storageDimsNum),
+                          OPGEN_MAX_DIMS);
+    if ((viewDimsNum && (!viewDims || !stride)) || (storageDimsNum && !storageDims))
+        return opgen_fail(ACLNN_ERR_PARAM_NULLPTR, NULL, "%s: null viewDims, stride or storageDims", fn);
+    int64_t numel = 1, storage = 1, lo = offset, hi = offset;
+    for (uint64_t i = 0; i < viewDimsNum; ++i) {
+        if (viewDims[i] < 0)
+            return opgen_fail(ACLNN_ERR_PARAM_INVALID, NULL, "%s: negative dimension %lld", fn, (long long)viewDims[i]);
+        if (numel != 0 && viewDims[i] > INT64_MAX / numel)
+            return opgen_fail(ACLNN_ERR_PARAM_INVALID, NULL, "%s: more than 2^63 elements", fn);
+        numel *= viewDims[i];
+    }
+    for (uint64_t i = 0; i < storageDimsNum; ++i) {
+        if (storageDims[i] < 0)
+            return opgen_fail(ACLNN_ERR_PARAM_INVALID, NULL, "%s: negative storage dimension", fn);
+        if (storage != 0 && storageDims[i] > INT64_MAX / storage)
+            return opgen_fail(ACLNN_ERR_PARAM_INVALID, NULL, "%s: more than 2^63 storage elements", fn);
+        storage *= storageDims[i];
+    }
+    if (numel > 0) {
+        for (uint64_t i = 0; i < viewDimsNum; ++i) {
+            /* |stride| * (dim - 1) must stay within int64 before it is added up */
+            const int64_t span = viewDims[i] - 1;
+            if (span > 0 && (stride[i] > INT64_MAX / span || stride[i] < -(INT64_MAX / span)))
+                return opgen_fail(ACLNN_ERR_PARAM_INVALID, NULL, "%s: stride %lld reaches beyond int64", fn,
+                                  (long long)stride[i]);
+            const int64_t reach = span * stride[i];
+            if (reach < 0 ? lo < INT64_MIN - reach : hi > INT64_MAX - reach) {
+                lo = -1;   /* beyond int64: outside any storage */
+                break;
+            }
+            if (reach < 0) lo += reach; else hi += reach;
+        }
+        if (lo < 0 || hi >= storage)
+            return opgen_fail(ACLNN_ERR_PARAM_INVALID, NULL,
+                              "%s: the view reaches storage elements %lld..%lld, outside the storage's %lld", fn,
+                              (long long)lo, (long long)hi, (long long)storage);
+        if (!tensorData)
+            return opgen_fail(ACLNN_ERR_PARAM_NULLPTR, NULL, "%s: tensorData is null for a non-empty tensor", fn);
+    }
+    t->dtype = dataType;
+    t->format = format;
+    t->ndim = viewDimsNum;
+    for (uint64_t i = 0; i < viewDimsNum; ++i) {
+        t->dims[i] = viewDims[i];
+        t->strides[i] = stride[i];
+    }
+    t->offset = offset;
+    t->storage_ndim = storageDimsNum;
+    for (uint64_t i = 0; i < storageDimsNum; ++i)
+        t->storage_dims[i] = storageDims[i];
+    t->data = tensorData;
+    return ACLNN_SUCCESS;
+}
+
+aclTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType,
+                           const int64_t *stride, int64_t offset, aclFormat format, const int64_t *storageDims,
+                           uint64_t storageDimsNum, void *tensorData)
+{
+    aclTensor *t = calloc(1, sizeof *t);
+    if (!t) {
+        opgen_fail(ACLNN_ERR_INNER, NULL, "aclCreateTensor: out of memory");
+        return NULL;
+    }
+    if (describe(t, "aclCreateTensor", viewDims, viewDimsNum, dataType, stride, offset, format, storageDims,
+                 storageDimsNum, tensorData) != ACLNN_SUCCESS) {
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+aclnnStatus aclInitTensor(aclTensor *tensor, const int64_t *viewDims, uint64_t viewDimsNum, aclDataType dataType,
+                          const int64_t *stride, int64_t offset, aclFormat format, const int64_t *storageDims,
+                          uint64_t storageDimsNum, void *tensorDataAddr)
+{
+    if (!tensor)
+        return opgen_fail(ACLNN_ERR_PARAM_NULLPTR, "tensor", "aclInitTensor: tensor is null");
+    return describe(tensor, "aclInitTensor", viewDims, viewDimsNum, dataType, stride, offset, format, storageDims,
+                    storageDimsNum, tensorDataAddr);
+}
+
+aclnnStatus aclDestroyTensor(const aclTensor *tensor)
+{
+    free((void *)tensor);   /* destroying NULL is allowed, as free(NULL) */
+    return ACLNN_SUCCESS;
+}
+
+aclScalar *aclCreateScalar(void *value, aclDataType dataType)
+{
+    if (!value) {
+        opgen_fail(ACLNN_ERR_PARAM_NULLPTR, NULL, "aclCreateScalar: value is null");
+        return NULL;
+    }
+    aclScalar *s = calloc(1, sizeof *s);
+    if (!s) {
+        opgen_fail(ACLNN_ERR_INNER, NULL, "aclCreateScalar: out of memory");
+        return NULL;
+    }
+    s->dtype = dataType;
+    switch (dataType) {
+    case ACL_FLOAT: { float v; memcpy(&v, value, sizeof v); s->value = v; break; }
+    case ACL_DOUBLE: { double v; memcpy(&v, value, sizeof v); s->value = v; break; }
+    case ACL_FLOAT16: { uint16_t v; memcpy(&v, value, sizeof v); s->value = opgen_f16_to_f32(v); break; }
+    case ACL_BF16: { uint16_t v; memcpy(&v, value, sizeof v); s->value = opgen_bf16_to_f32(v); break; }
+    case ACL_INT8: { int8_t v; memcpy(&v, value, sizeof v); s->ivalue = v; s->value = v; break; }
+    case ACL_UINT8: { uint8_t v; memcpy(&v, value, sizeof v); s->ivalue = v; s->value = v; break; }
+    case ACL_INT16: { int16_t v; memcpy(&v, value, sizeof v); s->ivalue = v; s->value = v; break; }
+    case ACL_UINT16: { uint16_t v; memcpy(&v, value, sizeof v); s->ivalue = v; s->value = v; break; }
+    case ACL_INT32: { int32_t v; memcpy(&v, value, sizeof v); s->ivalue = v; s->value = v; break; }
+    case ACL_UINT32: { uint32_t v; memcpy(&v, value, sizeof v); s->ivalue = v; s->value = v; break; }
+    case ACL_INT64: { int64_t v; memcpy(&v, value, sizeof v); s->ivalue = v; s->value = (double)v; break; }
+    case ACL_UINT64: { uint64_t v; memcpy(&v, value, sizeof v); s->ivalue = (int64_t)v; s->value = (double)v; break; }
+    case ACL_BOOL: { bool v; memcpy(&v, value, sizeof v); s->ivalue = v; s->value = v; break; }
+    default:
+        free(s);
+        opgen_fail(ACLNN_ERR_PARAM_INVALID, NULL, "aclCreateScalar: unsupported dtype %s", opgen_dtype_name(dataType));
+        return NULL;
+    }
+    return s;
+}
+
+aclnnStatus aclDestroyScalar(const aclScalar *scalar)
+{
+    free((void *)scalar);
+    return ACLNN_SUCCESS;
+}
+
+/* ---- opgen extension: every argument of a call in one buffer (see aclnn_base.h) ---------------------------- */
+/* The number of words of the record at `w`, or 0 for an unknown kind. */
+static uint64_t arg_words(const int64_t *w)
+{
+    switch (w[0]) {
+    case OPGEN_ARG_NULL: return 1;
+    case OPGEN_ARG_SCALAR: return 2;
+    case OPGEN_ARG_TENSOR: return (w[2] >= 0 && w[2] <= OPGEN_MAX_DIMS) ? 6 + 2 * (uint64_t)w[2] : 0;
+    case OPGEN_ARG_TENSOR_FORMAT: return (w[2] >= 0 && w[2] <= OPGEN_MAX_DIMS) ? 7 + 2 * (uint64_t)w[2] : 0;
+    default: return 0;
+    }
+}
+
+void opgenDestroyArgs(const int64_t *words, uint64_t count, void **handles)
+{
+    for (uint64_t i = 0; i < count; words += arg_words(words), ++i) {
+        if (words[0] == OPGEN_ARG_TENSOR || words[0] == OPGEN_ARG_TENSOR_FORMAT)
+            aclDestroyTensor(handles[i]);
+        else if (words[0] == OPGEN_ARG_SCALAR)
+            aclDestroyScalar(handles[i]);
+        handles[i] = NULL;
+    }
+}
+
+aclnnStatus opgenCreateArgs(const int64_t *words, uint64_t count, void **handles)
+{
+    if (!words || !handles)
+        return opgen_fail(ACLNN_ERR_PARAM_NULLPTR, NULL, "opgenCreateArgs: null words or handles");
+    const int64_t *w = words;
+    for (uint64_t i = 0; i < count; w += arg_words(w), ++i) {
+        handles[i] = NULL;
+        if (!arg_words(w)) {
+            opgenDestroyArgs(words, i, handles);
+            return opgen_fail(ACLNN_ERR_PARAM_INVALID, NULL, "opgenCreateArgs: argument %llu: bad record",
+                              (unsigned long long)i);
+        }
+        if (w[0] == OPGEN_ARG_TENSOR || w[0] == OPGEN_ARG_TENSOR_FORMAT) {
+            const int64_t ndim = w[2];
+            const aclFormat format = w[0] == OPGEN_ARG_TENSOR ? ACL_FORMAT_ND : (aclFormat)w[6 + 2 * ndim];
+            handles[i] = aclCreateTensor(w + 4, (uint64_t)ndim, (aclDataType)w[1], w + 4 + ndim, w[3], format,
+                                         w + 4 + 2 * ndim, 1, (void *)(intptr_t)w[5 + 2 * ndim]);
+        } else if (w[0] == OPGEN_ARG_SCALAR) {
+            double value;
+            memcpy(&value, w + 1, sizeof value);
+            handles[i] = aclCreateScalar(&value, ACL_DOUBLE);
+        } else {
+            continue;
+        }
+        if (!handles[i]) {
+            opgenDestroyArgs(words, i, handles);
+            return opgenGetRecentErrStatus();
+        }
+    }
+    return ACLNN_SUCCESS;
+}
+
+/* ---- executors ---------------------------------------------------------------------------------------------
+ * Every live executor is on one list.  Phase 2 looks a pointer up by value before touching it, so a null,
+ * already-run, destroyed or foreign pointer is refused without being dereferenced. */
+struct aclOpExecutor {
+    const char *op;
+    opgen_call call;
+    void *params;
+    uint64_t workspace;
+    bool repeatable;
+    struct aclOpExecutor *next;
+};
+
+static pthread_mutex_t executors_lock = PTHREAD_MUTEX_INITIALIZER;
+static aclOpExecutor *executors;
+
+static bool executor_live(const aclOpExecutor *e)
+{
+    for (const aclOpExecutor *x = executors; x; x = x->next)
+        if (x == e)
+            return true;
+    return false;
+}
+
+static void executor_unlink(aclOpExecutor *e)
+{
+    for (aclOpExecutor **p = &executors; *p; p = &(*p)->next) {
+        if (*p == e) {
+            *p = e->next;
+            return;
+        }
+    }
+}
+
+static void executor_free(aclOpExecutor *e)
+{
+    free(e->params);
+    free(e);
+}
+
+static void free_all_executors(void)
+{
+    pthread_mutex_lock(&executors_lock);
+    while (executors) {
+        aclOpExecutor *e = executors;
+        executors = e->next;
+        executor_free(e);
+    }
+    pthread_mutex_unlock(&executors_lock);
+}
+
+/* Threads for phase 2: $OPGEN_NUM_THREADS when it is a positive number, else every CPU the process may run on
+ * (as PyTorch's default); read by each phase 1.  The plan (opgen_loops.c) gives a call fewer when its work is
+ * too small to pay for them. */
+static int cpus;
+static void count_cpus(void) { cpus = opgen_cpu_count(); }
+
+static int threads_from_env(void)
+{
+    const char *env = getenv("OPGEN_NUM_THREADS");
+    if (env && *env) {
+        char *end = NULL;
+        const long n = strtol(env, &end, 10);
+        if (*end == '\0' && n > 0)
+            return n > 1024 ? 1024 : (int)n;
+    }
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, count_cpus);
+    return cpus;
+}
+
+/* A core's L2 cache in bytes, 0 when the C library cannot tell (glibc asks the CPU: CPUID, which a virtual
+ * machine may trap, so once per process). */
+static int64_t l2_size;
+static void read_l2_size(void)
+{
+#if defined(_SC_LEVEL2_CACHE_SIZE)
+    const long n = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    l2_size = n > 0 ? (int64_t)n : 0;
+#endif
+}
+
+static int64_t l2_bytes(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, read_l2_size);
+    return l2_size;
+}
+
+void opgen_call_input(opgen_call *c, const aclTensor *t) { c->in[c->nin++] = *t; }
+void opgen_call_output(opgen_call *c, const aclTensor *t) { c->out = *t; }
+
+aclnnStatus opgen_phase1_empty(const char *op, uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    opgen_call call;
+    memset(&call, 0, sizeof call);
+    call.out.dtype = ACL_FLOAT;
+    call.out.ndim = 1;          /* an output of no elements: phase 2 runs nothing */
+    static const char no_params = 0;
+    return opgen_phase1_done(op, &call, &no_params, 0, workspaceSize, executor);
+}
+
+aclnnStatus opgen_phase1_done(const char *op, const opgen_call *c, const void *params, size_t params_size,
+                              uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    for (int k = 0; k <= c->nin; ++k) {
+        const aclTensor *t = k < c->nin ? &c->in[k] : &c->out;
+        if (!opgen_dtype_is_real(t->dtype) && !(c->is_complex && (t->dtype == ACL_COMPLEX64 || t->dtype == ACL_COMPLEX128)))
+            return opgen_fail(ACLNN_ERR_INNER_FIND_KERNEL_ERROR, NULL, "%s has no kernel reading or writing %s",
+                              op, opgen_dtype_name(t->dtype));
+    }
+    aclOpExecutor *e = calloc(1, sizeof *e);
+    void *p = malloc(params_size ? params_size : 1);
+    if (!e || !p) {
+        free(e);
+        free(p);
+        return opgen_fail(ACLNN_ERR_INNER_CREATE_EXECUTOR, NULL, "%s: out of memory creating the executor", op);
+    }
+    memcpy(p, params, params_size);
+    e->op = op;
+    e->call = *c;
+    e->call.threads = threads_from_env();
+    e->call.l2_bytes = l2_bytes();
+    e->params = p;
+    e->workspace = opgen_numel(&c->out) == 0 || c->wide ? 0 : opgen_workspace_bytes(&e->call);
+    pthread_mutex_lock(&executors_lock);
+    e->next = executors;
+    executors = e;
+    pthread_mutex_unlock(&executors_lock);
+    *workspaceSize = e->workspace;
+    *executor = e;
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus opgen_phase2(const char *op, void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
+                         aclrtStream stream)
+{
+    (void)stream;   /* work runs now; every stream is in order with the host */
+    if (!executor)
+        return opgen_fail(ACLNN_ERR_PARAM_NULLPTR, "executor", "executor must not be null");
+    pthread_mutex_lock(&executors_lock);
+    const bool live = executor_live(executor);
+    pthread_mutex_unlock(&executors_lock);
+    if (!live)
+        return opgen_fail(ACLNN_ERR_PARAM_INVALID, "executor",
+                          "executor was already run or destroyed, or was not made by %sGetWorkspaceSize", op);
+    if (strcmp(executor->op, op) != 0)
+        return opgen_fail(ACLNN_ERR_PARAM_INVALID, "executor", "executor was made by %sGetWorkspaceSize, not %s",
+                          executor->op, op);
+    if (workspaceSize < executor->workspace)
+        return opgen_fail(ACLNN_ERR_PARAM_INVALID, "workspaceSize",
+                          "workspaceSize %llu is less than the %llu bytes phase 1 asked for",
+                          (unsigned long long)workspaceSize, (unsigned long long)executor->workspace);
+    if (executor->workspace > 0 && !workspace)
+        return opgen_fail(ACLNN_ERR_PARAM_NULLPTR, "workspace", "workspace must not be null (%llu bytes needed)",
+                          (unsigned long long)executor->workspace);
+    aclnnStatus ret = ACLNN_SUCCESS;
+    if (opgen_numel(&executor->call.out) > 0)
+        ret = executor->call.wide ? opgen_run_wide(&executor->call, executor->params)
+                                  : opgen_run_call(&executor->call, executor->params, workspace);
+    if (!executor->repeatable) {
+        pthread_mutex_lock(&executors_lock);
+        executor_unlink(executor);
+        pthread_mutex_unlock(&executors_lock);
+        executor_free(executor);
+    }
+    return ret;
+}
+
+aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *executor)
+{
+    if (!executor)
+        return opgen_fail(ACLNN_ERR_PARAM_NULLPTR, "executor", "executor must not be null");
+    pthread_mutex_lock(&executors_lock);
+    const bool live = executor_live(executor);
+    if (live)
+        executor->repeatable = true;
+    pthread_mutex_unlock(&executors_lock);
+    return live ? ACLNN_SUCCESS
+                : opgen_fail(ACLNN_ERR_PARAM_INVALID, "executor", "executor was already run or destroyed");
+}
+
+aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor)
+{
+    if (!executor)
+        return opgen_fail(ACLNN_ERR_PARAM_NULLPTR, "executor", "executor must not be null");
+    pthread_mutex_lock(&executors_lock);
+    const bool live = executor_live(executor);
+    if (live)
+        executor_unlink(executor);
+    pthread_mutex_unlock(&executors_lock);
+    if (!live)
+        return opgen_fail(ACLNN_ERR_PARAM_INVALID, "executor", "executor was already run or destroyed");
+    executor_free(executor);
+    return ACLNN_SUCCESS;
+}

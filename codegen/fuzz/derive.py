@@ -1,0 +1,74 @@
+"""From a drawn forward to a spec's formula: the backward (gradOutput times the forward's derivative, computed
+by SymPy) and the values the backward gives where the forward is not differentiable (declared with `at=`)."""
+from __future__ import annotations
+
+import sympy
+
+from .specfile import G, X
+
+
+ALLOWED = {"exp", "log", "tanh", "erf", "erfc", "sign", "Abs", "Min", "Max", "Piecewise", "expm1", "log1p"}
+
+
+class Unusable(Exception):
+    """The forward gives no usable formula (its derivative has no closed form in the spec language)."""
+
+
+def backward_of(forward):
+    """gradOutput * dF/dx, as a spec author would write it from SymPy's derivative: away from the points where
+    F is not differentiable (those are declared separately), DiracDelta terms vanish, and Heaviside(u) is the
+    branch `Piecewise((1, u > 0), (0, True))`."""
+    d = sympy.diff(forward, X)
+    d = d.replace(lambda a: isinstance(a, sympy.DiracDelta), lambda a: sympy.Integer(0))
+    d = d.replace(lambda a: isinstance(a, sympy.Heaviside),
+                  lambda a: sympy.Piecewise((1, a.args[0] > 0), (0, True)))
+    if d.has(sympy.Derivative, sympy.Subs, sympy.zoo, sympy.nan):
+        raise Unusable(f"the derivative of {forward} is not closed: {d}")
+    names = outside(d)
+    if names:   # SymPy may write a derivative with functions the spec files do not import (cosh, ...)
+        raise Unusable(f"the derivative of {forward} uses {', '.join(sorted(names))}")
+    if X not in forward.free_symbols:
+        raise Unusable(f"{forward} does not depend on x")
+    return G * d
+
+
+def declarations(results, k: int | None = None) -> dict:
+    """{formula index: {point: value}} from the proof lines of a spec written without declared values: every
+    branch point the proof names as not differentiable, with the value the backward gives there.  `k` bool
+    selectors name the formula of a batch case ("f0=true, f1=false, ..."); a single spec is formula 0."""
+    out: dict = {}
+    local = {"x": X, "gradOutput": G, "alpha": sympy.Symbol("alpha", real=True),
+             "beta": sympy.Symbol("beta", real=True)}
+    for r in results:
+        if not r.undeclared:
+            continue
+        index = formula_index(r.formula, k) if k else 0
+        point, value = (sympy.sympify(t, locals=local) for t in r.undeclared)
+        out.setdefault(index, {})[point] = in_vocabulary(value)
+    return out
+
+
+def in_vocabulary(value):
+    """A declared value in the functions a spec file imports, as far as SymPy can: the proof simplifies the value
+    the backward gives at a point, and may write it with functions the spec language lacks (2 - 2*tanh(a)**2 as
+    2/cosh(a)**2: found by codegen.fuzz, seed 37, the batch spec did not load, NameError, and the whole batch was
+    lost).  Those are rewritten in exponentials; `outside(value)` says what is left."""
+    if not outside(value):
+        return value
+    return value.replace(lambda a: isinstance(a, sympy.Function) and type(a).__name__ not in ALLOWED,
+                         lambda a: a.rewrite(sympy.exp))
+
+
+def outside(expr) -> set:
+    """Names of the functions in expr that a spec file does not import."""
+    return {type(f).__name__ for f in expr.atoms(sympy.Function)} - ALLOWED
+
+
+def formula_index(case_label: str, k: int) -> int:
+    """The formula of a batch from a proof or oracle case label: 'f0=true, f1=false, alpha > 0' -> 1."""
+    bits = {}
+    for part in case_label.split(", "):
+        name, _, value = part.partition("=")
+        if name.startswith("f") and name[1:].isdigit() and value in ("true", "false"):
+            bits[int(name[1:])] = value == "true"
+    return sum(1 << b for b, on in bits.items() if on and b < k)

@@ -1,0 +1,37 @@
+"""aclnnTanhBackward: one fuzzed formula
+
+Written by codegen.fuzz (tests/regression).
+
+Regression (issue 29, found by codegen.fuzz):
+log(1 + tanh(x)**2): the Ascend C lowering has no tanh.
+"""
+from sympy import erf, erfc, sign, tanh
+from sympy.codegen.cfunctions import expm1, log1p
+
+from codegen.spec import *
+
+x, gradOutput = symbols("x gradOutput", real=True)
+alpha, beta = symbols("alpha beta", real=True)
+
+SPEC = Op(
+    name="aclnnTanhBackward",
+    forward_name="F",
+    params=[
+        Tensor("gradOutput", gradOutput, role=GRAD, doc=Text("输出的梯度。", "the gradient w.r.t. the output.")),
+        Tensor("self", x, role=FORWARD_INPUT, doc=Text("正向输入x。", "x, the forward input.")),
+        Scalar("alpha", alpha, doc=Text("大于0的系数。", "a coefficient, greater than 0.")),
+        Scalar("beta", beta, doc=Text("系数。", "a coefficient.")),
+        Output("gradInput", doc=Text("对x的梯度。", "the gradient w.r.t. x.")),
+    ],
+    wrt=x,
+    forward=log(1 + tanh(x)**2),
+    backward=gradOutput*(2 - 2*tanh(x)**2)*tanh(x)/(1 + tanh(x)**2),
+    dtypes={"ascend910b": ['FLOAT', 'FLOAT16', 'BFLOAT16']},
+    rules=[
+        DtypeSupported("gradOutput", "self", "gradInput"),
+        DtypeSame("gradOutput", "self", "gradInput"),
+        ShapeSame("gradOutput", "self", "gradInput"),
+        Requires("alpha", alpha > 0),
+    ],
+    description=Text("随机生成的公式(codegen.fuzz)。", "A formula drawn by codegen.fuzz."),
+)

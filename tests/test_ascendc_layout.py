@@ -1,0 +1,124 @@
+"""The generated CANN projects as msOpGen lays them out: the files, the CMake presets and op prototype JSON
+agreeing with the OpDef, names in the vendor namespace, the op_api layer's checks in the checkers' order, the
+docs' map of every file, and templates without logic (issue 30)."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import jinja2
+import jinja2.nodes as N
+import pytest
+
+import codegen
+from codegen.backends.ascendc import names
+from codegen.backends.ascendc.plan import all_combos, plan
+from codegen.backends.ascendc.socs import kernel_socs
+from codegen.checkplan import steps
+
+from .conftest import REPO
+
+OPS = codegen.load_specs()
+GENERATED = REPO / "generated" / "ascendc"
+TEMPLATES = REPO / "codegen" / "backends" / "ascendc" / "templates"
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_each_project_has_the_msopgen_layout(name):
+    want = set(names.files(OPS[name]).values())
+    have = {p.relative_to(GENERATED / name).as_posix() for p in (GENERATED / name).rglob("*") if p.is_file()}
+    assert have == want
+    for top in ("CMakeLists.txt", "CMakePresets.json", "build.sh", "framework/CMakeLists.txt",
+                "op_host/CMakeLists.txt", "op_kernel/CMakeLists.txt"):
+        assert top in have
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_presets_and_prototype_agree_with_the_opdef(name):
+    op, p = OPS[name], plan(OPS[name])
+    folder = GENERATED / name
+    cache = json.loads((folder / "CMakePresets.json").read_text())["configurePresets"][0]["cacheVariables"]
+    assert cache["ASCEND_COMPUTE_UNIT"]["value"].split(";") == kernel_socs(op)   # the SoCs with an architecture
+    assert cache["vendor_name"]["value"] == names.VENDOR
+    host = (folder / names.files(op)["host"]).read_text()
+    (proto,) = json.loads((folder / names.files(op)["prototype"]).read_text())
+    assert proto["op"] == names.op_type(op) and f"OP_ADD({proto['op']});" in host
+    assert [d["name"] for d in proto["input_desc"]] == p.operands == re.findall(r'this->Input\("(\w+)"\)', host)
+    assert [a["name"] for a in proto["attr"]] == re.findall(r'this->Attr\("(\w+)"\)', host)
+    spelled = {"FLOAT": "float", "FLOAT16": "float16", "BFLOAT16": "bfloat16"}
+    for d in proto["input_desc"]:
+        assert d["type"] == [spelled[i] for i, _ in all_combos(op)] and d["format"] == ["ND"] * len(d["type"])
+    assert proto["output_desc"][0]["type"] == [spelled[o] for _, o in all_combos(op)]
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_every_name_is_in_the_vendor_namespace(name):
+    """CANN's own library exports aclnn<Op> (op.name) and registers its kernels' OpTypes; the project's names
+    carry the vendor prefix, so installing it beside CANN's defines no symbol twice."""
+    op = OPS[name]
+    folder = GENERATED / name
+    api = "".join((folder / names.files(op)[r]).read_text() for r in ("aclnn_header", "aclnn_source"))
+    defined = set(re.findall(r"aclnnStatus (aclnn\w+)\(", api))
+    assert defined == {names.aclnn_name(op) + "GetWorkspaceSize", names.aclnn_name(op)}
+    assert all(d.startswith("aclnn" + names.PREFIX) for d in defined) and op.name not in defined
+    kernel = (folder / names.files(op)["kernel"]).read_text()
+    assert f"__aicore__ void {names.kernel_name(op)}(" in kernel
+    assert names.kernel_name(op) == re.sub(r"(?<!^)([A-Z])", r"_\1", names.op_type(op)).lower()  # CANN's mapping
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_the_op_api_checks_run_in_the_checkers_order(name):
+    """One opgen_l2 check per step of codegen.checkplan (a conversion of an attribute needs none in C++), on
+    the same parameter, in the same order as the Python and C checkers."""
+    op = OPS[name]
+    source = (GENERATED / name / names.files(op)["aclnn_source"]).read_text()
+    body = source[source.index("aclnnStatus CheckParams("):source.index("}  // namespace")]
+    called = []
+    for fn, args in re.findall(r"opgen_l2::(\w+)\((.*)\), ACLNN", body):
+        quoted = re.findall(r'"(\w+)"', args)
+        if fn == "KernelDtypes":   # the last step names no parameter
+            called.append("")
+            continue
+        # (ref, "ref", param, "param") for the comparisons; (param, "param", ...) for the others
+        called.append(quoted[1] if fn in ("DtypeSame", "DtypeCastable", "FormatSame", "ShapeSame", "Broadcastable") else quoted[0])
+    expected = [s.param for s in steps(op) if not (s.kind == "convert" and op.param(s.param).kind == "attr")]
+    assert called == expected
+
+
+def test_the_docs_map_every_generated_file():
+    doc = (REPO / "docs" / "ascendc.md").read_text()
+    op = OPS["elu_backward"]
+    for role, path in names.files(op).items():
+        generic = path.replace(op.snake_name, "<op>")
+        assert f"`{generic}`" in doc, f"docs/ascendc.md does not map {generic} ({role})"
+
+
+# ---- templates without logic ---------------------------------------------------------------------------------------
+ALLOWED = (N.Template, N.Output, N.TemplateData, N.Name, N.Getattr, N.For, N.Tuple)
+
+
+def logic_in(source: str) -> list[str]:
+    """What a template does beyond substitutions and loops over lists: conditionals, filters, calls, arithmetic,
+    comparisons, literals, `loop.*`, assignments, macros."""
+    env = jinja2.Environment(trim_blocks=True, lstrip_blocks=True)
+    found = []
+    for node in env.parse(source).find_all(N.Node):
+        if not isinstance(node, ALLOWED):
+            found.append(type(node).__name__)
+        elif isinstance(node, N.Name) and node.name == "loop":
+            found.append("loop.*")
+        elif isinstance(node, N.For) and (node.test is not None or node.else_ or node.recursive):
+            found.append("for with a filter or an else")
+    return found
+
+
+@pytest.mark.parametrize("template", sorted(p.relative_to(TEMPLATES).as_posix() for p in TEMPLATES.rglob("*.jinja")))
+def test_templates_hold_no_logic(template):
+    assert logic_in((TEMPLATES / template).read_text()) == []
+
+
+def test_the_logic_detector_finds_logic():
+    assert logic_in("{% if a %}x{% endif %}") == ["If"]
+    assert "Filter" in logic_in("{{ a | join(', ') }}") and "loop.*" in logic_in("{% for x in a %}{{ loop.index }}{% endfor %}")
+    assert logic_in("{% for x, y in a %}{{ x.name }} {{ y }}{% endfor %}") == []

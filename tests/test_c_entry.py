@@ -1,0 +1,219 @@
+"""The C library's compiled Python entry point (codegen/backends/c/pyext.py, python/opgen_pycall.c) against the
+ctypes path it stands in front of: the same verdicts (status, parameter, message) and the same output bits on
+the random near-valid calls of the checker-parity test; the calls it must decline are declined (and then still
+computed right by the ctypes path); and it shares the library's state with ctypes (one copy of the runtime).
+The libraries are the ones every C test builds: nothing is compiled here that the other tests do not build."""
+from __future__ import annotations
+
+import threading
+
+import ml_dtypes
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+import codegen
+from codegen.backends.c.binding import library
+from codegen.runtime.formats import with_format
+from codegen.spec import PRODUCTS
+from codegen.spec.params import Output
+
+from .error_inputs import valid_call
+from .test_c_checker_parity import OPS, _outcome, calls
+
+
+def _ctypes_call(lib, args, out, product):
+    """The ctypes path alone: phase 1 (the verdict), then phase 2 into `out`."""
+    lib.call(args, out, product)
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_entry_point_gives_the_ctypes_verdicts_and_bits(name):
+    op = OPS[name]
+    lib = library(op)
+    assert lib.entry is not None, "the library was built without its entry point"
+    taken = []
+
+    @settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+    @given(calls(op))
+    def agree(call):
+        args, out, product = call
+        if out is None:
+            return
+        mine = np.full_like(out, 7) if out.size else out.copy()
+        theirs = np.full_like(out, 7) if out.size else out.copy()
+        got_value = []
+        got = _outcome(lambda: got_value.append(lib.entry(dict(args, out=mine, product=product))))
+        want = _outcome(lambda: _ctypes_call(lib, args, theirs, product))
+        if got_value and got_value[0] is NotImplemented:
+            return
+        taken.append(got)
+        assert got == want, f"{name} on {product}: entry point {got}, ctypes {want}"
+        if got is None:
+            assert got_value[0] is mine
+            np.testing.assert_array_equal(mine.reshape(-1).view(np.uint8), theirs.reshape(-1).view(np.uint8))
+
+    agree()
+    assert None in taken and len(set(taken)) > 2, "the draws should reach successes and failures alike"
+
+
+def _declined(op, rng):
+    """Calls the entry point must leave to the ctypes path, each with why."""
+    kw = valid_call(op, rng)
+    want = codegen.kernel(op.snake_name)(**kw)
+    tensor = next(p.py_name for p in op.tensors if not isinstance(p, Output))
+    out = np.empty_like(want)
+    cases = {
+        "no out=": dict(kw),
+        "an unknown keyword": dict(kw, out=out, bogus=1),
+        "an unknown product": dict(kw, out=out, product="ascend000"),
+        "a format label (a subclass)": dict(kw, out=out, **{tensor: with_format(kw[tensor], "NCHW")}),
+        "another byte order": dict(kw, out=out, **{tensor: kw[tensor].astype(kw[tensor].dtype.newbyteorder())}),
+        "a read-only out": dict(kw, out=np.broadcast_to(out, out.shape)),
+        "an out of another byte order": dict(kw, out=out.astype(out.dtype.newbyteorder())),
+    }
+    if op.scalars:
+        cases["a NumPy scalar"] = dict(kw, out=out, **{op.scalars[0].py_name: np.float64(0.5)})
+    return kw, want, cases
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_entry_point_declines_what_ctypes_must_handle(name):
+    op = OPS[name]
+    lib = library(op)
+    kw, want, cases = _declined(op, np.random.default_rng(3))
+    out = np.empty_like(want)
+    assert lib.entry(dict(kw, out=out)) is out
+    np.testing.assert_array_equal(out, codegen.kernel(name, backend="c")(**kw))
+    for why, call in cases.items():
+        assert lib.entry(dict(call)) is NotImplemented, why
+
+
+def test_entry_point_and_ctypes_share_one_runtime():
+    """An executor made through ctypes is known to the runtime the entry point runs: one copy of the library."""
+    name = "log_sigmoid_backward"
+    op = OPS[name]
+    lib = library(op)
+    kw = valid_call(op, np.random.default_rng(0))
+    out = np.empty_like(codegen.kernel(name)(**kw))
+    with lib.prepared(kw, out, "ascend910b") as run:
+        lib.entry(dict(kw, out=np.empty_like(out)))     # (a call in between: its executor comes and goes)
+        run()                                           # the prepared executor is still live in the same list
+    lib.entry(dict(kw, out=out))
+
+
+def test_entry_point_is_thread_safe_across_products():
+    """Threads calling with different products at once: each call is checked against its own product (the
+    product is process state, set with phase 1 under the library's lock by both paths)."""
+    name = "softmax_backward"
+    op = OPS[name]
+    c = codegen.kernel(name, backend="c")
+    kw = valid_call(op, np.random.default_rng(0), dtype="BFLOAT16")
+    out = np.empty_like(codegen.kernel(name)(**kw))
+    verdicts = {}
+    for product in PRODUCTS:
+        verdicts[product] = _outcome(lambda: c(**kw, out=np.empty_like(out), product=product))
+    assert len(set(verdicts.values())) > 1, "BFLOAT16 should be refused on some product"
+    errors = []
+
+    def worker(product):
+        for _ in range(200):
+            got = _outcome(lambda: c(**kw, out=np.empty_like(out), product=product))
+            if got != verdicts[product]:
+                errors.append((product, got))
+    threads = [threading.Thread(target=worker, args=(p,)) for p in PRODUCTS]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[:3]
+
+
+def test_bfloat16_arrays_take_the_entry_point():
+    op = OPS["log_sigmoid_backward"]
+    lib = library(op)
+    kw = valid_call(op, np.random.default_rng(0), dtype="BFLOAT16")
+    assert kw["self"].dtype == ml_dtypes.bfloat16
+    out = np.empty_like(codegen.kernel("log_sigmoid_backward")(**kw))
+    assert lib.entry(dict(kw, out=out)) is out
+
+
+def _elementwise_call(n, dtype=np.float32, seed_=0):
+    rng = np.random.default_rng(seed_)
+    return dict(grad_output=rng.standard_normal(n).astype(dtype), self=rng.standard_normal(n).astype(dtype),
+                buffer=np.zeros(n, dtype))
+
+
+def test_pooled_threads_give_the_one_thread_bits_under_concurrent_calls(monkeypatch):
+    """The worker pool (opgen_pool.c) under churn: thread counts and sizes changing from call to call, two Python
+    threads calling at once (one of them then finds the pool busy and starts threads of its own); every result is
+    the one-thread result, bit for bit."""
+    c = codegen.kernel("log_sigmoid_backward", backend="c")
+    sizes = [1 << 14, (1 << 15) + 7, 1 << 16, 3 << 15]
+    calls_ = [_elementwise_call(n, seed_=i) for i, n in enumerate(sizes)]
+    monkeypatch.setenv("OPGEN_NUM_THREADS", "1")
+    want = [c(**kw, out=np.empty_like(kw["self"])).copy() for kw in calls_]
+    errors = []
+
+    def worker(k):
+        for i in range(60):
+            j = (i + k) % len(calls_)
+            got = c(**calls_[j], out=np.empty_like(calls_[j]["self"]))
+            if not np.array_equal(got.view(np.uint32), want[j].view(np.uint32)):
+                errors.append((k, i, j))
+    for threads in ("2", "3", "4"):
+        monkeypatch.setenv("OPGEN_NUM_THREADS", threads)
+        pool = [threading.Thread(target=worker, args=(k,)) for k in range(2)]
+        for t in pool:
+            t.start()
+        for t in pool:
+            t.join(timeout=300)
+            assert not t.is_alive(), "a threaded call never returned (the pool lost a wake-up?)"
+    assert not errors, errors[:5]
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="no fork")
+def test_a_forked_child_runs_threaded_calls(monkeypatch):
+    """After fork() the child has none of the parent's pool workers: it starts its own (a fork handler forgets the
+    parent's), and its threaded call finishes with the right bits instead of waiting for threads that are not there."""
+    import os
+    c = codegen.kernel("log_sigmoid_backward", backend="c")
+    kw = _elementwise_call(1 << 16)
+    monkeypatch.setenv("OPGEN_NUM_THREADS", "2")
+    want = c(**kw, out=np.empty_like(kw["self"])).copy()   # (the parent's workers now exist)
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            code = 0 if all(np.array_equal(c(**kw, out=np.empty_like(kw["self"])), want) for _ in range(5)) else 1
+        finally:
+            os._exit(code)
+    import time
+    deadline = time.monotonic() + 120
+    while (done := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if done[0] == 0:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        pytest.fail("the forked child's threaded call did not finish (waiting for the parent's workers?)")
+    assert os.WIFEXITED(done[1]) and os.WEXITSTATUS(done[1]) == 0
+
+
+def test_a_call_without_out_is_checked_in_python_then_run_by_the_entry_point(monkeypatch):
+    """Without out=, the Python checker sizes and allocates the output (its verdicts first), then the entry point
+    takes the call: the ctypes path is not used (its phase 1 would raise here)."""
+    from codegen.backends.c import binding
+    name = "softshrink_backward"
+    op = OPS[name]
+    kw = valid_call(op, np.random.default_rng(5))
+    want = codegen.kernel(name)(**kw)
+    c = binding.make_kernel(op)
+
+    def no_ctypes(*a, **k):
+        raise AssertionError("the ctypes path ran")
+    monkeypatch.setattr(c.library, "call", no_ctypes)
+    got = c(**kw)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    bad = dict(kw, **{op.tensors[0].py_name: kw[op.tensors[0].py_name].astype(np.float64)})
+    assert _outcome(lambda: c(**bad)) == _outcome(lambda: codegen.kernel(name)(**bad))

@@ -1,0 +1,37 @@
+"""Hostile calls, as a new user makes them: every backend gives the same verdict, raises nothing but the documented
+errors, and leaves the caller's output untouched when the verdict is an error."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numpy.lib.stride_tricks import as_strided
+
+import codegen
+
+OPS = codegen.load_specs()
+BACKENDS = ["numpy", "c", "ascendc"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_size_one_and_empty_dims_with_strides_that_are_not_whole_elements(backend):
+    """NumPy calls these arrays contiguous whatever the strides of their size-1 dimensions (or of an empty array),
+    so strides of 3 bytes over 4-byte floats reached C unconverted: the C backend raised TypeError from its
+    binding.  Such strides address nothing; every backend computes the NumPy result, also into such an `out=`."""
+    data = np.linspace(-3, 3, 40, dtype=np.float32)
+    fn = codegen.kernel("log_sigmoid_backward", backend=backend)
+    for shape, strides in [((3, 1), (4, 3)), ((1, 1), (7, 5)), ((0, 5), (3, 7)), ((2, 1, 3), (12, 1, 4))]:
+        x = as_strided(data, shape=shape, strides=strides)
+        want = codegen.kernel("log_sigmoid_backward")(grad_output=x.copy(), self=x.copy(), buffer=x.copy())
+        np.testing.assert_array_equal(fn(grad_output=x, self=x, buffer=x), want)
+        out = as_strided(np.full(40, 7, np.float32), shape=shape, strides=strides)
+        assert fn(grad_output=x, self=x, buffer=x, out=out) is out
+        np.testing.assert_array_equal(out, want)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("product", [None, "", 910, ["ascend910b"], b"ascend910b", "ASCEND910B"])
+def test_a_product_that_is_not_a_known_soc_string_is_161002_everywhere(backend, product):
+    x = np.ones(4, np.float32)
+    with pytest.raises(codegen.AclnnError) as e:
+        codegen.kernel("softshrink_backward", backend=backend)(grad_output=x, self=x, lambd=0.5, product=product)
+    assert e.value.status == 161002 and "unknown product" in e.value.message

@@ -1,0 +1,153 @@
+"""The expression fuzzer (codegen.fuzz): the fixed-seed slice through every backend, and the fuzzer's own parts.
+
+The slice draws one batch of 8 formulas per backend from `CI_VOCABULARY[backend]` (every production whose
+constructs codegen.vocabulary says the backend accepts: today the whole vocabulary), proves it, builds it once and judges every formula with the oracle in FLOAT,
+FLOAT16 and BFLOAT16.  `pytest --deep` runs 8 batches per backend (about ten minutes); `opgen fuzz --minutes 10`
+runs as long as asked.  A finding's message names a reproducer spec: `opgen --specs <its folder> oracle`.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy
+from hypothesis import HealthCheck, given, settings
+
+import codegen
+from codegen import fuzz
+from codegen.accuracy.reference import Reference
+from codegen.fuzz import batch, grammar, specfile
+from codegen.fuzz.derive import backward_of, in_vocabulary, outside
+from codegen.fuzz.specfile import ALPHA, BETA, G, X
+from codegen.verify import verify_op
+
+from .conftest import deep_examples
+
+CI_SEED = 29
+
+
+def test_fuzz_slice(tmp_path):
+    report = fuzz.run(seed=CI_SEED, batches=deep_examples(1, 8), size=8, folder=tmp_path)
+    assert report.formulas >= 3 * 6 * report.batches, report.summary()   # few drawn formulas dropped
+    assert report.records > 0
+    assert not report.findings, "\n".join(f"{f.line()}\n  reproducer: {f.spec}" for f in report.findings)
+
+
+@settings(max_examples=deep_examples(40, 400), deadline=None, derandomize=True,
+          suppress_health_check=list(HealthCheck))
+@given(grammar.forwards(grammar.VOCABULARY))
+def test_drawn_forwards_are_sensible_specs(forward):
+    """Every construct's domain is respected by construction: the forward and its derivative are real and finite
+    on typical inputs, for every value of the scalars the rules allow."""
+    backward = backward_of(forward)
+    xs = np.linspace(-4, 4, 41)
+    for alpha, beta in ((0.3, -1.7), (2.5, 0.4)):
+        f = sympy.lambdify(X, forward.subs({ALPHA: alpha, BETA: beta}), "mpmath")
+        b = sympy.lambdify(X, backward.subs({ALPHA: alpha, BETA: beta, G: 1}), "mpmath")
+        for x in xs:
+            for fn in (f, b):
+                v = complex(fn(float(x)))
+                assert v.imag == 0 and np.isfinite(v.real), (forward, alpha, beta, x)
+
+
+def test_the_ci_vocabularies_are_what_each_backend_accepts():
+    """One source of truth: each backend's CI vocabulary is every production whose constructs codegen.vocabulary
+    says it accepts, and the productions draw every construct of the closed vocabulary but DimSum."""
+    from codegen import vocabulary
+    assert set(fuzz.CI_VOCABULARY) == set(fuzz.BACKENDS)
+    for backend, vocab in fuzz.CI_VOCABULARY.items():
+        accepted = {c.name for c in vocabulary.accepted(backend)}
+        assert vocab == tuple(p for p in grammar.VOCABULARY
+                              if all(c.name in accepted for c in grammar.constructs(p))), backend
+        assert vocab == grammar.VOCABULARY, backend   # today every backend accepts the whole vocabulary
+    drawn = {c.name for p in grammar.VOCABULARY for c in grammar.constructs(p)}
+    # (nan, acts' constant for a value outside a forward's domain, LogitGrad's, is not drawn: a drawn formula that
+    # is nan somewhere tests nothing the oracle can judge)
+    assert drawn == {c.name for c in vocabulary.VOCABULARY} - {"DimSum(a)", "nan"}
+
+
+def test_a_batch_spec_selects_each_formula(tmp_path):
+    """Formula i of a batch is selected by the bits of i in f0, f1: the forward, the backward and the declared
+    values of each setting are that formula's, and the reference differentiates that forward."""
+    forwards = [X ** 2, sympy.Abs(X - ALPHA), sympy.exp(X / 2) * BETA, sympy.Max(X, 1) * X]
+    forms = [(f, backward_of(f), {}) for f in forwards]
+    forms[1] = (forms[1][0], forms[1][1], {ALPHA: 0})
+    forms[3] = (forms[3][0], forms[3][1], {sympy.Integer(1): G})
+    specfile.write(tmp_path, "fuzz_t1_backward", specfile.batch_source("fuzz_t1_backward", forms, "tests"))
+    op = codegen.load_specs(tmp_path)["fuzz_t1_backward"]
+    assert all(r.ok for r in verify_op(op, numeric=False))
+    point = {X: sympy.Rational(7, 3), ALPHA: sympy.Rational(1, 2), BETA: sympy.Rational(-3, 2), G: 1}
+    assert len(op.variants) == 4
+    for variant in op.variants:
+        i = int(variant.key["f0"]) + 2 * int(variant.key["f1"])
+        assert variant.formula is op.formulas[i]
+        want = sympy.diff(forwards[i], X).subs(point)
+        assert sympy.simplify(sympy.sympify(variant.expr).subs(point) - want) == 0
+        ref = Reference(op, variant)
+        got = ref._d_elementwise(*[sympy.Float(point[X], 30)], [], [float(point[p.symbol]) for p in ref.scalars])
+        assert abs(float(got) - float(want)) < 1e-12
+    assert op.formulas[1].at and op.formulas[3].at and not op.formulas[0].at
+
+
+def test_a_failing_formula_is_narrowed_to_a_reproducer(tmp_path, monkeypatch):
+    """A backend wrong on one formula of a batch: the finding names that formula, with a spec that fails alone."""
+    real = batch.kernel
+
+    def wrong_on_exp(op, backend):   # wrong where the formula is exp(x/2): f0 set in the batch, or alone
+        fn = real(op, backend)
+        alone = any(sympy.sympify(f.expr).has(sympy.exp) for f in op.formulas)
+
+        def kernel(**kw):
+            out = fn(**kw)
+            return out * out.dtype.type(1.01) if kw.get("f0", alone) else out
+        return kernel
+    monkeypatch.setattr(batch, "kernel", wrong_on_exp)
+    result = batch.run_batch([X ** 2, sympy.exp(X / 2)], tmp_path, "fuzz_t1_backward", backends=("numpy",),
+                             dtypes=("FLOAT",))
+    assert result.formulas == [X ** 2, sympy.exp(X / 2)]
+    assert len(result.findings) == 1
+    finding = result.findings[0]
+    assert finding.forward == sympy.exp(X / 2) and finding.backend == "numpy" and finding.dtype == "FLOAT"
+    assert "beyond the bound" in finding.what
+    (op,) = codegen.load_specs(tmp_path / "reproducers").values()
+    assert op.source == finding.spec and len(op.formulas) == 1
+
+
+def test_a_declared_value_is_written_in_the_spec_language():
+    """The proof may simplify the value a backward gives at a kink into functions a spec file does not import:
+    G/cosh(13/6 + alpha)**2 at x = 2 + alpha (seed 37: the batch spec raised NameError, the whole batch was
+    lost).  The fuzzer writes it in exponentials, equal to it."""
+    value = G / sympy.cosh(sympy.Rational(13, 6) + ALPHA) ** 2
+    assert outside(value) == {"cosh"}
+    written = in_vocabulary(value)
+    assert not outside(written)
+    point = {G: 1.5, ALPHA: 0.7}
+    assert abs(float(written.subs(point)) - float(value.subs(point))) < 1e-15
+
+
+@pytest.mark.deep
+def test_a_declared_value_is_written_in_the_spec_language_end_to_end(tmp_path):
+    """The same through the proof: seed 37's formula gives a spec that loads and verifies."""
+    forward = sympy.Min(2, X - ALPHA) / (1 + sympy.exp(-sympy.Max(sympy.Rational(-3, 2), 2 * X + sympy.Rational(1, 3))))
+    op = batch.single_spec(forward, tmp_path, "fuzz_cosh_backward")
+    values = list(op.at.values())
+    assert values and not any(outside(v) for v in values)
+
+
+def test_a_proof_that_hangs_is_a_finding_and_the_batch_goes_on(tmp_path, monkeypatch):
+    """(seed 38) a formula whose proof does not finish stopped the whole run: now it is a finding with its
+    reproducer, and the rest of its batch is proved, built and judged."""
+    import time
+    real = batch._verify
+
+    def slow_on_exp(op):   # stands for the prover's hang on one formula
+        if any(sympy.sympify(f.expr).has(sympy.exp) for f in op.formulas):
+            time.sleep(5)
+        return real(op)
+    monkeypatch.setattr(batch, "_verify", slow_on_exp)
+    monkeypatch.setattr(batch, "PROOF_SECONDS", {"batch": 1, "formula": 1})
+    result = batch.run_batch([X ** 2, sympy.exp(X / 2)], tmp_path, "fuzz_t2_backward", backends=("numpy",),
+                             dtypes=("FLOAT",))
+    assert result.formulas == [X ** 2]
+    (finding,) = result.findings
+    assert finding.forward == sympy.exp(X / 2) and finding.backend == "verify" and "hung" in finding.what
+    assert codegen.load_specs(tmp_path / "reproducers")

@@ -1,0 +1,120 @@
+"""Stricter verification (issue 29, item 5): a backward must be the derivative of the forward wherever the forward
+is differentiable, branch points included; where it is not, the spec declares the kernel's value (`at=`) and the
+proof checks the backward gives exactly that.  The specs are written with codegen.fuzz.specfile (x, gradOutput,
+alpha > 0, beta) or live in tests/regression/."""
+from __future__ import annotations
+
+import pytest
+import sympy
+from sympy import Abs, Eq, Piecewise, Rational, exp, log, sign
+
+import codegen
+from codegen.fuzz.specfile import ALPHA, G, X, single_source
+from codegen.verify import verify_op
+
+from .conftest import TESTS
+
+REGRESSION = TESTS / "regression"
+
+
+def _op(tmp_path, forward, backward, at=None, stem="strict_backward"):
+    folder = tmp_path / stem
+    folder.mkdir(exist_ok=True)
+    (folder / f"{stem}.py").write_text(single_source(stem, forward, backward, at or {}, "tests"))
+    return codegen.load_specs(folder)[stem]
+
+
+def _failed(op):
+    return [r for r in verify_op(op, numeric=False) if not r.ok]
+
+
+def test_an_extra_branch_where_the_forward_jumps_fails_naming_the_point(ops):
+    """The issue's threshold backward with `(5*gradOutput, Eq(x, threshold))` verified on main as a "convention"."""
+    op = codegen.load_specs(REGRESSION / "threshold_extra_branch")["threshold_backward"]
+    failed = _failed(op)
+    assert [r.check for r in failed] == ["x = threshold"]
+    assert "not differentiable" in failed[0].detail and "5*gradOutput" in failed[0].detail
+    assert "at={Eq(x, threshold): ...}" in failed[0].detail
+
+
+def test_a_declared_value_at_a_jump_verifies_and_must_be_exact(tmp_path):
+    op = codegen.load_specs(REGRESSION / "threshold")["threshold_backward"]
+    results = verify_op(op, numeric=False)
+    assert all(r.ok for r in results)
+    assert [r.verdict for r in results if r.check == "x = threshold"] == ["convention"]
+    text = (REGRESSION / "threshold" / "threshold_backward.py").read_text().replace("at={Eq(x, th): 0}",
+                                                                                      "at={Eq(x, th): g}")
+    (tmp_path / "threshold_backward.py").write_text(text)
+    failed = _failed(codegen.load_specs(tmp_path)["threshold_backward"])
+    assert [r.check for r in failed] == ["x = threshold"]
+    assert "the spec declares gradOutput here" in failed[0].detail
+
+
+def test_softshrink_without_its_declaration_fails_at_both_kinks(tmp_path):
+    text = (TESTS.parent / "specs" / "softshrink_backward.py").read_text()
+    assert "    at={Eq(Abs(x), lam): 0},\n" in text
+    (tmp_path / "softshrink_backward.py").write_text(text.replace("    at={Eq(Abs(x), lam): 0},\n", ""))
+    failed = _failed(codegen.load_specs(tmp_path)["softshrink_backward"])
+    checks = {(r.formula, r.check) for r in failed}
+    assert {("lambda > 0", "x = lambda"), ("lambda > 0", "x = -lambda")} <= checks
+    # with lambda = 0 the forward is the identity: differentiable at 0, and the backward's 0 is not its derivative
+    assert ("lambda = 0", "x = 0") in checks
+
+
+def test_a_kink_of_abs_is_a_branch_point_too(tmp_path):
+    """Abs(x - 1): on main the proof saw one smooth piece and never asked what the backward gives at x = 1."""
+    f = Abs(X - 1) * ALPHA
+    failed = _failed(_op(tmp_path, f, G * ALPHA * sign(X - 1)))
+    assert [r.check for r in failed] == ["x = 1"] and failed[0].undeclared == ["1", "0"]
+    assert not _failed(_op(tmp_path, f, G * ALPHA * sign(X - 1), {sympy.Integer(1): 0}, "declared_backward"))
+
+
+def test_smooth_joins_need_no_declaration_but_must_give_the_derivative(tmp_path):
+    """Huber-like: branches join with equal derivatives at |x| = 1, so the backward must give g*sign(x) there."""
+    f = Piecewise((X ** 2 / 2, Abs(X) <= 1), (Abs(X) - Rational(1, 2), True))
+    good = G * Piecewise((X, Abs(X) <= 1), (sign(X), True))
+    results = verify_op(_op(tmp_path, f, good), numeric=False)
+    assert all(r.ok for r in results)
+    joins = [r for r in results if r.check in ("x = 1", "x = -1")]
+    assert len(joins) == 2 and all(r.verdict == "proven" and "differentiable here" in r.detail for r in joins)
+    bad = G * Piecewise((0, Eq(X, 1)), (X, Abs(X) <= 1), (sign(X), True))
+    failed = _failed(_op(tmp_path, f, bad, stem="bad_join_backward"))
+    assert [r.check for r in failed] == ["x = 1"]
+    assert "differentiable here with derivative gradOutput" in failed[0].detail
+
+
+def test_a_switch_not_linear_in_x(tmp_path):
+    """exp(x) > 2 switches at x = log(2) (SymPy's solveset); the kink there must be declared."""
+    f = Piecewise((exp(X), exp(X) > 2), (2, True))
+    failed = _failed(_op(tmp_path, f, G * Piecewise((exp(X), exp(X) > 2), (0, True))))
+    assert [r.check for r in failed] == ["x = log(2)"]
+    assert not _failed(_op(tmp_path, f, G * Piecewise((exp(X), exp(X) > 2), (0, True)), {log(2): 0}, "ok_backward"))
+
+
+def test_a_declared_point_where_nothing_switches_fails(tmp_path):
+    failed = _failed(_op(tmp_path, Abs(X), G * sign(X), {sympy.Integer(0): 0, sympy.Integer(3): 0}))
+    assert [r.check for r in failed] == ["at Eq(x, 3)"]
+    assert "no case of the proof has a branch point there" in failed[0].detail
+
+
+@pytest.mark.parametrize("at, message", [("{x: 0}", "is not Eq(x, point)"),
+                                         ("{Eq(x**2, 1): 0}", "does not name a point of x"),
+                                         ("{Eq(x, 1): mu}", "undefined symbol")])
+def test_a_malformed_declaration_is_a_spec_error_at_its_line(tmp_path, at, message):
+    text = single_source("strict_backward", Abs(X - 1), G * sign(X - 1), {sympy.Integer(1): 0}, "tests")
+    text = text.replace("at={Eq(x, 1): 0}", f"at={at}").replace('symbols("alpha beta"', 'symbols("alpha beta"')
+    if "mu" in at:
+        text = text.replace("alpha, beta = symbols(", "mu = Symbol('mu')\nalpha, beta = symbols(")
+    (tmp_path / "strict_backward.py").write_text(text)
+    with pytest.raises(codegen.SpecError) as info:
+        codegen.load_specs(tmp_path)
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if t.strip().startswith("at="))
+    assert message in str(info.value) and f"strict_backward.py:{line}:" in str(info.value)
+
+
+def test_the_seed_specs_declare_their_kinks(ops):
+    assert ops["softshrink_backward"].at and ops["elu_backward"].at
+    for name in ("softshrink_backward", "elu_backward"):
+        lines = verify_op(ops[name], numeric=False, use_cache=True)
+        assert all(r.ok for r in lines)
+        assert any(r.verdict == "convention" for r in lines)
