@@ -116,15 +116,14 @@ def _compute__approximate_tanh(grad_output, self, out):
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
-def gelu_backward_v2(*, grad_output, self, approximate, product="ascend910b", out_dtype=None, out=None):
+def gelu_backward_v2(*, grad_output, self, approximate, product="ascend910b", out=None):
     """aclnnGeluBackwardV2: returns `out` (gradInput), allocated when not given.
 
     Raises codegen.AclnnError (status, param, message) when an argument breaks a rule.
     """
     _chk.writeable_out("gelu_backward_v2", out)
     _chk.known_product(product)
-    requested = _calls.requested_dtype(out_dtype)
-    out_arg = out if out is not None else _chk.Allocate(requested or _chk.default_dtype(grad_output, self))
+    out_arg = out if out is not None else _chk.Allocate(_chk.default_dtype(grad_output, self))
     values = check(grad_output, self, approximate, out_arg, product)
     if values is None:  # an empty tensor ended the checks early: success, nothing computed
         if out is None:

@@ -940,49 +940,11 @@ extern "C" __global__ __aicore__ void opgen_gelu_backward_v2(GM_ADDR gradOutput,
         op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots);
         op.Process();
     }
-    if (TILING_KEY_IS(101)) {  // variant approximate=none; FLOAT in, FLOAT16 out
-        KernelGeluBackwardV2ApproximateNone<float, half> op;
-        op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots);
-        op.Process();
-    }
-    if (TILING_KEY_IS(110)) {  // variant approximate=none; FLOAT16 in, FLOAT out
-        KernelGeluBackwardV2ApproximateNone<half, float> op;
-        op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots);
-        op.Process();
-    }
     if (TILING_KEY_IS(111)) {  // variant approximate=none; FLOAT16 in, FLOAT16 out
         KernelGeluBackwardV2ApproximateNone<half, half> op;
         op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots);
         op.Process();
     }
-#if __CCE_AICORE__ == 220
-    if (TILING_KEY_IS(102)) {  // variant approximate=none; FLOAT in, BFLOAT16 out
-        KernelGeluBackwardV2ApproximateNone<float, bfloat16_t> op;
-        op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots);
-        op.Process();
-    }
-#endif
-#if __CCE_AICORE__ == 220
-    if (TILING_KEY_IS(112)) {  // variant approximate=none; FLOAT16 in, BFLOAT16 out
-        KernelGeluBackwardV2ApproximateNone<half, bfloat16_t> op;
-        op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots);
-        op.Process();
-    }
-#endif
-#if __CCE_AICORE__ == 220
-    if (TILING_KEY_IS(120)) {  // variant approximate=none; BFLOAT16 in, FLOAT out
-        KernelGeluBackwardV2ApproximateNone<bfloat16_t, float> op;
-        op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots);
-        op.Process();
-    }
-#endif
-#if __CCE_AICORE__ == 220
-    if (TILING_KEY_IS(121)) {  // variant approximate=none; BFLOAT16 in, FLOAT16 out
-        KernelGeluBackwardV2ApproximateNone<bfloat16_t, half> op;
-        op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots);
-        op.Process();
-    }
-#endif
 #if __CCE_AICORE__ == 220
     if (TILING_KEY_IS(122)) {  // variant approximate=none; BFLOAT16 in, BFLOAT16 out
         KernelGeluBackwardV2ApproximateNone<bfloat16_t, bfloat16_t> op;
@@ -995,49 +957,11 @@ extern "C" __global__ __aicore__ void opgen_gelu_backward_v2(GM_ADDR gradOutput,
         op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots);
         op.Process();
     }
-    if (TILING_KEY_IS(201)) {  // variant approximate=tanh; FLOAT in, FLOAT16 out
-        KernelGeluBackwardV2ApproximateTanh<float, half> op;
-        op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots);
-        op.Process();
-    }
-    if (TILING_KEY_IS(210)) {  // variant approximate=tanh; FLOAT16 in, FLOAT out
-        KernelGeluBackwardV2ApproximateTanh<half, float> op;
-        op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots);
-        op.Process();
-    }
     if (TILING_KEY_IS(211)) {  // variant approximate=tanh; FLOAT16 in, FLOAT16 out
         KernelGeluBackwardV2ApproximateTanh<half, half> op;
         op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots);
         op.Process();
     }
-#if __CCE_AICORE__ == 220
-    if (TILING_KEY_IS(202)) {  // variant approximate=tanh; FLOAT in, BFLOAT16 out
-        KernelGeluBackwardV2ApproximateTanh<float, bfloat16_t> op;
-        op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots);
-        op.Process();
-    }
-#endif
-#if __CCE_AICORE__ == 220
-    if (TILING_KEY_IS(212)) {  // variant approximate=tanh; FLOAT16 in, BFLOAT16 out
-        KernelGeluBackwardV2ApproximateTanh<half, bfloat16_t> op;
-        op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots);
-        op.Process();
-    }
-#endif
-#if __CCE_AICORE__ == 220
-    if (TILING_KEY_IS(220)) {  // variant approximate=tanh; BFLOAT16 in, FLOAT out
-        KernelGeluBackwardV2ApproximateTanh<bfloat16_t, float> op;
-        op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots);
-        op.Process();
-    }
-#endif
-#if __CCE_AICORE__ == 220
-    if (TILING_KEY_IS(221)) {  // variant approximate=tanh; BFLOAT16 in, FLOAT16 out
-        KernelGeluBackwardV2ApproximateTanh<bfloat16_t, half> op;
-        op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots);
-        op.Process();
-    }
-#endif
 #if __CCE_AICORE__ == 220
     if (TILING_KEY_IS(222)) {  // variant approximate=tanh; BFLOAT16 in, BFLOAT16 out
         KernelGeluBackwardV2ApproximateTanh<bfloat16_t, bfloat16_t> op;
