@@ -71,6 +71,11 @@ SPEC = Op(
              "promoted dtype. CANN's op_api checks no rank limit (the docs say 0-8 dimensions), nor does this one. "
              "A null approximate returns ACLNN_ERR_PARAM_NULLPTR; its value is checked after the dtypes and "
              "shapes."),
+        Text("CANN文档的调用示例用std::vector<int>的1填充ACL_FLOAT类型的gradOutput,其字节作为FLOAT是非规格化数1.4e-45,"
+             "因此打印的结果全为0;这里的示例传gradOutput=1。",
+             "CANN's call example fills its ACL_FLOAT gradOutput from a std::vector<int> of 1s, whose bytes read as "
+             "FLOAT are the denormal 1.4e-45, so it prints 0 for every element; the example here passes "
+             "gradOutput = 1."),
     ],
     torch=Torch("gelu_backward", "gradOutput", "self", approximate="approximate"),
     description=Text("Gelu激活函数的反向传播,approximate选择精确形式或tanh近似。",
