@@ -81,7 +81,7 @@ static inline __attribute__((always_inline)) void block(int64_t n, const float *
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
         const float self_i = self[i];
-        const float t0 = opgen_tanhf(log1pf(opgen_expf(self_i)));
+        const float t0 = opgen_tanhf(opgen_log1pf(opgen_expf(self_i)));
         res[i] = grad_output_i*(t0 + self_i*(1 - t0*t0)*opgen_sigmoidf(self_i));
     }
 }
