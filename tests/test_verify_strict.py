@@ -91,6 +91,27 @@ def test_a_switch_not_linear_in_x(tmp_path):
     assert not _failed(_op(tmp_path, f, G * Piecewise((exp(X), exp(X) > 2), (0, True)), {log(2): 0}, "ok_backward"))
 
 
+def test_nested_kinks_fold_into_branches(tmp_path):
+    """|(|x - 1| - 2)| switches at -1, 1 and 3: the inner kink's branches decide where the outer one switches."""
+    f = Abs(Abs(X - 1) - 2) * ALPHA
+    back = G * ALPHA * sign(Abs(X - 1) - 2) * sign(X - 1)
+    declared = {sympy.Integer(-1): 0, sympy.Integer(1): 0, sympy.Integer(3): 0}
+    assert not _failed(_op(tmp_path, f, back, declared))
+    failed = _failed(_op(tmp_path, f, back, {sympy.Integer(-1): 0, sympy.Integer(3): 0}, "undeclared_backward"))
+    assert [r.check for r in failed] == ["x = 1"]
+
+
+def test_a_kink_inside_a_transcendental_kink_fails_at_once_rather_than_hangs(tmp_path):
+    """Fuzz seed 38: SymPy's piecewise_fold simplified the outer kink's condition (it held the inner kink's
+    Piecewise) for over half an hour.  Folded innermost first, the proof gets to the outer condition at once, and
+    says it cannot tell where that one switches."""
+    inner = exp(sympy.tanh((X - ALPHA) * Abs(ALPHA * X - 1)))
+    f = (inner - 1) * Abs(1 + ALPHA - inner)
+    failed = _failed(_op(tmp_path, f, G * sympy.diff(f, X)))
+    assert [r.check for r in failed] == ["branch points"]
+    assert "cannot find where it switches" in failed[0].detail
+
+
 def test_a_declared_point_where_nothing_switches_fails(tmp_path):
     failed = _failed(_op(tmp_path, Abs(X), G * sign(X), {sympy.Integer(0): 0, sympy.Integer(3): 0}))
     assert [r.check for r in failed] == ["at Eq(x, 3)"]

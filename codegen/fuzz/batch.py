@@ -66,35 +66,19 @@ def _c_flags():
     return ["-O0" if f == "-O3" else f for f in build.FLAGS]
 
 
-def _c_runtime() -> Path:
-    """The C runtime (every op's library links it) as a static archive, built once per content."""
-    from codegen.backends.c import build
-    from codegen.backends.c.emit import runtime_files
-    from codegen.buildcache import cached_build
-    files = runtime_files()
-    flags = [f for f in _c_flags() if f != "-shared"]
-    c_files = sorted(p for p in files if p.endswith(".c"))
-
-    def command(src: Path, out: Path) -> list[str]:
-        objs = " ".join(f"{p}.o" for p in c_files)
-        compile_ = " && ".join(f"{build.CC} {' '.join(flags)} -I include -c {p} -o {p}.o" for p in c_files)
-        return ["sh", "-c", f"cd {src} && {compile_} && ar rcs {out} {objs}"]
-    return cached_build("c-fuzz", "runtime", files, build.CC, flags, command, suffix=".a")
-
-
 def c_kernel(op):
     """The C backend's kernel: the op's generated source compiled at -O0 (see the module docstring) and linked
     with the runtime archive, so a build compiles only what the op adds."""
     from codegen.backends.c import binding, build
     from codegen.buildcache import cached_build
-    runtime = _c_runtime()
     flags = _c_flags()
+    runtime = build.runtime_archive(flags)
     files = build.sources(op)
     own = sorted(p for p in files if p.endswith(".c") and p.startswith("src/aclnn_"))
 
     def command(src: Path, out: Path) -> list[str]:
-        return [build.CC, *flags, "-I", str(src / "include"), *[str(src / p) for p in own], str(runtime),
-                "-o", str(out), *build.LIBS]
+        return [build.CC, *flags, "-I", str(src / "include"), *[str(src / p) for p in own],
+                *build.link_runtime(runtime), "-o", str(out), *build.LIBS]
     path = cached_build("c-fuzz", op.snake_name, files, build.CC, flags + build.LIBS, command, suffix=".so",
                         key_extra={"runtime": str(runtime)})
     return binding.make_kernel(op, path=path)

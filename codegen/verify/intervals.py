@@ -184,14 +184,39 @@ _KINKED = (sympy.Abs, sympy.sign, sympy.Max, sympy.Min, sympy.Heaviside)
 
 def piecewise_form(expr, u):
     """`expr` with every Abs, sign, Max, Min and Heaviside of an argument in `u` written as a Piecewise, and the
-    branches folded to the top: the points where those functions switch become branch points like any other."""
+    branches folded to the top: the points where those functions switch become branch points like any other.
+
+    The fold goes innermost first and builds each branch's condition by substitution, without SymPy's
+    `piecewise_fold`: that one turns a condition holding a Piecewise (an Abs inside an Abs) into an ITE and
+    simplifies it with `simplify_logic`, which ran for over half an hour on a fuzzed formula (issue 29, seed 38:
+    `(exp(tanh((x - alpha)*|alpha*x - 1|)) - 1)*|1 + alpha - exp(tanh(...))|`).  Here the inner kink is replaced
+    by its value on each branch first, so every condition the outer kink gets is free of Piecewise."""
     expr = sympy.sympify(expr)
-    kinked = [a for a in expr.atoms(*_KINKED) if u in a.free_symbols]
-    if not kinked:
+    if not any(u in a.free_symbols for a in expr.atoms(*_KINKED)):
         return expr
-    expr = expr.replace(lambda a: isinstance(a, _KINKED) and u in a.free_symbols,
-                        lambda a: a.rewrite(sympy.Piecewise))
-    return sympy.piecewise_fold(expr)
+    pieces, done = [(expr, sympy.true)], []
+    while pieces:
+        e, cond = pieces.pop(0)
+        node = _innermost_branching(e, u)
+        if node is None:
+            done.append((e, cond))
+            continue
+        # Piecewise semantics are ordered (the first true condition wins), so a piece splits into its node's
+        # branches in their order, each under the piece's own condition: the last one keeps `True` where it was
+        form = node if isinstance(node, sympy.Piecewise) else node.rewrite(sympy.Piecewise)
+        split = [(e.xreplace({node: value}), sympy.And(cond, c)) for value, c in form.args]
+        pieces[:0] = [(v, c) for v, c in split if c != sympy.false]
+    return sympy.Piecewise(*done)
+
+
+def _innermost_branching(e, u):
+    """A Piecewise, or an Abs/sign/Max/Min/Heaviside of `u`, with none of either inside it; None if `e` has none.
+    The first one in SymPy's canonical order, so that the fold is deterministic."""
+    def branching(a):
+        return isinstance(a, sympy.Piecewise) or (isinstance(a, _KINKED) and u in a.free_symbols)
+    found = [a for a in sympy.preorder_traversal(e) if branching(a)]
+    inner = [a for a in found if not any(branching(b) for arg in a.args for b in sympy.preorder_traversal(arg))]
+    return min(inner, key=sympy.default_sort_key) if inner else None
 
 
 def sort_points(points) -> list:
