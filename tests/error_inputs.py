@@ -158,7 +158,11 @@ def error_inputs(op, base: dict, product: str):
             for d in (rank, -rank - 1):
                 out.append(ErrorInput(_set(base, op, P[0], d), r.status, P[0], rule))
         elif isinstance(r, R.OneOf):
-            for v in (max(r.values) + 1, min(r.values) - 1):
+            if all(isinstance(v, str) for v in r.values):   # case-sensitive: "Tanh" is not "tanh"; nor is ""
+                bad = [v for v in (r.values[0].capitalize(), r.values[0].upper(), "") if v not in r.values][:2]
+            else:
+                bad = (max(r.values) + 1, min(r.values) - 1)
+            for v in bad:
                 out.append(ErrorInput(_set(base, op, P[0], v), r.status, P[0], rule))
         elif isinstance(r, R.Requires):
             kw = dict(base)

@@ -89,9 +89,15 @@ def test_reference_agrees_with_pytorch_float64_autograd(ops, name):
         ref, unresolved = reference_for(op, s.kw).rounded(s.kw, s.shape, fmt)
         kw64 = {k: (v.astype(np.float64) if isinstance(v, np.ndarray) else v) for k, v in s.kw.items()}
         t = lambda a: torch.from_numpy(np.ascontiguousarray(np.asarray(a, dtype=np.float64)))
-        want = fn(torch, kw64, t).detach().numpy().astype(np.float32)
+        want64 = fn(torch, kw64, t).detach().numpy()
+        want = want64.astype(np.float32)
         d = ulp_distance(ref.astype(np.float32), want)
         assert not unresolved.any()
+        # where the derivative has decayed far below the gradient, PyTorch's float64 formula cancels (GELU's tanh
+        # form at x = -7: 0.5(1 + tanh(inner)) + ... off by 30% at 1e-14): there, agreement to float64's
+        # absolute rounding of O(1)·g terms, 2^-40·|g|, is what float64 can give
+        g = np.broadcast_to(np.abs(kw64[op.grad.py_name]), np.shape(want64))
+        d = np.where(np.abs(ref.astype(np.float64) - want64) <= 2.0**-40 * g, 0, d)
         assert d.max() <= 1, f"{name} [{s.case}]: reference vs PyTorch float64: {d.max()} ulp"
         checked += d.size
     assert checked

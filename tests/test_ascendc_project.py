@@ -66,7 +66,7 @@ def _call(op, n, rng):
         elif p.kind == "scalar":
             kw[p.py_name] = 0.5
         elif p.kind == "attr":
-            kw[p.py_name] = False if p.type == "bool" else 0
+            kw[p.py_name] = p.typical
     return kw
 
 

@@ -198,6 +198,8 @@ def _c_outcome(op, case):
                 cargs.append(h)
             elif isinstance(v, S):
                 cargs.append(args.scalar(v))
+            elif isinstance(p, Attr):
+                cargs.append(lib.attr(p, v))   # as the binding passes it (a string as char *)
             else:
                 cargs.append(v)
         try:

@@ -93,7 +93,11 @@ def draw_call(data, op, valid: bool):
             kw[p.py_name] = data.draw(st.integers(-n, n - 1) if valid else st.integers(-6, 6))
         else:
             vals = sorted(p.values) if p.values else [0]
-            kw[p.py_name] = data.draw(st.sampled_from(vals) if valid else st.integers(min(vals) - 1, max(vals) + 1))
+            if p.type == "string":   # an invalid one: a case change, or empty
+                bad = st.sampled_from(vals + [vals[0].upper(), ""])
+            else:
+                bad = st.integers(min(vals) - 1, max(vals) + 1)
+            kw[p.py_name] = data.draw(st.sampled_from(vals) if valid else bad)
     if op.loss_reduction and kw[op.param(op.loss_reduction).py_name] and valid:
         kw[op.grad.py_name] = _array(data, (), dtype)                # a reduced loss has a scalar gradient
     return kw

@@ -271,9 +271,9 @@ def symbol_values(op, variant, kw: dict, shape: tuple) -> tuple[dict, int | None
         values[t.symbol] = np.broadcast_to(np.asarray(a).astype(np.float64), shape)
     for p in op.scalars:
         values[p.symbol] = float(np.float32(kw[p.py_name]))
-    for a in op.attrs:
+    for a in op.attrs:   # a string attribute selects the variant; it is no value in the formula
         v = kw.get(a.py_name)
-        if v is not None:
+        if v is not None and a.is_number:
             values[a.symbol] = float(v)
     for s in sympy.sympify(variant.expr).free_symbols:
         t = numel_param(s)

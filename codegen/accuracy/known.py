@@ -17,6 +17,15 @@ KNOWN: dict[tuple[str, str], str] = {
         "needs the sigmoid carried with its rounding error (a double-float sigmoid: head + tail from an FMA "
         "residual) through the subtraction, or the subtraction done in higher precision than FLOAT.  The fast "
         "subset happens to pass; `opgen accuracy --full` shows the failure."),
+    ("aclnnGeluBackwardV2", "FLOAT"): (
+        "approximate=\"none\": Φ(x) + x·φ(x) has a simple root at x0 ≈ -0.7518, where its two terms (≈ 0.226 "
+        "each) cancel: the FLOAT rounding of erfc and exp (a few ulps of 0.226, ~5e-8 absolute) is a relative "
+        "error above 1e-4 for |x - x0| below ~1e-3.  The C and Ascend C kernels miss the dual ten-thousandth "
+        "standard by 1 element in 205 (fast subset) and 2 in 6798 (`--full`, MARE 1.2e-4; the single-benchmark "
+        "standard and the oracle's bound pass); NumPy's float32 erfc happens to pass the fast subset.  Every "
+        "Φ(x) + x·φ(x) form cancels there (the Mills-ratio form too); meeting it needs the two terms carried "
+        "with their rounding errors (double-float) or evaluated in higher precision than FLOAT.  CANN's float32 "
+        "kernel (0.5 + 0.5·erf(x/√2) + x·φ(x)) cancels the same way."),
 }
 
 

@@ -21,9 +21,11 @@ NUMPY_DTYPES = _chk.NUMPY_DTYPES
 
 
 def out_dtype_free(op: Op) -> bool:
-    """Whether the docs let the output dtype differ from the inputs' (then the API takes `out_dtype=`)."""
+    """Whether the docs let the output dtype differ from the inputs' (then the API takes `out_dtype=`): no rule
+    fixes it, neither DtypeSame nor PromotedSame (GeluBackwardV2's gradInput is exactly the promoted dtype)."""
     out = op.output.name
-    return not any(isinstance(r, R.DtypeSame) and out in r.params for r in op.rules)
+    return not any(isinstance(r, R.DtypeSame) and out in r.params
+                   or isinstance(r, R.PromotedSame) and r.params[0] == out for r in op.rules)
 
 
 def requested_dtype(out_dtype) -> str | None:

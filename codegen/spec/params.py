@@ -147,3 +147,10 @@ class Attr(Param):
     def is_real(self) -> bool:
         """A floating-point attribute (double, float): the formulas read it like an aclScalar."""
         return self.type in ("double", "float")
+
+    @property
+    def typical(self):
+        """A value every call may pass (tests and tools that need one): the first listed value, else false or 0."""
+        if self.values:
+            return next(iter(self.values))
+        return False if self.type == "bool" else 0

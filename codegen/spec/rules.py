@@ -262,7 +262,7 @@ class DimInRange(Rule):
 
 @dataclass(frozen=True, init=False)
 class OneOf(Rule):
-    """The int64 attribute takes one of the listed values."""
+    """The int64 or string attribute takes one of the listed values (strings compared case-sensitively)."""
     values: tuple = ()
 
     def __init__(self, param: str, values):

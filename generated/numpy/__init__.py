@@ -5,6 +5,8 @@ from .binary_cross_entropy_with_logits_backward import binary_cross_entropy_with
 from .binary_cross_entropy_with_logits_target_backward import binary_cross_entropy_with_logits_target_backward
 from .elu_backward import elu_backward
 from .fast_gelu_backward import fast_gelu_backward
+from .gelu_backward import gelu_backward
+from .gelu_backward_v2 import gelu_backward_v2
 from .hardshrink_backward import hardshrink_backward
 from .hardsigmoid_backward import hardsigmoid_backward
 from .hardswish_backward import hardswish_backward
@@ -15,6 +17,7 @@ from .leaky_relu_backward import leaky_relu_backward
 from .log_sigmoid_backward import log_sigmoid_backward
 from .log_softmax_backward import log_softmax_backward
 from .logit_grad import logit_grad
+from .mish_backward import mish_backward
 from .mse_loss_backward import mse_loss_backward
 from .selu_backward import selu_backward
 from .sigmoid_backward import sigmoid_backward
@@ -27,4 +30,4 @@ from .softshrink_backward import softshrink_backward
 from .swish_backward import swish_backward
 from .threshold_backward import threshold_backward
 
-__all__ = ["binary_cross_entropy_backward", "binary_cross_entropy_with_logits_backward", "binary_cross_entropy_with_logits_target_backward", "elu_backward", "fast_gelu_backward", "hardshrink_backward", "hardsigmoid_backward", "hardswish_backward", "hardswish_backward_v2", "hardtanh_backward", "l1_loss_backward", "leaky_relu_backward", "log_sigmoid_backward", "log_softmax_backward", "logit_grad", "mse_loss_backward", "selu_backward", "sigmoid_backward", "silu_backward", "smooth_l1_loss_backward", "soft_margin_loss_backward", "softmax_backward", "softplus_backward", "softshrink_backward", "swish_backward", "threshold_backward"]
+__all__ = ["binary_cross_entropy_backward", "binary_cross_entropy_with_logits_backward", "binary_cross_entropy_with_logits_target_backward", "elu_backward", "fast_gelu_backward", "gelu_backward", "gelu_backward_v2", "hardshrink_backward", "hardsigmoid_backward", "hardswish_backward", "hardswish_backward_v2", "hardtanh_backward", "l1_loss_backward", "leaky_relu_backward", "log_sigmoid_backward", "log_softmax_backward", "logit_grad", "mish_backward", "mse_loss_backward", "selu_backward", "sigmoid_backward", "silu_backward", "smooth_l1_loss_backward", "soft_margin_loss_backward", "softmax_backward", "softplus_backward", "softshrink_backward", "swish_backward", "threshold_backward"]

@@ -36,7 +36,7 @@ from sympy.printing.precedence import PRECEDENCE
 
 from codegen.backends import literals
 from codegen.backends.infix import InfixPrinting
-from codegen.expansions import ASCENDC_ONLY, FORMS, Opaque, SplitHi, power_form
+from codegen.expansions import FORMS, Opaque, SplitHi, power_form
 from codegen.lower import CompensatedAdd, split_last
 from codegen.rewrite import Sigmoid
 
@@ -224,7 +224,7 @@ class Lowering:
             return self._emit("Adds({dst}, {0}, {1}, calc);", acc, self.scalar(lo))
         if isinstance(e, (sympy.Max, sympy.Min)):
             return self._maxmin(e)
-        form = FORMS.get(type(e)) or ASCENDC_ONLY.get(type(e))
+        form = FORMS.get(type(e))
         if form is not None:   # a function with no instruction: its expansion into basic ones
             return self.value(form(e.args[0]))
         if isinstance(e, Opaque):

@@ -1,6 +1,6 @@
 """SymPy → C99 for the kernels (FLOAT) and the checker's conditions (double).
 
-SymPy's `C99CodePrinter` with `type_aliases={real: float32}` already prints `expf`, `log1pf`, `fabsf` and `F`
+SymPy's `C99CodePrinter` with `type_aliases={real: float32}` already prints `expf`, `fabsf` and `F`
 literals.  What it gets wrong for kernels, and is overridden here (parentheses and constants for every override
 come from codegen.backends.infix: each printed form declares its precedence next to its `_print_` method):
 
@@ -10,8 +10,9 @@ come from codegen.backends.infix: each printed form declares its precedence next
   nan and inf); it prints as `opgen_expf` (opgen_math.h), inline and branch-free, within 1 ulp, or as
   `opgen_expf_nonpos` where SymPy proves the argument nonpositive.  `expm1`, `tanh`, `erf`, `erfc` and `sign`
   print as opgen_math.h's vectorizable `opgen_expm1f`, `opgen_tanhf`, `opgen_erff`, `opgen_erfcf`,
-  `opgen_signf` (their algorithms and error bounds: codegen/expansions.py, measured by tests/test_c_math_functions.py).  `log` and `log1p` stay
-  libm's `logf`/`log1pf`.  (In a double-typed checker condition every function is libm's double one.)
+  `opgen_signf`, and `log1p` as `opgen_log1pf` (Goldberg's method over libm's logf, faster than glibc's log1pf) (their
+  algorithms and error bounds: codegen/expansions.py, measured by tests/test_c_math_functions.py).  `log` stays
+  libm's `logf`.  (In a double-typed checker condition every function is libm's double one.)
 * `Max`/`Min` print as `fmaxf`/`fminf`, which *drop* a nan argument; NumPy's `maximum`/`minimum` (the
   reference backend) propagate it.  They print as `opgen_maximumf`/`opgen_minimumf` (opgen_math.h).
 * Integer powers print as `powf(x, 2)`: a libm call per element where one multiplication is exact and
@@ -122,7 +123,7 @@ class KernelCPrinter(InfixPrinting, C99CodePrinter):
         return self._call(f"log{self.suffix}", expr.args[0])
 
     def _print_log1p(self, expr):
-        return self._call(f"log1p{self.suffix}", expr.args[0])
+        return self._opgen("log1p", expr)
 
     def _print_Abs(self, expr):
         return self._call(f"fabs{self.suffix}", expr.args[0])

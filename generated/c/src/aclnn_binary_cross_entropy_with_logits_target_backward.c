@@ -130,7 +130,7 @@ static inline __attribute__((always_inline)) void block__weight_optional_absent_
         const float grad_output_i = grad_output[i];
         const float self_i = self[i];
         const float pos_weight_optional_i = pos_weight_optional[i];
-        const float t0 = log1pf(opgen_expf_nonpos(-fabsf(self_i)));
+        const float t0 = opgen_log1pf(opgen_expf_nonpos(-fabsf(self_i)));
         res[i] = (c0*(-pos_weight_optional_i*(-t0 + opgen_minimumf(0, self_i)) - t0 + opgen_minimumf(0, -self_i)))*grad_output_i;
     }
 }
@@ -215,7 +215,7 @@ static inline __attribute__((always_inline)) void block__weight_optional_present
         const float self_i = self[i];
         const float weight_optional_i = weight_optional[i];
         const float pos_weight_optional_i = pos_weight_optional[i];
-        const float t0 = log1pf(opgen_expf_nonpos(-fabsf(self_i)));
+        const float t0 = opgen_log1pf(opgen_expf_nonpos(-fabsf(self_i)));
         res[i] = (c0*weight_optional_i*(-pos_weight_optional_i*(-t0 + opgen_minimumf(0, self_i)) - t0 + opgen_minimumf(0, -self_i)))*grad_output_i;
     }
 }

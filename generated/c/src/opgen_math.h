@@ -160,4 +160,10 @@ static inline float opgen_signf(float x)
     return ((x > 0) ? 1 : ((x < 0) ? -1 : ((x == 0) ? 0 : x)));
 }
 
+static inline float opgen_log1pf(float x)
+{
+    const float t0 = x + 1;
+    return ((t0 == 1) || (x > 3.4028235e+38F) ? x : logf(t0)*(x/(t0 - 1)));
+}
+
 #endif /* OPGEN_MATH_H_ */
