@@ -98,12 +98,12 @@ def _visibly_nonzero(expr) -> bool:
     return False
 
 
-def _tidy(expr):
+def tidy(expr, max_ops: int = 40):
     """`simplify` for the small expressions the table and the docs show; a large one as it is (seconds saved), and
     one with a hyperbolic or error function too: simplify's trigsimp factors over algebraic extensions, which
     took more than 15 minutes on `tanh(erfc(1/(alpha*(1 + alpha))))`-like values (found by codegen.fuzz)."""
     expr = sympy.sympify(expr)
-    if sympy.count_ops(expr) > 40 or expr.has(HyperbolicFunction, sympy.erf, sympy.erfc):
+    if sympy.count_ops(expr) > max_ops or expr.has(HyperbolicFunction, sympy.erf, sympy.erfc):
         return expr
     return sympy.simplify(expr)
 
@@ -113,8 +113,8 @@ def _at(expr, x, t, side):
     function where it is defined), SymPy's `limit` otherwise."""
     v = sympy.sympify(expr).subs(x, t)
     if not v.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
-        return _tidy(v)
-    return _tidy(sympy.limit(expr, x, t, side))
+        return tidy(v)
+    return tidy(sympy.limit(expr, x, t, side))
 
 
 def is_coupled(op: Op) -> bool:
@@ -273,19 +273,19 @@ class CaseProof:
         try:
             k = first_piece(ftrees, lambda tr: truth_at(tr, t))
             if in_y:
-                yt = _tidy(fp[k][0].subs(x, t))
+                yt = tidy(fp[k][0].subs(x, t))
                 m = first_piece(btrees, lambda tr: truth_at(tr, yt))
-                value = _tidy(bp[m][0].subs(u, yt))
+                value = tidy(bp[m][0].subs(u, yt))
             else:
                 m = first_piece(btrees, lambda tr: truth_at(tr, t))
-                value = _tidy(bp[m][0].subs(x, t))
+                value = tidy(bp[m][0].subs(x, t))
             declared = self._declared_at(t)
         except Undecided as e:
             return self.line(where, "FAILED", str(e))
         if left is None or right is None:
             return self.line(where, "FAILED", "a neighbouring interval was not decided")
         lim_l, lim_r = _at(left[1], x, t, "-"), _at(right[1], x, t, "+")
-        f_t = _tidy(fp[k][0].subs(x, t))
+        f_t = tidy(fp[k][0].subs(x, t))
         continuous = all(side is fp[k][0] or is_zero(_at(side, x, t, d) - f_t)
                          for side, d in ((left[0], "-"), (right[0], "+")))
         finite = all(e.is_finite is not False and not e.has(sympy.zoo, sympy.nan) for e in (lim_l, lim_r, f_t))
