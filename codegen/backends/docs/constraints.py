@@ -20,6 +20,7 @@ from codegen.spec import DTYPES, KERNEL_DTYPES
 from codegen.spec import rules as R
 from codegen.spec.params import Output, Tensor
 
+from .errors import literal
 from .formulas import when_words
 from .latex import latex
 
@@ -252,5 +253,5 @@ def constraints(op, lang: str, proof_results) -> list:
     if branch:
         items.append(branch)
     items += [broadcast_note(op, lang), empty_note(op, lang)]
-    items += [n[lang] for n in op.notes]
+    items += [literal(n[lang]) for n in op.notes]   # plain text, not Markdown
     return [i for i in items if i]

@@ -19,7 +19,12 @@ def error_rows(op, lang: str) -> list[ErrorRow]:
     return [ErrorRow(STATUS_NAMES[r.status], r.status, r.describe(lang, op), r) for r in op.all_rules]
 
 
+def literal(text: str) -> str:
+    """Plain text for Markdown: `[a](b)` would be a link (aclnn's docs write intervals that way: DimInRange's zh
+    text, and LogSoftmax's `dim` doc, read "[-n, n-1](n为…)"), which MyST reports as a broken reference."""
+    return text.replace("[", r"\[").replace("]", r"\]")
+
+
 def cell(text: str) -> str:
-    """A Markdown table cell: `|` would end the cell early, and `[a](b)` would be a link (the zh text of
-    DimInRange reads "[-n, n-1](n为…)")."""
-    return text.replace("|", r"\|").replace("[", r"\[").replace("]", r"\]")
+    """A Markdown table cell: `|` would end the cell early; brackets as in `literal`."""
+    return literal(text.replace("|", r"\|"))

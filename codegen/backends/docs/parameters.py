@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from codegen.spec import rules as R
 from codegen.spec.params import Attr, Output, Scalar, Tensor
 
+from .errors import literal
 from .products import dtype_groups
 from codegen.backends.c.prototypes import PHASE2, c_type, phase1_name
 
@@ -182,7 +183,7 @@ def _nullability(p, lang):
 def phase1_params(op, lang: str) -> list[ParamDoc]:
     docs = []
     for p in op.params:
-        doc = p.doc[lang].strip()
+        doc = literal(p.doc[lang].strip())   # the spec's words are plain text, not Markdown
         if isinstance(p, (Tensor, Output)):
             where = _is(lang, "Device侧的aclTensor。", "An aclTensor on the device.")
             details = _tensor_details(op, p, lang)
