@@ -127,8 +127,7 @@ def is_coupled(op: Op) -> bool:
 def _abs_as_branches(expr, x):
     """|e| and sign(e) of an e that depends on x as Piecewise branches (L1's |x - t| is x - t where x >= t and
     t - x elsewhere), so that the proof cuts the line where e changes sign and decides each piece."""
-    return expr.replace(lambda a: isinstance(a, (sympy.Abs, sympy.sign)) and a.args[0].has(x),
-                        lambda a: a.rewrite(sympy.Piecewise))
+    return piecewise_form(expr, x)   # innermost first: an Abs inside an Abs must not reach SymPy's piecewise_fold
 
 
 def _pieces(expr):
