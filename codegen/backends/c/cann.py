@@ -1,7 +1,7 @@
 """What CANN's own headers say about each operator of the catalog (`hicann/ops-nn`, `*/op_api/aclnn_*.h`, or the
 `#include` of the op's example program where the header is generated at build time): the file that declares the
-op, and whether phase 2 takes `const aclrtStream` (`void *const`: the same function type in C and C++, but printed
-as CANN prints it).  An op not listed gets `aclnn_<snake_name>.h` and a plain `aclrtStream`.
+op, whether phase 2 takes `const aclrtStream` (`void *const`: the same function type in C and C++, but printed
+as CANN prints it) and what phase 2 calls its workspace size.  An op not listed gets `aclnn_<snake_name>.h` and a plain `aclrtStream`.
 
 `python -m codegen.backends.c.coverage --ops-nn DIR --table` checks this table against a checkout of ops-nn.
 """
@@ -66,3 +66,13 @@ def header_file(api: str, snake_name: str) -> str:
 
 def const_stream(api: str) -> bool:
     return HEADERS.get(api, ("", False))[1]
+
+
+# The ops whose CANN header names phase 2's size parameter `workspace_size` (the rest say `workspaceSize`).  Only
+# the name differs (C does not care), but a header that reads like CANN's is what a user diffs against.
+SNAKE_WORKSPACE_SIZE = {"aclnnGeluBackward", "aclnnGeluBackwardV2", "aclnnPreluBackward"}
+
+
+def workspace_size_name(api: str) -> str:
+    """The name of phase 2's `uint64_t` workspace size parameter in CANN's header of `api`."""
+    return "workspace_size" if api in SNAKE_WORKSPACE_SIZE else "workspaceSize"

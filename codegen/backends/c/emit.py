@@ -103,6 +103,7 @@ def render_source(op: Op, source_label: str) -> str:
                   header=header_name(op), functions=functions,
                   phase1_signature=prototypes.phase1_prototype(op)[len("aclnnStatus "):],
                   phase2_signature=prototypes.phase2_prototype(op)[len("aclnnStatus "):],
+                  workspace_size=prototypes.phase2_params(op)[1][1],
                   **ctx)
 
 

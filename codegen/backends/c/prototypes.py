@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from codegen.spec.params import Attr, Output, Scalar, Tensor
 
-from .cann import const_stream
+from .cann import const_stream, workspace_size_name
 
 # The phase-1 out-parameters every aclnn operator ends with, and phase 2's fixed parameter list (the stream is
-# `const aclrtStream` for the ops whose CANN header says so, see cann.py).
+# `const aclrtStream` for the ops whose CANN header says so, and a few call the size `workspace_size`: see cann.py).
 PHASE1_TAIL = [("uint64_t *", "workspaceSize"), ("aclOpExecutor **", "executor")]
 PHASE2 = [("void *", "workspace"), ("uint64_t ", "workspaceSize"), ("aclOpExecutor *", "executor"),
           ("aclrtStream ", "stream")]
@@ -14,7 +14,9 @@ PHASE2 = [("void *", "workspace"), ("uint64_t ", "workspaceSize"), ("aclOpExecut
 
 def phase2_params(op) -> list[tuple[str, str]]:
     """[(C type, name)] of phase 2."""
-    return PHASE2[:-1] + [("const aclrtStream " if const_stream(op.name) else "aclrtStream ", "stream")]
+    (ws, _), (size_type, _), executor, _ = PHASE2
+    return [(ws, "workspace"), (size_type, workspace_size_name(op.name)), executor,
+            ("const aclrtStream " if const_stream(op.name) else "aclrtStream ", "stream")]
 
 
 def c_type(p) -> str:

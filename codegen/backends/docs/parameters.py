@@ -13,7 +13,9 @@ from codegen.spec.params import Attr, Output, Scalar, Tensor
 
 from .errors import literal
 from .products import dtype_groups
-from codegen.backends.c.prototypes import PHASE2, c_type, phase1_name
+from codegen.backends.c.cann import workspace_size_name
+from codegen.backends.c.prototypes import c_type, phase1_name
+from codegen.backends.c.prototypes import phase2_params as c_phase2_params
 
 FORMAT = "ND"  # every operator of the spec language takes format ND (ascend.md §4)
 
@@ -219,9 +221,9 @@ def _spacer(doc, lang):
 def phase2_params(op, lang: str) -> list[ParamDoc]:
     words = {
         "workspace": _is(lang, "在Device侧申请的workspace内存地址。", "The workspace memory allocated on the device."),
-        "workspaceSize": _is(lang, f"在Device侧申请的workspace大小,由第一段接口{phase1_name(op)}获取。",
+        workspace_size_name(op.name): _is(lang, f"在Device侧申请的workspace大小,由第一段接口{phase1_name(op)}获取。",
                              f"The size of that workspace, as returned by the first phase {phase1_name(op)}."),
         "executor": _is(lang, "op执行器,包含了算子计算流程。", "The op executor, which holds the computation."),
         "stream": _is(lang, "指定执行任务的Stream。", "The stream the task runs on."),
     }
-    return [ParamDoc(n, t.strip(), _is(lang, "入参", "input"), words[n]) for t, n in PHASE2]
+    return [ParamDoc(n, t.strip(), _is(lang, "入参", "input"), words[n]) for t, n in c_phase2_params(op)]

@@ -159,9 +159,9 @@ aclnnStatus aclnnGeluBackwardGetWorkspaceSize(
 /* ---- phase 2 ---- */
 aclnnStatus aclnnGeluBackward(
     void              *workspace,
-    uint64_t           workspaceSize,
+    uint64_t           workspace_size,
     aclOpExecutor     *executor,
     const aclrtStream  stream)
 {
-    return opgen_phase2(OP, workspace, workspaceSize, executor, stream);
+    return opgen_phase2(OP, workspace, workspace_size, executor, stream);
 }

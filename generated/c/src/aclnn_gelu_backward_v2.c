@@ -213,9 +213,9 @@ aclnnStatus aclnnGeluBackwardV2GetWorkspaceSize(
 /* ---- phase 2 ---- */
 aclnnStatus aclnnGeluBackwardV2(
     void              *workspace,
-    uint64_t           workspaceSize,
+    uint64_t           workspace_size,
     aclOpExecutor     *executor,
     const aclrtStream  stream)
 {
-    return opgen_phase2(OP, workspace, workspaceSize, executor, stream);
+    return opgen_phase2(OP, workspace, workspace_size, executor, stream);
 }

@@ -24,7 +24,7 @@ ACLNN_API aclnnStatus aclnnGeluBackwardGetWorkspaceSize(
 
 ACLNN_API aclnnStatus aclnnGeluBackward(
     void              *workspace,
-    uint64_t           workspaceSize,
+    uint64_t           workspace_size,
     aclOpExecutor     *executor,
     const aclrtStream  stream);
 

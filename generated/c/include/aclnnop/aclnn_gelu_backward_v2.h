@@ -25,7 +25,7 @@ ACLNN_API aclnnStatus aclnnGeluBackwardV2GetWorkspaceSize(
 
 ACLNN_API aclnnStatus aclnnGeluBackwardV2(
     void              *workspace,
-    uint64_t           workspaceSize,
+    uint64_t           workspace_size,
     aclOpExecutor     *executor,
     const aclrtStream  stream);
 
