@@ -22,6 +22,7 @@ C) on one parameter:
     Step("broadcastable", "self", ref="gradOutput")
     Step("broadcastable_with", "target", others=(gradOutput, self))  broadcasts with the broadcast of the others
     Step("shape_is_broadcast", "out", others=(a, b))
+    Step("broadcasts_into", "gradOutput", others=(self, target))   broadcasts to exactly their broadcast shape
     Step("convert", "alpha")                             read a scalar/attribute (type checked) when the
                                                          value checks begin
     Step("dim_in_range", "dim", ref="self")
@@ -82,6 +83,8 @@ def _rule_steps(r: R.Rule) -> list[Step]:
             [Step("broadcastable_with", n, others=tuple(P[:i]), rule=r) for i, n in enumerate(P) if i >= 2]
     if isinstance(r, R.ShapeIsBroadcast):
         return [Step("shape_is_broadcast", P[0], others=tuple(P[1:]), rule=r)]
+    if isinstance(r, R.BroadcastsInto):
+        return [Step("broadcasts_into", P[0], others=tuple(P[1:]), rule=r)]
     if isinstance(r, R.DimInRange):
         return [Step("dim_in_range", P[0], ref=P[1], rule=r)]
     if isinstance(r, R.OneOf):

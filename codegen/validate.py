@@ -10,9 +10,9 @@ from .errors import SpecError
 from .spec import ABSENT, PRESENT, DTYPES, KERNEL_DTYPES, PRODUCTS, Op
 from .spec.dtypes import COMPUTED
 from .spec.example import problems as example_problems
-from .spec.functions import DIVIDING_MODES, REDUCTION_MODES, DimSum, numel_param
+from .spec.functions import BROADCAST, DIVIDING_MODES, REDUCTION_MODES, DimSum, count_parts, numel_param
 from .spec.params import ATTR_TYPES, GRAD, ROLES, Attr, Output, Param, Scalar, Tensor, Text
-from .spec.rules import CATEGORIES, DimInRange, OneOf, Requires, Rule
+from .spec.rules import CATEGORIES, DimInRange, OneOf, Requires, Rule, ShapeSame
 from .vocabulary import check_op as _check_vocabulary
 
 
@@ -82,12 +82,27 @@ def _check_params(op, fail):
         pass   # a fixed axis (ScaledMaskedSoftmaxBackward's last): negative counts from the end
     elif op.reduce_dim is not None and not isinstance(op.reduce_dim, str):
         fail(f"reduce_dim must name an int64 Attr or be a fixed axis (an int), got {op.reduce_dim!r}")
+    _check_sum_to(op, fail)
     for attr_name in (op.dim_attr and op.reduce_dim, op.loss_reduction):
         if attr_name is not None and (not isinstance(attr_name, str) or attr_name not in names
                                       or not isinstance(op.param(attr_name), Attr)):
             fail(f"{attr_name!r} must name an int64 Attr")
     if op.loss_reduction is not None:
         _check_reduction(op, fail)
+
+
+def _check_sum_to(op, fail):
+    """`Output(sum_to=t)`: t is an input tensor, the output's shape is t's (a ShapeSame rule says so), and the
+    kernels are elementwise (a row reduction on the broadcast shape is not implemented)."""
+    t = op.output.sum_to
+    if t is None:
+        return
+    if t not in {p.name for p in op.tensors}:
+        fail(f"Output sum_to names {t!r}, not an input tensor")
+    if op.reduce_dim is not None:
+        fail("Output sum_to: a DimSum operator cannot sum its output back to an input's shape")
+    if not any(isinstance(r, ShapeSame) and {t, op.output.name} <= set(r.params) for r in op.rules):
+        fail(f"Output sum_to={t!r}: a ShapeSame rule must fix the output's shape to {t}'s")
 
 
 def _check_reduction(op, fail):
@@ -106,7 +121,9 @@ def _check_reduction(op, fail):
             fail(f"loss_reduction: only {' and '.join(DIVIDING_MODES)} divide; {m}= has no divisor")
         for s in d.free_symbols:
             t = numel_param(s)
-            if t is None or t not in known:
+            if t is not None:
+                t = count_parts(t)[0]
+            if t is None or (t not in known and t != BROADCAST):
                 fail(f"loss_reduction: the {m} divisor {d} uses {s}, not numel(tensor) of a tensor parameter")
     for m in modes:
         if m in DIVIDING_MODES and m not in r.divisors:
@@ -256,14 +273,14 @@ def _check_math(op, fail):
                      f"(Piecewise((0, {t.symbol}), (..., True)))")
 
     tensors = {t.name for t in op.tensors}
-    counted = tensors | {op.output.name}       # numel() may count an input or the output
+    counted = tensors | {op.output.name, BROADCAST}   # numel()/dim_size() count an input, the output or B
     param_syms = {p.symbol for p in op.params if p.symbol is not None}
     for i, f in enumerate(op.formulas):
         label = f"backward formula {i + 1}" if len(op.formulas) > 1 else "the backward"
         expr = sympy.sympify(f.expr)
         for s in expr.free_symbols - param_syms:
             t = numel_param(s) if isinstance(s, sympy.Symbol) else None
-            if t is None or t not in counted:
+            if t is None or count_parts(t)[0] not in counted:
                 fail(f"{label} uses undefined symbol {s}")
         if expr.has(DimSum) and op.reduce_dim is None:
             fail(f"{label} uses DimSum but reduce_dim is not set")

@@ -107,3 +107,30 @@ class KernelCall:
                 _chk.empty_shape(lambda: output_shape(op, self.args), *self.args.values())
             self.out = memory.empty(shape, NUMPY_DTYPES[out_arg.dtype])
         return values
+
+
+# ---- an output summed back to one input's shape (`Output(sum_to=...)`) -----------------------------------------
+def compute_shape(op: Op, args: dict) -> tuple:
+    """The shape the kernels compute on: the output's, or for an `Output(sum_to=...)` the broadcast shape B of
+    every input tensor present in `args` (snake_case names)."""
+    if op.output.sum_to is None:
+        return output_shape(op, args)
+    return tuple(np.broadcast_shapes(*[np.shape(args[t.py_name]) for t in op.tensors
+                                       if args.get(t.py_name) is not None]))
+
+
+def sum_to(full: np.ndarray, shape: tuple) -> np.ndarray:
+    """The adjoint of broadcasting `shape` to `full.shape`: `full` summed over the leading axes broadcasting added
+    and the axes where `shape` has 1 (keepdim), in float64, rounded once to FLOAT (as the library's ReduceSum in
+    its compute dtype, cast to the output's dtype after)."""
+    lead = full.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and full.shape[lead + i] != 1)
+    if not axes:
+        return full
+    return full.sum(axis=axes, dtype=np.float64).reshape(shape).astype(np.float32)
+
+
+def count(name: str, shapes: dict) -> float:
+    """A count a formula reads (`numel`, `dim_size`), as FLOAT, from {tensor name or BROADCAST: shape}."""
+    from codegen.spec.functions import count_value
+    return np.float32(count_value(name, shapes))

@@ -301,6 +301,18 @@ def shape_is_broadcast(name, value, *named):
                                         f"got {shape_str(value.shape)}")
 
 
+def broadcasts_into(name, value, *named):
+    """`value` broadcasts to exactly the broadcast shape of the operands (`named` alternates names and arrays)."""
+    arrays = named[1::2]
+    if not _concrete(value) or not all(_concrete(a) for a in arrays):
+        return
+    want = broadcast_shapes(*[a.shape for a in arrays])
+    if want is not None and broadcast_shapes(want, value.shape) != tuple(want):
+        names = " and ".join(named[0::2])
+        raise AclnnError(INVALID, name, f"{name} of shape {shape_str(value.shape)} does not broadcast to the "
+                                        f"broadcast shape {shape_str(want)} of {names}")
+
+
 # ---- values ------------------------------------------------------------------------------------------------
 def scalar_value(name, value) -> float:
     """An aclScalar read as a Python float."""

@@ -61,7 +61,8 @@ Op(...)                    the operator; its fields, in the order a spec usually
                            value also stands where a degenerate scalar makes the forward smooth (Softshrink
                            with λ = 0 keeps 0 at x = 0: the docs say it is not the derivative).
                            `Formula(..., at={...})` overrides an entry for one form.
-  numel("self")            a symbol for a tensor's element count (BCE's mean divides by max(1, numel)).
+  numel("self")            a symbol for a tensor's element count (BCE's mean divides by max(1, numel));
+                           numel(BROADCAST) the broadcast shape's, dim_size(BROADCAST, 0) its first extent.
   dtypes                   {SoC: [dtype, ...]} — which dtypes every tensor accepts on which product.  SoCs:
                            ascend910 (training series), ascend310p (inference series), ascend910b (A2),
                            ascend910_93 (A3), ascend310b (200I/500 A2).  A product not listed is not supported.
@@ -92,6 +93,7 @@ Op(...)                    the operator; its fields, in the order a spec usually
     Broadcastable(a, b)            a and b broadcast together (NumPy rules)
     BroadcastTo(*tensors, target)  each broadcasts to exactly target's shape
     ShapeIsBroadcast(out, a, b)    out's shape is the broadcast of a's and b's
+    BroadcastsInto(g, a, b)        g broadcasts to exactly the broadcast of a's and b's (may not enlarge it)
     DimInRange(attr, tensor)       attr in [-n, n-1], n = rank (rank 0 counts as 1)
     OneOf(attr, values)            attr is one of values
     Requires(param, cond, when=True)  a SymPy condition on scalars/attrs (e.g. lam >= 0, or an order min <= max),
@@ -124,7 +126,7 @@ from sympy.codegen.cfunctions import expm1, log1p
 
 from .dtypes import DTYPES, KERNEL_DTYPES, DType
 from .example import Example
-from .functions import DimSum, Reduction, numel, sigmoid
+from .functions import BROADCAST, DimSum, Reduction, dim_size, numel, sigmoid
 from .op import ABSENT, PRESENT, Formula, Op, Variant
 from .params import (FORWARD_INPUT, FORWARD_OUTPUT, GRAD, OPERAND, RESULT, UNUSED, Attr, Output, Param, Scalar,
                      Tensor, Text)
@@ -132,18 +134,18 @@ from .products import DEFAULT_PRODUCT, PRODUCTS, Product
 from .torch import Const, Torch, TorchGrad
 from .rules import (Broadcastable, BroadcastTo, DimAtMost, DimInRange, DtypeCastable, DtypeSame, DtypeSupported,
                     EmptyReturns, FormatSame, MaxRank, MinRank, NotNull, OneOf, PromotedCastable, PromotedSame,
-                    PromotedSupported, Requires, Rule, ShapeIsBroadcast, ShapeSame)
+                    PromotedSupported, Requires, Rule, ShapeIsBroadcast, ShapeSame, BroadcastsInto)
 
 __all__ = [
     # SymPy
     "Abs", "And", "E", "Eq", "Float", "Max", "Min", "Ne", "Not", "Or", "Piecewise", "Rational", "Symbol", "erf",
     "erfc", "exp", "expm1", "log", "log1p", "pi", "sign", "sqrt", "symbols", "tanh", "sigmoid",
     # spec language
-    "Op", "Formula", "Variant", "Example", "Tensor", "Scalar", "Attr", "Output", "Param", "Text", "DimSum", "numel",
+    "Op", "Formula", "Variant", "Example", "Tensor", "Scalar", "Attr", "Output", "Param", "Text", "DimSum", "numel", "dim_size", "BROADCAST",
     "Reduction",
     "ABSENT", "PRESENT", "GRAD", "FORWARD_INPUT", "FORWARD_OUTPUT", "OPERAND", "UNUSED", "RESULT",
     "DtypeSupported", "DtypeSame", "DtypeCastable", "FormatSame", "MaxRank", "MinRank", "ShapeSame", "Broadcastable",
-    "BroadcastTo", "ShapeIsBroadcast", "DimInRange", "DimAtMost", "OneOf", "Requires", "NotNull", "Rule",
+    "BroadcastTo", "ShapeIsBroadcast", "BroadcastsInto", "DimInRange", "DimAtMost", "OneOf", "Requires", "NotNull", "Rule",
     "PromotedSupported", "PromotedCastable", "PromotedSame", "EmptyReturns", "Torch", "TorchGrad", "Const",
     "DTYPES", "KERNEL_DTYPES", "DType", "PRODUCTS", "Product", "DEFAULT_PRODUCT",
 ]

@@ -2,13 +2,16 @@
 
 `DimSum(e)`   the sum of the elementwise expression `e` along the operator's reduction dimension, kept as a
               dimension of size one (keepdim) so it broadcasts back over the row: softmax's `sum_dim(g*y)`.
-`numel(name)` the element count of a tensor parameter, a positive integer symbol (BCE's mean uses it).
+`numel(name)` the element count of a tensor parameter, a positive integer symbol (BCE's mean uses it);
+              `numel(BROADCAST)` that of the broadcast shape of every input tensor (KL's mean).
+`dim_size(name, axis)`  a tensor's (or the broadcast shape's) extent along an axis (KL's batchmean: B[0]).
 `Reduction`   how a loss's reduction attribute reduces the forward's elementwise loss (`Op.loss_reduction`).
 `sigmoid(u)`  1/(1 + exp(-u)), plain SymPy: every backend evaluates it without overflow (codegen.rewrite).
 """
 from __future__ import annotations
 
 import math
+import re
 
 import sympy
 
@@ -33,8 +36,39 @@ def numel(param_name: str) -> sympy.Symbol:
 
 
 def numel_param(sym: sympy.Symbol) -> str | None:
-    """Inverse of `numel`: the tensor name behind a numel symbol, or None."""
+    """Inverse of `numel` and `dim_size`: the count's name behind a count symbol ("self", "broadcast",
+    "broadcast_dim0"), or None."""
     return sym.name[len("numel_"):] if sym.name.startswith("numel_") else None
+
+
+# The broadcast shape B of every input tensor of the call, as a count's name: `numel(BROADCAST)`,
+# `dim_size(BROADCAST, 0)`.  It is the shape the kernels compute on; an output declared `Output(sum_to=...)` is
+# the gradient summed from B back to one input's own shape.
+BROADCAST = "broadcast"
+
+
+def dim_size(param_name: str, axis: int) -> sympy.Symbol:
+    """The extent of tensor `param_name` (or of BROADCAST) along `axis` (>= 0; a rank-0 shape counts as (1,)):
+    KL's batchmean divides by `dim_size(BROADCAST, 0)`.  A count symbol like `numel`, named `numel_<t>_dim<a>`."""
+    if not isinstance(axis, int) or axis < 0:
+        raise ValueError(f"dim_size({param_name!r}, {axis!r}): the axis must be an int >= 0")
+    return sympy.Symbol(f"numel_{param_name}_dim{axis}", integer=True, positive=True)
+
+
+def count_parts(name: str) -> tuple[str, int | None]:
+    """A count's name split into (tensor or BROADCAST, axis or None for the element count)."""
+    m = re.fullmatch(r"(.+)_dim(\d+)", name)
+    return (m.group(1), int(m.group(2))) if m else (name, None)
+
+
+def count_value(name: str, shapes: dict) -> int:
+    """The value of count `name` from `shapes` {tensor name or BROADCAST: shape} (0 for an empty count)."""
+    tensor, axis = count_parts(name)
+    shape = tuple(shapes[tensor])
+    if axis is None:
+        return int(math.prod(shape))
+    shape = shape or (1,)
+    return int(shape[axis]) if axis < len(shape) else 1
 
 
 # ---- loss reductions -------------------------------------------------------------------------------------------
@@ -84,7 +118,7 @@ class Reduction:
         d = self.divisor(op, value)
         if d is None:
             return None
-        counts = {s: max(1, math.prod(shapes[numel_param(s)])) for s in d.free_symbols if numel_param(s)}
+        counts = {s: max(1, count_value(numel_param(s), shapes)) for s in d.free_symbols if numel_param(s)}
         return int(d.xreplace(counts))
 
     def gradient_scale(self, op, value, g):

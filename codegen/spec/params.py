@@ -78,6 +78,9 @@ class Output(Param):
     c_type: str | None = None              # "const aclTensor *" where the header declares it so (GeluBackward)
     dtype_from: str | tuple | None = None  # default dtype: that input's dtype, or the promoted dtype of a tuple of
                                            # inputs (None: the first tensor's)
+    sum_to: str | None = None              # the gradient of an input that was broadcast: the kernels compute on
+                                           # the broadcast shape of every input tensor and sum the result over the
+                                           # broadcast axes to this input's own shape (the output's shape)
 
     kind = "output"
 

@@ -238,6 +238,18 @@ class ShapeIsBroadcast(Rule):
 
 
 @dataclass(frozen=True, init=False)
+class BroadcastsInto(Rule):
+    """The first tensor broadcasts to exactly the broadcast shape of the others, without enlarging it
+    (KlDivBackward: gradOutput into broadcast(self, target))."""
+    category = "shape"
+
+    def describe(self, lang, op=None):
+        src, others = self.params[0], self.params[1:]
+        return {"zh": f"{src}的shape不能broadcast到{_names(others)} broadcast后的shape。",
+                "en": f"{src}'s shape does not broadcast to the broadcast shape of {', '.join(others)}."}[lang]
+
+
+@dataclass(frozen=True, init=False)
 class EmptyReturns(Rule):
     """When one of these tensors is empty, phase 1 succeeds here (workspace 0, nothing computed) without running
     the checks that follow.  Without this rule an empty tensor succeeds after every check."""

@@ -22,7 +22,8 @@ import numpy as np
 
 from codegen.runtime import checks as _chk
 from codegen.runtime.blocks import store
-from codegen.runtime.calls import KernelCall
+from codegen.runtime.calls import KernelCall, compute_shape, sum_to
+from codegen.spec.functions import BROADCAST, count_parts, count_value
 from codegen.spec import ABSENT, PRESENT, Op
 from codegen.spec.params import Attr, Scalar
 
@@ -135,6 +136,12 @@ def make_kernel(op: Op):
         call.args.update(values)
         if out.size == 0:
             return out  # an empty tensor: nothing to compute, nothing launched
+        if op.output.sum_to:   # the kernel on the broadcast shape B, its result summed back to out's shape
+            shape = compute_shape(op, call.args)
+            result = np.zeros(shape, np.float32) if 0 in shape else \
+                run_kernel(op, the_plan, call.args, shape, "FLOAT", call.product)
+            store(out, sum_to(result.astype(np.float32, copy=False), out.shape))
+            return out
         result = run_kernel(op, the_plan, call.args, out.shape, _chk.dtype_name(out), call.product)
         store(out, result)   # (an integer output: to nearest, saturated, as the library's final Cast)
         return out
@@ -188,9 +195,10 @@ def prepare(op: Op, p: Plan, kw: dict, shape: tuple, out_dtype: str, product: st
             request[q.name] = float(np.float32(kw[q.py_name])).hex()
         elif isinstance(q, Attr) and q.type != "string":
             request[q.name] = int(kw[q.py_name])
-    for n in p.numels:   # the output's count is the call's shape (a mean over the broadcast shape)
-        counted = shape if n == op.output.name else np.shape(kw[op.param(n).py_name])
-        request[f"numel_{n}"] = int(np.prod(counted, dtype=np.int64))
+    for n in p.numels:   # the output's count and BROADCAST's are the call's shape (the broadcast shape)
+        t = count_parts(n)[0]
+        counted = shape if t in (op.output.name, BROADCAST) else np.shape(kw[op.param(t).py_name])
+        request[f"numel_{n}"] = count_value(n, {t: counted})
     return v.index, request, arrays, dout, view, dim
 
 

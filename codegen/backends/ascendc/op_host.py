@@ -131,6 +131,10 @@ def infer_shape_lines(p: Plan) -> list[str]:
     op = p.op
     index = {t: i for i, t in enumerate(p.operands)}
     out = op.output.name
+    if op.output.sum_to:
+        return [f"// the broadcast shape, every input's: the op_api layer broadcasts them to it and sums the result "
+                f"back to {op.output.sum_to}'s shape",
+                "*context->GetOutputShape(0) = *context->GetInputShape(0);"]
     for r in op.rules:
         if isinstance(r, R.ShapeSame) and out in r.params:
             ref = next(n for n in r.params if n != out)

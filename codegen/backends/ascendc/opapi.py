@@ -28,6 +28,7 @@ from codegen.backends.c.prototypes import c_type
 from codegen.checkplan import steps
 from codegen.spec import Op
 from codegen.spec.dtypes import DTYPES, promote
+from codegen.spec.functions import BROADCAST, count_parts
 from codegen.spec.params import Attr, Scalar
 from codegen.template_util import render
 from codegen.text import condition_code
@@ -162,10 +163,11 @@ def check_lines(op: Op) -> list[str]:
                       f"    const aclTensor* const operands[] = {{{', '.join(s.others)}}};",
                       f'    CHECK_RET(opgen_l2::IsBroadcastOf({n}, "{n}", operands, {len(s.others)}), {invalid});',
                       "}"]
-        elif s.kind == "broadcastable_with":
+        elif s.kind in ("broadcastable_with", "broadcasts_into"):
+            fn = "BroadcastableWith" if s.kind == "broadcastable_with" else "BroadcastsInto"
             lines += ["{",
                       f"    const aclTensor* const operands[] = {{{', '.join(s.others)}}};",
-                      f'    CHECK_RET(opgen_l2::BroadcastableWith({n}, "{n}", operands, {len(s.others)}, '
+                      f'    CHECK_RET(opgen_l2::{fn}({n}, "{n}", operands, {len(s.others)}, '
                       f'"{" and ".join(s.others)}"), {invalid});',
                       "}"]
         elif s.kind == "one_of":
@@ -224,8 +226,18 @@ def l0_args(p: Plan) -> list[str]:
             args.append("static_cast<int64_t>(-1)  /* the reduced axis, moved last */")
         else:
             args.append(q.name)
-    args += [f"static_cast<int64_t>({n}->Numel())" for n in p.numels]
+    args += [count_cpp(n) for n in p.numels]
     return args + ["outDtype", "exec"]
+
+
+def count_cpp(name: str) -> str:
+    """Level 2's value of count `name`: a tensor's Numel(), or the kernel's shape's (the broadcast shape B)."""
+    tensor, axis = count_parts(name)
+    if tensor != BROADCAST:
+        return f"static_cast<int64_t>({tensor}->Numel())" if axis is None else \
+            f"({tensor}->GetViewShape().GetDimNum() > {axis} ? {tensor}->GetViewShape().GetDim({axis}) : 1)"
+    return "shape.GetShapeSize()" if axis is None else \
+        f"(shape.GetDimNum() > {axis} ? shape.GetDim({axis}) : static_cast<int64_t>(1))"
 
 
 def body_lines(p: Plan) -> list[str]:
@@ -234,13 +246,24 @@ def body_lines(p: Plan) -> list[str]:
     out = op.output.name
     operands = p.operands
     optional = {t.name for t in op.tensors if t.optional}
+    sum_to = op.output.sum_to
     lines = [
         "// the kernel's dtypes: the present operands promoted (FLOAT where no kernel reads that dtype), the result",
         f"// in {out}'s dtype when a kernel instance writes it on this SoC, else in the input dtype and cast after",
         f"const op::DataType inDtype = opgen_l2::Promoted({{{', '.join(operands)}}}, KernelInDtypes());",
-        f"const op::DataType outDtype = KernelOutDtype(inDtype, {out}->GetDataType());",
-        f"// the operands: contiguous, in inDtype, of {out}'s shape" + (", the reduced axis last" if p.rows else ""),
-        f"const op::Shape& shape = {out}->GetViewShape();",
+    ]
+    if sum_to:
+        every = ", ".join(t.name for t in op.tensors)
+        lines += [f"// summed back to {sum_to}'s shape after the kernel: the kernel writes FLOAT where it can, the sum",
+                  f"// is cast to {out}'s dtype after",
+                  "const op::DataType outDtype = KernelOutDtype(inDtype, op::DataType::DT_FLOAT);",
+                  f"// the operands: contiguous, in inDtype, of the broadcast shape of {every.replace(', ', ', ')}",
+                  f"const op::Shape shape = opgen_l2::BroadcastShape({{{every}}});"]
+    else:
+        lines += [f"const op::DataType outDtype = KernelOutDtype(inDtype, {out}->GetDataType());",
+                  f"// the operands: contiguous, in inDtype, of {out}'s shape" + (", the reduced axis last" if p.rows else ""),
+                  f"const op::Shape& shape = {out}->GetViewShape();"]
+    lines += [
         "const aclIntArray* shapeArray = opgen_l2::ShapeArray(shape, exec);",
         "CHECK_RET(shapeArray != nullptr, ACLNN_ERR_INNER_NULLPTR);",
     ]
@@ -257,6 +280,15 @@ def body_lines(p: Plan) -> list[str]:
     lines += [f"// the kernel ({names.op_type(op)} on the AI Core)",
               f"const aclTensor* result = l0op::{names.l0_name(op)}({', '.join(l0_args(p))});",
               "CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
+    if sum_to:
+        lines += [f"// the adjoint of broadcasting {sum_to}: the sum over the axes it was broadcast along, in its shape",
+                  f"const aclIntArray* axes = opgen_l2::BroadcastAxes(shape, {out}->GetViewShape(), exec);",
+                  "if (axes != nullptr) {",
+                  "    result = l0op::ReduceSumOp(result, axes, true, exec);",
+                  "    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);",
+                  f"    result = l0op::Reshape(result, opgen_l2::ShapeArray({out}->GetViewShape(), exec), exec);",
+                  "    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);",
+                  "}"]
     if p.rows:
         lines += ["if (fromLast != nullptr) {",
                   "    result = l0op::Transpose(result, fromLast, exec);",
@@ -304,7 +336,7 @@ def source_context(p: Plan) -> dict:
         dfx_in=", ".join(q.name for q in op.params if q is not op.output), check_lines=check_lines(op),
         nothing_to_do=" || ".join([f"{op.output.name}->IsEmpty()"] + [   # (an EmptyReturns input: the checks ended)
             f'opgen_l2::AnyEmpty({{{", ".join(s.others)}}}, "{s.param}")' for s in steps(op) if s.kind == "empty_returns"]),
-        body=body_lines(p))
+        sum_to=op.output.sum_to, body=body_lines(p))
 
 
 def l0_context(p: Plan) -> dict:

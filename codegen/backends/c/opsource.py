@@ -22,6 +22,7 @@ from codegen.checkplan import steps
 from codegen.lower import KernelVariant, lower
 from codegen.rewrite import Sigmoid
 from codegen.spec import ABSENT, DTYPES, Op
+from codegen.spec.functions import BROADCAST, count_parts
 from codegen.spec.params import Attr, Scalar, Tensor
 from codegen.text import condition_code
 
@@ -94,9 +95,31 @@ def _fill(kv: KernelVariant, ppr) -> list[str]:
         else:
             lines.append(f"p.{p.py_name} = {p.name};")
     for n in kv.numels:
-        lines.append(f"p.{numel_field(n)} = (float)opgen_numel({n});")
+        lines.append(f"p.{numel_field(n)} = (float){count_c(n)};")
     for s, e in kv.prelude:
         lines.append(f"p.{s} = {ppr.doprint(e)};")
+    return lines
+
+
+def count_c(name: str) -> str:
+    """Phase 1's value of count `name`: a tensor's element count or extent, or the broadcast shape's (call.bdims)."""
+    tensor, axis = count_parts(name)
+    if tensor == BROADCAST:
+        return f"opgen_count(call.bndim, call.bdims, {-1 if axis is None else axis})"
+    return f"opgen_numel({tensor})" if axis is None else f"opgen_count({tensor}->ndim, {tensor}->dims, {axis})"
+
+
+def broadcast_lines(op: Op, kv: KernelVariant) -> list[str]:
+    """Phase 1's lines that record the broadcast shape of every input (a sum_to output, or a count of it)."""
+    if op.output.sum_to is None and not any(count_parts(n)[0] == BROADCAST for n in kv.numels):
+        return []
+    every = ", ".join(t.name for t in op.tensors)
+    lines = ["{",
+             f"    const aclTensor *const every[] = {{{every}}};",
+             f"    opgen_call_broadcast(&call, {len(op.tensors)}, every);",
+             "}"]
+    if op.output.sum_to:
+        lines.append(f"call.sum_to = true;   /* the kernel on that shape, summed back to {op.output.sum_to}'s */")
     return lines
 
 
@@ -166,7 +189,7 @@ def _phase1_variant(op: Op, kv: KernelVariant, v: dict, fill: list[str]) -> list
     """Phase 1's lines for one variant (indented, inside `if (<its key>)` when the op has several): the kernel's
     constants, the operands and the functions handed to the runtime."""
     s, out = v["suffix"], op.output.name
-    body = [f"Params{s} p;", "memset(&p, 0, sizeof p);", *fill]
+    body = broadcast_lines(op, kv) + [f"Params{s} p;", "memset(&p, 0, sizeof p);", *fill]
     body += [f"opgen_call_input(&call, {t.name});" for t in kv.tensors] + [f"opgen_call_output(&call, {out});"]
     body += wide.phase1_lines(op, kv, s, value_var)   # returns here when the inputs promote to a wide dtype
     if op.reduce_dim is not None:
@@ -229,7 +252,7 @@ def check_lines(op: Op) -> list[str]:
             lines.append(f'OPGEN_TRY(opgen_check_{s.kind}("{n}", {n}, {s.n}));')
         elif s.kind in ("broadcast_to", "dim_in_range"):
             lines.append(f'OPGEN_TRY(opgen_check_{s.kind}("{n}", {n}, "{ref}", {ref}));')
-        elif s.kind in ("shape_is_broadcast", "broadcastable_with"):
+        elif s.kind in ("shape_is_broadcast", "broadcastable_with", "broadcasts_into"):
             names = ", ".join(f'"{o}"' for o in s.others)
             ptrs = ", ".join(s.others)
             lines += ["{",

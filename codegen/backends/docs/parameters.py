@@ -93,6 +93,12 @@ def _shape_phrase(r, name, lang):
             return None  # the sources: the output describes the relation
         return _is(lang, f"须为{_join(srcs, lang)} broadcast后的shape",
                    f"must be the broadcast shape of {_join(srcs, lang)}")
+    if isinstance(r, R.BroadcastsInto):
+        src, others = r.params[0], r.params[1:]
+        if name != src:
+            return None  # the others: the source describes the relation
+        return _is(lang, f"须可broadcast到{_join(others, lang)} broadcast后的shape(不能扩大它)",
+                   f"must broadcast to the broadcast shape of {_join(others, lang)} (without enlarging it)")
     if isinstance(r, R.DimInRange):
         return None  # a value rule of the attribute; the tensor is only its reference
     raise TypeError(f"no doc phrase for shape rule {type(r).__name__}")

@@ -10,6 +10,7 @@ from codegen.checkplan import steps
 from codegen.lower import Kernel, KernelVariant, lower
 from codegen.rewrite import Sigmoid
 from codegen.spec import ABSENT, Op
+from codegen.spec.functions import BROADCAST, count_parts
 from codegen.runtime.calls import out_dtype_free
 from codegen.spec import rules as R
 from codegen.spec.params import Attr, Output, Scalar, Tensor
@@ -67,7 +68,7 @@ def _step_lines(op, s, v, pr):
         return [f'_chk.{s.kind}("{n}", {v(n)}, {s.n})']
     if s.kind in ("broadcast_to", "dim_in_range"):
         return [f'_chk.{s.kind}("{n}", {v(n)}, "{ref}", {v(ref)})']
-    if s.kind in ("shape_is_broadcast", "broadcastable_with"):
+    if s.kind in ("shape_is_broadcast", "broadcastable_with", "broadcasts_into"):
         others = ", ".join(f'"{o}", {v(o)}' for o in s.others)
         return [f'_chk.{s.kind}("{n}", {v(n)}, {others})']
     if s.kind == "one_of":
@@ -88,6 +89,27 @@ def _step_lines(op, s, v, pr):
             return [call]
         return [f"if {pr.doprint(r.when)}:", "    " + call]
     raise TypeError(f"no NumPy check for step {s.kind}")
+
+
+def count_local(op: Op, name: str) -> str:
+    """The kernel's local holding count `name` (a tensor's numel, BROADCAST's, a dim_size): numel_<py_name>..."""
+    tensor, axis = count_parts(name)
+    base = op.param(tensor).py_name if tensor != BROADCAST else tensor
+    return f"numel_{base}" + (f"_dim{axis}" if axis is not None else "")
+
+
+def count_arg(op: Op, name: str) -> str:
+    """How the op function reads count `name` from the call: `a.size`, or from the broadcast shape `bshape`."""
+    tensor, axis = count_parts(name)
+    if tensor != BROADCAST and axis is None:
+        return f"{var(op, tensor)}.size"
+    shape = "bshape" if tensor == BROADCAST else f"{var(op, tensor)}.shape"
+    return f'_calls.count("{name}", {{"{tensor}": {shape}}})'
+
+
+def needs_bshape(op: Op, k: Kernel) -> bool:
+    """Whether the op function computes the broadcast shape of its inputs (a sum_to output, or a count of it)."""
+    return op.output.sum_to is not None or any(count_parts(n)[0] == BROADCAST for kv in k.variants for n in kv.numels)
 
 
 def output_shape_expr(op: Op) -> str:
@@ -172,8 +194,7 @@ class ComplexPrinter(DoublePrinter):
 
 def variant_context(op: Op, k: Kernel, kv: KernelVariant) -> dict:
     names = dict(k.names)
-    names.update({sympy.Symbol(f"numel_{n}", integer=True, positive=True): f"numel_{op.param(n).py_name}"
-                  for n in kv.numels})
+    names.update({sympy.Symbol(f"numel_{n}", integer=True, positive=True): count_local(op, n) for n in kv.numels})
     pr = KernelNumPyPrinter(names, last=kv.last)
     spr = ScalarPrinter(names)
     for s, _ in kv.prelude + kv.reductions + kv.body:
@@ -184,7 +205,7 @@ def variant_context(op: Op, k: Kernel, kv: KernelVariant) -> dict:
         "tensors": [t.py_name for t in kv.tensors],
         "scalars": [p.py_name for p in kv.scalars],
         "float_scalars": [p.py_name for p in kv.scalars if isinstance(p, Scalar) or p.is_real],
-        "numels": [f"numel_{op.param(n).py_name}" for n in kv.numels],
+        "numels": [count_local(op, n) for n in kv.numels],
         "prelude": [(str(s), spr.doprint(e)) for s, e in kv.prelude],
         "reductions": [(str(s), pr.doprint(e)) for s, e in kv.reductions],
         "body": [(str(s), pr.doprint(e)) for s, e in kv.body],
@@ -235,11 +256,11 @@ def _double_context(op: Op, kv: KernelVariant, names: dict, used: set) -> dict:
 def _call(op: Op, kv: KernelVariant) -> str:
     # element counts are taken where every tensor is in scope: the formula need not read the tensor it counts
     args = [t.py_name for t in kv.tensors] + [p.py_name for p in kv.scalars] \
-        + [f"{var(op, n)}.size" for n in kv.numels]
+        + [count_arg(op, n) for n in kv.numels]
     if op.reduce_dim is not None:   # the dim attribute, or the fixed axis as a literal
         args += ["view", op.dim_attr.py_name if op.dim_attr else str(op.reduce_dim)]
-    else:
-        args += ["out"]
+    else:   # a sum_to output: the kernel writes the gradient on the broadcast shape, summed into out after
+        args += ["full" if op.output.sum_to else "out"]
     return f"_compute{'__' + kv.suffix if kv.suffix else ''}({', '.join(args)})"
 
 
@@ -318,6 +339,8 @@ def render_op(op: Op, source_label: str) -> str:
         where="_where" in used,
         mathf="_mathf" in used,
         documented=[(when_text(f.when), condition_code(f.expr, op)) for f in op.formulas],
+        bshape=", ".join(t.py_name for t in op.tensors) if needs_bshape(op, k) else None,
+        sum_to=op.output.sum_to,
         empty_returns=", ".join(var(op, n) for n in dict.fromkeys(
             n for r in op.rules if isinstance(r, R.EmptyReturns) for n in r.params)),
     )

@@ -104,6 +104,8 @@ aclnnStatus opgen_check_broadcast_to(const char *name, const aclTensor *t, const
 aclnnStatus opgen_check_broadcastable(const char *a_name, const aclTensor *a, const char *name, const aclTensor *t);
 aclnnStatus opgen_check_broadcastable_with(const char *name, const aclTensor *t, int n, const char *const *names,
                                            const aclTensor *const *operands);
+aclnnStatus opgen_check_broadcasts_into(const char *name, const aclTensor *t, int n, const char *const *names,
+                                        const aclTensor *const *operands);
 aclnnStatus opgen_check_shape_is_broadcast(const char *name, const aclTensor *t, int n, const char *const *names,
                                            const aclTensor *const *operands);
 aclnnStatus opgen_check_scalar_value(const char *name, const aclScalar *s, double *value);
@@ -198,10 +200,17 @@ typedef struct {
     opgen_finish_rowsum_chunked_fn finish_rowsum_chunked;   /* finish_rowsum, chunked */
     int threads;                       /* threads phase 2 may use (OPGEN_NUM_THREADS, read in phase 1) */
     int64_t l2_bytes;                  /* a core's L2 cache (0: unknown), read in phase 1 */
+    bool sum_to;                       /* the kernel runs on bdims and its result is summed to out's shape */
+    uint64_t bndim;                    /* the broadcast shape of every input tensor (opgen_call_broadcast) */
+    int64_t bdims[OPGEN_MAX_DIMS];
 } opgen_call;
 
 void opgen_call_input(opgen_call *c, const aclTensor *t);
 void opgen_call_output(opgen_call *c, const aclTensor *t);
+/* The broadcast shape of the n tensors (null ones left out; they broadcast: a check said so) into bdims. */
+void opgen_call_broadcast(opgen_call *c, int n, const aclTensor *const *tensors);
+/* A count a kernel reads: the element count of a shape (axis < 0), or its extent along axis (rank 0 is (1)). */
+int64_t opgen_count(uint64_t ndim, const int64_t *dims, int axis);
 
 /* End of phase 1: size the workspace, build the executor holding the call and a copy of its params. */
 aclnnStatus opgen_phase1_done(const char *op, const opgen_call *c, const void *params, size_t params_size,

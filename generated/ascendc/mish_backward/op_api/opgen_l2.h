@@ -252,6 +252,36 @@ inline bool BroadcastableWith(const aclTensor* t, const char* name, const aclTen
     return false;
 }
 
+// `t` broadcasts to exactly the broadcast shape of the `n` operands, without enlarging it.
+inline bool BroadcastsInto(const aclTensor* t, const char* name, const aclTensor* const* operands, size_t n,
+                           const char* names)
+{
+    if (t == nullptr) {
+        return true;
+    }
+    op::Shape shape;
+    for (size_t i = 0; i < n; ++i) {
+        if (operands[i] == nullptr) {
+            return true;
+        }
+        op::Shape next;
+        if (i == 0) {
+            shape = operands[i]->GetViewShape();
+        } else if (op::BroadcastInferShape(shape, operands[i]->GetViewShape(), next)) {
+            shape = next;
+        } else {
+            return true;
+        }
+    }
+    op::Shape joint;
+    if (op::BroadcastInferShape(shape, t->GetViewShape(), joint) && joint == shape) {
+        return true;
+    }
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s of shape %s does not broadcast to the broadcast shape %s of %s", name,
+            op::ToString(t->GetViewShape()).GetString(), op::ToString(shape).GetString(), names);
+    return false;
+}
+
 // `t` has the broadcast shape of the `n` operands (which broadcast: an earlier check says so).
 inline bool IsBroadcastOf(const aclTensor* t, const char* name, const aclTensor* const* operands, size_t n)
 {
@@ -350,6 +380,40 @@ inline DataType Promoted(const std::initializer_list<const aclTensor*>& operands
         }
     }
     return op::CheckType(dtype, kernelDtypes) ? dtype : DataType::DT_FLOAT;
+}
+
+// The broadcast shape of the present tensors (which broadcast: an earlier check says so).
+inline op::Shape BroadcastShape(std::initializer_list<const aclTensor*> tensors)
+{
+    op::Shape shape;
+    bool first = true;
+    for (const aclTensor* t : tensors) {
+        if (t == nullptr) {
+            continue;
+        }
+        op::Shape next;
+        if (first) {
+            shape = t->GetViewShape();
+            first = false;
+        } else if (op::BroadcastInferShape(shape, t->GetViewShape(), next)) {
+            shape = next;
+        }
+    }
+    return shape;
+}
+
+// The axes along which `to` was broadcast to `from`: the leading ones broadcasting added and those where `to`
+// has 1 (the adjoint of broadcasting sums over them); null when there are none.
+inline aclIntArray* BroadcastAxes(const op::Shape& from, const op::Shape& to, aclOpExecutor* executor)
+{
+    const size_t lead = from.GetDimNum() - to.GetDimNum();
+    op::FVector<int64_t, op::MAX_DIM_NUM> axes;
+    for (size_t i = 0; i < from.GetDimNum(); ++i) {
+        if (i < lead || (to.GetDim(i - lead) == 1 && from.GetDim(i) != 1)) {
+            axes.push_back(static_cast<int64_t>(i));
+        }
+    }
+    return axes.empty() ? nullptr : executor->AllocIntArray(axes.data(), axes.size());
 }
 
 inline aclIntArray* ShapeArray(const op::Shape& shape, aclOpExecutor* executor)

@@ -394,6 +394,32 @@ aclnnStatus opgen_check_shape_is_broadcast(const char *name, const aclTensor *t,
                       shape_str(a, sizeof a, want, nw), joined, shape_str(b, sizeof b, t->dims, t->ndim));
 }
 
+aclnnStatus opgen_check_broadcasts_into(const char *name, const aclTensor *t, int n, const char *const *names,
+                                        const aclTensor *const *operands)
+{
+    if (!t)
+        return ACLNN_SUCCESS;
+    int64_t want[OPGEN_MAX_DIMS] = {0}, next[OPGEN_MAX_DIMS] = {0};
+    uint64_t nw = 0, nn;
+    for (int i = 0; i < n; ++i) {
+        if (!operands[i])
+            return ACLNN_SUCCESS;
+        if (!broadcast2(want, nw, operands[i]->dims, operands[i]->ndim, next, &nn))
+            return ACLNN_SUCCESS;   /* operands that do not broadcast are another rule's business */
+        memcpy(want, next, sizeof(int64_t) * nn);
+        nw = nn;
+    }
+    if (broadcast2(want, nw, t->dims, t->ndim, next, &nn) && same_shape(want, nw, next, nn))
+        return ACLNN_SUCCESS;
+    char joined[256], a[256], b[256];
+    size_t len = 0;
+    joined[0] = '\0';
+    for (int i = 0; i < n; ++i)
+        len += (size_t)snprintf(joined + len, sizeof joined - len, "%s%s", i ? " and " : "", names[i]);
+    return opgen_fail(INVALID, name, "%s of shape %s does not broadcast to the broadcast shape %s of %s", name,
+                      shape_str(b, sizeof b, t->dims, t->ndim), shape_str(a, sizeof a, want, nw), joined);
+}
+
 /* ---- values ---------------------------------------------------------------------------------------------------- */
 aclnnStatus opgen_check_scalar_value(const char *name, const aclScalar *s, double *value)
 {

@@ -394,7 +394,9 @@ static void plan(const opgen_call *c, plan_t *p)
     for (int k = 0; k < L.nops; ++k)
         if (!direct(&L, k, (c->nred && p->rows) ? L.dstride[k] : L.stride[k][L.ndim - 1]))
             p->staging = true;
-    p->overlap = output_overlaps(c);
+    p->overlap = !c->sum_to && output_overlaps(c);   /* a sum_to call's kernel writes the workspace */
+    if (c->sum_to)
+        p->staging = true;   /* where in the workspace its output lies is not known in phase 1 */
     if (p->overlap)
         p->staging = true;   /* the final copy may need it */
     const int64_t numel = opgen_numel(&c->out);
@@ -456,9 +458,67 @@ static void plan(const opgen_call *c, plan_t *p)
     p->result_bytes = p->overlap ? (uint64_t)numel * sizeof(float) : 0;
 }
 
+/* ---- an output summed back to one input's shape (sum_to) -------------------------------------------------------
+ * The kernel runs on the broadcast shape B into a contiguous FLOAT tensor in the workspace; each output element
+ * is then the double sum of the B elements broadcasting maps onto it (the adjoint of broadcasting), rounded to
+ * FLOAT, and copied into out (rounded once more to its dtype, as the library's ReduceSum and Cast).  Workspace:
+ * the kernel's scratch, B in FLOAT, the sums in double, the copy's scratch. */
+static aclTensor contiguous_float(uint64_t ndim, const int64_t *dims, void *data)
+{
+    aclTensor t;
+    memset(&t, 0, sizeof t);
+    t.dtype = ACL_FLOAT;
+    t.ndim = ndim;
+    int64_t s = 1;
+    for (int i = (int)ndim - 1; i >= 0; --i) {
+        t.dims[i] = dims[i];
+        t.strides[i] = s;
+        s *= dims[i];
+    }
+    t.storage_ndim = 1;
+    t.storage_dims[0] = s;
+    t.data = data;
+    return t;
+}
+
+typedef struct {
+    opgen_call kernel, copy;   /* the kernel on B; the copy of the sums (FLOAT, out's shape) into out */
+    plan_t kp, cp;
+    uint64_t kernel_bytes, full_bytes, sums_bytes, copy_bytes;
+} sum_to_plan;
+
+static void plan_sum_to(const opgen_call *c, char *ws, sum_to_plan *s)
+{
+    const int64_t nb = opgen_count(c->bndim, c->bdims, -1), no = opgen_numel(&c->out);
+    s->kernel = *c;
+    s->kernel.out = contiguous_float(c->bndim, c->bdims, NULL);
+    plan(&s->kernel, &s->kp);
+    s->kernel_bytes = s->kp.scratch_bytes * (uint64_t)s->kp.threads;
+    s->full_bytes = ((uint64_t)nb * sizeof(float) + 63) / 64 * 64;
+    s->sums_bytes = ((uint64_t)no * sizeof(double) + 63) / 64 * 64;
+    memset(&s->copy, 0, sizeof s->copy);
+    s->copy.nin = 1;
+    s->copy.in[0] = contiguous_float(c->out.ndim, c->out.dims, NULL);
+    s->copy.out = c->out;
+    s->copy.threads = c->threads;
+    s->copy.sum_to = true;   /* plan it with staging, like the kernel: the sums' place is not known in phase 1 */
+    plan(&s->copy, &s->cp);
+    s->copy.sum_to = false;
+    s->copy_bytes = s->cp.scratch_bytes * (uint64_t)s->cp.threads;
+    if (ws) {
+        s->kernel.out.data = ws + s->kernel_bytes;
+        s->copy.in[0].data = ws + s->kernel_bytes + s->full_bytes;
+    }
+}
+
 uint64_t opgen_workspace_bytes(const opgen_call *c)
 {
     plan_t p;
+    if (c->sum_to) {
+        sum_to_plan s;
+        plan_sum_to(c, NULL, &s);
+        return s.kernel_bytes + s.full_bytes + s.sums_bytes + s.copy_bytes;
+    }
     plan(c, &p);
     return p.scratch_bytes * (uint64_t)p.threads + p.result_bytes;
 }
@@ -1066,8 +1126,61 @@ static void copy_block(int64_t n, const float *const *in, float *out, const void
     memcpy(out, in[0], (size_t)n * sizeof(float));
 }
 
+static void copy_block(int64_t n, const float *const *in, float *out, const void *params);
+
+/* The sums of the kernel's B-shaped result over the axes out was broadcast along, into `sums` (out's shape,
+ * contiguous), each in double in B's row-major order, rounded to FLOAT in place at the end. */
+static void sum_back(const opgen_call *c, const float *full, double *acc)
+{
+    const int nd = (int)c->bndim, lead = nd - (int)c->out.ndim;
+    int64_t ostride[OPGEN_MAX_DIMS], idx[OPGEN_MAX_DIMS] = {0};
+    int64_t s = 1;
+    for (int i = nd - 1; i >= 0; --i) {   /* out's contiguous strides on B's axes, 0 where it was broadcast */
+        const int j = i - lead;
+        ostride[i] = (j < 0 || c->out.dims[j] == 1) ? 0 : s;
+        if (j >= 0)
+            s *= c->out.dims[j];
+    }
+    const int64_t no = opgen_numel(&c->out), nb = opgen_count(c->bndim, c->bdims, -1);
+    for (int64_t k = 0; k < no; ++k)
+        acc[k] = 0.0;
+    int64_t o = 0;
+    for (int64_t e = 0; e < nb; ++e) {
+        acc[o] += (double)full[e];
+        for (int i = nd - 1; i >= 0; --i) {   /* the next index of B, and out's offset with it */
+            if (++idx[i] < c->bdims[i]) {
+                o += ostride[i];
+                break;
+            }
+            o -= ostride[i] * (idx[i] - 1);
+            idx[i] = 0;
+        }
+    }
+    float *sums = (float *)acc;   /* rounded to FLOAT in place: element k's float is written after its double is read */
+    for (int64_t k = 0; k < no; ++k)
+        sums[k] = (float)acc[k];
+}
+
+static void run_parallel(const opgen_call *c, const aclTensor *out, const void *params, const plan_t *p, char *ws);
+
+static aclnnStatus run_sum_to(const opgen_call *c, const void *params, char *ws)
+{
+    sum_to_plan s;
+    plan_sum_to(c, ws, &s);
+    if (opgen_count(c->bndim, c->bdims, -1) > 0)
+        run_parallel(&s.kernel, &s.kernel.out, params, &s.kp, ws);
+    double *acc = (double *)(ws + s.kernel_bytes + s.full_bytes);
+    sum_back(c, (const float *)s.kernel.out.data, acc);
+    s.copy.in[0].data = acc;
+    s.copy.block = copy_block;
+    run_parallel(&s.copy, &c->out, NULL, &s.cp, ws + s.kernel_bytes + s.full_bytes + s.sums_bytes);
+    return ACLNN_SUCCESS;
+}
+
 aclnnStatus opgen_run_call(const opgen_call *c, const void *params, void *workspace)
 {
+    if (c->sum_to)
+        return run_sum_to(c, params, workspace);
     plan_t p;
     plan(c, &p);
     char *ws = workspace;

@@ -616,6 +616,35 @@ static int64_t l2_bytes(void)
 void opgen_call_input(opgen_call *c, const aclTensor *t) { c->in[c->nin++] = *t; }
 void opgen_call_output(opgen_call *c, const aclTensor *t) { c->out = *t; }
 
+void opgen_call_broadcast(opgen_call *c, int n, const aclTensor *const *tensors)
+{
+    c->bndim = 0;
+    for (int k = 0; k < n; ++k) {
+        const aclTensor *t = tensors[k];
+        if (!t)
+            continue;
+        const uint64_t nd = c->bndim > t->ndim ? c->bndim : t->ndim;
+        int64_t dims[OPGEN_MAX_DIMS];
+        for (uint64_t i = 0; i < nd; ++i) {
+            const int64_t a = i < nd - c->bndim ? 1 : c->bdims[i - (nd - c->bndim)];
+            const int64_t b = i < nd - t->ndim ? 1 : t->dims[i - (nd - t->ndim)];
+            dims[i] = a == 1 ? b : a;
+        }
+        memcpy(c->bdims, dims, sizeof(int64_t) * nd);
+        c->bndim = nd;
+    }
+}
+
+int64_t opgen_count(uint64_t ndim, const int64_t *dims, int axis)
+{
+    if (axis >= 0)
+        return (uint64_t)axis < ndim ? dims[axis] : 1;
+    int64_t n = 1;
+    for (uint64_t i = 0; i < ndim; ++i)
+        n *= dims[i];
+    return n;
+}
+
 aclnnStatus opgen_phase1_empty(const char *op, uint64_t *workspaceSize, aclOpExecutor **executor)
 {
     opgen_call call;
