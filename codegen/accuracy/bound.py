@@ -36,7 +36,7 @@ import numpy as np
 import sympy
 
 from codegen.spec import DimSum
-from codegen.spec.functions import numel_param
+from codegen.spec.functions import BROADCAST, count_parts, count_value, numel_param
 
 U = 2.0 ** -23
 ETA = 2.0 ** -149
@@ -278,9 +278,11 @@ def symbol_values(op, variant, kw: dict, shape: tuple) -> tuple[dict, int | None
     for s in sympy.sympify(variant.expr).free_symbols:
         t = numel_param(s)
         if t is not None:
-            # the output's count is the call's shape (a mean over the broadcast shape: L1Loss, SoftMarginLoss)
-            counted = shape if t == op.output.name else np.shape(kw[op.param(t).py_name])
-            values[s] = float(max(1, int(np.prod(counted, dtype=np.int64))))
+            # the output's count and BROADCAST's are the call's shape (a mean over the broadcast shape: L1Loss,
+            # SoftMarginLoss; a sum_to output's bound is computed on the broadcast shape)
+            tensor = count_parts(t)[0]
+            counted = shape if tensor in (op.output.name, BROADCAST) else np.shape(kw[op.param(tensor).py_name])
+            values[s] = float(max(1, count_value(t, {tensor: counted})))
     axis = None
     if op.reduce_dim is not None:
         axis = op.reduce_axis(kw) % max(len(shape), 1)
@@ -290,7 +292,23 @@ def symbol_values(op, variant, kw: dict, shape: tuple) -> tuple[dict, int | None
 def bound_of(op, variant, kw: dict, shape: tuple):
     """(value in float64, error bound, unsure) arrays of the documented backward of `variant` for a call.
 
-    Raises NoBound when the formula uses a function without an error rule."""
+    Raises NoBound when the formula uses a function without an error rule.  For an `Output(sum_to=...)` the
+    bound on the broadcast shape, summed to `shape` as a DimSum's is (each term's bound, and the sum's roundings)."""
+    if op.output.sum_to:
+        full = np.broadcast_shapes(*[np.shape(kw[t.py_name]) for t in op.tensors if kw.get(t.py_name) is not None])
+        v, e, unsure = _bound_on(op, variant, kw, full)
+        lead = len(full) - len(shape)
+        axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and full[lead + i] != 1)
+        if not axes:
+            return v, e, unsure
+        terms = int(np.prod([full[a] for a in axes], dtype=np.int64))
+        mag = np.sum(np.abs(v), axis=axes).reshape(shape)
+        e = np.sum(e, axis=axes).reshape(shape) + max(terms - 1, 0) * (U * mag + ETA)
+        return (np.sum(v, axis=axes).reshape(shape), e, np.any(unsure, axis=axes).reshape(shape))
+    return _bound_on(op, variant, kw, shape)
+
+
+def _bound_on(op, variant, kw: dict, shape: tuple):
     values, axis = symbol_values(op, variant, kw, shape)
     shape = tuple(shape) if shape else ()
     b = Bound(values, shape or (1,), (axis if shape else 0) if axis is not None else None, op.grad.symbol)

@@ -284,6 +284,8 @@ class Context:
                 kw[t.py_name] = None
             else:
                 kw[t.py_name] = np.asarray(tensors[t.name]).astype(self.fmt.np)
+        if self.op.output.sum_to:   # the gradient summed back to that input's own shape
+            shape = np.shape(kw[self.op.param(self.op.output.sum_to).py_name])
         return Sample(self.label, group, kw, shape=tuple(shape), **extra)
 
 

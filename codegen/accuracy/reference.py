@@ -38,6 +38,7 @@ import numpy as np
 import sympy
 
 from codegen.spec import ABSENT, PRESENT, DimSum
+from codegen.spec.functions import BROADCAST
 from codegen.spec.params import FORWARD_INPUT, FORWARD_OUTPUT, OPERAND
 
 from codegen.verify.intervals import piecewise_form
@@ -56,7 +57,22 @@ def _shapes(op, kw, out_shape) -> dict:
     """{tensor parameter name: shape} of a call, the output's being `out_shape` (a loss's mean divisor)."""
     shapes = {t.name: np.shape(kw[t.py_name]) for t in op.tensors if kw.get(t.py_name) is not None}
     shapes[op.output.name] = tuple(out_shape)
+    shapes[BROADCAST] = np.broadcast_shapes(*[s for n, s in shapes.items() if n != op.output.name])
     return shapes
+
+
+def _summed_to(full: np.ndarray, shape: tuple) -> np.ndarray:
+    """An `Output(sum_to=...)`'s exact values: the object array `full` (the broadcast shape) summed over the axes
+    broadcasting added or stretched, to `shape`; a marker (a string: out of reach, outside) in a sum is the sum's."""
+    lead = full.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and full.shape[lead + i] != 1)
+    out = np.empty(shape, dtype=object)
+    moved = np.moveaxis(full, axes, tuple(range(len(axes)))).reshape((-1,) + tuple(shape)) if full.size else None
+    for idx in np.ndindex(*shape):
+        terms = [] if moved is None else list(moved[(slice(None),) + idx])
+        marker = next((t for t in terms if isinstance(t, str)), None)
+        out[idx] = marker if marker is not None else mpmath.fsum(terms)
+    return out
 
 
 def variant_subs(op, variant) -> dict:
@@ -285,6 +301,8 @@ class Reference:
         mp = lambda a: np.vectorize(mpmath.mpf, otypes=[object])(np.asarray(a).astype(np.float64)) \
             if np.size(a) else np.empty(np.shape(a), dtype=object)
         bshape = shape
+        if op.output.sum_to:   # every element of the broadcast shape, summed back to the output's shape below
+            bshape, only = _shapes(op, kw, shape)[BROADCAST], None
         v = np.broadcast_to(mp(kw[held.py_name]), bshape)
         g = np.broadcast_to(mp(kw[op.grad.py_name]), bshape)
         opnd = [np.broadcast_to(mp(kw[t.py_name]), bshape) for t in self.operands]
@@ -306,7 +324,7 @@ class Reference:
                 except OutOfReach:
                     r = OUT_OF_REACH
                 out[idx] = r if isinstance(r, str) else r * scale
-            return out
+            return _summed_to(out, shape) if op.output.sum_to else out
         dim = op.reduce_axis(kw) if op.reduce_dim is not None else -1
         rows_v = np.moveaxis(np.reshape(v, bshape or (1,)), dim, -1)
         rows_g = np.moveaxis(np.reshape(g, bshape or (1,)), dim, -1)

@@ -124,13 +124,25 @@ def _describe(op, kw, shape, i) -> str:
         a = kw.get(t.py_name)
         if a is None:
             continue
+        if op.output.sum_to and np.shape(a) != tuple(shape):   # a term of a sum: the input's shape is not out's
+            parts.append(f"{t.name} of shape {list(np.shape(a))}")
+            continue
         v = np.broadcast_to(np.asarray(a), shape).reshape(-1)[i] if shape else np.asarray(a).reshape(-1)[0]
         parts.append(f"{t.name}={float(v):.9g}")
     return ", ".join(parts)
 
 
 def _nonfinite_inputs(op, kw, shape):
-    """(any input nan, any input ±inf) per output element."""
+    """(any input nan, any input ±inf) per output element (for a sum_to output: in any term of its sum)."""
+    if op.output.sum_to:
+        from codegen.runtime.calls import summed_axes
+        full = np.broadcast_shapes(*[np.shape(kw[t.py_name]) for t in op.tensors if kw.get(t.py_name) is not None])
+        axes = summed_axes(full, shape)
+        return tuple(np.any(m, axis=axes).reshape(shape) for m in _nonfinite_on(op, kw, full))
+    return _nonfinite_on(op, kw, shape)
+
+
+def _nonfinite_on(op, kw, shape):
     nan = np.zeros(shape, bool)
     inf = np.zeros(shape, bool)
     for t in op.tensors:

@@ -119,12 +119,18 @@ def compute_shape(op: Op, args: dict) -> tuple:
                                        if args.get(t.py_name) is not None]))
 
 
+def summed_axes(full: tuple, shape: tuple) -> tuple:
+    """The axes of `full` along which `shape` was broadcast to it: the leading ones broadcasting added and those
+    where `shape` has 1 and `full` does not."""
+    lead = len(full) - len(shape)
+    return tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and full[lead + i] != 1)
+
+
 def sum_to(full: np.ndarray, shape: tuple) -> np.ndarray:
     """The adjoint of broadcasting `shape` to `full.shape`: `full` summed over the leading axes broadcasting added
     and the axes where `shape` has 1 (keepdim), in float64, rounded once to FLOAT (as the library's ReduceSum in
     its compute dtype, cast to the output's dtype after)."""
-    lead = full.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and full.shape[lead + i] != 1)
+    axes = summed_axes(full.shape, shape)
     if not axes:
         return full
     return full.sum(axis=axes, dtype=np.float64).reshape(shape).astype(np.float32)
