@@ -11,11 +11,12 @@ factor = Piecewise((1 / N, Eq(reduction, 1)), (1 / B0, Eq(reduction, 3)), (1, Tr
 
 
 def _kl(torch, x, t, r, lt):
-    """PyTorch's kl_div, with batchmean divided by the broadcast shape's first extent as the library does
-    (F.kl_div's batchmean divides by self.size(0), which differs where self is broadcast along dim 0)."""
-    mode = {0: "none", 1: "mean", 2: "sum", 3: "sum"}.get(r, "none")
-    loss = torch.nn.functional.kl_div(x, t, reduction=mode, log_target=bool(lt))
-    return loss / torch.broadcast_shapes(x.shape, t.shape)[0:1].numel() if r == 3 else loss
+    """PyTorch's kl_div summed, divided for mean by the broadcast element count (what its mean does) and for
+    batchmean by the broadcast shape's first extent as the library does (F.kl_div's batchmean divides by
+    self.size(0), which differs where self is broadcast along dim 0)."""
+    loss = torch.nn.functional.kl_div(x, t, reduction="none" if r not in (1, 2, 3) else "sum", log_target=bool(lt))
+    shape = torch.broadcast_shapes(x.shape, t.shape)
+    return loss / {1: shape.numel(), 3: shape[0:1].numel()}[r] if r in (1, 3) else loss
 
 
 SPEC = Op(

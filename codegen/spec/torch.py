@@ -99,7 +99,10 @@ def call(op, torch, kw: dict, tensor, out=None, variant=None):
     shapes = [tuple(kw[t.py_name].shape) for t in op.tensors if kw.get(t.py_name) is not None]
     import numpy as np
     shape = np.broadcast_shapes(*shapes)
-    x = tensor(kw[op.param(x_name).py_name]).expand(shape).clone().requires_grad_(True)
+    x = tensor(kw[op.param(x_name).py_name])
+    if op.output.sum_to != x_name:   # a sum_to output is that gradient summed back, which autograd does itself
+        x = x.expand(shape)
+    x = x.clone().requires_grad_(True)
     args = [x if a == x_name else v for a, v in zip(spec.args, args)]
     with torch.enable_grad():
         y = spec.fn(torch, *args)
