@@ -4,8 +4,8 @@ flags of docs/c-api.md) and run.  Their values are checked three ways, each inde
 - a program printing `result[i] is: v` must print what our own call example of the op prints (the same data,
   from the op's aclnn page; tests/test_c_examples.py checks that against the page's values and NumPy);
 - a program printing `output[i]=v, expected=w` checks itself: v must be w;
-- the ones left (BCE-with-logits, L1Loss and SmoothL1Loss, experimental/, constant data in the program) against
-  PyTorch's autograd, on the data read back from the program's text.
+- the ones left (BCE-with-logits, L1Loss, SmoothL1Loss, KlDiv's `resultData[i] is: v`, experimental/, constant
+  data in the program) against PyTorch's autograd, on the data read back from the program's text.
 
 Needs a checkout of ops-nn ($OPGEN_OPS_NN, or the mirror below) and cmake; skips without them (CI has
 neither: there tests/test_c_examples.py and tests/test_c_package.py build our equivalents)."""
@@ -93,6 +93,11 @@ BY_TORCH = {
         r"gradient\[\d+\] = (\S+)",
         lambda t: _loss_expected_by_torch(t, "smooth_l1_loss", "doutHostData", "predictHostData", "labelHostData", 0,
                                           facts=("double sigma = 1.0;",), beta=1.0)),
+    **{f"{root}loss/kl_div_loss_grad/examples/test_aclnn_kl_div_loss_grad.cpp": (
+        r"resultData\[\d+\] is: (\S+)",
+        lambda t: _loss_expected_by_torch(t, "kl_div", "gradOutputHostData", "selfHostData", "targetHostData", 0,
+                                          facts=("bool logTarget = false;",), log_target=False))
+       for root in ("", "experimental/")},
 }
 
 
