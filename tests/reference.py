@@ -16,6 +16,7 @@ import numpy as np
 import sympy
 
 from codegen.spec import ABSENT, PRESENT, DimSum
+from codegen.spec.functions import BROADCAST
 from codegen.spec.params import FORWARD_INPUT, FORWARD_OUTPUT, OPERAND
 
 DPS = 30
@@ -122,13 +123,18 @@ def vjp(op, kw: dict, preimage=None) -> np.ndarray:
     if op.loss_reduction:   # a loss: the shape its output rules give (self's, or the broadcast of the inputs)
         from codegen.runtime.calls import output_shape
         shape = output_shape(op, kw)
+    shapes = {t.name: np.shape(kw[t.py_name]) for t in op.tensors
+              if kw.get(t.py_name) is not None and t.name != op.output.name}
+    out_shape, broadcast = shape, np.broadcast_shapes(*shapes.values())
+    if op.output.sum_to:    # the loss lives on the broadcast shape of every input; its gradient is summed back below
+        shape = broadcast
     vals = {t.name: np.broadcast_to(_mp(kw[t.py_name]), shape) for t in [held] + fwd.operands}
     g = np.broadcast_to(_mp(kw[gt.py_name]), shape)
     scal = [mpmath.mpf(float(kw[p.py_name])) for p in fwd.scalars]
     ops_at = lambda idx: [vals[t.name][idx] for t in fwd.operands]
     red = kw.get(op.param(op.loss_reduction).py_name) if op.loss_reduction else 0
-    shapes = {t.name: np.shape(kw[t.py_name]) for t in op.tensors if kw.get(t.py_name) is not None}
-    divisor = op.reduction.divisor_value(op, red, {**shapes, op.output.name: shape}) if op.loss_reduction else None
+    counted = {**shapes, op.output.name: out_shape, BROADCAST: broadcast}
+    divisor = op.reduction.divisor_value(op, red, counted) if op.loss_reduction else None
     out = np.empty(shape, dtype=object)
     if not fwd.coupled:
         for idx in itertools.product(*[range(s) for s in shape]):
@@ -141,7 +147,7 @@ def vjp(op, kw: dict, preimage=None) -> np.ndarray:
                 # y has no unique pre-image (LeakyRelu's y = 0 at slope 0: every x <= 0): the x it came from
                 d = _diff(lambda t: fwd.one(t, ops_at(idx), scal), mpmath.mpf(float(np.reshape(preimage, shape)[idx])))
             out[idx] = g[idx] * d / (divisor or 1)
-        return out
+        return _sum_to(out, out_shape) if op.output.sum_to else out
     # coupled along dim: one row at a time
     dim = int(kw[op.param(op.reduce_dim).py_name])
     nd = max(len(shape), 1)
@@ -163,6 +169,20 @@ def vjp(op, kw: dict, preimage=None) -> np.ndarray:
                 return mpmath.fsum(gi * yi for gi, yi in zip(gs, fwd.row(zz, ops_row, scal)))
             out_r[sel][j] = _diff(loss, z[j])
     return np.reshape(out_r, shape)
+
+
+def _sum_to(full: np.ndarray, shape: tuple) -> np.ndarray:
+    """The chain rule through broadcasting: each element of an input broadcast to `full`'s shape receives the sum
+    of the gradients of the elements it was copied to (the leading axes broadcasting added, and its axes of
+    extent 1 that were stretched)."""
+    lead = full.ndim - len(shape)
+    summed = full.sum(axis=tuple(range(lead))) if lead else full
+    stretched = tuple(i for i, n in enumerate(shape) if n == 1 and summed.shape[i] != 1)
+    if stretched:
+        summed = summed.sum(axis=stretched, keepdims=True)
+    if full.size == 0 or 0 in shape:
+        return np.zeros(shape, dtype=object)
+    return np.asarray(summed, dtype=object).reshape(shape)
 
 
 def to_float(ref) -> np.ndarray:

@@ -55,6 +55,11 @@ def samples(op, dtype: str, rng, n: int = 48) -> list[Sample]:
             formula = variant.formula
             coupled = sympy.sympify(op.forward).has(DimSum)
             shape = (4, 12) if coupled else (n,)
+            # a sum_to op's input is broadcast to (2, n): along an axis broadcasting adds (its shape (n,)) in
+            # every other sample, along a stretched one (its shape (1, n)) in the others
+            summed = op.output.sum_to
+            if summed:
+                shape, own = (2, n), ((n,), (1, n))[len(out) % 2]
             dim = None
             if op.reduce_dim:
                 dim = int(rng.integers(-2, 2))
@@ -68,9 +73,11 @@ def samples(op, dtype: str, rng, n: int = 48) -> list[Sample]:
                     kw[a.py_name] = variant.key.get(a.name, list(a.values)[0])
             kw.update(_scalar_values(op, variant, rng))
             preimage = None
+            full = shape
             for tensor in op.tensors:
                 name = tensor.py_name
                 role = op.role_of(tensor.name, formula)
+                shape = own if tensor.name == summed else full
                 if variant.key.get(tensor.name) == ABSENT:
                     kw[name] = None
                 elif role == GRAD:
