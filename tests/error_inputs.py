@@ -153,6 +153,13 @@ def error_inputs(op, base: dict, product: str):
                 a = _arr(base, op, n)
                 bad = np.zeros(a.shape[:-1] + (a.shape[-1] + 1,) if a.ndim else (3,), a.dtype)
                 out.append(ErrorInput(_set(base, op, n, bad), r.status, n, rule))
+        elif isinstance(r, R.BroadcastsInto):
+            # the first tensor enlarging the others' broadcast shape (an axis added in front), and not
+            # broadcasting to it at all (its last extent one more)
+            a = _arr(base, op, P[0])
+            shape = np.broadcast_shapes(*[_arr(base, op, n).shape for n in P[1:]])
+            for bad in ((2,) + shape, shape[:-1] + (shape[-1] + 1,) if shape else (3,)):
+                out.append(ErrorInput(_set(base, op, P[0], np.zeros(bad, a.dtype)), r.status, P[0], rule))
         elif isinstance(r, R.DimInRange):
             rank = max(_arr(base, op, P[1]).ndim, 1)
             for d in (rank, -rank - 1):
