@@ -289,14 +289,23 @@ def symbol_values(op, variant, kw: dict, shape: tuple) -> tuple[dict, int | None
     return values, axis
 
 
-def bound_of(op, variant, kw: dict, shape: tuple):
+def broadcast_shape(op, kw: dict) -> tuple:
+    """The broadcast shape B of a call's input tensors (where an `Output(sum_to=...)`'s terms live)."""
+    return np.broadcast_shapes(*[np.shape(kw[t.py_name]) for t in op.tensors
+                                 if kw.get(t.py_name) is not None and t.name != op.output.name])
+
+
+def bound_of(op, variant, kw: dict, shape: tuple, terms: bool = False):
     """(value in float64, error bound, unsure) arrays of the documented backward of `variant` for a call.
 
     Raises NoBound when the formula uses a function without an error rule.  For an `Output(sum_to=...)` the
-    bound on the broadcast shape, summed to `shape` as a DimSum's is (each term's bound, and the sum's roundings)."""
+    bound on the broadcast shape, summed to `shape` as a DimSum's is (each term's bound, and the sum's roundings);
+    with `terms`, those of each term, on the broadcast shape."""
     if op.output.sum_to:
-        full = np.broadcast_shapes(*[np.shape(kw[t.py_name]) for t in op.tensors if kw.get(t.py_name) is not None])
+        full = broadcast_shape(op, kw)
         v, e, unsure = _bound_on(op, variant, kw, full)
+        if terms:
+            return v, e, unsure
         lead = len(full) - len(shape)
         axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1 and full[lead + i] != 1)
         if not axes:

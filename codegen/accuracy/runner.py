@@ -211,13 +211,17 @@ def _sign_unsure(op, sample: Sample):
     if not np.isinf(g).any():
         return None
     kw = dict(sample.kw, **{op.grad.py_name: np.where(np.isinf(g), np.sign(g), g).astype(np.asarray(grad).dtype)})
-    try:
-        v, e, _ = bound_of(op, variant_of(op, kw), kw, sample.shape)
+    try:   # a sum_to output's sum is unsure where one of its terms is
+        v, e, _ = bound_of(op, variant_of(op, kw), kw, sample.shape, terms=True)
     except Exception:  # noqa: BLE001 - no bound: nothing is excused
         return None
     inf_g = np.broadcast_to(np.isinf(g), np.shape(v))
     with np.errstate(invalid="ignore"):
-        return inf_g & np.isfinite(v) & np.isfinite(e) & (np.abs(v) <= e)
+        unsure = inf_g & np.isfinite(v) & np.isfinite(e) & (np.abs(v) <= e)
+    if op.output.sum_to:
+        from codegen.runtime.calls import summed_axes
+        unsure = np.any(unsure, axis=summed_axes(np.shape(v), sample.shape)).reshape(sample.shape)
+    return unsure
 
 
 def measure(rec: Record, op, p: Prepared, got, fmt) -> None:
