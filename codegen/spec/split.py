@@ -41,7 +41,7 @@ def half_ops(op) -> list:
     cached = op.__dict__.get("_half_ops")
     if cached is not None:
         return cached
-    from .op import Formula, Op   # (op.py imports this module)
+    from .op import Op   # (op.py imports this module)
     from . import rules as R
     split = op.split
     source = op.param(split.tensor)
@@ -61,7 +61,7 @@ def half_ops(op) -> list:
         forms = [dataclasses.replace(f, wrt=None) for f in op.formulas if f.wrt == sym]
         half = Op(
             name=op.name, params=params, wrt=sym, forward=op.forward, backward=forms, dtypes=op.dtypes,
-            rules=[R.ShapeSame(*names)], description=op.description, forward_name=op.forward_name,
+            rules=[R.MinRank(*names, n=1), R.MaxRank(*names, n=8), R.ShapeSame(*names)], description=op.description, forward_name=op.forward_name,
             compute_dtype=op.compute_dtype, compute=dict(op.compute), at=dict(op.at), source=op.source)
         half.half_of = (op, h)
         out.append(half)
@@ -95,3 +95,35 @@ def check(op, fail) -> None:
                  f"Formula(..., wrt={op.wrt[0]}) or wrt={op.wrt[1]}")
     if op.reduce_dim is not None or op.loss_reduction is not None:
         fail("split: a row reduction or a loss reduction with a split is not implemented")
+
+
+SECOND_HALF = "secondHalf"   # the kernel op's bool attribute choosing the second half's form
+
+
+def kernel_op(op):
+    """One elementwise op holding both halves' forms (cached on the op), for a backend that builds one kernel with
+    a variant per half (Ascend C: one AI Core kernel, launched once per half): the half ops' tensors, and a bool
+    attribute `secondHalf` choosing the form, true for the second half's.  Not a spec: nothing proves it (the
+    half ops are proven), it only carries the lowered forms."""
+    cached = op.__dict__.get("_kernel_op")
+    if cached is not None:
+        return cached
+    import sympy
+
+    from . import rules as R
+    from .op import Op
+    first, second = op.halves
+    choose = sympy.Symbol(SECOND_HALF)
+    params = [p for p in first.params if not isinstance(p, Output)]
+    params.append(Attr(SECOND_HALF, choose, type="bool", doc=first.params[0].doc))
+    params.append(first.output)
+    forms = []
+    for h, half in enumerate(op.halves):
+        for f in half.formulas:
+            roles = {half.param(str(s)).name: half.param(str(s)).role for s in op.wrt}
+            forms.append(dataclasses.replace(f, when={**f.when, SECOND_HALF: bool(h)}, roles=roles))
+    k = Op(name=op.name, params=params, wrt=op.wrt[0], forward=op.forward, backward=forms, dtypes=op.dtypes,
+           rules=[r for r in first.rules if isinstance(r, R.ShapeSame)], description=op.description, forward_name=op.forward_name,
+           compute_dtype=op.compute_dtype, compute=dict(op.compute), source=op.source)
+    op.__dict__["_kernel_op"] = k
+    return k
