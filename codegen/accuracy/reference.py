@@ -408,6 +408,9 @@ def _cached(op_key, op, variant_key):
 
 
 def reference_for(op, kw) -> Reference:
+    if op.split is not None:   # its halves' (codegen.accuracy.split)
+        from .split import SplitReference
+        return SplitReference(op)
     v = variant_of(op, kw)
     return _cached(op.name, op, tuple(sorted(v.key.items())))
 
