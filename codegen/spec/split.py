@@ -122,8 +122,13 @@ def kernel_op(op):
         for f in half.formulas:
             roles = {half.param(str(s)).name: half.param(str(s)).role for s in op.wrt}
             forms.append(dataclasses.replace(f, when={**f.when, SECOND_HALF: bool(h)}, roles=roles))
+    rules = [r for r in first.rules if isinstance(r, R.ShapeSame)]
+    out = op.output.name
+    if any(isinstance(r, (R.DtypeSame, R.PromotedSame)) and out in r.params for r in op.rules):
+        # the output's dtype is the inputs' (GLU's out, self's): so is the kernel's, one dtype in and out
+        rules.append(R.DtypeSame(*[t.name for t in first.tensors], out))
     k = Op(name=op.name, params=params, wrt=op.wrt[0], forward=op.forward, backward=forms, dtypes=op.dtypes,
-           rules=[r for r in first.rules if isinstance(r, R.ShapeSame)], description=op.description, forward_name=op.forward_name,
+           rules=rules, description=op.description, forward_name=op.forward_name,
            compute_dtype=op.compute_dtype, compute=dict(op.compute), source=op.source)
     op.__dict__["_kernel_op"] = k
     return k

@@ -406,49 +406,11 @@ extern "C" __global__ __aicore__ void opgen_glu_backward(GM_ADDR gradOut, GM_ADD
         op.Init(gradOut, b, out, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots);
         op.Process();
     }
-    if (TILING_KEY_IS(101)) {  // variant secondHalf=False; FLOAT in, FLOAT16 out
-        KernelGluBackwardSecondHalfFalse<float, half> op;
-        op.Init(gradOut, b, out, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots);
-        op.Process();
-    }
-    if (TILING_KEY_IS(110)) {  // variant secondHalf=False; FLOAT16 in, FLOAT out
-        KernelGluBackwardSecondHalfFalse<half, float> op;
-        op.Init(gradOut, b, out, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots);
-        op.Process();
-    }
     if (TILING_KEY_IS(111)) {  // variant secondHalf=False; FLOAT16 in, FLOAT16 out
         KernelGluBackwardSecondHalfFalse<half, half> op;
         op.Init(gradOut, b, out, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots);
         op.Process();
     }
-#if __CCE_AICORE__ == 220
-    if (TILING_KEY_IS(102)) {  // variant secondHalf=False; FLOAT in, BFLOAT16 out
-        KernelGluBackwardSecondHalfFalse<float, bfloat16_t> op;
-        op.Init(gradOut, b, out, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots);
-        op.Process();
-    }
-#endif
-#if __CCE_AICORE__ == 220
-    if (TILING_KEY_IS(112)) {  // variant secondHalf=False; FLOAT16 in, BFLOAT16 out
-        KernelGluBackwardSecondHalfFalse<half, bfloat16_t> op;
-        op.Init(gradOut, b, out, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots);
-        op.Process();
-    }
-#endif
-#if __CCE_AICORE__ == 220
-    if (TILING_KEY_IS(120)) {  // variant secondHalf=False; BFLOAT16 in, FLOAT out
-        KernelGluBackwardSecondHalfFalse<bfloat16_t, float> op;
-        op.Init(gradOut, b, out, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots);
-        op.Process();
-    }
-#endif
-#if __CCE_AICORE__ == 220
-    if (TILING_KEY_IS(121)) {  // variant secondHalf=False; BFLOAT16 in, FLOAT16 out
-        KernelGluBackwardSecondHalfFalse<bfloat16_t, half> op;
-        op.Init(gradOut, b, out, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots);
-        op.Process();
-    }
-#endif
 #if __CCE_AICORE__ == 220
     if (TILING_KEY_IS(122)) {  // variant secondHalf=False; BFLOAT16 in, BFLOAT16 out
         KernelGluBackwardSecondHalfFalse<bfloat16_t, bfloat16_t> op;
@@ -461,49 +423,11 @@ extern "C" __global__ __aicore__ void opgen_glu_backward(GM_ADDR gradOut, GM_ADD
         op.Init(gradOut, a, b, out, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots);
         op.Process();
     }
-    if (TILING_KEY_IS(201)) {  // variant secondHalf=True; FLOAT in, FLOAT16 out
-        KernelGluBackwardSecondHalfTrue<float, half> op;
-        op.Init(gradOut, a, b, out, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots);
-        op.Process();
-    }
-    if (TILING_KEY_IS(210)) {  // variant secondHalf=True; FLOAT16 in, FLOAT out
-        KernelGluBackwardSecondHalfTrue<half, float> op;
-        op.Init(gradOut, a, b, out, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots);
-        op.Process();
-    }
     if (TILING_KEY_IS(211)) {  // variant secondHalf=True; FLOAT16 in, FLOAT16 out
         KernelGluBackwardSecondHalfTrue<half, half> op;
         op.Init(gradOut, a, b, out, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots);
         op.Process();
     }
-#if __CCE_AICORE__ == 220
-    if (TILING_KEY_IS(202)) {  // variant secondHalf=True; FLOAT in, BFLOAT16 out
-        KernelGluBackwardSecondHalfTrue<float, bfloat16_t> op;
-        op.Init(gradOut, a, b, out, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots);
-        op.Process();
-    }
-#endif
-#if __CCE_AICORE__ == 220
-    if (TILING_KEY_IS(212)) {  // variant secondHalf=True; FLOAT16 in, BFLOAT16 out
-        KernelGluBackwardSecondHalfTrue<half, bfloat16_t> op;
-        op.Init(gradOut, a, b, out, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots);
-        op.Process();
-    }
-#endif
-#if __CCE_AICORE__ == 220
-    if (TILING_KEY_IS(220)) {  // variant secondHalf=True; BFLOAT16 in, FLOAT out
-        KernelGluBackwardSecondHalfTrue<bfloat16_t, float> op;
-        op.Init(gradOut, a, b, out, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots);
-        op.Process();
-    }
-#endif
-#if __CCE_AICORE__ == 220
-    if (TILING_KEY_IS(221)) {  // variant secondHalf=True; BFLOAT16 in, FLOAT16 out
-        KernelGluBackwardSecondHalfTrue<bfloat16_t, half> op;
-        op.Init(gradOut, a, b, out, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots);
-        op.Process();
-    }
-#endif
 #if __CCE_AICORE__ == 220
     if (TILING_KEY_IS(222)) {  // variant secondHalf=True; BFLOAT16 in, BFLOAT16 out
         KernelGluBackwardSecondHalfTrue<bfloat16_t, bfloat16_t> op;
