@@ -22,7 +22,8 @@ variant (absent optional tensors replaced by their default):
 
 gradOutput enters as a limit: g · d with d exactly 0 is 0 even for g = ±inf (the function is 0 along g), and
 ±inf inputs of the differentiated variable are replaced by ±1e300, where every derivative here has reached its
-limit in every float format.  A held y that is no forward output (no real pre-image, e.g. a softmax
+limit in every float format; that limit is taken with the other operands fixed, so where an operand is infinite
+too (L1Loss at self = target = inf: inf - inf) there is no reference value.  A held y that is no forward output (no real pre-image, e.g. a softmax
 "probability" of -1) has no reference: it is excluded and counted; so is an element whose derivative takes an
 exp of an argument beyond 2^4096 (exp(-3*exp(x)) at x = 3e38: mpmath would need the argument's exponent in
 digits, and every float format has long reached the limit).  Each sample is evaluated at two precisions
@@ -48,6 +49,7 @@ from .dtypes import Format, round_to_pair
 BIG = mpmath.mpf("1e300")          # stands for ±inf in the differentiated variable
 OUTSIDE = "outside"                # a y that is no forward output (no real pre-image): no reference value
 OUT_OF_REACH = "out of reach"      # exp of an astronomically large argument (OutOfReach): no reference value
+UNDEFINED = "undefined"            # x and an operand both infinite (inf - inf): no limit to take, no reference value
 PRECISIONS = [(40, 80), (160, 320), (640, 1280)]   # decimal digits: evaluate at both, escalate on disagreement
 _Y = sympy.Symbol("Y__", real=True)
 
@@ -299,6 +301,9 @@ class Reference:
                     out[idx] = mpmath.mpf(0)   # not asked for (already settled at a lower precision)
                     continue
                 ops = [o[idx] for o in opnd]
+                if mpmath.isinf(v[idx]) and any(mpmath.isinf(o) for o in ops):
+                    out[idx] = UNDEFINED   # x -> inf is a limit only while the operands hold still
+                    continue
                 try:
                     r = self._declared_value(v[idx], g[idx], ops, scal)
                     if r is None:
