@@ -59,17 +59,23 @@ def deep_examples(fast: int, deep: int) -> int:
     return deep if DEEP else fast
 
 
+def _draw(name: str, n: int) -> int:
+    """A fixed choice among n for an op, by a hash of its name: the same in every run and on every machine (unlike
+    Python's hash), and an op added later does not reshuffle the others' choices."""
+    import zlib
+    return zlib.crc32(name.encode()) % n
+
+
 def ci_ops(names, share: int = 4) -> list:
     """Op names for a test that builds a whole program per op from nothing (the runtime compiled again, under
     sanitizers or with the docs page's command): every op under --deep; in CI a fixed one in `share`, chosen by a
     hash of the name (so an op added later does not reshuffle the others), at least one.  The same programs are
     built and run for every op in CI by the cheaper tests beside them (test_c_examples'
     test_example_prints_the_documented_result: the example of every op, with the docs' flags)."""
-    import zlib
     names = sorted(names)
     if DEEP:
         return names
-    return [n for n in names if zlib.crc32(n.encode()) % share == 0] or names[:1]
+    return [n for n in names if _draw(n, share) == 0] or names[:1]
 
 
 def ci_sample(cases, op=lambda c: c[0], soc=lambda c: c[1], dtype=lambda c: c[2]):
@@ -78,7 +84,6 @@ def ci_sample(cases, op=lambda c: c[0], soc=lambda c: c[1], dtype=lambda c: c[2]
     turns across the ops), with every case there, and each dtype that product lacks on the first other product
     that has it.  What a product adds beyond its dtypes (another Ascend C architecture, another UB) is covered by
     the ops that drew it; everything, by `pytest --deep`."""
-    import zlib
     if DEEP:
         return list(cases)
     cases = list(cases)
@@ -88,7 +93,7 @@ def ci_sample(cases, op=lambda c: c[0], soc=lambda c: c[1], dtype=lambda c: c[2]
     keep = []
     for name, group in by_op.items():
         socs = sorted({soc(c) for c in group})
-        chosen = socs[zlib.crc32(name.encode()) % len(socs)]
+        chosen = socs[_draw(name, len(socs))]
         kept = [c for c in group if soc(c) == chosen]
         have = {dtype(c) for c in kept}
         for c in group:

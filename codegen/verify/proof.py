@@ -124,12 +124,6 @@ def is_coupled(op: Op) -> bool:
     return sympy.sympify(op.forward).has(DimSum)
 
 
-def _abs_as_branches(expr, x):
-    """|e| and sign(e) of an e that depends on x as Piecewise branches (L1's |x - t| is x - t where x >= t and
-    t - x elsewhere), so that the proof cuts the line where e changes sign and decides each piece."""
-    return piecewise_form(expr, x)   # innermost first: an Abs inside an Abs must not reach SymPy's piecewise_fold
-
-
 def _pieces(expr):
     expr = sympy.piecewise_fold(expr)
     if isinstance(expr, sympy.Piecewise):
@@ -153,7 +147,9 @@ class CaseProof:
         for t in op.tensors:  # a null optional tensor is all `default`, in the forward as in the backward
             if v.key.get(t.name) == ABSENT:
                 self.subs[t.symbol] = sympy.sympify(t.default)
-        self.forward = _abs_as_branches(sympy.sympify(op.forward_of(self.formula)).subs(self.subs), op.wrt)
+        # |e|, sign(e), Min/Max and kinks of an e in x as Piecewise branches (L1's |x - t| is x - t where x >= t,
+        # t - x elsewhere), innermost first, so that the proof cuts the line where each changes and decides each piece
+        self.forward = piecewise_form(sympy.sympify(op.forward_of(self.formula)).subs(self.subs), op.wrt)
         self.backward = sympy.sympify(v.expr).subs(self.subs)
         self.masks = {t.symbol for t in op.bool_tensors}
         if self.masks and is_coupled(op):
