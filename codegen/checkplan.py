@@ -26,6 +26,8 @@ C) on one parameter:
     Step("convert", "alpha")                             read a scalar/attribute (type checked) when the
                                                          value checks begin
     Step("dim_in_range", "dim", ref="self")
+    Step("dim_even", "self", ref="dim")                  self's size along dim is even (a split in halves)
+    Step("shape_halved", "gradOut", ref="self", others=("dim",))   self's shape with dim halved
     Step("one_of", "reduction", values=(0, 1, 2))
     Step("requires", "alpha", rule=<Requires>)           a SymPy condition, under `rule.when`
     Step("empty_returns", "gradOutput", others=(gradOutput, self))   one of them empty: success, nothing more
@@ -87,6 +89,10 @@ def _rule_steps(r: R.Rule) -> list[Step]:
         return [Step("broadcasts_into", P[0], others=tuple(P[1:]), rule=r)]
     if isinstance(r, R.DimInRange):
         return [Step("dim_in_range", P[0], ref=P[1], rule=r)]
+    if isinstance(r, R.DimEven):
+        return [Step("dim_even", P[0], ref=P[1], rule=r)]
+    if isinstance(r, R.ShapeHalved):
+        return [Step("shape_halved", P[0], ref=P[1], others=(P[2],), rule=r)]
     if isinstance(r, R.OneOf):
         return [Step("one_of", P[0], values=tuple(r.values), rule=r)]
     if isinstance(r, R.Requires):

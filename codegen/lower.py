@@ -16,6 +16,7 @@ inf*0 = nan when gradOutput*inputScale overflows, inputScale*0*gradOutput is the
 """
 from __future__ import annotations
 
+import dataclasses
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
@@ -293,7 +294,14 @@ def lower(op: Op) -> Kernel:
         _LOWERED.move_to_end(id(op))
         return hit[1]
     k = Kernel(op)
-    for v in op.variants:
+    if op.split is not None:   # the half ops' kernels (codegen.spec.split), each variant named after its half
+        for h in op.halves:
+            hk = lower(h)
+            for kv in hk.variants:
+                v = dataclasses.replace(kv.variant, half=str(h.wrt))
+                k.variants.append(dataclasses.replace(kv, variant=v, suffix=v.suffix))
+            k.names.update(hk.names)
+    for v in [] if op.split is not None else op.variants:
         k.variants.append(lower_variant(op, v))
     for p in op.params:
         if p.symbol is not None:

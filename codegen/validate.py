@@ -12,7 +12,7 @@ from .spec.dtypes import COMPUTED
 from .spec.example import problems as example_problems
 from .spec.functions import BROADCAST, DIVIDING_MODES, REDUCTION_MODES, DimSum, count_parts, numel_param
 from .spec.params import ATTR_TYPES, GRAD, ROLES, Attr, Output, Param, Scalar, Tensor, Text
-from .spec.rules import CATEGORIES, DimInRange, OneOf, Requires, Rule, ShapeSame
+from .spec.rules import CATEGORIES, DimEven, DimInRange, OneOf, Requires, Rule, ShapeHalved, ShapeSame
 from .vocabulary import check_op as _check_vocabulary
 
 
@@ -25,9 +25,18 @@ def validate(op: Op) -> None:
     _check_params(op, fail)
     _check_dtypes(op, fail)
     _check_rules(op, fail)
-    _check_math(op, fail)
-    _check_at(op, fail)
-    _check_vocabulary(op, fail)   # what no backend can emit is refused here, not at build time
+    if op.split is not None:   # the mathematics is the two half ops' (codegen.spec.split), each checked as an op
+        from .spec.split import check as check_split
+        check_split(op, fail)
+        for h in op.halves:
+            half_fail = lambda msg, s=h.wrt: fail(f"the half {s}: {msg}")
+            _check_math(h, half_fail)
+            _check_at(h, half_fail)
+            _check_vocabulary(h, half_fail)
+    else:
+        _check_math(op, fail)
+        _check_at(op, fail)
+        _check_vocabulary(op, fail)   # what no backend can emit is refused here, not at build time
     for problem in example_problems(op):
         fail(problem)
     _check_torch(op, fail)
@@ -65,7 +74,8 @@ def _check_params(op, fail):
             _check_attr(p, fail)
         elif isinstance(p, Scalar) and p.symbol is None:
             fail(f"parameter {p.name} needs a symbol")
-        if isinstance(p, Tensor) and p.role not in ("unused",) and p.symbol is None:
+        if isinstance(p, Tensor) and p.role not in ("unused",) and p.symbol is None \
+                and not (op.split is not None and op.split.tensor == p.name):
             fail(f"tensor {p.name} with role {p.role} needs a symbol")
     if sum(isinstance(p, Output) for p in op.params) != 1:
         fail("an operator has exactly one Output")
@@ -219,7 +229,10 @@ def _check_rules(op, fail):
             if extra:
                 fail(f"Requires({r.params[0]}) uses {', '.join(sorted(map(str, extra)))}, not a scalar or attribute")
         elif type(r).__name__ not in ("DimInRange", "OneOf"):  # (every other rule reads tensors)
-            for n in r.params:
+            if isinstance(r, (DimEven, ShapeHalved)):   # ... and these an int64 attribute last
+                if not isinstance(op.param(r.params[-1]), Attr) or op.param(r.params[-1]).type != "int64":
+                    fail(f"{type(r).__name__} needs an int64 Attr last, got {r.params[-1]}")
+            for n in r.params[:-1] if isinstance(r, (DimEven, ShapeHalved)) else r.params:
                 if not isinstance(op.param(n), (Tensor, Output)):
                     fail(f"{type(r).__name__} applies to tensors; {n} is not one")
         if isinstance(r, OneOf):

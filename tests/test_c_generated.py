@@ -33,6 +33,9 @@ def _kernel_section(name: str) -> str:
     text = (C / "src" / source_name(OPS[name])).read_text()
     start = min(i for i in (text.find("static inline float opgen_sigmoidf"), text.find("/* ---- the kernel")) if i >= 0)
     code = text[start:text.index("/* ---- phase 1 ---- */")]
+    # the DOUBLE kernels and their helpers compute in double on purpose (an op's `compute` DOUBLE, GluBackward's)
+    code = re.sub(r"/\* (helpers of the DOUBLE kernels[^*]*|the kernel[^*]* in DOUBLE) \*/.*?(?=/\* ---- the kernel|\Z)", "",
+                  code, flags=re.S)
     return re.sub(r"/\*.*?\*/", "", code, flags=re.S)   # comments may quote measurements ("1.2x")
 
 

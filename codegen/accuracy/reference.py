@@ -325,7 +325,13 @@ class Reference:
                 try:
                     r = self._declared_value(v[idx], g[idx], ops, scal)
                     if r is None:
-                        r = self._times_g(g[idx], self._d_elementwise(v[idx], ops, scal))
+                        d = self._d_elementwise(v[idx], ops, scal)
+                        if not isinstance(d, str) and mpmath.isnan(d) and any(mpmath.isinf(o) for o in ops):
+                            # an infinite operand where the simplified derivative is inf/inf (GLU's
+                            # exp(b)/(exp(b) + 1) at b = inf): its limit, as for the differentiated variable
+                            d = self._d_elementwise(v[idx], [(BIG if o > 0 else -BIG) if mpmath.isinf(o) else o
+                                                             for o in ops], scal)
+                        r = self._times_g(g[idx], d)
                 except OutOfReach:
                     r = OUT_OF_REACH
                 out[idx] = r if isinstance(r, str) else r * scale
@@ -425,6 +431,9 @@ def _cached(op_key, op, variant_key):
 
 
 def reference_for(op, kw) -> Reference:
+    if op.split is not None:   # its halves' (codegen.accuracy.split)
+        from .split import SplitReference
+        return SplitReference(op)
     v = variant_of(op, kw)
     return _cached(op.name, op, tuple(sorted(v.key.items())))
 

@@ -411,6 +411,7 @@ def run(ops: dict, backends: list[str] | None = None, full: bool = False, dtypes
     dtype); `sizes` overrides FAST/FULL; `use_torch=False` skips PyTorch."""
     backends = backends or _backends.kernel_backends()
     sizes = sizes or (FULL if full else FAST)
+    ops, kernels = split_halves(ops, backends, kernels)
     records = []
     for name, op in ops.items():
         made = {b: (kernels or {}).get((name, b)) or _backends.get(b).make_kernel(op) for b in backends}
@@ -435,6 +436,49 @@ def run(ops: dict, backends: list[str] | None = None, full: bool = False, dtypes
             log(f"  {name} {dtype}: {len(prepared)} samples, reference {t1 - t0:.1f} s, "
                 f"kernels {time.perf_counter() - t1:.1f} s")
     return records
+
+
+def split_halves(ops: dict, backends: list[str], kernels: dict | None) -> tuple[dict, dict | None]:
+    """A split op (codegen.spec.split) is measured as its two elementwise half ops, `name[a]` and `name[b]`: the
+    samples, the exact reference and the bound are the half op's (its forward differentiated w.r.t. that half);
+    the kernel is the op's own, called with the halves concatenated along a dimension and read back on the half
+    (`half_kernel`).  Other ops pass through."""
+    if not any(op.split is not None for op in ops.values()):
+        return ops, kernels
+    out, made = {}, dict(kernels or {})
+    for name, op in ops.items():
+        if op.split is None:
+            out[name] = op
+            continue
+        whole = {b: made.get((name, b)) or _backends.get(b).make_kernel(op) for b in backends}
+        for h, half in enumerate(op.halves):
+            key = f"{name}[{half.wrt}]"
+            out[key] = half
+            for b in backends:
+                made[(key, b)] = half_kernel(op, h, whole[b])
+    return out, made
+
+
+def half_kernel(op, h: int, fn):
+    """The split op's kernel `fn` as a kernel of its half op `h`: the halves (the half op's tensors) concatenated
+    along the last axis for an odd rank, the first for an even one, and the result's half `h` along it (written
+    into `out=` when given)."""
+    src, dim = op.param(op.split.tensor).py_name, op.param(op.split.dim).py_name
+    first, second = (str(s) for s in op.wrt)
+
+    def call(*, product, out=None, **kw):
+        a, b = np.asarray(kw.pop(first)), np.asarray(kw.pop(second))
+        d = a.ndim - 1 if a.ndim % 2 else 0
+        kw[src] = np.concatenate([a, b], axis=d)
+        kw[dim] = d - a.ndim if d else d   # a negative dim for the last axis: both spellings get called
+        got = fn(**kw, product=product)
+        n = got.shape[d] // 2
+        half = got[(slice(None),) * d + (slice(h * n, (h + 1) * n),)]
+        if out is None:
+            return half
+        out[...] = half
+        return out
+    return call
 
 
 def distinct_products(op, backend: str, products: list[str]) -> list[str]:

@@ -208,11 +208,38 @@ def _spec_make(op: Op, variant, broadcast: bool, reduction: int | None = None):
     return make
 
 
+def _split_make(op: Op):
+    """The `make` of a split op's layout: the example's attributes, the input (n / COLS, COLS) ~ N(0, 3) split
+    along dim -1, gradOutput and any other tensor (n / COLS, COLS / 2)."""
+    from codegen.spec.example import resolve
+    from codegen.spec.params import GRAD
+    ex = resolve(op)
+    fixed = {p.py_name: ex.scalars[p.name] if p.kind == "scalar" else ex.attrs[p.name]
+             for p in op.params if p.kind in ("scalar", "attr")}
+    fixed[op.param(op.split.dim).py_name] = -1
+
+    def make(rng, n, dt):
+        kw = dict(fixed)
+        half = (n // COLS, COLS // 2)
+        for t in op.tensors:
+            if t.name == op.split.tensor:
+                kw[t.py_name] = _normal(rng, (n // COLS, COLS), dt, 3.0)
+            elif t.role == GRAD:
+                kw[t.py_name] = _normal(rng, half, dt)
+            else:
+                kw[t.py_name] = _uniform(rng, half, dt, 0.2, 2)
+        return kw
+    return make
+
+
 def derived_layouts(op: Op) -> list[Layout]:
     """The layouts of an elementwise op without hand-written ones, from its spec alone: every kernel variant
     contiguous, and the first variant with gradOutput a (1, COLS) row broadcast where the rules allow it."""
     if not _derivable(op):
         return []
+    if op.split is not None:   # codegen.spec.split: the input (n / COLS, COLS) split along its last axis
+        return [Layout(op.snake_name, f"{op.split.tensor} ({COLS} per row) split along the last axis",
+                       _split_make(op), quick=True, divisor=COLS)]
     out = []
     modes = [(None, "")]
     if op.loss_reduction:   # a loss: each reduction mode (none: gradOutput per element; else one element)

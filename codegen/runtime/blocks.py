@@ -21,6 +21,22 @@ def blocks(arrays, out):
     return _cut(arrays, out, out.ndim)
 
 
+def halves(a, dim):
+    """The two halves of `a` along `dim` (views, no copy): an input split in halves, or the output that the two
+    halves' gradients fill (codegen.spec.split)."""
+    n = a.shape[dim] // 2
+    head = (slice(None),) * dim
+    return a[head + (slice(0, n),)], a[head + (slice(n, 2 * n),)]
+
+
+def unaliased(out, *inputs):
+    """`out`, or a fresh array like it when it shares memory with an input: a split op writes the first half of
+    its output before it reads the inputs again for the second."""
+    if any(np.shares_memory(out, a) for a in inputs if isinstance(a, np.ndarray)):
+        return np.empty(out.shape, out.dtype)
+    return out
+
+
 def row_blocks(arrays, out, dim):
     """Yield (inputs, out) for a kernel that sums along `dim`: blocks that keep `dim` and every axis after it
     whole, cut from the axes before it as `blocks` does (no axis disappears, so `dim` names the same axis in

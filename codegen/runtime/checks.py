@@ -384,6 +384,36 @@ def dim_in_range(name, dim, tensor_name, tensor):
                                         f"{tensor.ndim}, got {dim}")
 
 
+def dim_even(name, value, dim_name, dim):
+    """`value`'s size along `dim` (in range: a DimInRange ran before) is even: it is split in halves there."""
+    if not _concrete(value):
+        return
+    d = dim % max(value.ndim, 1)
+    size = value.shape[d] if value.ndim else 1
+    if size % 2:
+        raise AclnnError(INVALID, name, f"{name} is split in halves along {dim_name}={dim}: its size there must "
+                                        f"be even, got {size} in {shape_str(value.shape)}")
+
+
+def halved_shape(shape, dim) -> tuple:
+    """`shape` with dimension `dim` (negative from the end) halved."""
+    shape = list(shape)
+    d = dim % max(len(shape), 1)
+    if shape:
+        shape[d] //= 2
+    return tuple(shape)
+
+
+def shape_halved(name, value, ref_name, ref, dim_name, dim):
+    """`value` has `ref`'s shape with dimension `dim` halved (`ref` split in halves along it)."""
+    if not (_concrete(value) and _concrete(ref)):
+        return
+    want = halved_shape(ref.shape, dim)
+    if tuple(value.shape) != want:
+        raise AclnnError(INVALID, name, f"{name} must have the shape of {ref_name} {shape_str(ref.shape)} with "
+                                        f"{dim_name}={dim} halved, {shape_str(want)}, got {shape_str(value.shape)}")
+
+
 def one_of(name, value, values):
     if value not in values:
         raise AclnnError(INVALID, name, f"{name} must be one of {', '.join(map(str, values))}, got {value}")

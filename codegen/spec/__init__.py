@@ -132,9 +132,10 @@ from .params import (FORWARD_INPUT, FORWARD_OUTPUT, GRAD, OPERAND, RESULT, UNUSE
                      Tensor, Text)
 from .products import DEFAULT_PRODUCT, PRODUCTS, Product
 from .torch import Const, Torch, TorchGrad
-from .rules import (Broadcastable, BroadcastTo, DimAtMost, DimInRange, DtypeCastable, DtypeSame, DtypeSupported,
+from .split import Split
+from .rules import (Broadcastable, BroadcastTo, DimAtMost, DimEven, DimInRange, DtypeCastable, DtypeSame, DtypeSupported,
                     EmptyReturns, FormatSame, MaxRank, MinRank, NotNull, OneOf, PromotedCastable, PromotedSame,
-                    PromotedSupported, Requires, Rule, ShapeIsBroadcast, ShapeSame, BroadcastsInto)
+                    PromotedSupported, Requires, Rule, ShapeHalved, ShapeIsBroadcast, ShapeSame, BroadcastsInto)
 
 __all__ = [
     # SymPy
@@ -145,7 +146,8 @@ __all__ = [
     "Reduction",
     "ABSENT", "PRESENT", "GRAD", "FORWARD_INPUT", "FORWARD_OUTPUT", "OPERAND", "UNUSED", "RESULT",
     "DtypeSupported", "DtypeSame", "DtypeCastable", "FormatSame", "MaxRank", "MinRank", "ShapeSame", "Broadcastable",
-    "BroadcastTo", "ShapeIsBroadcast", "BroadcastsInto", "DimInRange", "DimAtMost", "OneOf", "Requires", "NotNull", "Rule",
+    "BroadcastTo", "ShapeIsBroadcast", "BroadcastsInto", "DimInRange", "DimAtMost", "DimEven", "ShapeHalved", "Split",
+    "OneOf", "Requires", "NotNull", "Rule",
     "PromotedSupported", "PromotedCastable", "PromotedSame", "EmptyReturns", "Torch", "TorchGrad", "Const",
     "DTYPES", "KERNEL_DTYPES", "DType", "PRODUCTS", "Product", "DEFAULT_PRODUCT",
 ]

@@ -1,6 +1,7 @@
 """The operator declaration: `Op` and its documented backward `Formula`s."""
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
 from dataclasses import dataclass, field
@@ -10,6 +11,7 @@ import sympy
 from .functions import Reduction, numel
 from .params import (Attr, FORWARD_INPUT, FORWARD_OUTPUT, GRAD, Output, Param, Scalar, Tensor, Text, snake)
 from .rules import NotNull, Rule
+from .split import Split, half_ops
 
 ABSENT = "absent"    # `Formula.when` value: the optional tensor is null
 PRESENT = "present"  # `Formula.when` value: the optional tensor is given
@@ -37,6 +39,7 @@ class Formula:
     assume: tuple = ()
     forward: sympy.Expr | None = None
     at: dict = field(default_factory=dict)
+    wrt: sympy.Symbol | None = None   # a split op's form: the half it differentiates (codegen.spec.split)
 
 
 @dataclass
@@ -45,11 +48,12 @@ class Variant:
     key: dict              # {bool attr, string attr or optional tensor: True/False | its string | ABSENT/PRESENT}
     formula: Formula       # the documented form that applies
     expr: sympy.Expr       # formula.expr with absent optionals replaced by their default
+    half: str = ""         # a split op's: the half's symbol ('a', 'b') whose gradient this variant computes
 
     @property
     def suffix(self) -> str:
         """A C/Python identifier fragment naming the variant, '' when the op has a single variant."""
-        parts = []
+        parts = [self.half] if self.half else []
         for k, v in self.key.items():
             parts.append(f"{snake(k)}_{re.sub(r'[^a-z0-9]+', '_', str(v).lower()).strip('_')}")
         return "__".join(parts)
@@ -77,6 +81,7 @@ class Op:
     null_order: list | None = None     # the null checks' order when the library's differs from the parameters'
     torch: object = None               # the PyTorch equivalent (codegen.spec.torch), for accuracy and bench
     at: dict = field(default_factory=dict)  # {Eq(wrt, point): the backward's value there} where f' has no value
+    split: Split | None = None         # the forward input split in halves along an attribute (codegen.spec.split)
     source: str = ""                   # file the spec was loaded from (set by the loader)
 
     def __post_init__(self):
@@ -234,7 +239,14 @@ class Op:
         return None
 
     @property
+    def halves(self) -> list:
+        """A split op's two half ops (codegen.spec.split), [] for any other."""
+        return half_ops(self) if self.split is not None else []
+
+    @property
     def variants(self) -> list[Variant]:
+        if self.split is not None:   # each half op's variants, named after the half
+            return [dataclasses.replace(v, half=str(h.wrt)) for h in self.halves for v in h.variants]
         keys = self.variant_keys()
         choices = [self.variant_choices(k) for k in keys]
         out = []

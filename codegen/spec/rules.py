@@ -273,6 +273,28 @@ class DimInRange(Rule):
 
 
 @dataclass(frozen=True, init=False)
+class DimEven(Rule):
+    """Tensor `params[0]` has an even size along the int64 attribute `params[1]` (an input split in halves along it;
+    the attribute is range-checked by a DimInRange before)."""
+
+    def describe(self, lang, op=None):
+        t, dim = self.params
+        return {"zh": f"{t}在{dim}维上的大小不是偶数。",
+                "en": f"{t}'s size along {dim} is not even."}[lang]
+
+
+@dataclass(frozen=True, init=False)
+class ShapeHalved(Rule):
+    """Tensor `params[0]` has the shape of `params[1]` with the dimension the int64 attribute `params[2]` names
+    halved (the forward output of an input split in halves along it: GLU's gradOut)."""
+
+    def describe(self, lang, op=None):
+        t, ref, dim = self.params
+        return {"zh": f"{t}的shape与{ref}在{dim}维上减半后的shape不一致。",
+                "en": f"{t}'s shape differs from {ref}'s with dimension {dim} halved."}[lang]
+
+
+@dataclass(frozen=True, init=False)
 class OneOf(Rule):
     """The int64 or string attribute takes one of the listed values (strings compared case-sensitively)."""
     values: tuple = ()

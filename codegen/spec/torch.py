@@ -98,7 +98,8 @@ def call(op, torch, kw: dict, tensor, out=None, variant=None):
     g_name = next(t.name for t in op.tensors if t.role == GRAD)
     shapes = [tuple(kw[t.py_name].shape) for t in op.tensors if kw.get(t.py_name) is not None]
     import numpy as np
-    shape = np.broadcast_shapes(*shapes)
+    # (a split op's input is whole, its gradOutput a half: the input's own shape)
+    shape = np.broadcast_shapes(*shapes) if op.split is None else tuple(kw[op.param(x_name).py_name].shape)
     x = tensor(kw[op.param(x_name).py_name])
     if op.output.sum_to != x_name:   # a sum_to output is that gradient summed back, which autograd does itself
         x = x.expand(shape)

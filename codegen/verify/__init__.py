@@ -4,6 +4,8 @@ See proof.py (symbolic) and numeric.py (mpmath); cases.py says what one proof is
 """
 from __future__ import annotations
 
+import dataclasses
+
 from .cases import cases
 from .numeric import check_case
 from .proof import prove, unmatched
@@ -15,6 +17,11 @@ def verify_op(op, numeric: bool = True, use_cache: bool = False) -> list[Result]
     if use_cache:
         from .cache import cached
         return cached(op, numeric, lambda: verify_op(op, numeric))
+    if op.split is not None:   # each half's gradient against the forward written on the halves
+        out = []
+        for h in op.halves:
+            out += [dataclasses.replace(r, formula=f"d/d{h.wrt}: {r.formula}") for r in verify_op(h, numeric)]
+        return out
     out: list[Result] = []
     matched: set = set()
     all_cases = cases(op)

@@ -21,9 +21,10 @@ import ml_dtypes
 import numpy as np
 
 from codegen.runtime import checks as _chk
-from codegen.runtime.blocks import store
+from codegen.runtime.blocks import halves as _halves, store
 from codegen.runtime.calls import KernelCall, compute_shape, sum_to
 from codegen.spec.functions import BROADCAST, count_parts, count_value
+from codegen.spec.split import SECOND_HALF
 from codegen.spec import ABSENT, PRESENT, Op
 from codegen.spec.params import Attr, Scalar
 
@@ -142,13 +143,33 @@ def make_kernel(op: Op):
                 run_kernel(op, the_plan, call.args, shape, "FLOAT", call.product)
             store(out, sum_to(result.astype(np.float32, copy=False), out.shape))
             return out
-        result = run_kernel(op, the_plan, call.args, out.shape, _chk.dtype_name(out), call.product)
+        if op.split is not None:
+            result = run_split(op, the_plan, call.args, _chk.dtype_name(out), call.product)
+        else:
+            result = run_kernel(op, the_plan, call.args, out.shape, _chk.dtype_name(out), call.product)
         store(out, result)   # (an integer output: to nearest, saturated, as the library's final Cast)
         return out
 
     kernel.__name__ = name
     kernel.__doc__ = f"{op.name} on the Ascend C simulator (see codegen.backends.ascendc.binding)."
     return kernel
+
+
+def run_split(op: Op, p: Plan, kw: dict, out_dtype: str, product: str) -> np.ndarray:
+    """A split op's level 2 (opapi.split_body_lines): the input cut in halves along dim (SplitV), the kernel op's
+    kernel launched once per half (`secondHalf` false, then true), the results concatenated (ConcatD)."""
+    kop = p.op
+    src = np.asarray(kw[op.param(op.split.tensor).py_name])
+    d = int(kw[op.param(op.split.dim).py_name]) % src.ndim
+    args = dict(kw)
+    halves = _halves(src, d)
+    for s, half in zip(op.wrt, halves):
+        args[kop.param(str(s)).py_name] = half
+    parts = []
+    for second in (False, True):
+        args[kop.param(SECOND_HALF).py_name] = second
+        parts.append(run_kernel(kop, p, args, halves[0].shape, out_dtype, product))
+    return np.concatenate(parts, axis=d)
 
 
 def variant_key(op: Op, kw: dict) -> dict:

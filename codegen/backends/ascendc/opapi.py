@@ -170,6 +170,11 @@ def check_lines(op: Op) -> list[str]:
                       f'    CHECK_RET(opgen_l2::{fn}({n}, "{n}", operands, {len(s.others)}, '
                       f'"{" and ".join(s.others)}"), {invalid});',
                       "}"]
+        elif s.kind == "dim_even":
+            lines.append(f'CHECK_RET(opgen_l2::DimEven({n}, "{n}", {ref}, "{ref}"), {invalid});')
+        elif s.kind == "shape_halved":
+            d = s.others[0]
+            lines.append(f'CHECK_RET(opgen_l2::ShapeHalved({n}, "{n}", {ref}, "{ref}", {d}, "{d}"), {invalid});')
         elif s.kind == "one_of":
             values = ", ".join(str(v) for v in s.values)
             lines.append(f'CHECK_RET(opgen_l2::OneOf({n}, "{n}", {{{values}}}), {invalid});')
@@ -240,8 +245,51 @@ def count_cpp(name: str) -> str:
         f"(shape.GetDimNum() > {axis} ? shape.GetDim({axis}) : static_cast<int64_t>(1))"
 
 
+def split_body_lines(p: Plan) -> list[str]:
+    """Level 2 of a split op after the checks (codegen.spec.split): the input cut in halves along dim (SplitV), the
+    kernel launched once per half (its `secondHalf` variant), the two results concatenated (ConcatD), cast and
+    copied into the output."""
+    api, kop = p.api, p.op
+    src, dim, out = api.split.tensor, api.split.dim, api.output.name
+    first, second = (str(s) for s in api.wrt)
+    whole = [t.name for t in api.tensors]
+    others = [t for t in p.operands if t not in (first, second)]
+    lines = [
+        "// the kernel's dtypes: the inputs promoted (FLOAT where no kernel reads that dtype), the result in",
+        f"// {out}'s dtype when a kernel instance writes it on this SoC, else in the input dtype and cast after",
+        f"const op::DataType inDtype = opgen_l2::Promoted({{{', '.join(whole)}}}, KernelInDtypes());",
+        f"const op::DataType outDtype = KernelOutDtype(inDtype, {out}->GetDataType());",
+        f"// {src} cut in halves {first}, {second} along {dim} (SplitV), contiguous, in inDtype",
+        f"const aclTensor* {first}K = nullptr;",
+        f"const aclTensor* {second}K = nullptr;",
+        f"CHECK_RET(opgen_l2::Halves({src}, inDtype, {dim}, &{first}K, &{second}K, exec), ACLNN_ERR_INNER_NULLPTR);",
+        f"// the other operands: contiguous, in inDtype, of a half's shape",
+        f"const op::Shape& shape = {first}K->GetViewShape();",
+        "const aclIntArray* shapeArray = opgen_l2::ShapeArray(shape, exec);",
+        "CHECK_RET(shapeArray != nullptr, ACLNN_ERR_INNER_NULLPTR);",
+    ]
+    for t in others:
+        lines.append(f"const aclTensor* {t}K = opgen_l2::KernelOperand({t}, inDtype, shape, shapeArray, nullptr, exec);")
+        lines.append(f"CHECK_RET({t}K != nullptr, ACLNN_ERR_INNER_NULLPTR);")
+    for h, name in enumerate((first, second)):
+        args = [a if a != "secondHalf" else ("true" if h else "false") for a in l0_args(p)]
+        lines += [f"// the kernel ({names.op_type(kop)} on the AI Core) for the half {name}",
+                  f"const aclTensor* {name}Grad = l0op::{names.l0_name(kop)}({', '.join(args)});",
+                  f"CHECK_RET({name}Grad != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
+    lines += [f"const aclTensor* result = opgen_l2::Concat({first}Grad, {second}Grad, {dim}, exec);",
+              "CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);",
+              f"if (result->GetDataType() != {out}->GetDataType()) {{",
+              f"    result = l0op::Cast(result, {out}->GetDataType(), exec);",
+              "    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);",
+              "}",
+              f"CHECK_RET(l0op::ViewCopy(result, {out}, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
+    return lines
+
+
 def body_lines(p: Plan) -> list[str]:
     """Level 2 after the checks: the kernel's dtypes, its operands, the launch, the result into the output."""
+    if p.api_op is not None:
+        return split_body_lines(p)
     op = p.op
     out = op.output.name
     operands = p.operands
@@ -316,7 +364,7 @@ def signature(params: list[str]) -> list[str]:
 
 
 def header_context(p: Plan) -> dict:
-    op = p.op
+    op = p.api
     stem = names.aclnn_name(op)
     return dict(op_name=op.name, op_type=names.op_type(op), vendor=names.VENDOR,
                 guard=f"OPGEN_OP_API_{names.kernel_name(op).upper()}_H_", phase1=f"{stem}GetWorkspaceSize",
@@ -325,7 +373,7 @@ def header_context(p: Plan) -> dict:
 
 
 def source_context(p: Plan) -> dict:
-    op = p.op
+    op = p.api
     files = names.files(op)
     return dict(
         header_context(p),

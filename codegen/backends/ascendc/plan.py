@@ -184,6 +184,12 @@ class Plan:
     kernel: Kernel
     variants: list[VariantPlan]
     rows: bool
+    api_op: Op | None = None   # a split op's own (the aclnn API, level 2); `op` is then its kernel op
+
+    @property
+    def api(self) -> Op:
+        """The op of the aclnn API: the spec's (for a split op, `op` is its kernel op, codegen.spec.split)."""
+        return self.api_op or self.op
 
     @property
     def tiling_type(self) -> str:
@@ -221,6 +227,11 @@ class Plan:
 
 
 def plan(op: Op) -> Plan:
+    if op.split is not None:   # one kernel with a variant per half, launched once per half (opapi.py, binding.py)
+        from codegen.spec.split import kernel_op
+        p = plan(kernel_op(op))
+        p.api_op = op
+        return p
     k = lower(op)
     variants = [plan_variant(op, i, kv) for i, kv in enumerate(k.variants)]
     modes = {v.layout.rows for v in variants}

@@ -16,6 +16,8 @@ the templates only indent, substitute and loop.
 """
 from __future__ import annotations
 
+import re
+
 import sympy
 
 from codegen.checkplan import steps
@@ -208,6 +210,58 @@ def _phase1_variant(op: Op, kv: KernelVariant, v: dict, fill: list[str]) -> list
     return [f"    if ({v['dispatch']}) {{", *["        " + line for line in body], "    }"]
 
 
+def _split_phase1(op: Op, variants: list[dict], kvs: list[KernelVariant]) -> list[str]:
+    """Phase 1's lines for a split op (codegen.spec.split): the halves of the input and the output along dim as
+    views, per dispatch condition one call per half (its FLOAT or DOUBLE kernel), handed to opgen_phase1_split."""
+    src, dim, out = op.split.tensor, op.split.dim, op.output.name
+    halves = [str(s) for s in op.wrt]
+    lines = [f"const int64_t split_dim = {src}->ndim == 0 ? 0 : "
+             f"(({dim} % (int64_t){src}->ndim) + (int64_t){src}->ndim) % (int64_t){src}->ndim;"]
+    for h, name in enumerate(halves):
+        lines += [f"const aclTensor {name}_view = opgen_half({src}, split_dim, {h});",
+                  f"const aclTensor *const {name} = &{name}_view;",
+                  f"const aclTensor {out}_{name} = opgen_half({out}, split_dim, {h});",
+                  f"(void){name};   /* (a half only some kernel reads) */"]
+    wide_types = wide.wide_dtypes(op)
+    groups: dict = {}
+    for v, kv in zip(variants, kvs):
+        groups.setdefault(v["dispatch"], []).append((v, kv))
+    for dispatch, group in groups.items():
+        body = ["opgen_call calls[2];", "memset(calls, 0, sizeof calls);", "const void *params[2];",
+                "size_t sizes[2];"]
+        if wide_types:
+            tensors = ", ".join(dict.fromkeys(t.name for _, kv in group for t in kv.tensors))
+            body += [f"static const aclDataType wide[] = {{{', '.join(wide_types)}}};",
+                     f"const aclTensor *const inputs[] = {{{tensors}}};",
+                     f"const bool computes_wide = opgen_computes_wide({len(tensors.split(', '))}, inputs, "
+                     f"{len(wide_types)}, wide);"]
+        for h, (v, kv) in enumerate(group):
+            s, half = v["suffix"], kv.variant.half
+            ppr = KernelCPrinter({sym: f"p_{half}.{f}" for _, f, sym in _fields(kv)})
+            body += [f"/* the half {half}: {out}'s along {dim} */", f"Params{s} p_{half};",
+                     f"memset(&p_{half}, 0, sizeof p_{half});"]
+            body += [re.sub(r"^p\.", f"p_{half}.", line) for line in _fill(kv, ppr)]
+            body += [f"opgen_call_input(&calls[{h}], {t.name});" for t in kv.tensors]
+            body += [f"opgen_call_output(&calls[{h}], &{out}_{half});"]
+            floats = [f"calls[{h}].block = block{s};", f"calls[{h}].chunked = block_chunked{s};",
+                      f"params[{h}] = &p_{half};", f"sizes[{h}] = sizeof p_{half};"]
+            if wide_types:
+                body += [f"Params64{s} q_{half};", f"memset(&q_{half}, 0, sizeof q_{half});"]
+                body += wide.fill64_lines(kv, value_var, f"q_{half}")
+                body += ["if (computes_wide) {", f"    calls[{h}].wide = block_f64{s};",
+                         f"    params[{h}] = &q_{half};", f"    sizes[{h}] = sizeof q_{half};", "} else {"]
+                body += ["    " + line for line in floats] + ["}"]
+            else:
+                body += floats
+        body.append(f"return opgen_phase1_split(OP, calls, params, sizes, {out}, split_dim, workspaceSize, "
+                    "executor);")
+        if dispatch:
+            lines += [f"if ({dispatch}) {{", *["    " + line for line in body], "}"]
+        else:
+            lines += ["{", *["    " + line for line in body], "}"]
+    return ["    " + line for line in lines]
+
+
 def sigmoid_helper() -> list[str]:
     """opgen_sigmoidf's body, printed from Sigmoid.stable_form."""
     u = sympy.Symbol("u", real=True)
@@ -260,6 +314,11 @@ def check_lines(op: Op) -> list[str]:
                       f"    const aclTensor *const operands[] = {{{ptrs}}};",
                       f'    OPGEN_TRY(opgen_check_{s.kind}("{n}", {n}, {len(s.others)}, names, operands));',
                       "}"]
+        elif s.kind == "dim_even":
+            lines.append(f'OPGEN_TRY(opgen_check_dim_even("{n}", {n}, "{ref}", {ref}));')
+        elif s.kind == "shape_halved":
+            d = s.others[0]
+            lines.append(f'OPGEN_TRY(opgen_check_shape_halved("{n}", {n}, "{ref}", {ref}, "{d}", {d}));')
         elif s.kind == "one_of" and op.param(n).type == "string":
             values = ", ".join(f'"{v}"' for v in s.values)
             lines += ["{",
@@ -320,9 +379,12 @@ def phase1_lines(op: Op, variants: list[dict]) -> list[str]:
     that the arguments select (an internal error when none does, which the validator's coverage rules out)."""
     lines = [f"    double {value_var(p)} = 0.0;" for p in op.params if isinstance(p, Scalar)]
     lines += ["    " + line for line in check_lines(op)]
-    lines += ["", "    opgen_call call;", "    memset(&call, 0, sizeof call);"]
-    for v in variants:
-        lines += v["phase1"]
+    if op.split is not None:
+        lines += [""] + _split_phase1(op, variants, lower(op).variants)
+    else:
+        lines += ["", "    opgen_call call;", "    memset(&call, 0, sizeof call);"]
+        for v in variants:
+            lines += v["phase1"]
     if variants[0]["dispatch"]:
         lines.append('    return opgen_fail(ACLNN_ERR_INNER, NULL, "%s: no kernel variant for these arguments", OP);')
     return lines
@@ -338,7 +400,8 @@ def context(op: Op) -> dict:
     return {
         "op": op,
         "output": op.output.name,
-        "documented": [(f"when {_key_text(f.when)}: " if f.when else "") + condition_code(f.expr, op)
+        "documented": [(f"when {_key_text(f.when)}: " if f.when else "")
+                       + (f"the half {f.wrt}: " if f.wrt is not None else "") + condition_code(f.expr, op)
                        for f in op.formulas],
         "tables": dtype_tables(op),
         "sigmoid": sigmoid_helper() if uses_sigmoid else [],

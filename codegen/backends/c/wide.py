@@ -141,6 +141,19 @@ def phase1_lines(op: Op, kv: KernelVariant, suffix: str, value_var) -> list[str]
     return out
 
 
+def fill64_lines(kv: KernelVariant, value_var, var: str = "q") -> list[str]:
+    """The assignments of the DOUBLE kernel's constants into the struct `var` (scalars unrounded, the prelude in
+    double)."""
+    fields = _fields(kv)
+    ppr = DoubleCPrinter({sym: f"{var}.{f}" for f, sym in fields})
+    lines = []
+    for p in kv.scalars:
+        value = value_var(p) if isinstance(p, Scalar) else f"(double){p.name}"
+        lines.append(f"{var}.{p.py_name} = {value};")
+    lines += [f"{var}.numel_{n} = (double)opgen_numel({n});" for n in kv.numels]
+    return lines + [f"{var}.{s} = {ppr.doprint(e)};" for s, e in kv.prelude]
+
+
 def _phase1_switch(op, kv, suffix, value_var, wide, fields, ppr, tensors, fn, complex_flag):
     lines = ["{",
              f"    static const aclDataType wide[] = {{{', '.join(wide)}}};",

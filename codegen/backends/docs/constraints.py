@@ -134,6 +134,13 @@ def determinism_note(op, lang):
         return _is(lang, f"确定性计算:沿{dim}的求和在每一行内按固定顺序完成;相同输入在同一产品上多次运行,结果逐位相同。",
                    f"Deterministic: the sums along {dim} run in a fixed order within each row; the same inputs on "
                    f"the same product give bitwise identical results on every run.")
+    if op.split is not None:
+        t, dim = op.split.tensor, op.split.dim
+        return _is(lang, f"确定性计算:每个输出元素只由{t}两半中对应位置的元素及其他输入的对应元素算出,与并行切分无关;"
+                         "相同输入多次运行,结果逐位相同。",
+                   f"Deterministic: each output element is computed from the elements at the same position in the "
+                   f"two halves of {t} along {dim} and in the other inputs only, independent of how the work is "
+                   f"split; the same inputs give bitwise identical results on every run.")
     return _is(lang, "确定性计算:每个输出元素只由对应位置(broadcast后)的输入元素算出,与并行切分无关;"
                      "相同输入多次运行,结果逐位相同。",
                "Deterministic: each output element is computed from the input elements at its own (broadcast) "

@@ -53,6 +53,8 @@ def forward_lhs(op) -> str:
     if op.loss_reduction:
         return r"\ell"
     name = op.forward_name or "f"
+    if op.split is not None:   # written on the halves of the split input: the input itself on the left
+        return r"\operatorname{%s}(\mathit{%s})" % (name, op.split.tensor)
     return r"\operatorname{%s}(%s)" % (name, latex(op.wrt, op))
 
 
@@ -84,7 +86,7 @@ def backward_items(op, lang: str) -> list[FormulaItem]:
     """One item per documented form, in the spec's order, each `output = expr` with its condition, then one per
     declared value where the forward is not differentiable (`Op.at`, `Formula.at`)."""
     lhs = latex(sympy.Symbol(op.output.name), op)
-    items = [FormulaItem(when_words(op, f.when, lang), f"{lhs} = {latex(f.expr, op)}", f,
+    items = [FormulaItem(when_words(op, f.when, lang) + _half_words(op, f, lang), f"{lhs} = {latex(f.expr, op)}", f,
                          FormulaItem("", f"{forward_lhs(op)} = {latex(f.forward, op)}", f.forward)
                          if f.forward is not None else None)
              for f in op.formulas]
@@ -98,6 +100,16 @@ def backward_items(op, lang: str) -> list[FormulaItem]:
                         f"the value is the interface's choice)")
             items.append(FormulaItem(words, f"{lhs} = {latex(sympy.sympify(value), op)}", rel))
     return items
+
+
+def _half_words(op, f, lang: str) -> str:
+    """For a split op's form: which half of the output it gives."""
+    if f.wrt is None:
+        return ""
+    out, dim = op.output.name, op.split.dim
+    first = f.wrt == op.wrt[0]
+    return _is(lang, f"{out}沿{dim}的{'前' if first else '后'}半(对{f.wrt}的梯度)",
+               f"the {'first' if first else 'second'} half of {out} along {dim} (the gradient w.r.t. {f.wrt})")
 
 
 def _symbols_used(op) -> set:
@@ -126,7 +138,13 @@ def legend(op, lang: str) -> list[tuple[str, str]]:
     used = _symbols_used(op)
     out = []
     param_syms = {p.symbol for p in op.params if p.symbol is not None}
-    if op.wrt not in param_syms:
+    if op.split is not None:
+        t, dim = op.split.tensor, op.split.dim
+        for h, s in enumerate(op.wrt):
+            out.append((latex(s, op), _is(lang, f"{t}沿{dim}均分后{'前' if h == 0 else '后'}一半中的元素",
+                                          f"an element of the {'first' if h == 0 else 'second'} half of {t} "
+                                          f"along {dim}")))
+    elif op.wrt not in param_syms:
         out.append((latex(op.wrt, op), _is(lang, f"{op.forward_name}正向计算的输入(不是本接口的参数)",
                                            f"the input of the forward {op.forward_name} (not a parameter here)")))
     for p in op.params:

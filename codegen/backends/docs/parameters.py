@@ -112,6 +112,17 @@ def _value_phrase(r, name, lang, op):
             return None
         return _is(lang, f"[-n, n-1],n为{t}的维数(0维按1维计)",
                    f"in [-n, n-1], n being {t}'s rank (a rank-0 tensor counts as rank 1)")
+    if isinstance(r, R.DimEven):
+        t, dim = r.params
+        if name != t:
+            return None
+        return _is(lang, f"在{dim}维上的大小须为偶数(沿{dim}均分为两半)",
+                   f"of an even size along {dim} (split in halves along it)")
+    if isinstance(r, R.ShapeHalved):
+        t, ref, dim = r.params
+        if name != t:
+            return None
+        return _is(lang, f"shape须与{ref}在{dim}维上减半后的shape一致", f"of {ref}'s shape with {dim} halved")
     if isinstance(r, R.OneOf):
         attr = op.param(name)
         names = getattr(attr, "values", {}) or {}

@@ -71,6 +71,11 @@ def _step_lines(op, s, v, pr):
     if s.kind in ("shape_is_broadcast", "broadcastable_with", "broadcasts_into"):
         others = ", ".join(f'"{o}", {v(o)}' for o in s.others)
         return [f'_chk.{s.kind}("{n}", {v(n)}, {others})']
+    if s.kind == "dim_even":
+        return [f'_chk.dim_even("{n}", {v(n)}, "{ref}", {v(ref)})']
+    if s.kind == "shape_halved":
+        d = s.others[0]
+        return [f'_chk.shape_halved("{n}", {v(n)}, "{ref}", {v(ref)}, "{d}", {v(d)})']
     if s.kind == "one_of":
         return [f'_chk.one_of("{n}", {v(n)}, {s.values!r})']
     if s.kind == "kernel_dtypes":
@@ -259,9 +264,29 @@ def _call(op: Op, kv: KernelVariant) -> str:
         + [count_arg(op, n) for n in kv.numels]
     if op.reduce_dim is not None:   # the dim attribute, or the fixed axis as a literal
         args += ["view", op.dim_attr.py_name if op.dim_attr else str(op.reduce_dim)]
-    else:   # a sum_to output: the kernel writes the gradient on the broadcast shape, summed into out after
-        args += ["full" if op.output.sum_to else "out"]
+    else:   # a sum_to output: the kernel writes the gradient on the broadcast shape, summed into out after; a
+        # split op's half kernel writes its half of out
+        args += ["full" if op.output.sum_to else (f"out_{kv.variant.half}" if kv.variant.half else "out")]
     return f"_compute{'__' + kv.suffix if kv.suffix else ''}({', '.join(args)})"
+
+
+def split_context(op: Op, variants: list[dict]) -> dict | None:
+    """A split op's call (codegen.spec.split): the halves of the input and of the output along dim, and each
+    dispatch condition's kernels, one per half."""
+    if op.split is None:
+        return None
+    groups: dict = {}
+    for v in variants:
+        groups.setdefault(v["dispatch"], []).append(v)
+    halves = [str(s) for s in op.wrt]
+    return {
+        "tensor": op.param(op.split.tensor).py_name,
+        "dim": op.param(op.split.dim).py_name,
+        "inputs": ", ".join(t.py_name for t in op.tensors),
+        "halves": ", ".join(op.halves[0].param(h).py_name for h in halves),
+        "out_halves": ", ".join(f"out_{h}" for h in halves),
+        "groups": list(groups.items()),
+    }
 
 
 def _rank0_line(op: Op, k: Kernel) -> str:
@@ -330,15 +355,17 @@ def render_op(op: Op, source_label: str) -> str:
         default_dtype_from=", ".join(op.param(n).py_name for n in op.output_dtype_sources),
         output_shape=output_shape_expr(op),
         reduce_dim=(op.dim_attr.py_name if op.dim_attr else "dim") if op.reduce_dim is not None else None,
-        rank0_line=_rank0_line(op, k),
+        rank0_line=_rank0_line(op, k) if op.reduce_dim is not None else "",
         variants=variants,
+        split=split_context(op, variants),
         sigmoid=helper if "_sigmoid" in used else None,
         sigmoid64=helper64 if "_sigmoid64" in used else None,
         compute={d: c for d, c in op.compute.items()} if set(op.computes) - {"FLOAT"} else None,
         exp="_exp" in used,
         where="_where" in used,
         mathf="_mathf" in used,
-        documented=[(when_text(f.when), condition_code(f.expr, op)) for f in op.formulas],
+        documented=[(when_text(f.when) + (f"the half {f.wrt}: " if f.wrt is not None else ""),
+                     condition_code(f.expr, op)) for f in op.formulas],
         bshape=", ".join(t.py_name for t in op.tensors) if needs_bshape(op, k) else None,
         sum_to=op.output.sum_to,
         empty_returns=", ".join(var(op, n) for n in dict.fromkeys(

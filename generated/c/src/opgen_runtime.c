@@ -531,8 +531,11 @@ aclnnStatus opgenCreateArgs(const int64_t *words, uint64_t count, void **handles
  * already-run, destroyed or foreign pointer is refused without being dereferenced. */
 struct aclOpExecutor {
     const char *op;
-    opgen_call call;
-    void *params;
+    int ncalls;                         /* run one after the other: 1, or a split op's 2 (one per half) */
+    opgen_call call[OPGEN_MAX_CALLS];
+    void *params[OPGEN_MAX_CALLS];
+    aclTensor whole;                    /* a split op's output, which its calls fill between them */
+    uint64_t staged;                    /* nonzero: the calls write a copy of `whole` at this workspace offset - 1 */
     uint64_t workspace;
     bool repeatable;
     struct aclOpExecutor *next;
@@ -561,7 +564,8 @@ static void executor_unlink(aclOpExecutor *e)
 
 static void executor_free(aclOpExecutor *e)
 {
-    free(e->params);
+    for (int k = 0; k < e->ncalls; ++k)
+        free(e->params[k]);
     free(e);
 }
 
@@ -656,8 +660,7 @@ aclnnStatus opgen_phase1_empty(const char *op, uint64_t *workspaceSize, aclOpExe
     return opgen_phase1_done(op, &call, &no_params, 0, workspaceSize, executor);
 }
 
-aclnnStatus opgen_phase1_done(const char *op, const opgen_call *c, const void *params, size_t params_size,
-                              uint64_t *workspaceSize, aclOpExecutor **executor)
+static aclnnStatus kernel_dtypes(const char *op, const opgen_call *c)
 {
     for (int k = 0; k <= c->nin; ++k) {
         const aclTensor *t = k < c->nin ? &c->in[k] : &c->out;
@@ -665,20 +668,47 @@ aclnnStatus opgen_phase1_done(const char *op, const opgen_call *c, const void *p
             return opgen_fail(ACLNN_ERR_INNER_FIND_KERNEL_ERROR, NULL, "%s has no kernel reading or writing %s",
                               op, opgen_dtype_name(t->dtype));
     }
+    return ACLNN_SUCCESS;
+}
+
+/* An executor of `n` calls (their params copied), on the list of live executors; its workspace still 0. */
+static aclnnStatus executor_new(const char *op, int n, const opgen_call *calls, const void *const *params,
+                                const size_t *params_size, aclOpExecutor **made)
+{
+    for (int k = 0; k < n; ++k)
+        OPGEN_TRY(kernel_dtypes(op, &calls[k]));
     aclOpExecutor *e = calloc(1, sizeof *e);
-    void *p = malloc(params_size ? params_size : 1);
-    if (!e || !p) {
+    bool ok = e != NULL;
+    for (int k = 0; ok && k < n; ++k) {
+        e->params[k] = malloc(params_size[k] ? params_size[k] : 1);
+        ok = e->params[k] != NULL;
+        if (ok)
+            memcpy(e->params[k], params[k], params_size[k]);
+    }
+    if (!ok) {
+        for (int k = 0; e && k < n; ++k)
+            free(e->params[k]);
         free(e);
-        free(p);
         return opgen_fail(ACLNN_ERR_INNER_CREATE_EXECUTOR, NULL, "%s: out of memory creating the executor", op);
     }
-    memcpy(p, params, params_size);
     e->op = op;
-    e->call = *c;
-    e->call.threads = threads_from_env();
-    e->call.l2_bytes = l2_bytes();
-    e->params = p;
-    e->workspace = opgen_numel(&c->out) == 0 || c->wide ? 0 : opgen_workspace_bytes(&e->call);
+    e->ncalls = n;
+    for (int k = 0; k < n; ++k) {
+        e->call[k] = calls[k];
+        e->call[k].threads = threads_from_env();
+        e->call[k].l2_bytes = l2_bytes();
+    }
+    *made = e;
+    return ACLNN_SUCCESS;
+}
+
+static uint64_t call_workspace(const opgen_call *c)
+{
+    return opgen_numel(&c->out) == 0 || c->wide ? 0 : opgen_workspace_bytes(c);
+}
+
+static aclnnStatus executor_publish(aclOpExecutor *e, uint64_t *workspaceSize, aclOpExecutor **executor)
+{
     pthread_mutex_lock(&executors_lock);
     e->next = executors;
     executors = e;
@@ -686,6 +716,102 @@ aclnnStatus opgen_phase1_done(const char *op, const opgen_call *c, const void *p
     *workspaceSize = e->workspace;
     *executor = e;
     return ACLNN_SUCCESS;
+}
+
+aclnnStatus opgen_phase1_done(const char *op, const opgen_call *c, const void *params, size_t params_size,
+                              uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    aclOpExecutor *e = NULL;
+    OPGEN_TRY(executor_new(op, 1, c, &params, &params_size, &e));
+    e->workspace = call_workspace(&e->call[0]);
+    return executor_publish(e, workspaceSize, executor);
+}
+
+aclTensor opgen_half(const aclTensor *t, int64_t dim, int h)
+{
+    aclTensor v = *t;
+    v.dims[dim] = t->dims[dim] / 2;
+    v.offset += h * v.dims[dim] * t->strides[dim];
+    return v;
+}
+
+static bool tensors_overlap(const aclTensor *a, const aclTensor *b)
+{
+    if (opgen_numel(a) == 0 || opgen_numel(b) == 0)
+        return false;
+    const size_t ea = opgen_dtype_size(a->dtype), eb = opgen_dtype_size(b->dtype);
+    int64_t alo = a->offset, ahi = a->offset, blo = b->offset, bhi = b->offset;
+    for (uint64_t i = 0; i < a->ndim; ++i) {
+        const int64_t r = (a->dims[i] - 1) * a->strides[i];
+        if (r < 0) alo += r; else ahi += r;
+    }
+    for (uint64_t i = 0; i < b->ndim; ++i) {
+        const int64_t r = (b->dims[i] - 1) * b->strides[i];
+        if (r < 0) blo += r; else bhi += r;
+    }
+    const uintptr_t a0 = (uintptr_t)a->data + (uintptr_t)(alo * (int64_t)ea);
+    const uintptr_t a1 = (uintptr_t)a->data + (uintptr_t)((ahi + 1) * (int64_t)ea);
+    const uintptr_t b0 = (uintptr_t)b->data + (uintptr_t)(blo * (int64_t)eb);
+    const uintptr_t b1 = (uintptr_t)b->data + (uintptr_t)((bhi + 1) * (int64_t)eb);
+    return a0 < b1 && b0 < a1;
+}
+
+aclnnStatus opgen_phase1_split(const char *op, const opgen_call *calls, const void *const *params,
+                               const size_t *params_size, const aclTensor *whole, int64_t dim,
+                               uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    aclOpExecutor *e = NULL;
+    OPGEN_TRY(executor_new(op, 2, calls, params, params_size, &e));
+    e->whole = *whole;
+    /* the first call writes its half before the second reads the inputs: an output overlapping an input is
+     * computed into a contiguous copy in the workspace (after the calls' own), copied into `whole` last */
+    bool overlap = false;
+    for (int k = 0; k < 2; ++k)
+        for (int i = 0; i < calls[k].nin; ++i)
+            overlap = overlap || tensors_overlap(whole, &calls[k].in[i]);
+    uint64_t ws = 0;
+    if (overlap) {
+        aclTensor copy = *whole;
+        copy.offset = 0;
+        copy.data = NULL;   /* the workspace's, in phase 2 */
+        int64_t s = 1;
+        for (int i = (int)copy.ndim - 1; i >= 0; --i) {
+            copy.strides[i] = s;
+            s *= copy.dims[i];
+        }
+        copy.storage_ndim = 1;
+        copy.storage_dims[0] = s;
+        for (int k = 0; k < 2; ++k)
+            e->call[k].out = opgen_half(&copy, dim, k);
+    }
+    for (int k = 0; k < 2; ++k) {
+        const uint64_t w = call_workspace(&e->call[k]);
+        ws = w > ws ? w : ws;
+    }
+    if (overlap) {
+        ws = (ws + 63) / 64 * 64;
+        e->staged = ws + 1;
+        ws += (uint64_t)opgen_numel(whole) * opgen_dtype_size(whole->dtype);
+    }
+    e->workspace = ws;
+    return executor_publish(e, workspaceSize, executor);
+}
+
+/* `whole` (any layout) from a contiguous copy of it, element by element in its own dtype. */
+static void copy_out(const aclTensor *whole, const char *src)
+{
+    const size_t es = opgen_dtype_size(whole->dtype);
+    const int64_t n = opgen_numel(whole);
+    int64_t idx[OPGEN_MAX_DIMS] = {0};
+    char *base = (char *)whole->data;
+    for (int64_t i = 0; i < n; ++i) {
+        int64_t off = whole->offset;
+        for (uint64_t d = 0; d < whole->ndim; ++d)
+            off += idx[d] * whole->strides[d];
+        memcpy(base + off * (int64_t)es, src + i * (int64_t)es, es);
+        for (int d = (int)whole->ndim - 1; d >= 0 && ++idx[d] == whole->dims[d]; --d)
+            idx[d] = 0;
+    }
 }
 
 aclnnStatus opgen_phase2(const char *op, void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,
@@ -711,9 +837,15 @@ aclnnStatus opgen_phase2(const char *op, void *workspace, uint64_t workspaceSize
         return opgen_fail(ACLNN_ERR_PARAM_NULLPTR, "workspace", "workspace must not be null (%llu bytes needed)",
                           (unsigned long long)executor->workspace);
     aclnnStatus ret = ACLNN_SUCCESS;
-    if (opgen_numel(&executor->call.out) > 0)
-        ret = executor->call.wide ? opgen_run_wide(&executor->call, executor->params)
-                                  : opgen_run_call(&executor->call, executor->params, workspace);
+    for (int k = 0; k < executor->ncalls && ret == ACLNN_SUCCESS; ++k) {
+        opgen_call c = executor->call[k];
+        if (executor->staged)   /* the half of the copy of the output in the workspace */
+            c.out.data = (char *)workspace + (executor->staged - 1);
+        if (opgen_numel(&c.out) > 0)
+            ret = c.wide ? opgen_run_wide(&c, executor->params[k]) : opgen_run_call(&c, executor->params[k], workspace);
+    }
+    if (ret == ACLNN_SUCCESS && executor->staged)
+        copy_out(&executor->whole, (const char *)workspace + (executor->staged - 1));
     if (!executor->repeatable) {
         pthread_mutex_lock(&executors_lock);
         executor_unlink(executor);

@@ -16,6 +16,7 @@
 #define OPGEN_MAX_INPUTS 8     /* tensors a kernel reads */
 #define OPGEN_MAX_REDUCTIONS 4 /* row sums a kernel takes along dim */
 #define OPGEN_BLOCK 1024       /* elements a kernel function gets per call (staging buffers hold this) */
+#define OPGEN_MAX_CALLS 2      /* calls an executor runs one after the other (a split op's: one per half) */
 
 struct aclTensor {
     aclDataType dtype;
@@ -110,6 +111,9 @@ aclnnStatus opgen_check_shape_is_broadcast(const char *name, const aclTensor *t,
                                            const aclTensor *const *operands);
 aclnnStatus opgen_check_scalar_value(const char *name, const aclScalar *s, double *value);
 aclnnStatus opgen_check_dim_in_range(const char *name, int64_t dim, const char *tensor_name, const aclTensor *t);
+aclnnStatus opgen_check_dim_even(const char *name, const aclTensor *t, const char *dim_name, int64_t dim);
+aclnnStatus opgen_check_shape_halved(const char *name, const aclTensor *t, const char *ref_name, const aclTensor *ref,
+                                     const char *dim_name, int64_t dim);
 aclnnStatus opgen_check_one_of(const char *name, int64_t value, int n, const int64_t *values);
 aclnnStatus opgen_check_one_of_s(const char *name, const char *value, int n, const char *const *values);
 aclnnStatus opgen_check_optional_scalar_value(const char *name, const aclScalar *s, double fallback,
@@ -215,6 +219,14 @@ int64_t opgen_count(uint64_t ndim, const int64_t *dims, int axis);
 /* End of phase 1: size the workspace, build the executor holding the call and a copy of its params. */
 aclnnStatus opgen_phase1_done(const char *op, const opgen_call *c, const void *params, size_t params_size,
                               uint64_t *workspaceSize, aclOpExecutor **executor);
+/* End of phase 1 of a split op (codegen/spec/split.py): two calls, each writing its half of `whole` along `dim`,
+ * run one after the other.  When `whole` overlaps an input, the calls write a contiguous copy of it in the
+ * workspace instead, copied into `whole` at the end. */
+aclnnStatus opgen_phase1_split(const char *op, const opgen_call *calls, const void *const *params,
+                               const size_t *params_size, const aclTensor *whole, int64_t dim,
+                               uint64_t *workspaceSize, aclOpExecutor **executor);
+/* Half `h` (0: the first, 1: the second) of `t` along `dim`, a view: dims[dim] halved, the offset moved. */
+aclTensor opgen_half(const aclTensor *t, int64_t dim, int h);
 /* End of phase 1 for a call an empty tensor ended early (EmptyReturns): workspace 0, an executor that runs nothing. */
 aclnnStatus opgen_phase1_empty(const char *op, uint64_t *workspaceSize, aclOpExecutor **executor);
 /* Phase 2: validate the executor and the workspace, run the call, free the executor (unless repeatable). */

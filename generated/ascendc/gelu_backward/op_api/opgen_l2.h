@@ -16,6 +16,8 @@
 #include "aclnn_kernels/contiguous.h"
 #include "aclnn_kernels/transpose.h"
 #include "level0/broadcast_to.h"
+#include "level0/concat.h"
+#include "level0/split_v.h"
 #include "opdev/common_types.h"
 #include "opdev/data_type_utils.h"
 #include "opdev/format_utils.h"
@@ -337,6 +339,50 @@ inline bool DimInRange(int64_t dim, const char* name, const aclTensor* t, const 
     return false;
 }
 
+// `dim` wrapped into [0, n) for a tensor of rank n (rank 0 counts as 1), as Python's dim % n.
+inline int64_t WrapDim(int64_t dim, size_t rank)
+{
+    const int64_t n = rank > 1 ? static_cast<int64_t>(rank) : 1;
+    return ((dim % n) + n) % n;
+}
+
+// `t`'s size along `dim` is even: it is split in halves there (a DimInRange ran before).
+inline bool DimEven(const aclTensor* t, const char* name, int64_t dim, const char* dimName)
+{
+    if (t == nullptr) {
+        return true;
+    }
+    const op::Shape& shape = t->GetViewShape();
+    const int64_t size = shape.GetDimNum() == 0 ? 1 : shape.GetDim(WrapDim(dim, shape.GetDimNum()));
+    if (size % 2 == 0) {
+        return true;
+    }
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s is split in halves along %s=%ld: its size there must be even, got %ld in %s",
+            name, dimName, static_cast<long>(dim), static_cast<long>(size), op::ToString(shape).GetString());
+    return false;
+}
+
+// `t` has `ref`'s shape with dimension `dim` halved (`ref` split in halves along it).
+inline bool ShapeHalved(const aclTensor* t, const char* name, const aclTensor* ref, const char* refName, int64_t dim,
+                        const char* dimName)
+{
+    if (t == nullptr || ref == nullptr) {
+        return true;
+    }
+    op::Shape want = ref->GetViewShape();
+    if (want.GetDimNum() != 0) {
+        const int64_t d = WrapDim(dim, want.GetDimNum());
+        want.SetDim(d, want.GetDim(d) / 2);
+    }
+    if (t->GetViewShape() == want) {
+        return true;
+    }
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s must have the shape of %s %s with %s=%ld halved, %s, got %s", name, refName,
+            op::ToString(ref->GetViewShape()).GetString(), dimName, static_cast<long>(dim),
+            op::ToString(want).GetString(), op::ToString(t->GetViewShape()).GetString());
+    return false;
+}
+
 inline bool OneOf(int64_t value, const char* name, const std::initializer_list<int64_t>& values)
 {
     for (int64_t v : values) {
@@ -460,5 +506,42 @@ inline const aclTensor* KernelOperand(const aclTensor* x, DataType dtype, const 
         y = l0op::Transpose(y, perm, executor);
     }
     return y;
+}
+
+// The two halves of `x` along `dim` (wrapped), contiguous, in `dtype`, as CANN's l2 layers cut a GLU input: l0
+// SplitV.  False when a step fails.
+inline bool Halves(const aclTensor* x, DataType dtype, int64_t dim, const aclTensor** first, const aclTensor** second,
+                   aclOpExecutor* executor)
+{
+    const op::Shape& shape = x->GetViewShape();
+    const int64_t d = WrapDim(dim, shape.GetDimNum());
+    const aclTensor* y = l0op::Contiguous(x, executor);
+    if (y != nullptr && y->GetDataType() != dtype) {
+        y = l0op::Cast(y, dtype, executor);
+    }
+    const int64_t half = shape.GetDimNum() == 0 ? 0 : shape.GetDim(d) / 2;
+    const int64_t sizes[] = {half, half};
+    const aclIntArray* splitSize = executor->AllocIntArray(sizes, 2);
+    if (y == nullptr || splitSize == nullptr) {
+        return false;
+    }
+    const aclTensorList* parts = l0op::SplitV(y, splitSize, d, executor);
+    if (parts == nullptr || parts->Size() != 2) {
+        return false;
+    }
+    *first = (*parts)[0];
+    *second = (*parts)[1];
+    return true;
+}
+
+// `first` and `second` concatenated along `dim` (wrapped into the rank of `first`): l0 ConcatD.
+inline const aclTensor* Concat(const aclTensor* first, const aclTensor* second, int64_t dim, aclOpExecutor* executor)
+{
+    const aclTensor* parts[] = {first, second};
+    const aclTensorList* list = executor->AllocTensorList(parts, 2);
+    if (list == nullptr) {
+        return nullptr;
+    }
+    return l0op::ConcatD(list, WrapDim(dim, first->GetViewShape().GetDimNum()), executor);
 }
 }  // namespace opgen_l2

@@ -451,6 +451,43 @@ aclnnStatus opgen_check_dim_in_range(const char *name, int64_t dim, const char *
                       -n, n - 1, tensor_name, t->ndim, dim);
 }
 
+/* dim wrapped into [0, n) for a tensor of rank n (rank 0 counts as 1), as Python's dim % n. */
+static int64_t wrap_dim(int64_t dim, uint64_t ndim)
+{
+    const int64_t n = ndim > 1 ? (int64_t)ndim : 1;
+    return ((dim % n) + n) % n;
+}
+
+aclnnStatus opgen_check_dim_even(const char *name, const aclTensor *t, const char *dim_name, int64_t dim)
+{
+    if (!t)
+        return ACLNN_SUCCESS;
+    const int64_t size = t->ndim ? t->dims[wrap_dim(dim, t->ndim)] : 1;
+    if (size % 2 == 0)
+        return ACLNN_SUCCESS;
+    char a[256];
+    return opgen_fail(INVALID, name, "%s is split in halves along %s=%" PRId64 ": its size there must be even, got %"
+                      PRId64 " in %s", name, dim_name, dim, size, shape_str(a, sizeof a, t->dims, t->ndim));
+}
+
+aclnnStatus opgen_check_shape_halved(const char *name, const aclTensor *t, const char *ref_name, const aclTensor *ref,
+                                     const char *dim_name, int64_t dim)
+{
+    if (!t || !ref)
+        return ACLNN_SUCCESS;
+    int64_t want[OPGEN_MAX_DIMS];
+    for (uint64_t i = 0; i < ref->ndim; ++i)
+        want[i] = ref->dims[i];
+    if (ref->ndim)
+        want[wrap_dim(dim, ref->ndim)] /= 2;
+    if (same_shape(want, ref->ndim, t->dims, t->ndim))
+        return ACLNN_SUCCESS;
+    char a[256], b[256], c[256];
+    return opgen_fail(INVALID, name, "%s must have the shape of %s %s with %s=%" PRId64 " halved, %s, got %s", name,
+                      ref_name, shape_str(a, sizeof a, ref->dims, ref->ndim), dim_name, dim,
+                      shape_str(b, sizeof b, want, ref->ndim), shape_str(c, sizeof c, t->dims, t->ndim));
+}
+
 aclnnStatus opgen_check_one_of(const char *name, int64_t value, int n, const int64_t *values)
 {
     char list[256];

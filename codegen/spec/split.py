@@ -1,0 +1,134 @@
+"""A forward input split along a dimension into two halves with a function of both (the GLU family).
+
+    split=Split("self", dim="dim"),
+    wrt=(a, b),                                  # the halves: a = self[..., :n/2, ...], b = self[..., n/2:, ...]
+    forward=a * sigmoid(b),                      # GLU, written on the halves
+    backward=[Formula(g * sigmoid(b), wrt=a),    # out[..., :n/2, ...]: the gradient w.r.t. the first half
+              Formula(g * a * sigmoid(b) * (1 - sigmoid(b)), wrt=b)],   # out[..., n/2:, ...]: the second's
+
+gradOutput has the forward's shape (the input's with `dim` halved); the output has the input's full shape, the
+two halves' gradients concatenated along `dim`.  Everything that reasons per element (the proof, the exact
+reference, the error bound, every kernel) sees the op as two elementwise *half ops* (`half_ops`) over the
+halved shape, each with the two halves as tensors of their own: the first differentiates the forward w.r.t.
+`a` with `b` an operand, the second w.r.t. `b`.  Only the calls differ: each backend cuts the input and the
+output into their two halves along `dim` (views, no copy) and runs the first half op's kernel into the first
+half of the output, the second's into the second.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from .params import FORWARD_INPUT, OPERAND, Attr, Output, Tensor
+
+
+@dataclass(frozen=True)
+class Split:
+    """The tensor split into halves, and the int64 attribute naming the dimension (negative counts from the end)."""
+    tensor: str
+    dim: str
+
+
+def half_tensor_name(op, h: int) -> str:
+    """The internal tensor holding half `h` of the split input: the half's symbol ('a', 'b')."""
+    return str(op.wrt[h])
+
+
+def half_ops(op) -> list:
+    """The two elementwise ops a split op is made of (cached on the op): half h differentiates `op.forward`
+    w.r.t. `op.wrt[h]`, from the formulas whose `wrt` is that half.  Their tensors are gradOutput, the two
+    halves and every other tensor of the op, their output is the op's: all of the halved shape."""
+    cached = op.__dict__.get("_half_ops")
+    if cached is not None:
+        return cached
+    from .op import Op   # (op.py imports this module)
+    from . import rules as R
+    split = op.split
+    source = op.param(split.tensor)
+    out = []
+    for h, sym in enumerate(op.wrt):
+        params = []
+        for p in op.params:
+            if p.name == split.tensor:
+                for k, s in enumerate(op.wrt):
+                    params.append(Tensor(str(s), s, role=FORWARD_INPUT if k == h else OPERAND, dtypes=source.dtypes,
+                                         doc=source.doc))
+            elif p.name == split.dim:
+                continue   # the kernels never read it: the call cuts the halves
+            else:
+                params.append(p)
+        names = [p.name for p in params if isinstance(p, (Tensor, Output))]
+        forms = [dataclasses.replace(f, wrt=None) for f in op.formulas if f.wrt == sym]
+        half = Op(
+            name=op.name, params=params, wrt=sym, forward=op.forward, backward=forms, dtypes=op.dtypes,
+            rules=[R.MinRank(*names, n=1), R.MaxRank(*names, n=8), R.ShapeSame(*names)], description=op.description, forward_name=op.forward_name,
+            compute_dtype=op.compute_dtype, compute=dict(op.compute), at=dict(op.at), source=op.source)
+        half.half_of = (op, h)
+        out.append(half)
+    op.__dict__["_half_ops"] = out
+    return out
+
+
+def check(op, fail) -> None:
+    """What a split op must say, beyond what each half op's validation checks."""
+    split = op.split
+    names = {p.name: p for p in op.params}
+    t = names.get(split.tensor)
+    if not isinstance(t, Tensor) or t.role != FORWARD_INPUT:
+        fail(f"split: {split.tensor!r} must name the FORWARD_INPUT tensor")
+    if t.symbol is not None:
+        fail(f"split: tensor {t.name} takes no symbol: its halves are wrt=(first, second)")
+    d = names.get(split.dim)
+    if not isinstance(d, Attr) or d.type != "int64":
+        fail(f"split: dim {split.dim!r} must name an int64 Attr")
+    if not isinstance(op.wrt, tuple) or len(op.wrt) != 2 or len(set(op.wrt)) != 2:
+        fail("split: wrt must be the two halves' symbols, wrt=(first, second)")
+    taken = {p.symbol for p in op.params if p.symbol is not None}
+    for s in op.wrt:
+        if s in taken:
+            fail(f"split: the half {s} is also a parameter's symbol")
+        if str(s) in names:
+            fail(f"split: the half {s} has a parameter's name")
+    for i, f in enumerate(op.formulas):
+        if f.wrt not in op.wrt:
+            fail(f"backward formula {i + 1}: a split op's forms say which half they differentiate, "
+                 f"Formula(..., wrt={op.wrt[0]}) or wrt={op.wrt[1]}")
+    if op.reduce_dim is not None or op.loss_reduction is not None:
+        fail("split: a row reduction or a loss reduction with a split is not implemented")
+
+
+SECOND_HALF = "secondHalf"   # the kernel op's bool attribute choosing the second half's form
+
+
+def kernel_op(op):
+    """One elementwise op holding both halves' forms (cached on the op), for a backend that builds one kernel with
+    a variant per half (Ascend C: one AI Core kernel, launched once per half): the half ops' tensors, and a bool
+    attribute `secondHalf` choosing the form, true for the second half's.  Not a spec: nothing proves it (the
+    half ops are proven), it only carries the lowered forms."""
+    cached = op.__dict__.get("_kernel_op")
+    if cached is not None:
+        return cached
+    import sympy
+
+    from . import rules as R
+    from .op import Op
+    first, second = op.halves
+    choose = sympy.Symbol(SECOND_HALF)
+    params = [p for p in first.params if not isinstance(p, Output)]
+    params.append(Attr(SECOND_HALF, choose, type="bool", doc=first.params[0].doc))
+    params.append(first.output)
+    forms = []
+    for h, half in enumerate(op.halves):
+        for f in half.formulas:
+            roles = {half.param(str(s)).name: half.param(str(s)).role for s in op.wrt}
+            forms.append(dataclasses.replace(f, when={**f.when, SECOND_HALF: bool(h)}, roles=roles))
+    rules = [r for r in first.rules if isinstance(r, R.ShapeSame)]
+    out = op.output.name
+    if any(isinstance(r, (R.DtypeSame, R.PromotedSame)) and out in r.params for r in op.rules):
+        # the output's dtype is the inputs' (GLU's out, self's): so is the kernel's, one dtype in and out
+        rules.append(R.DtypeSame(*[t.name for t in first.tensors], out))
+    k = Op(name=op.name, params=params, wrt=op.wrt[0], forward=op.forward, backward=forms, dtypes=op.dtypes,
+           rules=rules, description=op.description, forward_name=op.forward_name,
+           compute_dtype=op.compute_dtype, compute=dict(op.compute), source=op.source)
+    op.__dict__["_kernel_op"] = k
+    return k

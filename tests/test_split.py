@@ -1,0 +1,128 @@
+"""A forward input split in halves along dim (codegen.spec.split, GluBackward): the layouts the generic tests build
+in one shape for every tensor (tests.samples.skip_split), on every kernel backend, against PyTorch's
+aten::glu_backward in float64; the checkers' verdicts; a wrong half's form failing its proof.
+
+Expected values come from PyTorch (an independent implementation), never from the spec's formula."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import codegen
+from codegen.backends import get
+from codegen.errors import AclnnError, SpecError
+from codegen.loader import load_spec_file
+from codegen.verify import verify_op
+
+torch = pytest.importorskip("torch")
+
+OPS = codegen.load_specs()
+SPLIT = sorted(n for n, op in OPS.items() if op.split is not None)
+BACKENDS = ["numpy", "c", "ascendc"]
+LAYOUTS = [((2, 4, 6), 0), ((3, 8), -1), ((4, 6, 2), 1), ((6,), 0), ((2, 1, 2, 1, 2, 1, 2, 2), -1), ((0, 4), 1),
+           ((4, 0), 0)]
+
+
+def _torch(g, x, dim):
+    t = lambda a: torch.from_numpy(np.ascontiguousarray(a, dtype=np.float64))
+    return torch.ops.aten.glu_backward(t(g), t(x), dim).numpy()
+
+
+def _call(shape, dim, rng, dtype=np.float32):
+    x = (rng.standard_normal(shape) * 3).astype(dtype)
+    gs = list(shape)
+    gs[dim] //= 2
+    return rng.uniform(-2, 2, gs).astype(dtype), x
+
+
+def _close(got, want, dtype):
+    tol = {np.float32: 2e-6, np.float16: 2e-3, np.float64: 1e-14}[dtype]
+    np.testing.assert_allclose(np.asarray(got, np.float64), want, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_layouts_match_pytorch(backend):
+    """Every rank 1-8, negative and positive dim, empty halves, FLOAT and FLOAT16 (and DOUBLE on NumPy and C)."""
+    k = get(backend).make_kernel(OPS["glu_backward"])
+    rng = np.random.default_rng(1)
+    for shape, dim in LAYOUTS:
+        for dtype in (np.float32, np.float16) + ((np.float64,) if backend != "ascendc" else ()):
+            g, x = _call(shape, dim, rng, dtype)
+            got = k(grad_out=g, self=x, dim=dim)
+            assert got.shape == x.shape and got.dtype == x.dtype
+            _close(got, _torch(g, x, dim), dtype)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "c"])
+def test_strided_views_out_in_place_and_aliasing(backend):
+    """Non-contiguous self and gradOut, a strided out= written in place and nowhere else, and out= aliasing self
+    (the first half is written before the second reads the inputs: C stages it in the workspace)."""
+    k = get(backend).make_kernel(OPS["glu_backward"])
+    rng = np.random.default_rng(2)
+    buf = (rng.standard_normal((8, 12)) * 3).astype(np.float32)
+    x = buf[::2, 1::2]                                   # (4, 6), strided
+    g = rng.uniform(-2, 2, (4, 7)).astype(np.float32)[:, 1::2]   # (4, 3), strided
+    want = _torch(g, x, -1)
+    holder = np.full((4, 13), np.nan, np.float32)
+    out = holder[:, 1::2][:, :6]
+    got = k(grad_out=g, self=x, dim=-1, out=out)
+    assert got is out or np.shares_memory(got, out)
+    _close(out, want, np.float32)
+    mask = np.ones(holder.shape, bool)
+    mask[:, 1:13:2] = False
+    assert np.isnan(holder[mask]).all(), "wrote outside the out= view"
+    # out= is self itself
+    x2 = (rng.standard_normal((5, 8)) * 3).astype(np.float32)
+    g2 = rng.uniform(-2, 2, (5, 4)).astype(np.float32)
+    want2 = _torch(g2, x2, 1)
+    k(grad_out=g2, self=x2, dim=1, out=x2)
+    _close(x2, want2, np.float32)
+
+
+def test_threads_give_the_same_bits(monkeypatch):
+    """C with one thread and with two over a call large enough to share (both halves)."""
+    rng = np.random.default_rng(3)
+    g, x = _call((32, 2048), 1, rng)
+    monkeypatch.setenv("OPGEN_NUM_THREADS", "1")
+    one = get("c").make_kernel(OPS["glu_backward"])(grad_out=g, self=x, dim=1)
+    monkeypatch.setenv("OPGEN_NUM_THREADS", "2")
+    two = get("c").make_kernel(OPS["glu_backward"])(grad_out=g, self=x, dim=1)
+    assert one.tobytes() == two.tobytes()
+    _close(one, _torch(g, x, 1), np.float32)
+
+
+BAD = [  # (call, status, parameter): each rule of the split, as both checkers report it
+    (dict(grad_out=np.ones((2, 3), np.float32), self=np.ones((2, 5), np.float32), dim=1), 161002, "self"),
+    (dict(grad_out=np.ones((2, 3), np.float32), self=np.ones((2, 6), np.float32), dim=0), 161002, "gradOut"),
+    (dict(grad_out=np.ones((2, 3), np.float32), self=np.ones((2, 6), np.float32), dim=2), 161002, "dim"),
+    (dict(grad_out=np.ones((2, 3), np.float32), self=np.ones((2, 6), np.float32), dim=-3), 161002, "dim"),
+    (dict(grad_out=np.ones(1, np.float32), self=np.ones((), np.float32), dim=0), 161002, "self"),
+    (dict(grad_out=np.ones((2, 3), np.float16), self=np.ones((2, 6), np.float32), dim=1), 161002, "gradOut"),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_checkers_agree_on_the_split_rules(backend):
+    k = get(backend).make_kernel(OPS["glu_backward"])
+    for kw, status, param in BAD:
+        with pytest.raises(AclnnError) as e:
+            k(**kw)
+        assert (e.value.status, e.value.param) == (status, param), (kw, e.value)
+    with pytest.raises(AclnnError) as e:
+        k(grad_out=np.ones((2, 3), np.float32), self=np.ones((2, 6), np.float32), dim=1,
+          out=np.ones((2, 7), np.float32))
+    assert (e.value.status, e.value.param) == (161002, "out")
+
+
+def test_a_wrong_half_fails_its_proof_and_a_form_without_a_half_is_refused(tmp_path):
+    src = (codegen.loader._resolve() / "glu_backward.py").read_text()
+    wrong = src.replace("Formula(g * a * sigmoid(b) * (1 - sigmoid(b)), wrt=b)", "Formula(g * a * sigmoid(b), wrt=b)")
+    assert wrong != src
+    (tmp_path / "glu_backward.py").write_text(wrong)
+    results = verify_op(load_spec_file(tmp_path / "glu_backward.py"), numeric=False)
+    failed = [r for r in results if not r.ok]
+    assert failed and all(r.formula.startswith("d/db") for r in failed)
+    assert any(r.ok and r.formula.startswith("d/da") for r in results)
+    (tmp_path / "glu_backward.py").write_text(src.replace("Formula(g * sigmoid(b), wrt=a)", "Formula(g * sigmoid(b))"))
+    with pytest.raises(SpecError, match="which half"):
+        load_spec_file(tmp_path / "glu_backward.py")
