@@ -38,6 +38,8 @@ def pytest_addoption(parser):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "deep: long-running test, run only with --deep")
+    config.addinivalue_line("markers", "ci_share(n): of a parametrized test's cases CI runs a fixed one in n (drawn "
+                                       "by a hash of the case's id, at least one); --deep runs them all")
     global DEEP
     DEEP = bool(config.getoption("--deep"))
 
@@ -49,6 +51,19 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "deep" in item.keywords:
             item.add_marker(skip)
+    # a ci_share(n) test: the cases whose id draws 0 among n, or its first case if none does (a case keeps its draw
+    # when others are added, so the sample grows with the op count at 1/n of the cost)
+    cases: dict = {}
+    for item in items:
+        mark = item.get_closest_marker("ci_share")
+        if mark is not None and "deep" not in item.keywords:
+            cases.setdefault((item.nodeid.split("[")[0], mark.args[0]), []).append(item)
+    for (_, n), group in cases.items():
+        kept = [i for i in group if _draw(i.name, n) == 0] or group[:1]
+        for item in group:
+            if item not in kept:
+                item.add_marker(pytest.mark.skip(reason=f"deep tier: CI runs a fixed 1 in {n} of these cases "
+                                                        f"(pytest --deep runs all)"))
 
 
 DEEP = False

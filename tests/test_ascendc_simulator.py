@@ -229,6 +229,7 @@ def test_a_binary_refuses_a_product_of_another_architecture(probe):
         probe("ascend310p", "ok", arch=100)
 
 
+@pytest.mark.ci_share(2)   # each case compiles a broken kernel for the simulator (20-25 s)
 @pytest.mark.parametrize("product", ["ascend910", "ascend910b"])
 @pytest.mark.parametrize("name", ["log_sigmoid_backward", "softmax_backward"])
 def test_a_kernel_that_forgets_the_tail_is_caught(product, name):

@@ -390,6 +390,7 @@ def _guarded_out(shape, dt, shift):
     return buf, out
 
 
+@pytest.mark.ci_share(3)   # 16 MiB outputs each: the paths are the runtime's, one op (ELU) exercises them
 @pytest.mark.parametrize("dtype", ["FLOAT", "FLOAT16", "BFLOAT16"])
 @pytest.mark.parametrize("shift", [0, 1, 5])
 @pytest.mark.parametrize("rows", [None, 1024, 1000])
@@ -418,6 +419,7 @@ def test_streamed_outputs(dtype, shift, rows):
     np.testing.assert_array_equal(out.view(f"u{size}"), staged.view(f"u{size}"))
 
 
+@pytest.mark.ci_share(4)   # 16 MiB outputs each (84 cases)
 @pytest.mark.parametrize("dtype", ["FLOAT16", "BFLOAT16", "FLOAT"])
 @pytest.mark.parametrize("shift", [0, 4])
 @pytest.mark.parametrize("threads", ["1", "2"])
@@ -470,6 +472,7 @@ def _counting_kernel(name):
     return kernel, streamed
 
 
+@pytest.mark.ci_share(3)   # a library built with the stream counter per ISA, and 16 MiB outputs
 @pytest.mark.parametrize("dtype", ["FLOAT", "FLOAT16", "BFLOAT16"])
 @pytest.mark.parametrize("threads", ["1", "2"])
 @pytest.mark.parametrize("isa", ["native", "avx2"])
@@ -552,6 +555,7 @@ def _misaligned(a):
     return mis
 
 
+@pytest.mark.ci_share(3)   # op x dtype x threads (180 cases): the chunk and skew loops are the runtime's
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("dtype", ["FLOAT16", "BFLOAT16", "FLOAT"])
 @pytest.mark.parametrize("threads", ["1", "2"])
