@@ -23,8 +23,8 @@ variant (absent optional tensors replaced by their default):
 gradOutput enters as a limit: g · d with d exactly 0 is 0 even for g = ±inf (the function is 0 along g), and
 ±inf inputs of the differentiated variable are replaced by ±1e300, where every derivative here has reached its
 limit in every float format; that limit is taken with the other operands fixed, so where an operand is infinite
-too (L1Loss at self = target = inf: inf - inf) there is no reference value.  A held y that is no forward output (no real pre-image, e.g. a softmax
-"probability" of -1) has no reference: it is excluded and counted; so is an element whose derivative takes an
+too (L1Loss at self = target = inf: inf - inf) there is no reference value.  A held y that is no forward output
+(no real pre-image, e.g. a softmax "probability" of -1) has no reference: it is excluded and counted; so is an element whose derivative takes an
 exp of an argument beyond 2^4096 (exp(-3*exp(x)) at x = 3e38: mpmath would need the argument's exponent in
 digits, and every float format has long reached the limit).  Each sample is evaluated at two precisions
 and re-evaluated at higher ones until both round to the same value in the output dtype; elements that never

@@ -133,17 +133,18 @@ from .params import (FORWARD_INPUT, FORWARD_OUTPUT, GRAD, OPERAND, RESULT, UNUSE
 from .products import DEFAULT_PRODUCT, PRODUCTS, Product
 from .torch import Const, Torch, TorchGrad
 from .split import Split
-from .rules import (Broadcastable, BroadcastTo, DimAtMost, DimEven, DimInRange, DtypeCastable, DtypeSame, DtypeSupported,
-                    EmptyReturns, FormatSame, MaxRank, MinRank, NotNull, OneOf, PromotedCastable, PromotedSame,
-                    PromotedSupported, Requires, Rule, ShapeHalved, ShapeIsBroadcast, ShapeSame, BroadcastsInto)
+from .rules import (Broadcastable, BroadcastsInto, BroadcastTo, DimAtMost, DimEven, DimInRange, DtypeCastable,
+                    DtypeSame, DtypeSupported, EmptyReturns, FormatSame, MaxRank, MinRank, NotNull, OneOf,
+                    PromotedCastable, PromotedSame, PromotedSupported, Requires, Rule, ShapeHalved, ShapeIsBroadcast,
+                    ShapeSame)
 
 __all__ = [
     # SymPy
     "Abs", "And", "E", "Eq", "Float", "Max", "Min", "Ne", "Not", "Or", "Piecewise", "Rational", "Symbol", "erf",
     "erfc", "exp", "expm1", "log", "log1p", "pi", "sign", "sqrt", "symbols", "tanh", "sigmoid",
     # spec language
-    "Op", "Formula", "Variant", "Example", "Tensor", "Scalar", "Attr", "Output", "Param", "Text", "DimSum", "numel", "dim_size", "BROADCAST",
-    "Reduction",
+    "Op", "Formula", "Variant", "Example", "Tensor", "Scalar", "Attr", "Output", "Param", "Text", "DimSum", "numel",
+    "dim_size", "BROADCAST", "Reduction",
     "ABSENT", "PRESENT", "GRAD", "FORWARD_INPUT", "FORWARD_OUTPUT", "OPERAND", "UNUSED", "RESULT",
     "DtypeSupported", "DtypeSame", "DtypeCastable", "FormatSame", "MaxRank", "MinRank", "ShapeSame", "Broadcastable",
     "BroadcastTo", "ShapeIsBroadcast", "BroadcastsInto", "DimInRange", "DimAtMost", "DimEven", "ShapeHalved", "Split",
