@@ -384,7 +384,15 @@ def source_context(p: Plan) -> dict:
         dfx_in=", ".join(q.name for q in op.params if q is not op.output), check_lines=check_lines(op),
         nothing_to_do=" || ".join([f"{op.output.name}->IsEmpty()"] + [   # (an EmptyReturns input: the checks ended)
             f'opgen_l2::AnyEmpty({{{", ".join(s.others)}}}, "{s.param}")' for s in steps(op) if s.kind == "empty_returns"]),
-        sum_to=op.output.sum_to, body=body_lines(p))
+        extra_includes=extra_includes(op), body=body_lines(p))
+
+
+def extra_includes(op) -> str:
+    """The #include lines level 2 needs beyond every op's (each ending in a newline; empty for most ops): a sum_to
+    output's ReduceSum and Reshape."""
+    if not op.output.sum_to:
+        return ""
+    return '#include "aclnn_kernels/reshape.h"\n#include "level0/reduce_sum_op.h"\n'
 
 
 def l0_context(p: Plan) -> dict:

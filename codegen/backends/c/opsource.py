@@ -121,7 +121,8 @@ def broadcast_lines(op: Op, kv: KernelVariant) -> list[str]:
              f"    opgen_call_broadcast(&call, {len(op.tensors)}, every);",
              "}"]
     if op.output.sum_to:
-        lines.append(f"call.sum_to = true;   /* the kernel on that shape, summed back to {op.output.sum_to}'s */")
+        # the kernel on that shape, summed back to the input's; where nothing is summed, straight into the output
+        lines.append(f"call.sum_to = opgen_broadcast_differs(&call, {op.output.name});")
     return lines
 
 

@@ -177,7 +177,7 @@ aclnnStatus aclnnKlDivBackwardGetWorkspaceSize(
             const aclTensor *const every[] = {gradOutput, self, target};
             opgen_call_broadcast(&call, 3, every);
         }
-        call.sum_to = true;   /* the kernel on that shape, summed back to self's */
+        call.sum_to = opgen_broadcast_differs(&call, out);
         Params__log_target_false p;
         memset(&p, 0, sizeof p);
         p.reduction = reduction;
@@ -196,7 +196,7 @@ aclnnStatus aclnnKlDivBackwardGetWorkspaceSize(
             const aclTensor *const every[] = {gradOutput, self, target};
             opgen_call_broadcast(&call, 3, every);
         }
-        call.sum_to = true;   /* the kernel on that shape, summed back to self's */
+        call.sum_to = opgen_broadcast_differs(&call, out);
         Params__log_target_true p;
         memset(&p, 0, sizeof p);
         p.reduction = reduction;

@@ -640,6 +640,16 @@ void opgen_call_broadcast(opgen_call *c, int n, const aclTensor *const *tensors)
     }
 }
 
+bool opgen_broadcast_differs(const opgen_call *c, const aclTensor *t)
+{
+    if (c->bndim != t->ndim)
+        return true;
+    for (uint64_t i = 0; i < c->bndim; ++i)
+        if (c->bdims[i] != t->dims[i])
+            return true;
+    return false;
+}
+
 int64_t opgen_count(uint64_t ndim, const int64_t *dims, int axis)
 {
     if (axis >= 0)

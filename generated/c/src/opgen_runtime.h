@@ -213,6 +213,9 @@ void opgen_call_input(opgen_call *c, const aclTensor *t);
 void opgen_call_output(opgen_call *c, const aclTensor *t);
 /* The broadcast shape of the n tensors (null ones left out; they broadcast: a check said so) into bdims. */
 void opgen_call_broadcast(opgen_call *c, int n, const aclTensor *const *tensors);
+/* Whether the broadcast shape differs from t's: a sum_to output needs the sums (and their B-shaped workspace) only
+ * then; where B is out's own shape the kernel writes out directly, like any elementwise op. */
+bool opgen_broadcast_differs(const opgen_call *c, const aclTensor *t);
 /* A count a kernel reads: the element count of a shape (axis < 0), or its extent along axis (rank 0 is (1)). */
 int64_t opgen_count(uint64_t ndim, const int64_t *dims, int axis);
 
