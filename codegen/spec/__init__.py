@@ -89,6 +89,7 @@ Op(...)                    the operator; its fields, in the order a spec usually
     MaxRank(*tensors, n=8)         at most n dimensions
     MinRank(*tensors, n=1)         at least n dimensions
     FormatSame(ref, *tensors)      same format (aclFormat label) as ref
+    FormatNotPrivate(*tensors)     no private format (NC1HWC0, FRACTAL_Z, ...: CANN's op::IsPrivateFormat)
     ShapeSame(ref, *tensors)       same shape as ref
     Broadcastable(a, b)            a and b broadcast together (NumPy rules)
     BroadcastTo(*tensors, target)  each broadcasts to exactly target's shape
@@ -134,7 +135,7 @@ from .products import DEFAULT_PRODUCT, PRODUCTS, Product
 from .torch import Const, Torch, TorchGrad
 from .split import Split
 from .rules import (Broadcastable, BroadcastsInto, BroadcastTo, DimAtMost, DimEven, DimInRange, DtypeCastable,
-                    DtypeSame, DtypeSupported, EmptyReturns, FormatSame, MaxRank, MinRank, NotNull, OneOf,
+                    DtypeSame, DtypeSupported, EmptyReturns, FormatNotPrivate, FormatSame, MaxRank, MinRank, NotNull, OneOf,
                     PromotedCastable, PromotedSame, PromotedSupported, Requires, Rule, ShapeHalved, ShapeIsBroadcast,
                     ShapeSame)
 
@@ -146,7 +147,7 @@ __all__ = [
     "Op", "Formula", "Variant", "Example", "Tensor", "Scalar", "Attr", "Output", "Param", "Text", "DimSum", "numel",
     "dim_size", "BROADCAST", "Reduction",
     "ABSENT", "PRESENT", "GRAD", "FORWARD_INPUT", "FORWARD_OUTPUT", "OPERAND", "UNUSED", "RESULT",
-    "DtypeSupported", "DtypeSame", "DtypeCastable", "FormatSame", "MaxRank", "MinRank", "ShapeSame", "Broadcastable",
+    "DtypeSupported", "DtypeSame", "DtypeCastable", "FormatSame", "FormatNotPrivate", "MaxRank", "MinRank", "ShapeSame", "Broadcastable",
     "BroadcastTo", "ShapeIsBroadcast", "BroadcastsInto", "DimInRange", "DimAtMost", "DimEven", "ShapeHalved", "Split",
     "OneOf", "Requires", "NotNull", "Rule",
     "PromotedSupported", "PromotedCastable", "PromotedSame", "EmptyReturns", "Torch", "TorchGrad", "Const",
