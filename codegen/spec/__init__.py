@@ -135,9 +135,9 @@ from .products import DEFAULT_PRODUCT, PRODUCTS, Product
 from .torch import Const, Torch, TorchGrad
 from .split import Split
 from .rules import (Broadcastable, BroadcastsInto, BroadcastTo, DimAtMost, DimEven, DimInRange, DtypeCastable,
-                    DtypeSame, DtypeSupported, EmptyReturns, FormatNotPrivate, FormatSame, MaxRank, MinRank, NotNull, OneOf,
-                    PromotedCastable, PromotedSame, PromotedSupported, Requires, Rule, ShapeHalved, ShapeIsBroadcast,
-                    ShapeSame)
+                    DtypeSame, DtypeSupported, EmptyReturns, FormatNotPrivate, FormatSame, MaxRank, MinRank, NotNull,
+                    OneOf, PromotedCastable, PromotedSame, PromotedSupported, Requires, Rule, ShapeHalved,
+                    ShapeIsBroadcast, ShapeSame)
 
 __all__ = [
     # SymPy
@@ -147,8 +147,9 @@ __all__ = [
     "Op", "Formula", "Variant", "Example", "Tensor", "Scalar", "Attr", "Output", "Param", "Text", "DimSum", "numel",
     "dim_size", "BROADCAST", "Reduction",
     "ABSENT", "PRESENT", "GRAD", "FORWARD_INPUT", "FORWARD_OUTPUT", "OPERAND", "UNUSED", "RESULT",
-    "DtypeSupported", "DtypeSame", "DtypeCastable", "FormatSame", "FormatNotPrivate", "MaxRank", "MinRank", "ShapeSame", "Broadcastable",
-    "BroadcastTo", "ShapeIsBroadcast", "BroadcastsInto", "DimInRange", "DimAtMost", "DimEven", "ShapeHalved", "Split",
+    "DtypeSupported", "DtypeSame", "DtypeCastable", "FormatSame", "FormatNotPrivate", "MaxRank", "MinRank", "ShapeSame",
+    "Broadcastable", "BroadcastTo", "ShapeIsBroadcast", "BroadcastsInto", "DimInRange", "DimAtMost", "DimEven",
+    "ShapeHalved", "Split",
     "OneOf", "Requires", "NotNull", "Rule",
     "PromotedSupported", "PromotedCastable", "PromotedSame", "EmptyReturns", "Torch", "TorchGrad", "Const",
     "DTYPES", "KERNEL_DTYPES", "DType", "PRODUCTS", "Product", "DEFAULT_PRODUCT",

@@ -2,8 +2,8 @@
 
 A format is a label on a tensor (`aclCreateTensor(..., format, ...)`): the view's shape and strides say where
 every element is, whatever the label.  Operators that check formats compare the labels (FormatSame) or refuse
-the private ones (FormatNotPrivate); the kernels never read them.  From Python a tensor carries a format through `codegen.with_format(array, "NCHW")`;
-a plain array is ND.
+the private ones (FormatNotPrivate); the kernels never read them.  From Python a tensor carries a format through
+`codegen.with_format(array, "NCHW")`; a plain array is ND.
 """
 from __future__ import annotations
 
