@@ -59,7 +59,9 @@ SPEC = Op(
     },
     # the library's order (op_api/aclnn_kl_div_target_backward.cpp): gradTarget castable from self, each dtype in
     # the list, gradTarget's equal to target's; the ranks, broadcast(self, target), gradOutput into it, gradTarget
-    # of target's shape; no private format on any of the four; then an empty self returns before computing
+    # of target's shape; no private format on any of the four.  The library then returns for an empty self without
+    # writing gradTarget, which keeps what it held when target is not empty (self (0, 1), target (1, 1)): no
+    # EmptyReturns here, so that gradTarget gets the gradient of a loss without terms, zeros
     rules=[
         DtypeCastable("self", "gradTarget"),
         DtypeSupported("gradOutput", "self", "target", "gradTarget"),
@@ -69,7 +71,6 @@ SPEC = Op(
         BroadcastsInto("gradOutput", "self", "target"),
         ShapeSame("target", "gradTarget"),
         FormatNotPrivate("gradOutput", "self", "target", "gradTarget"),
-        EmptyReturns("self"),
     ],
     torch=TorchGrad(_kl, "self", "target", "reduction", "logTarget"),
     # the aclnn page's call example (= examples/test_aclnn_kl_div_target_backward.cpp), which prints no expected
@@ -97,12 +98,13 @@ SPEC = Op(
              "below 0 all three give `nan`."),
         Text("reduction不做校验:0、1、2、3以外的值按0(none)处理,与算子库一致。gradTarget的数据类型须与target一致,且能由self"
              "转换而来。四个Tensor都不能是私有格式(NC1HWC0、FRACTAL_Z、FRACTAL_NZ等),与算子库一致(该检查在shape检查之后)。self"
-             "为空Tensor时直接返回成功,不写gradTarget,与算子库一致。文档只列出Atlas A2/A3系列产品(及Ascend 950):这里按文档"
+             "为空Tensor而target不为空时(self broadcast后为空),算子库直接返回、不写gradTarget;这里写入0(没有任何项的损失的梯度)。文档只列出Atlas A2/A3系列产品(及Ascend 950):这里按文档"
              "列出A2/A3。",
              "reduction is not validated: values other than 0, 1, 2 and 3 mean 0 (none), as in the library. "
              "gradTarget's dtype must equal target's and be castable from self's. The four tensors may not have "
              "a private format (NC1HWC0, FRACTAL_Z, FRACTAL_NZ, ...), as in the library (checked after the shapes). "
-             "An empty self returns success without writing gradTarget, as in the library. The docs list the "
+             "Where self is empty and target is not (the broadcast shape is empty), the library returns without writing "
+             "gradTarget; this writes zeros, the gradient of a loss without terms. The docs list the "
              "Atlas A2/A3 series (and Ascend 950): the A2/A3 series are listed here."),
     ],
     description=Text(

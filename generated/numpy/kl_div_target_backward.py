@@ -45,8 +45,7 @@ NUMPY_DTYPES = _chk.NUMPY_DTYPES
 def check(grad_output, self, target, reduction, log_target, out, product):
     """Phase-1 checks of aclnnKlDivTargetBackward, in order; raises codegen.AclnnError on the first failure.
 
-    Returns the scalars and attributes as the kernel reads them, or None when an empty tensor ends the checks
-    early (nothing is computed).
+    Returns the scalars and attributes as the kernel reads them.
     """
     _chk.not_null("gradOutput", grad_output)
     _chk.not_null("self", self)
@@ -69,8 +68,6 @@ def check(grad_output, self, target, reduction, log_target, out, product):
     _chk.format_not_private("self", self)
     _chk.format_not_private("target", target)
     _chk.format_not_private("gradTarget", out)
-    if _chk.any_empty(self):
-        return None  # an empty tensor: success, and the checks after this one do not run
     reduction = _chk.int_attr("reduction", reduction)
     log_target = _chk.bool_attr("logTarget", log_target)
     _chk.kernel_dtypes(OP, "gradOutput", grad_output, "self", self, "target", target, "gradTarget", out)
@@ -133,11 +130,6 @@ def kl_div_target_backward(*, grad_output, self, target, reduction, log_target, 
     _chk.known_product(product)
     out_arg = out if out is not None else _chk.Allocate(_chk.default_dtype(target))
     values = check(grad_output, self, target, reduction, log_target, out_arg, product)
-    if values is None:  # an empty tensor ended the checks early: success, nothing computed
-        if out is None:
-            out = np.empty(_chk.empty_shape(lambda: target.shape, self),
-                           dtype=NUMPY_DTYPES[out_arg.dtype])
-        return out
     reduction = values["reduction"]
     log_target = values["log_target"]
     if out is None:

@@ -175,11 +175,6 @@ aclnnStatus aclnnKlDivTargetBackwardGetWorkspaceSize(
     OPGEN_TRY(opgen_check_format_not_private("target", target));
     OPGEN_TRY(opgen_check_format_not_private("gradTarget", gradTarget));
     {
-        const aclTensor *const operands[] = {self};
-        if (opgen_any_empty(1, operands))   /* success; the later checks do not run */
-            return opgen_phase1_empty(OP, workspaceSize, executor);
-    }
-    {
         const aclTensor *const tensors[] = {gradOutput, self, target, gradTarget};
         OPGEN_TRY(opgen_check_kernel_dtypes(OP, 4, tensors, false));
     }

@@ -127,7 +127,6 @@ aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, cons
     CHECK_RET(opgen_l2::FormatNotPrivate(self, "self"), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::FormatNotPrivate(target, "target"), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::FormatNotPrivate(gradTarget, "gradTarget"), ACLNN_ERR_PARAM_INVALID);
-    CHECK_RET(!opgen_l2::AnyEmpty({self}, "self"), ACLNN_SUCCESS);
     CHECK_RET(opgen_l2::KernelDtypes({gradOutput, self, target, gradTarget}, OP_NAME, false), ACLNN_ERR_INNER_FIND_KERNEL_ERROR);
     return ACLNN_SUCCESS;
 }
@@ -150,7 +149,7 @@ extern "C" aclnnStatus aclnnOpgenKlDivTargetBackwardGetWorkspaceSize(
     CHECK_RET(uniqueExecutor.get() != nullptr, ACLNN_ERR_INNER_CREATE_EXECUTOR);
     const aclnnStatus checked = CheckParams(gradOutput, self, target, reduction, logTarget, gradTarget);
     CHECK_RET(checked == ACLNN_SUCCESS, checked);
-    if (gradTarget->IsEmpty() || opgen_l2::AnyEmpty({self}, "self")) {  // nothing to compute: no kernel is launched
+    if (gradTarget->IsEmpty()) {  // nothing to compute: no kernel is launched
         *workspaceSize = 0;
         uniqueExecutor.ReleaseTo(executor);
         return ACLNN_SUCCESS;
