@@ -91,6 +91,10 @@ struct KernelInstance {
 op::DataType KernelOutDtype(op::DataType in, op::DataType out)
 {
     static const std::initializer_list<KernelInstance> casting = {
+        {op::SocVersion::ASCEND910B, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT},
+        {op::SocVersion::ASCEND910B, op::DataType::DT_BF16, op::DataType::DT_FLOAT},
+        {op::SocVersion::ASCEND910_93, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT},
+        {op::SocVersion::ASCEND910_93, op::DataType::DT_BF16, op::DataType::DT_FLOAT},
     };
     const op::SocVersion soc = op::GetCurrentPlatformInfo().GetSocVersion();
     for (const KernelInstance& k : casting) {

@@ -354,6 +354,18 @@ extern "C" __global__ __aicore__ void opgen_kl_div_target_backward(GM_ADDR gradO
         op.Process();
     }
 #endif
+    if (TILING_KEY_IS(110)) {  // variant logTarget=False; FLOAT16 in, FLOAT out
+        KernelKlDivTargetBackwardLogTargetFalse<half, float> op;
+        op.Init(gradOutput, self, target, gradTarget, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.c0);
+        op.Process();
+    }
+#if __CCE_AICORE__ == 220
+    if (TILING_KEY_IS(120)) {  // variant logTarget=False; BFLOAT16 in, FLOAT out
+        KernelKlDivTargetBackwardLogTargetFalse<bfloat16_t, float> op;
+        op.Init(gradOutput, self, target, gradTarget, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.c0);
+        op.Process();
+    }
+#endif
     if (TILING_KEY_IS(200)) {  // variant logTarget=True; FLOAT in, FLOAT out
         KernelKlDivTargetBackwardLogTargetTrue<float, float> op;
         op.Init(gradOutput, self, target, gradTarget, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.c0);
@@ -367,6 +379,18 @@ extern "C" __global__ __aicore__ void opgen_kl_div_target_backward(GM_ADDR gradO
 #if __CCE_AICORE__ == 220
     if (TILING_KEY_IS(222)) {  // variant logTarget=True; BFLOAT16 in, BFLOAT16 out
         KernelKlDivTargetBackwardLogTargetTrue<bfloat16_t, bfloat16_t> op;
+        op.Init(gradOutput, self, target, gradTarget, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.c0);
+        op.Process();
+    }
+#endif
+    if (TILING_KEY_IS(210)) {  // variant logTarget=True; FLOAT16 in, FLOAT out
+        KernelKlDivTargetBackwardLogTargetTrue<half, float> op;
+        op.Init(gradOutput, self, target, gradTarget, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.c0);
+        op.Process();
+    }
+#if __CCE_AICORE__ == 220
+    if (TILING_KEY_IS(220)) {  // variant logTarget=True; BFLOAT16 in, FLOAT out
+        KernelKlDivTargetBackwardLogTargetTrue<bfloat16_t, float> op;
         op.Init(gradOutput, self, target, gradTarget, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.c0);
         op.Process();
     }
