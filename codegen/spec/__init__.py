@@ -29,7 +29,9 @@ Op(...)                    the operator; its fields, in the order a spec usually
                            the `aclTensor *` result (`c_type="const aclTensor *"` where the header says so).  Its
                            default dtype (when the Python caller gives neither `out=` nor `out_dtype=`) is
                            `dtype_from`'s dtype -- the promoted dtype of a tuple of inputs -- else the first
-                           tensor's.
+                           tensor's.  `sum_to="t"`: the gradient of a broadcast input t, summed back to t's shape.
+                           Several outputs (codegen.spec.outputs): `wrt=w` makes this one the gradient w.r.t. the
+                           input whose symbol is w (default: the op's `wrt`); each is proven on its own.
   roles                    GRAD            gradient w.r.t. the forward output (exactly one tensor)
                            FORWARD_INPUT   holds the forward input x (the variable differentiated)
                            FORWARD_OUTPUT  holds the forward output y = forward(x)
@@ -60,7 +62,8 @@ Op(...)                    the operator; its fields, in the order a spec usually
                            undeclared point fails, naming it); the docs list the declared values.  A declared
                            value also stands where a degenerate scalar makes the forward smooth (Softshrink
                            with λ = 0 keeps 0 at x = 0: the docs say it is not the derivative).
-                           `Formula(..., at={...})` overrides an entry for one form.
+                           `Formula(..., at={...})` overrides an entry for one form; `Formula(..., output="gradWeight")`
+                           says which of several outputs a form computes (default: the first).
   numel("self")            a symbol for a tensor's element count (BCE's mean divides by max(1, numel));
                            numel(BROADCAST) the broadcast shape's, dim_size(BROADCAST, 0) its first extent.
   dtypes                   {SoC: [dtype, ...]} — which dtypes every tensor accepts on which product.  SoCs:
