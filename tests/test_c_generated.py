@@ -20,9 +20,10 @@ STRICT = ["-std=c11", "-O2", "-Wall", "-Wextra", "-Wpedantic", "-Wshadow", "-Wst
           "-Wmissing-prototypes", "-Werror"]
 
 
-# (each file compiled at -O2 for each target: in CI a fixed half of them, every op's source compiled in any case by
-# its library's build)
-@pytest.mark.ci_share(2)
+# Each file compiled on its own at -O2 for each target, under --deep.  CI holds every op's source and the runtime
+# to the same warnings where it builds them anyway: each library's build (for this CPU) and each call example's
+# (portable) compile them under build.STRICT_WARNINGS / examples.EXAMPLE_FLAGS (the next two tests).
+@pytest.mark.deep
 @pytest.mark.parametrize("path", sorted(p.relative_to(C).as_posix() for p in C.rglob("*.c")))
 @pytest.mark.parametrize("target", [[], ["-march=native"]], ids=["portable", "native"])
 def test_compiles_under_strict_warnings(path, target, tmp_path):
@@ -30,6 +31,25 @@ def test_compiles_under_strict_warnings(path, target, tmp_path):
     run = subprocess.run(["cc", *STRICT, *target, "-I", str(C / "include"), "-c", str(C / path),
                           "-o", str(tmp_path / "x.o")], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
+
+
+def test_the_builds_compile_under_the_strict_warnings():
+    from codegen.backends.c import build, examples
+    warnings = [f for f in STRICT if f.startswith("-W")]
+    assert set(warnings) <= set(build.STRICT_WARNINGS) and set(warnings) <= set(examples.EXAMPLE_FLAGS.split())
+
+
+def test_a_warning_in_an_ops_source_fails_its_library_build(monkeypatch):
+    from codegen.backends.c import build
+    sources = build.sources
+
+    def with_an_unused_variable(op):
+        files = sources(op)
+        path = next(p for p in files if p.startswith("src/aclnn_"))
+        return {**files, path: files[path] + "\nstatic int opgen_never_read;\n"}
+    monkeypatch.setattr(build, "sources", with_an_unused_variable)
+    with pytest.raises(build.BuildError, match="opgen_never_read"):
+        build.library(OPS["hardshrink_backward"])
 
 
 def _kernel_section(name: str) -> str:

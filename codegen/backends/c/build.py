@@ -14,6 +14,7 @@ path; loaded by a C program it would lack Python's symbols, and the CMake build 
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
 
 from codegen.buildcache import BuildError, cached_build  # noqa: F401  (re-exported)
@@ -25,6 +26,11 @@ FLAGS = ["-std=c11", "-O3", "-march=native", "-fPIC", "-shared", *SEMANTIC_FLAGS
 SANITIZE_FLAGS = ["-std=c11", "-O1", "-g", "-fPIC", "-shared", "-ffp-contract=off", "-fno-omit-frame-pointer",
                   "-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
 LIBS = ["-lm", "-lpthread"]
+# the warnings every generated C file compiles clean under, as errors: the libraries' builds (for this CPU, its
+# AVX/AVX-512 paths) and the call examples' (portable) use them, so every op's source and the runtime are held to
+# them wherever they are built (the CPython entry points, which include Python's and NumPy's headers, are not)
+STRICT_WARNINGS = ["-Wall", "-Wextra", "-Wpedantic", "-Wshadow", "-Wstrict-prototypes", "-Wmissing-prototypes",
+                   "-Werror"]
 
 
 def sources(op: Op) -> dict[str, str]:
@@ -39,10 +45,11 @@ def sources(op: Op) -> dict[str, str]:
 def runtime_archive(flags: list[str]) -> Path:
     """The C runtime compiled once per content and flags into a static archive of position-independent objects,
     which every op's library links whole: the runtime is about half of a small op's build, and 40 ops would
-    compile it 40 times."""
+    compile it 40 times.  Under STRICT_WARNINGS, but for the sanitizers' -O1 (whose flow analysis warns
+    differently)."""
     from .emit import runtime_files
     files = {p: t for p, t in runtime_files().items() if p.endswith((".c", ".h"))}
-    flags = [f for f in flags if f != "-shared"] + ["-c"]
+    flags = [f for f in flags if f != "-shared"] + _strict(flags) + ["-c"]
     c_files = sorted(p for p in files if p.endswith(".c"))
 
     def command(src: Path, out: Path) -> list[str]:
@@ -63,14 +70,25 @@ def library(op: Op, sanitize: bool = False) -> Path:
     from . import pyext
     flags = SANITIZE_FLAGS if sanitize else FLAGS
     runtime = runtime_archive(flags)
-    files = {**sources(op), **pyext.sources(op)}
+    entry = pyext.sources(op)
+    files = {**sources(op), **entry}
     from .emit import runtime_files
-    own = sorted(p for p in files if p.endswith(".c") and p not in runtime_files())
+    own = sorted(p for p in files if p.endswith(".c") and p not in runtime_files() and p not in entry)
+    strict = _strict(flags)
 
     def command(src: Path, out: Path) -> list[str]:
-        return [CC, *flags, "-I", str(src / "include"), *pyext.include_flags(), *[str(src / p) for p in own],
-                *link_runtime(runtime), "-o", str(out), *LIBS]
+        # the op's source on its own, under the strict warnings; then the entry points, linked with it
+        compile_ = [[CC, *[f for f in flags if f != "-shared"], *strict, "-I", str(src / "include"), "-c",
+                     str(src / p), "-o", f"{src / p}.o"] for p in own]
+        link = [CC, *flags, "-I", str(src / "include"), *pyext.include_flags(), *[str(src / p) for p in sorted(entry)
+                if p.endswith(".c")], *[f"{src / p}.o" for p in own], *link_runtime(runtime), "-o", str(out), *LIBS]
+        return ["sh", "-c", " && ".join(shlex.join(step) for step in compile_ + [link])]
 
     name = op.snake_name + ("-asan" if sanitize else "")
-    return cached_build("c", name, files, CC, flags + LIBS, command, suffix=".so",
+    return cached_build("c", name, files, CC, flags + strict + LIBS, command, suffix=".so",
                         key_extra={**pyext.build_key(), "runtime": str(runtime)})
+
+
+def _strict(flags: list[str]) -> list[str]:
+    """STRICT_WARNINGS for an optimized build; none for the sanitizers' -O1 -g (their reports are the check)."""
+    return [] if "-fsanitize=address,undefined" in flags else STRICT_WARNINGS

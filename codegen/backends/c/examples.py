@@ -25,7 +25,9 @@ from .names import example_path, header_name, program_name, source_name
 
 TEMPLATES = Path(__file__).parent / "templates"
 CC = os.environ.get("CC", "cc")
-EXAMPLE_FLAGS = "-std=c11 -O2 -Wall -Wextra -Werror"
+# portable, and every warning of build.STRICT_WARNINGS an error: the example's build is where CI holds every op's
+# source and the runtime to them without -march=native (the libraries' builds hold them with it)
+EXAMPLE_FLAGS = "-std=c11 -O2 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror"
 
 
 def _c_float(v: float) -> str:
