@@ -34,9 +34,13 @@ def validate(op: Op) -> None:
             _check_at(h, half_fail)
             _check_vocabulary(h, half_fail)
     else:
-        _check_math(op, fail)
-        _check_at(op, fail)
-        _check_vocabulary(op, fail)   # what no backend can emit is refused here, not at build time
+        if op.classes is not None:   # the grid's coordinate and the target's integers (codegen.spec.classes)
+            from .spec.classes import check as check_classes
+            check_classes(op, fail)
+        kernel = op.grid or op   # a class-index op's mathematics is its grid op's (CLASS a tensor there)
+        _check_math(kernel, fail)
+        _check_at(kernel, fail)
+        _check_vocabulary(kernel, fail)   # what no backend can emit is refused here, not at build time
     for problem in example_problems(op):
         fail(problem)
     _check_torch(op, fail)
@@ -101,6 +105,11 @@ def _check_params(op, fail):
         _check_reduction(op, fail)
 
 
+def _kind(op, name):
+    from .spec.classes import kind_of
+    return kind_of(op, name)
+
+
 def _check_sum_to(op, fail):
     """`Output(sum_to=t)`: t is an input tensor, the output's shape is t's (a ShapeSame rule says so), and the
     kernels are elementwise (a row reduction on the broadcast shape is not implemented)."""
@@ -126,10 +135,15 @@ def _check_reduction(op, fail):
         fail(f"loss_reduction {attr.name}: its `values` must name the modes, each one of "
              f"{', '.join(REDUCTION_MODES)} (e.g. {{0: 'none', 1: 'mean', 2: 'sum'}})")
     known = {p.name for p in op.params if isinstance(p, (Tensor, Output))}
+    # a class-index op's scalar inputs (one element each, its rules say so) may divide: their value on the grid
+    one_element = {t.symbol for t in op.tensors if op.classes is not None and t.symbol is not None
+                   and _kind(op, t.name) == "scalar"}
     for m, d in r.divisors.items():
         if m not in DIVIDING_MODES:
             fail(f"loss_reduction: only {' and '.join(DIVIDING_MODES)} divide; {m}= has no divisor")
         for s in d.free_symbols:
+            if s in one_element:
+                continue   # the value of a one-element input (NLLLoss's totalWeight)
             t = numel_param(s)
             if t is not None:
                 t = count_parts(t)[0]

@@ -11,6 +11,7 @@ import sympy
 from .functions import Reduction, numel
 from .params import (Attr, FORWARD_INPUT, FORWARD_OUTPUT, GRAD, Output, Param, Scalar, Tensor, Text, snake)
 from .rules import NotNull, Rule
+from .classes import ClassIndex, grid_op
 from .split import Split, half_ops
 
 ABSENT = "absent"    # `Formula.when` value: the optional tensor is null
@@ -82,6 +83,7 @@ class Op:
     torch: object = None               # the PyTorch equivalent (codegen.spec.torch), for accuracy and bench
     at: dict = field(default_factory=dict)  # {Eq(wrt, point): the backward's value there} where f' has no value
     split: Split | None = None         # the forward input split in halves along an attribute (codegen.spec.split)
+    classes: ClassIndex | None = None  # class-index targets: the forward on the (sample, class) grid (codegen.spec.classes)
     source: str = ""                   # file the spec was loaded from (set by the loader)
 
     def __post_init__(self):
@@ -242,6 +244,12 @@ class Op:
     def halves(self) -> list:
         """A split op's two half ops (codegen.spec.split), [] for any other."""
         return half_ops(self) if self.split is not None else []
+
+    @property
+    def grid(self):
+        """A class-index op's grid op (codegen.spec.classes): the elementwise op its kernels compute; None for any
+        other."""
+        return grid_op(self) if self.classes is not None else None
 
     @property
     def variants(self) -> list[Variant]:
