@@ -12,7 +12,8 @@ from .spec.dtypes import COMPUTED
 from .spec.example import problems as example_problems
 from .spec.functions import BROADCAST, DIVIDING_MODES, REDUCTION_MODES, DimSum, count_parts, numel_param
 from .spec.params import ATTR_TYPES, GRAD, ROLES, Attr, Output, Param, Scalar, Tensor, Text
-from .spec.rules import CATEGORIES, DimEven, DimInRange, OneOf, Requires, Rule, ShapeHalved, ShapeSame
+from .spec.rules import (CATEGORIES, DimEven, DimInRange, OneOf, Requires, Rule, SampleShaped, ShapeHalved,
+                         ShapeSame)
 from .vocabulary import check_op as _check_vocabulary
 
 
@@ -243,10 +244,12 @@ def _check_rules(op, fail):
             if extra:
                 fail(f"Requires({r.params[0]}) uses {', '.join(sorted(map(str, extra)))}, not a scalar or attribute")
         elif type(r).__name__ not in ("DimInRange", "OneOf"):  # (every other rule reads tensors)
-            if isinstance(r, (DimEven, ShapeHalved)):   # ... and these an int64 attribute last
+            if isinstance(r, (DimEven, ShapeHalved, SampleShaped)):   # ... and these an int64 attribute last
                 if not isinstance(op.param(r.params[-1]), Attr) or op.param(r.params[-1]).type != "int64":
                     fail(f"{type(r).__name__} needs an int64 Attr last, got {r.params[-1]}")
-            for n in r.params[:-1] if isinstance(r, (DimEven, ShapeHalved)) else r.params:
+            if isinstance(r, SampleShaped) and r.params[-1] != op.loss_reduction:
+                fail(f"SampleShaped needs the loss reduction attribute last, got {r.params[-1]}")
+            for n in r.params[:-1] if isinstance(r, (DimEven, ShapeHalved, SampleShaped)) else r.params:
                 if not isinstance(op.param(n), (Tensor, Output)):
                     fail(f"{type(r).__name__} applies to tensors; {n} is not one")
         if isinstance(r, OneOf):

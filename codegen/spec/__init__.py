@@ -134,7 +134,7 @@ from .products import DEFAULT_PRODUCT, PRODUCTS, Product
 from .torch import Const, Torch, TorchGrad
 from .split import Split
 from .classes import CLASS, ClassIndex
-from .rules import (Broadcastable, BroadcastsInto, BroadcastTo, DimAtMost, DimEven, DimInRange, DtypeCastable,
+from .rules import (ClassCount, ClassTarget, OneElement, SampleShaped, Broadcastable, BroadcastsInto, BroadcastTo, DimAtMost, DimEven, DimInRange, DtypeCastable,
                     DtypeSame, DtypeSupported, EmptyReturns, FormatSame, MaxRank, MinRank, NotNull, OneOf,
                     PromotedCastable, PromotedSame, PromotedSupported, Requires, Rule, ShapeHalved, ShapeIsBroadcast,
                     ShapeSame)
@@ -149,7 +149,7 @@ __all__ = [
     "ABSENT", "PRESENT", "GRAD", "FORWARD_INPUT", "FORWARD_OUTPUT", "OPERAND", "UNUSED", "RESULT",
     "DtypeSupported", "DtypeSame", "DtypeCastable", "FormatSame", "MaxRank", "MinRank", "ShapeSame", "Broadcastable",
     "BroadcastTo", "ShapeIsBroadcast", "BroadcastsInto", "DimInRange", "DimAtMost", "DimEven", "ShapeHalved", "Split", "ClassIndex", "CLASS",
-    "OneOf", "Requires", "NotNull", "Rule",
+    "OneOf", "Requires", "NotNull", "Rule", "ClassTarget", "ClassCount", "OneElement", "SampleShaped",
     "PromotedSupported", "PromotedCastable", "PromotedSame", "EmptyReturns", "Torch", "TorchGrad", "Const",
     "DTYPES", "KERNEL_DTYPES", "DType", "PRODUCTS", "Product", "DEFAULT_PRODUCT",
 ]

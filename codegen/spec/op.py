@@ -109,8 +109,9 @@ class Op:
 
     @property
     def snake_name(self) -> str:
-        """'softmax_backward' — the op name of the Python API and of generated files."""
-        return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", self.api_name).lower()
+        """'softmax_backward' — the op name of the Python API and of generated files.  An acronym is one word, as
+        CANN's file names have it: NLLLoss2dBackward → 'nll_loss2d_backward'."""
+        return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", self.api_name).lower()
 
     # ---- parameters --------------------------------------------------------------------------------------
     def param(self, name: str) -> Param:
