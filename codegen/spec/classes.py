@@ -113,6 +113,24 @@ def grid_op(op):
     return g
 
 
+def kernel_grid_op(op):
+    """The grid op as one AI Core kernel computes it (cached on the op): every input read in FLOAT and the
+    result written in FLOAT, cast to the output's dtype after, as the library's level 2 does (FLOAT16 promoted to
+    FLOAT; class indices exact there up to 2^24).  Not a spec: it only carries the lowered forms."""
+    cached = op.__dict__.get("_kernel_grid_op")
+    if cached is not None:
+        return cached
+    import dataclasses
+    from .params import Output, Tensor
+    g = grid_op(op)
+    floats = {soc: ["FLOAT"] for soc in op.dtypes}
+    params = [dataclasses.replace(p, dtypes=None) if isinstance(p, (Tensor, Output)) else p for p in g.params]
+    k = dataclasses.replace(g, params=params, dtypes=floats, compute={}, loss_reduction=g.reduction)
+    k.grid_of = op
+    op.__dict__["_kernel_grid_op"] = k
+    return k
+
+
 def index_symbols(op) -> set:
     """The integer symbols an index relation may compare: CLASS, the target's symbol, int64 attributes."""
     from .params import Attr
