@@ -48,6 +48,19 @@ def _attr(p: Attr, v) -> dict:
     return {"ctype": "int64_t", "name": p.name, "value": str(v)}
 
 
+# An integer tensor's example dtype (a class-index target: codegen.spec.classes), its C type on the host
+_INT_HOST = {"INT64": "int64_t", "INT32": "int32_t", "UINT8": "uint8_t", "INT8": "int8_t", "INT16": "int16_t"}
+
+
+def _host_data(op: Op, p: Tensor, data: list) -> dict:
+    """A tensor's host array: FLOAT, or for a tensor no product takes in FLOAT (an integer target) its first
+    dtype, the values written as integers."""
+    dtypes = [d for dts in op.dtypes_of(p.name).values() for d in dts]
+    if "FLOAT" in dtypes or dtypes[0] not in _INT_HOST:
+        return {"ctype": "float", "acl": "ACL_FLOAT", "data": [_c_float(v) for v in data]}
+    return {"ctype": _INT_HOST[dtypes[0]], "acl": f"ACL_{dtypes[0]}", "data": [str(int(v)) for v in data]}
+
+
 def context(op: Op) -> dict:
     ex = resolve(op)
     tensors, args = [], []
@@ -58,13 +71,14 @@ def context(op: Op) -> dict:
                 args.append("NULL")
                 continue
             shape, data = value
-            tensors.append({"name": p.name, "shape": list(shape) or [1], "data": [_c_float(v) for v in data]})
+            tensors.append({"name": p.name, "shape": list(shape) or [1], **_host_data(op, p, data)})
             args.append(p.name)
         elif isinstance(p, Output):
             n = 1
             for d in ex.out_shape:
                 n *= d
-            tensors.append({"name": p.name, "shape": list(ex.out_shape) or [1], "data": ["0.0f"] * n})
+            tensors.append({"name": p.name, "shape": list(ex.out_shape) or [1], "data": ["0.0f"] * n,
+                            "ctype": "float", "acl": "ACL_FLOAT"})
             args.append(p.name)
         elif isinstance(p, Scalar):
             args.append(p.name if ex.scalars[p.name] is not None else "NULL")
