@@ -85,10 +85,10 @@ SPEC = Op(
              "the classes, -weight[target[i]]·self[i, target[i]]. The gradient is nonzero only at each sample's "
              "target class: -weight[target[i]]·gradOutput[i] for reduction 0, -weight[target[i]]·gradOutput for 2, "
              "divided by totalWeight for 1, as the docs, the library's kernel and aten::nll_loss_backward give it."),
-        Text("totalWeight按给定值使用,不重新计算(与算子库一致);reduction为1且totalWeight为0时结果为inf或nan(算子库在"
+        Text("totalWeight按给定值使用,不重新计算(与算子库一致);reduction为1且totalWeight为0时结果为`inf`或`nan`(算子库在"
              "Ascend 950上断言其不为0)。target不等于ignoreIndex且不在[0, C-1]内的样本梯度全为0(算子库不校验,行为未定义)。",
              "totalWeight is used as given, never recomputed (as the library does); for reduction 1 a totalWeight of "
-             "0 gives inf or nan (the library asserts it nonzero on Ascend 950). A sample whose target is neither "
+             "0 gives `inf` or `nan` (the library asserts it nonzero on Ascend 950). A sample whose target is neither "
              "ignoreIndex nor in [0, C-1] gets a zero gradient row (the library does not check it: undefined)."),
         Text("类别索引与ignoreIndex在FLOAT中比较,C不超过2^24(16777216)时精确。self为1维(C)时target须为0维或(1)的单个元素;"
              "算子库接受长度为C的1维target并只读第一个元素,这里返回161002。out的数据类型只须能由self转换而来(与算子库"

@@ -537,6 +537,8 @@ def index_cases(op, forward, backward, x) -> list:
     """[(truth {Eq: bool}, label)] for every consistent truth of the index relations; [] without any."""
     import itertools
     rels = _index_atoms(op, [forward, backward], x)
+    if not rels:
+        return []
     out = []
     for values in itertools.product([True, False], repeat=len(rels)):
         truth = dict(zip(rels, values))
