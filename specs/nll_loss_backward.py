@@ -89,7 +89,7 @@ SPEC = Op(
              "Ascend 950上断言其不为0)。target不等于ignoreIndex且不在[0, C-1]内的样本梯度全为0(算子库不校验,行为未定义)。",
              "totalWeight is used as given, never recomputed (as the library does); for reduction 1 a totalWeight of "
              "0 gives `inf` or `nan` (the library asserts it nonzero on Ascend 950). A sample whose target is neither "
-             "ignoreIndex nor in [0, C-1] gets a zero gradient row (the library does not check it: undefined)."),
+             "ignoreIndex nor in [0, C-1] gets a zero gradient row (the library does not check it)."),
         Text("类别索引与ignoreIndex在FLOAT中比较,C不超过2^24(16777216)时精确。self为1维(C)时target须为0维或(1)的单个元素;"
              "算子库接受长度为C的1维target并只读第一个元素,这里返回161002。out的数据类型只须能由self转换而来(与算子库"
              "一致,文档要求一致)。FLOAT16与BFLOAT16按FLOAT计算。",
