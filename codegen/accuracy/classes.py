@@ -34,6 +34,30 @@ def grid_kw(op, kw: dict) -> dict:
     return out
 
 
+class ClassReference:
+    """The exact gradient of a class-index op's calls: the grid op's reference (codegen.accuracy.reference) on the
+    call's views on the grid."""
+
+    coupled = False
+
+    def __init__(self, op):
+        self.op = op
+
+    def _grid(self, method, kw, shape, *args):
+        from .reference import reference_for
+        g = grid_kw(self.op, kw)
+        return getattr(reference_for(self.op.grid, g), method)(g, shape, *args)
+
+    def rounded(self, kw, shape, fmt):
+        return self._grid("rounded", kw, shape, fmt)
+
+    def rounded_ties(self, kw, shape, fmt):
+        return self._grid("rounded_ties", kw, shape, fmt)
+
+    def values(self, kw, shape, only=None):
+        return self._grid("values", kw, shape) if only is None else self._grid("values", kw, shape, only)
+
+
 def prepare(op, sample, fmt: Format, use_torch: bool = True):
     """The runner's Prepared of a call of class-index op `op`: everything judged element by element comes from
     the grid op on the grid views; the kernel is called with the op's own keywords (`sample`)."""

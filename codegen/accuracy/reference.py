@@ -433,6 +433,9 @@ def _cached(op_key, op, variant_key):
 
 
 def reference_for(op, kw) -> Reference:
+    if op.classes is not None:   # its grid op's, on the call's views (codegen.accuracy.classes)
+        from .classes import ClassReference
+        return ClassReference(op)
     if op.split is not None:   # its halves' (codegen.accuracy.split)
         from .split import SplitReference
         return SplitReference(op)

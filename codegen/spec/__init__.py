@@ -61,6 +61,12 @@ Op(...)                    the operator; its fields, in the order a spec usually
                            value also stands where a degenerate scalar makes the forward smooth (Softshrink
                            with λ = 0 keeps 0 at x = 0: the docs say it is not the derivative).
                            `Formula(..., at={...})` overrides an entry for one form.
+  classes                  ClassIndex(tensor, target=, per_class=(), per_sample=()): class-index targets
+                           (NLLLoss, codegen.spec.classes).  The forward and backward are written per element
+                           of `tensor` (a sample and a class), `CLASS` the element's class; target, per-sample
+                           and per-class tensors are read per sample and per class.  ClassTarget, ClassCount,
+                           OneElement and SampleShaped check their shapes; a one-element input may divide a
+                           mean (`Reduction("reduction", mean=totalWeight)`).
   numel("self")            a symbol for a tensor's element count (BCE's mean divides by max(1, numel));
                            numel(BROADCAST) the broadcast shape's, dim_size(BROADCAST, 0) its first extent.
   dtypes                   {SoC: [dtype, ...]} — which dtypes every tensor accepts on which product.  SoCs:
@@ -95,6 +101,10 @@ Op(...)                    the operator; its fields, in the order a spec usually
     ShapeIsBroadcast(out, a, b)    out's shape is the broadcast of a's and b's
     BroadcastsInto(g, a, b)        g broadcasts to exactly the broadcast of a's and b's (may not enlarge it)
     DimInRange(attr, tensor)       attr in [-n, n-1], n = rank (rank 0 counts as 1)
+    ClassTarget(target, tensor)    tensor's shape without its class axis (a 1-D tensor: one element)
+    ClassCount(weight, tensor)     as many elements as tensor has classes
+    OneElement(*tensors)           exactly one element, any rank
+    SampleShaped(g, tensor, red)   per sample of tensor for reduction none, else one element of rank <= 1
     OneOf(attr, values)            attr is one of values
     Requires(param, cond, when=True)  a SymPy condition on scalars/attrs (e.g. lam >= 0, or an order min <= max),
                            checked when `when` holds; the proof assumes it.
