@@ -90,8 +90,8 @@ def test_reference_agrees_with_pytorch_float64_autograd(ops, name):
         # (an integer tensor, a class-index target, keeps its dtype)
         kw64 = {k: (v.astype(np.float64) if isinstance(v, np.ndarray) and v.dtype.kind == "f" else v)
                 for k, v in s.kw.items()}
-        t = lambda a: torch.from_numpy(np.ascontiguousarray(
-            a if np.asarray(a).dtype.kind in "iu" else np.asarray(a, dtype=np.float64)))
+        t = lambda a: torch.from_numpy(np.ascontiguousarray(   # (a 0-d array stays 0-d)
+            a if np.asarray(a).dtype.kind in "iu" else np.asarray(a, dtype=np.float64)).reshape(np.shape(a)))
         want64 = fn(torch, kw64, t).detach().numpy()
         want = want64.astype(np.float32)
         d = ulp_distance(ref.astype(np.float32), want)

@@ -52,13 +52,19 @@ def _attr(p: Attr, v) -> dict:
 _INT_HOST = {"INT64": "int64_t", "INT32": "int32_t", "UINT8": "uint8_t", "INT8": "int8_t", "INT16": "int16_t"}
 
 
-def _host_data(op: Op, p: Tensor, data: list) -> dict:
-    """A tensor's host array: FLOAT, or for a tensor no product takes in FLOAT (an integer target) its first
-    dtype, the values written as integers."""
+def example_dtype(op: Op, p: Tensor) -> str:
+    """The dtype of a tensor in the call example: FLOAT, or for a tensor no product takes in FLOAT (an integer
+    target) its first dtype."""
     dtypes = [d for dts in op.dtypes_of(p.name).values() for d in dts]
-    if "FLOAT" in dtypes or dtypes[0] not in _INT_HOST:
+    return "FLOAT" if "FLOAT" in dtypes or dtypes[0] not in _INT_HOST else dtypes[0]
+
+
+def _host_data(op: Op, p: Tensor, data: list) -> dict:
+    """A tensor's host array in its example dtype (an integer one written as integers)."""
+    d = example_dtype(op, p)
+    if d == "FLOAT":
         return {"ctype": "float", "acl": "ACL_FLOAT", "data": [_c_float(v) for v in data]}
-    return {"ctype": _INT_HOST[dtypes[0]], "acl": f"ACL_{dtypes[0]}", "data": [str(int(v)) for v in data]}
+    return {"ctype": _INT_HOST[d], "acl": f"ACL_{d}", "data": [str(int(v)) for v in data]}
 
 
 def context(op: Op) -> dict:
