@@ -47,9 +47,10 @@ def test_presets_and_prototype_agree_with_the_opdef(name):
     assert [d["name"] for d in proto["input_desc"]] == p.operands == re.findall(r'this->Input\("(\w+)"\)', host)
     assert [a["name"] for a in proto["attr"]] == re.findall(r'this->Attr\("(\w+)"\)', host)
     spelled = {"FLOAT": "float", "FLOAT16": "float16", "BFLOAT16": "bfloat16"}
+    # the kernel op's dtype pairs (a class-index op's kernel reads and writes FLOAT: codegen.spec.classes)
     for d in proto["input_desc"]:
-        assert d["type"] == [spelled[i] for i, _ in all_combos(op)] and d["format"] == ["ND"] * len(d["type"])
-    assert proto["output_desc"][0]["type"] == [spelled[o] for _, o in all_combos(op)]
+        assert d["type"] == [spelled[i] for i, _ in all_combos(p.op)] and d["format"] == ["ND"] * len(d["type"])
+    assert proto["output_desc"][0]["type"] == [spelled[o] for _, o in all_combos(p.op)]
 
 
 @pytest.mark.parametrize("name", sorted(OPS))
