@@ -64,9 +64,10 @@ def _runtime_files(source: str) -> tuple[tuple[str, str], ...]:
         "float_dtypes": [d.acl_name for d in DTYPES.values() if d.is_float],
         # what the kernels read and write, the aclnn promotion and cast tables (codegen/spec/dtypes.py)
         "real_dtypes": [d.acl_name for d in DTYPES.values() if d.name in COMPUTED and not d.is_complex],
-        "promote": [(DTYPES[a].acl_name, DTYPES[b].acl_name, DTYPES[c].acl_name)
+        # the rows of the C tables, as initialisers: {a, b, to}
+        "promote": [f"{{{DTYPES[a].acl_name}, {DTYPES[b].acl_name}, {DTYPES[c].acl_name}}},"
                     for (a, b), c in PROMOTE.items() if c is not None],
-        "casts": [(a.acl_name, b.acl_name) for a in DTYPES.values() for b in DTYPES.values()
+        "casts": [f"{{{a.acl_name}, {b.acl_name}}}," for a in DTYPES.values() for b in DTYPES.values()
                   if can_cast(a.name, b.name)],
         "formats": [(format_acl_name(f), v) for f, v in FORMATS.items()],
         "format_names": [(format_acl_name(f), f) for f in FORMATS],

@@ -77,14 +77,14 @@ def context(op: Op) -> dict:
                 args.append("NULL")
                 continue
             shape, data = value
-            tensors.append({"name": p.name, "shape": list(shape) or [1], **_host_data(op, p, data)})
+            host = _host_data(op, p, data)
+            tensors.append(_tensor(p.name, list(shape) or [1], host["data"], host["ctype"], host["acl"]))
             args.append(p.name)
         elif isinstance(p, Output):
             n = 1
             for d in ex.out_shape:
                 n *= d
-            tensors.append({"name": p.name, "shape": list(ex.out_shape) or [1], "data": ["0.0f"] * n,
-                            "ctype": "float", "acl": "ACL_FLOAT"})
+            tensors.append(_tensor(p.name, list(ex.out_shape) or [1], ["0.0f"] * n))
             args.append(p.name)
         elif isinstance(p, Scalar):
             args.append(p.name if ex.scalars[p.name] is not None else "NULL")
@@ -92,9 +92,16 @@ def context(op: Op) -> dict:
             args.append(p.name)
     scalars = [{"name": n, "value": _c_float(v)} for n, v in ex.scalars.items() if v is not None]
     attrs = [_attr(op.param(n), v) for n, v in ex.attrs.items()]
-    out_numel = len(next(t for t in tensors if t["name"] == op.output.name)["data"])
-    return {"tensors": tensors, "scalars": scalars, "attrs": attrs, "call_args": args,
+    out_numel = next(t for t in tensors if t["name"] == op.output.name)["numel"]
+    return {"tensors": tensors, "scalars": scalars, "attrs": attrs, "call_args": ", ".join(args),
             "out": {"name": op.output.name, "numel": out_numel}}
+
+
+def _tensor(name: str, shape: list[int], data: list[str], ctype: str = "float", acl: str = "ACL_FLOAT") -> dict:
+    """One tensor of the example: its C initialisers ({2, 3}), rank and element count, its host C type and
+    aclDataType (float and ACL_FLOAT but for an integer target)."""
+    return {"name": name, "shape": "{" + ", ".join(map(str, shape)) + "}", "rank": len(shape),
+            "data": "{" + ", ".join(data) + "}", "numel": len(data), "ctype": ctype, "acl": acl}
 
 
 def example_source(op: Op) -> str:

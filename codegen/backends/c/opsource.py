@@ -163,7 +163,7 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
         "suffix": suffix,
         "title": f" for {_key_text(kv.key)}" if kv.key else "",
         "fields": [f"{ctype} {f};" for ctype, f, _ in fields] or ["char none;   /* the kernel reads no constant */"],
-        "pad": {k: " " * (k + len(suffix)) for k in _PADS},
+        "pad": {f"p{k}": " " * (k + len(suffix)) for k in _PADS},   # pad.p22: 22 columns
         "ntensors": len(kv.tensors),
         "nred": len(kv.reductions),
         "lanes": 8 * len(kv.reductions),
