@@ -114,6 +114,12 @@ def _rule_steps(r: R.Rule) -> list[Step]:
     raise TypeError(f"no check step for rule {type(r).__name__}")
 
 
+def none_test(op: Op, s: Step) -> str:
+    """A sample_shaped step's condition in C and C++: the reduction attribute takes a value that means none."""
+    red = s.others[0]
+    return " || ".join(f"{red} == {k}" for k, m in op.param(red).values.items() if m == "none") or "false"
+
+
 def conversions(op: Op) -> list[Step]:
     """Scalars and attributes are read (and their type checked) when the value checks begin."""
     return [Step("convert", p.name) for p in op.params if isinstance(p, (Scalar, Attr))]

@@ -25,7 +25,7 @@ import sympy
 from sympy.printing.c import C99CodePrinter
 
 from codegen.backends.c.prototypes import c_type
-from codegen.checkplan import steps
+from codegen.checkplan import none_test, steps
 from codegen.spec import Op
 from codegen.spec.dtypes import DTYPES, promote
 from codegen.spec.functions import BROADCAST, count_parts
@@ -181,9 +181,8 @@ def check_lines(op: Op) -> list[str]:
         elif s.kind == "one_element":
             lines.append(f'CHECK_RET(opgen_l2::OneElement({n}, "{n}"), {invalid});')
         elif s.kind == "sample_shaped":
-            red = s.others[0]
-            none = " || ".join(f"{red} == {k}" for k, m in op.param(red).values.items() if m == "none") or "false"
-            lines.append(f'CHECK_RET(opgen_l2::SampleShaped({n}, "{n}", {ref}, "{ref}", {none}), {invalid});')
+            lines.append(f'CHECK_RET(opgen_l2::SampleShaped({n}, "{n}", {ref}, "{ref}", {none_test(op, s)}), '
+                         f'{invalid});')
         elif s.kind == "one_of":
             values = ", ".join(str(v) for v in s.values)
             lines.append(f'CHECK_RET(opgen_l2::OneOf({n}, "{n}", {{{values}}}), {invalid});')
@@ -286,13 +285,17 @@ def split_body_lines(p: Plan) -> list[str]:
                   f"const aclTensor* {name}Grad = l0op::{names.l0_name(kop)}({', '.join(args)});",
                   f"CHECK_RET({name}Grad != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
     lines += [f"const aclTensor* result = opgen_l2::Concat({first}Grad, {second}Grad, {dim}, exec);",
-              "CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);",
-              f"if (result->GetDataType() != {out}->GetDataType()) {{",
-              f"    result = l0op::Cast(result, {out}->GetDataType(), exec);",
-              "    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);",
-              "}",
-              f"CHECK_RET(l0op::ViewCopy(result, {out}, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
-    return lines
+              "CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
+    return lines + _into_output(out)
+
+
+def _into_output(out: str) -> list[str]:
+    """`result` cast to the output's dtype where it differs, and copied into the output."""
+    return [f"if (result->GetDataType() != {out}->GetDataType()) {{",
+            f"    result = l0op::Cast(result, {out}->GetDataType(), exec);",
+            "    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);",
+            "}",
+            f"CHECK_RET(l0op::ViewCopy(result, {out}, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
 
 
 def classes_body_lines(p: Plan) -> list[str]:
@@ -326,13 +329,8 @@ def classes_body_lines(p: Plan) -> list[str]:
         lines.append(f"CHECK_RET({t}K != nullptr, ACLNN_ERR_INNER_NULLPTR);")
     lines += [f"// the kernel ({names.op_type(kop)} on the AI Core)",
               f"const aclTensor* result = l0op::{names.l0_name(kop)}({', '.join(l0_args(p))});",
-              "CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);",
-              f"if (result->GetDataType() != {out}->GetDataType()) {{",
-              f"    result = l0op::Cast(result, {out}->GetDataType(), exec);",
-              "    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);",
-              "}",
-              f"CHECK_RET(l0op::ViewCopy(result, {out}, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
-    return lines
+              "CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
+    return lines + _into_output(out)
 
 
 def body_lines(p: Plan) -> list[str]:

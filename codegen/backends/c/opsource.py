@@ -20,7 +20,7 @@ import re
 
 import sympy
 
-from codegen.checkplan import steps
+from codegen.checkplan import none_test, steps
 from codegen.lower import KernelVariant, lower
 from codegen.rewrite import Sigmoid
 from codegen.spec import ABSENT, DTYPES, Op
@@ -347,9 +347,7 @@ def check_lines(op: Op) -> list[str]:
         elif s.kind == "one_element":
             lines.append(f'OPGEN_TRY(opgen_check_one_element("{n}", {n}));')
         elif s.kind == "sample_shaped":
-            red = s.others[0]
-            none = " || ".join(f"{red} == {k}" for k, m in op.param(red).values.items() if m == "none") or "false"
-            lines.append(f'OPGEN_TRY(opgen_check_sample_shaped("{n}", {n}, "{ref}", {ref}, {none}));')
+            lines.append(f'OPGEN_TRY(opgen_check_sample_shaped("{n}", {n}, "{ref}", {ref}, {none_test(op, s)}));')
         elif s.kind == "one_of" and op.param(n).type == "string":
             values = ", ".join(f'"{v}"' for v in s.values)
             lines += ["{",
