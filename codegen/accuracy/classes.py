@@ -163,7 +163,7 @@ def samples(op, dtype: str, sizes, seed: int = 0) -> list:
     grid, non-contiguous inputs and a strided out=."""
     from codegen.verify.cases import cases
     from .dtypes import FORMATS
-    from .inputs import large, special_grads, tiny
+    from .inputs import SPECIAL, large, special_grads, tiny
     fmt = FORMATS[dtype]
     rng = np.random.default_rng([seed, sum(map(ord, op.name)), sum(map(ord, dtype))])
     out = []
@@ -172,8 +172,11 @@ def samples(op, dtype: str, sizes, seed: int = 0) -> list:
         m = _Maker(op, fmt, rng, case)
         for rank in _ranks(op):
             out.append(m.call("typical", _grid_shape(rank, n, 7)))
+        top = max(_ranks(op))
+        out.append(m.call(f"layout: rank {top}", _grid_shape(top, 4, 3)))
         shape = _grid_shape(2 if 2 in _ranks(op) else _ranks(op)[0], 6, 5)
         C = shape[1] if len(shape) >= 2 else shape[0]
+        out.append(m.call("special", shape, x=np.resize(np.array(SPECIAL), shape)))   # (x: no part of the gradient)
         out.append(m.call("large", shape, weight=np.resize(large(fmt), C)))
         out.append(m.call("tiny", shape, weight=np.resize(tiny(fmt), C)))
         specials = special_grads(fmt)[:sizes.grads]

@@ -121,7 +121,7 @@ class Reduction:
         if d is None:
             return None
         counts = {s: max(1, count_value(numel_param(s), shapes)) for s in d.free_symbols if numel_param(s)}
-        d = d.xreplace(counts)
+        d = sympy.sympify(d.xreplace(counts))   # (a bare count replaced is a Python int)
         if d.free_symbols and values:
             d = d.xreplace({s: sympy.Float(float(v), 60) if not isinstance(v, sympy.Basic) else v
                             for s, v in values.items() if s in d.free_symbols})
