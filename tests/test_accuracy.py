@@ -201,18 +201,35 @@ def test_input_sets_come_from_the_spec(ops):
 
 
 # ---- every registered backend --------------------------------------------------------------------------
+def _ascendc_products(name: str) -> dict | None:
+    """In CI the Ascend C kernels of an op run on the products tests/test_ascendc_values draws for it (conftest's
+    ci_sample: one architecture per op in turn, each of its dtypes on some product), whose binaries that test
+    builds anyway: every architecture is measured on some ops, each op on one or two (a build is ~5 s of CPU, and
+    every distinct kernel of 33 ops is 81 of them).  Every distinct kernel under --deep."""
+    from . import conftest
+    if conftest.DEEP:
+        return None
+    from .test_ascendc_values import CASES
+    return {"ascendc": {soc for n, soc, *_ in CASES if n == name}}
+
+
 @pytest.mark.parametrize("dtype", list(FORMATS))
 @pytest.mark.parametrize("name", OPS)
 def test_every_backend_meets_the_standards(ops, name, dtype):
-    """The fast accuracy run of `opgen accuracy` for one op and dtype on every registered backend (one run, so the mpmath
-    reference of each sample is computed once for all backends): both Ascend standards on every dtype and each
-    distinct kernel's product, no special-value or layout failure (known failures are listed in
-    codegen/accuracy/known.py), and the differential oracle's element-by-element verdict on the same run.
+    """The fast accuracy run of `opgen accuracy` for one op and dtype on every registered backend (one run, so the
+    mpmath reference of each sample is computed once for all backends): both Ascend standards on every dtype and
+    each distinct kernel's product (Ascend C's in CI: _ascendc_products), no special-value or layout failure (known
+    failures are listed in codegen/accuracy/known.py), and the differential oracle's element-by-element verdict on
+    the same run.
     The issue's goal on representative inputs: FLOAT16/BFLOAT16 elementwise kernels within 1 ulp."""
     if not any(dtype in dts for dts in ops[name].dtypes.values()):
         pytest.skip(f"{name} has no {dtype}")
-    records = runner.run({name: ops[name]}, backends.kernel_backends(), dtypes=[dtype], log=lambda m: None)
+    records = runner.run({name: ops[name]}, backends.kernel_backends(), dtypes=[dtype], log=lambda m: None,
+                         backend_products=_ascendc_products(name))
     assert {"numpy", "c"} <= {r.backend for r in records}   # Ascend C only where a product has an architecture here
+    from codegen.backends.ascendc.socs import kernel_socs
+    if any(dtype in ops[name].dtypes.get(soc, []) for soc in kernel_socs(ops[name])):
+        assert "ascendc" in {r.backend for r in records}, "the CI sample left Ascend C out"
     problems = []
     for r in records:
         where = (r.backend, r.dtype, r.product)

@@ -411,10 +411,13 @@ def coupled(op) -> bool:
 
 
 def run(ops: dict, backends: list[str] | None = None, full: bool = False, dtypes=None, log=print,
-        kernels: dict | None = None, products=None, sizes=None, use_torch: bool = True, seed: int = 0) -> list[Record]:
-    """Records of every op × backend × dtype × product (the fast run: × distinct kernel, `distinct_products`).  `kernels` {(op name, backend): callable} replaces
-    `make_kernel` (the fuzzer's batch builds); `products` limits the products (default: every one that has the
-    dtype); `sizes` overrides FAST/FULL; `use_torch=False` skips PyTorch."""
+        kernels: dict | None = None, products=None, sizes=None, use_torch: bool = True, seed: int = 0,
+        backend_products: dict | None = None) -> list[Record]:
+    """Records of every op × backend × dtype × product (the fast run: × distinct kernel, `distinct_products`).
+    `kernels` {(op name, backend): callable} replaces `make_kernel` (the fuzzer's batch builds); `products` limits
+    the products (default: every one that has the dtype); `backend_products` {backend: products} limits one
+    backend's further (the tests' CI tier: the Ascend C architectures it builds anyway); `sizes` overrides
+    FAST/FULL; `use_torch=False` skips PyTorch."""
     backends = backends or _backends.kernel_backends()
     sizes = sizes or (FULL if full else FAST)
     ops, kernels = split_halves(ops, backends, kernels)
@@ -434,6 +437,8 @@ def run(ops: dict, backends: list[str] | None = None, full: bool = False, dtypes
                 # architecture here); the others it is not measured on, rather than counted as crashes
                 runs_on = getattr(_backends.get(b), "products", None)
                 here = chosen if runs_on is None else [p for p in chosen if p in runs_on(op)]
+                if backend_products and b in backend_products:
+                    here = [p for p in here if p in backend_products[b]]
                 for product in here if full or products else distinct_products(op, b, here):
                     rec = Record(name, op.name, b, dtype, product, coupled(op))
                     for p in prepared:

@@ -29,7 +29,9 @@ Op(...)                    the operator; its fields, in the order a spec usually
                            the `aclTensor *` result (`c_type="const aclTensor *"` where the header says so).  Its
                            default dtype (when the Python caller gives neither `out=` nor `out_dtype=`) is
                            `dtype_from`'s dtype -- the promoted dtype of a tuple of inputs -- else the first
-                           tensor's.
+                           tensor's.  `sum_to="t"`: the gradient of a broadcast input t, summed back to t's shape.
+                           Several outputs (codegen.spec.outputs): `wrt=w` makes this one the gradient w.r.t. the
+                           input whose symbol is w (default: the op's `wrt`); each is proven on its own.
   roles                    GRAD            gradient w.r.t. the forward output (exactly one tensor)
                            FORWARD_INPUT   holds the forward input x (the variable differentiated)
                            FORWARD_OUTPUT  holds the forward output y = forward(x)
@@ -60,7 +62,8 @@ Op(...)                    the operator; its fields, in the order a spec usually
                            undeclared point fails, naming it); the docs list the declared values.  A declared
                            value also stands where a degenerate scalar makes the forward smooth (Softshrink
                            with λ = 0 keeps 0 at x = 0: the docs say it is not the derivative).
-                           `Formula(..., at={...})` overrides an entry for one form.
+                           `Formula(..., at={...})` overrides an entry for one form; `Formula(..., output="gradWeight")`
+                           says which of several outputs a form computes (default: the first).
   classes                  ClassIndex(tensor, target=, per_class=(), per_sample=()): class-index targets
                            (NLLLoss, codegen.spec.classes).  The forward and backward are written per element
                            of `tensor` (a sample and a class), `CLASS` the element's class; target, per-sample
@@ -95,6 +98,7 @@ Op(...)                    the operator; its fields, in the order a spec usually
     MaxRank(*tensors, n=8)         at most n dimensions
     MinRank(*tensors, n=1)         at least n dimensions
     FormatSame(ref, *tensors)      same format (aclFormat label) as ref
+    FormatNotPrivate(*tensors)     no private format (NC1HWC0, FRACTAL_Z, ...: CANN's op::IsPrivateFormat)
     ShapeSame(ref, *tensors)       same shape as ref
     Broadcastable(a, b)            a and b broadcast together (NumPy rules)
     BroadcastTo(*tensors, target)  each broadcasts to exactly target's shape
@@ -144,10 +148,10 @@ from .products import DEFAULT_PRODUCT, PRODUCTS, Product
 from .torch import Const, Torch, TorchGrad
 from .split import Split
 from .classes import CLASS, ClassIndex
-from .rules import (ClassCount, ClassTarget, OneElement, SampleShaped, Broadcastable, BroadcastsInto, BroadcastTo, DimAtMost, DimEven, DimInRange, DtypeCastable,
-                    DtypeSame, DtypeSupported, EmptyReturns, FormatSame, MaxRank, MinRank, NotNull, OneOf,
-                    PromotedCastable, PromotedSame, PromotedSupported, Requires, Rule, ShapeHalved, ShapeIsBroadcast,
-                    ShapeSame)
+from .rules import (Broadcastable, ClassCount, ClassTarget, BroadcastsInto, BroadcastTo, DimAtMost, DimEven, DimInRange, DtypeCastable,
+                    DtypeSame, DtypeSupported, EmptyReturns, FormatNotPrivate, FormatSame, MaxRank, MinRank, NotNull,
+                    OneElement, OneOf, PromotedCastable, PromotedSame, PromotedSupported, Requires, Rule, SampleShaped, ShapeHalved,
+                    ShapeIsBroadcast, ShapeSame)
 
 __all__ = [
     # SymPy
@@ -157,8 +161,9 @@ __all__ = [
     "Op", "Formula", "Variant", "Example", "Tensor", "Scalar", "Attr", "Output", "Param", "Text", "DimSum", "numel",
     "dim_size", "BROADCAST", "Reduction",
     "ABSENT", "PRESENT", "GRAD", "FORWARD_INPUT", "FORWARD_OUTPUT", "OPERAND", "UNUSED", "RESULT",
-    "DtypeSupported", "DtypeSame", "DtypeCastable", "FormatSame", "MaxRank", "MinRank", "ShapeSame", "Broadcastable",
-    "BroadcastTo", "ShapeIsBroadcast", "BroadcastsInto", "DimInRange", "DimAtMost", "DimEven", "ShapeHalved", "Split", "ClassIndex", "CLASS",
+    "DtypeSupported", "DtypeSame", "DtypeCastable", "FormatSame", "FormatNotPrivate", "MaxRank", "MinRank", "ShapeSame",
+    "Broadcastable", "BroadcastTo", "ShapeIsBroadcast", "BroadcastsInto", "DimInRange", "DimAtMost", "DimEven",
+    "ShapeHalved", "Split", "ClassIndex", "CLASS",
     "OneOf", "Requires", "NotNull", "Rule", "ClassTarget", "ClassCount", "OneElement", "SampleShaped",
     "PromotedSupported", "PromotedCastable", "PromotedSame", "EmptyReturns", "Torch", "TorchGrad", "Const",
     "DTYPES", "KERNEL_DTYPES", "DType", "PRODUCTS", "Product", "DEFAULT_PRODUCT",

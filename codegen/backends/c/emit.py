@@ -9,7 +9,7 @@ from pathlib import Path
 
 from codegen.spec import DEFAULT_PRODUCT, DTYPES, PRODUCTS, Op
 from codegen.spec.dtypes import COMPUTED, PROMOTE, can_cast
-from codegen.spec.formats import FORMATS, acl_name as format_acl_name
+from codegen.spec.formats import FORMATS, PRIVATE_FORMATS, acl_name as format_acl_name
 from codegen.spec.rules import STATUS_NAMES
 from codegen.template_util import preamble, render
 
@@ -71,6 +71,7 @@ def _runtime_files(source: str) -> tuple[tuple[str, str], ...]:
                   if can_cast(a.name, b.name)],
         "formats": [(format_acl_name(f), v) for f, v in FORMATS.items()],
         "format_names": [(format_acl_name(f), f) for f in FORMATS],
+        "private_formats": [format_acl_name(f) for f in PRIVATE_FORMATS],
         "socs": list(PRODUCTS),
         "known_socs": ", ".join(PRODUCTS),
         "default_soc": DEFAULT_PRODUCT,
