@@ -29,6 +29,10 @@ C) on one parameter:
     Step("dim_in_range", "dim", ref="self")
     Step("dim_even", "self", ref="dim")                  self's size along dim is even (a split in halves)
     Step("shape_halved", "gradOut", ref="self", others=("dim",))   self's shape with dim halved
+    Step("class_target", "target", ref="self")           self's shape without its class axis (codegen.spec.classes)
+    Step("class_count", "weight", ref="self")            as many elements as self has classes
+    Step("one_element", "totalWeight")                   exactly one element
+    Step("sample_shaped", "gradOutput", ref="self", others=("reduction",))   per sample for none, else one element
     Step("one_of", "reduction", values=(0, 1, 2))
     Step("requires", "alpha", rule=<Requires>)           a SymPy condition, under `rule.when`
     Step("empty_returns", "gradOutput", others=(gradOutput, self))   one of them empty: success, nothing more
@@ -96,6 +100,14 @@ def _rule_steps(r: R.Rule) -> list[Step]:
         return [Step("dim_even", P[0], ref=P[1], rule=r)]
     if isinstance(r, R.ShapeHalved):
         return [Step("shape_halved", P[0], ref=P[1], others=(P[2],), rule=r)]
+    if isinstance(r, R.ClassTarget):
+        return [Step("class_target", P[0], ref=P[1], rule=r)]
+    if isinstance(r, R.ClassCount):
+        return [Step("class_count", P[0], ref=P[1], rule=r)]
+    if isinstance(r, R.OneElement):
+        return [Step("one_element", n, rule=r) for n in P]
+    if isinstance(r, R.SampleShaped):   # values: the reduction's values that mean none
+        return [Step("sample_shaped", P[0], ref=P[1], others=(P[2],), rule=r)]
     if isinstance(r, R.OneOf):
         return [Step("one_of", P[0], values=tuple(r.values), rule=r)]
     if isinstance(r, R.Requires):
@@ -103,6 +115,12 @@ def _rule_steps(r: R.Rule) -> list[Step]:
     if isinstance(r, R.EmptyReturns):
         return [Step("empty_returns", P[0], others=tuple(P), rule=r)]
     raise TypeError(f"no check step for rule {type(r).__name__}")
+
+
+def none_test(op: Op, s: Step) -> str:
+    """A sample_shaped step's condition in C and C++: the reduction attribute takes a value that means none."""
+    red = s.others[0]
+    return " || ".join(f"{red} == {k}" for k, m in op.param(red).values.items() if m == "none") or "false"
 
 
 def conversions(op: Op) -> list[Step]:

@@ -12,7 +12,8 @@ from .spec.dtypes import COMPUTED
 from .spec.example import problems as example_problems
 from .spec.functions import BROADCAST, DIVIDING_MODES, REDUCTION_MODES, DimSum, count_parts, numel_param
 from .spec.params import ATTR_TYPES, GRAD, ROLES, Attr, Output, Param, Scalar, Tensor, Text
-from .spec.rules import CATEGORIES, DimEven, DimInRange, OneOf, Requires, Rule, ShapeHalved, ShapeSame
+from .spec.rules import (CATEGORIES, DimEven, DimInRange, OneOf, Requires, Rule, SampleShaped, ShapeHalved,
+                         ShapeSame)
 from .vocabulary import check_op as _check_vocabulary
 
 
@@ -42,9 +43,13 @@ def validate(op: Op) -> None:
             _check_at(sub, out_fail)
             _check_vocabulary(sub, out_fail)
     else:
-        _check_math(op, fail)
-        _check_at(op, fail)
-        _check_vocabulary(op, fail)   # what no backend can emit is refused here, not at build time
+        if op.classes is not None:   # the grid's coordinate and the target's integers (codegen.spec.classes)
+            from .spec.classes import check as check_classes
+            check_classes(op, fail)
+        kernel = op.grid or op   # a class-index op's mathematics is its grid op's (CLASS a tensor there)
+        _check_math(kernel, fail)
+        _check_at(kernel, fail)
+        _check_vocabulary(kernel, fail)   # what no backend can emit is refused here, not at build time
     for problem in example_problems(op):
         fail(problem)
     _check_torch(op, fail)
@@ -112,6 +117,11 @@ def _check_params(op, fail):
         _check_reduction(op, fail)
 
 
+def _kind(op, name):
+    from .spec.classes import kind_of
+    return kind_of(op, name)
+
+
 def _check_sum_to(op, fail):
     """`Output(sum_to=t)`: t is an input tensor, the output's shape is t's (a ShapeSame rule says so), and the
     kernels are elementwise (a row reduction on the broadcast shape is not implemented)."""
@@ -138,10 +148,15 @@ def _check_reduction(op, fail):
         fail(f"loss_reduction {attr.name}: its `values` must name the modes, each one of "
              f"{', '.join(REDUCTION_MODES)} (e.g. {{0: 'none', 1: 'mean', 2: 'sum'}})")
     known = {p.name for p in op.params if isinstance(p, (Tensor, Output))}
+    # a class-index op's scalar inputs (one element each, its rules say so) may divide: their value on the grid
+    one_element = {t.symbol for t in op.tensors if op.classes is not None and t.symbol is not None
+                   and _kind(op, t.name) == "scalar"}
     for m, d in r.divisors.items():
         if m not in DIVIDING_MODES:
             fail(f"loss_reduction: only {' and '.join(DIVIDING_MODES)} divide; {m}= has no divisor")
         for s in d.free_symbols:
+            if s in one_element:
+                continue   # the value of a one-element input (NLLLoss's totalWeight)
             t = numel_param(s)
             if t is not None:
                 t = count_parts(t)[0]
@@ -241,10 +256,12 @@ def _check_rules(op, fail):
             if extra:
                 fail(f"Requires({r.params[0]}) uses {', '.join(sorted(map(str, extra)))}, not a scalar or attribute")
         elif type(r).__name__ not in ("DimInRange", "OneOf"):  # (every other rule reads tensors)
-            if isinstance(r, (DimEven, ShapeHalved)):   # ... and these an int64 attribute last
+            if isinstance(r, (DimEven, ShapeHalved, SampleShaped)):   # ... and these an int64 attribute last
                 if not isinstance(op.param(r.params[-1]), Attr) or op.param(r.params[-1]).type != "int64":
                     fail(f"{type(r).__name__} needs an int64 Attr last, got {r.params[-1]}")
-            for n in r.params[:-1] if isinstance(r, (DimEven, ShapeHalved)) else r.params:
+            if isinstance(r, SampleShaped) and r.params[-1] != op.loss_reduction:
+                fail(f"SampleShaped needs the loss reduction attribute last, got {r.params[-1]}")
+            for n in r.params[:-1] if isinstance(r, (DimEven, ShapeHalved, SampleShaped)) else r.params:
                 if not isinstance(op.param(n), (Tensor, Output)):
                     fail(f"{type(r).__name__} applies to tensors; {n} is not one")
         if isinstance(r, OneOf):

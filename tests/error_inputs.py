@@ -170,13 +170,28 @@ def error_inputs(op, base: dict, product: str):
             rank = max(_arr(base, op, P[1]).ndim, 1)
             for d in (rank, -rank - 1):
                 out.append(ErrorInput(_set(base, op, P[0], d), r.status, P[0], rule))
+        elif isinstance(r, (R.ClassTarget, R.ClassCount, R.SampleShaped)):
+            # one element too many along the last axis (a rank-0 one: two elements): the rank stays what the
+            # rank rules before want, the shape is not what this rule wants
+            a = _arr(base, op, P[0])
+            bad = np.zeros(a.shape[:-1] + (a.shape[-1] + 1,) if a.ndim else (2,), a.dtype)
+            out.append(ErrorInput(_set(base, op, P[0], bad), r.status, P[0], rule))
+        elif isinstance(r, R.OneElement):
+            for n in P:
+                a = _arr(base, op, n)
+                out.append(ErrorInput(_set(base, op, n, np.zeros((2,), a.dtype)), r.status, n, rule))
         elif isinstance(r, R.OneOf):
             if all(isinstance(v, str) for v in r.values):   # case-sensitive: "Tanh" is not "tanh"; nor is ""
                 bad = [v for v in (r.values[0].capitalize(), r.values[0].upper(), "") if v not in r.values][:2]
             else:
                 bad = (max(r.values) + 1, min(r.values) - 1)
+            kw = dict(base)
+            for x in op.rules[:op.rules.index(r)]:   # a gradient shaped by this reduction checked before: one
+                if isinstance(x, R.SampleShaped) and x.params[2] == P[0]:   # element, as any other mode wants
+                    g = _arr(base, op, x.params[0])
+                    kw = _set(kw, op, x.params[0], np.zeros((), g.dtype))
             for v in bad:
-                out.append(ErrorInput(_set(base, op, P[0], v), r.status, P[0], rule))
+                out.append(ErrorInput(_set(kw, op, P[0], v), r.status, P[0], rule))
         elif isinstance(r, R.Requires):
             kw = dict(base)
             if r.when != sympy.true:  # make `when` hold: a bool attribute set to true

@@ -48,6 +48,8 @@ def samples(op, dtype: str, rng, n: int = 48) -> list[Sample]:
     """One sample per kernel variant (× each loss reduction value), `n` elements each."""
     if op.split is not None:
         return _split_samples(op, dtype, rng, n)
+    if op.classes is not None:
+        return _class_samples(op, dtype, rng, n)
     out = []
     t = NP[dtype]
     reductions = sorted(op.param(op.loss_reduction).values) if op.loss_reduction else [None]
@@ -142,6 +144,42 @@ def _split_samples(op, dtype: str, rng, n: int) -> list[Sample]:
     return out
 
 
+def _class_samples(op, dtype: str, rng, n: int) -> list[Sample]:
+    """A class-index op (codegen.spec.classes): one sample per loss reduction, a grid of about `n` elements (its
+    class-axis tensor of the lowest rank from 2 up it takes), integer targets in [0, C) with one in five ignored
+    (ignoreIndex 1, a class of its own), per-class weights, a positive totalWeight."""
+    from codegen.spec.classes import kind_of
+    from codegen.spec import rules as R
+    t = NP[dtype]
+    lo = max([r.n for r in op.rules if isinstance(r, R.MinRank) and op.classes.tensor in r.params] + [2])
+    classes = 4
+    grid = (max(n // classes, 1), classes) + (1,) * (lo - 2)
+    samples_shape = grid[:1] + grid[2:]
+    out = []
+    for red in sorted(op.param(op.loss_reduction).values):
+        none = op.param(op.loss_reduction).values[red] == "none"
+        kw = {op.param(op.loss_reduction).py_name: red}
+        for a in op.attrs:
+            if a.type == "int64" and a.name != op.loss_reduction:
+                kw[a.py_name] = 1
+        target = rng.integers(0, classes, samples_shape)
+        target[rng.uniform(0, 1, samples_shape) < 0.2] = 1
+        for tensor in op.tensors:
+            kind = kind_of(op, tensor.name)
+            if tensor.name == op.classes.target:
+                kw[tensor.py_name] = target.astype(np.int64)
+            elif tensor.role == GRAD:
+                kw[tensor.py_name] = rng.uniform(-2, 2, samples_shape if none else ()).astype(t)
+            elif kind == "grid":
+                kw[tensor.py_name] = (rng.standard_normal(grid) * 3).astype(t)
+            elif kind == "class":
+                kw[tensor.py_name] = rng.uniform(0.2, 2, classes).astype(t)
+            else:
+                kw[tensor.py_name] = np.array([rng.uniform(0.5, 4)]).astype(t)
+        out.append(Sample(kw, op.variants[0], None, f"reduction={red}"))
+    return out
+
+
 def _simplex(shape, dim, dtype, rng):
     """Rows along `dim` of exact dyadic probabilities (k_i / 2^m, Σ k_i = 2^m) and their pre-image log y."""
     m = min(MANTISSA[dtype], 20)
@@ -223,8 +261,16 @@ SPLIT_SKIP = ("a split op's gradOutput has half its input's shape (codegen.spec.
               "in one shape; tests/test_split.py covers its layouts, the oracle its values")
 
 
+CLASSES_SKIP = ("a class-index op's target, weight and gradOutput have shapes of their own (codegen.spec.classes): "
+                "this test builds every tensor in one shape; tests/test_classes.py covers its layouts and checks, "
+                "the oracle its values")
+
+
 def skip_split(op) -> None:
-    """Skip a test that builds every tensor of a call in one shape for a split op (GluBackward)."""
+    """Skip a test that builds every tensor of a call in one shape for a split op (GluBackward) or a class-index
+    op (NLLLossBackward)."""
+    import pytest
     if op.split is not None:
-        import pytest
         pytest.skip(SPLIT_SKIP)
+    if op.classes is not None:
+        pytest.skip(CLASSES_SKIP)

@@ -38,15 +38,37 @@ def _outcome(fn):
     return None
 
 
+def _class_shape(draw, op, p, grid):
+    """A class-index op's tensor (codegen.spec.classes): its own shape on the grid `grid` (a per-sample one:
+    the grid's without the class axis, or one element; per class: C; one element), and an integer dtype for the
+    target."""
+    from codegen.spec.classes import kind_of
+    kind = kind_of(op, p.name)
+    samples = grid[:1] + grid[2:] if len(grid) >= 2 else ()
+    if kind == "grid":
+        return grid, None
+    if kind == "class":
+        return (grid[1] if len(grid) >= 2 else grid[0] if grid else 1,), None
+    if kind == "sample":
+        shape = samples if p.name == op.classes.target or draw(st.booleans()) else ()
+        return shape, (draw(st.sampled_from([np.int64, np.int32, np.uint8])) if p.name == op.classes.target else None)
+    return (1,), None
+
+
 @st.composite
 def calls(draw, op):
     base_shape = tuple(draw(st.lists(st.integers(0, 3), min_size=0, max_size=3)))
+    if op.classes is not None:   # a grid of the ranks the op takes: (N, C), (C), (N, C, H, W)
+        base_shape = tuple(draw(st.lists(st.integers(0, 3), min_size=1, max_size=4)))
     base_dtype = draw(st.sampled_from(DTYPES[:3]))
     args, out = {}, None
     for p in op.params:
         if isinstance(p, (Tensor, Output)):
             mutate = draw(st.integers(0, 24))
             shape, dtype = base_shape, base_dtype
+            if op.classes is not None:
+                shape, own = _class_shape(draw, op, p, base_shape)
+                dtype = own or dtype
             if mutate == 0:
                 value = None
             else:

@@ -33,7 +33,9 @@ def _numpy_result(op) -> np.ndarray:
     for p in op.params:
         if isinstance(p, Tensor):
             v = ex.tensors[p.name]
-            kw[p.py_name] = None if v is None else np.array(v[1], np.float32).reshape(v[0])
+            d = examples.example_dtype(op, p)   # FLOAT, or an integer target's dtype
+            dtype = np.float32 if d == "FLOAT" else np.dtype(d.lower())
+            kw[p.py_name] = None if v is None else np.array(v[1], dtype).reshape(v[0])
         elif isinstance(p, Scalar):
             kw[p.py_name] = ex.scalars[p.name]
         elif isinstance(p, Attr):

@@ -67,7 +67,9 @@ def test_dtype_claims(ops, name, product):
     import ml_dtypes
     np_of = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16, "DOUBLE": np.float64}
     for dt in list(KERNEL_DTYPES) + ["DOUBLE"]:
-        kw = {k: (v.astype(np_of[dt]) if isinstance(v, np.ndarray) else v) for k, v in base.items()}
+        # (an integer tensor, a class-index target, keeps its own dtype)
+        kw = {k: (v.astype(np_of[dt]) if isinstance(v, np.ndarray) and v.dtype.kind == "f" else v)
+              for k, v in base.items()}
         if dt in claimed:
             out = fn(**kw, product=product)
             assert out.size > 0, f"{name} claims {dt} on {product} but produced nothing"

@@ -390,6 +390,9 @@ def layout_groups(ctx: Context) -> list[Sample]:
 
 def samples(op, dtype: str, sizes: Sizes = FAST, seed: int = 0) -> list[Sample]:
     """Every sample of one op in one dtype (deterministic for a seed)."""
+    if op.classes is not None:   # integer targets, per-class weights (codegen.accuracy.classes)
+        from .classes import samples as class_samples
+        return class_samples(op, dtype, sizes, seed)
     if op.split is not None:   # made of its half ops' samples (codegen.accuracy.split)
         from .split import samples as split_samples
         return split_samples(op, dtype, sizes, seed)

@@ -310,8 +310,10 @@ class Reference:
         opnd = [np.broadcast_to(mp(kw[t.py_name]), bshape) for t in self.operands]
         scal = [mpmath.mpf(float(kw[p.py_name])) for p in self.scalars]
         red = int(kw[op.param(op.loss_reduction).py_name]) if op.loss_reduction else 0
-        d = op.reduction.divisor_value(op, red, _shapes(op, kw, shape)) if op.loss_reduction else None
-        scale = mpmath.mpf(1) / d if d is not None else 1
+        held_values = {t.symbol: np.asarray(kw[t.py_name], np.float64).reshape(-1)[0] for t in self.operands
+                       if kw.get(t.py_name) is not None and np.size(kw[t.py_name]) == 1}
+        d = op.reduction.divisor_value(op, red, _shapes(op, kw, shape), held_values) if op.loss_reduction else None
+        scale = 1 if d is None else mpmath.mpf(1) / (d if isinstance(d, int) else mpmath.mpf(float(d)))
         out = np.empty(bshape, dtype=object)
         if not self.coupled:
             for idx in np.ndindex(*bshape):
@@ -431,6 +433,9 @@ def _cached(op_key, op, variant_key):
 
 
 def reference_for(op, kw) -> Reference:
+    if op.classes is not None:   # its grid op's, on the call's views (codegen.accuracy.classes)
+        from .classes import ClassReference
+        return ClassReference(op)
     if op.split is not None:   # its halves' (codegen.accuracy.split)
         from .split import SplitReference
         return SplitReference(op)

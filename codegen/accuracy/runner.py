@@ -119,6 +119,9 @@ class Record:
 
 
 def _describe(op, kw, shape, i) -> str:
+    if op.classes is not None:   # the element's values on the (sample, class) grid, its class among them
+        from .classes import grid_kw
+        op, kw = op.grid, grid_kw(op, kw)
     parts = []
     for t in op.tensors:
         a = kw.get(t.py_name)
@@ -177,6 +180,9 @@ class Prepared:
 
 
 def prepare(op, sample: Sample, fmt, use_torch: bool = True) -> Prepared:
+    if op.classes is not None:   # judged on its (sample, class) grid (codegen.accuracy.classes)
+        from .classes import prepare as prepare_classes
+        return prepare_classes(op, sample, fmt, use_torch)
     ref, unresolved, alt = reference_for(op, sample.kw).rounded_ties(sample.kw, sample.shape, fmt)
     th = None
     if use_torch:

@@ -84,6 +84,6 @@ def run(op, kw: dict, out_dtype) -> np.ndarray | None:
     def t(a):
         a = np.asarray(a)
         if a.dtype.name == "bfloat16":   # (torch.from_numpy cannot read ml_dtypes' bfloat16)
-            return torch.from_numpy(np.ascontiguousarray(a.astype(np.float32))).to(torch.bfloat16)
-        return torch.from_numpy(np.ascontiguousarray(a))
+            return torch.from_numpy(np.ascontiguousarray(a.astype(np.float32)).reshape(a.shape)).to(torch.bfloat16)
+        return torch.from_numpy(np.ascontiguousarray(a).reshape(a.shape))   # (a 0-d array stays 0-d)
     return fn(torch, kw, t).detach().to(torch.float64).numpy().astype(out_dtype)

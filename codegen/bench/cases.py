@@ -236,6 +236,40 @@ def _split_make(op: Op):
     return make
 
 
+def _classes_make(op: Op, reduction: int):
+    """The `make` of a class-index op's layout (codegen.spec.classes): self (n / COLS, COLS) (COLS classes), or
+    (n / COLS, 16, 64, 1) for a 4-D one (16 classes); targets in [0, C) with one in ten equal to ignoreIndex
+    (-100), weights in [0.2, 2), totalWeight in [0.5, 4); gradOutput per sample for none, else one element."""
+    from codegen.spec import rules as R
+    from codegen.spec.classes import kind_of
+    rank = max([r.n for r in op.rules if isinstance(r, R.MinRank) and op.classes.tensor in r.params] + [2])
+    none = op.param(op.loss_reduction).values[reduction] == "none"
+
+    def make(rng, n, dt):
+        grid = (n // COLS, COLS) if rank == 2 else (n // COLS, 16, 64) + (1,) * (rank - 3)
+        samples = grid[:1] + grid[2:]
+        kw = {op.param(op.loss_reduction).py_name: reduction}
+        for a in op.attrs:
+            if a.type == "int64" and a.name != op.loss_reduction:
+                kw[a.py_name] = -100
+        target = rng.integers(0, grid[1], samples)
+        target[rng.uniform(0, 1, samples) < 0.1] = -100
+        for t in op.tensors:
+            kind = kind_of(op, t.name)
+            if t.name == op.classes.target:
+                kw[t.py_name] = target.astype(np.int64)
+            elif t.role == op.grad.role:
+                kw[t.py_name] = _normal(rng, samples if none else (), dt)
+            elif kind == "grid":
+                kw[t.py_name] = _normal(rng, grid, dt, 3.0)
+            elif kind == "class":
+                kw[t.py_name] = _uniform(rng, (grid[1],), dt, 0.2, 2)
+            else:
+                kw[t.py_name] = _uniform(rng, (1,), dt, 0.5, 4)
+        return kw
+    return make
+
+
 def derived_layouts(op: Op) -> list[Layout]:
     """The layouts of an elementwise op without hand-written ones, from its spec alone: every kernel variant
     contiguous, and the first variant with gradOutput a (1, COLS) row broadcast where the rules allow it."""
@@ -244,6 +278,13 @@ def derived_layouts(op: Op) -> list[Layout]:
     if op.split is not None:   # codegen.spec.split: the input (n / COLS, COLS) split along its last axis
         return [Layout(op.snake_name, f"{op.split.tensor} ({COLS} per row) split along the last axis",
                        _split_make(op), quick=True, divisor=COLS)]
+    if op.classes is not None:   # codegen.spec.classes: (samples, classes) grids, each reduction
+        from codegen.spec import rules as R
+        four = any(isinstance(r, R.MinRank) and r.n == 4 for r in op.rules)
+        grid = f"(n/{COLS}, 16, 64, 1)" if four else f"(n/{COLS}, {COLS})"
+        return [Layout(op.snake_name, f"{op.classes.tensor} {grid}, reduction {name}",
+                       _classes_make(op, value), quick=value == 0, divisor=COLS)
+                for value, name in sorted(op.param(op.loss_reduction).values.items())]
     out = []
     modes = [(None, "")]
     if op.loss_reduction:   # a loss: each reduction mode (none: gradOutput per element; else one element)

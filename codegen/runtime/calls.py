@@ -140,3 +140,19 @@ def count(name: str, shapes: dict) -> float:
     """A count a formula reads (`numel`, `dim_size`), as FLOAT, from {tensor name or BROADCAST: shape}."""
     from codegen.spec.functions import count_value
     return np.float32(count_value(name, shapes))
+
+
+# ---- class-index targets (`Op.classes`, codegen.spec.classes) ---------------------------------------------------
+def class_views(grid: tuple, tensors: list) -> list:
+    """Each (kind, array) of `tensors` as a view on the (sample, class) grid of shape `grid` (codegen.spec.classes:
+    a per-sample tensor with a class axis of 1 inserted, a per-class one along the class axis, one element
+    broadcasting; None stays None), then the class coordinate: an INT64 arange along the class axis."""
+    from codegen.spec.classes import grid_shape
+    out = [None if a is None else np.reshape(a, grid_shape(kind, np.shape(a), grid)) for kind, a in tensors]
+    return out + [np.arange(grid_shape("class", (), grid)[class_axis_of(grid)] if grid else 1,
+                            dtype=np.int64).reshape(grid_shape("class", (), grid))]
+
+
+def class_axis_of(grid: tuple) -> int:
+    from codegen.spec.classes import class_axis
+    return class_axis(len(grid))

@@ -421,6 +421,59 @@ def shape_halved(name, value, ref_name, ref, dim_name, dim):
                                         f"{dim_name}={dim} halved, {shape_str(want)}, got {shape_str(value.shape)}")
 
 
+def _without_class(shape) -> tuple:
+    """A class-index tensor's shape without its class axis (1; a 1-D tensor is one sample: ())."""
+    shape = tuple(shape)
+    return () if len(shape) <= 1 else shape[:1] + shape[2:]
+
+
+def class_target(name, value, ref_name, ref):
+    """`value` holds one class index per sample of `ref`: `ref`'s shape without its class axis (a 1-D `ref`, one
+    sample: a target of one element, rank 0 or 1)."""
+    if not (_concrete(value) and _concrete(ref)):
+        return
+    if ref.ndim <= 1 and value.ndim <= 1 and value.size == 1:
+        return
+    want = _without_class(ref.shape)
+    if ref.ndim <= 1 or tuple(value.shape) != want:
+        raise AclnnError(INVALID, name, f"{name} must hold one class index per sample of {ref_name} "
+                                        f"{shape_str(ref.shape)}: shape {shape_str(want)}"
+                                        + (" (or (1))" if ref.ndim <= 1 else "") + f", got {shape_str(value.shape)}")
+
+
+def class_count(name, value, ref_name, ref):
+    """`value` has as many elements as `ref` has classes (its size along dimension 1, or 0 at rank 1)."""
+    if not (_concrete(value) and _concrete(ref)):
+        return
+    classes = ref.shape[1] if ref.ndim >= 2 else (ref.shape[0] if ref.ndim else 1)
+    if value.size != classes:
+        raise AclnnError(INVALID, name, f"{name} must have one element per class of {ref_name} "
+                                        f"{shape_str(ref.shape)}, {classes}, got {value.size} in "
+                                        f"{shape_str(value.shape)}")
+
+
+def one_element(name, value):
+    """`value` has exactly one element, of any rank."""
+    if _concrete(value) and value.size != 1:
+        raise AclnnError(INVALID, name, f"{name} must have exactly one element, got {shape_str(value.shape)}")
+
+
+def sample_shaped(name, value, ref_name, ref, none):
+    """A loss gradient over `ref`'s samples: for reduction none (`none`) and a `ref` of rank 2 or more, `ref`'s
+    shape without its class axis; otherwise one element of rank 0 or 1."""
+    if not (_concrete(value) and _concrete(ref)):
+        return
+    if none and ref.ndim >= 2:
+        want = _without_class(ref.shape)
+        if tuple(value.shape) != want:
+            raise AclnnError(INVALID, name, f"{name} must have one element per sample of {ref_name} "
+                                            f"{shape_str(ref.shape)} for reduction none, {shape_str(want)}, got "
+                                            f"{shape_str(value.shape)}")
+    elif value.ndim > 1 or value.size != 1:
+        raise AclnnError(INVALID, name, f"{name} must be one element of rank 0 or 1 (a reduced loss's gradient, or "
+                                        f"a single sample's), got {shape_str(value.shape)}")
+
+
 def one_of(name, value, values):
     if value not in values:
         raise AclnnError(INVALID, name, f"{name} must be one of {', '.join(map(str, values))}, got {value}")

@@ -64,6 +64,12 @@ Op(...)                    the operator; its fields, in the order a spec usually
                            with λ = 0 keeps 0 at x = 0: the docs say it is not the derivative).
                            `Formula(..., at={...})` overrides an entry for one form; `Formula(..., output="gradWeight")`
                            says which of several outputs a form computes (default: the first).
+  classes                  ClassIndex(tensor, target=, per_class=(), per_sample=()): class-index targets
+                           (NLLLoss, codegen.spec.classes).  The forward and backward are written per element
+                           of `tensor` (a sample and a class), `CLASS` the element's class; target, per-sample
+                           and per-class tensors are read per sample and per class.  ClassTarget, ClassCount,
+                           OneElement and SampleShaped check their shapes; a one-element input may divide a
+                           mean (`Reduction("reduction", mean=totalWeight)`).
   numel("self")            a symbol for a tensor's element count (BCE's mean divides by max(1, numel));
                            numel(BROADCAST) the broadcast shape's, dim_size(BROADCAST, 0) its first extent.
   dtypes                   {SoC: [dtype, ...]} — which dtypes every tensor accepts on which product.  SoCs:
@@ -99,6 +105,10 @@ Op(...)                    the operator; its fields, in the order a spec usually
     ShapeIsBroadcast(out, a, b)    out's shape is the broadcast of a's and b's
     BroadcastsInto(g, a, b)        g broadcasts to exactly the broadcast of a's and b's (may not enlarge it)
     DimInRange(attr, tensor)       attr in [-n, n-1], n = rank (rank 0 counts as 1)
+    ClassTarget(target, tensor)    tensor's shape without its class axis (a 1-D tensor: one element)
+    ClassCount(weight, tensor)     as many elements as tensor has classes
+    OneElement(*tensors)           exactly one element, any rank
+    SampleShaped(g, tensor, red)   per sample of tensor for reduction none, else one element of rank <= 1
     OneOf(attr, values)            attr is one of values
     Requires(param, cond, when=True)  a SymPy condition on scalars/attrs (e.g. lam >= 0, or an order min <= max),
                            checked when `when` holds; the proof assumes it.
@@ -137,9 +147,10 @@ from .params import (FORWARD_INPUT, FORWARD_OUTPUT, GRAD, OPERAND, RESULT, UNUSE
 from .products import DEFAULT_PRODUCT, PRODUCTS, Product
 from .torch import Const, Torch, TorchGrad
 from .split import Split
-from .rules import (Broadcastable, BroadcastsInto, BroadcastTo, DimAtMost, DimEven, DimInRange, DtypeCastable,
+from .classes import CLASS, ClassIndex
+from .rules import (Broadcastable, ClassCount, ClassTarget, BroadcastsInto, BroadcastTo, DimAtMost, DimEven, DimInRange, DtypeCastable,
                     DtypeSame, DtypeSupported, EmptyReturns, FormatNotPrivate, FormatSame, MaxRank, MinRank, NotNull,
-                    OneOf, PromotedCastable, PromotedSame, PromotedSupported, Requires, Rule, ShapeHalved,
+                    OneElement, OneOf, PromotedCastable, PromotedSame, PromotedSupported, Requires, Rule, SampleShaped, ShapeHalved,
                     ShapeIsBroadcast, ShapeSame)
 
 __all__ = [
@@ -152,8 +163,8 @@ __all__ = [
     "ABSENT", "PRESENT", "GRAD", "FORWARD_INPUT", "FORWARD_OUTPUT", "OPERAND", "UNUSED", "RESULT",
     "DtypeSupported", "DtypeSame", "DtypeCastable", "FormatSame", "FormatNotPrivate", "MaxRank", "MinRank", "ShapeSame",
     "Broadcastable", "BroadcastTo", "ShapeIsBroadcast", "BroadcastsInto", "DimInRange", "DimAtMost", "DimEven",
-    "ShapeHalved", "Split",
-    "OneOf", "Requires", "NotNull", "Rule",
+    "ShapeHalved", "Split", "ClassIndex", "CLASS",
+    "OneOf", "Requires", "NotNull", "Rule", "ClassTarget", "ClassCount", "OneElement", "SampleShaped",
     "PromotedSupported", "PromotedCastable", "PromotedSame", "EmptyReturns", "Torch", "TorchGrad", "Const",
     "DTYPES", "KERNEL_DTYPES", "DType", "PRODUCTS", "Product", "DEFAULT_PRODUCT",
 ]

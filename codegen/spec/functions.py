@@ -112,14 +112,20 @@ class Reduction:
         """The divisor D of the loss for one value of the attribute (None for none and sum)."""
         return self.divisors.get(self.mode(op, value))
 
-    def divisor_value(self, op, value, shapes: dict) -> int | None:
+    def divisor_value(self, op, value, shapes: dict, values: dict | None = None):
         """The divisor of one call, from `shapes` {tensor parameter name: shape} (the output's included): None
-        for none and sum; an empty count counts as 1, as nothing is computed then."""
+        for none and sum; an empty count counts as 1, as nothing is computed then.  A one-element input dividing
+        (NLLLoss's totalWeight) takes its value from `values` {symbol: number}: the divisor is then that number
+        (an int otherwise)."""
         d = self.divisor(op, value)
         if d is None:
             return None
         counts = {s: max(1, count_value(numel_param(s), shapes)) for s in d.free_symbols if numel_param(s)}
-        return int(d.xreplace(counts))
+        d = sympy.sympify(d.xreplace(counts))   # (a bare count replaced is a Python int)
+        if d.free_symbols and values:
+            d = d.xreplace({s: sympy.Float(float(v), 60) if not isinstance(v, sympy.Basic) else v
+                            for s, v in values.items() if s in d.free_symbols})
+        return int(d) if d.is_Integer else d
 
     def gradient_scale(self, op, value, g):
         """What multiplies each element's local derivative in the VJP: g for none and sum, g/D for a mean."""

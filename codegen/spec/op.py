@@ -11,6 +11,7 @@ import sympy
 from .functions import Reduction, numel
 from .params import (Attr, FORWARD_INPUT, FORWARD_OUTPUT, GRAD, Output, Param, Scalar, Tensor, Text, snake)
 from .rules import NotNull, Rule
+from .classes import ClassIndex, grid_op
 from .outputs import output_ops
 from .split import Split, half_ops
 
@@ -85,6 +86,7 @@ class Op:
     torch: object = None               # the PyTorch equivalent (codegen.spec.torch), for accuracy and bench
     at: dict = field(default_factory=dict)  # {Eq(wrt, point): the backward's value there} where f' has no value
     split: Split | None = None         # the forward input split in halves along an attribute (codegen.spec.split)
+    classes: ClassIndex | None = None  # class-index targets: the forward on the (sample, class) grid (codegen.spec.classes)
     source: str = ""                   # file the spec was loaded from (set by the loader)
 
     def __post_init__(self):
@@ -110,8 +112,9 @@ class Op:
 
     @property
     def snake_name(self) -> str:
-        """'softmax_backward' — the op name of the Python API and of generated files."""
-        return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", self.api_name).lower()
+        """'softmax_backward' — the op name of the Python API and of generated files.  An acronym is one word, as
+        CANN's file names have it: NLLLoss2dBackward → 'nll_loss2d_backward'."""
+        return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", self.api_name).lower()
 
     # ---- parameters --------------------------------------------------------------------------------------
     def param(self, name: str) -> Param:
@@ -256,6 +259,12 @@ class Op:
     def halves(self) -> list:
         """A split op's two half ops (codegen.spec.split), [] for any other."""
         return half_ops(self) if self.split is not None else []
+
+    @property
+    def grid(self):
+        """A class-index op's grid op (codegen.spec.classes): the elementwise op its kernels compute; None for any
+        other."""
+        return grid_op(self) if self.classes is not None else None
 
     @property
     def variants(self) -> list[Variant]:

@@ -306,6 +306,57 @@ class ShapeHalved(Rule):
 
 
 @dataclass(frozen=True, init=False)
+class ClassTarget(Rule):
+    """Tensor `params[0]` holds one class index per sample of `params[1]` (codegen.spec.classes): `params[1]`'s
+    shape without its class axis (1; a 1-D tensor is a single sample, whose target has one element and rank 0
+    or 1)."""
+    category = "shape"
+
+    def describe(self, lang, op=None):
+        t, ref = self.params
+        return {"zh": f"{t}的shape不是{ref}去掉类别维(第1维;{ref}为1维时为单个样本)后的shape。",
+                "en": f"{t}'s shape is not {ref}'s without its class axis (dimension 1; a 1-D {ref} is a single "
+                      f"sample)."}[lang]
+
+
+@dataclass(frozen=True, init=False)
+class ClassCount(Rule):
+    """Tensor `params[0]` has C elements, C being `params[1]`'s extent along its class axis (1, or 0 at rank 1):
+    a per-class weight."""
+    category = "shape"
+
+    def describe(self, lang, op=None):
+        t, ref = self.params
+        return {"zh": f"{t}的元素个数不等于{ref}的类别数(第1维的大小;{ref}为1维时为第0维)。",
+                "en": f"{t}'s element count is not {ref}'s class count (its size along dimension 1, or 0 for a "
+                      f"1-D {ref})."}[lang]
+
+
+@dataclass(frozen=True, init=False)
+class OneElement(Rule):
+    """Each tensor has exactly one element, of any rank (NLLLoss's totalWeight)."""
+    category = "shape"
+
+    def describe(self, lang, op=None):
+        return {"zh": f"{_names(self.params)}的元素个数不为1。",
+                "en": f"{', '.join(self.params)} does not have exactly one element."}[lang]
+
+
+@dataclass(frozen=True, init=False)
+class SampleShaped(Rule):
+    """The gradient `params[0]` of a loss over the samples of `params[1]` (codegen.spec.classes), by the loss
+    reduction attribute `params[2]`: for none (and `params[1]` of rank 2 or more) one element per sample,
+    `params[1]`'s shape without its class axis; otherwise rank 0 or 1 and one element."""
+
+    def describe(self, lang, op=None):
+        g, ref, red = self.params
+        return {"zh": f"{red}为none且{ref}至少2维时,{g}的shape不是{ref}去掉类别维(第1维)后的shape;否则{g}不是"
+                      f"0维或1维的单个元素。",
+                "en": f"For {red} none with a {ref} of rank 2 or more, {g}'s shape is not {ref}'s without its "
+                      f"class axis (dimension 1); otherwise {g} is not a single element of rank 0 or 1."}[lang]
+
+
+@dataclass(frozen=True, init=False)
 class OneOf(Rule):
     """The int64 or string attribute takes one of the listed values (strings compared case-sensitively)."""
     values: tuple = ()

@@ -14,6 +14,7 @@ import mpmath
 import sympy
 
 from codegen.spec import ABSENT, DimSum
+from codegen.spec.classes import index_symbols
 from codegen.spec.functions import numel_param
 
 from .cases import Case, sample_scalars
@@ -69,7 +70,11 @@ def check_case(case: Case, n_random: int = 12, seed: int = 0) -> Result:
     formula = v.formula
     x, g = op.wrt, op.grad.symbol
     xs, ys = op.x_symbol(formula), op.y_symbol(formula)
-    operands = [t for t in op.tensors if t.role == "operand"]
+    # a class-index op's operands are its grid op's (CLASS among them, codegen.spec.classes); its index symbols
+    # (the class, the target, ignoreIndex) are drawn from a few small integers, so that every relation between
+    # them is met
+    index = index_symbols(op) if op.classes is not None else set()
+    operands = [t for t in (op.grid or op).tensors if t.role == "operand"]
     absent = {t.symbol: sympy.sympify(t.default) for t in op.tensors if v.key.get(t.name) == ABSENT}
     scal_params = [p for p in op.scalars + op.attrs if p.symbol is not None]
     scal_syms = [p.symbol for p in scal_params]
@@ -98,6 +103,7 @@ def check_case(case: Case, n_random: int = 12, seed: int = 0) -> Result:
     checked, worst = 0, mpmath.mpf(0)
     for trial in range(n_random + len(X_POINTS)):
         sv = _sample_scalars(case, rng)
+        sv.update({s: mpmath.mpf(rng.randint(0, 2)) for s in scal_syms if s in index})
         scal = [sv.get(s, 0) for s in scal_syms]
         n = lengths[trial % len(lengths)]
         if trial < len(X_POINTS) and not coupled:
@@ -108,6 +114,7 @@ def check_case(case: Case, n_random: int = 12, seed: int = 0) -> Result:
             continue
         masks = {t.symbol for t in op.bool_tensors}
         ops_vals = [[(rng.random() < 0.3 and i > 0) if t.symbol in masks else   # a row keeps one element unmasked
+                     mpmath.mpf(rng.randint(0, 2)) if t.symbol in index else
                      mpmath.mpf(rng.choice((-1, 1)) * rng.uniform(0.2, 2)) if t.symbol in deciding else
                      mpmath.mpf(rng.uniform(0, 1) if t.name == "target" else rng.uniform(0.2, 2))
                      for t in operands if t.symbol not in absent] for i in range(len(zs))]
@@ -122,7 +129,10 @@ def check_case(case: Case, n_random: int = 12, seed: int = 0) -> Result:
         elif coupled:
             scale = 1 / mpmath.mpf(len(zs))
         else:
-            scale = 1 / mpmath.mpf(sympy.N(divisor.xreplace(count_vals), DPS))
+            # a one-element input dividing (NLLLoss's totalWeight): its value, the same in every element of a row
+            held = {t.symbol: ops_vals[0][k] for k, t in enumerate(o for o in operands if o.symbol not in absent)
+                    if t.symbol in divisor.free_symbols}
+            scale = 1 / mpmath.mpf(sympy.N(divisor.xreplace({**count_vals, **held}), DPS))
 
         def loss(zvec):
             row = [[z] + ops_vals[i] for i, z in enumerate(zvec)]

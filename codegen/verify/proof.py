@@ -19,6 +19,7 @@ Two methods, chosen by the shape of the forward:
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 
 import sympy
@@ -479,6 +480,19 @@ class CaseProof:
         return at(b, jj)
 
     def run(self):
+        cases = index_cases(self.op, self.forward, self.backward, self.x)
+        if not cases:
+            return self._run()
+        # class-index ops (codegen.spec.classes): each consistent truth of the index relations (c = t,
+        # t = ignoreIndex) is a case of its own, proven with the relations replaced by their truth
+        forward, backward, lines = self.forward, self.backward, []
+        for truth, text in cases:
+            self.forward, self.backward = _decide(forward, truth), _decide(backward, truth)
+            lines += [dataclasses.replace(r, check=f"{text}: {r.check}") for r in self._run()]
+        self.forward, self.backward = forward, backward
+        return lines
+
+    def _run(self):
         if is_coupled(self.op):
             if self.forward.has(sympy.Piecewise) or self.backward.has(sympy.Piecewise):
                 return [self.line("VJP", "FAILED", "branches (Piecewise) in a coupled op are not supported")]
@@ -521,6 +535,60 @@ class CaseProof:
             else:
                 lines.append(self.line(label, "FAILED", f"residual {sympy.simplify(e)}"))
         return lines
+
+
+def _index_atoms(op, exprs, x) -> list:
+    """The index relations of a class-index op: Eq/Ne between its integer index symbols (CLASS, the target,
+    int64 attributes), free of x, each as the Eq it negates or is (sorted, for a fixed order of the cases)."""
+    from codegen.spec.classes import index_symbols
+    if op.classes is None:
+        return []
+    syms = index_symbols(op)
+    found = set()
+    for e in exprs:
+        for a in sympy.sympify(e).atoms(sympy.Eq, sympy.Ne):
+            if x not in a.free_symbols and a.free_symbols and a.free_symbols <= syms:
+                found.add(sympy.Eq(a.lhs, a.rhs))
+    return sorted(found, key=str)
+
+
+def _consistent(truth: dict) -> bool:
+    """Whether equalities and disequalities between symbols can hold together (equal classes, no class
+    disequal to itself)."""
+    parent = {}
+
+    def root(s):
+        while parent.get(s, s) != s:
+            s = parent[s]
+        return s
+    for rel, v in truth.items():
+        if v:
+            parent[root(rel.lhs)] = root(rel.rhs)
+    return all(v or root(rel.lhs) != root(rel.rhs) for rel, v in truth.items())
+
+
+def index_cases(op, forward, backward, x) -> list:
+    """[(truth {Eq: bool}, label)] for every consistent truth of the index relations; [] without any."""
+    import itertools
+    rels = _index_atoms(op, [forward, backward], x)
+    if not rels:
+        return []
+    out = []
+    for values in itertools.product([True, False], repeat=len(rels)):
+        truth = dict(zip(rels, values))
+        if _consistent(truth):
+            out.append((truth, ", ".join(f"{r.lhs} {'==' if v else '!='} {r.rhs}" for r, v in truth.items())))
+    return out
+
+
+def _decide(expr, truth: dict):
+    """`expr` with each index relation replaced by its truth (Ne by the negation), Piecewise folded."""
+    subs = {}
+    for rel, v in truth.items():
+        for r in (rel, sympy.Eq(rel.rhs, rel.lhs)):
+            subs[r] = sympy.true if v else sympy.false
+            subs[sympy.Ne(r.lhs, r.rhs)] = sympy.false if v else sympy.true
+    return sympy.piecewise_fold(sympy.sympify(expr).xreplace(subs))
 
 
 def _select_arithmetic(expr, masks):

@@ -26,7 +26,7 @@ import numpy as np
 
 from codegen.runtime import checks as _chk
 from codegen.runtime.blocks import halves as _halves, store
-from codegen.runtime.calls import KernelCall, compute_shape, sum_to
+from codegen.runtime.calls import KernelCall, class_views, compute_shape, sum_to
 from codegen.spec.functions import BROADCAST, count_parts, count_value
 from codegen.spec.split import SECOND_HALF
 from codegen.spec import ABSENT, PRESENT, Op
@@ -211,6 +211,8 @@ def make_kernel(op: Op):
             return out
         if op.split is not None:
             result = run_split(op, the_plan, call.args, _chk.dtype_name(out), call.product)
+        elif op.classes is not None:
+            result = run_classes(op, the_plan, call.args, _chk.dtype_name(out), call.product)
         else:
             result = run_kernel(op, the_plan, call.args, out.shape, _chk.dtype_name(out), call.product)
         store(out, result)   # (an integer output: to nearest, saturated, as the library's final Cast)
@@ -236,6 +238,19 @@ def run_split(op: Op, p: Plan, kw: dict, out_dtype: str, product: str) -> np.nda
         args[kop.param(SECOND_HALF).py_name] = second
         parts.append(run_kernel(kop, p, args, halves[0].shape, out_dtype, product))
     return np.concatenate(parts, axis=d)
+
+
+def run_classes(op: Op, p: Plan, kw: dict, out_dtype: str, product: str) -> np.ndarray:
+    """A class-index op's level 2 (opapi.classes_body_lines): every input as a view on the (sample, class) grid
+    (Reshape), the class coordinate (an arange of the classes), the grid op's kernel in FLOAT on the grid."""
+    from codegen.spec.classes import CLASS_TENSOR, kind_of
+    kop, args = p.op, dict(kw)
+    grid = np.shape(kw[op.param(op.classes.tensor).py_name])
+    moved = [t for t in op.tensors if kind_of(op, t.name) != "grid"]
+    views = class_views(grid, [(kind_of(op, t.name), kw[t.py_name]) for t in moved])
+    for t, v in zip(moved + [kop.param(CLASS_TENSOR)], views):
+        args[t.py_name] = v
+    return run_kernel(kop, p, args, grid, out_dtype, product)
 
 
 def variant_key(op: Op, kw: dict) -> dict:

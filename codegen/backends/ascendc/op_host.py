@@ -138,6 +138,10 @@ def infer_shape_lines(p: Plan) -> list[str]:
     for r in op.rules:
         if isinstance(r, R.ShapeSame) and out in r.params:
             ref = next(n for n in r.params if n != out)
+            if ref not in index:   # the kernel does not read it (NLLLoss's self): the op_api layer gave every
+                # operand its shape (codegen.spec.classes)
+                return [f"// {out} has {ref}'s shape, every operand's (the op_api layer broadcasts them to it)",
+                        "*context->GetOutputShape(0) = *context->GetInputShape(0);"]
             return [f"*context->GetOutputShape(0) = *context->GetInputShape({index[ref]});  // {out} has {ref}'s shape"]
         if isinstance(r, R.ShapeIsBroadcast) and r.params[0] == out:
             operands = r.params[1:]   # any number of them (a loss's gradOutput, self, target, weight)

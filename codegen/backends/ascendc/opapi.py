@@ -25,7 +25,7 @@ import sympy
 from sympy.printing.c import C99CodePrinter
 
 from codegen.backends.c.prototypes import c_type
-from codegen.checkplan import steps
+from codegen.checkplan import none_test, steps
 from codegen.spec import Op
 from codegen.spec.dtypes import DTYPES, promote
 from codegen.spec.functions import BROADCAST, count_parts
@@ -177,6 +177,14 @@ def check_lines(op: Op) -> list[str]:
         elif s.kind == "shape_halved":
             d = s.others[0]
             lines.append(f'CHECK_RET(opgen_l2::ShapeHalved({n}, "{n}", {ref}, "{ref}", {d}, "{d}"), {invalid});')
+        elif s.kind in ("class_target", "class_count"):
+            fn = "ClassTarget" if s.kind == "class_target" else "ClassCount"
+            lines.append(f'CHECK_RET(opgen_l2::{fn}({n}, "{n}", {ref}, "{ref}"), {invalid});')
+        elif s.kind == "one_element":
+            lines.append(f'CHECK_RET(opgen_l2::OneElement({n}, "{n}"), {invalid});')
+        elif s.kind == "sample_shaped":
+            lines.append(f'CHECK_RET(opgen_l2::SampleShaped({n}, "{n}", {ref}, "{ref}", {none_test(op, s)}), '
+                         f'{invalid});')
         elif s.kind == "one_of":
             values = ", ".join(str(v) for v in s.values)
             lines.append(f'CHECK_RET(opgen_l2::OneOf({n}, "{n}", {{{values}}}), {invalid});')
@@ -279,17 +287,58 @@ def split_body_lines(p: Plan) -> list[str]:
                   f"const aclTensor* {name}Grad = l0op::{names.l0_name(kop)}({', '.join(args)});",
                   f"CHECK_RET({name}Grad != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
     lines += [f"const aclTensor* result = opgen_l2::Concat({first}Grad, {second}Grad, {dim}, exec);",
-              "CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);",
-              f"if (result->GetDataType() != {out}->GetDataType()) {{",
-              f"    result = l0op::Cast(result, {out}->GetDataType(), exec);",
-              "    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);",
-              "}",
-              f"CHECK_RET(l0op::ViewCopy(result, {out}, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
-    return lines
+              "CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
+    return lines + _into_output(out)
+
+
+def _into_output(out: str) -> list[str]:
+    """`result` cast to the output's dtype where it differs, and copied into the output."""
+    return [f"if (result->GetDataType() != {out}->GetDataType()) {{",
+            f"    result = l0op::Cast(result, {out}->GetDataType(), exec);",
+            "    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);",
+            "}",
+            f"CHECK_RET(l0op::ViewCopy(result, {out}, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
+
+
+def classes_body_lines(p: Plan) -> list[str]:
+    """Level 2 of a class-index op after the checks (codegen.spec.classes): every input in FLOAT, reshaped onto
+    the (sample, class) grid and broadcast to it, the class coordinate, the grid op's kernel, the result cast and
+    copied into the output."""
+    from codegen.spec.classes import CLASS_TENSOR, kind_of
+    api, kop = p.api, p.op
+    grid, out = api.classes.tensor, api.output.name
+    lines = [
+        "// the kernel reads and writes FLOAT (FLOAT16 and BFLOAT16 promoted, class indices exact up to 2^24), as",
+        "// the library's level 2 does; the result is cast to the output's dtype after",
+        "const op::DataType inDtype = op::DataType::DT_FLOAT;",
+        "const op::DataType outDtype = op::DataType::DT_FLOAT;",
+        f"// every operand as a view on the (sample, class) grid of {grid}, of its shape",
+        f"const op::Shape& shape = {grid}->GetViewShape();",
+        "const aclIntArray* shapeArray = opgen_l2::ShapeArray(shape, exec);",
+        "CHECK_RET(shapeArray != nullptr, ACLNN_ERR_INNER_NULLPTR);",
+    ]
+    for t in p.operands:
+        if t == CLASS_TENSOR:
+            lines.append(f"const aclTensor* {t}K = opgen_l2::ClassIndex(inDtype, shape, shapeArray, exec);")
+        else:
+            kind = {"grid": "SAMPLE", "sample": "SAMPLE", "class": "CLASS", "scalar": "SCALAR"}[kind_of(api, t)]
+            if kind_of(api, t) == "grid":
+                lines.append(f"const aclTensor* {t}K = opgen_l2::KernelOperand({t}, inDtype, shape, shapeArray, "
+                             f"nullptr, exec);")
+            else:
+                lines.append(f"const aclTensor* {t}K = opgen_l2::GridOperand({t}, opgen_l2::{kind}, inDtype, shape, "
+                             f"shapeArray, exec);")
+        lines.append(f"CHECK_RET({t}K != nullptr, ACLNN_ERR_INNER_NULLPTR);")
+    lines += [f"// the kernel ({names.op_type(kop)} on the AI Core)",
+              f"const aclTensor* result = l0op::{names.l0_name(kop)}({', '.join(l0_args(p))});",
+              "CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
+    return lines + _into_output(out)
 
 
 def body_lines(p: Plan) -> list[str]:
     """Level 2 after the checks: the kernel's dtypes, its operands, the launch, the result into the output."""
+    if p.api_op is not None and p.api_op.classes is not None:
+        return classes_body_lines(p)
     if p.api_op is not None:
         return split_body_lines(p)
     op = p.op

@@ -188,7 +188,7 @@ class Plan:
     kernel: Kernel
     variants: list[VariantPlan]
     rows: bool
-    api_op: Op | None = None   # a split op's own (the aclnn API, level 2); `op` is then its kernel op
+    api_op: Op | None = None   # a split or class-index op's own (the aclnn API, level 2); `op` is its kernel op
 
     @property
     def api(self) -> Op:
@@ -234,6 +234,11 @@ def plan(op: Op) -> Plan:
     if op.split is not None:   # one kernel with a variant per half, launched once per half (opapi.py, binding.py)
         from codegen.spec.split import kernel_op
         p = plan(kernel_op(op))
+        p.api_op = op
+        return p
+    if op.classes is not None:   # the grid op's kernel (codegen.spec.classes), in FLOAT: level 2 lays out the views
+        from codegen.spec.classes import kernel_grid_op
+        p = plan(kernel_grid_op(op))
         p.api_op = op
         return p
     k = lower(op)

@@ -50,6 +50,25 @@ def _attr(p: Attr, v) -> dict:
     return {"ctype": "int64_t", "name": p.name, "value": str(v)}
 
 
+# An integer tensor's example dtype (a class-index target: codegen.spec.classes), its C type on the host
+_INT_HOST = {"INT64": "int64_t", "INT32": "int32_t", "UINT8": "uint8_t", "INT8": "int8_t", "INT16": "int16_t"}
+
+
+def example_dtype(op: Op, p: Tensor) -> str:
+    """The dtype of a tensor in the call example: FLOAT, or for a tensor no product takes in FLOAT (an integer
+    target) its first dtype."""
+    dtypes = [d for dts in op.dtypes_of(p.name).values() for d in dts]
+    return "FLOAT" if "FLOAT" in dtypes or dtypes[0] not in _INT_HOST else dtypes[0]
+
+
+def _host_data(op: Op, p: Tensor, data: list) -> dict:
+    """A tensor's host array in its example dtype (an integer one written as integers)."""
+    d = example_dtype(op, p)
+    if d == "FLOAT":
+        return {"ctype": "float", "acl": "ACL_FLOAT", "data": [_c_float(v) for v in data]}
+    return {"ctype": _INT_HOST[d], "acl": f"ACL_{d}", "data": [str(int(v)) for v in data]}
+
+
 def context(op: Op) -> dict:
     ex = resolve(op)
     tensors, args = [], []
@@ -60,7 +79,8 @@ def context(op: Op) -> dict:
                 args.append("NULL")
                 continue
             shape, data = value
-            tensors.append(_tensor(p.name, list(shape) or [1], [_c_float(v) for v in data]))
+            host = _host_data(op, p, data)
+            tensors.append(_tensor(p.name, list(shape) or [1], host["data"], host["ctype"], host["acl"]))
             args.append(p.name)
         elif isinstance(p, Output):
             n = 1
@@ -79,10 +99,11 @@ def context(op: Op) -> dict:
             "out": {"name": op.output.name, "numel": out_numel}}
 
 
-def _tensor(name: str, shape: list[int], data: list[str]) -> dict:
-    """One tensor of the example: its C initialisers ({2, 3}), rank and element count."""
+def _tensor(name: str, shape: list[int], data: list[str], ctype: str = "float", acl: str = "ACL_FLOAT") -> dict:
+    """One tensor of the example: its C initialisers ({2, 3}), rank and element count, its host C type and
+    aclDataType (float and ACL_FLOAT but for an integer target)."""
     return {"name": name, "shape": "{" + ", ".join(map(str, shape)) + "}", "rank": len(shape),
-            "data": "{" + ", ".join(data) + "}", "numel": len(data)}
+            "data": "{" + ", ".join(data) + "}", "numel": len(data), "ctype": ctype, "acl": acl}
 
 
 def example_source(op: Op) -> str:

@@ -20,7 +20,7 @@ import re
 
 import sympy
 
-from codegen.checkplan import steps
+from codegen.checkplan import none_test, steps
 from codegen.lower import KernelVariant, lower
 from codegen.rewrite import Sigmoid
 from codegen.spec import ABSENT, DTYPES, Op
@@ -193,7 +193,7 @@ def _phase1_variant(op: Op, kv: KernelVariant, v: dict, fill: list[str]) -> list
     constants, the operands and the functions handed to the runtime."""
     s, out = v["suffix"], op.output.name
     body = broadcast_lines(op, kv) + [f"Params{s} p;", "memset(&p, 0, sizeof p);", *fill]
-    body += [f"opgen_call_input(&call, {t.name});" for t in kv.tensors] + [f"opgen_call_output(&call, {out});"]
+    body += _input_lines(op, kv) + [f"opgen_call_output(&call, {out});"]
     body += wide.phase1_lines(op, kv, s, value_var)   # returns here when the inputs promote to a wide dtype
     if op.reduce_dim is not None:
         dim = op.dim_attr.name if op.dim_attr else op.reduce_dim   # the attribute's value, or the fixed axis
@@ -209,6 +209,28 @@ def _phase1_variant(op: Op, kv: KernelVariant, v: dict, fill: list[str]) -> list
     if not v["dispatch"]:
         return ["    " + line for line in body]
     return [f"    if ({v['dispatch']}) {{", *["        " + line for line in body], "    }"]
+
+
+def _input_lines(op: Op, kv: KernelVariant) -> list[str]:
+    """The kernel's operands handed to the call; a class-index op's as views on its (sample, class) grid and the
+    class coordinate last (codegen.spec.classes)."""
+    if op.classes is None:
+        return [f"opgen_call_input(&call, {t.name});" for t in kv.tensors]
+    from codegen.spec.classes import CLASS_TENSOR, kind_of
+    grid, lines = op.classes.tensor, []
+    for t in kv.tensors:
+        kind = kind_of(op, t.name)
+        if t.name == CLASS_TENSOR:
+            lines.append(f"opgen_call_classes(&call, {grid});")
+        elif kind == "grid":
+            lines.append(f"opgen_call_input(&call, {t.name});")
+        else:
+            lines += [f"aclTensor {t.name}_grid;",
+                      f"if (!opgen_class_view({t.name}, {grid}, OPGEN_{kind.upper()}, &{t.name}_grid))",
+                      f'    return opgen_fail(ACLNN_ERR_INNER, "{t.name}", "%s: {t.name}\'s elements are not '
+                      f'equally spaced in memory (a per-class tensor of that layout is not supported)", OP);',
+                      f"opgen_call_input(&call, &{t.name}_grid);"]
+    return lines
 
 
 def _split_phase1(op: Op, variants: list[dict], kvs: list[KernelVariant]) -> list[str]:
@@ -322,6 +344,12 @@ def check_lines(op: Op) -> list[str]:
         elif s.kind == "shape_halved":
             d = s.others[0]
             lines.append(f'OPGEN_TRY(opgen_check_shape_halved("{n}", {n}, "{ref}", {ref}, "{d}", {d}));')
+        elif s.kind in ("class_target", "class_count"):
+            lines.append(f'OPGEN_TRY(opgen_check_{s.kind}("{n}", {n}, "{ref}", {ref}));')
+        elif s.kind == "one_element":
+            lines.append(f'OPGEN_TRY(opgen_check_one_element("{n}", {n}));')
+        elif s.kind == "sample_shaped":
+            lines.append(f'OPGEN_TRY(opgen_check_sample_shaped("{n}", {n}, "{ref}", {ref}, {none_test(op, s)}));')
         elif s.kind == "one_of" and op.param(n).type == "string":
             values = ", ".join(f'"{v}"' for v in s.values)
             lines += ["{",
@@ -395,7 +423,7 @@ def phase1_lines(op: Op, variants: list[dict]) -> list[str]:
 
 def context(op: Op) -> dict:
     """Everything `src/aclnn_op.c.jinja` substitutes, but the names of files."""
-    k = lower(op)
+    k = lower(op.grid or op)   # a class-index op's kernels are its grid op's (codegen.spec.classes)
     variants = [variant_context(op, kv) for kv in k.variants]
     uses_sigmoid = any(e.has(Sigmoid) for kv in k.variants
                        for e in [kv.result] + [x for _, x in kv.body + kv.reductions])

@@ -167,7 +167,16 @@ def legend(op, lang: str) -> list[tuple[str, str]]:
         t = numel_param(s)
         if t is not None:
             out.append((latex(s, op), _is(lang, f"{t}的元素个数", f"the number of elements of {t}")))
-    if op.loss_reduction:
+    if op.classes is not None:   # class-index targets (codegen.spec.classes): ℓ per (sample, class)
+        from codegen.spec.classes import CLASS
+        c, t = op.classes.tensor, op.classes.target
+        out.append((latex(CLASS, op), _is(lang, f"元素所在的类别,即其在{c}类别维(第1维,{c}为1维时为第0维)上的下标;"
+                                                f"{t}与gradOutput按样本、weight按类别与之对应",
+                                          f"the element's class: its index along {c}'s class axis (dimension 1, or 0 "
+                                          f"for a 1-D {c}); {t} and gradOutput are read per sample, weight per class")))
+        out.append(("N", _is(lang, f"样本个数;每个样本的损失ℓ_i为其各类别上ℓ之和",
+                             f"the number of samples; each sample's loss ℓ_i is the sum of ℓ over its classes")))
+    elif op.loss_reduction:
         out.append(("N", _is(lang, f"损失的元素个数(即{op.output.name}的元素个数)",
                              f"the number of loss elements (the elements of {op.output.name})")))
     has_dimsum = any(sympy.sympify(e).has(DimSum) for e in [op.forward] + [f.expr for f in op.formulas])

@@ -102,6 +102,17 @@ def _shape_phrase(r, name, lang):
                    f"must broadcast to the broadcast shape of {_join(others, lang)} (without enlarging it)")
     if isinstance(r, R.DimInRange):
         return None  # a value rule of the attribute; the tensor is only its reference
+    if isinstance(r, (R.ClassTarget, R.ClassCount)):   # class-index targets (codegen.spec.classes)
+        t, ref = r.params
+        if name != t:
+            return None
+        if isinstance(r, R.ClassCount):
+            return _is(lang, f"元素个数须等于{ref}的类别数C(第1维,{ref}为1维时为第0维)",
+                       f"as many elements as {ref} has classes, C (its dimension 1, or 0 for a 1-D {ref})")
+        return _is(lang, f"须为{ref}去掉类别维(第1维)后的shape;{ref}为1维时为0维或(1)",
+                   f"{ref}'s shape without its class axis (dimension 1); rank 0 or (1) for a 1-D {ref}")
+    if isinstance(r, R.OneElement):
+        return _is(lang, "只有一个元素(任意维数)", "exactly one element (of any rank)")
     raise TypeError(f"no doc phrase for shape rule {type(r).__name__}")
 
 
@@ -124,6 +135,13 @@ def _value_phrase(r, name, lang, op):
         if name != t:
             return None
         return _is(lang, f"shape须与{ref}在{dim}维上减半后的shape一致", f"of {ref}'s shape with {dim} halved")
+    if isinstance(r, R.SampleShaped):
+        g, ref, red = r.params
+        if name != g:
+            return None
+        return _is(lang, f"{red}为none且{ref}至少2维时为{ref}去掉类别维(第1维)后的shape,否则为单个元素(0维或1维)",
+                   f"{ref}'s shape without its class axis (dimension 1) for {red} none with a {ref} of rank 2 or "
+                   f"more, otherwise one element (rank 0 or 1)")
     if isinstance(r, R.OneOf):
         attr = op.param(name)
         names = getattr(attr, "values", {}) or {}

@@ -79,6 +79,13 @@ def _step_lines(op, s, v, pr):
     if s.kind == "shape_halved":
         d = s.others[0]
         return [f'_chk.shape_halved("{n}", {v(n)}, "{ref}", {v(ref)}, "{d}", {v(d)})']
+    if s.kind in ("class_target", "class_count"):
+        return [f'_chk.{s.kind}("{n}", {v(n)}, "{ref}", {v(ref)})']
+    if s.kind == "one_element":
+        return [f'_chk.one_element("{n}", {v(n)})']
+    if s.kind == "sample_shaped":
+        red = s.others[0]
+        return [f'_chk.sample_shaped("{n}", {v(n)}, "{ref}", {v(ref)}, {v(red)} in {none_values(op, red)!r})']
     if s.kind == "one_of":
         return [f'_chk.one_of("{n}", {v(n)}, {s.values!r})']
     if s.kind == "kernel_dtypes":
@@ -97,6 +104,11 @@ def _step_lines(op, s, v, pr):
             return [call]
         return [f"if {pr.doprint(r.when)}:", "    " + call]
     raise TypeError(f"no NumPy check for step {s.kind}")
+
+
+def none_values(op: Op, attr: str) -> tuple:
+    """The values of a loss reduction attribute that mean none (SampleShaped's check)."""
+    return tuple(k for k, m in op.param(attr).values.items() if m == "none")
 
 
 def count_local(op: Op, name: str) -> str:
@@ -325,8 +337,19 @@ def sigmoid_helper(pr: KernelNumPyPrinter) -> list[tuple[str, str]]:
     return [(str(s), pr.doprint(e)) for s, e in temps] + [("return", pr.doprint(res))]
 
 
+def classes_context(op: Op) -> dict | None:
+    """A class-index op's views (codegen.spec.classes): its tensors laid on the grid, the class coordinate."""
+    if op.classes is None:
+        return None
+    from codegen.spec.classes import kind_of
+    moved = [t for t in op.tensors if kind_of(op, t.name) != "grid"]
+    return {"tensor": op.param(op.classes.tensor).py_name,
+            "names": ", ".join([t.py_name for t in moved] + [op.grid.tensors[-1].py_name]),
+            "kinds": "[" + ", ".join(f'("{kind_of(op, t.name)}", {t.py_name})' for t in moved) + "]"}
+
+
 def render_op(op: Op, source_label: str) -> str:
-    k = lower(op)
+    k = lower(op.grid or op)   # a class-index op's kernels are its grid op's (codegen.spec.classes)
     helper_printer = KernelNumPyPrinter()
     helper = sigmoid_helper(helper_printer)
     variants = [variant_context(op, k, kv) for kv in k.variants]
@@ -361,6 +384,7 @@ def render_op(op: Op, source_label: str) -> str:
         "rank0_line": _rank0_line(op, k) if reduce_dim else "",
         "variants": variants,
         "split": split_context(op, variants),
+        "classes": classes_context(op),
         "compute": compute,
     }
     definitions = [F.constants(compute),

@@ -248,6 +248,10 @@ def op_function(c: dict) -> str:
     body += [f'{n} = values["{n}"]' for n in c["converted"]]
     body += ["if out is None:", f"    out = np.empty({c['output_shape']}, dtype=NUMPY_DTYPES[out_arg.dtype])",
              "if out.size == 0:", "    return out  # an empty tensor: nothing to compute"]
+    if c.get("classes"):   # codegen.spec.classes
+        k = c["classes"]
+        body += [f"# every input as a view on the (sample, class) grid of {k['tensor']}, and the class coordinate",
+                 f"{k['names']} = _calls.class_views({k['tensor']}.shape, {k['kinds']})"]
     if c["bshape"]:
         body += [f"bshape = np.broadcast_shapes(*(np.shape(a) for a in ({c['bshape']},) if a is not None))"]
     if c["sum_to"]:

@@ -36,10 +36,10 @@ static int Init(int32_t deviceId, aclrtStream *stream)
     return 0;
 }
 
-static int CreateAclTensor(const float *hostData, const int64_t *shape, uint64_t dimNum, void **deviceAddr,
-                           aclDataType dataType, aclTensor **tensor)
+static int CreateAclTensor(const void *hostData, size_t elementSize, const int64_t *shape, uint64_t dimNum,
+                           void **deviceAddr, aclDataType dataType, aclTensor **tensor)
 {
-    const size_t size = (size_t)GetShapeSize(shape, dimNum) * sizeof(float);
+    const size_t size = (size_t)GetShapeSize(shape, dimNum) * elementSize;
     /* copy the host data to the device */
     aclError ret = aclrtMalloc(deviceAddr, size, ACL_MEM_MALLOC_HUGE_FIRST);
     CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtMalloc failed. ERROR: %d\n", ret); return ret);
@@ -90,17 +90,23 @@ int main(void)
     void *gradTargetDeviceAddr = NULL;
     aclTensor *gradTarget = NULL;
     int64_t reduction = 0;
-    ret = CreateAclTensor(gradOutputHostData, gradOutputShape, 2, &gradOutputDeviceAddr, ACL_FLOAT, &gradOutput);
+    ret = CreateAclTensor(gradOutputHostData, sizeof(gradOutputHostData[0]), gradOutputShape, 2,
+                          &gradOutputDeviceAddr, ACL_FLOAT, &gradOutput);
     CHECK_RET(ret == ACL_SUCCESS, return ret);
-    ret = CreateAclTensor(selfHostData, selfShape, 2, &selfDeviceAddr, ACL_FLOAT, &self);
+    ret = CreateAclTensor(selfHostData, sizeof(selfHostData[0]), selfShape, 2,
+                          &selfDeviceAddr, ACL_FLOAT, &self);
     CHECK_RET(ret == ACL_SUCCESS, return ret);
-    ret = CreateAclTensor(targetHostData, targetShape, 2, &targetDeviceAddr, ACL_FLOAT, &target);
+    ret = CreateAclTensor(targetHostData, sizeof(targetHostData[0]), targetShape, 2,
+                          &targetDeviceAddr, ACL_FLOAT, &target);
     CHECK_RET(ret == ACL_SUCCESS, return ret);
-    ret = CreateAclTensor(weightOptionalHostData, weightOptionalShape, 2, &weightOptionalDeviceAddr, ACL_FLOAT, &weightOptional);
+    ret = CreateAclTensor(weightOptionalHostData, sizeof(weightOptionalHostData[0]), weightOptionalShape, 2,
+                          &weightOptionalDeviceAddr, ACL_FLOAT, &weightOptional);
     CHECK_RET(ret == ACL_SUCCESS, return ret);
-    ret = CreateAclTensor(posWeightOptionalHostData, posWeightOptionalShape, 2, &posWeightOptionalDeviceAddr, ACL_FLOAT, &posWeightOptional);
+    ret = CreateAclTensor(posWeightOptionalHostData, sizeof(posWeightOptionalHostData[0]), posWeightOptionalShape, 2,
+                          &posWeightOptionalDeviceAddr, ACL_FLOAT, &posWeightOptional);
     CHECK_RET(ret == ACL_SUCCESS, return ret);
-    ret = CreateAclTensor(gradTargetHostData, gradTargetShape, 2, &gradTargetDeviceAddr, ACL_FLOAT, &gradTarget);
+    ret = CreateAclTensor(gradTargetHostData, sizeof(gradTargetHostData[0]), gradTargetShape, 2,
+                          &gradTargetDeviceAddr, ACL_FLOAT, &gradTarget);
     CHECK_RET(ret == ACL_SUCCESS, return ret);
 
     /* 3. phase 1: check the arguments, size the workspace */

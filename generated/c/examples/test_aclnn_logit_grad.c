@@ -36,10 +36,10 @@ static int Init(int32_t deviceId, aclrtStream *stream)
     return 0;
 }
 
-static int CreateAclTensor(const float *hostData, const int64_t *shape, uint64_t dimNum, void **deviceAddr,
-                           aclDataType dataType, aclTensor **tensor)
+static int CreateAclTensor(const void *hostData, size_t elementSize, const int64_t *shape, uint64_t dimNum,
+                           void **deviceAddr, aclDataType dataType, aclTensor **tensor)
 {
-    const size_t size = (size_t)GetShapeSize(shape, dimNum) * sizeof(float);
+    const size_t size = (size_t)GetShapeSize(shape, dimNum) * elementSize;
     /* copy the host data to the device */
     aclError ret = aclrtMalloc(deviceAddr, size, ACL_MEM_MALLOC_HUGE_FIRST);
     CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtMalloc failed. ERROR: %d\n", ret); return ret);
@@ -78,11 +78,14 @@ int main(void)
     void *outDeviceAddr = NULL;
     aclTensor *out = NULL;
     double eps = -1.0;
-    ret = CreateAclTensor(xHostData, xShape, 2, &xDeviceAddr, ACL_FLOAT, &x);
+    ret = CreateAclTensor(xHostData, sizeof(xHostData[0]), xShape, 2,
+                          &xDeviceAddr, ACL_FLOAT, &x);
     CHECK_RET(ret == ACL_SUCCESS, return ret);
-    ret = CreateAclTensor(dyHostData, dyShape, 2, &dyDeviceAddr, ACL_FLOAT, &dy);
+    ret = CreateAclTensor(dyHostData, sizeof(dyHostData[0]), dyShape, 2,
+                          &dyDeviceAddr, ACL_FLOAT, &dy);
     CHECK_RET(ret == ACL_SUCCESS, return ret);
-    ret = CreateAclTensor(outHostData, outShape, 2, &outDeviceAddr, ACL_FLOAT, &out);
+    ret = CreateAclTensor(outHostData, sizeof(outHostData[0]), outShape, 2,
+                          &outDeviceAddr, ACL_FLOAT, &out);
     CHECK_RET(ret == ACL_SUCCESS, return ret);
 
     /* 3. phase 1: check the arguments, size the workspace */

@@ -36,10 +36,10 @@ static int Init(int32_t deviceId, aclrtStream *stream)
     return 0;
 }
 
-static int CreateAclTensor(const float *hostData, const int64_t *shape, uint64_t dimNum, void **deviceAddr,
-                           aclDataType dataType, aclTensor **tensor)
+static int CreateAclTensor(const void *hostData, size_t elementSize, const int64_t *shape, uint64_t dimNum,
+                           void **deviceAddr, aclDataType dataType, aclTensor **tensor)
 {
-    const size_t size = (size_t)GetShapeSize(shape, dimNum) * sizeof(float);
+    const size_t size = (size_t)GetShapeSize(shape, dimNum) * elementSize;
     /* copy the host data to the device */
     aclError ret = aclrtMalloc(deviceAddr, size, ACL_MEM_MALLOC_HUGE_FIRST);
     CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtMalloc failed. ERROR: %d\n", ret); return ret);
@@ -79,11 +79,14 @@ int main(void)
     aclTensor *gradInput = NULL;
     float betaOptionalValue = 1.1f;
     aclScalar *betaOptional = NULL;
-    ret = CreateAclTensor(gradOutputHostData, gradOutputShape, 2, &gradOutputDeviceAddr, ACL_FLOAT, &gradOutput);
+    ret = CreateAclTensor(gradOutputHostData, sizeof(gradOutputHostData[0]), gradOutputShape, 2,
+                          &gradOutputDeviceAddr, ACL_FLOAT, &gradOutput);
     CHECK_RET(ret == ACL_SUCCESS, return ret);
-    ret = CreateAclTensor(selfHostData, selfShape, 2, &selfDeviceAddr, ACL_FLOAT, &self);
+    ret = CreateAclTensor(selfHostData, sizeof(selfHostData[0]), selfShape, 2,
+                          &selfDeviceAddr, ACL_FLOAT, &self);
     CHECK_RET(ret == ACL_SUCCESS, return ret);
-    ret = CreateAclTensor(gradInputHostData, gradInputShape, 2, &gradInputDeviceAddr, ACL_FLOAT, &gradInput);
+    ret = CreateAclTensor(gradInputHostData, sizeof(gradInputHostData[0]), gradInputShape, 2,
+                          &gradInputDeviceAddr, ACL_FLOAT, &gradInput);
     CHECK_RET(ret == ACL_SUCCESS, return ret);
     betaOptional = aclCreateScalar(&betaOptionalValue, ACL_FLOAT);
     CHECK_RET(betaOptional != NULL, return -1);

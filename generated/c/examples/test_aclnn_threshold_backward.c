@@ -36,10 +36,10 @@ static int Init(int32_t deviceId, aclrtStream *stream)
     return 0;
 }
 
-static int CreateAclTensor(const float *hostData, const int64_t *shape, uint64_t dimNum, void **deviceAddr,
-                           aclDataType dataType, aclTensor **tensor)
+static int CreateAclTensor(const void *hostData, size_t elementSize, const int64_t *shape, uint64_t dimNum,
+                           void **deviceAddr, aclDataType dataType, aclTensor **tensor)
 {
-    const size_t size = (size_t)GetShapeSize(shape, dimNum) * sizeof(float);
+    const size_t size = (size_t)GetShapeSize(shape, dimNum) * elementSize;
     /* copy the host data to the device */
     aclError ret = aclrtMalloc(deviceAddr, size, ACL_MEM_MALLOC_HUGE_FIRST);
     CHECK_RET(ret == ACL_SUCCESS, LOG_PRINT("aclrtMalloc failed. ERROR: %d\n", ret); return ret);
@@ -79,11 +79,14 @@ int main(void)
     aclTensor *out = NULL;
     float thresholdValue = 1.0f;
     aclScalar *threshold = NULL;
-    ret = CreateAclTensor(gradOutputHostData, gradOutputShape, 2, &gradOutputDeviceAddr, ACL_FLOAT, &gradOutput);
+    ret = CreateAclTensor(gradOutputHostData, sizeof(gradOutputHostData[0]), gradOutputShape, 2,
+                          &gradOutputDeviceAddr, ACL_FLOAT, &gradOutput);
     CHECK_RET(ret == ACL_SUCCESS, return ret);
-    ret = CreateAclTensor(selfHostData, selfShape, 2, &selfDeviceAddr, ACL_FLOAT, &self);
+    ret = CreateAclTensor(selfHostData, sizeof(selfHostData[0]), selfShape, 2,
+                          &selfDeviceAddr, ACL_FLOAT, &self);
     CHECK_RET(ret == ACL_SUCCESS, return ret);
-    ret = CreateAclTensor(outHostData, outShape, 2, &outDeviceAddr, ACL_FLOAT, &out);
+    ret = CreateAclTensor(outHostData, sizeof(outHostData[0]), outShape, 2,
+                          &outDeviceAddr, ACL_FLOAT, &out);
     CHECK_RET(ret == ACL_SUCCESS, return ret);
     threshold = aclCreateScalar(&thresholdValue, ACL_FLOAT);
     CHECK_RET(threshold != NULL, return -1);

@@ -116,6 +116,13 @@ aclnnStatus opgen_check_dim_in_range(const char *name, int64_t dim, const char *
 aclnnStatus opgen_check_dim_even(const char *name, const aclTensor *t, const char *dim_name, int64_t dim);
 aclnnStatus opgen_check_shape_halved(const char *name, const aclTensor *t, const char *ref_name, const aclTensor *ref,
                                      const char *dim_name, int64_t dim);
+/* Class-index rules (codegen/spec/classes.py): one class index per sample of ref; one element per class of ref;
+ * exactly one element; a loss gradient per sample of ref for reduction none (`none`), else one element. */
+aclnnStatus opgen_check_class_target(const char *name, const aclTensor *t, const char *ref_name, const aclTensor *ref);
+aclnnStatus opgen_check_class_count(const char *name, const aclTensor *t, const char *ref_name, const aclTensor *ref);
+aclnnStatus opgen_check_one_element(const char *name, const aclTensor *t);
+aclnnStatus opgen_check_sample_shaped(const char *name, const aclTensor *t, const char *ref_name, const aclTensor *ref,
+                                      bool none);
 aclnnStatus opgen_check_one_of(const char *name, int64_t value, int n, const int64_t *values);
 aclnnStatus opgen_check_one_of_s(const char *name, const char *value, int n, const char *const *values);
 aclnnStatus opgen_check_optional_scalar_value(const char *name, const aclScalar *s, double fallback,
@@ -207,6 +214,8 @@ typedef struct {
     int threads;                       /* threads phase 2 may use (OPGEN_NUM_THREADS, read in phase 1) */
     int64_t l2_bytes;                  /* a core's L2 cache (0: unknown), read in phase 1 */
     bool sum_to;                       /* the kernel runs on bdims and its result is summed to out's shape */
+    int classes;                       /* 1 + the input holding the class coordinate (codegen.spec.classes): an
+                                          INT64 arange along the class axis the executor owns; 0: none */
     uint64_t bndim;                    /* the broadcast shape of every input tensor (opgen_call_broadcast) */
     int64_t bdims[OPGEN_MAX_DIMS];
 } opgen_call;
@@ -232,6 +241,13 @@ aclnnStatus opgen_phase1_split(const char *op, const opgen_call *calls, const vo
                                uint64_t *workspaceSize, aclOpExecutor **executor);
 /* Half `h` (0: the first, 1: the second) of `t` along `dim`, a view: dims[dim] halved, the offset moved. */
 aclTensor opgen_half(const aclTensor *t, int64_t dim, int h);
+/* Class-index ops (codegen/spec/classes.py): `t` as a view on the (sample, class) grid of `grid`, of `kind`
+ * OPGEN_SAMPLE (target's shape: a class axis of 1 inserted), OPGEN_CLASS (C elements along the class axis) or
+ * OPGEN_SCALAR (one element, broadcast); false when a per-class tensor's elements are not equally spaced (then
+ * `view` is unset).  opgen_call_classes adds the class coordinate as the call's next input. */
+enum { OPGEN_SAMPLE, OPGEN_CLASS, OPGEN_SCALAR };
+bool opgen_class_view(const aclTensor *t, const aclTensor *grid, int kind, aclTensor *view);
+void opgen_call_classes(opgen_call *c, const aclTensor *grid);
 /* End of phase 1 for a call an empty tensor ended early (EmptyReturns): workspace 0, an executor that runs nothing. */
 aclnnStatus opgen_phase1_empty(const char *op, uint64_t *workspaceSize, aclOpExecutor **executor);
 /* Phase 2: validate the executor and the workspace, run the call, free the executor (unless repeatable). */

@@ -4,7 +4,8 @@
 //   * the parameter checks of opgen's Python and C checkers (codegen/runtime/checks.py, opgen_check.c): same
 //     verdicts, same status codes (161001 null pointer, 161002 invalid), a null optional tensor skipped as there;
 //   * the preparation of one kernel operand, as CANN's l2 layer does it before an AI Core kernel: l0
-//     Contiguous, Cast, BroadcastTo and, for a row op, Transpose (the reduced axis moved last).
+//     Contiguous, Cast, BroadcastTo and, for a row op, Transpose (the reduced axis moved last); for a class-index
+//     op (codegen/spec/classes.py), a Reshape onto the (sample, class) grid first, and the class coordinate.
 //
 // Copied verbatim into every generated project.  C++17, as CANN's opdev headers need.
 #pragma once
@@ -14,6 +15,7 @@
 
 #include "aclnn_kernels/cast.h"
 #include "aclnn_kernels/contiguous.h"
+#include "aclnn_kernels/reshape.h"
 #include "aclnn_kernels/transpose.h"
 #include "level0/broadcast_to.h"
 #include "level0/concat.h"
@@ -392,6 +394,158 @@ inline bool ShapeHalved(const aclTensor* t, const char* name, const aclTensor* r
             op::ToString(ref->GetViewShape()).GetString(), dimName, static_cast<long>(dim),
             op::ToString(want).GetString(), op::ToString(t->GetViewShape()).GetString());
     return false;
+}
+
+// ---- class-index ops (codegen/spec/classes.py): the grid's class axis is 1, or 0 for a 1-D tensor ------------
+// `ref`'s shape without its class axis (a 1-D `ref` is one sample: rank 0).
+inline op::Shape WithoutClass(const op::Shape& ref)
+{
+    op::Shape want;
+    want.SetDimNum(0);
+    if (ref.GetDimNum() > 1) {
+        for (size_t i = 0; i < ref.GetDimNum(); ++i) {
+            if (i != 1) {
+                want.AppendDim(ref.GetDim(i));
+            }
+        }
+    }
+    return want;
+}
+
+// `t` holds one class index per sample of `ref` (a 1-D `ref`: one element of rank 0 or 1).
+inline bool ClassTarget(const aclTensor* t, const char* name, const aclTensor* ref, const char* refName)
+{
+    if (t == nullptr || ref == nullptr) {
+        return true;
+    }
+    const op::Shape& r = ref->GetViewShape();
+    const op::Shape& s = t->GetViewShape();
+    if (r.GetDimNum() <= 1 && s.GetDimNum() <= 1 && s.GetShapeSize() == 1) {
+        return true;
+    }
+    const op::Shape want = WithoutClass(r);
+    if (r.GetDimNum() > 1 && s == want) {
+        return true;
+    }
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s must hold one class index per sample of %s %s: shape %s%s, got %s", name,
+            refName, op::ToString(r).GetString(), op::ToString(want).GetString(),
+            r.GetDimNum() <= 1 ? " (or (1))" : "", op::ToString(s).GetString());
+    return false;
+}
+
+// `t` has one element per class of `ref` (its size along dimension 1, or 0 for a 1-D `ref`).
+inline bool ClassCount(const aclTensor* t, const char* name, const aclTensor* ref, const char* refName)
+{
+    if (t == nullptr || ref == nullptr) {
+        return true;
+    }
+    const op::Shape& r = ref->GetViewShape();
+    const int64_t classes = r.GetDimNum() >= 2 ? r.GetDim(1) : (r.GetDimNum() ? r.GetDim(0) : 1);
+    if (t->GetViewShape().GetShapeSize() == classes) {
+        return true;
+    }
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s must have one element per class of %s %s, %ld, got %ld in %s", name, refName,
+            op::ToString(r).GetString(), static_cast<long>(classes),
+            static_cast<long>(t->GetViewShape().GetShapeSize()), op::ToString(t->GetViewShape()).GetString());
+    return false;
+}
+
+inline bool OneElement(const aclTensor* t, const char* name)
+{
+    if (t == nullptr || t->GetViewShape().GetShapeSize() == 1) {
+        return true;
+    }
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s must have exactly one element, got %s", name,
+            op::ToString(t->GetViewShape()).GetString());
+    return false;
+}
+
+// A loss gradient over `ref`'s samples: per sample for reduction none (`none`) and a `ref` of rank 2 or more, else
+// one element of rank 0 or 1.
+inline bool SampleShaped(const aclTensor* t, const char* name, const aclTensor* ref, const char* refName, bool none)
+{
+    if (t == nullptr || ref == nullptr) {
+        return true;
+    }
+    const op::Shape& s = t->GetViewShape();
+    if (none && ref->GetViewShape().GetDimNum() >= 2) {
+        const op::Shape want = WithoutClass(ref->GetViewShape());
+        if (s == want) {
+            return true;
+        }
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s must have one element per sample of %s %s for reduction none, %s, got %s",
+                name, refName, op::ToString(ref->GetViewShape()).GetString(), op::ToString(want).GetString(),
+                op::ToString(s).GetString());
+        return false;
+    }
+    if (s.GetDimNum() <= 1 && s.GetShapeSize() == 1) {
+        return true;
+    }
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s must be one element of rank 0 or 1 (a reduced loss's gradient, or a single "
+            "sample's), got %s", name, op::ToString(s).GetString());
+    return false;
+}
+
+enum GridKind { SAMPLE, CLASS, SCALAR };
+
+// The shape of a `kind` tensor of `shape`'s view on the grid `grid`: target's with a class axis of 1 inserted,
+// C along the class axis, or one element (all ones).
+inline op::Shape GridShape(GridKind kind, const op::Shape& shape, const op::Shape& grid)
+{
+    const size_t axis = grid.GetDimNum() >= 2 ? 1 : 0;
+    op::Shape v;
+    v.SetDimNum(0);
+    for (size_t i = 0; i < grid.GetDimNum(); ++i) {
+        int64_t d = 1;
+        if (kind == SAMPLE && shape.GetShapeSize() != 1 && i != axis) {
+            d = grid.GetDim(i);
+        } else if (kind == CLASS && i == axis) {
+            d = grid.GetDim(i);
+        }
+        v.AppendDim(d);
+    }
+    return v;
+}
+
+// One kernel operand of a class-index op: Contiguous, Cast, Reshape onto the grid, BroadcastTo the grid's shape.
+inline const aclTensor* GridOperand(const aclTensor* x, GridKind kind, DataType dtype, const op::Shape& grid,
+                                    const aclIntArray* gridArray, aclOpExecutor* executor)
+{
+    const aclTensor* y = l0op::Contiguous(x, executor);
+    if (y != nullptr && y->GetDataType() != dtype) {
+        y = l0op::Cast(y, dtype, executor);
+    }
+    if (y != nullptr) {
+        y = l0op::Reshape(y, ShapeArray(GridShape(kind, x->GetViewShape(), grid), executor), executor);
+    }
+    if (y != nullptr && y->GetViewShape() != grid) {
+        y = l0op::BroadcastTo(y, gridArray, executor);
+    }
+    return y;
+}
+
+// The class coordinate 0 .. C-1 along the grid's class axis, in `dtype`, of the grid's shape.
+inline const aclTensor* ClassIndex(DataType dtype, const op::Shape& grid, const aclIntArray* gridArray,
+                                   aclOpExecutor* executor)
+{
+    const size_t axis = grid.GetDimNum() >= 2 ? 1 : 0;
+    const int64_t classes = grid.GetDimNum() ? grid.GetDim(axis) : 1;
+    op::FVector<int64_t> values;
+    for (int64_t c = 0; c < classes; ++c) {
+        values.push_back(c);
+    }
+    const aclIntArray* arange = executor->AllocIntArray(values.data(), values.size());
+    const aclTensor* y = arange == nullptr ? nullptr : executor->ConvertToTensor(arange, DataType::DT_INT64);
+    if (y != nullptr && dtype != DataType::DT_INT64) {
+        y = l0op::Cast(y, dtype, executor);
+    }
+    if (y != nullptr) {
+        y = l0op::Reshape(y, ShapeArray(GridShape(CLASS, grid, grid), executor), executor);
+    }
+    if (y != nullptr && y->GetViewShape() != grid) {
+        y = l0op::BroadcastTo(y, gridArray, executor);
+    }
+    return y;
 }
 
 inline bool OneOf(int64_t value, const char* name, const std::initializer_list<int64_t>& values)

@@ -498,6 +498,77 @@ aclnnStatus opgen_check_shape_halved(const char *name, const aclTensor *t, const
                       shape_str(b, sizeof b, want, ref->ndim), shape_str(c, sizeof c, t->dims, t->ndim));
 }
 
+/* ref's shape without its class axis (1; a 1-D ref is one sample: rank 0), into want; its rank. */
+static uint64_t without_class(const aclTensor *ref, int64_t *want)
+{
+    if (ref->ndim <= 1)
+        return 0;
+    uint64_t n = 0;
+    for (uint64_t i = 0; i < ref->ndim; ++i)
+        if (i != 1)
+            want[n++] = ref->dims[i];
+    return n;
+}
+
+aclnnStatus opgen_check_class_target(const char *name, const aclTensor *t, const char *ref_name, const aclTensor *ref)
+{
+    if (!t || !ref)
+        return ACLNN_SUCCESS;
+    if (ref->ndim <= 1 && t->ndim <= 1 && opgen_numel(t) == 1)
+        return ACLNN_SUCCESS;
+    int64_t want[OPGEN_MAX_DIMS];
+    const uint64_t nw = without_class(ref, want);
+    if (ref->ndim > 1 && same_shape(want, nw, t->dims, t->ndim))
+        return ACLNN_SUCCESS;
+    char a[256], b[256], c[256];
+    return opgen_fail(INVALID, name, "%s must hold one class index per sample of %s %s: shape %s%s, got %s", name,
+                      ref_name, shape_str(a, sizeof a, ref->dims, ref->ndim), shape_str(b, sizeof b, want, nw),
+                      ref->ndim <= 1 ? " (or (1))" : "", shape_str(c, sizeof c, t->dims, t->ndim));
+}
+
+aclnnStatus opgen_check_class_count(const char *name, const aclTensor *t, const char *ref_name, const aclTensor *ref)
+{
+    if (!t || !ref)
+        return ACLNN_SUCCESS;
+    const int64_t classes = ref->ndim >= 2 ? ref->dims[1] : (ref->ndim ? ref->dims[0] : 1);
+    if (opgen_numel(t) == classes)
+        return ACLNN_SUCCESS;
+    char a[256], b[256];
+    return opgen_fail(INVALID, name, "%s must have one element per class of %s %s, %" PRId64 ", got %" PRId64 " in %s",
+                      name, ref_name, shape_str(a, sizeof a, ref->dims, ref->ndim), classes, opgen_numel(t),
+                      shape_str(b, sizeof b, t->dims, t->ndim));
+}
+
+aclnnStatus opgen_check_one_element(const char *name, const aclTensor *t)
+{
+    if (!t || opgen_numel(t) == 1)
+        return ACLNN_SUCCESS;
+    char a[256];
+    return opgen_fail(INVALID, name, "%s must have exactly one element, got %s", name,
+                      shape_str(a, sizeof a, t->dims, t->ndim));
+}
+
+aclnnStatus opgen_check_sample_shaped(const char *name, const aclTensor *t, const char *ref_name, const aclTensor *ref,
+                                      bool none)
+{
+    if (!t || !ref)
+        return ACLNN_SUCCESS;
+    char a[256], b[256], c[256];
+    if (none && ref->ndim >= 2) {
+        int64_t want[OPGEN_MAX_DIMS];
+        const uint64_t nw = without_class(ref, want);
+        if (same_shape(want, nw, t->dims, t->ndim))
+            return ACLNN_SUCCESS;
+        return opgen_fail(INVALID, name, "%s must have one element per sample of %s %s for reduction none, %s, got %s",
+                          name, ref_name, shape_str(a, sizeof a, ref->dims, ref->ndim),
+                          shape_str(b, sizeof b, want, nw), shape_str(c, sizeof c, t->dims, t->ndim));
+    }
+    if (t->ndim <= 1 && opgen_numel(t) == 1)
+        return ACLNN_SUCCESS;
+    return opgen_fail(INVALID, name, "%s must be one element of rank 0 or 1 (a reduced loss's gradient, or a single "
+                      "sample's), got %s", name, shape_str(a, sizeof a, t->dims, t->ndim));
+}
+
 aclnnStatus opgen_check_one_of(const char *name, int64_t value, int n, const int64_t *values)
 {
     char list[256];

@@ -537,6 +537,7 @@ struct aclOpExecutor {
     uint64_t staged;                    /* nonzero: the calls write a copy of `whole` at this workspace offset - 1 */
     uint64_t workspace;
     bool repeatable;
+    int64_t *classes[OPGEN_MAX_CALLS];  /* each call's class coordinate (opgen_call_classes), or NULL */
     struct aclOpExecutor *next;
 };
 
@@ -563,8 +564,10 @@ static void executor_unlink(aclOpExecutor *e)
 
 static void executor_free(aclOpExecutor *e)
 {
-    for (int k = 0; k < e->ncalls; ++k)
+    for (int k = 0; k < e->ncalls; ++k) {
         free(e->params[k]);
+        free(e->classes[k]);
+    }
     free(e);
 }
 
@@ -702,8 +705,24 @@ static aclnnStatus executor_new(const char *op, int n, const opgen_call *calls, 
     }
     e->op = op;
     e->ncalls = n;
+    for (int k = 0; ok && k < n; ++k) {   /* the class coordinate: 0 .. C-1, C the view's size along its axis */
+        if (!calls[k].classes)
+            continue;
+        const aclTensor *t = &calls[k].in[calls[k].classes - 1];
+        const int64_t c = opgen_numel(t);
+        e->classes[k] = malloc(sizeof(int64_t) * (size_t)(c ? c : 1));
+        ok = e->classes[k] != NULL;
+        for (int64_t i = 0; ok && i < c; ++i)
+            e->classes[k][i] = i;
+    }
+    if (!ok) {
+        executor_free(e);
+        return opgen_fail(ACLNN_ERR_INNER_CREATE_EXECUTOR, NULL, "%s: out of memory creating the executor", op);
+    }
     for (int k = 0; k < n; ++k) {
         e->call[k] = calls[k];
+        if (calls[k].classes)
+            e->call[k].in[calls[k].classes - 1].data = e->classes[k];
         e->call[k].threads = threads_from_env();
         e->call[k].l2_bytes = l2_bytes();
     }
@@ -734,6 +753,64 @@ aclnnStatus opgen_phase1_done(const char *op, const opgen_call *c, const void *p
     OPGEN_TRY(executor_new(op, 1, c, &params, &params_size, &e));
     e->workspace = call_workspace(&e->call[0]);
     return executor_publish(e, workspaceSize, executor);
+}
+
+/* The class axis of a grid of `ndim` dimensions: 1, or 0 for a single sample (codegen/spec/classes.py). */
+static uint64_t class_axis(uint64_t ndim) { return ndim >= 2 ? 1 : 0; }
+
+bool opgen_class_view(const aclTensor *t, const aclTensor *grid, int kind, aclTensor *view)
+{
+    aclTensor v = *t;
+    const uint64_t nd = grid->ndim ? grid->ndim : 1, axis = class_axis(grid->ndim);
+    v.ndim = nd;
+    for (uint64_t i = 0; i < nd; ++i) {
+        v.dims[i] = 1;
+        v.strides[i] = 0;
+    }
+    if (kind == OPGEN_SAMPLE && opgen_numel(t) != 1) {
+        /* target's shape (a check said so: the grid's without the class axis), a class axis of 1 inserted */
+        for (uint64_t i = 0, j = 0; i < nd; ++i) {
+            if (i == axis)
+                continue;
+            v.dims[i] = t->dims[j];
+            v.strides[i] = t->strides[j++];
+        }
+    } else if (kind == OPGEN_CLASS) {
+        /* C elements along the class axis: equally spaced in C order (any rank: 1-D, or (1, C), or contiguous) */
+        int64_t stride = 0, span = 0;
+        for (uint64_t j = t->ndim; j-- > 0;) {
+            if (t->dims[j] == 1)
+                continue;
+            if (span && t->strides[j] != stride * span)
+                return false;
+            if (!span)
+                stride = t->strides[j];
+            span = span ? span * t->dims[j] : t->dims[j];
+        }
+        v.dims[axis] = opgen_numel(t);
+        v.strides[axis] = stride;
+    }
+    /* OPGEN_SCALAR, or a sample of one element: every dimension 1, the element at t's offset */
+    *view = v;
+    return true;
+}
+
+void opgen_call_classes(opgen_call *c, const aclTensor *grid)
+{
+    aclTensor v;
+    memset(&v, 0, sizeof v);
+    v.dtype = ACL_INT64;
+    v.format = ACL_FORMAT_ND;
+    v.ndim = grid->ndim ? grid->ndim : 1;
+    for (uint64_t i = 0; i < v.ndim; ++i)
+        v.dims[i] = 1;
+    const uint64_t axis = class_axis(grid->ndim);
+    v.dims[axis] = grid->ndim ? grid->dims[axis] : 1;
+    v.strides[axis] = 1;
+    v.storage_ndim = 1;
+    v.storage_dims[0] = v.dims[axis];
+    c->in[c->nin++] = v;          /* its data: the executor's arange (executor_new) */
+    c->classes = c->nin;
 }
 
 aclTensor opgen_half(const aclTensor *t, int64_t dim, int h)
