@@ -77,6 +77,8 @@ def _check_params(op, fail):
         if isinstance(p, Tensor) and p.role not in ("unused",) and p.symbol is None \
                 and not (op.split is not None and op.split.tensor == p.name):
             fail(f"tensor {p.name} with role {p.role} needs a symbol")
+        if isinstance(p, Tensor) and p.holds is not None and op.split is None:
+            fail(f"tensor {p.name}: holds= (a function of a half) is only implemented for a split op")
     if sum(isinstance(p, Output) for p in op.params) != 1:
         fail("an operator has exactly one Output")
     if sum(isinstance(p, Tensor) and p.role == GRAD for p in op.params) != 1:
@@ -302,11 +304,12 @@ def _check_math(op, fail):
                 fail(f"{label}: `when` names a missing parameter {k!r}")
             p = op.param(k)
             ok = (isinstance(p, Attr) and p.type == "bool" and v in (True, False)) or \
-                 (isinstance(p, Attr) and p.type == "string" and v in p.values) or \
+                 (isinstance(p, Attr) and p.type in ("string", "int64") and v in p.values
+                  and isinstance(v, str if p.type == "string" else int) and not isinstance(v, bool)) or \
                  (isinstance(p, Tensor) and p.optional and v in (ABSENT, PRESENT))
             if not ok:
-                fail(f"{label}: `when` {k}={v!r} needs a bool Attr with True/False, a string Attr with one of its "
-                     "values, or an optional tensor with ABSENT/PRESENT")
+                fail(f"{label}: `when` {k}={v!r} needs a bool Attr with True/False, a string or int64 Attr with "
+                     "one of its values, or an optional tensor with ABSENT/PRESENT")
         for k, role in f.roles.items():
             if k not in tensors or role not in ROLES:
                 fail(f"{label}: roles {k}={role!r} needs an input tensor and a known role")

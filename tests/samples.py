@@ -69,10 +69,8 @@ def samples(op, dtype: str, rng, n: int = 48) -> list[Sample]:
             if op.loss_reduction:
                 kw[op.param(op.loss_reduction).py_name] = red
             for a in op.attrs:
-                if a.type == "bool":
-                    kw[a.py_name] = bool(variant.key.get(a.name, False))
-                elif a.type == "string":
-                    kw[a.py_name] = variant.key.get(a.name, list(a.values)[0])
+                if a.name in variant.key or a.type in ("bool", "string"):
+                    kw[a.py_name] = variant.key.get(a.name, a.typical)
             kw.update(_scalar_values(op, variant, rng))
             preimage = None
             full = shape
@@ -120,10 +118,8 @@ def _split_samples(op, dtype: str, rng, n: int) -> list[Sample]:
         seen.append(variant.key)
         kw = {dim.py_name: int(rng.choice([-1, 1]))}
         for a in op.attrs:
-            if a.type == "bool":
-                kw[a.py_name] = bool(variant.key.get(a.name, False))
-            elif a.type == "string":
-                kw[a.py_name] = variant.key.get(a.name, list(a.values)[0])
+            if a.name in variant.key or a.type in ("bool", "string") or (a.values and a.name != dim.name):
+                kw[a.py_name] = variant.key.get(a.name, a.typical)
         half = op.halves[0]
         kw.update(_scalar_values(half, next(v for v in half.variants if v.key == variant.key), rng))
         for tensor in op.tensors:
