@@ -18,6 +18,7 @@ import sympy
 from codegen.spec import ABSENT, DimSum
 from codegen.spec.params import FORWARD_INPUT, FORWARD_OUTPUT, GRAD
 from codegen.runtime.checks import NUMPY_DTYPES
+from codegen.spec.split import tied_values
 from codegen.verify.cases import cases, sample_scalars
 
 NP = NUMPY_DTYPES
@@ -129,6 +130,7 @@ def _split_samples(op, dtype: str, rng, n: int) -> list[Sample]:
                 kw[tensor.py_name] = rng.uniform(-2, 2, (n, 1)).astype(t)
             else:
                 kw[tensor.py_name] = rng.uniform(0.2, 2, (n, 1)).astype(t)
+        kw.update(tied_values(op, kw))   # a tensor holding a function of a half: the forward's value
         label = ", ".join(f"{k}={v}" for k, v in variant.key.items())
         out.append(Sample(kw, variant, None, label or "default"))
     return out

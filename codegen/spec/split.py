@@ -27,6 +27,7 @@ half of the output, the second's into the second.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 
 import sympy
@@ -122,11 +123,16 @@ def tied_values(op, kw: dict) -> dict:
               if a.symbol is not None and kw.get(a.py_name) is not None}
     out = {}
     for t in tied_tensors(op):
-        expr = sympy.sympify(t.holds).subs(values)
-        f = sympy.lambdify(list(op.wrt), expr, modules=["scipy", "numpy"])
+        f = _numeric(sympy.sympify(t.holds).subs(values), tuple(op.wrt))
         with np.errstate(all="ignore"):
             out[t.py_name] = np.broadcast_to(np.asarray(f(*parts), np.float64), parts[0].shape).astype(src.dtype)
     return out
+
+
+@functools.lru_cache(maxsize=64)
+def _numeric(expr, args):
+    """`expr` as a NumPy function of `args` (lambdify takes some 20 ms: samples call it once per call built)."""
+    return sympy.lambdify(list(args), expr, modules=["scipy", "numpy"])
 
 
 def check(op, fail) -> None:
