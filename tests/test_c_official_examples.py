@@ -84,14 +84,14 @@ def _loss_expected_by_torch(text: str, loss: str, grad: str, x: str, target: str
     return xs.grad.tolist()
 
 
-def _geglu_expected_by_torch(text: str) -> list[float]:
-    """activation/ge_glu_grad_v2/…/test_aclnn_ge_glu_backward.cpp creates ACL_FLOAT16 tensors from
+def _geglu_expected_by_torch(text: str, facts=()) -> list[float]:
+    """activation/ge_glu_grad_v2/…/test_aclnn_ge_glu_(v3_)backward.cpp create ACL_FLOAT16 tensors from
     std::vector<float> data: each tensor holds the first bytes of its floats read as FLOAT16 (-2.0f is the halves
     0 and -2, -1.0f is 0 and -1.875).  The gradient of a·GELU_tanh(b) on those data, with gradOutput·gelu (the
     given gelu, not GELU(b)) as the first half's gradient, by PyTorch's autograd."""
     torch = pytest.importorskip("torch")
     import numpy as np
-    for fact in ("int64_t dim = -1;", "int64_t approximate = 1;", "aclDataType::ACL_FLOAT16, &gelu);"):
+    for fact in ("int64_t dim = -1;", "int64_t approximate = 1;", "aclDataType::ACL_FLOAT16, &gelu);", *facts):
         assert fact in text, f"the program's data changed: no {fact!r}"
 
     def half(name, n):
@@ -109,6 +109,8 @@ def _geglu_expected_by_torch(text: str) -> list[float]:
 BY_TORCH = {
     "activation/ge_glu_grad_v2/examples/test_aclnn_ge_glu_backward.cpp": (
         r"result\[\d+\] is: (\S+)", _geglu_expected_by_torch),
+    "activation/ge_glu_grad_v2/examples/test_aclnn_ge_glu_v3_backward.cpp": (
+        r"result\[\d+\] is: (\S+)", lambda t: _geglu_expected_by_torch(t, facts=("bool activateLeft = false;",))),
     "experimental/loss/l1_loss_grad/examples/test_aclnn_l1_loss_grad.cpp": (
         r"Index\[\d+\]: (\S+)",
         lambda t: _loss_expected_by_torch(t, "l1_loss", "gradsHostData", "predictHostData", "labelHostData", 1)),

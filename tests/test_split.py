@@ -144,6 +144,7 @@ def _geglu_torch(g, x, dim, approximate, gelu=None):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_geglu_reads_the_given_gelu_and_recomputes_gelu_prime_per_approximate(backend):
+    """GeGluBackward, and GeGluV3Backward with activateLeft, against PyTorch's autograd; the checkers' new rules."""
     from codegen.spec.split import tied_values
     op = OPS["ge_glu_backward"]
     k = get(backend).make_kernel(op)
@@ -155,6 +156,16 @@ def test_geglu_reads_the_given_gelu_and_recomputes_gelu_prime_per_approximate(ba
         _close(k(**kw, gelu=gelu), _geglu_torch(g, x, dim, approximate), np.float32)
         other = rng.uniform(-2, 2, gelu.shape).astype(np.float32)   # not GELU(b): read as given
         _close(k(**kw, gelu=other), _geglu_torch(g, x, dim, approximate, gelu=other), np.float32)
+    # GeGluV3 with activateLeft: GELU(a)·b, gelu holding GELU(a) (a tie that changes half with the variant)
+    v3 = OPS["ge_glu_v3_backward"]
+    g, x = _call((4, 6, 2), 1, rng)
+    for approximate in (0, 1):
+        kw = dict(grad_output=g, self=x, dim=1, approximate=approximate, activate_left=True)
+        got = get(backend).make_kernel(v3)(**kw, **tied_values(v3, kw))
+        xt = torch.from_numpy(x.astype(np.float64)).requires_grad_(True)
+        a, b = xt.chunk(2, dim=1)
+        y = torch.nn.functional.gelu(a, approximate=("none", "tanh")[approximate]) * b
+        _close(got, torch.autograd.grad(y, xt, torch.from_numpy(g.astype(np.float64)))[0].numpy(), np.float32)
     for kw, param in [(dict(approximate=2), "approximate"), (dict(gelu=np.ones((2, 4), np.float32)), "gelu")]:
         call = dict(grad_output=np.ones((2, 3), np.float32), self=np.ones((2, 6), np.float32),
                     gelu=np.ones((2, 3), np.float32), dim=1, approximate=1)

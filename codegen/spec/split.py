@@ -14,7 +14,9 @@ A tensor may hold a function of one half that the forward computed and passed on
 
 The first half's gradient reads it as given (G depends on b only, a constant for d/da: the library multiplies by
 the tensor, not by a recomputed GELU); the second half's forward is `a * gelu_of(b)`, the tensor substituted,
-and its form may not read G (it is an unused tensor of that half op).
+and its form may not read G (it is unused there).  `holds` may choose its half by a bool or int64 attribute
+(GeGluV3's activateLeft: Piecewise((gelu_of(a), activateLeft), (gelu_of(b), True))): each variant of each half
+substitutes what the tensor holds in that variant.
 
 gradOutput has the forward's shape (the input's with `dim` halved); the output has the input's full shape, the
 two halves' gradients concatenated along `dim`.  Everything that reasons per element (the proof, the exact
@@ -61,7 +63,6 @@ def half_ops(op) -> list:
     out = []
     for h, sym in enumerate(op.wrt):
         params = []
-        tied = {t.symbol: t.holds for t in tied_tensors(op) if sym in t.holds.free_symbols}
         for p in op.params:
             if p.name == split.tensor:
                 for k, s in enumerate(op.wrt):
@@ -70,13 +71,15 @@ def half_ops(op) -> list:
             elif p.name == split.dim:
                 continue   # the kernels never read it: the call cuts the halves
             elif isinstance(p, Tensor) and p.holds is not None:
-                # a function of this half: substituted in the forward, never read; of the other: an operand
-                params.append(dataclasses.replace(p, holds=None, **({"role": UNUSED} if p.symbol in tied else {})))
+                params.append(dataclasses.replace(p, holds=None))   # an operand, unused where it is tied (below)
             else:
                 params.append(p)
         names = [p.name for p in params if isinstance(p, (Tensor, Output))]
-        forms = _forms_per_key(op, [dataclasses.replace(f, wrt=None) for f in op.formulas if f.wrt == sym])
-        forward = sympy.sympify(op.forward).xreplace(tied) if tied else op.forward
+        forms = _forms_per_key(op, sym, [dataclasses.replace(f, wrt=None) for f in op.formulas if f.wrt == sym])
+        # (each form's own forward is exact per variant; this one, every tie of this half substituted whatever
+        # the variant, is what the half's validation reads: a function of the half)
+        forward = sympy.sympify(op.forward).xreplace({t.symbol: t.holds for t in tied_tensors(op)
+                                                     if sym in sympy.sympify(t.holds).free_symbols})
         half = Op(
             name=op.name, params=params, wrt=sym, forward=forward, backward=forms, dtypes=op.dtypes,
             rules=[R.MinRank(*names, n=1), R.MaxRank(*names, n=8), R.ShapeSame(*names)], description=op.description, forward_name=op.forward_name,
@@ -87,20 +90,33 @@ def half_ops(op) -> list:
     return out
 
 
-def _forms_per_key(op, forms: list) -> list:
-    """A half's forms, one per variant key of the whole op (GeGlu's first half has one form for both
+def _forms_per_key(op, sym, forms: list) -> list:
+    """Half `sym`'s forms, one per variant key of the whole op (GeGlu's first half has one form for both
     `approximate` values, the second one each): both halves then have the same variants, which every backend
-    dispatches on together (one call of each half's kernel per key)."""
+    dispatches on together (one call of each half's kernel per key).  Where a tensor holds a function of this
+    half in that variant, the form's forward has it substituted and the tensor is unused (`roles`)."""
     import itertools
+
+    from .op import fixed_value
     keys = op.variant_keys()
-    if not keys:
-        return forms
     out = []
     for values in itertools.product(*[op.variant_choices(k) for k in keys]):
         key = dict(zip(keys, values))
         f = next((f for f in forms if all(key.get(k) == v for k, v in f.when.items())), None)
-        if f is not None:
-            out.append(dataclasses.replace(f, when=key))
+        if f is None:
+            continue
+        fixed = {a.symbol: fixed_value(a, key[a.name]) for a in op.attrs if a.name in key and a.type != "string"}
+        tied = {}
+        for t in tied_tensors(op):
+            e = sympy.sympify(t.holds).subs(fixed)
+            if sym in e.free_symbols:
+                tied[t] = e
+        # (every form states its forward: the half op's own has every tie of the half substituted)
+        changes = {"when": key, "forward": sympy.sympify(op.forward_of(f)).subs(fixed).xreplace(
+            {t.symbol: e for t, e in tied.items()})}
+        if tied:
+            changes["roles"] = {**f.roles, **{t.name: UNUSED for t in tied}}
+        out.append(dataclasses.replace(f, **changes))
     return out
 
 
@@ -161,18 +177,21 @@ def check(op, fail) -> None:
                  f"Formula(..., wrt={op.wrt[0]}) or wrt={op.wrt[1]}")
     if op.reduce_dim is not None or op.loss_reduction is not None:
         fail("split: a row reduction or a loss reduction with a split is not implemented")
+    from .op import fixed_value
     for t in tied_tensors(op):
         free = sympy.sympify(t.holds).free_symbols
-        halves = free & set(op.wrt)
-        if t.symbol is None or len(halves) != 1:
-            fail(f"split: tensor {t.name} holds= a function of exactly one half ({op.wrt[0]} or {op.wrt[1]}), "
-                 f"and needs a symbol")
+        if t.symbol is None or not free & set(op.wrt):
+            fail(f"split: tensor {t.name} holds= a function of a half ({op.wrt[0]} or {op.wrt[1]}), and needs a "
+                 f"symbol")
         scalars = {p.symbol for p in op.params if isinstance(p, (Attr,)) or p.kind == "scalar"}
         if free - set(op.wrt) - scalars:
             fail(f"split: tensor {t.name} holds= an expression of undefined symbol(s) "
                  f"{', '.join(sorted(map(str, free - set(op.wrt) - scalars)))}")
         for i, f in enumerate(op.formulas):
-            if f.wrt in halves and t.symbol in sympy.sympify(f.expr).free_symbols:
+            fixed = {a.symbol: fixed_value(a, f.when[a.name]) for a in op.attrs
+                     if a.name in f.when and a.type != "string"}
+            own = f.wrt in sympy.sympify(t.holds).subs(fixed).free_symbols
+            if own and t.symbol in sympy.sympify(f.expr).free_symbols:
                 fail(f"backward formula {i + 1}: the form of d/d{f.wrt} reads {t.name}, which holds a function of "
                      f"{f.wrt} (write that function instead)")
 
