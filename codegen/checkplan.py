@@ -15,6 +15,7 @@ C) on one parameter:
     Step("promoted_castable", "out", others=(gradOutput, self))           out's dtype castable from the promoted
     Step("promoted_same", "gradInput", others=(gradOutput, self))         gradInput's dtype is the promoted one
     Step("format_same", "out", ref="self")               same format (aclFormat label) as ref
+    Step("format_not_private", "self")                   not a private format (NC1HWC0, FRACTAL_Z, ...)
     Step("max_rank", "self", n=8) / ("min_rank", ...)
     Step("dim_at_most", "gradOutput", n=4096, values=(-1,))   dimension -1 at most 4096
     Step("shape_same", "self", ref="gradOutput")
@@ -69,6 +70,8 @@ def _rule_steps(r: R.Rule) -> list[Step]:
         return [Step(kind, P[0], others=tuple(P[1:]), rule=r)]
     if isinstance(r, R.FormatSame):
         return [Step("format_same", n, ref=P[0], rule=r) for n in P[1:]]
+    if isinstance(r, R.FormatNotPrivate):
+        return [Step("format_not_private", n, rule=r) for n in P]
     if isinstance(r, R.MaxRank):
         return [Step("max_rank", n, n=r.n, rule=r) for n in P]
     if isinstance(r, R.MinRank):

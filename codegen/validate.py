@@ -34,6 +34,14 @@ def validate(op: Op) -> None:
             _check_math(h, half_fail)
             _check_at(h, half_fail)
             _check_vocabulary(h, half_fail)
+    elif len(op.outputs) > 1:   # each output's mathematics is its own op's (codegen.spec.outputs)
+        from .spec.outputs import check as check_outputs
+        check_outputs(op, fail)
+        for sub in op.per_output:
+            out_fail = lambda msg, name=sub.output.name: fail(f"output {name}: {msg}")
+            _check_math(sub, out_fail)
+            _check_at(sub, out_fail)
+            _check_vocabulary(sub, out_fail)
     else:
         _check_math(op, fail)
         _check_at(op, fail)
@@ -80,8 +88,11 @@ def _check_params(op, fail):
             fail(f"tensor {p.name} with role {p.role} needs a symbol")
         if isinstance(p, Tensor) and p.holds is not None and op.split is None:
             fail(f"tensor {p.name}: holds= (a function of a half) is only implemented for a split op")
-    if sum(isinstance(p, Output) for p in op.params) != 1:
-        fail("an operator has exactly one Output")
+    if not op.outputs:
+        fail("an operator has at least one Output")
+    if len(op.outputs) == 1 and (op.output.wrt is not None or any(f.output not in (None, op.output.name)
+                                                                  for f in op.formulas)):
+        fail("Output(wrt=...) and Formula(output=...) are for an operator with several outputs")
     if sum(isinstance(p, Tensor) and p.role == GRAD for p in op.params) != 1:
         fail("exactly one tensor must have role GRAD")
     if op.null_order is not None:
@@ -107,15 +118,16 @@ def _check_params(op, fail):
 def _check_sum_to(op, fail):
     """`Output(sum_to=t)`: t is an input tensor, the output's shape is t's (a ShapeSame rule says so), and the
     kernels are elementwise (a row reduction on the broadcast shape is not implemented)."""
-    t = op.output.sum_to
-    if t is None:
-        return
-    if t not in {p.name for p in op.tensors}:
-        fail(f"Output sum_to names {t!r}, not an input tensor")
-    if op.reduce_dim is not None:
-        fail("Output sum_to: a DimSum operator cannot sum its output back to an input's shape")
-    if not any(isinstance(r, ShapeSame) and {t, op.output.name} <= set(r.params) for r in op.rules):
-        fail(f"Output sum_to={t!r}: a ShapeSame rule must fix the output's shape to {t}'s")
+    for out in op.outputs:
+        t = out.sum_to
+        if t is None:
+            continue
+        if t not in {p.name for p in op.tensors}:
+            fail(f"Output sum_to names {t!r}, not an input tensor")
+        if op.reduce_dim is not None:
+            fail("Output sum_to: a DimSum operator cannot sum its output back to an input's shape")
+        if not any(isinstance(r, ShapeSame) and {t, out.name} <= set(r.params) for r in op.rules):
+            fail(f"Output sum_to={t!r}: a ShapeSame rule must fix {out.name}'s shape to {t}'s")
 
 
 def _check_reduction(op, fail):

@@ -31,6 +31,8 @@ def _np_dtype(name):
 def _dtype_rule_ok(op, r, dts, product):
     """Whether dtype rule `r` passes for the dtypes `dts` ({param: dtype name}; absent params pass)."""
     got = [dts.get(n) for n in r.params]
+    if isinstance(r, (R.FormatSame, R.FormatNotPrivate)):
+        return True   # a format rule, checked with the dtypes: no dtype breaks it
     if isinstance(r, R.DtypeSupported):
         return all(d is None or d in op.dtypes_of(n).get(product, []) for n, d in zip(r.params, got))
     if isinstance(r, R.DtypeSame):
@@ -133,6 +135,10 @@ def error_inputs(op, base: dict, product: str):
             for n in P[1:]:
                 out.append(ErrorInput(_set(base, op, n, codegen.with_format(_arr(base, op, n), "NCHW")), r.status, n,
                                       rule))
+        elif isinstance(r, R.FormatNotPrivate):
+            for n in P:
+                out.append(ErrorInput(_set(base, op, n, codegen.with_format(_arr(base, op, n), "NC1HWC0")), r.status,
+                                      n, rule))
         elif isinstance(r, R.MaxRank):
             for n in P:
                 a = _arr(base, op, n)

@@ -178,6 +178,14 @@ def _sum_to(full: np.ndarray, shape: tuple) -> np.ndarray:
     return np.asarray(summed, dtype=object).reshape(shape)
 
 
+def _real(v) -> float:
+    """A real value as a float; a complex one (a real function outside its domain: KL's log of a negative target)
+    is nan, as codegen.accuracy.dtypes rounds it."""
+    if isinstance(v, (mpmath.mpc, complex)):
+        return float(v.real) if v.imag == 0 else float("nan")
+    return float(v)
+
+
 def to_float(ref) -> np.ndarray:
-    with np.errstate(invalid="ignore"):  # nan marks "no derivative here" (a kink)
-        return np.vectorize(float, otypes=[np.float64])(ref)
+    with np.errstate(invalid="ignore"):  # nan marks "no derivative here" (a kink, or outside the domain)
+        return np.vectorize(_real, otypes=[np.float64])(ref)

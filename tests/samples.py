@@ -83,6 +83,10 @@ def samples(op, dtype: str, rng, n: int = 48) -> list[Sample]:
                     kw[name] = None
                 elif role == GRAD:
                     kw[name] = rng.uniform(-2, 2, shape).astype(t)
+                elif role == FORWARD_INPUT and tensor.name == "target":
+                    # a target differentiated (KL's, BCE's) holds a distribution's values, as an operand target: KL's
+                    # log(target) has no value at 0 and below (the kernels give -inf and nan there)
+                    kw[name] = rng.uniform(0.05, 1, shape).astype(t)
                 elif role == FORWARD_INPUT:
                     kw[name] = (rng.standard_normal(shape) * 3).astype(t)
                 elif role == FORWARD_OUTPUT and coupled:

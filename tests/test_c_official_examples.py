@@ -69,19 +69,20 @@ def _floats(text: str, name: str) -> list[float]:
     return [float(v) for v in m.group(1).split(",")]
 
 
-def _loss_expected_by_torch(text: str, loss: str, grad: str, x: str, target: str, reduction: int, facts=(), **kw):
-    """The gradient w.r.t. x of torch.nn.functional.<loss>(x, target, reduction, **kw) for gradOutput `grad`
-    (names of the program's host vectors; `reduction` the value it passes and `facts` the lines fixing `kw`,
-    checked in its text)."""
+def _loss_expected_by_torch(text: str, loss: str, grad: str, x: str, target: str, reduction: int, facts=(),
+                            wrt="x", **kw):
+    """The gradient w.r.t. x (or `wrt="target"`) of torch.nn.functional.<loss>(x, target, reduction, **kw) for
+    gradOutput `grad` (names of the program's host vectors; `reduction` the value it passes and `facts` the lines
+    fixing `kw`, checked in its text)."""
     torch = pytest.importorskip("torch")
     for fact in (f"int64_t reduction = {reduction};", *facts):
         assert fact in text, f"the program's data changed: no {fact!r}"
-    xs = torch.tensor(_floats(text, x), dtype=torch.float64, requires_grad=True)
-    out = getattr(torch.nn.functional, loss)(xs, torch.tensor(_floats(text, target), dtype=torch.float64),
-                                             reduction={0: "none", 1: "mean", 2: "sum"}[reduction], **kw)
+    xs = torch.tensor(_floats(text, x), dtype=torch.float64, requires_grad=wrt == "x")
+    ts = torch.tensor(_floats(text, target), dtype=torch.float64, requires_grad=wrt == "target")
+    out = getattr(torch.nn.functional, loss)(xs, ts, reduction={0: "none", 1: "mean", 2: "sum"}[reduction], **kw)
     g = torch.tensor(_floats(text, grad), dtype=torch.float64)
     out.backward(g if reduction == 0 else g[0])
-    return xs.grad.tolist()
+    return (xs if wrt == "x" else ts).grad.tolist()
 
 
 def _geglu_expected_by_torch(text: str, facts=()) -> list[float]:
@@ -123,6 +124,10 @@ BY_TORCH = {
         lambda t: _loss_expected_by_torch(t, "kl_div", "gradOutputHostData", "selfHostData", "targetHostData", 0,
                                           facts=("bool logTarget = false;",), log_target=False))
        for root in ("", "experimental/")},
+    "loss/kl_div_target_loss_grad/examples/test_aclnn_kl_div_target_backward.cpp": (
+        r"resultData\[\d+\] is: (\S+)",
+        lambda t: _loss_expected_by_torch(t, "kl_div", "gradOutputHostData", "selfHostData", "targetHostData", 0,
+                                          facts=("bool logTarget = false;",), wrt="target", log_target=False)),
 }
 
 

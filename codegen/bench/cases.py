@@ -195,6 +195,10 @@ def _spec_make(op: Op, variant, broadcast: bool, reduction: int | None = None):
                 kw[t.py_name] = None
             elif role == GRAD:
                 kw[t.py_name] = _normal(rng, () if reduction else (1, COLS) if broadcast else shape, dt)
+            elif role == FORWARD_INPUT and t.name == "target":
+                # a target differentiated (KL's, BCE's) holds a distribution's values: positive, as the mpmath check
+                # of the proof draws targets (KL's log(target) has no value below 0)
+                kw[t.py_name] = _uniform(rng, shape, dt, 0.2, 2)
             elif role == FORWARD_INPUT:
                 kw[t.py_name] = np.asarray(x).astype(np.float32).astype(dt)
             elif role == FORWARD_OUTPUT:

@@ -10,6 +10,7 @@ import ml_dtypes  # noqa: F401  (registers bfloat16 with NumPy)
 import numpy as np
 
 from codegen.errors import AclnnError
+from codegen.spec.formats import PRIVATE_FORMATS
 from codegen.spec.dtypes import BY_NUMPY, COMPUTED, DTYPES, DType, can_cast, promote_types
 from codegen.spec.products import PRODUCTS
 from codegen.spec.rules import ACLNN_ERR_PARAM_INVALID as INVALID
@@ -226,6 +227,12 @@ def format_same(ref_name, ref, name, value):
     a, b = format_of(ref), format_of(value)
     if a != b:
         raise AclnnError(INVALID, name, f"{name} must have the format of {ref_name}: got {b}, {ref_name} is {a}")
+
+
+def format_not_private(name, value):
+    """CANN's op::IsPrivateFormat: the cube units' blocked layouts (codegen.spec.formats.PRIVATE_FORMATS)."""
+    if _concrete(value) and format_of(value) in PRIVATE_FORMATS:
+        raise AclnnError(INVALID, name, f"{name} must not have a private format: got {format_of(value)}")
 
 
 # ---- shape -------------------------------------------------------------------------------------------------

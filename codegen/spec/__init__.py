@@ -29,7 +29,9 @@ Op(...)                    the operator; its fields, in the order a spec usually
                            the `aclTensor *` result (`c_type="const aclTensor *"` where the header says so).  Its
                            default dtype (when the Python caller gives neither `out=` nor `out_dtype=`) is
                            `dtype_from`'s dtype -- the promoted dtype of a tuple of inputs -- else the first
-                           tensor's.
+                           tensor's.  `sum_to="t"`: the gradient of a broadcast input t, summed back to t's shape.
+                           Several outputs (codegen.spec.outputs): `wrt=w` makes this one the gradient w.r.t. the
+                           input whose symbol is w (default: the op's `wrt`); each is proven on its own.
   roles                    GRAD            gradient w.r.t. the forward output (exactly one tensor)
                            FORWARD_INPUT   holds the forward input x (the variable differentiated)
                            FORWARD_OUTPUT  holds the forward output y = forward(x)
@@ -60,7 +62,8 @@ Op(...)                    the operator; its fields, in the order a spec usually
                            undeclared point fails, naming it); the docs list the declared values.  A declared
                            value also stands where a degenerate scalar makes the forward smooth (Softshrink
                            with λ = 0 keeps 0 at x = 0: the docs say it is not the derivative).
-                           `Formula(..., at={...})` overrides an entry for one form.
+                           `Formula(..., at={...})` overrides an entry for one form; `Formula(..., output="gradWeight")`
+                           says which of several outputs a form computes (default: the first).
   numel("self")            a symbol for a tensor's element count (BCE's mean divides by max(1, numel));
                            numel(BROADCAST) the broadcast shape's, dim_size(BROADCAST, 0) its first extent.
   dtypes                   {SoC: [dtype, ...]} — which dtypes every tensor accepts on which product.  SoCs:
@@ -89,6 +92,7 @@ Op(...)                    the operator; its fields, in the order a spec usually
     MaxRank(*tensors, n=8)         at most n dimensions
     MinRank(*tensors, n=1)         at least n dimensions
     FormatSame(ref, *tensors)      same format (aclFormat label) as ref
+    FormatNotPrivate(*tensors)     no private format (NC1HWC0, FRACTAL_Z, ...: CANN's op::IsPrivateFormat)
     ShapeSame(ref, *tensors)       same shape as ref
     Broadcastable(a, b)            a and b broadcast together (NumPy rules)
     BroadcastTo(*tensors, target)  each broadcasts to exactly target's shape
@@ -134,9 +138,9 @@ from .products import DEFAULT_PRODUCT, PRODUCTS, Product
 from .torch import Const, Torch, TorchGrad
 from .split import Split
 from .rules import (Broadcastable, BroadcastsInto, BroadcastTo, DimAtMost, DimEven, DimInRange, DtypeCastable,
-                    DtypeSame, DtypeSupported, EmptyReturns, FormatSame, MaxRank, MinRank, NotNull, OneOf,
-                    PromotedCastable, PromotedSame, PromotedSupported, Requires, Rule, ShapeHalved, ShapeIsBroadcast,
-                    ShapeSame)
+                    DtypeSame, DtypeSupported, EmptyReturns, FormatNotPrivate, FormatSame, MaxRank, MinRank, NotNull,
+                    OneOf, PromotedCastable, PromotedSame, PromotedSupported, Requires, Rule, ShapeHalved,
+                    ShapeIsBroadcast, ShapeSame)
 
 __all__ = [
     # SymPy
@@ -146,8 +150,9 @@ __all__ = [
     "Op", "Formula", "Variant", "Example", "Tensor", "Scalar", "Attr", "Output", "Param", "Text", "DimSum", "numel",
     "dim_size", "BROADCAST", "Reduction",
     "ABSENT", "PRESENT", "GRAD", "FORWARD_INPUT", "FORWARD_OUTPUT", "OPERAND", "UNUSED", "RESULT",
-    "DtypeSupported", "DtypeSame", "DtypeCastable", "FormatSame", "MaxRank", "MinRank", "ShapeSame", "Broadcastable",
-    "BroadcastTo", "ShapeIsBroadcast", "BroadcastsInto", "DimInRange", "DimAtMost", "DimEven", "ShapeHalved", "Split",
+    "DtypeSupported", "DtypeSame", "DtypeCastable", "FormatSame", "FormatNotPrivate", "MaxRank", "MinRank", "ShapeSame",
+    "Broadcastable", "BroadcastTo", "ShapeIsBroadcast", "BroadcastsInto", "DimInRange", "DimAtMost", "DimEven",
+    "ShapeHalved", "Split",
     "OneOf", "Requires", "NotNull", "Rule",
     "PromotedSupported", "PromotedCastable", "PromotedSame", "EmptyReturns", "Torch", "TorchGrad", "Const",
     "DTYPES", "KERNEL_DTYPES", "DType", "PRODUCTS", "Product", "DEFAULT_PRODUCT",

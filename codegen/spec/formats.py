@@ -1,9 +1,9 @@
 """Tensor formats as aclnn knows them (CANN's aclFormat enum, all of it).
 
 A format is a label on a tensor (`aclCreateTensor(..., format, ...)`): the view's shape and strides say where
-every element is, whatever the label.  Operators that check formats compare the labels (FormatSame); the
-kernels never read them.  From Python a tensor carries a format through `codegen.with_format(array, "NCHW")`;
-a plain array is ND.
+every element is, whatever the label.  Operators that check formats compare the labels (FormatSame) or refuse
+the private ones (FormatNotPrivate); the kernels never read them.  From Python a tensor carries a format through
+`codegen.with_format(array, "NCHW")`; a plain array is ND.
 """
 from __future__ import annotations
 
@@ -15,6 +15,13 @@ FORMATS: dict[str, int] = {
 }
 BY_VALUE: dict[int, str] = {v: k for k, v in FORMATS.items()}
 DEFAULT_FORMAT = "ND"
+
+# The formats CANN's op::IsPrivateFormat calls private (opbase, src/nnopbase/common/utils/format_utils.cpp): the
+# fractal and C0-blocked layouts of the NPU's cube units.  Every other value of aclFormat is public.
+PRIVATE_FORMATS: tuple[str, ...] = (
+    "NC1HWC0", "FRACTAL_Z", "NDC1HWC0", "FRACTAL_Z_3D", "FRACTAL_NZ", "NC1HWC0_C04", "FRACTAL_NZ_C0_16",
+    "FRACTAL_NZ_C0_32", "FRACTAL_NZ_C0_2", "FRACTAL_NZ_C0_4", "FRACTAL_NZ_C0_8",
+)
 
 
 def acl_name(fmt: str) -> str:

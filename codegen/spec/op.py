@@ -11,6 +11,7 @@ import sympy
 from .functions import Reduction, numel
 from .params import (Attr, FORWARD_INPUT, FORWARD_OUTPUT, GRAD, Output, Param, Scalar, Tensor, Text, snake)
 from .rules import NotNull, Rule
+from .outputs import output_ops
 from .split import Split, half_ops
 
 ABSENT = "absent"    # `Formula.when` value: the optional tensor is null
@@ -40,6 +41,8 @@ class Formula:
     forward: sympy.Expr | None = None
     at: dict = field(default_factory=dict)
     wrt: sympy.Symbol | None = None   # a split op's form: the half it differentiates (codegen.spec.split)
+    output: str | None = None         # an op with several outputs: the output this form computes (None: the
+                                      # first), codegen.spec.outputs
 
 
 @dataclass
@@ -123,7 +126,18 @@ class Op:
 
     @property
     def output(self) -> Output:
+        """The first output (an op's only one, but for several-output ops: `outputs`, `per_output`)."""
         return next(p for p in self.params if isinstance(p, Output))
+
+    @property
+    def outputs(self) -> list[Output]:
+        return [p for p in self.params if isinstance(p, Output)]
+
+    @property
+    def per_output(self) -> list:
+        """An op with several outputs as one single-output op per output (codegen.spec.outputs); [] for an op
+        with one output."""
+        return output_ops(self) if len(self.outputs) > 1 else []
 
     @property
     def output_dtype_sources(self) -> tuple:

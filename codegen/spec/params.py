@@ -85,6 +85,8 @@ class Output(Param):
     sum_to: str | None = None              # the gradient of an input that was broadcast: the kernels compute on
                                            # the broadcast shape of every input tensor and sum the result over the
                                            # broadcast axes to this input's own shape (the output's shape)
+    wrt: sympy.Symbol | None = None        # an op with several outputs: the forward input this one is the
+                                           # gradient of (None: the op's `wrt`), codegen.spec.outputs
 
     kind = "output"
 

@@ -145,6 +145,17 @@ class FormatSame(Rule):
 
 
 @dataclass(frozen=True, init=False)
+class FormatNotPrivate(Rule):
+    """No tensor has a private format (`codegen.spec.formats.PRIVATE_FORMATS`: NC1HWC0, FRACTAL_Z, FRACTAL_NZ, ...),
+    as CANN's op::IsPrivateFormat decides: KlDivTargetBackward refuses them after its shape checks."""
+    category = "dtype"
+
+    def describe(self, lang, op=None):
+        return {"zh": f"{_names(self.params)}的数据格式为私有格式(NC1HWC0、FRACTAL_Z、FRACTAL_NZ等)。",
+                "en": f"{', '.join(self.params)} has a private format (NC1HWC0, FRACTAL_Z, FRACTAL_NZ, ...)."}[lang]
+
+
+@dataclass(frozen=True, init=False)
 class MaxRank(Rule):
     """Each tensor has at most `n` dimensions."""
     category = "shape"

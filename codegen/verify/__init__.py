@@ -22,6 +22,11 @@ def verify_op(op, numeric: bool = True, use_cache: bool = False) -> list[Result]
         for h in op.halves:
             out += [dataclasses.replace(r, formula=f"d/d{h.wrt}: {r.formula}") for r in verify_op(h, numeric)]
         return out
+    if len(op.outputs) > 1:   # each output's gradient against the one forward, w.r.t. that output's input
+        out = []
+        for sub in op.per_output:
+            out += [dataclasses.replace(r, formula=f"{sub.output.name}: {r.formula}") for r in verify_op(sub, numeric)]
+        return out
     out: list[Result] = []
     matched: set = set()
     all_cases = cases(op)

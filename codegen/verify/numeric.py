@@ -94,6 +94,9 @@ def check_case(case: Case, n_random: int = 12, seed: int = 0) -> Result:
     b_elem = [s for s in [xs, ys, g] if s is not None] + op_syms
     bwd_row = _Row(bwd, b_elem, scal_syms + counts)
     lengths = [1, 2, 3, 5, 8] if coupled else [1]
+    # operands that decide a branch (PReLU's x in its weight gradient) take both signs, away from 0
+    deciding = {s for pw in sympy.sympify(fwd).atoms(sympy.Piecewise) for _, c in pw.args
+                for s in sympy.sympify(c).free_symbols} - {x}
     checked, worst = 0, mpmath.mpf(0)
     for trial in range(n_random + len(X_POINTS)):
         sv = _sample_scalars(case, rng)
@@ -107,6 +110,7 @@ def check_case(case: Case, n_random: int = 12, seed: int = 0) -> Result:
             continue
         masks = {t.symbol for t in op.bool_tensors}
         ops_vals = [[(rng.random() < 0.3 and i > 0) if t.symbol in masks else   # a row keeps one element unmasked
+                     mpmath.mpf(rng.choice((-1, 1)) * rng.uniform(0.2, 2)) if t.symbol in deciding else
                      mpmath.mpf(rng.uniform(0, 1) if t.name == "target" else rng.uniform(0.2, 2))
                      for t in operands if t.symbol not in absent] for i in range(len(zs))]
         gs = [mpmath.mpf(rng.uniform(-2, 2)) for _ in zs]

@@ -487,7 +487,41 @@ class CaseProof:
                 return [self.line("at", "FAILED", "declared values (at=) need an elementwise op: a coupled op "
                                                   "(DimSum, loss reduction) has no branch points")]
             return self.coupled_general() + self.coupled_explicit()
+        if self._branches_on_operands():
+            return self.operand_branches()
         return self.elementwise()
+
+    # ---- branches decided by other operands ------------------------------------------------------------------
+    def _backward_in_x(self):
+        bwd = self.backward
+        return bwd.subs(self.xs, self.x) if self.xs is not None and self.xs != self.x else bwd
+
+    def _branches_on_operands(self) -> bool:
+        """Every branch condition of the forward and the backward is free of x (PReLU's weight gradient: x > 0
+        decides the branch, the weight w is differentiated), and there is one."""
+        if self.ys is not None:
+            return False
+        conds = [c for e in (self.forward, self._backward_in_x()) for pw in e.atoms(sympy.Piecewise)
+                 for _, c in pw.args]
+        return bool(conds) and all(self.x not in sympy.sympify(c).free_symbols for c in conds)
+
+    def operand_branches(self):
+        """Within a branch decided by other operands the conditions are constants of x, so d/dx is taken branch by
+        branch (SymPy differentiates a Piecewise so when its conditions are free of x); the residual, folded into
+        one Piecewise over the forward's and the backward's conditions, must vanish in each branch."""
+        x = self.x
+        residual = sympy.piecewise_fold(self.scale * sympy.diff(self.forward, x) - self._backward_in_x())
+        lines, before = [], sympy.false
+        for e, c in _pieces(residual):
+            where = sympy.And(c, sympy.Not(before)) if before != sympy.false else c
+            before = sympy.Or(before, c)
+            label = f"where {self.case.shown(where)}" if where != sympy.true else "all inputs"
+            if is_zero(e):
+                lines.append(self.line(label, "proven", f"backward = {self.scale_text}*d/d{x} forward (the branch "
+                                                        f"conditions are free of {x})"))
+            else:
+                lines.append(self.line(label, "FAILED", f"residual {sympy.simplify(e)}"))
+        return lines
 
 
 def _select_arithmetic(expr, masks):

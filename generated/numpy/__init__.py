@@ -16,6 +16,7 @@ from .hardswish_backward import hardswish_backward
 from .hardswish_backward_v2 import hardswish_backward_v2
 from .hardtanh_backward import hardtanh_backward
 from .kl_div_backward import kl_div_backward
+from .kl_div_target_backward import kl_div_target_backward
 from .l1_loss_backward import l1_loss_backward
 from .leaky_relu_backward import leaky_relu_backward
 from .log_sigmoid_backward import log_sigmoid_backward
@@ -35,4 +36,4 @@ from .swi_glu_grad import swi_glu_grad
 from .swish_backward import swish_backward
 from .threshold_backward import threshold_backward
 
-__all__ = ["binary_cross_entropy_backward", "binary_cross_entropy_with_logits_backward", "binary_cross_entropy_with_logits_target_backward", "elu_backward", "fast_gelu_backward", "ge_glu_backward", "ge_glu_v3_backward", "gelu_backward", "gelu_backward_v2", "glu_backward", "hardshrink_backward", "hardsigmoid_backward", "hardswish_backward", "hardswish_backward_v2", "hardtanh_backward", "kl_div_backward", "l1_loss_backward", "leaky_relu_backward", "log_sigmoid_backward", "log_softmax_backward", "logit_grad", "mish_backward", "mse_loss_backward", "selu_backward", "sigmoid_backward", "silu_backward", "smooth_l1_loss_backward", "soft_margin_loss_backward", "softmax_backward", "softplus_backward", "softshrink_backward", "swi_glu_grad", "swish_backward", "threshold_backward"]
+__all__ = ["binary_cross_entropy_backward", "binary_cross_entropy_with_logits_backward", "binary_cross_entropy_with_logits_target_backward", "elu_backward", "fast_gelu_backward", "ge_glu_backward", "ge_glu_v3_backward", "gelu_backward", "gelu_backward_v2", "glu_backward", "hardshrink_backward", "hardsigmoid_backward", "hardswish_backward", "hardswish_backward_v2", "hardtanh_backward", "kl_div_backward", "kl_div_target_backward", "l1_loss_backward", "leaky_relu_backward", "log_sigmoid_backward", "log_softmax_backward", "logit_grad", "mish_backward", "mse_loss_backward", "selu_backward", "sigmoid_backward", "silu_backward", "smooth_l1_loss_backward", "soft_margin_loss_backward", "softmax_backward", "softplus_backward", "softshrink_backward", "swi_glu_grad", "swish_backward", "threshold_backward"]

@@ -16,6 +16,7 @@ from codegen.runtime import calls as _calls
 from codegen.runtime import checks as _chk
 from codegen.runtime import mathf as _mathf
 from codegen.runtime.blocks import blocks as _blocks, store as _store
+
 OP = "aclnnBinaryCrossEntropyWithLogitsTargetBackward"
 
 # dtype × product table of each checked tensor: {parameter: {SoC: [dtypes]}}

@@ -15,6 +15,7 @@ import numpy as np
 from codegen.runtime import calls as _calls
 from codegen.runtime import checks as _chk
 from codegen.runtime.blocks import row_blocks as _row_blocks, store as _store
+
 OP = "aclnnLogSoftmaxBackward"
 
 # dtype × product table of each checked tensor: {parameter: {SoC: [dtypes]}}

@@ -15,6 +15,7 @@ import numpy as np
 from codegen.runtime import calls as _calls
 from codegen.runtime import checks as _chk
 from codegen.runtime.blocks import blocks as _blocks, store as _store, where as _where
+
 OP = "aclnnSmoothL1LossBackward"
 
 # dtype × product table of each checked tensor: {parameter: {SoC: [dtypes]}}

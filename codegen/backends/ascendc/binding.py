@@ -7,13 +7,17 @@ AI Core kernel, with the same functions choosing dtypes:
      contiguous, cast, broadcast to the output's shape and, for a row op, its reduced axis moved last
      (`opapi.OPERAND_STEPS`, here in NumPy);
   3. the kernel — the launcher runs the generated tiling and kernel on every block index of the simulated
-     product, in a subprocess: a broken hardware rule comes back as `SimulatorError`, never a crash;
+     product, in a process of its own (forked by a `--serve` launcher): a broken hardware rule comes back as
+     `SimulatorError`, never a crash;
   4. the result back (`opapi.RESULT_STEPS`): the axis moved back, cast to the output's dtype, copied into `out`.
 """
 from __future__ import annotations
 
+import atexit
+import select
 import subprocess
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -85,11 +89,7 @@ def launch(exe: Path, request: dict, inputs: dict, out_dtype: str, total: int) -
         out_path = Path(tmp) / "out.bin"
         lines.append(f"output {out_path}")
         (Path(tmp) / "request.txt").write_text("\n".join(lines) + "\n")
-        try:
-            run = subprocess.run([str(exe), str(Path(tmp) / "request.txt")], capture_output=True, text=True,
-                                 timeout=600)
-        except subprocess.TimeoutExpired as e:
-            raise SimulatorError("timeout", f"the simulator ran for more than {e.timeout} s") from e
+        run = server(exe).run(Path(tmp) / "request.txt")
         raise_for(run)
         report = {}
         for line in run.stdout.splitlines():
@@ -97,6 +97,72 @@ def launch(exe: Path, request: dict, inputs: dict, out_dtype: str, total: int) -
             report[k] = int(v)
         out = np.fromfile(out_path, dtype=NP[out_dtype], count=total)
         return Run(out, report)
+
+
+class Server:
+    """One launcher in `--serve` mode (opgen_sim/launcher_util.h): each request runs in a child it forks, from
+    the same pristine state as a launcher process of its own, without the cost of starting one (~20-40 ms a
+    call from a large Python process, most of a small kernel's time on the simulator)."""
+
+    TIMEOUT = 600
+
+    def __init__(self, exe: Path):
+        self.exe, self.proc, self.lock = exe, None, threading.Lock()
+
+    def _start(self):
+        self.proc = subprocess.Popen([str(self.exe), "--serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     text=True, bufsize=1)
+
+    def run(self, request: Path) -> subprocess.CompletedProcess:
+        """The request's run, as the process of its own would have ended: exit code, stdout, stderr."""
+        with self.lock:
+            if self.proc is None or self.proc.poll() is not None:
+                self._start()
+            try:
+                self.proc.stdin.write(f"{request}\n")
+                self.proc.stdin.flush()
+                answer = self._answer()
+            except (BrokenPipeError, OSError) as e:
+                self.close()
+                raise SimulatorError("crash", f"the simulator server stopped: {e}") from e
+        if not answer.startswith("done "):
+            self.close()
+            raise SimulatorError("crash", f"the simulator server stopped (it answered {answer!r})")
+        out, err = (Path(f"{request}.{s}") for s in ("out", "err"))
+        return subprocess.CompletedProcess([str(self.exe), str(request)], int(answer.split()[1]),
+                                           out.read_text() if out.exists() else "",
+                                           err.read_text() if err.exists() else "")
+
+    def _answer(self) -> str:
+        ready, _, _ = select.select([self.proc.stdout], [], [], self.TIMEOUT)
+        if not ready:
+            self.close()
+            raise SimulatorError("timeout", f"the simulator ran for more than {self.TIMEOUT} s")
+        return self.proc.stdout.readline().strip()
+
+    def close(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self.proc = None
+
+
+_SERVERS: dict = {}
+_SERVERS_LOCK = threading.Lock()
+
+
+def server(exe: Path) -> Server:
+    """The running server of a launcher (started on first use, stopped when Python exits)."""
+    with _SERVERS_LOCK:
+        if exe not in _SERVERS:
+            _SERVERS[exe] = Server(exe)
+        return _SERVERS[exe]
+
+
+@atexit.register
+def _stop_servers():
+    for s in list(_SERVERS.values()):
+        s.close()
 
 
 def raise_for(run: subprocess.CompletedProcess):

@@ -151,6 +151,8 @@ def check_lines(op: Op) -> list[str]:
             fn = {"dtype_same": "DtypeSame", "dtype_castable": "DtypeCastable", "format_same": "FormatSame",
                   "shape_same": "ShapeSame", "broadcastable": "Broadcastable"}[s.kind]
             lines.append(f'CHECK_RET(opgen_l2::{fn}({ref}, "{ref}", {n}, "{n}"), {invalid});')
+        elif s.kind == "format_not_private":
+            lines.append(f'CHECK_RET(opgen_l2::FormatNotPrivate({n}, "{n}"), {invalid});')
         elif s.kind in ("max_rank", "min_rank"):
             fn = "MaxRank" if s.kind == "max_rank" else "MinRank"
             lines.append(f'CHECK_RET(opgen_l2::{fn}({n}, "{n}", {s.n}), {invalid});')

@@ -31,9 +31,13 @@ def combos(op: Op, soc: str) -> list[tuple[str, str]]:
     # ones an op computes in DOUBLE go to the AI CPU: codegen/backends/ascendc/binding.py)
     ins = [d for d in op.dtypes.get(soc, []) if d in KERNEL_DTYPES]
     outs = [d for d in op.dtypes_of(op.output.name).get(soc, []) if d in KERNEL_DTYPES]
-    if out_dtype_free(op):
-        return [(i, o) for i in ins for o in outs]
-    return [(i, i) for i in ins if i in outs]
+    pairs = [(i, o) for i in ins for o in outs] if out_dtype_free(op) else [(i, i) for i in ins if i in outs]
+    if op.output.sum_to:
+        # level 2 sums the kernel's result in FLOAT and casts the sum to the output's dtype (the library's ReduceSum
+        # then Cast): every input dtype needs an instance writing FLOAT, even where the output's dtype is tied to an
+        # input's (KlDivTargetBackward's gradTarget: FLOAT16 terms summed would round twice and overflow early)
+        pairs += [(i, "FLOAT") for i in ins if (i, "FLOAT") not in pairs]
+    return pairs
 
 
 def all_combos(op: Op) -> list[tuple[str, str]]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from codegen.spec import DEFAULT_PRODUCT, DTYPES, PRODUCTS, Op
 from codegen.spec.dtypes import COMPUTED, PROMOTE, can_cast
-from codegen.spec.formats import FORMATS, acl_name as format_acl_name
+from codegen.spec.formats import FORMATS, PRIVATE_FORMATS, acl_name as format_acl_name
 from codegen.spec.rules import STATUS_NAMES
 from codegen.template_util import preamble, render
 
@@ -64,12 +64,14 @@ def _runtime_files(source: str) -> tuple[tuple[str, str], ...]:
         "float_dtypes": [d.acl_name for d in DTYPES.values() if d.is_float],
         # what the kernels read and write, the aclnn promotion and cast tables (codegen/spec/dtypes.py)
         "real_dtypes": [d.acl_name for d in DTYPES.values() if d.name in COMPUTED and not d.is_complex],
-        "promote": [(DTYPES[a].acl_name, DTYPES[b].acl_name, DTYPES[c].acl_name)
+        # the rows of the C tables, as initialisers: {a, b, to}
+        "promote": [f"{{{DTYPES[a].acl_name}, {DTYPES[b].acl_name}, {DTYPES[c].acl_name}}},"
                     for (a, b), c in PROMOTE.items() if c is not None],
-        "casts": [(a.acl_name, b.acl_name) for a in DTYPES.values() for b in DTYPES.values()
+        "casts": [f"{{{a.acl_name}, {b.acl_name}}}," for a in DTYPES.values() for b in DTYPES.values()
                   if can_cast(a.name, b.name)],
         "formats": [(format_acl_name(f), v) for f, v in FORMATS.items()],
         "format_names": [(format_acl_name(f), f) for f in FORMATS],
+        "private_formats": [format_acl_name(f) for f in PRIVATE_FORMATS],
         "socs": list(PRODUCTS),
         "known_socs": ", ".join(PRODUCTS),
         "default_soc": DEFAULT_PRODUCT,

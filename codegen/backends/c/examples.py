@@ -58,13 +58,13 @@ def context(op: Op) -> dict:
                 args.append("NULL")
                 continue
             shape, data = value
-            tensors.append({"name": p.name, "shape": list(shape) or [1], "data": [_c_float(v) for v in data]})
+            tensors.append(_tensor(p.name, list(shape) or [1], [_c_float(v) for v in data]))
             args.append(p.name)
         elif isinstance(p, Output):
             n = 1
             for d in ex.out_shape:
                 n *= d
-            tensors.append({"name": p.name, "shape": list(ex.out_shape) or [1], "data": ["0.0f"] * n})
+            tensors.append(_tensor(p.name, list(ex.out_shape) or [1], ["0.0f"] * n))
             args.append(p.name)
         elif isinstance(p, Scalar):
             args.append(p.name if ex.scalars[p.name] is not None else "NULL")
@@ -72,9 +72,15 @@ def context(op: Op) -> dict:
             args.append(p.name)
     scalars = [{"name": n, "value": _c_float(v)} for n, v in ex.scalars.items() if v is not None]
     attrs = [_attr(op.param(n), v) for n, v in ex.attrs.items()]
-    out_numel = len(next(t for t in tensors if t["name"] == op.output.name)["data"])
-    return {"tensors": tensors, "scalars": scalars, "attrs": attrs, "call_args": args,
+    out_numel = next(t for t in tensors if t["name"] == op.output.name)["numel"]
+    return {"tensors": tensors, "scalars": scalars, "attrs": attrs, "call_args": ", ".join(args),
             "out": {"name": op.output.name, "numel": out_numel}}
+
+
+def _tensor(name: str, shape: list[int], data: list[str]) -> dict:
+    """One tensor of the example: its C initialisers ({2, 3}), rank and element count."""
+    return {"name": name, "shape": "{" + ", ".join(map(str, shape)) + "}", "rank": len(shape),
+            "data": "{" + ", ".join(data) + "}", "numel": len(data)}
 
 
 def example_source(op: Op) -> str:

@@ -165,7 +165,7 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
         "suffix": suffix,
         "title": f" for {_key_text(kv.key)}" if kv.key else "",
         "fields": [f"{ctype} {f};" for ctype, f, _ in fields] or ["char none;   /* the kernel reads no constant */"],
-        "pad": {k: " " * (k + len(suffix)) for k in _PADS},
+        "pad": {f"p{k}": " " * (k + len(suffix)) for k in _PADS},   # pad.p22: 22 columns
         "ntensors": len(kv.tensors),
         "nred": len(kv.reductions),
         "lanes": 8 * len(kv.reductions),
@@ -307,6 +307,8 @@ def check_lines(op: Op) -> list[str]:
             lines.append(f'OPGEN_TRY(opgen_check_{s.kind}("{ref}", {ref}, "{n}", {n}));')
         elif s.kind in ("max_rank", "min_rank"):
             lines.append(f'OPGEN_TRY(opgen_check_{s.kind}("{n}", {n}, {s.n}));')
+        elif s.kind == "format_not_private":
+            lines.append(f'OPGEN_TRY(opgen_check_format_not_private("{n}", {n}));')
         elif s.kind in ("broadcast_to", "dim_in_range"):
             lines.append(f'OPGEN_TRY(opgen_check_{s.kind}("{n}", {n}, "{ref}", {ref}));')
         elif s.kind in ("shape_is_broadcast", "broadcastable_with", "broadcasts_into"):

@@ -12,7 +12,7 @@ from codegen.backends.c import prototypes
 from codegen.template_util import preamble, render
 from codegen.verify import verify_op
 
-from . import constraints, errors, example, formulas, parameters, products
+from . import constraints, errors, example, formulas, layout, parameters, products
 
 TEMPLATES = Path(__file__).parent / "templates"
 LANGS = ("zh", "en")
@@ -29,21 +29,29 @@ def page_path(op, lang: str) -> str:
 
 def page_context(op, lang: str) -> dict:
     proof = verify_op(op, numeric=False, use_cache=True)
+    described = formulas.description(op, lang)
+    ex = example.example(op)
     return {
         "op": op,
-        "products": products.product_rows(op, lang),
+        "products": layout.product_marks(products.product_rows(op, lang)),
         "phase1": prototypes.phase1_name(op),
         "prototype1": prototypes.phase1_prototype(op),
         "prototype2": prototypes.phase2_prototype(op),
         "description": op.description[lang],
-        "formulas": formulas.description(op, lang),
-        "params1": parameters.phase1_params(op, lang),
-        "params2": parameters.phase2_params(op, lang),
-        "errors": errors.error_rows(op, lang),
-        "cell": errors.cell,
-        "constraints": constraints.constraints(op, lang, proof),
-        "example": example.example(op),
+        "formula_blocks": layout.formula_blocks(op, lang, described),
+        "formulas": described,
+        "params1": [_param(p, lang) for p in parameters.phase1_params(op, lang)],
+        "params2": [_param(p, lang) for p in parameters.phase2_params(op, lang)],
+        "errors": [{"status": r.status, "code": r.code, "cell": errors.cell(r.condition)}
+                   for r in errors.error_rows(op, lang)],
+        "constraints": layout.constraint_lines(constraints.constraints(op, lang, proof)),
+        "example": {"source": ex.source.strip(), "build": ex.build.strip(), "output": ex.output.strip()},
     }
+
+
+def _param(p, lang: str) -> dict:
+    return {"name": p.name, "ctype": p.ctype, "direction": p.direction, "summary": p.summary,
+            "detail_lines": layout.detail_lines(p.details, lang)}
 
 
 def render_page(op, lang: str, source_label: str) -> str:
@@ -58,7 +66,7 @@ def render_index(ops: dict, lang: str) -> str:
     template = f"{lang}/index.md.jinja"
     header, rows = products.matrix(ops, lang)
     text = render(TEMPLATES, template, preamble=preamble("<!--", "specs/", template, "docs") + " -->",
-                  header=header, rows=rows)
+                  header=header, rows=[(op, layout.index_cells(cells, lang)) for op, cells in rows])
     check_page(text, f"docs/{lang}/index.md")
     return text
 

@@ -18,6 +18,7 @@ from codegen.backends.c.prototypes import c_type, phase1_name
 from codegen.backends.c.prototypes import phase2_params as c_phase2_params
 
 FORMAT = "ND"  # every operator of the spec language takes format ND (ascend.md §4)
+PUBLIC_FORMATS = ("ND", "NCHW", "NHWC", "HWCN", "NDHWC", "NCDHW", "NCL")  # CANN's list where private ones are refused
 
 
 def _is(lang, zh, en):
@@ -43,7 +44,7 @@ class ParamDoc:
 # ---- phrases for one parameter of one rule ---------------------------------------------------------------
 def _dtype_phrase(r, name, lang):
     others = [p for p in r.params if p != name]
-    if isinstance(r, R.DtypeSupported) or isinstance(r, R.FormatSame):
+    if isinstance(r, (R.DtypeSupported, R.FormatSame, R.FormatNotPrivate)):
         return None  # the dtype × product table itself; a format rule goes to the format line
     if isinstance(r, R.DtypeSame):
         return _is(lang, f"须与{_join(others, lang)}一致", f"must equal that of {_join(others, lang)}")
@@ -181,11 +182,16 @@ def _tensor_details(op, p, lang):
 
 
 def _format_line(op, name, lang):
-    """ND; for a tensor a FormatSame rule compares, also that its format must be the others'."""
+    """ND; for a tensor a FormatSame rule compares, also that its format must be the others'; for one a
+    FormatNotPrivate rule names, the public formats CANN's pages list for such an operator."""
     others = [n for r in op.rules if isinstance(r, R.FormatSame) and name in r.params for n in r.params if n != name]
+    public = any(isinstance(r, R.FormatNotPrivate) and name in r.params for r in op.rules)
+    first = (_is(lang, f"支持{'、'.join(PUBLIC_FORMATS)},不支持私有格式", f"{', '.join(PUBLIC_FORMATS)}; no private format")
+             if public
+             else _is(lang, f"支持{FORMAT}", FORMAT))
     if not others:
-        return _is(lang, f"支持{FORMAT}。", f"{FORMAT}.")
-    return _is(lang, f"支持{FORMAT},须与{_join(others, lang)}一致。", f"{FORMAT}; must equal that of {_join(others, lang)}.")
+        return first + _is(lang, "。", ".")
+    return first + _is(lang, f",须与{_join(others, lang)}一致。", f"; must equal that of {_join(others, lang)}.")
 
 
 def _nullability(p, lang):

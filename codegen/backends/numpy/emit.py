@@ -17,6 +17,7 @@ from codegen.spec.params import Attr, Output, Scalar, Tensor
 from codegen.template_util import preamble, render
 from codegen.text import condition_code
 
+from . import functions as F
 from .printer import KernelNumPyPrinter
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -66,6 +67,8 @@ def _step_lines(op, s, v, pr):
         return [f'_chk.{s.kind}("{ref}", {v(ref)}, "{n}", {v(n)})']
     if s.kind in ("max_rank", "min_rank"):
         return [f'_chk.{s.kind}("{n}", {v(n)}, {s.n})']
+    if s.kind == "format_not_private":
+        return [f'_chk.format_not_private("{n}", {v(n)})']
     if s.kind in ("broadcast_to", "dim_in_range"):
         return [f'_chk.{s.kind}("{n}", {v(n)}, "{ref}", {v(ref)})']
     if s.kind in ("shape_is_broadcast", "broadcastable_with", "broadcasts_into"):
@@ -335,42 +338,54 @@ def render_op(op: Op, source_label: str) -> str:
     helper64 = sigmoid_helper(helper64_printer)
     if "_sigmoid64" in used:
         used |= helper64_printer.used
-    tensors = [p for p in op.params if isinstance(p, (Tensor, Output))]
     dtype_params = sorted({n for r in op.rules if isinstance(r, R.DtypeSupported) for n in r.params}
                           | {r.params[0] for r in op.rules if isinstance(r, R.PromotedSupported)},
                           key=lambda n: [p.name for p in op.params].index(n))
     inputs = [p for p in op.params if not isinstance(p, Output)]
+    reduce_dim = (op.dim_attr.py_name if op.dim_attr else "dim") if op.reduce_dim is not None else None
+    compute = {d: c for d, c in op.compute.items()} if set(op.computes) - {"FLOAT"} else None
+    empty_returns = ", ".join(var(op, n) for n in dict.fromkeys(
+        n for r in op.rules if isinstance(r, R.EmptyReturns) for n in r.params))
+    call = {
+        "op_name": op.name, "snake_name": op.snake_name, "output_name": op.output.name,
+        "input_names": [p.py_name for p in inputs],
+        "check_args": [p.py_name for p in inputs] + ["out"],
+        "converted": [p.py_name for p in inputs if isinstance(p, (Scalar, Attr))],
+        "out_dtype_free": out_dtype_free(op),
+        "default_dtype_from": ", ".join(op.param(n).py_name for n in op.output_dtype_sources),
+        "output_shape": output_shape_expr(op),
+        "empty_returns": empty_returns,
+        "bshape": ", ".join(t.py_name for t in op.tensors) if needs_bshape(op, k) else None,
+        "sum_to": op.output.sum_to,
+        "reduce_dim": reduce_dim,
+        "rank0_line": _rank0_line(op, k) if reduce_dim else "",
+        "variants": variants,
+        "split": split_context(op, variants),
+        "compute": compute,
+    }
+    definitions = [F.constants(compute),
+                   F.check_function(op.name, call["check_args"], checks, call["converted"], bool(empty_returns))]
+    definitions += [F.EXP] if "_exp" in used else []
+    definitions += [F.sigmoid_function("_sigmoid", SIGMOID_DOC, helper)] if "_sigmoid" in used else []
+    definitions += [F.sigmoid_function("_sigmoid64", "The same in DOUBLE.", helper64)] if "_sigmoid64" in used else []
+    definitions += [F.F32] + ([F.F64] if compute else [])
+    for v in variants:
+        definitions += F.variant_functions(v, reduce_dim)
+    definitions.append(F.op_function(call))
     return render(
         TEMPLATES, "kernel.py.jinja",
         preamble=preamble("#", source_label, "kernel.py.jinja", "numpy"),
         op=op,
-        inputs=inputs,
-        input_names=[p.py_name for p in inputs],
-        dtypes={n: op.dtypes_of(n) for n in dtype_params},
-        check_lines=checks,
-        check_args=[p.py_name for p in inputs] + ["out"],
-        converted=[p.py_name for p in inputs if isinstance(p, (Scalar, Attr))],
-        output=op.output,
-        out_dtype_free=out_dtype_free(op),
-        default_dtype_from=", ".join(op.param(n).py_name for n in op.output_dtype_sources),
-        output_shape=output_shape_expr(op),
-        reduce_dim=(op.dim_attr.py_name if op.dim_attr else "dim") if op.reduce_dim is not None else None,
-        rank0_line=_rank0_line(op, k) if op.reduce_dim is not None else "",
-        variants=variants,
-        split=split_context(op, variants),
-        sigmoid=helper if "_sigmoid" in used else None,
-        sigmoid64=helper64 if "_sigmoid64" in used else None,
-        compute={d: c for d, c in op.compute.items()} if set(op.computes) - {"FLOAT"} else None,
-        exp="_exp" in used,
-        where="_where" in used,
-        mathf="_mathf" in used,
         documented=[(when_text(f.when) + (f"the half {f.wrt}: " if f.wrt is not None else ""),
                      condition_code(f.expr, op)) for f in op.formulas],
-        bshape=", ".join(t.py_name for t in op.tensors) if needs_bshape(op, k) else None,
-        sum_to=op.output.sum_to,
-        empty_returns=", ".join(var(op, n) for n in dict.fromkeys(
-            n for r in op.rules if isinstance(r, R.EmptyReturns) for n in r.params)),
+        imports=F.imports(reduce_dim=bool(reduce_dim), where="_where" in used, split=op.split is not None,
+                          mathf="_mathf" in used),
+        dtypes=F.dtype_table({n: op.dtypes_of(n) for n in dtype_params}),
+        definitions="\n\n\n".join(definitions),
     )
+
+
+SIGMOID_DOC = "1/(1 + exp(-u)) without overflow: exp(-|u|) <= 1, and both branches are finite for every u."
 
 
 def generate(ops: dict, source_of) -> dict[str, str]:
@@ -380,5 +395,5 @@ def generate(ops: dict, source_of) -> dict[str, str]:
         files[f"numpy/{name}.py"] = render_op(op, source_of(op))
     files["numpy/__init__.py"] = render(TEMPLATES, "init.py.jinja",
                                         preamble=preamble("#", "specs/", "init.py.jinja", "numpy"),
-                                        names=list(ops))
+                                        names=list(ops), all_names=", ".join(f'"{n}"' for n in ops))
     return files

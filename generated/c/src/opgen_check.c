@@ -191,6 +191,16 @@ aclnnStatus opgen_check_format_same(const char *ref_name, const aclTensor *ref, 
                       format_text(t->format, b, sizeof b), ref_name, format_text(ref->format, a, sizeof a));
 }
 
+/* CANN's op::IsPrivateFormat: the cube units' blocked layouts (opgen_format_is_private, from formats.py). */
+aclnnStatus opgen_check_format_not_private(const char *name, const aclTensor *t)
+{
+    if (!t || !opgen_format_is_private(t->format))
+        return ACLNN_SUCCESS;
+    char b[32];
+    return opgen_fail(INVALID, name, "%s must not have a private format: got %s", name,
+                      format_text(t->format, b, sizeof b));
+}
+
 aclnnStatus opgen_check_dtype_castable(const char *src_name, const aclTensor *src, const char *name,
                                        const aclTensor *t)
 {

@@ -66,6 +66,7 @@ bool opgen_dtype_is_real(aclDataType dt);           /* not complex: what the ker
 int opgen_promote(aclDataType a, aclDataType b);     /* aclnn's PromoteType; -1 when the two do not promote */
 bool opgen_can_cast(aclDataType src, aclDataType dst);   /* aclnn's CanCast */
 const char *opgen_format_name(aclFormat format);    /* "NCHW", ...; NULL if not a value of aclFormat */
+bool opgen_format_is_private(aclFormat format);     /* CANN's op::IsPrivateFormat (formats.PRIVATE_FORMATS) */
 
 int64_t opgen_numel(const aclTensor *t);
 
@@ -88,6 +89,7 @@ aclnnStatus opgen_check_dtype_supported(const char *op, const char *name, const 
                                         const opgen_dtype_table *table);
 aclnnStatus opgen_check_dtype_same(const char *ref_name, const aclTensor *ref, const char *name, const aclTensor *t);
 aclnnStatus opgen_check_format_same(const char *ref_name, const aclTensor *ref, const char *name, const aclTensor *t);
+aclnnStatus opgen_check_format_not_private(const char *name, const aclTensor *t);
 aclnnStatus opgen_check_dtype_castable(const char *src_name, const aclTensor *src, const char *name,
                                        const aclTensor *t);
 aclnnStatus opgen_check_promoted_supported(const char *op, const char *name, const opgen_dtype_table *table, int n,

@@ -486,3 +486,21 @@ const char *opgen_format_name(aclFormat format)
     default: return NULL;
     }
 }
+bool opgen_format_is_private(aclFormat format)
+{
+    switch (format) {
+    case ACL_FORMAT_NC1HWC0:
+    case ACL_FORMAT_FRACTAL_Z:
+    case ACL_FORMAT_NDC1HWC0:
+    case ACL_FRACTAL_Z_3D:
+    case ACL_FORMAT_FRACTAL_NZ:
+    case ACL_FORMAT_NC1HWC0_C04:
+    case ACL_FORMAT_FRACTAL_NZ_C0_16:
+    case ACL_FORMAT_FRACTAL_NZ_C0_32:
+    case ACL_FORMAT_FRACTAL_NZ_C0_2:
+    case ACL_FORMAT_FRACTAL_NZ_C0_4:
+    case ACL_FORMAT_FRACTAL_NZ_C0_8:
+        return true;
+    default: return false;
+    }
+}

@@ -76,6 +76,17 @@ inline bool FormatSame(const aclTensor* ref, const char* refName, const aclTenso
     return false;
 }
 
+// The spec language's FormatNotPrivate: CANN's own op::IsPrivateFormat on the storage format.
+inline bool FormatNotPrivate(const aclTensor* t, const char* name)
+{
+    if (t == nullptr || !op::IsPrivateFormat(t->GetStorageFormat())) {
+        return true;
+    }
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s must not have a private format: got %s", name,
+            op::ToString(t->GetStorageFormat()).GetString());
+    return false;
+}
+
 // aclnn's CanCast, as the spec language's DtypeCastable (codegen/spec/dtypes.py: can_cast).
 inline bool DtypeCastable(const aclTensor* src, const char* srcName, const aclTensor* t, const char* name)
 {

@@ -9,7 +9,18 @@
 //   input <tensor name> <file of raw elements>   (absent optional tensors have no line)
 //   output <file to write>
 // Report (stdout): "key value" lines.  Errors: "opgen-sim error [rule]: message" on stderr, exit code 3.
+//
+// `launcher --serve` runs many requests, one a line of stdin (the request file's path): each in a child forked
+// from the idle server, so every request starts from the same pristine simulator state, exactly as a launcher
+// process of its own would.  The child's stdout and stderr go to <request>.out and <request>.err; the server
+// answers "done <exit code>" (minus the signal number when the child was killed).  It spares each call the
+// exec of a fresh process (codegen/backends/ascendc/binding.py keeps one server per launcher).
 #pragma once
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -113,13 +124,9 @@ private:
 };
 
 template <typename F>
-int Main(int argc, char** argv, F&& body) {
-    if (argc != 2) {
-        std::cerr << "usage: " << argv[0] << " REQUEST_FILE\n";
-        return 2;
-    }
+int RunRequest(const char* path, F&& body) {
     try {
-        Request rq(argv[1]);
+        Request rq(path);
         body(rq);
         std::cout.flush();
         return 0;
@@ -130,6 +137,44 @@ int Main(int argc, char** argv, F&& body) {
         std::cerr << "opgen-sim error [internal]: " << e.what() << "\n";
         return 4;
     }
+}
+
+template <typename F>
+int Serve(F&& body) {
+    std::string path;
+    while (std::getline(std::cin, path)) {
+        std::cout.flush();
+        const pid_t pid = fork();
+        if (pid < 0) {
+            std::cout << "done " << 5 << std::endl;  // no child: the caller raises, the server goes on
+            continue;
+        }
+        if (pid == 0) {
+            if (!std::freopen((path + ".out").c_str(), "w", stdout) ||
+                !std::freopen((path + ".err").c_str(), "w", stderr))
+                _exit(6);
+            const int code = RunRequest(path.c_str(), body);
+            std::cout.flush();
+            std::fflush(nullptr);
+            _exit(code);
+        }
+        int status = 0;
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+        const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+        std::cout << "done " << code << std::endl;
+    }
+    return 0;
+}
+
+template <typename F>
+int Main(int argc, char** argv, F&& body) {
+    if (argc == 2 && std::string(argv[1]) == "--serve") return Serve(body);
+    if (argc != 2) {
+        std::cerr << "usage: " << argv[0] << " REQUEST_FILE | --serve\n";
+        return 2;
+    }
+    return RunRequest(argv[1], body);
 }
 
 }  // namespace opgen_sim

@@ -1,0 +1,263 @@
+"""The text of each definition of a generated NumPy kernel module, written as Python lines.
+
+codegen.backends.numpy.emit decides what the module holds (the printed expressions of each kernel variant, which
+helpers the printed code calls, the check steps); this module only lays it out as functions, so the template
+(templates/kernel.py.jinja) is a page of substitutions without logic.  Each `*_function` returns one top-level
+definition as a string without a trailing newline; `definitions` joins them with PEP 8's two blank lines.
+"""
+from __future__ import annotations
+
+IEEE_COMMENT = ["# IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every",
+                "# _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden."]
+
+
+def indent(lines: list[str], levels: int = 1) -> list[str]:
+    """The lines shifted right by 4 spaces a level (blank lines stay blank)."""
+    pad = "    " * levels
+    return [pad + line if line else line for line in lines]
+
+
+def function(signature: str, body: list[str]) -> str:
+    """`def signature:` over the body, indented one level."""
+    return "\n".join([f"def {signature}:"] + indent(body))
+
+
+def assignments(pairs, wrap: str = "{}") -> list[str]:
+    """`name = code` for each (name, code); `wrap` formats the code ("np.float32({})" for a constant)."""
+    return [f"{name} = {wrap.format(code)}" for name, code in pairs]
+
+
+def tuple_of(names: list[str]) -> str:
+    """A Python tuple display of the names: `(a, b)`, and `(a,)` for one."""
+    return "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
+
+
+# ---- the module's top ------------------------------------------------------------------------------------------
+
+def imports(*, reduce_dim: bool, where: bool, split: bool, mathf: bool) -> list[str]:
+    """The import lines: the runtime helpers the module calls."""
+    blocks = ["row_blocks as _row_blocks" if reduce_dim else "blocks as _blocks", "store as _store"]
+    if where:
+        blocks.append("where as _where")
+    if split:
+        blocks += ["halves as _halves", "unaliased as _unaliased"]
+    return (["import ml_dtypes", "import numpy as np", "",
+             "from codegen.runtime import calls as _calls",
+             "from codegen.runtime import checks as _chk"]
+            + (["from codegen.runtime import mathf as _mathf"] if mathf else [])
+            + ["from codegen.runtime.blocks import " + ", ".join(blocks)])
+
+
+def dtype_table(dtypes: dict) -> list[str]:
+    """`DTYPES = {parameter: {SoC: [dtypes]}}`, one SoC a line."""
+    lines = ["DTYPES = {"]
+    for name, table in dtypes.items():
+        lines.append(f'    "{name}": {{')
+        for soc, dts in table.items():
+            lines.append(f'        "{soc}": [' + ", ".join(f'"{d}"' for d in dts) + "],")
+        lines.append("    },")
+    return lines + ["}"]
+
+
+def constants(compute: dict | None) -> str:
+    """NUMPY_DTYPES, and COMPUTE when some dtype computes in DOUBLE or COMPLEX (Op.compute)."""
+    text = "NUMPY_DTYPES = _chk.NUMPY_DTYPES"
+    if compute:
+        text += ("\n\n# the dtypes that compute in DOUBLE (the rest compute in FLOAT): the promoted dtype of the "
+                 f"inputs decides\nCOMPUTE = {compute}")
+    return text
+
+
+# ---- check() and the helpers ------------------------------------------------------------------------------------
+
+def check_function(op_name: str, check_args: list[str], lines: list[str], converted: list[str],
+                   empty_returns: bool) -> str:
+    returns = "Returns the scalars and attributes as the kernel reads them"
+    if empty_returns:
+        returns += ", or None when an empty tensor ends the checks\n    early (nothing is computed)"
+    doc = [f'"""Phase-1 checks of {op_name}, in order; raises codegen.AclnnError on the first failure.', "",
+           returns + ".", '"""']
+    values = "{" + ", ".join(f'"{n}": {n}' for n in converted) + "}"
+    return function(f"check({', '.join(check_args)}, product)", doc + lines + [f"return {values}"])
+
+
+EXP = function("_exp(u)", [
+    '"""exp of FLOAT values, evaluated in float64 and rounded once to FLOAT.', "",
+    "NumPy's float32 exp trades accuracy for speed: up to 2 ulp from the correctly rounded result (4 in 10",
+    'results are off by one or two), which would make this reference kernel less accurate than the C one."""',
+    "return np.exp(u, dtype=np.float64).astype(np.float32)"])
+
+F32 = function("_f32(a)", ['"""Load as FLOAT, the compute dtype (no copy when already float32)."""',
+                           "return np.asarray(a).astype(np.float32, copy=False)"])
+
+F64 = function("_f64(a)", ['"""Load as DOUBLE, for the dtypes that compute in it."""',
+                           "return np.asarray(a).astype(np.float64, copy=False)"])
+
+
+def sigmoid_function(name: str, doc: str, lines: list[tuple[str, str]]) -> str:
+    """`_sigmoid` (or `_sigmoid64`) from its printed (name, code) lines, the last one ("return", code)."""
+    body = [f"return {code}" if target == "return" else f"{target} = {code}" for target, code in lines]
+    return function(f"{name}(u)", [f'"""{doc}"""'] + body)
+
+
+# ---- the kernels of the variants ---------------------------------------------------------------------------------
+
+def _form(v: dict, dtype_words: str) -> str:
+    """The docstring's start: 'The form for {...}, in DOUBLE' / 'In DOUBLE'."""
+    return f"The form for {v['key']}, in {dtype_words}" if v["key"] else f"In {dtype_words}"
+
+
+def _loop(v: dict, blocks: str, load: str, body: list[str], store: str, ieee: bool) -> list[str]:
+    """The block loop: load each tensor, compute under errstate, store the block."""
+    tensors = tuple_of(v["tensors"])
+    return ([f"for {tensors}, out in {blocks.format(tensors=tensors)}:"]
+            + indent([f"{t} = {load.format(t)}" for t in v["tensors"]]
+                     + (IEEE_COMMENT if ieee else [])
+                     + ['with np.errstate(all="ignore"):'] + indent(body + [store])))
+
+
+def compute_function(v: dict) -> str:
+    """The FLOAT kernel of an elementwise variant, block by block."""
+    args = ", ".join(v["tensors"] + v["scalars"] + v["numels"] + ["out"])
+    doc = [f'"""The form for {v["key"]}."""'] if v["key"] else []
+    body = (doc + [f"{s} = np.float32({s})" for s in v["float_scalars"] + v["numels"]]
+            + assignments(v["prelude"], "np.float32({})")
+            + ["# block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)"]
+            + _loop(v, "_blocks({tensors}, out)", "_f32({})",
+                    assignments(v["body"]) + [f"result = {v['result']}"],
+                    "_store(out, result)  # round once to the output dtype (overflow gives inf)", ieee=True))
+    return function(f"_compute{v['suffix']}({args})", body)
+
+
+def double_function(v: dict) -> str:
+    """The DOUBLE kernel of an elementwise variant (Op.compute)."""
+    d = v["double"]
+    args = ", ".join(v["tensors"] + v["scalars"] + v["numels"] + ["out"])
+    body = ([f'"""{_form(v, "DOUBLE")} (COMPUTE)."""']
+            + [f"{s} = np.float64({s})" for s in v["float_scalars"]]
+            + assignments(d["prelude"], "np.float64({})")
+            + _loop(v, "_blocks({tensors}, out)", "_f64({})",
+                    assignments(d["body"]) + [f"result = {d['result']}"],
+                    "_store(out, result)  # round once to the output dtype", ieee=False))
+    return function(f"_compute64{v['suffix']}({args})", body)
+
+
+def complex_function(v: dict) -> str:
+    """The complex kernel of an elementwise variant: gradOutput times the conjugate of the local derivative."""
+    c = v["complex"]
+    args = ", ".join(v["tensors"] + v["scalars"] + v["numels"] + ["out"])
+    body = ([f'"""{_form(v, "complex double")} (COMPUTE): gradOutput times the conjugate of the',
+             'local derivative."""']
+            + [f"{s} = np.float64({s})" for s in v["float_scalars"]]
+            + assignments(c["prelude"], "np.float64({})")
+            + _loop(v, "_blocks({tensors}, out)", "np.asarray({}).astype(np.complex128, copy=False)",
+                    assignments(c["body"]) + [f"result = {c['result']}"],
+                    'np.copyto(out, result, casting="unsafe")  # each part rounded once to the output dtype',
+                    ieee=False))
+    return function(f"_computeC{v['suffix']}({args})", body)
+
+
+def rows_function(v: dict, dim: str) -> str:
+    """The FLOAT kernel of a variant that reduces along `dim` (softmax-like), in blocks of whole rows."""
+    args = ", ".join(v["tensors"] + v["scalars"] + v["numels"] + ["out", dim])
+    doc = [f'"""The form for {v["key"]}."""'] if v["key"] else []
+    sums = [f"{name} = np.sum({code}, axis={dim}, keepdims=True)" for name, code in v["reductions"]]
+    body = (doc + [f"{s} = np.float32({s})" for s in v["float_scalars"] + v["numels"]]
+            + assignments(v["prelude"], "np.float32({})")
+            + ["# in blocks of whole rows (dim and the axes after it whole): the temporaries stay small and the "
+               "sums are the", "# same bits (codegen.runtime.blocks.row_blocks)"]
+            + _loop(v, "_row_blocks({tensors}, out, " + dim + ")", "_f32({})",
+                    sums + assignments(v["body"]) + [f"result = {v['result']}"],
+                    "_store(out, result)  # round once to the output dtype (overflow gives inf)", ieee=True))
+    return function(f"_compute{v['suffix']}({args})", body)
+
+
+def variant_functions(v: dict, reduce_dim: str | None) -> list[str]:
+    if reduce_dim:
+        return [rows_function(v, reduce_dim)]
+    return ([compute_function(v)] + ([double_function(v)] if v["double"] else [])
+            + ([complex_function(v)] if v["complex"] else []))
+
+
+# ---- the op function -------------------------------------------------------------------------------------------
+
+def _computes(v: dict, compute: bool) -> list[str]:
+    """One variant's call: the DOUBLE or COMPLEX kernel where the promoted dtype computes in it, else FLOAT."""
+    if not compute:
+        return [v["call"]]
+    lines = [f"computes = COMPUTE.get(_chk.default_dtype({v['promoted']}))"]
+    for kind, word in (("double", "DOUBLE"), ("complex", "COMPLEX")):
+        if v[kind]:
+            lines += [f'if computes == "{word}":'] + indent([v[kind]["call"], "return out"])
+    return lines + [v["call"]]
+
+
+def _split_calls(split: dict, compute: bool) -> list[str]:
+    """A split op's calls: the halves as views, each dispatch condition's kernels, one per half."""
+    lines = [f"# {split['tensor']} and out cut in halves along {split['dim']} (views): each half's kernel writes "
+             "its half of out",
+             f"whole = _unaliased(out, {split['inputs']})",
+             f"{split['halves']} = _halves({split['tensor']}, {split['dim']} % {split['tensor']}.ndim)",
+             f"{split['out_halves']} = _halves(whole, {split['dim']} % {split['tensor']}.ndim)"]
+    for i, (dispatch, group) in enumerate(split["groups"]):
+        calls = [v["call"] for v in group]
+        if compute:
+            calls = ([f'if COMPUTE.get(_chk.default_dtype({group[0]["promoted"]})) == "DOUBLE":']
+                     + indent([v["double"]["call"] for v in group]) + ["else:"] + indent(calls))
+        if dispatch == "True":
+            lines += calls
+        else:
+            lines += [f"{'if' if i == 0 else 'elif'} {dispatch}:"] + indent(calls)
+    return lines + ["if whole is not out:", "    out[...] = whole"]
+
+
+def _kernel_calls(c: dict) -> list[str]:
+    """The kernel calls: split halves, one variant, or a dispatch over the variants."""
+    variants, compute = c["variants"], bool(c["compute"])
+    if c["split"]:
+        return _split_calls(c["split"], compute)
+    if len(variants) == 1:
+        return _computes(variants[0], compute)
+    lines = []
+    for i, v in enumerate(variants):
+        lines += [f"{'if' if i == 0 else 'elif'} {v['dispatch']}:"] + indent(_computes(v, compute))
+    return lines
+
+
+def op_function(c: dict) -> str:
+    """The public function: checks, allocates `out`, computes (through the broadcast shape for a sum_to output,
+    by rows for a reduction, by halves for a split op)."""
+    params = "".join(f"{n}, " for n in c["input_names"]) + 'product="ascend910b", ' \
+        + ("out_dtype=None, " if c["out_dtype_free"] else "") + "out=None"
+    default = f"_chk.default_dtype({c['default_dtype_from']})"
+    body = [f'"""{c["op_name"]}: returns `out` ({c["output_name"]}), allocated when not given.', "",
+            "Raises codegen.AclnnError (status, param, message) when an argument breaks a rule.", '"""',
+            f'_chk.writeable_out("{c["snake_name"]}", out)', "_chk.known_product(product)"]
+    if c["out_dtype_free"]:
+        body += ["requested = _calls.requested_dtype(out_dtype)",
+                 f"out_arg = out if out is not None else _chk.Allocate(requested or {default})"]
+    else:
+        body += [f"out_arg = out if out is not None else _chk.Allocate({default})"]
+    body += [f"values = check({', '.join(c['check_args'][:-1])}, out_arg, product)"]
+    if c["empty_returns"]:
+        body += ["if values is None:  # an empty tensor ended the checks early: success, nothing computed",
+                 "    if out is None:",
+                 f"        out = np.empty(_chk.empty_shape(lambda: {c['output_shape']}, {c['empty_returns']}),",
+                 "                       dtype=NUMPY_DTYPES[out_arg.dtype])",
+                 "    return out"]
+    body += [f'{n} = values["{n}"]' for n in c["converted"]]
+    body += ["if out is None:", f"    out = np.empty({c['output_shape']}, dtype=NUMPY_DTYPES[out_arg.dtype])",
+             "if out.size == 0:", "    return out  # an empty tensor: nothing to compute"]
+    if c["bshape"]:
+        body += [f"bshape = np.broadcast_shapes(*(np.shape(a) for a in ({c['bshape']},) if a is not None))"]
+    if c["sum_to"]:
+        body += ["full = np.empty(bshape, dtype=np.float32)  # the gradient on the broadcast shape, summed into "
+                 "out below"]
+    if c["reduce_dim"]:
+        body += ["view = out", "if out.ndim == 0:  # a rank-0 tensor is a row of one element along dim 0 / -1",
+                 f"    {c['rank0_line']}"]
+    body += _kernel_calls(c)
+    if c["sum_to"]:
+        body += [f"# the adjoint of broadcasting {c['sum_to']}: summed over the broadcast axes, rounded once to "
+                 "out's dtype", "_store(out, _calls.sum_to(full, out.shape))"]
+    return function(f"{c['snake_name']}(*, {params})", body + ["return out"])

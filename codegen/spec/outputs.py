@@ -1,0 +1,97 @@
+"""Several outputs: an operator returning more than one gradient (PreluBackward: gradInput and gradWeight).
+
+    Tensor("self", x, role=FORWARD_INPUT), Tensor("weight", w, role=OPERAND), ...
+    Output("gradInput"),                                  # the gradient w.r.t. the op's `wrt`, x
+    Output("gradWeight", wrt=w, sum_to="weight"),         # the gradient w.r.t. w, summed back to weight's shape
+    wrt=x,
+    forward=Piecewise((x, x > 0), (w * x, True)),
+    backward=[Formula(Piecewise((g, x > 0), (g * w, True))),                # output= omitted: the first output
+              Formula(Piecewise((0, x > 0), (g * x, True)), output="gradWeight")],
+
+Each output is the gradient of the one forward with respect to its own input (`Output(wrt=...)`, the op's `wrt`
+by default), computed by the forms that name it (`Formula(..., output=...)`).  Everything that reasons per element
+sees such an op as one single-output op per output (`output_ops`), as a split op is seen as its halves: the
+tensor whose symbol the output differentiates takes the role FORWARD_INPUT there, the op's own FORWARD_INPUT tensor
+becomes an OPERAND, and the forms are that output's.  Each one is validated and proven as any op is, so each
+output is proved on its own (`opgen verify` prefixes its lines with the output's name).
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from .params import FORWARD_INPUT, OPERAND, Output, Tensor
+
+
+def output_wrt(op, out: Output):
+    """The symbol output `out` differentiates."""
+    return out.wrt if out.wrt is not None else op.wrt
+
+
+def forms_of(op, out: Output) -> list:
+    """The documented forms computing output `out` (a form without `output=` computes the first)."""
+    first = op.outputs[0].name
+    return [dataclasses.replace(f, output=None) for f in op.formulas if (f.output or first) == out.name]
+
+
+def output_ops(op) -> list:
+    """One single-output op per output (cached on the op): every input tensor, scalar and attribute, that output,
+    the roles turned so that the tensor holding the output's `wrt` is the FORWARD_INPUT, and its forms."""
+    cached = op.__dict__.get("_output_ops")
+    if cached is not None:
+        return cached
+    from .op import Op   # (op.py imports this module)
+    out_ops = []
+    for out in op.outputs:
+        z = output_wrt(op, out)
+        params = []
+        for p in op.params:
+            if isinstance(p, Output):
+                if p is out:
+                    params.append(dataclasses.replace(p, wrt=None))
+                continue
+            if isinstance(p, Tensor) and p.role == FORWARD_INPUT and p.symbol != z:
+                p = dataclasses.replace(p, role=OPERAND)
+            elif isinstance(p, Tensor) and p.symbol == z and p.role != FORWARD_INPUT:
+                p = dataclasses.replace(p, role=FORWARD_INPUT)
+            params.append(p)
+        names = {p.name for p in params}
+        rules = [r for r in op.rules if set(r.params) <= names]
+        sub = Op(name=op.name, params=params, wrt=z, forward=op.forward, backward=forms_of(op, out),
+                 dtypes=op.dtypes, rules=rules, description=op.description, forward_name=op.forward_name,
+                 loss_reduction=op._reduction or op.loss_reduction, compute_dtype=op.compute_dtype,
+                 compute=dict(op.compute), at=dict(op.at) if z == op.wrt else {}, source=op.source)
+        sub.output_of = (op, out.name)
+        out_ops.append(sub)
+    op.__dict__["_output_ops"] = out_ops
+    return out_ops
+
+
+def check(op, fail) -> None:
+    """What an op with several outputs must say, beyond what each output's op checks."""
+    outs = op.outputs
+    names = [o.name for o in outs]
+    symbols = {t.symbol: t for t in op.tensors if t.symbol is not None}
+    seen = set()
+    for o in outs:
+        z = output_wrt(op, o)
+        if z not in symbols:
+            fail(f"output {o.name}: wrt={z} is not the symbol of an input tensor")
+        if z in seen:
+            fail(f"output {o.name}: another output is already the gradient w.r.t. {z}")
+        seen.add(z)
+        if not forms_of(op, o):
+            fail(f"output {o.name}: no backward form computes it (Formula(..., output={o.name!r}))")
+    for i, f in enumerate(op.formulas):
+        if f.output is not None and f.output not in names:
+            fail(f"backward formula {i + 1}: output={f.output!r} is not one of the outputs ({', '.join(names)})")
+    if op.split is not None or op.reduce_dim is not None:
+        fail("several outputs with a split or a row reduction are not implemented")
+
+
+def refuse_emit(op, backend: str) -> None:
+    """The kernel backends emit one output per op; an op with several is refused with what is missing rather than
+    given a kernel computing only its first output."""
+    if len(op.outputs) > 1:
+        from codegen.errors import SpecError
+        raise SpecError(op.source, op.name, f"several outputs ({', '.join(o.name for o in op.outputs)}): the "
+                                            f"{backend} backend does not emit them yet (they are proven: opgen verify)")

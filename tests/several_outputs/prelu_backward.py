@@ -1,0 +1,47 @@
+"""aclnnPreluBackward: the gradients of PReLU(x) = x for x > 0, weight[c]·x otherwise, w.r.t. x and the weight.
+
+Proof only (tests/test_several_outputs.py): the kernel backends do not emit an op with several outputs yet, and
+the library's channel rules (weight of 1 or C = self.shape[1] elements, gradWeight of shape [C]) are not rules of
+the language yet; this spec states the mathematics, each output proved, with weight broadcast as NumPy does.
+"""
+from codegen.spec import *
+
+x, w, g = symbols("self weight gradOutput", real=True)
+
+SPEC = Op(
+    name="aclnnPreluBackward",
+    forward_name="PReLU",
+    params=[
+        Tensor("gradOutput", g, role=GRAD, doc=Text("上一层传回的梯度。", "the incoming gradient.")),
+        Tensor("self", x, role=FORWARD_INPUT, doc=Text("PReLU的正向输入x。", "x, the forward input.")),
+        Tensor("weight", w, role=OPERAND, doc=Text("负半轴的斜率,每个通道一个。", "the negative slope, one per channel.")),
+        Output("gradInput", doc=Text("对self的梯度。", "the gradient w.r.t. self.")),
+        Output("gradWeight", wrt=w, sum_to="weight",
+               doc=Text("对weight的梯度,在weight被broadcast的轴上求和。",
+                        "the gradient w.r.t. weight, summed over the axes along which weight was broadcast.")),
+    ],
+    wrt=x,
+    forward=Piecewise((x, x > 0), (w * x, True)),
+    backward=[
+        Formula(Piecewise((g, x > 0), (g * w, True))),                       # gradInput (the first output)
+        Formula(Piecewise((0, x > 0), (g * x, True)), output="gradWeight"),  # gradWeight, before its sum
+    ],
+    # x = 0: the library's kernel takes the negative branch (gradInput = weight·gradOutput)
+    at={Eq(x, 0): g * w},
+    dtypes={
+        "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
+        "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+        "ascend910": ["FLOAT", "FLOAT16"],
+    },
+    rules=[
+        DtypeSupported("self"),
+        DtypeSame("self", "gradOutput", "weight", "gradInput", "gradWeight"),
+        MaxRank("gradOutput", "self", "weight", "gradInput", "gradWeight", n=8),
+        ShapeSame("self", "gradInput"),
+        ShapeSame("weight", "gradWeight"),
+        BroadcastTo("gradOutput", "weight", "self"),
+        EmptyReturns("gradOutput", "self", "weight"),
+    ],
+    description=Text("PReLU的反向传播:计算对输入与对权重的梯度。",
+                     "Backward of PReLU: the gradients w.r.t. the input and w.r.t. the weight."),
+)
