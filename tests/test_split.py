@@ -135,9 +135,8 @@ def _geglu_torch(g, x, dim, approximate, gelu=None):
     t = lambda a: torch.from_numpy(np.ascontiguousarray(a, dtype=np.float64))
     x = t(x).requires_grad_(True)
     a, b = x.chunk(2, dim=dim)
-    y = a * (t(gelu) if gelu is not None else torch.nn.functional.gelu(b, approximate=("none", "tanh")[approximate]))
-    if gelu is not None:
-        y = y + (a.detach() * torch.nn.functional.gelu(b, approximate=("none", "tanh")[approximate]) - a.detach() * t(gelu))
+    act = torch.nn.functional.gelu(b, approximate=("none", "tanh")[approximate])
+    y = a * act if gelu is None else a * t(gelu) + a.detach() * (act - t(gelu))   # d/da: gelu, d/db: a·GELU'(b)
     (grad,) = torch.autograd.grad(y, x, t(g))
     return grad.numpy()
 

@@ -38,7 +38,7 @@ import mpmath
 import numpy as np
 import sympy
 
-from codegen.spec import ABSENT, PRESENT, DimSum
+from codegen.spec import ABSENT, DimSum
 from codegen.spec.op import fixed_value
 from codegen.spec.functions import BROADCAST
 from codegen.spec.params import FORWARD_INPUT, FORWARD_OUTPUT, OPERAND

@@ -48,7 +48,7 @@ class Formula:
 @dataclass
 class Variant:
     """One specialisation a kernel is generated for: bool attributes and optional-tensor presence fixed."""
-    key: dict              # {bool, string or int64 attr, or optional tensor: True/False | one of its values | ABSENT/PRESENT}
+    key: dict              # {bool, string or int64 attr, optional tensor: True/False | a listed value | ABSENT/PRESENT}
     formula: Formula       # the documented form that applies
     expr: sympy.Expr       # formula.expr with absent optionals replaced by their default
     half: str = ""         # a split op's: the half's symbol ('a', 'b') whose gradient this variant computes
