@@ -26,6 +26,7 @@ def validate(op: Op) -> None:
     _check_params(op, fail)
     _check_dtypes(op, fail)
     _check_rules(op, fail)
+    _check_when(op, fail)
     if op.split is not None:   # the mathematics is the two half ops' (codegen.spec.split), each checked as an op
         from .spec.split import check as check_split
         check_split(op, fail)
@@ -90,6 +91,8 @@ def _check_params(op, fail):
         if isinstance(p, Tensor) and p.role not in ("unused",) and p.symbol is None \
                 and not (op.split is not None and op.split.tensor == p.name):
             fail(f"tensor {p.name} with role {p.role} needs a symbol")
+        if isinstance(p, Tensor) and p.holds is not None and op.split is None:
+            fail(f"tensor {p.name}: holds= (a function of a half) is only implemented for a split op")
     if not op.outputs:
         fail("an operator has at least one Output")
     if len(op.outputs) == 1 and (op.output.wrt is not None or any(f.output not in (None, op.output.name)
@@ -294,6 +297,24 @@ def _check_at(op, fail):
                 fail(f"{owner}: {rel}: undefined symbol(s) {', '.join(sorted(map(str, extra)))}")
 
 
+def _check_when(op, fail):
+    """Each form's `when`: a bool attribute's truth, a string or int64 attribute's listed value, an optional
+    tensor's ABSENT/PRESENT (checked on the op's own forms: a split op's halves re-key theirs)."""
+    for i, f in enumerate(op.formulas):
+        label = f"backward formula {i + 1}" if len(op.formulas) > 1 else "the backward"
+        for k, v in f.when.items():
+            if k not in {p.name for p in op.params}:
+                fail(f"{label}: `when` names a missing parameter {k!r}")
+            p = op.param(k)
+            ok = (isinstance(p, Attr) and p.type == "bool" and v in (True, False)) or \
+                 (isinstance(p, Attr) and p.type in ("string", "int64") and v in p.values
+                  and isinstance(v, str if p.type == "string" else int) and not isinstance(v, bool)) or \
+                 (isinstance(p, Tensor) and p.optional and v in (ABSENT, PRESENT))
+            if not ok:
+                fail(f"{label}: `when` {k}={v!r} needs a bool Attr with True/False, a string or int64 Attr with "
+                     "one of its values, or an optional tensor with ABSENT/PRESENT")
+
+
 def _check_math(op, fail):
     if not isinstance(op.wrt, sympy.Symbol):
         fail("wrt must be a SymPy Symbol")
@@ -326,16 +347,6 @@ def _check_math(op, fail):
                 fail(f"{label} uses undefined symbol {s}")
         if expr.has(DimSum) and op.reduce_dim is None:
             fail(f"{label} uses DimSum but reduce_dim is not set")
-        for k, v in f.when.items():
-            if k not in {p.name for p in op.params}:
-                fail(f"{label}: `when` names a missing parameter {k!r}")
-            p = op.param(k)
-            ok = (isinstance(p, Attr) and p.type == "bool" and v in (True, False)) or \
-                 (isinstance(p, Attr) and p.type == "string" and v in p.values) or \
-                 (isinstance(p, Tensor) and p.optional and v in (ABSENT, PRESENT))
-            if not ok:
-                fail(f"{label}: `when` {k}={v!r} needs a bool Attr with True/False, a string Attr with one of its "
-                     "values, or an optional tensor with ABSENT/PRESENT")
         for k, role in f.roles.items():
             if k not in tensors or role not in ROLES:
                 fail(f"{label}: roles {k}={role!r} needs an input tensor and a known role")

@@ -15,7 +15,7 @@ import mpmath
 import numpy as np
 import sympy
 
-from codegen.spec import ABSENT, PRESENT, DimSum
+from codegen.spec import ABSENT, DimSum
 from codegen.spec.functions import BROADCAST
 from codegen.spec.params import FORWARD_INPUT, FORWARD_OUTPUT, OPERAND
 
@@ -23,14 +23,7 @@ DPS = 30
 
 
 def _variant(op, kw):
-    key = {}
-    for name in op.variant_keys():
-        p = op.param(name)
-        value = kw.get(p.py_name)
-        if p.kind == "attr":
-            key[name] = value if p.type == "string" else bool(value)
-        else:
-            key[name] = ABSENT if value is None else PRESENT
+    key = op.variant_key(kw)
     return next(v for v in op.variants if v.key == key)
 
 

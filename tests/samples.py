@@ -18,6 +18,7 @@ import sympy
 from codegen.spec import ABSENT, DimSum
 from codegen.spec.params import FORWARD_INPUT, FORWARD_OUTPUT, GRAD
 from codegen.runtime.checks import NUMPY_DTYPES
+from codegen.spec.split import tied_values
 from codegen.verify.cases import cases, sample_scalars
 
 NP = NUMPY_DTYPES
@@ -71,10 +72,8 @@ def samples(op, dtype: str, rng, n: int = 48) -> list[Sample]:
             if op.loss_reduction:
                 kw[op.param(op.loss_reduction).py_name] = red
             for a in op.attrs:
-                if a.type == "bool":
-                    kw[a.py_name] = bool(variant.key.get(a.name, False))
-                elif a.type == "string":
-                    kw[a.py_name] = variant.key.get(a.name, list(a.values)[0])
+                if a.name in variant.key or a.type in ("bool", "string"):
+                    kw[a.py_name] = variant.key.get(a.name, a.typical)
             kw.update(_scalar_values(op, variant, rng))
             preimage = None
             full = shape
@@ -126,10 +125,8 @@ def _split_samples(op, dtype: str, rng, n: int) -> list[Sample]:
         seen.append(variant.key)
         kw = {dim.py_name: int(rng.choice([-1, 1]))}
         for a in op.attrs:
-            if a.type == "bool":
-                kw[a.py_name] = bool(variant.key.get(a.name, False))
-            elif a.type == "string":
-                kw[a.py_name] = variant.key.get(a.name, list(a.values)[0])
+            if a.name in variant.key or a.type in ("bool", "string") or (a.values and a.name != dim.name):
+                kw[a.py_name] = variant.key.get(a.name, a.typical)
         half = op.halves[0]
         kw.update(_scalar_values(half, next(v for v in half.variants if v.key == variant.key), rng))
         for tensor in op.tensors:
@@ -139,6 +136,7 @@ def _split_samples(op, dtype: str, rng, n: int) -> list[Sample]:
                 kw[tensor.py_name] = rng.uniform(-2, 2, (n, 1)).astype(t)
             else:
                 kw[tensor.py_name] = rng.uniform(0.2, 2, (n, 1)).astype(t)
+        kw.update(tied_values(op, kw))   # a tensor holding a function of a half: the forward's value
         label = ", ".join(f"{k}={v}" for k, v in variant.key.items())
         out.append(Sample(kw, variant, None, label or "default"))
     return out

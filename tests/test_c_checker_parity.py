@@ -94,6 +94,8 @@ def calls(draw, op):
         elif isinstance(p, Attr) and p.is_real:
             args[p.py_name] = draw(st.one_of(st.floats(-3, 3, allow_nan=False), st.sampled_from([-1.0, 0.0, 1e-300,
                                                                                                  1e39])))
+        elif isinstance(p, Attr) and p.name in op.variant_keys():   # an int64 choosing the form (approximate)
+            args[p.py_name] = draw(st.one_of(st.sampled_from(list(p.values)), st.integers(-10, 10)))
         else:
             args[p.py_name] = draw(st.one_of(st.sampled_from([0, 1, 2, -1]), st.integers(-10, 10)))
     product = draw(st.sampled_from(list(PRODUCTS)))

@@ -126,3 +126,63 @@ def test_a_wrong_half_fails_its_proof_and_a_form_without_a_half_is_refused(tmp_p
     (tmp_path / "glu_backward.py").write_text(src.replace("Formula(g * sigmoid(b), wrt=a)", "Formula(g * sigmoid(b))"))
     with pytest.raises(SpecError, match="which half"):
         load_spec_file(tmp_path / "glu_backward.py")
+
+
+# ---- a tensor holding a function of a half (Tensor(holds=...)) and an int64 attribute choosing the form: GeGlu ----
+def _geglu_torch(g, x, dim, approximate, gelu=None):
+    """Autograd of a·GELU(b) in float64; with `gelu`, the first half's gradient is gradOutput·gelu (the tensor
+    the library's kernel reads) instead of gradOutput·GELU(b)."""
+    t = lambda a: torch.from_numpy(np.ascontiguousarray(a, dtype=np.float64))
+    x = t(x).requires_grad_(True)
+    a, b = x.chunk(2, dim=dim)
+    act = torch.nn.functional.gelu(b, approximate=("none", "tanh")[approximate])
+    y = a * act if gelu is None else a * t(gelu) + a.detach() * (act - t(gelu))   # d/da: gelu, d/db: a·GELU'(b)
+    (grad,) = torch.autograd.grad(y, x, t(g))
+    return grad.numpy()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_geglu_reads_the_given_gelu_and_recomputes_gelu_prime_per_approximate(backend):
+    """GeGluBackward, and GeGluV3Backward with activateLeft, against PyTorch's autograd; the checkers' new rules."""
+    from codegen.spec.split import tied_values
+    op = OPS["ge_glu_backward"]
+    k = get(backend).make_kernel(op)
+    rng = np.random.default_rng(4)
+    for (shape, dim), approximate in [(((3, 8), -1), 0), (((4, 6, 2), 1), 1), (((2, 4, 6), 0), 1)]:
+        g, x = _call(shape, dim, rng)
+        kw = dict(grad_output=g, self=x, dim=dim, approximate=approximate)
+        gelu = tied_values(op, kw)["gelu"]           # GELU(b) rounded to FLOAT, as the forward returns it
+        _close(k(**kw, gelu=gelu), _geglu_torch(g, x, dim, approximate), np.float32)
+        other = rng.uniform(-2, 2, gelu.shape).astype(np.float32)   # not GELU(b): read as given
+        _close(k(**kw, gelu=other), _geglu_torch(g, x, dim, approximate, gelu=other), np.float32)
+    # GeGluV3 with activateLeft: GELU(a)·b, gelu holding GELU(a) (a tie that changes half with the variant)
+    v3 = OPS["ge_glu_v3_backward"]
+    g, x = _call((4, 6, 2), 1, rng)
+    for approximate in (0, 1):
+        kw = dict(grad_output=g, self=x, dim=1, approximate=approximate, activate_left=True)
+        got = get(backend).make_kernel(v3)(**kw, **tied_values(v3, kw))
+        xt = torch.from_numpy(x.astype(np.float64)).requires_grad_(True)
+        a, b = xt.chunk(2, dim=1)
+        y = torch.nn.functional.gelu(a, approximate=("none", "tanh")[approximate]) * b
+        _close(got, torch.autograd.grad(y, xt, torch.from_numpy(g.astype(np.float64)))[0].numpy(), np.float32)
+    for kw, param in [(dict(approximate=2), "approximate"), (dict(gelu=np.ones((2, 4), np.float32)), "gelu")]:
+        call = dict(grad_output=np.ones((2, 3), np.float32), self=np.ones((2, 6), np.float32),
+                    gelu=np.ones((2, 3), np.float32), dim=1, approximate=1)
+        with pytest.raises(AclnnError) as e:
+            k(**{**call, **kw})
+        assert (e.value.status, e.value.param) == (161002, param)
+
+
+def test_geglu_spec_a_wrong_form_fails_and_a_half_reading_its_own_tie_is_refused(tmp_path):
+    src = (codegen.loader._resolve() / "ge_glu_backward.py").read_text()
+    path = tmp_path / "ge_glu_backward.py"
+    # a wrong tanh form: only d/db with approximate=1 fails
+    path.write_text(src.replace("(sigmoid(u) + b * sigmoid(u) * sigmoid(-u) * du)", "(sigmoid(u) + b * sigmoid(u))"))
+    failed = [r for r in verify_op(load_spec_file(path), numeric=False) if not r.ok]
+    assert failed and all(r.formula.startswith("d/db: approximate=1") for r in failed)
+    path.write_text(src.replace("Formula(g * a * (cdf", "Formula(g * a * G * (cdf"))
+    with pytest.raises(SpecError, match="reads gelu, which holds a function of b"):
+        load_spec_file(path)
+    path.write_text(src.replace('when={"approximate": 0}', 'when={"approximate": 2}'))
+    with pytest.raises(SpecError, match="int64 Attr with one of its values"):
+        load_spec_file(path)

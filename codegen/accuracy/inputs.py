@@ -155,8 +155,10 @@ class Context:
             p = next(q for q in op.reals if q.symbol == sym)
             kw[p.py_name] = float(np.float32(float(v)))
         for a in op.attrs:
-            if a.type in ("bool", "string"):
-                kw[a.py_name] = self.variant.key.get(a.name, False if a.type == "bool" else list(a.values)[0])
+            if a.name in self.variant.key:
+                kw[a.py_name] = self.variant.key[a.name]
+            elif a.type in ("bool", "string") or (a.values and a.name != op.loss_reduction):
+                kw[a.py_name] = a.typical   # (an enumerated int64 no form of this variant depends on)
             elif a.name == op.loss_reduction:
                 kw[a.py_name] = int(self.case.reduction)
             elif op.dim_attr and a.name == op.reduce_dim:

@@ -38,7 +38,8 @@ import mpmath
 import numpy as np
 import sympy
 
-from codegen.spec import ABSENT, PRESENT, DimSum
+from codegen.spec import ABSENT, DimSum
+from codegen.spec.op import fixed_value
 from codegen.spec.functions import BROADCAST
 from codegen.spec.params import FORWARD_INPUT, FORWARD_OUTPUT, OPERAND
 
@@ -78,23 +79,17 @@ def _summed_to(full: np.ndarray, shape: tuple) -> np.ndarray:
 
 
 def variant_subs(op, variant) -> dict:
-    """What a kernel variant fixes: absent optional tensors are their default, bool attributes their value."""
+    """What a kernel variant fixes: absent optional tensors are their default, bool and int64 attributes their
+    value (a string only selects the formula)."""
     out = {t.symbol: sympy.sympify(t.default) for t in op.tensors if variant.key.get(t.name) == ABSENT}
-    out.update({a.symbol: sympy.true if variant.key[a.name] else sympy.false
-                for a in op.attrs if a.name in variant.key and a.type != "string"})  # a string selects the formula
+    out.update({a.symbol: fixed_value(a, variant.key[a.name]) for a in op.attrs
+                if a.name in variant.key and a.type != "string"})
     return out
 
 
 def variant_of(op, kw):
     """The op's kernel variant that a call with keywords `kw` runs."""
-    key = {}
-    for name in op.variant_keys():
-        p = op.param(name)
-        value = kw.get(p.py_name)
-        if p.kind == "attr":
-            key[name] = value if p.type == "string" else bool(value)
-        else:
-            key[name] = ABSENT if value is None else PRESENT
+    key = op.variant_key(kw)
     return next(v for v in op.variants if v.key == key)
 
 

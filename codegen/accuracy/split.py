@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from codegen.runtime.blocks import halves as _halves
+from codegen.spec.split import tied_values
 
 
 def _dim(op, kw, ndim) -> int:
@@ -82,6 +83,7 @@ def samples(op, dtype: str, sizes, seed: int = 0) -> list:
             kw[dim] = d
             shape = list(s.shape)
             shape[d] *= 2
+            kw.update(tied_values(op, kw))   # a tensor holding a function of a half: the forward's value
             s.kw, s.shape, s.out, s.holder = kw, tuple(shape), None, None
             s.case = f"d/d{half.wrt}: {s.case}"
             out.append(s)

@@ -217,6 +217,7 @@ def _split_make(op: Op):
     along dim -1, gradOutput and any other tensor (n / COLS, COLS / 2)."""
     from codegen.spec.example import resolve
     from codegen.spec.params import GRAD
+    from codegen.spec.split import tied_values
     ex = resolve(op)
     fixed = {p.py_name: ex.scalars[p.name] if p.kind == "scalar" else ex.attrs[p.name]
              for p in op.params if p.kind in ("scalar", "attr")}
@@ -232,6 +233,7 @@ def _split_make(op: Op):
                 kw[t.py_name] = _normal(rng, half, dt)
             else:
                 kw[t.py_name] = _uniform(rng, half, dt, 0.2, 2)
+        kw.update(tied_values(op, kw))   # a tensor holding a function of a half: the forward's value
         return kw
     return make
 

@@ -25,8 +25,8 @@ class Formula:
 
     expr    the result element as SymPy, over the parameters' symbols (Piecewise for branches, DimSum for a
             reduction along `reduce_dim`, `numel("self")` for an element count).
-    when    {bool attribute: True | False}, {string attribute: one of its strings} and/or {optional tensor:
-            ABSENT | PRESENT}; {} means always.
+    when    {bool attribute: True | False}, {string or int64 attribute: one of its `values`} and/or {optional
+            tensor: ABSENT | PRESENT}; {} means always.
     roles   tensor roles that differ in this form, e.g. {"selfOrResult": FORWARD_OUTPUT} for ELU's isResult.
     assume  extra SymPy relations on scalars under which this form is exact (stated in the docs and used by
             the proof), e.g. (scale > 0, inputScale > 0).
@@ -49,7 +49,7 @@ class Formula:
 @dataclass
 class Variant:
     """One specialisation a kernel is generated for: bool attributes and optional-tensor presence fixed."""
-    key: dict              # {bool attr, string attr or optional tensor: True/False | its string | ABSENT/PRESENT}
+    key: dict              # {bool, string or int64 attr, optional tensor: True/False | a listed value | ABSENT/PRESENT}
     formula: Formula       # the documented form that applies
     expr: sympy.Expr       # formula.expr with absent optionals replaced by their default
     half: str = ""         # a split op's: the half's symbol ('a', 'b') whose gradient this variant computes
@@ -236,17 +236,26 @@ class Op:
         return list(self.backward) if isinstance(self.backward, (list, tuple)) else [Formula(self.backward)]
 
     def variant_keys(self) -> list[str]:
-        """Names a kernel specialises on: bool and string attributes a formula depends on, then optional tensors."""
-        attrs = [a.name for a in self.attrs if a.type in ("bool", "string")
+        """Names a kernel specialises on: bool, string and enumerated int64 attributes a formula's `when` names,
+        then optional tensors."""
+        attrs = [a.name for a in self.attrs if a.type in ("bool", "string", "int64")
                  and any(a.name in f.when for f in self.formulas)]
         return attrs + [t.name for t in self.tensors if t.optional]
 
     def variant_choices(self, name: str) -> list:
-        """The values a variant key takes: False/True, a string attribute's strings, or ABSENT/PRESENT."""
+        """The values a variant key takes: False/True, a string or int64 attribute's `values`, or ABSENT/PRESENT."""
         p = self.param(name)
         if isinstance(p, Attr):
-            return list(p.values) if p.type == "string" else [False, True]
+            return [False, True] if p.type == "bool" else list(p.values)
         return [ABSENT, PRESENT]
+
+    def variant_key(self, kw: dict) -> dict:
+        """The variant key of a call with Python keywords `kw` (a null optional tensor is None)."""
+        key = {}
+        for name in self.variant_keys():
+            p = self.param(name)
+            key[name] = selector_value(p, kw.get(p.py_name))
+        return key
 
     def formula_for(self, key: dict) -> Formula | None:
         """The first formula whose `when` agrees with `key`."""
@@ -314,6 +323,22 @@ class Op:
             for point in points_of(rel, self.wrt):
                 out.append((point, sympy.sympify(value), rel))
         return out
+
+
+def selector_value(p: Param, value):
+    """What a call's value of variant key `p` is in a variant's key: a bool attribute's truth, a string's or an
+    int64 attribute's value (an int64 outside its `values` selects no variant: its OneOf rule refuses it), an
+    optional tensor's ABSENT/PRESENT."""
+    if isinstance(p, Attr):
+        return {"bool": bool, "int64": int}.get(p.type, lambda v: v)(value)
+    return ABSENT if value is None else PRESENT
+
+
+def fixed_value(p: Attr, value):
+    """The SymPy value a variant fixes attribute `p`'s symbol to: a truth value for a bool, an integer for an int64."""
+    if p.type == "bool":
+        return sympy.true if value else sympy.false
+    return sympy.Integer(value)
 
 
 def points_of(rel, x) -> list:

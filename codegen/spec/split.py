@@ -6,6 +6,18 @@
     backward=[Formula(g * sigmoid(b), wrt=a),    # out[..., :n/2, ...]: the gradient w.r.t. the first half
               Formula(g * a * sigmoid(b) * (1 - sigmoid(b)), wrt=b)],   # out[..., n/2:, ...]: the second's
 
+A tensor may hold a function of one half that the forward computed and passed on (GeGlu's `gelu` = GELU(b)):
+
+    Tensor("gelu", G, role=OPERAND, holds=gelu_of(b)),
+    forward=a * G,
+    backward=[Formula(g * G, wrt=a), Formula(g * a * gelu_prime(b), wrt=b, ...)],
+
+The first half's gradient reads it as given (G depends on b only, a constant for d/da: the library multiplies by
+the tensor, not by a recomputed GELU); the second half's forward is `a * gelu_of(b)`, the tensor substituted,
+and its form may not read G (it is unused there).  `holds` may choose its half by a bool or int64 attribute
+(GeGluV3's activateLeft: Piecewise((gelu_of(a), activateLeft), (gelu_of(b), True))): each variant of each half
+substitutes what the tensor holds in that variant.
+
 gradOutput has the forward's shape (the input's with `dim` halved); the output has the input's full shape, the
 two halves' gradients concatenated along `dim`.  Everything that reasons per element (the proof, the exact
 reference, the error bound, every kernel) sees the op as two elementwise *half ops* (`half_ops`) over the
@@ -17,9 +29,12 @@ half of the output, the second's into the second.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 
-from .params import FORWARD_INPUT, OPERAND, Attr, Output, Tensor
+import sympy
+
+from .params import FORWARD_INPUT, OPERAND, UNUSED, Attr, Output, Tensor
 
 
 @dataclass(frozen=True)
@@ -55,18 +70,85 @@ def half_ops(op) -> list:
                                          doc=source.doc))
             elif p.name == split.dim:
                 continue   # the kernels never read it: the call cuts the halves
+            elif isinstance(p, Tensor) and p.holds is not None:
+                params.append(dataclasses.replace(p, holds=None))   # an operand, unused where it is tied (below)
             else:
                 params.append(p)
         names = [p.name for p in params if isinstance(p, (Tensor, Output))]
-        forms = [dataclasses.replace(f, wrt=None) for f in op.formulas if f.wrt == sym]
+        forms = _forms_per_key(op, sym, [dataclasses.replace(f, wrt=None) for f in op.formulas if f.wrt == sym])
+        # (each form's own forward is exact per variant; this one, every tie of this half substituted whatever
+        # the variant, is what the half's validation reads: a function of the half)
+        forward = sympy.sympify(op.forward).xreplace({t.symbol: t.holds for t in tied_tensors(op)
+                                                     if sym in sympy.sympify(t.holds).free_symbols})
         half = Op(
-            name=op.name, params=params, wrt=sym, forward=op.forward, backward=forms, dtypes=op.dtypes,
+            name=op.name, params=params, wrt=sym, forward=forward, backward=forms, dtypes=op.dtypes,
             rules=[R.MinRank(*names, n=1), R.MaxRank(*names, n=8), R.ShapeSame(*names)], description=op.description, forward_name=op.forward_name,
             compute_dtype=op.compute_dtype, compute=dict(op.compute), at=dict(op.at), source=op.source)
         half.half_of = (op, h)
         out.append(half)
     op.__dict__["_half_ops"] = out
     return out
+
+
+def _forms_per_key(op, sym, forms: list) -> list:
+    """Half `sym`'s forms, one per variant key of the whole op (GeGlu's first half has one form for both
+    `approximate` values, the second one each): both halves then have the same variants, which every backend
+    dispatches on together (one call of each half's kernel per key).  Where a tensor holds a function of this
+    half in that variant, the form's forward has it substituted and the tensor is unused (`roles`)."""
+    import itertools
+
+    from .op import fixed_value
+    keys = op.variant_keys()
+    out = []
+    for values in itertools.product(*[op.variant_choices(k) for k in keys]):
+        key = dict(zip(keys, values))
+        f = next((f for f in forms if all(key.get(k) == v for k, v in f.when.items())), None)
+        if f is None:
+            continue
+        fixed = {a.symbol: fixed_value(a, key[a.name]) for a in op.attrs if a.name in key and a.type != "string"}
+        tied = {}
+        for t in tied_tensors(op):
+            e = sympy.sympify(t.holds).subs(fixed)
+            if sym in e.free_symbols:
+                tied[t] = e
+        # (every form states its forward: the half op's own has every tie of the half substituted)
+        changes = {"when": key, "forward": sympy.sympify(op.forward_of(f)).subs(fixed).xreplace(
+            {t.symbol: e for t, e in tied.items()})}
+        if tied:
+            changes["roles"] = {**f.roles, **{t.name: UNUSED for t in tied}}
+        out.append(dataclasses.replace(f, **changes))
+    return out
+
+
+def tied_tensors(op) -> list:
+    """The op's tensors that hold a function of a half (`Tensor(holds=...)`)."""
+    return [t for t in op.tensors if t.holds is not None]
+
+
+def tied_values(op, kw: dict) -> dict:
+    """{keyword: array} of every tensor that holds a function of a half, computed from the call `kw`'s input
+    (in float64, rounded once to the input's dtype): the value the forward would have passed on.  Tests and
+    samples use it to build calls the library's forward could make."""
+    import numpy as np
+
+    from codegen.runtime.blocks import halves
+    src = np.asarray(kw[op.param(op.split.tensor).py_name])
+    d = int(kw[op.param(op.split.dim).py_name]) % max(src.ndim, 1)
+    parts = [p.astype(np.float64) for p in halves(src, d)]
+    values = {a.symbol: kw[a.py_name] for a in op.attrs + op.scalars
+              if a.symbol is not None and kw.get(a.py_name) is not None}
+    out = {}
+    for t in tied_tensors(op):
+        f = _numeric(sympy.sympify(t.holds).subs(values), tuple(op.wrt))
+        with np.errstate(all="ignore"):
+            out[t.py_name] = np.broadcast_to(np.asarray(f(*parts), np.float64), parts[0].shape).astype(src.dtype)
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def _numeric(expr, args):
+    """`expr` as a NumPy function of `args` (lambdify takes some 20 ms: samples call it once per call built)."""
+    return sympy.lambdify(list(args), expr, modules=["scipy", "numpy"])
 
 
 def check(op, fail) -> None:
@@ -95,6 +177,23 @@ def check(op, fail) -> None:
                  f"Formula(..., wrt={op.wrt[0]}) or wrt={op.wrt[1]}")
     if op.reduce_dim is not None or op.loss_reduction is not None:
         fail("split: a row reduction or a loss reduction with a split is not implemented")
+    from .op import fixed_value
+    for t in tied_tensors(op):
+        free = sympy.sympify(t.holds).free_symbols
+        if t.symbol is None or not free & set(op.wrt):
+            fail(f"split: tensor {t.name} holds= a function of a half ({op.wrt[0]} or {op.wrt[1]}), and needs a "
+                 f"symbol")
+        scalars = {p.symbol for p in op.params if isinstance(p, (Attr,)) or p.kind == "scalar"}
+        if free - set(op.wrt) - scalars:
+            fail(f"split: tensor {t.name} holds= an expression of undefined symbol(s) "
+                 f"{', '.join(sorted(map(str, free - set(op.wrt) - scalars)))}")
+        for i, f in enumerate(op.formulas):
+            fixed = {a.symbol: fixed_value(a, f.when[a.name]) for a in op.attrs
+                     if a.name in f.when and a.type != "string"}
+            own = f.wrt in sympy.sympify(t.holds).subs(fixed).free_symbols
+            if own and t.symbol in sympy.sympify(f.expr).free_symbols:
+                fail(f"backward formula {i + 1}: the form of d/d{f.wrt} reads {t.name}, which holds a function of "
+                     f"{f.wrt} (write that function instead)")
 
 
 SECOND_HALF = "secondHalf"   # the kernel op's bool attribute choosing the second half's form

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import sympy
 
 from codegen.spec import Op, Variant
+from codegen.spec.op import fixed_value
 from codegen.spec.rules import Requires
 
 
@@ -105,8 +106,8 @@ def _regions(sym, critical, bounds):
 
 def assumptions_for(op: Op, variant: Variant) -> list:
     """The scalar relations known in a variant: Requires rules that apply to it, and the formula's `assume`."""
-    known = {a.symbol: sympy.true if variant.key[a.name] else sympy.false
-             for a in op.attrs if a.name in variant.key and a.type == "bool"}
+    known = {a.symbol: fixed_value(a, variant.key[a.name])
+             for a in op.attrs if a.name in variant.key and a.type in ("bool", "int64")}
     rels = []
     for r in op.rules:
         if isinstance(r, Requires):
@@ -127,7 +128,12 @@ def cases(op: Op) -> list[Case]:
     # (the loss reduction's attribute is fixed per case, never a scalar whose sign makes cases)
     reals = list(dict.fromkeys([p.symbol for p in op.reals] + [p.symbol for p in op.attrs
                                                                 if p.is_number and p.name != op.loss_reduction]))
+    every_real = reals
     for variant in op.variants:
+        # an int64 attribute the variant fixes (GeGlu's approximate) is that value, never a case of its own
+        fixed = {a.symbol: fixed_value(a, variant.key[a.name]) for a in op.attrs
+                 if a.type == "int64" and a.name in variant.key}
+        reals = [s for s in every_real if s not in fixed]
         rels = assumptions_for(op, variant)
         bounds, orders = {}, []
         for rel in rels:
@@ -165,7 +171,7 @@ def cases(op: Op) -> list[Case]:
         if op.loss_reduction:
             reductions = sorted(op.param(op.loss_reduction).values)
         for combo in itertools.product(*options):
-            subs, labels, back = {}, [], {}
+            subs, labels, back = dict(fixed), [], {}
             for sym, value, label in combo:
                 if len(value) == 3:                # an order: the larger scalar in terms of the smaller
                     kind, low, t = value

@@ -59,6 +59,8 @@ def _sample_scalars(case: Case, rng):
             vals[p.symbol] = case.reduction
         elif p.type == "bool":
             vals[p.symbol] = bool(case.variant.key.get(p.name, False))
+        elif p.type == "int64" and p.name in case.variant.key:   # an enumerated int64 the variant fixes
+            vals[p.symbol] = int(case.variant.key[p.name])
         # int64 attributes like `dim` do not enter the math of a row; strings choose the variant
     return vals
 

@@ -26,6 +26,7 @@ import sympy
 from sympy.functions.elementary.hyperbolic import HyperbolicFunction
 
 from codegen.spec import ABSENT, DimSum, Op
+from codegen.spec.op import fixed_value
 from codegen.spec.functions import numel_param
 
 from .cases import Case
@@ -142,9 +143,9 @@ class CaseProof:
         self.subs = dict(case.subs)
         if op.loss_reduction:
             self.subs[op.param(op.loss_reduction).symbol] = sympy.Integer(case.reduction)
-        for a in op.attrs:  # bool attributes fixed by the variant
-            if a.name in v.key and a.type == "bool":
-                self.subs[a.symbol] = sympy.true if v.key[a.name] else sympy.false
+        for a in op.attrs:  # bool and int64 attributes fixed by the variant
+            if a.name in v.key and a.type in ("bool", "int64"):
+                self.subs[a.symbol] = fixed_value(a, v.key[a.name])
         for t in op.tensors:  # a null optional tensor is all `default`, in the forward as in the backward
             if v.key.get(t.name) == ABSENT:
                 self.subs[t.symbol] = sympy.sympify(t.default)

@@ -29,7 +29,7 @@ from codegen.runtime.blocks import halves as _halves, store
 from codegen.runtime.calls import KernelCall, class_views, compute_shape, sum_to
 from codegen.spec.functions import BROADCAST, count_parts, count_value
 from codegen.spec.split import SECOND_HALF
-from codegen.spec import ABSENT, PRESENT, Op
+from codegen.spec import Op
 from codegen.spec.params import Attr, Scalar
 
 from . import build as B
@@ -254,16 +254,7 @@ def run_classes(op: Op, p: Plan, kw: dict, out_dtype: str, product: str) -> np.n
 
 
 def variant_key(op: Op, kw: dict) -> dict:
-    key = {}
-    for name in op.variant_keys():
-        p = op.param(name)
-        if isinstance(p, Attr) and p.type == "string":
-            key[name] = kw[p.py_name]
-        elif isinstance(p, Attr):
-            key[name] = bool(kw[p.py_name])
-        else:
-            key[name] = ABSENT if kw[p.py_name] is None else PRESENT
-    return key
+    return op.variant_key(kw)
 
 
 def kernel_operand(a, din: str, shape: tuple, dim: int | None) -> np.ndarray:

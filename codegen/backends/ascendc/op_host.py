@@ -112,6 +112,8 @@ def variant_condition(p: Plan, key: dict) -> str:
         q = op.param(name)
         if isinstance(q, Attr) and q.type == "string":
             conds.append(f'std::strcmp({name}, "{value}") == 0')
+        elif isinstance(q, Attr) and q.type == "int64":
+            conds.append(f"{name} == {int(value)}")
         elif isinstance(q, Attr):
             conds.append(name if value else f"!{name}")
         else:

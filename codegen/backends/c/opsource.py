@@ -132,6 +132,8 @@ def _dispatch(op: Op, kv: KernelVariant) -> str:
         p = op.param(name)
         if isinstance(p, Attr) and p.type == "string":
             parts.append(f'strcmp({name}, "{value}") == 0')
+        elif isinstance(p, Attr) and p.type == "int64":
+            parts.append(f"{name} == {int(value)}")
         elif isinstance(p, Attr):
             parts.append(name if value else f"!{name}")
         else:

@@ -34,6 +34,8 @@ def when_words(op, when: dict, lang: str) -> str:
     for name, value in when.items():
         if isinstance(op.param(name), Attr) and op.param(name).type == "string":
             parts.append(_is(lang, f'{name}为"{value}"', f'{name} is "{value}"'))
+        elif isinstance(op.param(name), Attr) and op.param(name).type == "int64":
+            parts.append(_is(lang, f"{name}为{value}", f"{name} is {value}"))
         elif isinstance(op.param(name), Attr):
             v = "true" if value else "false"
             parts.append(_is(lang, f"{name}为{v}", f"{name} is {v}"))
@@ -86,7 +88,9 @@ def backward_items(op, lang: str) -> list[FormulaItem]:
     """One item per documented form, in the spec's order, each `output = expr` with its condition, then one per
     declared value where the forward is not differentiable (`Op.at`, `Formula.at`)."""
     lhs = latex(sympy.Symbol(op.output.name), op)
-    items = [FormulaItem(when_words(op, f.when, lang) + _half_words(op, f, lang), f"{lhs} = {latex(f.expr, op)}", f,
+    items = [FormulaItem(_is(lang, "", ", ").join(w for w in (when_words(op, f.when, lang), _half_words(op, f, lang))
+                                                  if w),
+                         f"{lhs} = {latex(f.expr, op)}", f,
                          FormulaItem("", f"{forward_lhs(op)} = {latex(f.forward, op)}", f.forward)
                          if f.forward is not None else None)
              for f in op.formulas]
@@ -155,6 +159,9 @@ def legend(op, lang: str) -> list[tuple[str, str]]:
             words = _is(lang, f"{p.name}中的元素", f"an element of {p.name}") + _role_words(op, p, lang)
             if p.optional:
                 words += _is(lang, f"({p.name}为空时取{p.default})", f" ({p.default} when {p.name} is null)")
+            if getattr(p, "holds", None) is not None:   # a function of a half the forward passed on
+                words += _is(lang, f",正向计算的${latex(p.holds, op)}$",
+                             f", which the forward computed as ${latex(p.holds, op)}$")
         elif isinstance(p, Scalar) and p.optional:
             words = _is(lang, f"{p.name}的值({p.name}为空时取{p.default})",
                         f"the value of {p.name} ({p.default} when {p.name} is null)")

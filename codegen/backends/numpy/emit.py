@@ -314,7 +314,7 @@ def _dispatch_condition(op: Op, kv: KernelVariant) -> str:
     parts = []
     for name, value in kv.key.items():
         p = op.param(name)
-        if isinstance(p, Attr) and p.type == "string":
+        if isinstance(p, Attr) and p.type in ("string", "int64"):
             parts.append(f"{p.py_name} == {value!r}")
         elif isinstance(p, Attr):
             parts.append(p.py_name if value else f"not {p.py_name}")
