@@ -14,7 +14,9 @@ AI Core kernel, with the same functions choosing dtypes:
 from __future__ import annotations
 
 import atexit
+import os
 import select
+import signal
 import subprocess
 import tempfile
 import threading
@@ -110,8 +112,9 @@ class Server:
         self.exe, self.proc, self.lock = exe, None, threading.Lock()
 
     def _start(self):
+        # a process group of its own: stopping the server stops a request's child with it (a kernel that hangs)
         self.proc = subprocess.Popen([str(self.exe), "--serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     text=True, bufsize=1)
+                                     text=True, bufsize=1, start_new_session=True)
 
     def run(self, request: Path) -> subprocess.CompletedProcess:
         """The request's run, as the process of its own would have ended: exit code, stdout, stderr."""
@@ -142,7 +145,10 @@ class Server:
 
     def close(self):
         if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
             self.proc.wait()
         self.proc = None
 
