@@ -37,7 +37,7 @@ SPEC = Op(
         Attr("ignoreIndex", ignore, type="int64",
              doc=Text("target等于它的像素不参与损失,梯度为0。", "pixels whose target equals it take no part in "
                       "the loss: their gradient is 0.")),
-        Tensor("totalWeight", tw, role=OPERAND,
+        Tensor("totalWeight", tw, role=OPERAND, c_type="aclTensor *",   # non-const in CANN's header
                doc=Text("正向计算的权重之和(未被忽略的像素的weight[target]之和),一个元素,仅reduction为1时使用。数据类型与self一致。",
                         "the forward's total weight (the sum of weight[target] over the pixels not ignored): one "
                         "element, read only for reduction 1; self's dtype.")),

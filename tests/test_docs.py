@@ -367,4 +367,4 @@ def test_every_example_compiles_and_prints_what_the_page_says(ops, name, tmp_pat
     run = subprocess.run(command, shell=True, cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == printed.strip()
-    assert "-Wall -Wextra -Werror" in command
+    assert "-Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror" in command

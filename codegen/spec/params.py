@@ -66,6 +66,8 @@ class Tensor(Param):
     optional: bool = False                 # may be null (Python None)
     default: int | float | None = None     # value of every element when an optional tensor is null
     dtypes: dict | None = None             # per-product dtype override; None: the operator's table
+    c_type: str | None = None              # "aclTensor *" where the header declares an input non-const
+                                           # (NLLLoss2dBackward's totalWeight)
     holds: sympy.Expr | None = None        # a split op's tensor that holds this function of a half (GeGlu's gelu =
                                            # GELU(b), a forward intermediate the forward passed on): read as
                                            # given where the other half is differentiated, substituted where its

@@ -22,7 +22,7 @@ def phase2_params(op) -> list[tuple[str, str]]:
 def c_type(p) -> str:
     """The C type of a parameter, with the pointer star (and a space) ending it: 'const aclTensor *'."""
     if isinstance(p, Tensor):
-        return "const aclTensor *"
+        return p.c_type or "const aclTensor *"
     if isinstance(p, Output):
         return p.c_type or "aclTensor *"
     if isinstance(p, Scalar):

@@ -92,7 +92,7 @@ aclnnStatus aclnnNLLLoss2dBackwardGetWorkspaceSize(
     const aclTensor  *weight,
     int64_t           reduction,
     int64_t           ignoreIndex,
-    const aclTensor  *totalWeight,
+    aclTensor        *totalWeight,
     aclTensor        *out,
     uint64_t         *workspaceSize,
     aclOpExecutor   **executor)

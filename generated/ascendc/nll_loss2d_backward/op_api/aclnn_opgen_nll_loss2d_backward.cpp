@@ -79,7 +79,7 @@ op::DataType KernelOutDtype(op::DataType in, op::DataType out)
     return in;
 }
 
-aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* target, const aclTensor* weight, int64_t reduction, int64_t ignoreIndex, const aclTensor* totalWeight, aclTensor* out)
+aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, const aclTensor* target, const aclTensor* weight, int64_t reduction, int64_t ignoreIndex, aclTensor* totalWeight, aclTensor* out)
 {
     CHECK_RET(opgen_l2::NotNull(gradOutput, "gradOutput"), ACLNN_ERR_PARAM_NULLPTR);
     CHECK_RET(opgen_l2::NotNull(self, "self"), ACLNN_ERR_PARAM_NULLPTR);
@@ -115,7 +115,7 @@ extern "C" aclnnStatus aclnnOpgenNLLLoss2dBackwardGetWorkspaceSize(
     const aclTensor* weight,
     int64_t reduction,
     int64_t ignoreIndex,
-    const aclTensor* totalWeight,
+    aclTensor* totalWeight,
     aclTensor* out,
     uint64_t* workspaceSize,
     aclOpExecutor** executor

@@ -19,7 +19,7 @@ __attribute__((visibility("default"))) aclnnStatus aclnnOpgenNLLLoss2dBackwardGe
     const aclTensor* weight,
     int64_t reduction,
     int64_t ignoreIndex,
-    const aclTensor* totalWeight,
+    aclTensor* totalWeight,
     aclTensor* out,
     uint64_t* workspaceSize,
     aclOpExecutor** executor
