@@ -49,7 +49,7 @@ def runtime_archive(flags: list[str]) -> Path:
     differently)."""
     from .emit import runtime_files
     files = {p: t for p, t in runtime_files().items() if p.endswith((".c", ".h"))}
-    flags = [f for f in flags if f != "-shared"] + _strict(flags) + ["-c"]
+    flags = _compiling(flags) + _strict(flags) + ["-c"]
     c_files = sorted(p for p in files if p.endswith(".c"))
 
     def command(src: Path, out: Path) -> list[str]:
@@ -78,7 +78,7 @@ def library(op: Op, sanitize: bool = False) -> Path:
 
     def command(src: Path, out: Path) -> list[str]:
         # the op's source on its own, under the strict warnings; then the entry points, linked with it
-        compile_ = [[CC, *[f for f in flags if f != "-shared"], *strict, "-I", str(src / "include"), "-c",
+        compile_ = [[CC, *_compiling(flags), *strict, "-I", str(src / "include"), "-c",
                      str(src / p), "-o", f"{src / p}.o"] for p in own]
         link = [CC, *flags, "-I", str(src / "include"), *pyext.include_flags(), *[str(src / p) for p in sorted(entry)
                 if p.endswith(".c")], *[f"{src / p}.o" for p in own], *link_runtime(runtime), "-o", str(out), *LIBS]
@@ -87,6 +87,11 @@ def library(op: Op, sanitize: bool = False) -> Path:
     name = op.snake_name + ("-asan" if sanitize else "")
     return cached_build("c", name, files, CC, flags + strict + LIBS, command, suffix=".so",
                         key_extra={**pyext.build_key(), "runtime": str(runtime)})
+
+
+def _compiling(flags: list[str]) -> list[str]:
+    """A library's flags for compiling one object (`-c`): all but the link's `-shared`."""
+    return [f for f in flags if f != "-shared"]
 
 
 def _strict(flags: list[str]) -> list[str]:

@@ -102,6 +102,16 @@ def sigmoid_function(name: str, doc: str, lines: list[tuple[str, str]]) -> str:
 
 # ---- the kernels of the variants ---------------------------------------------------------------------------------
 
+def _params(v: dict, *extra: str) -> str:
+    """A variant kernel's parameters: its tensors, scalars and counts, then `out` (and a row op's dim)."""
+    return ", ".join(v["tensors"] + v["scalars"] + v["numels"] + ["out", *extra])
+
+
+def _key_doc(v: dict) -> list[str]:
+    """The FLOAT kernel's docstring: the variant key it computes (none for an op of one form)."""
+    return [f'"""The form for {v["key"]}."""'] if v["key"] else []
+
+
 def _form(v: dict, dtype_words: str) -> str:
     """The docstring's start: 'The form for {...}, in DOUBLE' / 'In DOUBLE'."""
     return f"The form for {v['key']}, in {dtype_words}" if v["key"] else f"In {dtype_words}"
@@ -118,8 +128,8 @@ def _loop(v: dict, blocks: str, load: str, body: list[str], store: str, ieee: bo
 
 def compute_function(v: dict) -> str:
     """The FLOAT kernel of an elementwise variant, block by block."""
-    args = ", ".join(v["tensors"] + v["scalars"] + v["numels"] + ["out"])
-    doc = [f'"""The form for {v["key"]}."""'] if v["key"] else []
+    args = _params(v)
+    doc = _key_doc(v)
     body = (doc + [f"{s} = np.float32({s})" for s in v["float_scalars"] + v["numels"]]
             + assignments(v["prelude"], "np.float32({})")
             + ["# block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)"]
@@ -132,7 +142,7 @@ def compute_function(v: dict) -> str:
 def double_function(v: dict) -> str:
     """The DOUBLE kernel of an elementwise variant (Op.compute)."""
     d = v["double"]
-    args = ", ".join(v["tensors"] + v["scalars"] + v["numels"] + ["out"])
+    args = _params(v)
     body = ([f'"""{_form(v, "DOUBLE")} (COMPUTE)."""']
             + [f"{s} = np.float64({s})" for s in v["float_scalars"]]
             + assignments(d["prelude"], "np.float64({})")
@@ -145,7 +155,7 @@ def double_function(v: dict) -> str:
 def complex_function(v: dict) -> str:
     """The complex kernel of an elementwise variant: gradOutput times the conjugate of the local derivative."""
     c = v["complex"]
-    args = ", ".join(v["tensors"] + v["scalars"] + v["numels"] + ["out"])
+    args = _params(v)
     body = ([f'"""{_form(v, "complex double")} (COMPUTE): gradOutput times the conjugate of the',
              'local derivative."""']
             + [f"{s} = np.float64({s})" for s in v["float_scalars"]]
@@ -159,8 +169,8 @@ def complex_function(v: dict) -> str:
 
 def rows_function(v: dict, dim: str) -> str:
     """The FLOAT kernel of a variant that reduces along `dim` (softmax-like), in blocks of whole rows."""
-    args = ", ".join(v["tensors"] + v["scalars"] + v["numels"] + ["out", dim])
-    doc = [f'"""The form for {v["key"]}."""'] if v["key"] else []
+    args = _params(v, dim)
+    doc = _key_doc(v)
     sums = [f"{name} = np.sum({code}, axis={dim}, keepdims=True)" for name, code in v["reductions"]]
     body = (doc + [f"{s} = np.float32({s})" for s in v["float_scalars"] + v["numels"]]
             + assignments(v["prelude"], "np.float32({})")
