@@ -2,13 +2,15 @@
 
 tests/several_outputs/prelu_backward.py states PreluBackward's mathematics: gradInput, the gradient w.r.t. self
 (the op's `wrt`), and gradWeight = Output(wrt=weight, sum_to="weight"), whose branch is decided by self, not by the
-weight it differentiates.  The kernel backends do not emit several outputs yet: they refuse such an op by name.
+weight it differentiates.  The NumPy backend emits both (a tuple, out= a tuple), against PyTorch autograd and
+CANN's op_api cases; the C and Ascend C backends do not emit several outputs yet: they refuse such an op by name.
 """
 from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import codegen
@@ -16,6 +18,8 @@ from codegen.errors import SpecError
 from codegen.spec import Formula, Output, Piecewise
 from codegen.validate import validate
 from codegen.verify import verify_op
+
+from .compare import EPS, assert_elementwise_close
 
 SPECS = Path(__file__).parent / "several_outputs"
 
@@ -54,12 +58,90 @@ def test_a_wrong_output_fails_with_its_name_and_the_other_still_proves(prelu):
     assert all(r.ok for r in results if r.formula.startswith("gradInput:"))
 
 
-def test_the_backends_refuse_several_outputs_rather_than_emit_the_first(prelu):
+def _torch_grads(g, x, w):
+    """PReLU's two gradients by PyTorch autograd in float64 (the independent oracle): weight flattened, as CANN
+    does, and gradWeight summed over every axis but the channel by autograd itself."""
+    torch = pytest.importorskip("torch")
+    tx = torch.tensor(x.astype(np.float64), requires_grad=True)
+    tw = torch.tensor(w.astype(np.float64).reshape(-1), requires_grad=True)
+    torch.nn.functional.prelu(tx, tw).backward(torch.tensor(np.broadcast_to(g, x.shape).astype(np.float64)))
+    return tx.grad.numpy(), tw.grad.numpy()
+
+
+@pytest.mark.parametrize("shape, wshape, dtype", [
+    ((2, 3, 4, 5), (3,), "FLOAT"),        # one weight per channel (dimension 1)
+    ((2, 3, 4, 5), (1,), "FLOAT16"),      # one weight shared by every channel
+    ((2, 4, 3), (2, 2), "BFLOAT16"),      # C = 4 weights in any shape; gradWeight is [4]
+    ((2, 4, 3), (1, 1), "FLOAT"),         # a one-element weight of any shape; gradWeight has its shape
+    ((7,), (1,), "FLOAT"),                # rank 1: no channel axis, one weight
+    ((), (1,), "FLOAT"),                  # rank 0
+])
+def test_the_numpy_kernel_returns_both_gradients_as_autograd_gives_them(prelu, shape, wshape, dtype):
+    from codegen.spec.dtypes import DTYPES
+    nd = DTYPES[dtype].numpy_dtype()
+    rng = np.random.default_rng(31)
+    x = rng.uniform(-2, 2, shape).astype(nd)
+    x.reshape(-1)[:1] = 0                  # x = 0 takes the negative branch (the library's kernel)
+    w, g = rng.uniform(-1, 1, wshape).astype(nd), rng.uniform(-1, 1, shape).astype(nd)
+    gi, gw = codegen.kernel("prelu_backward", specs_dir=SPECS)(grad_output=g, self=x, weight=w)
+    want_gi, want_gw = _torch_grads(g, x, w)
+    c = 1 if w.size == 1 else w.size
+    assert gi.shape == x.shape and gi.dtype == nd and gw.dtype == nd
+    assert gw.shape == (wshape if w.size == 1 else (c,))
+    assert_elementwise_close(gi, want_gi.astype(nd), dtype, "gradInput vs autograd")
+    # a sum of x.size / C terms: within the dtype's rounding of the result plus FLOAT's per term
+    tol = 2 * EPS[dtype] * np.abs(want_gw) + 2 * EPS["FLOAT"] * (x.size / c) * np.abs(x).max(initial=0)
+    assert np.all(np.abs(gw.reshape(-1).astype(np.float64) - want_gw) <= tol), (gw, want_gw)
+
+
+def test_out_takes_one_array_or_none_per_output_and_an_empty_input_gives_a_zero_sum(prelu):
+    k = codegen.kernel("prelu_backward", specs_dir=SPECS)
+    x = np.array([[-1.0, 2.0], [3.0, -4.0]], np.float32)
+    w, g = np.array([0.5, 0.25], np.float32), np.ones((2, 2), np.float32)
+    gw = np.full(2, 7.0, np.float32)
+    gi, same = k(grad_output=g, self=x, weight=w, out=(None, gw))
+    assert same is gw and gw.tolist() == [-1.0, -4.0] and gi.tolist() == [[0.5, 1.0], [1.0, 0.25]]
+    with pytest.raises(TypeError, match="out must be None or a tuple of 2 arrays"):
+        k(grad_output=g, self=x, weight=w, out=gw)
+    empty = np.zeros((0, 2), np.float32)
+    gi, gw2 = k(grad_output=empty, self=empty, weight=w, out=(None, gw))
+    assert gi.shape == (0, 2) and gw2 is gw and gw.tolist() == [0.0, 0.0]   # the gradient of a sum over nothing
+
+
+def test_the_backends_without_several_outputs_refuse_them_rather_than_emit_the_first(prelu):
     from codegen.generate import render_all
-    with pytest.raises(SpecError, match="several outputs \\(gradInput, gradWeight\\): the numpy backend"):
-        render_all({"prelu_backward": prelu})
+    for backend in ("c", "ascendc"):
+        with pytest.raises(SpecError, match=f"several outputs \\(gradInput, gradWeight\\): the {backend} backend"):
+            render_all({"prelu_backward": prelu}, backends=[backend])
     with pytest.raises(SpecError, match="several outputs"):
         codegen.kernel("prelu_backward", backend="c", specs_dir=SPECS)
+
+
+def _cases():
+    from tests.op_api_cases import prelu_backward as module
+    return module.CASES
+
+
+@pytest.mark.parametrize("case", _cases(), ids=lambda c: c.name)
+def test_cann_op_api_case_gives_its_status_through_the_python_checker(prelu, case):
+    """CANN's op_api cases of PreluBackward (tests/op_api_cases/prelu_backward.py) through the NumPy checker, and
+    the kernel on each case that succeeds (both outputs of their shapes).  Not yet through C (no C kernel)."""
+    from tests.op_api_cases import NULL
+    from tests.test_op_api_cases import _array
+    from codegen.backends.numpy import load_module
+    arrays = {n: (None if v is NULL else _array(v, f"{case.name}/{n}")) for n, v in case.args.items()}
+    names = [p.name for p in prelu.params]
+    try:
+        load_module(prelu).check(*[arrays[n] for n in names], case.product or "ascend910b")
+        got = 0
+    except codegen.AclnnError as e:
+        got = e.status
+    assert got == case.status, f"{case.name}: {got}, CANN {case.expect}"
+    if got == 0:
+        kw = {p.py_name: arrays[p.name] for p in prelu.params if not isinstance(p, Output)}
+        gi, gw = codegen.kernel("prelu_backward", specs_dir=SPECS)(
+            **kw, out=(arrays["gradInput"], arrays["gradWeight"]))
+        assert gi is arrays["gradInput"] and gw is arrays["gradWeight"]
 
 
 @pytest.mark.parametrize("change, message", [

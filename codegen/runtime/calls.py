@@ -136,6 +136,30 @@ def sum_to(full: np.ndarray, shape: tuple) -> np.ndarray:
     return full.sum(axis=axes, dtype=np.float64).reshape(shape).astype(np.float32)
 
 
+def channel_view(w, ref_shape: tuple, dim: int):
+    """A per-channel tensor (`PerChannel`) as the kernels read it: its elements in row-major order laid along
+    axis `dim` of a tensor of shape `ref_shape`, a [1, C, 1, ...] view (a copy only where NumPy cannot reshape
+    without one); a single element as [1, 1, ...], which broadcasts to every channel."""
+    if w is None:
+        return None
+    shape = [1] * len(ref_shape)
+    if np.size(w) != 1:
+        shape[dim] = np.size(w)
+    return np.reshape(w, shape)
+
+
+def several_outs(op_name: str, out, n: int) -> list:
+    """`out=` of an op with several outputs: None, or a tuple/list of one array (or None: allocate it) per output
+    in parameter order; each array must be writeable, as for a single output."""
+    if out is None:
+        return [None] * n
+    if not isinstance(out, (tuple, list)) or len(out) != n:
+        raise TypeError(f"{op_name}: out must be None or a tuple of {n} arrays (or None), one per output")
+    for o in out:
+        _chk.writeable_out(op_name, o)
+    return list(out)
+
+
 def count(name: str, shapes: dict) -> float:
     """A count a formula reads (`numel`, `dim_size`), as FLOAT, from {tensor name or BROADCAST: shape}."""
     from codegen.spec.functions import count_value

@@ -1,8 +1,8 @@
 """aclnnPreluBackward: the gradients of PReLU(x) = x for x > 0, weight[c]·x otherwise, w.r.t. x and the weight.
 
-Proof only (tests/test_several_outputs.py): the kernel backends do not emit an op with several outputs yet, and
-the library's channel rules (weight of 1 or C = self.shape[1] elements, gradWeight of shape [C]) are not rules of
-the language yet; this spec states the mathematics, each output proved, with weight broadcast as NumPy does.
+Not in specs/ yet (tests/test_several_outputs.py): each output is proved, the NumPy backend emits both and the
+checkers have the library's channel rules (PerChannel, ChannelGrad), but the C and Ascend C backends do not emit
+several outputs yet, and an operator is not added with a backend missing.
 """
 from codegen.spec import *
 
@@ -38,8 +38,9 @@ SPEC = Op(
         DtypeSame("self", "gradOutput", "weight", "gradInput", "gradWeight"),
         MaxRank("gradOutput", "self", "weight", "gradInput", "gradWeight", n=8),
         ShapeSame("self", "gradInput"),
-        ShapeSame("weight", "gradWeight"),
-        BroadcastTo("gradOutput", "weight", "self"),
+        PerChannel("weight", "self", dim=1),
+        ChannelGrad("gradWeight", "weight", "self", dim=1),
+        BroadcastTo("gradOutput", "self"),
         EmptyReturns("gradOutput", "self", "weight"),
     ],
     description=Text("PReLU的反向传播:计算对输入与对权重的梯度。",
