@@ -94,7 +94,7 @@ def test_the_numpy_kernel_returns_both_gradients_as_autograd_gives_them(prelu, s
     assert np.all(np.abs(gw.reshape(-1).astype(np.float64) - want_gw) <= tol), (gw, want_gw)
 
 
-def test_out_takes_one_array_or_none_per_output_and_an_empty_input_gives_a_zero_sum(prelu):
+def test_out_takes_one_array_or_none_per_output_and_an_empty_input_writes_nothing(prelu):
     k = codegen.kernel("prelu_backward", specs_dir=SPECS)
     x = np.array([[-1.0, 2.0], [3.0, -4.0]], np.float32)
     w, g = np.array([0.5, 0.25], np.float32), np.ones((2, 2), np.float32)
@@ -104,8 +104,10 @@ def test_out_takes_one_array_or_none_per_output_and_an_empty_input_gives_a_zero_
     with pytest.raises(TypeError, match="out must be None or a tuple of 2 arrays"):
         k(grad_output=g, self=x, weight=w, out=gw)
     empty = np.zeros((0, 2), np.float32)
-    gi, gw2 = k(grad_output=empty, self=empty, weight=w, out=(None, gw))
-    assert gi.shape == (0, 2) and gw2 is gw and gw.tolist() == [0.0, 0.0]   # the gradient of a sum over nothing
+    gi, gw2 = k(grad_output=empty, self=empty, weight=w)
+    assert gi.shape == (0, 2) and gw2.tolist() == [0.0, 0.0]   # allocated: the sum over no element
+    gi, same = k(grad_output=empty, self=empty, weight=w, out=(None, gw))
+    assert same is gw and gw.tolist() == [-1.0, -4.0]           # given: nothing written, as the library does
 
 
 def test_the_backends_without_several_outputs_refuse_them_rather_than_emit_the_first(prelu):

@@ -56,13 +56,13 @@ def op_function(op: Op, c: dict) -> str:
         body += [f"{n}_arg = {n} if {n} is not None else _chk.Allocate({default})"]
     body += [f"values = check({', '.join(inputs + [n + '_arg' for n in names])}, product)"]
     if c["empty_returns"]:
-        body += ["if values is None:  # an empty tensor ended the checks early: success, nothing computed but 0s"]
+        # an empty tensor ended the checks early: success, and nothing is written (as the library does); an
+        # output allocated here that is a sum holds 0, the sum over no element
+        body += ["if values is None:  # an empty tensor ended the checks early: success, nothing written"]
         for o, n in zip(outs, names):
             body += [f"    if {n} is None:",
                      f"        shape = _chk.empty_shape(lambda: {c['shapes'][o.name]}, {c['empty_returns']})",
                      f"        {n} = np.{'zeros' if o.sum_to else 'empty'}(shape, dtype=NUMPY_DTYPES[{n}_arg.dtype])"]
-            if o.sum_to:   # a sum over no element is 0 (the library writes nothing here: we write the gradient)
-                body += ["    else:", f"        {n}[...] = 0  # a sum over no element"]
         body += [f"    return {F.tuple_of(names)}"]
     body += [f'{n} = values["{n}"]' for n in c["converted"]]
     for o, n in zip(outs, names):
