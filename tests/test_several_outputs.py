@@ -3,7 +3,8 @@
 tests/several_outputs/prelu_backward.py states PreluBackward's mathematics: gradInput, the gradient w.r.t. self
 (the op's `wrt`), and gradWeight = Output(wrt=weight, sum_to="weight"), whose branch is decided by self, not by the
 weight it differentiates.  The NumPy backend emits both (a tuple, out= a tuple), against PyTorch autograd and
-CANN's op_api cases; the C and Ascend C backends do not emit several outputs yet: they refuse such an op by name.
+CANN's op_api cases; so does the C backend (one call per output in one executor), with the same bits; the Ascend C
+backend does not emit several outputs yet: it refuses such an op by name.
 """
 from __future__ import annotations
 
@@ -112,11 +113,30 @@ def test_out_takes_one_array_or_none_per_output_and_an_empty_input_writes_nothin
 
 def test_the_backends_without_several_outputs_refuse_them_rather_than_emit_the_first(prelu):
     from codegen.generate import render_all
-    for backend in ("c", "ascendc"):
-        with pytest.raises(SpecError, match=f"several outputs \\(gradInput, gradWeight\\): the {backend} backend"):
-            render_all({"prelu_backward": prelu}, backends=[backend])
+    with pytest.raises(SpecError, match="several outputs \\(gradInput, gradWeight\\): the ascendc backend"):
+        render_all({"prelu_backward": prelu}, backends=["ascendc"])
     with pytest.raises(SpecError, match="several outputs"):
-        codegen.kernel("prelu_backward", backend="c", specs_dir=SPECS)
+        codegen.kernel("prelu_backward", backend="ascendc", specs_dir=SPECS)
+
+
+def test_the_c_kernel_gives_the_numpy_kernels_bits_in_any_order_of_writing(prelu):
+    """One C call per output in one executor: the same bits as NumPy (FLOAT16 too, a [2, 2] weight, a 1-element
+    one), and gradInput written over self (in place) still leaves gradWeight computed from the original self:
+    opgen_phase1_calls runs gradWeight's call first then."""
+    kn = codegen.kernel("prelu_backward", specs_dir=SPECS)
+    kc = codegen.kernel("prelu_backward", backend="c", specs_dir=SPECS)
+    rng = np.random.default_rng(7)
+    for shape, wshape, dtype in [((3, 4, 5), (4,), np.float16), ((2, 4, 3), (2, 2), np.float32),
+                                 ((6, 1), (1, 1), np.float32), ((0, 3), (3,), np.float32)]:
+        x, g = rng.uniform(-2, 2, shape).astype(dtype), rng.uniform(-1, 1, shape).astype(dtype)
+        w = rng.uniform(-1, 1, wshape).astype(dtype)
+        for got, want in zip(kc(grad_output=g, self=x, weight=w), kn(grad_output=g, self=x, weight=w)):
+            assert got.shape == want.shape and got.dtype == want.dtype and np.array_equal(got, want), (shape, wshape)
+    x, g = rng.uniform(-2, 2, (4, 3, 5)).astype(np.float32), rng.uniform(-1, 1, (4, 3, 5)).astype(np.float32)
+    w = rng.uniform(-1, 1, 3).astype(np.float32)
+    want_gi, want_gw = kn(grad_output=g, self=x, weight=w)
+    gi, gw = kc(grad_output=g, self=x, weight=w, out=(x, None))
+    assert gi is x and np.array_equal(gi, want_gi) and np.array_equal(gw, want_gw)
 
 
 def _cases():
@@ -125,11 +145,12 @@ def _cases():
 
 
 @pytest.mark.parametrize("case", _cases(), ids=lambda c: c.name)
-def test_cann_op_api_case_gives_its_status_through_the_python_checker(prelu, case):
-    """CANN's op_api cases of PreluBackward (tests/op_api_cases/prelu_backward.py) through the NumPy checker, and
-    the kernel on each case that succeeds (both outputs of their shapes).  Not yet through C (no C kernel)."""
+def test_cann_op_api_case_gives_its_status_through_python_and_c(prelu, case):
+    """CANN's op_api cases of PreluBackward (tests/op_api_cases/prelu_backward.py) through the NumPy checker and C's
+    phase 1 (tests/test_op_api_cases.py's aclTensors, made as the case describes them), and both kernels on each
+    case that succeeds: the same bits."""
     from tests.op_api_cases import NULL
-    from tests.test_op_api_cases import _array
+    from tests.test_op_api_cases import _array, _c_outcome
     from codegen.backends.numpy import load_module
     arrays = {n: (None if v is NULL else _array(v, f"{case.name}/{n}")) for n, v in case.args.items()}
     names = [p.name for p in prelu.params]
@@ -138,12 +159,18 @@ def test_cann_op_api_case_gives_its_status_through_the_python_checker(prelu, cas
         got = 0
     except codegen.AclnnError as e:
         got = e.status
-    assert got == case.status, f"{case.name}: {got}, CANN {case.expect}"
+    got_c = _c_outcome(prelu, case)
+    assert (got, got_c) == (case.status, case.status), f"{case.name}: Python {got}, C {got_c}, CANN {case.expect}"
     if got == 0:
         kw = {p.py_name: arrays[p.name] for p in prelu.params if not isinstance(p, Output)}
         gi, gw = codegen.kernel("prelu_backward", specs_dir=SPECS)(
             **kw, out=(arrays["gradInput"], arrays["gradWeight"]))
         assert gi is arrays["gradInput"] and gw is arrays["gradWeight"]
+        c_out = (np.zeros_like(gi), np.zeros_like(gw))
+        codegen.kernel("prelu_backward", backend="c", specs_dir=SPECS)(**kw, out=c_out)
+        if x_nonempty := arrays["self"].size > 0:
+            assert np.array_equal(c_out[0], gi) and np.array_equal(c_out[1], gw), "C vs NumPy"
+        assert x_nonempty or not c_out[1].any()   # an empty input: nothing written
 
 
 @pytest.mark.parametrize("change, message", [

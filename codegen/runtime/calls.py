@@ -148,6 +148,20 @@ def channel_view(w, ref_shape: tuple, dim: int):
     return np.reshape(w, shape)
 
 
+def shape_of_output(op: Op, name: str, args: dict) -> tuple:
+    """The shape of output `name` of an op with several, read off its shape rule (ShapeSame, ShapeIsBroadcast or
+    ChannelGrad); `args` maps snake_case names to the arguments."""
+    py = lambda n: args[op.param(n).py_name]
+    for r in op.rules:
+        if isinstance(r, R.ChannelGrad) and r.params[0] == name:
+            return _chk.channel_grad_shape(py(r.params[1]), py(r.params[2]), r.dim)
+        if isinstance(r, R.ShapeSame) and name in r.params:
+            return tuple(py(next(n for n in r.params if n != name)).shape)
+        if isinstance(r, R.ShapeIsBroadcast) and r.params[0] == name:
+            return tuple(np.broadcast_shapes(*[py(n).shape for n in r.params[1:]]))
+    raise ValueError(f"{op.name}: no rule fixes the shape of {name}")
+
+
 def several_outs(op_name: str, out, n: int) -> list:
     """`out=` of an op with several outputs: None, or a tuple/list of one array (or None: allocate it) per output
     in parameter order; each array must be writeable, as for a single output."""

@@ -86,11 +86,13 @@ def check(op, fail) -> None:
             fail(f"backward formula {i + 1}: output={f.output!r} is not one of the outputs ({', '.join(names)})")
     if op.split is not None or op.reduce_dim is not None or op.classes is not None:
         fail("several outputs with a split, a row reduction or class-index targets are not implemented")
+    if len(outs) > 4:
+        fail(f"{len(outs)} outputs: at most 4 (the C runtime's OPGEN_MAX_CALLS, one call per output)")
     if set(op.computes) != {"FLOAT"}:
         fail("several outputs computed in DOUBLE or COMPLEX are not implemented")
 
 
-EMITS_SEVERAL = ("numpy",)   # the kernel backends that emit an op with several outputs
+EMITS_SEVERAL = ("numpy", "c")   # the kernel backends that emit an op with several outputs
 
 
 def refuse_emit(op, backend: str) -> None:
