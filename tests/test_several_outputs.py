@@ -3,8 +3,8 @@
 tests/several_outputs/prelu_backward.py states PreluBackward's mathematics: gradInput, the gradient w.r.t. self
 (the op's `wrt`), and gradWeight = Output(wrt=weight, sum_to="weight"), whose branch is decided by self, not by the
 weight it differentiates.  The NumPy backend emits both (a tuple, out= a tuple), against PyTorch autograd and
-CANN's op_api cases; so does the C backend (one call per output in one executor), with the same bits; the Ascend C
-backend does not emit several outputs yet: it refuses such an op by name.
+CANN's op_api cases; so do the C backend (one call per output in one executor) and the Ascend C backend (one AI Core
+kernel with a variant per output), with the same bits.
 """
 from __future__ import annotations
 
@@ -111,12 +111,31 @@ def test_out_takes_one_array_or_none_per_output_and_an_empty_input_writes_nothin
     assert same is gw and gw.tolist() == [-1.0, -4.0]           # given: nothing written, as the library does
 
 
-def test_the_backends_without_several_outputs_refuse_them_rather_than_emit_the_first(prelu):
-    from codegen.generate import render_all
-    with pytest.raises(SpecError, match="several outputs \\(gradInput, gradWeight\\): the ascendc backend"):
-        render_all({"prelu_backward": prelu}, backends=["ascendc"])
-    with pytest.raises(SpecError, match="several outputs"):
-        codegen.kernel("prelu_backward", backend="ascendc", specs_dir=SPECS)
+def test_a_backend_without_several_outputs_refuses_them_rather_than_emit_the_first(prelu):
+    from codegen.spec.outputs import EMITS_SEVERAL, refuse_emit
+    assert set(EMITS_SEVERAL) == {"numpy", "c", "ascendc", "docs"}
+    with pytest.raises(SpecError, match="several outputs \\(gradInput, gradWeight\\): the tpu backend"):
+        refuse_emit(prelu, "tpu")
+
+
+def test_the_ascendc_kernel_gives_the_numpy_kernels_bits_in_place_too(prelu):
+    """One AI Core kernel with a variant per output (outputIndex), launched once per output on the simulator, the
+    summed output's FLOAT terms reduced after; results stored only after every launch, so gradInput over self
+    (in place) leaves gradWeight right."""
+    import ml_dtypes
+    kn = codegen.kernel("prelu_backward", specs_dir=SPECS)
+    ka = codegen.kernel("prelu_backward", backend="ascendc", specs_dir=SPECS)
+    rng = np.random.default_rng(11)
+    for shape, wshape, dtype in [((3, 4, 5), (4,), ml_dtypes.bfloat16), ((2, 4, 3), (2, 2), np.float16)]:
+        x, g = rng.uniform(-2, 2, shape).astype(dtype), rng.uniform(-1, 1, shape).astype(dtype)
+        w = rng.uniform(-1, 1, wshape).astype(dtype)
+        for got, want in zip(ka(grad_output=g, self=x, weight=w), kn(grad_output=g, self=x, weight=w)):
+            assert got.shape == want.shape and got.dtype == want.dtype and np.array_equal(got, want), (shape, wshape)
+    x, g = rng.uniform(-2, 2, (4, 3, 5)).astype(np.float32), rng.uniform(-1, 1, (4, 3, 5)).astype(np.float32)
+    w = rng.uniform(-1, 1, 1).astype(np.float32)
+    want_gi, want_gw = kn(grad_output=g, self=x, weight=w)
+    gi, gw = ka(grad_output=g, self=x, weight=w, out=(x, None))
+    assert gi is x and np.array_equal(gi, want_gi) and np.array_equal(gw, want_gw)
 
 
 def test_the_c_kernel_gives_the_numpy_kernels_bits_in_any_order_of_writing(prelu):

@@ -116,7 +116,7 @@ def _lhs(op, f) -> str:
 
 
 def _sum(op, f) -> str:
-    """A summed-back output's form is the term of its sum: `\sum ` before it."""
+    """A summed-back output's form is the term of its sum: a sum sign before it."""
     return r"\sum " if len(op.outputs) > 1 and _output_of(op, f).sum_to else ""
 
 
