@@ -1,8 +1,8 @@
 """aclnnPreluBackward: the gradients of PReLU(x) = x for x > 0, weight[c]·x otherwise, w.r.t. x and the weight.
 
-Not in specs/ yet (tests/test_several_outputs.py): each output is proved, the NumPy backend emits both and the
-checkers have the library's channel rules (PerChannel, ChannelGrad), but the C and Ascend C backends do not emit
-several outputs yet, and an operator is not added with a backend missing.
+Two outputs, each proved on its own (codegen.spec.outputs): gradInput w.r.t. self, and gradWeight w.r.t. weight,
+summed over every position of its channel.  weight holds one value per channel, dimension 1 of self (PerChannel),
+and gradWeight has shape [C] (ChannelGrad), as CANN's op_api checks.
 """
 from codegen.spec import *
 
