@@ -1,15 +1,16 @@
 """Several outputs (codegen.spec.outputs): an op returning more than one gradient, each output proven on its own.
 
-specs/prelu_backward.py states PreluBackward's mathematics: gradInput, the gradient w.r.t. self (the op's `wrt`),
+tests/several_outputs/prelu_backward.py states PreluBackward's mathematics: gradInput, the gradient w.r.t. self (the op's `wrt`),
 and gradWeight = Output(wrt=weight, sum_to="weight"), whose branch is decided by self, not by the weight it
 differentiates.  The NumPy backend returns both (a tuple; out= a tuple), checked against PyTorch autograd; the C
 backend (one call per output in one executor) and the Ascend C backend (one AI Core kernel with a variant per
-output) give the same bits.  CANN's op_api cases run in tests/test_op_api_cases.py, the oracle per output in the
-accuracy tests.
+output) give the same bits; CANN's op_api cases give their statuses through Python and C; each output passes the
+differential oracle on every backend.
 """
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,13 +23,12 @@ from codegen.verify import verify_op
 
 from .compare import EPS, assert_elementwise_close
 
-SPECS = None   # specs/
+SPECS = Path(__file__).parent / "several_outputs"
 
 
 @pytest.fixture(scope="module")
 def prelu():
-    from codegen.loader import REPO_ROOT, load_spec_file
-    return load_spec_file(REPO_ROOT / "specs" / "prelu_backward.py")
+    return codegen.load_specs(SPECS)["prelu_backward"]
 
 
 def _syms(op):
@@ -119,6 +119,7 @@ def test_a_backend_without_several_outputs_refuses_them_rather_than_emit_the_fir
         refuse_emit(prelu, "tpu")
 
 
+@pytest.mark.deep   # (a simulator build: ~5 s of CPU)
 def test_the_ascendc_kernel_gives_the_numpy_kernels_bits_in_place_too(prelu):
     """One AI Core kernel with a variant per output (outputIndex), launched once per output on the simulator, the
     summed output's FLOAT terms reduced after; results stored only after every launch, so gradInput over self
@@ -157,6 +158,43 @@ def test_the_c_kernel_gives_the_numpy_kernels_bits_in_any_order_of_writing(prelu
     want_gi, want_gw = kn(grad_output=g, self=x, weight=w)
     gi, gw = kc(grad_output=g, self=x, weight=w, out=(x, None))
     assert gi is x and np.array_equal(gi, want_gi) and np.array_equal(gw, want_gw)
+
+
+def _cases():
+    from tests.op_api_cases import prelu_backward as module
+    return module.CASES
+
+
+@pytest.mark.parametrize("case", _cases(), ids=lambda c: c.name)
+def test_cann_op_api_case_gives_its_status_through_python_and_c(prelu, case):
+    """CANN's op_api cases of PreluBackward (tests/op_api_cases/prelu_backward.py) as tests/test_op_api_cases.py
+    runs every op's in specs/ (that module skips this op, not in specs/ yet): the NumPy checker and C's phase 1 give
+    CANN's status, and a call that succeeds computes the same in both backends."""
+    from tests import test_op_api_cases as T
+    from tests.op_api_cases import prelu_backward as module
+    T._check_names(prelu, module, case)
+    got_py, kw = T._python_outcome(prelu, case)
+    got_c = T._c_outcome(prelu, case)
+    assert (got_py, got_c) == (case.status, case.status), f"{case.name}: Python {got_py}, C {got_c}, CANN {case.expect}"
+    empty_input = kw is not None and any(isinstance(v, np.ndarray) and v.size == 0 for k, v in kw.items() if k != "out")
+    if case.status == 0 and not empty_input:   # (tests/test_op_api_cases._same_results, for a spec outside specs/)
+        c_out = tuple(np.zeros_like(o) for o in kw["out"])
+        want = codegen.kernel("prelu_backward", specs_dir=SPECS)(**kw)
+        got = codegen.kernel("prelu_backward", backend="c", specs_dir=SPECS)(**dict(kw, out=c_out))
+        assert all(g is o for g, o in zip(got, c_out)) and all(w is o for w, o in zip(want, kw["out"]))
+        for a, b in zip(got, want):
+            assert_elementwise_close(a, b, T.dtype_name(b), "C vs NumPy")
+
+
+@pytest.mark.parametrize("backend", ["numpy", "c", pytest.param("ascendc", marks=pytest.mark.deep)])
+def test_each_output_passes_the_differential_oracle(prelu, backend):
+    """The oracle per output (codegen/accuracy/outputs.py): prelu_backward[gradInput] and [gradWeight], FLOAT16 (the
+    other dtypes and products: `opgen --specs tests/several_outputs oracle`; Ascend C's simulator build under
+    --deep)."""
+    from codegen.accuracy import oracle
+    records = oracle.check({"prelu_backward": prelu}, backends=[backend], dtypes=["FLOAT16"], products=["ascend910b"])
+    assert {r.op for r in records} == {"prelu_backward[gradInput]", "prelu_backward[gradWeight]"}
+    assert not oracle.failed(records), [oracle.describe(r) for r in oracle.failed(records)]
 
 
 @pytest.mark.parametrize("change, message", [
