@@ -759,6 +759,24 @@ aclnnStatus opgen_phase1_done(const char *op, const opgen_call *c, const void *p
 /* The class axis of a grid of `ndim` dimensions: 1, or 0 for a single sample (codegen/spec/classes.py). */
 static uint64_t class_axis(uint64_t ndim) { return ndim >= 2 ? 1 : 0; }
 
+/* Whether t's elements, in C order, are equally spaced in memory (any rank: 1-D, (1, C), contiguous, a strided row);
+ * `stride` is then the spacing. */
+static bool equally_spaced(const aclTensor *t, int64_t *stride)
+{
+    int64_t span = 0;
+    *stride = 0;
+    for (uint64_t j = t->ndim; j-- > 0;) {
+        if (t->dims[j] == 1)
+            continue;
+        if (span && t->strides[j] != *stride * span)
+            return false;
+        if (!span)
+            *stride = t->strides[j];
+        span = span ? span * t->dims[j] : t->dims[j];
+    }
+    return true;
+}
+
 bool opgen_class_view(const aclTensor *t, const aclTensor *grid, int kind, aclTensor *view)
 {
     aclTensor v = *t;
@@ -778,16 +796,9 @@ bool opgen_class_view(const aclTensor *t, const aclTensor *grid, int kind, aclTe
         }
     } else if (kind == OPGEN_CLASS) {
         /* C elements along the class axis: equally spaced in C order (any rank: 1-D, or (1, C), or contiguous) */
-        int64_t stride = 0, span = 0;
-        for (uint64_t j = t->ndim; j-- > 0;) {
-            if (t->dims[j] == 1)
-                continue;
-            if (span && t->strides[j] != stride * span)
-                return false;
-            if (!span)
-                stride = t->strides[j];
-            span = span ? span * t->dims[j] : t->dims[j];
-        }
+        int64_t stride = 0;
+        if (!equally_spaced(t, &stride))
+            return false;
         v.dims[axis] = opgen_numel(t);
         v.strides[axis] = stride;
     }
@@ -935,16 +946,9 @@ bool opgen_channel_view(const aclTensor *t, const aclTensor *ref, int64_t dim, a
     }
     if (opgen_numel(t) != 1) {
         /* C elements (a check said ref has dimension dim and C = its extent) equally spaced in C order */
-        int64_t stride = 0, span = 0;
-        for (uint64_t j = t->ndim; j-- > 0;) {
-            if (t->dims[j] == 1)
-                continue;
-            if (span && t->strides[j] != stride * span)
-                return false;
-            if (!span)
-                stride = t->strides[j];
-            span = span ? span * t->dims[j] : t->dims[j];
-        }
+        int64_t stride = 0;
+        if (!equally_spaced(t, &stride))
+            return false;
         v.dims[dim] = opgen_numel(t);
         v.strides[dim] = stride;
     }
