@@ -105,6 +105,9 @@ def test_out_takes_one_array_or_none_per_output_and_an_empty_input_writes_nothin
     assert same is gw and gw.tolist() == [-1.0, -4.0] and gi.tolist() == [[0.5, 1.0], [1.0, 0.25]]
     with pytest.raises(TypeError, match="out must be None or a tuple of 2 arrays"):
         k(grad_output=g, self=x, weight=w, out=gw)
+    xs = x.copy()   # gradInput over self (in place): gradWeight still sees the original self
+    gi, gw3 = k(grad_output=g, self=xs, weight=w, out=(xs, None))
+    assert gi is xs and gi.tolist() == [[0.5, 1.0], [1.0, 0.25]] and gw3.tolist() == [-1.0, -4.0]
     empty = np.zeros((0, 2), np.float32)
     gi, gw2 = k(grad_output=empty, self=empty, weight=w)
     assert gi.shape == (0, 2) and gw2.tolist() == [0.0, 0.0]   # allocated: the sum over no element

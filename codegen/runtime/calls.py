@@ -162,6 +162,15 @@ def shape_of_output(op: Op, name: str, args: dict) -> tuple:
     raise ValueError(f"{op.name}: no rule fixes the shape of {name}")
 
 
+def aside(out: np.ndarray, inputs: tuple) -> np.ndarray:
+    """Where an op with several outputs computes `out` when outputs after it still read the inputs: `out` itself,
+    or a fresh array of its shape and dtype when it shares memory with one of `inputs` (in place), copied into
+    `out` once every output is computed."""
+    if any(a is not None and np.shares_memory(out, a) for a in inputs):
+        return np.empty(out.shape, out.dtype)
+    return out
+
+
 def several_outs(op_name: str, out, n: int) -> list:
     """`out=` of an op with several outputs: None, or a tuple/list of one array (or None: allocate it) per output
     in parameter order; each array must be writeable, as for a single output."""

@@ -92,7 +92,7 @@ def check(op, fail) -> None:
         fail("several outputs computed in DOUBLE or COMPLEX are not implemented")
 
 
-EMITS_SEVERAL = ("numpy", "c", "docs", "ascendc")   # the kernel backends that emit an op with several outputs
+EMITS_SEVERAL = ("numpy", "c", "docs", "ascendc")   # the backends that emit an op with several outputs
 
 
 def refuse_emit(op, backend: str) -> None:

@@ -72,12 +72,17 @@ def op_function(op: Op, c: dict) -> str:
         body += [f"# {t} holds one value per channel of {ref} (dimension {dim}): read laid along it",
                  f"{t} = _calls.channel_view({t}, {ref}.shape, {dim})"]
     body += [f"bshape = np.broadcast_shapes(*(np.shape(a) for a in ({c['bshape']},) if a is not None))"]
+    # an output written over an input (in place) is computed aside while a later output still reads the inputs
+    aside = [n for o, n in zip(outs[:-1], names) if not o.sum_to]
+    for n in aside:
+        body += [f"{n}_into = _calls.aside({n}, ({c['bshape']},))"]
     for o, n in zip(outs, names):
-        target = f"full_{n}" if o.sum_to else n
+        target = f"full_{n}" if o.sum_to else (f"{n}_into" if n in aside else n)
         body += [f"# {o.name}"]
         if o.sum_to:
             body += [f"{target} = np.empty(bshape, dtype=np.float32)  # on the broadcast shape, summed below"]
         group = c["variants"][o.name]
+        group = [dict(v, call=v["call"].replace(f", {n})", f", {target})")) for v in group] if n in aside else group
         calls = [group[0]["call"]] if len(group) == 1 else \
             [line for i, v in enumerate(group) for line in (f"{'if' if i == 0 else 'elif'} {v['dispatch']}:",
                                                             f"    {v['call']}")]
@@ -87,6 +92,8 @@ def op_function(op: Op, c: dict) -> str:
             body += [f"# the adjoint of broadcasting {o.sum_to}: summed over the broadcast axes, rounded once to "
                      f"{o.name}'s dtype",
                      f"_store({n}, _calls.sum_to({target}, np.shape({c['py'][o.sum_to]})).reshape({n}.shape))"]
+    for n in aside:
+        body += [f"if {n}_into is not {n}:", f"    {n}[...] = {n}_into"]
     return F.function(f"{op.snake_name}(*, {params})", body + [f"return {F.tuple_of(names)}"])
 
 
