@@ -68,19 +68,33 @@ class ErrorInput:
     rule: str
 
 
+def _out_index(op, p):
+    """Where output `p` is in `out=`: a tuple, one array per output, for an op with several."""
+    return [o.name for o in op.outputs].index(p.name)
+
+
 def _arr(kw, op, name):
     p = op.param(name)
-    return kw["out"] if isinstance(p, Output) else kw[p.py_name]
+    if not isinstance(p, Output):
+        return kw[p.py_name]
+    return kw["out"][_out_index(op, p)] if isinstance(kw["out"], tuple) else kw["out"]
 
 
 def _arr_or_none(kw, op, name):
     p = op.param(name)
+    if isinstance(p, Output) and isinstance(kw.get("out"), tuple):
+        return kw["out"][_out_index(op, p)]
     return kw.get("out" if isinstance(p, Output) else p.py_name)
 
 
 def _set(kw, op, name, value):
     kw = dict(kw)
     p = op.param(name)
+    if isinstance(p, Output) and isinstance(kw.get("out"), tuple):
+        out = list(kw["out"])
+        out[_out_index(op, p)] = value
+        kw["out"] = tuple(out)
+        return kw
     kw["out" if isinstance(p, Output) else p.py_name] = value
     return kw
 
@@ -176,6 +190,12 @@ def error_inputs(op, base: dict, product: str):
             a = _arr(base, op, P[0])
             bad = np.zeros(a.shape[:-1] + (a.shape[-1] + 1,) if a.ndim else (2,), a.dtype)
             out.append(ErrorInput(_set(base, op, P[0], bad), r.status, P[0], rule))
+        elif isinstance(r, (R.PerChannel, R.ChannelGrad)):
+            # C + 1 elements (never 1, nor C): a per-channel tensor matching no channel count, its gradient not [C]
+            ref = _arr(base, op, P[1] if isinstance(r, R.PerChannel) else P[2])
+            c = ref.shape[r.dim] if ref.ndim > r.dim else 1
+            a = _arr(base, op, P[0])
+            out.append(ErrorInput(_set(base, op, P[0], np.zeros((c + 1,), a.dtype)), r.status, P[0], rule))
         elif isinstance(r, R.OneElement):
             for n in P:
                 a = _arr(base, op, n)

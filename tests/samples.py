@@ -53,12 +53,15 @@ def samples(op, dtype: str, rng, n: int = 48) -> list[Sample]:
     out = []
     t = NP[dtype]
     reductions = sorted(op.param(op.loss_reduction).values) if op.loss_reduction else [None]
+    channel = channel_rules(op)
     for variant in op.variants:
         for red in reductions:
             kw = {}
             formula = variant.formula
             coupled = sympy.sympify(op.forward).has(DimSum)
             shape = (4, 12) if coupled else (n,)
+            if channel:   # (2, C, n / 2C): a per-channel tensor of C elements, then of 1 (the next sample)
+                shape = (2, CHANNELS, max(n // (2 * CHANNELS), 1))
             # a sum_to op's input is broadcast to (2, n): along an axis broadcasting adds (its shape (n,)) in
             # every other sample, along a stretched one (its shape (1, n)) in the others
             summed = op.output.sum_to
@@ -80,6 +83,8 @@ def samples(op, dtype: str, rng, n: int = 48) -> list[Sample]:
                 name = tensor.py_name
                 role = op.role_of(tensor.name, formula)
                 shape = own if tensor.name == summed else full
+                if tensor.name in channel:
+                    shape = (CHANNELS,)
                 if variant.key.get(tensor.name) == ABSENT:
                     kw[name] = None
                 elif role == GRAD:
@@ -108,7 +113,50 @@ def samples(op, dtype: str, rng, n: int = 48) -> list[Sample]:
             if red is not None:
                 label += f" reduction={red}"
             out.append(Sample(kw, variant, preimage, label or "default"))
+            if channel:   # the same call again with one element in each per-channel tensor
+                one = {k: (v.reshape(-1)[:1].copy() if k in channel.values() else v) for k, v in kw.items()}
+                out.append(Sample(one, variant, preimage, (label or "default") + " one weight"))
     return out
+
+
+CHANNELS = 4
+
+
+def channel_rules(op) -> dict:
+    """{tensor name: its py_name} of the tensors an op reads per channel (PerChannel: 1 or C elements along a
+    dimension of another tensor, not broadcast the NumPy way)."""
+    from codegen.spec import rules as R
+    return {r.params[0]: op.param(r.params[0]).py_name for r in op.rules if isinstance(r, R.PerChannel)}
+
+
+def results(op, got) -> tuple:
+    """A kernel's result as a tuple, one array per output (an op with several returns a tuple already)."""
+    return tuple(got) if op.per_output else (got,)
+
+
+def reference_outputs(op, kw: dict, preimage=None) -> tuple:
+    """The exact references (object arrays of mpf) of a call, one per output, from the forward differentiated in
+    mpmath (tests/reference.py): for an op with several outputs each output's own op (`Op.per_output`), its
+    per-channel tensors laid along their axis as the kernels read them (runtime.calls.channel_view), a summed
+    output reshaped to the shape the op gives it (ChannelGrad's [C])."""
+    from codegen.runtime.calls import channel_view, shape_of_output
+    from codegen.spec import rules as R
+    from . import reference
+    if not op.per_output:
+        return (reference.vjp(op, kw, preimage),)
+    viewed = dict(kw)
+    for r in op.rules:
+        if isinstance(r, R.PerChannel):
+            a, ref = op.param(r.params[0]).py_name, op.param(r.params[1]).py_name
+            viewed[a] = channel_view(kw[a], np.shape(kw[ref]), r.dim)
+    args = {k: np.asarray(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
+    refs = []
+    for sub in op.per_output:
+        ref = reference.vjp(sub, viewed, preimage)
+        if sub.output.sum_to:   # the chain rule through the channel view's broadcast
+            ref = reference._sum_to(ref, np.shape(viewed[op.param(sub.output.sum_to).py_name]))
+        refs.append(ref.reshape(shape_of_output(op, sub.output.name, args)))
+    return tuple(refs)
 
 
 def _split_samples(op, dtype: str, rng, n: int) -> list[Sample]:
@@ -277,11 +325,28 @@ def ascendc_cases(ops: dict) -> list[tuple]:
                       for din, dout in combos(op, soc) if din == dout or out_dtype_free(op)], dtype=lambda c: c[2:])
 
 
-def skip_split(op) -> None:
-    """Skip a test that builds every tensor of a call in one shape for a split op (GluBackward) or a class-index
-    op (NLLLossBackward)."""
+SEVERAL_SKIP = ("an op with several outputs returns a tuple (out= a tuple) and reads a per-channel tensor (PerChannel: "
+                "1 or C elements along dim 1, not NumPy-broadcast): this test builds every tensor in one shape and "
+                "one output; tests/test_several_outputs.py covers its layouts (in place, empty, one-element and "
+                "[2, 2] weights) bit for bit across backends, test_numpy_values and test_c_values its values per "
+                "output")
+
+
+def skip_split(op, several: bool = True) -> None:
+    """Skip a test that builds every tensor of a call in one shape for a split op (GluBackward), a class-index
+    op (NLLLossBackward) or, unless the test handles them (`several=False`: samples' per-channel tensors, a
+    tuple of results), an op with several outputs (PreluBackward)."""
     import pytest
     if op.split is not None:
         pytest.skip(SPLIT_SKIP)
     if op.classes is not None:
         pytest.skip(CLASSES_SKIP)
+    if several and op.per_output:
+        pytest.skip(SEVERAL_SKIP)
+
+
+def skip_several(op) -> None:
+    """Skip a test that builds one output and NumPy-broadcast tensors for an op with several outputs."""
+    import pytest
+    if op.per_output:
+        pytest.skip(SEVERAL_SKIP)

@@ -28,6 +28,7 @@ from codegen.spec.rules import STATUS_NAMES
 
 from .conftest import REPO, ci_ops
 from .error_inputs import error_inputs, valid_call
+from .samples import channel_rules
 
 OPS = sorted(codegen.load_specs())
 LANGS = ("zh", "en")
@@ -170,15 +171,20 @@ def test_formulas_are_the_spec_objects_printed(ops, name, lang):
     want = [f"{F.forward_lhs(op)} = {latex(op.forward, op)}"]
     if op.loss_reduction:
         want.append(F.reduction_item(op).tex)
-    out = latex(sympy.Symbol(op.output.name), op)
+    # several outputs: each form prints its own output's name, a summed-back one (gradWeight) as a sum
+    lhs = lambda f: latex(sympy.Symbol(f.output or op.output.name), op)
+    summed = {o.name for o in op.outputs if o.sum_to and op.per_output}
     for f in op.formulas:   # a form with its own forward (GeluBackwardV2's tanh) prints that forward first
         if f.forward is not None:
             want.append(f"{F.forward_lhs(op)} = {latex(f.forward, op)}")
-        want.append(f"{out} = {latex(f.expr, op)}")
-    declared = [op.at] + [f.at for f in op.formulas]   # the values declared where the forward has no derivative
-    want += [f"{out} = {latex(sympy.sympify(v), op)}" for t in declared for v in t.values()]
+        sigma = "\\sum " if (f.output or op.output.name) in summed else ""
+        want.append(f"{lhs(f)} = {sigma}{latex(f.expr, op)}")
+    # the values declared where the forward has no derivative (op.at: the first output's)
+    declared = [(op.output.name, op.at)] + [(f.output or op.output.name, f.at) for f in op.formulas]
+    want += [f"{latex(sympy.Symbol(o), op)} = {latex(sympy.sympify(v), op)}" for o, t in declared for v in t.values()]
     assert blocks == want
-    lowered = {id(kv.variant.formula.expr) for kv in lower(op).variants}  # the very objects, not equal copies
+    # the very objects, not equal copies (several outputs: each output's op is lowered on its own)
+    lowered = {id(kv.variant.formula.expr) for o in op.per_output or [op] for kv in lower(o).variants}
     assert lowered == {id(f.expr) for f in op.formulas}, "a documented form no kernel is lowered from, or vice versa"
 
 
@@ -251,7 +257,12 @@ def test_error_table_matches_what_the_checker_reports(ops, name):
     # (the same dtypes), which must succeed.
     for i, r in enumerate(op.all_rules):
         if type(r).__name__ == "EmptyReturns":
-            empty = {k: (np.empty((0,), v.dtype) if isinstance(v, np.ndarray) else v) for k, v in base.items()}
+            # (a per-channel tensor keeps one element, what a rank-1 self of no channel axis takes; several
+            # outputs: allocated)
+            channel = channel_rules(op).values()
+            empty = {k: (v.reshape(-1)[:1] if k in channel else np.empty((0,), v.dtype)
+                         if isinstance(v, np.ndarray) else None if k == "out" and op.per_output else v)
+                     for k, v in base.items()}
             fn(**empty, product="ascend910b")
             assert rows[i][:2] == ["ACLNN_SUCCESS", "0"], f"{name}: the EmptyReturns row is {rows[i]}"
             hit.add(i)
@@ -308,7 +319,13 @@ def test_constraints_carry_the_proofs_branch_point_conventions(ops):
 def test_constraints_state_compute_dtype_and_determinism(ops, name):
     op = ops[name]
     body = section(page(op, "en"), "Constraints")
-    assert f"computed in {op.compute_dtype}" in body and "rounded once" in body
+    assert f"computed in {op.compute_dtype}" in body
+    summed = [o.name for o in op.outputs if o.sum_to]
+    if op.per_output and summed:   # several outputs: each rounded when written, a summed one's terms added first
+        assert f"rounded when written to {', '.join(o.name for o in op.outputs)}" in body
+        assert f"the terms of {', '.join(summed)} are added in double" in body
+    else:
+        assert "rounded once" in body
     assert "Deterministic" in body
     reduces = any(kv.reductions for kv in lower(op).variants)
     assert ("sums along" in body) == reduces

@@ -1,6 +1,6 @@
 """Several outputs (codegen.spec.outputs): an op returning more than one gradient, each output proven on its own.
 
-tests/several_outputs/prelu_backward.py states PreluBackward's mathematics: gradInput, the gradient w.r.t. self (the op's `wrt`),
+specs/prelu_backward.py states PreluBackward's mathematics: gradInput, the gradient w.r.t. self (the op's `wrt`),
 and gradWeight = Output(wrt=weight, sum_to="weight"), whose branch is decided by self, not by the weight it
 differentiates.  The NumPy backend returns both (a tuple; out= a tuple), checked against PyTorch autograd; the C
 backend (one call per output in one executor) and the Ascend C backend (one AI Core kernel with a variant per
@@ -23,7 +23,7 @@ from codegen.verify import verify_op
 
 from .compare import EPS, assert_elementwise_close
 
-SPECS = Path(__file__).parent / "several_outputs"
+SPECS = Path(__file__).parent.parent / "specs"
 
 
 @pytest.fixture(scope="module")
@@ -192,7 +192,7 @@ def test_cann_op_api_case_gives_its_status_through_python_and_c(prelu, case):
 @pytest.mark.parametrize("backend", ["numpy", "c", pytest.param("ascendc", marks=pytest.mark.deep)])
 def test_each_output_passes_the_differential_oracle(prelu, backend):
     """The oracle per output (codegen/accuracy/outputs.py): prelu_backward[gradInput] and [gradWeight], FLOAT16 (the
-    other dtypes and products: `opgen --specs tests/several_outputs oracle`; Ascend C's simulator build under
+    other dtypes and products: `opgen oracle --op PreluBackward`; Ascend C's simulator build under
     --deep)."""
     from codegen.accuracy import oracle
     records = oracle.check({"prelu_backward": prelu}, backends=[backend], dtypes=["FLOAT16"], products=["ascend910b"])

@@ -3,8 +3,8 @@
 Two outputs, each proved on its own (codegen.spec.outputs): gradInput w.r.t. self, and gradWeight w.r.t. weight,
 summed over every position of its channel.  weight holds one value per channel, dimension 1 of self (PerChannel),
 and gradWeight has shape [C] (ChannelGrad), as CANN's op_api checks.  Every backend emits it and it passes the
-oracle per output (tests/test_several_outputs.py); it is not in specs/ yet because the per-op parametrized tests
-(tests/samples.py and the tests built on it) still assume one output and NumPy-broadcast inputs.
+oracle per output (tests/test_several_outputs.py); the per-op parametrized tests take it like any other op
+(tests/samples.py builds its weight per channel and compares every output).
 """
 from codegen.spec import *
 
