@@ -61,7 +61,7 @@ def calls(draw, op):
     if op.classes is not None:   # a grid of the ranks the op takes: (N, C), (C), (N, C, H, W)
         base_shape = tuple(draw(st.lists(st.integers(0, 3), min_size=1, max_size=4)))
     base_dtype = draw(st.sampled_from(DTYPES[:3]))
-    args, out = {}, None
+    args, out = {}, {}
     for p in op.params:
         if isinstance(p, (Tensor, Output)):
             mutate = draw(st.integers(0, 24))
@@ -69,6 +69,7 @@ def calls(draw, op):
             if op.classes is not None:
                 shape, own = _class_shape(draw, op, p, base_shape)
                 dtype = own or dtype
+            shape = _channel_shape(draw, op, p, args, shape)
             if mutate == 0:
                 value = None
             else:
@@ -80,7 +81,7 @@ def calls(draw, op):
                     shape = tuple(1 if draw(st.booleans()) else d for d in shape)[draw(st.integers(0, len(shape))):]
                 value = np.zeros(shape, dtype)
             if isinstance(p, Output):
-                out = value
+                out[p.name] = value
             else:
                 args[p.py_name] = value
         elif isinstance(p, Scalar):
@@ -99,7 +100,28 @@ def calls(draw, op):
         else:
             args[p.py_name] = draw(st.one_of(st.sampled_from([0, 1, 2, -1]), st.integers(-10, 10)))
     product = draw(st.sampled_from(list(PRODUCTS)))
-    return args, out, product
+    # one output: the array (or None); several: {name: array or None} (what Library.create takes)
+    return args, (out if len(out) > 1 else next(iter(out.values()))), product
+
+
+def _channel_shape(draw, op, p, args, shape):
+    """A per-channel tensor (PerChannel): C elements along its tensor's dim (C = 1 without one), one, or the
+    drawn shape; its gradient (ChannelGrad): [C] or the tensor's shape, as drawn, or the drawn shape."""
+    from codegen.spec import rules as R
+    for r in op.rules:
+        if isinstance(r, R.PerChannel) and r.params[0] == p.name:
+            c = shape[r.dim] if len(shape) > r.dim else 1
+            return draw(st.sampled_from([(c,), (1,), shape]))
+        if isinstance(r, R.ChannelGrad) and r.params[0] == p.name:
+            w, ref = args.get(op.param(r.params[1]).py_name), op.param(r.params[2]).py_name
+            c = shape[r.dim] if len(shape) > r.dim else 1
+            return draw(st.sampled_from([(c,), shape] + ([w.shape] if w is not None else [])))
+    return shape
+
+
+def _outs(op, out) -> list:
+    """`out` (one array, or {name: array} for several outputs) as the Python checker's output arguments."""
+    return [out.get(o.name) for o in op.outputs] if isinstance(out, dict) else [out]
 
 
 @pytest.mark.parametrize("name", sorted(OPS) + sorted(FEATURES))
@@ -114,7 +136,7 @@ def test_checkers_agree_on_random_calls(name):
     @given(calls(op))
     def agree(call):
         args, out, product = call
-        want = _outcome(lambda: py_check(*[args[n] for n in names], out, product))
+        want = _outcome(lambda: py_check(*[args[n] for n in names], *_outs(op, out), product))
         got = _outcome(lambda: lib.check(args, out, product))
         assert got == want, f"{name} on {product}: C {got}, Python {want}"
         seen.add(want[:2] if want else None)

@@ -21,9 +21,14 @@ from .conftest import ci_ops
 OPS = codegen.load_specs()
 
 
-def _printed(text: str) -> list[float]:
+def _printed(text: str, op=None) -> list[float]:
+    """The printed values; an op with several outputs prints each output's under its own name, in order."""
     lines = text.strip().splitlines()
-    assert lines and all(re.fullmatch(r"result\[\d+\] is: -?\d+\.\d{6}", ln) for ln in lines), text
+    names = [o.name for o in op.outputs] if op is not None and op.per_output else ["result"]
+    pattern = rf"({'|'.join(names)})\[\d+\] is: -?\d+\.\d{{6}}"
+    assert lines and all(re.fullmatch(pattern, ln) for ln in lines), text
+    order = [names.index(ln.split("[")[0]) for ln in lines]
+    assert order == sorted(order) and set(order) == set(range(len(names))), text
     return [float(ln.split(": ")[1]) for ln in lines]
 
 
@@ -40,13 +45,14 @@ def _numpy_result(op) -> np.ndarray:
             kw[p.py_name] = ex.scalars[p.name]
         elif isinstance(p, Attr):
             kw[p.py_name] = ex.attrs[p.name]
-    return codegen.kernel(op.snake_name)(**kw).reshape(-1)
+    got = codegen.kernel(op.snake_name)(**kw)
+    return np.concatenate([g.reshape(-1) for g in got]) if op.per_output else got.reshape(-1)
 
 
 @pytest.mark.parametrize("name", sorted(OPS))
 def test_example_prints_the_documented_result(name):
     op = OPS[name]
-    got = _printed(examples.build_and_run(op))   # built with the docs' command's flags, -Werror included
+    got = _printed(examples.build_and_run(op), op)   # built with the docs' command's flags, -Werror included
     np.testing.assert_allclose(got, _numpy_result(op), rtol=1e-6, atol=1e-6)
     if op.example is not None and op.example.expected is not None:
         np.testing.assert_allclose(got, op.example.expected, rtol=1e-6, atol=1e-6)
@@ -67,7 +73,7 @@ def test_example_is_clean_under_sanitizers_and_as_cpp(name, tmp_path):
     run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60,
                          env={**os.environ, "ASAN_OPTIONS": "detect_leaks=1"})
     assert run.returncode == 0, run.stdout + run.stderr
-    assert _printed(run.stdout) == _printed(examples.build_and_run(op))
+    assert _printed(run.stdout, op) == _printed(examples.build_and_run(op), op)
     cpp = subprocess.run(["c++", "-std=c++17", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-x", "c++",
                           "-I", str(c / "include"), src[0]], capture_output=True, text=True)
     assert cpp.returncode == 0, cpp.stderr
