@@ -145,8 +145,9 @@ LAYOUTS = _layouts()
 # ---- layouts read off a spec ---------------------------------------------------------------------------
 def _derivable(op: Op) -> bool:
     """An elementwise op (no row reduction; a loss reduction is a layout of its own): its layouts follow from its
-    shape rules."""
-    return op.reduce_dim is None
+    shape rules.  Not an op with several outputs (PreluBackward): the bench's probe, peak-memory and PyTorch
+    columns time one output per call; `opgen bench` names such an op among those without layouts."""
+    return op.reduce_dim is None and not op.per_output
 
 
 def _broadcasts_grad(op: Op) -> bool:
