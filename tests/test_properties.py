@@ -40,6 +40,13 @@ def _kernel(name: str, backend: str):
     return backends.get(backend).make_kernel(OPS[name])
 
 
+@functools.cache
+def _output_kernels(name: str):
+    """An op with several outputs as one op and kernel per output, `name[output]` (codegen.accuracy.outputs)."""
+    from codegen.accuracy import outputs
+    return outputs.output_ops({name: OPS[name]}, BACKENDS, {(name, b): _kernel(name, b) for b in BACKENDS})
+
+
 NP = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16, "DOUBLE": np.float64}
 VALUES = st.one_of(st.floats(-30, 30, width=32), st.sampled_from([0.0, -0.0, np.inf, -np.inf, np.nan, 1e4, -1e4,
                                                                   1e-30, 0.5, -0.5]))
@@ -83,6 +90,7 @@ def draw_call(data, op, valid: bool):
     bcast = {n for r in op.rules if isinstance(r, (R.BroadcastTo, R.Broadcastable)) for n in
              (r.params[:-1] if isinstance(r, R.BroadcastTo) else r.params)}
     kw = {"product": product}
+    channel = {r.params[0]: r.dim for r in op.rules if isinstance(r, R.PerChannel)}
     for p in op.params:
         if isinstance(p, Output):
             continue
@@ -91,6 +99,9 @@ def draw_call(data, op, valid: bool):
                 kw[p.py_name] = None
                 continue
             s = _broadcast_shape(data, shape) if p.name in bcast and data.draw(st.booleans()) else shape
+            if p.name in channel:   # a per-channel tensor: C elements along its tensor's dim (1 without one), or 1
+                c = shape[channel[p.name]] if len(shape) > channel[p.name] else 1
+                s = data.draw(st.sampled_from([(c,), (1,)]))
             if not valid and data.draw(st.integers(0, 9)) == 0:
                 s = s + (2,)                                         # a shape the rules may reject
             kw[p.py_name] = _array(data, s, dtype if valid or data.draw(st.booleans()) else "FLOAT")
@@ -126,7 +137,8 @@ def _outcome(fn, kw):
         out = fn(**kw)
     except codegen.AclnnError as e:
         return ("error", e.status, e.param)
-    return ("ok", tuple(out.shape), np.dtype(out.dtype).name, out)
+    outs = out if isinstance(out, tuple) else (out,)   # (several outputs: a tuple)
+    return ("ok", tuple(o.shape for o in outs), tuple(np.dtype(o.dtype).name for o in outs), out)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -151,17 +163,21 @@ OPEN: dict[str, str] = {}
 @SETTINGS
 @given(data=st.data())
 def test_valid_calls_meet_the_reference_rules_and_backends_agree(name, data):
-    skip_split(OPS[name])
-    op = OPS[name]
+    skip_split(OPS[name], several=False)
+    op, kernel = OPS[name], lambda b: _kernel(name, b)
+    if op.per_output:   # several outputs: one per draw, measured as the oracle does (codegen.accuracy.outputs)
+        key = data.draw(st.sampled_from([f"{name}[{o.name}]" for o in op.outputs]))
+        ops, made = _output_kernels(name)
+        op, kernel = ops[key], lambda b: made[(key, b)]
     kw = draw_call(data, op, valid=True)
     product = kw.pop("product")
-    ref_out = _kernel(name, "numpy")(**kw, product=product)
+    ref_out = kernel("numpy")(**kw, product=product)
     fmt = FORMATS[{"float32": "FLOAT", "float16": "FLOAT16", "bfloat16": "BFLOAT16"}[np.dtype(ref_out.dtype).name]]
     sample = Sample("random", "random", kw, shape=tuple(ref_out.shape))
     prepared = runner.prepare(op, sample, fmt)
     thr = standards.DUAL[fmt.name][0]
     for b in BACKENDS:
-        got = _kernel(name, b)(**kw, product=product)
+        got = kernel(b)(**kw, product=product)
         rec = runner.Record(name, op.name, b, fmt.name, product, runner.coupled(op))
         runner.measure(rec, op, prepared, got, fmt)
         assert rec.n_failures == 0, rec.failures
