@@ -60,8 +60,8 @@ def samples(op, dtype: str, rng, n: int = 48) -> list[Sample]:
             formula = variant.formula
             coupled = sympy.sympify(op.forward).has(DimSum)
             shape = (4, 12) if coupled else (n,)
-            if channel:   # (2, C, n / 2C): a per-channel tensor of C elements, then of 1 (the next sample)
-                shape = (2, CHANNELS, max(n // (2 * CHANNELS), 1))
+            if channel:   # (2, C, n / 2C), or (1, n) (n channels: n elements exactly, as a length test asks)
+                shape = (2, CHANNELS, n // (2 * CHANNELS)) if n % (2 * CHANNELS) == 0 else (1, n)
             # a sum_to op's input is broadcast to (2, n): along an axis broadcasting adds (its shape (n,)) in
             # every other sample, along a stretched one (its shape (1, n)) in the others
             summed = op.output.sum_to
@@ -83,8 +83,8 @@ def samples(op, dtype: str, rng, n: int = 48) -> list[Sample]:
                 name = tensor.py_name
                 role = op.role_of(tensor.name, formula)
                 shape = own if tensor.name == summed else full
-                if tensor.name in channel:
-                    shape = (CHANNELS,)
+                if tensor.name in channel:   # C elements, then 1 (the next sample)
+                    shape = (full[1],)
                 if variant.key.get(tensor.name) == ABSENT:
                     kw[name] = None
                 elif role == GRAD:

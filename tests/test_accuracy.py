@@ -148,6 +148,9 @@ def test_a_perturbed_kernel_fails_the_standards(ops, name):
     op = ops[name]
     if op.split is not None:
         pytest.skip("a split op is measured as its two half ops (runner.split_halves), each an elementwise op here")
+    if op.per_output:
+        pytest.skip("an op with several outputs is measured as one op per output (codegen.accuracy.outputs), each "
+                    "an elementwise op here; its kernel returns a tuple")
     fmt = FORMATS["FLOAT16"]
     good, bad = _record(op, "FLOAT16"), _record(op, "FLOAT16")
     fn = backends.get("numpy").make_kernel(op)
