@@ -129,6 +129,14 @@ def channel_rules(op) -> dict:
     return {r.params[0]: op.param(r.params[0]).py_name for r in op.rules if isinstance(r, R.PerChannel)}
 
 
+def channel_shapes(op, shape: tuple) -> dict:
+    """{py_name: (C,)} for each per-channel tensor of a call whose other tensors have `shape`: C = shape[dim], 1
+    where `shape` has no such dimension (what PerChannel admits besides one element)."""
+    from codegen.spec import rules as R
+    return {op.param(r.params[0]).py_name: ((shape[r.dim] if len(shape) > r.dim else 1),)
+            for r in op.rules if isinstance(r, R.PerChannel)}
+
+
 def results(op, got) -> tuple:
     """A kernel's result as a tuple, one array per output (an op with several returns a tuple already)."""
     return tuple(got) if op.per_output else (got,)

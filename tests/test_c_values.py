@@ -31,7 +31,7 @@ from .compare import assert_elementwise_close, assert_rows_close, seed
 from .conftest import ci_sample, native_defines
 from .error_inputs import valid_call
 from .samples import samples
-from tests.samples import results, skip_several, skip_split
+from tests.samples import channel_shapes, results, skip_several, skip_split
 
 OPS = codegen.load_specs()
 NP = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16}
@@ -84,12 +84,18 @@ def test_every_variant_dtype_and_product(name, soc, dtype):
 def _valid(name, dtype="FLOAT", shape=(6, 8), seed=0):
     op = OPS[name]
     kw = valid_call(op, np.random.default_rng(seed))
+    channel = channel_shapes(op, shape)   # (a per-channel tensor: one element per channel of `shape`)
     for t in op.tensors:
         if kw.get(t.py_name) is not None:
-            kw[t.py_name] = np.resize(kw[t.py_name], shape).astype(NP[dtype])
+            kw[t.py_name] = np.resize(kw[t.py_name], channel.get(t.py_name, shape)).astype(NP[dtype])
     if op.reduce_dim:
         kw[op.param(op.reduce_dim).py_name] = -1
     return kw
+
+
+def _view(a, label):
+    """`a` (2-D, or 1-D: a per-channel tensor, a summed output) in the layout `label` of _views."""
+    return dict(_views(a if a.ndim == 2 else a.reshape(1, -1)))[label].reshape(a.shape)
 
 
 def _views(a):
@@ -110,23 +116,25 @@ def _views(a):
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("dtype", ["FLOAT", "FLOAT16", "BFLOAT16"])
 def test_non_contiguous_views_and_strided_out(name, dtype):
-    skip_split(OPS[name])
+    skip_split(OPS[name], several=False)
     op = OPS[name]
     if dtype not in op.dtypes[DEFAULT_PRODUCT]:
         pytest.skip(f"{name} has no {dtype} on {DEFAULT_PRODUCT}")
     c, ref = _pair(name)
     kw = _valid(name, dtype)
-    want = ref(**kw)
+    wants = results(op, ref(**kw))
     tensors = [t.py_name for t in op.tensors if kw.get(t.py_name) is not None]
     for label, _ in _views(kw[tensors[0]]):
         moved = dict(kw)
         for n in tensors:
-            moved[n] = dict(_views(kw[n]))[label]
-        _compare(op, c(**moved), want, kw, f"{name} {dtype} {label} inputs")
-        out = dict(_views(np.zeros_like(want)))[label]
-        got = c(**moved, out=out)
-        assert got is out
-        _compare(op, np.ascontiguousarray(out), want, kw, f"{name} {dtype} {label} out")
+            moved[n] = _view(kw[n], label)
+        for got, want, o in zip(results(op, c(**moved)), wants, op.outputs):
+            _compare(op, got, want, kw, f"{name} {dtype} {label} inputs {o.name}")
+        outs = [_view(np.zeros_like(want), label) for want in wants]
+        got = results(op, c(**moved, out=tuple(outs) if op.per_output else outs[0]))
+        assert all(g is o for g, o in zip(got, outs))
+        for out, want, o in zip(outs, wants, op.outputs):
+            _compare(op, np.ascontiguousarray(out), want, kw, f"{name} {dtype} {label} out {o.name}")
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -134,26 +142,27 @@ def test_arguments_created_one_by_one_for_an_older_library(name):
     """A library built before opgenCreateArgs (`opgen bench --baseline` of an older revision) gets its arguments
     from aclCreateTensor / aclCreateScalar, record by record: the same bits in every layout, and a record the
     runtime refuses leaves nothing created and reports the runtime's status."""
-    skip_split(OPS[name])
+    skip_split(OPS[name], several=False)
     import array
     from ctypes import c_void_p
 
     from codegen.backends.c import binding
-    c = make_kernel(OPS[name])
+    op = OPS[name]
+    c = make_kernel(op)
     lib = c.library
     kw = _valid(name)
-    tensors = [t.py_name for t in OPS[name].tensors if kw.get(t.py_name) is not None]
+    tensors = [t.py_name for t in op.tensors if kw.get(t.py_name) is not None]
     for label, _ in _views(kw[tensors[0]]):
         moved = dict(kw)
         for n in tensors:
-            moved[n] = dict(_views(kw[n]))[label]
-        want = c(**moved)
+            moved[n] = _view(kw[n], label)
+        want = results(op, c(**moved))
         saved, lib.args = lib.args, binding._ArgsOneByOne(lib.dll)
         try:
-            got = c(**moved)
+            got = results(op, c(**moved))
         finally:
             lib.args = saved
-        assert got.tobytes() == want.tobytes(), label
+        assert [g.tobytes() for g in got] == [w.tobytes() for w in want], label
     one_by_one = binding._ArgsOneByOne(lib.dll)     # a scalar, a null, then a tensor of dimension -1
     words = array.array("q", [binding.ARG_SCALAR, 0, binding.ARG_NULL, binding.ARG_TENSOR, 0, 1, 0, -1, 1, 1, 0])
     handles = (c_void_p * 3)()
@@ -167,15 +176,17 @@ def test_big_endian_arrays_give_the_native_values(name, dtype):
     """Arrays in the other byte order are FLOAT/FLOAT16 tensors to the checks (and to NumPy): the C backend
     hands the library native copies, computes a big-endian `out=` aside and copies it back, with the bits of
     native arrays."""
-    skip_split(OPS[name])
+    skip_split(OPS[name], several=False)
+    op = OPS[name]
     c = codegen.kernel(name, backend="c")
     kw = _valid(name, dtype)
-    want = c(**kw)
+    wants = results(op, c(**kw))
     swapped = {k: (v.astype(v.dtype.newbyteorder(">")) if isinstance(v, np.ndarray) else v) for k, v in kw.items()}
-    out = np.zeros(want.shape, want.dtype.newbyteorder(">"))
-    got = c(**swapped, out=out)
-    assert got is out
-    np.testing.assert_array_equal(got.astype(want.dtype).view(f"u{want.itemsize}"), want.view(f"u{want.itemsize}"))
+    outs = [np.zeros(want.shape, want.dtype.newbyteorder(">")) for want in wants]
+    got = results(op, c(**swapped, out=tuple(outs) if op.per_output else outs[0]))
+    assert all(g is o for g, o in zip(got, outs))
+    for g, want in zip(got, wants):
+        np.testing.assert_array_equal(g.astype(want.dtype).view(f"u{want.itemsize}"), want.view(f"u{want.itemsize}"))
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -204,7 +215,7 @@ def test_out_aliasing_an_input(name):
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("shape", [(0,), (3, 0, 2), (), (1,), (2, 1, 2, 1, 3, 1, 2, 2)], ids=str)
 def test_empty_rank0_rank8(name, shape):
-    skip_split(OPS[name])
+    skip_split(OPS[name], several=False)
     op = OPS[name]
     if shape == () and any(isinstance(r, R.MinRank) for r in op.rules):
         pytest.skip("self needs rank >= 1")
@@ -213,9 +224,11 @@ def test_empty_rank0_rank8(name, shape):
     for dims in ([-1, 0] if op.reduce_dim and shape else [None]):
         if dims is not None:
             kw[op.param(op.reduce_dim).py_name] = dims
-        got, want = c(**kw), ref(**kw)
-        assert got.shape == shape
-        _compare(op, got, want, kw, f"{name} {shape}")
+        got, want = results(op, c(**kw)), results(op, ref(**kw))
+        assert got[0].shape == shape   # (several outputs: the first has the inputs' shape, the others checked below)
+        for g, w, o in zip(got, want, op.outputs):
+            assert g.shape == w.shape
+            _compare(op, g, w, kw, f"{name} {shape} {o.name}")
 
 
 def _broadcast_rules(op):
