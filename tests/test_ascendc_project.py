@@ -77,12 +77,19 @@ def test_the_kernel_runs_the_python_tiling_within_the_ub(name, product):
     if product not in op.dtypes:
         pytest.skip(f"{name} does not run on {product}")
     p = plan(op)
-    whole, op = op, p.op   # a split op's kernel runs on its halves (its kernel op, codegen.spec.split)
+    # a split op's kernel runs on its halves (its kernel op, codegen.spec.split), an op with several outputs' on
+    # one output at a time (its kernel op's outputIndex, codegen.spec.outputs)
+    whole, op = op, p.op
     prod = PRODUCTS[product]
     rng = np.random.default_rng(0)
-    for n in (17, 4097, 300_001):
+    from codegen.spec.outputs import OUTPUT_INDEX
+    index = [(op.param(OUTPUT_INDEX).py_name, k) for k in range(len(whole.outputs))] if whole.per_output else [None]
+    for n, chosen in [(n, i) for n in (17, 4097, 300_001) for i in index]:
         kw = _call(op, n, rng)
-        if whole.split is None:   # (the kernel op takes no checks: its op's ran on the whole input)
+        if chosen is not None:   # several outputs: each output's variant
+            kw[chosen[0]] = chosen[1]
+        if whole.split is None and not whole.per_output:   # (the kernel op takes no checks: its op's ran on the
+            # whole input)
             check = load_module(op).check
             kw.update(check(*[kw[q.py_name] for q in op.params if q.kind != "output"], Allocate("FLOAT"), product))
         report = {}
