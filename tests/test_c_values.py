@@ -93,6 +93,11 @@ def _valid(name, dtype="FLOAT", shape=(6, 8), seed=0):
     return kw
 
 
+def _out_arg(op, arrays):
+    """`out=` for one array per output: a tuple for an op with several, else the array."""
+    return tuple(arrays) if op.per_output else arrays[0]
+
+
 def _view(a, label):
     """`a` (2-D, or 1-D: a per-channel tensor, a summed output) in the layout `label` of _views."""
     return dict(_views(a if a.ndim == 2 else a.reshape(1, -1)))[label].reshape(a.shape)
@@ -192,24 +197,25 @@ def test_big_endian_arrays_give_the_native_values(name, dtype):
 @pytest.mark.parametrize("name", NAMES)
 def test_out_aliasing_an_input(name):
     """In place (out is an input) and partly overlapping: the result is as with separate buffers."""
-    skip_split(OPS[name])
+    skip_split(OPS[name], several=False)
     op = OPS[name]
     c, ref = _pair(name)
     kw = _valid(name, shape=(6, 8))
-    want = ref(**kw)
+    wants = results(op, ref(**kw))   # (several outputs: the first over an input, every output compared)
+    rest = [None] * (len(wants) - 1)
     for t in op.tensors:
-        if kw.get(t.py_name) is None or kw[t.py_name].shape != want.shape:
+        if kw.get(t.py_name) is None or kw[t.py_name].shape != wants[0].shape:
             continue
         moved = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in kw.items()}
-        got = c(**moved, out=moved[t.py_name])
-        _compare(op, got, want, kw, f"{name} out is {t.name}")
+        for got, want in zip(results(op, c(**moved, out=_out_arg(op, [moved[t.py_name]] + rest))), wants):
+            _compare(op, got, want, kw, f"{name} out is {t.name}")
         # out overlaps the input shifted by one row
         buf = np.zeros((7, 8), np.float32)
         buf[:6] = kw[t.py_name]
         moved = dict(kw)
         moved[t.py_name] = buf[:6]
-        got = c(**moved, out=buf[1:])
-        _compare(op, got.copy(), want, kw, f"{name} out overlaps {t.name}")
+        for got, want in zip(results(op, c(**moved, out=_out_arg(op, [buf[1:]] + rest))), wants):
+            _compare(op, got.copy(), want, kw, f"{name} out overlaps {t.name}")
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -263,26 +269,28 @@ def test_broadcast_operands(name, small):
 @pytest.mark.parametrize("name", NAMES)
 def test_mixed_input_dtypes_and_output_dtype(name):
     """Every input and output dtype combination the checker admits on the default product."""
-    skip_split(OPS[name])
+    skip_split(OPS[name], several=False)
     op = OPS[name]
     c, ref = _pair(name)
     kw = _valid(name, shape=(5, 7))
     tensors = [t.py_name for t in op.tensors if kw.get(t.py_name) is not None]
+    shapes = [a.shape for a in results(op, ref(**kw))]   # (several outputs: each its own shape, one dtype)
     tried = 0
     for dts in itertools.product(NP, repeat=len(tensors) + 1):
         moved = dict(kw)
         for n, d in zip(tensors, dts):
             moved[n] = kw[n].astype(NP[d])
-        out = np.zeros((5, 7), NP[dts[-1]])
+        outs = [np.zeros(sh, NP[dts[-1]]) for sh in shapes]
         try:
-            want = ref(**moved, out=out.copy())
+            want = results(op, ref(**moved, out=_out_arg(op, [o.copy() for o in outs])))
         except codegen.AclnnError as e:
             with pytest.raises(codegen.AclnnError) as got:
-                c(**moved, out=out)
+                c(**moved, out=_out_arg(op, outs))
             assert (got.value.status, got.value.param, got.value.message) == (e.status, e.param, e.message)
             continue
         tried += 1
-        _compare(op, c(**moved, out=out), want, moved, f"{name} {dts}")
+        for g, w in zip(results(op, c(**moved, out=_out_arg(op, outs))), want):
+            _compare(op, g, w, moved, f"{name} {dts}")
     assert tried >= 2
 
 
@@ -364,7 +372,7 @@ def test_threads_give_the_same_bits(name, monkeypatch):
     """OPGEN_NUM_THREADS splits phase 2 over threads (contiguous shares of blocks, rows or tiles): every element
     is computed by the same code on the same values, so the result is bit for bit the single-thread one —
     elementwise, whole rows, side-by-side rows, staged FLOAT16 and an overlapping output alike."""
-    skip_split(OPS[name])
+    skip_split(OPS[name], several=False)
     op = OPS[name]
     c = codegen.kernel(name, backend="c")
     # (8, 20000) along dim 0: tiles of 16384 columns would make two work items for three threads; the plan cuts
@@ -375,17 +383,19 @@ def test_threads_give_the_same_bits(name, monkeypatch):
         kw = _valid(name, dtype, shape=shape)
         if op.reduce_dim:
             kw[op.param(op.reduce_dim).py_name] = dim
-        results = []
+        runs = []   # (several outputs: every output, the first written over gradOutput in place)
         for threads in ("1", "3"):
             monkeypatch.setenv("OPGEN_NUM_THREADS", threads)
-            results.append(c(**kw).copy())
+            runs.append([r.copy() for r in results(op, c(**kw))])
             inplace = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in kw.items()}
             target = inplace[op.grad.py_name]
-            if target.dtype == results[-1].dtype:
-                results.append(c(**inplace, out=target).copy())
-        for r in results[1:]:
-            np.testing.assert_array_equal(r.view(np.uint16 if r.itemsize == 2 else np.uint32),
-                                          results[0].view(np.uint16 if r.itemsize == 2 else np.uint32))
+            if target.dtype == runs[-1][0].dtype:
+                out = _out_arg(op, [target] + [None] * (len(op.outputs) - 1))
+                runs.append([r.copy() for r in results(op, c(**inplace, out=out))])
+        for run in runs[1:]:
+            for r, first in zip(run, runs[0]):
+                np.testing.assert_array_equal(r.view(np.uint16 if r.itemsize == 2 else np.uint32),
+                                              first.view(np.uint16 if r.itemsize == 2 else np.uint32))
 
 
 STREAM_BYTES = 16 << 20        # opgen_loops.c: outputs this large are written with non-temporal stores
@@ -582,7 +592,7 @@ def test_chunked_and_skewed_entries_give_the_block_wise_bits(name, dtype, thread
     misaligned operands are staged into FLOAT a block at a time and take the block functions.  Same values, same
     bits, at lengths around the chunk (64) and block (1024) boundaries, for whole rows (one, several, split
     between two threads), short rows packed several to a block (skewed too), and rows side by side."""
-    skip_split(OPS[name])
+    skip_split(OPS[name], several=False)
     op = OPS[name]
     if dtype not in op.dtypes[DEFAULT_PRODUCT]:
         pytest.skip(f"{name} has no {dtype} on {DEFAULT_PRODUCT}")
@@ -597,9 +607,12 @@ def test_chunked_and_skewed_entries_give_the_block_wise_bits(name, dtype, thread
         elif dim == 0:
             continue
         tensors = [t.py_name for t in op.tensors if isinstance(kw.get(t.py_name), np.ndarray)]
-        aligned = c(**kw, out=np.zeros(shape, NP[dtype]))
-        mis = c(**{**kw, **{n: _misaligned(kw[n]) for n in tensors}}, out=_misaligned(np.zeros(shape, NP[dtype])))
-        assert aligned.tobytes() == np.ascontiguousarray(mis).tobytes(), f"{name} {dtype} {shape} dim={dim}"
+        shapes = [a.shape for a in results(op, c(**kw))]   # (several outputs: each its own shape)
+        aligned = results(op, c(**kw, out=_out_arg(op, [np.zeros(sh, NP[dtype]) for sh in shapes])))
+        mis = results(op, c(**{**kw, **{n: _misaligned(kw[n]) for n in tensors}},
+                            out=_out_arg(op, [_misaligned(np.zeros(sh, NP[dtype])) for sh in shapes])))
+        assert [a.tobytes() for a in aligned] == [np.ascontiguousarray(m).tobytes() for m in mis], \
+            f"{name} {dtype} {shape} dim={dim}"
 
 
 @pytest.mark.parametrize("dtype", ["FLOAT16", "BFLOAT16"])
@@ -609,22 +622,24 @@ def test_staged_half_operands_give_the_bits_of_contiguous_ones(name, dtype):
     one element repeated (stride 0, as BCE's gradOutput for reduction mean or sum) — is staged in its own dtype
     (opgen_loops.c: load_half) and converted with the others: the same bits as its contiguous copy, and as the
     misaligned copy staged into FLOAT for the block functions."""
-    skip_split(OPS[name])
+    skip_split(OPS[name], several=False)
     op = OPS[name]
     if dtype not in op.dtypes[DEFAULT_PRODUCT]:
         pytest.skip(f"{name} has no {dtype} on {DEFAULT_PRODUCT}")
     c = codegen.kernel(name, backend="c")
     shape = (70, 100)
     kw = _valid(name, dtype, shape, seed=seed(name, dtype, "staged"))
+    bits = lambda got: [g.tobytes() for g in results(op, got)]
     for n in [t.py_name for t in op.tensors if isinstance(kw.get(t.py_name), np.ndarray)]:
-        wide = np.zeros((shape[0], 2 * shape[1]), kw[n].dtype)
-        wide[:, ::2] = kw[n]
-        same = np.broadcast_to(kw[n].reshape(-1)[:1].reshape(1, 1), shape)        # strides (0, 0)
-        for view, contiguous in ((wide[:, ::2], kw[n]), (same, np.ascontiguousarray(same))):
-            want = c(**{**kw, n: contiguous})
-            got = c(**{**kw, n: view})
-            mis = c(**{**kw, n: _misaligned(contiguous)})
-            assert got.tobytes() == want.tobytes() == mis.tobytes(), f"{name} {dtype} {n} strides {view.strides}"
+        own = kw[n].shape   # (70, 100), or a per-channel tensor's (100,)
+        wide = np.zeros(own[:-1] + (2 * own[-1],), kw[n].dtype)
+        wide[..., ::2] = kw[n]
+        same = np.broadcast_to(kw[n].reshape(-1)[:1].reshape((1,) * len(own)), own)        # strides 0
+        for view, contiguous in ((wide[..., ::2], kw[n]), (same, np.ascontiguousarray(same))):
+            want = bits(c(**{**kw, n: contiguous}))
+            got = bits(c(**{**kw, n: view}))
+            mis = bits(c(**{**kw, n: _misaligned(contiguous)}))
+            assert got == want == mis, f"{name} {dtype} {n} strides {view.strides}"
 
 
 @pytest.mark.parametrize("name", NAMES)
