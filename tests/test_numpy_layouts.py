@@ -11,7 +11,7 @@ import pytest
 import codegen
 
 from .error_inputs import valid_call
-from tests.samples import skip_split
+from tests.samples import channel_shapes, results, skip_split
 
 OPS = sorted(codegen.load_specs())
 
@@ -21,50 +21,61 @@ def _tensors(op, kw):
 
 
 def _reshape_all(op, kw, shape):
+    """Every tensor in `shape`; a per-channel tensor with one element per channel of `shape`."""
     kw = dict(kw)
+    channel = channel_shapes(op, shape)
     for n in _tensors(op, kw):
-        kw[n] = np.resize(kw[n], shape).astype(kw[n].dtype)
+        kw[n] = np.resize(kw[n], channel.get(n, shape)).astype(kw[n].dtype)
     return kw
+
+
+def _out_arg(op, arrays):
+    """`out=` for one array per output: a tuple for an op with several, else the array."""
+    return tuple(arrays) if op.per_output else arrays[0]
 
 
 @pytest.mark.parametrize("name", OPS)
 @pytest.mark.parametrize("shape", [(0,), (3, 0, 2), (), (2, 1, 2, 1, 2, 1, 2, 1)], ids=str)
 def test_empty_rank0_rank8(ops, name, shape):
-    skip_split(ops[name])
+    skip_split(ops[name], several=False)
     op = ops[name]
     if shape == () and any(type(r).__name__ == "MinRank" for r in op.rules):
         pytest.skip("self needs rank >= 1")
     kw = _reshape_all(op, valid_call(op, np.random.default_rng(0)), shape)
     if op.reduce_dim:
         kw[op.param(op.reduce_dim).py_name] = -1
-    out = codegen.kernel(name)(**kw)
-    assert out.shape == shape
-    if out.size:
+    outs = results(op, codegen.kernel(name)(**kw))
+    assert outs[0].shape == shape   # (several outputs: the first; a channel gradient has its own shape)
+    if outs[0].size:
         flat = _reshape_all(op, kw, (max(1, int(np.prod(shape))),))
         if op.reduce_dim:  # rows along dim: compare with the same rows laid out 2-D
             return
-        np.testing.assert_array_equal(out.reshape(-1), codegen.kernel(name)(**flat).reshape(-1))
+        # (a per-channel tensor: these shapes have one channel at most, as the flat call)
+        for out, want in zip(outs, results(op, codegen.kernel(name)(**flat))):
+            np.testing.assert_array_equal(out.reshape(-1), want.reshape(-1))
 
 
 @pytest.mark.parametrize("name", OPS)
 def test_non_contiguous_and_out_in_place(ops, name):
-    skip_split(ops[name])
+    skip_split(ops[name], several=False)
     op = ops[name]
     fn = codegen.kernel(name)
     kw = _reshape_all(op, valid_call(op, np.random.default_rng(4)), (6, 8))
-    want = fn(**kw)
+    wants = results(op, fn(**kw))
     strided = dict(kw)
     for n in _tensors(op, kw):
-        big = np.zeros((12, 16), kw[n].dtype)
-        big[::2, ::2] = kw[n]
-        strided[n] = big[::2, ::2]
+        big = np.zeros(tuple(2 * d for d in kw[n].shape), kw[n].dtype)   # (a per-channel tensor: 1-D)
+        every_other = tuple(slice(None, None, 2) for _ in kw[n].shape)
+        big[every_other] = kw[n]
+        strided[n] = big[every_other]
         assert not strided[n].flags.c_contiguous
-    holder = np.full((6, 16), np.nan, want.dtype)
-    out = holder[:, ::2]
-    got = fn(**strided, out=out)
-    assert got is out
-    np.testing.assert_array_equal(got, want)
-    assert np.isnan(holder[:, 1::2]).all(), "wrote outside the output view"
+    holders = [np.full(w.shape[:-1] + (2 * w.shape[-1],), np.nan, w.dtype) for w in wants]
+    outs = [h[..., ::2] for h in holders]
+    got = results(op, fn(**strided, out=_out_arg(op, outs)))
+    for g, out, want, holder in zip(got, outs, wants, holders):
+        assert g is out
+        np.testing.assert_array_equal(g, want)
+        assert np.isnan(holder[..., 1::2]).all(), "wrote outside the output view"
 
 
 def test_broadcast_operands():
@@ -124,26 +135,30 @@ def test_blocks_give_the_whole_array_result(monkeypatch, ops, name, dtype, layou
     """Calls over BLOCK elements run block by block (codegen.runtime.blocks), contiguous or strided, into an
     `out=` of either kind; softmax along each dim in blocks cut from the axes before it.  The same expression
     on the same values as the whole arrays at once: equal bit for bit."""
-    skip_split(ops[name])
+    skip_split(ops[name], several=False)
     from codegen.runtime.blocks import BLOCK
     op = ops[name]
     fn = codegen.kernel(name)
     shape = (3, 7, BLOCK // 5)                     # blocks cut along axis 1, the last one shorter
     kw = _reshape_all(op, valid_call(op, np.random.default_rng(9)), shape)
-    kw = {k: (v.astype(dtype) if isinstance(v, np.ndarray) and v.shape == shape else v) for k, v in kw.items()}
+    channel = channel_shapes(op, shape)            # (a per-channel tensor: 7 elements, in the dtype too)
+    kw = {k: (v.astype(dtype) if isinstance(v, np.ndarray) and (v.shape == shape or k in channel) else v)
+          for k, v in kw.items()}
     if layout == "strided":
         kw = {k: (np.repeat(v, 2, axis=-1)[..., ::2] if isinstance(v, np.ndarray) and v.shape == shape else v)
               for k, v in kw.items()}
     for dim in ([-1, 1, 0] if op.reduce_dim else [None]):
         if dim is not None:
             kw[op.param(op.reduce_dim).py_name] = dim
-        holder = np.full(shape[:-1] + (2 * shape[-1],), np.nan, dtype)
-        out = holder[..., ::2] if layout == "strided" else np.full(shape, np.nan, dtype)
-        got = fn(**kw, out=out)
-        whole = _whole(monkeypatch, fn, kw)
-        bits = f"u{whole.itemsize}"
-        np.testing.assert_array_equal(got.view(bits), whole.view(bits), err_msg=f"dim={dim}")
-        assert np.isnan(holder[..., 1::2]).all(), "wrote outside the output view"
+        wholes = results(op, _whole(monkeypatch, fn, kw))   # (several outputs: each its own shape)
+        holders = [np.full(w.shape[:-1] + (2 * w.shape[-1],), np.nan, dtype) for w in wholes]
+        outs = [h[..., ::2] if layout == "strided" else np.full(w.shape, np.nan, dtype)
+                for h, w in zip(holders, wholes)]
+        got = results(op, fn(**kw, out=_out_arg(op, outs)))
+        for g, whole, holder in zip(got, wholes, holders):
+            bits = f"u{whole.itemsize}"
+            np.testing.assert_array_equal(g.view(bits), whole.view(bits), err_msg=f"dim={dim}")
+            assert np.isnan(holder[..., 1::2]).all(), "wrote outside the output view"
 
 
 def test_broadcast_operands_run_in_blocks(monkeypatch):
@@ -178,25 +193,26 @@ def test_out_overlapping_an_input_over_many_blocks(ops, name):
     """An `out=` that overlaps an input one row further on — at a size of many blocks, where computing block by
     block would read inputs an earlier block had overwritten — gives what separate buffers give; `out=` the very
     input (in place) too."""
-    skip_split(ops[name])
+    skip_split(ops[name], several=False)
     from codegen.runtime.blocks import BLOCK
     op = ops[name]
     fn = codegen.kernel(name)
     shape = (4, BLOCK // 2)
     rng = np.random.default_rng(13)
     kw = _reshape_all(op, valid_call(op, rng), shape)
-    kw.update({t: (3 * rng.standard_normal(shape)).astype(kw[t].dtype) for t in _tensors(op, kw)})
-    want = fn(**kw)
+    kw.update({t: (3 * rng.standard_normal(kw[t].shape)).astype(kw[t].dtype) for t in _tensors(op, kw)})
+    wants = results(op, fn(**kw))   # (several outputs: the first over an input, every output compared)
+    rest = [None] * (len(wants) - 1)
     for t in _tensors(op, kw):
-        if kw[t].shape != shape or kw[t].dtype != want.dtype:
+        if kw[t].shape != shape or kw[t].dtype != wants[0].dtype:
             continue
-        buf = np.concatenate([kw[t], np.zeros((1, shape[1]), want.dtype)])
+        buf = np.concatenate([kw[t], np.zeros((1, shape[1]), wants[0].dtype)])
         shifted = dict(kw, **{t: buf[:-1]})
-        got = fn(**shifted, out=buf[1:])
-        np.testing.assert_array_equal(got, want, err_msg=f"out overlaps {t}")
+        for got, want in zip(results(op, fn(**shifted, out=_out_arg(op, [buf[1:]] + rest))), wants):
+            np.testing.assert_array_equal(got, want, err_msg=f"out overlaps {t}")
         same = dict(kw, **{t: kw[t].copy()})
-        got = fn(**same, out=same[t])
-        np.testing.assert_array_equal(got, want, err_msg=f"out is {t}")
+        for got, want in zip(results(op, fn(**same, out=_out_arg(op, [same[t]] + rest))), wants):
+            np.testing.assert_array_equal(got, want, err_msg=f"out is {t}")
 
 
 def test_block_index_covers_every_element_once_in_order():
