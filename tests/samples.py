@@ -333,28 +333,11 @@ def ascendc_cases(ops: dict) -> list[tuple]:
                       for din, dout in combos(op, soc) if din == dout or out_dtype_free(op)], dtype=lambda c: c[2:])
 
 
-SEVERAL_SKIP = ("an op with several outputs returns a tuple (out= a tuple) and reads a per-channel tensor (PerChannel: "
-                "1 or C elements along dim 1, not NumPy-broadcast): this test builds every tensor in one shape and "
-                "one output; tests/test_several_outputs.py covers its layouts (in place, empty, one-element and "
-                "[2, 2] weights) bit for bit across backends, test_numpy_values and test_c_values its values per "
-                "output")
-
-
-def skip_split(op, several: bool = True) -> None:
-    """Skip a test that builds every tensor of a call in one shape for a split op (GluBackward), a class-index
-    op (NLLLossBackward) or, unless the test handles them (`several=False`: samples' per-channel tensors, a
-    tuple of results), an op with several outputs (PreluBackward)."""
+def skip_split(op) -> None:
+    """Skip a test that builds every tensor of a call in one shape for a split op (GluBackward) or a class-index
+    op (NLLLossBackward)."""
     import pytest
     if op.split is not None:
         pytest.skip(SPLIT_SKIP)
     if op.classes is not None:
         pytest.skip(CLASSES_SKIP)
-    if several and op.per_output:
-        pytest.skip(SEVERAL_SKIP)
-
-
-def skip_several(op) -> None:
-    """Skip a test that builds one output and NumPy-broadcast tensors for an op with several outputs."""
-    import pytest
-    if op.per_output:
-        pytest.skip(SEVERAL_SKIP)

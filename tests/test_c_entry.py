@@ -35,7 +35,7 @@ def _ctypes_call(lib, args, out, product):
 
 @pytest.mark.parametrize("name", sorted(OPS))
 def test_entry_point_gives_the_ctypes_verdicts_and_bits(name):
-    skip_split(OPS[name], several=False)
+    skip_split(OPS[name])
     if OPS[name].per_output:
         pytest.skip(ENTRY_SKIP)
     op = OPS[name]

@@ -19,7 +19,7 @@ def _with_out(fn, kw, product):
 
 @pytest.mark.parametrize("name", OPS)
 def test_each_rule_reports_its_status_and_parameter(ops, name):
-    skip_split(ops[name], several=False)
+    skip_split(ops[name])
     op = ops[name]
     fn = codegen.kernel(name)
     product = "ascend910b"

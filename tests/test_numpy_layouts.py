@@ -37,7 +37,7 @@ def _out_arg(op, arrays):
 @pytest.mark.parametrize("name", OPS)
 @pytest.mark.parametrize("shape", [(0,), (3, 0, 2), (), (2, 1, 2, 1, 2, 1, 2, 1)], ids=str)
 def test_empty_rank0_rank8(ops, name, shape):
-    skip_split(ops[name], several=False)
+    skip_split(ops[name])
     op = ops[name]
     if shape == () and any(type(r).__name__ == "MinRank" for r in op.rules):
         pytest.skip("self needs rank >= 1")
@@ -57,7 +57,7 @@ def test_empty_rank0_rank8(ops, name, shape):
 
 @pytest.mark.parametrize("name", OPS)
 def test_non_contiguous_and_out_in_place(ops, name):
-    skip_split(ops[name], several=False)
+    skip_split(ops[name])
     op = ops[name]
     fn = codegen.kernel(name)
     kw = _reshape_all(op, valid_call(op, np.random.default_rng(4)), (6, 8))
@@ -135,7 +135,7 @@ def test_blocks_give_the_whole_array_result(monkeypatch, ops, name, dtype, layou
     """Calls over BLOCK elements run block by block (codegen.runtime.blocks), contiguous or strided, into an
     `out=` of either kind; softmax along each dim in blocks cut from the axes before it.  The same expression
     on the same values as the whole arrays at once: equal bit for bit."""
-    skip_split(ops[name], several=False)
+    skip_split(ops[name])
     from codegen.runtime.blocks import BLOCK
     op = ops[name]
     fn = codegen.kernel(name)
@@ -193,7 +193,7 @@ def test_out_overlapping_an_input_over_many_blocks(ops, name):
     """An `out=` that overlaps an input one row further on — at a size of many blocks, where computing block by
     block would read inputs an earlier block had overwritten — gives what separate buffers give; `out=` the very
     input (in place) too."""
-    skip_split(ops[name], several=False)
+    skip_split(ops[name])
     from codegen.runtime.blocks import BLOCK
     op = ops[name]
     fn = codegen.kernel(name)

@@ -41,7 +41,7 @@ def _relative(got, want):
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("name", OPS)
 def test_values_against_forward_derivative(ops, name, dtype):
-    skip_split(ops[name], several=False)
+    skip_split(ops[name])
     op = ops[name]
     products = _products(op, dtype)
     if not products:

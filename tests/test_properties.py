@@ -163,7 +163,7 @@ OPEN: dict[str, str] = {}
 @SETTINGS
 @given(data=st.data())
 def test_valid_calls_meet_the_reference_rules_and_backends_agree(name, data):
-    skip_split(OPS[name], several=False)
+    skip_split(OPS[name])
     op, kernel = OPS[name], lambda b: _kernel(name, b)
     if op.per_output:   # several outputs: one per draw, measured as the oracle does (codegen.accuracy.outputs)
         key = data.draw(st.sampled_from([f"{name}[{o.name}]" for o in op.outputs]))
