@@ -60,7 +60,8 @@ def samples(op, dtype: str, rng, n: int = 48) -> list[Sample]:
             formula = variant.formula
             coupled = sympy.sympify(op.forward).has(DimSum)
             shape = (4, 12) if coupled else (n,)
-            if channel:   # (2, C, n / 2C), or (1, n) (n channels: n elements exactly, as a length test asks)
+            if channel:   # (2, C, n / 2C), or (1, n) where 2C does not divide n (n channels: exactly n elements,
+                # as a test of lengths asks)
                 shape = (2, CHANNELS, n // (2 * CHANNELS)) if n % (2 * CHANNELS) == 0 else (1, n)
             # a sum_to op's input is broadcast to (2, n): along an axis broadcasting adds (its shape (n,)) in
             # every other sample, along a stretched one (its shape (1, n)) in the others
@@ -157,13 +158,12 @@ def reference_outputs(op, kw: dict, preimage=None) -> tuple:
         if isinstance(r, R.PerChannel):
             a, ref = op.param(r.params[0]).py_name, op.param(r.params[1]).py_name
             viewed[a] = channel_view(kw[a], np.shape(kw[ref]), r.dim)
-    args = {k: np.asarray(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
     refs = []
     for sub in op.per_output:
         ref = reference.vjp(sub, viewed, preimage)
         if sub.output.sum_to:   # the chain rule through the channel view's broadcast
             ref = reference._sum_to(ref, np.shape(viewed[op.param(sub.output.sum_to).py_name]))
-        refs.append(ref.reshape(shape_of_output(op, sub.output.name, args)))
+        refs.append(ref.reshape(shape_of_output(op, sub.output.name, kw)))
     return tuple(refs)
 
 
