@@ -170,6 +170,8 @@ def cases(op: Op) -> list[Case]:
         reductions = [None]
         if op.loss_reduction:
             reductions = sorted(op.param(op.loss_reduction).values)
+            if op.loss_reduction in variant.key:   # a string reduction choosing the form: that form's mode only
+                reductions = [variant.key[op.loss_reduction]]
         for combo in itertools.product(*options):
             subs, labels, back = dict(fixed), [], {}
             for sym, value, label in combo:

@@ -141,7 +141,7 @@ class CaseProof:
         op, v = self.op, case.variant
         self.formula = v.formula
         self.subs = dict(case.subs)
-        if op.loss_reduction:
+        if op.loss_reduction and op.param(op.loss_reduction).symbol is not None:   # (a string's mode: a variant)
             self.subs[op.param(op.loss_reduction).symbol] = sympy.Integer(case.reduction)
         for a in op.attrs:  # bool and int64 attributes fixed by the variant
             if a.name in v.key and a.type in ("bool", "int64"):
@@ -481,6 +481,10 @@ class CaseProof:
         return at(b, jj)
 
     def run(self):
+        from codegen.spec.classes import has_rows
+        if has_rows(self.op):   # a row along the class axis: codegen.verify.class_rows
+            from .class_rows import prove_rows
+            return prove_rows(self)
         cases = index_cases(self.op, self.forward, self.backward, self.x)
         if not cases:
             return self._run()
