@@ -40,7 +40,7 @@ def test_the_weighted_mean_is_proven_on_every_row_and_agrees_in_mpmath(ce):
 
 def test_a_backward_without_the_gather_fails_with_the_row_named(ce):
     """weight at the element's own class instead of weight[target]: right on a row of one class only."""
-    y, t, w, g = (ce.param(n).symbol for n in ("logProb", "target", "weightOptional", "gradLoss"))
+    t, w = ce.param("target").symbol, ce.param("weightOptional").symbol
     gathered = DimSum(Piecewise((w, Eq(CLASS, t)), (0, True)))
     wrong = ce.formulas[1].expr.xreplace({gathered: w})
     assert wrong != ce.formulas[1].expr
