@@ -33,8 +33,9 @@ def _mean_with_weight(op):
 def test_the_weighted_mean_is_proven_on_every_row_and_agrees_in_mpmath(ce):
     case = _mean_with_weight(ce)
     lines = prove(case)
-    assert [r.verdict for r in lines] == ["proven"], lines
-    assert "every target class, the sample kept and ignored" in lines[0].detail
+    assert [(r.check, r.verdict) for r in lines] == [("VJP, general row length n", "proven"),
+                                                     ("VJP, rows of length 1..4", "proven")], lines
+    assert "at and off the target, kept and ignored" in lines[0].detail
     assert check_rows(case).verdict == "agrees"
 
 
@@ -47,8 +48,10 @@ def test_a_backward_without_the_gather_fails_with_the_row_named(ce):
     forms = [Formula(wrong, when={"reductionOptional": m}) for m in ("none", "sum")] + [ce.formulas[2]]
     bad = dataclasses.replace(ce, backward=forms)
     case = next(c for c in cases(bad) if c.reduction == "sum" and c.variant.key["weightOptional"] != "absent")
-    lines = prove(case)
-    assert lines[0].verdict == "FAILED" and "length 2" in lines[0].detail, lines
+    general, explicit = prove(case)
+    assert general.verdict == "FAILED" and "off the target" in general.detail, general
+    assert "weightOptional[t]" in general.detail and "weightOptional[j]" in general.detail
+    assert explicit.verdict == "FAILED" and "length 2" in explicit.detail, explicit
     assert check_rows(case).verdict == "FAILED"
 
 
@@ -62,4 +65,4 @@ def test_the_backends_refuse_a_class_row_op_by_name(ce):
 def test_every_case_is_proven_and_agrees(ce):
     from codegen.verify import verify_op
     results = verify_op(ce, numeric=True)
-    assert len(results) == 12 and all(r.ok for r in results), [r for r in results if not r.ok]
+    assert len(results) == 18 and all(r.ok for r in results), [r for r in results if not r.ok]

@@ -4,15 +4,18 @@ target's class by `Eq(CLASS, target)` and weight[target] through a DimSum.
 
 Each sample's loss couples its row (the log-softmax's sum over the classes), and the index relation Eq(CLASS,
 target) is true at exactly one element of the row, so neither the elementwise proof nor the index cases of an
-NLL-like op apply.  Here the row is written out explicitly: for every row length n = 1..ROW_LENGTHS[-1], every
-position of the target in it and the sample kept or ignored (target == ignoreIndex), the element k's CLASS is
-k, the target and ignoreIndex are integers (every relation decided), the tensor that holds a function of x
-(logProb = x - log Σ exp(x)) is replaced by that function, the row's loss G·Σ_k ℓ_k is differentiated w.r.t.
-each x_j (G = g, or g/D for a mean, D the GridSum divisor: one positive number free of x) and the documented
-backward at j must equal it.  The sample's other classes (samples are independent: each row's loss is its
-own term of the reduced loss) are not involved, so the rows cover every call whose class count is at most
-ROW_LENGTHS[-1]; the mpmath check of numeric.py is not used for these ops (its rows are DimSum rows without
-classes), hence `numeric_rows` below draws rows of up to 6 classes with random values.
+NLL-like op apply.  Samples are independent (each row's loss is its own term of the reduced loss, G·Σ_k ℓ_k with
+G = g, or g/D for a mean, D the GridSum divisor: one positive number free of x), so one row is the proof:
+
+* general length n (`prove_general`): indexed logits X[k] and per-class tensors, the target a symbol t in 1..n;
+  every row sum of a one-hot is collapsed (Σ_k [k = t]·a_k = a_t, `_collapse`), the tensor that holds a function
+  of x (logProb = x - log Σ exp(x)) replaced by it, the row's loss differentiated w.r.t. X[j] for j at the target
+  and off it, the sample kept and ignored; the residual against the backward must cancel with its row sums as
+  opaque numbers (`_atoms`).
+* explicit rows of 1..ROW_LENGTHS[-1] classes (`prove_explicit`, an independent cross-check): every position of
+  the target, kept and ignored, CLASS = k and every relation decided, SymPy's derivative of the written-out row.
+
+The mpmath check (`check_rows`) draws rows of up to 6 classes and differentiates the row's loss numerically.
 """
 from __future__ import annotations
 
@@ -71,6 +74,11 @@ def _situations(n, ints):
 
 
 def prove_rows(p) -> list[Result]:
+    """The general-length proof, then the explicit rows (an independent cross-check)."""
+    return prove_general(p) + prove_explicit(p)
+
+
+def prove_explicit(p) -> list[Result]:
     from .proof import is_zero
     fwd, bwd, scale, x, per_class, t, ints, D = _setup(p)
     for n in ROW_LENGTHS:
@@ -133,3 +141,100 @@ def check_rows(case, seed: int = 7, draws: int = 6) -> Result:
             worst = max(worst, err)
     return p.line("mpmath", "agrees", f"{draws} random rows of {NUMERIC_LENGTHS[0]}..{NUMERIC_LENGTHS[-1]} classes, "
                                       f"worst relative difference {mpmath.nstr(worst, 3)}")
+
+
+def _collapse(body, k, t):
+    """Σ_k body as Σ_k body|_{k != t} + (body|_{k = t} - body|_{k != t}) at k = t: the one-hot gather of a row
+    (Eq(CLASS, t) true at k = t only), exact for a target in the row (1 <= t <= n)."""
+    eq = {sympy.Eq(k, t): sympy.true, sympy.Eq(t, k): sympy.true, sympy.Ne(k, t): sympy.false,
+          sympy.Ne(t, k): sympy.false}
+    ne = {a: sympy.Not(v) for a, v in eq.items()}
+    hit = sympy.piecewise_fold(body.xreplace(eq))
+    other = sympy.piecewise_fold(body.xreplace(ne))
+    return hit, other
+
+
+def _atoms(r):
+    from .proof import _canonical_sums
+    """(the residual, {row sum: its atom}): the residual cancelled as a rational function of its row sums, each one (its factors free of
+    the summation index taken out, its index named canonically) an opaque real number, and of exp(X[j]) (every
+    exp of a sum split into a product, exp(-log S) = 1/S): an identity in independent atoms holds for every
+    value they take, so a 0 here is a proof.  SymPy's simplify did not finish on these residuals (and failed in sum_add)."""
+    sums = {}
+    r = sympy.expand(sympy.powsimp(sympy.expand(r.rewrite(sympy.exp)), combine="exp"))
+    r = r.replace(lambda e: isinstance(e, sympy.exp), lambda e: sympy.Mul(*[sympy.exp(a) for a in sympy.Add.make_args(e.args[0])]))
+    def atom(e):
+        (k, lo, hi), = e.limits
+        out = sympy.Integer(0)
+        for term in sympy.Add.make_args(sympy.expand(e.function)):   # Σ (c·f_k + ...) = c·Σ f_k + ...
+            const = sympy.Mul(*[f for f in sympy.Mul.make_args(term) if k not in f.free_symbols])
+            body = sympy.Mul(*[f for f in sympy.Mul.make_args(term) if k in f.free_symbols])
+            if body == 1:
+                out += const * (hi - lo + 1)
+                continue
+            key = sympy.Sum(body, (k, lo, hi))
+            key = _canonical_sums(key)
+            out += const * sums.setdefault(key, sympy.Symbol(f"S{len(sums)}", real=True))
+        return out
+    r = r.replace(lambda e: isinstance(e, sympy.Sum), atom)
+    return sympy.cancel(sympy.together(r)), sums
+
+
+def prove_general(p) -> list[Result]:
+    """The row of a general length n: indexed logits X[k] and weights, the target a symbol t in 1..n (the gather
+    collapsed with `_collapse`), the element j at the target (t = j) or not (t != j), the sample kept or ignored."""
+    from .proof import _canonical_sums
+    fwd, bwd, scale, x, per_class, t, ints, D = _setup(p)
+    n, m = sympy.Symbol("n", integer=True, positive=True), sympy.Symbol("m", integer=True, nonnegative=True)
+    j = sympy.Symbol("j", integer=True, positive=True)
+    ti = sympy.Symbol("t", integer=True, positive=True)
+    bases = {s: sympy.IndexedBase(str(s), real=True) for s in [x] + per_class}
+    counter = [0]
+
+    def row(expr, idx):
+        holders = {}
+
+        def hold(a):
+            d = sympy.Dummy("dimsum")
+            holders[d] = a.args[0]
+            return d
+        e = sympy.sympify(expr).replace(lambda a: isinstance(a, DimSum), hold)
+        e = e.xreplace({**{s: b[idx] for s, b in bases.items()}, CLASS: idx})
+        sums = {}
+        for d, summand in holders.items():
+            counter[0] += 1
+            k = sympy.Symbol(f"k{counter[0]}", integer=True, positive=True)
+            hit, other = _collapse(row(summand, k), k, ti)
+            sums[d] = sympy.Sum(other, (k, 1, n)) + hit.xreplace({k: ti}) - other.xreplace({k: ti})
+        return e.xreplace(sums)
+    lines = []
+    for kept in (True, False):
+        decided = {s: (sympy.Integer(-1) if kept else ti) for s in ints}
+        f = fwd.xreplace({t: ti, **decided})
+        b = bwd.xreplace({t: ti, **decided})
+        counts = {s: n for s in (f.free_symbols | b.free_symbols) if numel_param(s) is not None}
+        f, b = f.xreplace(counts), b.xreplace(counts)
+        k0 = sympy.Symbol("k0", integer=True, positive=True)
+        hit, other = _collapse(row(f, k0), k0, ti)
+        loss = scale.xreplace({t: ti, **decided}) * (sympy.Sum(other, (k0, 1, n)) + hit.xreplace({k0: ti})
+                                                     - other.xreplace({k0: ti}))
+        vjp = sympy.diff(loss, bases[x][j])
+        at_j = row(b, j)
+        for on_target in (True, False):
+            if on_target:
+                r = (vjp - at_j).xreplace({ti: j})
+            else:
+                r = (vjp - at_j).xreplace({sympy.Eq(j, ti): sympy.false, sympy.Eq(ti, j): sympy.false,
+                                           sympy.Ne(j, ti): sympy.true, sympy.Ne(ti, j): sympy.true})
+                r = r.replace(lambda e: isinstance(e, sympy.KroneckerDelta) and set(e.args) == {j, ti},
+                              lambda e: sympy.Integer(0))
+            r = sympy.piecewise_fold(r.doit()).subs(n, j + m)
+            r = sympy.piecewise_fold(r.doit())
+            what = f"{'kept' if kept else 'ignored'}, element {'at' if on_target else 'off'} the target"
+            left, sums = _atoms(_canonical_sums(r))
+            if left != 0:
+                named = ", ".join(f"{a} = {e}" for e, a in sums.items() if a in left.free_symbols)
+                return [p.line("VJP, general row length n", "FAILED", f"{what}: residual {left}"
+                               + (f" where {named}" if named else ""))]
+    return [p.line("VJP, general row length n", "proven",
+                   "residual 0 for every 1 <= j, target <= n, at and off the target, kept and ignored")]
