@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import sympy
 
 from .functions import Reduction, numel
-from .params import (Attr, FORWARD_INPUT, FORWARD_OUTPUT, GRAD, Output, Param, Scalar, Tensor, Text, snake)
+from .params import (Attr, FORWARD_INPUT, FORWARD_OUTPUT, GRAD, Output, Param, Scalar, Tensor, Text, UNUSED, snake)
 from .rules import NotNull, Rule
 from .classes import ClassIndex, grid_op
 from .outputs import output_ops
@@ -240,7 +240,8 @@ class Op:
         then optional tensors."""
         attrs = [a.name for a in self.attrs if a.type in ("bool", "string", "int64")
                  and any(a.name in f.when for f in self.formulas)]
-        return attrs + [t.name for t in self.tensors if t.optional]
+        # an optional tensor never read (CrossEntropyLossGrad's zloss inputs, role UNUSED) chooses nothing
+        return attrs + [t.name for t in self.tensors if t.optional and t.role != UNUSED]
 
     def variant_choices(self, name: str) -> list:
         """The values a variant key takes: False/True, a string or int64 attribute's `values`, or ABSENT/PRESENT."""
