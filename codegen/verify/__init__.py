@@ -10,6 +10,7 @@ from .cases import cases
 from .numeric import check_case
 from .proof import prove, unmatched
 from .result import Result
+from .rewrites import prove_rewrites
 
 
 def verify_op(op, numeric: bool = True, use_cache: bool = False) -> list[Result]:
@@ -42,7 +43,7 @@ def verify_op(op, numeric: bool = True, use_cache: bool = False) -> list[Result]
                 out.append(Result(op.name, case.label, "mpmath", "FAILED", f"{type(e).__name__}: {e}"))
     if all(r.ok for r in out):
         out += unmatched(op, matched)
-    return out
+    return out + prove_rewrites(op)
 
 
 def format_table(results: list[Result]) -> str:
