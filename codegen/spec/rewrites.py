@@ -12,9 +12,10 @@ proof stays on the documented form (a VJP proof of the rewritten form can take S
 has exponentials of 2u where the forward has tanh(u)); `opgen verify` proves each identity on its own, for every
 real value of its variables (one small expression: milliseconds), checks it at 60 digits at a few points, and
 fails a rewrite that matches nothing in its formula.  Replacing sub-expressions by equal ones keeps the value,
-so the kernels' form is the documented backward.  Every kernel (NumPy, C, Ascend C), the mpmath check of
-`opgen verify` and the oracle's error bound read the rewritten form (`Variant.kernel_expr`); the docs show the
-documented one, and the op's notes say what the kernels compute instead.
+so the kernels' form is the documented backward.  Every kernel (NumPy, C, Ascend C) and the mpmath check of
+`opgen verify` read the rewritten form (`Variant.kernel_expr`); the VJP proof, the docs and the oracle's error
+bound (the documented formula evaluated in FLOAT) the documented one, and the op's notes say what the kernels
+compute instead.
 
 A pattern that is a sum matches any sum holding its terms (1 - tanh²(u) inside 1 - tanh²(u) + β·t·σ(-v)).
 """
@@ -29,10 +30,9 @@ import sympy
 
 @dataclass(frozen=True)
 class Rewrite:
-    """written(*vars) is computed as kernel(*vars); `why` says what it avoids (for messages)."""
+    """written(*vars) is computed as kernel(*vars), both functions of the same pattern variables."""
     written: Callable
     kernel: Callable
-    why: str = ""
 
     @property
     def arity(self) -> int:
