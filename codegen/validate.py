@@ -11,8 +11,10 @@ from .spec import ABSENT, PRESENT, DTYPES, KERNEL_DTYPES, PRODUCTS, Op
 from .spec.dtypes import COMPUTED
 from .spec.example import problems as example_problems
 from .spec.functions import BROADCAST, DIVIDING_MODES, REDUCTION_MODES, DimSum, count_parts, numel_param
-from .spec.params import ATTR_TYPES, GRAD, ROLES, Attr, Output, Param, Scalar, Tensor, Text
-from .spec.rules import (CATEGORIES, ChannelGrad, DimEven, PerChannel, DimInRange, OneOf, Requires, Rule, SampleShaped, ShapeHalved,
+from .spec.classes import GridSum, has_rows
+from .spec.params import ATTR_TYPES, FORWARD_OUTPUT, GRAD, ROLES, Attr, Output, Param, Scalar, Tensor, Text
+from .spec.rules import (CATEGORIES, ChannelGrad, DimEven, DimInRange, OneOf, PerChannel, Requires, Rule, SampleShaped,
+                         ShapeHalved,
                          ShapeSame)
 from .vocabulary import check_op as _check_vocabulary
 
@@ -50,7 +52,8 @@ def validate(op: Op) -> None:
         kernel = op.grid or op   # a class-index op's mathematics is its grid op's (CLASS a tensor there)
         _check_math(kernel, fail)
         _check_at(kernel, fail)
-        _check_vocabulary(kernel, fail)   # what no backend can emit is refused here, not at build time
+        if not has_rows(op):   # no backend emits a class-index op with rows yet: refused by name at emit
+            _check_vocabulary(kernel, fail)   # what no backend can emit is refused here, not at build time
     for problem in example_problems(op):
         fail(problem)
     _check_torch(op, fail)
@@ -91,8 +94,10 @@ def _check_params(op, fail):
         if isinstance(p, Tensor) and p.role not in ("unused",) and p.symbol is None \
                 and not (op.split is not None and op.split.tensor == p.name):
             fail(f"tensor {p.name} with role {p.role} needs a symbol")
-        if isinstance(p, Tensor) and p.holds is not None and op.split is None:
-            fail(f"tensor {p.name}: holds= (a function of a half) is only implemented for a split op")
+        if isinstance(p, Tensor) and p.holds is not None and op.split is None and not (
+                op.classes is not None and p.role == FORWARD_OUTPUT):
+            fail(f"tensor {p.name}: holds= is only implemented for a split op (a function of a half) and for the "
+                 f"FORWARD_OUTPUT tensor of a class-index op (CrossEntropyLossGrad's logProb)")
     if not op.outputs:
         fail("an operator has at least one Output")
     if len(op.outputs) == 1 and (op.output.wrt is not None or any(f.output not in (None, op.output.name)
@@ -159,6 +164,12 @@ def _check_reduction(op, fail):
     for m, d in r.divisors.items():
         if m not in DIVIDING_MODES:
             fail(f"loss_reduction: only {' and '.join(DIVIDING_MODES)} divide; {m}= has no divisor")
+        if op.classes is not None and d.has(GridSum):
+            # a sum over the grid the operator computes itself (CrossEntropyLossGrad's total weight): of the
+            # operands, never of the variable differentiated
+            if op.wrt in d.free_symbols or d.has(DimSum):
+                fail(f"loss_reduction: the {m} divisor {d} may not read {op.wrt} or a DimSum")
+            d = d.replace(lambda e: isinstance(e, GridSum), lambda e: sympy.Integer(1))
         for s in d.free_symbols:
             if s in one_element:
                 continue   # the value of a one-element input (NLLLoss's totalWeight)
@@ -345,6 +356,8 @@ def _check_math(op, fail):
     scalar_syms = {p.symbol for p in op.params if isinstance(p, (Scalar, Attr)) and p.symbol is not None}
     operand_syms = {t.symbol for t in op.tensors if t.role == "operand"}
     extra = fwd.free_symbols - {op.wrt} - scalar_syms - operand_syms
+    if getattr(op, "grid_of", op).classes is not None and op.reduce_dim is not None:   # a class row's length
+        extra = {s for s in extra if numel_param(s) is None}
     if extra:
         fail(f"the forward uses undefined symbol(s) {', '.join(sorted(map(str, extra)))}")
     if fwd.has(DimSum) and op.reduce_dim is None:

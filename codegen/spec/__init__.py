@@ -66,6 +66,9 @@ Op(...)                    the operator; its fields, in the order a spec usually
                            says which of several outputs a form computes (default: the first); each such
                            output is `Output(wrt=symbol)`, proved on its own; the NumPy kernel returns them
                            all, as a tuple in parameter order (codegen.spec.outputs).
+                           `Formula(..., rewrites=(Rewrite(written, kernel), ...))`: the kernels compute the
+                           form with each written(u) replaced by the equal kernel(u) (codegen.spec.rewrites), each
+                           identity proven on its own; the proof and the docs keep the form as written.
   classes                  ClassIndex(tensor, target=, per_class=(), per_sample=()): class-index targets
                            (NLLLoss, codegen.spec.classes).  The forward and backward are written per element
                            of `tensor` (a sample and a class), `CLASS` the element's class; target, per-sample
@@ -152,7 +155,8 @@ from .params import (FORWARD_INPUT, FORWARD_OUTPUT, GRAD, OPERAND, RESULT, UNUSE
 from .products import DEFAULT_PRODUCT, PRODUCTS, Product
 from .torch import Const, Torch, TorchGrad
 from .split import Split
-from .classes import CLASS, ClassIndex
+from .rewrites import Rewrite
+from .classes import CLASS, ClassIndex, GridSum
 from .rules import (Broadcastable, ClassCount, ClassTarget, BroadcastsInto, BroadcastTo, DimAtMost, DimEven, DimInRange, DtypeCastable,
                     DtypeSame, DtypeSupported, EmptyReturns, FormatNotPrivate, FormatSame, MaxRank, MinRank, NotNull,
                     OneElement, OneOf, PerChannel, ChannelGrad, PromotedCastable, PromotedSame, PromotedSupported, Requires, Rule, SampleShaped, ShapeHalved,
@@ -168,7 +172,7 @@ __all__ = [
     "ABSENT", "PRESENT", "GRAD", "FORWARD_INPUT", "FORWARD_OUTPUT", "OPERAND", "UNUSED", "RESULT",
     "DtypeSupported", "DtypeSame", "DtypeCastable", "FormatSame", "FormatNotPrivate", "MaxRank", "MinRank", "ShapeSame",
     "Broadcastable", "BroadcastTo", "ShapeIsBroadcast", "BroadcastsInto", "DimInRange", "DimAtMost", "DimEven",
-    "ShapeHalved", "Split", "ClassIndex", "CLASS",
+    "ShapeHalved", "Split", "Rewrite", "ClassIndex", "CLASS", "GridSum",
     "OneOf", "Requires", "NotNull", "Rule", "ClassTarget", "ClassCount", "OneElement", "SampleShaped",
     "PerChannel", "ChannelGrad",
     "PromotedSupported", "PromotedCastable", "PromotedSame", "EmptyReturns", "Torch", "TorchGrad", "Const",

@@ -33,6 +33,19 @@ CLASS = sympy.Symbol("classIndex", integer=True, nonnegative=True)
 CLASS_TENSOR = "classIndex"
 
 
+class GridSum(sympy.Function):
+    """The sum of an expression of the operands over every element of the grid (every sample, every class): a
+    class-index loss's mean divisor that the operator computes itself (CrossEntropyLossGrad's
+    Σ_i weight[target[i]] over the samples not ignored, `GridSum(Piecewise((w, hit), (0, True)))`).  It never
+    reads the variable differentiated, so the proof takes it as one positive number D; SymPy never evaluates it."""
+
+    nargs = 1
+    is_real = True
+
+    def _latex(self, printer):
+        return r"\sum_{i,c} \left(%s\right)" % printer._print(self.args[0])
+
+
 @dataclass(frozen=True)
 class ClassIndex:
     """`tensor` has a class axis (1, or 0 at rank 1); `target` holds one integer class per sample (tensor's shape
@@ -106,8 +119,8 @@ def grid_op(op):
     rules = [R.BroadcastTo(*others, c.tensor), R.ShapeSame(c.tensor, op.output.name)]
     g = Op(name=op.name, params=params, wrt=op.wrt, forward=op.forward, backward=op.backward, dtypes=op.dtypes,
            rules=rules, description=op.description, forward_name=op.forward_name,
-           loss_reduction=op.reduction, compute_dtype=op.compute_dtype, compute=dict(op.compute),
-           at=dict(op.at), source=op.source)
+           loss_reduction=op.reduction, reduce_dim=op.reduce_dim, compute_dtype=op.compute_dtype,
+           compute=dict(op.compute), at=dict(op.at), source=op.source)
     g.grid_of = op
     op.__dict__["_grid_op"] = g
     return g
@@ -145,7 +158,7 @@ def check(op, fail) -> None:
     c = op.classes
     names = {p.name: p for p in op.params}
     t = names.get(c.tensor)
-    if not isinstance(t, Tensor) or t.role != FORWARD_INPUT:
+    if not isinstance(t, Tensor) or (t.role != FORWARD_INPUT and op.reduce_dim is None):
         fail(f"classes: {c.tensor!r} must name the FORWARD_INPUT tensor")
     target = names.get(c.target)
     if not isinstance(target, Tensor) or target.symbol is None:
@@ -158,10 +171,43 @@ def check(op, fail) -> None:
             fail(f"classes: {n!r} is not a tensor parameter")
     if CLASS_TENSOR in names:
         fail(f"classes: a parameter may not be called {CLASS_TENSOR} (the class coordinate's name)")
-    if op.split is not None or op.reduce_dim is not None:
-        fail("classes: a split or a row reduction with class-index targets is not implemented")
+    if op.split is not None:
+        fail("classes: a split with class-index targets is not implemented")
+    if op.reduce_dim is not None and op.reduce_dim != 1:
+        fail("classes: a class-index op's row reduction (DimSum) runs along the class axis: reduce_dim=1")
+    if op.reduce_dim is not None:
+        _check_rows(op, fail)
     if op.output.sum_to is not None:
         fail("classes: the output has the class-axis tensor's shape (no sum_to)")
     if not sympy.sympify(op.forward).has(CLASS):
         fail("classes: the forward never reads CLASS (the element's class); write the gather as "
              "Piecewise((..., Eq(CLASS, target)), (0, True))")
+
+
+def has_rows(op) -> bool:
+    """A class-index op with a row along its class axis (DimSum): CrossEntropyLossGrad, whose gradient at every
+    class reads the row's softmax and weight[target]."""
+    return op.classes is not None and op.reduce_dim is not None
+
+
+def _check_rows(op, fail) -> None:
+    """What a class-index op with rows must say: the FORWARD_OUTPUT tensor holds a function of wrt (logProb =
+    log_softmax(x)), no tensor holds wrt itself, and it is the class-axis tensor (its rank 2 is a rule's)."""
+    from .params import FORWARD_INPUT, FORWARD_OUTPUT
+    if any(t.role == FORWARD_INPUT for t in op.tensors):
+        fail("classes with rows: the variable differentiated is held by no tensor; the FORWARD_OUTPUT tensor "
+             "holds a function of it (holds=x - log(DimSum(exp(x))))")
+    held = [t for t in op.tensors if t.role == FORWARD_OUTPUT]
+    if len(held) != 1 or held[0].holds is None or op.wrt not in sympy.sympify(held[0].holds).free_symbols:
+        fail(f"classes with rows: one FORWARD_OUTPUT tensor must say what it holds, a function of {op.wrt}")
+    if held[0].name != op.classes.tensor:
+        fail(f"classes with rows: the class-axis tensor {op.classes.tensor} must be the FORWARD_OUTPUT tensor")
+
+
+def refuse_emit(op, backend: str) -> None:
+    """The kernel backends do not emit a class-index op with rows yet (its row sums, the gather weight[target] at
+    every class and the GridSum divisor): refused by name rather than given a wrong kernel."""
+    if has_rows(op):
+        from codegen.errors import SpecError
+        raise SpecError(op.source, op.name, f"a class-index op with a row along its class axis (DimSum, GridSum): "
+                                            f"the {backend} backend does not emit it yet (it is proven: opgen verify)")

@@ -6,10 +6,14 @@ from __future__ import annotations
 
 import dataclasses
 
+from codegen.spec.classes import has_rows
+
 from .cases import cases
+from .class_rows import check_rows
 from .numeric import check_case
 from .proof import prove, unmatched
 from .result import Result
+from .rewrites import prove_rewrites
 
 
 def verify_op(op, numeric: bool = True, use_cache: bool = False) -> list[Result]:
@@ -37,12 +41,12 @@ def verify_op(op, numeric: bool = True, use_cache: bool = False) -> list[Result]
             out.append(Result(op.name, case.label, "symbolic proof", "FAILED", f"{type(e).__name__}: {e}"))
         if numeric:
             try:
-                out.append(check_case(case))
+                out.append(check_rows(case) if has_rows(op) else check_case(case))
             except Exception as e:
                 out.append(Result(op.name, case.label, "mpmath", "FAILED", f"{type(e).__name__}: {e}"))
     if all(r.ok for r in out):
         out += unmatched(op, matched)
-    return out
+    return out + prove_rewrites(op)
 
 
 def format_table(results: list[Result]) -> str:

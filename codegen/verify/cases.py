@@ -39,7 +39,7 @@ class Case:
     @property
     def label(self) -> str:
         parts = [f"{k}={str(v).lower()}" for k, v in self.variant.key.items()]
-        if self.reduction is not None:
+        if self.reduction is not None and self.op.loss_reduction not in self.variant.key:   # (else named above)
             red = self.op.param(self.op.loss_reduction)
             parts.append(f"{red.name}={self.reduction} ({red.values.get(self.reduction, '')})".replace(" ()", ""))
         parts += self.assumptions
@@ -170,6 +170,8 @@ def cases(op: Op) -> list[Case]:
         reductions = [None]
         if op.loss_reduction:
             reductions = sorted(op.param(op.loss_reduction).values)
+            if op.loss_reduction in variant.key:   # a string reduction choosing the form: that form's mode only
+                reductions = [variant.key[op.loss_reduction]]
         for combo in itertools.product(*options):
             subs, labels, back = dict(fixed), [], {}
             for sym, value, label in combo:

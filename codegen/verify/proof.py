@@ -141,7 +141,7 @@ class CaseProof:
         op, v = self.op, case.variant
         self.formula = v.formula
         self.subs = dict(case.subs)
-        if op.loss_reduction:
+        if op.loss_reduction and op.param(op.loss_reduction).symbol is not None:   # (a string's mode: a variant)
             self.subs[op.param(op.loss_reduction).symbol] = sympy.Integer(case.reduction)
         for a in op.attrs:  # bool and int64 attributes fixed by the variant
             if a.name in v.key and a.type in ("bool", "int64"):
@@ -154,9 +154,14 @@ class CaseProof:
         self.forward = piecewise_form(sympy.sympify(op.forward_of(self.formula)).subs(self.subs), op.wrt)
         self.backward = sympy.sympify(v.expr).subs(self.subs)
         self.masks = {t.symbol for t in op.bool_tensors}
+        # each mask's complement 1 - m as a 0/1 symbol of its own (`not_<mask>`): written 1 - m, the expansion of
+        # a row sum of (1 - m_k)·e_k splits it into Σe_k - Σm_k·e_k, and SymPy's simplify then spent more than 15
+        # minutes recombining the pairs (ScaledMaskedSoftmaxBackward's general-length proof); kept whole, the sums
+        # are the softmax's with a factor, proven as fast.  m + not_m = 1 is used where a residual needs it.
+        self.unset = {m: sympy.Symbol(f"not_{m}", real=True) for m in sorted(self.masks, key=str)}
         if self.masks and is_coupled(op):
-            self.forward = _select_arithmetic(self.forward, self.masks)
-            self.backward = _select_arithmetic(self.backward, self.masks)
+            self.forward = _select_arithmetic(self.forward, self.unset)
+            self.backward = _select_arithmetic(self.backward, self.unset)
         self.x = op.wrt
         self.g = op.grad.symbol
         # what multiplies each element's local derivative: g, or g/D for a mean with the declared divisor D
@@ -385,7 +390,7 @@ class CaseProof:
             residual = residual.args[0][0] if residual.args[0][1] == sympy.true else residual
         for _ in range(3):  # simplify moves factors out of sums; re-canonicalise their indices each time
             residual = _canonical_sums(sympy.simplify(residual))
-        if is_zero(residual):
+        if is_zero(residual) or is_zero(self._complements(residual, bases)):
             return [self.line("VJP, general row length n", "proven", "residual 0 for every 1 <= j <= n")]
         return [self.line("VJP, general row length n", "FAILED", f"residual {residual}")]
 
@@ -411,7 +416,7 @@ class CaseProof:
             for jj in range(n):
                 vjp = sympy.diff(loss, xs[jj])
                 b = self._backward_explicit(jj, n, per, ys, row)
-                if not is_zero(self._idempotent(vjp - b)):
+                if not is_zero(self._idempotent(vjp - b)) and not is_zero(self._complements(vjp - b, per)):
                     bad.append((n, jj, sympy.simplify(vjp - b)))
                     break
             if bad:
@@ -422,11 +427,24 @@ class CaseProof:
             return [self.line(label, "FAILED", f"length {n}, element {jj}: residual {r}")]
         return [self.line(label, "proven", "residual 0 at every element")]
 
+    def _complements(self, expr, rows):
+        """`expr` with every mask complement written 1 - m (`rows`: {symbol: IndexedBase or list of symbols})."""
+        for m, u in self.unset.items():
+            if u not in rows or m not in rows:
+                continue
+            if isinstance(rows[u], list):
+                expr = expr.xreplace({a: 1 - b for a, b in zip(rows[u], rows[m])})
+            else:
+                expr = expr.replace(lambda e, u=u: isinstance(e, sympy.Indexed) and e.base == rows[u],
+                                    lambda e, m=m: 1 - rows[m][e.indices])
+        return self._idempotent(expr)
+
     def _idempotent(self, expr):
-        """`expr` with every power of a mask element reduced to the element itself (m**k = m for m in {0, 1})."""
+        """`expr` with every power of a mask element (or of its complement) reduced to the element itself (m**k = m
+        for m in {0, 1})."""
         if not self.masks:
             return expr
-        names = {str(s) for s in self.masks}
+        names = {str(s) for s in self.masks} | {str(u) for u in self.unset.values()}
 
         def is_mask(b):
             base = b.base if isinstance(b, sympy.Indexed) else b
@@ -438,7 +456,7 @@ class CaseProof:
     def _bases(self):
         """IndexedBase for each per-element symbol of the row (x, grad, y and operands)."""
         op = self.op
-        syms = [self.x] + [t.symbol for t in op.tensors if t.symbol is not None]
+        syms = [self.x] + [t.symbol for t in op.tensors if t.symbol is not None] + list(self.unset.values())
         bases = {}
         for s in syms:
             if s == self.g and self.case.reduction in (1, 2):
@@ -481,6 +499,10 @@ class CaseProof:
         return at(b, jj)
 
     def run(self):
+        from codegen.spec.classes import has_rows
+        if has_rows(self.op):   # a row along the class axis: codegen.verify.class_rows
+            from .class_rows import prove_rows
+            return prove_rows(self)
         cases = index_cases(self.op, self.forward, self.backward, self.x)
         if not cases:
             return self._run()
@@ -592,16 +614,27 @@ def _decide(expr, truth: dict):
     return sympy.piecewise_fold(sympy.sympify(expr).xreplace(subs))
 
 
-def _select_arithmetic(expr, masks):
+def _select_arithmetic(expr, unset):
     """Piecewise branches chosen by mask symbols (m, ~m, and conjunctions of those) as 0/1 arithmetic:
-    Piecewise((a, m), (b, True)) -> m*a + (1 - m)*b.  Other conditions are left alone (the caller refuses them)."""
+    Piecewise((a, m), (b, True)) -> m*a + not_m*b, `unset` {m: not_m} naming each mask's complement.  Other
+    conditions are left alone (the caller refuses them)."""
+    masks = set(unset)
+    back = {u: m for m, u in unset.items()}
+
+    def complement(i):
+        if i in unset:
+            return unset[i]
+        if i in back:
+            return back[i]
+        return 1 - i
+
     def indicator(c):
         if c == sympy.true:
             return sympy.Integer(1)
         if c in masks:
             return c
         if isinstance(c, sympy.Not) and c.args[0] in masks:
-            return 1 - c.args[0]
+            return unset[c.args[0]]
         if isinstance(c, sympy.And):
             parts = [indicator(a) for a in c.args]
             return None if any(p is None for p in parts) else sympy.Mul(*parts)
@@ -613,7 +646,7 @@ def _select_arithmetic(expr, masks):
             return pw
         out = sympy.Integer(0)
         for e, i in reversed(args):
-            out = i * e + (1 - i) * out
+            out = i * e + complement(i) * out
         return out
     return expr.replace(lambda e: isinstance(e, sympy.Piecewise), fold)
 

@@ -1,0 +1,68 @@
+"""Class-index ops with a row along the class axis (codegen.spec.classes.has_rows, codegen.verify.class_rows).
+
+tests/class_rows/cross_entropy_loss_grad.py states CrossEntropyLossGrad's mathematics: the gradient w.r.t. the
+logits of the weighted cross-entropy with label smoothing, from logProb = log_softmax(x) (`holds=`), the target's
+weight gathered at every class (a DimSum of a one-hot) and the mean's divisor summed over the grid (`GridSum`).
+It is proven and checked in mpmath; the kernel backends refuse it by name until they emit row sums on the grid.
+"""
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+import codegen
+from codegen.errors import SpecError
+from codegen.spec import CLASS, DimSum, Eq, Formula, Piecewise
+from codegen.verify import cases, prove
+from codegen.verify.class_rows import check_rows
+
+SPECS = Path(__file__).parent / "class_rows"
+
+
+@pytest.fixture(scope="module")
+def ce():
+    return codegen.load_specs(SPECS)["cross_entropy_loss_grad"]
+
+
+def _mean_with_weight(op):
+    return next(c for c in cases(op) if c.reduction == "mean" and c.variant.key["weightOptional"] != "absent")
+
+
+def test_the_weighted_mean_is_proven_on_every_row_and_agrees_in_mpmath(ce):
+    case = _mean_with_weight(ce)
+    lines = prove(case)
+    assert [(r.check, r.verdict) for r in lines] == [("VJP, general row length n", "proven"),
+                                                     ("VJP, rows of length 1..4", "proven")], lines
+    assert "at and off the target, kept and ignored" in lines[0].detail
+    assert check_rows(case).verdict == "agrees"
+
+
+def test_a_backward_without_the_gather_fails_with_the_row_named(ce):
+    """weight at the element's own class instead of weight[target]: right on a row of one class only."""
+    t, w = ce.param("target").symbol, ce.param("weightOptional").symbol
+    gathered = DimSum(Piecewise((w, Eq(CLASS, t)), (0, True)))
+    wrong = ce.formulas[1].expr.xreplace({gathered: w})
+    assert wrong != ce.formulas[1].expr
+    forms = [Formula(wrong, when={"reductionOptional": m}) for m in ("none", "sum")] + [ce.formulas[2]]
+    bad = dataclasses.replace(ce, backward=forms)
+    case = next(c for c in cases(bad) if c.reduction == "sum" and c.variant.key["weightOptional"] != "absent")
+    general, explicit = prove(case)
+    assert general.verdict == "FAILED" and "off the target" in general.detail, general
+    assert "weightOptional[t]" in general.detail and "weightOptional[j]" in general.detail
+    assert explicit.verdict == "FAILED" and "length 2" in explicit.detail, explicit
+    assert check_rows(case).verdict == "FAILED"
+
+
+def test_the_backends_refuse_a_class_row_op_by_name(ce):
+    from codegen.generate import render_all
+    with pytest.raises(SpecError, match="row along its class axis.*the numpy backend does not emit it yet"):
+        render_all({"cross_entropy_loss_grad": ce})
+
+
+@pytest.mark.deep
+def test_every_case_is_proven_and_agrees(ce):
+    from codegen.verify import verify_op
+    results = verify_op(ce, numeric=True)
+    assert len(results) == 18 and all(r.ok for r in results), [r for r in results if not r.ok]
