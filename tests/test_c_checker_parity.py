@@ -106,14 +106,14 @@ def calls(draw, op):
 
 def _channel_shape(draw, op, p, args, shape):
     """A per-channel tensor (PerChannel): C elements along its tensor's dim (C = 1 without one), one, or the
-    drawn shape; its gradient (ChannelGrad): [C] or the tensor's shape, as drawn, or the drawn shape."""
+    drawn shape; its gradient (ChannelGrad): [C], the per-channel tensor's shape, or the drawn shape."""
     from codegen.spec import rules as R
     for r in op.rules:
         if isinstance(r, R.PerChannel) and r.params[0] == p.name:
             c = shape[r.dim] if len(shape) > r.dim else 1
             return draw(st.sampled_from([(c,), (1,), shape]))
         if isinstance(r, R.ChannelGrad) and r.params[0] == p.name:
-            w, ref = args.get(op.param(r.params[1]).py_name), op.param(r.params[2]).py_name
+            w = args.get(op.param(r.params[1]).py_name)
             c = shape[r.dim] if len(shape) > r.dim else 1
             return draw(st.sampled_from([(c,), shape] + ([w.shape] if w is not None else [])))
     return shape
