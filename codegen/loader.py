@@ -87,11 +87,31 @@ def load_spec_file(path: Path) -> Op:
     return op
 
 
+# folder -> (the folder's files and their stamps, ops, errors): a folder is imported again only when one of
+# its files changed.  A test session and a program that asks for the ops more than once load each spec once,
+# and every caller gets the same Op objects, so what is derived from an Op (a rendered module, a proof) is too.
+_LOADED: dict[Path, tuple] = {}
+
+
+def _stamp(folder: Path) -> tuple:
+    return tuple((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in sorted(folder.glob("*.py")))
+
+
 def load_folder(specs_dir=None) -> tuple[dict[str, Op], list[SpecError]]:
     """({op name: Op} of the good specs, sorted by name; [SpecError] of the bad ones, in file order)."""
     folder = _resolve(specs_dir)
     if not folder.is_dir():
         raise SpecError(str(folder), None, "no such spec folder")
+    stamp = _stamp(folder)
+    if folder in _LOADED and _LOADED[folder][0] == stamp:
+        _, ops, errors = _LOADED[folder]
+        return dict(ops), list(errors)
+    ops, errors = _import_folder(folder)
+    _LOADED[folder] = (stamp, ops, errors)
+    return dict(ops), list(errors)
+
+
+def _import_folder(folder: Path) -> tuple[dict[str, Op], list[SpecError]]:
     ops: dict[str, Op] = {}
     errors: list[SpecError] = []
     for path in sorted(folder.glob("*.py")):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import ml_dtypes
 import mpmath
 import numpy as np
 import sympy
@@ -262,6 +261,20 @@ SPLIT_SKIP = ("a split op's gradOutput has half its input's shape (codegen.spec.
 CLASSES_SKIP = ("a class-index op's target, weight and gradOutput have shapes of their own (codegen.spec.classes): "
                 "this test builds every tensor in one shape; tests/test_classes.py covers its layouts and checks, "
                 "the oracle its values")
+
+
+def ascendc_cases(ops: dict) -> list[tuple]:
+    """(op, product, input dtype, output dtype) for every op, product with an Ascend C architecture and dtype pair
+    a call can ask for, under --deep (a summed-back output's FLOAT-writing instances are level 2's, not a call's,
+    where its dtype is tied to an input's); in CI every op in every dtype pair on one product or two
+    (conftest.ci_sample), which keeps the simulator builds to one or two per op.  tests/test_ascendc_values runs
+    them; tests/test_accuracy measures Ascend C on the same products, reusing the binaries."""
+    from codegen.backends.ascendc.plan import combos
+    from codegen.backends.ascendc.socs import kernel_socs
+    from codegen.runtime.calls import out_dtype_free
+    from .conftest import ci_sample
+    return ci_sample([(n, soc, din, dout) for n, op in ops.items() for soc in kernel_socs(op)
+                      for din, dout in combos(op, soc) if din == dout or out_dtype_free(op)], dtype=lambda c: c[2:])
 
 
 def skip_split(op) -> None:

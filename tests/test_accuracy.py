@@ -24,6 +24,7 @@ from codegen.accuracy.reference import reference_for
 from codegen.spec import rules as R
 
 from .conftest import REPO, TESTS
+from .samples import ascendc_cases
 
 OPS = sorted(codegen.load_specs())
 
@@ -209,8 +210,7 @@ def _ascendc_products(name: str) -> dict | None:
     from . import conftest
     if conftest.DEEP:
         return None
-    from .test_ascendc_values import CASES
-    return {"ascendc": {soc for n, soc, *_ in CASES if n == name}}
+    return {"ascendc": {soc for n, soc, *_ in ascendc_cases(codegen.load_specs()) if n == name}}
 
 
 @pytest.mark.parametrize("dtype", list(FORMATS))

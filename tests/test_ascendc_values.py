@@ -18,29 +18,21 @@ import pytest
 import codegen
 from codegen.backends import ascendc
 from codegen.backends.ascendc import tiling as T
-from codegen.backends.ascendc.plan import DTYPE_BYTES, combos, plan
+from codegen.backends.ascendc.plan import DTYPE_BYTES, plan
 from codegen.backends.ascendc.socs import kernel_socs, tiling_ub
 from codegen.backends.ascendc.binding import build_job
-from codegen.runtime.calls import out_dtype_free
 from codegen.runtime.checks import dtype_name
 from codegen.spec import PRODUCTS
 from codegen.spec.params import FORWARD_OUTPUT
 
 from .compare import assert_elementwise_close, assert_rows_close, seed
-from .conftest import ci_sample
-from .samples import samples, skip_split
+from .samples import ascendc_cases, samples, skip_split
 
 OPS = codegen.load_specs()
 NP = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16}
 ELEMENTWISE = [n for n, op in OPS.items() if not op.reduce_dim]
 ROWS = [n for n, op in OPS.items() if op.reduce_dim]
-# every op, product (with an Ascend C architecture) and (input, output) dtype pair a call can ask for under --deep
-# (a summed-back output's FLOAT-writing instances are level 2's, not a call's, where its dtype is tied to an input's);
-# in CI every op in every dtype pair on one product or two (conftest.ci_sample), which keeps the compiles to one or
-# two per op
-CASES = ci_sample([(n, soc, din, dout) for n, op in OPS.items() for soc in kernel_socs(op)
-                   for din, dout in combos(op, soc) if din == dout or out_dtype_free(op)], dtype=lambda c: c[2:])
-
+CASES = ascendc_cases(OPS)
 
 @pytest.fixture(scope="session", autouse=True)
 def binaries():

@@ -219,3 +219,10 @@ def test_a_call_without_out_is_checked_in_python_then_run_by_the_entry_point(mon
     assert got.dtype == want.dtype and got.shape == want.shape
     bad = dict(kw, **{op.tensors[0].py_name: kw[op.tensors[0].py_name].astype(np.float64)})
     assert _outcome(lambda: c(**bad)) == _outcome(lambda: codegen.kernel(name)(**bad))
+
+
+def test_every_attribute_type_of_the_language_has_an_entry_kind():
+    """A type added to the spec language's ATTR_TYPES without a Python entry kind fails here, not at an op's build."""
+    from codegen.backends.c.pyext import ATTR_KINDS
+    from codegen.spec.params import ATTR_TYPES
+    assert set(ATTR_KINDS) == set(ATTR_TYPES)

@@ -30,6 +30,13 @@ def module_name(op: Op) -> str:
     return f"_opgen_{op.snake_name}"
 
 
+# each attribute type of the spec language (codegen.spec.params.ATTR_TYPES): how opgen_pycall.c converts the
+# Python value and the member of the value union it fills (a float attribute converts through a double, as C does)
+ATTR_KINDS = {"bool": ("OPGEN_PY_BOOL", "b"), "int64": ("OPGEN_PY_INT64", "i64"),
+              "double": ("OPGEN_PY_DOUBLE", "f64"), "float": ("OPGEN_PY_DOUBLE", "f64"),
+              "string": ("OPGEN_PY_STRING", "str")}
+
+
 def _param(p) -> tuple[str, str, str]:
     """(Python keyword, opgen_py_kind, the value's union member) of a parameter."""
     if isinstance(p, Output):
@@ -39,12 +46,9 @@ def _param(p) -> tuple[str, str, str]:
     if isinstance(p, Scalar):
         return p.py_name, "OPGEN_PY_SCALAR", "scalar"
     if isinstance(p, Attr):
-        kinds = {"bool": ("OPGEN_PY_BOOL", "b"), "int64": ("OPGEN_PY_INT64", "i64"),
-                 "double": ("OPGEN_PY_DOUBLE", "f64"), "float": ("OPGEN_PY_DOUBLE", "f64"),
-                 "string": ("OPGEN_PY_STRING", "str")}
-        if p.type not in kinds:
+        if p.type not in ATTR_KINDS:
             raise TypeError(f"{p.name}: no Python entry for a {p.type} attribute")
-        return (p.py_name, *kinds[p.type])
+        return (p.py_name, *ATTR_KINDS[p.type])
     raise TypeError(f"{p.name}: no Python entry for a {type(p).__name__}")
 
 
