@@ -241,7 +241,7 @@ class Context:
         z = np.asarray(z, dtype=np.float64)
         held = self.ref.x_tensor or self.ref.y_tensor
         ops = {t.name: self.operand(t, z.shape) for t in self.ref.operands}
-        ops.update({k: np.asarray(v, dtype=np.float64) for k, v in (opnds or {}).items()})
+        ops.update({k: np.asarray(v, np.float64) if k in self.bools else _in(fmt, v) for k, v in (opnds or {}).items()})
         if self.held_is_y():
             vals = self.y_rows(z, ops)
         else:
@@ -284,6 +284,14 @@ class Context:
             else:
                 vals = _in(fmt, np.moveaxis(z, -1, dim).reshape(shape))
             out = {held.name: vals, **{k: np.moveaxis(v, -1, dim).reshape(shape) for k, v in ops.items()}}
+        else:
+            ops = {t.name: self.operand(t, n) for t in self.ref.operands}
+            xs = _in(fmt, rng.normal(0, 3, n))
+            if self.held_is_y():
+                ys, ok = self.y_of_x(xs, [ops[t.name] for t in self.ref.operands])
+                ys[~ok] = 0.0
+                xs = ys
+            out = {held.name: xs.reshape(shape), **{k: v.reshape(shape) for k, v in ops.items()}}
         out[self.op.grad.name] = _in(fmt, rng.uniform(-2, 2, () if self.scalar_grad else shape))
         for t in self.op.tensors:
             if self.op.role_of(t.name, self.variant.formula) == UNUSED:
