@@ -31,6 +31,8 @@ C) on one parameter:
     Step("shape_halved", "gradOut", ref="self", others=("dim",))   self's shape with dim halved
     Step("class_target", "target", ref="self")           self's shape without its class axis (codegen.spec.classes)
     Step("class_count", "weight", ref="self")            as many elements as self has classes
+    Step("per_channel", "weight", ref="self", n=1)       1 element, or as many as self has along dimension n
+    Step("channel_grad", "gradWeight", ref="weight", others=("self",), n=1)   [C] for C != 1 weights, else weight's
     Step("one_element", "totalWeight")                   exactly one element
     Step("sample_shaped", "gradOutput", ref="self", others=("reduction",))   per sample for none, else one element
     Step("one_of", "reduction", values=(0, 1, 2))
@@ -104,6 +106,10 @@ def _rule_steps(r: R.Rule) -> list[Step]:
         return [Step("class_target", P[0], ref=P[1], rule=r)]
     if isinstance(r, R.ClassCount):
         return [Step("class_count", P[0], ref=P[1], rule=r)]
+    if isinstance(r, R.PerChannel):
+        return [Step("per_channel", P[0], ref=P[1], n=r.dim, rule=r)]
+    if isinstance(r, R.ChannelGrad):
+        return [Step("channel_grad", P[0], ref=P[1], n=r.dim, others=(P[2],), rule=r)]
     if isinstance(r, R.OneElement):
         return [Step("one_element", n, rule=r) for n in P]
     if isinstance(r, R.SampleShaped):   # values: the reduction's values that mean none

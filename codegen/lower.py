@@ -245,7 +245,7 @@ def _abs_condition(cond):
 
 
 def lower_variant(op: Op, variant: Variant) -> KernelVariant:
-    expr = stabilize(sympy.sympify(variant.expr))
+    expr = stabilize(sympy.sympify(variant.kernel_expr))
     expr = expr.replace(lambda a: _abs_condition(a) is not None, _abs_condition)
     expr = group_constants(expr)
     scalar_params = [p for p in op.params if isinstance(p, (Scalar, Attr)) and p.symbol is not None]

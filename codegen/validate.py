@@ -13,7 +13,8 @@ from .spec.example import problems as example_problems
 from .spec.functions import BROADCAST, DIVIDING_MODES, REDUCTION_MODES, DimSum, count_parts, numel_param
 from .spec.classes import GridSum, has_rows
 from .spec.params import ATTR_TYPES, FORWARD_OUTPUT, GRAD, ROLES, Attr, Output, Param, Scalar, Tensor, Text
-from .spec.rules import (CATEGORIES, DimEven, DimInRange, OneOf, Requires, Rule, SampleShaped, ShapeHalved,
+from .spec.rules import (CATEGORIES, ChannelGrad, DimEven, DimInRange, OneOf, PerChannel, Requires, Rule, SampleShaped,
+                         ShapeHalved,
                          ShapeSame)
 from .vocabulary import check_op as _check_vocabulary
 
@@ -140,8 +141,10 @@ def _check_sum_to(op, fail):
             fail(f"Output sum_to names {t!r}, not an input tensor")
         if op.reduce_dim is not None:
             fail("Output sum_to: a DimSum operator cannot sum its output back to an input's shape")
-        if not any(isinstance(r, ShapeSame) and {t, out.name} <= set(r.params) for r in op.rules):
-            fail(f"Output sum_to={t!r}: a ShapeSame rule must fix {out.name}'s shape to {t}'s")
+        if not any(isinstance(r, ShapeSame) and {t, out.name} <= set(r.params)
+                   or isinstance(r, ChannelGrad) and r.params[:2] == (out.name, t) for r in op.rules):
+            fail(f"Output sum_to={t!r}: a ShapeSame rule (or ChannelGrad for a PerChannel {t}) must fix "
+                 f"{out.name}'s shape to {t}'s")
 
 
 def _check_reduction(op, fail):
@@ -251,6 +254,23 @@ def _check_dtypes(op, fail):
             fail("COMPLEX compute needs an elementwise backward without branches or complex constants")
 
 
+def _check_channel_rule(op, r, fail):
+    """PerChannel(w, x, dim): w an input tensor read per channel of x (elementwise ops only: its view is laid
+    along dim before broadcasting); ChannelGrad(gw, w, x, dim): gw an output, w's PerChannel rule with the same x
+    and dim listed."""
+    if r.dim < 0:
+        fail(f"{type(r).__name__}: dim must be a non-negative axis, got {r.dim}")
+    if op.reduce_dim is not None or op.split is not None or op.classes is not None:
+        fail(f"{type(r).__name__}: a per-channel tensor is only implemented for an elementwise operator")
+    if isinstance(r, PerChannel) and not isinstance(op.param(r.params[0]), Tensor):
+        fail(f"PerChannel: {r.params[0]} must be an input tensor")
+    if isinstance(r, ChannelGrad):
+        if not isinstance(op.param(r.params[0]), Output):
+            fail(f"ChannelGrad: {r.params[0]} must be an output")
+        if not any(isinstance(q, PerChannel) and q.params == r.params[1:] and q.dim == r.dim for q in op.rules):
+            fail(f"ChannelGrad({', '.join(r.params)}): no PerChannel({r.params[1]}, {r.params[2]}, dim={r.dim}) rule")
+
+
 def _check_rules(op, fail):
     names = {p.name for p in op.params}
     for r in op.rules:
@@ -277,6 +297,8 @@ def _check_rules(op, fail):
             for n in r.params[:-1] if isinstance(r, (DimEven, ShapeHalved, SampleShaped)) else r.params:
                 if not isinstance(op.param(n), (Tensor, Output)):
                     fail(f"{type(r).__name__} applies to tensors; {n} is not one")
+        if isinstance(r, (PerChannel, ChannelGrad)):
+            _check_channel_rule(op, r, fail)
         if isinstance(r, OneOf):
             a = op.param(r.params[0])
             want = str if a.type == "string" else int

@@ -188,6 +188,12 @@ def check_op(op, fail) -> None:
         found = problems(f.expr)
         if found:
             fail(f"{label} uses {found[0]} (docs/vocabulary.md lists what the backends emit)")
+        if f.rewrites:   # the form the kernels compute (codegen.spec.rewrites)
+            from .spec.rewrites import kernel_form
+            found = problems(kernel_form(f.expr, f.rewrites))
+            if found:
+                fail(f"{label}'s kernel form (its rewrites) uses {found[0]} (docs/vocabulary.md lists what the "
+                     "backends emit)")
     for r in op.rules:
         if isinstance(r, Requires):
             for cond in (r.condition, r.when):

@@ -129,6 +129,7 @@ def _scalar(s: S):
 def _python_call(op, case):
     """The keyword arguments of the Python API for a case (out= included)."""
     kw = {"product": case.product or DEFAULT_PRODUCT}
+    outs = []
     for p in op.params:
         v = case.args[p.name]
         key = "out" if isinstance(p, Output) else p.py_name
@@ -140,7 +141,16 @@ def _python_call(op, case):
             kw[key] = _scalar(v)
         else:
             kw[key] = v
+        if isinstance(p, Output):
+            outs.append(kw[key])
+    if len(outs) > 1:   # several outputs (PreluBackward): out= is a tuple, one per output in parameter order
+        kw["out"] = tuple(outs)
     return kw
+
+
+def _outs(kw) -> tuple:
+    """The outputs of a call's keywords, as a tuple (one for an op with a single output)."""
+    return kw["out"] if isinstance(kw["out"], tuple) else (kw["out"],)
 
 
 def _python_outcome(op, case):
@@ -150,7 +160,7 @@ def _python_outcome(op, case):
         return REFUSED, None
     names = [p.py_name for p in op.params if not isinstance(p, Output)]
     try:
-        load_module(op).check(*[kw[n] for n in names], kw["out"], kw["product"])
+        load_module(op).check(*[kw[n] for n in names], *_outs(kw), kw["product"])
     except codegen.AclnnError as e:
         return e.status, kw
     return 0, kw
@@ -244,6 +254,11 @@ def _check_names(op, module, case):
 
 def _same_results(op, kw):
     """The NumPy and the C backends compute the same result for a call that succeeds."""
+    if isinstance(kw["out"], tuple):   # several outputs: each the same in both
+        c_kw = dict(kw, out=tuple(np.zeros_like(o) for o in kw["out"]))
+        for got, want in zip(codegen.kernel(op.snake_name, backend="c")(**c_kw), codegen.kernel(op.snake_name)(**kw)):
+            assert_elementwise_close(np.asarray(got), np.asarray(want), dtype_name(want), "C vs NumPy")
+        return
     c_kw = dict(kw, out=np.zeros_like(kw["out"]))
     want = codegen.kernel(op.snake_name)(**kw)
     got = codegen.kernel(op.snake_name, backend="c")(**c_kw)
@@ -270,7 +285,7 @@ def test_case_gives_the_expected_status_through_python_and_c(module, case):
     empty_input = kw is not None and any(isinstance(v, np.ndarray) and v.size == 0 for k, v in kw.items() if k != "out")
     huge = [v.shape for v in case.args.values() if isinstance(v, T) and _huge(v)]
     assert not (want == 0 and huge), f"{case.name}: a call on {huge} would succeed: too large to compute here"
-    if want == 0 and kw["out"] is not None and kw["out"].size and not empty_input:
+    if want == 0 and all(o is not None and o.size for o in _outs(kw)) and not empty_input:
         _same_results(op, kw)
 
 

@@ -26,6 +26,7 @@ from codegen.accuracy.dtypes import FORMATS
 from codegen.accuracy.inputs import Sample
 from codegen.spec import rules as R
 from codegen.spec.params import Output
+from tests.conftest import deep_examples
 from tests.samples import skip_split
 
 OPS = codegen.load_specs()
@@ -42,7 +43,8 @@ def _kernel(name: str, backend: str):
 NP = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16, "DOUBLE": np.float64}
 VALUES = st.one_of(st.floats(-30, 30, width=32), st.sampled_from([0.0, -0.0, np.inf, -np.inf, np.nan, 1e4, -1e4,
                                                                   1e-30, 0.5, -0.5]))
-SETTINGS = settings(max_examples=30, deadline=None, derandomize=True,
+# 15 fixed draws per op and test in CI (each draw is a call on every backend, 0.1-0.3 s), 120 under --deep
+SETTINGS = settings(max_examples=deep_examples(15, 120), deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 

@@ -32,6 +32,7 @@ from codegen.spec import DimSum
 from . import standards as S
 from . import torch_ref
 from .dtypes import FORMATS, ulp_distance
+from .outputs import output_ops
 from .inputs import FAST, FULL, Sample, samples
 from .bound import NoBound, bound_of
 from .reference import reference_for, variant_of
@@ -421,6 +422,7 @@ def run(ops: dict, backends: list[str] | None = None, full: bool = False, dtypes
     backends = backends or _backends.kernel_backends()
     sizes = sizes or (FULL if full else FAST)
     ops, kernels = split_halves(ops, backends, kernels)
+    ops, kernels = output_ops(ops, backends, kernels)   # several outputs: one op each (outputs.py)
     records = []
     for name, op in ops.items():
         made = {b: (kernels or {}).get((name, b)) or _backends.get(b).make_kernel(op) for b in backends}

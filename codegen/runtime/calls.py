@@ -136,6 +136,53 @@ def sum_to(full: np.ndarray, shape: tuple) -> np.ndarray:
     return full.sum(axis=axes, dtype=np.float64).reshape(shape).astype(np.float32)
 
 
+def channel_view(w, ref_shape: tuple, dim: int):
+    """A per-channel tensor (`PerChannel`) as the kernels read it: its elements in row-major order laid along
+    axis `dim` of a tensor of shape `ref_shape`, a [1, C, 1, ...] view (a copy only where NumPy cannot reshape
+    without one); a single element as [1, 1, ...], which broadcasts to every channel."""
+    if w is None:
+        return None
+    shape = [1] * len(ref_shape)
+    if np.size(w) != 1:
+        shape[dim] = np.size(w)
+    return np.reshape(w, shape)
+
+
+def shape_of_output(op: Op, name: str, args: dict) -> tuple:
+    """The shape of output `name` of an op with several, read off its shape rule (ShapeSame, ShapeIsBroadcast or
+    ChannelGrad); `args` maps snake_case names to the arguments."""
+    py = lambda n: args[op.param(n).py_name]
+    for r in op.rules:
+        if isinstance(r, R.ChannelGrad) and r.params[0] == name:
+            return _chk.channel_grad_shape(py(r.params[1]), py(r.params[2]), r.dim)
+        if isinstance(r, R.ShapeSame) and name in r.params:
+            return tuple(py(next(n for n in r.params if n != name)).shape)
+        if isinstance(r, R.ShapeIsBroadcast) and r.params[0] == name:
+            return tuple(np.broadcast_shapes(*[py(n).shape for n in r.params[1:]]))
+    raise ValueError(f"{op.name}: no rule fixes the shape of {name}")
+
+
+def aside(out: np.ndarray, inputs: tuple) -> np.ndarray:
+    """Where an op with several outputs computes `out` when outputs after it still read the inputs: `out` itself,
+    or a fresh array of its shape and dtype when it shares memory with one of `inputs` (in place), copied into
+    `out` once every output is computed."""
+    if any(a is not None and np.shares_memory(out, a) for a in inputs):
+        return np.empty(out.shape, out.dtype)
+    return out
+
+
+def several_outs(op_name: str, out, n: int) -> list:
+    """`out=` of an op with several outputs: None, or a tuple/list of one array (or None: allocate it) per output
+    in parameter order; each array must be writeable, as for a single output."""
+    if out is None:
+        return [None] * n
+    if not isinstance(out, (tuple, list)) or len(out) != n:
+        raise TypeError(f"{op_name}: out must be None or a tuple of {n} arrays (or None), one per output")
+    for o in out:
+        _chk.writeable_out(op_name, o)
+    return list(out)
+
+
 def count(name: str, shapes: dict) -> float:
     """A count a formula reads (`numel`, `dim_size`), as FLOAT, from {tensor name or BROADCAST: shape}."""
     from codegen.spec.functions import count_value

@@ -452,6 +452,41 @@ def class_count(name, value, ref_name, ref):
                                         f"{shape_str(value.shape)}")
 
 
+def channels(ref, dim) -> int | None:
+    """The channel count C of `ref` along `dim` (PerChannel), None when `ref` has no such dimension."""
+    return ref.shape[dim] if ref.ndim > dim else None
+
+
+def per_channel(name, value, ref_name, ref, dim):
+    """`value` has 1 element, or as many as `ref` has along `dim` (the channels), in any shape."""
+    if not (_concrete(value) and _concrete(ref)) or value.size == 1:
+        return
+    c = channels(ref, dim)
+    if value.size != c:
+        want = f"1 or {c}" if c is not None else f"1 ({ref_name} has no dimension {dim})"
+        raise AclnnError(INVALID, name, f"{name} must have one element per channel of {ref_name} "
+                                        f"{shape_str(ref.shape)} (dimension {dim}) or a single one: {want} elements, "
+                                        f"got {value.size} in {shape_str(value.shape)}")
+
+
+def channel_grad_shape(w, ref, dim) -> tuple:
+    """The shape of the gradient of a per-channel `w` of `ref` (ChannelGrad): w's when it has one element, else
+    [C]."""
+    return tuple(w.shape) if w.size == 1 else (channels(ref, dim),)
+
+
+def channel_grad(name, value, w_name, w, ref_name, ref, dim):
+    """`value`, the gradient of the per-channel `w`, has shape [C] when `w` has C != 1 elements, else w's shape."""
+    if not (_concrete(value) and _concrete(w) and _concrete(ref)):
+        return
+    want = channel_grad_shape(w, ref, dim)
+    if tuple(value.shape) != want:
+        why = f"{w_name}'s shape, as {w_name} has one element" if w.size == 1 else \
+            f"[C], C = {ref_name}'s size along dimension {dim}"
+        raise AclnnError(INVALID, name, f"{name} must have shape {shape_str(want)} ({why}), got "
+                                        f"{shape_str(value.shape)}")
+
+
 def one_element(name, value):
     """`value` has exactly one element, of any rank."""
     if _concrete(value) and value.size != 1:

@@ -63,7 +63,12 @@ Op(...)                    the operator; its fields, in the order a spec usually
                            value also stands where a degenerate scalar makes the forward smooth (Softshrink
                            with λ = 0 keeps 0 at x = 0: the docs say it is not the derivative).
                            `Formula(..., at={...})` overrides an entry for one form; `Formula(..., output="gradWeight")`
-                           says which of several outputs a form computes (default: the first).
+                           says which of several outputs a form computes (default: the first); each such
+                           output is `Output(wrt=symbol)`, proved on its own; the NumPy kernel returns them
+                           all, as a tuple in parameter order (codegen.spec.outputs).
+                           `Formula(..., rewrites=(Rewrite(written, kernel), ...))`: the kernels compute the
+                           form with each written(u) replaced by the equal kernel(u) (codegen.spec.rewrites), each
+                           identity proven on its own; the proof and the docs keep the form as written.
   classes                  ClassIndex(tensor, target=, per_class=(), per_sample=()): class-index targets
                            (NLLLoss, codegen.spec.classes).  The forward and backward are written per element
                            of `tensor` (a sample and a class), `CLASS` the element's class; target, per-sample
@@ -107,6 +112,9 @@ Op(...)                    the operator; its fields, in the order a spec usually
     DimInRange(attr, tensor)       attr in [-n, n-1], n = rank (rank 0 counts as 1)
     ClassTarget(target, tensor)    tensor's shape without its class axis (a 1-D tensor: one element)
     ClassCount(weight, tensor)     as many elements as tensor has classes
+    PerChannel(w, tensor, dim=1)   1 element, or C = tensor.shape[dim] elements of any shape; the kernels read w
+                           laid along dim ([1, C, 1, ...]), and a gradient summed back to w sums every other axis
+    ChannelGrad(gw, w, tensor, dim=1)  gw (w's gradient) has shape [C] when w has C != 1 elements, else w's shape
     OneElement(*tensors)           exactly one element, any rank
     SampleShaped(g, tensor, red)   per sample of tensor for reduction none, else one element of rank <= 1
     OneOf(attr, values)            attr is one of values
@@ -147,10 +155,11 @@ from .params import (FORWARD_INPUT, FORWARD_OUTPUT, GRAD, OPERAND, RESULT, UNUSE
 from .products import DEFAULT_PRODUCT, PRODUCTS, Product
 from .torch import Const, Torch, TorchGrad
 from .split import Split
+from .rewrites import Rewrite
 from .classes import CLASS, ClassIndex, GridSum
 from .rules import (Broadcastable, ClassCount, ClassTarget, BroadcastsInto, BroadcastTo, DimAtMost, DimEven, DimInRange, DtypeCastable,
                     DtypeSame, DtypeSupported, EmptyReturns, FormatNotPrivate, FormatSame, MaxRank, MinRank, NotNull,
-                    OneElement, OneOf, PromotedCastable, PromotedSame, PromotedSupported, Requires, Rule, SampleShaped, ShapeHalved,
+                    OneElement, OneOf, PerChannel, ChannelGrad, PromotedCastable, PromotedSame, PromotedSupported, Requires, Rule, SampleShaped, ShapeHalved,
                     ShapeIsBroadcast, ShapeSame)
 
 __all__ = [
@@ -163,8 +172,9 @@ __all__ = [
     "ABSENT", "PRESENT", "GRAD", "FORWARD_INPUT", "FORWARD_OUTPUT", "OPERAND", "UNUSED", "RESULT",
     "DtypeSupported", "DtypeSame", "DtypeCastable", "FormatSame", "FormatNotPrivate", "MaxRank", "MinRank", "ShapeSame",
     "Broadcastable", "BroadcastTo", "ShapeIsBroadcast", "BroadcastsInto", "DimInRange", "DimAtMost", "DimEven",
-    "ShapeHalved", "Split", "ClassIndex", "CLASS", "GridSum",
+    "ShapeHalved", "Split", "Rewrite", "ClassIndex", "CLASS", "GridSum",
     "OneOf", "Requires", "NotNull", "Rule", "ClassTarget", "ClassCount", "OneElement", "SampleShaped",
+    "PerChannel", "ChannelGrad",
     "PromotedSupported", "PromotedCastable", "PromotedSame", "EmptyReturns", "Torch", "TorchGrad", "Const",
     "DTYPES", "KERNEL_DTYPES", "DType", "PRODUCTS", "Product", "DEFAULT_PRODUCT",
 ]

@@ -119,8 +119,8 @@ def grid_op(op):
     rules = [R.BroadcastTo(*others, c.tensor), R.ShapeSame(c.tensor, op.output.name)]
     g = Op(name=op.name, params=params, wrt=op.wrt, forward=op.forward, backward=op.backward, dtypes=op.dtypes,
            rules=rules, description=op.description, forward_name=op.forward_name,
-           loss_reduction=op.reduction, reduce_dim=op.reduce_dim, compute_dtype=op.compute_dtype, compute=dict(op.compute),
-           at=dict(op.at), source=op.source)
+           loss_reduction=op.reduction, reduce_dim=op.reduce_dim, compute_dtype=op.compute_dtype,
+           compute=dict(op.compute), at=dict(op.at), source=op.source)
     g.grid_of = op
     op.__dict__["_grid_op"] = g
     return g
@@ -192,7 +192,7 @@ def has_rows(op) -> bool:
 
 def _check_rows(op, fail) -> None:
     """What a class-index op with rows must say: the FORWARD_OUTPUT tensor holds a function of wrt (logProb =
-    log_softmax(x)), no tensor holds wrt itself, the tensor is 2-D (the class axis is 1)."""
+    log_softmax(x)), no tensor holds wrt itself, and it is the class-axis tensor (its rank 2 is a rule's)."""
     from .params import FORWARD_INPUT, FORWARD_OUTPUT
     if any(t.role == FORWARD_INPUT for t in op.tensors):
         fail("classes with rows: the variable differentiated is held by no tensor; the FORWARD_OUTPUT tensor "

@@ -37,6 +37,7 @@ class ResolvedExample:
     attrs: dict                   # {attr name: int | bool}
     out_shape: tuple
     expected: list | None
+    out_shapes: dict = None       # {output name: shape}, every output (an op may have several)
 
 
 # Default data: small values of both signs, none on a branch point of the seed ops (0, ±λ).
@@ -83,8 +84,9 @@ def resolve(op) -> ResolvedExample:
                 scalars[p.name] = float(ex.values.get(p.name, 1.0))
         elif isinstance(p, Attr):
             attrs[p.name] = ex.values[p.name] if p.name in ex.values else _default_attr(op, p)
-    out_shape = tuple(ex.shapes.get(op.output.name, ex.shape))
-    return ResolvedExample(tensors, scalars, attrs, out_shape, list(ex.expected) if ex.expected else None)
+    out_shapes = {o.name: tuple(ex.shapes.get(o.name, ex.shape)) for o in op.outputs}
+    return ResolvedExample(tensors, scalars, attrs, out_shapes[op.output.name],
+                           list(ex.expected) if ex.expected else None, out_shapes)
 
 
 def problems(op) -> list[str]:

@@ -14,6 +14,7 @@ from .rules import NotNull, Rule
 from .classes import ClassIndex, grid_op
 from .outputs import output_ops
 from .split import Split, half_ops
+from .rewrites import kernel_form
 
 ABSENT = "absent"    # `Formula.when` value: the optional tensor is null
 PRESENT = "present"  # `Formula.when` value: the optional tensor is given
@@ -34,6 +35,8 @@ class Formula:
             form is proven against it.
     at      declared values at points where the forward is not differentiable, for this form only (the op's
             `at` applies to every form; an entry here replaces the op's entry for the same point).
+    rewrites (Rewrite(...), ...): identities the kernels compute this form with, each proven on its own
+            (codegen.spec.rewrites): 1 - tanh²(u) as 4σ(2u)σ(-2u), which does not cancel.
     """
     expr: sympy.Expr
     when: dict = field(default_factory=dict)
@@ -44,6 +47,7 @@ class Formula:
     wrt: sympy.Symbol | None = None   # a split op's form: the half it differentiates (codegen.spec.split)
     output: str | None = None         # an op with several outputs: the output this form computes (None: the
                                       # first), codegen.spec.outputs
+    rewrites: tuple = ()              # Rewrite identities the kernels compute this form with (codegen.spec.rewrites)
 
 
 @dataclass
@@ -53,6 +57,11 @@ class Variant:
     formula: Formula       # the documented form that applies
     expr: sympy.Expr       # formula.expr with absent optionals replaced by their default
     half: str = ""         # a split op's: the half's symbol ('a', 'b') whose gradient this variant computes
+
+    @property
+    def kernel_expr(self) -> sympy.Expr:
+        """What the kernels compute: `expr` with the formula's proven rewrites applied (codegen.spec.rewrites)."""
+        return kernel_form(self.expr, self.formula.rewrites) if self.formula.rewrites else self.expr
 
     @property
     def suffix(self) -> str:

@@ -84,14 +84,59 @@ def check(op, fail) -> None:
     for i, f in enumerate(op.formulas):
         if f.output is not None and f.output not in names:
             fail(f"backward formula {i + 1}: output={f.output!r} is not one of the outputs ({', '.join(names)})")
-    if op.split is not None or op.reduce_dim is not None:
-        fail("several outputs with a split or a row reduction are not implemented")
+    if op.split is not None or op.reduce_dim is not None or op.classes is not None:
+        fail("several outputs with a split, a row reduction or class-index targets are not implemented")
+    if len(outs) > 4:
+        fail(f"{len(outs)} outputs: at most 4 (the C runtime's OPGEN_MAX_CALLS, one call per output)")
+    if set(op.computes) != {"FLOAT"}:
+        fail("several outputs computed in DOUBLE or COMPLEX are not implemented")
+
+
+EMITS_SEVERAL = ("numpy", "c", "docs", "ascendc")   # the backends that emit an op with several outputs
 
 
 def refuse_emit(op, backend: str) -> None:
-    """The kernel backends emit one output per op; an op with several is refused with what is missing rather than
-    given a kernel computing only its first output."""
-    if len(op.outputs) > 1:
+    """A backend that does not emit several outputs yet refuses such an op with what is missing rather than
+    giving it a kernel computing only its first output."""
+    if len(op.outputs) > 1 and backend not in EMITS_SEVERAL:
         from codegen.errors import SpecError
         raise SpecError(op.source, op.name, f"several outputs ({', '.join(o.name for o in op.outputs)}): the "
                                             f"{backend} backend does not emit them yet (they are proven: opgen verify)")
+
+
+OUTPUT_INDEX = "outputIndex"   # the kernel op's int64 attribute choosing the output whose form runs
+
+
+def kernel_op(op):
+    """One elementwise op holding every output's forms (cached on the op), for a backend that builds one kernel
+    with a variant per output (Ascend C: one AI Core kernel, launched once per output, as a split op's is once per
+    half): the op's input parameters, an int64 attribute `outputIndex` (the output's position among the outputs)
+    choosing the forms, and one output `out` on the broadcast shape of the operands (a summed output's terms,
+    summed back by the caller; `sum_to` marks that its instances may write FLOAT).  Not a spec: nothing proves it
+    (each output's op is proven), it only carries the lowered forms."""
+    cached = op.__dict__.get("_several_kernel_op")
+    if cached is not None:
+        return cached
+    import sympy
+
+    from . import rules as R
+    from .op import Op
+    from .params import Attr
+    choose = sympy.Symbol(OUTPUT_INDEX, integer=True)
+    params = [p for p in op.params if not isinstance(p, Output)]
+    params.append(Attr(OUTPUT_INDEX, choose, type="int64", values={k: o.name for k, o in enumerate(op.outputs)},
+                       doc=op.outputs[0].doc))
+    summed = next((o.sum_to for o in op.outputs if o.sum_to), None)
+    params.append(Output("out", doc=op.outputs[0].doc, sum_to=summed))
+    forms = []
+    for k, sub in enumerate(output_ops(op)):
+        roles = {t.name: t.role for t in sub.tensors}
+        for f in sub.formulas:
+            forms.append(dataclasses.replace(f, when={**f.when, OUTPUT_INDEX: k}, roles={**roles, **f.roles},
+                                             at={**sub.at, **f.at}))
+    rules = [R.DtypeSame(*[t.name for t in op.tensors], "out")]
+    k = Op(name=op.name, params=params, wrt=op.wrt, forward=op.forward, backward=forms, dtypes=op.dtypes,
+           rules=rules, description=op.description, forward_name=op.forward_name,
+           compute_dtype=op.compute_dtype, compute=dict(op.compute), source=op.source)
+    op.__dict__["_several_kernel_op"] = k
+    return k

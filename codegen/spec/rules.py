@@ -333,6 +333,44 @@ class ClassCount(Rule):
 
 
 @dataclass(frozen=True, init=False)
+class PerChannel(Rule):
+    """Tensor `params[0]` holds one value per channel of `params[1]`: a single element (every channel's), or C
+    elements in any shape, C being `params[1]`'s extent along `dim` (which it must have).  The kernels read it laid
+    along that axis, as a [1, C, 1, ...] view of its elements in order (PReLU's weight: CANN flattens it)."""
+    category = "shape"
+    dim: int = 1
+
+    def __init__(self, param: str, of: str, dim: int = 1):
+        super().__init__(param, of)
+        object.__setattr__(self, "dim", int(dim))
+
+    def describe(self, lang, op=None):
+        t, ref = self.params
+        return {"zh": f"{t}的元素个数既不为1,也不等于{ref}第{self.dim}维的大小(通道数)。",
+                "en": f"{t} has neither 1 element nor as many as {ref} has channels (its size along dimension "
+                      f"{self.dim})."}[lang]
+
+
+@dataclass(frozen=True, init=False)
+class ChannelGrad(Rule):
+    """The gradient `params[0]` of a per-channel tensor `params[1]` (PerChannel) of `params[2]`: of shape [C]
+    when `params[1]` has C != 1 elements, whatever its shape; of `params[1]`'s own shape when it has one."""
+    category = "shape"
+    dim: int = 1
+
+    def __init__(self, param: str, channel: str, of: str, dim: int = 1):
+        super().__init__(param, channel, of)
+        object.__setattr__(self, "dim", int(dim))
+
+    def describe(self, lang, op=None):
+        g, t, ref = self.params
+        return {"zh": f"{t}的元素个数不为1时,{g}的shape不是[C](C为{ref}第{self.dim}维的大小);{t}只有1个元素时,"
+                      f"{g}的shape与{t}不一致。",
+                "en": f"{g}'s shape is not [C] (C: {ref}'s size along dimension {self.dim}) while {t} has other "
+                      f"than one element, or not {t}'s shape while {t} has one."}[lang]
+
+
+@dataclass(frozen=True, init=False)
 class OneElement(Rule):
     """Each tensor has exactly one element, of any rank (NLLLoss's totalWeight)."""
     category = "shape"

@@ -82,7 +82,9 @@ def half_ops(op) -> list:
                                                      if sym in sympy.sympify(t.holds).free_symbols})
         half = Op(
             name=op.name, params=params, wrt=sym, forward=forward, backward=forms, dtypes=op.dtypes,
-            rules=[R.MinRank(*names, n=1), R.MaxRank(*names, n=8), R.ShapeSame(*names)], description=op.description, forward_name=op.forward_name,
+            # (the op's Requires too: conditions on its scalars, which the half's proof cases respect)
+            rules=[R.MinRank(*names, n=1), R.MaxRank(*names, n=8), R.ShapeSame(*names)]
+            + [r for r in op.rules if isinstance(r, R.Requires)], description=op.description, forward_name=op.forward_name,
             compute_dtype=op.compute_dtype, compute=dict(op.compute), at=dict(op.at), source=op.source)
         half.half_of = (op, h)
         out.append(half)

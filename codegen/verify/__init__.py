@@ -13,6 +13,7 @@ from .class_rows import check_rows
 from .numeric import check_case
 from .proof import prove, unmatched
 from .result import Result
+from .rewrites import prove_rewrites
 
 
 def verify_op(op, numeric: bool = True, use_cache: bool = False) -> list[Result]:
@@ -45,7 +46,7 @@ def verify_op(op, numeric: bool = True, use_cache: bool = False) -> list[Result]
                 out.append(Result(op.name, case.label, "mpmath", "FAILED", f"{type(e).__name__}: {e}"))
     if all(r.ok for r in out):
         out += unmatched(op, matched)
-    return out
+    return out + prove_rewrites(op)
 
 
 def format_table(results: list[Result]) -> str:

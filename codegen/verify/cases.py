@@ -39,7 +39,7 @@ class Case:
     @property
     def label(self) -> str:
         parts = [f"{k}={str(v).lower()}" for k, v in self.variant.key.items()]
-        if self.reduction is not None:
+        if self.reduction is not None and self.op.loss_reduction not in self.variant.key:   # (else named above)
             red = self.op.param(self.op.loss_reduction)
             parts.append(f"{red.name}={self.reduction} ({red.values.get(self.reduction, '')})".replace(" ()", ""))
         parts += self.assumptions

@@ -53,15 +53,21 @@ def _setup(p):
     return fwd, bwd, scale, op.wrt, per_class, t, ints, D
 
 
-def _row(expr, k, rep_at, n):
-    """expr at element k of an explicit row of length n: rep_at(k) {symbol: value}, DimSum a finite sum."""
+def _held(expr):
+    """(expr with each DimSum a placeholder, {placeholder: its summand}): the element's own symbols are then
+    replaced without reaching into the summands, whose symbols are indexed by the summation index."""
     holders = {}
 
     def hold(a):
         d = sympy.Dummy("dimsum")
         holders[d] = a.args[0]
         return d
-    e = sympy.sympify(expr).replace(lambda a: isinstance(a, DimSum), hold)
+    return sympy.sympify(expr).replace(lambda a: isinstance(a, DimSum), hold), holders
+
+
+def _row(expr, k, rep_at, n):
+    """expr at element k of an explicit row of length n: rep_at(k) {symbol: value}, DimSum a finite sum."""
+    e, holders = _held(expr)
     e = e.xreplace(rep_at(k))
     return e.xreplace({d: sympy.Add(*[_row(s, m, rep_at, n) for m in range(n)]) for d, s in holders.items()})
 
@@ -105,12 +111,16 @@ def check_rows(case, seed: int = 7, draws: int = 6) -> Result:
     """The mpmath check of a class-rows op: random rows (NUMERIC_LENGTHS classes, every target position drawn,
     the sample kept or ignored, random weights, gradient, divisor and real attributes), the row's loss
     differentiated numerically (mpmath.diff at 50 digits, not SymPy) against the backward at each element."""
+    with mpmath.workdps(50):
+        return _check_rows(case, seed, draws)
+
+
+def _check_rows(case, seed: int, draws: int) -> Result:
     from .proof import CaseProof
     p = CaseProof(case)
     fwd, bwd, scale, x, per_class, t, ints, D = _setup(p)
     op = case.op
     rng = random.Random(seed)
-    mpmath.mp.dps = 50
     reals = [a.symbol for a in op.attrs if a.is_real and a.symbol is not None]
     worst = mpmath.mpf(0)
     for draw in range(draws):
@@ -155,14 +165,17 @@ def _collapse(body, k, t):
 
 
 def _atoms(r):
+    """(the residual, {row sum: its atom}): the residual cancelled as a rational function of its row sums, each
+    one (its factors free of the summation index taken out, its index named canonically) an opaque real number,
+    and of exp(X[j]) (every exp of a sum split into a product, exp(-log S) = 1/S): an identity in independent
+    atoms holds for every value they take, so a 0 here is a proof.  SymPy's simplify did not finish on these
+    residuals (and failed in sum_add)."""
     from .proof import _canonical_sums
-    """(the residual, {row sum: its atom}): the residual cancelled as a rational function of its row sums, each one (its factors free of
-    the summation index taken out, its index named canonically) an opaque real number, and of exp(X[j]) (every
-    exp of a sum split into a product, exp(-log S) = 1/S): an identity in independent atoms holds for every
-    value they take, so a 0 here is a proof.  SymPy's simplify did not finish on these residuals (and failed in sum_add)."""
     sums = {}
     r = sympy.expand(sympy.powsimp(sympy.expand(r.rewrite(sympy.exp)), combine="exp"))
-    r = r.replace(lambda e: isinstance(e, sympy.exp), lambda e: sympy.Mul(*[sympy.exp(a) for a in sympy.Add.make_args(e.args[0])]))
+    r = r.replace(lambda e: isinstance(e, sympy.exp),
+                  lambda e: sympy.Mul(*[sympy.exp(a) for a in sympy.Add.make_args(e.args[0])]))
+
     def atom(e):
         (k, lo, hi), = e.limits
         out = sympy.Integer(0)
@@ -172,8 +185,7 @@ def _atoms(r):
             if body == 1:
                 out += const * (hi - lo + 1)
                 continue
-            key = sympy.Sum(body, (k, lo, hi))
-            key = _canonical_sums(key)
+            key = _canonical_sums(sympy.Sum(body, (k, lo, hi)))
             out += const * sums.setdefault(key, sympy.Symbol(f"S{len(sums)}", real=True))
         return out
     r = r.replace(lambda e: isinstance(e, sympy.Sum), atom)
@@ -192,13 +204,7 @@ def prove_general(p) -> list[Result]:
     counter = [0]
 
     def row(expr, idx):
-        holders = {}
-
-        def hold(a):
-            d = sympy.Dummy("dimsum")
-            holders[d] = a.args[0]
-            return d
-        e = sympy.sympify(expr).replace(lambda a: isinstance(a, DimSum), hold)
+        e, holders = _held(expr)
         e = e.xreplace({**{s: b[idx] for s, b in bases.items()}, CLASS: idx})
         sums = {}
         for d, summand in holders.items():

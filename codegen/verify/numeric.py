@@ -81,7 +81,7 @@ def check_case(case: Case, n_random: int = 12, seed: int = 0) -> Result:
     scal_params = [p for p in op.scalars + op.attrs if p.symbol is not None]
     scal_syms = [p.symbol for p in scal_params]
     fwd = sympy.sympify(op.forward_of(formula)).xreplace(absent)
-    bwd = sympy.sympify(v.expr)
+    bwd = sympy.sympify(v.kernel_expr)   # the form the kernels compute (codegen.spec.rewrites)
     coupled = sympy.sympify(op.forward).has(DimSum)
     red = case.reduction
     # element counts: the row's length in a coupled op (numel of a row); in an elementwise loss each count is its

@@ -29,6 +29,7 @@ from .nll_loss_backward import nll_loss_backward
 from .selu_backward import selu_backward
 from .sigmoid_backward import sigmoid_backward
 from .silu_backward import silu_backward
+from .situ_glu_grad import situ_glu_grad
 from .smooth_l1_loss_backward import smooth_l1_loss_backward
 from .soft_margin_loss_backward import soft_margin_loss_backward
 from .softmax_backward import softmax_backward
@@ -38,4 +39,4 @@ from .swi_glu_grad import swi_glu_grad
 from .swish_backward import swish_backward
 from .threshold_backward import threshold_backward
 
-__all__ = ["binary_cross_entropy_backward", "binary_cross_entropy_with_logits_backward", "binary_cross_entropy_with_logits_target_backward", "elu_backward", "fast_gelu_backward", "ge_glu_backward", "ge_glu_v3_backward", "gelu_backward", "gelu_backward_v2", "glu_backward", "hardshrink_backward", "hardsigmoid_backward", "hardswish_backward", "hardswish_backward_v2", "hardtanh_backward", "kl_div_backward", "kl_div_target_backward", "l1_loss_backward", "leaky_relu_backward", "log_sigmoid_backward", "log_softmax_backward", "logit_grad", "mish_backward", "mse_loss_backward", "nll_loss2d_backward", "nll_loss_backward", "selu_backward", "sigmoid_backward", "silu_backward", "smooth_l1_loss_backward", "soft_margin_loss_backward", "softmax_backward", "softplus_backward", "softshrink_backward", "swi_glu_grad", "swish_backward", "threshold_backward"]
+__all__ = ["binary_cross_entropy_backward", "binary_cross_entropy_with_logits_backward", "binary_cross_entropy_with_logits_target_backward", "elu_backward", "fast_gelu_backward", "ge_glu_backward", "ge_glu_v3_backward", "gelu_backward", "gelu_backward_v2", "glu_backward", "hardshrink_backward", "hardsigmoid_backward", "hardswish_backward", "hardswish_backward_v2", "hardtanh_backward", "kl_div_backward", "kl_div_target_backward", "l1_loss_backward", "leaky_relu_backward", "log_sigmoid_backward", "log_softmax_backward", "logit_grad", "mish_backward", "mse_loss_backward", "nll_loss2d_backward", "nll_loss_backward", "selu_backward", "sigmoid_backward", "silu_backward", "situ_glu_grad", "smooth_l1_loss_backward", "soft_margin_loss_backward", "softmax_backward", "softplus_backward", "softshrink_backward", "swi_glu_grad", "swish_backward", "threshold_backward"]

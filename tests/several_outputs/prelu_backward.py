@@ -1,8 +1,10 @@
 """aclnnPreluBackward: the gradients of PReLU(x) = x for x > 0, weight[c]·x otherwise, w.r.t. x and the weight.
 
-Proof only (tests/test_several_outputs.py): the kernel backends do not emit an op with several outputs yet, and
-the library's channel rules (weight of 1 or C = self.shape[1] elements, gradWeight of shape [C]) are not rules of
-the language yet; this spec states the mathematics, each output proved, with weight broadcast as NumPy does.
+Two outputs, each proved on its own (codegen.spec.outputs): gradInput w.r.t. self, and gradWeight w.r.t. weight,
+summed over every position of its channel.  weight holds one value per channel, dimension 1 of self (PerChannel),
+and gradWeight has shape [C] (ChannelGrad), as CANN's op_api checks.  Every backend emits it and it passes the
+oracle per output (tests/test_several_outputs.py); it is not in specs/ yet because the per-op parametrized tests
+(tests/samples.py and the tests built on it) still assume one output and NumPy-broadcast inputs.
 """
 from codegen.spec import *
 
@@ -38,10 +40,29 @@ SPEC = Op(
         DtypeSame("self", "gradOutput", "weight", "gradInput", "gradWeight"),
         MaxRank("gradOutput", "self", "weight", "gradInput", "gradWeight", n=8),
         ShapeSame("self", "gradInput"),
-        ShapeSame("weight", "gradWeight"),
-        BroadcastTo("gradOutput", "weight", "self"),
+        PerChannel("weight", "self", dim=1),
+        ChannelGrad("gradWeight", "weight", "self", dim=1),
+        BroadcastTo("gradOutput", "self"),
         EmptyReturns("gradOutput", "self", "weight"),
     ],
+    notes=[
+        Text("weight按通道读取:元素个数为1时用于所有通道,否则其C个元素(任意shape,按行优先顺序)排在self的第1维上;"
+             "self为1维或0维时没有通道维,weight只能有1个元素。",
+             "weight is read per channel: one element serves every channel, otherwise its C elements (any shape, in "
+             "row-major order) lie along dimension 1 of self; a self of rank 0 or 1 has no channel axis, so weight "
+             "must have one element."),
+        Text("gradWeight的shape:CANN文档写作与weight一致,CANN的检查(op_api)要求weight有C≠1个元素时为[C]"
+             "(weight为[2, 2]时gradWeight为[4]),只有1个元素时与weight一致;本实现按检查。",
+             "gradWeight's shape: CANN's docs say weight's; CANN's check (op_api) requires [C] when weight has "
+             "C != 1 elements (a [2, 2] weight takes a [4] gradWeight) and weight's shape when it has one; this "
+             "implementation follows the check."),
+        Text("输入为空Tensor时第一段接口直接返回成功,gradInput与gradWeight都不写入(与CANN一致)。",
+             "An empty input makes phase 1 return success at once; neither gradInput nor gradWeight is written "
+             "(as in CANN)."),
+    ],
+    # CANN's example (examples/test_aclnn_prelu_backward.cpp): x = 0 takes the negative branch
+    example=Example(shape=(4, 2), shapes={"weight": (2,), "gradWeight": (2,)},
+                    values={"self": list(range(8)), "weight": [0.5, 0.5], "gradOutput": 1.0}),
     description=Text("PReLU的反向传播:计算对输入与对权重的梯度。",
                      "Backward of PReLU: the gradients w.r.t. the input and w.r.t. the weight."),
 )

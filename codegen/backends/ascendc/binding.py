@@ -189,6 +189,9 @@ def make_kernel(op: Op):
     from codegen.backends.numpy import load_module
     checker = load_module(op).check
     the_plan = plan(op)
+    if op.per_output:   # several outputs: the kernel once per output (several_call.py)
+        from .several_call import several_kernel
+        return several_kernel(op, the_plan, checker)
     name = op.snake_name
     wide = bool(set(op.computes) - {"FLOAT"})
 

@@ -27,6 +27,7 @@ from sympy.printing.c import C99CodePrinter
 from codegen.backends.c.prototypes import c_type
 from codegen.checkplan import none_test, steps
 from codegen.spec import Op
+from codegen.spec import rules as R
 from codegen.spec.dtypes import DTYPES, promote
 from codegen.spec.functions import BROADCAST, count_parts
 from codegen.spec.params import Attr, Scalar
@@ -182,6 +183,12 @@ def check_lines(op: Op) -> list[str]:
         elif s.kind in ("class_target", "class_count"):
             fn = "ClassTarget" if s.kind == "class_target" else "ClassCount"
             lines.append(f'CHECK_RET(opgen_l2::{fn}({n}, "{n}", {ref}, "{ref}"), {invalid});')
+        elif s.kind == "per_channel":
+            lines.append(f'CHECK_RET(opgen_l2::PerChannel({n}, "{n}", {ref}, "{ref}", {s.n}), {invalid});')
+        elif s.kind == "channel_grad":
+            o = s.others[0]
+            lines.append(f'CHECK_RET(opgen_l2::ChannelGrad({n}, "{n}", {ref}, "{ref}", {o}, "{o}", {s.n}), '
+                         f'{invalid});')
         elif s.kind == "one_element":
             lines.append(f'CHECK_RET(opgen_l2::OneElement({n}, "{n}"), {invalid});')
         elif s.kind == "sample_shaped":
@@ -293,6 +300,65 @@ def split_body_lines(p: Plan) -> list[str]:
     return lines + _into_output(out)
 
 
+def several_body_lines(p: Plan) -> list[str]:
+    """Level 2 of an op with several outputs (codegen.spec.outputs): every operand on the broadcast shape (a
+    PerChannel tensor first laid along its channel axis), the kernel launched once per output (its `outputIndex`
+    variant), a summed output's terms reduced over the broadcast axes of its input and reshaped to its shape; then
+    each result cast and copied into its output."""
+    from codegen.spec.outputs import OUTPUT_INDEX
+    api, kop = p.api, p.op
+    channel = {r.params[0]: r for r in api.rules if isinstance(r, R.PerChannel)}
+    every = [t.name for t in api.tensors]
+    lines = [
+        "// the kernel's dtypes: the inputs promoted (FLOAT where no kernel reads that dtype); a summed output's terms",
+        "// in FLOAT, the others in their output's dtype when a kernel instance writes it on this SoC",
+        f"const op::DataType inDtype = opgen_l2::Promoted({{{', '.join(every)}}}, KernelInDtypes());"]
+    viewed = []
+    for t, r in channel.items():
+        ref = r.params[1]
+        lines += [f"// {t} holds one value per channel of {ref}: its elements laid along dimension {r.dim}",
+                  f"const aclTensor* {t}C = opgen_l2::ChannelView({t}, {ref}->GetViewShape().GetDimNum(), {r.dim}, "
+                  "exec);",
+                  f"CHECK_RET({t}C != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
+        viewed.append(t)
+    seen = [f"{t}C" if t in channel else t for t in every]
+    lines += [f"// the operands: contiguous, in inDtype, of the broadcast shape of {', '.join(every)}",
+              f"const op::Shape shape = opgen_l2::BroadcastShape({{{', '.join(seen)}}});",
+              "const aclIntArray* shapeArray = opgen_l2::ShapeArray(shape, exec);",
+              "CHECK_RET(shapeArray != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
+    for t in p.operands:
+        src = f"{t}C" if t in channel else t
+        lines += [f"const aclTensor* {t}K = opgen_l2::KernelOperand({src}, inDtype, shape, shapeArray, nullptr, exec);",
+                  f"CHECK_RET({t}K != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
+    for k, o in enumerate(api.outputs):
+        args = [a if a != OUTPUT_INDEX else str(k) for a in l0_args(p)]
+        res = f"{o.name}Result"
+        lines += [f"// {o.name}: the kernel ({names.op_type(kop)} on the AI Core), its outputIndex {k} variant"]
+        if o.sum_to:
+            args = ["op::DataType::DT_FLOAT" if a == "outDtype" else a for a in args]
+            lines += [f"const aclTensor* {res} = l0op::{names.l0_name(kop)}({', '.join(args)});",
+                      f"CHECK_RET({res} != nullptr, ACLNN_ERR_INNER_NULLPTR);",
+                      f"// the adjoint of broadcasting {o.sum_to}: the sum over the axes it was broadcast along",
+                      f"const op::Shape {o.name}Kept = {(o.sum_to + 'C') if o.sum_to in channel else o.sum_to}"
+                      "->GetViewShape();",
+                      f"const aclIntArray* {o.name}Axes = opgen_l2::BroadcastAxes(shape, {o.name}Kept, exec);",
+                      f"if ({o.name}Axes != nullptr) {{",
+                      f"    {res} = l0op::ReduceSumOp({res}, {o.name}Axes, true, exec);",
+                      f"    CHECK_RET({res} != nullptr, ACLNN_ERR_INNER_NULLPTR);",
+                      "}",
+                      f"{res} = l0op::Reshape({res}, opgen_l2::ShapeArray({o.name}->GetViewShape(), exec), exec);",
+                      f"CHECK_RET({res} != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
+        else:
+            args = [f"KernelOutDtype(inDtype, {o.name}->GetDataType())" if a == "outDtype" else a for a in args]
+            lines += [f"const aclTensor* {res} = l0op::{names.l0_name(kop)}({', '.join(args)});",
+                      f"CHECK_RET({res} != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
+    # copied into the outputs only once every kernel is queued: an output written over an input (in place) must not
+    # change what a later kernel reads
+    for o in api.outputs:
+        lines += ["{", f"    const aclTensor* result = {o.name}Result;"] + ["    " + x for x in _into_output(o.name)] + ["}"]
+    return lines
+
+
 def _into_output(out: str) -> list[str]:
     """`result` cast to the output's dtype where it differs, and copied into the output."""
     return [f"if (result->GetDataType() != {out}->GetDataType()) {{",
@@ -339,6 +405,8 @@ def classes_body_lines(p: Plan) -> list[str]:
 
 def body_lines(p: Plan) -> list[str]:
     """Level 2 after the checks: the kernel's dtypes, its operands, the launch, the result into the output."""
+    if p.api_op is not None and p.api_op.per_output:
+        return several_body_lines(p)
     if p.api_op is not None and p.api_op.classes is not None:
         return classes_body_lines(p)
     if p.api_op is not None:
@@ -431,11 +499,15 @@ def source_context(p: Plan) -> dict:
     return dict(
         header_context(p),
         aclnn_header=Path(files["aclnn_header"]).name, l0_header=Path(files["l0_header"]).name,
-        out=op.output.name, dtype_tables=dtype_tables(op), casting_instances=casting_instances(op),
-        check_params=", ".join(aclnn_params(op)),
+        out=", ".join(o.name for o in op.outputs), dtype_tables=dtype_tables(op),
+        # (several outputs: the kernel op's instances, FLOAT-writing ones for a summed output among them)
+        casting_instances=casting_instances(p.op if op.per_output else op), check_params=", ".join(aclnn_params(op)),
         check_args=", ".join(q.name for q in op.params),
-        dfx_in=", ".join(q.name for q in op.params if q is not op.output), check_lines=check_lines(op),
-        nothing_to_do=" || ".join([f"{op.output.name}->IsEmpty()"] + [   # (an EmptyReturns input: the checks ended)
+        dfx_in=", ".join(q.name for q in op.params if q not in op.outputs), check_lines=check_lines(op),
+        nothing_to_do=" || ".join([" && ".join(f"{o.name}->IsEmpty()" for o in op.outputs)
+                                   if len(op.outputs) == 1 else
+                                   "(" + " && ".join(f"{o.name}->IsEmpty()" for o in op.outputs) + ")"] + [
+            # (an EmptyReturns input: the checks ended)
             f'opgen_l2::AnyEmpty({{{", ".join(s.others)}}}, "{s.param}")' for s in steps(op) if s.kind == "empty_returns"]),
         extra_includes=extra_includes(op), body=body_lines(p))
 
@@ -443,7 +515,7 @@ def source_context(p: Plan) -> dict:
 def extra_includes(op) -> str:
     """The #include lines level 2 needs beyond every op's (each ending in a newline; empty for most ops): a sum_to
     output's ReduceSum and Reshape."""
-    if not op.output.sum_to:
+    if not any(o.sum_to for o in op.outputs):
         return ""
     return '#include "aclnn_kernels/reshape.h"\n#include "level0/reduce_sum_op.h"\n'
 

@@ -188,7 +188,7 @@ class Plan:
     kernel: Kernel
     variants: list[VariantPlan]
     rows: bool
-    api_op: Op | None = None   # a split or class-index op's own (the aclnn API, level 2); `op` is its kernel op
+    api_op: Op | None = None   # a split, class-index or several-output op's own (the aclnn API, level 2); `op` is its kernel op
 
     @property
     def api(self) -> Op:
@@ -231,6 +231,11 @@ class Plan:
 
 
 def plan(op: Op) -> Plan:
+    if op.per_output:   # one kernel with a variant per output, launched once per output (opapi.py, binding.py)
+        from codegen.spec.outputs import kernel_op
+        p = plan(kernel_op(op))
+        p.api_op = op
+        return p
     if op.split is not None:   # one kernel with a variant per half, launched once per half (opapi.py, binding.py)
         from codegen.spec.split import kernel_op
         p = plan(kernel_op(op))

@@ -284,7 +284,7 @@ class Library:
         anything for an argument C cannot carry."""
         keep, words, cargs, handle_at = [], [], [], self.handle_at
         for kind, p in self.plan:
-            v = out if kind is _OUT else args[p.py_name]
+            v = (out[p.name] if isinstance(out, dict) else out) if kind is _OUT else args[p.py_name]
             if kind is _SCALAR:
                 words += self.scalar(v)
             elif kind is _ATTR:
@@ -386,6 +386,9 @@ def make_kernel(op: Op, sanitize: bool | None = None, path=None, entry: bool = T
     if sanitize is None:
         sanitize = os.environ.get("OPGEN_C_SANITIZE") == "1"
     lib = Library(op, path) if path is not None else library(op, sanitize)
+    if op.per_output:   # several outputs: through ctypes (several_call.py)
+        from .several_call import several_kernel
+        return several_kernel(op, lib, checker)
     name = op.snake_name               # (once: a regex, which would cost a tenth of a small call)
     entry = lib.entry if entry else None
 

@@ -86,9 +86,9 @@ def context(op: Op) -> dict:
             args.append(p.name)
         elif isinstance(p, Output):
             n = 1
-            for d in ex.out_shape:
+            for d in ex.out_shapes[p.name]:
                 n *= d
-            tensors.append(_tensor(p.name, list(ex.out_shape) or [1], ["0.0f"] * n))
+            tensors.append(_tensor(p.name, list(ex.out_shapes[p.name]) or [1], ["0.0f"] * n))
             args.append(p.name)
         elif isinstance(p, Scalar):
             args.append(p.name if ex.scalars[p.name] is not None else "NULL")
@@ -96,9 +96,12 @@ def context(op: Op) -> dict:
             args.append(p.name)
     scalars = [{"name": n, "value": _c_float(v)} for n, v in ex.scalars.items() if v is not None]
     attrs = [_attr(op.param(n), v) for n, v in ex.attrs.items()]
-    out_numel = next(t for t in tensors if t["name"] == op.output.name)["numel"]
-    return {"tensors": tensors, "scalars": scalars, "attrs": attrs, "call_args": ", ".join(args),
-            "out": {"name": op.output.name, "numel": out_numel}}
+    # each output copied back and printed: `result[i]` for an op's only output, `<name>[i]` for several
+    several = len(op.outputs) > 1
+    outs = [{"name": o.name, "numel": next(t for t in tensors if t["name"] == o.name)["numel"],
+             "var": f"{o.name}Data" if several else "resultData", "label": o.name if several else "result"}
+            for o in op.outputs]
+    return {"tensors": tensors, "scalars": scalars, "attrs": attrs, "call_args": ", ".join(args), "outs": outs}
 
 
 def _tensor(name: str, shape: list[int], data: list[str], ctype: str = "float", acl: str = "ACL_FLOAT") -> dict:

@@ -28,7 +28,7 @@ from codegen.spec.functions import BROADCAST, count_parts
 from codegen.spec.params import Attr, Scalar, Tensor
 from codegen.text import condition_code
 
-from . import wide
+from . import several, wide
 from .printer import KernelCPrinter
 
 # continuation lines of the kernel functions' signatures line up at these columns plus the suffix's length
@@ -350,6 +350,11 @@ def check_lines(op: Op) -> list[str]:
             lines.append(f'OPGEN_TRY(opgen_check_shape_halved("{n}", {n}, "{ref}", {ref}, "{d}", {d}));')
         elif s.kind in ("class_target", "class_count"):
             lines.append(f'OPGEN_TRY(opgen_check_{s.kind}("{n}", {n}, "{ref}", {ref}));')
+        elif s.kind == "per_channel":
+            lines.append(f'OPGEN_TRY(opgen_check_per_channel("{n}", {n}, "{ref}", {ref}, {s.n}));')
+        elif s.kind == "channel_grad":
+            o = s.others[0]
+            lines.append(f'OPGEN_TRY(opgen_check_channel_grad("{n}", {n}, "{ref}", {ref}, "{o}", {o}, {s.n}));')
         elif s.kind == "one_element":
             lines.append(f'OPGEN_TRY(opgen_check_one_element("{n}", {n}));')
         elif s.kind == "sample_shaped":
@@ -414,33 +419,48 @@ def phase1_lines(op: Op, variants: list[dict]) -> list[str]:
     that the arguments select (an internal error when none does, which the validator's coverage rules out)."""
     lines = [f"    double {value_var(p)} = 0.0;" for p in op.params if isinstance(p, Scalar)]
     lines += ["    " + line for line in check_lines(op)]
-    if op.split is not None:
+    if op.per_output:   # several outputs: one call each (several.py)
+        lines += [""] + several.phase1_lines(op, variants, several.kernel_variants(op), _Fill)
+    elif op.split is not None:
         lines += [""] + _split_phase1(op, variants, lower(op).variants)
     else:
         lines += ["", "    opgen_call call;", "    memset(&call, 0, sizeof call);"]
         for v in variants:
             lines += v["phase1"]
-    if variants[0]["dispatch"]:
+    if variants[0]["dispatch"] and not op.per_output:
         lines.append('    return opgen_fail(ACLNN_ERR_INNER, NULL, "%s: no kernel variant for these arguments", OP);')
     return lines
 
 
+class _Fill:
+    """What several.py reads of a variant's constants (their fields, phase 1's assignments)."""
+    fields = staticmethod(_fields)
+    lines = staticmethod(_fill)
+
+
 def context(op: Op) -> dict:
     """Everything `src/aclnn_op.c.jinja` substitutes, but the names of files."""
-    k = lower(op.grid or op)   # a class-index op's kernels are its grid op's (codegen.spec.classes)
-    variants = [variant_context(op, kv) for kv in k.variants]
-    uses_sigmoid = any(e.has(Sigmoid) for kv in k.variants
+    if op.per_output:   # several outputs: each output's kernels, named after it (several.py)
+        kvs = several.kernel_variants(op)
+        variants = [variant_context(sub, kv) for _, sub, kv in kvs]
+        all_kvs = [kv for _, _, kv in kvs]
+    else:
+        k = lower(op.grid or op)   # a class-index op's kernels are its grid op's (codegen.spec.classes)
+        variants = [variant_context(op, kv) for kv in k.variants]
+        all_kvs = k.variants
+    uses_sigmoid = any(e.has(Sigmoid) for kv in all_kvs
                        for e in [kv.result] + [x for _, x in kv.body + kv.reductions])
     template = "src/kernel_rows.c.jinja" if op.reduce_dim is not None else "src/kernel_block.c.jinja"
     return {
         "op": op,
-        "output": op.output.name,
-        "documented": [(f"when {_key_text(f.when)}: " if f.when else "")
+        "output": ", ".join(o.name for o in op.outputs),
+        "documented": [(f"{f.output or op.outputs[0].name}: " if op.per_output else "")
+                       + (f"when {_key_text(f.when)}: " if f.when else "")
                        + (f"the half {f.wrt}: " if f.wrt is not None else "") + condition_code(f.expr, op)
                        for f in op.formulas],
         "tables": dtype_tables(op),
         "sigmoid": sigmoid_helper() if uses_sigmoid else [],
-        "wide_helpers": wide.helpers(op, k),
+        "wide_helpers": wide.helpers(op, k) if not op.per_output else [],
         "variants": variants,
         "kernel_template": template,
         "phase1": phase1_lines(op, variants),

@@ -39,7 +39,15 @@ def compute_note(op, lang):
                for d in dts}
     narrow = [d for d in KERNEL_DTYPES if d in claimed and d != op.compute_dtype]
     c = op.compute_dtype
-    if narrow:
+    outs = _join([o.name for o in op.outputs], lang)
+    if narrow and len(op.outputs) > 1:   # several outputs: a summed one adds its terms in double first
+        summed = _join([o.name for o in op.outputs if o.sum_to], lang)
+        text = _is(lang, f"计算精度:{_join(narrow, lang)}的输入先转换为{c}再计算,全部中间结果为{c},"
+                         f"只在写入{outs}时舍入(就近舍入到偶数);{summed}的各项在double中求和,舍入到{c}后再写入。",
+                   f"Precision: {_join(narrow, lang)} inputs are converted to {c} and computed in {c}; the results "
+                   f"are rounded when written to {outs} (round to nearest even); the terms of {summed} are added "
+                   f"in double, rounded to {c}, then written.")
+    elif narrow:
         text = _is(lang, f"计算精度:{_join(narrow, lang)}的输入先转换为{c}再计算,全部中间结果为{c},"
                          f"只在写入{op.output.name}时舍入一次(就近舍入到偶数)。",
                    f"Precision: {_join(narrow, lang)} inputs are converted to {c} and computed in {c}; the result "
@@ -128,6 +136,15 @@ def promotion_note(op, lang):
 
 
 def determinism_note(op, lang):
+    summed = [o.name for o in op.outputs if o.sum_to]
+    if len(op.outputs) > 1 and summed:   # several outputs (codegen.spec.outputs), one summed back
+        s = _join(summed, lang)
+        return _is(lang, f"确定性计算:{s}以外的输出元素只由对应位置(broadcast后)的输入元素算出;{s}的每个元素是"
+                         "固定顺序的double求和;与并行切分无关,相同输入多次运行,结果逐位相同。",
+                   f"Deterministic: each element of the outputs but {s} is computed from the input elements at its "
+                   f"own (broadcast) position only; each element of {s} is a sum in double in a fixed order; "
+                   f"independent of how the work is split, the same inputs give bitwise identical results on every "
+                   f"run.")
     reduces = any(kv.reductions for kv in lower(op).variants)
     if reduces:
         dim = op.reduce_dim if op.dim_attr else _is(lang, f"第{op.reduce_dim}维", f"dimension {op.reduce_dim}")
@@ -239,9 +256,17 @@ def branch_notes(op, lang, proof_results):
 def broadcast_note(op, lang):
     if not any(isinstance(r, (R.Broadcastable, R.BroadcastTo, R.ShapeIsBroadcast)) for r in op.rules):
         return None
-    return _is(lang, "broadcast规则与NumPy相同:较短的shape在左侧补1,大小为1的维度扩展到另一方的大小。",
+    text = _is(lang, "broadcast规则与NumPy相同:较短的shape在左侧补1,大小为1的维度扩展到另一方的大小。",
                "Broadcasting follows NumPy: the shorter shape is padded with 1 on the left; a size-1 dimension "
                "stretches to the other size.")
+    for r in op.rules:   # a per-channel tensor is laid along its channel axis first (PerChannel)
+        if isinstance(r, R.PerChannel):
+            t, ref = r.params
+            text += _is(lang, f"{t}不按此规则:其元素按顺序排在{ref}的第{r.dim}维上([1, C, 1, ...]),只有一个元素时"
+                              "用于所有通道。",
+                        f" {t} is not broadcast so: its elements, in order, lie along dimension {r.dim} of {ref} "
+                        f"([1, C, 1, ...]); a single element serves every channel.")
+    return text
 
 
 def empty_note(op, lang):

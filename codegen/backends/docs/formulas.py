@@ -88,9 +88,9 @@ def backward_items(op, lang: str) -> list[FormulaItem]:
     """One item per documented form, in the spec's order, each `output = expr` with its condition, then one per
     declared value where the forward is not differentiable (`Op.at`, `Formula.at`)."""
     lhs = latex(sympy.Symbol(op.output.name), op)
-    items = [FormulaItem(_is(lang, "", ", ").join(w for w in (when_words(op, f.when, lang), _half_words(op, f, lang))
-                                                  if w),
-                         f"{lhs} = {latex(f.expr, op)}", f,
+    items = [FormulaItem(_is(lang, "", ", ").join(w for w in (when_words(op, f.when, lang), _half_words(op, f, lang),
+                                                              _output_words(op, f, lang)) if w),
+                         f"{_lhs(op, f)} = {_sum(op, f)}{latex(f.expr, op)}", f,
                          FormulaItem("", f"{forward_lhs(op)} = {latex(f.forward, op)}", f.forward)
                          if f.forward is not None else None)
              for f in op.formulas]
@@ -104,6 +104,32 @@ def backward_items(op, lang: str) -> list[FormulaItem]:
                         f"the value is the interface's choice)")
             items.append(FormulaItem(words, f"{lhs} = {latex(sympy.sympify(value), op)}", rel))
     return items
+
+
+def _output_of(op, f):
+    """The output a form computes (an op with several: `Formula(output=...)`, the first by default)."""
+    return op.param(f.output) if f.output else op.outputs[0]
+
+
+def _lhs(op, f) -> str:
+    return latex(sympy.Symbol(_output_of(op, f).name), op)
+
+
+def _sum(op, f) -> str:
+    """A summed-back output's form is the term of its sum: a sum sign before it."""
+    return r"\sum " if len(op.outputs) > 1 and _output_of(op, f).sum_to else ""
+
+
+def _output_words(op, f, lang: str) -> str:
+    """For an op with several outputs: which output the form gives, and for a summed one over what."""
+    if len(op.outputs) <= 1:
+        return ""
+    o = _output_of(op, f)
+    if not o.sum_to:
+        return _is(lang, f"{o.name}", f"{o.name}")
+    return _is(lang, f"{o.name}:对{o.sum_to}被broadcast的各轴求和(逐通道的{o.sum_to}:除通道轴外的所有轴)",
+               f"{o.name}: summed over the axes along which {o.sum_to} was broadcast (a per-channel {o.sum_to}: "
+               f"every axis but the channel)")
 
 
 def _half_words(op, f, lang: str) -> str:

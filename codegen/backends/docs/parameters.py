@@ -113,6 +113,19 @@ def _shape_phrase(r, name, lang):
                    f"{ref}'s shape without its class axis (dimension 1); rank 0 or (1) for a 1-D {ref}")
     if isinstance(r, R.OneElement):
         return _is(lang, "只有一个元素(任意维数)", "exactly one element (of any rank)")
+    if isinstance(r, R.PerChannel):   # a per-channel tensor (PReLU's weight)
+        t, ref = r.params
+        if name != t:
+            return None
+        return _is(lang, f"元素个数为1,或等于{ref}第{r.dim}维的大小C(通道数),shape任意;按通道(第{r.dim}维)读取",
+                   f"1 element, or as many as {ref} has channels, C (its dimension {r.dim}), in any shape; read "
+                   f"along dimension {r.dim}")
+    if isinstance(r, R.ChannelGrad):
+        g, t, ref = r.params
+        if name != g:
+            return None
+        return _is(lang, f"{t}的元素个数不为1时为[C](C为{ref}第{r.dim}维的大小),否则与{t}的shape一致",
+                   f"[C] (C: {ref}'s dimension {r.dim}) when {t} has other than one element, else {t}'s shape")
     raise TypeError(f"no doc phrase for shape rule {type(r).__name__}")
 
 

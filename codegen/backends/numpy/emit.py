@@ -18,15 +18,17 @@ from codegen.template_util import preamble, render
 from codegen.text import condition_code
 
 from . import functions as F
+from . import outputs as O
 from .printer import KernelNumPyPrinter
 
 TEMPLATES = Path(__file__).parent / "templates"
 
 
 def var(op: Op, name: str) -> str:
-    """The Python variable holding parameter `name` (the output is always `out`)."""
+    """The Python variable holding parameter `name` (an op's only output is always `out`; each of several outputs
+    is its own name)."""
     p = op.param(name)
-    return "out" if isinstance(p, Output) else p.py_name
+    return "out" if isinstance(p, Output) and len(op.outputs) == 1 else p.py_name
 
 
 def check_lines(op: Op, used: set | None = None) -> list[str]:
@@ -83,6 +85,11 @@ def _step_lines(op, s, v, pr):
         return [f'_chk.shape_halved("{n}", {v(n)}, "{ref}", {v(ref)}, "{d}", {v(d)})']
     if s.kind in ("class_target", "class_count"):
         return [f'_chk.{s.kind}("{n}", {v(n)}, "{ref}", {v(ref)})']
+    if s.kind == "per_channel":
+        return [f'_chk.per_channel("{n}", {v(n)}, "{ref}", {v(ref)}, {s.n})']
+    if s.kind == "channel_grad":
+        o = s.others[0]
+        return [f'_chk.channel_grad("{n}", {v(n)}, "{ref}", {v(ref)}, "{o}", {v(o)}, {s.n})']
     if s.kind == "one_element":
         return [f'_chk.one_element("{n}", {v(n)})']
     if s.kind == "sample_shaped":
@@ -350,11 +357,29 @@ def classes_context(op: Op) -> dict | None:
             "kinds": "[" + ", ".join(f'("{kind_of(op, t.name)}", {t.py_name})' for t in moved) + "]"}
 
 
+def several_variants(op: Op) -> dict:
+    """{output name: its variant contexts}: each output's kernels are its own op's (codegen.spec.outputs), named
+    after the output and writing into it (or, for an output summed back, into the broadcast shape)."""
+    out = {}
+    for sub in op.per_output:
+        o = sub.output
+        k = lower(sub)
+        target = f"full_{o.py_name}" if o.sum_to else o.py_name
+        out[o.name] = [O.rename(variant_context(sub, k, kv), o, target,
+                                [t.py_name for t in kv.tensors] + [p.py_name for p in kv.scalars]
+                                + [count_arg(sub, n) for n in kv.numels]) for kv in k.variants]
+    return out
+
+
 def render_op(op: Op, source_label: str) -> str:
-    k = lower(op.grid or op)   # a class-index op's kernels are its grid op's (codegen.spec.classes)
     helper_printer = KernelNumPyPrinter()
     helper = sigmoid_helper(helper_printer)
-    variants = [variant_context(op, k, kv) for kv in k.variants]
+    if op.per_output:
+        by_output = several_variants(op)
+        variants = [v for group in by_output.values() for v in group]
+    else:
+        k = lower(op.grid or op)   # a class-index op's kernels are its grid op's (codegen.spec.classes)
+        variants = [variant_context(op, k, kv) for kv in k.variants]
     used = set().union(*(v["used"] for v in variants))
     checks = check_lines(op, used)
     if "_sigmoid" in used:
@@ -371,6 +396,8 @@ def render_op(op: Op, source_label: str) -> str:
     compute = {d: c for d, c in op.compute.items()} if set(op.computes) - {"FLOAT"} else None
     empty_returns = ", ".join(var(op, n) for n in dict.fromkeys(
         n for r in op.rules if isinstance(r, R.EmptyReturns) for n in r.params))
+    if op.per_output:
+        return _render_several(op, source_label, by_output, checks, used, helper, dtype_params, inputs, empty_returns)
     call = {
         "op_name": op.name, "snake_name": op.snake_name, "output_name": op.output.name,
         "input_names": [p.py_name for p in inputs],
@@ -402,10 +429,47 @@ def render_op(op: Op, source_label: str) -> str:
         TEMPLATES, "kernel.py.jinja",
         preamble=preamble("#", source_label, "kernel.py.jinja", "numpy"),
         op=op,
+        documented_of=op.output.name,
         documented=[(when_text(f.when) + (f"the half {f.wrt}: " if f.wrt is not None else ""),
                      condition_code(f.expr, op)) for f in op.formulas],
         imports=F.imports(reduce_dim=bool(reduce_dim), where="_where" in used, split=op.split is not None,
                           mathf="_mathf" in used),
+        dtypes=F.dtype_table({n: op.dtypes_of(n) for n in dtype_params}),
+        definitions="\n\n\n".join(definitions),
+    )
+
+
+def _render_several(op, source_label, by_output, checks, used, helper, dtype_params, inputs, empty_returns):
+    """The module of an op with several outputs (codegen.backends.numpy.outputs)."""
+    v = lambda n: var(op, n)
+    c = {
+        "input_names": [p.py_name for p in inputs],
+        "converted": O.converted(op),
+        "default_dtype_from": ", ".join(op.param(n).py_name for n in op.output_dtype_sources),
+        "shapes": {o.name: O.output_shape_expr(op, o, v) for o in op.outputs},
+        "empty_returns": empty_returns,
+        "channels": [(v(r.params[0]), v(r.params[1]), r.dim) for r in O.channel_rules(op)],
+        "bshape": ", ".join(t.py_name for t in op.tensors),
+        "variants": by_output,
+        "py": {t.name: t.py_name for t in op.tensors},
+    }
+    check_args = [p.py_name for p in inputs] + [o.py_name for o in op.outputs]
+    definitions = [F.constants(None), F.check_function(op.name, check_args, checks, c["converted"], bool(empty_returns))]
+    definitions += [F.EXP] if "_exp" in used else []
+    definitions += [F.sigmoid_function("_sigmoid", SIGMOID_DOC, helper)] if "_sigmoid" in used else []
+    definitions += [F.F32]
+    for group in by_output.values():
+        for variant in group:
+            definitions += F.variant_functions(variant, None)
+    definitions.append(O.op_function(op, c))
+    return render(
+        TEMPLATES, "kernel.py.jinja",
+        preamble=preamble("#", source_label, "kernel.py.jinja", "numpy"),
+        op=op,
+        documented_of=", ".join(o.name for o in op.outputs),
+        documented=[(f"{f.output or op.outputs[0].name}: " + when_text(f.when), condition_code(f.expr, op))
+                    for f in op.formulas],
+        imports=F.imports(reduce_dim=False, where="_where" in used, split=False, mathf="_mathf" in used),
         dtypes=F.dtype_table({n: op.dtypes_of(n) for n in dtype_params}),
         definitions="\n\n\n".join(definitions),
     )

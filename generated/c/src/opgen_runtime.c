@@ -759,6 +759,24 @@ aclnnStatus opgen_phase1_done(const char *op, const opgen_call *c, const void *p
 /* The class axis of a grid of `ndim` dimensions: 1, or 0 for a single sample (codegen/spec/classes.py). */
 static uint64_t class_axis(uint64_t ndim) { return ndim >= 2 ? 1 : 0; }
 
+/* Whether t's elements, in C order, are equally spaced in memory (any rank: 1-D, (1, C), contiguous, a strided row);
+ * `stride` is then the spacing. */
+static bool equally_spaced(const aclTensor *t, int64_t *stride)
+{
+    int64_t span = 0;
+    *stride = 0;
+    for (uint64_t j = t->ndim; j-- > 0;) {
+        if (t->dims[j] == 1)
+            continue;
+        if (span && t->strides[j] != *stride * span)
+            return false;
+        if (!span)
+            *stride = t->strides[j];
+        span = span ? span * t->dims[j] : t->dims[j];
+    }
+    return true;
+}
+
 bool opgen_class_view(const aclTensor *t, const aclTensor *grid, int kind, aclTensor *view)
 {
     aclTensor v = *t;
@@ -778,16 +796,9 @@ bool opgen_class_view(const aclTensor *t, const aclTensor *grid, int kind, aclTe
         }
     } else if (kind == OPGEN_CLASS) {
         /* C elements along the class axis: equally spaced in C order (any rank: 1-D, or (1, C), or contiguous) */
-        int64_t stride = 0, span = 0;
-        for (uint64_t j = t->ndim; j-- > 0;) {
-            if (t->dims[j] == 1)
-                continue;
-            if (span && t->strides[j] != stride * span)
-                return false;
-            if (!span)
-                stride = t->strides[j];
-            span = span ? span * t->dims[j] : t->dims[j];
-        }
+        int64_t stride = 0;
+        if (!equally_spaced(t, &stride))
+            return false;
         v.dims[axis] = opgen_numel(t);
         v.strides[axis] = stride;
     }
@@ -882,6 +893,67 @@ aclnnStatus opgen_phase1_split(const char *op, const opgen_call *calls, const vo
     }
     e->workspace = ws;
     return executor_publish(e, workspaceSize, executor);
+}
+
+aclnnStatus opgen_phase1_calls(const char *op, int n, const opgen_call *calls, const void *const *params,
+                               const size_t *params_size, uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    /* an order where each call's output overlaps no input of the calls after it: take next a call whose output
+     * no other call still to run reads (the kernels handle an output overlapping their own inputs) */
+    opgen_call ordered[OPGEN_MAX_CALLS];
+    const void *ordered_params[OPGEN_MAX_CALLS] = {NULL};
+    size_t ordered_sizes[OPGEN_MAX_CALLS] = {0};
+    bool done[OPGEN_MAX_CALLS] = {false};
+    memset(ordered, 0, sizeof ordered);
+    if (n < 1 || n > OPGEN_MAX_CALLS)
+        return opgen_fail(ACLNN_ERR_INNER, NULL, "%s: %d calls, at most %d", op, n, OPGEN_MAX_CALLS);
+    for (int m = 0; m < n; ++m) {
+        int pick = -1;
+        for (int k = 0; k < n && pick < 0; ++k) {
+            bool read_later = false;
+            for (int j = 0; !done[k] && j < n && !read_later; ++j)
+                for (int i = 0; j != k && !done[j] && i < calls[j].nin && !read_later; ++i)
+                    read_later = tensors_overlap(&calls[k].out, &calls[j].in[i]);
+            if (!done[k] && !read_later)
+                pick = k;
+        }
+        if (pick < 0)
+            return opgen_fail(ACLNN_ERR_PARAM_INVALID, NULL, "%s: the outputs overlap inputs that the other outputs "
+                              "are computed from, in every order", op);
+        done[pick] = true;
+        ordered[m] = calls[pick];
+        ordered_params[m] = params[pick];
+        ordered_sizes[m] = params_size[pick];
+    }
+    aclOpExecutor *e = NULL;
+    OPGEN_TRY(executor_new(op, n, ordered, ordered_params, ordered_sizes, &e));
+    uint64_t ws = 0;
+    for (int k = 0; k < n; ++k) {
+        const uint64_t w = call_workspace(&e->call[k]);
+        ws = w > ws ? w : ws;
+    }
+    e->workspace = ws;
+    return executor_publish(e, workspaceSize, executor);
+}
+
+bool opgen_channel_view(const aclTensor *t, const aclTensor *ref, int64_t dim, aclTensor *view)
+{
+    aclTensor v = *t;
+    v.ndim = ref->ndim;
+    for (uint64_t i = 0; i < v.ndim; ++i) {
+        v.dims[i] = 1;
+        v.strides[i] = 0;
+    }
+    if (opgen_numel(t) != 1) {
+        /* C elements (a check said ref has dimension dim and C = its extent) equally spaced in C order */
+        int64_t stride = 0;
+        if (!equally_spaced(t, &stride))
+            return false;
+        v.dims[dim] = opgen_numel(t);
+        v.strides[dim] = stride;
+    }
+    *view = v;
+    return true;
 }
 
 /* `whole` (any layout) from a contiguous copy of it, element by element in its own dtype. */

@@ -16,7 +16,8 @@
 #define OPGEN_MAX_INPUTS 8     /* tensors a kernel reads */
 #define OPGEN_MAX_REDUCTIONS 4 /* row sums a kernel takes along dim */
 #define OPGEN_BLOCK 1024       /* elements a kernel function gets per call (staging buffers hold this) */
-#define OPGEN_MAX_CALLS 2      /* calls an executor runs one after the other (a split op's: one per half) */
+#define OPGEN_MAX_CALLS 4      /* calls an executor runs one after the other (a split op's: one per half; one
+                                 * per output of an op with several) */
 
 struct aclTensor {
     aclDataType dtype;
@@ -121,6 +122,12 @@ aclnnStatus opgen_check_shape_halved(const char *name, const aclTensor *t, const
 aclnnStatus opgen_check_class_target(const char *name, const aclTensor *t, const char *ref_name, const aclTensor *ref);
 aclnnStatus opgen_check_class_count(const char *name, const aclTensor *t, const char *ref_name, const aclTensor *ref);
 aclnnStatus opgen_check_one_element(const char *name, const aclTensor *t);
+/* Per-channel rules (PerChannel, ChannelGrad): 1 element or C = ref's size along dim; the gradient of such a w of
+ * shape [C] (w's own shape when w has one element). */
+aclnnStatus opgen_check_per_channel(const char *name, const aclTensor *t, const char *ref_name, const aclTensor *ref,
+                                    int64_t dim);
+aclnnStatus opgen_check_channel_grad(const char *name, const aclTensor *t, const char *w_name, const aclTensor *w,
+                                     const char *ref_name, const aclTensor *ref, int64_t dim);
 aclnnStatus opgen_check_sample_shaped(const char *name, const aclTensor *t, const char *ref_name, const aclTensor *ref,
                                       bool none);
 aclnnStatus opgen_check_one_of(const char *name, int64_t value, int n, const int64_t *values);
@@ -239,6 +246,15 @@ aclnnStatus opgen_phase1_done(const char *op, const opgen_call *c, const void *p
 aclnnStatus opgen_phase1_split(const char *op, const opgen_call *calls, const void *const *params,
                                const size_t *params_size, const aclTensor *whole, int64_t dim,
                                uint64_t *workspaceSize, aclOpExecutor **executor);
+/* End of phase 1 of an op with several outputs (codegen/spec/outputs.py): one call per output, run one after
+ * the other in an order where no output is written before a later call has read an input it overlaps (161002
+ * when there is none); the workspace is the largest call's. */
+aclnnStatus opgen_phase1_calls(const char *op, int n, const opgen_call *calls, const void *const *params,
+                               const size_t *params_size, uint64_t *workspaceSize, aclOpExecutor **executor);
+/* A per-channel tensor (PerChannel) as the kernels read it: its elements in C order laid along axis `dim` of a
+ * tensor of ref's rank, a [1, C, 1, ...] view (a single element: every extent 1); false when its elements are not
+ * equally spaced in memory (then `view` is unset). */
+bool opgen_channel_view(const aclTensor *t, const aclTensor *ref, int64_t dim, aclTensor *view);
 /* Half `h` (0: the first, 1: the second) of `t` along `dim`, a view: dims[dim] halved, the offset moved. */
 aclTensor opgen_half(const aclTensor *t, int64_t dim, int h);
 /* Class-index ops (codegen/spec/classes.py): `t` as a view on the (sample, class) grid of `grid`, of `kind`

@@ -468,6 +468,63 @@ inline bool ClassCount(const aclTensor* t, const char* name, const aclTensor* re
     return false;
 }
 
+// `t` holds one value per channel of `ref` (PerChannel): 1 element, or as many as `ref` has along `dim`.
+inline bool PerChannel(const aclTensor* t, const char* name, const aclTensor* ref, const char* refName, int64_t dim)
+{
+    if (t == nullptr || ref == nullptr || t->GetViewShape().GetShapeSize() == 1) {
+        return true;
+    }
+    const op::Shape& r = ref->GetViewShape();
+    const bool has = r.GetDimNum() > static_cast<size_t>(dim);
+    if (has && t->GetViewShape().GetShapeSize() == r.GetDim(dim)) {
+        return true;
+    }
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s must have one element per channel of %s %s (dimension %ld) or a single one: "
+            "%s%ld%s elements, got %ld in %s", name, refName, op::ToString(r).GetString(), static_cast<long>(dim),
+            has ? "1 or " : "1 (", static_cast<long>(has ? r.GetDim(dim) : 0), has ? "" : " has no such dimension)",
+            static_cast<long>(t->GetViewShape().GetShapeSize()), op::ToString(t->GetViewShape()).GetString());
+    return false;
+}
+
+// The gradient `t` of a per-channel `w` of `ref` (ChannelGrad): [C] when `w` has C != 1 elements, else w's shape.
+inline bool ChannelGrad(const aclTensor* t, const char* name, const aclTensor* w, const char* wName,
+                        const aclTensor* ref, const char* refName, int64_t dim)
+{
+    if (t == nullptr || w == nullptr || ref == nullptr) {
+        return true;
+    }
+    const bool one = w->GetViewShape().GetShapeSize() == 1;
+    op::Shape want;
+    if (one) {
+        want = w->GetViewShape();
+    } else {
+        want.SetDimNum(1);
+        want.SetDim(0, ref->GetViewShape().GetDimNum() > static_cast<size_t>(dim) ? ref->GetViewShape().GetDim(dim) : -1);
+    }
+    if (t->GetViewShape() == want) {
+        return true;
+    }
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s must have shape %s (%s%s%s), got %s", name, op::ToString(want).GetString(),
+            one ? wName : "[C], C = ", one ? "'s shape, as it has one element" : refName,
+            one ? "" : "'s size along the channel dimension", op::ToString(t->GetViewShape()).GetString());
+    return false;
+}
+
+// A per-channel tensor (PerChannel) as the kernel reads it: its elements, contiguous, reshaped to [1, C, 1, ...] of
+// `rank` dimensions along `dim` (a single element: every extent 1).
+inline const aclTensor* ChannelView(const aclTensor* t, size_t rank, int64_t dim, aclOpExecutor* executor)
+{
+    const aclTensor* c = l0op::Contiguous(t, executor);
+    if (c == nullptr) {
+        return nullptr;
+    }
+    op::FVector<int64_t, op::MAX_DIM_NUM> dims(rank, 1);
+    if (t->GetViewShape().GetShapeSize() != 1) {
+        dims[dim] = t->GetViewShape().GetShapeSize();
+    }
+    return l0op::Reshape(c, executor->AllocIntArray(dims.data(), dims.size()), executor);
+}
+
 inline bool OneElement(const aclTensor* t, const char* name)
 {
     if (t == nullptr || t->GetViewShape().GetShapeSize() == 1) {

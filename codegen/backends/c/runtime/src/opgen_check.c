@@ -539,6 +539,52 @@ aclnnStatus opgen_check_class_count(const char *name, const aclTensor *t, const 
                       shape_str(b, sizeof b, t->dims, t->ndim));
 }
 
+/* PerChannel (codegen/spec/rules.py): 1 element, or as many as ref has along dim, in any shape. */
+aclnnStatus opgen_check_per_channel(const char *name, const aclTensor *t, const char *ref_name, const aclTensor *ref,
+                                    int64_t dim)
+{
+    if (!t || !ref || opgen_numel(t) == 1)
+        return ACLNN_SUCCESS;
+    const bool has = ref->ndim > (uint64_t)dim;
+    if (has && opgen_numel(t) == ref->dims[dim])
+        return ACLNN_SUCCESS;
+    char a[256], b[256], want[320];
+    if (has)
+        snprintf(want, sizeof want, "1 or %" PRId64, ref->dims[dim]);
+    else
+        snprintf(want, sizeof want, "1 (%s has no dimension %" PRId64 ")", ref_name, dim);
+    return opgen_fail(INVALID, name, "%s must have one element per channel of %s %s (dimension %" PRId64 ") or a "
+                      "single one: %s elements, got %" PRId64 " in %s", name, ref_name,
+                      shape_str(a, sizeof a, ref->dims, ref->ndim), dim, want, opgen_numel(t),
+                      shape_str(b, sizeof b, t->dims, t->ndim));
+}
+
+/* ChannelGrad: the gradient of a per-channel w has shape [C] when w has C != 1 elements, else w's shape. */
+aclnnStatus opgen_check_channel_grad(const char *name, const aclTensor *t, const char *w_name, const aclTensor *w,
+                                     const char *ref_name, const aclTensor *ref, int64_t dim)
+{
+    if (!t || !w || !ref)
+        return ACLNN_SUCCESS;
+    const bool one = opgen_numel(w) == 1;
+    int64_t want[OPGEN_MAX_DIMS];
+    uint64_t nw = 1;
+    if (one) {
+        nw = w->ndim;
+        memcpy(want, w->dims, sizeof(int64_t) * nw);
+    } else {
+        want[0] = ref->ndim > (uint64_t)dim ? ref->dims[dim] : -1;   /* (PerChannel refused a missing dimension) */
+    }
+    if (same_shape(want, nw, t->dims, t->ndim))
+        return ACLNN_SUCCESS;
+    char a[256], b[256], why[320];
+    if (one)
+        snprintf(why, sizeof why, "%s's shape, as %s has one element", w_name, w_name);
+    else
+        snprintf(why, sizeof why, "[C], C = %s's size along dimension %" PRId64, ref_name, dim);
+    return opgen_fail(INVALID, name, "%s must have shape %s (%s), got %s", name, shape_str(a, sizeof a, want, nw), why,
+                      shape_str(b, sizeof b, t->dims, t->ndim));
+}
+
 aclnnStatus opgen_check_one_element(const char *name, const aclTensor *t)
 {
     if (!t || opgen_numel(t) == 1)

@@ -1,0 +1,55 @@
+"""`codegen.kernel(op, backend="c")` for an op with several outputs: the same keywords and `out=` as the NumPy
+function (None, or a tuple of one array or None per output), through ctypes (the compiled entry point takes one
+`out=`, so it is not used here).
+
+Given every output, the call is C's alone: phase 1's verdict is the C checker's.  An output not given is sized by
+the Python checker first, as the single-output path does without `out=` (the same verdicts: the checker parity
+tests), and allocated: an output summed back to an input's shape is allocated as zeros (an empty input ends phase
+1 early and nothing is written: the sum over no element is then 0).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from codegen.runtime import calls as _calls
+from codegen.runtime import checks as _chk
+from codegen.runtime import memory
+
+from .binding import _record
+
+
+def several_kernel(op, lib, checker):
+    outs = op.outputs
+    name = op.snake_name
+
+    def kernel(**kw):
+        given = _calls.several_outs(name, kw.get("out"), len(outs))
+        call = _calls.KernelCall(op, dict(kw, out=None))   # the keywords and the product, as every backend reads them
+        if any(o is None for o in given):
+            dtype = _chk.default_dtype(*[call.args[op.param(n).py_name] for n in op.output_dtype_sources])
+            values = checker(*[call.args[n] for n in call.names],
+                             *[o if o is not None else _chk.Allocate(dtype) for o in given], call.product)
+            shape = (lambda o: _calls.shape_of_output(op, o.name, call.args)) if values is not None else \
+                (lambda o: _chk.empty_shape(lambda: _calls.shape_of_output(op, o.name, call.args),
+                                            *call.args.values()))
+            given = [g if g is not None else
+                     (np.zeros if o.sum_to else memory.empty)(shape(o), _chk.NUMPY_DTYPES[dtype])
+                     for o, g in zip(outs, given)]
+        # C cannot address a byte-strided view, nor write another byte order: such an output is computed aside
+        targets = [g if g.dtype.isnative and _record(g.shape, g.strides, g.itemsize, 0) is not None
+                   else np.ascontiguousarray(g, g.dtype.newbyteorder("=")) for g in given]   # (what is not written stays)
+        from .binding import Unmarshallable
+        try:
+            lib.call(call.args, {o.name: t for o, t in zip(outs, targets)}, call.product)
+        except Unmarshallable:
+            checker(*[call.args[n] for n in call.names], *given, call.product)   # raises the right AclnnError
+            raise TypeError(f"{name}: an argument cannot be passed to C") from None
+        for g, t in zip(given, targets):
+            if t is not g:
+                np.copyto(g, t)
+        return tuple(given)
+
+    kernel.__name__ = name
+    kernel.__doc__ = f"{op.name} computed by the generated C library: returns ({', '.join(o.name for o in outs)})."
+    kernel.library = lib
+    return kernel

@@ -1,0 +1,71 @@
+"""Kernel rewrites (codegen.spec.rewrites): a formula proven as documented, computed in an equal, better form.
+
+Where they replace, what opgen verify says of a false identity and of one matching nothing, and SituGluGrad's
+kernel where 1 - tanh² would cancel, against mpmath's sech² (independent of both forms)."""
+from __future__ import annotations
+
+import dataclasses
+
+import mpmath
+import numpy as np
+import pytest
+import sympy
+
+import codegen
+from codegen.backends import get
+from codegen.spec import Formula, Rewrite, sigmoid, tanh
+from codegen.verify.rewrites import prove_rewrites
+
+x, c = sympy.symbols("x c", real=True)
+SECH2 = Rewrite(lambda u: 1 - tanh(u)**2, lambda u: 4 * sigmoid(2 * u) * sigmoid(-2 * u))
+
+
+def test_a_sum_pattern_replaces_inside_a_larger_sum_innermost_too():
+    expr = x * (1 - tanh(x / c)**2 + c * tanh(x)) * (1 - tanh(sympy.exp(1 - tanh(x)**2))**2)
+    out, n = SECH2.apply(expr)
+    assert n == 3
+    assert not out.has(tanh(x / c)**2) and not out.has(tanh(x)**2)
+    assert out.has(sigmoid(2 * x / c)) and out.has(c * tanh(x))
+    for v in (-3.1, 0.4, 2.2):   # the same function
+        pt = {x: v, c: 0.7}
+        assert abs(float(expr.subs(pt)) - float(out.subs(pt))) < 1e-12
+
+
+def test_only_literal_matches():
+    _, n = SECH2.apply(tanh(x)**2 - 1)   # -(1 - tanh²): not what the pattern writes
+    assert n == 0
+
+
+@dataclasses.dataclass
+class _Op:
+    name: str
+    formulas: list
+
+
+def test_verify_proves_true_identities_and_fails_false_or_idle_ones():
+    wrong = Rewrite(lambda u: 1 - tanh(u)**2, lambda u: 4 * sigmoid(u) * sigmoid(-u))   # sech²(u/2)
+    idle = Rewrite(lambda u: 1 - sigmoid(u), lambda u: sigmoid(-u))
+    op = _Op("aclnnT", [Formula(c * (1 - tanh(x)**2), rewrites=(SECH2, wrong, idle))])
+    by_label = {}
+    for r in prove_rewrites(op):
+        by_label.setdefault(r.check, []).append(r)
+    assert [r.verdict for r in by_label[f"rewrite {SECH2.label()}"]] == ["proven"]
+    assert [r.verdict for r in by_label[f"rewrite {wrong.label()}"]] == ["FAILED"]
+    assert "matches nothing" in by_label[f"rewrite {idle.label()}"][0].detail
+
+
+def test_situ_glu_grad_up_gradient_does_not_cancel():
+    """d/d up of SituGlu at gate = inf, up = 9, λ = 1: g·|β|·sech²(9) = 6.1e-8·g·|β|, where FLOAT's 1 - tanh²(9)
+    is 0 (the form as documented gave 0, and 1.6% off at up = 3.3)."""
+    op = codegen.load_specs()["situ_glu_grad"]
+    k = get("numpy").make_kernel(op)
+    ups = np.array([3.3394964, 9.0, -12.5, 0.25], np.float32)
+    x = np.concatenate([np.full(4, np.inf, np.float32), ups])[None, :]
+    g = np.array([[1.9268348, -0.5, 3.0, 1.0]], np.float32)
+    for beta in (-1.5, 2.0):
+        got = k(grad_y=g, x=x, dim=-1, beta=beta, linear_beta=1.0, activate_left=True)[0, 4:]
+        with mpmath.workdps(40):
+            # situ(inf) = β·tanh(±inf)·σ(inf) = |β|
+            want = [float(mpmath.mpf(float(gi)) * abs(beta) * mpmath.sech(mpmath.mpf(float(u)))**2)
+                    for gi, u in zip(g[0], ups)]
+        np.testing.assert_allclose(got.astype(np.float64), want, rtol=3e-6)
