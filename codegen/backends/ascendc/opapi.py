@@ -159,6 +159,8 @@ def check_lines(op: Op) -> list[str]:
             lines.append(f'CHECK_RET(opgen_l2::{fn}({n}, "{n}", {s.n}), {invalid});')
         elif s.kind == "broadcast_to":
             lines.append(f'CHECK_RET(opgen_l2::BroadcastsTo({n}, "{n}", {ref}, "{ref}"), {invalid});')
+        elif s.kind == "dim_at_most":
+            lines.append(f'CHECK_RET(opgen_l2::DimAtMost({n}, "{n}", {s.values[0]}, {s.n}), {invalid});')
         elif s.kind == "dim_in_range":
             lines.append(f'CHECK_RET(opgen_l2::DimInRange({n}, "{n}", {ref}, "{ref}"), {invalid});')
         elif s.kind == "shape_is_broadcast":
