@@ -151,3 +151,24 @@ def test_a_proof_that_hangs_is_a_finding_and_the_batch_goes_on(tmp_path, monkeyp
     (finding,) = result.findings
     assert finding.forward == sympy.exp(X / 2) and finding.backend == "verify" and "hung" in finding.what
     assert codegen.load_specs(tmp_path / "reproducers")
+
+
+def test_a_proof_that_hangs_only_with_its_declared_values_is_a_finding_too(tmp_path, monkeypatch):
+    """(seed 7) the batch's second proof, with the values declared at the kinks, ran without the time limit:
+    checking a declared value hung for most of an hour.  Now it is a finding like any hang."""
+    import time
+    real = batch._verify
+
+    def slow_on_declared_abs(op):   # stands for simplify hanging on a declared value's check
+        if any((f.at or op.at) and sympy.sympify(f.expr).has(sympy.Abs, sympy.sign) for f in op.formulas):
+            time.sleep(5)
+        return real(op)
+    monkeypatch.setattr(batch, "_verify", slow_on_declared_abs)
+    monkeypatch.setattr(batch, "PROOF_SECONDS", {"batch": 1, "formula": 1})
+    result = batch.run_batch([X ** 2, sympy.Abs(X - 1)], tmp_path, "fuzz_t3_backward", backends=("numpy",),
+                             dtypes=("FLOAT",))
+    assert result.formulas == [X ** 2]
+    (finding,) = result.findings
+    assert finding.forward == sympy.Abs(X - 1) and finding.backend == "verify" and "hung" in finding.what
+    (reproducer,) = [op for op in codegen.load_specs(tmp_path / "reproducers").values() if op.forward.has(sympy.Abs)]
+    assert reproducer.at, "the reproducer carries the declared value that hung"

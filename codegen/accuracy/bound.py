@@ -238,6 +238,8 @@ class Bound:
         if isinstance(c, sympy.Not):
             t, u = self._condition(c.args[0])
             return ~t, u
+        if isinstance(c, sympy.Symbol):   # a BOOL tensor (a mask): true where it is nonzero, exactly
+            return np.broadcast_to(self(c).v != 0, self.shape), np.zeros(self.shape, bool)
         if isinstance(c, sympy.core.relational.Relational):
             a, b = self(c.lhs), self(c.rhs)
             op = {">": np.greater, ">=": np.greater_equal, "<": np.less, "<=": np.less_equal, "==": np.equal,

@@ -142,6 +142,7 @@ class Context:
         self.scal = [mpmath.mpf(float(self.scalar_kw[p.py_name])) for p in self.ref.scalars]
         self.reduction = case.reduction
         self.label = case.label
+        self.bools = {t.name for t in op.bool_tensors}   # truth values (a mask): True/False, passed as BOOL
         if not self.ref.coupled:
             _, self.fwd = forward_fn(op, self.variant)
 
@@ -171,6 +172,13 @@ class Context:
         return bool(self.op.loss_reduction) and self.reduction not in (None, 0)
 
     # ---- tensors ------------------------------------------------------------------------------------
+    def operand(self, t, shape) -> np.ndarray:
+        """Typical values of the operand `t`: U(0, 1) in the dtype, or for a BOOL tensor true with
+        probability 1/4 (as 0.0/1.0; `make` passes it as BOOL)."""
+        if t.name in self.bools:
+            return (self.rng.uniform(0, 1, shape) < 0.25).astype(np.float64)
+        return _in(self.fmt, self.rng.uniform(0, 1, shape))
+
     def held_is_y(self) -> bool:
         return self.ref.y_tensor is not None
 
@@ -207,7 +215,7 @@ class Context:
         fmt, rng, op = self.fmt, self.rng, self.op
         xs = _in(fmt, xs)
         n = len(xs)
-        ops = {t.name: _in(fmt, rng.uniform(0, 1, n)) for t in self.ref.operands}
+        ops = {t.name: self.operand(t, n) for t in self.ref.operands}
         ops.update({k: _in(fmt, v) for k, v in (opnds or {}).items()})
         held = self.ref.x_tensor or self.ref.y_tensor
         vals = xs
@@ -226,39 +234,58 @@ class Context:
         g = _in(fmt, rng.uniform(-2, 2, n) if gs is None else np.broadcast_to(gs, (n,)))
         return [self._sample(group, tensors, g, (n,))]
 
-    def rows(self, group, z, g=None) -> list[Sample]:
-        """A sample of rows along `dim` (the last axis here) for a DimSum forward: y (or x) from rows of z."""
+    def rows(self, group, z, g=None, opnds=None) -> list[Sample]:
+        """A sample of rows along `dim` (the last axis here) for a DimSum forward: y (or x) from rows of z, the
+        operands (a mask) typical unless given in `opnds`, per element."""
         fmt = self.fmt
         z = np.asarray(z, dtype=np.float64)
         held = self.ref.x_tensor or self.ref.y_tensor
+        ops = {t.name: self.operand(t, z.shape) for t in self.ref.operands}
+        ops.update({k: np.asarray(v, np.float64) if k in self.bools else _in(fmt, v) for k, v in (opnds or {}).items()})
         if self.held_is_y():
-            vals = np.array([[round_to(v, fmt) for v in self.ref.forward_row([mpmath.mpf(t) for t in row],
-                                                                             self.scal)] for row in z])
+            vals = self.y_rows(z, ops)
         else:
             vals = _in(fmt, z)
         g = _in(fmt, self.rng.uniform(-2, 2, z.shape) if g is None else g)
-        return [self._sample(group, {held.name: vals}, g, z.shape)]
+        # leading axes of 1 up to the minimum rank the rules allow (a rank-4 op's [1, 1, rows, length])
+        min_rank = max([r.n for r in self.op.rules if isinstance(r, R.MinRank)] + [0])
+        shape = (1,) * max(min_rank - z.ndim, 0) + z.shape
+        tensors = {k: np.reshape(v, shape) for k, v in {held.name: vals, **ops}.items()}
+        return [self._sample(group, tensors, np.reshape(g, shape), shape)]
 
-    def typical_tensors(self, shape, dim=-1) -> dict:
-        """Typical values of every present tensor for an output of `shape` (rows along `dim`)."""
+    def y_rows(self, z, ops: dict) -> np.ndarray:
+        """The forward's outputs of the rows (last axis) of z with the operands `ops` (same shape), rounded."""
+        lists = [ops[t.name].reshape(-1, z.shape[-1]) for t in self.ref.operands]
+        out = []
+        for r, row in enumerate(z.reshape(-1, z.shape[-1])):
+            o = [[mpmath.mpf(float(a[r, i])) for a in lists] for i in range(len(row))]
+            out.append([round_to(v, self.fmt) for v in self.ref.forward_row([mpmath.mpf(t) for t in row],
+                                                                            self.scal, o)])
+        return np.array(out, dtype=np.float64).reshape(z.shape)
+
+    def typical_tensors(self, shape, dim=-1, cut=None) -> dict:
+        """Typical values of every present tensor for an output of `shape` (rows along `dim`); `cut`: {name:
+        function} making a tensor broadcast (to a leading axis of 1, to one element).  A row's y is the forward of
+        the operands it is called with: they are cut before it is computed."""
+        cut = cut or {}
         fmt, rng = self.fmt, self.rng
         held = self.ref.x_tensor or self.ref.y_tensor
         n = int(np.prod(shape))
         if self.ref.coupled:
             moved = np.moveaxis(np.empty(shape or (1,)), dim, -1)
             z = rng.normal(0, 2, moved.shape)
+            ops = {t.name: self.operand(t, moved.shape) for t in self.ref.operands}
+            if cut and ops:   # (layouts cut along the last axis only: rows there, moved is shape)
+                ops = {k: np.broadcast_to(cut[k](v), v.shape) if k in cut else v for k, v in ops.items()}
             if self.held_is_y() and z.size == 0:
                 vals = np.zeros(shape)
             elif self.held_is_y():
-                rows = z.reshape(-1, moved.shape[-1])
-                y = np.array([[round_to(v, fmt) for v in self.ref.forward_row([mpmath.mpf(t) for t in r], self.scal)]
-                              for r in rows]).reshape(moved.shape)
-                vals = np.moveaxis(y, -1, dim).reshape(shape)
+                vals = np.moveaxis(self.y_rows(z, ops), -1, dim).reshape(shape)
             else:
                 vals = _in(fmt, np.moveaxis(z, -1, dim).reshape(shape))
-            out = {held.name: vals}
+            out = {held.name: vals, **{k: np.moveaxis(v, -1, dim).reshape(shape) for k, v in ops.items()}}
         else:
-            ops = {t.name: _in(fmt, rng.uniform(0, 1, n)) for t in self.ref.operands}
+            ops = {t.name: self.operand(t, n) for t in self.ref.operands}
             xs = _in(fmt, rng.normal(0, 3, n))
             if self.held_is_y():
                 ys, ok = self.y_of_x(xs, [ops[t.name] for t in self.ref.operands])
@@ -269,6 +296,9 @@ class Context:
         for t in self.op.tensors:
             if self.op.role_of(t.name, self.variant.formula) == UNUSED:
                 out[t.name] = _in(fmt, rng.normal(0, 1, shape))
+        for k, f in cut.items():
+            if np.ndim(out[k]) == len(shape):
+                out[k] = f(np.ascontiguousarray(out[k]))
         return out
 
     def _sample(self, group, tensors: dict, g, shape) -> Sample:
@@ -285,7 +315,8 @@ class Context:
             if self.variant.key.get(t.name) == "absent":
                 kw[t.py_name] = None
             else:
-                kw[t.py_name] = np.asarray(tensors[t.name]).astype(self.fmt.np)
+                a = np.asarray(tensors[t.name])
+                kw[t.py_name] = a != 0 if t.name in self.bools else a.astype(self.fmt.np)
         if self.op.output.sum_to:   # the gradient summed back to that input's own shape
             shape = np.shape(kw[self.op.param(self.op.output.sum_to).py_name])
         return Sample(self.label, group, kw, shape=tuple(shape), **extra)
@@ -311,8 +342,9 @@ def value_groups(ctx: Context) -> list[Sample]:
         out += ctx.elementwise("special gradOutput", [x for x in xs for _ in gspec], gs=gspec * len(xs))
     for t in ctx.ref.operands:
         xs = list(rng.normal(0, 3, 3))
-        vals = [v for v in SPECIAL_OPERANDS for _ in xs]
-        out += ctx.elementwise("special operands", xs * len(SPECIAL_OPERANDS), opnds={t.name: vals})
+        special = [0.0, 1.0] if t.name in ctx.bools else SPECIAL_OPERANDS
+        vals = [v for v in special for _ in xs]
+        out += ctx.elementwise("special operands", xs * len(special), opnds={t.name: vals})
     return out
 
 
@@ -337,6 +369,13 @@ def row_groups(ctx: Context) -> list[Sample]:
         g[i, i % 6] = v
     out += ctx.rows("special gradOutput", rng.normal(0, 2, (9, 6)), g=g)
     out += ctx.rows("large", rng.normal(0, 2, (4, 6)), g=rng.choice([-1, 1], (4, 6)) * np.array(large(fmt, 12)[:24]).reshape(4, 6))
+    for t in ctx.ref.operands:
+        if t.name in ctx.bools:   # rows masked everywhere, nowhere, all but one position, every other one
+            m = np.zeros((4, 6))
+            m[0], m[2, 1:], m[3, ::2] = 1, 1, 1
+            g = rng.uniform(-2, 2, (4, 6))
+            g[0, 0], g[2, 3], g[3, 0] = NAN, INF, NAN   # masked: no effect on the position itself
+            out += ctx.rows("special masks", rng.normal(0, 2, (4, 6)), g=g, opnds={t.name: m})
     return out
 
 
@@ -346,9 +385,17 @@ def layout_groups(ctx: Context) -> list[Sample]:
     min_rank = max([r.n for r in op.rules if isinstance(r, R.MinRank)] + [0])
     max_rank = min([r.n for r in op.rules if isinstance(r, R.MaxRank)] + [8])
     dim_attr = op.dim_attr.py_name if op.dim_attr else None
+    # the rows' axis: one the call chooses (dim), else the op's own
+    row_dim = (lambda d: d) if dim_attr or not coupled else (lambda d: op.reduce_axis({}))
+    lead = (2, 3, 1, 2, 1, 1)
+
+    def ranked(shape):
+        """`shape` with leading axes (2, 3, ...) up to the minimum rank the rules allow (a rank-4 op)."""
+        k = max(min_rank - len(shape), 0)
+        return tuple(lead[:k]) + tuple(shape)
 
     def whole(group, shape, dim=-1, **extra):
-        s = ctx.make(group, ctx.typical_tensors(shape, dim), shape, **extra)
+        s = ctx.make(group, ctx.typical_tensors(shape, row_dim(dim)), shape, **extra)
         if dim_attr:
             s.kw[dim_attr] = dim
         return s
@@ -357,36 +404,38 @@ def layout_groups(ctx: Context) -> list[Sample]:
     rank_max = (2, 1, 3, 1, 2, 1, 2, 2)[:max_rank]
     out.append(whole(f"layout: rank {max_rank}", rank_max, 2 if coupled else -1))
     for shape in [(0,), (2, 0, 3)]:
-        s = whole("layout: empty", shape, -1)
+        s = whole("layout: empty", ranked(shape), -1)
         out.append(s)
-    # non-contiguous inputs and a strided out=
-    s = whole("layout: non-contiguous", (6, 5), 0 if coupled else -1)
+    # non-contiguous inputs and a strided out= (views of 2-D buffers, with leading axes of 1 up to the minimum rank)
+    pad = (None,) * max(min_rank - 2, 0)
+    s = whole("layout: non-contiguous", (1,) * len(pad) + (6, 5), 0 if coupled else -1)
     for k, v in list(s.kw.items()):
-        if isinstance(v, np.ndarray) and v.ndim == 2:
+        if isinstance(v, np.ndarray) and v.ndim == 2 + len(pad):
             buf = np.zeros((13, 11), v.dtype)
-            buf[1::2, 1:11:2] = v
-            s.kw[k] = buf[1::2, 1:11:2]
+            buf[1::2, 1:11:2] = v.reshape(6, 5)
+            s.kw[k] = buf[1::2, 1:11:2][pad]
     s.holder = np.full((6, 11), np.nan, dtype=ctx.fmt.np)
-    s.out = s.holder[:, 1::2]
+    s.out = s.holder[:, 1::2][pad]
     out.append(s)
     # broadcasting the rules allow
-    bshape = (6, 5)
+    bshape = ranked((6, 5))
+    first = len(bshape) - 2   # the axis a broadcast operand is cut to 1 along
     for r in op.rules:
         if isinstance(r, R.Broadcastable):
             t = ctx.typical_tensors(bshape)
             a, b = r.params[0], r.params[1]
-            t[a], t[b] = t[a][:, :1], t[b][:1, :]
+            t[a] = t[a][(slice(None),) * first + (slice(None), slice(0, 1))]
+            t[b] = t[b][(slice(None),) * first + (slice(0, 1),)]
             out.append(ctx.make(f"layout: broadcast {a} {list(t[a].shape)} with {b} {list(t[b].shape)}",
                                 {k: v for k, v in t.items()}, bshape))
         if isinstance(r, R.BroadcastTo):
             present = [n for n in r.params[:-1] if ctx.variant.key.get(n) != "absent"]
             for cut in ((1, 5), ()):
-                t = ctx.typical_tensors(bshape)
-                for n in present:
-                    if np.ndim(t[n]) == 2:
-                        t[n] = t[n][:1, :] if cut else t[n].reshape(-1)[0]
-                out.append(ctx.make(f"layout: broadcast {', '.join(present)} {list(cut)} to {r.params[-1]}",
-                                    t, bshape))
+                # cut to 1 along the first axis, or to one element (of rank 0, or of the minimum rank)
+                f = (lambda a: a[:1]) if cut else (lambda a: a.reshape(-1)[0].reshape((1,) * min_rank))
+                t = ctx.typical_tensors(bshape, cut={n: f for n in present})
+                out.append(ctx.make(f"layout: broadcast {', '.join(present)} {list(np.shape(t[present[0]]))} "
+                                    f"to {r.params[-1]}", t, bshape))
     return out
 
 

@@ -150,6 +150,33 @@ def _derivative(e, z):
     return _simpler(sympy.diff(e, z))
 
 
+def _free_of(expr, z):
+    """1 where the branch `expr` takes does not depend on z, else 0 (a Piecewise of 0/1 over its conditions)."""
+    if isinstance(expr, sympy.Piecewise):
+        return sympy.Piecewise(*[(sympy.Integer(0 if e.has(z) else 1), c) for e, c in expr.args])
+    return sympy.Integer(0 if expr.has(z) else 1)
+
+
+def _inverse_branches(name, F1, z, rest):
+    """[(condition(z, *rest), inverse(y, *rest) or None, value(*rest) or None)] of the forward at S = 1, per
+    branch: a branch that reads z is inverted (z = F_b⁻¹(y)); a branch constant in z (a masked position) has
+    the one value it gives, and any z is its pre-image (0 is taken).  A constant branch must be chosen by the
+    operands alone: a condition on z there has no pre-image to test."""
+    out = []
+    for e, c in _branches(F1):
+        if e.has(z):
+            sol = sympy.solve(sympy.Eq(_Y, e), z)
+            if len(sol) != 1:
+                raise ValueError(f"{name}: cannot invert the forward {e} (solutions: {sol})")
+            out.append((_lamb([z] + rest, c), _lamb([_Y] + rest, sol[0]), None))
+        else:
+            if c != sympy.true and sympy.sympify(c).has(z):
+                raise ValueError(f"{name}: the forward's constant branch {e} is chosen by a condition on "
+                                 f"{z} ({c}): no pre-image of y to test it on")
+            out.append((_lamb([z] + rest, c), None, _lamb(rest, e)))
+    return out
+
+
 class Reference:
     """The exact gradient of calls of one op variant."""
 
@@ -200,16 +227,16 @@ class Reference:
             self.dy.append(_lamb([_Y] + rest, sympy.cancel(sympy.simplify(_derivative(e, z).subs(z, sol[0])))))
 
     def _dimsum(self, fwd, z, rest):
-        if self.operands:
-            raise ValueError(f"{self.op.name}: a DimSum forward with operands is not supported by the reference")
+        """The row's structure F(z, S, operands) with S = Σ h(z, operands); the operands are per element (a
+        mask), the scalars per call."""
         holders, inner = [], []
 
         def hold(a):
             s = sympy.Dummy("S")
             holders.append(s)
-            inner.append(a.args[0])
+            inner.append(sympy.piecewise_fold(a.args[0]))
             return s
-        F = fwd.replace(lambda a: isinstance(a, DimSum), hold)
+        F = sympy.piecewise_fold(fwd.replace(lambda a: isinstance(a, DimSum), hold))
         args = [z] + holders + rest
         self.F = _lamb(args, F)
         self.h = [_lamb([z] + rest, h) for h in inner]
@@ -217,11 +244,14 @@ class Reference:
         self.dFS = [_lamb(args, sympy.simplify(sympy.diff(F, s))) for s in holders]
         self.dh = [_lamb([z] + rest, sympy.simplify(sympy.diff(h, z))) for h in inner]
         self.n_sums = len(holders)
+        # where the branch the forward takes at an element does not read z there (a masked position: F and
+        # every h constant in z), nothing depends on that z: its gradient is exactly 0, whatever gradOutput
+        # holds (a nan too; autograd's masked_fill backward gives 0 there as well)
+        flags = [_free_of(e, z) for e in [F] + inner]
+        detached = sympy.Mul(*flags)
+        self.detached = None if detached == 0 else _lamb([z] + rest, detached)
         if self.y_tensor is not None:
-            sol = sympy.solve(sympy.Eq(_Y, F.xreplace({s: 1 for s in holders})), z)
-            if len(sol) != 1:
-                raise ValueError(f"{self.op.name}: cannot invert the forward {F} (solutions: {sol})")
-            self.zinv = _lamb([_Y] + rest, sol[0])
+            self.y_branches = _inverse_branches(self.op.name, F.xreplace({s: 1 for s in holders}), z, rest)
 
     # ---- evaluation -----------------------------------------------------------------------------------
     def _d_elementwise(self, v, ops, scal):
@@ -334,21 +364,25 @@ class Reference:
                 out[idx] = r if isinstance(r, str) else r * scale
             return _summed_to(out, shape) if op.output.sum_to else out
         dim = op.reduce_axis(kw) if op.reduce_dim is not None else -1
-        rows_v = np.moveaxis(np.reshape(v, bshape or (1,)), dim, -1)
-        rows_g = np.moveaxis(np.reshape(g, bshape or (1,)), dim, -1)
+        rows = lambda a: np.moveaxis(np.reshape(a, bshape or (1,)), dim, -1)
+        rows_v, rows_g = rows(v), rows(g)
+        rows_o = [rows(o) for o in opnd]
         res = np.empty(rows_v.shape, dtype=object)
         for idx in np.ndindex(*rows_v.shape[:-1]):
+            ops = [list(t) for t in zip(*[o[idx] for o in rows_o])] if rows_o else [[]] * rows_v.shape[-1]
             try:
-                res[idx] = self._row(list(rows_v[idx]), list(rows_g[idx]), scal)
+                res[idx] = self._row(list(rows_v[idx]), list(rows_g[idx]), ops, scal)
             except OutOfReach:
                 res[idx] = [OUT_OF_REACH] * rows_v.shape[-1]
         return np.reshape(np.moveaxis(res, -1, dim), bshape)
 
-    def _row(self, v, g, scal):
+    def _row(self, v, g, ops, scal):
+        """The exact gradient of one row: v the held values (x or y), g gradOutput, ops[i] the operands at
+        element i."""
         if self.y_tensor is not None:
-            z = [self.zinv(y, *scal) for y in v]
+            z = [self._z_of_y(y, o, scal) for y, o in zip(v, ops)]
             S = [mpmath.mpf(1)] * self.n_sums
-            if not all(self._is_preimage(t, y, S, scal) for t, y in zip(z, v)):
+            if not all(self._is_preimage(t, y, S, o, scal) for t, y, o in zip(z, v, ops)):
                 return [OUTSIDE] * len(z)
         else:
             z = list(v)
@@ -357,17 +391,38 @@ class Reference:
         if not all(isinstance(t, mpmath.mpf) for t in z):   # log of a negative: y is no forward output
             return [OUTSIDE] * len(z)
         if S is None:
-            S = [mpmath.fsum(h(t, *scal) for t in z) for h in self.h]
-        outer = [mpmath.fsum(self._times_g(gj, dFS(zj, *S, *scal)) for gj, zj in zip(g, z)) for dFS in self.dFS]
+            S = [mpmath.fsum(h(t, *o, *scal) for t, o in zip(z, ops)) for h in self.h]
+        outer = [mpmath.fsum(self._times_g(gj, dFS(zj, *S, *o, *scal)) for gj, zj, o in zip(g, z, ops))
+                 for dFS in self.dFS]
         out = []
-        for zi, gi in zip(z, g):
-            acc = self._times_g(gi, self.dFz(zi, *S, *scal))
+        for zi, gi, o in zip(z, g, ops):
+            if self.detached is not None and self.detached(zi, *o, *scal):
+                out.append(mpmath.mpf(0))
+                continue
+            acc = self._times_g(gi, self.dFz(zi, *S, *o, *scal))
             for m in range(self.n_sums):
-                acc += self._times_g(outer[m], self.dh[m](zi, *scal))
+                acc += self._times_g(outer[m], self.dh[m](zi, *o, *scal))
             out.append(acc)
         return out
 
-    def _is_preimage(self, z, y, S, scal) -> bool:
+    def _z_of_y(self, y, o, scal):
+        """A pre-image z of the held y at S = 1 under the branch that gives it (None: none; 0 for a branch
+        constant in z, which any z maps to)."""
+        for b, (cond, inverse, value) in enumerate(self.y_branches):
+            last = b == len(self.y_branches) - 1
+            if inverse is None:
+                if last or bool(cond(mpmath.mpf(0), *o, *scal)):
+                    return mpmath.mpf(0)
+                continue
+            try:
+                zb = inverse(y, *o, *scal)
+            except ZeroDivisionError:
+                continue
+            if last or (isinstance(zb, mpmath.mpf) and bool(cond(zb, *o, *scal))):
+                return zb
+        return None
+
+    def _is_preimage(self, z, y, S, o, scal) -> bool:
         """Whether F(z, S) is y: a real pre-image that maps back (y = inf has a pre-image z = inf, but no
         softmax output is infinite)."""
         if not isinstance(z, mpmath.mpf):
@@ -375,13 +430,22 @@ class Reference:
         if mpmath.isnan(y) or mpmath.isnan(z):
             return True
         zz = (BIG if z > 0 else -BIG) if mpmath.isinf(z) else z
-        back = self.F(zz, *S, *scal)
+        back = self.F(zz, *S, *o, *scal)
         return not mpmath.isinf(y) and abs(back - y) <= mpmath.mpf(10) ** -20 * max(abs(y), mpmath.mpf(10) ** -300)
 
-    def forward_row(self, z, scal):
-        """Forward outputs of a row of inputs z (DimSum forwards), exactly; used to build y inputs."""
-        S = [mpmath.fsum(h(t, *scal) for t in z) for h in self.h]
-        return [self.F(t, *S, *scal) for t in z]
+    def forward_row(self, z, scal, ops=None):
+        """Forward outputs of a row of inputs z (DimSum forwards), exactly; used to build y inputs.  `ops[i]`:
+        the operands at element i.  A row whose sums are 0 (every position masked) gives nan where the branch
+        divides by them."""
+        ops = ops if ops is not None else [[]] * len(z)
+        S = [mpmath.fsum(h(t, *o, *scal) for t, o in zip(z, ops)) for h in self.h]
+        out = []
+        for t, o in zip(z, ops):
+            try:
+                out.append(self.F(t, *S, *o, *scal))
+            except ZeroDivisionError:
+                out.append(mpmath.nan)
+        return out
 
     # ---- rounding -------------------------------------------------------------------------------------
     def rounded(self, kw: dict, shape: tuple, fmt: Format) -> tuple[np.ndarray, np.ndarray]:

@@ -1,7 +1,8 @@
 """PyTorch's own CPU backward kernels on the same inputs, when PyTorch is installed (a test oracle only).
 
 An operator's counterpart is declared in its spec (`torch=Torch(...)` or `TorchGrad(...)`, codegen.spec.torch);
-the seed operators', written before that existed, are the entries below, keyed by aclnn name.  An op with
+the seed operators', written before that existed, and those whose gradient no single aten call or autograd of
+the held input gives (a forward *output* held, a scale applied after), are the entries below, keyed by aclnn name.  An op with
 neither is simply not compared.  Each entry takes `torch`, the kernel keywords (NumPy arrays) and a converter to
 tensors, and returns the gradient as a tensor.
 """
@@ -24,6 +25,17 @@ def _softmax(torch, kw, t):
 def _log_softmax(torch, kw, t):
     g = t(kw["grad_output"])
     return torch.ops.aten._log_softmax_backward_data(g, t(kw["output"]), kw["dim"], g.dtype)
+
+
+def _scaled_masked_softmax(torch, kw, t):
+    """aten's masked softmax backward (the mask expanded: it takes no broadcast), times the scale.  It leaves
+    the masked positions out of the row sum, which differs from the library only where gradOutput is not finite
+    at a masked position."""
+    g = t(kw["grad_output"])
+    if g.numel() == 0:   # (aten's kernel divides by the row count: an empty [2,3,1,0] kills the process, SIGFPE)
+        return g.clone()
+    mask = t(kw["mask"]).to(torch.bool).expand(g.shape)
+    return torch.ops.aten._masked_softmax_backward(g, t(kw["y"]), mask, -1) * kw["scale"]
 
 
 def _softshrink(torch, kw, t):
@@ -51,6 +63,7 @@ TORCH = {
     "aclnnLogSigmoidBackward": _log_sigmoid,
     "aclnnSoftmaxBackward": _softmax,
     "aclnnLogSoftmaxBackward": _log_softmax,
+    "aclnnScaledMaskedSoftmaxBackward": _scaled_masked_softmax,
     "aclnnSoftshrinkBackward": _softshrink,
     "aclnnEluBackward": _elu,
     "aclnnBinaryCrossEntropyWithLogitsBackward": _bce_with_logits,

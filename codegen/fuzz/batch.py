@@ -132,12 +132,12 @@ def time_limit(seconds):
 def _hanging(forms: list, folder: Path, origin: str, result) -> set:
     """Indices of the formulas whose proof alone does not finish in time: each a finding with its reproducer."""
     out = set()
-    for i, (f, b, _) in enumerate(forms):
+    for i, (f, b, at) in enumerate(forms):
         if f is FILLER:
             continue
         stem = _stem_of((f,))
         path = specfile.write(folder / "reproducers", stem, specfile.single_source(
-            stem, f, b, {}, origin, "Found by codegen.fuzz: its proof does not finish (codegen/verify)."))
+            stem, f, b, at, origin, "Found by codegen.fuzz: its proof does not finish (codegen/verify)."))
         try:
             with time_limit(PROOF_SECONDS["formula"]):
                 _verify(_load(path))
@@ -154,6 +154,29 @@ def _load(path: Path):
     return load_spec_file(path)
 
 
+def _proved(forms: list, k: int, folder: Path, stem: str, origin: str, result: BatchResult):
+    """(path, forms, the proof's lines) of the batch spec of `forms` (with their declared values) proved within
+    the time limit: the formulas whose proof hangs alone are findings, and the batch is proved again without them.
+    (None, [], []) when none is left."""
+    path = specfile.write(folder, stem, specfile.batch_source(stem, forms, origin))
+    try:
+        with time_limit(PROOF_SECONDS["batch"]):
+            return path, forms, _verify(_load(path))
+    except ProofTimeout:
+        pass
+    hung = _hanging(forms, folder, origin, result)
+    forms = [form for i, form in enumerate(forms) if i not in hung and form[0] is not FILLER]
+    if not forms:
+        return None, [], []
+    forms += [(FILLER, backward_of(FILLER), {})] * (2 ** k - len(forms))
+    path = specfile.write(folder, stem, specfile.batch_source(stem, forms, origin))
+    try:
+        with time_limit(PROOF_SECONDS["batch"]):
+            return path, forms, _verify(_load(path))
+    except ProofTimeout as e:   # the fuzzer broke (a finding), and the run goes on
+        raise RuntimeError(f"{path}: the batch proof hangs without the formulas that hang alone: {e}") from None
+
+
 def prepare(forwards: list, folder: Path, stem: str, origin: str, result: BatchResult):
     """The proved batch spec of `forwards` (or None when none is usable)."""
     forms = []
@@ -166,22 +189,9 @@ def prepare(forwards: list, folder: Path, stem: str, origin: str, result: BatchR
     if len(forms) > 2 ** k:
         forms = forms[:2 ** k]
     forms += [(FILLER, backward_of(FILLER), {})] * (2 ** k - len(forms))
-    path = specfile.write(folder, stem, specfile.batch_source(stem, forms, origin))
-    try:
-        with time_limit(PROOF_SECONDS["batch"]):
-            lines = _verify(_load(path))
-    except ProofTimeout:   # the formulas whose proof hangs alone are findings; the batch goes on without them
-        hung = _hanging(forms, folder, origin, result)
-        forms = [form for i, form in enumerate(forms) if i not in hung and form[0] is not FILLER]
-        if not forms:
-            return None, []
-        forms += [(FILLER, backward_of(FILLER), {})] * (2 ** k - len(forms))
-        path = specfile.write(folder, stem, specfile.batch_source(stem, forms, origin))
-        try:
-            with time_limit(PROOF_SECONDS["batch"]):
-                lines = _verify(_load(path))
-        except ProofTimeout as e:   # the fuzzer broke (a finding), and the run goes on
-            raise RuntimeError(f"{path}: the batch proof hangs without the formulas that hang alone: {e}") from None
+    path, forms, lines = _proved(forms, k, folder, stem, origin, result)
+    if path is None:
+        return None, []
     declared = declarations(lines, k)
     bad = {formula_index(r.formula, k) for r in lines if not r.ok and not r.undeclared}
     unwritable = {i: names for i, at in declared.items() for v in at.values() if (names := outside(v))}
@@ -199,8 +209,10 @@ def prepare(forwards: list, folder: Path, stem: str, origin: str, result: BatchR
         return None, []
     kept += [(FILLER, backward_of(FILLER), {})] * (2 ** k - len(kept))
     if declared or bad or unwritable:   # the spec changes: written again, and proved again before anything is built
-        path = specfile.write(folder, stem, specfile.batch_source(stem, kept, origin))
-        lines = _verify(_load(path))
+        # (under the same time limit: checking a declared value may hang where the first proof did not; fuzz seed 7)
+        path, kept, lines = _proved(kept, k, folder, stem, origin, result)
+        if path is None:
+            return None, []
     failed = [r for r in lines if not r.ok]
     if failed:   # declared values from the first proof must make the second one pass: anything else is a bug
         raise AssertionError(f"{path}: the batch does not verify with its declarations: "

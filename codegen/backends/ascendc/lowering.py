@@ -395,6 +395,8 @@ class Lowering:
             compare = "Compare" if self.dense_masks else "CompareByRepeat"
             return self._emit(compare + "({dst}, {0}, {1}, CMPMODE::GT, calc);", ones, self.tile(sympy.Float(0.5)),
                               kind="m")
+        if isinstance(c, sympy.Symbol):   # a BOOL tensor (a mask) read as a number: true where it is nonzero
+            return self.mask(sympy.Ne(c, 0))
         if isinstance(c, sympy.core.relational.Relational):
             lhs, rhs, op = c.lhs, c.rhs, c.rel_op
             if self.is_scalar(lhs) and not self.is_scalar(rhs):

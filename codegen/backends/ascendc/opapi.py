@@ -159,6 +159,8 @@ def check_lines(op: Op) -> list[str]:
             lines.append(f'CHECK_RET(opgen_l2::{fn}({n}, "{n}", {s.n}), {invalid});')
         elif s.kind == "broadcast_to":
             lines.append(f'CHECK_RET(opgen_l2::BroadcastsTo({n}, "{n}", {ref}, "{ref}"), {invalid});')
+        elif s.kind == "dim_at_most":
+            lines.append(f'CHECK_RET(opgen_l2::DimAtMost({n}, "{n}", {s.values[0]}, {s.n}), {invalid});')
         elif s.kind == "dim_in_range":
             lines.append(f'CHECK_RET(opgen_l2::DimInRange({n}, "{n}", {ref}, "{ref}"), {invalid});')
         elif s.kind == "shape_is_broadcast":
@@ -262,6 +264,19 @@ def count_cpp(name: str) -> str:
         f"(shape.GetDimNum() > {axis} ? shape.GetDim({axis}) : static_cast<int64_t>(1))"
 
 
+# level 2's kernel shape as the aclIntArray the operands are broadcast to
+SHAPE_ARRAY = ["const aclIntArray* shapeArray = opgen_l2::ShapeArray(shape, exec);",
+               "CHECK_RET(shapeArray != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
+
+
+def _operand(t: str, src: str | None = None, perm: str = "nullptr", optional: bool = False) -> list[str]:
+    """Kernel operand `<t>K`: `src` (default t) contiguous, in inDtype, broadcast to the kernel's shape (its axes
+    permuted by `perm`); an optional tensor's null stays null."""
+    return [f"const aclTensor* {t}K = opgen_l2::KernelOperand({src or t}, inDtype, shape, shapeArray, {perm}, exec);",
+            f"CHECK_RET({t} == nullptr || {t}K != nullptr, ACLNN_ERR_INNER_NULLPTR);" if optional
+            else f"CHECK_RET({t}K != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
+
+
 def split_body_lines(p: Plan) -> list[str]:
     """Level 2 of a split op after the checks (codegen.spec.split): the input cut in halves along dim (SplitV), the
     kernel launched once per half (its `secondHalf` variant), the two results concatenated (ConcatD), cast and
@@ -282,12 +297,10 @@ def split_body_lines(p: Plan) -> list[str]:
         f"CHECK_RET(opgen_l2::Halves({src}, inDtype, {dim}, &{first}K, &{second}K, exec), ACLNN_ERR_INNER_NULLPTR);",
         f"// the other operands: contiguous, in inDtype, of a half's shape",
         f"const op::Shape& shape = {first}K->GetViewShape();",
-        "const aclIntArray* shapeArray = opgen_l2::ShapeArray(shape, exec);",
-        "CHECK_RET(shapeArray != nullptr, ACLNN_ERR_INNER_NULLPTR);",
+        *SHAPE_ARRAY,
     ]
     for t in others:
-        lines.append(f"const aclTensor* {t}K = opgen_l2::KernelOperand({t}, inDtype, shape, shapeArray, nullptr, exec);")
-        lines.append(f"CHECK_RET({t}K != nullptr, ACLNN_ERR_INNER_NULLPTR);")
+        lines += _operand(t)
     for h, name in enumerate((first, second)):
         args = [a if a != "secondHalf" else ("true" if h else "false") for a in l0_args(p)]
         lines += [f"// the kernel ({names.op_type(kop)} on the AI Core) for the half {name}",
@@ -321,13 +334,9 @@ def several_body_lines(p: Plan) -> list[str]:
         viewed.append(t)
     seen = [f"{t}C" if t in channel else t for t in every]
     lines += [f"// the operands: contiguous, in inDtype, of the broadcast shape of {', '.join(every)}",
-              f"const op::Shape shape = opgen_l2::BroadcastShape({{{', '.join(seen)}}});",
-              "const aclIntArray* shapeArray = opgen_l2::ShapeArray(shape, exec);",
-              "CHECK_RET(shapeArray != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
+              f"const op::Shape shape = opgen_l2::BroadcastShape({{{', '.join(seen)}}});", *SHAPE_ARRAY]
     for t in p.operands:
-        src = f"{t}C" if t in channel else t
-        lines += [f"const aclTensor* {t}K = opgen_l2::KernelOperand({src}, inDtype, shape, shapeArray, nullptr, exec);",
-                  f"CHECK_RET({t}K != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
+        lines += _operand(t, src=f"{t}C" if t in channel else t)
     for k, o in enumerate(api.outputs):
         args = [a if a != OUTPUT_INDEX else str(k) for a in l0_args(p)]
         res = f"{o.name}Result"
@@ -380,8 +389,7 @@ def classes_body_lines(p: Plan) -> list[str]:
         "const op::DataType outDtype = op::DataType::DT_FLOAT;",
         f"// every operand as a view on the (sample, class) grid of {grid}, of its shape",
         f"const op::Shape& shape = {grid}->GetViewShape();",
-        "const aclIntArray* shapeArray = opgen_l2::ShapeArray(shape, exec);",
-        "CHECK_RET(shapeArray != nullptr, ACLNN_ERR_INNER_NULLPTR);",
+        *SHAPE_ARRAY,
     ]
     for t in p.operands:
         if t == CLASS_TENSOR:
@@ -430,10 +438,7 @@ def body_lines(p: Plan) -> list[str]:
         lines += [f"const op::DataType outDtype = KernelOutDtype(inDtype, {out}->GetDataType());",
                   f"// the operands: contiguous, in inDtype, of {out}'s shape" + (", the reduced axis last" if p.rows else ""),
                   f"const op::Shape& shape = {out}->GetViewShape();"]
-    lines += [
-        "const aclIntArray* shapeArray = opgen_l2::ShapeArray(shape, exec);",
-        "CHECK_RET(shapeArray != nullptr, ACLNN_ERR_INNER_NULLPTR);",
-    ]
+    lines += SHAPE_ARRAY
     perm = "nullptr"
     if p.rows:
         dim = op.dim_attr.name if op.dim_attr else f"static_cast<int64_t>({op.reduce_dim})"   # the attribute, or the fixed axis
@@ -441,9 +446,7 @@ def body_lines(p: Plan) -> list[str]:
                   f"const aclIntArray* fromLast = opgen_l2::AxisPermutation({dim}, shape.GetDimNum(), false, exec);"]
         perm = "toLast"
     for t in operands:
-        lines.append(f"const aclTensor* {t}K = opgen_l2::KernelOperand({t}, inDtype, shape, shapeArray, {perm}, exec);")
-        lines.append(f"CHECK_RET({t} == nullptr || {t}K != nullptr, ACLNN_ERR_INNER_NULLPTR);" if t in optional
-                     else f"CHECK_RET({t}K != nullptr, ACLNN_ERR_INNER_NULLPTR);")
+        lines += _operand(t, perm=perm, optional=t in optional)
     lines += [f"// the kernel ({names.op_type(op)} on the AI Core)",
               f"const aclTensor* result = l0op::{names.l0_name(op)}({', '.join(l0_args(p))});",
               "CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
@@ -461,12 +464,7 @@ def body_lines(p: Plan) -> list[str]:
                   "    result = l0op::Transpose(result, fromLast, exec);",
                   "    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);",
                   "}"]
-    lines += [f"if (result->GetDataType() != {out}->GetDataType()) {{",
-              f"    result = l0op::Cast(result, {out}->GetDataType(), exec);",
-              "    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);",
-              "}",
-              f"CHECK_RET(l0op::ViewCopy(result, {out}, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
-    return lines
+    return lines + _into_output(out)
 
 
 def launch_args(p: Plan) -> str:

@@ -50,13 +50,15 @@ def _attr(p: Attr, v) -> dict:
     return {"ctype": "int64_t", "name": p.name, "value": str(v)}
 
 
-# An integer tensor's example dtype (a class-index target: codegen.spec.classes), its C type on the host
-_INT_HOST = {"INT64": "int64_t", "INT32": "int32_t", "UINT8": "uint8_t", "INT8": "int8_t", "INT16": "int16_t"}
+# An integer tensor's example dtype (a class-index target: codegen.spec.classes; a BOOL mask,
+# ScaledMaskedSoftmaxBackward's), its C type on the host
+_INT_HOST = {"INT64": "int64_t", "INT32": "int32_t", "UINT8": "uint8_t", "INT8": "int8_t", "INT16": "int16_t",
+             "BOOL": "bool"}
 
 
 def example_dtype(op: Op, p: Tensor) -> str:
     """The dtype of a tensor in the call example: FLOAT, or for a tensor no product takes in FLOAT (an integer
-    target) its first dtype."""
+    target, a BOOL mask) its first dtype."""
     dtypes = [d for dts in op.dtypes_of(p.name).values() for d in dts]
     return "FLOAT" if "FLOAT" in dtypes or dtypes[0] not in _INT_HOST else dtypes[0]
 

@@ -329,6 +329,8 @@ def check_lines(op: Op) -> list[str]:
             lines.append(f'OPGEN_TRY(opgen_check_{s.kind}("{ref}", {ref}, "{n}", {n}));')
         elif s.kind in ("max_rank", "min_rank"):
             lines.append(f'OPGEN_TRY(opgen_check_{s.kind}("{n}", {n}, {s.n}));')
+        elif s.kind == "dim_at_most":
+            lines.append(f'OPGEN_TRY(opgen_check_dim_at_most("{n}", {n}, {s.values[0]}, {s.n}));')
         elif s.kind == "format_not_private":
             lines.append(f'OPGEN_TRY(opgen_check_format_not_private("{n}", {n}));')
         elif s.kind in ("broadcast_to", "dim_in_range"):

@@ -69,6 +69,8 @@ def _step_lines(op, s, v, pr):
         return [f'_chk.{s.kind}("{ref}", {v(ref)}, "{n}", {v(n)})']
     if s.kind in ("max_rank", "min_rank"):
         return [f'_chk.{s.kind}("{n}", {v(n)}, {s.n})']
+    if s.kind == "dim_at_most":
+        return [f'_chk.dim_at_most("{n}", {v(n)}, {s.values[0]}, {s.n})']
     if s.kind == "format_not_private":
         return [f'_chk.format_not_private("{n}", {v(n)})']
     if s.kind in ("broadcast_to", "dim_in_range"):
