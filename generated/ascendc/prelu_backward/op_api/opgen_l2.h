@@ -202,6 +202,24 @@ inline bool MinRank(const aclTensor* t, const char* name, size_t n)
     return false;
 }
 
+inline bool DimAtMost(const aclTensor* t, const char* name, int64_t dim, int64_t n)
+{
+    if (t == nullptr) {
+        return true;
+    }
+    const int64_t rank = static_cast<int64_t>(t->GetViewShape().GetDimNum());
+    if (dim < -rank || dim >= rank) {
+        return true;
+    }
+    const int64_t size = t->GetViewShape().GetDim(dim < 0 ? dim + rank : dim);
+    if (size <= n) {
+        return true;
+    }
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "dimension %ld of %s is %ld, more than %ld", static_cast<long>(dim), name,
+            static_cast<long>(size), static_cast<long>(n));
+    return false;
+}
+
 inline bool ShapeSame(const aclTensor* ref, const char* refName, const aclTensor* t, const char* name)
 {
     if (ref == nullptr || t == nullptr || ref->GetViewShape() == t->GetViewShape()) {
