@@ -124,7 +124,7 @@ def _shape_phrase(r, name, lang):
         g, t, ref = r.params
         if name != g:
             return None
-        return _is(lang, f"{t}的元素个数不为1时为[C](C为{ref}第{r.dim}维的大小),否则与{t}的shape一致",
+        return _is(lang, f"{t}的元素个数不为1时为[C] (C为{ref}第{r.dim}维的大小),否则与{t}的shape一致",
                    f"[C] (C: {ref}'s dimension {r.dim}) when {t} has other than one element, else {t}'s shape")
     raise TypeError(f"no doc phrase for shape rule {type(r).__name__}")
 
