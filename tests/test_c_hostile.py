@@ -35,3 +35,21 @@ def test_a_product_that_is_not_a_known_soc_string_is_161002_everywhere(backend, 
     with pytest.raises(codegen.AclnnError) as e:
         codegen.kernel("softshrink_backward", backend=backend)(grad_output=x, self=x, lambd=0.5, product=product)
     assert e.value.status == 161002 and "unknown product" in e.value.message
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_out_dtype_that_is_no_dtype_is_161002_naming_the_output_everywhere(backend):
+    """out_dtype=3 raised TypeError from np.dtype in the NumPy kernels (the hostile fuzz's draw with 39 ops):
+    they called a second, older copy of requested_dtype.  Now every backend refuses it like an unsupported dtype;
+    float64 and np.int32 name DOUBLE and INT32 on every backend alike."""
+    from codegen.runtime.calls import out_dtype_free
+    from codegen.runtime.checks import requested_dtype
+    from .error_inputs import valid_call
+    name = next(n for n, op in sorted(OPS.items()) if out_dtype_free(op) and len(op.outputs) == 1)
+    op = OPS[name]
+    kw = valid_call(op, np.random.default_rng(1))
+    kw.pop("out", None)
+    with pytest.raises(codegen.AclnnError) as e:
+        codegen.kernel(name, backend=backend)(**kw, out_dtype=3)
+    assert e.value.status == 161002 and e.value.param == op.output.name
+    assert [requested_dtype(d) for d in ("float64", np.int32, "half", 3)] == ["DOUBLE", "INT32", "FLOAT16", "3"]

@@ -11,7 +11,6 @@ import ml_dtypes
 import numpy as np
 
 from codegen.spec import DEFAULT_PRODUCT, Op
-from codegen.spec.dtypes import BY_NUMPY
 from codegen.spec import rules as R
 
 from . import checks as _chk
@@ -26,13 +25,6 @@ def out_dtype_free(op: Op) -> bool:
     out = op.output.name
     return not any(isinstance(r, R.DtypeSame) and out in r.params
                    or isinstance(r, R.PromotedSame) and r.params[0] == out for r in op.rules)
-
-
-def requested_dtype(out_dtype) -> str | None:
-    """`out_dtype=` as an aclnn dtype name ("FLOAT16"), from a name or a NumPy dtype."""
-    requested = out_dtype if out_dtype is None or isinstance(out_dtype, str) else np.dtype(out_dtype).name
-    d = BY_NUMPY.get(requested) if requested is not None else None
-    return d.name if d is not None else requested
 
 
 def _shape_rule(op: Op) -> tuple | None:

@@ -45,7 +45,8 @@ def requested_dtype(out_dtype) -> str | None:
         requested = np.dtype(out_dtype).name
     except (TypeError, ValueError):
         return out_dtype if isinstance(out_dtype, str) else repr(out_dtype)
-    return {"float32": "FLOAT", "float16": "FLOAT16", "bfloat16": "BFLOAT16"}.get(requested, requested)
+    d = BY_NUMPY.get(requested)          # float64 -> DOUBLE, int32 -> INT32, ...
+    return d.name if d is not None else requested
 
 
 def writeable_out(op_name: str, out) -> None:

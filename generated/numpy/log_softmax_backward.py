@@ -95,7 +95,7 @@ def log_softmax_backward(*, grad_output, output, dim, product="ascend910b", out_
     """
     _chk.writeable_out("log_softmax_backward", out)
     _chk.known_product(product)
-    requested = _calls.requested_dtype(out_dtype)
+    requested = _chk.requested_dtype(out_dtype)
     out_arg = out if out is not None else _chk.Allocate(requested or _chk.default_dtype(grad_output))
     values = check(grad_output, output, dim, out_arg, product)
     if values is None:  # an empty tensor ended the checks early: success, nothing computed

@@ -96,7 +96,7 @@ def nll_loss_backward(*, grad_output, self, target, weight, reduction, ignore_in
     """
     _chk.writeable_out("nll_loss_backward", out)
     _chk.known_product(product)
-    requested = _calls.requested_dtype(out_dtype)
+    requested = _chk.requested_dtype(out_dtype)
     out_arg = out if out is not None else _chk.Allocate(requested or _chk.default_dtype(self))
     values = check(grad_output, self, target, weight, reduction, ignore_index, total_weight, out_arg, product)
     reduction = values["reduction"]

@@ -91,7 +91,7 @@ def softshrink_backward(*, grad_output, self, lambd, product="ascend910b", out_d
     """
     _chk.writeable_out("softshrink_backward", out)
     _chk.known_product(product)
-    requested = _calls.requested_dtype(out_dtype)
+    requested = _chk.requested_dtype(out_dtype)
     out_arg = out if out is not None else _chk.Allocate(requested or _chk.default_dtype(grad_output))
     values = check(grad_output, self, lambd, out_arg, product)
     lambd = values["lambd"]

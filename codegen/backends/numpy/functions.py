@@ -244,7 +244,7 @@ def op_function(c: dict) -> str:
             "Raises codegen.AclnnError (status, param, message) when an argument breaks a rule.", '"""',
             f'_chk.writeable_out("{c["snake_name"]}", out)', "_chk.known_product(product)"]
     if c["out_dtype_free"]:
-        body += ["requested = _calls.requested_dtype(out_dtype)",
+        body += ["requested = _chk.requested_dtype(out_dtype)",
                  f"out_arg = out if out is not None else _chk.Allocate(requested or {default})"]
     else:
         body += [f"out_arg = out if out is not None else _chk.Allocate({default})"]
