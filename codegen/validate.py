@@ -78,7 +78,9 @@ def _check_params(op, fail):
             syms.add(p.symbol)
         if isinstance(p, (Tensor, Output)) and p.role not in ROLES:
             fail(f"parameter {p.name}: unknown role {p.role!r}")
-        if isinstance(p, Tensor) and p.optional and p.default is None:
+        # (a split op's row count is read by the call, not the kernels: codegen.spec.split)
+        rows = op.split is not None and p.name == op.split.rows
+        if isinstance(p, Tensor) and p.optional and p.default is None and not rows:
             fail(f"optional tensor {p.name} needs a default value")
         if isinstance(p, Scalar) and p.optional and (isinstance(p.default, bool)
                                                      or not isinstance(p.default, (int, float))):
@@ -92,7 +94,7 @@ def _check_params(op, fail):
         elif isinstance(p, Scalar) and p.symbol is None:
             fail(f"parameter {p.name} needs a symbol")
         if isinstance(p, Tensor) and p.role not in ("unused",) and p.symbol is None \
-                and not (op.split is not None and op.split.tensor == p.name):
+                and not (op.split is not None and op.split.tensor == p.name) and not rows:
             fail(f"tensor {p.name} with role {p.role} needs a symbol")
         if isinstance(p, Tensor) and p.holds is not None and op.split is None and not (
                 op.classes is not None and p.role == FORWARD_OUTPUT):
@@ -218,8 +220,10 @@ def _check_torch(op, fail):
 
 def _check_dtypes(op, fail):
     bools = {t.name for t in op.bool_tensors}   # truth values: nothing computes in BOOL
+    # (nor in a split op's row count, which the call sums: codegen.spec.split checks its dtype)
+    counts = {op.split.rows} if op.split is not None else set()
     tables = [("the operator", op.dtypes)] + [(p.name, p.dtypes) for p in op.params if getattr(p, "dtypes", None)
-                                              and p.name not in bools]
+                                              and p.name not in bools | counts]
     for owner, table in tables:
         if not isinstance(table, dict) or not table:
             fail(f"dtypes of {owner} must be a non-empty {{product: [dtypes]}} dict")

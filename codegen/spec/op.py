@@ -250,7 +250,9 @@ class Op:
         attrs = [a.name for a in self.attrs if a.type in ("bool", "string", "int64")
                  and any(a.name in f.when for f in self.formulas)]
         # an optional tensor never read (CrossEntropyLossGrad's zloss inputs, role UNUSED) chooses nothing
-        return attrs + [t.name for t in self.tensors if t.optional and t.role != UNUSED]
+        # nor does a split op's row count (codegen.spec.split: the call reads it, not the kernels)
+        rows = self.split.rows if self.split is not None else None
+        return attrs + [t.name for t in self.tensors if t.optional and t.role != UNUSED and t.name != rows]
 
     def variant_choices(self, name: str) -> list:
         """The values a variant key takes: False/True, a string or int64 attribute's `values`, or ABSENT/PRESENT."""

@@ -25,6 +25,20 @@ halved shape, each with the two halves as tensors of their own: the first differ
 `a` with `b` an operand, the second w.r.t. `b`.  Only the calls differ: each backend cuts the input and the
 output into their two halves along `dim` (views, no copy) and runs the first half op's kernel into the first
 half of the output, the second's into the second.
+
+Two layouts of the call beyond halves along `dim` (ClippedSwigluGrad's), each a view of the same elementwise
+half ops, so that the proof is the halves' and only the cutting differs:
+
+    split=Split("x", dim="dim", interleaved="interleaved", rows="groupIndexOptional"),
+
+- `interleaved` names a bool attribute: when true, the halves are the even and the odd elements of each row, a
+  row being the block of the axes from `dim` on read as one (x[p, 2h] and x[p, 2h + 1], x viewed as [pre, cut],
+  pre the product of the axes before `dim` and cut that of the rest); gradOutput, of x's shape with `dim`
+  halved, is read as [pre, cut/2] in the same order, and the output is filled the same way.  When false (and
+  without the attribute) the halves are the front and back halves along `dim`.
+- `rows` names an optional INT64 tensor (a 1-D list of group sizes): only the first min(sum, pre) rows of the
+  [pre, cut] view are computed (a negative sum counts as 0) and the output's other rows hold 0, as the library's
+  kernel writes them; null means every row.
 """
 from __future__ import annotations
 
@@ -42,6 +56,14 @@ class Split:
     """The tensor split into halves, and the int64 attribute naming the dimension (negative counts from the end)."""
     tensor: str
     dim: str
+    interleaved: str | None = None   # a bool Attr: true takes the even and odd elements of each row as the halves
+    rows: str | None = None          # an optional INT64 Tensor: only the first sum(...) rows are computed
+
+    @property
+    def merged(self) -> bool:
+        """Whether the call views the tensors as rows [pre, cut] (interleaved or counted rows) rather than
+        cutting them along dim."""
+        return self.interleaved is not None or self.rows is not None
 
 
 def half_tensor_name(op, h: int) -> str:
@@ -68,8 +90,8 @@ def half_ops(op) -> list:
                 for k, s in enumerate(op.wrt):
                     params.append(Tensor(str(s), s, role=FORWARD_INPUT if k == h else OPERAND, dtypes=source.dtypes,
                                          doc=source.doc))
-            elif p.name == split.dim:
-                continue   # the kernels never read it: the call cuts the halves
+            elif p.name in (split.dim, split.interleaved, split.rows):
+                continue   # the kernels never read them: the call cuts the halves (and counts the rows)
             elif isinstance(p, Tensor) and p.holds is not None:
                 params.append(dataclasses.replace(p, holds=None))   # an operand, unused where it is tied (below)
             else:
@@ -165,6 +187,18 @@ def check(op, fail) -> None:
     d = names.get(split.dim)
     if not isinstance(d, Attr) or d.type != "int64":
         fail(f"split: dim {split.dim!r} must name an int64 Attr")
+    if split.interleaved is not None:
+        i = names.get(split.interleaved)
+        if not isinstance(i, Attr) or i.type != "bool":
+            fail(f"split: interleaved {split.interleaved!r} must name a bool Attr")
+    if split.rows is not None:
+        r = names.get(split.rows)
+        if not isinstance(r, Tensor) or not r.optional or r.symbol is not None or not r.dtypes or any(
+                set(v) != {"INT64"} for v in r.dtypes.values()):
+            fail(f"split: rows {split.rows!r} must name an optional INT64 Tensor without a symbol (the group sizes: "
+                 f"only the first sum(...) rows are computed)")
+    if split.merged and tied_tensors(op):
+        fail("split: a tensor holding a function of a half (holds=) with interleaved= or rows= is not implemented")
     if not isinstance(op.wrt, tuple) or len(op.wrt) != 2 or len(set(op.wrt)) != 2:
         fail("split: wrt must be the two halves' symbols, wrt=(first, second)")
     taken = {p.symbol for p in op.params if p.symbol is not None}

@@ -242,11 +242,28 @@ def _split_phase1(op: Op, variants: list[dict], kvs: list[KernelVariant]) -> lis
     halves = [str(s) for s in op.wrt]
     lines = [f"const int64_t split_dim = {src}->ndim == 0 ? 0 : "
              f"(({dim} % (int64_t){src}->ndim) + (int64_t){src}->ndim) % (int64_t){src}->ndim;"]
+    merged = op.split.merged   # read as rows (interleaved= or rows=): opgen_rows
+    renamed = {}
+    if merged:
+        flag = op.split.interleaved or "false"
+        counts = op.split.rows or "NULL"
+        lines += [f"opgen_rows rows;   /* {src} read as rows from {dim} on (codegen/spec/split.py) */",
+                  f"opgen_rows_init(&rows, split_dim, {flag}, {counts});"]
     for h, name in enumerate(halves):
-        lines += [f"const aclTensor {name}_view = opgen_half({src}, split_dim, {h});",
-                  f"const aclTensor *const {name} = &{name}_view;",
-                  f"const aclTensor {out}_{name} = opgen_half({out}, split_dim, {h});",
-                  f"(void){name};   /* (a half only some kernel reads) */"]
+        if merged:
+            lines += [f"const aclTensor {name}_view = opgen_rows_half(&rows, {src}, {h});",
+                      f"const aclTensor *const {name} = &{name}_view;",
+                      f"const aclTensor {out}_{name} = opgen_rows_out_half(&rows, {out}, {h});"]
+        else:
+            lines += [f"const aclTensor {name}_view = opgen_half({src}, split_dim, {h});",
+                      f"const aclTensor *const {name} = &{name}_view;",
+                      f"const aclTensor {out}_{name} = opgen_half({out}, split_dim, {h});"]
+        lines += [f"(void){name};   /* (a half only some kernel reads) */"]
+    if merged:   # the tensors of the halves' shape (gradOutput), read as rows too
+        for t in op.tensors:
+            if t.name not in (src, op.split.rows):
+                lines += [f"const aclTensor {t.name}_rows = opgen_rows_of(&rows, {t.name});"]
+                renamed[t.name] = f"&{t.name}_rows"
     wide_types = wide.wide_dtypes(op)
     groups: dict = {}
     for v, kv in zip(variants, kvs):
@@ -266,7 +283,7 @@ def _split_phase1(op: Op, variants: list[dict], kvs: list[KernelVariant]) -> lis
             body += [f"/* the half {half}: {out}'s along {dim} */", f"Params{s} p_{half};",
                      f"memset(&p_{half}, 0, sizeof p_{half});"]
             body += [re.sub(r"^p\.", f"p_{half}.", line) for line in _fill(kv, ppr)]
-            body += [f"opgen_call_input(&calls[{h}], {t.name});" for t in kv.tensors]
+            body += [f"opgen_call_input(&calls[{h}], {renamed.get(t.name, t.name)});" for t in kv.tensors]
             body += [f"opgen_call_output(&calls[{h}], &{out}_{half});"]
             floats = [f"calls[{h}].block = block{s};", f"calls[{h}].chunked = block_chunked{s};",
                       f"params[{h}] = &p_{half};", f"sizes[{h}] = sizeof p_{half};"]
@@ -278,8 +295,11 @@ def _split_phase1(op: Op, variants: list[dict], kvs: list[KernelVariant]) -> lis
                 body += ["    " + line for line in floats] + ["}"]
             else:
                 body += floats
-        body.append(f"return opgen_phase1_split(OP, calls, params, sizes, {out}, split_dim, workspaceSize, "
-                    "executor);")
+        if merged:
+            body.append(f"return opgen_phase1_rows(OP, calls, params, sizes, {out}, &rows, workspaceSize, executor);")
+        else:
+            body.append(f"return opgen_phase1_split(OP, calls, params, sizes, {out}, split_dim, workspaceSize, "
+                        "executor);")
         if dispatch:
             lines += [f"if ({dispatch}) {{", *["    " + line for line in body], "}"]
         else:

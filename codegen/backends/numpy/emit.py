@@ -310,7 +310,20 @@ def split_context(op: Op, variants: list[dict]) -> dict | None:
         "halves": ", ".join(op.halves[0].param(h).py_name for h in halves),
         "out_halves": ", ".join(f"out_{h}" for h in halves),
         "groups": list(groups.items()),
+        "rows": _rows_context(op),
     }
+
+
+def _rows_context(op: Op) -> dict | None:
+    """A split op read as rows (interleaved= or rows=, codegen.runtime.rows): the attribute choosing the even and
+    odd elements, the row count tensor, and the tensors of the halved shape read as rows too."""
+    split = op.split
+    if not split.merged:
+        return None
+    skip = {split.tensor, split.rows}
+    return {"interleaved": op.param(split.interleaved).py_name if split.interleaved else None,
+            "counts": op.param(split.rows).py_name if split.rows else None,
+            "others": [t.py_name for t in op.tensors if t.name not in skip]}
 
 
 def _rank0_line(op: Op, k: Kernel) -> str:
@@ -432,8 +445,8 @@ def render_op(op: Op, source_label: str) -> str:
         documented_of=op.output.name,
         documented=[(when_text(f.when) + (f"the half {f.wrt}: " if f.wrt is not None else ""),
                      condition_code(f.expr, op)) for f in op.formulas],
-        imports=F.imports(reduce_dim=bool(reduce_dim), where="_where" in used, split=op.split is not None,
-                          mathf="_mathf" in used),
+        imports=F.imports(reduce_dim=bool(reduce_dim), where="_where" in used,
+                          split=("rows" if op.split.merged else True) if op.split else False, mathf="_mathf" in used),
         dtypes=F.dtype_table({n: op.dtypes_of(n) for n in dtype_params}),
         definitions="\n\n\n".join(definitions),
     )

@@ -34,18 +34,19 @@ def tuple_of(names: list[str]) -> str:
 
 # ---- the module's top ------------------------------------------------------------------------------------------
 
-def imports(*, reduce_dim: bool, where: bool, split: bool, mathf: bool) -> list[str]:
+def imports(*, reduce_dim: bool, where: bool, split: bool | str, mathf: bool) -> list[str]:
     """The import lines: the runtime helpers the module calls."""
     blocks = ["row_blocks as _row_blocks" if reduce_dim else "blocks as _blocks", "store as _store"]
     if where:
         blocks.append("where as _where")
-    if split:
-        blocks += ["halves as _halves", "unaliased as _unaliased"]
+    if split:   # True: halves along dim; "rows": read as rows (codegen.runtime.rows)
+        blocks += (["halves as _halves"] if split is True else []) + ["unaliased as _unaliased"]
     return (["import ml_dtypes", "import numpy as np", "",
              "from codegen.runtime import calls as _calls",
              "from codegen.runtime import checks as _chk"]
             + (["from codegen.runtime import mathf as _mathf"] if mathf else [])
-            + ["from codegen.runtime.blocks import " + ", ".join(blocks)])
+            + ["from codegen.runtime.blocks import " + ", ".join(blocks)]
+            + (["from codegen.runtime.rows import Rows as _Rows"] if split == "rows" else []))
 
 
 def dtype_table(dtypes: dict) -> list[str]:
@@ -204,11 +205,24 @@ def _computes(v: dict, compute: bool) -> list[str]:
 
 def _split_calls(split: dict, compute: bool) -> list[str]:
     """A split op's calls: the halves as views, each dispatch condition's kernels, one per half."""
-    lines = [f"# {split['tensor']} and out cut in halves along {split['dim']} (views): each half's kernel writes "
-             "its half of out",
-             f"whole = _unaliased(out, {split['inputs']})",
-             f"{split['halves']} = _halves({split['tensor']}, {split['dim']} % {split['tensor']}.ndim)",
-             f"{split['out_halves']} = _halves(whole, {split['dim']} % {split['tensor']}.ndim)"]
+    src, dim = split["tensor"], split["dim"]
+    if split["rows"]:   # read as rows [pre, cut] from dim on (codegen.runtime.rows)
+        rows = split["rows"]
+        lines = [f"# {src} and out read as rows from {dim} on, each cut into "
+                 + ("its even and odd elements or its halves by " + rows["interleaved"] if rows["interleaved"]
+                    else "its halves") + (f", the first sum({rows['counts']}) rows computed" if rows["counts"] else "")
+                 + ": each half's kernel writes its half of out",
+                 f"whole = _unaliased(out, {split['inputs']})",
+                 f"rows = _Rows({src}, whole, {dim} % {src}.ndim, interleaved={rows['interleaved'] or 'False'}, "
+                 f"counts={rows['counts'] or 'None'})",
+                 f"{split['halves']} = rows.halves({src})",
+                 f"{split['out_halves']} = rows.out_halves()"]
+        lines += [f"{t} = rows.half_rows({t})" for t in rows["others"]]
+    else:
+        lines = [f"# {src} and out cut in halves along {dim} (views): each half's kernel writes its half of out",
+                 f"whole = _unaliased(out, {split['inputs']})",
+                 f"{split['halves']} = _halves({src}, {dim} % {src}.ndim)",
+                 f"{split['out_halves']} = _halves(whole, {dim} % {src}.ndim)"]
     for i, (dispatch, group) in enumerate(split["groups"]):
         calls = [v["call"] for v in group]
         if compute:
@@ -218,7 +232,7 @@ def _split_calls(split: dict, compute: bool) -> list[str]:
             lines += calls
         else:
             lines += [f"{'if' if i == 0 else 'elif'} {dispatch}:"] + indent(calls)
-    return lines + ["if whole is not out:", "    out[...] = whole"]
+    return lines + (["rows.finish()"] if split["rows"] else []) + ["if whole is not out:", "    out[...] = whole"]
 
 
 def _kernel_calls(c: dict) -> list[str]:

@@ -1,0 +1,73 @@
+"""A split op's input read as rows (codegen.spec.split's `interleaved=` and `rows=`): what the NumPy kernels call.
+
+The input x of shape s is viewed as [pre, cut], pre = prod(s[:dim]) and cut = prod(s[dim:]) (the axes from dim on
+merged into one row, as ClippedSwigluGrad's library does); each row is cut into its even and odd elements
+(interleaved) or its front and back halves.  gradOutput, of s with dim halved, is read as [pre, cut/2] in the
+same order, and the output is written as [pre, cut].  With a row count (the sum of an INT64 tensor, clamped to
+[0, pre]) only the first rows are computed and the others are written 0.
+
+A view is taken wherever the strides allow it; otherwise an input is read from a contiguous copy and the output
+is computed into a contiguous array copied into it at the end (`finish`): every layout gives the same result."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def row_count(counts, pre: int) -> int:
+    """min(sum(counts), pre), at least 0: the rows computed (every one for a null `counts`).  The sum is exact
+    (Python integers), as the C runtime's 128-bit sum is."""
+    if counts is None:
+        return pre
+    return max(0, min(sum(int(v) for v in np.asarray(counts).ravel().tolist()), pre))
+
+
+def _view(a, shape):
+    """`a` reshaped to `shape` without a copy, or None when its strides do not allow it."""
+    v = a.view()
+    try:
+        v.shape = shape
+    except AttributeError:
+        return None
+    return v
+
+
+class Rows:
+    """The rows of one call: `halves(x)`, `half_rows(gradOutput)`, `out_halves()` and, after the kernels,
+    `finish()`."""
+
+    def __init__(self, src, whole, dim: int, *, interleaved: bool, counts=None):
+        self.pre = math.prod(src.shape[:dim])
+        self.cut = math.prod(src.shape[dim:])
+        self.interleaved = bool(interleaved)
+        self.valid = row_count(counts, self.pre)
+        self.whole = whole
+        target = _view(whole, (self.pre, self.cut))
+        self.staged = target is None
+        self.target = np.empty((self.pre, self.cut), whole.dtype) if self.staged else target
+
+    def _cut(self, rows):
+        rows = rows[:self.valid]
+        if self.interleaved:
+            return rows[:, 0::2], rows[:, 1::2]
+        h = self.cut // 2
+        return rows[:, :h], rows[:, h:]
+
+    def halves(self, src):
+        """x's two halves, each [valid, cut/2] (views where x's strides allow)."""
+        return self._cut(np.reshape(src, (self.pre, self.cut)))
+
+    def half_rows(self, t):
+        """A tensor of x's shape with dim halved (gradOutput), as [valid, cut/2] in the halves' order."""
+        return np.reshape(t, (self.pre, self.cut // 2))[:self.valid]
+
+    def out_halves(self):
+        """The output's two halves, which the kernels write; the rows past the count are written 0 here."""
+        self.target[self.valid:] = 0
+        return self._cut(self.target)
+
+    def finish(self):
+        """Copy a staged output into the output itself (whose strides allowed no view)."""
+        if self.staged:
+            self.whole[...] = self.target.reshape(self.whole.shape)
