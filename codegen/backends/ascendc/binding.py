@@ -14,6 +14,7 @@ AI Core kernel, with the same functions choosing dtypes:
 from __future__ import annotations
 
 import atexit
+import math
 import os
 import select
 import signal
@@ -238,6 +239,8 @@ def run_split(op: Op, p: Plan, kw: dict, out_dtype: str, product: str) -> np.nda
     kop = p.op
     src = np.asarray(kw[op.param(op.split.tensor).py_name])
     d = int(kw[op.param(op.split.dim).py_name]) % src.ndim
+    if op.split.merged:
+        return _run_rows(op, p, kw, src, d, out_dtype, product)
     args = dict(kw)
     halves = _halves(src, d)
     for s, half in zip(op.wrt, halves):
@@ -247,6 +250,33 @@ def run_split(op: Op, p: Plan, kw: dict, out_dtype: str, product: str) -> np.nda
         args[kop.param(SECOND_HALF).py_name] = second
         parts.append(run_kernel(kop, p, args, halves[0].shape, out_dtype, product))
     return np.concatenate(parts, axis=d)
+
+
+def _run_rows(op: Op, p: Plan, kw: dict, src, d: int, out_dtype: str, product: str) -> np.ndarray:
+    """A split op read as rows (opapi.split_body_lines, opgen_l2::RowHalves, RowConcat, KeepRows): x as [pre, cut]
+    cut into its rows' even and odd elements or halves, the other tensors as [pre, cut/2], the kernel once per
+    half, the halves put back and the rows from sum(counts) on set to 0."""
+    from codegen.runtime.rows import row_count
+    kop, split = p.op, op.split
+    pre, cut = math.prod(src.shape[:d]), math.prod(src.shape[d:])
+    interleaved = bool(kw[op.param(split.interleaved).py_name]) if split.interleaved else False
+    rows = src.reshape(pre, cut)
+    paired = rows.reshape(pre, cut // 2, 2) if interleaved else rows.reshape(pre, 2, cut // 2)
+    halves = (paired[:, :, 0], paired[:, :, 1]) if interleaved else (paired[:, 0], paired[:, 1])
+    args = dict(kw)
+    for t in op.tensors:
+        if t.name not in (split.tensor, split.rows):
+            args[t.py_name] = np.reshape(kw[t.py_name], (pre, cut // 2))
+    for s, half in zip(op.wrt, halves):
+        args[kop.param(str(s)).py_name] = half
+    parts = []
+    for second in (False, True):
+        args[kop.param(SECOND_HALF).py_name] = second
+        parts.append(run_kernel(kop, p, args, (pre, cut // 2), out_dtype, product))
+    result = np.stack(parts, axis=2 if interleaved else 1).reshape(pre, cut)
+    counts = kw.get(op.param(split.rows).py_name) if split.rows else None
+    result[row_count(counts, pre):] = 0
+    return result.reshape(src.shape)
 
 
 def run_classes(op: Op, p: Plan, kw: dict, out_dtype: str, product: str) -> np.ndarray:

@@ -284,28 +284,53 @@ def split_body_lines(p: Plan) -> list[str]:
     api, kop = p.api, p.op
     src, dim, out = api.split.tensor, api.split.dim, api.output.name
     first, second = (str(s) for s in api.wrt)
-    whole = [t.name for t in api.tensors]
+    whole = [t.name for t in api.tensors if t.name != api.split.rows]   # (a row count is summed, not computed)
     others = [t for t in p.operands if t not in (first, second)]
+    merged = api.split.merged   # read as rows [pre, cut] from dim on (codegen.spec.split)
+    inter = api.split.interleaved or "false"
+    if merged:
+        cut = [f"// {src} read as rows [pre, cut] from {dim} on, each cut into halves {first}, {second} ({inter}: its",
+               "// even and odd elements, else its front and back halves), contiguous, in inDtype",
+               f"const aclTensor* {first}K = nullptr;",
+               f"const aclTensor* {second}K = nullptr;",
+               f"CHECK_RET(opgen_l2::RowHalves({src}, inDtype, {dim}, {inter}, &{first}K, &{second}K, exec), "
+               "ACLNN_ERR_INNER_NULLPTR);"]
+    else:
+        cut = [f"// {src} cut in halves {first}, {second} along {dim} (SplitV), contiguous, in inDtype",
+               f"const aclTensor* {first}K = nullptr;",
+               f"const aclTensor* {second}K = nullptr;",
+               f"CHECK_RET(opgen_l2::Halves({src}, inDtype, {dim}, &{first}K, &{second}K, exec), ACLNN_ERR_INNER_NULLPTR);"]
     lines = [
         "// the kernel's dtypes: the inputs promoted (FLOAT where no kernel reads that dtype), the result in",
         f"// {out}'s dtype when a kernel instance writes it on this SoC, else in the input dtype and cast after",
         f"const op::DataType inDtype = opgen_l2::Promoted({{{', '.join(whole)}}}, KernelInDtypes());",
         f"const op::DataType outDtype = KernelOutDtype(inDtype, {out}->GetDataType());",
-        f"// {src} cut in halves {first}, {second} along {dim} (SplitV), contiguous, in inDtype",
-        f"const aclTensor* {first}K = nullptr;",
-        f"const aclTensor* {second}K = nullptr;",
-        f"CHECK_RET(opgen_l2::Halves({src}, inDtype, {dim}, &{first}K, &{second}K, exec), ACLNN_ERR_INNER_NULLPTR);",
-        f"// the other operands: contiguous, in inDtype, of a half's shape",
-        f"const op::Shape& shape = {first}K->GetViewShape();",
-        *SHAPE_ARRAY,
+        *cut,
     ]
+    lines += ["// the other operands: contiguous, in inDtype, of a half's shape",
+              f"const op::Shape& shape = {first}K->GetViewShape();", *SHAPE_ARRAY]
+    if merged:
+        for t in others:   # of the halved shape (gradOutput): read as rows [pre, cut/2] the same way
+            lines += [f"const aclTensor* {t}R = opgen_l2::AsRows({t}, {dim}, exec);",
+                      f"CHECK_RET({t}R != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
     for t in others:
-        lines += _operand(t)
+        lines += _operand(t, src=f"{t}R" if merged else None)
     for h, name in enumerate((first, second)):
         args = [a if a != "secondHalf" else ("true" if h else "false") for a in l0_args(p)]
         lines += [f"// the kernel ({names.op_type(kop)} on the AI Core) for the half {name}",
                   f"const aclTensor* {name}Grad = l0op::{names.l0_name(kop)}({', '.join(args)});",
                   f"CHECK_RET({name}Grad != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
+    if merged:
+        counts = api.split.rows or "nullptr"
+        lines += [f"// the halves back where they were taken from, the rows from sum({counts}) on set to 0, in "
+                  f"{out}'s shape",
+                  f"const aclTensor* result = opgen_l2::RowConcat({first}Grad, {second}Grad, {inter}, exec);",
+                  "CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);",
+                  f"result = opgen_l2::KeepRows(result, {counts}, exec);",
+                  "CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);",
+                  f"result = l0op::Reshape(result, opgen_l2::ShapeArray({out}->GetViewShape(), exec), exec);",
+                  "CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
+        return lines + _into_output(out)
     lines += [f"const aclTensor* result = opgen_l2::Concat({first}Grad, {second}Grad, {dim}, exec);",
               "CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
     return lines + _into_output(out)

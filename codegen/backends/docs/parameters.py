@@ -228,6 +228,8 @@ def _format_line(op, name, lang):
 def _nullability(p, lang):
     if isinstance(p, Scalar) and p.optional:
         return _is(lang, f"可选,可传空指针,为空时取{p.default}。", f"yes: may be null, which means {p.default}.")
+    if getattr(p, "optional", False) and p.default is None:   # (a split op's row count: its description says)
+        return _is(lang, "可选,可传空指针,含义见描述。", "yes: may be null, as its description says.")
     if getattr(p, "optional", False):
         return _is(lang, f"可选,可传空指针,为空时按全{p.default}处理。",
                    f"yes: may be null, which means all {p.default}.")

@@ -539,6 +539,8 @@ struct aclOpExecutor {
     uint64_t workspace;
     bool repeatable;
     int64_t *classes[OPGEN_MAX_CALLS];  /* each call's class coordinate (opgen_call_classes), or NULL */
+    opgen_rows *rows;                   /* a split op read as rows (opgen_phase1_rows), or NULL */
+    uint64_t rows_base;                 /* the byte offset of its staged inputs in the workspace */
     struct aclOpExecutor *next;
 };
 
@@ -569,6 +571,7 @@ static void executor_free(aclOpExecutor *e)
         free(e->params[k]);
         free(e->classes[k]);
     }
+    free(e->rows);
     free(e);
 }
 
@@ -895,6 +898,221 @@ aclnnStatus opgen_phase1_split(const char *op, const opgen_call *calls, const vo
     return executor_publish(e, workspaceSize, executor);
 }
 
+/* ---- a split op read as rows ------------------------------------------------------------------------------ */
+void opgen_rows_init(opgen_rows *rows, int64_t dim, bool interleaved, const aclTensor *counts)
+{
+    memset(rows, 0, sizeof *rows);
+    rows->dim = dim;
+    rows->interleaved = interleaved;
+    rows->counted = counts != NULL;
+    if (counts)
+        rows->counts = *counts;
+}
+
+/* The stride of one element of the block of `t`'s axes from `dim` on read as one axis (C order), or 0 when they
+ * do not merge into one stride (axes of size 1 aside).  An empty block merges (stride 1). */
+static int64_t block_stride(const aclTensor *t, int64_t dim)
+{
+    int64_t stride = 0, span = 1;   /* the merged stride so far, and the elements it spans */
+    for (int64_t d = (int64_t)t->ndim - 1; d >= dim; --d) {
+        if (t->dims[d] == 0)
+            return 1;
+        if (t->dims[d] == 1)
+            continue;
+        if (stride == 0)
+            stride = t->strides[d];
+        else if (t->strides[d] != stride * span)
+            return 0;
+        span *= t->dims[d];
+    }
+    return stride ? stride : 1;
+}
+
+/* `t`'s axes before `dim`, then its block from `dim` on as one axis of stride `stride`. */
+static aclTensor merged(const aclTensor *t, int64_t dim, int64_t stride)
+{
+    aclTensor v = *t;
+    int64_t n = 1;
+    for (uint64_t d = (uint64_t)dim; d < t->ndim; ++d)
+        n *= t->dims[d];
+    v.ndim = (uint64_t)dim + 1;
+    v.dims[dim] = n;
+    v.strides[dim] = stride;
+    return v;
+}
+
+/* `t` merged from `dim` on: a view when its strides allow, else a contiguous copy staged in the workspace. */
+static aclTensor rows_merged(opgen_rows *rows, const aclTensor *t)
+{
+    const int64_t stride = block_stride(t, rows->dim);
+    if (stride)
+        return merged(t, rows->dim, stride);
+    int k = 0;
+    while (k < rows->nstaged && memcmp(&rows->staged[k], t, sizeof *t) != 0)
+        ++k;
+    if (k >= OPGEN_MAX_INPUTS - 1) {   /* more than a call reads: refused by opgen_phase1_rows */
+        rows->nstaged = OPGEN_MAX_INPUTS;
+        return merged(t, rows->dim, 1);
+    }
+    if (k == rows->nstaged) {
+        rows->staged[k] = *t;
+        rows->staged_at[k] = rows->staged_bytes;
+        rows->staged_bytes += ((uint64_t)opgen_numel(t) * opgen_dtype_size(t->dtype) + 63) / 64 * 64;
+        rows->nstaged = k + 1;
+    }
+    aclTensor c = *t;
+    c.data = NULL;   /* the staging area's, in phase 2 */
+    c.offset = (int64_t)(rows->staged_at[k] / opgen_dtype_size(t->dtype));
+    int64_t s = 1;
+    for (int d = (int)c.ndim - 1; d >= 0; --d) {
+        c.strides[d] = s;
+        s *= c.dims[d];
+    }
+    c.storage_ndim = 1;
+    c.storage_dims[0] = c.offset + s;
+    return merged(&c, rows->dim, 1);
+}
+
+static aclTensor rows_half(opgen_rows *rows, const aclTensor *t, int h, bool input)
+{
+    if (!rows->interleaved)
+        return opgen_half(t, rows->dim, h);
+    /* (an output that does not merge is computed into a staged copy instead: opgen_phase1_rows) */
+    const int64_t stride = input ? 0 : block_stride(t, rows->dim);
+    aclTensor v = input ? rows_merged(rows, t) : merged(t, rows->dim, stride ? stride : 1);
+    const int64_t d = rows->dim;
+    v.offset += h * v.strides[d];
+    v.dims[d] /= 2;
+    v.strides[d] *= 2;
+    return v;
+}
+
+aclTensor opgen_rows_half(opgen_rows *rows, const aclTensor *t, int h)
+{
+    return rows_half(rows, t, h, true);
+}
+
+aclTensor opgen_rows_out_half(opgen_rows *rows, const aclTensor *t, int h)
+{
+    return rows_half(rows, t, h, false);
+}
+
+aclTensor opgen_rows_of(opgen_rows *rows, const aclTensor *t)
+{
+    return rows->interleaved ? rows_merged(rows, t) : *t;
+}
+
+/* `t`'s elements from C-order index `from` on set to 0 (the rows past the count). */
+static void zero_from(const aclTensor *t, int64_t from)
+{
+    const size_t es = opgen_dtype_size(t->dtype);
+    const int64_t n = opgen_numel(t);
+    if (from >= n)
+        return;
+    int64_t idx[OPGEN_MAX_DIMS] = {0};
+    for (int64_t i = from, d = (int64_t)t->ndim - 1; d >= 0; --d) {
+        idx[d] = i % t->dims[d];
+        i /= t->dims[d];
+    }
+    char *base = (char *)t->data;
+    for (int64_t i = from; i < n; ++i) {
+        int64_t off = t->offset;
+        for (uint64_t d = 0; d < t->ndim; ++d)
+            off += idx[d] * t->strides[d];
+        memset(base + off * (int64_t)es, 0, es);   /* +0.0 in every floating dtype */
+        for (int d = (int)t->ndim - 1; d >= 0 && ++idx[d] == t->dims[d]; --d)
+            idx[d] = 0;
+    }
+}
+
+/* min(sum(counts), pre), at least 0, the sum exact (128 bits, as Python's integers in codegen/runtime/rows.py). */
+static int64_t row_count(const aclTensor *counts, int64_t pre)
+{
+    __extension__ __int128 sum = 0;   /* (-Wpedantic: a GCC and Clang extension) */
+    const int64_t n = opgen_numel(counts);
+    const int64_t *base = (const int64_t *)counts->data;
+    int64_t idx[OPGEN_MAX_DIMS] = {0};
+    for (int64_t i = 0; i < n; ++i) {
+        int64_t off = counts->offset;
+        for (uint64_t d = 0; d < counts->ndim; ++d)
+            off += idx[d] * counts->strides[d];
+        sum += base[off];
+        for (int d = (int)counts->ndim - 1; d >= 0 && ++idx[d] == counts->dims[d]; --d)
+            idx[d] = 0;
+    }
+    return sum < 0 ? 0 : sum > pre ? pre : (int64_t)sum;
+}
+
+/* A contiguous copy of `t` (any layout) at `dst`, element by element in its own dtype. */
+static void copy_in(const aclTensor *t, char *dst)
+{
+    const size_t es = opgen_dtype_size(t->dtype);
+    const int64_t n = opgen_numel(t);
+    int64_t idx[OPGEN_MAX_DIMS] = {0};
+    const char *base = (const char *)t->data;
+    for (int64_t i = 0; i < n; ++i) {
+        int64_t off = t->offset;
+        for (uint64_t d = 0; d < t->ndim; ++d)
+            off += idx[d] * t->strides[d];
+        memcpy(dst + i * (int64_t)es, base + off * (int64_t)es, es);
+        for (int d = (int)t->ndim - 1; d >= 0 && ++idx[d] == t->dims[d]; --d)
+            idx[d] = 0;
+    }
+}
+
+aclnnStatus opgen_phase1_rows(const char *op, const opgen_call *calls, const void *const *params,
+                              const size_t *params_size, const aclTensor *whole, const opgen_rows *rows,
+                              uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    if (rows->nstaged == OPGEN_MAX_INPUTS)
+        return opgen_fail(ACLNN_ERR_INNER, NULL, "%s: more than %d tensors to stage", op, OPGEN_MAX_INPUTS - 1);
+    aclOpExecutor *e = NULL;
+    OPGEN_TRY(executor_new(op, 2, calls, params, params_size, &e));
+    e->whole = *whole;
+    e->rows = malloc(sizeof *e->rows);
+    if (!e->rows) {
+        executor_free(e);
+        return opgen_fail(ACLNN_ERR_INNER_CREATE_EXECUTOR, NULL, "%s: out of memory creating the executor", op);
+    }
+    *e->rows = *rows;
+    /* the output is computed into a contiguous copy when it overlaps an input (the first call writes before the
+     * second reads) or when interleaved halves of it are no view */
+    bool stage = rows->interleaved && !block_stride(whole, rows->dim);
+    for (int k = 0; k < 2; ++k)
+        for (int i = 0; i < calls[k].nin; ++i)
+            stage = stage || tensors_overlap(whole, &calls[k].in[i]);
+    if (stage) {
+        aclTensor copy = *whole;
+        copy.offset = 0;
+        copy.data = NULL;   /* the workspace's, in phase 2 */
+        int64_t s = 1;
+        for (int i = (int)copy.ndim - 1; i >= 0; --i) {
+            copy.strides[i] = s;
+            s *= copy.dims[i];
+        }
+        copy.storage_ndim = 1;
+        copy.storage_dims[0] = s;
+        opgen_rows plain;
+        opgen_rows_init(&plain, rows->dim, rows->interleaved, NULL);
+        for (int k = 0; k < 2; ++k)
+            e->call[k].out = opgen_rows_out_half(&plain, &copy, k);
+    }
+    uint64_t ws = 0;
+    for (int k = 0; k < 2; ++k) {
+        const uint64_t w = call_workspace(&e->call[k]);
+        ws = w > ws ? w : ws;
+    }
+    ws = (ws + 63) / 64 * 64;
+    e->rows_base = ws;
+    ws += rows->staged_bytes;
+    if (stage) {
+        e->staged = ws + 1;
+        ws += (uint64_t)opgen_numel(whole) * opgen_dtype_size(whole->dtype);
+    }
+    e->workspace = ws;
+    return executor_publish(e, workspaceSize, executor);
+}
+
 aclnnStatus opgen_phase1_calls(const char *op, int n, const opgen_call *calls, const void *const *params,
                                const size_t *params_size, uint64_t *workspaceSize, aclOpExecutor **executor)
 {
@@ -996,15 +1214,30 @@ aclnnStatus opgen_phase2(const char *op, void *workspace, uint64_t workspaceSize
         return opgen_fail(ACLNN_ERR_PARAM_NULLPTR, "workspace", "workspace must not be null (%llu bytes needed)",
                           (unsigned long long)executor->workspace);
     aclnnStatus ret = ACLNN_SUCCESS;
+    const opgen_rows *rows = executor->rows;
+    char *staging = rows ? (char *)workspace + executor->rows_base : NULL;
+    for (int k = 0; rows && k < rows->nstaged; ++k)   /* the inputs read from contiguous copies */
+        copy_in(&rows->staged[k], staging + rows->staged_at[k]);
     for (int k = 0; k < executor->ncalls && ret == ACLNN_SUCCESS; ++k) {
         opgen_call c = executor->call[k];
         if (executor->staged)   /* the half of the copy of the output in the workspace */
             c.out.data = (char *)workspace + (executor->staged - 1);
+        for (int i = 0; rows && rows->nstaged && i < c.nin; ++i)
+            if (!c.in[i].data)   /* a staged copy's view (an empty tensor's null data is never read) */
+                c.in[i].data = staging;
         if (opgen_numel(&c.out) > 0)
             ret = c.wide ? opgen_run_wide(&c, executor->params[k]) : opgen_run_call(&c, executor->params[k], workspace);
     }
     if (ret == ACLNN_SUCCESS && executor->staged)
         copy_out(&executor->whole, (const char *)workspace + (executor->staged - 1));
+    if (ret == ACLNN_SUCCESS && rows && rows->counted) {   /* the rows past the count hold 0 */
+        const aclTensor *w = &executor->whole;
+        int64_t pre = 1;
+        for (int64_t d = 0; d < rows->dim; ++d)
+            pre *= w->dims[d];
+        const int64_t cut = pre ? opgen_numel(w) / pre : 0;
+        zero_from(w, row_count(&rows->counts, pre) * cut);
+    }
     if (!executor->repeatable) {
         pthread_mutex_lock(&executors_lock);
         executor_unlink(executor);

@@ -257,6 +257,32 @@ aclnnStatus opgen_phase1_calls(const char *op, int n, const opgen_call *calls, c
 bool opgen_channel_view(const aclTensor *t, const aclTensor *ref, int64_t dim, aclTensor *view);
 /* Half `h` (0: the first, 1: the second) of `t` along `dim`, a view: dims[dim] halved, the offset moved. */
 aclTensor opgen_half(const aclTensor *t, int64_t dim, int h);
+/* A split op read as rows (codegen/spec/split.py's interleaved= and rows=): x viewed as [pre, cut] from `dim` on,
+ * each row cut into its even and odd elements (interleaved) or its halves along dim; with a row count (the sum of
+ * an INT64 tensor, read in phase 2) the rows from that count on are written 0 after the calls.  A tensor whose
+ * axes from dim on do not merge into one stride is read from a contiguous copy staged in the workspace (its view
+ * has a null data pointer, set in phase 2); an output that does not merge is computed into a staged copy. */
+typedef struct {
+    int64_t dim;
+    bool interleaved;
+    bool counted;                      /* a row count was given: `counts` */
+    aclTensor counts;
+    int nstaged;
+    aclTensor staged[OPGEN_MAX_INPUTS];   /* the tensors read from a contiguous copy, in staging order */
+    uint64_t staged_at[OPGEN_MAX_INPUTS];   /* each copy's byte offset from the staging area */
+    uint64_t staged_bytes;
+} opgen_rows;
+void opgen_rows_init(opgen_rows *rows, int64_t dim, bool interleaved, const aclTensor *counts);
+/* Half `h` of the split input `t` (or of the output) as the kernels read it. */
+aclTensor opgen_rows_half(opgen_rows *rows, const aclTensor *t, int h);
+/* Half `h` of the output as the kernels write it (a placeholder where opgen_phase1_rows stages the output). */
+aclTensor opgen_rows_out_half(opgen_rows *rows, const aclTensor *t, int h);
+/* A tensor of the halves' shape before the cut (gradOutput: x's with dim halved) as the kernels read it. */
+aclTensor opgen_rows_of(opgen_rows *rows, const aclTensor *t);
+/* End of phase 1 of a split op read as rows: as opgen_phase1_split, with the rows' staging and row count. */
+aclnnStatus opgen_phase1_rows(const char *op, const opgen_call *calls, const void *const *params,
+                              const size_t *params_size, const aclTensor *whole, const opgen_rows *rows,
+                              uint64_t *workspaceSize, aclOpExecutor **executor);
 /* Class-index ops (codegen/spec/classes.py): `t` as a view on the (sample, class) grid of `grid`, of `kind`
  * OPGEN_SAMPLE (target's shape: a class axis of 1 inserted), OPGEN_CLASS (C elements along the class axis) or
  * OPGEN_SCALAR (one element, broadcast); false when a per-class tensor's elements are not equally spaced (then

@@ -17,9 +17,14 @@
 #include "aclnn_kernels/contiguous.h"
 #include "aclnn_kernels/reshape.h"
 #include "aclnn_kernels/transpose.h"
+#include "level0/arange.h"
 #include "level0/broadcast_to.h"
 #include "level0/concat.h"
+#include "level0/less.h"
+#include "level0/reduce_sum_op.h"
+#include "level0/select.h"
 #include "level0/split_v.h"
+#include "level0/zero_op.h"
 #include "opdev/common_types.h"
 #include "opdev/data_type_utils.h"
 #include "opdev/format_utils.h"
@@ -783,5 +788,90 @@ inline const aclTensor* Concat(const aclTensor* first, const aclTensor* second, 
         return nullptr;
     }
     return l0op::ConcatD(list, WrapDim(dim, first->GetViewShape().GetDimNum()), executor);
+}
+
+// ---- a split op read as rows (codegen/spec/split.py's interleaved= and rows=) ----------------------------------
+
+// `t` viewed as [pre, n] from `dim` (wrapped) on, pre the product of the axes before it: l0 Contiguous, Reshape.
+inline const aclTensor* AsRows(const aclTensor* t, int64_t dim, aclOpExecutor* executor)
+{
+    const op::Shape& shape = t->GetViewShape();
+    const int64_t d = WrapDim(dim, shape.GetDimNum());
+    int64_t dims[] = {1, 1};
+    for (size_t i = 0; i < shape.GetDimNum(); ++i) {
+        dims[static_cast<int64_t>(i) < d ? 0 : 1] *= shape.GetDim(i);
+    }
+    const aclTensor* y = l0op::Contiguous(t, executor);
+    return y == nullptr ? nullptr : l0op::Reshape(y, executor->AllocIntArray(dims, 2), executor);
+}
+
+// The two halves of each row of `x` (AsRows), in `dtype`, each [pre, cut/2]: the even and the odd elements
+// (interleaved: the rows as [pre, cut/2, 2] split along the last axis, l0 SplitV) or the front and back halves
+// (as [pre, 2, cut/2] split along axis 1).  False when a step fails.
+inline bool RowHalves(const aclTensor* x, DataType dtype, int64_t dim, bool interleaved, const aclTensor** first,
+                      const aclTensor** second, aclOpExecutor* executor)
+{
+    const aclTensor* y = AsRows(x, dim, executor);
+    if (y != nullptr && y->GetDataType() != dtype) {
+        y = l0op::Cast(y, dtype, executor);
+    }
+    if (y == nullptr) {
+        return false;
+    }
+    const int64_t pre = y->GetViewShape().GetDim(0);
+    const int64_t half = y->GetViewShape().GetDim(1) / 2;
+    const int64_t paired[] = {pre, interleaved ? half : 2, interleaved ? 2 : half};
+    y = l0op::Reshape(y, executor->AllocIntArray(paired, 3), executor);
+    const int64_t sizes[] = {1, 1};
+    const aclIntArray* splitSize = executor->AllocIntArray(sizes, 2);
+    if (y == nullptr || splitSize == nullptr) {
+        return false;
+    }
+    const aclTensorList* parts = l0op::SplitV(y, splitSize, interleaved ? 2 : 1, executor);
+    if (parts == nullptr || parts->Size() != 2) {
+        return false;
+    }
+    const int64_t rows[] = {pre, half};
+    *first = l0op::Reshape((*parts)[0], executor->AllocIntArray(rows, 2), executor);
+    *second = l0op::Reshape((*parts)[1], executor->AllocIntArray(rows, 2), executor);
+    return *first != nullptr && *second != nullptr;
+}
+
+// The halves' results `first` and `second` ([pre, cut/2]) put back where RowHalves took them: [pre, cut].
+inline const aclTensor* RowConcat(const aclTensor* first, const aclTensor* second, bool interleaved,
+                                  aclOpExecutor* executor)
+{
+    const int64_t pre = first->GetViewShape().GetDim(0);
+    const int64_t half = first->GetViewShape().GetDim(1);
+    const int64_t paired[] = {pre, interleaved ? half : 1, interleaved ? 1 : half};
+    const aclTensor* a = l0op::Reshape(first, executor->AllocIntArray(paired, 3), executor);
+    const aclTensor* b = l0op::Reshape(second, executor->AllocIntArray(paired, 3), executor);
+    const aclTensor* y = (a == nullptr || b == nullptr) ? nullptr : Concat(a, b, interleaved ? 2 : 1, executor);
+    const int64_t rows[] = {pre, 2 * half};
+    return y == nullptr ? nullptr : l0op::Reshape(y, executor->AllocIntArray(rows, 2), executor);
+}
+
+// `rows` ([pre, cut]) with each row from sum(counts) on set to 0, as the library's kernel writes them (a null
+// `counts`: every row kept); the sum is read on the device: l0 ReduceSumOp, Arange, Less, ZerosLike, SelectV2.
+inline const aclTensor* KeepRows(const aclTensor* rows, const aclTensor* counts, aclOpExecutor* executor)
+{
+    if (counts == nullptr) {
+        return rows;
+    }
+    const int64_t pre = rows->GetViewShape().GetDim(0);
+    const int64_t axis[] = {0};
+    const aclTensor* c = l0op::Contiguous(counts, executor);
+    const aclTensor* total = c == nullptr ? nullptr : l0op::ReduceSumOp(c, executor->AllocIntArray(axis, 1), true,
+                                                                          executor);   // [1]
+    op::Shape indexShape;
+    indexShape.AppendDim(pre);
+    const aclTensor* index = l0op::Arange(executor->AllocScalar(static_cast<int64_t>(0)), executor->AllocScalar(pre),
+                                          executor->AllocScalar(static_cast<int64_t>(1)),
+                                          executor->AllocTensor(indexShape, DataType::DT_INT64), false, executor);
+    const aclTensor* keep = (total == nullptr || index == nullptr) ? nullptr : l0op::Less(index, total, executor);
+    const int64_t column[] = {pre, 1};
+    keep = keep == nullptr ? nullptr : l0op::Reshape(keep, executor->AllocIntArray(column, 2), executor);
+    const aclTensor* zeros = l0op::ZerosLike(rows, executor);
+    return (keep == nullptr || zeros == nullptr) ? nullptr : l0op::SelectV2(keep, rows, zeros, executor);
 }
 }  // namespace opgen_l2
