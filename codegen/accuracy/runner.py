@@ -478,15 +478,28 @@ def half_kernel(op, h: int, fn):
     into `out=` when given)."""
     src, dim = op.param(op.split.tensor).py_name, op.param(op.split.dim).py_name
     first, second = (str(s) for s in op.wrt)
+    split = op.split
+    # an op that can interleave its halves (codegen.spec.split) is called interleaved, every row computed
+    interleaved = op.param(split.interleaved).py_name if split.interleaved else None
+    counts = op.param(split.rows).py_name if split.rows else None
 
     def call(*, product, out=None, **kw):
         a, b = np.asarray(kw.pop(first)), np.asarray(kw.pop(second))
         d = a.ndim - 1 if a.ndim % 2 else 0
-        kw[src] = np.concatenate([a, b], axis=d)
+        if counts:
+            kw[counts] = None
+        if interleaved:   # each row of x (its axes from d on) alternates a's elements and b's
+            shape = a.shape[:d] + (2 * a.shape[d],) + a.shape[d + 1:]
+            kw[src], kw[interleaved] = np.stack([a, b], axis=-1).reshape(shape), True
+        else:
+            kw[src] = np.concatenate([a, b], axis=d)
         kw[dim] = d - a.ndim if d else d   # a negative dim for the last axis: both spellings get called
         got = fn(**kw, product=product)
-        n = got.shape[d] // 2
-        half = got[(slice(None),) * d + (slice(h * n, (h + 1) * n),)]
+        if interleaved:
+            half = np.asarray(got).reshape(-1, 2)[:, h].reshape(a.shape)
+        else:
+            n = got.shape[d] // 2
+            half = got[(slice(None),) * d + (slice(h * n, (h + 1) * n),)]
         if out is None:
             return half
         out[...] = half
