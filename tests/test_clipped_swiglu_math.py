@@ -1,13 +1,12 @@
-"""ClippedSwigluGrad's mathematics (tests/gated/clipped_swiglu_grad.py, proof only: the backends lack its
-interleaved layout and groupIndex row mask, docs/spec-language-losses.md "Not yet in the language").
+"""ClippedSwigluGrad's mathematics (specs/clipped_swiglu_grad.py): the half ops' forms against autograd, and the
+proof with the library's inclusive masks (an exclusive one fails).  Its layouts (interleaved rows, groupIndex's
+row count) on every backend: tests/test_split.py.
 
 The documented masks are inclusive (the kernel's CompareScalar LE/GE): the gradient passes at x0 = limit and at
 x1 = ±limit, as PyTorch's clamp backward does.  Expected values come from PyTorch's autograd of the forward."""
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
-
 import pytest
 import sympy
 
@@ -18,12 +17,9 @@ from codegen.verify.cases import cases
 
 torch = pytest.importorskip("torch")
 
-SPECS = Path(__file__).parent / "gated"
-
-
 @pytest.fixture(scope="module")
 def op():
-    return codegen.load_specs(SPECS)["clipped_swiglu_grad"]
+    return codegen.load_specs()["clipped_swiglu_grad"]
 
 
 def test_requires_limits_the_halves_proof_cases(op):

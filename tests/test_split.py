@@ -14,6 +14,8 @@ from codegen.errors import AclnnError, SpecError
 from codegen.loader import load_spec_file
 from codegen.verify import verify_op
 
+from . import conftest
+
 torch = pytest.importorskip("torch")
 
 OPS = codegen.load_specs()
@@ -186,3 +188,97 @@ def test_geglu_spec_a_wrong_form_fails_and_a_half_reading_its_own_tie_is_refused
     path.write_text(src.replace('when={"approximate": 0}', 'when={"approximate": 2}'))
     with pytest.raises(SpecError, match="int64 Attr with one of its values"):
         load_spec_file(path)
+
+
+# ---- rows of a split: interleaved halves and a row count (Split(interleaved=, rows=)): ClippedSwigluGrad ----------
+def _clipped_torch(g, x, dim, interleaved, counts, alpha=1.702, limit=7.0, bias=1.0):
+    """Autograd of the library's golden (activation/clipped_swiglu_grad/tests/assets/golden.py) in float64: x as
+    [pre, cut], halves its rows' even/odd elements or front/back halves, rows from sum(counts) on not computed."""
+    d = dim % x.ndim
+    pre, cut = int(np.prod(x.shape[:d])), int(np.prod(x.shape[d:]))
+    xt = torch.from_numpy(np.array(x, dtype=np.float64)).requires_grad_(True)
+    rows = xt.reshape(pre, cut)
+    a, b = (rows[:, 0::2], rows[:, 1::2]) if interleaved else (rows[:, :cut // 2], rows[:, cut // 2:])
+    a0 = torch.clamp(a, max=limit)
+    y = a0 * torch.sigmoid(alpha * a0) * (torch.clamp(b, -limit, limit) + bias)
+    valid = pre if counts is None else max(0, min(int(np.sum(counts)), pre))
+    gy = torch.from_numpy(np.array(g, dtype=np.float64)).reshape(pre, cut // 2).clone()
+    gy[valid:] = 0
+    return torch.autograd.grad(y, xt, gy)[0].numpy()
+
+
+ROWS = [  # (x's shape, dim, interleaved, groupIndex): axes after dim interleave over the merged row
+    ((2, 32), -1, True, None), ((3, 4, 6), 1, True, [1, 1]), ((4, 2, 3), 1, True, []), ((3, 2, 3), 1, False, [2]),
+    ((2, 3, 4, 2), 2, True, [100]), ((4, 5), 0, True, None), ((5, 2, 3), 1, False, [-3, 1]), ((3, 0, 4), 2, True, [1]),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_rows_interleaved_and_counted_match_autograd(backend):
+    """Every layout of ROWS, contiguous and transposed (axes that do not merge: NumPy copies, C stages them in the
+    workspace), FLOAT and FLOAT16 (in CI each layout in one of the three, in turn); the rows past the count are 0
+    whatever x holds there (here inf)."""
+    k = get(backend).make_kernel(OPS["clipped_swiglu_grad"])
+    rng = np.random.default_rng(5)
+    kinds = [(np.float32, False), (np.float32, True), (np.float16, True)]
+    for i, (shape, dim, interleaved, counts) in enumerate(ROWS):
+        for dtype, transposed in (kinds if conftest.DEEP else kinds[i % 3:i % 3 + 1]):
+            x = (rng.standard_normal(shape) * 6).astype(dtype)
+            gs = list(shape)
+            gs[dim] //= 2
+            g = rng.uniform(-2, 2, gs).astype(dtype)
+            gi = None if counts is None else np.array(counts, np.int64)
+            d = dim % len(shape)
+            pre = int(np.prod(shape[:d]))
+            valid = pre if gi is None else max(0, min(int(gi.sum()), pre))
+            if valid < pre and x.size:
+                x.reshape(pre, -1)[valid:] = np.inf   # not computed: no nan can reach the output
+            if transposed and x.ndim > 1:
+                x = np.ascontiguousarray(x.swapaxes(0, -1)).swapaxes(0, -1)
+                g = np.ascontiguousarray(g.swapaxes(0, -1)).swapaxes(0, -1)
+            got = k(grad_y=g, x=x, group_index_optional=gi, dim=dim, alpha=1.702, limit=7.0, bias=1.0,
+                    interleaved=interleaved)
+            assert got.shape == x.shape and got.dtype == x.dtype
+            want = _clipped_torch(g, np.where(np.isinf(x), 0, x), dim, interleaved, counts)
+            _close(got, want, dtype)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "c"])
+def test_rows_strided_out_in_place_and_aliasing(backend):
+    """Interleaved rows into a strided out= (written there and nowhere else), and out= aliasing x."""
+    k = get(backend).make_kernel(OPS["clipped_swiglu_grad"])
+    rng = np.random.default_rng(6)
+    x = (rng.standard_normal((4, 2, 6)) * 6).astype(np.float32)
+    g = rng.uniform(-2, 2, (4, 1, 6)).astype(np.float32)
+    kw = dict(grad_y=g, group_index_optional=np.array([1, 2], np.int64), dim=1, alpha=1.702, limit=7.0, bias=1.0,
+              interleaved=True)
+    want = _clipped_torch(g, x, 1, True, [1, 2])
+    holder = np.full((4, 2, 13), np.nan, np.float32)
+    out = holder[:, :, 1::2][:, :, :6]            # rows that do not merge into one stride
+    k(x=x, out=out, **kw)
+    _close(out, want, np.float32)
+    mask = np.ones(holder.shape, bool)
+    mask[:, :, 1:13:2] = False
+    assert np.isnan(holder[mask]).all(), "wrote outside the out= view"
+    x2 = x.copy()
+    k(x=x2, out=x2, **kw)
+    _close(x2, want, np.float32)
+
+
+BAD_ROWS = [  # (changes to a valid call, status, parameter)
+    (dict(group_index_optional=np.ones((1, 2), np.int64)), 161002, "groupIndexOptional"),
+    (dict(group_index_optional=np.ones(2, np.int32)), 161002, "groupIndexOptional"),
+    (dict(limit=0.0), 161002, "limit"),
+    (dict(x=np.ones((2, 5), np.float32), grad_y=np.ones((2, 2), np.float32)), 161002, "x"),
+]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_checkers_agree_on_the_row_count(backend):
+    k = get(backend).make_kernel(OPS["clipped_swiglu_grad"])
+    call = dict(grad_y=np.ones((2, 3), np.float32), x=np.ones((2, 6), np.float32), group_index_optional=None, dim=-1,
+                alpha=1.702, limit=7.0, bias=1.0, interleaved=True)
+    for change, status, param in BAD_ROWS:
+        with pytest.raises(AclnnError) as e:
+            k(**{**call, **change})
+        assert (e.value.status, e.value.param) == (status, param), (change, e.value)
