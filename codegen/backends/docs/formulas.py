@@ -138,6 +138,9 @@ def _half_words(op, f, lang: str) -> str:
         return ""
     out, dim = op.output.name, op.split.dim
     first = f.wrt == op.wrt[0]
+    if op.split.merged:   # read as rows from dim on (codegen.spec.split)
+        return _is(lang, f"{out}中{f.wrt}所在的位置(对{f.wrt}的梯度)",
+                   f"{out} where {f.wrt} is in {op.split.tensor} (the gradient w.r.t. {f.wrt})")
     return _is(lang, f"{out}沿{dim}的{'前' if first else '后'}半(对{f.wrt}的梯度)",
                f"the {'first' if first else 'second'} half of {out} along {dim} (the gradient w.r.t. {f.wrt})")
 
@@ -170,7 +173,21 @@ def legend(op, lang: str) -> list[tuple[str, str]]:
     param_syms = {p.symbol for p in op.params if p.symbol is not None}
     if op.split is not None:
         t, dim = op.split.tensor, op.split.dim
+        inter = op.split.interleaved
         for h, s in enumerate(op.wrt):
+            if op.split.merged:   # x read as rows [pre, cut] from dim on
+                zh_half, en_half = ("前", "front") if h == 0 else ("后", "back")
+                zh_pos, en_pos = ("偶", "an even") if h == 0 else ("奇", "an odd")
+                if inter:
+                    words = _is(lang, f"{t}从{dim}起合轴为行:{inter}为true时每行{zh_pos}数位的元素,"
+                                      f"否则每行{zh_half}半中的元素",
+                                f"an element of {t} read as rows (its axes from {dim} on): at {en_pos} position of "
+                                f"its row when {inter} is true, else in the row's {en_half} half")
+                else:
+                    words = _is(lang, f"{t}从{dim}起合轴为行后每行{zh_half}半中的元素",
+                                f"an element of the {en_half} half of a row of {t} (its axes from {dim} on)")
+                out.append((latex(s, op), words))
+                continue
             out.append((latex(s, op), _is(lang, f"{t}沿{dim}均分后{'前' if h == 0 else '后'}一半中的元素",
                                           f"an element of the {'first' if h == 0 else 'second'} half of {t} "
                                           f"along {dim}")))
