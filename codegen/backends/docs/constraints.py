@@ -102,7 +102,8 @@ def _wide_sentences(op, dtypes, lang):
 
 def promotion_note(op, lang):
     """Input tensors whose dtypes no DtypeSame rule ties together may differ; all are computed in FLOAT."""
-    inputs = [t.name for t in op.tensors]
+    counts = op.split.rows if op.split is not None else None   # a split op's row count is summed, not computed
+    inputs = [t.name for t in op.tensors if t.name != counts]
     group = {n: n for n in inputs}
 
     def find(n):
@@ -151,6 +152,14 @@ def determinism_note(op, lang):
         return _is(lang, f"确定性计算:沿{dim}的求和在每一行内按固定顺序完成;相同输入在同一产品上多次运行,结果逐位相同。",
                    f"Deterministic: the sums along {dim} run in a fixed order within each row; the same inputs on "
                    f"the same product give bitwise identical results on every run.")
+    if op.split is not None and op.split.merged:
+        t, dim = op.split.tensor, op.split.dim
+        return _is(lang, f"确定性计算:{t}从{dim}起合轴为行,每个输出元素只由其所在行两半中对应位置的元素及其他输入的对应元素"
+                         "算出(或为0),与并行切分无关;相同输入多次运行,结果逐位相同。",
+                   f"Deterministic: {t} is read as rows from {dim} on; each output element is computed from the "
+                   f"elements at the same position in the two halves of its row and in the other inputs only (or "
+                   f"is 0), independent of how the work is split; the same inputs give bitwise identical results "
+                   f"on every run.")
     if op.split is not None:
         t, dim = op.split.tensor, op.split.dim
         return _is(lang, f"确定性计算:每个输出元素只由{t}两半中对应位置的元素及其他输入的对应元素算出,与并行切分无关;"
@@ -270,7 +279,8 @@ def broadcast_note(op, lang):
 
 
 def empty_note(op, lang):
-    names = [p.name for p in op.params if isinstance(p, (Tensor, Output))]
+    counts = op.split.rows if op.split is not None else None   # an empty row count means 0 rows, not nothing
+    names = [p.name for p in op.params if isinstance(p, (Tensor, Output)) and p.name != counts]
     return _is(lang, f"空Tensor:{_join(names, lang)}的shape中含0时,参数检查通过后第一段接口返回workspaceSize为0并"
                      f"返回成功,不做任何计算。",
                f"Empty tensors: when a shape of {_join(names, lang)} contains 0, phase 1 returns workspaceSize 0 "
