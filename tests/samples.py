@@ -187,6 +187,8 @@ def _split_samples(op, dtype: str, rng, n: int) -> list[Sample]:
         for tensor in op.tensors:
             if tensor.name == src.name:
                 kw[tensor.py_name] = (rng.standard_normal((n, 2)) * 3).astype(t)
+            elif tensor.name == op.split.rows:   # a row count (codegen.spec.split): every one of the n rows
+                kw[tensor.py_name] = np.array([n], np.int64)
             elif tensor.role == GRAD:
                 kw[tensor.py_name] = rng.uniform(-2, 2, (n, 1)).astype(t)
             else:

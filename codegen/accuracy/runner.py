@@ -474,32 +474,19 @@ def split_halves(ops: dict, backends: list[str], kernels: dict | None) -> tuple[
 
 def half_kernel(op, h: int, fn):
     """The split op's kernel `fn` as a kernel of its half op `h`: the halves (the half op's tensors) concatenated
-    along the last axis for an odd rank, the first for an even one, and the result's half `h` along it (written
-    into `out=` when given)."""
-    src, dim = op.param(op.split.tensor).py_name, op.param(op.split.dim).py_name
+    along the last axis for an odd rank, the first for an even one, or interleaved where the op can
+    (codegen.accuracy.split.whole_call), and the result's half `h` (written into `out=` when given)."""
+    from .split import half_of, whole_call
+    dim = op.param(op.split.dim).py_name
     first, second = (str(s) for s in op.wrt)
-    split = op.split
-    # an op that can interleave its halves (codegen.spec.split) is called interleaved, every row computed
-    interleaved = op.param(split.interleaved).py_name if split.interleaved else None
-    counts = op.param(split.rows).py_name if split.rows else None
 
     def call(*, product, out=None, **kw):
         a, b = np.asarray(kw.pop(first)), np.asarray(kw.pop(second))
-        d = a.ndim - 1 if a.ndim % 2 else 0
-        if counts:
-            kw[counts] = None
-        if interleaved:   # each row of x (its axes from d on) alternates a's elements and b's
-            shape = a.shape[:d] + (2 * a.shape[d],) + a.shape[d + 1:]
-            kw[src], kw[interleaved] = np.stack([a, b], axis=-1).reshape(shape), True
-        else:
-            kw[src] = np.concatenate([a, b], axis=d)
+        joined, d = whole_call(op, a, b)
+        kw.update(joined)
         kw[dim] = d - a.ndim if d else d   # a negative dim for the last axis: both spellings get called
         got = fn(**kw, product=product)
-        if interleaved:
-            half = np.asarray(got).reshape(-1, 2)[:, h].reshape(a.shape)
-        else:
-            n = got.shape[d] // 2
-            half = got[(slice(None),) * d + (slice(h * n, (h + 1) * n),)]
+        half = half_of(op, got, h, d, a.shape)
         if out is None:
             return half
         out[...] = half

@@ -215,7 +215,7 @@ def _spec_make(op: Op, variant, broadcast: bool, reduction: int | None = None):
 
 def _split_make(op: Op):
     """The `make` of a split op's layout: the example's attributes, the input (n / COLS, COLS) ~ N(0, 3) split
-    along dim -1, gradOutput and any other tensor (n / COLS, COLS / 2)."""
+    along dim -1, gradOutput and any other tensor (n / COLS, COLS / 2), a row count null."""
     from codegen.spec.example import resolve
     from codegen.spec.params import GRAD
     from codegen.spec.split import tied_values
@@ -230,6 +230,8 @@ def _split_make(op: Op):
         for t in op.tensors:
             if t.name == op.split.tensor:
                 kw[t.py_name] = _normal(rng, (n // COLS, COLS), dt, 3.0)
+            elif t.name == op.split.rows:   # a row count (ClippedSwigluGrad's groupIndex): null, every row
+                kw[t.py_name] = None
             elif t.role == GRAD:
                 kw[t.py_name] = _normal(rng, half, dt)
             else:
