@@ -81,7 +81,8 @@ def _check_params(op, fail):
         # (a split op's row count is read by the call, not the kernels: codegen.spec.split)
         rows = op.split is not None and p.name == op.split.rows
         if isinstance(p, Tensor) and p.optional and p.default is None and not rows:
-            fail(f"optional tensor {p.name} needs a default value")
+            fail(f"optional tensor {p.name} needs a default value"
+                 + (f" (or, as a row count, Split(rows={p.name!r}))" if op.split is not None else ""))
         if isinstance(p, Scalar) and p.optional and (isinstance(p.default, bool)
                                                      or not isinstance(p.default, (int, float))):
             fail(f"optional scalar {p.name} needs a numeric default (the value a null means)")

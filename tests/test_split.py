@@ -282,3 +282,17 @@ def test_checkers_agree_on_the_row_count(backend):
         with pytest.raises(AclnnError) as e:
             k(**{**call, **change})
         assert (e.value.status, e.value.param) == (status, param), (change, e.value)
+
+
+def test_a_split_read_as_rows_needs_a_bool_attribute_and_an_optional_int64_count(tmp_path):
+    src = (codegen.loader._resolve() / "clipped_swiglu_grad.py").read_text()
+    path = tmp_path / "clipped_swiglu_grad.py"
+    for old, new, message in [
+            ('interleaved="interleaved"', 'interleaved="alpha"', "must name a bool Attr"),
+            ('rows="groupIndexOptional"', 'rows="gradY"', r"groupIndexOptional needs a default value \(or, as a "
+                                                          r"row count, Split\(rows="),
+            ('role=OPERAND, optional=True, dtypes=INT64', 'role=OPERAND, optional=True', "optional INT64 Tensor")]:
+        assert old in src
+        path.write_text(src.replace(old, new))
+        with pytest.raises(SpecError, match=message):
+            load_spec_file(path)
