@@ -192,11 +192,14 @@ def prepare(forwards: list, folder: Path, stem: str, origin: str, result: BatchR
     path, forms, lines = _proved(forms, k, folder, stem, origin, result)
     if path is None:
         return None, []
-    declared = declarations(lines, k)
+    declared, undeclarable = declarations(lines, k)
     bad = {formula_index(r.formula, k) for r in lines if not r.ok and not r.undeclared}
     unwritable = {i: names for i, at in declared.items() for v in at.values() if (names := outside(v))}
     kept = []
     for i, (f, b, _) in enumerate(forms):
+        if i in undeclarable:
+            result.dropped.append((f, undeclarable[i]))
+            continue
         if i in unwritable:
             result.dropped.append((f, f"a declared value uses {', '.join(sorted(unwritable[i]))}"))
             continue
@@ -208,7 +211,7 @@ def prepare(forwards: list, folder: Path, stem: str, origin: str, result: BatchR
     if not kept:
         return None, []
     kept += [(FILLER, backward_of(FILLER), {})] * (2 ** k - len(kept))
-    if declared or bad or unwritable:   # the spec changes: written again, and proved again before anything is built
+    if declared or bad or unwritable or undeclarable:   # the spec changes: written again, and proved again before anything is built
         # (under the same time limit: checking a declared value may hang where the first proof did not; fuzz seed 7)
         path, kept, lines = _proved(kept, k, folder, stem, origin, result)
         if path is None:
@@ -230,7 +233,10 @@ def single_spec(forward, folder: Path, stem: str, note: str = "", origin: str = 
     """The proved single-formula spec of `forward` (backward and declared values derived as for a batch)."""
     b = backward_of(forward)
     path = specfile.write(Path(folder), stem, specfile.single_source(stem, forward, b, {}, origin, note))
-    at = declarations(_verify(_load(path))).get(0, {})
+    declared, undeclarable = declarations(_verify(_load(path)))
+    if undeclarable:
+        raise Unusable(f"{path}: {undeclarable[0]}")
+    at = declared.get(0, {})
     names = set().union(*(outside(v) for v in at.values()))
     if names:
         raise Unusable(f"{path}: a declared value uses {', '.join(sorted(names))}")
