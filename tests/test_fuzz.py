@@ -141,6 +141,18 @@ def test_declared_values_are_read_per_formula_once_and_for_every_scalar():
     assert list(why) == [0] and "only where alpha = 1" in why[0]
 
 
+def test_a_kink_in_some_scalar_range_only_is_left_out(tmp_path):
+    """(seed 7, batch 3) a branch `x <= -2 & x >= -beta` is empty for beta < 2: its kink at x = -2 was declared
+    for every beta (the value from beta > 2), the proof refused it for beta < 2 (the forward is smooth there), and
+    the whole batch was lost as "the fuzzer broke".  The formula is left out, the rest of the batch goes on."""
+    partial = sympy.Piecewise((X, (X <= -2) & (BETA + X >= 0)), (X ** 2, True))
+    result = batch.BatchResult()
+    op, loaded = batch.prepare([partial, sympy.exp(X / 2)], tmp_path, "fuzz_partial_backward", "tests", result)
+    assert [f for f, _, _ in loaded] == [sympy.exp(X / 2), batch.FILLER]
+    (dropped, why), = result.dropped
+    assert dropped == partial and "a kink at x = -2 in some cases of the scalars only" in why
+
+
 @pytest.mark.deep
 def test_a_declared_value_is_written_in_the_spec_language_end_to_end(tmp_path):
     """The same through the proof: seed 37's formula gives a spec that loads and verifies."""
