@@ -3,7 +3,8 @@
 tests/class_rows/cross_entropy_loss_grad.py states CrossEntropyLossGrad's mathematics: the gradient w.r.t. the
 logits of the weighted cross-entropy with label smoothing, from logProb = log_softmax(x) (`holds=`), the target's
 weight gathered at every class (a DimSum of a one-hot) and the mean's divisor summed over the grid (`GridSum`).
-It is proven and checked in mpmath; the kernel backends refuse it by name until they emit row sums on the grid.
+It is proven and checked in mpmath; the NumPy backend emits it (row sums on the grid, a DimSum of a null weight's
+default, the GridSum divisor before the rows), the other backends refuse it by name until they do.
 """
 from __future__ import annotations
 
@@ -55,10 +56,38 @@ def test_a_backward_without_the_gather_fails_with_the_row_named(ce):
     assert check_rows(case).verdict == "FAILED"
 
 
-def test_the_backends_refuse_a_class_row_op_by_name(ce):
+def test_the_backends_without_rows_refuse_a_class_row_op_by_name(ce):
     from codegen.generate import render_all
-    with pytest.raises(SpecError, match="row along its class axis.*the numpy backend does not emit it yet"):
-        render_all({"cross_entropy_loss_grad": ce})
+    with pytest.raises(SpecError, match="row along its class axis.*the c backend does not emit it yet"):
+        render_all({"cross_entropy_loss_grad": ce}, backends=["c"])
+
+
+def test_the_numpy_kernel_agrees_with_pytorch_autograd(ce):
+    """Against autograd of F.cross_entropy w.r.t. the logits (float64), logProb its log_softmax rounded to FLOAT:
+    every reduction, with and without weight, with label smoothing, a sample ignored, a row of one class."""
+    import numpy as np
+    torch = pytest.importorskip("torch")
+    from codegen import backends
+    kernel = backends.get("numpy").make_kernel(ce)
+    rng = np.random.default_rng(3)
+    for (n, c), reduction, weighted, ls in [((5, 7), "mean", True, 0.0), ((5, 7), "mean", False, 0.25),
+                                            ((4, 3), "sum", True, 0.25), ((4, 3), "none", False, 0.0),
+                                            ((3, 1), "mean", True, 0.0), ((6, 4), "none", True, 0.5)]:
+        x = torch.tensor(rng.normal(size=(n, c)) * 3, requires_grad=True)
+        t = rng.integers(0, c, size=n)
+        t[1] = -100   # ignoreIndex
+        w = rng.uniform(0.1, 2, size=c).astype(np.float32) if weighted else None
+        g = rng.normal(size=n if reduction == "none" else ()).astype(np.float32)
+        torch.nn.functional.cross_entropy(x, torch.tensor(t), weight=None if w is None else torch.tensor(w, dtype=x.dtype),
+                                          reduction=reduction, label_smoothing=ls).backward(torch.tensor(g, dtype=x.dtype))
+        log_prob = torch.log_softmax(x.detach(), 1).numpy().astype(np.float32)
+        got = kernel(grad_loss=g, log_prob=log_prob, target=t, weight_optional=w, grad_zloss_optional=None,
+                     lse_for_zloss_optional=None, reduction_optional=reduction, ignore_index=-100,
+                     label_smoothing=ls, lse_square_scale_for_zloss=0.0)
+        want = x.grad.numpy()
+        assert got.dtype == np.float32 and not got[1].any()
+        np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-6 * np.abs(want).max(),
+                                   err_msg=f"{(n, c)} {reduction} weighted={weighted} ls={ls}")
 
 
 @pytest.mark.deep
