@@ -254,7 +254,7 @@ def lower_variant(op: Op, variant: Variant) -> KernelVariant:
     params = {p.symbol for p in scalar_params}
     expr = expr.replace(lambda a: isinstance(a, DimSum) and all(s in params or numel_param(s) is not None
                                                                 for s in a.args[0].free_symbols),
-                        lambda a: a.args[0] * _row_length(op))
+                        lambda a: a.args[0] * RowLength(_row_length(op)))
     expr = expr.replace(lambda a: _abs_condition(a) is not None, _abs_condition)
     expr = group_constants(expr)
     numel_syms = {s for s in expr.free_symbols if numel_param(s) is not None}
@@ -289,6 +289,10 @@ def lower_variant(op: Op, variant: Variant) -> KernelVariant:
     reductions = [(s, _hoist(e, scalar_syms, prelude, counter)) for s, e in reductions]
     grid_sums = [(s, _hoist(e, scalar_syms, prelude, counter)) for s, e in grid_sums]
 
+    # a row length from a DimSum of a number is scalar-only, so hoisting made it (or a product with it) a value
+    # of the prelude, a FLOAT every backend's kernel reads: there it is the count itself
+    prelude = [(s, e.replace(lambda a: isinstance(a, RowLength), lambda a: a.args[0])) for s, e in prelude]
+
     # 3. elementwise CSE, canonical order for byte-identical output
     temps, (result,) = sympy.cse([expr], symbols=sympy.numbered_symbols("t", real=True), order="canonical")
 
@@ -299,6 +303,14 @@ def lower_variant(op: Op, variant: Variant) -> KernelVariant:
     numels = sorted(numel_param(s) for s in used if numel_param(s) is not None)
     return KernelVariant(variant, variant.suffix, tensors, scalars, numels, prelude, reductions,
                          list(temps), result, last=frozenset({op.grad.symbol}), grid_sums=grid_sums)
+
+
+class RowLength(sympy.Function):
+    """A row's length where a DimSum of a number stood, until lowering makes it a prelude value: held whole so
+    that hoisting does not leave the count inside a product of tensor terms."""
+    nargs = 1
+    is_real = True
+    is_positive = True
 
 
 def _row_length(op: Op) -> sympy.Symbol:

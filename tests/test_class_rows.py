@@ -1,10 +1,10 @@
 """Class-index ops with a row along the class axis (codegen.spec.classes.has_rows, codegen.verify.class_rows).
 
-tests/class_rows/cross_entropy_loss_grad.py states CrossEntropyLossGrad's mathematics: the gradient w.r.t. the
+specs/cross_entropy_loss_grad.py states CrossEntropyLossGrad's mathematics: the gradient w.r.t. the
 logits of the weighted cross-entropy with label smoothing, from logProb = log_softmax(x) (`holds=`), the target's
 weight gathered at every class (a DimSum of a one-hot) and the mean's divisor summed over the grid (`GridSum`).
-It is proven and checked in mpmath; the NumPy backend emits it (row sums on the grid, a DimSum of a null weight's
-default, the GridSum divisor before the rows), the other backends refuse it by name until they do.
+It is proven and checked in mpmath; every backend emits it (row sums on the grid, a DimSum of a null weight's
+default, the GridSum divisor in a pass before the kernel), and the kernels agree with PyTorch's autograd.
 """
 from __future__ import annotations
 
@@ -13,18 +13,17 @@ from pathlib import Path
 
 import pytest
 
-import codegen
-from codegen.errors import SpecError
 from codegen.spec import CLASS, DimSum, Eq, Formula, Piecewise
 from codegen.verify import cases, prove
 from codegen.verify.class_rows import check_rows
 
-SPECS = Path(__file__).parent / "class_rows"
+SPEC = Path(__file__).parent.parent / "specs" / "cross_entropy_loss_grad.py"
 
 
 @pytest.fixture(scope="module")
 def ce():
-    return codegen.load_specs(SPECS)["cross_entropy_loss_grad"]
+    from codegen.loader import load_spec_file
+    return load_spec_file(SPEC)
 
 
 def _mean_with_weight(op):
@@ -56,19 +55,23 @@ def test_a_backward_without_the_gather_fails_with_the_row_named(ce):
     assert check_rows(case).verdict == "FAILED"
 
 
-def test_the_backends_without_rows_refuse_a_class_row_op_by_name(ce):
-    from codegen.generate import render_all
-    with pytest.raises(SpecError, match="row along its class axis.*the c backend does not emit it yet"):
-        render_all({"cross_entropy_loss_grad": ce}, backends=["c"])
-
-
 def test_the_numpy_kernel_agrees_with_pytorch_autograd(ce):
+    _agrees_with_pytorch(ce, "numpy")
+
+
+@pytest.mark.deep
+@pytest.mark.parametrize("backend", ["c", "ascendc"])
+def test_the_c_and_ascendc_kernels_agree_with_pytorch_autograd(ce, backend):
+    _agrees_with_pytorch(ce, backend)
+
+
+def _agrees_with_pytorch(ce, backend):
     """Against autograd of F.cross_entropy w.r.t. the logits (float64), logProb its log_softmax rounded to FLOAT:
     every reduction, with and without weight, with label smoothing, a sample ignored, a row of one class."""
     import numpy as np
     torch = pytest.importorskip("torch")
     from codegen import backends
-    kernel = backends.get("numpy").make_kernel(ce)
+    kernel = backends.get(backend).make_kernel(ce)
     rng = np.random.default_rng(3)
     for (n, c), reduction, weighted, ls in [((5, 7), "mean", True, 0.0), ((5, 7), "mean", False, 0.25),
                                             ((4, 3), "sum", True, 0.25), ((4, 3), "none", False, 0.0),
