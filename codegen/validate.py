@@ -11,7 +11,7 @@ from .spec import ABSENT, PRESENT, DTYPES, KERNEL_DTYPES, PRODUCTS, Op
 from .spec.dtypes import COMPUTED
 from .spec.example import problems as example_problems
 from .spec.functions import BROADCAST, DIVIDING_MODES, REDUCTION_MODES, DimSum, count_parts, numel_param
-from .spec.classes import GridSum, has_rows
+from .spec.classes import GridSum
 from .spec.params import ATTR_TYPES, FORWARD_OUTPUT, GRAD, ROLES, Attr, Output, Param, Scalar, Tensor, Text
 from .spec.rules import (CATEGORIES, ChannelGrad, DimEven, DimInRange, OneOf, PerChannel, Requires, Rule, SampleShaped,
                          ShapeHalved,

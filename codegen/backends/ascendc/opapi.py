@@ -24,9 +24,10 @@ from pathlib import Path
 import sympy
 from sympy.printing.c import C99CodePrinter
 
+from codegen.backends.c.opsource import key_condition
 from codegen.backends.c.prototypes import c_type
 from codegen.checkplan import none_test, steps
-from codegen.spec import ABSENT, Op
+from codegen.spec import Op
 from codegen.spec.classes import GRID_PASS, GRID_SUM
 from codegen.spec import rules as R
 from codegen.spec.dtypes import DTYPES, promote
@@ -425,7 +426,8 @@ def grid_sum_lines(p: Plan, args: list[str], grid: str) -> list[str]:
     reads it, the kernel's GRID_PASS variant (each row's sum at class 0, 0 elsewhere; it reads no GRID_SUM, handed
     the grid tensor in its place) added up over every axis by ReduceSum, in FLOAT; a null tensor elsewhere."""
     uses = [v for v in p.variants if GRID_SUM in v.tensors]
-    chosen = " || ".join(_dispatch_cpp(p.api, v.kv.key) for v in uses)
+    chosen = " || ".join("(" + key_condition(p.api, {k: x for k, x in v.kv.key.items() if k != GRID_PASS}, "nullptr")
+                         + ")" for v in uses)
     pass_args = [f"{grid}K" if a == f"{GRID_SUM}K" else a for a in _chosen(args, "true")]
     return [f"// the sum over the whole grid the mean divides by: the kernel's {GRID_PASS} variant gives each row's "
             "sum at class 0,",
@@ -442,26 +444,6 @@ def grid_sum_lines(p: Plan, args: list[str], grid: str) -> list[str]:
             "} else {",
             f"    {GRID_SUM}K = {grid}K;   // (read by no form chosen here)",
             "}"]
-
-
-def _dispatch_cpp(api, key: dict) -> str:
-    """The C++ condition of level 2 true for a variant key of the API op (string, int64, bool attributes; optional
-    tensors' presence)."""
-    from codegen.spec.params import Attr as _Attr
-    parts = []
-    for name, value in key.items():
-        if name == GRID_PASS:
-            continue
-        q = api.param(name)
-        if isinstance(q, _Attr) and q.type == "string":
-            parts.append(f'strcmp({name}, "{value}") == 0')
-        elif isinstance(q, _Attr) and q.type == "int64":
-            parts.append(f"{name} == {int(value)}")
-        elif isinstance(q, _Attr):
-            parts.append(name if value else f"!{name}")
-        else:
-            parts.append(f"{name} == nullptr" if value == ABSENT else f"{name} != nullptr")
-    return "(" + " && ".join(parts) + ")"
 
 
 def body_lines(p: Plan) -> list[str]:

@@ -129,8 +129,14 @@ def broadcast_lines(op: Op, kv: KernelVariant) -> list[str]:
 
 
 def _dispatch(op: Op, kv: KernelVariant) -> str:
+    return key_condition(op, kv.key)
+
+
+def key_condition(op: Op, key: dict, null: str = "NULL") -> str:
+    """The C (or, with null="nullptr", C++) condition true for the arguments of a variant key: string, int64 and
+    bool attributes, optional tensors' presence; "" for the empty key (the only variant)."""
     parts = []
-    for name, value in kv.key.items():
+    for name, value in key.items():
         p = op.param(name)
         if isinstance(p, Attr) and p.type == "string":
             parts.append(f'strcmp({name}, "{value}") == 0')
@@ -139,8 +145,8 @@ def _dispatch(op: Op, kv: KernelVariant) -> str:
         elif isinstance(p, Attr):
             parts.append(name if value else f"!{name}")
         else:
-            parts.append(f"{name} == NULL" if value == ABSENT else f"{name} != NULL")
-    return " && ".join(parts)   # "" for the only variant
+            parts.append(f"{name} == {null}" if value == ABSENT else f"{name} != {null}")
+    return " && ".join(parts)
 
 
 def variant_context(op: Op, kv: KernelVariant) -> dict:
