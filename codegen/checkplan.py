@@ -126,6 +126,9 @@ def _rule_steps(r: R.Rule) -> list[Step]:
 def none_test(op: Op, s: Step) -> str:
     """A sample_shaped step's condition in C and C++: the reduction attribute takes a value that means none."""
     red = s.others[0]
+    if op.param(red).type == "string":   # a C string (CrossEntropyLossGrad's reductionOptional)
+        return " || ".join(f'strcmp({red}, "{k}") == 0' for k, m in op.param(red).values.items() if m == "none") \
+            or "false"
     return " || ".join(f"{red} == {k}" for k, m in op.param(red).values.items() if m == "none") or "false"
 
 

@@ -29,7 +29,6 @@ def source_label(op) -> str:
 
 
 def render_all(ops: dict, backends=None) -> dict[str, str]:
-    from .spec.classes import refuse_emit as refuse_rows
     from .spec.outputs import refuse_emit
     files: dict[str, str] = {}
     for name, fn in _backends():
@@ -37,7 +36,6 @@ def render_all(ops: dict, backends=None) -> dict[str, str]:
             continue
         for op in ops.values():
             refuse_emit(op, name)
-            refuse_rows(op, name)
         files.update(fn(ops, source_label))
     return dict(sorted(files.items()))
 

@@ -4,7 +4,9 @@ For each variant (bool attributes and optional-tensor presence fixed) the backwa
   1. stabilised (codegen.rewrite), and a pair of mirrored comparisons `u > c | -u > c` becomes `|u| > c`; the
      constant factors of each product and the constant terms of each sum become one `Const`, printed as one
      literal rounded once (`x*sqrt(2)/pi`: one multiplication by the FLOAT nearest sqrt(2)/pi),
-  2. split into row reductions: every DimSum(e) becomes a symbol `r0, r1, …` computed first, along `dim`,
+  2. split into row reductions: every DimSum(e) becomes a symbol `r0, r1, …` computed first, along `dim` (a
+     DimSum of a number, a null optional tensor's default, is that number times the row length), and every
+     GridSum(e) (a class-index op's sum over its whole grid) a symbol `g0, g1, …` computed before the rows,
   3. split into a prelude: maximal subexpressions of scalars, attributes and element counts only, computed once
      per call (`c0, c1, …`), so no backend re-evaluates `1/max(1, numel)` or `alpha*scale*inputScale` per element
      (a product of two scalars added to a tensor term is carried as two FLOATs: `CompensatedAdd`),
@@ -26,7 +28,8 @@ from sympy.functions.elementary.piecewise import ExprCondPair
 
 from .rewrite import stabilize
 from .spec import ABSENT, DimSum, Op, Variant
-from .spec.functions import numel_param
+from .spec.classes import GridSum
+from .spec.functions import BROADCAST, dim_size, numel_param
 from .spec.params import Attr, Scalar
 
 
@@ -42,6 +45,7 @@ class KernelVariant:
     body: list                       # [(symbol, expr)] elementwise temporaries after CSE
     result: sympy.Expr               # the output element
     last: frozenset = frozenset()    # symbols that multiply last in any product (the incoming gradient)
+    grid_sums: list = field(default_factory=list)   # [(symbol, summand)] sums over the whole grid (GridSum)
 
     @property
     def key(self):
@@ -245,14 +249,28 @@ def _abs_condition(cond):
 
 
 def lower_variant(op: Op, variant: Variant) -> KernelVariant:
+    scalar_params = [p for p in op.params if isinstance(p, (Scalar, Attr)) and p.symbol is not None]
     expr = stabilize(sympy.sympify(variant.kernel_expr))
+    params = {p.symbol for p in scalar_params}
+    expr = expr.replace(lambda a: isinstance(a, DimSum) and all(s in params or numel_param(s) is not None
+                                                                for s in a.args[0].free_symbols),
+                        lambda a: a.args[0] * RowLength(_row_length(op)))
     expr = expr.replace(lambda a: _abs_condition(a) is not None, _abs_condition)
     expr = group_constants(expr)
-    scalar_params = [p for p in op.params if isinstance(p, (Scalar, Attr)) and p.symbol is not None]
     numel_syms = {s for s in expr.free_symbols if numel_param(s) is not None}
     scalar_syms = {p.symbol for p in scalar_params} | numel_syms
 
-    # 1. row reductions first, so hoisting inside their summands sees them as whole units
+    # 1. sums over the grid and row reductions first, so hoisting inside their summands sees them as whole units
+    grid_sums = []
+
+    def take_gridsum(a):
+        for sym, e in grid_sums:
+            if e == a.args[0]:
+                return sym
+        sym = sympy.Symbol(f"g{len(grid_sums)}", real=True)
+        grid_sums.append((sym, a.args[0]))
+        return sym
+    expr = expr.replace(lambda a: isinstance(a, GridSum), take_gridsum)
     reductions = []
 
     def take_dimsum(a):
@@ -269,17 +287,40 @@ def lower_variant(op: Op, variant: Variant) -> KernelVariant:
     prelude, counter = [], [0]
     expr = _hoist(expr, scalar_syms, prelude, counter)
     reductions = [(s, _hoist(e, scalar_syms, prelude, counter)) for s, e in reductions]
+    grid_sums = [(s, _hoist(e, scalar_syms, prelude, counter)) for s, e in grid_sums]
+
+    # a row length from a DimSum of a number is scalar-only, so hoisting made it (or a product with it) a value
+    # of the prelude, a FLOAT every backend's kernel reads: there it is the count itself
+    prelude = [(s, e.replace(lambda a: isinstance(a, RowLength), lambda a: a.args[0])) for s, e in prelude]
 
     # 3. elementwise CSE, canonical order for byte-identical output
     temps, (result,) = sympy.cse([expr], symbols=sympy.numbered_symbols("t", real=True), order="canonical")
 
-    used = expr.free_symbols | {s for _, e in reductions for s in e.free_symbols} \
+    used = expr.free_symbols | {s for _, e in reductions + grid_sums for s in e.free_symbols} \
         | {s for _, e in prelude for s in e.free_symbols}
     tensors = [t for t in op.tensors if t.symbol in used and variant.key.get(t.name) != ABSENT]
     scalars = [p for p in scalar_params if p.symbol in used]
     numels = sorted(numel_param(s) for s in used if numel_param(s) is not None)
     return KernelVariant(variant, variant.suffix, tensors, scalars, numels, prelude, reductions,
-                         list(temps), result, last=frozenset({op.grad.symbol}))
+                         list(temps), result, last=frozenset({op.grad.symbol}), grid_sums=grid_sums)
+
+
+class RowLength(sympy.Function):
+    """A row's length where a DimSum of a number stood, until lowering makes it a prelude value: held whole so
+    that hoisting does not leave the count inside a product of tensor terms."""
+    nargs = 1
+    is_real = True
+    is_positive = True
+
+
+def _row_length(op: Op) -> sympy.Symbol:
+    """The count of elements in a row along a fixed reduction axis (DimSum of a number is that number times it):
+    the class-axis tensor's extent for a class-index op, else the broadcast shape's."""
+    if not isinstance(op.reduce_dim, int) or op.reduce_dim < 0:
+        raise ValueError(f"{op.name}: a DimSum of a number needs a fixed axis >= 0 (reduce_dim={op.reduce_dim!r})")
+    of = op.grid_of.classes.tensor if getattr(op, "grid_of", None) is not None else (
+        op.classes.tensor if op.classes is not None else BROADCAST)
+    return dim_size(of, op.reduce_dim)
 
 
 _LOWERED: OrderedDict = OrderedDict()   # id(op) -> (op, Kernel): the last few ops lowered

@@ -11,7 +11,7 @@ from .spec import ABSENT, PRESENT, DTYPES, KERNEL_DTYPES, PRODUCTS, Op
 from .spec.dtypes import COMPUTED
 from .spec.example import problems as example_problems
 from .spec.functions import BROADCAST, DIVIDING_MODES, REDUCTION_MODES, DimSum, count_parts, numel_param
-from .spec.classes import GridSum, has_rows
+from .spec.classes import GridSum
 from .spec.params import ATTR_TYPES, FORWARD_OUTPUT, GRAD, ROLES, Attr, Output, Param, Scalar, Tensor, Text
 from .spec.rules import (CATEGORIES, ChannelGrad, DimEven, DimInRange, OneOf, PerChannel, Requires, Rule, SampleShaped,
                          ShapeHalved,
@@ -52,8 +52,7 @@ def validate(op: Op) -> None:
         kernel = op.grid or op   # a class-index op's mathematics is its grid op's (CLASS a tensor there)
         _check_math(kernel, fail)
         _check_at(kernel, fail)
-        if not has_rows(op):   # no backend emits a class-index op with rows yet: refused by name at emit
-            _check_vocabulary(kernel, fail)   # what no backend can emit is refused here, not at build time
+        _check_vocabulary(kernel, fail)   # what no backend can emit is refused here, not at build time
     for problem in example_problems(op):
         fail(problem)
     _check_torch(op, fail)
@@ -295,8 +294,9 @@ def _check_rules(op, fail):
                 fail(f"Requires({r.params[0]}) uses {', '.join(sorted(map(str, extra)))}, not a scalar or attribute")
         elif type(r).__name__ not in ("DimInRange", "OneOf"):  # (every other rule reads tensors)
             if isinstance(r, (DimEven, ShapeHalved, SampleShaped)):   # ... and these an int64 attribute last
-                if not isinstance(op.param(r.params[-1]), Attr) or op.param(r.params[-1]).type != "int64":
-                    fail(f"{type(r).__name__} needs an int64 Attr last, got {r.params[-1]}")
+                kinds = ("int64", "string") if isinstance(r, SampleShaped) else ("int64",)   # (a reduction string)
+                if not isinstance(op.param(r.params[-1]), Attr) or op.param(r.params[-1]).type not in kinds:
+                    fail(f"{type(r).__name__} needs an {' or '.join(kinds)} Attr last, got {r.params[-1]}")
             if isinstance(r, SampleShaped) and r.params[-1] != op.loss_reduction:
                 fail(f"SampleShaped needs the loss reduction attribute last, got {r.params[-1]}")
             for n in r.params[:-1] if isinstance(r, (DimEven, ShapeHalved, SampleShaped)) else r.params:

@@ -19,6 +19,7 @@ from sympy.codegen.cfunctions import expm1, log1p
 from sympy.functions.elementary.piecewise import ExprCondPair
 
 from .rewrite import Sigmoid
+from .spec.classes import GridSum
 from .spec.functions import DimSum
 
 BACKENDS = ("numpy", "c", "ascendc")
@@ -108,6 +109,10 @@ VOCABULARY: tuple[Construct, ...] = (
                    "tiles and scalar operands")),
     Construct("DimSum(a)", "reduction", (DimSum,), 1, DimSum,
               _all("np.sum along dim", "row sums", "ReduceSum"), "needs reduce_dim"),
+    Construct("GridSum(a)", "reduction", (GridSum,), 1, GridSum,
+              _all("np.sum over the grid, before the rows", "a pass over the grid before the kernel",
+                   "a pass variant of the kernel, then ReduceSum"),
+              "class-index ops only: a mean's divisor, of the operands (codegen.spec.classes)"),
 )
 
 

@@ -36,6 +36,7 @@ import numpy as np
 import sympy
 
 from codegen.spec import DimSum
+from codegen.spec.classes import GridSum
 from codegen.spec.functions import BROADCAST, count_parts, count_value, numel_param
 
 U = 2.0 ** -23
@@ -99,6 +100,8 @@ class Bound:
 
     # ---- nodes -------------------------------------------------------------------------------------------
     def _node(self, e) -> Node:
+        if isinstance(e, (DimSum, GridSum)):   # (before numbers: DimSum(1), a null weight's, is a number to SymPy)
+            return self._dimsum(e) if isinstance(e, DimSum) else self._gridsum(e)
         if e.is_Symbol:
             if e not in self.values:
                 raise NoBound(f"no value for the symbol {e}")
@@ -147,8 +150,6 @@ class Bound:
             a = self(e.args[0])
             unsure = a.unsure | ((np.abs(a.v) <= a.e) & (a.e > 0))
             return Node(np.sign(a.v), np.zeros(self.shape), unsure)
-        if isinstance(e, DimSum):
-            return self._dimsum(e)
         return self._function(e)
 
     @staticmethod
@@ -248,6 +249,16 @@ class Bound:
             unsure = a.unsure | b.unsure | ((np.abs(a.v - b.v) <= err) & (err > 0))
             return op(a.v, b.v), unsure
         raise NoBound(f"no error bound for the condition {c}")
+
+    def _gridsum(self, e) -> Node:
+        """A sum over every element of the call (GridSum), its roundings as a DimSum's over all of them."""
+        n = self(e.args[0])
+        v, err = np.broadcast_to(n.v, self.shape), np.broadcast_to(n.e, self.shape)
+        count = int(np.prod(self.shape, dtype=np.int64))
+        total, mag = np.sum(v), np.sum(np.abs(v))
+        bound = np.sum(err) + max(count - 1, 0) * (U * mag + ETA)
+        return Node(np.full(self.shape, total), np.full(self.shape, bound),
+                    np.full(self.shape, bool(np.any(n.unsure))))
 
     def _dimsum(self, e) -> Node:
         if self.axis is None:

@@ -15,7 +15,9 @@ from __future__ import annotations
 import numpy as np
 
 from codegen.runtime.calls import class_views
+from codegen.spec import ABSENT
 from codegen.spec import rules as R
+from codegen.spec.params import UNUSED
 from codegen.spec.classes import CLASS_TENSOR, kind_of
 
 from .dtypes import Format
@@ -117,13 +119,26 @@ class _Maker:
         from .inputs import _in
         return _in(self.fmt, values)
 
+    def _own(self, t, values):
+        """`values` in the dtype of the call: the tensor's own where it lists one (CrossEntropyLossGrad's FLOAT
+        weight), else the sample's format."""
+        from .dtypes import FORMATS
+        from .inputs import _in
+        own = next(iter(self.op.dtypes_of(t.name).values()))[0] if t.dtypes else None
+        fmt = FORMATS[own] if own in FORMATS else self.fmt
+        return _in(fmt, values).astype(fmt.np)
+
     def call(self, group, shape, x=None, g=None, weight=None, total=None, target=None):
         """A call on the grid `shape`; what is not given is typical (targets in [0, C), a tenth ignored)."""
         op, rng, fmt = self.op, self.rng, self.fmt
         axis = 1 if len(shape) >= 2 else 0
         classes = shape[axis]
         sample_shape = tuple(d for i, d in enumerate(shape) if i != axis)
-        kw = {op.param(op.loss_reduction).py_name: int(self.reduction)}
+        red = op.param(op.loss_reduction)
+        kw = {red.py_name: self.reduction if red.type == "string" else int(self.reduction)}
+        for a in op.attrs:   # real attributes (CrossEntropyLossGrad's labelSmoothing): in [0, 1)
+            if a.is_real:
+                kw[a.py_name] = float(rng.uniform(0, 0.5))
         # ignoreIndex: PyTorch's default, outside the classes, or a class of its own (1), ignored where a target
         # names it; a tenth of the targets take it
         ignore = IGNORE if rng.uniform() < 0.5 or classes < 2 else 1
@@ -145,11 +160,20 @@ class _Maker:
                 kw[t.py_name] = np.asarray(target).astype(np.dtype(dt.lower()))
             elif t.name == op.grad.name:
                 kw[t.py_name] = self._in(np.broadcast_to(g, gshape)).astype(fmt.np)
+            elif t.role == UNUSED or self.case.variant.key.get(t.name) == ABSENT:
+                kw[t.py_name] = None
+            elif kind == "grid" and t.holds is not None:   # a row's log-softmax of x (logProb), rounded
+                x = np.asarray(x, np.float64)
+                axis = 1 if x.ndim >= 2 else 0
+                m = np.max(np.where(np.isfinite(x), x, 0), axis=axis, keepdims=True) if x.size else 0
+                with np.errstate(all="ignore"):
+                    lp = x - m - np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True))
+                kw[t.py_name] = self._in(lp).astype(fmt.np)
             elif kind == "grid":
                 kw[t.py_name] = self._in(x).astype(fmt.np)
             elif kind == "class":
                 w = rng.uniform(0.2, 2, classes) if weight is None else weight
-                kw[t.py_name] = self._in(w).astype(fmt.np)
+                kw[t.py_name] = self._own(t, w)
             else:   # one element: totalWeight, positive (the forward's sum of weights)
                 v = rng.uniform(0.5, 4) if total is None else total
                 kw[t.py_name] = self._in(np.full((1,), v)).astype(fmt.np)

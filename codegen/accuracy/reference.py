@@ -40,7 +40,8 @@ import sympy
 
 from codegen.spec import ABSENT, DimSum
 from codegen.spec.op import fixed_value
-from codegen.spec.functions import BROADCAST
+from codegen.spec.classes import GridSum
+from codegen.spec.functions import BROADCAST, count_value, numel_param
 from codegen.spec.params import FORWARD_INPUT, FORWARD_OUTPUT, OPERAND
 
 from codegen.verify.intervals import piecewise_form
@@ -194,8 +195,10 @@ class Reference:
         used = fwd.free_symbols.union(*[p.free_symbols | v.free_symbols for p, v in declared])
         self.scalars = [p for p in op.scalars + op.attrs
                         if p.symbol in used and p.name not in (op.reduce_dim, op.loss_reduction)]
+        # element counts the forward reads (CrossEntropyLoss's C): values of the call, after the scalars
+        self.counts = sorted((s for s in used if numel_param(s) is not None), key=str)
         z = op.wrt
-        rest = [t.symbol for t in self.operands] + [p.symbol for p in self.scalars]
+        rest = [t.symbol for t in self.operands] + [p.symbol for p in self.scalars] + self.counts
         self.coupled = fwd.has(DimSum)
         if not self.coupled:
             self._elementwise(fwd, z, rest)
@@ -250,7 +253,15 @@ class Reference:
         flags = [_free_of(e, z) for e in [F] + inner]
         detached = sympy.Mul(*flags)
         self.detached = None if detached == 0 else _lamb([z] + rest, detached)
-        if self.y_tensor is not None:
+        self.held = None
+        if self.y_tensor is not None and self.y_tensor.holds is not None:
+            # a tensor holding a function of z (CrossEntropyLossGrad's logProb = z - log Σ exp(z)), at S = 1 as
+            # the op reads it (exp(logProb) is the row's softmax): its pre-image from what it holds
+            H = sympy.piecewise_fold(sympy.sympify(self.y_tensor.holds).replace(lambda a: isinstance(a, DimSum),
+                                                                                 lambda a: sympy.Integer(1)))
+            self.held = _lamb([z] + rest, H)
+            self.y_branches = _inverse_branches(self.op.name, H, z, rest)
+        elif self.y_tensor is not None:
             self.y_branches = _inverse_branches(self.op.name, F.xreplace({s: 1 for s in holders}), z, rest)
 
     # ---- evaluation -----------------------------------------------------------------------------------
@@ -333,11 +344,23 @@ class Reference:
         v = np.broadcast_to(mp(kw[held.py_name]), bshape)
         g = np.broadcast_to(mp(kw[op.grad.py_name]), bshape)
         opnd = [np.broadcast_to(mp(kw[t.py_name]), bshape) for t in self.operands]
-        scal = [mpmath.mpf(float(kw[p.py_name])) for p in self.scalars]
-        red = int(kw[op.param(op.loss_reduction).py_name]) if op.loss_reduction else 0
+        shapes = _shapes(op, kw, shape)
+        scal = [mpmath.mpf(float(kw[p.py_name])) for p in self.scalars] \
+            + [mpmath.mpf(max(1, count_value(numel_param(c), shapes))) for c in self.counts]
+        red = 0
+        if op.loss_reduction:
+            red = kw[op.param(op.loss_reduction).py_name]
+            red = red if op.param(op.loss_reduction).type == "string" else int(red)
         held_values = {t.symbol: np.asarray(kw[t.py_name], np.float64).reshape(-1)[0] for t in self.operands
                        if kw.get(t.py_name) is not None and np.size(kw[t.py_name]) == 1}
-        d = op.reduction.divisor_value(op, red, _shapes(op, kw, shape), held_values) if op.loss_reduction else None
+        if op.loss_reduction and sympy.sympify(op.reduction.divisor(op, red) or 0).has(GridSum):
+            held_values.update(self._grid_sums(op.reduction.divisor(op, red), kw, bshape, opnd, scal))
+        d = op.reduction.divisor_value(op, red, shapes, held_values) if op.loss_reduction else None
+        if d is not None and not (mpmath.isfinite(mpmath.mpf(float(d))) and float(d) != 0):
+            # a mean over a total weight the operator sums itself (GridSum) that is 0, inf or nan: no mean
+            out = np.empty(bshape, dtype=object)
+            out.fill(UNDEFINED)
+            return out
         scale = 1 if d is None else mpmath.mpf(1) / (d if isinstance(d, int) else mpmath.mpf(float(d)))
         out = np.empty(bshape, dtype=object)
         if not self.coupled:
@@ -374,7 +397,19 @@ class Reference:
                 res[idx] = self._row(list(rows_v[idx]), list(rows_g[idx]), ops, scal)
             except OutOfReach:
                 res[idx] = [OUT_OF_REACH] * rows_v.shape[-1]
+            if scale != 1:   # a mean's divisor
+                res[idx] = [r if isinstance(r, str) else r * scale for r in res[idx]]
         return np.reshape(np.moveaxis(res, -1, dim), bshape)
+
+    def _grid_sums(self, divisor, kw, bshape, opnd, scal) -> dict:
+        """{GridSum(e): its exact value} for a divisor summing `e` over the whole grid (of the operands)."""
+        out = {}
+        args = [t.symbol for t in self.operands] + [p.symbol for p in self.scalars] + self.counts
+        for g in sympy.sympify(divisor).atoms(GridSum):
+            f = _lamb(args, sympy.piecewise_fold(g.args[0].xreplace(variant_subs(self.op, self.variant))))
+            out[g] = sympy.Float(mpmath.fsum(f(*[o[idx] for o in opnd], *scal) for idx in np.ndindex(*bshape)),
+                                 mpmath.mp.dps)
+        return out
 
     def _row(self, v, g, ops, scal):
         """The exact gradient of one row: v the held values (x or y), g gradOutput, ops[i] the operands at
@@ -392,6 +427,11 @@ class Reference:
             return [OUTSIDE] * len(z)
         if S is None:
             S = [mpmath.fsum(h(t, *o, *scal) for t, o in zip(z, ops)) for h in self.h]
+        if getattr(self.op, "grid_of", None) is not None and g and len(set(g)) == 1 and g[0] != 1:
+            # a class-index op's row is one sample, its gradient one number G: the row's VJP at G = 1 times G
+            # (an infinite G gives the sign of each element's derivative, not inf - inf across the row)
+            return [r if isinstance(r, str) else self._times_g(g[0], r) for r in self._row(v, [mpmath.mpf(1)] * len(g),
+                                                                                           ops, scal)]
         outer = [mpmath.fsum(self._times_g(gj, dFS(zj, *S, *o, *scal)) for gj, zj, o in zip(g, z, ops))
                  for dFS in self.dFS]
         out = []
@@ -430,7 +470,7 @@ class Reference:
         if mpmath.isnan(y) or mpmath.isnan(z):
             return True
         zz = (BIG if z > 0 else -BIG) if mpmath.isinf(z) else z
-        back = self.F(zz, *S, *o, *scal)
+        back = self.held(zz, *o, *scal) if self.held is not None else self.F(zz, *S, *o, *scal)
         return not mpmath.isinf(y) and abs(back - y) <= mpmath.mpf(10) ** -20 * max(abs(y), mpmath.mpf(10) ** -300)
 
     def forward_row(self, z, scal, ops=None):

@@ -138,10 +138,46 @@ def kernel_grid_op(op):
     g = grid_op(op)
     floats = {soc: ["FLOAT"] for soc in op.dtypes}
     params = [dataclasses.replace(p, dtypes=None) if isinstance(p, (Tensor, Output)) else p for p in g.params]
-    k = dataclasses.replace(g, params=params, dtypes=floats, compute={}, loss_reduction=g.reduction)
+    params, forms = _grid_sum_pass(g, params)
+    k = dataclasses.replace(g, params=params, backward=forms, dtypes=floats, compute={}, loss_reduction=g.reduction)
     k.grid_of = op
     op.__dict__["_kernel_grid_op"] = k
     return k
+
+
+# The kernel op's GridSum (kernel_grid_op): a one-element input holding the sum, and the bool attribute choosing
+# the pass that computes it.
+GRID_SUM = "gridSum"
+GRID_PASS = "gridSumPass"
+
+
+def _grid_sum_pass(g, params) -> tuple[list, list]:
+    """(params, forms) of the kernel op of a grid op whose forms divide by a GridSum (CrossEntropyLossGrad's mean):
+    one AI Core kernel cannot sum over the whole grid (its rows are tiled over the cores), so the sum becomes the
+    one-element input GRID_SUM, and each form gets a second variant, GRID_PASS true, whose result is its row's sum
+    of the summand at class 0 and 0 elsewhere: level 2 launches that variant, adds its result up (ReduceSum) and
+    hands the sum to the form.  Forms without a GridSum get the same pass (every variant key needs a form); level 2
+    launches it only where the form reads GRID_SUM."""
+    import dataclasses
+    from .functions import DimSum
+    from .params import OPERAND, Attr, Output, Tensor
+    sums = {e for f in g.formulas for e in sympy.sympify(f.expr).atoms(GridSum)}
+    if not sums:
+        return params, list(g.formulas)
+    if len(sums) > 1:
+        raise NotImplementedError(f"{g.name}: forms dividing by different GridSums ({', '.join(map(str, sums))})")
+    total, choose = sympy.Symbol(GRID_SUM, real=True), sympy.Symbol(GRID_PASS)
+    row_sum = sympy.Piecewise((DimSum(next(iter(sums)).args[0]), sympy.Eq(CLASS, 0)), (0, True))
+    forms = []
+    for f in g.formulas:
+        forms.append(dataclasses.replace(f, expr=f.expr.replace(lambda e: isinstance(e, GridSum), lambda e: total),
+                                         when={**f.when, GRID_PASS: False}))
+        forms.append(dataclasses.replace(f, expr=row_sum, when={**f.when, GRID_PASS: True}))
+    inputs = [p for p in params if not isinstance(p, Output)]
+    outputs = [p for p in params if isinstance(p, Output)]
+    doc = inputs[0].doc
+    return inputs + [Tensor(GRID_SUM, total, role=OPERAND, doc=doc), Attr(GRID_PASS, choose, type="bool", doc=doc)] \
+        + outputs, forms
 
 
 def index_symbols(op) -> set:
@@ -202,12 +238,3 @@ def _check_rows(op, fail) -> None:
         fail(f"classes with rows: one FORWARD_OUTPUT tensor must say what it holds, a function of {op.wrt}")
     if held[0].name != op.classes.tensor:
         fail(f"classes with rows: the class-axis tensor {op.classes.tensor} must be the FORWARD_OUTPUT tensor")
-
-
-def refuse_emit(op, backend: str) -> None:
-    """The kernel backends do not emit a class-index op with rows yet (its row sums, the gather weight[target] at
-    every class and the GridSum divisor): refused by name rather than given a wrong kernel."""
-    if has_rows(op):
-        from codegen.errors import SpecError
-        raise SpecError(op.source, op.name, f"a class-index op with a row along its class axis (DimSum, GridSum): "
-                                            f"the {backend} backend does not emit it yet (it is proven: opgen verify)")

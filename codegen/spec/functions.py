@@ -124,7 +124,7 @@ class Reduction:
         d = sympy.sympify(d.xreplace(counts))   # (a bare count replaced is a Python int)
         if d.free_symbols and values:
             d = d.xreplace({s: sympy.Float(float(v), 60) if not isinstance(v, sympy.Basic) else v
-                            for s, v in values.items() if s in d.free_symbols})
+                            for s, v in values.items() if d.has(s)})   # (a symbol, or a GridSum's value)
         return int(d) if d.is_Integer else d
 
     def gradient_scale(self, op, value, g):

@@ -85,8 +85,48 @@ SPEC = Op(
         MinRank("weightOptional", n=1),
         MaxRank("weightOptional", n=1),
         ClassCount("weightOptional", "logProb"),
+        SampleShaped("gradLoss", "logProb", "reductionOptional"),
         ShapeSame("logProb", "out"),
     ],
+    notes=[
+        Text("out是对正向输入logits x的梯度(不是对logProb的梯度),logProb = log_softmax(x):与文档的公式、算子库的kernel和"
+             "PyTorch对F.cross_entropy的autograd一致。mean的除数为未被忽略样本的weight[target]之和,由算子自己计算(不是"
+             "输入):NumPy在计算行之前对整个网格求和,C在第二阶段先遍历一次网格(double累加,舍入一次到FLOAT),Ascend C先以"
+             "kernel的gridSumPass变体得到每行之和,再由ReduceSum相加。所有样本都被忽略时结果全为0;未被忽略样本的权重之和为0时"
+             "结果为`inf`或`nan`。",
+             "out is the gradient w.r.t. the forward's logits x (not w.r.t. logProb), logProb = log_softmax(x): as the "
+             "docs' formula, the library's kernel and PyTorch's autograd of F.cross_entropy give it. The mean's divisor, "
+             "the sum of weight[target] over the samples not ignored, is computed by the operator (it is not an "
+             "input): NumPy sums it over the whole grid before the rows, C in a pass over the grid first in phase 2 "
+             "(summed in double, rounded once to FLOAT), Ascend C by the kernel's gridSumPass variant (each row's "
+             "sum) added up by ReduceSum. With every sample ignored the result is all 0; with the kept samples' "
+             "weights summing to 0 it is `inf` or `nan`."),
+        Text("labelSmoothing:文档称当前仅支持0.0,算子库A2的kernel有其计算路径,这里按PyTorch的label_smoothing计算任意值"
+             "(公式中的ls项)。gradZlossOptional、lseForZlossOptional和lseSquareScaleForZloss被接受但不生效(与文档一致)。"
+             "target仅INT64(A2/A3;INT32仅Ascend 950支持)。target既不等于ignoreIndex也不在[0, C-1]内时,gather得到的"
+             "权重为0(算子库越界读取,行为未定义)。类别索引在FLOAT中比较,C不超过2^24时精确。未知的reduction字符串返回"
+             "161002(算子库A2的tiling不拒绝它并按none计算,Ascend 950拒绝)。FLOAT16与BFLOAT16按FLOAT计算。",
+             "labelSmoothing: the docs say only 0.0 is supported; the library's A2 kernel has a path for it, and here "
+             "any value is computed as PyTorch's label_smoothing (the ls terms of the formula). gradZlossOptional, "
+             "lseForZlossOptional and lseSquareScaleForZloss are accepted and have no effect (as the docs say). "
+             "target is INT64 only (A2/A3; INT32 is Ascend 950's). A target that is neither ignoreIndex nor in "
+             "[0, C-1] gathers a weight of 0 (the library reads past the weight: no result is promised). Class indices are compared "
+             "in FLOAT: exact for C up to 2^24. An unknown reduction string is 161002 (the library's A2 tiling "
+             "accepts it as none, Ascend 950's refuses it). FLOAT16 and BFLOAT16 compute in FLOAT."),
+        Text("文档的调用示例把target的数据写成std::vector<float>再拷入INT64张量(第二个索引读到缓冲区之外);这里的示例"
+             "使用INT64数据[0, 0],结果即文档预填的[-0.0091, 0.0409, 0.0409]每行(g/2·(exp(-0.2) - [1, 0, 0]))。",
+             "The docs' call example fills the INT64 target from a std::vector<float> (its second index is read past "
+             "the buffer); the example here uses INT64 data [0, 0], and its result is the one the docs pre-fill, "
+             "[-0.0091, 0.0409, 0.0409] per row (g/2·(exp(-0.2) - [1, 0, 0]))."),
+    ],
+    # the aclnn page's call example: logProb all -0.2 (not a normalised log-softmax: the formula does not need one),
+    # both targets 0, weights 1, the mean over 2 samples; its out buffer is pre-filled with the rounded result
+    # [-0.0091, 0.0409, 0.0409] per row, which is g/2·(exp(-0.2) - [1, 0, 0])
+    example=Example(shape=(2, 3), shapes={"gradLoss": (), "target": (2,), "weightOptional": (3,)},
+                    values={"gradLoss": 0.1, "logProb": [-0.2] * 6, "target": [0, 0], "weightOptional": [1, 1, 1],
+                            "reductionOptional": "mean", "ignoreIndex": -100, "labelSmoothing": 0,
+                            "lseSquareScaleForZloss": 0},
+                    expected=[-0.00906346, 0.04093654, 0.04093654, -0.00906346, 0.04093654, 0.04093654]),
     description=Text("交叉熵损失函数的反向传播:计算损失对logits的梯度。",
                      "Backward of the cross-entropy loss: the gradient of the loss w.r.t. the logits."),
 )

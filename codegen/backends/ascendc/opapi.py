@@ -24,9 +24,11 @@ from pathlib import Path
 import sympy
 from sympy.printing.c import C99CodePrinter
 
+from codegen.backends.c.opsource import key_condition
 from codegen.backends.c.prototypes import c_type
 from codegen.checkplan import none_test, steps
 from codegen.spec import Op
+from codegen.spec.classes import GRID_PASS, GRID_SUM
 from codegen.spec import rules as R
 from codegen.spec.dtypes import DTYPES, promote
 from codegen.spec.functions import BROADCAST, count_parts
@@ -417,6 +419,8 @@ def classes_body_lines(p: Plan) -> list[str]:
         *SHAPE_ARRAY,
     ]
     for t in p.operands:
+        if t == GRID_SUM:
+            continue   # the sum over the grid, computed below (grid_sum_lines)
         if t == CLASS_TENSOR:
             lines.append(f"const aclTensor* {t}K = opgen_l2::ClassIndex(inDtype, shape, shapeArray, exec);")
         else:
@@ -428,10 +432,43 @@ def classes_body_lines(p: Plan) -> list[str]:
                 lines.append(f"const aclTensor* {t}K = opgen_l2::GridOperand({t}, opgen_l2::{kind}, inDtype, shape, "
                              f"shapeArray, exec);")
         lines.append(f"CHECK_RET({t}K != nullptr, ACLNN_ERR_INNER_NULLPTR);")
+    args = l0_args(p)
+    if GRID_SUM in p.operands:
+        lines += grid_sum_lines(p, args, grid)
     lines += [f"// the kernel ({names.op_type(kop)} on the AI Core)",
-              f"const aclTensor* result = l0op::{names.l0_name(kop)}({', '.join(l0_args(p))});",
+              f"const aclTensor* result = l0op::{names.l0_name(kop)}({', '.join(_chosen(args, 'false'))});",
               "CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
     return lines + _into_output(out)
+
+
+def _chosen(args: list[str], grid_pass: str) -> list[str]:
+    """The level-0 call's arguments with the GRID_PASS attribute set."""
+    return [grid_pass if a == GRID_PASS else a for a in args]
+
+
+def grid_sum_lines(p: Plan, args: list[str], grid: str) -> list[str]:
+    """Level 2's sum over the whole grid a form divides by (codegen.spec.classes.GRID_SUM): where the chosen form
+    reads it, the kernel's GRID_PASS variant (each row's sum at class 0, 0 elsewhere; it reads no GRID_SUM, handed
+    the grid tensor in its place) added up over every axis by ReduceSum, in FLOAT; a null tensor elsewhere."""
+    uses = [v for v in p.variants if GRID_SUM in v.tensors]
+    chosen = " || ".join("(" + key_condition(p.api, {k: x for k, x in v.kv.key.items() if k != GRID_PASS}, "nullptr")
+                         + ")" for v in uses)
+    pass_args = [f"{grid}K" if a == f"{GRID_SUM}K" else a for a in _chosen(args, "true")]
+    return [f"// the sum over the whole grid the mean divides by: the kernel's {GRID_PASS} variant gives each row's "
+            "sum at class 0,",
+            "// ReduceSum adds them up (FLOAT); the other forms read none",
+            f"const aclTensor* {GRID_SUM}K = nullptr;",
+            f"if ({chosen}) {{",
+            f"    const aclTensor* rowSums = l0op::{names.l0_name(p.op)}({', '.join(pass_args)});",
+            "    CHECK_RET(rowSums != nullptr, ACLNN_ERR_INNER_NULLPTR);",
+            "    const aclIntArray* everyAxis = opgen_l2::AxisRange(shape.GetDimNum(), exec);",
+            "    const aclTensor* total = l0op::ReduceSumOp(rowSums, everyAxis, true, exec);",
+            "    CHECK_RET(total != nullptr, ACLNN_ERR_INNER_NULLPTR);",
+            f"    {GRID_SUM}K = opgen_l2::GridOperand(total, opgen_l2::SCALAR, inDtype, shape, shapeArray, exec);",
+            f"    CHECK_RET({GRID_SUM}K != nullptr, ACLNN_ERR_INNER_NULLPTR);",
+            "} else {",
+            f"    {GRID_SUM}K = {grid}K;   // (read by no form chosen here)",
+            "}"]
 
 
 def body_lines(p: Plan) -> list[str]:

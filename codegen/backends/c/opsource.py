@@ -60,6 +60,8 @@ def _fields(kv: KernelVariant) -> list[tuple[str, str, object]]:
         out.append(("float", numel_field(n), sympy.Symbol(f"numel_{n}", integer=True, positive=True)))
     for s, _ in kv.prelude:
         out.append(("float", str(s), s))
+    for s, _ in kv.grid_sums:   # last and together: the runtime writes them as a float[] at grid_at, in phase 2
+        out.append(("float", str(s), s))
     return out
 
 
@@ -127,8 +129,14 @@ def broadcast_lines(op: Op, kv: KernelVariant) -> list[str]:
 
 
 def _dispatch(op: Op, kv: KernelVariant) -> str:
+    return key_condition(op, kv.key)
+
+
+def key_condition(op: Op, key: dict, null: str = "NULL") -> str:
+    """The C (or, with null="nullptr", C++) condition true for the arguments of a variant key: string, int64 and
+    bool attributes, optional tensors' presence; "" for the empty key (the only variant)."""
     parts = []
-    for name, value in kv.key.items():
+    for name, value in key.items():
         p = op.param(name)
         if isinstance(p, Attr) and p.type == "string":
             parts.append(f'strcmp({name}, "{value}") == 0')
@@ -137,8 +145,8 @@ def _dispatch(op: Op, kv: KernelVariant) -> str:
         elif isinstance(p, Attr):
             parts.append(name if value else f"!{name}")
         else:
-            parts.append(f"{name} == NULL" if value == ABSENT else f"{name} != NULL")
-    return " && ".join(parts)   # "" for the only variant
+            parts.append(f"{name} == {null}" if value == ABSENT else f"{name} != {null}")
+    return " && ".join(parts)
 
 
 def variant_context(op: Op, kv: KernelVariant) -> dict:
@@ -183,6 +191,7 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
                                                    for j, _ in finish["sums"]],
         "finish_col": [f"const float {s} = (float)a{j}[i];" for j, s in finish["sums"]] + compute,
     }
+    ctx["grid_functions"] = _grid_functions(kv, tensors, fields, suffix, pr)
     ctx["dispatch"] = _dispatch(op, kv)
     # the DOUBLE (and complex double) kernel of the dtypes the op computes wider than FLOAT (wide.py)
     ctx["wide_kernel"] = wide.kernel_lines(op, kv, suffix)
@@ -190,12 +199,35 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
     return ctx
 
 
+def _grid_functions(kv: KernelVariant, tensors, fields, suffix: str, pr) -> list[str]:
+    """Each sum over the whole grid's summand as an elementwise kernel over the call's inputs (GridSum: the
+    runtime sums it before the kernel runs and writes the sum into the params' field of the same name)."""
+    lines = []
+    for j, (s, e) in enumerate(kv.grid_sums):
+        f = _function([e], tensors, fields, [], suffix)
+        lines += [f"/* the summand of {s}, the sum over the whole grid the kernel divides by (GridSum) */",
+                  f"static void grid{j}{suffix}(int64_t n, const float *const *in, float *out, const void *params)",
+                  "{", *["    " + d for d in f["declare"]],
+                  "    for (int64_t i = 0; i < n; ++i) {", *["        " + d for d in f["load"]],
+                  f"        out[i] = {pr.doprint(e)};", "    }", "}", ""]
+    return lines
+
+
+def _grid_lines(kv: KernelVariant, suffix: str) -> list[str]:
+    """Phase 1's lines handing the grid sums' summands to the call (opgen_run_call computes them first)."""
+    if not kv.grid_sums:
+        return []
+    return ([f"call.ngrid = {len(kv.grid_sums)};"]
+            + [f"call.grid[{j}] = grid{j}{suffix};" for j in range(len(kv.grid_sums))]
+            + [f"call.grid_at = offsetof(Params{suffix}, {kv.grid_sums[0][0]});"])
+
+
 def _phase1_variant(op: Op, kv: KernelVariant, v: dict, fill: list[str]) -> list[str]:
     """Phase 1's lines for one variant (indented, inside `if (<its key>)` when the op has several): the kernel's
     constants, the operands and the functions handed to the runtime."""
     s, out = v["suffix"], op.output.name
     body = broadcast_lines(op, kv) + [f"Params{s} p;", "memset(&p, 0, sizeof p);", *fill]
-    body += _input_lines(op, kv) + [f"opgen_call_output(&call, {out});"]
+    body += _input_lines(op, kv) + [f"opgen_call_output(&call, {out});"] + _grid_lines(kv, s)
     body += wide.phase1_lines(op, kv, s, value_var)   # returns here when the inputs promote to a wide dtype
     if op.reduce_dim is not None:
         dim = op.dim_attr.name if op.dim_attr else op.reduce_dim   # the attribute's value, or the fixed axis
@@ -439,6 +471,8 @@ def phase1_lines(op: Op, variants: list[dict]) -> list[str]:
     that the arguments select (an internal error when none does, which the validator's coverage rules out)."""
     lines = [f"    double {value_var(p)} = 0.0;" for p in op.params if isinstance(p, Scalar)]
     lines += ["    " + line for line in check_lines(op)]
+    lines += [f"    (void){p.name};   /* accepted, never read (the spec says it has no effect) */"
+              for p in _ignored(op)]
     if op.per_output:   # several outputs: one call each (several.py)
         lines += [""] + several.phase1_lines(op, variants, several.kernel_variants(op), _Fill)
     elif op.split is not None:
@@ -450,6 +484,14 @@ def phase1_lines(op: Op, variants: list[dict]) -> list[str]:
     if variants[0]["dispatch"] and not op.per_output:
         lines.append('    return opgen_fail(ACLNN_ERR_INNER, NULL, "%s: no kernel variant for these arguments", OP);')
     return lines
+
+
+def _ignored(op: Op) -> list:
+    """The attributes with a symbol that no formula reads and no variant is chosen by (CrossEntropyLossGrad's
+    lseSquareScaleForZloss): phase 1 reads nothing of them."""
+    read = set().union(*(sympy.sympify(f.expr).free_symbols for f in op.formulas))
+    return [p for p in op.params if isinstance(p, Attr) and p.symbol is not None and p.symbol not in read
+            and p.name not in op.variant_keys() and not any(p.name in r.params for r in op.rules)]
 
 
 class _Fill:

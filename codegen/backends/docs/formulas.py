@@ -78,7 +78,10 @@ def reduction_item(op) -> FormulaItem | None:
     for value in attr.values:
         mode, d = red.mode(op, value), red.divisor(op, value)
         form = ell if mode == "none" else total / d if d is not None else total
-        pieces.append((form, sympy.Eq(attr.symbol, value)))
+        if attr.type == "string":   # a C string: its name equal to the text (it has no symbol)
+            pieces.append((form, sympy.Eq(sympy.Symbol(attr.name), sympy.Symbol(r'\text{"%s"}' % value))))
+        else:
+            pieces.append((form, sympy.Eq(attr.symbol, value)))
     loss = sympy.Piecewise(*pieces)
     name = op.forward_name or "loss"
     return FormulaItem("", r"\operatorname{%s} = %s" % (name, latex(loss, op)), loss)

@@ -226,8 +226,10 @@ def variant_context(op: Op, k: Kernel, kv: KernelVariant) -> dict:
     names.update({sympy.Symbol(f"numel_{n}", integer=True, positive=True): count_local(op, n) for n in kv.numels})
     pr = KernelNumPyPrinter(names, last=kv.last)
     spr = ScalarPrinter(names)
-    for s, _ in kv.prelude + kv.reductions + kv.body:
+    for s, _ in kv.prelude + kv.reductions + kv.body + kv.grid_sums:
         names[s] = str(s)
+    # a sum over the whole grid reads the whole views, each converted to FLOAT as the block loop's loads are
+    gpr = KernelNumPyPrinter({**names, **{t.symbol: f"_f32({t.py_name})" for t in kv.tensors}}, last=kv.last)
     context = {
         "suffix": ("__" + kv.suffix) if kv.suffix else "",
         "key": kv.key,
@@ -237,13 +239,14 @@ def variant_context(op: Op, k: Kernel, kv: KernelVariant) -> dict:
         "numels": [count_local(op, n) for n in kv.numels],
         "prelude": [(str(s), spr.doprint(e)) for s, e in kv.prelude],
         "reductions": [(str(s), pr.doprint(e)) for s, e in kv.reductions],
+        "grid_sums": [(str(s), gpr.doprint(e)) for s, e in kv.grid_sums],
         "body": [(str(s), pr.doprint(e)) for s, e in kv.body],
         "result": pr.doprint(kv.result),
         "dispatch": _dispatch_condition(op, kv),
         "call": _call(op, kv),
         "promoted": ", ".join(t.py_name for t in kv.tensors),
     }
-    used = pr.used | spr.used   # the helpers the printed code calls (printed first)
+    used = pr.used | spr.used | gpr.used   # the helpers the printed code calls (printed first)
     context["double"] = _double_context(op, kv, names, used) if "DOUBLE" in op.computes else None
     context["complex"] = _complex_context(op, kv, names, used) if "COMPLEX" in op.computes else None
     context["used"] = used
@@ -328,7 +331,7 @@ def _rows_context(op: Op) -> dict | None:
 
 def _rank0_line(op: Op, k: Kernel) -> str:
     names = sorted({t.py_name for kv in k.variants for t in kv.tensors},
-                   key=lambda n: [p.py_name for p in op.params].index(n))
+                   key=lambda n: [p.py_name for p in (op.grid or op).params].index(n))
     return ", ".join(names + ["view"]) + " = " + ", ".join(f"{n}.reshape(1)" for n in names + ["out"])
 
 

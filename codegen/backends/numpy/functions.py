@@ -127,12 +127,22 @@ def _loop(v: dict, blocks: str, load: str, body: list[str], store: str, ieee: bo
                      + ['with np.errstate(all="ignore"):'] + indent(body + [store])))
 
 
+def _grid_sums(v: dict) -> list[str]:
+    """The sums over the whole grid (GridSum: a class-index loss's mean divisor), before the blocks: each summand
+    on the grid in FLOAT, summed pairwise in FLOAT."""
+    if not v["grid_sums"]:
+        return []
+    return (["# the sums over the whole (sample, class) grid, before the blocks", 'with np.errstate(all="ignore"):']
+            + indent([f"{name} = np.sum(np.broadcast_to({code}, out.shape), dtype=np.float32)"
+                      for name, code in v["grid_sums"]]))
+
+
 def compute_function(v: dict) -> str:
     """The FLOAT kernel of an elementwise variant, block by block."""
     args = _params(v)
     doc = _key_doc(v)
     body = (doc + [f"{s} = np.float32({s})" for s in v["float_scalars"] + v["numels"]]
-            + assignments(v["prelude"], "np.float32({})")
+            + assignments(v["prelude"], "np.float32({})") + _grid_sums(v)
             + ["# block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)"]
             + _loop(v, "_blocks({tensors}, out)", "_f32({})",
                     assignments(v["body"]) + [f"result = {v['result']}"],
@@ -174,7 +184,7 @@ def rows_function(v: dict, dim: str) -> str:
     doc = _key_doc(v)
     sums = [f"{name} = np.sum({code}, axis={dim}, keepdims=True)" for name, code in v["reductions"]]
     body = (doc + [f"{s} = np.float32({s})" for s in v["float_scalars"] + v["numels"]]
-            + assignments(v["prelude"], "np.float32({})")
+            + assignments(v["prelude"], "np.float32({})") + _grid_sums(v)
             + ["# in blocks of whole rows (dim and the axes after it whole): the temporaries stay small and the "
                "sums are the", "# same bits (codegen.runtime.blocks.row_blocks)"]
             + _loop(v, "_row_blocks({tensors}, out, " + dim + ")", "_f32({})",

@@ -512,8 +512,16 @@ static void plan_sum_to(const opgen_call *c, char *ws, sum_to_plan *s)
     }
 }
 
+static uint64_t grid_bytes(const opgen_call *c);
+
 uint64_t opgen_workspace_bytes(const opgen_call *c)
 {
+    if (c->ngrid > 0) {   /* the grid sums run first, in the same workspace as the kernel after them */
+        opgen_call kernel = *c;
+        kernel.ngrid = 0;
+        const uint64_t k = opgen_workspace_bytes(&kernel), g = grid_bytes(c);
+        return k > g ? k : g;
+    }
     plan_t p;
     if (c->sum_to) {
         sum_to_plan s;
@@ -1178,8 +1186,54 @@ static aclnnStatus run_sum_to(const opgen_call *c, const void *params, char *ws)
     return ACLNN_SUCCESS;
 }
 
+/* ---- sums over the whole grid (GridSum) ----------------------------------------------------------------------------
+ * Each summand is computed by its elementwise kernel into a contiguous FLOAT tensor of the output's shape in the
+ * workspace (the elementwise walk above: any layout, broadcast inputs, every dtype), then summed in double and
+ * rounded once to FLOAT into the executor's copy of the params, which the kernel then reads. */
+static opgen_call grid_call(const opgen_call *c, int j, float *values)
+{
+    opgen_call g;
+    memset(&g, 0, sizeof g);
+    g.nin = c->nin;
+    memcpy(g.in, c->in, sizeof g.in);
+    g.block = c->grid[j];
+    g.threads = c->threads;
+    g.l2_bytes = c->l2_bytes;
+    g.out = contiguous_float(c->out.ndim, c->out.dims, values);
+    return g;
+}
+
+static uint64_t grid_bytes(const opgen_call *c)
+{
+    const uint64_t n = (uint64_t)opgen_numel(&c->out) * sizeof(float);
+    opgen_call g = grid_call(c, 0, NULL);
+    return n + opgen_workspace_bytes(&g);
+}
+
+static aclnnStatus run_grid_sums(const opgen_call *c, const void *params, void *workspace)
+{
+    const int64_t n = opgen_numel(&c->out);
+    float *values = workspace;
+    float *sums = (float *)(void *)((char *)(uintptr_t)params + c->grid_at);   /* the executor's own copy */
+    for (int j = 0; j < c->ngrid; ++j) {
+        opgen_call g = grid_call(c, j, values);
+        OPGEN_TRY(opgen_run_call(&g, params, (char *)workspace + (uint64_t)n * sizeof(float)));
+        double s = 0;
+        for (int64_t i = 0; i < n; ++i)
+            s += values[i];
+        sums[j] = (float)s;
+    }
+    return ACLNN_SUCCESS;
+}
+
 aclnnStatus opgen_run_call(const opgen_call *c, const void *params, void *workspace)
 {
+    if (c->ngrid > 0) {
+        OPGEN_TRY(run_grid_sums(c, params, workspace));
+        opgen_call kernel = *c;
+        kernel.ngrid = 0;
+        return opgen_run_call(&kernel, params, workspace);
+    }
     if (c->sum_to)
         return run_sum_to(c, params, workspace);
     plan_t p;

@@ -16,6 +16,7 @@
 #define OPGEN_MAX_INPUTS 8     /* tensors a kernel reads */
 #define OPGEN_MAX_REDUCTIONS 4 /* row sums a kernel takes along dim */
 #define OPGEN_BLOCK 1024       /* elements a kernel function gets per call (staging buffers hold this) */
+#define OPGEN_MAX_GRID 2       /* sums over the whole grid a call computes before its kernel (GridSum) */
 #define OPGEN_MAX_CALLS 4      /* calls an executor runs one after the other (a split op's: one per half; one
                                  * per output of an op with several) */
 
@@ -225,6 +226,10 @@ typedef struct {
                                           INT64 arange along the class axis the executor owns; 0: none */
     uint64_t bndim;                    /* the broadcast shape of every input tensor (opgen_call_broadcast) */
     int64_t bdims[OPGEN_MAX_DIMS];
+    int ngrid;                         /* sums over the whole output shape (GridSum: a class-index loss's mean
+                                          divisor), computed first in phase 2; 0: none */
+    opgen_block_fn grid[OPGEN_MAX_GRID];   /* each sum's summand, an elementwise kernel over the call's inputs */
+    size_t grid_at;                    /* where in params the sums go: a float[ngrid] the kernels read */
 } opgen_call;
 
 void opgen_call_input(opgen_call *c, const aclTensor *t);
