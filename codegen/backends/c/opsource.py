@@ -490,8 +490,10 @@ def _ignored(op: Op) -> list:
     """The attributes with a symbol that no formula reads and no variant is chosen by (CrossEntropyLossGrad's
     lseSquareScaleForZloss): phase 1 reads nothing of them."""
     read = set().union(*(sympy.sympify(f.expr).free_symbols for f in op.formulas))
+    split = (op.split.dim, op.split.interleaved, op.split.rows) if op.split is not None else ()
     return [p for p in op.params if isinstance(p, Attr) and p.symbol is not None and p.symbol not in read
-            and p.name not in op.variant_keys() and not any(p.name in r.params for r in op.rules)]
+            and p.name not in op.variant_keys() and not any(p.name in r.params for r in op.rules)
+            and p.name not in split]   # (the split's own attributes: ClippedSwigluGrad's interleaved)
 
 
 class _Fill:

@@ -713,6 +713,16 @@ inline aclIntArray* ShapeArray(const op::Shape& shape, aclOpExecutor* executor)
     return executor->AllocIntArray(dims.data(), dims.size());
 }
 
+// Every axis of a tensor of `rank` dimensions, 0 .. rank-1 (a ReduceSum over the whole tensor).
+inline aclIntArray* AxisRange(size_t rank, aclOpExecutor* executor)
+{
+    op::FVector<int64_t, op::MAX_DIM_NUM> axes;
+    for (size_t i = 0; i < rank; ++i) {
+        axes.push_back(static_cast<int64_t>(i));
+    }
+    return executor->AllocIntArray(axes.data(), axes.size());
+}
+
 // The permutation that moves `axis` (in [-rank, rank)) last, or back from last; null when nothing moves.
 inline aclIntArray* AxisPermutation(int64_t axis, size_t rank, bool toLast, aclOpExecutor* executor)
 {
