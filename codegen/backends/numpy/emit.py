@@ -73,6 +73,8 @@ def _step_lines(op, s, v, pr):
         return [f'_chk.dim_at_most("{n}", {v(n)}, {s.values[0]}, {s.n})']
     if s.kind == "format_not_private":
         return [f'_chk.format_not_private("{n}", {v(n)})']
+    if s.kind == "broadcast_to" and s.n is not None:   # along the listed axes only
+        return [f'_chk.broadcast_to("{n}", {v(n)}, "{ref}", {v(ref)}, {s.values!r})']
     if s.kind in ("broadcast_to", "dim_in_range"):
         return [f'_chk.{s.kind}("{n}", {v(n)}, "{ref}", {v(ref)})']
     if s.kind in ("shape_is_broadcast", "broadcastable_with", "broadcasts_into"):
