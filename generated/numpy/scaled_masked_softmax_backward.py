@@ -68,7 +68,7 @@ def check(grad_output, y, mask, scale, fix_triu_mask, out, product):
     _chk.broadcast_to("mask", mask, "gradOutput", grad_output, (0, 1))
     scale = _chk.double_attr("scale", scale)
     fix_triu_mask = _chk.bool_attr("fixTriuMask", fix_triu_mask)
-    _chk.requires("fixTriuMask", bool((~fix_triu_mask)), "~fixTriuMask", fix_triu_mask)
+    _chk.requires("fixTriuMask", bool((not fix_triu_mask)), "~fixTriuMask", fix_triu_mask)
     _chk.dtype_same("gradOutput", grad_output, "y", y)
     _chk.dtype_same("gradOutput", grad_output, "out", out)
     _chk.kernel_dtypes(OP, "gradOutput", grad_output, "y", y, "mask", mask, "out", out)

@@ -35,7 +35,8 @@ def check_lines(op: Op, used: set | None = None) -> list[str]:
     """The body of `check()`: one runtime call per check step (codegen.checkplan), in the order they run.  The
     module helpers the printed conditions call are added to `used`."""
     v = lambda n: var(op, n)
-    pr = KernelNumPyPrinter({p.symbol: p.py_name for p in op.params if p.symbol is not None})
+    # (scalar conditions: `not x` for a bool attribute, where the elementwise `~True` is -2, true)
+    pr = ScalarPrinter({p.symbol: p.py_name for p in op.params if p.symbol is not None})
     lines = []
     for s in steps(op):
         lines += _step_lines(op, s, v, pr)
@@ -176,6 +177,9 @@ class ScalarPrinter(KernelNumPyPrinter):
 
     def _print_Or(self, expr):
         return "(" + " or ".join(self._print(a) for a in expr.args) + ")"
+
+    def _print_Not(self, expr):
+        return f"(not {self._print(expr.args[0])})"
 
 
 class DoublePrinter(KernelNumPyPrinter):
