@@ -258,6 +258,9 @@ def cmd_bench(args) -> int:
     if args.repeat is not None and args.repeat < 1:
         print("--repeat must be at least 1", file=sys.stderr)
         return 2
+    if args.out and Path(args.out).exists() and not Path(args.out).is_dir():   # (before the timing, not after it)
+        print(f"--out {args.out}: a file, not a folder for bench.md and bench.json", file=sys.stderr)
+        return 2
     bad_offset = bench.placement.check_offset(args.offset)
     if bad_offset:
         print(bad_offset, file=sys.stderr)

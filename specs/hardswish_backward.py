@@ -40,6 +40,11 @@ SPEC = Op(
              "At x = ±3 the middle branch applies, as the docs and the library's kernel say: x = -3 gives "
              "-gradOutput/2 and x = 3 gives 1.5*gradOutput (PyTorch's hardswish_backward gives 0 and gradOutput "
              "there, as aclnnHardswishBackwardV2 does); a `nan` x passes gradOutput."),
+        Text("CANN的experimental/activation/hard_swish_grad是另一个kernel,在x=±3处取两侧区间的值(0与gradOutput),"
+             "其示例程序按此校验:在这两点它与本页不同,其余输入一致。",
+             "CANN's experimental/activation/hard_swish_grad is another kernel, which takes the outer branches at "
+             "x = ±3 (0 and gradOutput) and whose example program checks that: it differs from this page at those "
+             "two points only."),
     ],
     torch=Torch("hardswish_backward", "gradOutput", "self"),
     description=Text("激活函数Hardswish的反向传播。", "Backward of the Hardswish activation."),

@@ -253,6 +253,15 @@ def test_bench_rejects_an_offset_that_misaligns_elements(offset, capsys):
 
 
 # ---- timing and threads --------------------------------------------------------------------------------
+def test_bench_refuses_an_out_that_is_a_file_before_timing(tmp_path, capsys):
+    """(it timed every case, then raised FileExistsError writing the report)"""
+    from codegen.cli import main
+    afile = tmp_path / "bench"
+    afile.write_text("")
+    assert main(["bench", "--quick", "--out", str(afile)]) == 2
+    assert "a file, not a folder" in capsys.readouterr().err
+
+
 def test_interleaved_calls_every_contender_once_per_pass_in_varying_order():
     calls = []
     names = "abcde"

@@ -1,5 +1,5 @@
 """opgen_expm1f, opgen_tanhf, opgen_erff, opgen_erfcf, opgen_log1pf and opgen_signf (opgen_math.h, printed from
-codegen/expansions.py) against mpmath at 40 digits.
+codegen/expansions.py) and opgen_logf (written in opgen_math.h) against mpmath at 40 digits.
 
 The error is measured in ulps of the float nearest the exact value.  Inputs: random bit patterns over the whole
 float range (every exponent equally likely), dense samples where the algorithms switch branches and where the
@@ -27,9 +27,11 @@ FUNCTIONS = {
     "erf": (mpmath.erf, 3.0, 1.0, -1.0),
     "erfc": (mpmath.erfc, 6.0, 0.0, 2.0),
     "log1p": (mpmath.log1p, 3.0, np.inf, np.nan),   # nan below -1, -inf at -1
+    "log": (mpmath.log, 1.0, np.inf, np.nan),       # nan below 0, -inf at ±0
 }
+POLE = {"log1p": -1, "log": 0}   # nan below, -inf at
 EDGES = [0.0, -0.0, 1e-30, -1e-30, 1e-45, 0.5, -0.5, 0.55, -0.55, 1.0, -1.0, 2.0, -2.0, 3.92, 10.05, 10.1, -10.1,
-         88.7, 89.0, -104.0, 3e38, -3e38]
+         88.7, 89.0, -104.0, 3e38, -3e38, 0.70710677, 0.7071068, 1.4142135, 1.4142137, 1.1754942e-38, 1.1754944e-38]
 
 
 def _inputs(n: int, seed: int) -> np.ndarray:
@@ -56,7 +58,7 @@ def _evaluate(source, tmp_path, flags, x):
                            capture_output=True, text=True)
     assert build.returncode == 0, build.stderr
     out = subprocess.run([str(exe)], input=x.tobytes(), capture_output=True, check=True).stdout
-    return np.frombuffer(out, np.float32).reshape(-1, 6)
+    return np.frombuffer(out, np.float32).reshape(-1, 7)
 
 
 def _worst_ulp(name, x, got):
@@ -65,11 +67,11 @@ def _worst_ulp(name, x, got):
     worst, where = 0.0, None
     with mpmath.workdps(40):
         for xi, gi in zip(x.tolist(), got.tolist()):
-            if xi != xi or (name == "log1p" and xi < -1):   # (log1p: nan below -1, -inf at -1)
+            if xi != xi or (name in POLE and xi < POLE[name]):   # (log1p, log: nan below the pole, -inf at it)
                 assert gi != gi, f"{name}({xi}) = {gi}"
                 continue
-            if name == "log1p" and xi == -1:
-                assert gi == -np.inf, f"log1p(-1) = {gi}"
+            if name in POLE and xi == POLE[name]:
+                assert gi == -np.inf, f"{name}({xi}) = {gi}"
                 continue
             if xi in (np.inf, -np.inf):
                 want = at_inf if xi > 0 else at_minus_inf
@@ -82,7 +84,7 @@ def _worst_ulp(name, x, got):
                 continue
             ulp = max(float(np.spacing(abs(nearest))), 2.0 ** -149)
             err = float(abs(mpmath.mpf(gi) - exact)) / ulp
-            if exact == 0 or xi == 0:
+            if (exact == 0 or xi == 0) and name != "log":   # (log(1) = +0: no sign to keep)
                 assert np.signbit(np.float32(gi)) == np.signbit(np.float32(xi)) or name == "erfc", \
                     f"{name}({xi}) = {gi}: the sign of zero"
             if err > worst:
@@ -99,7 +101,7 @@ def _check(source, tmp_path, flags, n):
     for k, name in enumerate(FUNCTIONS):
         worst, where = _worst_ulp(name, x, got[:, k])
         assert worst <= FUNCTIONS[name][1], f"opgen_{name}f: {worst:.2f} ulp at x = {where!r}"
-    sign = got[:, 5]
+    sign = got[:, 6]
     finite = ~np.isnan(x)
     assert np.array_equal(sign[finite], np.sign(x[finite])) and np.isnan(sign[~finite]).all()
     assert not np.signbit(sign[x == 0]).any(), "sign(±0) is +0, as NumPy's"

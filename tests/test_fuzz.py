@@ -16,9 +16,10 @@ import codegen
 from codegen import fuzz
 from codegen.accuracy.reference import Reference
 from codegen.fuzz import batch, grammar, specfile
-from codegen.fuzz.derive import backward_of, in_vocabulary, outside
+from codegen.fuzz.derive import backward_of, declarations, in_vocabulary, outside
 from codegen.fuzz.specfile import ALPHA, BETA, G, X
 from codegen.verify import verify_op
+from codegen.verify.result import Result
 
 from .conftest import deep_examples
 
@@ -122,6 +123,34 @@ def test_a_declared_value_is_written_in_the_spec_language():
     assert not outside(written)
     point = {G: 1.5, ALPHA: 0.7}
     assert abs(float(written.subs(point)) - float(value.subs(point))) < 1e-15
+
+
+def test_declared_values_are_read_per_formula_once_and_for_every_scalar():
+    """(seed 7) the batch's proof split alpha's range in three (one formula's kinks alpha and 1 can stand in
+    either order), and every formula was proved in each case: formula 1's kink 1/alpha came back as x = 1 (alpha
+    = 1) and unsimplified (0 < alpha < 1), and all three were declared, x = 1 for every alpha: the proof with
+    the declarations failed.  A point is now declared once, and one seen only where a scalar equals a value is
+    that value's instance of a general point, or a kink `at=` cannot state (the formula is left out)."""
+    def line(case, point, value="0"):
+        return Result("op", case, "x = ...", "FAILED", "not differentiable", undeclared=[point, value])
+    lines = [line("f0=true, 0 < alpha < 1", "(1 - alpha)*(alpha/(1 - alpha) + 1)/alpha"),
+             line("f0=true, alpha > 1", "1/alpha"), line("f0=true, alpha = 1", "1"),
+             line("f0=false, alpha = 1", "2")]
+    declared, why = declarations(lines, 1)
+    assert declared == {1: {1 / ALPHA: 0}}
+    assert list(why) == [0] and "only where alpha = 1" in why[0]
+
+
+def test_a_kink_in_some_scalar_range_only_is_left_out(tmp_path):
+    """(seed 7, batch 3) a branch `x <= -2 & x >= -beta` is empty for beta < 2: its kink at x = -2 was declared
+    for every beta (the value from beta > 2), the proof refused it for beta < 2 (the forward is smooth there), and
+    the whole batch was lost as "the fuzzer broke".  The formula is left out, the rest of the batch goes on."""
+    partial = sympy.Piecewise((X, (X <= -2) & (BETA + X >= 0)), (X ** 2, True))
+    result = batch.BatchResult()
+    op, loaded = batch.prepare([partial, sympy.exp(X / 2)], tmp_path, "fuzz_partial_backward", "tests", result)
+    assert [f for f, _, _ in loaded] == [sympy.exp(X / 2), batch.FILLER]
+    (dropped, why), = result.dropped
+    assert dropped == partial and "a kink at x = -2 in some cases of the scalars only" in why
 
 
 @pytest.mark.deep

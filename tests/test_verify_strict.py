@@ -113,9 +113,32 @@ def test_a_kink_inside_a_transcendental_kink_fails_at_once_rather_than_hangs(tmp
 
 
 def test_a_declared_point_where_nothing_switches_fails(tmp_path):
+    """A value declared where the forward is differentiable is a claim the docs and the accuracy reference read:
+    it must be the derivative (and even then, declaring it is a typo the proof names)."""
     failed = _failed(_op(tmp_path, Abs(X), G * sign(X), {sympy.Integer(0): 0, sympy.Integer(3): 0}))
+    assert [r.check for r in failed] == ["x = 3 (declared)"]
+    assert "differentiable here and the backward gives its derivative gradOutput" in failed[0].detail
+    failed = _failed(_op(tmp_path, Abs(X), G * sign(X), {sympy.Integer(0): 0, sympy.Integer(3): G}))
     assert [r.check for r in failed] == ["at Eq(x, 3)"]
     assert "no case of the proof has a branch point there" in failed[0].detail
+
+
+def test_a_formula_cannot_borrow_another_formulas_kink(tmp_path):
+    """(fuzz seed 7) in a batch, formula 1 declared x = 1, a kink of formula 2 only (and its own kink 1/alpha
+    at alpha = 1): the proof matched declared points against every formula's branch points, so the value 0 at
+    x = 1 verified, while for alpha = 2 the derivative there is 2*gradOutput."""
+    from codegen.fuzz.specfile import batch_source
+    fa, fb = Abs(ALPHA * X - 1), Abs(X - ALPHA) + Abs(X - 1)
+    one = sympy.Integer(1)
+    forms = [(fa, G * ALPHA * sign(ALPHA * X - 1), {1 / ALPHA: 0, one: 0}),
+             (fb, G * (sign(X - ALPHA) + sign(X - 1)), {ALPHA: 0, one: 0})]
+    folder = tmp_path / "borrow_backward"
+    folder.mkdir()
+    (folder / "borrow_backward.py").write_text(batch_source("borrow_backward", forms, "tests"))
+    failed = _failed(codegen.load_specs(folder)["borrow_backward"])
+    assert [(r.formula, r.check) for r in failed if r.formula.startswith("f0=false")] == \
+        [("f0=false, alpha > 0", "x = 1 (declared)")]
+    assert "not a branch point of this case for every value of its scalars" in failed[0].detail
 
 
 @pytest.mark.parametrize("at, message", [("{x: 0}", "is not Eq(x, point)"),

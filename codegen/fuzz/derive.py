@@ -32,11 +32,24 @@ def backward_of(forward):
     return G * d
 
 
-def declarations(results, k: int | None = None) -> dict:
-    """{formula index: {point: value}} from the proof lines of a spec written without declared values: every
-    branch point the proof names as not differentiable, with the value the backward gives there.  `k` bool
-    selectors name the formula of a batch case ("f0=true, f1=false, ..."); a single spec is formula 0."""
+def declarations(results, k: int | None = None) -> tuple[dict, dict]:
+    """({formula index: {point: value}}, {formula index: why it cannot be declared}) from the proof lines of a
+    spec written without declared values: every branch point the proof names as not differentiable, with the
+    value the backward gives there.  `k` bool selectors name the formula of a batch case ("f0=true, f1=false,
+    ..."); a single spec is formula 0.
+
+    The proof splits the scalars' range into cases when a batch's branch points can stand in either order
+    (0 < alpha < 1, alpha = 1, alpha > 1), and every formula is proved in every case: a kink at 1/alpha is also
+    reported as x = 1 in the case alpha = 1, and as an unsimplified (1 - alpha)*(1 + alpha/(1 - alpha))/alpha
+    in another.  A point is declared once, simplified; one seen only where a scalar equals a value is that
+    value's instance of a general point, or a kink `at=` cannot state (it declares a value for every value of
+    the scalars): the formula is then left out.  (Declaring x = 1 for every alpha was the seed 7 finding: a value
+    the forward's derivative does not have, which the prover now refuses.)"""
+    from codegen.verify.proof import same_value
+
     out: dict = {}
+    why: dict = {}
+    special = []
     local = {"x": X, "gradOutput": G, "alpha": sympy.Symbol("alpha", real=True),
              "beta": sympy.Symbol("beta", real=True)}
     for r in results:
@@ -44,8 +57,31 @@ def declarations(results, k: int | None = None) -> dict:
             continue
         index = formula_index(r.formula, k) if k else 0
         point, value = (sympy.sympify(t, locals=local) for t in r.undeclared)
-        out.setdefault(index, {})[point] = in_vocabulary(value)
-    return out
+        point, value = sympy.simplify(point), in_vocabulary(value)
+        fixed = _fixed_scalars(r.formula, local)
+        if fixed:
+            special.append((index, point, fixed))
+            continue
+        table = out.setdefault(index, {})
+        if point in table and not same_value(table[point], value):
+            why[index] = f"its value at x = {point} depends on the case ({r.formula})"
+        table.setdefault(point, value)
+    for index, point, fixed in special:
+        if not any(sympy.simplify(p.subs(fixed) - point) == 0 for p in out.get(index, {})):
+            where = ", ".join(f"{s} = {v}" for s, v in fixed.items())
+            why.setdefault(index, f"a kink at x = {point} only where {where}: at= declares a value for every "
+                                  f"value of the scalars")
+    return out, why
+
+
+def _fixed_scalars(case_label: str, local: dict) -> dict:
+    """{scalar: value} of the equalities in a proof case label ('f0=true, alpha = 1, beta > -1' -> {alpha: 1})."""
+    fixed = {}
+    for part in case_label.split(", "):
+        name, eq, value = part.partition(" = ")
+        if eq and name in local:
+            fixed[local[name]] = sympy.sympify(value, locals=local)
+    return fixed
 
 
 def in_vocabulary(value):

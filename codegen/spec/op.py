@@ -79,7 +79,7 @@ class Op:
     params: list                       # Tensor / Scalar / Attr / Output, in aclnn order
     wrt: sympy.Symbol                  # the forward input x the backward differentiates
     forward: sympy.Expr                # the forward y = f(x, ...) elementwise (DimSum for reductions)
-    backward: object                   # SymPy expression, or a list of Formula
+    backward: object                   # SymPy expression, a Formula, or a list of Formula
     dtypes: dict                       # {soc: [dtype names]} for every tensor (unless a param overrides)
     rules: list                        # Rule objects after the null checks, in check order
     description: Text                  # 算子功能 / what the operator does
@@ -242,6 +242,8 @@ class Op:
     # ---- formulas and variants ---------------------------------------------------------------------------
     @property
     def formulas(self) -> list[Formula]:
+        if isinstance(self.backward, Formula):   # one Formula, written without a list (its `at=` or rewrites)
+            return [self.backward]
         return list(self.backward) if isinstance(self.backward, (list, tuple)) else [Formula(self.backward)]
 
     def variant_keys(self) -> list[str]:

@@ -170,7 +170,11 @@ class CaseProof:
         self.xs = op.x_symbol(self.formula)
         self.ys = op.y_symbol(self.formula)
         self.label = case.label
-        self.matched = set()   # declared relations (Op.at) that named a branch point of this case
+        self.matched = set()   # (formula index, declared relation) that named a branch point of this case
+        # (per formula: a kink of one formula does not match a value another formula declares at the same point)
+        # (Formula compares by identity, and a bare-expression backward makes a new one per call: `when` names it)
+        self.formula_index = next((i for i, f in enumerate(op.formulas)
+                                   if f is self.formula or f.when == self.formula.when), None)
 
     def line(self, check, verdict, detail="", point=None):
         return Result(self.op.name, self.label, check, verdict, detail, point or {})
@@ -237,7 +241,40 @@ class CaseProof:
                                        self._counterexample(residual, lo, hi)))
         for i, t in enumerate(pts):
             lines.append(self._boundary(t, ftrees, fp, btrees, bp, u, in_y, sides[i], sides[i + 1]))
-        return lines
+        return lines + self._declared_elsewhere(pts, ftrees, fp, btrees, bp, u, in_y)
+
+    def _declared_elsewhere(self, pts, ftrees, fp, btrees, bp, u, in_y):
+        """A line for each declared point (Op.at, Formula.at) that is no branch point of this case: the forward is
+        differentiable there, so the declared value must be the derivative the backward gives, or the docs and the
+        accuracy reference (which read the declared value) claim a value the kernel does not give.  A point that
+        is a branch point for some parameter values of the case only (x = 1 against 1/alpha for alpha > 0) is
+        undecided: a formula declared another formula's kink, or one seen at alpha = 1 only (codegen.fuzz, seed 7)."""
+        x, out = self.x, []
+        for point, declared, rel in self.op.declared(self.formula):
+            p = tidy(sympy.sympify(point).subs(self.subs))
+            if p.is_real is False or any(is_zero(p - t) for t in pts):
+                continue
+            where = f"{x} = {self.case.shown(p)} (declared)"
+            try:
+                k = first_piece(ftrees, lambda tr: truth_at(tr, p))
+                if in_y:
+                    yp = tidy(fp[k][0].subs(x, p))
+                    value = tidy(bp[first_piece(btrees, lambda tr: truth_at(tr, yp))][0].subs(u, yp))
+                else:
+                    value = tidy(bp[first_piece(btrees, lambda tr: truth_at(tr, p))][0].subs(x, p))
+            except Undecided as e:
+                out.append(self.line(where, "FAILED", f"declared, but not a branch point of this case for every "
+                                                      f"value of its scalars ({e})"))
+                continue
+            v = declared.subs(self.subs).subs({self.op.wrt: p} | ({self.xs: p} if self.xs is not None else {}))
+            if same_value(v, value):
+                out.append(self.line(where, "proven", f"no branch point here: the declared value is the "
+                                                      f"derivative the backward gives, {value}"))
+            else:
+                out.append(self.line(where, "FAILED", f"the spec declares {v} here (at=), but the forward is "
+                                                      f"differentiable here and the backward gives its derivative "
+                                                      f"{value}"))
+        return out
 
     def _image(self, fk, lo, hi):
         """Image of the open interval (lo, hi) under the forward branch fk: (ylo, yhi, None) or the constant."""
@@ -260,7 +297,7 @@ class CaseProof:
             p = sympy.sympify(point).subs(self.subs)
             if not is_zero(p - t):
                 continue
-            self.matched.add(rel)
+            self.matched.add((self.formula_index, rel))
             v = value.subs(self.subs).subs({self.op.wrt: t} | ({self.xs: t} if self.xs is not None else {}))
             if found is not None and not same_value(found, v):
                 raise Undecided(f"two declared values at {self.x} = {t}: {found} and {v}")
@@ -678,9 +715,11 @@ def unmatched(op, matched: set) -> list[Result]:
     """A failure for every declared value (Op.at, Formula.at) that named no branch point in any case: a point
     where nothing switches is a typo, or a value the kernel never gives."""
     out = []
-    for f in op.formulas:
+    formulas = op.formulas
+    for i, f in enumerate(formulas):
         for _, _, rel in op.declared(f):
-            if rel not in matched and not any(r.check == f"at {rel}" for r in out):
+            if (i, rel) not in matched and not any(r.check == f"at {rel}" for r in out):
+                whose = f" of backward formula {i + 1}" if len(formulas) > 1 else ""
                 out.append(Result(op.name, "all cases", f"at {rel}", "FAILED",
-                                  "declared, but no case of the proof has a branch point there"))
+                                  f"declared, but no case of the proof{whose} has a branch point there"))
     return out

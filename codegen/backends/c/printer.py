@@ -10,9 +10,9 @@ come from codegen.backends.infix: each printed form declares its precedence next
   nan and inf); it prints as `opgen_expf` (opgen_math.h), inline and branch-free, within 1 ulp, or as
   `opgen_expf_nonpos` where SymPy proves the argument nonpositive.  `expm1`, `tanh`, `erf`, `erfc` and `sign`
   print as opgen_math.h's vectorizable `opgen_expm1f`, `opgen_tanhf`, `opgen_erff`, `opgen_erfcf`,
-  `opgen_signf`, and `log1p` as `opgen_log1pf` (Goldberg's method over libm's logf, faster than glibc's log1pf) (their
-  algorithms and error bounds: codegen/expansions.py, measured by tests/test_c_math_functions.py).  `log` stays
-  libm's `logf`.  (In a double-typed checker condition every function is libm's double one.)
+  `opgen_signf`, `log` as `opgen_logf` (hand-written beside opgen_expf), and `log1p` as `opgen_log1pf` (Goldberg's
+  method over opgen_logf) (their algorithms and error bounds: codegen/expansions.py and opgen_math.h, measured by
+  tests/test_c_math_functions.py).  (In a double-typed checker condition every function is libm's double one.)
 * `Max`/`Min` print as `fmaxf`/`fminf`, which *drop* a nan argument; NumPy's `maximum`/`minimum` (the
   reference backend) propagate it.  They print as `opgen_maximumf`/`opgen_minimumf` (opgen_math.h).
 * Integer powers print as `powf(x, 2)`: a libm call per element where one multiplication is exact and
@@ -120,7 +120,7 @@ class KernelCPrinter(InfixPrinting, C99CodePrinter):
         return self._call(f"opgen_sign{self.suffix}", expr.args[0])
 
     def _print_log(self, expr):
-        return self._call(f"log{self.suffix}", expr.args[0])
+        return self._opgen("log", expr)
 
     def _print_log1p(self, expr):
         return self._opgen("log1p", expr)

@@ -77,7 +77,7 @@ static inline __attribute__((always_inline)) void block__log_target_false(int64_
         const float grad_output_i = grad_output[i];
         const float self_i = self[i];
         const float target_i = target[i];
-        res[i] = (c0*(-self_i + logf(target_i) + 1))*grad_output_i;
+        res[i] = (c0*(-self_i + opgen_logf(target_i) + 1))*grad_output_i;
     }
 }
 
