@@ -76,6 +76,18 @@ SPEC = Op(
              "CANN's call example fills its ACL_FLOAT gradOutput from a std::vector<int> of 1s, whose bytes read as "
              "FLOAT are the denormal 1.4e-45, so it prints 0 for every element; the example here passes "
              "gradOutput = 1."),
+        Text("self为±inf时,两种形式在这里的每个后端(NumPy、C、Ascend C)和每种数据类型上都得到`nan`(x·φ(x)为inf·0),与PyTorch的"
+             "gelu_backward相同,而不是极限值(+inf处为gradOutput,-inf处为0);self为±1e4等有限值时得到极限值。算子库的kernel"
+             "并不一致:公开的arch35(Ascend 950)GeluGradV2在\"none\"形式下同样得到`nan`,在\"tanh\"形式下把为`nan`的项置0,"
+             "得到极限值;仓库experimental目录中的kernel把|x|截断到30,\"none\"形式也得到极限值;Atlas A2/A3实际使用的kernel"
+             "不在公开源码中,无法确认。这里保留`nan`。",
+             "At self = ±inf both forms give `nan` here on every backend (NumPy, C, Ascend C) and in every dtype "
+             "(x·φ(x) is inf·0), as PyTorch's gelu_backward does, rather than the limits (gradOutput at +inf, 0 at "
+             "-inf); finite values such as ±1e4 give the limits. The library's kernels differ: the public arch35 "
+             "(Ascend 950) GeluGradV2 gives `nan` in the \"none\" form too, and in the \"tanh\" form replaces its "
+             "`nan` term by 0, giving the limits; the kernel under experimental/ in the library's repository clamps "
+             "|x| at 30, giving the limits in the \"none\" form; the kernel Atlas A2/A3 actually run is not in the "
+             "public sources, so which one they follow is not known here. `nan` is kept."),
     ],
     torch=Torch("gelu_backward", "gradOutput", "self", approximate="approximate"),
     description=Text("Gelu激活函数的反向传播,approximate选择精确形式或tanh近似。",

@@ -64,7 +64,9 @@ def evaluate(op, kw, dim, expr=None):
     import sympy
     expr = sympy.sympify(op.variants[0].expr) if expr is None else expr
     syms = [t.symbol for t in op.tensors if t.symbol is not None] + [p.symbol for p in op.reals]
-    args = [np.asarray(kw[t.py_name], np.float64) for t in op.tensors if t.symbol is not None]
+    # a BOOL tensor (a mask) stays BOOL: it is read as a Piecewise condition
+    args = [np.asarray(kw[t.py_name], bool if t in op.bool_tensors else np.float64) for t in op.tensors
+            if t.symbol is not None]
     args += [float(kw[p.py_name]) for p in op.reals]
     f = sympy.lambdify(syms, expr, modules=[{"DimSum": lambda a: np.sum(a, axis=dim, keepdims=True)}, "numpy"])
     with np.errstate(all="ignore"):

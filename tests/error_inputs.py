@@ -162,6 +162,13 @@ def error_inputs(op, base: dict, product: str):
             for n in P:
                 a = _arr(base, op, n)
                 out.append(ErrorInput(_set(base, op, n, a.reshape(-1)[:1].reshape(())), r.status, n, rule))
+        elif isinstance(r, R.DimAtMost):   # one more than n along dim (a tensor of lower rank passes it)
+            for n in P:
+                a = _arr(base, op, n)
+                if -a.ndim <= r.dim < a.ndim:
+                    shape = list(a.shape)
+                    shape[r.dim] = r.n + 1
+                    out.append(ErrorInput(_set(base, op, n, np.zeros(shape, a.dtype)), r.status, n, rule))
         elif isinstance(r, (R.ShapeSame, R.ShapeIsBroadcast)):
             targets = P[1:] if isinstance(r, R.ShapeSame) else P[:1]
             for n in targets:
@@ -173,6 +180,15 @@ def error_inputs(op, base: dict, product: str):
                 a = _arr(base, op, n)
                 bad = np.zeros(a.shape[:-1] + (a.shape[-1] + 1,) if a.ndim else (3,), a.dtype)
                 out.append(ErrorInput(_set(base, op, n, bad), r.status, n, rule))
+                if isinstance(r, R.BroadcastTo) and r.axes is not None:
+                    # 1 along an axis not listed, where the target is longer: NumPy would broadcast it, the rule not
+                    t = _arr(base, op, P[-1]).shape
+                    free = {x % len(t) for x in r.axes}
+                    lead = len(t) - a.ndim
+                    at = next((i for i in range(lead, len(t)) if i not in free and t[i] > 1), None)
+                    if at is not None:
+                        shape = tuple(1 if i + lead == at else d for i, d in enumerate(a.shape))
+                        out.append(ErrorInput(_set(base, op, n, np.zeros(shape, a.dtype)), r.status, n, rule))
         elif isinstance(r, R.BroadcastsInto):
             # the first tensor enlarging the others' broadcast shape (an axis added in front), and not
             # broadcasting to it at all (its last extent one more)
@@ -223,8 +239,11 @@ def error_inputs(op, base: dict, product: str):
 
 
 def _breaking_values(cond):
-    """Values of the single symbol in `cond` that make it false (and nan, which breaks every comparison)."""
+    """Values of the single symbol in `cond` that make it false (and nan, which breaks every comparison); for a
+    bool attribute (`Not(fixTriuMask)`), the other truth value."""
     (sym,) = cond.free_symbols
+    if cond == sym or cond == sympy.Not(sym):   # a bool attribute that must be true (false)
+        return [cond != sym]
     bound = float(cond.rhs if cond.lhs == sym else cond.lhs)
     op = cond.rel_op if cond.lhs == sym else {">": "<", "<": ">", ">=": "<=", "<=": ">="}[cond.rel_op]
     return [bound - 1.0 if op in (">", ">=") else bound + 1.0, float("nan")]

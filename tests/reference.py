@@ -142,7 +142,7 @@ def vjp(op, kw: dict, preimage=None) -> np.ndarray:
             out[idx] = g[idx] * d / (divisor or 1)
         return _sum_to(out, out_shape) if op.output.sum_to else out
     # coupled along dim: one row at a time
-    dim = int(kw[op.param(op.reduce_dim).py_name])
+    dim = op.reduce_axis(kw)
     nd = max(len(shape), 1)
     shp = shape if shape else (1,)
     dim = dim % nd
@@ -151,10 +151,11 @@ def vjp(op, kw: dict, preimage=None) -> np.ndarray:
     g_r = np.reshape(g, shp)
     out_r = np.empty(shp, dtype=object)
     others = [range(s) if i != dim else [slice(None)] for i, s in enumerate(shp)]
+    ops_all = [np.reshape(vals[t.name], shp) for t in fwd.operands]   # per element (a mask)
     for sel in itertools.product(*others):
         z = list(z_all[sel])
         gs = list(g_r[sel])
-        ops_row = [[] for _ in z]
+        ops_row = [[o[sel][j] for o in ops_all] for j in range(len(z))]
         for j in range(len(z)):
             def loss(t, j=j):
                 zz = list(z)

@@ -16,7 +16,7 @@ import sympy
 
 from codegen.spec import ABSENT, DimSum
 from codegen.spec.params import FORWARD_INPUT, FORWARD_OUTPUT, GRAD
-from codegen.runtime.checks import NUMPY_DTYPES
+from codegen.runtime.checks import NUMPY_DTYPES, dtype_name
 from codegen.spec.split import tied_values
 from codegen.verify.cases import cases, sample_scalars
 
@@ -59,7 +59,7 @@ def samples(op, dtype: str, rng, n: int = 48) -> list[Sample]:
             kw = {}
             formula = variant.formula
             coupled = sympy.sympify(op.forward).has(DimSum)
-            shape = (4, 12) if coupled else (n,)
+            shape = ranked(op, (4, 12) if coupled else (n,))
             if channel:   # (2, C, n / 2C), or (1, n) where 2C does not divide n (n channels: exactly n elements,
                 # as a test of lengths asks)
                 shape = (2, CHANNELS, n // (2 * CHANNELS)) if n % (2 * CHANNELS) == 0 else (1, n)
@@ -69,9 +69,11 @@ def samples(op, dtype: str, rng, n: int = 48) -> list[Sample]:
             if summed:
                 shape, own = (2, n), ((n,), (1, n))[len(out) % 2]
             dim = None
-            if op.reduce_dim:
+            if op.dim_attr:
                 dim = int(rng.integers(-2, 2))
-                kw[op.param(op.reduce_dim).py_name] = dim
+                kw[op.dim_attr.py_name] = dim
+            elif op.reduce_dim is not None:   # a fixed axis (ScaledMaskedSoftmaxBackward's last)
+                dim = int(op.reduce_dim)
             if op.loss_reduction:
                 kw[op.param(op.loss_reduction).py_name] = red
             for a in op.attrs:
@@ -80,7 +82,11 @@ def samples(op, dtype: str, rng, n: int = 48) -> list[Sample]:
             kw.update(_scalar_values(op, variant, rng))
             preimage = None
             full = shape
+            for tensor in op.bool_tensors:   # drawn first: a forward output below is computed under them
+                kw[tensor.py_name] = rng.uniform(0, 1, shape) < 0.25
             for tensor in op.tensors:
+                if tensor in op.bool_tensors:
+                    continue
                 name = tensor.py_name
                 role = op.role_of(tensor.name, formula)
                 shape = own if tensor.name == summed else full
@@ -121,6 +127,54 @@ def samples(op, dtype: str, rng, n: int = 48) -> list[Sample]:
 
 
 CHANNELS = 4
+
+
+def min_rank(op) -> int:
+    """The largest MinRank the rules set on any tensor (ScaledMaskedSoftmaxBackward's 4): a call whose tensors share
+    one shape has at least that many dimensions."""
+    from codegen.spec import rules as R
+    return max([r.n for r in op.rules if isinstance(r, R.MinRank)] + [0])
+
+
+def ranked(op, shape: tuple) -> tuple:
+    """`shape` with leading axes of 1 up to the op's minimum rank."""
+    return (1,) * max(min_rank(op) - len(shape), 0) + tuple(shape)
+
+
+def max_rank(op) -> int:
+    """The smallest MaxRank the rules set on any tensor (8 without one)."""
+    from codegen.spec import rules as R
+    return min([r.n for r in op.rules if isinstance(r, R.MaxRank)] + [8])
+
+
+def along(op, kw: dict, dim: int) -> bool:
+    """Set a row op's axis to `dim` in the call `kw`: the dim attribute's value; an op with a fixed axis
+    (ScaledMaskedSoftmaxBackward's last) reduces along `dim` only when it is that axis (False: the case does not
+    apply to it).  True for an op without a row reduction."""
+    if op.dim_attr:
+        kw[op.dim_attr.py_name] = dim
+        return True
+    if op.reduce_dim is None:
+        return True
+    nd = max(np.ndim(kw[op.grad.py_name]), 1)
+    return -nd <= dim < nd and dim % nd == int(op.reduce_dim) % nd
+
+
+def fit(op, kw: dict) -> dict:
+    """A call built with every tensor in one shape, made to fit the op's structure: each tensor with leading axes of
+    1 up to the op's minimum rank (a view of the same data: strides and offsets kept), a BOOL tensor (a mask) as
+    BOOL (true where the value is below the median of its values: about half)."""
+    out = dict(kw)
+    for t in op.tensors:
+        a = out.get(t.py_name)
+        if not isinstance(a, np.ndarray):
+            continue
+        if t in op.bool_tensors and a.dtype != np.bool_:
+            a = a.astype(np.float64) < (np.median(a.astype(np.float64)) if a.size else 0)
+        if a.ndim < min_rank(op):
+            a = a[(None,) * (min_rank(op) - a.ndim)]
+        out[t.py_name] = a
+    return out
 
 
 def channel_rules(op) -> dict:
@@ -243,15 +297,19 @@ def _simplex(shape, dim, dtype, rng):
     n = rows.shape[1]
     ks = np.empty(rows.shape, dtype=np.int64)
     for r in range(rows.shape[0]):
-        w = rng.uniform(0.2, 1.0, n)
-        k = np.maximum(1, np.floor(w / w.sum() * 2 ** m)).astype(np.int64)
-        k[np.argmax(k)] += 2 ** m - k.sum()
-        ks[r] = k
+        ks[r] = _dyadic(rng.uniform(0.2, 1.0, n), m) * 2.0 ** m
     y = ks / 2.0 ** m
     mpmath.mp.dps = 30
     z = np.vectorize(lambda v: mpmath.log(mpmath.mpf(v)), otypes=[object])(y)
     back = lambda a: np.moveaxis(a.reshape(moved.shape), -1, dim)
     return back(y), back(z)
+
+
+def _dyadic(w, m):
+    """Probabilities k_i / 2^m (k_i >= 1, Σ k_i = 2^m) near the weights `w`."""
+    k = np.maximum(1, np.floor(w / w.sum() * 2 ** m)).astype(np.int64)
+    k[np.argmax(k)] += 2 ** m - k.sum()
+    return k / 2.0 ** m
 
 
 def _forward_rows(op, variant, kw, z, dim, t):
@@ -272,21 +330,33 @@ def _forward_rows(op, variant, kw, z, dim, t):
     mpmath.mp.dps = 30
     moved = np.moveaxis(np.asarray(z), dim, -1)
     rows = moved.reshape(-1, moved.shape[-1])
-    none = [[] for _ in range(moved.shape[-1])]
-    exact = [np.array([float(v) for v in fwd.row([mpmath.mpf(v) for v in r], none, scal)]) for r in rows]
+    # the operands per element of each row (a mask: 1.0 where true), read by the forward as the kernels read them
+    operands = [np.moveaxis(np.broadcast_to(np.asarray(kw[t.py_name], np.float64), np.shape(z)), dim, -1)
+                .reshape(rows.shape) for t in fwd.operands]
+    row_ops = [[[mpmath.mpf(o[i, j]) for o in operands] for j in range(rows.shape[1])] for i in range(rows.shape[0])]
+    exact = [np.array([float(v) for v in fwd.row([mpmath.mpf(v) for v in r], ops, scal)])
+             for r, ops in zip(rows, row_ops)]
     name = next(tp.py_name for tp in op.tensors if tp.role == FORWARD_OUTPUT)
     estimate = {**kw, name: np.moveaxis(np.array(exact).reshape(moved.shape), -1, dim)}
     with np.errstate(all="ignore"):
         ratio = magnitude(op, estimate, dim) / np.abs(evaluate(op, estimate, dim))
     ratio = np.nan_to_num(np.moveaxis(ratio, dim, -1).reshape(rows.shape), nan=np.inf)
     ys, zs = [], []
-    for r, y_exact, cond in zip(rows, exact, ratio):
+    for r, y_exact, cond, none in zip(rows, exact, ratio, row_ops):
         r = [mpmath.mpf(v) for v in r]
         y = y_exact.astype(t).astype(np.float64)
-        k = int(np.argmin(cond))
-        free = [i for i in range(len(r)) if i != k]
+        # the elements whose forward reads their input (a masked one is a constant: exact, and no unknown)
+        moved_by = [fwd.row(r[:i] + [r[i] + 1] + r[i + 1:], none, scal)[i] for i in range(len(r))]
+        live = [i for i in range(len(r)) if moved_by[i] != mpmath.mpf(y_exact[i])]
+        k = min(live, key=lambda i: cond[i]) if live else None
+        free = [i for i in live if i != k]
+        if live and abs(mpmath.fsum(y_exact[i] for i in live) - 1) < 1e-12:
+            # a distribution over the elements that read their input (a scaled or masked softmax, whose y is not
+            # the dyadic simplex drawn): the dyadic simplex over those elements instead, exact in the dtype, and
+            # the element held gets its share exactly too, every forward output then exact
+            y[live] = _dyadic(y_exact[live], min(MANTISSA[dtype_name(np.zeros(0, t))], 20))
 
-        def residual(*v, r=r, y=y, k=k, free=free):
+        def residual(*v, r=r, y=y, free=free, none=none):
             zz = list(r)
             for i, vi in zip(free, v):
                 zz[i] = vi

@@ -21,6 +21,7 @@ from codegen.backends.ascendc.socs import kernel_socs
 from codegen.spec import KERNEL_DTYPES, PRODUCTS
 
 from .conftest import REPO
+from .samples import fit
 
 OPS = codegen.load_specs()
 GE = {"ge::DT_FLOAT": "FLOAT", "ge::DT_FLOAT16": "FLOAT16", "ge::DT_BF16": "BFLOAT16"}
@@ -45,7 +46,9 @@ def test_opdef_dtype_lists_equal_the_spec_table(name):
     for soc in kernel_socs(op):
         block = text[text.index(f"OpAICoreConfig {soc}Config;"):text.index(f'AddConfig("{soc}"')]
         for t in p.operands + [op.output.name]:
-            assert _dtypes_in(block, t) == set(op.dtypes_of(t)[soc]) & set(KERNEL_DTYPES), (soc, t)
+            # (a BOOL tensor, a mask, is cast by level 2 to the inputs' dtype: the kernel reads every input in one)
+            table = op.dtypes if op.param(t) in op.bool_tensors else op.dtypes_of(t)
+            assert _dtypes_in(block, t) == set(table[soc]) & set(KERNEL_DTYPES), (soc, t)
         assert len(re.findall(r"\.DataType\(", block)) == len(p.operands) + 1
     # the kernel's operands are inputs, scalars and attributes are attrs; a tensor no variant reads is not an input
     for q in op.params:
@@ -61,7 +64,9 @@ def test_the_simulator_compiles_the_checked_in_files(name):
 def _call(op, n, rng):
     kw = {}
     for p in op.params:
-        if p.kind == "tensor":
+        if p.kind == "tensor" and p in op.bool_tensors:   # a mask
+            kw[p.py_name] = rng.uniform(0, 1, (n,)) < 0.25
+        elif p.kind == "tensor":
             kw[p.py_name] = rng.uniform(0.1, 1, (n,)).astype(np.float32)
         elif p.kind == "scalar":
             kw[p.py_name] = 0.5
@@ -89,9 +94,12 @@ def test_the_kernel_runs_the_python_tiling_within_the_ub(name, product):
         if chosen is not None:   # several outputs: each output's variant
             kw[chosen[0]] = chosen[1]
         if whole.split is None and not whole.per_output:   # (the kernel op takes no checks: its op's ran on the
-            # whole input)
+            # whole input): the scalars and attributes as the check converts them, on a call of 17 elements at the
+            # rules' minimum rank (a row of n may be longer than they allow: ScaledMaskedSoftmaxBackward's 4096)
             check = load_module(op).check
-            kw.update(check(*[kw[q.py_name] for q in op.params if q.kind != "output"], Allocate("FLOAT"), product))
+            probe = fit(op, _call(op, 17, np.random.default_rng(1)))
+            kw.update(check(*[probe[q.py_name] for q in op.params if q.kind != "output"], Allocate("FLOAT"),
+                            product))
         report = {}
         run_kernel(op, p, kw, (n,), "FLOAT", product, report=report)
         v = next(x for x in p.variants if x.index == report["tilingKey"] // 100 - 1)

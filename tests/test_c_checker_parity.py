@@ -23,6 +23,8 @@ from codegen.backends.numpy import load_module
 from codegen.spec import PRODUCTS
 from codegen.spec.params import Attr, Output, Scalar, Tensor
 
+from tests.samples import min_rank, ranked
+
 OPS = codegen.load_specs()
 # and the specs of tests/feature_specs: the language features no catalog operator combines (an order
 # precondition, a string attribute, a float attribute)
@@ -60,12 +62,15 @@ def calls(draw, op):
     base_shape = tuple(draw(st.lists(st.integers(0, 3), min_size=0, max_size=3)))
     if op.classes is not None:   # a grid of the ranks the op takes: (N, C), (C), (N, C, H, W)
         base_shape = tuple(draw(st.lists(st.integers(0, 3), min_size=1, max_size=4)))
+    elif min_rank(op) > 3:   # beyond the ranks drawn (ScaledMaskedSoftmaxBackward's 4): leading axes of 1 up to it
+        base_shape = ranked(op, base_shape)
     base_dtype = draw(st.sampled_from(DTYPES[:3]))
     args, out = {}, {}
     for p in op.params:
         if isinstance(p, (Tensor, Output)):
             mutate = draw(st.integers(0, 24))
-            shape, dtype = base_shape, base_dtype
+            # (a BOOL tensor, a mask: BOOL but where the dtype is mutated)
+            shape, dtype = base_shape, (np.bool_ if p in op.bool_tensors else base_dtype)
             if op.classes is not None:
                 shape, own = _class_shape(draw, op, p, base_shape)
                 dtype = own or dtype

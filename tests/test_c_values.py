@@ -31,7 +31,7 @@ from .compare import assert_elementwise_close, assert_rows_close, seed
 from .conftest import ci_sample, native_defines
 from .error_inputs import valid_call
 from .samples import samples
-from tests.samples import channel_shapes, results, skip_split
+from tests.samples import along, channel_shapes, fit, max_rank, ranked, results, skip_split
 
 OPS = codegen.load_specs()
 NP = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16}
@@ -49,8 +49,8 @@ def _pair(name):
 def _compare(op, got, want, kw, what):
     from codegen.runtime.checks import dtype_name
     dout = dtype_name(got)
-    if op.reduce_dim:
-        dim = kw[op.param(op.reduce_dim).py_name]
+    if op.reduce_dim is not None:
+        dim = op.reduce_axis(kw)
         assert_rows_close(op, got, want, kw, dim if got.ndim else None, dout, what)
     else:
         assert_elementwise_close(got, want, dout, what)
@@ -87,10 +87,10 @@ def _valid(name, dtype="FLOAT", shape=(6, 8), seed=0):
     channel = channel_shapes(op, shape)   # (a per-channel tensor: one element per channel of `shape`)
     for t in op.tensors:
         if kw.get(t.py_name) is not None:
-            kw[t.py_name] = np.resize(kw[t.py_name], channel.get(t.py_name, shape)).astype(NP[dtype])
-    if op.reduce_dim:
-        kw[op.param(op.reduce_dim).py_name] = -1
-    return kw
+            a = np.resize(kw[t.py_name], channel.get(t.py_name, shape))
+            kw[t.py_name] = a if t in op.bool_tensors else a.astype(NP[dtype])
+    along(op, kw, -1)
+    return fit(op, kw)
 
 
 def _out_arg(op, arrays):
@@ -99,12 +99,15 @@ def _out_arg(op, arrays):
 
 
 def _view(a, label):
-    """`a` (2-D, or 1-D: a per-channel tensor, a summed output) in the layout `label` of _views."""
-    return dict(_views(a if a.ndim == 2 else a.reshape(1, -1)))[label].reshape(a.shape)
+    """`a` (2-D, or 1-D: a per-channel tensor, a summed output; or 2-D with leading axes of 1: a rank the op
+    requires) in the layout `label` of _views."""
+    return dict(_views(a.reshape(a.shape[-2:]) if a.ndim >= 2 else a.reshape(1, -1)))[label].reshape(a.shape)
 
 
 def _views(a):
-    """The same values as `a` (2-D), in several layouts: strided, offset, reversed, transposed, misaligned."""
+    """The same values as `a` (2-D; leading axes of 1 dropped), in several layouts: strided, offset, reversed,
+    transposed, misaligned."""
+    a = a.reshape(a.shape[-2:]) if a.ndim > 2 else a
     big = np.zeros((a.shape[0] * 2 + 1, a.shape[1] * 3 + 2), a.dtype)
     big[1::2, 2::3] = a
     yield "strided+offset", big[1::2, 2::3]
@@ -113,7 +116,7 @@ def _views(a):
     yield "transposed", np.ascontiguousarray(a.T).T
     raw = np.zeros(a.nbytes + a.itemsize, np.uint8)
     mis = np.frombuffer(raw.data, dtype=a.dtype, count=a.size, offset=1).reshape(a.shape)
-    assert not mis.flags.aligned and mis.flags.writeable
+    assert (a.itemsize == 1 or not mis.flags.aligned) and mis.flags.writeable   # (BOOL: aligned at any address)
     np.copyto(mis, a)
     yield "misaligned", mis
 
@@ -204,17 +207,18 @@ def test_out_aliasing_an_input(name):
     wants = results(op, ref(**kw))   # (several outputs: the first over an input, every output compared)
     rest = [None] * (len(wants) - 1)
     for t in op.tensors:
-        if kw.get(t.py_name) is None or kw[t.py_name].shape != wants[0].shape:
+        if kw.get(t.py_name) is None or kw[t.py_name].shape != wants[0].shape or t in op.bool_tensors:
             continue
         moved = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in kw.items()}
         for got, want in zip(results(op, c(**moved, out=_out_arg(op, [moved[t.py_name]] + rest))), wants):
             _compare(op, got, want, kw, f"{name} out is {t.name}")
         # out overlaps the input shifted by one row
         buf = np.zeros((7, 8), np.float32)
-        buf[:6] = kw[t.py_name]
+        lead = (None,) * (kw[t.py_name].ndim - 2)   # (leading axes of 1: a rank the op requires)
+        buf[:6] = kw[t.py_name].reshape(6, 8)
         moved = dict(kw)
-        moved[t.py_name] = buf[:6]
-        for got, want in zip(results(op, c(**moved, out=_out_arg(op, [buf[1:]] + rest))), wants):
+        moved[t.py_name] = buf[:6][lead]
+        for got, want in zip(results(op, c(**moved, out=_out_arg(op, [buf[1:][lead]] + rest))), wants):
             _compare(op, got.copy(), want, kw, f"{name} out overlaps {t.name}")
 
 
@@ -227,11 +231,13 @@ def test_empty_rank0_rank8(name, shape):
         pytest.skip("self needs rank >= 1")
     c, ref = _pair(name)
     kw = _valid(name, shape=shape)
-    for dims in ([-1, 0] if op.reduce_dim and shape else [None]):
-        if dims is not None:
-            kw[op.param(op.reduce_dim).py_name] = dims
+    if len(shape) > max_rank(op):
+        pytest.skip(f"{name}'s tensors have at most {max_rank(op)} dimensions")
+    for dims in ([-1, 0] if op.reduce_dim is not None and shape else [None]):
+        if dims is not None and not along(op, kw, dims):
+            continue
         got, want = results(op, c(**kw)), results(op, ref(**kw))
-        assert got[0].shape == shape   # (several outputs: the first has the inputs' shape, the others checked below)
+        assert got[0].shape == ranked(op, shape)   # (several outputs: the first has the inputs' shape, the others checked below)
         for g, w, o in zip(got, want, op.outputs):
             assert g.shape == w.shape
             _compare(op, g, w, kw, f"{name} {shape} {o.name}")
@@ -256,12 +262,26 @@ def test_broadcast_operands(name, small):
             stretched |= set(r.params[1:])
         else:
             stretched |= set(r.params[2:])
+    axes = {n: r.axes for r in _broadcast_rules(op) if isinstance(r, R.BroadcastTo) and r.axes is not None
+            for n in r.params[:-1]}
     for n in sorted(stretched):
         p = op.param(n)
         if kw.get(p.py_name) is None:
             continue
         moved = dict(kw)
-        moved[p.py_name] = rng.uniform(0.2, 2, small).astype(np.float32)
+        shape = small
+        if n in axes:   # a broadcast along the listed axes only (the mask's B and N): the other tensors (2, 3, 6, 8),
+            # this one 1 along the first listed axis for small (6, 1), along the second for (1, 8)
+            if small not in ((6, 1), (1, 8)):
+                pytest.skip(f"{n} broadcasts along the axes {axes[n]} only: the cases (6, 1) and (1, 8) cover it")
+            full = kw[op.grad.py_name].shape
+            ax = [a % len(full) for a in axes[n]]
+            big = tuple(2 + ax.index(i) if i in ax else d for i, d in enumerate(full))
+            moved = {k: (np.broadcast_to(v, big).copy() if isinstance(v, np.ndarray) and v.shape == full else v)
+                     for k, v in kw.items()}
+            shape = tuple(1 if i == ax[small.index(1) % len(ax)] else d for i, d in enumerate(big))
+        a = rng.uniform(0.2, 2, shape)
+        moved[p.py_name] = a < 1 if p in op.bool_tensors else a.astype(np.float32)
         for got, want, o in zip(results(op, c(**moved)), results(op, ref(**moved)), op.outputs):
             _compare(op, got, want, moved, f"{name} {n} of shape {small} {o.name}")
 
@@ -273,7 +293,8 @@ def test_mixed_input_dtypes_and_output_dtype(name):
     op = OPS[name]
     c, ref = _pair(name)
     kw = _valid(name, shape=(5, 7))
-    tensors = [t.py_name for t in op.tensors if kw.get(t.py_name) is not None]
+    # (a BOOL tensor, a mask, keeps its dtype)
+    tensors = [t.py_name for t in op.tensors if kw.get(t.py_name) is not None and t not in op.bool_tensors]
     shapes = [a.shape for a in results(op, ref(**kw))]   # (several outputs: each its own shape, one dtype)
     tried = 0
     for dts in itertools.product(NP, repeat=len(tensors) + 1):
@@ -302,17 +323,19 @@ def test_rows_short_long_and_along_every_dim(name, dtype):
         pytest.skip(f"{name} has no {dtype} on {DEFAULT_PRODUCT}")
     c, ref = _pair(name)
     rng = np.random.default_rng(3)
-    dim_name = op.param(op.reduce_dim).py_name
     # (40, 2100) along dim 0: with a 2 MiB L2 the plan cuts the columns into tiles of 1024 (and a last one of 52)
     # that fit a quarter of it; with less L2, one tile
     shapes = [((5,), 0), ((3, 1), -1), ((7, 15), -1), ((2, 1025), -1), ((2, 3000), 1), ((1030, 3), 0),
               ((4, 5, 6), 0), ((4, 5, 6), 1), ((4, 5, 6), 2), ((3, 2048, 2), 1), ((2, 3, 1, 4), 2), ((40, 2100), 0)]
+    attrs = {k: v for k, v in _valid(name, dtype).items() if not isinstance(v, np.ndarray)}   # scalars, attributes
     for shape, dim in shapes:
-        kw = {}
+        kw = dict(attrs)
         for t in op.tensors:
             lo = 0 if t.role == FORWARD_OUTPUT else -2
             kw[t.py_name] = rng.uniform(lo, 2, shape).astype(NP[dtype])
-        kw[dim_name] = dim
+        kw = fit(op, kw)   # (a fixed axis: the cases along it, at the op's rank)
+        if len(kw[op.grad.py_name].shape) > max_rank(op) or not along(op, kw, dim):
+            continue
         _compare(op, c(**kw), ref(**kw), kw, f"{name} {dtype} {shape} dim={dim}")
         # the same along a non-contiguous dim of a transposed layout
         t_kw = {k: (np.ascontiguousarray(v.T).T if isinstance(v, np.ndarray) else v) for k, v in kw.items()}
@@ -381,8 +404,8 @@ def test_threads_give_the_same_bits(name, monkeypatch):
              ("FLOAT16", (8, 20000), 0)]
     for dtype, shape, dim in cases:
         kw = _valid(name, dtype, shape=shape)
-        if op.reduce_dim:
-            kw[op.param(op.reduce_dim).py_name] = dim
+        if not along(op, kw, dim):
+            continue
         runs = []   # (several outputs: every output, the first written over gradOutput in place)
         for threads in ("1", "3"):
             monkeypatch.setenv("OPGEN_NUM_THREADS", threads)
@@ -602,9 +625,9 @@ def test_chunked_and_skewed_entries_give_the_block_wise_bits(name, dtype, thread
               ((300, 7), 0), ((67, 1030), -1), ((40, 64), -1), ((70, 100), -1), ((9, 3), -1)]
     for shape, dim in shapes:
         kw = _valid(name, dtype, shape, seed=seed(name, dtype, shape))
-        if op.reduce_dim:
-            kw[op.param(op.reduce_dim).py_name] = dim
-        elif dim == 0:
+        if op.reduce_dim is not None and not along(op, kw, dim):
+            continue
+        elif op.reduce_dim is None and dim == 0:
             continue
         tensors = [t.py_name for t in op.tensors if isinstance(kw.get(t.py_name), np.ndarray)]
         shapes = [a.shape for a in results(op, c(**kw))]   # (several outputs: each its own shape)
@@ -687,8 +710,8 @@ def test_the_avx2_build_gives_the_avx512_bits(name, monkeypatch):
             if dim == 0 and not op.reduce_dim:
                 continue
             kw = _valid(name, dtype, shape, seed=seed(name, dtype, shape, "isa"))
-            if op.reduce_dim:
-                kw[op.param(op.reduce_dim).py_name] = dim
+            if not along(op, kw, dim):
+                continue
             want, got = native(**kw), avx2(**kw)
             bits = f"u{want.itemsize}"
             bad = np.flatnonzero(got.reshape(-1).view(bits) != want.reshape(-1).view(bits))

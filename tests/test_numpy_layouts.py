@@ -11,7 +11,7 @@ import pytest
 import codegen
 
 from .error_inputs import valid_call
-from tests.samples import channel_shapes, results, skip_split
+from tests.samples import along, channel_shapes, max_rank, ranked, results, skip_split
 
 OPS = sorted(codegen.load_specs())
 
@@ -21,8 +21,10 @@ def _tensors(op, kw):
 
 
 def _reshape_all(op, kw, shape):
-    """Every tensor in `shape`; a per-channel tensor with one element per channel of `shape`."""
+    """Every tensor in `shape` (with leading axes of 1 up to the op's minimum rank: ranked); a per-channel tensor
+    with one element per channel of `shape`."""
     kw = dict(kw)
+    shape = ranked(op, shape)
     channel = channel_shapes(op, shape)
     for n in _tensors(op, kw):
         kw[n] = np.resize(kw[n], channel.get(n, shape)).astype(kw[n].dtype)
@@ -41,14 +43,15 @@ def test_empty_rank0_rank8(ops, name, shape):
     op = ops[name]
     if shape == () and any(type(r).__name__ == "MinRank" for r in op.rules):
         pytest.skip("self needs rank >= 1")
+    if len(shape) > max_rank(op):
+        pytest.skip(f"{name}'s tensors have at most {max_rank(op)} dimensions")
     kw = _reshape_all(op, valid_call(op, np.random.default_rng(0)), shape)
-    if op.reduce_dim:
-        kw[op.param(op.reduce_dim).py_name] = -1
+    along(op, kw, -1)
     outs = results(op, codegen.kernel(name)(**kw))
-    assert outs[0].shape == shape   # (several outputs: the first; a channel gradient has its own shape)
+    assert outs[0].shape == ranked(op, shape)   # (several outputs: the first; a channel gradient has its own shape)
     if outs[0].size:
         flat = _reshape_all(op, kw, (max(1, int(np.prod(shape))),))
-        if op.reduce_dim:  # rows along dim: compare with the same rows laid out 2-D
+        if op.reduce_dim is not None:  # rows along dim: compare with the same rows laid out 2-D
             return
         # (a per-channel tensor: these shapes have one channel at most, as the flat call)
         for out, want in zip(outs, results(op, codegen.kernel(name)(**flat))):
@@ -139,17 +142,18 @@ def test_blocks_give_the_whole_array_result(monkeypatch, ops, name, dtype, layou
     from codegen.runtime.blocks import BLOCK
     op = ops[name]
     fn = codegen.kernel(name)
-    shape = (3, 7, BLOCK // 5)                     # blocks cut along axis 1, the last one shorter
+    shape = ranked(op, (3, 7, BLOCK // 5))         # blocks cut along axis 1, the last one shorter
     kw = _reshape_all(op, valid_call(op, np.random.default_rng(9)), shape)
     channel = channel_shapes(op, shape)            # (a per-channel tensor: 7 elements, in the dtype too)
-    kw = {k: (v.astype(dtype) if isinstance(v, np.ndarray) and (v.shape == shape or k in channel) else v)
+    kw = {k: (v.astype(dtype) if isinstance(v, np.ndarray) and (v.shape == shape or k in channel)
+              and v.dtype != np.bool_ else v)   # (a mask stays BOOL)
           for k, v in kw.items()}
     if layout == "strided":
         kw = {k: (np.repeat(v, 2, axis=-1)[..., ::2] if isinstance(v, np.ndarray) and v.shape == shape else v)
               for k, v in kw.items()}
-    for dim in ([-1, 1, 0] if op.reduce_dim else [None]):
-        if dim is not None:
-            kw[op.param(op.reduce_dim).py_name] = dim
+    for dim in ([-1, 1, 0] if op.reduce_dim is not None else [None]):
+        if dim is not None and not along(op, kw, dim):
+            continue
         wholes = results(op, _whole(monkeypatch, fn, kw))   # (several outputs: each its own shape)
         holders = [np.full(w.shape[:-1] + (2 * w.shape[-1],), np.nan, dtype) for w in wholes]
         outs = [h[..., ::2] if layout == "strided" else np.full(w.shape, np.nan, dtype)
@@ -197,7 +201,7 @@ def test_out_overlapping_an_input_over_many_blocks(ops, name):
     from codegen.runtime.blocks import BLOCK
     op = ops[name]
     fn = codegen.kernel(name)
-    shape = (4, BLOCK // 2)
+    shape = ranked(op, (8, BLOCK // 4))   # (rows of 4096: ScaledMaskedSoftmaxBackward's longest)
     rng = np.random.default_rng(13)
     kw = _reshape_all(op, valid_call(op, rng), shape)
     kw.update({t: (3 * rng.standard_normal(kw[t].shape)).astype(kw[t].dtype) for t in _tensors(op, kw)})
@@ -206,9 +210,9 @@ def test_out_overlapping_an_input_over_many_blocks(ops, name):
     for t in _tensors(op, kw):
         if kw[t].shape != shape or kw[t].dtype != wants[0].dtype:
             continue
-        buf = np.concatenate([kw[t], np.zeros((1, shape[1]), wants[0].dtype)])
-        shifted = dict(kw, **{t: buf[:-1]})
-        for got, want in zip(results(op, fn(**shifted, out=_out_arg(op, [buf[1:]] + rest))), wants):
+        buf = np.concatenate([kw[t], np.zeros(shape[:-2] + (1, shape[-1]), wants[0].dtype)], axis=-2)
+        shifted = dict(kw, **{t: buf[..., :-1, :]})
+        for got, want in zip(results(op, fn(**shifted, out=_out_arg(op, [buf[..., 1:, :]] + rest))), wants):
             np.testing.assert_array_equal(got, want, err_msg=f"out overlaps {t}")
         same = dict(kw, **{t: kw[t].copy()})
         for got, want in zip(results(op, fn(**same, out=_out_arg(op, [same[t]] + rest))), wants):

@@ -39,11 +39,14 @@ BY_API = {op.name: op for op in OPS.values()}
 DEFAULT_PRODUCT = "ascend910b"        # the op_api test stub's SoC (tests/ut/op_api/stub/opdev/platform.cpp)
 REFUSED = "refused by aclCreateTensor"  # an outcome before phase 1: the description itself is refused
 
+NEGATIVE_DIM = (REFUSED, "a shape with negative dimensions is refused when the tensor is created (aclCreateTensor "
+                          "returns NULL; NumPy has no such array), before phase 1 could return CANN's 161002")
+
 # Where our verdict differs from CANN's test on purpose: (aclnn name, case name) -> (our outcome, why).
 DIFFERS = {
-    ("aclnnLogSigmoidBackward", "logsigmoid_backward_testcase_026_exception_negative_dim"): (
-        REFUSED, "a shape with negative dimensions is refused when the tensor is created (aclCreateTensor returns "
-                 "NULL; NumPy has no such array), before phase 1 could return CANN's 161002"),
+    ("aclnnLogSigmoidBackward", "logsigmoid_backward_testcase_026_exception_negative_dim"): NEGATIVE_DIM,
+    ("aclnnScaledMaskedSoftmaxBackward", "test_scaled_masked_softmax_backward_wrong_shape_y_grad"): NEGATIVE_DIM,
+    ("aclnnScaledMaskedSoftmaxBackward", "test_scaled_masked_softmax_backward_wrong_shape_mask"): NEGATIVE_DIM,
     ("aclnnSoftmaxBackward", "case_016_input_emptytensor_normal"): (
         "ACLNN_ERR_PARAM_INVALID", "empty inputs with an out of another shape: every check runs, where CANN returns "
                                    "success before its checks when an input is empty (and writes nothing)"),

@@ -15,6 +15,7 @@ import functools
 
 import ml_dtypes
 import numpy as np
+import sympy
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -27,7 +28,7 @@ from codegen.accuracy.inputs import Sample
 from codegen.spec import rules as R
 from codegen.spec.params import Output
 from tests.conftest import deep_examples
-from tests.samples import skip_split
+from tests.samples import min_rank, skip_split
 
 OPS = codegen.load_specs()
 NAMES = sorted(OPS)
@@ -85,10 +86,15 @@ def draw_call(data, op, valid: bool):
     product = data.draw(st.sampled_from(socs))
     floats = [d for d in op.dtypes[product] if d in FORMATS]
     dtype = data.draw(st.sampled_from(floats if valid else list(NP)))
-    rank = data.draw(st.integers(1 if any(isinstance(r, R.MinRank) for r in op.rules) else 0, 4))
+    # (a valid call at the rules' minimum rank at least: ScaledMaskedSoftmaxBackward's 4)
+    rank = data.draw(st.integers(min_rank(op) if valid else 1 if any(isinstance(r, R.MinRank) for r in op.rules)
+                                 else 0, 4))
     shape = tuple(data.draw(st.lists(st.integers(0 if not valid else 1, 3), min_size=rank, max_size=rank)))
     bcast = {n for r in op.rules if isinstance(r, (R.BroadcastTo, R.Broadcastable)) for n in
              (r.params[:-1] if isinstance(r, R.BroadcastTo) else r.params)}
+    # a broadcast along listed axes only (BroadcastTo(axes=...)): those axes, no dropped leading dims
+    axes = {n: {a % max(rank, 1) for a in r.axes} for r in op.rules if isinstance(r, R.BroadcastTo) and r.axes
+            for n in r.params[:-1]}
     kw = {"product": product}
     channel = {r.params[0]: r.dim for r in op.rules if isinstance(r, R.PerChannel)}
     for p in op.params:
@@ -99,18 +105,26 @@ def draw_call(data, op, valid: bool):
                 kw[p.py_name] = None
                 continue
             s = _broadcast_shape(data, shape) if p.name in bcast and data.draw(st.booleans()) else shape
+            if p.name in axes and s != shape:
+                s = tuple(1 if i in axes[p.name] and data.draw(st.booleans()) else d for i, d in enumerate(shape))
             if p.name in channel:   # a per-channel tensor: C elements along its tensor's dim (1 without one), or 1
                 c = shape[channel[p.name]] if len(shape) > channel[p.name] else 1
                 s = data.draw(st.sampled_from([(c,), (1,)]))
             if not valid and data.draw(st.integers(0, 9)) == 0:
                 s = s + (2,)                                         # a shape the rules may reject
             kw[p.py_name] = _array(data, s, dtype if valid or data.draw(st.booleans()) else "FLOAT")
+            if p in op.bool_tensors:   # a mask: true where the value drawn is negative
+                with np.errstate(invalid="ignore"):   # (nan: false)
+                    kw[p.py_name] = kw[p.py_name] < 0
             if not valid and not p.optional and data.draw(st.integers(0, 19)) == 0:
                 kw[p.py_name] = None                                 # a null required tensor
         elif p.kind == "scalar":
             kw[p.py_name] = data.draw(st.floats(0.25, 2) if valid else st.floats(-2, 2))
         elif p.type == "bool":
             kw[p.py_name] = data.draw(st.booleans())
+            if valid and any(isinstance(r, R.Requires) and r.condition.free_symbols == {p.symbol} and
+                             r.condition.subs(p.symbol, kw[p.py_name]) == sympy.false for r in op.rules):
+                kw[p.py_name] = not kw[p.py_name]   # the value a precondition wants (fixTriuMask: false)
         elif p.name == op.reduce_dim:
             n = max(len(shape), 1)
             kw[p.py_name] = data.draw(st.integers(-n, n - 1) if valid else st.integers(-6, 6))

@@ -431,8 +431,12 @@ def layout_groups(ctx: Context) -> list[Sample]:
         if isinstance(r, R.BroadcastTo):
             present = [n for n in r.params[:-1] if ctx.variant.key.get(n) != "absent"]
             for cut in ((1, 5), ()):
-                # cut to 1 along the first axis, or to one element (of rank 0, or of the minimum rank)
+                # cut to 1 along the first axis, or to one element (of rank 0, or of the minimum rank); a broadcast
+                # along listed axes only (BroadcastTo(axes=...)): to 1 along the first listed axis, or along all
                 f = (lambda a: a[:1]) if cut else (lambda a: a.reshape(-1)[0].reshape((1,) * min_rank))
+                if r.axes is not None:
+                    f = (lambda a, ax=r.axes[:1] if cut else r.axes: a[tuple(
+                        slice(0, 1) if i in {x % a.ndim for x in ax} else slice(None) for i in range(a.ndim))])
                 t = ctx.typical_tensors(bshape, cut={n: f for n in present})
                 out.append(ctx.make(f"layout: broadcast {', '.join(present)} {list(np.shape(t[present[0]]))} "
                                     f"to {r.params[-1]}", t, bshape))

@@ -4,7 +4,8 @@ An operator's counterpart is declared in its spec (`torch=Torch(...)` or `TorchG
 the seed operators', written before that existed, and those whose gradient no single aten call or autograd of
 the held input gives (a forward *output* held, a scale applied after), are the entries below, keyed by aclnn name.  An op with
 neither is simply not compared.  Each entry takes `torch`, the kernel keywords (NumPy arrays) and a converter to
-tensors, and returns the gradient as a tensor.
+tensors, and returns the gradient as a tensor (an op with several outputs: {output name: tensor}, the output op of
+codegen.accuracy.outputs reads its own).
 """
 from __future__ import annotations
 
@@ -38,6 +39,15 @@ def _scaled_masked_softmax(torch, kw, t):
     return torch.ops.aten._masked_softmax_backward(g, t(kw["y"]), mask, -1) * kw["scale"]
 
 
+def _prelu(torch, kw, t):
+    """aten's PReLU kernel backward, both gradients by output name.  It works per element (autograd sums the
+    weight's gradient over the broadcast afterwards): the accuracy runs measure each output with one weight per
+    element (codegen.accuracy.outputs), so the tensors are broadcast to one shape and nothing is summed."""
+    g, x, w = torch.broadcast_tensors(t(kw["grad_output"]), t(kw["self"]), t(kw["weight"]))
+    grads = torch.ops.aten._prelu_kernel_backward(g, x, w)
+    return dict(zip(("gradInput", "gradWeight"), grads))
+
+
 def _softshrink(torch, kw, t):
     return torch.ops.aten.softshrink_backward(t(kw["grad_output"]), t(kw["self"]), kw["lambd"])
 
@@ -66,6 +76,7 @@ TORCH = {
     "aclnnScaledMaskedSoftmaxBackward": _scaled_masked_softmax,
     "aclnnSoftshrinkBackward": _softshrink,
     "aclnnEluBackward": _elu,
+    "aclnnPreluBackward": _prelu,
     "aclnnBinaryCrossEntropyWithLogitsBackward": _bce_with_logits,
 }
 
@@ -99,4 +110,7 @@ def run(op, kw: dict, out_dtype) -> np.ndarray | None:
         if a.dtype.name == "bfloat16":   # (torch.from_numpy cannot read ml_dtypes' bfloat16)
             return torch.from_numpy(np.ascontiguousarray(a.astype(np.float32)).reshape(a.shape)).to(torch.bfloat16)
         return torch.from_numpy(np.ascontiguousarray(a).reshape(a.shape))   # (a 0-d array stays 0-d)
-    return fn(torch, kw, t).detach().to(torch.float64).numpy().astype(out_dtype)
+    got = fn(torch, kw, t)
+    if isinstance(got, dict):   # several outputs (an entry gives them by name): the one `op` measures
+        got = got[op.output.name]
+    return got.detach().to(torch.float64).numpy().astype(out_dtype)

@@ -272,11 +272,21 @@ def shape_same(ref_name, ref, name, value):
                                         f"got {shape_str(value.shape)}")
 
 
-def broadcast_to(name, value, target_name, target):
+def broadcast_to(name, value, target_name, target, axes=None):
+    """`value` broadcasts to exactly `target`'s shape; with `axes` (the target's, negative from the end) along those
+    only: along every other axis it has the target's size (a missing leading axis counts as 1)."""
     if _concrete(value) and _concrete(target):
         if broadcast_shapes(value.shape, target.shape) != tuple(target.shape):
             raise AclnnError(INVALID, name, f"{name} of shape {shape_str(value.shape)} does not broadcast to "
                                             f"{target_name}'s shape {shape_str(target.shape)}")
+        if axes is not None:
+            nt, lead = len(target.shape), len(target.shape) - len(value.shape)
+            free = {a % nt for a in axes if -nt <= a < nt}
+            for i in range(nt):
+                if i not in free and (i < lead or value.shape[i - lead] != target.shape[i]):
+                    raise AclnnError(INVALID, name, f"{name} of shape {shape_str(value.shape)} may broadcast to "
+                                                    f"{target_name}'s shape {shape_str(target.shape)} only along "
+                                                    f"axes {shape_str(axes)}")
 
 
 def broadcastable(a_name, a, name, value):

@@ -106,7 +106,7 @@ Op(...)                    the operator; its fields, in the order a spec usually
     FormatNotPrivate(*tensors)     no private format (NC1HWC0, FRACTAL_Z, ...: CANN's op::IsPrivateFormat)
     ShapeSame(ref, *tensors)       same shape as ref
     Broadcastable(a, b)            a and b broadcast together (NumPy rules)
-    BroadcastTo(*tensors, target)  each broadcasts to exactly target's shape
+    BroadcastTo(*tensors, target)  each broadcasts to exactly target's shape (axes=(0, 1): along those only)
     ShapeIsBroadcast(out, a, b)    out's shape is the broadcast of a's and b's
     BroadcastsInto(g, a, b)        g broadcasts to exactly the broadcast of a's and b's (may not enlarge it)
     DimInRange(attr, tensor)       attr in [-n, n-1], n = rank (rank 0 counts as 1)

@@ -217,11 +217,23 @@ class ShapeSame(Rule):
 
 @dataclass(frozen=True, init=False)
 class BroadcastTo(Rule):
-    """Every tensor but the last broadcasts to exactly the last tensor's shape."""
+    """Every tensor but the last broadcasts to exactly the last tensor's shape.  With `axes` (axes of the target,
+    negative from the end) it may broadcast along those axes only and has the target's size along every other
+    (ScaledMaskedSoftmaxBackward's mask [B|1, N|1, S1, S2]: `axes=(0, 1)`)."""
     category = "shape"
+    axes: tuple[int, ...] | None = None
+
+    def __init__(self, *params: str, axes=None):
+        super().__init__(*params)
+        object.__setattr__(self, "axes", None if axes is None else tuple(int(a) for a in axes))
 
     def describe(self, lang, op=None):
         srcs, dst = self.params[:-1], self.params[-1]
+        if self.axes is not None:
+            ax = ", ".join(str(a) for a in self.axes)
+            return {"zh": f"{_names(srcs)}的shape不能broadcast到{dst}的shape,或在第{ax}维以外的维度上与{dst}不一致。",
+                    "en": f"the shape of {', '.join(srcs)} does not broadcast to {dst}'s shape, or differs from it "
+                          f"along an axis other than {ax}."}[lang]
         return {"zh": f"{_names(srcs)}的shape不能broadcast到{dst}的shape。",
                 "en": f"the shape of {', '.join(srcs)} does not broadcast to {dst}'s shape."}[lang]
 

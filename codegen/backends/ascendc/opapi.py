@@ -159,6 +159,9 @@ def check_lines(op: Op) -> list[str]:
         elif s.kind in ("max_rank", "min_rank"):
             fn = "MaxRank" if s.kind == "max_rank" else "MinRank"
             lines.append(f'CHECK_RET(opgen_l2::{fn}({n}, "{n}", {s.n}), {invalid});')
+        elif s.kind == "broadcast_to" and s.n is not None:   # along the listed axes only
+            axes = ", ".join(str(a) for a in s.values)
+            lines.append(f'CHECK_RET(opgen_l2::BroadcastsTo({n}, "{n}", {ref}, "{ref}", {{{axes}}}), {invalid});')
         elif s.kind == "broadcast_to":
             lines.append(f'CHECK_RET(opgen_l2::BroadcastsTo({n}, "{n}", {ref}, "{ref}"), {invalid});')
         elif s.kind == "dim_at_most":

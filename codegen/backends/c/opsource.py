@@ -385,6 +385,12 @@ def check_lines(op: Op) -> list[str]:
             lines.append(f'OPGEN_TRY(opgen_check_dim_at_most("{n}", {n}, {s.values[0]}, {s.n}));')
         elif s.kind == "format_not_private":
             lines.append(f'OPGEN_TRY(opgen_check_format_not_private("{n}", {n}));')
+        elif s.kind == "broadcast_to" and s.n is not None:   # along the listed axes only
+            axes = ", ".join(str(a) for a in s.values) or "0"
+            lines += ["{",
+                      f"    static const int64_t axes[] = {{{axes}}};",
+                      f'    OPGEN_TRY(opgen_check_broadcast_on("{n}", {n}, "{ref}", {ref}, {s.n}, axes));',
+                      "}"]
         elif s.kind in ("broadcast_to", "dim_in_range"):
             lines.append(f'OPGEN_TRY(opgen_check_{s.kind}("{n}", {n}, "{ref}", {ref}));')
         elif s.kind in ("shape_is_broadcast", "broadcastable_with", "broadcasts_into"):

@@ -35,7 +35,8 @@ def check_lines(op: Op, used: set | None = None) -> list[str]:
     """The body of `check()`: one runtime call per check step (codegen.checkplan), in the order they run.  The
     module helpers the printed conditions call are added to `used`."""
     v = lambda n: var(op, n)
-    pr = KernelNumPyPrinter({p.symbol: p.py_name for p in op.params if p.symbol is not None})
+    # (scalar conditions: `not x` for a bool attribute, where the elementwise `~True` is -2, true)
+    pr = ScalarPrinter({p.symbol: p.py_name for p in op.params if p.symbol is not None})
     lines = []
     for s in steps(op):
         lines += _step_lines(op, s, v, pr)
@@ -73,6 +74,8 @@ def _step_lines(op, s, v, pr):
         return [f'_chk.dim_at_most("{n}", {v(n)}, {s.values[0]}, {s.n})']
     if s.kind == "format_not_private":
         return [f'_chk.format_not_private("{n}", {v(n)})']
+    if s.kind == "broadcast_to" and s.n is not None:   # along the listed axes only
+        return [f'_chk.broadcast_to("{n}", {v(n)}, "{ref}", {v(ref)}, {s.values!r})']
     if s.kind in ("broadcast_to", "dim_in_range"):
         return [f'_chk.{s.kind}("{n}", {v(n)}, "{ref}", {v(ref)})']
     if s.kind in ("shape_is_broadcast", "broadcastable_with", "broadcasts_into"):
@@ -174,6 +177,9 @@ class ScalarPrinter(KernelNumPyPrinter):
 
     def _print_Or(self, expr):
         return "(" + " or ".join(self._print(a) for a in expr.args) + ")"
+
+    def _print_Not(self, expr):
+        return f"(not {self._print(expr.args[0])})"
 
 
 class DoublePrinter(KernelNumPyPrinter):

@@ -339,6 +339,27 @@ aclnnStatus opgen_check_broadcast_to(const char *name, const aclTensor *t, const
                       shape_str(b, sizeof b, target->dims, target->ndim));
 }
 
+aclnnStatus opgen_check_broadcast_on(const char *name, const aclTensor *t, const char *target_name,
+                                     const aclTensor *target, int n, const int64_t *axes)
+{
+    aclnnStatus st = opgen_check_broadcast_to(name, t, target_name, target);
+    if (st != ACLNN_SUCCESS || !t || !target)
+        return st;
+    const int64_t nt = (int64_t)target->ndim, lead = nt - (int64_t)t->ndim;
+    for (int64_t i = 0; i < nt; i++) {
+        bool free = false;
+        for (int k = 0; k < n; k++)
+            free = free || (-nt <= axes[k] && axes[k] < nt && (axes[k] < 0 ? axes[k] + nt : axes[k]) == i);
+        if (!free && (i < lead || t->dims[i - lead] != target->dims[i])) {
+            char a[256], b[256], c[256];
+            return opgen_fail(INVALID, name, "%s of shape %s may broadcast to %s's shape %s only along axes %s", name,
+                              shape_str(a, sizeof a, t->dims, t->ndim), target_name,
+                              shape_str(b, sizeof b, target->dims, target->ndim), shape_str(c, sizeof c, axes, (uint64_t)n));
+        }
+    }
+    return ACLNN_SUCCESS;
+}
+
 aclnnStatus opgen_check_broadcastable(const char *a_name, const aclTensor *a, const char *name, const aclTensor *t)
 {
     if (!a || !t)

@@ -106,6 +106,9 @@ aclnnStatus opgen_check_dim_at_most(const char *name, const aclTensor *t, int64_
 aclnnStatus opgen_check_shape_same(const char *ref_name, const aclTensor *ref, const char *name, const aclTensor *t);
 aclnnStatus opgen_check_broadcast_to(const char *name, const aclTensor *t, const char *target_name,
                                      const aclTensor *target);
+/* ... along the n listed axes of target only (negative from the end); every other axis has target's size */
+aclnnStatus opgen_check_broadcast_on(const char *name, const aclTensor *t, const char *target_name,
+                                     const aclTensor *target, int n, const int64_t *axes);
 aclnnStatus opgen_check_broadcastable(const char *a_name, const aclTensor *a, const char *name, const aclTensor *t);
 aclnnStatus opgen_check_broadcastable_with(const char *name, const aclTensor *t, int n, const char *const *names,
                                            const aclTensor *const *operands);

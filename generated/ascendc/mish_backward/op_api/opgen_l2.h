@@ -251,6 +251,35 @@ inline bool BroadcastsTo(const aclTensor* t, const char* name, const aclTensor* 
     return false;
 }
 
+// ... along the listed axes of `target` only (negative from the end): along every other axis `t` has target's
+// size, a missing leading axis counting as 1 (ScaledMaskedSoftmaxBackward's mask [B|1, N|1, S1, S2]).
+inline bool BroadcastsTo(const aclTensor* t, const char* name, const aclTensor* target, const char* targetName,
+                         const std::initializer_list<int64_t>& axes)
+{
+    if (!BroadcastsTo(t, name, target, targetName)) {
+        return false;
+    }
+    if (t == nullptr || target == nullptr) {
+        return true;
+    }
+    const op::Shape& ts = t->GetViewShape();
+    const op::Shape& ds = target->GetViewShape();
+    const int64_t nt = static_cast<int64_t>(ds.GetDimNum());
+    const int64_t lead = nt - static_cast<int64_t>(ts.GetDimNum());
+    for (int64_t i = 0; i < nt; i++) {
+        bool free = false;
+        for (int64_t a : axes) {
+            free = free || (-nt <= a && a < nt && (a < 0 ? a + nt : a) == i);
+        }
+        if (!free && (i < lead || ts.GetDim(i - lead) != ds.GetDim(i))) {
+            OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s of shape %s may broadcast to %s's shape %s only along the listed axes",
+                    name, op::ToString(ts).GetString(), targetName, op::ToString(ds).GetString());
+            return false;
+        }
+    }
+    return true;
+}
+
 inline bool Broadcastable(const aclTensor* a, const char* aName, const aclTensor* t, const char* name)
 {
     if (a == nullptr || t == nullptr || op::CheckBroadcastShape(a->GetViewShape(), t->GetViewShape())) {
