@@ -20,7 +20,7 @@ from codegen.spec import CLASS, DimSum, Eq, Formula, Piecewise
 from codegen.verify import cases, prove
 from codegen.verify.class_rows import check_rows
 
-SPEC = Path(__file__).parent / "class_rows" / "cross_entropy_loss_grad.py"
+SPEC = Path(__file__).parents[1] / "specs" / "cross_entropy_loss_grad.py"
 
 
 @pytest.fixture(scope="module")
