@@ -255,7 +255,7 @@ def cross_entropy_loss_grad(*, grad_loss, log_prob, target, weight_optional, gra
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
     # every input as a view on the (sample, class) grid of log_prob, and the class coordinate
-    grad_loss, target, weight_optional, grad_zloss_optional, lse_for_zloss_optional, class_index = _calls.class_views(log_prob.shape, [("sample", grad_loss), ("sample", target), ("class", weight_optional), ("scalar", grad_zloss_optional), ("scalar", lse_for_zloss_optional)])
+    grad_loss, target, weight_optional, class_index = _calls.class_views(log_prob.shape, [("sample", grad_loss), ("sample", target), ("class", weight_optional)])
     view = out
     if out.ndim == 0:  # a rank-0 tensor is a row of one element along dim 0 / -1
         grad_loss, log_prob, target, weight_optional, class_index, view = grad_loss.reshape(1), log_prob.reshape(1), target.reshape(1), weight_optional.reshape(1), class_index.reshape(1), out.reshape(1)
