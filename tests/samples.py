@@ -271,6 +271,10 @@ def _class_samples(op, dtype: str, rng, n: int) -> list[Sample]:
         for a in op.attrs:
             if a.type == "int64" and a.name != op.loss_reduction:
                 kw[a.py_name] = 1
+        # the real attributes (CrossEntropyLossGrad's double labelSmoothing) inside a proof case of the reduction
+        variant = next((v for v in op.variants if v.key.get(op.loss_reduction, red) == red
+                        and ABSENT not in v.key.values()), op.variants[0])
+        kw.update(_scalar_values(op, variant, rng))
         target = rng.integers(0, classes, samples_shape)
         target[rng.uniform(0, 1, samples_shape) < 0.2] = 1
         for tensor in op.tensors:
@@ -281,11 +285,13 @@ def _class_samples(op, dtype: str, rng, n: int) -> list[Sample]:
                 kw[tensor.py_name] = rng.uniform(-2, 2, samples_shape if none else ()).astype(t)
             elif kind == "grid":
                 kw[tensor.py_name] = (rng.standard_normal(grid) * 3).astype(t)
-            elif kind == "class":
-                kw[tensor.py_name] = rng.uniform(0.2, 2, classes).astype(t)
+            elif kind == "class":   # in its own dtype where it has a table of its own (CrossEntropyLossGrad's FLOAT)
+                own = {d for ds in (tensor.dtypes or {}).values() for d in ds}
+                kw[tensor.py_name] = rng.uniform(0.2, 2, classes).astype(t if not own or dtype in own
+                                                                            else NP[sorted(own)[0]])
             else:
                 kw[tensor.py_name] = np.array([rng.uniform(0.5, 4)]).astype(t)
-        out.append(Sample(kw, op.variants[0], None, f"reduction={red}"))
+        out.append(Sample(kw, variant, None, f"reduction={red}"))
     return out
 
 

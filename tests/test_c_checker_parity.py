@@ -21,7 +21,7 @@ import codegen
 from codegen.backends.c.binding import library
 from codegen.backends.numpy import load_module
 from codegen.spec import PRODUCTS
-from codegen.spec.params import Attr, Output, Scalar, Tensor
+from codegen.spec.params import UNUSED, Attr, Output, Scalar, Tensor
 
 from tests.samples import min_rank, ranked
 
@@ -49,19 +49,34 @@ def _class_shape(draw, op, p, grid):
     samples = grid[:1] + grid[2:] if len(grid) >= 2 else ()
     if kind == "grid":
         return grid, None
-    if kind == "class":
-        return (grid[1] if len(grid) >= 2 else grid[0] if grid else 1,), None
+    if kind == "class":   # a per-class tensor with a dtype table of its own (CrossEntropyLossGrad's FLOAT weight)
+        own = sorted({d for ds in (p.dtypes or {}).values() for d in ds})
+        return (grid[1] if len(grid) >= 2 else grid[0] if grid else 1,), \
+            (_np_dtype(draw(st.sampled_from(own))) if own else None)
     if kind == "sample":
         shape = samples if p.name == op.classes.target or draw(st.booleans()) else ()
         return shape, (draw(st.sampled_from([np.int64, np.int32, np.uint8])) if p.name == op.classes.target else None)
     return (1,), None
 
 
+def _rank_bounds(op, name) -> tuple:
+    """(lowest, highest) rank the rules admit for tensor `name` (1 and 4 without a rule)."""
+    from codegen.spec import rules as R
+    lo = max([r.n for r in op.rules if isinstance(r, R.MinRank) and name in r.params] + [1])
+    hi = min([r.n for r in op.rules if isinstance(r, R.MaxRank) and name in r.params] + [4])
+    return lo, max(lo, hi)
+
+
+def _np_dtype(name):
+    return {"BFLOAT16": ml_dtypes.bfloat16}.get(name) or np.dtype(codegen.spec.DTYPES[name].numpy).type
+
+
 @st.composite
 def calls(draw, op):
     base_shape = tuple(draw(st.lists(st.integers(0, 3), min_size=0, max_size=3)))
-    if op.classes is not None:   # a grid of the ranks the op takes: (N, C), (C), (N, C, H, W)
-        base_shape = tuple(draw(st.lists(st.integers(0, 3), min_size=1, max_size=4)))
+    if op.classes is not None:   # a grid of the ranks its rules admit: (N, C), (C), (N, C, H, W); mutate 2 breaks them
+        lo, hi = _rank_bounds(op, op.classes.tensor)
+        base_shape = tuple(draw(st.lists(st.integers(0, 3), min_size=lo, max_size=hi)))
     elif min_rank(op) > 3:   # beyond the ranks drawn (ScaledMaskedSoftmaxBackward's 4): leading axes of 1 up to it
         base_shape = ranked(op, base_shape)
     base_dtype = draw(st.sampled_from(DTYPES[:3]))
@@ -176,8 +191,16 @@ def test_arguments_c_cannot_carry_give_the_numpy_error(name):
             bad += [(p.py_name, True), (p.py_name, "1"), (p.py_name, 10 ** 400)]
         elif isinstance(p, Attr):
             bad += [(p.py_name, 1.5 if p.type == "int64" else 1), (p.py_name, 2 ** 70 if p.type == "int64" else "x")]
+    # a tensor accepted and never read that no rule checks (CrossEntropyLossGrad's zloss ones): NumPy ignores a list
+    # there, as the library ignores the tensor; C cannot carry it and says so (TypeError)
+    ignored = {p.py_name for p in op.tensors if p.role == UNUSED and not any(p.name in r.params for r in op.rules)}
     for key, value in bad:
         kw = dict(base, **{key: value})
+        if key in ignored and isinstance(value, list):
+            assert isinstance(ref(**kw), np.ndarray)
+            with pytest.raises(TypeError, match="cannot be passed to C"):
+                c(**kw)
+            continue
         want = _outcome(lambda: ref(**kw))
         got = _outcome(lambda: c(**kw))
         assert want is not None and got == want, f"{name} {key}={value!r}: C {got}, NumPy {want}"

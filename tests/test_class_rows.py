@@ -1,13 +1,11 @@
 """Class-index ops with a row along the class axis (codegen.spec.classes.has_rows, codegen.verify.class_rows).
 
-tests/class_rows/cross_entropy_loss_grad.py states CrossEntropyLossGrad's mathematics: the gradient w.r.t. the
-logits of the weighted cross-entropy with label smoothing, from logProb = log_softmax(x) (`holds=`), the target's
-weight gathered at every class (a DimSum of a one-hot) and the mean's divisor summed over the grid (`GridSum`).
-It is proven and checked in mpmath; every backend emits it (row sums on the grid, a DimSum of a null weight's
-default, the GridSum divisor in a pass before the kernel), the kernels agree with PyTorch's autograd and pass the
-differential oracle (codegen.accuracy) on every backend and dtype.  It is not in specs/ yet: the per-op tests
-(tests/samples.py and the row tests of test_c_values / test_ascendc_values) assume a dim attribute and pass no
-double attributes (docs/spec-language-losses.md lists them).
+specs/cross_entropy_loss_grad.py states CrossEntropyLossGrad's mathematics: the gradient w.r.t. the logits of the
+weighted cross-entropy with label smoothing, from logProb = log_softmax(x) (`holds=`), the target's weight gathered
+at every class (a DimSum of a one-hot) and the mean's divisor summed over the grid (`GridSum`).  Its proof is
+checked here with a wrong backward; every backend emits it (row sums on the grid, a DimSum of a null weight's
+default, the GridSum divisor in a pass before the kernel), and the kernels agree with PyTorch's autograd here; the
+per-op tests and the differential oracle (codegen.accuracy) cover it like any op.
 """
 from __future__ import annotations
 
@@ -20,7 +18,7 @@ from codegen.spec import CLASS, DimSum, Eq, Formula, Piecewise
 from codegen.verify import cases, prove
 from codegen.verify.class_rows import check_rows
 
-SPEC = Path(__file__).parent / "class_rows" / "cross_entropy_loss_grad.py"
+SPEC = Path(__file__).parents[1] / "specs" / "cross_entropy_loss_grad.py"
 
 
 @pytest.fixture(scope="module")

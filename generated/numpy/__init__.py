@@ -4,6 +4,7 @@ from .binary_cross_entropy_backward import binary_cross_entropy_backward
 from .binary_cross_entropy_with_logits_backward import binary_cross_entropy_with_logits_backward
 from .binary_cross_entropy_with_logits_target_backward import binary_cross_entropy_with_logits_target_backward
 from .clipped_swiglu_grad import clipped_swiglu_grad
+from .cross_entropy_loss_grad import cross_entropy_loss_grad
 from .elu_backward import elu_backward
 from .fast_gelu_backward import fast_gelu_backward
 from .ge_glu_backward import ge_glu_backward
@@ -42,4 +43,4 @@ from .swi_glu_grad import swi_glu_grad
 from .swish_backward import swish_backward
 from .threshold_backward import threshold_backward
 
-__all__ = ["binary_cross_entropy_backward", "binary_cross_entropy_with_logits_backward", "binary_cross_entropy_with_logits_target_backward", "clipped_swiglu_grad", "elu_backward", "fast_gelu_backward", "ge_glu_backward", "ge_glu_v3_backward", "gelu_backward", "gelu_backward_v2", "glu_backward", "hardshrink_backward", "hardsigmoid_backward", "hardswish_backward", "hardswish_backward_v2", "hardtanh_backward", "kl_div_backward", "kl_div_target_backward", "l1_loss_backward", "leaky_relu_backward", "log_sigmoid_backward", "log_softmax_backward", "logit_grad", "mish_backward", "mse_loss_backward", "nll_loss2d_backward", "nll_loss_backward", "prelu_backward", "scaled_masked_softmax_backward", "selu_backward", "sigmoid_backward", "silu_backward", "situ_glu_grad", "smooth_l1_loss_backward", "soft_margin_loss_backward", "softmax_backward", "softplus_backward", "softshrink_backward", "swi_glu_grad", "swish_backward", "threshold_backward"]
+__all__ = ["binary_cross_entropy_backward", "binary_cross_entropy_with_logits_backward", "binary_cross_entropy_with_logits_target_backward", "clipped_swiglu_grad", "cross_entropy_loss_grad", "elu_backward", "fast_gelu_backward", "ge_glu_backward", "ge_glu_v3_backward", "gelu_backward", "gelu_backward_v2", "glu_backward", "hardshrink_backward", "hardsigmoid_backward", "hardswish_backward", "hardswish_backward_v2", "hardtanh_backward", "kl_div_backward", "kl_div_target_backward", "l1_loss_backward", "leaky_relu_backward", "log_sigmoid_backward", "log_softmax_backward", "logit_grad", "mish_backward", "mse_loss_backward", "nll_loss2d_backward", "nll_loss_backward", "prelu_backward", "scaled_masked_softmax_backward", "selu_backward", "sigmoid_backward", "silu_backward", "situ_glu_grad", "smooth_l1_loss_backward", "soft_margin_loss_backward", "softmax_backward", "softplus_backward", "softshrink_backward", "swi_glu_grad", "swish_backward", "threshold_backward"]

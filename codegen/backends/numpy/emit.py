@@ -373,7 +373,9 @@ def classes_context(op: Op) -> dict | None:
     if op.classes is None:
         return None
     from codegen.spec.classes import kind_of
-    moved = [t for t in op.tensors if kind_of(op, t.name) != "grid"]
+    from codegen.spec.params import UNUSED
+    # (a tensor accepted and never read, CrossEntropyLossGrad's zloss ones, is not viewed: no shape rule binds it)
+    moved = [t for t in op.tensors if kind_of(op, t.name) != "grid" and t.role != UNUSED]
     return {"tensor": op.param(op.classes.tensor).py_name,
             "names": ", ".join([t.py_name for t in moved] + [op.grid.tensors[-1].py_name]),
             "kinds": "[" + ", ".join(f'("{kind_of(op, t.name)}", {t.py_name})' for t in moved) + "]"}
