@@ -59,6 +59,32 @@ def _class_shape(draw, op, p, grid):
     return (1,), None
 
 
+def _halved(op, p, shape):
+    """A tensor a ShapeHalved rule names first (a split op's gradient): the drawn shape halved along the last
+    axis, valid when `dim` names it (-1 among the draws), so that the draws reach valid calls of ClippedSwigluGrad
+    (whose x must also be even along dim, and groupIndexOptional INT64 of rank 1)."""
+    from codegen.spec import rules as R
+    if shape and any(isinstance(r, R.ShapeHalved) and r.params[0] == p.name for r in op.rules):
+        return shape[:-1] + (shape[-1] // 2,)
+    return shape
+
+
+def _own_shape_and_dtype(draw, op, p, shape, dtype):
+    """A tensor with a dtype table of its own that lacks the drawn dtype takes one of its own, and one that no
+    shape rule relates to another tensor (only dtype, format and rank rules name it) a shape in its own rank
+    bounds: ClippedSwigluGrad's INT64 groupIndexOptional of rank 1 (drawn like x, the draws never reached a
+    valid call)."""
+    own = sorted({d for ds in (p.dtypes or {}).values() for d in ds})
+    if own and not any(_np_dtype(d) == dtype for d in own):
+        dtype = _np_dtype(draw(st.sampled_from(own)))
+    shaped = [r for r in op.rules if p.name in r.params and not type(r).__name__.startswith(
+        ("Dtype", "Promoted", "Format", "MinRank", "MaxRank"))]
+    if own and not shaped:
+        lo, hi = _rank_bounds(op, p.name)
+        shape = tuple(draw(st.lists(st.integers(0, 3), min_size=lo, max_size=hi)))
+    return shape, dtype
+
+
 def _rank_bounds(op, name) -> tuple:
     """(lowest, highest) rank the rules admit for tensor `name` (1 and 4 without a rule)."""
     from codegen.spec import rules as R
@@ -79,6 +105,8 @@ def calls(draw, op):
         base_shape = tuple(draw(st.lists(st.integers(0, 3), min_size=lo, max_size=hi)))
     elif min_rank(op) > 3:   # beyond the ranks drawn (ScaledMaskedSoftmaxBackward's 4): leading axes of 1 up to it
         base_shape = ranked(op, base_shape)
+    if op.split is not None and base_shape:   # a split input: even along the last axis (its half: _halved)
+        base_shape = base_shape[:-1] + (2 * base_shape[-1],)
     base_dtype = draw(st.sampled_from(DTYPES[:3]))
     args, out = {}, {}
     for p in op.params:
@@ -89,6 +117,9 @@ def calls(draw, op):
             if op.classes is not None:
                 shape, own = _class_shape(draw, op, p, base_shape)
                 dtype = own or dtype
+            elif isinstance(p, Tensor):
+                shape, dtype = _own_shape_and_dtype(draw, op, p, shape, dtype)
+            shape = _halved(op, p, shape)
             shape = _channel_shape(draw, op, p, args, shape)
             if mutate == 0:
                 value = None
