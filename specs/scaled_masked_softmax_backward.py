@@ -82,6 +82,10 @@ SPEC = Op(
              "mask's shape must be [B or 1, N or 1, S1, S2]: only the first two axes may be 1 and broadcast, S1 and "
              "S2 must be gradOutput's (the library's CheckShape); shapes NumPy would broadcast, such as [B,N,1,S2], "
              "are refused."),
+        Text("与CANN的op_api单元测试不同:含负数维度的shape(y、mask各一例)在创建aclTensor时即被拒绝(aclCreateTensor返回空指针),"
+             "在第一段接口之前。",
+             "Unlike two of CANN's op_api unit tests: a shape with negative dimensions (one in y, one in mask) is "
+             "refused when the aclTensor is created (aclCreateTensor returns NULL), before phase 1."),
     ],
     description=Text("softmax的反向传播,并对结果进行缩放以及掩码。",
                      "Backward of softmax, with the result scaled and masked."),
