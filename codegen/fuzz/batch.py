@@ -249,7 +249,7 @@ def _partial_kinks(failed, k: int) -> dict:
     declared from the cases where the point is a kink, refused in a case where it is not."""
     out = {}
     for r in failed:
-        if "the spec declares" in r.detail:
+        if "the spec declares" in r.detail or r.check.endswith("(declared)"):
             out.setdefault(formula_index(r.formula, k), f"a kink at {r.check} in some cases of the scalars only: "
                                                         f"at= declares one value for all ({r.formula}: {r.detail})")
     return out
