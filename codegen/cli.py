@@ -236,6 +236,7 @@ def cmd_fuzz(args) -> int:
 
 def cmd_bench(args) -> int:
     import datetime
+    import os
 
     from . import bench
     from .bench import command_times, report
@@ -266,6 +267,7 @@ def cmd_bench(args) -> int:
         print(bad_offset, file=sys.stderr)
         return 2
     t0 = time.perf_counter()
+    load_start = os.getloadavg()   # (the report says how loaded the machine was: a shared one skews every figure)
     cases = bench.select(ops, quick=args.quick, sizes=sizes)
     skipped = bench.cases.without_layouts(ops)
     if skipped:
@@ -300,10 +302,12 @@ def cmd_bench(args) -> int:
             "baseline": {"rev": args.baseline, "backend": baseline[0]} if baseline else None,
             "sizes": sorted({c.n for c in cases}), "repeat": args.repeat, "offset": args.offset,
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-            "machine": report.machine(), "commands": commands}
+            "machine": report.machine(), "commands": commands,
+            "load": {"start": [round(v, 2) for v in load_start], "end": [round(v, 2) for v in os.getloadavg()]}}
     if "c" in chosen:
         print("timing the calls' overhead ...", file=sys.stderr)
         meta["calls"] = [c.to_json() for c in bench.calls.overhead(ops, args.offset, args.quick)]
+        meta["load"]["end"] = [round(v, 2) for v in os.getloadavg()]
     md, js = report.write(records, args.out or "reports/bench", meta)
     print(f"\nsummary at n = {report.summary_n(records)}:\n\n{report.summary_table(records)}")
     if baseline:

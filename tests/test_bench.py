@@ -18,7 +18,7 @@ import pytest
 
 import codegen
 from codegen.bench import cases as C
-from codegen.bench import placement, threads, timing, torch_kernels, traffic
+from codegen.bench import outputs, placement, threads, timing, torch_kernels, traffic
 from codegen.bench.probe import Probe
 from codegen.runtime.calls import output_shape
 from codegen.runtime.checks import NUMPY_DTYPES
@@ -31,10 +31,9 @@ OPS = sorted(codegen.load_specs())
 # ---- the quick mode, end to end -----------------------------------------------------------------------
 # The command on a fixed sample of the ops in CI (each op costs ~6 s of timing; every op under --deep), softmax's
 # dim-first layout among them.  What the report says of every op without timing it, each layout's inputs, its
-# PyTorch counterpart and its C kernel's peak memory, is checked per layout below.
-# (not an op with several outputs: it has no layouts, codegen/bench/cases._derivable)
-QUICK_OPS = sorted(set(ci_ops([n for n in OPS if n not in C.without_layouts(codegen.load_specs())], share=6))
-                   | {"softmax_backward"})
+# PyTorch counterpart and its C kernel's peak memory, is checked per layout below (every op has layouts:
+# test_cases_cover_the_issue).
+QUICK_OPS = sorted(set(ci_ops(OPS, share=6)) | {"softmax_backward"})
 
 
 @pytest.fixture(scope="module")
@@ -72,11 +71,20 @@ def test_quick_covers_every_op_and_backend(quick):
 
 
 def test_quick_bytes_agree_with_the_shapes(quick):
-    """Every row's bytes: the elements of each tensor it read (shapes in the JSON) plus the output's."""
+    """Every row's bytes: the elements of each tensor it read and of each output it wrote (shapes in the JSON),
+    each at its own size (the case's dtype but for a BOOL mask, an INT64 target, a FLOAT weight)."""
     size = {"FLOAT": 4, "FLOAT16": 2, "BFLOAT16": 2}
     for r in json.loads((quick[0] / "bench.json").read_text())["results"]:
-        read = sum(int(np.prod(s)) for name, s in r["shapes"].items() if name != "buffer")   # buffer: unused
-        assert r["bytes"] == (read + r["n"]) * size[r["dtype"]], r
+        assert np.prod(r["shapes"][outputs_name(r["op"])]) == r["n"]
+        moved = sum(int(np.prod(s)) * r["itemsizes"][name] for name, s in r["shapes"].items()
+                    if name != "buffer")   # buffer: accepted, never read
+        assert r["bytes"] == moved, r
+        assert r["itemsizes"][outputs_name(r["op"])] == size[r["dtype"]]
+
+
+def outputs_name(op_name: str) -> str:
+    """The first output's keyword, as the JSON's shapes name it."""
+    return codegen.load_specs()[op_name].output.py_name
 
 
 # ---- bytes moved ---------------------------------------------------------------------------------------
@@ -103,6 +111,25 @@ def test_bytes_moved_of_cases(ops):
     assert moved("contiguous", "log_sigmoid_backward", "FLOAT16", n) == 2 * 3 * n
     assert moved(f"gradOutput (1, {C.COLS}) broadcast", "softshrink_backward", "FLOAT", n) == 4 * (C.COLS + 2 * n)
     assert moved("dim first, row 64", "softmax_backward", "FLOAT", n) == 4 * 3 * n
+
+
+def test_bytes_moved_of_derived_layouts_count_every_output_and_narrow_input(ops):
+    """PReLU writes two outputs (gradInput of n elements, gradWeight of one per channel); ScaledMaskedSoftmax reads
+    a BOOL mask [1, 1, 16, row] at one byte per element."""
+    lays = {(lay.op, lay.label): lay for lay in C.layouts(ops)}
+    prelu = next(lay for (op, _), lay in lays.items() if op == "prelu_backward" and "per channel" in lay.label)
+    kw = C.Case(prelu, "FLOAT16", 4096).inputs()
+    out = outputs.allocate(ops["prelu_backward"], kw, np.float16)
+    assert [a.shape for a in out] == [(4, C.CHANNELS, 1024 // C.CHANNELS), (C.CHANNELS,)]
+    assert traffic.bytes_moved(traffic.read_tensors(ops["prelu_backward"], kw), out) == \
+        2 * (3 * 4096 + 2 * C.CHANNELS)
+    sms = next(lay for (op, _), lay in lays.items() if op == "scaled_masked_softmax_backward"
+               and lay.label.endswith("1024)"))
+    kw = C.Case(sms, "FLOAT", 1 << 15).inputs()
+    assert kw["mask"].dtype == np.bool_ and kw["mask"].shape == (1, 1, C.QUERIES, 1024)
+    out = outputs.allocate(ops["scaled_masked_softmax_backward"], kw, np.float32)
+    assert traffic.bytes_moved(traffic.read_tensors(ops["scaled_masked_softmax_backward"], kw), out) == \
+        4 * 3 * (1 << 15) + C.QUERIES * 1024
 
 
 def test_gbps_is_decimal():
@@ -138,8 +165,33 @@ def test_probes_read_every_input(dtype):
 def test_probe_rejects_what_it_cannot_tile():
     with pytest.raises(ValueError):
         Probe([np.zeros(3, np.float32), np.zeros(8, np.float32)], np.float32, 8)
-    with pytest.raises(ValueError):
-        Probe([np.zeros(8, np.float32), np.zeros(8, np.float16)], np.float32, 8)
+    with pytest.raises(ValueError):   # no input of the output's width
+        Probe([np.zeros(8, np.float16)], np.float32, 8)
+    with pytest.raises(ValueError):   # an extra output that does not tile the first
+        Probe([np.zeros(8, np.float32)], np.float32, 8, extra=[3])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_probes_read_inputs_of_other_widths_and_write_every_output(dtype):
+    """A BOOL mask (a full-size one and a repeating row) and an INT64 per-row tensor are read as unsigned
+    integers of their own width; an extra output of n elements gets the sum, a reduced one its first
+    elements: both probes agree, and each input changes the output (PReLU's two outputs, ScaledMaskedSoftmax's
+    mask, CrossEntropy's target)."""
+    rng = np.random.default_rng(5)
+    n = 4 * 256
+    ins = [rng.integers(0, 8, n).astype(dtype), rng.uniform(size=n) < 0.5, rng.uniform(size=256) < 0.5,
+           rng.integers(0, 8, 4).astype(np.int64)]
+    p = Probe(ins, dtype, n, extra=[n, 32])
+    c, np_ = p.c().copy(), p.numpy().copy()
+    np.testing.assert_array_equal(c, np_)
+    for xc, xn, size in zip(p.extra_c, p.extra_np, (n, 32)):
+        np.testing.assert_array_equal(xc, c[:size])
+        np.testing.assert_array_equal(xn, c[:size])
+    for k, a in enumerate(ins):
+        before = p.c().copy()
+        a.reshape(-1)[-1] = a.reshape(-1)[-1] ^ True if a.dtype == np.bool_ else a.reshape(-1)[-1] + a.dtype.type(1)
+        assert not np.array_equal(p.c(), before), f"C probe ignores input {k}"
+        assert np.array_equal(p.numpy(), p.c()), f"NumPy probe differs after input {k} changed"
 
 
 # ---- cases ---------------------------------------------------------------------------------------------
@@ -158,9 +210,10 @@ def test_cases_cover_the_issue(ops):
         assert {c.dtype for c in full if c.op == name} == set(ops[name].dtypes[C.DEFAULT_PRODUCT]) & set(C.DTYPES)
     assert all(c.n >= c.layout.divisor for c in full)       # no softmax row longer than the tensor
     quick = C.select(ops, quick=True)
-    # (an op with several outputs has no layouts: cases._derivable)
-    assert {c.n for c in quick} == {1 << 16} and {c.op for c in quick} == set(OPS) - set(C.without_layouts(ops))
-    assert C.without_layouts({n: ops[n] for n in OPS if ops[n].per_output}) == [n for n in OPS if ops[n].per_output]
+    assert {c.n for c in quick} == {1 << 16} and {c.op for c in quick} == set(OPS)
+    # every op has a bench row: a new spec the bench cannot lay out fails here (several outputs, a mask, a row
+    # reduction along a fixed axis and class-index targets are laid out from the spec)
+    assert C.without_layouts(ops) == []
 
 
 def _small_case(lay, dtype="FLOAT"):
@@ -180,8 +233,9 @@ def test_case_inputs_are_valid_calls(lay):
         if dtype not in op.dtypes.get(C.DEFAULT_PRODUCT, []):
             continue
         out = codegen.kernel(lay.op)(**_small_case(lay, dtype).inputs())
-        if lay.op != "logit_grad":
-            assert np.isfinite(out.astype(np.float32)).all()
+        for o in out if op.per_output else [out]:
+            if lay.op != "logit_grad":
+                assert np.isfinite(o.astype(np.float32)).all()
 
 
 @pytest.mark.parametrize("lay", ALL_LAYOUTS, ids=lambda lay: f"{lay.op}[{lay.label}]")
@@ -194,10 +248,28 @@ def test_pytorch_calls_compute_our_gradient(lay):
     kw = _small_case(lay).inputs()
     want = codegen.kernel(lay.op)(**kw)
     got = torch_kernels.counterpart(torch, lay.op, kw, op=op)()
-    np.testing.assert_allclose(got.numpy(), want, rtol=2e-5, atol=1e-5, equal_nan=True)
+    if op.per_output:   # every output (PReLU's gradInput and gradWeight)
+        assert len(got) == len(want) == len(op.outputs)
+    for g, w in zip(got if op.per_output else [got], want if op.per_output else [want]):
+        assert tuple(g.shape) == w.shape
+        np.testing.assert_allclose(g.numpy(), w, rtol=2e-5, atol=1e-5, equal_nan=True)
 
 
-@pytest.mark.parametrize("lay", ALL_LAYOUTS, ids=lambda lay: f"{lay.op}[{lay.label}]")
+# C kernels that hold a FLOAT workspace of the whole tensor (about 4 bytes per element at every size, measured at
+# 2^14, 2^16 and 2^18 elements): a defect of the kernels (issue 35: no temporaries proportional to the tensor),
+# found when these ops got bench rows; strict, so the test fails once the kernel is fixed and this list is stale
+HOLDS_A_TENSOR = {("prelu_backward", None): "gradWeight's per-element products before their sum over N and HW",
+                  ("cross_entropy_loss_grad", "reduction mean"): "the mean's total-weight pass"}
+
+
+def _peak_param(lay):
+    reason = HOLDS_A_TENSOR.get((lay.op, None)) or HOLDS_A_TENSOR.get((lay.op, lay.label.split(", ")[-1]))
+    marks = [pytest.mark.xfail(strict=True, reason=f"C kernel holds a tensor-sized workspace: {reason}")] if reason \
+        else []
+    return pytest.param(lay, marks=marks, id=f"{lay.op}[{lay.label}]")
+
+
+@pytest.mark.parametrize("lay", [_peak_param(lay) for lay in ALL_LAYOUTS])
 def test_c_calls_hold_nothing_proportional_to_the_tensor(lay):
     """The bench's peak-memory column for every layout, without the timing: a C call of 2^16 elements (FLOAT16,
     the dtype that stages most) holds staging blocks and accumulators only, never a copy of a tensor (a KlDiv
@@ -206,7 +278,7 @@ def test_c_calls_hold_nothing_proportional_to_the_tensor(lay):
     op = codegen.load_specs()[lay.op]
     dtype = "FLOAT16" if "FLOAT16" in op.dtypes.get(C.DEFAULT_PRODUCT, []) else "FLOAT"
     kw = C.Case(lay, dtype, max(1, (1 << 16) // lay.divisor) * lay.divisor).inputs()
-    out = np.empty(output_shape(op, kw), NUMPY_DTYPES[dtype])
+    out = outputs.allocate(op, kw, NUMPY_DTYPES[dtype])   # (a tuple for several outputs)
     fn = codegen.kernel(lay.op, backend="c")
     fn(**kw, out=out)   # the library loaded and its pools warm, as in the bench's timed calls
     assert peak_extra_bytes(lambda: fn(**kw, out=out)) < 256 * 1024
@@ -422,18 +494,25 @@ def test_quick_report_judges_the_targets(quick):
 
 def test_a_new_elementwise_spec_is_benchmarked_from_its_spec_alone(ops):
     """A new elementwise spec needs no bench code: its layouts come from its shape rules and variants, its
-    PyTorch row from its `torch=` declaration; a spec with a row reduction and no hand-written layouts is named
-    and left out."""
+    PyTorch row from its `torch=` declaration; so do a new op with several outputs and a new masked row op along
+    a fixed axis; a spec whose row axis is a parameter and has no hand-written layouts is named and left out."""
     import copy
     new = copy.copy(ops["softshrink_backward"])
     new.name = "aclnnNewOpBackward"
     more = dict(ops, new_op_backward=new)
     labels = {lay.label for lay in C.layouts(more) if lay.op == "new_op_backward"}
     assert labels == {"contiguous", "gradOutput (1, 1024) broadcast"}
-    known = C.without_layouts(ops)   # (several-output ops, and row ops without hand-written layouts: none yet)
-    assert known == [n for n, op in ops.items() if len(op.outputs) > 1 or (op.reduce_dim is not None and not any(
-        lay.op == n for lay in C.layouts(ops)))]
+    known = C.without_layouts(ops)
+    assert known == []
     assert C.without_layouts(more) == known
+    for model, want in (("prelu_backward", {"weight per channel, (n/1024, 32, 32)",
+                                            "gradOutput (1, 32, 32) broadcast"}),
+                        ("scaled_masked_softmax_backward", {"gradOutput (n/1024, 1, 16, 64), mask (1, 1, 16, 64)",
+                                                            "gradOutput (n/16384, 1, 16, 1024), mask (1, 1, 16, 1024)"})):
+        twin = copy.copy(ops[model])
+        twin.name = "aclnnTwinOpBackward"
+        assert {lay.label for lay in C.layouts(dict(ops, twin_op_backward=twin)) if lay.op == "twin_op_backward"} \
+            == want
     reduced = copy.copy(ops["softmax_backward"])
     reduced.name = "aclnnNewSoftmaxBackward"
     assert C.without_layouts(dict(ops, new_softmax_backward=reduced)) == known + ["new_softmax_backward"]

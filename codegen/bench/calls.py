@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from codegen.runtime.calls import NUMPY_DTYPES, output_shape
+from codegen.runtime.calls import NUMPY_DTYPES
 
-from . import placement, torch_kernels
+from . import outputs, torch_kernels
 from . import threads as T
 from .cases import select
 from .timing import Policy, interleaved
@@ -49,14 +49,13 @@ def overhead(ops: dict, offset: int = 0, quick: bool = False) -> list[CallCost]:
         seen.add(case.op)
         op = ops[case.op]
         kw = case.inputs(0, offset)
-        shape = output_shape(op, kw)
         entry, plain = make_kernel(op), make_kernel(op, entry=False)
-        o1, o2 = (placement.empty(shape, NUMPY_DTYPES[case.dtype], offset) for _ in range(2))
+        o1, o2 = (outputs.allocate(op, kw, NUMPY_DTYPES[case.dtype], offset) for _ in range(2))
         contenders = {"entry": lambda: entry(**kw, out=o1), "ctypes": lambda: plain(**kw, out=o2)}
         torch_fn = None
         if torch is not None:
             try:
-                torch_fn = torch_kernels.counterpart(torch, case.op, kw, offset)
+                torch_fn = torch_kernels.counterpart(torch, case.op, kw, offset, op=op)
                 if torch_fn is not None:
                     torch_fn()
                     contenders["torch"] = torch_fn

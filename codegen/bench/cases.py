@@ -23,6 +23,8 @@ DEFAULT_SIZES = tuple(range(10, 25, 2))       # 2^10, 2^12, ..., 2^24 elements
 QUICK_SIZES = (16,)
 ROWS = (64, 1024, 32768)                       # softmax: the reduced dimension's length
 COLS = 1024                                    # Softshrink's broadcast gradOutput is (1, COLS)
+CHANNELS = 32                                  # a per-channel tensor's length (PReLU's weight): self (n/COLS, 32, 32)
+QUERIES = 16                                   # a rank-4 row op's S1 (ScaledMaskedSoftmax's [B, 1, 16, row])
 
 
 @dataclass(frozen=True)
@@ -144,10 +146,36 @@ LAYOUTS = _layouts()
 
 # ---- layouts read off a spec ---------------------------------------------------------------------------
 def _derivable(op: Op) -> bool:
-    """An elementwise op (no row reduction; a loss reduction is a layout of its own): its layouts follow from its
-    shape rules.  Not an op with several outputs (PreluBackward): the bench's probe, peak-memory and PyTorch
-    columns time one output per call; `opgen bench` names such an op among those without layouts."""
-    return op.reduce_dim is None and not op.per_output
+    """An op whose layouts follow from its shape rules: an elementwise one (a loss reduction is a layout of its
+    own; several outputs are written by one call, outputs.py), a class-index one, or one reducing a fixed axis
+    (ScaledMaskedSoftmaxBackward's last).  A row op whose axis is a parameter (Softmax's `dim`) has hand-written
+    layouts above."""
+    return op.reduce_dim is None or op.classes is not None or isinstance(op.reduce_dim, int)
+
+
+def _own_dtype(t, dt):
+    """The NumPy dtype of tensor `t` in a case of dtype `dt`: `dt`, unless the tensor has a dtype table of its
+    own on the default product without it (ScaledMaskedSoftmaxBackward's BOOL mask, CrossEntropyLossGrad's
+    FLOAT weight): then its first."""
+    table = (t.dtypes or {}).get(DEFAULT_PRODUCT)
+    if not table or any(NUMPY_DTYPES[d] == dt for d in table):
+        return dt
+    return NUMPY_DTYPES[table[0]]
+
+
+def _channels(op: Op) -> dict:
+    """{tensor: dim} of the per-channel tensors (PerChannel: PReLU's weight, one value per channel of self)."""
+    from codegen.spec import rules as R
+    return {r.params[0]: r.dim for r in op.rules if isinstance(r, R.PerChannel)}
+
+
+def _data_shape(op: Op, n: int, broadcast: bool) -> tuple:
+    """The shape of a derived layout's full-size tensors: (n,), or (n / COLS, COLS) where gradOutput broadcasts
+    along rows, or (n / COLS, CHANNELS, COLS / CHANNELS) (channels along axis 1) for an op with a per-channel
+    tensor."""
+    if _channels(op):
+        return (n // COLS, CHANNELS, COLS // CHANNELS)
+    return (n // COLS, COLS) if broadcast else (n,)
 
 
 def _broadcasts_grad(op: Op) -> bool:
@@ -186,8 +214,10 @@ def _spec_make(op: Op, variant, broadcast: bool, reduction: int | None = None):
     if reduction is not None:
         fixed[op.param(op.loss_reduction).py_name] = reduction
 
+    channels = _channels(op)
+
     def make(rng, n, dt):
-        shape = (n // COLS, COLS) if broadcast else (n,)
+        shape = _data_shape(op, n, broadcast)
         kw = dict(fixed)
         x = rng.standard_normal(shape) * 3
         for t in op.tensors:
@@ -195,7 +225,9 @@ def _spec_make(op: Op, variant, broadcast: bool, reduction: int | None = None):
             if variant.key.get(t.name) == ABSENT:
                 kw[t.py_name] = None
             elif role == GRAD:
-                kw[t.py_name] = _normal(rng, () if reduction else (1, COLS) if broadcast else shape, dt)
+                kw[t.py_name] = _normal(rng, () if reduction else (1,) + shape[1:] if broadcast else shape, dt)
+            elif t.name in channels:   # one value per channel (a PReLU slope)
+                kw[t.py_name] = _uniform(rng, (shape[channels[t.name]],), dt, 0.05, 0.5)
             elif role == FORWARD_INPUT and t.name == "target":
                 # a target differentiated (KL's, BCE's) holds a distribution's values: positive, as the mpmath check
                 # of the proof draws targets (KL's log(target) has no value below 0)
@@ -248,7 +280,10 @@ def _classes_make(op: Op, reduction: int):
     from codegen.spec import rules as R
     from codegen.spec.classes import kind_of
     rank = max([r.n for r in op.rules if isinstance(r, R.MinRank) and op.classes.tensor in r.params] + [2])
+    from codegen.spec.example import resolve
+    from codegen.spec.params import FORWARD_OUTPUT, UNUSED
     none = op.param(op.loss_reduction).values[reduction] == "none"
+    ex = resolve(op)
 
     def make(rng, n, dt):
         grid = (n // COLS, COLS) if rank == 2 else (n // COLS, 16, 64) + (1,) * (rank - 3)
@@ -257,22 +292,99 @@ def _classes_make(op: Op, reduction: int):
         for a in op.attrs:
             if a.type == "int64" and a.name != op.loss_reduction:
                 kw[a.py_name] = -100
+            elif a.name != op.loss_reduction:   # (CrossEntropyLossGrad's labelSmoothing: the example's)
+                kw[a.py_name] = ex.attrs[a.name]
         target = rng.integers(0, grid[1], samples)
         target[rng.uniform(0, 1, samples) < 0.1] = -100
         for t in op.tensors:
-            kind = kind_of(op, t.name)
+            kind, tdt = kind_of(op, t.name), _own_dtype(t, dt)
             if t.name == op.classes.target:
                 kw[t.py_name] = target.astype(np.int64)
+            elif t.role == UNUSED and t.optional:   # (accepted and ignored: CrossEntropyLossGrad's zloss inputs)
+                kw[t.py_name] = None
             elif t.role == op.grad.role:
-                kw[t.py_name] = _normal(rng, samples if none else (), dt)
+                kw[t.py_name] = _normal(rng, samples if none else (), tdt)
+            elif kind == "grid" and t.role == FORWARD_OUTPUT:   # log_softmax's output (CrossEntropy's logProb)
+                kw[t.py_name] = np.log(_uniform(rng, grid, np.float32, 0.5 / grid[1], 1.5 / grid[1])).astype(tdt)
             elif kind == "grid":
-                kw[t.py_name] = _normal(rng, grid, dt, 3.0)
+                kw[t.py_name] = _normal(rng, grid, tdt, 3.0)
             elif kind == "class":
-                kw[t.py_name] = _uniform(rng, (grid[1],), dt, 0.2, 2)
+                kw[t.py_name] = _uniform(rng, (grid[1],), tdt, 0.2, 2)
             else:
-                kw[t.py_name] = _uniform(rng, (1,), dt, 0.5, 4)
+                kw[t.py_name] = _uniform(rng, (1,), tdt, 0.5, 4)
         return kw
     return make
+
+
+def _row_lengths(op: Op) -> list[int]:
+    """The ROWS a fixed-axis row op takes: those its DimAtMost rules on gradOutput allow (ScaledMaskedSoftmax's
+    S2 <= 4096: 64 and 1024)."""
+    from codegen.spec import rules as R
+    most = min([r.n for r in op.rules if isinstance(r, R.DimAtMost) and op.grad.name in r.params], default=None)
+    return [row for row in ROWS if most is None or row <= most]
+
+
+def _row_shape(op: Op, n: int, row: int) -> tuple:
+    """A fixed-axis row op's full shape: rows of `row` along the last axis, at gradOutput's least rank (at least
+    2); from rank 3, QUERIES rows per [.., S1, S2] block and the rest on axis 0 ([n / (16 row), 1, 16, row])."""
+    from codegen.spec import rules as R
+    rank = max([r.n for r in op.rules if isinstance(r, R.MinRank) and op.grad.name in r.params] + [2])
+    if rank == 2:
+        return (n // row, row)
+    return (n // (QUERIES * row),) + (1,) * (rank - 3) + (QUERIES, row)
+
+
+def _row_make(op: Op, row: int):
+    """The `make` of a fixed-axis row op's layout (reduce_dim an int; the last axis): the example's scalars and
+    attributes; gradOutput ~ N(0, 1); the forward's output a plausible softmax output (positive, about 1 per
+    row); the forward's input N(0, 3); a tensor a BroadcastTo rule lets broadcast along given axes has 1 there
+    (ScaledMaskedSoftmax's mask [1, 1, S1, S2], an attention mask shared by the batch and heads), a BOOL one true
+    at one position in four; any other U(0.2, 2)."""
+    from codegen.spec import rules as R
+    from codegen.spec.example import resolve
+    from codegen.spec.params import FORWARD_INPUT, FORWARD_OUTPUT, GRAD
+    ex = resolve(op)
+    fixed = {p.py_name: ex.scalars[p.name] if p.kind == "scalar" else ex.attrs[p.name]
+             for p in op.params if p.kind in ("scalar", "attr")}
+    along = {r.params[0]: r.axes for r in op.rules if isinstance(r, R.BroadcastTo) and r.axes}
+
+    def make(rng, n, dt):
+        shape = _row_shape(op, n, row)
+        kw = dict(fixed)
+        for t in op.tensors:
+            tdt = _own_dtype(t, dt)
+            own = tuple(1 if i in {a % len(shape) for a in along.get(t.name, ())} else s
+                        for i, s in enumerate(shape))
+            if tdt == np.bool_:
+                kw[t.py_name] = rng.uniform(0, 1, own) < 0.25
+            elif t.role == GRAD:
+                kw[t.py_name] = _normal(rng, own, tdt)
+            elif t.role == FORWARD_OUTPUT:
+                kw[t.py_name] = _uniform(rng, own, tdt, 0, 2 / row)
+            elif t.role == FORWARD_INPUT:
+                kw[t.py_name] = _normal(rng, own, tdt, 3.0)
+            else:
+                kw[t.py_name] = _uniform(rng, own, tdt, 0.2, 2)
+        return kw
+    return make
+
+
+def _row_label(op: Op, row: int) -> str:
+    from codegen.spec import rules as R
+    shape = _row_shape(op, (QUERIES * row) << 1, row)
+    label = f"{op.grad.name} {_shape_text(shape)}"
+    for r in op.rules:
+        if isinstance(r, R.BroadcastTo) and r.axes:
+            own = tuple(1 if i in {a % len(shape) for a in r.axes} else s for i, s in enumerate(shape))
+            label += f", {r.params[0]} {_shape_text(own)}"
+    return label
+
+
+def _shape_text(shape: tuple) -> str:
+    """A layout's shape for its label, axis 0 written as what it is for every n: "n/(16·1024)"."""
+    rest = [str(s) for s in shape[1:]]
+    first = "1" if shape[0] == 1 else f"n/{int(np.prod(shape[1:]))}"
+    return "(" + ", ".join([first] + rest) + ")"
 
 
 def derived_layouts(op: Op) -> list[Layout]:
@@ -288,20 +400,30 @@ def derived_layouts(op: Op) -> list[Layout]:
         four = any(isinstance(r, R.MinRank) and r.n == 4 for r in op.rules)
         grid = f"(n/{COLS}, 16, 64, 1)" if four else f"(n/{COLS}, {COLS})"
         return [Layout(op.snake_name, f"{op.classes.tensor} {grid}, reduction {name}",
-                       _classes_make(op, value), quick=value == 0, divisor=COLS)
+                       _classes_make(op, value), quick=name == "none", divisor=COLS)
                 for value, name in sorted(op.param(op.loss_reduction).values.items())]
+    if op.reduce_dim is not None:   # a fixed-axis row op: each row length its rules allow
+        rows = _row_lengths(op)
+        return [Layout(op.snake_name, _row_label(op, row), _row_make(op, row), quick=row == 1024,
+                       divisor=int(np.prod(_row_shape(op, 1 << 30, row)[1:])))
+                for row in rows]
     out = []
     modes = [(None, "")]
     if op.loss_reduction:   # a loss: each reduction mode (none: gradOutput per element; else one element)
         modes = [(value, f"reduction {name}") for value, name in sorted(op.param(op.loss_reduction).values.items())]
     # every variant in the first mode, the first variant in every other mode
     pairs = [(v, modes[0]) for v in op.variants] + [(op.variants[0], m) for m in modes[1:]]
+    channels = _channels(op)
+    plain = "contiguous"
+    if channels:   # (PReLU: self (n/1024, 32, 32), its weight one value per channel)
+        plain = f"{next(iter(channels))} per channel, {_shape_text(_data_shape(op, COLS << 1, False))}"
+    divisor = COLS if channels else 1
     for i, (v, (reduction, mode)) in enumerate(pairs):
-        label = ", ".join([mode] * bool(mode) + [f"{k} {str(val).lower()}" for k, val in v.key.items()]) \
-            or "contiguous"
-        out.append(Layout(op.snake_name, label, _spec_make(op, v, False, reduction), quick=i == 0))
+        label = ", ".join([mode] * bool(mode) + [f"{k} {str(val).lower()}" for k, val in v.key.items()]) or plain
+        out.append(Layout(op.snake_name, label, _spec_make(op, v, False, reduction), quick=i == 0, divisor=divisor))
     if _broadcasts_grad(op):
-        label = ", ".join([f"gradOutput (1, {COLS}) broadcast"] + [modes[0][1]] * bool(modes[0][1]))
+        grad = (1,) + _data_shape(op, COLS, True)[1:]
+        label = ", ".join([f"gradOutput {tuple(grad)} broadcast"] + [modes[0][1]] * bool(modes[0][1]))
         out.append(Layout(op.snake_name, label, _spec_make(op, op.variants[0], True, modes[0][0]), divisor=COLS))
     return out
 

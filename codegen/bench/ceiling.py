@@ -19,9 +19,9 @@ from __future__ import annotations
 from contextlib import ExitStack
 from dataclasses import replace
 
-from codegen.runtime.calls import NUMPY_DTYPES, KernelCall, output_shape
+from codegen.runtime.calls import NUMPY_DTYPES, KernelCall
 
-from . import placement
+from . import outputs
 from .cases import Case
 from .timing import Policy, interleaved
 
@@ -55,9 +55,9 @@ def ns_per_element(case: Case, op, libraries: dict, bytes_per_element: float, po
     with ExitStack() as stack:
         runs = {}
         for label, library in libraries.items():
-            out = placement.empty(output_shape(op, kw), NUMPY_DTYPES[small.dtype], offset)
-            call = KernelCall(op, dict(kw, out=out))
-            runs[label] = stack.enter_context(library.prepared(call.args, out, call.product))
+            out = outputs.allocate(op, kw, NUMPY_DTYPES[small.dtype], offset)
+            call = KernelCall(op, dict(kw, out=None))
+            runs[label] = stack.enter_context(library.prepared(call.args, outputs.by_name(op, out), call.product))
         times = interleaved(runs, policy)
     return {label: t.median_ns / n for label, t in times.items()}
 

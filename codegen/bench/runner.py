@@ -22,9 +22,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from codegen import backends as _backends
-from codegen.runtime.calls import NUMPY_DTYPES, output_shape
+from codegen.runtime.calls import NUMPY_DTYPES
 
-from . import ceiling, placement, torch_kernels, traffic
+from . import ceiling, outputs, torch_kernels, traffic
 from . import threads as T
 from .cases import Case
 from .probe import Probe, c_library
@@ -62,7 +62,7 @@ class Record:
     dtype: str
     backend: str
     n: int
-    shapes: dict                   # parameter (snake_case) -> shape of every tensor passed
+    shapes: dict                   # parameter (snake_case) -> shape of every tensor passed, outputs included
     bytes: int
     one: Round
     all: Round | None = None
@@ -73,6 +73,8 @@ class Record:
     # bytes a call allocates beyond its arguments and `out=`, at its peak (tracemalloc, one thread: the C
     # runtime's workspace, the NumPy backend's temporaries)
     peak_bytes: int | None = None
+    # parameter -> bytes per element of each tensor in `shapes` (a BOOL mask, an INT64 target: not the case's)
+    itemsizes: dict | None = None
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)
@@ -152,11 +154,13 @@ def run_case(case: Case, op, fns: dict, torch, quick=False, repeat=None, seed=0,
     in-cache time per (op, layout, dtype) from one size to the next.  Every array starts `offset` bytes past a
     cache line (placement.py)."""
     kw = case.inputs(seed, offset)
-    shape, dt = output_shape(op, kw), NUMPY_DTYPES[case.dtype]      # every benchmarked output: the inputs' dtype
-    outs = {b: placement.empty(shape, dt, offset) for b in fns}
+    dt = NUMPY_DTYPES[case.dtype]                                     # every benchmarked output: the case's dtype
+    outs = {b: outputs.allocate(op, kw, dt, offset) for b in fns}    # (a tuple for several outputs)
     reads = traffic.read_tensors(op, kw)
-    nbytes = traffic.bytes_moved(reads, outs[next(iter(outs))])
-    probe = Probe(reads, dt, int(np.prod(shape)), offset)
+    written = outputs.as_list(outs[next(iter(outs))])
+    nbytes = traffic.bytes_moved(reads, written)
+    # the probe writes the first output, and any other of its own size (a reduced one, PReLU's gradWeight, too)
+    probe = Probe(reads, dt, written[0].size, offset, extra=[a.size for a in written[1:]])
     ours = {b: (lambda fn=fn, o=outs[b]: fn(**kw, out=o)) for b, fn in fns.items()}
 
     torch_fn, torch_error = None, None
@@ -172,7 +176,10 @@ def run_case(case: Case, op, fns: dict, torch, quick=False, repeat=None, seed=0,
     threaded = {b: f for b, f in ours.items() if b.split("@")[0] in THREADED_BACKENDS}   # (c@REV: a baseline)
     every = _round(T.all_threads(), threaded, probe, torch_fn, torch, nbytes, policy) if threaded else {}
 
-    shapes = {k: list(np.shape(v)) for k, v in kw.items() if isinstance(v, np.ndarray)}
+    tensors = {k: v for k, v in kw.items() if isinstance(v, np.ndarray)}
+    tensors.update({o.py_name: a for o, a in zip(op.outputs, written)})
+    shapes = {k: list(np.shape(v)) for k, v in tensors.items()}
+    itemsizes = {k: v.dtype.itemsize for k, v in tensors.items()}
     # the C kernels alone with their operands in the cache (today's and a baseline's side by side): once per
     # layout and dtype, as the cache-sized call is the same for every n
     libraries = {b: fn.library for b, fn in fns.items() if getattr(fn, "library", None) is not None}
@@ -186,7 +193,7 @@ def run_case(case: Case, op, fns: dict, torch, quick=False, repeat=None, seed=0,
     with T.threads(1, torch):
         peaks = {b: peak_extra_bytes(fn) for b, fn in ours.items()}
     return [Record(case.op, case.layout.label, case.dtype, b, case.n, shapes, nbytes, one[b], every.get(b),
-                   torch_error, cache.get(b), peaks[b]) for b in fns]
+                   torch_error, cache.get(b), peaks[b], itemsizes) for b in fns]
 
 
 def run(ops: dict, cases: list[Case], backends: list[str], quick=False, repeat=None,

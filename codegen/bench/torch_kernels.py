@@ -5,9 +5,12 @@ its memory) and `new` (a new tensor of a shape, in the case's dtype), and return
 Everything that is not the kernel's work happens here, once, outside the timed region: NumPy arrays become
 tensors sharing their memory (`torch.from_numpy`; BFLOAT16 through a uint16 view, which torch.from_numpy
 cannot read directly), outputs and temporaries are allocated where the bench places every array
-(placement.py), so PyTorch's kernels read and write memory placed like ours.  PyTorch has an aten backward op
-for four of the five operators; BCE-with-logits has none (autograd composes it), so its entry is the fastest
-expression of PyTorch's own backward formula (FunctionsManual.cpp) with `out=` and in-place ops.
+(placement.py), so PyTorch's kernels read and write memory placed like ours.  Where PyTorch has
+no single aten backward op for ours, the entry composes what PyTorch's autograd runs, with `out=` and in-place ops
+where PyTorch has them: BCE-with-logits (its backward formula, FunctionsManual.cpp), PReLU (its aten kernel, then
+the sum over the broadcast axes; two outputs), ScaledMaskedSoftmax (softmax's backward, scaled and masked: PyTorch
+has no fused op) and CrossEntropyLossGrad (nll_loss's backward, then log_softmax's).  The other operators' entries
+come from their specs' `torch=` declarations.
 """
 from __future__ import annotations
 
@@ -107,7 +110,71 @@ def _bce_with_logits(torch, kw, t, new):
     return run
 
 
+def _prelu(torch, kw, t, new):
+    """PyTorch's autograd of F.prelu: its aten backward kernel (gradInput, and the weight's gradient at every
+    element of self: the weight broadcast along the channel axis) then that summed over every axis but the
+    channel (autograd's sum_to of a broadcast input), `out=` where PyTorch has it (the sum).  The aten kernel has
+    no out= overload: it allocates its two results, as in autograd.  Returns (gradInput, gradWeight)."""
+    g, x, w = t(kw["grad_output"]), t(kw["self"]), t(kw["weight"])
+    view = [1] * max(x.dim(), 1)
+    if w.numel() != 1:
+        view[1] = w.numel()
+    wv = w.reshape(view)
+    axes = [d for d in range(x.dim()) if view[d] == 1 or d >= len(view)]
+    grad_weight = new((w.numel(),) if w.numel() != 1 else tuple(w.shape))
+    flat = grad_weight.reshape(-1)
+    op = torch.ops.aten._prelu_kernel_backward.default
+
+    def run():
+        gi, gw = op(g, x, wv)
+        torch.sum(gw, dim=axes, out=flat) if axes else flat.copy_(gw.reshape(-1))
+        return gi, grad_weight
+    return run
+
+
+def _scaled_masked_softmax(torch, kw, t, new):
+    """PyTorch has no fused op: softmax's aten backward on the forward's output y, y·(g − Σ g·y) along the last
+    axis (the sum over the whole row, masked positions included, as the library's kernel and ours), into a
+    preallocated output, then times `scale` and zero where the mask is true (the mask broadcast), both in place."""
+    g, y, mask, scale = t(kw["grad_output"]), t(kw["y"]), t(kw["mask"]), kw["scale"]
+    out = new(g.shape)
+    op = torch.ops.aten._softmax_backward_data.out
+
+    def run():
+        op(g, y, -1, g.dtype, grad_input=out)
+        out.mul_(scale)
+        return out.masked_fill_(mask, 0)
+    return run
+
+
+def _cross_entropy(torch, kw, t, new):
+    """PyTorch's autograd of F.cross_entropy from log_softmax's output: nll_loss's aten backward (the gradient
+    w.r.t. logProb) then log_softmax's (w.r.t. the logits), each into a preallocated output.  What autograd keeps
+    from the forward is made outside the timed region: the total weight of the samples not ignored (nll_loss's
+    second result) and the weight in the case's dtype (PyTorch's kernel takes one dtype).  Label smoothing is a
+    different autograd graph: only labelSmoothing 0 (the example's) is composed here."""
+    if kw["label_smoothing"]:
+        raise ValueError("the PyTorch composition covers labelSmoothing 0 only")
+    lp, target, g = t(kw["log_prob"]), t(kw["target"]), t(kw["grad_loss"])
+    reduction = {"none": 0, "mean": 1, "sum": 2}[kw["reduction_optional"]]
+    w = None if kw["weight_optional"] is None else t(kw["weight_optional"]).to(lp.dtype)
+    ignore = kw["ignore_index"]
+    _, total = torch.ops.aten.nll_loss_forward(lp, target, w, reduction, ignore)
+    g = g.reshape(()) if reduction else g
+    grad_lp, out = new(lp.shape), new(lp.shape)
+    nll = torch.ops.aten.nll_loss_backward.grad_input
+    log_softmax = torch.ops.aten._log_softmax_backward_data.out
+
+    def run():
+        nll(g, lp, target, w, reduction, ignore, total, grad_input=grad_lp)
+        return log_softmax(grad_lp, lp, 1, lp.dtype, out=out)
+    return run
+
+
 BUILDERS = {
+    "prelu_backward": _prelu,
+    "scaled_masked_softmax_backward": _scaled_masked_softmax,
+    "cross_entropy_loss_grad": _cross_entropy,
     "log_sigmoid_backward": _log_sigmoid,
     "softmax_backward": _softmax,
     "log_softmax_backward": _log_softmax,
@@ -138,7 +205,8 @@ def counterpart(torch, op_name: str, kw: dict, offset: int = 0, op=None) -> Call
         builder = _from_spec(op)
     if torch is None or builder is None:
         return None
-    dtype = next(v.dtype for v in kw.values() if isinstance(v, np.ndarray))   # every tensor has the case's dtype
+    # the case's dtype: gradOutput's (a BOOL mask, an INT64 target, a FLOAT weight may differ)
+    dtype = next(v.dtype for v in kw.values() if isinstance(v, np.ndarray) and v.dtype.kind not in "biu")
 
     def new(shape):
         return tensor(torch, placement.empty(tuple(shape), dtype, offset))

@@ -1,7 +1,7 @@
 """Bytes moved by one kernel call, and the bandwidth they make.
 
 The count is the *logical* traffic of the call, the least any implementation must move: every input tensor
-the kernel reads, once, plus the output, once, each at its own dtype's size.  A broadcast operand counts its
+the kernel reads, once, plus every output (PreluBackward writes two), once, each at its own dtype's size.  A broadcast operand counts its
 own elements, not the broadcast shape's (a (1, 1024) gradOutput is 1024 elements however many rows it meets).
 A tensor the op accepts but never reads (LogSigmoid's `buffer`, role UNUSED in the spec) is not counted: the
 kernels do not touch it, so counting it would credit them with bandwidth they never used.  Scalars and
@@ -28,9 +28,11 @@ def read_tensors(op: Op, kw: dict) -> list[np.ndarray]:
     return out
 
 
-def bytes_moved(inputs, output: np.ndarray) -> int:
-    """Bytes of every input read plus the output written, each counted once at its own size."""
-    return sum(int(a.size) * a.dtype.itemsize for a in inputs) + int(output.size) * output.dtype.itemsize
+def bytes_moved(inputs, outputs) -> int:
+    """Bytes of every input read plus every output written (one array, or a list or tuple of them: an op with
+    several outputs), each counted once at its own size."""
+    outputs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+    return sum(int(a.size) * a.dtype.itemsize for a in list(inputs) + outputs)
 
 
 def gbps(nbytes: int, time_ns: float) -> float:
