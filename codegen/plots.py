@@ -6,8 +6,10 @@
 
 Bench (`opgen bench` → `reports/bench/bench.json`): per operator, throughput in GB/s against the element
 count, one panel per layout × dtype, a line per backend and thread count, PyTorch's CPU kernel and the
-streaming probe (the memory system's speed for the same bytes) beside them; and the summary table at the
-largest size measured.
+streaming probe (the memory system's speed for the same bytes) beside them, for every operator in the report;
+the gallery that shows them all on the Performance page (docs/_generated/bench-figures.md, so a new operator's
+figure needs no edit of the page); the summary table at the largest size measured, PyTorch's time over ours at
+every size and the call overhead, each headed by where and under what load it was measured.
 
 Accuracy (`opgen accuracy --full` → `reports/accuracy/accuracy.json`): the report keeps per-kernel statistics,
 not per-input errors, so the error-against-input plots come from a focused measurement run here: a dense sweep
@@ -117,9 +119,74 @@ def plot_bench(report: dict, out: Path) -> list[Path]:
         handles, labels = axes[0][0].get_legend_handles_labels()
         fig.suptitle(f"{op}: throughput against size")
         fig.legend(handles, labels, loc="outside lower center", ncol=len(labels))
-        paths.append(_save(fig, out / f"bench-{op}.png"))
+        paths.append(_save_small(fig, out / f"bench-{op}.png"))
         plt.close(fig)
     return paths
+
+
+BENCH_DPI = 80           # the bench figures are many small panels: enough to read, small to ship
+BENCH_COLOURS = 48       # a palette PNG: the figures have a dozen colours plus antialiasing
+
+
+def _save_small(fig, path: Path) -> Path:
+    """`fig` as a palette PNG (the docs ship one figure per operator: each stays well under 150 KB)."""
+    import io
+
+    from PIL import Image
+    path.parent.mkdir(parents=True, exist_ok=True)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=BENCH_DPI, bbox_inches="tight", metadata={"Software": None})
+    fig.clf()
+    buf.seek(0)
+    Image.open(buf).convert("RGB").quantize(BENCH_COLOURS, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE) \
+        .save(path, optimize=True)
+    return path
+
+
+def bench_gallery(report: dict, figures: list[Path]) -> str:
+    """The Performance page's gallery: every figure `plot_bench` wrote, one per operator in the report's order,
+    each under the operator's name with its layouts (Sphinx reads `/_static/...` from the docs' source root)."""
+    layouts: dict = {}
+    for r in report["results"]:
+        if not r["backend"].startswith("c@"):
+            layouts.setdefault(r["op"], {}).setdefault(r["layout"], None)
+    by_op = {p.stem.removeprefix("bench-"): p for p in figures}
+    lines = []
+    for op, lays in layouts.items():
+        if op not in by_op:
+            continue
+        lines += [f"#### {op}", "", f"Layouts: {'; '.join(lays)}.", "",
+                  f"![{op}: throughput against size](/_static/plots/{by_op[op].name})", ""]
+    return "\n".join(lines) if lines else "(no rows in the bench report)\n"
+
+
+def _records(results: list[dict]) -> list:
+    """bench.json's results as the report's Records (the tables of codegen.bench.report read them)."""
+    from .bench.runner import Record, Round
+    out = []
+    for r in results:
+        r = dict(r)
+        r["one"] = Round(**r["one"])
+        r["all"] = Round(**r["all"]) if r.get("all") else None
+        out.append(Record(**{k: v for k, v in r.items() if k in Record.__dataclass_fields__}))
+    return out
+
+
+def bench_torch_table(report: dict) -> str:
+    """PyTorch's time over ours for every C row at every size, one / all threads, with each row's peak extra
+    memory, and per size the rows behind PyTorch (codegen.bench.report.torch_by_size_table)."""
+    from .bench.report import torch_by_size_table
+    records = [r for r in _records(report["results"]) if not r.backend.startswith("c@")]
+    return torch_by_size_table(records) + "\n" if records else "(no rows in the bench report)\n"
+
+
+def bench_calls_table(report: dict) -> str:
+    """The call overhead at 2^10 elements (codegen.bench.calls.table), or a line saying the run had none."""
+    from .bench.calls import CallCost, table
+    calls = report["meta"].get("calls")
+    if not calls:
+        return "(the bench run measured no call overhead: it needs the c backend)\n"
+    return table([CallCost(**{k: v for k, v in c.items() if k != "vs_torch"}) for c in calls]) + "\n"
 
 
 def bench_table(report: dict) -> str:
@@ -288,10 +355,15 @@ def main(argv=None) -> int:
             print(f"{path} is missing: run `opgen bench` first (or --only accuracy)", file=sys.stderr)
             return 2
         report = json.loads(path.read_text())
-        written += plot_bench(report, out)
+        figures = plot_bench(report, out)
+        written += figures
         tables.mkdir(parents=True, exist_ok=True)
-        written.append(tables / "bench-table.md")
-        written[-1].write_text(_provenance(report["meta"]) + bench_table(report))
+        head = _provenance(report["meta"])
+        for name, text in (("bench-table.md", bench_table(report)), ("bench-vs-torch.md", bench_torch_table(report)),
+                           ("bench-calls.md", bench_calls_table(report)),
+                           ("bench-figures.md", bench_gallery(report, figures))):
+            written.append(tables / name)
+            written[-1].write_text(head + text)
     if args.only in (None, "accuracy"):
         path = Path(args.accuracy_report)
         if not path.is_file():
@@ -317,9 +389,17 @@ def main(argv=None) -> int:
 
 def _provenance(meta: dict) -> str:
     m = meta.get("machine", {})
+    load = meta.get("load")
+    under = ""
+    if load:   # (os.getloadavg: 1, 5 and 15 minutes) against the CPU count: a shared machine skews every figure
+        worst = max(load["start"][0], load["end"][0])
+        busy = worst > 0.5 * (m.get("cpus") or 1)
+        under = (f" Load average {load['start'][0]:.1f} at the start, {load['end'][0]:.1f} at the end"
+                 + (f": **measured under load** (other jobs on the same {m.get('cpus', '?')} CPUs)." if busy
+                    else "."))
     return (f"From `{meta.get('command', 'opgen bench')}`, {meta.get('date', '')}, on {m.get('cpu', '?')} "
             f"({m.get('cpus', '?')} CPUs), Python {m.get('python', '?')}, NumPy {m.get('numpy', '?')}, "
-            f"PyTorch {m.get('torch', '?')}, {m.get('compiler', '?')}.\n\n")
+            f"PyTorch {m.get('torch', '?')}, {m.get('compiler', '?')}.{under}\n\n")
 
 
 if __name__ == "__main__":

@@ -30,10 +30,11 @@ OPS = sorted(codegen.load_specs())
 
 # ---- the quick mode, end to end -----------------------------------------------------------------------
 # The command on a fixed sample of the ops in CI (each op costs ~6 s of timing; every op under --deep), softmax's
-# dim-first layout among them.  What the report says of every op without timing it, each layout's inputs, its
+# dim-first layout among them, and an op with several outputs and a masked row op (their outputs, bytes and
+# probe take paths of their own).  What the report says of every op without timing it, each layout's inputs, its
 # PyTorch counterpart and its C kernel's peak memory, is checked per layout below (every op has layouts:
-# test_cases_cover_the_issue).
-QUICK_OPS = sorted(set(ci_ops(OPS, share=6)) | {"softmax_backward"})
+# test_cases_cover_the_issue).  Eight ops, as before those two had rows: one in seven drawn, plus the three named.
+QUICK_OPS = sorted(set(ci_ops(OPS, share=7)) | {"softmax_backward", "prelu_backward", "scaled_masked_softmax_backward"})
 
 
 @pytest.fixture(scope="module")
@@ -262,8 +263,12 @@ HOLDS_A_TENSOR = {("prelu_backward", None): "gradWeight's per-element products b
                   ("cross_entropy_loss_grad", "reduction mean"): "the mean's total-weight pass"}
 
 
+def _holds_a_tensor(op: str, label: str) -> str | None:
+    return HOLDS_A_TENSOR.get((op, None)) or HOLDS_A_TENSOR.get((op, label.split(", ")[-1]))
+
+
 def _peak_param(lay):
-    reason = HOLDS_A_TENSOR.get((lay.op, None)) or HOLDS_A_TENSOR.get((lay.op, lay.label.split(", ")[-1]))
+    reason = _holds_a_tensor(lay.op, lay.label)
     marks = [pytest.mark.xfail(strict=True, reason=f"C kernel holds a tensor-sized workspace: {reason}")] if reason \
         else []
     return pytest.param(lay, marks=marks, id=f"{lay.op}[{lay.label}]")
@@ -561,7 +566,8 @@ def test_quick_reports_call_overhead_peak_memory_and_ratios_by_size(quick):
     for r in data["results"]:
         assert r["peak_bytes"] is not None
         if r["backend"] == "c":   # no temporaries proportional to the tensor: staging blocks and accumulators only
-            assert r["peak_bytes"] < 256 * 1024, r
+            # (but for the known defects above, which the column must show)
+            assert (r["peak_bytes"] < 256 * 1024) != bool(_holds_a_tensor(r["op"], r["layout"])), r
     md = (out / "bench.md").read_text()
     for title in ("## Against PyTorch at every size (C backend)", "## Call overhead", "2^16: 1 / all threads",
                   "rows behind PyTorch"):
@@ -572,3 +578,24 @@ def test_peak_extra_bytes_sees_a_temporary():
     from codegen.bench.runner import peak_extra_bytes
     assert peak_extra_bytes(lambda: np.ones(1 << 16).sum()) >= 8 << 16
     assert peak_extra_bytes(lambda: None) < 4096
+
+
+def test_plots_show_every_benchmarked_op(quick, tmp_path):
+    """`python -m codegen.plots --only bench` writes one small figure per op in the report and a gallery that
+    shows each (the Performance page includes it: a new op needs no edit of the page), and the tables, each
+    headed by the run's command, machine and load."""
+    pytest.importorskip("matplotlib")
+    from codegen import plots
+    figures, tables = tmp_path / "png", tmp_path / "md"
+    report = quick[0] / "bench.json"
+    assert plots.main(["--only", "bench", "--bench-report", str(report), "--out", str(figures),
+                       "--tables", str(tables)]) == 0
+    ops = {r["op"] for r in json.loads(report.read_text())["results"]}
+    assert {p.name for p in figures.iterdir()} == {f"bench-{op}.png" for op in ops}
+    assert all(p.stat().st_size < 150_000 for p in figures.iterdir())
+    gallery = (tables / "bench-figures.md").read_text()
+    for op in ops:
+        assert f"(/_static/plots/bench-{op}.png)" in gallery and f"#### {op}\n" in gallery
+    for name in ("bench-table.md", "bench-vs-torch.md", "bench-calls.md", "bench-figures.md"):
+        head = (tables / name).read_text().splitlines()[0]
+        assert head.startswith("From `opgen bench ") and "Load average" in head, head

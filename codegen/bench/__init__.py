@@ -2,7 +2,8 @@
 
     cases.py          op × layout × dtype × size, and each call's inputs (plain NumPy random data)
     placement.py      every array on a cache line, or a fixed number of bytes past one (--offset)
-    traffic.py        bytes moved by a call (inputs read + output written, each once) and GB/s
+    outputs.py        the arrays a call writes: one, or a tuple for several outputs (PReLU's gradInput, gradWeight)
+    traffic.py        bytes moved by a call (inputs read + outputs written, each once) and GB/s
     timing.py         warm-up, interleaved round-robin passes, medians
     probe.py          the streaming probe: NumPy and a compiled C loop moving the same bytes
     torch_kernels.py  PyTorch's CPU kernels for the same calls, with preallocated outputs

@@ -388,8 +388,10 @@ def _shape_text(shape: tuple) -> str:
 
 
 def derived_layouts(op: Op) -> list[Layout]:
-    """The layouts of an elementwise op without hand-written ones, from its spec alone: every kernel variant
-    contiguous, and the first variant with gradOutput a (1, COLS) row broadcast where the rules allow it."""
+    """The layouts of an op without hand-written ones, from its spec alone: a split op's, a class-index op's
+    (each reduction), a fixed-axis row op's (each row length); else every kernel variant contiguous (with a
+    per-channel tensor: (n/COLS, CHANNELS, COLS/CHANNELS)), and the first variant with gradOutput broadcast along
+    axis 0 where the rules allow it."""
     if not _derivable(op):
         return []
     if op.split is not None:   # codegen.spec.split: the input (n / COLS, COLS) split along its last axis
@@ -439,8 +441,8 @@ def layouts(ops: dict[str, Op]) -> list[Layout]:
 
 
 def without_layouts(ops: dict[str, Op]) -> list[str]:
-    """Ops that no layout benchmarks (a spec with a row or loss reduction and no hand-written layouts here):
-    `opgen bench` names them and measures the rest."""
+    """Ops that no layout benchmarks (a row op whose axis is a parameter, with no hand-written layouts here; none
+    today, and tests/test_bench.py fails when a new spec is one): `opgen bench` names them and measures the rest."""
     known = {lay.op for lay in layouts(ops)}
     return [name for name in ops if name not in known]
 

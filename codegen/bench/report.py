@@ -219,9 +219,9 @@ def markdown(records: list[Record], meta: dict) -> str:
         f"| `opgen verify` ({c['ops']} ops, mpmath check included), cold | {_seconds(c['verify_cold'])} |",
         f"| `opgen verify`, proof cache hit | {_seconds(c['verify_cached'])} |",
         "",
-        "Bytes moved: every input tensor the kernel reads plus the output, each once at its dtype's size (a "
+        "Bytes moved: every input tensor the kernel reads plus every output, each once at its dtype's size (a "
         "broadcast operand at its own size). GB/s: decimal. vs probe: our GB/s over a single-threaded loop "
-        "reading the same inputs and writing one output (the faster of NumPy's and a C loop's). vs PyTorch: "
+        "reading the same inputs and writing the same outputs (the faster of NumPy's and a C loop's). vs PyTorch: "
         "PyTorch's CPU kernel's time over ours, preallocated outputs both (> 1: faster). Times are medians of "
         "interleaved passes, ratios are ratios of those medians (the targets table adds the lowest and highest "
         "of each ratio taken within a pass); all-threads columns set $OPGEN_NUM_THREADS and "
