@@ -510,10 +510,11 @@ def test_a_new_elementwise_spec_is_benchmarked_from_its_spec_alone(ops):
     known = C.without_layouts(ops)
     assert known == []
     assert C.without_layouts(more) == known
-    for model, want in (("prelu_backward", {"weight per channel, (n/1024, 32, 32)",
-                                            "gradOutput (1, 32, 32) broadcast"}),
-                        ("scaled_masked_softmax_backward", {"gradOutput (n/1024, 1, 16, 64), mask (1, 1, 16, 64)",
-                                                            "gradOutput (n/16384, 1, 16, 1024), mask (1, 1, 16, 1024)"})):
+    masked = {"gradOutput (n/1024, 1, 16, 64), mask (1, 1, 16, 64)",
+              "gradOutput (n/16384, 1, 16, 1024), mask (1, 1, 16, 1024)"}
+    channel = {"weight per channel, (n/1024, 32, 32)", "gradOutput (1, 32, 32) broadcast"}
+    for model, want in (("prelu_backward", channel),
+                        ("scaled_masked_softmax_backward", masked)):
         twin = copy.copy(ops[model])
         twin.name = "aclnnTwinOpBackward"
         assert {lay.label for lay in C.layouts(dict(ops, twin_op_backward=twin)) if lay.op == "twin_op_backward"} \

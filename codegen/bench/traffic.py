@@ -1,8 +1,9 @@
 """Bytes moved by one kernel call, and the bandwidth they make.
 
 The count is the *logical* traffic of the call, the least any implementation must move: every input tensor
-the kernel reads, once, plus every output (PreluBackward writes two), once, each at its own dtype's size.  A broadcast operand counts its
-own elements, not the broadcast shape's (a (1, 1024) gradOutput is 1024 elements however many rows it meets).
+the kernel reads, once, plus every output (PreluBackward writes two), once, each at its own dtype's size.  A
+broadcast operand counts its own elements, not the broadcast shape's (a (1, 1024) gradOutput is 1024 elements
+however many rows it meets).
 A tensor the op accepts but never reads (LogSigmoid's `buffer`, role UNUSED in the spec) is not counted: the
 kernels do not touch it, so counting it would credit them with bandwidth they never used.  Scalars and
 attributes are not tensors and move nothing.
