@@ -71,6 +71,8 @@ const char *opgen_format_name(aclFormat format);    /* "NCHW", ...; NULL if not 
 bool opgen_format_is_private(aclFormat format);     /* CANN's op::IsPrivateFormat (formats.PRIVATE_FORMATS) */
 
 int64_t opgen_numel(const aclTensor *t);
+/* `t`'s shape, contiguous from element `offset` of a buffer that phase 2 supplies (data left NULL) */
+aclTensor opgen_contiguous_at(const aclTensor *t, int64_t offset);
 
 /* ---- phase-1 checks (opgen_check.c) ------------------------------------------------------------------
  * The C twins of codegen/runtime/checks.py: same conditions, same messages.  Each returns ACLNN_SUCCESS or

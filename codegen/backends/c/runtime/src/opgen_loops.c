@@ -1244,16 +1244,9 @@ aclnnStatus opgen_run_call(const opgen_call *c, const void *params, void *worksp
     aclTensor tmp = c->out;
     const aclTensor *out = &c->out;
     if (p.overlap) {
+        tmp = opgen_contiguous_at(&c->out, 0);
         tmp.dtype = ACL_FLOAT;
-        tmp.offset = 0;
         tmp.data = result;
-        int64_t s = 1;
-        for (int i = (int)tmp.ndim - 1; i >= 0; --i) {
-            tmp.strides[i] = s;
-            s *= tmp.dims[i];
-        }
-        tmp.storage_ndim = 1;
-        tmp.storage_dims[0] = s;
         out = &tmp;
     }
     run_parallel(c, out, params, &p, ws);

@@ -837,7 +837,7 @@ aclTensor opgen_half(const aclTensor *t, int64_t dim, int h)
 
 /* `t`'s shape laid out contiguously from element `offset` of a buffer given in phase 2 (the workspace's
  * staging area): where a call computes into, or reads, a copy of a tensor that is no view it can use */
-static aclTensor contiguous_at(const aclTensor *t, int64_t offset)
+aclTensor opgen_contiguous_at(const aclTensor *t, int64_t offset)
 {
     aclTensor c = *t;
     c.data = NULL;
@@ -888,7 +888,7 @@ aclnnStatus opgen_phase1_split(const char *op, const opgen_call *calls, const vo
             overlap = overlap || tensors_overlap(whole, &calls[k].in[i]);
     uint64_t ws = 0;
     if (overlap) {
-        aclTensor copy = contiguous_at(whole, 0);   /* the workspace's, in phase 2 */
+        aclTensor copy = opgen_contiguous_at(whole, 0);   /* the workspace's, in phase 2 */
         for (int k = 0; k < 2; ++k)
             e->call[k].out = opgen_half(&copy, dim, k);
     }
@@ -967,7 +967,7 @@ static aclTensor rows_merged(opgen_rows *rows, const aclTensor *t)
         rows->staged_bytes += ((uint64_t)opgen_numel(t) * opgen_dtype_size(t->dtype) + 63) / 64 * 64;
         rows->nstaged = k + 1;
     }
-    aclTensor c = contiguous_at(t, (int64_t)(rows->staged_at[k] / opgen_dtype_size(t->dtype)));   /* staged */
+    aclTensor c = opgen_contiguous_at(t, (int64_t)(rows->staged_at[k] / opgen_dtype_size(t->dtype)));   /* staged */
     return merged(&c, rows->dim, 1);
 }
 
@@ -1080,7 +1080,7 @@ aclnnStatus opgen_phase1_rows(const char *op, const opgen_call *calls, const voi
         for (int i = 0; i < calls[k].nin; ++i)
             stage = stage || tensors_overlap(whole, &calls[k].in[i]);
     if (stage) {
-        aclTensor copy = contiguous_at(whole, 0);   /* the workspace's, in phase 2 */
+        aclTensor copy = opgen_contiguous_at(whole, 0);   /* the workspace's, in phase 2 */
         opgen_rows plain;
         opgen_rows_init(&plain, rows->dim, rows->interleaved, NULL);
         for (int k = 0; k < 2; ++k)
