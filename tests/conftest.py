@@ -93,6 +93,41 @@ def ci_ops(names, share: int = 4) -> list:
     return [n for n in names if _draw(n, share) == 0] or names[:1]
 
 
+def op_kind(op) -> str:
+    """The structure a backend generates code of its own for: what a sample of ops must cover."""
+    if op.classes is not None:
+        return "class-index rows"
+    if op.split is not None:
+        return "split in halves"
+    if op.per_output:
+        return "several outputs"
+    if op.reduce_dim is not None:
+        return "rows"
+    if op.loss_reduction:
+        return "loss reduction"
+    if op.output.sum_to:
+        return "summed to a shape"
+    return "elementwise"
+
+
+def ci_kinds(ops: dict, per_kind: int = 1) -> list:
+    """Op names for a test too costly to run per op in CI (a program or library built from nothing per op, under
+    sanitizers or for another ISA): every op under --deep; in CI `per_kind` ops of each kind (op_kind), first in
+    the order of a hash of their names.  The CI cost stays fixed as ops are added (it grows with the kinds, not
+    the ops), every code path the backends generate is still built, and an op added later displaces another only
+    when its hash comes first.  The cheaper per-op tests beside these still run every op."""
+    names = sorted(ops)
+    if DEEP:
+        return names
+    import zlib
+    taken: dict = {}
+    for name in sorted(names, key=lambda n: zlib.crc32(n.encode())):
+        group = taken.setdefault(op_kind(ops[name]), [])
+        if len(group) < per_kind:
+            group.append(name)
+    return sorted(n for group in taken.values() for n in group)
+
+
 def ci_sample(cases, op=lambda c: c[0], soc=lambda c: c[1], dtype=lambda c: c[2]):
     """`cases` (op × product × dtype × ... tuples) whole under --deep; in CI a fixed sample that still runs every
     op in every dtype it has: for each op one product, chosen by a hash of its name (so that the products take

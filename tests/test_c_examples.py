@@ -16,7 +16,7 @@ from codegen.backends.c import examples
 from codegen.spec.example import resolve
 from codegen.spec.params import Attr, Scalar, Tensor
 
-from .conftest import ci_ops
+from .conftest import ci_kinds
 
 OPS = codegen.load_specs()
 
@@ -58,7 +58,7 @@ def test_example_prints_the_documented_result(name):
         np.testing.assert_allclose(got, op.example.expected, rtol=1e-6, atol=1e-6)
 
 
-@pytest.mark.parametrize("name", ci_ops(OPS))
+@pytest.mark.parametrize("name", ci_kinds(OPS))
 def test_example_is_clean_under_sanitizers_and_as_cpp(name, tmp_path):
     op = OPS[name]
     examples.write_tree(tmp_path, op)

@@ -28,7 +28,7 @@ from codegen.spec import rules as R
 from codegen.spec.params import FORWARD_OUTPUT
 
 from .compare import assert_elementwise_close, assert_rows_close, seed
-from .conftest import ci_sample, native_defines
+from .conftest import ci_kinds, ci_sample, native_defines
 from .error_inputs import valid_call
 from .samples import samples
 from tests.samples import along, channel_shapes, fit, max_rank, ranked, results, skip_split
@@ -690,7 +690,8 @@ def test_a_prepared_call_runs_phase_2_again_with_the_same_bits(name):
                     np.testing.assert_array_equal(out.view(np.uint16), want.view(np.uint16), err_msg=s.label)
 
 
-@pytest.mark.parametrize("name", NAMES)
+# a second library per op: one op of each kind in CI (the ISA paths are the runtime's), every op under --deep
+@pytest.mark.parametrize("name", ci_kinds(OPS))
 def test_the_avx2_build_gives_the_avx512_bits(name, monkeypatch):
     """The same kernels built without AVX-512 (what an AVX2-only CPU runs: 8-lane conversions, BFLOAT16 chunks in
     unpack order, integer BFLOAT16 rounding) give the bits of the native AVX-512 build, on the shapes of the

@@ -26,7 +26,7 @@ from codegen.spec import PRODUCTS, Formula, Text
 from codegen.spec.params import Output, Tensor
 from codegen.spec.rules import STATUS_NAMES
 
-from .conftest import REPO, ci_ops
+from .conftest import REPO, ci_kinds
 from .error_inputs import error_inputs, valid_call
 from .samples import channel_rules
 
@@ -367,7 +367,7 @@ def test_a_new_spec_gets_its_pages_with_no_other_change(tmp_path):
 
 
 # ---- call examples ---------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("name", ci_ops(OPS))
+@pytest.mark.parametrize("name", ci_kinds(codegen.load_specs()))
 def test_every_example_compiles_and_prints_what_the_page_says(ops, name, tmp_path):
     """The page's program, built with the page's command in a tree as `opgen generate` writes it, prints the
     page's output byte for byte (both languages carry the same program and output)."""
