@@ -11,10 +11,14 @@ largest size measured.
 
 Accuracy (`opgen accuracy --full` → `reports/accuracy/accuracy.json`): the report keeps per-kernel statistics,
 not per-input errors, so the error-against-input plots come from a focused measurement run here: a dense sweep
-of the differentiated input (x, or the forward output y a tensor holds) across its range — sinh-spaced from
--10^4 to 10^4 for elementwise operators, rows of softmax outputs from narrow to near one-hot for row reductions
-— through the same reference (`codegen.accuracy`: the forward differentiated by SymPy, evaluated in mpmath,
-rounded once), every kernel backend and PyTorch's kernel on the same inputs.  The table comes from the report.
+of one input across its range — the differentiated input (x, or the forward output y a tensor holds), or the
+operand the gradient reads when it does not read that one; sinh-spaced from -10^4 to 10^4 for elementwise
+operators (across a narrower domain where the forward has one), rows from narrow to near one-hot for row
+reductions and class-index operators — through the same reference (`codegen.accuracy`: the forward
+differentiated by SymPy, evaluated in mpmath, rounded once), every kernel backend and PyTorch's kernel on the
+same inputs.  An op is drawn in the parts the accuracy run measures (each half of a split op, each output of a
+several-output op), read from the spec.  The table comes from the report; the gallery
+(`docs/_generated/accuracy-figures.md`) lists every op's figure, or why it has none.
 
 matplotlib is a docs extra (`pip install -e ".[docs]"`), not a runtime dependency.
 """
@@ -267,7 +271,7 @@ def swept_tensor(op, case):
         t = op.param(op.classes.tensor)
         if str(t.symbol) in used:
             return t, ""
-        return None, (f"the gradient does not depend on {t.name} (it is `{_shown(case)}`): the error has no "
+        return None, (f"the gradient does not depend on {t.name} (it reads {_reads(op, used)}): the error has no "
                       "input to be plotted against; the table above gives its measurement")
     from .accuracy.reference import _cached
     ref = _cached(op.name, op, tuple(sorted(case.variant.key.items())))
@@ -277,12 +281,14 @@ def swept_tensor(op, case):
     for t in ref.operands:
         if str(t.symbol) in used and t.name not in {b.name for b in op.bool_tensors}:
             return t, ""
-    return None, (f"the gradient depends on no input tensor but {op.grad.name} (it is `{_shown(case)}`): the "
+    return None, (f"the gradient depends on no input tensor but {op.grad.name} (it reads {_reads(op, used)}): the "
                   "error has no input to be plotted against; the table above gives its measurement")
 
 
-def _shown(case) -> str:
-    return str(case.shown(case.variant.expr)).replace("**", "^")
+def _reads(op, used: set) -> str:
+    """The parameters the gradient reads, in the spec's order: `gradOutput, target, weight and totalWeight`."""
+    names = [p.name for p in op.params if getattr(p, "symbol", None) is not None and str(p.symbol) in used]
+    return ", ".join(names[:-1]) + (" and " if len(names) > 1 else "") + names[-1] if names else "no parameter"
 
 
 def rows_of(op, backends: list[str], limit: int = 2) -> list[Row]:

@@ -318,3 +318,28 @@ def test_merged_parts_are_the_report_of_one_run(ops, tmp_path):
     (tmp_path / "other.json").write_text(json.dumps(other))
     with pytest.raises(ValueError, match="not one measurement"):
         merge.merge([tmp_path / "log_sigmoid_backward", tmp_path / "other.json"])
+
+
+def test_a_one_element_row_is_a_forward_output(ops):
+    """The log-softmax of a one-element row is exactly 0 (computed at mpmath's default 53 bits it was -2^-54, a y
+    no row gives, whose exact gradient g·(1 - e^y) every kernel and PyTorch round to 0: BFLOAT16's MARE was 1)."""
+    from codegen.verify.cases import cases
+    op = ops["log_softmax_backward"]
+    ctx = inputs.Context(op, cases(op)[0], FORMATS["BFLOAT16"], np.random.default_rng(0), inputs.FAST)
+    z = np.array([[0.37], [-2.9], [41.0]])
+    assert (ctx.y_rows(z, {}) == 0).all()
+    y = ctx.y_rows(np.array([[0.5, -1.0, 2.0]]), {})[0]
+    with mpmath.workdps(50):
+        lse = mpmath.log(sum(mpmath.exp(mpmath.mpf(v)) for v in (0.5, -1.0, 2.0)))
+        assert list(y) == [round_to(mpmath.mpf(v) - lse, FORMATS["BFLOAT16"]) for v in (0.5, -1.0, 2.0)]
+
+
+def test_a_reduced_loss_has_layouts_in_the_full_run(ops):
+    """A reduced loss's gradOutput is one element: the broadcast layouts cut the other tensors only (the full
+    run, which makes layouts for every case, crashed on L1Loss and MSELoss with reduction mean)."""
+    from codegen.verify.cases import cases
+    op = ops["mse_loss_backward"]
+    case = next(c for c in cases(op) if c.reduction == 1)
+    ctx = inputs.Context(op, case, FORMATS["FLOAT16"], np.random.default_rng(0), inputs.FULL)
+    got = inputs.layout_groups(ctx)
+    assert got and all(np.ndim(s.kw[op.grad.py_name]) == 0 for s in got)
