@@ -211,21 +211,21 @@ class Row:
         return textwrap.fill(f"{head}{self.case.label}", 48)
 
 
-def _preference(op, case) -> tuple:
+def _preference(op, case) -> int:
     """Sort key of the cases worth a row: the usual setting first.  A case that draws a scalar negative
-    (Softplus's beta < 0, Hardshrink's lambd < 0) or puts two scalars against their order in the spec (Hardtanh's
-    max < min) comes after one that does not."""
+    (Softplus's beta < 0, Hardshrink's lambd < 0), puts two scalars against their order in the spec (Hardtanh's
+    max < min) or sets them equal (max = min) comes after one that does not."""
     from .verify.cases import sample_scalars
     values = sample_scalars(case, lambda kind: {"positive": 1.0, "negative": -1.0, "any": 0.5}[kind])
     negative = sum(1 for v in values.values() if float(v) < 0)
     order = [p.name for p in op.params]
-    reversed_ = 0
+    unusual = 0
     for a in case.assumptions:
-        reversed_ += " = " in a   # a degenerate setting (Hardtanh's max = min)
+        unusual += " = " in a
         parts = a.split(" < ")
         if len(parts) == 2 and all(p in order for p in parts) and order.index(parts[0]) > order.index(parts[1]):
-            reversed_ += 1
-    return negative + reversed_, 0
+            unusual += 1
+    return negative + unusual
 
 
 def _cases(op, limit=2):
@@ -252,12 +252,9 @@ def _cases(op, limit=2):
 
 
 def _symbols(case) -> set:
-    return {str(s) for s in sympy_free(case.variant.expr)}
-
-
-def sympy_free(expr) -> set:
+    """The names of the symbols the case's documented gradient reads."""
     import sympy
-    return sympy.sympify(expr).free_symbols
+    return {str(s) for s in sympy.sympify(case.variant.expr).free_symbols}
 
 
 def swept_tensor(op, case):

@@ -122,8 +122,8 @@ def _exact(values, fmt):
 
 @pytest.mark.parametrize("name, part, exact", [
     # GLU's gradient w.r.t. its gate half b: a·σ'(b)·g (σ' = e^-b/(1+e^-b)^2, no cancellation in mpmath)
-    ("glu_backward", "d/db", lambda kw: [mpmath.mpf(a) * mpmath.exp(-mpmath.mpf(b)) / (1 + mpmath.exp(-mpmath.mpf(b))) ** 2
-                                         * mpmath.mpf(g) for a, b, g in zip(kw["a"], kw["b"], kw["g"])]),
+    ("glu_backward", "d/db", lambda kw: [mpmath.mpf(a) * mpmath.exp(-mpmath.mpf(b)) / (1 + mpmath.exp(-mpmath.mpf(b)))
+                                         ** 2 * mpmath.mpf(g) for a, b, g in zip(kw["a"], kw["b"], kw["g"])]),
     # PReLU's weight gradient, every element its own channel: g·x where x < 0
     ("prelu_backward", "gradWeight", lambda kw: [mpmath.mpf(g) * mpmath.mpf(x) if x < 0 else mpmath.mpf(0)
                                                  for x, g in zip(kw["self"], kw["g"])]),

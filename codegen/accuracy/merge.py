@@ -2,13 +2,13 @@
 
     python -m codegen.accuracy.merge /tmp/acc/elu_backward /tmp/acc/glu_backward ... --out reports/accuracy
 
-A `--full` run over every op takes hours on a shared machine; it can be run op by op instead
+A `--full` run over every op takes long on a shared machine; it can be run op by op instead
 (`opgen accuracy --full OP --out /tmp/acc/OP`, in turns, over several sittings) and the parts merged here.  An
 op's records depend on nothing but the op (its inputs are seeded by its name and the dtype), so the merged report
 is the one a single run over those ops writes: the records in the order of specs/, the command naming the ops
-(`opgen accuracy --full a b ...`), the Markdown rebuilt from the records by the report's own writer.  Parts must
-agree on the mode, the backends and the PyTorch version, and an op may be in one part only: which of two
-measurements to keep is a decision, not a merge.
+(`opgen accuracy --full a b ...`; none when they are every op of specs/), the Markdown rebuilt from the records
+by the report's own writer.  Parts must agree on the mode, the backends and the PyTorch version, and an op may be
+in one part only: which of two measurements to keep is a decision, not a merge.
 """
 from __future__ import annotations
 
@@ -81,8 +81,8 @@ def merge(paths: list, order: list[str] | None = None) -> tuple[list[Record], di
     rank = {name: i for i, name in enumerate(order or [])}
     records.sort(key=lambda r: rank.get(r.op.split("[")[0], len(rank)))   # stable: each part's own order kept
     ops = list(dict.fromkeys(r.op.split("[")[0] for r in records))
-    meta = {"command": "opgen accuracy" + (" --full" if meta["mode"] == "full" else "") + "".join(f" {o}" for o in ops),
-            **meta}
+    named = "" if order and set(ops) == set(order) else "".join(f" {o}" for o in ops)   # every op: none named
+    meta = {"command": "opgen accuracy" + (" --full" if meta["mode"] == "full" else "") + named, **meta}
     return records, meta
 
 
