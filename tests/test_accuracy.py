@@ -289,3 +289,57 @@ def test_dual_and_single_standard_thresholds():
     e = standards.errors(np.full(10, 2.0 ** -10), np.zeros(10), "FLOAT16")
     assert not standards.single_ok(e, "FLOAT16")
     assert ml_dtypes.bfloat16  # the formats under test are ml_dtypes'
+
+
+def test_merged_parts_are_the_report_of_one_run(ops, tmp_path):
+    """`python -m codegen.accuracy.merge` of two one-op reports writes the bytes a run over both ops writes (an
+    op's records depend on the op alone); a split op's halves (glu_backward[a]) go with their op; an op in two
+    parts, or parts of different modes, are refused, not merged."""
+    from codegen.accuracy import merge, report
+    small = inputs.Sizes(typical=6, rows=(2, 4), draws=1, layouts=False, grads=2)
+    names = ["glu_backward", "log_sigmoid_backward"]
+    meta = lambda cmd: {"command": cmd, "mode": "fast", "backends": ["numpy"], "torch": "2.13.0"}
+
+    def run(which):
+        return runner.run({n: ops[n] for n in which}, ["numpy"], dtypes=["FLOAT16"], sizes=small, use_torch=False,
+                          log=lambda m: None)
+    report.write(run(names), tmp_path / "whole", meta("opgen accuracy glu_backward log_sigmoid_backward"))
+    for n in names:
+        report.write(run([n]), tmp_path / n, meta(f"opgen accuracy {n}"))
+    assert merge.main([str(tmp_path / n) for n in reversed(names)] + ["--out", str(tmp_path / "merged")]) == 0
+    for f in ("accuracy.json", "accuracy.md"):
+        assert (tmp_path / "merged" / f).read_bytes() == (tmp_path / "whole" / f).read_bytes()
+    assert {r["op"] for r in json.loads((tmp_path / "merged" / "accuracy.json").read_text())["records"]} == \
+        {"glu_backward[a]", "glu_backward[b]", "log_sigmoid_backward"}
+    with pytest.raises(ValueError, match="glu_backward is in both"):
+        merge.merge([tmp_path / "glu_backward", tmp_path / "whole"])
+    other = json.loads((tmp_path / "glu_backward" / "accuracy.json").read_text())
+    other["meta"]["mode"] = "full"
+    (tmp_path / "other.json").write_text(json.dumps(other))
+    with pytest.raises(ValueError, match="not one measurement"):
+        merge.merge([tmp_path / "log_sigmoid_backward", tmp_path / "other.json"])
+
+
+def test_a_one_element_row_is_a_forward_output(ops):
+    """The log-softmax of a one-element row is exactly 0 (computed at mpmath's default 53 bits it was -2^-54, a y
+    no row gives, whose exact gradient g·(1 - e^y) every kernel and PyTorch round to 0: BFLOAT16's MARE was 1)."""
+    from codegen.verify.cases import cases
+    op = ops["log_softmax_backward"]
+    ctx = inputs.Context(op, cases(op)[0], FORMATS["BFLOAT16"], np.random.default_rng(0), inputs.FAST)
+    z = np.array([[0.37], [-2.9], [41.0]])
+    assert (ctx.y_rows(z, {}) == 0).all()
+    y = ctx.y_rows(np.array([[0.5, -1.0, 2.0]]), {})[0]
+    with mpmath.workdps(50):
+        lse = mpmath.log(sum(mpmath.exp(mpmath.mpf(v)) for v in (0.5, -1.0, 2.0)))
+        assert list(y) == [round_to(mpmath.mpf(v) - lse, FORMATS["BFLOAT16"]) for v in (0.5, -1.0, 2.0)]
+
+
+def test_a_reduced_loss_has_layouts_in_the_full_run(ops):
+    """A reduced loss's gradOutput is one element: the broadcast layouts cut the other tensors only (the full
+    run, which makes layouts for every case, crashed on L1Loss and MSELoss with reduction mean)."""
+    from codegen.verify.cases import cases
+    op = ops["mse_loss_backward"]
+    case = next(c for c in cases(op) if c.reduction == 1)
+    ctx = inputs.Context(op, case, FORMATS["FLOAT16"], np.random.default_rng(0), inputs.FULL)
+    got = inputs.layout_groups(ctx)
+    assert got and all(np.ndim(s.kw[op.grad.py_name]) == 0 for s in got)

@@ -257,10 +257,13 @@ class Context:
         """The forward's outputs of the rows (last axis) of z with the operands `ops` (same shape), rounded."""
         lists = [ops[t.name].reshape(-1, z.shape[-1]) for t in self.ref.operands]
         out = []
-        for r, row in enumerate(z.reshape(-1, z.shape[-1])):
-            o = [[mpmath.mpf(float(a[r, i])) for a in lists] for i in range(len(row))]
-            out.append([round_to(v, self.fmt) for v in self.ref.forward_row([mpmath.mpf(t) for t in row],
-                                                                            self.scal, o)])
+        # at 40 digits, not mpmath's default 53 bits: the one-element row's log-softmax x - log(e^x) must be 0,
+        # not -2^-54 (a y no row gives, whose exact gradient is g·(1 - e^y) = 6e-17 where every kernel gives 0)
+        with mpmath.workdps(40):
+            for r, row in enumerate(z.reshape(-1, z.shape[-1])):
+                o = [[mpmath.mpf(float(a[r, i])) for a in lists] for i in range(len(row))]
+                out.append([round_to(v, self.fmt) for v in self.ref.forward_row([mpmath.mpf(t) for t in row],
+                                                                                self.scal, o)])
         return np.array(out, dtype=np.float64).reshape(z.shape)
 
     def typical_tensors(self, shape, dim=-1, cut=None) -> dict:
@@ -424,6 +427,8 @@ def layout_groups(ctx: Context) -> list[Sample]:
         if isinstance(r, R.Broadcastable):
             t = ctx.typical_tensors(bshape)
             a, b = r.params[0], r.params[1]
+            if np.ndim(t[a]) == 0 or np.ndim(t[b]) == 0:   # a reduced loss's gradOutput: one element, no axis to cut
+                continue
             t[a] = t[a][(slice(None),) * first + (slice(None), slice(0, 1))]
             t[b] = t[b][(slice(None),) * first + (slice(0, 1),)]
             out.append(ctx.make(f"layout: broadcast {a} {list(t[a].shape)} with {b} {list(t[b].shape)}",
