@@ -120,8 +120,7 @@ def _compute__b(grad_out, a, b, out):
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            t0 = _sigmoid(b)
-            result = (a*t0*(1 - t0))*grad_out
+            result = (a*_sigmoid(-b)*_sigmoid(b))*grad_out
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
@@ -132,8 +131,7 @@ def _compute64__b(grad_out, a, b, out):
         a = _f64(a)
         b = _f64(b)
         with np.errstate(all="ignore"):
-            t0 = _sigmoid64(b)
-            result = (a*t0*(1 - t0))*grad_out
+            result = (a*_sigmoid64(-b)*_sigmoid64(b))*grad_out
             _store(out, result)  # round once to the output dtype
 
 

@@ -18,4 +18,5 @@ struct ClippedSwigluGradTilingData {
     float limit;
     float bias;
     float c0;
+    float c1;
 };
