@@ -94,3 +94,18 @@ def test_glu_gate_gradient_does_not_cancel_in_one_minus_sigmoid():
         want = [float(mpmath.mpf(float(gi)) * float(ai) * mpmath.exp(-float(bi)) / (1 + mpmath.exp(-float(bi)))**2)
                 for gi, ai, bi in zip(g, a, bs)]
     assert max(_ulps(out, want)) <= 4
+
+
+def test_selu_gradient_carries_its_constant_in_two_parts():
+    """SeluBackward's g·(y + λα) for y <= 0 cancels near the asymptote y -> -λα: with λα rounded to FLOAT the rounding
+    error (1.3e-8 of 1.76) was a relative error of 1e-4..1e-2 for x in [-12, -5].  The sum carries it as hi + lo
+    (codegen.lower.compensate_constants); the exact value is g·λα·exp(x) (mpmath), from the y held in FLOAT."""
+    k = _numpy_kernel("selu_backward")
+    alpha, scale = mpmath.mpf("1.6732632423543772848170429916717"), mpmath.mpf("1.0507009873554804934193349852946")
+    with mpmath.workdps(40):
+        xs = [mpmath.mpf(v) for v in (-5.0, -7.25, -9.5, -11.875, -0.5)]
+        y = np.array([float(scale * alpha * mpmath.expm1(v)) for v in xs], np.float32)   # the forward, in FLOAT
+        g = np.array([1.0, -0.75, 2.0, 1.0, 0.5], np.float32)
+        want = [float(mpmath.mpf(float(gi)) * (mpmath.mpf(float(yi)) + scale * alpha)) for gi, yi in zip(g, y)]
+    got = k(grad_output=g, result=y)
+    assert max(_ulps(got, want)) <= 2
