@@ -154,6 +154,51 @@ def group_constants(expr):
     return expr.func(*[group_constants(a) for a in expr.args])
 
 
+def _rational_value(c):
+    """The Rational a Const or SymPy number stands for, else None."""
+    v = c.value if isinstance(c, Const) else c
+    return v if isinstance(v, sympy.Rational) else None
+
+
+def _affine_quotient(expr):
+    """`t·p/q + c` as `(p·t + c·q)/q` when q > 1 has an odd factor (1/q is no FLOAT), |p| is a power of two (p·t
+    is exact) and c·q is a FLOAT with few digits; else None."""
+    if not isinstance(expr, sympy.Add) or len(expr.args) != 2:
+        return None
+    c = next((a for a in expr.args if a.is_number), None)
+    term = next((a for a in expr.args if not a.is_number), None)
+    if c is None or term is None or _rational_value(c) is None or not isinstance(term, sympy.Mul):
+        return None
+    numbers = [a for a in term.args if a.is_number]
+    coeff = sympy.Mul(*[_rational_value(a) if _rational_value(a) is not None else sympy.nan for a in numbers])
+    if not isinstance(coeff, sympy.Rational) or coeff.is_Integer:
+        return None
+    p, q = coeff.p, coeff.q
+    odd = q // (q & -q)
+    c_q = _rational_value(c) * q
+    if odd == 1 or abs(p) & (abs(p) - 1) or c_q.q & (c_q.q - 1) or abs(c_q.p) >= 2 ** 24:
+        return None
+    t = sympy.Mul(*[a for a in term.args if not a.is_number])
+    numerator = sympy.Add(p * t, c_q if c_q.is_Integer else Const(c_q))
+    return sympy.Mul(numerator, sympy.Pow(Const(q), -1))
+
+
+def exact_affine(expr):
+    """Each `t/3 + 1/2` (a tensor term times a rational p/q whose 1/q no FLOAT holds, plus a rational) as
+    `(t + 3/2)/3`: the one rounding is the division's.  Multiplying by fl(1/3) first and adding 1/2 then cancels
+    beside t = -3/2 (HardswishBackwardV2's x/3 + 1/2: 999 ulp as fl(1/3)·x + 0.5, 1 ulp as (x + 1.5)/3, where
+    x + 1.5 is exact).  SymPy folds the quotient back into t/3 + 1/2, so the denominator is a Const (no Number).
+    Conditions are left as they are."""
+    if not isinstance(expr, sympy.Basic) or expr.is_Atom or isinstance(
+            expr, (sympy.core.relational.Relational, sympy.logic.boolalg.BooleanFunction)):
+        return expr
+    if isinstance(expr, sympy.Piecewise):
+        return sympy.Piecewise(*[(exact_affine(e), c) for e, c in expr.args])
+    new = expr.func(*[exact_affine(a) for a in expr.args])
+    quotient = _affine_quotient(new)
+    return quotient if quotient is not None else new
+
+
 def _is_scalar_only(expr, scalar_syms) -> bool:
     """A FLOAT value of scalars only (the prelude holds FLOATs: a condition on scalars stays where it is used)."""
     return bool(expr.free_symbols) and expr.free_symbols <= scalar_syms and not expr.has(DimSum) \
@@ -305,7 +350,7 @@ def lower_variant(op: Op, variant: Variant) -> KernelVariant:
                                                                 for s in a.args[0].free_symbols),
                         lambda a: a.args[0] * RowLength(_row_length(op)))
     expr = expr.replace(lambda a: _abs_condition(a) is not None, _abs_condition)
-    expr = group_constants(expr)
+    expr = exact_affine(group_constants(expr))
     numel_syms = {s for s in expr.free_symbols if numel_param(s) is not None}
     scalar_syms = {p.symbol for p in scalar_params} | numel_syms
 

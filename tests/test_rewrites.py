@@ -109,3 +109,16 @@ def test_selu_gradient_carries_its_constant_in_two_parts():
         want = [float(mpmath.mpf(float(gi)) * (mpmath.mpf(float(yi)) + scale * alpha)) for gi, yi in zip(g, y)]
     got = k(grad_output=g, result=y)
     assert max(_ulps(got, want)) <= 2
+
+
+@pytest.mark.parametrize("name", ["hardswish_backward", "hardswish_backward_v2"])
+def test_hardswish_gradient_divides_beside_its_zero(name):
+    """HardswishBackward's g·(x/3 + 1/2) beside its zero x = -3/2: fl(1/3)·x + 0.5 cancelled (999 ulp at
+    x = -1.5000137); codegen.lower.exact_affine computes (x + 1.5)/3, x + 1.5 exact there, so one rounding."""
+    k = _numpy_kernel(name)
+    x = np.array([-1.5000137, -1.4999862, -1.50000012, -1.25, 2.5, -2.75], np.float32)
+    g = np.array([1.0, -0.5, 2.0, 1.0, 0.25, 1.0], np.float32)
+    got = k(grad_output=g, self=x)
+    with mpmath.workdps(40):
+        want = [float(mpmath.mpf(float(gi)) * (mpmath.mpf(float(xi)) / 3 + mpmath.mpf(1) / 2)) for gi, xi in zip(g, x)]
+    assert max(_ulps(got, want)) <= 1
