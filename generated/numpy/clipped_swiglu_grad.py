@@ -90,8 +90,7 @@ def _compute__a(grad_y, a, b, alpha, limit, bias, out):
     alpha = np.float32(alpha)
     limit = np.float32(limit)
     bias = np.float32(bias)
-    c0 = np.float32(-alpha)
-    c1 = np.float32(-limit)
+    c0 = np.float32(-limit)
     # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
     for (grad_y, a, b), out in _blocks((grad_y, a, b), out):
         grad_y = _f32(grad_y)
@@ -100,9 +99,9 @@ def _compute__a(grad_y, a, b, alpha, limit, bias, out):
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            t0 = np.minimum(a, limit)
-            t1 = alpha*t0
-            result = ((bias + np.maximum(c1, np.minimum(b, limit)))*(t1*_sigmoid(c0*t0) + 1)*_where((a <= limit), 1, 0)*_sigmoid(t1))*grad_y
+            t0 = alpha*np.minimum(a, limit)
+            t1 = _sigmoid(t0)
+            result = (t1*(bias + np.maximum(c0, np.minimum(b, limit)))*(t0*(1 - t1) + 1)*_where((a <= limit), 1, 0))*grad_y
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

@@ -75,7 +75,8 @@ def _compute(grad_output, self, out):
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
             t0 = 1.7020000219345093*self
-            result = ((t0*_sigmoid(-t0) + 1)*_sigmoid(t0))*grad_output
+            t1 = _sigmoid(t0)
+            result = (t1*(-t0*(t1 - 1) + 1))*grad_output
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

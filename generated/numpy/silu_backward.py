@@ -88,7 +88,8 @@ def _compute(grad_output, self, out):
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            result = ((self*_sigmoid(-self) + 1)*_sigmoid(self))*grad_output
+            t0 = _sigmoid(self)
+            result = (t0*(self*(1 - t0) + 1))*grad_output
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

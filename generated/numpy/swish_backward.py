@@ -80,7 +80,6 @@ def _f32(a):
 
 def _compute(grad_output, self, beta_optional, out):
     beta_optional = np.float32(beta_optional)
-    c0 = np.float32(-beta_optional)
     # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
     for (grad_output, self), out in _blocks((grad_output, self), out):
         grad_output = _f32(grad_output)
@@ -89,7 +88,8 @@ def _compute(grad_output, self, beta_optional, out):
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
             t0 = beta_optional*self
-            result = ((t0*_sigmoid(c0*self) + 1)*_sigmoid(t0))*grad_output
+            t1 = _sigmoid(t0)
+            result = (t1*(t0*(1 - t1) + 1))*grad_output
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

@@ -49,7 +49,6 @@ typedef struct {
     float limit;
     float bias;
     float c0;
-    float c1;
 } Params__a;
 
 /* always_inline: inlined into each chunk loop below, whose constant chunk length lets the compiler keep the
@@ -67,15 +66,14 @@ static inline __attribute__((always_inline)) void block__a(int64_t n, const floa
     const float limit = p->limit;
     const float bias = p->bias;
     const float c0 = p->c0;
-    const float c1 = p->c1;
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_y_i = grad_y[i];
         const float a_i = a[i];
         const float b_i = b[i];
-        const float t0 = opgen_minimumf(a_i, limit);
-        const float t1 = alpha*t0;
-        res[i] = ((bias + opgen_maximumf(c1, opgen_minimumf(b_i, limit)))*(t1*opgen_sigmoidf(c0*t0) + 1)*((a_i <= limit) ? 1 : 0)*opgen_sigmoidf(t1))*grad_y_i;
+        const float t0 = alpha*opgen_minimumf(a_i, limit);
+        const float t1 = opgen_sigmoidf(t0);
+        res[i] = (t1*(bias + opgen_maximumf(c0, opgen_minimumf(b_i, limit)))*(t0*(1 - t1) + 1)*((a_i <= limit) ? 1 : 0))*grad_y_i;
     }
 }
 
@@ -198,8 +196,7 @@ aclnnStatus aclnnClippedSwigluGradGetWorkspaceSize(
         p_a.alpha = (float)alpha;
         p_a.limit = (float)limit;
         p_a.bias = (float)bias;
-        p_a.c0 = -p_a.alpha;
-        p_a.c1 = -p_a.limit;
+        p_a.c0 = -p_a.limit;
         opgen_call_input(&calls[0], &gradY_rows);
         opgen_call_input(&calls[0], a);
         opgen_call_input(&calls[0], b);

@@ -54,7 +54,8 @@ static inline __attribute__((always_inline)) void block(int64_t n, const float *
         const float grad_output_i = grad_output[i];
         const float self_i = self[i];
         const float t0 = 1.702F*self_i;
-        res[i] = ((t0*opgen_sigmoidf(-t0) + 1)*opgen_sigmoidf(t0))*grad_output_i;
+        const float t1 = opgen_sigmoidf(t0);
+        res[i] = (t1*(-t0*(t1 - 1) + 1))*grad_output_i;
     }
 }
 

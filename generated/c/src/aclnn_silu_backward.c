@@ -75,7 +75,8 @@ static inline __attribute__((always_inline)) void block(int64_t n, const float *
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
         const float self_i = self[i];
-        res[i] = ((self_i*opgen_sigmoidf(-self_i) + 1)*opgen_sigmoidf(self_i))*grad_output_i;
+        const float t0 = opgen_sigmoidf(self_i);
+        res[i] = (t0*(self_i*(1 - t0) + 1))*grad_output_i;
     }
 }
 

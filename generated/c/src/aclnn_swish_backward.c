@@ -53,7 +53,6 @@ static inline float opgen_sigmoidf(float u)
 /* ---- the kernel ---- */
 typedef struct {
     float beta_optional;
-    float c0;
 } Params;
 
 /* always_inline: inlined into each chunk loop below, whose constant chunk length lets the compiler keep the
@@ -67,13 +66,13 @@ static inline __attribute__((always_inline)) void block(int64_t n, const float *
     const float *restrict grad_output = in[0];
     const float *restrict self = in[1];
     const float beta_optional = p->beta_optional;
-    const float c0 = p->c0;
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
         const float self_i = self[i];
         const float t0 = beta_optional*self_i;
-        res[i] = ((t0*opgen_sigmoidf(c0*self_i) + 1)*opgen_sigmoidf(t0))*grad_output_i;
+        const float t1 = opgen_sigmoidf(t0);
+        res[i] = (t1*(t0*(1 - t1) + 1))*grad_output_i;
     }
 }
 
@@ -125,7 +124,6 @@ aclnnStatus aclnnSwishBackwardGetWorkspaceSize(
     Params p;
     memset(&p, 0, sizeof p);
     p.beta_optional = (float)betaOptional_value;
-    p.c0 = -p.beta_optional;
     opgen_call_input(&call, gradOutput);
     opgen_call_input(&call, self);
     opgen_call_output(&call, gradInput);

@@ -25,7 +25,7 @@ inline uint64_t Gcd(uint64_t a, uint64_t b)
     return a;
 }
 
-// variant secondHalf=False: 3 input tile(s), 5 float temporaries, 1 mask(s)
+// variant secondHalf=False: 3 input tile(s), 6 float temporaries, 1 mask(s)
 inline bool ComputeTilingSecondHalfFalse(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, ClippedSwigluGradTilingData& tiling)
 {
@@ -34,7 +34,7 @@ inline bool ComputeTilingSecondHalfFalse(uint64_t totalLength, uint64_t rowLengt
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 3) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 5);
+    const uint64_t floatSlots = (castSlots + 6);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
     const uint64_t bytesPer256 = ((((((6 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 128) + 0);
@@ -126,13 +126,11 @@ inline void FillScalars(uint32_t variant, ClippedSwigluGradTilingData& tiling, f
 {
     (void)secondHalf;
     if (variant == 0) {  // variant secondHalf=False
-        const float c0 = static_cast<float>(-alpha);
-        const float c1 = static_cast<float>(-limit);
+        const float c0 = static_cast<float>(-limit);
         tiling.alpha = alpha;
         tiling.limit = limit;
         tiling.bias = bias;
         tiling.c0 = c0;
-        tiling.c1 = c1;
     }
     if (variant == 1) {  // variant secondHalf=True
         const float c0 = static_cast<float>(-limit);

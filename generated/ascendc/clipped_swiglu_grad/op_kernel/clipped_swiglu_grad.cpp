@@ -135,7 +135,7 @@ class KernelClippedSwigluGradSecondHalfFalse {
 public:
     __aicore__ inline KernelClippedSwigluGradSecondHalfFalse() {}
 
-    __aicore__ inline void Init(GM_ADDR gradY, GM_ADDR a, GM_ADDR b, GM_ADDR gradXOut, uint32_t blockLength, uint32_t lastBlockLength, uint32_t tileLength, uint32_t floatSlots, float alpha, float limit, float bias, float c0, float c1)
+    __aicore__ inline void Init(GM_ADDR gradY, GM_ADDR a, GM_ADDR b, GM_ADDR gradXOut, uint32_t blockLength, uint32_t lastBlockLength, uint32_t tileLength, uint32_t floatSlots, float alpha, float limit, float bias, float c0)
     {
         const uint32_t block = static_cast<uint32_t>(GetBlockIdx());
         const bool lastCore = block + 1 == static_cast<uint32_t>(GetBlockNum());
@@ -157,7 +157,6 @@ public:
         limit_ = limit;
         bias_ = bias;
         c0_ = c0;
-        c1_ = c1;
     }
 
     __aicore__ inline void Process()
@@ -192,63 +191,57 @@ private:
         const uint32_t calc = (len + REPEAT_ELEMS - 1) / REPEAT_ELEMS * REPEAT_ELEMS;
         LocalTensor<float> slots = floatBuf_.Get<float>();
         LocalTensor<TIn> gradYIn = gradYQueue_.DeQue<TIn>();
-        LocalTensor<float> gradY = ToFloat(gradYIn, slots, 5, tileLength_, calc);
+        LocalTensor<float> gradY = ToFloat(gradYIn, slots, 6, tileLength_, calc);
         LocalTensor<TIn> aIn = aQueue_.DeQue<TIn>();
-        LocalTensor<float> a = ToFloat(aIn, slots, 6, tileLength_, calc);
+        LocalTensor<float> a = ToFloat(aIn, slots, 7, tileLength_, calc);
         LocalTensor<TIn> bIn = bQueue_.DeQue<TIn>();
-        LocalTensor<float> b = ToFloat(bIn, slots, 7, tileLength_, calc);
+        LocalTensor<float> b = ToFloat(bIn, slots, 8, tileLength_, calc);
         LocalTensor<TOut> outTile = outQueue_.AllocTensor<TOut>();
-        LocalTensor<float> res = ResultTile(outTile, slots, 5 + (sizeof(TIn) < sizeof(float) ? 3 : 0), tileLength_);
+        LocalTensor<float> res = ResultTile(outTile, slots, 6 + (sizeof(TIn) < sizeof(float) ? 3 : 0), tileLength_);
         LocalTensor<float> f0 = slots[0 * tileLength_];
         LocalTensor<float> f1 = slots[1 * tileLength_];
         LocalTensor<float> f2 = slots[2 * tileLength_];
         LocalTensor<float> f3 = slots[3 * tileLength_];
         LocalTensor<float> f4 = slots[4 * tileLength_];
+        LocalTensor<float> f5 = slots[5 * tileLength_];
         LocalTensor<uint8_t> m0 = maskBuf_.Get<uint8_t>()[0 * (tileLength_ / 2)];
-        Duplicate(f0, c1_, calc);
-        Duplicate(f1, limit_, calc);
-        Min(f2, b, f1, calc);
-        Compare(m0, b, b, CMPMODE::EQ, calc);
-        Select(f3, m0, f2, b, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-        Compare(m0, f1, f1, CMPMODE::EQ, calc);
-        Select(f2, m0, f3, f1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-        Max(f1, f0, f2, calc);
-        Compare(m0, f0, f0, CMPMODE::EQ, calc);
-        Select(f3, m0, f1, f0, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-        Compare(m0, f2, f2, CMPMODE::EQ, calc);
-        Select(f0, m0, f3, f2, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-        Adds(f1, f0, bias_, calc);
         Duplicate(f0, limit_, calc);
-        Min(f2, a, f0, calc);
+        Min(f1, a, f0, calc);
         Compare(m0, a, a, CMPMODE::EQ, calc);
-        Select(f3, m0, f2, a, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+        Select(f2, m0, f1, a, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
         Compare(m0, f0, f0, CMPMODE::EQ, calc);
-        Select(f2, m0, f3, f0, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-        Muls(f0, f2, alpha_, calc);
-        Muls(f3, f2, c0_, calc);
-        Abs(f2, f3, calc);
-        Muls(f4, f2, -1.0F, calc);
-        Exp(f2, f4, calc);
-        CompareScalar(m0, f3, 0.0F, CMPMODE::GE, calc);
-        Duplicate(f3, 1.0F, calc);
-        Select(f4, m0, f3, f2, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-        Adds(f3, f2, 1.0F, calc);
-        Div(f2, f4, f3, calc);
-        Mul(f3, f0, f2, calc);
-        Adds(f2, f3, 1.0F, calc);
-        Mul(f3, f1, f2, calc);
-        CompareScalar(m0, a, limit_, CMPMODE::LE, calc);
-        Duplicate(f1, 1.0F, calc);
-        Select(f2, m0, f1, 0.0F, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-        Mul(f1, f3, f2, calc);
-        Abs(f2, f0, calc);
-        Muls(f3, f2, -1.0F, calc);
-        Exp(f2, f3, calc);
+        Select(f1, m0, f2, f0, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+        Muls(f0, f1, alpha_, calc);
+        Abs(f1, f0, calc);
+        Muls(f2, f1, -1.0F, calc);
+        Exp(f1, f2, calc);
         CompareScalar(m0, f0, 0.0F, CMPMODE::GE, calc);
+        Duplicate(f2, 1.0F, calc);
+        Select(f3, m0, f2, f1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+        Adds(f2, f1, 1.0F, calc);
+        Div(f1, f3, f2, calc);
+        Duplicate(f2, c0_, calc);
+        Duplicate(f3, limit_, calc);
+        Min(f4, b, f3, calc);
+        Compare(m0, b, b, CMPMODE::EQ, calc);
+        Select(f5, m0, f4, b, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+        Compare(m0, f3, f3, CMPMODE::EQ, calc);
+        Select(f4, m0, f5, f3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+        Max(f3, f2, f4, calc);
+        Compare(m0, f2, f2, CMPMODE::EQ, calc);
+        Select(f5, m0, f3, f2, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+        Compare(m0, f4, f4, CMPMODE::EQ, calc);
+        Select(f2, m0, f5, f4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+        Adds(f3, f2, bias_, calc);
+        Mul(f2, f1, f3, calc);
+        Muls(f3, f1, -1.0F, calc);
+        Adds(f1, f3, 1.0F, calc);
+        Mul(f3, f0, f1, calc);
+        Adds(f0, f3, 1.0F, calc);
+        Mul(f1, f2, f0, calc);
+        CompareScalar(m0, a, limit_, CMPMODE::LE, calc);
         Duplicate(f0, 1.0F, calc);
-        Select(f3, m0, f0, f2, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-        Adds(f0, f2, 1.0F, calc);
-        Div(f2, f3, f0, calc);
+        Select(f2, m0, f0, 0.0F, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
         Mul(f0, f1, f2, calc);
         Mul(res, f0, gradY, calc);
         FromFloat(outTile, res, calc);
@@ -282,7 +275,6 @@ private:
     float limit_ = 0.0F;
     float bias_ = 0.0F;
     float c0_ = 0.0F;
-    float c1_ = 0.0F;
 };
 
 // variant secondHalf=True
@@ -421,18 +413,18 @@ extern "C" __global__ __aicore__ void opgen_clipped_swiglu_grad(GM_ADDR gradY, G
     GET_TILING_DATA(tilingData, tiling);
     if (TILING_KEY_IS(100)) {  // variant secondHalf=False; FLOAT in, FLOAT out
         KernelClippedSwigluGradSecondHalfFalse<float, float> op;
-        op.Init(gradY, a, b, gradXOut, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.alpha, tilingData.limit, tilingData.bias, tilingData.c0, tilingData.c1);
+        op.Init(gradY, a, b, gradXOut, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.alpha, tilingData.limit, tilingData.bias, tilingData.c0);
         op.Process();
     }
     if (TILING_KEY_IS(111)) {  // variant secondHalf=False; FLOAT16 in, FLOAT16 out
         KernelClippedSwigluGradSecondHalfFalse<half, half> op;
-        op.Init(gradY, a, b, gradXOut, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.alpha, tilingData.limit, tilingData.bias, tilingData.c0, tilingData.c1);
+        op.Init(gradY, a, b, gradXOut, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.alpha, tilingData.limit, tilingData.bias, tilingData.c0);
         op.Process();
     }
 #if __CCE_AICORE__ == 220
     if (TILING_KEY_IS(122)) {  // variant secondHalf=False; BFLOAT16 in, BFLOAT16 out
         KernelClippedSwigluGradSecondHalfFalse<bfloat16_t, bfloat16_t> op;
-        op.Init(gradY, a, b, gradXOut, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.alpha, tilingData.limit, tilingData.bias, tilingData.c0, tilingData.c1);
+        op.Init(gradY, a, b, gradXOut, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.alpha, tilingData.limit, tilingData.bias, tilingData.c0);
         op.Process();
     }
 #endif

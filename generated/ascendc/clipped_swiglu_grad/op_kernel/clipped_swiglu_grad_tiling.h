@@ -18,5 +18,4 @@ struct ClippedSwigluGradTilingData {
     float limit;
     float bias;
     float c0;
-    float c1;
 };

@@ -83,9 +83,7 @@ inline bool ComputeTiling(uint32_t variant, uint64_t totalLength, uint64_t rowLe
 inline void FillScalars(uint32_t variant, SwishBackwardTilingData& tiling, float betaOptional)
 {
     if (variant == 0) {  // the only variant
-        const float c0 = static_cast<float>(-betaOptional);
         tiling.betaOptional = betaOptional;
-        tiling.c0 = c0;
     }
 }
 

@@ -140,7 +140,7 @@ class KernelSwishBackward {
 public:
     __aicore__ inline KernelSwishBackward() {}
 
-    __aicore__ inline void Init(GM_ADDR gradOutput, GM_ADDR self, GM_ADDR gradInput, uint32_t blockLength, uint32_t lastBlockLength, uint32_t tileLength, uint32_t floatSlots, float betaOptional, float c0)
+    __aicore__ inline void Init(GM_ADDR gradOutput, GM_ADDR self, GM_ADDR gradInput, uint32_t blockLength, uint32_t lastBlockLength, uint32_t tileLength, uint32_t floatSlots, float betaOptional)
     {
         const uint32_t block = static_cast<uint32_t>(GetBlockIdx());
         const bool lastCore = block + 1 == static_cast<uint32_t>(GetBlockNum());
@@ -157,7 +157,6 @@ public:
         pipe_.InitBuffer(floatBuf_, floatSlots * tileLength * sizeof(float));
         pipe_.InitBuffer(maskBuf_, 1 * (tileLength / 2));  // 1 mask(s): 32 bytes per 256-byte repeat
         betaOptional_ = betaOptional;
-        c0_ = c0;
     }
 
     __aicore__ inline void Process()
@@ -201,75 +200,53 @@ private:
         LocalTensor<uint8_t> m0 = maskBuf_.Get<uint8_t>()[0 * (tileLength_ / 2)];
         #if __CCE_AICORE__ == 100  // dav-c100
         Muls(f0, self, betaOptional_, calc);
-        Muls(f1, self, c0_, calc);
-        Abs(f2, f1, calc);
-        Muls(f3, f2, -1.0F, calc);
-        Exp(f2, f3, calc);
-        Duplicate(f3, 0.0F, calc);
-        CompareByRepeat(m0, f1, f3, CMPMODE::GE, calc);
-        Duplicate(f1, 1.0F, calc);
-        SelectByRepeat(f3, m0, f1, f2, calc);
-        Adds(f1, f2, 1.0F, calc);
-        Div(f2, f3, f1, calc);
-        Mul(f1, f0, f2, calc);
-        Adds(f2, f1, 1.0F, calc);
         Abs(f1, f0, calc);
-        Muls(f3, f1, -1.0F, calc);
-        Exp(f1, f3, calc);
-        Duplicate(f3, 0.0F, calc);
-        CompareByRepeat(m0, f0, f3, CMPMODE::GE, calc);
-        Duplicate(f0, 1.0F, calc);
-        SelectByRepeat(f3, m0, f0, f1, calc);
-        Adds(f0, f1, 1.0F, calc);
-        Div(f1, f3, f0, calc);
-        Mul(f0, f2, f1, calc);
-        Mul(res, f0, gradOutput, calc);
+        Muls(f2, f1, -1.0F, calc);
+        Exp(f1, f2, calc);
+        Duplicate(f2, 0.0F, calc);
+        CompareByRepeat(m0, f0, f2, CMPMODE::GE, calc);
+        Duplicate(f2, 1.0F, calc);
+        SelectByRepeat(f3, m0, f2, f1, calc);
+        Adds(f2, f1, 1.0F, calc);
+        Div(f1, f3, f2, calc);
+        Muls(f2, f1, -1.0F, calc);
+        Adds(f3, f2, 1.0F, calc);
+        Mul(f2, f0, f3, calc);
+        Adds(f0, f2, 1.0F, calc);
+        Mul(f2, f1, f0, calc);
+        Mul(res, f2, gradOutput, calc);
         #elif __CCE_AICORE__ == 200  // dav-m200
         Muls(f0, self, betaOptional_, calc);
-        Muls(f1, self, c0_, calc);
-        Abs(f2, f1, calc);
-        Muls(f3, f2, -1.0F, calc);
-        Exp(f2, f3, calc);
-        CompareScalar(m0, f1, 0.0F, CMPMODE::GE, calc);
-        Duplicate(f1, 1.0F, calc);
-        Select(f3, m0, f1, f2, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-        Adds(f1, f2, 1.0F, calc);
-        Div(f2, f3, f1, calc);
-        Mul(f1, f0, f2, calc);
-        Adds(f2, f1, 1.0F, calc);
         Abs(f1, f0, calc);
-        Muls(f3, f1, -1.0F, calc);
-        Exp(f1, f3, calc);
+        Muls(f2, f1, -1.0F, calc);
+        Exp(f1, f2, calc);
         CompareScalar(m0, f0, 0.0F, CMPMODE::GE, calc);
-        Duplicate(f0, 1.0F, calc);
-        Select(f3, m0, f0, f1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-        Adds(f0, f1, 1.0F, calc);
-        Div(f1, f3, f0, calc);
-        Mul(f0, f2, f1, calc);
-        Mul(res, f0, gradOutput, calc);
+        Duplicate(f2, 1.0F, calc);
+        Select(f3, m0, f2, f1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+        Adds(f2, f1, 1.0F, calc);
+        Div(f1, f3, f2, calc);
+        Muls(f2, f1, -1.0F, calc);
+        Adds(f3, f2, 1.0F, calc);
+        Mul(f2, f0, f3, calc);
+        Adds(f0, f2, 1.0F, calc);
+        Mul(f2, f1, f0, calc);
+        Mul(res, f2, gradOutput, calc);
         #elif __CCE_AICORE__ == 220  // dav-c220
         Muls(f0, self, betaOptional_, calc);
-        Muls(f1, self, c0_, calc);
-        Abs(f2, f1, calc);
-        Muls(f3, f2, -1.0F, calc);
-        Exp(f2, f3, calc);
-        CompareScalar(m0, f1, 0.0F, CMPMODE::GE, calc);
-        Duplicate(f1, 1.0F, calc);
-        Select(f3, m0, f1, f2, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-        Adds(f1, f2, 1.0F, calc);
-        Div(f2, f3, f1, calc);
-        Mul(f1, f0, f2, calc);
-        Adds(f2, f1, 1.0F, calc);
         Abs(f1, f0, calc);
-        Muls(f3, f1, -1.0F, calc);
-        Exp(f1, f3, calc);
+        Muls(f2, f1, -1.0F, calc);
+        Exp(f1, f2, calc);
         CompareScalar(m0, f0, 0.0F, CMPMODE::GE, calc);
-        Duplicate(f0, 1.0F, calc);
-        Select(f3, m0, f0, f1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-        Adds(f0, f1, 1.0F, calc);
-        Div(f1, f3, f0, calc);
-        Mul(f0, f2, f1, calc);
-        Mul(res, f0, gradOutput, calc);
+        Duplicate(f2, 1.0F, calc);
+        Select(f3, m0, f2, f1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+        Adds(f2, f1, 1.0F, calc);
+        Div(f1, f3, f2, calc);
+        Muls(f2, f1, -1.0F, calc);
+        Adds(f3, f2, 1.0F, calc);
+        Mul(f2, f0, f3, calc);
+        Adds(f0, f2, 1.0F, calc);
+        Mul(f2, f1, f0, calc);
+        Mul(res, f2, gradOutput, calc);
         #endif
         FromFloat(outTile, res, calc);
         outQueue_.EnQue(outTile);
@@ -296,7 +273,6 @@ private:
     uint32_t length_ = 0;
     uint32_t tileLength_ = 0;
     float betaOptional_ = 0.0F;
-    float c0_ = 0.0F;
 };
 
 extern "C" __global__ __aicore__ void opgen_swish_backward(GM_ADDR gradOutput, GM_ADDR self, GM_ADDR gradInput, GM_ADDR workspace, GM_ADDR tiling)
@@ -305,18 +281,18 @@ extern "C" __global__ __aicore__ void opgen_swish_backward(GM_ADDR gradOutput, G
     GET_TILING_DATA(tilingData, tiling);
     if (TILING_KEY_IS(111)) {  // the only variant; FLOAT16 in, FLOAT16 out
         KernelSwishBackward<half, half> op;
-        op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.betaOptional, tilingData.c0);
+        op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.betaOptional);
         op.Process();
     }
     if (TILING_KEY_IS(100)) {  // the only variant; FLOAT in, FLOAT out
         KernelSwishBackward<float, float> op;
-        op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.betaOptional, tilingData.c0);
+        op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.betaOptional);
         op.Process();
     }
 #if __CCE_AICORE__ == 220
     if (TILING_KEY_IS(122)) {  // the only variant; BFLOAT16 in, BFLOAT16 out
         KernelSwishBackward<bfloat16_t, bfloat16_t> op;
-        op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.betaOptional, tilingData.c0);
+        op.Init(gradOutput, self, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.betaOptional);
         op.Process();
     }
 #endif

@@ -15,5 +15,4 @@ struct SwishBackwardTilingData {
     uint32_t tileLength;
     uint32_t ubBytes;
     float betaOptional;
-    float c0;
 };
