@@ -3,13 +3,15 @@
 For each variant (bool attributes and optional-tensor presence fixed) the backward is
   1. stabilised (codegen.rewrite), and a pair of mirrored comparisons `u > c | -u > c` becomes `|u| > c`; the
      constant factors of each product and the constant terms of each sum become one `Const`, printed as one
-     literal rounded once (`x*sqrt(2)/pi`: one multiplication by the FLOAT nearest sqrt(2)/pi),
+     literal rounded once (`x*sqrt(2)/pi`: one multiplication by the FLOAT nearest sqrt(2)/pi), and `t/3 + 1/2`
+     becomes `(t + 3/2)/3`, a true division (`exact_affine`: no cancellation beside t = -3/2),
   2. split into row reductions: every DimSum(e) becomes a symbol `r0, r1, …` computed first, along `dim` (a
      DimSum of a number, a null optional tensor's default, is that number times the row length), and every
      GridSum(e) (a class-index op's sum over its whole grid) a symbol `g0, g1, …` computed before the rows,
   3. split into a prelude: maximal subexpressions of scalars, attributes and element counts only, computed once
      per call (`c0, c1, …`), so no backend re-evaluates `1/max(1, numel)` or `alpha*scale*inputScale` per element
-     (a product of two scalars added to a tensor term is carried as two FLOATs: `CompensatedAdd`),
+     (a product of two scalars added to a tensor term is carried as two FLOATs: `CompensatedAdd`; so is a constant
+     no FLOAT holds, added to tensor terms: `compensate_constants`),
   4. CSE'd in canonical order into elementwise temporaries `t0, t1, …` and a result.
 Backends then only print: they never decide what to compute.  One evaluation order is decided here too, since
 SymPy's products have none: the incoming gradient multiplies last (`KernelVariant.last`, `split_last`).  It is
