@@ -69,3 +69,56 @@ def test_situ_glu_grad_up_gradient_does_not_cancel():
             want = [float(mpmath.mpf(float(gi)) * abs(beta) * mpmath.sech(mpmath.mpf(float(u)))**2)
                     for gi, u in zip(g[0], ups)]
         np.testing.assert_allclose(got.astype(np.float64), want, rtol=3e-6)
+
+
+# ---- the framework's own stability rewrites (codegen.rewrite, codegen.lower): every spec, every backend ----------
+
+def _numpy_kernel(name):
+    return get("numpy").make_kernel(codegen.load_specs()[name])
+
+
+def _ulps(got, want):
+    """|got - want| in units of the FLOAT spacing at want."""
+    return [abs(float(a) - w) / float(np.spacing(np.float32(abs(w)))) for a, w in zip(got, want)]
+
+
+def test_glu_gate_gradient_does_not_cancel_in_one_minus_sigmoid():
+    """GluBackward's d/db, g·a·σ(b)·(1 - σ(b)) as documented, at b where FLOAT's σ(b) nears 1: 1 - σ(b) lost
+    every digit (2.7e4 ulp at b = 10.79, 0 for b > 17); the rule 1 - σ(u) -> σ(-u) keeps it within a few ulp."""
+    k = _numpy_kernel("glu_backward")
+    bs = np.array([10.79, 14.5, 19.0, -12.25, 0.75], np.float32)
+    a = np.array([1.5, -0.625, 3.0, 2.0, -1.25], np.float32)
+    g = np.array([0.875, 1.0, -2.0, 1.0, 0.5], np.float32)
+    out = k(grad_out=g, self=np.concatenate([a, bs]), dim=0)[5:]
+    with mpmath.workdps(40):
+        want = [float(mpmath.mpf(float(gi)) * float(ai) * mpmath.exp(-float(bi)) / (1 + mpmath.exp(-float(bi)))**2)
+                for gi, ai, bi in zip(g, a, bs)]
+    assert max(_ulps(out, want)) <= 4
+
+
+def test_selu_gradient_carries_its_constant_in_two_parts():
+    """SeluBackward's g·(y + λα) for y <= 0 cancels near the asymptote y -> -λα: with λα rounded to FLOAT the rounding
+    error (1.3e-8 of 1.76) was a relative error of 1e-4..1e-2 for x in [-12, -5].  The sum carries it as hi + lo
+    (codegen.lower.compensate_constants); the exact value is g·λα·exp(x) (mpmath), from the y held in FLOAT."""
+    k = _numpy_kernel("selu_backward")
+    alpha, scale = mpmath.mpf("1.6732632423543772848170429916717"), mpmath.mpf("1.0507009873554804934193349852946")
+    with mpmath.workdps(40):
+        xs = [mpmath.mpf(v) for v in (-5.0, -7.25, -9.5, -11.875, -0.5)]
+        y = np.array([float(scale * alpha * mpmath.expm1(v)) for v in xs], np.float32)   # the forward, in FLOAT
+        g = np.array([1.0, -0.75, 2.0, 1.0, 0.5], np.float32)
+        want = [float(mpmath.mpf(float(gi)) * (mpmath.mpf(float(yi)) + scale * alpha)) for gi, yi in zip(g, y)]
+    got = k(grad_output=g, result=y)
+    assert max(_ulps(got, want)) <= 2
+
+
+@pytest.mark.parametrize("name", ["hardswish_backward", "hardswish_backward_v2"])
+def test_hardswish_gradient_divides_beside_its_zero(name):
+    """HardswishBackward's g·(x/3 + 1/2) beside its zero x = -3/2: fl(1/3)·x + 0.5 cancelled (999 ulp at
+    x = -1.5000137); codegen.lower.exact_affine computes (x + 1.5)/3, x + 1.5 exact there, so one rounding."""
+    k = _numpy_kernel(name)
+    x = np.array([-1.5000137, -1.4999862, -1.50000012, -1.25, 2.5, -2.75], np.float32)
+    g = np.array([1.0, -0.5, 2.0, 1.0, 0.25, 1.0], np.float32)
+    got = k(grad_output=g, self=x)
+    with mpmath.workdps(40):
+        want = [float(mpmath.mpf(float(gi)) * (mpmath.mpf(float(xi)) / 3 + mpmath.mpf(1) / 2)) for gi, xi in zip(g, x)]
+    assert max(_ulps(got, want)) <= 1

@@ -46,15 +46,27 @@ def _nearest(x: mpmath.mpf, ftype) -> float:
         return min((c for c in cands if error[c] == best), key=lambda c: int(np.array(c, ftype).view(bits)) & 1)
 
 
+def _low_part(value, ftype):
+    """For codegen.lower.ConstLo(c): the `ftype` value nearest c - (the `ftype` value nearest c); else None."""
+    from codegen.lower import ConstLo
+    if not isinstance(value, ConstLo):
+        return None
+    x = exact(value.value)
+    with mpmath.workdps(DIGITS):
+        return _nearest(x - mpmath.mpf(float(_nearest(x, ftype))), ftype)
+
+
 @functools.lru_cache(maxsize=None)
 def float32(value: sympy.Expr) -> np.float32:
-    """The FLOAT nearest the exact constant."""
-    return _nearest(exact(value), np.float32)
+    """The FLOAT nearest the exact constant (for a ConstLo(c), nearest the rounding error of c in FLOAT)."""
+    lo = _low_part(value, np.float32)
+    return lo if lo is not None else _nearest(exact(value), np.float32)
 
 
 @functools.lru_cache(maxsize=None)
 def float64(value: sympy.Expr) -> np.float64:
-    return _nearest(exact(value), np.float64)
+    lo = _low_part(value, np.float64)
+    return lo if lo is not None else _nearest(exact(value), np.float64)
 
 
 def c_float(value) -> str:

@@ -15,6 +15,7 @@ import numpy as np
 
 from codegen.runtime import calls as _calls
 from codegen.runtime import checks as _chk
+from codegen.runtime import mathf as _mathf
 from codegen.runtime.blocks import blocks as _blocks, store as _store, where as _where, halves as _halves, unaliased as _unaliased
 
 OP = "aclnnGluBackward"
@@ -75,7 +76,7 @@ def _sigmoid(u):
 
 def _sigmoid64(u):
     """The same in DOUBLE."""
-    t0 = np.exp(-np.abs(u))
+    t0 = _mathf.exp64(-np.abs(u))
     return np.where((u >= 0), 1, t0)/(t0 + 1)
 
 
@@ -120,8 +121,7 @@ def _compute__b(grad_out, a, b, out):
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            t0 = _sigmoid(b)
-            result = (a*t0*(1 - t0))*grad_out
+            result = (a*_sigmoid(-b)*_sigmoid(b))*grad_out
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
@@ -132,8 +132,7 @@ def _compute64__b(grad_out, a, b, out):
         a = _f64(a)
         b = _f64(b)
         with np.errstate(all="ignore"):
-            t0 = _sigmoid64(b)
-            result = (a*t0*(1 - t0))*grad_out
+            result = (a*_sigmoid64(-b)*_sigmoid64(b))*grad_out
             _store(out, result)  # round once to the output dtype
 
 

@@ -68,7 +68,7 @@ def _compute(grad_output, self, out):
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            result = _where((self < -3), 0, _where((self <= 3), grad_output*(0.3333333432674408*self + 0.5), grad_output))
+            result = _where((self < -3), 0, _where((self <= 3), ((self + 1.5)/3.0)*grad_output, grad_output))
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

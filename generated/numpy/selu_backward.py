@@ -75,7 +75,7 @@ def _compute(grad_output, result, out):
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            result = _where((result > 0), 1.0507010221481323*grad_output, grad_output*(result + 1.7580993175506592))
+            result = _where((result > 0), 1.0507010221481323*grad_output, grad_output*((result + 1.7580993175506592) + (2.3296717444054593e-08)))
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

@@ -84,7 +84,7 @@ def _compute__a(y_grad, a, b, out):
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
             t0 = _sigmoid(a)
-            result = (b*(a*t0*(1 - t0) + t0))*y_grad
+            result = (b*(a*t0*_sigmoid(-a) + t0))*y_grad
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

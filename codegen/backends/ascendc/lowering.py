@@ -37,7 +37,7 @@ from sympy.printing.precedence import PRECEDENCE
 from codegen.backends import literals
 from codegen.backends.infix import InfixPrinting
 from codegen.expansions import FORMS, Opaque, SplitHi, power_form
-from codegen.lower import CompensatedAdd, split_last
+from codegen.lower import CompensatedAdd, Const, split_last
 from codegen.rewrite import Sigmoid
 
 from .socs import ARCHS, Arch
@@ -271,7 +271,9 @@ class Lowering:
         factors = e.as_ordered_factors()
         nums, dens = [], []
         for f in factors:
-            if isinstance(f, sympy.Pow) and f.exp.is_Integer and f.exp < 0 and not self.is_scalar(f):
+            if isinstance(f, sympy.Pow) and f.exp.is_Integer and f.exp < 0 and (
+                    not self.is_scalar(f) or isinstance(f.base, Const)):
+                # (a constant divisor too, codegen.lower.exact_affine's: a true division, not a product by fl(1/q))
                 # divided by the base -n times, never by base**n, which overflows where base**-n does not
                 # (codegen.backends.infix says why this order stays in range wherever the oracle judges)
                 dens += [f.base] * int(-f.exp)
@@ -292,7 +294,7 @@ class Lowering:
             else:
                 acc = self._emit("Mul({dst}, {0}, {1}, calc);", acc, v)
         for d in dens:
-            v = self.value(d)
+            v = self.tile(d) if self.is_scalar(d) else self.value(d)
             if acc is None:
                 acc = self._emit("Reciprocal({dst}, {0}, calc);", v)
                 if pending:

@@ -122,8 +122,7 @@ static inline __attribute__((always_inline)) void block__b(int64_t n, const floa
         const float grad_out_i = grad_out[i];
         const float a_i = a[i];
         const float b_i = b[i];
-        const float t0 = opgen_sigmoidf(b_i);
-        res[i] = (a_i*t0*(1 - t0))*grad_out_i;
+        res[i] = (a_i*opgen_sigmoidf(-b_i)*opgen_sigmoidf(b_i))*grad_out_i;
     }
 }
 
@@ -155,8 +154,7 @@ static void block_f64__b(int64_t n, const double *const *in, double *out, const 
         const double grad_out_i = grad_out[i];
         const double a_i = a[i];
         const double b_i = b[i];
-        const double t0 = opgen_sigmoid_f64(b_i);
-        out[i] = (a_i*t0*(1 - t0))*grad_out_i;
+        out[i] = (a_i*opgen_sigmoid_f64(-b_i)*opgen_sigmoid_f64(b_i))*grad_out_i;
     }
 }
 

@@ -58,7 +58,7 @@ static inline __attribute__((always_inline)) void block(int64_t n, const float *
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
         const float self_i = self[i];
-        res[i] = ((self_i <= -3) ? 0 : ((self_i < 3) ? grad_output_i*(0.33333334F*self_i + 0.5F) : grad_output_i));
+        res[i] = ((self_i <= -3) ? 0 : ((self_i < 3) ? ((self_i + 1.5F)/3.0F)*grad_output_i : grad_output_i));
     }
 }
 

@@ -74,7 +74,7 @@ static inline __attribute__((always_inline)) void block(int64_t n, const float *
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
         const float result_i = result[i];
-        res[i] = ((result_i > 0) ? 1.050701F*grad_output_i : grad_output_i*(result_i + 1.7580993F));
+        res[i] = ((result_i > 0) ? 1.050701F*grad_output_i : grad_output_i*((result_i + 1.7580993F) + (2.3296717e-08F)));
     }
 }
 

@@ -59,7 +59,7 @@ static inline __attribute__((always_inline)) void block__a(int64_t n, const floa
         const float a_i = a[i];
         const float b_i = b[i];
         const float t0 = opgen_sigmoidf(a_i);
-        res[i] = (b_i*(a_i*t0*(1 - t0) + t0))*y_grad_i;
+        res[i] = (b_i*(a_i*t0*opgen_sigmoidf(-a_i) + t0))*y_grad_i;
     }
 }
 

@@ -185,20 +185,22 @@ private:
         const uint32_t calc = (len + REPEAT_ELEMS - 1) / REPEAT_ELEMS * REPEAT_ELEMS;
         LocalTensor<float> slots = floatBuf_.Get<float>();
         LocalTensor<TIn> gradOutputIn = gradOutputQueue_.DeQue<TIn>();
-        LocalTensor<float> gradOutput = ToFloat(gradOutputIn, slots, 2, tileLength_, calc);
+        LocalTensor<float> gradOutput = ToFloat(gradOutputIn, slots, 3, tileLength_, calc);
         LocalTensor<TIn> selfIn = selfQueue_.DeQue<TIn>();
-        LocalTensor<float> self = ToFloat(selfIn, slots, 3, tileLength_, calc);
+        LocalTensor<float> self = ToFloat(selfIn, slots, 4, tileLength_, calc);
         LocalTensor<TOut> outTile = outQueue_.AllocTensor<TOut>();
-        LocalTensor<float> res = ResultTile(outTile, slots, 2 + (sizeof(TIn) < sizeof(float) ? 2 : 0), tileLength_);
+        LocalTensor<float> res = ResultTile(outTile, slots, 3 + (sizeof(TIn) < sizeof(float) ? 2 : 0), tileLength_);
         LocalTensor<float> f0 = slots[0 * tileLength_];
         LocalTensor<float> f1 = slots[1 * tileLength_];
+        LocalTensor<float> f2 = slots[2 * tileLength_];
         LocalTensor<uint8_t> m0 = maskBuf_.Get<uint8_t>()[0 * (tileLength_ / 2)];
         #if __CCE_AICORE__ == 100  // dav-c100
         Duplicate(f0, 3.0F, calc);
         CompareByRepeat(m0, self, f0, CMPMODE::LE, calc);
-        Muls(f0, self, 0.33333334F, calc);
-        Adds(f1, f0, 0.5F, calc);
-        Mul(f0, gradOutput, f1, calc);
+        Adds(f0, self, 1.5F, calc);
+        Duplicate(f1, 3.0F, calc);
+        Div(f2, f0, f1, calc);
+        Mul(f0, f2, gradOutput, calc);
         SelectByRepeat(f1, m0, f0, gradOutput, calc);
         Duplicate(f0, -3.0F, calc);
         CompareByRepeat(m0, self, f0, CMPMODE::LT, calc);
@@ -206,9 +208,10 @@ private:
         SelectByRepeat(res, m0, f0, f1, calc);
         #elif __CCE_AICORE__ == 220  // dav-c220
         CompareScalar(m0, self, 3.0F, CMPMODE::LE, calc);
-        Muls(f0, self, 0.33333334F, calc);
-        Adds(f1, f0, 0.5F, calc);
-        Mul(f0, gradOutput, f1, calc);
+        Adds(f0, self, 1.5F, calc);
+        Duplicate(f1, 3.0F, calc);
+        Div(f2, f0, f1, calc);
+        Mul(f0, f2, gradOutput, calc);
         Select(f1, m0, f0, gradOutput, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
         CompareScalar(m0, self, -3.0F, CMPMODE::LT, calc);
         Duplicate(f0, 0.0F, calc);

@@ -197,23 +197,26 @@ private:
         LocalTensor<uint8_t> m0 = maskBuf_.Get<uint8_t>()[0 * (tileLength_ / 2)];
         #if __CCE_AICORE__ == 100  // dav-c100
         Adds(f0, result, 1.7580993F, calc);
-        Mul(f1, gradOutput, f0, calc);
-        Duplicate(f0, 0.0F, calc);
-        CompareByRepeat(m0, result, f0, CMPMODE::GT, calc);
-        Muls(f0, gradOutput, 1.050701F, calc);
-        SelectByRepeat(res, m0, f0, f1, calc);
+        Adds(f1, f0, 2.3296717e-08F, calc);
+        Mul(f0, gradOutput, f1, calc);
+        Duplicate(f1, 0.0F, calc);
+        CompareByRepeat(m0, result, f1, CMPMODE::GT, calc);
+        Muls(f1, gradOutput, 1.050701F, calc);
+        SelectByRepeat(res, m0, f1, f0, calc);
         #elif __CCE_AICORE__ == 200  // dav-m200
         Adds(f0, result, 1.7580993F, calc);
-        Mul(f1, gradOutput, f0, calc);
+        Adds(f1, f0, 2.3296717e-08F, calc);
+        Mul(f0, gradOutput, f1, calc);
         CompareScalar(m0, result, 0.0F, CMPMODE::GT, calc);
-        Muls(f0, gradOutput, 1.050701F, calc);
-        Select(res, m0, f0, f1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+        Muls(f1, gradOutput, 1.050701F, calc);
+        Select(res, m0, f1, f0, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
         #elif __CCE_AICORE__ == 220  // dav-c220
         Adds(f0, result, 1.7580993F, calc);
-        Mul(f1, gradOutput, f0, calc);
+        Adds(f1, f0, 2.3296717e-08F, calc);
+        Mul(f0, gradOutput, f1, calc);
         CompareScalar(m0, result, 0.0F, CMPMODE::GT, calc);
-        Muls(f0, gradOutput, 1.050701F, calc);
-        Select(res, m0, f0, f1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+        Muls(f1, gradOutput, 1.050701F, calc);
+        Select(res, m0, f1, f0, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
         #endif
         FromFloat(outTile, res, calc);
         outQueue_.EnQue(outTile);
