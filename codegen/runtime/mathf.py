@@ -106,21 +106,3 @@ def erf64(x):
 
 def erfc64(x):
     return _erf_erfc(x)[1]
-
-
-
-def _exp_scalar(v):
-    try:
-        return math.exp(v)
-    except OverflowError:   # libm's exp gives inf
-        return math.inf
-
-
-_LIBM_EXP = np.frompyfunc(_exp_scalar, 1, 1)
-
-
-def exp64(x):
-    """exp in DOUBLE as the platform's libm computes it (the C backend's DOUBLE kernels, standing for the AI CPU's):
-    NumPy's own float64 exp (its SIMD one) differs from libm's by one ulp for about 5% of arguments, which the
-    DOUBLE kernels' bit-for-bit comparison saw once a result exposed exp's last bit (GluBackward's σ(b)·σ(-b))."""
-    return np.asarray(_LIBM_EXP(_f64(x)), dtype=np.float64)

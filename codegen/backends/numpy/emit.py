@@ -191,8 +191,7 @@ class DoublePrinter(KernelNumPyPrinter):
         return literals.python_double(value)
 
     def _print_exp(self, expr):
-        self.used.add("_mathf")
-        return self._call("_mathf.exp64", expr.args[0])
+        return self._call("np.exp", expr.args[0])
 
     def _mathf(self, expr):
         name = type(expr).__name__
