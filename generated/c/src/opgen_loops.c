@@ -486,11 +486,13 @@ static aclTensor contiguous_float(uint64_t ndim, const int64_t *dims, void *data
 /* ---- an elementwise kernel's results folded in order, a slab at a time ------------------------------------------
  * sum_to and GridSum sum every result of an elementwise kernel in double, in the row-major order of its (contiguous
  * FLOAT) output.  Staging that whole output held 4 bytes per element (4 MiB for PReLU's gradWeight at 2^20
- * elements, the same for a mean loss's total weight); instead the kernel runs on SLAB elements at a time into a
- * buffer of that size, its threads sharing the slab, and the slab is folded into the sums before the next one.
- * The fold reads the same values in the same order as it read the whole output: the same bits, whatever the
- * threads.  16 blocks (64 KiB) stay in L2 between the kernel's writes and the fold's reads, and give two threads
- * 8 blocks each. */
+ * elements, the same for a mean loss's total weight); instead the kernel runs on a slab of SLAB elements per
+ * thread at a time into a buffer of that size, its threads sharing the slab, and the slab is folded into the sums
+ * before the next one.  The fold reads the same values in the same order as it read the whole output: the same
+ * bits, whatever the threads and the slab.  16 blocks (64 KiB) per thread stay in L2 between the kernel's writes
+ * and the fold's reads; a slab per thread rather than one for all: with two threads, a 64 KiB slab woke the
+ * worker so often that PReLU at 2^20 elements ran 0.43-0.63x as fast as with the whole output staged (load 4-5 on
+ * 2 vCPUs). */
 #define SLAB (16 * OPGEN_BLOCK)
 
 /* The plan of a folded kernel: its output is the slab buffer, which overlaps no input (planned as sum_to, which
@@ -504,10 +506,15 @@ static void plan_folded(const opgen_call *c, plan_t *p)
     p->stream = p->lines = false;
 }
 
-static uint64_t slab_bytes(const opgen_call *c)
+static int64_t slab_of(const plan_t *p)
 {
-    const int64_t n = opgen_numel(&c->out);
-    return ((uint64_t)(n < SLAB ? n : SLAB) * sizeof(float) + 63) / 64 * 64;
+    return SLAB * (int64_t)p->threads;
+}
+
+static uint64_t slab_bytes(const opgen_call *c, const plan_t *p)
+{
+    const int64_t n = opgen_numel(&c->out), slab = slab_of(p);
+    return ((uint64_t)(n < slab ? n : slab) * sizeof(float) + 63) / 64 * 64;
 }
 
 typedef void (*fold_fn)(const float *values, int64_t n, void *state);
@@ -527,7 +534,8 @@ static void run_folded(const opgen_call *c, const void *params, const plan_t *p,
     layout L;
     make_layout(c, &c->out, -1, &L);
     const int64_t len = L.shape[L.ndim - 1], nblk = blocks_of(len, OPGEN_BLOCK);
-    const int64_t items = outer_count(&L) * nblk, per = len >= OPGEN_BLOCK ? SLAB / OPGEN_BLOCK : SLAB / len;
+    const int64_t items = outer_count(&L) * nblk;
+    const int64_t per = len >= OPGEN_BLOCK ? slab_of(p) / OPGEN_BLOCK : slab_of(p) / len;
     for (int64_t i0 = 0; i0 < items; i0 += per) {
         const int64_t i1 = items - i0 < per ? items : i0 + per;
         const int64_t start = (i0 / nblk) * len + (i0 % nblk) * OPGEN_BLOCK;
@@ -554,7 +562,7 @@ static void plan_sum_to(const opgen_call *c, char *ws, sum_to_plan *s)
     s->kernel.out = contiguous_float(c->bndim, c->bdims, NULL);
     plan_folded(&s->kernel, &s->kp);
     s->kernel_bytes = s->kp.scratch_bytes * (uint64_t)s->kp.threads;
-    s->slab_bytes = slab_bytes(&s->kernel);
+    s->slab_bytes = slab_bytes(&s->kernel, &s->kp);
     s->sums_bytes = ((uint64_t)no * sizeof(double) + 63) / 64 * 64;
     memset(&s->copy, 0, sizeof s->copy);
     s->copy.nin = 1;
@@ -1230,23 +1238,52 @@ static void sum_back_start(const opgen_call *c, double *acc, sum_back_state *st)
         acc[k] = 0.0;
 }
 
+/* A run along B's last axis at a time: one sum in a register where out was broadcast along it (the elements of the
+ * run are added to it in the same order as one by one: the same bits), else one element of out each.  (Element by
+ * element through the odometer, the fold took most of PReLU's call.) */
 static void sum_back(const float *values, int64_t n, void *state)
 {
     sum_back_state *st = state;
-    const opgen_call *c = st->c;
-    const int nd = (int)c->bndim;
+    const int nd = (int)st->c->bndim;
+    const int64_t *bdims = st->c->bdims;
+    double *restrict acc = st->acc;
+    if (nd == 0) {
+        for (int64_t e = 0; e < n; ++e)
+            acc[0] += (double)values[e];
+        return;
+    }
+    int64_t idx[OPGEN_MAX_DIMS];
+    memcpy(idx, st->idx, sizeof idx);
     int64_t o = st->o;
-    for (int64_t e = 0; e < n; ++e) {
-        st->acc[o] += (double)values[e];
-        for (int i = nd - 1; i >= 0; --i) {   /* the next index of B, and out's offset with it */
-            if (++st->idx[i] < c->bdims[i]) {
+    const int64_t last = bdims[nd - 1], os = st->ostride[nd - 1];
+    for (int64_t e = 0; e < n;) {
+        const int64_t run = n - e < last - idx[nd - 1] ? n - e : last - idx[nd - 1];
+        if (os == 0) {
+            double sum = acc[o];
+            for (int64_t j = 0; j < run; ++j)
+                sum += (double)values[e + j];
+            acc[o] = sum;
+        } else {
+            for (int64_t j = 0; j < run; ++j)
+                acc[o + j * os] += (double)values[e + j];
+        }
+        e += run;
+        idx[nd - 1] += run;
+        o += run * os;
+        if (idx[nd - 1] < last)
+            continue;                          /* (the slab ended inside the run) */
+        o -= last * os;
+        idx[nd - 1] = 0;
+        for (int i = nd - 2; i >= 0; --i) {   /* the next index of B's other axes, and out's offset with it */
+            if (++idx[i] < bdims[i]) {
                 o += st->ostride[i];
                 break;
             }
-            o -= st->ostride[i] * (st->idx[i] - 1);
-            st->idx[i] = 0;
+            o -= st->ostride[i] * (idx[i] - 1);
+            idx[i] = 0;
         }
     }
+    memcpy(st->idx, idx, sizeof idx);
     st->o = o;
 }
 
@@ -1291,7 +1328,7 @@ static uint64_t grid_bytes(const opgen_call *c)
     opgen_call g = grid_call(c, 0);
     plan_t p;
     plan_folded(&g, &p);
-    return p.scratch_bytes * (uint64_t)p.threads + slab_bytes(&g);
+    return p.scratch_bytes * (uint64_t)p.threads + slab_bytes(&g, &p);
 }
 
 static void add_up(const float *values, int64_t n, void *state)
