@@ -485,13 +485,15 @@ static aclTensor contiguous_float(uint64_t ndim, const int64_t *dims, void *data
 /* ---- an elementwise kernel's results folded in order, a slab at a time ------------------------------------------
  * sum_to and GridSum sum every result of an elementwise kernel in double, in the row-major order of its (contiguous
  * FLOAT) output.  Staging that whole output held 4 bytes per element (4 MiB for PReLU's gradWeight at 2^20
- * elements, the same for a mean loss's total weight); instead the kernel runs on a slab of SLAB elements per
- * thread at a time into a buffer of that size, its threads sharing the slab, and the slab is folded into the sums
- * before the next one.  The fold reads the same values in the same order as it read the whole output: the same
- * bits, whatever the threads and the slab.  16 blocks (64 KiB) per thread stay in L2 between the kernel's writes
- * and the fold's reads; a slab per thread rather than one for all: with two threads, a 64 KiB slab woke the
- * worker so often that PReLU at 2^20 elements ran 0.43-0.63x as fast as with the whole output staged (load 4-5 on
- * 2 vCPUs). */
+ * elements, the same for a mean loss's total weight); instead the kernel runs on a slab at a time into a buffer of
+ * that size, its threads sharing the slab, and the slab is folded into the sums before the next one.  The fold
+ * reads the same values in the same order as it read the whole output: the same bits, whatever the threads and the
+ * slab.  A slab is SLAB elements (64 KiB of FLOAT) per thread of the kernel's plan, counting at most 2 threads: 64
+ * or 128 KiB, which stay in L2 between the kernel's writes and the fold's reads.  With two threads sharing 64 KiB,
+ * waking the worker once per slab cost more: PReLU at 2^20 elements ran 0.84-1.98x as fast as with the whole output
+ * staged, against 1.28-3.42x sharing 128 KiB (2 vCPUs under load 5-6, noisy); at most 2, so that a slab is a
+ * constant, not a share of the machine (and a call of 2^16 elements, up to 4 threads, holds well under the bench's
+ * 256 KiB). */
 #define SLAB (16 * OPGEN_BLOCK)
 
 /* The plan of a folded kernel: its output is the slab buffer, which overlaps no input (planned as sum_to, which
@@ -507,7 +509,7 @@ static void plan_folded(const opgen_call *c, plan_t *p)
 
 static int64_t slab_of(const plan_t *p)
 {
-    return SLAB * (int64_t)p->threads;
+    return SLAB * (p->threads < 2 ? 1 : 2);
 }
 
 static uint64_t slab_bytes(const opgen_call *c, const plan_t *p)
