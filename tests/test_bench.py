@@ -256,25 +256,9 @@ def test_pytorch_calls_compute_our_gradient(lay):
         np.testing.assert_allclose(g.numpy(), w, rtol=2e-5, atol=1e-5, equal_nan=True)
 
 
-# C kernels that hold a FLOAT workspace of the whole tensor (about 4 bytes per element at every size, measured at
-# 2^14, 2^16 and 2^18 elements): a defect of the kernels (issue 35: no temporaries proportional to the tensor),
-# found when these ops got bench rows; strict, so the test fails once the kernel is fixed and this list is stale
-HOLDS_A_TENSOR = {("prelu_backward", None): "gradWeight's per-element products before their sum over N and HW",
-                  ("cross_entropy_loss_grad", "reduction mean"): "the mean's total-weight pass"}
-
-
-def _holds_a_tensor(op: str, label: str) -> str | None:
-    return HOLDS_A_TENSOR.get((op, None)) or HOLDS_A_TENSOR.get((op, label.split(", ")[-1]))
-
-
-def _peak_param(lay):
-    reason = _holds_a_tensor(lay.op, lay.label)
-    marks = [pytest.mark.xfail(strict=True, reason=f"C kernel holds a tensor-sized workspace: {reason}")] if reason \
-        else []
-    return pytest.param(lay, marks=marks, id=f"{lay.op}[{lay.label}]")
-
-
-@pytest.mark.parametrize("lay", [_peak_param(lay) for lay in ALL_LAYOUTS])
+# Every layout, PReLU's gradWeight and a mean loss's total weight among them: their sums once staged the kernel's
+# whole FLOAT result (4 bytes per element), now a slab at a time (opgen_loops.c: run_folded)
+@pytest.mark.parametrize("lay", [pytest.param(lay, id=f"{lay.op}[{lay.label}]") for lay in ALL_LAYOUTS])
 def test_c_calls_hold_nothing_proportional_to_the_tensor(lay):
     """The bench's peak-memory column for every layout, without the timing: a C call of 2^16 elements (FLOAT16,
     the dtype that stages most) holds staging blocks and accumulators only, never a copy of a tensor (a KlDiv
@@ -567,8 +551,7 @@ def test_quick_reports_call_overhead_peak_memory_and_ratios_by_size(quick):
     for r in data["results"]:
         assert r["peak_bytes"] is not None
         if r["backend"] == "c":   # no temporaries proportional to the tensor: staging blocks and accumulators only
-            # (but for the known defects above, which the column must show)
-            assert (r["peak_bytes"] < 256 * 1024) != bool(_holds_a_tensor(r["op"], r["layout"])), r
+            assert r["peak_bytes"] < 256 * 1024, r
     md = (out / "bench.md").read_text()
     for title in ("## Against PyTorch at every size (C backend)", "## Call overhead", "2^16: 1 / all threads",
                   "rows behind PyTorch"):

@@ -459,10 +459,11 @@ static void plan(const opgen_call *c, plan_t *p)
 }
 
 /* ---- an output summed back to one input's shape (sum_to) -------------------------------------------------------
- * The kernel runs on the broadcast shape B into a contiguous FLOAT tensor in the workspace; each output element
- * is then the double sum of the B elements broadcasting maps onto it (the adjoint of broadcasting), rounded to
- * FLOAT, and copied into out (rounded once more to its dtype, as the library's ReduceSum and Cast).  Workspace:
- * the kernel's scratch, B in FLOAT, the sums in double, the copy's scratch. */
+ * The kernel runs on the broadcast shape B, a slab at a time (folded below), into a contiguous FLOAT buffer in the
+ * workspace; each output element is the double sum of the B elements broadcasting maps onto it (the adjoint of
+ * broadcasting), rounded to FLOAT, and copied into out (rounded once more to its dtype, as the library's ReduceSum
+ * and Cast).  Workspace: the kernel's scratch, one slab in FLOAT, the sums in double (out's size), the copy's
+ * scratch. */
 static aclTensor contiguous_float(uint64_t ndim, const int64_t *dims, void *data)
 {
     aclTensor t;
@@ -481,20 +482,88 @@ static aclTensor contiguous_float(uint64_t ndim, const int64_t *dims, void *data
     return t;
 }
 
+/* ---- an elementwise kernel's results folded in order, a slab at a time ------------------------------------------
+ * sum_to and GridSum sum every result of an elementwise kernel in double, in the row-major order of its (contiguous
+ * FLOAT) output.  Staging that whole output held 4 bytes per element (4 MiB for PReLU's gradWeight at 2^20
+ * elements, the same for a mean loss's total weight); instead the kernel runs on a slab at a time into a buffer of
+ * that size, its threads sharing the slab, and the slab is folded into the sums before the next one.  The fold
+ * reads the same values in the same order as it read the whole output: the same bits, whatever the threads and the
+ * slab.  A slab is SLAB elements (64 KiB of FLOAT) per thread of the kernel's plan, counting at most 2 threads: 64
+ * or 128 KiB, which stay in L2 between the kernel's writes and the fold's reads.  With two threads sharing 64 KiB,
+ * waking the worker once per slab cost more: PReLU at 2^20 elements ran 0.84-1.98x as fast as with the whole output
+ * staged, against 1.28-3.42x sharing 128 KiB (2 vCPUs under load 5-6, noisy); at most 2, so that a slab is a
+ * constant, not a share of the machine (and a call of 2^16 elements, up to 4 threads, holds well under the bench's
+ * 256 KiB). */
+#define SLAB (16 * OPGEN_BLOCK)
+
+/* The plan of a folded kernel: its output is the slab buffer, which overlaps no input (planned as sum_to, which
+ * says so, and with staging, as the buffer's place is not known in phase 1), and is read back at once: no
+ * non-temporal stores. */
+static void plan_folded(const opgen_call *c, plan_t *p)
+{
+    opgen_call k = *c;
+    k.sum_to = true;
+    plan(&k, p);
+    p->stream = p->lines = false;
+}
+
+static int64_t slab_of(const plan_t *p)
+{
+    return SLAB * (p->threads < 2 ? 1 : 2);
+}
+
+static uint64_t slab_bytes(const opgen_call *c, const plan_t *p)
+{
+    const int64_t n = opgen_numel(&c->out), slab = slab_of(p);
+    return ((uint64_t)(n < slab ? n : slab) * sizeof(float) + 63) / 64 * 64;
+}
+
+typedef void (*fold_fn)(const float *values, int64_t n, void *state);
+
+static void run_items(const opgen_call *c, const aclTensor *out, const void *params, const plan_t *p, char *ws,
+                      int64_t first, int64_t last);
+
+/* Run elementwise kernel c (out: contiguous FLOAT, its data ignored) slab by slab into `buf` (slab_bytes), each
+ * slab's values handed to fold in order.  A slab is a run of the walk's items (a block of the inner dimension at
+ * one outer position), which covers a contiguous range of out's row-major positions; out's view is shifted so
+ * that the range's first element lands on buf[0]. */
+static void run_folded(const opgen_call *c, const void *params, const plan_t *p, char *ws, float *buf, fold_fn fold,
+                       void *state)
+{
+    if (opgen_numel(&c->out) == 0)
+        return;
+    layout L;
+    make_layout(c, &c->out, -1, &L);
+    const int64_t len = L.shape[L.ndim - 1], nblk = blocks_of(len, OPGEN_BLOCK);
+    const int64_t items = outer_count(&L) * nblk;
+    const int64_t per = len >= OPGEN_BLOCK ? slab_of(p) / OPGEN_BLOCK : slab_of(p) / len;
+    for (int64_t i0 = 0; i0 < items; i0 += per) {
+        const int64_t i1 = items - i0 < per ? items : i0 + per;
+        const int64_t start = (i0 / nblk) * len + (i0 % nblk) * OPGEN_BLOCK;
+        const int64_t stop = i1 == items ? opgen_numel(&c->out) : (i1 / nblk) * len + (i1 % nblk) * OPGEN_BLOCK;
+        aclTensor slab = c->out;
+        slab.data = buf;
+        slab.offset = -start;   /* element `start` of the walk at buf[0] */
+        run_items(c, &slab, params, p, ws, i0, i1);
+        fold(buf, stop - start, state);
+    }
+}
+
 typedef struct {
     opgen_call kernel, copy;   /* the kernel on B; the copy of the sums (FLOAT, out's shape) into out */
     plan_t kp, cp;
-    uint64_t kernel_bytes, full_bytes, sums_bytes, copy_bytes;
+    uint64_t kernel_bytes, slab_bytes, sums_bytes, copy_bytes;
 } sum_to_plan;
 
 static void plan_sum_to(const opgen_call *c, char *ws, sum_to_plan *s)
 {
-    const int64_t nb = opgen_count(c->bndim, c->bdims, -1), no = opgen_numel(&c->out);
+    const int64_t no = opgen_numel(&c->out);
     s->kernel = *c;
+    s->kernel.sum_to = false;
     s->kernel.out = contiguous_float(c->bndim, c->bdims, NULL);
-    plan(&s->kernel, &s->kp);
+    plan_folded(&s->kernel, &s->kp);
     s->kernel_bytes = s->kp.scratch_bytes * (uint64_t)s->kp.threads;
-    s->full_bytes = ((uint64_t)nb * sizeof(float) + 63) / 64 * 64;
+    s->slab_bytes = slab_bytes(&s->kernel, &s->kp);
     s->sums_bytes = ((uint64_t)no * sizeof(double) + 63) / 64 * 64;
     memset(&s->copy, 0, sizeof s->copy);
     s->copy.nin = 1;
@@ -505,10 +574,8 @@ static void plan_sum_to(const opgen_call *c, char *ws, sum_to_plan *s)
     plan(&s->copy, &s->cp);
     s->copy.sum_to = false;
     s->copy_bytes = s->cp.scratch_bytes * (uint64_t)s->cp.threads;
-    if (ws) {
-        s->kernel.out.data = ws + s->kernel_bytes;
-        s->copy.in[0].data = ws + s->kernel_bytes + s->full_bytes;
-    }
+    if (ws)
+        s->copy.in[0].data = ws + s->kernel_bytes + s->slab_bytes;
 }
 
 static uint64_t grid_bytes(const opgen_call *c);
@@ -525,7 +592,7 @@ uint64_t opgen_workspace_bytes(const opgen_call *c)
     if (c->sum_to) {
         sum_to_plan s;
         plan_sum_to(c, NULL, &s);
-        return s.kernel_bytes + s.full_bytes + s.sums_bytes + s.copy_bytes;
+        return s.kernel_bytes + s.slab_bytes + s.sums_bytes + s.copy_bytes;
     }
     plan(c, &p);
     return p.scratch_bytes * (uint64_t)p.threads + p.result_bytes;
@@ -1085,7 +1152,7 @@ static void run_sums(const share *s, void (*run)(const share *, opgen_lines *))
 #define CHUNKS_PER_THREAD 4
 typedef struct {
     share shares[MAX_THREADS];   /* per thread: its scratch (begin and end are set per chunk) */
-    int64_t items, chunks;
+    int64_t first, items, chunks;   /* items [first, first + items), in `chunks` chunks */
     atomic_llong next;
 } work;
 
@@ -1094,8 +1161,8 @@ static void run_share(void *arg, int t)
     work *w = arg;
     share s = w->shares[t];
     for (int64_t k; (k = atomic_fetch_add_explicit(&w->next, 1, memory_order_relaxed)) < w->chunks;) {
-        s.begin = w->items * k / w->chunks;
-        s.end = w->items * (k + 1) / w->chunks;
+        s.begin = w->first + w->items * k / w->chunks;
+        s.end = w->first + w->items * (k + 1) / w->chunks;
         if (!s.c->nred)
             run_elementwise(&s);
         else
@@ -1107,17 +1174,16 @@ static void run_share(void *arg, int t)
 #endif
 }
 
-/* Split the items of a call into chunks over the plan's threads and run them on the pool (opgen_pool.c); the
- * calling thread takes a share too.  Every item is computed by the same code whichever thread takes it, so the
+/* Split items [first, last) of a call into chunks over the plan's threads and run them on the pool (opgen_pool.c);
+ * the calling thread takes a share too.  Every item is computed by the same code whichever thread takes it, so the
  * bits do not depend on the threads. */
-static void run_parallel(const opgen_call *c, const aclTensor *out, const void *params, const plan_t *p, char *ws)
+static void run_items(const opgen_call *c, const aclTensor *out, const void *params, const plan_t *p, char *ws,
+                      int64_t first, int64_t last)
 {
-    layout L;
-    make_layout(c, out, c->nred ? row_dim(c) : -1, &L);
-    const int64_t items = !c->nred ? elementwise_items(&L, block_shift(&L, p->stream))
-                          : p->rows ? row_items(&L) : column_items(&L, p->tile);
+    const int64_t items = last - first;
     const int threads = (int)(items < p->threads ? (items > 0 ? items : 1) : p->threads);
     work w;
+    w.first = first;
     w.items = items;
     w.chunks = threads == 1 ? 1 : (items < threads * CHUNKS_PER_THREAD ? items : threads * CHUNKS_PER_THREAD);
     atomic_init(&w.next, 0);
@@ -1128,6 +1194,16 @@ static void run_parallel(const opgen_call *c, const aclTensor *out, const void *
     opgen_parallel(threads, run_share, &w);
 }
 
+/* Every item of a call. */
+static void run_parallel(const opgen_call *c, const aclTensor *out, const void *params, const plan_t *p, char *ws)
+{
+    layout L;
+    make_layout(c, out, c->nred ? row_dim(c) : -1, &L);
+    const int64_t items = !c->nred ? elementwise_items(&L, block_shift(&L, p->stream))
+                          : p->rows ? row_items(&L) : column_items(&L, p->tile);
+    run_items(c, out, params, p, ws, 0, items);
+}
+
 static void copy_block(int64_t n, const float *const *in, float *out, const void *params)
 {
     (void)params;
@@ -1136,60 +1212,106 @@ static void copy_block(int64_t n, const float *const *in, float *out, const void
 
 static void copy_block(int64_t n, const float *const *in, float *out, const void *params);
 
-/* The sums of the kernel's B-shaped result over the axes out was broadcast along, into `sums` (out's shape,
- * contiguous), each in double in B's row-major order, rounded to FLOAT in place at the end. */
-static void sum_back(const opgen_call *c, const float *full, double *acc)
+/* The sums of the kernel's B-shaped result over the axes out was broadcast along, into `acc` (out's shape,
+ * contiguous), each in double in B's row-major order: an odometer over B, which each slab moves on. */
+typedef struct {
+    const opgen_call *c;
+    int64_t ostride[OPGEN_MAX_DIMS], idx[OPGEN_MAX_DIMS];   /* out's contiguous strides on B's axes; B's index */
+    int64_t o;                                              /* out's offset at that index */
+    double *acc;
+} sum_back_state;
+
+static void sum_back_start(const opgen_call *c, double *acc, sum_back_state *st)
 {
     const int nd = (int)c->bndim, lead = nd - (int)c->out.ndim;
-    int64_t ostride[OPGEN_MAX_DIMS], idx[OPGEN_MAX_DIMS] = {0};
+    memset(st, 0, sizeof *st);
+    st->c = c;
+    st->acc = acc;
     int64_t s = 1;
-    for (int i = nd - 1; i >= 0; --i) {   /* out's contiguous strides on B's axes, 0 where it was broadcast */
+    for (int i = nd - 1; i >= 0; --i) {   /* 0 where out was broadcast */
         const int j = i - lead;
-        ostride[i] = (j < 0 || c->out.dims[j] == 1) ? 0 : s;
+        st->ostride[i] = (j < 0 || c->out.dims[j] == 1) ? 0 : s;
         if (j >= 0)
             s *= c->out.dims[j];
     }
-    const int64_t no = opgen_numel(&c->out), nb = opgen_count(c->bndim, c->bdims, -1);
+    const int64_t no = opgen_numel(&c->out);
     for (int64_t k = 0; k < no; ++k)
         acc[k] = 0.0;
-    int64_t o = 0;
-    for (int64_t e = 0; e < nb; ++e) {
-        acc[o] += (double)full[e];
-        for (int i = nd - 1; i >= 0; --i) {   /* the next index of B, and out's offset with it */
-            if (++idx[i] < c->bdims[i]) {
-                o += ostride[i];
+}
+
+/* A run along B's last axis at a time: one sum in a register where out was broadcast along it (the elements of the
+ * run are added to it in the same order as one by one: the same bits), else one element of out each.  (Element by
+ * element through the odometer, the fold took most of PReLU's call.) */
+static void sum_back(const float *values, int64_t n, void *state)
+{
+    sum_back_state *st = state;
+    const int nd = (int)st->c->bndim;
+    const int64_t *bdims = st->c->bdims;
+    double *restrict acc = st->acc;
+    if (nd == 0) {
+        for (int64_t e = 0; e < n; ++e)
+            acc[0] += (double)values[e];
+        return;
+    }
+    int64_t idx[OPGEN_MAX_DIMS];
+    memcpy(idx, st->idx, sizeof idx);
+    int64_t o = st->o;
+    const int64_t last = bdims[nd - 1], os = st->ostride[nd - 1];
+    for (int64_t e = 0; e < n;) {
+        const int64_t run = n - e < last - idx[nd - 1] ? n - e : last - idx[nd - 1];
+        if (os == 0) {
+            double sum = acc[o];
+            for (int64_t j = 0; j < run; ++j)
+                sum += (double)values[e + j];
+            acc[o] = sum;
+        } else {
+            for (int64_t j = 0; j < run; ++j)
+                acc[o + j * os] += (double)values[e + j];
+        }
+        e += run;
+        idx[nd - 1] += run;
+        o += run * os;
+        if (idx[nd - 1] < last)
+            continue;                          /* (the slab ended inside the run) */
+        o -= last * os;
+        idx[nd - 1] = 0;
+        for (int i = nd - 2; i >= 0; --i) {   /* the next index of B's other axes, and out's offset with it */
+            if (++idx[i] < bdims[i]) {
+                o += st->ostride[i];
                 break;
             }
-            o -= ostride[i] * (idx[i] - 1);
+            o -= st->ostride[i] * (idx[i] - 1);
             idx[i] = 0;
         }
     }
-    float *sums = (float *)acc;   /* rounded to FLOAT in place: element k's float is written after its double is read */
-    for (int64_t k = 0; k < no; ++k)
-        sums[k] = (float)acc[k];
+    memcpy(st->idx, idx, sizeof idx);
+    st->o = o;
 }
-
-static void run_parallel(const opgen_call *c, const aclTensor *out, const void *params, const plan_t *p, char *ws);
 
 static aclnnStatus run_sum_to(const opgen_call *c, const void *params, char *ws)
 {
     sum_to_plan s;
     plan_sum_to(c, ws, &s);
-    if (opgen_count(c->bndim, c->bdims, -1) > 0)
-        run_parallel(&s.kernel, &s.kernel.out, params, &s.kp, ws);
-    double *acc = (double *)(ws + s.kernel_bytes + s.full_bytes);
-    sum_back(c, (const float *)s.kernel.out.data, acc);
+    double *acc = (double *)(ws + s.kernel_bytes + s.slab_bytes);
+    sum_back_state st;
+    sum_back_start(c, acc, &st);
+    run_folded(&s.kernel, params, &s.kp, ws, (float *)(ws + s.kernel_bytes), sum_back, &st);
+    const int64_t no = opgen_numel(&c->out);
+    float *sums = (float *)acc;   /* rounded to FLOAT in place: element k's float is written after its double is read */
+    for (int64_t k = 0; k < no; ++k)
+        sums[k] = (float)acc[k];
     s.copy.in[0].data = acc;
     s.copy.block = copy_block;
-    run_parallel(&s.copy, &c->out, NULL, &s.cp, ws + s.kernel_bytes + s.full_bytes + s.sums_bytes);
+    run_parallel(&s.copy, &c->out, NULL, &s.cp, ws + s.kernel_bytes + s.slab_bytes + s.sums_bytes);
     return ACLNN_SUCCESS;
 }
 
 /* ---- sums over the whole grid (GridSum) ----------------------------------------------------------------------------
- * Each summand is computed by its elementwise kernel into a contiguous FLOAT tensor of the output's shape in the
- * workspace (the elementwise walk above: any layout, broadcast inputs, every dtype), then summed in double and
- * rounded once to FLOAT into the executor's copy of the params, which the kernel then reads. */
-static opgen_call grid_call(const opgen_call *c, int j, float *values)
+ * Each summand is computed by its elementwise kernel over the output's shape (the elementwise walk above: any
+ * layout, broadcast inputs, every dtype), a slab at a time into FLOAT (run_folded), summed in double in row-major
+ * order and rounded once to FLOAT into the executor's copy of the params, which the kernel then reads.  Workspace:
+ * the summand's scratch, then one slab. */
+static opgen_call grid_call(const opgen_call *c, int j)
 {
     opgen_call g;
     memset(&g, 0, sizeof g);
@@ -1198,28 +1320,36 @@ static opgen_call grid_call(const opgen_call *c, int j, float *values)
     g.block = c->grid[j];
     g.threads = c->threads;
     g.l2_bytes = c->l2_bytes;
-    g.out = contiguous_float(c->out.ndim, c->out.dims, values);
+    g.out = contiguous_float(c->out.ndim, c->out.dims, NULL);
     return g;
 }
 
 static uint64_t grid_bytes(const opgen_call *c)
 {
-    const uint64_t n = (uint64_t)opgen_numel(&c->out) * sizeof(float);
-    opgen_call g = grid_call(c, 0, NULL);
-    return n + opgen_workspace_bytes(&g);
+    opgen_call g = grid_call(c, 0);
+    plan_t p;
+    plan_folded(&g, &p);
+    return p.scratch_bytes * (uint64_t)p.threads + slab_bytes(&g, &p);
+}
+
+static void add_up(const float *values, int64_t n, void *state)
+{
+    double s = *(double *)state;
+    for (int64_t i = 0; i < n; ++i)
+        s += values[i];
+    *(double *)state = s;
 }
 
 static aclnnStatus run_grid_sums(const opgen_call *c, const void *params, void *workspace)
 {
-    const int64_t n = opgen_numel(&c->out);
-    float *values = workspace;
     float *sums = (float *)(void *)((char *)(uintptr_t)params + c->grid_at);   /* the executor's own copy */
     for (int j = 0; j < c->ngrid; ++j) {
-        opgen_call g = grid_call(c, j, values);
-        OPGEN_TRY(opgen_run_call(&g, params, (char *)workspace + (uint64_t)n * sizeof(float)));
+        opgen_call g = grid_call(c, j);
+        plan_t p;
+        plan_folded(&g, &p);
+        char *ws = workspace;
         double s = 0;
-        for (int64_t i = 0; i < n; ++i)
-            s += values[i];
+        run_folded(&g, params, &p, ws, (float *)(ws + p.scratch_bytes * (uint64_t)p.threads), add_up, &s);
         sums[j] = (float)s;
     }
     return ACLNN_SUCCESS;
