@@ -53,3 +53,20 @@ def test_an_out_dtype_that_is_no_dtype_is_161002_naming_the_output_everywhere(ba
         codegen.kernel(name, backend=backend)(**kw, out_dtype=3)
     assert e.value.status == 161002 and e.value.param == op.output.name
     assert [requested_dtype(d) for d in ("float64", np.int32, "half", 3)] == ["DOUBLE", "INT32", "FLOAT16", "3"]
+
+
+def test_the_fuzz_calls_an_op_with_several_outputs_as_documented():
+    """The hostile fuzz gave prelu_backward (two outputs) one array as out= and read its result as one array: a
+    TypeError it did not expect, on every backend (the 142nd call of the long run).  Its calls now give such an op
+    a tuple, or one array now and then, whose TypeError must then be alike everywhere; and an empty input, which
+    writes nothing into a given gradWeight (as the library does), is compared with a clean call whose out= holds
+    the same values, not zeros."""
+    from .test_hostile_fuzz import ArrayRecipe, Recipe, check
+    f32 = np.float32
+    x = lambda shape, seed: ArrayRecipe(f32, shape, tuple(4 * int(np.prod(shape[i + 1:])) for i in range(len(shape))),
+                                        seed=seed)   # noqa: E731 - a contiguous FLOAT recipe
+    args = {"grad_output": x((2, 3), 1), "self": x((2, 3), 2), "weight": x((3,), 3)}
+    check(Recipe("prelu_backward", args, "ascend910b", out=x((2, 3), 4)))
+    check(Recipe("prelu_backward", args, "ascend910b", out=(None, x((3,), 5))))
+    empty = {"grad_output": x((0, 3), 1), "self": x((0, 3), 2), "weight": x((3,), 3)}
+    check(Recipe("prelu_backward", empty, "ascend910b", out=(x((0, 3), 4), x((3,), 5))))
