@@ -42,7 +42,10 @@ def several_kernel(op, lib, checker):
         try:
             lib.call(call.args, {o.name: t for o, t in zip(outs, targets)}, call.product)
         except Unmarshallable:
-            checker(*[call.args[n] for n in call.names], *given, call.product)   # raises the right AclnnError
+            # the Python checker's AclnnError, or success with nothing computed (an empty tensor ended the checks
+            # before the argument C cannot carry was read), as the single-output path
+            if checker(*[call.args[n] for n in call.names], *given, call.product) is None:
+                return tuple(given)
             raise TypeError(f"{name}: an argument cannot be passed to C") from None
         for g, t in zip(given, targets):
             if t is not g:
