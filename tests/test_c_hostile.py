@@ -85,3 +85,35 @@ def test_an_empty_input_ends_the_checks_before_an_argument_c_cannot_carry(backen
     assert got.shape == (0, 3) and got.dtype == np.float16
     out = np.zeros((0, 3), np.float32)
     assert fn(grad_output=g, output=g, dim=dim, out=out) is out
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_output_allocated_for_a_call_that_ends_early_holds_zeros(backend):
+    """An empty `output` ends LogSoftmaxBackward's checks at once (EmptyReturns first), and nothing is computed;
+    the output the Python API allocates still has gradOutput's shape (its shape rule), and held whatever the
+    allocator's memory held (found by the sanitized hostile fuzz, call 7085, where two backends' garbage
+    differed).  It now holds zeros on every backend; an `out=` given is left as it was, as the library leaves it."""
+    g = np.linspace(-1, 1, 64 * 48, dtype=np.float32).reshape(64, 48)
+    fn = codegen.kernel("log_softmax_backward", backend=backend)
+    for _ in range(3):   # (memory just freed, full of non-zeros, is what an allocation gets back first)
+        dirty = np.full((64, 48), 7.0, np.float32)
+        del dirty
+        got = fn(grad_output=g, output=np.zeros((0, 48), np.float32), dim=1)
+        assert got.shape == (64, 48) and not got.any()
+    out = np.full((64, 48), 3.0, np.float32)
+    assert fn(grad_output=g, output=np.zeros((0, 48), np.float32), dim=1, out=out) is out and (out == 3).all()
+
+
+def test_the_fuzz_calls_that_ended_early_on_an_empty_input_now_check_alike():
+    """The two calls of the long fuzz runs that found the garbage output above (the sanitized C run's 7085th,
+    whose comparison also choked on the empty input; the NumPy run's 10596th), replayed through its check."""
+    import ml_dtypes
+    from .test_hostile_fuzz import ArrayRecipe, Recipe, check
+    check(Recipe("log_softmax_backward", {
+        "grad_output": ArrayRecipe(np.float16, (1, 1, 1, 1, 2, 1, 2), (2, -4, 2, 0, 2, 4, 4), seed=255, misaligned=True),
+        "output": ArrayRecipe(ml_dtypes.bfloat16, (1, 1, 0, 1, 1, 1, 1), (-8, 4, 5, 4, 9, -2, -2), seed=929),
+        "dim": ("value", -12)}, "ascend310p"))
+    check(Recipe("log_softmax_backward", {
+        "grad_output": ArrayRecipe(np.float32, (6,), (4,), seed=12445),
+        "output": ArrayRecipe(np.float32, (0,), (4,), seed=5, misaligned=True),
+        "dim": ("value", 2)}, "ascend310p"))

@@ -356,6 +356,8 @@ def _compare(recipe: Recipe, op, results: dict):
             return
         dout = DTYPE_NAME[want.dtype]
         for backend in BACKENDS[1:]:
+            if np.array_equal(results[backend].astype(np.float64), want.astype(np.float64), equal_nan=True):
+                continue   # the same values (a call that ended early on an empty input computed none: zeros)
             if op.reduce_dim:
                 kw, _ = build(recipe)
                 kw = {k: (np.asarray(v, np.float64) if isinstance(v, np.ndarray) else v) for k, v in kw.items()}

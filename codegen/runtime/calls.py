@@ -94,10 +94,13 @@ class KernelCall:
             _chk.Allocate(self.requested or _chk.default_dtype(*[self.args[n] for n in _signature(op).default_from]))
         values = checker(*[self.args[n] for n in self.names], out_arg, self.product)
         if self.out is None:
-            # (on a cache line: where the C kernels stream large outputs best, see memory.py)
-            shape = output_shape(op, self.args) if values is not None else \
-                _chk.empty_shape(lambda: output_shape(op, self.args), *self.args.values())
-            self.out = memory.empty(shape, NUMPY_DTYPES[out_arg.dtype])
+            # (on a cache line: where the C kernels stream large outputs best, see memory.py); a call that ended
+            # early on an empty tensor computes nothing: its output holds zeros, not what the memory held
+            if values is not None:
+                self.out = memory.empty(output_shape(op, self.args), NUMPY_DTYPES[out_arg.dtype])
+            else:
+                self.out = np.zeros(_chk.empty_shape(lambda: output_shape(op, self.args), *self.args.values()),
+                                    NUMPY_DTYPES[out_arg.dtype])
         return values
 
 

@@ -178,7 +178,7 @@ def binary_cross_entropy_with_logits_target_backward(*, grad_output, self, targe
     values = check(grad_output, self, target, weight_optional, pos_weight_optional, reduction, out_arg, product)
     if values is None:  # an empty tensor ended the checks early: success, nothing computed
         if out is None:
-            out = np.empty(_chk.empty_shape(lambda: self.shape, self),
+            out = np.zeros(_chk.empty_shape(lambda: self.shape, self),
                            dtype=NUMPY_DTYPES[out_arg.dtype])
         return out
     reduction = values["reduction"]

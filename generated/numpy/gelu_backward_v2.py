@@ -128,7 +128,7 @@ def gelu_backward_v2(*, grad_output, self, approximate, product="ascend910b", ou
     values = check(grad_output, self, approximate, out_arg, product)
     if values is None:  # an empty tensor ended the checks early: success, nothing computed
         if out is None:
-            out = np.empty(_chk.empty_shape(lambda: np.broadcast_shapes(grad_output.shape, self.shape), grad_output, self),
+            out = np.zeros(_chk.empty_shape(lambda: np.broadcast_shapes(grad_output.shape, self.shape), grad_output, self),
                            dtype=NUMPY_DTYPES[out_arg.dtype])
         return out
     approximate = values["approximate"]

@@ -98,7 +98,7 @@ def hardshrink_backward(*, grad_output, self, lambd, product="ascend910b", out_d
     values = check(grad_output, self, lambd, out_arg, product)
     if values is None:  # an empty tensor ended the checks early: success, nothing computed
         if out is None:
-            out = np.empty(_chk.empty_shape(lambda: np.broadcast_shapes(grad_output.shape, self.shape), grad_output, self),
+            out = np.zeros(_chk.empty_shape(lambda: np.broadcast_shapes(grad_output.shape, self.shape), grad_output, self),
                            dtype=NUMPY_DTYPES[out_arg.dtype])
         return out
     lambd = values["lambd"]

@@ -140,7 +140,7 @@ def leaky_relu_backward(*, grad_output, self, negative_slope, self_is_result, pr
     values = check(grad_output, self, negative_slope, self_is_result, out_arg, product)
     if values is None:  # an empty tensor ended the checks early: success, nothing computed
         if out is None:
-            out = np.empty(_chk.empty_shape(lambda: np.broadcast_shapes(grad_output.shape, self.shape), self),
+            out = np.zeros(_chk.empty_shape(lambda: np.broadcast_shapes(grad_output.shape, self.shape), self),
                            dtype=NUMPY_DTYPES[out_arg.dtype])
         return out
     negative_slope = values["negative_slope"]

@@ -100,7 +100,7 @@ def log_softmax_backward(*, grad_output, output, dim, product="ascend910b", out_
     values = check(grad_output, output, dim, out_arg, product)
     if values is None:  # an empty tensor ended the checks early: success, nothing computed
         if out is None:
-            out = np.empty(_chk.empty_shape(lambda: grad_output.shape, grad_output, output),
+            out = np.zeros(_chk.empty_shape(lambda: grad_output.shape, grad_output, output),
                            dtype=NUMPY_DTYPES[out_arg.dtype])
         return out
     dim = values["dim"]

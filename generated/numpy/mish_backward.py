@@ -112,7 +112,7 @@ def mish_backward(*, grad_output, self, product="ascend910b", out_dtype=None, ou
     values = check(grad_output, self, out_arg, product)
     if values is None:  # an empty tensor ended the checks early: success, nothing computed
         if out is None:
-            out = np.empty(_chk.empty_shape(lambda: np.broadcast_shapes(self.shape, grad_output.shape), self, grad_output, out),
+            out = np.zeros(_chk.empty_shape(lambda: np.broadcast_shapes(self.shape, grad_output.shape), self, grad_output, out),
                            dtype=NUMPY_DTYPES[out_arg.dtype])
         return out
     if out is None:

@@ -106,7 +106,7 @@ def prelu_backward(*, grad_output, self, weight, product="ascend910b", out=None)
     if values is None:  # an empty tensor ended the checks early: success, nothing written
         if grad_input is None:
             shape = _chk.empty_shape(lambda: self.shape, grad_output, self, weight)
-            grad_input = np.empty(shape, dtype=NUMPY_DTYPES[grad_input_arg.dtype])
+            grad_input = np.zeros(shape, dtype=NUMPY_DTYPES[grad_input_arg.dtype])
         if grad_weight is None:
             shape = _chk.empty_shape(lambda: _chk.channel_grad_shape(weight, self, 1), grad_output, self, weight)
             grad_weight = np.zeros(shape, dtype=NUMPY_DTYPES[grad_weight_arg.dtype])
