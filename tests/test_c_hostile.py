@@ -117,3 +117,37 @@ def test_the_fuzz_calls_that_ended_early_on_an_empty_input_now_check_alike():
         "grad_output": ArrayRecipe(np.float32, (6,), (4,), seed=12445),
         "output": ArrayRecipe(np.float32, (0,), (4,), seed=5, misaligned=True),
         "dim": ("value", 2)}, "ascend310p"))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_outputs_each_over_an_input_the_other_output_reads_are_computed(backend):
+    """PreluBackward with gradInput written over gradOutput and gradWeight over weight: each output overlaps an
+    input the other's computation reads, so no order of the two calls is safe.  NumPy and Ascend C computed it,
+    the C library refused it with 161002 (found by the sanitized hostile fuzz, call 13832); it now computes one
+    output into a copy in the workspace, copied out after the last call."""
+    rng = np.random.default_rng(5)
+    x = rng.uniform(-2, 2, (4, 3)).astype(np.float32)
+    g = rng.uniform(-1, 1, (4, 3)).astype(np.float32)
+    w = np.array([0.5, -0.25, 2.0], np.float32)
+    want_gi = np.where(x > 0, g, g * w)                                      # PReLU's gradients, by hand
+    want_gw = np.where(x > 0, 0, g.astype(np.float64) * x).sum(axis=0)
+    gi, gw = codegen.kernel("prelu_backward", backend=backend)(grad_output=g, self=x, weight=w, out=(g, w))
+    assert gi is g and gw is w
+    np.testing.assert_array_equal(gi, want_gi)
+    np.testing.assert_allclose(gw, want_gw, rtol=1e-6)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_tensor_that_is_no_array_is_refused_before_an_empty_one_ends_the_checks(backend):
+    """LogSoftmaxBackward's EmptyReturns is its first check: with an empty `output`, gradOutput=nan (a float) went
+    unread and the output's allocation raised AttributeError (found by the NumPy hostile fuzz, call 16172).  The
+    empty check now refuses a non-array as the dtype checks do, naming it; an empty call still succeeds."""
+    fn = codegen.kernel("log_softmax_backward", backend=backend)
+    empty = np.zeros((0,), np.int32)
+    with pytest.raises(codegen.AclnnError) as e:
+        fn(grad_output=float("nan"), output=empty, dim=0)
+    assert e.value.status == 161002 and e.value.param == "gradOutput" and "must be a tensor" in e.value.message
+    with pytest.raises(codegen.AclnnError) as e:
+        fn(grad_output=empty, output=[1.0], dim=0)
+    assert e.value.param == "output"
+    assert fn(grad_output=empty, output=empty, dim=0).shape == (0,)

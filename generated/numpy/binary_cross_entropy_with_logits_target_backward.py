@@ -77,7 +77,7 @@ def check(grad_output, self, target, weight_optional, pos_weight_optional, reduc
     _chk.format_same("self", self, "gradTarget", out)
     reduction = _chk.int_attr("reduction", reduction)
     _chk.one_of("reduction", reduction, (0, 1, 2))
-    if _chk.any_empty(self):
+    if _chk.any_empty("self", self):
         return None  # an empty tensor: success, and the checks after this one do not run
     _chk.shape_same("self", self, "target", target)
     _chk.shape_same("self", self, "gradTarget", out)

@@ -64,7 +64,7 @@ def check(grad_output, self, approximate, out, product):
     _chk.shape_is_broadcast("gradInput", out, "gradOutput", grad_output, "self", self)
     approximate = _chk.string_attr("approximate", approximate)
     _chk.one_of("approximate", approximate, ('none', 'tanh'))
-    if _chk.any_empty(grad_output, self):
+    if _chk.any_empty("gradOutput", grad_output, "self", self):
         return None  # an empty tensor: success, and the checks after this one do not run
     _chk.kernel_dtypes(OP, "gradOutput", grad_output, "self", self, "gradInput", out)
     return {"approximate": approximate}

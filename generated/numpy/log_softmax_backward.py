@@ -46,7 +46,7 @@ def check(grad_output, output, dim, out, product):
     _chk.not_null("output", output)
     _chk.not_null("gradOutput", grad_output)
     _chk.not_null("out", out)
-    if _chk.any_empty(grad_output, output):
+    if _chk.any_empty("gradOutput", grad_output, "output", output):
         return None  # an empty tensor: success, and the checks after this one do not run
     _chk.dtype_supported(OP, "output", output, product, DTYPES["output"])
     _chk.dtype_supported(OP, "gradOutput", grad_output, product, DTYPES["gradOutput"])

@@ -62,7 +62,7 @@ def check(grad_output, self, out, product):
     _chk.max_rank("gradInput", out, 8)
     _chk.broadcastable("self", self, "gradOutput", grad_output)
     _chk.shape_is_broadcast("gradInput", out, "self", self, "gradOutput", grad_output)
-    if _chk.any_empty(self, grad_output, out):
+    if _chk.any_empty("self", self, "gradOutput", grad_output, "gradInput", out):
         return None  # an empty tensor: success, and the checks after this one do not run
     _chk.kernel_dtypes(OP, "gradOutput", grad_output, "self", self, "gradInput", out)
     return {}

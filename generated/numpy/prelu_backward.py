@@ -56,7 +56,7 @@ def check(grad_output, self, weight, grad_input, grad_weight, product):
     _chk.per_channel("weight", weight, "self", self, 1)
     _chk.channel_grad("gradWeight", grad_weight, "weight", weight, "self", self, 1)
     _chk.broadcast_to("gradOutput", grad_output, "self", self)
-    if _chk.any_empty(grad_output, self, weight):
+    if _chk.any_empty("gradOutput", grad_output, "self", self, "weight", weight):
         return None  # an empty tensor: success, and the checks after this one do not run
     _chk.kernel_dtypes(OP, "gradOutput", grad_output, "self", self, "weight", weight, "gradInput", grad_input, "gradWeight", grad_weight)
     return {}
