@@ -175,6 +175,14 @@ def several_outs(op_name: str, out, n: int) -> list:
         raise TypeError(f"{op_name}: out must be None or a tuple of {n} arrays (or None), one per output")
     for o in out:
         _chk.writeable_out(op_name, o)
+    # two outputs over the same memory: whichever is written last wins, so each backend (each order of writing)
+    # would give another result; refused as an out= whose own elements share memory is
+    arrays = [(i, o) for i, o in enumerate(out) if isinstance(o, np.ndarray) and o.size]
+    for k, (i, a) in enumerate(arrays):
+        for j, b in arrays[k + 1:]:
+            if np.shares_memory(a, b, max_work=10 ** 6):
+                raise ValueError(f"{op_name}: out[{i}] and out[{j}] share memory: each result needs a place of "
+                                 f"its own")
     return list(out)
 
 
