@@ -53,3 +53,114 @@ def test_an_out_dtype_that_is_no_dtype_is_161002_naming_the_output_everywhere(ba
         codegen.kernel(name, backend=backend)(**kw, out_dtype=3)
     assert e.value.status == 161002 and e.value.param == op.output.name
     assert [requested_dtype(d) for d in ("float64", np.int32, "half", 3)] == ["DOUBLE", "INT32", "FLOAT16", "3"]
+
+
+def test_the_fuzz_calls_an_op_with_several_outputs_as_documented():
+    """The hostile fuzz gave prelu_backward (two outputs) one array as out= and read its result as one array: a
+    TypeError it did not expect, on every backend (the 142nd call of the long run).  Its calls now give such an op
+    a tuple, or one array now and then, whose TypeError must then be alike everywhere; and an empty input, which
+    writes nothing into a given gradWeight (as the library does), is compared with a clean call whose out= holds
+    the same values, not zeros."""
+    from .test_hostile_fuzz import ArrayRecipe, Recipe, check
+    f32 = np.float32
+    x = lambda shape, seed: ArrayRecipe(f32, shape, tuple(4 * int(np.prod(shape[i + 1:])) for i in range(len(shape))),
+                                        seed=seed)   # noqa: E731 - a contiguous FLOAT recipe
+    args = {"grad_output": x((2, 3), 1), "self": x((2, 3), 2), "weight": x((3,), 3)}
+    check(Recipe("prelu_backward", args, "ascend910b", out=x((2, 3), 4)))
+    check(Recipe("prelu_backward", args, "ascend910b", out=(None, x((3,), 5))))
+    empty = {"grad_output": x((0, 3), 1), "self": x((0, 3), 2), "weight": x((3,), 3)}
+    check(Recipe("prelu_backward", empty, "ascend910b", out=(x((0, 3), 4), x((3,), 5))))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dim", ["a", 0.5, np.array([0.5])])
+def test_an_empty_input_ends_the_checks_before_an_argument_c_cannot_carry(backend, dim):
+    """LogSoftmaxBackward's empty input ends phase 1 with success before any other check (EmptyReturns first, as
+    the library): NumPy returned the empty result for dim="a", the C backend raised TypeError (it could not pass
+    the string to C, and the Python checker it asked then found nothing wrong).  Found by the sanitized hostile
+    fuzz (its 1365th call).  Every backend now returns the empty result, an `out=` given untouched."""
+    g = np.zeros((0, 3), np.float16)
+    fn = codegen.kernel("log_softmax_backward", backend=backend)
+    got = fn(grad_output=g, output=g, dim=dim)
+    assert got.shape == (0, 3) and got.dtype == np.float16
+    out = np.zeros((0, 3), np.float32)
+    assert fn(grad_output=g, output=g, dim=dim, out=out) is out
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_output_allocated_for_a_call_that_ends_early_holds_zeros(backend):
+    """An empty `output` ends LogSoftmaxBackward's checks at once (EmptyReturns first), and nothing is computed;
+    the output the Python API allocates still has gradOutput's shape (its shape rule), and held whatever the
+    allocator's memory held (found by the sanitized hostile fuzz, call 7085, where two backends' garbage
+    differed).  It now holds zeros on every backend; an `out=` given is left as it was, as the library leaves it."""
+    g = np.linspace(-1, 1, 64 * 48, dtype=np.float32).reshape(64, 48)
+    fn = codegen.kernel("log_softmax_backward", backend=backend)
+    for _ in range(3):   # (memory just freed, full of non-zeros, is what an allocation gets back first)
+        dirty = np.full((64, 48), 7.0, np.float32)
+        del dirty
+        got = fn(grad_output=g, output=np.zeros((0, 48), np.float32), dim=1)
+        assert got.shape == (64, 48) and not got.any()
+    out = np.full((64, 48), 3.0, np.float32)
+    assert fn(grad_output=g, output=np.zeros((0, 48), np.float32), dim=1, out=out) is out and (out == 3).all()
+
+
+def test_the_fuzz_calls_that_ended_early_on_an_empty_input_now_check_alike():
+    """The two calls of the long fuzz runs that found the garbage output above (the sanitized C run's 7085th,
+    whose comparison also choked on the empty input; the NumPy run's 10596th), replayed through its check."""
+    import ml_dtypes
+    from .test_hostile_fuzz import ArrayRecipe, Recipe, check
+    check(Recipe("log_softmax_backward", {
+        "grad_output": ArrayRecipe(np.float16, (1, 1, 1, 1, 2, 1, 2), (2, -4, 2, 0, 2, 4, 4), seed=255, misaligned=True),
+        "output": ArrayRecipe(ml_dtypes.bfloat16, (1, 1, 0, 1, 1, 1, 1), (-8, 4, 5, 4, 9, -2, -2), seed=929),
+        "dim": ("value", -12)}, "ascend310p"))
+    check(Recipe("log_softmax_backward", {
+        "grad_output": ArrayRecipe(np.float32, (6,), (4,), seed=12445),
+        "output": ArrayRecipe(np.float32, (0,), (4,), seed=5, misaligned=True),
+        "dim": ("value", 2)}, "ascend310p"))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_outputs_each_over_an_input_the_other_output_reads_are_computed(backend):
+    """PreluBackward with gradInput written over gradOutput and gradWeight over weight: each output overlaps an
+    input the other's computation reads, so no order of the two calls is safe.  NumPy and Ascend C computed it,
+    the C library refused it with 161002 (found by the sanitized hostile fuzz, call 13832); it now computes one
+    output into a copy in the workspace, copied out after the last call."""
+    rng = np.random.default_rng(5)
+    x = rng.uniform(-2, 2, (4, 3)).astype(np.float32)
+    g = rng.uniform(-1, 1, (4, 3)).astype(np.float32)
+    w = np.array([0.5, -0.25, 2.0], np.float32)
+    want_gi = np.where(x > 0, g, g * w)                                      # PReLU's gradients, by hand
+    want_gw = np.where(x > 0, 0, g.astype(np.float64) * x).sum(axis=0)
+    gi, gw = codegen.kernel("prelu_backward", backend=backend)(grad_output=g, self=x, weight=w, out=(g, w))
+    assert gi is g and gw is w
+    np.testing.assert_array_equal(gi, want_gi)
+    np.testing.assert_allclose(gw, want_gw, rtol=1e-6)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_tensor_that_is_no_array_is_refused_before_an_empty_one_ends_the_checks(backend):
+    """LogSoftmaxBackward's EmptyReturns is its first check: with an empty `output`, gradOutput=nan (a float) went
+    unread and the output's allocation raised AttributeError (found by the NumPy hostile fuzz, call 16172).  The
+    empty check now refuses a non-array as the dtype checks do, naming it; an empty call still succeeds."""
+    fn = codegen.kernel("log_softmax_backward", backend=backend)
+    empty = np.zeros((0,), np.int32)
+    with pytest.raises(codegen.AclnnError) as e:
+        fn(grad_output=float("nan"), output=empty, dim=0)
+    assert e.value.status == 161002 and e.value.param == "gradOutput" and "must be a tensor" in e.value.message
+    with pytest.raises(codegen.AclnnError) as e:
+        fn(grad_output=empty, output=[1.0], dim=0)
+    assert e.value.param == "output"
+    assert fn(grad_output=empty, output=empty, dim=0).shape == (0,)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_outputs_over_the_same_memory_are_refused_alike(backend):
+    """PreluBackward with gradInput and gradWeight both views of gradOutput's buffer: the outputs overlap each
+    other, whichever is written last wins, and NumPy's result differed from its own clean call (found by the
+    sanitized hostile fuzz, call 26478).  Refused on every backend as an out= whose elements share memory is."""
+    g = np.ones((4, 3), np.float32)
+    x, w = np.ones((4, 3), np.float32), np.ones(3, np.float32)
+    with pytest.raises(ValueError, match="out\\[0\\] and out\\[1\\] share memory"):
+        codegen.kernel("prelu_backward", backend=backend)(grad_output=g, self=x, weight=w, out=(g, g[0]))
+    gi, gw = codegen.kernel("prelu_backward", backend=backend)(grad_output=g, self=x, weight=w, out=(g, None))
+    assert gi is g   # one output over an input is still computed

@@ -30,6 +30,7 @@ from codegen import backends
 from codegen.runtime.calls import out_dtype_free
 from codegen.spec import PRODUCTS
 from codegen.spec.params import Attr, Output, Scalar, Tensor
+from codegen.spec.rules import PerChannel
 
 from .compare import assert_elementwise_close, assert_rows_close
 from .conftest import deep_examples
@@ -73,7 +74,7 @@ class Recipe:
     op: str
     args: dict                   # py_name -> ArrayRecipe | ("value", v)
     product: object
-    out: ArrayRecipe | None = None
+    out: ArrayRecipe | tuple | None = None   # several outputs: a tuple of ArrayRecipe or None, one per output
     out_dtype: object = None
 
 
@@ -122,8 +123,12 @@ def build(recipe: Recipe):
     buffers, kw = {}, {}
     for name, arg in recipe.args.items():
         kw[name] = _array(arg, buffers, name) if isinstance(arg, ArrayRecipe) else arg[1]
-    if recipe.out is not None:
-        kw["out"] = kw[recipe.out.same_as] if recipe.out.same_as else _array(recipe.out, buffers, "out")
+    def _out(r, name):
+        return None if r is None else kw[r.same_as] if r.same_as else _array(r, buffers, name)
+    if isinstance(recipe.out, tuple):
+        kw["out"] = tuple(_out(r, f"out{i}") for i, r in enumerate(recipe.out))
+    elif recipe.out is not None:
+        kw["out"] = _out(recipe.out, "out")
     kw["product"] = recipe.product
     if recipe.out_dtype is not None:
         kw["out_dtype"] = recipe.out_dtype
@@ -224,20 +229,52 @@ def calls(draw, op_names):
             typical = st.booleans() if p.type == "bool" else st.sampled_from(sorted(p.values)) if p.values \
                 else st.integers(-rank - 2, rank + 1) if hostile else st.integers(-rank, rank - 1)
             args[p.py_name] = _hostile_value(draw, typical, hostile)
+    if not hostile:   # a per-channel tensor (PReLU's weight) of C elements or one, so that most calls compute
+        for r in op.rules:
+            if isinstance(r, PerChannel) and isinstance(args.get(op.param(r.params[0]).py_name), ArrayRecipe):
+                c = base[r.dim] if len(base) > r.dim else 1
+                args[op.param(r.params[0]).py_name] = draw(arrays(draw(st.sampled_from([(c,), (1,)])), dtype=dtype))
     recipe = Recipe(name, args, product)
     inputs = [k for k, v in args.items() if isinstance(v, ArrayRecipe)]
-    how = draw(st.sampled_from(["none", "fresh", "same", "overlap"]))
-    if how == "fresh" or (how in ("same", "overlap") and inputs):
-        out = draw(arrays(base, output=True if hostile else "valid", dtype=dtype))
-        if how == "same":
-            out.same_as = draw(st.sampled_from(inputs))
-        elif how == "overlap":
-            out.view_of = draw(st.sampled_from(inputs))
-            out.shift = draw(st.integers(0, 16))
-        recipe.out = out
+    if len(op.outputs) > 1 and not (hostile and draw(st.integers(0, 7)) == 0):   # (else one array: a TypeError)
+        shapes_ = _output_shapes(op, args, base)
+        recipe.out = tuple(draw(_outs(inputs, shapes_[o.name], hostile, dtype)) for o in op.outputs)
+        if all(o is None for o in recipe.out):
+            recipe.out = draw(st.sampled_from([None, recipe.out]))
+    else:
+        recipe.out = draw(_outs(inputs, base, hostile, dtype))
     if hostile and out_dtype_free(op) and draw(st.integers(0, 7)) == 0:   # elsewhere a TypeError, as for any
         recipe.out_dtype = draw(st.sampled_from(["float16", "float32", "bfloat16", np.float16, "float64", "half", 3]))
     return recipe
+
+
+def _output_shapes(op, args: dict, base) -> dict:
+    """{output name: its shape} from the op's shape rules over the drawn input shapes; `base` where they give
+    none (hostile shapes the checker refuses anyway)."""
+    from codegen.runtime.calls import shape_of_output
+    dummies = {k: np.empty(v.shape, np.uint8) for k, v in args.items() if isinstance(v, ArrayRecipe)}
+    shapes_ = {}
+    for o in op.outputs:
+        try:
+            shapes_[o.name] = shape_of_output(op, o.name, dummies)
+        except (KeyError, ValueError, AttributeError, TypeError, IndexError):
+            shapes_[o.name] = base
+    return shapes_
+
+
+@st.composite
+def _outs(draw, inputs, shape, hostile, dtype):
+    """An `out=` array of `shape`: none, fresh, an input itself, or a view overlapping one."""
+    how = draw(st.sampled_from(["none", "fresh", "same", "overlap"]))
+    if how == "none" or (how != "fresh" and not inputs):
+        return None
+    out = draw(arrays(shape, output=True if hostile else "valid", dtype=dtype))
+    if how == "same":
+        out.same_as = draw(st.sampled_from(inputs))
+    elif how == "overlap":
+        out.view_of = draw(st.sampled_from(inputs))
+        out.shift = draw(st.integers(0, 16))
+    return out
 
 
 # ---- the property ----------------------------------------------------------------------------------------------
@@ -251,10 +288,19 @@ def _verdict(recipe: Recipe, backend: str):
     except ValueError as e:
         assert "read-only" in str(e) or "share memory" in str(e), f"{backend}: {e!r}"
         verdict = ("ValueError", str(e))
+    except TypeError as e:   # documented for an op with several outputs given one array as out=
+        assert isinstance(recipe.out, ArrayRecipe) and len(OPS[recipe.op].outputs) > 1 and \
+            "out must be None or a tuple" in str(e), f"{backend}: {e!r}"
+        verdict = ("TypeError", str(e))
     else:
-        assert isinstance(got, np.ndarray), f"{backend}: returned {type(got)}"
-        if "out" in kw:
-            assert got is kw["out"], f"{backend}: the result is not out="
+        several = len(OPS[recipe.op].outputs) > 1
+        if several:
+            assert isinstance(got, tuple) and len(got) == len(OPS[recipe.op].outputs), f"{backend}: {type(got)}"
+        got = got if several else (got,)
+        assert all(isinstance(g, np.ndarray) for g in got), f"{backend}: returned {[type(g) for g in got]}"
+        outs = kw.get("out") if several else (kw.get("out"),)
+        for g, o in zip(got, outs or [None] * len(got)):
+            assert o is None or g is o, f"{backend}: a result is not its out="
         return ("ok",), (got, kw, buffers, before)
     for k, b in buffers.items():      # an error leaves every buffer as it was
         assert np.array_equal(b, before[k]), f"{backend}: {verdict} but {k}'s buffer changed"
@@ -266,21 +312,29 @@ def _clean(recipe: Recipe, backend: str):
     fresh, _ = build(recipe)   # the same values again, untouched
     clean = {k: (v.copy(order="C") if isinstance(v, np.ndarray) and k != "out" else v)
              for k, v in fresh.items()}
+    # out= as contiguous copies of what it held: an empty input writes nothing into a summed output (EmptyReturns)
     out = clean.pop("out", None)
-    if out is not None:
-        clean["out"] = np.zeros(out.shape, out.dtype)
-    return kernel(recipe.op, backend)(**clean)
+    if isinstance(out, tuple):
+        clean["out"] = tuple(None if o is None else o.copy(order="C") for o in out)
+    elif out is not None:
+        clean["out"] = out.copy(order="C")
+    want = kernel(recipe.op, backend)(**clean)
+    return want if isinstance(want, tuple) else (want,)
 
 
 def _check_success(recipe, backend, got, kw, buffers, before):
-    out_buffer = "out" if "out" in buffers else (recipe.out.view_of or recipe.out.same_as) if recipe.out else None
+    outs = recipe.out if isinstance(recipe.out, tuple) else (recipe.out,)
+    names = [f"out{i}" for i in range(len(outs))] if isinstance(recipe.out, tuple) else ["out"]
+    written = {n if n in buffers else o.view_of or o.same_as for n, o in zip(names, outs) if o is not None}
     for k, b in buffers.items():
-        if k != out_buffer:
+        if k not in written:
             assert np.array_equal(b, before[k]), f"{backend}: success but input {k}'s buffer changed"
-    want = _clean(recipe, backend)
-    assert got.shape == want.shape and got.dtype == want.dtype, f"{backend}: {got.shape} {got.dtype} vs clean"
-    np.testing.assert_array_equal(got.astype(np.float64), want.astype(np.float64), err_msg=f"{backend}: the hostile layout changed the result")
-    return want
+    wants = _clean(recipe, backend)
+    for g, want in zip(got, wants):
+        assert g.shape == want.shape and g.dtype == want.dtype, f"{backend}: {g.shape} {g.dtype} vs clean"
+        np.testing.assert_array_equal(g.astype(np.float64), want.astype(np.float64),
+                                      err_msg=f"{backend}: the hostile layout changed the result")
+    return wants
 
 
 def check(recipe: Recipe):
@@ -290,13 +344,20 @@ def check(recipe: Recipe):
         if success is not None:
             results[backend] = _check_success(recipe, backend, *success)
     assert len(set(verdicts.values())) == 1, f"verdicts differ: {verdicts}"
+    op = OPS[recipe.op]
+    for i in range(len(results["numpy"]) if results else 0):   # each output
+        _compare(recipe, op, {b: r[i] for b, r in results.items()})
+
+
+def _compare(recipe: Recipe, op, results: dict):
     if results:
-        op = OPS[recipe.op]
         want = results["numpy"]
         if want.size == 0 or want.dtype.name not in ("float32", "float16", "bfloat16"):
             return
         dout = DTYPE_NAME[want.dtype]
         for backend in BACKENDS[1:]:
+            if np.array_equal(results[backend].astype(np.float64), want.astype(np.float64), equal_nan=True):
+                continue   # the same values (a call that ended early on an empty input computed none: zeros)
             if op.reduce_dim:
                 kw, _ = build(recipe)
                 kw = {k: (np.asarray(v, np.float64) if isinstance(v, np.ndarray) else v) for k, v in kw.items()}

@@ -3,6 +3,7 @@ backend and the checks printing is what they print."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -72,3 +73,70 @@ def test_the_kernel_line_shown_is_generated(hardswish):
     files = numpy_backend.generate({"hardswish_backward": op}, lambda o: "specs/hardswish_backward.py")
     shown = block("python", "result = _where").strip()
     assert shown in files["numpy/hardswish_backward.py"]
+
+
+# ---- step 9: the rest of the language, one example per feature -------------------------------------------------
+STEP9 = TUTORIAL.split("## 9. ")[1].split("\n## ")[0]
+ADDED = "# added to the rules of "
+
+
+def _code(line: str) -> str:
+    """A line without its trailing comment (the examples may leave comments out)."""
+    return line.split("  #")[0].strip()
+
+
+def _pieces(block: str) -> list:
+    """[(spec path, its lines)] of a block whose lines are headed `# specs/<file>.py`."""
+    pieces = []
+    for line in block.splitlines():
+        head = re.fullmatch(r"# (specs/\w+\.py)", line.strip())
+        if head:
+            pieces.append((head.group(1), []))
+        else:
+            assert pieces, f"a step-9 block that names no spec: {block[:80]!r}"
+            pieces[-1][1].append(line)
+    return pieces
+
+
+def test_each_example_of_step_9_is_the_specs_own_lines():
+    """Every line of a step-9 block is a line of the spec it names (its trailing comment may be left out), in the
+    spec's order; lines not separated by `...` are consecutive there too, comment lines aside."""
+    blocks = re.findall(r"```python\n(.*?)```", STEP9, re.S)
+    checked = set()
+    for b in blocks:
+        if b.startswith(ADDED):
+            continue
+        for path, lines in _pieces(b):
+            spec = [line.strip() for line in (REPO / path).read_text().splitlines()
+                    if line.strip() and not line.strip().startswith("#")]   # comment lines aside
+            at, adjacent = 0, False
+            for line in lines:
+                if line.strip() == "...":
+                    adjacent = False
+                    continue
+                found = [i for i in range(at, len(spec)) if _code(spec[i]) == _code(line) and
+                         (spec[i] == line.strip() or _code(line) == line.strip())]
+                assert found, f"{path}: not there (after line {at}): {line.strip()}"
+                assert not adjacent or found[0] == at, f"{path}: not right after the line before: {line.strip()}"
+                at, adjacent = found[0] + 1, True
+            checked.add(path)
+    assert len(blocks) >= 10 and len(checked) >= 15, (len(blocks), sorted(checked))
+
+
+def test_the_rule_step_9_adds_is_checked_and_leaves_the_proof_two_orders(tmp_path):
+    b = next(b for b in re.findall(r"```python\n(.*?)```", STEP9, re.S) if b.startswith(ADDED))
+    path = b.splitlines()[0][len(ADDED):].strip()
+    rule = "".join(f"        {line.strip()}\n" for line in b.splitlines()[1:])
+    text = (REPO / path).read_text()
+    assert text.count("    rules=[\n") == 1
+    (tmp_path / Path(path).name).write_text(text.replace("    rules=[\n", "    rules=[\n" + rule))
+    name = Path(path).stem
+    cases = lambda op: {r.formula for r in verify_op(op, numeric=False, use_cache=False) if r.ok}  # noqa: E731
+    assert cases(codegen.load_specs(REPO / "specs")[name]) == {"max < min", "max = min", "min < max"}
+    assert cases(codegen.load_specs(tmp_path)[name]) == {"min < max", "min = max"}
+    fn = codegen.kernel(name, specs_dir=tmp_path)
+    x = np.ones(3, np.float32)
+    with pytest.raises(codegen.AclnnError) as e:
+        fn(grad_output=x, self=x, min=2.0, max=1.0)
+    assert f"`{e.value}`" in STEP9
+    np.testing.assert_array_equal(fn(grad_output=x, self=x, min=1.0, max=1.0), [0, 0, 0])   # x at both bounds

@@ -94,10 +94,13 @@ class KernelCall:
             _chk.Allocate(self.requested or _chk.default_dtype(*[self.args[n] for n in _signature(op).default_from]))
         values = checker(*[self.args[n] for n in self.names], out_arg, self.product)
         if self.out is None:
-            # (on a cache line: where the C kernels stream large outputs best, see memory.py)
-            shape = output_shape(op, self.args) if values is not None else \
-                _chk.empty_shape(lambda: output_shape(op, self.args), *self.args.values())
-            self.out = memory.empty(shape, NUMPY_DTYPES[out_arg.dtype])
+            # (on a cache line: where the C kernels stream large outputs best, see memory.py); a call that ended
+            # early on an empty tensor computes nothing: its output holds zeros, not what the memory held
+            if values is not None:
+                self.out = memory.empty(output_shape(op, self.args), NUMPY_DTYPES[out_arg.dtype])
+            else:
+                self.out = np.zeros(_chk.empty_shape(lambda: output_shape(op, self.args), *self.args.values()),
+                                    NUMPY_DTYPES[out_arg.dtype])
         return values
 
 
@@ -172,6 +175,14 @@ def several_outs(op_name: str, out, n: int) -> list:
         raise TypeError(f"{op_name}: out must be None or a tuple of {n} arrays (or None), one per output")
     for o in out:
         _chk.writeable_out(op_name, o)
+    # two outputs over the same memory: whichever is written last wins, so each backend (each order of writing)
+    # would give another result; refused as an out= whose own elements share memory is
+    arrays = [(i, o) for i, o in enumerate(out) if isinstance(o, np.ndarray) and o.size]
+    for k, (i, a) in enumerate(arrays):
+        for j, b in arrays[k + 1:]:
+            if np.shares_memory(a, b, max_work=10 ** 6):
+                raise ValueError(f"{op_name}: out[{i}] and out[{j}] share memory: each result needs a place of "
+                                 f"its own")
     return list(out)
 
 

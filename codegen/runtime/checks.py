@@ -540,9 +540,15 @@ def kernel_dtypes(op, *named, complex_ok=False):
             raise AclnnError(FIND_KERNEL, None, f"{op} has no kernel reading or writing {d.name}")
 
 
-def any_empty(*arrays) -> bool:
-    """Whether a given (non-null) tensor has no elements: EmptyReturns then ends phase 1 with success."""
-    return any(isinstance(a, np.ndarray) and a.size == 0 for a in arrays)
+def any_empty(*named) -> bool:
+    """Whether a given (non-null) tensor of `named` (name, value, name, value, ...) has no elements: EmptyReturns
+    then ends phase 1 with success.  It may be the first check to read them (LogSoftmaxBackward's comes first):
+    anything but an array is refused as the dtype checks refuse it, before an empty one ends the checks."""
+    empty = False
+    for name, value in zip(named[0::2], named[1::2]):
+        _is_tensor(name, value)
+        empty = empty or (isinstance(value, np.ndarray) and value.size == 0)
+    return empty
 
 
 def empty_shape(shape_of, *arrays) -> tuple:
@@ -550,7 +556,7 @@ def empty_shape(shape_of, *arrays) -> tuple:
     they apply, else the first empty tensor's (its inputs need not broadcast: the checks did not run)."""
     try:
         return tuple(shape_of())
-    except ValueError:
+    except (ValueError, TypeError, AttributeError):   # (a tensor the checks never read may be anything)
         return next(a.shape for a in arrays if isinstance(a, np.ndarray) and a.size == 0)
 
 

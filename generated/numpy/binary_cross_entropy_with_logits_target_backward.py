@@ -77,7 +77,7 @@ def check(grad_output, self, target, weight_optional, pos_weight_optional, reduc
     _chk.format_same("self", self, "gradTarget", out)
     reduction = _chk.int_attr("reduction", reduction)
     _chk.one_of("reduction", reduction, (0, 1, 2))
-    if _chk.any_empty(self):
+    if _chk.any_empty("self", self):
         return None  # an empty tensor: success, and the checks after this one do not run
     _chk.shape_same("self", self, "target", target)
     _chk.shape_same("self", self, "gradTarget", out)
@@ -178,7 +178,7 @@ def binary_cross_entropy_with_logits_target_backward(*, grad_output, self, targe
     values = check(grad_output, self, target, weight_optional, pos_weight_optional, reduction, out_arg, product)
     if values is None:  # an empty tensor ended the checks early: success, nothing computed
         if out is None:
-            out = np.empty(_chk.empty_shape(lambda: self.shape, self),
+            out = np.zeros(_chk.empty_shape(lambda: self.shape, self),
                            dtype=NUMPY_DTYPES[out_arg.dtype])
         return out
     reduction = values["reduction"]

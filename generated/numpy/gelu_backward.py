@@ -61,7 +61,7 @@ def check(grad_output, self, out, product):
     _chk.broadcastable("gradOutput", grad_output, "self", self)
     _chk.shape_is_broadcast("gradInput", out, "gradOutput", grad_output, "self", self)
     _chk.promoted_castable("gradInput", out, "gradOutput", grad_output, "self", self)
-    if _chk.any_empty(grad_output, self):
+    if _chk.any_empty("gradOutput", grad_output, "self", self):
         return None  # an empty tensor: success, and the checks after this one do not run
     _chk.kernel_dtypes(OP, "gradOutput", grad_output, "self", self, "gradInput", out)
     return {}
@@ -112,7 +112,7 @@ def gelu_backward(*, grad_output, self, product="ascend910b", out_dtype=None, ou
     values = check(grad_output, self, out_arg, product)
     if values is None:  # an empty tensor ended the checks early: success, nothing computed
         if out is None:
-            out = np.empty(_chk.empty_shape(lambda: np.broadcast_shapes(grad_output.shape, self.shape), grad_output, self),
+            out = np.zeros(_chk.empty_shape(lambda: np.broadcast_shapes(grad_output.shape, self.shape), grad_output, self),
                            dtype=NUMPY_DTYPES[out_arg.dtype])
         return out
     if out is None:

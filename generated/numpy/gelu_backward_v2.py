@@ -64,7 +64,7 @@ def check(grad_output, self, approximate, out, product):
     _chk.shape_is_broadcast("gradInput", out, "gradOutput", grad_output, "self", self)
     approximate = _chk.string_attr("approximate", approximate)
     _chk.one_of("approximate", approximate, ('none', 'tanh'))
-    if _chk.any_empty(grad_output, self):
+    if _chk.any_empty("gradOutput", grad_output, "self", self):
         return None  # an empty tensor: success, and the checks after this one do not run
     _chk.kernel_dtypes(OP, "gradOutput", grad_output, "self", self, "gradInput", out)
     return {"approximate": approximate}
@@ -128,7 +128,7 @@ def gelu_backward_v2(*, grad_output, self, approximate, product="ascend910b", ou
     values = check(grad_output, self, approximate, out_arg, product)
     if values is None:  # an empty tensor ended the checks early: success, nothing computed
         if out is None:
-            out = np.empty(_chk.empty_shape(lambda: np.broadcast_shapes(grad_output.shape, self.shape), grad_output, self),
+            out = np.zeros(_chk.empty_shape(lambda: np.broadcast_shapes(grad_output.shape, self.shape), grad_output, self),
                            dtype=NUMPY_DTYPES[out_arg.dtype])
         return out
     approximate = values["approximate"]

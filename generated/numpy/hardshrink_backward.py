@@ -58,7 +58,7 @@ def check(grad_output, self, lambd, out, product):
     _chk.max_rank("gradInput", out, 8)
     _chk.promoted_supported(OP, "gradOutput", product, DTYPES["gradOutput"], "gradOutput", grad_output, "self", self)
     _chk.promoted_castable("gradInput", out, "gradOutput", grad_output, "self", self)
-    if _chk.any_empty(grad_output, self):
+    if _chk.any_empty("gradOutput", grad_output, "self", self):
         return None  # an empty tensor: success, and the checks after this one do not run
     _chk.broadcastable("gradOutput", grad_output, "self", self)
     _chk.shape_is_broadcast("gradInput", out, "gradOutput", grad_output, "self", self)
@@ -98,7 +98,7 @@ def hardshrink_backward(*, grad_output, self, lambd, product="ascend910b", out_d
     values = check(grad_output, self, lambd, out_arg, product)
     if values is None:  # an empty tensor ended the checks early: success, nothing computed
         if out is None:
-            out = np.empty(_chk.empty_shape(lambda: np.broadcast_shapes(grad_output.shape, self.shape), grad_output, self),
+            out = np.zeros(_chk.empty_shape(lambda: np.broadcast_shapes(grad_output.shape, self.shape), grad_output, self),
                            dtype=NUMPY_DTYPES[out_arg.dtype])
         return out
     lambd = values["lambd"]

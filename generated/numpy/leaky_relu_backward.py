@@ -62,7 +62,7 @@ def check(grad_output, self, negative_slope, self_is_result, out, product):
     if self_is_result:
         _chk.requires("negativeSlope", bool((negative_slope >= 0)), "negativeSlope >= 0", negative_slope)
     _chk.promoted_castable("out", out, "gradOutput", grad_output, "self", self)
-    if _chk.any_empty(self):
+    if _chk.any_empty("self", self):
         return None  # an empty tensor: success, and the checks after this one do not run
     _chk.kernel_dtypes(OP, "gradOutput", grad_output, "self", self, "out", out)
     return {"negative_slope": negative_slope, "self_is_result": self_is_result}
@@ -140,7 +140,7 @@ def leaky_relu_backward(*, grad_output, self, negative_slope, self_is_result, pr
     values = check(grad_output, self, negative_slope, self_is_result, out_arg, product)
     if values is None:  # an empty tensor ended the checks early: success, nothing computed
         if out is None:
-            out = np.empty(_chk.empty_shape(lambda: np.broadcast_shapes(grad_output.shape, self.shape), self),
+            out = np.zeros(_chk.empty_shape(lambda: np.broadcast_shapes(grad_output.shape, self.shape), self),
                            dtype=NUMPY_DTYPES[out_arg.dtype])
         return out
     negative_slope = values["negative_slope"]

@@ -46,7 +46,7 @@ def check(grad_output, output, dim, out, product):
     _chk.not_null("output", output)
     _chk.not_null("gradOutput", grad_output)
     _chk.not_null("out", out)
-    if _chk.any_empty(grad_output, output):
+    if _chk.any_empty("gradOutput", grad_output, "output", output):
         return None  # an empty tensor: success, and the checks after this one do not run
     _chk.dtype_supported(OP, "output", output, product, DTYPES["output"])
     _chk.dtype_supported(OP, "gradOutput", grad_output, product, DTYPES["gradOutput"])
@@ -100,7 +100,7 @@ def log_softmax_backward(*, grad_output, output, dim, product="ascend910b", out_
     values = check(grad_output, output, dim, out_arg, product)
     if values is None:  # an empty tensor ended the checks early: success, nothing computed
         if out is None:
-            out = np.empty(_chk.empty_shape(lambda: grad_output.shape, grad_output, output),
+            out = np.zeros(_chk.empty_shape(lambda: grad_output.shape, grad_output, output),
                            dtype=NUMPY_DTYPES[out_arg.dtype])
         return out
     dim = values["dim"]

@@ -62,7 +62,7 @@ def check(grad_output, self, out, product):
     _chk.max_rank("gradInput", out, 8)
     _chk.broadcastable("self", self, "gradOutput", grad_output)
     _chk.shape_is_broadcast("gradInput", out, "self", self, "gradOutput", grad_output)
-    if _chk.any_empty(self, grad_output, out):
+    if _chk.any_empty("self", self, "gradOutput", grad_output, "gradInput", out):
         return None  # an empty tensor: success, and the checks after this one do not run
     _chk.kernel_dtypes(OP, "gradOutput", grad_output, "self", self, "gradInput", out)
     return {}
@@ -112,7 +112,7 @@ def mish_backward(*, grad_output, self, product="ascend910b", out_dtype=None, ou
     values = check(grad_output, self, out_arg, product)
     if values is None:  # an empty tensor ended the checks early: success, nothing computed
         if out is None:
-            out = np.empty(_chk.empty_shape(lambda: np.broadcast_shapes(self.shape, grad_output.shape), self, grad_output, out),
+            out = np.zeros(_chk.empty_shape(lambda: np.broadcast_shapes(self.shape, grad_output.shape), self, grad_output, out),
                            dtype=NUMPY_DTYPES[out_arg.dtype])
         return out
     if out is None:

@@ -56,7 +56,7 @@ def check(grad_output, self, weight, grad_input, grad_weight, product):
     _chk.per_channel("weight", weight, "self", self, 1)
     _chk.channel_grad("gradWeight", grad_weight, "weight", weight, "self", self, 1)
     _chk.broadcast_to("gradOutput", grad_output, "self", self)
-    if _chk.any_empty(grad_output, self, weight):
+    if _chk.any_empty("gradOutput", grad_output, "self", self, "weight", weight):
         return None  # an empty tensor: success, and the checks after this one do not run
     _chk.kernel_dtypes(OP, "gradOutput", grad_output, "self", self, "weight", weight, "gradInput", grad_input, "gradWeight", grad_weight)
     return {}
@@ -106,7 +106,7 @@ def prelu_backward(*, grad_output, self, weight, product="ascend910b", out=None)
     if values is None:  # an empty tensor ended the checks early: success, nothing written
         if grad_input is None:
             shape = _chk.empty_shape(lambda: self.shape, grad_output, self, weight)
-            grad_input = np.empty(shape, dtype=NUMPY_DTYPES[grad_input_arg.dtype])
+            grad_input = np.zeros(shape, dtype=NUMPY_DTYPES[grad_input_arg.dtype])
         if grad_weight is None:
             shape = _chk.empty_shape(lambda: _chk.channel_grad_shape(weight, self, 1), grad_output, self, weight)
             grad_weight = np.zeros(shape, dtype=NUMPY_DTYPES[grad_weight_arg.dtype])

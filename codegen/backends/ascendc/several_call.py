@@ -32,8 +32,9 @@ def several_kernel(op, the_plan, checker):
                          *[g if g is not None else _chk.Allocate(dtype) for g in given], call.product)
         shape = (lambda o: _calls.shape_of_output(op, o.name, call.args)) if values is not None else \
             (lambda o: _chk.empty_shape(lambda: _calls.shape_of_output(op, o.name, call.args), *call.args.values()))
-        given = [g if g is not None else (np.zeros if o.sum_to else memory.empty)(shape(o), _chk.NUMPY_DTYPES[dtype])
-                 for o, g in zip(outs, given)]
+        # (zeros for a sum, the sum over no element, and for any output of a call that ends early on an empty tensor)
+        given = [g if g is not None else (np.zeros if o.sum_to or values is None else memory.empty)(
+                 shape(o), _chk.NUMPY_DTYPES[dtype]) for o, g in zip(outs, given)]
         if values is None:
             return tuple(given)   # an empty tensor ended the checks early: nothing launched, nothing written
         args = dict(call.args, **values)

@@ -105,8 +105,8 @@ def _step_lines(op, s, v, pr):
         extra = ", complex_ok=True" if "COMPLEX" in op.computes else ""
         return [f"_chk.kernel_dtypes(OP, {named}{extra})"]
     if s.kind == "empty_returns":
-        arrays = ", ".join(v(o) for o in s.others)
-        return [f"if _chk.any_empty({arrays}):",
+        named = ", ".join(f'"{o}", {v(o)}' for o in s.others)
+        return [f"if _chk.any_empty({named}):",
                 "    return None  # an empty tensor: success, and the checks after this one do not run"]
     if s.kind == "requires":
         r = s.rule

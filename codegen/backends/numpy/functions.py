@@ -274,9 +274,10 @@ def op_function(c: dict) -> str:
         body += [f"out_arg = out if out is not None else _chk.Allocate({default})"]
     body += [f"values = check({', '.join(c['check_args'][:-1])}, out_arg, product)"]
     if c["empty_returns"]:
+        # (an output allocated here holds zeros: nothing is computed into it)
         body += ["if values is None:  # an empty tensor ended the checks early: success, nothing computed",
                  "    if out is None:",
-                 f"        out = np.empty(_chk.empty_shape(lambda: {c['output_shape']}, {c['empty_returns']}),",
+                 f"        out = np.zeros(_chk.empty_shape(lambda: {c['output_shape']}, {c['empty_returns']}),",
                  "                       dtype=NUMPY_DTYPES[out_arg.dtype])",
                  "    return out"]
     body += [f'{n} = values["{n}"]' for n in c["converted"]]

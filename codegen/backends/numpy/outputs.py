@@ -57,12 +57,12 @@ def op_function(op: Op, c: dict) -> str:
     body += [f"values = check({', '.join(inputs + [n + '_arg' for n in names])}, product)"]
     if c["empty_returns"]:
         # an empty tensor ended the checks early: success, and nothing is written (as the library does); an
-        # output allocated here that is a sum holds 0, the sum over no element
+        # output allocated here holds zeros (a sum: the sum over no element; any other: nothing computed into it)
         body += ["if values is None:  # an empty tensor ended the checks early: success, nothing written"]
         for o, n in zip(outs, names):
             body += [f"    if {n} is None:",
                      f"        shape = _chk.empty_shape(lambda: {c['shapes'][o.name]}, {c['empty_returns']})",
-                     f"        {n} = np.{'zeros' if o.sum_to else 'empty'}(shape, dtype=NUMPY_DTYPES[{n}_arg.dtype])"]
+                     f"        {n} = np.zeros(shape, dtype=NUMPY_DTYPES[{n}_arg.dtype])"]
         body += [f"    return {F.tuple_of(names)}"]
     body += [f'{n} = values["{n}"]' for n in c["converted"]]
     for o, n in zip(outs, names):

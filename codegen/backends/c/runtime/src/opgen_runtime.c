@@ -535,6 +535,8 @@ struct aclOpExecutor {
     void *params[OPGEN_MAX_CALLS];
     aclTensor whole;                    /* a split op's output, which its calls fill between them */
     uint64_t staged;                    /* nonzero: the calls write a copy of `whole` at this workspace offset - 1 */
+    uint64_t staged_call[OPGEN_MAX_CALLS];   /* opgen_phase1_calls: nonzero, call k writes a contiguous copy of */
+    aclTensor dest[OPGEN_MAX_CALLS];         /* its output dest[k] at this workspace offset - 1, copied last */
     uint64_t workspace;
     bool repeatable;
     int64_t *classes[OPGEN_MAX_CALLS];  /* each call's class coordinate (opgen_call_classes), or NULL */
@@ -1106,11 +1108,14 @@ aclnnStatus opgen_phase1_calls(const char *op, int n, const opgen_call *calls, c
                                const size_t *params_size, uint64_t *workspaceSize, aclOpExecutor **executor)
 {
     /* an order where each call's output overlaps no input of the calls after it: take next a call whose output
-     * no other call still to run reads (the kernels handle an output overlapping their own inputs) */
+     * no other call still to run reads (the kernels handle an output overlapping their own inputs).  When there
+     * is none (gradInput over gradOutput and gradWeight over weight: each output is read by the other's call), one
+     * call computes into a contiguous copy of its output in the workspace, copied into the output after the last
+     * call, and the order goes on. */
     opgen_call ordered[OPGEN_MAX_CALLS];
     const void *ordered_params[OPGEN_MAX_CALLS] = {NULL};
     size_t ordered_sizes[OPGEN_MAX_CALLS] = {0};
-    bool done[OPGEN_MAX_CALLS] = {false};
+    bool done[OPGEN_MAX_CALLS] = {false}, staged[OPGEN_MAX_CALLS] = {false};   /* (staged: in the order's place) */
     memset(ordered, 0, sizeof ordered);
     if (n < 1 || n > OPGEN_MAX_CALLS)
         return opgen_fail(ACLNN_ERR_INNER, NULL, "%s: %d calls, at most %d", op, n, OPGEN_MAX_CALLS);
@@ -1124,9 +1129,11 @@ aclnnStatus opgen_phase1_calls(const char *op, int n, const opgen_call *calls, c
             if (!done[k] && !read_later)
                 pick = k;
         }
-        if (pick < 0)
-            return opgen_fail(ACLNN_ERR_PARAM_INVALID, NULL, "%s: the outputs overlap inputs that the other outputs "
-                              "are computed from, in every order", op);
+        for (int k = 0; k < n && pick < 0; ++k)   /* every output still to write is read later: stage one */
+            if (!done[k]) {
+                pick = k;
+                staged[m] = true;
+            }
         done[pick] = true;
         ordered[m] = calls[pick];
         ordered_params[m] = params[pick];
@@ -1135,10 +1142,21 @@ aclnnStatus opgen_phase1_calls(const char *op, int n, const opgen_call *calls, c
     aclOpExecutor *e = NULL;
     OPGEN_TRY(executor_new(op, n, ordered, ordered_params, ordered_sizes, &e));
     uint64_t ws = 0;
-    for (int k = 0; k < n; ++k) {
-        const uint64_t w = call_workspace(&e->call[k]);
+    for (int m = 0; m < n; ++m) {
+        if (staged[m]) {
+            e->dest[m] = e->call[m].out;
+            e->call[m].out = contiguous_at(&e->dest[m], 0);   /* the workspace's, in phase 2 */
+            e->staged_call[m] = 1;
+        }
+        const uint64_t w = call_workspace(&e->call[m]);
         ws = w > ws ? w : ws;
     }
+    for (int m = 0; m < n; ++m)
+        if (e->staged_call[m]) {
+            ws = (ws + 63) / 64 * 64;
+            e->staged_call[m] = ws + 1;
+            ws += (uint64_t)opgen_numel(&e->dest[m]) * opgen_dtype_size(e->dest[m].dtype);
+        }
     e->workspace = ws;
     return executor_publish(e, workspaceSize, executor);
 }
@@ -1211,6 +1229,8 @@ aclnnStatus opgen_phase2(const char *op, void *workspace, uint64_t workspaceSize
         opgen_call c = executor->call[k];
         if (executor->staged)   /* the half of the copy of the output in the workspace */
             c.out.data = (char *)workspace + (executor->staged - 1);
+        if (executor->staged_call[k])   /* a copy of this call's output in the workspace (opgen_phase1_calls) */
+            c.out.data = (char *)workspace + (executor->staged_call[k] - 1);
         for (int i = 0; rows && rows->nstaged && i < c.nin; ++i)
             if (!c.in[i].data)   /* a staged copy's view (an empty tensor's null data is never read) */
                 c.in[i].data = staging;
@@ -1219,6 +1239,9 @@ aclnnStatus opgen_phase2(const char *op, void *workspace, uint64_t workspaceSize
     }
     if (ret == ACLNN_SUCCESS && executor->staged)
         copy_out(&executor->whole, (const char *)workspace + (executor->staged - 1));
+    for (int k = 0; k < executor->ncalls && ret == ACLNN_SUCCESS; ++k)
+        if (executor->staged_call[k] && opgen_numel(&executor->dest[k]) > 0)
+            copy_out(&executor->dest[k], (const char *)workspace + (executor->staged_call[k] - 1));
     if (ret == ACLNN_SUCCESS && rows && rows->counted) {   /* the rows past the count hold 0 */
         const aclTensor *w = &executor->whole;
         int64_t pre = 1;
