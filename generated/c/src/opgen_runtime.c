@@ -1146,7 +1146,7 @@ aclnnStatus opgen_phase1_calls(const char *op, int n, const opgen_call *calls, c
     for (int m = 0; m < n; ++m) {
         if (staged[m]) {
             e->dest[m] = e->call[m].out;
-            e->call[m].out = contiguous_at(&e->dest[m], 0);   /* the workspace's, in phase 2 */
+            e->call[m].out = opgen_contiguous_at(&e->dest[m], 0);   /* the workspace's, in phase 2 */
             e->staged_call[m] = 1;
         }
         const uint64_t w = call_workspace(&e->call[m]);
