@@ -166,6 +166,15 @@ def aside(out: np.ndarray, inputs: tuple) -> np.ndarray:
     return out
 
 
+def _share_memory(a, b) -> bool:
+    """Whether two arrays share an element; where that is too costly to decide exactly (interleaved strides),
+    whether their memory ranges overlap (refusing such a pair is the safe side)."""
+    try:
+        return np.shares_memory(a, b, max_work=10 ** 6)
+    except np.exceptions.TooHardError:
+        return np.may_share_memory(a, b)
+
+
 def several_outs(op_name: str, out, n: int) -> list:
     """`out=` of an op with several outputs: None, or a tuple/list of one array (or None: allocate it) per output
     in parameter order; each array must be writeable, as for a single output."""
@@ -180,7 +189,7 @@ def several_outs(op_name: str, out, n: int) -> list:
     arrays = [(i, o) for i, o in enumerate(out) if isinstance(o, np.ndarray) and o.size]
     for k, (i, a) in enumerate(arrays):
         for j, b in arrays[k + 1:]:
-            if np.shares_memory(a, b, max_work=10 ** 6):
+            if _share_memory(a, b):
                 raise ValueError(f"{op_name}: out[{i}] and out[{j}] share memory: each result needs a place of "
                                  f"its own")
     return list(out)
