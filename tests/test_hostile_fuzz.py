@@ -256,9 +256,11 @@ def _output_shapes(op, args: dict, base) -> dict:
     shapes_ = {}
     for o in op.outputs:
         try:
-            shapes_[o.name] = shape_of_output(op, o.name, dummies)
+            shape = tuple(shape_of_output(op, o.name, dummies))
         except (KeyError, ValueError, AttributeError, TypeError, IndexError):
-            shapes_[o.name] = base
+            shape = None
+        # (a dimension the rules leave open, None, where the tensor it comes from is absent or hostile)
+        shapes_[o.name] = shape if shape is not None and all(isinstance(d, int) for d in shape) else base
     return shapes_
 
 
