@@ -164,3 +164,15 @@ def test_outputs_over_the_same_memory_are_refused_alike(backend):
         codegen.kernel("prelu_backward", backend=backend)(grad_output=g, self=x, weight=w, out=(g, g[0]))
     gi, gw = codegen.kernel("prelu_backward", backend=backend)(grad_output=g, self=x, weight=w, out=(g, None))
     assert gi is g   # one output over an input is still computed
+
+
+@pytest.mark.parametrize("backend", ["numpy", "c", "ascendc"])
+@pytest.mark.parametrize("rows", [0, 2])
+def test_an_out_dtype_that_names_no_dtype_is_refused_also_where_no_rule_reads_it(backend, rows):
+    """LogSoftmaxBackward, out_dtype=3: its output's rules compare nothing they can refuse it by, and with an empty
+    gradOutput the checks end before them; allocating the output raised KeyError (found by the long sanitized C
+    fuzz run).  Now 161002 naming out_dtype on every backend."""
+    f = codegen.kernel("log_softmax_backward", backend=backend)
+    with pytest.raises(codegen.AclnnError) as info:
+        f(grad_output=np.ones((rows, 3), np.float32), output=np.ones((rows, 3), np.float32), dim=1, out_dtype=3)
+    assert (info.value.status, info.value.param) == (161002, "out_dtype")

@@ -97,10 +97,10 @@ class KernelCall:
             # (on a cache line: where the C kernels stream large outputs best, see memory.py); a call that ended
             # early on an empty tensor computes nothing: its output holds zeros, not what the memory held
             if values is not None:
-                self.out = memory.empty(output_shape(op, self.args), NUMPY_DTYPES[out_arg.dtype])
+                self.out = memory.empty(output_shape(op, self.args), _chk.numpy_dtype(out_arg))
             else:
                 self.out = np.zeros(_chk.empty_shape(lambda: output_shape(op, self.args), *self.args.values()),
-                                    NUMPY_DTYPES[out_arg.dtype])
+                                    _chk.numpy_dtype(out_arg))
         return values
 
 

@@ -49,6 +49,16 @@ def requested_dtype(out_dtype) -> str | None:
     return d.name if d is not None else requested
 
 
+def numpy_dtype(out_arg):
+    """The NumPy dtype to allocate an output in.  An `out_dtype=` that names no dtype (3, an object) is refused
+    here, 161002 naming out_dtype, where no rule read it first (an empty tensor ended the checks early, or the
+    output's rules accept what they cannot compare)."""
+    dt = NUMPY_DTYPES.get(out_arg.dtype)
+    if dt is None:
+        raise AclnnError(INVALID, "out_dtype", f"out_dtype must name a dtype, got {out_arg.dtype}")
+    return dt
+
+
 def writeable_out(op_name: str, out) -> None:
     """An `out=` the kernel cannot write (a read-only array, such as np.broadcast_to's views) or whose elements
     share memory (a zero stride on a dimension longer than 1: each backend wrote every result to the same place

@@ -197,7 +197,7 @@ def binary_cross_entropy_with_logits_backward(*, grad_output, self, target, weig
     values = check(grad_output, self, target, weight_optional, pos_weight_optional, reduction, out_arg, product)
     reduction = values["reduction"]
     if out is None:
-        out = np.empty(self.shape, dtype=NUMPY_DTYPES[out_arg.dtype])
+        out = np.empty(self.shape, dtype=_chk.numpy_dtype(out_arg))
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
     if weight_optional is None and pos_weight_optional is None:

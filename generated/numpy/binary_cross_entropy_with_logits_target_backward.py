@@ -179,11 +179,11 @@ def binary_cross_entropy_with_logits_target_backward(*, grad_output, self, targe
     if values is None:  # an empty tensor ended the checks early: success, nothing computed
         if out is None:
             out = np.zeros(_chk.empty_shape(lambda: self.shape, self),
-                           dtype=NUMPY_DTYPES[out_arg.dtype])
+                           dtype=_chk.numpy_dtype(out_arg))
         return out
     reduction = values["reduction"]
     if out is None:
-        out = np.empty(self.shape, dtype=NUMPY_DTYPES[out_arg.dtype])
+        out = np.empty(self.shape, dtype=_chk.numpy_dtype(out_arg))
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
     if weight_optional is None and pos_weight_optional is None:

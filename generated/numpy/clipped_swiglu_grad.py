@@ -137,7 +137,7 @@ def clipped_swiglu_grad(*, grad_y, x, group_index_optional, dim, alpha, limit, b
     bias = values["bias"]
     interleaved = values["interleaved"]
     if out is None:
-        out = np.empty(x.shape, dtype=NUMPY_DTYPES[out_arg.dtype])
+        out = np.empty(x.shape, dtype=_chk.numpy_dtype(out_arg))
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
     # x and out read as rows from dim on, each cut into its even and odd elements or its halves by interleaved, the first sum(group_index_optional) rows computed: each half's kernel writes its half of out

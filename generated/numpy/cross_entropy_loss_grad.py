@@ -251,7 +251,7 @@ def cross_entropy_loss_grad(*, grad_loss, log_prob, target, weight_optional, gra
     label_smoothing = values["label_smoothing"]
     lse_square_scale_for_zloss = values["lse_square_scale_for_zloss"]
     if out is None:
-        out = np.empty(log_prob.shape, dtype=NUMPY_DTYPES[out_arg.dtype])
+        out = np.empty(log_prob.shape, dtype=_chk.numpy_dtype(out_arg))
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
     # every input as a view on the (sample, class) grid of log_prob, and the class coordinate

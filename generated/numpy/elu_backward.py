@@ -138,7 +138,7 @@ def elu_backward(*, grad_output, alpha, scale, input_scale, is_result, self_or_r
     input_scale = values["input_scale"]
     is_result = values["is_result"]
     if out is None:
-        out = np.empty(grad_output.shape, dtype=NUMPY_DTYPES[out_arg.dtype])
+        out = np.empty(grad_output.shape, dtype=_chk.numpy_dtype(out_arg))
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
     if not is_result:

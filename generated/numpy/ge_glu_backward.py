@@ -146,7 +146,7 @@ def ge_glu_backward(*, grad_output, self, gelu, dim, approximate, product="ascen
     dim = values["dim"]
     approximate = values["approximate"]
     if out is None:
-        out = np.empty(self.shape, dtype=NUMPY_DTYPES[out_arg.dtype])
+        out = np.empty(self.shape, dtype=_chk.numpy_dtype(out_arg))
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
     # self and out cut in halves along dim (views): each half's kernel writes its half of out

@@ -207,7 +207,7 @@ def ge_glu_v3_backward(*, grad_output, self, gelu, dim, approximate, activate_le
     approximate = values["approximate"]
     activate_left = values["activate_left"]
     if out is None:
-        out = np.empty(self.shape, dtype=NUMPY_DTYPES[out_arg.dtype])
+        out = np.empty(self.shape, dtype=_chk.numpy_dtype(out_arg))
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
     # self and out cut in halves along dim (views): each half's kernel writes its half of out

@@ -129,11 +129,11 @@ def gelu_backward_v2(*, grad_output, self, approximate, product="ascend910b", ou
     if values is None:  # an empty tensor ended the checks early: success, nothing computed
         if out is None:
             out = np.zeros(_chk.empty_shape(lambda: np.broadcast_shapes(grad_output.shape, self.shape), grad_output, self),
-                           dtype=NUMPY_DTYPES[out_arg.dtype])
+                           dtype=_chk.numpy_dtype(out_arg))
         return out
     approximate = values["approximate"]
     if out is None:
-        out = np.empty(np.broadcast_shapes(grad_output.shape, self.shape), dtype=NUMPY_DTYPES[out_arg.dtype])
+        out = np.empty(np.broadcast_shapes(grad_output.shape, self.shape), dtype=_chk.numpy_dtype(out_arg))
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
     if approximate == 'none':

@@ -146,7 +146,7 @@ def glu_backward(*, grad_out, self, dim, product="ascend910b", out=None):
     values = check(grad_out, self, dim, out_arg, product)
     dim = values["dim"]
     if out is None:
-        out = np.empty(self.shape, dtype=NUMPY_DTYPES[out_arg.dtype])
+        out = np.empty(self.shape, dtype=_chk.numpy_dtype(out_arg))
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
     # self and out cut in halves along dim (views): each half's kernel writes its half of out

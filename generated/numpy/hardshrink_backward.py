@@ -99,11 +99,11 @@ def hardshrink_backward(*, grad_output, self, lambd, product="ascend910b", out_d
     if values is None:  # an empty tensor ended the checks early: success, nothing computed
         if out is None:
             out = np.zeros(_chk.empty_shape(lambda: np.broadcast_shapes(grad_output.shape, self.shape), grad_output, self),
-                           dtype=NUMPY_DTYPES[out_arg.dtype])
+                           dtype=_chk.numpy_dtype(out_arg))
         return out
     lambd = values["lambd"]
     if out is None:
-        out = np.empty(np.broadcast_shapes(grad_output.shape, self.shape), dtype=NUMPY_DTYPES[out_arg.dtype])
+        out = np.empty(np.broadcast_shapes(grad_output.shape, self.shape), dtype=_chk.numpy_dtype(out_arg))
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
     _compute(grad_output, self, lambd, out)

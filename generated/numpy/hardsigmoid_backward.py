@@ -85,7 +85,7 @@ def hardsigmoid_backward(*, grad_output, self, product="ascend910b", out_dtype=N
     out_arg = out if out is not None else _chk.Allocate(requested or _chk.default_dtype(grad_output, self))
     values = check(grad_output, self, out_arg, product)
     if out is None:
-        out = np.empty(self.shape, dtype=NUMPY_DTYPES[out_arg.dtype])
+        out = np.empty(self.shape, dtype=_chk.numpy_dtype(out_arg))
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
     _compute(grad_output, self, out)

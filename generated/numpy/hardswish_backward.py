@@ -82,7 +82,7 @@ def hardswish_backward(*, grad_output, self, product="ascend910b", out=None):
     out_arg = out if out is not None else _chk.Allocate(_chk.default_dtype(grad_output))
     values = check(grad_output, self, out_arg, product)
     if out is None:
-        out = np.empty(self.shape, dtype=NUMPY_DTYPES[out_arg.dtype])
+        out = np.empty(self.shape, dtype=_chk.numpy_dtype(out_arg))
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
     _compute(grad_output, self, out)

@@ -102,7 +102,7 @@ def hardtanh_backward(*, grad_output, self, min, max, product="ascend910b", out_
     min = values["min"]
     max = values["max"]
     if out is None:
-        out = np.empty(self.shape, dtype=NUMPY_DTYPES[out_arg.dtype])
+        out = np.empty(self.shape, dtype=_chk.numpy_dtype(out_arg))
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
     _compute(grad_output, self, min, max, out)

@@ -127,7 +127,7 @@ def kl_div_backward(*, grad_output, self, target, reduction, log_target, product
     reduction = values["reduction"]
     log_target = values["log_target"]
     if out is None:
-        out = np.empty(self.shape, dtype=NUMPY_DTYPES[out_arg.dtype])
+        out = np.empty(self.shape, dtype=_chk.numpy_dtype(out_arg))
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
     bshape = np.broadcast_shapes(*(np.shape(a) for a in (grad_output, self, target,) if a is not None))

@@ -134,7 +134,7 @@ def kl_div_target_backward(*, grad_output, self, target, reduction, log_target, 
     reduction = values["reduction"]
     log_target = values["log_target"]
     if out is None:
-        out = np.empty(target.shape, dtype=NUMPY_DTYPES[out_arg.dtype])
+        out = np.empty(target.shape, dtype=_chk.numpy_dtype(out_arg))
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
     bshape = np.broadcast_shapes(*(np.shape(a) for a in (grad_output, self, target,) if a is not None))

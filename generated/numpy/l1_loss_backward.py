@@ -87,7 +87,7 @@ def l1_loss_backward(*, grad_output, self, target, reduction, product="ascend910
     values = check(grad_output, self, target, reduction, out_arg, product)
     reduction = values["reduction"]
     if out is None:
-        out = np.empty(np.broadcast_shapes(self.shape, grad_output.shape, target.shape), dtype=NUMPY_DTYPES[out_arg.dtype])
+        out = np.empty(np.broadcast_shapes(self.shape, grad_output.shape, target.shape), dtype=_chk.numpy_dtype(out_arg))
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
     _compute(grad_output, self, target, reduction, out.size, out)

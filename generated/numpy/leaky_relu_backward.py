@@ -141,12 +141,12 @@ def leaky_relu_backward(*, grad_output, self, negative_slope, self_is_result, pr
     if values is None:  # an empty tensor ended the checks early: success, nothing computed
         if out is None:
             out = np.zeros(_chk.empty_shape(lambda: np.broadcast_shapes(grad_output.shape, self.shape), self),
-                           dtype=NUMPY_DTYPES[out_arg.dtype])
+                           dtype=_chk.numpy_dtype(out_arg))
         return out
     negative_slope = values["negative_slope"]
     self_is_result = values["self_is_result"]
     if out is None:
-        out = np.empty(np.broadcast_shapes(grad_output.shape, self.shape), dtype=NUMPY_DTYPES[out_arg.dtype])
+        out = np.empty(np.broadcast_shapes(grad_output.shape, self.shape), dtype=_chk.numpy_dtype(out_arg))
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
     if not self_is_result:

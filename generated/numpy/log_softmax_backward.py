@@ -101,11 +101,11 @@ def log_softmax_backward(*, grad_output, output, dim, product="ascend910b", out_
     if values is None:  # an empty tensor ended the checks early: success, nothing computed
         if out is None:
             out = np.zeros(_chk.empty_shape(lambda: grad_output.shape, grad_output, output),
-                           dtype=NUMPY_DTYPES[out_arg.dtype])
+                           dtype=_chk.numpy_dtype(out_arg))
         return out
     dim = values["dim"]
     if out is None:
-        out = np.empty(grad_output.shape, dtype=NUMPY_DTYPES[out_arg.dtype])
+        out = np.empty(grad_output.shape, dtype=_chk.numpy_dtype(out_arg))
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
     view = out

@@ -89,7 +89,7 @@ def logit_grad(*, x, dy, eps, product="ascend910b", out=None):
     values = check(x, dy, eps, out_arg, product)
     eps = values["eps"]
     if out is None:
-        out = np.empty(x.shape, dtype=NUMPY_DTYPES[out_arg.dtype])
+        out = np.empty(x.shape, dtype=_chk.numpy_dtype(out_arg))
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
     _compute(x, dy, eps, out)

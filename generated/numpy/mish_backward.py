@@ -113,10 +113,10 @@ def mish_backward(*, grad_output, self, product="ascend910b", out_dtype=None, ou
     if values is None:  # an empty tensor ended the checks early: success, nothing computed
         if out is None:
             out = np.zeros(_chk.empty_shape(lambda: np.broadcast_shapes(self.shape, grad_output.shape), self, grad_output, out),
-                           dtype=NUMPY_DTYPES[out_arg.dtype])
+                           dtype=_chk.numpy_dtype(out_arg))
         return out
     if out is None:
-        out = np.empty(np.broadcast_shapes(self.shape, grad_output.shape), dtype=NUMPY_DTYPES[out_arg.dtype])
+        out = np.empty(np.broadcast_shapes(self.shape, grad_output.shape), dtype=_chk.numpy_dtype(out_arg))
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
     _compute(grad_output, self, out)

@@ -100,7 +100,7 @@ def nll_loss2d_backward(*, grad_output, self, target, weight, reduction, ignore_
     reduction = values["reduction"]
     ignore_index = values["ignore_index"]
     if out is None:
-        out = np.empty(self.shape, dtype=NUMPY_DTYPES[out_arg.dtype])
+        out = np.empty(self.shape, dtype=_chk.numpy_dtype(out_arg))
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
     # every input as a view on the (sample, class) grid of self, and the class coordinate

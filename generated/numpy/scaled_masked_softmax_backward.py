@@ -108,7 +108,7 @@ def scaled_masked_softmax_backward(*, grad_output, y, mask, scale, fix_triu_mask
     scale = values["scale"]
     fix_triu_mask = values["fix_triu_mask"]
     if out is None:
-        out = np.empty(grad_output.shape, dtype=NUMPY_DTYPES[out_arg.dtype])
+        out = np.empty(grad_output.shape, dtype=_chk.numpy_dtype(out_arg))
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
     view = out

@@ -121,7 +121,7 @@ def sigmoid_backward(*, grad_output, output, product="ascend910b", out_dtype=Non
     out_arg = out if out is not None else _chk.Allocate(requested or _chk.default_dtype(grad_output, output))
     values = check(grad_output, output, out_arg, product)
     if out is None:
-        out = np.empty(np.broadcast_shapes(grad_output.shape, output.shape), dtype=NUMPY_DTYPES[out_arg.dtype])
+        out = np.empty(np.broadcast_shapes(grad_output.shape, output.shape), dtype=_chk.numpy_dtype(out_arg))
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
     computes = COMPUTE.get(_chk.default_dtype(grad_output, output))

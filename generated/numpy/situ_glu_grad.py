@@ -168,7 +168,7 @@ def situ_glu_grad(*, grad_y, x, dim, beta, linear_beta, activate_left, product="
     linear_beta = values["linear_beta"]
     activate_left = values["activate_left"]
     if out is None:
-        out = np.empty(x.shape, dtype=NUMPY_DTYPES[out_arg.dtype])
+        out = np.empty(x.shape, dtype=_chk.numpy_dtype(out_arg))
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
     # x and out cut in halves along dim (views): each half's kernel writes its half of out

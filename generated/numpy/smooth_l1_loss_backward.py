@@ -114,7 +114,7 @@ def smooth_l1_loss_backward(*, grad_out, self, target, reduction, beta, product=
     reduction = values["reduction"]
     beta = values["beta"]
     if out is None:
-        out = np.empty(np.broadcast_shapes(grad_out.shape, self.shape, target.shape), dtype=NUMPY_DTYPES[out_arg.dtype])
+        out = np.empty(np.broadcast_shapes(grad_out.shape, self.shape, target.shape), dtype=_chk.numpy_dtype(out_arg))
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
     _compute(grad_out, self, target, reduction, beta, self.size, out)

@@ -116,7 +116,7 @@ def soft_margin_loss_backward(*, grad_output, self, target, reduction, product="
     values = check(grad_output, self, target, reduction, out_arg, product)
     reduction = values["reduction"]
     if out is None:
-        out = np.empty(np.broadcast_shapes(grad_output.shape, self.shape, target.shape), dtype=NUMPY_DTYPES[out_arg.dtype])
+        out = np.empty(np.broadcast_shapes(grad_output.shape, self.shape, target.shape), dtype=_chk.numpy_dtype(out_arg))
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
     _compute(grad_output, self, target, reduction, out.size, out)

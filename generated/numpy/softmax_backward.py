@@ -97,7 +97,7 @@ def softmax_backward(*, grad_output, output, dim, product="ascend910b", out_dtyp
     values = check(grad_output, output, dim, out_arg, product)
     dim = values["dim"]
     if out is None:
-        out = np.empty(grad_output.shape, dtype=NUMPY_DTYPES[out_arg.dtype])
+        out = np.empty(grad_output.shape, dtype=_chk.numpy_dtype(out_arg))
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
     view = out

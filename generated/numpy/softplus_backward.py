@@ -111,7 +111,7 @@ def softplus_backward(*, grad_output, self, beta, threshold, product="ascend910b
     beta = values["beta"]
     threshold = values["threshold"]
     if out is None:
-        out = np.empty(self.shape, dtype=NUMPY_DTYPES[out_arg.dtype])
+        out = np.empty(self.shape, dtype=_chk.numpy_dtype(out_arg))
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
     _compute(grad_output, self, beta, threshold, out)

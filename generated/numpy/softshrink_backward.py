@@ -96,7 +96,7 @@ def softshrink_backward(*, grad_output, self, lambd, product="ascend910b", out_d
     values = check(grad_output, self, lambd, out_arg, product)
     lambd = values["lambd"]
     if out is None:
-        out = np.empty(np.broadcast_shapes(grad_output.shape, self.shape), dtype=NUMPY_DTYPES[out_arg.dtype])
+        out = np.empty(np.broadcast_shapes(grad_output.shape, self.shape), dtype=_chk.numpy_dtype(out_arg))
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
     _compute(grad_output, self, lambd, out)

@@ -111,7 +111,7 @@ def swi_glu_grad(*, y_grad, x, dim, product="ascend910b", out=None):
     values = check(y_grad, x, dim, out_arg, product)
     dim = values["dim"]
     if out is None:
-        out = np.empty(x.shape, dtype=NUMPY_DTYPES[out_arg.dtype])
+        out = np.empty(x.shape, dtype=_chk.numpy_dtype(out_arg))
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
     # x and out cut in halves along dim (views): each half's kernel writes its half of out

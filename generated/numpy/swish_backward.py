@@ -104,7 +104,7 @@ def swish_backward(*, grad_output, self, beta_optional, product="ascend910b", ou
     values = check(grad_output, self, beta_optional, out_arg, product)
     beta_optional = values["beta_optional"]
     if out is None:
-        out = np.empty(grad_output.shape, dtype=NUMPY_DTYPES[out_arg.dtype])
+        out = np.empty(grad_output.shape, dtype=_chk.numpy_dtype(out_arg))
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
     _compute(grad_output, self, beta_optional, out)

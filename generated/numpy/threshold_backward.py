@@ -107,7 +107,7 @@ def threshold_backward(*, grad_output, self, threshold, product="ascend910b", ou
     values = check(grad_output, self, threshold, out_arg, product)
     threshold = values["threshold"]
     if out is None:
-        out = np.empty(np.broadcast_shapes(self.shape, grad_output.shape), dtype=NUMPY_DTYPES[out_arg.dtype])
+        out = np.empty(np.broadcast_shapes(self.shape, grad_output.shape), dtype=_chk.numpy_dtype(out_arg))
     if out.size == 0:
         return out  # an empty tensor: nothing to compute
     computes = COMPUTE.get(_chk.default_dtype(grad_output, self))

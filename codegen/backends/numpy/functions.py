@@ -278,10 +278,10 @@ def op_function(c: dict) -> str:
         body += ["if values is None:  # an empty tensor ended the checks early: success, nothing computed",
                  "    if out is None:",
                  f"        out = np.zeros(_chk.empty_shape(lambda: {c['output_shape']}, {c['empty_returns']}),",
-                 "                       dtype=NUMPY_DTYPES[out_arg.dtype])",
+                 "                       dtype=_chk.numpy_dtype(out_arg))",
                  "    return out"]
     body += [f'{n} = values["{n}"]' for n in c["converted"]]
-    body += ["if out is None:", f"    out = np.empty({c['output_shape']}, dtype=NUMPY_DTYPES[out_arg.dtype])",
+    body += ["if out is None:", f"    out = np.empty({c['output_shape']}, dtype=_chk.numpy_dtype(out_arg))",
              "if out.size == 0:", "    return out  # an empty tensor: nothing to compute"]
     if c.get("classes"):   # codegen.spec.classes
         k = c["classes"]
