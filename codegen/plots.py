@@ -66,18 +66,19 @@ def _pyplot():
     return plt
 
 
-def _save(fig, path: Path, colors: int | None = None) -> Path:
+def _save(fig, path: Path, colors: int | None = None, dpi: int = 110, **quantize) -> Path:
     """`fig` as a PNG; with `colors`, reduced to a palette of that many (the accuracy figures' thousands of
-    markers: a quarter of the bytes, the same picture)."""
+    markers: a quarter of the bytes, the same picture; `quantize` passes PIL's method and dither)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     if colors is None:
-        fig.savefig(path, dpi=110, bbox_inches="tight", metadata={"Software": None})
+        fig.savefig(path, dpi=dpi, bbox_inches="tight", metadata={"Software": None})
     else:
         import io
         from PIL import Image
         buf = io.BytesIO()
-        fig.savefig(buf, dpi=110, bbox_inches="tight", metadata={"Software": None})
-        Image.open(buf).convert("RGB").quantize(colors=colors).save(path, optimize=True)
+        fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight", metadata={"Software": None})
+        buf.seek(0)
+        Image.open(buf).convert("RGB").quantize(colors, **quantize).save(path, optimize=True)
     fig.clf()
     return path
 
@@ -144,17 +145,8 @@ BENCH_COLOURS = 48       # a palette PNG: the figures have a dozen colours plus 
 
 def _save_small(fig, path: Path) -> Path:
     """`fig` as a palette PNG (the docs ship one figure per operator: each stays well under 150 KB)."""
-    import io
-
     from PIL import Image
-    path.parent.mkdir(parents=True, exist_ok=True)
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=BENCH_DPI, bbox_inches="tight", metadata={"Software": None})
-    fig.clf()
-    buf.seek(0)
-    Image.open(buf).convert("RGB").quantize(BENCH_COLOURS, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE) \
-        .save(path, optimize=True)
-    return path
+    return _save(fig, path, BENCH_COLOURS, BENCH_DPI, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
 
 
 def bench_gallery(report: dict, figures: list[Path]) -> str:
