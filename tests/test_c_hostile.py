@@ -176,3 +176,18 @@ def test_an_out_dtype_that_names_no_dtype_is_refused_also_where_no_rule_reads_it
     with pytest.raises(codegen.AclnnError) as info:
         f(grad_output=np.ones((rows, 3), np.float32), output=np.ones((rows, 3), np.float32), dim=1, out_dtype=3)
     assert (info.value.status, info.value.param) == (161002, "out_dtype")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_bool_output_the_checks_accept_holds_whether_each_result_is_nonzero(backend):
+    """LogSoftmaxBackward does not check out's dtype (the library casts the result into it): a BOOL out= raised
+    ValueError from np.iinfo on NumPy where C wrote True (found by the long Ascend C fuzz run, after 575 s).  Every
+    backend now stores result != 0 (nan too, as C's conversion to bool)."""
+    inf = np.inf
+    g = np.array([[1.0, 2.0, 3.0], [2.0, 0.0, 0.0], [0.0, 0.0, np.nan]], np.float32)
+    y = np.array([[-inf, -inf, 0.0], [0.0, -inf, -inf], [0.0, -inf, -inf]], np.float32)   # rows of exp: one-hot
+    # g - sum(g)*exp(y), exactly: [1, 2, -3], [0, 0, 0], nan everywhere
+    out = np.zeros((3, 3), np.bool_)
+    res = codegen.kernel("log_softmax_backward", backend=backend)(grad_output=g, output=y, dim=1, out=out)
+    assert res is out
+    np.testing.assert_array_equal(out, [[True, True, True], [False, False, False], [True, True, True]])

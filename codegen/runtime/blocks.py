@@ -101,14 +101,17 @@ def _same_elements(a, out):
 def store(out, result):
     """Round the FLOAT (or DOUBLE) `result` once into `out`'s dtype (overflow gives inf), as
     np.copyto(casting="unsafe"); an integer output takes the nearest integer, ties to even, saturated to its range,
-    nan as 0 (`to_int`).
+    nan as 0 (`to_int`); a BOOL output (an op whose output dtype is unchecked, auto-cast) takes result != 0.
 
     A FLOAT16 output takes `f16_bits`: NumPy's own float32 -> float16 cast is a scalar loop here (~5 ns per
     element, more than all of a kernel's arithmetic), and slower still for every value it rounds to a
     subnormal.  A DOUBLE result goes to FLOAT16 and BFLOAT16 through FLOAT rounded to odd (`round_to_odd`), which
     rounds once, as the C kernels do."""
     result = np.asarray(result)
-    if out.dtype.kind in "iub":
+    if out.dtype.kind == "b":   # true where nonzero, nan included, as C's conversion to bool
+        np.copyto(out, result != 0, casting="unsafe")
+        return
+    if out.dtype.kind in "iu":
         np.copyto(out, to_int(result, out.dtype), casting="unsafe")
         return
     if result.dtype == np.float64 and out.dtype.itemsize == 2:
