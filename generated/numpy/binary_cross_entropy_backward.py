@@ -52,9 +52,6 @@ DTYPES = {
     },
 }
 
-NUMPY_DTYPES = _chk.NUMPY_DTYPES
-
-
 def check(grad_output, self, target, weight_optional, reduction, out, product):
     """Phase-1 checks of aclnnBinaryCrossEntropyBackward, in order; raises codegen.AclnnError on the first failure.
 

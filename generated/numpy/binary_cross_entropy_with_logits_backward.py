@@ -59,9 +59,6 @@ DTYPES = {
     },
 }
 
-NUMPY_DTYPES = _chk.NUMPY_DTYPES
-
-
 def check(grad_output, self, target, weight_optional, pos_weight_optional, reduction, out, product):
     """Phase-1 checks of aclnnBinaryCrossEntropyWithLogitsBackward, in order; raises codegen.AclnnError on the first failure.
 

@@ -47,9 +47,6 @@ DTYPES = {
     },
 }
 
-NUMPY_DTYPES = _chk.NUMPY_DTYPES
-
-
 def check(grad_output, self, target, weight_optional, pos_weight_optional, reduction, out, product):
     """Phase-1 checks of aclnnBinaryCrossEntropyWithLogitsTargetBackward, in order; raises codegen.AclnnError on the first failure.
 

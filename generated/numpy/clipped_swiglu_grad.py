@@ -32,9 +32,6 @@ DTYPES = {
     },
 }
 
-NUMPY_DTYPES = _chk.NUMPY_DTYPES
-
-
 def check(grad_y, x, group_index_optional, dim, alpha, limit, bias, interleaved, out, product):
     """Phase-1 checks of aclnnClippedSwigluGrad, in order; raises codegen.AclnnError on the first failure.
 

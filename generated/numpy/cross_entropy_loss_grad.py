@@ -40,9 +40,6 @@ DTYPES = {
     },
 }
 
-NUMPY_DTYPES = _chk.NUMPY_DTYPES
-
-
 def check(grad_loss, log_prob, target, weight_optional, grad_zloss_optional, lse_for_zloss_optional, reduction_optional, ignore_index, label_smoothing, lse_square_scale_for_zloss, out, product):
     """Phase-1 checks of aclnnCrossEntropyLossGrad, in order; raises codegen.AclnnError on the first failure.
 

@@ -41,9 +41,6 @@ DTYPES = {
     },
 }
 
-NUMPY_DTYPES = _chk.NUMPY_DTYPES
-
-
 def check(grad_output, alpha, scale, input_scale, is_result, self_or_result, out, product):
     """Phase-1 checks of aclnnEluBackward, in order; raises codegen.AclnnError on the first failure.
 

@@ -30,9 +30,6 @@ DTYPES = {
     },
 }
 
-NUMPY_DTYPES = _chk.NUMPY_DTYPES
-
-
 def check(grad_output, self, gelu, dim, approximate, out, product):
     """Phase-1 checks of aclnnGeGluBackward, in order; raises codegen.AclnnError on the first failure.
 

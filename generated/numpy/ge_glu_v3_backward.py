@@ -33,9 +33,6 @@ DTYPES = {
     },
 }
 
-NUMPY_DTYPES = _chk.NUMPY_DTYPES
-
-
 def check(grad_output, self, gelu, dim, approximate, activate_left, out, product):
     """Phase-1 checks of aclnnGeGluV3Backward, in order; raises codegen.AclnnError on the first failure.
 

@@ -42,9 +42,6 @@ DTYPES = {
     },
 }
 
-NUMPY_DTYPES = _chk.NUMPY_DTYPES
-
-
 def check(grad_output, self, approximate, out, product):
     """Phase-1 checks of aclnnGeluBackwardV2, in order; raises codegen.AclnnError on the first failure.
 

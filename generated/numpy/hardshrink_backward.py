@@ -37,9 +37,6 @@ DTYPES = {
     },
 }
 
-NUMPY_DTYPES = _chk.NUMPY_DTYPES
-
-
 def check(grad_output, self, lambd, out, product):
     """Phase-1 checks of aclnnHardshrinkBackward, in order; raises codegen.AclnnError on the first failure.
 

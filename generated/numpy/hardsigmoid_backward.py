@@ -34,9 +34,6 @@ DTYPES = {
     },
 }
 
-NUMPY_DTYPES = _chk.NUMPY_DTYPES
-
-
 def check(grad_output, self, out, product):
     """Phase-1 checks of aclnnHardsigmoidBackward, in order; raises codegen.AclnnError on the first failure.
 

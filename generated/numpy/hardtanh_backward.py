@@ -43,9 +43,6 @@ DTYPES = {
     },
 }
 
-NUMPY_DTYPES = _chk.NUMPY_DTYPES
-
-
 def check(grad_output, self, min, max, out, product):
     """Phase-1 checks of aclnnHardtanhBackward, in order; raises codegen.AclnnError on the first failure.
 

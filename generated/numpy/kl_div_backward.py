@@ -39,9 +39,6 @@ DTYPES = {
     },
 }
 
-NUMPY_DTYPES = _chk.NUMPY_DTYPES
-
-
 def check(grad_output, self, target, reduction, log_target, out, product):
     """Phase-1 checks of aclnnKlDivBackward, in order; raises codegen.AclnnError on the first failure.
 

@@ -28,9 +28,6 @@ DTYPES = {
     },
 }
 
-NUMPY_DTYPES = _chk.NUMPY_DTYPES
-
-
 def check(grad_output, self, target, reduction, out, product):
     """Phase-1 checks of aclnnL1LossBackward, in order; raises codegen.AclnnError on the first failure.
 

@@ -35,8 +35,6 @@ DTYPES = {
     },
 }
 
-NUMPY_DTYPES = _chk.NUMPY_DTYPES
-
 # the dtypes that compute in DOUBLE (the rest compute in FLOAT): the promoted dtype of the inputs decides
 COMPUTE = {'DOUBLE': 'DOUBLE'}
 

@@ -46,9 +46,6 @@ DTYPES = {
     },
 }
 
-NUMPY_DTYPES = _chk.NUMPY_DTYPES
-
-
 def check(grad_output, self, buffer, out, product):
     """Phase-1 checks of aclnnLogSigmoidBackward, in order; raises codegen.AclnnError on the first failure.
 

@@ -34,9 +34,6 @@ DTYPES = {
     },
 }
 
-NUMPY_DTYPES = _chk.NUMPY_DTYPES
-
-
 def check(x, dy, eps, out, product):
     """Phase-1 checks of aclnnLogitGrad, in order; raises codegen.AclnnError on the first failure.
 

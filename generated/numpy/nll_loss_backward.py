@@ -32,9 +32,6 @@ DTYPES = {
     },
 }
 
-NUMPY_DTYPES = _chk.NUMPY_DTYPES
-
-
 def check(grad_output, self, target, weight, reduction, ignore_index, total_weight, out, product):
     """Phase-1 checks of aclnnNLLLossBackward, in order; raises codegen.AclnnError on the first failure.
 

@@ -28,9 +28,6 @@ DTYPES = {
     },
 }
 
-NUMPY_DTYPES = _chk.NUMPY_DTYPES
-
-
 def check(grad_output, self, weight, grad_input, grad_weight, product):
     """Phase-1 checks of aclnnPreluBackward, in order; raises codegen.AclnnError on the first failure.
 
@@ -106,15 +103,15 @@ def prelu_backward(*, grad_output, self, weight, product="ascend910b", out=None)
     if values is None:  # an empty tensor ended the checks early: success, nothing written
         if grad_input is None:
             shape = _chk.empty_shape(lambda: self.shape, grad_output, self, weight)
-            grad_input = np.zeros(shape, dtype=NUMPY_DTYPES[grad_input_arg.dtype])
+            grad_input = np.zeros(shape, dtype=_chk.numpy_dtype(grad_input_arg))
         if grad_weight is None:
             shape = _chk.empty_shape(lambda: _chk.channel_grad_shape(weight, self, 1), grad_output, self, weight)
-            grad_weight = np.zeros(shape, dtype=NUMPY_DTYPES[grad_weight_arg.dtype])
+            grad_weight = np.zeros(shape, dtype=_chk.numpy_dtype(grad_weight_arg))
         return (grad_input, grad_weight)
     if grad_input is None:
-        grad_input = np.empty(self.shape, dtype=NUMPY_DTYPES[grad_input_arg.dtype])
+        grad_input = np.empty(self.shape, dtype=_chk.numpy_dtype(grad_input_arg))
     if grad_weight is None:
-        grad_weight = np.empty(_chk.channel_grad_shape(weight, self, 1), dtype=NUMPY_DTYPES[grad_weight_arg.dtype])
+        grad_weight = np.empty(_chk.channel_grad_shape(weight, self, 1), dtype=_chk.numpy_dtype(grad_weight_arg))
     # weight holds one value per channel of self (dimension 1): read laid along it
     weight = _calls.channel_view(weight, self.shape, 1)
     bshape = np.broadcast_shapes(*(np.shape(a) for a in (grad_output, self, weight,) if a is not None))

@@ -38,9 +38,6 @@ DTYPES = {
     },
 }
 
-NUMPY_DTYPES = _chk.NUMPY_DTYPES
-
-
 def check(grad_output, y, mask, scale, fix_triu_mask, out, product):
     """Phase-1 checks of aclnnScaledMaskedSoftmaxBackward, in order; raises codegen.AclnnError on the first failure.
 

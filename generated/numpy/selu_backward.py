@@ -40,9 +40,6 @@ DTYPES = {
     },
 }
 
-NUMPY_DTYPES = _chk.NUMPY_DTYPES
-
-
 def check(grad_output, result, out, product):
     """Phase-1 checks of aclnnSeluBackward, in order; raises codegen.AclnnError on the first failure.
 

@@ -30,9 +30,6 @@ DTYPES = {
     },
 }
 
-NUMPY_DTYPES = _chk.NUMPY_DTYPES
-
-
 def check(grad_y, x, dim, beta, linear_beta, activate_left, out, product):
     """Phase-1 checks of aclnnSituGluGrad, in order; raises codegen.AclnnError on the first failure.
 

@@ -46,9 +46,6 @@ DTYPES = {
     },
 }
 
-NUMPY_DTYPES = _chk.NUMPY_DTYPES
-
-
 def check(grad_out, self, target, reduction, beta, out, product):
     """Phase-1 checks of aclnnSmoothL1LossBackward, in order; raises codegen.AclnnError on the first failure.
 

@@ -42,9 +42,6 @@ DTYPES = {
     },
 }
 
-NUMPY_DTYPES = _chk.NUMPY_DTYPES
-
-
 def check(grad_output, self, target, reduction, out, product):
     """Phase-1 checks of aclnnSoftMarginLossBackward, in order; raises codegen.AclnnError on the first failure.
 

@@ -28,9 +28,6 @@ DTYPES = {
     },
 }
 
-NUMPY_DTYPES = _chk.NUMPY_DTYPES
-
-
 def check(y_grad, x, dim, out, product):
     """Phase-1 checks of aclnnSwiGluGrad, in order; raises codegen.AclnnError on the first failure.
 

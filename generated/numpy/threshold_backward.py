@@ -34,8 +34,6 @@ DTYPES = {
     },
 }
 
-NUMPY_DTYPES = _chk.NUMPY_DTYPES
-
 # the dtypes that compute in DOUBLE (the rest compute in FLOAT): the promoted dtype of the inputs decides
 COMPUTE = {'INT32': 'DOUBLE', 'INT8': 'DOUBLE', 'UINT8': 'DOUBLE'}
 

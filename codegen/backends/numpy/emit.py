@@ -440,7 +440,7 @@ def render_op(op: Op, source_label: str) -> str:
         "classes": classes_context(op),
         "compute": compute,
     }
-    definitions = [F.constants(compute),
+    definitions = F.constants(compute) + [
                    F.check_function(op.name, call["check_args"], checks, call["converted"], bool(empty_returns))]
     definitions += [F.EXP] if "_exp" in used else []
     definitions += [F.sigmoid_function("_sigmoid", SIGMOID_DOC, helper)] if "_sigmoid" in used else []
@@ -478,7 +478,7 @@ def _render_several(op, source_label, by_output, checks, used, helper, dtype_par
         "py": {t.name: t.py_name for t in op.tensors},
     }
     check_args = [p.py_name for p in inputs] + [o.py_name for o in op.outputs]
-    definitions = [F.constants(None), F.check_function(op.name, check_args, checks, c["converted"], bool(empty_returns))]
+    definitions = [F.check_function(op.name, check_args, checks, c["converted"], bool(empty_returns))]
     definitions += [F.EXP] if "_exp" in used else []
     definitions += [F.sigmoid_function("_sigmoid", SIGMOID_DOC, helper)] if "_sigmoid" in used else []
     definitions += [F.F32]

@@ -60,13 +60,13 @@ def dtype_table(dtypes: dict) -> list[str]:
     return lines + ["}"]
 
 
-def constants(compute: dict | None) -> str:
-    """NUMPY_DTYPES, and COMPUTE when some dtype computes in DOUBLE or COMPLEX (Op.compute)."""
-    text = "NUMPY_DTYPES = _chk.NUMPY_DTYPES"
-    if compute:
-        text += ("\n\n# the dtypes that compute in DOUBLE (the rest compute in FLOAT): the promoted dtype of the "
-                 f"inputs decides\nCOMPUTE = {compute}")
-    return text
+def constants(compute: dict | None) -> list[str]:
+    """COMPUTE, where some dtype computes in DOUBLE or COMPLEX (Op.compute); nothing otherwise.  (Outputs are
+    allocated through _chk.numpy_dtype, which refuses an out_dtype that names no dtype.)"""
+    if not compute:
+        return []
+    return ["# the dtypes that compute in DOUBLE (the rest compute in FLOAT): the promoted dtype of the inputs "
+            f"decides\nCOMPUTE = {compute}"]
 
 
 # ---- check() and the helpers ------------------------------------------------------------------------------------

@@ -62,12 +62,12 @@ def op_function(op: Op, c: dict) -> str:
         for o, n in zip(outs, names):
             body += [f"    if {n} is None:",
                      f"        shape = _chk.empty_shape(lambda: {c['shapes'][o.name]}, {c['empty_returns']})",
-                     f"        {n} = np.zeros(shape, dtype=NUMPY_DTYPES[{n}_arg.dtype])"]
+                     f"        {n} = np.zeros(shape, dtype=_chk.numpy_dtype({n}_arg))"]
         body += [f"    return {F.tuple_of(names)}"]
     body += [f'{n} = values["{n}"]' for n in c["converted"]]
     for o, n in zip(outs, names):
         body += [f"if {n} is None:",
-                 f"    {n} = np.empty({c['shapes'][o.name]}, dtype=NUMPY_DTYPES[{n}_arg.dtype])"]
+                 f"    {n} = np.empty({c['shapes'][o.name]}, dtype=_chk.numpy_dtype({n}_arg))"]
     for t, ref, dim in c["channels"]:
         body += [f"# {t} holds one value per channel of {ref} (dimension {dim}): read laid along it",
                  f"{t} = _calls.channel_view({t}, {ref}.shape, {dim})"]
