@@ -150,14 +150,15 @@ from .dtypes import DTYPES, KERNEL_DTYPES, DType
 from .example import Example
 from .functions import BROADCAST, DimSum, Reduction, dim_size, numel, sigmoid
 from .op import ABSENT, PRESENT, Formula, Op, Variant
-from .params import (FORWARD_INPUT, FORWARD_OUTPUT, GRAD, OPERAND, RESULT, UNUSED, Attr, Output, Param, Scalar,
-                     Tensor, Text)
+from .params import (FORWARD_INPUT, FORWARD_OUTPUT, GRAD, OPERAND, RESULT, UNUSED, Attr, IntArray, Output, Param,
+                     Scalar, Tensor, Text)
+from .sequence import IN_SEQUENCE, SequenceMask
 from .products import DEFAULT_PRODUCT, PRODUCTS, Product
 from .torch import Const, Torch, TorchGrad
 from .split import Split
 from .rewrites import Rewrite
 from .classes import CLASS, ClassIndex, GridSum
-from .rules import (Broadcastable, ClassCount, ClassTarget, BroadcastsInto, BroadcastTo, DimAtMost, DimEven, DimInRange, DtypeCastable,
+from .rules import (ArrayInRange, ArrayLength, Broadcastable, ClassCount, ClassTarget, BroadcastsInto, BroadcastTo, DimAtMost, DimEven, DimInRange, DtypeCastable,
                     DtypeSame, DtypeSupported, EmptyReturns, FormatNotPrivate, FormatSame, MaxRank, MinRank, NotNull,
                     OneElement, OneOf, PerChannel, ChannelGrad, PromotedCastable, PromotedSame, PromotedSupported, Requires, Rule, SampleShaped, ShapeHalved,
                     ShapeIsBroadcast, ShapeSame)
@@ -167,14 +168,14 @@ __all__ = [
     "Abs", "And", "E", "Eq", "Float", "Max", "Min", "Ne", "Not", "Or", "Piecewise", "Rational", "Symbol", "erf",
     "erfc", "exp", "expm1", "log", "log1p", "pi", "sign", "sqrt", "symbols", "tanh", "sigmoid",
     # spec language
-    "Op", "Formula", "Variant", "Example", "Tensor", "Scalar", "Attr", "Output", "Param", "Text", "DimSum", "numel",
+    "Op", "Formula", "Variant", "Example", "Tensor", "Scalar", "Attr", "IntArray", "Output", "Param", "Text", "DimSum", "numel",
     "dim_size", "BROADCAST", "Reduction",
     "ABSENT", "PRESENT", "GRAD", "FORWARD_INPUT", "FORWARD_OUTPUT", "OPERAND", "UNUSED", "RESULT",
     "DtypeSupported", "DtypeSame", "DtypeCastable", "FormatSame", "FormatNotPrivate", "MaxRank", "MinRank", "ShapeSame",
     "Broadcastable", "BroadcastTo", "ShapeIsBroadcast", "BroadcastsInto", "DimInRange", "DimAtMost", "DimEven",
     "ShapeHalved", "Split", "Rewrite", "ClassIndex", "CLASS", "GridSum",
     "OneOf", "Requires", "NotNull", "Rule", "ClassTarget", "ClassCount", "OneElement", "SampleShaped",
-    "PerChannel", "ChannelGrad",
+    "PerChannel", "ChannelGrad", "SequenceMask", "IN_SEQUENCE", "ArrayLength", "ArrayInRange",
     "PromotedSupported", "PromotedCastable", "PromotedSame", "EmptyReturns", "Torch", "TorchGrad", "Const",
     "DTYPES", "KERNEL_DTYPES", "DType", "PRODUCTS", "Product", "DEFAULT_PRODUCT",
 ]
