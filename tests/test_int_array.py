@@ -187,3 +187,8 @@ def test_a_wrong_form_inside_the_sequence_fails_the_proof(tmp_path):
     rows = verify_op(codegen.load_specs(tmp_path)[NAME], numeric=False)
     failed = [r for r in rows if not r.ok]
     assert failed and all(r.formula.startswith("t < inputLengths[b]") for r in failed)
+
+
+def test_the_ascendc_backend_refuses_it_with_the_reason():
+    with pytest.raises(SpecError, match="aclIntArray parameter inputLengths: the ascendc backend does not emit it"):
+        codegen.kernel(NAME, backend="ascendc", specs_dir=FEATURES)
