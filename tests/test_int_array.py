@@ -115,6 +115,7 @@ def test_the_length_rule_reads_the_tensors_shape_first():
 
 
 @pytest.mark.parametrize("lengths", [[1, True], [1.0, 2], ["1", 2], np.array([1.0, 2.0]), np.zeros((2, 1), int), 3,
+                                     np.array([], np.float32),
                                      "12", {1: 2}])
 def test_values_c_cannot_carry_give_the_numpy_error(lengths):
     x = np.zeros((3, 2), np.float32)

@@ -580,7 +580,7 @@ def known_product(product):
 def int_array(name, value) -> tuple:
     """A `const aclIntArray *`: a list, tuple or 1-D integer ndarray of int64 values (not bools), as a tuple."""
     if isinstance(value, np.ndarray):
-        if value.ndim != 1 or not (np.issubdtype(value.dtype, np.integer) or value.size == 0):
+        if value.ndim != 1 or not np.issubdtype(value.dtype, np.integer):
             raise AclnnError(INVALID, name, f"{name} must be a 1-D array of integers, got {value.ndim}-D "
                                             f"{value.dtype}")
         value = value.tolist()

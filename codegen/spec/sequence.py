@@ -80,13 +80,14 @@ def check(op, fail) -> None:
         if sympy.simplify(unmasked(f.expr, False)) != 0:
             fail(f"sequence: every form must be 0 where IN_SEQUENCE is false (got {unmasked(f.expr, False)}): "
                  "the kernels write 0 there")
+    # the output's shape and the tensors a ShapeSame rule ties to it: the array's length is measured on one of them
+    out = op.output.name
+    same = {out} | {t for r in op.rules if isinstance(r, R.ShapeSame) and out in r.params for t in r.params}
     lengths = [r for r in op.rules if isinstance(r, R.ArrayLength) and r.params[0] == s.lengths]
-    if not any(r.dim == s.batch for r in lengths):
+    if not any(r.dim == s.batch and r.params[1] in same for r in lengths):
         fail(f"sequence: a rule ArrayLength({s.lengths!r}, <tensor>, dim={s.batch}) must give {s.lengths} one "
-             "length per batch element")
-    ranks = [r.n for r in op.rules if isinstance(r, R.MinRank) and (op.output.name in r.params or any(
-        op.output.name in q.params and t in q.params for q in op.rules if isinstance(q, R.ShapeSame)
-        for t in r.params))]
+             f"length per batch element of {out} (<tensor>: {out} or one a ShapeSame rule gives its shape)")
+    ranks = [r.n for r in op.rules if isinstance(r, R.MinRank) and same & set(r.params)]
     if not ranks or max(ranks) <= max(s.time, s.batch):
         fail(f"sequence: a MinRank rule must give {op.output.name} (or a tensor of its shape) at least "
              f"{max(s.time, s.batch) + 1} dimensions, so that it has the time and batch axes")
