@@ -39,6 +39,9 @@ C) on one parameter:
     Step("one_of", "reduction", values=(0, 1, 2))
     Step("requires", "alpha", rule=<Requires>)           a SymPy condition, under `rule.when`
     Step("empty_returns", "gradOutput", others=(gradOutput, self))   one of them empty: success, nothing more
+    Step("convert", "inputLengths")                      an aclIntArray is read after the null checks
+    Step("array_length", "inputLengths", ref="self", n=1)   as many values as self's size along dimension 1
+    Step("array_in_range", "inputLengths", rule=<ArrayInRange>)   every value in [low, high] (ints or dim sizes)
     Step("kernel_dtypes", "", others=(every tensor))     last: a dtype no kernel reads or writes (a complex
                                                          output the rules let through) is 561003
 """
@@ -48,7 +51,7 @@ from dataclasses import dataclass
 
 from .spec import Op
 from .spec import rules as R
-from .spec.params import Attr, Scalar
+from .spec.params import Attr, IntArray, Scalar
 
 
 @dataclass(frozen=True)
@@ -122,6 +125,10 @@ def _rule_steps(r: R.Rule) -> list[Step]:
         return [Step("requires", P[0], rule=r)]
     if isinstance(r, R.EmptyReturns):
         return [Step("empty_returns", P[0], others=tuple(P), rule=r)]
+    if isinstance(r, R.ArrayLength):
+        return [Step("array_length", P[0], ref=P[1], n=r.dim, rule=r)]
+    if isinstance(r, R.ArrayInRange):
+        return [Step("array_in_range", P[0], rule=r)]
     raise TypeError(f"no check step for rule {type(r).__name__}")
 
 
@@ -143,6 +150,8 @@ def steps(op: Op) -> list[Step]:
     """Every phase-1 check of `op`, in the order it runs: nulls, then the rules in the spec's order, the
     conversions of scalars and attributes just before the first value rule (or at the end)."""
     out = [Step("not_null", r.params[0], rule=r) for r in op.null_rules]
+    # an aclIntArray is read right after the null checks: its shape rule (ArrayLength) runs with the shapes
+    out += [Step("convert", p.name) for p in op.params if isinstance(p, IntArray)]
     converted = False
     for r in op.rules:
         if r.category == "value" and not converted:

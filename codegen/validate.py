@@ -12,10 +12,11 @@ from .spec.dtypes import COMPUTED
 from .spec.example import problems as example_problems
 from .spec.functions import BROADCAST, DIVIDING_MODES, REDUCTION_MODES, DimSum, count_parts, numel_param
 from .spec.classes import GridSum
-from .spec.params import ATTR_TYPES, FORWARD_OUTPUT, GRAD, ROLES, Attr, Output, Param, Scalar, Tensor, Text
-from .spec.rules import (CATEGORIES, ChannelGrad, DimEven, DimInRange, OneOf, PerChannel, Requires, Rule, SampleShaped,
+from .spec.params import ATTR_TYPES, FORWARD_OUTPUT, GRAD, ROLES, Attr, IntArray, Output, Param, Scalar, Tensor, Text
+from .spec.rules import (CATEGORIES, ArrayInRange, ArrayLength, ChannelGrad, DimEven, DimInRange, OneOf, PerChannel, Requires, Rule, SampleShaped,
                          ShapeHalved,
                          ShapeSame)
+from .spec.sequence import IN_SEQUENCE
 from .vocabulary import check_op as _check_vocabulary
 
 
@@ -49,7 +50,14 @@ def validate(op: Op) -> None:
         if op.classes is not None:   # the grid's coordinate and the target's integers (codegen.spec.classes)
             from .spec.classes import check as check_classes
             check_classes(op, fail)
-        kernel = op.grid or op   # a class-index op's mathematics is its grid op's (CLASS a tensor there)
+        if op.sequence is not None:   # IN_SEQUENCE false: nothing depends on x, every form 0 (codegen.spec.sequence)
+            from .spec.sequence import check as check_sequence, unmasked_op
+            check_sequence(op, fail)
+        elif any(sympy.sympify(e).has(IN_SEQUENCE) for e in [op.forward] + [f.expr for f in op.formulas]):
+            fail("IN_SEQUENCE is read but the op has no sequence=SequenceMask(...)")
+        # a class-index op's mathematics is its grid op's (CLASS a tensor there); a masked op's, where IN_SEQUENCE
+        # is true
+        kernel = op.grid or (unmasked_op(op) if op.sequence is not None else op)
         _check_math(kernel, fail)
         _check_at(kernel, fail)
         _check_vocabulary(kernel, fail)   # what no backend can emit is refused here, not at build time
@@ -91,6 +99,10 @@ def _check_params(op, fail):
             fail(f"output {p.name}: c_type must be 'aclTensor *' or 'const aclTensor *', got {p.c_type!r}")
         if isinstance(p, Attr):
             _check_attr(p, fail)
+        if isinstance(p, IntArray) and (p.symbol is not None or p.c_type not in ("const aclIntArray *",
+                                                                                 "aclIntArray *")):
+            fail(f"IntArray {p.name}: no symbol (formulas read it through a SequenceMask), and c_type "
+                 "'const aclIntArray *' or 'aclIntArray *'")
         elif isinstance(p, Scalar) and p.symbol is None:
             fail(f"parameter {p.name} needs a symbol")
         if isinstance(p, Tensor) and p.role not in ("unused",) and p.symbol is None \
@@ -287,6 +299,19 @@ def _check_rules(op, fail):
             fail("null checks are derived from the parameters; do not list NotNull")
         if isinstance(r, (DimInRange, OneOf)) and not isinstance(op.param(r.params[0]), Attr):
             fail(f"{type(r).__name__} needs an Attr first, got {r.params[0]}")
+        arrays = [n for n in r.params if isinstance(op.param(n), IntArray)]
+        if isinstance(r, (ArrayLength, ArrayInRange)):
+            if arrays != [r.params[0]] or not all(isinstance(op.param(n), (Tensor, Output)) for n in r.params[1:]):
+                fail(f"{type(r).__name__} needs an IntArray first, then tensors, got {', '.join(r.params)}")
+            try:
+                bounds = [r.bound(w) for w in ("low", "high")] if isinstance(r, ArrayInRange) else []
+            except ValueError as e:
+                fail(str(e))
+            if isinstance(r, ArrayInRange) and bounds == [None, None]:
+                fail(f"ArrayInRange({r.params[0]}) needs a low or a high bound")
+            continue
+        if arrays:
+            fail(f"{type(r).__name__} does not apply to the IntArray {arrays[0]} (ArrayLength, ArrayInRange do)")
         if isinstance(r, Requires):
             allowed = {p.symbol for p in op.params if isinstance(p, (Scalar, Attr)) and p.symbol is not None}
             extra = (r.condition.free_symbols | r.when.free_symbols) - allowed

@@ -419,3 +419,29 @@ def skip_split(op) -> None:
         pytest.skip(SPLIT_SKIP)
     if op.classes is not None:
         pytest.skip(CLASSES_SKIP)
+
+
+def int_arrays(op, p, shape: tuple):
+    """A Hypothesis strategy for an aclIntArray parameter `p` (codegen.spec.params.IntArray) of a call whose tensors
+    have `shape`: mostly valid (as many values as its ArrayLength rule asks, each in the range its ArrayInRange
+    rule gives), else null, one value too many or too few, a value one past either end of the range, a negative
+    value, or a huge one: every rule of the kind is reached and broken."""
+    from hypothesis import strategies as st
+    from codegen.spec import rules as R
+    n = next((shape[r.dim] if len(shape) > r.dim else 1 for r in op.rules
+              if isinstance(r, R.ArrayLength) and r.params[0] == p.name), 2)
+    lo, hi = 0, 4
+    for r in op.rules:
+        if isinstance(r, R.ArrayInRange) and r.params[0] == p.name:
+            ends = [r.bound(w) for w in ("low", "high")]
+            lo, hi = [None if b is None else b[1] if b[0] == "int"
+                      else ((shape or (1,))[b[2]] if b[2] < len(shape or (1,)) else 1) for b in ends]
+            lo = lo if lo is not None else (hi - 4 if hi is not None else 0)
+            hi = hi if hi is not None else lo + 4
+    valid = st.lists(st.integers(lo, max(lo, hi)), min_size=n, max_size=n)
+    bad = st.one_of(st.just(None), st.lists(st.integers(lo, max(lo, hi)), min_size=n + 1, max_size=n + 1),
+                    st.lists(st.integers(lo, max(lo, hi)), min_size=max(n - 1, 0), max_size=max(n - 1, 0)),
+                    valid.flatmap(lambda v: st.sampled_from([lo - 1, hi + 1, -1, 2 ** 62]).flatmap(
+                        lambda x: st.integers(0, max(len(v) - 1, 0)).map(
+                            lambda i: (v[:i] + [x] + v[i + 1:]) if v else [x]))))
+    return st.one_of(valid, valid, bad)

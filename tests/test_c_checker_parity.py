@@ -21,13 +21,13 @@ import codegen
 from codegen.backends.c.binding import library
 from codegen.backends.numpy import load_module
 from codegen.spec import PRODUCTS
-from codegen.spec.params import UNUSED, Attr, Output, Scalar, Tensor
+from codegen.spec.params import UNUSED, Attr, IntArray, Output, Scalar, Tensor
 
-from tests.samples import min_rank, ranked
+from tests.samples import int_arrays, min_rank, ranked
 
 OPS = codegen.load_specs()
 # and the specs of tests/feature_specs: the language features no catalog operator combines (an order
-# precondition, a string attribute, a float attribute)
+# precondition, a string attribute, a float attribute; an aclIntArray of sequence lengths)
 FEATURES = codegen.load_specs(Path(__file__).parent / "feature_specs")
 DTYPES = [np.float32, np.float16, ml_dtypes.bfloat16, np.float64, np.int32, np.bool_]
 
@@ -103,8 +103,8 @@ def calls(draw, op):
     if op.classes is not None:   # a grid of the ranks its rules admit: (N, C), (C), (N, C, H, W); mutate 2 breaks them
         lo, hi = _rank_bounds(op, op.classes.tensor)
         base_shape = tuple(draw(st.lists(st.integers(0, 3), min_size=lo, max_size=hi)))
-    elif min_rank(op) > 3:   # beyond the ranks drawn (ScaledMaskedSoftmaxBackward's 4): leading axes of 1 up to it
-        base_shape = ranked(op, base_shape)
+    elif min_rank(op) > 3 or op.int_arrays:   # beyond the ranks drawn (ScaledMaskedSoftmaxBackward's 4), or the
+        base_shape = ranked(op, base_shape)     # time and batch axes of a sequence: leading axes of 1 up to it
     if op.split is not None and base_shape:   # a split input: even along the last axis (its half: _halved)
         base_shape = base_shape[:-1] + (2 * base_shape[-1],)
     base_dtype = draw(st.sampled_from(DTYPES[:3]))
@@ -138,6 +138,8 @@ def calls(draw, op):
         elif isinstance(p, Scalar):
             args[p.py_name] = None if draw(st.integers(0, 24)) == 0 else \
                 draw(st.one_of(st.floats(-3, 3, allow_nan=False), st.integers(-3, 3), st.sampled_from([-0.0, 1e-300])))
+        elif isinstance(p, IntArray):   # good and bad arrays (tests/samples.py: int_arrays)
+            args[p.py_name] = draw(int_arrays(op, p, base_shape))
         elif isinstance(p, Attr) and p.type == "bool":
             args[p.py_name] = draw(st.booleans())
         elif isinstance(p, Attr) and p.type == "string":   # a listed string, another one, or a null char *

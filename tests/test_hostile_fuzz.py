@@ -29,7 +29,7 @@ import codegen
 from codegen import backends
 from codegen.runtime.calls import out_dtype_free
 from codegen.spec import PRODUCTS
-from codegen.spec.params import Attr, Output, Scalar, Tensor
+from codegen.spec.params import Attr, IntArray, Output, Scalar, Tensor
 from codegen.spec.rules import PerChannel
 
 from .compare import assert_elementwise_close, assert_rows_close
@@ -202,6 +202,9 @@ def calls(draw, op_names):
     op = OPS[name]
     hostile = draw(st.booleans())
     base = draw(shapes(max_rank=17 if hostile else 8))   # 8: most ops' limit (a 161002 of its own)
+    if op.int_arrays and not hostile:   # a sequence's time and batch axes (MinRank): leading axes of 1 up to them
+        from .samples import ranked
+        base = ranked(op, base)
     if hostile:
         product = draw(st.sampled_from(list(PRODUCTS)) if draw(st.integers(0, 5)) else st.sampled_from(PRODUCT_CHOICES))
         dtype = None
@@ -224,6 +227,9 @@ def calls(draw, op_names):
                 args[p.py_name] = draw(arrays(base, dtype=dtype))
         elif isinstance(p, Scalar):
             args[p.py_name] = _hostile_value(draw, st.floats(0, 3).map(lambda v: round(v, 2)), hostile)
+        elif isinstance(p, IntArray):   # good and bad lengths (tests/samples.py), or anything at all
+            from .samples import int_arrays
+            args[p.py_name] = _hostile_value(draw, int_arrays(op, p, base), hostile)
         elif isinstance(p, Attr):
             rank = max(len(base), 1)
             typical = st.booleans() if p.type == "bool" else st.sampled_from(sorted(p.values)) if p.values \

@@ -215,3 +215,10 @@ def class_views(grid: tuple, tensors: list) -> list:
 def class_axis_of(grid: tuple) -> int:
     from codegen.spec.classes import class_axis
     return class_axis(len(grid))
+
+
+def past_length(shape: tuple, lengths, time: int, batch: int) -> np.ndarray:
+    """The positions of an output of `shape` at or past their sequence's length, t >= lengths[b]
+    (codegen.spec.sequence), as a boolean array of `shape`: the kernels write 0 there."""
+    from codegen.spec.sequence import mask_positions
+    return np.broadcast_to(mask_positions(shape, lengths, time, batch), shape)

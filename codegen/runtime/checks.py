@@ -574,3 +574,53 @@ def known_product(product):
     """A product is a SoC string of codegen.spec.products; anything else (None, a list, bytes) is refused alike."""
     if not isinstance(product, str) or product not in PRODUCTS:
         raise AclnnError(INVALID, None, f"unknown product {product!r} (known: {', '.join(PRODUCTS)})")
+
+
+# ---- aclIntArray (codegen.spec.params.IntArray) ------------------------------------------------------------------
+def int_array(name, value) -> tuple:
+    """A `const aclIntArray *`: a list, tuple or 1-D integer ndarray of int64 values (not bools), as a tuple."""
+    if isinstance(value, np.ndarray):
+        if value.ndim != 1 or not np.issubdtype(value.dtype, np.integer):
+            raise AclnnError(INVALID, name, f"{name} must be a 1-D array of integers, got {value.ndim}-D "
+                                            f"{value.dtype}")
+        value = value.tolist()
+    if not isinstance(value, (list, tuple)):
+        raise AclnnError(INVALID, name, f"{name} must be a sequence of int64 values, got {type(value).__name__}")
+    for v in value:
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+            raise AclnnError(INVALID, name, f"{name} must hold int64 values, got {type(v).__name__}")
+        if not -2**63 <= int(v) < 2**63:
+            raise AclnnError(INVALID, name, f"{name} must hold int64 values, got {v}")
+    return tuple(int(v) for v in value)
+
+
+def array_length(name, value, ref_name, ref, dim):
+    """The array has as many values as `ref` has elements along `dim` (which it must have)."""
+    if not _concrete(ref) or value is None:
+        return
+    if ref.ndim <= dim:
+        raise AclnnError(INVALID, name, f"{name}'s length must be {ref_name}'s size along dimension {dim}, but "
+                                        f"{ref_name} {shape_str(ref.shape)} has no dimension {dim}")
+    if len(value) != ref.shape[dim]:
+        raise AclnnError(INVALID, name, f"{name} must have {ref.shape[dim]} values ({ref_name}'s size along "
+                                        f"dimension {dim}), got {len(value)}")
+
+
+def array_bound(ref, axis) -> int | None:
+    """A bound `dim_size(ref, axis)`: ref's extent along axis (a rank-0 shape counts as (1,), an axis past the rank
+    as 1, as codegen.spec.functions.count_value), None when ref is not given."""
+    if not _concrete(ref):
+        return None
+    shape = ref.shape or (1,)
+    return int(shape[axis]) if axis < len(shape) else 1
+
+
+def array_in_range(name, value, low, high):
+    """Every value lies in [low, high] (a None bound is not checked)."""
+    if value is None:
+        return
+    for i, v in enumerate(value):
+        if (low is not None and v < low) or (high is not None and v > high):
+            lo = "-inf" if low is None else low
+            hi = "inf" if high is None else high
+            raise AclnnError(INVALID, name, f"{name}[{i}] = {v} is outside [{lo}, {hi}]")

@@ -25,6 +25,10 @@ Op(...)                    the operator; its fields, in the order a spec usually
                            a string takes no symbol, lists its accepted strings in `values` ({string: doc}),
                            needs a OneOf rule with them, may choose a Formula (`when={"approximate": "tanh"}`),
                            and is null-checked like a pointer.  `values` names enumerated int64 values for docs.
+    IntArray(name, c_type="const aclIntArray *", optional=False, doc=...)
+                           a host array of int64 (CtcLossBackward's inputLengths), a list/tuple/1-D integer ndarray
+                           in Python; null-checked (161001); no symbol: rules state its length (ArrayLength) and
+                           values (ArrayInRange), formulas read it through a SequenceMask (codegen.spec.sequence).
     Output(name, dtype_from=None, dtypes=None, c_type=None, doc=...)
                            the `aclTensor *` result (`c_type="const aclTensor *"` where the header says so).  Its
                            default dtype (when the Python caller gives neither `out=` nor `out_dtype=`) is
@@ -69,6 +73,11 @@ Op(...)                    the operator; its fields, in the order a spec usually
                            `Formula(..., rewrites=(Rewrite(written, kernel), ...))`: the kernels compute the
                            form with each written(u) replaced by the equal kernel(u) (codegen.spec.rewrites), each
                            identity proven on its own; the proof and the docs keep the form as written.
+  sequence                 SequenceMask(lengths, time=0, batch=1): IN_SEQUENCE, a truth value per element, is
+                           t < lengths[b] (t its coordinate along `time`, b along `batch`, lengths an IntArray).
+                           Write forward=Piecewise((f, IN_SEQUENCE), (0, True)) and each form likewise: the proof
+                           takes IN_SEQUENCE true (as any form) and false (forward constant in x, form exactly 0);
+                           the kernels compute the form where it is true and write 0 past each length.
   classes                  ClassIndex(tensor, target=, per_class=(), per_sample=()): class-index targets
                            (NLLLoss, codegen.spec.classes).  The forward and backward are written per element
                            of `tensor` (a sample and a class), `CLASS` the element's class; target, per-sample
@@ -91,8 +100,8 @@ Op(...)                    the operator; its fields, in the order a spec usually
   rules                    phase-1 argument rules after the automatic null checks, in the order they run (the
                            library's order).  Each rule reports the first parameter that breaks it; all return
                            ACLNN_ERR_PARAM_INVALID (161002).  Null checks (161001) come first and are derived
-                           from the parameters: every non-optional Tensor, Output and Scalar, and every string
-                           Attr, in parameter order or in `null_order`.  Last, both checkers refuse a dtype no
+                           from the parameters: every non-optional Tensor, Output, Scalar and IntArray, and every
+                           string Attr, in parameter order or in `null_order`.  Last, both checkers refuse a dtype no
                            kernel reads or writes with 561003.
     DtypeSupported(*tensors)       dtype is in the table for the running product
     DtypeSame(ref, *tensors)       same dtype as ref
@@ -117,6 +126,8 @@ Op(...)                    the operator; its fields, in the order a spec usually
     ChannelGrad(gw, w, tensor, dim=1)  gw (w's gradient) has shape [C] when w has C != 1 elements, else w's shape
     OneElement(*tensors)           exactly one element, any rank
     SampleShaped(g, tensor, red)   per sample of tensor for reduction none, else one element of rank <= 1
+    ArrayLength(array, t, dim=0)   the IntArray has as many values as t's size along dim (which t must have)
+    ArrayInRange(array, low, high) every value in [low, high]; a bound is an int or dim_size(t, axis)
     OneOf(attr, values)            attr is one of values
     Requires(param, cond, when=True)  a SymPy condition on scalars/attrs (e.g. lam >= 0, or an order min <= max),
                            checked when `when` holds; the proof assumes it.
@@ -150,14 +161,15 @@ from .dtypes import DTYPES, KERNEL_DTYPES, DType
 from .example import Example
 from .functions import BROADCAST, DimSum, Reduction, dim_size, numel, sigmoid
 from .op import ABSENT, PRESENT, Formula, Op, Variant
-from .params import (FORWARD_INPUT, FORWARD_OUTPUT, GRAD, OPERAND, RESULT, UNUSED, Attr, Output, Param, Scalar,
-                     Tensor, Text)
+from .params import (FORWARD_INPUT, FORWARD_OUTPUT, GRAD, OPERAND, RESULT, UNUSED, Attr, IntArray, Output, Param,
+                     Scalar, Tensor, Text)
+from .sequence import IN_SEQUENCE, SequenceMask
 from .products import DEFAULT_PRODUCT, PRODUCTS, Product
 from .torch import Const, Torch, TorchGrad
 from .split import Split
 from .rewrites import Rewrite
 from .classes import CLASS, ClassIndex, GridSum
-from .rules import (Broadcastable, ClassCount, ClassTarget, BroadcastsInto, BroadcastTo, DimAtMost, DimEven, DimInRange, DtypeCastable,
+from .rules import (ArrayInRange, ArrayLength, Broadcastable, ClassCount, ClassTarget, BroadcastsInto, BroadcastTo, DimAtMost, DimEven, DimInRange, DtypeCastable,
                     DtypeSame, DtypeSupported, EmptyReturns, FormatNotPrivate, FormatSame, MaxRank, MinRank, NotNull,
                     OneElement, OneOf, PerChannel, ChannelGrad, PromotedCastable, PromotedSame, PromotedSupported, Requires, Rule, SampleShaped, ShapeHalved,
                     ShapeIsBroadcast, ShapeSame)
@@ -167,14 +179,14 @@ __all__ = [
     "Abs", "And", "E", "Eq", "Float", "Max", "Min", "Ne", "Not", "Or", "Piecewise", "Rational", "Symbol", "erf",
     "erfc", "exp", "expm1", "log", "log1p", "pi", "sign", "sqrt", "symbols", "tanh", "sigmoid",
     # spec language
-    "Op", "Formula", "Variant", "Example", "Tensor", "Scalar", "Attr", "Output", "Param", "Text", "DimSum", "numel",
+    "Op", "Formula", "Variant", "Example", "Tensor", "Scalar", "Attr", "IntArray", "Output", "Param", "Text", "DimSum", "numel",
     "dim_size", "BROADCAST", "Reduction",
     "ABSENT", "PRESENT", "GRAD", "FORWARD_INPUT", "FORWARD_OUTPUT", "OPERAND", "UNUSED", "RESULT",
     "DtypeSupported", "DtypeSame", "DtypeCastable", "FormatSame", "FormatNotPrivate", "MaxRank", "MinRank", "ShapeSame",
     "Broadcastable", "BroadcastTo", "ShapeIsBroadcast", "BroadcastsInto", "DimInRange", "DimAtMost", "DimEven",
     "ShapeHalved", "Split", "Rewrite", "ClassIndex", "CLASS", "GridSum",
     "OneOf", "Requires", "NotNull", "Rule", "ClassTarget", "ClassCount", "OneElement", "SampleShaped",
-    "PerChannel", "ChannelGrad",
+    "PerChannel", "ChannelGrad", "SequenceMask", "IN_SEQUENCE", "ArrayLength", "ArrayInRange",
     "PromotedSupported", "PromotedCastable", "PromotedSame", "EmptyReturns", "Torch", "TorchGrad", "Const",
     "DTYPES", "KERNEL_DTYPES", "DType", "PRODUCTS", "Product", "DEFAULT_PRODUCT",
 ]

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from .params import Attr, Output, Scalar, Tensor
+from .params import Attr, IntArray, Output, Scalar, Tensor
 
 
 @dataclass(eq=False)
@@ -38,6 +38,7 @@ class ResolvedExample:
     out_shape: tuple
     expected: list | None
     out_shapes: dict = None       # {output name: shape}, every output (an op may have several)
+    arrays: dict = field(default_factory=dict)   # {IntArray name: [ints] | None (null)}
 
 
 # Default data: small values of both signs, none on a branch point of the seed ops (0, ±λ).
@@ -61,7 +62,7 @@ def _default_attr(op, p: Attr):
 def resolve(op) -> ResolvedExample:
     """The op's example with every value filled in (the spec's own, or defaults from its structure)."""
     ex = getattr(op, "example", None) or Example()
-    tensors, scalars, attrs = {}, {}, {}
+    tensors, scalars, attrs, arrays = {}, {}, {}, {}
     for p in op.params:
         if isinstance(p, Tensor):
             if p.optional and p.name not in ex.values:
@@ -84,9 +85,32 @@ def resolve(op) -> ResolvedExample:
                 scalars[p.name] = float(ex.values.get(p.name, 1.0))
         elif isinstance(p, Attr):
             attrs[p.name] = ex.values[p.name] if p.name in ex.values else _default_attr(op, p)
+        elif isinstance(p, IntArray):
+            arrays[p.name] = list(ex.values[p.name]) if p.name in ex.values else _default_array(op, p, ex)
     out_shapes = {o.name: tuple(ex.shapes.get(o.name, ex.shape)) for o in op.outputs}
     return ResolvedExample(tensors, scalars, attrs, out_shapes[op.output.name],
-                           list(ex.expected) if ex.expected else None, out_shapes)
+                           list(ex.expected) if ex.expected else None, out_shapes, arrays)
+
+
+def _default_array(op, p, ex) -> list:
+    """An aclIntArray the example leaves out: as many values as its ArrayLength rule asks, each the top of its
+    ArrayInRange (every sequence at full length), else 0."""
+    from . import rules as R
+    from .functions import count_parts, numel_param
+    shape_of = lambda t: tuple(ex.shapes.get(t, ex.shape)) or (1,)   # noqa: E731
+    n, top = 0, 0
+    for r in op.rules:
+        if isinstance(r, R.ArrayLength) and r.params[0] == p.name:
+            s = shape_of(r.params[1])
+            n = s[r.dim] if r.dim < len(s) else 1
+        if isinstance(r, R.ArrayInRange) and r.params[0] == p.name and r.high is not None:
+            if isinstance(r.high, int):
+                top = r.high
+            else:
+                t, axis = count_parts(numel_param(r.high))
+                s = shape_of(t)
+                top = s[axis] if axis < len(s) else 1
+    return [top] * n
 
 
 def problems(op) -> list[str]:
@@ -124,6 +148,9 @@ def problems(op) -> list[str]:
             out.append(f"example: {n} must be one of {', '.join(map(repr, p.values))}")
         elif isinstance(p, Scalar) and (isinstance(v, bool) or not isinstance(v, (int, float))):
             out.append(f"example: {n} must be a number")
+        elif isinstance(p, IntArray) and (not isinstance(v, (list, tuple)) or any(
+                isinstance(a, bool) or not isinstance(a, int) for a in v)):
+            out.append(f"example: {n} must be a list of ints")
     if ex.expected is not None:
         want = _numel(tuple(ex.shapes.get(op.output.name, ex.shape)))
         if len(ex.expected) != want:

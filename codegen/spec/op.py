@@ -9,12 +9,14 @@ from dataclasses import dataclass, field
 import sympy
 
 from .functions import Reduction, numel
-from .params import (Attr, FORWARD_INPUT, FORWARD_OUTPUT, GRAD, Output, Param, Scalar, Tensor, Text, UNUSED, snake)
+from .params import (Attr, FORWARD_INPUT, FORWARD_OUTPUT, GRAD, IntArray, Output, Param, Scalar, Tensor, Text, UNUSED,
+                     snake)
 from .rules import NotNull, Rule
 from .classes import ClassIndex, grid_op
 from .outputs import output_ops
 from .split import Split, half_ops
 from .rewrites import kernel_form
+from .sequence import IN_SEQUENCE, SequenceMask, unmasked
 
 ABSENT = "absent"    # `Formula.when` value: the optional tensor is null
 PRESENT = "present"  # `Formula.when` value: the optional tensor is given
@@ -61,7 +63,10 @@ class Variant:
     @property
     def kernel_expr(self) -> sympy.Expr:
         """What the kernels compute: `expr` with the formula's proven rewrites applied (codegen.spec.rewrites)."""
-        return kernel_form(self.expr, self.formula.rewrites) if self.formula.rewrites else self.expr
+        # (a sequence-masked form is computed unmasked, the positions past the length written 0 after:
+        # codegen.spec.sequence)
+        expr = unmasked(self.expr) if sympy.sympify(self.expr).has(IN_SEQUENCE) else self.expr
+        return kernel_form(expr, self.formula.rewrites) if self.formula.rewrites else expr
 
     @property
     def suffix(self) -> str:
@@ -96,6 +101,7 @@ class Op:
     at: dict = field(default_factory=dict)  # {Eq(wrt, point): the backward's value there} where f' has no value
     split: Split | None = None         # the forward input split in halves along an attribute (codegen.spec.split)
     classes: ClassIndex | None = None  # class-index targets: the forward on the (sample, class) grid (codegen.spec.classes)
+    sequence: SequenceMask | None = None  # positions past an IntArray's length along a time axis (codegen.spec.sequence)
     source: str = ""                   # file the spec was loaded from (set by the loader)
 
     def __post_init__(self):
@@ -169,6 +175,10 @@ class Op:
         return [p for p in self.params if isinstance(p, Scalar) or (isinstance(p, Attr) and p.is_real)]
 
     @property
+    def int_arrays(self) -> list[IntArray]:
+        return [p for p in self.params if isinstance(p, IntArray)]
+
+    @property
     def attrs(self) -> list[Attr]:
         return [p for p in self.params if isinstance(p, Attr)]
 
@@ -222,9 +232,10 @@ class Op:
 
     # ---- rules -------------------------------------------------------------------------------------------
     def pointers(self) -> list[Param]:
-        """Every required pointer parameter: tensors, the output, aclScalars and C strings that are not optional."""
+        """Every required pointer parameter: tensors, the output, aclScalars, aclIntArrays and C strings that are
+        not optional."""
         return [p for p in self.params
-                if (isinstance(p, (Tensor, Output, Scalar)) or (isinstance(p, Attr) and p.type == "string"))
+                if (isinstance(p, (Tensor, Output, Scalar, IntArray)) or (isinstance(p, Attr) and p.type == "string"))
                 and not getattr(p, "optional", False)]
 
     @property

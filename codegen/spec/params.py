@@ -165,3 +165,24 @@ class Attr(Param):
         if self.values:
             return next(iter(self.values))
         return False if self.type == "bool" else 0
+
+
+@dataclass(eq=False)
+class IntArray(Param):
+    """A host array of int64 values (`const aclIntArray *`): CtcLossBackward's inputLengths, one length per batch
+    element.  A pointer, so null is checked first (161001) unless `optional`; its length and values are stated by
+    rules (`ArrayLength`, `ArrayInRange`); formulas read it through a `SequenceMask` (codegen.spec.sequence).  In
+    Python it is a sequence of ints (a list, a tuple or a 1-D integer ndarray)."""
+    c_type: str = "const aclIntArray *"
+    optional: bool = False
+
+    kind = "int_array"
+
+    @property
+    def ctype(self) -> str:
+        return self.c_type
+
+    @property
+    def typical(self):
+        """A value a tool may pass when it has no tensor to size it by: the empty array."""
+        return []

@@ -446,3 +446,73 @@ class Requires(Rule):
         when = condition_text(self.when, lang, op)
         return {"zh": f"当{when}时,{self.params[0]}的值不满足{cond}。",
                 "en": f"the value of {self.params[0]} does not satisfy {cond} while {when}."}[lang]
+
+
+@dataclass(frozen=True, init=False)
+class ArrayLength(Rule):
+    """The IntArray `params[0]` has as many values as tensor `params[1]` has elements along `dim` (which it must
+    have): CtcLossBackward's inputLengths, one length per batch element of logProbs [T, N, C] (dim=1)."""
+    category = "shape"
+    dim: int = 0
+
+    def __init__(self, array: str, tensor: str, dim: int = 0):
+        super().__init__(array, tensor)
+        object.__setattr__(self, "dim", int(dim))
+
+    def describe(self, lang, op=None):
+        a, t = self.params
+        return {"zh": f"{a}的长度不等于{t}第{self.dim}维的大小(或{t}的维数不大于{self.dim})。",
+                "en": f"{a}'s length is not {t}'s size along dimension {self.dim} (or {t} has no dimension "
+                      f"{self.dim})."}[lang]
+
+
+def _bound_text(b, lang) -> str:
+    """A bound of ArrayInRange in words: an integer, or a tensor's size along an axis (a dim_size symbol)."""
+    if isinstance(b, int):
+        return str(b)
+    from .functions import count_parts, numel_param
+    t, axis = count_parts(numel_param(b))
+    return {"zh": f"{t}第{axis}维的大小", "en": f"{t}'s size along dimension {axis}"}[lang]
+
+
+@dataclass(frozen=True, init=False)
+class ArrayInRange(Rule):
+    """Every value of the IntArray `params[0]` lies in [low, high]; each bound is an int or a tensor's size along
+    an axis, `dim_size("self", 0)` (CtcLossBackward's inputLengths: 0 <= inputLengths[b] <= T).  The tensor a
+    bound reads is listed after the array in `params` (the rules before must give it that axis)."""
+    low: object = 0
+    high: object = None
+
+    def __init__(self, array: str, low=0, high=None):
+        from .functions import count_parts, numel_param
+        bounds = [b for b in (low, high) if b is not None and not isinstance(b, int)]
+        tensors = [count_parts(numel_param(b))[0] for b in bounds if isinstance(b, sympy.Symbol) and numel_param(b)]
+        super().__init__(array, *dict.fromkeys(tensors))
+        object.__setattr__(self, "low", low)
+        object.__setattr__(self, "high", high)
+
+    def bound(self, which: str):
+        """('int', value), ('dim', tensor, axis) or None for the bound `which` ('low' or 'high')."""
+        from .functions import count_parts, numel_param
+        b = getattr(self, which)
+        if b is None:
+            return None
+        if isinstance(b, int) and not isinstance(b, bool):
+            return ("int", b)
+        name = numel_param(b) if isinstance(b, sympy.Symbol) else None
+        t, axis = count_parts(name) if name else (None, None)
+        if axis is None:
+            raise ValueError(f"ArrayInRange({self.params[0]}): {which}={b!r} must be an int or dim_size(tensor, "
+                             "axis)")
+        return ("dim", t, axis)
+
+    def describe(self, lang, op=None):
+        a = self.params[0]
+        lo = _bound_text(self.low, lang) if self.low is not None else None
+        hi = _bound_text(self.high, lang) if self.high is not None else None
+        if lo is not None and hi is not None:
+            return {"zh": f"{a}的取值不在[{lo}, {hi}]之内。",
+                    "en": f"a value of {a} is outside [{lo}, {hi}]."}[lang]
+        if lo is not None:
+            return {"zh": f"{a}的取值小于{lo}。", "en": f"a value of {a} is less than {lo}."}[lang]
+        return {"zh": f"{a}的取值大于{hi}。", "en": f"a value of {a} is greater than {hi}."}[lang]

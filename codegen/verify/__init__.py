@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 from codegen.spec.classes import has_rows
+from codegen.spec.sequence import unmasked_op
 
 from .cases import cases
 from .class_rows import check_rows
@@ -26,6 +27,11 @@ def verify_op(op, numeric: bool = True, use_cache: bool = False) -> list[Result]
         for h in op.halves:
             out += [dataclasses.replace(r, formula=f"d/d{h.wrt}: {r.formula}") for r in verify_op(h, numeric)]
         return out
+    if op.sequence is not None:   # where IN_SEQUENCE holds as any op, where not: nothing depends on x, forms 0
+        from .sequence import masked_rows
+        out = [dataclasses.replace(r, formula=f"t < {op.sequence.lengths}[b]: {r.formula}")
+               for r in verify_op(unmasked_op(op), numeric)]
+        return out + masked_rows(op)
     if len(op.outputs) > 1:   # each output's gradient against the one forward, w.r.t. that output's input
         out = []
         for sub in op.per_output:

@@ -43,7 +43,7 @@ import numpy as np
 from codegen.errors import AclnnError
 from codegen.spec import DEFAULT_PRODUCT, PRODUCTS, Op
 from codegen.spec.dtypes import DTYPES
-from codegen.spec.params import Attr, Output, Scalar, Tensor
+from codegen.spec.params import Attr, IntArray, Output, Scalar, Tensor
 
 from . import build, pyext
 from codegen.runtime.formats import format_of
@@ -56,7 +56,7 @@ ARG_NULL, ARG_TENSOR, ARG_SCALAR, ARG_TENSOR_FORMAT = (ARG_KINDS[f"OPGEN_ARG_{k}
                                                        ("NULL", "TENSOR", "SCALAR", "TENSOR_FORMAT"))
 ND = FORMATS["ND"]
 _DOUBLE, _INT64 = struct.Struct("=d"), struct.Struct("=q")
-_TENSOR, _OUT, _SCALAR, _ATTR = "tensor", "out", "scalar", "attr"
+_TENSOR, _OUT, _SCALAR, _ATTR, _ARRAY = "tensor", "out", "scalar", "attr", "int_array"
 ACL_OF_NUMPY = {d.numpy_dtype(): d.acl for d in DTYPES.values() if d.numpy}   # dtype objects: faster than .name
 
 
@@ -192,8 +192,14 @@ class Library:
         self.phase1_fn.argtypes = types + [POINTER(c_uint64), POINTER(c_void_p)]
         # each parameter's kind, worked out once (a call is short: isinstance per parameter showed in its cost)
         self.plan = [(_OUT if isinstance(p, Output) else _TENSOR if isinstance(p, Tensor) else
-                      _SCALAR if isinstance(p, Scalar) else _ATTR, p) for p in op.params]
-        self.handle_at = [i for i, (kind, _) in enumerate(self.plan) if kind is not _ATTR]
+                      _SCALAR if isinstance(p, Scalar) else _ARRAY if isinstance(p, IntArray) else _ATTR, p)
+                     for p in op.params]
+        self.handle_at = [i for i, (kind, _) in enumerate(self.plan) if kind not in (_ATTR, _ARRAY)]
+        if op.int_arrays:
+            dll.aclCreateIntArray.restype = c_void_p
+            dll.aclCreateIntArray.argtypes = [POINTER(c_int64), c_uint64]
+            dll.aclDestroyIntArray.restype = c_int32
+            dll.aclDestroyIntArray.argtypes = [c_void_p]
         self.phase2 = getattr(dll, op.name)
         self.phase2.restype = c_int32
         self.phase2.argtypes = [c_void_p, c_uint64, c_void_p, c_void_p]
@@ -277,6 +283,21 @@ class Library:
             raise Unmarshallable
         return int(v)
 
+    @staticmethod
+    def int_values(v):
+        """An aclIntArray's values as a ctypes int64 array (None for a null pointer); Unmarshallable unless a
+        list, tuple or 1-D integer ndarray of int64 values (the Python checker words the refusal)."""
+        if v is None:
+            return None
+        if isinstance(v, np.ndarray):
+            if v.ndim != 1 or not np.issubdtype(v.dtype, np.integer):
+                raise Unmarshallable
+            v = v.tolist()
+        if not isinstance(v, (list, tuple)) or any(isinstance(x, (bool, np.bool_)) or not isinstance(
+                x, (int, np.integer)) or not -2**63 <= int(x) < 2**63 for x in v):
+            raise Unmarshallable
+        return (c_int64 * max(len(v), 1))(*(int(x) for x in v)), len(v)
+
     # ---- the two phases --------------------------------------------------------------------------------
     def create(self, args: dict, out):
         """(arguments for phase 1, release()): every tensor and scalar created in one C call (opgenCreateArgs),
@@ -290,6 +311,9 @@ class Library:
             elif kind is _ATTR:
                 cargs.append(self.attr(p, v))
                 continue
+            elif kind is _ARRAY:   # created below, once nothing else can raise Unmarshallable
+                cargs.append(self.int_values(v))
+                continue
             else:
                 words += self.tensor(v, keep)
             cargs.append(None)
@@ -300,9 +324,17 @@ class Library:
                                f"{self.dll.aclGetRecentErrMsg().decode()}")
         for i, h in zip(handle_at, handles):
             cargs[i] = h
+        arrays = []
+        for i, (kind, _) in enumerate(self.plan):
+            if kind is _ARRAY and cargs[i] is not None:
+                values, n = cargs[i]
+                cargs[i] = self.dll.aclCreateIntArray(values, n)
+                arrays.append(cargs[i])
 
         def release(keep=keep):   # (the arrays C reads, copies among them, live as long as the handles)
             self.args.destroy(buffer, handles)
+            for a in arrays:
+                self.dll.aclDestroyIntArray(a)
         return cargs, release
 
     def phase1(self, cargs: list, product: str):

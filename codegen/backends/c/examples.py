@@ -16,7 +16,7 @@ from pathlib import Path
 from codegen.buildcache import BuildError, cached_build
 from codegen.spec import Op
 from codegen.spec.example import resolve
-from codegen.spec.params import Attr, Output, Scalar, Tensor
+from codegen.spec.params import Attr, IntArray, Output, Scalar, Tensor
 from codegen.template_util import preamble, render
 
 from . import prototypes
@@ -94,6 +94,11 @@ def context(op: Op) -> dict:
             args.append(p.name if ex.scalars[p.name] is not None else "NULL")
         elif isinstance(p, Attr):
             args.append(p.name)
+        elif isinstance(p, IntArray):
+            args.append(p.name if ex.arrays[p.name] is not None else "NULL")
+    # an aclIntArray: its values on the host, copied by aclCreateIntArray (a zero-length C array is not C: [1])
+    arrays = [{"name": n, "data": "{" + ", ".join(map(str, v or [0])) + "}", "size": len(v)}
+              for n, v in ex.arrays.items() if v is not None]
     scalars = [{"name": n, "value": _c_float(v)} for n, v in ex.scalars.items() if v is not None]
     attrs = [_attr(op.param(n), v) for n, v in ex.attrs.items()]
     # each output copied back and printed: `result[i]` for an op's only output, `<name>[i]` for several
@@ -101,7 +106,8 @@ def context(op: Op) -> dict:
     outs = [{"name": o.name, "numel": next(t for t in tensors if t["name"] == o.name)["numel"],
              "var": f"{o.name}Data" if several else "resultData", "label": o.name if several else "result"}
             for o in op.outputs]
-    return {"tensors": tensors, "scalars": scalars, "attrs": attrs, "call_args": ", ".join(args), "outs": outs}
+    return {"tensors": tensors, "scalars": scalars, "attrs": attrs, "arrays": arrays, "call_args": ", ".join(args),
+            "outs": outs}
 
 
 def _tensor(name: str, shape: list[int], data: list[str], ctype: str = "float", acl: str = "ACL_FLOAT") -> dict:

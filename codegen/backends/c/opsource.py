@@ -239,7 +239,12 @@ def _phase1_variant(op: Op, kv: KernelVariant, v: dict, fill: list[str]) -> list
                                                  "rows", "rows_chunked")]
     else:
         body += [f"call.block = block{s};", f"call.chunked = block_chunked{s};"]
-    body.append("return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);")
+    if op.sequence is not None:   # codegen.spec.sequence: phase 2 writes 0 past each length after the call
+        sq = op.sequence
+        body.append(f"return opgen_phase1_masked(OP, &call, &p, sizeof p, {sq.lengths}, {sq.time}, {sq.batch}, "
+                    "workspaceSize, executor);")
+    else:
+        body.append("return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);")
     if not v["dispatch"]:
         return ["    " + line for line in body]
     return [f"    if ({v['dispatch']}) {{", *["        " + line for line in body], "    }"]
@@ -415,6 +420,14 @@ def check_lines(op: Op) -> list[str]:
             lines.append(f'OPGEN_TRY(opgen_check_channel_grad("{n}", {n}, "{ref}", {ref}, "{o}", {o}, {s.n}));')
         elif s.kind == "one_element":
             lines.append(f'OPGEN_TRY(opgen_check_one_element("{n}", {n}));')
+        elif s.kind == "array_length":
+            lines.append(f'OPGEN_TRY(opgen_check_array_length("{n}", {n}, "{ref}", {ref}, {s.n}));')
+        elif s.kind == "array_in_range":
+            args = []
+            for b in (s.rule.bound("low"), s.rule.bound("high")):
+                args += (["false", "0"] if b is None else ["true", str(b[1])] if b[0] == "int"
+                         else ["true", f"opgen_array_bound({b[1]}, {b[2]})"])
+            lines.append(f'OPGEN_TRY(opgen_check_array_in_range("{n}", {n}, {", ".join(args)}));')
         elif s.kind == "sample_shaped":
             lines.append(f'OPGEN_TRY(opgen_check_sample_shaped("{n}", {n}, "{ref}", {ref}, {none_test(op, s)}));')
         elif s.kind == "one_of" and op.param(n).type == "string":

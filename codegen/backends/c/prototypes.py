@@ -1,7 +1,7 @@
 """The C prototypes of both phases, printed from the parameter list (ascend.md §2)."""
 from __future__ import annotations
 
-from codegen.spec.params import Attr, Output, Scalar, Tensor
+from codegen.spec.params import Attr, IntArray, Output, Scalar, Tensor
 
 from .cann import const_stream, workspace_size_name
 
@@ -29,6 +29,8 @@ def c_type(p) -> str:
         return "const aclScalar *"
     if isinstance(p, Attr):
         return p.ctype if p.ctype.endswith("*") else p.ctype + " "
+    if isinstance(p, IntArray):
+        return p.c_type
     raise TypeError(f"no C type for parameter {p.name} ({type(p).__name__})")
 
 

@@ -96,7 +96,10 @@ PyMODINIT_FUNC PyInit_{name}(void)
 
 
 def sources(op: Op) -> dict[str, str]:
-    """{path: text} the extension adds to the op's library sources (under src/, beside opgen_runtime.h)."""
+    """{path: text} the extension adds to the op's library sources (under src/, beside opgen_runtime.h); none for
+    an op with an aclIntArray parameter, which the ctypes binding calls (opgen_pycall.c has no array kind)."""
+    if op.int_arrays:
+        return {}
     return {
         "src/opgen_pycall.h": (GLUE / "opgen_pycall.h").read_text(),
         "src/opgen_pycall.c": (GLUE / "opgen_pycall.c").read_text(),

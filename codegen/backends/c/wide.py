@@ -170,6 +170,10 @@ def _phase1_switch(op, kv, suffix, value_var, wide, fields, ppr, tensors, fn, co
         lines.append(f"        q.{s} = {ppr.doprint(e)};")
     lines += [f"        call.wide = {fn};",
               f"        call.is_complex = {complex_flag};",
+              # (a sequence mask, codegen.spec.sequence: phase 2 writes 0 past each length after the call)
+              "        return opgen_phase1_masked(OP, &call, &q, sizeof q, "
+              f"{op.sequence.lengths}, {op.sequence.time}, {op.sequence.batch}, workspaceSize, executor);"
+              if op.sequence is not None else
               "        return opgen_phase1_done(OP, &call, &q, sizeof q, workspaceSize, executor);",
               "    }",
               "}"]

@@ -229,7 +229,15 @@ def legend(op, lang: str) -> list[tuple[str, str]]:
                                           f"for a 1-D {c}); {t} and gradOutput are read per sample, weight per class")))
         out.append(("N", _is(lang, f"样本个数;每个样本的损失ℓ_i为其各类别上ℓ之和",
                              f"the number of samples; each sample's loss ℓ_i is the sum of ℓ over its classes")))
-    elif op.loss_reduction:
+    if op.sequence is not None:   # codegen.spec.sequence: the mask, in words
+        from codegen.spec.sequence import IN_SEQUENCE
+        sq = op.sequence
+        out.append((latex(IN_SEQUENCE, op),
+                    _is(lang, f"元素在其序列之内:t < {sq.lengths}[b],t为元素在第{sq.time}维上的下标,b为其在第{sq.batch}维"
+                              f"上的下标;序列长度及之后的位置梯度为0",
+                        f"the element is within its sequence: t < {sq.lengths}[b], t its index along dimension "
+                        f"{sq.time} and b along dimension {sq.batch}; at and past the length the gradient is 0")))
+    if op.classes is None and op.loss_reduction:
         out.append(("N", _is(lang, f"损失的元素个数(即{op.output.name}的元素个数)",
                              f"the number of loss elements (the elements of {op.output.name})")))
     has_dimsum = any(sympy.sympify(e).has(DimSum) for e in [op.forward] + [f.expr for f in op.formulas])

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from codegen.spec import rules as R
-from codegen.spec.params import Attr, Output, Scalar, Tensor
+from codegen.spec.params import Attr, IntArray, Output, Scalar, Tensor
 
 from .errors import literal
 from .products import dtype_groups
@@ -113,6 +113,11 @@ def _shape_phrase(r, name, lang):
                    f"{ref}'s shape without its class axis (dimension 1); rank 0 or (1) for a 1-D {ref}")
     if isinstance(r, R.OneElement):
         return _is(lang, "只有一个元素(任意维数)", "exactly one element (of any rank)")
+    if isinstance(r, R.ArrayLength):   # an aclIntArray's length (codegen.spec.params.IntArray)
+        a, ref = r.params
+        if name != a:
+            return None
+        return _is(lang, f"长度须等于{ref}第{r.dim}维的大小", f"as many values as {ref}'s size along dimension {r.dim}")
     if isinstance(r, R.PerChannel):   # a per-channel tensor (PReLU's weight)
         t, ref = r.params
         if name != t:
@@ -160,6 +165,14 @@ def _value_phrase(r, name, lang, op):
         names = getattr(attr, "values", {}) or {}
         vals = [f"{v}{_is(lang, '', ' ')}({names[v]})" if v in names else str(v) for v in r.values]
         return _is(lang, f"只能取{'、'.join(vals)}", f"one of {', '.join(vals)}")
+    if isinstance(r, R.ArrayInRange):
+        if name != r.params[0]:
+            return None   # a tensor whose size bounds the values: the array's entry says it
+        lo, hi = (None if b is None else R._bound_text(b, lang) for b in (r.low, r.high))
+        if lo is not None and hi is not None:
+            return _is(lang, f"每个取值须在[{lo}, {hi}]之内", f"each value in [{lo}, {hi}]")
+        return _is(lang, f"每个取值须不小于{lo}", f"each value at least {lo}") if lo is not None else \
+            _is(lang, f"每个取值须不大于{hi}", f"each value at most {hi}")
     if isinstance(r, R.Requires):
         cond = condition_code(r.condition, op)
         if str(r.when) == "True":
@@ -249,6 +262,10 @@ def phase1_params(op, lang: str) -> list[ParamDoc]:
             where = _is(lang, f"Host侧的aclScalar,数据类型为{p.dtype}。",
                         f"An aclScalar on the host, of dtype {p.dtype}.")
             details = []
+        elif isinstance(p, IntArray):
+            where = _is(lang, "Host侧的aclIntArray,元素为INT64。", "An aclIntArray on the host, of INT64 values.")
+            shape = _phrases(op, p.name, "shape", lang)
+            details = [(_is(lang, "长度", "length"), [_sentence(shape, lang)])] if shape else []
         else:
             kind = p.spec_type
             where = _is(lang, f"Host侧的{kind.zh}。", f"A host {kind.en}.")

@@ -13,7 +13,7 @@ from codegen.spec import ABSENT, Op
 from codegen.spec.functions import BROADCAST, count_parts
 from codegen.runtime.calls import out_dtype_free
 from codegen.spec import rules as R
-from codegen.spec.params import Attr, Output, Scalar, Tensor
+from codegen.spec.params import Attr, IntArray, Output, Scalar, Tensor
 from codegen.template_util import preamble, render
 from codegen.text import condition_code
 
@@ -51,6 +51,9 @@ def _step_lines(op, s, v, pr):
         return [f'_chk.not_null("{n}", {v(n)})']
     if s.kind == "convert":
         p = op.param(n)
+        if isinstance(p, IntArray):
+            return [f'{p.py_name} = _chk.int_array("{n}", {p.py_name})'
+                    + (f" if {p.py_name} is not None else None" if p.optional else "")]
         if isinstance(p, Scalar) and p.optional:
             return [f'{p.py_name} = _chk.optional_scalar_value("{n}", {p.py_name}, {float(p.default)!r})']
         if isinstance(p, Scalar):
@@ -98,6 +101,13 @@ def _step_lines(op, s, v, pr):
     if s.kind == "sample_shaped":
         red = s.others[0]
         return [f'_chk.sample_shaped("{n}", {v(n)}, "{ref}", {v(ref)}, {v(red)} in {none_values(op, red)!r})']
+    if s.kind == "array_length":
+        return [f'_chk.array_length("{n}", {v(n)}, "{ref}", {v(ref)}, {s.n})']
+    if s.kind == "array_in_range":
+        b = [s.rule.bound(w) for w in ("low", "high")]
+        lo, hi = (("None" if x is None else str(x[1]) if x[0] == "int" else f"_chk.array_bound({v(x[1])}, {x[2]})")
+                  for x in b)
+        return [f'_chk.array_in_range("{n}", {v(n)}, {lo}, {hi})']
     if s.kind == "one_of":
         return [f'_chk.one_of("{n}", {v(n)}, {s.values!r})']
     if s.kind == "kernel_dtypes":
@@ -426,7 +436,7 @@ def render_op(op: Op, source_label: str) -> str:
         "op_name": op.name, "snake_name": op.snake_name, "output_name": op.output.name,
         "input_names": [p.py_name for p in inputs],
         "check_args": [p.py_name for p in inputs] + ["out"],
-        "converted": [p.py_name for p in inputs if isinstance(p, (Scalar, Attr))],
+        "converted": [p.py_name for p in inputs if isinstance(p, (Scalar, Attr, IntArray))],
         "out_dtype_free": out_dtype_free(op),
         "default_dtype_from": ", ".join(op.param(n).py_name for n in op.output_dtype_sources),
         "output_shape": output_shape_expr(op),
@@ -439,6 +449,8 @@ def render_op(op: Op, source_label: str) -> str:
         "split": split_context(op, variants),
         "classes": classes_context(op),
         "compute": compute,
+        "sequence": (op.param(op.sequence.lengths).py_name, op.sequence.time, op.sequence.batch)
+        if op.sequence else None,
     }
     definitions = F.constants(compute) + [
                    F.check_function(op.name, call["check_args"], checks, call["converted"], bool(empty_returns))]

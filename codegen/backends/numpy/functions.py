@@ -296,6 +296,10 @@ def op_function(c: dict) -> str:
         body += ["view = out", "if out.ndim == 0:  # a rank-0 tensor is a row of one element along dim 0 / -1",
                  f"    {c['rank0_line']}"]
     body += _kernel_calls(c)
+    if c.get("sequence"):   # codegen.spec.sequence: the kernels computed the form where IN_SEQUENCE holds
+        lengths, time, batch = c["sequence"]
+        body += [f"# 0 at and past each sequence's length: t >= {lengths}[b] (t along axis {time}, b along {batch})",
+                 f"out[_calls.past_length(out.shape, {lengths}, {time}, {batch})] = 0"]
     if c["sum_to"]:
         body += [f"# the adjoint of broadcasting {c['sum_to']}: summed over the broadcast axes, rounded once to "
                  "out's dtype", "_store(out, _calls.sum_to(full, out.shape))"]

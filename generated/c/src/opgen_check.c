@@ -698,3 +698,49 @@ aclnnStatus opgen_check_requires_b(const char *name, bool ok, const char *condit
     return ok ? ACLNN_SUCCESS
               : opgen_fail(INVALID, name, "%s must satisfy %s, got %s", name, condition, value ? "True" : "False");
 }
+
+/* ---- aclIntArray (codegen/spec/rules.py ArrayLength, ArrayInRange) ------------------------------------------- */
+aclnnStatus opgen_check_array_length(const char *name, const aclIntArray *a, const char *ref_name,
+                                     const aclTensor *ref, int64_t dim)
+{
+    if (!a || !ref)
+        return ACLNN_SUCCESS;
+    uint64_t n = 0;
+    aclGetIntArraySize(a, &n);
+    char s[256];
+    if ((int64_t)ref->ndim <= dim)
+        return opgen_fail(INVALID, name, "%s's length must be %s's size along dimension %lld, but %s %s has no "
+                          "dimension %lld", name, ref_name, (long long)dim, ref_name,
+                          shape_str(s, sizeof s, ref->dims, ref->ndim), (long long)dim);
+    if ((int64_t)n != ref->dims[dim])
+        return opgen_fail(INVALID, name, "%s must have %lld values (%s's size along dimension %lld), got %llu", name,
+                          (long long)ref->dims[dim], ref_name, (long long)dim, (unsigned long long)n);
+    return ACLNN_SUCCESS;
+}
+
+int64_t opgen_array_bound(const aclTensor *ref, int64_t axis)
+{
+    if (!ref || ref->ndim == 0)
+        return 1;
+    return axis < (int64_t)ref->ndim ? ref->dims[axis] : 1;
+}
+
+aclnnStatus opgen_check_array_in_range(const char *name, const aclIntArray *a, bool has_low, int64_t low,
+                                       bool has_high, int64_t high)
+{
+    if (!a)
+        return ACLNN_SUCCESS;
+    uint64_t n = 0;
+    aclGetIntArraySize(a, &n);
+    const int64_t *v = opgen_int_array_values(a);
+    for (uint64_t i = 0; i < n; ++i) {
+        if ((has_low && v[i] < low) || (has_high && v[i] > high)) {
+            char lo[32], hi[32];
+            snprintf(lo, sizeof lo, "%lld", (long long)low);
+            snprintf(hi, sizeof hi, "%lld", (long long)high);
+            return opgen_fail(INVALID, name, "%s[%llu] = %lld is outside [%s, %s]", name, (unsigned long long)i,
+                              (long long)v[i], has_low ? lo : "-inf", has_high ? hi : "inf");
+        }
+    }
+    return ACLNN_SUCCESS;
+}

@@ -543,6 +543,9 @@ struct aclOpExecutor {
     int64_t *classes[OPGEN_MAX_CALLS];  /* each call's class coordinate (opgen_call_classes), or NULL */
     opgen_rows *rows;                   /* a split op read as rows (opgen_phase1_rows), or NULL */
     uint64_t rows_base;                 /* the byte offset of its staged inputs in the workspace */
+    bool masked;                        /* a sequence mask (opgen_phase1_masked): after the call, out[t, b, ...] */
+    int64_t *lengths;                   /* is written 0 for t >= lengths[b] (t along mask_time, b along */
+    int64_t mask_time, mask_batch;      /* mask_batch): a copy of the caller's aclIntArray */
     struct aclOpExecutor *next;
 };
 
@@ -574,6 +577,7 @@ static void executor_free(aclOpExecutor *e)
         free(e->classes[k]);
     }
     free(e->rows);
+    free(e->lengths);
     free(e);
 }
 
@@ -757,6 +761,28 @@ aclnnStatus opgen_phase1_done(const char *op, const opgen_call *c, const void *p
 {
     aclOpExecutor *e = NULL;
     OPGEN_TRY(executor_new(op, 1, c, &params, &params_size, &e));
+    e->workspace = call_workspace(&e->call[0]);
+    return executor_publish(e, workspaceSize, executor);
+}
+
+aclnnStatus opgen_phase1_masked(const char *op, const opgen_call *c, const void *params, size_t params_size,
+                                const aclIntArray *lengths, int64_t time, int64_t batch, uint64_t *workspaceSize,
+                                aclOpExecutor **executor)
+{
+    aclOpExecutor *e = NULL;
+    OPGEN_TRY(executor_new(op, 1, c, &params, &params_size, &e));
+    uint64_t n = 0;
+    aclGetIntArraySize(lengths, &n);
+    e->lengths = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
+    if (!e->lengths) {
+        executor_free(e);
+        return opgen_fail(ACLNN_ERR_INNER_CREATE_EXECUTOR, NULL, "%s: out of memory creating the executor", op);
+    }
+    if (n)
+        memcpy(e->lengths, opgen_int_array_values(lengths), sizeof(int64_t) * (size_t)n);
+    e->masked = true;
+    e->mask_time = time;
+    e->mask_batch = batch;
     e->workspace = call_workspace(&e->call[0]);
     return executor_publish(e, workspaceSize, executor);
 }
@@ -1026,6 +1052,26 @@ static void zero_from(const aclTensor *t, int64_t from)
     }
 }
 
+/* 0 in t's elements at (.., t_i, .., b_j, ..) with i >= lengths[j], i along `time` and j along `batch`
+ * (codegen/spec/sequence.py; a check gave lengths one value per b). */
+static void zero_past_length(const aclTensor *t, const int64_t *lengths, int64_t time, int64_t batch)
+{
+    const size_t es = opgen_dtype_size(t->dtype);
+    const int64_t n = opgen_numel(t);
+    int64_t idx[OPGEN_MAX_DIMS] = {0};
+    char *base = (char *)t->data;
+    for (int64_t i = 0; i < n; ++i) {
+        if (idx[time] >= lengths[idx[batch]]) {
+            int64_t off = t->offset;
+            for (uint64_t d = 0; d < t->ndim; ++d)
+                off += idx[d] * t->strides[d];
+            memset(base + off * (int64_t)es, 0, es);   /* +0.0 in every floating dtype */
+        }
+        for (int d = (int)t->ndim - 1; d >= 0 && ++idx[d] == t->dims[d]; --d)
+            idx[d] = 0;
+    }
+}
+
 /* min(sum(counts), pre), at least 0, the sum exact (128 bits, as Python's integers in codegen/runtime/rows.py). */
 static int64_t row_count(const aclTensor *counts, int64_t pre)
 {
@@ -1243,6 +1289,8 @@ aclnnStatus opgen_phase2(const char *op, void *workspace, uint64_t workspaceSize
     for (int k = 0; k < executor->ncalls && ret == ACLNN_SUCCESS; ++k)
         if (executor->staged_call[k] && opgen_numel(&executor->dest[k]) > 0)
             copy_out(&executor->dest[k], (const char *)workspace + (executor->staged_call[k] - 1));
+    if (ret == ACLNN_SUCCESS && executor->masked)   /* the positions past their sequence's length hold 0 */
+        zero_past_length(&executor->call[0].out, executor->lengths, executor->mask_time, executor->mask_batch);
     if (ret == ACLNN_SUCCESS && rows && rows->counted) {   /* the rows past the count hold 0 */
         const aclTensor *w = &executor->whole;
         int64_t pre = 1;

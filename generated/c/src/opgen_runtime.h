@@ -250,6 +250,21 @@ int64_t opgen_count(uint64_t ndim, const int64_t *dims, int axis);
 /* End of phase 1: size the workspace, build the executor holding the call and a copy of its params. */
 aclnnStatus opgen_phase1_done(const char *op, const opgen_call *c, const void *params, size_t params_size,
                               uint64_t *workspaceSize, aclOpExecutor **executor);
+/* End of phase 1 of a sequence-masked op (codegen/spec/sequence.py): as opgen_phase1_done, and after the call phase 2
+ * writes 0 to out's elements at t >= lengths[b] (t along `time`, b along `batch`; a copy of the values is kept). */
+aclnnStatus opgen_phase1_masked(const char *op, const opgen_call *c, const void *params, size_t params_size,
+                                const aclIntArray *lengths, int64_t time, int64_t batch, uint64_t *workspaceSize,
+                                aclOpExecutor **executor);
+/* The values of an aclIntArray (opgen_objects.c; aclGetIntArraySize gives their number). */
+const int64_t *opgen_int_array_values(const aclIntArray *array);
+/* aclIntArray checks (codegen/spec/rules.py ArrayLength, ArrayInRange): as many values as ref's size along dim;
+ * every value in [low, high] (has_low/has_high false: that side is not checked). */
+aclnnStatus opgen_check_array_length(const char *name, const aclIntArray *a, const char *ref_name,
+                                     const aclTensor *ref, int64_t dim);
+aclnnStatus opgen_check_array_in_range(const char *name, const aclIntArray *a, bool has_low, int64_t low,
+                                       bool has_high, int64_t high);
+/* The bound dim_size(ref, axis) of ArrayInRange: ref's size along axis (rank 0 counts as (1,), past the rank 1). */
+int64_t opgen_array_bound(const aclTensor *ref, int64_t axis);
 /* End of phase 1 of a split op (codegen/spec/split.py): two calls, each writing its half of `whole` along `dim`,
  * run one after the other.  When `whole` overlaps an input, the calls write a contiguous copy of it in the
  * workspace instead, copied into `whole` at the end. */

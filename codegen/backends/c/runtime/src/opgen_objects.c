@@ -1,7 +1,8 @@
 /* opgen_objects.c — the aclnn objects besides tensors and scalars (host arrays, tensor and scalar lists), the
  * getters of a tensor's description, and the acl_base.h helpers (aclFloat16, aclDataTypeSize).  None of the
- * generated operators takes an array or a list yet; they exist so that programs written for CANN build and run
- * unchanged, and for the operators of the catalog that will (aclnnCtcLossBackward takes aclIntArrays). */
+ * generated operators takes a list; the aclIntArray is an IntArray parameter's (codegen/spec/params.py: one length
+ * per batch element, as aclnnCtcLossBackward's inputLengths); the rest exist so that programs written for CANN build
+ * and run unchanged. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,6 +70,8 @@ static void *copy_values(const char *fn, const void *value, uint64_t n, size_t b
     }
 
 OPGEN_ARRAY(aclIntArray, int64_t, aclCreateIntArray, aclDestroyIntArray, aclGetIntArraySize)
+
+const int64_t *opgen_int_array_values(const aclIntArray *array) { return array->value; }
 OPGEN_ARRAY(aclFloatArray, float, aclCreateFloatArray, aclDestroyFloatArray, aclGetFloatArraySize)
 OPGEN_ARRAY(aclBoolArray, bool, aclCreateBoolArray, aclDestroyBoolArray, aclGetBoolArraySize)
 

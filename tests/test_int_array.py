@@ -1,0 +1,195 @@
+"""The `const aclIntArray *` parameter kind (codegen.spec.params.IntArray) and the sequence mask it drives
+(codegen.spec.sequence), on tests/feature_specs/sequence_tanh_backward.py: a time-major [T, N, ...] tanh whose
+frames at or past inputLengths[b] take no part in the forward, as CtcLossBackward's inputLengths.
+
+The values are held to PyTorch's autograd of the masked forward (an independent oracle); the Python and C checkers
+to the same verdicts on good and bad arrays; bad specs are refused with what is wrong."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import codegen
+from codegen.errors import SpecError
+from codegen.verify import verify_op
+
+FEATURES = Path(__file__).parent / "feature_specs"
+SPEC = FEATURES / "sequence_tanh_backward.py"
+NAME = "sequence_tanh_backward"
+
+
+@pytest.fixture(scope="module")
+def op():
+    return codegen.load_specs(FEATURES)[NAME]
+
+
+@pytest.fixture(scope="module", params=["numpy", "c"])
+def fn(request):
+    return codegen.kernel(NAME, backend=request.param, specs_dir=FEATURES)
+
+
+def torch_grad(g, x, lengths):
+    """PyTorch autograd of y = tanh(x) where t < lengths[b], 0 elsewhere (t along axis 0, b along axis 1)."""
+    xt = torch.tensor(x, dtype=torch.float64, requires_grad=True)
+    t = torch.arange(x.shape[0]).reshape([-1] + [1] * (x.ndim - 1))
+    n = torch.tensor(lengths).reshape([1, -1] + [1] * (x.ndim - 2))
+    y = torch.where(t < n, torch.tanh(xt), torch.zeros_like(xt))
+    y.backward(torch.tensor(g, dtype=torch.float64))
+    return xt.grad.numpy()
+
+
+def test_the_proof_covers_both_sides_of_the_length(op):
+    rows = verify_op(op, numeric=True)
+    assert rows and all(r.ok for r in rows), [r for r in rows if not r.ok]
+    assert {r.formula for r in rows} == {"t < inputLengths[b]: all inputs", "t >= inputLengths[b]"}
+    assert any(r.check == "mpmath, forward differentiated" for r in rows)
+
+
+@pytest.mark.parametrize("shape, lengths", [((5, 3), [5, 0, 2]), ((4, 2, 3), [1, 4]), ((3, 1, 2, 2), [2]),
+                                            ((0, 2), [0, 0]), ((2, 0, 3), [])])
+def test_values_are_pytorch_autograd_of_the_masked_forward(fn, shape, lengths):
+    rng = np.random.default_rng(7)
+    x = rng.uniform(-3, 3, shape).astype(np.float32)
+    g = rng.uniform(-2, 2, shape).astype(np.float32)
+    got = fn(grad_output=g, self=x, input_lengths=lengths)
+    want = torch_grad(g, x, lengths)
+    np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-7)
+    t = np.arange(shape[0]).reshape([-1] + [1] * (len(shape) - 1))
+    assert (got[np.broadcast_to(t >= np.reshape(lengths, [1, -1] + [1] * (len(shape) - 2)), shape)] == 0).all()
+
+
+def test_past_the_length_is_zero_whatever_the_unmasked_form_gives(fn):
+    """The form is 0 where IN_SEQUENCE is false, even where its other branch is nan (an inf gradient times 0)."""
+    x = np.array([[0.5, np.nan], [np.inf, 1.0]], np.float32)
+    g = np.array([[1, np.inf], [np.nan, np.inf]], np.float32)
+    got = fn(grad_output=g, self=x, input_lengths=np.array([1, 0]))
+    assert got[0, 0] == np.float32(1 - np.tanh(np.float32(0.5)) ** 2) or abs(got[0, 0] - 0.7864477) < 1e-6
+    np.testing.assert_array_equal(got[[0, 1, 1], [1, 0, 1]], [0, 0, 0])
+
+
+def test_an_out_and_fp16_are_masked_too(fn):
+    x = np.linspace(-2, 2, 12, dtype=np.float32).reshape(3, 4).astype(np.float16)
+    g = np.ones_like(x)
+    out = np.full_like(x, 7)
+    assert fn(grad_output=g, self=x, input_lengths=(3, 2, 1, 0), out=out) is out
+    want = torch_grad(g.astype(np.float32), x.astype(np.float32), [3, 2, 1, 0])
+    np.testing.assert_allclose(out.astype(np.float32), want, rtol=1e-3, atol=1e-3)
+    assert out[2, 1] == 0 and out[0, 3] == 0 and out[1, 2] == 0
+
+
+BAD = [  # (input_lengths, status, message), for x of shape (3, 2)
+    (None, 161001, "inputLengths must not be null"),
+    ([3], 161002, "inputLengths must have 2 values (self's size along dimension 1), got 1"),
+    ([3, 1, 0], 161002, "inputLengths must have 2 values (self's size along dimension 1), got 3"),
+    ([3, 4], 161002, "inputLengths[1] = 4 is outside [0, 3]"),
+    ([-1, 2], 161002, "inputLengths[0] = -1 is outside [0, 3]"),
+    ([2, 2 ** 63 - 1], 161002, f"inputLengths[1] = {2 ** 63 - 1} is outside [0, 3]"),
+]
+
+
+@pytest.mark.parametrize("lengths, status, message", BAD)
+def test_bad_arrays_get_the_same_verdict_from_both_checkers(lengths, status, message):
+    x = np.zeros((3, 2), np.float32)
+    for backend in ("numpy", "c"):
+        with pytest.raises(codegen.AclnnError) as e:
+            codegen.kernel(NAME, backend=backend, specs_dir=FEATURES)(grad_output=x, self=x, input_lengths=lengths)
+        assert (e.value.status, e.value.param, e.value.message) == (status, "inputLengths", message), backend
+
+
+def test_the_length_rule_reads_the_tensors_shape_first():
+    """A tensor without the batch axis fails its rank rule before the array is measured; a wrong shape before the
+    array's length (the rules' order)."""
+    x = np.zeros(3, np.float32)
+    for backend in ("numpy", "c"):
+        k = codegen.kernel(NAME, backend=backend, specs_dir=FEATURES)
+        with pytest.raises(codegen.AclnnError) as e:
+            k(grad_output=x, self=x, input_lengths=[1])
+        assert (e.value.status, e.value.param) == (161002, "self")
+        y = np.zeros((2, 2), np.float32)
+        with pytest.raises(codegen.AclnnError) as e:
+            k(grad_output=np.zeros((2, 3), np.float32), self=y, input_lengths=[9])
+        assert (e.value.status, e.value.param) == (161002, "gradOutput")
+
+
+@pytest.mark.parametrize("lengths", [[1, True], [1.0, 2], ["1", 2], np.array([1.0, 2.0]), np.zeros((2, 1), int), 3,
+                                     np.array([], np.float32),
+                                     "12", {1: 2}])
+def test_values_c_cannot_carry_give_the_numpy_error(lengths):
+    x = np.zeros((3, 2), np.float32)
+    errors = []
+    for backend in ("numpy", "c"):
+        with pytest.raises(codegen.AclnnError) as e:
+            codegen.kernel(NAME, backend=backend, specs_dir=FEATURES)(grad_output=x, self=x, input_lengths=lengths)
+        errors.append((e.value.status, e.value.param, e.value.message))
+    assert errors[0] == errors[1] and errors[0][:2] == (161002, "inputLengths")
+
+
+def test_an_ndarray_and_a_tuple_are_arrays_too(fn):
+    x = np.ones((2, 2), np.float32)
+    for lengths in (np.array([2, 1], np.int32), (2, 1), np.array([2, 1], np.uint8)):
+        np.testing.assert_array_equal(fn(grad_output=x, self=x, input_lengths=lengths) != 0, [[1, 1], [1, 0]])
+
+
+def test_hostile_calls_on_numpy_and_c(op, monkeypatch):
+    """The hostile fuzz (tests/test_hostile_fuzz.py) draws the aclIntArray like any parameter: 30 calls of this
+    op on NumPy and C get the same verdict and, on success, layout-independent results."""
+    from hypothesis import HealthCheck, Phase, given, settings, strategies as st
+    from . import test_hostile_fuzz as H
+    monkeypatch.setattr(H, "OPS", {NAME: op})
+    monkeypatch.setattr(H, "BACKENDS", ["numpy", "c"])
+    monkeypatch.setattr(H, "kernel", lambda name, backend: codegen.kernel(name, backend=backend, specs_dir=FEATURES))
+    seen = set()
+
+    @settings(max_examples=30, derandomize=True, deadline=None, database=None,
+              suppress_health_check=list(HealthCheck), phases=[Phase.explicit, Phase.generate])
+    @given(data=st.data())
+    def run(data):
+        recipe = data.draw(H.calls([NAME]))
+        H.check(recipe)
+        seen.add(H._verdict(recipe, "numpy")[0][:3])
+    run()
+    assert ("ok",) in seen and any(v[2:] == ("inputLengths",) for v in seen if len(v) == 3), seen
+
+
+# ---- bad specs ---------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("old, new, problem", [
+    ("    backward=Piecewise((g * (1 - tanh(x)**2), IN_SEQUENCE), (0, True)),",
+     "    backward=Piecewise((g * (1 - tanh(x)**2), IN_SEQUENCE), (g, True)),",
+     "every form must be 0 where IN_SEQUENCE is false"),
+    ("    forward=Piecewise((tanh(x), IN_SEQUENCE), (0, True)),",
+     "    forward=Piecewise((tanh(x), IN_SEQUENCE), (x, True)),",
+     "where IN_SEQUENCE is false the forward must not depend on x"),
+    ('        ArrayLength("inputLengths", "self", dim=1),\n', "",
+     "a rule ArrayLength('inputLengths', <tensor>, dim=1)"),
+    ('        MinRank("self", n=2),\n', "", "a MinRank rule must give gradInput"),
+    ('    sequence=SequenceMask("inputLengths", time=0, batch=1),\n', "",
+     "IN_SEQUENCE is read but the op has no sequence=SequenceMask"),
+    ('        ArrayLength("inputLengths", "self", dim=1),', '        ShapeSame("self", "inputLengths"),',
+     "ShapeSame does not apply to the IntArray inputLengths"),
+    ('ArrayInRange("inputLengths", 0, dim_size("self", 0))', 'ArrayInRange("inputLengths", 0, 1.5)',
+     "must be an int or dim_size(tensor, axis)"),
+    ('SequenceMask("inputLengths", time=0, batch=1)', 'SequenceMask("self", time=0, batch=1)',
+     "'self' must name an IntArray parameter"),
+])
+def test_a_bad_sequence_spec_is_refused_with_the_reason(tmp_path, old, new, problem):
+    text = SPEC.read_text()
+    assert old in text
+    (tmp_path / SPEC.name).write_text(text.replace(old, new))
+    with pytest.raises(SpecError, match=problem.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[")):
+        codegen.load_specs(tmp_path)
+
+
+def test_a_wrong_form_inside_the_sequence_fails_the_proof(tmp_path):
+    text = SPEC.read_text().replace("g * (1 - tanh(x)**2), IN_SEQUENCE", "g * (1 + tanh(x)**2), IN_SEQUENCE")
+    (tmp_path / SPEC.name).write_text(text)
+    rows = verify_op(codegen.load_specs(tmp_path)[NAME], numeric=False)
+    failed = [r for r in rows if not r.ok]
+    assert failed and all(r.formula.startswith("t < inputLengths[b]") for r in failed)
+
+
+def test_the_ascendc_backend_refuses_it_with_the_reason():
+    with pytest.raises(SpecError, match="aclIntArray parameter inputLengths: the ascendc backend does not emit it"):
+        codegen.kernel(NAME, backend="ascendc", specs_dir=FEATURES)
