@@ -71,8 +71,22 @@ static void load_f32(float *dst, const char *src, int64_t n, int64_t stride, acl
         return;
     }
     switch (dt) {
-    case ACL_INT8: case ACL_UINT8: case ACL_INT16: case ACL_INT32: case ACL_INT64: case ACL_BOOL: {
-        const size_t size = opgen_dtype_size(dt);   /* the integers and BOOL: exact in double, rounded once */
+    /* INT64 and INT32 (class targets, index tensors): a loop of their own, exact in double, rounded once; through
+     * opgen_load_f64 each element was a call and a switch */
+    case ACL_INT64: {
+        const int64_t *s = (const int64_t *)src;
+        for (int64_t i = 0; i < n; ++i)
+            dst[i] = (float)(double)s[i * stride];
+        break;
+    }
+    case ACL_INT32: {
+        const int32_t *s = (const int32_t *)src;
+        for (int64_t i = 0; i < n; ++i)
+            dst[i] = (float)s[i * stride];
+        break;
+    }
+    case ACL_INT8: case ACL_UINT8: case ACL_INT16: case ACL_BOOL: {
+        const size_t size = opgen_dtype_size(dt);   /* the other integers and BOOL: exact in double, rounded once */
         for (int64_t i = 0; i < n; ++i)
             dst[i] = (float)opgen_load_f64(src + i * stride * (int64_t)size, dt);
         break;
