@@ -72,26 +72,23 @@ static void load_f32(float *dst, const char *src, int64_t n, int64_t stride, acl
         return;
     }
     switch (dt) {
-    /* INT64 and INT32 (class targets, index tensors): a loop of their own, exact in double, rounded once; through
-     * opgen_load_f64 each element was a call and a switch */
-    case ACL_INT64: {
-        const int64_t *s = (const int64_t *)src;
-        for (int64_t i = 0; i < n; ++i)
-            dst[i] = (float)(double)s[i * stride];
-        break;
+    /* The integers and BOOL (class targets, masks) each in a loop of its own, which vectorizes: through
+     * opgen_load_f64 each element was a call and a switch, 40% of CrossEntropyLossGrad's and ScaledMaskedSoftmax's
+     * time (perf, 2^16 elements).  Exact in double, rounded once; BOOL is 0 or 1. */
+#define OPGEN_LOAD_INT(type, value)                                                                                  \
+    {                                                                                                               \
+        const type *s = (const type *)src;                                                                          \
+        for (int64_t i = 0; i < n; ++i)                                                                             \
+            dst[i] = (float)(double)(value);                                                                        \
+        break;                                                                                                      \
     }
-    case ACL_INT32: {
-        const int32_t *s = (const int32_t *)src;
-        for (int64_t i = 0; i < n; ++i)
-            dst[i] = (float)s[i * stride];
-        break;
-    }
-    case ACL_INT8: case ACL_UINT8: case ACL_INT16: case ACL_BOOL: {
-        const size_t size = opgen_dtype_size(dt);   /* the other integers and BOOL: exact in double, rounded once */
-        for (int64_t i = 0; i < n; ++i)
-            dst[i] = (float)opgen_load_f64(src + i * stride * (int64_t)size, dt);
-        break;
-    }
+    case ACL_INT64: OPGEN_LOAD_INT(int64_t, s[i * stride])
+    case ACL_INT32: OPGEN_LOAD_INT(int32_t, s[i * stride])
+    case ACL_INT16: OPGEN_LOAD_INT(int16_t, s[i * stride])
+    case ACL_INT8: OPGEN_LOAD_INT(int8_t, s[i * stride])
+    case ACL_UINT8: OPGEN_LOAD_INT(uint8_t, s[i * stride])
+    case ACL_BOOL: OPGEN_LOAD_INT(uint8_t, s[i * stride] != 0)
+#undef OPGEN_LOAD_INT
     case ACL_FLOAT: {
         const float *s = (const float *)src;
         if (stride == 1)
@@ -1323,8 +1320,8 @@ static aclnnStatus run_sum_to(const opgen_call *c, const void *params, char *ws)
 
 /* ---- sums over the whole grid (GridSum) ----------------------------------------------------------------------------
  * Each summand is computed by its elementwise kernel over the output's shape (the elementwise walk above: any
- * layout, broadcast inputs, every dtype), a slab at a time into FLOAT (run_folded), summed in double in row-major
- * order and rounded once to FLOAT into the executor's copy of the params, which the kernel then reads.  Workspace:
+ * layout, broadcast inputs, every dtype), a slab at a time into FLOAT (run_folded), summed in double in eight
+ * lanes (add_up) and rounded once to FLOAT into the executor's copy of the params, which the kernel then reads.  Workspace:
  * the summand's scratch, then one slab. */
 static opgen_call grid_call(const opgen_call *c, int j)
 {
@@ -1347,12 +1344,29 @@ static uint64_t grid_bytes(const opgen_call *c)
     return p.scratch_bytes * (uint64_t)p.threads + slab_bytes(&g, &p);
 }
 
+/* Eight partial sums in double, element k of the grid going to lane k % 8, added up in a fixed order at the end:
+ * the same bits whatever the slabs and the threads, as the rows' lanes (kernel_rows.c.jinja).  One sum added a
+ * value at a time waited on each addition: 1 ns per element, CrossEntropyLossGrad's mean twice as slow as its sum
+ * (2^16 elements, FLOAT). */
+typedef struct {
+    double lanes[8];
+    int64_t at;          /* elements folded so far */
+} grid_sum;
+
 static void add_up(const float *values, int64_t n, void *state)
 {
-    double s = *(double *)state;
-    for (int64_t i = 0; i < n; ++i)
-        s += values[i];
-    *(double *)state = s;
+    grid_sum *g = state;
+    double *restrict lanes = g->lanes;
+    int64_t i = 0;
+    for (; i < n && (g->at + i) % 8; ++i)    /* up to the next multiple of 8 of the grid */
+        lanes[(g->at + i) % 8] += values[i];
+    const int64_t whole = i + (n - i) / 8 * 8;
+    for (; i < whole; i += 8)
+        for (int lane = 0; lane < 8; ++lane)
+            lanes[lane] += values[i + lane];
+    for (; i < n; ++i)
+        lanes[(g->at + i) % 8] += values[i];
+    g->at += n;
 }
 
 static aclnnStatus run_grid_sums(const opgen_call *c, const void *params, void *workspace)
@@ -1363,9 +1377,11 @@ static aclnnStatus run_grid_sums(const opgen_call *c, const void *params, void *
         plan_t p;
         plan_folded(&g, &p);
         char *ws = workspace;
-        double s = 0;
+        grid_sum s = {{0}, 0};
         run_folded(&g, params, &p, ws, (float *)(ws + p.scratch_bytes * (uint64_t)p.threads), add_up, &s);
-        sums[j] = (float)s;
+        double total = 0;
+        opgen_add_lanes(1, s.lanes, &total);
+        sums[j] = (float)total;
     }
     return ACLNN_SUCCESS;
 }
