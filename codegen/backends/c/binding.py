@@ -418,11 +418,11 @@ def make_kernel(op: Op, sanitize: bool | None = None, path=None, entry: bool = T
     if sanitize is None:
         sanitize = os.environ.get("OPGEN_C_SANITIZE") == "1"
     lib = Library(op, path) if path is not None else library(op, sanitize)
-    if op.per_output:   # several outputs: through ctypes (several_call.py)
-        from .several_call import several_kernel
-        return several_kernel(op, lib, checker)
-    name = op.snake_name               # (once: a regex, which would cost a tenth of a small call)
     entry = lib.entry if entry else None
+    if op.per_output:   # several outputs: the entry point given a tuple out=, else ctypes (several_call.py)
+        from .several_call import several_kernel
+        return several_kernel(op, lib, checker, entry)
+    name = op.snake_name               # (once: a regex, which would cost a tenth of a small call)
 
     def kernel(**kw):
         if entry is not None:

@@ -182,7 +182,12 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
         # rowsum_lanes: eight lanes per sum, each summand added to its lane (a whole group of 8, then the tail)
         "declare_lanes": summed["declare"] + [f"double *restrict s{j} = lanes + {8 * j};"
                                               for j in range(len(reductions))],
-        "lane_sums": summed["load"] + [f"s{j}[lane] += (double)({c});" for j, c in enumerate(reductions)],
+        # a loop per sum: with two sums in one loop (CrossEntropyLossGrad's Σw and Σw[target]) GCC 12 vectorized
+        # neither and added them one scalar at a time (perf: the rowsum took as long as the finish); each lane
+        # still adds the same values in the same order
+        "lane_loops": [_function([e], tensors, fields, red_syms, suffix)["load"]
+                       + [f"s{j}[lane] += (double)({c});"] for j, ((_, e), c) in enumerate(zip(kv.reductions,
+                                                                                               reductions))],
         "tail_sums": summed["load"] + [f"s{j}[0] += (double)({c});" for j, c in enumerate(reductions)],
         "declare_colsum": summed["declare"] + [f"double *restrict a{j} = acc[{j}];" for j in range(len(reductions))],
         "col_sums": summed["load"] + [f"a{j}[i] += (double)({c});" for j, c in enumerate(reductions)],

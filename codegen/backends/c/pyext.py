@@ -55,7 +55,11 @@ def _param(p) -> tuple[str, str, str]:
 def module_source(op: Op) -> str:
     """The op's part of its extension module (C)."""
     params = [_param(p) for p in op.params]
-    table = "\n".join(f'    {{"{key}", {kind}}},' for key, kind, _ in params)
+    outs = [p for p in op.params if isinstance(p, Output)]
+    several = len(outs) > 1      # (then `out=` is a tuple: output j is its element j)
+    index = {id(p): j for j, p in enumerate(outs)}
+    table = "\n".join(f'    {{"{key}", OPGEN_PY_OUTS, {index[id(p)]}}},' if several and kind == "OPGEN_PY_OUT"
+                      else f'    {{"{key}", {kind}, 0}},' for p, (key, kind, _) in zip(op.params, params))
     # a string goes as the header spells it (GeluBackwardV2 takes `char *`); the other members convert implicitly
     call_args = "".join((f"({p.ctype})" if isinstance(p, Attr) and p.type == "string" else "") + f"v[{i}].{member}, "
                         for i, (p, (_, _, member)) in enumerate(zip(op.params, params)))
@@ -73,7 +77,7 @@ static aclnnStatus phase1(const opgen_py_value *v, uint64_t *workspaceSize, aclO
     return {op.name}GetWorkspaceSize({call_args}workspaceSize, executor);
 }}
 
-static const opgen_py_op op = {{"{op.name}", params, {len(params)}, phase1, {op.name}}};
+static const opgen_py_op op = {{"{op.name}", params, {len(params)}, phase1, {op.name}, {len(outs) if several else 0}}};
 
 static PyObject *setup(PyObject *self, PyObject *args) {{ (void)self; return opgen_py_setup(&op, args); }}
 static PyObject *call(PyObject *self, PyObject *kw) {{ (void)self; return opgen_py_call(&op, kw); }}

@@ -1,6 +1,6 @@
 """`codegen.kernel(op, backend="c")` for an op with several outputs: the same keywords and `out=` as the NumPy
-function (None, or a tuple of one array or None per output), through ctypes (the compiled entry point takes one
-`out=`, so it is not used here).
+function (None, or a tuple of one array or None per output).  A tuple of arrays whose bytes are apart goes to the
+compiled entry point (pyext.py: phase 1 is the same C checker); whatever it declines, through ctypes here.
 
 Given every output, the call is C's alone: phase 1's verdict is the C checker's.  An output not given is sized by
 the Python checker first, as the single-output path does without `out=` (the same verdicts: the checker parity
@@ -18,11 +18,15 @@ from codegen.runtime import memory
 from .binding import _record
 
 
-def several_kernel(op, lib, checker):
+def several_kernel(op, lib, checker, entry=None):
     outs = op.outputs
     name = op.snake_name
 
     def kernel(**kw):
+        if entry is not None:
+            got = entry(kw)
+            if got is not NotImplemented:
+                return got
         given = _calls.several_outs(name, kw.get("out"), len(outs))
         call = _calls.KernelCall(op, dict(kw, out=None))   # the keywords and the product, as every backend reads them
         if any(o is None for o in given):

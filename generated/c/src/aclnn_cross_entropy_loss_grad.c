@@ -344,10 +344,16 @@ static inline void rowsum_lanes__reduction_optional_none__weight_optional_presen
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
             const int64_t i = i0 + lane;
+            const float weight_optional_i = weight_optional[i];
+            s0[lane] += (double)(weight_optional_i);
+        }
+    }
+    for (int64_t i0 = 0; i0 < whole; i0 += 8) {
+        for (int64_t lane = 0; lane < 8; ++lane) {
+            const int64_t i = i0 + lane;
             const float target_i = target[i];
             const float weight_optional_i = weight_optional[i];
             const float class_index_i = class_index[i];
-            s0[lane] += (double)(weight_optional_i);
             s1[lane] += (double)(((class_index_i == target_i) ? weight_optional_i : 0));
         }
     }
@@ -924,10 +930,16 @@ static inline void rowsum_lanes__reduction_optional_mean__weight_optional_presen
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
             const int64_t i = i0 + lane;
+            const float weight_optional_i = weight_optional[i];
+            s0[lane] += (double)(weight_optional_i);
+        }
+    }
+    for (int64_t i0 = 0; i0 < whole; i0 += 8) {
+        for (int64_t lane = 0; lane < 8; ++lane) {
+            const int64_t i = i0 + lane;
             const float target_i = target[i];
             const float weight_optional_i = weight_optional[i];
             const float class_index_i = class_index[i];
-            s0[lane] += (double)(weight_optional_i);
             s1[lane] += (double)(((class_index_i == target_i) ? weight_optional_i : 0));
         }
     }
@@ -1472,10 +1484,16 @@ static inline void rowsum_lanes__reduction_optional_sum__weight_optional_present
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
             const int64_t i = i0 + lane;
+            const float weight_optional_i = weight_optional[i];
+            s0[lane] += (double)(weight_optional_i);
+        }
+    }
+    for (int64_t i0 = 0; i0 < whole; i0 += 8) {
+        for (int64_t lane = 0; lane < 8; ++lane) {
+            const int64_t i = i0 + lane;
             const float target_i = target[i];
             const float weight_optional_i = weight_optional[i];
             const float class_index_i = class_index[i];
-            s0[lane] += (double)(weight_optional_i);
             s1[lane] += (double)(((class_index_i == target_i) ? weight_optional_i : 0));
         }
     }

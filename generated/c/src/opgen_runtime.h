@@ -227,8 +227,8 @@ typedef struct {
     int threads;                       /* threads phase 2 may use (OPGEN_NUM_THREADS, read in phase 1) */
     int64_t l2_bytes;                  /* a core's L2 cache (0: unknown), read in phase 1 */
     bool sum_to;                       /* the kernel runs on bdims and its result is summed to out's shape */
-    int classes;                       /* 1 + the input holding the class coordinate (codegen.spec.classes): an
-                                          INT64 arange along the class axis the executor owns; 0: none */
+    int classes;                       /* 1 + the input holding the class coordinate (codegen.spec.classes): a
+                                          FLOAT arange along the class axis the executor owns; 0: none */
     uint64_t bndim;                    /* the broadcast shape of every input tensor (opgen_call_broadcast) */
     int64_t bdims[OPGEN_MAX_DIMS];
     int ngrid;                         /* sums over the whole output shape (GridSum: a class-index loss's mean

@@ -178,6 +178,38 @@ static outcome scalar_of(PyObject *o, aclScalar *s, const aclScalar **handle)
     return DONE;
 }
 
+/* The byte range [lo, hi) ndarray `o` spans. */
+static void span_of(PyArrayObject *a, char **lo, char **hi)
+{
+    char *l = PyArray_DATA(a), *h = l + PyArray_ITEMSIZE(a);
+    for (int i = 0; i < PyArray_NDIM(a); ++i) {
+        const npy_intp ext = (PyArray_DIM(a, i) - 1) * PyArray_STRIDE(a, i);
+        *(ext < 0 ? &l : &h) += ext;
+    }
+    *lo = l;
+    *hi = h;
+}
+
+/* Several outputs: `out=` a tuple of nouts arrays whose byte ranges are apart.  Arrays that might share memory
+ * (or an array subclass, None, a list) go to the ctypes path, whose Python check (calls.several_outs) decides
+ * exactly and raises its own error. */
+static bool outs_apart(PyObject *out, int nouts)
+{
+    if (!PyTuple_CheckExact(out) || PyTuple_GET_SIZE(out) != nouts)
+        return false;
+    char *lo[OPGEN_PY_MAX_PARAMS], *hi[OPGEN_PY_MAX_PARAMS];
+    for (int j = 0; j < nouts; ++j) {
+        PyObject *o = PyTuple_GET_ITEM(out, j);
+        if (!PyArray_CheckExact(o) || PyArray_SIZE((PyArrayObject *)o) == 0)
+            return false;
+        span_of((PyArrayObject *)o, &lo[j], &hi[j]);
+        for (int k = 0; k < j; ++k)
+            if (lo[j] < hi[k] && lo[k] < hi[j])
+                return false;
+    }
+    return true;
+}
+
 static PyObject *raise_status(aclnnStatus status)
 {
     const char *param = opgenGetRecentErrParam();
@@ -247,7 +279,8 @@ PyObject *opgen_py_call(const opgen_py_op *op, PyObject *kw)
                 return NULL;
             goto fallback;               /* missing (out= among them): the ctypes path reports or allocates */
         }
-        ++found;
+        if (kind != OPGEN_PY_OUTS || op->params[i].index == 0)
+            ++found;                     /* (several outputs: one keyword) */
         outcome r = DONE;
         switch (kind) {
         case OPGEN_PY_TENSOR:
@@ -255,6 +288,12 @@ PyObject *opgen_py_call(const opgen_py_op *op, PyObject *kw)
             break;
         case OPGEN_PY_OUT:
             r = tensor_of(arg, true, &tensors[i], &v[i].tensor);
+            out = arg;
+            break;
+        case OPGEN_PY_OUTS:
+            if (op->params[i].index == 0 && !outs_apart(arg, op->nouts))
+                goto fallback;
+            r = tensor_of(PyTuple_GET_ITEM(arg, op->params[i].index), true, &tensors[i], &v[i].tensor);
             out = arg;
             break;
         case OPGEN_PY_SCALAR:

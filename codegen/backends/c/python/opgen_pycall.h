@@ -5,7 +5,7 @@
  * aclTensors, the product, both phases, the error — is here, the same for every op.  The entry takes the
  * keyword dict of a `codegen.kernel(op, backend="c")` call and either runs it or returns NotImplemented,
  * without having created or checked anything, for whatever the ctypes path must handle (binding.py): a
- * missing `out=`, an unknown keyword, an array subclass (a format label), another byte order, strides that
+ * missing `out=` (with several outputs: anything but a tuple of one array per output, none sharing bytes), an unknown keyword, an array subclass (a format label), another byte order, strides that
  * are not whole elements, an argument C cannot carry.  Verdicts are the C checker's own (phase 1 runs the
  * same function as from C), so the fast and the ctypes paths agree by construction. */
 #ifndef OPGEN_PYCALL_H_
@@ -16,13 +16,16 @@
 
 #include "aclnn/aclnn_base.h"
 
+/* OPGEN_PY_OUTS: output `index` of an op with several outputs, element `index` of the tuple `out=` */
 typedef enum {
-    OPGEN_PY_TENSOR, OPGEN_PY_OUT, OPGEN_PY_SCALAR, OPGEN_PY_BOOL, OPGEN_PY_INT64, OPGEN_PY_DOUBLE, OPGEN_PY_STRING
+    OPGEN_PY_TENSOR, OPGEN_PY_OUT, OPGEN_PY_SCALAR, OPGEN_PY_BOOL, OPGEN_PY_INT64, OPGEN_PY_DOUBLE, OPGEN_PY_STRING,
+    OPGEN_PY_OUTS
 } opgen_py_kind;
 
 typedef struct {
-    const char *name;        /* the Python keyword ("out" for the output) */
+    const char *name;        /* the Python keyword ("out" for the output, and for each of several) */
     opgen_py_kind kind;
+    int index;               /* OPGEN_PY_OUTS: the output's place in `out=` */
 } opgen_py_param;
 
 /* One parameter's C value, as phase 1 takes it. */
@@ -48,6 +51,7 @@ typedef struct {
     int nparams;
     opgen_py_phase1 phase1;
     opgen_py_phase2 phase2;
+    int nouts;                       /* the OPGEN_PY_OUTS parameters (several outputs), else 0 */
 } opgen_py_op;
 
 /* The module's functions: setup(lock, error_type, {numpy type number: aclDataType}, products, default product)
