@@ -6,6 +6,7 @@ The values are held to PyTorch's autograd of the masked forward (an independent 
 to the same verdicts on good and bad arrays; bad specs are refused with what is wrong."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +27,10 @@ def op():
     return codegen.load_specs(FEATURES)[NAME]
 
 
-@pytest.fixture(scope="module", params=["numpy", "c"])
+BACKENDS = ["numpy", "c", "ascendc"]   # ascendc: the kernel on the simulator, level 2's mask after it
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
 def fn(request):
     return codegen.kernel(NAME, backend=request.param, specs_dir=FEATURES)
 
@@ -93,7 +97,7 @@ BAD = [  # (input_lengths, status, message), for x of shape (3, 2)
 @pytest.mark.parametrize("lengths, status, message", BAD)
 def test_bad_arrays_get_the_same_verdict_from_both_checkers(lengths, status, message):
     x = np.zeros((3, 2), np.float32)
-    for backend in ("numpy", "c"):
+    for backend in BACKENDS:
         with pytest.raises(codegen.AclnnError) as e:
             codegen.kernel(NAME, backend=backend, specs_dir=FEATURES)(grad_output=x, self=x, input_lengths=lengths)
         assert (e.value.status, e.value.param, e.value.message) == (status, "inputLengths", message), backend
@@ -103,7 +107,7 @@ def test_the_length_rule_reads_the_tensors_shape_first():
     """A tensor without the batch axis fails its rank rule before the array is measured; a wrong shape before the
     array's length (the rules' order)."""
     x = np.zeros(3, np.float32)
-    for backend in ("numpy", "c"):
+    for backend in BACKENDS:
         k = codegen.kernel(NAME, backend=backend, specs_dir=FEATURES)
         with pytest.raises(codegen.AclnnError) as e:
             k(grad_output=x, self=x, input_lengths=[1])
@@ -120,11 +124,11 @@ def test_the_length_rule_reads_the_tensors_shape_first():
 def test_values_c_cannot_carry_give_the_numpy_error(lengths):
     x = np.zeros((3, 2), np.float32)
     errors = []
-    for backend in ("numpy", "c"):
+    for backend in BACKENDS:
         with pytest.raises(codegen.AclnnError) as e:
             codegen.kernel(NAME, backend=backend, specs_dir=FEATURES)(grad_output=x, self=x, input_lengths=lengths)
         errors.append((e.value.status, e.value.param, e.value.message))
-    assert errors[0] == errors[1] and errors[0][:2] == (161002, "inputLengths")
+    assert errors[0] == errors[1] == errors[2] and errors[0][:2] == (161002, "inputLengths")
 
 
 def test_an_ndarray_and_a_tuple_are_arrays_too(fn):
@@ -133,13 +137,13 @@ def test_an_ndarray_and_a_tuple_are_arrays_too(fn):
         np.testing.assert_array_equal(fn(grad_output=x, self=x, input_lengths=lengths) != 0, [[1, 1], [1, 0]])
 
 
-def test_hostile_calls_on_numpy_and_c(op, monkeypatch):
+def test_hostile_calls_on_every_backend(op, monkeypatch):
     """The hostile fuzz (tests/test_hostile_fuzz.py) draws the aclIntArray like any parameter: 30 calls of this
-    op on NumPy and C get the same verdict and, on success, layout-independent results."""
+    op on NumPy, C and Ascend C get the same verdict and, on success, layout-independent results."""
     from hypothesis import HealthCheck, Phase, given, settings, strategies as st
     from . import test_hostile_fuzz as H
     monkeypatch.setattr(H, "OPS", {NAME: op})
-    monkeypatch.setattr(H, "BACKENDS", ["numpy", "c"])
+    monkeypatch.setattr(H, "BACKENDS", BACKENDS)
     monkeypatch.setattr(H, "kernel", lambda name, backend: codegen.kernel(name, backend=backend, specs_dir=FEATURES))
     seen = set()
 
@@ -190,6 +194,32 @@ def test_a_wrong_form_inside_the_sequence_fails_the_proof(tmp_path):
     assert failed and all(r.formula.startswith("t < inputLengths[b]") for r in failed)
 
 
-def test_the_ascendc_backend_refuses_it_with_the_reason():
-    with pytest.raises(SpecError, match="aclIntArray parameter inputLengths: the ascendc backend does not emit it"):
-        codegen.kernel(NAME, backend="ascendc", specs_dir=FEATURES)
+def _c_literals(source: str, function: str) -> set:
+    """The format strings of `function`'s error messages in a C or C++ source: adjacent literals joined, %ll as %l
+    (C's long long, the C++ helpers' long: both int64 here)."""
+    body = source[source.index(function):]
+    body = body[:body.index("\n}\n")]
+    joined = re.sub(r'"\s*\n\s*"', "", body)
+    return {m.replace("%ll", "%l") for m in re.findall(r'"((?:[^"\\]|\\.)*)"', joined) if "%s" in m}
+
+
+def test_ascendc_level_2_checks_and_masks_as_the_c_checker(op):
+    """The Ascend C project's level 2 (op_api/aclnn_opgen_*.cpp): the array's checks in the checkers' order with
+    the C checker's messages (opgen_l2.h against opgen_check.c), and the mask applied to the kernel's result before
+    it is cast and copied into the output."""
+    from codegen.backends.ascendc.binding import project
+    from codegen.backends.ascendc.opapi import l2_helpers
+    source = next(t for p, t in project(op).items() if p.startswith("op_api/aclnn_") and p.endswith(".cpp"))
+    checks = [line.strip() for line in source.splitlines() if "CHECK_RET(opgen_l2::" in line]
+    assert checks[-3:-1] == [
+        'CHECK_RET(opgen_l2::ArrayLength(inputLengths, "inputLengths", self, "self", 1), ACLNN_ERR_PARAM_INVALID);',
+        'CHECK_RET(opgen_l2::ArrayInRange(inputLengths, "inputLengths", true, 0, true, opgen_l2::ArrayBound(self, 0)), '
+        'ACLNN_ERR_PARAM_INVALID);']
+    assert 'CHECK_RET(opgen_l2::NotNull(inputLengths, "inputLengths"), ACLNN_ERR_PARAM_NULLPTR);' in checks
+    mask = source.index("result = opgen_l2::KeepSequence(result, inputLengths, 0, 1, exec);")
+    assert source.index("l0op::OpgenSequenceTanhBackward(") < mask < source.index("l0op::ViewCopy(result")
+    c = (Path(codegen.__file__).parent / "backends/c/runtime/src/opgen_check.c").read_text()
+    for c_fn, cpp_fn in (("opgen_check_array_length(", "inline bool ArrayLength("),
+                         ("opgen_check_array_in_range(", "inline bool ArrayInRange(")):
+        want = _c_literals(c, c_fn)
+        assert want and _c_literals(l2_helpers(), cpp_fn) == want, cpp_fn

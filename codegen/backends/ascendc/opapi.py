@@ -196,6 +196,14 @@ def check_lines(op: Op) -> list[str]:
                          f'{invalid});')
         elif s.kind == "one_element":
             lines.append(f'CHECK_RET(opgen_l2::OneElement({n}, "{n}"), {invalid});')
+        elif s.kind == "array_length":
+            lines.append(f'CHECK_RET(opgen_l2::ArrayLength({n}, "{n}", {ref}, "{ref}", {s.n}), {invalid});')
+        elif s.kind == "array_in_range":   # each bound: none, an int, or dim_size(tensor, axis)
+            args = []
+            for b in (s.rule.bound("low"), s.rule.bound("high")):
+                args += (["false", "0"] if b is None else ["true", str(b[1])] if b[0] == "int"
+                         else ["true", f"opgen_l2::ArrayBound({b[1]}, {b[2]})"])
+            lines.append(f'CHECK_RET(opgen_l2::ArrayInRange({n}, "{n}", {", ".join(args)}), {invalid});')
         elif s.kind == "sample_shaped":
             lines.append(f'CHECK_RET(opgen_l2::SampleShaped({n}, "{n}", {ref}, "{ref}", {none_test(op, s)}), '
                          f'{invalid});')
@@ -515,6 +523,12 @@ def body_lines(p: Plan) -> list[str]:
     lines += [f"// the kernel ({names.op_type(op)} on the AI Core)",
               f"const aclTensor* result = l0op::{names.l0_name(op)}({', '.join(l0_args(p))});",
               "CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
+    if op.sequence is not None:   # codegen.spec.sequence: the kernel computed the form where IN_SEQUENCE holds
+        sq = op.sequence
+        lines += [f"// 0 at and past each sequence's length: t >= {sq.lengths}[b] (t along axis {sq.time}, b along "
+                  f"{sq.batch})",
+                  f"result = opgen_l2::KeepSequence(result, {sq.lengths}, {sq.time}, {sq.batch}, exec);",
+                  "CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
     if sum_to:
         lines += [f"// the adjoint of broadcasting {sum_to}: the sum over the axes it was broadcast along, in its shape",
                   f"const aclIntArray* axes = opgen_l2::BroadcastAxes(shape, {out}->GetViewShape(), exec);",
