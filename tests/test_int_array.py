@@ -223,3 +223,44 @@ def test_ascendc_level_2_checks_and_masks_as_the_c_checker(op):
                          ("opgen_check_array_in_range(", "inline bool ArrayInRange(")):
         want = _c_literals(c, c_fn)
         assert want and _c_literals(l2_helpers(), cpp_fn) == want, cpp_fn
+
+
+# ---- the oracle and the accuracy samples (codegen.accuracy.sequence) ----------------------------------------------
+def test_the_oracle_judges_it_on_every_backend_with_lengths_inside_the_range(op):
+    """`opgen oracle`'s check on this op (outside specs/, so called directly): the unmasked form against mpmath, the
+    positions past each length exactly 0, on NumPy, C and Ascend C in the three dtypes; the samples' lengths lie in
+    [0, T] and the masked positions hold nan and inf inputs too."""
+    from codegen.accuracy import oracle, run
+    from codegen.accuracy.inputs import FAST, samples
+    from codegen.accuracy.sequence import masked_positions
+    masked_special = 0
+    for s in samples(op, "FLOAT", FAST):
+        lengths, T = s.kw["input_lengths"], s.shape[0]
+        assert len(lengths) == (s.shape[1] if len(s.shape) > 1 else 0) and all(0 <= n <= T for n in lengths), s.group
+        m = masked_positions(op, s)
+        x = np.broadcast_to(s.kw["self"], s.shape)
+        masked_special += int((m & ~np.isfinite(x.astype(np.float64))).sum())
+    assert masked_special > 0
+    records = oracle.check({NAME: op}, BACKENDS)
+    assert len(records) == 9 and not oracle.failed(records), [oracle.describe(r) for r in oracle.failed(records)]
+    assert all(r.judged > 300 for r in records)
+    # `opgen accuracy` runs it too (PyTorch has no such op: not compared); the standards fail on the formula as
+    # written (1 - tanh(x)^2 cancels in FLOAT for |x| > 9), not on the mask: no special-value or layout failure
+    acc = run({NAME: op}, ["numpy"], dtypes=["FLOAT"], log=lambda m: None)
+    assert acc[0].n_failures == 0 and acc[0].errors.n > 0 and acc[0].torch is None
+
+
+def test_the_oracle_fails_a_kernel_that_does_not_mask(op):
+    """A kernel that forgets the mask, or masks from one frame later, is caught: the exact result past a length is
+    0, and the kernel must give exactly that."""
+    from codegen.accuracy import oracle
+    fn = codegen.kernel(NAME, specs_dir=FEATURES)
+
+    def unmasked(input_lengths, **kw):
+        return fn(input_lengths=[np.shape(kw["self"])[0]] * len(input_lengths), **kw)
+
+    def late(input_lengths, **kw):
+        return fn(input_lengths=[min(n + 1, np.shape(kw["self"])[0]) for n in input_lengths], **kw)
+    for wrong in (unmasked, late):
+        records = oracle.check({NAME: op}, ["numpy"], dtypes=["FLOAT"], kernels={(NAME, "numpy"): wrong})
+        assert oracle.failed(records) and any("(past its length)" in line for line in oracle.describe(records[0]))
