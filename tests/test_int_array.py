@@ -264,3 +264,51 @@ def test_the_oracle_fails_a_kernel_that_does_not_mask(op):
     for wrong in (unmasked, late):
         records = oracle.check({NAME: op}, ["numpy"], dtypes=["FLOAT"], kernels={(NAME, "numpy"): wrong})
         assert oracle.failed(records) and any("(past its length)" in line for line in oracle.describe(records[0]))
+
+
+# ---- the C library's compiled entry point (codegen/backends/c/pyext.py, python/opgen_pycall.c) ---------------------
+def test_the_compiled_entry_point_takes_the_array_with_the_ctypes_verdicts(op):
+    """A list or tuple of ints is the aclIntArray of the compiled entry point: on the checker-parity draws (good,
+    null, short, long, out-of-range arrays) the same verdicts (status, parameter, message) and output bits as the
+    ctypes path; an ndarray, a bool or a value past int64 is left to the ctypes path (NotImplemented), which gives
+    the Python checker's verdict."""
+    from hypothesis import HealthCheck, given, settings
+    from codegen.backends.c.binding import library
+    from .test_c_checker_parity import _outcome, calls
+    lib = library(op)
+    assert lib.entry is not None, "the library was built without its entry point"
+    taken = []
+
+    @settings(max_examples=40, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
+    @given(calls(op))
+    def agree(call):
+        args, out, product = call
+        if out is None:
+            return
+        mine = np.full_like(out, 7) if out.size else out.copy()
+        theirs = np.full_like(out, 7) if out.size else out.copy()
+        got_value = []
+        got = _outcome(lambda: got_value.append(lib.entry(dict(args, out=mine, product=product))))
+        if got_value and got_value[0] is NotImplemented:
+            return
+        want = _outcome(lambda: lib.call(args, theirs, product))
+        taken.append(got)
+        assert got == want, f"entry point {got}, ctypes {want}"
+        if got is None:
+            assert got_value[0] is mine
+            np.testing.assert_array_equal(mine.reshape(-1).view(np.uint8), theirs.reshape(-1).view(np.uint8))
+    agree()
+    assert any(t is not None and t[1] == "inputLengths" for t in taken), set(taken)
+    rng = np.random.default_rng(5)
+    for shape, lengths in (((3, 2), (3, 1)), ((4, 2, 3), [1, 4]), ((5, 3), [5, 0, 2])):
+        x, g = rng.uniform(-3, 3, shape).astype(np.float32), rng.uniform(-2, 2, shape).astype(np.float32)
+        mine, theirs = np.full_like(x, 7), np.full_like(x, 7)
+        assert lib.entry(dict(grad_output=g, self=x, input_lengths=lengths, out=mine)) is mine
+        lib.call(dict(grad_output=g, self=x, input_lengths=list(lengths)), theirs, "ascend910b")
+        np.testing.assert_array_equal(mine.view(np.uint32), theirs.view(np.uint32))
+        np.testing.assert_allclose(mine, torch_grad(g, x, list(lengths)), rtol=2e-6, atol=1e-7)
+    x = np.zeros((3, 2), np.float32)
+    out = np.empty_like(x)
+    for lengths in (np.array([3, 1]), [3, True], [3, 2 ** 63], [3.0, 1], [np.int64(3), 1]):
+        assert lib.entry(dict(grad_output=np.ones_like(x), self=x, input_lengths=lengths, out=out)) \
+            is NotImplemented, lengths
