@@ -116,7 +116,10 @@ class ConditionPrinter(C99CodePrinter):
 def check_lines(op: Op) -> list[str]:
     """CheckParams' body: one opgen_l2 check per codegen.checkplan step, in order."""
     lines = []
-    valued = {s.param for s in steps(op) if s.kind == "requires"}   # scalars a value rule reads
+    # scalars a value rule reads: its own and any other its condition names (ClampModeBackward's low <= high)
+    read = set().union(*[s.rule.condition.free_symbols | sympy.sympify(s.rule.when).free_symbols
+                         for s in steps(op) if s.kind == "requires"])
+    valued = {s.param for s in steps(op) if s.kind == "requires"} | {p.name for p in op.params if p.symbol in read}
     cond = ConditionPrinter({p.symbol: (value_name(p) if isinstance(p, Scalar) else p.name)
                              for p in op.params if p.symbol is not None})
     invalid = "ACLNN_ERR_PARAM_INVALID"

@@ -153,9 +153,14 @@ inline bool PromotedCastable(const aclTensor* t, const char* name, const std::in
         (same ? t->GetDataType() == dtype : op::CanCast(dtype, t->GetDataType()))) {
         return true;
     }
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, same ? "%s must have %s, the promoted dtype of %s: got %s"
-                                          : "%s's dtype cannot be cast to from %s, the promoted dtype of %s: got %s",
-            name, op::ToString(dtype).GetString(), names, op::ToString(t->GetDataType()).GetString());
+    // (two calls: OP_LOGE joins its format to a literal, so the format cannot be a ?: of two)
+    if (same) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s must have %s, the promoted dtype of %s: got %s", name,
+                op::ToString(dtype).GetString(), names, op::ToString(t->GetDataType()).GetString());
+    } else {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s's dtype cannot be cast to from %s, the promoted dtype of %s: got %s",
+                name, op::ToString(dtype).GetString(), names, op::ToString(t->GetDataType()).GetString());
+    }
     return false;
 }
 
@@ -597,6 +602,8 @@ inline bool SampleShaped(const aclTensor* t, const char* name, const aclTensor* 
 }
 
 enum GridKind { SAMPLE, CLASS, SCALAR };
+
+inline aclIntArray* ShapeArray(const op::Shape& shape, aclOpExecutor* executor);   // (below: used before it)
 
 // The shape of a `kind` tensor of `shape`'s view on the grid `grid`: target's with a class axis of 1 inserted,
 // C along the class axis, or one element (all ones).
