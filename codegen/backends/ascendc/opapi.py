@@ -19,6 +19,7 @@ variant reads (`Plan.operands`): a tensor no variant reads (LogSigmoid's `buffer
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import sympy
@@ -223,6 +224,9 @@ def check_lines(op: Op) -> list[str]:
         else:
             raise NotImplementedError(f"{op.name}: the op_api layer has no C++ check for step {s.kind!r} "
                                       f"(codegen/backends/ascendc/opapi.py, check_lines)")
+    # a parameter no check reads (a scalar only the kernel uses): said so, not an unused-parameter warning
+    read = set(re.findall(r"[A-Za-z_]\w*", "\n".join(lines)))
+    lines += [f"(void){q.name};  // (no check reads it)" for q in op.params if q.name not in read]
     return lines
 
 

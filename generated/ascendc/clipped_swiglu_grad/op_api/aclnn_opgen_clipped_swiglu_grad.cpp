@@ -94,6 +94,9 @@ aclnnStatus CheckParams(const aclTensor* gradY, const aclTensor* x, const aclTen
     CHECK_RET(opgen_l2::MaxRank(groupIndexOptional, "groupIndexOptional", 1), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::ShapeSame(x, "x", gradXOut, "gradXOut"), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::KernelDtypes({gradY, x, groupIndexOptional, gradXOut}, OP_NAME, false), ACLNN_ERR_INNER_FIND_KERNEL_ERROR);
+    (void)alpha;  // (no check reads it)
+    (void)bias;  // (no check reads it)
+    (void)interleaved;  // (no check reads it)
     return ACLNN_SUCCESS;
 }
 }  // namespace

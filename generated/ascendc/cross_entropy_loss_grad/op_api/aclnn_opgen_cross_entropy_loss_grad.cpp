@@ -123,6 +123,9 @@ aclnnStatus CheckParams(const aclTensor* gradLoss, const aclTensor* logProb, con
     CHECK_RET(opgen_l2::SampleShaped(gradLoss, "gradLoss", logProb, "logProb", strcmp(reductionOptional, "none") == 0), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::ShapeSame(logProb, "logProb", out, "out"), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::KernelDtypes({gradLoss, logProb, target, weightOptional, gradZlossOptional, lseForZlossOptional, out}, OP_NAME, false), ACLNN_ERR_INNER_FIND_KERNEL_ERROR);
+    (void)ignoreIndex;  // (no check reads it)
+    (void)labelSmoothing;  // (no check reads it)
+    (void)lseSquareScaleForZloss;  // (no check reads it)
     return ACLNN_SUCCESS;
 }
 }  // namespace

@@ -135,6 +135,8 @@ aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, cons
     }
     CHECK_RET(opgen_l2::ShapeSame(self, "self", out, "out"), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::KernelDtypes({gradOutput, self, target, out}, OP_NAME, false), ACLNN_ERR_INNER_FIND_KERNEL_ERROR);
+    (void)reduction;  // (no check reads it)
+    (void)logTarget;  // (no check reads it)
     return ACLNN_SUCCESS;
 }
 }  // namespace

@@ -132,6 +132,8 @@ aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, cons
     CHECK_RET(opgen_l2::FormatNotPrivate(target, "target"), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::FormatNotPrivate(gradTarget, "gradTarget"), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::KernelDtypes({gradOutput, self, target, gradTarget}, OP_NAME, false), ACLNN_ERR_INNER_FIND_KERNEL_ERROR);
+    (void)reduction;  // (no check reads it)
+    (void)logTarget;  // (no check reads it)
     return ACLNN_SUCCESS;
 }
 }  // namespace

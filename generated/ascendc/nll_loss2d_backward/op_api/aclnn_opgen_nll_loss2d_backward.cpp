@@ -104,6 +104,7 @@ aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, cons
     CHECK_RET(opgen_l2::OneElement(totalWeight, "totalWeight"), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::OneOf(reduction, "reduction", {0, 1, 2}), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::KernelDtypes({gradOutput, self, target, weight, totalWeight, out}, OP_NAME, false), ACLNN_ERR_INNER_FIND_KERNEL_ERROR);
+    (void)ignoreIndex;  // (no check reads it)
     return ACLNN_SUCCESS;
 }
 }  // namespace

@@ -119,6 +119,7 @@ aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, cons
     CHECK_RET(opgen_l2::SampleShaped(gradOutput, "gradOutput", self, "self", reduction == 0), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::ShapeSame(self, "self", out, "out"), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::KernelDtypes({gradOutput, self, target, weight, totalWeight, out}, OP_NAME, false), ACLNN_ERR_INNER_FIND_KERNEL_ERROR);
+    (void)ignoreIndex;  // (no check reads it)
     return ACLNN_SUCCESS;
 }
 }  // namespace

@@ -74,6 +74,9 @@ aclnnStatus CheckParams(const aclTensor* gradY, const aclTensor* x, int64_t dim,
     CHECK_RET(opgen_l2::DimEven(x, "x", dim, "dim"), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::ShapeHalved(gradY, "gradY", x, "x", dim, "dim"), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::KernelDtypes({gradY, x, out}, OP_NAME, false), ACLNN_ERR_INNER_FIND_KERNEL_ERROR);
+    (void)beta;  // (no check reads it)
+    (void)linearBeta;  // (no check reads it)
+    (void)activateLeft;  // (no check reads it)
     return ACLNN_SUCCESS;
 }
 }  // namespace
