@@ -216,8 +216,8 @@ def test_ascendc_level_2_checks_and_masks_as_the_c_checker(op):
         'CHECK_RET(opgen_l2::ArrayInRange(inputLengths, "inputLengths", true, 0, true, opgen_l2::ArrayBound(self, 0)), '
         'ACLNN_ERR_PARAM_INVALID);']
     assert 'CHECK_RET(opgen_l2::NotNull(inputLengths, "inputLengths"), ACLNN_ERR_PARAM_NULLPTR);' in checks
-    mask = source.index("result = opgen_l2::KeepSequence(result, inputLengths, 0, 1, exec);")
-    assert source.index("l0op::OpgenSequenceTanhBackward(") < mask < source.index("l0op::ViewCopy(result")
+    mask = source.index("kernelResult = opgen_l2::KeepSequence(kernelResult, inputLengths, 0, 1, exec);")
+    assert source.index("l0op::OpgenSequenceTanhBackward(") < mask < source.index("l0op::ViewCopy(kernelResult")
     c = (Path(codegen.__file__).parent / "backends/c/runtime/src/opgen_check.c").read_text()
     for c_fn, cpp_fn in (("opgen_check_array_length(", "inline bool ArrayLength("),
                          ("opgen_check_array_in_range(", "inline bool ArrayInRange(")):

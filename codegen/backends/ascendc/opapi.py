@@ -344,15 +344,15 @@ def split_body_lines(p: Plan) -> list[str]:
         counts = api.split.rows or "nullptr"
         lines += [f"// the halves back where they were taken from, the rows from sum({counts}) on set to 0, in "
                   f"{out}'s shape",
-                  f"const aclTensor* result = opgen_l2::RowConcat({first}Grad, {second}Grad, {inter}, exec);",
-                  "CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);",
-                  f"result = opgen_l2::KeepRows(result, {counts}, exec);",
-                  "CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);",
-                  f"result = l0op::Reshape(result, opgen_l2::ShapeArray({out}->GetViewShape(), exec), exec);",
-                  "CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
+                  f"const aclTensor* kernelResult = opgen_l2::RowConcat({first}Grad, {second}Grad, {inter}, exec);",
+                  "CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);",
+                  f"kernelResult = opgen_l2::KeepRows(kernelResult, {counts}, exec);",
+                  "CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);",
+                  f"kernelResult = l0op::Reshape(kernelResult, opgen_l2::ShapeArray({out}->GetViewShape(), exec), exec);",
+                  "CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
         return lines + _into_output(out)
-    lines += [f"const aclTensor* result = opgen_l2::Concat({first}Grad, {second}Grad, {dim}, exec);",
-              "CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
+    lines += [f"const aclTensor* kernelResult = opgen_l2::Concat({first}Grad, {second}Grad, {dim}, exec);",
+              "CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
     return lines + _into_output(out)
 
 
@@ -407,17 +407,17 @@ def several_body_lines(p: Plan) -> list[str]:
     # copied into the outputs only once every kernel is queued: an output written over an input (in place) must not
     # change what a later kernel reads
     for o in api.outputs:
-        lines += ["{", f"    const aclTensor* result = {o.name}Result;"] + ["    " + x for x in _into_output(o.name)] + ["}"]
+        lines += ["{", f"    const aclTensor* kernelResult = {o.name}Result;"] + ["    " + x for x in _into_output(o.name)] + ["}"]
     return lines
 
 
 def _into_output(out: str) -> list[str]:
-    """`result` cast to the output's dtype where it differs, and copied into the output."""
-    return [f"if (result->GetDataType() != {out}->GetDataType()) {{",
-            f"    result = l0op::Cast(result, {out}->GetDataType(), exec);",
-            "    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);",
+    """`kernelResult` cast to the output's dtype where it differs, and copied into the output."""
+    return [f"if (kernelResult->GetDataType() != {out}->GetDataType()) {{",
+            f"    kernelResult = l0op::Cast(kernelResult, {out}->GetDataType(), exec);",
+            "    CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);",
             "}",
-            f"CHECK_RET(l0op::ViewCopy(result, {out}, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
+            f"CHECK_RET(l0op::ViewCopy(kernelResult, {out}, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
 
 
 def classes_body_lines(p: Plan) -> list[str]:
@@ -454,8 +454,8 @@ def classes_body_lines(p: Plan) -> list[str]:
     if GRID_SUM in p.operands:
         lines += grid_sum_lines(p, args, grid)
     lines += [f"// the kernel ({names.op_type(kop)} on the AI Core)",
-              f"const aclTensor* result = l0op::{names.l0_name(kop)}({', '.join(_chosen(args, 'false'))});",
-              "CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
+              f"const aclTensor* kernelResult = l0op::{names.l0_name(kop)}({', '.join(_chosen(args, 'false'))});",
+              "CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
     return lines + _into_output(out)
 
 
@@ -528,27 +528,27 @@ def body_lines(p: Plan) -> list[str]:
     for t in operands:
         lines += _operand(t, perm=perm, optional=t in optional)
     lines += [f"// the kernel ({names.op_type(op)} on the AI Core)",
-              f"const aclTensor* result = l0op::{names.l0_name(op)}({', '.join(l0_args(p))});",
-              "CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
+              f"const aclTensor* kernelResult = l0op::{names.l0_name(op)}({', '.join(l0_args(p))});",
+              "CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
     if op.sequence is not None:   # codegen.spec.sequence: the kernel computed the form where IN_SEQUENCE holds
         sq = op.sequence
         lines += [f"// 0 at and past each sequence's length: t >= {sq.lengths}[b] (t along axis {sq.time}, b along "
                   f"{sq.batch})",
-                  f"result = opgen_l2::KeepSequence(result, {sq.lengths}, {sq.time}, {sq.batch}, exec);",
-                  "CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
+                  f"kernelResult = opgen_l2::KeepSequence(kernelResult, {sq.lengths}, {sq.time}, {sq.batch}, exec);",
+                  "CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
     if sum_to:
         lines += [f"// the adjoint of broadcasting {sum_to}: the sum over the axes it was broadcast along, in its shape",
                   f"const aclIntArray* axes = opgen_l2::BroadcastAxes(shape, {out}->GetViewShape(), exec);",
                   "if (axes != nullptr) {",
-                  "    result = l0op::ReduceSumOp(result, axes, true, exec);",
-                  "    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);",
-                  f"    result = l0op::Reshape(result, opgen_l2::ShapeArray({out}->GetViewShape(), exec), exec);",
-                  "    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);",
+                  "    kernelResult = l0op::ReduceSumOp(kernelResult, axes, true, exec);",
+                  "    CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);",
+                  f"    kernelResult = l0op::Reshape(kernelResult, opgen_l2::ShapeArray({out}->GetViewShape(), exec), exec);",
+                  "    CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);",
                   "}"]
     if p.rows:
         lines += ["if (fromLast != nullptr) {",
-                  "    result = l0op::Transpose(result, fromLast, exec);",
-                  "    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);",
+                  "    kernelResult = l0op::Transpose(kernelResult, fromLast, exec);",
+                  "    CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);",
                   "}"]
     return lines + _into_output(out)
 

@@ -151,17 +151,17 @@ extern "C" aclnnStatus aclnnOpgenClippedSwigluGradGetWorkspaceSize(
     const aclTensor* bGrad = l0op::OpgenClippedSwigluGrad(gradYK, aK, bK, static_cast<float>(alpha), static_cast<float>(limit), static_cast<float>(bias), true, outDtype, exec);
     CHECK_RET(bGrad != nullptr, ACLNN_ERR_INNER_NULLPTR);
     // the halves back where they were taken from, the rows from sum(groupIndexOptional) on set to 0, in gradXOut's shape
-    const aclTensor* result = opgen_l2::RowConcat(aGrad, bGrad, interleaved, exec);
-    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    result = opgen_l2::KeepRows(result, groupIndexOptional, exec);
-    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    result = l0op::Reshape(result, opgen_l2::ShapeArray(gradXOut->GetViewShape(), exec), exec);
-    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    if (result->GetDataType() != gradXOut->GetDataType()) {
-        result = l0op::Cast(result, gradXOut->GetDataType(), exec);
-        CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    const aclTensor* kernelResult = opgen_l2::RowConcat(aGrad, bGrad, interleaved, exec);
+    CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    kernelResult = opgen_l2::KeepRows(kernelResult, groupIndexOptional, exec);
+    CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    kernelResult = l0op::Reshape(kernelResult, opgen_l2::ShapeArray(gradXOut->GetViewShape(), exec), exec);
+    CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    if (kernelResult->GetDataType() != gradXOut->GetDataType()) {
+        kernelResult = l0op::Cast(kernelResult, gradXOut->GetDataType(), exec);
+        CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
     }
-    CHECK_RET(l0op::ViewCopy(result, gradXOut, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    CHECK_RET(l0op::ViewCopy(kernelResult, gradXOut, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);
     *workspaceSize = uniqueExecutor->GetWorkspaceSize();
     uniqueExecutor.ReleaseTo(executor);
     return ACLNN_SUCCESS;
