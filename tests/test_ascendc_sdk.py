@@ -201,15 +201,31 @@ def test_op_host_compiles_against_metadef(name):
 
 
 # ---- op_api: against opdev and the level-0 operators ------------------------------------------------------------
+# ops-math's level-0 headers opgen_l2.h includes, as CANN installs them (level0/<name>.h) from their sources
+LEVEL0 = {"broadcast_to.h": "conversion/broadcast_to/op_api/broadcast_to.h", "arange.h": "math/range/op_api/arange.h",
+          "less.h": "math/less/op_api/less.h", "select.h": "math/select/op_api/select.h",
+          "zero_op.h": "math/zero_op/op_api/zero_op.h", "reduce_sum_op.h": "math/reduce_sum/op_api/reduce_sum_op.h",
+          "concat.h": "conversion/concat/op_host/op_api/concat.h", "split_v.h": "conversion/split_v/op_api/split_v.h"}
+FEATURES = codegen.load_specs(REPO / "tests" / "feature_specs")   # not in generated/: rendered here
+
+
 @needs(metadef=METADEF, runtime=RUNTIME, opbase=OPBASE, ops_math=OPS_MATH, libboundscheck=BOUNDSCHECK)
-@pytest.mark.parametrize("name", sorted(OPS))
+@pytest.mark.parametrize("name", sorted(OPS) + sorted(FEATURES))
 def test_op_api_compiles_against_opbase(name, tmp_path):
-    """Level 2 and level 0 against opbase's opdev headers and ops-math's l0 Contiguous, Cast, Transpose and
-    BroadcastTo (installed by CANN as level0/broadcast_to.h); C++17, which opdev needs."""
+    """Level 2 and level 0 against opbase's opdev headers and ops-math's l0 Contiguous, Cast, Transpose,
+    BroadcastTo and the others opgen_l2.h includes (installed by CANN as level0/*.h); C++17, which opdev needs."""
     level0 = tmp_path / "level0"
     level0.mkdir()
-    (level0 / "broadcast_to.h").write_text((OPS_MATH / "conversion/broadcast_to/op_api/broadcast_to.h").read_text())
+    for header, path in LEVEL0.items():
+        (level0 / header).write_text((OPS_MATH / path).read_text())
     folder = GENERATED / name / "op_api"
+    if name in FEATURES:
+        from codegen.backends.ascendc.binding import project
+        folder = tmp_path / "op_api"
+        folder.mkdir()
+        for path, text in project(FEATURES[name]).items():
+            if path.startswith("op_api/"):
+                (tmp_path / path).write_text(text)
     includes = [folder, OPBASE / "include/nnopbase", OPBASE / "include", OPS_MATH / "common/inc/external", tmp_path,
                 METADEF / "inc/external", METADEF / "inc", METADEF / "pkg_inc", RUNTIME / "include",
                 RUNTIME / "include/external", RUNTIME / "pkg_inc", BOUNDSCHECK / "include"]

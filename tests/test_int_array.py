@@ -6,6 +6,7 @@ The values are held to PyTorch's autograd of the masked forward (an independent 
 to the same verdicts on good and bad arrays; bad specs are refused with what is wrong."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +27,10 @@ def op():
     return codegen.load_specs(FEATURES)[NAME]
 
 
-@pytest.fixture(scope="module", params=["numpy", "c"])
+BACKENDS = ["numpy", "c", "ascendc"]   # ascendc: the kernel on the simulator, level 2's mask after it
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
 def fn(request):
     return codegen.kernel(NAME, backend=request.param, specs_dir=FEATURES)
 
@@ -93,7 +97,7 @@ BAD = [  # (input_lengths, status, message), for x of shape (3, 2)
 @pytest.mark.parametrize("lengths, status, message", BAD)
 def test_bad_arrays_get_the_same_verdict_from_both_checkers(lengths, status, message):
     x = np.zeros((3, 2), np.float32)
-    for backend in ("numpy", "c"):
+    for backend in BACKENDS:
         with pytest.raises(codegen.AclnnError) as e:
             codegen.kernel(NAME, backend=backend, specs_dir=FEATURES)(grad_output=x, self=x, input_lengths=lengths)
         assert (e.value.status, e.value.param, e.value.message) == (status, "inputLengths", message), backend
@@ -103,7 +107,7 @@ def test_the_length_rule_reads_the_tensors_shape_first():
     """A tensor without the batch axis fails its rank rule before the array is measured; a wrong shape before the
     array's length (the rules' order)."""
     x = np.zeros(3, np.float32)
-    for backend in ("numpy", "c"):
+    for backend in BACKENDS:
         k = codegen.kernel(NAME, backend=backend, specs_dir=FEATURES)
         with pytest.raises(codegen.AclnnError) as e:
             k(grad_output=x, self=x, input_lengths=[1])
@@ -120,11 +124,11 @@ def test_the_length_rule_reads_the_tensors_shape_first():
 def test_values_c_cannot_carry_give_the_numpy_error(lengths):
     x = np.zeros((3, 2), np.float32)
     errors = []
-    for backend in ("numpy", "c"):
+    for backend in BACKENDS:
         with pytest.raises(codegen.AclnnError) as e:
             codegen.kernel(NAME, backend=backend, specs_dir=FEATURES)(grad_output=x, self=x, input_lengths=lengths)
         errors.append((e.value.status, e.value.param, e.value.message))
-    assert errors[0] == errors[1] and errors[0][:2] == (161002, "inputLengths")
+    assert errors[0] == errors[1] == errors[2] and errors[0][:2] == (161002, "inputLengths")
 
 
 def test_an_ndarray_and_a_tuple_are_arrays_too(fn):
@@ -133,13 +137,13 @@ def test_an_ndarray_and_a_tuple_are_arrays_too(fn):
         np.testing.assert_array_equal(fn(grad_output=x, self=x, input_lengths=lengths) != 0, [[1, 1], [1, 0]])
 
 
-def test_hostile_calls_on_numpy_and_c(op, monkeypatch):
+def test_hostile_calls_on_every_backend(op, monkeypatch):
     """The hostile fuzz (tests/test_hostile_fuzz.py) draws the aclIntArray like any parameter: 30 calls of this
-    op on NumPy and C get the same verdict and, on success, layout-independent results."""
+    op on NumPy, C and Ascend C get the same verdict and, on success, layout-independent results."""
     from hypothesis import HealthCheck, Phase, given, settings, strategies as st
     from . import test_hostile_fuzz as H
     monkeypatch.setattr(H, "OPS", {NAME: op})
-    monkeypatch.setattr(H, "BACKENDS", ["numpy", "c"])
+    monkeypatch.setattr(H, "BACKENDS", BACKENDS)
     monkeypatch.setattr(H, "kernel", lambda name, backend: codegen.kernel(name, backend=backend, specs_dir=FEATURES))
     seen = set()
 
@@ -190,6 +194,121 @@ def test_a_wrong_form_inside_the_sequence_fails_the_proof(tmp_path):
     assert failed and all(r.formula.startswith("t < inputLengths[b]") for r in failed)
 
 
-def test_the_ascendc_backend_refuses_it_with_the_reason():
-    with pytest.raises(SpecError, match="aclIntArray parameter inputLengths: the ascendc backend does not emit it"):
-        codegen.kernel(NAME, backend="ascendc", specs_dir=FEATURES)
+def _c_literals(source: str, function: str) -> set:
+    """The format strings of `function`'s error messages in a C or C++ source: adjacent literals joined, %ll as %l
+    (C's long long, the C++ helpers' long: both int64 here)."""
+    body = source[source.index(function):]
+    body = body[:body.index("\n}\n")]
+    joined = re.sub(r'"\s*\n\s*"', "", body)
+    return {m.replace("%ll", "%l") for m in re.findall(r'"((?:[^"\\]|\\.)*)"', joined) if "%s" in m}
+
+
+def test_ascendc_level_2_checks_and_masks_as_the_c_checker(op):
+    """The Ascend C project's level 2 (op_api/aclnn_opgen_*.cpp): the array's checks in the checkers' order with
+    the C checker's messages (opgen_l2.h against opgen_check.c), and the mask applied to the kernel's result before
+    it is cast and copied into the output."""
+    from codegen.backends.ascendc.binding import project
+    from codegen.backends.ascendc.opapi import l2_helpers
+    source = next(t for p, t in project(op).items() if p.startswith("op_api/aclnn_") and p.endswith(".cpp"))
+    checks = [line.strip() for line in source.splitlines() if "CHECK_RET(opgen_l2::" in line]
+    assert checks[-3:-1] == [
+        'CHECK_RET(opgen_l2::ArrayLength(inputLengths, "inputLengths", self, "self", 1), ACLNN_ERR_PARAM_INVALID);',
+        'CHECK_RET(opgen_l2::ArrayInRange(inputLengths, "inputLengths", true, 0, true, opgen_l2::ArrayBound(self, 0)), '
+        'ACLNN_ERR_PARAM_INVALID);']
+    assert 'CHECK_RET(opgen_l2::NotNull(inputLengths, "inputLengths"), ACLNN_ERR_PARAM_NULLPTR);' in checks
+    mask = source.index("kernelResult = opgen_l2::KeepSequence(kernelResult, inputLengths, 0, 1, exec);")
+    assert source.index("l0op::OpgenSequenceTanhBackward(") < mask < source.index("l0op::ViewCopy(kernelResult")
+    c = (Path(codegen.__file__).parent / "backends/c/runtime/src/opgen_check.c").read_text()
+    for c_fn, cpp_fn in (("opgen_check_array_length(", "inline bool ArrayLength("),
+                         ("opgen_check_array_in_range(", "inline bool ArrayInRange(")):
+        want = _c_literals(c, c_fn)
+        assert want and _c_literals(l2_helpers(), cpp_fn) == want, cpp_fn
+
+
+# ---- the oracle and the accuracy samples (codegen.accuracy.sequence) ----------------------------------------------
+def test_the_oracle_judges_it_on_every_backend_with_lengths_inside_the_range(op):
+    """`opgen oracle`'s check on this op (outside specs/, so called directly): the unmasked form against mpmath, the
+    positions past each length exactly 0, on NumPy, C and Ascend C in the three dtypes; the samples' lengths lie in
+    [0, T] and the masked positions hold nan and inf inputs too."""
+    from codegen.accuracy import oracle, run
+    from codegen.accuracy.inputs import FAST, samples
+    from codegen.accuracy.sequence import masked_positions
+    masked_special = 0
+    for s in samples(op, "FLOAT", FAST):
+        lengths, T = s.kw["input_lengths"], s.shape[0]
+        assert len(lengths) == (s.shape[1] if len(s.shape) > 1 else 0) and all(0 <= n <= T for n in lengths), s.group
+        m = masked_positions(op, s)
+        x = np.broadcast_to(s.kw["self"], s.shape)
+        masked_special += int((m & ~np.isfinite(x.astype(np.float64))).sum())
+    assert masked_special > 0
+    records = oracle.check({NAME: op}, BACKENDS)
+    assert len(records) == 9 and not oracle.failed(records), [oracle.describe(r) for r in oracle.failed(records)]
+    assert all(r.judged > 300 for r in records)
+    # `opgen accuracy` runs it too (PyTorch has no such op: not compared); the standards fail on the formula as
+    # written (1 - tanh(x)^2 cancels in FLOAT for |x| > 9), not on the mask: no special-value or layout failure
+    acc = run({NAME: op}, ["numpy"], dtypes=["FLOAT"], log=lambda m: None)
+    assert acc[0].n_failures == 0 and acc[0].errors.n > 0 and acc[0].torch is None
+
+
+def test_the_oracle_fails_a_kernel_that_does_not_mask(op):
+    """A kernel that forgets the mask, or masks from one frame later, is caught: the exact result past a length is
+    0, and the kernel must give exactly that."""
+    from codegen.accuracy import oracle
+    fn = codegen.kernel(NAME, specs_dir=FEATURES)
+
+    def unmasked(input_lengths, **kw):
+        return fn(input_lengths=[np.shape(kw["self"])[0]] * len(input_lengths), **kw)
+
+    def late(input_lengths, **kw):
+        return fn(input_lengths=[min(n + 1, np.shape(kw["self"])[0]) for n in input_lengths], **kw)
+    for wrong in (unmasked, late):
+        records = oracle.check({NAME: op}, ["numpy"], dtypes=["FLOAT"], kernels={(NAME, "numpy"): wrong})
+        assert oracle.failed(records) and any("(past its length)" in line for line in oracle.describe(records[0]))
+
+
+# ---- the C library's compiled entry point (codegen/backends/c/pyext.py, python/opgen_pycall.c) ---------------------
+def test_the_compiled_entry_point_takes_the_array_with_the_ctypes_verdicts(op):
+    """A list or tuple of ints is the aclIntArray of the compiled entry point: on the checker-parity draws (good,
+    null, short, long, out-of-range arrays) the same verdicts (status, parameter, message) and output bits as the
+    ctypes path; an ndarray, a bool or a value past int64 is left to the ctypes path (NotImplemented), which gives
+    the Python checker's verdict."""
+    from hypothesis import HealthCheck, given, settings
+    from codegen.backends.c.binding import library
+    from .test_c_checker_parity import _outcome, calls
+    lib = library(op)
+    assert lib.entry is not None, "the library was built without its entry point"
+    taken = []
+
+    @settings(max_examples=40, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
+    @given(calls(op))
+    def agree(call):
+        args, out, product = call
+        if out is None:
+            return
+        mine = np.full_like(out, 7) if out.size else out.copy()
+        theirs = np.full_like(out, 7) if out.size else out.copy()
+        got_value = []
+        got = _outcome(lambda: got_value.append(lib.entry(dict(args, out=mine, product=product))))
+        if got_value and got_value[0] is NotImplemented:
+            return
+        want = _outcome(lambda: lib.call(args, theirs, product))
+        taken.append(got)
+        assert got == want, f"entry point {got}, ctypes {want}"
+        if got is None:
+            assert got_value[0] is mine
+            np.testing.assert_array_equal(mine.reshape(-1).view(np.uint8), theirs.reshape(-1).view(np.uint8))
+    agree()
+    assert any(t is not None and t[1] == "inputLengths" for t in taken), set(taken)
+    rng = np.random.default_rng(5)
+    for shape, lengths in (((3, 2), (3, 1)), ((4, 2, 3), [1, 4]), ((5, 3), [5, 0, 2])):
+        x, g = rng.uniform(-3, 3, shape).astype(np.float32), rng.uniform(-2, 2, shape).astype(np.float32)
+        mine, theirs = np.full_like(x, 7), np.full_like(x, 7)
+        assert lib.entry(dict(grad_output=g, self=x, input_lengths=lengths, out=mine)) is mine
+        lib.call(dict(grad_output=g, self=x, input_lengths=list(lengths)), theirs, "ascend910b")
+        np.testing.assert_array_equal(mine.view(np.uint32), theirs.view(np.uint32))
+        np.testing.assert_allclose(mine, torch_grad(g, x, list(lengths)), rtol=2e-6, atol=1e-7)
+    x = np.zeros((3, 2), np.float32)
+    out = np.empty_like(x)
+    for lengths in (np.array([3, 1]), [3, True], [3, 2 ** 63], [3.0, 1], [np.int64(3), 1]):
+        assert lib.entry(dict(grad_output=np.ones_like(x), self=x, input_lengths=lengths, out=out)) \
+            is NotImplemented, lengths

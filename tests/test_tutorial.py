@@ -144,7 +144,7 @@ def test_the_rule_step_9_adds_is_checked_and_leaves_the_proof_two_orders(tmp_pat
 
 def test_the_int_array_example_of_step_9_runs_as_shown():
     """Step 9's aclIntArray example (tests/feature_specs/sequence_tanh_backward.py): the calls shown give what the
-    tutorial prints, on NumPy and C; the values are 1 - tanh(x)^2 where t < inputLengths[b], else 0 (math.tanh)."""
+    tutorial prints, on NumPy, C and Ascend C; the values are 1 - tanh(x)^2 where t < inputLengths[b], else 0 (math.tanh)."""
     import math
     shown = next(b for b in re.findall(r"```pycon\n(.*?)```", STEP9, re.S) if "input_lengths=[3, 1]" in b)
     x = np.array([[0.0, 0.5], [1.0, -1.0], [2.0, -2.0]], np.float32)
@@ -152,7 +152,7 @@ def test_the_int_array_example_of_step_9_runs_as_shown():
     want = np.array(eval(printed), np.float32)   # noqa: S307 (the tutorial's own literal)
     oracle = [[1 - math.tanh(v) ** 2 if t < n else 0 for v, n in zip(row, (3, 1))] for t, row in enumerate(x)]
     np.testing.assert_allclose(want, oracle, rtol=1e-6)
-    for backend in ("numpy", "c"):
+    for backend in ("numpy", "c", "ascendc"):
         fn = codegen.kernel("sequence_tanh_backward", backend=backend, specs_dir=REPO / "tests" / "feature_specs")
         np.testing.assert_allclose(fn(grad_output=np.ones_like(x), self=x, input_lengths=[3, 1]), want, rtol=1e-6)
         with pytest.raises(codegen.AclnnError) as e:

@@ -453,6 +453,9 @@ def samples(op, dtype: str, sizes: Sizes = FAST, seed: int = 0) -> list[Sample]:
     if op.classes is not None:   # integer targets, per-class weights (codegen.accuracy.classes)
         from .classes import samples as class_samples
         return class_samples(op, dtype, sizes, seed)
+    if op.sequence is not None:   # the unmasked op's, time-major, with lengths (codegen.accuracy.sequence)
+        from .sequence import samples as sequence_samples
+        return sequence_samples(op, dtype, sizes, seed)
     if op.split is not None:   # made of its half ops' samples (codegen.accuracy.split)
         from .split import samples as split_samples
         return split_samples(op, dtype, sizes, seed)

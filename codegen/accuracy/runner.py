@@ -178,12 +178,16 @@ class Prepared:
     no_bound: str = ""                  # why there is no bound at all
     sign_unsure: np.ndarray | None = None   # gradOutput = ±inf times a local derivative of undecided sign
     alt: np.ndarray | None = None       # at an exact midpoint of the dtype, the other neighbour (else nan)
+    exact_zero: np.ndarray | None = None   # positions the kernel must set to exactly 0 (past a sequence's length)
 
 
 def prepare(op, sample: Sample, fmt, use_torch: bool = True) -> Prepared:
     if op.classes is not None:   # judged on its (sample, class) grid (codegen.accuracy.classes)
         from .classes import prepare as prepare_classes
         return prepare_classes(op, sample, fmt, use_torch)
+    if op.sequence is not None:   # the unmasked op's reference, 0 past each length (codegen.accuracy.sequence)
+        from .sequence import prepare as prepare_sequence
+        return prepare_sequence(op, sample, fmt, use_torch)
     ref, unresolved, alt = reference_for(op, sample.kw).rounded_ties(sample.kw, sample.shape, fmt)
     th = None
     if use_torch:
@@ -249,6 +253,11 @@ def measure(rec: Record, op, p: Prepared, got, fmt) -> None:
     if not int(np.prod(shape)):
         return
     got = np.asarray(got).astype(fmt.np).reshape(-1)
+    if p.exact_zero is not None:   # past a sequence's length: exactly 0, whatever the inputs there
+        for i in np.flatnonzero(p.exact_zero.reshape(-1) & (got != 0)):
+            rec.n_failures += 1
+            _add(rec.failures, Example(s.group, s.case, _describe(op, s.kw, shape, i) + " (past its length)",
+                                       float(got[i]), 0.0))
     ref = p.ref.reshape(-1)
     want = ref.astype(fmt.np)
     if p.alt is not None:   # an exact tie: the kernel's neighbour is as correctly rounded as ties-to-even's

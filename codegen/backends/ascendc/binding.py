@@ -9,7 +9,8 @@ AI Core kernel, with the same functions choosing dtypes:
   3. the kernel — the launcher runs the generated tiling and kernel on every block index of the simulated
      product, in a process of its own (forked by a `--serve` launcher): a broken hardware rule comes back as
      `SimulatorError`, never a crash;
-  4. the result back (`opapi.RESULT_STEPS`): the axis moved back, cast to the output's dtype, copied into `out`.
+  4. the result back (`opapi.RESULT_STEPS`): the axis moved back, cast to the output's dtype, copied into `out`;
+     for a sequence-masked op (codegen.spec.sequence), 0 at and past each length first (level 2's KeepSequence).
 """
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ import numpy as np
 
 from codegen.runtime import checks as _chk
 from codegen.runtime.blocks import halves as _halves, store
-from codegen.runtime.calls import KernelCall, class_views, compute_shape, sum_to
+from codegen.runtime.calls import KernelCall, class_views, compute_shape, past_length, sum_to
 from codegen.spec.functions import BROADCAST, count_parts, count_value
 from codegen.spec.classes import GRID_PASS, GRID_SUM
 from codegen.spec.split import SECOND_HALF
@@ -226,6 +227,9 @@ def make_kernel(op: Op):
             result = run_classes(op, the_plan, call.args, _chk.dtype_name(out), call.product)
         else:
             result = run_kernel(op, the_plan, call.args, out.shape, _chk.dtype_name(out), call.product)
+        if op.sequence is not None:   # level 2's KeepSequence (opapi.body_lines): 0 at and past each length
+            sq = op.sequence
+            result[past_length(out.shape, call.args[op.param(sq.lengths).py_name], sq.time, sq.batch)] = 0
         store(out, result)   # (an integer output: to nearest, saturated, as the library's final Cast)
         return out
 

@@ -19,6 +19,7 @@ variant reads (`Plan.operands`): a tensor no variant reads (LogSigmoid's `buffer
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import sympy
@@ -116,7 +117,10 @@ class ConditionPrinter(C99CodePrinter):
 def check_lines(op: Op) -> list[str]:
     """CheckParams' body: one opgen_l2 check per codegen.checkplan step, in order."""
     lines = []
-    valued = {s.param for s in steps(op) if s.kind == "requires"}   # scalars a value rule reads
+    # scalars a value rule reads: its own and any other its condition names (ClampModeBackward's low <= high)
+    read = set().union(*[s.rule.condition.free_symbols | sympy.sympify(s.rule.when).free_symbols
+                         for s in steps(op) if s.kind == "requires"])
+    valued = {s.param for s in steps(op) if s.kind == "requires"} | {p.name for p in op.params if p.symbol in read}
     cond = ConditionPrinter({p.symbol: (value_name(p) if isinstance(p, Scalar) else p.name)
                              for p in op.params if p.symbol is not None})
     invalid = "ACLNN_ERR_PARAM_INVALID"
@@ -196,6 +200,14 @@ def check_lines(op: Op) -> list[str]:
                          f'{invalid});')
         elif s.kind == "one_element":
             lines.append(f'CHECK_RET(opgen_l2::OneElement({n}, "{n}"), {invalid});')
+        elif s.kind == "array_length":
+            lines.append(f'CHECK_RET(opgen_l2::ArrayLength({n}, "{n}", {ref}, "{ref}", {s.n}), {invalid});')
+        elif s.kind == "array_in_range":   # each bound: none, an int, or dim_size(tensor, axis)
+            args = []
+            for b in (s.rule.bound("low"), s.rule.bound("high")):
+                args += (["false", "0"] if b is None else ["true", str(b[1])] if b[0] == "int"
+                         else ["true", f"opgen_l2::ArrayBound({b[1]}, {b[2]})"])
+            lines.append(f'CHECK_RET(opgen_l2::ArrayInRange({n}, "{n}", {", ".join(args)}), {invalid});')
         elif s.kind == "sample_shaped":
             lines.append(f'CHECK_RET(opgen_l2::SampleShaped({n}, "{n}", {ref}, "{ref}", {none_test(op, s)}), '
                          f'{invalid});')
@@ -212,6 +224,9 @@ def check_lines(op: Op) -> list[str]:
         else:
             raise NotImplementedError(f"{op.name}: the op_api layer has no C++ check for step {s.kind!r} "
                                       f"(codegen/backends/ascendc/opapi.py, check_lines)")
+    # a parameter no check reads (a scalar only the kernel uses): said so, not an unused-parameter warning
+    read = set(re.findall(r"[A-Za-z_]\w*", "\n".join(lines)))
+    lines += [f"(void){q.name};  // (no check reads it)" for q in op.params if q.name not in read]
     return lines
 
 
@@ -329,15 +344,15 @@ def split_body_lines(p: Plan) -> list[str]:
         counts = api.split.rows or "nullptr"
         lines += [f"// the halves back where they were taken from, the rows from sum({counts}) on set to 0, in "
                   f"{out}'s shape",
-                  f"const aclTensor* result = opgen_l2::RowConcat({first}Grad, {second}Grad, {inter}, exec);",
-                  "CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);",
-                  f"result = opgen_l2::KeepRows(result, {counts}, exec);",
-                  "CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);",
-                  f"result = l0op::Reshape(result, opgen_l2::ShapeArray({out}->GetViewShape(), exec), exec);",
-                  "CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
+                  f"const aclTensor* kernelResult = opgen_l2::RowConcat({first}Grad, {second}Grad, {inter}, exec);",
+                  "CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);",
+                  f"kernelResult = opgen_l2::KeepRows(kernelResult, {counts}, exec);",
+                  "CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);",
+                  f"kernelResult = l0op::Reshape(kernelResult, opgen_l2::ShapeArray({out}->GetViewShape(), exec), exec);",
+                  "CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
         return lines + _into_output(out)
-    lines += [f"const aclTensor* result = opgen_l2::Concat({first}Grad, {second}Grad, {dim}, exec);",
-              "CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
+    lines += [f"const aclTensor* kernelResult = opgen_l2::Concat({first}Grad, {second}Grad, {dim}, exec);",
+              "CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
     return lines + _into_output(out)
 
 
@@ -392,17 +407,17 @@ def several_body_lines(p: Plan) -> list[str]:
     # copied into the outputs only once every kernel is queued: an output written over an input (in place) must not
     # change what a later kernel reads
     for o in api.outputs:
-        lines += ["{", f"    const aclTensor* result = {o.name}Result;"] + ["    " + x for x in _into_output(o.name)] + ["}"]
+        lines += ["{", f"    const aclTensor* kernelResult = {o.name}Result;"] + ["    " + x for x in _into_output(o.name)] + ["}"]
     return lines
 
 
 def _into_output(out: str) -> list[str]:
-    """`result` cast to the output's dtype where it differs, and copied into the output."""
-    return [f"if (result->GetDataType() != {out}->GetDataType()) {{",
-            f"    result = l0op::Cast(result, {out}->GetDataType(), exec);",
-            "    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);",
+    """`kernelResult` cast to the output's dtype where it differs, and copied into the output."""
+    return [f"if (kernelResult->GetDataType() != {out}->GetDataType()) {{",
+            f"    kernelResult = l0op::Cast(kernelResult, {out}->GetDataType(), exec);",
+            "    CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);",
             "}",
-            f"CHECK_RET(l0op::ViewCopy(result, {out}, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
+            f"CHECK_RET(l0op::ViewCopy(kernelResult, {out}, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
 
 
 def classes_body_lines(p: Plan) -> list[str]:
@@ -439,8 +454,8 @@ def classes_body_lines(p: Plan) -> list[str]:
     if GRID_SUM in p.operands:
         lines += grid_sum_lines(p, args, grid)
     lines += [f"// the kernel ({names.op_type(kop)} on the AI Core)",
-              f"const aclTensor* result = l0op::{names.l0_name(kop)}({', '.join(_chosen(args, 'false'))});",
-              "CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
+              f"const aclTensor* kernelResult = l0op::{names.l0_name(kop)}({', '.join(_chosen(args, 'false'))});",
+              "CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
     return lines + _into_output(out)
 
 
@@ -513,21 +528,27 @@ def body_lines(p: Plan) -> list[str]:
     for t in operands:
         lines += _operand(t, perm=perm, optional=t in optional)
     lines += [f"// the kernel ({names.op_type(op)} on the AI Core)",
-              f"const aclTensor* result = l0op::{names.l0_name(op)}({', '.join(l0_args(p))});",
-              "CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
+              f"const aclTensor* kernelResult = l0op::{names.l0_name(op)}({', '.join(l0_args(p))});",
+              "CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
+    if op.sequence is not None:   # codegen.spec.sequence: the kernel computed the form where IN_SEQUENCE holds
+        sq = op.sequence
+        lines += [f"// 0 at and past each sequence's length: t >= {sq.lengths}[b] (t along axis {sq.time}, b along "
+                  f"{sq.batch})",
+                  f"kernelResult = opgen_l2::KeepSequence(kernelResult, {sq.lengths}, {sq.time}, {sq.batch}, exec);",
+                  "CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
     if sum_to:
         lines += [f"// the adjoint of broadcasting {sum_to}: the sum over the axes it was broadcast along, in its shape",
                   f"const aclIntArray* axes = opgen_l2::BroadcastAxes(shape, {out}->GetViewShape(), exec);",
                   "if (axes != nullptr) {",
-                  "    result = l0op::ReduceSumOp(result, axes, true, exec);",
-                  "    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);",
-                  f"    result = l0op::Reshape(result, opgen_l2::ShapeArray({out}->GetViewShape(), exec), exec);",
-                  "    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);",
+                  "    kernelResult = l0op::ReduceSumOp(kernelResult, axes, true, exec);",
+                  "    CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);",
+                  f"    kernelResult = l0op::Reshape(kernelResult, opgen_l2::ShapeArray({out}->GetViewShape(), exec), exec);",
+                  "    CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);",
                   "}"]
     if p.rows:
         lines += ["if (fromLast != nullptr) {",
-                  "    result = l0op::Transpose(result, fromLast, exec);",
-                  "    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);",
+                  "    kernelResult = l0op::Transpose(kernelResult, fromLast, exec);",
+                  "    CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);",
                   "}"]
     return lines + _into_output(out)
 

@@ -19,7 +19,7 @@ import sysconfig
 from pathlib import Path
 
 from codegen.spec import Op
-from codegen.spec.params import Attr, Output, Scalar, Tensor
+from codegen.spec.params import Attr, IntArray, Output, Scalar, Tensor
 
 from .names import header_name
 
@@ -45,6 +45,8 @@ def _param(p) -> tuple[str, str, str]:
         return p.py_name, "OPGEN_PY_TENSOR", "tensor"
     if isinstance(p, Scalar):
         return p.py_name, "OPGEN_PY_SCALAR", "scalar"
+    if isinstance(p, IntArray):   # a list or tuple of ints; anything else takes the ctypes path
+        return p.py_name, "OPGEN_PY_INT_ARRAY", "int_array"
     if isinstance(p, Attr):
         if p.type not in ATTR_KINDS:
             raise TypeError(f"{p.name}: no Python entry for a {p.type} attribute")
@@ -100,10 +102,7 @@ PyMODINIT_FUNC PyInit_{name}(void)
 
 
 def sources(op: Op) -> dict[str, str]:
-    """{path: text} the extension adds to the op's library sources (under src/, beside opgen_runtime.h); none for
-    an op with an aclIntArray parameter, which the ctypes binding calls (opgen_pycall.c has no array kind)."""
-    if op.int_arrays:
-        return {}
+    """{path: text} the extension adds to the op's library sources (under src/, beside opgen_runtime.h)."""
     return {
         "src/opgen_pycall.h": (GLUE / "opgen_pycall.h").read_text(),
         "src/opgen_pycall.c": (GLUE / "opgen_pycall.c").read_text(),

@@ -210,6 +210,41 @@ static bool outs_apart(PyObject *out, int nouts)
     return true;
 }
 
+/* An aclIntArray of a list or tuple of Python ints (not bools, each an int64), as the ctypes path creates it;
+ * NULL for None (phase 1 says whether that is allowed).  Anything else (an ndarray, a bool, a value past int64)
+ * takes the ctypes path, which gives the checker's verdict on it. */
+static outcome int_array_of(PyObject *o, aclIntArray **made)
+{
+    *made = NULL;
+    if (o == Py_None)
+        return DONE;
+    if (!PyList_CheckExact(o) && !PyTuple_CheckExact(o))
+        return FALLBACK;
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+    int64_t *values = PyMem_Malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
+    if (!values) {
+        PyErr_NoMemory();
+        return FAILED;
+    }
+    for (Py_ssize_t i = 0; i < n; ++i) {
+        PyObject *item = PySequence_Fast_GET_ITEM(o, i);
+        int overflow = 0;
+        const long long x = PyLong_CheckExact(item) ? PyLong_AsLongLongAndOverflow(item, &overflow) : 0;
+        if (!PyLong_CheckExact(item) || overflow || (x == -1 && PyErr_Occurred())) {
+            PyMem_Free(values);
+            return PyErr_Occurred() ? FAILED : FALLBACK;
+        }
+        values[i] = (int64_t)x;
+    }
+    *made = aclCreateIntArray(values, (uint64_t)n);
+    PyMem_Free(values);
+    if (!*made) {
+        PyErr_Format(PyExc_RuntimeError, "%s: creating the arguments failed: %s", op_name, aclGetRecentErrMsg());
+        return FAILED;
+    }
+    return DONE;
+}
+
 static PyObject *raise_status(aclnnStatus status)
 {
     const char *param = opgenGetRecentErrParam();
@@ -243,7 +278,8 @@ static aclnnStatus checked_phase1(const opgen_py_op *op, const char *product, co
     return status;
 }
 
-PyObject *opgen_py_call(const opgen_py_op *op, PyObject *kw)
+/* The call, its aclIntArrays kept in `arrays` (opgen_py_call destroys them, whatever path the call ends by). */
+static PyObject *call_with(const opgen_py_op *op, PyObject *kw, aclIntArray **arrays)
 {
     if (!lock) {
         PyErr_SetString(PyExc_RuntimeError, "opgen: the entry point was called before setup()");
@@ -331,6 +367,10 @@ PyObject *opgen_py_call(const opgen_py_op *op, PyObject *kw)
                 goto fallback;           /* a bool or a NumPy scalar: the ctypes path converts it as it always did */
             }
             break;
+        case OPGEN_PY_INT_ARRAY:
+            r = int_array_of(arg, &arrays[i]);
+            v[i].int_array = arrays[i];
+            break;
         case OPGEN_PY_STRING:
             if (!PyUnicode_CheckExact(arg))
                 goto fallback;           /* None or bytes: the ctypes path gives the checker's verdict */
@@ -378,4 +418,14 @@ fallback:
     if (PyErr_Occurred())
         return NULL;
     Py_RETURN_NOTIMPLEMENTED;
+}
+
+PyObject *opgen_py_call(const opgen_py_op *op, PyObject *kw)
+{
+    aclIntArray *arrays[OPGEN_PY_MAX_PARAMS] = {NULL};
+    PyObject *result = call_with(op, kw, arrays);
+    for (int i = 0; i < op->nparams && i < OPGEN_PY_MAX_PARAMS; ++i)
+        if (arrays[i])
+            aclDestroyIntArray(arrays[i]);
+    return result;
 }

@@ -19,7 +19,7 @@
 /* OPGEN_PY_OUTS: output `index` of an op with several outputs, element `index` of the tuple `out=` */
 typedef enum {
     OPGEN_PY_TENSOR, OPGEN_PY_OUT, OPGEN_PY_SCALAR, OPGEN_PY_BOOL, OPGEN_PY_INT64, OPGEN_PY_DOUBLE, OPGEN_PY_STRING,
-    OPGEN_PY_OUTS
+    OPGEN_PY_OUTS, OPGEN_PY_INT_ARRAY
 } opgen_py_kind;
 
 typedef struct {
@@ -37,6 +37,7 @@ typedef union {
     int64_t i64;
     double f64;              /* a double or float attribute (the call converts it to the parameter's type) */
     const char *str;         /* a string attribute: the Python str's UTF-8, alive while the keywords are */
+    const aclIntArray *int_array;   /* an aclIntArray of a list or tuple of ints, destroyed after the call */
 } opgen_py_value;
 
 typedef aclnnStatus (*opgen_py_phase1)(const opgen_py_value *v, uint64_t *workspaceSize, aclOpExecutor **executor);

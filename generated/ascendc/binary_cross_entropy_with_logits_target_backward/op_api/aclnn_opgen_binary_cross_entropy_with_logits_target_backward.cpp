@@ -199,13 +199,13 @@ extern "C" aclnnStatus aclnnOpgenBinaryCrossEntropyWithLogitsTargetBackwardGetWo
     const aclTensor* posWeightOptionalK = opgen_l2::KernelOperand(posWeightOptional, inDtype, shape, shapeArray, nullptr, exec);
     CHECK_RET(posWeightOptional == nullptr || posWeightOptionalK != nullptr, ACLNN_ERR_INNER_NULLPTR);
     // the kernel (OpgenBinaryCrossEntropyWithLogitsTargetBackward on the AI Core)
-    const aclTensor* result = l0op::OpgenBinaryCrossEntropyWithLogitsTargetBackward(gradOutputK, selfK, weightOptionalK, posWeightOptionalK, reduction, static_cast<int64_t>(target->Numel()), outDtype, exec);
-    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    if (result->GetDataType() != gradTarget->GetDataType()) {
-        result = l0op::Cast(result, gradTarget->GetDataType(), exec);
-        CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    const aclTensor* kernelResult = l0op::OpgenBinaryCrossEntropyWithLogitsTargetBackward(gradOutputK, selfK, weightOptionalK, posWeightOptionalK, reduction, static_cast<int64_t>(target->Numel()), outDtype, exec);
+    CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    if (kernelResult->GetDataType() != gradTarget->GetDataType()) {
+        kernelResult = l0op::Cast(kernelResult, gradTarget->GetDataType(), exec);
+        CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
     }
-    CHECK_RET(l0op::ViewCopy(result, gradTarget, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    CHECK_RET(l0op::ViewCopy(kernelResult, gradTarget, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);
     *workspaceSize = uniqueExecutor->GetWorkspaceSize();
     uniqueExecutor.ReleaseTo(executor);
     return ACLNN_SUCCESS;

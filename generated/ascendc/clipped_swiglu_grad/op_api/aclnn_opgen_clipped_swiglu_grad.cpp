@@ -94,6 +94,9 @@ aclnnStatus CheckParams(const aclTensor* gradY, const aclTensor* x, const aclTen
     CHECK_RET(opgen_l2::MaxRank(groupIndexOptional, "groupIndexOptional", 1), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::ShapeSame(x, "x", gradXOut, "gradXOut"), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::KernelDtypes({gradY, x, groupIndexOptional, gradXOut}, OP_NAME, false), ACLNN_ERR_INNER_FIND_KERNEL_ERROR);
+    (void)alpha;  // (no check reads it)
+    (void)bias;  // (no check reads it)
+    (void)interleaved;  // (no check reads it)
     return ACLNN_SUCCESS;
 }
 }  // namespace
@@ -148,17 +151,17 @@ extern "C" aclnnStatus aclnnOpgenClippedSwigluGradGetWorkspaceSize(
     const aclTensor* bGrad = l0op::OpgenClippedSwigluGrad(gradYK, aK, bK, static_cast<float>(alpha), static_cast<float>(limit), static_cast<float>(bias), true, outDtype, exec);
     CHECK_RET(bGrad != nullptr, ACLNN_ERR_INNER_NULLPTR);
     // the halves back where they were taken from, the rows from sum(groupIndexOptional) on set to 0, in gradXOut's shape
-    const aclTensor* result = opgen_l2::RowConcat(aGrad, bGrad, interleaved, exec);
-    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    result = opgen_l2::KeepRows(result, groupIndexOptional, exec);
-    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    result = l0op::Reshape(result, opgen_l2::ShapeArray(gradXOut->GetViewShape(), exec), exec);
-    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    if (result->GetDataType() != gradXOut->GetDataType()) {
-        result = l0op::Cast(result, gradXOut->GetDataType(), exec);
-        CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    const aclTensor* kernelResult = opgen_l2::RowConcat(aGrad, bGrad, interleaved, exec);
+    CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    kernelResult = opgen_l2::KeepRows(kernelResult, groupIndexOptional, exec);
+    CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    kernelResult = l0op::Reshape(kernelResult, opgen_l2::ShapeArray(gradXOut->GetViewShape(), exec), exec);
+    CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    if (kernelResult->GetDataType() != gradXOut->GetDataType()) {
+        kernelResult = l0op::Cast(kernelResult, gradXOut->GetDataType(), exec);
+        CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
     }
-    CHECK_RET(l0op::ViewCopy(result, gradXOut, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    CHECK_RET(l0op::ViewCopy(kernelResult, gradXOut, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);
     *workspaceSize = uniqueExecutor->GetWorkspaceSize();
     uniqueExecutor.ReleaseTo(executor);
     return ACLNN_SUCCESS;

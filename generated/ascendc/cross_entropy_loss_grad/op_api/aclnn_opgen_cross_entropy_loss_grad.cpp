@@ -123,6 +123,9 @@ aclnnStatus CheckParams(const aclTensor* gradLoss, const aclTensor* logProb, con
     CHECK_RET(opgen_l2::SampleShaped(gradLoss, "gradLoss", logProb, "logProb", strcmp(reductionOptional, "none") == 0), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::ShapeSame(logProb, "logProb", out, "out"), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::KernelDtypes({gradLoss, logProb, target, weightOptional, gradZlossOptional, lseForZlossOptional, out}, OP_NAME, false), ACLNN_ERR_INNER_FIND_KERNEL_ERROR);
+    (void)ignoreIndex;  // (no check reads it)
+    (void)labelSmoothing;  // (no check reads it)
+    (void)lseSquareScaleForZloss;  // (no check reads it)
     return ACLNN_SUCCESS;
 }
 }  // namespace
@@ -188,13 +191,13 @@ extern "C" aclnnStatus aclnnOpgenCrossEntropyLossGradGetWorkspaceSize(
         gridSumK = logProbK;   // (read by no form chosen here)
     }
     // the kernel (OpgenCrossEntropyLossGrad on the AI Core)
-    const aclTensor* result = l0op::OpgenCrossEntropyLossGrad(gradLossK, logProbK, targetK, weightOptionalK, classIndexK, gridSumK, reductionOptional, ignoreIndex, static_cast<float>(labelSmoothing), static_cast<float>(lseSquareScaleForZloss), false, (logProb->GetViewShape().GetDimNum() > 1 ? logProb->GetViewShape().GetDim(1) : 1), outDtype, exec);
-    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    if (result->GetDataType() != out->GetDataType()) {
-        result = l0op::Cast(result, out->GetDataType(), exec);
-        CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    const aclTensor* kernelResult = l0op::OpgenCrossEntropyLossGrad(gradLossK, logProbK, targetK, weightOptionalK, classIndexK, gridSumK, reductionOptional, ignoreIndex, static_cast<float>(labelSmoothing), static_cast<float>(lseSquareScaleForZloss), false, (logProb->GetViewShape().GetDimNum() > 1 ? logProb->GetViewShape().GetDim(1) : 1), outDtype, exec);
+    CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    if (kernelResult->GetDataType() != out->GetDataType()) {
+        kernelResult = l0op::Cast(kernelResult, out->GetDataType(), exec);
+        CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
     }
-    CHECK_RET(l0op::ViewCopy(result, out, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    CHECK_RET(l0op::ViewCopy(kernelResult, out, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);
     *workspaceSize = uniqueExecutor->GetWorkspaceSize();
     uniqueExecutor.ReleaseTo(executor);
     return ACLNN_SUCCESS;

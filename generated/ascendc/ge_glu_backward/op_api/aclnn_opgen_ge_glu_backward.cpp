@@ -131,13 +131,13 @@ extern "C" aclnnStatus aclnnOpgenGeGluBackwardGetWorkspaceSize(
     // the kernel (OpgenGeGluBackward on the AI Core) for the half b
     const aclTensor* bGrad = l0op::OpgenGeGluBackward(gradOutputK, aK, bK, geluK, approximate, true, outDtype, exec);
     CHECK_RET(bGrad != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    const aclTensor* result = opgen_l2::Concat(aGrad, bGrad, dim, exec);
-    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    if (result->GetDataType() != gradInput->GetDataType()) {
-        result = l0op::Cast(result, gradInput->GetDataType(), exec);
-        CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    const aclTensor* kernelResult = opgen_l2::Concat(aGrad, bGrad, dim, exec);
+    CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    if (kernelResult->GetDataType() != gradInput->GetDataType()) {
+        kernelResult = l0op::Cast(kernelResult, gradInput->GetDataType(), exec);
+        CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
     }
-    CHECK_RET(l0op::ViewCopy(result, gradInput, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    CHECK_RET(l0op::ViewCopy(kernelResult, gradInput, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);
     *workspaceSize = uniqueExecutor->GetWorkspaceSize();
     uniqueExecutor.ReleaseTo(executor);
     return ACLNN_SUCCESS;

@@ -82,6 +82,7 @@ aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, cons
     CHECK_RET(opgen_l2::DimEven(self, "self", dim, "dim"), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::OneOf(approximate, "approximate", {0, 1}), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::KernelDtypes({gradOutput, self, gelu, gradInput}, OP_NAME, false), ACLNN_ERR_INNER_FIND_KERNEL_ERROR);
+    (void)activateLeft;  // (no check reads it)
     return ACLNN_SUCCESS;
 }
 }  // namespace
@@ -132,13 +133,13 @@ extern "C" aclnnStatus aclnnOpgenGeGluV3BackwardGetWorkspaceSize(
     // the kernel (OpgenGeGluV3Backward on the AI Core) for the half b
     const aclTensor* bGrad = l0op::OpgenGeGluV3Backward(gradOutputK, aK, bK, geluK, approximate, activateLeft, true, outDtype, exec);
     CHECK_RET(bGrad != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    const aclTensor* result = opgen_l2::Concat(aGrad, bGrad, dim, exec);
-    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    if (result->GetDataType() != gradInput->GetDataType()) {
-        result = l0op::Cast(result, gradInput->GetDataType(), exec);
-        CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    const aclTensor* kernelResult = opgen_l2::Concat(aGrad, bGrad, dim, exec);
+    CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    if (kernelResult->GetDataType() != gradInput->GetDataType()) {
+        kernelResult = l0op::Cast(kernelResult, gradInput->GetDataType(), exec);
+        CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
     }
-    CHECK_RET(l0op::ViewCopy(result, gradInput, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    CHECK_RET(l0op::ViewCopy(kernelResult, gradInput, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);
     *workspaceSize = uniqueExecutor->GetWorkspaceSize();
     uniqueExecutor.ReleaseTo(executor);
     return ACLNN_SUCCESS;

@@ -174,13 +174,13 @@ extern "C" aclnnStatus aclnnOpgenGeluBackwardGetWorkspaceSize(
     const aclTensor* selfK = opgen_l2::KernelOperand(self, inDtype, shape, shapeArray, nullptr, exec);
     CHECK_RET(selfK != nullptr, ACLNN_ERR_INNER_NULLPTR);
     // the kernel (OpgenGeluBackward on the AI Core)
-    const aclTensor* result = l0op::OpgenGeluBackward(gradOutputK, selfK, outDtype, exec);
-    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    if (result->GetDataType() != gradInput->GetDataType()) {
-        result = l0op::Cast(result, gradInput->GetDataType(), exec);
-        CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    const aclTensor* kernelResult = l0op::OpgenGeluBackward(gradOutputK, selfK, outDtype, exec);
+    CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    if (kernelResult->GetDataType() != gradInput->GetDataType()) {
+        kernelResult = l0op::Cast(kernelResult, gradInput->GetDataType(), exec);
+        CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
     }
-    CHECK_RET(l0op::ViewCopy(result, gradInput, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    CHECK_RET(l0op::ViewCopy(kernelResult, gradInput, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);
     *workspaceSize = uniqueExecutor->GetWorkspaceSize();
     uniqueExecutor.ReleaseTo(executor);
     return ACLNN_SUCCESS;

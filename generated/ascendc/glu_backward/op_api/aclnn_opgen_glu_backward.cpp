@@ -130,13 +130,13 @@ extern "C" aclnnStatus aclnnOpgenGluBackwardGetWorkspaceSize(
     // the kernel (OpgenGluBackward on the AI Core) for the half b
     const aclTensor* bGrad = l0op::OpgenGluBackward(gradOutK, aK, bK, true, outDtype, exec);
     CHECK_RET(bGrad != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    const aclTensor* result = opgen_l2::Concat(aGrad, bGrad, dim, exec);
-    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    if (result->GetDataType() != out->GetDataType()) {
-        result = l0op::Cast(result, out->GetDataType(), exec);
-        CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    const aclTensor* kernelResult = opgen_l2::Concat(aGrad, bGrad, dim, exec);
+    CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    if (kernelResult->GetDataType() != out->GetDataType()) {
+        kernelResult = l0op::Cast(kernelResult, out->GetDataType(), exec);
+        CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
     }
-    CHECK_RET(l0op::ViewCopy(result, out, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    CHECK_RET(l0op::ViewCopy(kernelResult, out, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);
     *workspaceSize = uniqueExecutor->GetWorkspaceSize();
     uniqueExecutor.ReleaseTo(executor);
     return ACLNN_SUCCESS;

@@ -135,6 +135,8 @@ aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, cons
     }
     CHECK_RET(opgen_l2::ShapeSame(self, "self", out, "out"), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::KernelDtypes({gradOutput, self, target, out}, OP_NAME, false), ACLNN_ERR_INNER_FIND_KERNEL_ERROR);
+    (void)reduction;  // (no check reads it)
+    (void)logTarget;  // (no check reads it)
     return ACLNN_SUCCESS;
 }
 }  // namespace
@@ -177,21 +179,21 @@ extern "C" aclnnStatus aclnnOpgenKlDivBackwardGetWorkspaceSize(
     const aclTensor* targetK = opgen_l2::KernelOperand(target, inDtype, shape, shapeArray, nullptr, exec);
     CHECK_RET(targetK != nullptr, ACLNN_ERR_INNER_NULLPTR);
     // the kernel (OpgenKlDivBackward on the AI Core)
-    const aclTensor* result = l0op::OpgenKlDivBackward(gradOutputK, targetK, reduction, logTarget, shape.GetShapeSize(), (shape.GetDimNum() > 0 ? shape.GetDim(0) : static_cast<int64_t>(1)), outDtype, exec);
-    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    const aclTensor* kernelResult = l0op::OpgenKlDivBackward(gradOutputK, targetK, reduction, logTarget, shape.GetShapeSize(), (shape.GetDimNum() > 0 ? shape.GetDim(0) : static_cast<int64_t>(1)), outDtype, exec);
+    CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
     // the adjoint of broadcasting self: the sum over the axes it was broadcast along, in its shape
     const aclIntArray* axes = opgen_l2::BroadcastAxes(shape, out->GetViewShape(), exec);
     if (axes != nullptr) {
-        result = l0op::ReduceSumOp(result, axes, true, exec);
-        CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-        result = l0op::Reshape(result, opgen_l2::ShapeArray(out->GetViewShape(), exec), exec);
-        CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+        kernelResult = l0op::ReduceSumOp(kernelResult, axes, true, exec);
+        CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
+        kernelResult = l0op::Reshape(kernelResult, opgen_l2::ShapeArray(out->GetViewShape(), exec), exec);
+        CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
     }
-    if (result->GetDataType() != out->GetDataType()) {
-        result = l0op::Cast(result, out->GetDataType(), exec);
-        CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    if (kernelResult->GetDataType() != out->GetDataType()) {
+        kernelResult = l0op::Cast(kernelResult, out->GetDataType(), exec);
+        CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
     }
-    CHECK_RET(l0op::ViewCopy(result, out, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    CHECK_RET(l0op::ViewCopy(kernelResult, out, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);
     *workspaceSize = uniqueExecutor->GetWorkspaceSize();
     uniqueExecutor.ReleaseTo(executor);
     return ACLNN_SUCCESS;

@@ -132,6 +132,8 @@ aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, cons
     CHECK_RET(opgen_l2::FormatNotPrivate(target, "target"), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::FormatNotPrivate(gradTarget, "gradTarget"), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::KernelDtypes({gradOutput, self, target, gradTarget}, OP_NAME, false), ACLNN_ERR_INNER_FIND_KERNEL_ERROR);
+    (void)reduction;  // (no check reads it)
+    (void)logTarget;  // (no check reads it)
     return ACLNN_SUCCESS;
 }
 }  // namespace
@@ -176,21 +178,21 @@ extern "C" aclnnStatus aclnnOpgenKlDivTargetBackwardGetWorkspaceSize(
     const aclTensor* targetK = opgen_l2::KernelOperand(target, inDtype, shape, shapeArray, nullptr, exec);
     CHECK_RET(targetK != nullptr, ACLNN_ERR_INNER_NULLPTR);
     // the kernel (OpgenKlDivTargetBackward on the AI Core)
-    const aclTensor* result = l0op::OpgenKlDivTargetBackward(gradOutputK, selfK, targetK, reduction, logTarget, shape.GetShapeSize(), (shape.GetDimNum() > 0 ? shape.GetDim(0) : static_cast<int64_t>(1)), outDtype, exec);
-    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    const aclTensor* kernelResult = l0op::OpgenKlDivTargetBackward(gradOutputK, selfK, targetK, reduction, logTarget, shape.GetShapeSize(), (shape.GetDimNum() > 0 ? shape.GetDim(0) : static_cast<int64_t>(1)), outDtype, exec);
+    CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
     // the adjoint of broadcasting target: the sum over the axes it was broadcast along, in its shape
     const aclIntArray* axes = opgen_l2::BroadcastAxes(shape, gradTarget->GetViewShape(), exec);
     if (axes != nullptr) {
-        result = l0op::ReduceSumOp(result, axes, true, exec);
-        CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-        result = l0op::Reshape(result, opgen_l2::ShapeArray(gradTarget->GetViewShape(), exec), exec);
-        CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+        kernelResult = l0op::ReduceSumOp(kernelResult, axes, true, exec);
+        CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
+        kernelResult = l0op::Reshape(kernelResult, opgen_l2::ShapeArray(gradTarget->GetViewShape(), exec), exec);
+        CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
     }
-    if (result->GetDataType() != gradTarget->GetDataType()) {
-        result = l0op::Cast(result, gradTarget->GetDataType(), exec);
-        CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    if (kernelResult->GetDataType() != gradTarget->GetDataType()) {
+        kernelResult = l0op::Cast(kernelResult, gradTarget->GetDataType(), exec);
+        CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
     }
-    CHECK_RET(l0op::ViewCopy(result, gradTarget, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    CHECK_RET(l0op::ViewCopy(kernelResult, gradTarget, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);
     *workspaceSize = uniqueExecutor->GetWorkspaceSize();
     uniqueExecutor.ReleaseTo(executor);
     return ACLNN_SUCCESS;

@@ -10,6 +10,7 @@
 // Copied verbatim into every generated project.  C++17, as CANN's opdev headers need.
 #pragma once
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <initializer_list>
 
@@ -152,9 +153,14 @@ inline bool PromotedCastable(const aclTensor* t, const char* name, const std::in
         (same ? t->GetDataType() == dtype : op::CanCast(dtype, t->GetDataType()))) {
         return true;
     }
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, same ? "%s must have %s, the promoted dtype of %s: got %s"
-                                          : "%s's dtype cannot be cast to from %s, the promoted dtype of %s: got %s",
-            name, op::ToString(dtype).GetString(), names, op::ToString(t->GetDataType()).GetString());
+    // (two calls: OP_LOGE joins its format to a literal, so the format cannot be a ?: of two)
+    if (same) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s must have %s, the promoted dtype of %s: got %s", name,
+                op::ToString(dtype).GetString(), names, op::ToString(t->GetDataType()).GetString());
+    } else {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s's dtype cannot be cast to from %s, the promoted dtype of %s: got %s",
+                name, op::ToString(dtype).GetString(), names, op::ToString(t->GetDataType()).GetString());
+    }
     return false;
 }
 
@@ -597,6 +603,8 @@ inline bool SampleShaped(const aclTensor* t, const char* name, const aclTensor* 
 
 enum GridKind { SAMPLE, CLASS, SCALAR };
 
+inline aclIntArray* ShapeArray(const op::Shape& shape, aclOpExecutor* executor);   // (below: used before it)
+
 // The shape of a `kind` tensor of `shape`'s view on the grid `grid`: target's with a class axis of 1 inserted,
 // C along the class axis, or one element (all ones).
 inline op::Shape GridShape(GridKind kind, const op::Shape& shape, const op::Shape& grid)
@@ -912,5 +920,85 @@ inline const aclTensor* KeepRows(const aclTensor* rows, const aclTensor* counts,
     keep = keep == nullptr ? nullptr : l0op::Reshape(keep, executor->AllocIntArray(column, 2), executor);
     const aclTensor* zeros = l0op::ZerosLike(rows, executor);
     return (keep == nullptr || zeros == nullptr) ? nullptr : l0op::SelectV2(keep, rows, zeros, executor);
+}
+// ---- aclIntArray (codegen/spec/rules.py ArrayLength, ArrayInRange; opgen_check.c's checks, same messages) ------
+// `a` has as many values as `ref` has elements along dimension `dim` (which it must have).
+inline bool ArrayLength(const aclIntArray* a, const char* name, const aclTensor* ref, const char* refName, int64_t dim)
+{
+    if (a == nullptr || ref == nullptr) {
+        return true;
+    }
+    const op::Shape& shape = ref->GetViewShape();
+    if (static_cast<int64_t>(shape.GetDimNum()) <= dim) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s's length must be %s's size along dimension %ld, but %s %s has no "
+                "dimension %ld", name, refName, static_cast<long>(dim), refName, op::ToString(shape).GetString(),
+                static_cast<long>(dim));
+        return false;
+    }
+    if (static_cast<int64_t>(a->Size()) != shape.GetDim(dim)) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s must have %ld values (%s's size along dimension %ld), got %lu", name,
+                static_cast<long>(shape.GetDim(dim)), refName, static_cast<long>(dim),
+                static_cast<unsigned long>(a->Size()));
+        return false;
+    }
+    return true;
+}
+
+// A bound dim_size(ref, axis): ref's extent along axis (a rank-0 shape counts as (1,), an axis past the rank as 1).
+inline int64_t ArrayBound(const aclTensor* ref, int64_t axis)
+{
+    if (ref == nullptr || ref->GetViewShape().GetDimNum() == 0) {
+        return 1;
+    }
+    const op::Shape& shape = ref->GetViewShape();
+    return axis < static_cast<int64_t>(shape.GetDimNum()) ? shape.GetDim(axis) : 1;
+}
+
+// Every value of `a` lies in [low, high] (a bound without has_ is not checked).
+inline bool ArrayInRange(const aclIntArray* a, const char* name, bool hasLow, int64_t low, bool hasHigh, int64_t high)
+{
+    if (a == nullptr) {
+        return true;
+    }
+    for (uint64_t i = 0; i < a->Size(); ++i) {
+        const int64_t v = (*a)[i];
+        if ((hasLow && v < low) || (hasHigh && v > high)) {
+            char lo[32];
+            char hi[32];
+            snprintf(lo, sizeof lo, "%ld", static_cast<long>(low));
+            snprintf(hi, sizeof hi, "%ld", static_cast<long>(high));
+            OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s[%lu] = %ld is outside [%s, %s]", name, static_cast<unsigned long>(i),
+                    static_cast<long>(v), hasLow ? lo : "-inf", hasHigh ? hi : "inf");
+            return false;
+        }
+    }
+    return true;
+}
+
+// The sequence mask (codegen/spec/sequence.py) after the kernel, as KeepRows: `result` with 0 wherever its coordinate
+// t along `time` is at or past lengths[b], b its coordinate along `batch`.  Less(t, lengths) of an arange [T] laid
+// along `time` and the lengths [N] laid along `batch` (1 on every other axis), broadcast by SelectV2 to the result.
+inline const aclTensor* KeepSequence(const aclTensor* result, const aclIntArray* lengths, int64_t time, int64_t batch,
+                                     aclOpExecutor* executor)
+{
+    const op::Shape& shape = result->GetViewShape();
+    op::Shape timeShape;
+    op::Shape batchShape;
+    for (size_t d = 0; d < shape.GetDimNum(); ++d) {
+        timeShape.AppendDim(static_cast<int64_t>(d) == time ? shape.GetDim(d) : 1);
+        batchShape.AppendDim(static_cast<int64_t>(d) == batch ? shape.GetDim(d) : 1);
+    }
+    op::Shape steps;
+    steps.AppendDim(shape.GetDim(time));
+    const aclTensor* t = l0op::Arange(executor->AllocScalar(static_cast<int64_t>(0)),
+                                      executor->AllocScalar(shape.GetDim(time)),
+                                      executor->AllocScalar(static_cast<int64_t>(1)),
+                                      executor->AllocTensor(steps, DataType::DT_INT64), false, executor);
+    const aclTensor* n = executor->ConvertToTensor(lengths, DataType::DT_INT64);
+    t = t == nullptr ? nullptr : l0op::Reshape(t, ShapeArray(timeShape, executor), executor);
+    n = n == nullptr ? nullptr : l0op::Reshape(n, ShapeArray(batchShape, executor), executor);
+    const aclTensor* keep = (t == nullptr || n == nullptr) ? nullptr : l0op::Less(t, n, executor);
+    const aclTensor* zeros = l0op::ZerosLike(result, executor);
+    return (keep == nullptr || zeros == nullptr) ? nullptr : l0op::SelectV2(keep, result, zeros, executor);
 }
 }  // namespace opgen_l2

@@ -156,17 +156,17 @@ extern "C" aclnnStatus aclnnOpgenLogSoftmaxBackwardGetWorkspaceSize(
     const aclTensor* outputK = opgen_l2::KernelOperand(output, inDtype, shape, shapeArray, toLast, exec);
     CHECK_RET(outputK != nullptr, ACLNN_ERR_INNER_NULLPTR);
     // the kernel (OpgenLogSoftmaxBackward on the AI Core)
-    const aclTensor* result = l0op::OpgenLogSoftmaxBackward(gradOutputK, outputK, static_cast<int64_t>(-1)  /* the reduced axis, moved last */, outDtype, exec);
-    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    const aclTensor* kernelResult = l0op::OpgenLogSoftmaxBackward(gradOutputK, outputK, static_cast<int64_t>(-1)  /* the reduced axis, moved last */, outDtype, exec);
+    CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
     if (fromLast != nullptr) {
-        result = l0op::Transpose(result, fromLast, exec);
-        CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+        kernelResult = l0op::Transpose(kernelResult, fromLast, exec);
+        CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
     }
-    if (result->GetDataType() != out->GetDataType()) {
-        result = l0op::Cast(result, out->GetDataType(), exec);
-        CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    if (kernelResult->GetDataType() != out->GetDataType()) {
+        kernelResult = l0op::Cast(kernelResult, out->GetDataType(), exec);
+        CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
     }
-    CHECK_RET(l0op::ViewCopy(result, out, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    CHECK_RET(l0op::ViewCopy(kernelResult, out, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);
     *workspaceSize = uniqueExecutor->GetWorkspaceSize();
     uniqueExecutor.ReleaseTo(executor);
     return ACLNN_SUCCESS;

@@ -99,6 +99,7 @@ aclnnStatus CheckParams(const aclTensor* x, const aclTensor* dy, double eps, con
     CHECK_RET(opgen_l2::ShapeSame(x, "x", dy, "dy"), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::ShapeSame(x, "x", out, "out"), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::KernelDtypes({x, dy, out}, OP_NAME, false), ACLNN_ERR_INNER_FIND_KERNEL_ERROR);
+    (void)eps;  // (no check reads it)
     return ACLNN_SUCCESS;
 }
 }  // namespace
@@ -137,13 +138,13 @@ extern "C" aclnnStatus aclnnOpgenLogitGradGetWorkspaceSize(
     const aclTensor* dyK = opgen_l2::KernelOperand(dy, inDtype, shape, shapeArray, nullptr, exec);
     CHECK_RET(dyK != nullptr, ACLNN_ERR_INNER_NULLPTR);
     // the kernel (OpgenLogitGrad on the AI Core)
-    const aclTensor* result = l0op::OpgenLogitGrad(xK, dyK, static_cast<float>(eps), outDtype, exec);
-    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    if (result->GetDataType() != out->GetDataType()) {
-        result = l0op::Cast(result, out->GetDataType(), exec);
-        CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    const aclTensor* kernelResult = l0op::OpgenLogitGrad(xK, dyK, static_cast<float>(eps), outDtype, exec);
+    CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    if (kernelResult->GetDataType() != out->GetDataType()) {
+        kernelResult = l0op::Cast(kernelResult, out->GetDataType(), exec);
+        CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
     }
-    CHECK_RET(l0op::ViewCopy(result, out, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    CHECK_RET(l0op::ViewCopy(kernelResult, out, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);
     *workspaceSize = uniqueExecutor->GetWorkspaceSize();
     uniqueExecutor.ReleaseTo(executor);
     return ACLNN_SUCCESS;

@@ -158,13 +158,13 @@ extern "C" aclnnStatus aclnnOpgenMseLossBackwardGetWorkspaceSize(
     const aclTensor* targetK = opgen_l2::KernelOperand(target, inDtype, shape, shapeArray, nullptr, exec);
     CHECK_RET(targetK != nullptr, ACLNN_ERR_INNER_NULLPTR);
     // the kernel (OpgenMseLossBackward on the AI Core)
-    const aclTensor* result = l0op::OpgenMseLossBackward(gradOutputK, selfK, targetK, reduction, static_cast<int64_t>(self->Numel()), outDtype, exec);
-    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    if (result->GetDataType() != out->GetDataType()) {
-        result = l0op::Cast(result, out->GetDataType(), exec);
-        CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    const aclTensor* kernelResult = l0op::OpgenMseLossBackward(gradOutputK, selfK, targetK, reduction, static_cast<int64_t>(self->Numel()), outDtype, exec);
+    CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    if (kernelResult->GetDataType() != out->GetDataType()) {
+        kernelResult = l0op::Cast(kernelResult, out->GetDataType(), exec);
+        CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
     }
-    CHECK_RET(l0op::ViewCopy(result, out, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    CHECK_RET(l0op::ViewCopy(kernelResult, out, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);
     *workspaceSize = uniqueExecutor->GetWorkspaceSize();
     uniqueExecutor.ReleaseTo(executor);
     return ACLNN_SUCCESS;

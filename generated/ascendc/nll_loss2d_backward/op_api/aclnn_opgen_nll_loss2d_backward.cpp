@@ -104,6 +104,7 @@ aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* self, cons
     CHECK_RET(opgen_l2::OneElement(totalWeight, "totalWeight"), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::OneOf(reduction, "reduction", {0, 1, 2}), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::KernelDtypes({gradOutput, self, target, weight, totalWeight, out}, OP_NAME, false), ACLNN_ERR_INNER_FIND_KERNEL_ERROR);
+    (void)ignoreIndex;  // (no check reads it)
     return ACLNN_SUCCESS;
 }
 }  // namespace
@@ -152,13 +153,13 @@ extern "C" aclnnStatus aclnnOpgenNLLLoss2dBackwardGetWorkspaceSize(
     const aclTensor* classIndexK = opgen_l2::ClassIndex(inDtype, shape, shapeArray, exec);
     CHECK_RET(classIndexK != nullptr, ACLNN_ERR_INNER_NULLPTR);
     // the kernel (OpgenNLLLoss2dBackward on the AI Core)
-    const aclTensor* result = l0op::OpgenNLLLoss2dBackward(gradOutputK, targetK, weightK, totalWeightK, classIndexK, reduction, ignoreIndex, outDtype, exec);
-    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    if (result->GetDataType() != out->GetDataType()) {
-        result = l0op::Cast(result, out->GetDataType(), exec);
-        CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    const aclTensor* kernelResult = l0op::OpgenNLLLoss2dBackward(gradOutputK, targetK, weightK, totalWeightK, classIndexK, reduction, ignoreIndex, outDtype, exec);
+    CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    if (kernelResult->GetDataType() != out->GetDataType()) {
+        kernelResult = l0op::Cast(kernelResult, out->GetDataType(), exec);
+        CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
     }
-    CHECK_RET(l0op::ViewCopy(result, out, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    CHECK_RET(l0op::ViewCopy(kernelResult, out, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);
     *workspaceSize = uniqueExecutor->GetWorkspaceSize();
     uniqueExecutor.ReleaseTo(executor);
     return ACLNN_SUCCESS;

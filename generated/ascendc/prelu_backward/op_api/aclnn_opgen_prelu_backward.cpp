@@ -152,20 +152,20 @@ extern "C" aclnnStatus aclnnOpgenPreluBackwardGetWorkspaceSize(
     gradWeightResult = l0op::Reshape(gradWeightResult, opgen_l2::ShapeArray(gradWeight->GetViewShape(), exec), exec);
     CHECK_RET(gradWeightResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
     {
-        const aclTensor* result = gradInputResult;
-        if (result->GetDataType() != gradInput->GetDataType()) {
-            result = l0op::Cast(result, gradInput->GetDataType(), exec);
-            CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+        const aclTensor* kernelResult = gradInputResult;
+        if (kernelResult->GetDataType() != gradInput->GetDataType()) {
+            kernelResult = l0op::Cast(kernelResult, gradInput->GetDataType(), exec);
+            CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
         }
-        CHECK_RET(l0op::ViewCopy(result, gradInput, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);
+        CHECK_RET(l0op::ViewCopy(kernelResult, gradInput, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);
     }
     {
-        const aclTensor* result = gradWeightResult;
-        if (result->GetDataType() != gradWeight->GetDataType()) {
-            result = l0op::Cast(result, gradWeight->GetDataType(), exec);
-            CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+        const aclTensor* kernelResult = gradWeightResult;
+        if (kernelResult->GetDataType() != gradWeight->GetDataType()) {
+            kernelResult = l0op::Cast(kernelResult, gradWeight->GetDataType(), exec);
+            CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
         }
-        CHECK_RET(l0op::ViewCopy(result, gradWeight, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);
+        CHECK_RET(l0op::ViewCopy(kernelResult, gradWeight, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);
     }
     *workspaceSize = uniqueExecutor->GetWorkspaceSize();
     uniqueExecutor.ReleaseTo(executor);

@@ -125,6 +125,7 @@ aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* y, const a
     CHECK_RET(opgen_l2::DtypeSame(gradOutput, "gradOutput", y, "y"), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::DtypeSame(gradOutput, "gradOutput", out, "out"), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::KernelDtypes({gradOutput, y, mask, out}, OP_NAME, false), ACLNN_ERR_INNER_FIND_KERNEL_ERROR);
+    (void)scale;  // (no check reads it)
     return ACLNN_SUCCESS;
 }
 }  // namespace
@@ -169,17 +170,17 @@ extern "C" aclnnStatus aclnnOpgenScaledMaskedSoftmaxBackwardGetWorkspaceSize(
     const aclTensor* maskK = opgen_l2::KernelOperand(mask, inDtype, shape, shapeArray, toLast, exec);
     CHECK_RET(maskK != nullptr, ACLNN_ERR_INNER_NULLPTR);
     // the kernel (OpgenScaledMaskedSoftmaxBackward on the AI Core)
-    const aclTensor* result = l0op::OpgenScaledMaskedSoftmaxBackward(gradOutputK, yK, maskK, static_cast<float>(scale), fixTriuMask, outDtype, exec);
-    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    const aclTensor* kernelResult = l0op::OpgenScaledMaskedSoftmaxBackward(gradOutputK, yK, maskK, static_cast<float>(scale), fixTriuMask, outDtype, exec);
+    CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
     if (fromLast != nullptr) {
-        result = l0op::Transpose(result, fromLast, exec);
-        CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+        kernelResult = l0op::Transpose(kernelResult, fromLast, exec);
+        CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
     }
-    if (result->GetDataType() != out->GetDataType()) {
-        result = l0op::Cast(result, out->GetDataType(), exec);
-        CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    if (kernelResult->GetDataType() != out->GetDataType()) {
+        kernelResult = l0op::Cast(kernelResult, out->GetDataType(), exec);
+        CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
     }
-    CHECK_RET(l0op::ViewCopy(result, out, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    CHECK_RET(l0op::ViewCopy(kernelResult, out, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);
     *workspaceSize = uniqueExecutor->GetWorkspaceSize();
     uniqueExecutor.ReleaseTo(executor);
     return ACLNN_SUCCESS;

@@ -152,13 +152,13 @@ extern "C" aclnnStatus aclnnOpgenSeluBackwardGetWorkspaceSize(
     const aclTensor* resultK = opgen_l2::KernelOperand(result, inDtype, shape, shapeArray, nullptr, exec);
     CHECK_RET(resultK != nullptr, ACLNN_ERR_INNER_NULLPTR);
     // the kernel (OpgenSeluBackward on the AI Core)
-    const aclTensor* result = l0op::OpgenSeluBackward(gradOutputK, resultK, outDtype, exec);
-    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    if (result->GetDataType() != gradInput->GetDataType()) {
-        result = l0op::Cast(result, gradInput->GetDataType(), exec);
-        CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    const aclTensor* kernelResult = l0op::OpgenSeluBackward(gradOutputK, resultK, outDtype, exec);
+    CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    if (kernelResult->GetDataType() != gradInput->GetDataType()) {
+        kernelResult = l0op::Cast(kernelResult, gradInput->GetDataType(), exec);
+        CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
     }
-    CHECK_RET(l0op::ViewCopy(result, gradInput, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    CHECK_RET(l0op::ViewCopy(kernelResult, gradInput, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);
     *workspaceSize = uniqueExecutor->GetWorkspaceSize();
     uniqueExecutor.ReleaseTo(executor);
     return ACLNN_SUCCESS;

@@ -74,6 +74,9 @@ aclnnStatus CheckParams(const aclTensor* gradY, const aclTensor* x, int64_t dim,
     CHECK_RET(opgen_l2::DimEven(x, "x", dim, "dim"), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::ShapeHalved(gradY, "gradY", x, "x", dim, "dim"), ACLNN_ERR_PARAM_INVALID);
     CHECK_RET(opgen_l2::KernelDtypes({gradY, x, out}, OP_NAME, false), ACLNN_ERR_INNER_FIND_KERNEL_ERROR);
+    (void)beta;  // (no check reads it)
+    (void)linearBeta;  // (no check reads it)
+    (void)activateLeft;  // (no check reads it)
     return ACLNN_SUCCESS;
 }
 }  // namespace
@@ -122,13 +125,13 @@ extern "C" aclnnStatus aclnnOpgenSituGluGradGetWorkspaceSize(
     // the kernel (OpgenSituGluGrad on the AI Core) for the half b
     const aclTensor* bGrad = l0op::OpgenSituGluGrad(gradYK, aK, bK, static_cast<float>(beta), static_cast<float>(linearBeta), activateLeft, true, outDtype, exec);
     CHECK_RET(bGrad != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    const aclTensor* result = opgen_l2::Concat(aGrad, bGrad, dim, exec);
-    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    if (result->GetDataType() != out->GetDataType()) {
-        result = l0op::Cast(result, out->GetDataType(), exec);
-        CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    const aclTensor* kernelResult = opgen_l2::Concat(aGrad, bGrad, dim, exec);
+    CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    if (kernelResult->GetDataType() != out->GetDataType()) {
+        kernelResult = l0op::Cast(kernelResult, out->GetDataType(), exec);
+        CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
     }
-    CHECK_RET(l0op::ViewCopy(result, out, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    CHECK_RET(l0op::ViewCopy(kernelResult, out, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);
     *workspaceSize = uniqueExecutor->GetWorkspaceSize();
     uniqueExecutor.ReleaseTo(executor);
     return ACLNN_SUCCESS;

@@ -142,13 +142,13 @@ extern "C" aclnnStatus aclnnOpgenThresholdBackwardGetWorkspaceSize(
     const aclTensor* selfK = opgen_l2::KernelOperand(self, inDtype, shape, shapeArray, nullptr, exec);
     CHECK_RET(selfK != nullptr, ACLNN_ERR_INNER_NULLPTR);
     // the kernel (OpgenThresholdBackward on the AI Core)
-    const aclTensor* result = l0op::OpgenThresholdBackward(gradOutputK, selfK, threshold->ToFloat(), outDtype, exec);
-    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    if (result->GetDataType() != out->GetDataType()) {
-        result = l0op::Cast(result, out->GetDataType(), exec);
-        CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    const aclTensor* kernelResult = l0op::OpgenThresholdBackward(gradOutputK, selfK, threshold->ToFloat(), outDtype, exec);
+    CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    if (kernelResult->GetDataType() != out->GetDataType()) {
+        kernelResult = l0op::Cast(kernelResult, out->GetDataType(), exec);
+        CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
     }
-    CHECK_RET(l0op::ViewCopy(result, out, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    CHECK_RET(l0op::ViewCopy(kernelResult, out, exec) != nullptr, ACLNN_ERR_INNER_NULLPTR);
     *workspaceSize = uniqueExecutor->GetWorkspaceSize();
     uniqueExecutor.ReleaseTo(executor);
     return ACLNN_SUCCESS;
