@@ -53,6 +53,10 @@ static const opgen_soc_dtypes DTYPES_weightOptional_socs[] = {
 };
 static const opgen_dtype_table DTYPES_weightOptional = {2, DTYPES_weightOptional_socs};
 
+/* helpers of the DOUBLE kernels (opgen_wide.c runs them) and of the sums computed in double */
+static inline double opgen_maximum_f64(double a, double b) { return (a > b || a != a) ? a : b; }
+static inline double opgen_minimum_f64(double a, double b) { return (a < b || a != a) ? a : b; }
+
 /* ---- the kernel for reductionOptional=none, weightOptional=absent ---- */
 typedef struct {
     int64_t ignore_index;
@@ -148,8 +152,7 @@ static void finish_row__reduction_optional_none__weight_optional_absent(int64_t 
         const float log_prob_i = log_prob[i];
         const float target_i = target[i];
         const float class_index_i = class_index[i];
-        const float t0 = opgen_expf(log_prob_i);
-        res[i] = ((ignore_index != target_i) ? grad_loss_i*(c0*(c1*t0 - 1) + c2*r0*(t0 - ((class_index_i == target_i) ? 1 : 0))) : 0);
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*exp(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + exp(((double)log_prob_i)))) : 0);
     }
 }
 
@@ -173,8 +176,7 @@ static void finish_col__reduction_optional_none__weight_optional_absent(int64_t 
         const float log_prob_i = log_prob[i];
         const float target_i = target[i];
         const float class_index_i = class_index[i];
-        const float t0 = opgen_expf(log_prob_i);
-        res[i] = ((ignore_index != target_i) ? grad_loss_i*(c0*(c1*t0 - 1) + c2*r0*(t0 - ((class_index_i == target_i) ? 1 : 0))) : 0);
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*exp(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + exp(((double)log_prob_i)))) : 0);
     }
 }
 
@@ -425,8 +427,7 @@ static void finish_row__reduction_optional_none__weight_optional_present(int64_t
         const float target_i = target[i];
         const float weight_optional_i = weight_optional[i];
         const float class_index_i = class_index[i];
-        const float t0 = opgen_expf(log_prob_i);
-        res[i] = ((ignore_index != target_i) ? grad_loss_i*(c0*(r0*t0 - weight_optional_i) + c1*r1*(t0 - ((class_index_i == target_i) ? 1 : 0))) : 0);
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*exp(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + exp(((double)log_prob_i)))) : 0);
     }
 }
 
@@ -453,8 +454,7 @@ static void finish_col__reduction_optional_none__weight_optional_present(int64_t
         const float target_i = target[i];
         const float weight_optional_i = weight_optional[i];
         const float class_index_i = class_index[i];
-        const float t0 = opgen_expf(log_prob_i);
-        res[i] = ((ignore_index != target_i) ? grad_loss_i*(c0*(r0*t0 - weight_optional_i) + c1*r1*(t0 - ((class_index_i == target_i) ? 1 : 0))) : 0);
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*exp(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + exp(((double)log_prob_i)))) : 0);
     }
 }
 
@@ -710,8 +710,7 @@ static void finish_row__reduction_optional_mean__weight_optional_absent(int64_t 
         const float log_prob_i = log_prob[i];
         const float target_i = target[i];
         const float class_index_i = class_index[i];
-        const float t0 = opgen_expf(log_prob_i);
-        res[i] = ((ignore_index != target_i) ? ((c0*(c1*t0 - 1) + c2*r0*(t0 - ((class_index_i == target_i) ? 1 : 0)))/g0)*grad_loss_i : 0);
+        res[i] = ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)c1)*exp(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + exp(((double)log_prob_i))))/g0)*grad_loss_i : 0);
     }
 }
 
@@ -736,8 +735,7 @@ static void finish_col__reduction_optional_mean__weight_optional_absent(int64_t 
         const float log_prob_i = log_prob[i];
         const float target_i = target[i];
         const float class_index_i = class_index[i];
-        const float t0 = opgen_expf(log_prob_i);
-        res[i] = ((ignore_index != target_i) ? ((c0*(c1*t0 - 1) + c2*r0*(t0 - ((class_index_i == target_i) ? 1 : 0)))/g0)*grad_loss_i : 0);
+        res[i] = ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)c1)*exp(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + exp(((double)log_prob_i))))/g0)*grad_loss_i : 0);
     }
 }
 
@@ -1006,8 +1004,7 @@ static void finish_row__reduction_optional_mean__weight_optional_present(int64_t
         const float target_i = target[i];
         const float weight_optional_i = weight_optional[i];
         const float class_index_i = class_index[i];
-        const float t0 = opgen_expf(log_prob_i);
-        res[i] = ((ignore_index != target_i) ? ((c0*(r0*t0 - weight_optional_i) + c1*r1*(t0 - ((class_index_i == target_i) ? 1 : 0)))/g0)*grad_loss_i : 0);
+        res[i] = ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)r0)*exp(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + exp(((double)log_prob_i))))/g0)*grad_loss_i : 0);
     }
 }
 
@@ -1035,8 +1032,7 @@ static void finish_col__reduction_optional_mean__weight_optional_present(int64_t
         const float target_i = target[i];
         const float weight_optional_i = weight_optional[i];
         const float class_index_i = class_index[i];
-        const float t0 = opgen_expf(log_prob_i);
-        res[i] = ((ignore_index != target_i) ? ((c0*(r0*t0 - weight_optional_i) + c1*r1*(t0 - ((class_index_i == target_i) ? 1 : 0)))/g0)*grad_loss_i : 0);
+        res[i] = ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)r0)*exp(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + exp(((double)log_prob_i))))/g0)*grad_loss_i : 0);
     }
 }
 
@@ -1276,8 +1272,7 @@ static void finish_row__reduction_optional_sum__weight_optional_absent(int64_t n
         const float log_prob_i = log_prob[i];
         const float target_i = target[i];
         const float class_index_i = class_index[i];
-        const float t0 = opgen_expf(log_prob_i);
-        res[i] = ((ignore_index != target_i) ? grad_loss_i*(c0*(c1*t0 - 1) + c2*r0*(t0 - ((class_index_i == target_i) ? 1 : 0))) : 0);
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*exp(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + exp(((double)log_prob_i)))) : 0);
     }
 }
 
@@ -1301,8 +1296,7 @@ static void finish_col__reduction_optional_sum__weight_optional_absent(int64_t n
         const float log_prob_i = log_prob[i];
         const float target_i = target[i];
         const float class_index_i = class_index[i];
-        const float t0 = opgen_expf(log_prob_i);
-        res[i] = ((ignore_index != target_i) ? grad_loss_i*(c0*(c1*t0 - 1) + c2*r0*(t0 - ((class_index_i == target_i) ? 1 : 0))) : 0);
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*exp(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + exp(((double)log_prob_i)))) : 0);
     }
 }
 
@@ -1553,8 +1547,7 @@ static void finish_row__reduction_optional_sum__weight_optional_present(int64_t 
         const float target_i = target[i];
         const float weight_optional_i = weight_optional[i];
         const float class_index_i = class_index[i];
-        const float t0 = opgen_expf(log_prob_i);
-        res[i] = ((ignore_index != target_i) ? grad_loss_i*(c0*(r0*t0 - weight_optional_i) + c1*r1*(t0 - ((class_index_i == target_i) ? 1 : 0))) : 0);
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*exp(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + exp(((double)log_prob_i)))) : 0);
     }
 }
 
@@ -1581,8 +1574,7 @@ static void finish_col__reduction_optional_sum__weight_optional_present(int64_t 
         const float target_i = target[i];
         const float weight_optional_i = weight_optional[i];
         const float class_index_i = class_index[i];
-        const float t0 = opgen_expf(log_prob_i);
-        res[i] = ((ignore_index != target_i) ? grad_loss_i*(c0*(r0*t0 - weight_optional_i) + c1*r1*(t0 - ((class_index_i == target_i) ? 1 : 0))) : 0);
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*exp(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + exp(((double)log_prob_i)))) : 0);
     }
 }
 
