@@ -4,7 +4,9 @@ For each variant (bool attributes and optional-tensor presence fixed) the backwa
   1. stabilised (codegen.rewrite), and a pair of mirrored comparisons `u > c | -u > c` becomes `|u| > c`; the
      constant factors of each product and the constant terms of each sum become one `Const`, printed as one
      literal rounded once (`x*sqrt(2)/pi`: one multiplication by the FLOAT nearest sqrt(2)/pi), and `t/3 + 1/2`
-     becomes `(t + 3/2)/3`, a true division (`exact_affine`: no cancellation beside t = -3/2),
+     becomes `(t + 3/2)/3`, a true division (`exact_affine`: no cancellation beside t = -3/2); a sum that can
+     cancel becomes a polynomial about its roots or an `Extended` sum computed wider than FLOAT
+     (codegen.cancellation: `guard`), and CSE leaves no FLOAT temporary inside an `Extended` sum,
   2. split into row reductions: every DimSum(e) becomes a symbol `r0, r1, …` computed first, along `dim` (a
      DimSum of a number, a null optional tensor's default, is that number times the row length), and every
      GridSum(e) (a class-index op's sum over its whole grid) a symbol `g0, g1, …` computed before the rows,
