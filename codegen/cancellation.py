@@ -115,10 +115,11 @@ def root_expansion(expr, x):
         roots = _roots(f, terms)
         branches = []
         for x0 in roots:
-            window = _window(f, terms, x0)
-            if window is None:
+            try:
+                window = _window(f, terms, x0)
+                coeffs = None if window is None else _taylor(f, x0, window)
+            except (ValueError, ZeroDivisionError, TypeError, OverflowError, NameError):   # not analytic there: no expansion
                 continue
-            coeffs = _taylor(f, x0, window)
             if coeffs is None:
                 continue
             hi = _float32(x0)
@@ -142,20 +143,19 @@ def _roots(f, terms) -> list:
             continue
         try:
             r = mpmath.findroot(f, (a, b), solver="anderson")
-        except (ValueError, ZeroDivisionError):
+            if mpmath.im(r) != 0 or not a <= r <= b:
+                continue
+            if max(abs(t(r)) for t in terms) > 0 and abs(mpmath.diff(f, r)) > 0:
+                roots.append(r)
+        except (ValueError, ZeroDivisionError, TypeError, OverflowError, NameError):
             continue
-        if not a <= r <= b:
-            continue
-        scale = max(abs(t(r)) for t in terms)
-        if scale > 0 and abs(mpmath.diff(f, r)) > 0:
-            roots.append(r)
     return roots
 
 
 def _value(f, v):
     try:
         y = f(v)
-    except (ValueError, ZeroDivisionError, TypeError):
+    except (ValueError, ZeroDivisionError, TypeError, OverflowError, NameError):
         return None
     return y if mpmath.isfinite(y) and mpmath.im(y) == 0 else None
 
