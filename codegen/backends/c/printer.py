@@ -24,7 +24,8 @@ come from codegen.backends.infix: each printed form declares its precedence next
   never promotes a float expression to double) up to 2^24, beyond which an int could overflow.
 * `CompensatedAdd(x, hi, lo)` (codegen.lower) prints as `((x + hi) + lo)`; `fma` (in the phase-1 prelude) as
   `fmaf`, SymPy's own printing.
-* `Extended(sum)` (codegen.cancellation: a sum that cancels) prints as `(float)(...)` of the sum in double.
+* `Extended(sum)` (codegen.cancellation: a sum that cancels) prints as `(float)(...)` of the sum in double
+  (codegen.backends.c.extended).
 * `Sigmoid` (codegen.rewrite) prints as a call of the op's `opgen_sigmoidf`, itself printed from
   `Sigmoid.stable_form` by this printer.
 """
@@ -144,9 +145,8 @@ class KernelCPrinter(InfixPrinting, C99CodePrinter):
         its operands (libm's double functions, opgen_sigmoid_f64) and rounded once; in double, as it stands."""
         if not self.suffix:
             return self._print(expr.args[0])
-        from .wide import DoubleCPrinter
-        names = {s: f"((double){self._print(s)})" for s in expr.free_symbols}
-        return f"(float)({DoubleCPrinter({**self.names, **names}, last=self.last).doprint(expr.args[0])})"
+        from .extended import extended_c
+        return extended_c(self, expr)
 
     def _precedence_Extended(self, expr):
         return PRECEDENCE["Atom"] if self.suffix else self.precedence_of(expr.args[0])

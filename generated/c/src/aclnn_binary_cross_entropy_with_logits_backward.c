@@ -132,7 +132,7 @@ static inline __attribute__((always_inline)) void block__weight_optional_absent_
         const float grad_output_i = grad_output[i];
         const float self_i = self[i];
         const float target_i = target[i];
-        res[i] = (c0*(float)(-((double)target_i) + opgen_sigmoid_f64(((double)self_i))))*grad_output_i;
+        res[i] = (c0*(float)(-((double)target_i) + opgen_sigmoid_ext(((double)self_i))))*grad_output_i;
     }
 }
 
@@ -175,7 +175,7 @@ static inline __attribute__((always_inline)) void block__weight_optional_absent_
         const float self_i = self[i];
         const float target_i = target[i];
         const float pos_weight_optional_i = pos_weight_optional[i];
-        res[i] = (c0*(float)(-((double)pos_weight_optional_i)*((double)target_i) + (((double)pos_weight_optional_i)*((double)target_i) - ((double)target_i) + 1)*opgen_sigmoid_f64(((double)self_i))))*grad_output_i;
+        res[i] = (c0*(float)(-((double)pos_weight_optional_i)*((double)target_i) + (((double)pos_weight_optional_i)*((double)target_i) - ((double)target_i) + 1)*opgen_sigmoid_ext(((double)self_i))))*grad_output_i;
     }
 }
 
@@ -218,7 +218,7 @@ static inline __attribute__((always_inline)) void block__weight_optional_present
         const float self_i = self[i];
         const float target_i = target[i];
         const float weight_optional_i = weight_optional[i];
-        res[i] = (c0*weight_optional_i*(float)(-((double)target_i) + opgen_sigmoid_f64(((double)self_i))))*grad_output_i;
+        res[i] = (c0*weight_optional_i*(float)(-((double)target_i) + opgen_sigmoid_ext(((double)self_i))))*grad_output_i;
     }
 }
 
@@ -263,7 +263,7 @@ static inline __attribute__((always_inline)) void block__weight_optional_present
         const float target_i = target[i];
         const float weight_optional_i = weight_optional[i];
         const float pos_weight_optional_i = pos_weight_optional[i];
-        res[i] = (c0*weight_optional_i*(float)(-((double)pos_weight_optional_i)*((double)target_i) + (((double)pos_weight_optional_i)*((double)target_i) - ((double)target_i) + 1)*opgen_sigmoid_f64(((double)self_i))))*grad_output_i;
+        res[i] = (c0*weight_optional_i*(float)(-((double)pos_weight_optional_i)*((double)target_i) + (((double)pos_weight_optional_i)*((double)target_i) - ((double)target_i) + 1)*opgen_sigmoid_ext(((double)self_i))))*grad_output_i;
     }
 }
 

@@ -134,7 +134,7 @@ static inline __attribute__((always_inline)) void block__weight_optional_absent_
         const float grad_output_i = grad_output[i];
         const float self_i = self[i];
         const float pos_weight_optional_i = pos_weight_optional[i];
-        res[i] = (c0*(float)(-((double)pos_weight_optional_i)*(-log1p(exp(-fabs(((double)self_i)))) + opgen_minimum_f64(0, ((double)self_i))) - log1p(exp(-fabs(((double)self_i)))) + opgen_minimum_f64(0, -((double)self_i))))*grad_output_i;
+        res[i] = (c0*(float)(-((double)pos_weight_optional_i)*(-log1p(opgen_exp_f64(-fabs(((double)self_i)))) + opgen_minimum_f64(0, ((double)self_i))) - log1p(opgen_exp_f64(-fabs(((double)self_i)))) + opgen_minimum_f64(0, -((double)self_i))))*grad_output_i;
     }
 }
 
@@ -218,7 +218,7 @@ static inline __attribute__((always_inline)) void block__weight_optional_present
         const float self_i = self[i];
         const float weight_optional_i = weight_optional[i];
         const float pos_weight_optional_i = pos_weight_optional[i];
-        res[i] = (c0*weight_optional_i*(float)(-((double)pos_weight_optional_i)*(-log1p(exp(-fabs(((double)self_i)))) + opgen_minimum_f64(0, ((double)self_i))) - log1p(exp(-fabs(((double)self_i)))) + opgen_minimum_f64(0, -((double)self_i))))*grad_output_i;
+        res[i] = (c0*weight_optional_i*(float)(-((double)pos_weight_optional_i)*(-log1p(opgen_exp_f64(-fabs(((double)self_i)))) + opgen_minimum_f64(0, ((double)self_i))) - log1p(opgen_exp_f64(-fabs(((double)self_i)))) + opgen_minimum_f64(0, -((double)self_i))))*grad_output_i;
     }
 }
 

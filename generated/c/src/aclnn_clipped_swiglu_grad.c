@@ -82,7 +82,7 @@ static inline __attribute__((always_inline)) void block__a(int64_t n, const floa
         const float b_i = b[i];
         const float t0 = alpha*opgen_minimumf(a_i, limit);
         const float t1 = opgen_sigmoidf(t0);
-        res[i] = (t1*(bias + opgen_maximumf(c0, opgen_minimumf(b_i, limit)))*((a_i <= limit) ? 1 : 0)*(float)(((double)alpha)*(1 - opgen_sigmoid_f64(((double)alpha)*opgen_minimum_f64(((double)a_i), ((double)limit))))*opgen_minimum_f64(((double)a_i), ((double)limit)) + 1))*grad_y_i;
+        res[i] = (t1*(bias + opgen_maximumf(c0, opgen_minimumf(b_i, limit)))*((a_i <= limit) ? 1 : 0)*(float)(((double)alpha)*(1 - opgen_sigmoid_ext(((double)alpha)*opgen_minimum_f64(((double)a_i), ((double)limit))))*opgen_minimum_f64(((double)a_i), ((double)limit)) + 1))*grad_y_i;
     }
 }
 

@@ -152,7 +152,7 @@ static void finish_row__reduction_optional_none__weight_optional_absent(int64_t 
         const float log_prob_i = log_prob[i];
         const float target_i = target[i];
         const float class_index_i = class_index[i];
-        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*exp(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + exp(((double)log_prob_i)))) : 0);
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
     }
 }
 
@@ -176,7 +176,7 @@ static void finish_col__reduction_optional_none__weight_optional_absent(int64_t 
         const float log_prob_i = log_prob[i];
         const float target_i = target[i];
         const float class_index_i = class_index[i];
-        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*exp(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + exp(((double)log_prob_i)))) : 0);
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
     }
 }
 
@@ -427,7 +427,7 @@ static void finish_row__reduction_optional_none__weight_optional_present(int64_t
         const float target_i = target[i];
         const float weight_optional_i = weight_optional[i];
         const float class_index_i = class_index[i];
-        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*exp(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + exp(((double)log_prob_i)))) : 0);
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
     }
 }
 
@@ -454,7 +454,7 @@ static void finish_col__reduction_optional_none__weight_optional_present(int64_t
         const float target_i = target[i];
         const float weight_optional_i = weight_optional[i];
         const float class_index_i = class_index[i];
-        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*exp(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + exp(((double)log_prob_i)))) : 0);
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
     }
 }
 
@@ -710,7 +710,7 @@ static void finish_row__reduction_optional_mean__weight_optional_absent(int64_t 
         const float log_prob_i = log_prob[i];
         const float target_i = target[i];
         const float class_index_i = class_index[i];
-        res[i] = ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)c1)*exp(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + exp(((double)log_prob_i))))/g0)*grad_loss_i : 0);
+        res[i] = ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0);
     }
 }
 
@@ -735,7 +735,7 @@ static void finish_col__reduction_optional_mean__weight_optional_absent(int64_t 
         const float log_prob_i = log_prob[i];
         const float target_i = target[i];
         const float class_index_i = class_index[i];
-        res[i] = ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)c1)*exp(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + exp(((double)log_prob_i))))/g0)*grad_loss_i : 0);
+        res[i] = ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0);
     }
 }
 
@@ -1004,7 +1004,7 @@ static void finish_row__reduction_optional_mean__weight_optional_present(int64_t
         const float target_i = target[i];
         const float weight_optional_i = weight_optional[i];
         const float class_index_i = class_index[i];
-        res[i] = ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)r0)*exp(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + exp(((double)log_prob_i))))/g0)*grad_loss_i : 0);
+        res[i] = ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0);
     }
 }
 
@@ -1032,7 +1032,7 @@ static void finish_col__reduction_optional_mean__weight_optional_present(int64_t
         const float target_i = target[i];
         const float weight_optional_i = weight_optional[i];
         const float class_index_i = class_index[i];
-        res[i] = ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)r0)*exp(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + exp(((double)log_prob_i))))/g0)*grad_loss_i : 0);
+        res[i] = ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0);
     }
 }
 
@@ -1272,7 +1272,7 @@ static void finish_row__reduction_optional_sum__weight_optional_absent(int64_t n
         const float log_prob_i = log_prob[i];
         const float target_i = target[i];
         const float class_index_i = class_index[i];
-        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*exp(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + exp(((double)log_prob_i)))) : 0);
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
     }
 }
 
@@ -1296,7 +1296,7 @@ static void finish_col__reduction_optional_sum__weight_optional_absent(int64_t n
         const float log_prob_i = log_prob[i];
         const float target_i = target[i];
         const float class_index_i = class_index[i];
-        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*exp(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + exp(((double)log_prob_i)))) : 0);
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
     }
 }
 
@@ -1547,7 +1547,7 @@ static void finish_row__reduction_optional_sum__weight_optional_present(int64_t 
         const float target_i = target[i];
         const float weight_optional_i = weight_optional[i];
         const float class_index_i = class_index[i];
-        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*exp(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + exp(((double)log_prob_i)))) : 0);
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
     }
 }
 
@@ -1574,7 +1574,7 @@ static void finish_col__reduction_optional_sum__weight_optional_present(int64_t 
         const float target_i = target[i];
         const float weight_optional_i = weight_optional[i];
         const float class_index_i = class_index[i];
-        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*exp(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + exp(((double)log_prob_i)))) : 0);
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
     }
 }
 

@@ -124,7 +124,7 @@ static void finish_row(int64_t n, const float *const *in, const double *acc, flo
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
         const float output_i = output[i];
-        res[i] = (float)(((double)grad_output_i) - ((double)r0)*exp(((double)output_i)));
+        res[i] = (float)(((double)grad_output_i) - ((double)r0)*opgen_exp_f64(((double)output_i)));
     }
 }
 
@@ -140,7 +140,7 @@ static void finish_col(int64_t n, const float *const *in, const double *const *a
         const float r0 = (float)a0[i];
         const float grad_output_i = grad_output[i];
         const float output_i = output[i];
-        res[i] = (float)(((double)grad_output_i) - ((double)r0)*exp(((double)output_i)));
+        res[i] = (float)(((double)grad_output_i) - ((double)r0)*opgen_exp_f64(((double)output_i)));
     }
 }
 

@@ -125,7 +125,7 @@ static inline __attribute__((always_inline)) void block__a__activate_left_true(i
         const float grad_y_i = grad_y[i];
         const float a_i = a[i];
         const float b_i = b[i];
-        res[i] = (((linear_beta > 0) ? linear_beta*opgen_tanhf(b_i*c3) : b_i)*(float)(((double)beta)*tanh(((double)a_i)*((double)c2))*opgen_sigmoid_f64(-((double)a_i)) + 4*opgen_sigmoid_f64(((double)a_i)*((double)c0))*opgen_sigmoid_f64(((double)a_i)*((double)c1)))*opgen_sigmoidf(a_i))*grad_y_i;
+        res[i] = (((linear_beta > 0) ? linear_beta*opgen_tanhf(b_i*c3) : b_i)*(float)(((double)beta)*tanh(((double)a_i)*((double)c2))*opgen_sigmoid_ext(-((double)a_i)) + 4*opgen_sigmoid_ext(((double)a_i)*((double)c0))*opgen_sigmoid_ext(((double)a_i)*((double)c1)))*opgen_sigmoidf(a_i))*grad_y_i;
     }
 }
 
@@ -174,7 +174,7 @@ static inline __attribute__((always_inline)) void block__b__activate_left_false(
         const float grad_y_i = grad_y[i];
         const float a_i = a[i];
         const float b_i = b[i];
-        res[i] = (((linear_beta > 0) ? linear_beta*opgen_tanhf(a_i*c3) : a_i)*(float)(((double)beta)*tanh(((double)b_i)*((double)c2))*opgen_sigmoid_f64(-((double)b_i)) + 4*opgen_sigmoid_f64(((double)b_i)*((double)c0))*opgen_sigmoid_f64(((double)b_i)*((double)c1)))*opgen_sigmoidf(b_i))*grad_y_i;
+        res[i] = (((linear_beta > 0) ? linear_beta*opgen_tanhf(a_i*c3) : a_i)*(float)(((double)beta)*tanh(((double)b_i)*((double)c2))*opgen_sigmoid_ext(-((double)b_i)) + 4*opgen_sigmoid_ext(((double)b_i)*((double)c0))*opgen_sigmoid_ext(((double)b_i)*((double)c1)))*opgen_sigmoidf(b_i))*grad_y_i;
     }
 }
 

@@ -81,7 +81,7 @@ static inline __attribute__((always_inline)) void block(int64_t n, const float *
         const float self_i = self[i];
         const float t0 = beta_optional*self_i;
         const float t1 = opgen_sigmoidf(t0);
-        res[i] = (t1*(float)(((double)beta_optional)*((double)self_i)*(1 - opgen_sigmoid_f64(((double)beta_optional)*((double)self_i))) + 1))*grad_output_i;
+        res[i] = (t1*(float)(((double)beta_optional)*((double)self_i)*(1 - opgen_sigmoid_ext(((double)beta_optional)*((double)self_i))) + 1))*grad_output_i;
     }
 }
 
