@@ -34,6 +34,7 @@ class DoubleFloat:
     def __init__(self, lw):
         self.lw = lw
         self.memo = {}
+        self.splits = {}   # a value's Veltkamp halves, split once however often it is multiplied
 
     # ---- FLOAT instructions ------------------------------------------------------------------------------------
     def _t(self, v):
@@ -55,14 +56,16 @@ class DoubleFloat:
         return s, self._op("Sub", b, self._op("Sub", s, a))
 
     def split(self, a):
-        c = self._muls(a, "4097.0F")
-        h = self._op("Sub", c, self._op("Sub", c, a))
-        return h, self._op("Sub", a, h)
+        if a not in self.splits:
+            c = self._muls(a, "4097.0F")
+            h = self._op("Sub", c, self._op("Sub", c, a))
+            self.splits[a] = h, self._op("Sub", a, h)
+        return self.splits[a]
 
     def two_prod(self, a, b):
         p = self._op("Mul", a, b)
         ah, al = self.split(a)
-        bh, bl = (ah, al) if b is a else self.split(b)
+        bh, bl = self.split(b)
         err = self._op("Add", self._op("Sub", self._op("Mul", ah, bh), p), self._op("Mul", ah, bl))
         err = self._op("Add", self._op("Add", err, self._op("Mul", al, bh)), self._op("Mul", al, bl))
         return p, err
