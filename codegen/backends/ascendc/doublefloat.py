@@ -18,7 +18,7 @@ Any other function (log, tanh, erfc, ...) enters the sum as its FLOAT value (lo 
 on, but with its own rounding, as before; the rational operations and exp/σ are what a sum that cancels has held
 so far (BCE-with-logits' σ(x) - t).  Where the pair overflows (Split's 4097 a beyond 8e34, exp's squares) or the
 FLOAT evaluation is not finite (a nan or inf operand), the FLOAT evaluation of the sum is selected instead: its
-special values are the kernels' usual ones.
+special values are the kernels' usual ones.  A sum below 2^-50 of its largest term is 0, as in the double kernels.
 """
 from __future__ import annotations
 
@@ -192,9 +192,20 @@ def lower_extended(lw, e):
     """The Extended sum's value: hi + lo of its pair, where that and the FLOAT evaluation are finite; else the
     FLOAT evaluation."""
     plain = lw.tile(e.args[0])
-    hi, lo = DoubleFloat(lw).pair(e.args[0])
+    df = DoubleFloat(lw)
+    hi, lo = df.pair(e.args[0])
     wide = hi if lo is None else lw._emit("Add({dst}, {0}, {1}, calc);", hi, lo)
     compare = "Compare" if lw.dense_masks else "CompareByRepeat"
+    # A sum below 2^-50 of its largest term is below what the double kernels (NumPy, C) resolve: there they give
+    # 0 (exp(1e-30) is 1 in double, so LogSoftmax's g - exp(y)·Σg is 0 where the pair keeps -1e-30), and so does
+    # this kernel, that the backends agree.  Elsewhere the pair's sum stands.
+    terms = [df.pair(t)[0] for t in e.args[0].as_ordered_terms()]
+    largest = lw._emit("Abs({dst}, {0}, calc);", df._t(terms[0]))
+    for t in terms[1:]:
+        largest = lw._emit("Max({dst}, {0}, {1}, calc);", largest, lw._emit("Abs({dst}, {0}, calc);", df._t(t)))
+    small = lw._emit(compare + "({dst}, {0}, {1}, CMPMODE::LT, calc);", lw._emit("Abs({dst}, {0}, calc);", wide),
+                     lw._emit("Muls({dst}, {0}, " + f"{2.0 ** -50!r}F" + ", calc);", largest), kind="m")
+    wide = lw._select(small, df._t("0.0F"), wide)
     finite = []
     for v in (wide, plain):   # v - v is 0 for a finite v, nan for ±inf and nan; nan == nan is false
         d = lw._emit("Sub({dst}, {0}, {0}, calc);", v)
