@@ -4,7 +4,9 @@ For each variant (bool attributes and optional-tensor presence fixed) the backwa
   1. stabilised (codegen.rewrite), and a pair of mirrored comparisons `u > c | -u > c` becomes `|u| > c`; the
      constant factors of each product and the constant terms of each sum become one `Const`, printed as one
      literal rounded once (`x*sqrt(2)/pi`: one multiplication by the FLOAT nearest sqrt(2)/pi), and `t/3 + 1/2`
-     becomes `(t + 3/2)/3`, a true division (`exact_affine`: no cancellation beside t = -3/2),
+     becomes `(t + 3/2)/3`, a true division (`exact_affine`: no cancellation beside t = -3/2); a sum that can
+     cancel becomes a polynomial about its roots or an `Extended` sum computed wider than FLOAT
+     (codegen.cancellation: `guard`), and CSE leaves no FLOAT temporary inside an `Extended` sum,
   2. split into row reductions: every DimSum(e) becomes a symbol `r0, r1, …` computed first, along `dim` (a
      DimSum of a number, a null optional tensor's default, is that number times the row length), and every
      GridSum(e) (a class-index op's sum over its whole grid) a symbol `g0, g1, …` computed before the rows,
@@ -28,6 +30,7 @@ import sympy
 from sympy.codegen.cfunctions import fma
 from sympy.functions.elementary.piecewise import ExprCondPair
 
+from .cancellation import Extended, guard
 from .rewrite import stabilize
 from .spec import ABSENT, DimSum, Op, Variant
 from .spec.classes import GridSum
@@ -353,6 +356,8 @@ def lower_variant(op: Op, variant: Variant) -> KernelVariant:
                         lambda a: a.args[0] * RowLength(_row_length(op)))
     expr = expr.replace(lambda a: _abs_condition(a) is not None, _abs_condition)
     expr = exact_affine(group_constants(expr))
+    # sums that can cancel: a polynomial about their roots, or computed wider than FLOAT (codegen.cancellation)
+    expr = guard(expr, {t.symbol for t in op.tensors}, params)
     numel_syms = {s for s in expr.free_symbols if numel_param(s) is not None}
     scalar_syms = {p.symbol for p in scalar_params} | numel_syms
 
@@ -391,6 +396,7 @@ def lower_variant(op: Op, variant: Variant) -> KernelVariant:
 
     # 3. elementwise CSE, canonical order for byte-identical output
     temps, (result,) = sympy.cse([expr], symbols=sympy.numbered_symbols("t", real=True), order="canonical")
+    temps, result = _inline_into_extended(temps, result)
 
     used = expr.free_symbols | {s for _, e in reductions + grid_sums for s in e.free_symbols} \
         | {s for _, e in prelude for s in e.free_symbols}
@@ -399,6 +405,31 @@ def lower_variant(op: Op, variant: Variant) -> KernelVariant:
     numels = sorted(numel_param(s) for s in used if numel_param(s) is not None)
     return KernelVariant(variant, variant.suffix, tensors, scalars, numels, prelude, reductions,
                          list(temps), result, last=frozenset({op.grad.symbol}), grid_sums=grid_sums)
+
+
+def _inline_into_extended(temps, result):
+    """CSE may take a part of an Extended sum out into a FLOAT temporary (BCE's posWeight*target, twice in the sum):
+    put it back, so the whole sum is computed wide, and drop the temporaries nothing reads any more."""
+    if not any(e.has(Extended) for _, e in temps) and not result.has(Extended):
+        return temps, result
+    defs = dict(temps)
+
+    def extend(e):
+        def inline(w):
+            inner = w.args[0]
+            while inner.free_symbols & defs.keys():
+                inner = inner.xreplace(defs)
+            return Extended(inner)
+        return e.replace(lambda a: isinstance(a, Extended), inline)
+    temps = [(s, extend(e)) for s, e in temps]
+    result = extend(result)
+    needed = set(result.free_symbols)
+    kept = []
+    for s, e in reversed(temps):
+        if s in needed:
+            kept.append((s, e))
+            needed |= e.free_symbols
+    return kept[::-1], result
 
 
 class RowLength(sympy.Function):

@@ -15,7 +15,7 @@ import numpy as np
 
 from codegen.runtime import calls as _calls
 from codegen.runtime import checks as _chk
-from codegen.runtime.blocks import blocks as _blocks, store as _store, where as _where
+from codegen.runtime.blocks import blocks as _blocks, store as _store
 
 OP = "aclnnBinaryCrossEntropyWithLogitsBackward"
 
@@ -94,18 +94,10 @@ def check(grad_output, self, target, weight_optional, pos_weight_optional, reduc
     return {"reduction": reduction}
 
 
-def _exp(u):
-    """exp of FLOAT values, evaluated in float64 and rounded once to FLOAT.
-
-    NumPy's float32 exp trades accuracy for speed: up to 2 ulp from the correctly rounded result (4 in 10
-    results are off by one or two), which would make this reference kernel less accurate than the C one."""
-    return np.exp(u, dtype=np.float64).astype(np.float32)
-
-
-def _sigmoid(u):
-    """1/(1 + exp(-u)) without overflow: exp(-|u|) <= 1, and both branches are finite for every u."""
-    t0 = _exp(-np.abs(u))
-    return _where((u >= 0), 1, t0)/(t0 + 1)
+def _sigmoid64(u):
+    """The same in DOUBLE."""
+    t0 = np.exp(-np.abs(u))
+    return np.where((u >= 0), 1, t0)/(t0 + 1)
 
 
 def _f32(a):
@@ -125,7 +117,7 @@ def _compute__weight_optional_absent__pos_weight_optional_absent(grad_output, se
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            result = (c0*(-target + _sigmoid(self)))*grad_output
+            result = (c0*np.asarray(-np.asarray(target, np.float64) + _sigmoid64(np.asarray(self, np.float64)), np.float32))*grad_output
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
@@ -142,8 +134,7 @@ def _compute__weight_optional_absent__pos_weight_optional_present(grad_output, s
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            t0 = pos_weight_optional*target
-            result = (c0*(-t0 + (t0 - target + 1)*_sigmoid(self)))*grad_output
+            result = (c0*np.asarray(-np.asarray(pos_weight_optional, np.float64)*np.asarray(target, np.float64) + (np.asarray(pos_weight_optional, np.float64)*np.asarray(target, np.float64) - np.asarray(target, np.float64) + 1)*_sigmoid64(np.asarray(self, np.float64)), np.float32))*grad_output
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
@@ -160,7 +151,7 @@ def _compute__weight_optional_present__pos_weight_optional_absent(grad_output, s
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            result = (c0*weight_optional*(-target + _sigmoid(self)))*grad_output
+            result = (c0*weight_optional*np.asarray(-np.asarray(target, np.float64) + _sigmoid64(np.asarray(self, np.float64)), np.float32))*grad_output
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
@@ -178,8 +169,7 @@ def _compute__weight_optional_present__pos_weight_optional_present(grad_output, 
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            t0 = pos_weight_optional*target
-            result = (c0*weight_optional*(-t0 + (t0 - target + 1)*_sigmoid(self)))*grad_output
+            result = (c0*weight_optional*np.asarray(-np.asarray(pos_weight_optional, np.float64)*np.asarray(target, np.float64) + (np.asarray(pos_weight_optional, np.float64)*np.asarray(target, np.float64) - np.asarray(target, np.float64) + 1)*_sigmoid64(np.asarray(self, np.float64)), np.float32))*grad_output
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

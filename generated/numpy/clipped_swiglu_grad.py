@@ -78,6 +78,12 @@ def _sigmoid(u):
     return _where((u >= 0), 1, t0)/(t0 + 1)
 
 
+def _sigmoid64(u):
+    """The same in DOUBLE."""
+    t0 = np.exp(-np.abs(u))
+    return np.where((u >= 0), 1, t0)/(t0 + 1)
+
+
 def _f32(a):
     """Load as FLOAT, the compute dtype (no copy when already float32)."""
     return np.asarray(a).astype(np.float32, copy=False)
@@ -98,7 +104,7 @@ def _compute__a(grad_y, a, b, alpha, limit, bias, out):
         with np.errstate(all="ignore"):
             t0 = alpha*np.minimum(a, limit)
             t1 = _sigmoid(t0)
-            result = (t1*(bias + np.maximum(c0, np.minimum(b, limit)))*(t0*(1 - t1) + 1)*_where((a <= limit), 1, 0))*grad_y
+            result = (t1*(bias + np.maximum(c0, np.minimum(b, limit)))*_where((a <= limit), 1, 0)*np.asarray(np.asarray(alpha, np.float64)*(1 - _sigmoid64(np.asarray(alpha, np.float64)*np.minimum(np.asarray(a, np.float64), np.asarray(limit, np.float64))))*np.minimum(np.asarray(a, np.float64), np.asarray(limit, np.float64)) + 1, np.float32))*grad_y
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

@@ -111,7 +111,8 @@ def _compute__b__approximate_0(grad_output, a, b, out):
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            result = (a*(0.3989422917366028*b*_exp(-0.5*b**2) + _where((b < 0), 0.5*_mathf.erfc(0.7071067690849304*np.abs(b)), -0.5*_mathf.erfc(0.7071067690849304*b) + 1)))*grad_output
+            t0 = b + 0.7517915368080139 - 1.211444988769017e-08
+            result = (a*_where((np.abs(t0) < 0.109375), t0*((t0*((t0*(t0*(t0*(t0*((0.00453922851011157*t0 + 0.01942167989909649) + (-6.090741799802402e-11)) - 0.014771522022783756) - 0.11400823295116425) - 0.018199676647782326) + 0.38828498125076294) + (1.7397889795489618e-09)) + 0.43149399757385254) + (-5.259805480051227e-09)), 0.3989422917366028*b*_exp(-0.5*b**2) + _where((b < 0), 0.5*_mathf.erfc(0.7071067690849304*np.abs(b)), -0.5*_mathf.erfc(0.7071067690849304*b) + 1)))*grad_output
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
@@ -125,9 +126,10 @@ def _compute__b__approximate_1(grad_output, a, b, out):
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            t0 = 1.5957691669464111*(0.044714998453855515*b**3 + b)
-            t1 = _sigmoid(t0)
-            result = (a*(1.5957691669464111*b*t1*(0.13414500653743744*b**2 + 1)*_sigmoid(-t0) + t1))*grad_output
+            t0 = b + 0.7524614334106445 - 1.1339627903339533e-08
+            t1 = 1.5957691669464111*(0.044714998453855515*b**3 + b)
+            t2 = _sigmoid(t1)
+            result = (a*_where((np.abs(t0) < 0.109375), t0*((t0*((t0*(t0*(t0*(t0*((0.005261059384793043*t0 + 0.01968230865895748) + (8.008756435806674e-10)) - 0.016619328409433365) - 0.11394448578357697) - 0.015782853588461876) + 0.38751843571662903) + (1.041915975719121e-08)) + 0.4304001033306122) + (-1.2305753749330961e-08)), 1.5957691669464111*b*t2*(0.13414500653743744*b**2 + 1)*_sigmoid(-t1) + t2))*grad_output
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

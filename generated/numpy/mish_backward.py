@@ -92,8 +92,10 @@ def _compute(grad_output, self, out):
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            t0 = _mathf.tanh(_mathf.log1p(_exp(self)))
-            result = grad_output*(t0 + self*(1 - t0**2)*_sigmoid(self))
+            t0 = self + 1.1924312114715576
+            t1 = ((t0 + 3.0439375464652585e-09) + (4.8484830954048644e-17))
+            t2 = _mathf.tanh(_mathf.log1p(_exp(self)))
+            result = grad_output*_where((np.abs(t0 + 3.0439375464652585e-09) < 0.21875), t1*((t1*((t1*((t1*(t1*(t1*(t1*((0.000989818130619824*t1 + 0.0010924055241048336) + (1.6839751815211912e-11)) - 0.003360684961080551) - 0.015821127220988274) - 0.020271822810173035) + 0.04190782085061073) + (1.9299914444381727e-10)) + 0.2047312706708908) + (-6.59078480680364e-09)) + 0.2669479250907898) + (-1.1041255021382312e-08)), t2 + self*(1 - t2**2)*_sigmoid(self))
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

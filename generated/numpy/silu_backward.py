@@ -86,7 +86,8 @@ def _compute(grad_output, self, out):
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
             t0 = _sigmoid(self)
-            result = (t0*(self*(1 - t0) + 1))*grad_output
+            t1 = self + 1.2784645557403564 - 1.2979282537628478e-08
+            result = (t0*_where((np.abs(t1) < 0.21875), t1*(t1*(t1*(t1*(t1*((0.001101098139770329*t1 + 0.0030445309821516275) + (6.248598166669339e-11)) - 0.004718703683465719) - 0.04888293147087097) - 0.1089058518409729) + 1.0), self*(1 - t0) + 1))*grad_output
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

@@ -80,8 +80,9 @@ def _compute__a(y_grad, a, b, out):
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            t0 = _sigmoid(a)
-            result = (b*(a*t0*_sigmoid(-a) + t0))*y_grad
+            t0 = a + 1.2784645557403564 - 1.2979282537628478e-08
+            t1 = _sigmoid(a)
+            result = (b*_where((np.abs(t0) < 0.21875), t0*((t0*((t0*((t0*(t0*(t0*((t0*((0.0001857072493294254*t0 + 0.0007985218544490635) + (2.7390735513055375e-11)) + 0.0001266274048248306) + (5.2562914958087514e-12)) - 0.006606589071452618) - 0.015222655609250069) + 0.018874814733862877) + (-5.100805888780258e-10)) + 0.14664879441261292) + (2.584334080069084e-09)) + 0.2178117036819458) + (2.0378543297283613e-09)), a*t1*_sigmoid(-a) + t1))*y_grad
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

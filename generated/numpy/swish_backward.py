@@ -70,6 +70,12 @@ def _sigmoid(u):
     return _where((u >= 0), 1, t0)/(t0 + 1)
 
 
+def _sigmoid64(u):
+    """The same in DOUBLE."""
+    t0 = np.exp(-np.abs(u))
+    return np.where((u >= 0), 1, t0)/(t0 + 1)
+
+
 def _f32(a):
     """Load as FLOAT, the compute dtype (no copy when already float32)."""
     return np.asarray(a).astype(np.float32, copy=False)
@@ -86,7 +92,7 @@ def _compute(grad_output, self, beta_optional, out):
         with np.errstate(all="ignore"):
             t0 = beta_optional*self
             t1 = _sigmoid(t0)
-            result = (t1*(t0*(1 - t1) + 1))*grad_output
+            result = (t1*np.asarray(np.asarray(beta_optional, np.float64)*np.asarray(self, np.float64)*(1 - _sigmoid64(np.asarray(beta_optional, np.float64)*np.asarray(self, np.float64))) + 1, np.float32))*grad_output
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

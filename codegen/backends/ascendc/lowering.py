@@ -14,7 +14,8 @@ in Ascend C vector instructions, and allocates the UB temporaries:
   its form of a comparison of a Piecewise, as (k & a) | (~k & b)), Piecewise a chain of Select; `Sigmoid` is
   lowered through its stable form (codegen.rewrite); `expm1`, `tanh`, `erf`, `erfc`, `sign` and `log1p`, which
   are not basic instructions, through their expansions (codegen.expansions, which says why not the advanced
-  math APIs), a non-integer power as exp(e*log(u)); Max/Min through Max/Min and a Select of
+  math APIs), a non-integer power as exp(e*log(u)); a sum that cancels (codegen.cancellation.Extended) as
+  double-float pairs (codegen.backends.ascendc.doublefloat); Max/Min through Max/Min and a Select of
   each operand that is nan (the documentation does not say what Max does with a nan; NumPy's maximum, the
   reference, propagates it);
 - instructions are selected for one architecture (`arch`, codegen.backends.ascendc.socs): where its API lacks
@@ -37,9 +38,11 @@ from sympy.printing.precedence import PRECEDENCE
 from codegen.backends import literals
 from codegen.backends.infix import InfixPrinting
 from codegen.expansions import FORMS, Opaque, SplitHi, power_form
+from codegen.cancellation import Extended
 from codegen.lower import CompensatedAdd, Const, split_last
 from codegen.rewrite import Sigmoid
 
+from .doublefloat import lower_extended
 from .socs import ARCHS, Arch
 
 CMP = {"<": "LT", ">": "GT", "<=": "LE", ">=": "GE", "==": "EQ", "!=": "NE"}
@@ -218,6 +221,8 @@ class Lowering:
             return self.value(Sigmoid.stable_form(e.args[0]))
         if isinstance(e, sympy.Piecewise):
             return self._piecewise(e)
+        if isinstance(e, Extended):   # a sum that cancels: as double-float pairs (no double on the vector unit)
+            return lower_extended(self, e)
         if isinstance(e, CompensatedAdd):   # (x + hi) + lo, in that order
             x, hi, lo = e.args
             acc = self._emit("Adds({dst}, {0}, {1}, calc);", self.value(x), self.scalar(hi))

@@ -24,6 +24,8 @@ come from codegen.backends.infix: each printed form declares its precedence next
   never promotes a float expression to double) up to 2^24, beyond which an int could overflow.
 * `CompensatedAdd(x, hi, lo)` (codegen.lower) prints as `((x + hi) + lo)`; `fma` (in the phase-1 prelude) as
   `fmaf`, SymPy's own printing.
+* `Extended(sum)` (codegen.cancellation: a sum that cancels) prints as `(float)(...)` of the sum in double
+  (codegen.backends.c.extended).
 * `Sigmoid` (codegen.rewrite) prints as a call of the op's `opgen_sigmoidf`, itself printed from
   `Sigmoid.stable_form` by this printer.
 """
@@ -137,6 +139,17 @@ class KernelCPrinter(InfixPrinting, C99CodePrinter):
 
     def _precedence_Opaque(self, expr):
         return self.precedence_of(expr.args[0])
+
+    def _print_Extended(self, expr):
+        """A sum that cancels (codegen.cancellation): in a FLOAT kernel, computed in double from double copies of
+        its operands (libm's double functions, opgen_sigmoid_f64) and rounded once; in double, as it stands."""
+        if not self.suffix:
+            return self._print(expr.args[0])
+        from .extended import extended_c
+        return extended_c(self, expr)
+
+    def _precedence_Extended(self, expr):
+        return PRECEDENCE["Atom"] if self.suffix else self.precedence_of(expr.args[0])
 
     def _print_SplitHi(self, expr):
         return self._call("opgen_split_hif", expr.args[0])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sympy
 
+from codegen.cancellation import Extended
 from codegen.lower import KernelVariant
 from codegen.rewrite import Sigmoid
 from codegen.spec import DTYPES, Op
@@ -57,10 +58,12 @@ def _any_wide(op: Op) -> bool:
 
 
 def helpers(op: Op, kernel) -> list[str]:
-    """Lines of the double helpers the op's DOUBLE kernels call (none when it has no such kernel)."""
-    if not _any_wide(op):
+    """Lines of the double helpers the op's DOUBLE kernels and its sums computed in double call (none when it has
+    neither)."""
+    extended = any(e.has(Extended) for kv in kernel.variants for e in [kv.result] + [x for _, x in kv.body])
+    if not _any_wide(op) and not extended:
         return []
-    lines = ["/* helpers of the DOUBLE kernels (opgen_wide.c runs them) */"]
+    lines = ["/* helpers of the DOUBLE kernels (opgen_wide.c runs them) and of the sums computed in double */"]
     if wide_dtypes(op, "COMPLEX"):
         lines += ["#include <complex.h>"]
     lines += [

@@ -229,6 +229,12 @@ class DoublePrinter(KernelNumPyPrinter):
             out = f"np.where({self._print(c)}, {self._print(e)}, {out})"
         return out
 
+    def _print_Extended(self, expr):
+        return self._print(expr.args[0])   # already in double
+
+    def _precedence_Extended(self, expr):
+        return self.precedence_of(expr.args[0])
+
 
 class ComplexPrinter(DoublePrinter):
     """The complex kernel (an op's `compute` COMPLEX): NumPy complex128, the conjugates of codegen.lower.conjugated."""

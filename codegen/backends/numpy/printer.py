@@ -123,6 +123,23 @@ class KernelNumPyPrinter(InfixPrinting, NumPyPrinter):
     def _print_Abs(self, expr):
         return self._call("np.abs", expr.args[0])
 
+    def _print_Opaque(self, expr):
+        """codegen.expansions.Opaque: its argument, as it stands."""
+        return self._print(expr.args[0])
+
+    def _precedence_Opaque(self, expr):
+        return self.precedence_of(expr.args[0])
+
+    def _print_Extended(self, expr):
+        """Customizations: a sum that cancels (codegen.cancellation), computed in float64 from float64 copies of
+        its operands (the DOUBLE kernel's printer) and rounded once to FLOAT."""
+        from .emit import DoublePrinter
+        names = {s: f"np.asarray({self._print(s)}, np.float64)" for s in expr.free_symbols}
+        pr = DoublePrinter({**self.names, **names}, last=self.last)
+        out = f"np.asarray({pr.doprint(expr.args[0])}, np.float32)"
+        self.used |= pr.used
+        return out
+
     def _print_sign(self, expr):
         return self._call("np.sign", expr.args[0])
 

@@ -99,6 +99,15 @@ static inline float opgen_sigmoidf(float u)
     return ((u >= 0) ? 1 : t0)/(t0 + 1);
 }
 
+/* helpers of the DOUBLE kernels (opgen_wide.c runs them) and of the sums computed in double */
+static inline double opgen_maximum_f64(double a, double b) { return (a > b || a != a) ? a : b; }
+static inline double opgen_minimum_f64(double a, double b) { return (a < b || a != a) ? a : b; }
+static inline double opgen_sigmoid_f64(double u)
+{
+    const double t0 = exp(-fabs(u));
+    return ((u >= 0) ? 1 : t0)/(t0 + 1);
+}
+
 /* ---- the kernel for weightOptional=absent, posWeightOptional=absent ---- */
 typedef struct {
     int64_t reduction;
@@ -123,7 +132,7 @@ static inline __attribute__((always_inline)) void block__weight_optional_absent_
         const float grad_output_i = grad_output[i];
         const float self_i = self[i];
         const float target_i = target[i];
-        res[i] = (c0*(-target_i + opgen_sigmoidf(self_i)))*grad_output_i;
+        res[i] = (c0*(float)(-((double)target_i) + opgen_sigmoid_ext(((double)self_i))))*grad_output_i;
     }
 }
 
@@ -166,8 +175,7 @@ static inline __attribute__((always_inline)) void block__weight_optional_absent_
         const float self_i = self[i];
         const float target_i = target[i];
         const float pos_weight_optional_i = pos_weight_optional[i];
-        const float t0 = pos_weight_optional_i*target_i;
-        res[i] = (c0*(-t0 + (t0 - target_i + 1)*opgen_sigmoidf(self_i)))*grad_output_i;
+        res[i] = (c0*(float)(-((double)pos_weight_optional_i)*((double)target_i) + (((double)pos_weight_optional_i)*((double)target_i) - ((double)target_i) + 1)*opgen_sigmoid_ext(((double)self_i))))*grad_output_i;
     }
 }
 
@@ -210,7 +218,7 @@ static inline __attribute__((always_inline)) void block__weight_optional_present
         const float self_i = self[i];
         const float target_i = target[i];
         const float weight_optional_i = weight_optional[i];
-        res[i] = (c0*weight_optional_i*(-target_i + opgen_sigmoidf(self_i)))*grad_output_i;
+        res[i] = (c0*weight_optional_i*(float)(-((double)target_i) + opgen_sigmoid_ext(((double)self_i))))*grad_output_i;
     }
 }
 
@@ -255,8 +263,7 @@ static inline __attribute__((always_inline)) void block__weight_optional_present
         const float target_i = target[i];
         const float weight_optional_i = weight_optional[i];
         const float pos_weight_optional_i = pos_weight_optional[i];
-        const float t0 = pos_weight_optional_i*target_i;
-        res[i] = (c0*weight_optional_i*(-t0 + (t0 - target_i + 1)*opgen_sigmoidf(self_i)))*grad_output_i;
+        res[i] = (c0*weight_optional_i*(float)(-((double)pos_weight_optional_i)*((double)target_i) + (((double)pos_weight_optional_i)*((double)target_i) - ((double)target_i) + 1)*opgen_sigmoid_ext(((double)self_i))))*grad_output_i;
     }
 }
 

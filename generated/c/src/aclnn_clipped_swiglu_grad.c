@@ -43,6 +43,15 @@ static inline float opgen_sigmoidf(float u)
     return ((u >= 0) ? 1 : t0)/(t0 + 1);
 }
 
+/* helpers of the DOUBLE kernels (opgen_wide.c runs them) and of the sums computed in double */
+static inline double opgen_maximum_f64(double a, double b) { return (a > b || a != a) ? a : b; }
+static inline double opgen_minimum_f64(double a, double b) { return (a < b || a != a) ? a : b; }
+static inline double opgen_sigmoid_f64(double u)
+{
+    const double t0 = exp(-fabs(u));
+    return ((u >= 0) ? 1 : t0)/(t0 + 1);
+}
+
 /* ---- the kernel ---- */
 typedef struct {
     float alpha;
@@ -73,7 +82,7 @@ static inline __attribute__((always_inline)) void block__a(int64_t n, const floa
         const float b_i = b[i];
         const float t0 = alpha*opgen_minimumf(a_i, limit);
         const float t1 = opgen_sigmoidf(t0);
-        res[i] = (t1*(bias + opgen_maximumf(c0, opgen_minimumf(b_i, limit)))*(t0*(1 - t1) + 1)*((a_i <= limit) ? 1 : 0))*grad_y_i;
+        res[i] = (t1*(bias + opgen_maximumf(c0, opgen_minimumf(b_i, limit)))*((a_i <= limit) ? 1 : 0)*(float)(((double)alpha)*(1 - opgen_sigmoid_ext(((double)alpha)*opgen_minimum_f64(((double)a_i), ((double)limit))))*opgen_minimum_f64(((double)a_i), ((double)limit)) + 1))*grad_y_i;
     }
 }
 

@@ -53,6 +53,10 @@ static const opgen_soc_dtypes DTYPES_weightOptional_socs[] = {
 };
 static const opgen_dtype_table DTYPES_weightOptional = {2, DTYPES_weightOptional_socs};
 
+/* helpers of the DOUBLE kernels (opgen_wide.c runs them) and of the sums computed in double */
+static inline double opgen_maximum_f64(double a, double b) { return (a > b || a != a) ? a : b; }
+static inline double opgen_minimum_f64(double a, double b) { return (a < b || a != a) ? a : b; }
+
 /* ---- the kernel for reductionOptional=none, weightOptional=absent ---- */
 typedef struct {
     int64_t ignore_index;
@@ -148,8 +152,7 @@ static void finish_row__reduction_optional_none__weight_optional_absent(int64_t 
         const float log_prob_i = log_prob[i];
         const float target_i = target[i];
         const float class_index_i = class_index[i];
-        const float t0 = opgen_expf(log_prob_i);
-        res[i] = ((ignore_index != target_i) ? grad_loss_i*(c0*(c1*t0 - 1) + c2*r0*(t0 - ((class_index_i == target_i) ? 1 : 0))) : 0);
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
     }
 }
 
@@ -173,8 +176,7 @@ static void finish_col__reduction_optional_none__weight_optional_absent(int64_t 
         const float log_prob_i = log_prob[i];
         const float target_i = target[i];
         const float class_index_i = class_index[i];
-        const float t0 = opgen_expf(log_prob_i);
-        res[i] = ((ignore_index != target_i) ? grad_loss_i*(c0*(c1*t0 - 1) + c2*r0*(t0 - ((class_index_i == target_i) ? 1 : 0))) : 0);
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
     }
 }
 
@@ -431,8 +433,7 @@ static void finish_row__reduction_optional_none__weight_optional_present(int64_t
         const float target_i = target[i];
         const float weight_optional_i = weight_optional[i];
         const float class_index_i = class_index[i];
-        const float t0 = opgen_expf(log_prob_i);
-        res[i] = ((ignore_index != target_i) ? grad_loss_i*(c0*(r0*t0 - weight_optional_i) + c1*r1*(t0 - ((class_index_i == target_i) ? 1 : 0))) : 0);
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
     }
 }
 
@@ -459,8 +460,7 @@ static void finish_col__reduction_optional_none__weight_optional_present(int64_t
         const float target_i = target[i];
         const float weight_optional_i = weight_optional[i];
         const float class_index_i = class_index[i];
-        const float t0 = opgen_expf(log_prob_i);
-        res[i] = ((ignore_index != target_i) ? grad_loss_i*(c0*(r0*t0 - weight_optional_i) + c1*r1*(t0 - ((class_index_i == target_i) ? 1 : 0))) : 0);
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
     }
 }
 
@@ -716,8 +716,7 @@ static void finish_row__reduction_optional_mean__weight_optional_absent(int64_t 
         const float log_prob_i = log_prob[i];
         const float target_i = target[i];
         const float class_index_i = class_index[i];
-        const float t0 = opgen_expf(log_prob_i);
-        res[i] = ((ignore_index != target_i) ? ((c0*(c1*t0 - 1) + c2*r0*(t0 - ((class_index_i == target_i) ? 1 : 0)))/g0)*grad_loss_i : 0);
+        res[i] = ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0);
     }
 }
 
@@ -742,8 +741,7 @@ static void finish_col__reduction_optional_mean__weight_optional_absent(int64_t 
         const float log_prob_i = log_prob[i];
         const float target_i = target[i];
         const float class_index_i = class_index[i];
-        const float t0 = opgen_expf(log_prob_i);
-        res[i] = ((ignore_index != target_i) ? ((c0*(c1*t0 - 1) + c2*r0*(t0 - ((class_index_i == target_i) ? 1 : 0)))/g0)*grad_loss_i : 0);
+        res[i] = ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0);
     }
 }
 
@@ -1018,8 +1016,7 @@ static void finish_row__reduction_optional_mean__weight_optional_present(int64_t
         const float target_i = target[i];
         const float weight_optional_i = weight_optional[i];
         const float class_index_i = class_index[i];
-        const float t0 = opgen_expf(log_prob_i);
-        res[i] = ((ignore_index != target_i) ? ((c0*(r0*t0 - weight_optional_i) + c1*r1*(t0 - ((class_index_i == target_i) ? 1 : 0)))/g0)*grad_loss_i : 0);
+        res[i] = ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0);
     }
 }
 
@@ -1047,8 +1044,7 @@ static void finish_col__reduction_optional_mean__weight_optional_present(int64_t
         const float target_i = target[i];
         const float weight_optional_i = weight_optional[i];
         const float class_index_i = class_index[i];
-        const float t0 = opgen_expf(log_prob_i);
-        res[i] = ((ignore_index != target_i) ? ((c0*(r0*t0 - weight_optional_i) + c1*r1*(t0 - ((class_index_i == target_i) ? 1 : 0)))/g0)*grad_loss_i : 0);
+        res[i] = ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0);
     }
 }
 
@@ -1288,8 +1284,7 @@ static void finish_row__reduction_optional_sum__weight_optional_absent(int64_t n
         const float log_prob_i = log_prob[i];
         const float target_i = target[i];
         const float class_index_i = class_index[i];
-        const float t0 = opgen_expf(log_prob_i);
-        res[i] = ((ignore_index != target_i) ? grad_loss_i*(c0*(c1*t0 - 1) + c2*r0*(t0 - ((class_index_i == target_i) ? 1 : 0))) : 0);
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
     }
 }
 
@@ -1313,8 +1308,7 @@ static void finish_col__reduction_optional_sum__weight_optional_absent(int64_t n
         const float log_prob_i = log_prob[i];
         const float target_i = target[i];
         const float class_index_i = class_index[i];
-        const float t0 = opgen_expf(log_prob_i);
-        res[i] = ((ignore_index != target_i) ? grad_loss_i*(c0*(c1*t0 - 1) + c2*r0*(t0 - ((class_index_i == target_i) ? 1 : 0))) : 0);
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
     }
 }
 
@@ -1571,8 +1565,7 @@ static void finish_row__reduction_optional_sum__weight_optional_present(int64_t 
         const float target_i = target[i];
         const float weight_optional_i = weight_optional[i];
         const float class_index_i = class_index[i];
-        const float t0 = opgen_expf(log_prob_i);
-        res[i] = ((ignore_index != target_i) ? grad_loss_i*(c0*(r0*t0 - weight_optional_i) + c1*r1*(t0 - ((class_index_i == target_i) ? 1 : 0))) : 0);
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
     }
 }
 
@@ -1599,8 +1592,7 @@ static void finish_col__reduction_optional_sum__weight_optional_present(int64_t 
         const float target_i = target[i];
         const float weight_optional_i = weight_optional[i];
         const float class_index_i = class_index[i];
-        const float t0 = opgen_expf(log_prob_i);
-        res[i] = ((ignore_index != target_i) ? grad_loss_i*(c0*(r0*t0 - weight_optional_i) + c1*r1*(t0 - ((class_index_i == target_i) ? 1 : 0))) : 0);
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
     }
 }
 

@@ -131,7 +131,8 @@ static inline __attribute__((always_inline)) void block__b__approximate_0(int64_
         const float grad_output_i = grad_output[i];
         const float a_i = a[i];
         const float b_i = b[i];
-        res[i] = (a_i*(0.3989423F*b_i*opgen_expf_nonpos(-0.5F*(b_i*b_i)) + ((b_i < 0) ? 0.5F*opgen_erfcf(0.70710677F*fabsf(b_i)) : -0.5F*opgen_erfcf(0.70710677F*b_i) + 1)))*grad_output_i;
+        const float t0 = b_i + 0.75179154F - 1.211445e-08F;
+        res[i] = (a_i*((fabsf(t0) < 0.109375F) ? t0*((t0*((t0*(t0*(t0*(t0*((0.0045392285F*t0 + 0.01942168F) + (-6.090742e-11F)) - 0.014771522F) - 0.11400823F) - 0.018199677F) + 0.38828498F) + (1.739789e-09F)) + 0.431494F) + (-5.2598055e-09F)) : 0.3989423F*b_i*opgen_expf_nonpos(-0.5F*(b_i*b_i)) + ((b_i < 0) ? 0.5F*opgen_erfcf(0.70710677F*fabsf(b_i)) : -0.5F*opgen_erfcf(0.70710677F*b_i) + 1)))*grad_output_i;
     }
 }
 
@@ -169,9 +170,10 @@ static inline __attribute__((always_inline)) void block__b__approximate_1(int64_
         const float grad_output_i = grad_output[i];
         const float a_i = a[i];
         const float b_i = b[i];
-        const float t0 = 1.5957692F*(0.044715F*(b_i*b_i*b_i) + b_i);
-        const float t1 = opgen_sigmoidf(t0);
-        res[i] = (a_i*(1.5957692F*b_i*t1*(0.134145F*(b_i*b_i) + 1)*opgen_sigmoidf(-t0) + t1))*grad_output_i;
+        const float t0 = b_i + 0.75246143F - 1.1339628e-08F;
+        const float t1 = 1.5957692F*(0.044715F*(b_i*b_i*b_i) + b_i);
+        const float t2 = opgen_sigmoidf(t1);
+        res[i] = (a_i*((fabsf(t0) < 0.109375F) ? t0*((t0*((t0*(t0*(t0*(t0*((0.0052610594F*t0 + 0.019682309F) + (8.0087564e-10F)) - 0.016619328F) - 0.113944486F) - 0.015782854F) + 0.38751844F) + (1.041916e-08F)) + 0.4304001F) + (-1.2305754e-08F)) : 1.5957692F*b_i*t2*(0.134145F*(b_i*b_i) + 1)*opgen_sigmoidf(-t1) + t2))*grad_output_i;
     }
 }
 

@@ -82,7 +82,8 @@ static inline __attribute__((always_inline)) void block__approximate_none(int64_
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
         const float self_i = self[i];
-        res[i] = grad_output_i*(0.3989423F*self_i*opgen_expf_nonpos(-0.5F*(self_i*self_i)) + ((self_i < 0) ? 0.5F*opgen_erfcf(0.70710677F*fabsf(self_i)) : -0.5F*opgen_erfcf(0.70710677F*self_i) + 1));
+        const float t0 = self_i + 0.75179154F - 1.211445e-08F;
+        res[i] = grad_output_i*((fabsf(t0) < 0.109375F) ? t0*((t0*((t0*(t0*(t0*(t0*((0.0045392285F*t0 + 0.01942168F) + (-6.090742e-11F)) - 0.014771522F) - 0.11400823F) - 0.018199677F) + 0.38828498F) + (1.739789e-09F)) + 0.431494F) + (-5.2598055e-09F)) : 0.3989423F*self_i*opgen_expf_nonpos(-0.5F*(self_i*self_i)) + ((self_i < 0) ? 0.5F*opgen_erfcf(0.70710677F*fabsf(self_i)) : -0.5F*opgen_erfcf(0.70710677F*self_i) + 1));
     }
 }
 
@@ -118,9 +119,10 @@ static inline __attribute__((always_inline)) void block__approximate_tanh(int64_
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
         const float self_i = self[i];
-        const float t0 = 1.5957692F*(0.044715F*(self_i*self_i*self_i) + self_i);
-        const float t1 = opgen_sigmoidf(t0);
-        res[i] = grad_output_i*(1.5957692F*t1*self_i*(0.134145F*(self_i*self_i) + 1)*opgen_sigmoidf(-t0) + t1);
+        const float t0 = self_i + 0.75246143F - 1.1339628e-08F;
+        const float t1 = 1.5957692F*(0.044715F*(self_i*self_i*self_i) + self_i);
+        const float t2 = opgen_sigmoidf(t1);
+        res[i] = grad_output_i*((fabsf(t0) < 0.109375F) ? t0*((t0*((t0*(t0*(t0*(t0*((0.0052610594F*t0 + 0.019682309F) + (8.0087564e-10F)) - 0.016619328F) - 0.113944486F) - 0.015782854F) + 0.38751844F) + (1.041916e-08F)) + 0.4304001F) + (-1.2305754e-08F)) : 1.5957692F*t2*self_i*(0.134145F*(self_i*self_i) + 1)*opgen_sigmoidf(-t1) + t2);
     }
 }
 

@@ -39,7 +39,7 @@ static inline float opgen_sigmoidf(float u)
     return ((u >= 0) ? 1 : t0)/(t0 + 1);
 }
 
-/* helpers of the DOUBLE kernels (opgen_wide.c runs them) */
+/* helpers of the DOUBLE kernels (opgen_wide.c runs them) and of the sums computed in double */
 static inline double opgen_maximum_f64(double a, double b) { return (a > b || a != a) ? a : b; }
 static inline double opgen_minimum_f64(double a, double b) { return (a < b || a != a) ? a : b; }
 static inline double opgen_sigmoid_f64(double u)

@@ -44,7 +44,7 @@ static const opgen_soc_dtypes DTYPES_self_socs[] = {
 };
 static const opgen_dtype_table DTYPES_self = {4, DTYPES_self_socs};
 
-/* helpers of the DOUBLE kernels (opgen_wide.c runs them) */
+/* helpers of the DOUBLE kernels (opgen_wide.c runs them) and of the sums computed in double */
 static inline double opgen_maximum_f64(double a, double b) { return (a > b || a != a) ? a : b; }
 static inline double opgen_minimum_f64(double a, double b) { return (a < b || a != a) ? a : b; }
 

@@ -43,6 +43,10 @@ static const opgen_soc_dtypes DTYPES_gradOutput_socs[] = {
 };
 static const opgen_dtype_table DTYPES_gradOutput = {4, DTYPES_gradOutput_socs};
 
+/* helpers of the DOUBLE kernels (opgen_wide.c runs them) and of the sums computed in double */
+static inline double opgen_maximum_f64(double a, double b) { return (a > b || a != a) ? a : b; }
+static inline double opgen_minimum_f64(double a, double b) { return (a < b || a != a) ? a : b; }
+
 /* ---- the kernel ---- */
 typedef struct {
     char none;   /* the kernel reads no constant */
@@ -120,7 +124,7 @@ static void finish_row(int64_t n, const float *const *in, const double *acc, flo
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
         const float output_i = output[i];
-        res[i] = grad_output_i - r0*opgen_expf(output_i);
+        res[i] = (float)(((double)grad_output_i) - ((double)r0)*opgen_exp_f64(((double)output_i)));
     }
 }
 
@@ -136,7 +140,7 @@ static void finish_col(int64_t n, const float *const *in, const double *const *a
         const float r0 = (float)a0[i];
         const float grad_output_i = grad_output[i];
         const float output_i = output[i];
-        res[i] = grad_output_i - r0*opgen_expf(output_i);
+        res[i] = (float)(((double)grad_output_i) - ((double)r0)*opgen_exp_f64(((double)output_i)));
     }
 }
 

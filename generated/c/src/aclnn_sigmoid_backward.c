@@ -55,7 +55,7 @@ static const opgen_soc_dtypes DTYPES_gradInput_socs[] = {
 };
 static const opgen_dtype_table DTYPES_gradInput = {4, DTYPES_gradInput_socs};
 
-/* helpers of the DOUBLE kernels (opgen_wide.c runs them) */
+/* helpers of the DOUBLE kernels (opgen_wide.c runs them) and of the sums computed in double */
 #include <complex.h>
 static inline double opgen_maximum_f64(double a, double b) { return (a > b || a != a) ? a : b; }
 static inline double opgen_minimum_f64(double a, double b) { return (a < b || a != a) ? a : b; }

@@ -76,7 +76,8 @@ static inline __attribute__((always_inline)) void block(int64_t n, const float *
         const float grad_output_i = grad_output[i];
         const float self_i = self[i];
         const float t0 = opgen_sigmoidf(self_i);
-        res[i] = (t0*(self_i*(1 - t0) + 1))*grad_output_i;
+        const float t1 = self_i + 1.2784646F - 1.29792825e-08F;
+        res[i] = (t0*((fabsf(t1) < 0.21875F) ? t1*(t1*(t1*(t1*(t1*((0.0011010981F*t1 + 0.003044531F) + (6.248598e-11F)) - 0.0047187037F) - 0.04888293F) - 0.10890585F) + 1.0F) : self_i*(1 - t0) + 1))*grad_output_i;
     }
 }
 

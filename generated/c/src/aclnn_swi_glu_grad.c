@@ -58,8 +58,9 @@ static inline __attribute__((always_inline)) void block__a(int64_t n, const floa
         const float y_grad_i = y_grad[i];
         const float a_i = a[i];
         const float b_i = b[i];
-        const float t0 = opgen_sigmoidf(a_i);
-        res[i] = (b_i*(a_i*t0*opgen_sigmoidf(-a_i) + t0))*y_grad_i;
+        const float t0 = a_i + 1.2784646F - 1.29792825e-08F;
+        const float t1 = opgen_sigmoidf(a_i);
+        res[i] = (b_i*((fabsf(t0) < 0.21875F) ? t0*((t0*((t0*((t0*(t0*(t0*((t0*((0.00018570725F*t0 + 0.00079852185F) + (2.7390736e-11F)) + 0.0001266274F) + (5.2562915e-12F)) - 0.006606589F) - 0.015222656F) + 0.018874815F) + (-5.100806e-10F)) + 0.1466488F) + (2.584334e-09F)) + 0.2178117F) + (2.0378543e-09F)) : a_i*t1*opgen_sigmoidf(-a_i) + t1))*y_grad_i;
     }
 }
 

@@ -50,6 +50,15 @@ static inline float opgen_sigmoidf(float u)
     return ((u >= 0) ? 1 : t0)/(t0 + 1);
 }
 
+/* helpers of the DOUBLE kernels (opgen_wide.c runs them) and of the sums computed in double */
+static inline double opgen_maximum_f64(double a, double b) { return (a > b || a != a) ? a : b; }
+static inline double opgen_minimum_f64(double a, double b) { return (a < b || a != a) ? a : b; }
+static inline double opgen_sigmoid_f64(double u)
+{
+    const double t0 = exp(-fabs(u));
+    return ((u >= 0) ? 1 : t0)/(t0 + 1);
+}
+
 /* ---- the kernel ---- */
 typedef struct {
     float beta_optional;
@@ -72,7 +81,7 @@ static inline __attribute__((always_inline)) void block(int64_t n, const float *
         const float self_i = self[i];
         const float t0 = beta_optional*self_i;
         const float t1 = opgen_sigmoidf(t0);
-        res[i] = (t1*(t0*(1 - t1) + 1))*grad_output_i;
+        res[i] = (t1*(float)(((double)beta_optional)*((double)self_i)*(1 - opgen_sigmoid_ext(((double)beta_optional)*((double)self_i))) + 1))*grad_output_i;
     }
 }
 

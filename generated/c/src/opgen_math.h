@@ -143,6 +143,47 @@ static inline float opgen_logf(float x)
     return x > 0 && x < (float)INFINITY ? r : (x == 0 ? -(float)INFINITY : (x < 0 ? (float)NAN : x));
 }
 
+/* e^x and the sigmoid in double, for the sums the FLOAT kernels compute wider than FLOAT because they cancel
+ * (codegen/cancellation.py: BCE-with-logits' sigmoid(x) - target): vectorizable as opgen_expf is, where libm's exp is
+ * a scalar call that kept those loops scalar (BCE's C kernel 13x slower than before the sum was widened, measured
+ * with `opgen bench --baseline`).  x = k ln2 + r, |r| <= ln2/2 (ln2 in two parts: k ln2 exact for |k| < 2^11),
+ * e^r by its Taylor polynomial of degree 12 (truncation below 2e-16), 2^k added to the exponent field; below
+ * -708 (a result far under FLOAT's range) 0, above 709 and for nan x + inf. */
+static inline double opgen_exp_f64(double x)
+{
+    const double shifter = 6755399441055744.0;                    /* 1.5 * 2^52: adding it rounds to an integer */
+    const double y = x * 1.4426950408889634 + shifter;
+    const double kf = y - shifter;
+    const double r = (x - kf * 0.6931471803691238) - kf * 1.9082149292705877e-10;
+    double p = 2.08767569878681e-09;
+    p = p * r + 2.505210838544172e-08;
+    p = p * r + 2.755731922398589e-07;
+    p = p * r + 2.7557319223985893e-06;
+    p = p * r + 2.48015873015873e-05;
+    p = p * r + 0.0001984126984126984;
+    p = p * r + 0.001388888888888889;
+    p = p * r + 0.008333333333333333;
+    p = p * r + 0.041666666666666664;
+    p = p * r + 0.16666666666666666;
+    p = p * r + 0.5;
+    p = p * r + 1.0;
+    p = p * r + 1.0;
+    uint64_t pb, yb;
+    memcpy(&pb, &p, sizeof pb);
+    memcpy(&yb, &y, sizeof yb);
+    const uint64_t scaled = pb + (yb << 52);                       /* the low bits of y are k: p * 2^k */
+    double e;
+    memcpy(&e, &scaled, sizeof e);
+    return x <= 709.0 ? (x > -708.0 ? e : 0.0) : x + (double)INFINITY;
+}
+
+/* Sigmoid.stable_form in double over opgen_exp_f64: one division of 1 or e = e^-|u| by 1 + e. */
+static inline double opgen_sigmoid_ext(double u)
+{
+    const double e = opgen_exp_f64(-fabs(u));
+    return (u >= 0 ? 1.0 : e) / (1.0 + e);
+}
+
 /* Below: expm1, tanh, erf, erfc and sign, printed from codegen/expansions.py (its docstring gives each algorithm
  * and the error bound tests/test_c_math.py measures against mpmath); branch-free, so the loops that call them
  * vectorize.  nan gives nan and ±inf the limits, as libm's functions do. */

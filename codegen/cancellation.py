@@ -1,0 +1,193 @@
+"""Sums that cancel: found in the lowered backward, and computed so that FLOAT rounding does not become their error.
+
+A sum whose terms SymPy cannot prove to share a sign, and one of whose terms is a rounded transcendental result
+(exp, erfc, a sigmoid, ...), can cancel: where its terms nearly cancel, each term's FLOAT rounding (a few ulps of
+the term) becomes a relative error of the result of any size.  GeluBackwardV2's Φ(x) + x·φ(x) has a root at
+x0 = -0.7518 where both terms are 0.226 (the C and Ascend C kernels missed the dual ten-thousandth standard);
+BCE-with-logits' σ(x) - t cancels wherever the sigmoid is close to the target.  No FLOAT evaluation order helps:
+the result is ill-conditioned in the terms.  Two remedies, chosen by what the sum depends on:
+
+* **One tensor, no scalar** (`root_expansion`): the framework finds the sum's real roots where its terms cancel
+  (a sign scan, refined by mpmath at 40 digits) and, within a window about each root, evaluates the Taylor
+  polynomial of the sum in d = (x - hi) - lo, with x0 = hi + lo carried in two FLOATs: x - hi is exact (Sterbenz)
+  beside the root, so d has one rounding relative to itself and the polynomial's result a few ulps.  The window
+  is where the FLOAT sum would be worse than `TARGET` (its terms' ulps over |sum|); the degree is the smallest
+  whose polynomial is within `FIT` of the sum across the window (at 40 digits).  FLOAT arithmetic only: every
+  backend prints it, at the cost of one comparison and a select, plus the polynomial.
+* **Anything else** (several tensors, or a scalar parameter: the cancellation is a curve, or moves with the
+  scalar): `Extended(sum)`, the sum and its terms evaluated in more than FLOAT precision and rounded once.  NumPy and
+  the C kernels compute it in double (their CPUs have it cheaply); the Ascend C vector unit has no double, and
+  its kernels carry the terms as double-float pairs (hi + lo) through the sum (codegen.backends.ascendc.doublefloat).
+
+Sums that cannot cancel are left alone: terms that provably share a sign, or no transcendental term (an exact
+affine form is codegen.lower's business).  Within a handled sum nothing more is looked for.
+"""
+from __future__ import annotations
+
+import functools
+import math
+
+import mpmath
+import numpy as np
+import sympy
+from sympy.codegen.cfunctions import expm1, log1p
+
+TARGET = 1e-5        # relative error the FLOAT sum may have outside a root's window (a tenth of the 1e-4 standard)
+FIT = 2.0 ** -26     # the Taylor polynomial's relative error across the window, at 40 digits (a quarter ulp)
+ROUNDING = 16 * 2.0 ** -24   # a FLOAT term's error, relative to the term (erfc's expansion: 4.85 ulp, and the sum's)
+SCAN = 30.0          # roots are looked for in [-SCAN, SCAN] (beyond, every activation's terms have separated)
+MAX_DEGREE = 20
+
+
+class Extended(sympy.Function):
+    """Its argument, a sum that cancels, evaluated in more than FLOAT precision and rounded once to FLOAT (NumPy
+    and C: double; Ascend C: double-float pairs).  Lowering leaves no FLOAT temporary inside it."""
+
+    nargs = 1
+    is_real = True
+
+
+def _transcendental_types():
+    from .rewrite import Sigmoid
+    return (sympy.exp, sympy.log, sympy.erf, sympy.erfc, sympy.tanh, Sigmoid, expm1, log1p)
+
+
+def _has_transcendental(e) -> bool:
+    kinds = _transcendental_types()
+    return any(isinstance(a, kinds) for a in sympy.preorder_traversal(e))
+
+
+def cancels(expr) -> bool:
+    """Whether `expr` is a sum that can cancel: a rounded transcendental term, and terms not proven one sign."""
+    if not isinstance(expr, sympy.Add) or len(expr.args) < 2:
+        return False
+    terms = [a for a in expr.args if not a.is_number]
+    if not terms or not any(_has_transcendental(t) for t in expr.args):
+        return False
+    return not (all(t.is_nonnegative for t in expr.args) or all(t.is_nonpositive for t in expr.args))
+
+
+def guard(expr, tensors: set, scalars: set):
+    """`expr` with every sum that can cancel (outermost first) computed as above; conditions are left alone."""
+    if not isinstance(expr, sympy.Basic) or expr.is_Atom or isinstance(
+            expr, (sympy.core.relational.Relational, sympy.logic.boolalg.BooleanFunction, Extended)):
+        return expr
+    if isinstance(expr, sympy.Piecewise):
+        return sympy.Piecewise(*[(guard(e, tensors, scalars), c) for e, c in expr.args])
+    if cancels(expr):
+        free = expr.free_symbols
+        if len(free & tensors) == 1 and not free - tensors:
+            (x,) = free
+            expanded = root_expansion(expr, x)
+            if expanded is not None:
+                return expanded
+            return expr.func(*[guard(a, tensors, scalars) for a in expr.args])
+        return Extended(expr)
+    return expr.func(*[guard(a, tensors, scalars) for a in expr.args])
+
+
+# ---- roots ------------------------------------------------------------------------------------------------------
+
+def _numeric(expr):
+    """The expression with each lowered constant (codegen.lower.Const) as its exact value, and sigmoids as exps."""
+    from .lower import Const
+    from .rewrite import Sigmoid
+    e = expr.replace(lambda a: isinstance(a, Const), lambda a: a.value)
+    return e.replace(lambda a: isinstance(a, Sigmoid), lambda a: 1 / (1 + sympy.exp(-a.args[0])))
+
+
+def _mp(expr, x):
+    return sympy.lambdify(x, _numeric(expr), modules="mpmath")
+
+
+def _float32(v) -> float:
+    return float(np.float32(float(v)))
+
+
+@functools.lru_cache(maxsize=None)
+def root_expansion(expr, x):
+    """Piecewise((Taylor polynomial about each root where the terms cancel, within its window)..., (expr, True)),
+    or None when the sum has no such root in [-SCAN, SCAN]."""
+    from .expansions import Opaque, _const, horner
+    with mpmath.workdps(40):
+        f = _mp(expr, x)
+        terms = [_mp(t, x) for t in expr.args]
+        roots = _roots(f, terms)
+        branches = []
+        for x0 in roots:
+            try:
+                window = _window(f, terms, x0)
+                coeffs = None if window is None else _taylor(f, x0, window)
+            except (ValueError, ZeroDivisionError, TypeError, OverflowError, NameError):   # not analytic there: no expansion
+                continue
+            if coeffs is None:
+                continue
+            hi = _float32(x0)
+            lo = x0 - mpmath.mpf(hi)
+            d = Opaque(Opaque(x + _const(-sympy.Rational(hi))) + _const(-sympy.Rational(float(lo))))
+            poly = d * horner([sympy.Rational(float(c)) for c in coeffs[1:]], d)
+            branches.append((poly, sympy.Abs(d) < _const(sympy.Rational(window))))
+    if not branches:
+        return None
+    return sympy.Piecewise(*branches, (expr, True))
+
+
+def _roots(f, terms) -> list:
+    """The simple roots of f in [-SCAN, SCAN] where its terms do not all vanish: sign changes on a grid, refined."""
+    grid = [mpmath.mpf(v) for v in np.linspace(-SCAN, SCAN, 1201)]
+    with mpmath.workdps(15):   # (the signs only: a coarse, fast scan)
+        values = [_value(f, v) for v in grid]
+    roots = []
+    for a, b, fa, fb in zip(grid, grid[1:], values, values[1:]):
+        if fa is None or fb is None or fa == 0 or fb == 0 or (fa > 0) == (fb > 0):
+            continue
+        try:
+            r = mpmath.findroot(f, (a, b), solver="anderson")
+            if mpmath.im(r) != 0 or not a <= r <= b:
+                continue
+            if max(abs(t(r)) for t in terms) > 0 and abs(mpmath.diff(f, r)) > 0:
+                roots.append(r)
+        except (ValueError, ZeroDivisionError, TypeError, OverflowError, NameError):
+            continue
+    return roots
+
+
+def _value(f, v):
+    try:
+        y = f(v)
+    except (ValueError, ZeroDivisionError, TypeError, OverflowError, NameError):
+        return None
+    return y if mpmath.isfinite(y) and mpmath.im(y) == 0 else None
+
+
+def _window(f, terms, x0):
+    """The half-width w (a short FLOAT) beyond which, on both sides, the FLOAT sum is within TARGET: where
+    ROUNDING times the sum of the terms' magnitudes is below TARGET·|f|."""
+    def bad(x):
+        fx = f(x)
+        return ROUNDING * sum(abs(t(x)) for t in terms) > TARGET * abs(fx)
+    width = mpmath.mpf(0)
+    for side in (-1, 1):
+        lo, hi = mpmath.mpf(0), mpmath.mpf(2.0 ** -20)
+        while bad(x0 + side * hi):
+            lo, hi = hi, hi * 2
+            if hi > 4:
+                return None
+        for _ in range(40):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if bad(x0 + side * mid) else (lo, mid)
+        width = max(width, hi)
+    # rounded up to 3 significant bits: a FLOAT the comparison holds exactly, never narrower than needed
+    e = math.floor(math.log2(float(width)))
+    return math.ceil(float(width) / 2.0 ** (e - 2)) * 2.0 ** (e - 2)
+
+
+def _taylor(f, x0, window):
+    """[f(x0) = 0, f'(x0), f''(x0)/2, ...] up to the smallest degree within FIT of f across the window, or None."""
+    coeffs = mpmath.taylor(f, x0, MAX_DEGREE)
+    points = [x0 + window * mpmath.mpf(k) / 64 for k in range(-64, 65) if k]
+    exact = [f(p) for p in points]
+    for n in range(2, MAX_DEGREE + 1):
+        if all(abs(mpmath.polyval(coeffs[n::-1], p - x0) - y) <= FIT * abs(y) for p, y in zip(points, exact)):
+            return coeffs[:n + 1]
+    return None

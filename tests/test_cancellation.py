@@ -1,0 +1,82 @@
+"""Sums that cancel (codegen.cancellation), on every kernel backend against mpmath (independent of the kernels).
+
+GeluBackwardV2's Φ(x) + x·φ(x) beside its root x0 = -0.7518 (the FLOAT sum was 4.7 off in relative terms one ulp
+from x0; `opgen accuracy --full` failed the dual standard), and BCE-with-logits' σ(x) - t where the target is a few
+ulps from the sigmoid (4.4 off): the root and the exact values come from mpmath at 50 digits, not from the
+framework's own root search."""
+from __future__ import annotations
+
+import functools
+
+import mpmath
+import numpy as np
+import pytest
+import sympy
+
+import codegen
+from codegen import backends
+from codegen.cancellation import Extended, cancels, guard
+
+OPS = codegen.load_specs()
+BACKENDS = backends.kernel_backends()
+
+
+@functools.cache
+def _kernel(name, backend):
+    return backends.get(backend).make_kernel(OPS[name])
+
+
+def _gelu_grad(x):
+    return mpmath.ncdf(x) + x * mpmath.npdf(x)
+
+
+def _neighbours(c, n):
+    """c and its n nearest FLOATs on each side."""
+    out, lo, hi = [c], c, c
+    for _ in range(n):
+        lo, hi = np.nextafter(lo, np.float32(-np.inf)), np.nextafter(hi, np.float32(np.inf))
+        out += [lo, hi]
+    return out
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_gelu_gradient_beside_its_root(backend):
+    with mpmath.workdps(50):
+        x0 = mpmath.findroot(_gelu_grad, -0.75)
+        xs = _neighbours(np.float32(float(x0)), 6) + [np.float32(float(x0) + d) for d in (3e-5, -4e-4, 2e-3, -0.02,
+                                                                                          0.09, -0.105, 0.13)]
+        x = np.array(xs, np.float32)
+        want = np.array([float(_gelu_grad(mpmath.mpf(float(v)))) for v in x])
+    got = _kernel("gelu_backward_v2", backend)(grad_output=np.ones_like(x), self=x, approximate="none")
+    assert np.max(np.abs(got.astype(np.float64) - want) / np.abs(want)) < 1e-5
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_bce_gradient_where_the_sigmoid_meets_the_target(backend):
+    """t a few ulps from σ(x): NumPy and C compute the sum in double (one rounding), Ascend C as double-float pairs
+    (about 1e-12 of σ: within 1e-4 down to a few ulps of σ - t)."""
+    rng = np.random.default_rng(7)
+    x = rng.normal(0, 3, 48).astype(np.float32)
+    steps = rng.choice([-32, -8, -4, -2, 2, 4, 8, 32], 48)
+    with mpmath.workdps(50):
+        sig = [1 / (1 + mpmath.exp(-mpmath.mpf(float(v)))) for v in x]
+        t = np.array([np.float32(float(s)) + np.float32(k) * np.spacing(np.float32(float(s)))
+                      for s, k in zip(sig, steps)], np.float32)
+        want = np.array([float(s - mpmath.mpf(float(ti))) for s, ti in zip(sig, t)])
+    got = _kernel("binary_cross_entropy_with_logits_backward", backend)(
+        grad_output=np.ones_like(x), self=x, target=t, weight_optional=None, pos_weight_optional=None, reduction=0)
+    rel = np.abs(got.astype(np.float64) - want) / np.abs(want)
+    assert np.max(rel) < (1e-4 if backend == "ascendc" else 1e-6)
+
+
+def test_the_shape_found_and_left_alone():
+    x, t, b = sympy.symbols("x t b", real=True)
+    assert cancels(sympy.exp(-x**2) - t) and cancels(sympy.erfc(x) + x * sympy.exp(-x**2))
+    assert not cancels(sympy.exp(x) + x**2)      # one sign: no cancellation
+    assert not cancels(x - t)                    # no rounded transcendental term: exact operands
+    assert guard(sympy.exp(x) + x**2, {x}, set()) == sympy.exp(x) + x**2
+    assert isinstance(guard(sympy.exp(x) - t, {x, t}, set()), Extended)          # a curve of zeros: wider
+    assert isinstance(guard(b * sympy.exp(x) - 1, {x}, {b}), Extended)          # a root that moves with b
+    # one tensor, a root the framework finds itself: a polynomial about it, the FLOAT sum elsewhere
+    expanded = guard(2 * sympy.exp(-x) - 1, {x}, set())
+    assert isinstance(expanded, sympy.Piecewise) and expanded.args[-1][0] == 2 * sympy.exp(-x) - 1
