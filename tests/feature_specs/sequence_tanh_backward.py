@@ -22,7 +22,9 @@ SPEC = Op(
     wrt=x,
     sequence=SequenceMask("inputLengths", time=0, batch=1),
     forward=Piecewise((tanh(x), IN_SEQUENCE), (0, True)),    # y[t, b] = 0 from t = inputLengths[b] on
-    backward=Piecewise((g * (1 - tanh(x)**2), IN_SEQUENCE), (0, True)),
+    # 1 - tanh(x)^2 cancels in FLOAT for |x| > 9: the kernels compute the equal 4*sigmoid(2x)*sigmoid(-2x)
+    backward=Formula(Piecewise((g * (1 - tanh(x)**2), IN_SEQUENCE), (0, True)),
+                     rewrites=(Rewrite(lambda u: 1 - tanh(u)**2, lambda u: 4 * sigmoid(2 * u) * sigmoid(-2 * u)),)),
     dtypes={"ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"]},
     rules=[
         DtypeSupported("gradOutput", "self", "gradInput"),
