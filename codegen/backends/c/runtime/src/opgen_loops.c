@@ -196,6 +196,15 @@ static bool can_stream(aclDataType dt)
 }
 
 /* ---- layouts ---------------------------------------------------------------------------------------------------- */
+/* What each staging slot holds (an input's n elements, `stride` apart, from `from`), so that a walk that comes back
+ * to the same elements (an input broadcast along an outer dimension: NLLLoss2dBackward's INT64 target, the same
+ * for each of the C classes) stages them once, not once per visit.  Inputs are not written during a call. */
+typedef struct {
+    const char *from[MAXOPS];
+    int64_t n[MAXOPS], stride[MAXOPS];
+    bool raw[MAXOPS];             /* FLOAT16/BFLOAT16 kept as they are (chunk_operands), else converted to FLOAT */
+} staged_memo;
+
 /* Operands 0..nin-1 are the inputs, nin the output.  shape/stride hold the walked dimensions, outermost
  * first; `dim` (row sums) is kept apart in dlen/dstride. */
 typedef struct {
@@ -212,6 +221,7 @@ typedef struct {
     opgen_lines *lines;           /* ... through this line writer (runs off the lines), else NULL */
     bool fa[MAXOPS];              /* FLOAT at a 4-byte aligned address: may go to a kernel in place */
     bool chunkable[MAXOPS];       /* FLOAT, FLOAT16 or BFLOAT16, aligned: a chunked entry may take it as it is */
+    staged_memo *memo;            /* the staging slots' contents, where a walk keeps track of them (else NULL) */
 } layout;
 
 static const aclTensor *operand(const opgen_call *c, const aclTensor *out, int k)
@@ -241,6 +251,7 @@ static void make_layout(const opgen_call *c, const aclTensor *out, int skip, lay
     }
     L->nops = c->nin + 1;
     L->lines = NULL;
+    L->memo = NULL;
     for (int k = 0; k < L->nops; ++k) {
         const aclTensor *t = operand(c, out, k);
         if (t->ndim == 0)
@@ -633,6 +644,22 @@ uint64_t opgen_workspace_bytes(const opgen_call *c)
 
 /* ---- walking ----------------------------------------------------------------------------------------------------- */
 /* Pointers of every operand to the first element along the walked axis, at position `along` of it. */
+/* Whether staging slot k holds these elements already, in this form (L->memo); else they are noted as what it is
+ * about to hold */
+static bool staged_already(const layout *L, int k, const char *from, int64_t n, int64_t stride, bool raw)
+{
+    staged_memo *m = L->memo;
+    if (!m)
+        return false;
+    if (m->from[k] == from && m->n[k] == n && m->stride[k] == stride && m->raw[k] == raw)
+        return true;
+    m->from[k] = from;
+    m->n[k] = n;
+    m->stride[k] = stride;
+    m->raw[k] = raw;
+    return false;
+}
+
 static void stage_inputs(const layout *L, int nin, const int64_t *off, int64_t along, const int64_t *axis_stride,
                          int64_t n, float *staging, const float **in)
 {
@@ -642,7 +669,8 @@ static void stage_inputs(const layout *L, int nin, const int64_t *off, int64_t a
             in[k] = (const float *)p;
         } else {
             float *buf = staging + (size_t)k * OPGEN_BLOCK;
-            load_f32(buf, p, n, axis_stride[k], L->dtype[k]);
+            if (!staged_already(L, k, p, n, axis_stride[k], false))
+                load_f32(buf, p, n, axis_stride[k], L->dtype[k]);
             in[k] = buf;
         }
     }
@@ -781,11 +809,13 @@ static void chunk_operands(const layout *L, int nin, const int64_t *off, int64_t
             src[k] = (opgen_src){p, L->dtype[k]};
         } else if (L->dtype[k] == ACL_FLOAT16 || L->dtype[k] == ACL_BF16) {
             uint16_t *buf = (uint16_t *)(void *)(staging + (size_t)k * OPGEN_BLOCK);
-            load_half(buf, p, n, axis_stride[k]);
+            if (!staged_already(L, k, p, n, axis_stride[k], true))
+                load_half(buf, p, n, axis_stride[k]);
             src[k] = (opgen_src){buf, L->dtype[k]};
         } else {
             float *buf = staging + (size_t)k * OPGEN_BLOCK;
-            load_f32(buf, p, n, axis_stride[k], L->dtype[k]);
+            if (!staged_already(L, k, p, n, axis_stride[k], false))
+                load_f32(buf, p, n, axis_stride[k], L->dtype[k]);
             src[k] = (opgen_src){buf, ACL_FLOAT};
         }
     }
@@ -825,6 +855,9 @@ static void run_elementwise(const share *s)
     layout L;
     make_layout(c, s->out, -1, &L);
     L.stream = s->p->stream;
+    staged_memo memo;
+    memset(&memo, 0, sizeof memo);
+    L.memo = &memo;
     const int inner = L.ndim - 1;
     /* block b covers [b * OPGEN_BLOCK - lead, (b + 1) * OPGEN_BLOCK - lead) of the inner dimension, clipped */
     const int64_t shift = block_shift(&L, L.stream), lead = shift ? OPGEN_BLOCK - shift : 0;
@@ -1028,6 +1061,9 @@ static void run_rows(const share *s, opgen_lines *lines)
     make_layout(c, s->out, row_dim(c), &L);
     L.stream = s->p->stream || lines;
     L.lines = lines;
+    staged_memo memo;
+    memset(&memo, 0, sizeof memo);
+    L.memo = &memo;
     int64_t idx[OPGEN_MAX_DIMS] = {0}, off[MAXOPS] = {0}, one[MAXOPS];
     for (int k = 0; k < L.nops; ++k)
         one[k] = 1;
@@ -1174,6 +1210,9 @@ static void run_columns(const share *s, opgen_lines *lines)
     make_layout(c, s->out, row_dim(c), &L);
     L.stream = s->p->stream || lines;
     L.lines = lines;
+    staged_memo memo;
+    memset(&memo, 0, sizeof memo);
+    L.memo = &memo;
     const int inner = L.ndim - 1;
     const int64_t len = L.shape[inner], ntiles = blocks_of(len, tile);
     int64_t idx[OPGEN_MAX_DIMS] = {0}, off[MAXOPS] = {0}, axis[MAXOPS], at[MAXOPS];
