@@ -419,6 +419,8 @@ static bool steps_follow(const layout *L)
     return true;
 }
 
+static int64_t grouped_runs(const layout *L, int64_t lead);
+
 static void plan(const opgen_call *c, plan_t *p)
 {
     memset(p, 0, sizeof *p);
@@ -435,6 +437,8 @@ static void plan(const opgen_call *c, plan_t *p)
     for (int k = 0; k < L.nops; ++k)
         if (!direct(&L, k, (c->nred && p->rows) ? L.dstride[k] : L.stride[k][L.ndim - 1]))
             p->staging = true;
+    if (!c->nred && grouped_runs(&L, 0))
+        p->staging = true;   /* inputs gathered run by run (run_elementwise) */
     p->overlap = !c->sum_to && output_overlaps(c);   /* a sum_to call's kernel writes the workspace */
     if (c->sum_to)
         p->staging = true;   /* where in the workspace its output lies is not known in phase 1 */
@@ -849,6 +853,57 @@ static void chunk_flush(const layout *L, const int64_t *off, int64_t along, cons
                   staging + (size_t)o * OPGEN_BLOCK, n, L->dtype[o]);
 }
 
+/* Elementwise with a short inner dimension (len elements, at most half a block) and the output's runs one after
+ * another along the next dimension: a block takes g = OPGEN_BLOCK / len runs at once.  Inputs whose runs follow
+ * each other too are read as one run of g*len; the others (broadcast along the next dimension: NLLLoss2dBackward's
+ * target and gradient, one per class; or along the runs: its weight and class coordinate) are gathered run by run
+ * into their staging slots.  Returns g, or 0 when blocks are not grouped. */
+static int64_t grouped_runs(const layout *L, int64_t lead)
+{
+    const int inner = L->ndim - 1, o = L->nops - 1;
+    const int64_t len = L->shape[inner];
+    if (lead || inner < 1 || len * 2 > OPGEN_BLOCK || L->stride[o][inner - 1] != len * L->stride[o][inner])
+        return 0;
+    return OPGEN_BLOCK / len;
+}
+
+/* The inputs of g runs of len elements from `off` along the next dimension (grouped_runs): as FLOAT (in) for the
+ * block-wise kernel, or for the chunked entry (src: FLOAT16/BFLOAT16 gathered as they are). */
+static void group_inputs(const layout *L, int nin, const int64_t *off, int64_t g, const int64_t *axis, bool chunked,
+                         float *staging, const float **in, opgen_src *src)
+{
+    const int inner = L->ndim - 1;
+    const int64_t len = L->shape[inner];
+    for (int k = 0; k < nin; ++k) {
+        const int64_t es = (int64_t)L->esize[k], next = L->stride[k][inner - 1];
+        const char *p = L->base[k] + off[k] * es;
+        const bool one_run = next == len * axis[k];
+        float *buf = staging + (size_t)k * OPGEN_BLOCK;
+        const bool raw = chunked && (L->dtype[k] == ACL_FLOAT16 || L->dtype[k] == ACL_BF16);
+        if (one_run && (chunked ? as_is(L, k, axis[k]) : (L->fa[k] && axis[k] == 1))) {
+            if (chunked)
+                src[k] = (opgen_src){p, L->dtype[k]};
+            else
+                in[k] = (const float *)(const void *)p;
+            continue;
+        }
+        if (one_run ? !staged_already(L, k, p, g * len, axis[k], raw) : !staged_already(L, k, p, -g * len, next, raw)) {
+            /* (gathered runs noted by a negative count and their distance: one walk, one axis stride) */
+            for (int64_t r = 0; r < (one_run ? 1 : g); ++r) {
+                const int64_t m = one_run ? g * len : len;
+                if (raw)
+                    load_half((uint16_t *)(void *)buf + r * len, p + r * next * es, m, axis[k]);
+                else
+                    load_f32(buf + r * len, p + r * next * es, m, axis[k], L->dtype[k]);
+            }
+        }
+        if (chunked)
+            src[k] = (opgen_src){buf, raw ? L->dtype[k] : ACL_FLOAT};
+        else
+            in[k] = buf;
+    }
+}
+
 static void run_elementwise(const share *s)
 {
     const opgen_call *c = s->c;
@@ -866,9 +921,38 @@ static void run_elementwise(const share *s)
     for (int k = 0; k < L.nops; ++k)
         axis[k] = L.stride[k][inner];
     const float *in[OPGEN_MAX_INPUTS];
+    const int64_t group = grouped_runs(&L, lead);
     int64_t item = s->begin;
     seek(&L, inner, item / nblk, idx, off);
     while (item < s->end) {
+        int64_t g = group;   /* (nblk is 1 then: an item is a run) */
+        if (g > s->end - item)
+            g = s->end - item;
+        if (g > L.shape[inner - 1] - idx[inner - 1])
+            g = L.shape[inner - 1] - idx[inner - 1];
+        if (g > 1) {
+            const int64_t n = g * len;
+            if (c->chunked) {
+                opgen_src src[OPGEN_MAX_INPUTS];
+                opgen_dst dst;
+                group_inputs(&L, c->nin, off, g, axis, true, s->staging, NULL, src);
+                const int o = L.nops - 1;
+                char *at = L.base[o] + off[o] * (int64_t)L.esize[o];
+                dst = as_is(&L, o, axis[o]) ? (opgen_dst){at, L.dtype[o], L.stream}
+                                            : (opgen_dst){s->staging + (size_t)o * OPGEN_BLOCK, ACL_FLOAT, false};
+                c->chunked(n, src, dst, s->params);
+                chunk_flush(&L, off, 0, axis, n, s->staging);
+            } else {
+                group_inputs(&L, c->nin, off, g, axis, false, s->staging, in, NULL);
+                char *dst;
+                float *res = out_target(&L, off, 0, axis, n, s->staging, &dst);
+                c->block(n, in, res, s->params);
+                out_flush(&L, res, dst, axis, n);
+            }
+            skip_index(&L, idx, off, inner - 1, g);
+            item += g;
+            continue;
+        }
         const int64_t start = (item % nblk) * OPGEN_BLOCK - lead, j = start < 0 ? 0 : start;
         const int64_t stop = start + OPGEN_BLOCK < len ? start + OPGEN_BLOCK : len, n = stop - j;
         if (c->chunked) {
