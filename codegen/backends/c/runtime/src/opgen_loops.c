@@ -928,7 +928,7 @@ static void run_elementwise(const share *s)
         int64_t g = group;   /* (nblk is 1 then: an item is a run) */
         if (g > s->end - item)
             g = s->end - item;
-        if (g > L.shape[inner - 1] - idx[inner - 1])
+        if (g > 1 && g > L.shape[inner - 1] - idx[inner - 1])   /* (g > 1 only where inner >= 1) */
             g = L.shape[inner - 1] - idx[inner - 1];
         if (g > 1) {
             const int64_t n = g * len;
