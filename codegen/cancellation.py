@@ -15,7 +15,8 @@ the result is ill-conditioned in the terms.  Two remedies, chosen by what the su
   whose polynomial is within `FIT` of the sum across the window (at 40 digits).  FLOAT arithmetic only: every
   backend prints it, at the cost of one comparison and a select, plus the polynomial.
 * **Anything else** (several tensors, or a scalar parameter: the cancellation is a curve, or moves with the
-  scalar): `Extended(sum)`, the sum and its terms evaluated in more than FLOAT precision and rounded once.  NumPy and
+  scalar), when its transcendentals are exp and the sigmoid only (the functions every backend can widen):
+  `Extended(sum)`, the sum and its terms evaluated in more than FLOAT precision and rounded once.  NumPy and
   the C kernels compute it in double (their CPUs have it cheaply); the Ascend C vector unit has no double, and
   its kernels carry the terms as double-float pairs (hi + lo) through the sum (codegen.backends.ascendc.doublefloat).
 
@@ -82,8 +83,21 @@ def guard(expr, tensors: set, scalars: set):
             if expanded is not None:
                 return expanded
             return expr.func(*[guard(a, tensors, scalars) for a in expr.args])
-        return Extended(expr)
+        if _carried_by_every_backend(expr):
+            return Extended(expr)
     return expr.func(*[guard(a, tensors, scalars) for a in expr.args])
+
+
+def _carried_by_every_backend(expr) -> bool:
+    """Whether every transcendental in the sum is one every backend evaluates wider than FLOAT: NumPy and C have
+    double for all of them, the Ascend C pairs only exp and the sigmoid (codegen.backends.ascendc.doublefloat; a
+    log or tanh enters the pair as its FLOAT value).  A sum with another function is left in FLOAT everywhere:
+    wider on two backends only, they would differ from Ascend C by the rounding the widening removes (the long
+    hostile fuzz found KlDivTargetBackward's g·(log t + 1 - x) 107 ulps apart), and it would be slower for nothing
+    on the backend that cannot carry it."""
+    from .rewrite import Sigmoid
+    kinds = _transcendental_types()
+    return all(isinstance(a, (sympy.exp, Sigmoid)) for a in sympy.preorder_traversal(expr) if isinstance(a, kinds))
 
 
 # ---- roots ------------------------------------------------------------------------------------------------------

@@ -27,6 +27,8 @@ from hypothesis import HealthCheck, Phase, given, settings, strategies as st
 
 import codegen
 from codegen import backends
+from codegen.accuracy.bound import NoBound, bound_of
+from codegen.accuracy.reference import variant_of
 from codegen.runtime.calls import out_dtype_free
 from codegen.spec import PRODUCTS
 from codegen.spec.params import Attr, IntArray, Output, Scalar, Tensor
@@ -383,7 +385,23 @@ def _compare(recipe: Recipe, op, results: dict):
                 assert_rows_close(op, np.where(same, 0, got).astype(got.dtype), np.where(same, 0, want).astype(
                     want.dtype), kw, dim, dout, backend)
             else:
-                assert_elementwise_close(results[backend], want, dout, backend)
+                assert_elementwise_close(results[backend], want, dout, backend, slack=_bound(recipe, op, want.shape))
+
+
+def _bound(recipe: Recipe, op, shape):
+    """Twice the documented formula's FLOAT rounding-error bound at each element (codegen.accuracy.bound, by which
+    the oracle judges every kernel): two backends each within it of the exact value are within twice it of each
+    other.  Where a sum cancels (KlDivTargetBackward's g·(log t + 1 - x), found by the long sanitized run: NumPy and
+    C 145 ulps apart, each within 1.2e-5 of the exact value) the ulps of the result say nothing, and where every
+    other element is nan neither does the call's largest result.  None where the op has no such bound."""
+    if op.split is not None or op.classes is not None or op.sequence is not None or len(op.outputs) != 1:
+        return None
+    kw, _ = build(recipe)
+    try:
+        _, e, _ = bound_of(op, variant_of(op, kw), kw, shape)
+    except NoBound:
+        return None
+    return 2 * np.broadcast_to(np.asarray(e, np.float64), shape)
 
 
 # no shrinking: a call costs milliseconds on the simulator and a failing recipe is printed whole

@@ -15,6 +15,7 @@ import numpy as np
 
 from codegen.runtime import calls as _calls
 from codegen.runtime import checks as _chk
+from codegen.runtime import mathf as _mathf
 from codegen.runtime.blocks import blocks as _blocks, store as _store
 
 OP = "aclnnKlDivTargetBackward"
@@ -97,7 +98,7 @@ def _compute__log_target_false(grad_output, self, target, reduction, numel_broad
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            result = (c0*np.asarray(-np.asarray(self, np.float64) + np.log(np.asarray(target, np.float64)) + 1, np.float32))*grad_output
+            result = (c0*(-self + _mathf.log(target) + 1))*grad_output
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

@@ -68,12 +68,6 @@ def _sigmoid(u):
     return _where((u >= 0), 1, t0)/(t0 + 1)
 
 
-def _sigmoid64(u):
-    """The same in DOUBLE."""
-    t0 = np.exp(-np.abs(u))
-    return np.where((u >= 0), 1, t0)/(t0 + 1)
-
-
 def _f32(a):
     """Load as FLOAT, the compute dtype (no copy when already float32)."""
     return np.asarray(a).astype(np.float32, copy=False)
@@ -114,7 +108,7 @@ def _compute__a__activate_left_true(grad_y, a, b, beta, linear_beta, out):
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            result = (_where((linear_beta > 0), linear_beta*_mathf.tanh(b*c3), b)*np.asarray(np.asarray(beta, np.float64)*np.tanh(np.asarray(a, np.float64)*np.asarray(c2, np.float64))*_sigmoid64(-np.asarray(a, np.float64)) + 4*_sigmoid64(np.asarray(a, np.float64)*np.asarray(c0, np.float64))*_sigmoid64(np.asarray(a, np.float64)*np.asarray(c1, np.float64)), np.float32)*_sigmoid(a))*grad_y
+            result = ((beta*_mathf.tanh(a*c2)*_sigmoid(-a) + 4*_sigmoid(a*c0)*_sigmoid(a*c1))*_where((linear_beta > 0), linear_beta*_mathf.tanh(b*c3), b)*_sigmoid(a))*grad_y
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
@@ -134,7 +128,7 @@ def _compute__b__activate_left_false(grad_y, a, b, beta, linear_beta, out):
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            result = (_where((linear_beta > 0), linear_beta*_mathf.tanh(a*c3), a)*np.asarray(np.asarray(beta, np.float64)*np.tanh(np.asarray(b, np.float64)*np.asarray(c2, np.float64))*_sigmoid64(-np.asarray(b, np.float64)) + 4*_sigmoid64(np.asarray(b, np.float64)*np.asarray(c0, np.float64))*_sigmoid64(np.asarray(b, np.float64)*np.asarray(c1, np.float64)), np.float32)*_sigmoid(b))*grad_y
+            result = ((beta*_mathf.tanh(b*c2)*_sigmoid(-b) + 4*_sigmoid(b*c0)*_sigmoid(b*c1))*_where((linear_beta > 0), linear_beta*_mathf.tanh(a*c3), a)*_sigmoid(b))*grad_y
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

@@ -67,10 +67,6 @@ static const opgen_soc_dtypes DTYPES_gradTarget_socs[] = {
 };
 static const opgen_dtype_table DTYPES_gradTarget = {2, DTYPES_gradTarget_socs};
 
-/* helpers of the DOUBLE kernels (opgen_wide.c runs them) and of the sums computed in double */
-static inline double opgen_maximum_f64(double a, double b) { return (a > b || a != a) ? a : b; }
-static inline double opgen_minimum_f64(double a, double b) { return (a < b || a != a) ? a : b; }
-
 /* ---- the kernel for weightOptional=absent, posWeightOptional=absent ---- */
 typedef struct {
     int64_t reduction;
@@ -134,7 +130,8 @@ static inline __attribute__((always_inline)) void block__weight_optional_absent_
         const float grad_output_i = grad_output[i];
         const float self_i = self[i];
         const float pos_weight_optional_i = pos_weight_optional[i];
-        res[i] = (c0*(float)(-((double)pos_weight_optional_i)*(-log1p(opgen_exp_f64(-fabs(((double)self_i)))) + opgen_minimum_f64(0, ((double)self_i))) - log1p(opgen_exp_f64(-fabs(((double)self_i)))) + opgen_minimum_f64(0, -((double)self_i))))*grad_output_i;
+        const float t0 = opgen_log1pf(opgen_expf_nonpos(-fabsf(self_i)));
+        res[i] = (c0*(-pos_weight_optional_i*(-t0 + opgen_minimumf(0, self_i)) - t0 + opgen_minimumf(0, -self_i)))*grad_output_i;
     }
 }
 
@@ -218,7 +215,8 @@ static inline __attribute__((always_inline)) void block__weight_optional_present
         const float self_i = self[i];
         const float weight_optional_i = weight_optional[i];
         const float pos_weight_optional_i = pos_weight_optional[i];
-        res[i] = (c0*weight_optional_i*(float)(-((double)pos_weight_optional_i)*(-log1p(opgen_exp_f64(-fabs(((double)self_i)))) + opgen_minimum_f64(0, ((double)self_i))) - log1p(opgen_exp_f64(-fabs(((double)self_i)))) + opgen_minimum_f64(0, -((double)self_i))))*grad_output_i;
+        const float t0 = opgen_log1pf(opgen_expf_nonpos(-fabsf(self_i)));
+        res[i] = (c0*weight_optional_i*(-pos_weight_optional_i*(-t0 + opgen_minimumf(0, self_i)) - t0 + opgen_minimumf(0, -self_i)))*grad_output_i;
     }
 }
 

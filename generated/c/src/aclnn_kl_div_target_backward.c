@@ -52,10 +52,6 @@ static const opgen_soc_dtypes DTYPES_gradTarget_socs[] = {
 };
 static const opgen_dtype_table DTYPES_gradTarget = {2, DTYPES_gradTarget_socs};
 
-/* helpers of the DOUBLE kernels (opgen_wide.c runs them) and of the sums computed in double */
-static inline double opgen_maximum_f64(double a, double b) { return (a > b || a != a) ? a : b; }
-static inline double opgen_minimum_f64(double a, double b) { return (a < b || a != a) ? a : b; }
-
 /* ---- the kernel for logTarget=false ---- */
 typedef struct {
     int64_t reduction;
@@ -81,7 +77,7 @@ static inline __attribute__((always_inline)) void block__log_target_false(int64_
         const float grad_output_i = grad_output[i];
         const float self_i = self[i];
         const float target_i = target[i];
-        res[i] = (c0*(float)(-((double)self_i) + log(((double)target_i)) + 1))*grad_output_i;
+        res[i] = (c0*(-self_i + opgen_logf(target_i) + 1))*grad_output_i;
     }
 }
 

@@ -37,15 +37,6 @@ static inline float opgen_sigmoidf(float u)
     return ((u >= 0) ? 1 : t0)/(t0 + 1);
 }
 
-/* helpers of the DOUBLE kernels (opgen_wide.c runs them) and of the sums computed in double */
-static inline double opgen_maximum_f64(double a, double b) { return (a > b || a != a) ? a : b; }
-static inline double opgen_minimum_f64(double a, double b) { return (a < b || a != a) ? a : b; }
-static inline double opgen_sigmoid_f64(double u)
-{
-    const double t0 = exp(-fabs(u));
-    return ((u >= 0) ? 1 : t0)/(t0 + 1);
-}
-
 /* ---- the kernel for activateLeft=false ---- */
 typedef struct {
     float beta;
@@ -125,7 +116,7 @@ static inline __attribute__((always_inline)) void block__a__activate_left_true(i
         const float grad_y_i = grad_y[i];
         const float a_i = a[i];
         const float b_i = b[i];
-        res[i] = (((linear_beta > 0) ? linear_beta*opgen_tanhf(b_i*c3) : b_i)*(float)(((double)beta)*tanh(((double)a_i)*((double)c2))*opgen_sigmoid_ext(-((double)a_i)) + 4*opgen_sigmoid_ext(((double)a_i)*((double)c0))*opgen_sigmoid_ext(((double)a_i)*((double)c1)))*opgen_sigmoidf(a_i))*grad_y_i;
+        res[i] = ((beta*opgen_tanhf(a_i*c2)*opgen_sigmoidf(-a_i) + 4*opgen_sigmoidf(a_i*c0)*opgen_sigmoidf(a_i*c1))*((linear_beta > 0) ? linear_beta*opgen_tanhf(b_i*c3) : b_i)*opgen_sigmoidf(a_i))*grad_y_i;
     }
 }
 
@@ -174,7 +165,7 @@ static inline __attribute__((always_inline)) void block__b__activate_left_false(
         const float grad_y_i = grad_y[i];
         const float a_i = a[i];
         const float b_i = b[i];
-        res[i] = (((linear_beta > 0) ? linear_beta*opgen_tanhf(a_i*c3) : a_i)*(float)(((double)beta)*tanh(((double)b_i)*((double)c2))*opgen_sigmoid_ext(-((double)b_i)) + 4*opgen_sigmoid_ext(((double)b_i)*((double)c0))*opgen_sigmoid_ext(((double)b_i)*((double)c1)))*opgen_sigmoidf(b_i))*grad_y_i;
+        res[i] = ((beta*opgen_tanhf(b_i*c2)*opgen_sigmoidf(-b_i) + 4*opgen_sigmoidf(b_i*c0)*opgen_sigmoidf(b_i*c1))*((linear_beta > 0) ? linear_beta*opgen_tanhf(a_i*c3) : a_i)*opgen_sigmoidf(b_i))*grad_y_i;
     }
 }
 

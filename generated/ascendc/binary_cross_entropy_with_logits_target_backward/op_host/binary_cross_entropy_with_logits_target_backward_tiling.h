@@ -66,7 +66,7 @@ inline bool ComputeTilingWeightOptionalAbsentPosWeightOptionalAbsent(uint64_t to
     return true;
 }
 
-// variant weightOptional=absent, posWeightOptional=present: 3 input tile(s), 11 float temporaries, 3 mask(s)
+// variant weightOptional=absent, posWeightOptional=present: 3 input tile(s), 6 float temporaries, 3 mask(s)
 inline bool ComputeTilingWeightOptionalAbsentPosWeightOptionalPresent(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, BinaryCrossEntropyWithLogitsTargetBackwardTilingData& tiling)
 {
@@ -75,7 +75,7 @@ inline bool ComputeTilingWeightOptionalAbsentPosWeightOptionalPresent(uint64_t t
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 3) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 11);
+    const uint64_t floatSlots = (castSlots + 6);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
     const uint64_t bytesPer256 = ((((((6 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 384) + 0);
@@ -148,7 +148,7 @@ inline bool ComputeTilingWeightOptionalPresentPosWeightOptionalAbsent(uint64_t t
     return true;
 }
 
-// variant weightOptional=present, posWeightOptional=present: 4 input tile(s), 12 float temporaries, 3 mask(s)
+// variant weightOptional=present, posWeightOptional=present: 4 input tile(s), 7 float temporaries, 3 mask(s)
 inline bool ComputeTilingWeightOptionalPresentPosWeightOptionalPresent(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, BinaryCrossEntropyWithLogitsTargetBackwardTilingData& tiling)
 {
@@ -157,7 +157,7 @@ inline bool ComputeTilingWeightOptionalPresentPosWeightOptionalPresent(uint64_t 
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 4) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 12);
+    const uint64_t floatSlots = (castSlots + 7);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
     const uint64_t bytesPer256 = ((((((8 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 384) + 0);
