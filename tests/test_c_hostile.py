@@ -191,3 +191,29 @@ def test_a_bool_output_the_checks_accept_holds_whether_each_result_is_nonzero(ba
     res = codegen.kernel("log_softmax_backward", backend=backend)(grad_output=g, output=y, dim=1, out=out)
     assert res is out
     np.testing.assert_array_equal(out, [[True, True, True], [False, False, False], [True, True, True]])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_tensor_of_more_than_16_dims_is_161002_naming_it_everywhere(backend):
+    """LogitGrad has no rank rule: a rank-17 tensor was computed by NumPy and Ascend C, and a TypeError from the C
+    binding (aclCreateTensor describes at most 16 dimensions).  Now every backend refuses it, before the op's own
+    checks, with 161002 and the tensor's name; an out= of that rank is refused alike and left untouched."""
+    x = np.full((1,) * 17, 0.25, np.float32)
+    small = np.full((1,) * 16, 0.25, np.float32)
+    fn = codegen.kernel("logit_grad", backend=backend)
+    with pytest.raises(codegen.AclnnError) as e:
+        fn(x=x, dy=x, eps=-1.0)
+    assert (e.value.status, e.value.param) == (161002, "x") and "rank 17" in e.value.message
+    out = np.full((1,) * 17, 7, np.float32)
+    with pytest.raises(codegen.AclnnError) as e:
+        fn(x=small, dy=small, eps=-1.0, out=out)
+    assert (e.value.status, e.value.param) == (161002, "out")
+    assert (out == 7).all()
+    np.testing.assert_allclose(fn(x=small, dy=small, eps=-1.0), np.full(small.shape, 0.25 / (0.25 * 0.75)), rtol=1e-6)
+    # an op with several outputs: the given output of that rank is named
+    w = np.ones(1, np.float32)
+    g = np.ones((2,) + (1,) * 15, np.float32)
+    gi = np.zeros((2,) + (1,) * 16, np.float32)
+    with pytest.raises(codegen.AclnnError) as e:
+        codegen.kernel("prelu_backward", backend=backend)(grad_output=g, self=g, weight=w, out=(gi, np.zeros(1, np.float32)))
+    assert (e.value.status, e.value.param) == (161002, "gradInput")

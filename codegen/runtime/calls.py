@@ -59,6 +59,9 @@ class _Signature:
         self.allowed = set(self.names) | {"product", "out"} | ({"out_dtype"} if out_dtype_free(op) else set())
         self.default_from = [op.param(n).py_name for n in op.output_dtype_sources]
         self.shape_rule = _shape_rule(op)
+        # (aclnn name, snake_case name) of each tensor argument, and the output's aclnn name when it is one array
+        self.tensors = [(t.name, t.py_name) for t in op.tensors]
+        self.out_name = None if op.per_output else op.output.name
 
 
 def _signature(op: Op) -> _Signature:
@@ -85,6 +88,8 @@ class KernelCall:
         self.args = {n: kw[n] for n in self.names}
         _chk.writeable_out(op.snake_name, self.out)   # first, as the NumPy kernels do: then the verdicts agree
         _chk.known_product(self.product)
+        _chk.describable(**{a: self.args[p] for a, p in sig.tensors},
+                         **({sig.out_name: self.out} if sig.out_name else {}))
 
     def check(self, checker) -> dict | None:
         """Run `checker` (a generated NumPy module's `check`); allocate the output when none was given.  None when
@@ -175,9 +180,11 @@ def _share_memory(a, b) -> bool:
         return np.may_share_memory(a, b)
 
 
-def several_outs(op_name: str, out, n: int) -> list:
-    """`out=` of an op with several outputs: None, or a tuple/list of one array (or None: allocate it) per output
-    in parameter order; each array must be writeable, as for a single output."""
+def several_outs(op_name: str, out, names: tuple) -> list:
+    """`out=` of an op with several outputs (`names`: their aclnn names, in parameter order): None, or a tuple/list
+    of one array (or None: allocate it) per output; each array must be writeable and describable, as for a single
+    output."""
+    n = len(names)
     if out is None:
         return [None] * n
     if not isinstance(out, (tuple, list)) or len(out) != n:
@@ -192,6 +199,7 @@ def several_outs(op_name: str, out, n: int) -> list:
             if _share_memory(a, b):
                 raise ValueError(f"{op_name}: out[{i}] and out[{j}] share memory: each result needs a place of "
                                  f"its own")
+    _chk.describable(**dict(zip(names, out)))
     return list(out)
 
 

@@ -570,6 +570,21 @@ def empty_shape(shape_of, *arrays) -> tuple:
         return next(a.shape for a in arrays if isinstance(a, np.ndarray) and a.size == 0)
 
 
+# The most dimensions an aclTensor has: the C runtime's OPGEN_MAX_DIMS (codegen/backends/c/emit.py writes it).
+MAX_DIMS = 16
+
+
+def describable(**tensors) -> None:
+    """Each tensor argument (keyword: its aclnn name) as aclCreateTensor can describe it: at most MAX_DIMS
+    dimensions.  A C program never reaches the op with such a tensor (aclCreateTensor refuses it with 161002 and
+    returns NULL); the Python API gives that verdict with the tensor's name, before the op's own checks, on every
+    backend, where the NumPy and Ascend C kernels could compute it and the C backend could not."""
+    for name, a in tensors.items():
+        if isinstance(a, np.ndarray) and a.ndim > MAX_DIMS:
+            raise AclnnError(INVALID, name, f"{name} has rank {a.ndim}, more than the {MAX_DIMS} dimensions "
+                                            f"aclCreateTensor describes")
+
+
 def known_product(product):
     """A product is a SoC string of codegen.spec.products; anything else (None, a list, bytes) is refused alike."""
     if not isinstance(product, str) or product not in PRODUCTS:

@@ -136,6 +136,7 @@ def binary_cross_entropy_backward(*, grad_output, self, target, weight_optional,
     """
     _chk.writeable_out("binary_cross_entropy_backward", out)
     _chk.known_product(product)
+    _chk.describable(gradOutput=grad_output, self=self, target=target, weightOptional=weight_optional, out=out)
     requested = _chk.requested_dtype(out_dtype)
     out_arg = out if out is not None else _chk.Allocate(requested or _chk.default_dtype(self, target, grad_output, weight_optional))
     values = check(grad_output, self, target, weight_optional, reduction, out_arg, product)

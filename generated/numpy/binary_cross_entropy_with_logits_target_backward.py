@@ -171,6 +171,7 @@ def binary_cross_entropy_with_logits_target_backward(*, grad_output, self, targe
     """
     _chk.writeable_out("binary_cross_entropy_with_logits_target_backward", out)
     _chk.known_product(product)
+    _chk.describable(gradOutput=grad_output, self=self, target=target, weightOptional=weight_optional, posWeightOptional=pos_weight_optional, gradTarget=out)
     out_arg = out if out is not None else _chk.Allocate(_chk.default_dtype(target))
     values = check(grad_output, self, target, weight_optional, pos_weight_optional, reduction, out_arg, product)
     if values is None:  # an empty tensor ended the checks early: success, nothing computed

@@ -132,6 +132,7 @@ def clipped_swiglu_grad(*, grad_y, x, group_index_optional, dim, alpha, limit, b
     """
     _chk.writeable_out("clipped_swiglu_grad", out)
     _chk.known_product(product)
+    _chk.describable(gradY=grad_y, x=x, groupIndexOptional=group_index_optional, gradXOut=out)
     out_arg = out if out is not None else _chk.Allocate(_chk.default_dtype(x))
     values = check(grad_y, x, group_index_optional, dim, alpha, limit, bias, interleaved, out_arg, product)
     dim = values["dim"]

@@ -227,6 +227,7 @@ def cross_entropy_loss_grad(*, grad_loss, log_prob, target, weight_optional, gra
     """
     _chk.writeable_out("cross_entropy_loss_grad", out)
     _chk.known_product(product)
+    _chk.describable(gradLoss=grad_loss, logProb=log_prob, target=target, weightOptional=weight_optional, gradZlossOptional=grad_zloss_optional, lseForZlossOptional=lse_for_zloss_optional, out=out)
     out_arg = out if out is not None else _chk.Allocate(_chk.default_dtype(grad_loss))
     values = check(grad_loss, log_prob, target, weight_optional, grad_zloss_optional, lse_for_zloss_optional, reduction_optional, ignore_index, label_smoothing, lse_square_scale_for_zloss, out_arg, product)
     reduction_optional = values["reduction_optional"]

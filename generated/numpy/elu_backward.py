@@ -127,6 +127,7 @@ def elu_backward(*, grad_output, alpha, scale, input_scale, is_result, self_or_r
     """
     _chk.writeable_out("elu_backward", out)
     _chk.known_product(product)
+    _chk.describable(gradOutput=grad_output, selfOrResult=self_or_result, gradInput=out)
     requested = _chk.requested_dtype(out_dtype)
     out_arg = out if out is not None else _chk.Allocate(requested or _chk.default_dtype(grad_output))
     values = check(grad_output, alpha, scale, input_scale, is_result, self_or_result, out_arg, product)

@@ -202,6 +202,7 @@ def ge_glu_v3_backward(*, grad_output, self, gelu, dim, approximate, activate_le
     """
     _chk.writeable_out("ge_glu_v3_backward", out)
     _chk.known_product(product)
+    _chk.describable(gradOutput=grad_output, self=self, gelu=gelu, gradInput=out)
     out_arg = out if out is not None else _chk.Allocate(_chk.default_dtype(self))
     values = check(grad_output, self, gelu, dim, approximate, activate_left, out_arg, product)
     dim = values["dim"]

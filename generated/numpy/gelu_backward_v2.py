@@ -123,6 +123,7 @@ def gelu_backward_v2(*, grad_output, self, approximate, product="ascend910b", ou
     """
     _chk.writeable_out("gelu_backward_v2", out)
     _chk.known_product(product)
+    _chk.describable(gradOutput=grad_output, self=self, gradInput=out)
     out_arg = out if out is not None else _chk.Allocate(_chk.default_dtype(grad_output, self))
     values = check(grad_output, self, approximate, out_arg, product)
     if values is None:  # an empty tensor ended the checks early: success, nothing computed

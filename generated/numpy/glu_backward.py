@@ -140,6 +140,7 @@ def glu_backward(*, grad_out, self, dim, product="ascend910b", out=None):
     """
     _chk.writeable_out("glu_backward", out)
     _chk.known_product(product)
+    _chk.describable(gradOut=grad_out, self=self, out=out)
     out_arg = out if out is not None else _chk.Allocate(_chk.default_dtype(self))
     values = check(grad_out, self, dim, out_arg, product)
     dim = values["dim"]

@@ -90,6 +90,7 @@ def hardshrink_backward(*, grad_output, self, lambd, product="ascend910b", out_d
     """
     _chk.writeable_out("hardshrink_backward", out)
     _chk.known_product(product)
+    _chk.describable(gradOutput=grad_output, self=self, gradInput=out)
     requested = _chk.requested_dtype(out_dtype)
     out_arg = out if out is not None else _chk.Allocate(requested or _chk.default_dtype(grad_output, self))
     values = check(grad_output, self, lambd, out_arg, product)

@@ -76,6 +76,7 @@ def hardswish_backward(*, grad_output, self, product="ascend910b", out=None):
     """
     _chk.writeable_out("hardswish_backward", out)
     _chk.known_product(product)
+    _chk.describable(gradOutput=grad_output, self=self, out=out)
     out_arg = out if out is not None else _chk.Allocate(_chk.default_dtype(grad_output))
     values = check(grad_output, self, out_arg, product)
     if out is None:

@@ -93,6 +93,7 @@ def hardtanh_backward(*, grad_output, self, min, max, product="ascend910b", out_
     """
     _chk.writeable_out("hardtanh_backward", out)
     _chk.known_product(product)
+    _chk.describable(gradOutput=grad_output, self=self, out=out)
     requested = _chk.requested_dtype(out_dtype)
     out_arg = out if out is not None else _chk.Allocate(requested or _chk.default_dtype(self))
     values = check(grad_output, self, min, max, out_arg, product)

@@ -118,6 +118,7 @@ def kl_div_backward(*, grad_output, self, target, reduction, log_target, product
     """
     _chk.writeable_out("kl_div_backward", out)
     _chk.known_product(product)
+    _chk.describable(gradOutput=grad_output, self=self, target=target, out=out)
     requested = _chk.requested_dtype(out_dtype)
     out_arg = out if out is not None else _chk.Allocate(requested or _chk.default_dtype(self))
     values = check(grad_output, self, target, reduction, log_target, out_arg, product)

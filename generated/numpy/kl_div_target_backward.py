@@ -126,6 +126,7 @@ def kl_div_target_backward(*, grad_output, self, target, reduction, log_target, 
     """
     _chk.writeable_out("kl_div_target_backward", out)
     _chk.known_product(product)
+    _chk.describable(gradOutput=grad_output, self=self, target=target, gradTarget=out)
     out_arg = out if out is not None else _chk.Allocate(_chk.default_dtype(target))
     values = check(grad_output, self, target, reduction, log_target, out_arg, product)
     reduction = values["reduction"]

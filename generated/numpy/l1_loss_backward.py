@@ -79,6 +79,7 @@ def l1_loss_backward(*, grad_output, self, target, reduction, product="ascend910
     """
     _chk.writeable_out("l1_loss_backward", out)
     _chk.known_product(product)
+    _chk.describable(gradOutput=grad_output, self=self, target=target, gradInput=out)
     requested = _chk.requested_dtype(out_dtype)
     out_arg = out if out is not None else _chk.Allocate(requested or _chk.default_dtype(grad_output, self, target))
     values = check(grad_output, self, target, reduction, out_arg, product)

@@ -133,6 +133,7 @@ def leaky_relu_backward(*, grad_output, self, negative_slope, self_is_result, pr
     """
     _chk.writeable_out("leaky_relu_backward", out)
     _chk.known_product(product)
+    _chk.describable(gradOutput=grad_output, self=self, out=out)
     requested = _chk.requested_dtype(out_dtype)
     out_arg = out if out is not None else _chk.Allocate(requested or _chk.default_dtype(grad_output, self))
     values = check(grad_output, self, negative_slope, self_is_result, out_arg, product)

@@ -109,6 +109,7 @@ def log_sigmoid_backward(*, grad_output, self, buffer, product="ascend910b", out
     """
     _chk.writeable_out("log_sigmoid_backward", out)
     _chk.known_product(product)
+    _chk.describable(gradOutput=grad_output, self=self, buffer=buffer, gradInput=out)
     out_arg = out if out is not None else _chk.Allocate(_chk.default_dtype(grad_output))
     values = check(grad_output, self, buffer, out_arg, product)
     if out is None:

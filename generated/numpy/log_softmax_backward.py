@@ -84,6 +84,7 @@ def log_softmax_backward(*, grad_output, output, dim, product="ascend910b", out_
     """
     _chk.writeable_out("log_softmax_backward", out)
     _chk.known_product(product)
+    _chk.describable(gradOutput=grad_output, output=output, out=out)
     requested = _chk.requested_dtype(out_dtype)
     out_arg = out if out is not None else _chk.Allocate(requested or _chk.default_dtype(grad_output))
     values = check(grad_output, output, dim, out_arg, product)

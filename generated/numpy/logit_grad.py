@@ -82,6 +82,7 @@ def logit_grad(*, x, dy, eps, product="ascend910b", out=None):
     """
     _chk.writeable_out("logit_grad", out)
     _chk.known_product(product)
+    _chk.describable(x=x, dy=dy, out=out)
     out_arg = out if out is not None else _chk.Allocate(_chk.default_dtype(x))
     values = check(x, dy, eps, out_arg, product)
     eps = values["eps"]

@@ -106,6 +106,7 @@ def mish_backward(*, grad_output, self, product="ascend910b", out_dtype=None, ou
     """
     _chk.writeable_out("mish_backward", out)
     _chk.known_product(product)
+    _chk.describable(gradOutput=grad_output, self=self, gradInput=out)
     requested = _chk.requested_dtype(out_dtype)
     out_arg = out if out is not None else _chk.Allocate(requested or _chk.default_dtype(grad_output, self))
     values = check(grad_output, self, out_arg, product)

@@ -92,6 +92,7 @@ def nll_loss2d_backward(*, grad_output, self, target, weight, reduction, ignore_
     """
     _chk.writeable_out("nll_loss2d_backward", out)
     _chk.known_product(product)
+    _chk.describable(gradOutput=grad_output, self=self, target=target, weight=weight, totalWeight=total_weight, out=out)
     out_arg = out if out is not None else _chk.Allocate(_chk.default_dtype(self))
     values = check(grad_output, self, target, weight, reduction, ignore_index, total_weight, out_arg, product)
     reduction = values["reduction"]

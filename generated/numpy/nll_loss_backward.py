@@ -93,6 +93,7 @@ def nll_loss_backward(*, grad_output, self, target, weight, reduction, ignore_in
     """
     _chk.writeable_out("nll_loss_backward", out)
     _chk.known_product(product)
+    _chk.describable(gradOutput=grad_output, self=self, target=target, weight=weight, totalWeight=total_weight, out=out)
     requested = _chk.requested_dtype(out_dtype)
     out_arg = out if out is not None else _chk.Allocate(requested or _chk.default_dtype(self))
     values = check(grad_output, self, target, weight, reduction, ignore_index, total_weight, out_arg, product)

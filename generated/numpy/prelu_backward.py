@@ -95,8 +95,9 @@ def prelu_backward(*, grad_output, self, weight, product="ascend910b", out=None)
     `out` is None or a tuple of one array (or None) per output; each output it does not give is allocated.
     Raises codegen.AclnnError (status, param, message) when an argument breaks a rule.
     """
-    (grad_input, grad_weight) = _calls.several_outs("prelu_backward", out, 2)
+    (grad_input, grad_weight) = _calls.several_outs("prelu_backward", out, ('gradInput', 'gradWeight'))
     _chk.known_product(product)
+    _chk.describable(gradOutput=grad_output, self=self, weight=weight)
     grad_input_arg = grad_input if grad_input is not None else _chk.Allocate(_chk.default_dtype(grad_output))
     grad_weight_arg = grad_weight if grad_weight is not None else _chk.Allocate(_chk.default_dtype(grad_output))
     values = check(grad_output, self, weight, grad_input_arg, grad_weight_arg, product)

@@ -100,6 +100,7 @@ def scaled_masked_softmax_backward(*, grad_output, y, mask, scale, fix_triu_mask
     """
     _chk.writeable_out("scaled_masked_softmax_backward", out)
     _chk.known_product(product)
+    _chk.describable(gradOutput=grad_output, y=y, mask=mask, out=out)
     out_arg = out if out is not None else _chk.Allocate(_chk.default_dtype(grad_output))
     values = check(grad_output, y, mask, scale, fix_triu_mask, out_arg, product)
     scale = values["scale"]

@@ -83,6 +83,7 @@ def selu_backward(*, grad_output, result, product="ascend910b", out=None):
     """
     _chk.writeable_out("selu_backward", out)
     _chk.known_product(product)
+    _chk.describable(gradOutput=grad_output, result=result, gradInput=out)
     out_arg = out if out is not None else _chk.Allocate(_chk.default_dtype(grad_output))
     values = check(grad_output, result, out_arg, product)
     if out is None:

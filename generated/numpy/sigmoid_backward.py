@@ -115,6 +115,7 @@ def sigmoid_backward(*, grad_output, output, product="ascend910b", out_dtype=Non
     """
     _chk.writeable_out("sigmoid_backward", out)
     _chk.known_product(product)
+    _chk.describable(gradOutput=grad_output, output=output, gradInput=out)
     requested = _chk.requested_dtype(out_dtype)
     out_arg = out if out is not None else _chk.Allocate(requested or _chk.default_dtype(grad_output, output))
     values = check(grad_output, output, out_arg, product)

@@ -98,6 +98,7 @@ def silu_backward(*, grad_output, self, product="ascend910b", out=None):
     """
     _chk.writeable_out("silu_backward", out)
     _chk.known_product(product)
+    _chk.describable(gradOutput=grad_output, self=self, gradInput=out)
     out_arg = out if out is not None else _chk.Allocate(_chk.default_dtype(grad_output))
     values = check(grad_output, self, out_arg, product)
     if out is None:

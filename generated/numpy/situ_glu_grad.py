@@ -158,6 +158,7 @@ def situ_glu_grad(*, grad_y, x, dim, beta, linear_beta, activate_left, product="
     """
     _chk.writeable_out("situ_glu_grad", out)
     _chk.known_product(product)
+    _chk.describable(gradY=grad_y, x=x, out=out)
     out_arg = out if out is not None else _chk.Allocate(_chk.default_dtype(x))
     values = check(grad_y, x, dim, beta, linear_beta, activate_left, out_arg, product)
     dim = values["dim"]

@@ -105,6 +105,7 @@ def smooth_l1_loss_backward(*, grad_out, self, target, reduction, beta, product=
     """
     _chk.writeable_out("smooth_l1_loss_backward", out)
     _chk.known_product(product)
+    _chk.describable(gradOut=grad_out, self=self, target=target, gradInput=out)
     requested = _chk.requested_dtype(out_dtype)
     out_arg = out if out is not None else _chk.Allocate(requested or _chk.default_dtype(grad_out, self, target))
     values = check(grad_out, self, target, reduction, beta, out_arg, product)

@@ -102,6 +102,7 @@ def softplus_backward(*, grad_output, self, beta, threshold, product="ascend910b
     """
     _chk.writeable_out("softplus_backward", out)
     _chk.known_product(product)
+    _chk.describable(gradOutput=grad_output, self=self, gradInput=out)
     requested = _chk.requested_dtype(out_dtype)
     out_arg = out if out is not None else _chk.Allocate(requested or _chk.default_dtype(grad_output))
     values = check(grad_output, self, beta, threshold, out_arg, product)

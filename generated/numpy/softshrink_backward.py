@@ -88,6 +88,7 @@ def softshrink_backward(*, grad_output, self, lambd, product="ascend910b", out_d
     """
     _chk.writeable_out("softshrink_backward", out)
     _chk.known_product(product)
+    _chk.describable(gradOutput=grad_output, self=self, gradInput=out)
     requested = _chk.requested_dtype(out_dtype)
     out_arg = out if out is not None else _chk.Allocate(requested or _chk.default_dtype(grad_output))
     values = check(grad_output, self, lambd, out_arg, product)

@@ -105,6 +105,7 @@ def swi_glu_grad(*, y_grad, x, dim, product="ascend910b", out=None):
     """
     _chk.writeable_out("swi_glu_grad", out)
     _chk.known_product(product)
+    _chk.describable(yGrad=y_grad, x=x, out=out)
     out_arg = out if out is not None else _chk.Allocate(_chk.default_dtype(x))
     values = check(y_grad, x, dim, out_arg, product)
     dim = values["dim"]

@@ -103,6 +103,7 @@ def swish_backward(*, grad_output, self, beta_optional, product="ascend910b", ou
     """
     _chk.writeable_out("swish_backward", out)
     _chk.known_product(product)
+    _chk.describable(gradOutput=grad_output, self=self, gradInput=out)
     out_arg = out if out is not None else _chk.Allocate(_chk.default_dtype(grad_output))
     values = check(grad_output, self, beta_optional, out_arg, product)
     beta_optional = values["beta_optional"]

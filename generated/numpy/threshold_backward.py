@@ -101,6 +101,7 @@ def threshold_backward(*, grad_output, self, threshold, product="ascend910b", ou
     """
     _chk.writeable_out("threshold_backward", out)
     _chk.known_product(product)
+    _chk.describable(gradOutput=grad_output, self=self, out=out)
     out_arg = out if out is not None else _chk.Allocate(_chk.default_dtype(self))
     values = check(grad_output, self, threshold, out_arg, product)
     threshold = values["threshold"]

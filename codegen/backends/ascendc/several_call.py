@@ -25,7 +25,7 @@ def several_kernel(op, the_plan, checker):
     channel = [r for r in op.rules if isinstance(r, R.PerChannel)]
 
     def kernel(**kw):
-        given = _calls.several_outs(name, kw.get("out"), len(outs))
+        given = _calls.several_outs(name, kw.get("out"), tuple(o.name for o in outs))
         call = _calls.KernelCall(op, dict(kw, out=None))
         dtype = _chk.default_dtype(*[call.args[op.param(n).py_name] for n in op.output_dtype_sources])
         values = checker(*[call.args[n] for n in call.names],

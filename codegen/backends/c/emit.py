@@ -11,6 +11,7 @@ from codegen.spec import DEFAULT_PRODUCT, DTYPES, PRODUCTS, Op
 from codegen.spec.dtypes import COMPUTED, PROMOTE, can_cast
 from codegen.spec.formats import FORMATS, PRIVATE_FORMATS, acl_name as format_acl_name
 from codegen.spec.rules import STATUS_NAMES
+from codegen.runtime.checks import MAX_DIMS   # (the rank every backend's Python API accepts)
 from codegen.template_util import preamble, render
 
 from . import opsource, prototypes
@@ -19,7 +20,6 @@ from .printer import math_functions
 
 TEMPLATES = Path(__file__).parent / "templates"
 RUNTIME_DIR = Path(__file__).parent / "runtime"   # runtime files with nothing to fill in: copied as they are
-MAX_DIMS = 16
 # opgenCreateArgs's record kinds (aclnn_base.h), which the Python binding writes
 ARG_KINDS = {"OPGEN_ARG_NULL": 0, "OPGEN_ARG_TENSOR": 1, "OPGEN_ARG_SCALAR": 2, "OPGEN_ARG_TENSOR_FORMAT": 3}
 

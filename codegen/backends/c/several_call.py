@@ -27,7 +27,7 @@ def several_kernel(op, lib, checker, entry=None):
             got = entry(kw)
             if got is not NotImplemented:
                 return got
-        given = _calls.several_outs(name, kw.get("out"), len(outs))
+        given = _calls.several_outs(name, kw.get("out"), tuple(o.name for o in outs))
         call = _calls.KernelCall(op, dict(kw, out=None))   # the keywords and the product, as every backend reads them
         if any(o is None for o in given):
             dtype = _chk.default_dtype(*[call.args[op.param(n).py_name] for n in op.output_dtype_sources])

@@ -441,6 +441,7 @@ def render_op(op: Op, source_label: str) -> str:
     call = {
         "op_name": op.name, "snake_name": op.snake_name, "output_name": op.output.name,
         "input_names": [p.py_name for p in inputs],
+        "describable": describable_call(op, [(op.output.name, "out")]),
         "check_args": [p.py_name for p in inputs] + ["out"],
         "converted": [p.py_name for p in inputs if isinstance(p, (Scalar, Attr, IntArray))],
         "out_dtype_free": out_dtype_free(op),
@@ -481,11 +482,19 @@ def render_op(op: Op, source_label: str) -> str:
     )
 
 
+def describable_call(op, outs: list) -> str:
+    """The call that refuses a tensor argument aclCreateTensor could not describe (codegen.runtime.checks.describable),
+    keyed by aclnn names; `outs`: (aclnn name, variable) of the output when it is checked here, as in KernelCall."""
+    pairs = [(t.name, t.py_name) for t in op.tensors] + outs
+    return "_chk.describable(" + ", ".join(f"{a}={p}" for a, p in pairs) + ")"
+
+
 def _render_several(op, source_label, by_output, checks, used, helper, dtype_params, inputs, empty_returns):
     """The module of an op with several outputs (codegen.backends.numpy.outputs)."""
     v = lambda n: var(op, n)
     c = {
         "input_names": [p.py_name for p in inputs],
+        "describable": describable_call(op, []),
         "converted": O.converted(op),
         "default_dtype_from": ", ".join(op.param(n).py_name for n in op.output_dtype_sources),
         "shapes": {o.name: O.output_shape_expr(op, o, v) for o in op.outputs},

@@ -266,7 +266,7 @@ def op_function(c: dict) -> str:
     default = f"_chk.default_dtype({c['default_dtype_from']})"
     body = [f'"""{c["op_name"]}: returns `out` ({c["output_name"]}), allocated when not given.', "",
             "Raises codegen.AclnnError (status, param, message) when an argument breaks a rule.", '"""',
-            f'_chk.writeable_out("{c["snake_name"]}", out)', "_chk.known_product(product)"]
+            f'_chk.writeable_out("{c["snake_name"]}", out)', "_chk.known_product(product)", c["describable"]]
     if c["out_dtype_free"]:
         body += ["requested = _chk.requested_dtype(out_dtype)",
                  f"out_arg = out if out is not None else _chk.Allocate(requested or {default})"]

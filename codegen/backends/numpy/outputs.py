@@ -49,8 +49,8 @@ def op_function(op: Op, c: dict) -> str:
     body = [f'"""{op.name}: returns ({listed}).', "",
             "`out` is None or a tuple of one array (or None) per output; each output it does not give is allocated.",
             "Raises codegen.AclnnError (status, param, message) when an argument breaks a rule.", '"""',
-            f'{F.tuple_of(names)} = _calls.several_outs("{op.snake_name}", out, {len(outs)})',
-            "_chk.known_product(product)"]
+            f'{F.tuple_of(names)} = _calls.several_outs("{op.snake_name}", out, {tuple(o.name for o in outs)!r})',
+            "_chk.known_product(product)", c["describable"]]
     default = f"_chk.default_dtype({c['default_dtype_from']})"
     for n in names:
         body += [f"{n}_arg = {n} if {n} is not None else _chk.Allocate({default})"]
