@@ -122,7 +122,7 @@ def _float32(v) -> float:
 def root_expansion(expr, x):
     """Piecewise((Taylor polynomial about each root where the terms cancel, within its window)..., (expr, True)),
     or None when the sum has no such root in [-SCAN, SCAN]."""
-    from .expansions import Opaque, _const, horner
+    from .expansions import Opaque, horner, signed_const
     with mpmath.workdps(40):
         f = _mp(expr, x)
         terms = [_mp(t, x) for t in expr.args]
@@ -138,9 +138,9 @@ def root_expansion(expr, x):
                 continue
             hi = _float32(x0)
             lo = x0 - mpmath.mpf(hi)
-            d = Opaque(Opaque(x + _const(-sympy.Rational(hi))) + _const(-sympy.Rational(float(lo))))
+            d = Opaque(Opaque(x + signed_const(-sympy.Rational(hi))) + signed_const(-sympy.Rational(float(lo))))
             poly = d * horner([sympy.Rational(float(c)) for c in coeffs[1:]], d)
-            branches.append((poly, sympy.Abs(d) < _const(sympy.Rational(window))))
+            branches.append((poly, sympy.Abs(d) < signed_const(sympy.Rational(window))))
     if not branches:
         return None
     return sympy.Piecewise(*branches, (expr, True))

@@ -92,16 +92,16 @@ ERFC_FAR_CENTER = Rational("0.29950494")
 ERFC_CLAMP = Rational(101, 10)
 
 
-def _const(c):
+def signed_const(c):
     """A coefficient as a Const, its sign a factor (so `x*(-c)` prints `-c*x`, `a + (-c)` prints `a - c`)."""
     return Const(c) if c >= 0 else -Const(-c)
 
 
 def horner(coeffs, t):
     """c0 + t*(c1 + t*(c2 + ...)), each coefficient one Const (SymPy does not distribute t over the sums)."""
-    acc = _const(coeffs[-1])
+    acc = signed_const(coeffs[-1])
     for c in reversed(coeffs[:-1]):
-        acc = _const(c) + t * acc
+        acc = signed_const(c) + t * acc
     return acc
 
 

@@ -154,7 +154,7 @@ def test_prototypes_list_every_parameter_with_its_c_type(ops, name):
             for p in op.params]
     assert params == want + ["uint64_t*workspaceSize", "aclOpExecutor**executor"]
     # CANN's header says `const aclrtStream` for some ops, and calls the size `workspace_size` for a few
-    from codegen.backends.c.cann import const_stream, workspace_size_name
+    from codegen.aclnn.cann import const_stream, workspace_size_name
     stream = "const aclrtStream" if const_stream(op.name) else "aclrtStream"
     assert " ".join(proto2.split()) == (f"aclnnStatus {op.name}( void *workspace, uint64_t "
                                         f"{workspace_size_name(op.name)}, aclOpExecutor *executor, {stream} stream)")

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import codegen
-from codegen.backends.c import prototypes
+from codegen.aclnn import prototypes
 from codegen.backends.docs.page import headings
 
 from .conftest import REPO

@@ -26,7 +26,7 @@ import sympy
 from sympy.printing.c import C99CodePrinter
 
 from codegen.backends.c.opsource import key_condition
-from codegen.backends.c.prototypes import c_type
+from codegen.aclnn.prototypes import c_type
 from codegen.checkplan import none_test, steps
 from codegen.spec import Op
 from codegen.spec.classes import GRID_PASS, GRID_SUM
@@ -231,7 +231,7 @@ def check_lines(op: Op) -> list[str]:
 
 
 def aclnn_params(op: Op) -> list[str]:
-    """The aclnn parameters, C++ spelled: CANN's signature for this op (codegen/backends/c/prototypes.py)."""
+    """The aclnn parameters, C++ spelled: CANN's signature for this op (codegen/aclnn/prototypes.py)."""
     return [f"{c_type(p).replace(' *', '*').strip()} {p.name}" for p in op.params]
 
 

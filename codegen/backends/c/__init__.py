@@ -6,7 +6,7 @@
 
 Parts: `printer.py` (SymPy → C99, FLOAT kernels), `opsource.py` (what an op's source holds, as finished
 lines), `emit.py` + `templates/` + `runtime/` (the library's files; runtime/ is copied as it is), `names.py`
-(file names), `prototypes.py` (the aclnn prototypes, also used by the docs), `examples.py` (调用示例),
+(file names; the aclnn prototypes they print are `codegen/aclnn/`), `examples.py` (调用示例),
 `files.py` (all of generated/c/), `build.py` (compile, cached by content in build/c/), `binding.py` (ctypes).
 """
 from .emit import runtime_files

@@ -9,7 +9,7 @@ not the runtime's, and names a program defines itself are its own), and reports
 
   1. the names that the examples of the operators of the catalog use and our headers lack (must be none: these
      are the programs that must build against the generated library once their operator has a spec),
-  2. the catalog's header facts: for each operator of `cann.py`, the header CANN declares it in and whether its
+  2. the catalog's header facts: for each operator of `codegen/aclnn/cann.py`, the header CANN declares it in and whether its
      phase 2 takes `const aclrtStream`, against what cann.py says (must agree),
   3. for every operator we generate: our two prototypes against CANN's header, parameter by parameter (types,
      qualifiers and names must agree),
@@ -27,7 +27,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .cann import HEADERS
+from codegen.aclnn.cann import HEADERS
 
 NAME = re.compile(r"\b(acl[a-z]*[A-Z]\w*|ACL_\w+|ACLNN_\w+)\b")
 OP_CALL = re.compile(r"\b(aclnn[A-Z]\w*?)GetWorkspaceSize\b")

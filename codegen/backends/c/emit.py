@@ -7,14 +7,15 @@ import functools
 
 from pathlib import Path
 
+from codegen.aclnn import prototypes
 from codegen.spec import DEFAULT_PRODUCT, DTYPES, PRODUCTS, Op
 from codegen.spec.dtypes import COMPUTED, PROMOTE, can_cast
 from codegen.spec.formats import FORMATS, PRIVATE_FORMATS, acl_name as format_acl_name
-from codegen.spec.rules import STATUS_NAMES
 from codegen.runtime.checks import MAX_DIMS   # (the rank every backend's Python API accepts)
+from codegen.spec.rules import STATUS_NAMES
 from codegen.template_util import preamble, render
 
-from . import opsource, prototypes
+from . import opsource
 from .names import header_name, source_name
 from .printer import math_functions
 

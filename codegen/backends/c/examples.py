@@ -19,7 +19,7 @@ from codegen.spec.example import resolve
 from codegen.spec.params import Attr, IntArray, Output, Scalar, Tensor
 from codegen.template_util import preamble, render
 
-from . import prototypes
+from codegen.aclnn import prototypes
 from .emit import op_sources, runtime_files
 from .names import example_path, header_name, program_name, source_name
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from codegen.spec import Op
 
-from .cann import header_file
+from codegen.aclnn.cann import header_file
 
 
 def header_name(op: Op) -> str:

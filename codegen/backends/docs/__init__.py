@@ -4,7 +4,7 @@
                                op × product × dtype matrix
 
 Every fact on a page comes from the spec or from running generated code.  Parts, one per page section:
-`products.py` (支持的产品型号 and every dtype × product statement), the C backend's `prototypes.py` (接口原型),
+`products.py` (支持的产品型号 and every dtype × product statement), `codegen/aclnn/prototypes.py` (接口原型),
 `formulas.py` + `latex.py` (功能描述: the spec's SymPy expressions printed by a LatexPrinter subclass),
 `parameters.py` (参数说明), `errors.py` (返回值: the checker rules), `constraints.py` (约束与限制, including
 the proof's branch-point conventions), `example.py` (调用示例: the C backend's example program and what it

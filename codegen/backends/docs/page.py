@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from codegen.backends.c import prototypes
+from codegen.aclnn import prototypes
 from codegen.template_util import preamble, render
 from codegen.verify import verify_op
 

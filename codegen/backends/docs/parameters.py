@@ -13,9 +13,9 @@ from codegen.spec.params import Attr, IntArray, Output, Scalar, Tensor
 
 from .errors import literal
 from .products import dtype_groups
-from codegen.backends.c.cann import workspace_size_name
-from codegen.backends.c.prototypes import c_type, phase1_name
-from codegen.backends.c.prototypes import phase2_params as c_phase2_params
+from codegen.aclnn.cann import workspace_size_name
+from codegen.aclnn.prototypes import c_type, phase1_name
+from codegen.aclnn.prototypes import phase2_params as c_phase2_params
 
 FORMAT = "ND"  # every operator of the spec language takes format ND (ascend.md §4)
 PUBLIC_FORMATS = ("ND", "NCHW", "NHWC", "HWCN", "NDHWC", "NCDHW", "NCL")  # CANN's list where private ones are refused

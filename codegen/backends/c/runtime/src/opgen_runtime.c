@@ -1031,27 +1031,50 @@ aclTensor opgen_rows_of(opgen_rows *rows, const aclTensor *t)
     return rows->interleaved ? rows_merged(rows, t) : *t;
 }
 
+/* A walk over t's elements in C order, for the element-at-a-time helpers below (short or rare work: the kernels
+ * have loops of their own): `idx` is the current index, `off` its offset in elements (t->offset included), which
+ * follows the index one stride a step (a dimension that wraps gives back what it covered). */
+typedef struct {
+    const aclTensor *t;
+    int64_t idx[OPGEN_MAX_DIMS];
+    int64_t off;
+} elem_walk;
+
+/* The walk at C-order index `from` (0 <= from < numel: no dimension is 0). */
+static void walk_at(elem_walk *w, const aclTensor *t, int64_t from)
+{
+    w->t = t;
+    w->off = t->offset;
+    for (int d = (int)t->ndim - 1; d >= 0; --d) {
+        w->idx[d] = from % t->dims[d];
+        from /= t->dims[d];
+        w->off += w->idx[d] * t->strides[d];
+    }
+}
+
+static void walk_next(elem_walk *w)
+{
+    const aclTensor *t = w->t;
+    for (int d = (int)t->ndim - 1; d >= 0; --d) {
+        w->off += t->strides[d];
+        if (++w->idx[d] < t->dims[d])
+            return;
+        w->off -= t->dims[d] * t->strides[d];
+        w->idx[d] = 0;
+    }
+}
+
 /* `t`'s elements from C-order index `from` on set to 0 (the rows past the count). */
 static void zero_from(const aclTensor *t, int64_t from)
 {
     const size_t es = opgen_dtype_size(t->dtype);
     const int64_t n = opgen_numel(t);
+    char *base = (char *)t->data;
+    elem_walk w;
     if (from >= n)
         return;
-    int64_t idx[OPGEN_MAX_DIMS] = {0};
-    for (int64_t i = from, d = (int64_t)t->ndim - 1; d >= 0; --d) {
-        idx[d] = i % t->dims[d];
-        i /= t->dims[d];
-    }
-    char *base = (char *)t->data;
-    for (int64_t i = from; i < n; ++i) {
-        int64_t off = t->offset;
-        for (uint64_t d = 0; d < t->ndim; ++d)
-            off += idx[d] * t->strides[d];
-        memset(base + off * (int64_t)es, 0, es);   /* +0.0 in every floating dtype */
-        for (int d = (int)t->ndim - 1; d >= 0 && ++idx[d] == t->dims[d]; --d)
-            idx[d] = 0;
-    }
+    for (walk_at(&w, t, from); from < n; ++from, walk_next(&w))
+        memset(base + w.off * (int64_t)es, 0, es);   /* +0.0 in every floating dtype */
 }
 
 /* 0 in t's elements at (.., t_i, .., b_j, ..) with i >= lengths[j], i along `time` and j along `batch`
@@ -1060,18 +1083,14 @@ static void zero_past_length(const aclTensor *t, const int64_t *lengths, int64_t
 {
     const size_t es = opgen_dtype_size(t->dtype);
     const int64_t n = opgen_numel(t);
-    int64_t idx[OPGEN_MAX_DIMS] = {0};
     char *base = (char *)t->data;
-    for (int64_t i = 0; i < n; ++i) {
-        if (idx[time] >= lengths[idx[batch]]) {
-            int64_t off = t->offset;
-            for (uint64_t d = 0; d < t->ndim; ++d)
-                off += idx[d] * t->strides[d];
-            memset(base + off * (int64_t)es, 0, es);   /* +0.0 in every floating dtype */
-        }
-        for (int d = (int)t->ndim - 1; d >= 0 && ++idx[d] == t->dims[d]; --d)
-            idx[d] = 0;
-    }
+    elem_walk w;
+    if (n == 0)
+        return;
+    walk_at(&w, t, 0);
+    for (int64_t i = 0; i < n; ++i, walk_next(&w))
+        if (w.idx[time] >= lengths[w.idx[batch]])
+            memset(base + w.off * (int64_t)es, 0, es);
 }
 
 /* min(sum(counts), pre), at least 0, the sum exact (128 bits, as Python's integers in codegen/runtime/rows.py). */
@@ -1080,15 +1099,11 @@ static int64_t row_count(const aclTensor *counts, int64_t pre)
     __extension__ __int128 sum = 0;   /* (-Wpedantic: a GCC and Clang extension) */
     const int64_t n = opgen_numel(counts);
     const int64_t *base = (const int64_t *)counts->data;
-    int64_t idx[OPGEN_MAX_DIMS] = {0};
-    for (int64_t i = 0; i < n; ++i) {
-        int64_t off = counts->offset;
-        for (uint64_t d = 0; d < counts->ndim; ++d)
-            off += idx[d] * counts->strides[d];
-        sum += base[off];
-        for (int d = (int)counts->ndim - 1; d >= 0 && ++idx[d] == counts->dims[d]; --d)
-            idx[d] = 0;
-    }
+    elem_walk w;
+    if (n > 0)
+        walk_at(&w, counts, 0);
+    for (int64_t i = 0; i < n; ++i, walk_next(&w))
+        sum += base[w.off];
     return sum < 0 ? 0 : sum > pre ? pre : (int64_t)sum;
 }
 
@@ -1097,16 +1112,12 @@ static void copy_in(const aclTensor *t, char *dst)
 {
     const size_t es = opgen_dtype_size(t->dtype);
     const int64_t n = opgen_numel(t);
-    int64_t idx[OPGEN_MAX_DIMS] = {0};
     const char *base = (const char *)t->data;
-    for (int64_t i = 0; i < n; ++i) {
-        int64_t off = t->offset;
-        for (uint64_t d = 0; d < t->ndim; ++d)
-            off += idx[d] * t->strides[d];
-        memcpy(dst + i * (int64_t)es, base + off * (int64_t)es, es);
-        for (int d = (int)t->ndim - 1; d >= 0 && ++idx[d] == t->dims[d]; --d)
-            idx[d] = 0;
-    }
+    elem_walk w;
+    if (n > 0)
+        walk_at(&w, t, 0);
+    for (int64_t i = 0; i < n; ++i, walk_next(&w))
+        memcpy(dst + i * (int64_t)es, base + w.off * (int64_t)es, es);
 }
 
 aclnnStatus opgen_phase1_rows(const char *op, const opgen_call *calls, const void *const *params,
@@ -1235,16 +1246,12 @@ static void copy_out(const aclTensor *whole, const char *src)
 {
     const size_t es = opgen_dtype_size(whole->dtype);
     const int64_t n = opgen_numel(whole);
-    int64_t idx[OPGEN_MAX_DIMS] = {0};
     char *base = (char *)whole->data;
-    for (int64_t i = 0; i < n; ++i) {
-        int64_t off = whole->offset;
-        for (uint64_t d = 0; d < whole->ndim; ++d)
-            off += idx[d] * whole->strides[d];
-        memcpy(base + off * (int64_t)es, src + i * (int64_t)es, es);
-        for (int d = (int)whole->ndim - 1; d >= 0 && ++idx[d] == whole->dims[d]; --d)
-            idx[d] = 0;
-    }
+    elem_walk w;
+    if (n > 0)
+        walk_at(&w, whole, 0);
+    for (int64_t i = 0; i < n; ++i, walk_next(&w))
+        memcpy(base + w.off * (int64_t)es, src + i * (int64_t)es, es);
 }
 
 aclnnStatus opgen_phase2(const char *op, void *workspace, uint64_t workspaceSize, aclOpExecutor *executor,

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from codegen.spec.params import Attr, IntArray, Output, Scalar, Tensor
 
-from .cann import const_stream, workspace_size_name
+from codegen.aclnn.cann import const_stream, workspace_size_name
 
 # The phase-1 out-parameters every aclnn operator ends with, and phase 2's fixed parameter list (the stream is
 # `const aclrtStream` for the ops whose CANN header says so, and a few call the size `workspace_size`: see cann.py).
