@@ -44,7 +44,31 @@ def pytest_configure(config):
     DEEP = bool(config.getoption("--deep"))
 
 
+# Fixtures that build something (a bench run, compiled programs, an installed package) once per module or session
+# — but once per pytest-xdist worker, unless the tests that use them run on one worker.  pyproject's addopts say
+# `--dist loadgroup`: the tests of one group run on one worker, every other test goes wherever a worker is free.
+SHARED_BUILDS = {"quick", "binaries", "convert", "source", "prefix", "silu", "hardswish", "probe"}
+
+
+def _xdist_group(item) -> str | None:
+    """One worker per shared build (the module's), and one per op for the accuracy run, whose exact references
+    (SymPy simplification, then mpmath) are built once per op and process for all of its dtypes."""
+    module = item.nodeid.split("::")[0]
+    shared = sorted(SHARED_BUILDS.intersection(item.fixturenames))
+    if shared:
+        return f"{module}:{shared[0]}"
+    params = item.callspec.params if hasattr(item, "callspec") else {}
+    if module.endswith("test_accuracy.py") and "name" in params:
+        return f"accuracy:{params['name']}"
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)   # before xdist's own hook, which reads the xdist_group marks
 def pytest_collection_modifyitems(config, items):
+    for item in items:
+        group = _xdist_group(item)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
     if config.getoption("--deep"):
         return
     skip = pytest.mark.skip(reason="deep tier: run with pytest --deep")

@@ -440,7 +440,7 @@ def _guarded_out(shape, dt, shift):
     return buf, out
 
 
-@pytest.mark.ci_share(3)   # 16 MiB outputs each: the paths are the runtime's, one op (ELU) exercises them
+@pytest.mark.ci_share(5)   # 16 MiB outputs each: the paths are the runtime's, one op (ELU) exercises them
 @pytest.mark.parametrize("dtype", ["FLOAT", "FLOAT16", "BFLOAT16"])
 @pytest.mark.parametrize("shift", [0, 1, 5])
 @pytest.mark.parametrize("rows", [None, 1024, 1000])
@@ -469,7 +469,7 @@ def test_streamed_outputs(dtype, shift, rows):
     np.testing.assert_array_equal(out.view(f"u{size}"), staged.view(f"u{size}"))
 
 
-@pytest.mark.ci_share(4)   # 16 MiB outputs each (84 cases)
+@pytest.mark.ci_share(6)   # 16 MiB outputs each (84 cases)
 @pytest.mark.parametrize("dtype", ["FLOAT16", "BFLOAT16", "FLOAT"])
 @pytest.mark.parametrize("shift", [0, 4])
 @pytest.mark.parametrize("threads", ["1", "2"])

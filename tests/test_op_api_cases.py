@@ -30,7 +30,7 @@ from codegen.spec.dtypes import DTYPES
 from codegen.spec.formats import FORMATS
 from codegen.spec.params import Attr, Output, Scalar, Tensor
 
-from . import op_api_cases
+from . import conftest, op_api_cases
 from .compare import assert_elementwise_close, assert_rows_close, seed
 from .op_api_cases import NULL, STATUS, S, T
 
@@ -288,7 +288,10 @@ def test_case_gives_the_expected_status_through_python_and_c(module, case):
     empty_input = kw is not None and any(isinstance(v, np.ndarray) and v.size == 0 for k, v in kw.items() if k != "out")
     huge = [v.shape for v in case.args.values() if isinstance(v, T) and _huge(v)]
     assert not (want == 0 and huge), f"{case.name}: a call on {huge} would succeed: too large to compute here"
-    if want == 0 and all(o is not None and o.size for o in _outs(kw)) and not empty_input:
+    # the values of a call that succeeds: every case under --deep, a fixed third of them in CI (each case's
+    # statuses, the point of this file, are checked above in every run)
+    if want == 0 and all(o is not None and o.size for o in _outs(kw)) and not empty_input \
+            and (conftest.DEEP or conftest._draw(f"{module.OP}:{case.name}", 3) == 0):
         _same_results(op, kw)
 
 
