@@ -8,8 +8,10 @@ kappa = Rational(44715, 1000000)
 u = 2 * beta * (x + kappa * x**3)
 du = 2 * beta * (1 + 3 * kappa * x**2)
 # "none": Phi(x) = (1 + erf(x/sqrt(2)))/2, for x < 0 as erfc(|x|/sqrt(2))/2, which does not cancel (SymPy would
-# turn erfc(-x/sqrt(2)) back into 2 - erfc(x/sqrt(2)))
-cdf = Piecewise((erfc(Abs(x) / sqrt(2)) / 2, x < 0), (1 - erfc(x / sqrt(2)) / 2, True))
+# turn erfc(-x/sqrt(2)) back into 2 - erfc(x/sqrt(2))).  Both branches name erfc(|x|/sqrt(2)) (for x >= 0 it is
+# erfc(x/sqrt(2)), bit for bit), so that the kernels, which compute both branches of a select, call erfc once:
+# the C kernel computed two, and ran 0.2-0.5x PyTorch's speed.
+cdf = Piecewise((erfc(Abs(x) / sqrt(2)) / 2, x < 0), (1 - erfc(Abs(x) / sqrt(2)) / 2, True))
 
 SPEC = Op(
     name="aclnnGeluBackwardV2",

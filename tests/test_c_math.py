@@ -82,3 +82,33 @@ def test_expf_nonpos_gives_the_bits_of_expf_for_every_nonpositive_argument(sourc
     assert np.isnan(got[nan]).all()
     same = got[~nan].view(np.uint32) == want[~nan].view(np.uint32)
     assert same.all(), f"x = {x[~nan][~same][:5]!r}: {got[~nan][~same][:5]!r} vs opgen_expf {want[~nan][~same][:5]!r}"
+
+
+@FLAGS
+def test_the_double_exp_and_sigmoid_of_the_widened_sums(source, tmp_path, flags):
+    """opgen_exp_f64 and opgen_sigmoid_ext (the sums computed wider than FLOAT, codegen/cancellation.py) against
+    x87 extended precision (long double, 64 significant bits): within 2^-51 (exp) and 2^-50 (the sigmoid: its division and 1 + e add two roundings) relative wherever the result is a
+    normal double, so that a sum cancelling by 27 bits still keeps FLOAT's relative accuracy; 0 far below FLOAT's
+    range, inf above, nan for nan."""
+    exe = tmp_path / "exp_f64"
+    build = subprocess.run(["cc", "-std=c11", "-O3", "-ffp-contract=off", *flags, "-I", str(source),
+                            str(TESTS / "c" / "exp_f64_eval.c"), "-o", str(exe)], capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr
+    x = np.concatenate([_inputs(), np.array([-700.0, -708.0, -745.0, 709.0, 1e30, -1e30], np.float32)])
+    out = subprocess.run([str(exe)], input=x.tobytes(), capture_output=True, check=True).stdout
+    e, s = np.frombuffer(out, np.float64).reshape(-1, 2).T
+    xl = x.astype(np.longdouble)
+    with np.errstate(over="ignore", under="ignore"):
+        exact = np.exp(xl)
+        sig = 1 / (1 + np.exp(-xl))
+    nan = np.isnan(x)
+    assert np.isnan(e[nan]).all() and np.isnan(s[nan]).all()
+    big, tiny = ~nan & (x > 709), ~nan & (x <= -708)
+    assert (e[big] == np.inf).all() and (e[tiny] == 0).all()
+    ok = ~nan & ~big & ~tiny
+    rel = np.abs((e[ok].astype(np.longdouble) - exact[ok]) / exact[ok])
+    assert rel.max() < 2.0 ** -51, f"exp: {float(rel.max()):.3g} at x = {x[ok][np.argmax(rel)]!r}"
+    ok = ~nan & (x > -700)      # beyond, the sigmoid is e^u below 1e-304: far under FLOAT's range
+    rel = np.abs((s[ok].astype(np.longdouble) - sig[ok]) / sig[ok])
+    assert rel.max() < 2.0 ** -50, f"sigmoid: {float(rel.max()):.3g} at x = {x[ok][np.argmax(rel)]!r}"
+    assert (s[~nan & (x < -700)] < 1e-300).all() and (s[~nan & (x > 40)] == 1).all()

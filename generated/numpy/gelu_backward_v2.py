@@ -4,7 +4,7 @@
 Backward of the Gelu activation; approximate chooses the exact form or the tanh approximation.
 
 Documented backward (gradInput for one element; symbols are parameter names):
-    when approximate=none: gradOutput*(sqrt(2)*self*exp(-self**2/2)/(2*sqrt(pi)) + Piecewise((erfc(sqrt(2)*Abs(self)/2)/2, self < 0), (1 - erfc(sqrt(2)*self/2)/2, True)))
+    when approximate=none: gradOutput*(sqrt(2)*self*exp(-self**2/2)/(2*sqrt(pi)) + Piecewise((erfc(sqrt(2)*Abs(self)/2)/2, self < 0), (1 - erfc(sqrt(2)*Abs(self)/2)/2, True)))
     when approximate=tanh: gradOutput*(2*sqrt(2)*self*(26829*self**2/200000 + 1)/(sqrt(pi)*(1 + exp(-2*sqrt(2)*(8943*self**3/200000 + self)/sqrt(pi)))*(exp(2*sqrt(2)*(8943*self**3/200000 + self)/sqrt(pi)) + 1)) + 1/(1 + exp(-2*sqrt(2)*(8943*self**3/200000 + self)/sqrt(pi))))
 
 Computed in FLOAT (float32) from the stabilised, CSE'd form of that formula and rounded once to the output
@@ -96,7 +96,8 @@ def _compute__approximate_none(grad_output, self, out):
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
             t0 = self + 0.7517915368080139 - 1.211444988769017e-08
-            result = grad_output*_where((np.abs(t0) < 0.109375), t0*((t0*((t0*(t0*(t0*(t0*((0.00453922851011157*t0 + 0.01942167989909649) + (-6.090741799802402e-11)) - 0.014771522022783756) - 0.11400823295116425) - 0.018199676647782326) + 0.38828498125076294) + (1.7397889795489618e-09)) + 0.43149399757385254) + (-5.259805480051227e-09)), 0.3989422917366028*self*_exp(-0.5*self**2) + _where((self < 0), 0.5*_mathf.erfc(0.7071067690849304*np.abs(self)), -0.5*_mathf.erfc(0.7071067690849304*self) + 1))
+            t1 = 0.5*_mathf.erfc(0.7071067690849304*np.abs(self))
+            result = grad_output*_where((np.abs(t0) < 0.109375), t0*((t0*((t0*(t0*(t0*(t0*((0.00453922851011157*t0 + 0.01942167989909649) + (-6.090741799802402e-11)) - 0.014771522022783756) - 0.11400823295116425) - 0.018199676647782326) + 0.38828498125076294) + (1.7397889795489618e-09)) + 0.43149399757385254) + (-5.259805480051227e-09)), 0.3989422917366028*self*_exp(-0.5*self**2) + _where((self < 0), t1, 1 - t1))
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

@@ -2,7 +2,7 @@
 /* aclnnGeluBackwardV2 — Backward of the Gelu activation; approximate chooses the exact form or the tanh approximation.
  *
  * Documented backward (gradInput for one element; symbols are parameter names):
- *   when approximate=none: gradOutput*(sqrt(2)*self*exp(-self**2/2)/(2*sqrt(pi)) + Piecewise((erfc(sqrt(2)*Abs(self)/2)/2, self < 0), (1 - erfc(sqrt(2)*self/2)/2, True)))
+ *   when approximate=none: gradOutput*(sqrt(2)*self*exp(-self**2/2)/(2*sqrt(pi)) + Piecewise((erfc(sqrt(2)*Abs(self)/2)/2, self < 0), (1 - erfc(sqrt(2)*Abs(self)/2)/2, True)))
  *   when approximate=tanh: gradOutput*(2*sqrt(2)*self*(26829*self**2/200000 + 1)/(sqrt(pi)*(1 + exp(-2*sqrt(2)*(8943*self**3/200000 + self)/sqrt(pi)))*(exp(2*sqrt(2)*(8943*self**3/200000 + self)/sqrt(pi)) + 1)) + 1/(1 + exp(-2*sqrt(2)*(8943*self**3/200000 + self)/sqrt(pi))))
  *
  * The kernels compute its stabilised, CSE'd form in FLOAT, over contiguous FLOAT blocks that opgen_loops.c
@@ -83,7 +83,8 @@ static inline __attribute__((always_inline)) void block__approximate_none(int64_
         const float grad_output_i = grad_output[i];
         const float self_i = self[i];
         const float t0 = self_i + 0.75179154F - 1.211445e-08F;
-        res[i] = grad_output_i*((fabsf(t0) < 0.109375F) ? t0*((t0*((t0*(t0*(t0*(t0*((0.0045392285F*t0 + 0.01942168F) + (-6.090742e-11F)) - 0.014771522F) - 0.11400823F) - 0.018199677F) + 0.38828498F) + (1.739789e-09F)) + 0.431494F) + (-5.2598055e-09F)) : 0.3989423F*self_i*opgen_expf_nonpos(-0.5F*(self_i*self_i)) + ((self_i < 0) ? 0.5F*opgen_erfcf(0.70710677F*fabsf(self_i)) : -0.5F*opgen_erfcf(0.70710677F*self_i) + 1));
+        const float t1 = 0.5F*opgen_erfcf(0.70710677F*fabsf(self_i));
+        res[i] = grad_output_i*((fabsf(t0) < 0.109375F) ? t0*((t0*((t0*(t0*(t0*(t0*((0.0045392285F*t0 + 0.01942168F) + (-6.090742e-11F)) - 0.014771522F) - 0.11400823F) - 0.018199677F) + 0.38828498F) + (1.739789e-09F)) + 0.431494F) + (-5.2598055e-09F)) : 0.3989423F*self_i*opgen_expf_nonpos(-0.5F*(self_i*self_i)) + ((self_i < 0) ? t1 : 1 - t1));
     }
 }
 
