@@ -115,6 +115,22 @@ def test_many_classes_one_element_per_sample(dtype):
         np.testing.assert_allclose(np.asarray(got, np.float64), rounded(want), rtol=tol, atol=tol)
 
 
+def test_many_classes_same_bits_at_any_thread_count(monkeypatch):
+    """The one-element-per-sample path split over threads (zeroing, then samples; 2-D a slab at a time) gives the
+    bits of one thread and of the dense walk."""
+    rng = np.random.default_rng(8)
+    for name, shape in [("nll_loss_backward", (48, 1024)), ("nll_loss2d_backward", (4, 64, 16, 16))]:
+        k = get("c").make_kernel(OPS[name])
+        kw = _call(name, shape, 0, 2, rng)
+        got = {}
+        for threads in ("1", "2"):
+            monkeypatch.setenv("OPGEN_NUM_THREADS", threads)
+            got[threads] = k(**kw).tobytes()
+        dense = np.full(shape[:-1] + (2 * shape[-1],), np.nan, np.float32)[..., ::2]
+        k(**kw, out=dense)
+        assert got["1"] == got["2"] == np.ascontiguousarray(dense).tobytes(), name
+
+
 BAD = [   # (op, what changes in a valid (4, 3) / (2, 3, 2, 2) call, the parameter reported)
     ("nll_loss_backward", {"target": np.zeros(3, np.int64)}, "target"),
     ("nll_loss_backward", {"target": np.zeros((4, 1), np.int64)}, "target"),
