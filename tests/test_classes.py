@@ -99,7 +99,8 @@ def test_many_classes_one_element_per_sample(dtype):
                                                 ("nll_loss_backward", (300,), 1, -100, np.int32),
                                                 ("nll_loss_backward", (7, 70), 2, 3, np.uint8),
                                                 ("nll_loss2d_backward", (2, 65, 3, 2), 0, 5, np.int64),
-                                                ("nll_loss2d_backward", (3, 64, 1, 2), 1, -100, np.int32)]:
+                                                ("nll_loss2d_backward", (3, 64, 1, 2), 1, -100, np.int32),
+                                                ("nll_loss2d_backward", (2, 16, 5, 3), 2, 0, np.int64)]:
         k = get("c").make_kernel(OPS[name])
         kw = _call(name, shape, reduction, ignore, rng, np.float32, tdt)
         want = _torch(name, kw)
