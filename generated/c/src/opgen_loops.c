@@ -1698,10 +1698,17 @@ static void scatter_f32(char *base, int64_t off, int64_t rs, int64_t cs, const i
             store;                                                                                                  \
         }                                                                                                           \
     }
+    uint16_t half[SPARSE_BATCH];   /* (FLOAT16/BFLOAT16 rounded a vector at a time, as the dense walk rounds) */
     switch (dt) {
     case ACL_FLOAT: OPGEN_SCATTER(memcpy(p, &res[j], 4)) break;
-    case ACL_FLOAT16: OPGEN_SCATTER(const uint16_t v = opgen_f32_to_f16(res[j]); memcpy(p, &v, 2)) break;
-    case ACL_BF16: OPGEN_SCATTER(const uint16_t v = opgen_f32_to_bf16(res[j]); memcpy(p, &v, 2)) break;
+    case ACL_FLOAT16:
+        opgen_f32_block_to_f16(half, res, m);
+        OPGEN_SCATTER(memcpy(p, &half[j], 2))
+        break;
+    case ACL_BF16:
+        opgen_f32_block_to_bf16(half, res, m);
+        OPGEN_SCATTER(memcpy(p, &half[j], 2))
+        break;
     default: OPGEN_SCATTER(store_f32(p, 1, &res[j], 1, dt)) break;
     }
 #undef OPGEN_SCATTER
