@@ -87,6 +87,51 @@ def test_strided_views_and_out_in_place(backend):
     assert np.isnan(holder[:, 0::2]).all()
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, "bfloat16"])
+def test_many_classes_one_element_per_sample(dtype):
+    """With many classes the C library zeroes the output and computes the target's element of each sample only
+    (opgen_loops.c: run_sparse): against PyTorch, and bit for bit against the dense walk (a strided out=, which
+    that path does not take), with ignored samples, INT32/UINT8 targets, a single sample and 2-D pixels."""
+    import ml_dtypes
+    dt = ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype
+    rng = np.random.default_rng(7)
+    for name, shape, reduction, ignore, tdt in [("nll_loss_backward", (9, 100), 0, 4, np.int64),
+                                                ("nll_loss_backward", (300,), 1, -100, np.int32),
+                                                ("nll_loss_backward", (7, 70), 2, 3, np.uint8),
+                                                ("nll_loss2d_backward", (2, 65, 3, 2), 0, 5, np.int64),
+                                                ("nll_loss2d_backward", (3, 64, 1, 2), 1, -100, np.int32),
+                                                ("nll_loss2d_backward", (2, 16, 5, 3), 2, 0, np.int64)]:
+        k = get("c").make_kernel(OPS[name])
+        kw = _call(name, shape, reduction, ignore, rng, np.float32, tdt)
+        want = _torch(name, kw)
+        for key in ("grad_output", "self", "weight", "total_weight"):
+            kw[key] = kw[key].astype(dt)
+        dense = np.full(shape[:-1] + (2 * shape[-1],), np.nan, dt)[..., ::2]
+        got = k(**kw)
+        k(**kw, out=dense)
+        assert got.shape == shape and got.dtype == dt
+        assert got.tobytes() == np.ascontiguousarray(dense).tobytes(), (name, shape)
+        tol = 2e-6 if dt == np.float32 else 1e-2
+        rounded = lambda a: np.asarray(a, np.float64).astype(dt).astype(np.float64)   # the inputs' rounding
+        np.testing.assert_allclose(np.asarray(got, np.float64), rounded(want), rtol=tol, atol=tol)
+
+
+def test_many_classes_same_bits_at_any_thread_count(monkeypatch):
+    """The one-element-per-sample path split over threads (zeroing, then samples; 2-D a slab at a time) gives the
+    bits of one thread and of the dense walk."""
+    rng = np.random.default_rng(8)
+    for name, shape in [("nll_loss_backward", (48, 1024)), ("nll_loss2d_backward", (4, 64, 16, 16))]:
+        k = get("c").make_kernel(OPS[name])
+        kw = _call(name, shape, 0, 2, rng)
+        got = {}
+        for threads in ("1", "2"):
+            monkeypatch.setenv("OPGEN_NUM_THREADS", threads)
+            got[threads] = k(**kw).tobytes()
+        dense = np.full(shape[:-1] + (2 * shape[-1],), np.nan, np.float32)[..., ::2]
+        k(**kw, out=dense)
+        assert got["1"] == got["2"] == np.ascontiguousarray(dense).tobytes(), name
+
+
 BAD = [   # (op, what changes in a valid (4, 3) / (2, 3, 2, 2) call, the parameter reported)
     ("nll_loss_backward", {"target": np.zeros(3, np.int64)}, "target"),
     ("nll_loss_backward", {"target": np.zeros((4, 1), np.int64)}, "target"),

@@ -244,6 +244,9 @@ def _phase1_variant(op: Op, kv: KernelVariant, v: dict, fill: list[str]) -> list
                                                  "rows", "rows_chunked")]
     else:
         body += [f"call.block = block{s};", f"call.chunked = block_chunked{s};"]
+        target = sparse_target(op, kv)
+        if target:
+            body.append(f"call.sparse_target = {target};   /* 0 at every other class: opgen_loops.c, run_sparse */")
     if op.sequence is not None:   # codegen.spec.sequence: phase 2 writes 0 past each length after the call
         sq = op.sequence
         body.append(f"return opgen_phase1_masked(OP, &call, &p, sizeof p, {sq.lengths}, {sq.time}, {sq.batch}, "
@@ -253,6 +256,26 @@ def _phase1_variant(op: Op, kv: KernelVariant, v: dict, fill: list[str]) -> list
     if not v["dispatch"]:
         return ["    " + line for line in body]
     return [f"    if ({v['dispatch']}) {{", *["        " + line for line in body], "    }"]
+
+
+def sparse_target(op: Op, kv: KernelVariant) -> int:
+    """1 + the kernel input the class coordinate is compared with, when the result is that comparison's branch
+    or 0: Piecewise((e, Eq(classIndex, target) & ...), (0, True)) (NLLLossBackward), so that every class but the
+    target's gets 0 and the runtime may zero the output and compute one element per sample; 0 otherwise."""
+    from codegen.spec.classes import CLASS_TENSOR
+    r = kv.result
+    if op.classes is None or kv.reductions or kv.grid_sums or not isinstance(r, sympy.Piecewise) \
+            or len(r.args) != 2 or r.args[1].expr != 0 or r.args[1].cond != sympy.true:
+        return 0
+    index = {t.symbol: k for k, t in enumerate(kv.tensors)}
+    coordinate = next((t.symbol for t in kv.tensors if t.name == CLASS_TENSOR), None)
+    cond = r.args[0].cond
+    for term in (cond.args if isinstance(cond, sympy.And) else (cond,)):
+        if isinstance(term, sympy.Eq) and coordinate in term.args:
+            other = term.args[1] if term.args[0] == coordinate else term.args[0]
+            if other in index:
+                return index[other] + 1
+    return 0
 
 
 def _input_lines(op: Op, kv: KernelVariant) -> list[str]:

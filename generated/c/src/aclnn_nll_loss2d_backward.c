@@ -155,6 +155,7 @@ aclnnStatus aclnnNLLLoss2dBackwardGetWorkspaceSize(
     opgen_call_output(&call, out);
     call.block = block;
     call.chunked = block_chunked;
+    call.sparse_target = 2;   /* 0 at every other class: opgen_loops.c, run_sparse */
     return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);
 }
 

@@ -156,6 +156,7 @@ aclnnStatus aclnnNLLLossBackwardGetWorkspaceSize(
     opgen_call_output(&call, out);
     call.block = block;
     call.chunked = block_chunked;
+    call.sparse_target = 2;   /* 0 at every other class: opgen_loops.c, run_sparse */
     return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);
 }
 

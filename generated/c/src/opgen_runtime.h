@@ -229,6 +229,8 @@ typedef struct {
     bool sum_to;                       /* the kernel runs on bdims and its result is summed to out's shape */
     int classes;                       /* 1 + the input holding the class coordinate (codegen.spec.classes): a
                                           FLOAT arange along the class axis the executor owns; 0: none */
+    int sparse_target;                 /* 1 + the input the class coordinate is compared with, where the kernel's
+                                          result is 0 at every other class (opgen_loops.c: run_sparse); 0: none */
     uint64_t bndim;                    /* the broadcast shape of every input tensor (opgen_call_broadcast) */
     int64_t bdims[OPGEN_MAX_DIMS];
     int ngrid;                         /* sums over the whole output shape (GridSum: a class-index loss's mean
