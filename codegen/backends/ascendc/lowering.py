@@ -509,7 +509,12 @@ def allocate(instrs: list[Instr]) -> Lowered:
         for r in dying:
             free[r.kind].add(int(slot[r][1:]))
     check_allocation(instrs, slot)
-    lines = [ins.fmt.format(*[_name(s, slot) for s in ins.srcs], dst=_name(ins.dst, slot)) for ins in instrs]
+    lines, depth = [], 0
+    for ins in instrs:   # (a scalar branch's block, codegen.backends.ascendc.doublefloat, indented)
+        line = ins.fmt.format(*[_name(s, slot) for s in ins.srcs], dst=_name(ins.dst, slot))
+        depth -= line.startswith("}")
+        lines.append("    " * depth + line)
+        depth += line.endswith("{")
     return Lowered(lines, count["f"], count["m"])
 
 
