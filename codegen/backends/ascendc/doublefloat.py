@@ -16,9 +16,18 @@ and from them the pair's +, ×, ÷ (one Newton step on the quotient) and the fun
   σ(u)      1/(1 + e) for u >= 0, e/(1 + e) otherwise, with e = exp(-|u|) as a pair (as Sigmoid.stable_form).
 Any other function (log, tanh, erfc, ...) enters the sum as its FLOAT value (lo = 0): carried exactly from there
 on, but with its own rounding, as before; the rational operations and exp/σ are what a sum that cancels has held
-so far (BCE-with-logits' σ(x) - t).  Where the pair overflows (Split's 4097 a beyond 8e34, exp's squares) or the
-FLOAT evaluation is not finite (a nan or inf operand), the FLOAT evaluation of the sum is selected instead: its
-special values are the kernels' usual ones.  A sum below 2^-50 of its largest term is 0, as in the double kernels.
+so far (BCE-with-logits' σ(x) - t).  A sum below 2^-50 of its largest term is 0, as in the double kernels.
+
+Overflow.  The double kernels (NumPy, C) hold terms up to 1e308: where BCE's posWeight·target is 1e40 they give
+the finite sum, and where the sum itself is beyond FLOAT they round it to the correctly signed inf.  The pairs
+overflow with FLOAT (Split's 4097 a beyond 8e34, a product beyond 3.4e38, whose error term is then inf - inf = nan).
+Where the pair's sum or the FLOAT evaluation is not finite, the tile (a scalar branch: a tile with no such element
+pays one ReduceSum) computes the sum again as ScaledPairs: pairs with a per-element exponent (hi + lo)·2^(66c),
+hi kept below 2^62, lo := 0 where hi is not finite; terms aligned to the larger exponent, the rounded sum stepped
+back up to the finite value or ±inf.  Where that is nan (an operand ±inf or nan), the FLOAT evaluation is selected:
+its special values are the kernels' usual ones.  What remains (docs/accuracy.md): exp(u) for u beyond 88.7 (the
+pair's exp saturates at FLOAT's range, the double one goes on to 709), a quotient beyond FLOAT, and terms aligned
+below FLOAT's normal range (2^-120 of the largest, far below what double resolves) lose bits or vanish.
 """
 from __future__ import annotations
 
