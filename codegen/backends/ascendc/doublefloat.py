@@ -31,12 +31,25 @@ below FLOAT's normal range (2^-120 of the largest, far below what double resolve
 """
 from __future__ import annotations
 
+import functools
+
 import sympy
 
 from codegen.lower import CompensatedAdd, Const, ConstLo, _inexact_in_float
 from codegen.rewrite import Sigmoid
 
 SQUARINGS = 12
+
+
+def outlined(method: str, doc: str):
+    """The operation's instructions as one helper function of the kernel file (codegen.backends.ascendc.outline)."""
+    def wrap(f):
+        @functools.wraps(f)
+        def run(self, *args, **kw):
+            with self.lw.group(method, doc):
+                return f(self, *args, **kw)
+        return run
+    return wrap
 
 
 class DoubleFloat:
@@ -79,6 +92,7 @@ class DoubleFloat:
             self.splits[a] = h, self._op("Sub", a, h)
         return self.splits[a]
 
+    @outlined("PairTwoProd", "TwoProd(a, b) = (p, err), p + err = a·b exactly (Dekker, Veltkamp halves)")
     def two_prod(self, a, b):
         p = self._op("Mul", a, b)
         ah, al = self.split(a)
@@ -88,6 +102,7 @@ class DoubleFloat:
         return p, self._guarded(p, err)
 
     # ---- pairs (hi, lo); lo None is an exact 0 ----------------------------------------------------------------
+    @outlined("PairAdd", "(hi, lo) = x + y for pairs x, y (TwoSum, then FastTwoSum)")
     def add(self, x, y):
         s, e = self.two_sum(x[0], y[0])
         for lo in (x[1], y[1]):
@@ -98,6 +113,7 @@ class DoubleFloat:
     def neg(self, x):
         return self._muls(x[0], "-1.0F"), None if x[1] is None else self._muls(x[1], "-1.0F")
 
+    @outlined("PairMul", "(hi, lo) = x·y for pairs x, y (TwoProd of the his, then FastTwoSum)")
     def mul(self, x, y):
         p, e = self.two_prod(x[0], y[0])
         if y[1] is not None:
@@ -106,17 +122,20 @@ class DoubleFloat:
             e = self._op("Add", e, self._op("Mul", x[1], y[0]))
         return self.fast_two_sum(p, e)
 
+    @outlined("PairSquare", "(hi, lo) = x² for a pair x")
     def square(self, x):
         p, e = self.two_prod(x[0], x[0])
         if x[1] is not None:
             e = self._op("Add", e, self._muls(self._op("Mul", x[0], x[1]), "2.0F"))
         return self.fast_two_sum(p, e)
 
+    @outlined("PairDiv", "(hi, lo) = x/y for pairs x, y (one Newton step on the quotient)")
     def div(self, x, y):
         q1 = self._op("Div", x[0], y[0])
         r = self.add(x, self.neg(self.mul((q1, None), y)))
         return self.fast_two_sum(q1, self._op("Div", r[0], y[0]))
 
+    @outlined("PairExp", "(hi, lo) = e^u for a pair u: a short series at u/2^12, squared 12 times")
     def exp(self, u):
         lw = self.lw
         h = lw._emit("Mins({dst}, {0}, 89.0F, calc);", lw._emit("Maxs({dst}, {0}, -104.0F, calc);", self._t(u[0])))
@@ -141,6 +160,7 @@ class DoubleFloat:
     def sigmoid(self, u_expr):
         return self.sigmoid_of(self.pair(u_expr), self.lw.mask(u_expr >= 0))
 
+    @outlined("PairSigmoid", "(hi, lo) = σ(u) for a pair u: 1/(1 + e) or e/(1 + e), e = e^-|u|")
     def sigmoid_of(self, u, nonneg):
         lw = self.lw
         nh = self._muls(lw._emit("Abs({dst}, {0}, calc);", self._t(u[0])), "-1.0F")    # -|u|
@@ -242,13 +262,13 @@ class ScaledPairs:
     A value is (hi, lo, c, (kmax, kmin)): lo None is an exact 0, c None an exact 0 (a constant, a sigmoid), and
     kmax/kmin bound c statically (how many steps the end must undo)."""
 
-    def __init__(self, lw, splits):
+    def __init__(self, lw):
         self.lw = lw
-        self.df = DoubleFloat(lw, guard_inf=True)
-        self.df.splits = dict(splits)   # halves split before the overflow path are still there
-        self.memo = {}
+        self.df = DoubleFloat(lw, guard_inf=True)   # its own splits: no value of the usual path is kept live into
+        self.memo = {}                              # the branch for this one, nor a helper signature changed by it
 
     # ---- exponents --------------------------------------------------------------------------------------------
+    @outlined("ScaledNormalize", "a scaled pair one step down (×2^-66, c + 1) where |hi| >= 2^62")
     def normalize(self, hi, lo, c, k):
         lw, df = self.lw, self.df
         hi = df._t(hi)
@@ -268,6 +288,7 @@ class ScaledPairs:
             return b if sign == "Add" else self.df._muls(b, "-1.0F")
         return self.df._op(sign, a, b)
 
+    @outlined("ScaledAlign", "scaled pairs brought to their largest exponent")
     def align(self, xs):
         """The values' pairs brought to their largest exponent, and that exponent (None: all exactly 0)."""
         lw, df = self.lw, self.df
@@ -291,6 +312,7 @@ class ScaledPairs:
             out.append((hi, lo))
         return out, cmax
 
+    @outlined("ScaledUnscale", "a scaled pair one step back towards its value")
     def unscaled(self, x):
         """A scaled value one step back towards its true value: enough for exp and σ, which saturate beyond."""
         lw, df = self.lw, self.df
@@ -312,6 +334,7 @@ class ScaledPairs:
         return lw._select(number, df._t(r[0]), df._t(u[0])), r[1]
 
     # ---- operations -------------------------------------------------------------------------------------------
+    @outlined("ScaledAdd", "x + y for scaled pairs")
     def add(self, x, y):
         (a, b), c = self.align([x, y])
         k = (max(x[3][0], y[3][0]), max(x[3][1], y[3][1]))
@@ -322,10 +345,12 @@ class ScaledPairs:
         hi, lo = self.df.neg((x[0], x[1]))
         return hi, lo, x[2], x[3]
 
+    @outlined("ScaledMul", "x·y for scaled pairs")
     def mul(self, x, y):
         p = self.df.mul((x[0], x[1]), (y[0], y[1]))
         return self.normalize(p[0], p[1], self._c_add(x[2], y[2]), (x[3][0] + y[3][0], x[3][1] + y[3][1]))
 
+    @outlined("ScaledDiv", "x/y for scaled pairs")
     def div(self, x, y):
         q = self.df.div((x[0], x[1]), (y[0], y[1]))
         return self.normalize(q[0], q[1], self._c_add(x[2], y[2], "Sub"), (x[3][0] - y[3][1], x[3][1] - y[3][0]))
@@ -395,6 +420,7 @@ class ScaledPairs:
             return acc
         return self.normalize(lw.value(e), None, None, (0, 0))   # its FLOAT value (DoubleFloat._pair's last case)
 
+    @outlined("ScaledSum", "the sum as scaled pairs, rounded and stepped back up (the overflow path)")
     def extended(self, e):
         """The Extended sum's value, or nan where even this path meets inf - inf (its operands ±inf or nan, or
         exp beyond FLOAT)."""
@@ -453,7 +479,7 @@ def lower_extended(lw, e):
     lw.instrs.append(Instr("PipeBarrier<PIPE_ALL>();", None, []))
     lw.instrs.append(Instr("if ({0}.GetValue(0) > 0.0F) {{", None, [count]))
     memo, bound = dict(lw.memo), dict(lw.bound)
-    scaled = ScaledPairs(lw, df.splits).extended(e.args[0])
+    scaled = ScaledPairs(lw).extended(e.args[0])
     lw.instrs.append(Instr("}}", None, []))
     lw.memo, lw.bound = memo, bound
     # (where the branch did not run, every element is ok: the stale `scaled` is never selected)
