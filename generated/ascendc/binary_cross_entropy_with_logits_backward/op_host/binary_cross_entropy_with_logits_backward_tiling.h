@@ -25,7 +25,7 @@ inline uint64_t Gcd(uint64_t a, uint64_t b)
     return a;
 }
 
-// variant weightOptional=absent, posWeightOptional=absent: 3 input tile(s), 17 float temporaries, 4 mask(s)
+// variant weightOptional=absent, posWeightOptional=absent: 3 input tile(s), 18 float temporaries, 4 mask(s)
 inline bool ComputeTilingWeightOptionalAbsentPosWeightOptionalAbsent(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, BinaryCrossEntropyWithLogitsBackwardTilingData& tiling)
 {
@@ -34,7 +34,7 @@ inline bool ComputeTilingWeightOptionalAbsentPosWeightOptionalAbsent(uint64_t to
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 3) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 17);
+    const uint64_t floatSlots = (castSlots + 18);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
     const uint64_t bytesPer256 = ((((((6 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 512) + 0);
@@ -66,7 +66,7 @@ inline bool ComputeTilingWeightOptionalAbsentPosWeightOptionalAbsent(uint64_t to
     return true;
 }
 
-// variant weightOptional=absent, posWeightOptional=present: 4 input tile(s), 21 float temporaries, 4 mask(s)
+// variant weightOptional=absent, posWeightOptional=present: 4 input tile(s), 22 float temporaries, 4 mask(s)
 inline bool ComputeTilingWeightOptionalAbsentPosWeightOptionalPresent(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, BinaryCrossEntropyWithLogitsBackwardTilingData& tiling)
 {
@@ -75,7 +75,7 @@ inline bool ComputeTilingWeightOptionalAbsentPosWeightOptionalPresent(uint64_t t
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 4) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 21);
+    const uint64_t floatSlots = (castSlots + 22);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
     const uint64_t bytesPer256 = ((((((8 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 512) + 0);
@@ -107,7 +107,7 @@ inline bool ComputeTilingWeightOptionalAbsentPosWeightOptionalPresent(uint64_t t
     return true;
 }
 
-// variant weightOptional=present, posWeightOptional=absent: 4 input tile(s), 18 float temporaries, 4 mask(s)
+// variant weightOptional=present, posWeightOptional=absent: 4 input tile(s), 19 float temporaries, 4 mask(s)
 inline bool ComputeTilingWeightOptionalPresentPosWeightOptionalAbsent(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, BinaryCrossEntropyWithLogitsBackwardTilingData& tiling)
 {
@@ -116,7 +116,7 @@ inline bool ComputeTilingWeightOptionalPresentPosWeightOptionalAbsent(uint64_t t
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 4) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 18);
+    const uint64_t floatSlots = (castSlots + 19);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
     const uint64_t bytesPer256 = ((((((8 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 512) + 0);
@@ -148,7 +148,7 @@ inline bool ComputeTilingWeightOptionalPresentPosWeightOptionalAbsent(uint64_t t
     return true;
 }
 
-// variant weightOptional=present, posWeightOptional=present: 5 input tile(s), 22 float temporaries, 4 mask(s)
+// variant weightOptional=present, posWeightOptional=present: 5 input tile(s), 23 float temporaries, 4 mask(s)
 inline bool ComputeTilingWeightOptionalPresentPosWeightOptionalPresent(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, BinaryCrossEntropyWithLogitsBackwardTilingData& tiling)
 {
@@ -157,7 +157,7 @@ inline bool ComputeTilingWeightOptionalPresentPosWeightOptionalPresent(uint64_t 
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 5) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 22);
+    const uint64_t floatSlots = (castSlots + 23);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
     const uint64_t bytesPer256 = ((((((10 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 512) + 0);
