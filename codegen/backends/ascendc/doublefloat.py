@@ -138,7 +138,7 @@ class DoubleFloat:
     @outlined("PairExp", "(hi, lo) = e^u for a pair u: a short series at u/2^12, squared 12 times")
     def exp(self, u):
         lw = self.lw
-        h = lw._emit("Mins({dst}, {0}, 89.0F, calc);", lw._emit("Maxs({dst}, {0}, -104.0F, calc);", self._t(u[0])))
+        h = lw.minmax_scalar("Min", lw.minmax_scalar("Max", self._t(u[0]), "-104.0F"), "89.0F")
         r = self._muls(h, f"{2.0 ** -SQUARINGS!r}F")
         r2 = self.two_prod(r, r)
         sixth = (lw.scalar(Const(sympy.Rational(1, 6))), lw.scalar(ConstLo(sympy.Rational(1, 6))))
@@ -299,7 +299,7 @@ class ScaledPairs:
         for c in cs[1:]:
             cmax = df._op("Max", cmax, c)
         if len(cs) < len(xs):
-            cmax = lw._emit("Maxs({dst}, {0}, 0.0F, calc);", cmax)
+            cmax = lw.minmax_scalar("Max", cmax, "0.0F")
         out = []
         steps = max(x[3][0] for x in xs) - min(x[3][1] for x in xs)   # bounds cmax - c
         for hi, lo, c, _ in xs:

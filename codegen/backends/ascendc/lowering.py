@@ -354,7 +354,7 @@ class Lowering:
         for t in tiles[1:]:
             acc = self._emit(name + "({dst}, {0}, {1}, calc);", acc, t)
         if constants:
-            acc = self._emit(name + "s({dst}, {0}, {1}, calc);", acc, self.scalar(e.func(*constants)))
+            acc = self.minmax_scalar(name, acc, self.scalar(e.func(*constants)))
         if len(tiles) + bool(constants) == 1:
             return acc
         compare = "Compare" if self.dense_masks else "CompareByRepeat"
@@ -362,6 +362,13 @@ class Lowering:
             ok = self._emit(compare + "({dst}, {0}, {0}, CMPMODE::EQ, calc);", t, kind="m")
             acc = self._select(ok, acc, t)
         return acc
+
+    def minmax_scalar(self, name: str, v, scalar: str) -> Reg:
+        """Maxs/Mins (name "Max"/"Min") of a tile and a C++ scalar; where the architecture lacks them (dav-c100),
+        Max/Min with the scalar broadcast into a tile: the same result element by element."""
+        if self.arch.scalar_minmax:
+            return self._emit(name + "s({dst}, {0}, " + scalar + ", calc);", v)
+        return self._emit(name + "({dst}, {0}, {1}, calc);", v, self._emit("Duplicate({dst}, {0}, calc);", scalar))
 
     def _piecewise(self, e):
         args = list(e.args)

@@ -165,8 +165,8 @@ __aicore__ inline void PairSquare1(const LocalTensor<float>& o0, const LocalTens
 #if __CCE_AICORE__ == 100
 // (hi, lo) = σ(u) for a pair u: 1/(1 + e) or e/(1 + e), e = e^-|u|
 __aicore__ inline void PairSigmoid1(const LocalTensor<float>& o0, const LocalTensor<float>& o1,
-                                    const LocalTensor<float>& i0, float s1, float s2, float s3,
-                                    const LocalTensor<uint8_t>& i4, float s5, const LocalTensor<float>& t0,
+                                    const LocalTensor<float>& i0, float s1, float s2, float s3, float s4, float s5,
+                                    const LocalTensor<uint8_t>& i6, float s7, const LocalTensor<float>& t0,
                                     const LocalTensor<float>& t1, const LocalTensor<float>& t2,
                                     const LocalTensor<float>& t3, const LocalTensor<float>& t4,
                                     const LocalTensor<float>& t5, const LocalTensor<float>& t6,
@@ -176,8 +176,10 @@ __aicore__ inline void PairSigmoid1(const LocalTensor<float>& o0, const LocalTen
 {
     Abs(t0, i0, calc);
     Muls(t1, t0, -1.0F, calc);
-    Maxs(t0, t1, -104.0F, calc);
-    Mins(t1, t0, 89.0F, calc);
+    Duplicate(t0, s1, calc);
+    Max(t2, t1, t0, calc);
+    Duplicate(t0, s2, calc);
+    Min(t1, t2, t0, calc);
     Muls(t0, t1, 0.000244140625F, calc);
     Mul(t1, t0, t0, calc);
     Muls(t2, t0, 4097.0F, calc);
@@ -210,18 +212,18 @@ __aicore__ inline void PairSigmoid1(const LocalTensor<float>& o0, const LocalTen
     Add(t2, t3, t5, calc);
     Sub(t4, t2, t3, calc);
     Sub(t3, t5, t4, calc);
-    Duplicate(t4, s1, calc);
+    Duplicate(t4, s3, calc);
     Mul(t5, t2, t4, calc);
     Muls(t4, t2, 4097.0F, calc);
     Sub(t7, t4, t2, calc);
     Sub(t8, t4, t7, calc);
     Sub(t4, t2, t8, calc);
-    Duplicate(t7, s1, calc);
+    Duplicate(t7, s3, calc);
     Muls(t9, t7, 4097.0F, calc);
-    Duplicate(t7, s1, calc);
+    Duplicate(t7, s3, calc);
     Sub(t10, t9, t7, calc);
     Sub(t7, t9, t10, calc);
-    Duplicate(t9, s1, calc);
+    Duplicate(t9, s3, calc);
     Sub(t10, t9, t7, calc);
     Mul(t9, t8, t7, calc);
     Sub(t11, t9, t5, calc);
@@ -231,10 +233,10 @@ __aicore__ inline void PairSigmoid1(const LocalTensor<float>& o0, const LocalTen
     Add(t7, t8, t9, calc);
     Mul(t8, t4, t10, calc);
     Add(t4, t7, t8, calc);
-    Duplicate(t7, s2, calc);
+    Duplicate(t7, s4, calc);
     Mul(t8, t2, t7, calc);
     Add(t2, t4, t8, calc);
-    Duplicate(t4, s1, calc);
+    Duplicate(t4, s3, calc);
     Mul(t7, t3, t4, calc);
     Add(t3, t2, t7, calc);
     Add(t2, t5, t3, calc);
@@ -279,12 +281,12 @@ __aicore__ inline void PairSigmoid1(const LocalTensor<float>& o0, const LocalTen
     Add(t2, t1, t0, calc);
     Sub(t3, t2, t1, calc);
     Sub(t1, t0, t3, calc);
-    Duplicate(t0, s3, calc);
+    Duplicate(t0, s5, calc);
     Add(t3, t0, t2, calc);
-    Duplicate(t0, s3, calc);
+    Duplicate(t0, s5, calc);
     Sub(t4, t3, t0, calc);
     Sub(t0, t3, t4, calc);
-    Duplicate(t5, s3, calc);
+    Duplicate(t5, s5, calc);
     Sub(t6, t5, t0, calc);
     Sub(t0, t2, t4, calc);
     Add(t2, t6, t0, calc);
@@ -304,12 +306,12 @@ __aicore__ inline void PairSigmoid1(const LocalTensor<float>& o0, const LocalTen
     PairSquare1(t1, t3, t0, t2, t4, t5, t6, t7, t8, t9, calc);
     PairSquare1(t0, t2, t1, t3, t4, t5, t6, t7, t8, t9, calc);
     PairSquare1(t1, t3, t0, t2, t4, t5, t6, t7, t8, t9, calc);
-    Duplicate(t0, s3, calc);
+    Duplicate(t0, s5, calc);
     Add(t2, t0, t1, calc);
-    Duplicate(t0, s3, calc);
+    Duplicate(t0, s5, calc);
     Sub(t4, t2, t0, calc);
     Sub(t0, t2, t4, calc);
-    Duplicate(t5, s3, calc);
+    Duplicate(t5, s5, calc);
     Sub(t6, t5, t0, calc);
     Sub(t0, t1, t4, calc);
     Add(t4, t6, t0, calc);
@@ -317,10 +319,10 @@ __aicore__ inline void PairSigmoid1(const LocalTensor<float>& o0, const LocalTen
     Add(t4, t2, t0, calc);
     Sub(t5, t4, t2, calc);
     Sub(t2, t0, t5, calc);
-    Duplicate(t0, s3, calc);
-    SelectByRepeat(t5, i4, t0, t1, calc);
     Duplicate(t0, s5, calc);
-    SelectByRepeat(t1, i4, t0, t3, calc);
+    SelectByRepeat(t5, i6, t0, t1, calc);
+    Duplicate(t0, s7, calc);
+    SelectByRepeat(t1, i6, t0, t3, calc);
     Div(t0, t5, t4, calc);
     Mul(t3, t0, t4, calc);
     Muls(t6, t0, 4097.0F, calc);
@@ -426,15 +428,15 @@ __aicore__ inline void PairSquare2(const LocalTensor<float>& o0, const LocalTens
 // the sum as scaled pairs, rounded and stepped back up (the overflow path)
 __aicore__ inline void ScaledSum1(const LocalTensor<float>& o0, const LocalTensor<float>& i0, float s1, float s2,
                                   float s3, const LocalTensor<float>& i4, float s5, float s6, float s7, float s8,
-                                  const LocalTensor<uint8_t>& i9, const LocalTensor<float>& t0,
-                                  const LocalTensor<float>& t1, const LocalTensor<float>& t2,
-                                  const LocalTensor<float>& t3, const LocalTensor<float>& t4,
-                                  const LocalTensor<float>& t5, const LocalTensor<float>& t6,
-                                  const LocalTensor<float>& t7, const LocalTensor<float>& t8,
-                                  const LocalTensor<float>& t9, const LocalTensor<float>& t10,
-                                  const LocalTensor<float>& t11, const LocalTensor<float>& t12,
-                                  const LocalTensor<float>& t13, const LocalTensor<float>& t14,
-                                  const LocalTensor<uint8_t>& k0, uint32_t calc)
+                                  float s9, float s10, const LocalTensor<uint8_t>& i11,
+                                  const LocalTensor<float>& t0, const LocalTensor<float>& t1,
+                                  const LocalTensor<float>& t2, const LocalTensor<float>& t3,
+                                  const LocalTensor<float>& t4, const LocalTensor<float>& t5,
+                                  const LocalTensor<float>& t6, const LocalTensor<float>& t7,
+                                  const LocalTensor<float>& t8, const LocalTensor<float>& t9,
+                                  const LocalTensor<float>& t10, const LocalTensor<float>& t11,
+                                  const LocalTensor<float>& t12, const LocalTensor<float>& t13,
+                                  const LocalTensor<float>& t14, const LocalTensor<uint8_t>& k0, uint32_t calc)
 {
     Abs(t0, i0, calc);
     Duplicate(t1, s1, calc);
@@ -463,8 +465,10 @@ __aicore__ inline void ScaledSum1(const LocalTensor<float>& o0, const LocalTenso
     SelectByRepeat(t2, k0, t1, t4, calc);
     Abs(t1, t2, calc);
     Muls(t4, t1, -1.0F, calc);
-    Maxs(t1, t4, -104.0F, calc);
-    Mins(t4, t1, 89.0F, calc);
+    Duplicate(t1, s7, calc);
+    Max(t5, t4, t1, calc);
+    Duplicate(t1, s8, calc);
+    Min(t4, t5, t1, calc);
     Muls(t1, t4, 0.000244140625F, calc);
     Mul(t4, t1, t1, calc);
     Muls(t5, t1, 4097.0F, calc);
@@ -509,18 +513,18 @@ __aicore__ inline void ScaledSum1(const LocalTensor<float>& o0, const LocalTenso
     CompareByRepeat(k0, t7, t7, CMPMODE::EQ, calc);
     Duplicate(t7, s3, calc);
     SelectByRepeat(t9, k0, t6, t7, calc);
-    Duplicate(t6, s7, calc);
+    Duplicate(t6, s9, calc);
     Mul(t7, t5, t6, calc);
     Muls(t6, t5, 4097.0F, calc);
     Sub(t10, t6, t5, calc);
     Sub(t11, t6, t10, calc);
     Sub(t6, t5, t11, calc);
-    Duplicate(t10, s7, calc);
+    Duplicate(t10, s9, calc);
     Muls(t12, t10, 4097.0F, calc);
-    Duplicate(t10, s7, calc);
+    Duplicate(t10, s9, calc);
     Sub(t13, t12, t10, calc);
     Sub(t10, t12, t13, calc);
-    Duplicate(t12, s7, calc);
+    Duplicate(t12, s9, calc);
     Sub(t13, t12, t10, calc);
     Mul(t12, t11, t10, calc);
     Sub(t14, t12, t7, calc);
@@ -534,10 +538,10 @@ __aicore__ inline void ScaledSum1(const LocalTensor<float>& o0, const LocalTenso
     CompareByRepeat(k0, t10, t10, CMPMODE::EQ, calc);
     Duplicate(t10, s3, calc);
     SelectByRepeat(t11, k0, t6, t10, calc);
-    Duplicate(t6, s8, calc);
+    Duplicate(t6, s10, calc);
     Mul(t10, t5, t6, calc);
     Add(t5, t11, t10, calc);
-    Duplicate(t6, s7, calc);
+    Duplicate(t6, s9, calc);
     Mul(t10, t9, t6, calc);
     Add(t6, t5, t10, calc);
     Add(t5, t7, t6, calc);
@@ -665,9 +669,9 @@ __aicore__ inline void ScaledSum1(const LocalTensor<float>& o0, const LocalTenso
     Duplicate(t1, s3, calc);
     SelectByRepeat(t8, k0, t4, t1, calc);
     Duplicate(t1, s2, calc);
-    SelectByRepeat(t4, i9, t1, t5, calc);
+    SelectByRepeat(t4, i11, t1, t5, calc);
     Duplicate(t1, s3, calc);
-    SelectByRepeat(t5, i9, t1, t6, calc);
+    SelectByRepeat(t5, i11, t1, t6, calc);
     Div(t1, t4, t7, calc);
     Mul(t6, t1, t7, calc);
     Muls(t9, t1, 4097.0F, calc);
@@ -730,23 +734,24 @@ __aicore__ inline void ScaledSum1(const LocalTensor<float>& o0, const LocalTenso
     SelectByRepeat(t6, k0, t1, t5, calc);
     CompareByRepeat(k0, t2, t2, CMPMODE::EQ, calc);
     SelectByRepeat(t1, k0, t4, t2, calc);
-    Maxs(t2, t3, 0.0F, calc);
-    Sub(t4, t2, t3, calc);
+    Duplicate(t2, s3, calc);
+    Max(t4, t3, t2, calc);
+    Sub(t2, t4, t3, calc);
     Duplicate(t3, s5, calc);
-    CompareByRepeat(k0, t4, t3, CMPMODE::GE, calc);
-    Muls(t3, t0, 1.3552527156068805e-20F, calc);
-    SelectByRepeat(t4, k0, t3, t0, calc);
+    CompareByRepeat(k0, t2, t3, CMPMODE::GE, calc);
+    Muls(t2, t0, 1.3552527156068805e-20F, calc);
+    SelectByRepeat(t3, k0, t2, t0, calc);
     Duplicate(t0, s5, calc);
-    CompareByRepeat(k0, t2, t0, CMPMODE::GE, calc);
+    CompareByRepeat(k0, t4, t0, CMPMODE::GE, calc);
     Muls(t0, t1, 1.3552527156068805e-20F, calc);
-    SelectByRepeat(t3, k0, t0, t1, calc);
+    SelectByRepeat(t2, k0, t0, t1, calc);
     Muls(t0, t6, 1.3552527156068805e-20F, calc);
     SelectByRepeat(t1, k0, t0, t6, calc);
-    Add(t0, t4, t3, calc);
-    Sub(t5, t0, t4, calc);
+    Add(t0, t3, t2, calc);
+    Sub(t5, t0, t3, calc);
     Sub(t6, t0, t5, calc);
-    Sub(t7, t4, t6, calc);
-    Sub(t6, t3, t5, calc);
+    Sub(t7, t3, t6, calc);
+    Sub(t6, t2, t5, calc);
     Add(t5, t7, t6, calc);
     Sub(t6, t0, t0, calc);
     CompareByRepeat(k0, t6, t6, CMPMODE::EQ, calc);
@@ -761,18 +766,18 @@ __aicore__ inline void ScaledSum1(const LocalTensor<float>& o0, const LocalTenso
     Duplicate(t5, s3, calc);
     SelectByRepeat(t6, k0, t0, t5, calc);
     Add(t0, t1, t6, calc);
-    Abs(t1, t4, calc);
-    Abs(t4, t3, calc);
-    Max(t3, t1, t4, calc);
+    Abs(t1, t3, calc);
+    Abs(t3, t2, calc);
+    Max(t2, t1, t3, calc);
     Abs(t1, t0, calc);
-    Muls(t4, t3, 8.881784197001252e-16F, calc);
-    CompareByRepeat(k0, t1, t4, CMPMODE::LT, calc);
+    Muls(t3, t2, 8.881784197001252e-16F, calc);
+    CompareByRepeat(k0, t1, t3, CMPMODE::LT, calc);
     Duplicate(t1, s3, calc);
-    SelectByRepeat(t3, k0, t1, t0, calc);
+    SelectByRepeat(t2, k0, t1, t0, calc);
     Duplicate(t0, s5, calc);
-    CompareByRepeat(k0, t2, t0, CMPMODE::GE, calc);
-    Muls(t0, t3, 7.378697629483821e+19F, calc);
-    SelectByRepeat(o0, k0, t0, t3, calc);
+    CompareByRepeat(k0, t4, t0, CMPMODE::GE, calc);
+    Muls(t0, t2, 7.378697629483821e+19F, calc);
+    SelectByRepeat(o0, k0, t0, t2, calc);
 }
 #endif
 
@@ -1469,8 +1474,8 @@ __aicore__ inline void PairAdd3(const LocalTensor<float>& o0, const LocalTensor<
 // the sum as scaled pairs, rounded and stepped back up (the overflow path)
 __aicore__ inline void ScaledSum3(const LocalTensor<float>& o0, const LocalTensor<float>& i0, float s1, float s2,
                                   float s3, const LocalTensor<float>& i4, float s5, float s6, float s7, float s8,
-                                  const LocalTensor<float>& i9, float s10, float s11, float s12,
-                                  const LocalTensor<uint8_t>& i13, float s14, float s15,
+                                  const LocalTensor<float>& i9, float s10, float s11, float s12, float s13,
+                                  float s14, const LocalTensor<uint8_t>& i15, float s16, float s17,
                                   const LocalTensor<float>& t0, const LocalTensor<float>& t1,
                                   const LocalTensor<float>& t2, const LocalTensor<float>& t3,
                                   const LocalTensor<float>& t4, const LocalTensor<float>& t5,
@@ -1641,100 +1646,103 @@ __aicore__ inline void ScaledSum3(const LocalTensor<float>& o0, const LocalTenso
     CompareByRepeat(k0, t4, t1, CMPMODE::EQ, calc);
     Duplicate(t1, s3, calc);
     SelectByRepeat(t2, k0, t1, t5, calc);
-    Maxs(t1, t2, 0.0F, calc);
-    Sub(t4, t1, t2, calc);
+    Duplicate(t1, s3, calc);
+    Max(t4, t2, t1, calc);
+    Sub(t1, t4, t2, calc);
     Duplicate(t2, s5, calc);
-    CompareByRepeat(k0, t4, t2, CMPMODE::GE, calc);
+    CompareByRepeat(k0, t1, t2, CMPMODE::GE, calc);
     Muls(t2, t3, 1.3552527156068805e-20F, calc);
     SelectByRepeat(t5, k0, t2, t3, calc);
     Muls(t2, t6, 1.3552527156068805e-20F, calc);
     SelectByRepeat(t3, k0, t2, t6, calc);
     Duplicate(t2, s6, calc);
-    CompareByRepeat(k0, t4, t2, CMPMODE::GE, calc);
+    CompareByRepeat(k0, t1, t2, CMPMODE::GE, calc);
     Muls(t2, t5, 1.3552527156068805e-20F, calc);
     SelectByRepeat(t6, k0, t2, t5, calc);
     Muls(t2, t3, 1.3552527156068805e-20F, calc);
     SelectByRepeat(t5, k0, t2, t3, calc);
     Duplicate(t2, s7, calc);
-    CompareByRepeat(k0, t4, t2, CMPMODE::GE, calc);
+    CompareByRepeat(k0, t1, t2, CMPMODE::GE, calc);
     Muls(t2, t6, 1.3552527156068805e-20F, calc);
     SelectByRepeat(t3, k0, t2, t6, calc);
     Muls(t2, t5, 1.3552527156068805e-20F, calc);
     SelectByRepeat(t6, k0, t2, t5, calc);
     Duplicate(t2, s8, calc);
-    CompareByRepeat(k0, t4, t2, CMPMODE::GE, calc);
-    Muls(t2, t3, 1.3552527156068805e-20F, calc);
-    SelectByRepeat(t4, k0, t2, t3, calc);
-    Muls(t2, t6, 1.3552527156068805e-20F, calc);
-    SelectByRepeat(t3, k0, t2, t6, calc);
-    Duplicate(t2, s2, calc);
+    CompareByRepeat(k0, t1, t2, CMPMODE::GE, calc);
+    Muls(t1, t3, 1.3552527156068805e-20F, calc);
+    SelectByRepeat(t2, k0, t1, t3, calc);
+    Muls(t1, t6, 1.3552527156068805e-20F, calc);
+    SelectByRepeat(t3, k0, t1, t6, calc);
+    Duplicate(t1, s2, calc);
     Duplicate(t5, s5, calc);
-    CompareByRepeat(k0, t1, t5, CMPMODE::GE, calc);
-    Muls(t5, t2, 1.3552527156068805e-20F, calc);
+    CompareByRepeat(k0, t4, t5, CMPMODE::GE, calc);
+    Muls(t5, t1, 1.3552527156068805e-20F, calc);
+    SelectByRepeat(t6, k0, t5, t1, calc);
+    Duplicate(t1, s6, calc);
+    CompareByRepeat(k0, t4, t1, CMPMODE::GE, calc);
+    Muls(t1, t6, 1.3552527156068805e-20F, calc);
+    SelectByRepeat(t5, k0, t1, t6, calc);
+    Duplicate(t1, s7, calc);
+    CompareByRepeat(k0, t4, t1, CMPMODE::GE, calc);
+    Muls(t1, t5, 1.3552527156068805e-20F, calc);
+    SelectByRepeat(t6, k0, t1, t5, calc);
+    Duplicate(t1, s8, calc);
+    CompareByRepeat(k0, t4, t1, CMPMODE::GE, calc);
+    Muls(t1, t6, 1.3552527156068805e-20F, calc);
+    SelectByRepeat(t5, k0, t1, t6, calc);
+    Add(t1, t2, t5, calc);
+    Sub(t6, t1, t2, calc);
+    Sub(t7, t1, t6, calc);
+    Sub(t9, t2, t7, calc);
+    Sub(t2, t5, t6, calc);
+    Add(t5, t9, t2, calc);
+    Sub(t2, t1, t1, calc);
+    CompareByRepeat(k0, t2, t2, CMPMODE::EQ, calc);
+    Duplicate(t2, s3, calc);
     SelectByRepeat(t6, k0, t5, t2, calc);
-    Duplicate(t2, s6, calc);
+    Add(t2, t6, t3, calc);
+    Add(t3, t1, t2, calc);
+    Sub(t5, t3, t1, calc);
+    Sub(t1, t2, t5, calc);
+    Sub(t2, t3, t3, calc);
+    CompareByRepeat(k0, t2, t2, CMPMODE::EQ, calc);
+    Duplicate(t2, s3, calc);
+    SelectByRepeat(t5, k0, t1, t2, calc);
+    Abs(t1, t3, calc);
+    Duplicate(t2, s1, calc);
     CompareByRepeat(k0, t1, t2, CMPMODE::GE, calc);
-    Muls(t2, t6, 1.3552527156068805e-20F, calc);
-    SelectByRepeat(t5, k0, t2, t6, calc);
-    Duplicate(t2, s7, calc);
-    CompareByRepeat(k0, t1, t2, CMPMODE::GE, calc);
-    Muls(t2, t5, 1.3552527156068805e-20F, calc);
-    SelectByRepeat(t6, k0, t2, t5, calc);
-    Duplicate(t2, s8, calc);
-    CompareByRepeat(k0, t1, t2, CMPMODE::GE, calc);
-    Muls(t2, t6, 1.3552527156068805e-20F, calc);
-    SelectByRepeat(t5, k0, t2, t6, calc);
-    Add(t2, t4, t5, calc);
-    Sub(t6, t2, t4, calc);
-    Sub(t7, t2, t6, calc);
-    Sub(t9, t4, t7, calc);
-    Sub(t4, t5, t6, calc);
-    Add(t5, t9, t4, calc);
-    Sub(t4, t2, t2, calc);
-    CompareByRepeat(k0, t4, t4, CMPMODE::EQ, calc);
-    Duplicate(t4, s3, calc);
-    SelectByRepeat(t6, k0, t5, t4, calc);
-    Add(t4, t6, t3, calc);
-    Add(t3, t2, t4, calc);
-    Sub(t5, t3, t2, calc);
-    Sub(t2, t4, t5, calc);
-    Sub(t4, t3, t3, calc);
-    CompareByRepeat(k0, t4, t4, CMPMODE::EQ, calc);
-    Duplicate(t4, s3, calc);
-    SelectByRepeat(t5, k0, t2, t4, calc);
-    Abs(t2, t3, calc);
-    Duplicate(t4, s1, calc);
-    CompareByRepeat(k0, t2, t4, CMPMODE::GE, calc);
-    Muls(t2, t3, 1.3552527156068805e-20F, calc);
-    SelectByRepeat(t4, k0, t2, t3, calc);
-    Muls(t2, t5, 1.3552527156068805e-20F, calc);
-    SelectByRepeat(t6, k0, t2, t5, calc);
-    Adds(t2, t1, 1.0F, calc);
-    SelectByRepeat(t5, k0, t2, t1, calc);
+    Muls(t1, t3, 1.3552527156068805e-20F, calc);
+    SelectByRepeat(t2, k0, t1, t3, calc);
+    Muls(t1, t5, 1.3552527156068805e-20F, calc);
+    SelectByRepeat(t6, k0, t1, t5, calc);
+    Adds(t1, t4, 1.0F, calc);
+    SelectByRepeat(t5, k0, t1, t4, calc);
     Duplicate(t1, s3, calc);
     CompareByRepeat(k0, t3, t1, CMPMODE::EQ, calc);
     Duplicate(t1, s3, calc);
-    SelectByRepeat(t2, k0, t1, t5, calc);
+    SelectByRepeat(t3, k0, t1, t5, calc);
     Abs(t1, i9, calc);
-    Duplicate(t3, s1, calc);
-    CompareByRepeat(k0, t1, t3, CMPMODE::GE, calc);
+    Duplicate(t4, s1, calc);
+    CompareByRepeat(k0, t1, t4, CMPMODE::GE, calc);
     Muls(t1, i9, 1.3552527156068805e-20F, calc);
-    SelectByRepeat(t3, k0, t1, i9, calc);
+    SelectByRepeat(t4, k0, t1, i9, calc);
     Duplicate(t1, s2, calc);
     Duplicate(t5, s3, calc);
     SelectByRepeat(t7, k0, t1, t5, calc);
     Duplicate(t1, s5, calc);
     CompareByRepeat(k0, t7, t1, CMPMODE::GE, calc);
-    Muls(t1, t3, 7.378697629483821e+19F, calc);
-    SelectByRepeat(t5, k0, t1, t3, calc);
+    Muls(t1, t4, 7.378697629483821e+19F, calc);
+    SelectByRepeat(t5, k0, t1, t4, calc);
     Duplicate(t1, s10, calc);
     CompareByRepeat(k0, t7, t1, CMPMODE::LE, calc);
     Muls(t1, t5, 1.3552527156068805e-20F, calc);
-    SelectByRepeat(t3, k0, t1, t5, calc);
-    Abs(t1, t3, calc);
+    SelectByRepeat(t4, k0, t1, t5, calc);
+    Abs(t1, t4, calc);
     Muls(t5, t1, -1.0F, calc);
-    Maxs(t1, t5, -104.0F, calc);
-    Mins(t5, t1, 89.0F, calc);
+    Duplicate(t1, s11, calc);
+    Max(t7, t5, t1, calc);
+    Duplicate(t1, s12, calc);
+    Min(t5, t7, t1, calc);
     Muls(t1, t5, 0.000244140625F, calc);
     Mul(t5, t1, t1, calc);
     Muls(t7, t1, 4097.0F, calc);
@@ -1779,18 +1787,18 @@ __aicore__ inline void ScaledSum3(const LocalTensor<float>& o0, const LocalTenso
     CompareByRepeat(k0, t11, t11, CMPMODE::EQ, calc);
     Duplicate(t11, s3, calc);
     SelectByRepeat(t13, k0, t9, t11, calc);
-    Duplicate(t9, s11, calc);
+    Duplicate(t9, s13, calc);
     Mul(t11, t7, t9, calc);
     Muls(t9, t7, 4097.0F, calc);
     Sub(t14, t9, t7, calc);
     Sub(t15, t9, t14, calc);
     Sub(t9, t7, t15, calc);
-    Duplicate(t14, s11, calc);
+    Duplicate(t14, s13, calc);
     Muls(t16, t14, 4097.0F, calc);
-    Duplicate(t14, s11, calc);
+    Duplicate(t14, s13, calc);
     Sub(t17, t16, t14, calc);
     Sub(t14, t16, t17, calc);
-    Duplicate(t16, s11, calc);
+    Duplicate(t16, s13, calc);
     Sub(t17, t16, t14, calc);
     Mul(t16, t15, t14, calc);
     Sub(t18, t16, t11, calc);
@@ -1804,10 +1812,10 @@ __aicore__ inline void ScaledSum3(const LocalTensor<float>& o0, const LocalTenso
     CompareByRepeat(k0, t14, t14, CMPMODE::EQ, calc);
     Duplicate(t14, s3, calc);
     SelectByRepeat(t15, k0, t9, t14, calc);
-    Duplicate(t9, s12, calc);
+    Duplicate(t9, s14, calc);
     Mul(t14, t7, t9, calc);
     Add(t7, t15, t14, calc);
-    Duplicate(t9, s11, calc);
+    Duplicate(t9, s13, calc);
     Mul(t14, t13, t9, calc);
     Add(t9, t7, t14, calc);
     Add(t7, t11, t9, calc);
@@ -1935,9 +1943,9 @@ __aicore__ inline void ScaledSum3(const LocalTensor<float>& o0, const LocalTenso
     Duplicate(t1, s3, calc);
     SelectByRepeat(t12, k0, t5, t1, calc);
     Duplicate(t1, s2, calc);
-    SelectByRepeat(t5, i13, t1, t7, calc);
+    SelectByRepeat(t5, i15, t1, t7, calc);
     Duplicate(t1, s3, calc);
-    SelectByRepeat(t7, i13, t1, t9, calc);
+    SelectByRepeat(t7, i15, t1, t9, calc);
     Div(t1, t5, t11, calc);
     Mul(t9, t1, t11, calc);
     Muls(t13, t1, 4097.0F, calc);
@@ -1998,132 +2006,132 @@ __aicore__ inline void ScaledSum3(const LocalTensor<float>& o0, const LocalTenso
     CompareByRepeat(k0, t7, t7, CMPMODE::EQ, calc);
     Duplicate(t7, s3, calc);
     SelectByRepeat(t9, k0, t1, t7, calc);
-    CompareByRepeat(k0, t3, t3, CMPMODE::EQ, calc);
-    SelectByRepeat(t1, k0, t5, t3, calc);
-    Mul(t3, t4, t1, calc);
-    Muls(t5, t4, 4097.0F, calc);
-    Sub(t7, t5, t4, calc);
+    CompareByRepeat(k0, t4, t4, CMPMODE::EQ, calc);
+    SelectByRepeat(t1, k0, t5, t4, calc);
+    Mul(t4, t2, t1, calc);
+    Muls(t5, t2, 4097.0F, calc);
+    Sub(t7, t5, t2, calc);
     Sub(t11, t5, t7, calc);
-    Sub(t5, t4, t11, calc);
+    Sub(t5, t2, t11, calc);
     Muls(t7, t1, 4097.0F, calc);
     Sub(t12, t7, t1, calc);
     Sub(t13, t7, t12, calc);
     Sub(t7, t1, t13, calc);
     Mul(t12, t11, t13, calc);
-    Sub(t14, t12, t3, calc);
+    Sub(t14, t12, t4, calc);
     Mul(t12, t11, t7, calc);
     Add(t11, t14, t12, calc);
     Mul(t12, t5, t13, calc);
     Add(t13, t11, t12, calc);
     Mul(t11, t5, t7, calc);
     Add(t5, t13, t11, calc);
-    Sub(t7, t3, t3, calc);
+    Sub(t7, t4, t4, calc);
     CompareByRepeat(k0, t7, t7, CMPMODE::EQ, calc);
     Duplicate(t7, s3, calc);
     SelectByRepeat(t11, k0, t5, t7, calc);
-    Mul(t5, t4, t9, calc);
-    Add(t4, t11, t5, calc);
+    Mul(t5, t2, t9, calc);
+    Add(t2, t11, t5, calc);
     Mul(t5, t6, t1, calc);
-    Add(t1, t4, t5, calc);
-    Add(t4, t3, t1, calc);
-    Sub(t5, t4, t3, calc);
-    Sub(t3, t1, t5, calc);
-    Sub(t1, t4, t4, calc);
+    Add(t1, t2, t5, calc);
+    Add(t2, t4, t1, calc);
+    Sub(t5, t2, t4, calc);
+    Sub(t4, t1, t5, calc);
+    Sub(t1, t2, t2, calc);
     CompareByRepeat(k0, t1, t1, CMPMODE::EQ, calc);
     Duplicate(t1, s3, calc);
-    SelectByRepeat(t5, k0, t3, t1, calc);
-    Abs(t1, t4, calc);
-    Duplicate(t3, s1, calc);
-    CompareByRepeat(k0, t1, t3, CMPMODE::GE, calc);
-    Muls(t1, t4, 1.3552527156068805e-20F, calc);
-    SelectByRepeat(t3, k0, t1, t4, calc);
+    SelectByRepeat(t5, k0, t4, t1, calc);
+    Abs(t1, t2, calc);
+    Duplicate(t4, s1, calc);
+    CompareByRepeat(k0, t1, t4, CMPMODE::GE, calc);
+    Muls(t1, t2, 1.3552527156068805e-20F, calc);
+    SelectByRepeat(t4, k0, t1, t2, calc);
     Muls(t1, t5, 1.3552527156068805e-20F, calc);
     SelectByRepeat(t6, k0, t1, t5, calc);
-    Adds(t1, t2, 1.0F, calc);
-    SelectByRepeat(t5, k0, t1, t2, calc);
+    Adds(t1, t3, 1.0F, calc);
+    SelectByRepeat(t5, k0, t1, t3, calc);
     Duplicate(t1, s3, calc);
-    CompareByRepeat(k0, t4, t1, CMPMODE::EQ, calc);
+    CompareByRepeat(k0, t2, t1, CMPMODE::EQ, calc);
     Duplicate(t1, s3, calc);
     SelectByRepeat(t2, k0, t1, t5, calc);
     Max(t1, t8, t2, calc);
-    Sub(t4, t1, t8, calc);
+    Sub(t3, t1, t8, calc);
     Duplicate(t5, s5, calc);
-    CompareByRepeat(k0, t4, t5, CMPMODE::GE, calc);
+    CompareByRepeat(k0, t3, t5, CMPMODE::GE, calc);
     Muls(t5, t0, 1.3552527156068805e-20F, calc);
     SelectByRepeat(t7, k0, t5, t0, calc);
     Muls(t0, t10, 1.3552527156068805e-20F, calc);
     SelectByRepeat(t5, k0, t0, t10, calc);
     Duplicate(t0, s6, calc);
-    CompareByRepeat(k0, t4, t0, CMPMODE::GE, calc);
+    CompareByRepeat(k0, t3, t0, CMPMODE::GE, calc);
     Muls(t0, t7, 1.3552527156068805e-20F, calc);
     SelectByRepeat(t8, k0, t0, t7, calc);
     Muls(t0, t5, 1.3552527156068805e-20F, calc);
     SelectByRepeat(t7, k0, t0, t5, calc);
     Duplicate(t0, s7, calc);
-    CompareByRepeat(k0, t4, t0, CMPMODE::GE, calc);
+    CompareByRepeat(k0, t3, t0, CMPMODE::GE, calc);
     Muls(t0, t8, 1.3552527156068805e-20F, calc);
     SelectByRepeat(t5, k0, t0, t8, calc);
     Muls(t0, t7, 1.3552527156068805e-20F, calc);
     SelectByRepeat(t8, k0, t0, t7, calc);
     Duplicate(t0, s8, calc);
-    CompareByRepeat(k0, t4, t0, CMPMODE::GE, calc);
+    CompareByRepeat(k0, t3, t0, CMPMODE::GE, calc);
     Muls(t0, t5, 1.3552527156068805e-20F, calc);
     SelectByRepeat(t7, k0, t0, t5, calc);
     Muls(t0, t8, 1.3552527156068805e-20F, calc);
     SelectByRepeat(t5, k0, t0, t8, calc);
-    Duplicate(t0, s14, calc);
-    CompareByRepeat(k0, t4, t0, CMPMODE::GE, calc);
+    Duplicate(t0, s16, calc);
+    CompareByRepeat(k0, t3, t0, CMPMODE::GE, calc);
     Muls(t0, t7, 1.3552527156068805e-20F, calc);
     SelectByRepeat(t8, k0, t0, t7, calc);
     Muls(t0, t5, 1.3552527156068805e-20F, calc);
     SelectByRepeat(t7, k0, t0, t5, calc);
-    Duplicate(t0, s15, calc);
-    CompareByRepeat(k0, t4, t0, CMPMODE::GE, calc);
+    Duplicate(t0, s17, calc);
+    CompareByRepeat(k0, t3, t0, CMPMODE::GE, calc);
     Muls(t0, t8, 1.3552527156068805e-20F, calc);
-    SelectByRepeat(t4, k0, t0, t8, calc);
+    SelectByRepeat(t3, k0, t0, t8, calc);
     Muls(t0, t7, 1.3552527156068805e-20F, calc);
     SelectByRepeat(t5, k0, t0, t7, calc);
     Sub(t0, t1, t2, calc);
     Duplicate(t2, s5, calc);
     CompareByRepeat(k0, t0, t2, CMPMODE::GE, calc);
-    Muls(t2, t3, 1.3552527156068805e-20F, calc);
-    SelectByRepeat(t7, k0, t2, t3, calc);
+    Muls(t2, t4, 1.3552527156068805e-20F, calc);
+    SelectByRepeat(t7, k0, t2, t4, calc);
     Muls(t2, t6, 1.3552527156068805e-20F, calc);
-    SelectByRepeat(t3, k0, t2, t6, calc);
+    SelectByRepeat(t4, k0, t2, t6, calc);
     Duplicate(t2, s6, calc);
     CompareByRepeat(k0, t0, t2, CMPMODE::GE, calc);
     Muls(t2, t7, 1.3552527156068805e-20F, calc);
     SelectByRepeat(t6, k0, t2, t7, calc);
-    Muls(t2, t3, 1.3552527156068805e-20F, calc);
-    SelectByRepeat(t7, k0, t2, t3, calc);
+    Muls(t2, t4, 1.3552527156068805e-20F, calc);
+    SelectByRepeat(t7, k0, t2, t4, calc);
     Duplicate(t2, s7, calc);
     CompareByRepeat(k0, t0, t2, CMPMODE::GE, calc);
     Muls(t2, t6, 1.3552527156068805e-20F, calc);
-    SelectByRepeat(t3, k0, t2, t6, calc);
+    SelectByRepeat(t4, k0, t2, t6, calc);
     Muls(t2, t7, 1.3552527156068805e-20F, calc);
     SelectByRepeat(t6, k0, t2, t7, calc);
     Duplicate(t2, s8, calc);
     CompareByRepeat(k0, t0, t2, CMPMODE::GE, calc);
-    Muls(t2, t3, 1.3552527156068805e-20F, calc);
-    SelectByRepeat(t7, k0, t2, t3, calc);
+    Muls(t2, t4, 1.3552527156068805e-20F, calc);
+    SelectByRepeat(t7, k0, t2, t4, calc);
     Muls(t2, t6, 1.3552527156068805e-20F, calc);
-    SelectByRepeat(t3, k0, t2, t6, calc);
-    Duplicate(t2, s14, calc);
+    SelectByRepeat(t4, k0, t2, t6, calc);
+    Duplicate(t2, s16, calc);
     CompareByRepeat(k0, t0, t2, CMPMODE::GE, calc);
     Muls(t2, t7, 1.3552527156068805e-20F, calc);
     SelectByRepeat(t6, k0, t2, t7, calc);
-    Muls(t2, t3, 1.3552527156068805e-20F, calc);
-    SelectByRepeat(t7, k0, t2, t3, calc);
-    Duplicate(t2, s15, calc);
+    Muls(t2, t4, 1.3552527156068805e-20F, calc);
+    SelectByRepeat(t7, k0, t2, t4, calc);
+    Duplicate(t2, s17, calc);
     CompareByRepeat(k0, t0, t2, CMPMODE::GE, calc);
     Muls(t0, t6, 1.3552527156068805e-20F, calc);
     SelectByRepeat(t2, k0, t0, t6, calc);
     Muls(t0, t7, 1.3552527156068805e-20F, calc);
-    SelectByRepeat(t3, k0, t0, t7, calc);
-    Add(t0, t4, t2, calc);
-    Sub(t6, t0, t4, calc);
+    SelectByRepeat(t4, k0, t0, t7, calc);
+    Add(t0, t3, t2, calc);
+    Sub(t6, t0, t3, calc);
     Sub(t7, t0, t6, calc);
-    Sub(t8, t4, t7, calc);
+    Sub(t8, t3, t7, calc);
     Sub(t7, t2, t6, calc);
     Add(t6, t8, t7, calc);
     Sub(t7, t0, t0, calc);
@@ -2131,18 +2139,18 @@ __aicore__ inline void ScaledSum3(const LocalTensor<float>& o0, const LocalTenso
     Duplicate(t7, s3, calc);
     SelectByRepeat(t8, k0, t6, t7, calc);
     Add(t6, t8, t5, calc);
-    Add(t5, t6, t3, calc);
-    Add(t3, t0, t5, calc);
-    Sub(t6, t3, t0, calc);
+    Add(t5, t6, t4, calc);
+    Add(t4, t0, t5, calc);
+    Sub(t6, t4, t0, calc);
     Sub(t0, t5, t6, calc);
-    Sub(t5, t3, t3, calc);
+    Sub(t5, t4, t4, calc);
     CompareByRepeat(k0, t5, t5, CMPMODE::EQ, calc);
     Duplicate(t5, s3, calc);
     SelectByRepeat(t6, k0, t0, t5, calc);
-    Add(t0, t3, t6, calc);
-    Abs(t3, t4, calc);
-    Abs(t4, t2, calc);
-    Max(t2, t3, t4, calc);
+    Add(t0, t4, t6, calc);
+    Abs(t4, t3, calc);
+    Abs(t3, t2, calc);
+    Max(t2, t4, t3, calc);
     Abs(t3, t0, calc);
     Muls(t4, t2, 8.881784197001252e-16F, calc);
     CompareByRepeat(k0, t3, t4, CMPMODE::LT, calc);
@@ -2164,11 +2172,11 @@ __aicore__ inline void ScaledSum3(const LocalTensor<float>& o0, const LocalTenso
     CompareByRepeat(k0, t1, t0, CMPMODE::GE, calc);
     Muls(t0, t2, 7.378697629483821e+19F, calc);
     SelectByRepeat(t3, k0, t0, t2, calc);
-    Duplicate(t0, s14, calc);
+    Duplicate(t0, s16, calc);
     CompareByRepeat(k0, t1, t0, CMPMODE::GE, calc);
     Muls(t0, t3, 7.378697629483821e+19F, calc);
     SelectByRepeat(t2, k0, t0, t3, calc);
-    Duplicate(t0, s15, calc);
+    Duplicate(t0, s17, calc);
     CompareByRepeat(k0, t1, t0, CMPMODE::GE, calc);
     Muls(t0, t2, 7.378697629483821e+19F, calc);
     SelectByRepeat(o0, k0, t0, t2, calc);
@@ -2903,7 +2911,7 @@ private:
         Div(f0, f2, f1, calc);
         Sub(f1, f0, target, calc);
         Muls(f0, target, -1.0F, calc);
-        PairSigmoid1(f2, f3, self, 0.16666667F, -4.967054e-09F, 1.0F, m0, 0.0F, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, calc);
+        PairSigmoid1(f2, f3, self, -104.0F, 89.0F, 0.16666667F, -4.967054e-09F, 1.0F, m0, 0.0F, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, calc);
         PairAdd1(f4, f5, f0, f2, f3, f6, f7, f8, f9, calc);
         Add(f3, f4, f5, calc);
         Abs(f4, f0, calc);
@@ -2926,7 +2934,7 @@ private:
         ReduceSum(f3, f4, f0, len);
         PipeBarrier<PIPE_ALL>();
         if (f3.GetValue(0) > 0.0F) {
-            ScaledSum1(f0, target, 4.611686018427388e+18F, 1.0F, 0.0F, self, 0.5F, -0.5F, 0.16666667F, -4.967054e-09F, m0, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, m1, calc);
+            ScaledSum1(f0, target, 4.611686018427388e+18F, 1.0F, 0.0F, self, 0.5F, -0.5F, -104.0F, 89.0F, 0.16666667F, -4.967054e-09F, m0, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, m1, calc);
         }
         CompareByRepeat(m0, f0, f0, CMPMODE::EQ, calc);
         SelectByRepeat(f3, m0, f0, f1, calc);
@@ -3165,7 +3173,7 @@ private:
         Muls(f0, target, -1.0F, calc);
         PairAdd1(f2, f3, f6, f0, f8, f4, f9, f10, f11, calc);
         PairAdd2(f0, f4, 1.0F, f2, f3, f6, f8, f9, f10, f11, calc);
-        PairSigmoid1(f2, f3, self, 0.16666667F, -4.967054e-09F, 1.0F, m0, 0.0F, f6, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, calc);
+        PairSigmoid1(f2, f3, self, -104.0F, 89.0F, 0.16666667F, -4.967054e-09F, 1.0F, m0, 0.0F, f6, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, calc);
         PairMul3(f6, f8, f0, f2, f3, f4, f9, f10, f11, f12, f13, f14, f15, calc);
         PairAdd3(f0, f2, f7, f6, f5, f8, f3, f4, f9, f10, calc);
         Add(f3, f0, f2, calc);
@@ -3189,7 +3197,7 @@ private:
         ReduceSum(f3, f4, f0, len);
         PipeBarrier<PIPE_ALL>();
         if (f3.GetValue(0) > 0.0F) {
-            ScaledSum3(f0, posWeightOptional, 4.611686018427388e+18F, 1.0F, 0.0F, target, 0.5F, 1.5F, 2.5F, 3.5F, self, -0.5F, 0.16666667F, -4.967054e-09F, m0, 4.5F, 5.5F, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, m1, calc);
+            ScaledSum3(f0, posWeightOptional, 4.611686018427388e+18F, 1.0F, 0.0F, target, 0.5F, 1.5F, 2.5F, 3.5F, self, -0.5F, -104.0F, 89.0F, 0.16666667F, -4.967054e-09F, m0, 4.5F, 5.5F, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, m1, calc);
         }
         CompareByRepeat(m0, f0, f0, CMPMODE::EQ, calc);
         SelectByRepeat(f3, m0, f0, f1, calc);
@@ -3441,7 +3449,7 @@ private:
         Div(f1, f3, f2, calc);
         Sub(f2, f1, target, calc);
         Muls(f1, target, -1.0F, calc);
-        PairSigmoid1(f3, f4, self, 0.16666667F, -4.967054e-09F, 1.0F, m0, 0.0F, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, calc);
+        PairSigmoid1(f3, f4, self, -104.0F, 89.0F, 0.16666667F, -4.967054e-09F, 1.0F, m0, 0.0F, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, calc);
         PairAdd1(f5, f6, f1, f3, f4, f7, f8, f9, f10, calc);
         Add(f4, f5, f6, calc);
         Abs(f5, f1, calc);
@@ -3464,7 +3472,7 @@ private:
         ReduceSum(f4, f5, f1, len);
         PipeBarrier<PIPE_ALL>();
         if (f4.GetValue(0) > 0.0F) {
-            ScaledSum1(f1, target, 4.611686018427388e+18F, 1.0F, 0.0F, self, 0.5F, -0.5F, 0.16666667F, -4.967054e-09F, m0, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, m1, calc);
+            ScaledSum1(f1, target, 4.611686018427388e+18F, 1.0F, 0.0F, self, 0.5F, -0.5F, -104.0F, 89.0F, 0.16666667F, -4.967054e-09F, m0, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, m1, calc);
         }
         CompareByRepeat(m0, f1, f1, CMPMODE::EQ, calc);
         SelectByRepeat(f4, m0, f1, f2, calc);
@@ -3717,7 +3725,7 @@ private:
         Muls(f1, target, -1.0F, calc);
         PairAdd1(f3, f4, f7, f1, f9, f5, f10, f11, f12, calc);
         PairAdd2(f1, f5, 1.0F, f3, f4, f7, f9, f10, f11, f12, calc);
-        PairSigmoid1(f3, f4, self, 0.16666667F, -4.967054e-09F, 1.0F, m0, 0.0F, f7, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, calc);
+        PairSigmoid1(f3, f4, self, -104.0F, 89.0F, 0.16666667F, -4.967054e-09F, 1.0F, m0, 0.0F, f7, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, calc);
         PairMul3(f7, f9, f1, f3, f4, f5, f10, f11, f12, f13, f14, f15, f16, calc);
         PairAdd3(f1, f3, f8, f7, f6, f9, f4, f5, f10, f11, calc);
         Add(f4, f1, f3, calc);
@@ -3741,7 +3749,7 @@ private:
         ReduceSum(f4, f5, f1, len);
         PipeBarrier<PIPE_ALL>();
         if (f4.GetValue(0) > 0.0F) {
-            ScaledSum3(f1, posWeightOptional, 4.611686018427388e+18F, 1.0F, 0.0F, target, 0.5F, 1.5F, 2.5F, 3.5F, self, -0.5F, 0.16666667F, -4.967054e-09F, m0, 4.5F, 5.5F, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, m1, calc);
+            ScaledSum3(f1, posWeightOptional, 4.611686018427388e+18F, 1.0F, 0.0F, target, 0.5F, 1.5F, 2.5F, 3.5F, self, -0.5F, -104.0F, 89.0F, 0.16666667F, -4.967054e-09F, m0, 4.5F, 5.5F, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, m1, calc);
         }
         CompareByRepeat(m0, f1, f1, CMPMODE::EQ, calc);
         SelectByRepeat(f4, m0, f1, f2, calc);

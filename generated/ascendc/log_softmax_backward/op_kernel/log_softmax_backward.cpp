@@ -161,19 +161,22 @@ __aicore__ inline void PairSquare1(const LocalTensor<float>& o0, const LocalTens
     Sub(o1, t2, t1, calc);
 }
 
+#if __CCE_AICORE__ == 100
 // (hi, lo) = e^u for a pair u: a short series at u/2^12, squared 12 times
-__aicore__ inline void PairExp(const LocalTensor<float>& o0, const LocalTensor<float>& o1,
-                               const LocalTensor<float>& i0, float s1, float s2, float s3,
-                               const LocalTensor<float>& t0, const LocalTensor<float>& t1,
-                               const LocalTensor<float>& t2, const LocalTensor<float>& t3,
-                               const LocalTensor<float>& t4, const LocalTensor<float>& t5,
-                               const LocalTensor<float>& t6, const LocalTensor<float>& t7,
-                               const LocalTensor<float>& t8, const LocalTensor<float>& t9,
-                               const LocalTensor<float>& t10, const LocalTensor<float>& t11, uint32_t calc)
+__aicore__ inline void PairExp1(const LocalTensor<float>& o0, const LocalTensor<float>& o1, float s0,
+                                const LocalTensor<float>& i1, float s2, float s3, float s4, float s5,
+                                const LocalTensor<float>& t0, const LocalTensor<float>& t1,
+                                const LocalTensor<float>& t2, const LocalTensor<float>& t3,
+                                const LocalTensor<float>& t4, const LocalTensor<float>& t5,
+                                const LocalTensor<float>& t6, const LocalTensor<float>& t7,
+                                const LocalTensor<float>& t8, const LocalTensor<float>& t9,
+                                const LocalTensor<float>& t10, const LocalTensor<float>& t11, uint32_t calc)
 {
-    Maxs(t0, i0, -104.0F, calc);
-    Mins(t1, t0, 89.0F, calc);
-    Muls(t0, t1, 0.000244140625F, calc);
+    Duplicate(t0, s0, calc);
+    Max(t1, i1, t0, calc);
+    Duplicate(t0, s2, calc);
+    Min(t2, t1, t0, calc);
+    Muls(t0, t2, 0.000244140625F, calc);
     Mul(t1, t0, t0, calc);
     Muls(t2, t0, 4097.0F, calc);
     Sub(t3, t2, t0, calc);
@@ -205,18 +208,18 @@ __aicore__ inline void PairExp(const LocalTensor<float>& o0, const LocalTensor<f
     Add(t2, t3, t5, calc);
     Sub(t4, t2, t3, calc);
     Sub(t3, t5, t4, calc);
-    Duplicate(t4, s1, calc);
+    Duplicate(t4, s3, calc);
     Mul(t5, t2, t4, calc);
     Muls(t4, t2, 4097.0F, calc);
     Sub(t7, t4, t2, calc);
     Sub(t8, t4, t7, calc);
     Sub(t4, t2, t8, calc);
-    Duplicate(t7, s1, calc);
+    Duplicate(t7, s3, calc);
     Muls(t9, t7, 4097.0F, calc);
-    Duplicate(t7, s1, calc);
+    Duplicate(t7, s3, calc);
     Sub(t10, t9, t7, calc);
     Sub(t7, t9, t10, calc);
-    Duplicate(t9, s1, calc);
+    Duplicate(t9, s3, calc);
     Sub(t10, t9, t7, calc);
     Mul(t9, t8, t7, calc);
     Sub(t11, t9, t5, calc);
@@ -226,10 +229,10 @@ __aicore__ inline void PairExp(const LocalTensor<float>& o0, const LocalTensor<f
     Add(t7, t8, t9, calc);
     Mul(t8, t4, t10, calc);
     Add(t4, t7, t8, calc);
-    Duplicate(t7, s2, calc);
+    Duplicate(t7, s4, calc);
     Mul(t8, t2, t7, calc);
     Add(t2, t4, t8, calc);
-    Duplicate(t4, s1, calc);
+    Duplicate(t4, s3, calc);
     Mul(t7, t3, t4, calc);
     Add(t3, t2, t7, calc);
     Add(t2, t5, t3, calc);
@@ -274,12 +277,12 @@ __aicore__ inline void PairExp(const LocalTensor<float>& o0, const LocalTensor<f
     Add(t2, t1, t0, calc);
     Sub(t3, t2, t1, calc);
     Sub(t1, t0, t3, calc);
-    Duplicate(t0, s3, calc);
+    Duplicate(t0, s5, calc);
     Add(t3, t0, t2, calc);
-    Duplicate(t0, s3, calc);
+    Duplicate(t0, s5, calc);
     Sub(t4, t3, t0, calc);
     Sub(t0, t3, t4, calc);
-    Duplicate(t5, s3, calc);
+    Duplicate(t5, s5, calc);
     Sub(t6, t5, t0, calc);
     Sub(t0, t2, t4, calc);
     Add(t2, t6, t0, calc);
@@ -300,6 +303,7 @@ __aicore__ inline void PairExp(const LocalTensor<float>& o0, const LocalTensor<f
     PairSquare1(t0, t2, t1, t3, t4, t5, t6, t7, t8, t9, calc);
     PairSquare1(o0, o1, t0, t2, t1, t3, t4, t5, t6, t7, calc);
 }
+#endif
 
 // (hi, lo) = x·y for pairs x, y (TwoProd of the his, then FastTwoSum)
 __aicore__ inline void PairMul(const LocalTensor<float>& o0, const LocalTensor<float>& o1, float s0,
@@ -400,16 +404,16 @@ __aicore__ inline void PairSquare2(const LocalTensor<float>& o0, const LocalTens
 // the sum as scaled pairs, rounded and stepped back up (the overflow path)
 __aicore__ inline void ScaledSum1(const LocalTensor<float>& o0, const LocalTensor<float>& i0, float s1, float s2,
                                   float s3, float s4, const LocalTensor<float>& i5, float s6, float s7, float s8,
-                                  float s9, float s10, float s11, const LocalTensor<float>& t0,
-                                  const LocalTensor<float>& t1, const LocalTensor<float>& t2,
-                                  const LocalTensor<float>& t3, const LocalTensor<float>& t4,
-                                  const LocalTensor<float>& t5, const LocalTensor<float>& t6,
-                                  const LocalTensor<float>& t7, const LocalTensor<float>& t8,
-                                  const LocalTensor<float>& t9, const LocalTensor<float>& t10,
-                                  const LocalTensor<float>& t11, const LocalTensor<float>& t12,
-                                  const LocalTensor<float>& t13, const LocalTensor<float>& t14,
-                                  const LocalTensor<float>& t15, const LocalTensor<float>& t16,
-                                  const LocalTensor<uint8_t>& k0, uint32_t calc)
+                                  float s9, float s10, float s11, float s12, float s13,
+                                  const LocalTensor<float>& t0, const LocalTensor<float>& t1,
+                                  const LocalTensor<float>& t2, const LocalTensor<float>& t3,
+                                  const LocalTensor<float>& t4, const LocalTensor<float>& t5,
+                                  const LocalTensor<float>& t6, const LocalTensor<float>& t7,
+                                  const LocalTensor<float>& t8, const LocalTensor<float>& t9,
+                                  const LocalTensor<float>& t10, const LocalTensor<float>& t11,
+                                  const LocalTensor<float>& t12, const LocalTensor<float>& t13,
+                                  const LocalTensor<float>& t14, const LocalTensor<float>& t15,
+                                  const LocalTensor<float>& t16, const LocalTensor<uint8_t>& k0, uint32_t calc)
 {
     Abs(t0, i0, calc);
     Duplicate(t1, s1, calc);
@@ -444,9 +448,11 @@ __aicore__ inline void ScaledSum1(const LocalTensor<float>& o0, const LocalTenso
     CompareByRepeat(k0, t7, t0, CMPMODE::LE, calc);
     Muls(t0, t6, 1.3552527156068805e-20F, calc);
     SelectByRepeat(t2, k0, t0, t6, calc);
-    Maxs(t0, t2, -104.0F, calc);
-    Mins(t6, t0, 89.0F, calc);
-    Muls(t0, t6, 0.000244140625F, calc);
+    Duplicate(t0, s8, calc);
+    Max(t6, t2, t0, calc);
+    Duplicate(t0, s9, calc);
+    Min(t7, t6, t0, calc);
+    Muls(t0, t7, 0.000244140625F, calc);
     Mul(t6, t0, t0, calc);
     Muls(t7, t0, 4097.0F, calc);
     Sub(t8, t7, t0, calc);
@@ -490,18 +496,18 @@ __aicore__ inline void ScaledSum1(const LocalTensor<float>& o0, const LocalTenso
     CompareByRepeat(k0, t9, t9, CMPMODE::EQ, calc);
     Duplicate(t9, s3, calc);
     SelectByRepeat(t11, k0, t8, t9, calc);
-    Duplicate(t8, s8, calc);
+    Duplicate(t8, s10, calc);
     Mul(t9, t7, t8, calc);
     Muls(t8, t7, 4097.0F, calc);
     Sub(t12, t8, t7, calc);
     Sub(t13, t8, t12, calc);
     Sub(t8, t7, t13, calc);
-    Duplicate(t12, s8, calc);
+    Duplicate(t12, s10, calc);
     Muls(t14, t12, 4097.0F, calc);
-    Duplicate(t12, s8, calc);
+    Duplicate(t12, s10, calc);
     Sub(t15, t14, t12, calc);
     Sub(t12, t14, t15, calc);
-    Duplicate(t14, s8, calc);
+    Duplicate(t14, s10, calc);
     Sub(t15, t14, t12, calc);
     Mul(t14, t13, t12, calc);
     Sub(t16, t14, t9, calc);
@@ -515,10 +521,10 @@ __aicore__ inline void ScaledSum1(const LocalTensor<float>& o0, const LocalTenso
     CompareByRepeat(k0, t12, t12, CMPMODE::EQ, calc);
     Duplicate(t12, s3, calc);
     SelectByRepeat(t13, k0, t8, t12, calc);
-    Duplicate(t8, s9, calc);
+    Duplicate(t8, s11, calc);
     Mul(t12, t7, t8, calc);
     Add(t7, t13, t12, calc);
-    Duplicate(t8, s8, calc);
+    Duplicate(t8, s10, calc);
     Mul(t12, t11, t8, calc);
     Add(t8, t7, t12, calc);
     Add(t7, t9, t8, calc);
@@ -688,11 +694,11 @@ __aicore__ inline void ScaledSum1(const LocalTensor<float>& o0, const LocalTenso
     CompareByRepeat(k0, t6, t3, CMPMODE::GE, calc);
     Muls(t3, t1, 1.3552527156068805e-20F, calc);
     SelectByRepeat(t7, k0, t3, t1, calc);
-    Duplicate(t1, s10, calc);
+    Duplicate(t1, s12, calc);
     CompareByRepeat(k0, t6, t1, CMPMODE::GE, calc);
     Muls(t1, t7, 1.3552527156068805e-20F, calc);
     SelectByRepeat(t3, k0, t1, t7, calc);
-    Duplicate(t1, s11, calc);
+    Duplicate(t1, s13, calc);
     CompareByRepeat(k0, t6, t1, CMPMODE::GE, calc);
     Muls(t1, t3, 1.3552527156068805e-20F, calc);
     SelectByRepeat(t6, k0, t1, t3, calc);
@@ -703,13 +709,13 @@ __aicore__ inline void ScaledSum1(const LocalTensor<float>& o0, const LocalTenso
     SelectByRepeat(t3, k0, t2, t0, calc);
     Muls(t0, t4, 1.3552527156068805e-20F, calc);
     SelectByRepeat(t2, k0, t0, t4, calc);
-    Duplicate(t0, s10, calc);
+    Duplicate(t0, s12, calc);
     CompareByRepeat(k0, t1, t0, CMPMODE::GE, calc);
     Muls(t0, t3, 1.3552527156068805e-20F, calc);
     SelectByRepeat(t4, k0, t0, t3, calc);
     Muls(t0, t2, 1.3552527156068805e-20F, calc);
     SelectByRepeat(t3, k0, t0, t2, calc);
-    Duplicate(t0, s11, calc);
+    Duplicate(t0, s13, calc);
     CompareByRepeat(k0, t1, t0, CMPMODE::GE, calc);
     Muls(t0, t4, 1.3552527156068805e-20F, calc);
     SelectByRepeat(t1, k0, t0, t4, calc);
@@ -746,14 +752,156 @@ __aicore__ inline void ScaledSum1(const LocalTensor<float>& o0, const LocalTenso
     CompareByRepeat(k0, t5, t0, CMPMODE::GE, calc);
     Muls(t0, t2, 7.378697629483821e+19F, calc);
     SelectByRepeat(t1, k0, t0, t2, calc);
-    Duplicate(t0, s10, calc);
+    Duplicate(t0, s12, calc);
     CompareByRepeat(k0, t5, t0, CMPMODE::GE, calc);
     Muls(t0, t1, 7.378697629483821e+19F, calc);
     SelectByRepeat(t2, k0, t0, t1, calc);
-    Duplicate(t0, s11, calc);
+    Duplicate(t0, s13, calc);
     CompareByRepeat(k0, t5, t0, CMPMODE::GE, calc);
     Muls(t0, t2, 7.378697629483821e+19F, calc);
     SelectByRepeat(o0, k0, t0, t2, calc);
+}
+#endif
+
+#if __CCE_AICORE__ == 220 || __CCE_AICORE__ == 200
+// (hi, lo) = e^u for a pair u: a short series at u/2^12, squared 12 times
+__aicore__ inline void PairExp2(const LocalTensor<float>& o0, const LocalTensor<float>& o1,
+                                const LocalTensor<float>& i0, float s1, float s2, float s3,
+                                const LocalTensor<float>& t0, const LocalTensor<float>& t1,
+                                const LocalTensor<float>& t2, const LocalTensor<float>& t3,
+                                const LocalTensor<float>& t4, const LocalTensor<float>& t5,
+                                const LocalTensor<float>& t6, const LocalTensor<float>& t7,
+                                const LocalTensor<float>& t8, const LocalTensor<float>& t9,
+                                const LocalTensor<float>& t10, const LocalTensor<float>& t11, uint32_t calc)
+{
+    Maxs(t0, i0, -104.0F, calc);
+    Mins(t1, t0, 89.0F, calc);
+    Muls(t0, t1, 0.000244140625F, calc);
+    Mul(t1, t0, t0, calc);
+    Muls(t2, t0, 4097.0F, calc);
+    Sub(t3, t2, t0, calc);
+    Sub(t4, t2, t3, calc);
+    Sub(t2, t0, t4, calc);
+    Mul(t3, t4, t4, calc);
+    Sub(t5, t3, t1, calc);
+    Mul(t3, t4, t2, calc);
+    Add(t6, t5, t3, calc);
+    Mul(t3, t2, t4, calc);
+    Add(t5, t6, t3, calc);
+    Mul(t3, t2, t2, calc);
+    Add(t6, t5, t3, calc);
+    Mul(t3, t1, t0, calc);
+    Muls(t5, t1, 4097.0F, calc);
+    Sub(t7, t5, t1, calc);
+    Sub(t8, t5, t7, calc);
+    Sub(t5, t1, t8, calc);
+    Mul(t7, t8, t4, calc);
+    Sub(t9, t7, t3, calc);
+    Mul(t7, t8, t2, calc);
+    Add(t8, t9, t7, calc);
+    Mul(t7, t5, t4, calc);
+    Add(t4, t8, t7, calc);
+    Mul(t7, t5, t2, calc);
+    Add(t2, t4, t7, calc);
+    Mul(t4, t6, t0, calc);
+    Add(t5, t2, t4, calc);
+    Add(t2, t3, t5, calc);
+    Sub(t4, t2, t3, calc);
+    Sub(t3, t5, t4, calc);
+    Duplicate(t4, s1, calc);
+    Mul(t5, t2, t4, calc);
+    Muls(t4, t2, 4097.0F, calc);
+    Sub(t7, t4, t2, calc);
+    Sub(t8, t4, t7, calc);
+    Sub(t4, t2, t8, calc);
+    Duplicate(t7, s1, calc);
+    Muls(t9, t7, 4097.0F, calc);
+    Duplicate(t7, s1, calc);
+    Sub(t10, t9, t7, calc);
+    Sub(t7, t9, t10, calc);
+    Duplicate(t9, s1, calc);
+    Sub(t10, t9, t7, calc);
+    Mul(t9, t8, t7, calc);
+    Sub(t11, t9, t5, calc);
+    Mul(t9, t8, t10, calc);
+    Add(t8, t11, t9, calc);
+    Mul(t9, t4, t7, calc);
+    Add(t7, t8, t9, calc);
+    Mul(t8, t4, t10, calc);
+    Add(t4, t7, t8, calc);
+    Duplicate(t7, s2, calc);
+    Mul(t8, t2, t7, calc);
+    Add(t2, t4, t8, calc);
+    Duplicate(t4, s1, calc);
+    Mul(t7, t3, t4, calc);
+    Add(t3, t2, t7, calc);
+    Add(t2, t5, t3, calc);
+    Sub(t4, t2, t5, calc);
+    Sub(t5, t3, t4, calc);
+    Muls(t3, t0, 0.0013888889F, calc);
+    Adds(t4, t3, 0.008333334F, calc);
+    Mul(t3, t4, t0, calc);
+    Adds(t4, t3, 0.041666668F, calc);
+    Mul(t3, t1, t1, calc);
+    Mul(t7, t4, t3, calc);
+    Add(t3, t2, t7, calc);
+    Sub(t4, t3, t2, calc);
+    Sub(t8, t3, t4, calc);
+    Sub(t9, t2, t8, calc);
+    Sub(t2, t7, t4, calc);
+    Add(t4, t9, t2, calc);
+    Add(t2, t4, t5, calc);
+    Add(t4, t3, t2, calc);
+    Sub(t5, t4, t3, calc);
+    Sub(t3, t2, t5, calc);
+    Muls(t2, t1, 0.5F, calc);
+    Muls(t1, t6, 0.5F, calc);
+    Add(t5, t2, t4, calc);
+    Sub(t6, t5, t2, calc);
+    Sub(t7, t5, t6, calc);
+    Sub(t8, t2, t7, calc);
+    Sub(t2, t4, t6, calc);
+    Add(t4, t8, t2, calc);
+    Add(t2, t4, t1, calc);
+    Add(t1, t2, t3, calc);
+    Add(t2, t5, t1, calc);
+    Sub(t3, t2, t5, calc);
+    Sub(t4, t1, t3, calc);
+    Add(t1, t0, t2, calc);
+    Sub(t3, t1, t0, calc);
+    Sub(t5, t1, t3, calc);
+    Sub(t6, t0, t5, calc);
+    Sub(t0, t2, t3, calc);
+    Add(t2, t6, t0, calc);
+    Add(t0, t2, t4, calc);
+    Add(t2, t1, t0, calc);
+    Sub(t3, t2, t1, calc);
+    Sub(t1, t0, t3, calc);
+    Duplicate(t0, s3, calc);
+    Add(t3, t0, t2, calc);
+    Duplicate(t0, s3, calc);
+    Sub(t4, t3, t0, calc);
+    Sub(t0, t3, t4, calc);
+    Duplicate(t5, s3, calc);
+    Sub(t6, t5, t0, calc);
+    Sub(t0, t2, t4, calc);
+    Add(t2, t6, t0, calc);
+    Add(t0, t2, t1, calc);
+    Add(t1, t3, t0, calc);
+    Sub(t2, t1, t3, calc);
+    Sub(t3, t0, t2, calc);
+    PairSquare1(t0, t2, t1, t3, t4, t5, t6, t7, t8, t9, calc);
+    PairSquare1(t1, t3, t0, t2, t4, t5, t6, t7, t8, t9, calc);
+    PairSquare1(t0, t2, t1, t3, t4, t5, t6, t7, t8, t9, calc);
+    PairSquare1(t1, t3, t0, t2, t4, t5, t6, t7, t8, t9, calc);
+    PairSquare1(t0, t2, t1, t3, t4, t5, t6, t7, t8, t9, calc);
+    PairSquare1(t1, t3, t0, t2, t4, t5, t6, t7, t8, t9, calc);
+    PairSquare1(t0, t2, t1, t3, t4, t5, t6, t7, t8, t9, calc);
+    PairSquare1(t1, t3, t0, t2, t4, t5, t6, t7, t8, t9, calc);
+    PairSquare1(t0, t2, t1, t3, t4, t5, t6, t7, t8, t9, calc);
+    PairSquare1(t1, t3, t0, t2, t4, t5, t6, t7, t8, t9, calc);
+    PairSquare1(t0, t2, t1, t3, t4, t5, t6, t7, t8, t9, calc);
+    PairSquare1(o0, o1, t0, t2, t1, t3, t4, t5, t6, t7, calc);
 }
 #endif
 
@@ -1233,7 +1381,7 @@ private:
         Exp(f0, output, calc);
         Muls(f1, f0, sums[0], calc);
         Sub(f0, gradOutput, f1, calc);
-        PairExp(f1, f2, output, 0.16666667F, -4.967054e-09F, 1.0F, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, calc);
+        PairExp1(f1, f2, -104.0F, output, 89.0F, 0.16666667F, -4.967054e-09F, 1.0F, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, calc);
         PairMul(f3, f4, sums[0], f1, f2, f5, f6, f7, f8, f9, f10, f11, calc);
         Muls(f1, f3, -1.0F, calc);
         Muls(f2, f4, -1.0F, calc);
@@ -1259,7 +1407,7 @@ private:
         ReduceSum(f2, f4, f1, len);
         PipeBarrier<PIPE_ALL>();
         if (f2.GetValue(0) > 0.0F) {
-            ScaledSum1(f1, gradOutput, 4.611686018427388e+18F, 1.0F, 0.0F, sums[0], output, 0.5F, -0.5F, 0.16666667F, -4.967054e-09F, 1.5F, 2.5F, f2, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, m0, calc);
+            ScaledSum1(f1, gradOutput, 4.611686018427388e+18F, 1.0F, 0.0F, sums[0], output, 0.5F, -0.5F, -104.0F, 89.0F, 0.16666667F, -4.967054e-09F, 1.5F, 2.5F, f2, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, m0, calc);
         }
         CompareByRepeat(m0, f1, f1, CMPMODE::EQ, calc);
         SelectByRepeat(f2, m0, f1, f0, calc);
@@ -1271,7 +1419,7 @@ private:
         Exp(f0, output, calc);
         Muls(f1, f0, sums[0], calc);
         Sub(f0, gradOutput, f1, calc);
-        PairExp(f1, f2, output, 0.16666667F, -4.967054e-09F, 1.0F, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, calc);
+        PairExp2(f1, f2, output, 0.16666667F, -4.967054e-09F, 1.0F, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, calc);
         PairMul(f3, f4, sums[0], f1, f2, f5, f6, f7, f8, f9, f10, f11, calc);
         Muls(f1, f3, -1.0F, calc);
         Muls(f2, f4, -1.0F, calc);
@@ -1308,7 +1456,7 @@ private:
         Exp(f0, output, calc);
         Muls(f1, f0, sums[0], calc);
         Sub(f0, gradOutput, f1, calc);
-        PairExp(f1, f2, output, 0.16666667F, -4.967054e-09F, 1.0F, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, calc);
+        PairExp2(f1, f2, output, 0.16666667F, -4.967054e-09F, 1.0F, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, calc);
         PairMul(f3, f4, sums[0], f1, f2, f5, f6, f7, f8, f9, f10, f11, calc);
         Muls(f1, f3, -1.0F, calc);
         Muls(f2, f4, -1.0F, calc);
@@ -1401,7 +1549,7 @@ private:
         Exp(f0, output, calc);
         Muls(f1, f0, sums[0], calc);
         Sub(f0, gradOutput, f1, calc);
-        PairExp(f1, f2, output, 0.16666667F, -4.967054e-09F, 1.0F, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, calc);
+        PairExp1(f1, f2, -104.0F, output, 89.0F, 0.16666667F, -4.967054e-09F, 1.0F, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, calc);
         PairMul(f3, f4, sums[0], f1, f2, f5, f6, f7, f8, f9, f10, f11, calc);
         Muls(f1, f3, -1.0F, calc);
         Muls(f2, f4, -1.0F, calc);
@@ -1427,7 +1575,7 @@ private:
         ReduceSum(f2, f4, f1, len);
         PipeBarrier<PIPE_ALL>();
         if (f2.GetValue(0) > 0.0F) {
-            ScaledSum1(f1, gradOutput, 4.611686018427388e+18F, 1.0F, 0.0F, sums[0], output, 0.5F, -0.5F, 0.16666667F, -4.967054e-09F, 1.5F, 2.5F, f2, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, m0, calc);
+            ScaledSum1(f1, gradOutput, 4.611686018427388e+18F, 1.0F, 0.0F, sums[0], output, 0.5F, -0.5F, -104.0F, 89.0F, 0.16666667F, -4.967054e-09F, 1.5F, 2.5F, f2, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, m0, calc);
         }
         CompareByRepeat(m0, f1, f1, CMPMODE::EQ, calc);
         SelectByRepeat(f2, m0, f1, f0, calc);
@@ -1436,7 +1584,7 @@ private:
         Exp(f0, output, calc);
         Muls(f1, f0, sums[0], calc);
         Sub(f0, gradOutput, f1, calc);
-        PairExp(f1, f2, output, 0.16666667F, -4.967054e-09F, 1.0F, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, calc);
+        PairExp2(f1, f2, output, 0.16666667F, -4.967054e-09F, 1.0F, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, calc);
         PairMul(f3, f4, sums[0], f1, f2, f5, f6, f7, f8, f9, f10, f11, calc);
         Muls(f1, f3, -1.0F, calc);
         Muls(f2, f4, -1.0F, calc);
@@ -1470,7 +1618,7 @@ private:
         Exp(f0, output, calc);
         Muls(f1, f0, sums[0], calc);
         Sub(f0, gradOutput, f1, calc);
-        PairExp(f1, f2, output, 0.16666667F, -4.967054e-09F, 1.0F, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, calc);
+        PairExp2(f1, f2, output, 0.16666667F, -4.967054e-09F, 1.0F, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, calc);
         PairMul(f3, f4, sums[0], f1, f2, f5, f6, f7, f8, f9, f10, f11, calc);
         Muls(f1, f3, -1.0F, calc);
         Muls(f2, f4, -1.0F, calc);

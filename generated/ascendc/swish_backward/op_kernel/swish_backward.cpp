@@ -223,7 +223,7 @@ __aicore__ inline void PairSquare1(const LocalTensor<float>& o0, const LocalTens
 __aicore__ inline void PairSigmoid1(const LocalTensor<float>& o0, const LocalTensor<float>& o1,
                                     const LocalTensor<float>& i0, const LocalTensor<float>& i1,
                                     const LocalTensor<uint8_t>& i2, float s3, float s4, float s5, float s6,
-                                    const LocalTensor<float>& t0, const LocalTensor<float>& t1,
+                                    float s7, float s8, const LocalTensor<float>& t0, const LocalTensor<float>& t1,
                                     const LocalTensor<float>& t2, const LocalTensor<float>& t3,
                                     const LocalTensor<float>& t4, const LocalTensor<float>& t5,
                                     const LocalTensor<float>& t6, const LocalTensor<float>& t7,
@@ -235,8 +235,10 @@ __aicore__ inline void PairSigmoid1(const LocalTensor<float>& o0, const LocalTen
     Muls(t1, t0, -1.0F, calc);
     Muls(t0, i1, -1.0F, calc);
     SelectByRepeat(t2, i2, t0, i1, calc);
-    Maxs(t0, t1, -104.0F, calc);
-    Mins(t1, t0, 89.0F, calc);
+    Duplicate(t0, s3, calc);
+    Max(t3, t1, t0, calc);
+    Duplicate(t0, s4, calc);
+    Min(t1, t3, t0, calc);
     Muls(t0, t1, 0.000244140625F, calc);
     Mul(t1, t0, t0, calc);
     Muls(t3, t0, 4097.0F, calc);
@@ -269,18 +271,18 @@ __aicore__ inline void PairSigmoid1(const LocalTensor<float>& o0, const LocalTen
     Add(t3, t4, t6, calc);
     Sub(t5, t3, t4, calc);
     Sub(t4, t6, t5, calc);
-    Duplicate(t5, s3, calc);
+    Duplicate(t5, s5, calc);
     Mul(t6, t3, t5, calc);
     Muls(t5, t3, 4097.0F, calc);
     Sub(t8, t5, t3, calc);
     Sub(t9, t5, t8, calc);
     Sub(t5, t3, t9, calc);
-    Duplicate(t8, s3, calc);
+    Duplicate(t8, s5, calc);
     Muls(t10, t8, 4097.0F, calc);
-    Duplicate(t8, s3, calc);
+    Duplicate(t8, s5, calc);
     Sub(t11, t10, t8, calc);
     Sub(t8, t10, t11, calc);
-    Duplicate(t10, s3, calc);
+    Duplicate(t10, s5, calc);
     Sub(t11, t10, t8, calc);
     Mul(t10, t9, t8, calc);
     Sub(t12, t10, t6, calc);
@@ -290,10 +292,10 @@ __aicore__ inline void PairSigmoid1(const LocalTensor<float>& o0, const LocalTen
     Add(t8, t9, t10, calc);
     Mul(t9, t5, t11, calc);
     Add(t5, t8, t9, calc);
-    Duplicate(t8, s4, calc);
+    Duplicate(t8, s6, calc);
     Mul(t9, t3, t8, calc);
     Add(t3, t5, t9, calc);
-    Duplicate(t5, s3, calc);
+    Duplicate(t5, s5, calc);
     Mul(t8, t4, t5, calc);
     Add(t4, t3, t8, calc);
     Add(t3, t6, t4, calc);
@@ -338,12 +340,12 @@ __aicore__ inline void PairSigmoid1(const LocalTensor<float>& o0, const LocalTen
     Add(t3, t1, t0, calc);
     Sub(t4, t3, t1, calc);
     Sub(t1, t0, t4, calc);
-    Duplicate(t0, s5, calc);
+    Duplicate(t0, s7, calc);
     Add(t4, t0, t3, calc);
-    Duplicate(t0, s5, calc);
+    Duplicate(t0, s7, calc);
     Sub(t5, t4, t0, calc);
     Sub(t0, t4, t5, calc);
-    Duplicate(t6, s5, calc);
+    Duplicate(t6, s7, calc);
     Sub(t7, t6, t0, calc);
     Sub(t0, t3, t5, calc);
     Add(t3, t7, t0, calc);
@@ -374,12 +376,12 @@ __aicore__ inline void PairSigmoid1(const LocalTensor<float>& o0, const LocalTen
     Add(t0, t2, t1, calc);
     Sub(t3, t0, t2, calc);
     Sub(t2, t1, t3, calc);
-    Duplicate(t1, s5, calc);
+    Duplicate(t1, s7, calc);
     Add(t3, t1, t0, calc);
-    Duplicate(t1, s5, calc);
+    Duplicate(t1, s7, calc);
     Sub(t4, t3, t1, calc);
     Sub(t1, t3, t4, calc);
-    Duplicate(t5, s5, calc);
+    Duplicate(t5, s7, calc);
     Sub(t6, t5, t1, calc);
     Sub(t1, t0, t4, calc);
     Add(t4, t6, t1, calc);
@@ -387,9 +389,9 @@ __aicore__ inline void PairSigmoid1(const LocalTensor<float>& o0, const LocalTen
     Add(t4, t3, t1, calc);
     Sub(t5, t4, t3, calc);
     Sub(t3, t1, t5, calc);
-    Duplicate(t1, s5, calc);
+    Duplicate(t1, s7, calc);
     SelectByRepeat(t5, i2, t1, t0, calc);
-    Duplicate(t0, s6, calc);
+    Duplicate(t0, s8, calc);
     SelectByRepeat(t1, i2, t0, t2, calc);
     Div(t0, t5, t4, calc);
     Mul(t2, t0, t4, calc);
@@ -555,16 +557,16 @@ __aicore__ inline void PairSquare2(const LocalTensor<float>& o0, const LocalTens
 // the sum as scaled pairs, rounded and stepped back up (the overflow path)
 __aicore__ inline void ScaledSum1(const LocalTensor<float>& o0, float s0, float s1, float s2, float s3,
                                   const LocalTensor<float>& i4, float s5, float s6, const LocalTensor<uint8_t>& i7,
-                                  float s8, float s9, float s10, float s11, float s12, const LocalTensor<float>& t0,
-                                  const LocalTensor<float>& t1, const LocalTensor<float>& t2,
-                                  const LocalTensor<float>& t3, const LocalTensor<float>& t4,
-                                  const LocalTensor<float>& t5, const LocalTensor<float>& t6,
-                                  const LocalTensor<float>& t7, const LocalTensor<float>& t8,
-                                  const LocalTensor<float>& t9, const LocalTensor<float>& t10,
-                                  const LocalTensor<float>& t11, const LocalTensor<float>& t12,
-                                  const LocalTensor<float>& t13, const LocalTensor<float>& t14,
-                                  const LocalTensor<float>& t15, const LocalTensor<float>& t16,
-                                  const LocalTensor<uint8_t>& k0, uint32_t calc)
+                                  float s8, float s9, float s10, float s11, float s12, float s13, float s14,
+                                  const LocalTensor<float>& t0, const LocalTensor<float>& t1,
+                                  const LocalTensor<float>& t2, const LocalTensor<float>& t3,
+                                  const LocalTensor<float>& t4, const LocalTensor<float>& t5,
+                                  const LocalTensor<float>& t6, const LocalTensor<float>& t7,
+                                  const LocalTensor<float>& t8, const LocalTensor<float>& t9,
+                                  const LocalTensor<float>& t10, const LocalTensor<float>& t11,
+                                  const LocalTensor<float>& t12, const LocalTensor<float>& t13,
+                                  const LocalTensor<float>& t14, const LocalTensor<float>& t15,
+                                  const LocalTensor<float>& t16, const LocalTensor<uint8_t>& k0, uint32_t calc)
 {
     Duplicate(t0, s0, calc);
     Abs(t1, t0, calc);
@@ -675,9 +677,11 @@ __aicore__ inline void ScaledSum1(const LocalTensor<float>& o0, float s0, float 
     Muls(t3, t0, -1.0F, calc);
     Muls(t0, t2, -1.0F, calc);
     SelectByRepeat(t4, i7, t0, t2, calc);
-    Maxs(t0, t3, -104.0F, calc);
-    Mins(t2, t0, 89.0F, calc);
-    Muls(t0, t2, 0.000244140625F, calc);
+    Duplicate(t0, s8, calc);
+    Max(t2, t3, t0, calc);
+    Duplicate(t0, s9, calc);
+    Min(t3, t2, t0, calc);
+    Muls(t0, t3, 0.000244140625F, calc);
     Mul(t2, t0, t0, calc);
     Muls(t3, t0, 4097.0F, calc);
     Sub(t5, t3, t0, calc);
@@ -721,18 +725,18 @@ __aicore__ inline void ScaledSum1(const LocalTensor<float>& o0, float s0, float 
     CompareByRepeat(k0, t6, t6, CMPMODE::EQ, calc);
     Duplicate(t6, s3, calc);
     SelectByRepeat(t9, k0, t5, t6, calc);
-    Duplicate(t5, s8, calc);
+    Duplicate(t5, s10, calc);
     Mul(t6, t3, t5, calc);
     Muls(t5, t3, 4097.0F, calc);
     Sub(t10, t5, t3, calc);
     Sub(t11, t5, t10, calc);
     Sub(t5, t3, t11, calc);
-    Duplicate(t10, s8, calc);
+    Duplicate(t10, s10, calc);
     Muls(t14, t10, 4097.0F, calc);
-    Duplicate(t10, s8, calc);
+    Duplicate(t10, s10, calc);
     Sub(t15, t14, t10, calc);
     Sub(t10, t14, t15, calc);
-    Duplicate(t14, s8, calc);
+    Duplicate(t14, s10, calc);
     Sub(t15, t14, t10, calc);
     Mul(t14, t11, t10, calc);
     Sub(t16, t14, t6, calc);
@@ -746,10 +750,10 @@ __aicore__ inline void ScaledSum1(const LocalTensor<float>& o0, float s0, float 
     CompareByRepeat(k0, t10, t10, CMPMODE::EQ, calc);
     Duplicate(t10, s3, calc);
     SelectByRepeat(t11, k0, t5, t10, calc);
-    Duplicate(t5, s9, calc);
+    Duplicate(t5, s11, calc);
     Mul(t10, t3, t5, calc);
     Add(t3, t11, t10, calc);
-    Duplicate(t5, s8, calc);
+    Duplicate(t5, s10, calc);
     Mul(t10, t9, t5, calc);
     Add(t5, t3, t10, calc);
     Add(t3, t6, t5, calc);
@@ -1029,92 +1033,93 @@ __aicore__ inline void ScaledSum1(const LocalTensor<float>& o0, float s0, float 
     CompareByRepeat(k0, t2, t0, CMPMODE::EQ, calc);
     Duplicate(t0, s3, calc);
     SelectByRepeat(t2, k0, t0, t3, calc);
-    Maxs(t0, t2, 0.0F, calc);
-    Sub(t3, t0, t2, calc);
+    Duplicate(t0, s3, calc);
+    Max(t3, t2, t0, calc);
+    Sub(t0, t3, t2, calc);
     Duplicate(t2, s5, calc);
-    CompareByRepeat(k0, t3, t2, CMPMODE::GE, calc);
+    CompareByRepeat(k0, t0, t2, CMPMODE::GE, calc);
     Muls(t2, t1, 1.3552527156068805e-20F, calc);
     SelectByRepeat(t5, k0, t2, t1, calc);
     Muls(t1, t4, 1.3552527156068805e-20F, calc);
     SelectByRepeat(t2, k0, t1, t4, calc);
-    Duplicate(t1, s10, calc);
-    CompareByRepeat(k0, t3, t1, CMPMODE::GE, calc);
+    Duplicate(t1, s12, calc);
+    CompareByRepeat(k0, t0, t1, CMPMODE::GE, calc);
     Muls(t1, t5, 1.3552527156068805e-20F, calc);
     SelectByRepeat(t4, k0, t1, t5, calc);
     Muls(t1, t2, 1.3552527156068805e-20F, calc);
     SelectByRepeat(t5, k0, t1, t2, calc);
-    Duplicate(t1, s11, calc);
-    CompareByRepeat(k0, t3, t1, CMPMODE::GE, calc);
+    Duplicate(t1, s13, calc);
+    CompareByRepeat(k0, t0, t1, CMPMODE::GE, calc);
     Muls(t1, t4, 1.3552527156068805e-20F, calc);
     SelectByRepeat(t2, k0, t1, t4, calc);
     Muls(t1, t5, 1.3552527156068805e-20F, calc);
     SelectByRepeat(t4, k0, t1, t5, calc);
-    Duplicate(t1, s12, calc);
-    CompareByRepeat(k0, t3, t1, CMPMODE::GE, calc);
-    Muls(t1, t2, 1.3552527156068805e-20F, calc);
-    SelectByRepeat(t3, k0, t1, t2, calc);
-    Muls(t1, t4, 1.3552527156068805e-20F, calc);
-    SelectByRepeat(t2, k0, t1, t4, calc);
-    Duplicate(t1, s2, calc);
+    Duplicate(t1, s14, calc);
+    CompareByRepeat(k0, t0, t1, CMPMODE::GE, calc);
+    Muls(t0, t2, 1.3552527156068805e-20F, calc);
+    SelectByRepeat(t1, k0, t0, t2, calc);
+    Muls(t0, t4, 1.3552527156068805e-20F, calc);
+    SelectByRepeat(t2, k0, t0, t4, calc);
+    Duplicate(t0, s2, calc);
     Duplicate(t4, s5, calc);
-    CompareByRepeat(k0, t0, t4, CMPMODE::GE, calc);
-    Muls(t4, t1, 1.3552527156068805e-20F, calc);
-    SelectByRepeat(t5, k0, t4, t1, calc);
-    Duplicate(t1, s10, calc);
-    CompareByRepeat(k0, t0, t1, CMPMODE::GE, calc);
-    Muls(t1, t5, 1.3552527156068805e-20F, calc);
-    SelectByRepeat(t4, k0, t1, t5, calc);
-    Duplicate(t1, s11, calc);
-    CompareByRepeat(k0, t0, t1, CMPMODE::GE, calc);
-    Muls(t1, t4, 1.3552527156068805e-20F, calc);
-    SelectByRepeat(t5, k0, t1, t4, calc);
-    Duplicate(t1, s12, calc);
-    CompareByRepeat(k0, t0, t1, CMPMODE::GE, calc);
-    Muls(t1, t5, 1.3552527156068805e-20F, calc);
-    SelectByRepeat(t4, k0, t1, t5, calc);
-    Add(t1, t3, t4, calc);
-    Sub(t5, t1, t3, calc);
-    Sub(t6, t1, t5, calc);
-    Sub(t7, t3, t6, calc);
+    CompareByRepeat(k0, t3, t4, CMPMODE::GE, calc);
+    Muls(t4, t0, 1.3552527156068805e-20F, calc);
+    SelectByRepeat(t5, k0, t4, t0, calc);
+    Duplicate(t0, s12, calc);
+    CompareByRepeat(k0, t3, t0, CMPMODE::GE, calc);
+    Muls(t0, t5, 1.3552527156068805e-20F, calc);
+    SelectByRepeat(t4, k0, t0, t5, calc);
+    Duplicate(t0, s13, calc);
+    CompareByRepeat(k0, t3, t0, CMPMODE::GE, calc);
+    Muls(t0, t4, 1.3552527156068805e-20F, calc);
+    SelectByRepeat(t5, k0, t0, t4, calc);
+    Duplicate(t0, s14, calc);
+    CompareByRepeat(k0, t3, t0, CMPMODE::GE, calc);
+    Muls(t0, t5, 1.3552527156068805e-20F, calc);
+    SelectByRepeat(t4, k0, t0, t5, calc);
+    Add(t0, t1, t4, calc);
+    Sub(t5, t0, t1, calc);
+    Sub(t6, t0, t5, calc);
+    Sub(t7, t1, t6, calc);
     Sub(t6, t4, t5, calc);
     Add(t5, t7, t6, calc);
-    Sub(t6, t1, t1, calc);
+    Sub(t6, t0, t0, calc);
     CompareByRepeat(k0, t6, t6, CMPMODE::EQ, calc);
     Duplicate(t6, s3, calc);
     SelectByRepeat(t7, k0, t5, t6, calc);
     Add(t5, t7, t2, calc);
-    Add(t2, t1, t5, calc);
-    Sub(t6, t2, t1, calc);
-    Sub(t1, t5, t6, calc);
+    Add(t2, t0, t5, calc);
+    Sub(t6, t2, t0, calc);
+    Sub(t0, t5, t6, calc);
     Sub(t5, t2, t2, calc);
     CompareByRepeat(k0, t5, t5, CMPMODE::EQ, calc);
     Duplicate(t5, s3, calc);
-    SelectByRepeat(t6, k0, t1, t5, calc);
-    Add(t1, t2, t6, calc);
-    Abs(t2, t3, calc);
-    Abs(t3, t4, calc);
-    Max(t4, t2, t3, calc);
+    SelectByRepeat(t6, k0, t0, t5, calc);
+    Add(t0, t2, t6, calc);
     Abs(t2, t1, calc);
-    Muls(t3, t4, 8.881784197001252e-16F, calc);
-    CompareByRepeat(k0, t2, t3, CMPMODE::LT, calc);
-    Duplicate(t2, s3, calc);
-    SelectByRepeat(t3, k0, t2, t1, calc);
-    Duplicate(t1, s5, calc);
-    CompareByRepeat(k0, t0, t1, CMPMODE::GE, calc);
-    Muls(t1, t3, 7.378697629483821e+19F, calc);
-    SelectByRepeat(t2, k0, t1, t3, calc);
-    Duplicate(t1, s10, calc);
-    CompareByRepeat(k0, t0, t1, CMPMODE::GE, calc);
-    Muls(t1, t2, 7.378697629483821e+19F, calc);
-    SelectByRepeat(t3, k0, t1, t2, calc);
-    Duplicate(t1, s11, calc);
-    CompareByRepeat(k0, t0, t1, CMPMODE::GE, calc);
-    Muls(t1, t3, 7.378697629483821e+19F, calc);
-    SelectByRepeat(t2, k0, t1, t3, calc);
-    Duplicate(t1, s12, calc);
-    CompareByRepeat(k0, t0, t1, CMPMODE::GE, calc);
+    Abs(t1, t4, calc);
+    Max(t4, t2, t1, calc);
+    Abs(t1, t0, calc);
+    Muls(t2, t4, 8.881784197001252e-16F, calc);
+    CompareByRepeat(k0, t1, t2, CMPMODE::LT, calc);
+    Duplicate(t1, s3, calc);
+    SelectByRepeat(t2, k0, t1, t0, calc);
+    Duplicate(t0, s5, calc);
+    CompareByRepeat(k0, t3, t0, CMPMODE::GE, calc);
     Muls(t0, t2, 7.378697629483821e+19F, calc);
-    SelectByRepeat(o0, k0, t0, t2, calc);
+    SelectByRepeat(t1, k0, t0, t2, calc);
+    Duplicate(t0, s12, calc);
+    CompareByRepeat(k0, t3, t0, CMPMODE::GE, calc);
+    Muls(t0, t1, 7.378697629483821e+19F, calc);
+    SelectByRepeat(t2, k0, t0, t1, calc);
+    Duplicate(t0, s13, calc);
+    CompareByRepeat(k0, t3, t0, CMPMODE::GE, calc);
+    Muls(t0, t2, 7.378697629483821e+19F, calc);
+    SelectByRepeat(t1, k0, t0, t2, calc);
+    Duplicate(t0, s14, calc);
+    CompareByRepeat(k0, t3, t0, CMPMODE::GE, calc);
+    Muls(t0, t1, 7.378697629483821e+19F, calc);
+    SelectByRepeat(o0, k0, t0, t1, calc);
 }
 #endif
 
@@ -1993,7 +1998,7 @@ private:
         Adds(f2, f0, 1.0F, calc);
         PairMul1(f0, f3, f4, f5, f6, f7, betaOptional_, self, f8, f9, f10, f11, calc);
         PairMul2(f8, f9, betaOptional_, self, f0, f4, f5, f3, f10, f11, f12, f13, calc);
-        PairSigmoid1(f0, f3, f8, f9, m0, 0.16666667F, -4.967054e-09F, 1.0F, 0.0F, f4, f5, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, calc);
+        PairSigmoid1(f0, f3, f8, f9, m0, -104.0F, 89.0F, 0.16666667F, -4.967054e-09F, 1.0F, 0.0F, f4, f5, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, calc);
         Muls(f4, f0, -1.0F, calc);
         Muls(f0, f3, -1.0F, calc);
         PairAdd1(f3, f5, 1.0F, f4, f0, f8, f9, f10, f11, f12, calc);
@@ -2021,7 +2026,7 @@ private:
         ReduceSum(f4, f5, f0, len);
         PipeBarrier<PIPE_ALL>();
         if (f4.GetValue(0) > 0.0F) {
-            ScaledSum1(f0, betaOptional_, 4.611686018427388e+18F, 1.0F, 0.0F, self, 0.5F, -0.5F, m0, 0.16666667F, -4.967054e-09F, 1.5F, 2.5F, 3.5F, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, m1, calc);
+            ScaledSum1(f0, betaOptional_, 4.611686018427388e+18F, 1.0F, 0.0F, self, 0.5F, -0.5F, m0, -104.0F, 89.0F, 0.16666667F, -4.967054e-09F, 1.5F, 2.5F, 3.5F, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, m1, calc);
         }
         CompareByRepeat(m0, f0, f0, CMPMODE::EQ, calc);
         SelectByRepeat(f4, m0, f0, f2, calc);
