@@ -193,9 +193,11 @@ def test_the_simulator_models_the_socs_rules():
     import re
     from codegen.backends.ascendc import socs
     text = (build.SIMULATOR / "opgen_sim" / "state.h").read_text()
-    rows = re.findall(r'\{"(\w+)", (\d+) \* 1024, (\d+) \* 1024, \d+, (\w+), (\w+), (\d+), (\w+), (\w+), (\w+)\}', text)
+    rows = re.findall(r'\{"(\w+)", (\d+) \* 1024, (\d+) \* 1024, \d+, (\w+), (\w+), (\d+), (\w+), (\w+), (\w+), '
+                      r'(\w+)\}', text)
     assert {r[0] for r in rows} == set(socs.SOC_ARCH)
-    for soc, ub, tmp, pad, bf16, aicore, cmps, sel12, rint in rows:
+    for soc, ub, tmp, pad, bf16, aicore, cmps, sel12, rint, minmax in rows:
+        assert minmax == str(socs.arch_of(soc).scalar_minmax).lower(), soc
         a = socs.arch_of(soc)
         assert (int(ub) * 1024, int(tmp) * 1024, int(aicore)) == (a.ub_bytes, a.tmp_ub_offset, a.aicore), soc
         assert (pad, bf16, cmps, sel12) == tuple(str(x).lower() for x in (a.data_copy_pad, a.bf16, a.compare_scalar,

@@ -80,3 +80,36 @@ def test_the_shape_found_and_left_alone():
     # one tensor, a root the framework finds itself: a polynomial about it, the FLOAT sum elsewhere
     expanded = guard(2 * sympy.exp(-x) - 1, {x}, set())
     assert isinstance(expanded, sympy.Piecewise) and expanded.args[-1][0] == 2 * sympy.exp(-x) - 1
+
+
+def _instructions(lines, helpers):
+    """The instruction names of a pass, each helper call replaced by its body's (recursively)."""
+    from codegen.backends.ascendc.outline import PLACEHOLDER
+    out = []
+    for line in lines:
+        m = PLACEHOLDER.search(line)
+        out += _instructions(helpers[m.group(1)].body, helpers) if m else [line.strip().split("(")[0]]
+    return out
+
+
+@pytest.mark.parametrize("name", ["binary_cross_entropy_with_logits_backward", "swish_backward"])
+def test_pair_helpers_run_the_inlined_instructions(name):
+    """The pair operations as helper functions (codegen.backends.ascendc.outline) run the instructions the pass
+    ran inlined, in the same order, so every element rounds the same (the simulator's outputs were compared bit
+    for bit when they were introduced); each helper body passed the allocation replay check when it was made."""
+    from codegen.backends.ascendc.lowering import allocate
+    from codegen.backends.ascendc.outline import _flatten
+    from codegen.backends.ascendc.plan import _lowering
+    from codegen.backends.ascendc.socs import ARCHS
+    from codegen.lower import lower
+    kv = lower(OPS[name]).variants[-1]
+    for arch in ("dav-c220", "dav-c100"):
+        low = _lowering(kv, ARCHS[arch])
+        low.result(kv.result, "res")
+        flat = []
+        _flatten(low.instrs, flat, {})
+        inlined = allocate(flat).lines
+        outlined = low.finish()
+        helpers = {h.key: h for h in outlined.helpers}
+        assert helpers and len(outlined.lines) < len(inlined) / 4
+        assert _instructions(outlined.lines, helpers) == _instructions(inlined, {})

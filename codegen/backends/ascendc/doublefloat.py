@@ -16,11 +16,22 @@ and from them the pair's +, ×, ÷ (one Newton step on the quotient) and the fun
   σ(u)      1/(1 + e) for u >= 0, e/(1 + e) otherwise, with e = exp(-|u|) as a pair (as Sigmoid.stable_form).
 Any other function (log, tanh, erfc, ...) enters the sum as its FLOAT value (lo = 0): carried exactly from there
 on, but with its own rounding, as before; the rational operations and exp/σ are what a sum that cancels has held
-so far (BCE-with-logits' σ(x) - t).  Where the pair overflows (Split's 4097 a beyond 8e34, exp's squares) or the
-FLOAT evaluation is not finite (a nan or inf operand), the FLOAT evaluation of the sum is selected instead: its
-special values are the kernels' usual ones.  A sum below 2^-50 of its largest term is 0, as in the double kernels.
+so far (BCE-with-logits' σ(x) - t).  A sum below 2^-50 of its largest term is 0, as in the double kernels.
+
+Overflow.  The double kernels (NumPy, C) hold terms up to 1e308: where BCE's posWeight·target is 1e40 they give
+the finite sum, and where the sum itself is beyond FLOAT they round it to the correctly signed inf.  The pairs
+overflow with FLOAT (Split's 4097 a beyond 8e34, a product beyond 3.4e38, whose error term is then inf - inf = nan).
+Where the pair's sum or the FLOAT evaluation is not finite, the tile (a scalar branch: a tile with no such element
+pays one ReduceSum) computes the sum again as ScaledPairs: pairs with a per-element exponent (hi + lo)·2^(66c),
+hi kept below 2^62, lo := 0 where hi is not finite; terms aligned to the larger exponent, the rounded sum stepped
+back up to the finite value or ±inf.  Where that is nan (an operand ±inf or nan), the FLOAT evaluation is selected:
+its special values are the kernels' usual ones.  What remains (docs/accuracy.md): exp(u) for u beyond 88.7 (the
+pair's exp saturates at FLOAT's range, the double one goes on to 709), a quotient beyond FLOAT, and terms aligned
+below FLOAT's normal range (2^-120 of the largest, far below what double resolves) lose bits or vanish.
 """
 from __future__ import annotations
+
+import functools
 
 import sympy
 
@@ -30,11 +41,30 @@ from codegen.rewrite import Sigmoid
 SQUARINGS = 12
 
 
+def outlined(method: str, doc: str):
+    """The operation's instructions as one helper function of the kernel file (codegen.backends.ascendc.outline)."""
+    def wrap(f):
+        @functools.wraps(f)
+        def run(self, *args, **kw):
+            with self.lw.group(method, doc):
+                return f(self, *args, **kw)
+        return run
+    return wrap
+
+
 class DoubleFloat:
-    def __init__(self, lw):
+    def __init__(self, lw, guard_inf: bool = False):
         self.lw = lw
         self.memo = {}
         self.splits = {}   # a value's Veltkamp halves, split once however often it is multiplied
+        # lo := 0 where hi is ±inf or nan (the overflow path, ScaledPairs): an error term of an overflowed hi is
+        # inf - inf = nan, which would turn the pair's ±inf into nan at the next FastTwoSum
+        self.guard_inf = guard_inf
+
+    def _guarded(self, hi, lo):
+        if not self.guard_inf:
+            return lo
+        return self.lw._select(finite_mask(self.lw, hi), lo, "0.0F")
 
     # ---- FLOAT instructions ------------------------------------------------------------------------------------
     def _t(self, v):
@@ -49,11 +79,11 @@ class DoubleFloat:
     def two_sum(self, a, b):
         s = self._op("Add", a, b)
         bb = self._op("Sub", s, a)
-        return s, self._op("Add", self._op("Sub", a, self._op("Sub", s, bb)), self._op("Sub", b, bb))
+        return s, self._guarded(s, self._op("Add", self._op("Sub", a, self._op("Sub", s, bb)), self._op("Sub", b, bb)))
 
     def fast_two_sum(self, a, b):
         s = self._op("Add", a, b)
-        return s, self._op("Sub", b, self._op("Sub", s, a))
+        return s, self._guarded(s, self._op("Sub", b, self._op("Sub", s, a)))
 
     def split(self, a):
         if a not in self.splits:
@@ -62,15 +92,17 @@ class DoubleFloat:
             self.splits[a] = h, self._op("Sub", a, h)
         return self.splits[a]
 
+    @outlined("PairTwoProd", "TwoProd(a, b) = (p, err), p + err = a·b exactly (Dekker, Veltkamp halves)")
     def two_prod(self, a, b):
         p = self._op("Mul", a, b)
         ah, al = self.split(a)
         bh, bl = self.split(b)
         err = self._op("Add", self._op("Sub", self._op("Mul", ah, bh), p), self._op("Mul", ah, bl))
         err = self._op("Add", self._op("Add", err, self._op("Mul", al, bh)), self._op("Mul", al, bl))
-        return p, err
+        return p, self._guarded(p, err)
 
     # ---- pairs (hi, lo); lo None is an exact 0 ----------------------------------------------------------------
+    @outlined("PairAdd", "(hi, lo) = x + y for pairs x, y (TwoSum, then FastTwoSum)")
     def add(self, x, y):
         s, e = self.two_sum(x[0], y[0])
         for lo in (x[1], y[1]):
@@ -81,6 +113,7 @@ class DoubleFloat:
     def neg(self, x):
         return self._muls(x[0], "-1.0F"), None if x[1] is None else self._muls(x[1], "-1.0F")
 
+    @outlined("PairMul", "(hi, lo) = x·y for pairs x, y (TwoProd of the his, then FastTwoSum)")
     def mul(self, x, y):
         p, e = self.two_prod(x[0], y[0])
         if y[1] is not None:
@@ -89,20 +122,23 @@ class DoubleFloat:
             e = self._op("Add", e, self._op("Mul", x[1], y[0]))
         return self.fast_two_sum(p, e)
 
+    @outlined("PairSquare", "(hi, lo) = x² for a pair x")
     def square(self, x):
         p, e = self.two_prod(x[0], x[0])
         if x[1] is not None:
             e = self._op("Add", e, self._muls(self._op("Mul", x[0], x[1]), "2.0F"))
         return self.fast_two_sum(p, e)
 
+    @outlined("PairDiv", "(hi, lo) = x/y for pairs x, y (one Newton step on the quotient)")
     def div(self, x, y):
         q1 = self._op("Div", x[0], y[0])
         r = self.add(x, self.neg(self.mul((q1, None), y)))
         return self.fast_two_sum(q1, self._op("Div", r[0], y[0]))
 
+    @outlined("PairExp", "(hi, lo) = e^u for a pair u: a short series at u/2^12, squared 12 times")
     def exp(self, u):
         lw = self.lw
-        h = lw._emit("Mins({dst}, {0}, 89.0F, calc);", lw._emit("Maxs({dst}, {0}, -104.0F, calc);", self._t(u[0])))
+        h = lw.minmax_scalar("Min", lw.minmax_scalar("Max", self._t(u[0]), "-104.0F"), "89.0F")
         r = self._muls(h, f"{2.0 ** -SQUARINGS!r}F")
         r2 = self.two_prod(r, r)
         sixth = (lw.scalar(Const(sympy.Rational(1, 6))), lw.scalar(ConstLo(sympy.Rational(1, 6))))
@@ -122,9 +158,11 @@ class DoubleFloat:
         return s
 
     def sigmoid(self, u_expr):
+        return self.sigmoid_of(self.pair(u_expr), self.lw.mask(u_expr >= 0))
+
+    @outlined("PairSigmoid", "(hi, lo) = σ(u) for a pair u: 1/(1 + e) or e/(1 + e), e = e^-|u|")
+    def sigmoid_of(self, u, nonneg):
         lw = self.lw
-        u = self.pair(u_expr)
-        nonneg = lw.mask(u_expr >= 0)
         nh = self._muls(lw._emit("Abs({dst}, {0}, calc);", self._t(u[0])), "-1.0F")    # -|u|
         nl = None if u[1] is None else lw._select(nonneg, self._muls(u[1], "-1.0F"), u[1])
         e = self.exp((nh, nl))
@@ -188,9 +226,234 @@ class DoubleFloat:
         return lw.value(e), None   # a function with no pair form here: its FLOAT value
 
 
+# ---- sums whose terms overflow FLOAT ------------------------------------------------------------------------
+STEP = 66            # a scaled value is (hi + lo)·2^(STEP·c), c a small integer per element (a float tile)
+BIG = 2.0 ** 62      # |hi| at or above it goes down one step: every hi stays below 2^62, so a product of two is
+                     # below 2^124 (no overflow, and TwoProd's 4097·a below 2^75), and a FLOAT value (below
+                     # 2^128) needs one step
+DOWN = f"{2.0 ** -STEP!r}F"
+UP = f"{2.0 ** STEP!r}F"
+
+
+def finite_mask(lw, v):
+    """True where v is finite: v - v is 0 there, nan for ±inf and nan, and nan == nan is false."""
+    compare = "Compare" if lw.dense_masks else "CompareByRepeat"
+    d = lw._emit("Sub({dst}, {0}, {0}, calc);", v)
+    return lw._emit(compare + "({dst}, {0}, {0}, CMPMODE::EQ, calc);", d, kind="m")
+
+
+def compare_scalar(lw, v, mode: str, scalar: str):
+    """v <mode> scalar, with CompareScalar where the architecture has it, else against a broadcast tile."""
+    if lw.arch.compare_scalar:
+        return lw._emit("CompareScalar({dst}, {0}, " + scalar + ", CMPMODE::" + mode + ", calc);", v, kind="m")
+    compare = "Compare" if lw.dense_masks else "CompareByRepeat"
+    return lw._emit(compare + "({dst}, {0}, {1}, CMPMODE::" + mode + ", calc);", v,
+                    lw._emit("Duplicate({dst}, {0}, calc);", scalar), kind="m")
+
+
+class ScaledPairs:
+    """The sum again, where some element overflowed: every value a pair with a per-element exponent,
+    (hi + lo)·2^(66c), hi kept below 2^62 by going down a step (×2^-66, c + 1) after each leaf, product, sum and
+    quotient (an exact 0 gets c = 0).  Terms are aligned to the larger exponent before they are added (exactly,
+    a term far below into FLOAT's subnormals or 0), and the rounded sum goes back up c steps at the end: exactly,
+    or to the correctly signed ±inf where the sum is beyond FLOAT's range.  The pairs here keep lo = 0 where hi
+    is not finite (DoubleFloat.guard_inf), so an inf stays an inf.
+
+    A value is (hi, lo, c, (kmax, kmin)): lo None is an exact 0, c None an exact 0 (a constant, a sigmoid), and
+    kmax/kmin bound c statically (how many steps the end must undo)."""
+
+    def __init__(self, lw):
+        self.lw = lw
+        self.df = DoubleFloat(lw, guard_inf=True)   # its own splits: no value of the usual path is kept live into
+        self.memo = {}                              # the branch for this one, nor a helper signature changed by it
+
+    # ---- exponents --------------------------------------------------------------------------------------------
+    @outlined("ScaledNormalize", "a scaled pair one step down (×2^-66, c + 1) where |hi| >= 2^62")
+    def normalize(self, hi, lo, c, k):
+        lw, df = self.lw, self.df
+        hi = df._t(hi)
+        big = compare_scalar(lw, lw._emit("Abs({dst}, {0}, calc);", hi), "GE", f"{BIG!r}F")
+        hi2 = lw._select(big, df._muls(hi, DOWN), hi)
+        lo2 = None if lo is None else lw._select(big, df._muls(lo, DOWN), lo)
+        c2 = (lw._select(big, df._t("1.0F"), "0.0F") if c is None
+              else lw._select(big, lw._emit("Adds({dst}, {0}, 1.0F, calc);", c), c))
+        if c is not None:   # an exact 0 has no exponent: a product that is 0 must not push the sum's other
+            c2 = lw._select(compare_scalar(lw, hi, "EQ", "0.0F"), df._t("0.0F"), c2)   # terms down (Swish's 1)
+        return hi2, lo2, c2, (k[0] + 1, min(k[1], 0))
+
+    def _c_add(self, a, b, sign="Add"):
+        if b is None:
+            return a
+        if a is None:
+            return b if sign == "Add" else self.df._muls(b, "-1.0F")
+        return self.df._op(sign, a, b)
+
+    @outlined("ScaledAlign", "scaled pairs brought to their largest exponent")
+    def align(self, xs):
+        """The values' pairs brought to their largest exponent, and that exponent (None: all exactly 0)."""
+        lw, df = self.lw, self.df
+        cs = [x[2] for x in xs if x[2] is not None]
+        if not cs:
+            return [(x[0], x[1]) for x in xs], None
+        cmax = cs[0]
+        for c in cs[1:]:
+            cmax = df._op("Max", cmax, c)
+        if len(cs) < len(xs):
+            cmax = lw.minmax_scalar("Max", cmax, "0.0F")
+        out = []
+        steps = max(x[3][0] for x in xs) - min(x[3][1] for x in xs)   # bounds cmax - c
+        for hi, lo, c, _ in xs:
+            d = cmax if c is None else df._op("Sub", cmax, c)
+            hi = df._t(hi)
+            for k in range(1, steps + 1):   # exact, down to FLOAT's subnormals (a term so far below is noise)
+                m = compare_scalar(lw, d, "GE", f"{k - 0.5}F")
+                hi = lw._select(m, df._muls(hi, DOWN), hi)
+                lo = None if lo is None else lw._select(m, df._muls(lo, DOWN), lo)
+            out.append((hi, lo))
+        return out, cmax
+
+    @outlined("ScaledUnscale", "a scaled pair one step back towards its value")
+    def unscaled(self, x):
+        """A scaled value one step back towards its true value: enough for exp and σ, which saturate beyond."""
+        lw, df = self.lw, self.df
+        hi, lo, c, _ = x
+        if c is None:
+            return hi, lo
+        for mode, bound, factor in (("GE", "0.5F", UP), ("LE", "-0.5F", DOWN)):
+            m = compare_scalar(lw, c, mode, bound)
+            hi = lw._select(m, df._muls(hi, factor), df._t(hi))
+            lo = None if lo is None else lw._select(m, df._muls(lo, factor), lo)
+        return hi, lo
+
+    def _nan_of(self, u, r):
+        """r, or u's nan where u is nan: exp's clamp (Maxs/Mins) would turn a nan argument into a number, and here
+        no FLOAT evaluation stands behind the result to catch it."""
+        lw, df = self.lw, self.df
+        compare = "Compare" if lw.dense_masks else "CompareByRepeat"
+        number = lw._emit(compare + "({dst}, {0}, {0}, CMPMODE::EQ, calc);", df._t(u[0]), kind="m")
+        return lw._select(number, df._t(r[0]), df._t(u[0])), r[1]
+
+    # ---- operations -------------------------------------------------------------------------------------------
+    @outlined("ScaledAdd", "x + y for scaled pairs")
+    def add(self, x, y):
+        (a, b), c = self.align([x, y])
+        k = (max(x[3][0], y[3][0]), max(x[3][1], y[3][1]))
+        s = self.df.add(a, b)
+        return (s[0], s[1], None, k) if c is None else self.normalize(s[0], s[1], c, k)
+
+    def neg(self, x):
+        hi, lo = self.df.neg((x[0], x[1]))
+        return hi, lo, x[2], x[3]
+
+    @outlined("ScaledMul", "x·y for scaled pairs")
+    def mul(self, x, y):
+        p = self.df.mul((x[0], x[1]), (y[0], y[1]))
+        return self.normalize(p[0], p[1], self._c_add(x[2], y[2]), (x[3][0] + y[3][0], x[3][1] + y[3][1]))
+
+    @outlined("ScaledDiv", "x/y for scaled pairs")
+    def div(self, x, y):
+        q = self.df.div((x[0], x[1]), (y[0], y[1]))
+        return self.normalize(q[0], q[1], self._c_add(x[2], y[2], "Sub"), (x[3][0] - y[3][1], x[3][1] - y[3][0]))
+
+    # ---- expressions ------------------------------------------------------------------------------------------
+    def pair(self, e):
+        if e not in self.memo:
+            self.memo[e] = self._pair(e)
+        return self.memo[e]
+
+    def _pair(self, e):
+        lw, df = self.lw, self.df
+        if lw.is_scalar(e):
+            hi, lo = df.pair(e)
+            if not e.free_symbols and abs(float(getattr(e, "value", e))) < BIG:
+                return hi, lo, None, (0, 0)
+            return self.normalize(hi, lo, None, (0, 0))   # a parameter: anywhere in FLOAT's range
+        if isinstance(e, sympy.Add):
+            acc = None
+            for t in e.as_ordered_terms():
+                p = self.pair(t)
+                acc = p if acc is None else self.add(acc, p)
+            return acc
+        if isinstance(e, sympy.Mul):
+            nums = [f for f in e.as_ordered_factors() if not (isinstance(f, sympy.Pow) and f.exp == -1)]
+            dens = [f.base for f in e.as_ordered_factors() if isinstance(f, sympy.Pow) and f.exp == -1]
+            acc = None
+            for f in nums:
+                if f == -1:
+                    continue
+                p = self.pair(f)
+                acc = p if acc is None else self.mul(acc, p)
+            acc = acc or ("1.0F", None, None, (0, 0))
+            for d in dens:
+                acc = self.div(acc, self.pair(d))
+            return self.neg(acc) if -1 in nums else acc
+        if isinstance(e, sympy.Pow) and e.exp.is_Integer and e.exp > 0:
+            acc = self.pair(e.base)
+            for _ in range(int(e.exp) - 1):
+                acc = self.mul(acc, self.pair(e.base))
+            return acc
+        if isinstance(e, sympy.Pow) and e.exp == -1:
+            return self.div(("1.0F", None, None, (0, 0)), self.pair(e.base))
+        if isinstance(e, sympy.exp):   # below e^89 (DoubleFloat.exp's clamp): one step down at most
+            u = self.unscaled(self.pair(e.args[0]))
+            hi, lo = self._nan_of(u, df.exp(u))
+            return self.normalize(hi, lo, None, (0, 0))
+        if isinstance(e, Sigmoid):     # in [0, 1]: no exponent
+            u = self.unscaled(self.pair(e.args[0]))
+            hi, lo = self._nan_of(u, df.sigmoid_of(u, lw.mask(e.args[0] >= 0)))
+            return hi, lo, None, (0, 0)
+        if isinstance(e, CompensatedAdd):   # x + (hi + lo), hi and lo constants of an affine form (small)
+            x, hi, lo = e.args
+            return self.add(self.pair(x), (lw.scalar(hi), lw.scalar(lo), None, (0, 0)))
+        if isinstance(e, sympy.Piecewise) and e.args[-1][1] == sympy.true:
+            acc = self.pair(e.args[-1][0])
+            for branch, cond in reversed(e.args[:-1]):
+                b, mask = self.pair(branch), lw.mask(cond)
+
+                def pick(i, zero):
+                    if acc[i] is None and b[i] is None:
+                        return None
+                    return lw._select(mask, df._t(b[i] if b[i] is not None else zero),
+                                      acc[i] if acc[i] is not None else zero)
+                acc = (lw._select(mask, df._t(b[0]), acc[0]), pick(1, "0.0F"), pick(2, "0.0F"),
+                       (max(acc[3][0], b[3][0]), min(acc[3][1], b[3][1])))
+            return acc
+        return self.normalize(lw.value(e), None, None, (0, 0))   # its FLOAT value (DoubleFloat._pair's last case)
+
+    @outlined("ScaledSum", "the sum as scaled pairs, rounded and stepped back up (the overflow path)")
+    def extended(self, e):
+        """The Extended sum's value, or nan where even this path meets inf - inf (its operands ±inf or nan, or
+        exp beyond FLOAT)."""
+        lw, df = self.lw, self.df
+        terms = [self.pair(t) for t in e.as_ordered_terms()]
+        pairs, cmax = self.align(terms)
+        acc = pairs[0]
+        for p in pairs[1:]:
+            acc = df.add(acc, p)
+        wide = df._t(acc[0]) if acc[1] is None else df._op("Add", acc[0], acc[1])
+        largest = lw._emit("Abs({dst}, {0}, calc);", df._t(pairs[0][0]))
+        for p in pairs[1:]:
+            largest = df._op("Max", largest, lw._emit("Abs({dst}, {0}, calc);", df._t(p[0])))
+        compare = "Compare" if lw.dense_masks else "CompareByRepeat"
+        small = lw._emit(compare + "({dst}, {0}, {1}, CMPMODE::LT, calc);",
+                         lw._emit("Abs({dst}, {0}, calc);", wide), df._muls(largest, f"{2.0 ** -50!r}F"), kind="m")
+        wide = lw._select(small, df._t("0.0F"), wide)
+        if cmax is None:
+            return wide
+        kmax = max(t[3][0] for t in terms)
+        kmin = min(t[3][1] for t in terms)
+        for k in range(1, kmax + 1):   # back up c steps: exact, or ±inf beyond FLOAT's range
+            wide = lw._select(compare_scalar(lw, cmax, "GE", f"{k - 0.5}F"), df._muls(wide, UP), wide)
+        for k in range(1, -kmin + 1):
+            wide = lw._select(compare_scalar(lw, cmax, "LE", f"{0.5 - k}F"), df._muls(wide, DOWN), wide)
+        return wide
+
+
 def lower_extended(lw, e):
-    """The Extended sum's value: hi + lo of its pair, where that and the FLOAT evaluation are finite; else the
+    """The Extended sum's value: hi + lo of its pair, where that and the FLOAT evaluation are finite; else, in a
+    tile where some element is not, the sum again with exponents (ScaledPairs) where that is not nan; else the
     FLOAT evaluation."""
+    from .lowering import Instr
     plain = lw.tile(e.args[0])
     df = DoubleFloat(lw)
     hi, lo = df.pair(e.args[0])
@@ -206,8 +469,19 @@ def lower_extended(lw, e):
     small = lw._emit(compare + "({dst}, {0}, {1}, CMPMODE::LT, calc);", lw._emit("Abs({dst}, {0}, calc);", wide),
                      lw._emit("Muls({dst}, {0}, " + f"{2.0 ** -50!r}F" + ", calc);", largest), kind="m")
     wide = lw._select(small, df._t("0.0F"), wide)
-    finite = []
-    for v in (wide, plain):   # v - v is 0 for a finite v, nan for ±inf and nan; nan == nan is false
-        d = lw._emit("Sub({dst}, {0}, {0}, calc);", v)
-        finite.append(lw._emit(compare + "({dst}, {0}, {0}, CMPMODE::EQ, calc);", d, kind="m"))
-    return lw._select(lw._bits("And", *finite), wide, plain)
+    ok = lw._bits("And", finite_mask(lw, wide), finite_mask(lw, plain))
+    # Where an element is not finite (a term beyond FLOAT's range, or an operand ±inf or nan), the tile takes the
+    # overflow path: a scalar branch on the count of such elements, so that the usual tile pays one ReduceSum.
+    # Values first computed inside the branch are forgotten after it (memo and CSE bindings restored): code after
+    # it must not read what a skipped branch did not write.
+    flag = lw._select(ok, df._t("0.0F"), "1.0F")
+    count = lw._emit("ReduceSum({dst}, {0}, {1}, len);", flag, df._t("0.0F"))
+    lw.instrs.append(Instr("PipeBarrier<PIPE_ALL>();", None, []))
+    lw.instrs.append(Instr("if ({0}.GetValue(0) > 0.0F) {{", None, [count]))
+    memo, bound = dict(lw.memo), dict(lw.bound)
+    scaled = ScaledPairs(lw).extended(e.args[0])
+    lw.instrs.append(Instr("}}", None, []))
+    lw.memo, lw.bound = memo, bound
+    # (where the branch did not run, every element is ok: the stale `scaled` is never selected)
+    notnan = lw._emit(compare + "({dst}, {0}, {0}, CMPMODE::EQ, calc);", scaled, kind="m")
+    return lw._select(ok, wide, lw._select(notnan, scaled, plain))

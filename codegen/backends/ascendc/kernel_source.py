@@ -15,6 +15,7 @@ from codegen.text import condition_code
 
 from . import names
 from . import tiling as T
+from .outline import named
 from .plan import CPP_TYPE, Pass, Plan, VariantPlan, all_combos, tiling_key
 from .socs import ARCHS, archs_of
 
@@ -98,16 +99,64 @@ def contract(p: Plan) -> str:
     return "operands have the output's shape, contiguous"
 
 
+def helpers(p: Plan) -> tuple[list[str], dict]:
+    """The pair operations' helper functions the passes call (codegen.backends.ascendc.outline), each once, inner
+    ones first, named in order of first use; one that only some architectures' passes call is compiled for those
+    alone (it may use an instruction the others lack).  Returns (lines, {placeholder key: name})."""
+    found = {}
+    for v in p.variants:
+        for q in v.passes:
+            for arch, low in q.lowered.items():
+                for h in low.helpers:
+                    found.setdefault(h.key, h).archs.add(arch)
+    all_archs = {a.name for a in archs_of(p.op.dtypes)}
+    counts, names_ = {}, {}
+    for h in found.values():
+        counts[h.method] = counts.get(h.method, 0) + 1
+        names_[h.key] = f"{h.method}{counts[h.method]}"
+    names_ = {k: n[:-1] if n.endswith("1") and counts[found[k].method] == 1 else n for k, n in names_.items()}
+    lines = []
+    for h in found.values():
+        guard = h.archs != all_archs
+        lines.append("")
+        if guard:
+            lines.append("#if " + " || ".join(f"__CCE_AICORE__ == {ARCHS[a].aicore}" for a in sorted(h.archs)))
+        lines.append(f"// {h.doc}")
+        lines += wrap_signature(f"__aicore__ inline void {names_[h.key]}(", h.params)
+        lines.append("{")
+        lines += ["    " + line for line in named(h.body, names_)]
+        lines.append("}")
+        if guard:
+            lines.append("#endif")
+    return lines, names_
+
+
+def wrap_signature(head: str, params: list[str], width: int = 116) -> list[str]:
+    """`head` and the parameters, broken before a parameter that would pass `width`, aligned under the first."""
+    lines, line = [], head
+    for i, prm in enumerate(params):
+        piece = prm + (")" if i == len(params) - 1 else ",")
+        if line != head and len(line) + 1 + len(piece) > width:
+            lines.append(line)
+            line = " " * len(head) + piece
+        else:
+            line += ("" if line == head else " ") + piece
+    lines.append(line)
+    return lines
+
+
 def kernel_context(p: Plan, forget_tail: bool = False) -> dict:
     op = p.op
     files = names.files(op)
+    helper_lines, helper_names = helpers(p)
     return dict(
         op_name=op.name, description=op.description.en, out=op.output.name, documented=documented(op),
         share_doc=share_doc(p), contract=contract(p), aclnn_source=Path(files["aclnn_source"]).name,
         tiling_header=Path(files["kernel_tiling"]).name, buffer_num=T.BUFFER_NUM,
         tile_io=fragment("tile_io_forget_tail" if forget_tail else "tile_io"),
         round_modes=round_mode_lines(op),
-        classes=[render(TEMPLATES, "kernel_class.cpp.jinja", **class_context(p, v)).rstrip("\n")
+        helpers=helper_lines,
+        classes=[render(TEMPLATES, "kernel_class.cpp.jinja", **class_context(p, v, helper_names)).rstrip("\n")
                  for v in p.variants],
         kernel_name=names.kernel_name(op),
         kernel_params=", ".join(f"GM_ADDR {t}" for t in p.operands + [op.output.name, "workspace", "tiling"]),
@@ -136,7 +185,7 @@ def share_fields(p: Plan) -> list[str]:
     return ["rowLength_", "rows_", "tilesPerRow_"] if p.rows else ["length_"]
 
 
-def class_context(p: Plan, v: VariantPlan) -> dict:
+def class_context(p: Plan, v: VariantPlan, helper_names: dict) -> dict:
     op = p.op
     init_params = ([f"GM_ADDR {t}" for t in v.tensors] + [f"GM_ADDR {op.output.name}"]
                    + [f"uint32_t {f}" for f in kernel_int_fields(p)] + [f"float {s}" for s in v.scalars])
@@ -145,7 +194,7 @@ def class_context(p: Plan, v: VariantPlan) -> dict:
         constants=[f"static constexpr uint32_t NUM_SUMS = {v.num_sums};  // row sums"] if p.rows else [],
         init_params=", ".join(init_params), share=fragment(f"{mode(p)}_share"),
         extra_buffers=extra_buffers(p, v), process=fragment(f"{mode(p)}_process"),
-        passes=[pass_context(v, q) for q in v.passes], calc_buffers=calc_buffers(p, v),
+        passes=[pass_context(v, q, helper_names) for q in v.passes], calc_buffers=calc_buffers(p, v),
         share_fields=share_fields(p))
 
 
@@ -172,10 +221,10 @@ def pass_epilogue(q: Pass) -> list[str]:
     return ["FromFloat(outTile, res, calc);", "outQueue_.EnQue(outTile);"] if q.writes else []
 
 
-def pass_context(v: VariantPlan, q: Pass) -> dict:
+def pass_context(v: VariantPlan, q: Pass, helper_names: dict) -> dict:
     return dict(doc=q.doc, name=q.name, params="uint32_t len" + q.extra_param,
                 loads=[(t, v.num_temps + i) for i, t in enumerate(v.tensors)],
-                prologue=pass_prologue(v, q), lines=q.lines, epilogue=pass_epilogue(q))
+                prologue=pass_prologue(v, q), lines=named(q.lines, helper_names), epilogue=pass_epilogue(q))
 
 
 def render_kernel(p: Plan, preamble: str, forget_tail: bool = False) -> str:

@@ -29,6 +29,7 @@ requires — except ReduceSum, which sums exactly `len` elements.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import sympy
@@ -43,6 +44,7 @@ from codegen.lower import CompensatedAdd, Const, split_last
 from codegen.rewrite import Sigmoid
 
 from .doublefloat import lower_extended
+from .outline import Group, outline
 from .socs import ARCHS, Arch
 
 CMP = {"<": "LT", ">": "GT", "<=": "LE", ">=": "GE", "==": "EQ", "!=": "NE"}
@@ -136,6 +138,12 @@ class Instr:
     fmt: str               # C++ statement with {0}, {1}, ... for the register/operand names
     dst: Reg | None
     srcs: list             # Reg or str (input tile name / scalar C++ expression)
+    extra: list = field(default_factory=list)   # more destinations (a helper call's, codegen.backends.ascendc
+                                                # .outline): formatted after the sources, {len(srcs)}, ...
+
+    @property
+    def dsts(self) -> list:
+        return ([self.dst] if isinstance(self.dst, Reg) else []) + self.extra
 
 
 @dataclass
@@ -144,6 +152,7 @@ class Lowered:
     lines: list[str]
     num_temps: int
     num_masks: int
+    helpers: list = field(default_factory=list)   # the pair operations' functions it calls (outline.Helper)
 
 
 @dataclass
@@ -345,7 +354,7 @@ class Lowering:
         for t in tiles[1:]:
             acc = self._emit(name + "({dst}, {0}, {1}, calc);", acc, t)
         if constants:
-            acc = self._emit(name + "s({dst}, {0}, {1}, calc);", acc, self.scalar(e.func(*constants)))
+            acc = self.minmax_scalar(name, acc, self.scalar(e.func(*constants)))
         if len(tiles) + bool(constants) == 1:
             return acc
         compare = "Compare" if self.dense_masks else "CompareByRepeat"
@@ -353,6 +362,13 @@ class Lowering:
             ok = self._emit(compare + "({dst}, {0}, {0}, CMPMODE::EQ, calc);", t, kind="m")
             acc = self._select(ok, acc, t)
         return acc
+
+    def minmax_scalar(self, name: str, v, scalar: str) -> Reg:
+        """Maxs/Mins (name "Max"/"Min") of a tile and a C++ scalar; where the architecture lacks them (dav-c100),
+        Max/Min with the scalar broadcast into a tile: the same result element by element."""
+        if self.arch.scalar_minmax:
+            return self._emit(name + "s({dst}, {0}, " + scalar + ", calc);", v)
+        return self._emit(name + "({dst}, {0}, {1}, calc);", v, self._emit("Duplicate({dst}, {0}, calc);", scalar))
 
     def _piecewise(self, e):
         args = list(e.args)
@@ -465,20 +481,37 @@ class Lowering:
         self.instrs.append(Instr("PipeBarrier<PIPE_ALL>();", None, []))
         self.instrs.append(Instr(accumulate.replace("{sum}", dst + ".GetValue(0)"), None, []))
 
+    @contextmanager
+    def group(self, method: str, doc: str):
+        """The instructions emitted inside, recorded as one helper call (codegen.backends.ascendc.outline)."""
+        outer, self.instrs = self.instrs, []
+        try:
+            yield
+        finally:
+            body, self.instrs = self.instrs, outer
+            if body:
+                outer.append(Group(method, doc, body))
+
     def finish(self) -> Lowered:
-        return allocate(self.instrs)
+        instrs, helpers = outline(self.instrs)
+        low = allocate(instrs)
+        low.helpers = helpers
+        return low
 
 
 class AllocationError(AssertionError):
     """The slots given to a pass's virtual tiles would let an instruction read a value that was overwritten."""
 
 
-def allocate(instrs: list[Instr]) -> Lowered:
+def allocate(instrs: list[Instr], fixed: dict | None = None, prefix: dict | None = None) -> Lowered:
     """Linear scan: map virtual registers to the fewest slots, a slot free again after its value's last reader.
 
     A destination never shares a slot with an operand of its own instruction (the advanced math APIs forbid the
     overlap, and it keeps every instruction's operands intact while it runs).  The result is checked by
-    `check_allocation`, which does not trust this bookkeeping: it replays the instructions over the slots."""
+    `check_allocation`, which does not trust this bookkeeping: it replays the instructions over the slots.
+    `fixed` names registers that are not allocated (a helper's parameters), `prefix` the slots' names by kind."""
+    fixed = fixed or {}
+    prefix = prefix or {"f": "f", "m": "m"}
     last = {}
     for i, ins in enumerate(instrs):
         for s in ins.srcs:
@@ -487,11 +520,14 @@ def allocate(instrs: list[Instr]) -> Lowered:
     free = {"f": set(), "m": set()}
     count = {"f": 0, "m": 0}
     slot = {}
+    written = set()
     for i, ins in enumerate(instrs):
-        dst = ins.dst
-        if isinstance(dst, Reg):
-            if dst in slot:
+        for dst in ins.dsts:
+            if dst in written:
                 raise AllocationError(f"virtual tile {dst} is written twice")
+            written.add(dst)
+            if dst in fixed:
+                continue
             pool = free[dst.kind]
             if pool:
                 n = min(pool)
@@ -499,24 +535,32 @@ def allocate(instrs: list[Instr]) -> Lowered:
             else:
                 n = count[dst.kind]
                 count[dst.kind] += 1
-            slot[dst] = f"{dst.kind}{n}"
+            slot[dst] = (dst.kind, n)
         # a value dies after its last reader; a value nobody reads dies at once.  (Each register once: an
         # instruction may read the same value twice, `Mul(a, x, x)`, and a slot freed twice would be handed out
         # to two live values.)
         dying = {s for s in ins.srcs if isinstance(s, Reg) and last[s] == i}
-        if isinstance(dst, Reg) and dst not in last:
-            dying.add(dst)
-        for r in dying:
-            free[r.kind].add(int(slot[r][1:]))
-    check_allocation(instrs, slot)
-    lines = [ins.fmt.format(*[_name(s, slot) for s in ins.srcs], dst=_name(ins.dst, slot)) for ins in instrs]
+        dying |= {d for d in ins.dsts if d not in last}
+        for r in dying - fixed.keys():
+            free[r.kind].add(slot[r][1])
+    slot = {r: f"{prefix[k]}{n}" for r, (k, n) in slot.items()}
+    slot.update(fixed)
+    check_allocation(instrs, slot, [r for r in fixed if r not in written])
+    lines, depth = [], 0
+    for ins in instrs:   # (a scalar branch's block, codegen.backends.ascendc.doublefloat, indented)
+        line = ins.fmt.format(*[_name(s, slot) for s in ins.srcs], *[_name(s, slot) for s in ins.extra],
+                              dst=_name(ins.dst, slot))
+        depth -= line.startswith("}")
+        lines.append("    " * depth + line)
+        depth += line.endswith("{")
     return Lowered(lines, count["f"], count["m"])
 
 
-def check_allocation(instrs: list[Instr], slot: dict) -> None:
+def check_allocation(instrs: list[Instr], slot: dict, given: list = ()) -> None:
     """Replay `instrs` over the physical slots: every operand must still hold the value its reader expects, and no
-    destination may overlap an operand of its own instruction.  Raises AllocationError naming the instruction."""
-    holds = {}   # physical slot -> the virtual register it holds now
+    destination may overlap an operand of its own instruction, nor another destination of it.  `given` registers
+    hold their values from the start (a helper's inputs).  Raises AllocationError naming the instruction."""
+    holds = {slot[r]: r for r in given}   # physical slot -> the virtual register it holds now
     for i, ins in enumerate(instrs):
         regs = [s for s in ins.srcs if isinstance(s, Reg)]
         for r in regs:
@@ -526,11 +570,13 @@ def check_allocation(instrs: list[Instr], slot: dict) -> None:
                 raise AllocationError(
                     f"instruction {i} `{ins.fmt}` reads {r} from slot {where}, which holds "
                     f"{'nothing yet' if now is None else now}: a live value was overwritten")
-        if isinstance(ins.dst, Reg):
-            where = slot[ins.dst]
-            if where in {slot[r] for r in regs}:
+        read = {slot[r] for r in regs}
+        for d in ins.dsts:
+            where = slot[d]
+            if where in read:
                 raise AllocationError(f"instruction {i} `{ins.fmt}` writes slot {where}, which it also reads")
-            holds[where] = ins.dst
+            read.add(where)
+            holds[where] = d
 
 
 def _name(s, slot) -> str:

@@ -38,6 +38,7 @@ class Arch:
     ub_bytes: int                   # TOTAL_UB_SIZE
     tmp_ub_offset: int              # TMP_UB_OFFSET: the API's scratch starts here
     compare_scalar: bool            # CompareScalar / Compares exist
+    scalar_minmax: bool             # Maxs / Mins exist (asc-devkit's dav_c100 reports them not supported)
     select_modes: frozenset         # Select modes (0 VSEL_CMPMASK_SPR, 1 tensor-scalar, 2 tensor-tensor)
     data_copy_pad: bool             # DataCopyPad exists
     bf16: bool                      # bfloat16_t exists
@@ -56,13 +57,16 @@ class Arch:
 
 
 ARCHS = {a.name: a for a in [
-    Arch("dav-c100", 100, 1001, 256 * KB, 248 * KB, compare_scalar=False, select_modes=frozenset({0}),
+    Arch("dav-c100", 100, 1001, 256 * KB, 248 * KB, compare_scalar=False, scalar_minmax=False,
+         select_modes=frozenset({0}),
          data_copy_pad=False, bf16=False, cast_round={"FLOAT16": "CAST_NONE"},
          defines=("__DAV_C100__",)),
-    Arch("dav-m200", 200, 2002, 256 * KB, 248 * KB, compare_scalar=True, select_modes=frozenset({0, 1, 2}),
+    Arch("dav-m200", 200, 2002, 256 * KB, 248 * KB, compare_scalar=True, scalar_minmax=True,
+         select_modes=frozenset({0, 1, 2}),
          data_copy_pad=False, bf16=False, cast_round={"FLOAT16": "CAST_NONE"},
          defines=("__DAV_M200__",)),
-    Arch("dav-c220", 220, 2201, 192 * KB, 184 * KB, compare_scalar=True, select_modes=frozenset({0, 1, 2}),
+    Arch("dav-c220", 220, 2201, 192 * KB, 184 * KB, compare_scalar=True, scalar_minmax=True,
+         select_modes=frozenset({0, 1, 2}),
          data_copy_pad=True, bf16=True, cast_round={"FLOAT16": "CAST_RINT", "BFLOAT16": "CAST_RINT"},
          defines=("__DAV_C220__", "__DAV_C220_VEC__", "__DAV_VEC__")),
 ]}

@@ -40,13 +40,14 @@ struct ProductInfo {
     bool compareScalar;    // CompareScalar / Compares exist
     bool selectModes12;    // Select modes 1 and 2 exist (else mode 0 only)
     bool rintToHalf;       // Cast float -> half takes CAST_RINT (else only CAST_NONE, itself round-to-nearest)
+    bool scalarMinMax;     // Maxs / Mins exist
 };
 
 inline const ProductInfo kProducts[] = {
-    {"ascend910", 256 * 1024, 248 * 1024, 32, false, false, 100, false, false, false},
-    {"ascend310p", 256 * 1024, 248 * 1024, 8, false, false, 200, true, true, false},
-    {"ascend910b", 192 * 1024, 184 * 1024, 40, true, true, 220, true, true, true},
-    {"ascend910_93", 192 * 1024, 184 * 1024, 48, true, true, 220, true, true, true},
+    {"ascend910", 256 * 1024, 248 * 1024, 32, false, false, 100, false, false, false, false},
+    {"ascend310p", 256 * 1024, 248 * 1024, 8, false, false, 200, true, true, false, true},
+    {"ascend910b", 192 * 1024, 184 * 1024, 40, true, true, 220, true, true, true, true},
+    {"ascend910_93", 192 * 1024, 184 * 1024, 48, true, true, 220, true, true, true, true},
 };
 
 inline const ProductInfo* FindProduct(const std::string& soc) {

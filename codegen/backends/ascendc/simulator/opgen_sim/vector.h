@@ -104,9 +104,19 @@ OPGEN_SIM_BINARY(Min, std::fmin(x, y))
     }
 OPGEN_SIM_SCALAR(Adds, x + y)
 OPGEN_SIM_SCALAR(Muls, x * y)
-OPGEN_SIM_SCALAR(Maxs, std::fmax(x, y))
-OPGEN_SIM_SCALAR(Mins, std::fmin(x, y))
 #undef OPGEN_SIM_SCALAR
+// Maxs/Mins: not on dav-c100 (asc-devkit's impl/basic_api/dav_c100 reports them not supported)
+#define OPGEN_SIM_MINMAX_SCALAR(NAME, EXPR)                                                            \
+    template <typename T>                                                                              \
+    void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T scalar, uint32_t count) {  \
+        if (!sim::Product().scalarMinMax)                                                              \
+            sim::NotSupported(#NAME, "Duplicate the scalar into a tile and use the tile form");        \
+        const float y = sim::Num<T>::Get(scalar);                                                      \
+        sim::Unary(#NAME, dst, src, count, [y](float x) { return EXPR; });                             \
+    }
+OPGEN_SIM_MINMAX_SCALAR(Maxs, std::fmax(x, y))
+OPGEN_SIM_MINMAX_SCALAR(Mins, std::fmin(x, y))
+#undef OPGEN_SIM_MINMAX_SCALAR
 
 template <typename T>
 void Duplicate(const LocalTensor<T>& dst, const T scalar, uint32_t count) {

@@ -1,0 +1,118 @@
+"""Sums computed wider than FLOAT (codegen.cancellation.Extended) whose terms overflow FLOAT, on every kernel backend
+against mpmath at 60 digits (independent of the kernels).
+
+NumPy and C compute such a sum in double: finite there, then rounded once, to a finite FLOAT or to ±inf.  The Ascend
+C kernels carry it as double-float pairs, which overflow with FLOAT; they take the overflow path of
+codegen.backends.ascendc.doublefloat (pairs with a per-element exponent) in such tiles.  The hostile fuzz found
+the first case (issue 33): BCE-with-logits with posWeight 1e30 and target 7.6e30 in BFLOAT16, where the exact
+gradient is 4.2e60 (+inf in the output dtype) and the pairs gave nan.
+
+The cases are chosen where double resolves the sum (σ(x) - 1 well above 2^-53 of 1), so that the oracle is the
+value every backend must give: terms beyond FLOAT whose sum is finite, near FLOAT's largest value on either side
+of it, and far beyond it, for each sign."""
+from __future__ import annotations
+
+import functools
+
+import ml_dtypes
+import mpmath
+import numpy as np
+import pytest
+
+import codegen
+from codegen import backends
+
+OPS = codegen.load_specs()
+BACKENDS = backends.kernel_backends()
+BCE = "binary_cross_entropy_with_logits_backward"
+
+
+@functools.cache
+def _kernel(name, backend):
+    return backends.get(backend).make_kernel(OPS[name])
+
+
+def _sigmoid(x):
+    return 1 / (1 + mpmath.exp(-x))
+
+
+def _bce(g, x, t, pw):
+    """The gradient of BCE-with-logits with posWeight, no weight, reduction none (or sum: the same per element)."""
+    g, x, t, pw = (mpmath.mpf(float(v)) for v in (g, x, t, pw))
+    return g * ((pw * t + 1 - t) * _sigmoid(x) - pw * t)
+
+
+def _rounded(values, dtype):
+    """mpmath values rounded to `dtype` (through double: far from a tie at these tolerances), ±inf beyond it."""
+    with np.errstate(over="ignore"):
+        return np.array([float(v) for v in values]).astype(dtype)
+
+
+# (gradOutput, self, target, posWeight): pw·t beyond FLOAT (1e40 to 1e61) in every case
+BCE_CASES = [
+    (1.0, 10.0, 1e20, 1e20),          # σ - 1 = -4.5e-5: the sum -4.5e35, finite
+    (-1.0, 10.0, 1e20, 1e20),         # +4.5e35
+    (1.0, 10.0, 1e20, -1e20),         # pw·t = -1e40: +4.5e35
+    (1.0, 12.0, -3e19, 2e20),         # -6e39 (σ - 1) + σ (1 + 3e19): +3.7e34
+    (1.0, 10.32, 1e22, 1e21),          # -3.3e38: finite, beside FLOAT's largest value
+    (-1.0, 10.32, 1e22, 1e21),         # +3.3e38
+    (1.0, 10.2, 1e22, 1e21),           # -3.7e38: just beyond, -inf
+    (-1.0, 10.2, 1e22, 1e21),          # +inf
+    (-3.234375, 1.5859375, 7.6059e30, 1.00026e30),   # the fuzz's element: 4.2e60, +inf
+    (3.234375, 1.5859375, 7.6059e30, 1.00026e30),    # -inf
+    (1.0, -2.0, 1e30, 1e30),          # σ(-2) - 1 = -0.88: -8.8e59, -inf
+    (1.0, 3.0, 1e15, 1e15),           # pw·t = 1e30 within FLOAT: the pairs alone, -4.7e28
+]
+
+
+def test_the_cases_cover_finite_and_infinite_results_of_each_sign():
+    """The oracle itself, so that the cases below test what they claim."""
+    want = _rounded([_bce(*c) for c in BCE_CASES], np.float32)
+    finite_big = np.isfinite(want) & (np.abs(want) > 1e38)
+    assert np.isposinf(want).any() and np.isneginf(want).any()
+    assert (finite_big & (want > 0)).any() and (finite_big & (want < 0)).any()
+    assert (np.isfinite(want) & (want > 0)).sum() >= 3 and (np.isfinite(want) & (want < 0)).sum() >= 3
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_bce_terms_beyond_float(backend):
+    g, x, t, pw = (np.array(c, np.float32) for c in zip(*BCE_CASES))
+    with mpmath.workdps(60):
+        want = _rounded([_bce(*c) for c in zip(g, x, t, pw)], np.float32)
+    got = _kernel(BCE, backend)(grad_output=g, self=x, target=t, weight_optional=None, pos_weight_optional=pw,
+                               reduction=0)
+    inf = np.isinf(want)
+    assert np.array_equal(got[inf], want[inf]), (backend, got, want)
+    assert np.all(np.abs(got[~inf].astype(np.float64) / want[~inf] - 1) < 1e-5), (backend, got, want)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_bce_fuzz_finding_in_bfloat16(backend):
+    """Issue 33's element (the recipe's [1, 4, 0, 0]) and its mirror, reduction sum, BFLOAT16 on ascend910b."""
+    bf = ml_dtypes.bfloat16
+    g = np.array([-3.234375, 3.234375, -3.234375], bf)
+    x = np.array([1.5859375, 1.5859375, 1.5859375], bf)
+    t = np.array([7.6059e30, 7.6059e30, 1e10], bf)
+    pw = np.array([1.00026e30, 1.00026e30, 1e20], bf)
+    with mpmath.workdps(60):
+        want = _rounded([_bce(*c) for c in zip(g, x, t, pw)], bf).astype(np.float32)
+    got = _kernel(BCE, backend)(grad_output=g, self=x, target=t, weight_optional=None, pos_weight_optional=pw,
+                               reduction=2, product="ascend910b").astype(np.float32)
+    assert np.isposinf(want[0]) and np.isneginf(want[1]) and np.isfinite(want[2])
+    assert np.array_equal(got[:2], want[:2]), (backend, got, want)
+    assert abs(got[2] / want[2] - 1) < 2 ** -7, (backend, got, want)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_swish_product_beyond_float(backend):
+    """β·x beyond FLOAT where σ(βx) is 1: the gradient is g (FLOAT's inf·0 was nan on Ascend C's pairs)."""
+    x = np.array([1e20, 3e19, 2.0, 1e30], np.float32)
+    g = np.array([1.5, -2.0, 1.0, 0.25], np.float32)
+    beta = 1e20
+    with mpmath.workdps(60):
+        b = mpmath.mpf(float(np.float32(beta)))
+        want = _rounded([mpmath.mpf(float(gi)) * _sigmoid(b * mpmath.mpf(float(xi)))
+                         * (b * mpmath.mpf(float(xi)) * (1 - _sigmoid(b * mpmath.mpf(float(xi)))) + 1)
+                         for gi, xi in zip(g, x)], np.float32)
+    got = _kernel("swish_backward", backend)(grad_output=g, self=x, beta_optional=beta)
+    assert np.all(np.abs(got.astype(np.float64) / want - 1) < 1e-6), (backend, got, want)
