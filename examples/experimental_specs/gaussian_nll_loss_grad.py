@@ -54,7 +54,9 @@ SPEC = Op(
         DtypeSupported("gradOutput", "input", "target", "var", "gradInput", "gradVar"),
         DtypeSame("input", "gradOutput", "target", "var", "gradInput", "gradVar"),
         MaxRank("gradOutput", "input", "target", "var", "gradInput", "gradVar", n=8),
-        ShapeSame("input", "target", "var", "gradInput", "gradVar"),
+        ShapeSame("input", "target", "var"),
+        ShapeSame("input", "gradInput"),         # one rule per output: each output is emitted as an op of its own
+        ShapeSame("input", "gradVar"),
         BroadcastTo("gradOutput", "input"),
         OneOf("reduction", ["none", "mean", "sum"]),
         Requires("eps", eps > 0),

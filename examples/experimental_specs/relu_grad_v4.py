@@ -22,7 +22,7 @@ SPEC = Op(
     dtypes={"ascend910b": ["FLOAT16", "FLOAT", "BFLOAT16", "INT8", "UINT8", "INT32"]},
     compute={"INT32": "DOUBLE", "INT8": "DOUBLE", "UINT8": "DOUBLE"},
     rules=[
-        DtypeSupported("gradOutput", "out"),
+        DtypeSupported("gradOutput", "self", "out"),   # self against its own table: UINT8
         DtypeSame("gradOutput", "out"),
         MaxRank("gradOutput", "self", "out", n=8),
         ShapeSame("gradOutput", "self", "out"),
