@@ -144,6 +144,8 @@ def kernel_op(op):
             forms.append(dataclasses.replace(f, when={**f.when, OUTPUT_INDEX: k}, roles={**roles, **f.roles},
                                              at={**sub.at, **f.at}))
     rules = [R.DtypeSame(*[t.name for t in op.tensors], "out")]
+    if summed is None:   # (a summed output's host layer gives the shape: Ascend C's InferShape copies input 0's)
+        rules.append(R.ShapeIsBroadcast("out", *[t.name for t in op.tensors]))
     k = Op(name=op.name, params=params, wrt=op.wrt, forward=op.forward, backward=forms, dtypes=op.dtypes,
            rules=rules, description=op.description, forward_name=op.forward_name,
            compute_dtype=op.compute_dtype, compute=dict(op.compute), source=op.source)
