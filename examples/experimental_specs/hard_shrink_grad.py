@@ -24,5 +24,6 @@ SPEC = Op(
         ShapeSame("gradOutput", "self", "output"),
         Requires("lambd", lam >= 0),
     ],
+    torch=Torch("hardshrink_backward", "gradOutput", "self", "lambd"),
     description=Text("HardShrink的反向传播。", "Backward of HardShrink."),
 )

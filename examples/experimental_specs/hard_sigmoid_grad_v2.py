@@ -22,5 +22,6 @@ SPEC = Op(
         MaxRank("gradOutput", "self", "gradInput", n=8),
         ShapeSame("gradOutput", "self", "gradInput"),
     ],
+    torch=Torch("hardsigmoid_backward", "gradOutput", "self"),
     description=Text("HardSigmoid的反向传播。", "Backward of HardSigmoid."),
 )

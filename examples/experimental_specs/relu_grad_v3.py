@@ -25,5 +25,6 @@ SPEC = Op(
         BroadcastTo("y", "x"),
         ShapeSame("x", "z"),
     ],
+    torch=Torch("threshold_backward", "y", "x", Const(0)),   # y where x > 0
     description=Text("ReLU的反向传播。", "Backward of ReLU."),
 )
