@@ -231,6 +231,9 @@ def _check_torch(op, fail):
 
 
 def _check_dtypes(op, fail):
+    for p in op.params:   # before anything reads a table (a bare list would crash op.bool_tensors)
+        if getattr(p, "dtypes", None) is not None and not isinstance(p.dtypes, dict):
+            fail(f"{p.name}: dtypes= must be a {{product: [dtypes]}} dict like the operator's, not {p.dtypes!r}")
     bools = {t.name for t in op.bool_tensors}   # truth values: nothing computes in BOOL
     # (nor in a split op's row count, which the call sums: codegen.spec.split checks its dtype)
     counts = {op.split.rows} if op.split is not None else set()

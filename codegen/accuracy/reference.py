@@ -158,6 +158,24 @@ def _free_of(expr, z):
     return sympy.Integer(0 if expr.has(z) else 1)
 
 
+def _real_inverse(sols, e, c, z, rest):
+    """Of several solutions of y = e(z) (tanh: two logarithms, one complex on the whole image), the ones that give
+    z back from e(z) at points of the branch, the other symbols at 1/3: a real pre-image of every y."""
+    if len(sols) <= 1:
+        return sols
+    probe = {s: sympy.Rational(1, 3) for s in rest}
+    points = [z0 for z0 in (sympy.Rational(k, 7) for k in (3, -3, 12, -12, 29, -29))
+              if bool(sympy.sympify(c).xreplace({z: z0, **probe}))]
+
+    def round_trips(sol):
+        for z0 in points:
+            back = sympy.N(sol.xreplace({_Y: e.xreplace({z: z0, **probe}), **probe}), 30)
+            if not back.is_real or abs(back - z0) > 1e-20:
+                return False
+        return bool(points)
+    return [s for s in sols if round_trips(s)]
+
+
 def _inverse_branches(name, F1, z, rest):
     """[(condition(z, *rest), inverse(y, *rest) or None, value(*rest) or None)] of the forward at S = 1, per
     branch: a branch that reads z is inverted (z = F_b⁻¹(y)); a branch constant in z (a masked position) has
@@ -220,14 +238,26 @@ class Reference:
             return
         self.inverse, self.cond, self.dy = [], [], []
         for e, c in br:
-            sol = sympy.solve(sympy.Eq(_Y, e), z)
+            if not e.has(z):
+                # a branch constant in x (ReLU's 0 for x <= 0): its derivative is 0 and its image one point;
+                # the branches before it are tried first, so its pre-image only needs to satisfy no other's test
+                self.inverse.append(_lamb([_Y] + rest, sympy.nan))
+                self.cond.append(_lamb([z] + rest, c))
+                self.dy.append(_lamb([_Y] + rest, sympy.Integer(0)))
+                continue
+            sol = _real_inverse(sympy.solve(sympy.Eq(_Y, e), z), e, c, z, rest)
             if len(sol) != 1:
                 raise ValueError(f"{self.op.name}: cannot invert the forward branch {e} (solutions: {sol})")
             self.inverse.append(_lamb([_Y] + rest, sol[0]))
             self.cond.append(_lamb([z] + rest, c))
             # a rational function of y where one exists (Sigmoid: y - y**2, not the x-form at x = log(y/(1 - y)),
             # which divides by zero at y = 1, an output every float format reaches)
-            self.dy.append(_lamb([_Y] + rest, sympy.cancel(sympy.simplify(_derivative(e, z).subs(z, sol[0])))))
+            d = _derivative(e, z).subs(z, sol[0])
+            dy = sympy.cancel(sympy.simplify(d))
+            if not dy.is_rational_function(_Y):   # tanh's cosh(log(...))**-2 is 1 - y**2 written in exponentials
+                dy_exp = sympy.cancel(sympy.simplify(d.rewrite(sympy.exp)))
+                dy = dy_exp if dy_exp.is_rational_function(_Y) else dy
+            self.dy.append(_lamb([_Y] + rest, dy))
 
     def _dimsum(self, fwd, z, rest):
         """The row's structure F(z, S, operands) with S = Σ h(z, operands); the operands are per element (a

@@ -105,8 +105,10 @@ class Reduction:
 
     def mode(self, op, value) -> str:
         """The mode ("none", "sum", "mean", "batchmean") of one value of the attribute."""
-        names = op.param(self.attr).values
-        return names[value] if value in names else str(value)
+        attr = op.param(self.attr)
+        if attr.type == "string":
+            return str(value)   # a string names its mode itself; its `values` only describe it for the pages
+        return attr.values[value] if value in attr.values else str(value)
 
     def divisor(self, op, value):
         """The divisor D of the loss for one value of the attribute (None for none and sum)."""

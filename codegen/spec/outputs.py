@@ -84,6 +84,15 @@ def check(op, fail) -> None:
     for i, f in enumerate(op.formulas):
         if f.output is not None and f.output not in names:
             fail(f"backward formula {i + 1}: output={f.output!r} is not one of the outputs ({', '.join(names)})")
+    from . import rules as R
+    for o in outs:
+        # each output's op keeps only the rules naming no other output (output_ops): one of them must fix its shape
+        others = set(names) - {o.name}
+        fixed = [r for r in op.rules if isinstance(r, (R.ShapeSame, R.ShapeIsBroadcast)) and o.name in r.params
+                 and not set(r.params) & others]
+        if not fixed and not o.sum_to:
+            fail(f"output {o.name}: no shape rule of its own fixes its shape (a rule naming several outputs is "
+                 f"not one: each output is emitted as an op of its own); add e.g. ShapeSame(<input>, {o.name!r})")
     if op.split is not None or op.reduce_dim is not None or op.classes is not None:
         fail("several outputs with a split, a row reduction or class-index targets are not implemented")
     if len(outs) > 4:
@@ -135,6 +144,8 @@ def kernel_op(op):
             forms.append(dataclasses.replace(f, when={**f.when, OUTPUT_INDEX: k}, roles={**roles, **f.roles},
                                              at={**sub.at, **f.at}))
     rules = [R.DtypeSame(*[t.name for t in op.tensors], "out")]
+    if summed is None:   # (a summed output's host layer gives the shape: Ascend C's InferShape copies input 0's)
+        rules.append(R.ShapeIsBroadcast("out", *[t.name for t in op.tensors]))
     k = Op(name=op.name, params=params, wrt=op.wrt, forward=op.forward, backward=forms, dtypes=op.dtypes,
            rules=rules, description=op.description, forward_name=op.forward_name,
            compute_dtype=op.compute_dtype, compute=dict(op.compute), source=op.source)

@@ -278,7 +278,16 @@ def sample_scalars(case: Case, draw) -> dict:
             if s not in free:
                 free[s] = sympy.Float(draw("positive" if s.is_positive else "negative" if s.is_negative else "any"), 30)
     out = {}
+    # a scalar a rule pins to one value (ReluGradV4's Requires("threshold", Eq(threshold, 0))): that value, as the
+    # proof needs no case for a scalar no formula reads
+    from codegen.spec.rules import Requires
+    pinned = {r.condition.lhs: r.condition.rhs for r in case.op.rules
+              if isinstance(r, Requires) and r.when == sympy.true and isinstance(r.condition, sympy.Eq)
+              and r.condition.lhs.is_Symbol and r.condition.rhs.is_number}
     for p in case.op.reals:
-        sub = case.subs.get(p.symbol)
-        out[p.symbol] = sympy.sympify(sub).xreplace(free) if sub is not None else sympy.Float(draw("any"), 30)
+        sub = case.subs.get(p.symbol, pinned.get(p.symbol))
+        # a scalar no case substitutes keeps its own sign (Symbol("eps", positive=True): the proof had no reason
+        # to split on it, so no case says it is positive)
+        kind = "positive" if p.symbol.is_positive else "negative" if p.symbol.is_negative else "any"
+        out[p.symbol] = sympy.sympify(sub).xreplace(free) if sub is not None else sympy.Float(draw(kind), 30)
     return out

@@ -167,7 +167,8 @@ def check_case(case: Case, n_random: int = 12, seed: int = 0) -> Result:
             worst = max(worst, err)
             checked += 1
             if not err <= TOL:
-                point = {str(x): mpmath.nstr(zs[j], 8)} | {str(s): mpmath.nstr(sv[s], 6) for s in sv}
+                point = {str(x): mpmath.nstr(zs[j], 8)} | {str(s): mpmath.nstr(sv[s], 6) for s in sv
+                                                           if s is not None}   # (a string attribute has none)
                 point["row length"] = len(zs)
                 return Result(op.name, case.label, "mpmath, forward differentiated", "FAILED",
                               f"backward {mpmath.nstr(got, 12)} but the derivative is {mpmath.nstr(want, 12)}",

@@ -1,0 +1,195 @@
+"""The specs of examples/experimental_specs/: CANN's experimental backward APIs (ops-nn `experimental/`), written
+from the README and the spec-language pages alone, as a new user would.  None is one of the 42 operators: they
+are not generated into generated/, only loaded, proven and run from their folder.
+
+CI tier: every spec loads and validates; the ones in gaps/ fail with the error that names the missing feature;
+two ops (the string reduction's mean of MseLossGrad, the two outputs of GaussianNllLossGrad) are proven and their
+NumPy kernels compared with PyTorch's float64 autograd.  Deep tier: `opgen accuracy` on every backend for every
+op, and every op on every backend against PyTorch's autograd.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import codegen
+from codegen.accuracy import runner
+from codegen.errors import SpecError
+from codegen.loader import load_folder, load_spec_file
+from codegen.verify import verify_op
+
+from .conftest import REPO
+
+FOLDER = REPO / "examples" / "experimental_specs"
+OPS = ["gaussian_nll_loss_grad", "hard_shrink_grad", "hard_sigmoid_grad_v2", "mse_loss_grad", "relu_grad_v3",
+       "relu_grad_v4", "softmax_grad", "tanh_grad"]
+
+
+def _torch():
+    torch = pytest.importorskip("torch")
+    torch.set_default_dtype(torch.float64)
+    return torch
+
+
+def _rel(got, want) -> float:
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    return float(np.max(np.abs(got - want) / np.maximum(np.abs(want), 1e-30)))
+
+
+# ---- CI tier -------------------------------------------------------------------------------------------------
+def test_every_spec_of_the_folder_loads_and_validates():
+    ops, errors = load_folder(FOLDER)
+    assert not errors, errors
+    assert sorted(ops) == OPS
+
+
+@pytest.mark.parametrize("name, message", [
+    # HingeLossGrad: the branch condition target*predict < 1 has a coefficient of unknown sign (another tensor's
+    # element); the prover cuts the line only where a scalar decides the sign
+    ("hinge_loss_grad", "cannot tell the sign of target"),
+    # SoftsignBackward: CANN supports it on the 950 only, which is not a product of the table
+    ("softsign_backward", "unknown product 'ascend950'"),
+])
+def test_the_gaps_fail_naming_what_is_missing(name, message):
+    path = FOLDER / "gaps" / f"{name}.py"
+    try:
+        op = load_spec_file(path)
+    except SpecError as e:
+        assert message in str(e)
+        return
+    failed = [r for r in verify_op(op) if not r.ok]
+    assert failed and any(message in r.detail for r in failed), failed
+
+
+def test_a_string_reduction_mean_without_its_divisor_fails_the_proof(tmp_path):
+    """Regression: `Reduction.mode` read a string attribute's description ("the mean") as its mode, so the mean
+    had no divisor: the proof accepted MseLossGrad's mean form without the 1/numel factor and every backend
+    computed N times PyTorch's gradient."""
+    src = (FOLDER / "mse_loss_grad.py").read_text()
+    wrong = src.replace('Formula(2 * (x - t) * g / N, when={"reduction": "mean"})',
+                        'Formula(2 * (x - t) * g, when={"reduction": "mean"})')
+    assert wrong != src
+    (tmp_path / "mse_loss_grad.py").write_text(wrong)
+    failed = [r for r in verify_op(load_spec_file(tmp_path / "mse_loss_grad.py")) if not r.ok]
+    assert failed and all("reduction=mean" in r.formula for r in failed), failed
+
+
+def test_mse_loss_grad_string_reduction_matches_pytorch():
+    torch = _torch()
+    op = load_spec_file(FOLDER / "mse_loss_grad.py")
+    assert all(r.ok for r in verify_op(op))
+    k = codegen.kernel("mse_loss_grad", specs_dir=FOLDER)
+    rng = np.random.default_rng(3)
+    x, t = (rng.uniform(-3, 3, (3, 5)).astype(np.float32) for _ in range(2))
+    for red, go in [("none", rng.normal(size=(3, 5)).astype(np.float32)), ("mean", np.float32(1.5)),
+                    ("sum", np.float32(-0.5))]:
+        xt = torch.tensor(x.astype(np.float64), requires_grad=True)
+        torch.nn.functional.mse_loss(xt, torch.tensor(t.astype(np.float64)), reduction=red).backward(
+            torch.tensor(np.float64(go) if np.ndim(go) == 0 else go.astype(np.float64)))
+        got = k(grad_output=np.asarray(go, np.float32).reshape(np.shape(go) or (1,)), self=x, target=t,
+                reduction=red)
+        assert _rel(got, xt.grad.numpy()) < 1e-6, red
+
+
+def test_gaussian_nll_loss_grad_two_outputs_match_pytorch():
+    """Both outputs, with var partly below eps (PyTorch clamps it without a gradient through the clamp)."""
+    torch = _torch()
+    op = load_spec_file(FOLDER / "gaussian_nll_loss_grad.py")
+    assert all(r.ok for r in verify_op(op))
+    k = codegen.kernel("gaussian_nll_loss_grad", specs_dir=FOLDER)
+    rng = np.random.default_rng(4)
+    x, t = (rng.uniform(-3, 3, (4, 6)).astype(np.float32) for _ in range(2))
+    v = rng.uniform(0, 2, (4, 6)).astype(np.float32)
+    v[0, :3] = 1e-4
+    xt, vt = (torch.tensor(a.astype(np.float64), requires_grad=True) for a in (x, v))
+    torch.nn.functional.gaussian_nll_loss(xt, torch.tensor(t.astype(np.float64)), vt, full=True, eps=1e-2,
+                                          reduction="mean").backward(torch.tensor(0.75))
+    gi, gv = k(grad_output=np.array([0.75], np.float32), input=x, target=t, var=v, full=True, eps=1e-2,
+               reduction="mean")
+    assert _rel(gi, xt.grad.numpy()) < 1e-5 and _rel(gv, vt.grad.numpy()) < 1e-5
+
+
+def test_per_tensor_dtypes_must_be_a_table(tmp_path):
+    """A bare list as a tensor's dtypes= (the docs' "overrides the operator's table") is a clear SpecError, not an
+    AttributeError from deep inside validation."""
+    src = (FOLDER / "relu_grad_v4.py").read_text()
+    bad = src.replace('dtypes={"ascend910b": ["UINT8"]}', 'dtypes=["UINT8"]')
+    assert bad != src
+    (tmp_path / "relu_grad_v4.py").write_text(bad)
+    with pytest.raises(SpecError, match=r"self: dtypes= must be a \{product: \[dtypes\]\} dict"):
+        load_spec_file(tmp_path / "relu_grad_v4.py")
+
+
+def test_several_outputs_need_a_shape_rule_each(tmp_path):
+    """One ShapeSame naming both outputs is dropped from each output's op: the spec is refused at load time (it
+    used to verify, then Ascend C's InferShape failed at the first call)."""
+    src = (FOLDER / "gaussian_nll_loss_grad.py").read_text()
+    bad = src.replace('ShapeSame("input", "gradInput"),', 'ShapeSame("input", "gradInput", "gradVar"),')
+    bad = bad.replace('        ShapeSame("input", "gradVar"),\n', "")
+    assert bad != src
+    (tmp_path / "gaussian_nll_loss_grad.py").write_text(bad)
+    with pytest.raises(SpecError, match="output gradInput: no shape rule of its own fixes its shape"):
+        load_spec_file(tmp_path / "gaussian_nll_loss_grad.py")
+
+
+# ---- deep tier -----------------------------------------------------------------------------------------------
+# relu_grad_v4's mask is UINT8 only: the accuracy harness feeds every tensor in the kernel's dtype (per-tensor
+# tables are only honoured for class-index ops), so it is judged against PyTorch below instead
+ACCURACY_OPS = [n for n in OPS if n != "relu_grad_v4"]
+
+
+@pytest.mark.deep
+@pytest.mark.parametrize("name", ACCURACY_OPS)
+def test_accuracy_on_every_backend(name):
+    ops, _ = load_folder(FOLDER)
+    records = runner.run({name: ops[name]}, log=lambda m: None)
+    assert {r.backend for r in records} == set(codegen.backends.kernel_backends())
+    bad = [(r.name, r.backend, r.dtype, r.failures[:3], r.errors) for r in records
+           if r.n_failures or not (r.dual and r.single)]
+    assert not bad, bad
+
+
+@pytest.mark.deep
+@pytest.mark.parametrize("backend", ["numpy", "c", "ascendc"])
+def test_every_op_matches_pytorch_autograd(backend):
+    torch = _torch()
+    F = torch.nn.functional
+    k = lambda n: codegen.kernel(n, backend=backend, specs_dir=FOLDER)
+    rng = np.random.default_rng(5)
+    shape = (4, 7)
+    x, t = (rng.uniform(-4, 4, shape).astype(np.float32) for _ in range(2))
+    g = rng.normal(size=shape).astype(np.float32)
+    T = lambda a, grad=False: torch.tensor(np.asarray(a, np.float64), requires_grad=grad)
+
+    def autograd(f, *inputs, grad=g):
+        leaves = [T(a, True) for a in inputs]
+        f(*leaves).backward(T(grad))
+        return [leaf.grad.numpy() for leaf in leaves]
+
+    y = np.tanh(x.astype(np.float64)).astype(np.float32)   # the kernel's y; autograd at its exact pre-image
+    assert _rel(k("tanh_grad")(y=y, dy=g), autograd(torch.tanh, np.arctanh(y.astype(np.float64)))[0]) < 1e-6
+    ys = torch.softmax(T(x), -1).numpy().astype(np.float32)
+    assert _rel(k("softmax_grad")(y=ys, dy=g), autograd(lambda a: torch.softmax(a, -1), x)[0]) < 1e-5
+    assert _rel(k("hard_shrink_grad")(grad_output=g, self=x, lambd=0.5),
+                autograd(lambda a: F.hardshrink(a, 0.5), x)[0]) == 0
+    assert _rel(k("hard_sigmoid_grad_v2")(grad_output=g, self=x), autograd(F.hardsigmoid, x)[0]) < 1e-7
+    assert _rel(k("relu_grad_v3")(x=x, y=g), autograd(torch.relu, x)[0]) == 0
+    assert _rel(k("relu_grad_v3")(x=x, y=np.array([0.75], np.float32)),
+                autograd(torch.relu, x, grad=np.full(shape, 0.75))[0]) == 0
+    xi = rng.integers(-5, 5, shape).astype(np.int32)
+    gi = rng.integers(-9, 9, shape).astype(np.int32)
+    assert np.array_equal(k("relu_grad_v3")(x=xi, y=gi), np.where(xi > 0, gi, 0))
+    assert _rel(k("relu_grad_v4")(grad_output=g, self=(x > 0).astype(np.uint8), threshold=0.0),
+                autograd(torch.relu, x)[0]) == 0
+    for red in ("none", "mean", "sum"):
+        go = g if red == "none" else np.array([1.7], np.float32)
+        want = autograd(lambda a: F.mse_loss(a, T(t), reduction=red), x, grad=go.reshape(np.shape(g) if red ==
+                                                                                           "none" else ()))
+        assert _rel(k("mse_loss_grad")(grad_output=go, self=x, target=t, reduction=red), want[0]) < 1e-6, red
+        v = rng.uniform(0, 2, shape).astype(np.float32)
+        v[0, :3] = 1e-4
+        want = autograd(lambda a, w: F.gaussian_nll_loss(a, T(t), w, full=True, eps=1e-2, reduction=red), x, v,
+                        grad=go.reshape(np.shape(g) if red == "none" else ()))
+        got = k("gaussian_nll_loss_grad")(grad_output=go, input=x, target=t, var=v, full=True, eps=1e-2,
+                                          reduction=red)
+        assert _rel(got[0], want[0]) < 1e-5 and _rel(got[1], want[1]) < 1e-5, red
