@@ -296,8 +296,7 @@ def _cases(op, limit=2):
     def elementwise(case):
         if case.reduction in (None, 0):
             return True
-        red = op.param(op.loss_reduction) if op.loss_reduction else None   # a string reduction ("none")
-        return red is not None and red.values.get(case.reduction) == "none"
+        return op.loss_reduction is not None and op.reduction.mode(op, case.reduction) == "none"
     ranked = sorted(range(len(every)), key=lambda i: (_preference(op, every[i]), i))
     out, seen = [], set()
     for i in ranked:

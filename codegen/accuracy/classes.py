@@ -113,7 +113,7 @@ class _Maker:
     def __init__(self, op, fmt, rng, case):
         self.op, self.fmt, self.rng, self.case = op, fmt, rng, case
         self.reduction = case.reduction
-        self.none = op.param(op.loss_reduction).values.get(case.reduction) == "none"
+        self.none = op.reduction.mode(op, case.reduction) == "none"
 
     def _in(self, values):
         from .inputs import _in

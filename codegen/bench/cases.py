@@ -282,7 +282,7 @@ def _classes_make(op: Op, reduction: int):
     rank = max([r.n for r in op.rules if isinstance(r, R.MinRank) and op.classes.tensor in r.params] + [2])
     from codegen.spec.example import resolve
     from codegen.spec.params import FORWARD_OUTPUT, UNUSED
-    none = op.param(op.loss_reduction).values[reduction] == "none"
+    none = op.reduction.mode(op, reduction) == "none"
     ex = resolve(op)
 
     def make(rng, n, dt):
