@@ -20,8 +20,10 @@ the result is ill-conditioned in the terms.  Two remedies, chosen by what the su
   the C kernels compute it in double (their CPUs have it cheaply); the Ascend C vector unit has no double, and
   its kernels carry the terms as double-float pairs (hi + lo) through the sum (codegen.backends.ascendc.doublefloat).
 
-Sums that cannot cancel are left alone: terms that provably share a sign, or no transcendental term (an exact
-affine form is codegen.lower's business).  Within a handled sum nothing more is looked for.
+A polynomial of degree two or more in one tensor alone (TanhGrad's 1 - y*y, whose products are rounded) takes the
+first remedy too, about its real roots.  Other sums are left alone: terms that provably share a sign, or no
+transcendental term (an exact affine form is codegen.lower's business).  Within a handled sum nothing more is
+looked for.
 """
 from __future__ import annotations
 
@@ -75,7 +77,12 @@ def guard(expr, tensors: set, scalars: set):
         return expr
     if isinstance(expr, sympy.Piecewise):
         return sympy.Piecewise(*[(guard(e, tensors, scalars), c) for e, c in expr.args])
-    if cancels(expr):
+    if _polynomial_in_one(expr, tensors):
+        # (a product of the tensor with itself is rounded: TanhGrad's 1 - y*y is 1000 ulps off beside y = ±1)
+        expanded = root_expansion(expr, next(iter(expr.free_symbols)))
+        if expanded is not None:
+            return expanded
+    elif cancels(expr):
         free = expr.free_symbols
         if len(free & tensors) == 1 and not free - tensors:
             (x,) = free
@@ -86,6 +93,23 @@ def guard(expr, tensors: set, scalars: set):
         if _carried_by_every_backend(expr):
             return Extended(expr)
     return expr.func(*[guard(a, tensors, scalars) for a in expr.args])
+
+
+def _polynomial_in_one(expr, tensors: set) -> bool:
+    """Whether `expr` is a sum that is a polynomial of degree two or more in one tensor and nothing else (no scalar,
+    no transcendental): 1 - y**2.  Its products are rounded, so it cancels where its terms meet, at its real roots
+    (root_expansion finds those where the terms do not all vanish: none for 1 + c*x**2, nor at 0 for x + c*x**3).
+    An affine sum is exact_affine's (codegen.lower); a polynomial in several tensors or with a scalar is left as
+    it is."""
+    if not isinstance(expr, sympy.Add) or _has_transcendental(expr):
+        return False
+    free = expr.free_symbols
+    if len(free) != 1 or not free <= tensors:
+        return False
+    try:
+        return sympy.Poly(_numeric(expr), *free).degree() >= 2
+    except sympy.PolynomialError:
+        return False
 
 
 def _carried_by_every_backend(expr) -> bool:
@@ -138,7 +162,9 @@ def root_expansion(expr, x):
                 continue
             hi = _float32(x0)
             lo = x0 - mpmath.mpf(hi)
-            d = Opaque(Opaque(x + signed_const(-sympy.Rational(hi))) + signed_const(-sympy.Rational(float(lo))))
+            d = Opaque(x + signed_const(-sympy.Rational(hi)))
+            if lo != 0:   # (a root that is a FLOAT, y = 1 in 1 - y**2, needs no low half)
+                d = Opaque(d + signed_const(-sympy.Rational(float(lo))))
             poly = d * horner([sympy.Rational(float(c)) for c in coeffs[1:]], d)
             branches.append((poly, sympy.Abs(d) < signed_const(sympy.Rational(window))))
     if not branches:
@@ -153,10 +179,15 @@ def _roots(f, terms) -> list:
         values = [_value(f, v) for v in grid]
     roots = []
     for a, b, fa, fb in zip(grid, grid[1:], values, values[1:]):
-        if fa is None or fb is None or fa == 0 or fb == 0 or (fa > 0) == (fb > 0):
+        if fa is None or fb is None:
             continue
         try:
-            r = mpmath.findroot(f, (a, b), solver="anderson")
+            if fa == 0:   # a root on the grid itself (1 - y**2 at y = 1): once, from the interval it starts
+                r = a
+            elif fb == 0 or (fa > 0) == (fb > 0):
+                continue
+            else:
+                r = mpmath.findroot(f, (a, b), solver="anderson")
             if mpmath.im(r) != 0 or not a <= r <= b:
                 continue
             if max(abs(t(r)) for t in terms) > 0 and abs(mpmath.diff(f, r)) > 0:

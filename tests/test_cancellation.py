@@ -69,6 +69,39 @@ def test_bce_gradient_where_the_sigmoid_meets_the_target(backend):
     assert np.max(rel) < (1e-4 if backend == "ascendc" else 1e-6)
 
 
+NAIVE_TANH_GRAD = """
+from codegen.spec import *
+x, y, dy = symbols("x y dy", real=True)
+SPEC = Op(name="aclnnTanhGrad", forward_name="tanh",
+          params=[Tensor("y", y, role=FORWARD_OUTPUT, doc=Text("y", "y")), Tensor("dy", dy, role=GRAD, doc=Text("g", "g")),
+                  Output("dx", doc=Text("dx", "dx"))],
+          wrt=x, forward=tanh(x), backward=Formula(dy * (1 - y * y)), dtypes={"ascend910b": ["FLOAT"]},
+          rules=[DtypeSupported("y", "dy", "dx"), DtypeSame("y", "dy", "dx"), ShapeSame("y", "dy", "dx")],
+          description=Text("Tanh", "Tanh"))
+"""
+
+
+@pytest.fixture(scope="module")
+def naive_tanh_specs(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("naive")
+    (folder / "tanh_grad.py").write_text(NAIVE_TANH_GRAD)
+    return folder
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_polynomial_in_one_tensor_beside_its_roots(backend, naive_tanh_specs):
+    """TanhGrad written as a newcomer writes it, dy*(1 - y*y) with no rewrite: the rounded y*y made 1 - y*y 687
+    ulps off beside y = ±1 (PyTorch: 1 ulp).  The framework finds the roots ±1 itself and evaluates the sum as
+    its Taylor polynomial in y ∓ 1 there (exact: the polynomial has degree 2)."""
+    one = np.float32(1)
+    near = [np.nextafter(one, np.float32(0)) - np.float32(k) * np.float32(2**-24) for k in range(0, 400, 7)]
+    y = np.array(near + [-v for v in near] + list(np.linspace(-0.99, 0.99, 41, dtype=np.float32)), np.float32)
+    want = np.array([float(1 - mpmath.mpf(float(v)) ** 2) for v in y])
+    got = codegen.kernel("tanh_grad", backend=backend, specs_dir=naive_tanh_specs)(y=y, dy=np.ones_like(y))
+    ulps = np.abs(got.astype(np.float64) - want) / np.spacing(want.astype(np.float32)).astype(np.float64)
+    assert np.max(ulps) <= 2
+
+
 def test_the_shape_found_and_left_alone():
     x, t, b = sympy.symbols("x t b", real=True)
     assert cancels(sympy.exp(-x**2) - t) and cancels(sympy.erfc(x) + x * sympy.exp(-x**2))
@@ -80,6 +113,11 @@ def test_the_shape_found_and_left_alone():
     # one tensor, a root the framework finds itself: a polynomial about it, the FLOAT sum elsewhere
     expanded = guard(2 * sympy.exp(-x) - 1, {x}, set())
     assert isinstance(expanded, sympy.Piecewise) and expanded.args[-1][0] == 2 * sympy.exp(-x) - 1
+    # a polynomial in one tensor: about its real roots where its terms meet, and nowhere else
+    assert isinstance(guard(1 - x**2, {x}, set()), sympy.Piecewise)
+    assert guard(1 + x**2 / 7, {x}, set()) == 1 + x**2 / 7           # no real root (GELU's tanh form)
+    assert guard(x + x**3 / 7, {x}, set()) == x + x**3 / 7           # a root where every term is 0: no cancellation
+    assert guard(1 - x * t, {x, t}, set()) == 1 - x * t              # several tensors: left alone
 
 
 def _instructions(lines, helpers):
