@@ -116,3 +116,26 @@ def test_swish_product_beyond_float(backend):
                          for gi, xi in zip(g, x)], np.float32)
     got = _kernel("swish_backward", backend)(grad_output=g, self=x, beta_optional=beta)
     assert np.all(np.abs(got.astype(np.float64) / want - 1) < 1e-6), (backend, got, want)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_log_softmax_exp_beyond_float(backend, dtype):
+    """LogSoftmaxBackward's g - e^y·Σg along a dim of length 1 (the long hostile fuzz, FLOAT16: g = -0 at y = 135.2):
+    e^y is beyond FLOAT but not double, so the sum is g·(1 - e^y), 0 for g = ±0, ±inf or a finite number beyond
+    that; the Ascend C pairs' exp was inf there (inf·0 = nan).  Their overflow path now carries e^y as a scaled pair
+    (e^(y - 66c·ln 2)·2^(66c)) up to double's own limit, e^709.78."""
+    y = np.array([135.2, 100.0, 60.0, 88.5, 300.0, 700.0, 0.5, -20.0, 135.2], dtype)
+    g = np.array([-0.0, 1.0, 2.0 ** -80, -(2.0 ** -100), 0.0, 0.0, 1.5, -2.0, 3.0], np.float64)
+    if dtype == np.float16:   # (FLOAT16's range: smaller exponents, the same zeros and infinities)
+        y = np.array([135.2, 100.0, 12.0, 11.5, 300.0, 700.0, 0.5, -8.0, 135.2], dtype)
+        g = np.array([-0.0, 1.0, 2.0 ** -14, -(2.0 ** -14), 0.0, 0.0, 1.5, -2.0, 3.0], np.float64)
+    g = g.astype(dtype)
+    with mpmath.workdps(60):
+        want = _rounded([mpmath.mpf(float(gi)) * (1 - mpmath.exp(mpmath.mpf(float(yi)))) for gi, yi in zip(g, y)],
+                        dtype)
+    got = _kernel("log_softmax_backward", backend)(grad_output=g.reshape(-1, 1), output=y.reshape(-1, 1), dim=1)
+    got = got.ravel()
+    assert not np.isnan(got).any(), got
+    np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=2e-3 if dtype == np.float16
+                               else 1e-6)

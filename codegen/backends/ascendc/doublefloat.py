@@ -232,6 +232,9 @@ BIG = 2.0 ** 62      # |hi| at or above it goes down one step: every hi stays be
                      # below 2^124 (no overflow, and TwoProd's 4097·a below 2^75), and a FLOAT value (below
                      # 2^128) needs one step
 DOWN = f"{2.0 ** -STEP!r}F"
+EXP_STEPS = 14       # steps of 66 ln 2 (45.7) that bring any u below double's exp limit under FLOAT's 88.7
+DOUBLE_EXP_MAX = "709.78271F"   # log(DBL_MAX) = 709.7827128933840: e^u beyond is inf in double
+INF = "3.4028235e38F * 2.0F"    # +inf as a C++ expression the compiler folds (no <cmath> in a kernel)
 UP = f"{2.0 ** STEP!r}F"
 
 
@@ -325,6 +328,22 @@ class ScaledPairs:
             lo = None if lo is None else lw._select(m, df._muls(lo, factor), lo)
         return hi, lo
 
+    @outlined("ScaledExpArgument", "u brought below FLOAT's exp overflow by steps of 66 ln 2, and the steps taken")
+    def exp_argument(self, u):
+        """(hi, lo, c) with hi + lo = u - c·66·ln 2 (the step a pair, its error below the pair's), c the steps taken
+        while u was at or above 88: e^u is then e^(hi + lo)·2^(66c), a scaled pair (the long hostile fuzz found
+        LogSoftmaxBackward's -0 - e^135·(-0): e^135 was inf here, 0 in double)."""
+        lw, df = self.lw, self.df
+        step = (lw.scalar(Const(-STEP * sympy.log(2))), lw.scalar(ConstLo(-STEP * sympy.log(2))))
+        hi, lo, c = df._t(u[0]), df._t(u[1] if u[1] is not None else "0.0F"), df._t("0.0F")
+        for _ in range(EXP_STEPS):
+            m = compare_scalar(lw, hi, "GE", "88.0F")
+            r = df.add((hi, lo), step)
+            hi = lw._select(m, df._t(r[0]), hi)
+            lo = lw._select(m, df._t(r[1] if r[1] is not None else "0.0F"), lo)
+            c = lw._select(m, lw._emit("Adds({dst}, {0}, 1.0F, calc);", c), c)
+        return hi, lo, c
+
     def _nan_of(self, u, r):
         """r, or u's nan where u is nan: exp's clamp (Maxs/Mins) would turn a nan argument into a number, and here
         no FLOAT evaluation stands behind the result to catch it."""
@@ -394,10 +413,13 @@ class ScaledPairs:
             return acc
         if isinstance(e, sympy.Pow) and e.exp == -1:
             return self.div(("1.0F", None, None, (0, 0)), self.pair(e.base))
-        if isinstance(e, sympy.exp):   # below e^89 (DoubleFloat.exp's clamp): one step down at most
+        if isinstance(e, sympy.exp):   # e^u = e^(u - c·66 ln 2)·2^(66c): as far as double's exp goes
             u = self.unscaled(self.pair(e.args[0]))
-            hi, lo = self._nan_of(u, df.exp(u))
-            return self.normalize(hi, lo, None, (0, 0))
+            hi, lo, c = self.exp_argument(u)
+            hi, lo = self._nan_of(u, df.exp((hi, lo)))
+            # beyond double's range, double's exp is inf: so is this one (the comparison is on u's high half)
+            hi = lw._select(compare_scalar(lw, df._t(u[0]), "GT", DOUBLE_EXP_MAX), df._t(INF), hi)
+            return self.normalize(hi, lo, c, (EXP_STEPS, 0))
         if isinstance(e, Sigmoid):     # in [0, 1]: no exponent
             u = self.unscaled(self.pair(e.args[0]))
             hi, lo = self._nan_of(u, df.sigmoid_of(u, lw.mask(e.args[0] >= 0)))

@@ -25,7 +25,7 @@ inline uint64_t Gcd(uint64_t a, uint64_t b)
     return a;
 }
 
-// variant reductionOptional=none, gridSumPass=False, weightOptional=absent: 4 input tile(s), 20 float temporaries, 5 mask(s), 1 row sum(s)
+// variant reductionOptional=none, gridSumPass=False, weightOptional=absent: 4 input tile(s), 22 float temporaries, 5 mask(s), 1 row sum(s)
 inline bool ComputeTilingReductionOptionalNoneGridSumPassFalseWeightOptionalAbsent(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, CrossEntropyLossGradTilingData& tiling)
 {
@@ -34,7 +34,7 @@ inline bool ComputeTilingReductionOptionalNoneGridSumPassFalseWeightOptionalAbse
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 4) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 20);
+    const uint64_t floatSlots = (castSlots + 22);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
     const uint64_t bytesPer256 = ((((((8 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 640) + 16);
@@ -72,7 +72,7 @@ inline bool ComputeTilingReductionOptionalNoneGridSumPassFalseWeightOptionalAbse
     return true;
 }
 
-// variant reductionOptional=none, gridSumPass=False, weightOptional=present: 5 input tile(s), 20 float temporaries, 5 mask(s), 2 row sum(s)
+// variant reductionOptional=none, gridSumPass=False, weightOptional=present: 5 input tile(s), 22 float temporaries, 5 mask(s), 2 row sum(s)
 inline bool ComputeTilingReductionOptionalNoneGridSumPassFalseWeightOptionalPresent(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, CrossEntropyLossGradTilingData& tiling)
 {
@@ -81,7 +81,7 @@ inline bool ComputeTilingReductionOptionalNoneGridSumPassFalseWeightOptionalPres
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 5) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 20);
+    const uint64_t floatSlots = (castSlots + 22);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
     const uint64_t bytesPer256 = ((((((10 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 640) + 16);
@@ -213,7 +213,7 @@ inline bool ComputeTilingReductionOptionalNoneGridSumPassTrueWeightOptionalPrese
     return true;
 }
 
-// variant reductionOptional=mean, gridSumPass=False, weightOptional=absent: 5 input tile(s), 20 float temporaries, 5 mask(s), 1 row sum(s)
+// variant reductionOptional=mean, gridSumPass=False, weightOptional=absent: 5 input tile(s), 22 float temporaries, 5 mask(s), 1 row sum(s)
 inline bool ComputeTilingReductionOptionalMeanGridSumPassFalseWeightOptionalAbsent(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, CrossEntropyLossGradTilingData& tiling)
 {
@@ -222,7 +222,7 @@ inline bool ComputeTilingReductionOptionalMeanGridSumPassFalseWeightOptionalAbse
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 5) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 20);
+    const uint64_t floatSlots = (castSlots + 22);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
     const uint64_t bytesPer256 = ((((((10 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 640) + 16);
@@ -260,7 +260,7 @@ inline bool ComputeTilingReductionOptionalMeanGridSumPassFalseWeightOptionalAbse
     return true;
 }
 
-// variant reductionOptional=mean, gridSumPass=False, weightOptional=present: 6 input tile(s), 20 float temporaries, 5 mask(s), 2 row sum(s)
+// variant reductionOptional=mean, gridSumPass=False, weightOptional=present: 6 input tile(s), 22 float temporaries, 5 mask(s), 2 row sum(s)
 inline bool ComputeTilingReductionOptionalMeanGridSumPassFalseWeightOptionalPresent(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, CrossEntropyLossGradTilingData& tiling)
 {
@@ -269,7 +269,7 @@ inline bool ComputeTilingReductionOptionalMeanGridSumPassFalseWeightOptionalPres
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 6) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 20);
+    const uint64_t floatSlots = (castSlots + 22);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
     const uint64_t bytesPer256 = ((((((12 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 640) + 16);
@@ -401,7 +401,7 @@ inline bool ComputeTilingReductionOptionalMeanGridSumPassTrueWeightOptionalPrese
     return true;
 }
 
-// variant reductionOptional=sum, gridSumPass=False, weightOptional=absent: 4 input tile(s), 20 float temporaries, 5 mask(s), 1 row sum(s)
+// variant reductionOptional=sum, gridSumPass=False, weightOptional=absent: 4 input tile(s), 22 float temporaries, 5 mask(s), 1 row sum(s)
 inline bool ComputeTilingReductionOptionalSumGridSumPassFalseWeightOptionalAbsent(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, CrossEntropyLossGradTilingData& tiling)
 {
@@ -410,7 +410,7 @@ inline bool ComputeTilingReductionOptionalSumGridSumPassFalseWeightOptionalAbsen
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 4) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 20);
+    const uint64_t floatSlots = (castSlots + 22);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
     const uint64_t bytesPer256 = ((((((8 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 640) + 16);
@@ -448,7 +448,7 @@ inline bool ComputeTilingReductionOptionalSumGridSumPassFalseWeightOptionalAbsen
     return true;
 }
 
-// variant reductionOptional=sum, gridSumPass=False, weightOptional=present: 5 input tile(s), 20 float temporaries, 5 mask(s), 2 row sum(s)
+// variant reductionOptional=sum, gridSumPass=False, weightOptional=present: 5 input tile(s), 22 float temporaries, 5 mask(s), 2 row sum(s)
 inline bool ComputeTilingReductionOptionalSumGridSumPassFalseWeightOptionalPresent(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, CrossEntropyLossGradTilingData& tiling)
 {
@@ -457,7 +457,7 @@ inline bool ComputeTilingReductionOptionalSumGridSumPassFalseWeightOptionalPrese
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 5) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 20);
+    const uint64_t floatSlots = (castSlots + 22);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
     const uint64_t bytesPer256 = ((((((10 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 640) + 16);
