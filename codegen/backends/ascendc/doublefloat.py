@@ -25,9 +25,10 @@ Where the pair's sum or the FLOAT evaluation is not finite, the tile (a scalar b
 pays one ReduceSum) computes the sum again as ScaledPairs: pairs with a per-element exponent (hi + lo)·2^(66c),
 hi kept below 2^62, lo := 0 where hi is not finite; terms aligned to the larger exponent, the rounded sum stepped
 back up to the finite value or ±inf.  Where that is nan (an operand ±inf or nan), the FLOAT evaluation is selected:
-its special values are the kernels' usual ones.  What remains (docs/accuracy.md): exp(u) for u beyond 88.7 (the
-pair's exp saturates at FLOAT's range, the double one goes on to 709), a quotient beyond FLOAT, and terms aligned
-below FLOAT's normal range (2^-120 of the largest, far below what double resolves) lose bits or vanish.
+its special values are the kernels' usual ones.  There exp(u) beyond FLOAT's 88.7 is a scaled pair too,
+e^(u - 66c·ln 2)·2^(66c), up to double's own limit 709.78 (inf beyond, as in double).  What remains
+(docs/accuracy.md): a quotient beyond FLOAT, and terms aligned below FLOAT's normal range (2^-120 of the largest,
+far below what double resolves) lose bits or vanish.
 """
 from __future__ import annotations
 
