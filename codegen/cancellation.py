@@ -79,7 +79,7 @@ def guard(expr, tensors: set, scalars: set):
         return sympy.Piecewise(*[(guard(e, tensors, scalars), c) for e, c in expr.args])
     if _polynomial_in_one(expr, tensors):
         # (a product of the tensor with itself is rounded: TanhGrad's 1 - y*y is 1000 ulps off beside y = ±1)
-        expanded = root_expansion(expr, next(iter(expr.free_symbols)))
+        expanded = root_expansion(expr, next(iter(expr.free_symbols)), on_grid=True)
         if expanded is not None:
             return expanded
     elif cancels(expr):
@@ -143,14 +143,16 @@ def _float32(v) -> float:
 
 
 @functools.lru_cache(maxsize=None)
-def root_expansion(expr, x):
+def root_expansion(expr, x, on_grid: bool = False):
     """Piecewise((Taylor polynomial about each root where the terms cancel, within its window)..., (expr, True)),
-    or None when the sum has no such root in [-SCAN, SCAN]."""
+    or None when the sum has no such root in [-SCAN, SCAN].  `on_grid`: also a root exactly on the scan's grid
+    (a polynomial's 1 - y**2 at y = 1; for a transcendental sum such a root was never looked for, and the
+    spec fuzzer's formulas show its expansions can grow past what a printer nests)."""
     from .expansions import Opaque, horner, signed_const
     with mpmath.workdps(40):
         f = _mp(expr, x)
         terms = [_mp(t, x) for t in expr.args]
-        roots = _roots(f, terms)
+        roots = _roots(f, terms, on_grid)
         branches = []
         for x0 in roots:
             try:
@@ -172,7 +174,7 @@ def root_expansion(expr, x):
     return sympy.Piecewise(*branches, (expr, True))
 
 
-def _roots(f, terms) -> list:
+def _roots(f, terms, on_grid: bool = False) -> list:
     """The simple roots of f in [-SCAN, SCAN] where its terms do not all vanish: sign changes on a grid, refined."""
     grid = [mpmath.mpf(v) for v in np.linspace(-SCAN, SCAN, 1201)]
     with mpmath.workdps(15):   # (the signs only: a coarse, fast scan)
@@ -182,8 +184,10 @@ def _roots(f, terms) -> list:
         if fa is None or fb is None:
             continue
         try:
-            if fa == 0:   # a root on the grid itself (1 - y**2 at y = 1): once, from the interval it starts
+            if fa == 0 and on_grid:   # a root on the grid itself (1 - y**2 at y = 1): once, from the interval it starts
                 r = a
+            elif fa == 0:
+                continue
             elif fb == 0 or (fa > 0) == (fb > 0):
                 continue
             else:
