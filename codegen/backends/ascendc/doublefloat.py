@@ -53,6 +53,39 @@ def outlined(method: str, doc: str):
     return wrap
 
 
+def arithmetic(e, ops, one):
+    """The pair of an arithmetic node — a sum, a product with its divisors, a positive integer power, a reciprocal —
+    from the pairs of its parts, by `ops`' pair, add, mul, div and neg (DoubleFloat's or ScaledPairs'); `one` is
+    that class's pair of 1.  None for any other node (each class has its own leaves and functions)."""
+    if isinstance(e, sympy.Add):
+        acc = None
+        for t in e.as_ordered_terms():
+            p = ops.pair(t)
+            acc = p if acc is None else ops.add(acc, p)
+        return acc
+    if isinstance(e, sympy.Mul):
+        nums = [f for f in e.as_ordered_factors() if not (isinstance(f, sympy.Pow) and f.exp == -1)]
+        dens = [f.base for f in e.as_ordered_factors() if isinstance(f, sympy.Pow) and f.exp == -1]
+        acc = None
+        for f in nums:
+            if f == -1:
+                continue
+            p = ops.pair(f)
+            acc = p if acc is None else ops.mul(acc, p)
+        acc = acc or one
+        for d in dens:
+            acc = ops.div(acc, ops.pair(d))
+        return ops.neg(acc) if -1 in nums else acc
+    if isinstance(e, sympy.Pow) and e.exp.is_Integer and e.exp > 0:
+        acc = ops.pair(e.base)
+        for _ in range(int(e.exp) - 1):
+            acc = ops.mul(acc, ops.pair(e.base))
+        return acc
+    if isinstance(e, sympy.Pow) and e.exp == -1:
+        return ops.div(one, ops.pair(e.base))
+    return None
+
+
 class DoubleFloat:
     def __init__(self, lw, guard_inf: bool = False):
         self.lw = lw
@@ -183,32 +216,9 @@ class DoubleFloat:
             if isinstance(e, Const) and not isinstance(e, ConstLo) and _inexact_in_float(e.value):
                 return lw.scalar(e), lw.scalar(ConstLo(e.value))
             return lw.scalar(e), None
-        if isinstance(e, sympy.Add):
-            acc = None
-            for t in e.as_ordered_terms():
-                p = self.pair(t)
-                acc = p if acc is None else self.add(acc, p)
+        acc = arithmetic(e, self, ("1.0F", None))
+        if acc is not None:
             return acc
-        if isinstance(e, sympy.Mul):
-            nums = [f for f in e.as_ordered_factors() if not (isinstance(f, sympy.Pow) and f.exp == -1)]
-            dens = [f.base for f in e.as_ordered_factors() if isinstance(f, sympy.Pow) and f.exp == -1]
-            acc = None
-            for f in nums:
-                if f == -1:
-                    continue
-                p = self.pair(f)
-                acc = p if acc is None else self.mul(acc, p)
-            acc = acc or ("1.0F", None)
-            for d in dens:
-                acc = self.div(acc, self.pair(d))
-            return self.neg(acc) if -1 in nums else acc
-        if isinstance(e, sympy.Pow) and e.exp.is_Integer and e.exp > 0:
-            acc = self.pair(e.base)
-            for _ in range(int(e.exp) - 1):
-                acc = self.mul(acc, self.pair(e.base))
-            return acc
-        if isinstance(e, sympy.Pow) and e.exp == -1:
-            return self.div(("1.0F", None), self.pair(e.base))
         if isinstance(e, sympy.exp):
             return self.exp(self.pair(e.args[0]))
         if isinstance(e, Sigmoid):
@@ -388,32 +398,9 @@ class ScaledPairs:
             if not e.free_symbols and abs(float(getattr(e, "value", e))) < BIG:
                 return hi, lo, None, (0, 0)
             return self.normalize(hi, lo, None, (0, 0))   # a parameter: anywhere in FLOAT's range
-        if isinstance(e, sympy.Add):
-            acc = None
-            for t in e.as_ordered_terms():
-                p = self.pair(t)
-                acc = p if acc is None else self.add(acc, p)
+        acc = arithmetic(e, self, ("1.0F", None, None, (0, 0)))
+        if acc is not None:
             return acc
-        if isinstance(e, sympy.Mul):
-            nums = [f for f in e.as_ordered_factors() if not (isinstance(f, sympy.Pow) and f.exp == -1)]
-            dens = [f.base for f in e.as_ordered_factors() if isinstance(f, sympy.Pow) and f.exp == -1]
-            acc = None
-            for f in nums:
-                if f == -1:
-                    continue
-                p = self.pair(f)
-                acc = p if acc is None else self.mul(acc, p)
-            acc = acc or ("1.0F", None, None, (0, 0))
-            for d in dens:
-                acc = self.div(acc, self.pair(d))
-            return self.neg(acc) if -1 in nums else acc
-        if isinstance(e, sympy.Pow) and e.exp.is_Integer and e.exp > 0:
-            acc = self.pair(e.base)
-            for _ in range(int(e.exp) - 1):
-                acc = self.mul(acc, self.pair(e.base))
-            return acc
-        if isinstance(e, sympy.Pow) and e.exp == -1:
-            return self.div(("1.0F", None, None, (0, 0)), self.pair(e.base))
         if isinstance(e, sympy.exp):   # e^u = e^(u - c·66 ln 2)·2^(66c): as far as double's exp goes
             u = self.unscaled(self.pair(e.args[0]))
             hi, lo, c = self.exp_argument(u)
