@@ -51,7 +51,9 @@ def test_quick_writes_both_reports(quick):
     md = (out / "bench.md").read_text()
     data = json.loads((out / "bench.json").read_text())
     assert data["meta"]["mode"] == "quick" and data["meta"]["sizes"] == [1 << 16]
-    assert data["meta"]["commands"]["generate"]["seconds"] is not None
+    commands = data["meta"]["commands"]   # --quick renders the benchmarked ops' files only, and judges no command
+    assert commands["generate"]["seconds"] is not None and commands["ops"] == len(QUICK_OPS) and commands["quick"]
+    assert "the benchmarked ops’" in (out / "bench.md").read_text()
     for title in ("# opgen bench", "## Summary at n = 65536", "## All results", "`opgen generate`"):
         assert title in md
     assert "summary at n = 65536" in stdout and "report:" in stdout
@@ -381,6 +383,8 @@ def test_targets_say_met_or_by_how_much_they_were_missed():
     cmds = targets.command_rows({"generate_cold": {"seconds": 10.5}, "generate": {"seconds": 1.0},
                                  "verify_cold": {"seconds": 9.0}})     # the cold time, when measured, decides
     assert (cmds[0].case, cmds[0].measured, cmds[0].met) == ("opgen generate (cold)", "10.5 s", False)
+    cmds = targets.command_rows({"quick": True, "generate": {"seconds": 1.0}, "verify_cold": {"seconds": None}})
+    assert (cmds[0].verdict, cmds[0].met) == ("not measured", None)   # --quick: a few ops' files, not every op's
 
 
 def test_cold_generate_runs_the_command_on_an_empty_build_dir_and_proof_cache(monkeypatch, tmp_path):
@@ -469,6 +473,7 @@ def test_quick_report_judges_the_targets(quick):
         assert 0 < lo <= hi
     verdicts = data["targets"]                     # the targets table's rows, as data
     assert [v["case"] for v in verdicts[:2]] == ["opgen generate", "opgen verify (cold)"]
+    assert [v["met"] for v in verdicts[:2]] == [None, None]   # not measured on every op
     assert all(v["met"] in (True, False, None) and isinstance(v["straddles"], bool) for v in verdicts)
     met = sum(v["met"] is True for v in verdicts)
     assert f"{met} of {len(verdicts)} targets met" in (quick[0] / "bench.md").read_text()

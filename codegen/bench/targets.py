@@ -111,6 +111,8 @@ def command_rows(commands: dict) -> list[Verdict]:
                        "met" if s < limit else f"missed by {s - limit:.3g} s")
     cold = commands.get("generate_cold", {})
     generate = cold if cold.get("seconds") is not None else commands["generate"]   # cold when measured
+    if commands.get("quick"):   # --quick rendered only the benchmarked ops: no verdict on every op's time
+        generate = {"seconds": None}
     return [one("opgen generate (cold)" if generate is cold else "opgen generate", generate, GENERATE_S),
             one("opgen verify (cold)", commands["verify_cold"], VERIFY_S)]
 
