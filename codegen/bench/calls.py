@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from codegen.runtime.calls import NUMPY_DTYPES
+from codegen.runtime.checks import NUMPY_DTYPES
 
 from . import outputs, torch_kernels
 from . import threads as T

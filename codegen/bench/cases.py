@@ -13,7 +13,7 @@ from typing import Callable
 
 import numpy as np
 
-from codegen.runtime.calls import NUMPY_DTYPES
+from codegen.runtime.checks import NUMPY_DTYPES
 from codegen.spec import DEFAULT_PRODUCT, Op
 
 from . import placement

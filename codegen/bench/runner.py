@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from codegen import backends as _backends
-from codegen.runtime.calls import NUMPY_DTYPES
+from codegen.runtime.checks import NUMPY_DTYPES
 
 from . import ceiling, outputs, torch_kernels, traffic
 from . import threads as T

@@ -25,7 +25,7 @@ from pathlib import Path
 import sympy
 from sympy.printing.c import C99CodePrinter
 
-from codegen.backends.c.opsource import key_condition
+from codegen.aclnn.variants import key_condition
 from codegen.aclnn.prototypes import c_type
 from codegen.checkplan import none_test, steps
 from codegen.spec import Op

@@ -23,9 +23,10 @@ import sympy
 from codegen.checkplan import none_test, steps
 from codegen.lower import KernelVariant, lower
 from codegen.rewrite import Sigmoid
-from codegen.spec import ABSENT, DTYPES, Op
+from codegen.spec import DTYPES, Op
 from codegen.spec.functions import BROADCAST, count_parts
 from codegen.spec.params import Attr, Scalar, Tensor
+from codegen.aclnn.variants import key_condition
 from codegen.text import condition_code
 
 from . import several, wide
@@ -130,23 +131,6 @@ def broadcast_lines(op: Op, kv: KernelVariant) -> list[str]:
 
 def _dispatch(op: Op, kv: KernelVariant) -> str:
     return key_condition(op, kv.key)
-
-
-def key_condition(op: Op, key: dict, null: str = "NULL") -> str:
-    """The C (or, with null="nullptr", C++) condition true for the arguments of a variant key: string, int64 and
-    bool attributes, optional tensors' presence; "" for the empty key (the only variant)."""
-    parts = []
-    for name, value in key.items():
-        p = op.param(name)
-        if isinstance(p, Attr) and p.type == "string":
-            parts.append(f'strcmp({name}, "{value}") == 0')
-        elif isinstance(p, Attr) and p.type == "int64":
-            parts.append(f"{name} == {int(value)}")
-        elif isinstance(p, Attr):
-            parts.append(name if value else f"!{name}")
-        else:
-            parts.append(f"{name} == {null}" if value == ABSENT else f"{name} != {null}")
-    return " && ".join(parts)
 
 
 def variant_context(op: Op, kv: KernelVariant) -> dict:
