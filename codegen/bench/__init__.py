@@ -13,7 +13,7 @@
     calls.py          a call's overhead at 2^10 elements: compiled entry point, ctypes path, PyTorch
     ceiling.py        a C kernel's time with its operands in the cache: how much of the probe its arithmetic allows
     baseline.py       --baseline REV: another revision's C libraries, built by its own generator, as contenders
-    targets.py        issue 7's targets judged on the run's own rows: met, or missed by how much (and the ceiling)
+    targets.py        issue 35's targets judged on the run's own rows: met, or missed by how much (and the ceiling)
     report.py         Markdown (with the README's summary table), JSON, and stdout rows
 
 `opgen bench` (codegen/cli.py) drives it.  No timing is ever asserted: the numbers are for people.

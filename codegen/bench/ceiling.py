@@ -3,8 +3,9 @@
 A kernel at 0.6 of the streaming probe waits either on memory or on its own arithmetic.  Timed on the same case
 at a size whose operands fit in the cache, the kernel shows what its arithmetic costs with memory out of the way;
 the probe's time per element over that is the largest share of the probe the kernel could reach at any size, its
-*ceiling* (capped at 1).  A target above the ceiling is missed for the arithmetic, not for memory: the targets
-table shows the ceiling next to each C kernel's share of the probe.
+*ceiling* (capped at 1); PyTorch's time over it, the highest ratio to PyTorch the arithmetic allows.  A target
+above the ceiling is missed for the arithmetic, not for memory: the targets table (targets.py) shows the ceiling
+next to each C row's one-thread ratio to PyTorch.
 
 Only the kernel is timed: phase 1 runs once, on a repeatable executor (aclSetAclOpExecutorRepeatable), and phase 2
 runs again and again on the same operands (`Library.prepared`), so neither Python's argument handling nor the

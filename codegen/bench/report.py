@@ -251,9 +251,9 @@ def markdown(records: list[Record], meta: dict) -> str:
            "(the entry point switched off: the path every call took before it), PyTorch's aten kernel with `out=`.",
            "", calls.table([calls.CallCost(**{k: v for k, v in c.items() if k != "vs_torch"})
                             for c in meta["calls"]]), ""] if meta.get("calls") else []),
-        f"## Targets (one thread, n = {n})",
+        "## Targets (issue 35: every C row at every size, one thread and all threads)",
         "",
-        targets.table(targets.judge(records, n, c)),
+        targets.table(targets.judge(records, c)),
         "",
         "## All results",
         "",
@@ -271,7 +271,7 @@ def write(records: list[Record], out_dir, meta: dict) -> tuple[Path, Path]:
     out.mkdir(parents=True, exist_ok=True)
     md, js = out / "bench.md", out / "bench.json"
     md.write_text(markdown(records, meta))
-    verdicts = targets.judge(records, summary_n(records), meta["commands"])
+    verdicts = targets.judge(records, meta["commands"])
     js.write_text(json.dumps({"meta": meta, "results": [r.to_json() for r in records],
                               "targets": [v.to_json() for v in verdicts]}, indent=1) + "\n")
     return md, js
