@@ -13,8 +13,6 @@ computed values written with a hat:
   product of the bound's own formula that underflows loses as much);
 * exp(a): opgen_expf's own error, EXP_REL |exp| + EXP_ABS, plus the argument's: e^a (e^(e_a) - 1) <= e^a e_a (1 + e_a)
   for e_a <= 1 (an argument further off gives e = inf: recomputed);
-* sigmoid(a) (opgen_sigmoidf): its own error, relative SIGMOID_REL_POS (a >= 0) or SIGMOID_REL_NEG, plus
-  SIGMOID_ABS, plus the argument's e_a / 4 (the sigmoid's slope is at most 1/4);
 * min/max(a, b): max(e_a, e_b) (both are 1-Lipschitz in each argument); a Piecewise whose conditions compare exact
   operands: the chosen branch's value and bound.
 
@@ -22,32 +20,37 @@ The bound is itself computed in FLOAT: sums and products of nonnegative numbers,
 factor (1 - u) (the underflows are in ETA), so the computed bound times ROUNDING_MARGIN covers the exact one while
 fewer than MAX_BOUND_OPS operations are chained (checked).  An element is accepted when
 
-    e * ROUNDING_MARGIN * 2^22 <= |s|   and   |s| <= FLT_MAX
+    e * ROUNDING_MARGIN * 2^21 <= |s|   and   |s| <= FLT_MAX
 
-(nan fails both), which gives |s - exact| <= 2^-22 |s|, so |s - exact| <= 2^-22 / (1 - 2^-22) |exact|: fewer than 4
+(nan fails both), which gives |s - exact| <= 2^-21 |s|, so |s - exact| <= 2^-21 / (1 - 2^-21) |exact|: fewer than 8
 ulps of the exact sum (an ulp of x is more than 2^-24 |x|).  The other elements (the terms cancel by more than about
-a factor two, a term or the sum overflowed, nan, a zero or subnormal sum) are recomputed in double and rounded
+a factor three, a term or the sum overflowed, nan, a zero or subnormal sum) are recomputed in double and rounded
 once, as before.  The test reads only the element's own values: the result does not depend on blocks or threads.
+
+Sums holding a sigmoid (BCE-with-logits' σ(x) - t, Swish's and ClippedSwiGLU's v (1 - σ(v)) + 1) stay in double for
+every element: opgen_sigmoidf's own error (3-5 u, and 1 - σ(v) loses it as v grows) is as large as the few ulps
+the test allows wherever the terms differ by less than a factor of a few, which on ordinary data is most elements.
+Measured with a sigmoid bound (5.25 u for a < 0, 3.25 u above; 1 - σ(v) taken as σ(-v)) on the bench's data: BCE
+44% of elements failed (x ~ N(0, 2), t ~ U(0, 1); 18% with t in {0, 1}), Swish 21% (x ~ N(0, 1)); with a 4-ulp
+test and that many scalar recomputations the kernels ran 1.8-2.2x slower than all in double (2^16 elements).  exp alone is within 0.69 ulp, and LogSoftmaxBackward's g - e^y Σg fails on
+2.7% of its elements (rows of 64), 0.8% (1024), 0.01% (32768).
 """
 from __future__ import annotations
 
 import sympy
 
+from codegen.cancellation import Extended
 from codegen.lower import KernelVariant
 from codegen.rewrite import Sigmoid
 
-from codegen.cancellation import Extended
-
 U = "0x1p-24F"
 ETA = "0x1p-146F"          # 2^-150 for the product's own underflow, four more for the bound's products: < 2^-146
-EXP_REL = "0x1p-23F"       # opgen_expf: at most 0.98 ulp of the exact e^x for every float (tests/test_guarded_sums.py)
+EXP_REL = "0x1.7p-24F"     # opgen_expf: at most 0.686 of 2^-23 |e^x| for every float (tests/test_guarded_sums.py --deep)
 EXP_ABS = "0x1p-148F"      # a subnormal e^x: within one subnormal ulp, 2^-149, doubled
-SIGMOID_REL_POS = "0x1.ap-23F"   # a >= 0: 1/(1 + e^-a): e^-a <= 1 enters 1 + e^-a at most 2^-24 relative, 2 roundings
-SIGMOID_REL_NEG = "0x1.5p-22F"   # a < 0: e^a/(1 + e^a): e^a's 2^-23, 2^-24 from 1 + e^a, 2 roundings: 5u, rounded up
-SIGMOID_ABS = "0x1p-147F"  # e^a subnormal (2^-149 in the quotient) and the quotient's own underflow (2^-150)
-ACCEPT = 2 ** -22          # |s - exact| <= ACCEPT |s| for an accepted element: < 4 ulps
+ACCEPT = 2 ** -21          # |s - exact| <= ACCEPT |s| for an accepted element: < 8 ulps
 MAX_BOUND_OPS = 120        # (1 - u)^(MAX_BOUND_OPS + 1) * ROUNDING_MARGIN >= 1
 ROUNDING_MARGIN = 1 + 2 ** -16
+SCALAR_REDO = 16           # at most 1 in 16 of a tile failed: recomputed one at a time, else the tile vectorized
 TILE = 256                 # elements a kernel loop tests before recomputing the failed ones (int32 flags on the stack)
 
 
@@ -109,7 +112,7 @@ class _Bound:
         if isinstance(expr, sympy.exp):
             return self._exp(expr.args[0])
         if isinstance(expr, Sigmoid):
-            return self._sigmoid(expr.args[0])
+            raise Unguardable("a sigmoid: its FLOAT error fails the test on ordinary data (module docstring)")
         if isinstance(expr, (sympy.Min, sympy.Max)):
             return self._fold(expr.args, lambda a, b: self._extremum(type(expr), a, b))
         if isinstance(expr, sympy.Piecewise):
@@ -151,12 +154,6 @@ class _Bound:
         self.ops += 4
         return self._error(v, self._sum(f"({v}*(1 + 0x1p-22F) + 0x1p-148F)*{spread}", own))
 
-    def _sigmoid(self, arg):
-        va, ea = self.walk(arg)
-        v = self._value(f"opgen_sigmoidf({va})")
-        own = self._sum(self._times(f"(({va} >= 0) ? {SIGMOID_REL_POS} : {SIGMOID_REL_NEG})", v), SIGMOID_ABS)
-        return self._error(v, own if ea is None else self._sum(self._times("0.25F", ea), own))
-
     def _extremum(self, kind, a, b):
         (va, ea), (vb, eb) = a, b
         name = "opgen_minimumf" if kind is sympy.Min else "opgen_maximumf"
@@ -191,16 +188,40 @@ class _Bound:
 
 def guarded_sum(printer, ext: Extended, prefix: str) -> tuple[list[str], str, str]:
     """(lines, value, accepted): the FLOAT lines of the sum and its bound, the C name of its FLOAT value, and the
-    condition (int 0/1, branch-free) under which that value is within 4 ulps of the exact sum."""
+    condition (int 0/1, branch-free) under which that value is within 8 ulps of the exact sum."""
     b = _Bound(printer, prefix)
     value, bound = b.walk(ext.args[0])
     if b.ops >= MAX_BOUND_OPS:
         raise Unguardable("a bound too long for ROUNDING_MARGIN")
-    scale = "0x1.0001p+22F"   # ROUNDING_MARGIN * 2^22, exact in FLOAT
-    assert float.fromhex("0x1.0001p+22") == ROUNDING_MARGIN / ACCEPT
+    scale = "0x1.0001p+21F"   # ROUNDING_MARGIN / ACCEPT, exact in FLOAT
+    assert float.fromhex(scale.rstrip("F")) == ROUNDING_MARGIN / ACCEPT
     if bound is None:   # (no rounding at all: a sum of exact operands; cancellation.cancels never makes one)
         return b.lines, value, f"(fabsf({value}) <= 0x1.fffffep+127F)"
     return b.lines, value, f"(({bound}*{scale} <= fabsf({value})) & (fabsf({value}) <= 0x1.fffffep+127F))"
+
+
+def guards(kernel) -> bool:
+    """Whether any of the kernel's sums that cancel is computed in FLOAT first (it has one the bound covers)."""
+    from .printer import KernelCPrinter
+    for kv in kernel.variants:
+        for ext in extended_sums(kv):
+            try:
+                guarded_sum(KernelCPrinter(), ext, "x")
+                return True
+            except Unguardable:
+                pass
+    return False
+
+
+def helper_lines(kernel) -> list[str]:
+    """The hook through which a test harness counts the elements recomputed in double (none in the library)."""
+    if not guards(kernel):
+        return []
+    return ["/* OPGEN_REDONE(m, k): k of a tile's m elements recomputed in double (codegen/backends/c/guarded.py); a",
+            " * harness that includes this file may count them (tests/test_guarded_sums.py), the library does not */",
+            "#ifndef OPGEN_REDONE",
+            "#define OPGEN_REDONE(m, k) ((void)0)",
+            "#endif"]
 
 
 def extended_sums(kv: KernelVariant) -> list[Extended]:
@@ -238,14 +259,24 @@ def guarded_loop(kv: KernelVariant, printer, loads: list[str], compute: list[str
     inner = ["    " * 2 + line for line in ["const int64_t i = i0 + j;", *loads, *fast,
                                             f"redo[j] = !({ok});", "nredo += redo[j];"]]
     redo = ["    " * 3 + line for line in ["const int64_t i = i0 + j;", *compute]]
+    # many failed (a tile of mild cancellations: BCE's σ(x) - t with t uniform): the whole tile in double,
+    # vectorized, each failed element's result selected, the same bits as the scalar recomputation
+    blend = ["    " * 2 + line for line in ["const int64_t i = i0 + j;", *compute[:-1],
+                                            f"res[i] = redo[j] ? {printer.doprint(kv.result)} : res[i];"]]
+    assert compute[-1] == f"res[i] = {printer.doprint(kv.result)};"
     return [f"for (int64_t i0 = 0; i0 < n; i0 += {TILE}) {{",
             f"    const int64_t m = n - i0 < {TILE} ? n - i0 : {TILE};",
             f"    int32_t redo[{TILE}];   /* 1: an element whose FLOAT sum failed its test (codegen/backends/c/guarded.py) */",
             "    int32_t nredo = 0;",
             "    for (int64_t j = 0; j < m; ++j) {", *inner, "    }",
+            "    OPGEN_REDONE(m, nredo);",
             "    if (nredo == 0)",
             "        continue;",
-            "    for (int64_t j = 0; j < m; ++j) {",
-            "        if (redo[j]) {", *redo, "        }",
+            f"    if (nredo * {SCALAR_REDO} <= m) {{   /* a few: one at a time */",
+            "        for (int64_t j = 0; j < m; ++j) {",
+            "            if (redo[j]) {", *["    " + r for r in redo], "            }",
+            "        }",
+            "        continue;",
             "    }",
+            "    for (int64_t j = 0; j < m; ++j) {", *blend, "    }",
             "}"]

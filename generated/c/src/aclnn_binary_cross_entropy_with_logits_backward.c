@@ -128,35 +128,11 @@ static inline __attribute__((always_inline)) void block__weight_optional_absent_
     const float *restrict target = in[2];
     const float c0 = p->c0;
     float *restrict res = out;
-    for (int64_t i0 = 0; i0 < n; i0 += 256) {
-        const int64_t m = n - i0 < 256 ? n - i0 : 256;
-        int32_t redo[256];   /* 1: an element whose FLOAT sum failed its test (codegen/backends/c/guarded.py) */
-        int32_t nredo = 0;
-        for (int64_t j = 0; j < m; ++j) {
-            const int64_t i = i0 + j;
-            const float grad_output_i = grad_output[i];
-            const float self_i = self[i];
-            const float target_i = target[i];
-            const float x0v0 = -target_i;
-            const float x0v1 = opgen_sigmoidf(self_i);
-            const float x0e1 = ((self_i >= 0) ? 0x1.ap-23F : 0x1.5p-22F)*x0v1 + 0x1p-147F;
-            const float x0v2 = x0v0 + x0v1;
-            const float x0e2 = x0e1 + 0x1p-24F*fabsf(x0v2) + 0x1p-146F;
-            res[i] = (c0*x0v2)*grad_output_i;
-            redo[j] = !(((x0e2*0x1.0001p+22F <= fabsf(x0v2)) & (fabsf(x0v2) <= 0x1.fffffep+127F)));
-            nredo += redo[j];
-        }
-        if (nredo == 0)
-            continue;
-        for (int64_t j = 0; j < m; ++j) {
-            if (redo[j]) {
-                const int64_t i = i0 + j;
-                const float grad_output_i = grad_output[i];
-                const float self_i = self[i];
-                const float target_i = target[i];
-                res[i] = (c0*(float)(-((double)target_i) + opgen_sigmoid_ext(((double)self_i))))*grad_output_i;
-            }
-        }
+    for (int64_t i = 0; i < n; ++i) {
+        const float grad_output_i = grad_output[i];
+        const float self_i = self[i];
+        const float target_i = target[i];
+        res[i] = (c0*(float)(-((double)target_i) + opgen_sigmoid_ext(((double)self_i))))*grad_output_i;
     }
 }
 
@@ -194,48 +170,12 @@ static inline __attribute__((always_inline)) void block__weight_optional_absent_
     const float *restrict pos_weight_optional = in[3];
     const float c0 = p->c0;
     float *restrict res = out;
-    for (int64_t i0 = 0; i0 < n; i0 += 256) {
-        const int64_t m = n - i0 < 256 ? n - i0 : 256;
-        int32_t redo[256];   /* 1: an element whose FLOAT sum failed its test (codegen/backends/c/guarded.py) */
-        int32_t nredo = 0;
-        for (int64_t j = 0; j < m; ++j) {
-            const int64_t i = i0 + j;
-            const float grad_output_i = grad_output[i];
-            const float self_i = self[i];
-            const float target_i = target[i];
-            const float pos_weight_optional_i = pos_weight_optional[i];
-            const float x0v0 = -target_i;
-            const float x0v1 = 1 + x0v0;
-            const float x0e1 = 0x1p-24F*fabsf(x0v1) + 0x1p-146F;
-            const float x0v2 = pos_weight_optional_i*target_i;
-            const float x0e2 = 0x1p-24F*fabsf(x0v2) + 0x1p-146F;
-            const float x0v3 = x0v1 + x0v2;
-            const float x0e3 = x0e1 + x0e2 + 0x1p-24F*fabsf(x0v3) + 0x1p-146F;
-            const float x0v4 = opgen_sigmoidf(self_i);
-            const float x0e4 = ((self_i >= 0) ? 0x1.ap-23F : 0x1.5p-22F)*x0v4 + 0x1p-147F;
-            const float x0v5 = x0v3*x0v4;
-            const float x0e5 = fabsf(x0v3)*x0e4 + fabsf(x0v4)*x0e3 + x0e3*x0e4 + 0x1p-24F*fabsf(x0v5) + 0x1p-146F;
-            const float x0v6 = -pos_weight_optional_i;
-            const float x0v7 = x0v6*target_i;
-            const float x0e7 = 0x1p-24F*fabsf(x0v7) + 0x1p-146F;
-            const float x0v8 = x0v5 + x0v7;
-            const float x0e8 = x0e5 + x0e7 + 0x1p-24F*fabsf(x0v8) + 0x1p-146F;
-            res[i] = (c0*x0v8)*grad_output_i;
-            redo[j] = !(((x0e8*0x1.0001p+22F <= fabsf(x0v8)) & (fabsf(x0v8) <= 0x1.fffffep+127F)));
-            nredo += redo[j];
-        }
-        if (nredo == 0)
-            continue;
-        for (int64_t j = 0; j < m; ++j) {
-            if (redo[j]) {
-                const int64_t i = i0 + j;
-                const float grad_output_i = grad_output[i];
-                const float self_i = self[i];
-                const float target_i = target[i];
-                const float pos_weight_optional_i = pos_weight_optional[i];
-                res[i] = (c0*(float)(-((double)pos_weight_optional_i)*((double)target_i) + (((double)pos_weight_optional_i)*((double)target_i) - ((double)target_i) + 1)*opgen_sigmoid_ext(((double)self_i))))*grad_output_i;
-            }
-        }
+    for (int64_t i = 0; i < n; ++i) {
+        const float grad_output_i = grad_output[i];
+        const float self_i = self[i];
+        const float target_i = target[i];
+        const float pos_weight_optional_i = pos_weight_optional[i];
+        res[i] = (c0*(float)(-((double)pos_weight_optional_i)*((double)target_i) + (((double)pos_weight_optional_i)*((double)target_i) - ((double)target_i) + 1)*opgen_sigmoid_ext(((double)self_i))))*grad_output_i;
     }
 }
 
@@ -273,37 +213,12 @@ static inline __attribute__((always_inline)) void block__weight_optional_present
     const float *restrict weight_optional = in[3];
     const float c0 = p->c0;
     float *restrict res = out;
-    for (int64_t i0 = 0; i0 < n; i0 += 256) {
-        const int64_t m = n - i0 < 256 ? n - i0 : 256;
-        int32_t redo[256];   /* 1: an element whose FLOAT sum failed its test (codegen/backends/c/guarded.py) */
-        int32_t nredo = 0;
-        for (int64_t j = 0; j < m; ++j) {
-            const int64_t i = i0 + j;
-            const float grad_output_i = grad_output[i];
-            const float self_i = self[i];
-            const float target_i = target[i];
-            const float weight_optional_i = weight_optional[i];
-            const float x0v0 = -target_i;
-            const float x0v1 = opgen_sigmoidf(self_i);
-            const float x0e1 = ((self_i >= 0) ? 0x1.ap-23F : 0x1.5p-22F)*x0v1 + 0x1p-147F;
-            const float x0v2 = x0v0 + x0v1;
-            const float x0e2 = x0e1 + 0x1p-24F*fabsf(x0v2) + 0x1p-146F;
-            res[i] = (c0*weight_optional_i*x0v2)*grad_output_i;
-            redo[j] = !(((x0e2*0x1.0001p+22F <= fabsf(x0v2)) & (fabsf(x0v2) <= 0x1.fffffep+127F)));
-            nredo += redo[j];
-        }
-        if (nredo == 0)
-            continue;
-        for (int64_t j = 0; j < m; ++j) {
-            if (redo[j]) {
-                const int64_t i = i0 + j;
-                const float grad_output_i = grad_output[i];
-                const float self_i = self[i];
-                const float target_i = target[i];
-                const float weight_optional_i = weight_optional[i];
-                res[i] = (c0*weight_optional_i*(float)(-((double)target_i) + opgen_sigmoid_ext(((double)self_i))))*grad_output_i;
-            }
-        }
+    for (int64_t i = 0; i < n; ++i) {
+        const float grad_output_i = grad_output[i];
+        const float self_i = self[i];
+        const float target_i = target[i];
+        const float weight_optional_i = weight_optional[i];
+        res[i] = (c0*weight_optional_i*(float)(-((double)target_i) + opgen_sigmoid_ext(((double)self_i))))*grad_output_i;
     }
 }
 
@@ -342,50 +257,13 @@ static inline __attribute__((always_inline)) void block__weight_optional_present
     const float *restrict pos_weight_optional = in[4];
     const float c0 = p->c0;
     float *restrict res = out;
-    for (int64_t i0 = 0; i0 < n; i0 += 256) {
-        const int64_t m = n - i0 < 256 ? n - i0 : 256;
-        int32_t redo[256];   /* 1: an element whose FLOAT sum failed its test (codegen/backends/c/guarded.py) */
-        int32_t nredo = 0;
-        for (int64_t j = 0; j < m; ++j) {
-            const int64_t i = i0 + j;
-            const float grad_output_i = grad_output[i];
-            const float self_i = self[i];
-            const float target_i = target[i];
-            const float weight_optional_i = weight_optional[i];
-            const float pos_weight_optional_i = pos_weight_optional[i];
-            const float x0v0 = -target_i;
-            const float x0v1 = 1 + x0v0;
-            const float x0e1 = 0x1p-24F*fabsf(x0v1) + 0x1p-146F;
-            const float x0v2 = pos_weight_optional_i*target_i;
-            const float x0e2 = 0x1p-24F*fabsf(x0v2) + 0x1p-146F;
-            const float x0v3 = x0v1 + x0v2;
-            const float x0e3 = x0e1 + x0e2 + 0x1p-24F*fabsf(x0v3) + 0x1p-146F;
-            const float x0v4 = opgen_sigmoidf(self_i);
-            const float x0e4 = ((self_i >= 0) ? 0x1.ap-23F : 0x1.5p-22F)*x0v4 + 0x1p-147F;
-            const float x0v5 = x0v3*x0v4;
-            const float x0e5 = fabsf(x0v3)*x0e4 + fabsf(x0v4)*x0e3 + x0e3*x0e4 + 0x1p-24F*fabsf(x0v5) + 0x1p-146F;
-            const float x0v6 = -pos_weight_optional_i;
-            const float x0v7 = x0v6*target_i;
-            const float x0e7 = 0x1p-24F*fabsf(x0v7) + 0x1p-146F;
-            const float x0v8 = x0v5 + x0v7;
-            const float x0e8 = x0e5 + x0e7 + 0x1p-24F*fabsf(x0v8) + 0x1p-146F;
-            res[i] = (c0*weight_optional_i*x0v8)*grad_output_i;
-            redo[j] = !(((x0e8*0x1.0001p+22F <= fabsf(x0v8)) & (fabsf(x0v8) <= 0x1.fffffep+127F)));
-            nredo += redo[j];
-        }
-        if (nredo == 0)
-            continue;
-        for (int64_t j = 0; j < m; ++j) {
-            if (redo[j]) {
-                const int64_t i = i0 + j;
-                const float grad_output_i = grad_output[i];
-                const float self_i = self[i];
-                const float target_i = target[i];
-                const float weight_optional_i = weight_optional[i];
-                const float pos_weight_optional_i = pos_weight_optional[i];
-                res[i] = (c0*weight_optional_i*(float)(-((double)pos_weight_optional_i)*((double)target_i) + (((double)pos_weight_optional_i)*((double)target_i) - ((double)target_i) + 1)*opgen_sigmoid_ext(((double)self_i))))*grad_output_i;
-            }
-        }
+    for (int64_t i = 0; i < n; ++i) {
+        const float grad_output_i = grad_output[i];
+        const float self_i = self[i];
+        const float target_i = target[i];
+        const float weight_optional_i = weight_optional[i];
+        const float pos_weight_optional_i = pos_weight_optional[i];
+        res[i] = (c0*weight_optional_i*(float)(-((double)pos_weight_optional_i)*((double)target_i) + (((double)pos_weight_optional_i)*((double)target_i) - ((double)target_i) + 1)*opgen_sigmoid_ext(((double)self_i))))*grad_output_i;
     }
 }
 

@@ -76,49 +76,13 @@ static inline __attribute__((always_inline)) void block__a(int64_t n, const floa
     const float bias = p->bias;
     const float c0 = p->c0;
     float *restrict res = out;
-    for (int64_t i0 = 0; i0 < n; i0 += 256) {
-        const int64_t m = n - i0 < 256 ? n - i0 : 256;
-        int32_t redo[256];   /* 1: an element whose FLOAT sum failed its test (codegen/backends/c/guarded.py) */
-        int32_t nredo = 0;
-        for (int64_t j = 0; j < m; ++j) {
-            const int64_t i = i0 + j;
-            const float grad_y_i = grad_y[i];
-            const float a_i = a[i];
-            const float b_i = b[i];
-            const float x0v0 = opgen_minimumf(a_i, limit);
-            const float x0v1 = alpha*x0v0;
-            const float x0e1 = 0x1p-24F*fabsf(x0v1) + 0x1p-146F;
-            const float x0v2 = opgen_sigmoidf(x0v1);
-            const float x0e2 = 0.25F*x0e1 + ((x0v1 >= 0) ? 0x1.ap-23F : 0x1.5p-22F)*x0v2 + 0x1p-147F;
-            const float x0v3 = -x0v2;
-            const float x0e3 = x0e2;
-            const float x0v4 = 1 + x0v3;
-            const float x0e4 = x0e3 + 0x1p-24F*fabsf(x0v4) + 0x1p-146F;
-            const float x0v5 = alpha*x0v4;
-            const float x0e5 = fabsf(alpha)*x0e4 + 0x1p-24F*fabsf(x0v5) + 0x1p-146F;
-            const float x0v6 = x0v5*x0v0;
-            const float x0e6 = fabsf(x0v0)*x0e5 + 0x1p-24F*fabsf(x0v6) + 0x1p-146F;
-            const float x0v7 = 1 + x0v6;
-            const float x0e7 = x0e6 + 0x1p-24F*fabsf(x0v7) + 0x1p-146F;
-            const float t0 = alpha*opgen_minimumf(a_i, limit);
-            const float t1 = opgen_sigmoidf(t0);
-            res[i] = (t1*x0v7*(bias + opgen_maximumf(c0, opgen_minimumf(b_i, limit)))*((a_i <= limit) ? 1 : 0))*grad_y_i;
-            redo[j] = !(((x0e7*0x1.0001p+22F <= fabsf(x0v7)) & (fabsf(x0v7) <= 0x1.fffffep+127F)));
-            nredo += redo[j];
-        }
-        if (nredo == 0)
-            continue;
-        for (int64_t j = 0; j < m; ++j) {
-            if (redo[j]) {
-                const int64_t i = i0 + j;
-                const float grad_y_i = grad_y[i];
-                const float a_i = a[i];
-                const float b_i = b[i];
-                const float t0 = alpha*opgen_minimumf(a_i, limit);
-                const float t1 = opgen_sigmoidf(t0);
-                res[i] = (t1*(bias + opgen_maximumf(c0, opgen_minimumf(b_i, limit)))*((a_i <= limit) ? 1 : 0)*(float)(((double)alpha)*(1 - opgen_sigmoid_ext(((double)alpha)*opgen_minimum_f64(((double)a_i), ((double)limit))))*opgen_minimum_f64(((double)a_i), ((double)limit)) + 1))*grad_y_i;
-            }
-        }
+    for (int64_t i = 0; i < n; ++i) {
+        const float grad_y_i = grad_y[i];
+        const float a_i = a[i];
+        const float b_i = b[i];
+        const float t0 = alpha*opgen_minimumf(a_i, limit);
+        const float t1 = opgen_sigmoidf(t0);
+        res[i] = (t1*(bias + opgen_maximumf(c0, opgen_minimumf(b_i, limit)))*((a_i <= limit) ? 1 : 0)*(float)(((double)alpha)*(1 - opgen_sigmoid_ext(((double)alpha)*opgen_minimum_f64(((double)a_i), ((double)limit))))*opgen_minimum_f64(((double)a_i), ((double)limit)) + 1))*grad_y_i;
     }
 }
 

@@ -56,6 +56,11 @@ static const opgen_dtype_table DTYPES_weightOptional = {2, DTYPES_weightOptional
 /* helpers of the DOUBLE kernels (opgen_wide.c runs them) and of the sums computed in double */
 static inline double opgen_maximum_f64(double a, double b) { return (a > b || a != a) ? a : b; }
 static inline double opgen_minimum_f64(double a, double b) { return (a < b || a != a) ? a : b; }
+/* OPGEN_REDONE(m, k): k of a tile's m elements recomputed in double (codegen/backends/c/guarded.py); a
+ * harness that includes this file may count them (tests/test_guarded_sums.py), the library does not */
+#ifndef OPGEN_REDONE
+#define OPGEN_REDONE(m, k) ((void)0)
+#endif
 
 /* ---- the kernel for reductionOptional=none, weightOptional=absent ---- */
 typedef struct {
@@ -158,7 +163,7 @@ static void finish_row__reduction_optional_none__weight_optional_absent(int64_t 
             const float target_i = target[i];
             const float class_index_i = class_index[i];
             const float x0v0 = opgen_expf(log_prob_i);
-            const float x0e0 = 0x1p-23F*x0v0 + 0x1p-148F;
+            const float x0e0 = 0x1.7p-24F*x0v0 + 0x1p-148F;
             const float x0v1 = c1*x0v0;
             const float x0e1 = fabsf(c1)*x0e0 + 0x1p-24F*fabsf(x0v1) + 0x1p-146F;
             const float x0v2 = -1 + x0v1;
@@ -176,20 +181,32 @@ static void finish_row__reduction_optional_none__weight_optional_absent(int64_t 
             const float x0v9 = x0v3 + x0v8;
             const float x0e9 = x0e3 + x0e8 + 0x1p-24F*fabsf(x0v9) + 0x1p-146F;
             res[i] = ((ignore_index != target_i) ? grad_loss_i*x0v9 : 0);
-            redo[j] = !(((x0e9*0x1.0001p+22F <= fabsf(x0v9)) & (fabsf(x0v9) <= 0x1.fffffep+127F)));
+            redo[j] = !(((x0e9*0x1.0001p+21F <= fabsf(x0v9)) & (fabsf(x0v9) <= 0x1.fffffep+127F)));
             nredo += redo[j];
         }
+        OPGEN_REDONE(m, nredo);
         if (nredo == 0)
             continue;
-        for (int64_t j = 0; j < m; ++j) {
-            if (redo[j]) {
-                const int64_t i = i0 + j;
-                const float grad_loss_i = grad_loss[i];
-                const float log_prob_i = log_prob[i];
-                const float target_i = target[i];
-                const float class_index_i = class_index[i];
-                res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
+        if (nredo * 16 <= m) {   /* a few: one at a time */
+            for (int64_t j = 0; j < m; ++j) {
+                if (redo[j]) {
+                    const int64_t i = i0 + j;
+                    const float grad_loss_i = grad_loss[i];
+                    const float log_prob_i = log_prob[i];
+                    const float target_i = target[i];
+                    const float class_index_i = class_index[i];
+                    res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
+                }
             }
+            continue;
+        }
+        for (int64_t j = 0; j < m; ++j) {
+            const int64_t i = i0 + j;
+            const float grad_loss_i = grad_loss[i];
+            const float log_prob_i = log_prob[i];
+            const float target_i = target[i];
+            const float class_index_i = class_index[i];
+            res[i] = redo[j] ? ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0) : res[i];
         }
     }
 }
@@ -220,7 +237,7 @@ static void finish_col__reduction_optional_none__weight_optional_absent(int64_t 
             const float target_i = target[i];
             const float class_index_i = class_index[i];
             const float x0v0 = opgen_expf(log_prob_i);
-            const float x0e0 = 0x1p-23F*x0v0 + 0x1p-148F;
+            const float x0e0 = 0x1.7p-24F*x0v0 + 0x1p-148F;
             const float x0v1 = c1*x0v0;
             const float x0e1 = fabsf(c1)*x0e0 + 0x1p-24F*fabsf(x0v1) + 0x1p-146F;
             const float x0v2 = -1 + x0v1;
@@ -238,21 +255,34 @@ static void finish_col__reduction_optional_none__weight_optional_absent(int64_t 
             const float x0v9 = x0v3 + x0v8;
             const float x0e9 = x0e3 + x0e8 + 0x1p-24F*fabsf(x0v9) + 0x1p-146F;
             res[i] = ((ignore_index != target_i) ? grad_loss_i*x0v9 : 0);
-            redo[j] = !(((x0e9*0x1.0001p+22F <= fabsf(x0v9)) & (fabsf(x0v9) <= 0x1.fffffep+127F)));
+            redo[j] = !(((x0e9*0x1.0001p+21F <= fabsf(x0v9)) & (fabsf(x0v9) <= 0x1.fffffep+127F)));
             nredo += redo[j];
         }
+        OPGEN_REDONE(m, nredo);
         if (nredo == 0)
             continue;
-        for (int64_t j = 0; j < m; ++j) {
-            if (redo[j]) {
-                const int64_t i = i0 + j;
-                const float r0 = (float)a0[i];
-                const float grad_loss_i = grad_loss[i];
-                const float log_prob_i = log_prob[i];
-                const float target_i = target[i];
-                const float class_index_i = class_index[i];
-                res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
+        if (nredo * 16 <= m) {   /* a few: one at a time */
+            for (int64_t j = 0; j < m; ++j) {
+                if (redo[j]) {
+                    const int64_t i = i0 + j;
+                    const float r0 = (float)a0[i];
+                    const float grad_loss_i = grad_loss[i];
+                    const float log_prob_i = log_prob[i];
+                    const float target_i = target[i];
+                    const float class_index_i = class_index[i];
+                    res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
+                }
             }
+            continue;
+        }
+        for (int64_t j = 0; j < m; ++j) {
+            const int64_t i = i0 + j;
+            const float r0 = (float)a0[i];
+            const float grad_loss_i = grad_loss[i];
+            const float log_prob_i = log_prob[i];
+            const float target_i = target[i];
+            const float class_index_i = class_index[i];
+            res[i] = redo[j] ? ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0) : res[i];
         }
     }
 }
@@ -517,7 +547,7 @@ static void finish_row__reduction_optional_none__weight_optional_present(int64_t
             const float class_index_i = class_index[i];
             const float x0v0 = -weight_optional_i;
             const float x0v1 = opgen_expf(log_prob_i);
-            const float x0e1 = 0x1p-23F*x0v1 + 0x1p-148F;
+            const float x0e1 = 0x1.7p-24F*x0v1 + 0x1p-148F;
             const float x0v2 = r0*x0v1;
             const float x0e2 = fabsf(r0)*x0e1 + 0x1p-24F*fabsf(x0v2) + 0x1p-146F;
             const float x0v3 = x0v0 + x0v2;
@@ -535,21 +565,34 @@ static void finish_row__reduction_optional_none__weight_optional_present(int64_t
             const float x0v10 = x0v4 + x0v9;
             const float x0e10 = x0e4 + x0e9 + 0x1p-24F*fabsf(x0v10) + 0x1p-146F;
             res[i] = ((ignore_index != target_i) ? grad_loss_i*x0v10 : 0);
-            redo[j] = !(((x0e10*0x1.0001p+22F <= fabsf(x0v10)) & (fabsf(x0v10) <= 0x1.fffffep+127F)));
+            redo[j] = !(((x0e10*0x1.0001p+21F <= fabsf(x0v10)) & (fabsf(x0v10) <= 0x1.fffffep+127F)));
             nredo += redo[j];
         }
+        OPGEN_REDONE(m, nredo);
         if (nredo == 0)
             continue;
-        for (int64_t j = 0; j < m; ++j) {
-            if (redo[j]) {
-                const int64_t i = i0 + j;
-                const float grad_loss_i = grad_loss[i];
-                const float log_prob_i = log_prob[i];
-                const float target_i = target[i];
-                const float weight_optional_i = weight_optional[i];
-                const float class_index_i = class_index[i];
-                res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
+        if (nredo * 16 <= m) {   /* a few: one at a time */
+            for (int64_t j = 0; j < m; ++j) {
+                if (redo[j]) {
+                    const int64_t i = i0 + j;
+                    const float grad_loss_i = grad_loss[i];
+                    const float log_prob_i = log_prob[i];
+                    const float target_i = target[i];
+                    const float weight_optional_i = weight_optional[i];
+                    const float class_index_i = class_index[i];
+                    res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
+                }
             }
+            continue;
+        }
+        for (int64_t j = 0; j < m; ++j) {
+            const int64_t i = i0 + j;
+            const float grad_loss_i = grad_loss[i];
+            const float log_prob_i = log_prob[i];
+            const float target_i = target[i];
+            const float weight_optional_i = weight_optional[i];
+            const float class_index_i = class_index[i];
+            res[i] = redo[j] ? ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0) : res[i];
         }
     }
 }
@@ -584,7 +627,7 @@ static void finish_col__reduction_optional_none__weight_optional_present(int64_t
             const float class_index_i = class_index[i];
             const float x0v0 = -weight_optional_i;
             const float x0v1 = opgen_expf(log_prob_i);
-            const float x0e1 = 0x1p-23F*x0v1 + 0x1p-148F;
+            const float x0e1 = 0x1.7p-24F*x0v1 + 0x1p-148F;
             const float x0v2 = r0*x0v1;
             const float x0e2 = fabsf(r0)*x0e1 + 0x1p-24F*fabsf(x0v2) + 0x1p-146F;
             const float x0v3 = x0v0 + x0v2;
@@ -602,23 +645,38 @@ static void finish_col__reduction_optional_none__weight_optional_present(int64_t
             const float x0v10 = x0v4 + x0v9;
             const float x0e10 = x0e4 + x0e9 + 0x1p-24F*fabsf(x0v10) + 0x1p-146F;
             res[i] = ((ignore_index != target_i) ? grad_loss_i*x0v10 : 0);
-            redo[j] = !(((x0e10*0x1.0001p+22F <= fabsf(x0v10)) & (fabsf(x0v10) <= 0x1.fffffep+127F)));
+            redo[j] = !(((x0e10*0x1.0001p+21F <= fabsf(x0v10)) & (fabsf(x0v10) <= 0x1.fffffep+127F)));
             nredo += redo[j];
         }
+        OPGEN_REDONE(m, nredo);
         if (nredo == 0)
             continue;
-        for (int64_t j = 0; j < m; ++j) {
-            if (redo[j]) {
-                const int64_t i = i0 + j;
-                const float r0 = (float)a0[i];
-                const float r1 = (float)a1[i];
-                const float grad_loss_i = grad_loss[i];
-                const float log_prob_i = log_prob[i];
-                const float target_i = target[i];
-                const float weight_optional_i = weight_optional[i];
-                const float class_index_i = class_index[i];
-                res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
+        if (nredo * 16 <= m) {   /* a few: one at a time */
+            for (int64_t j = 0; j < m; ++j) {
+                if (redo[j]) {
+                    const int64_t i = i0 + j;
+                    const float r0 = (float)a0[i];
+                    const float r1 = (float)a1[i];
+                    const float grad_loss_i = grad_loss[i];
+                    const float log_prob_i = log_prob[i];
+                    const float target_i = target[i];
+                    const float weight_optional_i = weight_optional[i];
+                    const float class_index_i = class_index[i];
+                    res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
+                }
             }
+            continue;
+        }
+        for (int64_t j = 0; j < m; ++j) {
+            const int64_t i = i0 + j;
+            const float r0 = (float)a0[i];
+            const float r1 = (float)a1[i];
+            const float grad_loss_i = grad_loss[i];
+            const float log_prob_i = log_prob[i];
+            const float target_i = target[i];
+            const float weight_optional_i = weight_optional[i];
+            const float class_index_i = class_index[i];
+            res[i] = redo[j] ? ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0) : res[i];
         }
     }
 }
@@ -881,7 +939,7 @@ static void finish_row__reduction_optional_mean__weight_optional_absent(int64_t 
             const float target_i = target[i];
             const float class_index_i = class_index[i];
             const float x0v0 = opgen_expf(log_prob_i);
-            const float x0e0 = 0x1p-23F*x0v0 + 0x1p-148F;
+            const float x0e0 = 0x1.7p-24F*x0v0 + 0x1p-148F;
             const float x0v1 = c1*x0v0;
             const float x0e1 = fabsf(c1)*x0e0 + 0x1p-24F*fabsf(x0v1) + 0x1p-146F;
             const float x0v2 = -1 + x0v1;
@@ -899,20 +957,32 @@ static void finish_row__reduction_optional_mean__weight_optional_absent(int64_t 
             const float x0v9 = x0v3 + x0v8;
             const float x0e9 = x0e3 + x0e8 + 0x1p-24F*fabsf(x0v9) + 0x1p-146F;
             res[i] = ((ignore_index != target_i) ? (x0v9/g0)*grad_loss_i : 0);
-            redo[j] = !(((x0e9*0x1.0001p+22F <= fabsf(x0v9)) & (fabsf(x0v9) <= 0x1.fffffep+127F)));
+            redo[j] = !(((x0e9*0x1.0001p+21F <= fabsf(x0v9)) & (fabsf(x0v9) <= 0x1.fffffep+127F)));
             nredo += redo[j];
         }
+        OPGEN_REDONE(m, nredo);
         if (nredo == 0)
             continue;
-        for (int64_t j = 0; j < m; ++j) {
-            if (redo[j]) {
-                const int64_t i = i0 + j;
-                const float grad_loss_i = grad_loss[i];
-                const float log_prob_i = log_prob[i];
-                const float target_i = target[i];
-                const float class_index_i = class_index[i];
-                res[i] = ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0);
+        if (nredo * 16 <= m) {   /* a few: one at a time */
+            for (int64_t j = 0; j < m; ++j) {
+                if (redo[j]) {
+                    const int64_t i = i0 + j;
+                    const float grad_loss_i = grad_loss[i];
+                    const float log_prob_i = log_prob[i];
+                    const float target_i = target[i];
+                    const float class_index_i = class_index[i];
+                    res[i] = ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0);
+                }
             }
+            continue;
+        }
+        for (int64_t j = 0; j < m; ++j) {
+            const int64_t i = i0 + j;
+            const float grad_loss_i = grad_loss[i];
+            const float log_prob_i = log_prob[i];
+            const float target_i = target[i];
+            const float class_index_i = class_index[i];
+            res[i] = redo[j] ? ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0) : res[i];
         }
     }
 }
@@ -944,7 +1014,7 @@ static void finish_col__reduction_optional_mean__weight_optional_absent(int64_t 
             const float target_i = target[i];
             const float class_index_i = class_index[i];
             const float x0v0 = opgen_expf(log_prob_i);
-            const float x0e0 = 0x1p-23F*x0v0 + 0x1p-148F;
+            const float x0e0 = 0x1.7p-24F*x0v0 + 0x1p-148F;
             const float x0v1 = c1*x0v0;
             const float x0e1 = fabsf(c1)*x0e0 + 0x1p-24F*fabsf(x0v1) + 0x1p-146F;
             const float x0v2 = -1 + x0v1;
@@ -962,21 +1032,34 @@ static void finish_col__reduction_optional_mean__weight_optional_absent(int64_t 
             const float x0v9 = x0v3 + x0v8;
             const float x0e9 = x0e3 + x0e8 + 0x1p-24F*fabsf(x0v9) + 0x1p-146F;
             res[i] = ((ignore_index != target_i) ? (x0v9/g0)*grad_loss_i : 0);
-            redo[j] = !(((x0e9*0x1.0001p+22F <= fabsf(x0v9)) & (fabsf(x0v9) <= 0x1.fffffep+127F)));
+            redo[j] = !(((x0e9*0x1.0001p+21F <= fabsf(x0v9)) & (fabsf(x0v9) <= 0x1.fffffep+127F)));
             nredo += redo[j];
         }
+        OPGEN_REDONE(m, nredo);
         if (nredo == 0)
             continue;
-        for (int64_t j = 0; j < m; ++j) {
-            if (redo[j]) {
-                const int64_t i = i0 + j;
-                const float r0 = (float)a0[i];
-                const float grad_loss_i = grad_loss[i];
-                const float log_prob_i = log_prob[i];
-                const float target_i = target[i];
-                const float class_index_i = class_index[i];
-                res[i] = ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0);
+        if (nredo * 16 <= m) {   /* a few: one at a time */
+            for (int64_t j = 0; j < m; ++j) {
+                if (redo[j]) {
+                    const int64_t i = i0 + j;
+                    const float r0 = (float)a0[i];
+                    const float grad_loss_i = grad_loss[i];
+                    const float log_prob_i = log_prob[i];
+                    const float target_i = target[i];
+                    const float class_index_i = class_index[i];
+                    res[i] = ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0);
+                }
             }
+            continue;
+        }
+        for (int64_t j = 0; j < m; ++j) {
+            const int64_t i = i0 + j;
+            const float r0 = (float)a0[i];
+            const float grad_loss_i = grad_loss[i];
+            const float log_prob_i = log_prob[i];
+            const float target_i = target[i];
+            const float class_index_i = class_index[i];
+            res[i] = redo[j] ? ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0) : res[i];
         }
     }
 }
@@ -1259,7 +1342,7 @@ static void finish_row__reduction_optional_mean__weight_optional_present(int64_t
             const float class_index_i = class_index[i];
             const float x0v0 = -weight_optional_i;
             const float x0v1 = opgen_expf(log_prob_i);
-            const float x0e1 = 0x1p-23F*x0v1 + 0x1p-148F;
+            const float x0e1 = 0x1.7p-24F*x0v1 + 0x1p-148F;
             const float x0v2 = r0*x0v1;
             const float x0e2 = fabsf(r0)*x0e1 + 0x1p-24F*fabsf(x0v2) + 0x1p-146F;
             const float x0v3 = x0v0 + x0v2;
@@ -1277,21 +1360,34 @@ static void finish_row__reduction_optional_mean__weight_optional_present(int64_t
             const float x0v10 = x0v4 + x0v9;
             const float x0e10 = x0e4 + x0e9 + 0x1p-24F*fabsf(x0v10) + 0x1p-146F;
             res[i] = ((ignore_index != target_i) ? (x0v10/g0)*grad_loss_i : 0);
-            redo[j] = !(((x0e10*0x1.0001p+22F <= fabsf(x0v10)) & (fabsf(x0v10) <= 0x1.fffffep+127F)));
+            redo[j] = !(((x0e10*0x1.0001p+21F <= fabsf(x0v10)) & (fabsf(x0v10) <= 0x1.fffffep+127F)));
             nredo += redo[j];
         }
+        OPGEN_REDONE(m, nredo);
         if (nredo == 0)
             continue;
-        for (int64_t j = 0; j < m; ++j) {
-            if (redo[j]) {
-                const int64_t i = i0 + j;
-                const float grad_loss_i = grad_loss[i];
-                const float log_prob_i = log_prob[i];
-                const float target_i = target[i];
-                const float weight_optional_i = weight_optional[i];
-                const float class_index_i = class_index[i];
-                res[i] = ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0);
+        if (nredo * 16 <= m) {   /* a few: one at a time */
+            for (int64_t j = 0; j < m; ++j) {
+                if (redo[j]) {
+                    const int64_t i = i0 + j;
+                    const float grad_loss_i = grad_loss[i];
+                    const float log_prob_i = log_prob[i];
+                    const float target_i = target[i];
+                    const float weight_optional_i = weight_optional[i];
+                    const float class_index_i = class_index[i];
+                    res[i] = ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0);
+                }
             }
+            continue;
+        }
+        for (int64_t j = 0; j < m; ++j) {
+            const int64_t i = i0 + j;
+            const float grad_loss_i = grad_loss[i];
+            const float log_prob_i = log_prob[i];
+            const float target_i = target[i];
+            const float weight_optional_i = weight_optional[i];
+            const float class_index_i = class_index[i];
+            res[i] = redo[j] ? ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0) : res[i];
         }
     }
 }
@@ -1327,7 +1423,7 @@ static void finish_col__reduction_optional_mean__weight_optional_present(int64_t
             const float class_index_i = class_index[i];
             const float x0v0 = -weight_optional_i;
             const float x0v1 = opgen_expf(log_prob_i);
-            const float x0e1 = 0x1p-23F*x0v1 + 0x1p-148F;
+            const float x0e1 = 0x1.7p-24F*x0v1 + 0x1p-148F;
             const float x0v2 = r0*x0v1;
             const float x0e2 = fabsf(r0)*x0e1 + 0x1p-24F*fabsf(x0v2) + 0x1p-146F;
             const float x0v3 = x0v0 + x0v2;
@@ -1345,23 +1441,38 @@ static void finish_col__reduction_optional_mean__weight_optional_present(int64_t
             const float x0v10 = x0v4 + x0v9;
             const float x0e10 = x0e4 + x0e9 + 0x1p-24F*fabsf(x0v10) + 0x1p-146F;
             res[i] = ((ignore_index != target_i) ? (x0v10/g0)*grad_loss_i : 0);
-            redo[j] = !(((x0e10*0x1.0001p+22F <= fabsf(x0v10)) & (fabsf(x0v10) <= 0x1.fffffep+127F)));
+            redo[j] = !(((x0e10*0x1.0001p+21F <= fabsf(x0v10)) & (fabsf(x0v10) <= 0x1.fffffep+127F)));
             nredo += redo[j];
         }
+        OPGEN_REDONE(m, nredo);
         if (nredo == 0)
             continue;
-        for (int64_t j = 0; j < m; ++j) {
-            if (redo[j]) {
-                const int64_t i = i0 + j;
-                const float r0 = (float)a0[i];
-                const float r1 = (float)a1[i];
-                const float grad_loss_i = grad_loss[i];
-                const float log_prob_i = log_prob[i];
-                const float target_i = target[i];
-                const float weight_optional_i = weight_optional[i];
-                const float class_index_i = class_index[i];
-                res[i] = ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0);
+        if (nredo * 16 <= m) {   /* a few: one at a time */
+            for (int64_t j = 0; j < m; ++j) {
+                if (redo[j]) {
+                    const int64_t i = i0 + j;
+                    const float r0 = (float)a0[i];
+                    const float r1 = (float)a1[i];
+                    const float grad_loss_i = grad_loss[i];
+                    const float log_prob_i = log_prob[i];
+                    const float target_i = target[i];
+                    const float weight_optional_i = weight_optional[i];
+                    const float class_index_i = class_index[i];
+                    res[i] = ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0);
+                }
             }
+            continue;
+        }
+        for (int64_t j = 0; j < m; ++j) {
+            const int64_t i = i0 + j;
+            const float r0 = (float)a0[i];
+            const float r1 = (float)a1[i];
+            const float grad_loss_i = grad_loss[i];
+            const float log_prob_i = log_prob[i];
+            const float target_i = target[i];
+            const float weight_optional_i = weight_optional[i];
+            const float class_index_i = class_index[i];
+            res[i] = redo[j] ? ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0) : res[i];
         }
     }
 }
@@ -1608,7 +1719,7 @@ static void finish_row__reduction_optional_sum__weight_optional_absent(int64_t n
             const float target_i = target[i];
             const float class_index_i = class_index[i];
             const float x0v0 = opgen_expf(log_prob_i);
-            const float x0e0 = 0x1p-23F*x0v0 + 0x1p-148F;
+            const float x0e0 = 0x1.7p-24F*x0v0 + 0x1p-148F;
             const float x0v1 = c1*x0v0;
             const float x0e1 = fabsf(c1)*x0e0 + 0x1p-24F*fabsf(x0v1) + 0x1p-146F;
             const float x0v2 = -1 + x0v1;
@@ -1626,20 +1737,32 @@ static void finish_row__reduction_optional_sum__weight_optional_absent(int64_t n
             const float x0v9 = x0v3 + x0v8;
             const float x0e9 = x0e3 + x0e8 + 0x1p-24F*fabsf(x0v9) + 0x1p-146F;
             res[i] = ((ignore_index != target_i) ? grad_loss_i*x0v9 : 0);
-            redo[j] = !(((x0e9*0x1.0001p+22F <= fabsf(x0v9)) & (fabsf(x0v9) <= 0x1.fffffep+127F)));
+            redo[j] = !(((x0e9*0x1.0001p+21F <= fabsf(x0v9)) & (fabsf(x0v9) <= 0x1.fffffep+127F)));
             nredo += redo[j];
         }
+        OPGEN_REDONE(m, nredo);
         if (nredo == 0)
             continue;
-        for (int64_t j = 0; j < m; ++j) {
-            if (redo[j]) {
-                const int64_t i = i0 + j;
-                const float grad_loss_i = grad_loss[i];
-                const float log_prob_i = log_prob[i];
-                const float target_i = target[i];
-                const float class_index_i = class_index[i];
-                res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
+        if (nredo * 16 <= m) {   /* a few: one at a time */
+            for (int64_t j = 0; j < m; ++j) {
+                if (redo[j]) {
+                    const int64_t i = i0 + j;
+                    const float grad_loss_i = grad_loss[i];
+                    const float log_prob_i = log_prob[i];
+                    const float target_i = target[i];
+                    const float class_index_i = class_index[i];
+                    res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
+                }
             }
+            continue;
+        }
+        for (int64_t j = 0; j < m; ++j) {
+            const int64_t i = i0 + j;
+            const float grad_loss_i = grad_loss[i];
+            const float log_prob_i = log_prob[i];
+            const float target_i = target[i];
+            const float class_index_i = class_index[i];
+            res[i] = redo[j] ? ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0) : res[i];
         }
     }
 }
@@ -1670,7 +1793,7 @@ static void finish_col__reduction_optional_sum__weight_optional_absent(int64_t n
             const float target_i = target[i];
             const float class_index_i = class_index[i];
             const float x0v0 = opgen_expf(log_prob_i);
-            const float x0e0 = 0x1p-23F*x0v0 + 0x1p-148F;
+            const float x0e0 = 0x1.7p-24F*x0v0 + 0x1p-148F;
             const float x0v1 = c1*x0v0;
             const float x0e1 = fabsf(c1)*x0e0 + 0x1p-24F*fabsf(x0v1) + 0x1p-146F;
             const float x0v2 = -1 + x0v1;
@@ -1688,21 +1811,34 @@ static void finish_col__reduction_optional_sum__weight_optional_absent(int64_t n
             const float x0v9 = x0v3 + x0v8;
             const float x0e9 = x0e3 + x0e8 + 0x1p-24F*fabsf(x0v9) + 0x1p-146F;
             res[i] = ((ignore_index != target_i) ? grad_loss_i*x0v9 : 0);
-            redo[j] = !(((x0e9*0x1.0001p+22F <= fabsf(x0v9)) & (fabsf(x0v9) <= 0x1.fffffep+127F)));
+            redo[j] = !(((x0e9*0x1.0001p+21F <= fabsf(x0v9)) & (fabsf(x0v9) <= 0x1.fffffep+127F)));
             nredo += redo[j];
         }
+        OPGEN_REDONE(m, nredo);
         if (nredo == 0)
             continue;
-        for (int64_t j = 0; j < m; ++j) {
-            if (redo[j]) {
-                const int64_t i = i0 + j;
-                const float r0 = (float)a0[i];
-                const float grad_loss_i = grad_loss[i];
-                const float log_prob_i = log_prob[i];
-                const float target_i = target[i];
-                const float class_index_i = class_index[i];
-                res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
+        if (nredo * 16 <= m) {   /* a few: one at a time */
+            for (int64_t j = 0; j < m; ++j) {
+                if (redo[j]) {
+                    const int64_t i = i0 + j;
+                    const float r0 = (float)a0[i];
+                    const float grad_loss_i = grad_loss[i];
+                    const float log_prob_i = log_prob[i];
+                    const float target_i = target[i];
+                    const float class_index_i = class_index[i];
+                    res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
+                }
             }
+            continue;
+        }
+        for (int64_t j = 0; j < m; ++j) {
+            const int64_t i = i0 + j;
+            const float r0 = (float)a0[i];
+            const float grad_loss_i = grad_loss[i];
+            const float log_prob_i = log_prob[i];
+            const float target_i = target[i];
+            const float class_index_i = class_index[i];
+            res[i] = redo[j] ? ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0) : res[i];
         }
     }
 }
@@ -1967,7 +2103,7 @@ static void finish_row__reduction_optional_sum__weight_optional_present(int64_t 
             const float class_index_i = class_index[i];
             const float x0v0 = -weight_optional_i;
             const float x0v1 = opgen_expf(log_prob_i);
-            const float x0e1 = 0x1p-23F*x0v1 + 0x1p-148F;
+            const float x0e1 = 0x1.7p-24F*x0v1 + 0x1p-148F;
             const float x0v2 = r0*x0v1;
             const float x0e2 = fabsf(r0)*x0e1 + 0x1p-24F*fabsf(x0v2) + 0x1p-146F;
             const float x0v3 = x0v0 + x0v2;
@@ -1985,21 +2121,34 @@ static void finish_row__reduction_optional_sum__weight_optional_present(int64_t 
             const float x0v10 = x0v4 + x0v9;
             const float x0e10 = x0e4 + x0e9 + 0x1p-24F*fabsf(x0v10) + 0x1p-146F;
             res[i] = ((ignore_index != target_i) ? grad_loss_i*x0v10 : 0);
-            redo[j] = !(((x0e10*0x1.0001p+22F <= fabsf(x0v10)) & (fabsf(x0v10) <= 0x1.fffffep+127F)));
+            redo[j] = !(((x0e10*0x1.0001p+21F <= fabsf(x0v10)) & (fabsf(x0v10) <= 0x1.fffffep+127F)));
             nredo += redo[j];
         }
+        OPGEN_REDONE(m, nredo);
         if (nredo == 0)
             continue;
-        for (int64_t j = 0; j < m; ++j) {
-            if (redo[j]) {
-                const int64_t i = i0 + j;
-                const float grad_loss_i = grad_loss[i];
-                const float log_prob_i = log_prob[i];
-                const float target_i = target[i];
-                const float weight_optional_i = weight_optional[i];
-                const float class_index_i = class_index[i];
-                res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
+        if (nredo * 16 <= m) {   /* a few: one at a time */
+            for (int64_t j = 0; j < m; ++j) {
+                if (redo[j]) {
+                    const int64_t i = i0 + j;
+                    const float grad_loss_i = grad_loss[i];
+                    const float log_prob_i = log_prob[i];
+                    const float target_i = target[i];
+                    const float weight_optional_i = weight_optional[i];
+                    const float class_index_i = class_index[i];
+                    res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
+                }
             }
+            continue;
+        }
+        for (int64_t j = 0; j < m; ++j) {
+            const int64_t i = i0 + j;
+            const float grad_loss_i = grad_loss[i];
+            const float log_prob_i = log_prob[i];
+            const float target_i = target[i];
+            const float weight_optional_i = weight_optional[i];
+            const float class_index_i = class_index[i];
+            res[i] = redo[j] ? ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0) : res[i];
         }
     }
 }
@@ -2034,7 +2183,7 @@ static void finish_col__reduction_optional_sum__weight_optional_present(int64_t 
             const float class_index_i = class_index[i];
             const float x0v0 = -weight_optional_i;
             const float x0v1 = opgen_expf(log_prob_i);
-            const float x0e1 = 0x1p-23F*x0v1 + 0x1p-148F;
+            const float x0e1 = 0x1.7p-24F*x0v1 + 0x1p-148F;
             const float x0v2 = r0*x0v1;
             const float x0e2 = fabsf(r0)*x0e1 + 0x1p-24F*fabsf(x0v2) + 0x1p-146F;
             const float x0v3 = x0v0 + x0v2;
@@ -2052,23 +2201,38 @@ static void finish_col__reduction_optional_sum__weight_optional_present(int64_t 
             const float x0v10 = x0v4 + x0v9;
             const float x0e10 = x0e4 + x0e9 + 0x1p-24F*fabsf(x0v10) + 0x1p-146F;
             res[i] = ((ignore_index != target_i) ? grad_loss_i*x0v10 : 0);
-            redo[j] = !(((x0e10*0x1.0001p+22F <= fabsf(x0v10)) & (fabsf(x0v10) <= 0x1.fffffep+127F)));
+            redo[j] = !(((x0e10*0x1.0001p+21F <= fabsf(x0v10)) & (fabsf(x0v10) <= 0x1.fffffep+127F)));
             nredo += redo[j];
         }
+        OPGEN_REDONE(m, nredo);
         if (nredo == 0)
             continue;
-        for (int64_t j = 0; j < m; ++j) {
-            if (redo[j]) {
-                const int64_t i = i0 + j;
-                const float r0 = (float)a0[i];
-                const float r1 = (float)a1[i];
-                const float grad_loss_i = grad_loss[i];
-                const float log_prob_i = log_prob[i];
-                const float target_i = target[i];
-                const float weight_optional_i = weight_optional[i];
-                const float class_index_i = class_index[i];
-                res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
+        if (nredo * 16 <= m) {   /* a few: one at a time */
+            for (int64_t j = 0; j < m; ++j) {
+                if (redo[j]) {
+                    const int64_t i = i0 + j;
+                    const float r0 = (float)a0[i];
+                    const float r1 = (float)a1[i];
+                    const float grad_loss_i = grad_loss[i];
+                    const float log_prob_i = log_prob[i];
+                    const float target_i = target[i];
+                    const float weight_optional_i = weight_optional[i];
+                    const float class_index_i = class_index[i];
+                    res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
+                }
             }
+            continue;
+        }
+        for (int64_t j = 0; j < m; ++j) {
+            const int64_t i = i0 + j;
+            const float r0 = (float)a0[i];
+            const float r1 = (float)a1[i];
+            const float grad_loss_i = grad_loss[i];
+            const float log_prob_i = log_prob[i];
+            const float target_i = target[i];
+            const float weight_optional_i = weight_optional[i];
+            const float class_index_i = class_index[i];
+            res[i] = redo[j] ? ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0) : res[i];
         }
     }
 }

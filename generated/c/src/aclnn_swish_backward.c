@@ -76,46 +76,12 @@ static inline __attribute__((always_inline)) void block(int64_t n, const float *
     const float *restrict self = in[1];
     const float beta_optional = p->beta_optional;
     float *restrict res = out;
-    for (int64_t i0 = 0; i0 < n; i0 += 256) {
-        const int64_t m = n - i0 < 256 ? n - i0 : 256;
-        int32_t redo[256];   /* 1: an element whose FLOAT sum failed its test (codegen/backends/c/guarded.py) */
-        int32_t nredo = 0;
-        for (int64_t j = 0; j < m; ++j) {
-            const int64_t i = i0 + j;
-            const float grad_output_i = grad_output[i];
-            const float self_i = self[i];
-            const float x0v0 = beta_optional*self_i;
-            const float x0e0 = 0x1p-24F*fabsf(x0v0) + 0x1p-146F;
-            const float x0v1 = beta_optional*self_i;
-            const float x0e1 = 0x1p-24F*fabsf(x0v1) + 0x1p-146F;
-            const float x0v2 = opgen_sigmoidf(x0v1);
-            const float x0e2 = 0.25F*x0e1 + ((x0v1 >= 0) ? 0x1.ap-23F : 0x1.5p-22F)*x0v2 + 0x1p-147F;
-            const float x0v3 = -x0v2;
-            const float x0e3 = x0e2;
-            const float x0v4 = 1 + x0v3;
-            const float x0e4 = x0e3 + 0x1p-24F*fabsf(x0v4) + 0x1p-146F;
-            const float x0v5 = x0v0*x0v4;
-            const float x0e5 = fabsf(x0v0)*x0e4 + fabsf(x0v4)*x0e0 + x0e0*x0e4 + 0x1p-24F*fabsf(x0v5) + 0x1p-146F;
-            const float x0v6 = 1 + x0v5;
-            const float x0e6 = x0e5 + 0x1p-24F*fabsf(x0v6) + 0x1p-146F;
-            const float t0 = beta_optional*self_i;
-            const float t1 = opgen_sigmoidf(t0);
-            res[i] = (t1*x0v6)*grad_output_i;
-            redo[j] = !(((x0e6*0x1.0001p+22F <= fabsf(x0v6)) & (fabsf(x0v6) <= 0x1.fffffep+127F)));
-            nredo += redo[j];
-        }
-        if (nredo == 0)
-            continue;
-        for (int64_t j = 0; j < m; ++j) {
-            if (redo[j]) {
-                const int64_t i = i0 + j;
-                const float grad_output_i = grad_output[i];
-                const float self_i = self[i];
-                const float t0 = beta_optional*self_i;
-                const float t1 = opgen_sigmoidf(t0);
-                res[i] = (t1*(float)(((double)beta_optional)*((double)self_i)*(1 - opgen_sigmoid_ext(((double)beta_optional)*((double)self_i))) + 1))*grad_output_i;
-            }
-        }
+    for (int64_t i = 0; i < n; ++i) {
+        const float grad_output_i = grad_output[i];
+        const float self_i = self[i];
+        const float t0 = beta_optional*self_i;
+        const float t1 = opgen_sigmoidf(t0);
+        res[i] = (t1*(float)(((double)beta_optional)*((double)self_i)*(1 - opgen_sigmoid_ext(((double)beta_optional)*((double)self_i))) + 1))*grad_output_i;
     }
 }
 
