@@ -1,12 +1,12 @@
 """The C backend's sums that cancel in FLOAT first (codegen/backends/c/guarded.py), against mpmath at 50 digits.
 
-An element whose FLOAT sum the running error bound accepts must be within 4 ulps of the exact sum; the others are
+An element whose FLOAT sum the running error bound accepts must be within 8 ulps of the exact sum; the others are
 recomputed in double and rounded once (within half an ulp and a hair).  Which elements took which path is read
 from a harness that includes the op's generated source and counts them through its OPGEN_REDONE hook, calling the
 kernel function one element at a time; the results themselves come from the library, through the C backend's
 binding.  The cases: LogSoftmaxBackward's g - r0 e^y swept across its cancellation point (both sides of the test),
-at it, with e^y overflowing FLOAT where the product does not, and nan; BCE-with-logits' σ(x) - t with t at σ(x);
-Swish's βx (1 - σ(βx)) + 1 about its root; and the fraction of elements recomputed on random data."""
+at it, with e^y overflowing FLOAT where the product does not, and nan; the fraction of elements recomputed on
+random data; the sums with a sigmoid, left in double; and, with --deep, the exp error the bound assumes."""
 from __future__ import annotations
 
 import ctypes
@@ -24,7 +24,7 @@ from codegen import backends
 from codegen.backends.c import build
 
 OPS = codegen.load_specs()
-ULP_BOUND = 4   # guarded.ACCEPT = 2^-22: fewer than 4 ulps of the exact sum
+ULP_BOUND = 8   # guarded.ACCEPT = 2^-21: fewer than 8 ulps of the exact sum
 
 HARNESS = {
     "log_softmax_backward": """
@@ -47,40 +47,6 @@ long long row(int64_t n, const float *g, const float *y, float r0, float *out)
     return counted;
 }
 """,
-    "swish_backward": """
-void one(int64_t n, const float *g, const float *x, float beta, float *out, int32_t *redone)
-{
-    const Params p = {beta};
-    for (int64_t i = 0; i < n; ++i) {
-        const float *in[2] = {g + i, x + i};
-        counted = 0;
-        block(1, in, out + i, &p);
-        redone[i] = (int32_t)counted;
-    }
-}
-long long row(int64_t n, const float *g, const float *x, float beta, float *out)
-{
-    const Params p = {beta};
-    const float *in[2] = {g, x};
-    counted = 0;
-    block(n, in, out, &p);
-    return counted;
-}
-""",
-    "binary_cross_entropy_with_logits_backward": """
-void one(int64_t n, const float *x, const float *t, float unused, float *out, int32_t *redone)
-{
-    (void)unused;
-    const Params__weight_optional_absent__pos_weight_optional_absent p = {0, 1.0F, 1.0F};
-    const float one_ = 1.0F;
-    for (int64_t i = 0; i < n; ++i) {
-        const float *in[3] = {&one_, x + i, t + i};
-        counted = 0;
-        block__weight_optional_absent__pos_weight_optional_absent(1, in, out + i, &p);
-        redone[i] = (int32_t)counted;
-    }
-}
-""",
 }
 
 
@@ -96,14 +62,15 @@ def _harness(name: str):
         "#include <stdint.h>\nstatic long long counted;\n#define OPGEN_REDONE(m, k) (counted += (k))\n"
         f'#include "aclnn_{name}.c"\n' + HARNESS[name])
     lib = tmp / "harness.so"
-    flags = [f for f in build.FLAGS if f != "-shared"]
+    # -O1: a third of -O3's compile time, the same bits (IEEE arithmetic, no contraction; the test checks it)
+    flags = [("-O1" if f == "-O3" else f) for f in build.FLAGS if f != "-shared"]
     subprocess.run([build.CC, *flags, "-shared", "-w", "-I", str(tmp / "include"), str(tmp / "src" / "harness.c"),
                     *build.link_runtime(build.runtime_archive(build.FLAGS)), "-o", str(lib), *build.LIBS],
                    check=True, capture_output=True)
     h = ctypes.CDLL(str(lib))
     f32 = np.ctypeslib.ndpointer(np.float32, flags="C")
     h.one.argtypes = [ctypes.c_int64, f32, f32, ctypes.c_float, f32, np.ctypeslib.ndpointer(np.int32, flags="C")]
-    if hasattr(h, "row") and name != "binary_cross_entropy_with_logits_backward":
+    if hasattr(h, "row"):
         h.row.argtypes = [ctypes.c_int64, f32, f32, ctypes.c_float, f32]
         h.row.restype = ctypes.c_longlong
     return h
@@ -188,52 +155,46 @@ def test_log_softmax_overflows_and_nan():
     _check(got[[0, 2, 4]], exact[[0, 2, 4]], redone[[0, 2, 4]], terms[[0, 2, 4]])
 
 
-# ---- BCE-with-logits: σ(x) - t -------------------------------------------------------------------------------------
-def test_bce_where_the_target_meets_the_sigmoid():
-    """t = σ(x) rounded, and t a few ulps away: recomputed; t far from σ(x): accepted."""
-    rng = np.random.default_rng(3)
-    x = rng.normal(0, 3, 64).astype(np.float32)
+# ---- CrossEntropyLossGrad: G ((1 - ls)(e^lp - onehot) + ls/C (C e^lp - 1)), weights absent ------------------------
+@pytest.mark.parametrize("ls", [0.0, 0.5])
+def test_cross_entropy_where_the_target_is_nearly_certain(ls):
+    """The target's probability 1 - d, d from 2^-4 to 2^-22: with ls = 0, e^lp - 1 cancels (recomputed in double:
+    within half an ulp and the double sum's own error); every element within 8 ulps.  ls = 0.5 and
+    C = 8 keep the kernel's constants ls/C and 1 - ls exact, so mpmath's exact value is the kernel's."""
+    c, ds = 8, [2.0 ** -k for k in range(4, 23, 2)]
+    lp = np.array([[np.log1p(-d)] + [np.log(d / (c - 1)) + 0.01 * j for j in range(c - 1)] for d in ds], np.float32)
+    t = np.zeros(len(ds), np.int64)
+    got = _kernel("cross_entropy_loss_grad")(
+        grad_loss=np.ones(len(ds), np.float32), log_prob=lp, target=t, weight_optional=None, grad_zloss_optional=None,
+        lse_for_zloss_optional=None, reduction_optional="none", ignore_index=-100, label_smoothing=ls,
+        lse_square_scale_for_zloss=0.0)
     with mpmath.workdps(50):
-        sig = [1 / (1 + mpmath.exp(-mpmath.mpf(float(v)))) for v in x]
-        t = np.array([np.float32(float(s)) for s in sig[:32]] + list(rng.uniform(0, 1, 32)), np.float32)
-        t[8:16] = np.nextafter(t[8:16], np.float32(2))
-        exact = np.array([float(s - mpmath.mpf(float(v))) for s, v in zip(sig, t)])
-    got = _kernel("binary_cross_entropy_with_logits_backward")(
-        grad_output=np.ones_like(x), self=x, target=t, weight_optional=None, pos_weight_optional=None, reduction=0)
-    redone, _ = _redone("binary_cross_entropy_with_logits_backward", x, t)
-    assert redone[:32].all()
-    assert not redone[32:].all()
-    _check(got, exact, redone, 2 * np.abs(t.astype(np.float64)) + 1)
+        def exact(i, j):
+            e = mpmath.exp(mpmath.mpf(float(lp[i, j])))
+            return (1 - mpmath.mpf(ls)) * (e - (j == 0)) + mpmath.mpf(ls) / c * (c * e - 1)
+        want = np.array([[float(exact(i, j)) for j in range(c)] for i in range(len(ds))])
+        terms = np.array([[float(mpmath.exp(mpmath.mpf(float(v)))) + 1 for v in row] for row in lp])
+    ulps = _ulps(got, want)
+    assert np.all(ulps <= ULP_BOUND)
+    if ls == 0:   # (with ls = 0.5 the target's sum is e^lp - 0.5625: no cancellation)
+        double = 2.0 ** -50 * terms / np.spacing(np.abs(want).astype(np.float32))
+        assert np.all((ulps - double)[:, 0] <= 0.5 + 1e-6)
 
 
-# ---- Swish: σ(v) (v (1 - σ(v)) + 1), v = βx: the sum times the FLOAT sigmoid ------------------------------------------
-def test_swish_about_its_root_and_beyond():
-    """Beside the root v0 = -1.2785 of the sum (its terms cancel): recomputed; |v| small: accepted.  The kernel's
-    result is the sum times opgen_sigmoidf(v) (within 5.25 u of σ, guarded.SIGMOID_REL_NEG) and one more rounding:
-    relative errors that add to the sum's."""
-    with mpmath.workdps(50):
-        f = lambda v: v * (1 - 1 / (1 + mpmath.exp(-v))) + 1   # noqa: E731
-        v0 = float(mpmath.findroot(f, -1.28))
-        x = np.concatenate([np.float32(v0) + np.arange(-20, 21) * np.float32(2.0 ** -20),
-                            np.linspace(-0.25, 0.25, 21), [-30.0, 30.0, 80.0, -88.0]]).astype(np.float32)
-        sig = [1 / (1 + mpmath.exp(-mpmath.mpf(float(v)))) for v in x]
-        exact = np.array([float(s * f(mpmath.mpf(float(v)))) for s, v in zip(sig, x)])
-        summ = np.array([float(f(mpmath.mpf(float(v)))) for v in x])
-    got = _kernel("swish_backward")(grad_output=np.ones_like(x), self=x, beta_optional=1.0)
-    redone, _ = _redone("swish_backward", np.ones_like(x), x, 1.0)
-    assert redone[:41].all()
-    assert not redone[41:62].any()
-    rel = np.abs(got.astype(np.float64) - exact) / np.abs(exact)
-    around = 5.25 * 2.0 ** -24 + 2.0 ** -24   # the sigmoid's and the product's roundings
-    assert np.all(rel[~redone] <= 2.0 ** -22 / (1 - 2.0 ** -22) + around + 2.0 ** -40)
-    double = 2.0 ** -50 * (2 * np.abs(x.astype(np.float64)) + 1) / np.abs(summ)   # the double sum's own error
-    assert np.all(rel[redone] <= 2.0 ** -24 + double[redone] + around + 2.0 ** -40)
+# ---- sums with a sigmoid: in double, every element ---------------------------------------------------------------
+@pytest.mark.parametrize("name", ["binary_cross_entropy_with_logits_backward", "swish_backward", "clipped_swiglu_grad"])
+def test_sums_with_a_sigmoid_stay_in_double(name):
+    """codegen/backends/c/guarded.py's docstring: their FLOAT error fails the test on most ordinary elements, so
+    their kernels keep the double sum (tests/test_cancellation.py holds BCE's against mpmath where it cancels)."""
+    from codegen.backends.c.emit import render_source
+    text = render_source(OPS[name], "x")
+    assert "opgen_sigmoid_ext(" in text and "redo[" not in text
 
 
 # ---- how often the double path runs on ordinary data ------------------------------------------------------------
 def test_few_elements_are_recomputed_on_random_data():
-    """LogSoftmaxBackward (rows of 4096 from normal logits, normal gradients) and Swish (normal x, β = 1): the
-    fractions measured when the bound was written (docs/accuracy.md), with a margin."""
+    """LogSoftmaxBackward, rows of 4096 from normal logits, normal gradients: 0.5% recomputed when the bound was
+    written (the elements where g and e^y Σg are within a factor three of each other)."""
     rng = np.random.default_rng(11)
     n = 4096
     logits = rng.normal(0, 2, n)
@@ -242,10 +203,7 @@ def test_few_elements_are_recomputed_on_random_data():
     r0 = np.float32(np.sum(g.astype(np.float64)))
     out = np.empty_like(g)
     redone = _harness("log_softmax_backward").row(n, g, y, r0, out)
-    assert redone / n < 0.01
-    x = rng.normal(0, 1, n).astype(np.float32)
-    redone = _harness("swish_backward").row(n, np.ones_like(x), x, 1.0, out)
-    assert redone / n < 0.05
+    assert 0 < redone / n < 0.02
 
 
 # ---- the constant the bound takes for opgen_expf ------------------------------------------------------------------
