@@ -28,7 +28,7 @@ from codegen.spec.functions import BROADCAST, count_parts
 from codegen.spec.params import Attr, Scalar, Tensor
 from codegen.text import condition_code
 
-from . import guarded, several, wide
+from . import several, wide
 from .printer import KernelCPrinter
 
 # continuation lines of the kernel functions' signatures line up at these columns plus the suffix's length
@@ -169,7 +169,6 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
     summed = _function([e for _, e in kv.reductions], tensors, fields, red_syms, suffix)
     compute = finish["load"] + [f"const float {s} = {pr.doprint(e)};" for s, e in kv.body] + \
         [f"res[i] = {pr.doprint(kv.result)};"]
-    col_loads = [f"const float {s} = (float)a{j}[i];" for j, s in finish["sums"]]
     ctx = {
         "suffix": suffix,
         "title": f" for {_key_text(kv.key)}" if kv.key else "",
@@ -179,8 +178,7 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
         "nred": len(kv.reductions),
         "lanes": 8 * len(kv.reductions),
         "declare_finish": finish["declare"],
-        # the loops of block/finish_row and of finish_col over res[0..n)
-        "compute_loop": _loop(kv, pr, finish["load"], compute),
+        "compute": compute,
         # rowsum_lanes: eight lanes per sum, each summand added to its lane (a whole group of 8, then the tail)
         "declare_lanes": summed["declare"] + [f"double *restrict s{j} = lanes + {8 * j};"
                                               for j in range(len(reductions))],
@@ -196,7 +194,7 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
         "declare_finish_row": finish["declare"] + [f"const float {s} = (float)acc[{j}];" for j, s in finish["sums"]],
         "declare_finish_col": finish["declare"] + [f"const double *restrict a{j} = acc[{j}];"
                                                    for j, _ in finish["sums"]],
-        "finish_col_loop": _loop(kv, pr, col_loads + finish["load"], col_loads + compute),
+        "finish_col": [f"const float {s} = (float)a{j}[i];" for j, s in finish["sums"]] + compute,
     }
     ctx["grid_functions"] = _grid_functions(kv, tensors, fields, suffix, pr)
     ctx["dispatch"] = _dispatch(op, kv)
@@ -204,12 +202,6 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
     ctx["wide_kernel"] = wide.kernel_lines(op, kv, suffix)
     ctx["phase1"] = _phase1_variant(op, kv, ctx, _fill(kv, ppr))
     return ctx
-
-
-def _loop(kv: KernelVariant, pr, loads: list[str], compute: list[str]) -> list[str]:
-    """`for i < n: compute`, or with the variant's sums that cancel in FLOAT first (codegen.backends.c.guarded)."""
-    return guarded.guarded_loop(kv, pr, loads, compute) or \
-        ["for (int64_t i = 0; i < n; ++i) {", *["    " + line for line in compute], "}"]
 
 
 def _grid_functions(kv: KernelVariant, tensors, fields, suffix: str, pr) -> list[str]:

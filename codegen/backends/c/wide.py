@@ -76,9 +76,6 @@ def helpers(op: Op, kernel) -> list[str]:
         lines += ["static inline double opgen_sigmoid_f64(double u)", "{"]
         lines += [f"    const double {s} = {pr.doprint(e)};" for s, e in temps]
         lines += [f"    return {pr.doprint(res)};", "}"]
-    if extended:
-        from .guarded import helper_lines
-        lines += helper_lines(kernel)
     return lines + [""]
 
 

@@ -56,11 +56,6 @@ static const opgen_dtype_table DTYPES_weightOptional = {2, DTYPES_weightOptional
 /* helpers of the DOUBLE kernels (opgen_wide.c runs them) and of the sums computed in double */
 static inline double opgen_maximum_f64(double a, double b) { return (a > b || a != a) ? a : b; }
 static inline double opgen_minimum_f64(double a, double b) { return (a < b || a != a) ? a : b; }
-/* OPGEN_REDONE(m, k): k of a tile's m elements recomputed in double (codegen/backends/c/guarded.py); a
- * harness that includes this file may count them (tests/test_guarded_sums.py), the library does not */
-#ifndef OPGEN_REDONE
-#define OPGEN_REDONE(m, k) ((void)0)
-#endif
 
 /* ---- the kernel for reductionOptional=none, weightOptional=absent ---- */
 typedef struct {
@@ -152,62 +147,12 @@ static void finish_row__reduction_optional_none__weight_optional_absent(int64_t 
     const float c2 = p->c2;
     const float r0 = (float)acc[0];
     float *restrict res = out;
-    for (int64_t i0 = 0; i0 < n; i0 += 256) {
-        const int64_t m = n - i0 < 256 ? n - i0 : 256;
-        int32_t redo[256];   /* 1: an element whose FLOAT sum failed its test (codegen/backends/c/guarded.py) */
-        int32_t nredo = 0;
-        for (int64_t j = 0; j < m; ++j) {
-            const int64_t i = i0 + j;
-            const float grad_loss_i = grad_loss[i];
-            const float log_prob_i = log_prob[i];
-            const float target_i = target[i];
-            const float class_index_i = class_index[i];
-            const float x0v0 = opgen_expf(log_prob_i);
-            const float x0e0 = 0x1.7p-24F*x0v0 + 0x1p-148F;
-            const float x0v1 = c1*x0v0;
-            const float x0e1 = fabsf(c1)*x0e0 + 0x1p-24F*fabsf(x0v1) + 0x1p-146F;
-            const float x0v2 = -1 + x0v1;
-            const float x0e2 = x0e1 + 0x1p-24F*fabsf(x0v2) + 0x1p-146F;
-            const float x0v3 = c0*x0v2;
-            const float x0e3 = fabsf(c0)*x0e2 + 0x1p-24F*fabsf(x0v3) + 0x1p-146F;
-            const float x0v4 = c2*r0;
-            const float x0e4 = 0x1p-24F*fabsf(x0v4) + 0x1p-146F;
-            const float x0v5 = ((class_index_i == target_i) ? 1 : 0);
-            const float x0v6 = -x0v5;
-            const float x0v7 = x0v6 + x0v0;
-            const float x0e7 = x0e0 + 0x1p-24F*fabsf(x0v7) + 0x1p-146F;
-            const float x0v8 = x0v4*x0v7;
-            const float x0e8 = fabsf(x0v4)*x0e7 + fabsf(x0v7)*x0e4 + x0e4*x0e7 + 0x1p-24F*fabsf(x0v8) + 0x1p-146F;
-            const float x0v9 = x0v3 + x0v8;
-            const float x0e9 = x0e3 + x0e8 + 0x1p-24F*fabsf(x0v9) + 0x1p-146F;
-            res[i] = ((ignore_index != target_i) ? grad_loss_i*x0v9 : 0);
-            redo[j] = !(((x0e9*0x1.0001p+21F <= fabsf(x0v9)) & (fabsf(x0v9) <= 0x1.fffffep+127F)));
-            nredo += redo[j];
-        }
-        OPGEN_REDONE(m, nredo);
-        if (nredo == 0)
-            continue;
-        if (nredo * 16 <= m) {   /* a few: one at a time */
-            for (int64_t j = 0; j < m; ++j) {
-                if (redo[j]) {
-                    const int64_t i = i0 + j;
-                    const float grad_loss_i = grad_loss[i];
-                    const float log_prob_i = log_prob[i];
-                    const float target_i = target[i];
-                    const float class_index_i = class_index[i];
-                    res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
-                }
-            }
-            continue;
-        }
-        for (int64_t j = 0; j < m; ++j) {
-            const int64_t i = i0 + j;
-            const float grad_loss_i = grad_loss[i];
-            const float log_prob_i = log_prob[i];
-            const float target_i = target[i];
-            const float class_index_i = class_index[i];
-            res[i] = redo[j] ? ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0) : res[i];
-        }
+    for (int64_t i = 0; i < n; ++i) {
+        const float grad_loss_i = grad_loss[i];
+        const float log_prob_i = log_prob[i];
+        const float target_i = target[i];
+        const float class_index_i = class_index[i];
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
     }
 }
 
@@ -225,65 +170,13 @@ static void finish_col__reduction_optional_none__weight_optional_absent(int64_t 
     const float c2 = p->c2;
     const double *restrict a0 = acc[0];
     float *restrict res = out;
-    for (int64_t i0 = 0; i0 < n; i0 += 256) {
-        const int64_t m = n - i0 < 256 ? n - i0 : 256;
-        int32_t redo[256];   /* 1: an element whose FLOAT sum failed its test (codegen/backends/c/guarded.py) */
-        int32_t nredo = 0;
-        for (int64_t j = 0; j < m; ++j) {
-            const int64_t i = i0 + j;
-            const float r0 = (float)a0[i];
-            const float grad_loss_i = grad_loss[i];
-            const float log_prob_i = log_prob[i];
-            const float target_i = target[i];
-            const float class_index_i = class_index[i];
-            const float x0v0 = opgen_expf(log_prob_i);
-            const float x0e0 = 0x1.7p-24F*x0v0 + 0x1p-148F;
-            const float x0v1 = c1*x0v0;
-            const float x0e1 = fabsf(c1)*x0e0 + 0x1p-24F*fabsf(x0v1) + 0x1p-146F;
-            const float x0v2 = -1 + x0v1;
-            const float x0e2 = x0e1 + 0x1p-24F*fabsf(x0v2) + 0x1p-146F;
-            const float x0v3 = c0*x0v2;
-            const float x0e3 = fabsf(c0)*x0e2 + 0x1p-24F*fabsf(x0v3) + 0x1p-146F;
-            const float x0v4 = c2*r0;
-            const float x0e4 = 0x1p-24F*fabsf(x0v4) + 0x1p-146F;
-            const float x0v5 = ((class_index_i == target_i) ? 1 : 0);
-            const float x0v6 = -x0v5;
-            const float x0v7 = x0v6 + x0v0;
-            const float x0e7 = x0e0 + 0x1p-24F*fabsf(x0v7) + 0x1p-146F;
-            const float x0v8 = x0v4*x0v7;
-            const float x0e8 = fabsf(x0v4)*x0e7 + fabsf(x0v7)*x0e4 + x0e4*x0e7 + 0x1p-24F*fabsf(x0v8) + 0x1p-146F;
-            const float x0v9 = x0v3 + x0v8;
-            const float x0e9 = x0e3 + x0e8 + 0x1p-24F*fabsf(x0v9) + 0x1p-146F;
-            res[i] = ((ignore_index != target_i) ? grad_loss_i*x0v9 : 0);
-            redo[j] = !(((x0e9*0x1.0001p+21F <= fabsf(x0v9)) & (fabsf(x0v9) <= 0x1.fffffep+127F)));
-            nredo += redo[j];
-        }
-        OPGEN_REDONE(m, nredo);
-        if (nredo == 0)
-            continue;
-        if (nredo * 16 <= m) {   /* a few: one at a time */
-            for (int64_t j = 0; j < m; ++j) {
-                if (redo[j]) {
-                    const int64_t i = i0 + j;
-                    const float r0 = (float)a0[i];
-                    const float grad_loss_i = grad_loss[i];
-                    const float log_prob_i = log_prob[i];
-                    const float target_i = target[i];
-                    const float class_index_i = class_index[i];
-                    res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
-                }
-            }
-            continue;
-        }
-        for (int64_t j = 0; j < m; ++j) {
-            const int64_t i = i0 + j;
-            const float r0 = (float)a0[i];
-            const float grad_loss_i = grad_loss[i];
-            const float log_prob_i = log_prob[i];
-            const float target_i = target[i];
-            const float class_index_i = class_index[i];
-            res[i] = redo[j] ? ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0) : res[i];
-        }
+    for (int64_t i = 0; i < n; ++i) {
+        const float r0 = (float)a0[i];
+        const float grad_loss_i = grad_loss[i];
+        const float log_prob_i = log_prob[i];
+        const float target_i = target[i];
+        const float class_index_i = class_index[i];
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
     }
 }
 
@@ -534,66 +427,13 @@ static void finish_row__reduction_optional_none__weight_optional_present(int64_t
     const float r0 = (float)acc[0];
     const float r1 = (float)acc[1];
     float *restrict res = out;
-    for (int64_t i0 = 0; i0 < n; i0 += 256) {
-        const int64_t m = n - i0 < 256 ? n - i0 : 256;
-        int32_t redo[256];   /* 1: an element whose FLOAT sum failed its test (codegen/backends/c/guarded.py) */
-        int32_t nredo = 0;
-        for (int64_t j = 0; j < m; ++j) {
-            const int64_t i = i0 + j;
-            const float grad_loss_i = grad_loss[i];
-            const float log_prob_i = log_prob[i];
-            const float target_i = target[i];
-            const float weight_optional_i = weight_optional[i];
-            const float class_index_i = class_index[i];
-            const float x0v0 = -weight_optional_i;
-            const float x0v1 = opgen_expf(log_prob_i);
-            const float x0e1 = 0x1.7p-24F*x0v1 + 0x1p-148F;
-            const float x0v2 = r0*x0v1;
-            const float x0e2 = fabsf(r0)*x0e1 + 0x1p-24F*fabsf(x0v2) + 0x1p-146F;
-            const float x0v3 = x0v0 + x0v2;
-            const float x0e3 = x0e2 + 0x1p-24F*fabsf(x0v3) + 0x1p-146F;
-            const float x0v4 = c0*x0v3;
-            const float x0e4 = fabsf(c0)*x0e3 + 0x1p-24F*fabsf(x0v4) + 0x1p-146F;
-            const float x0v5 = c1*r1;
-            const float x0e5 = 0x1p-24F*fabsf(x0v5) + 0x1p-146F;
-            const float x0v6 = ((class_index_i == target_i) ? 1 : 0);
-            const float x0v7 = -x0v6;
-            const float x0v8 = x0v7 + x0v1;
-            const float x0e8 = x0e1 + 0x1p-24F*fabsf(x0v8) + 0x1p-146F;
-            const float x0v9 = x0v5*x0v8;
-            const float x0e9 = fabsf(x0v5)*x0e8 + fabsf(x0v8)*x0e5 + x0e5*x0e8 + 0x1p-24F*fabsf(x0v9) + 0x1p-146F;
-            const float x0v10 = x0v4 + x0v9;
-            const float x0e10 = x0e4 + x0e9 + 0x1p-24F*fabsf(x0v10) + 0x1p-146F;
-            res[i] = ((ignore_index != target_i) ? grad_loss_i*x0v10 : 0);
-            redo[j] = !(((x0e10*0x1.0001p+21F <= fabsf(x0v10)) & (fabsf(x0v10) <= 0x1.fffffep+127F)));
-            nredo += redo[j];
-        }
-        OPGEN_REDONE(m, nredo);
-        if (nredo == 0)
-            continue;
-        if (nredo * 16 <= m) {   /* a few: one at a time */
-            for (int64_t j = 0; j < m; ++j) {
-                if (redo[j]) {
-                    const int64_t i = i0 + j;
-                    const float grad_loss_i = grad_loss[i];
-                    const float log_prob_i = log_prob[i];
-                    const float target_i = target[i];
-                    const float weight_optional_i = weight_optional[i];
-                    const float class_index_i = class_index[i];
-                    res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
-                }
-            }
-            continue;
-        }
-        for (int64_t j = 0; j < m; ++j) {
-            const int64_t i = i0 + j;
-            const float grad_loss_i = grad_loss[i];
-            const float log_prob_i = log_prob[i];
-            const float target_i = target[i];
-            const float weight_optional_i = weight_optional[i];
-            const float class_index_i = class_index[i];
-            res[i] = redo[j] ? ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0) : res[i];
-        }
+    for (int64_t i = 0; i < n; ++i) {
+        const float grad_loss_i = grad_loss[i];
+        const float log_prob_i = log_prob[i];
+        const float target_i = target[i];
+        const float weight_optional_i = weight_optional[i];
+        const float class_index_i = class_index[i];
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
     }
 }
 
@@ -612,72 +452,15 @@ static void finish_col__reduction_optional_none__weight_optional_present(int64_t
     const double *restrict a0 = acc[0];
     const double *restrict a1 = acc[1];
     float *restrict res = out;
-    for (int64_t i0 = 0; i0 < n; i0 += 256) {
-        const int64_t m = n - i0 < 256 ? n - i0 : 256;
-        int32_t redo[256];   /* 1: an element whose FLOAT sum failed its test (codegen/backends/c/guarded.py) */
-        int32_t nredo = 0;
-        for (int64_t j = 0; j < m; ++j) {
-            const int64_t i = i0 + j;
-            const float r0 = (float)a0[i];
-            const float r1 = (float)a1[i];
-            const float grad_loss_i = grad_loss[i];
-            const float log_prob_i = log_prob[i];
-            const float target_i = target[i];
-            const float weight_optional_i = weight_optional[i];
-            const float class_index_i = class_index[i];
-            const float x0v0 = -weight_optional_i;
-            const float x0v1 = opgen_expf(log_prob_i);
-            const float x0e1 = 0x1.7p-24F*x0v1 + 0x1p-148F;
-            const float x0v2 = r0*x0v1;
-            const float x0e2 = fabsf(r0)*x0e1 + 0x1p-24F*fabsf(x0v2) + 0x1p-146F;
-            const float x0v3 = x0v0 + x0v2;
-            const float x0e3 = x0e2 + 0x1p-24F*fabsf(x0v3) + 0x1p-146F;
-            const float x0v4 = c0*x0v3;
-            const float x0e4 = fabsf(c0)*x0e3 + 0x1p-24F*fabsf(x0v4) + 0x1p-146F;
-            const float x0v5 = c1*r1;
-            const float x0e5 = 0x1p-24F*fabsf(x0v5) + 0x1p-146F;
-            const float x0v6 = ((class_index_i == target_i) ? 1 : 0);
-            const float x0v7 = -x0v6;
-            const float x0v8 = x0v7 + x0v1;
-            const float x0e8 = x0e1 + 0x1p-24F*fabsf(x0v8) + 0x1p-146F;
-            const float x0v9 = x0v5*x0v8;
-            const float x0e9 = fabsf(x0v5)*x0e8 + fabsf(x0v8)*x0e5 + x0e5*x0e8 + 0x1p-24F*fabsf(x0v9) + 0x1p-146F;
-            const float x0v10 = x0v4 + x0v9;
-            const float x0e10 = x0e4 + x0e9 + 0x1p-24F*fabsf(x0v10) + 0x1p-146F;
-            res[i] = ((ignore_index != target_i) ? grad_loss_i*x0v10 : 0);
-            redo[j] = !(((x0e10*0x1.0001p+21F <= fabsf(x0v10)) & (fabsf(x0v10) <= 0x1.fffffep+127F)));
-            nredo += redo[j];
-        }
-        OPGEN_REDONE(m, nredo);
-        if (nredo == 0)
-            continue;
-        if (nredo * 16 <= m) {   /* a few: one at a time */
-            for (int64_t j = 0; j < m; ++j) {
-                if (redo[j]) {
-                    const int64_t i = i0 + j;
-                    const float r0 = (float)a0[i];
-                    const float r1 = (float)a1[i];
-                    const float grad_loss_i = grad_loss[i];
-                    const float log_prob_i = log_prob[i];
-                    const float target_i = target[i];
-                    const float weight_optional_i = weight_optional[i];
-                    const float class_index_i = class_index[i];
-                    res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
-                }
-            }
-            continue;
-        }
-        for (int64_t j = 0; j < m; ++j) {
-            const int64_t i = i0 + j;
-            const float r0 = (float)a0[i];
-            const float r1 = (float)a1[i];
-            const float grad_loss_i = grad_loss[i];
-            const float log_prob_i = log_prob[i];
-            const float target_i = target[i];
-            const float weight_optional_i = weight_optional[i];
-            const float class_index_i = class_index[i];
-            res[i] = redo[j] ? ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0) : res[i];
-        }
+    for (int64_t i = 0; i < n; ++i) {
+        const float r0 = (float)a0[i];
+        const float r1 = (float)a1[i];
+        const float grad_loss_i = grad_loss[i];
+        const float log_prob_i = log_prob[i];
+        const float target_i = target[i];
+        const float weight_optional_i = weight_optional[i];
+        const float class_index_i = class_index[i];
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
     }
 }
 
@@ -928,62 +711,12 @@ static void finish_row__reduction_optional_mean__weight_optional_absent(int64_t 
     const float g0 = p->g0;
     const float r0 = (float)acc[0];
     float *restrict res = out;
-    for (int64_t i0 = 0; i0 < n; i0 += 256) {
-        const int64_t m = n - i0 < 256 ? n - i0 : 256;
-        int32_t redo[256];   /* 1: an element whose FLOAT sum failed its test (codegen/backends/c/guarded.py) */
-        int32_t nredo = 0;
-        for (int64_t j = 0; j < m; ++j) {
-            const int64_t i = i0 + j;
-            const float grad_loss_i = grad_loss[i];
-            const float log_prob_i = log_prob[i];
-            const float target_i = target[i];
-            const float class_index_i = class_index[i];
-            const float x0v0 = opgen_expf(log_prob_i);
-            const float x0e0 = 0x1.7p-24F*x0v0 + 0x1p-148F;
-            const float x0v1 = c1*x0v0;
-            const float x0e1 = fabsf(c1)*x0e0 + 0x1p-24F*fabsf(x0v1) + 0x1p-146F;
-            const float x0v2 = -1 + x0v1;
-            const float x0e2 = x0e1 + 0x1p-24F*fabsf(x0v2) + 0x1p-146F;
-            const float x0v3 = c0*x0v2;
-            const float x0e3 = fabsf(c0)*x0e2 + 0x1p-24F*fabsf(x0v3) + 0x1p-146F;
-            const float x0v4 = c2*r0;
-            const float x0e4 = 0x1p-24F*fabsf(x0v4) + 0x1p-146F;
-            const float x0v5 = ((class_index_i == target_i) ? 1 : 0);
-            const float x0v6 = -x0v5;
-            const float x0v7 = x0v6 + x0v0;
-            const float x0e7 = x0e0 + 0x1p-24F*fabsf(x0v7) + 0x1p-146F;
-            const float x0v8 = x0v4*x0v7;
-            const float x0e8 = fabsf(x0v4)*x0e7 + fabsf(x0v7)*x0e4 + x0e4*x0e7 + 0x1p-24F*fabsf(x0v8) + 0x1p-146F;
-            const float x0v9 = x0v3 + x0v8;
-            const float x0e9 = x0e3 + x0e8 + 0x1p-24F*fabsf(x0v9) + 0x1p-146F;
-            res[i] = ((ignore_index != target_i) ? (x0v9/g0)*grad_loss_i : 0);
-            redo[j] = !(((x0e9*0x1.0001p+21F <= fabsf(x0v9)) & (fabsf(x0v9) <= 0x1.fffffep+127F)));
-            nredo += redo[j];
-        }
-        OPGEN_REDONE(m, nredo);
-        if (nredo == 0)
-            continue;
-        if (nredo * 16 <= m) {   /* a few: one at a time */
-            for (int64_t j = 0; j < m; ++j) {
-                if (redo[j]) {
-                    const int64_t i = i0 + j;
-                    const float grad_loss_i = grad_loss[i];
-                    const float log_prob_i = log_prob[i];
-                    const float target_i = target[i];
-                    const float class_index_i = class_index[i];
-                    res[i] = ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0);
-                }
-            }
-            continue;
-        }
-        for (int64_t j = 0; j < m; ++j) {
-            const int64_t i = i0 + j;
-            const float grad_loss_i = grad_loss[i];
-            const float log_prob_i = log_prob[i];
-            const float target_i = target[i];
-            const float class_index_i = class_index[i];
-            res[i] = redo[j] ? ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0) : res[i];
-        }
+    for (int64_t i = 0; i < n; ++i) {
+        const float grad_loss_i = grad_loss[i];
+        const float log_prob_i = log_prob[i];
+        const float target_i = target[i];
+        const float class_index_i = class_index[i];
+        res[i] = ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0);
     }
 }
 
@@ -1002,65 +735,13 @@ static void finish_col__reduction_optional_mean__weight_optional_absent(int64_t 
     const float g0 = p->g0;
     const double *restrict a0 = acc[0];
     float *restrict res = out;
-    for (int64_t i0 = 0; i0 < n; i0 += 256) {
-        const int64_t m = n - i0 < 256 ? n - i0 : 256;
-        int32_t redo[256];   /* 1: an element whose FLOAT sum failed its test (codegen/backends/c/guarded.py) */
-        int32_t nredo = 0;
-        for (int64_t j = 0; j < m; ++j) {
-            const int64_t i = i0 + j;
-            const float r0 = (float)a0[i];
-            const float grad_loss_i = grad_loss[i];
-            const float log_prob_i = log_prob[i];
-            const float target_i = target[i];
-            const float class_index_i = class_index[i];
-            const float x0v0 = opgen_expf(log_prob_i);
-            const float x0e0 = 0x1.7p-24F*x0v0 + 0x1p-148F;
-            const float x0v1 = c1*x0v0;
-            const float x0e1 = fabsf(c1)*x0e0 + 0x1p-24F*fabsf(x0v1) + 0x1p-146F;
-            const float x0v2 = -1 + x0v1;
-            const float x0e2 = x0e1 + 0x1p-24F*fabsf(x0v2) + 0x1p-146F;
-            const float x0v3 = c0*x0v2;
-            const float x0e3 = fabsf(c0)*x0e2 + 0x1p-24F*fabsf(x0v3) + 0x1p-146F;
-            const float x0v4 = c2*r0;
-            const float x0e4 = 0x1p-24F*fabsf(x0v4) + 0x1p-146F;
-            const float x0v5 = ((class_index_i == target_i) ? 1 : 0);
-            const float x0v6 = -x0v5;
-            const float x0v7 = x0v6 + x0v0;
-            const float x0e7 = x0e0 + 0x1p-24F*fabsf(x0v7) + 0x1p-146F;
-            const float x0v8 = x0v4*x0v7;
-            const float x0e8 = fabsf(x0v4)*x0e7 + fabsf(x0v7)*x0e4 + x0e4*x0e7 + 0x1p-24F*fabsf(x0v8) + 0x1p-146F;
-            const float x0v9 = x0v3 + x0v8;
-            const float x0e9 = x0e3 + x0e8 + 0x1p-24F*fabsf(x0v9) + 0x1p-146F;
-            res[i] = ((ignore_index != target_i) ? (x0v9/g0)*grad_loss_i : 0);
-            redo[j] = !(((x0e9*0x1.0001p+21F <= fabsf(x0v9)) & (fabsf(x0v9) <= 0x1.fffffep+127F)));
-            nredo += redo[j];
-        }
-        OPGEN_REDONE(m, nredo);
-        if (nredo == 0)
-            continue;
-        if (nredo * 16 <= m) {   /* a few: one at a time */
-            for (int64_t j = 0; j < m; ++j) {
-                if (redo[j]) {
-                    const int64_t i = i0 + j;
-                    const float r0 = (float)a0[i];
-                    const float grad_loss_i = grad_loss[i];
-                    const float log_prob_i = log_prob[i];
-                    const float target_i = target[i];
-                    const float class_index_i = class_index[i];
-                    res[i] = ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0);
-                }
-            }
-            continue;
-        }
-        for (int64_t j = 0; j < m; ++j) {
-            const int64_t i = i0 + j;
-            const float r0 = (float)a0[i];
-            const float grad_loss_i = grad_loss[i];
-            const float log_prob_i = log_prob[i];
-            const float target_i = target[i];
-            const float class_index_i = class_index[i];
-            res[i] = redo[j] ? ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0) : res[i];
-        }
+    for (int64_t i = 0; i < n; ++i) {
+        const float r0 = (float)a0[i];
+        const float grad_loss_i = grad_loss[i];
+        const float log_prob_i = log_prob[i];
+        const float target_i = target[i];
+        const float class_index_i = class_index[i];
+        res[i] = ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0);
     }
 }
 
@@ -1329,66 +1010,13 @@ static void finish_row__reduction_optional_mean__weight_optional_present(int64_t
     const float r0 = (float)acc[0];
     const float r1 = (float)acc[1];
     float *restrict res = out;
-    for (int64_t i0 = 0; i0 < n; i0 += 256) {
-        const int64_t m = n - i0 < 256 ? n - i0 : 256;
-        int32_t redo[256];   /* 1: an element whose FLOAT sum failed its test (codegen/backends/c/guarded.py) */
-        int32_t nredo = 0;
-        for (int64_t j = 0; j < m; ++j) {
-            const int64_t i = i0 + j;
-            const float grad_loss_i = grad_loss[i];
-            const float log_prob_i = log_prob[i];
-            const float target_i = target[i];
-            const float weight_optional_i = weight_optional[i];
-            const float class_index_i = class_index[i];
-            const float x0v0 = -weight_optional_i;
-            const float x0v1 = opgen_expf(log_prob_i);
-            const float x0e1 = 0x1.7p-24F*x0v1 + 0x1p-148F;
-            const float x0v2 = r0*x0v1;
-            const float x0e2 = fabsf(r0)*x0e1 + 0x1p-24F*fabsf(x0v2) + 0x1p-146F;
-            const float x0v3 = x0v0 + x0v2;
-            const float x0e3 = x0e2 + 0x1p-24F*fabsf(x0v3) + 0x1p-146F;
-            const float x0v4 = c0*x0v3;
-            const float x0e4 = fabsf(c0)*x0e3 + 0x1p-24F*fabsf(x0v4) + 0x1p-146F;
-            const float x0v5 = c1*r1;
-            const float x0e5 = 0x1p-24F*fabsf(x0v5) + 0x1p-146F;
-            const float x0v6 = ((class_index_i == target_i) ? 1 : 0);
-            const float x0v7 = -x0v6;
-            const float x0v8 = x0v7 + x0v1;
-            const float x0e8 = x0e1 + 0x1p-24F*fabsf(x0v8) + 0x1p-146F;
-            const float x0v9 = x0v5*x0v8;
-            const float x0e9 = fabsf(x0v5)*x0e8 + fabsf(x0v8)*x0e5 + x0e5*x0e8 + 0x1p-24F*fabsf(x0v9) + 0x1p-146F;
-            const float x0v10 = x0v4 + x0v9;
-            const float x0e10 = x0e4 + x0e9 + 0x1p-24F*fabsf(x0v10) + 0x1p-146F;
-            res[i] = ((ignore_index != target_i) ? (x0v10/g0)*grad_loss_i : 0);
-            redo[j] = !(((x0e10*0x1.0001p+21F <= fabsf(x0v10)) & (fabsf(x0v10) <= 0x1.fffffep+127F)));
-            nredo += redo[j];
-        }
-        OPGEN_REDONE(m, nredo);
-        if (nredo == 0)
-            continue;
-        if (nredo * 16 <= m) {   /* a few: one at a time */
-            for (int64_t j = 0; j < m; ++j) {
-                if (redo[j]) {
-                    const int64_t i = i0 + j;
-                    const float grad_loss_i = grad_loss[i];
-                    const float log_prob_i = log_prob[i];
-                    const float target_i = target[i];
-                    const float weight_optional_i = weight_optional[i];
-                    const float class_index_i = class_index[i];
-                    res[i] = ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0);
-                }
-            }
-            continue;
-        }
-        for (int64_t j = 0; j < m; ++j) {
-            const int64_t i = i0 + j;
-            const float grad_loss_i = grad_loss[i];
-            const float log_prob_i = log_prob[i];
-            const float target_i = target[i];
-            const float weight_optional_i = weight_optional[i];
-            const float class_index_i = class_index[i];
-            res[i] = redo[j] ? ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0) : res[i];
-        }
+    for (int64_t i = 0; i < n; ++i) {
+        const float grad_loss_i = grad_loss[i];
+        const float log_prob_i = log_prob[i];
+        const float target_i = target[i];
+        const float weight_optional_i = weight_optional[i];
+        const float class_index_i = class_index[i];
+        res[i] = ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0);
     }
 }
 
@@ -1408,72 +1036,15 @@ static void finish_col__reduction_optional_mean__weight_optional_present(int64_t
     const double *restrict a0 = acc[0];
     const double *restrict a1 = acc[1];
     float *restrict res = out;
-    for (int64_t i0 = 0; i0 < n; i0 += 256) {
-        const int64_t m = n - i0 < 256 ? n - i0 : 256;
-        int32_t redo[256];   /* 1: an element whose FLOAT sum failed its test (codegen/backends/c/guarded.py) */
-        int32_t nredo = 0;
-        for (int64_t j = 0; j < m; ++j) {
-            const int64_t i = i0 + j;
-            const float r0 = (float)a0[i];
-            const float r1 = (float)a1[i];
-            const float grad_loss_i = grad_loss[i];
-            const float log_prob_i = log_prob[i];
-            const float target_i = target[i];
-            const float weight_optional_i = weight_optional[i];
-            const float class_index_i = class_index[i];
-            const float x0v0 = -weight_optional_i;
-            const float x0v1 = opgen_expf(log_prob_i);
-            const float x0e1 = 0x1.7p-24F*x0v1 + 0x1p-148F;
-            const float x0v2 = r0*x0v1;
-            const float x0e2 = fabsf(r0)*x0e1 + 0x1p-24F*fabsf(x0v2) + 0x1p-146F;
-            const float x0v3 = x0v0 + x0v2;
-            const float x0e3 = x0e2 + 0x1p-24F*fabsf(x0v3) + 0x1p-146F;
-            const float x0v4 = c0*x0v3;
-            const float x0e4 = fabsf(c0)*x0e3 + 0x1p-24F*fabsf(x0v4) + 0x1p-146F;
-            const float x0v5 = c1*r1;
-            const float x0e5 = 0x1p-24F*fabsf(x0v5) + 0x1p-146F;
-            const float x0v6 = ((class_index_i == target_i) ? 1 : 0);
-            const float x0v7 = -x0v6;
-            const float x0v8 = x0v7 + x0v1;
-            const float x0e8 = x0e1 + 0x1p-24F*fabsf(x0v8) + 0x1p-146F;
-            const float x0v9 = x0v5*x0v8;
-            const float x0e9 = fabsf(x0v5)*x0e8 + fabsf(x0v8)*x0e5 + x0e5*x0e8 + 0x1p-24F*fabsf(x0v9) + 0x1p-146F;
-            const float x0v10 = x0v4 + x0v9;
-            const float x0e10 = x0e4 + x0e9 + 0x1p-24F*fabsf(x0v10) + 0x1p-146F;
-            res[i] = ((ignore_index != target_i) ? (x0v10/g0)*grad_loss_i : 0);
-            redo[j] = !(((x0e10*0x1.0001p+21F <= fabsf(x0v10)) & (fabsf(x0v10) <= 0x1.fffffep+127F)));
-            nredo += redo[j];
-        }
-        OPGEN_REDONE(m, nredo);
-        if (nredo == 0)
-            continue;
-        if (nredo * 16 <= m) {   /* a few: one at a time */
-            for (int64_t j = 0; j < m; ++j) {
-                if (redo[j]) {
-                    const int64_t i = i0 + j;
-                    const float r0 = (float)a0[i];
-                    const float r1 = (float)a1[i];
-                    const float grad_loss_i = grad_loss[i];
-                    const float log_prob_i = log_prob[i];
-                    const float target_i = target[i];
-                    const float weight_optional_i = weight_optional[i];
-                    const float class_index_i = class_index[i];
-                    res[i] = ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0);
-                }
-            }
-            continue;
-        }
-        for (int64_t j = 0; j < m; ++j) {
-            const int64_t i = i0 + j;
-            const float r0 = (float)a0[i];
-            const float r1 = (float)a1[i];
-            const float grad_loss_i = grad_loss[i];
-            const float log_prob_i = log_prob[i];
-            const float target_i = target[i];
-            const float weight_optional_i = weight_optional[i];
-            const float class_index_i = class_index[i];
-            res[i] = redo[j] ? ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0) : res[i];
-        }
+    for (int64_t i = 0; i < n; ++i) {
+        const float r0 = (float)a0[i];
+        const float r1 = (float)a1[i];
+        const float grad_loss_i = grad_loss[i];
+        const float log_prob_i = log_prob[i];
+        const float target_i = target[i];
+        const float weight_optional_i = weight_optional[i];
+        const float class_index_i = class_index[i];
+        res[i] = ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0);
     }
 }
 
@@ -1708,62 +1279,12 @@ static void finish_row__reduction_optional_sum__weight_optional_absent(int64_t n
     const float c2 = p->c2;
     const float r0 = (float)acc[0];
     float *restrict res = out;
-    for (int64_t i0 = 0; i0 < n; i0 += 256) {
-        const int64_t m = n - i0 < 256 ? n - i0 : 256;
-        int32_t redo[256];   /* 1: an element whose FLOAT sum failed its test (codegen/backends/c/guarded.py) */
-        int32_t nredo = 0;
-        for (int64_t j = 0; j < m; ++j) {
-            const int64_t i = i0 + j;
-            const float grad_loss_i = grad_loss[i];
-            const float log_prob_i = log_prob[i];
-            const float target_i = target[i];
-            const float class_index_i = class_index[i];
-            const float x0v0 = opgen_expf(log_prob_i);
-            const float x0e0 = 0x1.7p-24F*x0v0 + 0x1p-148F;
-            const float x0v1 = c1*x0v0;
-            const float x0e1 = fabsf(c1)*x0e0 + 0x1p-24F*fabsf(x0v1) + 0x1p-146F;
-            const float x0v2 = -1 + x0v1;
-            const float x0e2 = x0e1 + 0x1p-24F*fabsf(x0v2) + 0x1p-146F;
-            const float x0v3 = c0*x0v2;
-            const float x0e3 = fabsf(c0)*x0e2 + 0x1p-24F*fabsf(x0v3) + 0x1p-146F;
-            const float x0v4 = c2*r0;
-            const float x0e4 = 0x1p-24F*fabsf(x0v4) + 0x1p-146F;
-            const float x0v5 = ((class_index_i == target_i) ? 1 : 0);
-            const float x0v6 = -x0v5;
-            const float x0v7 = x0v6 + x0v0;
-            const float x0e7 = x0e0 + 0x1p-24F*fabsf(x0v7) + 0x1p-146F;
-            const float x0v8 = x0v4*x0v7;
-            const float x0e8 = fabsf(x0v4)*x0e7 + fabsf(x0v7)*x0e4 + x0e4*x0e7 + 0x1p-24F*fabsf(x0v8) + 0x1p-146F;
-            const float x0v9 = x0v3 + x0v8;
-            const float x0e9 = x0e3 + x0e8 + 0x1p-24F*fabsf(x0v9) + 0x1p-146F;
-            res[i] = ((ignore_index != target_i) ? grad_loss_i*x0v9 : 0);
-            redo[j] = !(((x0e9*0x1.0001p+21F <= fabsf(x0v9)) & (fabsf(x0v9) <= 0x1.fffffep+127F)));
-            nredo += redo[j];
-        }
-        OPGEN_REDONE(m, nredo);
-        if (nredo == 0)
-            continue;
-        if (nredo * 16 <= m) {   /* a few: one at a time */
-            for (int64_t j = 0; j < m; ++j) {
-                if (redo[j]) {
-                    const int64_t i = i0 + j;
-                    const float grad_loss_i = grad_loss[i];
-                    const float log_prob_i = log_prob[i];
-                    const float target_i = target[i];
-                    const float class_index_i = class_index[i];
-                    res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
-                }
-            }
-            continue;
-        }
-        for (int64_t j = 0; j < m; ++j) {
-            const int64_t i = i0 + j;
-            const float grad_loss_i = grad_loss[i];
-            const float log_prob_i = log_prob[i];
-            const float target_i = target[i];
-            const float class_index_i = class_index[i];
-            res[i] = redo[j] ? ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0) : res[i];
-        }
+    for (int64_t i = 0; i < n; ++i) {
+        const float grad_loss_i = grad_loss[i];
+        const float log_prob_i = log_prob[i];
+        const float target_i = target[i];
+        const float class_index_i = class_index[i];
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
     }
 }
 
@@ -1781,65 +1302,13 @@ static void finish_col__reduction_optional_sum__weight_optional_absent(int64_t n
     const float c2 = p->c2;
     const double *restrict a0 = acc[0];
     float *restrict res = out;
-    for (int64_t i0 = 0; i0 < n; i0 += 256) {
-        const int64_t m = n - i0 < 256 ? n - i0 : 256;
-        int32_t redo[256];   /* 1: an element whose FLOAT sum failed its test (codegen/backends/c/guarded.py) */
-        int32_t nredo = 0;
-        for (int64_t j = 0; j < m; ++j) {
-            const int64_t i = i0 + j;
-            const float r0 = (float)a0[i];
-            const float grad_loss_i = grad_loss[i];
-            const float log_prob_i = log_prob[i];
-            const float target_i = target[i];
-            const float class_index_i = class_index[i];
-            const float x0v0 = opgen_expf(log_prob_i);
-            const float x0e0 = 0x1.7p-24F*x0v0 + 0x1p-148F;
-            const float x0v1 = c1*x0v0;
-            const float x0e1 = fabsf(c1)*x0e0 + 0x1p-24F*fabsf(x0v1) + 0x1p-146F;
-            const float x0v2 = -1 + x0v1;
-            const float x0e2 = x0e1 + 0x1p-24F*fabsf(x0v2) + 0x1p-146F;
-            const float x0v3 = c0*x0v2;
-            const float x0e3 = fabsf(c0)*x0e2 + 0x1p-24F*fabsf(x0v3) + 0x1p-146F;
-            const float x0v4 = c2*r0;
-            const float x0e4 = 0x1p-24F*fabsf(x0v4) + 0x1p-146F;
-            const float x0v5 = ((class_index_i == target_i) ? 1 : 0);
-            const float x0v6 = -x0v5;
-            const float x0v7 = x0v6 + x0v0;
-            const float x0e7 = x0e0 + 0x1p-24F*fabsf(x0v7) + 0x1p-146F;
-            const float x0v8 = x0v4*x0v7;
-            const float x0e8 = fabsf(x0v4)*x0e7 + fabsf(x0v7)*x0e4 + x0e4*x0e7 + 0x1p-24F*fabsf(x0v8) + 0x1p-146F;
-            const float x0v9 = x0v3 + x0v8;
-            const float x0e9 = x0e3 + x0e8 + 0x1p-24F*fabsf(x0v9) + 0x1p-146F;
-            res[i] = ((ignore_index != target_i) ? grad_loss_i*x0v9 : 0);
-            redo[j] = !(((x0e9*0x1.0001p+21F <= fabsf(x0v9)) & (fabsf(x0v9) <= 0x1.fffffep+127F)));
-            nredo += redo[j];
-        }
-        OPGEN_REDONE(m, nredo);
-        if (nredo == 0)
-            continue;
-        if (nredo * 16 <= m) {   /* a few: one at a time */
-            for (int64_t j = 0; j < m; ++j) {
-                if (redo[j]) {
-                    const int64_t i = i0 + j;
-                    const float r0 = (float)a0[i];
-                    const float grad_loss_i = grad_loss[i];
-                    const float log_prob_i = log_prob[i];
-                    const float target_i = target[i];
-                    const float class_index_i = class_index[i];
-                    res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
-                }
-            }
-            continue;
-        }
-        for (int64_t j = 0; j < m; ++j) {
-            const int64_t i = i0 + j;
-            const float r0 = (float)a0[i];
-            const float grad_loss_i = grad_loss[i];
-            const float log_prob_i = log_prob[i];
-            const float target_i = target[i];
-            const float class_index_i = class_index[i];
-            res[i] = redo[j] ? ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0) : res[i];
-        }
+    for (int64_t i = 0; i < n; ++i) {
+        const float r0 = (float)a0[i];
+        const float grad_loss_i = grad_loss[i];
+        const float log_prob_i = log_prob[i];
+        const float target_i = target[i];
+        const float class_index_i = class_index[i];
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
     }
 }
 
@@ -2090,66 +1559,13 @@ static void finish_row__reduction_optional_sum__weight_optional_present(int64_t 
     const float r0 = (float)acc[0];
     const float r1 = (float)acc[1];
     float *restrict res = out;
-    for (int64_t i0 = 0; i0 < n; i0 += 256) {
-        const int64_t m = n - i0 < 256 ? n - i0 : 256;
-        int32_t redo[256];   /* 1: an element whose FLOAT sum failed its test (codegen/backends/c/guarded.py) */
-        int32_t nredo = 0;
-        for (int64_t j = 0; j < m; ++j) {
-            const int64_t i = i0 + j;
-            const float grad_loss_i = grad_loss[i];
-            const float log_prob_i = log_prob[i];
-            const float target_i = target[i];
-            const float weight_optional_i = weight_optional[i];
-            const float class_index_i = class_index[i];
-            const float x0v0 = -weight_optional_i;
-            const float x0v1 = opgen_expf(log_prob_i);
-            const float x0e1 = 0x1.7p-24F*x0v1 + 0x1p-148F;
-            const float x0v2 = r0*x0v1;
-            const float x0e2 = fabsf(r0)*x0e1 + 0x1p-24F*fabsf(x0v2) + 0x1p-146F;
-            const float x0v3 = x0v0 + x0v2;
-            const float x0e3 = x0e2 + 0x1p-24F*fabsf(x0v3) + 0x1p-146F;
-            const float x0v4 = c0*x0v3;
-            const float x0e4 = fabsf(c0)*x0e3 + 0x1p-24F*fabsf(x0v4) + 0x1p-146F;
-            const float x0v5 = c1*r1;
-            const float x0e5 = 0x1p-24F*fabsf(x0v5) + 0x1p-146F;
-            const float x0v6 = ((class_index_i == target_i) ? 1 : 0);
-            const float x0v7 = -x0v6;
-            const float x0v8 = x0v7 + x0v1;
-            const float x0e8 = x0e1 + 0x1p-24F*fabsf(x0v8) + 0x1p-146F;
-            const float x0v9 = x0v5*x0v8;
-            const float x0e9 = fabsf(x0v5)*x0e8 + fabsf(x0v8)*x0e5 + x0e5*x0e8 + 0x1p-24F*fabsf(x0v9) + 0x1p-146F;
-            const float x0v10 = x0v4 + x0v9;
-            const float x0e10 = x0e4 + x0e9 + 0x1p-24F*fabsf(x0v10) + 0x1p-146F;
-            res[i] = ((ignore_index != target_i) ? grad_loss_i*x0v10 : 0);
-            redo[j] = !(((x0e10*0x1.0001p+21F <= fabsf(x0v10)) & (fabsf(x0v10) <= 0x1.fffffep+127F)));
-            nredo += redo[j];
-        }
-        OPGEN_REDONE(m, nredo);
-        if (nredo == 0)
-            continue;
-        if (nredo * 16 <= m) {   /* a few: one at a time */
-            for (int64_t j = 0; j < m; ++j) {
-                if (redo[j]) {
-                    const int64_t i = i0 + j;
-                    const float grad_loss_i = grad_loss[i];
-                    const float log_prob_i = log_prob[i];
-                    const float target_i = target[i];
-                    const float weight_optional_i = weight_optional[i];
-                    const float class_index_i = class_index[i];
-                    res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
-                }
-            }
-            continue;
-        }
-        for (int64_t j = 0; j < m; ++j) {
-            const int64_t i = i0 + j;
-            const float grad_loss_i = grad_loss[i];
-            const float log_prob_i = log_prob[i];
-            const float target_i = target[i];
-            const float weight_optional_i = weight_optional[i];
-            const float class_index_i = class_index[i];
-            res[i] = redo[j] ? ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0) : res[i];
-        }
+    for (int64_t i = 0; i < n; ++i) {
+        const float grad_loss_i = grad_loss[i];
+        const float log_prob_i = log_prob[i];
+        const float target_i = target[i];
+        const float weight_optional_i = weight_optional[i];
+        const float class_index_i = class_index[i];
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
     }
 }
 
@@ -2168,72 +1584,15 @@ static void finish_col__reduction_optional_sum__weight_optional_present(int64_t 
     const double *restrict a0 = acc[0];
     const double *restrict a1 = acc[1];
     float *restrict res = out;
-    for (int64_t i0 = 0; i0 < n; i0 += 256) {
-        const int64_t m = n - i0 < 256 ? n - i0 : 256;
-        int32_t redo[256];   /* 1: an element whose FLOAT sum failed its test (codegen/backends/c/guarded.py) */
-        int32_t nredo = 0;
-        for (int64_t j = 0; j < m; ++j) {
-            const int64_t i = i0 + j;
-            const float r0 = (float)a0[i];
-            const float r1 = (float)a1[i];
-            const float grad_loss_i = grad_loss[i];
-            const float log_prob_i = log_prob[i];
-            const float target_i = target[i];
-            const float weight_optional_i = weight_optional[i];
-            const float class_index_i = class_index[i];
-            const float x0v0 = -weight_optional_i;
-            const float x0v1 = opgen_expf(log_prob_i);
-            const float x0e1 = 0x1.7p-24F*x0v1 + 0x1p-148F;
-            const float x0v2 = r0*x0v1;
-            const float x0e2 = fabsf(r0)*x0e1 + 0x1p-24F*fabsf(x0v2) + 0x1p-146F;
-            const float x0v3 = x0v0 + x0v2;
-            const float x0e3 = x0e2 + 0x1p-24F*fabsf(x0v3) + 0x1p-146F;
-            const float x0v4 = c0*x0v3;
-            const float x0e4 = fabsf(c0)*x0e3 + 0x1p-24F*fabsf(x0v4) + 0x1p-146F;
-            const float x0v5 = c1*r1;
-            const float x0e5 = 0x1p-24F*fabsf(x0v5) + 0x1p-146F;
-            const float x0v6 = ((class_index_i == target_i) ? 1 : 0);
-            const float x0v7 = -x0v6;
-            const float x0v8 = x0v7 + x0v1;
-            const float x0e8 = x0e1 + 0x1p-24F*fabsf(x0v8) + 0x1p-146F;
-            const float x0v9 = x0v5*x0v8;
-            const float x0e9 = fabsf(x0v5)*x0e8 + fabsf(x0v8)*x0e5 + x0e5*x0e8 + 0x1p-24F*fabsf(x0v9) + 0x1p-146F;
-            const float x0v10 = x0v4 + x0v9;
-            const float x0e10 = x0e4 + x0e9 + 0x1p-24F*fabsf(x0v10) + 0x1p-146F;
-            res[i] = ((ignore_index != target_i) ? grad_loss_i*x0v10 : 0);
-            redo[j] = !(((x0e10*0x1.0001p+21F <= fabsf(x0v10)) & (fabsf(x0v10) <= 0x1.fffffep+127F)));
-            nredo += redo[j];
-        }
-        OPGEN_REDONE(m, nredo);
-        if (nredo == 0)
-            continue;
-        if (nredo * 16 <= m) {   /* a few: one at a time */
-            for (int64_t j = 0; j < m; ++j) {
-                if (redo[j]) {
-                    const int64_t i = i0 + j;
-                    const float r0 = (float)a0[i];
-                    const float r1 = (float)a1[i];
-                    const float grad_loss_i = grad_loss[i];
-                    const float log_prob_i = log_prob[i];
-                    const float target_i = target[i];
-                    const float weight_optional_i = weight_optional[i];
-                    const float class_index_i = class_index[i];
-                    res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
-                }
-            }
-            continue;
-        }
-        for (int64_t j = 0; j < m; ++j) {
-            const int64_t i = i0 + j;
-            const float r0 = (float)a0[i];
-            const float r1 = (float)a1[i];
-            const float grad_loss_i = grad_loss[i];
-            const float log_prob_i = log_prob[i];
-            const float target_i = target[i];
-            const float weight_optional_i = weight_optional[i];
-            const float class_index_i = class_index[i];
-            res[i] = redo[j] ? ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0) : res[i];
-        }
+    for (int64_t i = 0; i < n; ++i) {
+        const float r0 = (float)a0[i];
+        const float r1 = (float)a1[i];
+        const float grad_loss_i = grad_loss[i];
+        const float log_prob_i = log_prob[i];
+        const float target_i = target[i];
+        const float weight_optional_i = weight_optional[i];
+        const float class_index_i = class_index[i];
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
     }
 }
 

@@ -46,11 +46,6 @@ static const opgen_dtype_table DTYPES_gradOutput = {4, DTYPES_gradOutput_socs};
 /* helpers of the DOUBLE kernels (opgen_wide.c runs them) and of the sums computed in double */
 static inline double opgen_maximum_f64(double a, double b) { return (a > b || a != a) ? a : b; }
 static inline double opgen_minimum_f64(double a, double b) { return (a < b || a != a) ? a : b; }
-/* OPGEN_REDONE(m, k): k of a tile's m elements recomputed in double (codegen/backends/c/guarded.py); a
- * harness that includes this file may count them (tests/test_guarded_sums.py), the library does not */
-#ifndef OPGEN_REDONE
-#define OPGEN_REDONE(m, k) ((void)0)
-#endif
 
 /* ---- the kernel ---- */
 typedef struct {
@@ -126,45 +121,10 @@ static void finish_row(int64_t n, const float *const *in, const double *acc, flo
     const float *restrict output = in[1];
     const float r0 = (float)acc[0];
     float *restrict res = out;
-    for (int64_t i0 = 0; i0 < n; i0 += 256) {
-        const int64_t m = n - i0 < 256 ? n - i0 : 256;
-        int32_t redo[256];   /* 1: an element whose FLOAT sum failed its test (codegen/backends/c/guarded.py) */
-        int32_t nredo = 0;
-        for (int64_t j = 0; j < m; ++j) {
-            const int64_t i = i0 + j;
-            const float grad_output_i = grad_output[i];
-            const float output_i = output[i];
-            const float x0v0 = -r0;
-            const float x0v1 = opgen_expf(output_i);
-            const float x0e1 = 0x1.7p-24F*x0v1 + 0x1p-148F;
-            const float x0v2 = x0v0*x0v1;
-            const float x0e2 = fabsf(x0v0)*x0e1 + 0x1p-24F*fabsf(x0v2) + 0x1p-146F;
-            const float x0v3 = grad_output_i + x0v2;
-            const float x0e3 = x0e2 + 0x1p-24F*fabsf(x0v3) + 0x1p-146F;
-            res[i] = x0v3;
-            redo[j] = !(((x0e3*0x1.0001p+21F <= fabsf(x0v3)) & (fabsf(x0v3) <= 0x1.fffffep+127F)));
-            nredo += redo[j];
-        }
-        OPGEN_REDONE(m, nredo);
-        if (nredo == 0)
-            continue;
-        if (nredo * 16 <= m) {   /* a few: one at a time */
-            for (int64_t j = 0; j < m; ++j) {
-                if (redo[j]) {
-                    const int64_t i = i0 + j;
-                    const float grad_output_i = grad_output[i];
-                    const float output_i = output[i];
-                    res[i] = (float)(((double)grad_output_i) - ((double)r0)*opgen_exp_f64(((double)output_i)));
-                }
-            }
-            continue;
-        }
-        for (int64_t j = 0; j < m; ++j) {
-            const int64_t i = i0 + j;
-            const float grad_output_i = grad_output[i];
-            const float output_i = output[i];
-            res[i] = redo[j] ? (float)(((double)grad_output_i) - ((double)r0)*opgen_exp_f64(((double)output_i))) : res[i];
-        }
+    for (int64_t i = 0; i < n; ++i) {
+        const float grad_output_i = grad_output[i];
+        const float output_i = output[i];
+        res[i] = (float)(((double)grad_output_i) - ((double)r0)*opgen_exp_f64(((double)output_i)));
     }
 }
 
@@ -176,48 +136,11 @@ static void finish_col(int64_t n, const float *const *in, const double *const *a
     const float *restrict output = in[1];
     const double *restrict a0 = acc[0];
     float *restrict res = out;
-    for (int64_t i0 = 0; i0 < n; i0 += 256) {
-        const int64_t m = n - i0 < 256 ? n - i0 : 256;
-        int32_t redo[256];   /* 1: an element whose FLOAT sum failed its test (codegen/backends/c/guarded.py) */
-        int32_t nredo = 0;
-        for (int64_t j = 0; j < m; ++j) {
-            const int64_t i = i0 + j;
-            const float r0 = (float)a0[i];
-            const float grad_output_i = grad_output[i];
-            const float output_i = output[i];
-            const float x0v0 = -r0;
-            const float x0v1 = opgen_expf(output_i);
-            const float x0e1 = 0x1.7p-24F*x0v1 + 0x1p-148F;
-            const float x0v2 = x0v0*x0v1;
-            const float x0e2 = fabsf(x0v0)*x0e1 + 0x1p-24F*fabsf(x0v2) + 0x1p-146F;
-            const float x0v3 = grad_output_i + x0v2;
-            const float x0e3 = x0e2 + 0x1p-24F*fabsf(x0v3) + 0x1p-146F;
-            res[i] = x0v3;
-            redo[j] = !(((x0e3*0x1.0001p+21F <= fabsf(x0v3)) & (fabsf(x0v3) <= 0x1.fffffep+127F)));
-            nredo += redo[j];
-        }
-        OPGEN_REDONE(m, nredo);
-        if (nredo == 0)
-            continue;
-        if (nredo * 16 <= m) {   /* a few: one at a time */
-            for (int64_t j = 0; j < m; ++j) {
-                if (redo[j]) {
-                    const int64_t i = i0 + j;
-                    const float r0 = (float)a0[i];
-                    const float grad_output_i = grad_output[i];
-                    const float output_i = output[i];
-                    res[i] = (float)(((double)grad_output_i) - ((double)r0)*opgen_exp_f64(((double)output_i)));
-                }
-            }
-            continue;
-        }
-        for (int64_t j = 0; j < m; ++j) {
-            const int64_t i = i0 + j;
-            const float r0 = (float)a0[i];
-            const float grad_output_i = grad_output[i];
-            const float output_i = output[i];
-            res[i] = redo[j] ? (float)(((double)grad_output_i) - ((double)r0)*opgen_exp_f64(((double)output_i))) : res[i];
-        }
+    for (int64_t i = 0; i < n; ++i) {
+        const float r0 = (float)a0[i];
+        const float grad_output_i = grad_output[i];
+        const float output_i = output[i];
+        res[i] = (float)(((double)grad_output_i) - ((double)r0)*opgen_exp_f64(((double)output_i)));
     }
 }
 
