@@ -24,6 +24,7 @@ stand-ins of tests/ascendc_sdk/: a launch checks that the open headers accept th
 """
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import subprocess
@@ -132,14 +133,22 @@ def launch_sizes(op, soc: str, variant: int, din: str, dout: str) -> list[tuple[
     return [(1, 1), (3 * 17, 17), (64 * 1000, 1000), ((cores + 3) * 33, 33), (2 * (tile + 3), tile + 3)]
 
 
-def _launch(exe: Path, op, soc: str, variant: int, din: str, dout: str, total: int, row: int):
+def kernel_switches(op) -> list[str]:
+    """The kernel op's bool attributes a call does not pass, which level 2 sets per launch: a split op's
+    `secondHalf` (each half's form), CrossEntropyLossGrad's `gridSumPass` (the mean's divisor pass)."""
+    given = {q.name for q in op.params}
+    return [q.name for q in plan(op).op.params if q.kind == "attr" and q.name not in given]
+
+
+def _launch(exe: Path, op, soc: str, variant: int, din: str, dout: str, total: int, row: int,
+            switches: dict[str, int]):
     lines = [f"product {soc}", f"variant {variant}", f"in_dtype {din}", f"out_dtype {dout}", f"total {total}",
              f"row {row}", "output /dev/null"]
-    for q in op.params:
+    for q in plan(op).op.params:            # the kernel op's: the call's scalars and attributes, and its switches
         if q.kind == "scalar":
             lines.append(f"{q.name} 0x1p-1")
         elif q.kind == "attr":
-            lines.append(f"{q.name} {-1 if q.name == op.reduce_dim else 0}")
+            lines.append(f"{q.name} {switches.get(q.name, -1 if q.name == op.reduce_dim else 0)}")
     for n in plan(op).numels:
         lines.append(f"numel_{n} {total}")
     for t in plan(op).operands:
@@ -164,12 +173,14 @@ def test_every_tiling_key_passes_the_apis_own_checks(name, soc):
     op = OPS[name]
     exe = _build(name, soc)
     failures, launched = [], 0
+    switches = [dict(zip(kernel_switches(op), values))
+                for values in itertools.product((0, 1), repeat=len(kernel_switches(op)))]
     for variant, din, dout, key in _keys(op, soc):
-        for total, row in launch_sizes(op, soc, variant, din, dout):
-            run = _launch(exe, op, soc, variant, din, dout, total, row)
+        for (total, row), switch in itertools.product(launch_sizes(op, soc, variant, din, dout), switches):
+            run = _launch(exe, op, soc, variant, din, dout, total, row, switch)
             launched += 1
             if run.returncode != 0:
-                failures.append(f"key {key} ({din}->{dout}) n={total} row={row}: {_check_message(run)}")
+                failures.append(f"key {key} ({din}->{dout}) n={total} row={row} {switch}: {_check_message(run)}")
             elif f"tilingKey {key}" not in run.stdout:
                 failures.append(f"key {key} n={total}: the launcher reported another key")
     print(f"{name} on {soc}: {launched} launches of {len(_keys(op, soc))} tiling keys")
