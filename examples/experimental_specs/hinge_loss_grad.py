@@ -15,6 +15,7 @@ SPEC = Op(
     wrt=x,
     forward=Max(0, 1 - t * x),
     backward=Piecewise((-t * g, t * x < 1), (0, True)),
+    at={Eq(t * x, 1): 0},   # at the kink target*predict = 1 the gradient is 0, as max(0, .)'s in PyTorch
     dtypes={"ascend910b": ["FLOAT16", "FLOAT", "BFLOAT16"]},
     rules=[
         DtypeSupported("predict", "target", "gradOutput", "gradInput"),
