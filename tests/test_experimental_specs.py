@@ -4,7 +4,8 @@ are not generated into generated/, only loaded, proven and run from their folder
 
 CI tier: every spec loads and validates; the ones in gaps/ fail with the error that names the missing feature;
 two ops (the string reduction's mean of MseLossGrad, the two outputs of GaussianNllLossGrad) are proven and their
-NumPy kernels compared with PyTorch's float64 autograd.  Deep tier: `opgen accuracy` on every backend for every
+NumPy kernels compared with PyTorch's float64 autograd; HingeLossGrad (cases on the sign of target) against
+finite differences; ReluGradV4's UINT8 mask generated in its own dtype and judged by the accuracy harness.  Deep tier: `opgen accuracy` on every backend for every
 op, and every op on every backend against PyTorch's autograd.
 """
 from __future__ import annotations
@@ -21,8 +22,8 @@ from codegen.verify import verify_op
 from .conftest import REPO
 
 FOLDER = REPO / "examples" / "experimental_specs"
-OPS = ["gaussian_nll_loss_grad", "hard_shrink_grad", "hard_sigmoid_grad_v2", "mse_loss_grad", "relu_grad_v3",
-       "relu_grad_v4", "softmax_grad", "tanh_grad"]
+OPS = ["gaussian_nll_loss_grad", "hard_shrink_grad", "hard_sigmoid_grad_v2", "hinge_loss_grad", "mse_loss_grad",
+       "relu_grad_v3", "relu_grad_v4", "softmax_grad", "tanh_grad"]
 
 
 def _torch():
@@ -44,9 +45,6 @@ def test_every_spec_of_the_folder_loads_and_validates():
 
 
 @pytest.mark.parametrize("name, message", [
-    # HingeLossGrad: the branch condition target*predict < 1 has a coefficient of unknown sign (another tensor's
-    # element); the prover cuts the line only where a scalar decides the sign
-    ("hinge_loss_grad", "cannot tell the sign of target"),
     # SoftsignBackward: CANN supports it on the 950 only, which is not a product of the table
     ("softsign_backward", "unknown product 'ascend950'"),
 ])
@@ -59,6 +57,56 @@ def test_the_gaps_fail_naming_what_is_missing(name, message):
         return
     failed = [r for r in verify_op(op) if not r.ok]
     assert failed and any(message in r.detail for r in failed), failed
+
+
+def test_hinge_loss_grad_proves_on_each_sign_of_target_and_matches_finite_differences():
+    """target*predict < 1: the coefficient of x is an operand element, so the proof splits on its sign (target < 0
+    flips the branch, target = 0 has none); the NumPy kernel against the forward max(0, 1 - t*x) differentiated
+    by central differences in float64, targets of both signs and zero."""
+    results = verify_op(load_spec_file(FOLDER / "hinge_loss_grad.py"))
+    assert all(r.ok for r in results), [r for r in results if not r.ok]
+    assert {r.formula for r in results} == {"target < 0", "target > 0", "target = 0"}
+    k = codegen.kernel("hinge_loss_grad", specs_dir=FOLDER)
+    rng = np.random.default_rng(6)
+    x = rng.uniform(-3, 3, (5, 8)).astype(np.float32)
+    t = rng.uniform(-2, 2, (5, 8)).astype(np.float32)
+    t[0, :4] = 0
+    g = rng.normal(size=(5, 8)).astype(np.float32)
+    x64, t64, h = x.astype(np.float64), t.astype(np.float64), 1e-6
+    loss = lambda a: np.maximum(0, 1 - t64 * a)
+    want = g.astype(np.float64) * (loss(x64 + h) - loss(x64 - h)) / (2 * h)
+    away = np.abs(t64 * x64 - 1) > 1e-3   # (no derivative at the kink)
+    got = np.asarray(k(predict=x, target=t, grad_output=g), np.float64)
+    assert away.sum() > 30 and np.max(np.abs(got - want)[away]) < 1e-6
+
+
+def test_a_hinge_branch_right_for_one_sign_of_target_only_fails():
+    """`predict < 1/target` is target*predict < 1 only where target > 0: the case target < 0 refutes it."""
+    src = (FOLDER / "hinge_loss_grad.py").read_text()
+    wrong = src.replace("(-t * g, t * x < 1)", "(-t * g, x < 1 / t)")
+    assert wrong != src
+    import tempfile, pathlib
+    with tempfile.TemporaryDirectory() as d:
+        (pathlib.Path(d) / "hinge_loss_grad.py").write_text(wrong)
+        failed = [r for r in verify_op(load_spec_file(pathlib.Path(d) / "hinge_loss_grad.py")) if not r.ok]
+    assert any(r.formula == "target < 0" and r.verdict == "FAILED" for r in failed), failed
+    assert not any(r.formula == "target > 0" for r in failed), failed
+
+
+def test_relu_grad_v4_mask_is_generated_in_its_own_dtype():
+    """The accuracy inputs pass the UINT8 mask as UINT8 (its own table), zero and nonzero, every other tensor in
+    the kernel's dtype; the NumPy kernel passes `opgen accuracy`'s judgement on FLOAT16."""
+    from codegen.accuracy.inputs import FAST, samples
+    op = load_spec_file(FOLDER / "relu_grad_v4.py")
+    ss = samples(op, "FLOAT16", FAST)
+    masks = [s.kw["self"] for s in ss]
+    assert all(m.dtype == np.uint8 for m in masks)
+    assert all(s.kw["grad_output"].dtype == np.float16 for s in ss)
+    seen = np.concatenate([m.reshape(-1) for m in masks])
+    assert (seen == 0).any() and (seen > 1).any()
+    records = runner.run({"relu_grad_v4": op}, ["numpy"], dtypes=["FLOAT16"], log=lambda m: None)
+    assert records and all(r.n_failures == 0 and r.dual and r.single and r.errors_all.n > 100 for r in records), \
+        [(r.failures[:3], r.errors) for r in records]
 
 
 def test_a_string_reduction_mean_without_its_divisor_fails_the_proof(tmp_path):
@@ -133,13 +181,8 @@ def test_several_outputs_need_a_shape_rule_each(tmp_path):
 
 
 # ---- deep tier -----------------------------------------------------------------------------------------------
-# relu_grad_v4's mask is UINT8 only: the accuracy harness feeds every tensor in the kernel's dtype (per-tensor
-# tables are only honoured for class-index ops), so it is judged against PyTorch below instead
-ACCURACY_OPS = [n for n in OPS if n != "relu_grad_v4"]
-
-
 @pytest.mark.deep
-@pytest.mark.parametrize("name", ACCURACY_OPS)
+@pytest.mark.parametrize("name", OPS)
 def test_accuracy_on_every_backend(name):
     ops, _ = load_folder(FOLDER)
     records = runner.run({name: ops[name]}, log=lambda m: None)
@@ -181,6 +224,9 @@ def test_every_op_matches_pytorch_autograd(backend):
     assert np.array_equal(k("relu_grad_v3")(x=xi, y=gi), np.where(xi > 0, gi, 0))
     assert _rel(k("relu_grad_v4")(grad_output=g, self=(x > 0).astype(np.uint8), threshold=0.0),
                 autograd(torch.relu, x)[0]) == 0
+    t[0, :3] = 0   # targets of both signs and zero
+    assert _rel(k("hinge_loss_grad")(predict=x, target=t, grad_output=g),
+                autograd(lambda a: torch.relu(1 - T(t) * a), x)[0]) < 1e-7
     for red in ("none", "mean", "sum"):
         go = g if red == "none" else np.array([1.7], np.float32)
         want = autograd(lambda a: F.mse_loss(a, T(t), reduction=red), x, grad=go.reshape(np.shape(g) if red ==
