@@ -109,6 +109,55 @@ def test_relu_grad_v4_mask_is_generated_in_its_own_dtype():
         [(r.failures[:3], r.errors) for r in records]
 
 
+# y of ReluGradV3 against x of shape (2, 3, 4): accepted, or refused by ShapeSameOrOneElement
+SAME_OR_ONE = [((2, 3, 4), True), ((), True), ((1,), True), ((1, 1, 1, 1), True), ((1, 3, 4), False),
+               ((2, 1, 4), False), ((2, 3, 1), False), ((4,), False), ((3, 4), False), ((0,), False),
+               ((2, 3, 4, 1), False), ((1, 2, 3, 4), False)]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "c"])
+def test_shape_same_or_one_element_verdicts(backend):
+    """ReluGradV3's y: x's shape or exactly one element (any rank); a shape NumPy would broadcast is refused with
+    161002 naming y and the rule, by the Python checker (NumPy backend) and the C checker alike, with the same
+    message; an accepted one-element y is broadcast by the kernel."""
+    k = codegen.kernel("relu_grad_v3", backend=backend, specs_dir=FOLDER)
+    x = np.arange(-11, 13, dtype=np.float32).reshape(2, 3, 4)
+    for shape, ok in SAME_OR_ONE:
+        y = np.full(shape, 1.5, np.float32)
+        if ok:
+            assert np.array_equal(k(x=x, y=y), np.where(x > 0, np.float32(1.5), np.float32(0))), shape
+            continue
+        with pytest.raises(codegen.AclnnError) as e:
+            k(x=x, y=y)
+        assert (e.value.status, e.value.param) == (161002, "y"), shape
+        assert e.value.message == (f"y must have the shape of x [2, 3, 4] or exactly one element, got "
+                                   f"[{', '.join(map(str, shape))}]")
+
+
+def test_shape_same_or_one_element_error_inputs_agree_in_both_checkers():
+    """The error inputs derived from relu_grad_v3's rules (tests/error_inputs.py): the C checker reports each as the
+    Python checker does, and the rule's own input (a y of x's shape but 1 along the last axis) is 161002 on y."""
+    from .error_inputs import error_inputs, valid_call
+    op = load_spec_file(FOLDER / "relu_grad_v3.py")
+    py, c = (codegen.kernel("relu_grad_v3", backend=b, specs_dir=FOLDER) for b in ("numpy", "c"))
+    base = valid_call(op, np.random.default_rng(0))
+    base = dict(base, out=py(**base))
+    inputs = error_inputs(op, base, "ascend910b")
+    assert any(e.rule == "ShapeSameOrOneElement" and e.kw["y"].shape == (1,) + base["x"].shape for e in inputs)
+    for e in inputs:
+        want = _outcome(lambda: py(**e.kw))
+        got = _outcome(lambda: c(**e.kw))
+        assert want is not None and want[:2] == (e.status, e.param) and got == want, (e.rule, got, want)
+
+
+def _outcome(fn):
+    try:
+        fn()
+    except codegen.AclnnError as e:
+        return (e.status, e.param, e.message)
+    return None
+
+
 def test_a_string_reduction_mean_without_its_divisor_fails_the_proof(tmp_path):
     """Regression: `Reduction.mode` read a string attribute's description ("the mean") as its mode, so the mean
     had no divisor: the proof accepted MseLossGrad's mean form without the 1/numel factor and every backend

@@ -488,7 +488,8 @@ def layout_groups(ctx: Context) -> list[Sample]:
                                 {k: v for k, v in t.items()}, bshape))
         if isinstance(r, R.BroadcastTo):
             present = [n for n in r.params[:-1] if ctx.variant.key.get(n) != "absent"]
-            for cut in ((1, 5), ()):
+            # (a ShapeSameOrOneElement broadcasts one element only: no cut along an axis)
+            for cut in ((),) if isinstance(r, R.ShapeSameOrOneElement) else ((1, 5), ()):
                 # cut to 1 along the first axis, or to one element (of rank 0, or of the minimum rank); a broadcast
                 # along listed axes only (BroadcastTo(axes=...)): to 1 along the first listed axis, or along all
                 f = (lambda a: a[:1]) if cut else (lambda a: a.reshape(-1)[0].reshape((1,) * min_rank))
