@@ -5,8 +5,9 @@ are not generated into generated/, only loaded, proven and run from their folder
 CI tier: every spec loads and validates; the ones in gaps/ fail with the error that names the missing feature;
 two ops (the string reduction's mean of MseLossGrad, the two outputs of GaussianNllLossGrad) are proven and their
 NumPy kernels compared with PyTorch's float64 autograd; HingeLossGrad (cases on the sign of target) against
-finite differences; ReluGradV4's UINT8 mask generated in its own dtype and judged by the accuracy harness.  Deep tier: `opgen accuracy` on every backend for every
-op, and every op on every backend against PyTorch's autograd.
+finite differences; ReluGradV4's UINT8 mask generated in its own dtype and judged by the accuracy harness;
+ReluGradV3's ShapeSameOrOneElement in both checkers.  Deep tier: `opgen accuracy` on every backend for every op,
+and every op on every backend against PyTorch's autograd.
 """
 from __future__ import annotations
 
@@ -91,6 +92,31 @@ def test_a_hinge_branch_right_for_one_sign_of_target_only_fails():
         failed = [r for r in verify_op(load_spec_file(pathlib.Path(d) / "hinge_loss_grad.py")) if not r.ok]
     assert any(r.formula == "target < 0" and r.verdict == "FAILED" for r in failed), failed
     assert not any(r.formula == "target > 0" for r in failed), failed
+
+
+def test_an_operand_coefficient_inside_abs_gets_sign_cases_and_its_kinks_declared(tmp_path):
+    """|scale*x| > 1 with scale a tensor of either sign: the proof splits on scale's sign as for HingeLossGrad, and
+    `at={Eq(Abs(t*x), 1): ...}` names both kinks x = ±1/t (a newcomer's way to write them)."""
+    src = (FOLDER / "hard_shrink_grad.py").read_text()
+    spec = src.replace('x, g, lam = symbols("self gradOutput lambda", real=True)',
+                       'x, g, lam, t = symbols("self gradOutput lambda scale", real=True)')
+    scalar = 'Scalar("lambd", lam, dtype="FLOAT", doc=Text("公式中的λ,须大于等于0。", "λ in the formula; must be at least 0."))'
+    spec = spec.replace(scalar, 'Tensor("scale", t, role=OPERAND, doc=Text("t。", "t."))')
+    spec = spec.replace("Abs(x) > lam", "Abs(t * x) > 1").replace("at={Eq(x, lam): 0, Eq(x, -lam): 0}",
+                                                                   "at={Eq(Abs(t * x), 1): 0}")
+    spec = spec.replace('DtypeSupported("gradOutput", "self", "output")',
+                        'DtypeSupported("gradOutput", "self", "scale", "output")')
+    spec = spec.replace('        Requires("lambd", lam >= 0),\n', "").replace(
+        'ShapeSame("gradOutput", "self", "output")', 'ShapeSame("gradOutput", "self", "scale", "output")')
+    spec = spec.replace('    torch=Torch("hardshrink_backward", "gradOutput", "self", "lambd"),\n', "")
+    assert spec.count("Abs(t * x)") == 3 and "Scalar(" not in spec and "Requires(" not in spec and "torch=" not in spec
+    (tmp_path / "scaled_shrink_grad.py").write_text(spec)
+    op = load_spec_file(tmp_path / "scaled_shrink_grad.py")
+    t = op.param("scale").symbol
+    assert {p for p, _, _ in op.declared(op.formulas[0])} == {1 / t, -1 / t}
+    results = verify_op(op)
+    assert all(r.ok for r in results), [r for r in results if not r.ok]
+    assert {r.formula for r in results} == {"scale < 0", "scale > 0", "scale = 0"}
 
 
 def test_relu_grad_v4_mask_is_generated_in_its_own_dtype():

@@ -217,8 +217,10 @@ def _operand_signs(op: Op, variant: Variant) -> list:
         for pw in piecewise_form(expr, u).atoms(sympy.Piecewise):
             for _, cond in pw.args:
                 for rel in sympy.sympify(cond).atoms(sympy.core.relational.Relational):
-                    if u in rel.free_symbols and not rel.has(sympy.Abs):
-                        for s in sorted(sympy.diff(rel.lhs - rel.rhs, u).free_symbols & operands, key=str):
+                    if u in rel.free_symbols:
+                        # (|t*x| > 1 is t*x > 1 or -t*x > 1: the coefficient inside the Abs, not sign(t*x)*t)
+                        e = (rel.lhs - rel.rhs).replace(sympy.Abs, lambda a: a)
+                        for s in sorted(sympy.diff(e, u).free_symbols & operands, key=str):
                             if s not in found:
                                 found.append(s)
     return found
