@@ -92,6 +92,9 @@ def test_a_hinge_branch_right_for_one_sign_of_target_only_fails():
         failed = [r for r in verify_op(load_spec_file(pathlib.Path(d) / "hinge_loss_grad.py")) if not r.ok]
     assert any(r.formula == "target < 0" and r.verdict == "FAILED" for r in failed), failed
     assert not any(r.formula == "target > 0" for r in failed), failed
+    # at target = 0 the condition divides by zero: the failure says so, and what to write instead
+    assert all("divides by a value that is 0 where target = 0" in r.detail for r in failed
+               if r.formula == "target = 0"), failed
 
 
 def test_an_operand_coefficient_inside_abs_gets_sign_cases_and_its_kinks_declared(tmp_path):
