@@ -187,6 +187,21 @@ def _outcome(fn):
     return None
 
 
+def test_defaults_of_the_call_example_and_the_tiling_report_take_every_spec():
+    """`opgen docs` and `opgen tiling` on this folder: the call example's data for a scalar the example leaves out
+    satisfies its own Requires rule (ReluGradV4's threshold == 0, not the default 1.0, which failed the example
+    program), an integer-only tensor gets 0/1 data (not -1 in a uint8_t), and the tiling report skips the INT
+    dtypes no AI Core kernel reads (it raised KeyError 'INT32')."""
+    from codegen.backends.ascendc import report
+    from codegen.spec.example import resolve
+    ops, _ = load_folder(FOLDER)
+    ex = resolve(ops["relu_grad_v4"])
+    assert ex.scalars["threshold"] == 0.0 and set(ex.tensors["self"][1]) == {0.0, 1.0}
+    assert resolve(ops["relu_grad_v3"]).tensors["x"][1][0] == -1.5   # (float tensors keep the default data)
+    rows = report.rows({n: ops[n] for n in ("relu_grad_v3", "relu_grad_v4")})
+    assert rows and {r["dtype"] for r in rows} == {"FLOAT16", "FLOAT", "BFLOAT16"}
+
+
 def test_a_string_reduction_mean_without_its_divisor_fails_the_proof(tmp_path):
     """Regression: `Reduction.mode` read a string attribute's description ("the mean") as its mode, so the mean
     had no divisor: the proof accepted MseLossGrad's mean form without the 1/numel factor and every backend
