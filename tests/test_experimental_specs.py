@@ -202,6 +202,19 @@ def test_defaults_of_the_call_example_and_the_tiling_report_take_every_spec():
     assert rows and {r["dtype"] for r in rows} == {"FLOAT16", "FLOAT", "BFLOAT16"}
 
 
+def test_bench_inputs_give_the_mask_its_own_dtype():
+    """`opgen bench` on this folder: the derived layout of ReluGradV4 passes its mask as UINT8 (relu(x) rounded),
+    gradOutput in the case's dtype, and the kernel accepts the call (it was refused: self of dtype FLOAT)."""
+    from codegen.bench import cases as C
+    ops, _ = load_folder(FOLDER)
+    k = codegen.kernel("relu_grad_v4", specs_dir=FOLDER)
+    for case in C.select({"relu_grad_v4": ops["relu_grad_v4"]}, quick=True):
+        kw = case.inputs()
+        assert kw["self"].dtype == np.uint8 and kw["grad_output"].dtype != np.uint8 and kw["threshold"] == 0
+        got = k(**kw)
+        assert np.array_equal(got, np.where(kw["self"] != 0, kw["grad_output"], 0)), case.dtype
+
+
 def test_a_string_reduction_mean_without_its_divisor_fails_the_proof(tmp_path):
     """Regression: `Reduction.mode` read a string attribute's description ("the mean") as its mode, so the mean
     had no divisor: the proof accepted MseLossGrad's mean form without the 1/numel factor and every backend
