@@ -23,5 +23,7 @@ SPEC = Op(
         MaxRank("predict", "target", "gradOutput", "gradInput", n=8),
         ShapeSame("predict", "target", "gradOutput", "gradInput"),
     ],
+    # PyTorch has no hinge loss of this form: autograd of relu(1 - target*predict)
+    torch=TorchGrad(lambda torch, x, t: torch.relu(1 - t * x), "predict", "target"),
     description=Text("HingeLoss的反向传播。", "Backward of the hinge loss."),
 )
