@@ -20,6 +20,7 @@ C) on one parameter:
     Step("dim_at_most", "gradOutput", n=4096, values=(-1,))   dimension -1 at most 4096
     Step("shape_same", "self", ref="gradOutput")
     Step("broadcast_to", "weight", ref="self")            broadcasts to exactly ref's shape
+    Step("same_or_one", "y", ref="x")                     ref's shape, or exactly one element
     Step("broadcast_to", "mask", ref="gradOutput", n=2, values=(0, 1))   ... along those n axes only
     Step("broadcastable", "self", ref="gradOutput")
     Step("broadcastable_with", "target", others=(gradOutput, self))  broadcasts with the broadcast of the others
@@ -90,6 +91,8 @@ def _rule_steps(r: R.Rule) -> list[Step]:
         return [Step("dim_at_most", n, n=r.n, values=(r.dim,), rule=r) for n in P]
     if isinstance(r, R.ShapeSame):
         return [Step("shape_same", n, ref=P[0], rule=r) for n in P[1:]]
+    if isinstance(r, R.ShapeSameOrOneElement):   # (before BroadcastTo: it is one, restricted)
+        return [Step("same_or_one", n, ref=P[-1], rule=r) for n in P[:-1]]
     if isinstance(r, R.BroadcastTo):
         return [Step("broadcast_to", n, ref=P[-1], values=r.axes or (), n=None if r.axes is None else len(r.axes),
                      rule=r) for n in P[:-1]]

@@ -180,6 +180,11 @@ def error_inputs(op, base: dict, product: str):
                 a = _arr(base, op, n)
                 bad = np.zeros(a.shape[:-1] + (a.shape[-1] + 1,) if a.ndim else (3,), a.dtype)
                 out.append(ErrorInput(_set(base, op, n, bad), r.status, n, rule))
+                if isinstance(r, R.ShapeSameOrOneElement) and a.size > 1:
+                    # a shape NumPy would broadcast (1 along the last axis, or a leading axis of 1 where that leaves
+                    # one element): the rule takes only the same shape or one element
+                    shape = a.shape[:-1] + (1,) if a.ndim and int(np.prod(a.shape[:-1])) > 1 else (1,) + a.shape
+                    out.append(ErrorInput(_set(base, op, n, np.zeros(shape, a.dtype)), r.status, n, rule))
                 if isinstance(r, R.BroadcastTo) and r.axes is not None:
                     # 1 along an axis not listed, where the target is longer: NumPy would broadcast it, the rule not
                     t = _arr(base, op, P[-1]).shape

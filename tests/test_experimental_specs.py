@@ -4,8 +4,10 @@ are not generated into generated/, only loaded, proven and run from their folder
 
 CI tier: every spec loads and validates; the ones in gaps/ fail with the error that names the missing feature;
 two ops (the string reduction's mean of MseLossGrad, the two outputs of GaussianNllLossGrad) are proven and their
-NumPy kernels compared with PyTorch's float64 autograd.  Deep tier: `opgen accuracy` on every backend for every
-op, and every op on every backend against PyTorch's autograd.
+NumPy kernels compared with PyTorch's float64 autograd; HingeLossGrad (cases on the sign of target) against
+finite differences; ReluGradV4's UINT8 mask generated in its own dtype and judged by the accuracy harness;
+ReluGradV3's ShapeSameOrOneElement in both checkers.  Deep tier: `opgen accuracy` on every backend for every op,
+and every op on every backend against PyTorch's autograd.
 """
 from __future__ import annotations
 
@@ -21,8 +23,8 @@ from codegen.verify import verify_op
 from .conftest import REPO
 
 FOLDER = REPO / "examples" / "experimental_specs"
-OPS = ["gaussian_nll_loss_grad", "hard_shrink_grad", "hard_sigmoid_grad_v2", "mse_loss_grad", "relu_grad_v3",
-       "relu_grad_v4", "softmax_grad", "tanh_grad"]
+OPS = ["gaussian_nll_loss_grad", "hard_shrink_grad", "hard_sigmoid_grad_v2", "hinge_loss_grad", "mse_loss_grad",
+       "relu_grad_v3", "relu_grad_v4", "softmax_grad", "tanh_grad"]
 
 
 def _torch():
@@ -44,9 +46,6 @@ def test_every_spec_of_the_folder_loads_and_validates():
 
 
 @pytest.mark.parametrize("name, message", [
-    # HingeLossGrad: the branch condition target*predict < 1 has a coefficient of unknown sign (another tensor's
-    # element); the prover cuts the line only where a scalar decides the sign
-    ("hinge_loss_grad", "cannot tell the sign of target"),
     # SoftsignBackward: CANN supports it on the 950 only, which is not a product of the table
     ("softsign_backward", "unknown product 'ascend950'"),
 ])
@@ -59,6 +58,161 @@ def test_the_gaps_fail_naming_what_is_missing(name, message):
         return
     failed = [r for r in verify_op(op) if not r.ok]
     assert failed and any(message in r.detail for r in failed), failed
+
+
+def test_hinge_loss_grad_proves_on_each_sign_of_target_and_matches_finite_differences():
+    """target*predict < 1: the coefficient of x is an operand element, so the proof splits on its sign (target < 0
+    flips the branch, target = 0 has none); the NumPy kernel against the forward max(0, 1 - t*x) differentiated
+    by central differences in float64, targets of both signs and zero."""
+    results = verify_op(load_spec_file(FOLDER / "hinge_loss_grad.py"))
+    assert all(r.ok for r in results), [r for r in results if not r.ok]
+    assert {r.formula for r in results} == {"target < 0", "target > 0", "target = 0"}
+    k = codegen.kernel("hinge_loss_grad", specs_dir=FOLDER)
+    rng = np.random.default_rng(6)
+    x = rng.uniform(-3, 3, (5, 8)).astype(np.float32)
+    t = rng.uniform(-2, 2, (5, 8)).astype(np.float32)
+    t[0, :4] = 0
+    g = rng.normal(size=(5, 8)).astype(np.float32)
+    x64, t64, h = x.astype(np.float64), t.astype(np.float64), 1e-6
+    loss = lambda a: np.maximum(0, 1 - t64 * a)
+    want = g.astype(np.float64) * (loss(x64 + h) - loss(x64 - h)) / (2 * h)
+    away = np.abs(t64 * x64 - 1) > 1e-3   # (no derivative at the kink)
+    got = np.asarray(k(predict=x, target=t, grad_output=g), np.float64)
+    assert away.sum() > 30 and np.max(np.abs(got - want)[away]) < 1e-6
+
+
+def test_a_hinge_branch_right_for_one_sign_of_target_only_fails():
+    """`predict < 1/target` is target*predict < 1 only where target > 0: the case target < 0 refutes it."""
+    src = (FOLDER / "hinge_loss_grad.py").read_text()
+    wrong = src.replace("(-t * g, t * x < 1)", "(-t * g, x < 1 / t)")
+    assert wrong != src
+    import tempfile, pathlib
+    with tempfile.TemporaryDirectory() as d:
+        (pathlib.Path(d) / "hinge_loss_grad.py").write_text(wrong)
+        failed = [r for r in verify_op(load_spec_file(pathlib.Path(d) / "hinge_loss_grad.py")) if not r.ok]
+    assert any(r.formula == "target < 0" and r.verdict == "FAILED" for r in failed), failed
+    assert not any(r.formula == "target > 0" for r in failed), failed
+    # at target = 0 the condition divides by zero: the failure says so, and what to write instead
+    assert all("divides by a value that is 0 where target = 0" in r.detail for r in failed
+               if r.formula == "target = 0"), failed
+
+
+def test_an_operand_coefficient_inside_abs_gets_sign_cases_and_its_kinks_declared(tmp_path):
+    """|scale*x| > 1 with scale a tensor of either sign: the proof splits on scale's sign as for HingeLossGrad, and
+    `at={Eq(Abs(t*x), 1): ...}` names both kinks x = ±1/t (a newcomer's way to write them)."""
+    src = (FOLDER / "hard_shrink_grad.py").read_text()
+    spec = src.replace('x, g, lam = symbols("self gradOutput lambda", real=True)',
+                       'x, g, lam, t = symbols("self gradOutput lambda scale", real=True)')
+    scalar = 'Scalar("lambd", lam, dtype="FLOAT", doc=Text("公式中的λ,须大于等于0。", "λ in the formula; must be at least 0."))'
+    spec = spec.replace(scalar, 'Tensor("scale", t, role=OPERAND, doc=Text("t。", "t."))')
+    spec = spec.replace("Abs(x) > lam", "Abs(t * x) > 1").replace("at={Eq(x, lam): 0, Eq(x, -lam): 0}",
+                                                                   "at={Eq(Abs(t * x), 1): 0}")
+    spec = spec.replace('DtypeSupported("gradOutput", "self", "output")',
+                        'DtypeSupported("gradOutput", "self", "scale", "output")')
+    spec = spec.replace('        Requires("lambd", lam >= 0),\n', "").replace(
+        'ShapeSame("gradOutput", "self", "output")', 'ShapeSame("gradOutput", "self", "scale", "output")')
+    spec = spec.replace('    torch=Torch("hardshrink_backward", "gradOutput", "self", "lambd"),\n', "")
+    assert spec.count("Abs(t * x)") == 3 and "Scalar(" not in spec and "Requires(" not in spec and "torch=" not in spec
+    (tmp_path / "scaled_shrink_grad.py").write_text(spec)
+    op = load_spec_file(tmp_path / "scaled_shrink_grad.py")
+    t = op.param("scale").symbol
+    assert {p for p, _, _ in op.declared(op.formulas[0])} == {1 / t, -1 / t}
+    results = verify_op(op)
+    assert all(r.ok for r in results), [r for r in results if not r.ok]
+    assert {r.formula for r in results} == {"scale < 0", "scale > 0", "scale = 0"}
+
+
+def test_relu_grad_v4_mask_is_generated_in_its_own_dtype():
+    """The accuracy inputs pass the UINT8 mask as UINT8 (its own table), zero and nonzero, every other tensor in
+    the kernel's dtype; the NumPy kernel passes `opgen accuracy`'s judgement on FLOAT16."""
+    from codegen.accuracy.inputs import FAST, samples
+    op = load_spec_file(FOLDER / "relu_grad_v4.py")
+    ss = samples(op, "FLOAT16", FAST)
+    masks = [s.kw["self"] for s in ss]
+    assert all(m.dtype == np.uint8 for m in masks)
+    assert all(s.kw["grad_output"].dtype == np.float16 for s in ss)
+    seen = np.concatenate([m.reshape(-1) for m in masks])
+    assert (seen == 0).any() and (seen > 1).any()
+    records = runner.run({"relu_grad_v4": op}, ["numpy"], dtypes=["FLOAT16"], log=lambda m: None)
+    assert records and all(r.n_failures == 0 and r.dual and r.single and r.errors_all.n > 100 for r in records), \
+        [(r.failures[:3], r.errors) for r in records]
+
+
+# y of ReluGradV3 against x of shape (2, 3, 4): accepted, or refused by ShapeSameOrOneElement
+SAME_OR_ONE = [((2, 3, 4), True), ((), True), ((1,), True), ((1, 1, 1, 1), True), ((1, 3, 4), False),
+               ((2, 1, 4), False), ((2, 3, 1), False), ((4,), False), ((3, 4), False), ((0,), False),
+               ((2, 3, 4, 1), False), ((1, 2, 3, 4), False)]
+
+
+@pytest.mark.parametrize("backend", ["numpy", "c"])
+def test_shape_same_or_one_element_verdicts(backend):
+    """ReluGradV3's y: x's shape or exactly one element (any rank); a shape NumPy would broadcast is refused with
+    161002 naming y and the rule, by the Python checker (NumPy backend) and the C checker alike, with the same
+    message; an accepted one-element y is broadcast by the kernel."""
+    k = codegen.kernel("relu_grad_v3", backend=backend, specs_dir=FOLDER)
+    x = np.arange(-11, 13, dtype=np.float32).reshape(2, 3, 4)
+    for shape, ok in SAME_OR_ONE:
+        y = np.full(shape, 1.5, np.float32)
+        if ok:
+            assert np.array_equal(k(x=x, y=y), np.where(x > 0, np.float32(1.5), np.float32(0))), shape
+            continue
+        with pytest.raises(codegen.AclnnError) as e:
+            k(x=x, y=y)
+        assert (e.value.status, e.value.param) == (161002, "y"), shape
+        assert e.value.message == (f"y must have the shape of x [2, 3, 4] or exactly one element, got "
+                                   f"[{', '.join(map(str, shape))}]")
+
+
+def test_shape_same_or_one_element_error_inputs_agree_in_both_checkers():
+    """The error inputs derived from relu_grad_v3's rules (tests/error_inputs.py): the C checker reports each as the
+    Python checker does, and the rule's own input (a y of x's shape but 1 along the last axis) is 161002 on y."""
+    from .error_inputs import error_inputs, valid_call
+    op = load_spec_file(FOLDER / "relu_grad_v3.py")
+    py, c = (codegen.kernel("relu_grad_v3", backend=b, specs_dir=FOLDER) for b in ("numpy", "c"))
+    base = valid_call(op, np.random.default_rng(0))
+    base = dict(base, out=py(**base))
+    inputs = error_inputs(op, base, "ascend910b")
+    assert any(e.rule == "ShapeSameOrOneElement" and e.kw["y"].shape == (1,) + base["x"].shape for e in inputs)
+    for e in inputs:
+        want = _outcome(lambda: py(**e.kw))
+        got = _outcome(lambda: c(**e.kw))
+        assert want is not None and want[:2] == (e.status, e.param) and got == want, (e.rule, got, want)
+
+
+def _outcome(fn):
+    try:
+        fn()
+    except codegen.AclnnError as e:
+        return (e.status, e.param, e.message)
+    return None
+
+
+def test_defaults_of_the_call_example_and_the_tiling_report_take_every_spec():
+    """`opgen docs` and `opgen tiling` on this folder: the call example's data for a scalar the example leaves out
+    satisfies its own Requires rule (ReluGradV4's threshold == 0, not the default 1.0, which failed the example
+    program), an integer-only tensor gets 0/1 data (not -1 in a uint8_t), and the tiling report skips the INT
+    dtypes no AI Core kernel reads (it raised KeyError 'INT32')."""
+    from codegen.backends.ascendc import report
+    from codegen.spec.example import resolve
+    ops, _ = load_folder(FOLDER)
+    ex = resolve(ops["relu_grad_v4"])
+    assert ex.scalars["threshold"] == 0.0 and set(ex.tensors["self"][1]) == {0.0, 1.0}
+    assert resolve(ops["relu_grad_v3"]).tensors["x"][1][0] == -1.5   # (float tensors keep the default data)
+    rows = report.rows({n: ops[n] for n in ("relu_grad_v3", "relu_grad_v4")})
+    assert rows and {r["dtype"] for r in rows} == {"FLOAT16", "FLOAT", "BFLOAT16"}
+
+
+def test_bench_inputs_give_the_mask_its_own_dtype():
+    """`opgen bench` on this folder: the derived layout of ReluGradV4 passes its mask as UINT8 (relu(x) rounded),
+    gradOutput in the case's dtype, and the kernel accepts the call (it was refused: self of dtype FLOAT)."""
+    from codegen.bench import cases as C
+    ops, _ = load_folder(FOLDER)
+    k = codegen.kernel("relu_grad_v4", specs_dir=FOLDER)
+    for case in C.select({"relu_grad_v4": ops["relu_grad_v4"]}, quick=True):
+        kw = case.inputs()
+        assert kw["self"].dtype == np.uint8 and kw["grad_output"].dtype != np.uint8 and kw["threshold"] == 0
+        got = k(**kw)
+        assert np.array_equal(got, np.where(kw["self"] != 0, kw["grad_output"], 0)), case.dtype
 
 
 def test_a_string_reduction_mean_without_its_divisor_fails_the_proof(tmp_path):
@@ -133,13 +287,8 @@ def test_several_outputs_need_a_shape_rule_each(tmp_path):
 
 
 # ---- deep tier -----------------------------------------------------------------------------------------------
-# relu_grad_v4's mask is UINT8 only: the accuracy harness feeds every tensor in the kernel's dtype (per-tensor
-# tables are only honoured for class-index ops), so it is judged against PyTorch below instead
-ACCURACY_OPS = [n for n in OPS if n != "relu_grad_v4"]
-
-
 @pytest.mark.deep
-@pytest.mark.parametrize("name", ACCURACY_OPS)
+@pytest.mark.parametrize("name", OPS)
 def test_accuracy_on_every_backend(name):
     ops, _ = load_folder(FOLDER)
     records = runner.run({name: ops[name]}, log=lambda m: None)
@@ -181,6 +330,9 @@ def test_every_op_matches_pytorch_autograd(backend):
     assert np.array_equal(k("relu_grad_v3")(x=xi, y=gi), np.where(xi > 0, gi, 0))
     assert _rel(k("relu_grad_v4")(grad_output=g, self=(x > 0).astype(np.uint8), threshold=0.0),
                 autograd(torch.relu, x)[0]) == 0
+    t[0, :3] = 0   # targets of both signs and zero
+    assert _rel(k("hinge_loss_grad")(predict=x, target=t, grad_output=g),
+                autograd(lambda a: torch.relu(1 - T(t) * a), x)[0]) < 1e-7
     for red in ("none", "mean", "sum"):
         go = g if red == "none" else np.array([1.7], np.float32)
         want = autograd(lambda a: F.mse_loss(a, T(t), reduction=red), x, grad=go.reshape(np.shape(g) if red ==

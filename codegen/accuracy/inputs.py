@@ -30,6 +30,7 @@ import numpy as np
 import sympy
 
 from codegen.spec import rules as R
+from codegen.spec.dtypes import DTYPES
 from codegen.spec.params import UNUSED
 from codegen.verify.cases import cases, sample_scalars
 
@@ -132,6 +133,20 @@ def branch_points(op, ref: Reference, scal: list, fmt: Format) -> list:
     return out
 
 
+def own_dtypes(op, kernel_dtype: str, skip=()) -> dict:
+    """{tensor name: DType} of the tensors (but `skip`) whose own dtype table (`Tensor(dtypes=...)`) has no
+    `kernel_dtype` on any product: each is generated in the first dtype of its table (ReluGradV4's UINT8 mask)."""
+    out = {}
+    for t in op.tensors:
+        table = getattr(t, "dtypes", None)
+        if not table or t.name in skip:
+            continue
+        names = [d for dts in table.values() for d in dts]
+        if kernel_dtype not in names and DTYPES[names[0]].numpy_dtype() is not None:
+            out[t.name] = DTYPES[names[0]]
+    return out
+
+
 # ---- the case context: one variant, reduction and scalar setting ---------------------------------------
 class Context:
     def __init__(self, op, case, fmt: Format, rng, sizes: Sizes):
@@ -143,6 +158,9 @@ class Context:
         self.reduction = case.reduction
         self.label = case.label
         self.bools = {t.name for t in op.bool_tensors}   # truth values (a mask): True/False, passed as BOOL
+        # a tensor whose own dtype table (`Tensor(dtypes=...)`) lacks the kernel's dtype (ReluGradV4's UINT8 mask):
+        # its values are generated in its own dtype ({name: DType}), the others in the kernel's
+        self.own = own_dtypes(op, fmt.name, self.bools)
         if not self.ref.coupled:
             _, self.fwd = forward_fn(op, self.variant)
 
@@ -177,7 +195,41 @@ class Context:
         probability 1/4 (as 0.0/1.0; `make` passes it as BOOL)."""
         if t.name in self.bools:
             return (self.rng.uniform(0, 1, shape) < 0.25).astype(np.float64)
-        return _in(self.fmt, self.rng.uniform(0, 1, shape))
+        u = self.rng.uniform(0, 1, shape)
+        sign = self.case.subs.get(t.symbol)
+        if sign is not None:   # an operand whose sign is a case of the proof (codegen.verify.cases._operand_signs)
+            sign = sympy.sympify(sign)
+            u = u * (0 if sign.is_zero else -1 if sign.is_negative else 1)
+        return self.values_in(t.name, u)
+
+    # ---- a tensor's own dtype -------------------------------------------------------------------------
+    def np_dtype(self, name):
+        """The NumPy dtype the tensor `name` is passed in: its own (`own_dtypes`) or the kernel's."""
+        return self.own[name].numpy_dtype() if name in self.own else self.fmt.np
+
+    def values_in(self, name, values) -> np.ndarray:
+        """float64 values as the tensor `name` holds them (kept as float64): rounded to the kernel's format, or to
+        the nearest integer of its own integer dtype, nan where that dtype cannot hold the value (out of range,
+        ±inf, nan: `y_of_x` drops such a y as no forward output)."""
+        if name not in self.own:
+            return _in(self.fmt, values)
+        dt = self.own[name]
+        if dt.is_float and dt.name in FORMATS:
+            return _in(FORMATS[dt.name], values)
+        info = np.iinfo(dt.numpy_dtype())
+        with np.errstate(invalid="ignore"):
+            a = np.rint(np.asarray(values, dtype=np.float64))
+            return np.where((a >= info.min) & (a <= info.max), a, np.nan)
+
+    def rounded(self, name, v) -> float:
+        """One exact value (mpf) as the tensor `name` holds it (see `values_in`), a Python float."""
+        if name not in self.own:
+            return round_to(v, self.fmt)
+        try:
+            f = float(v)
+        except TypeError:   # a complex value: the forward left its domain
+            return float("nan")
+        return float(self.values_in(name, [f])[0])
 
     def held_is_y(self) -> bool:
         return self.ref.y_tensor is not None
@@ -190,9 +242,10 @@ class Context:
             xm = mpmath.mpf(x)
             if mpmath.isinf(xm):
                 xm = mpmath.mpf("1e300") * (1 if x > 0 else -1)
-            y = round_to(self.fwd(xm, *o, *self.scal), self.fmt)
+            y = self.rounded(self.ref.y_tensor.name, self.fwd(xm, *o, *self.scal))
             ys.append(y)
-            ok.append(self._in_image(mpmath.mpf(y), o))
+            # (a nan y of an integer tensor is a value its dtype cannot hold: no forward output it can be given)
+            ok.append(self._in_image(mpmath.mpf(y), o) and not (np.isnan(y) and self.ref.y_tensor.name in self.own))
         return np.array(ys), np.array(ok, bool)
 
     def _in_image(self, y, o) -> bool:
@@ -216,7 +269,7 @@ class Context:
         xs = _in(fmt, xs)
         n = len(xs)
         ops = {t.name: self.operand(t, n) for t in self.ref.operands}
-        ops.update({k: _in(fmt, v) for k, v in (opnds or {}).items()})
+        ops.update({k: self.values_in(k, v) for k, v in (opnds or {}).items()})
         held = self.ref.x_tensor or self.ref.y_tensor
         vals = xs
         if self.held_is_y():
@@ -262,8 +315,8 @@ class Context:
         with mpmath.workdps(40):
             for r, row in enumerate(z.reshape(-1, z.shape[-1])):
                 o = [[mpmath.mpf(float(a[r, i])) for a in lists] for i in range(len(row))]
-                out.append([round_to(v, self.fmt) for v in self.ref.forward_row([mpmath.mpf(t) for t in row],
-                                                                                self.scal, o)])
+                out.append([self.rounded(self.ref.y_tensor.name, v)
+                            for v in self.ref.forward_row([mpmath.mpf(t) for t in row], self.scal, o)])
         return np.array(out, dtype=np.float64).reshape(z.shape)
 
     def typical_tensors(self, shape, dim=-1, cut=None) -> dict:
@@ -319,7 +372,7 @@ class Context:
                 kw[t.py_name] = None
             else:
                 a = np.asarray(tensors[t.name])
-                kw[t.py_name] = a != 0 if t.name in self.bools else a.astype(self.fmt.np)
+                kw[t.py_name] = a != 0 if t.name in self.bools else a.astype(self.np_dtype(t.name))
         if self.op.output.sum_to:   # the gradient summed back to that input's own shape
             shape = np.shape(kw[self.op.param(self.op.output.sum_to).py_name])
         return Sample(self.label, group, kw, shape=tuple(shape), **extra)
@@ -435,7 +488,8 @@ def layout_groups(ctx: Context) -> list[Sample]:
                                 {k: v for k, v in t.items()}, bshape))
         if isinstance(r, R.BroadcastTo):
             present = [n for n in r.params[:-1] if ctx.variant.key.get(n) != "absent"]
-            for cut in ((1, 5), ()):
+            # (a ShapeSameOrOneElement broadcasts one element only: no cut along an axis)
+            for cut in ((),) if isinstance(r, R.ShapeSameOrOneElement) else ((1, 5), ()):
                 # cut to 1 along the first axis, or to one element (of rank 0, or of the minimum rank); a broadcast
                 # along listed axes only (BroadcastTo(axes=...)): to 1 along the first listed axis, or along all
                 f = (lambda a: a[:1]) if cut else (lambda a: a.reshape(-1)[0].reshape((1,) * min_rank))

@@ -342,7 +342,11 @@ class Reference:
             if x is None:
                 return None
         for point, value in self.declared:
-            if x == point(*ops, *scal):
+            try:
+                at = point(*ops, *scal)
+            except ZeroDivisionError:   # no such point for these operands (HingeLossGrad's 1/target at target = 0)
+                continue
+            if x == at:
                 try:
                     return value(x, g, *ops, *scal)
                 except ZeroDivisionError:   # a pole at the declared point (LogitGrad's x = 0 inside its window):

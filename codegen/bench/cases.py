@@ -216,12 +216,13 @@ def _spec_make(op: Op, variant, broadcast: bool, reduction: int | None = None):
 
     channels = _channels(op)
 
-    def make(rng, n, dt):
+    def make(rng, n, case_dt):
         shape = _data_shape(op, n, broadcast)
         kw = dict(fixed)
         x = rng.standard_normal(shape) * 3
         for t in op.tensors:
             role = op.role_of(t.name, variant.formula)
+            dt = _own_dtype(t, case_dt)   # (ReluGradV4's UINT8 mask: its own table's dtype)
             if variant.key.get(t.name) == ABSENT:
                 kw[t.py_name] = None
             elif role == GRAD:
@@ -236,7 +237,11 @@ def _spec_make(op: Op, variant, broadcast: bool, reduction: int | None = None):
                 kw[t.py_name] = np.asarray(x).astype(np.float32).astype(dt)
             elif role == FORWARD_OUTPUT:
                 with np.errstate(all="ignore"):
-                    kw[t.py_name] = _forward_of(op, variant, kw)(x).astype(np.float32).astype(dt)
+                    y = _forward_of(op, variant, kw)(x)
+                    if np.issubdtype(dt, np.integer):   # an integer tensor holds y rounded, within its range
+                        info = np.iinfo(dt)
+                        y = np.clip(np.rint(np.nan_to_num(y)), info.min, info.max)
+                    kw[t.py_name] = y.astype(np.float32).astype(dt)
             elif role == UNUSED:
                 kw[t.py_name] = _normal(rng, shape, dt)
             else:

@@ -299,6 +299,13 @@ def broadcast_to(name, value, target_name, target, axes=None):
                                                     f"axes {shape_str(axes)}")
 
 
+def same_or_one(name, value, target_name, target):
+    """`value` has exactly `target`'s shape, or exactly one element (of any rank)."""
+    if _concrete(value) and _concrete(target) and tuple(value.shape) != tuple(target.shape) and value.size != 1:
+        raise AclnnError(INVALID, name, f"{name} must have the shape of {target_name} {shape_str(target.shape)} "
+                                        f"or exactly one element, got {shape_str(value.shape)}")
+
+
 def broadcastable(a_name, a, name, value):
     if _concrete(a) and _concrete(value) and broadcast_shapes(a.shape, value.shape) is None:
         raise AclnnError(INVALID, name, f"{name} of shape {shape_str(value.shape)} does not broadcast with "

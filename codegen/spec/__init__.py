@@ -116,6 +116,7 @@ Op(...)                    the operator; its fields, in the order a spec usually
     ShapeSame(ref, *tensors)       same shape as ref
     Broadcastable(a, b)            a and b broadcast together (NumPy rules)
     BroadcastTo(*tensors, target)  each broadcasts to exactly target's shape (axes=(0, 1): along those only)
+    ShapeSameOrOneElement(*tensors, target)  each has target's shape or exactly one element (broadcast)
     ShapeIsBroadcast(out, a, b)    out's shape is the broadcast of a's and b's
     BroadcastsInto(g, a, b)        g broadcasts to exactly the broadcast of a's and b's (may not enlarge it)
     DimInRange(attr, tensor)       attr in [-n, n-1], n = rank (rank 0 counts as 1)
@@ -172,7 +173,7 @@ from .classes import CLASS, ClassIndex, GridSum
 from .rules import (ArrayInRange, ArrayLength, Broadcastable, ClassCount, ClassTarget, BroadcastsInto, BroadcastTo, DimAtMost, DimEven, DimInRange, DtypeCastable,
                     DtypeSame, DtypeSupported, EmptyReturns, FormatNotPrivate, FormatSame, MaxRank, MinRank, NotNull,
                     OneElement, OneOf, PerChannel, ChannelGrad, PromotedCastable, PromotedSame, PromotedSupported, Requires, Rule, SampleShaped, ShapeHalved,
-                    ShapeIsBroadcast, ShapeSame)
+                    ShapeIsBroadcast, ShapeSame, ShapeSameOrOneElement)
 
 __all__ = [
     # SymPy
@@ -183,7 +184,8 @@ __all__ = [
     "dim_size", "BROADCAST", "Reduction",
     "ABSENT", "PRESENT", "GRAD", "FORWARD_INPUT", "FORWARD_OUTPUT", "OPERAND", "UNUSED", "RESULT",
     "DtypeSupported", "DtypeSame", "DtypeCastable", "FormatSame", "FormatNotPrivate", "MaxRank", "MinRank", "ShapeSame",
-    "Broadcastable", "BroadcastTo", "ShapeIsBroadcast", "BroadcastsInto", "DimInRange", "DimAtMost", "DimEven",
+    "Broadcastable", "BroadcastTo", "ShapeSameOrOneElement", "ShapeIsBroadcast", "BroadcastsInto", "DimInRange",
+    "DimAtMost", "DimEven",
     "ShapeHalved", "Split", "Rewrite", "ClassIndex", "CLASS", "GridSum",
     "OneOf", "Requires", "NotNull", "Rule", "ClassTarget", "ClassCount", "OneElement", "SampleShaped",
     "PerChannel", "ChannelGrad", "SequenceMask", "IN_SEQUENCE", "ArrayLength", "ArrayInRange",

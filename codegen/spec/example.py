@@ -45,6 +45,17 @@ class ResolvedExample:
 _DEFAULT_TENSOR = (-1.5, -0.25, 0.75, 2.0)
 
 
+# ... and of a tensor whose own table has no floating dtype (ReluGradV4's UINT8 mask, a BOOL mask, an index):
+# 0 and 1, which every integer dtype, a mask and a class index of two or more classes hold
+_DEFAULT_INT = (0, 1, 1, 0)
+
+
+def _integer_only(op, p) -> bool:
+    from .dtypes import DTYPES
+    names = [d for dts in (getattr(p, "dtypes", None) or {}).values() for d in dts]
+    return bool(names) and not any(DTYPES[d].is_float for d in names if d in DTYPES)
+
+
 def _numel(shape) -> int:
     return math.prod(shape) if shape else 1
 
@@ -72,7 +83,8 @@ def resolve(op) -> ResolvedExample:
             n = _numel(shape)
             v = ex.values.get(p.name)
             if v is None:
-                data = [float(_DEFAULT_TENSOR[i % len(_DEFAULT_TENSOR)]) for i in range(n)]
+                default = _DEFAULT_INT if _integer_only(op, p) else _DEFAULT_TENSOR
+                data = [float(default[i % len(default)]) for i in range(n)]
             elif isinstance(v, (int, float)):
                 data = [float(v)] * n
             else:
@@ -82,7 +94,7 @@ def resolve(op) -> ResolvedExample:
             if p.optional and p.name not in ex.values:
                 scalars[p.name] = None       # left out: null, the documented default
             else:
-                scalars[p.name] = float(ex.values.get(p.name, 1.0))
+                scalars[p.name] = float(ex.values[p.name]) if p.name in ex.values else _default_scalar(op, p)
         elif isinstance(p, Attr):
             attrs[p.name] = ex.values[p.name] if p.name in ex.values else _default_attr(op, p)
         elif isinstance(p, IntArray):
@@ -90,6 +102,23 @@ def resolve(op) -> ResolvedExample:
     out_shapes = {o.name: tuple(ex.shapes.get(o.name, ex.shape)) for o in op.outputs}
     return ResolvedExample(tensors, scalars, attrs, out_shapes[op.output.name],
                            list(ex.expected) if ex.expected else None, out_shapes, arrays)
+
+
+# a scalar the example leaves out: the first of these its own unconditional Requires rules accept (ReluGradV4's
+# `Requires("threshold", Eq(threshold, 0))` takes 0; most scalars 1)
+_SCALAR_CANDIDATES = (1.0, 0.5, 2.0, 0.0, -0.5, -1.0, 0.25, 10.0)
+
+
+def _default_scalar(op, p) -> float:
+    import sympy
+
+    from . import rules as R
+    own = [r.condition for r in op.rules if isinstance(r, R.Requires) and r.when == sympy.true
+           and getattr(r.condition, "free_symbols", set()) == {p.symbol}]
+    for v in _SCALAR_CANDIDATES:
+        if all(bool(c.subs(p.symbol, v)) for c in own):
+            return v
+    return 1.0
 
 
 def _default_array(op, p, ex) -> list:

@@ -372,6 +372,14 @@ def points_of(rel, x) -> list:
         raise ValueError(f"{rel!r} is not Eq(x, point) (write Eq(x, c): `x == c` in Python compares expressions)")
     e = rel.lhs - rel.rhs
     a = sympy.Dummy("a")
+    inner = [b for b in e.atoms(sympy.Abs) if x in b.free_symbols and b.args[0] != x]
+    if len(inner) == 1:   # Eq(Abs(f), c), f linear in x (HingeLoss-like |t*x| = 1): the points of f = c and f = -c
+        rest = e.xreplace({inner[0]: a})
+        k = sympy.diff(rest, a)
+        if x not in rest.free_symbols and k != 0 and not k.free_symbols & {a}:
+            c = sympy.simplify(-(rest - k * a) / k)
+            f = inner[0].args[0]
+            return list(dict.fromkeys(points_of(sympy.Eq(f, c), x) + points_of(sympy.Eq(f, -c), x)))
     e_abs = e.xreplace({sympy.Abs(x): a})
     var = a if x not in e_abs.free_symbols and a in e_abs.free_symbols else x
     e = e_abs if var is a else e

@@ -239,6 +239,23 @@ class BroadcastTo(Rule):
 
 
 @dataclass(frozen=True, init=False)
+class ShapeSameOrOneElement(BroadcastTo):
+    """Every tensor but the last has exactly the last tensor's shape, or exactly one element of any rank
+    (ReluGradV3's gradient y: x's shape or a single value).  A BroadcastTo restricted to those two shapes: the
+    kernels, InferShape and the inputs broadcast it as one; only the checkers refuse the other broadcasts."""
+    category = "shape"
+
+    def __init__(self, *params: str):
+        super().__init__(*params)
+
+    def describe(self, lang, op=None):
+        srcs, dst = self.params[:-1], self.params[-1]
+        return {"zh": f"{_names(srcs)}的shape与{dst}不一致且元素个数不为1。",
+                "en": f"the shape of {', '.join(srcs)} differs from {dst}'s and it has other than one "
+                      f"element."}[lang]
+
+
+@dataclass(frozen=True, init=False)
 class Broadcastable(Rule):
     """The tensors broadcast together (NumPy rules): the second with the first, each later one with the broadcast
     shape of all before it (L1LossBackward: target with the broadcast of gradOutput and self)."""

@@ -44,15 +44,25 @@ def verify_op(op, numeric: bool = True, use_cache: bool = False) -> list[Result]
         try:
             out += prove(case, matched)
         except Exception as e:  # a proof that crashes is a failed proof, reported with the op and case
-            out.append(Result(op.name, case.label, "symbolic proof", "FAILED", f"{type(e).__name__}: {e}"))
+            out.append(Result(op.name, case.label, "symbolic proof", "FAILED", _crash(e, case)))
         if numeric:
             try:
                 out.append(check_rows(case) if has_rows(op) else check_case(case))
             except Exception as e:
-                out.append(Result(op.name, case.label, "mpmath", "FAILED", f"{type(e).__name__}: {e}"))
+                out.append(Result(op.name, case.label, "mpmath", "FAILED", _crash(e, case)))
     if all(r.ok for r in out):
         out += unmatched(op, matched)
     return out + prove_rewrites(op)
+
+
+def _crash(e: Exception, case) -> str:
+    """What a crashed check says: the exception, and for a division by zero (SymPy's zoo in a comparison, mpmath's
+    ZeroDivisionError) what in the spec causes it."""
+    text = f"{type(e).__name__}: {e}"
+    if isinstance(e, ZeroDivisionError) or (isinstance(e, TypeError) and "zoo" in str(e)):
+        text += (f" -- a formula or branch condition divides by a value that is 0 where {case.label or 'it is'}: "
+                 f"write the condition without the division (t*x < 1, not x < 1/t)")
+    return text
 
 
 def format_table(results: list[Result]) -> str:

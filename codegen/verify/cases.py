@@ -16,6 +16,7 @@ import sympy
 
 from codegen.spec import Op, Variant
 from codegen.spec.op import fixed_value
+from codegen.spec.params import OPERAND
 from codegen.spec.rules import Requires
 
 
@@ -155,6 +156,10 @@ def cases(op: Op) -> list[Case]:
             regions = _regions(sym, critical.get(sym, ()), bounds.get(sym, []))
             if regions:
                 options.append([(sym, (value, back), label) for value, label, back in regions])
+        # an operand element multiplying x in a condition (HingeLossGrad's target*predict < 1): its sign decides
+        # the direction of the branch, so each sign is a case, as for a scalar with the critical value 0
+        for sym in _operand_signs(op, variant):
+            options.append([(sym, (value, back), label) for value, label, back in _regions(sym, {0}, [])])
         for low, high, strict in orders:
             choice = [(high, ("above", low, _gap(high, low)), f"{low} < {high}")]
             if not strict:
@@ -192,6 +197,33 @@ def cases(op: Op) -> list[Case]:
 
 def _gap(high, low):
     return sympy.Symbol(f"{high.name}_minus_{low.name}", positive=True)
+
+
+def _operand_signs(op: Op, variant: Variant) -> list:
+    """The operand tensors (element symbols) of unknown sign that multiply x in a branch condition of the forward
+    or the x-form backward (`target*predict < 1`): the branch point 1/target lies on one side or the other, or
+    the condition does not depend on x at all (target = 0), so the proof needs target > 0, < 0 and = 0."""
+    operands = {t.symbol for t in op.tensors if t.role == OPERAND and t.symbol is not None
+                and t.symbol.is_positive is None and t.symbol.is_negative is None and t.symbol.is_zero is None}
+    if not operands or op.classes is not None:
+        return []
+    found = []
+    exprs = [(sympy.sympify(op.forward_of(variant.formula)), op.wrt)]
+    x_sym = op.x_symbol(variant.formula)
+    if x_sym is not None:
+        exprs.append((sympy.sympify(variant.expr), x_sym))
+    from .intervals import piecewise_form
+    for expr, u in exprs:
+        for pw in piecewise_form(expr, u).atoms(sympy.Piecewise):
+            for _, cond in pw.args:
+                for rel in sympy.sympify(cond).atoms(sympy.core.relational.Relational):
+                    if u in rel.free_symbols:
+                        # (|t*x| > 1 is t*x > 1 or -t*x > 1: the coefficient inside the Abs, not sign(t*x)*t)
+                        e = (rel.lhs - rel.rhs).replace(sympy.Abs, lambda a: a)
+                        for s in sorted(sympy.diff(e, u).free_symbols & operands, key=str):
+                            if s not in found:
+                                found.append(s)
+    return found
 
 
 def _branch_points(op: Op, variant: Variant, reals) -> tuple[list, dict]:

@@ -117,6 +117,7 @@ def check_case(case: Case, n_random: int = 12, seed: int = 0) -> Result:
         masks = {t.symbol for t in op.bool_tensors}
         ops_vals = [[(rng.random() < 0.3 and i > 0) if t.symbol in masks else   # a row keeps one element unmasked
                      mpmath.mpf(rng.randint(0, 2)) if t.symbol in index else
+                     _operand_in_case(case.subs[t.symbol], rng) if t.symbol in case.subs else
                      mpmath.mpf(rng.choice((-1, 1)) * rng.uniform(0.2, 2)) if t.symbol in deciding else
                      mpmath.mpf(rng.uniform(0, 1) if t.name == "target" else rng.uniform(0.2, 2))
                      for t in operands if t.symbol not in absent] for i in range(len(zs))]
@@ -175,6 +176,14 @@ def check_case(case: Case, n_random: int = 12, seed: int = 0) -> Result:
                               point)
     return Result(op.name, case.label, "mpmath, forward differentiated", "agrees",
                   f"{checked} elements, max relative difference {mpmath.nstr(worst, 3)}")
+
+
+def _operand_in_case(value, rng):
+    """An operand element of the sign the case gives it (`cases._operand_signs`: target < 0, > 0 or = 0)."""
+    value = sympy.sympify(value)
+    if value.is_zero:
+        return mpmath.mpf(0)
+    return mpmath.mpf((-1 if value.is_negative else 1) * rng.uniform(0.2, 2))
 
 
 def _near_branch(fwd, bwd, x, xs, ys, zs, sv):

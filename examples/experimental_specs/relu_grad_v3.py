@@ -22,7 +22,7 @@ SPEC = Op(
         DtypeSupported("x", "y", "z"),
         DtypeSame("x", "y", "z"),
         MaxRank("x", "y", "z", n=8),
-        BroadcastTo("y", "x"),
+        ShapeSameOrOneElement("y", "x"),   # CANN: y has x's shape or one element
         ShapeSame("x", "z"),
     ],
     torch=Torch("threshold_backward", "y", "x", Const(0)),   # y where x > 0

@@ -319,6 +319,8 @@ def kernel_operand(a, din: str, shape: tuple, dim: int | None) -> np.ndarray:
     """One kernel operand: opapi.OPERAND_STEPS in NumPy — Contiguous and Cast (one copy where needed),
     BroadcastTo the output's shape, Transpose (the reduced axis last) — flat, as the launcher reads it."""
     a = np.asarray(a).astype(NP[din], copy=False)
+    if a.size == 1 and a.ndim > len(shape):   # one element of a higher rank (ShapeSameOrOneElement): rank 0 first
+        a = a.reshape(())
     a = np.broadcast_to(a, shape)
     if dim is not None and a.ndim:
         a = np.moveaxis(a, dim, -1)

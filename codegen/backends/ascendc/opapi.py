@@ -168,6 +168,8 @@ def check_lines(op: Op) -> list[str]:
             lines.append(f'CHECK_RET(opgen_l2::BroadcastsTo({n}, "{n}", {ref}, "{ref}", {{{axes}}}), {invalid});')
         elif s.kind == "broadcast_to":
             lines.append(f'CHECK_RET(opgen_l2::BroadcastsTo({n}, "{n}", {ref}, "{ref}"), {invalid});')
+        elif s.kind == "same_or_one":
+            lines.append(f'CHECK_RET(opgen_l2::ShapeSameOrOne({n}, "{n}", {ref}, "{ref}"), {invalid});')
         elif s.kind == "dim_at_most":
             lines.append(f'CHECK_RET(opgen_l2::DimAtMost({n}, "{n}", {s.values[0]}, {s.n}), {invalid});')
         elif s.kind == "dim_in_range":

@@ -23,6 +23,8 @@ def rows(ops: dict, products=None, n: int = 1 << 20, row: int = 4096) -> list[di
                 continue
             prod = PRODUCTS[soc]
             for dt in op.dtypes[soc]:
+                if dt not in DTYPE_BYTES:   # INT32, DOUBLE, ...: cast by the host layer or run on the AI CPU (plan.combos)
+                    continue
                 t = T.evaluate(v.layout, total, row_len, prod.cores, tiling_ub(soc), DTYPE_BYTES[dt],
                                DTYPE_BYTES[dt])
                 per_core = t["rowsPerCore"] * row_len if p.rows else t["blockLength"]

@@ -408,7 +408,7 @@ def check_lines(op: Op) -> list[str]:
                       f"    static const int64_t axes[] = {{{axes}}};",
                       f'    OPGEN_TRY(opgen_check_broadcast_on("{n}", {n}, "{ref}", {ref}, {s.n}, axes));',
                       "}"]
-        elif s.kind in ("broadcast_to", "dim_in_range"):
+        elif s.kind in ("broadcast_to", "same_or_one", "dim_in_range"):
             lines.append(f'OPGEN_TRY(opgen_check_{s.kind}("{n}", {n}, "{ref}", {ref}));')
         elif s.kind in ("shape_is_broadcast", "broadcastable_with", "broadcasts_into"):
             names = ", ".join(f'"{o}"' for o in s.others)

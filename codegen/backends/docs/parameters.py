@@ -80,6 +80,11 @@ def _shape_phrase(r, name, lang):
         return _is(lang, f"第{r.dim}维不超过{r.n}", f"dimension {r.dim} at most {r.n}")
     if isinstance(r, R.ShapeSame):
         return _is(lang, f"须与{_join(others, lang)}一致", f"must equal that of {_join(others, lang)}")
+    if isinstance(r, R.ShapeSameOrOneElement):
+        dst = r.params[-1]
+        if name == dst:
+            return None  # the target: the sources describe the relation
+        return _is(lang, f"须与{dst}一致或只有一个元素", f"must equal {dst}'s or have exactly one element")
     if isinstance(r, R.BroadcastTo):
         dst = r.params[-1]
         if name == dst:

@@ -79,7 +79,7 @@ def _step_lines(op, s, v, pr):
         return [f'_chk.format_not_private("{n}", {v(n)})']
     if s.kind == "broadcast_to" and s.n is not None:   # along the listed axes only
         return [f'_chk.broadcast_to("{n}", {v(n)}, "{ref}", {v(ref)}, {s.values!r})']
-    if s.kind in ("broadcast_to", "dim_in_range"):
+    if s.kind in ("broadcast_to", "same_or_one", "dim_in_range"):
         return [f'_chk.{s.kind}("{n}", {v(n)}, "{ref}", {v(ref)})']
     if s.kind in ("shape_is_broadcast", "broadcastable_with", "broadcasts_into"):
         others = ", ".join(f'"{o}", {v(o)}' for o in s.others)

@@ -616,6 +616,17 @@ aclnnStatus opgen_check_one_element(const char *name, const aclTensor *t)
                       shape_str(a, sizeof a, t->dims, t->ndim));
 }
 
+aclnnStatus opgen_check_same_or_one(const char *name, const aclTensor *t, const char *target_name,
+                                    const aclTensor *target)
+{
+    if (!t || !target || same_shape(t->dims, t->ndim, target->dims, target->ndim) || opgen_numel(t) == 1)
+        return ACLNN_SUCCESS;
+    char a[256], b[256];
+    return opgen_fail(INVALID, name, "%s must have the shape of %s %s or exactly one element, got %s", name,
+                      target_name, shape_str(a, sizeof a, target->dims, target->ndim),
+                      shape_str(b, sizeof b, t->dims, t->ndim));
+}
+
 aclnnStatus opgen_check_sample_shaped(const char *name, const aclTensor *t, const char *ref_name, const aclTensor *ref,
                                       bool none)
 {

@@ -128,6 +128,9 @@ aclnnStatus opgen_check_shape_halved(const char *name, const aclTensor *t, const
 aclnnStatus opgen_check_class_target(const char *name, const aclTensor *t, const char *ref_name, const aclTensor *ref);
 aclnnStatus opgen_check_class_count(const char *name, const aclTensor *t, const char *ref_name, const aclTensor *ref);
 aclnnStatus opgen_check_one_element(const char *name, const aclTensor *t);
+/* target's shape, or exactly one element (ShapeSameOrOneElement) */
+aclnnStatus opgen_check_same_or_one(const char *name, const aclTensor *t, const char *target_name,
+                                    const aclTensor *target);
 /* Per-channel rules (PerChannel, ChannelGrad): 1 element or C = ref's size along dim; the gradient of such a w of
  * shape [C] (w's own shape when w has one element). */
 aclnnStatus opgen_check_per_channel(const char *name, const aclTensor *t, const char *ref_name, const aclTensor *ref,

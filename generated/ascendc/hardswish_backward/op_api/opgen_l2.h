@@ -565,6 +565,18 @@ inline const aclTensor* ChannelView(const aclTensor* t, size_t rank, int64_t dim
     return l0op::Reshape(c, executor->AllocIntArray(dims.data(), dims.size()), executor);
 }
 
+// `t` has exactly `target`'s shape, or exactly one element (ShapeSameOrOneElement).
+inline bool ShapeSameOrOne(const aclTensor* t, const char* name, const aclTensor* target, const char* targetName)
+{
+    if (t == nullptr || target == nullptr || t->GetViewShape() == target->GetViewShape() ||
+        t->GetViewShape().GetShapeSize() == 1) {
+        return true;
+    }
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "%s must have the shape of %s %s or exactly one element, got %s", name, targetName,
+            op::ToString(target->GetViewShape()).GetString(), op::ToString(t->GetViewShape()).GetString());
+    return false;
+}
+
 inline bool OneElement(const aclTensor* t, const char* name)
 {
     if (t == nullptr || t->GetViewShape().GetShapeSize() == 1) {
@@ -790,6 +802,11 @@ inline const aclTensor* KernelOperand(const aclTensor* x, DataType dtype, const 
     const aclTensor* y = l0op::Contiguous(x, executor);
     if (y != nullptr && y->GetDataType() != dtype) {
         y = l0op::Cast(y, dtype, executor);
+    }
+    if (y != nullptr && y->GetViewShape().GetShapeSize() == 1 && y->GetViewShape().GetDimNum() > shape.GetDimNum()) {
+        // one element of a higher rank than the output (ShapeSameOrOneElement admits any rank): rank 0 first
+        op::Shape scalar;
+        y = l0op::Reshape(y, ShapeArray(scalar, executor), executor);
     }
     if (y != nullptr && y->GetViewShape() != shape) {
         y = l0op::BroadcastTo(y, shapeArray, executor);

@@ -15,6 +15,7 @@ SPEC = Op(
     wrt=x,
     forward=Max(0, 1 - t * x),
     backward=Piecewise((-t * g, t * x < 1), (0, True)),
+    at={Eq(t * x, 1): 0},   # at the kink target*predict = 1 the gradient is 0, as max(0, .)'s in PyTorch
     dtypes={"ascend910b": ["FLOAT16", "FLOAT", "BFLOAT16"]},
     rules=[
         DtypeSupported("predict", "target", "gradOutput", "gradInput"),
@@ -22,5 +23,7 @@ SPEC = Op(
         MaxRank("predict", "target", "gradOutput", "gradInput", n=8),
         ShapeSame("predict", "target", "gradOutput", "gradInput"),
     ],
+    # PyTorch has no hinge loss of this form: autograd of relu(1 - target*predict)
+    torch=TorchGrad(lambda torch, x, t: torch.relu(1 - t * x), "predict", "target"),
     description=Text("HingeLoss的反向传播。", "Backward of the hinge loss."),
 )
