@@ -67,16 +67,42 @@ typedef struct {
     float c2;
 } Params__reduction_optional_none__weight_optional_absent;
 
-/* lanes[8r + lane] += summand r of the elements i < n with i % 8 == lane, the last n % 8 elements going to lane 0:
- * eight partial sums in a fixed order, which the compiler vectorizes and which do not depend on the machine.
+/* The partial sums of a block of n elements, in a fixed order that the compiler vectorizes and that does not
+ * depend on the machine, the threads or the chunks (opgen_chunks.h: opgen_row_width, opgen_add_row_lanes):
+ * - wide (n >= OPGEN_WIDE_ROW): lanes[32r + i % 32] += summand r of element i, for i < n in order: four
+ *   independent vectors of eight doubles.  With the eight lanes below, a long row's adds wait on one another
+ *   (3-4 cycles each, in one or two vector registers): softmax rows of 1024 and 32768, one thread, ran 1.0-1.1x
+ *   slower in FLOAT, 1.1x in BFLOAT16, 0.96-1.07x in FLOAT16 (AMD EPYC Zen 4; 16 lanes: 0.9-1.0x, slower).
+ * - else lanes[8r + i % 8] += summand r of element i for the whole groups of 8, the last n % 8 to lane 0: for
+ *   short rows, where 32 lanes cost more to clear, carry and add up than their adds save (rows of 64 ran
+ *   1.1-1.4x slower with 32).
  * Added straight into `lanes`: from a local copy, GCC moved the lanes through general registers and back at each
  * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache. */
-static inline void rowsum_lanes__reduction_optional_none__weight_optional_absent(int64_t n, const float *const *in, double *lanes, const void *params)
+static inline void rowsum_lanes__reduction_optional_none__weight_optional_absent(int64_t n, const float *const *in, double *lanes, const void *params,
+                                                                                 bool wide)
 {
     (void)params;
     const float *restrict target = in[2];
     const float *restrict class_index = in[3];
-    double *restrict s0 = lanes + 0;
+    const int64_t width = opgen_row_width(wide);
+    double *restrict s0 = lanes + width * 0;
+    if (wide) {
+        const int64_t whole = n - n % OPGEN_ROW_LANES;
+        for (int64_t i0 = 0; i0 < whole; i0 += OPGEN_ROW_LANES) {
+            for (int64_t lane = 0; lane < OPGEN_ROW_LANES; ++lane) {
+                const int64_t i = i0 + lane;
+                const float target_i = target[i];
+                const float class_index_i = class_index[i];
+                s0[lane] += (double)(((class_index_i == target_i) ? 1 : 0));
+            }
+        }
+        for (int64_t i = whole; i < n; ++i) {
+            const float target_i = target[i];
+            const float class_index_i = class_index[i];
+            s0[i - whole] += (double)(((class_index_i == target_i) ? 1 : 0));
+        }
+        return;
+    }
     const int64_t whole = n - n % 8;
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
@@ -93,31 +119,54 @@ static inline void rowsum_lanes__reduction_optional_none__weight_optional_absent
     }
 }
 
-/* acc[r] += the sum of summand r over the block, from its eight lanes */
-static void rowsum__reduction_optional_none__weight_optional_absent(int64_t n, const float *const *in, double *acc, const void *params)
+/* acc[r] += the sum of summand r over the block, from its lanes (opgen_row_width(wide) a sum) */
+static inline __attribute__((always_inline)) void rowsum_in__reduction_optional_none__weight_optional_absent(int64_t n, const float *const *in, double *acc,
+                                                                                                             const void *params, bool wide)
 {
-    double lanes[8] = {0};
-    rowsum_lanes__reduction_optional_none__weight_optional_absent(n, in, lanes, params);
-    opgen_add_lanes(1, lanes, acc);
+    double lanes[OPGEN_ROW_LANES * 1];
+    opgen_clear_row_lanes(lanes, 1, wide);
+    rowsum_lanes__reduction_optional_none__weight_optional_absent(n, in, lanes, params, wide);
+    opgen_add_row_lanes(1, lanes, acc, wide);
 }
 
-/* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h); the lanes carry
- * over from chunk to chunk, so the sums are those of rowsum, bit for bit */
+static void rowsum__reduction_optional_none__weight_optional_absent(int64_t n, const float *const *in, double *acc, const void *params)
+{
+    rowsum_in__reduction_optional_none__weight_optional_absent(n, in, acc, params, n >= OPGEN_WIDE_ROW);
+}
+
+/* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h), in a block of eight
+ * lanes a sum, and (_wide) of OPGEN_ROW_LANES; the lanes carry over from chunk to chunk (each starts at a multiple
+ * of OPGEN_ROW_LANES), so the sums are those of rowsum, bit for bit.  Two functions, each chunk loop compiled for
+ * one: with `wide` read at each chunk, FLOAT16 rows of 1024 ran 1.05x slower in the cache. */
 static inline void rowsum_chunk__reduction_optional_none__weight_optional_absent(int64_t at, int64_t n, const float *const *in, float *out,
                                                                                  const void *args)
 {
     (void)at;
     (void)out;
     const opgen_row_args *a = args;
-    rowsum_lanes__reduction_optional_none__weight_optional_absent(n, in, a->lanes, a->params);
+    rowsum_lanes__reduction_optional_none__weight_optional_absent(n, in, a->lanes, a->params, false);
+}
+
+static inline void rowsum_chunk_wide__reduction_optional_none__weight_optional_absent(int64_t at, int64_t n, const float *const *in, float *out,
+                                                                                      const void *args)
+{
+    (void)at;
+    (void)out;
+    const opgen_row_args *a = args;
+    rowsum_lanes__reduction_optional_none__weight_optional_absent(n, in, a->lanes, a->params, true);
 }
 
 static void rowsum_chunked__reduction_optional_none__weight_optional_absent(int64_t n, const opgen_src *in, double *acc, const void *params)
 {
-    double lanes[8] = {0};
+    const bool wide = n >= OPGEN_WIDE_ROW;
+    double lanes[OPGEN_ROW_LANES * 1];
+    opgen_clear_row_lanes(lanes, 1, wide);
     const opgen_row_args args = {params, NULL, lanes, NULL};
-    opgen_chunked_reads(n, 4, in, &args, rowsum_chunk__reduction_optional_none__weight_optional_absent);
-    opgen_add_lanes(1, lanes, acc);
+    if (wide)
+        opgen_chunked_reads(n, 4, in, &args, rowsum_chunk_wide__reduction_optional_none__weight_optional_absent);
+    else
+        opgen_chunked_reads(n, 4, in, &args, rowsum_chunk__reduction_optional_none__weight_optional_absent);
+    opgen_add_row_lanes(1, lanes, acc, wide);
 }
 
 static void colsum__reduction_optional_none__weight_optional_absent(int64_t n, const float *const *in, double *const *acc, const void *params)
@@ -201,11 +250,17 @@ static void finish_row_chunked__reduction_optional_none__weight_optional_absent(
 static void finish_rowsum__reduction_optional_none__weight_optional_absent(int64_t n, const float *const *in, const double *acc, float *out,
                                                                           const float *const *next, double *next_acc, const void *params)
 {
-    double lanes[8] = {0};
+    const bool wide = n >= OPGEN_WIDE_ROW;
+    double lanes[OPGEN_ROW_LANES * 1];
+    opgen_clear_row_lanes(lanes, 1, wide);
     const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
-    opgen_skewed(n, 4, in, out, &finish, finish_row_chunk__reduction_optional_none__weight_optional_absent,
-                 next, &sum, rowsum_chunk__reduction_optional_none__weight_optional_absent);
-    opgen_add_lanes(1, lanes, next_acc);
+    if (wide)
+        opgen_skewed(n, 4, in, out, &finish, finish_row_chunk__reduction_optional_none__weight_optional_absent,
+                     next, &sum, rowsum_chunk_wide__reduction_optional_none__weight_optional_absent);
+    else
+        opgen_skewed(n, 4, in, out, &finish, finish_row_chunk__reduction_optional_none__weight_optional_absent,
+                     next, &sum, rowsum_chunk__reduction_optional_none__weight_optional_absent);
+    opgen_add_row_lanes(1, lanes, next_acc, wide);
 }
 
 /* finish_rowsum over contiguous operands all FLOAT16 or all BFLOAT16, a chunk of each row in turn
@@ -214,11 +269,17 @@ static inline __attribute__((always_inline)) void finish_rowsum_loop__reduction_
     int64_t n, const opgen_src *in, const double *acc, opgen_dst out, const opgen_src *next, double *next_acc,
     const void *params, aclDataType all)
 {
-    double lanes[8] = {0};
+    const bool wide = n >= OPGEN_WIDE_ROW;
+    double lanes[OPGEN_ROW_LANES * 1];
+    opgen_clear_row_lanes(lanes, 1, wide);
     const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
-    opgen_skewed_loop(n, 4, in, out, &finish, finish_row_chunk__reduction_optional_none__weight_optional_absent, next, &sum,
-                      rowsum_chunk__reduction_optional_none__weight_optional_absent, all);
-    opgen_add_lanes(1, lanes, next_acc);
+    if (wide)
+        opgen_skewed_loop(n, 4, in, out, &finish, finish_row_chunk__reduction_optional_none__weight_optional_absent, next, &sum,
+                          rowsum_chunk_wide__reduction_optional_none__weight_optional_absent, all);
+    else
+        opgen_skewed_loop(n, 4, in, out, &finish, finish_row_chunk__reduction_optional_none__weight_optional_absent, next, &sum,
+                          rowsum_chunk__reduction_optional_none__weight_optional_absent, all);
+    opgen_add_row_lanes(1, lanes, next_acc, wide);
 }
 
 /* all FLOAT16: compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
@@ -278,7 +339,7 @@ static void finish_col_chunked__reduction_optional_none__weight_optional_absent(
  * and finish_row for each, inlined, row r + 1 summed before row r is finished, so that the reads of the one
  * overlap the arithmetic and the writes of the other (all the sums first, then all the results, measured
  * 1.1-1.2x slower: softmax rows of 64, FLOAT, one thread, 16M elements); the next row's lines asked for ahead
- * (opgen_prefetch) */
+ * (opgen_prefetch); eight lanes a sum, as every row this short (OPGEN_WIDE_ROW) */
 static void rows__reduction_optional_none__weight_optional_absent(int64_t rows, int64_t len, const float *const *in, double *acc, float *out,
                                                                  const void *params)
 {
@@ -287,14 +348,14 @@ static void rows__reduction_optional_none__weight_optional_absent(int64_t rows, 
         return;
     for (int k = 0; k < 4; ++k)
         row[k] = in[k];
-    rowsum__reduction_optional_none__weight_optional_absent(len, row, acc, params);
+    rowsum_in__reduction_optional_none__weight_optional_absent(len, row, acc, params, false);
     for (int64_t r = 0; r < rows; ++r) {
         if (r + 1 < rows) {
             for (int k = 0; k < 4; ++k) {
                 row[k] = in[k] + (r + 1) * len;
                 opgen_prefetch(row[k], len * (int64_t)sizeof(float));
             }
-            rowsum__reduction_optional_none__weight_optional_absent(len, row, acc + (r + 1) * 1, params);
+            rowsum_in__reduction_optional_none__weight_optional_absent(len, row, acc + (r + 1) * 1, params, false);
         }
         for (int k = 0; k < 4; ++k)
             row[k] = in[k] + r * len;
@@ -330,18 +391,54 @@ typedef struct {
     float c1;
 } Params__reduction_optional_none__weight_optional_present;
 
-/* lanes[8r + lane] += summand r of the elements i < n with i % 8 == lane, the last n % 8 elements going to lane 0:
- * eight partial sums in a fixed order, which the compiler vectorizes and which do not depend on the machine.
+/* The partial sums of a block of n elements, in a fixed order that the compiler vectorizes and that does not
+ * depend on the machine, the threads or the chunks (opgen_chunks.h: opgen_row_width, opgen_add_row_lanes):
+ * - wide (n >= OPGEN_WIDE_ROW): lanes[32r + i % 32] += summand r of element i, for i < n in order: four
+ *   independent vectors of eight doubles.  With the eight lanes below, a long row's adds wait on one another
+ *   (3-4 cycles each, in one or two vector registers): softmax rows of 1024 and 32768, one thread, ran 1.0-1.1x
+ *   slower in FLOAT, 1.1x in BFLOAT16, 0.96-1.07x in FLOAT16 (AMD EPYC Zen 4; 16 lanes: 0.9-1.0x, slower).
+ * - else lanes[8r + i % 8] += summand r of element i for the whole groups of 8, the last n % 8 to lane 0: for
+ *   short rows, where 32 lanes cost more to clear, carry and add up than their adds save (rows of 64 ran
+ *   1.1-1.4x slower with 32).
  * Added straight into `lanes`: from a local copy, GCC moved the lanes through general registers and back at each
  * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache. */
-static inline void rowsum_lanes__reduction_optional_none__weight_optional_present(int64_t n, const float *const *in, double *lanes, const void *params)
+static inline void rowsum_lanes__reduction_optional_none__weight_optional_present(int64_t n, const float *const *in, double *lanes, const void *params,
+                                                                                  bool wide)
 {
     (void)params;
     const float *restrict target = in[2];
     const float *restrict weight_optional = in[3];
     const float *restrict class_index = in[4];
-    double *restrict s0 = lanes + 0;
-    double *restrict s1 = lanes + 8;
+    const int64_t width = opgen_row_width(wide);
+    double *restrict s0 = lanes + width * 0;
+    double *restrict s1 = lanes + width * 1;
+    if (wide) {
+        const int64_t whole = n - n % OPGEN_ROW_LANES;
+        for (int64_t i0 = 0; i0 < whole; i0 += OPGEN_ROW_LANES) {
+            for (int64_t lane = 0; lane < OPGEN_ROW_LANES; ++lane) {
+                const int64_t i = i0 + lane;
+                const float weight_optional_i = weight_optional[i];
+                s0[lane] += (double)(weight_optional_i);
+            }
+        }
+        for (int64_t i0 = 0; i0 < whole; i0 += OPGEN_ROW_LANES) {
+            for (int64_t lane = 0; lane < OPGEN_ROW_LANES; ++lane) {
+                const int64_t i = i0 + lane;
+                const float target_i = target[i];
+                const float weight_optional_i = weight_optional[i];
+                const float class_index_i = class_index[i];
+                s1[lane] += (double)(((class_index_i == target_i) ? weight_optional_i : 0));
+            }
+        }
+        for (int64_t i = whole; i < n; ++i) {
+            const float target_i = target[i];
+            const float weight_optional_i = weight_optional[i];
+            const float class_index_i = class_index[i];
+            s0[i - whole] += (double)(weight_optional_i);
+            s1[i - whole] += (double)(((class_index_i == target_i) ? weight_optional_i : 0));
+        }
+        return;
+    }
     const int64_t whole = n - n % 8;
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
@@ -368,31 +465,54 @@ static inline void rowsum_lanes__reduction_optional_none__weight_optional_presen
     }
 }
 
-/* acc[r] += the sum of summand r over the block, from its eight lanes */
-static void rowsum__reduction_optional_none__weight_optional_present(int64_t n, const float *const *in, double *acc, const void *params)
+/* acc[r] += the sum of summand r over the block, from its lanes (opgen_row_width(wide) a sum) */
+static inline __attribute__((always_inline)) void rowsum_in__reduction_optional_none__weight_optional_present(int64_t n, const float *const *in, double *acc,
+                                                                                                              const void *params, bool wide)
 {
-    double lanes[16] = {0};
-    rowsum_lanes__reduction_optional_none__weight_optional_present(n, in, lanes, params);
-    opgen_add_lanes(2, lanes, acc);
+    double lanes[OPGEN_ROW_LANES * 2];
+    opgen_clear_row_lanes(lanes, 2, wide);
+    rowsum_lanes__reduction_optional_none__weight_optional_present(n, in, lanes, params, wide);
+    opgen_add_row_lanes(2, lanes, acc, wide);
 }
 
-/* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h); the lanes carry
- * over from chunk to chunk, so the sums are those of rowsum, bit for bit */
+static void rowsum__reduction_optional_none__weight_optional_present(int64_t n, const float *const *in, double *acc, const void *params)
+{
+    rowsum_in__reduction_optional_none__weight_optional_present(n, in, acc, params, n >= OPGEN_WIDE_ROW);
+}
+
+/* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h), in a block of eight
+ * lanes a sum, and (_wide) of OPGEN_ROW_LANES; the lanes carry over from chunk to chunk (each starts at a multiple
+ * of OPGEN_ROW_LANES), so the sums are those of rowsum, bit for bit.  Two functions, each chunk loop compiled for
+ * one: with `wide` read at each chunk, FLOAT16 rows of 1024 ran 1.05x slower in the cache. */
 static inline void rowsum_chunk__reduction_optional_none__weight_optional_present(int64_t at, int64_t n, const float *const *in, float *out,
                                                                                   const void *args)
 {
     (void)at;
     (void)out;
     const opgen_row_args *a = args;
-    rowsum_lanes__reduction_optional_none__weight_optional_present(n, in, a->lanes, a->params);
+    rowsum_lanes__reduction_optional_none__weight_optional_present(n, in, a->lanes, a->params, false);
+}
+
+static inline void rowsum_chunk_wide__reduction_optional_none__weight_optional_present(int64_t at, int64_t n, const float *const *in, float *out,
+                                                                                       const void *args)
+{
+    (void)at;
+    (void)out;
+    const opgen_row_args *a = args;
+    rowsum_lanes__reduction_optional_none__weight_optional_present(n, in, a->lanes, a->params, true);
 }
 
 static void rowsum_chunked__reduction_optional_none__weight_optional_present(int64_t n, const opgen_src *in, double *acc, const void *params)
 {
-    double lanes[16] = {0};
+    const bool wide = n >= OPGEN_WIDE_ROW;
+    double lanes[OPGEN_ROW_LANES * 2];
+    opgen_clear_row_lanes(lanes, 2, wide);
     const opgen_row_args args = {params, NULL, lanes, NULL};
-    opgen_chunked_reads(n, 5, in, &args, rowsum_chunk__reduction_optional_none__weight_optional_present);
-    opgen_add_lanes(2, lanes, acc);
+    if (wide)
+        opgen_chunked_reads(n, 5, in, &args, rowsum_chunk_wide__reduction_optional_none__weight_optional_present);
+    else
+        opgen_chunked_reads(n, 5, in, &args, rowsum_chunk__reduction_optional_none__weight_optional_present);
+    opgen_add_row_lanes(2, lanes, acc, wide);
 }
 
 static void colsum__reduction_optional_none__weight_optional_present(int64_t n, const float *const *in, double *const *acc, const void *params)
@@ -485,11 +605,17 @@ static void finish_row_chunked__reduction_optional_none__weight_optional_present
 static void finish_rowsum__reduction_optional_none__weight_optional_present(int64_t n, const float *const *in, const double *acc, float *out,
                                                                            const float *const *next, double *next_acc, const void *params)
 {
-    double lanes[16] = {0};
+    const bool wide = n >= OPGEN_WIDE_ROW;
+    double lanes[OPGEN_ROW_LANES * 2];
+    opgen_clear_row_lanes(lanes, 2, wide);
     const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
-    opgen_skewed(n, 5, in, out, &finish, finish_row_chunk__reduction_optional_none__weight_optional_present,
-                 next, &sum, rowsum_chunk__reduction_optional_none__weight_optional_present);
-    opgen_add_lanes(2, lanes, next_acc);
+    if (wide)
+        opgen_skewed(n, 5, in, out, &finish, finish_row_chunk__reduction_optional_none__weight_optional_present,
+                     next, &sum, rowsum_chunk_wide__reduction_optional_none__weight_optional_present);
+    else
+        opgen_skewed(n, 5, in, out, &finish, finish_row_chunk__reduction_optional_none__weight_optional_present,
+                     next, &sum, rowsum_chunk__reduction_optional_none__weight_optional_present);
+    opgen_add_row_lanes(2, lanes, next_acc, wide);
 }
 
 /* finish_rowsum over contiguous operands all FLOAT16 or all BFLOAT16, a chunk of each row in turn
@@ -498,11 +624,17 @@ static inline __attribute__((always_inline)) void finish_rowsum_loop__reduction_
     int64_t n, const opgen_src *in, const double *acc, opgen_dst out, const opgen_src *next, double *next_acc,
     const void *params, aclDataType all)
 {
-    double lanes[16] = {0};
+    const bool wide = n >= OPGEN_WIDE_ROW;
+    double lanes[OPGEN_ROW_LANES * 2];
+    opgen_clear_row_lanes(lanes, 2, wide);
     const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
-    opgen_skewed_loop(n, 5, in, out, &finish, finish_row_chunk__reduction_optional_none__weight_optional_present, next, &sum,
-                      rowsum_chunk__reduction_optional_none__weight_optional_present, all);
-    opgen_add_lanes(2, lanes, next_acc);
+    if (wide)
+        opgen_skewed_loop(n, 5, in, out, &finish, finish_row_chunk__reduction_optional_none__weight_optional_present, next, &sum,
+                          rowsum_chunk_wide__reduction_optional_none__weight_optional_present, all);
+    else
+        opgen_skewed_loop(n, 5, in, out, &finish, finish_row_chunk__reduction_optional_none__weight_optional_present, next, &sum,
+                          rowsum_chunk__reduction_optional_none__weight_optional_present, all);
+    opgen_add_row_lanes(2, lanes, next_acc, wide);
 }
 
 /* all FLOAT16: compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
@@ -562,7 +694,7 @@ static void finish_col_chunked__reduction_optional_none__weight_optional_present
  * and finish_row for each, inlined, row r + 1 summed before row r is finished, so that the reads of the one
  * overlap the arithmetic and the writes of the other (all the sums first, then all the results, measured
  * 1.1-1.2x slower: softmax rows of 64, FLOAT, one thread, 16M elements); the next row's lines asked for ahead
- * (opgen_prefetch) */
+ * (opgen_prefetch); eight lanes a sum, as every row this short (OPGEN_WIDE_ROW) */
 static void rows__reduction_optional_none__weight_optional_present(int64_t rows, int64_t len, const float *const *in, double *acc, float *out,
                                                                   const void *params)
 {
@@ -571,14 +703,14 @@ static void rows__reduction_optional_none__weight_optional_present(int64_t rows,
         return;
     for (int k = 0; k < 5; ++k)
         row[k] = in[k];
-    rowsum__reduction_optional_none__weight_optional_present(len, row, acc, params);
+    rowsum_in__reduction_optional_none__weight_optional_present(len, row, acc, params, false);
     for (int64_t r = 0; r < rows; ++r) {
         if (r + 1 < rows) {
             for (int k = 0; k < 5; ++k) {
                 row[k] = in[k] + (r + 1) * len;
                 opgen_prefetch(row[k], len * (int64_t)sizeof(float));
             }
-            rowsum__reduction_optional_none__weight_optional_present(len, row, acc + (r + 1) * 2, params);
+            rowsum_in__reduction_optional_none__weight_optional_present(len, row, acc + (r + 1) * 2, params, false);
         }
         for (int k = 0; k < 5; ++k)
             row[k] = in[k] + r * len;
@@ -630,16 +762,42 @@ static void grid0__reduction_optional_mean__weight_optional_absent(int64_t n, co
 }
 
 
-/* lanes[8r + lane] += summand r of the elements i < n with i % 8 == lane, the last n % 8 elements going to lane 0:
- * eight partial sums in a fixed order, which the compiler vectorizes and which do not depend on the machine.
+/* The partial sums of a block of n elements, in a fixed order that the compiler vectorizes and that does not
+ * depend on the machine, the threads or the chunks (opgen_chunks.h: opgen_row_width, opgen_add_row_lanes):
+ * - wide (n >= OPGEN_WIDE_ROW): lanes[32r + i % 32] += summand r of element i, for i < n in order: four
+ *   independent vectors of eight doubles.  With the eight lanes below, a long row's adds wait on one another
+ *   (3-4 cycles each, in one or two vector registers): softmax rows of 1024 and 32768, one thread, ran 1.0-1.1x
+ *   slower in FLOAT, 1.1x in BFLOAT16, 0.96-1.07x in FLOAT16 (AMD EPYC Zen 4; 16 lanes: 0.9-1.0x, slower).
+ * - else lanes[8r + i % 8] += summand r of element i for the whole groups of 8, the last n % 8 to lane 0: for
+ *   short rows, where 32 lanes cost more to clear, carry and add up than their adds save (rows of 64 ran
+ *   1.1-1.4x slower with 32).
  * Added straight into `lanes`: from a local copy, GCC moved the lanes through general registers and back at each
  * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache. */
-static inline void rowsum_lanes__reduction_optional_mean__weight_optional_absent(int64_t n, const float *const *in, double *lanes, const void *params)
+static inline void rowsum_lanes__reduction_optional_mean__weight_optional_absent(int64_t n, const float *const *in, double *lanes, const void *params,
+                                                                                 bool wide)
 {
     (void)params;
     const float *restrict target = in[2];
     const float *restrict class_index = in[3];
-    double *restrict s0 = lanes + 0;
+    const int64_t width = opgen_row_width(wide);
+    double *restrict s0 = lanes + width * 0;
+    if (wide) {
+        const int64_t whole = n - n % OPGEN_ROW_LANES;
+        for (int64_t i0 = 0; i0 < whole; i0 += OPGEN_ROW_LANES) {
+            for (int64_t lane = 0; lane < OPGEN_ROW_LANES; ++lane) {
+                const int64_t i = i0 + lane;
+                const float target_i = target[i];
+                const float class_index_i = class_index[i];
+                s0[lane] += (double)(((class_index_i == target_i) ? 1 : 0));
+            }
+        }
+        for (int64_t i = whole; i < n; ++i) {
+            const float target_i = target[i];
+            const float class_index_i = class_index[i];
+            s0[i - whole] += (double)(((class_index_i == target_i) ? 1 : 0));
+        }
+        return;
+    }
     const int64_t whole = n - n % 8;
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
@@ -656,31 +814,54 @@ static inline void rowsum_lanes__reduction_optional_mean__weight_optional_absent
     }
 }
 
-/* acc[r] += the sum of summand r over the block, from its eight lanes */
-static void rowsum__reduction_optional_mean__weight_optional_absent(int64_t n, const float *const *in, double *acc, const void *params)
+/* acc[r] += the sum of summand r over the block, from its lanes (opgen_row_width(wide) a sum) */
+static inline __attribute__((always_inline)) void rowsum_in__reduction_optional_mean__weight_optional_absent(int64_t n, const float *const *in, double *acc,
+                                                                                                             const void *params, bool wide)
 {
-    double lanes[8] = {0};
-    rowsum_lanes__reduction_optional_mean__weight_optional_absent(n, in, lanes, params);
-    opgen_add_lanes(1, lanes, acc);
+    double lanes[OPGEN_ROW_LANES * 1];
+    opgen_clear_row_lanes(lanes, 1, wide);
+    rowsum_lanes__reduction_optional_mean__weight_optional_absent(n, in, lanes, params, wide);
+    opgen_add_row_lanes(1, lanes, acc, wide);
 }
 
-/* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h); the lanes carry
- * over from chunk to chunk, so the sums are those of rowsum, bit for bit */
+static void rowsum__reduction_optional_mean__weight_optional_absent(int64_t n, const float *const *in, double *acc, const void *params)
+{
+    rowsum_in__reduction_optional_mean__weight_optional_absent(n, in, acc, params, n >= OPGEN_WIDE_ROW);
+}
+
+/* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h), in a block of eight
+ * lanes a sum, and (_wide) of OPGEN_ROW_LANES; the lanes carry over from chunk to chunk (each starts at a multiple
+ * of OPGEN_ROW_LANES), so the sums are those of rowsum, bit for bit.  Two functions, each chunk loop compiled for
+ * one: with `wide` read at each chunk, FLOAT16 rows of 1024 ran 1.05x slower in the cache. */
 static inline void rowsum_chunk__reduction_optional_mean__weight_optional_absent(int64_t at, int64_t n, const float *const *in, float *out,
                                                                                  const void *args)
 {
     (void)at;
     (void)out;
     const opgen_row_args *a = args;
-    rowsum_lanes__reduction_optional_mean__weight_optional_absent(n, in, a->lanes, a->params);
+    rowsum_lanes__reduction_optional_mean__weight_optional_absent(n, in, a->lanes, a->params, false);
+}
+
+static inline void rowsum_chunk_wide__reduction_optional_mean__weight_optional_absent(int64_t at, int64_t n, const float *const *in, float *out,
+                                                                                      const void *args)
+{
+    (void)at;
+    (void)out;
+    const opgen_row_args *a = args;
+    rowsum_lanes__reduction_optional_mean__weight_optional_absent(n, in, a->lanes, a->params, true);
 }
 
 static void rowsum_chunked__reduction_optional_mean__weight_optional_absent(int64_t n, const opgen_src *in, double *acc, const void *params)
 {
-    double lanes[8] = {0};
+    const bool wide = n >= OPGEN_WIDE_ROW;
+    double lanes[OPGEN_ROW_LANES * 1];
+    opgen_clear_row_lanes(lanes, 1, wide);
     const opgen_row_args args = {params, NULL, lanes, NULL};
-    opgen_chunked_reads(n, 4, in, &args, rowsum_chunk__reduction_optional_mean__weight_optional_absent);
-    opgen_add_lanes(1, lanes, acc);
+    if (wide)
+        opgen_chunked_reads(n, 4, in, &args, rowsum_chunk_wide__reduction_optional_mean__weight_optional_absent);
+    else
+        opgen_chunked_reads(n, 4, in, &args, rowsum_chunk__reduction_optional_mean__weight_optional_absent);
+    opgen_add_row_lanes(1, lanes, acc, wide);
 }
 
 static void colsum__reduction_optional_mean__weight_optional_absent(int64_t n, const float *const *in, double *const *acc, const void *params)
@@ -766,11 +947,17 @@ static void finish_row_chunked__reduction_optional_mean__weight_optional_absent(
 static void finish_rowsum__reduction_optional_mean__weight_optional_absent(int64_t n, const float *const *in, const double *acc, float *out,
                                                                           const float *const *next, double *next_acc, const void *params)
 {
-    double lanes[8] = {0};
+    const bool wide = n >= OPGEN_WIDE_ROW;
+    double lanes[OPGEN_ROW_LANES * 1];
+    opgen_clear_row_lanes(lanes, 1, wide);
     const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
-    opgen_skewed(n, 4, in, out, &finish, finish_row_chunk__reduction_optional_mean__weight_optional_absent,
-                 next, &sum, rowsum_chunk__reduction_optional_mean__weight_optional_absent);
-    opgen_add_lanes(1, lanes, next_acc);
+    if (wide)
+        opgen_skewed(n, 4, in, out, &finish, finish_row_chunk__reduction_optional_mean__weight_optional_absent,
+                     next, &sum, rowsum_chunk_wide__reduction_optional_mean__weight_optional_absent);
+    else
+        opgen_skewed(n, 4, in, out, &finish, finish_row_chunk__reduction_optional_mean__weight_optional_absent,
+                     next, &sum, rowsum_chunk__reduction_optional_mean__weight_optional_absent);
+    opgen_add_row_lanes(1, lanes, next_acc, wide);
 }
 
 /* finish_rowsum over contiguous operands all FLOAT16 or all BFLOAT16, a chunk of each row in turn
@@ -779,11 +966,17 @@ static inline __attribute__((always_inline)) void finish_rowsum_loop__reduction_
     int64_t n, const opgen_src *in, const double *acc, opgen_dst out, const opgen_src *next, double *next_acc,
     const void *params, aclDataType all)
 {
-    double lanes[8] = {0};
+    const bool wide = n >= OPGEN_WIDE_ROW;
+    double lanes[OPGEN_ROW_LANES * 1];
+    opgen_clear_row_lanes(lanes, 1, wide);
     const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
-    opgen_skewed_loop(n, 4, in, out, &finish, finish_row_chunk__reduction_optional_mean__weight_optional_absent, next, &sum,
-                      rowsum_chunk__reduction_optional_mean__weight_optional_absent, all);
-    opgen_add_lanes(1, lanes, next_acc);
+    if (wide)
+        opgen_skewed_loop(n, 4, in, out, &finish, finish_row_chunk__reduction_optional_mean__weight_optional_absent, next, &sum,
+                          rowsum_chunk_wide__reduction_optional_mean__weight_optional_absent, all);
+    else
+        opgen_skewed_loop(n, 4, in, out, &finish, finish_row_chunk__reduction_optional_mean__weight_optional_absent, next, &sum,
+                          rowsum_chunk__reduction_optional_mean__weight_optional_absent, all);
+    opgen_add_row_lanes(1, lanes, next_acc, wide);
 }
 
 /* all FLOAT16: compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
@@ -843,7 +1036,7 @@ static void finish_col_chunked__reduction_optional_mean__weight_optional_absent(
  * and finish_row for each, inlined, row r + 1 summed before row r is finished, so that the reads of the one
  * overlap the arithmetic and the writes of the other (all the sums first, then all the results, measured
  * 1.1-1.2x slower: softmax rows of 64, FLOAT, one thread, 16M elements); the next row's lines asked for ahead
- * (opgen_prefetch) */
+ * (opgen_prefetch); eight lanes a sum, as every row this short (OPGEN_WIDE_ROW) */
 static void rows__reduction_optional_mean__weight_optional_absent(int64_t rows, int64_t len, const float *const *in, double *acc, float *out,
                                                                  const void *params)
 {
@@ -852,14 +1045,14 @@ static void rows__reduction_optional_mean__weight_optional_absent(int64_t rows, 
         return;
     for (int k = 0; k < 4; ++k)
         row[k] = in[k];
-    rowsum__reduction_optional_mean__weight_optional_absent(len, row, acc, params);
+    rowsum_in__reduction_optional_mean__weight_optional_absent(len, row, acc, params, false);
     for (int64_t r = 0; r < rows; ++r) {
         if (r + 1 < rows) {
             for (int k = 0; k < 4; ++k) {
                 row[k] = in[k] + (r + 1) * len;
                 opgen_prefetch(row[k], len * (int64_t)sizeof(float));
             }
-            rowsum__reduction_optional_mean__weight_optional_absent(len, row, acc + (r + 1) * 1, params);
+            rowsum_in__reduction_optional_mean__weight_optional_absent(len, row, acc + (r + 1) * 1, params, false);
         }
         for (int k = 0; k < 4; ++k)
             row[k] = in[k] + r * len;
@@ -912,18 +1105,54 @@ static void grid0__reduction_optional_mean__weight_optional_present(int64_t n, c
 }
 
 
-/* lanes[8r + lane] += summand r of the elements i < n with i % 8 == lane, the last n % 8 elements going to lane 0:
- * eight partial sums in a fixed order, which the compiler vectorizes and which do not depend on the machine.
+/* The partial sums of a block of n elements, in a fixed order that the compiler vectorizes and that does not
+ * depend on the machine, the threads or the chunks (opgen_chunks.h: opgen_row_width, opgen_add_row_lanes):
+ * - wide (n >= OPGEN_WIDE_ROW): lanes[32r + i % 32] += summand r of element i, for i < n in order: four
+ *   independent vectors of eight doubles.  With the eight lanes below, a long row's adds wait on one another
+ *   (3-4 cycles each, in one or two vector registers): softmax rows of 1024 and 32768, one thread, ran 1.0-1.1x
+ *   slower in FLOAT, 1.1x in BFLOAT16, 0.96-1.07x in FLOAT16 (AMD EPYC Zen 4; 16 lanes: 0.9-1.0x, slower).
+ * - else lanes[8r + i % 8] += summand r of element i for the whole groups of 8, the last n % 8 to lane 0: for
+ *   short rows, where 32 lanes cost more to clear, carry and add up than their adds save (rows of 64 ran
+ *   1.1-1.4x slower with 32).
  * Added straight into `lanes`: from a local copy, GCC moved the lanes through general registers and back at each
  * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache. */
-static inline void rowsum_lanes__reduction_optional_mean__weight_optional_present(int64_t n, const float *const *in, double *lanes, const void *params)
+static inline void rowsum_lanes__reduction_optional_mean__weight_optional_present(int64_t n, const float *const *in, double *lanes, const void *params,
+                                                                                  bool wide)
 {
     (void)params;
     const float *restrict target = in[2];
     const float *restrict weight_optional = in[3];
     const float *restrict class_index = in[4];
-    double *restrict s0 = lanes + 0;
-    double *restrict s1 = lanes + 8;
+    const int64_t width = opgen_row_width(wide);
+    double *restrict s0 = lanes + width * 0;
+    double *restrict s1 = lanes + width * 1;
+    if (wide) {
+        const int64_t whole = n - n % OPGEN_ROW_LANES;
+        for (int64_t i0 = 0; i0 < whole; i0 += OPGEN_ROW_LANES) {
+            for (int64_t lane = 0; lane < OPGEN_ROW_LANES; ++lane) {
+                const int64_t i = i0 + lane;
+                const float weight_optional_i = weight_optional[i];
+                s0[lane] += (double)(weight_optional_i);
+            }
+        }
+        for (int64_t i0 = 0; i0 < whole; i0 += OPGEN_ROW_LANES) {
+            for (int64_t lane = 0; lane < OPGEN_ROW_LANES; ++lane) {
+                const int64_t i = i0 + lane;
+                const float target_i = target[i];
+                const float weight_optional_i = weight_optional[i];
+                const float class_index_i = class_index[i];
+                s1[lane] += (double)(((class_index_i == target_i) ? weight_optional_i : 0));
+            }
+        }
+        for (int64_t i = whole; i < n; ++i) {
+            const float target_i = target[i];
+            const float weight_optional_i = weight_optional[i];
+            const float class_index_i = class_index[i];
+            s0[i - whole] += (double)(weight_optional_i);
+            s1[i - whole] += (double)(((class_index_i == target_i) ? weight_optional_i : 0));
+        }
+        return;
+    }
     const int64_t whole = n - n % 8;
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
@@ -950,31 +1179,54 @@ static inline void rowsum_lanes__reduction_optional_mean__weight_optional_presen
     }
 }
 
-/* acc[r] += the sum of summand r over the block, from its eight lanes */
-static void rowsum__reduction_optional_mean__weight_optional_present(int64_t n, const float *const *in, double *acc, const void *params)
+/* acc[r] += the sum of summand r over the block, from its lanes (opgen_row_width(wide) a sum) */
+static inline __attribute__((always_inline)) void rowsum_in__reduction_optional_mean__weight_optional_present(int64_t n, const float *const *in, double *acc,
+                                                                                                              const void *params, bool wide)
 {
-    double lanes[16] = {0};
-    rowsum_lanes__reduction_optional_mean__weight_optional_present(n, in, lanes, params);
-    opgen_add_lanes(2, lanes, acc);
+    double lanes[OPGEN_ROW_LANES * 2];
+    opgen_clear_row_lanes(lanes, 2, wide);
+    rowsum_lanes__reduction_optional_mean__weight_optional_present(n, in, lanes, params, wide);
+    opgen_add_row_lanes(2, lanes, acc, wide);
 }
 
-/* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h); the lanes carry
- * over from chunk to chunk, so the sums are those of rowsum, bit for bit */
+static void rowsum__reduction_optional_mean__weight_optional_present(int64_t n, const float *const *in, double *acc, const void *params)
+{
+    rowsum_in__reduction_optional_mean__weight_optional_present(n, in, acc, params, n >= OPGEN_WIDE_ROW);
+}
+
+/* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h), in a block of eight
+ * lanes a sum, and (_wide) of OPGEN_ROW_LANES; the lanes carry over from chunk to chunk (each starts at a multiple
+ * of OPGEN_ROW_LANES), so the sums are those of rowsum, bit for bit.  Two functions, each chunk loop compiled for
+ * one: with `wide` read at each chunk, FLOAT16 rows of 1024 ran 1.05x slower in the cache. */
 static inline void rowsum_chunk__reduction_optional_mean__weight_optional_present(int64_t at, int64_t n, const float *const *in, float *out,
                                                                                   const void *args)
 {
     (void)at;
     (void)out;
     const opgen_row_args *a = args;
-    rowsum_lanes__reduction_optional_mean__weight_optional_present(n, in, a->lanes, a->params);
+    rowsum_lanes__reduction_optional_mean__weight_optional_present(n, in, a->lanes, a->params, false);
+}
+
+static inline void rowsum_chunk_wide__reduction_optional_mean__weight_optional_present(int64_t at, int64_t n, const float *const *in, float *out,
+                                                                                       const void *args)
+{
+    (void)at;
+    (void)out;
+    const opgen_row_args *a = args;
+    rowsum_lanes__reduction_optional_mean__weight_optional_present(n, in, a->lanes, a->params, true);
 }
 
 static void rowsum_chunked__reduction_optional_mean__weight_optional_present(int64_t n, const opgen_src *in, double *acc, const void *params)
 {
-    double lanes[16] = {0};
+    const bool wide = n >= OPGEN_WIDE_ROW;
+    double lanes[OPGEN_ROW_LANES * 2];
+    opgen_clear_row_lanes(lanes, 2, wide);
     const opgen_row_args args = {params, NULL, lanes, NULL};
-    opgen_chunked_reads(n, 5, in, &args, rowsum_chunk__reduction_optional_mean__weight_optional_present);
-    opgen_add_lanes(2, lanes, acc);
+    if (wide)
+        opgen_chunked_reads(n, 5, in, &args, rowsum_chunk_wide__reduction_optional_mean__weight_optional_present);
+    else
+        opgen_chunked_reads(n, 5, in, &args, rowsum_chunk__reduction_optional_mean__weight_optional_present);
+    opgen_add_row_lanes(2, lanes, acc, wide);
 }
 
 static void colsum__reduction_optional_mean__weight_optional_present(int64_t n, const float *const *in, double *const *acc, const void *params)
@@ -1069,11 +1321,17 @@ static void finish_row_chunked__reduction_optional_mean__weight_optional_present
 static void finish_rowsum__reduction_optional_mean__weight_optional_present(int64_t n, const float *const *in, const double *acc, float *out,
                                                                            const float *const *next, double *next_acc, const void *params)
 {
-    double lanes[16] = {0};
+    const bool wide = n >= OPGEN_WIDE_ROW;
+    double lanes[OPGEN_ROW_LANES * 2];
+    opgen_clear_row_lanes(lanes, 2, wide);
     const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
-    opgen_skewed(n, 5, in, out, &finish, finish_row_chunk__reduction_optional_mean__weight_optional_present,
-                 next, &sum, rowsum_chunk__reduction_optional_mean__weight_optional_present);
-    opgen_add_lanes(2, lanes, next_acc);
+    if (wide)
+        opgen_skewed(n, 5, in, out, &finish, finish_row_chunk__reduction_optional_mean__weight_optional_present,
+                     next, &sum, rowsum_chunk_wide__reduction_optional_mean__weight_optional_present);
+    else
+        opgen_skewed(n, 5, in, out, &finish, finish_row_chunk__reduction_optional_mean__weight_optional_present,
+                     next, &sum, rowsum_chunk__reduction_optional_mean__weight_optional_present);
+    opgen_add_row_lanes(2, lanes, next_acc, wide);
 }
 
 /* finish_rowsum over contiguous operands all FLOAT16 or all BFLOAT16, a chunk of each row in turn
@@ -1082,11 +1340,17 @@ static inline __attribute__((always_inline)) void finish_rowsum_loop__reduction_
     int64_t n, const opgen_src *in, const double *acc, opgen_dst out, const opgen_src *next, double *next_acc,
     const void *params, aclDataType all)
 {
-    double lanes[16] = {0};
+    const bool wide = n >= OPGEN_WIDE_ROW;
+    double lanes[OPGEN_ROW_LANES * 2];
+    opgen_clear_row_lanes(lanes, 2, wide);
     const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
-    opgen_skewed_loop(n, 5, in, out, &finish, finish_row_chunk__reduction_optional_mean__weight_optional_present, next, &sum,
-                      rowsum_chunk__reduction_optional_mean__weight_optional_present, all);
-    opgen_add_lanes(2, lanes, next_acc);
+    if (wide)
+        opgen_skewed_loop(n, 5, in, out, &finish, finish_row_chunk__reduction_optional_mean__weight_optional_present, next, &sum,
+                          rowsum_chunk_wide__reduction_optional_mean__weight_optional_present, all);
+    else
+        opgen_skewed_loop(n, 5, in, out, &finish, finish_row_chunk__reduction_optional_mean__weight_optional_present, next, &sum,
+                          rowsum_chunk__reduction_optional_mean__weight_optional_present, all);
+    opgen_add_row_lanes(2, lanes, next_acc, wide);
 }
 
 /* all FLOAT16: compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
@@ -1146,7 +1410,7 @@ static void finish_col_chunked__reduction_optional_mean__weight_optional_present
  * and finish_row for each, inlined, row r + 1 summed before row r is finished, so that the reads of the one
  * overlap the arithmetic and the writes of the other (all the sums first, then all the results, measured
  * 1.1-1.2x slower: softmax rows of 64, FLOAT, one thread, 16M elements); the next row's lines asked for ahead
- * (opgen_prefetch) */
+ * (opgen_prefetch); eight lanes a sum, as every row this short (OPGEN_WIDE_ROW) */
 static void rows__reduction_optional_mean__weight_optional_present(int64_t rows, int64_t len, const float *const *in, double *acc, float *out,
                                                                   const void *params)
 {
@@ -1155,14 +1419,14 @@ static void rows__reduction_optional_mean__weight_optional_present(int64_t rows,
         return;
     for (int k = 0; k < 5; ++k)
         row[k] = in[k];
-    rowsum__reduction_optional_mean__weight_optional_present(len, row, acc, params);
+    rowsum_in__reduction_optional_mean__weight_optional_present(len, row, acc, params, false);
     for (int64_t r = 0; r < rows; ++r) {
         if (r + 1 < rows) {
             for (int k = 0; k < 5; ++k) {
                 row[k] = in[k] + (r + 1) * len;
                 opgen_prefetch(row[k], len * (int64_t)sizeof(float));
             }
-            rowsum__reduction_optional_mean__weight_optional_present(len, row, acc + (r + 1) * 2, params);
+            rowsum_in__reduction_optional_mean__weight_optional_present(len, row, acc + (r + 1) * 2, params, false);
         }
         for (int k = 0; k < 5; ++k)
             row[k] = in[k] + r * len;
@@ -1199,16 +1463,42 @@ typedef struct {
     float c2;
 } Params__reduction_optional_sum__weight_optional_absent;
 
-/* lanes[8r + lane] += summand r of the elements i < n with i % 8 == lane, the last n % 8 elements going to lane 0:
- * eight partial sums in a fixed order, which the compiler vectorizes and which do not depend on the machine.
+/* The partial sums of a block of n elements, in a fixed order that the compiler vectorizes and that does not
+ * depend on the machine, the threads or the chunks (opgen_chunks.h: opgen_row_width, opgen_add_row_lanes):
+ * - wide (n >= OPGEN_WIDE_ROW): lanes[32r + i % 32] += summand r of element i, for i < n in order: four
+ *   independent vectors of eight doubles.  With the eight lanes below, a long row's adds wait on one another
+ *   (3-4 cycles each, in one or two vector registers): softmax rows of 1024 and 32768, one thread, ran 1.0-1.1x
+ *   slower in FLOAT, 1.1x in BFLOAT16, 0.96-1.07x in FLOAT16 (AMD EPYC Zen 4; 16 lanes: 0.9-1.0x, slower).
+ * - else lanes[8r + i % 8] += summand r of element i for the whole groups of 8, the last n % 8 to lane 0: for
+ *   short rows, where 32 lanes cost more to clear, carry and add up than their adds save (rows of 64 ran
+ *   1.1-1.4x slower with 32).
  * Added straight into `lanes`: from a local copy, GCC moved the lanes through general registers and back at each
  * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache. */
-static inline void rowsum_lanes__reduction_optional_sum__weight_optional_absent(int64_t n, const float *const *in, double *lanes, const void *params)
+static inline void rowsum_lanes__reduction_optional_sum__weight_optional_absent(int64_t n, const float *const *in, double *lanes, const void *params,
+                                                                                bool wide)
 {
     (void)params;
     const float *restrict target = in[2];
     const float *restrict class_index = in[3];
-    double *restrict s0 = lanes + 0;
+    const int64_t width = opgen_row_width(wide);
+    double *restrict s0 = lanes + width * 0;
+    if (wide) {
+        const int64_t whole = n - n % OPGEN_ROW_LANES;
+        for (int64_t i0 = 0; i0 < whole; i0 += OPGEN_ROW_LANES) {
+            for (int64_t lane = 0; lane < OPGEN_ROW_LANES; ++lane) {
+                const int64_t i = i0 + lane;
+                const float target_i = target[i];
+                const float class_index_i = class_index[i];
+                s0[lane] += (double)(((class_index_i == target_i) ? 1 : 0));
+            }
+        }
+        for (int64_t i = whole; i < n; ++i) {
+            const float target_i = target[i];
+            const float class_index_i = class_index[i];
+            s0[i - whole] += (double)(((class_index_i == target_i) ? 1 : 0));
+        }
+        return;
+    }
     const int64_t whole = n - n % 8;
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
@@ -1225,31 +1515,54 @@ static inline void rowsum_lanes__reduction_optional_sum__weight_optional_absent(
     }
 }
 
-/* acc[r] += the sum of summand r over the block, from its eight lanes */
-static void rowsum__reduction_optional_sum__weight_optional_absent(int64_t n, const float *const *in, double *acc, const void *params)
+/* acc[r] += the sum of summand r over the block, from its lanes (opgen_row_width(wide) a sum) */
+static inline __attribute__((always_inline)) void rowsum_in__reduction_optional_sum__weight_optional_absent(int64_t n, const float *const *in, double *acc,
+                                                                                                            const void *params, bool wide)
 {
-    double lanes[8] = {0};
-    rowsum_lanes__reduction_optional_sum__weight_optional_absent(n, in, lanes, params);
-    opgen_add_lanes(1, lanes, acc);
+    double lanes[OPGEN_ROW_LANES * 1];
+    opgen_clear_row_lanes(lanes, 1, wide);
+    rowsum_lanes__reduction_optional_sum__weight_optional_absent(n, in, lanes, params, wide);
+    opgen_add_row_lanes(1, lanes, acc, wide);
 }
 
-/* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h); the lanes carry
- * over from chunk to chunk, so the sums are those of rowsum, bit for bit */
+static void rowsum__reduction_optional_sum__weight_optional_absent(int64_t n, const float *const *in, double *acc, const void *params)
+{
+    rowsum_in__reduction_optional_sum__weight_optional_absent(n, in, acc, params, n >= OPGEN_WIDE_ROW);
+}
+
+/* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h), in a block of eight
+ * lanes a sum, and (_wide) of OPGEN_ROW_LANES; the lanes carry over from chunk to chunk (each starts at a multiple
+ * of OPGEN_ROW_LANES), so the sums are those of rowsum, bit for bit.  Two functions, each chunk loop compiled for
+ * one: with `wide` read at each chunk, FLOAT16 rows of 1024 ran 1.05x slower in the cache. */
 static inline void rowsum_chunk__reduction_optional_sum__weight_optional_absent(int64_t at, int64_t n, const float *const *in, float *out,
                                                                                 const void *args)
 {
     (void)at;
     (void)out;
     const opgen_row_args *a = args;
-    rowsum_lanes__reduction_optional_sum__weight_optional_absent(n, in, a->lanes, a->params);
+    rowsum_lanes__reduction_optional_sum__weight_optional_absent(n, in, a->lanes, a->params, false);
+}
+
+static inline void rowsum_chunk_wide__reduction_optional_sum__weight_optional_absent(int64_t at, int64_t n, const float *const *in, float *out,
+                                                                                     const void *args)
+{
+    (void)at;
+    (void)out;
+    const opgen_row_args *a = args;
+    rowsum_lanes__reduction_optional_sum__weight_optional_absent(n, in, a->lanes, a->params, true);
 }
 
 static void rowsum_chunked__reduction_optional_sum__weight_optional_absent(int64_t n, const opgen_src *in, double *acc, const void *params)
 {
-    double lanes[8] = {0};
+    const bool wide = n >= OPGEN_WIDE_ROW;
+    double lanes[OPGEN_ROW_LANES * 1];
+    opgen_clear_row_lanes(lanes, 1, wide);
     const opgen_row_args args = {params, NULL, lanes, NULL};
-    opgen_chunked_reads(n, 4, in, &args, rowsum_chunk__reduction_optional_sum__weight_optional_absent);
-    opgen_add_lanes(1, lanes, acc);
+    if (wide)
+        opgen_chunked_reads(n, 4, in, &args, rowsum_chunk_wide__reduction_optional_sum__weight_optional_absent);
+    else
+        opgen_chunked_reads(n, 4, in, &args, rowsum_chunk__reduction_optional_sum__weight_optional_absent);
+    opgen_add_row_lanes(1, lanes, acc, wide);
 }
 
 static void colsum__reduction_optional_sum__weight_optional_absent(int64_t n, const float *const *in, double *const *acc, const void *params)
@@ -1333,11 +1646,17 @@ static void finish_row_chunked__reduction_optional_sum__weight_optional_absent(i
 static void finish_rowsum__reduction_optional_sum__weight_optional_absent(int64_t n, const float *const *in, const double *acc, float *out,
                                                                          const float *const *next, double *next_acc, const void *params)
 {
-    double lanes[8] = {0};
+    const bool wide = n >= OPGEN_WIDE_ROW;
+    double lanes[OPGEN_ROW_LANES * 1];
+    opgen_clear_row_lanes(lanes, 1, wide);
     const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
-    opgen_skewed(n, 4, in, out, &finish, finish_row_chunk__reduction_optional_sum__weight_optional_absent,
-                 next, &sum, rowsum_chunk__reduction_optional_sum__weight_optional_absent);
-    opgen_add_lanes(1, lanes, next_acc);
+    if (wide)
+        opgen_skewed(n, 4, in, out, &finish, finish_row_chunk__reduction_optional_sum__weight_optional_absent,
+                     next, &sum, rowsum_chunk_wide__reduction_optional_sum__weight_optional_absent);
+    else
+        opgen_skewed(n, 4, in, out, &finish, finish_row_chunk__reduction_optional_sum__weight_optional_absent,
+                     next, &sum, rowsum_chunk__reduction_optional_sum__weight_optional_absent);
+    opgen_add_row_lanes(1, lanes, next_acc, wide);
 }
 
 /* finish_rowsum over contiguous operands all FLOAT16 or all BFLOAT16, a chunk of each row in turn
@@ -1346,11 +1665,17 @@ static inline __attribute__((always_inline)) void finish_rowsum_loop__reduction_
     int64_t n, const opgen_src *in, const double *acc, opgen_dst out, const opgen_src *next, double *next_acc,
     const void *params, aclDataType all)
 {
-    double lanes[8] = {0};
+    const bool wide = n >= OPGEN_WIDE_ROW;
+    double lanes[OPGEN_ROW_LANES * 1];
+    opgen_clear_row_lanes(lanes, 1, wide);
     const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
-    opgen_skewed_loop(n, 4, in, out, &finish, finish_row_chunk__reduction_optional_sum__weight_optional_absent, next, &sum,
-                      rowsum_chunk__reduction_optional_sum__weight_optional_absent, all);
-    opgen_add_lanes(1, lanes, next_acc);
+    if (wide)
+        opgen_skewed_loop(n, 4, in, out, &finish, finish_row_chunk__reduction_optional_sum__weight_optional_absent, next, &sum,
+                          rowsum_chunk_wide__reduction_optional_sum__weight_optional_absent, all);
+    else
+        opgen_skewed_loop(n, 4, in, out, &finish, finish_row_chunk__reduction_optional_sum__weight_optional_absent, next, &sum,
+                          rowsum_chunk__reduction_optional_sum__weight_optional_absent, all);
+    opgen_add_row_lanes(1, lanes, next_acc, wide);
 }
 
 /* all FLOAT16: compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
@@ -1410,7 +1735,7 @@ static void finish_col_chunked__reduction_optional_sum__weight_optional_absent(i
  * and finish_row for each, inlined, row r + 1 summed before row r is finished, so that the reads of the one
  * overlap the arithmetic and the writes of the other (all the sums first, then all the results, measured
  * 1.1-1.2x slower: softmax rows of 64, FLOAT, one thread, 16M elements); the next row's lines asked for ahead
- * (opgen_prefetch) */
+ * (opgen_prefetch); eight lanes a sum, as every row this short (OPGEN_WIDE_ROW) */
 static void rows__reduction_optional_sum__weight_optional_absent(int64_t rows, int64_t len, const float *const *in, double *acc, float *out,
                                                                 const void *params)
 {
@@ -1419,14 +1744,14 @@ static void rows__reduction_optional_sum__weight_optional_absent(int64_t rows, i
         return;
     for (int k = 0; k < 4; ++k)
         row[k] = in[k];
-    rowsum__reduction_optional_sum__weight_optional_absent(len, row, acc, params);
+    rowsum_in__reduction_optional_sum__weight_optional_absent(len, row, acc, params, false);
     for (int64_t r = 0; r < rows; ++r) {
         if (r + 1 < rows) {
             for (int k = 0; k < 4; ++k) {
                 row[k] = in[k] + (r + 1) * len;
                 opgen_prefetch(row[k], len * (int64_t)sizeof(float));
             }
-            rowsum__reduction_optional_sum__weight_optional_absent(len, row, acc + (r + 1) * 1, params);
+            rowsum_in__reduction_optional_sum__weight_optional_absent(len, row, acc + (r + 1) * 1, params, false);
         }
         for (int k = 0; k < 4; ++k)
             row[k] = in[k] + r * len;
@@ -1462,18 +1787,54 @@ typedef struct {
     float c1;
 } Params__reduction_optional_sum__weight_optional_present;
 
-/* lanes[8r + lane] += summand r of the elements i < n with i % 8 == lane, the last n % 8 elements going to lane 0:
- * eight partial sums in a fixed order, which the compiler vectorizes and which do not depend on the machine.
+/* The partial sums of a block of n elements, in a fixed order that the compiler vectorizes and that does not
+ * depend on the machine, the threads or the chunks (opgen_chunks.h: opgen_row_width, opgen_add_row_lanes):
+ * - wide (n >= OPGEN_WIDE_ROW): lanes[32r + i % 32] += summand r of element i, for i < n in order: four
+ *   independent vectors of eight doubles.  With the eight lanes below, a long row's adds wait on one another
+ *   (3-4 cycles each, in one or two vector registers): softmax rows of 1024 and 32768, one thread, ran 1.0-1.1x
+ *   slower in FLOAT, 1.1x in BFLOAT16, 0.96-1.07x in FLOAT16 (AMD EPYC Zen 4; 16 lanes: 0.9-1.0x, slower).
+ * - else lanes[8r + i % 8] += summand r of element i for the whole groups of 8, the last n % 8 to lane 0: for
+ *   short rows, where 32 lanes cost more to clear, carry and add up than their adds save (rows of 64 ran
+ *   1.1-1.4x slower with 32).
  * Added straight into `lanes`: from a local copy, GCC moved the lanes through general registers and back at each
  * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache. */
-static inline void rowsum_lanes__reduction_optional_sum__weight_optional_present(int64_t n, const float *const *in, double *lanes, const void *params)
+static inline void rowsum_lanes__reduction_optional_sum__weight_optional_present(int64_t n, const float *const *in, double *lanes, const void *params,
+                                                                                 bool wide)
 {
     (void)params;
     const float *restrict target = in[2];
     const float *restrict weight_optional = in[3];
     const float *restrict class_index = in[4];
-    double *restrict s0 = lanes + 0;
-    double *restrict s1 = lanes + 8;
+    const int64_t width = opgen_row_width(wide);
+    double *restrict s0 = lanes + width * 0;
+    double *restrict s1 = lanes + width * 1;
+    if (wide) {
+        const int64_t whole = n - n % OPGEN_ROW_LANES;
+        for (int64_t i0 = 0; i0 < whole; i0 += OPGEN_ROW_LANES) {
+            for (int64_t lane = 0; lane < OPGEN_ROW_LANES; ++lane) {
+                const int64_t i = i0 + lane;
+                const float weight_optional_i = weight_optional[i];
+                s0[lane] += (double)(weight_optional_i);
+            }
+        }
+        for (int64_t i0 = 0; i0 < whole; i0 += OPGEN_ROW_LANES) {
+            for (int64_t lane = 0; lane < OPGEN_ROW_LANES; ++lane) {
+                const int64_t i = i0 + lane;
+                const float target_i = target[i];
+                const float weight_optional_i = weight_optional[i];
+                const float class_index_i = class_index[i];
+                s1[lane] += (double)(((class_index_i == target_i) ? weight_optional_i : 0));
+            }
+        }
+        for (int64_t i = whole; i < n; ++i) {
+            const float target_i = target[i];
+            const float weight_optional_i = weight_optional[i];
+            const float class_index_i = class_index[i];
+            s0[i - whole] += (double)(weight_optional_i);
+            s1[i - whole] += (double)(((class_index_i == target_i) ? weight_optional_i : 0));
+        }
+        return;
+    }
     const int64_t whole = n - n % 8;
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
@@ -1500,31 +1861,54 @@ static inline void rowsum_lanes__reduction_optional_sum__weight_optional_present
     }
 }
 
-/* acc[r] += the sum of summand r over the block, from its eight lanes */
-static void rowsum__reduction_optional_sum__weight_optional_present(int64_t n, const float *const *in, double *acc, const void *params)
+/* acc[r] += the sum of summand r over the block, from its lanes (opgen_row_width(wide) a sum) */
+static inline __attribute__((always_inline)) void rowsum_in__reduction_optional_sum__weight_optional_present(int64_t n, const float *const *in, double *acc,
+                                                                                                             const void *params, bool wide)
 {
-    double lanes[16] = {0};
-    rowsum_lanes__reduction_optional_sum__weight_optional_present(n, in, lanes, params);
-    opgen_add_lanes(2, lanes, acc);
+    double lanes[OPGEN_ROW_LANES * 2];
+    opgen_clear_row_lanes(lanes, 2, wide);
+    rowsum_lanes__reduction_optional_sum__weight_optional_present(n, in, lanes, params, wide);
+    opgen_add_row_lanes(2, lanes, acc, wide);
 }
 
-/* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h); the lanes carry
- * over from chunk to chunk, so the sums are those of rowsum, bit for bit */
+static void rowsum__reduction_optional_sum__weight_optional_present(int64_t n, const float *const *in, double *acc, const void *params)
+{
+    rowsum_in__reduction_optional_sum__weight_optional_present(n, in, acc, params, n >= OPGEN_WIDE_ROW);
+}
+
+/* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h), in a block of eight
+ * lanes a sum, and (_wide) of OPGEN_ROW_LANES; the lanes carry over from chunk to chunk (each starts at a multiple
+ * of OPGEN_ROW_LANES), so the sums are those of rowsum, bit for bit.  Two functions, each chunk loop compiled for
+ * one: with `wide` read at each chunk, FLOAT16 rows of 1024 ran 1.05x slower in the cache. */
 static inline void rowsum_chunk__reduction_optional_sum__weight_optional_present(int64_t at, int64_t n, const float *const *in, float *out,
                                                                                  const void *args)
 {
     (void)at;
     (void)out;
     const opgen_row_args *a = args;
-    rowsum_lanes__reduction_optional_sum__weight_optional_present(n, in, a->lanes, a->params);
+    rowsum_lanes__reduction_optional_sum__weight_optional_present(n, in, a->lanes, a->params, false);
+}
+
+static inline void rowsum_chunk_wide__reduction_optional_sum__weight_optional_present(int64_t at, int64_t n, const float *const *in, float *out,
+                                                                                      const void *args)
+{
+    (void)at;
+    (void)out;
+    const opgen_row_args *a = args;
+    rowsum_lanes__reduction_optional_sum__weight_optional_present(n, in, a->lanes, a->params, true);
 }
 
 static void rowsum_chunked__reduction_optional_sum__weight_optional_present(int64_t n, const opgen_src *in, double *acc, const void *params)
 {
-    double lanes[16] = {0};
+    const bool wide = n >= OPGEN_WIDE_ROW;
+    double lanes[OPGEN_ROW_LANES * 2];
+    opgen_clear_row_lanes(lanes, 2, wide);
     const opgen_row_args args = {params, NULL, lanes, NULL};
-    opgen_chunked_reads(n, 5, in, &args, rowsum_chunk__reduction_optional_sum__weight_optional_present);
-    opgen_add_lanes(2, lanes, acc);
+    if (wide)
+        opgen_chunked_reads(n, 5, in, &args, rowsum_chunk_wide__reduction_optional_sum__weight_optional_present);
+    else
+        opgen_chunked_reads(n, 5, in, &args, rowsum_chunk__reduction_optional_sum__weight_optional_present);
+    opgen_add_row_lanes(2, lanes, acc, wide);
 }
 
 static void colsum__reduction_optional_sum__weight_optional_present(int64_t n, const float *const *in, double *const *acc, const void *params)
@@ -1617,11 +2001,17 @@ static void finish_row_chunked__reduction_optional_sum__weight_optional_present(
 static void finish_rowsum__reduction_optional_sum__weight_optional_present(int64_t n, const float *const *in, const double *acc, float *out,
                                                                           const float *const *next, double *next_acc, const void *params)
 {
-    double lanes[16] = {0};
+    const bool wide = n >= OPGEN_WIDE_ROW;
+    double lanes[OPGEN_ROW_LANES * 2];
+    opgen_clear_row_lanes(lanes, 2, wide);
     const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
-    opgen_skewed(n, 5, in, out, &finish, finish_row_chunk__reduction_optional_sum__weight_optional_present,
-                 next, &sum, rowsum_chunk__reduction_optional_sum__weight_optional_present);
-    opgen_add_lanes(2, lanes, next_acc);
+    if (wide)
+        opgen_skewed(n, 5, in, out, &finish, finish_row_chunk__reduction_optional_sum__weight_optional_present,
+                     next, &sum, rowsum_chunk_wide__reduction_optional_sum__weight_optional_present);
+    else
+        opgen_skewed(n, 5, in, out, &finish, finish_row_chunk__reduction_optional_sum__weight_optional_present,
+                     next, &sum, rowsum_chunk__reduction_optional_sum__weight_optional_present);
+    opgen_add_row_lanes(2, lanes, next_acc, wide);
 }
 
 /* finish_rowsum over contiguous operands all FLOAT16 or all BFLOAT16, a chunk of each row in turn
@@ -1630,11 +2020,17 @@ static inline __attribute__((always_inline)) void finish_rowsum_loop__reduction_
     int64_t n, const opgen_src *in, const double *acc, opgen_dst out, const opgen_src *next, double *next_acc,
     const void *params, aclDataType all)
 {
-    double lanes[16] = {0};
+    const bool wide = n >= OPGEN_WIDE_ROW;
+    double lanes[OPGEN_ROW_LANES * 2];
+    opgen_clear_row_lanes(lanes, 2, wide);
     const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
-    opgen_skewed_loop(n, 5, in, out, &finish, finish_row_chunk__reduction_optional_sum__weight_optional_present, next, &sum,
-                      rowsum_chunk__reduction_optional_sum__weight_optional_present, all);
-    opgen_add_lanes(2, lanes, next_acc);
+    if (wide)
+        opgen_skewed_loop(n, 5, in, out, &finish, finish_row_chunk__reduction_optional_sum__weight_optional_present, next, &sum,
+                          rowsum_chunk_wide__reduction_optional_sum__weight_optional_present, all);
+    else
+        opgen_skewed_loop(n, 5, in, out, &finish, finish_row_chunk__reduction_optional_sum__weight_optional_present, next, &sum,
+                          rowsum_chunk__reduction_optional_sum__weight_optional_present, all);
+    opgen_add_row_lanes(2, lanes, next_acc, wide);
 }
 
 /* all FLOAT16: compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
@@ -1694,7 +2090,7 @@ static void finish_col_chunked__reduction_optional_sum__weight_optional_present(
  * and finish_row for each, inlined, row r + 1 summed before row r is finished, so that the reads of the one
  * overlap the arithmetic and the writes of the other (all the sums first, then all the results, measured
  * 1.1-1.2x slower: softmax rows of 64, FLOAT, one thread, 16M elements); the next row's lines asked for ahead
- * (opgen_prefetch) */
+ * (opgen_prefetch); eight lanes a sum, as every row this short (OPGEN_WIDE_ROW) */
 static void rows__reduction_optional_sum__weight_optional_present(int64_t rows, int64_t len, const float *const *in, double *acc, float *out,
                                                                  const void *params)
 {
@@ -1703,14 +2099,14 @@ static void rows__reduction_optional_sum__weight_optional_present(int64_t rows, 
         return;
     for (int k = 0; k < 5; ++k)
         row[k] = in[k];
-    rowsum__reduction_optional_sum__weight_optional_present(len, row, acc, params);
+    rowsum_in__reduction_optional_sum__weight_optional_present(len, row, acc, params, false);
     for (int64_t r = 0; r < rows; ++r) {
         if (r + 1 < rows) {
             for (int k = 0; k < 5; ++k) {
                 row[k] = in[k] + (r + 1) * len;
                 opgen_prefetch(row[k], len * (int64_t)sizeof(float));
             }
-            rowsum__reduction_optional_sum__weight_optional_present(len, row, acc + (r + 1) * 2, params);
+            rowsum_in__reduction_optional_sum__weight_optional_present(len, row, acc + (r + 1) * 2, params, false);
         }
         for (int k = 0; k < 5; ++k)
             row[k] = in[k] + r * len;
