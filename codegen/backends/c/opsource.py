@@ -32,7 +32,7 @@ from . import several, wide
 from .printer import KernelCPrinter
 
 # continuation lines of the kernel functions' signatures line up at these columns plus the suffix's length
-_PADS = (0, 16, 22, 24, 25, 30, 32, 33, 35, 40, 49, 60)
+_PADS = (0, 16, 22, 24, 25, 30, 33, 35, 37, 40, 49, 60)
 
 
 def value_var(p) -> str:
@@ -179,9 +179,10 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
         "lanes": f"OPGEN_ROW_LANES * {len(kv.reductions)}",
         "declare_finish": finish["declare"],
         "compute": compute,
-        # rowsum_lanes: opgen_row_width(wide) lanes per sum (32 or 8), each summand added to its lane
-        "declare_lanes": summed["declare"] + ["const int64_t width = opgen_row_width(wide);"]
-        + [f"double *restrict s{j} = lanes + width * {j};" for j in range(len(reductions))],
+        # rowsum_lanes(_wide): 8 (32) lanes per sum, each summand added to its lane
+        "declare_lanes": summed["declare"],
+        "wide_lanes": [f"double *restrict s{j} = lanes + OPGEN_ROW_LANES * {j};" for j in range(len(reductions))],
+        "narrow_lanes": [f"double *restrict s{j} = lanes + 8 * {j};" for j in range(len(reductions))],
         # a loop per sum: with two sums in one loop (CrossEntropyLossGrad's Σw and Σw[target]) GCC 12 vectorized
         # neither and added them one scalar at a time (perf: the rowsum took as long as the finish); each lane
         # still adds the same values in the same order

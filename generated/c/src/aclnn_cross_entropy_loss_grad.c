@@ -69,40 +69,17 @@ typedef struct {
 
 /* The partial sums of a block of n elements, in a fixed order that the compiler vectorizes and that does not
  * depend on the machine, the threads or the chunks (opgen_chunks.h: opgen_row_width, opgen_add_row_lanes):
- * - wide (n >= OPGEN_WIDE_ROW): lanes[32r + i % 32] += summand r of element i, for i < n in order: four
- *   independent vectors of eight doubles.  With the eight lanes below, a long row's adds wait on one another
- *   (3-4 cycles each, in one or two vector registers): softmax rows of 1024 and 32768, one thread, ran 1.0-1.1x
- *   slower in FLOAT, 1.1x in BFLOAT16, 0.96-1.07x in FLOAT16 (AMD EPYC Zen 4; 16 lanes: 0.9-1.0x, slower).
- * - else lanes[8r + i % 8] += summand r of element i for the whole groups of 8, the last n % 8 to lane 0: for
- *   short rows, where 32 lanes cost more to clear, carry and add up than their adds save (rows of 64 ran
- *   1.1-1.4x slower with 32).
+ * rowsum_lanes: lanes[8r + i % 8] += summand r of element i for the whole groups of 8, the last n % 8 to lane 0
+ * (blocks shorter than OPGEN_WIDE_ROW: for short rows, 32 lanes cost more to clear, carry and add up than their
+ * adds save: rows of 64 ran 1.1-1.4x slower with 32).
  * Added straight into `lanes`: from a local copy, GCC moved the lanes through general registers and back at each
  * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache. */
-static inline void rowsum_lanes__reduction_optional_none__weight_optional_absent(int64_t n, const float *const *in, double *lanes, const void *params,
-                                                                                 bool wide)
+static inline void rowsum_lanes__reduction_optional_none__weight_optional_absent(int64_t n, const float *const *in, double *lanes, const void *params)
 {
     (void)params;
     const float *restrict target = in[2];
     const float *restrict class_index = in[3];
-    const int64_t width = opgen_row_width(wide);
-    double *restrict s0 = lanes + width * 0;
-    if (wide) {
-        const int64_t whole = n - n % OPGEN_ROW_LANES;
-        for (int64_t i0 = 0; i0 < whole; i0 += OPGEN_ROW_LANES) {
-            for (int64_t lane = 0; lane < OPGEN_ROW_LANES; ++lane) {
-                const int64_t i = i0 + lane;
-                const float target_i = target[i];
-                const float class_index_i = class_index[i];
-                s0[lane] += (double)(((class_index_i == target_i) ? 1 : 0));
-            }
-        }
-        for (int64_t i = whole; i < n; ++i) {
-            const float target_i = target[i];
-            const float class_index_i = class_index[i];
-            s0[i - whole] += (double)(((class_index_i == target_i) ? 1 : 0));
-        }
-        return;
-    }
+    double *restrict s0 = lanes + 8 * 0;
     const int64_t whole = n - n % 8;
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
@@ -119,13 +96,45 @@ static inline void rowsum_lanes__reduction_optional_none__weight_optional_absent
     }
 }
 
+/* rowsum_lanes_wide (blocks of at least OPGEN_WIDE_ROW elements): lanes[32r + i % 32] += summand r of element i,
+ * for i < n in order: four independent vectors of eight doubles.  With eight lanes a long row's adds wait on one
+ * another (3-4 cycles each, in one or two vector registers): softmax rows of 1024 and 32768, one thread, ran
+ * 1.0-1.1x slower in FLOAT, 1.1x in BFLOAT16, 0.96-1.07x in FLOAT16 (AMD EPYC Zen 4; 16 lanes: 0.9-1.0x, slower).
+ * A function apart from rowsum_lanes: with both widths in one function, GCC 12 vectorized the eight lanes of the
+ * BFLOAT16 packed rows into a vector and eight scalar chains at once (softmax rows of 64, 0.6x). */
+static inline void rowsum_lanes_wide__reduction_optional_none__weight_optional_absent(int64_t n, const float *const *in, double *lanes,
+                                                                                      const void *params)
+{
+    (void)params;
+    const float *restrict target = in[2];
+    const float *restrict class_index = in[3];
+    double *restrict s0 = lanes + OPGEN_ROW_LANES * 0;
+    const int64_t whole = n - n % OPGEN_ROW_LANES;
+    for (int64_t i0 = 0; i0 < whole; i0 += OPGEN_ROW_LANES) {
+        for (int64_t lane = 0; lane < OPGEN_ROW_LANES; ++lane) {
+            const int64_t i = i0 + lane;
+            const float target_i = target[i];
+            const float class_index_i = class_index[i];
+            s0[lane] += (double)(((class_index_i == target_i) ? 1 : 0));
+        }
+    }
+    for (int64_t i = whole; i < n; ++i) {
+        const float target_i = target[i];
+        const float class_index_i = class_index[i];
+        s0[i - whole] += (double)(((class_index_i == target_i) ? 1 : 0));
+    }
+}
+
 /* acc[r] += the sum of summand r over the block, from its lanes (opgen_row_width(wide) a sum) */
 static inline __attribute__((always_inline)) void rowsum_in__reduction_optional_none__weight_optional_absent(int64_t n, const float *const *in, double *acc,
                                                                                                              const void *params, bool wide)
 {
     double lanes[OPGEN_ROW_LANES * 1];
     opgen_clear_row_lanes(lanes, 1, wide);
-    rowsum_lanes__reduction_optional_none__weight_optional_absent(n, in, lanes, params, wide);
+    if (wide)
+        rowsum_lanes_wide__reduction_optional_none__weight_optional_absent(n, in, lanes, params);
+    else
+        rowsum_lanes__reduction_optional_none__weight_optional_absent(n, in, lanes, params);
     opgen_add_row_lanes(1, lanes, acc, wide);
 }
 
@@ -144,7 +153,7 @@ static inline void rowsum_chunk__reduction_optional_none__weight_optional_absent
     (void)at;
     (void)out;
     const opgen_row_args *a = args;
-    rowsum_lanes__reduction_optional_none__weight_optional_absent(n, in, a->lanes, a->params, false);
+    rowsum_lanes__reduction_optional_none__weight_optional_absent(n, in, a->lanes, a->params);
 }
 
 static inline void rowsum_chunk_wide__reduction_optional_none__weight_optional_absent(int64_t at, int64_t n, const float *const *in, float *out,
@@ -153,7 +162,7 @@ static inline void rowsum_chunk_wide__reduction_optional_none__weight_optional_a
     (void)at;
     (void)out;
     const opgen_row_args *a = args;
-    rowsum_lanes__reduction_optional_none__weight_optional_absent(n, in, a->lanes, a->params, true);
+    rowsum_lanes_wide__reduction_optional_none__weight_optional_absent(n, in, a->lanes, a->params);
 }
 
 static void rowsum_chunked__reduction_optional_none__weight_optional_absent(int64_t n, const opgen_src *in, double *acc, const void *params)
@@ -393,52 +402,19 @@ typedef struct {
 
 /* The partial sums of a block of n elements, in a fixed order that the compiler vectorizes and that does not
  * depend on the machine, the threads or the chunks (opgen_chunks.h: opgen_row_width, opgen_add_row_lanes):
- * - wide (n >= OPGEN_WIDE_ROW): lanes[32r + i % 32] += summand r of element i, for i < n in order: four
- *   independent vectors of eight doubles.  With the eight lanes below, a long row's adds wait on one another
- *   (3-4 cycles each, in one or two vector registers): softmax rows of 1024 and 32768, one thread, ran 1.0-1.1x
- *   slower in FLOAT, 1.1x in BFLOAT16, 0.96-1.07x in FLOAT16 (AMD EPYC Zen 4; 16 lanes: 0.9-1.0x, slower).
- * - else lanes[8r + i % 8] += summand r of element i for the whole groups of 8, the last n % 8 to lane 0: for
- *   short rows, where 32 lanes cost more to clear, carry and add up than their adds save (rows of 64 ran
- *   1.1-1.4x slower with 32).
+ * rowsum_lanes: lanes[8r + i % 8] += summand r of element i for the whole groups of 8, the last n % 8 to lane 0
+ * (blocks shorter than OPGEN_WIDE_ROW: for short rows, 32 lanes cost more to clear, carry and add up than their
+ * adds save: rows of 64 ran 1.1-1.4x slower with 32).
  * Added straight into `lanes`: from a local copy, GCC moved the lanes through general registers and back at each
  * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache. */
-static inline void rowsum_lanes__reduction_optional_none__weight_optional_present(int64_t n, const float *const *in, double *lanes, const void *params,
-                                                                                  bool wide)
+static inline void rowsum_lanes__reduction_optional_none__weight_optional_present(int64_t n, const float *const *in, double *lanes, const void *params)
 {
     (void)params;
     const float *restrict target = in[2];
     const float *restrict weight_optional = in[3];
     const float *restrict class_index = in[4];
-    const int64_t width = opgen_row_width(wide);
-    double *restrict s0 = lanes + width * 0;
-    double *restrict s1 = lanes + width * 1;
-    if (wide) {
-        const int64_t whole = n - n % OPGEN_ROW_LANES;
-        for (int64_t i0 = 0; i0 < whole; i0 += OPGEN_ROW_LANES) {
-            for (int64_t lane = 0; lane < OPGEN_ROW_LANES; ++lane) {
-                const int64_t i = i0 + lane;
-                const float weight_optional_i = weight_optional[i];
-                s0[lane] += (double)(weight_optional_i);
-            }
-        }
-        for (int64_t i0 = 0; i0 < whole; i0 += OPGEN_ROW_LANES) {
-            for (int64_t lane = 0; lane < OPGEN_ROW_LANES; ++lane) {
-                const int64_t i = i0 + lane;
-                const float target_i = target[i];
-                const float weight_optional_i = weight_optional[i];
-                const float class_index_i = class_index[i];
-                s1[lane] += (double)(((class_index_i == target_i) ? weight_optional_i : 0));
-            }
-        }
-        for (int64_t i = whole; i < n; ++i) {
-            const float target_i = target[i];
-            const float weight_optional_i = weight_optional[i];
-            const float class_index_i = class_index[i];
-            s0[i - whole] += (double)(weight_optional_i);
-            s1[i - whole] += (double)(((class_index_i == target_i) ? weight_optional_i : 0));
-        }
-        return;
-    }
+    double *restrict s0 = lanes + 8 * 0;
+    double *restrict s1 = lanes + 8 * 1;
     const int64_t whole = n - n % 8;
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
@@ -465,13 +441,57 @@ static inline void rowsum_lanes__reduction_optional_none__weight_optional_presen
     }
 }
 
+/* rowsum_lanes_wide (blocks of at least OPGEN_WIDE_ROW elements): lanes[32r + i % 32] += summand r of element i,
+ * for i < n in order: four independent vectors of eight doubles.  With eight lanes a long row's adds wait on one
+ * another (3-4 cycles each, in one or two vector registers): softmax rows of 1024 and 32768, one thread, ran
+ * 1.0-1.1x slower in FLOAT, 1.1x in BFLOAT16, 0.96-1.07x in FLOAT16 (AMD EPYC Zen 4; 16 lanes: 0.9-1.0x, slower).
+ * A function apart from rowsum_lanes: with both widths in one function, GCC 12 vectorized the eight lanes of the
+ * BFLOAT16 packed rows into a vector and eight scalar chains at once (softmax rows of 64, 0.6x). */
+static inline void rowsum_lanes_wide__reduction_optional_none__weight_optional_present(int64_t n, const float *const *in, double *lanes,
+                                                                                       const void *params)
+{
+    (void)params;
+    const float *restrict target = in[2];
+    const float *restrict weight_optional = in[3];
+    const float *restrict class_index = in[4];
+    double *restrict s0 = lanes + OPGEN_ROW_LANES * 0;
+    double *restrict s1 = lanes + OPGEN_ROW_LANES * 1;
+    const int64_t whole = n - n % OPGEN_ROW_LANES;
+    for (int64_t i0 = 0; i0 < whole; i0 += OPGEN_ROW_LANES) {
+        for (int64_t lane = 0; lane < OPGEN_ROW_LANES; ++lane) {
+            const int64_t i = i0 + lane;
+            const float weight_optional_i = weight_optional[i];
+            s0[lane] += (double)(weight_optional_i);
+        }
+    }
+    for (int64_t i0 = 0; i0 < whole; i0 += OPGEN_ROW_LANES) {
+        for (int64_t lane = 0; lane < OPGEN_ROW_LANES; ++lane) {
+            const int64_t i = i0 + lane;
+            const float target_i = target[i];
+            const float weight_optional_i = weight_optional[i];
+            const float class_index_i = class_index[i];
+            s1[lane] += (double)(((class_index_i == target_i) ? weight_optional_i : 0));
+        }
+    }
+    for (int64_t i = whole; i < n; ++i) {
+        const float target_i = target[i];
+        const float weight_optional_i = weight_optional[i];
+        const float class_index_i = class_index[i];
+        s0[i - whole] += (double)(weight_optional_i);
+        s1[i - whole] += (double)(((class_index_i == target_i) ? weight_optional_i : 0));
+    }
+}
+
 /* acc[r] += the sum of summand r over the block, from its lanes (opgen_row_width(wide) a sum) */
 static inline __attribute__((always_inline)) void rowsum_in__reduction_optional_none__weight_optional_present(int64_t n, const float *const *in, double *acc,
                                                                                                               const void *params, bool wide)
 {
     double lanes[OPGEN_ROW_LANES * 2];
     opgen_clear_row_lanes(lanes, 2, wide);
-    rowsum_lanes__reduction_optional_none__weight_optional_present(n, in, lanes, params, wide);
+    if (wide)
+        rowsum_lanes_wide__reduction_optional_none__weight_optional_present(n, in, lanes, params);
+    else
+        rowsum_lanes__reduction_optional_none__weight_optional_present(n, in, lanes, params);
     opgen_add_row_lanes(2, lanes, acc, wide);
 }
 
@@ -490,7 +510,7 @@ static inline void rowsum_chunk__reduction_optional_none__weight_optional_presen
     (void)at;
     (void)out;
     const opgen_row_args *a = args;
-    rowsum_lanes__reduction_optional_none__weight_optional_present(n, in, a->lanes, a->params, false);
+    rowsum_lanes__reduction_optional_none__weight_optional_present(n, in, a->lanes, a->params);
 }
 
 static inline void rowsum_chunk_wide__reduction_optional_none__weight_optional_present(int64_t at, int64_t n, const float *const *in, float *out,
@@ -499,7 +519,7 @@ static inline void rowsum_chunk_wide__reduction_optional_none__weight_optional_p
     (void)at;
     (void)out;
     const opgen_row_args *a = args;
-    rowsum_lanes__reduction_optional_none__weight_optional_present(n, in, a->lanes, a->params, true);
+    rowsum_lanes_wide__reduction_optional_none__weight_optional_present(n, in, a->lanes, a->params);
 }
 
 static void rowsum_chunked__reduction_optional_none__weight_optional_present(int64_t n, const opgen_src *in, double *acc, const void *params)
@@ -764,40 +784,17 @@ static void grid0__reduction_optional_mean__weight_optional_absent(int64_t n, co
 
 /* The partial sums of a block of n elements, in a fixed order that the compiler vectorizes and that does not
  * depend on the machine, the threads or the chunks (opgen_chunks.h: opgen_row_width, opgen_add_row_lanes):
- * - wide (n >= OPGEN_WIDE_ROW): lanes[32r + i % 32] += summand r of element i, for i < n in order: four
- *   independent vectors of eight doubles.  With the eight lanes below, a long row's adds wait on one another
- *   (3-4 cycles each, in one or two vector registers): softmax rows of 1024 and 32768, one thread, ran 1.0-1.1x
- *   slower in FLOAT, 1.1x in BFLOAT16, 0.96-1.07x in FLOAT16 (AMD EPYC Zen 4; 16 lanes: 0.9-1.0x, slower).
- * - else lanes[8r + i % 8] += summand r of element i for the whole groups of 8, the last n % 8 to lane 0: for
- *   short rows, where 32 lanes cost more to clear, carry and add up than their adds save (rows of 64 ran
- *   1.1-1.4x slower with 32).
+ * rowsum_lanes: lanes[8r + i % 8] += summand r of element i for the whole groups of 8, the last n % 8 to lane 0
+ * (blocks shorter than OPGEN_WIDE_ROW: for short rows, 32 lanes cost more to clear, carry and add up than their
+ * adds save: rows of 64 ran 1.1-1.4x slower with 32).
  * Added straight into `lanes`: from a local copy, GCC moved the lanes through general registers and back at each
  * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache. */
-static inline void rowsum_lanes__reduction_optional_mean__weight_optional_absent(int64_t n, const float *const *in, double *lanes, const void *params,
-                                                                                 bool wide)
+static inline void rowsum_lanes__reduction_optional_mean__weight_optional_absent(int64_t n, const float *const *in, double *lanes, const void *params)
 {
     (void)params;
     const float *restrict target = in[2];
     const float *restrict class_index = in[3];
-    const int64_t width = opgen_row_width(wide);
-    double *restrict s0 = lanes + width * 0;
-    if (wide) {
-        const int64_t whole = n - n % OPGEN_ROW_LANES;
-        for (int64_t i0 = 0; i0 < whole; i0 += OPGEN_ROW_LANES) {
-            for (int64_t lane = 0; lane < OPGEN_ROW_LANES; ++lane) {
-                const int64_t i = i0 + lane;
-                const float target_i = target[i];
-                const float class_index_i = class_index[i];
-                s0[lane] += (double)(((class_index_i == target_i) ? 1 : 0));
-            }
-        }
-        for (int64_t i = whole; i < n; ++i) {
-            const float target_i = target[i];
-            const float class_index_i = class_index[i];
-            s0[i - whole] += (double)(((class_index_i == target_i) ? 1 : 0));
-        }
-        return;
-    }
+    double *restrict s0 = lanes + 8 * 0;
     const int64_t whole = n - n % 8;
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
@@ -814,13 +811,45 @@ static inline void rowsum_lanes__reduction_optional_mean__weight_optional_absent
     }
 }
 
+/* rowsum_lanes_wide (blocks of at least OPGEN_WIDE_ROW elements): lanes[32r + i % 32] += summand r of element i,
+ * for i < n in order: four independent vectors of eight doubles.  With eight lanes a long row's adds wait on one
+ * another (3-4 cycles each, in one or two vector registers): softmax rows of 1024 and 32768, one thread, ran
+ * 1.0-1.1x slower in FLOAT, 1.1x in BFLOAT16, 0.96-1.07x in FLOAT16 (AMD EPYC Zen 4; 16 lanes: 0.9-1.0x, slower).
+ * A function apart from rowsum_lanes: with both widths in one function, GCC 12 vectorized the eight lanes of the
+ * BFLOAT16 packed rows into a vector and eight scalar chains at once (softmax rows of 64, 0.6x). */
+static inline void rowsum_lanes_wide__reduction_optional_mean__weight_optional_absent(int64_t n, const float *const *in, double *lanes,
+                                                                                      const void *params)
+{
+    (void)params;
+    const float *restrict target = in[2];
+    const float *restrict class_index = in[3];
+    double *restrict s0 = lanes + OPGEN_ROW_LANES * 0;
+    const int64_t whole = n - n % OPGEN_ROW_LANES;
+    for (int64_t i0 = 0; i0 < whole; i0 += OPGEN_ROW_LANES) {
+        for (int64_t lane = 0; lane < OPGEN_ROW_LANES; ++lane) {
+            const int64_t i = i0 + lane;
+            const float target_i = target[i];
+            const float class_index_i = class_index[i];
+            s0[lane] += (double)(((class_index_i == target_i) ? 1 : 0));
+        }
+    }
+    for (int64_t i = whole; i < n; ++i) {
+        const float target_i = target[i];
+        const float class_index_i = class_index[i];
+        s0[i - whole] += (double)(((class_index_i == target_i) ? 1 : 0));
+    }
+}
+
 /* acc[r] += the sum of summand r over the block, from its lanes (opgen_row_width(wide) a sum) */
 static inline __attribute__((always_inline)) void rowsum_in__reduction_optional_mean__weight_optional_absent(int64_t n, const float *const *in, double *acc,
                                                                                                              const void *params, bool wide)
 {
     double lanes[OPGEN_ROW_LANES * 1];
     opgen_clear_row_lanes(lanes, 1, wide);
-    rowsum_lanes__reduction_optional_mean__weight_optional_absent(n, in, lanes, params, wide);
+    if (wide)
+        rowsum_lanes_wide__reduction_optional_mean__weight_optional_absent(n, in, lanes, params);
+    else
+        rowsum_lanes__reduction_optional_mean__weight_optional_absent(n, in, lanes, params);
     opgen_add_row_lanes(1, lanes, acc, wide);
 }
 
@@ -839,7 +868,7 @@ static inline void rowsum_chunk__reduction_optional_mean__weight_optional_absent
     (void)at;
     (void)out;
     const opgen_row_args *a = args;
-    rowsum_lanes__reduction_optional_mean__weight_optional_absent(n, in, a->lanes, a->params, false);
+    rowsum_lanes__reduction_optional_mean__weight_optional_absent(n, in, a->lanes, a->params);
 }
 
 static inline void rowsum_chunk_wide__reduction_optional_mean__weight_optional_absent(int64_t at, int64_t n, const float *const *in, float *out,
@@ -848,7 +877,7 @@ static inline void rowsum_chunk_wide__reduction_optional_mean__weight_optional_a
     (void)at;
     (void)out;
     const opgen_row_args *a = args;
-    rowsum_lanes__reduction_optional_mean__weight_optional_absent(n, in, a->lanes, a->params, true);
+    rowsum_lanes_wide__reduction_optional_mean__weight_optional_absent(n, in, a->lanes, a->params);
 }
 
 static void rowsum_chunked__reduction_optional_mean__weight_optional_absent(int64_t n, const opgen_src *in, double *acc, const void *params)
@@ -1107,52 +1136,19 @@ static void grid0__reduction_optional_mean__weight_optional_present(int64_t n, c
 
 /* The partial sums of a block of n elements, in a fixed order that the compiler vectorizes and that does not
  * depend on the machine, the threads or the chunks (opgen_chunks.h: opgen_row_width, opgen_add_row_lanes):
- * - wide (n >= OPGEN_WIDE_ROW): lanes[32r + i % 32] += summand r of element i, for i < n in order: four
- *   independent vectors of eight doubles.  With the eight lanes below, a long row's adds wait on one another
- *   (3-4 cycles each, in one or two vector registers): softmax rows of 1024 and 32768, one thread, ran 1.0-1.1x
- *   slower in FLOAT, 1.1x in BFLOAT16, 0.96-1.07x in FLOAT16 (AMD EPYC Zen 4; 16 lanes: 0.9-1.0x, slower).
- * - else lanes[8r + i % 8] += summand r of element i for the whole groups of 8, the last n % 8 to lane 0: for
- *   short rows, where 32 lanes cost more to clear, carry and add up than their adds save (rows of 64 ran
- *   1.1-1.4x slower with 32).
+ * rowsum_lanes: lanes[8r + i % 8] += summand r of element i for the whole groups of 8, the last n % 8 to lane 0
+ * (blocks shorter than OPGEN_WIDE_ROW: for short rows, 32 lanes cost more to clear, carry and add up than their
+ * adds save: rows of 64 ran 1.1-1.4x slower with 32).
  * Added straight into `lanes`: from a local copy, GCC moved the lanes through general registers and back at each
  * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache. */
-static inline void rowsum_lanes__reduction_optional_mean__weight_optional_present(int64_t n, const float *const *in, double *lanes, const void *params,
-                                                                                  bool wide)
+static inline void rowsum_lanes__reduction_optional_mean__weight_optional_present(int64_t n, const float *const *in, double *lanes, const void *params)
 {
     (void)params;
     const float *restrict target = in[2];
     const float *restrict weight_optional = in[3];
     const float *restrict class_index = in[4];
-    const int64_t width = opgen_row_width(wide);
-    double *restrict s0 = lanes + width * 0;
-    double *restrict s1 = lanes + width * 1;
-    if (wide) {
-        const int64_t whole = n - n % OPGEN_ROW_LANES;
-        for (int64_t i0 = 0; i0 < whole; i0 += OPGEN_ROW_LANES) {
-            for (int64_t lane = 0; lane < OPGEN_ROW_LANES; ++lane) {
-                const int64_t i = i0 + lane;
-                const float weight_optional_i = weight_optional[i];
-                s0[lane] += (double)(weight_optional_i);
-            }
-        }
-        for (int64_t i0 = 0; i0 < whole; i0 += OPGEN_ROW_LANES) {
-            for (int64_t lane = 0; lane < OPGEN_ROW_LANES; ++lane) {
-                const int64_t i = i0 + lane;
-                const float target_i = target[i];
-                const float weight_optional_i = weight_optional[i];
-                const float class_index_i = class_index[i];
-                s1[lane] += (double)(((class_index_i == target_i) ? weight_optional_i : 0));
-            }
-        }
-        for (int64_t i = whole; i < n; ++i) {
-            const float target_i = target[i];
-            const float weight_optional_i = weight_optional[i];
-            const float class_index_i = class_index[i];
-            s0[i - whole] += (double)(weight_optional_i);
-            s1[i - whole] += (double)(((class_index_i == target_i) ? weight_optional_i : 0));
-        }
-        return;
-    }
+    double *restrict s0 = lanes + 8 * 0;
+    double *restrict s1 = lanes + 8 * 1;
     const int64_t whole = n - n % 8;
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
@@ -1179,13 +1175,57 @@ static inline void rowsum_lanes__reduction_optional_mean__weight_optional_presen
     }
 }
 
+/* rowsum_lanes_wide (blocks of at least OPGEN_WIDE_ROW elements): lanes[32r + i % 32] += summand r of element i,
+ * for i < n in order: four independent vectors of eight doubles.  With eight lanes a long row's adds wait on one
+ * another (3-4 cycles each, in one or two vector registers): softmax rows of 1024 and 32768, one thread, ran
+ * 1.0-1.1x slower in FLOAT, 1.1x in BFLOAT16, 0.96-1.07x in FLOAT16 (AMD EPYC Zen 4; 16 lanes: 0.9-1.0x, slower).
+ * A function apart from rowsum_lanes: with both widths in one function, GCC 12 vectorized the eight lanes of the
+ * BFLOAT16 packed rows into a vector and eight scalar chains at once (softmax rows of 64, 0.6x). */
+static inline void rowsum_lanes_wide__reduction_optional_mean__weight_optional_present(int64_t n, const float *const *in, double *lanes,
+                                                                                       const void *params)
+{
+    (void)params;
+    const float *restrict target = in[2];
+    const float *restrict weight_optional = in[3];
+    const float *restrict class_index = in[4];
+    double *restrict s0 = lanes + OPGEN_ROW_LANES * 0;
+    double *restrict s1 = lanes + OPGEN_ROW_LANES * 1;
+    const int64_t whole = n - n % OPGEN_ROW_LANES;
+    for (int64_t i0 = 0; i0 < whole; i0 += OPGEN_ROW_LANES) {
+        for (int64_t lane = 0; lane < OPGEN_ROW_LANES; ++lane) {
+            const int64_t i = i0 + lane;
+            const float weight_optional_i = weight_optional[i];
+            s0[lane] += (double)(weight_optional_i);
+        }
+    }
+    for (int64_t i0 = 0; i0 < whole; i0 += OPGEN_ROW_LANES) {
+        for (int64_t lane = 0; lane < OPGEN_ROW_LANES; ++lane) {
+            const int64_t i = i0 + lane;
+            const float target_i = target[i];
+            const float weight_optional_i = weight_optional[i];
+            const float class_index_i = class_index[i];
+            s1[lane] += (double)(((class_index_i == target_i) ? weight_optional_i : 0));
+        }
+    }
+    for (int64_t i = whole; i < n; ++i) {
+        const float target_i = target[i];
+        const float weight_optional_i = weight_optional[i];
+        const float class_index_i = class_index[i];
+        s0[i - whole] += (double)(weight_optional_i);
+        s1[i - whole] += (double)(((class_index_i == target_i) ? weight_optional_i : 0));
+    }
+}
+
 /* acc[r] += the sum of summand r over the block, from its lanes (opgen_row_width(wide) a sum) */
 static inline __attribute__((always_inline)) void rowsum_in__reduction_optional_mean__weight_optional_present(int64_t n, const float *const *in, double *acc,
                                                                                                               const void *params, bool wide)
 {
     double lanes[OPGEN_ROW_LANES * 2];
     opgen_clear_row_lanes(lanes, 2, wide);
-    rowsum_lanes__reduction_optional_mean__weight_optional_present(n, in, lanes, params, wide);
+    if (wide)
+        rowsum_lanes_wide__reduction_optional_mean__weight_optional_present(n, in, lanes, params);
+    else
+        rowsum_lanes__reduction_optional_mean__weight_optional_present(n, in, lanes, params);
     opgen_add_row_lanes(2, lanes, acc, wide);
 }
 
@@ -1204,7 +1244,7 @@ static inline void rowsum_chunk__reduction_optional_mean__weight_optional_presen
     (void)at;
     (void)out;
     const opgen_row_args *a = args;
-    rowsum_lanes__reduction_optional_mean__weight_optional_present(n, in, a->lanes, a->params, false);
+    rowsum_lanes__reduction_optional_mean__weight_optional_present(n, in, a->lanes, a->params);
 }
 
 static inline void rowsum_chunk_wide__reduction_optional_mean__weight_optional_present(int64_t at, int64_t n, const float *const *in, float *out,
@@ -1213,7 +1253,7 @@ static inline void rowsum_chunk_wide__reduction_optional_mean__weight_optional_p
     (void)at;
     (void)out;
     const opgen_row_args *a = args;
-    rowsum_lanes__reduction_optional_mean__weight_optional_present(n, in, a->lanes, a->params, true);
+    rowsum_lanes_wide__reduction_optional_mean__weight_optional_present(n, in, a->lanes, a->params);
 }
 
 static void rowsum_chunked__reduction_optional_mean__weight_optional_present(int64_t n, const opgen_src *in, double *acc, const void *params)
@@ -1465,40 +1505,17 @@ typedef struct {
 
 /* The partial sums of a block of n elements, in a fixed order that the compiler vectorizes and that does not
  * depend on the machine, the threads or the chunks (opgen_chunks.h: opgen_row_width, opgen_add_row_lanes):
- * - wide (n >= OPGEN_WIDE_ROW): lanes[32r + i % 32] += summand r of element i, for i < n in order: four
- *   independent vectors of eight doubles.  With the eight lanes below, a long row's adds wait on one another
- *   (3-4 cycles each, in one or two vector registers): softmax rows of 1024 and 32768, one thread, ran 1.0-1.1x
- *   slower in FLOAT, 1.1x in BFLOAT16, 0.96-1.07x in FLOAT16 (AMD EPYC Zen 4; 16 lanes: 0.9-1.0x, slower).
- * - else lanes[8r + i % 8] += summand r of element i for the whole groups of 8, the last n % 8 to lane 0: for
- *   short rows, where 32 lanes cost more to clear, carry and add up than their adds save (rows of 64 ran
- *   1.1-1.4x slower with 32).
+ * rowsum_lanes: lanes[8r + i % 8] += summand r of element i for the whole groups of 8, the last n % 8 to lane 0
+ * (blocks shorter than OPGEN_WIDE_ROW: for short rows, 32 lanes cost more to clear, carry and add up than their
+ * adds save: rows of 64 ran 1.1-1.4x slower with 32).
  * Added straight into `lanes`: from a local copy, GCC moved the lanes through general registers and back at each
  * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache. */
-static inline void rowsum_lanes__reduction_optional_sum__weight_optional_absent(int64_t n, const float *const *in, double *lanes, const void *params,
-                                                                                bool wide)
+static inline void rowsum_lanes__reduction_optional_sum__weight_optional_absent(int64_t n, const float *const *in, double *lanes, const void *params)
 {
     (void)params;
     const float *restrict target = in[2];
     const float *restrict class_index = in[3];
-    const int64_t width = opgen_row_width(wide);
-    double *restrict s0 = lanes + width * 0;
-    if (wide) {
-        const int64_t whole = n - n % OPGEN_ROW_LANES;
-        for (int64_t i0 = 0; i0 < whole; i0 += OPGEN_ROW_LANES) {
-            for (int64_t lane = 0; lane < OPGEN_ROW_LANES; ++lane) {
-                const int64_t i = i0 + lane;
-                const float target_i = target[i];
-                const float class_index_i = class_index[i];
-                s0[lane] += (double)(((class_index_i == target_i) ? 1 : 0));
-            }
-        }
-        for (int64_t i = whole; i < n; ++i) {
-            const float target_i = target[i];
-            const float class_index_i = class_index[i];
-            s0[i - whole] += (double)(((class_index_i == target_i) ? 1 : 0));
-        }
-        return;
-    }
+    double *restrict s0 = lanes + 8 * 0;
     const int64_t whole = n - n % 8;
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
@@ -1515,13 +1532,45 @@ static inline void rowsum_lanes__reduction_optional_sum__weight_optional_absent(
     }
 }
 
+/* rowsum_lanes_wide (blocks of at least OPGEN_WIDE_ROW elements): lanes[32r + i % 32] += summand r of element i,
+ * for i < n in order: four independent vectors of eight doubles.  With eight lanes a long row's adds wait on one
+ * another (3-4 cycles each, in one or two vector registers): softmax rows of 1024 and 32768, one thread, ran
+ * 1.0-1.1x slower in FLOAT, 1.1x in BFLOAT16, 0.96-1.07x in FLOAT16 (AMD EPYC Zen 4; 16 lanes: 0.9-1.0x, slower).
+ * A function apart from rowsum_lanes: with both widths in one function, GCC 12 vectorized the eight lanes of the
+ * BFLOAT16 packed rows into a vector and eight scalar chains at once (softmax rows of 64, 0.6x). */
+static inline void rowsum_lanes_wide__reduction_optional_sum__weight_optional_absent(int64_t n, const float *const *in, double *lanes,
+                                                                                     const void *params)
+{
+    (void)params;
+    const float *restrict target = in[2];
+    const float *restrict class_index = in[3];
+    double *restrict s0 = lanes + OPGEN_ROW_LANES * 0;
+    const int64_t whole = n - n % OPGEN_ROW_LANES;
+    for (int64_t i0 = 0; i0 < whole; i0 += OPGEN_ROW_LANES) {
+        for (int64_t lane = 0; lane < OPGEN_ROW_LANES; ++lane) {
+            const int64_t i = i0 + lane;
+            const float target_i = target[i];
+            const float class_index_i = class_index[i];
+            s0[lane] += (double)(((class_index_i == target_i) ? 1 : 0));
+        }
+    }
+    for (int64_t i = whole; i < n; ++i) {
+        const float target_i = target[i];
+        const float class_index_i = class_index[i];
+        s0[i - whole] += (double)(((class_index_i == target_i) ? 1 : 0));
+    }
+}
+
 /* acc[r] += the sum of summand r over the block, from its lanes (opgen_row_width(wide) a sum) */
 static inline __attribute__((always_inline)) void rowsum_in__reduction_optional_sum__weight_optional_absent(int64_t n, const float *const *in, double *acc,
                                                                                                             const void *params, bool wide)
 {
     double lanes[OPGEN_ROW_LANES * 1];
     opgen_clear_row_lanes(lanes, 1, wide);
-    rowsum_lanes__reduction_optional_sum__weight_optional_absent(n, in, lanes, params, wide);
+    if (wide)
+        rowsum_lanes_wide__reduction_optional_sum__weight_optional_absent(n, in, lanes, params);
+    else
+        rowsum_lanes__reduction_optional_sum__weight_optional_absent(n, in, lanes, params);
     opgen_add_row_lanes(1, lanes, acc, wide);
 }
 
@@ -1540,7 +1589,7 @@ static inline void rowsum_chunk__reduction_optional_sum__weight_optional_absent(
     (void)at;
     (void)out;
     const opgen_row_args *a = args;
-    rowsum_lanes__reduction_optional_sum__weight_optional_absent(n, in, a->lanes, a->params, false);
+    rowsum_lanes__reduction_optional_sum__weight_optional_absent(n, in, a->lanes, a->params);
 }
 
 static inline void rowsum_chunk_wide__reduction_optional_sum__weight_optional_absent(int64_t at, int64_t n, const float *const *in, float *out,
@@ -1549,7 +1598,7 @@ static inline void rowsum_chunk_wide__reduction_optional_sum__weight_optional_ab
     (void)at;
     (void)out;
     const opgen_row_args *a = args;
-    rowsum_lanes__reduction_optional_sum__weight_optional_absent(n, in, a->lanes, a->params, true);
+    rowsum_lanes_wide__reduction_optional_sum__weight_optional_absent(n, in, a->lanes, a->params);
 }
 
 static void rowsum_chunked__reduction_optional_sum__weight_optional_absent(int64_t n, const opgen_src *in, double *acc, const void *params)
@@ -1789,52 +1838,19 @@ typedef struct {
 
 /* The partial sums of a block of n elements, in a fixed order that the compiler vectorizes and that does not
  * depend on the machine, the threads or the chunks (opgen_chunks.h: opgen_row_width, opgen_add_row_lanes):
- * - wide (n >= OPGEN_WIDE_ROW): lanes[32r + i % 32] += summand r of element i, for i < n in order: four
- *   independent vectors of eight doubles.  With the eight lanes below, a long row's adds wait on one another
- *   (3-4 cycles each, in one or two vector registers): softmax rows of 1024 and 32768, one thread, ran 1.0-1.1x
- *   slower in FLOAT, 1.1x in BFLOAT16, 0.96-1.07x in FLOAT16 (AMD EPYC Zen 4; 16 lanes: 0.9-1.0x, slower).
- * - else lanes[8r + i % 8] += summand r of element i for the whole groups of 8, the last n % 8 to lane 0: for
- *   short rows, where 32 lanes cost more to clear, carry and add up than their adds save (rows of 64 ran
- *   1.1-1.4x slower with 32).
+ * rowsum_lanes: lanes[8r + i % 8] += summand r of element i for the whole groups of 8, the last n % 8 to lane 0
+ * (blocks shorter than OPGEN_WIDE_ROW: for short rows, 32 lanes cost more to clear, carry and add up than their
+ * adds save: rows of 64 ran 1.1-1.4x slower with 32).
  * Added straight into `lanes`: from a local copy, GCC moved the lanes through general registers and back at each
  * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache. */
-static inline void rowsum_lanes__reduction_optional_sum__weight_optional_present(int64_t n, const float *const *in, double *lanes, const void *params,
-                                                                                 bool wide)
+static inline void rowsum_lanes__reduction_optional_sum__weight_optional_present(int64_t n, const float *const *in, double *lanes, const void *params)
 {
     (void)params;
     const float *restrict target = in[2];
     const float *restrict weight_optional = in[3];
     const float *restrict class_index = in[4];
-    const int64_t width = opgen_row_width(wide);
-    double *restrict s0 = lanes + width * 0;
-    double *restrict s1 = lanes + width * 1;
-    if (wide) {
-        const int64_t whole = n - n % OPGEN_ROW_LANES;
-        for (int64_t i0 = 0; i0 < whole; i0 += OPGEN_ROW_LANES) {
-            for (int64_t lane = 0; lane < OPGEN_ROW_LANES; ++lane) {
-                const int64_t i = i0 + lane;
-                const float weight_optional_i = weight_optional[i];
-                s0[lane] += (double)(weight_optional_i);
-            }
-        }
-        for (int64_t i0 = 0; i0 < whole; i0 += OPGEN_ROW_LANES) {
-            for (int64_t lane = 0; lane < OPGEN_ROW_LANES; ++lane) {
-                const int64_t i = i0 + lane;
-                const float target_i = target[i];
-                const float weight_optional_i = weight_optional[i];
-                const float class_index_i = class_index[i];
-                s1[lane] += (double)(((class_index_i == target_i) ? weight_optional_i : 0));
-            }
-        }
-        for (int64_t i = whole; i < n; ++i) {
-            const float target_i = target[i];
-            const float weight_optional_i = weight_optional[i];
-            const float class_index_i = class_index[i];
-            s0[i - whole] += (double)(weight_optional_i);
-            s1[i - whole] += (double)(((class_index_i == target_i) ? weight_optional_i : 0));
-        }
-        return;
-    }
+    double *restrict s0 = lanes + 8 * 0;
+    double *restrict s1 = lanes + 8 * 1;
     const int64_t whole = n - n % 8;
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
@@ -1861,13 +1877,57 @@ static inline void rowsum_lanes__reduction_optional_sum__weight_optional_present
     }
 }
 
+/* rowsum_lanes_wide (blocks of at least OPGEN_WIDE_ROW elements): lanes[32r + i % 32] += summand r of element i,
+ * for i < n in order: four independent vectors of eight doubles.  With eight lanes a long row's adds wait on one
+ * another (3-4 cycles each, in one or two vector registers): softmax rows of 1024 and 32768, one thread, ran
+ * 1.0-1.1x slower in FLOAT, 1.1x in BFLOAT16, 0.96-1.07x in FLOAT16 (AMD EPYC Zen 4; 16 lanes: 0.9-1.0x, slower).
+ * A function apart from rowsum_lanes: with both widths in one function, GCC 12 vectorized the eight lanes of the
+ * BFLOAT16 packed rows into a vector and eight scalar chains at once (softmax rows of 64, 0.6x). */
+static inline void rowsum_lanes_wide__reduction_optional_sum__weight_optional_present(int64_t n, const float *const *in, double *lanes,
+                                                                                      const void *params)
+{
+    (void)params;
+    const float *restrict target = in[2];
+    const float *restrict weight_optional = in[3];
+    const float *restrict class_index = in[4];
+    double *restrict s0 = lanes + OPGEN_ROW_LANES * 0;
+    double *restrict s1 = lanes + OPGEN_ROW_LANES * 1;
+    const int64_t whole = n - n % OPGEN_ROW_LANES;
+    for (int64_t i0 = 0; i0 < whole; i0 += OPGEN_ROW_LANES) {
+        for (int64_t lane = 0; lane < OPGEN_ROW_LANES; ++lane) {
+            const int64_t i = i0 + lane;
+            const float weight_optional_i = weight_optional[i];
+            s0[lane] += (double)(weight_optional_i);
+        }
+    }
+    for (int64_t i0 = 0; i0 < whole; i0 += OPGEN_ROW_LANES) {
+        for (int64_t lane = 0; lane < OPGEN_ROW_LANES; ++lane) {
+            const int64_t i = i0 + lane;
+            const float target_i = target[i];
+            const float weight_optional_i = weight_optional[i];
+            const float class_index_i = class_index[i];
+            s1[lane] += (double)(((class_index_i == target_i) ? weight_optional_i : 0));
+        }
+    }
+    for (int64_t i = whole; i < n; ++i) {
+        const float target_i = target[i];
+        const float weight_optional_i = weight_optional[i];
+        const float class_index_i = class_index[i];
+        s0[i - whole] += (double)(weight_optional_i);
+        s1[i - whole] += (double)(((class_index_i == target_i) ? weight_optional_i : 0));
+    }
+}
+
 /* acc[r] += the sum of summand r over the block, from its lanes (opgen_row_width(wide) a sum) */
 static inline __attribute__((always_inline)) void rowsum_in__reduction_optional_sum__weight_optional_present(int64_t n, const float *const *in, double *acc,
                                                                                                              const void *params, bool wide)
 {
     double lanes[OPGEN_ROW_LANES * 2];
     opgen_clear_row_lanes(lanes, 2, wide);
-    rowsum_lanes__reduction_optional_sum__weight_optional_present(n, in, lanes, params, wide);
+    if (wide)
+        rowsum_lanes_wide__reduction_optional_sum__weight_optional_present(n, in, lanes, params);
+    else
+        rowsum_lanes__reduction_optional_sum__weight_optional_present(n, in, lanes, params);
     opgen_add_row_lanes(2, lanes, acc, wide);
 }
 
@@ -1886,7 +1946,7 @@ static inline void rowsum_chunk__reduction_optional_sum__weight_optional_present
     (void)at;
     (void)out;
     const opgen_row_args *a = args;
-    rowsum_lanes__reduction_optional_sum__weight_optional_present(n, in, a->lanes, a->params, false);
+    rowsum_lanes__reduction_optional_sum__weight_optional_present(n, in, a->lanes, a->params);
 }
 
 static inline void rowsum_chunk_wide__reduction_optional_sum__weight_optional_present(int64_t at, int64_t n, const float *const *in, float *out,
@@ -1895,7 +1955,7 @@ static inline void rowsum_chunk_wide__reduction_optional_sum__weight_optional_pr
     (void)at;
     (void)out;
     const opgen_row_args *a = args;
-    rowsum_lanes__reduction_optional_sum__weight_optional_present(n, in, a->lanes, a->params, true);
+    rowsum_lanes_wide__reduction_optional_sum__weight_optional_present(n, in, a->lanes, a->params);
 }
 
 static void rowsum_chunked__reduction_optional_sum__weight_optional_present(int64_t n, const opgen_src *in, double *acc, const void *params)

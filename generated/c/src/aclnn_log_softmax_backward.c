@@ -54,37 +54,16 @@ typedef struct {
 
 /* The partial sums of a block of n elements, in a fixed order that the compiler vectorizes and that does not
  * depend on the machine, the threads or the chunks (opgen_chunks.h: opgen_row_width, opgen_add_row_lanes):
- * - wide (n >= OPGEN_WIDE_ROW): lanes[32r + i % 32] += summand r of element i, for i < n in order: four
- *   independent vectors of eight doubles.  With the eight lanes below, a long row's adds wait on one another
- *   (3-4 cycles each, in one or two vector registers): softmax rows of 1024 and 32768, one thread, ran 1.0-1.1x
- *   slower in FLOAT, 1.1x in BFLOAT16, 0.96-1.07x in FLOAT16 (AMD EPYC Zen 4; 16 lanes: 0.9-1.0x, slower).
- * - else lanes[8r + i % 8] += summand r of element i for the whole groups of 8, the last n % 8 to lane 0: for
- *   short rows, where 32 lanes cost more to clear, carry and add up than their adds save (rows of 64 ran
- *   1.1-1.4x slower with 32).
+ * rowsum_lanes: lanes[8r + i % 8] += summand r of element i for the whole groups of 8, the last n % 8 to lane 0
+ * (blocks shorter than OPGEN_WIDE_ROW: for short rows, 32 lanes cost more to clear, carry and add up than their
+ * adds save: rows of 64 ran 1.1-1.4x slower with 32).
  * Added straight into `lanes`: from a local copy, GCC moved the lanes through general registers and back at each
  * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache. */
-static inline void rowsum_lanes(int64_t n, const float *const *in, double *lanes, const void *params,
-                                bool wide)
+static inline void rowsum_lanes(int64_t n, const float *const *in, double *lanes, const void *params)
 {
     (void)params;
     const float *restrict grad_output = in[0];
-    const int64_t width = opgen_row_width(wide);
-    double *restrict s0 = lanes + width * 0;
-    if (wide) {
-        const int64_t whole = n - n % OPGEN_ROW_LANES;
-        for (int64_t i0 = 0; i0 < whole; i0 += OPGEN_ROW_LANES) {
-            for (int64_t lane = 0; lane < OPGEN_ROW_LANES; ++lane) {
-                const int64_t i = i0 + lane;
-                const float grad_output_i = grad_output[i];
-                s0[lane] += (double)(grad_output_i);
-            }
-        }
-        for (int64_t i = whole; i < n; ++i) {
-            const float grad_output_i = grad_output[i];
-            s0[i - whole] += (double)(grad_output_i);
-        }
-        return;
-    }
+    double *restrict s0 = lanes + 8 * 0;
     const int64_t whole = n - n % 8;
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
@@ -99,13 +78,42 @@ static inline void rowsum_lanes(int64_t n, const float *const *in, double *lanes
     }
 }
 
+/* rowsum_lanes_wide (blocks of at least OPGEN_WIDE_ROW elements): lanes[32r + i % 32] += summand r of element i,
+ * for i < n in order: four independent vectors of eight doubles.  With eight lanes a long row's adds wait on one
+ * another (3-4 cycles each, in one or two vector registers): softmax rows of 1024 and 32768, one thread, ran
+ * 1.0-1.1x slower in FLOAT, 1.1x in BFLOAT16, 0.96-1.07x in FLOAT16 (AMD EPYC Zen 4; 16 lanes: 0.9-1.0x, slower).
+ * A function apart from rowsum_lanes: with both widths in one function, GCC 12 vectorized the eight lanes of the
+ * BFLOAT16 packed rows into a vector and eight scalar chains at once (softmax rows of 64, 0.6x). */
+static inline void rowsum_lanes_wide(int64_t n, const float *const *in, double *lanes,
+                                     const void *params)
+{
+    (void)params;
+    const float *restrict grad_output = in[0];
+    double *restrict s0 = lanes + OPGEN_ROW_LANES * 0;
+    const int64_t whole = n - n % OPGEN_ROW_LANES;
+    for (int64_t i0 = 0; i0 < whole; i0 += OPGEN_ROW_LANES) {
+        for (int64_t lane = 0; lane < OPGEN_ROW_LANES; ++lane) {
+            const int64_t i = i0 + lane;
+            const float grad_output_i = grad_output[i];
+            s0[lane] += (double)(grad_output_i);
+        }
+    }
+    for (int64_t i = whole; i < n; ++i) {
+        const float grad_output_i = grad_output[i];
+        s0[i - whole] += (double)(grad_output_i);
+    }
+}
+
 /* acc[r] += the sum of summand r over the block, from its lanes (opgen_row_width(wide) a sum) */
 static inline __attribute__((always_inline)) void rowsum_in(int64_t n, const float *const *in, double *acc,
                                                             const void *params, bool wide)
 {
     double lanes[OPGEN_ROW_LANES * 1];
     opgen_clear_row_lanes(lanes, 1, wide);
-    rowsum_lanes(n, in, lanes, params, wide);
+    if (wide)
+        rowsum_lanes_wide(n, in, lanes, params);
+    else
+        rowsum_lanes(n, in, lanes, params);
     opgen_add_row_lanes(1, lanes, acc, wide);
 }
 
@@ -124,7 +132,7 @@ static inline void rowsum_chunk(int64_t at, int64_t n, const float *const *in, f
     (void)at;
     (void)out;
     const opgen_row_args *a = args;
-    rowsum_lanes(n, in, a->lanes, a->params, false);
+    rowsum_lanes(n, in, a->lanes, a->params);
 }
 
 static inline void rowsum_chunk_wide(int64_t at, int64_t n, const float *const *in, float *out,
@@ -133,7 +141,7 @@ static inline void rowsum_chunk_wide(int64_t at, int64_t n, const float *const *
     (void)at;
     (void)out;
     const opgen_row_args *a = args;
-    rowsum_lanes(n, in, a->lanes, a->params, true);
+    rowsum_lanes_wide(n, in, a->lanes, a->params);
 }
 
 static void rowsum_chunked(int64_t n, const opgen_src *in, double *acc, const void *params)
