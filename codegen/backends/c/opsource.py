@@ -33,7 +33,7 @@ from . import several, wide
 from .printer import KernelCPrinter
 
 # continuation lines of the kernel functions' signatures line up at these columns plus the suffix's length
-_PADS = (0, 16, 22, 24, 25, 30, 33, 35, 40, 49)
+_PADS = (0, 16, 22, 24, 25, 30, 33, 35, 37, 40, 49, 60)
 
 
 def value_var(p) -> str:
@@ -160,19 +160,21 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
         "pad": {f"p{k}": " " * (k + len(suffix)) for k in _PADS},   # pad.p22: 22 columns
         "ntensors": len(kv.tensors),
         "nred": len(kv.reductions),
-        "lanes": 8 * len(kv.reductions),
+        "lanes": f"OPGEN_ROW_LANES * {len(kv.reductions)}",
         "declare_finish": finish["declare"],
         "compute": compute,
-        # rowsum_lanes: eight lanes per sum, each summand added to its lane (a whole group of 8, then the tail)
-        "declare_lanes": summed["declare"] + [f"double *restrict s{j} = lanes + {8 * j};"
-                                              for j in range(len(reductions))],
+        # rowsum_lanes(_wide): 8 (32) lanes per sum, each summand added to its lane
+        "declare_lanes": summed["declare"],
+        "wide_lanes": [f"double *restrict s{j} = lanes + OPGEN_ROW_LANES * {j};" for j in range(len(reductions))],
+        "narrow_lanes": [f"double *restrict s{j} = lanes + 8 * {j};" for j in range(len(reductions))],
         # a loop per sum: with two sums in one loop (CrossEntropyLossGrad's Σw and Σw[target]) GCC 12 vectorized
         # neither and added them one scalar at a time (perf: the rowsum took as long as the finish); each lane
         # still adds the same values in the same order
         "lane_loops": [_function([e], tensors, fields, red_syms, suffix)["load"]
                        + [f"s{j}[lane] += (double)({c});"] for j, ((_, e), c) in enumerate(zip(kv.reductions,
                                                                                                reductions))],
-        "tail_sums": summed["load"] + [f"s{j}[0] += (double)({c});" for j, c in enumerate(reductions)],
+        "tail_sums": summed["load"] + [f"s{j}[i - whole] += (double)({c});" for j, c in enumerate(reductions)],
+        "narrow_tail_sums": summed["load"] + [f"s{j}[0] += (double)({c});" for j, c in enumerate(reductions)],
         "declare_colsum": summed["declare"] + [f"double *restrict a{j} = acc[{j}];" for j in range(len(reductions))],
         "col_sums": summed["load"] + [f"a{j}[i] += (double)({c});" for j, c in enumerate(reductions)],
         "declare_finish_row": finish["declare"] + [f"const float {s} = (float)acc[{j}];" for j, s in finish["sums"]],

@@ -67,8 +67,11 @@ typedef struct {
     float c2;
 } Params__reduction_optional_none__weight_optional_absent;
 
-/* lanes[8r + lane] += summand r of the elements i < n with i % 8 == lane, the last n % 8 elements going to lane 0:
- * eight partial sums in a fixed order, which the compiler vectorizes and which do not depend on the machine.
+/* The partial sums of a block of n elements, in a fixed order that the compiler vectorizes and that does not
+ * depend on the machine, the threads or the chunks (opgen_chunks.h: opgen_row_width, opgen_add_row_lanes):
+ * rowsum_lanes: lanes[8r + i % 8] += summand r of element i for the whole groups of 8, the last n % 8 to lane 0
+ * (blocks shorter than OPGEN_WIDE_ROW: for short rows, 32 lanes cost more to clear, carry and add up than their
+ * adds save: rows of 64 ran 1.1-1.4x slower with 32).
  * Added straight into `lanes`: from a local copy, GCC moved the lanes through general registers and back at each
  * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache. */
 static inline void rowsum_lanes__reduction_optional_none__weight_optional_absent(int64_t n, const float *const *in, double *lanes, const void *params)
@@ -76,7 +79,7 @@ static inline void rowsum_lanes__reduction_optional_none__weight_optional_absent
     (void)params;
     const float *restrict target = in[2];
     const float *restrict class_index = in[3];
-    double *restrict s0 = lanes + 0;
+    double *restrict s0 = lanes + 8 * 0;
     const int64_t whole = n - n % 8;
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
@@ -93,16 +96,57 @@ static inline void rowsum_lanes__reduction_optional_none__weight_optional_absent
     }
 }
 
-/* acc[r] += the sum of summand r over the block, from its eight lanes */
-static void rowsum__reduction_optional_none__weight_optional_absent(int64_t n, const float *const *in, double *acc, const void *params)
+/* rowsum_lanes_wide (blocks of at least OPGEN_WIDE_ROW elements): lanes[32r + i % 32] += summand r of element i,
+ * for i < n in order: four independent vectors of eight doubles.  With eight lanes a long row's adds wait on one
+ * another (3-4 cycles each, in one or two vector registers): softmax rows of 1024 and 32768, one thread, ran
+ * 1.0-1.1x slower in FLOAT, 1.1x in BFLOAT16, 0.96-1.07x in FLOAT16 (AMD EPYC Zen 4; 16 lanes: 0.9-1.0x, slower).
+ * A function apart from rowsum_lanes: with both widths in one function, GCC 12 vectorized the eight lanes of the
+ * BFLOAT16 packed rows into a vector and eight scalar chains at once (softmax rows of 64, 0.6x). */
+static inline void rowsum_lanes_wide__reduction_optional_none__weight_optional_absent(int64_t n, const float *const *in, double *lanes,
+                                                                                      const void *params)
 {
-    double lanes[8] = {0};
-    rowsum_lanes__reduction_optional_none__weight_optional_absent(n, in, lanes, params);
-    opgen_add_lanes(1, lanes, acc);
+    (void)params;
+    const float *restrict target = in[2];
+    const float *restrict class_index = in[3];
+    double *restrict s0 = lanes + OPGEN_ROW_LANES * 0;
+    const int64_t whole = n - n % OPGEN_ROW_LANES;
+    for (int64_t i0 = 0; i0 < whole; i0 += OPGEN_ROW_LANES) {
+        for (int64_t lane = 0; lane < OPGEN_ROW_LANES; ++lane) {
+            const int64_t i = i0 + lane;
+            const float target_i = target[i];
+            const float class_index_i = class_index[i];
+            s0[lane] += (double)(((class_index_i == target_i) ? 1 : 0));
+        }
+    }
+    for (int64_t i = whole; i < n; ++i) {
+        const float target_i = target[i];
+        const float class_index_i = class_index[i];
+        s0[i - whole] += (double)(((class_index_i == target_i) ? 1 : 0));
+    }
 }
 
-/* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h); the lanes carry
- * over from chunk to chunk, so the sums are those of rowsum, bit for bit */
+/* acc[r] += the sum of summand r over the block, from its lanes (opgen_row_width(wide) a sum) */
+static inline __attribute__((always_inline)) void rowsum_in__reduction_optional_none__weight_optional_absent(int64_t n, const float *const *in, double *acc,
+                                                                                                             const void *params, bool wide)
+{
+    double lanes[OPGEN_ROW_LANES * 1];
+    opgen_clear_row_lanes(lanes, 1, wide);
+    if (wide)
+        rowsum_lanes_wide__reduction_optional_none__weight_optional_absent(n, in, lanes, params);
+    else
+        rowsum_lanes__reduction_optional_none__weight_optional_absent(n, in, lanes, params);
+    opgen_add_row_lanes(1, lanes, acc, wide);
+}
+
+static void rowsum__reduction_optional_none__weight_optional_absent(int64_t n, const float *const *in, double *acc, const void *params)
+{
+    rowsum_in__reduction_optional_none__weight_optional_absent(n, in, acc, params, n >= OPGEN_WIDE_ROW);
+}
+
+/* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h), in a block of eight
+ * lanes a sum, and (_wide) of OPGEN_ROW_LANES; the lanes carry over from chunk to chunk (each starts at a multiple
+ * of OPGEN_ROW_LANES), so the sums are those of rowsum, bit for bit.  Two functions, each chunk loop compiled for
+ * one: with `wide` read at each chunk, FLOAT16 rows of 1024 ran 1.05x slower in the cache. */
 static inline void rowsum_chunk__reduction_optional_none__weight_optional_absent(int64_t at, int64_t n, const float *const *in, float *out,
                                                                                  const void *args)
 {
@@ -112,12 +156,26 @@ static inline void rowsum_chunk__reduction_optional_none__weight_optional_absent
     rowsum_lanes__reduction_optional_none__weight_optional_absent(n, in, a->lanes, a->params);
 }
 
+static inline void rowsum_chunk_wide__reduction_optional_none__weight_optional_absent(int64_t at, int64_t n, const float *const *in, float *out,
+                                                                                      const void *args)
+{
+    (void)at;
+    (void)out;
+    const opgen_row_args *a = args;
+    rowsum_lanes_wide__reduction_optional_none__weight_optional_absent(n, in, a->lanes, a->params);
+}
+
 static void rowsum_chunked__reduction_optional_none__weight_optional_absent(int64_t n, const opgen_src *in, double *acc, const void *params)
 {
-    double lanes[8] = {0};
+    const bool wide = n >= OPGEN_WIDE_ROW;
+    double lanes[OPGEN_ROW_LANES * 1];
+    opgen_clear_row_lanes(lanes, 1, wide);
     const opgen_row_args args = {params, NULL, lanes, NULL};
-    opgen_chunked_reads(n, 4, in, &args, rowsum_chunk__reduction_optional_none__weight_optional_absent);
-    opgen_add_lanes(1, lanes, acc);
+    if (wide)
+        opgen_chunked_reads(n, 4, in, &args, rowsum_chunk_wide__reduction_optional_none__weight_optional_absent);
+    else
+        opgen_chunked_reads(n, 4, in, &args, rowsum_chunk__reduction_optional_none__weight_optional_absent);
+    opgen_add_row_lanes(1, lanes, acc, wide);
 }
 
 static void colsum__reduction_optional_none__weight_optional_absent(int64_t n, const float *const *in, double *const *acc, const void *params)
@@ -201,11 +259,17 @@ static void finish_row_chunked__reduction_optional_none__weight_optional_absent(
 static void finish_rowsum__reduction_optional_none__weight_optional_absent(int64_t n, const float *const *in, const double *acc, float *out,
                                                                           const float *const *next, double *next_acc, const void *params)
 {
-    double lanes[8] = {0};
+    const bool wide = n >= OPGEN_WIDE_ROW;
+    double lanes[OPGEN_ROW_LANES * 1];
+    opgen_clear_row_lanes(lanes, 1, wide);
     const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
-    opgen_skewed(n, 4, in, out, &finish, finish_row_chunk__reduction_optional_none__weight_optional_absent,
-                 next, &sum, rowsum_chunk__reduction_optional_none__weight_optional_absent);
-    opgen_add_lanes(1, lanes, next_acc);
+    if (wide)
+        opgen_skewed(n, 4, in, out, &finish, finish_row_chunk__reduction_optional_none__weight_optional_absent,
+                     next, &sum, rowsum_chunk_wide__reduction_optional_none__weight_optional_absent);
+    else
+        opgen_skewed(n, 4, in, out, &finish, finish_row_chunk__reduction_optional_none__weight_optional_absent,
+                     next, &sum, rowsum_chunk__reduction_optional_none__weight_optional_absent);
+    opgen_add_row_lanes(1, lanes, next_acc, wide);
 }
 
 /* finish_rowsum over contiguous operands all FLOAT16 or all BFLOAT16, a chunk of each row in turn
@@ -214,11 +278,17 @@ static inline __attribute__((always_inline)) void finish_rowsum_loop__reduction_
     int64_t n, const opgen_src *in, const double *acc, opgen_dst out, const opgen_src *next, double *next_acc,
     const void *params, aclDataType all)
 {
-    double lanes[8] = {0};
+    const bool wide = n >= OPGEN_WIDE_ROW;
+    double lanes[OPGEN_ROW_LANES * 1];
+    opgen_clear_row_lanes(lanes, 1, wide);
     const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
-    opgen_skewed_loop(n, 4, in, out, &finish, finish_row_chunk__reduction_optional_none__weight_optional_absent, next, &sum,
-                      rowsum_chunk__reduction_optional_none__weight_optional_absent, all);
-    opgen_add_lanes(1, lanes, next_acc);
+    if (wide)
+        opgen_skewed_loop(n, 4, in, out, &finish, finish_row_chunk__reduction_optional_none__weight_optional_absent, next, &sum,
+                          rowsum_chunk_wide__reduction_optional_none__weight_optional_absent, all);
+    else
+        opgen_skewed_loop(n, 4, in, out, &finish, finish_row_chunk__reduction_optional_none__weight_optional_absent, next, &sum,
+                          rowsum_chunk__reduction_optional_none__weight_optional_absent, all);
+    opgen_add_row_lanes(1, lanes, next_acc, wide);
 }
 
 /* all FLOAT16: compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
@@ -278,7 +348,7 @@ static void finish_col_chunked__reduction_optional_none__weight_optional_absent(
  * and finish_row for each, inlined, row r + 1 summed before row r is finished, so that the reads of the one
  * overlap the arithmetic and the writes of the other (all the sums first, then all the results, measured
  * 1.1-1.2x slower: softmax rows of 64, FLOAT, one thread, 16M elements); the next row's lines asked for ahead
- * (opgen_prefetch) */
+ * (opgen_prefetch); eight lanes a sum, as every row this short (OPGEN_WIDE_ROW) */
 static void rows__reduction_optional_none__weight_optional_absent(int64_t rows, int64_t len, const float *const *in, double *acc, float *out,
                                                                  const void *params)
 {
@@ -287,14 +357,14 @@ static void rows__reduction_optional_none__weight_optional_absent(int64_t rows, 
         return;
     for (int k = 0; k < 4; ++k)
         row[k] = in[k];
-    rowsum__reduction_optional_none__weight_optional_absent(len, row, acc, params);
+    rowsum_in__reduction_optional_none__weight_optional_absent(len, row, acc, params, false);
     for (int64_t r = 0; r < rows; ++r) {
         if (r + 1 < rows) {
             for (int k = 0; k < 4; ++k) {
                 row[k] = in[k] + (r + 1) * len;
                 opgen_prefetch(row[k], len * (int64_t)sizeof(float));
             }
-            rowsum__reduction_optional_none__weight_optional_absent(len, row, acc + (r + 1) * 1, params);
+            rowsum_in__reduction_optional_none__weight_optional_absent(len, row, acc + (r + 1) * 1, params, false);
         }
         for (int k = 0; k < 4; ++k)
             row[k] = in[k] + r * len;
@@ -330,8 +400,11 @@ typedef struct {
     float c1;
 } Params__reduction_optional_none__weight_optional_present;
 
-/* lanes[8r + lane] += summand r of the elements i < n with i % 8 == lane, the last n % 8 elements going to lane 0:
- * eight partial sums in a fixed order, which the compiler vectorizes and which do not depend on the machine.
+/* The partial sums of a block of n elements, in a fixed order that the compiler vectorizes and that does not
+ * depend on the machine, the threads or the chunks (opgen_chunks.h: opgen_row_width, opgen_add_row_lanes):
+ * rowsum_lanes: lanes[8r + i % 8] += summand r of element i for the whole groups of 8, the last n % 8 to lane 0
+ * (blocks shorter than OPGEN_WIDE_ROW: for short rows, 32 lanes cost more to clear, carry and add up than their
+ * adds save: rows of 64 ran 1.1-1.4x slower with 32).
  * Added straight into `lanes`: from a local copy, GCC moved the lanes through general registers and back at each
  * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache. */
 static inline void rowsum_lanes__reduction_optional_none__weight_optional_present(int64_t n, const float *const *in, double *lanes, const void *params)
@@ -340,8 +413,8 @@ static inline void rowsum_lanes__reduction_optional_none__weight_optional_presen
     const float *restrict target = in[2];
     const float *restrict weight_optional = in[3];
     const float *restrict class_index = in[4];
-    double *restrict s0 = lanes + 0;
-    double *restrict s1 = lanes + 8;
+    double *restrict s0 = lanes + 8 * 0;
+    double *restrict s1 = lanes + 8 * 1;
     const int64_t whole = n - n % 8;
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
@@ -368,16 +441,69 @@ static inline void rowsum_lanes__reduction_optional_none__weight_optional_presen
     }
 }
 
-/* acc[r] += the sum of summand r over the block, from its eight lanes */
-static void rowsum__reduction_optional_none__weight_optional_present(int64_t n, const float *const *in, double *acc, const void *params)
+/* rowsum_lanes_wide (blocks of at least OPGEN_WIDE_ROW elements): lanes[32r + i % 32] += summand r of element i,
+ * for i < n in order: four independent vectors of eight doubles.  With eight lanes a long row's adds wait on one
+ * another (3-4 cycles each, in one or two vector registers): softmax rows of 1024 and 32768, one thread, ran
+ * 1.0-1.1x slower in FLOAT, 1.1x in BFLOAT16, 0.96-1.07x in FLOAT16 (AMD EPYC Zen 4; 16 lanes: 0.9-1.0x, slower).
+ * A function apart from rowsum_lanes: with both widths in one function, GCC 12 vectorized the eight lanes of the
+ * BFLOAT16 packed rows into a vector and eight scalar chains at once (softmax rows of 64, 0.6x). */
+static inline void rowsum_lanes_wide__reduction_optional_none__weight_optional_present(int64_t n, const float *const *in, double *lanes,
+                                                                                       const void *params)
 {
-    double lanes[16] = {0};
-    rowsum_lanes__reduction_optional_none__weight_optional_present(n, in, lanes, params);
-    opgen_add_lanes(2, lanes, acc);
+    (void)params;
+    const float *restrict target = in[2];
+    const float *restrict weight_optional = in[3];
+    const float *restrict class_index = in[4];
+    double *restrict s0 = lanes + OPGEN_ROW_LANES * 0;
+    double *restrict s1 = lanes + OPGEN_ROW_LANES * 1;
+    const int64_t whole = n - n % OPGEN_ROW_LANES;
+    for (int64_t i0 = 0; i0 < whole; i0 += OPGEN_ROW_LANES) {
+        for (int64_t lane = 0; lane < OPGEN_ROW_LANES; ++lane) {
+            const int64_t i = i0 + lane;
+            const float weight_optional_i = weight_optional[i];
+            s0[lane] += (double)(weight_optional_i);
+        }
+    }
+    for (int64_t i0 = 0; i0 < whole; i0 += OPGEN_ROW_LANES) {
+        for (int64_t lane = 0; lane < OPGEN_ROW_LANES; ++lane) {
+            const int64_t i = i0 + lane;
+            const float target_i = target[i];
+            const float weight_optional_i = weight_optional[i];
+            const float class_index_i = class_index[i];
+            s1[lane] += (double)(((class_index_i == target_i) ? weight_optional_i : 0));
+        }
+    }
+    for (int64_t i = whole; i < n; ++i) {
+        const float target_i = target[i];
+        const float weight_optional_i = weight_optional[i];
+        const float class_index_i = class_index[i];
+        s0[i - whole] += (double)(weight_optional_i);
+        s1[i - whole] += (double)(((class_index_i == target_i) ? weight_optional_i : 0));
+    }
 }
 
-/* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h); the lanes carry
- * over from chunk to chunk, so the sums are those of rowsum, bit for bit */
+/* acc[r] += the sum of summand r over the block, from its lanes (opgen_row_width(wide) a sum) */
+static inline __attribute__((always_inline)) void rowsum_in__reduction_optional_none__weight_optional_present(int64_t n, const float *const *in, double *acc,
+                                                                                                              const void *params, bool wide)
+{
+    double lanes[OPGEN_ROW_LANES * 2];
+    opgen_clear_row_lanes(lanes, 2, wide);
+    if (wide)
+        rowsum_lanes_wide__reduction_optional_none__weight_optional_present(n, in, lanes, params);
+    else
+        rowsum_lanes__reduction_optional_none__weight_optional_present(n, in, lanes, params);
+    opgen_add_row_lanes(2, lanes, acc, wide);
+}
+
+static void rowsum__reduction_optional_none__weight_optional_present(int64_t n, const float *const *in, double *acc, const void *params)
+{
+    rowsum_in__reduction_optional_none__weight_optional_present(n, in, acc, params, n >= OPGEN_WIDE_ROW);
+}
+
+/* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h), in a block of eight
+ * lanes a sum, and (_wide) of OPGEN_ROW_LANES; the lanes carry over from chunk to chunk (each starts at a multiple
+ * of OPGEN_ROW_LANES), so the sums are those of rowsum, bit for bit.  Two functions, each chunk loop compiled for
+ * one: with `wide` read at each chunk, FLOAT16 rows of 1024 ran 1.05x slower in the cache. */
 static inline void rowsum_chunk__reduction_optional_none__weight_optional_present(int64_t at, int64_t n, const float *const *in, float *out,
                                                                                   const void *args)
 {
@@ -387,12 +513,26 @@ static inline void rowsum_chunk__reduction_optional_none__weight_optional_presen
     rowsum_lanes__reduction_optional_none__weight_optional_present(n, in, a->lanes, a->params);
 }
 
+static inline void rowsum_chunk_wide__reduction_optional_none__weight_optional_present(int64_t at, int64_t n, const float *const *in, float *out,
+                                                                                       const void *args)
+{
+    (void)at;
+    (void)out;
+    const opgen_row_args *a = args;
+    rowsum_lanes_wide__reduction_optional_none__weight_optional_present(n, in, a->lanes, a->params);
+}
+
 static void rowsum_chunked__reduction_optional_none__weight_optional_present(int64_t n, const opgen_src *in, double *acc, const void *params)
 {
-    double lanes[16] = {0};
+    const bool wide = n >= OPGEN_WIDE_ROW;
+    double lanes[OPGEN_ROW_LANES * 2];
+    opgen_clear_row_lanes(lanes, 2, wide);
     const opgen_row_args args = {params, NULL, lanes, NULL};
-    opgen_chunked_reads(n, 5, in, &args, rowsum_chunk__reduction_optional_none__weight_optional_present);
-    opgen_add_lanes(2, lanes, acc);
+    if (wide)
+        opgen_chunked_reads(n, 5, in, &args, rowsum_chunk_wide__reduction_optional_none__weight_optional_present);
+    else
+        opgen_chunked_reads(n, 5, in, &args, rowsum_chunk__reduction_optional_none__weight_optional_present);
+    opgen_add_row_lanes(2, lanes, acc, wide);
 }
 
 static void colsum__reduction_optional_none__weight_optional_present(int64_t n, const float *const *in, double *const *acc, const void *params)
@@ -485,11 +625,17 @@ static void finish_row_chunked__reduction_optional_none__weight_optional_present
 static void finish_rowsum__reduction_optional_none__weight_optional_present(int64_t n, const float *const *in, const double *acc, float *out,
                                                                            const float *const *next, double *next_acc, const void *params)
 {
-    double lanes[16] = {0};
+    const bool wide = n >= OPGEN_WIDE_ROW;
+    double lanes[OPGEN_ROW_LANES * 2];
+    opgen_clear_row_lanes(lanes, 2, wide);
     const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
-    opgen_skewed(n, 5, in, out, &finish, finish_row_chunk__reduction_optional_none__weight_optional_present,
-                 next, &sum, rowsum_chunk__reduction_optional_none__weight_optional_present);
-    opgen_add_lanes(2, lanes, next_acc);
+    if (wide)
+        opgen_skewed(n, 5, in, out, &finish, finish_row_chunk__reduction_optional_none__weight_optional_present,
+                     next, &sum, rowsum_chunk_wide__reduction_optional_none__weight_optional_present);
+    else
+        opgen_skewed(n, 5, in, out, &finish, finish_row_chunk__reduction_optional_none__weight_optional_present,
+                     next, &sum, rowsum_chunk__reduction_optional_none__weight_optional_present);
+    opgen_add_row_lanes(2, lanes, next_acc, wide);
 }
 
 /* finish_rowsum over contiguous operands all FLOAT16 or all BFLOAT16, a chunk of each row in turn
@@ -498,11 +644,17 @@ static inline __attribute__((always_inline)) void finish_rowsum_loop__reduction_
     int64_t n, const opgen_src *in, const double *acc, opgen_dst out, const opgen_src *next, double *next_acc,
     const void *params, aclDataType all)
 {
-    double lanes[16] = {0};
+    const bool wide = n >= OPGEN_WIDE_ROW;
+    double lanes[OPGEN_ROW_LANES * 2];
+    opgen_clear_row_lanes(lanes, 2, wide);
     const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
-    opgen_skewed_loop(n, 5, in, out, &finish, finish_row_chunk__reduction_optional_none__weight_optional_present, next, &sum,
-                      rowsum_chunk__reduction_optional_none__weight_optional_present, all);
-    opgen_add_lanes(2, lanes, next_acc);
+    if (wide)
+        opgen_skewed_loop(n, 5, in, out, &finish, finish_row_chunk__reduction_optional_none__weight_optional_present, next, &sum,
+                          rowsum_chunk_wide__reduction_optional_none__weight_optional_present, all);
+    else
+        opgen_skewed_loop(n, 5, in, out, &finish, finish_row_chunk__reduction_optional_none__weight_optional_present, next, &sum,
+                          rowsum_chunk__reduction_optional_none__weight_optional_present, all);
+    opgen_add_row_lanes(2, lanes, next_acc, wide);
 }
 
 /* all FLOAT16: compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
@@ -562,7 +714,7 @@ static void finish_col_chunked__reduction_optional_none__weight_optional_present
  * and finish_row for each, inlined, row r + 1 summed before row r is finished, so that the reads of the one
  * overlap the arithmetic and the writes of the other (all the sums first, then all the results, measured
  * 1.1-1.2x slower: softmax rows of 64, FLOAT, one thread, 16M elements); the next row's lines asked for ahead
- * (opgen_prefetch) */
+ * (opgen_prefetch); eight lanes a sum, as every row this short (OPGEN_WIDE_ROW) */
 static void rows__reduction_optional_none__weight_optional_present(int64_t rows, int64_t len, const float *const *in, double *acc, float *out,
                                                                   const void *params)
 {
@@ -571,14 +723,14 @@ static void rows__reduction_optional_none__weight_optional_present(int64_t rows,
         return;
     for (int k = 0; k < 5; ++k)
         row[k] = in[k];
-    rowsum__reduction_optional_none__weight_optional_present(len, row, acc, params);
+    rowsum_in__reduction_optional_none__weight_optional_present(len, row, acc, params, false);
     for (int64_t r = 0; r < rows; ++r) {
         if (r + 1 < rows) {
             for (int k = 0; k < 5; ++k) {
                 row[k] = in[k] + (r + 1) * len;
                 opgen_prefetch(row[k], len * (int64_t)sizeof(float));
             }
-            rowsum__reduction_optional_none__weight_optional_present(len, row, acc + (r + 1) * 2, params);
+            rowsum_in__reduction_optional_none__weight_optional_present(len, row, acc + (r + 1) * 2, params, false);
         }
         for (int k = 0; k < 5; ++k)
             row[k] = in[k] + r * len;
@@ -630,8 +782,11 @@ static void grid0__reduction_optional_mean__weight_optional_absent(int64_t n, co
 }
 
 
-/* lanes[8r + lane] += summand r of the elements i < n with i % 8 == lane, the last n % 8 elements going to lane 0:
- * eight partial sums in a fixed order, which the compiler vectorizes and which do not depend on the machine.
+/* The partial sums of a block of n elements, in a fixed order that the compiler vectorizes and that does not
+ * depend on the machine, the threads or the chunks (opgen_chunks.h: opgen_row_width, opgen_add_row_lanes):
+ * rowsum_lanes: lanes[8r + i % 8] += summand r of element i for the whole groups of 8, the last n % 8 to lane 0
+ * (blocks shorter than OPGEN_WIDE_ROW: for short rows, 32 lanes cost more to clear, carry and add up than their
+ * adds save: rows of 64 ran 1.1-1.4x slower with 32).
  * Added straight into `lanes`: from a local copy, GCC moved the lanes through general registers and back at each
  * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache. */
 static inline void rowsum_lanes__reduction_optional_mean__weight_optional_absent(int64_t n, const float *const *in, double *lanes, const void *params)
@@ -639,7 +794,7 @@ static inline void rowsum_lanes__reduction_optional_mean__weight_optional_absent
     (void)params;
     const float *restrict target = in[2];
     const float *restrict class_index = in[3];
-    double *restrict s0 = lanes + 0;
+    double *restrict s0 = lanes + 8 * 0;
     const int64_t whole = n - n % 8;
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
@@ -656,16 +811,57 @@ static inline void rowsum_lanes__reduction_optional_mean__weight_optional_absent
     }
 }
 
-/* acc[r] += the sum of summand r over the block, from its eight lanes */
-static void rowsum__reduction_optional_mean__weight_optional_absent(int64_t n, const float *const *in, double *acc, const void *params)
+/* rowsum_lanes_wide (blocks of at least OPGEN_WIDE_ROW elements): lanes[32r + i % 32] += summand r of element i,
+ * for i < n in order: four independent vectors of eight doubles.  With eight lanes a long row's adds wait on one
+ * another (3-4 cycles each, in one or two vector registers): softmax rows of 1024 and 32768, one thread, ran
+ * 1.0-1.1x slower in FLOAT, 1.1x in BFLOAT16, 0.96-1.07x in FLOAT16 (AMD EPYC Zen 4; 16 lanes: 0.9-1.0x, slower).
+ * A function apart from rowsum_lanes: with both widths in one function, GCC 12 vectorized the eight lanes of the
+ * BFLOAT16 packed rows into a vector and eight scalar chains at once (softmax rows of 64, 0.6x). */
+static inline void rowsum_lanes_wide__reduction_optional_mean__weight_optional_absent(int64_t n, const float *const *in, double *lanes,
+                                                                                      const void *params)
 {
-    double lanes[8] = {0};
-    rowsum_lanes__reduction_optional_mean__weight_optional_absent(n, in, lanes, params);
-    opgen_add_lanes(1, lanes, acc);
+    (void)params;
+    const float *restrict target = in[2];
+    const float *restrict class_index = in[3];
+    double *restrict s0 = lanes + OPGEN_ROW_LANES * 0;
+    const int64_t whole = n - n % OPGEN_ROW_LANES;
+    for (int64_t i0 = 0; i0 < whole; i0 += OPGEN_ROW_LANES) {
+        for (int64_t lane = 0; lane < OPGEN_ROW_LANES; ++lane) {
+            const int64_t i = i0 + lane;
+            const float target_i = target[i];
+            const float class_index_i = class_index[i];
+            s0[lane] += (double)(((class_index_i == target_i) ? 1 : 0));
+        }
+    }
+    for (int64_t i = whole; i < n; ++i) {
+        const float target_i = target[i];
+        const float class_index_i = class_index[i];
+        s0[i - whole] += (double)(((class_index_i == target_i) ? 1 : 0));
+    }
 }
 
-/* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h); the lanes carry
- * over from chunk to chunk, so the sums are those of rowsum, bit for bit */
+/* acc[r] += the sum of summand r over the block, from its lanes (opgen_row_width(wide) a sum) */
+static inline __attribute__((always_inline)) void rowsum_in__reduction_optional_mean__weight_optional_absent(int64_t n, const float *const *in, double *acc,
+                                                                                                             const void *params, bool wide)
+{
+    double lanes[OPGEN_ROW_LANES * 1];
+    opgen_clear_row_lanes(lanes, 1, wide);
+    if (wide)
+        rowsum_lanes_wide__reduction_optional_mean__weight_optional_absent(n, in, lanes, params);
+    else
+        rowsum_lanes__reduction_optional_mean__weight_optional_absent(n, in, lanes, params);
+    opgen_add_row_lanes(1, lanes, acc, wide);
+}
+
+static void rowsum__reduction_optional_mean__weight_optional_absent(int64_t n, const float *const *in, double *acc, const void *params)
+{
+    rowsum_in__reduction_optional_mean__weight_optional_absent(n, in, acc, params, n >= OPGEN_WIDE_ROW);
+}
+
+/* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h), in a block of eight
+ * lanes a sum, and (_wide) of OPGEN_ROW_LANES; the lanes carry over from chunk to chunk (each starts at a multiple
+ * of OPGEN_ROW_LANES), so the sums are those of rowsum, bit for bit.  Two functions, each chunk loop compiled for
+ * one: with `wide` read at each chunk, FLOAT16 rows of 1024 ran 1.05x slower in the cache. */
 static inline void rowsum_chunk__reduction_optional_mean__weight_optional_absent(int64_t at, int64_t n, const float *const *in, float *out,
                                                                                  const void *args)
 {
@@ -675,12 +871,26 @@ static inline void rowsum_chunk__reduction_optional_mean__weight_optional_absent
     rowsum_lanes__reduction_optional_mean__weight_optional_absent(n, in, a->lanes, a->params);
 }
 
+static inline void rowsum_chunk_wide__reduction_optional_mean__weight_optional_absent(int64_t at, int64_t n, const float *const *in, float *out,
+                                                                                      const void *args)
+{
+    (void)at;
+    (void)out;
+    const opgen_row_args *a = args;
+    rowsum_lanes_wide__reduction_optional_mean__weight_optional_absent(n, in, a->lanes, a->params);
+}
+
 static void rowsum_chunked__reduction_optional_mean__weight_optional_absent(int64_t n, const opgen_src *in, double *acc, const void *params)
 {
-    double lanes[8] = {0};
+    const bool wide = n >= OPGEN_WIDE_ROW;
+    double lanes[OPGEN_ROW_LANES * 1];
+    opgen_clear_row_lanes(lanes, 1, wide);
     const opgen_row_args args = {params, NULL, lanes, NULL};
-    opgen_chunked_reads(n, 4, in, &args, rowsum_chunk__reduction_optional_mean__weight_optional_absent);
-    opgen_add_lanes(1, lanes, acc);
+    if (wide)
+        opgen_chunked_reads(n, 4, in, &args, rowsum_chunk_wide__reduction_optional_mean__weight_optional_absent);
+    else
+        opgen_chunked_reads(n, 4, in, &args, rowsum_chunk__reduction_optional_mean__weight_optional_absent);
+    opgen_add_row_lanes(1, lanes, acc, wide);
 }
 
 static void colsum__reduction_optional_mean__weight_optional_absent(int64_t n, const float *const *in, double *const *acc, const void *params)
@@ -766,11 +976,17 @@ static void finish_row_chunked__reduction_optional_mean__weight_optional_absent(
 static void finish_rowsum__reduction_optional_mean__weight_optional_absent(int64_t n, const float *const *in, const double *acc, float *out,
                                                                           const float *const *next, double *next_acc, const void *params)
 {
-    double lanes[8] = {0};
+    const bool wide = n >= OPGEN_WIDE_ROW;
+    double lanes[OPGEN_ROW_LANES * 1];
+    opgen_clear_row_lanes(lanes, 1, wide);
     const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
-    opgen_skewed(n, 4, in, out, &finish, finish_row_chunk__reduction_optional_mean__weight_optional_absent,
-                 next, &sum, rowsum_chunk__reduction_optional_mean__weight_optional_absent);
-    opgen_add_lanes(1, lanes, next_acc);
+    if (wide)
+        opgen_skewed(n, 4, in, out, &finish, finish_row_chunk__reduction_optional_mean__weight_optional_absent,
+                     next, &sum, rowsum_chunk_wide__reduction_optional_mean__weight_optional_absent);
+    else
+        opgen_skewed(n, 4, in, out, &finish, finish_row_chunk__reduction_optional_mean__weight_optional_absent,
+                     next, &sum, rowsum_chunk__reduction_optional_mean__weight_optional_absent);
+    opgen_add_row_lanes(1, lanes, next_acc, wide);
 }
 
 /* finish_rowsum over contiguous operands all FLOAT16 or all BFLOAT16, a chunk of each row in turn
@@ -779,11 +995,17 @@ static inline __attribute__((always_inline)) void finish_rowsum_loop__reduction_
     int64_t n, const opgen_src *in, const double *acc, opgen_dst out, const opgen_src *next, double *next_acc,
     const void *params, aclDataType all)
 {
-    double lanes[8] = {0};
+    const bool wide = n >= OPGEN_WIDE_ROW;
+    double lanes[OPGEN_ROW_LANES * 1];
+    opgen_clear_row_lanes(lanes, 1, wide);
     const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
-    opgen_skewed_loop(n, 4, in, out, &finish, finish_row_chunk__reduction_optional_mean__weight_optional_absent, next, &sum,
-                      rowsum_chunk__reduction_optional_mean__weight_optional_absent, all);
-    opgen_add_lanes(1, lanes, next_acc);
+    if (wide)
+        opgen_skewed_loop(n, 4, in, out, &finish, finish_row_chunk__reduction_optional_mean__weight_optional_absent, next, &sum,
+                          rowsum_chunk_wide__reduction_optional_mean__weight_optional_absent, all);
+    else
+        opgen_skewed_loop(n, 4, in, out, &finish, finish_row_chunk__reduction_optional_mean__weight_optional_absent, next, &sum,
+                          rowsum_chunk__reduction_optional_mean__weight_optional_absent, all);
+    opgen_add_row_lanes(1, lanes, next_acc, wide);
 }
 
 /* all FLOAT16: compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
@@ -843,7 +1065,7 @@ static void finish_col_chunked__reduction_optional_mean__weight_optional_absent(
  * and finish_row for each, inlined, row r + 1 summed before row r is finished, so that the reads of the one
  * overlap the arithmetic and the writes of the other (all the sums first, then all the results, measured
  * 1.1-1.2x slower: softmax rows of 64, FLOAT, one thread, 16M elements); the next row's lines asked for ahead
- * (opgen_prefetch) */
+ * (opgen_prefetch); eight lanes a sum, as every row this short (OPGEN_WIDE_ROW) */
 static void rows__reduction_optional_mean__weight_optional_absent(int64_t rows, int64_t len, const float *const *in, double *acc, float *out,
                                                                  const void *params)
 {
@@ -852,14 +1074,14 @@ static void rows__reduction_optional_mean__weight_optional_absent(int64_t rows, 
         return;
     for (int k = 0; k < 4; ++k)
         row[k] = in[k];
-    rowsum__reduction_optional_mean__weight_optional_absent(len, row, acc, params);
+    rowsum_in__reduction_optional_mean__weight_optional_absent(len, row, acc, params, false);
     for (int64_t r = 0; r < rows; ++r) {
         if (r + 1 < rows) {
             for (int k = 0; k < 4; ++k) {
                 row[k] = in[k] + (r + 1) * len;
                 opgen_prefetch(row[k], len * (int64_t)sizeof(float));
             }
-            rowsum__reduction_optional_mean__weight_optional_absent(len, row, acc + (r + 1) * 1, params);
+            rowsum_in__reduction_optional_mean__weight_optional_absent(len, row, acc + (r + 1) * 1, params, false);
         }
         for (int k = 0; k < 4; ++k)
             row[k] = in[k] + r * len;
@@ -912,8 +1134,11 @@ static void grid0__reduction_optional_mean__weight_optional_present(int64_t n, c
 }
 
 
-/* lanes[8r + lane] += summand r of the elements i < n with i % 8 == lane, the last n % 8 elements going to lane 0:
- * eight partial sums in a fixed order, which the compiler vectorizes and which do not depend on the machine.
+/* The partial sums of a block of n elements, in a fixed order that the compiler vectorizes and that does not
+ * depend on the machine, the threads or the chunks (opgen_chunks.h: opgen_row_width, opgen_add_row_lanes):
+ * rowsum_lanes: lanes[8r + i % 8] += summand r of element i for the whole groups of 8, the last n % 8 to lane 0
+ * (blocks shorter than OPGEN_WIDE_ROW: for short rows, 32 lanes cost more to clear, carry and add up than their
+ * adds save: rows of 64 ran 1.1-1.4x slower with 32).
  * Added straight into `lanes`: from a local copy, GCC moved the lanes through general registers and back at each
  * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache. */
 static inline void rowsum_lanes__reduction_optional_mean__weight_optional_present(int64_t n, const float *const *in, double *lanes, const void *params)
@@ -922,8 +1147,8 @@ static inline void rowsum_lanes__reduction_optional_mean__weight_optional_presen
     const float *restrict target = in[2];
     const float *restrict weight_optional = in[3];
     const float *restrict class_index = in[4];
-    double *restrict s0 = lanes + 0;
-    double *restrict s1 = lanes + 8;
+    double *restrict s0 = lanes + 8 * 0;
+    double *restrict s1 = lanes + 8 * 1;
     const int64_t whole = n - n % 8;
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
@@ -950,16 +1175,69 @@ static inline void rowsum_lanes__reduction_optional_mean__weight_optional_presen
     }
 }
 
-/* acc[r] += the sum of summand r over the block, from its eight lanes */
-static void rowsum__reduction_optional_mean__weight_optional_present(int64_t n, const float *const *in, double *acc, const void *params)
+/* rowsum_lanes_wide (blocks of at least OPGEN_WIDE_ROW elements): lanes[32r + i % 32] += summand r of element i,
+ * for i < n in order: four independent vectors of eight doubles.  With eight lanes a long row's adds wait on one
+ * another (3-4 cycles each, in one or two vector registers): softmax rows of 1024 and 32768, one thread, ran
+ * 1.0-1.1x slower in FLOAT, 1.1x in BFLOAT16, 0.96-1.07x in FLOAT16 (AMD EPYC Zen 4; 16 lanes: 0.9-1.0x, slower).
+ * A function apart from rowsum_lanes: with both widths in one function, GCC 12 vectorized the eight lanes of the
+ * BFLOAT16 packed rows into a vector and eight scalar chains at once (softmax rows of 64, 0.6x). */
+static inline void rowsum_lanes_wide__reduction_optional_mean__weight_optional_present(int64_t n, const float *const *in, double *lanes,
+                                                                                       const void *params)
 {
-    double lanes[16] = {0};
-    rowsum_lanes__reduction_optional_mean__weight_optional_present(n, in, lanes, params);
-    opgen_add_lanes(2, lanes, acc);
+    (void)params;
+    const float *restrict target = in[2];
+    const float *restrict weight_optional = in[3];
+    const float *restrict class_index = in[4];
+    double *restrict s0 = lanes + OPGEN_ROW_LANES * 0;
+    double *restrict s1 = lanes + OPGEN_ROW_LANES * 1;
+    const int64_t whole = n - n % OPGEN_ROW_LANES;
+    for (int64_t i0 = 0; i0 < whole; i0 += OPGEN_ROW_LANES) {
+        for (int64_t lane = 0; lane < OPGEN_ROW_LANES; ++lane) {
+            const int64_t i = i0 + lane;
+            const float weight_optional_i = weight_optional[i];
+            s0[lane] += (double)(weight_optional_i);
+        }
+    }
+    for (int64_t i0 = 0; i0 < whole; i0 += OPGEN_ROW_LANES) {
+        for (int64_t lane = 0; lane < OPGEN_ROW_LANES; ++lane) {
+            const int64_t i = i0 + lane;
+            const float target_i = target[i];
+            const float weight_optional_i = weight_optional[i];
+            const float class_index_i = class_index[i];
+            s1[lane] += (double)(((class_index_i == target_i) ? weight_optional_i : 0));
+        }
+    }
+    for (int64_t i = whole; i < n; ++i) {
+        const float target_i = target[i];
+        const float weight_optional_i = weight_optional[i];
+        const float class_index_i = class_index[i];
+        s0[i - whole] += (double)(weight_optional_i);
+        s1[i - whole] += (double)(((class_index_i == target_i) ? weight_optional_i : 0));
+    }
 }
 
-/* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h); the lanes carry
- * over from chunk to chunk, so the sums are those of rowsum, bit for bit */
+/* acc[r] += the sum of summand r over the block, from its lanes (opgen_row_width(wide) a sum) */
+static inline __attribute__((always_inline)) void rowsum_in__reduction_optional_mean__weight_optional_present(int64_t n, const float *const *in, double *acc,
+                                                                                                              const void *params, bool wide)
+{
+    double lanes[OPGEN_ROW_LANES * 2];
+    opgen_clear_row_lanes(lanes, 2, wide);
+    if (wide)
+        rowsum_lanes_wide__reduction_optional_mean__weight_optional_present(n, in, lanes, params);
+    else
+        rowsum_lanes__reduction_optional_mean__weight_optional_present(n, in, lanes, params);
+    opgen_add_row_lanes(2, lanes, acc, wide);
+}
+
+static void rowsum__reduction_optional_mean__weight_optional_present(int64_t n, const float *const *in, double *acc, const void *params)
+{
+    rowsum_in__reduction_optional_mean__weight_optional_present(n, in, acc, params, n >= OPGEN_WIDE_ROW);
+}
+
+/* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h), in a block of eight
+ * lanes a sum, and (_wide) of OPGEN_ROW_LANES; the lanes carry over from chunk to chunk (each starts at a multiple
+ * of OPGEN_ROW_LANES), so the sums are those of rowsum, bit for bit.  Two functions, each chunk loop compiled for
+ * one: with `wide` read at each chunk, FLOAT16 rows of 1024 ran 1.05x slower in the cache. */
 static inline void rowsum_chunk__reduction_optional_mean__weight_optional_present(int64_t at, int64_t n, const float *const *in, float *out,
                                                                                   const void *args)
 {
@@ -969,12 +1247,26 @@ static inline void rowsum_chunk__reduction_optional_mean__weight_optional_presen
     rowsum_lanes__reduction_optional_mean__weight_optional_present(n, in, a->lanes, a->params);
 }
 
+static inline void rowsum_chunk_wide__reduction_optional_mean__weight_optional_present(int64_t at, int64_t n, const float *const *in, float *out,
+                                                                                       const void *args)
+{
+    (void)at;
+    (void)out;
+    const opgen_row_args *a = args;
+    rowsum_lanes_wide__reduction_optional_mean__weight_optional_present(n, in, a->lanes, a->params);
+}
+
 static void rowsum_chunked__reduction_optional_mean__weight_optional_present(int64_t n, const opgen_src *in, double *acc, const void *params)
 {
-    double lanes[16] = {0};
+    const bool wide = n >= OPGEN_WIDE_ROW;
+    double lanes[OPGEN_ROW_LANES * 2];
+    opgen_clear_row_lanes(lanes, 2, wide);
     const opgen_row_args args = {params, NULL, lanes, NULL};
-    opgen_chunked_reads(n, 5, in, &args, rowsum_chunk__reduction_optional_mean__weight_optional_present);
-    opgen_add_lanes(2, lanes, acc);
+    if (wide)
+        opgen_chunked_reads(n, 5, in, &args, rowsum_chunk_wide__reduction_optional_mean__weight_optional_present);
+    else
+        opgen_chunked_reads(n, 5, in, &args, rowsum_chunk__reduction_optional_mean__weight_optional_present);
+    opgen_add_row_lanes(2, lanes, acc, wide);
 }
 
 static void colsum__reduction_optional_mean__weight_optional_present(int64_t n, const float *const *in, double *const *acc, const void *params)
@@ -1069,11 +1361,17 @@ static void finish_row_chunked__reduction_optional_mean__weight_optional_present
 static void finish_rowsum__reduction_optional_mean__weight_optional_present(int64_t n, const float *const *in, const double *acc, float *out,
                                                                            const float *const *next, double *next_acc, const void *params)
 {
-    double lanes[16] = {0};
+    const bool wide = n >= OPGEN_WIDE_ROW;
+    double lanes[OPGEN_ROW_LANES * 2];
+    opgen_clear_row_lanes(lanes, 2, wide);
     const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
-    opgen_skewed(n, 5, in, out, &finish, finish_row_chunk__reduction_optional_mean__weight_optional_present,
-                 next, &sum, rowsum_chunk__reduction_optional_mean__weight_optional_present);
-    opgen_add_lanes(2, lanes, next_acc);
+    if (wide)
+        opgen_skewed(n, 5, in, out, &finish, finish_row_chunk__reduction_optional_mean__weight_optional_present,
+                     next, &sum, rowsum_chunk_wide__reduction_optional_mean__weight_optional_present);
+    else
+        opgen_skewed(n, 5, in, out, &finish, finish_row_chunk__reduction_optional_mean__weight_optional_present,
+                     next, &sum, rowsum_chunk__reduction_optional_mean__weight_optional_present);
+    opgen_add_row_lanes(2, lanes, next_acc, wide);
 }
 
 /* finish_rowsum over contiguous operands all FLOAT16 or all BFLOAT16, a chunk of each row in turn
@@ -1082,11 +1380,17 @@ static inline __attribute__((always_inline)) void finish_rowsum_loop__reduction_
     int64_t n, const opgen_src *in, const double *acc, opgen_dst out, const opgen_src *next, double *next_acc,
     const void *params, aclDataType all)
 {
-    double lanes[16] = {0};
+    const bool wide = n >= OPGEN_WIDE_ROW;
+    double lanes[OPGEN_ROW_LANES * 2];
+    opgen_clear_row_lanes(lanes, 2, wide);
     const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
-    opgen_skewed_loop(n, 5, in, out, &finish, finish_row_chunk__reduction_optional_mean__weight_optional_present, next, &sum,
-                      rowsum_chunk__reduction_optional_mean__weight_optional_present, all);
-    opgen_add_lanes(2, lanes, next_acc);
+    if (wide)
+        opgen_skewed_loop(n, 5, in, out, &finish, finish_row_chunk__reduction_optional_mean__weight_optional_present, next, &sum,
+                          rowsum_chunk_wide__reduction_optional_mean__weight_optional_present, all);
+    else
+        opgen_skewed_loop(n, 5, in, out, &finish, finish_row_chunk__reduction_optional_mean__weight_optional_present, next, &sum,
+                          rowsum_chunk__reduction_optional_mean__weight_optional_present, all);
+    opgen_add_row_lanes(2, lanes, next_acc, wide);
 }
 
 /* all FLOAT16: compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
@@ -1146,7 +1450,7 @@ static void finish_col_chunked__reduction_optional_mean__weight_optional_present
  * and finish_row for each, inlined, row r + 1 summed before row r is finished, so that the reads of the one
  * overlap the arithmetic and the writes of the other (all the sums first, then all the results, measured
  * 1.1-1.2x slower: softmax rows of 64, FLOAT, one thread, 16M elements); the next row's lines asked for ahead
- * (opgen_prefetch) */
+ * (opgen_prefetch); eight lanes a sum, as every row this short (OPGEN_WIDE_ROW) */
 static void rows__reduction_optional_mean__weight_optional_present(int64_t rows, int64_t len, const float *const *in, double *acc, float *out,
                                                                   const void *params)
 {
@@ -1155,14 +1459,14 @@ static void rows__reduction_optional_mean__weight_optional_present(int64_t rows,
         return;
     for (int k = 0; k < 5; ++k)
         row[k] = in[k];
-    rowsum__reduction_optional_mean__weight_optional_present(len, row, acc, params);
+    rowsum_in__reduction_optional_mean__weight_optional_present(len, row, acc, params, false);
     for (int64_t r = 0; r < rows; ++r) {
         if (r + 1 < rows) {
             for (int k = 0; k < 5; ++k) {
                 row[k] = in[k] + (r + 1) * len;
                 opgen_prefetch(row[k], len * (int64_t)sizeof(float));
             }
-            rowsum__reduction_optional_mean__weight_optional_present(len, row, acc + (r + 1) * 2, params);
+            rowsum_in__reduction_optional_mean__weight_optional_present(len, row, acc + (r + 1) * 2, params, false);
         }
         for (int k = 0; k < 5; ++k)
             row[k] = in[k] + r * len;
@@ -1199,8 +1503,11 @@ typedef struct {
     float c2;
 } Params__reduction_optional_sum__weight_optional_absent;
 
-/* lanes[8r + lane] += summand r of the elements i < n with i % 8 == lane, the last n % 8 elements going to lane 0:
- * eight partial sums in a fixed order, which the compiler vectorizes and which do not depend on the machine.
+/* The partial sums of a block of n elements, in a fixed order that the compiler vectorizes and that does not
+ * depend on the machine, the threads or the chunks (opgen_chunks.h: opgen_row_width, opgen_add_row_lanes):
+ * rowsum_lanes: lanes[8r + i % 8] += summand r of element i for the whole groups of 8, the last n % 8 to lane 0
+ * (blocks shorter than OPGEN_WIDE_ROW: for short rows, 32 lanes cost more to clear, carry and add up than their
+ * adds save: rows of 64 ran 1.1-1.4x slower with 32).
  * Added straight into `lanes`: from a local copy, GCC moved the lanes through general registers and back at each
  * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache. */
 static inline void rowsum_lanes__reduction_optional_sum__weight_optional_absent(int64_t n, const float *const *in, double *lanes, const void *params)
@@ -1208,7 +1515,7 @@ static inline void rowsum_lanes__reduction_optional_sum__weight_optional_absent(
     (void)params;
     const float *restrict target = in[2];
     const float *restrict class_index = in[3];
-    double *restrict s0 = lanes + 0;
+    double *restrict s0 = lanes + 8 * 0;
     const int64_t whole = n - n % 8;
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
@@ -1225,16 +1532,57 @@ static inline void rowsum_lanes__reduction_optional_sum__weight_optional_absent(
     }
 }
 
-/* acc[r] += the sum of summand r over the block, from its eight lanes */
-static void rowsum__reduction_optional_sum__weight_optional_absent(int64_t n, const float *const *in, double *acc, const void *params)
+/* rowsum_lanes_wide (blocks of at least OPGEN_WIDE_ROW elements): lanes[32r + i % 32] += summand r of element i,
+ * for i < n in order: four independent vectors of eight doubles.  With eight lanes a long row's adds wait on one
+ * another (3-4 cycles each, in one or two vector registers): softmax rows of 1024 and 32768, one thread, ran
+ * 1.0-1.1x slower in FLOAT, 1.1x in BFLOAT16, 0.96-1.07x in FLOAT16 (AMD EPYC Zen 4; 16 lanes: 0.9-1.0x, slower).
+ * A function apart from rowsum_lanes: with both widths in one function, GCC 12 vectorized the eight lanes of the
+ * BFLOAT16 packed rows into a vector and eight scalar chains at once (softmax rows of 64, 0.6x). */
+static inline void rowsum_lanes_wide__reduction_optional_sum__weight_optional_absent(int64_t n, const float *const *in, double *lanes,
+                                                                                     const void *params)
 {
-    double lanes[8] = {0};
-    rowsum_lanes__reduction_optional_sum__weight_optional_absent(n, in, lanes, params);
-    opgen_add_lanes(1, lanes, acc);
+    (void)params;
+    const float *restrict target = in[2];
+    const float *restrict class_index = in[3];
+    double *restrict s0 = lanes + OPGEN_ROW_LANES * 0;
+    const int64_t whole = n - n % OPGEN_ROW_LANES;
+    for (int64_t i0 = 0; i0 < whole; i0 += OPGEN_ROW_LANES) {
+        for (int64_t lane = 0; lane < OPGEN_ROW_LANES; ++lane) {
+            const int64_t i = i0 + lane;
+            const float target_i = target[i];
+            const float class_index_i = class_index[i];
+            s0[lane] += (double)(((class_index_i == target_i) ? 1 : 0));
+        }
+    }
+    for (int64_t i = whole; i < n; ++i) {
+        const float target_i = target[i];
+        const float class_index_i = class_index[i];
+        s0[i - whole] += (double)(((class_index_i == target_i) ? 1 : 0));
+    }
 }
 
-/* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h); the lanes carry
- * over from chunk to chunk, so the sums are those of rowsum, bit for bit */
+/* acc[r] += the sum of summand r over the block, from its lanes (opgen_row_width(wide) a sum) */
+static inline __attribute__((always_inline)) void rowsum_in__reduction_optional_sum__weight_optional_absent(int64_t n, const float *const *in, double *acc,
+                                                                                                            const void *params, bool wide)
+{
+    double lanes[OPGEN_ROW_LANES * 1];
+    opgen_clear_row_lanes(lanes, 1, wide);
+    if (wide)
+        rowsum_lanes_wide__reduction_optional_sum__weight_optional_absent(n, in, lanes, params);
+    else
+        rowsum_lanes__reduction_optional_sum__weight_optional_absent(n, in, lanes, params);
+    opgen_add_row_lanes(1, lanes, acc, wide);
+}
+
+static void rowsum__reduction_optional_sum__weight_optional_absent(int64_t n, const float *const *in, double *acc, const void *params)
+{
+    rowsum_in__reduction_optional_sum__weight_optional_absent(n, in, acc, params, n >= OPGEN_WIDE_ROW);
+}
+
+/* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h), in a block of eight
+ * lanes a sum, and (_wide) of OPGEN_ROW_LANES; the lanes carry over from chunk to chunk (each starts at a multiple
+ * of OPGEN_ROW_LANES), so the sums are those of rowsum, bit for bit.  Two functions, each chunk loop compiled for
+ * one: with `wide` read at each chunk, FLOAT16 rows of 1024 ran 1.05x slower in the cache. */
 static inline void rowsum_chunk__reduction_optional_sum__weight_optional_absent(int64_t at, int64_t n, const float *const *in, float *out,
                                                                                 const void *args)
 {
@@ -1244,12 +1592,26 @@ static inline void rowsum_chunk__reduction_optional_sum__weight_optional_absent(
     rowsum_lanes__reduction_optional_sum__weight_optional_absent(n, in, a->lanes, a->params);
 }
 
+static inline void rowsum_chunk_wide__reduction_optional_sum__weight_optional_absent(int64_t at, int64_t n, const float *const *in, float *out,
+                                                                                     const void *args)
+{
+    (void)at;
+    (void)out;
+    const opgen_row_args *a = args;
+    rowsum_lanes_wide__reduction_optional_sum__weight_optional_absent(n, in, a->lanes, a->params);
+}
+
 static void rowsum_chunked__reduction_optional_sum__weight_optional_absent(int64_t n, const opgen_src *in, double *acc, const void *params)
 {
-    double lanes[8] = {0};
+    const bool wide = n >= OPGEN_WIDE_ROW;
+    double lanes[OPGEN_ROW_LANES * 1];
+    opgen_clear_row_lanes(lanes, 1, wide);
     const opgen_row_args args = {params, NULL, lanes, NULL};
-    opgen_chunked_reads(n, 4, in, &args, rowsum_chunk__reduction_optional_sum__weight_optional_absent);
-    opgen_add_lanes(1, lanes, acc);
+    if (wide)
+        opgen_chunked_reads(n, 4, in, &args, rowsum_chunk_wide__reduction_optional_sum__weight_optional_absent);
+    else
+        opgen_chunked_reads(n, 4, in, &args, rowsum_chunk__reduction_optional_sum__weight_optional_absent);
+    opgen_add_row_lanes(1, lanes, acc, wide);
 }
 
 static void colsum__reduction_optional_sum__weight_optional_absent(int64_t n, const float *const *in, double *const *acc, const void *params)
@@ -1333,11 +1695,17 @@ static void finish_row_chunked__reduction_optional_sum__weight_optional_absent(i
 static void finish_rowsum__reduction_optional_sum__weight_optional_absent(int64_t n, const float *const *in, const double *acc, float *out,
                                                                          const float *const *next, double *next_acc, const void *params)
 {
-    double lanes[8] = {0};
+    const bool wide = n >= OPGEN_WIDE_ROW;
+    double lanes[OPGEN_ROW_LANES * 1];
+    opgen_clear_row_lanes(lanes, 1, wide);
     const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
-    opgen_skewed(n, 4, in, out, &finish, finish_row_chunk__reduction_optional_sum__weight_optional_absent,
-                 next, &sum, rowsum_chunk__reduction_optional_sum__weight_optional_absent);
-    opgen_add_lanes(1, lanes, next_acc);
+    if (wide)
+        opgen_skewed(n, 4, in, out, &finish, finish_row_chunk__reduction_optional_sum__weight_optional_absent,
+                     next, &sum, rowsum_chunk_wide__reduction_optional_sum__weight_optional_absent);
+    else
+        opgen_skewed(n, 4, in, out, &finish, finish_row_chunk__reduction_optional_sum__weight_optional_absent,
+                     next, &sum, rowsum_chunk__reduction_optional_sum__weight_optional_absent);
+    opgen_add_row_lanes(1, lanes, next_acc, wide);
 }
 
 /* finish_rowsum over contiguous operands all FLOAT16 or all BFLOAT16, a chunk of each row in turn
@@ -1346,11 +1714,17 @@ static inline __attribute__((always_inline)) void finish_rowsum_loop__reduction_
     int64_t n, const opgen_src *in, const double *acc, opgen_dst out, const opgen_src *next, double *next_acc,
     const void *params, aclDataType all)
 {
-    double lanes[8] = {0};
+    const bool wide = n >= OPGEN_WIDE_ROW;
+    double lanes[OPGEN_ROW_LANES * 1];
+    opgen_clear_row_lanes(lanes, 1, wide);
     const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
-    opgen_skewed_loop(n, 4, in, out, &finish, finish_row_chunk__reduction_optional_sum__weight_optional_absent, next, &sum,
-                      rowsum_chunk__reduction_optional_sum__weight_optional_absent, all);
-    opgen_add_lanes(1, lanes, next_acc);
+    if (wide)
+        opgen_skewed_loop(n, 4, in, out, &finish, finish_row_chunk__reduction_optional_sum__weight_optional_absent, next, &sum,
+                          rowsum_chunk_wide__reduction_optional_sum__weight_optional_absent, all);
+    else
+        opgen_skewed_loop(n, 4, in, out, &finish, finish_row_chunk__reduction_optional_sum__weight_optional_absent, next, &sum,
+                          rowsum_chunk__reduction_optional_sum__weight_optional_absent, all);
+    opgen_add_row_lanes(1, lanes, next_acc, wide);
 }
 
 /* all FLOAT16: compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
@@ -1410,7 +1784,7 @@ static void finish_col_chunked__reduction_optional_sum__weight_optional_absent(i
  * and finish_row for each, inlined, row r + 1 summed before row r is finished, so that the reads of the one
  * overlap the arithmetic and the writes of the other (all the sums first, then all the results, measured
  * 1.1-1.2x slower: softmax rows of 64, FLOAT, one thread, 16M elements); the next row's lines asked for ahead
- * (opgen_prefetch) */
+ * (opgen_prefetch); eight lanes a sum, as every row this short (OPGEN_WIDE_ROW) */
 static void rows__reduction_optional_sum__weight_optional_absent(int64_t rows, int64_t len, const float *const *in, double *acc, float *out,
                                                                 const void *params)
 {
@@ -1419,14 +1793,14 @@ static void rows__reduction_optional_sum__weight_optional_absent(int64_t rows, i
         return;
     for (int k = 0; k < 4; ++k)
         row[k] = in[k];
-    rowsum__reduction_optional_sum__weight_optional_absent(len, row, acc, params);
+    rowsum_in__reduction_optional_sum__weight_optional_absent(len, row, acc, params, false);
     for (int64_t r = 0; r < rows; ++r) {
         if (r + 1 < rows) {
             for (int k = 0; k < 4; ++k) {
                 row[k] = in[k] + (r + 1) * len;
                 opgen_prefetch(row[k], len * (int64_t)sizeof(float));
             }
-            rowsum__reduction_optional_sum__weight_optional_absent(len, row, acc + (r + 1) * 1, params);
+            rowsum_in__reduction_optional_sum__weight_optional_absent(len, row, acc + (r + 1) * 1, params, false);
         }
         for (int k = 0; k < 4; ++k)
             row[k] = in[k] + r * len;
@@ -1462,8 +1836,11 @@ typedef struct {
     float c1;
 } Params__reduction_optional_sum__weight_optional_present;
 
-/* lanes[8r + lane] += summand r of the elements i < n with i % 8 == lane, the last n % 8 elements going to lane 0:
- * eight partial sums in a fixed order, which the compiler vectorizes and which do not depend on the machine.
+/* The partial sums of a block of n elements, in a fixed order that the compiler vectorizes and that does not
+ * depend on the machine, the threads or the chunks (opgen_chunks.h: opgen_row_width, opgen_add_row_lanes):
+ * rowsum_lanes: lanes[8r + i % 8] += summand r of element i for the whole groups of 8, the last n % 8 to lane 0
+ * (blocks shorter than OPGEN_WIDE_ROW: for short rows, 32 lanes cost more to clear, carry and add up than their
+ * adds save: rows of 64 ran 1.1-1.4x slower with 32).
  * Added straight into `lanes`: from a local copy, GCC moved the lanes through general registers and back at each
  * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache. */
 static inline void rowsum_lanes__reduction_optional_sum__weight_optional_present(int64_t n, const float *const *in, double *lanes, const void *params)
@@ -1472,8 +1849,8 @@ static inline void rowsum_lanes__reduction_optional_sum__weight_optional_present
     const float *restrict target = in[2];
     const float *restrict weight_optional = in[3];
     const float *restrict class_index = in[4];
-    double *restrict s0 = lanes + 0;
-    double *restrict s1 = lanes + 8;
+    double *restrict s0 = lanes + 8 * 0;
+    double *restrict s1 = lanes + 8 * 1;
     const int64_t whole = n - n % 8;
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
@@ -1500,16 +1877,69 @@ static inline void rowsum_lanes__reduction_optional_sum__weight_optional_present
     }
 }
 
-/* acc[r] += the sum of summand r over the block, from its eight lanes */
-static void rowsum__reduction_optional_sum__weight_optional_present(int64_t n, const float *const *in, double *acc, const void *params)
+/* rowsum_lanes_wide (blocks of at least OPGEN_WIDE_ROW elements): lanes[32r + i % 32] += summand r of element i,
+ * for i < n in order: four independent vectors of eight doubles.  With eight lanes a long row's adds wait on one
+ * another (3-4 cycles each, in one or two vector registers): softmax rows of 1024 and 32768, one thread, ran
+ * 1.0-1.1x slower in FLOAT, 1.1x in BFLOAT16, 0.96-1.07x in FLOAT16 (AMD EPYC Zen 4; 16 lanes: 0.9-1.0x, slower).
+ * A function apart from rowsum_lanes: with both widths in one function, GCC 12 vectorized the eight lanes of the
+ * BFLOAT16 packed rows into a vector and eight scalar chains at once (softmax rows of 64, 0.6x). */
+static inline void rowsum_lanes_wide__reduction_optional_sum__weight_optional_present(int64_t n, const float *const *in, double *lanes,
+                                                                                      const void *params)
 {
-    double lanes[16] = {0};
-    rowsum_lanes__reduction_optional_sum__weight_optional_present(n, in, lanes, params);
-    opgen_add_lanes(2, lanes, acc);
+    (void)params;
+    const float *restrict target = in[2];
+    const float *restrict weight_optional = in[3];
+    const float *restrict class_index = in[4];
+    double *restrict s0 = lanes + OPGEN_ROW_LANES * 0;
+    double *restrict s1 = lanes + OPGEN_ROW_LANES * 1;
+    const int64_t whole = n - n % OPGEN_ROW_LANES;
+    for (int64_t i0 = 0; i0 < whole; i0 += OPGEN_ROW_LANES) {
+        for (int64_t lane = 0; lane < OPGEN_ROW_LANES; ++lane) {
+            const int64_t i = i0 + lane;
+            const float weight_optional_i = weight_optional[i];
+            s0[lane] += (double)(weight_optional_i);
+        }
+    }
+    for (int64_t i0 = 0; i0 < whole; i0 += OPGEN_ROW_LANES) {
+        for (int64_t lane = 0; lane < OPGEN_ROW_LANES; ++lane) {
+            const int64_t i = i0 + lane;
+            const float target_i = target[i];
+            const float weight_optional_i = weight_optional[i];
+            const float class_index_i = class_index[i];
+            s1[lane] += (double)(((class_index_i == target_i) ? weight_optional_i : 0));
+        }
+    }
+    for (int64_t i = whole; i < n; ++i) {
+        const float target_i = target[i];
+        const float weight_optional_i = weight_optional[i];
+        const float class_index_i = class_index[i];
+        s0[i - whole] += (double)(weight_optional_i);
+        s1[i - whole] += (double)(((class_index_i == target_i) ? weight_optional_i : 0));
+    }
 }
 
-/* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h); the lanes carry
- * over from chunk to chunk, so the sums are those of rowsum, bit for bit */
+/* acc[r] += the sum of summand r over the block, from its lanes (opgen_row_width(wide) a sum) */
+static inline __attribute__((always_inline)) void rowsum_in__reduction_optional_sum__weight_optional_present(int64_t n, const float *const *in, double *acc,
+                                                                                                             const void *params, bool wide)
+{
+    double lanes[OPGEN_ROW_LANES * 2];
+    opgen_clear_row_lanes(lanes, 2, wide);
+    if (wide)
+        rowsum_lanes_wide__reduction_optional_sum__weight_optional_present(n, in, lanes, params);
+    else
+        rowsum_lanes__reduction_optional_sum__weight_optional_present(n, in, lanes, params);
+    opgen_add_row_lanes(2, lanes, acc, wide);
+}
+
+static void rowsum__reduction_optional_sum__weight_optional_present(int64_t n, const float *const *in, double *acc, const void *params)
+{
+    rowsum_in__reduction_optional_sum__weight_optional_present(n, in, acc, params, n >= OPGEN_WIDE_ROW);
+}
+
+/* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h), in a block of eight
+ * lanes a sum, and (_wide) of OPGEN_ROW_LANES; the lanes carry over from chunk to chunk (each starts at a multiple
+ * of OPGEN_ROW_LANES), so the sums are those of rowsum, bit for bit.  Two functions, each chunk loop compiled for
+ * one: with `wide` read at each chunk, FLOAT16 rows of 1024 ran 1.05x slower in the cache. */
 static inline void rowsum_chunk__reduction_optional_sum__weight_optional_present(int64_t at, int64_t n, const float *const *in, float *out,
                                                                                  const void *args)
 {
@@ -1519,12 +1949,26 @@ static inline void rowsum_chunk__reduction_optional_sum__weight_optional_present
     rowsum_lanes__reduction_optional_sum__weight_optional_present(n, in, a->lanes, a->params);
 }
 
+static inline void rowsum_chunk_wide__reduction_optional_sum__weight_optional_present(int64_t at, int64_t n, const float *const *in, float *out,
+                                                                                      const void *args)
+{
+    (void)at;
+    (void)out;
+    const opgen_row_args *a = args;
+    rowsum_lanes_wide__reduction_optional_sum__weight_optional_present(n, in, a->lanes, a->params);
+}
+
 static void rowsum_chunked__reduction_optional_sum__weight_optional_present(int64_t n, const opgen_src *in, double *acc, const void *params)
 {
-    double lanes[16] = {0};
+    const bool wide = n >= OPGEN_WIDE_ROW;
+    double lanes[OPGEN_ROW_LANES * 2];
+    opgen_clear_row_lanes(lanes, 2, wide);
     const opgen_row_args args = {params, NULL, lanes, NULL};
-    opgen_chunked_reads(n, 5, in, &args, rowsum_chunk__reduction_optional_sum__weight_optional_present);
-    opgen_add_lanes(2, lanes, acc);
+    if (wide)
+        opgen_chunked_reads(n, 5, in, &args, rowsum_chunk_wide__reduction_optional_sum__weight_optional_present);
+    else
+        opgen_chunked_reads(n, 5, in, &args, rowsum_chunk__reduction_optional_sum__weight_optional_present);
+    opgen_add_row_lanes(2, lanes, acc, wide);
 }
 
 static void colsum__reduction_optional_sum__weight_optional_present(int64_t n, const float *const *in, double *const *acc, const void *params)
@@ -1617,11 +2061,17 @@ static void finish_row_chunked__reduction_optional_sum__weight_optional_present(
 static void finish_rowsum__reduction_optional_sum__weight_optional_present(int64_t n, const float *const *in, const double *acc, float *out,
                                                                           const float *const *next, double *next_acc, const void *params)
 {
-    double lanes[16] = {0};
+    const bool wide = n >= OPGEN_WIDE_ROW;
+    double lanes[OPGEN_ROW_LANES * 2];
+    opgen_clear_row_lanes(lanes, 2, wide);
     const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
-    opgen_skewed(n, 5, in, out, &finish, finish_row_chunk__reduction_optional_sum__weight_optional_present,
-                 next, &sum, rowsum_chunk__reduction_optional_sum__weight_optional_present);
-    opgen_add_lanes(2, lanes, next_acc);
+    if (wide)
+        opgen_skewed(n, 5, in, out, &finish, finish_row_chunk__reduction_optional_sum__weight_optional_present,
+                     next, &sum, rowsum_chunk_wide__reduction_optional_sum__weight_optional_present);
+    else
+        opgen_skewed(n, 5, in, out, &finish, finish_row_chunk__reduction_optional_sum__weight_optional_present,
+                     next, &sum, rowsum_chunk__reduction_optional_sum__weight_optional_present);
+    opgen_add_row_lanes(2, lanes, next_acc, wide);
 }
 
 /* finish_rowsum over contiguous operands all FLOAT16 or all BFLOAT16, a chunk of each row in turn
@@ -1630,11 +2080,17 @@ static inline __attribute__((always_inline)) void finish_rowsum_loop__reduction_
     int64_t n, const opgen_src *in, const double *acc, opgen_dst out, const opgen_src *next, double *next_acc,
     const void *params, aclDataType all)
 {
-    double lanes[16] = {0};
+    const bool wide = n >= OPGEN_WIDE_ROW;
+    double lanes[OPGEN_ROW_LANES * 2];
+    opgen_clear_row_lanes(lanes, 2, wide);
     const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
-    opgen_skewed_loop(n, 5, in, out, &finish, finish_row_chunk__reduction_optional_sum__weight_optional_present, next, &sum,
-                      rowsum_chunk__reduction_optional_sum__weight_optional_present, all);
-    opgen_add_lanes(2, lanes, next_acc);
+    if (wide)
+        opgen_skewed_loop(n, 5, in, out, &finish, finish_row_chunk__reduction_optional_sum__weight_optional_present, next, &sum,
+                          rowsum_chunk_wide__reduction_optional_sum__weight_optional_present, all);
+    else
+        opgen_skewed_loop(n, 5, in, out, &finish, finish_row_chunk__reduction_optional_sum__weight_optional_present, next, &sum,
+                          rowsum_chunk__reduction_optional_sum__weight_optional_present, all);
+    opgen_add_row_lanes(2, lanes, next_acc, wide);
 }
 
 /* all FLOAT16: compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
@@ -1694,7 +2150,7 @@ static void finish_col_chunked__reduction_optional_sum__weight_optional_present(
  * and finish_row for each, inlined, row r + 1 summed before row r is finished, so that the reads of the one
  * overlap the arithmetic and the writes of the other (all the sums first, then all the results, measured
  * 1.1-1.2x slower: softmax rows of 64, FLOAT, one thread, 16M elements); the next row's lines asked for ahead
- * (opgen_prefetch) */
+ * (opgen_prefetch); eight lanes a sum, as every row this short (OPGEN_WIDE_ROW) */
 static void rows__reduction_optional_sum__weight_optional_present(int64_t rows, int64_t len, const float *const *in, double *acc, float *out,
                                                                  const void *params)
 {
@@ -1703,14 +2159,14 @@ static void rows__reduction_optional_sum__weight_optional_present(int64_t rows, 
         return;
     for (int k = 0; k < 5; ++k)
         row[k] = in[k];
-    rowsum__reduction_optional_sum__weight_optional_present(len, row, acc, params);
+    rowsum_in__reduction_optional_sum__weight_optional_present(len, row, acc, params, false);
     for (int64_t r = 0; r < rows; ++r) {
         if (r + 1 < rows) {
             for (int k = 0; k < 5; ++k) {
                 row[k] = in[k] + (r + 1) * len;
                 opgen_prefetch(row[k], len * (int64_t)sizeof(float));
             }
-            rowsum__reduction_optional_sum__weight_optional_present(len, row, acc + (r + 1) * 2, params);
+            rowsum_in__reduction_optional_sum__weight_optional_present(len, row, acc + (r + 1) * 2, params, false);
         }
         for (int k = 0; k < 5; ++k)
             row[k] = in[k] + r * len;

@@ -56,8 +56,11 @@ typedef struct {
     float scale;
 } Params;
 
-/* lanes[8r + lane] += summand r of the elements i < n with i % 8 == lane, the last n % 8 elements going to lane 0:
- * eight partial sums in a fixed order, which the compiler vectorizes and which do not depend on the machine.
+/* The partial sums of a block of n elements, in a fixed order that the compiler vectorizes and that does not
+ * depend on the machine, the threads or the chunks (opgen_chunks.h: opgen_row_width, opgen_add_row_lanes):
+ * rowsum_lanes: lanes[8r + i % 8] += summand r of element i for the whole groups of 8, the last n % 8 to lane 0
+ * (blocks shorter than OPGEN_WIDE_ROW: for short rows, 32 lanes cost more to clear, carry and add up than their
+ * adds save: rows of 64 ran 1.1-1.4x slower with 32).
  * Added straight into `lanes`: from a local copy, GCC moved the lanes through general registers and back at each
  * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache. */
 static inline void rowsum_lanes(int64_t n, const float *const *in, double *lanes, const void *params)
@@ -65,7 +68,7 @@ static inline void rowsum_lanes(int64_t n, const float *const *in, double *lanes
     (void)params;
     const float *restrict grad_output = in[0];
     const float *restrict y = in[1];
-    double *restrict s0 = lanes + 0;
+    double *restrict s0 = lanes + 8 * 0;
     const int64_t whole = n - n % 8;
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
@@ -82,16 +85,57 @@ static inline void rowsum_lanes(int64_t n, const float *const *in, double *lanes
     }
 }
 
-/* acc[r] += the sum of summand r over the block, from its eight lanes */
-static void rowsum(int64_t n, const float *const *in, double *acc, const void *params)
+/* rowsum_lanes_wide (blocks of at least OPGEN_WIDE_ROW elements): lanes[32r + i % 32] += summand r of element i,
+ * for i < n in order: four independent vectors of eight doubles.  With eight lanes a long row's adds wait on one
+ * another (3-4 cycles each, in one or two vector registers): softmax rows of 1024 and 32768, one thread, ran
+ * 1.0-1.1x slower in FLOAT, 1.1x in BFLOAT16, 0.96-1.07x in FLOAT16 (AMD EPYC Zen 4; 16 lanes: 0.9-1.0x, slower).
+ * A function apart from rowsum_lanes: with both widths in one function, GCC 12 vectorized the eight lanes of the
+ * BFLOAT16 packed rows into a vector and eight scalar chains at once (softmax rows of 64, 0.6x). */
+static inline void rowsum_lanes_wide(int64_t n, const float *const *in, double *lanes,
+                                     const void *params)
 {
-    double lanes[8] = {0};
-    rowsum_lanes(n, in, lanes, params);
-    opgen_add_lanes(1, lanes, acc);
+    (void)params;
+    const float *restrict grad_output = in[0];
+    const float *restrict y = in[1];
+    double *restrict s0 = lanes + OPGEN_ROW_LANES * 0;
+    const int64_t whole = n - n % OPGEN_ROW_LANES;
+    for (int64_t i0 = 0; i0 < whole; i0 += OPGEN_ROW_LANES) {
+        for (int64_t lane = 0; lane < OPGEN_ROW_LANES; ++lane) {
+            const int64_t i = i0 + lane;
+            const float grad_output_i = grad_output[i];
+            const float y_i = y[i];
+            s0[lane] += (double)(grad_output_i*y_i);
+        }
+    }
+    for (int64_t i = whole; i < n; ++i) {
+        const float grad_output_i = grad_output[i];
+        const float y_i = y[i];
+        s0[i - whole] += (double)(grad_output_i*y_i);
+    }
 }
 
-/* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h); the lanes carry
- * over from chunk to chunk, so the sums are those of rowsum, bit for bit */
+/* acc[r] += the sum of summand r over the block, from its lanes (opgen_row_width(wide) a sum) */
+static inline __attribute__((always_inline)) void rowsum_in(int64_t n, const float *const *in, double *acc,
+                                                            const void *params, bool wide)
+{
+    double lanes[OPGEN_ROW_LANES * 1];
+    opgen_clear_row_lanes(lanes, 1, wide);
+    if (wide)
+        rowsum_lanes_wide(n, in, lanes, params);
+    else
+        rowsum_lanes(n, in, lanes, params);
+    opgen_add_row_lanes(1, lanes, acc, wide);
+}
+
+static void rowsum(int64_t n, const float *const *in, double *acc, const void *params)
+{
+    rowsum_in(n, in, acc, params, n >= OPGEN_WIDE_ROW);
+}
+
+/* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h), in a block of eight
+ * lanes a sum, and (_wide) of OPGEN_ROW_LANES; the lanes carry over from chunk to chunk (each starts at a multiple
+ * of OPGEN_ROW_LANES), so the sums are those of rowsum, bit for bit.  Two functions, each chunk loop compiled for
+ * one: with `wide` read at each chunk, FLOAT16 rows of 1024 ran 1.05x slower in the cache. */
 static inline void rowsum_chunk(int64_t at, int64_t n, const float *const *in, float *out,
                                 const void *args)
 {
@@ -101,12 +145,26 @@ static inline void rowsum_chunk(int64_t at, int64_t n, const float *const *in, f
     rowsum_lanes(n, in, a->lanes, a->params);
 }
 
+static inline void rowsum_chunk_wide(int64_t at, int64_t n, const float *const *in, float *out,
+                                     const void *args)
+{
+    (void)at;
+    (void)out;
+    const opgen_row_args *a = args;
+    rowsum_lanes_wide(n, in, a->lanes, a->params);
+}
+
 static void rowsum_chunked(int64_t n, const opgen_src *in, double *acc, const void *params)
 {
-    double lanes[8] = {0};
+    const bool wide = n >= OPGEN_WIDE_ROW;
+    double lanes[OPGEN_ROW_LANES * 1];
+    opgen_clear_row_lanes(lanes, 1, wide);
     const opgen_row_args args = {params, NULL, lanes, NULL};
-    opgen_chunked_reads(n, 3, in, &args, rowsum_chunk);
-    opgen_add_lanes(1, lanes, acc);
+    if (wide)
+        opgen_chunked_reads(n, 3, in, &args, rowsum_chunk_wide);
+    else
+        opgen_chunked_reads(n, 3, in, &args, rowsum_chunk);
+    opgen_add_row_lanes(1, lanes, acc, wide);
 }
 
 static void colsum(int64_t n, const float *const *in, double *const *acc, const void *params)
@@ -180,11 +238,17 @@ static void finish_row_chunked(int64_t n, const opgen_src *in, const double *acc
 static void finish_rowsum(int64_t n, const float *const *in, const double *acc, float *out,
                          const float *const *next, double *next_acc, const void *params)
 {
-    double lanes[8] = {0};
+    const bool wide = n >= OPGEN_WIDE_ROW;
+    double lanes[OPGEN_ROW_LANES * 1];
+    opgen_clear_row_lanes(lanes, 1, wide);
     const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
-    opgen_skewed(n, 3, in, out, &finish, finish_row_chunk,
-                 next, &sum, rowsum_chunk);
-    opgen_add_lanes(1, lanes, next_acc);
+    if (wide)
+        opgen_skewed(n, 3, in, out, &finish, finish_row_chunk,
+                     next, &sum, rowsum_chunk_wide);
+    else
+        opgen_skewed(n, 3, in, out, &finish, finish_row_chunk,
+                     next, &sum, rowsum_chunk);
+    opgen_add_row_lanes(1, lanes, next_acc, wide);
 }
 
 /* finish_rowsum over contiguous operands all FLOAT16 or all BFLOAT16, a chunk of each row in turn
@@ -193,11 +257,17 @@ static inline __attribute__((always_inline)) void finish_rowsum_loop(
     int64_t n, const opgen_src *in, const double *acc, opgen_dst out, const opgen_src *next, double *next_acc,
     const void *params, aclDataType all)
 {
-    double lanes[8] = {0};
+    const bool wide = n >= OPGEN_WIDE_ROW;
+    double lanes[OPGEN_ROW_LANES * 1];
+    opgen_clear_row_lanes(lanes, 1, wide);
     const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
-    opgen_skewed_loop(n, 3, in, out, &finish, finish_row_chunk, next, &sum,
-                      rowsum_chunk, all);
-    opgen_add_lanes(1, lanes, next_acc);
+    if (wide)
+        opgen_skewed_loop(n, 3, in, out, &finish, finish_row_chunk, next, &sum,
+                          rowsum_chunk_wide, all);
+    else
+        opgen_skewed_loop(n, 3, in, out, &finish, finish_row_chunk, next, &sum,
+                          rowsum_chunk, all);
+    opgen_add_row_lanes(1, lanes, next_acc, wide);
 }
 
 /* all FLOAT16: compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
@@ -257,7 +327,7 @@ static void finish_col_chunked(int64_t n, const opgen_src *in, double *const *ac
  * and finish_row for each, inlined, row r + 1 summed before row r is finished, so that the reads of the one
  * overlap the arithmetic and the writes of the other (all the sums first, then all the results, measured
  * 1.1-1.2x slower: softmax rows of 64, FLOAT, one thread, 16M elements); the next row's lines asked for ahead
- * (opgen_prefetch) */
+ * (opgen_prefetch); eight lanes a sum, as every row this short (OPGEN_WIDE_ROW) */
 static void rows(int64_t rows, int64_t len, const float *const *in, double *acc, float *out,
                 const void *params)
 {
@@ -266,14 +336,14 @@ static void rows(int64_t rows, int64_t len, const float *const *in, double *acc,
         return;
     for (int k = 0; k < 3; ++k)
         row[k] = in[k];
-    rowsum(len, row, acc, params);
+    rowsum_in(len, row, acc, params, false);
     for (int64_t r = 0; r < rows; ++r) {
         if (r + 1 < rows) {
             for (int k = 0; k < 3; ++k) {
                 row[k] = in[k] + (r + 1) * len;
                 opgen_prefetch(row[k], len * (int64_t)sizeof(float));
             }
-            rowsum(len, row, acc + (r + 1) * 1, params);
+            rowsum_in(len, row, acc + (r + 1) * 1, params, false);
         }
         for (int k = 0; k < 3; ++k)
             row[k] = in[k] + r * len;

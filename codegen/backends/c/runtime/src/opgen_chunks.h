@@ -29,6 +29,14 @@
 _Static_assert(OPGEN_CHUNK % 32 == 0, "opgen_stream_aligned stores whole 32-byte vectors of 16 halves; the "
                "BFLOAT16 even/odd order works on 32 values");
 
+/* A row sum's partial sums per summand (the kernels' rowsum_lanes): in a block of at least OPGEN_WIDE_ROW elements
+ * element i goes to lane i % OPGEN_ROW_LANES, so every chunk of such a block must start at a multiple of it for the
+ * sums to be those of the whole block; shorter blocks keep eight lanes (opgen_row_width).  Rows packed several to a
+ * block (opgen_loops.c: packed_rows, at most OPGEN_BLOCK / 2 long) are therefore always of eight lanes. */
+#define OPGEN_ROW_LANES 32
+#define OPGEN_WIDE_ROW (OPGEN_BLOCK / 2 + 1)
+_Static_assert(OPGEN_CHUNK % OPGEN_ROW_LANES == 0, "a row's chunks start at multiples of OPGEN_ROW_LANES");
+
 /* Tests only: built with -DOPGEN_COUNT_STREAMS, the non-temporal stores add the bytes they write to
  * opgen_streamed_bytes (opgen_runtime.c), so that a test can tell which calls stream: the values are the same
  * either way, and a call that should stream but does not is only slower (tests/test_c_values.py).  An empty
@@ -523,7 +531,7 @@ static inline __attribute__((always_inline)) void opgen_skewed_loop(int64_t n, i
                                                                     aclDataType all)
 {
     /* (the sums' chunks start where the results' do, at 0 and at `body`, a multiple of 32 elements: each element
-     * still goes to lane i % 8 of the row) */
+     * still goes to lane i % OPGEN_ROW_LANES of the row) */
     const int64_t body = opgen_stream_span(out, n);
     opgen_skewed_span(0, body, nin, in, out, args, finish, next, next_args, sum, all, OPGEN_STORE_STREAM_ALIGNED);
     opgen_skewed_span(body, n, nin, in, out, args, finish, next, next_args, sum, all, OPGEN_STORE_PLAIN);
@@ -537,12 +545,52 @@ typedef struct {
     double *const *accs;          /* colsum, finish_col: the sums of rows side by side, from the block's start */
 } opgen_row_args;
 
-/* acc[r] += the sum of lanes[8r .. 8r+8), pairwise in a fixed order. */
+/* The lanes per sum of a block (rowsum_lanes): 32 in blocks of at least OPGEN_WIDE_ROW elements, else 8.  A
+ * function of the block's length only, which every path (whole blocks, chunks, skewed rows, packed short rows)
+ * knows: the sums stay a fixed function of the data. */
+static inline int64_t opgen_row_width(bool wide)
+{
+    return wide ? OPGEN_ROW_LANES : 8;
+}
+
+/* Zero the lanes of nred sums (a memset of a constant length in each branch: of opgen_row_width's, a call) */
+static inline void opgen_clear_row_lanes(double *lanes, int nred, bool wide)
+{
+    if (wide)
+        memset(lanes, 0, sizeof(double) * OPGEN_ROW_LANES * (size_t)nred);
+    else
+        memset(lanes, 0, sizeof(double) * 8 * (size_t)nred);
+}
+
+/* acc[r] += the sum of lanes[8r .. 8r+8), pairwise in a fixed order (the grid sums: opgen_loops.c). */
 static inline void opgen_add_lanes(int nred, const double *lanes, double *acc)
 {
     for (int r = 0; r < nred; ++r) {
         const double *s = lanes + 8 * r;
         acc[r] += ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+    }
+}
+
+/* Four doubles, for opgen_add_row_lanes (GCC's and Clang's vector extension: lane-wise IEEE adds, the same bits
+ * on every ISA; the compiler picks the instructions). */
+typedef double opgen_v4d __attribute__((vector_size(32)));
+
+/* acc[r] += the sum of a row sum's lanes s = lanes[width r ..] (rowsum_lanes; width = opgen_row_width(wide)) in a
+ * fixed order.  Eight lanes: as opgen_add_lanes.  32: v[l] = (s[l] + s[l+8]) + (s[l+16] + s[l+24]) for l < 8,
+ * w[l] = v[l] + v[l+4] for l < 4, then (w[0] + w[2]) + (w[1] + w[3]), as vectors of four (written one lane at a
+ * time, GCC 12 emitted 32 scalar loads and 31 scalar adds of the lanes it had just stored as vectors). */
+static inline void opgen_add_row_lanes(int nred, const double *lanes, double *acc, bool wide)
+{
+    _Static_assert(OPGEN_ROW_LANES == 32, "opgen_add_row_lanes adds up 32 lanes");
+    if (!wide) {
+        opgen_add_lanes(nred, lanes, acc);
+        return;
+    }
+    for (int r = 0; r < nred; ++r) {
+        opgen_v4d q[8];
+        memcpy(q, lanes + OPGEN_ROW_LANES * r, sizeof q);
+        const opgen_v4d w = ((q[0] + q[2]) + (q[4] + q[6])) + ((q[1] + q[3]) + (q[5] + q[7]));
+        acc[r] += (w[0] + w[2]) + (w[1] + w[3]);
     }
 }
 
@@ -561,11 +609,11 @@ static inline __attribute__((always_inline)) void opgen_rows_loop(int64_t rows, 
 {
     const opgen_dst none = {NULL, ACL_FLOAT, false};
     for (int64_t r = -1; r < rows; ++r) {
-        if (r + 1 < rows) {
+        if (r + 1 < rows) {   /* (packed rows: eight lanes, see OPGEN_WIDE_ROW) */
             double lanes[8 * OPGEN_MAX_REDUCTIONS] = {0};
             const opgen_row_args args = {params, NULL, lanes, NULL};
             opgen_chunk_loop((r + 1) * len, len, nin, in, none, &args, sum, true, all, OPGEN_STORE_NONE, false);
-            opgen_add_lanes(nred, lanes, acc + (r + 1) * nred);
+            opgen_add_row_lanes(nred, lanes, acc + (r + 1) * nred, false);
         }
         if (r >= 0) {
             const opgen_row_args args = {params, acc + r * nred, NULL, NULL};
