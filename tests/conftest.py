@@ -47,7 +47,7 @@ def pytest_configure(config):
 # Fixtures that build something (a bench run, compiled programs, an installed package) once per module or session
 # — but once per pytest-xdist worker, unless the tests that use them run on one worker.  pyproject's addopts say
 # `--dist loadgroup`: the tests of one group run on one worker, every other test goes wherever a worker is free.
-SHARED_BUILDS = {"quick", "binaries", "convert", "source", "prefix", "silu", "hardswish", "probe"}
+SHARED_BUILDS = {"quick", "binaries", "convert", "source", "prefix", "silu", "hardswish", "probe", "rendered"}
 
 
 def _xdist_group(item) -> str | None:

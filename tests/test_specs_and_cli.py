@@ -112,27 +112,43 @@ def test_list_shows_ops_products_dtypes():
                      r"FLOAT16, FLOAT, BFLOAT16\s+—", run.stdout)
 
 
-def test_generated_is_up_to_date_and_deterministic(ops):
-    files = gen.render_all(ops)
-    assert files == gen.render_all(codegen.load_specs()), "two renders differ"
-    problems = gen.check(files)
+@pytest.fixture(scope="module")
+def rendered(ops):
+    """Every generated file rendered in memory, once for the module's tests (a whole render takes 10-25 s; the
+    name is in conftest.SHARED_BUILDS, so the tests that use it run on one pytest-xdist worker)."""
+    return gen.render_all(ops)
+
+
+def test_generated_is_up_to_date_and_deterministic(rendered):
+    assert rendered == gen.render_all(codegen.load_specs()), "two renders differ"
+    problems = gen.check(rendered)
     assert not problems, "generated/ is stale; run `opgen generate`:\n" + "\n".join(problems[:3])
 
 
-def test_check_reports_changed_missing_and_extra_files(tmp_path, ops):
+def test_check_reports_changed_missing_and_extra_files(tmp_path, rendered):
     out = tmp_path / "generated"
     shutil.copytree(REPO / "generated", out)
-    files = gen.render_all(ops)
     victim = out / "numpy" / "softmax_backward.py"
     victim.write_text(victim.read_text().replace("np.sum", "np.prod"))
     (out / "numpy" / "stray.py").write_text("# not generated\n")
     (out / "numpy" / "elu_backward.py").unlink()
-    problems = "\n".join(gen.check(files, out))
+    problems = "\n".join(gen.check(rendered, out))
     assert "-            r0 = np.prod" in problems and "+            r0 = np.sum" in problems
     assert "extra file generated/numpy/stray.py" in problems
     assert "missing file generated/numpy/elu_backward.py" in problems
-    run = opgen("generate", "--check", "--out", str(out))
-    assert run.returncode == 1
+
+
+def test_generate_check_exits_1_on_a_stale_tree(tmp_path):
+    """The command's exit status (on a folder of one spec: what it checks is the test above)."""
+    specs, out = tmp_path / "specs", tmp_path / "generated"
+    specs.mkdir()
+    shutil.copy(REPO / "specs" / "softshrink_backward.py", specs)
+    assert opgen("--specs", str(specs), "generate", "--out", str(out)).returncode == 0
+    assert opgen("--specs", str(specs), "generate", "--check", "--out", str(out)).returncode == 0
+    victim = out / "numpy" / "softshrink_backward.py"
+    victim.write_text(victim.read_text() + "# edited by hand\n")
+    run = opgen("--specs", str(specs), "generate", "--check", "--out", str(out))
+    assert run.returncode == 1 and "softshrink_backward.py" in run.stdout + run.stderr
 
 
 def test_a_new_operator_from_the_readme_alone(tmp_path):
