@@ -21,6 +21,7 @@ from codegen.loader import load_folder, load_spec_file
 from codegen.verify import verify_op
 
 from .conftest import REPO
+from .test_c_checker_parity import _outcome
 
 FOLDER = REPO / "examples" / "experimental_specs"
 OPS = ["gaussian_nll_loss_grad", "hard_shrink_grad", "hard_sigmoid_grad_v2", "hinge_loss_grad", "mse_loss_grad",
@@ -177,14 +178,6 @@ def test_shape_same_or_one_element_error_inputs_agree_in_both_checkers():
         want = _outcome(lambda: py(**e.kw))
         got = _outcome(lambda: c(**e.kw))
         assert want is not None and want[:2] == (e.status, e.param) and got == want, (e.rule, got, want)
-
-
-def _outcome(fn):
-    try:
-        fn()
-    except codegen.AclnnError as e:
-        return (e.status, e.param, e.message)
-    return None
 
 
 def test_defaults_of_the_call_example_and_the_tiling_report_take_every_spec():

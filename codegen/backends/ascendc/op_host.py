@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from codegen.spec import ABSENT
+from codegen.aclnn.variants import key_condition
 from codegen.spec import rules as R
 from codegen.spec.params import Attr, Scalar
 from codegen.template_util import render
@@ -105,20 +105,9 @@ def row_lines(p: Plan) -> list[str]:
 
 def variant_condition(p: Plan, key: dict) -> str:
     """The C++ condition under which TilingFunc picks the variant of `key` (bool attributes, optional inputs)."""
-    op = p.op
     index = {t: i for i, t in enumerate(p.operands)}
-    conds = []
-    for name, value in key.items():
-        q = op.param(name)
-        if isinstance(q, Attr) and q.type == "string":
-            conds.append(f'std::strcmp({name}, "{value}") == 0')
-        elif isinstance(q, Attr) and q.type == "int64":
-            conds.append(f"{name} == {int(value)}")
-        elif isinstance(q, Attr):
-            conds.append(name if value else f"!{name}")
-        else:
-            conds.append(f"context->GetOptionalInputShape({index[name]}) {'==' if value == ABSENT else '!='} nullptr")
-    return " && ".join(conds) or "true"
+    return key_condition(p.op, key, "nullptr", present=lambda name: f"context->GetOptionalInputShape({index[name]})",
+                         strcmp="std::strcmp") or "true"
 
 
 def variant_lines(p: Plan) -> list[str]:
