@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 from .loader import REPO_ROOT
@@ -21,6 +22,15 @@ from .loader import REPO_ROOT
 
 class BuildError(RuntimeError):
     """The compiler rejected generated code (the message holds its diagnostics), or there is no compiler."""
+
+
+def _log_build(kind: str, name: str, seconds: float) -> None:
+    """With $OPGEN_BUILD_LOG set, append each compile's wall time to that file (what a cold test run spends
+    compiling, by kind: where CI time goes)."""
+    log = os.environ.get("OPGEN_BUILD_LOG")
+    if log:
+        with open(log, "a") as f:
+            f.write(f"{kind}\t{name}\t{seconds:.2f}\t{os.getpid()}\n")
 
 
 def build_root() -> Path:
@@ -62,7 +72,9 @@ def cached_build(kind: str, name: str, files: dict[str, str], compiler: str, fla
                     (Path(tmp) / path).parent.mkdir(parents=True, exist_ok=True)
                     (Path(tmp) / path).write_text(text)
                 out = Path(tmp) / ("artefact" + suffix)
+                start = time.perf_counter()
                 run = subprocess.run(command(Path(tmp), out), capture_output=True, text=True)
+                _log_build(kind, name, time.perf_counter() - start)
                 if run.returncode != 0:
                     raise BuildError(f"building {name} failed:\n{run.stderr[-6000:]}")
                 shutil.move(str(out), target)

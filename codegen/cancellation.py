@@ -92,7 +92,41 @@ def guard(expr, tensors: set, scalars: set):
             return expr.func(*[guard(a, tensors, scalars) for a in expr.args])
         if _carried_by_every_backend(expr):
             return Extended(expr)
-    return expr.func(*[guard(a, tensors, scalars) for a in expr.args])
+    guarded = expr.func(*[guard(a, tensors, scalars) for a in expr.args])
+    return _fold_into_extended(guarded) if isinstance(guarded, sympy.Mul) else guarded
+
+
+def _fold_into_extended(product):
+    """A product of an `Extended` sum that can leave FLOAT's range and factors every backend can widen, as one
+    `Extended` product.  SwishBackward's σ(βx)·(1 + βx·(1 - σ(βx))): where |β·x| is beyond FLOAT, the sum is -1e40
+    in double, -inf once rounded, and σ(βx) is 0 — rounded before the product, -inf·0 = nan where the limit is -0;
+    multiplied first in double, 0·-1e40 = -0, rounded once.  Only a sum with a term that multiplies two symbols
+    (β·x) can overflow where its operands do not (σ(x) - t, 1 + x·(1 - σ(x)) stay within FLOAT), so other products
+    keep their FLOAT factors (no double arithmetic for nothing)."""
+    sums = [a for a in product.args if isinstance(a, Extended) and _can_leave_float(a.args[0])]
+    if len(sums) != 1:
+        return product
+    others = [a for a in product.args if a is not sums[0]]
+    if not all(_widenable(a) for a in others):
+        return product
+    return Extended(sympy.Mul(sums[0].args[0], *others))
+
+
+def _can_leave_float(total) -> bool:
+    """Whether a term of the sum multiplies two or more symbols (with a power of one counted as several)."""
+    def degree(term):
+        return sum(int(e) if e.is_Integer and e > 0 else 0
+                   for b, e in (f.as_base_exp() for f in sympy.Mul.make_args(term)) if b.is_Symbol)
+    return any(degree(t) >= 2 for t in sympy.Add.make_args(total))
+
+
+def _widenable(factor) -> bool:
+    """A factor the Extended printers evaluate in double (pairs on Ascend C): numbers, symbols, and sums, products
+    and powers of them whose transcendentals are exp and the sigmoid; no condition or Piecewise."""
+    if any(isinstance(a, (sympy.Piecewise, sympy.core.relational.Relational, Extended))
+           for a in sympy.preorder_traversal(factor)):
+        return False
+    return _carried_by_every_backend(factor)
 
 
 def _polynomial_in_one(expr, tensors: set) -> bool:

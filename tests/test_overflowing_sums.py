@@ -118,6 +118,29 @@ def test_swish_product_beyond_float(backend):
     assert np.all(np.abs(got.astype(np.float64) / want - 1) < 1e-6), (backend, got, want)
 
 
+@pytest.mark.parametrize("beta", [-1e20, -2.0])
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_swish_product_beyond_float_where_the_sigmoid_is_0(backend, beta):
+    """β·x beyond FLOAT where σ(βx) is 0: the exact gradient g·σ(βx)·(1 + βx(1 - σ(βx))) is a signed zero
+    (-1e40·e^-1e40), not nan.  The sum 1 + βx(1 - σ) is -1e40 in double, -inf in FLOAT: the product's other factors
+    multiply it in double before the one rounding (codegen.cancellation._fold_into_extended); nan before."""
+    x = np.array([1e20, 3e19, 3e38, -2.0, 0.5], np.float32)
+    g = np.array([1.5, -2.0, 1.0, 0.25, 3.0], np.float32)
+    with mpmath.workdps(60):
+        b = mpmath.mpf(float(np.float32(beta)))
+        want = _rounded([mpmath.mpf(float(gi)) * _sigmoid(b * mpmath.mpf(float(xi)))
+                         * (b * mpmath.mpf(float(xi)) * (1 - _sigmoid(b * mpmath.mpf(float(xi)))) + 1)
+                         for gi, xi in zip(g, x)], np.float32)
+    got = _kernel("swish_backward", backend)(grad_output=g, self=x, beta_optional=beta)
+    assert not np.isnan(got).any(), (backend, got, want)
+    zero = want == 0
+    # (a zero's sign is not asked of Ascend C: its double-float pair's hi + lo is +0 for -0 + 0)
+    assert zero[:3].all() and np.array_equal(got[zero], want[zero]), (backend, got, want)
+    if backend != "ascendc":
+        assert np.array_equal(np.signbit(got[zero]), np.signbit(want[zero])), (backend, got, want)
+    assert np.all(np.abs(got[~zero].astype(np.float64) / want[~zero] - 1) < 1e-6), (backend, got, want)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_log_softmax_exp_beyond_float(backend, dtype):

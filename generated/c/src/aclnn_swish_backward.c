@@ -79,9 +79,7 @@ static inline __attribute__((always_inline)) void block(int64_t n, const float *
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
         const float self_i = self[i];
-        const float t0 = beta_optional*self_i;
-        const float t1 = opgen_sigmoidf(t0);
-        res[i] = (t1*(float)(((double)beta_optional)*((double)self_i)*(1 - opgen_sigmoid_ext(((double)beta_optional)*((double)self_i))) + 1))*grad_output_i;
+        res[i] = (float)(((((double)beta_optional)*((double)self_i)*(1 - opgen_sigmoid_ext(((double)beta_optional)*((double)self_i))) + 1)*opgen_sigmoid_ext(((double)beta_optional)*((double)self_i)))*((double)grad_output_i));
     }
 }
 

@@ -229,11 +229,14 @@ static inline double opgen_exp_nonpos_f64(double x)
 }
 
 /* Sigmoid.stable_form in double over opgen_exp_nonpos_f64: one division of 1 or e = e^-|u| by 1 + e (a float
- * reciprocal refined by a Newton step in double was 1.35x slower: the conversions cost more than the division). */
+ * reciprocal refined by a Newton step in double was 1.35x slower: the conversions cost more than the division).
+ * Below -700 σ is 0, not the clamp's e^-700: a product that multiplies σ(u) in double (SwishBackward's
+ * σ(βx)·(1 + βx(1 - σ(βx))), codegen.cancellation._fold_into_extended) meets -inf there, and -inf·0 is the nan
+ * the other backends give, where -inf·e^-700 was -inf. */
 static inline double opgen_sigmoid_ext(double u)
 {
     const double e = opgen_exp_nonpos_f64(-fabs(u));
-    return (u >= 0 ? 1.0 : e) / (1.0 + e);
+    return (u >= 0 ? 1.0 : (u > -700.0 ? e : 0.0)) / (1.0 + e);
 }
 
 /* Below: expm1, tanh, erf, erfc and sign, printed from codegen/expansions.py (its docstring gives each algorithm
