@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import sympy
 from sympy.codegen.ast import float32, real
+from sympy.codegen.cfunctions import log1p
 from sympy.printing.c import C99CodePrinter
 from sympy.printing.precedence import PRECEDENCE
 
@@ -113,6 +114,11 @@ class KernelCPrinter(InfixPrinting, C99CodePrinter):
         return self._opgen("expm1", expr)
 
     def _print_tanh(self, expr):
+        arg = expr.args[0]
+        if self.suffix and isinstance(arg, log1p) and isinstance(arg.args[0], sympy.exp):
+            # tanh(softplus(u)) (Mish): one exp and one division (opgen_math.h), where the chain takes three
+            # exps, a log and two divisions
+            return self._call("opgen_tanh_softplusf", arg.args[0].args[0])
         return self._opgen("tanh", expr)
 
     def _print_erf(self, expr):
