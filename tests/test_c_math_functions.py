@@ -1,5 +1,5 @@
-"""opgen_expm1f, opgen_tanhf, opgen_erff, opgen_erfcf, opgen_log1pf and opgen_signf (opgen_math.h, printed from
-codegen/expansions.py) and opgen_logf (written in opgen_math.h) against mpmath at 40 digits.
+"""opgen_expm1f, opgen_tanhf, opgen_erff, opgen_log1pf and opgen_signf (opgen_math.h, printed from
+codegen/expansions.py), opgen_erfcf and opgen_logf (written in opgen_math.h) against mpmath at 40 digits.
 
 The error is measured in ulps of the float nearest the exact value.  Inputs: random bit patterns over the whole
 float range (every exponent equally likely), dense samples where the algorithms switch branches and where the

@@ -83,7 +83,7 @@ static inline __attribute__((always_inline)) void block(int64_t n, const float *
         const float self_i = self[i];
         const float t0 = self_i + 1.1924312F;
         const float t1 = ((t0 + 3.0439375e-09F) + (4.848483e-17F));
-        const float t2 = opgen_tanhf(opgen_log1pf(opgen_expf(self_i)));
+        const float t2 = opgen_tanh_softplusf(self_i);
         res[i] = grad_output_i*((fabsf(t0 + 3.0439375e-09F) < 0.21875F) ? t1*((t1*((t1*((t1*(t1*(t1*(t1*((0.0009898181F*t1 + 0.0010924055F) + (1.6839752e-11F)) - 0.003360685F) - 0.015821127F) - 0.020271823F) + 0.04190782F) + (1.9299914e-10F)) + 0.20473127F) + (-6.590785e-09F)) + 0.26694793F) + (-1.1041255e-08F)) : t2 + self_i*(1 - t2*t2)*opgen_sigmoidf(self_i));
     }
 }
