@@ -529,6 +529,19 @@ def test_a_new_elementwise_spec_is_benchmarked_from_its_spec_alone(ops):
     assert kw["reduction"] == 1 and kw["grad_output"].shape == () and kw["self"].shape == (1024,)
 
 
+def test_a_run_of_named_ops_times_no_command(tmp_path):
+    """`opgen bench <ops>` (a kernel's author comparing it) does not first time a cold `opgen generate` and
+    `opgen verify` of every op (minutes): the report says they were not measured, and why."""
+    from codegen.cli import main
+    assert main(["bench", "softshrink_backward", "--sizes", "10", "--repeat", "1", "--backend", "numpy",
+                 "--out", str(tmp_path)]) == 0
+    commands = json.loads((tmp_path / "bench.json").read_text())["meta"]["commands"]
+    assert all(commands[k] == {"seconds": None, "skipped": "op names given"}
+               for k in ("generate_cold", "generate", "verify_cold", "verify_cached"))
+    md = (tmp_path / "bench.md").read_text()
+    assert "not measured (op names given)" in md and "all files rendered" in md
+
+
 def test_baseline_times_another_revisions_c_kernels_side_by_side(tmp_path):
     """`--baseline REV`: REV's C libraries, built by REV's own generator from `git archive`, timed in the same
     passes as today's (rows `c@<commit>`) and compared in a table of time ratios; a bad REV is refused."""

@@ -55,6 +55,14 @@ def _generate_cold(specs_dir, run=subprocess.run) -> dict:
         return {"seconds": seconds, "files": sum(p.is_file() for p in out.rglob("*"))}
 
 
+def skipped(n_ops: int, why: str) -> dict:
+    """What `measure` returns when no command is timed (`why` says so in the report)."""
+    out = {"ops": n_ops, "quick": False}
+    for key in ("generate_cold", "generate", "verify_cold", "verify_cached"):
+        out[key] = {"seconds": None, "skipped": why}
+    return out
+
+
 def measure(ops: dict, quick: bool, specs_dir=None) -> dict:
     """{"generate_cold": {...}, "generate": {...}, "verify_cold": {...}, "verify_cached": {...}} over all of
     `ops`, the specs of `specs_dir` (None: the default folder, as for the CLI)."""

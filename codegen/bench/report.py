@@ -215,7 +215,8 @@ def markdown(records: list[Record], meta: dict) -> str:
         f"and proof cache (every proof run, the call examples compiled and run) | "
         f"{_seconds(c.get('generate_cold', {'skipped': 'older run'}))} |",
         f"| `opgen generate`: {'the benchmarked ops’' if c.get('quick') else 'all'} "
-        f"{c['generate'].get('files', '?')} files rendered in memory, the call examples' outputs cached | "
+        f"{c['generate'].get('files', '')} files rendered in memory, the call examples' outputs cached | ".replace(
+            "all  files", "all files")
         f"{_seconds(c['generate'])} |",
         f"| `opgen verify` ({c['ops']} ops, mpmath check included), cold | {_seconds(c['verify_cold'])} |",
         f"| `opgen verify`, proof cache hit | {_seconds(c['verify_cached'])} |",
