@@ -203,6 +203,8 @@ def machine() -> dict:
 def markdown(records: list[Record], meta: dict) -> str:
     m, c = meta["machine"], meta["commands"]
     n = summary_n(records)
+    rendered = " ".join(str(w) for w in ("the benchmarked ops’" if c.get("quick") else "all",
+                                         c["generate"].get("files")) if w is not None)
     lines = [
         "# opgen bench",
         "",
@@ -214,9 +216,7 @@ def markdown(records: list[Record], meta: dict) -> str:
         f"| `opgen generate` ({c['ops']} ops), cold as on a clean checkout: a new process, empty build directory "
         f"and proof cache (every proof run, the call examples compiled and run) | "
         f"{_seconds(c.get('generate_cold', {'skipped': 'older run'}))} |",
-        f"| `opgen generate`: {'the benchmarked ops’' if c.get('quick') else 'all'} "
-        f"{c['generate'].get('files', '')} files rendered in memory, the call examples' outputs cached | ".replace(
-            "all  files", "all files")
+        f"| `opgen generate`: {rendered} files rendered in memory, the call examples' outputs cached | "
         f"{_seconds(c['generate'])} |",
         f"| `opgen verify` ({c['ops']} ops, mpmath check included), cold | {_seconds(c['verify_cold'])} |",
         f"| `opgen verify`, proof cache hit | {_seconds(c['verify_cached'])} |",
