@@ -27,6 +27,7 @@ from codegen.spec import DTYPES, Op
 from codegen.spec.functions import BROADCAST, count_parts
 from codegen.spec.params import Attr, Scalar, Tensor
 from codegen.aclnn.variants import key_condition
+from codegen.cancellation import Extended
 from codegen.text import condition_code
 
 from . import several, wide
@@ -182,12 +183,19 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
                                                    for j, _ in finish["sums"]],
         "finish_col": [f"const float {s} = (float)a{j}[i];" for j, s in finish["sums"]] + compute,
     }
+    # FLOAT16 rows at 256 bits (opgen_chunks.h: OPGEN_F16_ROWS) but where the results are computed in double
+    ctx["f16_rows"] = "OPGEN_F64_ROWS" if _extended(kv) else "OPGEN_F16_ROWS"
     ctx["grid_functions"] = _grid_functions(kv, tensors, fields, suffix, pr)
     ctx["dispatch"] = _dispatch(op, kv)
     # the DOUBLE (and complex double) kernel of the dtypes the op computes wider than FLOAT (wide.py)
     ctx["wide_kernel"] = wide.kernel_lines(op, kv, suffix)
     ctx["phase1"] = _phase1_variant(op, kv, ctx, _fill(kv, ppr))
     return ctx
+
+
+def _extended(kv: KernelVariant) -> bool:
+    """Are the variant's results computed in double (a sum that cancels, codegen.cancellation.Extended)?"""
+    return any(sympy.sympify(e).has(Extended) for e in [kv.result] + [x for _, x in kv.body])
 
 
 def _grid_functions(kv: KernelVariant, tensors, fields, suffix: str, pr) -> list[str]:

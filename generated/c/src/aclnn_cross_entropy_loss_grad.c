@@ -291,12 +291,13 @@ static inline __attribute__((always_inline)) void finish_rowsum_loop__reduction_
     opgen_add_row_lanes(1, lanes, next_acc, wide);
 }
 
-/* all FLOAT16: compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
-OPGEN_F16_ROWS static void finish_rowsum_f16__reduction_optional_none__weight_optional_absent(int64_t n, const opgen_src *in, const double *acc,
+/* all FLOAT16: compiled for 256-bit registers, or 512 where the results are computed in double (opgen_chunks.h:
+ * OPGEN_F16_ROWS, OPGEN_F64_ROWS) */
+OPGEN_F64_ROWS static void finish_rowsum_f16__reduction_optional_none__weight_optional_absent(int64_t n, const opgen_src *in, const double *acc,
                                                                                                   opgen_dst out, const opgen_src *next, double *next_acc,
                                                                                                   const void *params)
 {
-    finish_rowsum_loop__reduction_optional_none__weight_optional_absent(n, in, acc, out, next, next_acc, params, OPGEN_F16_ROWS_DTYPE);
+    finish_rowsum_loop__reduction_optional_none__weight_optional_absent(n, in, acc, out, next, next_acc, params, OPGEN_F64_ROWS_DTYPE);
 }
 
 static void finish_rowsum_chunked__reduction_optional_none__weight_optional_absent(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
@@ -373,12 +374,12 @@ static void rows__reduction_optional_none__weight_optional_absent(int64_t rows, 
 }
 
 /* rows over contiguous operands in their own dtypes (FLOAT16, BFLOAT16), a chunk at a time (opgen_chunks.h);
- * all FLOAT16 compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
-OPGEN_F16_ROWS static void rows_f16__reduction_optional_none__weight_optional_absent(int64_t rows, int64_t len, const opgen_src *in, double *acc,
+ * all FLOAT16 compiled as finish_rowsum_f16 */
+OPGEN_F64_ROWS static void rows_f16__reduction_optional_none__weight_optional_absent(int64_t rows, int64_t len, const opgen_src *in, double *acc,
                                                                                          opgen_dst out, const void *params)
 {
     opgen_rows_loop(rows, len, 4, in, out, acc, 1, params,
-                    finish_row_chunk__reduction_optional_none__weight_optional_absent, rowsum_chunk__reduction_optional_none__weight_optional_absent, OPGEN_F16_ROWS_DTYPE);
+                    finish_row_chunk__reduction_optional_none__weight_optional_absent, rowsum_chunk__reduction_optional_none__weight_optional_absent, OPGEN_F64_ROWS_DTYPE);
 }
 
 static void rows_chunked__reduction_optional_none__weight_optional_absent(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,
@@ -657,12 +658,13 @@ static inline __attribute__((always_inline)) void finish_rowsum_loop__reduction_
     opgen_add_row_lanes(2, lanes, next_acc, wide);
 }
 
-/* all FLOAT16: compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
-OPGEN_F16_ROWS static void finish_rowsum_f16__reduction_optional_none__weight_optional_present(int64_t n, const opgen_src *in, const double *acc,
+/* all FLOAT16: compiled for 256-bit registers, or 512 where the results are computed in double (opgen_chunks.h:
+ * OPGEN_F16_ROWS, OPGEN_F64_ROWS) */
+OPGEN_F64_ROWS static void finish_rowsum_f16__reduction_optional_none__weight_optional_present(int64_t n, const opgen_src *in, const double *acc,
                                                                                                    opgen_dst out, const opgen_src *next, double *next_acc,
                                                                                                    const void *params)
 {
-    finish_rowsum_loop__reduction_optional_none__weight_optional_present(n, in, acc, out, next, next_acc, params, OPGEN_F16_ROWS_DTYPE);
+    finish_rowsum_loop__reduction_optional_none__weight_optional_present(n, in, acc, out, next, next_acc, params, OPGEN_F64_ROWS_DTYPE);
 }
 
 static void finish_rowsum_chunked__reduction_optional_none__weight_optional_present(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
@@ -739,12 +741,12 @@ static void rows__reduction_optional_none__weight_optional_present(int64_t rows,
 }
 
 /* rows over contiguous operands in their own dtypes (FLOAT16, BFLOAT16), a chunk at a time (opgen_chunks.h);
- * all FLOAT16 compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
-OPGEN_F16_ROWS static void rows_f16__reduction_optional_none__weight_optional_present(int64_t rows, int64_t len, const opgen_src *in, double *acc,
+ * all FLOAT16 compiled as finish_rowsum_f16 */
+OPGEN_F64_ROWS static void rows_f16__reduction_optional_none__weight_optional_present(int64_t rows, int64_t len, const opgen_src *in, double *acc,
                                                                                           opgen_dst out, const void *params)
 {
     opgen_rows_loop(rows, len, 5, in, out, acc, 2, params,
-                    finish_row_chunk__reduction_optional_none__weight_optional_present, rowsum_chunk__reduction_optional_none__weight_optional_present, OPGEN_F16_ROWS_DTYPE);
+                    finish_row_chunk__reduction_optional_none__weight_optional_present, rowsum_chunk__reduction_optional_none__weight_optional_present, OPGEN_F64_ROWS_DTYPE);
 }
 
 static void rows_chunked__reduction_optional_none__weight_optional_present(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,
@@ -1008,12 +1010,13 @@ static inline __attribute__((always_inline)) void finish_rowsum_loop__reduction_
     opgen_add_row_lanes(1, lanes, next_acc, wide);
 }
 
-/* all FLOAT16: compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
-OPGEN_F16_ROWS static void finish_rowsum_f16__reduction_optional_mean__weight_optional_absent(int64_t n, const opgen_src *in, const double *acc,
+/* all FLOAT16: compiled for 256-bit registers, or 512 where the results are computed in double (opgen_chunks.h:
+ * OPGEN_F16_ROWS, OPGEN_F64_ROWS) */
+OPGEN_F64_ROWS static void finish_rowsum_f16__reduction_optional_mean__weight_optional_absent(int64_t n, const opgen_src *in, const double *acc,
                                                                                                   opgen_dst out, const opgen_src *next, double *next_acc,
                                                                                                   const void *params)
 {
-    finish_rowsum_loop__reduction_optional_mean__weight_optional_absent(n, in, acc, out, next, next_acc, params, OPGEN_F16_ROWS_DTYPE);
+    finish_rowsum_loop__reduction_optional_mean__weight_optional_absent(n, in, acc, out, next, next_acc, params, OPGEN_F64_ROWS_DTYPE);
 }
 
 static void finish_rowsum_chunked__reduction_optional_mean__weight_optional_absent(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
@@ -1090,12 +1093,12 @@ static void rows__reduction_optional_mean__weight_optional_absent(int64_t rows, 
 }
 
 /* rows over contiguous operands in their own dtypes (FLOAT16, BFLOAT16), a chunk at a time (opgen_chunks.h);
- * all FLOAT16 compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
-OPGEN_F16_ROWS static void rows_f16__reduction_optional_mean__weight_optional_absent(int64_t rows, int64_t len, const opgen_src *in, double *acc,
+ * all FLOAT16 compiled as finish_rowsum_f16 */
+OPGEN_F64_ROWS static void rows_f16__reduction_optional_mean__weight_optional_absent(int64_t rows, int64_t len, const opgen_src *in, double *acc,
                                                                                          opgen_dst out, const void *params)
 {
     opgen_rows_loop(rows, len, 4, in, out, acc, 1, params,
-                    finish_row_chunk__reduction_optional_mean__weight_optional_absent, rowsum_chunk__reduction_optional_mean__weight_optional_absent, OPGEN_F16_ROWS_DTYPE);
+                    finish_row_chunk__reduction_optional_mean__weight_optional_absent, rowsum_chunk__reduction_optional_mean__weight_optional_absent, OPGEN_F64_ROWS_DTYPE);
 }
 
 static void rows_chunked__reduction_optional_mean__weight_optional_absent(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,
@@ -1393,12 +1396,13 @@ static inline __attribute__((always_inline)) void finish_rowsum_loop__reduction_
     opgen_add_row_lanes(2, lanes, next_acc, wide);
 }
 
-/* all FLOAT16: compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
-OPGEN_F16_ROWS static void finish_rowsum_f16__reduction_optional_mean__weight_optional_present(int64_t n, const opgen_src *in, const double *acc,
+/* all FLOAT16: compiled for 256-bit registers, or 512 where the results are computed in double (opgen_chunks.h:
+ * OPGEN_F16_ROWS, OPGEN_F64_ROWS) */
+OPGEN_F64_ROWS static void finish_rowsum_f16__reduction_optional_mean__weight_optional_present(int64_t n, const opgen_src *in, const double *acc,
                                                                                                    opgen_dst out, const opgen_src *next, double *next_acc,
                                                                                                    const void *params)
 {
-    finish_rowsum_loop__reduction_optional_mean__weight_optional_present(n, in, acc, out, next, next_acc, params, OPGEN_F16_ROWS_DTYPE);
+    finish_rowsum_loop__reduction_optional_mean__weight_optional_present(n, in, acc, out, next, next_acc, params, OPGEN_F64_ROWS_DTYPE);
 }
 
 static void finish_rowsum_chunked__reduction_optional_mean__weight_optional_present(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
@@ -1475,12 +1479,12 @@ static void rows__reduction_optional_mean__weight_optional_present(int64_t rows,
 }
 
 /* rows over contiguous operands in their own dtypes (FLOAT16, BFLOAT16), a chunk at a time (opgen_chunks.h);
- * all FLOAT16 compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
-OPGEN_F16_ROWS static void rows_f16__reduction_optional_mean__weight_optional_present(int64_t rows, int64_t len, const opgen_src *in, double *acc,
+ * all FLOAT16 compiled as finish_rowsum_f16 */
+OPGEN_F64_ROWS static void rows_f16__reduction_optional_mean__weight_optional_present(int64_t rows, int64_t len, const opgen_src *in, double *acc,
                                                                                           opgen_dst out, const void *params)
 {
     opgen_rows_loop(rows, len, 5, in, out, acc, 2, params,
-                    finish_row_chunk__reduction_optional_mean__weight_optional_present, rowsum_chunk__reduction_optional_mean__weight_optional_present, OPGEN_F16_ROWS_DTYPE);
+                    finish_row_chunk__reduction_optional_mean__weight_optional_present, rowsum_chunk__reduction_optional_mean__weight_optional_present, OPGEN_F64_ROWS_DTYPE);
 }
 
 static void rows_chunked__reduction_optional_mean__weight_optional_present(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,
@@ -1727,12 +1731,13 @@ static inline __attribute__((always_inline)) void finish_rowsum_loop__reduction_
     opgen_add_row_lanes(1, lanes, next_acc, wide);
 }
 
-/* all FLOAT16: compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
-OPGEN_F16_ROWS static void finish_rowsum_f16__reduction_optional_sum__weight_optional_absent(int64_t n, const opgen_src *in, const double *acc,
+/* all FLOAT16: compiled for 256-bit registers, or 512 where the results are computed in double (opgen_chunks.h:
+ * OPGEN_F16_ROWS, OPGEN_F64_ROWS) */
+OPGEN_F64_ROWS static void finish_rowsum_f16__reduction_optional_sum__weight_optional_absent(int64_t n, const opgen_src *in, const double *acc,
                                                                                                  opgen_dst out, const opgen_src *next, double *next_acc,
                                                                                                  const void *params)
 {
-    finish_rowsum_loop__reduction_optional_sum__weight_optional_absent(n, in, acc, out, next, next_acc, params, OPGEN_F16_ROWS_DTYPE);
+    finish_rowsum_loop__reduction_optional_sum__weight_optional_absent(n, in, acc, out, next, next_acc, params, OPGEN_F64_ROWS_DTYPE);
 }
 
 static void finish_rowsum_chunked__reduction_optional_sum__weight_optional_absent(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
@@ -1809,12 +1814,12 @@ static void rows__reduction_optional_sum__weight_optional_absent(int64_t rows, i
 }
 
 /* rows over contiguous operands in their own dtypes (FLOAT16, BFLOAT16), a chunk at a time (opgen_chunks.h);
- * all FLOAT16 compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
-OPGEN_F16_ROWS static void rows_f16__reduction_optional_sum__weight_optional_absent(int64_t rows, int64_t len, const opgen_src *in, double *acc,
+ * all FLOAT16 compiled as finish_rowsum_f16 */
+OPGEN_F64_ROWS static void rows_f16__reduction_optional_sum__weight_optional_absent(int64_t rows, int64_t len, const opgen_src *in, double *acc,
                                                                                         opgen_dst out, const void *params)
 {
     opgen_rows_loop(rows, len, 4, in, out, acc, 1, params,
-                    finish_row_chunk__reduction_optional_sum__weight_optional_absent, rowsum_chunk__reduction_optional_sum__weight_optional_absent, OPGEN_F16_ROWS_DTYPE);
+                    finish_row_chunk__reduction_optional_sum__weight_optional_absent, rowsum_chunk__reduction_optional_sum__weight_optional_absent, OPGEN_F64_ROWS_DTYPE);
 }
 
 static void rows_chunked__reduction_optional_sum__weight_optional_absent(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,
@@ -2093,12 +2098,13 @@ static inline __attribute__((always_inline)) void finish_rowsum_loop__reduction_
     opgen_add_row_lanes(2, lanes, next_acc, wide);
 }
 
-/* all FLOAT16: compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
-OPGEN_F16_ROWS static void finish_rowsum_f16__reduction_optional_sum__weight_optional_present(int64_t n, const opgen_src *in, const double *acc,
+/* all FLOAT16: compiled for 256-bit registers, or 512 where the results are computed in double (opgen_chunks.h:
+ * OPGEN_F16_ROWS, OPGEN_F64_ROWS) */
+OPGEN_F64_ROWS static void finish_rowsum_f16__reduction_optional_sum__weight_optional_present(int64_t n, const opgen_src *in, const double *acc,
                                                                                                   opgen_dst out, const opgen_src *next, double *next_acc,
                                                                                                   const void *params)
 {
-    finish_rowsum_loop__reduction_optional_sum__weight_optional_present(n, in, acc, out, next, next_acc, params, OPGEN_F16_ROWS_DTYPE);
+    finish_rowsum_loop__reduction_optional_sum__weight_optional_present(n, in, acc, out, next, next_acc, params, OPGEN_F64_ROWS_DTYPE);
 }
 
 static void finish_rowsum_chunked__reduction_optional_sum__weight_optional_present(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
@@ -2175,12 +2181,12 @@ static void rows__reduction_optional_sum__weight_optional_present(int64_t rows, 
 }
 
 /* rows over contiguous operands in their own dtypes (FLOAT16, BFLOAT16), a chunk at a time (opgen_chunks.h);
- * all FLOAT16 compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
-OPGEN_F16_ROWS static void rows_f16__reduction_optional_sum__weight_optional_present(int64_t rows, int64_t len, const opgen_src *in, double *acc,
+ * all FLOAT16 compiled as finish_rowsum_f16 */
+OPGEN_F64_ROWS static void rows_f16__reduction_optional_sum__weight_optional_present(int64_t rows, int64_t len, const opgen_src *in, double *acc,
                                                                                          opgen_dst out, const void *params)
 {
     opgen_rows_loop(rows, len, 5, in, out, acc, 2, params,
-                    finish_row_chunk__reduction_optional_sum__weight_optional_present, rowsum_chunk__reduction_optional_sum__weight_optional_present, OPGEN_F16_ROWS_DTYPE);
+                    finish_row_chunk__reduction_optional_sum__weight_optional_present, rowsum_chunk__reduction_optional_sum__weight_optional_present, OPGEN_F64_ROWS_DTYPE);
 }
 
 static void rows_chunked__reduction_optional_sum__weight_optional_present(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,
