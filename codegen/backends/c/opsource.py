@@ -185,6 +185,7 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
     }
     # FLOAT16 rows at 256 bits (opgen_chunks.h: OPGEN_F16_ROWS) but where the results are computed in double
     ctx["f16_rows"] = "OPGEN_F64_ROWS" if _extended(kv) else "OPGEN_F16_ROWS"
+    ctx["rolled_sums"] = _extended(kv)   # (opgen_chunks.h: OPGEN_ROLLED)
     ctx["grid_functions"] = _grid_functions(kv, tensors, fields, suffix, pr)
     ctx["dispatch"] = _dispatch(op, kv)
     # the DOUBLE (and complex double) kernel of the dtypes the op computes wider than FLOAT (wide.py)

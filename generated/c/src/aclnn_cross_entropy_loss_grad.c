@@ -73,7 +73,9 @@ typedef struct {
  * (blocks shorter than OPGEN_WIDE_ROW: for short rows, 32 lanes cost more to clear, carry and add up than their
  * adds save: rows of 64 ran 1.1-1.4x slower with 32).
  * Added straight into `lanes`: from a local copy, GCC moved the lanes through general registers and back at each
- * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache. */
+ * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache.
+ * OPGEN_ROLLED where the results are computed in double: unrolled whole in a chunk of the packed BFLOAT16 rows,
+ * GCC 12 added LogSoftmaxBackward's sums as eight scalar chains (see opgen_chunks.h). */
 static inline void rowsum_lanes__reduction_optional_none__weight_optional_absent(int64_t n, const float *const *in, double *lanes, const void *params)
 {
     (void)params;
@@ -81,6 +83,7 @@ static inline void rowsum_lanes__reduction_optional_none__weight_optional_absent
     const float *restrict class_index = in[3];
     double *restrict s0 = lanes + 8 * 0;
     const int64_t whole = n - n % 8;
+    OPGEN_ROLLED
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
             const int64_t i = i0 + lane;
@@ -407,7 +410,9 @@ typedef struct {
  * (blocks shorter than OPGEN_WIDE_ROW: for short rows, 32 lanes cost more to clear, carry and add up than their
  * adds save: rows of 64 ran 1.1-1.4x slower with 32).
  * Added straight into `lanes`: from a local copy, GCC moved the lanes through general registers and back at each
- * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache. */
+ * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache.
+ * OPGEN_ROLLED where the results are computed in double: unrolled whole in a chunk of the packed BFLOAT16 rows,
+ * GCC 12 added LogSoftmaxBackward's sums as eight scalar chains (see opgen_chunks.h). */
 static inline void rowsum_lanes__reduction_optional_none__weight_optional_present(int64_t n, const float *const *in, double *lanes, const void *params)
 {
     (void)params;
@@ -417,6 +422,7 @@ static inline void rowsum_lanes__reduction_optional_none__weight_optional_presen
     double *restrict s0 = lanes + 8 * 0;
     double *restrict s1 = lanes + 8 * 1;
     const int64_t whole = n - n % 8;
+    OPGEN_ROLLED
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
             const int64_t i = i0 + lane;
@@ -424,6 +430,7 @@ static inline void rowsum_lanes__reduction_optional_none__weight_optional_presen
             s0[lane] += (double)(weight_optional_i);
         }
     }
+    OPGEN_ROLLED
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
             const int64_t i = i0 + lane;
@@ -790,7 +797,9 @@ static void grid0__reduction_optional_mean__weight_optional_absent(int64_t n, co
  * (blocks shorter than OPGEN_WIDE_ROW: for short rows, 32 lanes cost more to clear, carry and add up than their
  * adds save: rows of 64 ran 1.1-1.4x slower with 32).
  * Added straight into `lanes`: from a local copy, GCC moved the lanes through general registers and back at each
- * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache. */
+ * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache.
+ * OPGEN_ROLLED where the results are computed in double: unrolled whole in a chunk of the packed BFLOAT16 rows,
+ * GCC 12 added LogSoftmaxBackward's sums as eight scalar chains (see opgen_chunks.h). */
 static inline void rowsum_lanes__reduction_optional_mean__weight_optional_absent(int64_t n, const float *const *in, double *lanes, const void *params)
 {
     (void)params;
@@ -798,6 +807,7 @@ static inline void rowsum_lanes__reduction_optional_mean__weight_optional_absent
     const float *restrict class_index = in[3];
     double *restrict s0 = lanes + 8 * 0;
     const int64_t whole = n - n % 8;
+    OPGEN_ROLLED
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
             const int64_t i = i0 + lane;
@@ -1143,7 +1153,9 @@ static void grid0__reduction_optional_mean__weight_optional_present(int64_t n, c
  * (blocks shorter than OPGEN_WIDE_ROW: for short rows, 32 lanes cost more to clear, carry and add up than their
  * adds save: rows of 64 ran 1.1-1.4x slower with 32).
  * Added straight into `lanes`: from a local copy, GCC moved the lanes through general registers and back at each
- * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache. */
+ * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache.
+ * OPGEN_ROLLED where the results are computed in double: unrolled whole in a chunk of the packed BFLOAT16 rows,
+ * GCC 12 added LogSoftmaxBackward's sums as eight scalar chains (see opgen_chunks.h). */
 static inline void rowsum_lanes__reduction_optional_mean__weight_optional_present(int64_t n, const float *const *in, double *lanes, const void *params)
 {
     (void)params;
@@ -1153,6 +1165,7 @@ static inline void rowsum_lanes__reduction_optional_mean__weight_optional_presen
     double *restrict s0 = lanes + 8 * 0;
     double *restrict s1 = lanes + 8 * 1;
     const int64_t whole = n - n % 8;
+    OPGEN_ROLLED
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
             const int64_t i = i0 + lane;
@@ -1160,6 +1173,7 @@ static inline void rowsum_lanes__reduction_optional_mean__weight_optional_presen
             s0[lane] += (double)(weight_optional_i);
         }
     }
+    OPGEN_ROLLED
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
             const int64_t i = i0 + lane;
@@ -1513,7 +1527,9 @@ typedef struct {
  * (blocks shorter than OPGEN_WIDE_ROW: for short rows, 32 lanes cost more to clear, carry and add up than their
  * adds save: rows of 64 ran 1.1-1.4x slower with 32).
  * Added straight into `lanes`: from a local copy, GCC moved the lanes through general registers and back at each
- * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache. */
+ * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache.
+ * OPGEN_ROLLED where the results are computed in double: unrolled whole in a chunk of the packed BFLOAT16 rows,
+ * GCC 12 added LogSoftmaxBackward's sums as eight scalar chains (see opgen_chunks.h). */
 static inline void rowsum_lanes__reduction_optional_sum__weight_optional_absent(int64_t n, const float *const *in, double *lanes, const void *params)
 {
     (void)params;
@@ -1521,6 +1537,7 @@ static inline void rowsum_lanes__reduction_optional_sum__weight_optional_absent(
     const float *restrict class_index = in[3];
     double *restrict s0 = lanes + 8 * 0;
     const int64_t whole = n - n % 8;
+    OPGEN_ROLLED
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
             const int64_t i = i0 + lane;
@@ -1847,7 +1864,9 @@ typedef struct {
  * (blocks shorter than OPGEN_WIDE_ROW: for short rows, 32 lanes cost more to clear, carry and add up than their
  * adds save: rows of 64 ran 1.1-1.4x slower with 32).
  * Added straight into `lanes`: from a local copy, GCC moved the lanes through general registers and back at each
- * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache. */
+ * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache.
+ * OPGEN_ROLLED where the results are computed in double: unrolled whole in a chunk of the packed BFLOAT16 rows,
+ * GCC 12 added LogSoftmaxBackward's sums as eight scalar chains (see opgen_chunks.h). */
 static inline void rowsum_lanes__reduction_optional_sum__weight_optional_present(int64_t n, const float *const *in, double *lanes, const void *params)
 {
     (void)params;
@@ -1857,6 +1876,7 @@ static inline void rowsum_lanes__reduction_optional_sum__weight_optional_present
     double *restrict s0 = lanes + 8 * 0;
     double *restrict s1 = lanes + 8 * 1;
     const int64_t whole = n - n % 8;
+    OPGEN_ROLLED
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
             const int64_t i = i0 + lane;
@@ -1864,6 +1884,7 @@ static inline void rowsum_lanes__reduction_optional_sum__weight_optional_present
             s0[lane] += (double)(weight_optional_i);
         }
     }
+    OPGEN_ROLLED
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
             const int64_t i = i0 + lane;

@@ -66,7 +66,9 @@ typedef struct {
  * (blocks shorter than OPGEN_WIDE_ROW: for short rows, 32 lanes cost more to clear, carry and add up than their
  * adds save: rows of 64 ran 1.1-1.4x slower with 32).
  * Added straight into `lanes`: from a local copy, GCC moved the lanes through general registers and back at each
- * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache. */
+ * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache.
+ * OPGEN_ROLLED where the results are computed in double: unrolled whole in a chunk of the packed BFLOAT16 rows,
+ * GCC 12 added LogSoftmaxBackward's sums as eight scalar chains (see opgen_chunks.h). */
 static inline void rowsum_lanes(int64_t n, const float *const *in, double *lanes, const void *params)
 {
     (void)params;
