@@ -47,6 +47,15 @@ static const opgen_dtype_table DTYPES_gradOutput = {4, DTYPES_gradOutput_socs};
 static inline double opgen_maximum_f64(double a, double b) { return (a > b || a != a) ? a : b; }
 static inline double opgen_minimum_f64(double a, double b) { return (a < b || a != a) ? a : b; }
 
+/* opgen_exp_f64 for x the caller checked within (-708, 709]: without its range selects, the same bits there
+ * (flattened: with two loops in the function, GCC 12 may otherwise call opgen_exp_poly_f64 from the loop) */
+static inline __attribute__((always_inline, flatten)) double opgen_exp_in_range_f64(double x)
+{
+    double y;
+    const double p = opgen_exp_poly_f64(x, &y);
+    return opgen_exp_scale_f64(p, y);
+}
+
 /* ---- the kernel ---- */
 typedef struct {
     char none;   /* the kernel reads no constant */
@@ -179,6 +188,19 @@ static void finish_row(int64_t n, const float *const *in, const double *acc, flo
     const float *restrict output = in[1];
     const float r0 = (float)acc[0];
     float *restrict res = out;
+    /* every exp's argument within (-708, 709] (nan is not): the loop without opgen_exp_f64's range selects */
+    int out_of_range = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        out_of_range |= !(output[i] > -708.0f) | !(output[i] <= 709.0f);
+    }
+    if (!out_of_range) {
+        for (int64_t i = 0; i < n; ++i) {
+            const float grad_output_i = grad_output[i];
+            const float output_i = output[i];
+            res[i] = (float)(((double)grad_output_i) - ((double)r0)*opgen_exp_in_range_f64(((double)output_i)));
+        }
+        return;
+    }
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
         const float output_i = output[i];
