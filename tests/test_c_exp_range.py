@@ -31,3 +31,28 @@ def test_the_loop_without_range_selects_gives_their_bits(dtype, n):
         longer = k(grad_output=g1, output=y1, dim=-1)
         bits = f"u{alone.itemsize}"
         np.testing.assert_array_equal(longer[:, :n].view(bits), alone.view(bits), err_msg=f"{outside}")
+
+
+@pytest.mark.parametrize("name", ["log_softmax_backward", "cross_entropy_loss_grad"])
+def test_the_row_loops_call_no_double_exp(name):
+    """The double exp of a row kernel's finish is inlined into its loops (vectorized): main's CrossEntropyLossGrad
+    called opgen_exp_f64 out of line from its chunked FLOAT16/BFLOAT16 rows, one element at a time, 6-8x slower
+    (GCC 12 kept it out of line beside the 256-bit entries, opgen_chunks.h: OPGEN_F64_ROWS).  The row walks'
+    entries only (a column walk, finish_col_chunked, is not CrossEntropyLossGrad's)."""
+    import re
+    import shutil
+    import subprocess
+
+    from codegen.backends.c import build
+    if shutil.which("objdump") is None:
+        pytest.skip("needs objdump")
+    lib = build.library(codegen.load_specs()[name])
+    text = subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(lib)], capture_output=True, text=True,
+                          check=True).stdout
+    callers, function = set(), None
+    for line in text.splitlines():
+        if m := re.match(r"[0-9a-f]+ <([^>]+)>:$", line):
+            function = m.group(1)
+        elif re.search(r"call.*<opgen_exp", line) and re.match(r"(finish_row|finish_rowsum|rows)", function or ""):
+            callers.add(function)
+    assert not callers, f"{name}: the double exp called out of line from {sorted(callers)}"
