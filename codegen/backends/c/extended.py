@@ -4,19 +4,57 @@ its operands, rounded once to FLOAT.  exp and the sigmoid are opgen_math.h's vec
 ones (erfc, log, log1p, tanh: scalar calls, the cost measured in the change's note)."""
 from __future__ import annotations
 
+import sympy
+
+from codegen.cancellation import Extended
+
 from .wide import DoubleCPrinter
 
 
 class ExtendedCPrinter(DoubleCPrinter):
+    exp_f64 = "opgen_exp_f64"
+
     def _print_exp(self, expr):
-        return f"opgen_exp_f64({self._print(expr.args[0])})"
+        return f"{self.exp_f64}({self._print(expr.args[0])})"
 
     def _print_Sigmoid(self, expr):
         return f"opgen_sigmoid_ext({self._print(expr.args[0])})"
 
 
-def extended_c(printer, expr) -> str:
-    """`(float)(...)` of the sum in double, its symbols read as doubles."""
+class InRangeCPrinter(ExtendedCPrinter):
+    """exp where the loop checked every argument first: within (-708, 709], no range selects (EXP_IN_RANGE)."""
+    exp_f64 = "opgen_exp_in_range_f64"
+
+
+def extended_c(printer, expr, in_range: bool = False) -> str:
+    """`(float)(...)` of the sum in double, its symbols read as doubles (`in_range`: see InRangeCPrinter)."""
     names = {s: f"((double){printer._print(s)})" for s in expr.free_symbols}
-    inner = ExtendedCPrinter({**printer.names, **names}, last=printer.last).doprint(expr.args[0])
+    cls = InRangeCPrinter if in_range else ExtendedCPrinter
+    inner = cls({**printer.names, **names}, last=printer.last).doprint(expr.args[0])
     return f"(float)({inner})"
+
+
+def exp_arguments(exprs) -> set | None:
+    """The arguments of the exps in the sums computed in double (Extended) of `exprs`, when every one is a plain
+    symbol (an operand's element: a row kernel can check them before its loop); else None."""
+    args = set()
+    for e in exprs:
+        for ext in sympy.sympify(e).atoms(Extended):
+            for f in ext.atoms(sympy.exp):
+                if not isinstance(f.args[0], sympy.Symbol):
+                    return None
+                args.add(f.args[0])
+    return args
+
+
+# opgen_exp_f64 without its two range selects, for arguments the caller knows within (-708, 709]: the same bits there
+EXP_IN_RANGE = [
+    "/* opgen_exp_f64 for x the caller checked within (-708, 709]: without its range selects, the same bits there",
+    " * (flattened: with two loops in the function, GCC 12 may otherwise call opgen_exp_poly_f64 from the loop) */",
+    "static inline __attribute__((always_inline, flatten)) double opgen_exp_in_range_f64(double x)",
+    "{",
+    "    double y;",
+    "    const double p = opgen_exp_poly_f64(x, &y);",
+    "    return opgen_exp_scale_f64(p, y);",
+    "}",
+]

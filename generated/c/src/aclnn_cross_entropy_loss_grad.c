@@ -73,7 +73,9 @@ typedef struct {
  * (blocks shorter than OPGEN_WIDE_ROW: for short rows, 32 lanes cost more to clear, carry and add up than their
  * adds save: rows of 64 ran 1.1-1.4x slower with 32).
  * Added straight into `lanes`: from a local copy, GCC moved the lanes through general registers and back at each
- * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache. */
+ * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache.
+ * OPGEN_ROLLED where the results are computed in double: unrolled whole in a chunk of the packed BFLOAT16 rows,
+ * GCC 12 added LogSoftmaxBackward's sums as eight scalar chains (see opgen_chunks.h). */
 static inline void rowsum_lanes__reduction_optional_none__weight_optional_absent(int64_t n, const float *const *in, double *lanes, const void *params)
 {
     (void)params;
@@ -81,6 +83,7 @@ static inline void rowsum_lanes__reduction_optional_none__weight_optional_absent
     const float *restrict class_index = in[3];
     double *restrict s0 = lanes + 8 * 0;
     const int64_t whole = n - n % 8;
+    OPGEN_ROLLED
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
             const int64_t i = i0 + lane;
@@ -291,12 +294,13 @@ static inline __attribute__((always_inline)) void finish_rowsum_loop__reduction_
     opgen_add_row_lanes(1, lanes, next_acc, wide);
 }
 
-/* all FLOAT16: compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
-OPGEN_F16_ROWS static void finish_rowsum_f16__reduction_optional_none__weight_optional_absent(int64_t n, const opgen_src *in, const double *acc,
+/* all FLOAT16: compiled for 256-bit registers, or 512 where the results are computed in double (opgen_chunks.h:
+ * OPGEN_F16_ROWS, OPGEN_F64_ROWS) */
+OPGEN_F64_ROWS static void finish_rowsum_f16__reduction_optional_none__weight_optional_absent(int64_t n, const opgen_src *in, const double *acc,
                                                                                                   opgen_dst out, const opgen_src *next, double *next_acc,
                                                                                                   const void *params)
 {
-    finish_rowsum_loop__reduction_optional_none__weight_optional_absent(n, in, acc, out, next, next_acc, params, OPGEN_F16_ROWS_DTYPE);
+    finish_rowsum_loop__reduction_optional_none__weight_optional_absent(n, in, acc, out, next, next_acc, params, OPGEN_F64_ROWS_DTYPE);
 }
 
 static void finish_rowsum_chunked__reduction_optional_none__weight_optional_absent(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
@@ -373,12 +377,12 @@ static void rows__reduction_optional_none__weight_optional_absent(int64_t rows, 
 }
 
 /* rows over contiguous operands in their own dtypes (FLOAT16, BFLOAT16), a chunk at a time (opgen_chunks.h);
- * all FLOAT16 compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
-OPGEN_F16_ROWS static void rows_f16__reduction_optional_none__weight_optional_absent(int64_t rows, int64_t len, const opgen_src *in, double *acc,
+ * all FLOAT16 compiled as finish_rowsum_f16 */
+OPGEN_F64_ROWS static void rows_f16__reduction_optional_none__weight_optional_absent(int64_t rows, int64_t len, const opgen_src *in, double *acc,
                                                                                          opgen_dst out, const void *params)
 {
     opgen_rows_loop(rows, len, 4, in, out, acc, 1, params,
-                    finish_row_chunk__reduction_optional_none__weight_optional_absent, rowsum_chunk__reduction_optional_none__weight_optional_absent, OPGEN_F16_ROWS_DTYPE);
+                    finish_row_chunk__reduction_optional_none__weight_optional_absent, rowsum_chunk__reduction_optional_none__weight_optional_absent, OPGEN_F64_ROWS_DTYPE);
 }
 
 static void rows_chunked__reduction_optional_none__weight_optional_absent(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,
@@ -406,7 +410,9 @@ typedef struct {
  * (blocks shorter than OPGEN_WIDE_ROW: for short rows, 32 lanes cost more to clear, carry and add up than their
  * adds save: rows of 64 ran 1.1-1.4x slower with 32).
  * Added straight into `lanes`: from a local copy, GCC moved the lanes through general registers and back at each
- * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache. */
+ * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache.
+ * OPGEN_ROLLED where the results are computed in double: unrolled whole in a chunk of the packed BFLOAT16 rows,
+ * GCC 12 added LogSoftmaxBackward's sums as eight scalar chains (see opgen_chunks.h). */
 static inline void rowsum_lanes__reduction_optional_none__weight_optional_present(int64_t n, const float *const *in, double *lanes, const void *params)
 {
     (void)params;
@@ -416,6 +422,7 @@ static inline void rowsum_lanes__reduction_optional_none__weight_optional_presen
     double *restrict s0 = lanes + 8 * 0;
     double *restrict s1 = lanes + 8 * 1;
     const int64_t whole = n - n % 8;
+    OPGEN_ROLLED
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
             const int64_t i = i0 + lane;
@@ -423,6 +430,7 @@ static inline void rowsum_lanes__reduction_optional_none__weight_optional_presen
             s0[lane] += (double)(weight_optional_i);
         }
     }
+    OPGEN_ROLLED
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
             const int64_t i = i0 + lane;
@@ -657,12 +665,13 @@ static inline __attribute__((always_inline)) void finish_rowsum_loop__reduction_
     opgen_add_row_lanes(2, lanes, next_acc, wide);
 }
 
-/* all FLOAT16: compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
-OPGEN_F16_ROWS static void finish_rowsum_f16__reduction_optional_none__weight_optional_present(int64_t n, const opgen_src *in, const double *acc,
+/* all FLOAT16: compiled for 256-bit registers, or 512 where the results are computed in double (opgen_chunks.h:
+ * OPGEN_F16_ROWS, OPGEN_F64_ROWS) */
+OPGEN_F64_ROWS static void finish_rowsum_f16__reduction_optional_none__weight_optional_present(int64_t n, const opgen_src *in, const double *acc,
                                                                                                    opgen_dst out, const opgen_src *next, double *next_acc,
                                                                                                    const void *params)
 {
-    finish_rowsum_loop__reduction_optional_none__weight_optional_present(n, in, acc, out, next, next_acc, params, OPGEN_F16_ROWS_DTYPE);
+    finish_rowsum_loop__reduction_optional_none__weight_optional_present(n, in, acc, out, next, next_acc, params, OPGEN_F64_ROWS_DTYPE);
 }
 
 static void finish_rowsum_chunked__reduction_optional_none__weight_optional_present(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
@@ -739,12 +748,12 @@ static void rows__reduction_optional_none__weight_optional_present(int64_t rows,
 }
 
 /* rows over contiguous operands in their own dtypes (FLOAT16, BFLOAT16), a chunk at a time (opgen_chunks.h);
- * all FLOAT16 compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
-OPGEN_F16_ROWS static void rows_f16__reduction_optional_none__weight_optional_present(int64_t rows, int64_t len, const opgen_src *in, double *acc,
+ * all FLOAT16 compiled as finish_rowsum_f16 */
+OPGEN_F64_ROWS static void rows_f16__reduction_optional_none__weight_optional_present(int64_t rows, int64_t len, const opgen_src *in, double *acc,
                                                                                           opgen_dst out, const void *params)
 {
     opgen_rows_loop(rows, len, 5, in, out, acc, 2, params,
-                    finish_row_chunk__reduction_optional_none__weight_optional_present, rowsum_chunk__reduction_optional_none__weight_optional_present, OPGEN_F16_ROWS_DTYPE);
+                    finish_row_chunk__reduction_optional_none__weight_optional_present, rowsum_chunk__reduction_optional_none__weight_optional_present, OPGEN_F64_ROWS_DTYPE);
 }
 
 static void rows_chunked__reduction_optional_none__weight_optional_present(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,
@@ -788,7 +797,9 @@ static void grid0__reduction_optional_mean__weight_optional_absent(int64_t n, co
  * (blocks shorter than OPGEN_WIDE_ROW: for short rows, 32 lanes cost more to clear, carry and add up than their
  * adds save: rows of 64 ran 1.1-1.4x slower with 32).
  * Added straight into `lanes`: from a local copy, GCC moved the lanes through general registers and back at each
- * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache. */
+ * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache.
+ * OPGEN_ROLLED where the results are computed in double: unrolled whole in a chunk of the packed BFLOAT16 rows,
+ * GCC 12 added LogSoftmaxBackward's sums as eight scalar chains (see opgen_chunks.h). */
 static inline void rowsum_lanes__reduction_optional_mean__weight_optional_absent(int64_t n, const float *const *in, double *lanes, const void *params)
 {
     (void)params;
@@ -796,6 +807,7 @@ static inline void rowsum_lanes__reduction_optional_mean__weight_optional_absent
     const float *restrict class_index = in[3];
     double *restrict s0 = lanes + 8 * 0;
     const int64_t whole = n - n % 8;
+    OPGEN_ROLLED
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
             const int64_t i = i0 + lane;
@@ -1008,12 +1020,13 @@ static inline __attribute__((always_inline)) void finish_rowsum_loop__reduction_
     opgen_add_row_lanes(1, lanes, next_acc, wide);
 }
 
-/* all FLOAT16: compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
-OPGEN_F16_ROWS static void finish_rowsum_f16__reduction_optional_mean__weight_optional_absent(int64_t n, const opgen_src *in, const double *acc,
+/* all FLOAT16: compiled for 256-bit registers, or 512 where the results are computed in double (opgen_chunks.h:
+ * OPGEN_F16_ROWS, OPGEN_F64_ROWS) */
+OPGEN_F64_ROWS static void finish_rowsum_f16__reduction_optional_mean__weight_optional_absent(int64_t n, const opgen_src *in, const double *acc,
                                                                                                   opgen_dst out, const opgen_src *next, double *next_acc,
                                                                                                   const void *params)
 {
-    finish_rowsum_loop__reduction_optional_mean__weight_optional_absent(n, in, acc, out, next, next_acc, params, OPGEN_F16_ROWS_DTYPE);
+    finish_rowsum_loop__reduction_optional_mean__weight_optional_absent(n, in, acc, out, next, next_acc, params, OPGEN_F64_ROWS_DTYPE);
 }
 
 static void finish_rowsum_chunked__reduction_optional_mean__weight_optional_absent(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
@@ -1090,12 +1103,12 @@ static void rows__reduction_optional_mean__weight_optional_absent(int64_t rows, 
 }
 
 /* rows over contiguous operands in their own dtypes (FLOAT16, BFLOAT16), a chunk at a time (opgen_chunks.h);
- * all FLOAT16 compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
-OPGEN_F16_ROWS static void rows_f16__reduction_optional_mean__weight_optional_absent(int64_t rows, int64_t len, const opgen_src *in, double *acc,
+ * all FLOAT16 compiled as finish_rowsum_f16 */
+OPGEN_F64_ROWS static void rows_f16__reduction_optional_mean__weight_optional_absent(int64_t rows, int64_t len, const opgen_src *in, double *acc,
                                                                                          opgen_dst out, const void *params)
 {
     opgen_rows_loop(rows, len, 4, in, out, acc, 1, params,
-                    finish_row_chunk__reduction_optional_mean__weight_optional_absent, rowsum_chunk__reduction_optional_mean__weight_optional_absent, OPGEN_F16_ROWS_DTYPE);
+                    finish_row_chunk__reduction_optional_mean__weight_optional_absent, rowsum_chunk__reduction_optional_mean__weight_optional_absent, OPGEN_F64_ROWS_DTYPE);
 }
 
 static void rows_chunked__reduction_optional_mean__weight_optional_absent(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,
@@ -1140,7 +1153,9 @@ static void grid0__reduction_optional_mean__weight_optional_present(int64_t n, c
  * (blocks shorter than OPGEN_WIDE_ROW: for short rows, 32 lanes cost more to clear, carry and add up than their
  * adds save: rows of 64 ran 1.1-1.4x slower with 32).
  * Added straight into `lanes`: from a local copy, GCC moved the lanes through general registers and back at each
- * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache. */
+ * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache.
+ * OPGEN_ROLLED where the results are computed in double: unrolled whole in a chunk of the packed BFLOAT16 rows,
+ * GCC 12 added LogSoftmaxBackward's sums as eight scalar chains (see opgen_chunks.h). */
 static inline void rowsum_lanes__reduction_optional_mean__weight_optional_present(int64_t n, const float *const *in, double *lanes, const void *params)
 {
     (void)params;
@@ -1150,6 +1165,7 @@ static inline void rowsum_lanes__reduction_optional_mean__weight_optional_presen
     double *restrict s0 = lanes + 8 * 0;
     double *restrict s1 = lanes + 8 * 1;
     const int64_t whole = n - n % 8;
+    OPGEN_ROLLED
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
             const int64_t i = i0 + lane;
@@ -1157,6 +1173,7 @@ static inline void rowsum_lanes__reduction_optional_mean__weight_optional_presen
             s0[lane] += (double)(weight_optional_i);
         }
     }
+    OPGEN_ROLLED
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
             const int64_t i = i0 + lane;
@@ -1393,12 +1410,13 @@ static inline __attribute__((always_inline)) void finish_rowsum_loop__reduction_
     opgen_add_row_lanes(2, lanes, next_acc, wide);
 }
 
-/* all FLOAT16: compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
-OPGEN_F16_ROWS static void finish_rowsum_f16__reduction_optional_mean__weight_optional_present(int64_t n, const opgen_src *in, const double *acc,
+/* all FLOAT16: compiled for 256-bit registers, or 512 where the results are computed in double (opgen_chunks.h:
+ * OPGEN_F16_ROWS, OPGEN_F64_ROWS) */
+OPGEN_F64_ROWS static void finish_rowsum_f16__reduction_optional_mean__weight_optional_present(int64_t n, const opgen_src *in, const double *acc,
                                                                                                    opgen_dst out, const opgen_src *next, double *next_acc,
                                                                                                    const void *params)
 {
-    finish_rowsum_loop__reduction_optional_mean__weight_optional_present(n, in, acc, out, next, next_acc, params, OPGEN_F16_ROWS_DTYPE);
+    finish_rowsum_loop__reduction_optional_mean__weight_optional_present(n, in, acc, out, next, next_acc, params, OPGEN_F64_ROWS_DTYPE);
 }
 
 static void finish_rowsum_chunked__reduction_optional_mean__weight_optional_present(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
@@ -1475,12 +1493,12 @@ static void rows__reduction_optional_mean__weight_optional_present(int64_t rows,
 }
 
 /* rows over contiguous operands in their own dtypes (FLOAT16, BFLOAT16), a chunk at a time (opgen_chunks.h);
- * all FLOAT16 compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
-OPGEN_F16_ROWS static void rows_f16__reduction_optional_mean__weight_optional_present(int64_t rows, int64_t len, const opgen_src *in, double *acc,
+ * all FLOAT16 compiled as finish_rowsum_f16 */
+OPGEN_F64_ROWS static void rows_f16__reduction_optional_mean__weight_optional_present(int64_t rows, int64_t len, const opgen_src *in, double *acc,
                                                                                           opgen_dst out, const void *params)
 {
     opgen_rows_loop(rows, len, 5, in, out, acc, 2, params,
-                    finish_row_chunk__reduction_optional_mean__weight_optional_present, rowsum_chunk__reduction_optional_mean__weight_optional_present, OPGEN_F16_ROWS_DTYPE);
+                    finish_row_chunk__reduction_optional_mean__weight_optional_present, rowsum_chunk__reduction_optional_mean__weight_optional_present, OPGEN_F64_ROWS_DTYPE);
 }
 
 static void rows_chunked__reduction_optional_mean__weight_optional_present(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,
@@ -1509,7 +1527,9 @@ typedef struct {
  * (blocks shorter than OPGEN_WIDE_ROW: for short rows, 32 lanes cost more to clear, carry and add up than their
  * adds save: rows of 64 ran 1.1-1.4x slower with 32).
  * Added straight into `lanes`: from a local copy, GCC moved the lanes through general registers and back at each
- * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache. */
+ * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache.
+ * OPGEN_ROLLED where the results are computed in double: unrolled whole in a chunk of the packed BFLOAT16 rows,
+ * GCC 12 added LogSoftmaxBackward's sums as eight scalar chains (see opgen_chunks.h). */
 static inline void rowsum_lanes__reduction_optional_sum__weight_optional_absent(int64_t n, const float *const *in, double *lanes, const void *params)
 {
     (void)params;
@@ -1517,6 +1537,7 @@ static inline void rowsum_lanes__reduction_optional_sum__weight_optional_absent(
     const float *restrict class_index = in[3];
     double *restrict s0 = lanes + 8 * 0;
     const int64_t whole = n - n % 8;
+    OPGEN_ROLLED
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
             const int64_t i = i0 + lane;
@@ -1727,12 +1748,13 @@ static inline __attribute__((always_inline)) void finish_rowsum_loop__reduction_
     opgen_add_row_lanes(1, lanes, next_acc, wide);
 }
 
-/* all FLOAT16: compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
-OPGEN_F16_ROWS static void finish_rowsum_f16__reduction_optional_sum__weight_optional_absent(int64_t n, const opgen_src *in, const double *acc,
+/* all FLOAT16: compiled for 256-bit registers, or 512 where the results are computed in double (opgen_chunks.h:
+ * OPGEN_F16_ROWS, OPGEN_F64_ROWS) */
+OPGEN_F64_ROWS static void finish_rowsum_f16__reduction_optional_sum__weight_optional_absent(int64_t n, const opgen_src *in, const double *acc,
                                                                                                  opgen_dst out, const opgen_src *next, double *next_acc,
                                                                                                  const void *params)
 {
-    finish_rowsum_loop__reduction_optional_sum__weight_optional_absent(n, in, acc, out, next, next_acc, params, OPGEN_F16_ROWS_DTYPE);
+    finish_rowsum_loop__reduction_optional_sum__weight_optional_absent(n, in, acc, out, next, next_acc, params, OPGEN_F64_ROWS_DTYPE);
 }
 
 static void finish_rowsum_chunked__reduction_optional_sum__weight_optional_absent(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
@@ -1809,12 +1831,12 @@ static void rows__reduction_optional_sum__weight_optional_absent(int64_t rows, i
 }
 
 /* rows over contiguous operands in their own dtypes (FLOAT16, BFLOAT16), a chunk at a time (opgen_chunks.h);
- * all FLOAT16 compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
-OPGEN_F16_ROWS static void rows_f16__reduction_optional_sum__weight_optional_absent(int64_t rows, int64_t len, const opgen_src *in, double *acc,
+ * all FLOAT16 compiled as finish_rowsum_f16 */
+OPGEN_F64_ROWS static void rows_f16__reduction_optional_sum__weight_optional_absent(int64_t rows, int64_t len, const opgen_src *in, double *acc,
                                                                                         opgen_dst out, const void *params)
 {
     opgen_rows_loop(rows, len, 4, in, out, acc, 1, params,
-                    finish_row_chunk__reduction_optional_sum__weight_optional_absent, rowsum_chunk__reduction_optional_sum__weight_optional_absent, OPGEN_F16_ROWS_DTYPE);
+                    finish_row_chunk__reduction_optional_sum__weight_optional_absent, rowsum_chunk__reduction_optional_sum__weight_optional_absent, OPGEN_F64_ROWS_DTYPE);
 }
 
 static void rows_chunked__reduction_optional_sum__weight_optional_absent(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,
@@ -1842,7 +1864,9 @@ typedef struct {
  * (blocks shorter than OPGEN_WIDE_ROW: for short rows, 32 lanes cost more to clear, carry and add up than their
  * adds save: rows of 64 ran 1.1-1.4x slower with 32).
  * Added straight into `lanes`: from a local copy, GCC moved the lanes through general registers and back at each
- * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache. */
+ * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache.
+ * OPGEN_ROLLED where the results are computed in double: unrolled whole in a chunk of the packed BFLOAT16 rows,
+ * GCC 12 added LogSoftmaxBackward's sums as eight scalar chains (see opgen_chunks.h). */
 static inline void rowsum_lanes__reduction_optional_sum__weight_optional_present(int64_t n, const float *const *in, double *lanes, const void *params)
 {
     (void)params;
@@ -1852,6 +1876,7 @@ static inline void rowsum_lanes__reduction_optional_sum__weight_optional_present
     double *restrict s0 = lanes + 8 * 0;
     double *restrict s1 = lanes + 8 * 1;
     const int64_t whole = n - n % 8;
+    OPGEN_ROLLED
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
             const int64_t i = i0 + lane;
@@ -1859,6 +1884,7 @@ static inline void rowsum_lanes__reduction_optional_sum__weight_optional_present
             s0[lane] += (double)(weight_optional_i);
         }
     }
+    OPGEN_ROLLED
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
             const int64_t i = i0 + lane;
@@ -2093,12 +2119,13 @@ static inline __attribute__((always_inline)) void finish_rowsum_loop__reduction_
     opgen_add_row_lanes(2, lanes, next_acc, wide);
 }
 
-/* all FLOAT16: compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
-OPGEN_F16_ROWS static void finish_rowsum_f16__reduction_optional_sum__weight_optional_present(int64_t n, const opgen_src *in, const double *acc,
+/* all FLOAT16: compiled for 256-bit registers, or 512 where the results are computed in double (opgen_chunks.h:
+ * OPGEN_F16_ROWS, OPGEN_F64_ROWS) */
+OPGEN_F64_ROWS static void finish_rowsum_f16__reduction_optional_sum__weight_optional_present(int64_t n, const opgen_src *in, const double *acc,
                                                                                                   opgen_dst out, const opgen_src *next, double *next_acc,
                                                                                                   const void *params)
 {
-    finish_rowsum_loop__reduction_optional_sum__weight_optional_present(n, in, acc, out, next, next_acc, params, OPGEN_F16_ROWS_DTYPE);
+    finish_rowsum_loop__reduction_optional_sum__weight_optional_present(n, in, acc, out, next, next_acc, params, OPGEN_F64_ROWS_DTYPE);
 }
 
 static void finish_rowsum_chunked__reduction_optional_sum__weight_optional_present(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
@@ -2175,12 +2202,12 @@ static void rows__reduction_optional_sum__weight_optional_present(int64_t rows, 
 }
 
 /* rows over contiguous operands in their own dtypes (FLOAT16, BFLOAT16), a chunk at a time (opgen_chunks.h);
- * all FLOAT16 compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
-OPGEN_F16_ROWS static void rows_f16__reduction_optional_sum__weight_optional_present(int64_t rows, int64_t len, const opgen_src *in, double *acc,
+ * all FLOAT16 compiled as finish_rowsum_f16 */
+OPGEN_F64_ROWS static void rows_f16__reduction_optional_sum__weight_optional_present(int64_t rows, int64_t len, const opgen_src *in, double *acc,
                                                                                          opgen_dst out, const void *params)
 {
     opgen_rows_loop(rows, len, 5, in, out, acc, 2, params,
-                    finish_row_chunk__reduction_optional_sum__weight_optional_present, rowsum_chunk__reduction_optional_sum__weight_optional_present, OPGEN_F16_ROWS_DTYPE);
+                    finish_row_chunk__reduction_optional_sum__weight_optional_present, rowsum_chunk__reduction_optional_sum__weight_optional_present, OPGEN_F64_ROWS_DTYPE);
 }
 
 static void rows_chunked__reduction_optional_sum__weight_optional_present(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,

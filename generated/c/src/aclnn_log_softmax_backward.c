@@ -47,6 +47,15 @@ static const opgen_dtype_table DTYPES_gradOutput = {4, DTYPES_gradOutput_socs};
 static inline double opgen_maximum_f64(double a, double b) { return (a > b || a != a) ? a : b; }
 static inline double opgen_minimum_f64(double a, double b) { return (a < b || a != a) ? a : b; }
 
+/* opgen_exp_f64 for x the caller checked within (-708, 709]: without its range selects, the same bits there
+ * (flattened: with two loops in the function, GCC 12 may otherwise call opgen_exp_poly_f64 from the loop) */
+static inline __attribute__((always_inline, flatten)) double opgen_exp_in_range_f64(double x)
+{
+    double y;
+    const double p = opgen_exp_poly_f64(x, &y);
+    return opgen_exp_scale_f64(p, y);
+}
+
 /* ---- the kernel ---- */
 typedef struct {
     char none;   /* the kernel reads no constant */
@@ -58,13 +67,16 @@ typedef struct {
  * (blocks shorter than OPGEN_WIDE_ROW: for short rows, 32 lanes cost more to clear, carry and add up than their
  * adds save: rows of 64 ran 1.1-1.4x slower with 32).
  * Added straight into `lanes`: from a local copy, GCC moved the lanes through general registers and back at each
- * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache. */
+ * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache.
+ * OPGEN_ROLLED where the results are computed in double: unrolled whole in a chunk of the packed BFLOAT16 rows,
+ * GCC 12 added LogSoftmaxBackward's sums as eight scalar chains (see opgen_chunks.h). */
 static inline void rowsum_lanes(int64_t n, const float *const *in, double *lanes, const void *params)
 {
     (void)params;
     const float *restrict grad_output = in[0];
     double *restrict s0 = lanes + 8 * 0;
     const int64_t whole = n - n % 8;
+    OPGEN_ROLLED
     for (int64_t i0 = 0; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
             const int64_t i = i0 + lane;
@@ -176,6 +188,19 @@ static void finish_row(int64_t n, const float *const *in, const double *acc, flo
     const float *restrict output = in[1];
     const float r0 = (float)acc[0];
     float *restrict res = out;
+    /* every exp's argument within (-708, 709] (nan is not): the loop without opgen_exp_f64's range selects */
+    int out_of_range = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        out_of_range |= !(output[i] > -708.0f) | !(output[i] <= 709.0f);
+    }
+    if (!out_of_range) {
+        for (int64_t i = 0; i < n; ++i) {
+            const float grad_output_i = grad_output[i];
+            const float output_i = output[i];
+            res[i] = (float)(((double)grad_output_i) - ((double)r0)*opgen_exp_in_range_f64(((double)output_i)));
+        }
+        return;
+    }
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
         const float output_i = output[i];
@@ -252,12 +277,13 @@ static inline __attribute__((always_inline)) void finish_rowsum_loop(
     opgen_add_row_lanes(1, lanes, next_acc, wide);
 }
 
-/* all FLOAT16: compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
-OPGEN_F16_ROWS static void finish_rowsum_f16(int64_t n, const opgen_src *in, const double *acc,
+/* all FLOAT16: compiled for 256-bit registers, or 512 where the results are computed in double (opgen_chunks.h:
+ * OPGEN_F16_ROWS, OPGEN_F64_ROWS) */
+OPGEN_F64_ROWS static void finish_rowsum_f16(int64_t n, const opgen_src *in, const double *acc,
                                                  opgen_dst out, const opgen_src *next, double *next_acc,
                                                  const void *params)
 {
-    finish_rowsum_loop(n, in, acc, out, next, next_acc, params, OPGEN_F16_ROWS_DTYPE);
+    finish_rowsum_loop(n, in, acc, out, next, next_acc, params, OPGEN_F64_ROWS_DTYPE);
 }
 
 static void finish_rowsum_chunked(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
@@ -334,12 +360,12 @@ static void rows(int64_t rows, int64_t len, const float *const *in, double *acc,
 }
 
 /* rows over contiguous operands in their own dtypes (FLOAT16, BFLOAT16), a chunk at a time (opgen_chunks.h);
- * all FLOAT16 compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
-OPGEN_F16_ROWS static void rows_f16(int64_t rows, int64_t len, const opgen_src *in, double *acc,
+ * all FLOAT16 compiled as finish_rowsum_f16 */
+OPGEN_F64_ROWS static void rows_f16(int64_t rows, int64_t len, const opgen_src *in, double *acc,
                                         opgen_dst out, const void *params)
 {
     opgen_rows_loop(rows, len, 2, in, out, acc, 1, params,
-                    finish_row_chunk, rowsum_chunk, OPGEN_F16_ROWS_DTYPE);
+                    finish_row_chunk, rowsum_chunk, OPGEN_F64_ROWS_DTYPE);
 }
 
 static void rows_chunked(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,

@@ -66,7 +66,9 @@ typedef struct {
  * (blocks shorter than OPGEN_WIDE_ROW: for short rows, 32 lanes cost more to clear, carry and add up than their
  * adds save: rows of 64 ran 1.1-1.4x slower with 32).
  * Added straight into `lanes`: from a local copy, GCC moved the lanes through general registers and back at each
- * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache. */
+ * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache.
+ * OPGEN_ROLLED where the results are computed in double: unrolled whole in a chunk of the packed BFLOAT16 rows,
+ * GCC 12 added LogSoftmaxBackward's sums as eight scalar chains (see opgen_chunks.h). */
 static inline void rowsum_lanes(int64_t n, const float *const *in, double *lanes, const void *params)
 {
     (void)params;
@@ -268,7 +270,8 @@ static inline __attribute__((always_inline)) void finish_rowsum_loop(
     opgen_add_row_lanes(1, lanes, next_acc, wide);
 }
 
-/* all FLOAT16: compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
+/* all FLOAT16: compiled for 256-bit registers, or 512 where the results are computed in double (opgen_chunks.h:
+ * OPGEN_F16_ROWS, OPGEN_F64_ROWS) */
 OPGEN_F16_ROWS static void finish_rowsum_f16(int64_t n, const opgen_src *in, const double *acc,
                                                  opgen_dst out, const opgen_src *next, double *next_acc,
                                                  const void *params)
@@ -350,7 +353,7 @@ static void rows(int64_t rows, int64_t len, const float *const *in, double *acc,
 }
 
 /* rows over contiguous operands in their own dtypes (FLOAT16, BFLOAT16), a chunk at a time (opgen_chunks.h);
- * all FLOAT16 compiled for 256-bit registers (opgen_chunks.h: OPGEN_F16_ROWS) */
+ * all FLOAT16 compiled as finish_rowsum_f16 */
 OPGEN_F16_ROWS static void rows_f16(int64_t rows, int64_t len, const opgen_src *in, double *acc,
                                         opgen_dst out, const void *params)
 {

@@ -85,6 +85,24 @@ static inline __attribute__((always_inline)) void opgen_prefetch(const void *p, 
 #define OPGEN_F16_ROWS
 #define OPGEN_F16_ROWS_DTYPE ACL_FLOAT16
 #endif
+/* The FLOAT16 row entries of an op whose results are computed in double (a sum that cancels, computed wider than
+ * FLOAT: LogSoftmaxBackward's g - e^y sum g, opgen_exp_f64) keep 512-bit registers: there the double arithmetic,
+ * not the conversions, is the work, and at 256 bits it takes twice the instructions.  LogSoftmaxBackward FLOAT16
+ * rows of 64 and 1024 ran 1.16-1.36x faster so compiled (one thread, AMD EPYC Zen 4, side by side).  And with a
+ * 256-bit entry in the file GCC 12 kept opgen_exp_f64 out of line, so that CrossEntropyLossGrad's chunked FLOAT16
+ * and BFLOAT16 rows called it one element at a time: without, 6.2-7.7x faster at 2^20 (reductions none and sum). */
+#define OPGEN_F64_ROWS __attribute__((noinline))
+#define OPGEN_F64_ROWS_DTYPE ACL_FLOAT16
+/* Such an op's narrow row sums also keep their loop over groups of eight rolled (OPGEN_ROLLED): unrolled whole in a
+ * chunk of its packed BFLOAT16 rows (a constant 64 elements), GCC 12 vectorized the eight lanes of LogSoftmaxBackward
+ * as eight scalar chains of conversions and additions (a third of the time); rolled, LogSoftmaxBackward BFLOAT16
+ * rows of 64 ran 1.24-1.43x faster, while softmax's FLOAT16 rows, whose sums vectorize unrolled, ran 0.81-0.85x
+ * so compiled, so they keep it (one thread, AMD EPYC Zen 4, side by side). */
+#if defined(__GNUC__) && !defined(__clang__)
+#define OPGEN_ROLLED _Pragma("GCC unroll 1")
+#else
+#define OPGEN_ROLLED
+#endif
 
 /* Store n FLOAT values at dst, contiguous, as dtype dt (rounding to nearest even). */
 static inline __attribute__((always_inline)) void opgen_store_contiguous(char *dst, const float *src, int64_t n,
