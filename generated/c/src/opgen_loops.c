@@ -1430,7 +1430,7 @@ static void run_items(const opgen_call *c, const aclTensor *out, const void *par
         char *scratch = ws + (size_t)t * p->scratch_bytes;
         w.shares[t] = (share){c, out, params, p, 0, 0, (float *)scratch, (double *)(scratch + p->staging_bytes)};
     }
-    opgen_parallel(threads, run_share, &w);
+    opgen_parallel(threads, run_share, &w, opgen_numel(&c->out));
 }
 
 /* Every item of a call. */
@@ -1853,7 +1853,7 @@ static aclnnStatus run_sparse(const opgen_call *c, const void *params)
     if (w.threads == 1)
         sparse_share(&w, 0);
     else
-        opgen_parallel(w.threads, sparse_share, &w);
+        opgen_parallel(w.threads, sparse_share, &w, numel);
     return ACLNN_SUCCESS;
 }
 
