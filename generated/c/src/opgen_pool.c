@@ -7,16 +7,19 @@
  * condition variable (an idle process takes no CPU).  One call at a time uses the pool; a call that finds it
  * busy (another thread of the program is running one) starts threads of its own, as before.
  *
- * Two rules keep a second thread from making a call slower than one thread (measured with a trace of each call's
- * post, take and finish times, 2-vCPU AMD EPYC, other processes on both cores or PyTorch's OpenMP worker spinning
- * on one of them, as in `opgen bench`'s all-threads round):
- * - A worker never runs or spins on the CPU of the calling thread.  Woken while the other CPU was busy, the
- *   scheduler put the worker on the caller's CPU, where it preempted the caller, ran the whole call alone and
- *   then spun on, the caller still waiting: HardsigmoidBackward FLOAT 2^16 took 184 us inside the pool (one
- *   thread: 14 us), 2^20 790 us.  Now the worker leaves such a share to the caller and sleeps.
- * - A sleeping worker is woken only for a call of OPGEN_POOL_WAKE_MIN elements or more: the wake-up (a futex
- *   call on the caller's path, then the worker's start on a vCPU that may be halted) costs more than a smaller
- *   call saves.  A worker still spinning from the previous call takes a share of any call.
+ * Three rules keep a second thread from making a call slower than one thread (measured with a trace of each
+ * call's post, take and finish times; 2-vCPU AMD EPYC, other processes on both cores):
+ * - A worker is kept off the CPU of the calling thread (its affinity; see keep_off).  Woken while the other CPU
+ *   was busy, the scheduler put it on the caller's CPU, where it preempted the caller, ran the whole call alone
+ *   and then spun on, the caller still waiting: HardsigmoidBackward FLOAT 2^16 spent 184 us in the pool (one
+ *   thread: 14 us), 2^20 790 us.  Kept off it, the worker waits for the other CPU and the caller runs what the
+ *   worker has not taken (2^20 in a loop: the worker takes its share in 3103 calls of 3363, 101 us a call; 2^24:
+ *   8.0 ms, one thread 16 ms).  Where it cannot be kept off (one CPU allowed), it leaves the share and sleeps.
+ * - A sleeping worker is woken only for a call of OPGEN_POOL_WAKE_MIN elements or more: the wake-up, a futex
+ *   call on the caller's path (9-19 us here), costs more than a smaller call saves.  A worker still spinning
+ *   from the previous call takes a share of any call.
+ * - The caller polls for the workers' last shares only briefly, then sleeps (opgen_loops.c cuts a call into
+ *   chunks small enough that the last one is short).
  *
  * After fork() the child has none of the parent's workers: a fork handler forgets them (the child starts its
  * own).  When the library is unloaded or the process exits, the workers are stopped and joined. */
@@ -125,21 +128,61 @@ static uint_fast64_t await_call(slot *mine, uint_fast64_t seen, bool nap)
     return now;
 }
 
+/* The CPUs a worker may run on: those it was started with, but for the caller's.  Woken while the other CPU is
+ * busy, the worker was put on the caller's CPU (the scheduler prefers the waker's), where it could only wait or
+ * preempt the caller; kept off it, it is woken on a CPU where it can help, at worst behind another thread until
+ * the scheduler gives it a turn.  Redone when the caller's CPU changes; not when the worker may run on one CPU
+ * only. */
+typedef struct {
+#if defined(__linux__)
+    cpu_set_t allowed;
+#endif
+    int away_from;               /* the CPU left out of `allowed`, or -1 */
+} placement;
+
+static void place_start(placement *p)
+{
+    p->away_from = -1;
+#if defined(__linux__)
+    if (pthread_getaffinity_np(pthread_self(), sizeof p->allowed, &p->allowed) != 0)
+        CPU_ZERO(&p->allowed);
+#endif
+}
+
+static void keep_off(placement *p, int caller)
+{
+#if defined(__linux__)
+    if (caller < 0 || caller == p->away_from || caller >= CPU_SETSIZE || !CPU_ISSET(caller, &p->allowed)
+        || CPU_COUNT(&p->allowed) < 2)
+        return;
+    cpu_set_t set = p->allowed;
+    CPU_CLR(caller, &set);
+    if (pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0)   /* (moves the thread off it now) */
+        p->away_from = caller;
+#else
+    (void)p;
+    (void)caller;
+#endif
+}
+
 static void *worker(void *arg)
 {
     const int me = (int)(intptr_t)arg;
     slot *mine = &pool.slots[me];
     uint_fast64_t seen = mine->first;
+    placement where;
+    place_start(&where);
     bool nap = false;
     for (;;) {
         const uint_fast64_t now = await_call(mine, seen, nap);
         if (now == seen)
             return NULL;         /* the pool stops */
         seen = now;
+        keep_off(&where, atomic_load_explicit(&pool.caller_cpu, memory_order_relaxed));
         const int cpu = this_cpu();
         nap = on_callers_cpu(cpu);
         if (nap)
-            continue;            /* the caller waits for this CPU: the share is its own */
+            continue;            /* the caller waits for this CPU (kept off it in vain): the share is its own */
         int posted = POSTED;
         if (!atomic_compare_exchange_strong_explicit(&mine->state, &posted, TAKEN, memory_order_acquire,
                                                      memory_order_relaxed))

@@ -569,7 +569,7 @@ static uint64_t slab_bytes(const opgen_call *c, const plan_t *p)
 typedef void (*fold_fn)(const float *values, int64_t n, void *state);
 
 static void run_items(const opgen_call *c, const aclTensor *out, const void *params, const plan_t *p, char *ws,
-                      int64_t first, int64_t last);
+                      int64_t first, int64_t last, int64_t elements);
 
 /* Run elementwise kernel c (out: contiguous FLOAT, its data ignored) slab by slab into `buf` (slab_bytes), each
  * slab's values handed to fold in order.  A slab is a run of the walk's items (a block of the inner dimension at
@@ -592,7 +592,7 @@ static void run_folded(const opgen_call *c, const void *params, const plan_t *p,
         aclTensor slab = c->out;
         slab.data = buf;
         slab.offset = -start;   /* element `start` of the walk at buf[0] */
-        run_items(c, &slab, params, p, ws, i0, i1);
+        run_items(c, &slab, params, p, ws, i0, i1, stop - start);
         fold(buf, stop - start, state);
     }
 }
@@ -1386,8 +1386,24 @@ static void run_sums(const share *s, void (*run)(const share *, opgen_lines *))
 
 /* A call's work, shared by its threads: each takes the next chunk of items (a contiguous range) until none is
  * left, with scratch of its own.  Chunks rather than one range per thread: a thread that starts late or runs
- * slower (a core shared with other processes) leaves its chunks to the others. */
+ * slower (a core shared with other processes) leaves its chunks to the others.  At least CHUNKS_PER_THREAD a
+ * thread, and no more than CHUNK_ELEMENTS output elements a chunk: the call ends when the last chunk does, and a
+ * worker that lost its CPU midway through a chunk of 2^21 elements (a quarter of 2^24 over two threads) held the
+ * caller 2.6 ms (median, 2^24 FLOAT, other processes on both cores); 2^16 elements is some 50-200 us of one
+ * thread, and a chunk's start costs well under a microsecond. */
 #define CHUNKS_PER_THREAD 4
+#define CHUNK_ELEMENTS (INT64_C(1) << 16)
+
+static int64_t chunk_count(int threads, int64_t units, int64_t elements)
+{
+    if (threads <= 1)
+        return 1;
+    int64_t k = (int64_t)threads * CHUNKS_PER_THREAD;
+    if (elements / CHUNK_ELEMENTS > k)
+        k = elements / CHUNK_ELEMENTS;
+    return units < k ? units : k;
+}
+
 typedef struct {
     share shares[MAX_THREADS];   /* per thread: its scratch (begin and end are set per chunk) */
     int64_t first, items, chunks;   /* items [first, first + items), in `chunks` chunks */
@@ -1412,18 +1428,18 @@ static void run_share(void *arg, int t)
 #endif
 }
 
-/* Split items [first, last) of a call into chunks over the plan's threads and run them on the pool (opgen_pool.c);
+/* Split items [first, last) of a call (`elements` of its output) into chunks over the plan's threads and run them on the pool (opgen_pool.c);
  * the calling thread takes a share too.  Every item is computed by the same code whichever thread takes it, so the
  * bits do not depend on the threads. */
 static void run_items(const opgen_call *c, const aclTensor *out, const void *params, const plan_t *p, char *ws,
-                      int64_t first, int64_t last)
+                      int64_t first, int64_t last, int64_t elements)
 {
     const int64_t items = last - first;
     const int threads = (int)(items < p->threads ? (items > 0 ? items : 1) : p->threads);
     work w;
     w.first = first;
     w.items = items;
-    w.chunks = threads == 1 ? 1 : (items < threads * CHUNKS_PER_THREAD ? items : threads * CHUNKS_PER_THREAD);
+    w.chunks = chunk_count(threads, items, elements);
     atomic_init(&w.next, 0);
     for (int t = 0; t < threads; ++t) {
         char *scratch = ws + (size_t)t * p->scratch_bytes;
@@ -1439,7 +1455,7 @@ static void run_parallel(const opgen_call *c, const aclTensor *out, const void *
     make_layout(c, out, c->nred ? row_dim(c) : -1, &L);
     const int64_t items = !c->nred ? elementwise_items(&L, block_shift(&L, p->stream))
                           : p->rows ? row_items(&L) : column_items(&L, p->tile);
-    run_items(c, out, params, p, ws, 0, items);
+    run_items(c, out, params, p, ws, 0, items, opgen_numel(out));
 }
 
 static void copy_block(int64_t n, const float *const *in, float *out, const void *params)
@@ -1847,7 +1863,7 @@ static aclnnStatus run_sparse(const opgen_call *c, const void *params)
     w.threads = (int)threads;
     w.slabs = w.nd >= 2 && numel / out->dims[0] > out->dims[1] ? out->dims[0] : 0;
     const int64_t units = w.slabs ? w.slabs : w.items;
-    w.chunks = threads == 1 ? 1 : (units < threads * CHUNKS_PER_THREAD ? units : threads * CHUNKS_PER_THREAD);
+    w.chunks = chunk_count((int)threads, units, numel);
     atomic_init(&w.next, 0);
     if (w.threads == 1)
         sparse_share(&w, 0);
