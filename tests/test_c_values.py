@@ -547,8 +547,9 @@ def test_which_calls_stream(dtype, threads, isa, monkeypatch):
     size = np.dtype(dt).itemsize
     n = STREAM_BYTES // size
     rng = np.random.default_rng(seed("stream counts", dtype))
-    # the partial lines at the ends of each chunk of work the threads share (opgen_loops.c: CHUNKS_PER_THREAD)
-    body = ("most", 1 if threads == "1" else 4 * int(threads))
+    # the partial lines at the ends of each chunk of work the threads share (opgen_loops.c: chunk_count, at least
+    # CHUNKS_PER_THREAD a thread and one per CHUNK_ELEMENTS)
+    body = ("most", 1 if threads == "1" else max(4 * int(threads), n >> 16))
 
     elu, streamed = _counting_kernel("elu_backward")
     rows = n // 1000 + 8

@@ -157,8 +157,8 @@ static void keep_off(placement *p, int caller)
         return;
     cpu_set_t set = p->allowed;
     CPU_CLR(caller, &set);
-    if (pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0)   /* (moves the thread off it now) */
-        p->away_from = caller;
+    pthread_setaffinity_np(pthread_self(), sizeof set, &set);   /* (moves the thread off it now) */
+    p->away_from = caller;   /* (tried once per move of the caller: a refusal is not asked again each call) */
 #else
     (void)p;
     (void)caller;
