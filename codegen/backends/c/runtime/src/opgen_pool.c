@@ -15,7 +15,7 @@
  *   worker has not taken (2^20 in a loop: the worker takes its share in 3103 calls of 3363, 101 us a call; 2^24:
  *   8.0 ms, one thread 16 ms).  Where it cannot be kept off (one CPU allowed), it leaves the share and sleeps.
  * - A sleeping worker is woken only for a call of OPGEN_POOL_WAKE_MIN elements or more: the wake-up, a futex
- *   call on the caller's path (9-19 us here), costs more than a smaller call saves.  A worker still spinning
+ *   call on the caller's path (9-20 us here), costs more than a smaller call saves.  A worker still spinning
  *   from the previous call takes a share of any call.
  * - The caller polls for the workers' last shares only briefly, then sleeps (opgen_loops.c cuts a call into
  *   chunks small enough that the last one is short).
@@ -44,7 +44,7 @@
 
 /* How long a worker polls for the next call before it sleeps, and the caller for the workers' shares before it
  * does: a back-to-back call is picked up without a futex wake-up, an idle pool sleeps soon.  (Timed, not
- * counted: a pause is 27 ns on AMD EPYC, some 40 on recent Intel.) */
+ * counted: a pause is 27 ns on this AMD EPYC, some 140 cycles on Intel since Skylake.) */
 #define SPIN_NS 100000
 /* Polls between two looks at the clock and at the CPU the thread runs on. */
 #define POLLS 64
