@@ -1405,17 +1405,58 @@ static int64_t chunk_count(int threads, int64_t units, int64_t elements)
     return units < k ? units : k;
 }
 
+/* The chunks' dealer: thread t takes the chunks of its own contiguous range first (the t-th of `threads`, as
+ * PyTorch's static split), then what is left of the others' ranges in turn.  Called again on the same data (a
+ * loop; the bench), each thread reads the part it read last time, still in its core's cache: HardsigmoidBackward
+ * FLOAT 2^16 in a loop, two threads, 7.1 us a call (median; the worker busy 6.2 us), against 11.5 us (10.2) when
+ * every chunk went to whichever thread came first and the halves moved between cores from call to call (one
+ * thread: 12.5 us; loaded 2-vCPU AMD EPYC, the pool's trace). */
+typedef struct {
+    _Alignas(64) atomic_llong next;   /* (a line each: the owner takes from it, a thief too when it is done) */
+    int64_t end;
+} chunk_range;
+
+typedef struct {
+    int threads;
+    chunk_range range[MAX_THREADS];
+} dealer;
+
+static void dealer_start(dealer *d, int threads, int64_t chunks)
+{
+    d->threads = threads;
+    for (int t = 0; t < threads; ++t) {
+        atomic_init(&d->range[t].next, chunks * t / threads);
+        d->range[t].end = chunks * (t + 1) / threads;
+    }
+}
+
+/* Thread t's next chunk, or -1 when none is left; `*from` (0 at first) is the range it takes from, counted from
+ * its own. */
+static int64_t dealer_next(dealer *d, int t, int *from)
+{
+    for (; *from < d->threads; ++*from) {
+        chunk_range *r = &d->range[(t + *from) % d->threads];
+        if (atomic_load_explicit(&r->next, memory_order_relaxed) >= r->end)
+            continue;
+        const int64_t k = atomic_fetch_add_explicit(&r->next, 1, memory_order_relaxed);
+        if (k < r->end)
+            return k;
+    }
+    return -1;
+}
+
 typedef struct {
     share shares[MAX_THREADS];   /* per thread: its scratch (begin and end are set per chunk) */
     int64_t first, items, chunks;   /* items [first, first + items), in `chunks` chunks */
-    atomic_llong next;
+    dealer deal;
 } work;
 
 static void run_share(void *arg, int t)
 {
     work *w = arg;
     share s = w->shares[t];
-    for (int64_t k; (k = atomic_fetch_add_explicit(&w->next, 1, memory_order_relaxed)) < w->chunks;) {
+    int from = 0;
+    for (int64_t k; (k = dealer_next(&w->deal, t, &from)) >= 0;) {
         s.begin = w->first + w->items * k / w->chunks;
         s.end = w->first + w->items * (k + 1) / w->chunks;
         if (!s.c->nred)
@@ -1441,7 +1482,7 @@ static void run_items(const opgen_call *c, const aclTensor *out, const void *par
     w.first = first;
     w.items = items;
     w.chunks = chunk_count(threads, items, elements);
-    atomic_init(&w.next, 0);
+    dealer_start(&w.deal, threads, w.chunks);
     for (int t = 0; t < threads; ++t) {
         char *scratch = ws + (size_t)t * p->scratch_bytes;
         w.shares[t] = (share){c, out, params, p, 0, 0, (float *)scratch, (double *)(scratch + p->staging_bytes)};

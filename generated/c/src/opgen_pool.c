@@ -15,9 +15,10 @@
  *   thread: 14 us), 2^20 790 us.  Kept off it, the worker waits for the other CPU and the caller runs what the
  *   worker has not taken (2^20 in a loop: the worker takes its share in 3103 calls of 3363, 101 us a call; 2^24:
  *   8.0 ms, one thread 16 ms).  Where it cannot be kept off (one CPU allowed), it leaves the share and sleeps.
- * - A sleeping worker is woken only for a call of OPGEN_POOL_WAKE_MIN elements or more: the wake-up, a futex
- *   call on the caller's path (9-20 us here), costs more than a smaller call saves.  A worker still spinning
- *   from the previous call takes a share of any call.
+ * - A sleeping worker is woken only for a call of OPGEN_POOL_WAKE_MIN elements or more, or one that follows the
+ *   previous call within BURST_NS: the wake-up, a futex call on the caller's path (9-20 us here), costs more than
+ *   a smaller call saves, unless more calls follow (a loop of calls: then the worker stays awake after the first).
+ *   A worker still spinning from the previous call takes a share of any call.
  * - The caller polls for the workers' last shares only briefly, then sleeps (opgen_loops.c cuts a call into
  *   chunks small enough that the last one is short).
  *
@@ -49,6 +50,10 @@
 #define SPIN_NS 100000
 /* Polls between two looks at the clock and at the CPU the thread runs on. */
 #define POLLS 64
+/* A call this soon after the end of the previous one is part of a loop of calls (a Python loop around the compiled
+ * entry point leaves some 3-5 us between them; `opgen bench`'s passes, with other contenders between two calls of
+ * ours, 50 us or more). */
+#define BURST_NS 20000
 
 /* Worker w's next share: written by the calling thread while no worker holds it, marked POSTED (release),
  * then announced by advancing `go`.  Whoever turns POSTED into something else owns the share: the worker
@@ -75,6 +80,7 @@ static struct {
     _Alignas(64) atomic_int remaining;   /* shares of the current call the workers have not finished */
     atomic_int sleepers;         /* workers asleep on `wake`, or about to be */
     atomic_int caller_cpu;       /* the CPU of the thread that made the last call, -1 if unknown */
+    uint64_t last_end;           /* when the last call ended (now_ns), under `busy` */
     bool quit;
 } pool = {.busy = PTHREAD_MUTEX_INITIALIZER, .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER,
           .done = PTHREAD_COND_INITIALIZER};
@@ -299,6 +305,7 @@ void opgen_parallel(int n, opgen_task task, void *arg, int64_t elements)
     }
     const int cpu = this_cpu();
     atomic_store_explicit(&pool.caller_cpu, cpu, memory_order_relaxed);
+    const bool burst = now_ns() - pool.last_end < BURST_NS;
     const int helped = n - 1 < pool.nworkers ? n - 1 : pool.nworkers;   /* shares 1..helped go to workers */
     atomic_store_explicit(&pool.remaining, helped, memory_order_relaxed);
     for (int w = 1; w <= helped; ++w) {
@@ -307,7 +314,7 @@ void opgen_parallel(int n, opgen_task task, void *arg, int64_t elements)
         atomic_store_explicit(&pool.slots[w].state, POSTED, memory_order_release);
         atomic_fetch_add(&pool.slots[w].go, 1);
     }
-    if (elements >= OPGEN_POOL_WAKE_MIN && atomic_load(&pool.sleepers) > 0) {
+    if ((elements >= OPGEN_POOL_WAKE_MIN || burst) && atomic_load(&pool.sleepers) > 0) {
         pthread_mutex_lock(&pool.lock);   /* (a worker checks `go` under the lock before it sleeps) */
         pthread_cond_broadcast(&pool.wake);
         pthread_mutex_unlock(&pool.lock);
@@ -326,6 +333,7 @@ void opgen_parallel(int n, opgen_task task, void *arg, int64_t elements)
     }
     if (atomic_load_explicit(&pool.remaining, memory_order_acquire) > 0)
         await_shares(helped, cpu);
+    pool.last_end = now_ns();
     pthread_mutex_unlock(&pool.busy);
 }
 

@@ -11,9 +11,10 @@ typedef void (*opgen_task)(void *arg, int t);
 /* Run task(arg, t) for every t in [0, n) at once and return when all have: the caller runs share 0, the
  * process's worker threads the others (started on first use, kept for the next calls).  Calls made at the same
  * time from several threads each get threads of their own; a share no thread could be started for, or that no
- * worker has taken by the time the caller's own is done, runs on the caller.  `elements`, the call's size,
- * decides whether a sleeping worker is woken (OPGEN_POOL_WAKE_MIN); a worker still awake from the previous
- * call takes a share of any call.  Thread-safe; n is at most OPGEN_POOL_MAX. */
+ * worker has taken by the time the caller's own is done, runs on the caller.  A sleeping worker is woken for a
+ * call of OPGEN_POOL_WAKE_MIN `elements` or more, or one right after the previous call (a loop of calls); a
+ * worker still awake from the previous call takes a share of any call.  Thread-safe; n is at most
+ * OPGEN_POOL_MAX. */
 void opgen_parallel(int n, opgen_task task, void *arg, int64_t elements);
 #define OPGEN_POOL_MAX 64
 #define OPGEN_POOL_WAKE_MIN (INT64_C(1) << 17)
