@@ -1721,7 +1721,7 @@ typedef struct {
                                      of dim 0) a unit of work; 0: a block of samples (rows) a unit */
     int threads;
     int64_t chunks;
-    atomic_llong next;
+    dealer deal;
 } sparse_work;
 
 /* dst[j] = element off + j*rs + cls[j]*cs of an operand of dtype dt at base, as FLOAT (a loop per dtype: with
@@ -1849,13 +1849,13 @@ static void zero_bytes(char *p, int64_t bytes)
  * took two thread wake-ups a call. */
 static void sparse_share(void *arg, int t)
 {
-    (void)t;
     sparse_work *w = arg;
     const aclTensor *out = &w->c->out;
     const int64_t es = (int64_t)opgen_dtype_size(out->dtype), numel = opgen_numel(out);
     char *obase = (char *)w->base[w->c->nin];
     const int64_t units = w->slabs ? w->slabs : w->items;
-    for (int64_t k; (k = atomic_fetch_add_explicit(&w->next, 1, memory_order_relaxed)) < w->chunks;) {
+    int from = 0;
+    for (int64_t k; (k = dealer_next(&w->deal, t, &from)) >= 0;) {
         for (int64_t u = units * k / w->chunks; u < units * (k + 1) / w->chunks; ++u) {
             if (w->slabs) {
                 const int64_t per = w->items / w->slabs, bytes = numel / w->slabs * es;
@@ -1905,7 +1905,7 @@ static aclnnStatus run_sparse(const opgen_call *c, const void *params)
     w.slabs = w.nd >= 2 && numel / out->dims[0] > out->dims[1] ? out->dims[0] : 0;
     const int64_t units = w.slabs ? w.slabs : w.items;
     w.chunks = chunk_count((int)threads, units, numel);
-    atomic_init(&w.next, 0);
+    dealer_start(&w.deal, w.threads, w.chunks);
     if (w.threads == 1)
         sparse_share(&w, 0);
     else
