@@ -163,11 +163,12 @@ def _elementwise_call(n, dtype=np.float32, seed_=0):
 
 
 def test_pooled_threads_give_the_one_thread_bits_under_concurrent_calls(monkeypatch):
-    """The worker pool (opgen_pool.c) under churn: thread counts and sizes changing from call to call, two Python
-    threads calling at once (one of them then finds the pool busy and starts threads of its own); every result is
-    the one-thread result, bit for bit."""
+    """The worker pool (opgen_pool.c) under churn: thread counts and sizes changing from call to call (below and
+    above OPGEN_POOL_WAKE_MIN, 2^17: sleeping workers left asleep, then woken), two Python threads calling at once
+    (one of them then finds the pool busy and starts threads of its own); every result is the one-thread result,
+    bit for bit."""
     c = codegen.kernel("log_sigmoid_backward", backend="c")
-    sizes = [1 << 14, (1 << 15) + 7, 1 << 16, 3 << 15]
+    sizes = [1 << 14, (1 << 15) + 7, 1 << 16, (1 << 17) + 5]
     calls_ = [_elementwise_call(n, seed_=i) for i, n in enumerate(sizes)]
     monkeypatch.setenv("OPGEN_NUM_THREADS", "1")
     want = [c(**kw, out=np.empty_like(kw["self"])).copy() for kw in calls_]
@@ -214,6 +215,38 @@ def test_a_forked_child_runs_threaded_calls(monkeypatch):
         os.kill(pid, 9)
         os.waitpid(pid, 0)
         pytest.fail("the forked child's threaded call did not finish (waiting for the parent's workers?)")
+    assert os.WIFEXITED(done[1]) and os.WEXITSTATUS(done[1]) == 0
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "sched_setaffinity") or not hasattr(__import__("os"), "fork"),
+                    reason="no CPU affinity or fork")
+def test_threaded_calls_on_one_cpu_give_the_one_thread_bits(monkeypatch):
+    """A forked child allowed one CPU only: its workers share the caller's CPU, where the pool cannot keep them
+    off it, so they leave their shares to the caller (opgen_pool.c) — every call, woken or not, still returns
+    the one-thread bits."""
+    import os
+    c = codegen.kernel("log_sigmoid_backward", backend="c")
+    calls_ = [_elementwise_call(n, seed_=n) for n in ((1 << 16) + 3, (1 << 17) + 9, 1 << 18)]
+    monkeypatch.setenv("OPGEN_NUM_THREADS", "1")
+    want = [c(**kw, out=np.empty_like(kw["self"])).copy() for kw in calls_]
+    monkeypatch.setenv("OPGEN_NUM_THREADS", "2")
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+            code = 0 if all(np.array_equal(c(**kw, out=np.empty_like(kw["self"])), w)
+                            for _ in range(4) for kw, w in zip(calls_, want)) else 1
+        finally:
+            os._exit(code)
+    import time
+    deadline = time.monotonic() + 120
+    while (done := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if done[0] == 0:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        pytest.fail("a threaded call on one CPU did not finish")
     assert os.WIFEXITED(done[1]) and os.WEXITSTATUS(done[1]) == 0
 
 

@@ -423,6 +423,26 @@ def test_threads_give_the_same_bits(name, monkeypatch):
                                               first.view(np.uint16 if r.itemsize == 2 else np.uint32))
 
 
+@pytest.mark.parametrize("name, dtype, shape, dim", [("log_sigmoid_backward", "FLOAT", (1100, 1001), -1),
+                                                     ("softmax_backward", "FLOAT16", (1100, 1000), -1),
+                                                     ("softmax_backward", "FLOAT", (600, 1900), 0)])
+def test_threads_give_the_same_bits_in_many_chunks(name, dtype, shape, dim, monkeypatch):
+    """Above 2^19 elements a call is cut into one chunk per 2^16 output elements (opgen_loops.c: chunk_count), not
+    four a thread: elementwise blocks, whole rows and side-by-side tiles taken by 2 or 3 threads in any order give
+    the one-thread bits."""
+    op = OPS[name]
+    c = codegen.kernel(name, backend="c")
+    kw = _valid(name, dtype, shape=shape)
+    assert along(op, kw, dim)
+    runs = []
+    for threads in ("1", "2", "3"):
+        monkeypatch.setenv("OPGEN_NUM_THREADS", threads)
+        runs.append(c(**kw).copy())
+    for r in runs[1:]:
+        np.testing.assert_array_equal(r.view(np.uint16 if r.itemsize == 2 else np.uint32),
+                                      runs[0].view(np.uint16 if r.itemsize == 2 else np.uint32))
+
+
 STREAM_BYTES = 16 << 20        # opgen_loops.c: outputs this large are written with non-temporal stores
 
 
@@ -547,8 +567,9 @@ def test_which_calls_stream(dtype, threads, isa, monkeypatch):
     size = np.dtype(dt).itemsize
     n = STREAM_BYTES // size
     rng = np.random.default_rng(seed("stream counts", dtype))
-    # the partial lines at the ends of each chunk of work the threads share (opgen_loops.c: CHUNKS_PER_THREAD)
-    body = ("most", 1 if threads == "1" else 4 * int(threads))
+    # the partial lines at the ends of each chunk of work the threads share (opgen_loops.c: chunk_count, at least
+    # CHUNKS_PER_THREAD a thread and one per CHUNK_ELEMENTS)
+    body = ("most", 1 if threads == "1" else max(4 * int(threads), n >> 16))
 
     elu, streamed = _counting_kernel("elu_backward")
     rows = n // 1000 + 8

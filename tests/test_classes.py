@@ -124,12 +124,12 @@ def test_many_classes_same_bits_at_any_thread_count(monkeypatch):
         k = get("c").make_kernel(OPS[name])
         kw = _call(name, shape, 0, 2, rng)
         got = {}
-        for threads in ("1", "2"):
+        for threads in ("1", "2", "3"):
             monkeypatch.setenv("OPGEN_NUM_THREADS", threads)
             got[threads] = k(**kw).tobytes()
         dense = np.full(shape[:-1] + (2 * shape[-1],), np.nan, np.float32)[..., ::2]
         k(**kw, out=dense)
-        assert got["1"] == got["2"] == np.ascontiguousarray(dense).tobytes(), name
+        assert got["1"] == got["2"] == got["3"] == np.ascontiguousarray(dense).tobytes(), name
 
 
 BAD = [   # (op, what changes in a valid (4, 3) / (2, 3, 2, 2) call, the parameter reported)

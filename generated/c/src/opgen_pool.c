@@ -7,9 +7,24 @@
  * condition variable (an idle process takes no CPU).  One call at a time uses the pool; a call that finds it
  * busy (another thread of the program is running one) starts threads of its own, as before.
  *
+ * Three rules keep a second thread from making a call slower than one thread (measured with a trace of each
+ * call's post, take and finish times; 2-vCPU AMD EPYC, other processes on both cores):
+ * - A worker is kept off the CPU of the calling thread (its affinity; see keep_off).  Woken while the other CPU
+ *   was busy, the scheduler put it on the caller's CPU, where it preempted the caller, ran the whole call alone
+ *   and then spun on, the caller still waiting: HardsigmoidBackward FLOAT 2^16 spent 184 us in the pool (one
+ *   thread: 14 us), 2^20 790 us.  Kept off it, the worker waits for the other CPU and the caller runs what the
+ *   worker has not taken (2^20 in a loop: the worker takes its share in 3103 calls of 3363, 101 us a call; 2^24:
+ *   8.0 ms, one thread 16 ms).  Where it cannot be kept off (one CPU allowed), it leaves the share and sleeps.
+ * - A sleeping worker is woken only for a call of OPGEN_POOL_WAKE_MIN elements or more, or one that follows the
+ *   previous call within BURST_NS: the wake-up, a futex call on the caller's path (9-20 us here), costs more than
+ *   a smaller call saves, unless more calls follow (a loop of calls: then the worker stays awake after the first).
+ *   A worker still spinning from the previous call takes a share of any call.
+ * - The caller polls for the workers' last shares only briefly, then sleeps (opgen_loops.c cuts a call into
+ *   chunks small enough that the last one is short).
+ *
  * After fork() the child has none of the parent's workers: a fork handler forgets them (the child starts its
  * own).  When the library is unloaded or the process exits, the workers are stopped and joined. */
-#define _GNU_SOURCE   /* sched_getaffinity, CPU_COUNT */
+#define _GNU_SOURCE   /* sched_getaffinity, sched_getcpu, CPU_COUNT */
 #include "opgen_pool.h"
 
 #include <pthread.h>
@@ -17,6 +32,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 #include <unistd.h>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -28,19 +44,27 @@
 #define CPU_RELAX() ((void)0)
 #endif
 
-/* Polls of a worker's slot before it sleeps (some 50-100 us), and of the shares left before the caller
- * does: a back-to-back call is picked up without a futex wake-up, an idle pool sleeps soon. */
-#define SPINS 4096
+/* How long a worker polls for the next call before it sleeps, and the caller for the workers' shares before it
+ * does: a back-to-back call is picked up without a futex wake-up, an idle pool sleeps soon.  (Timed, not
+ * counted: a pause is 27 ns on this AMD EPYC, some 140 cycles on Intel since Skylake.) */
+#define SPIN_NS 100000
+/* Polls between two looks at the clock and at the CPU the thread runs on. */
+#define POLLS 64
+/* A call this soon after the end of the previous one is part of a loop of calls (a Python loop around the compiled
+ * entry point leaves some 3-5 us between them; `opgen bench`'s passes, with other contenders between two calls of
+ * ours, 50 us or more). */
+#define BURST_NS 20000
 
 /* Worker w's next share: written by the calling thread while no worker holds it, marked POSTED (release),
  * then announced by advancing `go`.  Whoever turns POSTED into something else owns the share: the worker
  * (TAKEN: it runs it) or the caller, which cancels the shares no worker has taken by the time its own is done
  * and runs them itself — on a loaded machine a worker may not get a CPU for milliseconds, and waiting for it
- * made calls 10-50x slower than one thread. */
+ * made calls 10-50x slower than one thread.  A slot fills a cache line of its own: a worker polls its `go`. */
 enum { IDLE, POSTED, TAKEN };
 typedef struct {
-    atomic_uint_fast64_t go;
+    _Alignas(64) atomic_uint_fast64_t go;
     atomic_int state;
+    atomic_int cpu;              /* the CPU the worker ran its last share on */
     uint_fast64_t first;         /* `go` when the worker was started: a share announced before it ran is new */
     opgen_task task;
     void *arg;
@@ -52,37 +76,124 @@ static struct {
     pthread_cond_t wake, done;
     int nworkers;                /* started, numbered 1..nworkers */
     pthread_t ids[OPGEN_POOL_MAX];
-    _Alignas(64) slot slots[OPGEN_POOL_MAX];
-    atomic_int remaining;        /* shares of the current call the workers have not finished */
+    slot slots[OPGEN_POOL_MAX];
+    _Alignas(64) atomic_int remaining;   /* shares of the current call the workers have not finished */
+    atomic_int sleepers;         /* workers asleep on `wake`, or about to be */
+    atomic_int caller_cpu;       /* the CPU of the thread that made the last call, -1 if unknown */
+    uint64_t last_end;           /* when the last call ended (now_ns), under `busy` */
     bool quit;
 } pool = {.busy = PTHREAD_MUTEX_INITIALIZER, .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER,
           .done = PTHREAD_COND_INITIALIZER};
+
+static uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static int this_cpu(void)   /* (glibc reads it from the thread's rseq area: a few ns) */
+{
+#if defined(__linux__)
+    return sched_getcpu();
+#else
+    return -1;
+#endif
+}
+
+/* Whether the calling thread runs on the CPU of the thread that made the last call: then that thread is waiting
+ * for this CPU (or will be), and whatever runs here delays it. */
+static bool on_callers_cpu(int cpu)
+{
+    return cpu >= 0 && cpu == atomic_load_explicit(&pool.caller_cpu, memory_order_relaxed);
+}
+
+/* Wait for the next call: `go` past `seen`.  Polls it for SPIN_NS first, unless `nap` or the worker finds itself
+ * on the caller's CPU; then sleeps.  Returns the new `go`, or `seen` when the pool stops. */
+static uint_fast64_t await_call(slot *mine, uint_fast64_t seen, bool nap)
+{
+    uint_fast64_t now = atomic_load_explicit(&mine->go, memory_order_acquire);
+    if (!nap) {
+        const uint64_t until = now_ns() + SPIN_NS;
+        while (now == seen && !on_callers_cpu(this_cpu()) && now_ns() < until)
+            for (int i = 0; i < POLLS && now == seen; ++i) {
+                CPU_RELAX();
+                now = atomic_load_explicit(&mine->go, memory_order_acquire);
+            }
+    }
+    if (now != seen)
+        return now;
+    pthread_mutex_lock(&pool.lock);
+    /* (sequentially consistent, as the caller's advance of `go` and its look at `sleepers`: either the caller
+     * sees this worker asleep and wakes it, or the worker sees the new `go`) */
+    atomic_fetch_add(&pool.sleepers, 1);
+    while (!pool.quit && (now = atomic_load(&mine->go)) == seen)
+        pthread_cond_wait(&pool.wake, &pool.lock);
+    atomic_fetch_sub(&pool.sleepers, 1);
+    pthread_mutex_unlock(&pool.lock);
+    return now;
+}
+
+/* The CPUs a worker may run on: those it was started with, but for the caller's.  Woken while the other CPU is
+ * busy, the worker was put on the caller's CPU (the scheduler prefers the waker's), where it could only wait or
+ * preempt the caller; kept off it, it is woken on a CPU where it can help, at worst behind another thread until
+ * the scheduler gives it a turn.  Redone when the caller's CPU changes; not when the worker may run on one CPU
+ * only. */
+typedef struct {
+#if defined(__linux__)
+    cpu_set_t allowed;
+#endif
+    int away_from;               /* the CPU left out of `allowed`, or -1 */
+} placement;
+
+static void place_start(placement *p)
+{
+    p->away_from = -1;
+#if defined(__linux__)
+    if (pthread_getaffinity_np(pthread_self(), sizeof p->allowed, &p->allowed) != 0)
+        CPU_ZERO(&p->allowed);
+#endif
+}
+
+static void keep_off(placement *p, int caller)
+{
+#if defined(__linux__)
+    if (caller < 0 || caller == p->away_from || caller >= CPU_SETSIZE || !CPU_ISSET(caller, &p->allowed)
+        || CPU_COUNT(&p->allowed) < 2)
+        return;
+    cpu_set_t set = p->allowed;
+    CPU_CLR(caller, &set);
+    pthread_setaffinity_np(pthread_self(), sizeof set, &set);   /* (moves the thread off it now) */
+    p->away_from = caller;   /* (tried once per move of the caller: a refusal is not asked again each call) */
+#else
+    (void)p;
+    (void)caller;
+#endif
+}
 
 static void *worker(void *arg)
 {
     const int me = (int)(intptr_t)arg;
     slot *mine = &pool.slots[me];
     uint_fast64_t seen = mine->first;
+    placement where;
+    place_start(&where);
+    bool nap = false;
     for (;;) {
-        uint_fast64_t now = seen;
-        for (int i = 0; i < SPINS && now == seen; ++i) {
-            CPU_RELAX();
-            now = atomic_load_explicit(&mine->go, memory_order_acquire);
-        }
-        if (now == seen) {
-            pthread_mutex_lock(&pool.lock);
-            while (!pool.quit && (now = atomic_load_explicit(&mine->go, memory_order_acquire)) == seen)
-                pthread_cond_wait(&pool.wake, &pool.lock);
-            const bool quit = pool.quit;
-            pthread_mutex_unlock(&pool.lock);
-            if (quit)
-                return NULL;
-        }
+        const uint_fast64_t now = await_call(mine, seen, nap);
+        if (now == seen)
+            return NULL;         /* the pool stops */
         seen = now;
+        keep_off(&where, atomic_load_explicit(&pool.caller_cpu, memory_order_relaxed));
+        const int cpu = this_cpu();
+        nap = on_callers_cpu(cpu);
+        if (nap)
+            continue;            /* the caller waits for this CPU (kept off it in vain): the share is its own */
         int posted = POSTED;
         if (!atomic_compare_exchange_strong_explicit(&mine->state, &posted, TAKEN, memory_order_acquire,
                                                      memory_order_relaxed))
             continue;            /* the caller ran it */
+        atomic_store_explicit(&mine->cpu, cpu, memory_order_relaxed);
         mine->task(mine->arg, me);
         if (atomic_fetch_sub_explicit(&pool.remaining, 1, memory_order_acq_rel) == 1) {
             pthread_mutex_lock(&pool.lock);
@@ -99,6 +210,7 @@ static void forget_workers(void)   /* in a forked child: the threads are the par
     pool.busy = pool.lock = m;
     pool.wake = pool.done = c;
     pool.nworkers = 0;
+    atomic_store(&pool.sleepers, 0);
 }
 
 static void register_fork_handler(void) { pthread_atfork(NULL, NULL, forget_workers); }
@@ -146,7 +258,30 @@ static void run_on_own_threads(int n, opgen_task task, void *arg)
     }
 }
 
-void opgen_parallel(int n, opgen_task task, void *arg)
+/* Wait until the workers have finished the shares they took: poll for SPIN_NS (a share taken late still runs a
+ * while), unless a worker's last share ran on this CPU, then sleep. */
+static void await_shares(int helped, int cpu)
+{
+    const uint64_t until = now_ns() + SPIN_NS;
+    for (;;) {
+        for (int i = 0; i < POLLS; ++i) {
+            if (atomic_load_explicit(&pool.remaining, memory_order_acquire) == 0)
+                return;
+            CPU_RELAX();
+        }
+        bool shared = false;
+        for (int w = 1; w <= helped; ++w)
+            shared |= cpu >= 0 && atomic_load_explicit(&pool.slots[w].cpu, memory_order_relaxed) == cpu;
+        if (shared || now_ns() >= until)
+            break;
+    }
+    pthread_mutex_lock(&pool.lock);
+    while (atomic_load_explicit(&pool.remaining, memory_order_acquire) > 0)
+        pthread_cond_wait(&pool.done, &pool.lock);
+    pthread_mutex_unlock(&pool.lock);
+}
+
+void opgen_parallel(int n, opgen_task task, void *arg, int64_t elements)
 {
     if (n > OPGEN_POOL_MAX)
         n = OPGEN_POOL_MAX;
@@ -163,21 +298,27 @@ void opgen_parallel(int n, opgen_task task, void *arg)
     while (pool.nworkers < n - 1) {
         slot *s = &pool.slots[pool.nworkers + 1];
         s->first = atomic_load_explicit(&s->go, memory_order_relaxed);   /* (pthread_create orders it) */
+        atomic_store_explicit(&s->cpu, -1, memory_order_relaxed);
         if (pthread_create(&pool.ids[pool.nworkers], NULL, worker, (void *)(intptr_t)(pool.nworkers + 1)) != 0)
             break;
         ++pool.nworkers;
     }
+    const int cpu = this_cpu();
+    atomic_store_explicit(&pool.caller_cpu, cpu, memory_order_relaxed);
+    const bool burst = now_ns() - pool.last_end < BURST_NS;
     const int helped = n - 1 < pool.nworkers ? n - 1 : pool.nworkers;   /* shares 1..helped go to workers */
     atomic_store_explicit(&pool.remaining, helped, memory_order_relaxed);
     for (int w = 1; w <= helped; ++w) {
         pool.slots[w].task = task;
         pool.slots[w].arg = arg;
         atomic_store_explicit(&pool.slots[w].state, POSTED, memory_order_release);
-        atomic_fetch_add_explicit(&pool.slots[w].go, 1, memory_order_release);
+        atomic_fetch_add(&pool.slots[w].go, 1);
     }
-    pthread_mutex_lock(&pool.lock);   /* (a worker checks `go` under the lock before it sleeps: none is missed) */
-    pthread_cond_broadcast(&pool.wake);
-    pthread_mutex_unlock(&pool.lock);
+    if ((elements >= OPGEN_POOL_WAKE_MIN || burst) && atomic_load(&pool.sleepers) > 0) {
+        pthread_mutex_lock(&pool.lock);   /* (a worker checks `go` under the lock before it sleeps) */
+        pthread_cond_broadcast(&pool.wake);
+        pthread_mutex_unlock(&pool.lock);
+    }
 
     task(arg, 0);
     for (int t = helped + 1; t < n; ++t)   /* shares no worker could be started for */
@@ -190,14 +331,9 @@ void opgen_parallel(int n, opgen_task task, void *arg)
             atomic_fetch_sub_explicit(&pool.remaining, 1, memory_order_relaxed);
         }
     }
-    for (int i = 0; i < SPINS && atomic_load_explicit(&pool.remaining, memory_order_acquire) > 0; ++i)
-        CPU_RELAX();
-    if (atomic_load_explicit(&pool.remaining, memory_order_acquire) > 0) {
-        pthread_mutex_lock(&pool.lock);
-        while (atomic_load_explicit(&pool.remaining, memory_order_acquire) > 0)
-            pthread_cond_wait(&pool.done, &pool.lock);
-        pthread_mutex_unlock(&pool.lock);
-    }
+    if (atomic_load_explicit(&pool.remaining, memory_order_acquire) > 0)
+        await_shares(helped, cpu);
+    pool.last_end = now_ns();
     pthread_mutex_unlock(&pool.busy);
 }
 

@@ -3,15 +3,21 @@
 #ifndef OPGEN_POOL_H_
 #define OPGEN_POOL_H_
 
+#include <stdint.h>
+
 /* Share `t` of a parallel call. */
 typedef void (*opgen_task)(void *arg, int t);
 
 /* Run task(arg, t) for every t in [0, n) at once and return when all have: the caller runs share 0, the
  * process's worker threads the others (started on first use, kept for the next calls).  Calls made at the same
- * time from several threads each get threads of their own; a share no thread could be started for runs on the
- * caller.  Thread-safe; n is at most OPGEN_POOL_MAX. */
-void opgen_parallel(int n, opgen_task task, void *arg);
+ * time from several threads each get threads of their own; a share no thread could be started for, or that no
+ * worker has taken by the time the caller's own is done, runs on the caller.  A sleeping worker is woken for a
+ * call of OPGEN_POOL_WAKE_MIN `elements` or more, or one right after the previous call (a loop of calls); a
+ * worker still awake from the previous call takes a share of any call.  Thread-safe; n is at most
+ * OPGEN_POOL_MAX. */
+void opgen_parallel(int n, opgen_task task, void *arg, int64_t elements);
 #define OPGEN_POOL_MAX 64
+#define OPGEN_POOL_WAKE_MIN (INT64_C(1) << 17)
 
 /* The CPUs this process may run on (its affinity mask where the OS has one; at least 1): the threads a call
  * uses when $OPGEN_NUM_THREADS is not set. */
