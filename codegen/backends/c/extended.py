@@ -13,12 +13,13 @@ from .wide import DoubleCPrinter
 
 class ExtendedCPrinter(DoubleCPrinter):
     exp_f64 = "opgen_exp_f64"
+    sigmoid = "opgen_sigmoid_ext"
 
     def _print_exp(self, expr):
         return f"{self.exp_f64}({self._print(expr.args[0])})"
 
     def _print_Sigmoid(self, expr):
-        return f"opgen_sigmoid_ext({self._print(expr.args[0])})"
+        return f"{self.sigmoid}({self._print(expr.args[0])})"
 
 
 class InRangeCPrinter(ExtendedCPrinter):
@@ -30,7 +31,10 @@ def extended_c(printer, expr, in_range: bool = False) -> str:
     """`(float)(...)` of the sum in double, its symbols read as doubles (`in_range`: see InRangeCPrinter)."""
     names = {s: f"((double){printer._print(s)})" for s in expr.free_symbols}
     cls = InRangeCPrinter if in_range else ExtendedCPrinter
-    inner = cls({**printer.names, **names}, last=printer.last).doprint(expr.args[0])
+    wide = cls({**printer.names, **names}, last=printer.last)
+    if isinstance(expr.args[0], sympy.Mul):   # a product folded in (its σ may multiply an infinity: exactly 0)
+        wide.sigmoid = "opgen_sigmoid_ext0"
+    inner = wide.doprint(expr.args[0])
     return f"(float)({inner})"
 
 

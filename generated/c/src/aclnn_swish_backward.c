@@ -79,7 +79,7 @@ static inline __attribute__((always_inline)) void block(int64_t n, const float *
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
         const float self_i = self[i];
-        res[i] = (float)(((((double)beta_optional)*((double)self_i)*(1 - opgen_sigmoid_ext(((double)beta_optional)*((double)self_i))) + 1)*opgen_sigmoid_ext(((double)beta_optional)*((double)self_i)))*((double)grad_output_i));
+        res[i] = (float)(((((double)beta_optional)*((double)self_i)*(1 - opgen_sigmoid_ext0(((double)beta_optional)*((double)self_i))) + 1)*opgen_sigmoid_ext0(((double)beta_optional)*((double)self_i)))*((double)grad_output_i));
     }
 }
 
