@@ -184,16 +184,17 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
                                                    for j, _ in finish["sums"]],
         "finish_col": [f"const float {s} = (float)a{j}[i];" for j, s in finish["sums"]] + compute,
     }
-    # FLOAT16 rows at 256 bits (opgen_chunks.h: OPGEN_F16_ROWS) but where the results are computed in double
     # a row op's finish with exps of operands in double: first the block's arguments checked within the range where
     # opgen_exp_f64 needs no selects, then a loop without them (the same bits)
     scanned = _exp_scan(op, kv, tensors)
     ctx["exp_scan"] = [f"out_of_range |= !({name}[i] > -708.0f) | !({name}[i] <= 709.0f);" for name in scanned]
     in_range = _InRangePrinter(names, last=kv.last)
-    ctx["compute_in_range"] = finish["load"] + [f"const float {s} = {in_range.doprint(e)};" for s, e in kv.body] + \
-        [f"res[i] = {in_range.doprint(kv.result)};"] if scanned else []
+    compute_in_range = finish["load"] + [f"const float {s} = {in_range.doprint(e)};" for s, e in kv.body] + \
+        [f"res[i] = {in_range.doprint(kv.result)};"]
+    ctx["finish_in_range"] = _finish_in_range(ctx["exp_scan"], compute_in_range) if scanned else []
+    # FLOAT16 rows at 256 bits (opgen_chunks.h: OPGEN_F16_ROWS) but where the results are computed in double
     ctx["f16_rows"] = "OPGEN_F64_ROWS" if _extended(kv) else "OPGEN_F16_ROWS"
-    ctx["rolled_sums"] = _extended(kv)   # (opgen_chunks.h: OPGEN_ROLLED)
+    ctx["rolled_sums"] = ["OPGEN_ROLLED"] if _extended(kv) else []   # (opgen_chunks.h)
     ctx["grid_functions"] = _grid_functions(kv, tensors, fields, suffix, pr)
     ctx["dispatch"] = _dispatch(op, kv)
     # the DOUBLE (and complex double) kernel of the dtypes the op computes wider than FLOAT (wide.py)
@@ -208,6 +209,23 @@ class _InRangePrinter(KernelCPrinter):
 
     def _print_Extended(self, expr):
         return extended_c(self, expr, in_range=True)
+
+
+def _finish_in_range(scan: list[str], compute: list[str]) -> list[str]:
+    """finish_row's lines before its loop: the scan of the exps' arguments, and the loop without the exp's range
+    selects when every one is in range (kernel_rows.c.jinja prints them)."""
+    return ["/* every exp's argument within (-708, 709] (nan is not): the loop without opgen_exp_f64's range "
+            "selects */",
+            "int out_of_range = 0;",
+            "for (int64_t i = 0; i < n; ++i) {",
+            *[f"    {line}" for line in scan],
+            "}",
+            "if (!out_of_range) {",
+            "    for (int64_t i = 0; i < n; ++i) {",
+            *[f"        {line}" for line in compute],
+            "    }",
+            "    return;",
+            "}"]
 
 
 def _exp_scan(op: Op, kv: KernelVariant, tensors) -> list[str]:
