@@ -58,10 +58,14 @@ class Sizes:
     draws: int         # scalar draws per case
     layouts: bool      # layout groups for every case (else only the first case of the op)
     grads: int         # how many of the special gradOutput values (a reduced loss needs one call per value)
+    # (rows, row length) of the wide rows: the C kernels sum a row of at least OPGEN_WIDE_ROW (513) elements in
+    # eight partial sums and finish it while they sum the next, in blocks of OPGEN_BLOCK (1024) elements: lengths
+    # that are a multiple of no vector width (past one block in the full sets) take those paths and their tails
+    wide: tuple = (2, 600)
 
 
 FAST = Sizes(typical=48, rows=(4, 12), draws=1, layouts=False, grads=5)
-FULL = Sizes(typical=1024, rows=(32, 40), draws=3, layouts=True, grads=9)
+FULL = Sizes(typical=1024, rows=(32, 40), draws=3, layouts=True, grads=9, wide=(3, 2100))
 
 
 # ---- values in a format ---------------------------------------------------------------------------------
@@ -432,6 +436,11 @@ def row_groups(ctx: Context) -> list[Sample]:
             g = rng.uniform(-2, 2, (4, 6))
             g[0, 0], g[2, 3], g[3, 0] = NAN, INF, NAN   # masked: no effect on the position itself
             out += ctx.rows("special masks", rng.normal(0, 2, (4, 6)), g=g, opnds={t.name: m})
+    # wide rows, typical but for a few probabilities whose exp leaves double's range (a log-softmax y below -708:
+    # the row finish's range scan falls back to the exp with its selects for that block only) and a zero one
+    z = rng.normal(0, 2, ctx.sizes.wide)
+    z[0, 300], z[0, -1], z[-1, 7] = -1e4, -INF, -800.0
+    out += ctx.rows("wide rows", z)
     return out
 
 

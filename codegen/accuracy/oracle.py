@@ -32,7 +32,7 @@ from .inputs import FAST, FULL, Sizes
 from .runner import Record, run
 
 # the fuzzer's corpus is small per formula: a few dozen typical elements and every edge group
-FUZZ = Sizes(typical=24, rows=(3, 6), draws=1, layouts=False, grads=3)
+FUZZ = Sizes(typical=24, rows=(3, 6), draws=1, layouts=False, grads=3, wide=(2, 520))
 
 
 def check(ops: dict, backends=None, dtypes=None, full: bool = False, products=None, kernels=None, sizes=None,
