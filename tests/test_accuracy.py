@@ -209,6 +209,23 @@ def test_input_sets_come_from_the_spec(ops):
         assert {"typical", "special", "layout: empty", f"layout: rank {top}", "layout: non-contiguous"} <= g, name
 
 
+
+def test_branch_points_that_move_with_an_operand_are_aimed_at(ops):
+    """SmoothL1 switches at x = target ± β and at x = target: x is put at each, as the dtype rounds it, for several
+    targets; the softmax ops and CrossEntropyLossGrad get rows past the C kernels' wide-row threshold (513)."""
+    for dtype in ("FLOAT", "FLOAT16"):
+        bp = [s for s in inputs.samples(ops["smooth_l1_loss_backward"], dtype)
+              if s.group == "branch points" and s.case == "reduction=0 (none), beta > 0"]
+        x, t = (np.concatenate([np.asarray(s.kw[k], np.float64) for s in bp]) for k in ("self", "target"))
+        beta = float(bp[0].kw["beta"])
+        step = 2 * np.spacing(np.abs(np.concatenate([t + beta, t - beta, t])).astype(FORMATS[dtype].np)).max()
+        for point in (t + beta, t - beta, t):
+            assert np.unique(t[np.abs(x - point) <= step]).size >= 3, dtype
+    for name in ("softmax_backward", "log_softmax_backward", "cross_entropy_loss_grad"):
+        axis = 1 if name == "cross_entropy_loss_grad" else -1
+        assert max(s.shape[axis] for s in inputs.samples(ops[name], "FLOAT") if len(s.shape) >= 2) >= 513, name
+
+
 # ---- every registered backend --------------------------------------------------------------------------
 def _ascendc_products(name: str) -> dict | None:
     """In CI the Ascend C kernels of an op run on the products tests/test_ascendc_values draws for it (conftest's

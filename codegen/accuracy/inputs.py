@@ -109,32 +109,48 @@ def special_grads(fmt: Format) -> list:
 SPECIAL_OPERANDS = [0.0, -0.0, INF, -INF, NAN, 3.0e38, -1.5, 2.5]
 
 
-def branch_points(op, ref: Reference, scal: list, fmt: Format) -> list:
-    """The forward's branch points in x (its Piecewise conditions solved), their neighbours, and 0."""
+def _branch_solutions(op, ref: Reference, scal: list) -> list:
+    """The forward's branch points in x: its Piecewise conditions solved for x and the spec's declared points,
+    the scalars substituted (sympy expressions; some move with an operand, SmoothL1's x = target ± β)."""
     rels = set()
-    fwd = ref.forward
-    for pw in fwd.atoms(sympy.Piecewise):
+    for pw in ref.forward.atoms(sympy.Piecewise):
         for _, c in pw.args:
             rels |= c.atoms(sympy.core.relational.Relational)
     subs = {p.symbol: s for p, s in zip(ref.scalars, scal)}
-    bounds = {0.0}
     sols = [p for p, _, _ in op.declared(ref.variant.formula)]
     for r in rels:
         try:
             sols += list(sympy.solve(r.lhs - r.rhs, op.wrt))
         except NotImplementedError:
             continue
-    for sol in sols:
-        v = sympy.sympify(sol).subs(subs)
+    return [sympy.sympify(sol).subs(subs) for sol in sols]
+
+
+def _near(fmt: Format, b: float) -> list:
+    """b rounded to `fmt`, its neighbours 1 and 2 values away and 1e-3 (relative, at least absolute) either side."""
+    b = float(_in(fmt, [b])[0])
+    return [b] + [_step(fmt, b, k) for k in (-2, -1, 1, 2)] + [b - 1e-3 * max(1, abs(b)), b + 1e-3 * max(1, abs(b))]
+
+
+def branch_points(op, ref: Reference, scal: list, fmt: Format) -> list:
+    """The forward's fixed branch points in x (its Piecewise conditions solved), their neighbours, and 0."""
+    bounds = {0.0}
+    for v in _branch_solutions(op, ref, scal):
         if v.is_number and v.is_real:
             bounds.add(float(v))
     out = []
     for b in sorted(bounds):
-        b = float(_in(fmt, [b])[0])
-        out += [b] + [_step(fmt, b, k) for k in (-2, -1, 1, 2)] + [b - 1e-3 * max(1, abs(b)), b + 1e-3 * max(1, abs(b))]
+        out += _near(fmt, b)
     if 0.0 in bounds:
         out.append(-0.0)
     return out
+
+
+def moving_branch_points(op, ref: Reference, scal: list) -> list:
+    """The forward's branch points in x that move with the operands (x = target ± β): expressions in the
+    operands' symbols only (a point depending on anything else is no point the inputs can aim at)."""
+    symbols = {t.symbol for t in ref.operands}
+    return [v for v in _branch_solutions(op, ref, scal) if v.free_symbols and v.free_symbols <= symbols]
 
 
 def own_dtypes(op, kernel_dtype: str, skip=()) -> dict:
@@ -267,6 +283,20 @@ class Context:
                 return True
         return False
 
+    def at_moving_point(self, point, k: int = 4) -> tuple[list, dict]:
+        """(x, operands) near a branch point that moves with the operands (`point`, an expression in their
+        symbols): `k` typical operand draws, each with x at the point as the dtype rounds it and its neighbours."""
+        operands = self.ref.operands
+        f = sympy.lambdify([t.symbol for t in operands], point, "mpmath")
+        ops = {t.name: self.operand(t, k) for t in operands}
+        xs, which = [], []
+        for i in range(k):
+            b = f(*[mpmath.mpf(float(ops[t.name][i])) for t in operands])
+            near = _near(self.fmt, float(b)) if mpmath.isfinite(b) else []
+            xs += near
+            which += [i] * len(near)
+        return xs, {name: v[which] for name, v in ops.items()}
+
     def elementwise(self, group, xs, gs=None, opnds=None) -> list[Sample]:
         """Samples of 1-D values: x (or the y of those x), gradOutput and operands, element by element."""
         fmt, rng, op = self.fmt, self.rng, self.op
@@ -390,6 +420,9 @@ def value_groups(ctx: Context) -> list[Sample]:
     bp = branch_points(ctx.op, ctx.ref, ctx.scal, fmt)
     out += ctx.elementwise("typical", rng.normal(0, 3, ctx.sizes.typical))
     out += ctx.elementwise("branch points", bp)
+    for point in moving_branch_points(ctx.op, ctx.ref, ctx.scal):
+        xs, opnds = ctx.at_moving_point(point)
+        out += ctx.elementwise("branch points", xs, opnds=opnds)
     out += ctx.elementwise("large", large(fmt))
     out += ctx.elementwise("tiny", tiny(fmt))
     out += ctx.elementwise("special", SPECIAL * 2, gs=[1.0] * 5 + [-2.5] * 5)
