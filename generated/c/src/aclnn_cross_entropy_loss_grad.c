@@ -353,8 +353,8 @@ static void finish_col_chunked__reduction_optional_none__weight_optional_absent(
  * overlap the arithmetic and the writes of the other (all the sums first, then all the results, measured
  * 1.1-1.2x slower: softmax rows of 64, FLOAT, one thread, 16M elements); the next row's lines asked for ahead
  * (opgen_prefetch); eight lanes a sum, as every row this short (OPGEN_WIDE_ROW) */
-static void rows__reduction_optional_none__weight_optional_absent(int64_t rows, int64_t len, const float *const *in, double *acc, float *out,
-                                                                 const void *params)
+static inline __attribute__((always_inline)) void rows_of__reduction_optional_none__weight_optional_absent(int64_t rows, int64_t len,
+                                                                 const float *const *in, double *acc, float *out, const void *params)
 {
     const float *row[4];
     if (rows <= 0)
@@ -376,13 +376,28 @@ static void rows__reduction_optional_none__weight_optional_absent(int64_t rows, 
     }
 }
 
+/* rows_of, with rows of OPGEN_UNROLLED_ROW elements compiled apart for that length: its loops unrolled whole, no
+ * alias checks or tails (the same operations in the same order: the same bits) */
+static void rows__reduction_optional_none__weight_optional_absent(int64_t rows, int64_t len, const float *const *in, double *acc, float *out,
+                                                                 const void *params)
+{
+    if (len == OPGEN_UNROLLED_ROW)
+        rows_of__reduction_optional_none__weight_optional_absent(rows, OPGEN_UNROLLED_ROW, in, acc, out, params);
+    else
+        rows_of__reduction_optional_none__weight_optional_absent(rows, len, in, acc, out, params);
+}
+
 /* rows over contiguous operands in their own dtypes (FLOAT16, BFLOAT16), a chunk at a time (opgen_chunks.h);
  * all FLOAT16 compiled as finish_rowsum_f16 */
 OPGEN_F64_ROWS static void rows_f16__reduction_optional_none__weight_optional_absent(int64_t rows, int64_t len, const opgen_src *in, double *acc,
                                                                                          opgen_dst out, const void *params)
 {
-    opgen_rows_loop(rows, len, 4, in, out, acc, 1, params,
-                    finish_row_chunk__reduction_optional_none__weight_optional_absent, rowsum_chunk__reduction_optional_none__weight_optional_absent, OPGEN_F64_ROWS_DTYPE);
+    if (len == OPGEN_UNROLLED_ROW)
+        opgen_rows_loop(rows, OPGEN_UNROLLED_ROW, 4, in, out, acc, 1, params,
+                        finish_row_chunk__reduction_optional_none__weight_optional_absent, rowsum_chunk__reduction_optional_none__weight_optional_absent, OPGEN_F64_ROWS_DTYPE);
+    else
+        opgen_rows_loop(rows, len, 4, in, out, acc, 1, params,
+                        finish_row_chunk__reduction_optional_none__weight_optional_absent, rowsum_chunk__reduction_optional_none__weight_optional_absent, OPGEN_F64_ROWS_DTYPE);
 }
 
 static void rows_chunked__reduction_optional_none__weight_optional_absent(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,
@@ -390,6 +405,9 @@ static void rows_chunked__reduction_optional_none__weight_optional_absent(int64_
 {
     if (opgen_common_dtype(4, in, &out) == ACL_FLOAT16)
         rows_f16__reduction_optional_none__weight_optional_absent(rows, len, in, acc, out, params);
+    else if (len == OPGEN_UNROLLED_ROW)
+        opgen_rows_chunked(rows, OPGEN_UNROLLED_ROW, 4, in, out, acc, 1, params,
+                           finish_row_chunk__reduction_optional_none__weight_optional_absent, rowsum_chunk__reduction_optional_none__weight_optional_absent);
     else
         opgen_rows_chunked(rows, len, 4, in, out, acc, 1, params,
                            finish_row_chunk__reduction_optional_none__weight_optional_absent, rowsum_chunk__reduction_optional_none__weight_optional_absent);
@@ -724,8 +742,8 @@ static void finish_col_chunked__reduction_optional_none__weight_optional_present
  * overlap the arithmetic and the writes of the other (all the sums first, then all the results, measured
  * 1.1-1.2x slower: softmax rows of 64, FLOAT, one thread, 16M elements); the next row's lines asked for ahead
  * (opgen_prefetch); eight lanes a sum, as every row this short (OPGEN_WIDE_ROW) */
-static void rows__reduction_optional_none__weight_optional_present(int64_t rows, int64_t len, const float *const *in, double *acc, float *out,
-                                                                  const void *params)
+static inline __attribute__((always_inline)) void rows_of__reduction_optional_none__weight_optional_present(int64_t rows, int64_t len,
+                                                                  const float *const *in, double *acc, float *out, const void *params)
 {
     const float *row[5];
     if (rows <= 0)
@@ -747,13 +765,28 @@ static void rows__reduction_optional_none__weight_optional_present(int64_t rows,
     }
 }
 
+/* rows_of, with rows of OPGEN_UNROLLED_ROW elements compiled apart for that length: its loops unrolled whole, no
+ * alias checks or tails (the same operations in the same order: the same bits) */
+static void rows__reduction_optional_none__weight_optional_present(int64_t rows, int64_t len, const float *const *in, double *acc, float *out,
+                                                                  const void *params)
+{
+    if (len == OPGEN_UNROLLED_ROW)
+        rows_of__reduction_optional_none__weight_optional_present(rows, OPGEN_UNROLLED_ROW, in, acc, out, params);
+    else
+        rows_of__reduction_optional_none__weight_optional_present(rows, len, in, acc, out, params);
+}
+
 /* rows over contiguous operands in their own dtypes (FLOAT16, BFLOAT16), a chunk at a time (opgen_chunks.h);
  * all FLOAT16 compiled as finish_rowsum_f16 */
 OPGEN_F64_ROWS static void rows_f16__reduction_optional_none__weight_optional_present(int64_t rows, int64_t len, const opgen_src *in, double *acc,
                                                                                           opgen_dst out, const void *params)
 {
-    opgen_rows_loop(rows, len, 5, in, out, acc, 2, params,
-                    finish_row_chunk__reduction_optional_none__weight_optional_present, rowsum_chunk__reduction_optional_none__weight_optional_present, OPGEN_F64_ROWS_DTYPE);
+    if (len == OPGEN_UNROLLED_ROW)
+        opgen_rows_loop(rows, OPGEN_UNROLLED_ROW, 5, in, out, acc, 2, params,
+                        finish_row_chunk__reduction_optional_none__weight_optional_present, rowsum_chunk__reduction_optional_none__weight_optional_present, OPGEN_F64_ROWS_DTYPE);
+    else
+        opgen_rows_loop(rows, len, 5, in, out, acc, 2, params,
+                        finish_row_chunk__reduction_optional_none__weight_optional_present, rowsum_chunk__reduction_optional_none__weight_optional_present, OPGEN_F64_ROWS_DTYPE);
 }
 
 static void rows_chunked__reduction_optional_none__weight_optional_present(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,
@@ -761,6 +794,9 @@ static void rows_chunked__reduction_optional_none__weight_optional_present(int64
 {
     if (opgen_common_dtype(5, in, &out) == ACL_FLOAT16)
         rows_f16__reduction_optional_none__weight_optional_present(rows, len, in, acc, out, params);
+    else if (len == OPGEN_UNROLLED_ROW)
+        opgen_rows_chunked(rows, OPGEN_UNROLLED_ROW, 5, in, out, acc, 2, params,
+                           finish_row_chunk__reduction_optional_none__weight_optional_present, rowsum_chunk__reduction_optional_none__weight_optional_present);
     else
         opgen_rows_chunked(rows, len, 5, in, out, acc, 2, params,
                            finish_row_chunk__reduction_optional_none__weight_optional_present, rowsum_chunk__reduction_optional_none__weight_optional_present);
@@ -1079,8 +1115,8 @@ static void finish_col_chunked__reduction_optional_mean__weight_optional_absent(
  * overlap the arithmetic and the writes of the other (all the sums first, then all the results, measured
  * 1.1-1.2x slower: softmax rows of 64, FLOAT, one thread, 16M elements); the next row's lines asked for ahead
  * (opgen_prefetch); eight lanes a sum, as every row this short (OPGEN_WIDE_ROW) */
-static void rows__reduction_optional_mean__weight_optional_absent(int64_t rows, int64_t len, const float *const *in, double *acc, float *out,
-                                                                 const void *params)
+static inline __attribute__((always_inline)) void rows_of__reduction_optional_mean__weight_optional_absent(int64_t rows, int64_t len,
+                                                                 const float *const *in, double *acc, float *out, const void *params)
 {
     const float *row[4];
     if (rows <= 0)
@@ -1102,13 +1138,28 @@ static void rows__reduction_optional_mean__weight_optional_absent(int64_t rows, 
     }
 }
 
+/* rows_of, with rows of OPGEN_UNROLLED_ROW elements compiled apart for that length: its loops unrolled whole, no
+ * alias checks or tails (the same operations in the same order: the same bits) */
+static void rows__reduction_optional_mean__weight_optional_absent(int64_t rows, int64_t len, const float *const *in, double *acc, float *out,
+                                                                 const void *params)
+{
+    if (len == OPGEN_UNROLLED_ROW)
+        rows_of__reduction_optional_mean__weight_optional_absent(rows, OPGEN_UNROLLED_ROW, in, acc, out, params);
+    else
+        rows_of__reduction_optional_mean__weight_optional_absent(rows, len, in, acc, out, params);
+}
+
 /* rows over contiguous operands in their own dtypes (FLOAT16, BFLOAT16), a chunk at a time (opgen_chunks.h);
  * all FLOAT16 compiled as finish_rowsum_f16 */
 OPGEN_F64_ROWS static void rows_f16__reduction_optional_mean__weight_optional_absent(int64_t rows, int64_t len, const opgen_src *in, double *acc,
                                                                                          opgen_dst out, const void *params)
 {
-    opgen_rows_loop(rows, len, 4, in, out, acc, 1, params,
-                    finish_row_chunk__reduction_optional_mean__weight_optional_absent, rowsum_chunk__reduction_optional_mean__weight_optional_absent, OPGEN_F64_ROWS_DTYPE);
+    if (len == OPGEN_UNROLLED_ROW)
+        opgen_rows_loop(rows, OPGEN_UNROLLED_ROW, 4, in, out, acc, 1, params,
+                        finish_row_chunk__reduction_optional_mean__weight_optional_absent, rowsum_chunk__reduction_optional_mean__weight_optional_absent, OPGEN_F64_ROWS_DTYPE);
+    else
+        opgen_rows_loop(rows, len, 4, in, out, acc, 1, params,
+                        finish_row_chunk__reduction_optional_mean__weight_optional_absent, rowsum_chunk__reduction_optional_mean__weight_optional_absent, OPGEN_F64_ROWS_DTYPE);
 }
 
 static void rows_chunked__reduction_optional_mean__weight_optional_absent(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,
@@ -1116,6 +1167,9 @@ static void rows_chunked__reduction_optional_mean__weight_optional_absent(int64_
 {
     if (opgen_common_dtype(4, in, &out) == ACL_FLOAT16)
         rows_f16__reduction_optional_mean__weight_optional_absent(rows, len, in, acc, out, params);
+    else if (len == OPGEN_UNROLLED_ROW)
+        opgen_rows_chunked(rows, OPGEN_UNROLLED_ROW, 4, in, out, acc, 1, params,
+                           finish_row_chunk__reduction_optional_mean__weight_optional_absent, rowsum_chunk__reduction_optional_mean__weight_optional_absent);
     else
         opgen_rows_chunked(rows, len, 4, in, out, acc, 1, params,
                            finish_row_chunk__reduction_optional_mean__weight_optional_absent, rowsum_chunk__reduction_optional_mean__weight_optional_absent);
@@ -1469,8 +1523,8 @@ static void finish_col_chunked__reduction_optional_mean__weight_optional_present
  * overlap the arithmetic and the writes of the other (all the sums first, then all the results, measured
  * 1.1-1.2x slower: softmax rows of 64, FLOAT, one thread, 16M elements); the next row's lines asked for ahead
  * (opgen_prefetch); eight lanes a sum, as every row this short (OPGEN_WIDE_ROW) */
-static void rows__reduction_optional_mean__weight_optional_present(int64_t rows, int64_t len, const float *const *in, double *acc, float *out,
-                                                                  const void *params)
+static inline __attribute__((always_inline)) void rows_of__reduction_optional_mean__weight_optional_present(int64_t rows, int64_t len,
+                                                                  const float *const *in, double *acc, float *out, const void *params)
 {
     const float *row[5];
     if (rows <= 0)
@@ -1492,13 +1546,28 @@ static void rows__reduction_optional_mean__weight_optional_present(int64_t rows,
     }
 }
 
+/* rows_of, with rows of OPGEN_UNROLLED_ROW elements compiled apart for that length: its loops unrolled whole, no
+ * alias checks or tails (the same operations in the same order: the same bits) */
+static void rows__reduction_optional_mean__weight_optional_present(int64_t rows, int64_t len, const float *const *in, double *acc, float *out,
+                                                                  const void *params)
+{
+    if (len == OPGEN_UNROLLED_ROW)
+        rows_of__reduction_optional_mean__weight_optional_present(rows, OPGEN_UNROLLED_ROW, in, acc, out, params);
+    else
+        rows_of__reduction_optional_mean__weight_optional_present(rows, len, in, acc, out, params);
+}
+
 /* rows over contiguous operands in their own dtypes (FLOAT16, BFLOAT16), a chunk at a time (opgen_chunks.h);
  * all FLOAT16 compiled as finish_rowsum_f16 */
 OPGEN_F64_ROWS static void rows_f16__reduction_optional_mean__weight_optional_present(int64_t rows, int64_t len, const opgen_src *in, double *acc,
                                                                                           opgen_dst out, const void *params)
 {
-    opgen_rows_loop(rows, len, 5, in, out, acc, 2, params,
-                    finish_row_chunk__reduction_optional_mean__weight_optional_present, rowsum_chunk__reduction_optional_mean__weight_optional_present, OPGEN_F64_ROWS_DTYPE);
+    if (len == OPGEN_UNROLLED_ROW)
+        opgen_rows_loop(rows, OPGEN_UNROLLED_ROW, 5, in, out, acc, 2, params,
+                        finish_row_chunk__reduction_optional_mean__weight_optional_present, rowsum_chunk__reduction_optional_mean__weight_optional_present, OPGEN_F64_ROWS_DTYPE);
+    else
+        opgen_rows_loop(rows, len, 5, in, out, acc, 2, params,
+                        finish_row_chunk__reduction_optional_mean__weight_optional_present, rowsum_chunk__reduction_optional_mean__weight_optional_present, OPGEN_F64_ROWS_DTYPE);
 }
 
 static void rows_chunked__reduction_optional_mean__weight_optional_present(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,
@@ -1506,6 +1575,9 @@ static void rows_chunked__reduction_optional_mean__weight_optional_present(int64
 {
     if (opgen_common_dtype(5, in, &out) == ACL_FLOAT16)
         rows_f16__reduction_optional_mean__weight_optional_present(rows, len, in, acc, out, params);
+    else if (len == OPGEN_UNROLLED_ROW)
+        opgen_rows_chunked(rows, OPGEN_UNROLLED_ROW, 5, in, out, acc, 2, params,
+                           finish_row_chunk__reduction_optional_mean__weight_optional_present, rowsum_chunk__reduction_optional_mean__weight_optional_present);
     else
         opgen_rows_chunked(rows, len, 5, in, out, acc, 2, params,
                            finish_row_chunk__reduction_optional_mean__weight_optional_present, rowsum_chunk__reduction_optional_mean__weight_optional_present);
@@ -1807,8 +1879,8 @@ static void finish_col_chunked__reduction_optional_sum__weight_optional_absent(i
  * overlap the arithmetic and the writes of the other (all the sums first, then all the results, measured
  * 1.1-1.2x slower: softmax rows of 64, FLOAT, one thread, 16M elements); the next row's lines asked for ahead
  * (opgen_prefetch); eight lanes a sum, as every row this short (OPGEN_WIDE_ROW) */
-static void rows__reduction_optional_sum__weight_optional_absent(int64_t rows, int64_t len, const float *const *in, double *acc, float *out,
-                                                                const void *params)
+static inline __attribute__((always_inline)) void rows_of__reduction_optional_sum__weight_optional_absent(int64_t rows, int64_t len,
+                                                                const float *const *in, double *acc, float *out, const void *params)
 {
     const float *row[4];
     if (rows <= 0)
@@ -1830,13 +1902,28 @@ static void rows__reduction_optional_sum__weight_optional_absent(int64_t rows, i
     }
 }
 
+/* rows_of, with rows of OPGEN_UNROLLED_ROW elements compiled apart for that length: its loops unrolled whole, no
+ * alias checks or tails (the same operations in the same order: the same bits) */
+static void rows__reduction_optional_sum__weight_optional_absent(int64_t rows, int64_t len, const float *const *in, double *acc, float *out,
+                                                                const void *params)
+{
+    if (len == OPGEN_UNROLLED_ROW)
+        rows_of__reduction_optional_sum__weight_optional_absent(rows, OPGEN_UNROLLED_ROW, in, acc, out, params);
+    else
+        rows_of__reduction_optional_sum__weight_optional_absent(rows, len, in, acc, out, params);
+}
+
 /* rows over contiguous operands in their own dtypes (FLOAT16, BFLOAT16), a chunk at a time (opgen_chunks.h);
  * all FLOAT16 compiled as finish_rowsum_f16 */
 OPGEN_F64_ROWS static void rows_f16__reduction_optional_sum__weight_optional_absent(int64_t rows, int64_t len, const opgen_src *in, double *acc,
                                                                                         opgen_dst out, const void *params)
 {
-    opgen_rows_loop(rows, len, 4, in, out, acc, 1, params,
-                    finish_row_chunk__reduction_optional_sum__weight_optional_absent, rowsum_chunk__reduction_optional_sum__weight_optional_absent, OPGEN_F64_ROWS_DTYPE);
+    if (len == OPGEN_UNROLLED_ROW)
+        opgen_rows_loop(rows, OPGEN_UNROLLED_ROW, 4, in, out, acc, 1, params,
+                        finish_row_chunk__reduction_optional_sum__weight_optional_absent, rowsum_chunk__reduction_optional_sum__weight_optional_absent, OPGEN_F64_ROWS_DTYPE);
+    else
+        opgen_rows_loop(rows, len, 4, in, out, acc, 1, params,
+                        finish_row_chunk__reduction_optional_sum__weight_optional_absent, rowsum_chunk__reduction_optional_sum__weight_optional_absent, OPGEN_F64_ROWS_DTYPE);
 }
 
 static void rows_chunked__reduction_optional_sum__weight_optional_absent(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,
@@ -1844,6 +1931,9 @@ static void rows_chunked__reduction_optional_sum__weight_optional_absent(int64_t
 {
     if (opgen_common_dtype(4, in, &out) == ACL_FLOAT16)
         rows_f16__reduction_optional_sum__weight_optional_absent(rows, len, in, acc, out, params);
+    else if (len == OPGEN_UNROLLED_ROW)
+        opgen_rows_chunked(rows, OPGEN_UNROLLED_ROW, 4, in, out, acc, 1, params,
+                           finish_row_chunk__reduction_optional_sum__weight_optional_absent, rowsum_chunk__reduction_optional_sum__weight_optional_absent);
     else
         opgen_rows_chunked(rows, len, 4, in, out, acc, 1, params,
                            finish_row_chunk__reduction_optional_sum__weight_optional_absent, rowsum_chunk__reduction_optional_sum__weight_optional_absent);
@@ -2178,8 +2268,8 @@ static void finish_col_chunked__reduction_optional_sum__weight_optional_present(
  * overlap the arithmetic and the writes of the other (all the sums first, then all the results, measured
  * 1.1-1.2x slower: softmax rows of 64, FLOAT, one thread, 16M elements); the next row's lines asked for ahead
  * (opgen_prefetch); eight lanes a sum, as every row this short (OPGEN_WIDE_ROW) */
-static void rows__reduction_optional_sum__weight_optional_present(int64_t rows, int64_t len, const float *const *in, double *acc, float *out,
-                                                                 const void *params)
+static inline __attribute__((always_inline)) void rows_of__reduction_optional_sum__weight_optional_present(int64_t rows, int64_t len,
+                                                                 const float *const *in, double *acc, float *out, const void *params)
 {
     const float *row[5];
     if (rows <= 0)
@@ -2201,13 +2291,28 @@ static void rows__reduction_optional_sum__weight_optional_present(int64_t rows, 
     }
 }
 
+/* rows_of, with rows of OPGEN_UNROLLED_ROW elements compiled apart for that length: its loops unrolled whole, no
+ * alias checks or tails (the same operations in the same order: the same bits) */
+static void rows__reduction_optional_sum__weight_optional_present(int64_t rows, int64_t len, const float *const *in, double *acc, float *out,
+                                                                 const void *params)
+{
+    if (len == OPGEN_UNROLLED_ROW)
+        rows_of__reduction_optional_sum__weight_optional_present(rows, OPGEN_UNROLLED_ROW, in, acc, out, params);
+    else
+        rows_of__reduction_optional_sum__weight_optional_present(rows, len, in, acc, out, params);
+}
+
 /* rows over contiguous operands in their own dtypes (FLOAT16, BFLOAT16), a chunk at a time (opgen_chunks.h);
  * all FLOAT16 compiled as finish_rowsum_f16 */
 OPGEN_F64_ROWS static void rows_f16__reduction_optional_sum__weight_optional_present(int64_t rows, int64_t len, const opgen_src *in, double *acc,
                                                                                          opgen_dst out, const void *params)
 {
-    opgen_rows_loop(rows, len, 5, in, out, acc, 2, params,
-                    finish_row_chunk__reduction_optional_sum__weight_optional_present, rowsum_chunk__reduction_optional_sum__weight_optional_present, OPGEN_F64_ROWS_DTYPE);
+    if (len == OPGEN_UNROLLED_ROW)
+        opgen_rows_loop(rows, OPGEN_UNROLLED_ROW, 5, in, out, acc, 2, params,
+                        finish_row_chunk__reduction_optional_sum__weight_optional_present, rowsum_chunk__reduction_optional_sum__weight_optional_present, OPGEN_F64_ROWS_DTYPE);
+    else
+        opgen_rows_loop(rows, len, 5, in, out, acc, 2, params,
+                        finish_row_chunk__reduction_optional_sum__weight_optional_present, rowsum_chunk__reduction_optional_sum__weight_optional_present, OPGEN_F64_ROWS_DTYPE);
 }
 
 static void rows_chunked__reduction_optional_sum__weight_optional_present(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,
@@ -2215,6 +2320,9 @@ static void rows_chunked__reduction_optional_sum__weight_optional_present(int64_
 {
     if (opgen_common_dtype(5, in, &out) == ACL_FLOAT16)
         rows_f16__reduction_optional_sum__weight_optional_present(rows, len, in, acc, out, params);
+    else if (len == OPGEN_UNROLLED_ROW)
+        opgen_rows_chunked(rows, OPGEN_UNROLLED_ROW, 5, in, out, acc, 2, params,
+                           finish_row_chunk__reduction_optional_sum__weight_optional_present, rowsum_chunk__reduction_optional_sum__weight_optional_present);
     else
         opgen_rows_chunked(rows, len, 5, in, out, acc, 2, params,
                            finish_row_chunk__reduction_optional_sum__weight_optional_present, rowsum_chunk__reduction_optional_sum__weight_optional_present);

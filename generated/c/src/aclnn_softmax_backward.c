@@ -329,8 +329,8 @@ static void finish_col_chunked(int64_t n, const opgen_src *in, double *const *ac
  * overlap the arithmetic and the writes of the other (all the sums first, then all the results, measured
  * 1.1-1.2x slower: softmax rows of 64, FLOAT, one thread, 16M elements); the next row's lines asked for ahead
  * (opgen_prefetch); eight lanes a sum, as every row this short (OPGEN_WIDE_ROW) */
-static void rows(int64_t rows, int64_t len, const float *const *in, double *acc, float *out,
-                const void *params)
+static inline __attribute__((always_inline)) void rows_of(int64_t rows, int64_t len,
+                const float *const *in, double *acc, float *out, const void *params)
 {
     const float *row[2];
     if (rows <= 0)
@@ -352,13 +352,28 @@ static void rows(int64_t rows, int64_t len, const float *const *in, double *acc,
     }
 }
 
+/* rows_of, with rows of OPGEN_UNROLLED_ROW elements compiled apart for that length: its loops unrolled whole, no
+ * alias checks or tails (the same operations in the same order: the same bits) */
+static void rows(int64_t rows, int64_t len, const float *const *in, double *acc, float *out,
+                const void *params)
+{
+    if (len == OPGEN_UNROLLED_ROW)
+        rows_of(rows, OPGEN_UNROLLED_ROW, in, acc, out, params);
+    else
+        rows_of(rows, len, in, acc, out, params);
+}
+
 /* rows over contiguous operands in their own dtypes (FLOAT16, BFLOAT16), a chunk at a time (opgen_chunks.h);
  * all FLOAT16 compiled as finish_rowsum_f16 */
 OPGEN_F16_ROWS static void rows_f16(int64_t rows, int64_t len, const opgen_src *in, double *acc,
                                         opgen_dst out, const void *params)
 {
-    opgen_rows_loop(rows, len, 2, in, out, acc, 1, params,
-                    finish_row_chunk, rowsum_chunk, OPGEN_F16_ROWS_DTYPE);
+    if (len == OPGEN_UNROLLED_ROW)
+        opgen_rows_loop(rows, OPGEN_UNROLLED_ROW, 2, in, out, acc, 1, params,
+                        finish_row_chunk, rowsum_chunk, OPGEN_F16_ROWS_DTYPE);
+    else
+        opgen_rows_loop(rows, len, 2, in, out, acc, 1, params,
+                        finish_row_chunk, rowsum_chunk, OPGEN_F16_ROWS_DTYPE);
 }
 
 static void rows_chunked(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,
@@ -366,6 +381,9 @@ static void rows_chunked(int64_t rows, int64_t len, const opgen_src *in, double 
 {
     if (opgen_common_dtype(2, in, &out) == ACL_FLOAT16)
         rows_f16(rows, len, in, acc, out, params);
+    else if (len == OPGEN_UNROLLED_ROW)
+        opgen_rows_chunked(rows, OPGEN_UNROLLED_ROW, 2, in, out, acc, 1, params,
+                           finish_row_chunk, rowsum_chunk);
     else
         opgen_rows_chunked(rows, len, 2, in, out, acc, 1, params,
                            finish_row_chunk, rowsum_chunk);
