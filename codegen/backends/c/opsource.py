@@ -135,6 +135,31 @@ def _dispatch(op: Op, kv: KernelVariant) -> str:
     return key_condition(op, kv.key)
 
 
+def _branch_exps_hoisted(body: list, result) -> list[tuple[int, str, sympy.Expr]]:
+    """The exps that lie in a branch of a `?:` (a Piecewise value, not a condition) of the kernel's temporaries and
+    result, to compute first, each as a temporary of its own: (index of the first temporary that reads it, or
+    len(body) for the result; its name ex0, ex1, ...; the exp).  The printer prints the exp as that name where it
+    is read (the expressions are not changed, so their products print in the same order: the same bits).
+    Why: GCC if-converts a `?:` whose branch calls opgen_expf(_nonpos) into AVX-512 code in which the exp's own
+    clamp compare is masked by the branch condition, so that the lanes of the other branch run the exp at its
+    clamp (-150) and the final product by 2^-100 underflows there, a microcode assist per vector on AMD Zen 4.
+    Computed before the `?:`, the exp takes no mask: GeluBackwardV2 none 1.11-1.13x in L1 (its near-root
+    polynomial's lanes took the assist; with FTZ/DAZ set the old form ran as fast).  An expression with a sum
+    computed in double (Extended) is left as it is."""
+    hoisted, seen = [], set()
+    for at, e in enumerate([e for _, e in body] + [result]):
+        if not isinstance(e, sympy.Basic) or e.has(Extended) or not e.has(sympy.Piecewise):
+            continue
+        found = set()
+        for pw in e.atoms(sympy.Piecewise):
+            for value, _ in pw.args:
+                found |= {x for x in value.atoms(sympy.exp) if not x.args[0].has(sympy.exp)}
+        for x in sorted(found - seen, key=sympy.default_sort_key):
+            seen.add(x)
+            hoisted.append((at, f"ex{len(hoisted)}", x))
+    return hoisted
+
+
 def variant_context(op: Op, kv: KernelVariant) -> dict:
     """The template data of one variant's kernel functions, and what phase 1 needs to hand it to the runtime."""
     tensors = [(t.symbol, t.py_name) for t in kv.tensors]
@@ -146,6 +171,9 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
     for s, _ in kv.reductions + kv.body:
         names[s] = str(s)
     pr = KernelCPrinter(names, last=kv.last)
+    # (elementwise kernels: an exp under a `?:` computed before it, see _branch_exps_hoisted)
+    hoisted = [] if kv.reductions else _branch_exps_hoisted(kv.body, kv.result)
+    hpr = KernelCPrinter({**names, **{x: name for _, name, x in hoisted}}, last=kv.last)
     reductions = [pr.doprint(e) for _, e in kv.reductions]
     red_syms = [s for s, _ in kv.reductions]
     # the prelude is computed in phase 1, over the fields of `p`
@@ -153,8 +181,10 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
     suffix = ("__" + kv.suffix) if kv.suffix else ""
     finish = _function([e for _, e in kv.body] + [kv.result], tensors, fields, red_syms, suffix)
     summed = _function([e for _, e in kv.reductions], tensors, fields, red_syms, suffix)
-    compute = finish["load"] + [f"const float {s} = {pr.doprint(e)};" for s, e in kv.body] + \
-        [f"res[i] = {pr.doprint(kv.result)};"]
+    kernel_lines = [f"const float {s} = {hpr.doprint(e)};" for s, e in kv.body] + [f"res[i] = {hpr.doprint(kv.result)};"]
+    for at, name, x in reversed(hoisted):
+        kernel_lines.insert(at, f"const float {name} = {pr.doprint(x)};")
+    compute = finish["load"] + kernel_lines
     ctx = {
         "suffix": suffix,
         "title": f" for {_key_text(kv.key)}" if kv.key else "",
@@ -419,11 +449,29 @@ def _split_phase1(op: Op, variants: list[dict], kvs: list[KernelVariant]) -> lis
 
 
 def sigmoid_helper() -> list[str]:
-    """opgen_sigmoidf's body, printed from Sigmoid.stable_form."""
+    """opgen_sigmoidf's body, printed from Sigmoid.stable_form, (u >= 0 ? 1 : e)/(1 + e) with e = exp(-|u|), its
+    numerator and denominator scaled by 2^100: e*2^100 is opgen_expf_nonpos_2p100 (opgen_math.h), the exact
+    product opgen_expf_nonpos rounds by its last multiply by 2^-100.  The same bits: the scaled sum and quotient
+    round as the unscaled ones (a power of two, no overflow), and where e itself would round (subnormal,
+    u < -87) 1 + e is 1 and the quotient rounds e*2^100 / 2^100 once, as e was.  One multiply less per
+    element (LogSigmoid 1.05-1.08x in the cache), and above all no multiply that underflows: where GCC computes the
+    sigmoid under a mask (SoftplusBackward's `beta x > threshold ? g : g σ(beta x)`), the masked-off lanes run the
+    exp at its clamp, -150, and the product by 2^-100 underflowed there, a microcode assist per vector on AMD Zen 4
+    (with FTZ/DAZ set the old form ran as fast; the division that now rounds those lanes to 0 runs at the same
+    speed with or without FTZ/DAZ): SoftplusBackward 1.5-1.8x in the cache (one thread, side by side)."""
     u = sympy.Symbol("u", real=True)
-    temps, (res,) = sympy.cse([Sigmoid.stable_form(u)], symbols=sympy.numbered_symbols("t"), order="canonical")
-    pr = KernelCPrinter({u: "u"})
-    return [f"const float {s} = {pr.doprint(e)};" for s, e in temps] + [f"return {pr.doprint(res)};"]
+    scaled = sympy.Symbol("t0", positive=True)                    # e * 2^100
+    two100 = sympy.Symbol("0x1p100F", positive=True)              # (printed as it is named: 2^100 exactly)
+    e = sympy.exp(-sympy.Abs(u))
+    num, den = sympy.fraction(Sigmoid.stable_form(u))
+
+    def scale(x):
+        return sympy.expand(sympy.piecewise_fold(x * two100)).subs(e * two100, scaled)
+
+    res = scale(num) / scale(den)
+    assert not res.has(sympy.exp), res
+    pr = KernelCPrinter({u: "u", scaled: "t0", two100: "0x1p100F"})
+    return [f"const float t0 = opgen_expf_nonpos_2p100({pr.doprint(e.args[0])});", f"return {pr.doprint(res)};"]
 
 
 # ---- phase 1 checks --------------------------------------------------------------------------------------------

@@ -100,6 +100,8 @@ class KernelCPrinter(InfixPrinting, C99CodePrinter):
         return self._fold(f"opgen_minimum{self.suffix}", expr)
 
     def _print_exp(self, expr):
+        if expr in self.names:   # (computed before a `?:`: opsource._branch_exps_hoisted)
+            return self.names[expr]
         if not self.suffix:
             return self._call("exp", expr.args[0])
         arg = expr.args[0]

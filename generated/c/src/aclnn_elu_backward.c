@@ -81,7 +81,8 @@ static inline __attribute__((always_inline)) void block__is_result_false(int64_t
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
         const float self_or_result_i = self_or_result[i];
-        res[i] = ((self_or_result_i > 0) ? grad_output_i*scale : (c0*opgen_expf(input_scale*self_or_result_i))*grad_output_i);
+        const float ex0 = opgen_expf(input_scale*self_or_result_i);
+        res[i] = ((self_or_result_i > 0) ? grad_output_i*scale : (c0*ex0)*grad_output_i);
     }
 }
 

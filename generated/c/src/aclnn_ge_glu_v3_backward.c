@@ -34,11 +34,12 @@ static const opgen_soc_dtypes DTYPES_gradOutput_socs[] = {
 };
 static const opgen_dtype_table DTYPES_gradOutput = {3, DTYPES_gradOutput_socs};
 
-/* 1/(1 + exp(-u)) without overflow: exp(-|u|) <= 1, and both branches are finite for every u. */
+/* 1/(1 + exp(-u)) without overflow: exp(-|u|) <= 1, and both branches are finite for every u.  Numerator and
+ * denominator are scaled by 2^100 (opgen_expf_nonpos_2p100: one multiply less, the same bits). */
 static inline float opgen_sigmoidf(float u)
 {
-    const float t0 = opgen_expf_nonpos(-fabsf(u));
-    return ((u >= 0) ? 1 : t0)/(t0 + 1);
+    const float t0 = opgen_expf_nonpos_2p100(-fabsf(u));
+    return ((u >= 0) ? 0x1p100F : t0)/(0x1p100F + t0);
 }
 
 /* ---- the kernel for approximate=0, activateLeft=false ---- */
@@ -99,7 +100,8 @@ static inline __attribute__((always_inline)) void block__a__approximate_0__activ
         const float a_i = a[i];
         const float b_i = b[i];
         const float t0 = a_i + 0.75179154F - 1.211445e-08F;
-        res[i] = (b_i*((fabsf(t0) < 0.109375F) ? t0*((t0*((t0*(t0*(t0*(t0*((0.0045392285F*t0 + 0.01942168F) + (-6.090742e-11F)) - 0.014771522F) - 0.11400823F) - 0.018199677F) + 0.38828498F) + (1.739789e-09F)) + 0.431494F) + (-5.2598055e-09F)) : 0.3989423F*a_i*opgen_expf_nonpos(-0.5F*(a_i*a_i)) + ((a_i < 0) ? 0.5F*opgen_erfcf(0.70710677F*fabsf(a_i)) : -0.5F*opgen_erfcf(0.70710677F*a_i) + 1)))*grad_output_i;
+        const float ex0 = opgen_expf_nonpos(-0.5F*(a_i*a_i));
+        res[i] = (b_i*((fabsf(t0) < 0.109375F) ? t0*((t0*((t0*(t0*(t0*(t0*((0.0045392285F*t0 + 0.01942168F) + (-6.090742e-11F)) - 0.014771522F) - 0.11400823F) - 0.018199677F) + 0.38828498F) + (1.739789e-09F)) + 0.431494F) + (-5.2598055e-09F)) : 0.3989423F*a_i*ex0 + ((a_i < 0) ? 0.5F*opgen_erfcf(0.70710677F*fabsf(a_i)) : -0.5F*opgen_erfcf(0.70710677F*a_i) + 1)))*grad_output_i;
     }
 }
 
@@ -215,7 +217,8 @@ static inline __attribute__((always_inline)) void block__b__approximate_0__activ
         const float a_i = a[i];
         const float b_i = b[i];
         const float t0 = b_i + 0.75179154F - 1.211445e-08F;
-        res[i] = (a_i*((fabsf(t0) < 0.109375F) ? t0*((t0*((t0*(t0*(t0*(t0*((0.0045392285F*t0 + 0.01942168F) + (-6.090742e-11F)) - 0.014771522F) - 0.11400823F) - 0.018199677F) + 0.38828498F) + (1.739789e-09F)) + 0.431494F) + (-5.2598055e-09F)) : 0.3989423F*b_i*opgen_expf_nonpos(-0.5F*(b_i*b_i)) + ((b_i < 0) ? 0.5F*opgen_erfcf(0.70710677F*fabsf(b_i)) : -0.5F*opgen_erfcf(0.70710677F*b_i) + 1)))*grad_output_i;
+        const float ex0 = opgen_expf_nonpos(-0.5F*(b_i*b_i));
+        res[i] = (a_i*((fabsf(t0) < 0.109375F) ? t0*((t0*((t0*(t0*(t0*(t0*((0.0045392285F*t0 + 0.01942168F) + (-6.090742e-11F)) - 0.014771522F) - 0.11400823F) - 0.018199677F) + 0.38828498F) + (1.739789e-09F)) + 0.431494F) + (-5.2598055e-09F)) : 0.3989423F*b_i*ex0 + ((b_i < 0) ? 0.5F*opgen_erfcf(0.70710677F*fabsf(b_i)) : -0.5F*opgen_erfcf(0.70710677F*b_i) + 1)))*grad_output_i;
     }
 }
 

@@ -32,11 +32,12 @@ static const opgen_soc_dtypes DTYPES_self_socs[] = {
 };
 static const opgen_dtype_table DTYPES_self = {4, DTYPES_self_socs};
 
-/* 1/(1 + exp(-u)) without overflow: exp(-|u|) <= 1, and both branches are finite for every u. */
+/* 1/(1 + exp(-u)) without overflow: exp(-|u|) <= 1, and both branches are finite for every u.  Numerator and
+ * denominator are scaled by 2^100 (opgen_expf_nonpos_2p100: one multiply less, the same bits). */
 static inline float opgen_sigmoidf(float u)
 {
-    const float t0 = opgen_expf_nonpos(-fabsf(u));
-    return ((u >= 0) ? 1 : t0)/(t0 + 1);
+    const float t0 = opgen_expf_nonpos_2p100(-fabsf(u));
+    return ((u >= 0) ? 0x1p100F : t0)/(0x1p100F + t0);
 }
 
 /* helpers of the DOUBLE kernels (opgen_wide.c runs them) and of the sums computed in double */
