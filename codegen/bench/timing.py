@@ -16,6 +16,16 @@ seconds have gone by (small sizes get thousands of passes, 2^24 elements a handf
 Every pass's times are kept (`Timing.samples`, in pass order), so that two contenders can also be compared
 pass by pass (`paired_range`): a ratio of two times taken in the same pass saw the same machine, and the
 spread of those ratios over the passes shows how far a run's noise could move the ratio of the medians.
+
+The all-threads round is timed in blocks instead (`blocked`): a pass gives each contender, in shuffled order, a
+block of back-to-back calls, and before each block waits until the process's other threads have stopped
+running (settle.py).  Called one after the other, a contender found the previous one's threads still holding
+the second CPU: PyTorch's OpenMP workers spin 10-17 ms after each call, and our all-threads call right after
+one took 11.8-12.5 ms at 2^24 elements against 8.0 ms without PyTorch in the passes.  Within a block the calls
+follow each other as in a user's loop (PyTorch's workers, and ours, still awake from the previous call); the
+first call of a block, which wakes them, is not timed (unless it fills the block alone, 2 ms or more: then every
+contender's samples include its wake-up, tens of microseconds).  The blocks still alternate pass by pass, so a burst of
+load hits every contender alike.
 """
 from __future__ import annotations
 
@@ -24,6 +34,8 @@ import statistics
 import time
 from dataclasses import dataclass, field
 from typing import Callable
+
+from .settle import settle
 
 
 @dataclass
@@ -67,6 +79,47 @@ def interleaved(contenders: dict[str, Callable[[], object]], policy: Policy) -> 
             t0 = clock()
             fn()
             samples[name].append(clock() - t0)
+        passes += 1
+        if policy.fixed is not None:
+            if passes >= policy.fixed:
+                break
+        elif passes >= policy.max_runs or (passes >= policy.min_runs
+                                           and clock() - start >= policy.budget_s * 1e9):
+            break
+    return {name: Timing(statistics.median(s), min(s), len(s), s) for name, s in samples.items()}
+
+
+BLOCK_NS = 2_000_000   # a block's length in calls of the slowest contender: ~2 ms, so a pass (five blocks and
+BLOCK_MAX = 256        # PyTorch's ~10 ms spin) stays short against the round's budget and passes still alternate
+
+
+def blocked(contenders: dict[str, Callable[[], object]], policy: Policy) -> dict[str, Timing]:
+    """{name: Timing} for every contender, timed in passes of one block of calls each (shuffled order), every
+    block started once the process's other threads have stopped running (settle.settle)."""
+    names = list(contenders)
+    clock = time.perf_counter_ns
+    slowest = 1
+    for name in names:
+        for _ in range(max(1, policy.warmup)):
+            t0 = clock()
+            contenders[name]()
+            slowest = max(slowest, clock() - t0)
+    block = max(1, min(BLOCK_MAX, BLOCK_NS // slowest))
+    samples: dict[str, list[int]] = {name: [] for name in names}
+    start = clock()
+    passes = 0
+    order, rng = list(names), random.Random(0)
+    while True:
+        rng.shuffle(order)
+        for name in order:
+            fn, mine = contenders[name], samples[name]
+            settle()
+            if block > 1:
+                fn()                 # wakes the contender's threads, as the first call of a loop does: untimed
+            for _ in range(block):
+                t0 = clock()
+                fn()
+                mine.append(clock() - t0)
         passes += 1
         if policy.fixed is not None:
             if passes >= policy.fixed:
