@@ -354,6 +354,7 @@ def test_blocked_times_each_contender_in_blocks_started_on_a_settled_machine(mon
     fns = {name: (lambda name=name: calls.append(name)) for name in "abc"}
     t = timing.blocked(fns, timing.Policy(warmup=1, fixed=4))
     assert {name: t[name].runs for name in "abc"} == {name: 4 * timing.BLOCK_MAX for name in "abc"}
+    assert all(len(t[name].samples) == 4 for name in "abc")           # one per pass: paired_range pairs passes
     assert calls[:3] == list("abc")                                  # the warm-up
     blocks = "".join(calls[3:]).split("|")[1:]
     assert len(blocks) == 12 and all(b == b[0] * (timing.BLOCK_MAX + 1) for b in blocks)

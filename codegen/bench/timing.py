@@ -23,8 +23,8 @@ running (settle.py).  Called one after the other, a contender found the previous
 the second CPU: PyTorch's OpenMP workers spin 10-17 ms after each call, and our all-threads call right after
 one took 11.8-12.5 ms at 2^24 elements against 8.0 ms without PyTorch in the passes.  Within a block the calls
 follow each other as in a user's loop (PyTorch's workers, and ours, still awake from the previous call); the
-first call of a block, which wakes them, is not timed (unless it fills the block alone, 2 ms or more: then every
-contender's samples include its wake-up, tens of microseconds).  The blocks still alternate pass by pass, so a burst of
+first call of a block, which wakes them, is not timed (unless a call fills the block alone, 2 ms or more: then
+its wake-up, tens of microseconds, is in the time).  Each contender's block is about 2 ms of its own calls.  The blocks still alternate pass by pass, so a burst of
 load hits every contender alike.
 """
 from __future__ import annotations
@@ -43,7 +43,7 @@ class Timing:
     median_ns: float
     min_ns: float
     runs: int
-    samples: list[int] = field(default_factory=list, repr=False)   # ns per pass, in pass order
+    samples: list[int] = field(default_factory=list, repr=False)   # ns per pass (a block's median), in pass order
 
 
 def paired_range(num: Timing, den: Timing) -> tuple[float, float] | None:
@@ -89,22 +89,28 @@ def interleaved(contenders: dict[str, Callable[[], object]], policy: Policy) -> 
     return {name: Timing(statistics.median(s), min(s), len(s), s) for name, s in samples.items()}
 
 
-BLOCK_NS = 2_000_000   # a block's length in calls of the slowest contender: ~2 ms, so a pass (five blocks and
-BLOCK_MAX = 256        # PyTorch's ~10 ms spin) stays short against the round's budget and passes still alternate
+BLOCK_NS = 2_000_000   # a block's length: ~2 ms of the contender's calls, so a pass (five blocks and PyTorch's
+BLOCK_MAX = 256        # ~10 ms spin) stays short against the round's budget and the passes still alternate
 
 
 def blocked(contenders: dict[str, Callable[[], object]], policy: Policy) -> dict[str, Timing]:
-    """{name: Timing} for every contender, timed in passes of one block of calls each (shuffled order), every
-    block started once the process's other threads have stopped running (settle.settle)."""
+    """{name: Timing} for every contender, timed in passes of one block of its calls each (shuffled order), every
+    block started once the process's other threads have stopped running (settle.settle).  A block is ~BLOCK_NS of
+    the contender's own calls (its last warm-up call's time), after one untimed call unless a call fills the block
+    alone; a pass's sample is the median of the block, so `samples` pairs the contenders pass by pass as
+    `interleaved` does.  The median is over every timed call."""
     names = list(contenders)
     clock = time.perf_counter_ns
-    slowest = 1
+    block, lead = {}, {}
     for name in names:
+        ns = 1
         for _ in range(max(1, policy.warmup)):
             t0 = clock()
             contenders[name]()
-            slowest = max(slowest, clock() - t0)
-    block = max(1, min(BLOCK_MAX, BLOCK_NS // slowest))
+            ns = max(1, clock() - t0)
+        block[name] = max(1, min(BLOCK_MAX, BLOCK_NS // ns))
+        lead[name] = ns < BLOCK_NS
+    calls: dict[str, list[int]] = {name: [] for name in names}
     samples: dict[str, list[int]] = {name: [] for name in names}
     start = clock()
     passes = 0
@@ -112,14 +118,16 @@ def blocked(contenders: dict[str, Callable[[], object]], policy: Policy) -> dict
     while True:
         rng.shuffle(order)
         for name in order:
-            fn, mine = contenders[name], samples[name]
+            fn, times = contenders[name], []
             settle()
-            if block > 1:
+            if lead[name]:
                 fn()                 # wakes the contender's threads, as the first call of a loop does: untimed
-            for _ in range(block):
+            for _ in range(block[name]):
                 t0 = clock()
                 fn()
-                mine.append(clock() - t0)
+                times.append(clock() - t0)
+            calls[name] += times
+            samples[name].append(statistics.median_low(times))
         passes += 1
         if policy.fixed is not None:
             if passes >= policy.fixed:
@@ -127,4 +135,5 @@ def blocked(contenders: dict[str, Callable[[], object]], policy: Policy) -> dict
         elif passes >= policy.max_runs or (passes >= policy.min_runs
                                            and clock() - start >= policy.budget_s * 1e9):
             break
-    return {name: Timing(statistics.median(s), min(s), len(s), s) for name, s in samples.items()}
+    return {name: Timing(statistics.median(calls[name]), min(calls[name]), len(calls[name]), samples[name])
+            for name in names}

@@ -1471,7 +1471,11 @@ static void run_share(void *arg, int t)
 
 /* Split items [first, last) of a call (`elements` of its output) into chunks over the plan's threads and run them on the pool (opgen_pool.c);
  * the calling thread takes a share too.  Every item is computed by the same code whichever thread takes it, so the
- * bits do not depend on the threads. */
+ * bits do not depend on the threads.  The chunks are cut by `elements` (a folded kernel's slab: run_folded), but the
+ * pool is told the whole call's size, as the plan's thread count was: whether a sleeping worker is worth waking
+ * is a question about the call, not the slab.  A worker woken for the first slab is still polling (SPIN_NS) when
+ * the next one is posted; told a slab's 2^15 elements, the pool would leave it asleep for the first slab of a
+ * large call, and the caller would run that slab alone. */
 static void run_items(const opgen_call *c, const aclTensor *out, const void *params, const plan_t *p, char *ws,
                       int64_t first, int64_t last, int64_t elements)
 {
