@@ -96,18 +96,18 @@ BLOCK_MAX = 256        # ~10 ms spin) stays short against the round's budget and
 def blocked(contenders: dict[str, Callable[[], object]], policy: Policy) -> dict[str, Timing]:
     """{name: Timing} for every contender, timed in passes of one block of its calls each (shuffled order), every
     block started once the process's other threads have stopped running (settle.settle).  A block is ~BLOCK_NS of
-    the contender's own calls (its last warm-up call's time), after one untimed call unless a call fills the block
+    the contender's own calls (its fastest warm-up call's time), after one untimed call unless a call fills the block
     alone; a pass's sample is the median of the block, so `samples` pairs the contenders pass by pass as
     `interleaved` does.  The median is over every timed call."""
     names = list(contenders)
     clock = time.perf_counter_ns
     block, lead = {}, {}
     for name in names:
-        ns = 1
+        ns = None
         for _ in range(max(1, policy.warmup)):
             t0 = clock()
             contenders[name]()
-            ns = max(1, clock() - t0)
+            ns = max(1, clock() - t0) if ns is None else min(ns, clock() - t0)
         block[name] = max(1, min(BLOCK_MAX, BLOCK_NS // ns))
         lead[name] = ns < BLOCK_NS
     calls: dict[str, list[int]] = {name: [] for name in names}
