@@ -1455,6 +1455,7 @@ static void run_share(void *arg, int t)
     work *w = arg;
     share s = w->shares[t];
     int from = 0;
+    int64_t done = 0;
     for (int64_t k; (k = dealer_next(&w->deal, t, &from)) >= 0;) {
         s.begin = w->first + w->items * k / w->chunks;
         s.end = w->first + w->items * (k + 1) / w->chunks;
@@ -1462,6 +1463,8 @@ static void run_share(void *arg, int t)
             run_elementwise(&s);
         else
             run_sums(&s, s.p->rows ? run_rows : run_columns);
+        if (t == 0)
+            opgen_pool_progress(++done, w->chunks);   /* (wakes a sleeping worker for an expensive kernel) */
     }
 #if defined(__AVX__)
     if (s.p->stream || s.p->lines)
