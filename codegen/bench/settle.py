@@ -19,16 +19,21 @@ LIMIT_S = 0.05      # a thread that keeps running longer is not a spin that will
 BLIND_S = 0.015     # where /proc cannot be read: a fixed pause longer than libgomp's spin measured above
 
 
-def running_threads() -> int | None:
-    """How many threads of this process other than the caller are running or runnable; None without /proc."""
+# threads found still running when a wait hit LIMIT_S: they never stop (a busy-polling thread of some library),
+# and waiting LIMIT_S before every block for them would multiply the round's time; later waits ignore them
+_endless: set[int] = set()
+
+
+def running_threads() -> set[int] | None:
+    """The ids of this process's threads, other than the caller, that are running or runnable; None without /proc."""
     me = threading.get_native_id()
     try:
         tids = os.listdir("/proc/self/task")
     except OSError:
         return None
-    n = 0
+    out = set()
     for tid in tids:
-        if int(tid) == me:
+        if int(tid) == me or int(tid) in _endless:
             continue
         try:
             with open(f"/proc/self/task/{tid}/stat", "rb") as f:
@@ -37,12 +42,13 @@ def running_threads() -> int | None:
             continue                      # the thread ended meanwhile
         # "pid (comm) S ...": comm may hold spaces and parentheses, the state follows the last ")"
         if stat[stat.rindex(b")") + 2:stat.rindex(b")") + 3] == b"R":
-            n += 1
-    return n
+            out.add(int(tid))
+    return out
 
 
 def settle(limit_s: float = LIMIT_S) -> float:
-    """Wait until no other thread of this process runs (at most `limit_s`); the seconds waited."""
+    """Wait until no other thread of this process runs (at most `limit_s`; threads still running then are not
+    waited for again); the seconds waited."""
     t0 = time.perf_counter()
     busy = running_threads()
     if busy is None:
@@ -50,4 +56,6 @@ def settle(limit_s: float = LIMIT_S) -> float:
     while busy and time.perf_counter() - t0 < limit_s:
         time.sleep(POLL_S)
         busy = running_threads()
+    if busy:
+        _endless.update(busy)
     return time.perf_counter() - t0
