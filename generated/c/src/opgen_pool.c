@@ -18,7 +18,9 @@
  * - A sleeping worker is woken only for a call of OPGEN_POOL_WAKE_MIN elements or more, or one that follows the
  *   previous call within BURST_NS: the wake-up, a futex call on the caller's path (9-20 us here), costs more than
  *   a smaller call saves, unless more calls follow (a loop of calls: then the worker stays awake after the first).
- *   A worker still spinning from the previous call takes a share of any call.
+ *   A worker still spinning from the previous call takes a share of any call.  A smaller call wakes it late
+ *   (opgen_pool_progress): once the caller's own pace says the work left will take LAZY_NS or more, whatever
+ *   the kernel costs an element.
  * - The caller polls for the workers' last shares only briefly, then sleeps (opgen_loops.c cuts a call into
  *   chunks small enough that the last one is short).
  *
@@ -54,6 +56,12 @@
  * entry point leaves some 3-5 us between them; `opgen bench`'s passes, with other contenders between two calls of
  * ours, 50 us or more). */
 #define BURST_NS 20000
+/* A call left with its workers asleep wakes them once the work left, at the caller's pace so far, takes this long:
+ * about twice what a wake-up costs before the worker runs (the caller's futex call, 9-20 us, and the worker's
+ * start).  Isolated calls (0.5 ms apart) on the loaded 2-vCPU AMD EPYC, waking at post time against not: calls
+ * of 30-50 us one thread ran 0.70-0.82x as fast (HardsigmoidBackward, EluBackward FLOAT 2^15-2^16), GeluBackwardV2
+ * at 120-140 us 1.04-1.14x. */
+#define LAZY_NS 60000
 
 /* Worker w's next share: written by the calling thread while no worker holds it, marked POSTED (release),
  * then announced by advancing `go`.  Whoever turns POSTED into something else owns the share: the worker
@@ -91,6 +99,9 @@ static uint64_t now_ns(void)
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
+
+/* The call this thread is making with its workers asleep (opgen_pool_progress), if any: when it started. */
+static _Thread_local uint64_t lazy_since;
 
 static int this_cpu(void)   /* (glibc reads it from the thread's rseq area: a few ns) */
 {
@@ -281,6 +292,25 @@ static void await_shares(int helped, int cpu)
     pthread_mutex_unlock(&pool.lock);
 }
 
+static void wake_sleepers(void)
+{
+    pthread_mutex_lock(&pool.lock);   /* (a worker checks `go` under the lock before it sleeps) */
+    pthread_cond_broadcast(&pool.wake);
+    pthread_mutex_unlock(&pool.lock);
+}
+
+void opgen_pool_progress(int64_t done, int64_t total)
+{
+    if (lazy_since == 0 || done <= 0 || done >= total)
+        return;
+    const uint64_t spent = now_ns() - lazy_since;
+    if ((double)spent * (double)(total - done) < (double)LAZY_NS * (double)done)
+        return;
+    lazy_since = 0;                   /* (once a call) */
+    if (atomic_load(&pool.sleepers) > 0)
+        wake_sleepers();
+}
+
 void opgen_parallel(int n, opgen_task task, void *arg, int64_t elements)
 {
     if (n > OPGEN_POOL_MAX)
@@ -314,13 +344,15 @@ void opgen_parallel(int n, opgen_task task, void *arg, int64_t elements)
         atomic_store_explicit(&pool.slots[w].state, POSTED, memory_order_release);
         atomic_fetch_add(&pool.slots[w].go, 1);
     }
-    if ((elements >= OPGEN_POOL_WAKE_MIN || burst) && atomic_load(&pool.sleepers) > 0) {
-        pthread_mutex_lock(&pool.lock);   /* (a worker checks `go` under the lock before it sleeps) */
-        pthread_cond_broadcast(&pool.wake);
-        pthread_mutex_unlock(&pool.lock);
+    if (atomic_load(&pool.sleepers) > 0) {
+        if (elements >= OPGEN_POOL_WAKE_MIN || burst)
+            wake_sleepers();
+        else
+            lazy_since = now_ns();   /* opgen_pool_progress may wake them */
     }
 
     task(arg, 0);
+    lazy_since = 0;
     for (int t = helped + 1; t < n; ++t)   /* shares no worker could be started for */
         task(arg, t);
     for (int w = 1; w <= helped; ++w) {    /* shares no worker has taken yet */
