@@ -96,9 +96,10 @@ BLOCK_MAX = 256        # ~10 ms spin) stays short against the round's budget and
 def blocked(contenders: dict[str, Callable[[], object]], policy: Policy) -> dict[str, Timing]:
     """{name: Timing} for every contender, timed in passes of one block of its calls each (shuffled order), every
     block started once the process's other threads have stopped running (settle.settle).  A block is ~BLOCK_NS of
-    the contender's own calls (its fastest warm-up call's time), after one untimed call unless a call fills the block
-    alone; a pass's sample is the median of the block, so `samples` pairs the contenders pass by pass as
-    `interleaved` does.  The median is over every timed call."""
+    the contender's own calls (counted from its fastest warm-up call, cut short where they have slowed down
+    since), after one untimed call unless a call fills the block alone; a pass's sample is the median of the
+    block, so `samples` pairs the contenders pass by pass as `interleaved` does.  The median is over every timed
+    call."""
     names = list(contenders)
     clock = time.perf_counter_ns
     block, lead = {}, {}
@@ -122,10 +123,13 @@ def blocked(contenders: dict[str, Callable[[], object]], policy: Policy) -> dict
             settle()
             if lead[name]:
                 fn()                 # wakes the contender's threads, as the first call of a loop does: untimed
-            for _ in range(block[name]):
+            begin = clock()
+            while len(times) < block[name]:
                 t0 = clock()
                 fn()
                 times.append(clock() - t0)
+                if clock() - begin >= BLOCK_NS:
+                    break            # calls slower than at the warm-up (a loaded machine): the block stays ~2 ms
             calls[name] += times
             samples[name].append(statistics.median_low(times))
         passes += 1
