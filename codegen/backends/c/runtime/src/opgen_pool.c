@@ -14,9 +14,9 @@
  *   thread: 14 us), 2^20 790 us.  Kept off it, the worker waits for the other CPU and the caller runs what the
  *   worker has not taken (2^20 in a loop: the worker takes its share in 3103 calls of 3363, 101 us a call; 2^24:
  *   8.0 ms, one thread 16 ms).  Where it cannot be kept off (one CPU allowed), it leaves the share and sleeps.
- * - A sleeping worker is woken only for a call of OPGEN_POOL_WAKE_MIN elements or more, or one that follows the
- *   previous call within BURST_NS: the wake-up, a futex call on the caller's path (9-20 us here), costs more than
- *   a smaller call saves, unless more calls follow (a loop of calls: then the worker stays awake after the first).
+ * - A sleeping worker is woken at once only for a call of OPGEN_POOL_WAKE_MIN elements or more, or one that follows
+ *   the previous call within BURST_NS: the wake-up, a futex call on the caller's path (9-20 us here), costs more
+ *   than a smaller call saves, unless more calls follow (a loop of calls: then the worker stays awake after the first).
  *   A worker still spinning from the previous call takes a share of any call.  A smaller call wakes it late
  *   (opgen_pool_progress): once the caller's own pace says the work left will take LAZY_NS or more, whatever
  *   the kernel costs an element.
@@ -55,12 +55,14 @@
  * entry point leaves some 3-5 us between them; `opgen bench`'s passes, with other contenders between two calls of
  * ours, 50 us or more). */
 #define BURST_NS 20000
-/* A call left with its workers asleep wakes them once the work left, at the caller's pace so far, takes this long:
- * about twice what a wake-up costs before the worker runs (the caller's futex call, 9-20 us, and the worker's
- * start).  Isolated calls (0.5 ms apart) on the loaded 2-vCPU AMD EPYC, waking at post time against not: calls
- * of 30-50 us one thread ran 0.70-0.82x as fast (HardsigmoidBackward, EluBackward FLOAT 2^15-2^16), GeluBackwardV2
- * at 120-140 us 1.04-1.14x. */
-#define LAZY_NS 60000
+/* A call left with its workers asleep wakes them once the work left, at the caller's pace so far, takes this long.
+ * Isolated calls (0.5 ms apart: the worker asleep, no burst), two threads, 2-vCPU AMD EPYC, load average 1-3, against
+ * waking at post time from 2^17 elements with no late wake (the rule before): HardsigmoidBackward, EluBackward
+ * and LogSigmoidBackward FLOAT at 2^17 (45-90 us) 1.08-1.21x as fast (the wake-up had made them 0.80-0.89x as
+ * fast as one thread), 2^16 and 2^18 0.96-1.05x, GeluBackwardV2 2^17 (210 us, woken late) 0.91x.  At 60 us
+ * GeluBackwardV2's tanh form at 2^16 (85 us) ran 0.85-0.93x as fast; waking every call from 2^15 elements made the
+ * 30-50 us calls 0.70-0.82x as fast. */
+#define LAZY_NS 100000
 
 /* Worker w's next share: written by the calling thread while no worker holds it, marked POSTED (release),
  * then announced by advancing `go`.  Whoever turns POSTED into something else owns the share: the worker
