@@ -389,7 +389,9 @@ def main(argv=None) -> int:
     p.add_argument("--out", help="folder for the batch specs and reproducers (default: a new temporary folder)")
     p.set_defaults(fn=cmd_fuzz)
     p = sub.add_parser("bench", help="time every kernel against a streaming probe and PyTorch")
-    p.add_argument("ops", nargs="*", help="op names (default: all)")
+    p.add_argument("ops", nargs="*",
+                   help="op names (default: all, and the cold `opgen generate` and `opgen verify` are timed too; "
+                        "a run of named ops times no command)")
     p.add_argument("--quick", action="store_true",
                    help="one size (2^16), two repeats, contiguous layouts plus softmax along dim 0 (what CI runs)")
     p.add_argument("--sizes", help="element counts as powers of two, e.g. 10,14,18,24 (default: 10,12,...,24)")

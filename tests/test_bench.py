@@ -345,6 +345,26 @@ def test_interleaved_calls_every_contender_once_per_pass_in_varying_order():
     assert calls == again                                            # the same orders every run
 
 
+def test_blocked_times_each_contender_in_blocks_started_on_a_settled_machine(monkeypatch):
+    """The all-threads round: every block starts after settle() (PyTorch's spinning workers held the second CPU
+    while our next call ran) with one untimed call, then `block` timed calls of the same contender."""
+    calls = []
+    monkeypatch.setattr(timing, "settle", lambda: calls.append("|"))
+    monkeypatch.setattr(timing, "BLOCK_NS", 4 * timing.BLOCK_MAX * 10**9)   # every call "fast": the longest block
+    fns = {name: (lambda name=name: calls.append(name)) for name in "abc"}
+    t = timing.blocked(fns, timing.Policy(warmup=1, fixed=4))
+    assert {name: t[name].runs for name in "abc"} == {name: 4 * timing.BLOCK_MAX for name in "abc"}
+    assert all(len(t[name].samples) == 4 for name in "abc")           # one per pass: paired_range pairs passes
+    assert calls[:3] == list("abc")                                  # the warm-up
+    blocks = "".join(calls[3:]).split("|")[1:]
+    assert len(blocks) == 12 and all(b == b[0] * (timing.BLOCK_MAX + 1) for b in blocks)
+    assert all(sorted(b[0] for b in blocks[i:i + 3]) == list("abc") for i in range(0, 12, 3))
+    monkeypatch.setattr(timing, "BLOCK_NS", 1)                      # a call longer than a block: one call, timed
+    calls.clear()
+    t = timing.blocked(fns, timing.Policy(warmup=0, fixed=2))
+    assert t["a"].runs == 2 and "".join(calls[3:]).split("|")[1:] == [c for c in "".join(calls[3:]) if c != "|"]
+
+
 def test_threads_are_restored():
     before = os.environ.get(threads.ENV)
     with threads.threads(3):

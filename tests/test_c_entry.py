@@ -164,11 +164,11 @@ def _elementwise_call(n, dtype=np.float32, seed_=0):
 
 def test_pooled_threads_give_the_one_thread_bits_under_concurrent_calls(monkeypatch):
     """The worker pool (opgen_pool.c) under churn: thread counts and sizes changing from call to call (below and
-    above OPGEN_POOL_WAKE_MIN, 2^17: sleeping workers left asleep, then woken), two Python threads calling at once
+    above OPGEN_POOL_WAKE_MIN, 2^18: sleeping workers left asleep, woken late or at once), two Python threads calling at once
     (one of them then finds the pool busy and starts threads of its own); every result is the one-thread result,
     bit for bit."""
     c = codegen.kernel("log_sigmoid_backward", backend="c")
-    sizes = [1 << 14, (1 << 15) + 7, 1 << 16, (1 << 17) + 5]
+    sizes = [1 << 14, (1 << 15) + 7, 1 << 16, (1 << 18) + 5]
     calls_ = [_elementwise_call(n, seed_=i) for i, n in enumerate(sizes)]
     monkeypatch.setenv("OPGEN_NUM_THREADS", "1")
     want = [c(**kw, out=np.empty_like(kw["self"])).copy() for kw in calls_]

@@ -10,7 +10,9 @@ outputs included, starts at the same place relative to a cache line (placement.p
   are empty rather than a copy of the one-thread numbers.
 
 Within a round the contenders are timed in interleaved passes (timing.py), so every ratio compares times
-measured side by side.  `Record` is one row of the report: op × layout × dtype × backend × n.
+measured side by side; the all-threads round in blocks of calls per contender, each block started once the
+previous contender's threads have stopped running (timing.blocked: PyTorch's OpenMP workers spin on for some
+10 ms after a call, and held the second CPU while our next call ran).  `Record` is one row of the report: op × layout × dtype × backend × n.
 """
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ from . import ceiling, outputs, torch_kernels, traffic
 from . import threads as T
 from .cases import Case
 from .probe import Probe, c_library
-from .timing import Policy, interleaved, paired_range
+from .timing import Policy, blocked, interleaved, paired_range
 
 THREADED_BACKENDS = ("c",)         # backends whose kernels use $OPGEN_NUM_THREADS
 
@@ -88,14 +90,14 @@ def _policy(case: Case, quick: bool, repeat: int | None) -> Policy:
 
 
 def _round(n_threads: int, ours: dict, probe: Probe, torch_fn, torch, nbytes: int, policy: Policy) -> dict:
-    """{backend: Round} for the backends in `ours`, all timed in the same interleaved passes."""
+    """{backend: Round} for the backends in `ours`, all timed in the same passes (in blocks with threads)."""
     contenders = {f"ours:{b}": fn for b, fn in ours.items()}
     contenders["probe:numpy"] = probe.numpy
     contenders["probe:c"] = probe.c
     if torch_fn is not None:
         contenders["torch"] = torch_fn
     with T.threads(n_threads, torch):
-        t = interleaved(contenders, policy)
+        t = (blocked if n_threads > 1 else interleaved)(contenders, policy)
     p_np, p_c = t["probe:numpy"].median_ns, t["probe:c"].median_ns
     probe_name, probe_ns = ("c", p_c) if p_c <= p_np else ("numpy", p_np)
     out = {}

@@ -16,6 +16,16 @@ seconds have gone by (small sizes get thousands of passes, 2^24 elements a handf
 Every pass's times are kept (`Timing.samples`, in pass order), so that two contenders can also be compared
 pass by pass (`paired_range`): a ratio of two times taken in the same pass saw the same machine, and the
 spread of those ratios over the passes shows how far a run's noise could move the ratio of the medians.
+
+The all-threads round is timed in blocks instead (`blocked`): a pass gives each contender, in shuffled order, a
+block of back-to-back calls, and before each block waits until the process's other threads have stopped
+running (settle.py).  Called one after the other, a contender found the previous one's threads still holding
+the second CPU: PyTorch's OpenMP workers spin 10-17 ms after each call, and our all-threads call right after
+one took 11.8-12.5 ms at 2^24 elements against 8.0 ms without PyTorch in the passes.  Within a block the calls
+follow each other as in a user's loop (PyTorch's workers, and ours, still awake from the previous call); the
+first call of a block, which wakes them, is not timed (unless a call fills the block alone, 2 ms or more: then
+its wake-up, tens of microseconds, is in the time).  Each contender's block is about 2 ms of its own calls.  The blocks still alternate pass by pass, so a burst of
+load hits every contender alike.
 """
 from __future__ import annotations
 
@@ -25,13 +35,15 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
+from .settle import settle
+
 
 @dataclass
 class Timing:
     median_ns: float
     min_ns: float
     runs: int
-    samples: list[int] = field(default_factory=list, repr=False)   # ns per pass, in pass order
+    samples: list[int] = field(default_factory=list, repr=False)   # ns per pass (a block's median), in pass order
 
 
 def paired_range(num: Timing, den: Timing) -> tuple[float, float] | None:
@@ -75,3 +87,57 @@ def interleaved(contenders: dict[str, Callable[[], object]], policy: Policy) -> 
                                            and clock() - start >= policy.budget_s * 1e9):
             break
     return {name: Timing(statistics.median(s), min(s), len(s), s) for name, s in samples.items()}
+
+
+BLOCK_NS = 2_000_000   # a block's length: ~2 ms of the contender's calls, so a pass (five blocks and PyTorch's
+BLOCK_MAX = 256        # ~10 ms spin) stays short against the round's budget and the passes still alternate
+
+
+def blocked(contenders: dict[str, Callable[[], object]], policy: Policy) -> dict[str, Timing]:
+    """{name: Timing} for every contender, timed in passes of one block of its calls each (shuffled order), every
+    block started once the process's other threads have stopped running (settle.settle).  A block is ~BLOCK_NS of
+    the contender's own calls (counted from its fastest warm-up call, cut short where they have slowed down
+    since), after one untimed call unless a call fills the block alone; a pass's sample is the median of the
+    block, so `samples` pairs the contenders pass by pass as `interleaved` does.  The median is over every timed
+    call."""
+    names = list(contenders)
+    clock = time.perf_counter_ns
+    block, lead = {}, {}
+    for name in names:
+        ns = None
+        for _ in range(max(1, policy.warmup)):
+            t0 = clock()
+            contenders[name]()
+            ns = max(1, clock() - t0) if ns is None else min(ns, clock() - t0)
+        block[name] = max(1, min(BLOCK_MAX, BLOCK_NS // ns))
+        lead[name] = ns < BLOCK_NS
+    calls: dict[str, list[int]] = {name: [] for name in names}
+    samples: dict[str, list[int]] = {name: [] for name in names}
+    start = clock()
+    passes = 0
+    order, rng = list(names), random.Random(0)
+    while True:
+        rng.shuffle(order)
+        for name in order:
+            fn, times = contenders[name], []
+            settle()
+            if lead[name]:
+                fn()                 # wakes the contender's threads, as the first call of a loop does: untimed
+            begin = clock()
+            while len(times) < block[name]:
+                t0 = clock()
+                fn()
+                times.append(clock() - t0)
+                if clock() - begin >= BLOCK_NS:
+                    break            # calls slower than at the warm-up (a loaded machine): the block stays ~2 ms
+            calls[name] += times
+            samples[name].append(statistics.median_low(times))
+        passes += 1
+        if policy.fixed is not None:
+            if passes >= policy.fixed:
+                break
+        elif passes >= policy.max_runs or (passes >= policy.min_runs
+                                           and clock() - start >= policy.budget_s * 1e9):
+            break
+    return {name: Timing(statistics.median(calls[name]), min(calls[name]), len(calls[name]), samples[name])
+            for name in names}

@@ -1455,6 +1455,7 @@ static void run_share(void *arg, int t)
     work *w = arg;
     share s = w->shares[t];
     int from = 0;
+    int64_t done = 0;
     for (int64_t k; (k = dealer_next(&w->deal, t, &from)) >= 0;) {
         s.begin = w->first + w->items * k / w->chunks;
         s.end = w->first + w->items * (k + 1) / w->chunks;
@@ -1462,6 +1463,8 @@ static void run_share(void *arg, int t)
             run_elementwise(&s);
         else
             run_sums(&s, s.p->rows ? run_rows : run_columns);
+        if (t == 0)
+            opgen_pool_progress(++done, w->chunks);   /* (wakes a sleeping worker for an expensive kernel) */
     }
 #if defined(__AVX__)
     if (s.p->stream || s.p->lines)
@@ -1471,7 +1474,11 @@ static void run_share(void *arg, int t)
 
 /* Split items [first, last) of a call (`elements` of its output) into chunks over the plan's threads and run them on the pool (opgen_pool.c);
  * the calling thread takes a share too.  Every item is computed by the same code whichever thread takes it, so the
- * bits do not depend on the threads. */
+ * bits do not depend on the threads.  The chunks are cut by `elements` (a folded kernel's slab: run_folded), but the
+ * pool is told the whole call's size, as the plan's thread count was: whether a sleeping worker is worth waking
+ * is a question about the call, not the slab.  A worker woken for the first slab is still polling (SPIN_NS) when
+ * the next one is posted; told a slab's 2^15 elements, the pool would leave it asleep for the first slab of a
+ * large call, and the caller would run that slab alone. */
 static void run_items(const opgen_call *c, const aclTensor *out, const void *params, const plan_t *p, char *ws,
                       int64_t first, int64_t last, int64_t elements)
 {

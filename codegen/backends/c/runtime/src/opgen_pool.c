@@ -14,10 +14,12 @@
  *   thread: 14 us), 2^20 790 us.  Kept off it, the worker waits for the other CPU and the caller runs what the
  *   worker has not taken (2^20 in a loop: the worker takes its share in 3103 calls of 3363, 101 us a call; 2^24:
  *   8.0 ms, one thread 16 ms).  Where it cannot be kept off (one CPU allowed), it leaves the share and sleeps.
- * - A sleeping worker is woken only for a call of OPGEN_POOL_WAKE_MIN elements or more, or one that follows the
- *   previous call within BURST_NS: the wake-up, a futex call on the caller's path (9-20 us here), costs more than
- *   a smaller call saves, unless more calls follow (a loop of calls: then the worker stays awake after the first).
- *   A worker still spinning from the previous call takes a share of any call.
+ * - A sleeping worker is woken at once only for a call of OPGEN_POOL_WAKE_MIN elements or more, or one that follows
+ *   the previous call within BURST_NS: the wake-up, a futex call on the caller's path (9-20 us here), costs more
+ *   than a smaller call saves, unless more calls follow (a loop of calls: then the worker stays awake after the first).
+ *   A worker still spinning from the previous call takes a share of any call.  A smaller call wakes it late
+ *   (opgen_pool_progress): once the caller's own pace says the work left will take LAZY_NS or more, whatever
+ *   the kernel costs an element.
  * - The caller polls for the workers' last shares only briefly, then sleeps (opgen_loops.c cuts a call into
  *   chunks small enough that the last one is short).
  *
@@ -53,6 +55,14 @@
  * entry point leaves some 3-5 us between them; `opgen bench`'s passes, with other contenders between two calls of
  * ours, 50 us or more). */
 #define BURST_NS 20000
+/* A call left with its workers asleep wakes them once the work left, at the caller's pace so far, takes this long.
+ * Isolated calls (0.5 ms apart: the worker asleep, no burst), two threads, 2-vCPU AMD EPYC, load average 1-3, against
+ * waking at post time from 2^17 elements with no late wake (the rule before): HardsigmoidBackward, EluBackward
+ * and LogSigmoidBackward FLOAT at 2^17 (45-90 us) 1.08-1.21x as fast (the wake-up had made them 0.80-0.89x as
+ * fast as one thread), 2^16 and 2^18 0.96-1.05x, GeluBackwardV2 2^17 (210 us, woken late) 0.91x.  At 60 us
+ * GeluBackwardV2's tanh form at 2^16 (85 us) ran 0.85-0.93x as fast; waking every call from 2^15 elements made the
+ * 30-50 us calls 0.70-0.82x as fast. */
+#define LAZY_NS 100000
 
 /* Worker w's next share: written by the calling thread while no worker holds it, marked POSTED (release),
  * then announced by advancing `go`.  Whoever turns POSTED into something else owns the share: the worker
@@ -90,6 +100,9 @@ static uint64_t now_ns(void)
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
+
+/* The call this thread is making with its workers asleep (opgen_pool_progress), if any: when it started. */
+static _Thread_local uint64_t lazy_since;
 
 static int this_cpu(void)   /* (glibc reads it from the thread's rseq area: a few ns) */
 {
@@ -280,6 +293,25 @@ static void await_shares(int helped, int cpu)
     pthread_mutex_unlock(&pool.lock);
 }
 
+static void wake_sleepers(void)
+{
+    pthread_mutex_lock(&pool.lock);   /* (a worker checks `go` under the lock before it sleeps) */
+    pthread_cond_broadcast(&pool.wake);
+    pthread_mutex_unlock(&pool.lock);
+}
+
+void opgen_pool_progress(int64_t done, int64_t total)
+{
+    if (lazy_since == 0 || done <= 0 || done >= total)
+        return;
+    const uint64_t spent = now_ns() - lazy_since;
+    if ((double)spent * (double)(total - done) < (double)LAZY_NS * (double)done)
+        return;
+    lazy_since = 0;                   /* (once a call) */
+    if (atomic_load(&pool.sleepers) > 0)
+        wake_sleepers();
+}
+
 void opgen_parallel(int n, opgen_task task, void *arg, int64_t elements)
 {
     if (n > OPGEN_POOL_MAX)
@@ -313,13 +345,15 @@ void opgen_parallel(int n, opgen_task task, void *arg, int64_t elements)
         atomic_store_explicit(&pool.slots[w].state, POSTED, memory_order_release);
         atomic_fetch_add(&pool.slots[w].go, 1);
     }
-    if ((elements >= OPGEN_POOL_WAKE_MIN || burst) && atomic_load(&pool.sleepers) > 0) {
-        pthread_mutex_lock(&pool.lock);   /* (a worker checks `go` under the lock before it sleeps) */
-        pthread_cond_broadcast(&pool.wake);
-        pthread_mutex_unlock(&pool.lock);
+    if (atomic_load(&pool.sleepers) > 0) {
+        if (elements >= OPGEN_POOL_WAKE_MIN || burst)
+            wake_sleepers();
+        else
+            lazy_since = now_ns();   /* opgen_pool_progress may wake them */
     }
 
     task(arg, 0);
+    lazy_since = 0;
     for (int t = helped + 1; t < n; ++t)   /* shares no worker could be started for */
         task(arg, t);
     for (int w = 1; w <= helped; ++w) {    /* shares no worker has taken yet */

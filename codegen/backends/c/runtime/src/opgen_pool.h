@@ -15,8 +15,15 @@ typedef void (*opgen_task)(void *arg, int t);
  * worker still awake from the previous call takes a share of any call.  Thread-safe; n is at most
  * OPGEN_POOL_MAX. */
 void opgen_parallel(int n, opgen_task task, void *arg, int64_t elements);
+
+/* Called by the thread running share 0 of opgen_parallel's call between two parts of its work (`done` of `total`
+ * parts done by it): where the call left the workers asleep (fewer than OPGEN_POOL_WAKE_MIN elements, no loop),
+ * they are woken once what is left, at the pace so far, will take long enough to pay for a wake-up (LAZY_NS,
+ * opgen_pool.c) — an expensive kernel's (exp, erfc) pays sooner than the element count says.  Does nothing on any other thread or
+ * call. */
+void opgen_pool_progress(int64_t done, int64_t total);
 #define OPGEN_POOL_MAX 64
-#define OPGEN_POOL_WAKE_MIN (INT64_C(1) << 17)
+#define OPGEN_POOL_WAKE_MIN (INT64_C(1) << 18)
 
 /* The CPUs this process may run on (its affinity mask where the OS has one; at least 1): the threads a call
  * uses when $OPGEN_NUM_THREADS is not set. */
