@@ -17,10 +17,10 @@ import pytest
 import codegen
 from codegen.backends.c.examples import write_tree
 
+from . import sanitized_build
 from .conftest import REPO, TESTS, ci_kinds
 
 OPS = codegen.load_specs()
-SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer", "-g"]
 
 
 def _runtime_lib(name: str) -> str | None:
@@ -32,11 +32,9 @@ def test_runtime_api_contract_under_sanitizers(tmp_path):
     for name in ("log_sigmoid_backward", "softmax_backward"):
         write_tree(tmp_path, OPS[name])
     c = tmp_path / "generated" / "c"
-    sources = [str(p) for p in sorted((c / "src").glob("*.c"))]
+    sources = sorted((c / "src").glob("*.c"))
     exe = tmp_path / "api"
-    build = subprocess.run(["cc", "-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", *SANITIZE, "-I", str(c / "include"),
-                            str(TESTS / "c" / "test_runtime_api.c"), *sources, "-lm", "-lpthread", "-o", str(exe)],
-                           capture_output=True, text=True)
+    build = sanitized_build.build(c, [TESTS / "c" / "test_runtime_api.c", *sources], exe)
     assert build.returncode == 0, build.stderr
     run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120,
                          env={**os.environ, "ASAN_OPTIONS": "detect_leaks=1"})
