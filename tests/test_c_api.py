@@ -76,7 +76,9 @@ def test_a_sample_of_the_value_tests_under_sanitizers():
     # sanitizers watch is mostly the runtime the ops share (loops, views, copies, the executor)
     ops = set(ci_kinds(OPS))
     named = lambda i: {w for w in re.split(r"[\[\]-]", i) if w in OPS}   # noqa: E731 - the ops an id names
-    ids = [i for i in _value_test_ids() if named(i) <= ops]
+    # nor the 16 MiB streamed outputs (ELU's, an op of no kind drawn here: one more sanitized library), whose
+    # non-temporal path the sanitized build lacks, like streamed_sums' (VALUE_TESTS); --deep runs them sanitized
+    ids = [i for i in _value_test_ids() if named(i) <= ops and "::test_streamed_outputs[" not in i]
     _sanitized_pytest(sorted(random.Random(33).sample(ids, min(SAMPLE, len(ids)))))
 
 
