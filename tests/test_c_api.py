@@ -17,10 +17,10 @@ import pytest
 import codegen
 from codegen.backends.c.examples import write_tree
 
+from . import sanitized_build
 from .conftest import REPO, TESTS, ci_kinds
 
 OPS = codegen.load_specs()
-SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer", "-g"]
 
 
 def _runtime_lib(name: str) -> str | None:
@@ -32,11 +32,9 @@ def test_runtime_api_contract_under_sanitizers(tmp_path):
     for name in ("log_sigmoid_backward", "softmax_backward"):
         write_tree(tmp_path, OPS[name])
     c = tmp_path / "generated" / "c"
-    sources = [str(p) for p in sorted((c / "src").glob("*.c"))]
+    sources = sorted((c / "src").glob("*.c"))
     exe = tmp_path / "api"
-    build = subprocess.run(["cc", "-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", *SANITIZE, "-I", str(c / "include"),
-                            str(TESTS / "c" / "test_runtime_api.c"), *sources, "-lm", "-lpthread", "-o", str(exe)],
-                           capture_output=True, text=True)
+    build = sanitized_build.build(c, [TESTS / "c" / "test_runtime_api.c", *sources], exe)
     assert build.returncode == 0, build.stderr
     run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120,
                          env={**os.environ, "ASAN_OPTIONS": "detect_leaks=1"})
@@ -78,7 +76,9 @@ def test_a_sample_of_the_value_tests_under_sanitizers():
     # sanitizers watch is mostly the runtime the ops share (loops, views, copies, the executor)
     ops = set(ci_kinds(OPS))
     named = lambda i: {w for w in re.split(r"[\[\]-]", i) if w in OPS}   # noqa: E731 - the ops an id names
-    ids = [i for i in _value_test_ids() if named(i) <= ops]
+    # nor the 16 MiB streamed outputs (ELU's, an op of no kind drawn here: one more sanitized library), whose
+    # non-temporal path the sanitized build lacks, like streamed_sums' (VALUE_TESTS); --deep runs them sanitized
+    ids = [i for i in _value_test_ids() if named(i) <= ops and "::test_streamed_outputs[" not in i]
     _sanitized_pytest(sorted(random.Random(33).sample(ids, min(SAMPLE, len(ids)))))
 
 

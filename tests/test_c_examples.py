@@ -16,6 +16,7 @@ from codegen.backends.c import examples
 from codegen.spec.example import resolve
 from codegen.spec.params import Attr, Scalar, Tensor
 
+from . import sanitized_build
 from .conftest import ci_kinds
 
 OPS = codegen.load_specs()
@@ -66,9 +67,7 @@ def test_example_is_clean_under_sanitizers_and_as_cpp(name, tmp_path):
     src = [str(c / examples.example_path(op)), *map(str, sorted((c / "src").glob("opgen_*.c"))),
            str(c / "src" / f"aclnn_{op.snake_name}.c")]
     exe = tmp_path / "example"
-    build = subprocess.run(["cc", "-std=c11", "-O1", "-g", "-Wall", "-Wextra", "-Werror", "-fsanitize=address,undefined",
-                            "-fno-sanitize-recover=all", "-I", str(c / "include"), *src, "-lm", "-lpthread",
-                            "-o", str(exe)], capture_output=True, text=True)
+    build = sanitized_build.build(c, src, exe)   # (the runtime's objects are shared by every op's example)
     assert build.returncode == 0, build.stderr
     run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60,
                          env={**os.environ, "ASAN_OPTIONS": "detect_leaks=1"})

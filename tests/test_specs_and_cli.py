@@ -222,3 +222,17 @@ def test_aclnn_promotion_and_casting_are_pytorchs_where_cann_defines_them():
     for a in t:
         for b in t:
             assert can_cast(a, b) == torch.can_cast(t[a], t[b]), (a, b)
+
+
+def test_verify_stores_the_symbolic_verdicts_generate_reads(tmp_path, monkeypatch):
+    """`opgen verify` (proofs and mpmath) also caches the symbolic verdicts alone, so that pytest after it in .ci/run
+    proves nothing again: the stored lines are those a symbolic run computes, and a failing op stores none."""
+    from codegen.verify import cache, verify_op
+    monkeypatch.setenv("OPGEN_CACHE", str(tmp_path))
+    op = codegen.load_specs()["softshrink_backward"]
+    full = verify_op(op, numeric=True, use_cache=True)
+    assert any(r.check.startswith("mpmath") for r in full)
+    assert cache.lookup(op, False) == verify_op(op, numeric=False)
+    wrong = codegen.load_specs(TESTS / "bad_specs" / "wrong_formula")["log_sigmoid_backward"]
+    assert not all(r.ok for r in verify_op(wrong, numeric=True, use_cache=True))
+    assert cache.lookup(wrong, False) is None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import os
+import shlex
 from pathlib import Path
 
 from codegen.buildcache import BuildError, cached_build, compiler_version  # noqa: F401  (re-exported)
@@ -26,12 +27,44 @@ def _simulator_sources() -> dict[str, str]:
             for p in sorted(SIMULATOR.rglob("*.h"))}
 
 
+# Every generated launcher includes the simulator (launcher_util.h, which includes kernel_operator.h) before
+# anything else: parsed once per architecture into a precompiled header (`_precompiled`), a launcher's compile takes
+# less CPU (LogSigmoid's: 1.04 s instead of 1.55; the value sweep's 55: 103 s instead of 118 with the three
+# headers) and gives the same executable, byte for byte (GCC uses a .gch only under the flags it was built with,
+# else the header's text, -Winvalid-pch saying so).  A file that starts otherwise (the simulator's self-tests)
+# compiles as written.
+PCH = "opgen_sim_pch.h"
+FIRST = '#include "opgen_sim/launcher_util.h"'
+PCH_TEXT = FIRST + "\n"
+
+
+def _starts_with_the_simulator(text: str) -> bool:
+    """Whether the first line of `text` that is not a comment or blank includes launcher_util.h."""
+    for line in text.splitlines():
+        if line.strip() and not line.lstrip().startswith("//"):
+            return line.strip() == FIRST
+    return False
+
+
+def _precompiled(flags: list[str], aicore: int) -> Path:
+    """A folder holding PCH and its precompiled form for `flags` (built once per content, in build/ascendc-pch/)."""
+    def command(src: Path, out: Path) -> list[str]:
+        return ["sh", "-c", " && ".join(shlex.join(step) for step in (
+            ["mkdir", str(out)], ["cp", str(src / PCH), str(out / PCH)],
+            [CXX, *flags, "-I", str(SIMULATOR), "-x", "c++-header", str(out / PCH), "-o", f"{out / PCH}.gch"]))]
+    return cached_build("ascendc-pch", f"simulator-{aicore}", {PCH: PCH_TEXT}, CXX, flags, command,
+                        key_extra={f"simulator/{p}": t for p, t in _simulator_sources().items()})
+
+
 def build(name: str, files: dict[str, str], main: str, aicore: int) -> Path:
     """The executable built from `files` ({relative path: text}, `main` the file to compile) for an
     architecture (__CCE_AICORE__), compiling it unless an identical build exists."""
     flags = FLAGS + [f"-D__CCE_AICORE__={aicore}"]
+    pch = []
+    if _starts_with_the_simulator(files[main]):
+        pch = ["-Winvalid-pch", "-I", str(_precompiled(flags, aicore)), "-include", PCH]
     return cached_build("ascendc", f"{name}-{aicore}", files, CXX, flags,
-                        lambda src, out: [CXX, *flags, "-I", str(SIMULATOR), str(src / main), "-o", str(out)],
+                        lambda src, out: [CXX, *flags, *pch, "-I", str(SIMULATOR), str(src / main), "-o", str(out)],
                         key_extra={f"simulator/{p}": t for p, t in _simulator_sources().items()})
 
 
