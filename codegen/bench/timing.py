@@ -80,13 +80,16 @@ def interleaved(contenders: dict[str, Callable[[], object]], policy: Policy) -> 
             fn()
             samples[name].append(clock() - t0)
         passes += 1
-        if policy.fixed is not None:
-            if passes >= policy.fixed:
-                break
-        elif passes >= policy.max_runs or (passes >= policy.min_runs
-                                           and clock() - start >= policy.budget_s * 1e9):
+        if _enough(policy, passes, clock() - start):
             break
     return {name: Timing(statistics.median(s), min(s), len(s), s) for name, s in samples.items()}
+
+
+def _enough(policy: Policy, passes: int, elapsed_ns: int) -> bool:
+    """Whether a round has run its passes: `fixed` of them, else `max_runs`, or `min_runs` once the budget is spent."""
+    if policy.fixed is not None:
+        return passes >= policy.fixed
+    return passes >= policy.max_runs or (passes >= policy.min_runs and elapsed_ns >= policy.budget_s * 1e9)
 
 
 BLOCK_NS = 2_000_000   # a block's length: ~2 ms of the contender's calls, so a pass (five blocks and PyTorch's
@@ -133,11 +136,7 @@ def blocked(contenders: dict[str, Callable[[], object]], policy: Policy) -> dict
             calls[name] += times
             samples[name].append(statistics.median_low(times))
         passes += 1
-        if policy.fixed is not None:
-            if passes >= policy.fixed:
-                break
-        elif passes >= policy.max_runs or (passes >= policy.min_runs
-                                           and clock() - start >= policy.budget_s * 1e9):
+        if _enough(policy, passes, clock() - start):
             break
     return {name: Timing(statistics.median(calls[name]), min(calls[name]), len(calls[name]), samples[name])
             for name in names}
