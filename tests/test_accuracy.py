@@ -213,7 +213,8 @@ def test_input_sets_come_from_the_spec(ops):
 
 def test_branch_points_that_move_with_an_operand_are_aimed_at(ops):
     """SmoothL1 switches at x = target ± β and at x = target: x is put at each, as the dtype rounds it, for several
-    targets; the softmax ops and CrossEntropyLossGrad get rows past the C kernels' wide-row threshold (513)."""
+    targets; the softmax ops and CrossEntropyLossGrad get rows past the C kernels' wide-row threshold (513), the
+    softmax ops rows of exactly 64 (compiled apart in C)."""
     for dtype in ("FLOAT", "FLOAT16"):
         bp = [s for s in inputs.samples(ops["smooth_l1_loss_backward"], dtype)
               if s.group == "branch points" and s.case == "reduction=0 (none), beta > 0"]
@@ -224,7 +225,9 @@ def test_branch_points_that_move_with_an_operand_are_aimed_at(ops):
             assert np.unique(t[np.abs(x - point) <= step]).size >= 3, dtype
     for name in ("softmax_backward", "log_softmax_backward", "cross_entropy_loss_grad"):
         axis = 1 if name == "cross_entropy_loss_grad" else -1
-        assert max(s.shape[axis] for s in inputs.samples(ops[name], "FLOAT") if len(s.shape) >= 2) >= 513, name
+        widths = {s.shape[axis] for s in inputs.samples(ops[name], "FLOAT") if len(s.shape) >= 2}
+        assert max(widths) >= 513, name
+    assert 64 in {s.shape[-1] for s in inputs.samples(ops["softmax_backward"], "FLOAT") if len(s.shape) >= 2}
 
 
 # ---- every registered backend --------------------------------------------------------------------------

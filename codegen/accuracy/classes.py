@@ -201,6 +201,7 @@ def samples(op, dtype: str, sizes, seed: int = 0) -> list:
         if 2 in _ranks(op) and (sizes.layouts or i == 0):   # rows of classes wide enough for the C kernels'
             # wide path (inputs.Sizes.wide): every case in the full sets, the first in the fast one
             out.append(m.call("wide rows", _grid_shape(2, *sizes.wide)))
+            out.append(m.call("rows of 64", _grid_shape(2, 3, 64)))   # (compiled apart in C: the length known)
         shape = _grid_shape(2 if 2 in _ranks(op) else _ranks(op)[0], 6, 5)
         C = shape[1] if len(shape) >= 2 else shape[0]
         out.append(m.call("special", shape, x=np.resize(np.array(SPECIAL), shape)))   # (x: no part of the gradient)

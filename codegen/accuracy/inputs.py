@@ -474,6 +474,8 @@ def row_groups(ctx: Context) -> list[Sample]:
     z = rng.normal(0, 2, ctx.sizes.wide)
     z[0, 300], z[0, -1], z[-1, 7] = -1e4, -INF, -800.0
     out += ctx.rows("wide rows", z)
+    # rows of exactly OPGEN_UNROLLED_ROW (64) elements: the C kernels compile those apart, with the length known
+    out += ctx.rows("rows of 64", rng.normal(0, 2, (3, 64)))
     return out
 
 
