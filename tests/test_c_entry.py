@@ -191,6 +191,21 @@ def test_pooled_threads_give_the_one_thread_bits_under_concurrent_calls(monkeypa
     assert not errors, errors[:5]
 
 
+def _child_succeeds(pid: int, hung: str) -> None:
+    """Wait (at most 120 s) for the forked child `pid` and assert it exited 0; a child still running then is
+    killed and the test fails with `hung`."""
+    import os
+    import time
+    deadline = time.monotonic() + 120
+    while (done := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if done[0] == 0:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        pytest.fail(hung)
+    assert os.WIFEXITED(done[1]) and os.WEXITSTATUS(done[1]) == 0
+
+
 @pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="no fork")
 def test_a_forked_child_runs_threaded_calls(monkeypatch):
     """After fork() the child has none of the parent's pool workers: it starts its own (a fork handler forgets the
@@ -207,15 +222,7 @@ def test_a_forked_child_runs_threaded_calls(monkeypatch):
             code = 0 if all(np.array_equal(c(**kw, out=np.empty_like(kw["self"])), want) for _ in range(5)) else 1
         finally:
             os._exit(code)
-    import time
-    deadline = time.monotonic() + 120
-    while (done := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    if done[0] == 0:
-        os.kill(pid, 9)
-        os.waitpid(pid, 0)
-        pytest.fail("the forked child's threaded call did not finish (waiting for the parent's workers?)")
-    assert os.WIFEXITED(done[1]) and os.WEXITSTATUS(done[1]) == 0
+    _child_succeeds(pid, "the forked child's threaded call did not finish (waiting for the parent's workers?)")
 
 
 @pytest.mark.skipif(not hasattr(__import__("os"), "sched_setaffinity") or not hasattr(__import__("os"), "fork"),
@@ -239,15 +246,7 @@ def test_threaded_calls_on_one_cpu_give_the_one_thread_bits(monkeypatch):
                             for _ in range(4) for kw, w in zip(calls_, want)) else 1
         finally:
             os._exit(code)
-    import time
-    deadline = time.monotonic() + 120
-    while (done := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    if done[0] == 0:
-        os.kill(pid, 9)
-        os.waitpid(pid, 0)
-        pytest.fail("a threaded call on one CPU did not finish")
-    assert os.WIFEXITED(done[1]) and os.WEXITSTATUS(done[1]) == 0
+    _child_succeeds(pid, "a threaded call on one CPU did not finish")
 
 
 def test_a_call_without_out_is_checked_in_python_then_run_by_the_entry_point(monkeypatch):
