@@ -33,7 +33,7 @@ import random
 import statistics
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Iterator
 
 from .settle import settle
 
@@ -63,26 +63,42 @@ class Policy:
 
 def interleaved(contenders: dict[str, Callable[[], object]], policy: Policy) -> dict[str, Timing]:
     """{name: Timing} for every contender, timed in round-robin passes of shuffled order."""
-    names = list(contenders)
-    for name in names:
-        for _ in range(policy.warmup):
-            contenders[name]()
-    samples: dict[str, list[int]] = {name: [] for name in names}
+    _warm_up(contenders, policy.warmup)
+    samples: dict[str, list[int]] = {name: [] for name in contenders}
     clock = time.perf_counter_ns
-    start = clock()
-    passes = 0
-    order, rng = list(names), random.Random(0)
-    while True:
-        rng.shuffle(order)
+    for order in _passes(list(contenders), policy):
         for name in order:
             fn = contenders[name]
             t0 = clock()
             fn()
             samples[name].append(clock() - t0)
+    return {name: Timing(statistics.median(s), min(s), len(s), s) for name, s in samples.items()}
+
+
+def _warm_up(contenders: dict[str, Callable[[], object]], calls: int) -> dict[str, int]:
+    """Calls each contender `calls` times (first-call costs: page faults, lazy binding); {name: its fastest call
+    in ns}, for the contenders called at least once."""
+    clock, fastest = time.perf_counter_ns, {}
+    for name, fn in contenders.items():
+        for _ in range(calls):
+            t0 = clock()
+            fn()
+            ns = max(1, clock() - t0)
+            fastest[name] = min(fastest.get(name, ns), ns)
+    return fastest
+
+
+def _passes(names: list[str], policy: Policy) -> Iterator[list[str]]:
+    """Each pass's order of the contenders (shuffled, seeded: runs repeat), until the round has run its passes."""
+    clock = time.perf_counter_ns
+    start, passes = clock(), 0
+    order, rng = list(names), random.Random(0)
+    while True:
+        rng.shuffle(order)
+        yield order
         passes += 1
         if _enough(policy, passes, clock() - start):
-            break
-    return {name: Timing(statistics.median(s), min(s), len(s), s) for name, s in samples.items()}
+            return
 
 
 def _enough(policy: Policy, passes: int, elapsed_ns: int) -> bool:
@@ -105,22 +121,12 @@ def blocked(contenders: dict[str, Callable[[], object]], policy: Policy) -> dict
     call."""
     names = list(contenders)
     clock = time.perf_counter_ns
-    block, lead = {}, {}
-    for name in names:
-        ns = None
-        for _ in range(max(1, policy.warmup)):
-            t0 = clock()
-            contenders[name]()
-            ns = max(1, clock() - t0) if ns is None else min(ns, clock() - t0)
-        block[name] = max(1, min(BLOCK_MAX, BLOCK_NS // ns))
-        lead[name] = ns < BLOCK_NS
+    fastest = _warm_up(contenders, max(1, policy.warmup))
+    block = {name: max(1, min(BLOCK_MAX, BLOCK_NS // ns)) for name, ns in fastest.items()}
+    lead = {name: ns < BLOCK_NS for name, ns in fastest.items()}
     calls: dict[str, list[int]] = {name: [] for name in names}
     samples: dict[str, list[int]] = {name: [] for name in names}
-    start = clock()
-    passes = 0
-    order, rng = list(names), random.Random(0)
-    while True:
-        rng.shuffle(order)
+    for order in _passes(names, policy):
         for name in order:
             fn, times = contenders[name], []
             settle()
@@ -135,8 +141,5 @@ def blocked(contenders: dict[str, Callable[[], object]], policy: Policy) -> dict
                     break            # calls slower than at the warm-up (a loaded machine): the block stays ~2 ms
             calls[name] += times
             samples[name].append(statistics.median_low(times))
-        passes += 1
-        if _enough(policy, passes, clock() - start):
-            break
     return {name: Timing(statistics.median(calls[name]), min(calls[name]), len(calls[name]), samples[name])
             for name in names}
