@@ -60,6 +60,7 @@ SPEC = Op(
         "ascend310p": ["FLOAT", "FLOAT16"],
         "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
         "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+        "ascend950": ["FLOAT", "FLOAT16", "BFLOAT16"],
     },
     # the library's order (op_api/aclnn_binary_cross_entropy_backward.cpp): ranks, each dtype in the list, the
     # formats of self, target and weight, (the shapes, skipped for an empty self), the reduction, the cast from the

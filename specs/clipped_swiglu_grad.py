@@ -10,7 +10,7 @@ inter = Symbol("interleaved")
 x0c = Min(a, lim)                       # x0' = min(x0, l)
 x1c = Max(Min(b, lim), -lim)            # x1' = clamp(x1, -l, l)
 s = sigmoid(alpha * x0c)
-INT64 = {"ascend910b": ["INT64"], "ascend910_93": ["INT64"]}
+INT64 = {"ascend910b": ["INT64"], "ascend910_93": ["INT64"], "ascend950": ["INT64"]}
 
 
 def _torch_forward(torch, x, d, alpha, limit, bias, interleaved, group):
@@ -75,7 +75,8 @@ SPEC = Op(
                       wrt=a, at={Eq(a, lim): g * (x1c + bias) * s * (1 + alpha * x0c * (1 - s))}),
               Formula(g * x0c * s * Piecewise((1, (b >= -lim) & (b <= lim)), (0, True)), wrt=b,
                       at={Eq(b, lim): g * x0c * s, Eq(b, -lim): g * x0c * s})],
-    dtypes={"ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"], "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"]},
+    dtypes={"ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"], "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+            "ascend950": ["FLOAT", "FLOAT16", "BFLOAT16"]},
     # the library's generated aclnn layer checks null pointers and the def's dtypes; its tiling (561002) checks
     # the rest in this order, which is kept here with ACLNN_ERR_PARAM_INVALID (see the notes)
     rules=[

@@ -22,7 +22,7 @@ def gradient(G):
 
 
 FLOATS = ["FLOAT", "FLOAT16", "BFLOAT16"]
-SOCS = ("ascend910b", "ascend910_93")
+SOCS = ("ascend910b", "ascend910_93", "ascend950")
 
 SPEC = Op(
     name="aclnnCrossEntropyLossGrad",

@@ -22,6 +22,7 @@ SPEC = Op(
     dtypes={
         "ascend910b": ["FLOAT16", "FLOAT", "BFLOAT16"],
         "ascend910_93": ["FLOAT16", "FLOAT", "BFLOAT16"],
+        "ascend950": ["FLOAT16", "FLOAT", "BFLOAT16"],
     },
     rules=[
         DtypeSame("gradOutput", "self", "gradInput"),

@@ -51,6 +51,7 @@ SPEC = Op(
         "ascend310p": ["FLOAT", "FLOAT16"],
         "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
         "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+        "ascend950": ["FLOAT", "FLOAT16", "BFLOAT16"],
     },
     # the library's order (op_api/aclnn_geglu_backward.cpp): gradOutput's dtype in the list, the others equal to
     # it; gelu's shape gradOutput's, gradInput's self's; dim's range; gradOutput self's with dim halved; approximate

@@ -13,6 +13,7 @@ FLOATS = {
     "ascend310p": ["FLOAT", "FLOAT16"],
     "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
     "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+    "ascend950": ["FLOAT", "FLOAT16", "BFLOAT16"],
 }
 # an input may be an integer when the pair promotes to a float (the library's call example: INT32 gradOutput)
 INTS = ["INT8", "INT16", "INT32", "INT64", "UINT8", "BOOL"]

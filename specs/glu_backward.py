@@ -38,6 +38,7 @@ SPEC = Op(
         "ascend310p": ["FLOAT", "FLOAT16", "DOUBLE"],
         "ascend910b": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16"],
         "ascend910_93": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16"],
+        "ascend950": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16"],
     },
     # DOUBLE is neither cast nor split off on the library's A2/A3 path: SplitV, Sigmoid, Mul and ConcatD in DOUBLE
     compute={"DOUBLE": "DOUBLE"},

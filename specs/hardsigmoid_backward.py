@@ -30,6 +30,7 @@ SPEC = Op(
         "ascend310p": ["FLOAT16", "FLOAT"],
         "ascend910b": ["BFLOAT16", "FLOAT16", "FLOAT"],
         "ascend910_93": ["BFLOAT16", "FLOAT16", "FLOAT"],
+        "ascend950": ["BFLOAT16", "FLOAT16", "FLOAT"],
     },
     rules=[
         DtypeSupported("gradOutput", "self"),

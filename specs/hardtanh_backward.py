@@ -30,6 +30,7 @@ SPEC = Op(
         "ascend310p": ["FLOAT16", "FLOAT"],
         "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
         "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+        "ascend950": ["FLOAT", "FLOAT16", "BFLOAT16"],
         "ascend310b": ["FLOAT", "FLOAT16"],
     },
     null_order=["self", "gradOutput", "out", "min", "max"],

@@ -57,6 +57,7 @@ SPEC = Op(
     dtypes={
         "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
         "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+        "ascend950": ["FLOAT", "FLOAT16", "BFLOAT16"],
     },
     # the library's order (op_api/aclnn_kl_div_backward.cpp): out castable from self, each dtype in the list, then
     # the ranks, broadcast(self, target), gradOutput into it, out of self's shape; reduction is never validated

@@ -56,6 +56,7 @@ SPEC = Op(
     dtypes={
         "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
         "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+        "ascend950": ["FLOAT", "FLOAT16", "BFLOAT16"],
     },
     # the library's order (op_api/aclnn_kl_div_target_backward.cpp): gradTarget castable from self, each dtype in
     # the list, gradTarget's equal to target's; the ranks, broadcast(self, target), gradOutput into it, gradTarget

@@ -42,6 +42,7 @@ SPEC = Op(
         "ascend310p": ["FLOAT", "FLOAT16"],
         "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
         "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+        "ascend950": ["FLOAT", "FLOAT16", "BFLOAT16"],
     },
     # the library's order (op_api/aclnn_l1_loss_backward.cpp): the reduction first, then only the promoted dtype
     # and the cast to gradInput, then ranks and the broadcast of self, gradOutput and target

@@ -38,6 +38,7 @@ SPEC = Op(
         "ascend310p": ["FLOAT", "FLOAT16", "DOUBLE"],
         "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16", "DOUBLE"],
         "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16", "DOUBLE"],
+        "ascend950": ["FLOAT", "FLOAT16", "BFLOAT16", "DOUBLE"],
     },
     # DOUBLE runs on the library's AI CPU kernel, in DOUBLE
     compute={"DOUBLE": "DOUBLE"},

@@ -32,6 +32,7 @@ SPEC = Op(
         "ascend310p": ["FLOAT16", "FLOAT"],
         "ascend910b": ["FLOAT16", "FLOAT", "BFLOAT16"],
         "ascend910_93": ["FLOAT16", "FLOAT", "BFLOAT16"],
+        "ascend950": ["FLOAT16", "FLOAT", "BFLOAT16"],
     },
     # the library's order (op_api/aclnn_logsoftmax_backward.cpp): output's null check first; on every product
     # listed here an empty gradOutput or output returns success before any other check; output's dtype is

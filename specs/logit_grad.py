@@ -40,6 +40,7 @@ SPEC = Op(
     dtypes={
         "ascend910b": ["BFLOAT16", "FLOAT16", "FLOAT"],
         "ascend910_93": ["BFLOAT16", "FLOAT16", "FLOAT"],
+        "ascend950": ["BFLOAT16", "FLOAT16", "FLOAT"],
     },
     rules=[
         DtypeSupported("x", "dy", "out"),

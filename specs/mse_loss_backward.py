@@ -39,6 +39,7 @@ SPEC = Op(
         "ascend310p": ["FLOAT", "FLOAT16"],
         "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
         "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+        "ascend950": ["FLOAT", "FLOAT16", "BFLOAT16"],
     },
     # the library's order (op_host/op_api/aclnn_mse_loss_backward.cpp): dtypes (the inputs' equal to self's, then
     # self's and out's in the list), the reduction, then ranks and the three-way broadcast

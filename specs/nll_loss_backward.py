@@ -10,6 +10,7 @@ FLOATS = {
     "ascend910": ["FLOAT", "FLOAT16"],
     "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
     "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+    "ascend950": ["FLOAT", "FLOAT16", "BFLOAT16"],
 }
 
 SPEC = Op(

@@ -33,6 +33,7 @@ SPEC = Op(
     dtypes={
         "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
         "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+        "ascend950": ["FLOAT", "FLOAT16", "BFLOAT16"],
         "ascend910": ["FLOAT", "FLOAT16"],
     },
     rules=[

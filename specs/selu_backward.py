@@ -27,6 +27,7 @@ SPEC = Op(
         "ascend310p": ["FLOAT", "FLOAT16", "INT32", "INT8"],
         "ascend910b": ["FLOAT", "FLOAT16", "INT32", "INT8", "BFLOAT16"],
         "ascend910_93": ["FLOAT", "FLOAT16", "INT32", "INT8", "BFLOAT16"],
+        "ascend950": ["FLOAT", "FLOAT16", "INT32", "INT8", "BFLOAT16"],
     },
     # integers are converted to FLOAT, computed in FLOAT and rounded back (the library's kernel: CAST_RINT)
     compute={"INT32": "FLOAT", "INT8": "FLOAT"},

@@ -25,6 +25,7 @@ SPEC = Op(
         "ascend310p": ["FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128"],
         "ascend910b": ["FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128", "BFLOAT16"],
         "ascend910_93": ["FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128", "BFLOAT16"],
+        "ascend950": ["FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128", "BFLOAT16"],
     },
     # DOUBLE and the complex dtypes run on the library's AI CPU kernel, in DOUBLE and complex double (for complex
     # dtypes the gradient is gradOutput * conj(output * (1 - output)): its attr complex_conj)

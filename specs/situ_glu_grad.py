@@ -76,6 +76,7 @@ SPEC = Op(
     dtypes={
         "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
         "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+        "ascend950": ["FLOAT", "FLOAT16", "BFLOAT16"],
     },
     # the generated aclnn layer (op_host/situ_glu_grad_def.cpp): null pointers, then one dtype for the three
     # tensors; the shapes are checked here too (the library checks them in its tiling, 561002: see the notes)

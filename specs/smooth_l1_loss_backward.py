@@ -50,6 +50,7 @@ SPEC = Op(
         "ascend310p": ["FLOAT", "FLOAT16"],
         "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
         "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+        "ascend950": ["FLOAT", "FLOAT16", "BFLOAT16"],
     },
     # the library's order (op_api/aclnn_smooth_l1_loss_backward.cpp): each dtype in the list, the ranks of the
     # three inputs, the reduction, beta (a nan fails too), then the promotion, the cast to gradInput and the

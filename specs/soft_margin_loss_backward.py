@@ -40,6 +40,7 @@ SPEC = Op(
         "ascend910": ["FLOAT", "FLOAT16"],
         "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
         "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+        "ascend950": ["FLOAT", "FLOAT16", "BFLOAT16"],
     },
     # the library's order (op_api/aclnn_soft_margin_loss_backward.cpp): each dtype in the list, the ranks of the
     # three inputs, their broadcast and out's shape; the reduction is not checked there (see the notes)

@@ -8,6 +8,7 @@ FLOATS = {
     "ascend910": ["FLOAT", "FLOAT16", "DOUBLE"],
     "ascend910b": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16"],
     "ascend910_93": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16"],
+    "ascend950": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16"],
 }
 INTS = ["INT8", "INT16", "INT32", "INT64", "UINT8", "BOOL"]
 

@@ -31,6 +31,7 @@ SPEC = Op(
         "ascend310p": ["FLOAT16", "FLOAT"],
         "ascend910b": ["FLOAT16", "FLOAT", "BFLOAT16"],
         "ascend910_93": ["FLOAT16", "FLOAT", "BFLOAT16"],
+        "ascend950": ["FLOAT16", "FLOAT", "BFLOAT16"],
     },
     # no DtypeSame: inputs of different dtypes are computed in FLOAT, as CANN casts them
     rules=[

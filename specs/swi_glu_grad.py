@@ -32,6 +32,7 @@ SPEC = Op(
         "ascend310p": ["FLOAT16", "FLOAT"],
         "ascend910b": ["FLOAT16", "FLOAT", "BFLOAT16"],
         "ascend910_93": ["FLOAT16", "FLOAT", "BFLOAT16"],
+        "ascend950": ["FLOAT16", "FLOAT", "BFLOAT16"],
     },
     # the generated aclnn layer of the library (op_host/swi_glu_grad_def.cpp): null pointers, then one dtype for
     # the three tensors from the def's list; dim's range (the docs: 161002); the shapes are checked here too (the

@@ -29,6 +29,7 @@ SPEC = Op(
         "ascend310p": ["FLOAT", "FLOAT16", "INT32", "INT8", "UINT8"],
         "ascend910b": ["FLOAT", "BFLOAT16", "FLOAT16", "INT32", "INT8", "UINT8"],
         "ascend910_93": ["FLOAT", "BFLOAT16", "FLOAT16", "INT32", "INT8", "UINT8"],
+        "ascend950": ["FLOAT", "BFLOAT16", "FLOAT16", "INT32", "INT8", "UINT8"],
     },
     # integers select gradOutput as it is: computed in DOUBLE, which holds every one of them exactly
     compute={"INT32": "DOUBLE", "INT8": "DOUBLE", "UINT8": "DOUBLE"},

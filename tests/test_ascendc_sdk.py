@@ -37,7 +37,7 @@ import codegen
 from codegen.backends.ascendc import tiling as T
 from codegen.backends.ascendc.names import files as project_paths
 from codegen.backends.ascendc.plan import DTYPE_BYTES, combos, plan, tiling_key
-from codegen.backends.ascendc.socs import arch_of, tiling_ub
+from codegen.backends.ascendc.socs import arch_of, kernel_socs, tiling_ub
 from codegen.buildcache import cached_build
 from codegen.spec import PRODUCTS
 
@@ -48,7 +48,7 @@ SUPPORT = Path(__file__).parent / "ascendc_sdk"
 OPS = codegen.load_specs()
 CXX = os.environ.get("CXX", "g++")
 GENERATED = REPO / "generated" / "ascendc"
-CASES = [(name, soc) for name, op in sorted(OPS.items()) for soc in op.dtypes if soc != "ascend310b"]
+CASES = [(name, soc) for name, op in sorted(OPS.items()) for soc in kernel_socs(op)]   # the SoCs with an architecture
 
 
 def _tree(name: str, override: str | None = None) -> Path | None:

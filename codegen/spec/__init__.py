@@ -88,7 +88,8 @@ Op(...)                    the operator; its fields, in the order a spec usually
                            numel(BROADCAST) the broadcast shape's, dim_size(BROADCAST, 0) its first extent.
   dtypes                   {SoC: [dtype, ...]} — which dtypes every tensor accepts on which product.  SoCs:
                            ascend910 (training series), ascend310p (inference series), ascend910b (A2),
-                           ascend910_93 (A3), ascend310b (200I/500 A2).  A product not listed is not supported.
+                           ascend910_93 (A3), ascend310b (200I/500 A2), ascend950 (950PR/950DT).  A product not
+                           listed is not supported.
                            dtypes: FLOAT, FLOAT16, BFLOAT16, and DOUBLE, INT8, INT16, INT32, INT64, UINT8, BOOL
                            when `compute` says what they compute in.  A tensor can override with its own `dtypes=`.
   compute_dtype            "FLOAT": every kernel loads FLOAT16/BFLOAT16 as FLOAT, computes in FLOAT and rounds

@@ -24,6 +24,10 @@ PRODUCTS: dict[str, Product] = {p.soc: p for p in [
             "Atlas A3 training series / Atlas A3 inference series", True, True, 192 * 1024, 48),
     Product("ascend310b", "Atlas 200I/500 A2 推理产品", "Atlas 200I/500 A2 inference product",
             False, True, None, 1),
+    # Ascend 950PR/950DT (CANN's arch35, asc-devkit's dav_3510): the UB and vector cores of its platform config
+    # (Ascend950PR_9599.ini: ub_size=253952, vector_core_cnt=72; the 950DT parts have 16 to 72).  No Ascend C
+    # architecture here yet (backends/ascendc/socs.py): its operators run on the NumPy and C backends.
+    Product("ascend950", "Ascend 950PR/Ascend 950DT", "Ascend 950PR/Ascend 950DT", True, True, 248 * 1024, 72),
 ]}
 
 DEFAULT_PRODUCT = "ascend910b"

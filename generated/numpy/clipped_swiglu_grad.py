@@ -25,10 +25,12 @@ DTYPES = {
     "x": {
         "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
         "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+        "ascend950": ["FLOAT", "FLOAT16", "BFLOAT16"],
     },
     "groupIndexOptional": {
         "ascend910b": ["INT64"],
         "ascend910_93": ["INT64"],
+        "ascend950": ["INT64"],
     },
 }
 

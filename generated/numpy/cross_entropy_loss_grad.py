@@ -25,18 +25,22 @@ DTYPES = {
     "gradLoss": {
         "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
         "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+        "ascend950": ["FLOAT", "FLOAT16", "BFLOAT16"],
     },
     "logProb": {
         "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
         "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+        "ascend950": ["FLOAT", "FLOAT16", "BFLOAT16"],
     },
     "target": {
         "ascend910b": ["INT64"],
         "ascend910_93": ["INT64"],
+        "ascend950": ["INT64"],
     },
     "weightOptional": {
         "ascend910b": ["FLOAT"],
         "ascend910_93": ["FLOAT"],
+        "ascend950": ["FLOAT"],
     },
 }
 

@@ -23,6 +23,7 @@ DTYPES = {
     "gradInput": {
         "ascend910b": ["FLOAT16", "FLOAT", "BFLOAT16"],
         "ascend910_93": ["FLOAT16", "FLOAT", "BFLOAT16"],
+        "ascend950": ["FLOAT16", "FLOAT", "BFLOAT16"],
     },
 }
 

@@ -25,18 +25,21 @@ DTYPES = {
         "ascend310p": ["FLOAT", "FLOAT16", "INT8", "INT16", "INT32", "INT64", "UINT8", "BOOL"],
         "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16", "INT8", "INT16", "INT32", "INT64", "UINT8", "BOOL"],
         "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16", "INT8", "INT16", "INT32", "INT64", "UINT8", "BOOL"],
+        "ascend950": ["FLOAT", "FLOAT16", "BFLOAT16", "INT8", "INT16", "INT32", "INT64", "UINT8", "BOOL"],
     },
     "self": {
         "ascend910": ["FLOAT", "FLOAT16", "INT8", "INT16", "INT32", "INT64", "UINT8", "BOOL"],
         "ascend310p": ["FLOAT", "FLOAT16", "INT8", "INT16", "INT32", "INT64", "UINT8", "BOOL"],
         "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16", "INT8", "INT16", "INT32", "INT64", "UINT8", "BOOL"],
         "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16", "INT8", "INT16", "INT32", "INT64", "UINT8", "BOOL"],
+        "ascend950": ["FLOAT", "FLOAT16", "BFLOAT16", "INT8", "INT16", "INT32", "INT64", "UINT8", "BOOL"],
     },
     "gradInput": {
         "ascend910": ["FLOAT", "FLOAT16"],
         "ascend310p": ["FLOAT", "FLOAT16"],
         "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
         "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+        "ascend950": ["FLOAT", "FLOAT16", "BFLOAT16"],
     },
 }
 

@@ -26,6 +26,7 @@ DTYPES = {
         "ascend310p": ["FLOAT", "FLOAT16", "DOUBLE"],
         "ascend910b": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16"],
         "ascend910_93": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16"],
+        "ascend950": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16"],
     },
 }
 

@@ -25,12 +25,14 @@ DTYPES = {
         "ascend310p": ["FLOAT16", "FLOAT"],
         "ascend910b": ["BFLOAT16", "FLOAT16", "FLOAT"],
         "ascend910_93": ["BFLOAT16", "FLOAT16", "FLOAT"],
+        "ascend950": ["BFLOAT16", "FLOAT16", "FLOAT"],
     },
     "self": {
         "ascend910": ["FLOAT16", "FLOAT"],
         "ascend310p": ["FLOAT16", "FLOAT"],
         "ascend910b": ["BFLOAT16", "FLOAT16", "FLOAT"],
         "ascend910_93": ["BFLOAT16", "FLOAT16", "FLOAT"],
+        "ascend950": ["BFLOAT16", "FLOAT16", "FLOAT"],
     },
 }
 

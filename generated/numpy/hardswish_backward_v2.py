@@ -24,11 +24,13 @@ DTYPES = {
         "ascend910": ["FLOAT16", "FLOAT"],
         "ascend910b": ["BFLOAT16", "FLOAT16", "FLOAT"],
         "ascend910_93": ["BFLOAT16", "FLOAT16", "FLOAT"],
+        "ascend950": ["BFLOAT16", "FLOAT16", "FLOAT"],
     },
     "self": {
         "ascend910": ["FLOAT16", "FLOAT"],
         "ascend910b": ["BFLOAT16", "FLOAT16", "FLOAT"],
         "ascend910_93": ["BFLOAT16", "FLOAT16", "FLOAT"],
+        "ascend950": ["BFLOAT16", "FLOAT16", "FLOAT"],
     },
 }
 

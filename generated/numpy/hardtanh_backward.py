@@ -25,6 +25,7 @@ DTYPES = {
         "ascend310p": ["FLOAT16", "FLOAT"],
         "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
         "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+        "ascend950": ["FLOAT", "FLOAT16", "BFLOAT16"],
         "ascend310b": ["FLOAT", "FLOAT16"],
     },
     "self": {
@@ -32,6 +33,7 @@ DTYPES = {
         "ascend310p": ["FLOAT16", "FLOAT"],
         "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
         "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+        "ascend950": ["FLOAT", "FLOAT16", "BFLOAT16"],
         "ascend310b": ["FLOAT", "FLOAT16"],
     },
     "out": {
@@ -39,6 +41,7 @@ DTYPES = {
         "ascend310p": ["FLOAT16", "FLOAT"],
         "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
         "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+        "ascend950": ["FLOAT", "FLOAT16", "BFLOAT16"],
         "ascend310b": ["FLOAT", "FLOAT16"],
     },
 }

@@ -26,12 +26,14 @@ DTYPES = {
         "ascend310p": ["FLOAT", "FLOAT16", "DOUBLE"],
         "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16", "DOUBLE"],
         "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16", "DOUBLE"],
+        "ascend950": ["FLOAT", "FLOAT16", "BFLOAT16", "DOUBLE"],
     },
     "self": {
         "ascend910": ["FLOAT", "FLOAT16", "DOUBLE"],
         "ascend310p": ["FLOAT", "FLOAT16", "DOUBLE"],
         "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16", "DOUBLE"],
         "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16", "DOUBLE"],
+        "ascend950": ["FLOAT", "FLOAT16", "BFLOAT16", "DOUBLE"],
     },
 }
 

@@ -25,24 +25,28 @@ DTYPES = {
         "ascend310p": ["FLOAT16", "FLOAT"],
         "ascend910b": ["FLOAT16", "FLOAT", "BFLOAT16"],
         "ascend910_93": ["FLOAT16", "FLOAT", "BFLOAT16"],
+        "ascend950": ["FLOAT16", "FLOAT", "BFLOAT16"],
     },
     "self": {
         "ascend910": ["FLOAT16", "FLOAT"],
         "ascend310p": ["FLOAT16", "FLOAT"],
         "ascend910b": ["FLOAT16", "FLOAT", "BFLOAT16"],
         "ascend910_93": ["FLOAT16", "FLOAT", "BFLOAT16"],
+        "ascend950": ["FLOAT16", "FLOAT", "BFLOAT16"],
     },
     "buffer": {
         "ascend910": ["FLOAT16", "FLOAT"],
         "ascend310p": ["FLOAT16", "FLOAT"],
         "ascend910b": ["FLOAT16", "FLOAT", "BFLOAT16"],
         "ascend910_93": ["FLOAT16", "FLOAT", "BFLOAT16"],
+        "ascend950": ["FLOAT16", "FLOAT", "BFLOAT16"],
     },
     "gradInput": {
         "ascend910": ["FLOAT16", "FLOAT"],
         "ascend310p": ["FLOAT16", "FLOAT"],
         "ascend910b": ["FLOAT16", "FLOAT", "BFLOAT16"],
         "ascend910_93": ["FLOAT16", "FLOAT", "BFLOAT16"],
+        "ascend950": ["FLOAT16", "FLOAT", "BFLOAT16"],
     },
 }
 

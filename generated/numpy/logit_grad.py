@@ -23,14 +23,17 @@ DTYPES = {
     "x": {
         "ascend910b": ["BFLOAT16", "FLOAT16", "FLOAT"],
         "ascend910_93": ["BFLOAT16", "FLOAT16", "FLOAT"],
+        "ascend950": ["BFLOAT16", "FLOAT16", "FLOAT"],
     },
     "dy": {
         "ascend910b": ["BFLOAT16", "FLOAT16", "FLOAT"],
         "ascend910_93": ["BFLOAT16", "FLOAT16", "FLOAT"],
+        "ascend950": ["BFLOAT16", "FLOAT16", "FLOAT"],
     },
     "out": {
         "ascend910b": ["BFLOAT16", "FLOAT16", "FLOAT"],
         "ascend910_93": ["BFLOAT16", "FLOAT16", "FLOAT"],
+        "ascend950": ["BFLOAT16", "FLOAT16", "FLOAT"],
     },
 }
 

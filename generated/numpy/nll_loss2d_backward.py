@@ -24,11 +24,13 @@ DTYPES = {
         "ascend910": ["FLOAT", "FLOAT16"],
         "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
         "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+        "ascend950": ["FLOAT", "FLOAT16", "BFLOAT16"],
     },
     "target": {
         "ascend910": ["INT64", "UINT8", "INT32"],
         "ascend910b": ["INT64", "UINT8", "INT32"],
         "ascend910_93": ["INT64", "UINT8", "INT32"],
+        "ascend950": ["INT64", "UINT8", "INT32"],
     },
 }
 

@@ -24,6 +24,7 @@ DTYPES = {
     "self": {
         "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
         "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+        "ascend950": ["FLOAT", "FLOAT16", "BFLOAT16"],
         "ascend910": ["FLOAT", "FLOAT16"],
     },
 }

@@ -25,18 +25,21 @@ DTYPES = {
         "ascend310p": ["FLOAT", "FLOAT16", "INT32", "INT8"],
         "ascend910b": ["FLOAT", "FLOAT16", "INT32", "INT8", "BFLOAT16"],
         "ascend910_93": ["FLOAT", "FLOAT16", "INT32", "INT8", "BFLOAT16"],
+        "ascend950": ["FLOAT", "FLOAT16", "INT32", "INT8", "BFLOAT16"],
     },
     "result": {
         "ascend910": ["FLOAT", "FLOAT16", "INT32", "INT8"],
         "ascend310p": ["FLOAT", "FLOAT16", "INT32", "INT8"],
         "ascend910b": ["FLOAT", "FLOAT16", "INT32", "INT8", "BFLOAT16"],
         "ascend910_93": ["FLOAT", "FLOAT16", "INT32", "INT8", "BFLOAT16"],
+        "ascend950": ["FLOAT", "FLOAT16", "INT32", "INT8", "BFLOAT16"],
     },
     "gradInput": {
         "ascend910": ["FLOAT", "FLOAT16", "INT32", "INT8"],
         "ascend310p": ["FLOAT", "FLOAT16", "INT32", "INT8"],
         "ascend910b": ["FLOAT", "FLOAT16", "INT32", "INT8", "BFLOAT16"],
         "ascend910_93": ["FLOAT", "FLOAT16", "INT32", "INT8", "BFLOAT16"],
+        "ascend950": ["FLOAT", "FLOAT16", "INT32", "INT8", "BFLOAT16"],
     },
 }
 

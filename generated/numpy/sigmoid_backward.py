@@ -25,18 +25,21 @@ DTYPES = {
         "ascend310p": ["FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128"],
         "ascend910b": ["FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128", "BFLOAT16"],
         "ascend910_93": ["FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128", "BFLOAT16"],
+        "ascend950": ["FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128", "BFLOAT16"],
     },
     "output": {
         "ascend910": ["FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128"],
         "ascend310p": ["FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128"],
         "ascend910b": ["FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128", "BFLOAT16"],
         "ascend910_93": ["FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128", "BFLOAT16"],
+        "ascend950": ["FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128", "BFLOAT16"],
     },
     "gradInput": {
         "ascend910": ["FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128"],
         "ascend310p": ["FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128"],
         "ascend910b": ["FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128", "BFLOAT16"],
         "ascend910_93": ["FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128", "BFLOAT16"],
+        "ascend950": ["FLOAT", "FLOAT16", "DOUBLE", "COMPLEX64", "COMPLEX128", "BFLOAT16"],
     },
 }
 

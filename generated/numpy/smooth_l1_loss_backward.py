@@ -25,24 +25,28 @@ DTYPES = {
         "ascend310p": ["FLOAT", "FLOAT16"],
         "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
         "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+        "ascend950": ["FLOAT", "FLOAT16", "BFLOAT16"],
     },
     "self": {
         "ascend910": ["FLOAT", "FLOAT16"],
         "ascend310p": ["FLOAT", "FLOAT16"],
         "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
         "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+        "ascend950": ["FLOAT", "FLOAT16", "BFLOAT16"],
     },
     "target": {
         "ascend910": ["FLOAT", "FLOAT16"],
         "ascend310p": ["FLOAT", "FLOAT16"],
         "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
         "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+        "ascend950": ["FLOAT", "FLOAT16", "BFLOAT16"],
     },
     "gradInput": {
         "ascend910": ["FLOAT", "FLOAT16"],
         "ascend310p": ["FLOAT", "FLOAT16"],
         "ascend910b": ["FLOAT", "FLOAT16", "BFLOAT16"],
         "ascend910_93": ["FLOAT", "FLOAT16", "BFLOAT16"],
+        "ascend950": ["FLOAT", "FLOAT16", "BFLOAT16"],
     },
 }
 

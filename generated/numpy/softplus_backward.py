@@ -24,16 +24,19 @@ DTYPES = {
         "ascend910": ["FLOAT", "FLOAT16", "DOUBLE"],
         "ascend910b": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16"],
         "ascend910_93": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16"],
+        "ascend950": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16"],
     },
     "self": {
         "ascend910": ["FLOAT", "FLOAT16", "DOUBLE", "INT8", "INT16", "INT32", "INT64", "UINT8", "BOOL"],
         "ascend910b": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16", "INT8", "INT16", "INT32", "INT64", "UINT8", "BOOL"],
         "ascend910_93": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16", "INT8", "INT16", "INT32", "INT64", "UINT8", "BOOL"],
+        "ascend950": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16", "INT8", "INT16", "INT32", "INT64", "UINT8", "BOOL"],
     },
     "gradInput": {
         "ascend910": ["FLOAT", "FLOAT16", "DOUBLE"],
         "ascend910b": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16"],
         "ascend910_93": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16"],
+        "ascend950": ["FLOAT", "FLOAT16", "DOUBLE", "BFLOAT16"],
     },
 }
 

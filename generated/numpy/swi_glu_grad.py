@@ -25,6 +25,7 @@ DTYPES = {
         "ascend310p": ["FLOAT16", "FLOAT"],
         "ascend910b": ["FLOAT16", "FLOAT", "BFLOAT16"],
         "ascend910_93": ["FLOAT16", "FLOAT", "BFLOAT16"],
+        "ascend950": ["FLOAT16", "FLOAT", "BFLOAT16"],
     },
 }
 

@@ -25,12 +25,14 @@ DTYPES = {
         "ascend310p": ["FLOAT", "FLOAT16", "INT32", "INT8", "UINT8"],
         "ascend910b": ["FLOAT", "BFLOAT16", "FLOAT16", "INT32", "INT8", "UINT8"],
         "ascend910_93": ["FLOAT", "BFLOAT16", "FLOAT16", "INT32", "INT8", "UINT8"],
+        "ascend950": ["FLOAT", "BFLOAT16", "FLOAT16", "INT32", "INT8", "UINT8"],
     },
     "self": {
         "ascend910": ["FLOAT", "FLOAT16", "INT32", "INT8", "UINT8"],
         "ascend310p": ["FLOAT", "FLOAT16", "INT32", "INT8", "UINT8"],
         "ascend910b": ["FLOAT", "BFLOAT16", "FLOAT16", "INT32", "INT8", "UINT8"],
         "ascend910_93": ["FLOAT", "BFLOAT16", "FLOAT16", "INT32", "INT8", "UINT8"],
+        "ascend950": ["FLOAT", "BFLOAT16", "FLOAT16", "INT32", "INT8", "UINT8"],
     },
 }
 

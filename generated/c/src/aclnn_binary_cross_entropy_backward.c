@@ -23,61 +23,71 @@ static const aclDataType DTYPES_self_ascend910[] = {ACL_FLOAT, ACL_FLOAT16};
 static const aclDataType DTYPES_self_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16};
 static const aclDataType DTYPES_self_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 static const aclDataType DTYPES_self_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+static const aclDataType DTYPES_self_ascend950[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_self_socs[] = {
     {"ascend910", 2, DTYPES_self_ascend910},
     {"ascend310p", 2, DTYPES_self_ascend310p},
     {"ascend910b", 3, DTYPES_self_ascend910b},
     {"ascend910_93", 3, DTYPES_self_ascend910_93},
+    {"ascend950", 3, DTYPES_self_ascend950},
 };
-static const opgen_dtype_table DTYPES_self = {4, DTYPES_self_socs};
+static const opgen_dtype_table DTYPES_self = {5, DTYPES_self_socs};
 
 static const aclDataType DTYPES_gradOutput_ascend910[] = {ACL_FLOAT, ACL_FLOAT16};
 static const aclDataType DTYPES_gradOutput_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16};
 static const aclDataType DTYPES_gradOutput_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 static const aclDataType DTYPES_gradOutput_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+static const aclDataType DTYPES_gradOutput_ascend950[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_gradOutput_socs[] = {
     {"ascend910", 2, DTYPES_gradOutput_ascend910},
     {"ascend310p", 2, DTYPES_gradOutput_ascend310p},
     {"ascend910b", 3, DTYPES_gradOutput_ascend910b},
     {"ascend910_93", 3, DTYPES_gradOutput_ascend910_93},
+    {"ascend950", 3, DTYPES_gradOutput_ascend950},
 };
-static const opgen_dtype_table DTYPES_gradOutput = {4, DTYPES_gradOutput_socs};
+static const opgen_dtype_table DTYPES_gradOutput = {5, DTYPES_gradOutput_socs};
 
 static const aclDataType DTYPES_target_ascend910[] = {ACL_FLOAT, ACL_FLOAT16};
 static const aclDataType DTYPES_target_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16};
 static const aclDataType DTYPES_target_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 static const aclDataType DTYPES_target_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+static const aclDataType DTYPES_target_ascend950[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_target_socs[] = {
     {"ascend910", 2, DTYPES_target_ascend910},
     {"ascend310p", 2, DTYPES_target_ascend310p},
     {"ascend910b", 3, DTYPES_target_ascend910b},
     {"ascend910_93", 3, DTYPES_target_ascend910_93},
+    {"ascend950", 3, DTYPES_target_ascend950},
 };
-static const opgen_dtype_table DTYPES_target = {4, DTYPES_target_socs};
+static const opgen_dtype_table DTYPES_target = {5, DTYPES_target_socs};
 
 static const aclDataType DTYPES_out_ascend910[] = {ACL_FLOAT, ACL_FLOAT16};
 static const aclDataType DTYPES_out_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16};
 static const aclDataType DTYPES_out_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 static const aclDataType DTYPES_out_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+static const aclDataType DTYPES_out_ascend950[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_out_socs[] = {
     {"ascend910", 2, DTYPES_out_ascend910},
     {"ascend310p", 2, DTYPES_out_ascend310p},
     {"ascend910b", 3, DTYPES_out_ascend910b},
     {"ascend910_93", 3, DTYPES_out_ascend910_93},
+    {"ascend950", 3, DTYPES_out_ascend950},
 };
-static const opgen_dtype_table DTYPES_out = {4, DTYPES_out_socs};
+static const opgen_dtype_table DTYPES_out = {5, DTYPES_out_socs};
 
 static const aclDataType DTYPES_weightOptional_ascend910[] = {ACL_FLOAT, ACL_FLOAT16};
 static const aclDataType DTYPES_weightOptional_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16};
 static const aclDataType DTYPES_weightOptional_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 static const aclDataType DTYPES_weightOptional_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+static const aclDataType DTYPES_weightOptional_ascend950[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_weightOptional_socs[] = {
     {"ascend910", 2, DTYPES_weightOptional_ascend910},
     {"ascend310p", 2, DTYPES_weightOptional_ascend310p},
     {"ascend910b", 3, DTYPES_weightOptional_ascend910b},
     {"ascend910_93", 3, DTYPES_weightOptional_ascend910_93},
+    {"ascend950", 3, DTYPES_weightOptional_ascend950},
 };
-static const opgen_dtype_table DTYPES_weightOptional = {4, DTYPES_weightOptional_socs};
+static const opgen_dtype_table DTYPES_weightOptional = {5, DTYPES_weightOptional_socs};
 
 /* ---- the kernel for weightOptional=absent ---- */
 typedef struct {

@@ -23,35 +23,43 @@
 /* dtype × product table of each checked tensor */
 static const aclDataType DTYPES_gradLoss_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 static const aclDataType DTYPES_gradLoss_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+static const aclDataType DTYPES_gradLoss_ascend950[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_gradLoss_socs[] = {
     {"ascend910b", 3, DTYPES_gradLoss_ascend910b},
     {"ascend910_93", 3, DTYPES_gradLoss_ascend910_93},
+    {"ascend950", 3, DTYPES_gradLoss_ascend950},
 };
-static const opgen_dtype_table DTYPES_gradLoss = {2, DTYPES_gradLoss_socs};
+static const opgen_dtype_table DTYPES_gradLoss = {3, DTYPES_gradLoss_socs};
 
 static const aclDataType DTYPES_logProb_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 static const aclDataType DTYPES_logProb_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+static const aclDataType DTYPES_logProb_ascend950[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_logProb_socs[] = {
     {"ascend910b", 3, DTYPES_logProb_ascend910b},
     {"ascend910_93", 3, DTYPES_logProb_ascend910_93},
+    {"ascend950", 3, DTYPES_logProb_ascend950},
 };
-static const opgen_dtype_table DTYPES_logProb = {2, DTYPES_logProb_socs};
+static const opgen_dtype_table DTYPES_logProb = {3, DTYPES_logProb_socs};
 
 static const aclDataType DTYPES_target_ascend910b[] = {ACL_INT64};
 static const aclDataType DTYPES_target_ascend910_93[] = {ACL_INT64};
+static const aclDataType DTYPES_target_ascend950[] = {ACL_INT64};
 static const opgen_soc_dtypes DTYPES_target_socs[] = {
     {"ascend910b", 1, DTYPES_target_ascend910b},
     {"ascend910_93", 1, DTYPES_target_ascend910_93},
+    {"ascend950", 1, DTYPES_target_ascend950},
 };
-static const opgen_dtype_table DTYPES_target = {2, DTYPES_target_socs};
+static const opgen_dtype_table DTYPES_target = {3, DTYPES_target_socs};
 
 static const aclDataType DTYPES_weightOptional_ascend910b[] = {ACL_FLOAT};
 static const aclDataType DTYPES_weightOptional_ascend910_93[] = {ACL_FLOAT};
+static const aclDataType DTYPES_weightOptional_ascend950[] = {ACL_FLOAT};
 static const opgen_soc_dtypes DTYPES_weightOptional_socs[] = {
     {"ascend910b", 1, DTYPES_weightOptional_ascend910b},
     {"ascend910_93", 1, DTYPES_weightOptional_ascend910_93},
+    {"ascend950", 1, DTYPES_weightOptional_ascend950},
 };
-static const opgen_dtype_table DTYPES_weightOptional = {2, DTYPES_weightOptional_socs};
+static const opgen_dtype_table DTYPES_weightOptional = {3, DTYPES_weightOptional_socs};
 
 /* helpers of the DOUBLE kernels (opgen_wide.c runs them) and of the sums computed in double */
 static inline double opgen_maximum_f64(double a, double b) { return (a > b || a != a) ? a : b; }

@@ -21,11 +21,13 @@
 /* dtype × product table of each checked tensor */
 static const aclDataType DTYPES_gradInput_ascend910b[] = {ACL_FLOAT16, ACL_FLOAT, ACL_BF16};
 static const aclDataType DTYPES_gradInput_ascend910_93[] = {ACL_FLOAT16, ACL_FLOAT, ACL_BF16};
+static const aclDataType DTYPES_gradInput_ascend950[] = {ACL_FLOAT16, ACL_FLOAT, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_gradInput_socs[] = {
     {"ascend910b", 3, DTYPES_gradInput_ascend910b},
     {"ascend910_93", 3, DTYPES_gradInput_ascend910_93},
+    {"ascend950", 3, DTYPES_gradInput_ascend950},
 };
-static const opgen_dtype_table DTYPES_gradInput = {2, DTYPES_gradInput_socs};
+static const opgen_dtype_table DTYPES_gradInput = {3, DTYPES_gradInput_socs};
 
 /* 1/(1 + exp(-u)) without overflow: exp(-|u|) <= 1, and both branches are finite for every u.  Numerator and
  * denominator are scaled by 2^100 (opgen_expf_nonpos_2p100: one multiply less, the same bits). */

@@ -24,13 +24,15 @@ static const aclDataType DTYPES_self_ascend910[] = {ACL_FLOAT, ACL_FLOAT16, ACL_
 static const aclDataType DTYPES_self_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE};
 static const aclDataType DTYPES_self_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16};
 static const aclDataType DTYPES_self_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16};
+static const aclDataType DTYPES_self_ascend950[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_self_socs[] = {
     {"ascend910", 3, DTYPES_self_ascend910},
     {"ascend310p", 3, DTYPES_self_ascend310p},
     {"ascend910b", 4, DTYPES_self_ascend910b},
     {"ascend910_93", 4, DTYPES_self_ascend910_93},
+    {"ascend950", 4, DTYPES_self_ascend950},
 };
-static const opgen_dtype_table DTYPES_self = {4, DTYPES_self_socs};
+static const opgen_dtype_table DTYPES_self = {5, DTYPES_self_socs};
 
 /* 1/(1 + exp(-u)) without overflow: exp(-|u|) <= 1, and both branches are finite for every u.  Numerator and
  * denominator are scaled by 2^100 (opgen_expf_nonpos_2p100: one multiply less, the same bits). */

@@ -22,22 +22,26 @@
 static const aclDataType DTYPES_self_ascend910[] = {ACL_FLOAT16, ACL_FLOAT};
 static const aclDataType DTYPES_self_ascend910b[] = {ACL_BF16, ACL_FLOAT16, ACL_FLOAT};
 static const aclDataType DTYPES_self_ascend910_93[] = {ACL_BF16, ACL_FLOAT16, ACL_FLOAT};
+static const aclDataType DTYPES_self_ascend950[] = {ACL_BF16, ACL_FLOAT16, ACL_FLOAT};
 static const opgen_soc_dtypes DTYPES_self_socs[] = {
     {"ascend910", 2, DTYPES_self_ascend910},
     {"ascend910b", 3, DTYPES_self_ascend910b},
     {"ascend910_93", 3, DTYPES_self_ascend910_93},
+    {"ascend950", 3, DTYPES_self_ascend950},
 };
-static const opgen_dtype_table DTYPES_self = {3, DTYPES_self_socs};
+static const opgen_dtype_table DTYPES_self = {4, DTYPES_self_socs};
 
 static const aclDataType DTYPES_gradOutput_ascend910[] = {ACL_FLOAT16, ACL_FLOAT};
 static const aclDataType DTYPES_gradOutput_ascend910b[] = {ACL_BF16, ACL_FLOAT16, ACL_FLOAT};
 static const aclDataType DTYPES_gradOutput_ascend910_93[] = {ACL_BF16, ACL_FLOAT16, ACL_FLOAT};
+static const aclDataType DTYPES_gradOutput_ascend950[] = {ACL_BF16, ACL_FLOAT16, ACL_FLOAT};
 static const opgen_soc_dtypes DTYPES_gradOutput_socs[] = {
     {"ascend910", 2, DTYPES_gradOutput_ascend910},
     {"ascend910b", 3, DTYPES_gradOutput_ascend910b},
     {"ascend910_93", 3, DTYPES_gradOutput_ascend910_93},
+    {"ascend950", 3, DTYPES_gradOutput_ascend950},
 };
-static const opgen_dtype_table DTYPES_gradOutput = {3, DTYPES_gradOutput_socs};
+static const opgen_dtype_table DTYPES_gradOutput = {4, DTYPES_gradOutput_socs};
 
 /* ---- the kernel ---- */
 typedef struct {

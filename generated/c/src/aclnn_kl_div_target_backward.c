@@ -22,35 +22,43 @@
 /* dtype × product table of each checked tensor */
 static const aclDataType DTYPES_gradOutput_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 static const aclDataType DTYPES_gradOutput_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+static const aclDataType DTYPES_gradOutput_ascend950[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_gradOutput_socs[] = {
     {"ascend910b", 3, DTYPES_gradOutput_ascend910b},
     {"ascend910_93", 3, DTYPES_gradOutput_ascend910_93},
+    {"ascend950", 3, DTYPES_gradOutput_ascend950},
 };
-static const opgen_dtype_table DTYPES_gradOutput = {2, DTYPES_gradOutput_socs};
+static const opgen_dtype_table DTYPES_gradOutput = {3, DTYPES_gradOutput_socs};
 
 static const aclDataType DTYPES_self_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 static const aclDataType DTYPES_self_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+static const aclDataType DTYPES_self_ascend950[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_self_socs[] = {
     {"ascend910b", 3, DTYPES_self_ascend910b},
     {"ascend910_93", 3, DTYPES_self_ascend910_93},
+    {"ascend950", 3, DTYPES_self_ascend950},
 };
-static const opgen_dtype_table DTYPES_self = {2, DTYPES_self_socs};
+static const opgen_dtype_table DTYPES_self = {3, DTYPES_self_socs};
 
 static const aclDataType DTYPES_target_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 static const aclDataType DTYPES_target_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+static const aclDataType DTYPES_target_ascend950[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_target_socs[] = {
     {"ascend910b", 3, DTYPES_target_ascend910b},
     {"ascend910_93", 3, DTYPES_target_ascend910_93},
+    {"ascend950", 3, DTYPES_target_ascend950},
 };
-static const opgen_dtype_table DTYPES_target = {2, DTYPES_target_socs};
+static const opgen_dtype_table DTYPES_target = {3, DTYPES_target_socs};
 
 static const aclDataType DTYPES_gradTarget_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 static const aclDataType DTYPES_gradTarget_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+static const aclDataType DTYPES_gradTarget_ascend950[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_gradTarget_socs[] = {
     {"ascend910b", 3, DTYPES_gradTarget_ascend910b},
     {"ascend910_93", 3, DTYPES_gradTarget_ascend910_93},
+    {"ascend950", 3, DTYPES_gradTarget_ascend950},
 };
-static const opgen_dtype_table DTYPES_gradTarget = {2, DTYPES_gradTarget_socs};
+static const opgen_dtype_table DTYPES_gradTarget = {3, DTYPES_gradTarget_socs};
 
 /* ---- the kernel for logTarget=false ---- */
 typedef struct {

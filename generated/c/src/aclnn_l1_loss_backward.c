@@ -23,13 +23,15 @@ static const aclDataType DTYPES_gradOutput_ascend910[] = {ACL_FLOAT, ACL_FLOAT16
 static const aclDataType DTYPES_gradOutput_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16};
 static const aclDataType DTYPES_gradOutput_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 static const aclDataType DTYPES_gradOutput_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+static const aclDataType DTYPES_gradOutput_ascend950[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_gradOutput_socs[] = {
     {"ascend910", 2, DTYPES_gradOutput_ascend910},
     {"ascend310p", 2, DTYPES_gradOutput_ascend310p},
     {"ascend910b", 3, DTYPES_gradOutput_ascend910b},
     {"ascend910_93", 3, DTYPES_gradOutput_ascend910_93},
+    {"ascend950", 3, DTYPES_gradOutput_ascend950},
 };
-static const opgen_dtype_table DTYPES_gradOutput = {4, DTYPES_gradOutput_socs};
+static const opgen_dtype_table DTYPES_gradOutput = {5, DTYPES_gradOutput_socs};
 
 /* ---- the kernel ---- */
 typedef struct {

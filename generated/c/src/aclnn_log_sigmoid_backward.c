@@ -23,49 +23,57 @@ static const aclDataType DTYPES_gradOutput_ascend910[] = {ACL_FLOAT16, ACL_FLOAT
 static const aclDataType DTYPES_gradOutput_ascend310p[] = {ACL_FLOAT16, ACL_FLOAT};
 static const aclDataType DTYPES_gradOutput_ascend910b[] = {ACL_FLOAT16, ACL_FLOAT, ACL_BF16};
 static const aclDataType DTYPES_gradOutput_ascend910_93[] = {ACL_FLOAT16, ACL_FLOAT, ACL_BF16};
+static const aclDataType DTYPES_gradOutput_ascend950[] = {ACL_FLOAT16, ACL_FLOAT, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_gradOutput_socs[] = {
     {"ascend910", 2, DTYPES_gradOutput_ascend910},
     {"ascend310p", 2, DTYPES_gradOutput_ascend310p},
     {"ascend910b", 3, DTYPES_gradOutput_ascend910b},
     {"ascend910_93", 3, DTYPES_gradOutput_ascend910_93},
+    {"ascend950", 3, DTYPES_gradOutput_ascend950},
 };
-static const opgen_dtype_table DTYPES_gradOutput = {4, DTYPES_gradOutput_socs};
+static const opgen_dtype_table DTYPES_gradOutput = {5, DTYPES_gradOutput_socs};
 
 static const aclDataType DTYPES_self_ascend910[] = {ACL_FLOAT16, ACL_FLOAT};
 static const aclDataType DTYPES_self_ascend310p[] = {ACL_FLOAT16, ACL_FLOAT};
 static const aclDataType DTYPES_self_ascend910b[] = {ACL_FLOAT16, ACL_FLOAT, ACL_BF16};
 static const aclDataType DTYPES_self_ascend910_93[] = {ACL_FLOAT16, ACL_FLOAT, ACL_BF16};
+static const aclDataType DTYPES_self_ascend950[] = {ACL_FLOAT16, ACL_FLOAT, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_self_socs[] = {
     {"ascend910", 2, DTYPES_self_ascend910},
     {"ascend310p", 2, DTYPES_self_ascend310p},
     {"ascend910b", 3, DTYPES_self_ascend910b},
     {"ascend910_93", 3, DTYPES_self_ascend910_93},
+    {"ascend950", 3, DTYPES_self_ascend950},
 };
-static const opgen_dtype_table DTYPES_self = {4, DTYPES_self_socs};
+static const opgen_dtype_table DTYPES_self = {5, DTYPES_self_socs};
 
 static const aclDataType DTYPES_gradInput_ascend910[] = {ACL_FLOAT16, ACL_FLOAT};
 static const aclDataType DTYPES_gradInput_ascend310p[] = {ACL_FLOAT16, ACL_FLOAT};
 static const aclDataType DTYPES_gradInput_ascend910b[] = {ACL_FLOAT16, ACL_FLOAT, ACL_BF16};
 static const aclDataType DTYPES_gradInput_ascend910_93[] = {ACL_FLOAT16, ACL_FLOAT, ACL_BF16};
+static const aclDataType DTYPES_gradInput_ascend950[] = {ACL_FLOAT16, ACL_FLOAT, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_gradInput_socs[] = {
     {"ascend910", 2, DTYPES_gradInput_ascend910},
     {"ascend310p", 2, DTYPES_gradInput_ascend310p},
     {"ascend910b", 3, DTYPES_gradInput_ascend910b},
     {"ascend910_93", 3, DTYPES_gradInput_ascend910_93},
+    {"ascend950", 3, DTYPES_gradInput_ascend950},
 };
-static const opgen_dtype_table DTYPES_gradInput = {4, DTYPES_gradInput_socs};
+static const opgen_dtype_table DTYPES_gradInput = {5, DTYPES_gradInput_socs};
 
 static const aclDataType DTYPES_buffer_ascend910[] = {ACL_FLOAT16, ACL_FLOAT};
 static const aclDataType DTYPES_buffer_ascend310p[] = {ACL_FLOAT16, ACL_FLOAT};
 static const aclDataType DTYPES_buffer_ascend910b[] = {ACL_FLOAT16, ACL_FLOAT, ACL_BF16};
 static const aclDataType DTYPES_buffer_ascend910_93[] = {ACL_FLOAT16, ACL_FLOAT, ACL_BF16};
+static const aclDataType DTYPES_buffer_ascend950[] = {ACL_FLOAT16, ACL_FLOAT, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_buffer_socs[] = {
     {"ascend910", 2, DTYPES_buffer_ascend910},
     {"ascend310p", 2, DTYPES_buffer_ascend310p},
     {"ascend910b", 3, DTYPES_buffer_ascend910b},
     {"ascend910_93", 3, DTYPES_buffer_ascend910_93},
+    {"ascend950", 3, DTYPES_buffer_ascend950},
 };
-static const opgen_dtype_table DTYPES_buffer = {4, DTYPES_buffer_socs};
+static const opgen_dtype_table DTYPES_buffer = {5, DTYPES_buffer_socs};
 
 /* 1/(1 + exp(-u)) without overflow: exp(-|u|) <= 1, and both branches are finite for every u.  Numerator and
  * denominator are scaled by 2^100 (opgen_expf_nonpos_2p100: one multiply less, the same bits). */

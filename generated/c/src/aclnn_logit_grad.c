@@ -21,27 +21,33 @@
 /* dtype × product table of each checked tensor */
 static const aclDataType DTYPES_x_ascend910b[] = {ACL_BF16, ACL_FLOAT16, ACL_FLOAT};
 static const aclDataType DTYPES_x_ascend910_93[] = {ACL_BF16, ACL_FLOAT16, ACL_FLOAT};
+static const aclDataType DTYPES_x_ascend950[] = {ACL_BF16, ACL_FLOAT16, ACL_FLOAT};
 static const opgen_soc_dtypes DTYPES_x_socs[] = {
     {"ascend910b", 3, DTYPES_x_ascend910b},
     {"ascend910_93", 3, DTYPES_x_ascend910_93},
+    {"ascend950", 3, DTYPES_x_ascend950},
 };
-static const opgen_dtype_table DTYPES_x = {2, DTYPES_x_socs};
+static const opgen_dtype_table DTYPES_x = {3, DTYPES_x_socs};
 
 static const aclDataType DTYPES_dy_ascend910b[] = {ACL_BF16, ACL_FLOAT16, ACL_FLOAT};
 static const aclDataType DTYPES_dy_ascend910_93[] = {ACL_BF16, ACL_FLOAT16, ACL_FLOAT};
+static const aclDataType DTYPES_dy_ascend950[] = {ACL_BF16, ACL_FLOAT16, ACL_FLOAT};
 static const opgen_soc_dtypes DTYPES_dy_socs[] = {
     {"ascend910b", 3, DTYPES_dy_ascend910b},
     {"ascend910_93", 3, DTYPES_dy_ascend910_93},
+    {"ascend950", 3, DTYPES_dy_ascend950},
 };
-static const opgen_dtype_table DTYPES_dy = {2, DTYPES_dy_socs};
+static const opgen_dtype_table DTYPES_dy = {3, DTYPES_dy_socs};
 
 static const aclDataType DTYPES_out_ascend910b[] = {ACL_BF16, ACL_FLOAT16, ACL_FLOAT};
 static const aclDataType DTYPES_out_ascend910_93[] = {ACL_BF16, ACL_FLOAT16, ACL_FLOAT};
+static const aclDataType DTYPES_out_ascend950[] = {ACL_BF16, ACL_FLOAT16, ACL_FLOAT};
 static const opgen_soc_dtypes DTYPES_out_socs[] = {
     {"ascend910b", 3, DTYPES_out_ascend910b},
     {"ascend910_93", 3, DTYPES_out_ascend910_93},
+    {"ascend950", 3, DTYPES_out_ascend950},
 };
-static const opgen_dtype_table DTYPES_out = {2, DTYPES_out_socs};
+static const opgen_dtype_table DTYPES_out = {3, DTYPES_out_socs};
 
 /* ---- the kernel ---- */
 typedef struct {

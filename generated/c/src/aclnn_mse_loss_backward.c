@@ -22,22 +22,26 @@
 static const aclDataType DTYPES_self_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16};
 static const aclDataType DTYPES_self_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 static const aclDataType DTYPES_self_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+static const aclDataType DTYPES_self_ascend950[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_self_socs[] = {
     {"ascend310p", 2, DTYPES_self_ascend310p},
     {"ascend910b", 3, DTYPES_self_ascend910b},
     {"ascend910_93", 3, DTYPES_self_ascend910_93},
+    {"ascend950", 3, DTYPES_self_ascend950},
 };
-static const opgen_dtype_table DTYPES_self = {3, DTYPES_self_socs};
+static const opgen_dtype_table DTYPES_self = {4, DTYPES_self_socs};
 
 static const aclDataType DTYPES_out_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16};
 static const aclDataType DTYPES_out_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 static const aclDataType DTYPES_out_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+static const aclDataType DTYPES_out_ascend950[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_out_socs[] = {
     {"ascend310p", 2, DTYPES_out_ascend310p},
     {"ascend910b", 3, DTYPES_out_ascend910b},
     {"ascend910_93", 3, DTYPES_out_ascend910_93},
+    {"ascend950", 3, DTYPES_out_ascend950},
 };
-static const opgen_dtype_table DTYPES_out = {3, DTYPES_out_socs};
+static const opgen_dtype_table DTYPES_out = {4, DTYPES_out_socs};
 
 /* ---- the kernel ---- */
 typedef struct {

@@ -22,22 +22,26 @@
 static const aclDataType DTYPES_self_ascend910[] = {ACL_FLOAT, ACL_FLOAT16};
 static const aclDataType DTYPES_self_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 static const aclDataType DTYPES_self_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+static const aclDataType DTYPES_self_ascend950[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_self_socs[] = {
     {"ascend910", 2, DTYPES_self_ascend910},
     {"ascend910b", 3, DTYPES_self_ascend910b},
     {"ascend910_93", 3, DTYPES_self_ascend910_93},
+    {"ascend950", 3, DTYPES_self_ascend950},
 };
-static const opgen_dtype_table DTYPES_self = {3, DTYPES_self_socs};
+static const opgen_dtype_table DTYPES_self = {4, DTYPES_self_socs};
 
 static const aclDataType DTYPES_target_ascend910[] = {ACL_INT64, ACL_UINT8, ACL_INT32};
 static const aclDataType DTYPES_target_ascend910b[] = {ACL_INT64, ACL_UINT8, ACL_INT32};
 static const aclDataType DTYPES_target_ascend910_93[] = {ACL_INT64, ACL_UINT8, ACL_INT32};
+static const aclDataType DTYPES_target_ascend950[] = {ACL_INT64, ACL_UINT8, ACL_INT32};
 static const opgen_soc_dtypes DTYPES_target_socs[] = {
     {"ascend910", 3, DTYPES_target_ascend910},
     {"ascend910b", 3, DTYPES_target_ascend910b},
     {"ascend910_93", 3, DTYPES_target_ascend910_93},
+    {"ascend950", 3, DTYPES_target_ascend950},
 };
-static const opgen_dtype_table DTYPES_target = {3, DTYPES_target_socs};
+static const opgen_dtype_table DTYPES_target = {4, DTYPES_target_socs};
 
 /* ---- the kernel ---- */
 typedef struct {

@@ -22,13 +22,15 @@
 /* dtype × product table of each checked tensor */
 static const aclDataType DTYPES_self_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 static const aclDataType DTYPES_self_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+static const aclDataType DTYPES_self_ascend950[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 static const aclDataType DTYPES_self_ascend910[] = {ACL_FLOAT, ACL_FLOAT16};
 static const opgen_soc_dtypes DTYPES_self_socs[] = {
     {"ascend910b", 3, DTYPES_self_ascend910b},
     {"ascend910_93", 3, DTYPES_self_ascend910_93},
+    {"ascend950", 3, DTYPES_self_ascend950},
     {"ascend910", 2, DTYPES_self_ascend910},
 };
-static const opgen_dtype_table DTYPES_self = {3, DTYPES_self_socs};
+static const opgen_dtype_table DTYPES_self = {4, DTYPES_self_socs};
 
 /* ---- the kernel ---- */
 typedef struct {

@@ -23,37 +23,43 @@ static const aclDataType DTYPES_gradOutput_ascend910[] = {ACL_FLOAT, ACL_FLOAT16
 static const aclDataType DTYPES_gradOutput_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8};
 static const aclDataType DTYPES_gradOutput_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_BF16};
 static const aclDataType DTYPES_gradOutput_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_BF16};
+static const aclDataType DTYPES_gradOutput_ascend950[] = {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_gradOutput_socs[] = {
     {"ascend910", 4, DTYPES_gradOutput_ascend910},
     {"ascend310p", 4, DTYPES_gradOutput_ascend310p},
     {"ascend910b", 5, DTYPES_gradOutput_ascend910b},
     {"ascend910_93", 5, DTYPES_gradOutput_ascend910_93},
+    {"ascend950", 5, DTYPES_gradOutput_ascend950},
 };
-static const opgen_dtype_table DTYPES_gradOutput = {4, DTYPES_gradOutput_socs};
+static const opgen_dtype_table DTYPES_gradOutput = {5, DTYPES_gradOutput_socs};
 
 static const aclDataType DTYPES_result_ascend910[] = {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8};
 static const aclDataType DTYPES_result_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8};
 static const aclDataType DTYPES_result_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_BF16};
 static const aclDataType DTYPES_result_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_BF16};
+static const aclDataType DTYPES_result_ascend950[] = {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_result_socs[] = {
     {"ascend910", 4, DTYPES_result_ascend910},
     {"ascend310p", 4, DTYPES_result_ascend310p},
     {"ascend910b", 5, DTYPES_result_ascend910b},
     {"ascend910_93", 5, DTYPES_result_ascend910_93},
+    {"ascend950", 5, DTYPES_result_ascend950},
 };
-static const opgen_dtype_table DTYPES_result = {4, DTYPES_result_socs};
+static const opgen_dtype_table DTYPES_result = {5, DTYPES_result_socs};
 
 static const aclDataType DTYPES_gradInput_ascend910[] = {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8};
 static const aclDataType DTYPES_gradInput_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8};
 static const aclDataType DTYPES_gradInput_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_BF16};
 static const aclDataType DTYPES_gradInput_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_BF16};
+static const aclDataType DTYPES_gradInput_ascend950[] = {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_gradInput_socs[] = {
     {"ascend910", 4, DTYPES_gradInput_ascend910},
     {"ascend310p", 4, DTYPES_gradInput_ascend310p},
     {"ascend910b", 5, DTYPES_gradInput_ascend910b},
     {"ascend910_93", 5, DTYPES_gradInput_ascend910_93},
+    {"ascend950", 5, DTYPES_gradInput_ascend950},
 };
-static const opgen_dtype_table DTYPES_gradInput = {4, DTYPES_gradInput_socs};
+static const opgen_dtype_table DTYPES_gradInput = {5, DTYPES_gradInput_socs};
 
 /* ---- the kernel ---- */
 typedef struct {

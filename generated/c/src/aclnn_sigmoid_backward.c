@@ -23,37 +23,43 @@ static const aclDataType DTYPES_gradOutput_ascend910[] = {ACL_FLOAT, ACL_FLOAT16
 static const aclDataType DTYPES_gradOutput_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128};
 static const aclDataType DTYPES_gradOutput_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16};
 static const aclDataType DTYPES_gradOutput_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16};
+static const aclDataType DTYPES_gradOutput_ascend950[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_gradOutput_socs[] = {
     {"ascend910", 5, DTYPES_gradOutput_ascend910},
     {"ascend310p", 5, DTYPES_gradOutput_ascend310p},
     {"ascend910b", 6, DTYPES_gradOutput_ascend910b},
     {"ascend910_93", 6, DTYPES_gradOutput_ascend910_93},
+    {"ascend950", 6, DTYPES_gradOutput_ascend950},
 };
-static const opgen_dtype_table DTYPES_gradOutput = {4, DTYPES_gradOutput_socs};
+static const opgen_dtype_table DTYPES_gradOutput = {5, DTYPES_gradOutput_socs};
 
 static const aclDataType DTYPES_output_ascend910[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128};
 static const aclDataType DTYPES_output_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128};
 static const aclDataType DTYPES_output_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16};
 static const aclDataType DTYPES_output_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16};
+static const aclDataType DTYPES_output_ascend950[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_output_socs[] = {
     {"ascend910", 5, DTYPES_output_ascend910},
     {"ascend310p", 5, DTYPES_output_ascend310p},
     {"ascend910b", 6, DTYPES_output_ascend910b},
     {"ascend910_93", 6, DTYPES_output_ascend910_93},
+    {"ascend950", 6, DTYPES_output_ascend950},
 };
-static const opgen_dtype_table DTYPES_output = {4, DTYPES_output_socs};
+static const opgen_dtype_table DTYPES_output = {5, DTYPES_output_socs};
 
 static const aclDataType DTYPES_gradInput_ascend910[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128};
 static const aclDataType DTYPES_gradInput_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128};
 static const aclDataType DTYPES_gradInput_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16};
 static const aclDataType DTYPES_gradInput_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16};
+static const aclDataType DTYPES_gradInput_ascend950[] = {ACL_FLOAT, ACL_FLOAT16, ACL_DOUBLE, ACL_COMPLEX64, ACL_COMPLEX128, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_gradInput_socs[] = {
     {"ascend910", 5, DTYPES_gradInput_ascend910},
     {"ascend310p", 5, DTYPES_gradInput_ascend310p},
     {"ascend910b", 6, DTYPES_gradInput_ascend910b},
     {"ascend910_93", 6, DTYPES_gradInput_ascend910_93},
+    {"ascend950", 6, DTYPES_gradInput_ascend950},
 };
-static const opgen_dtype_table DTYPES_gradInput = {4, DTYPES_gradInput_socs};
+static const opgen_dtype_table DTYPES_gradInput = {5, DTYPES_gradInput_socs};
 
 /* helpers of the DOUBLE kernels (opgen_wide.c runs them) and of the sums computed in double */
 #include <complex.h>

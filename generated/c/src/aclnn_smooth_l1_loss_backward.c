@@ -23,49 +23,57 @@ static const aclDataType DTYPES_gradOut_ascend910[] = {ACL_FLOAT, ACL_FLOAT16};
 static const aclDataType DTYPES_gradOut_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16};
 static const aclDataType DTYPES_gradOut_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 static const aclDataType DTYPES_gradOut_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+static const aclDataType DTYPES_gradOut_ascend950[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_gradOut_socs[] = {
     {"ascend910", 2, DTYPES_gradOut_ascend910},
     {"ascend310p", 2, DTYPES_gradOut_ascend310p},
     {"ascend910b", 3, DTYPES_gradOut_ascend910b},
     {"ascend910_93", 3, DTYPES_gradOut_ascend910_93},
+    {"ascend950", 3, DTYPES_gradOut_ascend950},
 };
-static const opgen_dtype_table DTYPES_gradOut = {4, DTYPES_gradOut_socs};
+static const opgen_dtype_table DTYPES_gradOut = {5, DTYPES_gradOut_socs};
 
 static const aclDataType DTYPES_self_ascend910[] = {ACL_FLOAT, ACL_FLOAT16};
 static const aclDataType DTYPES_self_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16};
 static const aclDataType DTYPES_self_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 static const aclDataType DTYPES_self_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+static const aclDataType DTYPES_self_ascend950[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_self_socs[] = {
     {"ascend910", 2, DTYPES_self_ascend910},
     {"ascend310p", 2, DTYPES_self_ascend310p},
     {"ascend910b", 3, DTYPES_self_ascend910b},
     {"ascend910_93", 3, DTYPES_self_ascend910_93},
+    {"ascend950", 3, DTYPES_self_ascend950},
 };
-static const opgen_dtype_table DTYPES_self = {4, DTYPES_self_socs};
+static const opgen_dtype_table DTYPES_self = {5, DTYPES_self_socs};
 
 static const aclDataType DTYPES_target_ascend910[] = {ACL_FLOAT, ACL_FLOAT16};
 static const aclDataType DTYPES_target_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16};
 static const aclDataType DTYPES_target_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 static const aclDataType DTYPES_target_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+static const aclDataType DTYPES_target_ascend950[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_target_socs[] = {
     {"ascend910", 2, DTYPES_target_ascend910},
     {"ascend310p", 2, DTYPES_target_ascend310p},
     {"ascend910b", 3, DTYPES_target_ascend910b},
     {"ascend910_93", 3, DTYPES_target_ascend910_93},
+    {"ascend950", 3, DTYPES_target_ascend950},
 };
-static const opgen_dtype_table DTYPES_target = {4, DTYPES_target_socs};
+static const opgen_dtype_table DTYPES_target = {5, DTYPES_target_socs};
 
 static const aclDataType DTYPES_gradInput_ascend910[] = {ACL_FLOAT, ACL_FLOAT16};
 static const aclDataType DTYPES_gradInput_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16};
 static const aclDataType DTYPES_gradInput_ascend910b[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 static const aclDataType DTYPES_gradInput_ascend910_93[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
+static const aclDataType DTYPES_gradInput_ascend950[] = {ACL_FLOAT, ACL_FLOAT16, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_gradInput_socs[] = {
     {"ascend910", 2, DTYPES_gradInput_ascend910},
     {"ascend310p", 2, DTYPES_gradInput_ascend310p},
     {"ascend910b", 3, DTYPES_gradInput_ascend910b},
     {"ascend910_93", 3, DTYPES_gradInput_ascend910_93},
+    {"ascend950", 3, DTYPES_gradInput_ascend950},
 };
-static const opgen_dtype_table DTYPES_gradInput = {4, DTYPES_gradInput_socs};
+static const opgen_dtype_table DTYPES_gradInput = {5, DTYPES_gradInput_socs};
 
 /* ---- the kernel ---- */
 typedef struct {

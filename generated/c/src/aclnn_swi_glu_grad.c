@@ -23,12 +23,14 @@
 static const aclDataType DTYPES_x_ascend310p[] = {ACL_FLOAT16, ACL_FLOAT};
 static const aclDataType DTYPES_x_ascend910b[] = {ACL_FLOAT16, ACL_FLOAT, ACL_BF16};
 static const aclDataType DTYPES_x_ascend910_93[] = {ACL_FLOAT16, ACL_FLOAT, ACL_BF16};
+static const aclDataType DTYPES_x_ascend950[] = {ACL_FLOAT16, ACL_FLOAT, ACL_BF16};
 static const opgen_soc_dtypes DTYPES_x_socs[] = {
     {"ascend310p", 2, DTYPES_x_ascend310p},
     {"ascend910b", 3, DTYPES_x_ascend910b},
     {"ascend910_93", 3, DTYPES_x_ascend910_93},
+    {"ascend950", 3, DTYPES_x_ascend950},
 };
-static const opgen_dtype_table DTYPES_x = {3, DTYPES_x_socs};
+static const opgen_dtype_table DTYPES_x = {4, DTYPES_x_socs};
 
 /* 1/(1 + exp(-u)) without overflow: exp(-|u|) <= 1, and both branches are finite for every u.  Numerator and
  * denominator are scaled by 2^100 (opgen_expf_nonpos_2p100: one multiply less, the same bits). */

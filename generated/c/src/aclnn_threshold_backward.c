@@ -23,25 +23,29 @@ static const aclDataType DTYPES_gradOutput_ascend910[] = {ACL_FLOAT, ACL_FLOAT16
 static const aclDataType DTYPES_gradOutput_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8};
 static const aclDataType DTYPES_gradOutput_ascend910b[] = {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8};
 static const aclDataType DTYPES_gradOutput_ascend910_93[] = {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8};
+static const aclDataType DTYPES_gradOutput_ascend950[] = {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8};
 static const opgen_soc_dtypes DTYPES_gradOutput_socs[] = {
     {"ascend910", 5, DTYPES_gradOutput_ascend910},
     {"ascend310p", 5, DTYPES_gradOutput_ascend310p},
     {"ascend910b", 6, DTYPES_gradOutput_ascend910b},
     {"ascend910_93", 6, DTYPES_gradOutput_ascend910_93},
+    {"ascend950", 6, DTYPES_gradOutput_ascend950},
 };
-static const opgen_dtype_table DTYPES_gradOutput = {4, DTYPES_gradOutput_socs};
+static const opgen_dtype_table DTYPES_gradOutput = {5, DTYPES_gradOutput_socs};
 
 static const aclDataType DTYPES_self_ascend910[] = {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8};
 static const aclDataType DTYPES_self_ascend310p[] = {ACL_FLOAT, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8};
 static const aclDataType DTYPES_self_ascend910b[] = {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8};
 static const aclDataType DTYPES_self_ascend910_93[] = {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8};
+static const aclDataType DTYPES_self_ascend950[] = {ACL_FLOAT, ACL_BF16, ACL_FLOAT16, ACL_INT32, ACL_INT8, ACL_UINT8};
 static const opgen_soc_dtypes DTYPES_self_socs[] = {
     {"ascend910", 5, DTYPES_self_ascend910},
     {"ascend310p", 5, DTYPES_self_ascend310p},
     {"ascend910b", 6, DTYPES_self_ascend910b},
     {"ascend910_93", 6, DTYPES_self_ascend910_93},
+    {"ascend950", 6, DTYPES_self_ascend950},
 };
-static const opgen_dtype_table DTYPES_self = {4, DTYPES_self_socs};
+static const opgen_dtype_table DTYPES_self = {5, DTYPES_self_socs};
 
 /* helpers of the DOUBLE kernels (opgen_wide.c runs them) and of the sums computed in double */
 static inline double opgen_maximum_f64(double a, double b) { return (a > b || a != a) ? a : b; }

@@ -11,10 +11,11 @@ const char *const opgen_socs[] = {
     "ascend910b",
     "ascend910_93",
     "ascend310b",
+    "ascend950",
     NULL,
 };
 const char opgen_default_soc[] = "ascend910b";
-const char opgen_known_socs[] = "ascend910, ascend310p, ascend910b, ascend910_93, ascend310b";
+const char opgen_known_socs[] = "ascend910, ascend310p, ascend910b, ascend910_93, ascend310b, ascend950";
 
 bool opgen_soc_known(const char *soc)
 {

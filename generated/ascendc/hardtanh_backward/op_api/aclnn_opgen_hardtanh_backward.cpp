@@ -20,6 +20,7 @@ const std::initializer_list<op::DataType>& Dtypes_gradOutput()
     static const std::initializer_list<op::DataType> ASCEND310P = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
     static const std::initializer_list<op::DataType> ASCEND910B = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
     static const std::initializer_list<op::DataType> ASCEND910_93 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
+    static const std::initializer_list<op::DataType> ASCEND950 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
     static const std::initializer_list<op::DataType> ASCEND310B = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
     static const std::initializer_list<op::DataType> NONE = {};
     switch (op::GetCurrentPlatformInfo().GetSocVersion()) {
@@ -27,6 +28,7 @@ const std::initializer_list<op::DataType>& Dtypes_gradOutput()
         case op::SocVersion::ASCEND310P: return ASCEND310P;
         case op::SocVersion::ASCEND910B: return ASCEND910B;
         case op::SocVersion::ASCEND910_93: return ASCEND910_93;
+        case op::SocVersion::ASCEND950: return ASCEND950;
         case op::SocVersion::ASCEND310B: return ASCEND310B;
         default: return NONE;
     }
@@ -39,6 +41,7 @@ const std::initializer_list<op::DataType>& Dtypes_self()
     static const std::initializer_list<op::DataType> ASCEND310P = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
     static const std::initializer_list<op::DataType> ASCEND910B = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
     static const std::initializer_list<op::DataType> ASCEND910_93 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
+    static const std::initializer_list<op::DataType> ASCEND950 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
     static const std::initializer_list<op::DataType> ASCEND310B = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
     static const std::initializer_list<op::DataType> NONE = {};
     switch (op::GetCurrentPlatformInfo().GetSocVersion()) {
@@ -46,6 +49,7 @@ const std::initializer_list<op::DataType>& Dtypes_self()
         case op::SocVersion::ASCEND310P: return ASCEND310P;
         case op::SocVersion::ASCEND910B: return ASCEND910B;
         case op::SocVersion::ASCEND910_93: return ASCEND910_93;
+        case op::SocVersion::ASCEND950: return ASCEND950;
         case op::SocVersion::ASCEND310B: return ASCEND310B;
         default: return NONE;
     }
@@ -58,6 +62,7 @@ const std::initializer_list<op::DataType>& Dtypes_out()
     static const std::initializer_list<op::DataType> ASCEND310P = {op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
     static const std::initializer_list<op::DataType> ASCEND910B = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
     static const std::initializer_list<op::DataType> ASCEND910_93 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
+    static const std::initializer_list<op::DataType> ASCEND950 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
     static const std::initializer_list<op::DataType> ASCEND310B = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
     static const std::initializer_list<op::DataType> NONE = {};
     switch (op::GetCurrentPlatformInfo().GetSocVersion()) {
@@ -65,6 +70,7 @@ const std::initializer_list<op::DataType>& Dtypes_out()
         case op::SocVersion::ASCEND310P: return ASCEND310P;
         case op::SocVersion::ASCEND910B: return ASCEND910B;
         case op::SocVersion::ASCEND910_93: return ASCEND910_93;
+        case op::SocVersion::ASCEND950: return ASCEND950;
         case op::SocVersion::ASCEND310B: return ASCEND310B;
         default: return NONE;
     }

@@ -20,10 +20,12 @@ const std::initializer_list<op::DataType>& Dtypes_gradOutput()
 {
     static const std::initializer_list<op::DataType> ASCEND910B = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
     static const std::initializer_list<op::DataType> ASCEND910_93 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
+    static const std::initializer_list<op::DataType> ASCEND950 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
     static const std::initializer_list<op::DataType> NONE = {};
     switch (op::GetCurrentPlatformInfo().GetSocVersion()) {
         case op::SocVersion::ASCEND910B: return ASCEND910B;
         case op::SocVersion::ASCEND910_93: return ASCEND910_93;
+        case op::SocVersion::ASCEND950: return ASCEND950;
         default: return NONE;
     }
 }
@@ -33,10 +35,12 @@ const std::initializer_list<op::DataType>& Dtypes_self()
 {
     static const std::initializer_list<op::DataType> ASCEND910B = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
     static const std::initializer_list<op::DataType> ASCEND910_93 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
+    static const std::initializer_list<op::DataType> ASCEND950 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
     static const std::initializer_list<op::DataType> NONE = {};
     switch (op::GetCurrentPlatformInfo().GetSocVersion()) {
         case op::SocVersion::ASCEND910B: return ASCEND910B;
         case op::SocVersion::ASCEND910_93: return ASCEND910_93;
+        case op::SocVersion::ASCEND950: return ASCEND950;
         default: return NONE;
     }
 }
@@ -46,10 +50,12 @@ const std::initializer_list<op::DataType>& Dtypes_target()
 {
     static const std::initializer_list<op::DataType> ASCEND910B = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
     static const std::initializer_list<op::DataType> ASCEND910_93 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
+    static const std::initializer_list<op::DataType> ASCEND950 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
     static const std::initializer_list<op::DataType> NONE = {};
     switch (op::GetCurrentPlatformInfo().GetSocVersion()) {
         case op::SocVersion::ASCEND910B: return ASCEND910B;
         case op::SocVersion::ASCEND910_93: return ASCEND910_93;
+        case op::SocVersion::ASCEND950: return ASCEND950;
         default: return NONE;
     }
 }
@@ -59,10 +65,12 @@ const std::initializer_list<op::DataType>& Dtypes_out()
 {
     static const std::initializer_list<op::DataType> ASCEND910B = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
     static const std::initializer_list<op::DataType> ASCEND910_93 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
+    static const std::initializer_list<op::DataType> ASCEND950 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
     static const std::initializer_list<op::DataType> NONE = {};
     switch (op::GetCurrentPlatformInfo().GetSocVersion()) {
         case op::SocVersion::ASCEND910B: return ASCEND910B;
         case op::SocVersion::ASCEND910_93: return ASCEND910_93;
+        case op::SocVersion::ASCEND950: return ASCEND950;
         default: return NONE;
     }
 }

@@ -18,10 +18,12 @@ const std::initializer_list<op::DataType>& Dtypes_x()
 {
     static const std::initializer_list<op::DataType> ASCEND910B = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
     static const std::initializer_list<op::DataType> ASCEND910_93 = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
+    static const std::initializer_list<op::DataType> ASCEND950 = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
     static const std::initializer_list<op::DataType> NONE = {};
     switch (op::GetCurrentPlatformInfo().GetSocVersion()) {
         case op::SocVersion::ASCEND910B: return ASCEND910B;
         case op::SocVersion::ASCEND910_93: return ASCEND910_93;
+        case op::SocVersion::ASCEND950: return ASCEND950;
         default: return NONE;
     }
 }
@@ -31,10 +33,12 @@ const std::initializer_list<op::DataType>& Dtypes_dy()
 {
     static const std::initializer_list<op::DataType> ASCEND910B = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
     static const std::initializer_list<op::DataType> ASCEND910_93 = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
+    static const std::initializer_list<op::DataType> ASCEND950 = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
     static const std::initializer_list<op::DataType> NONE = {};
     switch (op::GetCurrentPlatformInfo().GetSocVersion()) {
         case op::SocVersion::ASCEND910B: return ASCEND910B;
         case op::SocVersion::ASCEND910_93: return ASCEND910_93;
+        case op::SocVersion::ASCEND950: return ASCEND950;
         default: return NONE;
     }
 }
@@ -44,10 +48,12 @@ const std::initializer_list<op::DataType>& Dtypes_out()
 {
     static const std::initializer_list<op::DataType> ASCEND910B = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
     static const std::initializer_list<op::DataType> ASCEND910_93 = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
+    static const std::initializer_list<op::DataType> ASCEND950 = {op::DataType::DT_BF16, op::DataType::DT_FLOAT16, op::DataType::DT_FLOAT};
     static const std::initializer_list<op::DataType> NONE = {};
     switch (op::GetCurrentPlatformInfo().GetSocVersion()) {
         case op::SocVersion::ASCEND910B: return ASCEND910B;
         case op::SocVersion::ASCEND910_93: return ASCEND910_93;
+        case op::SocVersion::ASCEND950: return ASCEND950;
         default: return NONE;
     }
 }

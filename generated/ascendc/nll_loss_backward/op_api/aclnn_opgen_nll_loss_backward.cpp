@@ -19,11 +19,13 @@ const std::initializer_list<op::DataType>& Dtypes_self()
     static const std::initializer_list<op::DataType> ASCEND910 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
     static const std::initializer_list<op::DataType> ASCEND910B = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
     static const std::initializer_list<op::DataType> ASCEND910_93 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
+    static const std::initializer_list<op::DataType> ASCEND950 = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
     static const std::initializer_list<op::DataType> NONE = {};
     switch (op::GetCurrentPlatformInfo().GetSocVersion()) {
         case op::SocVersion::ASCEND910: return ASCEND910;
         case op::SocVersion::ASCEND910B: return ASCEND910B;
         case op::SocVersion::ASCEND910_93: return ASCEND910_93;
+        case op::SocVersion::ASCEND950: return ASCEND950;
         default: return NONE;
     }
 }
@@ -34,11 +36,13 @@ const std::initializer_list<op::DataType>& Dtypes_target()
     static const std::initializer_list<op::DataType> ASCEND910 = {op::DataType::DT_INT64, op::DataType::DT_UINT8, op::DataType::DT_INT32};
     static const std::initializer_list<op::DataType> ASCEND910B = {op::DataType::DT_INT64, op::DataType::DT_UINT8, op::DataType::DT_INT32};
     static const std::initializer_list<op::DataType> ASCEND910_93 = {op::DataType::DT_INT64, op::DataType::DT_UINT8, op::DataType::DT_INT32};
+    static const std::initializer_list<op::DataType> ASCEND950 = {op::DataType::DT_INT64, op::DataType::DT_UINT8, op::DataType::DT_INT32};
     static const std::initializer_list<op::DataType> NONE = {};
     switch (op::GetCurrentPlatformInfo().GetSocVersion()) {
         case op::SocVersion::ASCEND910: return ASCEND910;
         case op::SocVersion::ASCEND910B: return ASCEND910B;
         case op::SocVersion::ASCEND910_93: return ASCEND910_93;
+        case op::SocVersion::ASCEND950: return ASCEND950;
         default: return NONE;
     }
 }

@@ -24,7 +24,7 @@ typedef enum {
 
 /* Select the device.  This is where the runtime learns its chip, as CANN does: the SoC is read from the
  * environment variable OPGEN_SOC_VERSION (a SoC string of the spec's products: ascend910, ascend310p, ascend910b,
- * ascend910_93, ascend310b), default ascend910b.  An unknown SoC is ACL_ERROR_INVALID_PARAM.  Only device 0
+ * ascend910_93, ascend310b, ascend950), default ascend910b.  An unknown SoC is ACL_ERROR_INVALID_PARAM.  Only device 0
  * exists (aclrtGetDeviceCount reports 1). */
 ACL_FUNC_VISIBILITY aclError aclrtSetDevice(int32_t deviceId);
 ACL_FUNC_VISIBILITY aclError aclrtResetDevice(int32_t deviceId);
