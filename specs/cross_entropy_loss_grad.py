@@ -33,7 +33,8 @@ SPEC = Op(
                         "the gradient of the forward loss: shape (N) for reduction none, else one element.")),
         Tensor("logProb", y, role=FORWARD_OUTPUT, holds=x - log(DimSum(exp(x))),
                doc=Text("正向输入x的log_softmax,shape为(N, C)。", "log_softmax of the forward input x, (N, C).")),
-        Tensor("target", t, role=OPERAND, dtypes={soc: ["INT64"] for soc in SOCS},
+        # INT32 targets on the Ascend 950 only (the aclnn page)
+        Tensor("target", t, role=OPERAND, dtypes={soc: ["INT64"] + ["INT32"] * (soc == "ascend950") for soc in SOCS},
                doc=Text("每个样本的类别索引,shape为(N),取值在[0, C-1]或等于ignoreIndex。",
                         "the class index of each sample, shape (N), in [0, C-1] or equal to ignoreIndex.")),
         Tensor("weightOptional", w, role=OPERAND, optional=True, default=1,
@@ -72,7 +73,7 @@ SPEC = Op(
               Formula(gradient(g), when={"reductionOptional": "sum"}),
               Formula(gradient(g / TOTAL), when={"reductionOptional": "mean"})],
     dtypes={soc: FLOATS for soc in SOCS},
-    compute={"INT64": "FLOAT"},
+    compute={"INT64": "FLOAT", "INT32": "FLOAT"},
     # the generated aclnn's checks (the def's dtype combinations), then infer-shape's and the tiling's
     rules=[
         DtypeSupported("gradLoss", "logProb", "target", "weightOptional"),

@@ -108,7 +108,7 @@ def _dtype_tables(op, text, lang):
             in_dtype = False
         m = re.match(r"      - (.+?): ?(.+?)[。.]$", line)
         if in_dtype and m and any(w in m.group(1) for w in by_words):
-            products = re.split("、|, (?=Atlas)", m.group(1))
+            products = re.split("、|, (?=Atlas|Ascend)", m.group(1))
             dtypes = re.split("、|, ", m.group(2))
             for pr in products:
                 tables.setdefault(current, {})[by_words[pr]] = dtypes

@@ -35,7 +35,7 @@ DTYPES = {
     "target": {
         "ascend910b": ["INT64"],
         "ascend910_93": ["INT64"],
-        "ascend950": ["INT64"],
+        "ascend950": ["INT64", "INT32"],
     },
     "weightOptional": {
         "ascend910b": ["FLOAT"],

@@ -25,6 +25,7 @@ from . import names, opapi, project
 from .kernel_source import render_kernel
 from .op_host import render_op_host
 from .plan import Plan, plan
+from .socs import kernel_socs
 from .tiling_source import host_params, render_host_tiling, render_kernel_tiling
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -86,6 +87,8 @@ def project_files(op: Op, source: str, forget_tail: bool = False) -> dict[str, s
 def generate(ops: dict, source_of) -> dict[str, str]:
     files = {}
     for name, op in ops.items():
+        if not kernel_socs(op):
+            continue   # no product of its table has an architecture here (an Ascend 950 only op): no project
         for path, text in project_files(op, source_of(op)).items():
             files[f"ascendc/{name}/{path}"] = text
     return files

@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 from codegen.buildcache import BuildError, cached_build
-from codegen.spec import Op
+from codegen.spec import DEFAULT_PRODUCT, Op
 from codegen.spec.example import resolve
 from codegen.spec.params import Attr, IntArray, Output, Scalar, Tensor
 from codegen.template_util import preamble, render
@@ -124,11 +124,18 @@ def example_source(op: Op) -> str:
                   op=op, header=header_name(op), phase1=prototypes.phase1_name(op), **context(op))
 
 
+def example_soc(op: Op) -> str | None:
+    """The SoC the example runs on when the default product is not in the op's table (an Ascend 950 only op):
+    the first of its products, chosen as the runtime learns its chip (OPGEN_SOC_VERSION); None otherwise."""
+    return None if DEFAULT_PRODUCT in op.dtypes else next(iter(op.dtypes))
+
+
 def build_command(op: Op) -> str:
     """The command that builds and runs the example from the repository's root."""
     sources = ["generated/c/" + example_path(op), "generated/c/src/opgen_*.c", f"generated/c/src/{source_name(op)}"]
-    return (f"cc {EXAMPLE_FLAGS} -I generated/c/include {' '.join(sources)} -lm -lpthread "
-            f"-o {program_name(op)} && ./{program_name(op)}")
+    soc = example_soc(op)
+    run = f"OPGEN_SOC_VERSION={soc} ./{program_name(op)}" if soc else f"./{program_name(op)}"
+    return f"cc {EXAMPLE_FLAGS} -I generated/c/include {' '.join(sources)} -lm -lpthread -o {program_name(op)} && {run}"
 
 
 def write_tree(root: Path, op: Op) -> None:
@@ -184,7 +191,9 @@ def build_and_run(op: Op) -> str:
                               capture_output=True, text=True)
         if link.returncode != 0:
             raise RuntimeError(f"{op.name}: the call example failed to link:\n{link.stderr[-4000:]}")
-        run = subprocess.run([str(exe)], cwd=tmp, capture_output=True, text=True, timeout=300)
+        soc = example_soc(op)
+        env = {**os.environ, "OPGEN_SOC_VERSION": soc} if soc else None
+        run = subprocess.run([str(exe)], cwd=tmp, capture_output=True, text=True, timeout=300, env=env)
         if run.returncode != 0:
             raise RuntimeError(f"{op.name}: the call example failed (exit {run.returncode}):\n{run.stdout}\n"
                                f"{run.stderr[-4000:]}")

@@ -43,11 +43,11 @@ static const opgen_dtype_table DTYPES_logProb = {3, DTYPES_logProb_socs};
 
 static const aclDataType DTYPES_target_ascend910b[] = {ACL_INT64};
 static const aclDataType DTYPES_target_ascend910_93[] = {ACL_INT64};
-static const aclDataType DTYPES_target_ascend950[] = {ACL_INT64};
+static const aclDataType DTYPES_target_ascend950[] = {ACL_INT64, ACL_INT32};
 static const opgen_soc_dtypes DTYPES_target_socs[] = {
     {"ascend910b", 1, DTYPES_target_ascend910b},
     {"ascend910_93", 1, DTYPES_target_ascend910_93},
-    {"ascend950", 1, DTYPES_target_ascend950},
+    {"ascend950", 2, DTYPES_target_ascend950},
 };
 static const opgen_dtype_table DTYPES_target = {3, DTYPES_target_socs};
 

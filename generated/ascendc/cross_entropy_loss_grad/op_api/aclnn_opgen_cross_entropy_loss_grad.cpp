@@ -48,7 +48,7 @@ const std::initializer_list<op::DataType>& Dtypes_target()
 {
     static const std::initializer_list<op::DataType> ASCEND910B = {op::DataType::DT_INT64};
     static const std::initializer_list<op::DataType> ASCEND910_93 = {op::DataType::DT_INT64};
-    static const std::initializer_list<op::DataType> ASCEND950 = {op::DataType::DT_INT64};
+    static const std::initializer_list<op::DataType> ASCEND950 = {op::DataType::DT_INT64, op::DataType::DT_INT32};
     static const std::initializer_list<op::DataType> NONE = {};
     switch (op::GetCurrentPlatformInfo().GetSocVersion()) {
         case op::SocVersion::ASCEND910B: return ASCEND910B;
