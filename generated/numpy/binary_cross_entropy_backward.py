@@ -100,7 +100,8 @@ def _f32(a):
 def _compute__weight_optional_absent(grad_output, self, target, reduction, numel_self, out):
     """The form for {'weightOptional': 'absent'}."""
     numel_self = np.float32(numel_self)
-    c0 = np.float32((1/numel_self if (reduction == 1) else 1))
+    with np.errstate(all="ignore"):
+        c0 = np.float32((1/numel_self if (reduction == 1) else 1))
     # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
     for (grad_output, self, target), out in _blocks((grad_output, self, target), out):
         grad_output = _f32(grad_output)
@@ -118,7 +119,8 @@ def _compute__weight_optional_absent(grad_output, self, target, reduction, numel
 def _compute__weight_optional_present(grad_output, self, target, weight_optional, reduction, numel_self, out):
     """The form for {'weightOptional': 'present'}."""
     numel_self = np.float32(numel_self)
-    c0 = np.float32((1/numel_self if (reduction == 1) else 1))
+    with np.errstate(all="ignore"):
+        c0 = np.float32((1/numel_self if (reduction == 1) else 1))
     # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
     for (grad_output, self, target, weight_optional), out in _blocks((grad_output, self, target, weight_optional), out):
         grad_output = _f32(grad_output)

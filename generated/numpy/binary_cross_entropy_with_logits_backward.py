@@ -114,7 +114,8 @@ def _f32(a):
 def _compute__weight_optional_absent__pos_weight_optional_absent(grad_output, self, target, reduction, numel_self, out):
     """The form for {'weightOptional': 'absent', 'posWeightOptional': 'absent'}."""
     numel_self = np.float32(numel_self)
-    c0 = np.float32((1/numel_self if (reduction == 1) else 1))
+    with np.errstate(all="ignore"):
+        c0 = np.float32((1/numel_self if (reduction == 1) else 1))
     # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
     for (grad_output, self, target), out in _blocks((grad_output, self, target), out):
         grad_output = _f32(grad_output)
@@ -130,7 +131,8 @@ def _compute__weight_optional_absent__pos_weight_optional_absent(grad_output, se
 def _compute__weight_optional_absent__pos_weight_optional_present(grad_output, self, target, pos_weight_optional, reduction, numel_self, out):
     """The form for {'weightOptional': 'absent', 'posWeightOptional': 'present'}."""
     numel_self = np.float32(numel_self)
-    c0 = np.float32((1/numel_self if (reduction == 1) else 1))
+    with np.errstate(all="ignore"):
+        c0 = np.float32((1/numel_self if (reduction == 1) else 1))
     # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
     for (grad_output, self, target, pos_weight_optional), out in _blocks((grad_output, self, target, pos_weight_optional), out):
         grad_output = _f32(grad_output)
@@ -147,7 +149,8 @@ def _compute__weight_optional_absent__pos_weight_optional_present(grad_output, s
 def _compute__weight_optional_present__pos_weight_optional_absent(grad_output, self, target, weight_optional, reduction, numel_self, out):
     """The form for {'weightOptional': 'present', 'posWeightOptional': 'absent'}."""
     numel_self = np.float32(numel_self)
-    c0 = np.float32((1/numel_self if (reduction == 1) else 1))
+    with np.errstate(all="ignore"):
+        c0 = np.float32((1/numel_self if (reduction == 1) else 1))
     # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
     for (grad_output, self, target, weight_optional), out in _blocks((grad_output, self, target, weight_optional), out):
         grad_output = _f32(grad_output)
@@ -164,7 +167,8 @@ def _compute__weight_optional_present__pos_weight_optional_absent(grad_output, s
 def _compute__weight_optional_present__pos_weight_optional_present(grad_output, self, target, weight_optional, pos_weight_optional, reduction, numel_self, out):
     """The form for {'weightOptional': 'present', 'posWeightOptional': 'present'}."""
     numel_self = np.float32(numel_self)
-    c0 = np.float32((1/numel_self if (reduction == 1) else 1))
+    with np.errstate(all="ignore"):
+        c0 = np.float32((1/numel_self if (reduction == 1) else 1))
     # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
     for (grad_output, self, target, weight_optional, pos_weight_optional), out in _blocks((grad_output, self, target, weight_optional, pos_weight_optional), out):
         grad_output = _f32(grad_output)

@@ -101,7 +101,8 @@ def _f32(a):
 def _compute__weight_optional_absent__pos_weight_optional_absent(grad_output, self, reduction, numel_target, out):
     """The form for {'weightOptional': 'absent', 'posWeightOptional': 'absent'}."""
     numel_target = np.float32(numel_target)
-    c0 = np.float32((1/numel_target if (reduction == 1) else 1))
+    with np.errstate(all="ignore"):
+        c0 = np.float32((1/numel_target if (reduction == 1) else 1))
     # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
     for (grad_output, self), out in _blocks((grad_output, self), out):
         grad_output = _f32(grad_output)
@@ -116,7 +117,8 @@ def _compute__weight_optional_absent__pos_weight_optional_absent(grad_output, se
 def _compute__weight_optional_absent__pos_weight_optional_present(grad_output, self, pos_weight_optional, reduction, numel_target, out):
     """The form for {'weightOptional': 'absent', 'posWeightOptional': 'present'}."""
     numel_target = np.float32(numel_target)
-    c0 = np.float32((1/numel_target if (reduction == 1) else 1))
+    with np.errstate(all="ignore"):
+        c0 = np.float32((1/numel_target if (reduction == 1) else 1))
     # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
     for (grad_output, self, pos_weight_optional), out in _blocks((grad_output, self, pos_weight_optional), out):
         grad_output = _f32(grad_output)
@@ -133,7 +135,8 @@ def _compute__weight_optional_absent__pos_weight_optional_present(grad_output, s
 def _compute__weight_optional_present__pos_weight_optional_absent(grad_output, self, weight_optional, reduction, numel_target, out):
     """The form for {'weightOptional': 'present', 'posWeightOptional': 'absent'}."""
     numel_target = np.float32(numel_target)
-    c0 = np.float32((1/numel_target if (reduction == 1) else 1))
+    with np.errstate(all="ignore"):
+        c0 = np.float32((1/numel_target if (reduction == 1) else 1))
     # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
     for (grad_output, self, weight_optional), out in _blocks((grad_output, self, weight_optional), out):
         grad_output = _f32(grad_output)
@@ -149,7 +152,8 @@ def _compute__weight_optional_present__pos_weight_optional_absent(grad_output, s
 def _compute__weight_optional_present__pos_weight_optional_present(grad_output, self, weight_optional, pos_weight_optional, reduction, numel_target, out):
     """The form for {'weightOptional': 'present', 'posWeightOptional': 'present'}."""
     numel_target = np.float32(numel_target)
-    c0 = np.float32((1/numel_target if (reduction == 1) else 1))
+    with np.errstate(all="ignore"):
+        c0 = np.float32((1/numel_target if (reduction == 1) else 1))
     # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
     for (grad_output, self, weight_optional, pos_weight_optional), out in _blocks((grad_output, self, weight_optional, pos_weight_optional), out):
         grad_output = _f32(grad_output)

@@ -95,7 +95,8 @@ def _compute__a(grad_y, a, b, alpha, limit, bias, out):
     alpha = np.float32(alpha)
     limit = np.float32(limit)
     bias = np.float32(bias)
-    c0 = np.float32(-limit)
+    with np.errstate(all="ignore"):
+        c0 = np.float32(-limit)
     # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
     for (grad_y, a, b), out in _blocks((grad_y, a, b), out):
         grad_y = _f32(grad_y)
@@ -113,7 +114,8 @@ def _compute__a(grad_y, a, b, alpha, limit, bias, out):
 def _compute__b(grad_y, a, b, alpha, limit, out):
     alpha = np.float32(alpha)
     limit = np.float32(limit)
-    c0 = np.float32(-limit)
+    with np.errstate(all="ignore"):
+        c0 = np.float32(-limit)
     # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
     for (grad_y, a, b), out in _blocks((grad_y, a, b), out):
         grad_y = _f32(grad_y)

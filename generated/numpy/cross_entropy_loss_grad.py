@@ -87,9 +87,10 @@ def _compute__reduction_optional_none__weight_optional_absent(grad_loss, log_pro
     """The form for {'reductionOptional': 'none', 'weightOptional': 'absent'}."""
     label_smoothing = np.float32(label_smoothing)
     numel_log_prob_dim1 = np.float32(numel_log_prob_dim1)
-    c0 = np.float32(label_smoothing/numel_log_prob_dim1)
-    c1 = np.float32(numel_log_prob_dim1)
-    c2 = np.float32(1 - label_smoothing)
+    with np.errstate(all="ignore"):
+        c0 = np.float32(label_smoothing/numel_log_prob_dim1)
+        c1 = np.float32(numel_log_prob_dim1)
+        c2 = np.float32(1 - label_smoothing)
     # in blocks of whole rows (dim and the axes after it whole): the temporaries stay small and the sums are the
     # same bits (codegen.runtime.blocks.row_blocks)
     for (grad_loss, log_prob, target, class_index), out in _row_blocks((grad_loss, log_prob, target, class_index), out, dim):
@@ -109,8 +110,9 @@ def _compute__reduction_optional_none__weight_optional_present(grad_loss, log_pr
     """The form for {'reductionOptional': 'none', 'weightOptional': 'present'}."""
     label_smoothing = np.float32(label_smoothing)
     numel_log_prob_dim1 = np.float32(numel_log_prob_dim1)
-    c0 = np.float32(label_smoothing/numel_log_prob_dim1)
-    c1 = np.float32(1 - label_smoothing)
+    with np.errstate(all="ignore"):
+        c0 = np.float32(label_smoothing/numel_log_prob_dim1)
+        c1 = np.float32(1 - label_smoothing)
     # in blocks of whole rows (dim and the axes after it whole): the temporaries stay small and the sums are the
     # same bits (codegen.runtime.blocks.row_blocks)
     for (grad_loss, log_prob, target, weight_optional, class_index), out in _row_blocks((grad_loss, log_prob, target, weight_optional, class_index), out, dim):
@@ -132,9 +134,10 @@ def _compute__reduction_optional_mean__weight_optional_absent(grad_loss, log_pro
     """The form for {'reductionOptional': 'mean', 'weightOptional': 'absent'}."""
     label_smoothing = np.float32(label_smoothing)
     numel_log_prob_dim1 = np.float32(numel_log_prob_dim1)
-    c0 = np.float32(label_smoothing/numel_log_prob_dim1)
-    c1 = np.float32(numel_log_prob_dim1)
-    c2 = np.float32(1 - label_smoothing)
+    with np.errstate(all="ignore"):
+        c0 = np.float32(label_smoothing/numel_log_prob_dim1)
+        c1 = np.float32(numel_log_prob_dim1)
+        c2 = np.float32(1 - label_smoothing)
     # the sums over the whole (sample, class) grid, before the blocks
     with np.errstate(all="ignore"):
         g0 = np.sum(np.broadcast_to(_where(((_f32(class_index) == _f32(target)) & (ignore_index != _f32(target))), 1, 0), out.shape), dtype=np.float32)
@@ -157,8 +160,9 @@ def _compute__reduction_optional_mean__weight_optional_present(grad_loss, log_pr
     """The form for {'reductionOptional': 'mean', 'weightOptional': 'present'}."""
     label_smoothing = np.float32(label_smoothing)
     numel_log_prob_dim1 = np.float32(numel_log_prob_dim1)
-    c0 = np.float32(label_smoothing/numel_log_prob_dim1)
-    c1 = np.float32(1 - label_smoothing)
+    with np.errstate(all="ignore"):
+        c0 = np.float32(label_smoothing/numel_log_prob_dim1)
+        c1 = np.float32(1 - label_smoothing)
     # the sums over the whole (sample, class) grid, before the blocks
     with np.errstate(all="ignore"):
         g0 = np.sum(np.broadcast_to(_where(((_f32(class_index) == _f32(target)) & (ignore_index != _f32(target))), _f32(weight_optional), 0), out.shape), dtype=np.float32)
@@ -183,9 +187,10 @@ def _compute__reduction_optional_sum__weight_optional_absent(grad_loss, log_prob
     """The form for {'reductionOptional': 'sum', 'weightOptional': 'absent'}."""
     label_smoothing = np.float32(label_smoothing)
     numel_log_prob_dim1 = np.float32(numel_log_prob_dim1)
-    c0 = np.float32(label_smoothing/numel_log_prob_dim1)
-    c1 = np.float32(numel_log_prob_dim1)
-    c2 = np.float32(1 - label_smoothing)
+    with np.errstate(all="ignore"):
+        c0 = np.float32(label_smoothing/numel_log_prob_dim1)
+        c1 = np.float32(numel_log_prob_dim1)
+        c2 = np.float32(1 - label_smoothing)
     # in blocks of whole rows (dim and the axes after it whole): the temporaries stay small and the sums are the
     # same bits (codegen.runtime.blocks.row_blocks)
     for (grad_loss, log_prob, target, class_index), out in _row_blocks((grad_loss, log_prob, target, class_index), out, dim):
@@ -205,8 +210,9 @@ def _compute__reduction_optional_sum__weight_optional_present(grad_loss, log_pro
     """The form for {'reductionOptional': 'sum', 'weightOptional': 'present'}."""
     label_smoothing = np.float32(label_smoothing)
     numel_log_prob_dim1 = np.float32(numel_log_prob_dim1)
-    c0 = np.float32(label_smoothing/numel_log_prob_dim1)
-    c1 = np.float32(1 - label_smoothing)
+    with np.errstate(all="ignore"):
+        c0 = np.float32(label_smoothing/numel_log_prob_dim1)
+        c1 = np.float32(1 - label_smoothing)
     # in blocks of whole rows (dim and the axes after it whole): the temporaries stay small and the sums are the
     # same bits (codegen.runtime.blocks.row_blocks)
     for (grad_loss, log_prob, target, weight_optional, class_index), out in _row_blocks((grad_loss, log_prob, target, weight_optional, class_index), out, dim):

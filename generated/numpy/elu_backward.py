@@ -93,7 +93,8 @@ def _compute__is_result_false(grad_output, self_or_result, alpha, scale, input_s
     alpha = np.float32(alpha)
     scale = np.float32(scale)
     input_scale = np.float32(input_scale)
-    c0 = np.float32(alpha*input_scale*scale)
+    with np.errstate(all="ignore"):
+        c0 = np.float32(alpha*input_scale*scale)
     # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
     for (grad_output, self_or_result), out in _blocks((grad_output, self_or_result), out):
         grad_output = _f32(grad_output)
@@ -110,8 +111,9 @@ def _compute__is_result_true(grad_output, self_or_result, alpha, scale, input_sc
     alpha = np.float32(alpha)
     scale = np.float32(scale)
     input_scale = np.float32(input_scale)
-    c0 = np.float32(alpha*scale)
-    c1 = np.float32((float(alpha)*float(scale) + float(-c0)))
+    with np.errstate(all="ignore"):
+        c0 = np.float32(alpha*scale)
+        c1 = np.float32((float(alpha)*float(scale) + float(-c0)))
     # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
     for (grad_output, self_or_result), out in _blocks((grad_output, self_or_result), out):
         grad_output = _f32(grad_output)

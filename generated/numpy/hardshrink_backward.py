@@ -74,7 +74,8 @@ def _f32(a):
 
 def _compute(grad_output, self, lambd, out):
     lambd = np.float32(lambd)
-    c0 = np.float32(np.maximum(0, lambd))
+    with np.errstate(all="ignore"):
+        c0 = np.float32(np.maximum(0, lambd))
     # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
     for (grad_output, self), out in _blocks((grad_output, self), out):
         grad_output = _f32(grad_output)

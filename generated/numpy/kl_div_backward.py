@@ -87,7 +87,8 @@ def _compute__log_target_false(grad_output, target, reduction, numel_broadcast, 
     """The form for {'logTarget': False}."""
     numel_broadcast = np.float32(numel_broadcast)
     numel_broadcast_dim0 = np.float32(numel_broadcast_dim0)
-    c0 = np.float32(-(1/numel_broadcast if (reduction == 1) else (1/numel_broadcast_dim0 if (reduction == 3) else 1)))
+    with np.errstate(all="ignore"):
+        c0 = np.float32(-(1/numel_broadcast if (reduction == 1) else (1/numel_broadcast_dim0 if (reduction == 3) else 1)))
     # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
     for (grad_output, target), out in _blocks((grad_output, target), out):
         grad_output = _f32(grad_output)
@@ -103,7 +104,8 @@ def _compute__log_target_true(grad_output, target, reduction, numel_broadcast, n
     """The form for {'logTarget': True}."""
     numel_broadcast = np.float32(numel_broadcast)
     numel_broadcast_dim0 = np.float32(numel_broadcast_dim0)
-    c0 = np.float32(-(1/numel_broadcast if (reduction == 1) else (1/numel_broadcast_dim0 if (reduction == 3) else 1)))
+    with np.errstate(all="ignore"):
+        c0 = np.float32(-(1/numel_broadcast if (reduction == 1) else (1/numel_broadcast_dim0 if (reduction == 3) else 1)))
     # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
     for (grad_output, target), out in _blocks((grad_output, target), out):
         grad_output = _f32(grad_output)

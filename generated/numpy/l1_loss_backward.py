@@ -60,7 +60,8 @@ def _f32(a):
 
 def _compute(grad_output, self, target, reduction, numel_grad_input, out):
     numel_grad_input = np.float32(numel_grad_input)
-    c0 = np.float32((1/numel_grad_input if (reduction == 1) else 1))
+    with np.errstate(all="ignore"):
+        c0 = np.float32((1/numel_grad_input if (reduction == 1) else 1))
     # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
     for (grad_output, self, target), out in _blocks((grad_output, self, target), out):
         grad_output = _f32(grad_output)

@@ -64,9 +64,10 @@ def _f32(a):
 
 def _compute(x, dy, eps, out):
     eps = np.float32(eps)
-    c0 = np.float32(np.maximum(0, eps))
-    c1 = np.float32(1 - np.maximum(0, eps))
-    c2 = np.float32((0 if (eps >= 0) else np.nan))
+    with np.errstate(all="ignore"):
+        c0 = np.float32(np.maximum(0, eps))
+        c1 = np.float32(1 - np.maximum(0, eps))
+        c2 = np.float32((0 if (eps >= 0) else np.nan))
     # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
     for (x, dy), out in _blocks((x, dy), out):
         x = _f32(x)

@@ -78,9 +78,10 @@ def _compute__a__activate_left_false(grad_y, a, b, beta, linear_beta, out):
     """The form for {'activateLeft': False}."""
     beta = np.float32(beta)
     linear_beta = np.float32(linear_beta)
-    c0 = np.float32(-2/linear_beta)
-    c1 = np.float32(2/linear_beta)
-    c2 = np.float32(1/beta)
+    with np.errstate(all="ignore"):
+        c0 = np.float32(-2/linear_beta)
+        c1 = np.float32(2/linear_beta)
+        c2 = np.float32(1/beta)
     # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
     for (grad_y, a, b), out in _blocks((grad_y, a, b), out):
         grad_y = _f32(grad_y)
@@ -97,10 +98,11 @@ def _compute__a__activate_left_true(grad_y, a, b, beta, linear_beta, out):
     """The form for {'activateLeft': True}."""
     beta = np.float32(beta)
     linear_beta = np.float32(linear_beta)
-    c0 = np.float32(-2/beta)
-    c1 = np.float32(2/beta)
-    c2 = np.float32(1/beta)
-    c3 = np.float32(1/linear_beta)
+    with np.errstate(all="ignore"):
+        c0 = np.float32(-2/beta)
+        c1 = np.float32(2/beta)
+        c2 = np.float32(1/beta)
+        c3 = np.float32(1/linear_beta)
     # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
     for (grad_y, a, b), out in _blocks((grad_y, a, b), out):
         grad_y = _f32(grad_y)
@@ -117,10 +119,11 @@ def _compute__b__activate_left_false(grad_y, a, b, beta, linear_beta, out):
     """The form for {'activateLeft': False}."""
     beta = np.float32(beta)
     linear_beta = np.float32(linear_beta)
-    c0 = np.float32(-2/beta)
-    c1 = np.float32(2/beta)
-    c2 = np.float32(1/beta)
-    c3 = np.float32(1/linear_beta)
+    with np.errstate(all="ignore"):
+        c0 = np.float32(-2/beta)
+        c1 = np.float32(2/beta)
+        c2 = np.float32(1/beta)
+        c3 = np.float32(1/linear_beta)
     # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
     for (grad_y, a, b), out in _blocks((grad_y, a, b), out):
         grad_y = _f32(grad_y)
@@ -137,9 +140,10 @@ def _compute__b__activate_left_true(grad_y, a, b, beta, linear_beta, out):
     """The form for {'activateLeft': True}."""
     beta = np.float32(beta)
     linear_beta = np.float32(linear_beta)
-    c0 = np.float32(-2/linear_beta)
-    c1 = np.float32(2/linear_beta)
-    c2 = np.float32(1/beta)
+    with np.errstate(all="ignore"):
+        c0 = np.float32(-2/linear_beta)
+        c1 = np.float32(2/linear_beta)
+        c2 = np.float32(1/beta)
     # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
     for (grad_y, a, b), out in _blocks((grad_y, a, b), out):
         grad_y = _f32(grad_y)

@@ -87,8 +87,9 @@ def _f32(a):
 def _compute(grad_out, self, target, reduction, beta, numel_self, out):
     beta = np.float32(beta)
     numel_self = np.float32(numel_self)
-    c0 = np.float32((1/numel_self if (reduction == 1) else 1))
-    c1 = np.float32(1/beta)
+    with np.errstate(all="ignore"):
+        c0 = np.float32((1/numel_self if (reduction == 1) else 1))
+        c1 = np.float32(1/beta)
     # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
     for (grad_out, self, target), out in _blocks((grad_out, self, target), out):
         grad_out = _f32(grad_out)

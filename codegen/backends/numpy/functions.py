@@ -127,6 +127,14 @@ def _loop(v: dict, blocks: str, load: str, body: list[str], store: str, ieee: bo
                      + ['with np.errstate(all="ignore"):'] + indent(body + [store])))
 
 
+def _prelude(pairs, wrap: str) -> list[str]:
+    """The call's constants (the scalars' terms), before the blocks, under errstate as the blocks are: a scalar
+    that divides by zero (Softplus's beta = 0, SmoothL1's beta = 0) gives inf or nan there without a warning."""
+    if not pairs:
+        return []
+    return ['with np.errstate(all="ignore"):'] + indent(assignments(pairs, wrap))
+
+
 def _grid_sums(v: dict) -> list[str]:
     """The sums over the whole grid (GridSum: a class-index loss's mean divisor), before the blocks: each summand
     on the grid in FLOAT, summed pairwise in FLOAT."""
@@ -142,7 +150,7 @@ def compute_function(v: dict) -> str:
     args = _params(v)
     doc = _key_doc(v)
     body = (doc + [f"{s} = np.float32({s})" for s in v["float_scalars"] + v["numels"]]
-            + assignments(v["prelude"], "np.float32({})") + _grid_sums(v)
+            + _prelude(v["prelude"], "np.float32({})") + _grid_sums(v)
             + ["# block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)"]
             + _loop(v, "_blocks({tensors}, out)", "_f32({})",
                     assignments(v["body"]) + [f"result = {v['result']}"],
@@ -156,7 +164,7 @@ def double_function(v: dict) -> str:
     args = _params(v)
     body = ([f'"""{_form(v, "DOUBLE")} (COMPUTE)."""']
             + [f"{s} = np.float64({s})" for s in v["float_scalars"]]
-            + assignments(d["prelude"], "np.float64({})")
+            + _prelude(d["prelude"], "np.float64({})")
             + _loop(v, "_blocks({tensors}, out)", "_f64({})",
                     assignments(d["body"]) + [f"result = {d['result']}"],
                     "_store(out, result)  # round once to the output dtype", ieee=False))
@@ -170,7 +178,7 @@ def complex_function(v: dict) -> str:
     body = ([f'"""{_form(v, "complex double")} (COMPUTE): gradOutput times the conjugate of the',
              'local derivative."""']
             + [f"{s} = np.float64({s})" for s in v["float_scalars"]]
-            + assignments(c["prelude"], "np.float64({})")
+            + _prelude(c["prelude"], "np.float64({})")
             + _loop(v, "_blocks({tensors}, out)", "np.asarray({}).astype(np.complex128, copy=False)",
                     assignments(c["body"]) + [f"result = {c['result']}"],
                     'np.copyto(out, result, casting="unsafe")  # each part rounded once to the output dtype',
@@ -184,7 +192,7 @@ def rows_function(v: dict, dim: str) -> str:
     doc = _key_doc(v)
     sums = [f"{name} = np.sum({code}, axis={dim}, keepdims=True)" for name, code in v["reductions"]]
     body = (doc + [f"{s} = np.float32({s})" for s in v["float_scalars"] + v["numels"]]
-            + assignments(v["prelude"], "np.float32({})") + _grid_sums(v)
+            + _prelude(v["prelude"], "np.float32({})") + _grid_sums(v)
             + ["# in blocks of whole rows (dim and the axes after it whole): the temporaries stay small and the "
                "sums are the", "# same bits (codegen.runtime.blocks.row_blocks)"]
             + _loop(v, "_row_blocks({tensors}, out, " + dim + ")", "_f32({})",
