@@ -21,7 +21,7 @@ import re
 import sympy
 
 from codegen.checkplan import none_test, steps
-from codegen.lower import KernelVariant, lower
+from codegen.lower import Const, KernelVariant, lower
 from codegen.rewrite import Sigmoid
 from codegen.spec import DTYPES, Op
 from codegen.spec.functions import BROADCAST, count_parts
@@ -160,6 +160,32 @@ def _branch_exps_hoisted(body: list, result) -> list[tuple[int, str, sympy.Expr]
     return hoisted
 
 
+def _exact(expr):
+    """`expr` with its codegen.lower.Const atoms replaced by their exact values."""
+    return expr.replace(lambda e: isinstance(e, Const), lambda e: e.value)
+
+
+def _erfc_gauss(body: list, hoisted: list) -> dict:
+    """{erfc(|u|/sqrt(2)): ex-name} for each temporary of the kernel that computes that erfc outside any `?:` while
+    exp(-u^2/2) of the same u is an exp computed before a `?:` (_branch_exps_hoisted) that only later temporaries or
+    the result read: the printer prints the erfc as opgen_erfc_gaussf(u, &ex) (opgen_math.h), which also gives the
+    exp, and the exp's own line is left out (GeluBackwardV2 none: Φ and the Gaussian, one exp where there were
+    two)."""
+    found = {}
+    for k, (_, e) in enumerate(body):
+        if not isinstance(e, sympy.Basic) or e.has(sympy.Piecewise) or e.has(Extended):
+            continue
+        for f in e.atoms(sympy.erfc):
+            a = _exact(f.args[0])
+            u = sympy.simplify(a * sympy.sqrt(2))
+            if not isinstance(u, sympy.Abs):
+                continue
+            for at, name, x in hoisted:
+                if at > k and sympy.simplify(_exact(x.args[0]) + u.args[0] ** 2 / 2) == 0:
+                    found[f] = name
+    return found
+
+
 def variant_context(op: Op, kv: KernelVariant) -> dict:
     """The template data of one variant's kernel functions, and what phase 1 needs to hand it to the runtime."""
     tensors = [(t.symbol, t.py_name) for t in kv.tensors]
@@ -174,6 +200,8 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
     # (elementwise kernels: an exp under a `?:` computed before it, see _branch_exps_hoisted)
     hoisted = [] if kv.reductions else _branch_exps_hoisted(kv.body, kv.result)
     hpr = KernelCPrinter({**names, **{x: name for _, name, x in hoisted}}, last=kv.last)
+    gauss = _erfc_gauss(kv.body, hoisted)
+    pr.erfc_gauss = hpr.erfc_gauss = gauss
     reductions = [pr.doprint(e) for _, e in kv.reductions]
     red_syms = [s for s, _ in kv.reductions]
     # the prelude is computed in phase 1, over the fields of `p`
@@ -185,7 +213,9 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
         hpr.sigmoid_tail = pr.sigmoid_tail = tail
         lines = [f"const float {s} = {hpr.doprint(e)};" for s, e in kv.body] + [f"res[i] = {hpr.doprint(kv.result)};"]
         for at, name, x in reversed(hoisted):
-            lines.insert(at, f"const float {name} = {pr.doprint(x)};")
+            if name not in gauss.values():
+                lines.insert(at, f"const float {name} = {pr.doprint(x)};")
+        lines[:0] = [f"float {name};   /* opgen_erfc_gaussf's e^(-x^2/2) */" for name in sorted(set(gauss.values()))]
         hpr.sigmoid_tail = pr.sigmoid_tail = ""
         return lines
 

@@ -128,7 +128,12 @@ class KernelCPrinter(InfixPrinting, C99CodePrinter):
     def _print_erf(self, expr):
         return self._opgen("erf", expr)
 
+    erfc_gauss: dict = {}   # {erfc(|u|/sqrt(2)): name of e^(-u^2/2)}: opsource._erfc_gauss
+
     def _print_erfc(self, expr):
+        if self.suffix and expr in self.erfc_gauss:
+            u = _exact_abs_arg(expr)
+            return f"opgen_erfc_gaussf({self._print(u)}, &{self.erfc_gauss[expr]})"
         return self._opgen("erfc", expr)
 
     def _print_sign(self, expr):
@@ -198,6 +203,12 @@ class KernelCPrinter(InfixPrinting, C99CodePrinter):
         if e == -sympy.S.Half:
             return MUL
         return FUNC
+
+
+def _exact_abs_arg(expr):
+    """u of erfc(c*|u|) (the argument's Abs)."""
+    (a,) = [x for x in expr.args[0].atoms(sympy.Abs)]
+    return a.args[0]
 
 
 def math_functions() -> list[dict]:
