@@ -158,3 +158,30 @@ def test_the_sigmoid_tuned_to_a_half_output_on_every_half(dtype):
     err = np.abs(got - exact) / ulp
     assert err.max() <= 0.52, f"{err.max():.3f} ulp at x = {xd[np.argmax(err)]!r}"
     assert np.mean(err > 0.5) <= (0.001 if dtype == "FLOAT16" else 0.0005)
+
+
+@FLAGS
+def test_erfc_and_gaussian_in_one_exp(source, tmp_path, flags):
+    """opgen_erfc_gaussf(x, &e) (GeluBackwardV2's Φ and Gaussian, one exp) against double precision (math.erfc,
+    exp) on 300,001 floats of [-18, 18] and 100,000 normal ones: erfc(|x|/sqrt(2)) within 5.5 ulp and e^(-x^2/2)
+    within 1.5 (measured 5.01 and 1.09; the two calls it replaced, opgen_erfcf(0.70710677F*fabsf(x)) and
+    opgen_expf_nonpos(-0.5F*(x*x)), 196 and 64: their arguments were rounded first); ±0, ±inf and nan."""
+    import math
+    exe = tmp_path / "erfc_gauss"
+    build = subprocess.run(["cc", "-std=c11", "-O3", "-ffp-contract=off", *flags, "-I", str(source),
+                            str(TESTS / "c" / "erfc_gauss_eval.c"), "-o", str(exe)], capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr
+    x = np.concatenate([np.linspace(-18, 18, 300_001, dtype=np.float32),
+                        (np.random.default_rng(5).standard_normal(100_000) * 3).astype(np.float32)])
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan], np.float32)
+    out = subprocess.run([str(exe)], input=np.concatenate([x, specials]).tobytes(), capture_output=True,
+                         check=True).stdout
+    erfc, gauss = np.frombuffer(out, np.float32).reshape(-1, 2).T.astype(np.float64)
+    assert np.array_equal(erfc[-5:], [1, 1, 0, 0, np.nan], equal_nan=True)
+    assert np.array_equal(gauss[-5:], [1, 1, 0, 0, np.nan], equal_nan=True)
+    xd = x.astype(np.float64)
+    for got, want, bound in ((erfc[:-5], np.array([math.erfc(abs(v) / math.sqrt(2)) for v in xd]), 5.5),
+                             (gauss[:-5], np.exp(-xd * xd / 2), 1.5)):
+        ulp = np.maximum(np.spacing(want.astype(np.float32)).astype(np.float64), 2.0 ** -149)
+        err = np.abs(got - want) / ulp
+        assert err.max() <= bound, f"{err.max():.2f} ulp at x = {x[np.argmax(err)]!r}"
