@@ -13,7 +13,9 @@ come from codegen.backends.infix: each printed form declares its precedence next
   `opgen_signf`, `log` as `opgen_logf` (hand-written beside opgen_expf), and `log1p` as `opgen_log1pf` (Goldberg's
   method over opgen_logf) (their algorithms and error bounds: codegen/expansions.py and opgen_math.h, measured by
   tests/test_c_math_functions.py; opgen_erfcf is written in opgen_math.h, not printed: C_WRITTEN).
-  `tanh(log1p(exp(u)))`, tanh of the softplus, prints as `opgen_tanh_softplusf(u)` (one exp, not three and a log).  (In a double-typed checker condition every function is libm's double one.)
+  `tanh(log1p(exp(u)))`, tanh of the softplus, prints as `opgen_tanh_softplusf(u)` (one exp, not three and a log);
+  erfc(|u|/√2) beside an exp(-u²/2) computed first prints as `opgen_erfc_gaussf(u, &ex)`, which gives both
+  (opsource._erfc_gauss).  (In a double-typed checker condition every function is libm's double one.)
 * `Max`/`Min` print as `fmaxf`/`fminf`, which *drop* a nan argument; NumPy's `maximum`/`minimum` (the
   reference backend) propagate it.  They print as `opgen_maximumf`/`opgen_minimumf` (opgen_math.h).
 * Integer powers print as `powf(x, 2)`: a libm call per element where one multiplication is exact and
