@@ -512,8 +512,8 @@ def half_tuned(op: Op, kv: KernelVariant) -> bool:
     """Does the elementwise kernel get copies for a FLOAT16 and a BFLOAT16 output whose sigmoid's exp is a shorter
     polynomial (opgen_math.h: opgen_expf_nonpos_2p100_f16/_bf16)?  Where the result is rounded to 11 or 8 bits and
     the sigmoid is a factor of it (its relative error carried over, not amplified): LogSigmoidBackward's g·σ(-x),
-    SoftMarginLossBackward's.  Not in a row kernel, a split or per-output op (their calls are built elsewhere), nor where a sum is
-    computed in double."""
+    SoftMarginLossBackward's.  Not in a row kernel, a split or per-output op (their calls are built elsewhere),
+    nor where a sum is computed in double."""
     if op.reduce_dim is not None or op.split is not None or op.per_output or kv.reductions or _extended(kv):
         return False
     exprs = [kv.result] + [e for _, e in kv.body]
