@@ -112,3 +112,76 @@ def test_the_double_exp_and_sigmoid_of_the_widened_sums(source, tmp_path, flags)
     rel = np.abs((s[ok].astype(np.longdouble) - sig[ok]) / sig[ok])
     assert rel.max() < 2.0 ** -50, f"sigmoid: {float(rel.max()):.3g} at x = {x[ok][np.argmax(rel)]!r}"
     assert (s[~nan & (x < -700)] < 1e-300).all() and (s[~nan & (x > 40)] == 1).all()
+
+
+@FLAGS
+def test_the_exps_tuned_to_a_half_output(source, tmp_path, flags):
+    """opgen_expf_nonpos_2p100_f16 and _bf16 (the sigmoid's exp in kernels tuned to a FLOAT16 or BFLOAT16 output,
+    codegen.backends.c.opsource.half_tuned) against double-precision exp, over every 97th float of [-150, 0]: within
+    2^-17.3 and 2^-12.8 relative (the header's 2^-17.5 and 2^-13 of the polynomials and the float rounding), far
+    below the 2^-11 and 2^-8 of an ulp of the output; e^-150 and below are e^-150's, nan stays nan."""
+    exe = tmp_path / "expf_half"
+    build = subprocess.run(["cc", "-std=c11", "-O3", "-ffp-contract=off", *flags, "-I", str(source),
+                            str(TESTS / "c" / "expf_half_eval.c"), "-o", str(exe)], capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr
+    lo = np.float32(-150.0).view(np.uint32)
+    x = np.concatenate([np.arange(0x80000000, lo, 97, dtype=np.uint64).astype(np.uint32).view(np.float32),
+                        np.array([-0.0, -150.0, -1e30, -np.inf, np.nan], np.float32)])
+    out = subprocess.run([str(exe)], input=x.tobytes(), capture_output=True, check=True).stdout
+    f16, bf16 = np.frombuffer(out, np.float32).reshape(-1, 2).T.astype(np.float64) * 2.0 ** -100
+    nan = np.isnan(x)
+    assert np.isnan(f16[nan]).all() and np.isnan(bf16[nan]).all()
+    exact = np.exp(np.maximum(x[~nan].astype(np.float64), -150.0))
+    for got, bound in ((f16[~nan], 2.0 ** -17.3), (bf16[~nan], 2.0 ** -12.8)):
+        rel = np.abs(got - exact) / exact
+        assert rel.max() < bound, f"{rel.max():.3g} at x = {x[~nan][np.argmax(rel)]!r}"
+
+
+@pytest.mark.parametrize("dtype", ["FLOAT16", "BFLOAT16"])
+def test_the_sigmoid_tuned_to_a_half_output_on_every_half(dtype):
+    """LogSigmoidBackward, g·σ(-x) with g = 1, on every finite FLOAT16/BFLOAT16 x (its C kernel takes the sigmoid
+    tuned to its half output), against σ(-x) in double: within 0.52 ulp (the float result rounded to the output
+    once more), and correctly rounded but for at most 0.1% (FLOAT16) and 0.05% (BFLOAT16) of the x (measured:
+    0.06% and 0.02%; the degree-6 exp of FLOAT: 0.01% and 0%)."""
+    import ml_dtypes
+    bits = np.arange(65536, dtype=np.uint32)
+    wide = bits.astype(np.uint16).view(np.float16).astype(np.float32) if dtype == "FLOAT16" \
+        else (bits << 16).view(np.float32)
+    x = wide[np.isfinite(wide)].astype(np.float16 if dtype == "FLOAT16" else ml_dtypes.bfloat16)
+    got = codegen.kernel("log_sigmoid_backward", backend="c")(
+        grad_output=np.ones_like(x), self=x, buffer=np.zeros_like(x)).astype(np.float64)
+    xd = x.astype(np.float64)
+    e = np.exp(-np.abs(xd))
+    exact = np.where(xd <= 0, 1.0, e) / (1.0 + e)
+    digits, smallest = (10, 2.0 ** -24) if dtype == "FLOAT16" else (7, 2.0 ** -133)
+    ulp = np.maximum(2.0 ** (np.floor(np.log2(np.maximum(exact, smallest))) - digits), smallest)
+    err = np.abs(got - exact) / ulp
+    assert err.max() <= 0.52, f"{err.max():.3f} ulp at x = {xd[np.argmax(err)]!r}"
+    assert np.mean(err > 0.5) <= (0.001 if dtype == "FLOAT16" else 0.0005)
+
+
+@FLAGS
+def test_erfc_and_gaussian_in_one_exp(source, tmp_path, flags):
+    """opgen_erfc_gaussf(x, &e) (GeluBackwardV2's Φ and Gaussian, one exp) against double precision (math.erfc,
+    exp) on 300,001 floats of [-18, 18] and 100,000 normal ones: erfc(|x|/sqrt(2)) within 5.5 ulp and e^(-x^2/2)
+    within 1.5 (measured 5.01 and 1.09; the two calls it replaced, opgen_erfcf(0.70710677F*fabsf(x)) and
+    opgen_expf_nonpos(-0.5F*(x*x)), 196 and 64: their arguments were rounded first); ±0, ±inf and nan."""
+    import math
+    exe = tmp_path / "erfc_gauss"
+    build = subprocess.run(["cc", "-std=c11", "-O3", "-ffp-contract=off", *flags, "-I", str(source),
+                            str(TESTS / "c" / "erfc_gauss_eval.c"), "-o", str(exe)], capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr
+    x = np.concatenate([np.linspace(-18, 18, 300_001, dtype=np.float32),
+                        (np.random.default_rng(5).standard_normal(100_000) * 3).astype(np.float32)])
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan], np.float32)
+    out = subprocess.run([str(exe)], input=np.concatenate([x, specials]).tobytes(), capture_output=True,
+                         check=True).stdout
+    erfc, gauss = np.frombuffer(out, np.float32).reshape(-1, 2).T.astype(np.float64)
+    assert np.array_equal(erfc[-5:], [1, 1, 0, 0, np.nan], equal_nan=True)
+    assert np.array_equal(gauss[-5:], [1, 1, 0, 0, np.nan], equal_nan=True)
+    xd = x.astype(np.float64)
+    for got, want, bound in ((erfc[:-5], np.array([math.erfc(abs(v) / math.sqrt(2)) for v in xd]), 5.5),
+                             (gauss[:-5], np.exp(-xd * xd / 2), 1.5)):
+        ulp = np.maximum(np.spacing(want.astype(np.float32)).astype(np.float64), 2.0 ** -149)
+        err = np.abs(got - want) / ulp
+        assert err.max() <= bound, f"{err.max():.2f} ulp at x = {x[np.argmax(err)]!r}"

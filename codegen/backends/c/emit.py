@@ -103,10 +103,12 @@ def render_header(ops: list[Op], source_label: str) -> str:
 def render_source(op: Op, source_label: str) -> str:
     ctx = opsource.context(op)
     # the sigmoid helper where a kernel calls it, then each variant's kernel functions
-    functions = [render(TEMPLATES, "src/sigmoid.c.jinja", body=ctx["sigmoid"])] if ctx["sigmoid"] else []
+    functions = [render(TEMPLATES, "src/sigmoid.c.jinja", body=ctx["sigmoid"], tuned=ctx["sigmoid_tuned"])
+                 ] if ctx["sigmoid"] else []
     functions += ["\n".join(ctx["wide_helpers"])] if ctx["wide_helpers"] else []
     for v in ctx["variants"]:
         functions.append(render(TEMPLATES, ctx["kernel_template"], **v))
+        functions += [render(TEMPLATES, ctx["kernel_template"], **t) for t in v["half_tuned"]]
         if v["wide_kernel"]:   # the variant's DOUBLE kernel (wide.py)
             functions.append("\n".join(v["wide_kernel"]))
     return render(TEMPLATES, "src/aclnn_op.c.jinja",

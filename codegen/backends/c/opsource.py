@@ -21,7 +21,7 @@ import re
 import sympy
 
 from codegen.checkplan import none_test, steps
-from codegen.lower import KernelVariant, lower
+from codegen.lower import Const, KernelVariant, lower
 from codegen.rewrite import Sigmoid
 from codegen.spec import DTYPES, Op
 from codegen.spec.functions import BROADCAST, count_parts
@@ -160,6 +160,32 @@ def _branch_exps_hoisted(body: list, result) -> list[tuple[int, str, sympy.Expr]
     return hoisted
 
 
+def _exact(expr):
+    """`expr` with its codegen.lower.Const atoms replaced by their exact values."""
+    return expr.replace(lambda e: isinstance(e, Const), lambda e: e.value)
+
+
+def _erfc_gauss(body: list, hoisted: list) -> dict:
+    """{erfc(|u|/sqrt(2)): ex-name} for each temporary of the kernel that computes that erfc outside any `?:` while
+    exp(-u^2/2) of the same u is an exp computed before a `?:` (_branch_exps_hoisted) that only later temporaries or
+    the result read: the printer prints the erfc as opgen_erfc_gaussf(u, &ex) (opgen_math.h), which also gives the
+    exp, and the exp's own line is left out (GeluBackwardV2 none: Φ and the Gaussian, one exp where there were
+    two)."""
+    found = {}
+    for k, (_, e) in enumerate(body):
+        if not isinstance(e, sympy.Basic) or e.has(sympy.Piecewise) or e.has(Extended):
+            continue
+        for f in e.atoms(sympy.erfc):
+            a = _exact(f.args[0])
+            u = sympy.simplify(a * sympy.sqrt(2))
+            if not isinstance(u, sympy.Abs):
+                continue
+            for at, name, x in hoisted:
+                if at > k and sympy.simplify(_exact(x.args[0]) + u.args[0] ** 2 / 2) == 0:
+                    found[f] = name
+    return found
+
+
 def variant_context(op: Op, kv: KernelVariant) -> dict:
     """The template data of one variant's kernel functions, and what phase 1 needs to hand it to the runtime."""
     tensors = [(t.symbol, t.py_name) for t in kv.tensors]
@@ -174,6 +200,8 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
     # (elementwise kernels: an exp under a `?:` computed before it, see _branch_exps_hoisted)
     hoisted = [] if kv.reductions else _branch_exps_hoisted(kv.body, kv.result)
     hpr = KernelCPrinter({**names, **{x: name for _, name, x in hoisted}}, last=kv.last)
+    gauss = _erfc_gauss(kv.body, hoisted)
+    pr.erfc_gauss = hpr.erfc_gauss = gauss
     reductions = [pr.doprint(e) for _, e in kv.reductions]
     red_syms = [s for s, _ in kv.reductions]
     # the prelude is computed in phase 1, over the fields of `p`
@@ -181,10 +209,17 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
     suffix = ("__" + kv.suffix) if kv.suffix else ""
     finish = _function([e for _, e in kv.body] + [kv.result], tensors, fields, red_syms, suffix)
     summed = _function([e for _, e in kv.reductions], tensors, fields, red_syms, suffix)
-    kernel_lines = [f"const float {s} = {hpr.doprint(e)};" for s, e in kv.body] + [f"res[i] = {hpr.doprint(kv.result)};"]
-    for at, name, x in reversed(hoisted):
-        kernel_lines.insert(at, f"const float {name} = {pr.doprint(x)};")
-    compute = finish["load"] + kernel_lines
+    def kernel_lines(tail=""):
+        hpr.sigmoid_tail = pr.sigmoid_tail = tail
+        lines = [f"const float {s} = {hpr.doprint(e)};" for s, e in kv.body] + [f"res[i] = {hpr.doprint(kv.result)};"]
+        for at, name, x in reversed(hoisted):
+            if name not in gauss.values():
+                lines.insert(at, f"const float {name} = {pr.doprint(x)};")
+        lines[:0] = [f"float {name};   /* opgen_erfc_gaussf's e^(-x^2/2) */" for name in sorted(set(gauss.values()))]
+        hpr.sigmoid_tail = pr.sigmoid_tail = ""
+        return lines
+
+    compute = finish["load"] + kernel_lines()
     ctx = {
         "suffix": suffix,
         "title": f" for {_key_text(kv.key)}" if kv.key else "",
@@ -226,6 +261,11 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
     ctx["f16_rows"] = "OPGEN_F64_ROWS" if _extended(kv) else "OPGEN_F16_ROWS"
     ctx["rolled_sums"] = ["OPGEN_ROLLED"] if _extended(kv) else []   # (opgen_chunks.h)
     ctx["grid_functions"] = _grid_functions(kv, tensors, fields, suffix, pr)
+    # copies of the elementwise kernel for a FLOAT16 and a BFLOAT16 output, with the sigmoid tuned to them
+    ctx["half_tuned"] = [{**ctx, "suffix": suffix + tail, "title": ctx["title"] + f" ({dt} output)",
+                          "pad": {f"p{k}": " " * (k + len(suffix + tail)) for k in _PADS},
+                          "compute": finish["load"] + kernel_lines(tail), "grid_functions": []}
+                         for tail, dt in HALF_TUNED.items()] if half_tuned(op, kv) else []
     ctx["dispatch"] = _dispatch(op, kv)
     # the DOUBLE (and complex double) kernel of the dtypes the op computes wider than FLOAT (wide.py)
     ctx["wide_kernel"] = wide.kernel_lines(op, kv, suffix)
@@ -318,6 +358,10 @@ def _phase1_variant(op: Op, kv: KernelVariant, v: dict, fill: list[str]) -> list
                                                  "finish_row", "finish_row_chunked", "finish_rowsum",
                                                  "finish_rowsum_chunked", "finish_col", "finish_col_chunked",
                                                  "rows", "rows_chunked")]
+    elif v["half_tuned"]:   # the kernel tuned to the output's dtype (half_tuned)
+        pick = f"{out}->dtype == ACL_FLOAT16 ? {{f}}{s}_f16 : {out}->dtype == ACL_BF16 ? {{f}}{s}_bf16 : {{f}}{s}"
+        body += [f"call.{field} = {pick.format(f=f)};" for field, f in (("block", "block"),
+                                                                         ("chunked", "block_chunked"))]
     else:
         body += [f"call.block = block{s};", f"call.chunked = block_chunked{s};"]
         target = sparse_target(op, kv)
@@ -448,7 +492,36 @@ def _split_phase1(op: Op, variants: list[dict], kvs: list[KernelVariant]) -> lis
     return ["    " + line for line in lines]
 
 
-def sigmoid_helper() -> list[str]:
+# the sigmoids tuned to a half output: opgen_sigmoidf_<tail> over opgen_expf_nonpos_2p100_<tail> (opgen_math.h)
+HALF_TUNED = {"_f16": "FLOAT16", "_bf16": "BFLOAT16"}
+
+
+def _factor_of_products(expr) -> bool:
+    """Is every sigmoid in `expr` a factor of a product (or the whole of it) whose other factors hold no sigmoid?
+    Then the sigmoid's relative error is the product's: nothing cancels it.  (Not under a `?:`: SoftplusBackward's
+    g·σ(βx) would qualify, but its FLOAT16/BFLOAT16 rows are 2-2.8x PyTorch already, and its max error on the
+    accuracy inputs, 0 ulp, would become 1.)"""
+    if isinstance(expr, Sigmoid):
+        return not expr.args[0].has(Sigmoid)
+    if isinstance(expr, sympy.Mul):
+        return all(_factor_of_products(a) for a in expr.args)
+    return not expr.has(Sigmoid)
+
+
+def half_tuned(op: Op, kv: KernelVariant) -> bool:
+    """Does the elementwise kernel get copies for a FLOAT16 and a BFLOAT16 output whose sigmoid's exp is a shorter
+    polynomial (opgen_math.h: opgen_expf_nonpos_2p100_f16/_bf16)?  Where the result is rounded to 11 or 8 bits and
+    the sigmoid is a factor of it (its relative error carried over, not amplified): LogSigmoidBackward's g·σ(-x),
+    SoftMarginLossBackward's.  Not in a row kernel, a split or per-output op (their calls are built elsewhere),
+    nor where a sum is computed in double."""
+    if op.reduce_dim is not None or op.split is not None or op.per_output or kv.reductions or _extended(kv):
+        return False
+    exprs = [kv.result] + [e for _, e in kv.body]
+    return any(e.has(Sigmoid) for e in exprs) and all(_factor_of_products(e) for e in exprs) \
+        and not any(e.has(Sigmoid) for _, e in kv.body)
+
+
+def sigmoid_helper(tail: str = "") -> list[str]:
     """opgen_sigmoidf's body, printed from Sigmoid.stable_form, (u >= 0 ? 1 : e)/(1 + e) with e = exp(-|u|), its
     numerator and denominator scaled by 2^100: e*2^100 is opgen_expf_nonpos_2p100 (opgen_math.h), the exact
     product opgen_expf_nonpos rounds by its last multiply by 2^-100.  The same bits: the scaled sum and quotient
@@ -471,7 +544,8 @@ def sigmoid_helper() -> list[str]:
     res = scale(num) / scale(den)
     assert not res.has(sympy.exp), res
     pr = KernelCPrinter({u: "u", scaled: "t0", two100: "0x1p100F"})
-    return [f"const float t0 = opgen_expf_nonpos_2p100({pr.doprint(e.args[0])});", f"return {pr.doprint(res)};"]
+    return [f"const float t0 = opgen_expf_nonpos_2p100{tail}({pr.doprint(e.args[0])});",
+            f"return {pr.doprint(res)};"]
 
 
 # ---- phase 1 checks --------------------------------------------------------------------------------------------
@@ -665,6 +739,8 @@ def context(op: Op) -> dict:
                        for f in op.formulas],
         "tables": dtype_tables(op),
         "sigmoid": sigmoid_helper() if uses_sigmoid else [],
+        "sigmoid_tuned": [{"tail": tail, "dtype": dt, "body": sigmoid_helper(tail)} for tail, dt in HALF_TUNED.items()]
+                         if any(v["half_tuned"] for v in variants) else [],
         "wide_helpers": (wide.helpers(op, k) + (EXP_IN_RANGE + [""] if any(v["exp_scan"] for v in variants) else [])
                          if not op.per_output else []),
         "variants": variants,

@@ -13,7 +13,9 @@ come from codegen.backends.infix: each printed form declares its precedence next
   `opgen_signf`, `log` as `opgen_logf` (hand-written beside opgen_expf), and `log1p` as `opgen_log1pf` (Goldberg's
   method over opgen_logf) (their algorithms and error bounds: codegen/expansions.py and opgen_math.h, measured by
   tests/test_c_math_functions.py; opgen_erfcf is written in opgen_math.h, not printed: C_WRITTEN).
-  `tanh(log1p(exp(u)))`, tanh of the softplus, prints as `opgen_tanh_softplusf(u)` (one exp, not three and a log).  (In a double-typed checker condition every function is libm's double one.)
+  `tanh(log1p(exp(u)))`, tanh of the softplus, prints as `opgen_tanh_softplusf(u)` (one exp, not three and a log);
+  erfc(|u|/√2) beside an exp(-u²/2) computed first prints as `opgen_erfc_gaussf(u, &ex)`, which gives both
+  (opsource._erfc_gauss).  (In a double-typed checker condition every function is libm's double one.)
 * `Max`/`Min` print as `fmaxf`/`fminf`, which *drop* a nan argument; NumPy's `maximum`/`minimum` (the
   reference backend) propagate it.  They print as `opgen_maximumf`/`opgen_minimumf` (opgen_math.h).
 * Integer powers print as `powf(x, 2)`: a libm call per element where one multiplication is exact and
@@ -28,7 +30,8 @@ come from codegen.backends.infix: each printed form declares its precedence next
 * `Extended(sum)` (codegen.cancellation: a sum that cancels) prints as `(float)(...)` of the sum in double
   (codegen.backends.c.extended).
 * `Sigmoid` (codegen.rewrite) prints as a call of the op's `opgen_sigmoidf`, itself printed from
-  `Sigmoid.stable_form` by this printer.
+  `Sigmoid.stable_form` by this printer (`opgen_sigmoidf_f16`/`_bf16` in the copies of a kernel tuned to a half
+  output: opsource.half_tuned).
 """
 from __future__ import annotations
 
@@ -127,7 +130,12 @@ class KernelCPrinter(InfixPrinting, C99CodePrinter):
     def _print_erf(self, expr):
         return self._opgen("erf", expr)
 
+    erfc_gauss: dict = {}   # {erfc(|u|/sqrt(2)): name of e^(-u^2/2)}: opsource._erfc_gauss
+
     def _print_erfc(self, expr):
+        if self.suffix and expr in self.erfc_gauss:
+            u = _exact_abs_arg(expr)
+            return f"opgen_erfc_gaussf({self._print(u)}, &{self.erfc_gauss[expr]})"
         return self._opgen("erfc", expr)
 
     def _print_sign(self, expr):
@@ -142,8 +150,10 @@ class KernelCPrinter(InfixPrinting, C99CodePrinter):
     def _print_Abs(self, expr):
         return self._call(f"fabs{self.suffix}", expr.args[0])
 
+    sigmoid_tail = ""   # "_f16"/"_bf16": the sigmoid tuned to a half output (opsource.half_tuned)
+
     def _print_Sigmoid(self, expr):
-        return self._call(f"opgen_sigmoid{self.suffix}", expr.args[0])
+        return self._call(f"opgen_sigmoid{self.suffix}{self.sigmoid_tail}", expr.args[0])
 
     def _print_Opaque(self, expr):
         """codegen.expansions.Opaque: its argument, as it stands."""
@@ -195,6 +205,12 @@ class KernelCPrinter(InfixPrinting, C99CodePrinter):
         if e == -sympy.S.Half:
             return MUL
         return FUNC
+
+
+def _exact_abs_arg(expr):
+    """u of erfc(c*|u|) (the argument's Abs)."""
+    (a,) = [x for x in expr.args[0].atoms(sympy.Abs)]
+    return a.args[0]
 
 
 def math_functions() -> list[dict]:

@@ -89,9 +89,9 @@ static inline __attribute__((always_inline)) void block__approximate_none(int64_
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
         const float self_i = self[i];
+        float ex0;   /* opgen_erfc_gaussf's e^(-x^2/2) */
         const float t0 = self_i + 0.75179154F - 1.211445e-08F;
-        const float t1 = 0.5F*opgen_erfcf(0.70710677F*fabsf(self_i));
-        const float ex0 = opgen_expf_nonpos(-0.5F*(self_i*self_i));
+        const float t1 = 0.5F*opgen_erfc_gaussf(self_i, &ex0);
         res[i] = grad_output_i*((fabsf(t0) < 0.109375F) ? t0*((t0*((t0*(t0*(t0*(t0*((0.0045392285F*t0 + 0.01942168F) + (-6.090742e-11F)) - 0.014771522F) - 0.11400823F) - 0.018199677F) + 0.38828498F) + (1.739789e-09F)) + 0.431494F) + (-5.2598055e-09F)) : 0.3989423F*self_i*ex0 + ((self_i < 0) ? t1 : 1 - t1));
     }
 }
