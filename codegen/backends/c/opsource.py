@@ -205,6 +205,9 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
         "lane_loops": [_function([e], tensors, fields, red_syms, suffix)["load"]
                        + [f"s{j}[lane] += (double)({c});"] for j, ((_, e), c) in enumerate(zip(kv.reductions,
                                                                                                reductions))],
+        "pair_loops": [(_function([e], tensors, fields, red_syms, suffix)["load"] + [f"t[lane] = {c};"],
+                        f"s{j}[lane] += (double)(t[lane] + t[lane + {{half}}]);")
+                       for j, ((_, e), c) in enumerate(zip(kv.reductions, reductions))],
         "tail_sums": summed["load"] + [f"s{j}[i - whole] += (double)({c});" for j, c in enumerate(reductions)],
         "narrow_tail_sums": summed["load"] + [f"s{j}[0] += (double)({c});" for j, c in enumerate(reductions)],
         "declare_colsum": summed["declare"] + [f"double *restrict a{j} = acc[{j}];" for j in range(len(reductions))],
@@ -225,6 +228,7 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
     # FLOAT16 rows at 256 bits (opgen_chunks.h: OPGEN_F16_ROWS) but where the results are computed in double
     ctx["f16_rows"] = "OPGEN_F64_ROWS" if _extended(kv) else "OPGEN_F16_ROWS"
     ctx["rolled_sums"] = ["OPGEN_ROLLED"] if _extended(kv) else []   # (opgen_chunks.h)
+    ctx["paired"] = not _extended(kv)
     ctx["grid_functions"] = _grid_functions(kv, tensors, fields, suffix, pr)
     ctx["dispatch"] = _dispatch(op, kv)
     # the DOUBLE (and complex double) kernel of the dtypes the op computes wider than FLOAT (wide.py)
