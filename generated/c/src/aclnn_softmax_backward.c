@@ -69,6 +69,7 @@ typedef struct {
  * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache.
  * OPGEN_ROLLED where the results are computed in double: unrolled whole in a chunk of the packed BFLOAT16 rows,
  * GCC 12 added LogSoftmaxBackward's sums as eight scalar chains (see opgen_chunks.h). */
+__attribute__((always_inline))
 static inline void rowsum_lanes(int64_t n, const float *const *in, double *lanes, const void *params)
 {
     (void)params;
@@ -76,7 +77,19 @@ static inline void rowsum_lanes(int64_t n, const float *const *in, double *lanes
     const float *restrict output = in[1];
     double *restrict s0 = lanes + 8 * 0;
     const int64_t whole = n - n % 8;
-    for (int64_t i0 = 0; i0 < whole; i0 += 8) {
+    const int64_t pairs = whole - whole % 16;
+    for (int64_t i0 = 0; i0 < pairs; i0 += 16) {
+        float t[16];
+        for (int64_t lane = 0; lane < 16; ++lane) {
+            const int64_t i = i0 + lane;
+            const float grad_output_i = grad_output[i];
+            const float output_i = output[i];
+            t[lane] = grad_output_i*output_i;
+        }
+        for (int64_t lane = 0; lane < 8; ++lane)
+            s0[lane] += (double)(t[lane] + t[lane + 8]);
+    }
+    for (int64_t i0 = pairs; i0 < whole; i0 += 8) {
         for (int64_t lane = 0; lane < 8; ++lane) {
             const int64_t i = i0 + lane;
             const float grad_output_i = grad_output[i];
@@ -105,7 +118,19 @@ static inline void rowsum_lanes_wide(int64_t n, const float *const *in, double *
     const float *restrict output = in[1];
     double *restrict s0 = lanes + OPGEN_ROW_LANES * 0;
     const int64_t whole = n - n % OPGEN_ROW_LANES;
-    for (int64_t i0 = 0; i0 < whole; i0 += OPGEN_ROW_LANES) {
+    const int64_t pairs = whole - whole % (2 * OPGEN_ROW_LANES);
+    for (int64_t i0 = 0; i0 < pairs; i0 += 2 * OPGEN_ROW_LANES) {
+        float t[2 * OPGEN_ROW_LANES];
+        for (int64_t lane = 0; lane < 2 * OPGEN_ROW_LANES; ++lane) {
+            const int64_t i = i0 + lane;
+            const float grad_output_i = grad_output[i];
+            const float output_i = output[i];
+            t[lane] = grad_output_i*output_i;
+        }
+        for (int64_t lane = 0; lane < OPGEN_ROW_LANES; ++lane)
+            s0[lane] += (double)(t[lane] + t[lane + OPGEN_ROW_LANES]);
+    }
+    for (int64_t i0 = pairs; i0 < whole; i0 += OPGEN_ROW_LANES) {
         for (int64_t lane = 0; lane < OPGEN_ROW_LANES; ++lane) {
             const int64_t i = i0 + lane;
             const float grad_output_i = grad_output[i];
@@ -142,6 +167,7 @@ static void rowsum(int64_t n, const float *const *in, double *acc, const void *p
  * lanes a sum, and (_wide) of OPGEN_ROW_LANES; the lanes carry over from chunk to chunk (each starts at a multiple
  * of OPGEN_ROW_LANES), so the sums are those of rowsum, bit for bit.  Two functions, each chunk loop compiled for
  * one: with `wide` read at each chunk, FLOAT16 rows of 1024 ran 1.05x slower in the cache. */
+__attribute__((always_inline))
 static inline void rowsum_chunk(int64_t at, int64_t n, const float *const *in, float *out,
                                 const void *args)
 {
