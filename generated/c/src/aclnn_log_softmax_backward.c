@@ -73,9 +73,10 @@ typedef struct {
  * Paired (the ops whose results are not computed in double: softmax): each whole pair of groups (16 elements; 64
  * in rowsum_lanes_wide, one chunk) adds its two FLOAT summands of a lane in FLOAT first, t[lane] + t[lane + 8],
  * and that goes to the double lane: half the conversions to double and double adds, which were the sum's cost
- * (FLOAT16 rows 1.15-1.2x faster in the cache, BFLOAT16 1.1x, FLOAT 1.05-1.1x; one more FLOAT rounding per
- * pair, the accuracy report unchanged).  Always inlined there: GCC 12 then called rowsum_lanes and rowsum_chunk
- * out of line from the BFLOAT16 packed rows and reloaded the lanes from the stack (rows of 64 0.85x). */
+ * (softmax along the last dim in the cache, against the unpaired sums: FLOAT 1.12-1.26x, FLOAT16 1.10-1.19x,
+ * BFLOAT16 1.08-1.14x; one more FLOAT rounding per pair, the accuracy report unchanged).  Always inlined there:
+ * GCC 12 called the paired rowsum_lanes and rowsum_chunk out of line from the BFLOAT16 packed rows and reloaded
+ * the lanes from the stack (rows of 64 0.85-0.9x).  Four groups a lane in FLOAT: 0.5-0.7x (shuffles). */
 static inline void rowsum_lanes(int64_t n, const float *const *in, double *lanes, const void *params)
 {
     (void)params;
