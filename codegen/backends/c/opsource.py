@@ -240,6 +240,9 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
         "lane_loops": [_function([e], tensors, fields, red_syms, suffix)["load"]
                        + [f"s{j}[lane] += (double)({c});"] for j, ((_, e), c) in enumerate(zip(kv.reductions,
                                                                                                reductions))],
+        "pair_loops": [(_function([e], tensors, fields, red_syms, suffix)["load"] + [f"t[lane] = {c};"],
+                        f"s{j}[lane] += (double)(t[lane] + t[lane + {{half}}]);")
+                       for j, ((_, e), c) in enumerate(zip(kv.reductions, reductions))],
         "tail_sums": summed["load"] + [f"s{j}[i - whole] += (double)({c});" for j, c in enumerate(reductions)],
         "narrow_tail_sums": summed["load"] + [f"s{j}[0] += (double)({c});" for j, c in enumerate(reductions)],
         "declare_colsum": summed["declare"] + [f"double *restrict a{j} = acc[{j}];" for j in range(len(reductions))],
@@ -260,6 +263,7 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
     # FLOAT16 rows at 256 bits (opgen_chunks.h: OPGEN_F16_ROWS) but where the results are computed in double
     ctx["f16_rows"] = "OPGEN_F64_ROWS" if _extended(kv) else "OPGEN_F16_ROWS"
     ctx["rolled_sums"] = ["OPGEN_ROLLED"] if _extended(kv) else []   # (opgen_chunks.h)
+    ctx["paired"] = not _extended(kv)
     ctx["grid_functions"] = _grid_functions(kv, tensors, fields, suffix, pr)
     # copies of the elementwise kernel for a FLOAT16 and a BFLOAT16 output, with the sigmoid tuned to them
     ctx["half_tuned"] = [{**ctx, "suffix": suffix + tail, "title": ctx["title"] + f" ({dt} output)",

@@ -73,7 +73,14 @@ typedef struct {
  * Added straight into `lanes`: from a local copy, GCC moved the lanes through general registers and back at each
  * chunk (opgen_chunks.h), which made softmax 1.1-1.25x slower in the cache.
  * OPGEN_ROLLED where the results are computed in double: unrolled whole in a chunk of the packed BFLOAT16 rows,
- * GCC 12 added LogSoftmaxBackward's sums as eight scalar chains (see opgen_chunks.h). */
+ * GCC 12 added LogSoftmaxBackward's sums as eight scalar chains (see opgen_chunks.h).
+ * Paired (the ops whose results are not computed in double: softmax): each whole pair of groups (16 elements; 64
+ * in rowsum_lanes_wide, one chunk) adds its two FLOAT summands of a lane in FLOAT first, t[lane] + t[lane + 8],
+ * and that goes to the double lane: half the conversions to double and double adds, which were the sum's cost
+ * (softmax along the last dim in the cache, against the unpaired sums: FLOAT 1.12-1.26x, FLOAT16 1.10-1.19x,
+ * BFLOAT16 1.08-1.14x; one more FLOAT rounding per pair, the accuracy report unchanged).  Always inlined there:
+ * GCC 12 called the paired rowsum_lanes and rowsum_chunk out of line from the BFLOAT16 packed rows and reloaded
+ * the lanes from the stack (rows of 64 0.85-0.9x).  Four groups a lane in FLOAT: 0.5-0.7x (shuffles). */
 static inline void rowsum_lanes(int64_t n, const float *const *in, double *lanes, const void *params)
 {
     (void)params;
