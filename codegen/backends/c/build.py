@@ -48,8 +48,8 @@ def sources(op: Op) -> dict[str, str]:
 def runtime_archive(flags: list[str]) -> Path:
     """The C runtime compiled once per content and flags into a static archive of position-independent objects,
     which every op's library links whole: the runtime is about half of a small op's build, and 40 ops would
-    compile it 40 times.  Under STRICT_WARNINGS, but for the sanitizers' -O1 (whose flow analysis warns
-    differently)."""
+    compile it 40 times.  Under STRICT_WARNINGS, but for the sanitizers' build (-O0: their reports are its
+    check; the optimised builds hold the runtime to the warnings)."""
     from .emit import runtime_files
     files = {p: t for p, t in runtime_files().items() if p.endswith((".c", ".h"))}
     flags = _compiling(flags) + _strict(flags) + ["-c"]
