@@ -27,9 +27,10 @@ def native_defines(macro: str) -> bool:
 
 
 # ---- test tiers -------------------------------------------------------------------------------------------------
-# CI runs the fast tier (fixed seeds, shared builds, under ~10 minutes on 2 cores).  `pytest --deep` adds the tests
-# marked `@pytest.mark.deep`: long fuzzing runs, every op x dtype x product x layout where CI takes a fixed sample,
-# sanitizer runs over everything.  Hypothesis tests read their example budget from `deep_examples(fast, deep)`.
+# CI runs the fast tier (fixed seeds, shared builds; its budget is ~10 minutes on 2 cores, docs/correctness.md says
+# what it took).  `pytest --deep` adds the tests marked `@pytest.mark.deep`: long fuzzing runs, every op x dtype x
+# product x layout where CI takes a fixed sample, sanitizer runs over everything.  Hypothesis tests read their
+# example budget from `deep_examples(fast, deep)`.
 
 def pytest_addoption(parser):
     parser.addoption("--deep", action="store_true", default=False,

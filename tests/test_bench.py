@@ -582,6 +582,10 @@ def test_baseline_times_another_revisions_c_kernels_side_by_side(tmp_path):
     md = (tmp_path / "bench.md").read_text()
     assert "## Against HEAD" in md and f"| {label} / c |" in md and "against HEAD:" in r.stdout
     assert f"| in cache: {label} / c |" in md
+    from codegen.buildcache import build_root   # HEAD's runtime archive is today's, not built again
+    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True).stdout
+    shared = build_root() / "baseline" / commit.strip() / "c-runtime"
+    assert shared.resolve() == (build_root() / "c-runtime").resolve()
     bad = subprocess.run(cmd + ["--baseline", "no-such-revision"], cwd=REPO, capture_output=True, text=True,
                          timeout=600)
     assert bad.returncode == 2 and "no-such-revision" in bad.stderr

@@ -44,6 +44,23 @@ def _git(*args: str) -> bytes:
         raise BaselineError(f"git {' '.join(args)}: {e.stderr.decode(errors='replace').strip()}") from e
 
 
+def _build_dir(commit: str) -> Path:
+    """REV's build folder, build/baseline/<commit>/, whose runtime archives are today's folder (c-runtime):
+    an archive is named by a hash of its sources and flags, so REV reuses today's runtime where it is the same
+    (a baseline of HEAD: every run of the bench test) and adds its own beside it otherwise.  Its libraries stay
+    apart: the same file loaded twice would be one library, not two timed side by side."""
+    root = build_root() / "baseline" / commit
+    runtime = root / "c-runtime"
+    if not runtime.exists():
+        (build_root() / "c-runtime").mkdir(parents=True, exist_ok=True)
+        root.mkdir(parents=True, exist_ok=True)
+        try:
+            runtime.symlink_to(build_root() / "c-runtime", target_is_directory=True)
+        except FileExistsError:   # another bench made it meanwhile
+            pass
+    return root
+
+
 def libraries(rev: str, op_names: list[str]) -> tuple[str, dict[str, Path]]:
     """(label "c@<short commit>", {op name: REV's library}) for the ops REV has."""
     commit = _git("rev-parse", "--verify", f"{rev}^{{commit}}").decode().strip()
@@ -53,7 +70,7 @@ def libraries(rev: str, op_names: list[str]) -> tuple[str, dict[str, Path]]:
         tree = Path(tmp) / "tree"
         with tarfile.open(archive) as tar:   # (our own commit; the "data" filter where Python has it)
             tar.extractall(tree, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
-        env = dict(os.environ, PYTHONPATH=str(tree), OPGEN_BUILD_DIR=str(build_root() / "baseline" / commit))
+        env = dict(os.environ, PYTHONPATH=str(tree), OPGEN_BUILD_DIR=str(_build_dir(commit)))
         done = subprocess.run([sys.executable, "-c", _BUILD, *op_names], cwd=tree, env=env, capture_output=True,
                               text=True)
     if done.returncode != 0:
