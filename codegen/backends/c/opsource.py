@@ -248,9 +248,10 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
         "declare_colsum": summed["declare"] + [f"double *restrict a{j} = acc[{j}];" for j in range(len(reductions))],
         "col_sums": summed["load"] + [f"a{j}[i] += (double)({c});" for j, c in enumerate(reductions)],
         "declare_finish_row": finish["declare"] + [f"const float {s} = (float)acc[{j}];" for j, s in finish["sums"]],
-        "declare_finish_col": finish["declare"] + [f"const double *restrict a{j} = acc[{j}];"
+        # (the runtime rounds the column sums to FLOAT once per tile, the value finish_row takes: opgen_loops.c)
+        "declare_finish_col": finish["declare"] + [f"const float *restrict a{j} = sums[{j}];"
                                                    for j, _ in finish["sums"]],
-        "finish_col": [f"const float {s} = (float)a{j}[i];" for j, s in finish["sums"]] + compute,
+        "finish_col": [f"const float {s} = a{j}[i];" for j, s in finish["sums"]] + compute,
     }
     # a row op's finish with exps of operands in double: first the block's arguments checked within the range where
     # opgen_exp_f64 needs no selects, then a loop without them (the same bits)

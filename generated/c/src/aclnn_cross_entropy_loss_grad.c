@@ -232,7 +232,7 @@ static void finish_row__reduction_optional_none__weight_optional_absent(int64_t 
     }
 }
 
-static void finish_col__reduction_optional_none__weight_optional_absent(int64_t n, const float *const *in, const double *const *acc, float *out,
+static void finish_col__reduction_optional_none__weight_optional_absent(int64_t n, const float *const *in, const float *const *sums, float *out,
                                                                        const void *params)
 {
     const Params__reduction_optional_none__weight_optional_absent *p = params;
@@ -244,10 +244,10 @@ static void finish_col__reduction_optional_none__weight_optional_absent(int64_t 
     const float c0 = p->c0;
     const float c1 = p->c1;
     const float c2 = p->c2;
-    const double *restrict a0 = acc[0];
+    const float *restrict a0 = sums[0];
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
-        const float r0 = (float)a0[i];
+        const float r0 = a0[i];
         const float grad_loss_i = grad_loss[i];
         const float log_prob_i = log_prob[i];
         const float target_i = target[i];
@@ -346,20 +346,26 @@ static void colsum_chunked__reduction_optional_none__weight_optional_absent(int6
     opgen_chunked_reads(n, 4, in, &args, colsum_chunk__reduction_optional_none__weight_optional_absent);
 }
 
+/* finish_col's arguments as a chunk function gets them: the column sums, already rounded to FLOAT */
+typedef struct {
+    const void *params;
+    const float *const *sums;
+} ColArgs__reduction_optional_none__weight_optional_absent;
+
 static inline void finish_col_chunk__reduction_optional_none__weight_optional_absent(int64_t at, int64_t n, const float *const *in, float *out,
                                                                                     const void *args)
 {
-    const opgen_row_args *a = args;
-    const double *part[1];
+    const ColArgs__reduction_optional_none__weight_optional_absent *a = args;
+    const float *part[1];
     for (int r = 0; r < 1; ++r)
-        part[r] = a->accs[r] + at;
+        part[r] = a->sums[r] + at;
     finish_col__reduction_optional_none__weight_optional_absent(n, in, part, out, a->params);
 }
 
-static void finish_col_chunked__reduction_optional_none__weight_optional_absent(int64_t n, const opgen_src *in, double *const *acc, opgen_dst out,
-                                                                               const void *params)
+static void finish_col_chunked__reduction_optional_none__weight_optional_absent(int64_t n, const opgen_src *in, const float *const *sums,
+                                                                               opgen_dst out, const void *params)
 {
-    const opgen_row_args args = {params, NULL, NULL, acc};
+    const ColArgs__reduction_optional_none__weight_optional_absent args = {params, sums};
     opgen_chunked(n, 4, in, out, &args, finish_col_chunk__reduction_optional_none__weight_optional_absent, false);
 }
 
@@ -625,7 +631,7 @@ static void finish_row__reduction_optional_none__weight_optional_present(int64_t
     }
 }
 
-static void finish_col__reduction_optional_none__weight_optional_present(int64_t n, const float *const *in, const double *const *acc, float *out,
+static void finish_col__reduction_optional_none__weight_optional_present(int64_t n, const float *const *in, const float *const *sums, float *out,
                                                                         const void *params)
 {
     const Params__reduction_optional_none__weight_optional_present *p = params;
@@ -637,12 +643,12 @@ static void finish_col__reduction_optional_none__weight_optional_present(int64_t
     const int64_t ignore_index = p->ignore_index;
     const float c0 = p->c0;
     const float c1 = p->c1;
-    const double *restrict a0 = acc[0];
-    const double *restrict a1 = acc[1];
+    const float *restrict a0 = sums[0];
+    const float *restrict a1 = sums[1];
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
-        const float r0 = (float)a0[i];
-        const float r1 = (float)a1[i];
+        const float r0 = a0[i];
+        const float r1 = a1[i];
         const float grad_loss_i = grad_loss[i];
         const float log_prob_i = log_prob[i];
         const float target_i = target[i];
@@ -742,20 +748,26 @@ static void colsum_chunked__reduction_optional_none__weight_optional_present(int
     opgen_chunked_reads(n, 5, in, &args, colsum_chunk__reduction_optional_none__weight_optional_present);
 }
 
+/* finish_col's arguments as a chunk function gets them: the column sums, already rounded to FLOAT */
+typedef struct {
+    const void *params;
+    const float *const *sums;
+} ColArgs__reduction_optional_none__weight_optional_present;
+
 static inline void finish_col_chunk__reduction_optional_none__weight_optional_present(int64_t at, int64_t n, const float *const *in, float *out,
                                                                                      const void *args)
 {
-    const opgen_row_args *a = args;
-    const double *part[2];
+    const ColArgs__reduction_optional_none__weight_optional_present *a = args;
+    const float *part[2];
     for (int r = 0; r < 2; ++r)
-        part[r] = a->accs[r] + at;
+        part[r] = a->sums[r] + at;
     finish_col__reduction_optional_none__weight_optional_present(n, in, part, out, a->params);
 }
 
-static void finish_col_chunked__reduction_optional_none__weight_optional_present(int64_t n, const opgen_src *in, double *const *acc, opgen_dst out,
-                                                                                const void *params)
+static void finish_col_chunked__reduction_optional_none__weight_optional_present(int64_t n, const opgen_src *in, const float *const *sums,
+                                                                                opgen_dst out, const void *params)
 {
-    const opgen_row_args args = {params, NULL, NULL, acc};
+    const ColArgs__reduction_optional_none__weight_optional_present args = {params, sums};
     opgen_chunked(n, 5, in, out, &args, finish_col_chunk__reduction_optional_none__weight_optional_present, false);
 }
 
@@ -1007,7 +1019,7 @@ static void finish_row__reduction_optional_mean__weight_optional_absent(int64_t 
     }
 }
 
-static void finish_col__reduction_optional_mean__weight_optional_absent(int64_t n, const float *const *in, const double *const *acc, float *out,
+static void finish_col__reduction_optional_mean__weight_optional_absent(int64_t n, const float *const *in, const float *const *sums, float *out,
                                                                        const void *params)
 {
     const Params__reduction_optional_mean__weight_optional_absent *p = params;
@@ -1020,10 +1032,10 @@ static void finish_col__reduction_optional_mean__weight_optional_absent(int64_t 
     const float c1 = p->c1;
     const float c2 = p->c2;
     const float g0 = p->g0;
-    const double *restrict a0 = acc[0];
+    const float *restrict a0 = sums[0];
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
-        const float r0 = (float)a0[i];
+        const float r0 = a0[i];
         const float grad_loss_i = grad_loss[i];
         const float log_prob_i = log_prob[i];
         const float target_i = target[i];
@@ -1122,20 +1134,26 @@ static void colsum_chunked__reduction_optional_mean__weight_optional_absent(int6
     opgen_chunked_reads(n, 4, in, &args, colsum_chunk__reduction_optional_mean__weight_optional_absent);
 }
 
+/* finish_col's arguments as a chunk function gets them: the column sums, already rounded to FLOAT */
+typedef struct {
+    const void *params;
+    const float *const *sums;
+} ColArgs__reduction_optional_mean__weight_optional_absent;
+
 static inline void finish_col_chunk__reduction_optional_mean__weight_optional_absent(int64_t at, int64_t n, const float *const *in, float *out,
                                                                                     const void *args)
 {
-    const opgen_row_args *a = args;
-    const double *part[1];
+    const ColArgs__reduction_optional_mean__weight_optional_absent *a = args;
+    const float *part[1];
     for (int r = 0; r < 1; ++r)
-        part[r] = a->accs[r] + at;
+        part[r] = a->sums[r] + at;
     finish_col__reduction_optional_mean__weight_optional_absent(n, in, part, out, a->params);
 }
 
-static void finish_col_chunked__reduction_optional_mean__weight_optional_absent(int64_t n, const opgen_src *in, double *const *acc, opgen_dst out,
-                                                                               const void *params)
+static void finish_col_chunked__reduction_optional_mean__weight_optional_absent(int64_t n, const opgen_src *in, const float *const *sums,
+                                                                               opgen_dst out, const void *params)
 {
-    const opgen_row_args args = {params, NULL, NULL, acc};
+    const ColArgs__reduction_optional_mean__weight_optional_absent args = {params, sums};
     opgen_chunked(n, 4, in, out, &args, finish_col_chunk__reduction_optional_mean__weight_optional_absent, false);
 }
 
@@ -1419,7 +1437,7 @@ static void finish_row__reduction_optional_mean__weight_optional_present(int64_t
     }
 }
 
-static void finish_col__reduction_optional_mean__weight_optional_present(int64_t n, const float *const *in, const double *const *acc, float *out,
+static void finish_col__reduction_optional_mean__weight_optional_present(int64_t n, const float *const *in, const float *const *sums, float *out,
                                                                         const void *params)
 {
     const Params__reduction_optional_mean__weight_optional_present *p = params;
@@ -1432,12 +1450,12 @@ static void finish_col__reduction_optional_mean__weight_optional_present(int64_t
     const float c0 = p->c0;
     const float c1 = p->c1;
     const float g0 = p->g0;
-    const double *restrict a0 = acc[0];
-    const double *restrict a1 = acc[1];
+    const float *restrict a0 = sums[0];
+    const float *restrict a1 = sums[1];
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
-        const float r0 = (float)a0[i];
-        const float r1 = (float)a1[i];
+        const float r0 = a0[i];
+        const float r1 = a1[i];
         const float grad_loss_i = grad_loss[i];
         const float log_prob_i = log_prob[i];
         const float target_i = target[i];
@@ -1537,20 +1555,26 @@ static void colsum_chunked__reduction_optional_mean__weight_optional_present(int
     opgen_chunked_reads(n, 5, in, &args, colsum_chunk__reduction_optional_mean__weight_optional_present);
 }
 
+/* finish_col's arguments as a chunk function gets them: the column sums, already rounded to FLOAT */
+typedef struct {
+    const void *params;
+    const float *const *sums;
+} ColArgs__reduction_optional_mean__weight_optional_present;
+
 static inline void finish_col_chunk__reduction_optional_mean__weight_optional_present(int64_t at, int64_t n, const float *const *in, float *out,
                                                                                      const void *args)
 {
-    const opgen_row_args *a = args;
-    const double *part[2];
+    const ColArgs__reduction_optional_mean__weight_optional_present *a = args;
+    const float *part[2];
     for (int r = 0; r < 2; ++r)
-        part[r] = a->accs[r] + at;
+        part[r] = a->sums[r] + at;
     finish_col__reduction_optional_mean__weight_optional_present(n, in, part, out, a->params);
 }
 
-static void finish_col_chunked__reduction_optional_mean__weight_optional_present(int64_t n, const opgen_src *in, double *const *acc, opgen_dst out,
-                                                                                const void *params)
+static void finish_col_chunked__reduction_optional_mean__weight_optional_present(int64_t n, const opgen_src *in, const float *const *sums,
+                                                                                opgen_dst out, const void *params)
 {
-    const opgen_row_args args = {params, NULL, NULL, acc};
+    const ColArgs__reduction_optional_mean__weight_optional_present args = {params, sums};
     opgen_chunked(n, 5, in, out, &args, finish_col_chunk__reduction_optional_mean__weight_optional_present, false);
 }
 
@@ -1786,7 +1810,7 @@ static void finish_row__reduction_optional_sum__weight_optional_absent(int64_t n
     }
 }
 
-static void finish_col__reduction_optional_sum__weight_optional_absent(int64_t n, const float *const *in, const double *const *acc, float *out,
+static void finish_col__reduction_optional_sum__weight_optional_absent(int64_t n, const float *const *in, const float *const *sums, float *out,
                                                                       const void *params)
 {
     const Params__reduction_optional_sum__weight_optional_absent *p = params;
@@ -1798,10 +1822,10 @@ static void finish_col__reduction_optional_sum__weight_optional_absent(int64_t n
     const float c0 = p->c0;
     const float c1 = p->c1;
     const float c2 = p->c2;
-    const double *restrict a0 = acc[0];
+    const float *restrict a0 = sums[0];
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
-        const float r0 = (float)a0[i];
+        const float r0 = a0[i];
         const float grad_loss_i = grad_loss[i];
         const float log_prob_i = log_prob[i];
         const float target_i = target[i];
@@ -1900,20 +1924,26 @@ static void colsum_chunked__reduction_optional_sum__weight_optional_absent(int64
     opgen_chunked_reads(n, 4, in, &args, colsum_chunk__reduction_optional_sum__weight_optional_absent);
 }
 
+/* finish_col's arguments as a chunk function gets them: the column sums, already rounded to FLOAT */
+typedef struct {
+    const void *params;
+    const float *const *sums;
+} ColArgs__reduction_optional_sum__weight_optional_absent;
+
 static inline void finish_col_chunk__reduction_optional_sum__weight_optional_absent(int64_t at, int64_t n, const float *const *in, float *out,
                                                                                    const void *args)
 {
-    const opgen_row_args *a = args;
-    const double *part[1];
+    const ColArgs__reduction_optional_sum__weight_optional_absent *a = args;
+    const float *part[1];
     for (int r = 0; r < 1; ++r)
-        part[r] = a->accs[r] + at;
+        part[r] = a->sums[r] + at;
     finish_col__reduction_optional_sum__weight_optional_absent(n, in, part, out, a->params);
 }
 
-static void finish_col_chunked__reduction_optional_sum__weight_optional_absent(int64_t n, const opgen_src *in, double *const *acc, opgen_dst out,
-                                                                              const void *params)
+static void finish_col_chunked__reduction_optional_sum__weight_optional_absent(int64_t n, const opgen_src *in, const float *const *sums,
+                                                                              opgen_dst out, const void *params)
 {
-    const opgen_row_args args = {params, NULL, NULL, acc};
+    const ColArgs__reduction_optional_sum__weight_optional_absent args = {params, sums};
     opgen_chunked(n, 4, in, out, &args, finish_col_chunk__reduction_optional_sum__weight_optional_absent, false);
 }
 
@@ -2179,7 +2209,7 @@ static void finish_row__reduction_optional_sum__weight_optional_present(int64_t 
     }
 }
 
-static void finish_col__reduction_optional_sum__weight_optional_present(int64_t n, const float *const *in, const double *const *acc, float *out,
+static void finish_col__reduction_optional_sum__weight_optional_present(int64_t n, const float *const *in, const float *const *sums, float *out,
                                                                        const void *params)
 {
     const Params__reduction_optional_sum__weight_optional_present *p = params;
@@ -2191,12 +2221,12 @@ static void finish_col__reduction_optional_sum__weight_optional_present(int64_t 
     const int64_t ignore_index = p->ignore_index;
     const float c0 = p->c0;
     const float c1 = p->c1;
-    const double *restrict a0 = acc[0];
-    const double *restrict a1 = acc[1];
+    const float *restrict a0 = sums[0];
+    const float *restrict a1 = sums[1];
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
-        const float r0 = (float)a0[i];
-        const float r1 = (float)a1[i];
+        const float r0 = a0[i];
+        const float r1 = a1[i];
         const float grad_loss_i = grad_loss[i];
         const float log_prob_i = log_prob[i];
         const float target_i = target[i];
@@ -2296,20 +2326,26 @@ static void colsum_chunked__reduction_optional_sum__weight_optional_present(int6
     opgen_chunked_reads(n, 5, in, &args, colsum_chunk__reduction_optional_sum__weight_optional_present);
 }
 
+/* finish_col's arguments as a chunk function gets them: the column sums, already rounded to FLOAT */
+typedef struct {
+    const void *params;
+    const float *const *sums;
+} ColArgs__reduction_optional_sum__weight_optional_present;
+
 static inline void finish_col_chunk__reduction_optional_sum__weight_optional_present(int64_t at, int64_t n, const float *const *in, float *out,
                                                                                     const void *args)
 {
-    const opgen_row_args *a = args;
-    const double *part[2];
+    const ColArgs__reduction_optional_sum__weight_optional_present *a = args;
+    const float *part[2];
     for (int r = 0; r < 2; ++r)
-        part[r] = a->accs[r] + at;
+        part[r] = a->sums[r] + at;
     finish_col__reduction_optional_sum__weight_optional_present(n, in, part, out, a->params);
 }
 
-static void finish_col_chunked__reduction_optional_sum__weight_optional_present(int64_t n, const opgen_src *in, double *const *acc, opgen_dst out,
-                                                                               const void *params)
+static void finish_col_chunked__reduction_optional_sum__weight_optional_present(int64_t n, const opgen_src *in, const float *const *sums,
+                                                                               opgen_dst out, const void *params)
 {
-    const opgen_row_args args = {params, NULL, NULL, acc};
+    const ColArgs__reduction_optional_sum__weight_optional_present args = {params, sums};
     opgen_chunked(n, 5, in, out, &args, finish_col_chunk__reduction_optional_sum__weight_optional_present, false);
 }
 

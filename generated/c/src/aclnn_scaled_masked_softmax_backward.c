@@ -233,7 +233,7 @@ static void finish_row(int64_t n, const float *const *in, const double *acc, flo
     }
 }
 
-static void finish_col(int64_t n, const float *const *in, const double *const *acc, float *out,
+static void finish_col(int64_t n, const float *const *in, const float *const *sums, float *out,
                       const void *params)
 {
     const Params *p = params;
@@ -241,10 +241,10 @@ static void finish_col(int64_t n, const float *const *in, const double *const *a
     const float *restrict y = in[1];
     const float *restrict mask = in[2];
     const float scale = p->scale;
-    const double *restrict a0 = acc[0];
+    const float *restrict a0 = sums[0];
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
-        const float r0 = (float)a0[i];
+        const float r0 = a0[i];
         const float grad_output_i = grad_output[i];
         const float y_i = y[i];
         const float mask_i = mask[i];
@@ -342,20 +342,26 @@ static void colsum_chunked(int64_t n, const opgen_src *in, double *const *acc, c
     opgen_chunked_reads(n, 3, in, &args, colsum_chunk);
 }
 
+/* finish_col's arguments as a chunk function gets them: the column sums, already rounded to FLOAT */
+typedef struct {
+    const void *params;
+    const float *const *sums;
+} ColArgs;
+
 static inline void finish_col_chunk(int64_t at, int64_t n, const float *const *in, float *out,
                                    const void *args)
 {
-    const opgen_row_args *a = args;
-    const double *part[1];
+    const ColArgs *a = args;
+    const float *part[1];
     for (int r = 0; r < 1; ++r)
-        part[r] = a->accs[r] + at;
+        part[r] = a->sums[r] + at;
     finish_col(n, in, part, out, a->params);
 }
 
-static void finish_col_chunked(int64_t n, const opgen_src *in, double *const *acc, opgen_dst out,
-                              const void *params)
+static void finish_col_chunked(int64_t n, const opgen_src *in, const float *const *sums,
+                              opgen_dst out, const void *params)
 {
-    const opgen_row_args args = {params, NULL, NULL, acc};
+    const ColArgs args = {params, sums};
     opgen_chunked(n, 3, in, out, &args, finish_col_chunk, false);
 }
 

@@ -157,13 +157,14 @@ aclnnStatus opgen_check_requires_b(const char *name, bool ok, const char *condit
  *   kernel's constants (scalars, attributes, hoisted subexpressions), filled in phase 1.
  * Row sums along dim come in two shapes, chosen by layout: a whole row at a time (rowsum: acc[r] += the sum of
  * summand r over the block; finish_row: results from the row's sums), or OPGEN_BLOCK rows side by side when dim
- * is not the contiguous one (colsum: acc[r][i] += summand r of element i; finish_col). Sums are kept in double. */
+ * is not the contiguous one (colsum: acc[r][i] += summand r of element i; finish_col: results from sums[r][i], the
+ * finished sums rounded to FLOAT once per tile, not once per element of every row). Sums are kept in double. */
 typedef void (*opgen_block_fn)(int64_t n, const float *const *in, float *out, const void *params);
 typedef void (*opgen_rowsum_fn)(int64_t n, const float *const *in, double *acc, const void *params);
 typedef void (*opgen_colsum_fn)(int64_t n, const float *const *in, double *const *acc, const void *params);
 typedef void (*opgen_finish_row_fn)(int64_t n, const float *const *in, const double *acc, float *out,
                                     const void *params);
-typedef void (*opgen_finish_col_fn)(int64_t n, const float *const *in, const double *const *acc, float *out,
+typedef void (*opgen_finish_col_fn)(int64_t n, const float *const *in, const float *const *sums, float *out,
                                     const void *params);
 /* Many short rows packed one after another (row r at in[k] + r*len): rowsum and finish_row for each, without a
  * call per row (acc holds nred sums per row, zeroed by the caller). */
@@ -192,8 +193,8 @@ typedef struct {
 typedef void (*opgen_chunked_fn)(int64_t n, const opgen_src *in, opgen_dst out, const void *params);
 typedef void (*opgen_rowsum_chunked_fn)(int64_t n, const opgen_src *in, double *acc, const void *params);
 typedef void (*opgen_colsum_chunked_fn)(int64_t n, const opgen_src *in, double *const *acc, const void *params);
-typedef void (*opgen_finish_col_chunked_fn)(int64_t n, const opgen_src *in, double *const *acc, opgen_dst out,
-                                            const void *params);
+typedef void (*opgen_finish_col_chunked_fn)(int64_t n, const opgen_src *in, const float *const *sums,
+                                            opgen_dst out, const void *params);
 typedef void (*opgen_finish_row_chunked_fn)(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
                                             const void *params);
 typedef void (*opgen_finish_rowsum_chunked_fn)(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,

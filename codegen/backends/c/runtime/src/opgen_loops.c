@@ -339,7 +339,9 @@ static bool output_overlaps(const opgen_call *c)
  * thread, 16M elements, AMD EPYC).  Except when dim is so short that MIN_TILE columns or more fit a quarter of
  * the core's L2 (opgen_call.l2_bytes): then the tile is cut to fit, and the second walk reads L2.  Rows of 64
  * along dim 0 with a 2 MiB L2 (Intel Xeon): 1024 FLOAT columns or 2048 FLOAT16, 1.10-1.25x faster than 16384;
- * half of L2 gained less (1.05-1.18x), all of it 0.91-1.08x.  With 512 KiB of L2 no tile fits. */
+ * half of L2 gained less (1.05-1.18x), all of it 0.91-1.08x.  With 512 KiB of L2 no tile fits.  Tiles below
+ * MIN_TILE, so that the second walk of rows of 64 finds its inputs nearer: FLOAT (64, 1024) along dim 0, one
+ * thread, 512 columns 0.97-1.07x, 256 0.81-0.95x, 128 0.62-0.80x (AMD EPYC Zen 4, 1 MiB L2). */
 #define MIN_TILE OPGEN_BLOCK
 #define MAX_TILE (16 * OPGEN_BLOCK)
 /* A call gets one thread per this many elements (up to the threads asked for): below it, waking a worker and
@@ -498,9 +500,11 @@ static void plan(const opgen_call *c, plan_t *p)
         p->tile = len < t ? len : t;
     }
     p->staging_bytes = p->staging ? (uint64_t)L.nops * OPGEN_BLOCK * sizeof(float) : 0;
-    /* (at least a block per sum: runs this short are walked several steps at a time, see step_pack) */
+    /* (at least a block per sum: runs this short are walked several steps at a time, see step_pack; each sum in
+     * double, then rounded to FLOAT for the finishing walk, see run_columns) */
     p->acc_bytes = (c->nred && !p->rows)
-                   ? (uint64_t)c->nred * (uint64_t)(p->tile > OPGEN_BLOCK ? p->tile : OPGEN_BLOCK) * sizeof(double)
+                   ? (uint64_t)c->nred * (uint64_t)(p->tile > OPGEN_BLOCK ? p->tile : OPGEN_BLOCK)
+                     * (sizeof(double) + sizeof(float))
                    : 0;
     p->scratch_bytes = p->staging_bytes + p->acc_bytes;
     p->result_bytes = p->overlap ? (uint64_t)numel * sizeof(float) : 0;
@@ -752,6 +756,7 @@ typedef struct {
     int64_t begin, end;
     float *staging;
     double *accs;
+    float *sums;   /* side by side: accs rounded to FLOAT (run_columns) */
 } share;
 
 /* When the output is streamed, the first block of a row is `shift` elements long, up to the output's first 64-byte
@@ -1233,9 +1238,22 @@ static int64_t step_pack(const layout *L, int64_t tile)
     return k < L->dlen ? k : L->dlen;
 }
 
-/* One outer position side by side, `pack` steps along dim at a time (step_pack); acc: a block per sum */
+/* The finished sums of n columns rounded to FLOAT, once per tile: finish_col takes each column's sum as FLOAT (as
+ * finish_row does), and converting it there cost a conversion per element of every row and read double sums. */
+static void round_sums(int nred, double *const *acc, float *const *sums, int64_t n)
+{
+    for (int r = 0; r < nred; ++r) {
+        const double *restrict a = acc[r];
+        float *restrict f = sums[r];
+        for (int64_t i = 0; i < n; ++i)
+            f[i] = (float)a[i];
+    }
+}
+
+/* One outer position side by side, `pack` steps along dim at a time (step_pack); acc: a block per sum, sums: the
+ * same in FLOAT */
 static void run_packed(const share *s, const layout *L, const int64_t *off, int64_t pack, bool halves,
-                       double *const *acc)
+                       double *const *acc, float *const *sums)
 {
     const opgen_call *c = s->c;
     const int inner = L->ndim - 1;
@@ -1265,9 +1283,11 @@ static void run_packed(const share *s, const layout *L, const int64_t *off, int6
         for (int64_t m = 1; m < pack; ++m)
             for (int64_t j = 0; j < len; ++j)
                 a[j] += a[m * len + j];
-        for (int64_t m = 1; m < pack; ++m)
-            memcpy(a + m * len, a, sizeof(double) * (size_t)len);
     }
+    round_sums(c->nred, acc, sums, len);
+    for (int i = 0; i < c->nred; ++i)
+        for (int64_t m = 1; m < pack; ++m)
+            memcpy(sums[i] + m * len, sums[i], sizeof(float) * (size_t)len);
     for (int64_t d = 0; d < L->dlen; d += pack) {
         const int64_t nb = (L->dlen - d < pack ? L->dlen - d : pack) * len;
         for (int k = 0; k < L->nops; ++k)
@@ -1275,13 +1295,13 @@ static void run_packed(const share *s, const layout *L, const int64_t *off, int6
         if (halves || (L->stream && !L->lines)) {
             chunk_operands(L, c->nin, at, 0, axis, nb, s->staging, src, &dst);
             lines_target(L, &dst, nb);
-            c->finish_col_chunked(nb, src, acc, dst, s->params);
+            c->finish_col_chunked(nb, src, (const float *const *)sums, dst, s->params);
             chunk_flush(L, at, 0, axis, nb, s->staging);
         } else {
             stage_inputs(L, c->nin, at, 0, axis, nb, s->staging, in);
             char *res_at;
             float *res = out_target(L, at, 0, axis, nb, s->staging, &res_at);
-            c->finish_col(nb, in, (const double *const *)acc, res, s->params);
+            c->finish_col(nb, in, (const float *const *)sums, res, s->params);
             out_flush(L, res, res_at, axis, nb);
         }
     }
@@ -1309,16 +1329,20 @@ static void run_columns(const share *s, opgen_lines *lines)
     opgen_dst dst;
     const bool halves = converts(&L, axis);
     double *acc[OPGEN_MAX_REDUCTIONS], *part[OPGEN_MAX_REDUCTIONS];
+    float *sums[OPGEN_MAX_REDUCTIONS];
+    const float *done[OPGEN_MAX_REDUCTIONS];
     const int64_t pack = step_pack(&L, tile), width = pack > 1 ? pack * len : tile;
-    for (int i = 0; i < c->nred; ++i)
+    for (int i = 0; i < c->nred; ++i) {
         acc[i] = s->accs + (size_t)i * (size_t)width;
+        sums[i] = s->sums + (size_t)i * (size_t)width;
+    }
     int64_t item = s->begin;
     seek(&L, inner, item / ntiles, idx, off);
     while (item < s->end) {
         const int64_t j = (item % ntiles) * tile;
         const int64_t n = len - j < tile ? len - j : tile;
         if (pack > 1) {
-            run_packed(s, &L, off, pack, halves, acc);
+            run_packed(s, &L, off, pack, halves, acc, sums);
             if (++item % ntiles == 0)
                 next_index(&L, idx, off, inner - 1);
             continue;
@@ -1341,26 +1365,27 @@ static void run_columns(const share *s, opgen_lines *lines)
                 }
             }
         }
+        round_sums(c->nred, acc, sums, n);
         for (int64_t d = 0; d < L.dlen; ++d) {
             for (int k = 0; k < L.nops; ++k)
                 at[k] = off[k] + d * L.dstride[k];
             for (int64_t b = 0; b < n; b += OPGEN_BLOCK) {
                 const int64_t nb = n - b < OPGEN_BLOCK ? n - b : OPGEN_BLOCK;
                 for (int i = 0; i < c->nred; ++i)
-                    part[i] = acc[i] + b;
+                    done[i] = sums[i] + b;
                 /* (streamed FLOAT too: the chunk loop stores each chunk's results with non-temporal stores as
                  * it goes, 1.11-1.17x faster at 16M elements than a block finished into the staging buffer
                  * and streamed from there) */
                 if (halves || (L.stream && !L.lines)) {
                     chunk_operands(&L, c->nin, at, j + b, axis, nb, s->staging, src, &dst);
                     lines_target(&L, &dst, nb);
-                    c->finish_col_chunked(nb, src, part, dst, s->params);
+                    c->finish_col_chunked(nb, src, done, dst, s->params);
                     chunk_flush(&L, at, j + b, axis, nb, s->staging);
                 } else {
                     stage_inputs(&L, c->nin, at, j + b, axis, nb, s->staging, in);
                     char *res_at;
                     float *res = out_target(&L, at, j + b, axis, nb, s->staging, &res_at);
-                    c->finish_col(nb, in, (const double *const *)part, res, s->params);
+                    c->finish_col(nb, in, done, res, s->params);
                     out_flush(&L, res, res_at, axis, nb);
                 }
             }
@@ -1491,7 +1516,9 @@ static void run_items(const opgen_call *c, const aclTensor *out, const void *par
     dealer_start(&w.deal, threads, w.chunks);
     for (int t = 0; t < threads; ++t) {
         char *scratch = ws + (size_t)t * p->scratch_bytes;
-        w.shares[t] = (share){c, out, params, p, 0, 0, (float *)scratch, (double *)(scratch + p->staging_bytes)};
+        double *accs = (double *)(scratch + p->staging_bytes);
+        float *sums = (float *)(accs + (p->acc_bytes / (sizeof(double) + sizeof(float))));
+        w.shares[t] = (share){c, out, params, p, 0, 0, (float *)scratch, accs, sums};
     }
     opgen_parallel(threads, run_share, &w, opgen_numel(&c->out));
 }
