@@ -266,7 +266,7 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
     ctx["rolled_sums"] = ["OPGEN_ROLLED"] if _extended(kv) else []   # (opgen_chunks.h)
     ctx["paired"] = not _extended(kv)
     ctx["grid_functions"] = _grid_functions(kv, tensors, fields, suffix, pr)
-    # copies of the elementwise kernel for a FLOAT16 and a BFLOAT16 output, with the sigmoid tuned to them
+    # a copy of the elementwise kernel for a FLOAT16 or BFLOAT16 output, with the sigmoid tuned to it
     ctx["half_tuned"] = [{**ctx, "suffix": suffix + tail, "title": ctx["title"] + f" ({dt} output)",
                           "pad": {f"p{k}": " " * (k + len(suffix + tail)) for k in _PADS},
                           "compute": finish["load"] + kernel_lines(tail), "grid_functions": []}
@@ -364,7 +364,7 @@ def _phase1_variant(op: Op, kv: KernelVariant, v: dict, fill: list[str]) -> list
                                                  "finish_rowsum_chunked", "finish_col", "finish_col_chunked",
                                                  "rows", "rows_chunked")]
     elif v["half_tuned"]:   # the kernel tuned to the output's dtype (half_tuned)
-        pick = f"{out}->dtype == ACL_FLOAT16 ? {{f}}{s}_f16 : {out}->dtype == ACL_BF16 ? {{f}}{s}_bf16 : {{f}}{s}"
+        pick = f"{out}->dtype == ACL_FLOAT16 || {out}->dtype == ACL_BF16 ? {{f}}{s}_half : {{f}}{s}"
         body += [f"call.{field} = {pick.format(f=f)};" for field, f in (("block", "block"),
                                                                          ("chunked", "block_chunked"))]
     else:
@@ -498,7 +498,7 @@ def _split_phase1(op: Op, variants: list[dict], kvs: list[KernelVariant]) -> lis
 
 
 # the sigmoids tuned to a half output: opgen_sigmoidf_<tail> over opgen_expf_nonpos_2p100_<tail> (opgen_math.h)
-HALF_TUNED = {"_f16": "FLOAT16", "_bf16": "BFLOAT16"}
+HALF_TUNED = {"_half": "FLOAT16 or BFLOAT16"}
 
 
 def _factor_of_products(expr) -> bool:
@@ -514,8 +514,8 @@ def _factor_of_products(expr) -> bool:
 
 
 def half_tuned(op: Op, kv: KernelVariant) -> bool:
-    """Does the elementwise kernel get copies for a FLOAT16 and a BFLOAT16 output whose sigmoid's exp is a shorter
-    polynomial (opgen_math.h: opgen_expf_nonpos_2p100_f16/_bf16)?  Where the result is rounded to 11 or 8 bits and
+    """Does the elementwise kernel get a copy for a FLOAT16 or BFLOAT16 output whose sigmoid's exp is a shorter
+    polynomial (opgen_math.h: opgen_expf_nonpos_2p100_half)?  Where the result is rounded to 11 or 8 bits and
     the sigmoid is a factor of it (its relative error carried over, not amplified): LogSigmoidBackward's g·σ(-x),
     SoftMarginLossBackward's.  Not in a row kernel, a split or per-output op (their calls are built elsewhere),
     nor where a sum is computed in double."""

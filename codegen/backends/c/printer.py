@@ -30,7 +30,7 @@ come from codegen.backends.infix: each printed form declares its precedence next
 * `Extended(sum)` (codegen.cancellation: a sum that cancels) prints as `(float)(...)` of the sum in double
   (codegen.backends.c.extended).
 * `Sigmoid` (codegen.rewrite) prints as a call of the op's `opgen_sigmoidf`, itself printed from
-  `Sigmoid.stable_form` by this printer (`opgen_sigmoidf_f16`/`_bf16` in the copies of a kernel tuned to a half
+  `Sigmoid.stable_form` by this printer (`opgen_sigmoidf_half` in the copy of a kernel tuned to a half
   output: opsource.half_tuned).
 """
 from __future__ import annotations
@@ -150,7 +150,7 @@ class KernelCPrinter(InfixPrinting, C99CodePrinter):
     def _print_Abs(self, expr):
         return self._call(f"fabs{self.suffix}", expr.args[0])
 
-    sigmoid_tail = ""   # "_f16"/"_bf16": the sigmoid tuned to a half output (opsource.half_tuned)
+    sigmoid_tail = ""   # "_half": the sigmoid tuned to a half output (opsource.half_tuned)
 
     def _print_Sigmoid(self, expr):
         return self._call(f"opgen_sigmoid{self.suffix}{self.sigmoid_tail}", expr.args[0])

@@ -83,17 +83,10 @@ static inline float opgen_sigmoidf(float u)
     return ((u >= 0) ? 0x1p100F : t0)/(0x1p100F + t0);
 }
 
-/* the same over opgen_expf_nonpos_2p100_f16, for the kernel's copy tuned to a FLOAT16 output */
-static inline float opgen_sigmoidf_f16(float u)
+/* the same over opgen_expf_nonpos_2p100_half, for the kernel's copy tuned to a FLOAT16 or BFLOAT16 output */
+static inline float opgen_sigmoidf_half(float u)
 {
-    const float t0 = opgen_expf_nonpos_2p100_f16(-fabsf(u));
-    return ((u >= 0) ? 0x1p100F : t0)/(0x1p100F + t0);
-}
-
-/* the same over opgen_expf_nonpos_2p100_bf16, for the kernel's copy tuned to a BFLOAT16 output */
-static inline float opgen_sigmoidf_bf16(float u)
-{
-    const float t0 = opgen_expf_nonpos_2p100_bf16(-fabsf(u));
+    const float t0 = opgen_expf_nonpos_2p100_half(-fabsf(u));
     return ((u >= 0) ? 0x1p100F : t0)/(0x1p100F + t0);
 }
 
@@ -133,16 +126,16 @@ static void block_chunked(int64_t n, const opgen_src *in, opgen_dst out, const v
     opgen_chunked(n, 2, in, out, params, block_chunk, true);
 }
 
-/* ---- the kernel (FLOAT16 output) ---- */
+/* ---- the kernel (FLOAT16 or BFLOAT16 output) ---- */
 typedef struct {
     char none;   /* the kernel reads no constant */
-} Params_f16;
+} Params_half;
 
 /* always_inline: inlined into each chunk loop below, whose constant chunk length lets the compiler keep the
  * converted inputs in registers and set up the kernel's constants once per call, not once per chunk.  GCC left
  * the exp-heavy kernels out of line, called per 64-element chunk: LogSigmoid FLOAT16 ran 1.7x slower in the
  * cache than inlined, 1.1-1.2x at 16M elements (one thread, side by side). */
-static inline __attribute__((always_inline)) void block_f16(int64_t n, const float *const *in, float *out,
+static inline __attribute__((always_inline)) void block_half(int64_t n, const float *const *in, float *out,
                                                                       const void *params)
 {
     (void)params;
@@ -152,57 +145,21 @@ static inline __attribute__((always_inline)) void block_f16(int64_t n, const flo
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
         const float self_i = self[i];
-        res[i] = grad_output_i*opgen_sigmoidf_f16(-self_i);
+        res[i] = grad_output_i*opgen_sigmoidf_half(-self_i);
     }
 }
 
 /* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h) */
-static inline void block_chunk_f16(int64_t at, int64_t n, const float *const *in, float *out,
-                                   const void *params)
-{
-    (void)at;
-    block_f16(n, in, out, params);
-}
-
-static void block_chunked_f16(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
-{
-    opgen_chunked(n, 2, in, out, params, block_chunk_f16, true);
-}
-
-/* ---- the kernel (BFLOAT16 output) ---- */
-typedef struct {
-    char none;   /* the kernel reads no constant */
-} Params_bf16;
-
-/* always_inline: inlined into each chunk loop below, whose constant chunk length lets the compiler keep the
- * converted inputs in registers and set up the kernel's constants once per call, not once per chunk.  GCC left
- * the exp-heavy kernels out of line, called per 64-element chunk: LogSigmoid FLOAT16 ran 1.7x slower in the
- * cache than inlined, 1.1-1.2x at 16M elements (one thread, side by side). */
-static inline __attribute__((always_inline)) void block_bf16(int64_t n, const float *const *in, float *out,
-                                                                      const void *params)
-{
-    (void)params;
-    const float *restrict grad_output = in[0];
-    const float *restrict self = in[1];
-    float *restrict res = out;
-    for (int64_t i = 0; i < n; ++i) {
-        const float grad_output_i = grad_output[i];
-        const float self_i = self[i];
-        res[i] = grad_output_i*opgen_sigmoidf_bf16(-self_i);
-    }
-}
-
-/* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h) */
-static inline void block_chunk_bf16(int64_t at, int64_t n, const float *const *in, float *out,
+static inline void block_chunk_half(int64_t at, int64_t n, const float *const *in, float *out,
                                     const void *params)
 {
     (void)at;
-    block_bf16(n, in, out, params);
+    block_half(n, in, out, params);
 }
 
-static void block_chunked_bf16(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
+static void block_chunked_half(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 2, in, out, params, block_chunk_bf16, true);
+    opgen_chunked(n, 2, in, out, params, block_chunk_half, true);
 }
 
 /* ---- phase 1 ---- */
@@ -244,8 +201,8 @@ aclnnStatus aclnnLogSigmoidBackwardGetWorkspaceSize(
     opgen_call_input(&call, gradOutput);
     opgen_call_input(&call, self);
     opgen_call_output(&call, gradInput);
-    call.block = gradInput->dtype == ACL_FLOAT16 ? block_f16 : gradInput->dtype == ACL_BF16 ? block_bf16 : block;
-    call.chunked = gradInput->dtype == ACL_FLOAT16 ? block_chunked_f16 : gradInput->dtype == ACL_BF16 ? block_chunked_bf16 : block_chunked;
+    call.block = gradInput->dtype == ACL_FLOAT16 || gradInput->dtype == ACL_BF16 ? block_half : block;
+    call.chunked = gradInput->dtype == ACL_FLOAT16 || gradInput->dtype == ACL_BF16 ? block_chunked_half : block_chunked;
     return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);
 }
 

@@ -111,14 +111,7 @@ static inline float opgen_expf_nonpos(float x)
     return opgen_expf_nonpos_2p100(x) * 7.88860905221011805e-31f;                                 /* 2^-100 */
 }
 
-/* opgen_expf_nonpos_2p100 for a kernel whose output is FLOAT16 (_f16) or BFLOAT16 (_bf16) and whose result is a
- * product with the sigmoid as a factor (codegen.backends.c.opsource.half_tuned: the sigmoid's relative error
- * becomes the result's, nothing cancels), so that the result is rounded to 11 or 8 significant bits: the
- * polynomial of degree 4 instead of 6 (BFLOAT16 too, below), fitted as opgen_exp_poly's (c0 = c1 = 1, Lawson's
- * iteration, rounded to float): 5.3e-6 (2^-17.5) from e^r in exact arithmetic.  Over every
- * FLOAT16/BFLOAT16 x, g·σ(-x) is within 0.505 and 0.5004 ulp of the output, 0.06% and 0.003% of the x not
- * correctly rounded (the degree-6 exp: 0.01% and 0%; tests/test_c_math.py).  The same reduction and scaling as
- * opgen_expf_nonpos_2p100, two fused multiply-adds fewer: LogSigmoid's loop 1.16x as fast in L1 (AMD EPYC Zen 4). */
+/* opgen_expf_nonpos_2p100's reduction: r = x - k ln2 (returned) and y, whose low bits hold k */
 static inline float opgen_exp_reduced(float x, float *y)
 {
     const float shifter = 12582912.0f;                         /* 1.5 * 2^23: adding it rounds to an integer */
@@ -145,7 +138,17 @@ static inline float opgen_scaled_2p100(float p, float y)       /* p * 2^(k+100),
     return p * opgen_from_bits((k + 227u) << 23);
 }
 
-static inline float opgen_expf_nonpos_2p100_f16(float x)
+/* opgen_expf_nonpos_2p100 for a kernel whose output is FLOAT16 or BFLOAT16 and whose result is a product with the
+ * sigmoid as a factor (codegen.backends.c.opsource.half_tuned: the sigmoid's relative error becomes the result's,
+ * nothing cancels), so that the result is rounded to 11 or 8 significant bits: the polynomial of degree 4 instead
+ * of 6, fitted as opgen_exp_poly's (c0 = c1 = 1, Lawson's iteration, rounded to float): 5.3e-6 (2^-17.5) from e^r
+ * in exact arithmetic.  Over every FLOAT16/BFLOAT16 x, g·σ(-x) is within 0.505 and 0.5004 ulp of the output, 0.06%
+ * and 0.003% of the x not correctly rounded (the degree-6 exp: 0.01% and 0%; tests/test_c_math.py).  The same
+ * reduction and scaling as opgen_expf_nonpos_2p100, two fused multiply-adds fewer: LogSigmoid's loop 1.16x as fast
+ * in L1 (AMD EPYC Zen 4).  Refused for BFLOAT16: degree 3 (1.2e-4 from e^r; 1.3x in L1) left 0.02% of the x not
+ * correctly rounded, up to 0.516 ulp, and a 1-ulp miss is a relative error up to 2^-7 in BFLOAT16: the oracle's
+ * LogSigmoidBackward BFLOAT16 sample failed the dual standard (1 of 127 elements above 4e-3, MARE 4.6e-3). */
+static inline float opgen_expf_nonpos_2p100_half(float x)
 {
     x = x < -150.0f ? -150.0f : x;
     float y;
@@ -158,13 +161,6 @@ static inline float opgen_expf_nonpos_2p100_f16(float x)
     return opgen_scaled_2p100(p, y);
 }
 
-/* BFLOAT16 takes FLOAT16's degree 4: with degree 3 (1.2e-4 from e^r) 0.02% of the x were not correctly rounded,
- * up to 0.516 ulp, and a 1-ulp miss is a relative error up to 2^-7 in BFLOAT16: the oracle's LogSigmoidBackward
- * BFLOAT16 sample failed the dual standard (1 of 127 elements above 4e-3, MARE 4.6e-3). */
-static inline float opgen_expf_nonpos_2p100_bf16(float x)
-{
-    return opgen_expf_nonpos_2p100_f16(x);
-}
 #undef OPGEN_MADD
 
 /* The high 12 significant bits of a (Veltkamp's splitting, codegen.expansions.SplitHi): hi*hi and a - hi are
