@@ -123,10 +123,11 @@ def test_row_kernels_match_numpy(name, soc, din, dout):
 
 
 # dtypes no AI Core kernel reads: those an op computes in FLOAT are cast on the host first (the op_api's l0 Cast),
-# those it computes in DOUBLE go to the C backend's DOUBLE kernel (CANN runs them on its AI CPU)
-WIDE = [(n, d) for n, op in OPS.items() for d in sorted({d for dts in op.dtypes.values() for d in dts}
-                                                          | {d for t in op.tensors if t.dtypes
-                                                             for dts in t.dtypes.values() for d in dts})
+# those it computes in DOUBLE go to the C backend's DOUBLE kernel (CANN runs them on its AI CPU); on the products
+# with an Ascend C architecture (CrossEntropyLossGrad's INT32 targets are the Ascend 950's only)
+WIDE = [(n, d) for n, op in OPS.items() for d in sorted({d for s in kernel_socs(op) for d in op.dtypes.get(s, [])}
+                                                          | {d for t in op.tensors if t.dtypes for s in kernel_socs(op)
+                                                             for d in t.dtypes.get(s, [])})
         if d in op.compute]
 
 

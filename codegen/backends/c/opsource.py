@@ -186,6 +186,22 @@ def _erfc_gauss(body: list, hoisted: list) -> dict:
     return found
 
 
+def _paired_sums(pairs: list, width: str, span: str, modulus: str) -> list[str]:
+    """rowsum_lanes' (width 8) or rowsum_lanes_wide's (width OPGEN_ROW_LANES) loops over the whole pairs of lane
+    groups, a loop per sum: the summands of 2·width elements into t[], then t[lane] + t[lane + width] in FLOAT to the
+    double lane (kernel_rows.c.jinja: "Paired").  `pairs`: (the summand's lines, its sum's index); none: no loops."""
+    if not pairs:
+        return []
+    lines = [f"const int64_t pairs = whole - whole % {modulus};"]
+    for summand, j in pairs:
+        lines += ([f"for (int64_t i0 = 0; i0 < pairs; i0 += {span}) {{", f"    float t[{span}];",
+                   f"    for (int64_t lane = 0; lane < {span}; ++lane) {{", "        const int64_t i = i0 + lane;"]
+                  + ["        " + line for line in summand]
+                  + ["    }", f"    for (int64_t lane = 0; lane < {width}; ++lane)",
+                     f"        s{j}[lane] += (double)(t[lane] + t[lane + {width}]);", "}"])
+    return lines
+
+
 def variant_context(op: Op, kv: KernelVariant) -> dict:
     """The template data of one variant's kernel functions, and what phase 1 needs to hand it to the runtime."""
     tensors = [(t.symbol, t.py_name) for t in kv.tensors]
@@ -240,9 +256,6 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
         "lane_loops": [_function([e], tensors, fields, red_syms, suffix)["load"]
                        + [f"s{j}[lane] += (double)({c});"] for j, ((_, e), c) in enumerate(zip(kv.reductions,
                                                                                                reductions))],
-        "pair_loops": [(_function([e], tensors, fields, red_syms, suffix)["load"] + [f"t[lane] = {c};"],
-                        f"s{j}[lane] += (double)(t[lane] + t[lane + {{half}}]);")
-                       for j, ((_, e), c) in enumerate(zip(kv.reductions, reductions))],
         "tail_sums": summed["load"] + [f"s{j}[i - whole] += (double)({c});" for j, c in enumerate(reductions)],
         "narrow_tail_sums": summed["load"] + [f"s{j}[0] += (double)({c});" for j, c in enumerate(reductions)],
         "declare_colsum": summed["declare"] + [f"double *restrict a{j} = acc[{j}];" for j in range(len(reductions))],
@@ -264,7 +277,13 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
     # FLOAT16 rows at 256 bits (opgen_chunks.h: OPGEN_F16_ROWS) but where the results are computed in double
     ctx["f16_rows"] = "OPGEN_F64_ROWS" if _extended(kv) else "OPGEN_F16_ROWS"
     ctx["rolled_sums"] = ["OPGEN_ROLLED"] if _extended(kv) else []   # (opgen_chunks.h)
-    ctx["paired"] = not _extended(kv)
+    # softmax's sums in lane pairs (kernel_rows.c.jinja: "Paired"), not where the results are computed in double
+    pairs = [(_function([e], tensors, fields, red_syms, suffix)["load"] + [f"t[lane] = {c};"], j)
+             for j, ((_, e), c) in enumerate(zip(kv.reductions, reductions))] if not _extended(kv) else []
+    ctx["narrow_pairs"] = _paired_sums(pairs, "8", "16", "16")
+    ctx["wide_pairs"] = _paired_sums(pairs, "OPGEN_ROW_LANES", "2 * OPGEN_ROW_LANES", "(2 * OPGEN_ROW_LANES)")
+    ctx["lanes_from"] = "pairs" if pairs else "0"   # where the unpaired lane loops start
+    ctx["paired_inline"] = ["__attribute__((always_inline))"] if pairs else []
     ctx["grid_functions"] = _grid_functions(kv, tensors, fields, suffix, pr)
     # a copy of the elementwise kernel for a FLOAT16 or BFLOAT16 output, with the sigmoid tuned to it
     ctx["half_tuned"] = [{**ctx, "suffix": suffix + tail, "title": ctx["title"] + f" ({dt} output)",
