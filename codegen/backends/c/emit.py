@@ -103,7 +103,7 @@ def render_header(ops: list[Op], source_label: str) -> str:
 def render_source(op: Op, source_label: str) -> str:
     ctx = opsource.context(op)
     # the sigmoid helper where a kernel calls it, then each variant's kernel functions
-    functions = [render(TEMPLATES, "src/sigmoid.c.jinja", body=ctx["sigmoid"], tuned=ctx["sigmoid_tuned"])
+    functions = [render(TEMPLATES, "src/sigmoid.c.jinja", body=ctx["sigmoid"], half=ctx["sigmoid_half"])
                  ] if ctx["sigmoid"] else []
     functions += ["\n".join(ctx["wide_helpers"])] if ctx["wide_helpers"] else []
     for v in ctx["variants"]:

@@ -286,10 +286,10 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
     ctx["paired_inline"] = ["__attribute__((always_inline))"] if pairs else []
     ctx["grid_functions"] = _grid_functions(kv, tensors, fields, suffix, pr)
     # a copy of the elementwise kernel for a FLOAT16 or BFLOAT16 output, with the sigmoid tuned to it
-    ctx["half_tuned"] = [{**ctx, "suffix": suffix + tail, "title": ctx["title"] + f" ({dt} output)",
-                          "pad": {f"p{k}": " " * (k + len(suffix + tail)) for k in _PADS},
-                          "compute": finish["load"] + kernel_lines(tail), "grid_functions": []}
-                         for tail, dt in HALF_TUNED.items()] if half_tuned(op, kv) else []
+    ctx["half_tuned"] = [{**ctx, "suffix": suffix + HALF_TAIL, "title": ctx["title"] + HALF_TITLE,
+                          "pad": {f"p{k}": " " * (k + len(suffix + HALF_TAIL)) for k in _PADS},
+                          "compute": finish["load"] + kernel_lines(HALF_TAIL), "grid_functions": []}
+                         ] if half_tuned(op, kv) else []
     ctx["dispatch"] = _dispatch(op, kv)
     # the DOUBLE (and complex double) kernel of the dtypes the op computes wider than FLOAT (wide.py)
     ctx["wide_kernel"] = wide.kernel_lines(op, kv, suffix)
@@ -516,8 +516,9 @@ def _split_phase1(op: Op, variants: list[dict], kvs: list[KernelVariant]) -> lis
     return ["    " + line for line in lines]
 
 
-# the sigmoids tuned to a half output: opgen_sigmoidf_<tail> over opgen_expf_nonpos_2p100_<tail> (opgen_math.h)
-HALF_TUNED = {"_half": "FLOAT16 or BFLOAT16"}
+# the sigmoid tuned to a half output: opgen_sigmoidf_half over opgen_expf_nonpos_2p100_half (opgen_math.h)
+HALF_TAIL = "_half"
+HALF_TITLE = " (FLOAT16 or BFLOAT16 output)"
 
 
 def _factor_of_products(expr) -> bool:
@@ -763,8 +764,7 @@ def context(op: Op) -> dict:
                        for f in op.formulas],
         "tables": dtype_tables(op),
         "sigmoid": sigmoid_helper() if uses_sigmoid else [],
-        "sigmoid_tuned": [{"tail": tail, "dtype": dt, "body": sigmoid_helper(tail)} for tail, dt in HALF_TUNED.items()]
-                         if any(v["half_tuned"] for v in variants) else [],
+        "sigmoid_half": [sigmoid_helper(HALF_TAIL)] if any(v["half_tuned"] for v in variants) else [],
         "wide_helpers": (wide.helpers(op, k) + (EXP_IN_RANGE + [""] if any(v["exp_scan"] for v in variants) else [])
                          if not op.per_output else []),
         "variants": variants,
