@@ -162,9 +162,9 @@ def _carried_by_every_backend(expr) -> bool:
 
 def _numeric(expr):
     """The expression with each lowered constant (codegen.lower.Const) as its exact value, and sigmoids as exps."""
-    from .lower import Const
+    from .lower import exact_constants
     from .rewrite import Sigmoid
-    e = expr.replace(lambda a: isinstance(a, Const), lambda a: a.value)
+    e = exact_constants(expr)
     return e.replace(lambda a: isinstance(a, Sigmoid), lambda a: 1 / (1 + sympy.exp(-a.args[0])))
 
 

@@ -221,6 +221,12 @@ class CompensatedAdd(sympy.Function):
     nargs = 3
 
 
+def exact_constants(expr):
+    """`expr` with each Const atom (ConstLo's too) replaced by the exact value it stands for: for comparing and
+    evaluating lowered expressions symbolically."""
+    return expr.replace(lambda e: isinstance(e, Const), lambda e: e.value)
+
+
 class ConstLo(Const):
     """The rounding error c - fl(c) of the constant c in the kernel's type, itself rounded to that type: the low
     half of c carried as two literals, `Const(c)` (hi) and `ConstLo(c)` (lo).  Each backend prints it for its own

@@ -21,7 +21,7 @@ import re
 import sympy
 
 from codegen.checkplan import none_test, steps
-from codegen.lower import Const, KernelVariant, lower
+from codegen.lower import KernelVariant, exact_constants, lower
 from codegen.rewrite import Sigmoid
 from codegen.spec import DTYPES, Op
 from codegen.spec.functions import BROADCAST, count_parts
@@ -160,11 +160,6 @@ def _branch_exps_hoisted(body: list, result) -> list[tuple[int, str, sympy.Expr]
     return hoisted
 
 
-def _exact(expr):
-    """`expr` with its codegen.lower.Const atoms replaced by their exact values."""
-    return expr.replace(lambda e: isinstance(e, Const), lambda e: e.value)
-
-
 def _erfc_gauss(body: list, hoisted: list) -> dict:
     """{erfc(|u|/sqrt(2)): ex-name} for each temporary of the kernel that computes that erfc outside any `?:` while
     exp(-u^2/2) of the same u is an exp computed before a `?:` (_branch_exps_hoisted) that only later temporaries or
@@ -176,12 +171,12 @@ def _erfc_gauss(body: list, hoisted: list) -> dict:
         if not isinstance(e, sympy.Basic) or e.has(sympy.Piecewise) or e.has(Extended):
             continue
         for f in e.atoms(sympy.erfc):
-            a = _exact(f.args[0])
+            a = exact_constants(f.args[0])
             u = sympy.simplify(a * sympy.sqrt(2))
             if not isinstance(u, sympy.Abs):
                 continue
             for at, name, x in hoisted:
-                if at > k and sympy.simplify(_exact(x.args[0]) + u.args[0] ** 2 / 2) == 0:
+                if at > k and sympy.simplify(exact_constants(x.args[0]) + u.args[0] ** 2 / 2) == 0:
                     found[f] = name
     return found
 
