@@ -8,6 +8,7 @@ to 30 significant digits.
 """
 from __future__ import annotations
 
+import functools
 import random
 
 import mpmath
@@ -186,9 +187,14 @@ def _operand_in_case(value, rng):
     return mpmath.mpf((-1 if value.is_negative else 1) * rng.uniform(0.2, 2))
 
 
-def _near_branch(fwd, bwd, x, xs, ys, zs, sv):
-    """Whether some point lies within 1e-6 of a Piecewise branch point of the forward (or x-form backward)."""
-    pts = []
+@functools.lru_cache(maxsize=256)
+def _branch_relations(fwd, bwd, x, xs) -> tuple:
+    """The symbolic branch points of the forward (in x) and the x-form backward (in xs): for each relation of
+    each Piecewise condition, in order, (its solutions for the variable, whether it has an Abs).  Solved once
+    per expression: `_near_branch` runs for every sample point, and SymPy's `solve` (its constant test by
+    random evaluation) was nearly all of a cold `opgen verify` of the NLL losses (32 of 32 s)."""
+    out = []
+    u = sympy.Symbol("_u")
     for expr, var in ((fwd, x), (bwd, xs)):
         if var is None:
             continue
@@ -196,16 +202,23 @@ def _near_branch(fwd, bwd, x, xs, ys, zs, sv):
             for _, c in pw.args:
                 for rel in c.atoms(sympy.core.relational.Relational):
                     try:
-                        sols = sympy.solve(sympy.Eq(rel.lhs.subs(var, sympy.Symbol("_u")), rel.rhs.subs(
-                            var, sympy.Symbol("_u"))), sympy.Symbol("_u"))
+                        sols = sympy.solve(sympy.Eq(rel.lhs.subs(var, u), rel.rhs.subs(var, u)), u)
                     except NotImplementedError:
                         continue
-                    for s in sols:
-                        try:
-                            pts.append(float(sympy.sympify(s).subs({k: float(val) for k, val in sv.items()
-                                                                    if not isinstance(val, bool)})))
-                        except (TypeError, ValueError):
-                            pass
-                    if rel.has(sympy.Abs):
-                        pts += [-p for p in pts]
+                    out.append((tuple(sympy.sympify(s) for s in sols), rel.has(sympy.Abs)))
+    return tuple(out)
+
+
+def _near_branch(fwd, bwd, x, xs, ys, zs, sv):
+    """Whether some point lies within 1e-6 of a Piecewise branch point of the forward (or x-form backward)."""
+    pts = []
+    values = {k: float(val) for k, val in sv.items() if not isinstance(val, bool)}
+    for sols, has_abs in _branch_relations(fwd, bwd, x, xs):
+        for s in sols:
+            try:
+                pts.append(float(s.subs(values)))
+            except (TypeError, ValueError):
+                pass
+        if has_abs:
+            pts += [-p for p in pts]
     return any(abs(float(z) - p) < 1e-6 for z in zs for p in pts)
