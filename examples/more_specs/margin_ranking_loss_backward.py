@@ -9,7 +9,8 @@ x1, x2, y, g, margin = symbols("input1 input2 target gradOutput margin", real=Tr
 reduction = Symbol("reduction", integer=True)
 N = numel("input1")
 mean_factor = Piecewise((1 / N, Eq(reduction, 1)), (1, True))
-active = -y * (x1 - x2) + margin > 0
+hinge = -y * (x1 - x2) + margin
+active = hinge >= 0          # PyTorch's clamp_min(0) passes the gradient at 0 too
 
 SPEC = Op(
     name="aclnnMarginRankingLossBackward",
@@ -26,13 +27,14 @@ SPEC = Op(
         Output("gradInput2", wrt=x2, doc=Text("对input2的梯度。", "the gradient w.r.t. input2.")),
     ],
     wrt=x1,
-    forward=Max(0, -y * (x1 - x2) + margin),
+    forward=Piecewise((hinge, active), (0, True)),
     loss_reduction=Reduction("reduction", mean=N),
     backward=[
-        Formula(Piecewise((-y * g, active), (0, True)) * mean_factor),
-        Formula(Piecewise((y * g, active), (0, True)) * mean_factor, output="gradInput2"),
+        # at the kink each output's own active value (PyTorch's): a value per output goes on its form
+        Formula(Piecewise((-y * g, active), (0, True)) * mean_factor, at={Eq(hinge, 0): -y * g * mean_factor}),
+        Formula(Piecewise((y * g, active), (0, True)) * mean_factor, output="gradInput2",
+                at={Eq(hinge, 0): y * g * mean_factor}),
     ],
-    at={Eq(-y * (x1 - x2) + margin, 0): 0},   # PyTorch's clamp_min gives 0 at the kink, for both outputs
     dtypes={
         "ascend910b": ["FLOAT16", "FLOAT", "BFLOAT16"],
         "ascend910_93": ["FLOAT16", "FLOAT", "BFLOAT16"],
