@@ -124,6 +124,22 @@ def test_a_division_by_an_attribute_nothing_keeps_from_zero_is_refused(tmp_path)
     assert (e.value.status, e.value.param) == (161002, "alpha")
 
 
+def test_the_accuracy_reference_is_the_derivative_where_kinks_of_the_forward_cancel():
+    """Regression: max(x, 0) + log(1 + exp(-|x|)) is smooth at x = 0, but Max and Abs folded into branches left a
+    piece valid at x = 0 alone (Max takes x <= 0 there, Abs x >= 0) whose derivative, -1/2 - t, is neither side's:
+    `opgen accuracy` failed all 9 kernels of SigmoidCrossEntropyWithLogitsGrad at predict = ±0, where they and
+    PyTorch give 1/2 - t."""
+    torch = _torch()
+    from codegen.accuracy.reference import reference_for
+    op = load_spec_file(FOLDER / "sigmoid_cross_entropy_with_logits_grad.py")
+    kw = {"predict": np.array([0.0, -0.0, 1.0, -2.0], np.float32),
+          "target": np.array([0.25, 0.75, 0.25, 0.5], np.float32), "d_out": np.ones(4, np.float32)}
+    got = [float(v) for v in reference_for(op, kw).values(kw, (4,))]
+    want = _autograd(torch, lambda p: torch.nn.functional.binary_cross_entropy_with_logits(
+        p, torch.tensor(kw["target"], dtype=torch.float64), reduction="none"), [kw["predict"]], kw["d_out"])[0]
+    assert np.allclose(got, want, rtol=1e-15, atol=0), (got, want)
+
+
 def test_margin_ranking_two_outputs_match_pytorch_at_and_off_the_kink():
     """Both gradients, every reduction, targets of both signs, three elements exactly at the kink (PyTorch's
     clamp_min passes the gradient there, which each output's form declares)."""
