@@ -179,6 +179,22 @@ def test_huber_weighted_mean_matches_pytorch():
             assert _close(got, want, 4e-6), (r, None if w is None else w.shape)
 
 
+def test_the_gradient_times_a_weight_is_not_formed_before_the_local_derivative():
+    """Regression: CSE took gradOutput*weight out of Huber's two branches, so it was formed first and overflowed
+    where the gradient does not (the oracle's BFLOAT16 failure: -inf for -1.27e38).  Every backend prints the
+    lowering: the NumPy kernel shows it."""
+    torch = _torch()
+    k = codegen.kernel("huber_loss_backward", specs_dir=FOLDER)
+    x = np.array([0.49609375, 3.0], np.float32)
+    t = np.array([0.26953125, 0.0], np.float32)
+    w = np.array([3.0e38, 3.0e38], np.float32)
+    g = np.array([-1.8671875, -0.5], np.float32)
+    got = k(grad_output=g, self=x, target=t, weight_optional=w, reduction=0, delta=0.25)
+    want = _autograd(torch, lambda p: w.astype(np.float64)[0] * torch.nn.functional.huber_loss(
+        p, torch.tensor(t, dtype=torch.float64), reduction="none", delta=0.25), [x], g)[0]
+    assert np.all(np.isfinite(got)) and _close(got, want, 4e-6), (got, want)
+
+
 # ---- deep tier -----------------------------------------------------------------------------------------------
 @pytest.mark.deep
 @pytest.mark.parametrize("name", OPS)
