@@ -195,6 +195,25 @@ def test_the_gradient_times_a_weight_is_not_formed_before_the_local_derivative()
     assert np.all(np.isfinite(got)) and _close(got, want, 4e-6), (got, want)
 
 
+def test_the_call_examples_of_a_half_only_op_and_of_required_attributes_build_and_run():
+    """Regression: `opgen generate` failed for three of the six specs, their call examples refused by their own
+    checks: the example's tensors were FLOAT for TanhshrinkBackward (FLOAT16/BFLOAT16 only), and a double
+    attribute the example left out was 0.0 for CELU's alpha (Requires alpha != 0) and Huber's delta (> 0)."""
+    from codegen.backends.c.examples import build_and_run
+    from codegen.spec.example import resolve
+    ops, _ = load_folder(FOLDER)
+    assert resolve(ops["celu_backward"]).attrs["alpha"] == 1.0
+    assert resolve(ops["huber_loss_backward"]).attrs["delta"] == 1.0
+    assert resolve(ops["margin_ranking_loss_backward"]).attrs["margin"] == 0.0   # no rule: 0 as before
+    printed = build_and_run(ops["tanhshrink_backward"])
+    got = [float(line.split()[-1]) for line in printed.splitlines()]
+    x = np.array([-1.5, -0.25, 0.75, 2.0], np.float16)          # the example's default data, self = gradOutput
+    want = codegen.kernel("tanhshrink_backward", specs_dir=FOLDER)(grad_output=x, self=x)
+    assert np.array_equal(np.array(got, np.float16), want), (got, want)
+    assert [line.split()[-1] for line in build_and_run(ops["celu_backward"]).splitlines()][2:] == ["0.750000",
+                                                                                                   "2.000000"]
+
+
 # ---- deep tier -----------------------------------------------------------------------------------------------
 @pytest.mark.deep
 @pytest.mark.parametrize("name", OPS)
