@@ -42,7 +42,9 @@ def _autograd(torch, f, inputs, grad):
 
 def _close(got, want, rtol=2e-6) -> bool:
     got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
-    return bool(np.all((got == want) | (np.abs(got - want) <= rtol * np.abs(want) + 1e-37)))
+    with np.errstate(invalid="ignore"):
+        return bool(np.all((got == want) | (np.isnan(got) & np.isnan(want))
+                           | (np.abs(got - want) <= rtol * np.abs(want) + 1e-37)))
 
 
 def _variant(tmp_path, name, old, new):
