@@ -416,7 +416,7 @@ def _check_scalar_divisors(op, fail):
     the library's value is taken elsewhere (Softplus, whose backward is finite at beta = 0), the symbol's own
     assumptions exclude it, or the division sits in a Piecewise branch whose condition is false there (SmoothL1's
     d/beta where |d| < beta), the proof would hold for every other value and the kernels divide by 0.  Each real
-    root of a one-symbol divisor is tried against those conditions."""
+    root of a divisor polynomial in one scalar is tried against those conditions."""
     scalars = {p.symbol for p in op.params if isinstance(p, (Scalar, Attr)) and p.symbol is not None}
     conditions = [r.condition for r in op.rules if isinstance(r, Requires)]
     conditions += [a for f in op.formulas for a in f.assume]
@@ -445,6 +445,8 @@ def _check_scalar_divisors(op, fail):
             if len(free) != 1 or not free <= scalars:
                 continue
             (s,) = free
+            if not base.is_polynomial(s):   # (solve on transcendental divisors may not finish: left to the proof)
+                continue
             try:
                 roots = [r for r in sympy.solve(base, s) if r.is_real is not False]
             except (NotImplementedError, TypeError, ValueError):
