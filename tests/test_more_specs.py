@@ -1,9 +1,10 @@
-"""The specs of examples/more_specs/: six operators written from the README and the pages it links alone (session
+"""The specs of examples/more_specs/: seven operators written from the README and the pages it links alone (session
 16), chosen to stress different parts of the language: CELU (a double attribute the forward divides by),
 Relu6Grad (CANN's kernel-only names, "same shape or one element", kinks), HuberLossBackward (an optional weight,
 an int64 reduction, a double delta with a Requires), SigmoidCrossEntropyWithLogitsGrad (CANN's kernel-only op,
-also on the 950), TanhshrinkBackward (half precision only) and MarginRankingLossBackward (two outputs, an operand
-coefficient in the branch, a kink declared per output).
+also on the 950), TanhshrinkBackward (half precision only), SoftminBackward (a row reduction from the forward's
+output) and MarginRankingLossBackward (two outputs, an operand coefficient in the branch, a kink declared per
+output).
 
 CI tier: the folder loads; the three framework bugs they found, each with a spec that failed before its fix (an
 op-level at= dropped for a second output, a Python float in a formula, a division by an attribute nothing keeps
@@ -25,7 +26,7 @@ from .conftest import REPO
 
 FOLDER = REPO / "examples" / "more_specs"
 OPS = ["celu_backward", "huber_loss_backward", "margin_ranking_loss_backward", "relu6_grad",
-       "sigmoid_cross_entropy_with_logits_grad", "tanhshrink_backward"]
+       "sigmoid_cross_entropy_with_logits_grad", "softmin_backward", "tanhshrink_backward"]
 
 
 def _torch():
@@ -277,3 +278,9 @@ def test_every_op_matches_pytorch_autograd(backend):
     xh, gh = x.astype(np.float16), g[:1].astype(np.float16)   # gradOutput broadcast along rows
     want = _autograd(torch, F.tanhshrink, [xh.astype(np.float64)], gh.astype(np.float64))[0]
     assert _close(k("tanhshrink_backward")(grad_output=gh, self=xh), want.astype(np.float16), 1e-3)
+    for dim in (0, -1):   # softmin's y given exactly (rounded to FLOAT), autograd at the float64 x it came from
+        z = torch.tensor(rng.uniform(-5, 5, (4, 7)), requires_grad=True)
+        y = torch.nn.functional.softmin(z, dim)
+        y.backward(torch.tensor(g[:4], dtype=torch.float64))
+        got = k("softmin_backward")(grad_output=g[:4], output=y.detach().numpy().astype(np.float32), dim=dim)
+        assert np.allclose(got, z.grad.numpy(), rtol=1e-5, atol=1e-6), dim
