@@ -403,6 +403,7 @@ def lower_variant(op: Op, variant: Variant) -> KernelVariant:
     # 3. elementwise CSE, canonical order for byte-identical output
     temps, (result,) = sympy.cse([expr], symbols=sympy.numbered_symbols("t", real=True), order="canonical")
     temps, result = _inline_into_extended(temps, result)
+    temps, result = _inline_gradient_products(temps, result, op.grad.symbol, {t.symbol for t in op.tensors})
 
     used = expr.free_symbols | {s for _, e in reductions + grid_sums for s in e.free_symbols} \
         | {s for _, e in prelude for s in e.free_symbols}
@@ -436,6 +437,24 @@ def _inline_into_extended(temps, result):
             kept.append((s, e))
             needed |= e.free_symbols
     return kept[::-1], result
+
+
+def _inline_gradient_products(temps, result, g, tensor_syms):
+    """CSE may take out the gradient times other input tensors (`gradOutput*weight`, common to two branches of
+    HuberLossBackward's `g*w*e` and `g*w*delta*sign(e)`): a product of factors of arbitrary magnitude, formed
+    before the local derivative joins it, overflows where the result does not (g = -1.87, w = 3e38, e = 0.23 gave
+    -inf for -1.27e38).  Such a temporary is put back into its readers, where the gradient multiplies last
+    (`split_last`).  Only a product of the gradient and bare tensor elements: no op of specs/ has one."""
+    inlined, kept = {}, []
+    for s, e in temps:
+        e = e.xreplace(inlined)
+        if isinstance(e, sympy.Mul) and g in e.args and all(a == g or a in tensor_syms for a in e.args):
+            inlined[s] = e
+            continue
+        kept.append((s, e))
+    if not inlined:
+        return temps, result
+    return kept, result.xreplace(inlined)
 
 
 class RowLength(sympy.Function):

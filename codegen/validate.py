@@ -30,6 +30,8 @@ def validate(op: Op) -> None:
     _check_dtypes(op, fail)
     _check_rules(op, fail)
     _check_when(op, fail)
+    _check_floats(op, fail)
+    _check_scalar_divisors(op, fail)
     if op.split is not None:   # the mathematics is the two half ops' (codegen.spec.split), each checked as an op
         from .spec.split import check as check_split
         check_split(op, fail)
@@ -378,6 +380,88 @@ def _check_when(op, fail):
             if not ok:
                 fail(f"{label}: `when` {k}={v!r} needs a bool Attr with True/False, a string or int64 Attr with "
                      "one of its values, or an optional tensor with ABSENT/PRESENT")
+
+
+def _check_floats(op, fail):
+    """A Python float in a formula (`exp(0.1*x)`) is a 53-bit binary number, not the decimal the author meant,
+    and the proof compares exact expressions: exp(0.1*x) is not exp(x/10), and the mpmath check then reports two
+    values printed the same.  Such a float is refused, naming where it is; an integer-valued one (6.0) is exact
+    and left alone, as are Floats given more precision on purpose (SELU's 40-digit constants)."""
+    places = [("the forward", op.forward)]
+    for i, f in enumerate(op.formulas):
+        label = f"backward formula {i + 1}" if len(op.formulas) > 1 else "the backward"
+        places += [(label, f.expr), (f"{label}: its forward", f.forward)]
+        places += [(f"{label}: at", v) for v in f.at.values()] + [(f"{label}: at", k) for k in f.at]
+    places += [("at", v) for v in op.at.values()] + [("at", k) for k in op.at]
+    places += [(f"rule Requires({r.params[0]!r})", r.condition) for r in op.rules if hasattr(r, "condition")]
+    for label, e in places:
+        if e is None or isinstance(e, (bool, int, str)):
+            continue
+        try:
+            e = sympy.sympify(e)
+        except sympy.SympifyError:
+            continue
+        inexact = sorted({f for f in e.atoms(sympy.Float) if f._prec <= 53 and not float(f).is_integer()},
+                         key=float)
+        if inexact:
+            exact = sympy.nsimplify(float(inexact[0]), rational=True)
+            fail(f"{label} has the Python float {float(inexact[0])!r}: write it exactly, Rational({exact.p}, "
+                 f"{exact.q}) (the proof compares exact expressions; a float is a binary approximation of the "
+                 f"decimal written)")
+
+
+def _check_scalar_divisors(op, fail):
+    """A formula dividing by a scalar or attribute (CELU's x/alpha) is undefined where the divisor is 0: unless a
+    rule refuses that value (`Requires("alpha", Ne(alpha, 0))`, checked at every call), a form's `assume=` states
+    the library's value is taken elsewhere (Softplus, whose backward is finite at beta = 0), the symbol's own
+    assumptions exclude it, or the division sits in a Piecewise branch whose condition is false there (SmoothL1's
+    d/beta where |d| < beta), the proof would hold for every other value and the kernels divide by 0.  Each real
+    root of a divisor polynomial in one scalar is tried against those conditions."""
+    scalars = {p.symbol for p in op.params if isinstance(p, (Scalar, Attr)) and p.symbol is not None}
+    conditions = [r.condition for r in op.rules if isinstance(r, Requires)]
+    conditions += [a for f in op.formulas for a in f.assume]
+
+    def divisors(e, guards):
+        """(divisor, the branch conditions around it) for every negative power in e."""
+        if isinstance(e, sympy.Piecewise):
+            before = []
+            for value, cond in e.args:
+                yield from divisors(value, guards + [cond] + [sympy.Not(c) for c in before])
+                before.append(cond)
+            return
+        if isinstance(e, sympy.Pow) and e.exp.is_negative:
+            yield e.base, guards
+        for a in e.args:
+            if isinstance(a, sympy.Basic) and not isinstance(a, sympy.logic.boolalg.Boolean):
+                yield from divisors(a, guards)
+
+    places = [("the forward", op.forward)] + [
+        (f"backward formula {i + 1}" if len(op.formulas) > 1 else "the backward", f.expr) for i, f in
+        enumerate(op.formulas)] + [(f"backward formula {i + 1}: its forward", f.forward)
+                                   for i, f in enumerate(op.formulas) if f.forward is not None]
+    for label, e in places:
+        for base, guards in divisors(sympy.sympify(e), []):
+            free = base.free_symbols
+            if len(free) != 1 or not free <= scalars:
+                continue
+            (s,) = free
+            if not base.is_polynomial(s):   # (solve on transcendental divisors may not finish: left to the proof)
+                continue
+            try:
+                roots = [r for r in sympy.solve(base, s) if r.is_real is not False]
+            except (NotImplementedError, TypeError, ValueError):
+                continue
+            for r in roots:
+                if any(sympy.sympify(c).subs(s, r) == sympy.false for c in conditions + guards):
+                    continue
+                if s.is_positive and not r.is_positive or s.is_negative and not r.is_negative or \
+                        s.is_nonzero and r == 0:
+                    continue
+                rule = f"Ne({s}, {r})" if base != s else f"Ne({s}, 0)"
+                fail(f"{label} divides by {base}, which is 0 at {s} = {r}, and nothing rules that value out: add "
+                     f"the rule Requires({s.name!r}, {rule}) (phase 1 then refuses it with 161002); if the library "
+                     f"accepts it, give that value a Piecewise branch of its own, or assume=({rule},) on the form "
+                     f"(the pages then state it)")
 
 
 def _check_math(op, fail):

@@ -291,7 +291,10 @@ class Context:
         ops = {t.name: self.operand(t, k) for t in operands}
         xs, which = [], []
         for i in range(k):
-            b = f(*[mpmath.mpf(float(ops[t.name][i])) for t in operands])
+            try:
+                b = f(*[mpmath.mpf(float(ops[t.name][i])) for t in operands])
+            except ZeroDivisionError:   # no point for this draw (x2 + margin/target at target = 0: no branch on x)
+                continue
             near = _near(self.fmt, float(b)) if mpmath.isfinite(b) else []
             xs += near
             which += [i] * len(near)

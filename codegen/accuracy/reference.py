@@ -100,6 +100,23 @@ def _branches(expr):
     return [(expr, sympy.true)]
 
 
+def _one_point(cond) -> bool:
+    """Whether a folded branch's condition holds only where some e = 0 (it requires both e >= 0 and e <= 0): the
+    fold of kinks that switch on opposite sides of one point (Max(x, 0) takes x <= 0 at 0, Abs(x) takes x >= 0)
+    leaves such a piece, a mixture of the two sides valid at that point alone, whose derivative is neither side's
+    (SigmoidCrossEntropyWithLogitsGrad's max(x, 0) + log(1 + exp(-|x|)) gave -1/2 - t at x = 0, where the forward
+    is smooth with derivative 1/2 - t).  Its value is the forward's at the point, so dropping it from the
+    derivative leaves the next branch, a one-sided derivative: the derivative where the forward is differentiable
+    there, and where it is not the spec declares the value (`at=`), which the reference takes first."""
+    rels = cond.args if isinstance(cond, sympy.And) else (cond,)
+    ge, le = set(), set()
+    for r in rels:
+        if isinstance(r, (sympy.GreaterThan, sympy.LessThan)):
+            d = sympy.expand(r.lhs - r.rhs)
+            (ge if isinstance(r, sympy.GreaterThan) else le).add(d)
+    return any(d in le or -d in ge for d in ge) or any(-d in le for d in le)
+
+
 def _simpler(expr):
     """`simplify` for a derivative of modest size without hyperbolic or error functions (it removes cancellations
     such as 1 - 1/(1 + exp(-x)), which would otherwise cost digits); any other is left as it is (simplify would
@@ -242,6 +259,7 @@ class Reference:
     def _elementwise(self, fwd, z, rest):
         br = _branches(fwd)
         if self.y_tensor is None:
+            br = [(e, c) for e, c in br if not _one_point(c)] or br
             d = sympy.Piecewise(*[(_derivative(e, z), c) for e, c in br]) if len(br) > 1 \
                 else _derivative(fwd, z)
             self.deriv = _lamb([z] + rest, d)

@@ -11,7 +11,8 @@ spec's structure, so a new spec gets a running example with no more work.
             shapes={"gradOutput": (1,)},
             expected=[0.2689414, ...])           the documented result, when the docs give one
 
-All tensors are FLOAT in the example, as on the aclnn pages.
+All tensors are FLOAT in the example, as on the aclnn pages (FLOAT16, or BFLOAT16, for a tensor whose table has
+no FLOAT: a half-precision-only op).
 """
 from __future__ import annotations
 
@@ -67,7 +68,9 @@ def _default_attr(op, p: Attr):
         return list(p.values)[0]
     if p.values:
         return sorted(p.values)[0]
-    return 0.0 if p.is_real else 0
+    if p.is_real:   # 0.0, unless its own Requires rules refuse it (CELU's alpha != 0, Huber's delta > 0)
+        return _default_scalar(op, p, first=0.0)
+    return int(_default_scalar(op, p, first=0, candidates=(1, 2, -1, 10)))
 
 
 def resolve(op) -> ResolvedExample:
@@ -109,16 +112,17 @@ def resolve(op) -> ResolvedExample:
 _SCALAR_CANDIDATES = (1.0, 0.5, 2.0, 0.0, -0.5, -1.0, 0.25, 10.0)
 
 
-def _default_scalar(op, p) -> float:
+def _default_scalar(op, p, first=None, candidates=_SCALAR_CANDIDATES):
+    """The first of `first` and the candidates that the parameter's own unconditional Requires rules accept."""
     import sympy
 
     from . import rules as R
     own = [r.condition for r in op.rules if isinstance(r, R.Requires) and r.when == sympy.true
            and getattr(r.condition, "free_symbols", set()) == {p.symbol}]
-    for v in _SCALAR_CANDIDATES:
+    for v in ([first] if first is not None else []) + list(candidates):
         if all(bool(c.subs(p.symbol, v)) for c in own):
             return v
-    return 1.0
+    return first if first is not None else candidates[0]
 
 
 def _default_array(op, p, ex) -> list:

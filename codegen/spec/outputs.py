@@ -59,11 +59,21 @@ def output_ops(op) -> list:
         sub = Op(name=op.name, params=params, wrt=z, forward=op.forward, backward=forms_of(op, out),
                  dtypes=op.dtypes, rules=rules, description=op.description, forward_name=op.forward_name,
                  loss_reduction=op._reduction or op.loss_reduction, compute_dtype=op.compute_dtype,
-                 compute=dict(op.compute), at=dict(op.at) if z == op.wrt else {}, source=op.source)
+                 compute=dict(op.compute), at=_at_of(op, z), source=op.source)
         sub.output_of = (op, out.name)
         out_ops.append(sub)
     op.__dict__["_output_ops"] = out_ops
     return out_ops
+
+
+def _at_of(op, z) -> dict:
+    """The op's declared values (`at=`) that apply to the output differentiating z: every one for the op's own
+    wrt; for another output those whose point involves z (MarginRankingLoss's kink -y*(x1 - x2) + margin = 0 is
+    one for both inputs), not those of a point of the op's wrt alone (PReLU's x = 0 is no point of w).  A value
+    that differs per output goes on that output's form, Formula(..., output=..., at=...)."""
+    if z == op.wrt:
+        return dict(op.at)
+    return {rel: v for rel, v in op.at.items() if z in rel.free_symbols}
 
 
 def check(op, fail) -> None:

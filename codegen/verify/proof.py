@@ -370,6 +370,8 @@ class CaseProof:
                     except (TypeError, ValueError):
                         continue
                     pt[s] = rng.uniform(a, b)
+                elif s.is_integer and s.is_positive:   # a count (numel_self): a count, 2 to 8
+                    pt[s] = rng.randint(2, 8)
                 elif s.is_positive:
                     pt[s] = rng.uniform(0.1, 3)
                 elif s.is_negative:

@@ -56,19 +56,49 @@ _INT_HOST = {"INT64": "int64_t", "INT32": "int32_t", "UINT8": "uint8_t", "INT8":
              "BOOL": "bool"}
 
 
-def example_dtype(op: Op, p: Tensor) -> str:
-    """The dtype of a tensor in the call example: FLOAT, or for a tensor no product takes in FLOAT (an integer
-    target, a BOOL mask) its first dtype."""
+# A half-precision tensor's host array: its bits (the data rounded once to the dtype), ACL's aclFloat16 for FLOAT16
+_HALF_HOST = {"FLOAT16": ("aclFloat16", "ACL_FLOAT16"), "BFLOAT16": ("uint16_t", "ACL_BF16")}
+
+
+def example_dtype(op: Op, p: Tensor | Output) -> str:
+    """The dtype of a tensor in the call example: FLOAT; for a tensor no product takes in FLOAT, FLOAT16 or
+    BFLOAT16 (a half-precision-only op, TanhshrinkBackward of examples/more_specs/) or its first dtype (an integer
+    target, a BOOL mask)."""
     dtypes = [d for dts in op.dtypes_of(p.name).values() for d in dts]
-    return "FLOAT" if "FLOAT" in dtypes or dtypes[0] not in _INT_HOST else dtypes[0]
+    if "FLOAT" in dtypes:
+        return "FLOAT"
+    half = next((d for d in _HALF_HOST if d in dtypes), None)
+    return half or ("FLOAT" if dtypes[0] not in _INT_HOST else dtypes[0])
 
 
-def _host_data(op: Op, p: Tensor, data: list) -> dict:
-    """A tensor's host array in its example dtype (an integer one written as integers)."""
+def _half_bits(d: str, v: float) -> str:
+    import numpy as np
+    if d == "FLOAT16":
+        return f"0x{int(np.float16(v).view(np.uint16)):04X}"
+    import ml_dtypes
+    return f"0x{int(np.array(v, ml_dtypes.bfloat16).view(np.uint16)):04X}"
+
+
+def _host_data(op: Op, p: Tensor | Output, data: list) -> dict:
+    """A tensor's host array in its example dtype (an integer one written as integers, a half one as its bits)."""
     d = example_dtype(op, p)
     if d == "FLOAT":
         return {"ctype": "float", "acl": "ACL_FLOAT", "data": [_c_float(v) for v in data]}
+    if d in _HALF_HOST:
+        ctype, acl = _HALF_HOST[d]
+        return {"ctype": ctype, "acl": acl, "data": [_half_bits(d, v) for v in data]}
     return {"ctype": _INT_HOST[d], "acl": f"ACL_{d}", "data": [str(int(v)) for v in data]}
+
+
+def _printed(op: Op, o: Output, var: str) -> dict:
+    """How the example reads an output back: its host C type, and the float expression printed for element i
+    (a FLOAT16 result through ACL's aclFloat16ToFloat, a BFLOAT16 one by widening its bits)."""
+    d = example_dtype(op, o)
+    if d == "FLOAT16":
+        return {"ctype": "aclFloat16", "value": f"aclFloat16ToFloat({var}[i])"}
+    if d == "BFLOAT16":
+        return {"ctype": "uint16_t", "value": f"Bfloat16ToFloat({var}[i])"}
+    return {"ctype": "float", "value": f"{var}[i]"}
 
 
 def context(op: Op) -> dict:
@@ -88,7 +118,9 @@ def context(op: Op) -> dict:
             n = 1
             for d in ex.out_shapes[p.name]:
                 n *= d
-            tensors.append(_tensor(p.name, list(ex.out_shapes[p.name]) or [1], ["0.0f"] * n))
+            host = _host_data(op, p, [0.0] * n)
+            tensors.append(_tensor(p.name, list(ex.out_shapes[p.name]) or [1], host["data"], host["ctype"],
+                                   host["acl"]))
             args.append(p.name)
         elif isinstance(p, Scalar):
             args.append(p.name if ex.scalars[p.name] is not None else "NULL")
@@ -103,11 +135,13 @@ def context(op: Op) -> dict:
     attrs = [_attr(op.param(n), v) for n, v in ex.attrs.items()]
     # each output copied back and printed: `result[i]` for an op's only output, `<name>[i]` for several
     several = len(op.outputs) > 1
-    outs = [{"name": o.name, "numel": next(t for t in tensors if t["name"] == o.name)["numel"],
-             "var": f"{o.name}Data" if several else "resultData", "label": o.name if several else "result"}
-            for o in op.outputs]
+    outs = []
+    for o in op.outputs:
+        var = f"{o.name}Data" if several else "resultData"
+        outs.append({"name": o.name, "numel": next(t for t in tensors if t["name"] == o.name)["numel"], "var": var,
+                     "label": o.name if several else "result", **_printed(op, o, var)})
     return {"tensors": tensors, "scalars": scalars, "attrs": attrs, "arrays": arrays, "call_args": ", ".join(args),
-            "outs": outs}
+            "outs": outs, "bfloat16": any(o["ctype"] == "uint16_t" for o in outs)}
 
 
 def _tensor(name: str, shape: list[int], data: list[str], ctype: str = "float", acl: str = "ACL_FLOAT") -> dict:

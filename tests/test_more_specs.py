@@ -1,0 +1,286 @@
+"""The specs of examples/more_specs/: seven operators written from the README and the pages it links alone (session
+16), chosen to stress different parts of the language: CELU (a double attribute the forward divides by),
+Relu6Grad (CANN's kernel-only names, "same shape or one element", kinks), HuberLossBackward (an optional weight,
+an int64 reduction, a double delta with a Requires), SigmoidCrossEntropyWithLogitsGrad (CANN's kernel-only op,
+also on the 950), TanhshrinkBackward (half precision only), SoftminBackward (a row reduction from the forward's
+output) and MarginRankingLossBackward (two outputs, an operand coefficient in the branch, a kink declared per
+output).
+
+CI tier: the folder loads; the three framework bugs they found, each with a spec that failed before its fix (an
+op-level at= dropped for a second output, a Python float in a formula, a division by an attribute nothing keeps
+from 0); the NumPy kernels of the two-output and the weighted loss against PyTorch's float64 autograd.  Deep tier:
+`opgen accuracy` on every backend, and every op on every backend against PyTorch's autograd.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import codegen
+from codegen.accuracy import runner
+from codegen.errors import SpecError
+from codegen.loader import load_folder, load_spec_file
+from codegen.verify import verify_op
+
+from .conftest import REPO
+
+FOLDER = REPO / "examples" / "more_specs"
+OPS = ["celu_backward", "huber_loss_backward", "margin_ranking_loss_backward", "relu6_grad",
+       "sigmoid_cross_entropy_with_logits_grad", "softmin_backward", "tanhshrink_backward"]
+
+
+def _torch():
+    return pytest.importorskip("torch")
+
+
+def _autograd(torch, f, inputs, grad):
+    """PyTorch's float64 gradients of f at the inputs (an independent oracle: autograd of the forward)."""
+    leaves = [torch.tensor(np.asarray(a, np.float64), requires_grad=True) for a in inputs]
+    out = f(*leaves)
+    gs = torch.autograd.grad(out, leaves, torch.tensor(np.asarray(grad, np.float64)).expand_as(out))
+    return [x.numpy() for x in gs]
+
+
+def _close(got, want, rtol=2e-6) -> bool:
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    with np.errstate(invalid="ignore"):
+        return bool(np.all((got == want) | (np.isnan(got) & np.isnan(want))
+                           | (np.abs(got - want) <= rtol * np.abs(want) + 1e-37)))
+
+
+def _variant(tmp_path, name, old, new):
+    """The folder's spec `name` with `old` replaced by `new`, loaded from tmp_path."""
+    src = (FOLDER / f"{name}.py").read_text()
+    assert old in src
+    (tmp_path / f"{name}.py").write_text(src.replace(old, new, 1))
+    return tmp_path / f"{name}.py"
+
+
+# ---- CI tier -------------------------------------------------------------------------------------------------
+def test_every_spec_of_the_folder_loads_and_validates():
+    ops, errors = load_folder(FOLDER)
+    assert not errors, errors
+    assert sorted(ops) == OPS
+
+
+MAX_PAIR = '''"""A test op: both gradients of max(0, x1 - x2), the kink declared once on the op."""
+from codegen.spec import *
+
+x1, x2, g = symbols("input1 input2 gradOutput", real=True)
+SPEC = Op(
+    name="aclnnMaxPairBackward", forward_name="max_pair",
+    params=[Tensor("gradOutput", g, role=GRAD, doc=Text("梯度。", "the gradient.")),
+            Tensor("input1", x1, role=FORWARD_INPUT, doc=Text("x1。", "x1.")),
+            Tensor("input2", x2, role=OPERAND, doc=Text("x2。", "x2.")),
+            Output("gradInput1", doc=Text("x1的梯度。", "x1's gradient.")),
+            Output("gradInput2", wrt=x2, doc=Text("x2的梯度。", "x2's gradient."))],
+    wrt=x1,
+    forward=Piecewise((x1 - x2, x1 > x2), (0, True)),
+    backward=[Formula(Piecewise((g, x1 > x2), (0, True))),
+              Formula(Piecewise((-g, x1 > x2), (0, True)), output="gradInput2")],
+    at={Eq(x1 - x2, 0): 0},
+    dtypes={"ascend910b": ["FLOAT"]},
+    rules=[DtypeSupported("gradOutput", "input1", "input2", "gradInput1", "gradInput2"),
+           ShapeSame("input1", "gradOutput", "input2"), ShapeSame("input1", "gradInput1"),
+           ShapeSame("input1", "gradInput2")],
+    description=Text("测试。", "A test."),
+)
+'''
+
+
+def test_an_op_level_at_applies_to_every_output_whose_point_it_is(tmp_path):
+    """Regression: an op's at= was dropped for every output but the first (its wrt differs), so a kink declared
+    once, in the product form the docs advise, failed the second output's proof with "declares no value" — and
+    the fix the message proposed (the same at= in the second input's terms) was dropped as well.  A point of the
+    op's wrt alone (PReLU's x = 0) still applies to its own output only."""
+    (tmp_path / "max_pair_backward.py").write_text(MAX_PAIR)
+    results = verify_op(load_spec_file(tmp_path / "max_pair_backward.py"))
+    assert all(r.ok for r in results), [r for r in results if not r.ok]
+    assert any(r.formula.startswith("gradInput2") and r.verdict == "convention" for r in results)
+
+
+def test_a_python_float_in_a_formula_is_refused_naming_its_exact_form(tmp_path):
+    """exp(x*0.1) against a forward written with x/10 failed the proof with a residual exp(x/10) - exp(0.1*x) and
+    an mpmath line printing the same value twice; a float bound (x > 0.1) is not the decimal either.  A float with
+    a fractional part is refused at load time, naming the exact number to write.  An integer-valued
+    float (6.0) is exact and stays accepted."""
+    bad = _variant(tmp_path, "relu6_grad", "(g, (x > 0) & (x < 6))", "(g, (x > 0.1) & (x < 6))")
+    with pytest.raises(SpecError, match=r"aclnnRelu6Grad: the backward has the Python float 0\.1: write it "
+                                        r"exactly, Rational\(1, 10\)"):
+        load_spec_file(bad)
+    ok = _variant(tmp_path, "relu6_grad", "(6, True)),", "(6.0, True)),")
+    assert load_spec_file(ok).name == "aclnnRelu6Grad"
+
+
+def test_a_division_by_an_attribute_nothing_keeps_from_zero_is_refused(tmp_path):
+    """CELU's forward divides by alpha.  Without a rule the spec proved "for all inputs" and the kernels divided by
+    0 (x/0 = -inf, exp(-inf) = 0, nan at x = 0), while PyTorch raises.  Now validation names the divisor and the
+    rule to add; with the rule, every backend refuses alpha = 0 with 161002 naming alpha."""
+    bad = _variant(tmp_path, "celu_backward", '        Requires("alpha", Ne(alpha, 0)),\n', "")
+    with pytest.raises(SpecError, match=r"the forward divides by alpha, which is 0 at alpha = 0, and nothing rules "
+                                        r"that value out: add the rule Requires\('alpha', Ne\(alpha, 0\)\)"):
+        load_spec_file(bad)
+    k = codegen.kernel("celu_backward", specs_dir=FOLDER)
+    x = np.linspace(-2, 2, 8, dtype=np.float32)
+    with pytest.raises(codegen.AclnnError, match="alpha must satisfy alpha != 0") as e:
+        k(grad_output=np.ones_like(x), self=x, alpha=0.0)
+    assert (e.value.status, e.value.param) == (161002, "alpha")
+
+
+HALF_LINE = '''"""A test op: max(x, 0) - |x|/2 = x/2, smooth, written with two kinks that cancel at 0."""
+from codegen.spec import *
+
+x, g = symbols("self gradOutput", real=True)
+SPEC = Op(
+    name="aclnnHalfLineBackward", forward_name="half_line",
+    params=[Tensor("gradOutput", g, role=GRAD, doc=Text("梯度。", "the gradient.")),
+            Tensor("self", x, role=FORWARD_INPUT, doc=Text("x。", "x.")),
+            Output("out", doc=Text("x的梯度。", "x's gradient."))],
+    wrt=x,
+    forward=Max(x, 0) - Abs(x) / 2,
+    backward=g / 2,
+    dtypes={"ascend910b": ["FLOAT"]},
+    rules=[DtypeSupported("gradOutput", "self", "out"), ShapeSame("gradOutput", "self", "out")],
+    description=Text("测试。", "A test."),
+)
+'''
+
+
+def test_the_accuracy_reference_is_the_derivative_where_kinks_of_the_forward_cancel(tmp_path):
+    """Regression: SigmoidCrossEntropyWithLogitsGrad's max(x, 0) + log(1 + exp(-|x|)) is smooth at x = 0, but Max
+    and Abs folded into branches left a piece valid at x = 0 alone (Max takes x <= 0 there, Abs x >= 0) whose
+    derivative, -1/2 - t, is neither side's: `opgen accuracy` failed all 9 of its kernels at predict = ±0, where
+    they and PyTorch give 1/2 - t.  The same on max(x, 0) - |x|/2 = x/2 (a cheaper forward): the reference
+    against float64 central differences of the forward."""
+    from codegen.accuracy.reference import reference_for
+    (tmp_path / "half_line_backward.py").write_text(HALF_LINE)
+    op = load_spec_file(tmp_path / "half_line_backward.py")
+    assert all(r.ok for r in verify_op(op))
+    x = np.array([0.0, -0.0, 1.0, -2.0])
+    kw = {"self": x.astype(np.float32), "grad_output": np.ones(4, np.float32)}
+    got = [float(v) for v in reference_for(op, kw).values(kw, (4,))]
+    f = lambda v: np.maximum(v, 0) - np.abs(v) / 2   # noqa: E731
+    h = 1e-6
+    assert np.allclose(got, (f(x + h) - f(x - h)) / (2 * h), rtol=1e-9, atol=0), got
+
+
+def test_margin_ranking_two_outputs_match_pytorch_at_and_off_the_kink():
+    """Both gradients, every reduction, targets of both signs, three elements exactly at the kink (PyTorch's
+    clamp_min passes the gradient there, which each output's form declares)."""
+    torch = _torch()
+    F = torch.nn.functional
+    k = codegen.kernel("margin_ranking_loss_backward", specs_dir=FOLDER)
+    rng = np.random.default_rng(11)
+    a, b = (np.round(rng.uniform(-3, 3, (4, 6)) * 1024).astype(np.float32) / 1024 for _ in range(2))
+    y = np.where(rng.random((4, 6)) < 0.5, -1, 1).astype(np.float32)
+    b[0, :3] = a[0, :3] - 0.5 * y[0, :3]        # -y*(a - b) + 0.5 = 0 exactly, in FLOAT too (multiples of 2^-10)
+    for r, g in [(0, rng.normal(size=(4, 6)).astype(np.float32)), (1, np.float32(0.75)), (2, np.float32(-1.25))]:
+        want = _autograd(torch, lambda p, q: F.margin_ranking_loss(
+            p, q, torch.tensor(y, dtype=torch.float64), margin=0.5, reduction=["none", "mean", "sum"][r]), [a, b], g)
+        got = k(grad_output=np.asarray(g, np.float32), input1=a, input2=b, target=y, margin=0.5, reduction=r)
+        assert _close(got[0], want[0]) and _close(got[1], want[1]), r
+
+
+def test_huber_weighted_mean_matches_pytorch():
+    """The optional weight (absent, broadcast, full), delta on both sides of |e|, the mean's divisor."""
+    torch = _torch()
+    F = torch.nn.functional
+    k = codegen.kernel("huber_loss_backward", specs_dir=FOLDER)
+    rng = np.random.default_rng(12)
+    x = rng.uniform(-3, 3, (5, 8)).astype(np.float32)
+    t = rng.uniform(-3, 3, (1, 8)).astype(np.float32)
+    for w in (None, rng.uniform(0, 2, (8,)).astype(np.float32), rng.uniform(0, 2, (5, 8)).astype(np.float32)):
+        for r in (0, 1, 2):
+            g = rng.normal(size=(5, 8)).astype(np.float32) if r == 0 else np.float32(1.5)
+
+            def f(p, q, *ww):
+                loss = F.huber_loss(p, q.expand_as(p), reduction="none", delta=0.75)
+                loss = ww[0] * loss if ww else loss
+                return [loss, loss.mean(), loss.sum()][r]
+            want = _autograd(torch, f, [x, t] + ([] if w is None else [w]), g)[0]
+            got = k(grad_output=np.asarray(g, np.float32), self=x, target=t, weight_optional=w, reduction=r,
+                    delta=0.75)
+            assert _close(got, want, 4e-6), (r, None if w is None else w.shape)
+
+
+def test_the_gradient_times_a_weight_is_not_formed_before_the_local_derivative():
+    """Regression: CSE took gradOutput*weight out of Huber's two branches, so it was formed first and overflowed
+    where the gradient does not (the oracle's BFLOAT16 failure: -inf for -1.27e38).  Every backend prints the
+    lowering: the NumPy kernel shows it."""
+    torch = _torch()
+    k = codegen.kernel("huber_loss_backward", specs_dir=FOLDER)
+    x = np.array([0.49609375, 3.0], np.float32)
+    t = np.array([0.26953125, 0.0], np.float32)
+    w = np.array([3.0e38, 3.0e38], np.float32)
+    g = np.array([-1.8671875, -0.5], np.float32)
+    got = k(grad_output=g, self=x, target=t, weight_optional=w, reduction=0, delta=0.25)
+    want = _autograd(torch, lambda p: w.astype(np.float64)[0] * torch.nn.functional.huber_loss(
+        p, torch.tensor(t, dtype=torch.float64), reduction="none", delta=0.25), [x], g)[0]
+    assert np.all(np.isfinite(got)) and _close(got, want, 4e-6), (got, want)
+
+
+def test_the_call_examples_of_a_half_only_op_and_of_required_attributes_build_and_run():
+    """Regression: `opgen generate` failed for three of the six specs, their call examples refused by their own
+    checks: the example's tensors were FLOAT for TanhshrinkBackward (FLOAT16/BFLOAT16 only), and a double
+    attribute the example left out was 0.0 for CELU's alpha (Requires alpha != 0) and Huber's delta (> 0)."""
+    from codegen.backends.c.examples import build_and_run
+    from codegen.spec.example import resolve
+    ops, _ = load_folder(FOLDER)
+    assert resolve(ops["celu_backward"]).attrs["alpha"] == 1.0
+    assert resolve(ops["huber_loss_backward"]).attrs["delta"] == 1.0
+    assert resolve(ops["margin_ranking_loss_backward"]).attrs["margin"] == 0.0   # no rule: 0 as before
+    printed = build_and_run(ops["tanhshrink_backward"])
+    got = [float(line.split()[-1]) for line in printed.splitlines()]
+    x = np.array([-1.5, -0.25, 0.75, 2.0], np.float16)          # the example's default data, self = gradOutput
+    want = codegen.kernel("tanhshrink_backward", specs_dir=FOLDER)(grad_output=x, self=x)
+    assert np.array_equal(np.array(got, np.float16), want), (got, want)
+    assert [line.split()[-1] for line in build_and_run(ops["celu_backward"]).splitlines()][2:] == ["0.750000",
+                                                                                                   "2.000000"]
+
+
+# ---- deep tier -----------------------------------------------------------------------------------------------
+@pytest.mark.deep
+@pytest.mark.parametrize("name", OPS)
+def test_accuracy_on_every_backend(name):
+    ops, _ = load_folder(FOLDER)
+    assert all(r.ok for r in verify_op(ops[name]))
+    records = runner.run({name: ops[name]}, log=lambda m: None)
+    bad = [(r.name, r.backend, r.dtype, r.failures[:3], r.errors) for r in records
+           if r.n_failures or not (r.dual and r.single)]
+    assert records and not bad, bad
+
+
+@pytest.mark.deep
+@pytest.mark.parametrize("backend", ["numpy", "c", "ascendc"])
+def test_every_op_matches_pytorch_autograd(backend):
+    """Each op on random inputs with the special values (±0, subnormals, ±inf, nan, the branch points) against
+    PyTorch's float64 autograd of the forward."""
+    torch = _torch()
+    F = torch.nn.functional
+    k = lambda n: codegen.kernel(n, backend=backend, specs_dir=FOLDER)
+    rng = np.random.default_rng(13)
+    special = np.array([0, -0.0, 1e-40, -1e-40, 6, np.nextafter(np.float32(6), 7), np.inf, -np.inf, np.nan, 1e30,
+                        -1e30, 88, -88, 1, -1], np.float32)
+    x = rng.uniform(-8, 8, (5, 7)).astype(np.float32)
+    x.flat[:special.size] = special
+    g = rng.normal(size=(5, 7)).astype(np.float32)
+    for alpha in (1.0, 0.5, 2.5):
+        want = _autograd(torch, lambda p: F.celu(p, alpha=alpha), [x], g)[0]
+        assert _close(k("celu_backward")(grad_output=g, self=x, alpha=alpha), want, 1e-5), alpha
+    want = torch.ops.aten.hardtanh_backward(torch.tensor(g, dtype=torch.float64),
+                                            torch.tensor(x, dtype=torch.float64), 0.0, 6.0).numpy()
+    assert _close(k("relu6_grad")(gradients=g, features=x), want)
+    assert _close(k("relu6_grad")(gradients=g, features=np.array([3.0], np.float32)), g)
+    t = rng.random((5, 7)).astype(np.float32)
+    want = _autograd(torch, lambda p: F.binary_cross_entropy_with_logits(
+        p, torch.tensor(t, dtype=torch.float64), reduction="none"), [x], g)[0]
+    assert _close(k("sigmoid_cross_entropy_with_logits_grad")(predict=x, target=t, d_out=g), want, 4e-6)
+    xh, gh = x.astype(np.float16), g[:1].astype(np.float16)   # gradOutput broadcast along rows
+    want = _autograd(torch, F.tanhshrink, [xh.astype(np.float64)], gh.astype(np.float64))[0]
+    assert _close(k("tanhshrink_backward")(grad_output=gh, self=xh), want.astype(np.float16), 1e-3)
+    for dim in (0, -1):   # softmin's y given exactly (rounded to FLOAT), autograd at the float64 x it came from
+        z = torch.tensor(rng.uniform(-5, 5, (4, 7)), requires_grad=True)
+        y = torch.nn.functional.softmin(z, dim)
+        y.backward(torch.tensor(g[:4], dtype=torch.float64))
+        got = k("softmin_backward")(grad_output=g[:4], output=y.detach().numpy().astype(np.float32), dim=dim)
+        assert np.allclose(got, z.grad.numpy(), rtol=1e-5, atol=1e-6), dim
