@@ -150,9 +150,10 @@ aclnnStatus opgen_check_requires_i(const char *name, bool ok, const char *condit
 aclnnStatus opgen_check_requires_b(const char *name, bool ok, const char *condition, bool value);
 
 /* ---- kernels (opgen_loops.c) ------------------------------------------------------------------------------
- * A generated kernel is a few functions over contiguous FLOAT blocks of at most OPGEN_BLOCK elements; the loops
- * feed them from tensors of any layout and dtype (broadcast, strides, offsets, FLOAT16/BFLOAT16 converted on
- * the way in and rounded to nearest even on the way out), and call them once per block, never per element.
+ * A generated kernel is a few functions over contiguous FLOAT blocks of at most OPGEN_BLOCK elements (but for the
+ * elementwise chunked entries, below); the loops feed them from tensors of any layout and dtype (broadcast,
+ * strides, offsets, FLOAT16/BFLOAT16 converted on the way in and rounded to nearest even on the way out), and call
+ * them once per block, never per element.
  *   in[k]  the k-th tensor the kernel reads, as FLOAT;  out: where the block's results go;  params: the
  *   kernel's constants (scalars, attributes, hoisted subexpressions), filled in phase 1.
  * Row sums along dim come in two shapes, chosen by layout: a whole row at a time (rowsum: acc[r] += the sum of
@@ -179,8 +180,9 @@ typedef void (*opgen_finish_rowsum_fn)(int64_t n, const float *const *in, const 
  * and written in place, FLOAT16/BFLOAT16 converted OPGEN_CHUNK elements at a time right where the kernel reads
  * or writes them (stream: the output is written with non-temporal stores); same results, bit for bit.  The
  * loops hand over as they are the operands they can (unit stride, aligned) and stage the others into FLOAT as
- * for the plain functions.  Elementwise kernels always take them; row sums only when some operand is
- * FLOAT16/BFLOAT16. */
+ * for the plain functions.  Elementwise kernels always take them, and when every operand goes as it is, a
+ * thread's whole run of a row in one call, of any length (opgen_loops.c: run_elementwise); row sums only when some
+ * operand is FLOAT16/BFLOAT16. */
 typedef struct {
     const void *data;
     aclDataType dtype;                 /* ACL_FLOAT, ACL_FLOAT16 or ACL_BF16 */
