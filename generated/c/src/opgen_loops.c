@@ -345,6 +345,7 @@ static bool output_overlaps(const opgen_call *c)
  * thread, 512 columns 0.97-1.07x, 256 0.81-0.95x, 128 0.62-0.80x (AMD EPYC Zen 4, 1 MiB L2). */
 #define MIN_TILE OPGEN_BLOCK
 #define MAX_TILE (16 * OPGEN_BLOCK)
+#define SPLIT_TILE (OPGEN_BLOCK / 4)
 /* A call gets one thread per this many elements (up to the threads asked for): below it, waking a worker and
  * sharing the work cost more than they save.  LogSigmoid through the Python entry point, FLOAT and FLOAT16, 2
  * threads against 1 on a 2-vCPU AMD EPYC with the workers kept (opgen_pool.c), other jobs light: 2^12 elements
@@ -489,13 +490,18 @@ static void plan(const opgen_call *c, plan_t *p)
     if (c->nred && !p->rows) {
         const int64_t outer = outer_count(&L), len = L.shape[L.ndim - 1];
         const int64_t split = threads > outer ? (threads + outer - 1) / outer : 1;   /* tiles per outer position */
-        int64_t t = blocks_of(blocks_of(len, split), OPGEN_BLOCK) * OPGEN_BLOCK;   /* (len / split, rounded up) */
-        t = t < MIN_TILE ? MIN_TILE : (t > MAX_TILE ? MAX_TILE : t);
-        /* a short dim: the tile whose inputs fit a quarter of L2, if it is no shorter than MIN_TILE */
+        /* (len / split, rounded up to a block; when the threads split the columns, to SPLIT_TILE, down to it) */
+        const int64_t grain = split > 1 ? SPLIT_TILE : OPGEN_BLOCK, least = split > 1 ? SPLIT_TILE : MIN_TILE;
+        int64_t t = blocks_of(blocks_of(len, split), grain) * grain;
+        t = t < least ? least : (t > MAX_TILE ? MAX_TILE : t);
+        /* a short dim: the tile whose inputs fit a quarter of L2, else half of it, if it is no shorter than
+         * MIN_TILE */
         int64_t in_bytes = 0;
         for (int k = 0; k < c->nin; ++k)
             in_bytes += L.esize[k];
-        const int64_t fit = c->l2_bytes / 4 / (L.dlen * in_bytes) / OPGEN_BLOCK * OPGEN_BLOCK;
+        int64_t fit = c->l2_bytes / 4 / (L.dlen * in_bytes) / OPGEN_BLOCK * OPGEN_BLOCK;
+        if (fit < MIN_TILE)
+            fit = c->l2_bytes / 2 / (L.dlen * in_bytes) / OPGEN_BLOCK * OPGEN_BLOCK;
         if (fit >= MIN_TILE && fit < t)
             t = fit;
         p->tile = len < t ? len : t;
