@@ -337,13 +337,14 @@ static bool output_overlaps(const opgen_call *c)
  * for their inputs to stay in 8 MiB of L3 between the walks (1024 columns for rows of 1024) measured 1.3x slower
  * in FLOAT and 1.4x in FLOAT16/BFLOAT16 than 8192-16384 columns read twice from memory (`opgen bench`, one
  * thread, 16M elements, AMD EPYC).  Except when dim is so short that MIN_TILE columns or more fit a quarter of
- * the core's L2 (opgen_call.l2_bytes), or else half of it: then the tile is cut to fit, and the second walk reads
- * L2.  Rows of 64 along dim 0 with a 2 MiB L2 (Intel Xeon): 1024 FLOAT columns or 2048 FLOAT16, 1.10-1.25x faster
- * than 16384; half of L2 gained less (1.05-1.18x), all of it 0.91-1.08x.  With 1 MiB (AMD EPYC Zen 4) a quarter
- * holds 512 FLOAT columns of rows of 64, half of it 1024: FLOAT (64, 16384) 1.02-1.27x faster than 16384 columns
- * (each walk had read its 8 MiB from L3).  With 512 KiB of L2 no tile fits.  When the threads split the columns
- * of one outer position, tiles go down to SPLIT_TILE: with MIN_TILE, (1024, 1024) and (64, 1024) along dim 0
- * were one tile, run by one thread however many were asked for (two threads: 1.4-1.8x faster so split).  Tiles below
+ * the core's L2 (opgen_call.l2_bytes): then the tile is cut to fit, and the second walk reads L2.  Rows of 64
+ * along dim 0 with a 2 MiB L2 (Intel Xeon): 1024 FLOAT columns or 2048 FLOAT16, 1.10-1.25x faster than 16384;
+ * half of L2 gained less (1.05-1.18x), all of it 0.91-1.08x.  With 512 KiB of L2 no tile fits.  With 1 MiB (AMD
+ * EPYC Zen 4) half of L2 (1024 FLOAT columns of rows of 64, where a quarter holds 512) was no better than 16384
+ * columns: FLOAT (64, 16384), one thread, softmax 0.90-1.27x, LogSoftmaxBackward 0.75-1.00x.  When the threads
+ * split the columns of one outer position, tiles go down to SPLIT_TILE: with MIN_TILE, (1024, 1024) and
+ * (64, 1024) along dim 0 were one tile, run by one thread however many were asked for (two threads: softmax
+ * FLOAT16 (1024, 1024) 1.44-1.47x, LogSoftmaxBackward 1.83x faster so split).  Tiles below
  * MIN_TILE, so that the second walk of rows of 64 finds its inputs nearer: FLOAT (64, 1024) along dim 0, one
  * thread, 512 columns 0.97-1.07x, 256 0.81-0.95x, 128 0.62-0.80x (AMD EPYC Zen 4, 1 MiB L2). */
 #define MIN_TILE OPGEN_BLOCK
@@ -497,14 +498,11 @@ static void plan(const opgen_call *c, plan_t *p)
         const int64_t grain = split > 1 ? SPLIT_TILE : OPGEN_BLOCK, least = split > 1 ? SPLIT_TILE : MIN_TILE;
         int64_t t = blocks_of(blocks_of(len, split), grain) * grain;
         t = t < least ? least : (t > MAX_TILE ? MAX_TILE : t);
-        /* a short dim: the tile whose inputs fit a quarter of L2, else half of it, if it is no shorter than
-         * MIN_TILE */
+        /* a short dim: the tile whose inputs fit a quarter of L2, if it is no shorter than MIN_TILE */
         int64_t in_bytes = 0;
         for (int k = 0; k < c->nin; ++k)
             in_bytes += L.esize[k];
-        int64_t fit = c->l2_bytes / 4 / (L.dlen * in_bytes) / OPGEN_BLOCK * OPGEN_BLOCK;
-        if (fit < MIN_TILE)
-            fit = c->l2_bytes / 2 / (L.dlen * in_bytes) / OPGEN_BLOCK * OPGEN_BLOCK;
+        const int64_t fit = c->l2_bytes / 4 / (L.dlen * in_bytes) / OPGEN_BLOCK * OPGEN_BLOCK;
         if (fit >= MIN_TILE && fit < t)
             t = fit;
         p->tile = len < t ? len : t;
