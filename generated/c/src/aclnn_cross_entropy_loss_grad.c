@@ -209,6 +209,31 @@ static void colsum__reduction_optional_none__weight_optional_absent(int64_t n, c
     }
 }
 
+/* colsum for two rows: each element's summands of row in, then of row in2, added to its sums in that order (the
+ * same additions as two colsum calls, so the same bits), the sums loaded and stored once for both rows */
+static inline __attribute__((always_inline)) void colsum_at__reduction_optional_none__weight_optional_absent(int64_t i, const float *const *in, double *t,
+                                                                                                             const void *params)
+{
+    (void)params;
+    const float *restrict target = in[2];
+    const float *restrict class_index = in[3];
+    const float target_i = target[i];
+    const float class_index_i = class_index[i];
+    t[0] = (double)(((class_index_i == target_i) ? 1 : 0));
+}
+
+static void colsum2__reduction_optional_none__weight_optional_absent(int64_t n, const float *const *in, const float *const *in2, double *const *acc,
+                                                                     const void *params)
+{
+    double *restrict a0 = acc[0];
+    for (int64_t i = 0; i < n; ++i) {
+        double t[1], u[1];
+        colsum_at__reduction_optional_none__weight_optional_absent(i, in, t, params);
+        colsum_at__reduction_optional_none__weight_optional_absent(i, in2, u, params);
+        a0[i] = (a0[i] + t[0]) + u[0];
+    }
+}
+
 static void finish_row__reduction_optional_none__weight_optional_absent(int64_t n, const float *const *in, const double *acc, float *out,
                                                                        const void *params)
 {
@@ -606,6 +631,36 @@ static void colsum__reduction_optional_none__weight_optional_present(int64_t n, 
     }
 }
 
+/* colsum for two rows: each element's summands of row in, then of row in2, added to its sums in that order (the
+ * same additions as two colsum calls, so the same bits), the sums loaded and stored once for both rows */
+static inline __attribute__((always_inline)) void colsum_at__reduction_optional_none__weight_optional_present(int64_t i, const float *const *in, double *t,
+                                                                                                              const void *params)
+{
+    (void)params;
+    const float *restrict target = in[2];
+    const float *restrict weight_optional = in[3];
+    const float *restrict class_index = in[4];
+    const float target_i = target[i];
+    const float weight_optional_i = weight_optional[i];
+    const float class_index_i = class_index[i];
+    t[0] = (double)(weight_optional_i);
+    t[1] = (double)(((class_index_i == target_i) ? weight_optional_i : 0));
+}
+
+static void colsum2__reduction_optional_none__weight_optional_present(int64_t n, const float *const *in, const float *const *in2, double *const *acc,
+                                                                      const void *params)
+{
+    double *restrict a0 = acc[0];
+    double *restrict a1 = acc[1];
+    for (int64_t i = 0; i < n; ++i) {
+        double t[2], u[2];
+        colsum_at__reduction_optional_none__weight_optional_present(i, in, t, params);
+        colsum_at__reduction_optional_none__weight_optional_present(i, in2, u, params);
+        a0[i] = (a0[i] + t[0]) + u[0];
+        a1[i] = (a1[i] + t[1]) + u[1];
+    }
+}
+
 static void finish_row__reduction_optional_none__weight_optional_present(int64_t n, const float *const *in, const double *acc, float *out,
                                                                         const void *params)
 {
@@ -992,6 +1047,31 @@ static void colsum__reduction_optional_mean__weight_optional_absent(int64_t n, c
         const float target_i = target[i];
         const float class_index_i = class_index[i];
         a0[i] += (double)(((class_index_i == target_i) ? 1 : 0));
+    }
+}
+
+/* colsum for two rows: each element's summands of row in, then of row in2, added to its sums in that order (the
+ * same additions as two colsum calls, so the same bits), the sums loaded and stored once for both rows */
+static inline __attribute__((always_inline)) void colsum_at__reduction_optional_mean__weight_optional_absent(int64_t i, const float *const *in, double *t,
+                                                                                                             const void *params)
+{
+    (void)params;
+    const float *restrict target = in[2];
+    const float *restrict class_index = in[3];
+    const float target_i = target[i];
+    const float class_index_i = class_index[i];
+    t[0] = (double)(((class_index_i == target_i) ? 1 : 0));
+}
+
+static void colsum2__reduction_optional_mean__weight_optional_absent(int64_t n, const float *const *in, const float *const *in2, double *const *acc,
+                                                                     const void *params)
+{
+    double *restrict a0 = acc[0];
+    for (int64_t i = 0; i < n; ++i) {
+        double t[1], u[1];
+        colsum_at__reduction_optional_mean__weight_optional_absent(i, in, t, params);
+        colsum_at__reduction_optional_mean__weight_optional_absent(i, in2, u, params);
+        a0[i] = (a0[i] + t[0]) + u[0];
     }
 }
 
@@ -1411,6 +1491,36 @@ static void colsum__reduction_optional_mean__weight_optional_present(int64_t n, 
     }
 }
 
+/* colsum for two rows: each element's summands of row in, then of row in2, added to its sums in that order (the
+ * same additions as two colsum calls, so the same bits), the sums loaded and stored once for both rows */
+static inline __attribute__((always_inline)) void colsum_at__reduction_optional_mean__weight_optional_present(int64_t i, const float *const *in, double *t,
+                                                                                                              const void *params)
+{
+    (void)params;
+    const float *restrict target = in[2];
+    const float *restrict weight_optional = in[3];
+    const float *restrict class_index = in[4];
+    const float target_i = target[i];
+    const float weight_optional_i = weight_optional[i];
+    const float class_index_i = class_index[i];
+    t[0] = (double)(weight_optional_i);
+    t[1] = (double)(((class_index_i == target_i) ? weight_optional_i : 0));
+}
+
+static void colsum2__reduction_optional_mean__weight_optional_present(int64_t n, const float *const *in, const float *const *in2, double *const *acc,
+                                                                      const void *params)
+{
+    double *restrict a0 = acc[0];
+    double *restrict a1 = acc[1];
+    for (int64_t i = 0; i < n; ++i) {
+        double t[2], u[2];
+        colsum_at__reduction_optional_mean__weight_optional_present(i, in, t, params);
+        colsum_at__reduction_optional_mean__weight_optional_present(i, in2, u, params);
+        a0[i] = (a0[i] + t[0]) + u[0];
+        a1[i] = (a1[i] + t[1]) + u[1];
+    }
+}
+
 static void finish_row__reduction_optional_mean__weight_optional_present(int64_t n, const float *const *in, const double *acc, float *out,
                                                                         const void *params)
 {
@@ -1784,6 +1894,31 @@ static void colsum__reduction_optional_sum__weight_optional_absent(int64_t n, co
         const float target_i = target[i];
         const float class_index_i = class_index[i];
         a0[i] += (double)(((class_index_i == target_i) ? 1 : 0));
+    }
+}
+
+/* colsum for two rows: each element's summands of row in, then of row in2, added to its sums in that order (the
+ * same additions as two colsum calls, so the same bits), the sums loaded and stored once for both rows */
+static inline __attribute__((always_inline)) void colsum_at__reduction_optional_sum__weight_optional_absent(int64_t i, const float *const *in, double *t,
+                                                                                                            const void *params)
+{
+    (void)params;
+    const float *restrict target = in[2];
+    const float *restrict class_index = in[3];
+    const float target_i = target[i];
+    const float class_index_i = class_index[i];
+    t[0] = (double)(((class_index_i == target_i) ? 1 : 0));
+}
+
+static void colsum2__reduction_optional_sum__weight_optional_absent(int64_t n, const float *const *in, const float *const *in2, double *const *acc,
+                                                                    const void *params)
+{
+    double *restrict a0 = acc[0];
+    for (int64_t i = 0; i < n; ++i) {
+        double t[1], u[1];
+        colsum_at__reduction_optional_sum__weight_optional_absent(i, in, t, params);
+        colsum_at__reduction_optional_sum__weight_optional_absent(i, in2, u, params);
+        a0[i] = (a0[i] + t[0]) + u[0];
     }
 }
 
@@ -2184,6 +2319,36 @@ static void colsum__reduction_optional_sum__weight_optional_present(int64_t n, c
     }
 }
 
+/* colsum for two rows: each element's summands of row in, then of row in2, added to its sums in that order (the
+ * same additions as two colsum calls, so the same bits), the sums loaded and stored once for both rows */
+static inline __attribute__((always_inline)) void colsum_at__reduction_optional_sum__weight_optional_present(int64_t i, const float *const *in, double *t,
+                                                                                                             const void *params)
+{
+    (void)params;
+    const float *restrict target = in[2];
+    const float *restrict weight_optional = in[3];
+    const float *restrict class_index = in[4];
+    const float target_i = target[i];
+    const float weight_optional_i = weight_optional[i];
+    const float class_index_i = class_index[i];
+    t[0] = (double)(weight_optional_i);
+    t[1] = (double)(((class_index_i == target_i) ? weight_optional_i : 0));
+}
+
+static void colsum2__reduction_optional_sum__weight_optional_present(int64_t n, const float *const *in, const float *const *in2, double *const *acc,
+                                                                     const void *params)
+{
+    double *restrict a0 = acc[0];
+    double *restrict a1 = acc[1];
+    for (int64_t i = 0; i < n; ++i) {
+        double t[2], u[2];
+        colsum_at__reduction_optional_sum__weight_optional_present(i, in, t, params);
+        colsum_at__reduction_optional_sum__weight_optional_present(i, in2, u, params);
+        a0[i] = (a0[i] + t[0]) + u[0];
+        a1[i] = (a1[i] + t[1]) + u[1];
+    }
+}
+
 static void finish_row__reduction_optional_sum__weight_optional_present(int64_t n, const float *const *in, const double *acc, float *out,
                                                                        const void *params)
 {
@@ -2490,6 +2655,7 @@ aclnnStatus aclnnCrossEntropyLossGradGetWorkspaceSize(
         call.rowsum_chunked = rowsum_chunked__reduction_optional_none__weight_optional_absent;
         call.colsum = colsum__reduction_optional_none__weight_optional_absent;
         call.colsum_chunked = colsum_chunked__reduction_optional_none__weight_optional_absent;
+        call.colsum2 = colsum2__reduction_optional_none__weight_optional_absent;
         call.finish_row = finish_row__reduction_optional_none__weight_optional_absent;
         call.finish_row_chunked = finish_row_chunked__reduction_optional_none__weight_optional_absent;
         call.finish_rowsum = finish_rowsum__reduction_optional_none__weight_optional_absent;
@@ -2529,6 +2695,7 @@ aclnnStatus aclnnCrossEntropyLossGradGetWorkspaceSize(
         call.rowsum_chunked = rowsum_chunked__reduction_optional_none__weight_optional_present;
         call.colsum = colsum__reduction_optional_none__weight_optional_present;
         call.colsum_chunked = colsum_chunked__reduction_optional_none__weight_optional_present;
+        call.colsum2 = colsum2__reduction_optional_none__weight_optional_present;
         call.finish_row = finish_row__reduction_optional_none__weight_optional_present;
         call.finish_row_chunked = finish_row_chunked__reduction_optional_none__weight_optional_present;
         call.finish_rowsum = finish_rowsum__reduction_optional_none__weight_optional_present;
@@ -2568,6 +2735,7 @@ aclnnStatus aclnnCrossEntropyLossGradGetWorkspaceSize(
         call.rowsum_chunked = rowsum_chunked__reduction_optional_mean__weight_optional_absent;
         call.colsum = colsum__reduction_optional_mean__weight_optional_absent;
         call.colsum_chunked = colsum_chunked__reduction_optional_mean__weight_optional_absent;
+        call.colsum2 = colsum2__reduction_optional_mean__weight_optional_absent;
         call.finish_row = finish_row__reduction_optional_mean__weight_optional_absent;
         call.finish_row_chunked = finish_row_chunked__reduction_optional_mean__weight_optional_absent;
         call.finish_rowsum = finish_rowsum__reduction_optional_mean__weight_optional_absent;
@@ -2610,6 +2778,7 @@ aclnnStatus aclnnCrossEntropyLossGradGetWorkspaceSize(
         call.rowsum_chunked = rowsum_chunked__reduction_optional_mean__weight_optional_present;
         call.colsum = colsum__reduction_optional_mean__weight_optional_present;
         call.colsum_chunked = colsum_chunked__reduction_optional_mean__weight_optional_present;
+        call.colsum2 = colsum2__reduction_optional_mean__weight_optional_present;
         call.finish_row = finish_row__reduction_optional_mean__weight_optional_present;
         call.finish_row_chunked = finish_row_chunked__reduction_optional_mean__weight_optional_present;
         call.finish_rowsum = finish_rowsum__reduction_optional_mean__weight_optional_present;
@@ -2646,6 +2815,7 @@ aclnnStatus aclnnCrossEntropyLossGradGetWorkspaceSize(
         call.rowsum_chunked = rowsum_chunked__reduction_optional_sum__weight_optional_absent;
         call.colsum = colsum__reduction_optional_sum__weight_optional_absent;
         call.colsum_chunked = colsum_chunked__reduction_optional_sum__weight_optional_absent;
+        call.colsum2 = colsum2__reduction_optional_sum__weight_optional_absent;
         call.finish_row = finish_row__reduction_optional_sum__weight_optional_absent;
         call.finish_row_chunked = finish_row_chunked__reduction_optional_sum__weight_optional_absent;
         call.finish_rowsum = finish_rowsum__reduction_optional_sum__weight_optional_absent;
@@ -2685,6 +2855,7 @@ aclnnStatus aclnnCrossEntropyLossGradGetWorkspaceSize(
         call.rowsum_chunked = rowsum_chunked__reduction_optional_sum__weight_optional_present;
         call.colsum = colsum__reduction_optional_sum__weight_optional_present;
         call.colsum_chunked = colsum_chunked__reduction_optional_sum__weight_optional_present;
+        call.colsum2 = colsum2__reduction_optional_sum__weight_optional_present;
         call.finish_row = finish_row__reduction_optional_sum__weight_optional_present;
         call.finish_row_chunked = finish_row_chunked__reduction_optional_sum__weight_optional_present;
         call.finish_rowsum = finish_rowsum__reduction_optional_sum__weight_optional_present;

@@ -191,6 +191,29 @@ static void colsum(int64_t n, const float *const *in, double *const *acc, const 
     }
 }
 
+/* colsum for two rows: each element's summands of row in, then of row in2, added to its sums in that order (the
+ * same additions as two colsum calls, so the same bits), the sums loaded and stored once for both rows */
+static inline __attribute__((always_inline)) void colsum_at(int64_t i, const float *const *in, double *t,
+                                                            const void *params)
+{
+    (void)params;
+    const float *restrict grad_output = in[0];
+    const float grad_output_i = grad_output[i];
+    t[0] = (double)(grad_output_i);
+}
+
+static void colsum2(int64_t n, const float *const *in, const float *const *in2, double *const *acc,
+                    const void *params)
+{
+    double *restrict a0 = acc[0];
+    for (int64_t i = 0; i < n; ++i) {
+        double t[1], u[1];
+        colsum_at(i, in, t, params);
+        colsum_at(i, in2, u, params);
+        a0[i] = (a0[i] + t[0]) + u[0];
+    }
+}
+
 static void finish_row(int64_t n, const float *const *in, const double *acc, float *out,
                       const void *params)
 {
@@ -458,6 +481,7 @@ aclnnStatus aclnnLogSoftmaxBackwardGetWorkspaceSize(
     call.rowsum_chunked = rowsum_chunked;
     call.colsum = colsum;
     call.colsum_chunked = colsum_chunked;
+    call.colsum2 = colsum2;
     call.finish_row = finish_row;
     call.finish_row_chunked = finish_row_chunked;
     call.finish_rowsum = finish_rowsum;

@@ -1337,6 +1337,12 @@ static void run_columns(const share *s, opgen_lines *lines)
     opgen_src src[OPGEN_MAX_INPUTS];
     opgen_dst dst;
     const bool halves = converts(&L, axis);
+    /* two rows a colsum call (colsum2: the sums loaded and stored once for both) when every input is read in place */
+    bool pairs = !halves && c->colsum2;
+    for (int k = 0; k < c->nin; ++k)
+        pairs = pairs && direct(&L, k, axis[k]);
+    const float *in2[OPGEN_MAX_INPUTS];
+    int64_t at2[MAXOPS];
     double *acc[OPGEN_MAX_REDUCTIONS], *part[OPGEN_MAX_REDUCTIONS];
     float *sums[OPGEN_MAX_REDUCTIONS];
     const float *done[OPGEN_MAX_REDUCTIONS];
@@ -1358,9 +1364,12 @@ static void run_columns(const share *s, opgen_lines *lines)
         }
         for (int i = 0; i < c->nred; ++i)
             memset(acc[i], 0, sizeof(double) * (size_t)n);
-        for (int64_t d = 0; d < L.dlen; ++d) {
-            for (int k = 0; k < L.nops; ++k)
+        for (int64_t d = 0; d < L.dlen;) {
+            const bool two = pairs && d + 1 < L.dlen;   /* rows d and d + 1 in one colsum2 call */
+            for (int k = 0; k < L.nops; ++k) {
                 at[k] = off[k] + d * L.dstride[k];
+                at2[k] = at[k] + L.dstride[k];
+            }
             for (int64_t b = 0; b < n; b += OPGEN_BLOCK) {
                 const int64_t nb = n - b < OPGEN_BLOCK ? n - b : OPGEN_BLOCK;
                 for (int i = 0; i < c->nred; ++i)
@@ -1368,11 +1377,16 @@ static void run_columns(const share *s, opgen_lines *lines)
                 if (halves) {
                     chunk_operands(&L, c->nin, at, j + b, axis, nb, s->staging, src, &dst);
                     c->colsum_chunked(nb, src, part, s->params);
+                } else if (two) {   /* (every input in place: nothing staged) */
+                    stage_inputs(&L, c->nin, at, j + b, axis, nb, s->staging, in);
+                    stage_inputs(&L, c->nin, at2, j + b, axis, nb, s->staging, in2);
+                    c->colsum2(nb, in, in2, part, s->params);
                 } else {
                     stage_inputs(&L, c->nin, at, j + b, axis, nb, s->staging, in);
                     c->colsum(nb, in, part, s->params);
                 }
             }
+            d += two ? 2 : 1;
         }
         round_sums(c->nred, acc, sums, n);
         for (int64_t d = 0; d < L.dlen; ++d) {
