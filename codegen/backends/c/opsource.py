@@ -35,7 +35,7 @@ from .extended import EXP_IN_RANGE, exp_arguments, extended_c
 from .printer import KernelCPrinter
 
 # continuation lines of the kernel functions' signatures line up at these columns plus the suffix's length
-_PADS = (0, 16, 22, 24, 25, 30, 33, 35, 37, 40, 49, 60)
+_PADS = (0, 16, 20, 22, 24, 25, 30, 33, 35, 37, 40, 49, 60)
 
 
 def value_var(p) -> str:
@@ -255,6 +255,11 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
         "narrow_tail_sums": summed["load"] + [f"s{j}[0] += (double)({c});" for j, c in enumerate(reductions)],
         "declare_colsum": summed["declare"] + [f"double *restrict a{j} = acc[{j}];" for j in range(len(reductions))],
         "col_sums": summed["load"] + [f"a{j}[i] += (double)({c});" for j, c in enumerate(reductions)],
+        # colsum2: each row's summands through colsum_at, added to the sums in row order
+        "declare_colsum_at": summed["declare"],
+        "colsum_terms": summed["load"] + [f"t[{j}] = (double)({c});" for j, c in enumerate(reductions)],
+        "declare_colsum2": [f"double *restrict a{j} = acc[{j}];" for j in range(len(reductions))],
+        "col_sums2": [f"a{j}[i] = (a{j}[i] + t[{j}]) + u[{j}];" for j in range(len(reductions))],
         "declare_finish_row": finish["declare"] + [f"const float {s} = (float)acc[{j}];" for j, s in finish["sums"]],
         # (the runtime rounds the column sums to FLOAT once per tile, the value finish_row takes: opgen_loops.c)
         "declare_finish_col": finish["declare"] + [f"const float *restrict a{j} = sums[{j}];"
@@ -373,7 +378,7 @@ def _phase1_variant(op: Op, kv: KernelVariant, v: dict, fill: list[str]) -> list
         dim = op.dim_attr.name if op.dim_attr else op.reduce_dim   # the attribute's value, or the fixed axis
         body += [f"call.nred = {v['nred']};",
                  f"call.dim = {out}->ndim == 0 ? 0 : ({dim} + (int64_t){out}->ndim) % (int64_t){out}->ndim;"]
-        body += [f"call.{f} = {f}{s};" for f in ("rowsum", "rowsum_chunked", "colsum", "colsum_chunked",
+        body += [f"call.{f} = {f}{s};" for f in ("rowsum", "rowsum_chunked", "colsum", "colsum_chunked", "colsum2",
                                                  "finish_row", "finish_row_chunked", "finish_rowsum",
                                                  "finish_rowsum_chunked", "finish_col", "finish_col_chunked",
                                                  "rows", "rows_chunked")]

@@ -209,6 +209,31 @@ static void colsum__reduction_optional_none__weight_optional_absent(int64_t n, c
     }
 }
 
+/* colsum for two rows: each element's summands of row in, then of row in2, added to its sums in that order (the
+ * same additions as two colsum calls, so the same bits), the sums loaded and stored once for both rows */
+static inline __attribute__((always_inline)) void colsum_at__reduction_optional_none__weight_optional_absent(int64_t i, const float *const *in, double *t,
+                                                                                                             const void *params)
+{
+    (void)params;
+    const float *restrict target = in[2];
+    const float *restrict class_index = in[3];
+    const float target_i = target[i];
+    const float class_index_i = class_index[i];
+    t[0] = (double)(((class_index_i == target_i) ? 1 : 0));
+}
+
+static void colsum2__reduction_optional_none__weight_optional_absent(int64_t n, const float *const *in, const float *const *in2, double *const *acc,
+                                                                     const void *params)
+{
+    double *restrict a0 = acc[0];
+    for (int64_t i = 0; i < n; ++i) {
+        double t[1], u[1];
+        colsum_at__reduction_optional_none__weight_optional_absent(i, in, t, params);
+        colsum_at__reduction_optional_none__weight_optional_absent(i, in2, u, params);
+        a0[i] = (a0[i] + t[0]) + u[0];
+    }
+}
+
 static void finish_row__reduction_optional_none__weight_optional_absent(int64_t n, const float *const *in, const double *acc, float *out,
                                                                        const void *params)
 {
@@ -372,8 +397,10 @@ static void finish_col_chunked__reduction_optional_none__weight_optional_absent(
 /* short rows packed one after another (row r at in[k] + r*len, its nred sums at acc + r*nred, zeroed): rowsum
  * and finish_row for each, inlined, row r + 1 summed before row r is finished, so that the reads of the one
  * overlap the arithmetic and the writes of the other (all the sums first, then all the results, measured
- * 1.1-1.2x slower: softmax rows of 64, FLOAT, one thread, 16M elements); the next row's lines asked for ahead
- * (opgen_prefetch); eight lanes a sum, as every row this short (OPGEN_WIDE_ROW) */
+ * 1.1-1.2x slower: softmax rows of 64, FLOAT, one thread, 16M elements); eight lanes a sum, as every row this
+ * short (OPGEN_WIDE_ROW).  No software prefetch of the next rows here: opgen_prefetch 1 KiB ahead of each row made
+ * softmax FLOAT rows of 64 1.4-1.8x slower at 2^24 elements and 1.07x at 2^20, the same at 2^16 (one thread, AMD
+ * EPYC Zen 4, side by side; the hardware prefetchers follow rows packed one after another) */
 static inline __attribute__((always_inline)) void rows_of__reduction_optional_none__weight_optional_absent(int64_t rows, int64_t len,
                                                                  const float *const *in, double *acc, float *out, const void *params)
 {
@@ -385,10 +412,8 @@ static inline __attribute__((always_inline)) void rows_of__reduction_optional_no
     rowsum_in__reduction_optional_none__weight_optional_absent(len, row, acc, params, false);
     for (int64_t r = 0; r < rows; ++r) {
         if (r + 1 < rows) {
-            for (int k = 0; k < 4; ++k) {
+            for (int k = 0; k < 4; ++k)
                 row[k] = in[k] + (r + 1) * len;
-                opgen_prefetch(row[k], len * (int64_t)sizeof(float));
-            }
             rowsum_in__reduction_optional_none__weight_optional_absent(len, row, acc + (r + 1) * 1, params, false);
         }
         for (int k = 0; k < 4; ++k)
@@ -606,6 +631,36 @@ static void colsum__reduction_optional_none__weight_optional_present(int64_t n, 
     }
 }
 
+/* colsum for two rows: each element's summands of row in, then of row in2, added to its sums in that order (the
+ * same additions as two colsum calls, so the same bits), the sums loaded and stored once for both rows */
+static inline __attribute__((always_inline)) void colsum_at__reduction_optional_none__weight_optional_present(int64_t i, const float *const *in, double *t,
+                                                                                                              const void *params)
+{
+    (void)params;
+    const float *restrict target = in[2];
+    const float *restrict weight_optional = in[3];
+    const float *restrict class_index = in[4];
+    const float target_i = target[i];
+    const float weight_optional_i = weight_optional[i];
+    const float class_index_i = class_index[i];
+    t[0] = (double)(weight_optional_i);
+    t[1] = (double)(((class_index_i == target_i) ? weight_optional_i : 0));
+}
+
+static void colsum2__reduction_optional_none__weight_optional_present(int64_t n, const float *const *in, const float *const *in2, double *const *acc,
+                                                                      const void *params)
+{
+    double *restrict a0 = acc[0];
+    double *restrict a1 = acc[1];
+    for (int64_t i = 0; i < n; ++i) {
+        double t[2], u[2];
+        colsum_at__reduction_optional_none__weight_optional_present(i, in, t, params);
+        colsum_at__reduction_optional_none__weight_optional_present(i, in2, u, params);
+        a0[i] = (a0[i] + t[0]) + u[0];
+        a1[i] = (a1[i] + t[1]) + u[1];
+    }
+}
+
 static void finish_row__reduction_optional_none__weight_optional_present(int64_t n, const float *const *in, const double *acc, float *out,
                                                                         const void *params)
 {
@@ -774,8 +829,10 @@ static void finish_col_chunked__reduction_optional_none__weight_optional_present
 /* short rows packed one after another (row r at in[k] + r*len, its nred sums at acc + r*nred, zeroed): rowsum
  * and finish_row for each, inlined, row r + 1 summed before row r is finished, so that the reads of the one
  * overlap the arithmetic and the writes of the other (all the sums first, then all the results, measured
- * 1.1-1.2x slower: softmax rows of 64, FLOAT, one thread, 16M elements); the next row's lines asked for ahead
- * (opgen_prefetch); eight lanes a sum, as every row this short (OPGEN_WIDE_ROW) */
+ * 1.1-1.2x slower: softmax rows of 64, FLOAT, one thread, 16M elements); eight lanes a sum, as every row this
+ * short (OPGEN_WIDE_ROW).  No software prefetch of the next rows here: opgen_prefetch 1 KiB ahead of each row made
+ * softmax FLOAT rows of 64 1.4-1.8x slower at 2^24 elements and 1.07x at 2^20, the same at 2^16 (one thread, AMD
+ * EPYC Zen 4, side by side; the hardware prefetchers follow rows packed one after another) */
 static inline __attribute__((always_inline)) void rows_of__reduction_optional_none__weight_optional_present(int64_t rows, int64_t len,
                                                                   const float *const *in, double *acc, float *out, const void *params)
 {
@@ -787,10 +844,8 @@ static inline __attribute__((always_inline)) void rows_of__reduction_optional_no
     rowsum_in__reduction_optional_none__weight_optional_present(len, row, acc, params, false);
     for (int64_t r = 0; r < rows; ++r) {
         if (r + 1 < rows) {
-            for (int k = 0; k < 5; ++k) {
+            for (int k = 0; k < 5; ++k)
                 row[k] = in[k] + (r + 1) * len;
-                opgen_prefetch(row[k], len * (int64_t)sizeof(float));
-            }
             rowsum_in__reduction_optional_none__weight_optional_present(len, row, acc + (r + 1) * 2, params, false);
         }
         for (int k = 0; k < 5; ++k)
@@ -995,6 +1050,31 @@ static void colsum__reduction_optional_mean__weight_optional_absent(int64_t n, c
     }
 }
 
+/* colsum for two rows: each element's summands of row in, then of row in2, added to its sums in that order (the
+ * same additions as two colsum calls, so the same bits), the sums loaded and stored once for both rows */
+static inline __attribute__((always_inline)) void colsum_at__reduction_optional_mean__weight_optional_absent(int64_t i, const float *const *in, double *t,
+                                                                                                             const void *params)
+{
+    (void)params;
+    const float *restrict target = in[2];
+    const float *restrict class_index = in[3];
+    const float target_i = target[i];
+    const float class_index_i = class_index[i];
+    t[0] = (double)(((class_index_i == target_i) ? 1 : 0));
+}
+
+static void colsum2__reduction_optional_mean__weight_optional_absent(int64_t n, const float *const *in, const float *const *in2, double *const *acc,
+                                                                     const void *params)
+{
+    double *restrict a0 = acc[0];
+    for (int64_t i = 0; i < n; ++i) {
+        double t[1], u[1];
+        colsum_at__reduction_optional_mean__weight_optional_absent(i, in, t, params);
+        colsum_at__reduction_optional_mean__weight_optional_absent(i, in2, u, params);
+        a0[i] = (a0[i] + t[0]) + u[0];
+    }
+}
+
 static void finish_row__reduction_optional_mean__weight_optional_absent(int64_t n, const float *const *in, const double *acc, float *out,
                                                                        const void *params)
 {
@@ -1160,8 +1240,10 @@ static void finish_col_chunked__reduction_optional_mean__weight_optional_absent(
 /* short rows packed one after another (row r at in[k] + r*len, its nred sums at acc + r*nred, zeroed): rowsum
  * and finish_row for each, inlined, row r + 1 summed before row r is finished, so that the reads of the one
  * overlap the arithmetic and the writes of the other (all the sums first, then all the results, measured
- * 1.1-1.2x slower: softmax rows of 64, FLOAT, one thread, 16M elements); the next row's lines asked for ahead
- * (opgen_prefetch); eight lanes a sum, as every row this short (OPGEN_WIDE_ROW) */
+ * 1.1-1.2x slower: softmax rows of 64, FLOAT, one thread, 16M elements); eight lanes a sum, as every row this
+ * short (OPGEN_WIDE_ROW).  No software prefetch of the next rows here: opgen_prefetch 1 KiB ahead of each row made
+ * softmax FLOAT rows of 64 1.4-1.8x slower at 2^24 elements and 1.07x at 2^20, the same at 2^16 (one thread, AMD
+ * EPYC Zen 4, side by side; the hardware prefetchers follow rows packed one after another) */
 static inline __attribute__((always_inline)) void rows_of__reduction_optional_mean__weight_optional_absent(int64_t rows, int64_t len,
                                                                  const float *const *in, double *acc, float *out, const void *params)
 {
@@ -1173,10 +1255,8 @@ static inline __attribute__((always_inline)) void rows_of__reduction_optional_me
     rowsum_in__reduction_optional_mean__weight_optional_absent(len, row, acc, params, false);
     for (int64_t r = 0; r < rows; ++r) {
         if (r + 1 < rows) {
-            for (int k = 0; k < 4; ++k) {
+            for (int k = 0; k < 4; ++k)
                 row[k] = in[k] + (r + 1) * len;
-                opgen_prefetch(row[k], len * (int64_t)sizeof(float));
-            }
             rowsum_in__reduction_optional_mean__weight_optional_absent(len, row, acc + (r + 1) * 1, params, false);
         }
         for (int k = 0; k < 4; ++k)
@@ -1411,6 +1491,36 @@ static void colsum__reduction_optional_mean__weight_optional_present(int64_t n, 
     }
 }
 
+/* colsum for two rows: each element's summands of row in, then of row in2, added to its sums in that order (the
+ * same additions as two colsum calls, so the same bits), the sums loaded and stored once for both rows */
+static inline __attribute__((always_inline)) void colsum_at__reduction_optional_mean__weight_optional_present(int64_t i, const float *const *in, double *t,
+                                                                                                              const void *params)
+{
+    (void)params;
+    const float *restrict target = in[2];
+    const float *restrict weight_optional = in[3];
+    const float *restrict class_index = in[4];
+    const float target_i = target[i];
+    const float weight_optional_i = weight_optional[i];
+    const float class_index_i = class_index[i];
+    t[0] = (double)(weight_optional_i);
+    t[1] = (double)(((class_index_i == target_i) ? weight_optional_i : 0));
+}
+
+static void colsum2__reduction_optional_mean__weight_optional_present(int64_t n, const float *const *in, const float *const *in2, double *const *acc,
+                                                                      const void *params)
+{
+    double *restrict a0 = acc[0];
+    double *restrict a1 = acc[1];
+    for (int64_t i = 0; i < n; ++i) {
+        double t[2], u[2];
+        colsum_at__reduction_optional_mean__weight_optional_present(i, in, t, params);
+        colsum_at__reduction_optional_mean__weight_optional_present(i, in2, u, params);
+        a0[i] = (a0[i] + t[0]) + u[0];
+        a1[i] = (a1[i] + t[1]) + u[1];
+    }
+}
+
 static void finish_row__reduction_optional_mean__weight_optional_present(int64_t n, const float *const *in, const double *acc, float *out,
                                                                         const void *params)
 {
@@ -1581,8 +1691,10 @@ static void finish_col_chunked__reduction_optional_mean__weight_optional_present
 /* short rows packed one after another (row r at in[k] + r*len, its nred sums at acc + r*nred, zeroed): rowsum
  * and finish_row for each, inlined, row r + 1 summed before row r is finished, so that the reads of the one
  * overlap the arithmetic and the writes of the other (all the sums first, then all the results, measured
- * 1.1-1.2x slower: softmax rows of 64, FLOAT, one thread, 16M elements); the next row's lines asked for ahead
- * (opgen_prefetch); eight lanes a sum, as every row this short (OPGEN_WIDE_ROW) */
+ * 1.1-1.2x slower: softmax rows of 64, FLOAT, one thread, 16M elements); eight lanes a sum, as every row this
+ * short (OPGEN_WIDE_ROW).  No software prefetch of the next rows here: opgen_prefetch 1 KiB ahead of each row made
+ * softmax FLOAT rows of 64 1.4-1.8x slower at 2^24 elements and 1.07x at 2^20, the same at 2^16 (one thread, AMD
+ * EPYC Zen 4, side by side; the hardware prefetchers follow rows packed one after another) */
 static inline __attribute__((always_inline)) void rows_of__reduction_optional_mean__weight_optional_present(int64_t rows, int64_t len,
                                                                   const float *const *in, double *acc, float *out, const void *params)
 {
@@ -1594,10 +1706,8 @@ static inline __attribute__((always_inline)) void rows_of__reduction_optional_me
     rowsum_in__reduction_optional_mean__weight_optional_present(len, row, acc, params, false);
     for (int64_t r = 0; r < rows; ++r) {
         if (r + 1 < rows) {
-            for (int k = 0; k < 5; ++k) {
+            for (int k = 0; k < 5; ++k)
                 row[k] = in[k] + (r + 1) * len;
-                opgen_prefetch(row[k], len * (int64_t)sizeof(float));
-            }
             rowsum_in__reduction_optional_mean__weight_optional_present(len, row, acc + (r + 1) * 2, params, false);
         }
         for (int k = 0; k < 5; ++k)
@@ -1787,6 +1897,31 @@ static void colsum__reduction_optional_sum__weight_optional_absent(int64_t n, co
     }
 }
 
+/* colsum for two rows: each element's summands of row in, then of row in2, added to its sums in that order (the
+ * same additions as two colsum calls, so the same bits), the sums loaded and stored once for both rows */
+static inline __attribute__((always_inline)) void colsum_at__reduction_optional_sum__weight_optional_absent(int64_t i, const float *const *in, double *t,
+                                                                                                            const void *params)
+{
+    (void)params;
+    const float *restrict target = in[2];
+    const float *restrict class_index = in[3];
+    const float target_i = target[i];
+    const float class_index_i = class_index[i];
+    t[0] = (double)(((class_index_i == target_i) ? 1 : 0));
+}
+
+static void colsum2__reduction_optional_sum__weight_optional_absent(int64_t n, const float *const *in, const float *const *in2, double *const *acc,
+                                                                    const void *params)
+{
+    double *restrict a0 = acc[0];
+    for (int64_t i = 0; i < n; ++i) {
+        double t[1], u[1];
+        colsum_at__reduction_optional_sum__weight_optional_absent(i, in, t, params);
+        colsum_at__reduction_optional_sum__weight_optional_absent(i, in2, u, params);
+        a0[i] = (a0[i] + t[0]) + u[0];
+    }
+}
+
 static void finish_row__reduction_optional_sum__weight_optional_absent(int64_t n, const float *const *in, const double *acc, float *out,
                                                                       const void *params)
 {
@@ -1950,8 +2085,10 @@ static void finish_col_chunked__reduction_optional_sum__weight_optional_absent(i
 /* short rows packed one after another (row r at in[k] + r*len, its nred sums at acc + r*nred, zeroed): rowsum
  * and finish_row for each, inlined, row r + 1 summed before row r is finished, so that the reads of the one
  * overlap the arithmetic and the writes of the other (all the sums first, then all the results, measured
- * 1.1-1.2x slower: softmax rows of 64, FLOAT, one thread, 16M elements); the next row's lines asked for ahead
- * (opgen_prefetch); eight lanes a sum, as every row this short (OPGEN_WIDE_ROW) */
+ * 1.1-1.2x slower: softmax rows of 64, FLOAT, one thread, 16M elements); eight lanes a sum, as every row this
+ * short (OPGEN_WIDE_ROW).  No software prefetch of the next rows here: opgen_prefetch 1 KiB ahead of each row made
+ * softmax FLOAT rows of 64 1.4-1.8x slower at 2^24 elements and 1.07x at 2^20, the same at 2^16 (one thread, AMD
+ * EPYC Zen 4, side by side; the hardware prefetchers follow rows packed one after another) */
 static inline __attribute__((always_inline)) void rows_of__reduction_optional_sum__weight_optional_absent(int64_t rows, int64_t len,
                                                                 const float *const *in, double *acc, float *out, const void *params)
 {
@@ -1963,10 +2100,8 @@ static inline __attribute__((always_inline)) void rows_of__reduction_optional_su
     rowsum_in__reduction_optional_sum__weight_optional_absent(len, row, acc, params, false);
     for (int64_t r = 0; r < rows; ++r) {
         if (r + 1 < rows) {
-            for (int k = 0; k < 4; ++k) {
+            for (int k = 0; k < 4; ++k)
                 row[k] = in[k] + (r + 1) * len;
-                opgen_prefetch(row[k], len * (int64_t)sizeof(float));
-            }
             rowsum_in__reduction_optional_sum__weight_optional_absent(len, row, acc + (r + 1) * 1, params, false);
         }
         for (int k = 0; k < 4; ++k)
@@ -2184,6 +2319,36 @@ static void colsum__reduction_optional_sum__weight_optional_present(int64_t n, c
     }
 }
 
+/* colsum for two rows: each element's summands of row in, then of row in2, added to its sums in that order (the
+ * same additions as two colsum calls, so the same bits), the sums loaded and stored once for both rows */
+static inline __attribute__((always_inline)) void colsum_at__reduction_optional_sum__weight_optional_present(int64_t i, const float *const *in, double *t,
+                                                                                                             const void *params)
+{
+    (void)params;
+    const float *restrict target = in[2];
+    const float *restrict weight_optional = in[3];
+    const float *restrict class_index = in[4];
+    const float target_i = target[i];
+    const float weight_optional_i = weight_optional[i];
+    const float class_index_i = class_index[i];
+    t[0] = (double)(weight_optional_i);
+    t[1] = (double)(((class_index_i == target_i) ? weight_optional_i : 0));
+}
+
+static void colsum2__reduction_optional_sum__weight_optional_present(int64_t n, const float *const *in, const float *const *in2, double *const *acc,
+                                                                     const void *params)
+{
+    double *restrict a0 = acc[0];
+    double *restrict a1 = acc[1];
+    for (int64_t i = 0; i < n; ++i) {
+        double t[2], u[2];
+        colsum_at__reduction_optional_sum__weight_optional_present(i, in, t, params);
+        colsum_at__reduction_optional_sum__weight_optional_present(i, in2, u, params);
+        a0[i] = (a0[i] + t[0]) + u[0];
+        a1[i] = (a1[i] + t[1]) + u[1];
+    }
+}
+
 static void finish_row__reduction_optional_sum__weight_optional_present(int64_t n, const float *const *in, const double *acc, float *out,
                                                                        const void *params)
 {
@@ -2352,8 +2517,10 @@ static void finish_col_chunked__reduction_optional_sum__weight_optional_present(
 /* short rows packed one after another (row r at in[k] + r*len, its nred sums at acc + r*nred, zeroed): rowsum
  * and finish_row for each, inlined, row r + 1 summed before row r is finished, so that the reads of the one
  * overlap the arithmetic and the writes of the other (all the sums first, then all the results, measured
- * 1.1-1.2x slower: softmax rows of 64, FLOAT, one thread, 16M elements); the next row's lines asked for ahead
- * (opgen_prefetch); eight lanes a sum, as every row this short (OPGEN_WIDE_ROW) */
+ * 1.1-1.2x slower: softmax rows of 64, FLOAT, one thread, 16M elements); eight lanes a sum, as every row this
+ * short (OPGEN_WIDE_ROW).  No software prefetch of the next rows here: opgen_prefetch 1 KiB ahead of each row made
+ * softmax FLOAT rows of 64 1.4-1.8x slower at 2^24 elements and 1.07x at 2^20, the same at 2^16 (one thread, AMD
+ * EPYC Zen 4, side by side; the hardware prefetchers follow rows packed one after another) */
 static inline __attribute__((always_inline)) void rows_of__reduction_optional_sum__weight_optional_present(int64_t rows, int64_t len,
                                                                  const float *const *in, double *acc, float *out, const void *params)
 {
@@ -2365,10 +2532,8 @@ static inline __attribute__((always_inline)) void rows_of__reduction_optional_su
     rowsum_in__reduction_optional_sum__weight_optional_present(len, row, acc, params, false);
     for (int64_t r = 0; r < rows; ++r) {
         if (r + 1 < rows) {
-            for (int k = 0; k < 5; ++k) {
+            for (int k = 0; k < 5; ++k)
                 row[k] = in[k] + (r + 1) * len;
-                opgen_prefetch(row[k], len * (int64_t)sizeof(float));
-            }
             rowsum_in__reduction_optional_sum__weight_optional_present(len, row, acc + (r + 1) * 2, params, false);
         }
         for (int k = 0; k < 5; ++k)
@@ -2490,6 +2655,7 @@ aclnnStatus aclnnCrossEntropyLossGradGetWorkspaceSize(
         call.rowsum_chunked = rowsum_chunked__reduction_optional_none__weight_optional_absent;
         call.colsum = colsum__reduction_optional_none__weight_optional_absent;
         call.colsum_chunked = colsum_chunked__reduction_optional_none__weight_optional_absent;
+        call.colsum2 = colsum2__reduction_optional_none__weight_optional_absent;
         call.finish_row = finish_row__reduction_optional_none__weight_optional_absent;
         call.finish_row_chunked = finish_row_chunked__reduction_optional_none__weight_optional_absent;
         call.finish_rowsum = finish_rowsum__reduction_optional_none__weight_optional_absent;
@@ -2529,6 +2695,7 @@ aclnnStatus aclnnCrossEntropyLossGradGetWorkspaceSize(
         call.rowsum_chunked = rowsum_chunked__reduction_optional_none__weight_optional_present;
         call.colsum = colsum__reduction_optional_none__weight_optional_present;
         call.colsum_chunked = colsum_chunked__reduction_optional_none__weight_optional_present;
+        call.colsum2 = colsum2__reduction_optional_none__weight_optional_present;
         call.finish_row = finish_row__reduction_optional_none__weight_optional_present;
         call.finish_row_chunked = finish_row_chunked__reduction_optional_none__weight_optional_present;
         call.finish_rowsum = finish_rowsum__reduction_optional_none__weight_optional_present;
@@ -2568,6 +2735,7 @@ aclnnStatus aclnnCrossEntropyLossGradGetWorkspaceSize(
         call.rowsum_chunked = rowsum_chunked__reduction_optional_mean__weight_optional_absent;
         call.colsum = colsum__reduction_optional_mean__weight_optional_absent;
         call.colsum_chunked = colsum_chunked__reduction_optional_mean__weight_optional_absent;
+        call.colsum2 = colsum2__reduction_optional_mean__weight_optional_absent;
         call.finish_row = finish_row__reduction_optional_mean__weight_optional_absent;
         call.finish_row_chunked = finish_row_chunked__reduction_optional_mean__weight_optional_absent;
         call.finish_rowsum = finish_rowsum__reduction_optional_mean__weight_optional_absent;
@@ -2610,6 +2778,7 @@ aclnnStatus aclnnCrossEntropyLossGradGetWorkspaceSize(
         call.rowsum_chunked = rowsum_chunked__reduction_optional_mean__weight_optional_present;
         call.colsum = colsum__reduction_optional_mean__weight_optional_present;
         call.colsum_chunked = colsum_chunked__reduction_optional_mean__weight_optional_present;
+        call.colsum2 = colsum2__reduction_optional_mean__weight_optional_present;
         call.finish_row = finish_row__reduction_optional_mean__weight_optional_present;
         call.finish_row_chunked = finish_row_chunked__reduction_optional_mean__weight_optional_present;
         call.finish_rowsum = finish_rowsum__reduction_optional_mean__weight_optional_present;
@@ -2646,6 +2815,7 @@ aclnnStatus aclnnCrossEntropyLossGradGetWorkspaceSize(
         call.rowsum_chunked = rowsum_chunked__reduction_optional_sum__weight_optional_absent;
         call.colsum = colsum__reduction_optional_sum__weight_optional_absent;
         call.colsum_chunked = colsum_chunked__reduction_optional_sum__weight_optional_absent;
+        call.colsum2 = colsum2__reduction_optional_sum__weight_optional_absent;
         call.finish_row = finish_row__reduction_optional_sum__weight_optional_absent;
         call.finish_row_chunked = finish_row_chunked__reduction_optional_sum__weight_optional_absent;
         call.finish_rowsum = finish_rowsum__reduction_optional_sum__weight_optional_absent;
@@ -2685,6 +2855,7 @@ aclnnStatus aclnnCrossEntropyLossGradGetWorkspaceSize(
         call.rowsum_chunked = rowsum_chunked__reduction_optional_sum__weight_optional_present;
         call.colsum = colsum__reduction_optional_sum__weight_optional_present;
         call.colsum_chunked = colsum_chunked__reduction_optional_sum__weight_optional_present;
+        call.colsum2 = colsum2__reduction_optional_sum__weight_optional_present;
         call.finish_row = finish_row__reduction_optional_sum__weight_optional_present;
         call.finish_row_chunked = finish_row_chunked__reduction_optional_sum__weight_optional_present;
         call.finish_rowsum = finish_rowsum__reduction_optional_sum__weight_optional_present;

@@ -225,6 +225,31 @@ static void colsum(int64_t n, const float *const *in, double *const *acc, const 
     }
 }
 
+/* colsum for two rows: each element's summands of row in, then of row in2, added to its sums in that order (the
+ * same additions as two colsum calls, so the same bits), the sums loaded and stored once for both rows */
+static inline __attribute__((always_inline)) void colsum_at(int64_t i, const float *const *in, double *t,
+                                                            const void *params)
+{
+    (void)params;
+    const float *restrict grad_output = in[0];
+    const float *restrict output = in[1];
+    const float grad_output_i = grad_output[i];
+    const float output_i = output[i];
+    t[0] = (double)(grad_output_i*output_i);
+}
+
+static void colsum2(int64_t n, const float *const *in, const float *const *in2, double *const *acc,
+                    const void *params)
+{
+    double *restrict a0 = acc[0];
+    for (int64_t i = 0; i < n; ++i) {
+        double t[1], u[1];
+        colsum_at(i, in, t, params);
+        colsum_at(i, in2, u, params);
+        a0[i] = (a0[i] + t[0]) + u[0];
+    }
+}
+
 static void finish_row(int64_t n, const float *const *in, const double *acc, float *out,
                       const void *params)
 {
@@ -372,8 +397,10 @@ static void finish_col_chunked(int64_t n, const opgen_src *in, const float *cons
 /* short rows packed one after another (row r at in[k] + r*len, its nred sums at acc + r*nred, zeroed): rowsum
  * and finish_row for each, inlined, row r + 1 summed before row r is finished, so that the reads of the one
  * overlap the arithmetic and the writes of the other (all the sums first, then all the results, measured
- * 1.1-1.2x slower: softmax rows of 64, FLOAT, one thread, 16M elements); the next row's lines asked for ahead
- * (opgen_prefetch); eight lanes a sum, as every row this short (OPGEN_WIDE_ROW) */
+ * 1.1-1.2x slower: softmax rows of 64, FLOAT, one thread, 16M elements); eight lanes a sum, as every row this
+ * short (OPGEN_WIDE_ROW).  No software prefetch of the next rows here: opgen_prefetch 1 KiB ahead of each row made
+ * softmax FLOAT rows of 64 1.4-1.8x slower at 2^24 elements and 1.07x at 2^20, the same at 2^16 (one thread, AMD
+ * EPYC Zen 4, side by side; the hardware prefetchers follow rows packed one after another) */
 static inline __attribute__((always_inline)) void rows_of(int64_t rows, int64_t len,
                 const float *const *in, double *acc, float *out, const void *params)
 {
@@ -385,10 +412,8 @@ static inline __attribute__((always_inline)) void rows_of(int64_t rows, int64_t 
     rowsum_in(len, row, acc, params, false);
     for (int64_t r = 0; r < rows; ++r) {
         if (r + 1 < rows) {
-            for (int k = 0; k < 2; ++k) {
+            for (int k = 0; k < 2; ++k)
                 row[k] = in[k] + (r + 1) * len;
-                opgen_prefetch(row[k], len * (int64_t)sizeof(float));
-            }
             rowsum_in(len, row, acc + (r + 1) * 1, params, false);
         }
         for (int k = 0; k < 2; ++k)
@@ -476,6 +501,7 @@ aclnnStatus aclnnSoftmaxBackwardGetWorkspaceSize(
     call.rowsum_chunked = rowsum_chunked;
     call.colsum = colsum;
     call.colsum_chunked = colsum_chunked;
+    call.colsum2 = colsum2;
     call.finish_row = finish_row;
     call.finish_row_chunked = finish_row_chunked;
     call.finish_rowsum = finish_rowsum;

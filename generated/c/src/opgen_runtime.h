@@ -163,6 +163,10 @@ aclnnStatus opgen_check_requires_b(const char *name, bool ok, const char *condit
 typedef void (*opgen_block_fn)(int64_t n, const float *const *in, float *out, const void *params);
 typedef void (*opgen_rowsum_fn)(int64_t n, const float *const *in, double *acc, const void *params);
 typedef void (*opgen_colsum_fn)(int64_t n, const float *const *in, double *const *acc, const void *params);
+/* colsum over two rows at once (in, then in2): acc[r][i] = (acc[r][i] + summand of in) + summand of in2, the
+ * additions of two colsum calls in their order (the same bits), one load and store of the sums for two rows */
+typedef void (*opgen_colsum2_fn)(int64_t n, const float *const *in, const float *const *in2, double *const *acc,
+                                 const void *params);
 typedef void (*opgen_finish_row_fn)(int64_t n, const float *const *in, const double *acc, float *out,
                                     const void *params);
 typedef void (*opgen_finish_col_fn)(int64_t n, const float *const *in, const float *const *sums, float *out,
@@ -222,6 +226,7 @@ typedef struct {
     opgen_rowsum_chunked_fn rowsum_chunked;           /* rowsum, chunked */
     opgen_colsum_fn colsum;
     opgen_colsum_chunked_fn colsum_chunked;           /* colsum, chunked */
+    opgen_colsum2_fn colsum2;                         /* colsum, two rows a call (optional) */
     opgen_finish_row_fn finish_row;
     opgen_finish_row_chunked_fn finish_row_chunked;   /* finish_row, chunked */
     opgen_finish_col_fn finish_col;

@@ -339,11 +339,17 @@ static bool output_overlaps(const opgen_call *c)
  * thread, 16M elements, AMD EPYC).  Except when dim is so short that MIN_TILE columns or more fit a quarter of
  * the core's L2 (opgen_call.l2_bytes): then the tile is cut to fit, and the second walk reads L2.  Rows of 64
  * along dim 0 with a 2 MiB L2 (Intel Xeon): 1024 FLOAT columns or 2048 FLOAT16, 1.10-1.25x faster than 16384;
- * half of L2 gained less (1.05-1.18x), all of it 0.91-1.08x.  With 512 KiB of L2 no tile fits.  Tiles below
+ * half of L2 gained less (1.05-1.18x), all of it 0.91-1.08x.  With 512 KiB of L2 no tile fits.  With 1 MiB (AMD
+ * EPYC Zen 4) half of L2 (1024 FLOAT columns of rows of 64, where a quarter holds 512) was no better than 16384
+ * columns: FLOAT (64, 16384), one thread, softmax 0.90-1.27x, LogSoftmaxBackward 0.75-1.00x.  When the threads
+ * split the columns of one outer position, tiles go down to SPLIT_TILE: with MIN_TILE, (1024, 1024) and
+ * (64, 1024) along dim 0 were one tile, run by one thread however many were asked for (two threads: softmax
+ * FLOAT16 (1024, 1024) 1.44-1.47x, LogSoftmaxBackward 1.83x faster so split).  Tiles below
  * MIN_TILE, so that the second walk of rows of 64 finds its inputs nearer: FLOAT (64, 1024) along dim 0, one
  * thread, 512 columns 0.97-1.07x, 256 0.81-0.95x, 128 0.62-0.80x (AMD EPYC Zen 4, 1 MiB L2). */
 #define MIN_TILE OPGEN_BLOCK
 #define MAX_TILE (16 * OPGEN_BLOCK)
+#define SPLIT_TILE (OPGEN_BLOCK / 4)
 /* A call gets one thread per this many elements (up to the threads asked for): below it, waking a worker and
  * sharing the work cost more than they save.  LogSigmoid through the Python entry point, FLOAT and FLOAT16, 2
  * threads against 1 on a 2-vCPU AMD EPYC with the workers kept (opgen_pool.c), other jobs light: 2^12 elements
@@ -488,8 +494,10 @@ static void plan(const opgen_call *c, plan_t *p)
     if (c->nred && !p->rows) {
         const int64_t outer = outer_count(&L), len = L.shape[L.ndim - 1];
         const int64_t split = threads > outer ? (threads + outer - 1) / outer : 1;   /* tiles per outer position */
-        int64_t t = blocks_of(blocks_of(len, split), OPGEN_BLOCK) * OPGEN_BLOCK;   /* (len / split, rounded up) */
-        t = t < MIN_TILE ? MIN_TILE : (t > MAX_TILE ? MAX_TILE : t);
+        /* (len / split, rounded up to a block; when the threads split the columns, to SPLIT_TILE, down to it) */
+        const int64_t grain = split > 1 ? SPLIT_TILE : OPGEN_BLOCK, least = split > 1 ? SPLIT_TILE : MIN_TILE;
+        int64_t t = blocks_of(blocks_of(len, split), grain) * grain;
+        t = t < least ? least : (t > MAX_TILE ? MAX_TILE : t);
         /* a short dim: the tile whose inputs fit a quarter of L2, if it is no shorter than MIN_TILE */
         int64_t in_bytes = 0;
         for (int k = 0; k < c->nin; ++k)
@@ -1346,6 +1354,12 @@ static void run_columns(const share *s, opgen_lines *lines)
     opgen_src src[OPGEN_MAX_INPUTS];
     opgen_dst dst;
     const bool halves = converts(&L, axis);
+    /* two rows a colsum call (colsum2: the sums loaded and stored once for both) when every input is read in place */
+    bool pairs = !halves && c->colsum2;
+    for (int k = 0; k < c->nin; ++k)
+        pairs = pairs && direct(&L, k, axis[k]);
+    const float *in2[OPGEN_MAX_INPUTS];
+    int64_t at2[MAXOPS];
     double *acc[OPGEN_MAX_REDUCTIONS], *part[OPGEN_MAX_REDUCTIONS];
     float *sums[OPGEN_MAX_REDUCTIONS];
     const float *done[OPGEN_MAX_REDUCTIONS];
@@ -1367,9 +1381,12 @@ static void run_columns(const share *s, opgen_lines *lines)
         }
         for (int i = 0; i < c->nred; ++i)
             memset(acc[i], 0, sizeof(double) * (size_t)n);
-        for (int64_t d = 0; d < L.dlen; ++d) {
-            for (int k = 0; k < L.nops; ++k)
+        for (int64_t d = 0; d < L.dlen;) {
+            const bool two = pairs && d + 1 < L.dlen;   /* rows d and d + 1 in one colsum2 call */
+            for (int k = 0; k < L.nops; ++k) {
                 at[k] = off[k] + d * L.dstride[k];
+                at2[k] = at[k] + L.dstride[k];
+            }
             for (int64_t b = 0; b < n; b += OPGEN_BLOCK) {
                 const int64_t nb = n - b < OPGEN_BLOCK ? n - b : OPGEN_BLOCK;
                 for (int i = 0; i < c->nred; ++i)
@@ -1377,11 +1394,16 @@ static void run_columns(const share *s, opgen_lines *lines)
                 if (halves) {
                     chunk_operands(&L, c->nin, at, j + b, axis, nb, s->staging, src, &dst);
                     c->colsum_chunked(nb, src, part, s->params);
+                } else if (two) {   /* (every input in place: nothing staged) */
+                    stage_inputs(&L, c->nin, at, j + b, axis, nb, s->staging, in);
+                    stage_inputs(&L, c->nin, at2, j + b, axis, nb, s->staging, in2);
+                    c->colsum2(nb, in, in2, part, s->params);
                 } else {
                     stage_inputs(&L, c->nin, at, j + b, axis, nb, s->staging, in);
                     c->colsum(nb, in, part, s->params);
                 }
             }
+            d += two ? 2 : 1;
         }
         round_sums(c->nred, acc, sums, n);
         for (int64_t d = 0; d < L.dlen; ++d) {
