@@ -96,7 +96,7 @@ def pytest_collection_modifyitems(config, items):
 # are appended to that file, one line each: where a run's time goes by file and fixture, and whether one
 # pytest-xdist worker idles while the other finishes (tests/timeline.py sums them).
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_protocol(item, nextitem):   # (runs where the test runs: in a pytest-xdist worker, not the controller)
+def pytest_runtest_protocol(item, nextitem):   # (where the test runs: a pytest-xdist worker, not the controller)
     import os
     import time
     log = os.environ.get("OPGEN_TEST_TIMELINE")
