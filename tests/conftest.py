@@ -91,6 +91,31 @@ def pytest_collection_modifyitems(config, items):
                                                         f"(pytest --deep runs all)"))
 
 
+# With $OPGEN_TEST_TIMELINE set, every test's worker, start and end (wall seconds since the epoch) and the CPU
+# seconds its process spent on it (setup, call and teardown: a shared build lands on the test that first needs it)
+# are appended to that file, one line each: where a run's time goes by file and fixture, and whether one
+# pytest-xdist worker idles while the other finishes (tests/timeline.py sums them).
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):   # (where the test runs: a pytest-xdist worker, not the controller)
+    import os
+    import time
+    log = os.environ.get("OPGEN_TEST_TIMELINE")
+    wall, cpu, children = time.time(), time.process_time(), _children_cpu()
+    yield
+    if log:
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+        with open(log, "a") as f:
+            f.write(f"{worker}\t{item.nodeid}\t{wall:.3f}\t{time.time():.3f}\t{time.process_time() - cpu:.3f}\t"
+                    f"{_children_cpu() - children:.3f}\n")
+
+
+def _children_cpu() -> float:
+    """CPU seconds of the child processes waited for so far (compilers, the simulator, `opgen` subprocesses)."""
+    import resource
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 DEEP = False
 
 

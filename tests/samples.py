@@ -411,6 +411,19 @@ def ascendc_cases(ops: dict) -> list[tuple]:
                       for din, dout in combos(op, soc) if din == dout or out_dtype_free(op)], dtype=lambda c: c[2:])
 
 
+_PLANS: dict = {}
+
+
+def ascendc_plan(op):
+    """codegen.backends.ascendc.plan.plan(op), computed once per Op object: a plan is a function of the op alone,
+    and planning again (the per-architecture tile sums) costs 0.1-0.3 s of CPU for an op of several variants on
+    every call — the Ascend C tests ask for it per case (test_ascendc_values' lengths: 20 CPU-s of the CI run)."""
+    from codegen.backends.ascendc.plan import plan
+    if id(op) not in _PLANS:
+        _PLANS[id(op)] = (op, plan(op))   # (the op is kept: an id is unique only while its object lives)
+    return _PLANS[id(op)][1]
+
+
 def skip_split(op) -> None:
     """Skip a test that builds every tensor of a call in one shape for a split op (GluBackward) or a class-index
     op (NLLLossBackward)."""

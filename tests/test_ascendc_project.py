@@ -13,7 +13,7 @@ import pytest
 import codegen
 from codegen.backends.ascendc import tiling as T
 from codegen.backends.ascendc.binding import project, run_kernel
-from codegen.backends.ascendc.plan import DTYPE_BYTES, plan
+from codegen.backends.ascendc.plan import DTYPE_BYTES
 from codegen.backends.ascendc.socs import tiling_ub
 from codegen.backends.numpy import load_module
 from codegen.runtime.checks import Allocate
@@ -21,6 +21,7 @@ from codegen.backends.ascendc.socs import kernel_socs
 from codegen.spec import KERNEL_DTYPES, PRODUCTS
 
 from .conftest import REPO
+from .samples import ascendc_plan as plan   # (once per op: planning again costs CPU on every case)
 from .samples import fit
 
 OPS = codegen.load_specs()

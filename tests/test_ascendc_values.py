@@ -18,7 +18,7 @@ import pytest
 import codegen
 from codegen.backends import ascendc
 from codegen.backends.ascendc import tiling as T
-from codegen.backends.ascendc.plan import DTYPE_BYTES, plan
+from codegen.backends.ascendc.plan import DTYPE_BYTES
 from codegen.backends.ascendc.socs import kernel_socs, tiling_ub
 from codegen.backends.ascendc.binding import build_job
 from codegen.runtime.checks import dtype_name
@@ -28,6 +28,8 @@ from codegen.spec.params import FORWARD_OUTPUT
 from .compare import assert_elementwise_close, assert_rows_close, seed
 from .error_inputs import valid_call
 from .samples import along, ascendc_cases, channel_rules, fit, results, samples, skip_split
+from .kernels import kernel   # (each op's kernel made once per process: an Ascend C one plans its op)
+from .samples import ascendc_plan as plan   # (once per op: planning again costs CPU on every case)
 
 OPS = codegen.load_specs()
 NP = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16}
@@ -71,7 +73,7 @@ def test_elementwise_kernels_match_numpy(name, soc, din, dout):
     op = OPS[name]
     if op.classes is not None:   # its tensors have shapes of their own (tests/test_classes.py)
         skip_split(op)
-    sim, ref = codegen.kernel(name, backend="ascendc"), codegen.kernel(name)
+    sim, ref = kernel(name, backend="ascendc"), kernel(name)
     rng = np.random.default_rng(seed(name, soc, din, dout))
     channel = channel_rules(op).values()
     for n in _lengths(op, soc, din, dout):
@@ -98,7 +100,7 @@ def _row_inputs(op, shape, dtype, rng):
 @pytest.mark.parametrize("name, soc, din, dout", [c for c in CASES if c[0] in ROWS], ids=str)
 def test_row_kernels_match_numpy(name, soc, din, dout):
     op = OPS[name]
-    sim, ref = codegen.kernel(name, backend="ascendc"), codegen.kernel(name)
+    sim, ref = kernel(name, backend="ascendc"), kernel(name)
     rng = np.random.default_rng(seed(name, soc, din, dout))
     tile = _tile(op, 0, soc, din, dout)
     cores = PRODUCTS[soc].cores
@@ -136,7 +138,7 @@ def test_dtypes_beyond_the_ai_core_match_numpy(name, dtype):
     op = OPS[name]
     soc = next(s for s in kernel_socs(op) if dtype in op.dtypes.get(s, []) or any(
         dtype in (t.dtypes or {}).get(s, []) for t in op.tensors))
-    sim, ref = codegen.kernel(name, backend="ascendc"), codegen.kernel(name)
+    sim, ref = kernel(name, backend="ascendc"), kernel(name)
     rng = np.random.default_rng(seed(name, dtype))
     takers = [t.py_name for t in op.tensors if dtype in op.dtypes_of(t.name).get(soc, [])]
     # every tensor that takes `dtype` gets it, then each alone (GeluBackward takes an integer only next to a float:

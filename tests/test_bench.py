@@ -24,6 +24,7 @@ from codegen.runtime.calls import output_shape
 from codegen.runtime.checks import NUMPY_DTYPES
 
 from .conftest import REPO, ci_ops
+from .kernels import kernel   # (each op's kernel made once per process)
 
 OPS = sorted(codegen.load_specs())
 
@@ -235,7 +236,7 @@ def test_case_inputs_are_valid_calls(lay):
     for dtype in ("FLOAT", "FLOAT16", "BFLOAT16"):
         if dtype not in op.dtypes.get(C.DEFAULT_PRODUCT, []):
             continue
-        out = codegen.kernel(lay.op)(**_small_case(lay, dtype).inputs())
+        out = kernel(lay.op)(**_small_case(lay, dtype).inputs())
         for o in out if op.per_output else [out]:
             if lay.op != "logit_grad":
                 assert np.isfinite(o.astype(np.float32)).all()
@@ -249,7 +250,7 @@ def test_pytorch_calls_compute_our_gradient(lay):
     torch = pytest.importorskip("torch")
     op = codegen.load_specs()[lay.op]
     kw = _small_case(lay).inputs()
-    want = codegen.kernel(lay.op)(**kw)
+    want = kernel(lay.op)(**kw)
     got = torch_kernels.counterpart(torch, lay.op, kw, op=op)()
     if op.per_output:   # every output (PReLU's gradInput and gradWeight)
         assert len(got) == len(want) == len(op.outputs)
@@ -270,7 +271,7 @@ def test_c_calls_hold_nothing_proportional_to_the_tensor(lay):
     dtype = "FLOAT16" if "FLOAT16" in op.dtypes.get(C.DEFAULT_PRODUCT, []) else "FLOAT"
     kw = C.Case(lay, dtype, max(1, (1 << 16) // lay.divisor) * lay.divisor).inputs()
     out = outputs.allocate(op, kw, NUMPY_DTYPES[dtype])   # (a tuple for several outputs)
-    fn = codegen.kernel(lay.op, backend="c")
+    fn = kernel(lay.op, backend="c")
     fn(**kw, out=out)   # the library loaded and its pools warm, as in the bench's timed calls
     assert peak_extra_bytes(lambda: fn(**kw, out=out)) < 256 * 1024
 

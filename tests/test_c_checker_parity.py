@@ -22,6 +22,7 @@ from codegen.backends.c.binding import library
 from codegen.backends.numpy import load_module
 from codegen.spec import PRODUCTS
 from codegen.spec.params import UNUSED, Attr, IntArray, Output, Scalar, Tensor
+from .kernels import kernel   # (each op's kernel made once per process)
 
 from tests.samples import int_arrays, min_rank, ranked
 
@@ -210,7 +211,7 @@ def test_arguments_c_cannot_carry_give_the_numpy_error(name):
     the C backend's callable reports them exactly as the NumPy backend (same status, parameter, message)."""
     from .error_inputs import valid_call
     op = OPS[name]
-    c, ref = codegen.kernel(name, backend="c"), codegen.kernel(name)
+    c, ref = kernel(name, backend="c"), kernel(name)
     base = valid_call(op, np.random.default_rng(0))
     bad = []
     for p in op.params:
@@ -247,7 +248,7 @@ def test_a_read_only_out_is_refused_by_every_backend(backend):
     for name in sorted(OPS):
         op = OPS[name]
         kw = valid_call(op, np.random.default_rng(1))
-        results = codegen.kernel(name)(**kw)
+        results = kernel(name)(**kw)
         several = isinstance(results, tuple)   # several outputs: each one read-only in turn, the others None
         for k, want in enumerate(results if several else (results,)):
             marked = want.copy()
@@ -256,5 +257,5 @@ def test_a_read_only_out_is_refused_by_every_backend(backend):
                 before = out.copy()
                 given = tuple(out if i == k else None for i in range(len(results))) if several else out
                 with pytest.raises(ValueError, match=f"^{name}: out is read-only$"):
-                    codegen.kernel(name, backend=backend)(**kw, out=given)
+                    kernel(name, backend=backend)(**kw, out=given)
                 np.testing.assert_array_equal(out, before)

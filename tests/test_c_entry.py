@@ -20,6 +20,7 @@ from codegen.spec.params import Output
 
 from .error_inputs import valid_call
 from .test_c_checker_parity import OPS, _outcome, calls
+from .kernels import kernel   # (each op's kernel made once per process)
 from tests.samples import skip_split
 
 
@@ -76,7 +77,7 @@ def test_entry_point_gives_the_ctypes_verdicts_and_bits(name):
 def _declined(op, rng):
     """Calls the entry point must leave to the ctypes path, each with why."""
     kw = valid_call(op, rng)
-    want = codegen.kernel(op.snake_name)(**kw)
+    want = kernel(op.snake_name)(**kw)
     tensor = next(p.py_name for p in op.tensors if not isinstance(p, Output))
     out = np.empty_like(want)
     cases = {
@@ -102,7 +103,7 @@ def test_entry_point_declines_what_ctypes_must_handle(name):
     kw, want, cases = _declined(op, np.random.default_rng(3))
     out = np.empty_like(want)
     assert lib.entry(dict(kw, out=out)) is out
-    np.testing.assert_array_equal(out, codegen.kernel(name, backend="c")(**kw))
+    np.testing.assert_array_equal(out, kernel(name, backend="c")(**kw))
     for why, call in cases.items():
         assert lib.entry(dict(call)) is NotImplemented, why
 
@@ -113,7 +114,7 @@ def test_entry_point_and_ctypes_share_one_runtime():
     op = OPS[name]
     lib = library(op)
     kw = valid_call(op, np.random.default_rng(0))
-    out = np.empty_like(codegen.kernel(name)(**kw))
+    out = np.empty_like(kernel(name)(**kw))
     with lib.prepared(kw, out, "ascend910b") as run:
         lib.entry(dict(kw, out=np.empty_like(out)))     # (a call in between: its executor comes and goes)
         run()                                           # the prepared executor is still live in the same list
@@ -125,9 +126,9 @@ def test_entry_point_is_thread_safe_across_products():
     product is process state, set with phase 1 under the library's lock by both paths)."""
     name = "softmax_backward"
     op = OPS[name]
-    c = codegen.kernel(name, backend="c")
+    c = kernel(name, backend="c")
     kw = valid_call(op, np.random.default_rng(0), dtype="BFLOAT16")
-    out = np.empty_like(codegen.kernel(name)(**kw))
+    out = np.empty_like(kernel(name)(**kw))
     verdicts = {}
     for product in PRODUCTS:
         verdicts[product] = _outcome(lambda: c(**kw, out=np.empty_like(out), product=product))
@@ -152,7 +153,7 @@ def test_bfloat16_arrays_take_the_entry_point():
     lib = library(op)
     kw = valid_call(op, np.random.default_rng(0), dtype="BFLOAT16")
     assert kw["self"].dtype == ml_dtypes.bfloat16
-    out = np.empty_like(codegen.kernel("log_sigmoid_backward")(**kw))
+    out = np.empty_like(kernel("log_sigmoid_backward")(**kw))
     assert lib.entry(dict(kw, out=out)) is out
 
 
@@ -167,7 +168,7 @@ def test_pooled_threads_give_the_one_thread_bits_under_concurrent_calls(monkeypa
     above OPGEN_POOL_WAKE_MIN, 2^18: sleeping workers left asleep, woken late or at once), two Python threads calling at once
     (one of them then finds the pool busy and starts threads of its own); every result is the one-thread result,
     bit for bit."""
-    c = codegen.kernel("log_sigmoid_backward", backend="c")
+    c = kernel("log_sigmoid_backward", backend="c")
     sizes = [1 << 14, (1 << 15) + 7, 1 << 16, (1 << 18) + 5]
     calls_ = [_elementwise_call(n, seed_=i) for i, n in enumerate(sizes)]
     monkeypatch.setenv("OPGEN_NUM_THREADS", "1")
@@ -211,7 +212,7 @@ def test_a_forked_child_runs_threaded_calls(monkeypatch):
     """After fork() the child has none of the parent's pool workers: it starts its own (a fork handler forgets the
     parent's), and its threaded call finishes with the right bits instead of waiting for threads that are not there."""
     import os
-    c = codegen.kernel("log_sigmoid_backward", backend="c")
+    c = kernel("log_sigmoid_backward", backend="c")
     kw = _elementwise_call(1 << 16)
     monkeypatch.setenv("OPGEN_NUM_THREADS", "2")
     want = c(**kw, out=np.empty_like(kw["self"])).copy()   # (the parent's workers now exist)
@@ -232,7 +233,7 @@ def test_threaded_calls_on_one_cpu_give_the_one_thread_bits(monkeypatch):
     off it, so they leave their shares to the caller (opgen_pool.c) — every call, woken or not, still returns
     the one-thread bits."""
     import os
-    c = codegen.kernel("log_sigmoid_backward", backend="c")
+    c = kernel("log_sigmoid_backward", backend="c")
     calls_ = [_elementwise_call(n, seed_=n) for n in ((1 << 16) + 3, (1 << 17) + 9, 1 << 18)]
     monkeypatch.setenv("OPGEN_NUM_THREADS", "1")
     want = [c(**kw, out=np.empty_like(kw["self"])).copy() for kw in calls_]
@@ -256,7 +257,7 @@ def test_a_call_without_out_is_checked_in_python_then_run_by_the_entry_point(mon
     name = "softshrink_backward"
     op = OPS[name]
     kw = valid_call(op, np.random.default_rng(5))
-    want = codegen.kernel(name)(**kw)
+    want = kernel(name)(**kw)
     c = binding.make_kernel(op)
 
     def no_ctypes(*a, **k):
@@ -265,7 +266,7 @@ def test_a_call_without_out_is_checked_in_python_then_run_by_the_entry_point(mon
     got = c(**kw)
     assert got.dtype == want.dtype and got.shape == want.shape
     bad = dict(kw, **{op.tensors[0].py_name: kw[op.tensors[0].py_name].astype(np.float64)})
-    assert _outcome(lambda: c(**bad)) == _outcome(lambda: codegen.kernel(name)(**bad))
+    assert _outcome(lambda: c(**bad)) == _outcome(lambda: kernel(name)(**bad))
 
 
 def test_every_attribute_type_of_the_language_has_an_entry_kind():
@@ -289,7 +290,7 @@ def test_entry_point_takes_an_int_for_a_double_attribute():
     for op in ops:
         lib = library(op)
         kw = valid_call(op, np.random.default_rng(5))
-        out = np.empty_like(codegen.kernel(op.snake_name)(**kw))
+        out = np.empty_like(kernel(op.snake_name)(**kw))
         for attr in _double_attrs(op):
             for value in (0, 1, -3):
                 call = dict(kw, **{attr: value})
@@ -310,7 +311,7 @@ def test_several_outputs_take_the_entry_point(name):
     op = OPS[name]
     lib = library(op)
     kw = valid_call(op, np.random.default_rng(3))
-    want = codegen.kernel(name, backend="c")(**kw)
+    want = kernel(name, backend="c")(**kw)
     out = tuple(np.full_like(w, 7) for w in want)
     assert lib.entry(dict(kw, out=out)) is out
     for a, b in zip(out, want):

@@ -8,6 +8,8 @@ from numpy.lib.stride_tricks import as_strided
 
 import codegen
 
+from .kernels import kernel   # (each op's kernel made once per process)
+
 OPS = codegen.load_specs()
 BACKENDS = ["numpy", "c", "ascendc"]
 
@@ -18,10 +20,10 @@ def test_size_one_and_empty_dims_with_strides_that_are_not_whole_elements(backen
     so strides of 3 bytes over 4-byte floats reached C unconverted: the C backend raised TypeError from its
     binding.  Such strides address nothing; every backend computes the NumPy result, also into such an `out=`."""
     data = np.linspace(-3, 3, 40, dtype=np.float32)
-    fn = codegen.kernel("log_sigmoid_backward", backend=backend)
+    fn = kernel("log_sigmoid_backward", backend=backend)
     for shape, strides in [((3, 1), (4, 3)), ((1, 1), (7, 5)), ((0, 5), (3, 7)), ((2, 1, 3), (12, 1, 4))]:
         x = as_strided(data, shape=shape, strides=strides)
-        want = codegen.kernel("log_sigmoid_backward")(grad_output=x.copy(), self=x.copy(), buffer=x.copy())
+        want = kernel("log_sigmoid_backward")(grad_output=x.copy(), self=x.copy(), buffer=x.copy())
         np.testing.assert_array_equal(fn(grad_output=x, self=x, buffer=x), want)
         out = as_strided(np.full(40, 7, np.float32), shape=shape, strides=strides)
         assert fn(grad_output=x, self=x, buffer=x, out=out) is out
@@ -33,7 +35,7 @@ def test_size_one_and_empty_dims_with_strides_that_are_not_whole_elements(backen
 def test_a_product_that_is_not_a_known_soc_string_is_161002_everywhere(backend, product):
     x = np.ones(4, np.float32)
     with pytest.raises(codegen.AclnnError) as e:
-        codegen.kernel("softshrink_backward", backend=backend)(grad_output=x, self=x, lambd=0.5, product=product)
+        kernel("softshrink_backward", backend=backend)(grad_output=x, self=x, lambd=0.5, product=product)
     assert e.value.status == 161002 and "unknown product" in e.value.message
 
 
@@ -50,7 +52,7 @@ def test_an_out_dtype_that_is_no_dtype_is_161002_naming_the_output_everywhere(ba
     kw = valid_call(op, np.random.default_rng(1))
     kw.pop("out", None)
     with pytest.raises(codegen.AclnnError) as e:
-        codegen.kernel(name, backend=backend)(**kw, out_dtype=3)
+        kernel(name, backend=backend)(**kw, out_dtype=3)
     assert e.value.status == 161002 and e.value.param == op.output.name
     assert [requested_dtype(d) for d in ("float64", np.int32, "half", 3)] == ["DOUBLE", "INT32", "FLOAT16", "3"]
 
@@ -80,7 +82,7 @@ def test_an_empty_input_ends_the_checks_before_an_argument_c_cannot_carry(backen
     the string to C, and the Python checker it asked then found nothing wrong).  Found by the sanitized hostile
     fuzz (its 1365th call).  Every backend now returns the empty result, an `out=` given untouched."""
     g = np.zeros((0, 3), np.float16)
-    fn = codegen.kernel("log_softmax_backward", backend=backend)
+    fn = kernel("log_softmax_backward", backend=backend)
     got = fn(grad_output=g, output=g, dim=dim)
     assert got.shape == (0, 3) and got.dtype == np.float16
     out = np.zeros((0, 3), np.float32)
@@ -94,7 +96,7 @@ def test_an_output_allocated_for_a_call_that_ends_early_holds_zeros(backend):
     allocator's memory held (found by the sanitized hostile fuzz, call 7085, where two backends' garbage
     differed).  It now holds zeros on every backend; an `out=` given is left as it was, as the library leaves it."""
     g = np.linspace(-1, 1, 64 * 48, dtype=np.float32).reshape(64, 48)
-    fn = codegen.kernel("log_softmax_backward", backend=backend)
+    fn = kernel("log_softmax_backward", backend=backend)
     for _ in range(3):   # (memory just freed, full of non-zeros, is what an allocation gets back first)
         dirty = np.full((64, 48), 7.0, np.float32)
         del dirty
@@ -131,7 +133,7 @@ def test_outputs_each_over_an_input_the_other_output_reads_are_computed(backend)
     w = np.array([0.5, -0.25, 2.0], np.float32)
     want_gi = np.where(x > 0, g, g * w)                                      # PReLU's gradients, by hand
     want_gw = np.where(x > 0, 0, g.astype(np.float64) * x).sum(axis=0)
-    gi, gw = codegen.kernel("prelu_backward", backend=backend)(grad_output=g, self=x, weight=w, out=(g, w))
+    gi, gw = kernel("prelu_backward", backend=backend)(grad_output=g, self=x, weight=w, out=(g, w))
     assert gi is g and gw is w
     np.testing.assert_array_equal(gi, want_gi)
     np.testing.assert_allclose(gw, want_gw, rtol=1e-6)
@@ -142,7 +144,7 @@ def test_a_tensor_that_is_no_array_is_refused_before_an_empty_one_ends_the_check
     """LogSoftmaxBackward's EmptyReturns is its first check: with an empty `output`, gradOutput=nan (a float) went
     unread and the output's allocation raised AttributeError (found by the NumPy hostile fuzz, call 16172).  The
     empty check now refuses a non-array as the dtype checks do, naming it; an empty call still succeeds."""
-    fn = codegen.kernel("log_softmax_backward", backend=backend)
+    fn = kernel("log_softmax_backward", backend=backend)
     empty = np.zeros((0,), np.int32)
     with pytest.raises(codegen.AclnnError) as e:
         fn(grad_output=float("nan"), output=empty, dim=0)
@@ -161,8 +163,8 @@ def test_outputs_over_the_same_memory_are_refused_alike(backend):
     g = np.ones((4, 3), np.float32)
     x, w = np.ones((4, 3), np.float32), np.ones(3, np.float32)
     with pytest.raises(ValueError, match="out\\[0\\] and out\\[1\\] share memory"):
-        codegen.kernel("prelu_backward", backend=backend)(grad_output=g, self=x, weight=w, out=(g, g[0]))
-    gi, gw = codegen.kernel("prelu_backward", backend=backend)(grad_output=g, self=x, weight=w, out=(g, None))
+        kernel("prelu_backward", backend=backend)(grad_output=g, self=x, weight=w, out=(g, g[0]))
+    gi, gw = kernel("prelu_backward", backend=backend)(grad_output=g, self=x, weight=w, out=(g, None))
     assert gi is g   # one output over an input is still computed
 
 
@@ -172,7 +174,7 @@ def test_an_out_dtype_that_names_no_dtype_is_refused_also_where_no_rule_reads_it
     """LogSoftmaxBackward, out_dtype=3: its output's rules compare nothing they can refuse it by, and with an empty
     gradOutput the checks end before them; allocating the output raised KeyError (found by the long sanitized C
     fuzz run).  Now 161002 naming out_dtype on every backend."""
-    f = codegen.kernel("log_softmax_backward", backend=backend)
+    f = kernel("log_softmax_backward", backend=backend)
     with pytest.raises(codegen.AclnnError) as info:
         f(grad_output=np.ones((rows, 3), np.float32), output=np.ones((rows, 3), np.float32), dim=1, out_dtype=3)
     assert (info.value.status, info.value.param) == (161002, "out_dtype")
@@ -188,7 +190,7 @@ def test_a_bool_output_the_checks_accept_holds_whether_each_result_is_nonzero(ba
     y = np.array([[-inf, -inf, 0.0], [0.0, -inf, -inf], [0.0, -inf, -inf]], np.float32)   # rows of exp: one-hot
     # g - sum(g)*exp(y), exactly: [1, 2, -3], [0, 0, 0], nan everywhere
     out = np.zeros((3, 3), np.bool_)
-    res = codegen.kernel("log_softmax_backward", backend=backend)(grad_output=g, output=y, dim=1, out=out)
+    res = kernel("log_softmax_backward", backend=backend)(grad_output=g, output=y, dim=1, out=out)
     assert res is out
     np.testing.assert_array_equal(out, [[True, True, True], [False, False, False], [True, True, True]])
 
@@ -200,7 +202,7 @@ def test_a_tensor_of_more_than_16_dims_is_161002_naming_it_everywhere(backend):
     checks, with 161002 and the tensor's name; an out= of that rank is refused alike and left untouched."""
     x = np.full((1,) * 17, 0.25, np.float32)
     small = np.full((1,) * 16, 0.25, np.float32)
-    fn = codegen.kernel("logit_grad", backend=backend)
+    fn = kernel("logit_grad", backend=backend)
     with pytest.raises(codegen.AclnnError) as e:
         fn(x=x, dy=x, eps=-1.0)
     assert (e.value.status, e.value.param) == (161002, "x") and "rank 17" in e.value.message
@@ -215,5 +217,5 @@ def test_a_tensor_of_more_than_16_dims_is_161002_naming_it_everywhere(backend):
     g = np.ones((2,) + (1,) * 15, np.float32)
     gi = np.zeros((2,) + (1,) * 16, np.float32)
     with pytest.raises(codegen.AclnnError) as e:
-        codegen.kernel("prelu_backward", backend=backend)(grad_output=g, self=g, weight=w, out=(gi, np.zeros(1, np.float32)))
+        kernel("prelu_backward", backend=backend)(grad_output=g, self=g, weight=w, out=(gi, np.zeros(1, np.float32)))
     assert (e.value.status, e.value.param) == (161002, "gradInput")

@@ -30,6 +30,7 @@ from codegen.spec.params import FORWARD_OUTPUT
 from .compare import assert_elementwise_close, assert_rows_close, seed
 from .conftest import ci_kinds, ci_sample, native_defines
 from .error_inputs import valid_call
+from .kernels import kernel   # (each op's kernel made once per process)
 from .samples import samples
 from tests.samples import along, channel_shapes, fit, max_rank, ranked, results, skip_split
 
@@ -45,7 +46,7 @@ CASES = ci_sample([(n, soc, d) for n in NAMES for soc, dts in OPS[n].dtypes.item
 
 
 def _pair(name):
-    return codegen.kernel(name, backend="c"), codegen.kernel(name)
+    return kernel(name, backend="c"), kernel(name)
 
 
 def _compare(op, got, want, kw, what):
@@ -188,7 +189,7 @@ def test_big_endian_arrays_give_the_native_values(name, dtype):
     native arrays."""
     skip_split(OPS[name])
     op = OPS[name]
-    c = codegen.kernel(name, backend="c")
+    c = kernel(name, backend="c")
     kw = _valid(name, dtype)
     wants = results(op, c(**kw))
     swapped = {k: (v.astype(v.dtype.newbyteorder(">")) if isinstance(v, np.ndarray) else v) for k, v in kw.items()}
@@ -352,8 +353,8 @@ def test_calls_from_several_python_threads_at_once_give_the_serial_bits():
     does not catch a missing lock — the window between the two C calls is too short to hit here.)"""
     import sys
     import threading
-    soft = codegen.kernel("softmax_backward", backend="c")
-    shrink = codegen.kernel("softshrink_backward", backend="c")
+    soft = kernel("softmax_backward", backend="c")
+    shrink = kernel("softshrink_backward", backend="c")
     rng = np.random.default_rng(21)
     calls = [dict(grad_output=rng.standard_normal(n).astype(ml_dtypes.bfloat16),
                   output=rng.uniform(0, 1, n).astype(ml_dtypes.bfloat16), dim=-1)
@@ -399,7 +400,7 @@ def test_threads_give_the_same_bits(name, monkeypatch):
     elementwise, whole rows, side-by-side rows, staged FLOAT16 and an overlapping output alike."""
     skip_split(OPS[name])
     op = OPS[name]
-    c = codegen.kernel(name, backend="c")
+    c = kernel(name, backend="c")
     # (8, 20000) along dim 0: tiles of 16384 columns would make two work items for three threads; the plan cuts
     # the 20000 columns into three tiles
     cases = [("FLOAT", (96, 1400), -1), ("FLOAT16", (300, 513), 0), ("FLOAT", (2, 70000), 0),
@@ -431,7 +432,7 @@ def test_threads_give_the_same_bits_in_many_chunks(name, dtype, shape, dim, monk
     four a thread: elementwise blocks, whole rows and side-by-side tiles taken by 2 or 3 threads in any order give
     the one-thread bits."""
     op = OPS[name]
-    c = codegen.kernel(name, backend="c")
+    c = kernel(name, backend="c")
     kw = _valid(name, dtype, shape=shape)
     assert along(op, kw, dim)
     runs = []
@@ -643,7 +644,7 @@ def test_chunked_and_skewed_entries_give_the_block_wise_bits(name, dtype, thread
     if dtype not in op.dtypes[DEFAULT_PRODUCT]:
         pytest.skip(f"{name} has no {dtype} on {DEFAULT_PRODUCT}")
     monkeypatch.setenv("OPGEN_NUM_THREADS", threads)
-    c = codegen.kernel(name, backend="c")
+    c = kernel(name, backend="c")
     shapes = [((1,), -1), ((63,), -1), ((65,), -1), ((3, 1000), -1), ((2, 1024 + 70), -1), ((1, 3000), -1),
               ((300, 7), 0), ((67, 1030), -1), ((40, 64), -1), ((70, 100), -1), ((9, 3), -1)]
     for shape, dim in shapes:
@@ -672,7 +673,7 @@ def test_staged_half_operands_give_the_bits_of_contiguous_ones(name, dtype):
     op = OPS[name]
     if dtype not in op.dtypes[DEFAULT_PRODUCT]:
         pytest.skip(f"{name} has no {dtype} on {DEFAULT_PRODUCT}")
-    c = codegen.kernel(name, backend="c")
+    c = kernel(name, backend="c")
     shape = (70, 100)
     kw = _valid(name, dtype, shape, seed=seed(name, dtype, "staged"))
     bits = lambda got: [g.tobytes() for g in results(op, got)]
@@ -695,7 +696,7 @@ def test_a_prepared_call_runs_phase_2_again_with_the_same_bits(name):
     from codegen.backends.c.binding import library
     from codegen.runtime.calls import KernelCall
     op = OPS[name]
-    c = codegen.kernel(name, backend="c")
+    c = kernel(name, backend="c")
     for s in samples(op, "FLOAT16", np.random.default_rng(seed(name, "prepared")), n=97):
         wants = results(op, c(**s.kw))
         outs = [np.empty_like(w) for w in wants]

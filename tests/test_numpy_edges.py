@@ -16,6 +16,7 @@ import codegen
 
 from . import reference
 from .ulp import ulp_distance
+from .kernels import kernel   # (each op's kernel made once per process)
 
 FINITE = [0.0, -0.0, 1e-45, -1e-45, 1e-38, -1e-38, 1e-8, -1e-8, 0.5, -0.5, 1.2, -1.2, 20.0, -20.0, 87.0,
           -87.0, 89.0, -89.0, 104.0, -104.0, 1e4, -1e4, 1e30, -1e30, 3.4e38, -3.4e38]
@@ -53,7 +54,7 @@ def test_finite_extremes_match_the_forward_derivative(ops, name, dtype):
     kw = _kw_elementwise(name, x, g)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no RuntimeWarning may escape a kernel
-        got = codegen.kernel(name)(**kw)
+        got = kernel(name)(**kw)
     ref = reference.to_float(reference.vjp(ops[name], kw))
     finite = np.isfinite(ref) & (np.abs(ref) < float(ml_dtypes.finfo(t).max))
     assert np.all(np.isfinite(got.astype(np.float32))[finite]), f"inf/nan where the true result is finite: {x[~np.isfinite(got.astype(np.float32)) & finite]}"
@@ -84,7 +85,7 @@ def test_special_values_match_pytorch_autograd(name):
     xs = np.array(SPECIAL + FINITE, dtype=np.float32)
     for gval in [1.0, -2.0, 0.0, np.inf, np.nan]:
         g = np.full_like(xs, gval)
-        got = codegen.kernel(name)(**_kw_elementwise(name, xs, g))
+        got = kernel(name)(**_kw_elementwise(name, xs, g))
         wants = []
         for t in (np.float64, np.float32):  # the exact limit, and what PyTorch gives at our compute precision
             tx = torch.tensor(xs.astype(t), requires_grad=True)
@@ -107,10 +108,10 @@ def test_special_values_match_pytorch_autograd(name):
 def test_branch_point_conventions():
     """At a kink the derivative does not exist; the docs fix the value (ascend.md §4)."""
     f = np.float32
-    got = codegen.kernel("softshrink_backward")(grad_output=np.array([3, 3, 3], f), self=np.array([0.5, -0.5, 0.6], f),
+    got = kernel("softshrink_backward")(grad_output=np.array([3, 3, 3], f), self=np.array([0.5, -0.5, 0.6], f),
                                                 lambd=0.5)
     assert got.tolist() == [0, 0, 3]  # |x| == λ gives 0
-    got = codegen.kernel("elu_backward")(grad_output=np.array([2], f), self_or_result=np.array([0], f), alpha=1.5,
+    got = kernel("elu_backward")(grad_output=np.array([2], f), self_or_result=np.array([0], f), alpha=1.5,
                                          scale=1.25, input_scale=0.75, is_result=False)
     assert got[0] == f(2 * 0.75 * 1.5 * 1.25)  # x == 0 takes the `<= 0` branch
 

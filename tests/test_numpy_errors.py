@@ -8,6 +8,7 @@ import codegen
 from codegen.spec import DTYPES, KERNEL_DTYPES, PRODUCTS
 
 from .error_inputs import error_inputs, valid_call
+from .kernels import kernel   # (each op's kernel made once per process)
 from tests.samples import results, skip_split
 
 OPS = sorted(codegen.load_specs())
@@ -21,7 +22,7 @@ def _with_out(fn, kw, product):
 def test_each_rule_reports_its_status_and_parameter(ops, name):
     skip_split(ops[name])
     op = ops[name]
-    fn = codegen.kernel(name)
+    fn = kernel(name)
     product = "ascend910b"
     base = _with_out(fn, valid_call(op, np.random.default_rng(1)), product)
     cases = error_inputs(op, base, product)
@@ -46,7 +47,7 @@ def test_each_rule_reports_its_status_and_parameter(ops, name):
 def test_checks_run_nulls_first(ops, name):
     """A null beats any other fault: a wrong dtype elsewhere does not hide it (ascend.md §1)."""
     op = ops[name]
-    fn = codegen.kernel(name)
+    fn = kernel(name)
     kw = valid_call(op, np.random.default_rng(2))
     tensors = [t for t in op.tensors if not t.optional]
     kw[tensors[0].py_name] = kw[tensors[0].py_name].astype(np.uint16)
@@ -61,7 +62,7 @@ def test_checks_run_nulls_first(ops, name):
 def test_dtype_claims(ops, name, product):
     """Every dtype an op claims on a product runs there; every other dtype is refused with 161002."""
     op = ops[name]
-    fn = codegen.kernel(name)
+    fn = kernel(name)
     base = valid_call(op, np.random.default_rng(3))
     claimed = set(op.dtypes.get(product, []))
     import ml_dtypes
@@ -84,6 +85,6 @@ def test_dtype_claims(ops, name, product):
 
 def test_unknown_product_is_refused():
     with pytest.raises(codegen.AclnnError) as info:
-        codegen.kernel("log_sigmoid_backward")(grad_output=np.ones(2, np.float32), self=np.ones(2, np.float32),
+        kernel("log_sigmoid_backward")(grad_output=np.ones(2, np.float32), self=np.ones(2, np.float32),
                                                buffer=np.ones(2, np.float32), product="ascend9000")
     assert info.value.status == 161002 and "ascend9000" in info.value.message

@@ -11,6 +11,7 @@ import pytest
 import codegen
 
 from .error_inputs import valid_call
+from .kernels import kernel   # (each op's kernel made once per process)
 from tests.samples import along, channel_shapes, max_rank, ranked, results, skip_split
 
 OPS = sorted(codegen.load_specs())
@@ -47,14 +48,14 @@ def test_empty_rank0_rank8(ops, name, shape):
         pytest.skip(f"{name}'s tensors have at most {max_rank(op)} dimensions")
     kw = _reshape_all(op, valid_call(op, np.random.default_rng(0)), shape)
     along(op, kw, -1)
-    outs = results(op, codegen.kernel(name)(**kw))
+    outs = results(op, kernel(name)(**kw))
     assert outs[0].shape == ranked(op, shape)   # (several outputs: the first; a channel gradient has its own shape)
     if outs[0].size:
         flat = _reshape_all(op, kw, (max(1, int(np.prod(shape))),))
         if op.reduce_dim is not None:  # rows along dim: compare with the same rows laid out 2-D
             return
         # (a per-channel tensor: these shapes have one channel at most, as the flat call)
-        for out, want in zip(outs, results(op, codegen.kernel(name)(**flat))):
+        for out, want in zip(outs, results(op, kernel(name)(**flat))):
             np.testing.assert_array_equal(out.reshape(-1), want.reshape(-1))
 
 
@@ -62,7 +63,7 @@ def test_empty_rank0_rank8(ops, name, shape):
 def test_non_contiguous_and_out_in_place(ops, name):
     skip_split(ops[name])
     op = ops[name]
-    fn = codegen.kernel(name)
+    fn = kernel(name)
     kw = _reshape_all(op, valid_call(op, np.random.default_rng(4)), (6, 8))
     wants = results(op, fn(**kw))
     strided = dict(kw)
@@ -82,13 +83,13 @@ def test_non_contiguous_and_out_in_place(ops, name):
 
 
 def test_broadcast_operands():
-    fn = codegen.kernel("softshrink_backward")
+    fn = kernel("softshrink_backward")
     g = np.linspace(-2, 2, 5, dtype=np.float32)[:, None]
     x = np.linspace(-3, 3, 7, dtype=np.float32)[None, :]
     got = fn(grad_output=g, self=x, lambd=0.5)
     want = fn(grad_output=np.broadcast_to(g, (5, 7)).copy(), self=np.broadcast_to(x, (5, 7)).copy(), lambd=0.5)
     np.testing.assert_array_equal(got, want)
-    bce = codegen.kernel("binary_cross_entropy_with_logits_backward")
+    bce = kernel("binary_cross_entropy_with_logits_backward")
     x = np.linspace(-3, 3, 12, dtype=np.float32).reshape(3, 4)
     t = np.full((3, 4), 0.3, np.float32)
     w = np.array([0.5, 1, 1.5, 2], np.float32)
@@ -103,7 +104,7 @@ def test_broadcast_operands():
 
 def test_softmax_rows_along_every_dim():
     """Along any dim, the result equals the 2-D kernel on the rows moved to the last axis."""
-    fn = codegen.kernel("softmax_backward")
+    fn = kernel("softmax_backward")
     rng = np.random.default_rng(5)
     g = rng.standard_normal((3, 4, 5)).astype(np.float32)
     y = rng.uniform(0, 1, (3, 4, 5)).astype(np.float32)
@@ -115,7 +116,7 @@ def test_softmax_rows_along_every_dim():
 
 
 def test_out_dtype_and_out_checks():
-    fn = codegen.kernel("softmax_backward")
+    fn = kernel("softmax_backward")
     g = np.ones((2, 3), np.float32)
     assert fn(grad_output=g, output=g, dim=1, out_dtype="FLOAT16").dtype == np.float16
     with pytest.raises(codegen.AclnnError) as info:
@@ -141,7 +142,7 @@ def test_blocks_give_the_whole_array_result(monkeypatch, ops, name, dtype, layou
     skip_split(ops[name])
     from codegen.runtime.blocks import BLOCK
     op = ops[name]
-    fn = codegen.kernel(name)
+    fn = kernel(name)
     shape = ranked(op, (3, 7, BLOCK // 5))         # blocks cut along axis 1, the last one shorter
     kw = _reshape_all(op, valid_call(op, np.random.default_rng(9)), shape)
     channel = channel_shapes(op, shape)            # (a per-channel tensor: 7 elements, in the dtype too)
@@ -179,11 +180,11 @@ def test_broadcast_operands_run_in_blocks(monkeypatch):
     rng = np.random.default_rng(12)
     shape = (6, blocks.BLOCK // 2 - 3)
     x = rng.standard_normal(shape).astype(np.float32) * 3
-    fn = codegen.kernel("softshrink_backward")
+    fn = kernel("softshrink_backward")
     kw = dict(grad_output=rng.standard_normal((1, shape[1])).astype(np.float32), self=x, lambd=0.5)
     np.testing.assert_array_equal(fn(**kw), _whole(monkeypatch, fn, kw))
     assert cut == [3]             # three blocks of two rows
-    bce = codegen.kernel("binary_cross_entropy_with_logits_backward")
+    bce = kernel("binary_cross_entropy_with_logits_backward")
     for red in (0, 1, 2):
         kw = dict(grad_output=np.array(0.7, np.float32), self=x, target=rng.uniform(0, 1, shape).astype(np.float32),
                   weight_optional=rng.uniform(0, 2, shape[1]).astype(np.float16),
@@ -200,7 +201,7 @@ def test_out_overlapping_an_input_over_many_blocks(ops, name):
     skip_split(ops[name])
     from codegen.runtime.blocks import BLOCK
     op = ops[name]
-    fn = codegen.kernel(name)
+    fn = kernel(name)
     shape = ranked(op, (8, BLOCK // 4))   # (rows of 4096: ScaledMaskedSoftmaxBackward's longest)
     rng = np.random.default_rng(13)
     kw = _reshape_all(op, valid_call(op, rng), shape)
@@ -246,7 +247,7 @@ def test_row_blocks_give_the_whole_array_result(monkeypatch, length, dtype):
     same bits as the whole arrays at once (BLOCK raised past the size), for rows that split blocks unevenly,
     and for rows longer than a block."""
     from codegen.runtime import blocks
-    fn = codegen.kernel("softmax_backward")
+    fn = kernel("softmax_backward")
     rng = np.random.default_rng(11)
     shape = (2, (3 * blocks.BLOCK) // (2 * length) + 3, length)
     g = rng.standard_normal(shape).astype(dtype)

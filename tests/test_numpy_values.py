@@ -18,6 +18,7 @@ from . import reference
 from .compare import seed
 from .samples import NP, reference_outputs, results, samples
 from .ulp import ulp_distance
+from .kernels import kernel   # (each op's kernel made once per process)
 from tests.samples import skip_split
 
 OPS = sorted(codegen.load_specs())
@@ -46,7 +47,7 @@ def test_values_against_forward_derivative(ops, name, dtype):
     products = _products(op, dtype)
     if not products:
         pytest.skip(f"{name} claims {dtype} on no product")
-    fn = codegen.kernel(name)
+    fn = kernel(name)
     rng = np.random.default_rng(seed(name, dtype))
     coupled = op.loss_reduction is not None or op.forward.has(DimSum)
     for s in samples(op, dtype, rng):
@@ -94,5 +95,5 @@ def test_doc_examples(name):
     """The data and printed results of the aclnn doc call examples (ascend.md §4)."""
     kw, want = DOC_EXAMPLES[name]
     kw = {k: (np.asarray(v, dtype=np.float32) if isinstance(v, (list, np.ndarray)) else v) for k, v in kw.items()}
-    got = codegen.kernel(name)(**kw)
+    got = kernel(name)(**kw)
     np.testing.assert_allclose(got.ravel(), want, rtol=2e-7, atol=1e-7)

@@ -31,6 +31,7 @@ from codegen.spec.formats import FORMATS
 from codegen.spec.params import Attr, Output, Scalar, Tensor
 
 from . import conftest, op_api_cases
+from .kernels import kernel   # (each op's kernel made once per process)
 from .compare import assert_elementwise_close, assert_rows_close, seed
 from .op_api_cases import NULL, STATUS, S, T
 
@@ -259,12 +260,12 @@ def _same_results(op, kw):
     """The NumPy and the C backends compute the same result for a call that succeeds."""
     if isinstance(kw["out"], tuple):   # several outputs: each the same in both
         c_kw = dict(kw, out=tuple(np.zeros_like(o) for o in kw["out"]))
-        for got, want in zip(codegen.kernel(op.snake_name, backend="c")(**c_kw), codegen.kernel(op.snake_name)(**kw)):
+        for got, want in zip(kernel(op.snake_name, backend="c")(**c_kw), kernel(op.snake_name)(**kw)):
             assert_elementwise_close(np.asarray(got), np.asarray(want), dtype_name(want), "C vs NumPy")
         return
     c_kw = dict(kw, out=np.zeros_like(kw["out"]))
-    want = codegen.kernel(op.snake_name)(**kw)
-    got = codegen.kernel(op.snake_name, backend="c")(**c_kw)
+    want = kernel(op.snake_name)(**kw)
+    got = kernel(op.snake_name, backend="c")(**c_kw)
     dout = dtype_name(want)   # (integer outputs too: ThresholdBackward's INT8, UINT8)
     if op.reduce_dim:
         dim = kw[op.param(op.reduce_dim).py_name]
