@@ -219,7 +219,13 @@ class Context:
         sign = self.case.subs.get(t.symbol)
         if sign is not None:   # an operand whose sign is a case of the proof (codegen.verify.cases._operand_signs)
             sign = sympy.sympify(sign)
-            u = u * (0 if sign.is_zero else -1 if sign.is_negative else 1)
+            if sign.is_number:          # a value the operand selects a form at (cases._operand_selections)
+                u = np.full(shape, float(sign))
+            elif sign.is_Symbol:
+                u = u * (-1 if sign.is_negative else 1)
+            else:                       # an interval: c - t, c + t, a + (b - a) t/(1 + t) with t > 0
+                (s,) = sign.free_symbols
+                u = sympy.lambdify(s, sign, "numpy")(2 * u + 1e-3) * np.ones(shape)
         return self.values_in(t.name, u)
 
     # ---- a tensor's own dtype -------------------------------------------------------------------------

@@ -180,11 +180,17 @@ def check_case(case: Case, n_random: int = 12, seed: int = 0) -> Result:
 
 
 def _operand_in_case(value, rng):
-    """An operand element of the sign the case gives it (`cases._operand_signs`: target < 0, > 0 or = 0)."""
+    """An operand element in the region the case gives it: of its sign (`cases._operand_signs`: target < 0, > 0
+    or = 0), or a value or an interval of `cases._operand_selections` (target = -1, target < -1: -1 - target_t,
+    each symbol of the case's expression drawn in (0.2, 2) with its sign)."""
     value = sympy.sympify(value)
-    if value.is_zero:
-        return mpmath.mpf(0)
-    return mpmath.mpf((-1 if value.is_negative else 1) * rng.uniform(0.2, 2))
+    if value.is_number:
+        return mpmath.mpf(sympy.Float(value, 30))
+    if value.is_Symbol:
+        return mpmath.mpf((-1 if value.is_negative else 1) * rng.uniform(0.2, 2))
+    draws = {s: (-1 if s.is_negative else 1) * rng.uniform(0.2, 2)
+             for s in sorted(value.free_symbols, key=str)}
+    return mpmath.mpf(sympy.Float(value.xreplace(draws), 30))
 
 
 @functools.lru_cache(maxsize=256)
