@@ -218,7 +218,7 @@ def _branch_relations(fwd, bwd, x, xs) -> tuple:
 def _near_branch(fwd, bwd, x, xs, ys, zs, sv):
     """Whether some point lies within 1e-6 of a Piecewise branch point of the forward (or x-form backward)."""
     pts = []
-    values = {k: float(val) for k, val in sv.items() if not isinstance(val, bool)}
+    values = {k: float(val) for k, val in sv.items() if not isinstance(val, (bool, str))}   # (a string attribute: no number)
     for sols, has_abs in _branch_relations(fwd, bwd, x, xs):
         for s in sols:
             try:
