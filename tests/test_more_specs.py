@@ -349,3 +349,23 @@ def test_every_op_matches_pytorch_autograd(backend):
         y.backward(torch.tensor(g[:4], dtype=torch.float64))
         got = k("softmin_backward")(grad_output=g[:4], output=y.detach().numpy().astype(np.float32), dim=dim)
         assert np.allclose(got, z.grad.numpy(), rtol=1e-5, atol=1e-6), dim
+    # (newops3) QuickGELU and SqrtGrad at the special values; SqrtGrad's y is sqrt(x) in FLOAT (0 gives inf, as
+    # float64 dy/(2y)); Poisson at subnormal x with eps 1e-8; HingeEmbedding strided, target broadcast along rows
+    want = _autograd(torch, lambda p: p * torch.sigmoid(1.702 * p), [x], g)[0]
+    assert _close(k("quick_gelu_backward")(grad_output=g, self=x), want, 4e-6)
+    y = np.sqrt(np.abs(x.astype(np.float64))).astype(np.float32)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        assert _close(k("sqrt_grad")(y=y, dy=g), g.astype(np.float64) / (2 * y.astype(np.float64)), 2e-6)
+    xp = np.abs(x[:2])
+    xp[np.isnan(xp) | np.isinf(xp) | (xp > 1e20)] = 2.0
+    want = _autograd(torch, lambda p: F.poisson_nll_loss(p, torch.tensor(t[:2], dtype=torch.float64),
+                                                         log_input=False, eps=1e-8, reduction="none"), [xp], g[:2])[0]
+    assert _close(k("poisson_nll_loss_backward")(grad_output=g[:2], self=xp, target=t[:2], log_input=False,
+                                                 full=True, eps=1e-8, reduction=0), want, 4e-6)
+    tb = np.where(rng.random((1, 14)) < 0.5, -1, 1).astype(np.float32)
+    xs, gs = rng.normal(0, 2, (5, 14)).astype(np.float32), rng.normal(size=(5, 14)).astype(np.float32)
+    want = _autograd(torch, lambda p: F.hinge_embedding_loss(p, torch.tensor(tb[:, ::2], dtype=torch.float64).expand(
+        5, 7), margin=1.0, reduction="none"), [xs[:, ::2]], gs[:, ::2])[0]
+    got = k("hinge_embedding_loss_backward")(grad_output=gs[:, ::2], self=xs[:, ::2], target=tb[:, ::2], margin=1.0,
+                                             reduction=0)
+    assert _close(got, want), backend
