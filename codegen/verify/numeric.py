@@ -91,11 +91,14 @@ def check_case(case: Case, n_random: int = 12, seed: int = 0) -> Result:
     divisor = op.reduction.divisor(op, red) if red is not None else None
     if divisor is not None and not coupled:
         counts = sorted(set(counts) | {s for s in divisor.free_symbols if numel_param(s)}, key=str)
+    # a count the forward reads (MultiLabelSoftMargin's 1/C): the same random number on both sides
+    fwd_counts = [] if coupled else sorted({s for s in fwd.free_symbols if numel_param(s)}, key=str)
+    counts = sorted(set(counts) | set(fwd_counts), key=str)
     if coupled:
         bwd = bwd.xreplace({s: sympy.Symbol("numel__", real=True) for s in counts})
         counts = [sympy.Symbol("numel__", real=True)]
     op_syms = [t.symbol for t in operands if t.symbol not in absent]
-    fwd_row = _Row(fwd, [x] + op_syms, scal_syms)
+    fwd_row = _Row(fwd, [x] + op_syms, scal_syms + fwd_counts)
     # backward element values: x (when held), y, g, operands
     b_elem = [s for s in [xs, ys, g] if s is not None] + op_syms
     bwd_row = _Row(bwd, b_elem, scal_syms + counts)
@@ -137,16 +140,17 @@ def check_case(case: Case, n_random: int = 12, seed: int = 0) -> Result:
             held = {t.symbol: ops_vals[0][k] for k, t in enumerate(o for o in operands if o.symbol not in absent)
                     if t.symbol in divisor.free_symbols}
             scale = 1 / mpmath.mpf(sympy.N(divisor.xreplace({**count_vals, **held}), DPS))
+        fscal = scal + [count_vals[c] for c in fwd_counts]
 
         def loss(zvec):
             row = [[z] + ops_vals[i] for i, z in enumerate(zvec)]
-            ysv = [fwd_row(row, i, scal) for i in range(len(zvec))]
+            ysv = [fwd_row(row, i, fscal) for i in range(len(zvec))]
             if red is None or op.reduction.mode(op, red) == "none":
                 return mpmath.fsum(gs[i] * ysv[i] for i in range(len(zvec)))
             return gscalar * mpmath.fsum(ysv) * scale
 
         row = [[z] + ops_vals[i] for i, z in enumerate(zs)]
-        yvals = [fwd_row(row, i, scal) for i in range(len(zs))]
+        yvals = [fwd_row(row, i, fscal) for i in range(len(zs))]
         brow = []
         for i, z in enumerate(zs):
             e = []
