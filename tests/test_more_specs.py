@@ -6,7 +6,8 @@ also on the 950), TanhshrinkBackward (half precision only), SoftminBackward (a r
 output) and MarginRankingLossBackward (two outputs, an operand coefficient in the branch, a kink declared per
 output); then (newops3) QuickGeluBackward (1.702 written exactly), SqrtGrad (the forward's output y, the domain
 x > 0 as a `positive=True` symbol), PoissonNllLossBackward (a bool choosing the form, eps, reduction) and
-HingeEmbeddingLossBackward (the target, ±1, selects the form: a condition on an operand alone).
+HingeEmbeddingLossBackward (the target, ±1, selects the form: a condition on an operand alone) and
+MultilabelSoftMarginLossBackward (a mean over the class axis: `dim_size("self", 1)` in the forward).
 
 CI tier: the folder loads; the three framework bugs they found, each with a spec that failed before its fix (an
 op-level at= dropped for a second output, a Python float in a formula, a division by an attribute nothing keeps
@@ -28,7 +29,7 @@ from .conftest import REPO
 
 FOLDER = REPO / "examples" / "more_specs"
 OPS = ["celu_backward", "hinge_embedding_loss_backward", "huber_loss_backward", "margin_ranking_loss_backward",
-       "poisson_nll_loss_backward", "quick_gelu_backward", "relu6_grad", "sigmoid_cross_entropy_with_logits_grad",
+       "multilabel_soft_margin_loss_backward", "poisson_nll_loss_backward", "quick_gelu_backward", "relu6_grad", "sigmoid_cross_entropy_with_logits_grad",
        "softmin_backward", "sqrt_grad", "tanhshrink_backward"]
 
 
@@ -303,6 +304,26 @@ def test_hinge_embedding_and_poisson_nll_match_pytorch():
                 assert _close(got, want, 4e-6), (log_input, r, eps)
 
 
+def test_a_count_in_the_forward_is_proven_and_read_from_the_shapes():
+    """Regression: MultiLabelSoftMargin's loss is a mean over the class axis, `/dim_size("self", 1)` in the forward;
+    the loader refused it ("the forward uses undefined symbol(s) numel_self_dim1", the backward may read counts),
+    and the mpmath check could not evaluate it.  Now proven (a backward without the /C fails), and the kernel
+    reads C from the call's shape: the NumPy kernel against PyTorch's float64 autograd, every reduction."""
+    torch = _torch()
+    results = verify_op(load_spec_file(FOLDER / "multilabel_soft_margin_loss_backward.py"))
+    assert results and all(r.ok for r in results), [r for r in results if not r.ok][:2]
+    rng = np.random.default_rng(15)
+    k = codegen.kernel("multilabel_soft_margin_loss_backward", specs_dir=FOLDER)
+    x = rng.normal(0, 3, (5, 7)).astype(np.float32)
+    y = (rng.random((5, 7)) < 0.4).astype(np.float32)
+    w = rng.uniform(0, 2, (7,)).astype(np.float32)
+    for r, g in [(0, rng.normal(size=(5, 1)).astype(np.float32)), (1, np.asarray(0.75, np.float32))]:
+        want = _autograd(torch, lambda p: torch.nn.functional.multilabel_soft_margin_loss(
+            p, torch.tensor(y, dtype=torch.float64), weight=torch.tensor(w, dtype=torch.float64),
+            reduction=["none", "mean"][r]), [x], g.reshape(-1) if r == 0 else g)[0]
+        assert _close(k(grad_output=g, self=x, target=y, weight_optional=w, reduction=r), want, 4e-6), r
+
+
 # ---- deep tier -----------------------------------------------------------------------------------------------
 @pytest.mark.deep
 @pytest.mark.parametrize("name", OPS)
@@ -369,3 +390,11 @@ def test_every_op_matches_pytorch_autograd(backend):
     got = k("hinge_embedding_loss_backward")(grad_output=gs[:, ::2], self=xs[:, ::2], target=tb[:, ::2], margin=1.0,
                                              reduction=0)
     assert _close(got, want), backend
+
+
+@pytest.mark.deep
+def test_a_backward_without_the_class_mean_fails(tmp_path):
+    """The class mean is proven, not assumed: a backward without the /C fails (deep: its counterexample search
+    takes seconds)."""
+    path = _variant(tmp_path, "multilabel_soft_margin_loss_backward", "- y) / C *", "- y) *")
+    assert any(not r.ok for r in verify_op(load_spec_file(path)))
