@@ -242,6 +242,9 @@ def _operand_selections(op: Op, variant: Variant) -> dict:
     x_sym = op.x_symbol(variant.formula)
     if x_sym is not None:
         exprs.append((sympy.sympify(variant.expr), x_sym))
+    conds = [(sympy.sympify(c), u) for expr, u in exprs for pw in expr.atoms(sympy.Piecewise) for _, c in pw.args]
+    if all(u not in c.free_symbols for c, u in conds):
+        return {}   # every condition free of x: proven branch by branch as it stands (PReLU's weight gradient)
     for expr, u in exprs:
         for pw in expr.atoms(sympy.Piecewise):
             for _, cond in pw.args:
