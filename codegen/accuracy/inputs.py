@@ -515,7 +515,7 @@ def layout_groups(ctx: Context) -> list[Sample]:
         out.append(whole("layout: rank 0", (), 0))
     rank_max = (2, 1, 3, 1, 2, 1, 2, 2)[:max_rank]
     out.append(whole(f"layout: rank {max_rank}", rank_max, 2 if coupled else -1))
-    for shape in [(0,), (2, 0, 3) if max_rank >= 3 else (0, 3)[2 - max_rank:]]:   # (no rank above the rules')
+    for shape in [(0,), (2, 0, 3) if max_rank >= 3 else (0, 3)[:max_rank]]:   # (no rank above the rules')
         s = whole("layout: empty", ranked(shape), -1)
         out.append(s)
     # non-contiguous inputs and a strided out= (views of 2-D buffers, with leading axes of 1 up to the minimum rank)
