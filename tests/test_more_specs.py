@@ -242,7 +242,8 @@ def test_the_call_examples_of_a_half_only_op_and_of_required_attributes_build_an
                                                                                                    "2.000000"]
 
 
-HINGE_WRONG = "backward=g * factor * (own - Piecewise((1, Eq(t, -1)), (0, True)) * Piecewise((1, x <= margin), (0, True))),"
+HINGE_WRONG = ("backward=g * factor * (own - Piecewise((1, Eq(t, -1)), (0, True))"
+               " * Piecewise((1, x <= margin), (0, True))),")
 
 
 def test_a_condition_on_an_operand_alone_is_a_case_of_the_proof(tmp_path):
@@ -300,7 +301,8 @@ def test_hinge_embedding_and_poisson_nll_match_pytorch():
                 want = _autograd(torch, lambda p: F.poisson_nll_loss(
                     p, torch.tensor(tt, dtype=torch.float64), log_input=log_input, eps=eps, reduction=red[r]),
                     [xx32], g)[0]
-                got = k(grad_output=np.asarray(g), self=xx32, target=tt, log_input=log_input, full=False, eps=eps, reduction=r)
+                got = k(grad_output=np.asarray(g), self=xx32, target=tt, log_input=log_input, full=False, eps=eps,
+                        reduction=r)
                 assert _close(got, want, 4e-6), (log_input, r, eps)
 
 

@@ -222,7 +222,8 @@ def _branch_relations(fwd, bwd, x, xs) -> tuple:
 def _near_branch(fwd, bwd, x, xs, ys, zs, sv):
     """Whether some point lies within 1e-6 of a Piecewise branch point of the forward (or x-form backward)."""
     pts = []
-    values = {k: float(val) for k, val in sv.items() if not isinstance(val, (bool, str))}   # (a string attribute: no number)
+    # (a bool or a string attribute, MseLossGrad's reduction 'mean', is no number)
+    values = {k: float(val) for k, val in sv.items() if not isinstance(val, (bool, str))}
     for sols, has_abs in _branch_relations(fwd, bwd, x, xs):
         for s in sols:
             try:

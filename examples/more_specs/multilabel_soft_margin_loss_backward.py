@@ -48,5 +48,6 @@ SPEC = Op(
     torch=TorchGrad(lambda torch, x, y, w, r: torch.nn.functional.multilabel_soft_margin_loss(
         x, y, weight=w, reduction={0: "none", 1: "mean", 2: "sum"}[r]), "self", "target", "weightOptional",
         "reduction"),
-    description=Text("MultiLabelSoftMarginLoss对输入的反向传播。", "Backward of MultiLabelSoftMarginLoss w.r.t. its input."),
+    description=Text("MultiLabelSoftMarginLoss对输入的反向传播。",
+                     "Backward of MultiLabelSoftMarginLoss w.r.t. its input."),
 )
