@@ -475,6 +475,10 @@ def _check_math(op, fail):
     extra = fwd.free_symbols - {op.wrt} - scalar_syms - operand_syms
     if getattr(op, "grid_of", op).classes is not None and op.reduce_dim is not None:   # a class row's length
         extra = {s for s in extra if numel_param(s) is None}
+    # a count of a tensor parameter (MultiLabelSoftMargin's mean over the classes, dim_size("self", 1)), as the
+    # backward may read one
+    counted_in = {t.name for t in op.tensors} | {op.output.name, BROADCAST}
+    extra = {s for s in extra if numel_param(s) is None or count_parts(numel_param(s))[0] not in counted_in}
     if extra:
         fail(f"the forward uses undefined symbol(s) {', '.join(sorted(map(str, extra)))}")
     if fwd.has(DimSum) and op.reduce_dim is None:

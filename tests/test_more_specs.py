@@ -4,7 +4,10 @@ Relu6Grad (CANN's kernel-only names, "same shape or one element", kinks), HuberL
 an int64 reduction, a double delta with a Requires), SigmoidCrossEntropyWithLogitsGrad (CANN's kernel-only op,
 also on the 950), TanhshrinkBackward (half precision only), SoftminBackward (a row reduction from the forward's
 output) and MarginRankingLossBackward (two outputs, an operand coefficient in the branch, a kink declared per
-output).
+output); then (newops3) QuickGeluBackward (1.702 written exactly), SqrtGrad (the forward's output y, the domain
+x > 0 as a `positive=True` symbol), PoissonNllLossBackward (a bool choosing the form, eps, reduction) and
+HingeEmbeddingLossBackward (the target, ±1, selects the form: a condition on an operand alone) and
+MultilabelSoftMarginLossBackward (a mean over the class axis: `dim_size("self", 1)` in the forward).
 
 CI tier: the folder loads; the three framework bugs they found, each with a spec that failed before its fix (an
 op-level at= dropped for a second output, a Python float in a formula, a division by an attribute nothing keeps
@@ -25,8 +28,9 @@ from codegen.verify import verify_op
 from .conftest import REPO
 
 FOLDER = REPO / "examples" / "more_specs"
-OPS = ["celu_backward", "huber_loss_backward", "margin_ranking_loss_backward", "relu6_grad",
-       "sigmoid_cross_entropy_with_logits_grad", "softmin_backward", "tanhshrink_backward"]
+OPS = ["celu_backward", "hinge_embedding_loss_backward", "huber_loss_backward", "margin_ranking_loss_backward",
+       "multilabel_soft_margin_loss_backward", "poisson_nll_loss_backward", "quick_gelu_backward", "relu6_grad", "sigmoid_cross_entropy_with_logits_grad",
+       "softmin_backward", "sqrt_grad", "tanhshrink_backward"]
 
 
 def _torch():
@@ -238,6 +242,90 @@ def test_the_call_examples_of_a_half_only_op_and_of_required_attributes_build_an
                                                                                                    "2.000000"]
 
 
+HINGE_WRONG = ("backward=g * factor * (own - Piecewise((1, Eq(t, -1)), (0, True))"
+               " * Piecewise((1, x <= margin), (0, True))),")
+
+
+def test_a_condition_on_an_operand_alone_is_a_case_of_the_proof(tmp_path):
+    """Regression: HingeEmbeddingLoss's target selects the form (`Ne(target, 1)`, a condition without x), and every
+    case failed with "cannot decide Ne(target, -1)".  Each side of and each root of such a condition is now a case
+    (target < -1, = -1, between, = 1, > 1), the mpmath check and the accuracy inputs draw the operand there, and a
+    backward wrong only for a target that is neither 1 nor -1 fails in those cases alone."""
+    results = verify_op(load_spec_file(FOLDER / "hinge_embedding_loss_backward.py"))
+    assert results and all(r.ok for r in results), [r for r in results if not r.ok][:2]
+    assert {"target = -1", "target = 1", "-1 < target < 1"} <= {a for r in results for a in r.formula.split(", ")}
+    path = _variant(tmp_path, "hinge_embedding_loss_backward",
+                    "backward=g * factor * (own - hinge * Piecewise((1, x <= margin), (0, True))),", HINGE_WRONG)
+    failed = [r for r in verify_op(load_spec_file(path)) if not r.ok]
+    assert any("-1 < target < 1" in r.formula for r in failed), failed[:2]
+    assert not any(r.formula.endswith(("target = 1", "target = -1")) for r in failed), failed[:2]
+
+
+def test_a_string_reduction_passes_the_mpmath_check():
+    """Regression: the mpmath check read every attribute value as a number (`float('mean')`, a ValueError), so
+    MseLossGrad's string reduction failed `opgen verify` (the sample-point speed-up of _near_branch)."""
+    path = REPO / "examples" / "experimental_specs" / "mse_loss_grad.py"
+    results = verify_op(load_spec_file(path))
+    assert all(r.ok for r in results), [r for r in results if not r.ok][:2]
+
+
+def test_a_positive_variable_is_proven_on_its_domain():
+    """SqrtGrad's x is `positive=True` (sqrt's domain): the proof runs on (0, oo) and says so (it printed
+    `x in (-oo, oo)`); without the assumption it fails ("cannot show ... monotone")."""
+    results = verify_op(load_spec_file(FOLDER / "sqrt_grad.py"))
+    assert all(r.ok for r in results) and any(r.check == "x in (0, oo)" for r in results), results
+
+
+def test_hinge_embedding_and_poisson_nll_match_pytorch():
+    """The NumPy kernels against PyTorch's float64 autograd: HingeEmbedding with targets ±1 and others (0.5, 0,
+    3: PyTorch takes both terms), elements at the kink x = margin; PoissonNLL both forms, eps, every reduction."""
+    torch = _torch()
+    F = torch.nn.functional
+    rng = np.random.default_rng(14)
+    red = ["none", "mean", "sum"]
+    k = codegen.kernel("hinge_embedding_loss_backward", specs_dir=FOLDER)
+    x = rng.normal(0, 2, (4, 6)).astype(np.float32)
+    x[0, :4] = 0.75
+    t = np.where(rng.random((4, 6)) < 0.5, -1, 1).astype(np.float32)
+    t[1, :3] = [0.5, 0, 3]
+    for r, g in [(0, rng.normal(size=(4, 6)).astype(np.float32)), (1, np.float32(0.75)), (2, np.float32(-1.25))]:
+        want = _autograd(torch, lambda p: F.hinge_embedding_loss(p, torch.tensor(t, dtype=torch.float64),
+                                                                 margin=0.75, reduction=red[r]), [x], g)[0]
+        assert _close(k(grad_output=np.asarray(g), self=x, target=t, margin=0.75, reduction=r), want), r
+    k = codegen.kernel("poisson_nll_loss_backward", specs_dir=FOLDER)
+    tt = rng.uniform(0, 4, (4, 6)).astype(np.float32)
+    for log_input, xx in ((True, rng.normal(0, 3, (4, 6))), (False, rng.uniform(0, 5, (4, 6)))):
+        for r, g in [(0, rng.normal(size=(4, 6)).astype(np.float32)), (1, np.float32(0.75))]:
+            for eps in (1e-8, 0.5):
+                xx32 = xx.astype(np.float32)
+                want = _autograd(torch, lambda p: F.poisson_nll_loss(
+                    p, torch.tensor(tt, dtype=torch.float64), log_input=log_input, eps=eps, reduction=red[r]),
+                    [xx32], g)[0]
+                got = k(grad_output=np.asarray(g), self=xx32, target=tt, log_input=log_input, full=False, eps=eps,
+                        reduction=r)
+                assert _close(got, want, 4e-6), (log_input, r, eps)
+
+
+def test_a_count_in_the_forward_is_proven_and_read_from_the_shapes():
+    """Regression: MultiLabelSoftMargin's loss is a mean over the class axis, `/dim_size("self", 1)` in the forward;
+    the loader refused it ("the forward uses undefined symbol(s) numel_self_dim1", the backward may read counts),
+    and the mpmath check could not evaluate it.  Now proven (a backward without the /C fails), and the kernel
+    reads C from the call's shape: the NumPy kernel against PyTorch's float64 autograd, every reduction."""
+    torch = _torch()
+    results = verify_op(load_spec_file(FOLDER / "multilabel_soft_margin_loss_backward.py"))
+    assert results and all(r.ok for r in results), [r for r in results if not r.ok][:2]
+    rng = np.random.default_rng(15)
+    k = codegen.kernel("multilabel_soft_margin_loss_backward", specs_dir=FOLDER)
+    x = rng.normal(0, 3, (5, 7)).astype(np.float32)
+    y = (rng.random((5, 7)) < 0.4).astype(np.float32)
+    w = rng.uniform(0, 2, (7,)).astype(np.float32)
+    for r, g in [(0, rng.normal(size=(5, 1)).astype(np.float32)), (1, np.asarray(0.75, np.float32))]:
+        want = _autograd(torch, lambda p: torch.nn.functional.multilabel_soft_margin_loss(
+            p, torch.tensor(y, dtype=torch.float64), weight=torch.tensor(w, dtype=torch.float64),
+            reduction=["none", "mean"][r]), [x], g.reshape(-1) if r == 0 else g)[0]
+        assert _close(k(grad_output=g, self=x, target=y, weight_optional=w, reduction=r), want, 4e-6), r
+
+
 # ---- deep tier -----------------------------------------------------------------------------------------------
 @pytest.mark.deep
 @pytest.mark.parametrize("name", OPS)
@@ -284,3 +372,31 @@ def test_every_op_matches_pytorch_autograd(backend):
         y.backward(torch.tensor(g[:4], dtype=torch.float64))
         got = k("softmin_backward")(grad_output=g[:4], output=y.detach().numpy().astype(np.float32), dim=dim)
         assert np.allclose(got, z.grad.numpy(), rtol=1e-5, atol=1e-6), dim
+    # (newops3) QuickGELU and SqrtGrad at the special values; SqrtGrad's y is sqrt(x) in FLOAT (0 gives inf, as
+    # float64 dy/(2y)); Poisson at subnormal x with eps 1e-8; HingeEmbedding strided, target broadcast along rows
+    want = _autograd(torch, lambda p: p * torch.sigmoid(1.702 * p), [x], g)[0]
+    assert _close(k("quick_gelu_backward")(grad_output=g, self=x), want, 4e-6)
+    y = np.sqrt(np.abs(x.astype(np.float64))).astype(np.float32)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        assert _close(k("sqrt_grad")(y=y, dy=g), g.astype(np.float64) / (2 * y.astype(np.float64)), 2e-6)
+    xp = np.abs(x[:2])
+    xp[np.isnan(xp) | np.isinf(xp) | (xp > 1e20)] = 2.0
+    want = _autograd(torch, lambda p: F.poisson_nll_loss(p, torch.tensor(t[:2], dtype=torch.float64),
+                                                         log_input=False, eps=1e-8, reduction="none"), [xp], g[:2])[0]
+    assert _close(k("poisson_nll_loss_backward")(grad_output=g[:2], self=xp, target=t[:2], log_input=False,
+                                                 full=True, eps=1e-8, reduction=0), want, 4e-6)
+    tb = np.where(rng.random((1, 14)) < 0.5, -1, 1).astype(np.float32)
+    xs, gs = rng.normal(0, 2, (5, 14)).astype(np.float32), rng.normal(size=(5, 14)).astype(np.float32)
+    want = _autograd(torch, lambda p: F.hinge_embedding_loss(p, torch.tensor(tb[:, ::2], dtype=torch.float64).expand(
+        5, 7), margin=1.0, reduction="none"), [xs[:, ::2]], gs[:, ::2])[0]
+    got = k("hinge_embedding_loss_backward")(grad_output=gs[:, ::2], self=xs[:, ::2], target=tb[:, ::2], margin=1.0,
+                                             reduction=0)
+    assert _close(got, want), backend
+
+
+@pytest.mark.deep
+def test_a_backward_without_the_class_mean_fails(tmp_path):
+    """The class mean is proven, not assumed: a backward without the /C fails (deep: its counterexample search
+    takes seconds)."""
+    path = _variant(tmp_path, "multilabel_soft_margin_loss_backward", "- y) / C *", "- y) *")
+    assert any(not r.ok for r in verify_op(load_spec_file(path)))

@@ -219,7 +219,13 @@ class Context:
         sign = self.case.subs.get(t.symbol)
         if sign is not None:   # an operand whose sign is a case of the proof (codegen.verify.cases._operand_signs)
             sign = sympy.sympify(sign)
-            u = u * (0 if sign.is_zero else -1 if sign.is_negative else 1)
+            if sign.is_number:          # a value the operand selects a form at (cases._operand_selections)
+                u = np.full(shape, float(sign))
+            elif sign.is_Symbol:
+                u = u * (-1 if sign.is_negative else 1)
+            else:                       # an interval: c - t, c + t, a + (b - a) t/(1 + t) with t > 0
+                (s,) = sign.free_symbols
+                u = sympy.lambdify(s, sign, "numpy")(2 * u + 1e-3) * np.ones(shape)
         return self.values_in(t.name, u)
 
     # ---- a tensor's own dtype -------------------------------------------------------------------------
@@ -317,12 +323,15 @@ class Context:
             if gs is not None and np.size(gs) == len(keep):
                 gs = np.asarray(gs, dtype=np.float64)[keep]
             n = len(vals)
-        tensors = {held.name: vals, **ops}
+        # leading axes of 1 up to the minimum rank the rules allow (MultiLabelSoftMargin's [1, n]), as `rows` does
+        min_rank = max([r.n for r in op.rules if isinstance(r, R.MinRank)] + [1])
+        shape = (1,) * (min_rank - 1) + (n,)
+        tensors = {k: np.reshape(v, shape) for k, v in {held.name: vals, **ops}.items()}
         if self.scalar_grad:
             gvals = [rng.uniform(-2, 2)] if gs is None else list(np.atleast_1d(gs))
-            return [self._sample(group, tensors, np.array(_in(fmt, [g])[0]), (n,)) for g in gvals]
+            return [self._sample(group, tensors, np.array(_in(fmt, [g])[0]), shape) for g in gvals]
         g = _in(fmt, rng.uniform(-2, 2, n) if gs is None else np.broadcast_to(gs, (n,)))
-        return [self._sample(group, tensors, g, (n,))]
+        return [self._sample(group, tensors, np.reshape(g, shape), shape)]
 
     def rows(self, group, z, g=None, opnds=None) -> list[Sample]:
         """A sample of rows along `dim` (the last axis here) for a DimSum forward: y (or x) from rows of z, the
@@ -506,7 +515,7 @@ def layout_groups(ctx: Context) -> list[Sample]:
         out.append(whole("layout: rank 0", (), 0))
     rank_max = (2, 1, 3, 1, 2, 1, 2, 2)[:max_rank]
     out.append(whole(f"layout: rank {max_rank}", rank_max, 2 if coupled else -1))
-    for shape in [(0,), (2, 0, 3)]:
+    for shape in [(0,), (2, 0, 3) if max_rank >= 3 else (0, 3)[:max_rank]]:   # (no rank above the rules')
         s = whole("layout: empty", ranked(shape), -1)
         out.append(s)
     # non-contiguous inputs and a strided out= (views of 2-D buffers, with leading axes of 1 up to the minimum rank)

@@ -158,8 +158,12 @@ def cases(op: Op) -> list[Case]:
                 options.append([(sym, (value, back), label) for value, label, back in regions])
         # an operand element multiplying x in a condition (HingeLossGrad's target*predict < 1): its sign decides
         # the direction of the branch, so each sign is a case, as for a scalar with the critical value 0
-        for sym in _operand_signs(op, variant):
-            options.append([(sym, (value, back), label) for value, label, back in _regions(sym, {0}, [])])
+        # an operand element in a condition without x (HingeEmbeddingLoss's `Ne(target, 1)`: the target selects
+        # the form): each side of and each of its critical values is a case, as for a scalar
+        selected = _operand_selections(op, variant)
+        for sym in dict.fromkeys(_operand_signs(op, variant) + list(selected)):
+            critical_t = selected.get(sym, set()) | ({0} if sym in _operand_signs(op, variant) else set())
+            options.append([(sym, (value, back), label) for value, label, back in _regions(sym, critical_t, [])])
         for low, high, strict in orders:
             choice = [(high, ("above", low, _gap(high, low)), f"{low} < {high}")]
             if not strict:
@@ -224,6 +228,37 @@ def _operand_signs(op: Op, variant: Variant) -> list:
                             if s not in found:
                                 found.append(s)
     return found
+
+
+def _operand_selections(op: Op, variant: Variant) -> dict:
+    """{operand element symbol: its critical values} for the operands in a branch condition of the forward or the
+    x-form backward that does not depend on x (`Ne(target, 1)`, `target > 0`): the condition is decided per
+    element by the operand alone, so the proof needs each side of and each root of it as a case of its own."""
+    operands = {t.symbol for t in op.tensors if t.role == OPERAND and t.symbol is not None}
+    if not operands or op.classes is not None:
+        return {}
+    found = {}
+    exprs = [(sympy.sympify(op.forward_of(variant.formula)), op.wrt)]
+    x_sym = op.x_symbol(variant.formula)
+    if x_sym is not None:
+        exprs.append((sympy.sympify(variant.expr), x_sym))
+    conds = [(sympy.sympify(c), u) for expr, u in exprs for pw in expr.atoms(sympy.Piecewise) for _, c in pw.args]
+    if all(u not in c.free_symbols for c, u in conds):
+        return {}   # every condition free of x: proven branch by branch as it stands (PReLU's weight gradient)
+    for expr, u in exprs:
+        for pw in expr.atoms(sympy.Piecewise):
+            for _, cond in pw.args:
+                for rel in sympy.sympify(cond).atoms(sympy.core.relational.Relational):
+                    fs = rel.free_symbols
+                    if u in fs or len(fs & operands) != 1 or not (fs - operands) <= set():
+                        continue
+                    s = next(iter(fs & operands))
+                    try:
+                        sols = sympy.solve(rel.lhs - rel.rhs, s)
+                    except (NotImplementedError, ValueError, TypeError):
+                        continue
+                    found.setdefault(s, set()).update(v for v in sols if v.is_number and v.is_real)
+    return {s: v for s, v in found.items() if v}
 
 
 def _branch_points(op: Op, variant: Variant, reals) -> tuple[list, dict]:

@@ -91,11 +91,14 @@ def check_case(case: Case, n_random: int = 12, seed: int = 0) -> Result:
     divisor = op.reduction.divisor(op, red) if red is not None else None
     if divisor is not None and not coupled:
         counts = sorted(set(counts) | {s for s in divisor.free_symbols if numel_param(s)}, key=str)
+    # a count the forward reads (MultiLabelSoftMargin's 1/C): the same random number on both sides
+    fwd_counts = [] if coupled else sorted({s for s in fwd.free_symbols if numel_param(s)}, key=str)
+    counts = sorted(set(counts) | set(fwd_counts), key=str)
     if coupled:
         bwd = bwd.xreplace({s: sympy.Symbol("numel__", real=True) for s in counts})
         counts = [sympy.Symbol("numel__", real=True)]
     op_syms = [t.symbol for t in operands if t.symbol not in absent]
-    fwd_row = _Row(fwd, [x] + op_syms, scal_syms)
+    fwd_row = _Row(fwd, [x] + op_syms, scal_syms + fwd_counts)
     # backward element values: x (when held), y, g, operands
     b_elem = [s for s in [xs, ys, g] if s is not None] + op_syms
     bwd_row = _Row(bwd, b_elem, scal_syms + counts)
@@ -137,16 +140,17 @@ def check_case(case: Case, n_random: int = 12, seed: int = 0) -> Result:
             held = {t.symbol: ops_vals[0][k] for k, t in enumerate(o for o in operands if o.symbol not in absent)
                     if t.symbol in divisor.free_symbols}
             scale = 1 / mpmath.mpf(sympy.N(divisor.xreplace({**count_vals, **held}), DPS))
+        fscal = scal + [count_vals[c] for c in fwd_counts]
 
         def loss(zvec):
             row = [[z] + ops_vals[i] for i, z in enumerate(zvec)]
-            ysv = [fwd_row(row, i, scal) for i in range(len(zvec))]
+            ysv = [fwd_row(row, i, fscal) for i in range(len(zvec))]
             if red is None or op.reduction.mode(op, red) == "none":
                 return mpmath.fsum(gs[i] * ysv[i] for i in range(len(zvec)))
             return gscalar * mpmath.fsum(ysv) * scale
 
         row = [[z] + ops_vals[i] for i, z in enumerate(zs)]
-        yvals = [fwd_row(row, i, scal) for i in range(len(zs))]
+        yvals = [fwd_row(row, i, fscal) for i in range(len(zs))]
         brow = []
         for i, z in enumerate(zs):
             e = []
@@ -180,11 +184,17 @@ def check_case(case: Case, n_random: int = 12, seed: int = 0) -> Result:
 
 
 def _operand_in_case(value, rng):
-    """An operand element of the sign the case gives it (`cases._operand_signs`: target < 0, > 0 or = 0)."""
+    """An operand element in the region the case gives it: of its sign (`cases._operand_signs`: target < 0, > 0
+    or = 0), or a value or an interval of `cases._operand_selections` (target = -1, target < -1: -1 - target_t,
+    each symbol of the case's expression drawn in (0.2, 2) with its sign)."""
     value = sympy.sympify(value)
-    if value.is_zero:
-        return mpmath.mpf(0)
-    return mpmath.mpf((-1 if value.is_negative else 1) * rng.uniform(0.2, 2))
+    if value.is_number:
+        return mpmath.mpf(sympy.Float(value, 30))
+    if value.is_Symbol:
+        return mpmath.mpf((-1 if value.is_negative else 1) * rng.uniform(0.2, 2))
+    draws = {s: (-1 if s.is_negative else 1) * rng.uniform(0.2, 2)
+             for s in sorted(value.free_symbols, key=str)}
+    return mpmath.mpf(sympy.Float(value.xreplace(draws), 30))
 
 
 @functools.lru_cache(maxsize=256)
@@ -212,7 +222,8 @@ def _branch_relations(fwd, bwd, x, xs) -> tuple:
 def _near_branch(fwd, bwd, x, xs, ys, zs, sv):
     """Whether some point lies within 1e-6 of a Piecewise branch point of the forward (or x-form backward)."""
     pts = []
-    values = {k: float(val) for k, val in sv.items() if not isinstance(val, bool)}
+    # (a bool or a string attribute, MseLossGrad's reduction 'mean', is no number)
+    values = {k: float(val) for k, val in sv.items() if not isinstance(val, (bool, str))}
     for sols, has_abs in _branch_relations(fwd, bwd, x, xs):
         for s in sols:
             try:

@@ -205,7 +205,13 @@ class CaseProof:
             pts = sort_points(pts)
         except (Undecided, NotImplementedError) as e:
             return [self.line("branch points", "FAILED", str(e))]
-        edges = [-sympy.oo] + pts + [sympy.oo]
+        # the forward's domain is the variable's: a `positive=True` x (sqrt, SqrtGrad) is proven on (0, oo)
+        zero = sympy.Integer(0)
+        low = zero if x.is_nonnegative else -sympy.oo
+        high = zero if x.is_nonpositive else sympy.oo
+        pts = [p for p in pts if not ((low == 0 and sympy.sympify(p).is_nonpositive)
+                                      or (high == 0 and sympy.sympify(p).is_nonnegative))]
+        edges = [low] + pts + [high]
         lines, sides = [], []
         for lo, hi in zip(edges, edges[1:]):
             where = f"{x} in ({self.case.shown(lo)}, {self.case.shown(hi)})"
