@@ -242,6 +242,22 @@ def test_the_call_examples_of_a_half_only_op_and_of_required_attributes_build_an
                                                                                                    "2.000000"]
 
 
+def test_a_bfloat16_only_ops_call_example_prints_through_its_own_conversion(tmp_path):
+    """The call example of an op with BFLOAT16 alone has no FLOAT16 to print through acl.h's aclFloat16ToFloat:
+    it carries its own Bfloat16ToFloat (and <string.h> for it), printed from Python, not a template branch."""
+    from codegen.backends.c.examples import build_and_run, example_source
+    text = (FOLDER / "tanhshrink_backward.py").read_text()
+    text = text.replace('"ascend910": ["FLOAT16"],', "").replace('"FLOAT16", "BFLOAT16"', '"BFLOAT16"')
+    (tmp_path / "tanhshrink_backward.py").write_text(text)
+    op = load_spec_file(tmp_path / "tanhshrink_backward.py")
+    assert {d for ds in op.dtypes.values() for d in ds} == {"BFLOAT16"}
+    assert "Bfloat16ToFloat(resultData[i])" in example_source(op)
+    got = [float(line.split()[-1]) for line in build_and_run(op).splitlines()]
+    x = np.array([-1.5, -0.25, 0.75, 2.0])                     # the example's data, self = gradOutput
+    want = x * np.tanh(x) ** 2                                   # float64, not the kernel
+    assert np.allclose(got, want, rtol=2 ** -7), (got, want)   # within BFLOAT16's rounding
+
+
 HINGE_WRONG = ("backward=g * factor * (own - Piecewise((1, Eq(t, -1)), (0, True))"
                " * Piecewise((1, x <= margin), (0, True))),")
 

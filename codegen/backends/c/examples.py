@@ -141,7 +141,23 @@ def context(op: Op) -> dict:
         outs.append({"name": o.name, "numel": next(t for t in tensors if t["name"] == o.name)["numel"], "var": var,
                      "label": o.name if several else "result", **_printed(op, o, var)})
     return {"tensors": tensors, "scalars": scalars, "attrs": attrs, "arrays": arrays, "call_args": ", ".join(args),
-            "outs": outs, "bfloat16": any(o["ctype"] == "uint16_t" for o in outs)}
+            "outs": outs, **_bfloat16_printing(any(o["ctype"] == "uint16_t" for o in outs))}
+
+
+# a BFLOAT16-only op's example prints its result through this (acl.h converts FLOAT16 only)
+_BF16_TO_FLOAT = """static float Bfloat16ToFloat(uint16_t bits)
+{
+    uint32_t wide = (uint32_t)bits << 16;
+    float value;
+    memcpy(&value, &wide, sizeof value);
+    return value;
+}
+"""
+
+
+def _bfloat16_printing(needed: bool) -> dict:
+    """The extra includes and helper functions of an example printing BFLOAT16 results (none otherwise)."""
+    return {"includes": ["#include <string.h>"] if needed else [], "helpers": [_BF16_TO_FLOAT] if needed else []}
 
 
 def _tensor(name: str, shape: list[int], data: list[str], ctype: str = "float", acl: str = "ACL_FLOAT") -> dict:
