@@ -34,7 +34,9 @@ def _time_major(op, s, rng):
     laid along time, twice along batch)."""
     sq = op.sequence
     shape, kw = tuple(s.shape), dict(s.kw)
-    if len(shape) > max(sq.time, sq.batch):
+    # (a row of values padded with leading axes of 1 up to the op's MinRank is still one row: laid along time)
+    padded = len(shape) > 1 and all(k == 1 for k in shape[:-1])
+    if len(shape) > max(sq.time, sq.batch) and not padded:
         lengths = [int(v) for v in rng.integers(0, shape[sq.time] + 1, shape[sq.batch])]
     else:
         n = int(np.prod(shape))
