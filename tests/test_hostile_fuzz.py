@@ -17,7 +17,6 @@ tests/test_hostile_fuzz.py --deep -p no:randomly` as many as asked (the longer r
 OPGEN_FUZZ_BACKENDS narrows the backends (tests/test_c_api.py runs numpy and the sanitized C library so)."""
 from __future__ import annotations
 
-import functools
 import os
 from dataclasses import dataclass
 
@@ -36,6 +35,7 @@ from codegen.spec.rules import PerChannel
 
 from .compare import assert_elementwise_close, assert_rows_close
 from .conftest import deep_examples
+from .kernels import kernel
 
 OPS = codegen.load_specs()
 BACKENDS = os.environ.get("OPGEN_FUZZ_BACKENDS", "numpy,c,ascendc").split(",")   # numpy first: the reference
@@ -50,11 +50,6 @@ ABSURD_NUMBERS = [float("nan"), float("inf"), -float("inf"), -0.0, 1e308, -1e-32
                   True, False, 1j, np.float16(0.5), np.float64(2.0), np.int64(-3)]
 ABSURD_OBJECTS = [None, "0.5", b"1", [0.5], np.array([0.5]), np.array(1.0), object()]
 PRODUCT_CHOICES = [None, "", "ASCEND910B", "ascend910c", 910, ["ascend910b"], b"ascend910b"]
-
-
-@functools.lru_cache(maxsize=None)
-def kernel(name: str, backend: str):
-    return codegen.kernel(name, backend=backend)
 
 
 # ---- recipes: plain data, so that each backend gets its own, identical arrays --------------------------------

@@ -254,7 +254,8 @@ def test_a_bfloat16_only_ops_call_example_prints_through_its_own_conversion(tmp_
     assert "Bfloat16ToFloat(resultData[i])" in example_source(op)
     got = [float(line.split()[-1]) for line in build_and_run(op).splitlines()]
     x = np.array([-1.5, -0.25, 0.75, 2.0])                     # the example's data, self = gradOutput
-    want = x * np.tanh(x) ** 2                                   # float64, not the kernel
+    h = 1e-6                                                     # the forward x - tanh(x), differenced in float64
+    want = x * ((x + h - np.tanh(x + h)) - (x - h - np.tanh(x - h))) / (2 * h)
     assert np.allclose(got, want, rtol=2 ** -7), (got, want)   # within BFLOAT16's rounding
 
 

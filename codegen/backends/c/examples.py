@@ -15,6 +15,7 @@ from pathlib import Path
 
 from codegen.buildcache import BuildError, cached_build
 from codegen.spec import DEFAULT_PRODUCT, Op
+from codegen.spec.dtypes import DTYPES
 from codegen.spec.example import resolve
 from codegen.spec.params import Attr, IntArray, Output, Scalar, Tensor
 from codegen.template_util import preamble, render
@@ -72,11 +73,9 @@ def example_dtype(op: Op, p: Tensor | Output) -> str:
 
 
 def _half_bits(d: str, v: float) -> str:
+    """The bits of v rounded once to the half dtype d, as a C hexadecimal literal."""
     import numpy as np
-    if d == "FLOAT16":
-        return f"0x{int(np.float16(v).view(np.uint16)):04X}"
-    import ml_dtypes
-    return f"0x{int(np.array(v, ml_dtypes.bfloat16).view(np.uint16)):04X}"
+    return f"0x{int(np.array(v, DTYPES[d].numpy_dtype()).view(np.uint16)):04X}"
 
 
 def _host_data(op: Op, p: Tensor | Output, data: list) -> dict:
