@@ -95,6 +95,12 @@ CASES = [
     ("piecewise_condition", "numpy", ""),
     ("piecewise_condition", "ascendc", "Ascend C lowering: no mask for ITE, SymPy's form of a comparison of a "
                                        "Piecewise (tanh's expansion of a Piecewise; fuzz seed 37)"),
+    ("sigmoid_of_series", "numpy", ""),
+    ("sigmoid_of_series", "ascendc", "Ascend C lowering: a sigmoid of a near-root series chose its branch by the "
+                                     "series' sign everywhere (SymPy simplified the ITE; fuzz seed 1717)"),
+    ("constant_temporary", "numpy", ""),
+    ("constant_temporary", "ascendc", "Ascend C lowering: a constant CSE temporary bound as a tile, `Add` of a "
+                                      "float and a tile did not compile (fuzz seed 1717)"),
 ]
 
 

@@ -167,6 +167,7 @@ class Lowering:
     bound: dict = field(default_factory=dict)   # CSE symbols -> their computed values
     lazy: dict = field(default_factory=dict)    # CSE symbols -> expressions, computed on first use
     counter: dict = field(default_factory=lambda: {"f": 0, "m": 0})
+    operands: dict = field(default_factory=dict)  # a function's operand holding a Piecewise -> its symbol (_operand)
 
     # ---- helpers --------------------------------------------------------------------------------------------
     def _new(self, kind="f") -> Reg:
@@ -227,7 +228,7 @@ class Lowering:
             # the stable form, lowered as it stands: `value` computes its shared e = exp(-|u|) once (memo), as
             # the NumPy backend's `_sigmoid` helper does.  (It was CSE'd into temporaries named after
             # len(self.bound), which two sigmoids could share: the second read the first one's 1 + e.)
-            return self.value(Sigmoid.stable_form(e.args[0]))
+            return self.value(Sigmoid.stable_form(self._operand(e.args[0])))
         if isinstance(e, sympy.Piecewise):
             return self._piecewise(e)
         if isinstance(e, Extended):   # a sum that cancels: as double-float pairs (no double on the vector unit)
@@ -240,7 +241,7 @@ class Lowering:
             return self._maxmin(e)
         form = FORMS.get(type(e))
         if form is not None:   # a function with no instruction: its expansion into basic ones
-            return self.value(form(e.args[0]))
+            return self.value(form(self._operand(e.args[0])))
         if isinstance(e, Opaque):
             return self.value(e.args[0])
         if isinstance(e, SplitHi):   # c = 4097 a; c - (c - a)
@@ -249,6 +250,20 @@ class Lowering:
             d = self._emit("Sub({dst}, {0}, {1}, calc);", c, a)
             return self._emit("Sub({dst}, {0}, {1}, calc);", c, d)
         raise NotImplementedError(f"no Ascend C lowering for {type(e).__name__}: {e}")
+
+    def _operand(self, u):
+        """The operand of an expansion (a sigmoid's stable form, erf's, tanh's, ...), as a symbol bound to it where
+        it holds a Piecewise.  An expansion builds conditions on its operand (`u >= 0`); SymPy's Piecewise folds a
+        condition on a Piecewise into an ITE of its branches' conditions, and where those are CSE temporaries
+        (plain symbols) it simplified the ITE to one branch's comparison: a sigmoid of a near-root series
+        (codegen.cancellation) chose its branch by the series' sign everywhere, also where the exact expression
+        was selected.  Behind a symbol the operand is computed once, as it stands, and compared as a tile."""
+        if not u.has(sympy.Piecewise):
+            return u
+        if u not in self.operands:
+            self.operands[u] = sym = sympy.Symbol(f"_operand{len(self.operands)}", real=True)
+            self.lazy[sym] = u
+        return self.operands[u]
 
     def _add(self, e):
         terms = e.as_ordered_terms()
@@ -457,9 +472,16 @@ class Lowering:
 
     # ---- statements -----------------------------------------------------------------------------------------
     def bind(self, temps):
-        """CSE temporaries [(symbol, expr)]: computed in order, when an expression first refers to them."""
+        """CSE temporaries [(symbol, expr)]: computed in order, when an expression first refers to them.
+
+        A temporary with no tensor in it (a constant CSE found twice, e.g. a series coefficient `-Const(c)` shared
+        by two expansions) is a scalar: it is printed inline wherever it is used, so that every instruction
+        taking it sees a scalar operand (`Adds`, not an `Add` of a tile and a C++ float)."""
         for sym, e in temps:
-            self.lazy[sym] = e
+            if self.is_scalar(e):
+                self.scalars = {**self.scalars, sym: f"({self.scalar(e)})"}
+            else:
+                self.lazy[sym] = e
 
     def result(self, expr, target: str):
         """Compute expr into the tile named `target` (the output tile)."""
