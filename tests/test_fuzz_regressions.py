@@ -98,6 +98,9 @@ CASES = [
     ("sigmoid_of_series", "numpy", ""),
     ("sigmoid_of_series", "ascendc", "Ascend C lowering: a sigmoid of a near-root series chose its branch by the "
                                      "series' sign everywhere (SymPy simplified the ITE; fuzz seed 1717)"),
+    ("tanh_of_piecewise", "numpy", ""),
+    ("tanh_of_piecewise", "ascendc", "Ascend C lowering: tanh's expansion of a Piecewise took its branch by one "
+                                     "piece's sign (the ITE SymPy simplified; fuzz seed 1717)"),
     ("constant_temporary", "numpy", ""),
     ("constant_temporary", "ascendc", "Ascend C lowering: a constant CSE temporary bound as a tile, `Add` of a "
                                       "float and a tile did not compile (fuzz seed 1717)"),
