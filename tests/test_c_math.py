@@ -94,7 +94,9 @@ def test_the_double_exp_and_sigmoid_of_the_widened_sums(source, tmp_path, flags)
     build = subprocess.run(["cc", "-std=c11", "-O3", "-ffp-contract=off", *flags, "-I", str(source),
                             str(TESTS / "c" / "exp_f64_eval.c"), "-o", str(exe)], capture_output=True, text=True)
     assert build.returncode == 0, build.stderr
-    x = np.concatenate([_inputs(), np.array([-700.0, -708.0, -745.0, 709.0, 1e30, -1e30], np.float32)])
+    wide = np.concatenate([np.linspace(-707.9, -104.0, 200_000), np.linspace(89.0, 709.0, 100_000)])   # every 2^k
+    x = np.concatenate([_inputs(), wide.astype(np.float32),
+                        np.array([-700.0, -708.0, -745.0, 709.0, 1e30, -1e30], np.float32)])
     out = subprocess.run([str(exe)], input=x.tobytes(), capture_output=True, check=True).stdout
     e, s = np.frombuffer(out, np.float64).reshape(-1, 2).T
     xl = x.astype(np.longdouble)

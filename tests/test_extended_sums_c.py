@@ -2,7 +2,7 @@
 CrossEntropyLossGrad's), computed in double and rounded once, against mpmath at 50 digits: where the terms cancel
 completely, across the cancellation point, where e^y overflows FLOAT but the product does not, and nan.  Each
 result is within half an ulp of the exact sum plus the double sum's own error (2^-50 of its terms: opgen_exp_f64
-is within 4.2e-16).  With --deep: opgen_expf's error on every float, which a FLOAT-first evaluation of these sums
+is within 2.7e-16).  With --deep: opgen_expf's error on every float, which a FLOAT-first evaluation of these sums
 would have to assume (session 12's perf5 note: measured, and not adopted)."""
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import functools
 import subprocess
 from pathlib import Path
 
+import ml_dtypes
 import mpmath
 import numpy as np
 import pytest
@@ -81,6 +82,33 @@ def test_log_softmax_overflows_and_nan():
     assert np.isinf(got[1]) and got[1] < 0
     assert np.isnan(got[3])
     _check(got[[0, 2, 4]], exact[[0, 2, 4]], terms[[0, 2, 4]])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, ml_dtypes.bfloat16], ids=["FLOAT", "FLOAT16", "BFLOAT16"])
+def test_log_softmax_edge_values(dtype):
+    """The finishing pass's exp (opgen_math.h's rational form) at the edges of log-softmax outputs, every dtype,
+    against mpmath: y = -inf gives g, y = -0 and +0 give g - r0, nan stays nan, y far below (-700, the dtype's
+    lowest) leaves g, and -r0 e^y rounded to the dtype's subnormals where g = 0 (y = -14: FLOAT16's, -90 and -103:
+    BFLOAT16's and FLOAT's; -104: below FLOAT's least subnormal's half, -0).  Within half an ulp of the dtype
+    (2^-12 more for the half dtypes' rounding through FLOAT)."""
+    lowest = float(ml_dtypes.finfo(dtype).min)
+    g = [0.5, 0.0, 0.25, 0.0, 0.0, 0.0, 0.0, 0.125, 0.0, 0.125, 0.0, 0.0]
+    y = [-np.inf, -0.0, 0.0, -14.0, -90.0, -103.0, -104.0, -700.0, lowest, np.nan, -1.5, -3e-3]
+    g, y = np.array(g, dtype), np.array(y, dtype)
+    got = np.asarray(_kernel("log_softmax_backward")(grad_output=g, output=y, dim=-1)).astype(np.float64)
+    r0 = float(np.sum(g.astype(np.float64)))          # 1: exact in every dtype
+    nan = np.isnan(y.astype(np.float64))
+    assert np.isnan(got[nan]).all()
+    with mpmath.workdps(50):
+        exact = np.array([float(mpmath.mpf(float(a)) - r0 * mpmath.exp(mpmath.mpf(float(b))))
+                          for a, b in zip(g.astype(np.float64)[~nan], y.astype(np.float64)[~nan])])
+    info = ml_dtypes.finfo(dtype)
+    e = np.floor(np.log2(np.maximum(np.abs(exact), float(info.smallest_normal))))
+    ulp = 2.0 ** (e - int(info.nmant))
+    slack = 0.0 if dtype is np.float32 else 2.0 ** -12
+    err = np.abs(got[~nan] - exact) / ulp
+    assert err.max() <= 0.5 + slack, f"{err.max():.4f} ulp at y = {y[~nan][np.argmax(err)]!r}"
+    assert got[0] == float(g[0]) and got[1] == float(g[1]) - r0 and got[2] == float(g[2]) - r0
 
 
 # ---- CrossEntropyLossGrad: G ((1 - ls)(e^lp - onehot) + ls/C (C e^lp - 1)), weights absent ------------------------

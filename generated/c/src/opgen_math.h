@@ -205,34 +205,32 @@ static inline float opgen_logf(float x)
  * (codegen/cancellation.py: BCE-with-logits' sigmoid(x) - target, Swish's, LogSoftmax's finishing pass):
  * vectorizable as opgen_expf is, where libm's exp is a scalar call that kept those loops scalar (BCE's C kernel
  * 13x slower than before the sum was widened, measured with `opgen bench --baseline`).  x = k ln2 + r,
- * |r| <= ln2/2 (ln2 in two parts: k ln2 exact for |k| < 2^11), e^r by a polynomial, 2^k added to the exponent
- * field.
- * With hardware FMA: 1 + r + c2 r^2 + ... + c10 r^10 in ten fused multiply-adds, c2..c10 minimising the largest
- * relative error on [-ln2/2, ln2/2] with c0 = c1 = 1 exact (Lawson's iteration on 2001 Chebyshev nodes, mpmath,
- * rounded to double): 2.9e-16 (2^-51.6) in exact arithmetic, measured at most 4.2e-16 from the exact e^x (the
- * sigmoid 5.6e-16; tests/test_c_math.py against long double), against 2^-24 for a FLOAT result: a sum that
- * cancels by up to 26 bits keeps FLOAT's relative accuracy.  Without FMA: the degree-12 Taylor form in separate
- * multiplies and adds (3.6e-16 and 5.1e-16), 26 vector operations where the FMA form takes 10; the FMA form made
- * the kernels of BCE-with-logits 1.8x, LogSoftmax's finishing pass 1.7x and Swish 1.6x faster in the cache
- * (one thread, side by side). */
-static inline double opgen_exp_poly_f64(double x, double *y)
+ * |r| <= ln2/2 (ln2 in two parts: k ln2 exact for |k| < 2^11), e^r as 1 + h/d, 2^k added to the exponent field.
+ * With hardware FMA, a rational form (Cody and Waite's, as in Cephes' exp): e^r = (Q + rR)/(Q - rR) with
+ * Q(z) = 1 + q1 z + q2 z^2, R(z) = 1/2 + p1 z + p2 z^2, z = r^2 (the form holds e^-r = 1/e^r exactly, so
+ * rR/Q approximates tanh(r/2)); written 1 + h/d, h = 2rR, d = Q - h/2, so that the last rounding is of 1 + a
+ * correction of at most 0.42.  q1, q2, p1, p2 minimise the largest relative error of e^r on [-ln2/2, ln2/2]
+ * (linearised Lawson iteration on 300 Chebyshev nodes, mpmath at 40 digits, rounded to double): 1.0e-17
+ * (2^-56.4) in exact arithmetic, so the roundings decide: measured at most 2.7e-16 (2^-51.7) from the exact e^x
+ * over 10^7 floats in [-708, 30] (the sigmoid below 3.7e-16; tests/test_c_math.py holds them within 2^-51
+ * and 2^-50 against long double), against 2^-24 for a FLOAT result: a sum that cancels by up to 27 bits keeps
+ * FLOAT's relative accuracy.  Five FMAs and two multiplies, a subtraction and an addition, and a division the
+ * divider runs beside the FMA ports, where the degree-10 minimax polynomial this replaced took ten FMAs (4.2e-16
+ * and 5.6e-16 measured): LogSoftmax's finishing loop 1.1x and BCE-with-logits' 1.2x faster in the cache, whose
+ * sigmoid takes e^-|u| = 2^k n/d and divides once, d/(d + n 2^k) (docs/performance.md).  Without FMA: the
+ * degree-12 Taylor form in separate multiplies and adds (3.6e-16 and 5.1e-16), h = p - 1 (exact: p in [0.7,
+ * 1.42]), d = 1. */
+static inline void opgen_exp_parts_f64(double x, double *y, double *h, double *d)
 {
     const double shifter = 6755399441055744.0;                    /* 1.5 * 2^52: adding it rounds to an integer */
 #if defined(__FMA__) || defined(__aarch64__)
     *y = __builtin_fma(x, 1.4426950408889634, shifter);
     const double kf = *y - shifter;
     const double r = __builtin_fma(kf, -1.9082149292705877e-10, __builtin_fma(kf, -0.6931471803691238, x));
-    double p = 2.7476797215564767e-07;
-    p = __builtin_fma(p, r, 2.763499105982574e-06);
-    p = __builtin_fma(p, r, 2.4801931718635558e-05);
-    p = __builtin_fma(p, r, 0.00019841185235484166);
-    p = __builtin_fma(p, r, 0.0013888888516224414);
-    p = __builtin_fma(p, r, 0.008333333370870702);
-    p = __builtin_fma(p, r, 0.0416666666681365);
-    p = __builtin_fma(p, r, 0.16666666666611554);
-    p = __builtin_fma(p, r, 0.49999999999998324);
-    p = __builtin_fma(p, r, 1.0);
-    p = __builtin_fma(p, r, 1.0);
+    const double z = r * r;
+    const double q = __builtin_fma(__builtin_fma(z, 0.000991732586792378, 0.11110780158353718), z, 1.0);
+    *h = r * __builtin_fma(__builtin_fma(z, 6.608245462395847e-05, 0.02777446825020828), z, 1.0);   /* 2 r R */
+    *d = __builtin_fma(*h, -0.5, q);
 #else
     *y = x * 1.4426950408889634 + shifter;
     const double kf = *y - shifter;
@@ -250,8 +248,17 @@ static inline double opgen_exp_poly_f64(double x, double *y)
     p = p * r + 0.5;
     p = p * r + 1.0;
     p = p * r + 1.0;
+    *h = p - 1.0;
+    *d = 1.0;
 #endif
-    return p;
+}
+
+/* e^r (opgen_exp_parts_f64), k in the low bits of y */
+static inline double opgen_exp_poly_f64(double x, double *y)
+{
+    double h, d;
+    opgen_exp_parts_f64(x, y, &h, &d);
+    return 1.0 + h / d;
 }
 
 /* p * 2^k, k the low bits of y (opgen_exp_poly_f64), for -1022 <= k + (p's exponent) <= 1023 */
@@ -275,23 +282,26 @@ static inline double opgen_exp_f64(double x)
     return x <= 709.0 ? (x > -708.0 ? e : 0.0) : x + (double)INFINITY;
 }
 
-/* e^x for x <= 0 (and nan), where only the sigmoid calls it: one clamp at -700 instead of opgen_exp_f64's two
- * selects (e^-700, 1e-304, and every smaller e^x vanish the same way beside FLOAT's range in the sums that call
- * it: σ(u) - t, pw t σ(u), v (1 - σ(v))); a nan x fails the comparison and stays nan. */
-static inline double opgen_exp_nonpos_f64(double x)
+/* e^-|u| = n/d, n = 2^k (d + h) (opgen_exp_parts_f64), the sigmoid's: one clamp at -700 instead of opgen_exp_f64's
+ * two selects (e^-700, 1e-304, and every smaller e^x vanish the same way beside FLOAT's range in the sums that
+ * call it: σ(u) - t, pw t σ(u), v (1 - σ(v))); a nan u fails the comparison and stays nan.  d + h = e^r d is
+ * within [0.83, 1.19]: times 2^k, k >= -1010, a normal double. */
+static inline double opgen_exp_nonpos_parts_f64(double u, double *d)
 {
+    double x = -fabs(u), y, h;
     x = x < -700.0 ? -700.0 : x;
-    double y;
-    const double p = opgen_exp_poly_f64(x, &y);
-    return opgen_exp_scale_f64(p, y);
+    opgen_exp_parts_f64(x, &y, &h, d);
+    return opgen_exp_scale_f64(*d + h, y);
 }
 
-/* Sigmoid.stable_form in double over opgen_exp_nonpos_f64: one division of 1 or e = e^-|u| by 1 + e (a float
- * reciprocal refined by a Newton step in double was 1.35x slower: the conversions cost more than the division). */
+/* Sigmoid.stable_form in double: σ(u) = 1/(1 + e) for u >= 0, e/(1 + e) below, e = e^-|u| = n/d, so d/(d + n)
+ * and n/(d + n): the exp's division and the sigmoid's in one (a float reciprocal refined by a Newton step in
+ * double was 1.35x slower than a division: the conversions cost more). */
 static inline double opgen_sigmoid_ext(double u)
 {
-    const double e = opgen_exp_nonpos_f64(-fabs(u));
-    return (u >= 0 ? 1.0 : e) / (1.0 + e);
+    double d;
+    const double n = opgen_exp_nonpos_parts_f64(u, &d);
+    return (u >= 0 ? d : n) / (d + n);
 }
 
 /* The same, 0 below -700 rather than the clamp's e^-700, for a product computed in double that multiplies σ(u)
@@ -301,8 +311,9 @@ static inline double opgen_sigmoid_ext(double u)
  * 2-13% (measured side by side). */
 static inline double opgen_sigmoid_ext0(double u)
 {
-    const double e = opgen_exp_nonpos_f64(-fabs(u));
-    return (u >= 0 ? 1.0 : (u > -700.0 ? e : 0.0)) / (1.0 + e);
+    double d;
+    const double n = opgen_exp_nonpos_parts_f64(u, &d);
+    return (u >= 0 ? d : (u > -700.0 ? n : 0.0)) / (d + n);
 }
 
 /* erfc, written here (the Ascend C backend lowers codegen/expansions.py's form, which C printed before):
