@@ -196,7 +196,13 @@ typedef struct {
     aclDataType dtype;                 /* ACL_FLOAT, ACL_FLOAT16 or ACL_BF16 */
     bool stream;
 } opgen_dst;
-typedef void (*opgen_chunked_fn)(int64_t n, const opgen_src *in, opgen_dst out, const void *params);
+/* The elementwise entry is 2-D: `rows` rows of n elements, row r of input k at in[k].data + r * step[k] elements,
+ * of the output at out.data + r * step[nin] (step may be NULL when rows is 1).  A step of 0 gives every row the
+ * same elements: an input broadcast along the rows (Softshrink's gradOutput of shape (1, 1024) against
+ * (1024, 1024)), or one staged block of a repeated value (a scalar gradOutput, in rows of OPGEN_BLOCK): a
+ * thread's share is then one call (opgen_loops.c: run_elementwise). */
+typedef void (*opgen_chunked_fn)(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step, opgen_dst out,
+                                 const void *params);
 typedef void (*opgen_rowsum_chunked_fn)(int64_t n, const opgen_src *in, double *acc, const void *params);
 typedef void (*opgen_colsum_chunked_fn)(int64_t n, const opgen_src *in, double *const *acc, const void *params);
 typedef void (*opgen_finish_col_chunked_fn)(int64_t n, const opgen_src *in, const float *const *sums,
