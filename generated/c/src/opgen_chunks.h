@@ -53,6 +53,14 @@ extern int64_t opgen_streamed_bytes;
 #else
 #define OPGEN_STREAMED(bytes) ((void)sizeof(bytes))   /* (names its operands, evaluates nothing) */
 #endif
+/* The same build counts the calls of the elementwise 2-D entry (opgen_chunked_rows) in opgen_elementwise_calls, so
+ * that a test can tell a thread's share went in one call (tests/test_c_values.py). */
+#if defined(OPGEN_COUNT_STREAMS)
+extern int64_t opgen_elementwise_calls;
+#define OPGEN_ELEMENTWISE_CALL() ((void)__atomic_fetch_add(&opgen_elementwise_calls, 1, __ATOMIC_RELAXED))
+#else
+#define OPGEN_ELEMENTWISE_CALL() ((void)0)
+#endif
 
 /* Bytes per element of a chunked operand (FLOAT, FLOAT16 or BFLOAT16): opgen_dtype_size, inlined. */
 static inline int64_t opgen_chunk_esize(aclDataType dt) { return dt == ACL_FLOAT ? 4 : 2; }
@@ -471,6 +479,7 @@ static inline __attribute__((always_inline)) void opgen_chunked_rows(int64_t row
                                                                      opgen_dst out, const void *params,
                                                                      opgen_chunk_fn block)
 {
+    OPGEN_ELEMENTWISE_CALL();
     if (rows == 1) {
         opgen_chunked(n, nin, in, out, params, block, true);
         return;
