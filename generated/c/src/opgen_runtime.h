@@ -184,9 +184,9 @@ typedef void (*opgen_finish_rowsum_fn)(int64_t n, const float *const *in, const 
  * and written in place, FLOAT16/BFLOAT16 converted OPGEN_CHUNK elements at a time right where the kernel reads
  * or writes them (stream: the output is written with non-temporal stores); same results, bit for bit.  The
  * loops hand over as they are the operands they can (unit stride, aligned) and stage the others into FLOAT as
- * for the plain functions.  Elementwise kernels always take them, and when every operand goes as it is, a
- * thread's whole run of a row in one call, of any length (opgen_loops.c: run_elementwise); row sums only when some
- * operand is FLOAT16/BFLOAT16. */
+ * for the plain functions.  Elementwise kernels always take them, and when every operand goes as it is (or is a
+ * value repeated along the row, staged once), a thread's whole run of rows in one call, of any length
+ * (opgen_chunked_fn below; opgen_loops.c: run_elementwise); row sums only when some operand is FLOAT16/BFLOAT16. */
 typedef struct {
     const void *data;
     aclDataType dtype;                 /* ACL_FLOAT, ACL_FLOAT16 or ACL_BF16 */
