@@ -606,6 +606,50 @@ def test_which_calls_stream(dtype, threads, isa, monkeypatch):
     _expect_streamed(streamed(), out.size * size, "all", f"softmax {dtype} {shape}, out allocated by the call")
 
 
+@pytest.mark.ci_share(3)   # a library built with the counters, per dtype and thread count
+@pytest.mark.parametrize("dtype", ["FLOAT", "FLOAT16", "BFLOAT16"])
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_broadcast_rows_and_scalars_go_in_one_call_a_share(dtype, threads, monkeypatch):
+    """The elementwise kernels' 2-D entry (opgen_chunks.h: opgen_chunked_rows), counted by a build with
+    -DOPGEN_COUNT_STREAMS: rows whose gradOutput is broadcast along them (step 0) go to the kernel in one call per
+    run of rows, and a scalar gradOutput (reductions mean and sum), staged once, in one call per run of a row's
+    whole blocks, where the loops made a call per row or per block of 1024 before (1024 calls for Softshrink's
+    (1, 1024) gradOutput against (1024, 1024)).  With two threads: at most three calls per chunk of work the
+    threads share (opgen_loops.c: chunk_count; a chunk may start and end inside a row).  The results have the bits
+    of the block-wise path (operands one byte off their alignment, staged a block at a time)."""
+    import ctypes
+    monkeypatch.setattr(c_build, "FLAGS", [*c_build.FLAGS, "-DOPGEN_COUNT_STREAMS"])
+    monkeypatch.setenv("OPGEN_NUM_THREADS", threads)
+    dt = NP[dtype]
+    rng = np.random.default_rng(seed("2-D entry", dtype, threads))
+
+    def check(name, kw, calls_one_thread, what):
+        c = make_kernel(OPS[name], path=c_build.library(OPS[name]))
+        counter = ctypes.c_int64.in_dll(c.library.dll, "opgen_elementwise_calls")
+        counter.value = 0
+        got = c(**kw)
+        calls, numel = counter.value, got.size
+        if threads == "1":
+            assert calls == calls_one_thread, f"{what}: {calls} calls, want {calls_one_thread}"
+        else:
+            chunks = max(8, numel >> 16)
+            assert calls <= 3 * chunks, f"{what}: {calls} calls for {chunks} chunks"
+        staged = c(**{k: _misaligned(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()})
+        np.testing.assert_array_equal(got.view(f"u{got.itemsize}"), staged.view(f"u{got.itemsize}"), err_msg=what)
+
+    for gshape, xshape, calls in [((1, 1024), (1024, 1024), 1), ((1, 1000), (300, 1000), 1),
+                                  ((1, 3000), (40, 3000), 1), ((4, 1, 2048), (4, 30, 2048), 4)]:
+        kw = dict(grad_output=rng.standard_normal(gshape).astype(dt), self=rng.standard_normal(xshape).astype(dt),
+                  lambd=0.5)
+        check("softshrink_backward", kw, calls, f"softshrink gradOutput {gshape} self {xshape}")
+    # a scalar gradOutput: the whole blocks in one call, the last shorter block in another
+    for n, calls in [(1 << 20, 1), ((1 << 20) + 37, 2), (5000, 2), (1000, 1)]:
+        for reduction in (1, 2):
+            kw = dict(grad_out=rng.standard_normal(()).astype(dt), self=rng.standard_normal(n).astype(dt),
+                      target=rng.standard_normal(n).astype(dt), reduction=reduction, beta=1.0)
+            check("smooth_l1_loss_backward", kw, calls, f"smooth_l1 {n} reduction {reduction}")
+
+
 def _expect_streamed(got, nbytes, want, what):
     if want == "all":
         assert got == nbytes, f"{what}: {got} of {nbytes} bytes streamed, want all"

@@ -101,9 +101,11 @@ static inline void block_chunk__weight_optional_absent__pos_weight_optional_abse
     block__weight_optional_absent__pos_weight_optional_absent(n, in, out, params);
 }
 
-static void block_chunked__weight_optional_absent__pos_weight_optional_absent(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
+/* rows of n elements, each operand's rows step[k] elements apart (opgen_runtime.h: opgen_chunked_fn) */
+static void block_chunked__weight_optional_absent__pos_weight_optional_absent(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step,
+                                                                              opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 2, in, out, params, block_chunk__weight_optional_absent__pos_weight_optional_absent, true);
+    opgen_chunked_rows(rows, n, 2, in, step, out, params, block_chunk__weight_optional_absent__pos_weight_optional_absent);
 }
 
 /* ---- the kernel for weightOptional=absent, posWeightOptional=present ---- */
@@ -143,9 +145,11 @@ static inline void block_chunk__weight_optional_absent__pos_weight_optional_pres
     block__weight_optional_absent__pos_weight_optional_present(n, in, out, params);
 }
 
-static void block_chunked__weight_optional_absent__pos_weight_optional_present(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
+/* rows of n elements, each operand's rows step[k] elements apart (opgen_runtime.h: opgen_chunked_fn) */
+static void block_chunked__weight_optional_absent__pos_weight_optional_present(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step,
+                                                                               opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 3, in, out, params, block_chunk__weight_optional_absent__pos_weight_optional_present, true);
+    opgen_chunked_rows(rows, n, 3, in, step, out, params, block_chunk__weight_optional_absent__pos_weight_optional_present);
 }
 
 /* ---- the kernel for weightOptional=present, posWeightOptional=absent ---- */
@@ -184,9 +188,11 @@ static inline void block_chunk__weight_optional_present__pos_weight_optional_abs
     block__weight_optional_present__pos_weight_optional_absent(n, in, out, params);
 }
 
-static void block_chunked__weight_optional_present__pos_weight_optional_absent(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
+/* rows of n elements, each operand's rows step[k] elements apart (opgen_runtime.h: opgen_chunked_fn) */
+static void block_chunked__weight_optional_present__pos_weight_optional_absent(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step,
+                                                                               opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 3, in, out, params, block_chunk__weight_optional_present__pos_weight_optional_absent, true);
+    opgen_chunked_rows(rows, n, 3, in, step, out, params, block_chunk__weight_optional_present__pos_weight_optional_absent);
 }
 
 /* ---- the kernel for weightOptional=present, posWeightOptional=present ---- */
@@ -228,9 +234,11 @@ static inline void block_chunk__weight_optional_present__pos_weight_optional_pre
     block__weight_optional_present__pos_weight_optional_present(n, in, out, params);
 }
 
-static void block_chunked__weight_optional_present__pos_weight_optional_present(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
+/* rows of n elements, each operand's rows step[k] elements apart (opgen_runtime.h: opgen_chunked_fn) */
+static void block_chunked__weight_optional_present__pos_weight_optional_present(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step,
+                                                                                opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 4, in, out, params, block_chunk__weight_optional_present__pos_weight_optional_present, true);
+    opgen_chunked_rows(rows, n, 4, in, step, out, params, block_chunk__weight_optional_present__pos_weight_optional_present);
 }
 
 /* ---- phase 1 ---- */

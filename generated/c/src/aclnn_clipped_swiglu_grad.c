@@ -99,9 +99,11 @@ static inline void block_chunk__a(int64_t at, int64_t n, const float *const *in,
     block__a(n, in, out, params);
 }
 
-static void block_chunked__a(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
+/* rows of n elements, each operand's rows step[k] elements apart (opgen_runtime.h: opgen_chunked_fn) */
+static void block_chunked__a(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step,
+                             opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 3, in, out, params, block_chunk__a, true);
+    opgen_chunked_rows(rows, n, 3, in, step, out, params, block_chunk__a);
 }
 
 /* ---- the kernel ---- */
@@ -143,9 +145,11 @@ static inline void block_chunk__b(int64_t at, int64_t n, const float *const *in,
     block__b(n, in, out, params);
 }
 
-static void block_chunked__b(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
+/* rows of n elements, each operand's rows step[k] elements apart (opgen_runtime.h: opgen_chunked_fn) */
+static void block_chunked__b(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step,
+                             opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 3, in, out, params, block_chunk__b, true);
+    opgen_chunked_rows(rows, n, 3, in, step, out, params, block_chunk__b);
 }
 
 /* ---- phase 1 ---- */

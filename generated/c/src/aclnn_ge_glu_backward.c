@@ -72,9 +72,11 @@ static inline void block_chunk__a__approximate_0(int64_t at, int64_t n, const fl
     block__a__approximate_0(n, in, out, params);
 }
 
-static void block_chunked__a__approximate_0(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
+/* rows of n elements, each operand's rows step[k] elements apart (opgen_runtime.h: opgen_chunked_fn) */
+static void block_chunked__a__approximate_0(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step,
+                                            opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 2, in, out, params, block_chunk__a__approximate_0, true);
+    opgen_chunked_rows(rows, n, 2, in, step, out, params, block_chunk__a__approximate_0);
 }
 
 /* ---- the kernel for approximate=1 ---- */
@@ -108,9 +110,11 @@ static inline void block_chunk__a__approximate_1(int64_t at, int64_t n, const fl
     block__a__approximate_1(n, in, out, params);
 }
 
-static void block_chunked__a__approximate_1(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
+/* rows of n elements, each operand's rows step[k] elements apart (opgen_runtime.h: opgen_chunked_fn) */
+static void block_chunked__a__approximate_1(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step,
+                                            opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 2, in, out, params, block_chunk__a__approximate_1, true);
+    opgen_chunked_rows(rows, n, 2, in, step, out, params, block_chunk__a__approximate_1);
 }
 
 /* ---- the kernel for approximate=0 ---- */
@@ -148,9 +152,11 @@ static inline void block_chunk__b__approximate_0(int64_t at, int64_t n, const fl
     block__b__approximate_0(n, in, out, params);
 }
 
-static void block_chunked__b__approximate_0(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
+/* rows of n elements, each operand's rows step[k] elements apart (opgen_runtime.h: opgen_chunked_fn) */
+static void block_chunked__b__approximate_0(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step,
+                                            opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 3, in, out, params, block_chunk__b__approximate_0, true);
+    opgen_chunked_rows(rows, n, 3, in, step, out, params, block_chunk__b__approximate_0);
 }
 
 /* ---- the kernel for approximate=1 ---- */
@@ -189,9 +195,11 @@ static inline void block_chunk__b__approximate_1(int64_t at, int64_t n, const fl
     block__b__approximate_1(n, in, out, params);
 }
 
-static void block_chunked__b__approximate_1(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
+/* rows of n elements, each operand's rows step[k] elements apart (opgen_runtime.h: opgen_chunked_fn) */
+static void block_chunked__b__approximate_1(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step,
+                                            opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 3, in, out, params, block_chunk__b__approximate_1, true);
+    opgen_chunked_rows(rows, n, 3, in, step, out, params, block_chunk__b__approximate_1);
 }
 
 /* ---- phase 1 ---- */

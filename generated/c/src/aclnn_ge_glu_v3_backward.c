@@ -75,9 +75,11 @@ static inline void block_chunk__a__approximate_0__activate_left_false(int64_t at
     block__a__approximate_0__activate_left_false(n, in, out, params);
 }
 
-static void block_chunked__a__approximate_0__activate_left_false(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
+/* rows of n elements, each operand's rows step[k] elements apart (opgen_runtime.h: opgen_chunked_fn) */
+static void block_chunked__a__approximate_0__activate_left_false(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step,
+                                                                 opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 2, in, out, params, block_chunk__a__approximate_0__activate_left_false, true);
+    opgen_chunked_rows(rows, n, 2, in, step, out, params, block_chunk__a__approximate_0__activate_left_false);
 }
 
 /* ---- the kernel for approximate=0, activateLeft=true ---- */
@@ -115,9 +117,11 @@ static inline void block_chunk__a__approximate_0__activate_left_true(int64_t at,
     block__a__approximate_0__activate_left_true(n, in, out, params);
 }
 
-static void block_chunked__a__approximate_0__activate_left_true(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
+/* rows of n elements, each operand's rows step[k] elements apart (opgen_runtime.h: opgen_chunked_fn) */
+static void block_chunked__a__approximate_0__activate_left_true(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step,
+                                                                opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 3, in, out, params, block_chunk__a__approximate_0__activate_left_true, true);
+    opgen_chunked_rows(rows, n, 3, in, step, out, params, block_chunk__a__approximate_0__activate_left_true);
 }
 
 /* ---- the kernel for approximate=1, activateLeft=false ---- */
@@ -151,9 +155,11 @@ static inline void block_chunk__a__approximate_1__activate_left_false(int64_t at
     block__a__approximate_1__activate_left_false(n, in, out, params);
 }
 
-static void block_chunked__a__approximate_1__activate_left_false(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
+/* rows of n elements, each operand's rows step[k] elements apart (opgen_runtime.h: opgen_chunked_fn) */
+static void block_chunked__a__approximate_1__activate_left_false(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step,
+                                                                 opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 2, in, out, params, block_chunk__a__approximate_1__activate_left_false, true);
+    opgen_chunked_rows(rows, n, 2, in, step, out, params, block_chunk__a__approximate_1__activate_left_false);
 }
 
 /* ---- the kernel for approximate=1, activateLeft=true ---- */
@@ -192,9 +198,11 @@ static inline void block_chunk__a__approximate_1__activate_left_true(int64_t at,
     block__a__approximate_1__activate_left_true(n, in, out, params);
 }
 
-static void block_chunked__a__approximate_1__activate_left_true(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
+/* rows of n elements, each operand's rows step[k] elements apart (opgen_runtime.h: opgen_chunked_fn) */
+static void block_chunked__a__approximate_1__activate_left_true(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step,
+                                                                opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 3, in, out, params, block_chunk__a__approximate_1__activate_left_true, true);
+    opgen_chunked_rows(rows, n, 3, in, step, out, params, block_chunk__a__approximate_1__activate_left_true);
 }
 
 /* ---- the kernel for approximate=0, activateLeft=false ---- */
@@ -232,9 +240,11 @@ static inline void block_chunk__b__approximate_0__activate_left_false(int64_t at
     block__b__approximate_0__activate_left_false(n, in, out, params);
 }
 
-static void block_chunked__b__approximate_0__activate_left_false(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
+/* rows of n elements, each operand's rows step[k] elements apart (opgen_runtime.h: opgen_chunked_fn) */
+static void block_chunked__b__approximate_0__activate_left_false(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step,
+                                                                 opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 3, in, out, params, block_chunk__b__approximate_0__activate_left_false, true);
+    opgen_chunked_rows(rows, n, 3, in, step, out, params, block_chunk__b__approximate_0__activate_left_false);
 }
 
 /* ---- the kernel for approximate=0, activateLeft=true ---- */
@@ -268,9 +278,11 @@ static inline void block_chunk__b__approximate_0__activate_left_true(int64_t at,
     block__b__approximate_0__activate_left_true(n, in, out, params);
 }
 
-static void block_chunked__b__approximate_0__activate_left_true(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
+/* rows of n elements, each operand's rows step[k] elements apart (opgen_runtime.h: opgen_chunked_fn) */
+static void block_chunked__b__approximate_0__activate_left_true(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step,
+                                                                opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 2, in, out, params, block_chunk__b__approximate_0__activate_left_true, true);
+    opgen_chunked_rows(rows, n, 2, in, step, out, params, block_chunk__b__approximate_0__activate_left_true);
 }
 
 /* ---- the kernel for approximate=1, activateLeft=false ---- */
@@ -309,9 +321,11 @@ static inline void block_chunk__b__approximate_1__activate_left_false(int64_t at
     block__b__approximate_1__activate_left_false(n, in, out, params);
 }
 
-static void block_chunked__b__approximate_1__activate_left_false(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
+/* rows of n elements, each operand's rows step[k] elements apart (opgen_runtime.h: opgen_chunked_fn) */
+static void block_chunked__b__approximate_1__activate_left_false(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step,
+                                                                 opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 3, in, out, params, block_chunk__b__approximate_1__activate_left_false, true);
+    opgen_chunked_rows(rows, n, 3, in, step, out, params, block_chunk__b__approximate_1__activate_left_false);
 }
 
 /* ---- the kernel for approximate=1, activateLeft=true ---- */
@@ -345,9 +359,11 @@ static inline void block_chunk__b__approximate_1__activate_left_true(int64_t at,
     block__b__approximate_1__activate_left_true(n, in, out, params);
 }
 
-static void block_chunked__b__approximate_1__activate_left_true(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
+/* rows of n elements, each operand's rows step[k] elements apart (opgen_runtime.h: opgen_chunked_fn) */
+static void block_chunked__b__approximate_1__activate_left_true(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step,
+                                                                opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 2, in, out, params, block_chunk__b__approximate_1__activate_left_true, true);
+    opgen_chunked_rows(rows, n, 2, in, step, out, params, block_chunk__b__approximate_1__activate_left_true);
 }
 
 /* ---- phase 1 ---- */

@@ -104,9 +104,11 @@ static inline void block_chunk__approximate_none(int64_t at, int64_t n, const fl
     block__approximate_none(n, in, out, params);
 }
 
-static void block_chunked__approximate_none(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
+/* rows of n elements, each operand's rows step[k] elements apart (opgen_runtime.h: opgen_chunked_fn) */
+static void block_chunked__approximate_none(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step,
+                                            opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 2, in, out, params, block_chunk__approximate_none, true);
+    opgen_chunked_rows(rows, n, 2, in, step, out, params, block_chunk__approximate_none);
 }
 
 /* ---- the kernel for approximate=tanh ---- */
@@ -143,9 +145,11 @@ static inline void block_chunk__approximate_tanh(int64_t at, int64_t n, const fl
     block__approximate_tanh(n, in, out, params);
 }
 
-static void block_chunked__approximate_tanh(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
+/* rows of n elements, each operand's rows step[k] elements apart (opgen_runtime.h: opgen_chunked_fn) */
+static void block_chunked__approximate_tanh(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step,
+                                            opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 2, in, out, params, block_chunk__approximate_tanh, true);
+    opgen_chunked_rows(rows, n, 2, in, step, out, params, block_chunk__approximate_tanh);
 }
 
 /* ---- phase 1 ---- */

@@ -97,9 +97,11 @@ static inline void block_chunk__log_target_false(int64_t at, int64_t n, const fl
     block__log_target_false(n, in, out, params);
 }
 
-static void block_chunked__log_target_false(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
+/* rows of n elements, each operand's rows step[k] elements apart (opgen_runtime.h: opgen_chunked_fn) */
+static void block_chunked__log_target_false(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step,
+                                            opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 3, in, out, params, block_chunk__log_target_false, true);
+    opgen_chunked_rows(rows, n, 3, in, step, out, params, block_chunk__log_target_false);
 }
 
 /* ---- the kernel for logTarget=true ---- */
@@ -139,9 +141,11 @@ static inline void block_chunk__log_target_true(int64_t at, int64_t n, const flo
     block__log_target_true(n, in, out, params);
 }
 
-static void block_chunked__log_target_true(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
+/* rows of n elements, each operand's rows step[k] elements apart (opgen_runtime.h: opgen_chunked_fn) */
+static void block_chunked__log_target_true(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step,
+                                           opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 3, in, out, params, block_chunk__log_target_true, true);
+    opgen_chunked_rows(rows, n, 3, in, step, out, params, block_chunk__log_target_true);
 }
 
 /* ---- phase 1 ---- */

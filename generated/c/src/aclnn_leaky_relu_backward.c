@@ -84,9 +84,11 @@ static inline void block_chunk__self_is_result_false(int64_t at, int64_t n, cons
     block__self_is_result_false(n, in, out, params);
 }
 
-static void block_chunked__self_is_result_false(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
+/* rows of n elements, each operand's rows step[k] elements apart (opgen_runtime.h: opgen_chunked_fn) */
+static void block_chunked__self_is_result_false(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step,
+                                                opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 2, in, out, params, block_chunk__self_is_result_false, true);
+    opgen_chunked_rows(rows, n, 2, in, step, out, params, block_chunk__self_is_result_false);
 }
 
 /* the kernel for self_is_result_false in DOUBLE */
@@ -139,9 +141,11 @@ static inline void block_chunk__self_is_result_true(int64_t at, int64_t n, const
     block__self_is_result_true(n, in, out, params);
 }
 
-static void block_chunked__self_is_result_true(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
+/* rows of n elements, each operand's rows step[k] elements apart (opgen_runtime.h: opgen_chunked_fn) */
+static void block_chunked__self_is_result_true(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step,
+                                               opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 2, in, out, params, block_chunk__self_is_result_true, true);
+    opgen_chunked_rows(rows, n, 2, in, step, out, params, block_chunk__self_is_result_true);
 }
 
 /* the kernel for self_is_result_true in DOUBLE */

@@ -103,9 +103,11 @@ static inline void block_chunk(int64_t at, int64_t n, const float *const *in, fl
     block(n, in, out, params);
 }
 
-static void block_chunked(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
+/* rows of n elements, each operand's rows step[k] elements apart (opgen_runtime.h: opgen_chunked_fn) */
+static void block_chunked(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step,
+                          opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 2, in, out, params, block_chunk, true);
+    opgen_chunked_rows(rows, n, 2, in, step, out, params, block_chunk);
 }
 
 /* ---- phase 1 ---- */

@@ -65,9 +65,11 @@ static inline void block_chunk__grad_input(int64_t at, int64_t n, const float *c
     block__grad_input(n, in, out, params);
 }
 
-static void block_chunked__grad_input(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
+/* rows of n elements, each operand's rows step[k] elements apart (opgen_runtime.h: opgen_chunked_fn) */
+static void block_chunked__grad_input(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step,
+                                      opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 3, in, out, params, block_chunk__grad_input, true);
+    opgen_chunked_rows(rows, n, 3, in, step, out, params, block_chunk__grad_input);
 }
 
 /* ---- the kernel ---- */
@@ -101,9 +103,11 @@ static inline void block_chunk__grad_weight(int64_t at, int64_t n, const float *
     block__grad_weight(n, in, out, params);
 }
 
-static void block_chunked__grad_weight(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
+/* rows of n elements, each operand's rows step[k] elements apart (opgen_runtime.h: opgen_chunked_fn) */
+static void block_chunked__grad_weight(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step,
+                                       opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 2, in, out, params, block_chunk__grad_weight, true);
+    opgen_chunked_rows(rows, n, 2, in, step, out, params, block_chunk__grad_weight);
 }
 
 /* ---- phase 1 ---- */

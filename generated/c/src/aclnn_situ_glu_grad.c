@@ -82,9 +82,11 @@ static inline void block_chunk__a__activate_left_false(int64_t at, int64_t n, co
     block__a__activate_left_false(n, in, out, params);
 }
 
-static void block_chunked__a__activate_left_false(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
+/* rows of n elements, each operand's rows step[k] elements apart (opgen_runtime.h: opgen_chunked_fn) */
+static void block_chunked__a__activate_left_false(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step,
+                                                  opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 3, in, out, params, block_chunk__a__activate_left_false, true);
+    opgen_chunked_rows(rows, n, 3, in, step, out, params, block_chunk__a__activate_left_false);
 }
 
 /* ---- the kernel for activateLeft=true ---- */
@@ -131,9 +133,11 @@ static inline void block_chunk__a__activate_left_true(int64_t at, int64_t n, con
     block__a__activate_left_true(n, in, out, params);
 }
 
-static void block_chunked__a__activate_left_true(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
+/* rows of n elements, each operand's rows step[k] elements apart (opgen_runtime.h: opgen_chunked_fn) */
+static void block_chunked__a__activate_left_true(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step,
+                                                 opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 3, in, out, params, block_chunk__a__activate_left_true, true);
+    opgen_chunked_rows(rows, n, 3, in, step, out, params, block_chunk__a__activate_left_true);
 }
 
 /* ---- the kernel for activateLeft=false ---- */
@@ -180,9 +184,11 @@ static inline void block_chunk__b__activate_left_false(int64_t at, int64_t n, co
     block__b__activate_left_false(n, in, out, params);
 }
 
-static void block_chunked__b__activate_left_false(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
+/* rows of n elements, each operand's rows step[k] elements apart (opgen_runtime.h: opgen_chunked_fn) */
+static void block_chunked__b__activate_left_false(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step,
+                                                  opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 3, in, out, params, block_chunk__b__activate_left_false, true);
+    opgen_chunked_rows(rows, n, 3, in, step, out, params, block_chunk__b__activate_left_false);
 }
 
 /* ---- the kernel for activateLeft=true ---- */
@@ -227,9 +233,11 @@ static inline void block_chunk__b__activate_left_true(int64_t at, int64_t n, con
     block__b__activate_left_true(n, in, out, params);
 }
 
-static void block_chunked__b__activate_left_true(int64_t n, const opgen_src *in, opgen_dst out, const void *params)
+/* rows of n elements, each operand's rows step[k] elements apart (opgen_runtime.h: opgen_chunked_fn) */
+static void block_chunked__b__activate_left_true(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step,
+                                                 opgen_dst out, const void *params)
 {
-    opgen_chunked(n, 3, in, out, params, block_chunk__b__activate_left_true, true);
+    opgen_chunked_rows(rows, n, 3, in, step, out, params, block_chunk__b__activate_left_true);
 }
 
 /* ---- phase 1 ---- */

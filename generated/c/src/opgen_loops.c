@@ -947,6 +947,13 @@ static void run_elementwise(const share *s)
     bool in_place = c->chunked != NULL;
     for (int k = 0; k < L.nops; ++k)
         in_place = in_place && as_is(&L, k, axis[k]);
+    /* Every operand as it is but inputs repeated along the walked axis (axis stride 0: a scalar gradOutput, of
+     * reductions mean and sum): staged once into a block of OPGEN_BLOCK copies (the memo keeps it), they go with
+     * the others to the 2-D entry as rows of a block, the staged block read again for every row (step 0), so
+     * that a thread's run of a row is one call, not one per block. */
+    bool repeated = c->chunked != NULL && !in_place && as_is(&L, L.nops - 1, axis[L.nops - 1]);
+    for (int k = 0; k < c->nin; ++k)
+        repeated = repeated && (as_is(&L, k, axis[k]) || axis[k] == 0);
     int64_t item = s->begin;
     seek(&L, inner, item / nblk, idx, off);
     while (item < s->end) {
@@ -965,7 +972,7 @@ static void run_elementwise(const share *s)
                 char *at = L.base[o] + off[o] * (int64_t)L.esize[o];
                 dst = as_is(&L, o, axis[o]) ? (opgen_dst){at, L.dtype[o], L.stream}
                                             : (opgen_dst){s->staging + (size_t)o * OPGEN_BLOCK, ACL_FLOAT, false};
-                c->chunked(n, src, dst, s->params);
+                c->chunked(1, n, src, NULL, dst, s->params);
                 chunk_flush(&L, off, 0, axis, n, s->staging);
             } else {
                 group_inputs(&L, c->nin, off, g, axis, false, s->staging, in, NULL);
@@ -978,19 +985,46 @@ static void run_elementwise(const share *s)
             item += g;
             continue;
         }
+        /* Every operand as it is, at the start of a row with more rows of the share after it along the next
+         * dimension: those rows in one call of the 2-D entry, each operand's rows its stride along that
+         * dimension apart (0: an input broadcast along the rows). */
+        if (in_place && inner >= 1 && lead == 0 && item % nblk == 0) {
+            int64_t rows = L.shape[inner - 1] - idx[inner - 1];
+            if (rows > (s->end - item) / nblk)
+                rows = (s->end - item) / nblk;
+            if (rows > 1) {
+                opgen_src src[OPGEN_MAX_INPUTS];
+                opgen_dst dst;
+                int64_t step[MAXOPS];
+                chunk_operands(&L, c->nin, off, 0, axis, len, s->staging, src, &dst);
+                for (int k = 0; k < L.nops; ++k)
+                    step[k] = L.stride[k][inner - 1];
+                c->chunked(rows, len, src, step, dst, s->params);
+                skip_index(&L, idx, off, inner - 1, rows);
+                item += rows * nblk;
+                continue;
+            }
+        }
         const int64_t start = (item % nblk) * OPGEN_BLOCK - lead, j = start < 0 ? 0 : start;
         int64_t span = 1;   /* blocks in this call */
-        if (in_place && !(lead && item % nblk == 0)) {
+        if ((in_place || repeated) && !(lead && item % nblk == 0)) {
             span = nblk - item % nblk;
             if (span > s->end - item)
                 span = s->end - item;
+            if (repeated && span > 1 && start + span * OPGEN_BLOCK > len)
+                --span;   /* (rows of a whole block: the row's last, shorter block goes alone) */
         }
         const int64_t stop = start + span * OPGEN_BLOCK < len ? start + span * OPGEN_BLOCK : len, n = stop - j;
         if (c->chunked) {
             opgen_src src[OPGEN_MAX_INPUTS];
             opgen_dst dst;
-            chunk_operands(&L, c->nin, off, j, axis, n, s->staging, src, &dst);
-            c->chunked(n, src, dst, s->params);
+            /* (span > 1 with repeated inputs: span rows of a block, the staged inputs' rows the same block) */
+            const int64_t rows = repeated ? span : 1, m = rows > 1 ? OPGEN_BLOCK : n;
+            int64_t step[MAXOPS];
+            chunk_operands(&L, c->nin, off, j, axis, m, s->staging, src, &dst);
+            for (int k = 0; k < L.nops; ++k)
+                step[k] = as_is(&L, k, axis[k]) ? m : 0;
+            c->chunked(rows, m, src, step, dst, s->params);
             chunk_flush(&L, off, j, axis, n, s->staging);
         } else {
             stage_inputs(&L, c->nin, off, j, axis, n, s->staging, in);

@@ -184,9 +184,9 @@ typedef void (*opgen_finish_rowsum_fn)(int64_t n, const float *const *in, const 
  * and written in place, FLOAT16/BFLOAT16 converted OPGEN_CHUNK elements at a time right where the kernel reads
  * or writes them (stream: the output is written with non-temporal stores); same results, bit for bit.  The
  * loops hand over as they are the operands they can (unit stride, aligned) and stage the others into FLOAT as
- * for the plain functions.  Elementwise kernels always take them, and when every operand goes as it is, a
- * thread's whole run of a row in one call, of any length (opgen_loops.c: run_elementwise); row sums only when some
- * operand is FLOAT16/BFLOAT16. */
+ * for the plain functions.  Elementwise kernels always take them, and when every operand goes as it is (or is a
+ * value repeated along the row, staged once), a thread's whole run of rows in one call, of any length
+ * (opgen_chunked_fn below; opgen_loops.c: run_elementwise); row sums only when some operand is FLOAT16/BFLOAT16. */
 typedef struct {
     const void *data;
     aclDataType dtype;                 /* ACL_FLOAT, ACL_FLOAT16 or ACL_BF16 */
@@ -196,7 +196,13 @@ typedef struct {
     aclDataType dtype;                 /* ACL_FLOAT, ACL_FLOAT16 or ACL_BF16 */
     bool stream;
 } opgen_dst;
-typedef void (*opgen_chunked_fn)(int64_t n, const opgen_src *in, opgen_dst out, const void *params);
+/* The elementwise entry is 2-D: `rows` rows of n elements, row r of input k at in[k].data + r * step[k] elements,
+ * of the output at out.data + r * step[nin] (step may be NULL when rows is 1).  A step of 0 gives every row the
+ * same elements: an input broadcast along the rows (Softshrink's gradOutput of shape (1, 1024) against
+ * (1024, 1024)), or one staged block of a repeated value (a scalar gradOutput, in rows of OPGEN_BLOCK): a
+ * thread's share is then one call (opgen_loops.c: run_elementwise). */
+typedef void (*opgen_chunked_fn)(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step, opgen_dst out,
+                                 const void *params);
 typedef void (*opgen_rowsum_chunked_fn)(int64_t n, const opgen_src *in, double *acc, const void *params);
 typedef void (*opgen_colsum_chunked_fn)(int64_t n, const opgen_src *in, double *const *acc, const void *params);
 typedef void (*opgen_finish_col_chunked_fn)(int64_t n, const opgen_src *in, const float *const *sums,

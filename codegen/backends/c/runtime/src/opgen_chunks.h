@@ -52,6 +52,14 @@ extern int64_t opgen_streamed_bytes;
 #else
 #define OPGEN_STREAMED(bytes) ((void)sizeof(bytes))   /* (names its operands, evaluates nothing) */
 #endif
+/* The same build counts the calls of the elementwise 2-D entry (opgen_chunked_rows) in opgen_elementwise_calls, so
+ * that a test can tell a thread's share went in one call (tests/test_c_values.py). */
+#if defined(OPGEN_COUNT_STREAMS)
+extern int64_t opgen_elementwise_calls;
+#define OPGEN_ELEMENTWISE_CALL() ((void)__atomic_fetch_add(&opgen_elementwise_calls, 1, __ATOMIC_RELAXED))
+#else
+#define OPGEN_ELEMENTWISE_CALL() ((void)0)
+#endif
 
 /* Bytes per element of a chunked operand (FLOAT, FLOAT16 or BFLOAT16): opgen_dtype_size, inlined. */
 static inline int64_t opgen_chunk_esize(aclDataType dt) { return dt == ACL_FLOAT ? 4 : 2; }
@@ -458,6 +466,32 @@ static inline __attribute__((always_inline)) void opgen_chunked(int64_t n, int n
                          elementwise);
     else
         opgen_chunk_loop(0, n, nin, in, out, params, block, convert, OPGEN_MIXED, OPGEN_STORE_ANY, elementwise);
+}
+
+/* opgen_chunked over `rows` rows of n elements, row r of input k at in[k].data + r * step[k] elements (0: the same
+ * row for every r), of out at out.data + r * step[nin]: the elementwise kernels' 2-D entry (opgen_chunked_fn).
+ * One call for a thread's share where the loops made a call per row before: Softshrink's gradOutput broadcast
+ * along the rows of (1024, 1024), or a scalar gradOutput staged once into a block and read as OPGEN_BLOCK-element
+ * rows of step 0 (SmoothL1Loss mean/sum).  Each row is exactly the one-row call (the same chunks, the same bits). */
+static inline __attribute__((always_inline)) void opgen_chunked_rows(int64_t rows, int64_t n, int nin,
+                                                                     const opgen_src *in, const int64_t *step,
+                                                                     opgen_dst out, const void *params,
+                                                                     opgen_chunk_fn block)
+{
+    OPGEN_ELEMENTWISE_CALL();
+    if (rows == 1) {
+        opgen_chunked(n, nin, in, out, params, block, true);
+        return;
+    }
+    opgen_src row[OPGEN_MAX_INPUTS];
+    for (int k = 0; k < nin; ++k)
+        row[k] = in[k];
+    for (int64_t r = 0; r < rows; ++r) {
+        opgen_chunked(n, nin, row, out, params, block, true);
+        for (int k = 0; k < nin; ++k)
+            row[k].data = (const char *)row[k].data + step[k] * opgen_chunk_esize(row[k].dtype);
+        out.data = (char *)out.data + step[nin] * opgen_chunk_esize(out.dtype);
+    }
 }
 
 /* The same for a kernel that only reads (rowsum, colsum): fn(at, m, in, NULL, params). */

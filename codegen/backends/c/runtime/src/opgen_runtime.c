@@ -14,6 +14,7 @@
 
 #if defined(OPGEN_COUNT_STREAMS)
 int64_t opgen_streamed_bytes;   /* tests only: bytes written by non-temporal stores (opgen_chunks.h) */
+int64_t opgen_elementwise_calls;   /* tests only: calls of the elementwise kernels' 2-D entry (opgen_chunks.h) */
 #endif
 
 /* ---- the last error, per thread -------------------------------------------------------------------------- */
