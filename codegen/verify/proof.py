@@ -60,6 +60,9 @@ def is_zero(expr) -> bool:
         return True
     if expr.has(sympy.erfc):   # erfc(z) = 1 - erf(z), erf odd: SymPy's simplify does not use them
         return sympy.expand(expr.rewrite(sympy.erf)) == 0
+    inverse = (sympy.asinh, sympy.acosh, sympy.atanh)
+    if expr.has(*inverse):   # AsinhGrad from y: exp(asinh(x)) is x + sqrt(x**2 + 1) once asinh is a log
+        return sympy.simplify(expr.replace(lambda a: isinstance(a, inverse), lambda a: a.rewrite(sympy.log))) == 0
     return False
 
 
