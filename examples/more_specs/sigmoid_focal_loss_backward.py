@@ -12,8 +12,15 @@ def log_sigmoid(z):
     return Min(z, 0) - log1p(exp(-Abs(z)))
 
 
+def power(base, e):
+    """base**e for base >= 0 and a scalar e: the vocabulary has no power with a symbolic exponent, and
+    exp(e*log(base)) alone is nan at 0**0 (0*log 0), where PyTorch's pow gives 1."""
+    return Piecewise((1, Eq(e, 0)), (exp(e * log(base)), True))
+
+
 ce = -(t * log_sigmoid(x) + (1 - t) * log_sigmoid(-x))      # BCE with logits
 q = sigmoid(x) * (1 - t) + sigmoid(-x) * t                    # 1 - p_t, without the cancellation of 1 - p_t
+# (the backward's p - t is written sigmoid(x)(1 - t) - sigmoid(-x) t likewise: exact for a 0/1 target at |x| >> 1)
 alpha_t = Piecewise((alpha * t + (1 - alpha) * (1 - t), alpha >= 0), (1, True))
 mean_factor = Piecewise((1 / N, Eq(reduction, 1)), (1, True))
 
@@ -33,10 +40,10 @@ SPEC = Op(
         Output("gradInput", doc=Text("对x的梯度。", "the gradient w.r.t. x.")),
     ],
     wrt=x,
-    forward=alpha_t * ce * exp(gamma * log(q)),           # q**gamma, q > 0 for every finite x
+    forward=alpha_t * ce * power(q, gamma),
     loss_reduction=Reduction("reduction", mean=N),
-    backward=g * mean_factor * alpha_t * ((sigmoid(x) - t) * exp(gamma * log(q))
-                                          + gamma * ce * exp((gamma - 1) * log(q)) * (1 - 2 * t) * sigmoid(x)
+    backward=g * mean_factor * alpha_t * ((sigmoid(x) * (1 - t) - sigmoid(-x) * t) * power(q, gamma)
+                                          + gamma * ce * power(q, gamma - 1) * (1 - 2 * t) * sigmoid(x)
                                           * sigmoid(-x)),
     dtypes={"ascend910b": FLOATS, "ascend910_93": FLOATS},
     rules=[
