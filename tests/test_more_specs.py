@@ -7,12 +7,17 @@ output) and MarginRankingLossBackward (two outputs, an operand coefficient in th
 output); then (newops3) QuickGeluBackward (1.702 written exactly), SqrtGrad (the forward's output y, the domain
 x > 0 as a `positive=True` symbol), PoissonNllLossBackward (a bool choosing the form, eps, reduction) and
 HingeEmbeddingLossBackward (the target, ±1, selects the form: a condition on an operand alone) and
-MultilabelSoftMarginLossBackward (a mean over the class axis: `dim_size("self", 1)` in the forward).
+MultilabelSoftMarginLossBackward (a mean over the class axis: `dim_size("self", 1)` in the forward); then (newops4,
+session 17) DropoutBackward (a BOOL mask and p in [0, 1), no tensor holding x), RsqrtGrad and ReciprocalGrad from
+their output (1/x on both half-lines: `nonzero=True`), AtanGrad (a forward-only SymPy function), AsinhGrad (a
+rewrite reading |y|) and SigmoidFocalLossBackward (a power by the attribute gamma, alpha < 0 for no weighting).
 
-CI tier: the folder loads; the three framework bugs they found, each with a spec that failed before its fix (an
+CI tier: the folder loads; the framework bugs they found, each with a spec that failed before its fix (an
 op-level at= dropped for a second output, a Python float in a formula, a division by an attribute nothing keeps
-from 0); the NumPy kernels of the two-output and the weighted loss against PyTorch's float64 autograd.  Deep tier:
-`opgen accuracy` on every backend, and every op on every backend against PyTorch's autograd.
+from 0, ...; newops4: an op no tensor holds x of, a Requires range the samples ignored, a parameter named p in C,
+a nonzero variable, asinh and a rewrite reading |u|); the NumPy kernels of the two-output, the weighted and the
+focal loss against PyTorch's float64 autograd.  Deep tier: `opgen accuracy` on every backend, and every op on
+every backend against PyTorch's autograd (special values, broadcast, strided and empty inputs).
 """
 from __future__ import annotations
 
