@@ -574,3 +574,31 @@ def test_newops4_ops_match_pytorch_on_every_backend(backend):
                                                alpha=alpha, reduction=r)
         fin = np.isfinite(want)
         assert _close(got[fin], want[fin], 1e-4), (gamma, alpha, r)
+
+
+@pytest.mark.deep
+@pytest.mark.parametrize("backend", ["numpy", "c", "ascendc"])
+def test_newops4_bad_calls_give_aclnn_statuses(backend):
+    """(newops4) Null (161001), a wrong dtype, a wrong shape and an attribute out of its rule (161002), each naming
+    the parameter, the same on every backend."""
+    k = lambda n: codegen.kernel(n, backend=backend, specs_dir=FOLDER)   # noqa: E731
+    f = np.ones((2, 3), np.float32)
+    m = np.ones((2, 3), bool)
+    focal = dict(grad_output=f, self=f, target=f, gamma=2.0, alpha=0.25, reduction=0)
+    cases = [
+        ("dropout_backward", dict(grad_output=f, mask=None, p=0.5), 161001, "mask"),
+        ("dropout_backward", dict(grad_output=f, mask=f, p=0.5), 161002, "mask"),
+        ("dropout_backward", dict(grad_output=f, mask=m[:, :2], p=0.5), 161002, "mask"),
+        ("dropout_backward", dict(grad_output=f, mask=m, p=1.0), 161002, "p"),
+        ("rsqrt_grad", dict(y=f, dy=f.astype(np.float16)), 161002, "dy"),
+        ("reciprocal_grad", dict(y=f, dy=f[:1]), 161002, "dy"),
+        ("atan_grad", dict(x=f.astype(np.int32), dy=f), 161002, "x"),
+        ("asinh_grad", dict(y=None, dy=f), 161001, "y"),
+        ("sigmoid_focal_loss_backward", {**focal, "gamma": -0.5}, 161002, "gamma"),
+        ("sigmoid_focal_loss_backward", {**focal, "reduction": 3}, 161002, "reduction"),
+        ("sigmoid_focal_loss_backward", {**focal, "target": np.ones((3, 3), np.float32)}, 161002, "target"),
+    ]
+    for name, kw, status, param in cases:
+        with pytest.raises(codegen.AclnnError) as e:
+            k(name)(**kw)
+        assert (e.value.status, e.value.param) == (status, param), (name, str(e.value))
