@@ -16,7 +16,7 @@ CI tier: the folder loads; the framework bugs they found, each with a spec that 
 op-level at= dropped for a second output, a Python float in a formula, a division by an attribute nothing keeps
 from 0, ...; newops4: an op no tensor holds x of, a Requires range the samples ignored, a parameter named p in C,
 a nonzero variable, asinh and a rewrite reading |u|); the NumPy kernels of the two-output, the weighted and the
-focal loss against PyTorch's float64 autograd.  Deep tier: `opgen accuracy` on every backend, and every op on
+AtanGrad and the ops from y against PyTorch's float64 autograd.  Deep tier (also the focal loss): `opgen accuracy` on every backend, and every op on
 every backend against PyTorch's autograd (special values, broadcast, strided and empty inputs).
 """
 from __future__ import annotations
@@ -430,8 +430,28 @@ def _focal(torch, x, t, alpha, gamma, r):
     return [loss, loss.mean(), loss.sum()][r]
 
 
+def test_atan_and_the_ops_from_their_output_match_pytorch():
+    """The NumPy kernels of AtanGrad (from x), RsqrtGrad, ReciprocalGrad and AsinhGrad (from y, PyTorch's autograd
+    at the float64 x whose y is given: the inverse in float64) against PyTorch's float64 autograd."""
+    torch = _torch()
+    rng = np.random.default_rng(18)
+    g = rng.normal(size=(3, 7)).astype(np.float32)
+    x = rng.normal(0, 5, (3, 7)).astype(np.float32)
+    x[0, :3] = [0, -0.0, 1e19]
+    got = codegen.kernel("atan_grad", specs_dir=FOLDER)(x=x, dy=g)
+    assert _close(got, _autograd(torch, torch.atan, [x], g)[0], 2e-6)
+    for name, fwd, inv, y in (("rsqrt_grad", torch.rsqrt, lambda v: 1 / v**2, rng.uniform(0.05, 9, (3, 7))),
+                              ("reciprocal_grad", torch.reciprocal, lambda v: 1 / v, rng.normal(0, 4, (3, 7))),
+                              ("asinh_grad", torch.asinh, np.sinh, rng.normal(0, 30, (3, 7)))):
+        y = y.astype(np.float32)
+        want = _autograd(torch, fwd, [inv(y.astype(np.float64))], g)[0]
+        assert _close(codegen.kernel(name, specs_dir=FOLDER)(y=y, dy=g), want, 4e-6), name
+
+
+@pytest.mark.deep
 def test_sigmoid_focal_loss_matches_pytorch():
-    """A power by a double attribute, (1 - p_t)^gamma, written exp(gamma * log(q)) (the vocabulary has no symbolic
+    """(deep: the focal loss's proof, which the kernel's build runs once, takes ~75 s of CPU uncached)
+    A power by a double attribute, (1 - p_t)^gamma, written exp(gamma * log(q)) (the vocabulary has no symbolic
     exponent); alpha < 0 (no weighting), soft targets, every reduction, against PyTorch's float64 autograd."""
     torch = _torch()
     rng = np.random.default_rng(16)
