@@ -15,9 +15,10 @@ rewrite reading |y|) and SigmoidFocalLossBackward (a power by the attribute gamm
 CI tier: the folder loads; the framework bugs they found, each with a spec that failed before its fix (an
 op-level at= dropped for a second output, a Python float in a formula, a division by an attribute nothing keeps
 from 0, ...; newops4: an op no tensor holds x of, a Requires range the samples ignored, a parameter named p in C,
-a nonzero variable, asinh and a rewrite reading |u|); the NumPy kernels of the two-output, the weighted and the
-AtanGrad and the ops from y against PyTorch's float64 autograd.  Deep tier (also the focal loss): `opgen accuracy` on every backend, and every op on
-every backend against PyTorch's autograd (special values, broadcast, strided and empty inputs).
+a nonzero variable, asinh and a rewrite reading |u|); the NumPy kernels of the two-output and the weighted loss,
+of AtanGrad and of the ops from y against PyTorch's float64 autograd.  Deep tier: `opgen accuracy` on every
+backend, every op on every backend against PyTorch's autograd (special values, broadcast, strided and empty
+inputs), the focal loss's NumPy kernel, newops4's bad calls.
 """
 from __future__ import annotations
 
