@@ -420,6 +420,16 @@ def test_asinh_from_its_output_and_a_rewrite_reading_abs_are_proven():
     assert np.allclose(got, 1 / np.cosh(y.astype(np.float64)), rtol=1e-6, atol=2 ** -149) and got[3] > 0, got
 
 
+def test_a_power_by_an_attribute_is_refused_naming_the_workaround(tmp_path):
+    """The focal loss's (1 - p_t)**gamma: a power with a symbolic exponent is not in the vocabulary; the refusal
+    said only that, and the form that works (exp(gamma*log(q)), 1 at gamma = 0: `power` in the spec) was left to
+    find.  The message names the node and the workaround."""
+    path = _variant(tmp_path, "sigmoid_focal_loss_backward", "* power(q, gamma)\n", "* q**gamma\n")
+    with pytest.raises(SpecError, match=r"a power with a non-constant exponent \(.*\*\*gamma; for a base that is "
+                                        r"never negative write exp\(e\*log\(a\)\) .* 0\*\*0 is 1\)"):
+        load_spec_file(path)
+
+
 def _focal(torch, x, t, alpha, gamma, r):
     """torchvision's sigmoid focal loss, its BCE and 1 - p_t in forms without cancellation (torchvision's 1 - p_t
     and binary_cross_entropy_with_logits lose up to 0.4% of the gradient at x = -30 in float64)."""
