@@ -512,14 +512,21 @@ def _check_math(op, fail):
         for a in f.assume:
             if not isinstance(a, sympy.core.relational.Relational) or not a.free_symbols <= scalar_syms:
                 fail(f"{label}: assume {a} must be a relation on scalars")
-        if op.x_symbol(f) is None and op.y_symbol(f) is None:
-            fail(f"{label}: no tensor holds the forward input or output")
+        if op.x_symbol(f) is None and op.y_symbol(f) is None and op.wrt in _derivative_symbols(op, f):
+            # a linear forward (dropout's x*mask/(1 - p)) has a derivative free of x: no tensor need hold it
+            fail(f"{label}: no tensor holds the forward input or output, and the forward's derivative reads "
+                 f"{op.wrt}: give a tensor the role FORWARD_INPUT or FORWARD_OUTPUT")
     keys = op.variant_keys()
     choices = [op.variant_choices(k) for k in keys]
     for values in itertools.product(*choices):
         key = dict(zip(keys, values))
         if op.formula_for(key) is None:
             fail(f"no backward formula covers {key}")
+
+
+def _derivative_symbols(op, f) -> set:
+    """The symbols of the derivative of the form's forward w.r.t. the op's variable."""
+    return sympy.diff(sympy.sympify(f.forward if f.forward is not None else op.forward), op.wrt).free_symbols
 
 
 def _arithmetic_symbols(expr) -> set:

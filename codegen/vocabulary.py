@@ -128,7 +128,8 @@ def _classify(node) -> Construct | str:
     if isinstance(node, sympy.Pow):
         e = node.exp
         if not e.is_number or e.has(sympy.Symbol):
-            return "a power with a non-constant exponent"
+            return (f"a power with a non-constant exponent ({node}; for a base that is never negative write "
+                    f"exp(e*log(a)) in the forward and the backward, and 1 where e = 0: 0**0 is 1)")
         if not (e.is_real and e.is_finite):
             return f"the power {node} (its exponent is not a finite real number)"
         if e.is_Integer:

@@ -40,6 +40,12 @@ from .reference import Reference, _cached, forward_fn
 INF, NAN = float("inf"), float("nan")
 
 
+def _held(held, vals) -> dict:
+    """{the held tensor's name: its values}, or {} for an op that no tensor holds x or y of (a linear forward:
+    DropoutBackward reads its mask and gradient alone, and its derivative is the same at every x)."""
+    return {} if held is None else {held.name: vals}
+
+
 @dataclass
 class Sample:
     case: str                       # variant, reduction and scalar setting, e.g. "isResult=true, alpha = 0"
@@ -268,7 +274,12 @@ class Context:
             xm = mpmath.mpf(x)
             if mpmath.isinf(xm):
                 xm = mpmath.mpf("1e300") * (1 if x > 0 else -1)
-            y = self.rounded(self.ref.y_tensor.name, self.fwd(xm, *o, *self.scal))
+            try:
+                y = self.rounded(self.ref.y_tensor.name, self.fwd(xm, *o, *self.scal))
+            except ZeroDivisionError:   # a pole of the forward (1/x at 0, ReciprocalGrad): no y to give
+                ys.append(float("nan"))
+                ok.append(False)
+                continue
             ys.append(y)
             # (a nan y of an integer tensor is a value its dtype cannot hold: no forward output it can be given)
             ok.append(self._in_image(mpmath.mpf(y), o) and not (np.isnan(y) and self.ref.y_tensor.name in self.own))
@@ -326,7 +337,7 @@ class Context:
         # leading axes of 1 up to the minimum rank the rules allow (MultiLabelSoftMargin's [1, n]), as `rows` does
         min_rank = max([r.n for r in op.rules if isinstance(r, R.MinRank)] + [1])
         shape = (1,) * (min_rank - 1) + (n,)
-        tensors = {k: np.reshape(v, shape) for k, v in {held.name: vals, **ops}.items()}
+        tensors = {k: np.reshape(v, shape) for k, v in {**_held(held, vals), **ops}.items()}
         if self.scalar_grad:
             gvals = [rng.uniform(-2, 2)] if gs is None else list(np.atleast_1d(gs))
             return [self._sample(group, tensors, np.array(_in(fmt, [g])[0]), shape) for g in gvals]
@@ -349,7 +360,7 @@ class Context:
         # leading axes of 1 up to the minimum rank the rules allow (a rank-4 op's [1, 1, rows, length])
         min_rank = max([r.n for r in self.op.rules if isinstance(r, R.MinRank)] + [0])
         shape = (1,) * max(min_rank - z.ndim, 0) + z.shape
-        tensors = {k: np.reshape(v, shape) for k, v in {held.name: vals, **ops}.items()}
+        tensors = {k: np.reshape(v, shape) for k, v in {**_held(held, vals), **ops}.items()}
         return [self._sample(group, tensors, np.reshape(g, shape), shape)]
 
     def y_rows(self, z, ops: dict) -> np.ndarray:
@@ -385,7 +396,7 @@ class Context:
                 vals = np.moveaxis(self.y_rows(z, ops), -1, dim).reshape(shape)
             else:
                 vals = _in(fmt, np.moveaxis(z, -1, dim).reshape(shape))
-            out = {held.name: vals, **{k: np.moveaxis(v, -1, dim).reshape(shape) for k, v in ops.items()}}
+            out = {**_held(held, vals), **{k: np.moveaxis(v, -1, dim).reshape(shape) for k, v in ops.items()}}
         else:
             ops = {t.name: self.operand(t, n) for t in self.ref.operands}
             xs = _in(fmt, rng.normal(0, 3, n))
@@ -393,7 +404,7 @@ class Context:
                 ys, ok = self.y_of_x(xs, [ops[t.name] for t in self.ref.operands])
                 ys[~ok] = 0.0
                 xs = ys
-            out = {held.name: xs.reshape(shape), **{k: v.reshape(shape) for k, v in ops.items()}}
+            out = {**_held(held, xs.reshape(shape)), **{k: v.reshape(shape) for k, v in ops.items()}}
         out[self.op.grad.name] = _in(fmt, rng.uniform(-2, 2, () if self.scalar_grad else shape))
         for t in self.op.tensors:
             if self.op.role_of(t.name, self.variant.formula) == UNUSED:
@@ -418,7 +429,7 @@ class Context:
                 kw[t.py_name] = None
             else:
                 a = np.asarray(tensors[t.name])
-                kw[t.py_name] = a != 0 if t.name in self.bools else a.astype(self.np_dtype(t.name))
+                kw[t.py_name] = np.asarray(a != 0) if t.name in self.bools else a.astype(self.np_dtype(t.name))
         if self.op.output.sum_to:   # the gradient summed back to that input's own shape
             shape = np.shape(kw[self.op.param(self.op.output.sum_to).py_name])
         return Sample(self.label, group, kw, shape=tuple(shape), **extra)

@@ -403,7 +403,7 @@ class Reference:
         bshape = shape
         if op.output.sum_to:   # every element of the broadcast shape, summed back to the output's shape below
             bshape, only = _shapes(op, kw, shape)[BROADCAST], None
-        v = np.broadcast_to(mp(kw[held.py_name]), bshape)
+        v = np.broadcast_to(mp(kw[held.py_name] if held is not None else np.zeros(bshape)), bshape)   # (any x: linear)
         g = np.broadcast_to(mp(kw[op.grad.py_name]), bshape)
         opnd = [np.broadcast_to(mp(kw[t.py_name]), bshape) for t in self.operands]
         shapes = _shapes(op, kw, shape)

@@ -338,7 +338,19 @@ def _branch_points(op: Op, variant: Variant, reals) -> tuple[list, dict]:
 def sample_scalars(case: Case, draw) -> dict:
     """{symbol: value} of every real scalar of the op (aclScalars, double and float attributes), consistent with
     the case: `draw(kind)` gives a number for kind "positive", "negative" or "any"; each symbol a substitution
-    introduces is drawn once and the substitutions are evaluated on the draws (SymPy numbers)."""
+    introduces is drawn once and the substitutions are evaluated on the draws (SymPy numbers).  The values also
+    satisfy the op's unconditional `Requires` rules: a range no case splits on (DropoutBackward's 0 <= p < 1, read
+    only in 1/(1 - p)) is drawn again until it holds (a valid call; the checkers refuse the others)."""
+    from codegen.spec.rules import Requires
+    conds = [r.condition for r in case.op.rules if isinstance(r, Requires) and r.when == sympy.true]
+    for _ in range(200):
+        out = _sample_scalars_once(case, draw)
+        if all(sympy.sympify(c).xreplace(out) is not sympy.false for c in conds):
+            break
+    return out
+
+
+def _sample_scalars_once(case: Case, draw) -> dict:
     free = {}
     for value in case.subs.values():
         for s in sorted(sympy.sympify(value).free_symbols, key=str):

@@ -60,6 +60,9 @@ def is_zero(expr) -> bool:
         return True
     if expr.has(sympy.erfc):   # erfc(z) = 1 - erf(z), erf odd: SymPy's simplify does not use them
         return sympy.expand(expr.rewrite(sympy.erf)) == 0
+    inverse = (sympy.asinh, sympy.acosh, sympy.atanh)
+    if expr.has(*inverse):   # AsinhGrad from y: exp(asinh(x)) is x + sqrt(x**2 + 1) once asinh is a log
+        return sympy.simplify(expr.replace(lambda a: isinstance(a, inverse), lambda a: a.rewrite(sympy.log))) == 0
     return False
 
 
@@ -211,6 +214,10 @@ class CaseProof:
         high = zero if x.is_nonpositive else sympy.oo
         pts = [p for p in pts if not ((low == 0 and sympy.sympify(p).is_nonpositive)
                                       or (high == 0 and sympy.sympify(p).is_nonnegative))]
+        # a `nonzero=True` x (1/x, ReciprocalGrad) is proven on each side of 0; 0 is no point of the domain
+        hole = x.is_zero is False and low != 0 and high != 0
+        if hole:
+            pts = sort_points([p for p in pts if not is_zero(sympy.sympify(p))] + [zero])
         edges = [low] + pts + [high]
         lines, sides = [], []
         for lo, hi in zip(edges, edges[1:]):
@@ -246,7 +253,8 @@ class CaseProof:
                 lines.append(self.line(where, "FAILED", f"residual {sympy.simplify(residual)}",
                                        self._counterexample(residual, lo, hi)))
         for i, t in enumerate(pts):
-            lines.append(self._boundary(t, ftrees, fp, btrees, bp, u, in_y, sides[i], sides[i + 1]))
+            if not (hole and is_zero(sympy.sympify(t))):
+                lines.append(self._boundary(t, ftrees, fp, btrees, bp, u, in_y, sides[i], sides[i + 1]))
         return lines + self._declared_elsewhere(pts, ftrees, fp, btrees, bp, u, in_y)
 
     def _declared_elsewhere(self, pts, ftrees, fp, btrees, bp, u, in_y):
@@ -294,7 +302,9 @@ class CaseProof:
             return a, b, None
         if d.is_negative:
             return b, a, None
-        raise Undecided(f"cannot show the forward branch {fk} is monotone (derivative {d})")
+        raise Undecided(f"cannot show the forward branch {fk} is monotone (derivative {d}); a forward defined on "
+                        f"part of the line only says so on its variable: Symbol('{x}', positive=True), "
+                        f"negative=True or nonzero=True (1/x)")
 
     def _declared_at(self, t):
         """The value the spec declares at x = t (Op.at / Formula.at) in this case, or None."""

@@ -80,9 +80,9 @@ def _function(exprs, tensors_by_sym, fields, reductions_by_sym, suffix) -> dict:
     used = _used(exprs)   # `exprs` lists every temporary the function computes, so this is all it reads
     loads = [(k, name) for k, (sym, name) in enumerate(tensors_by_sym) if sym in used]
     consts = [(ctype, f) for ctype, f, sym in fields if sym in used]
-    declare = [f"const Params{suffix} *p = params;"] if consts else ["(void)params;"]
+    declare = [f"const Params{suffix} *prm = params;"] if consts else ["(void)params;"]
     declare += [f"const float *restrict {name} = in[{k}];" for k, name in loads]
-    declare += [f"const {ctype} {f} = p->{f};" for ctype, f in consts]
+    declare += [f"const {ctype} {f} = prm->{f};" for ctype, f in consts]
     return {
         "declare": declare,
         # element i of every operand, loaded at the top of the loop body
@@ -96,15 +96,15 @@ def _fill(kv: KernelVariant, ppr) -> list[str]:
     lines = []
     for p in kv.scalars:
         if isinstance(p, Scalar):
-            lines.append(f"p.{p.py_name} = (float){value_var(p)};")
+            lines.append(f"prm.{p.py_name} = (float){value_var(p)};")
         elif p.is_real:
-            lines.append(f"p.{p.py_name} = (float){p.name};")
+            lines.append(f"prm.{p.py_name} = (float){p.name};")
         else:
-            lines.append(f"p.{p.py_name} = {p.name};")
+            lines.append(f"prm.{p.py_name} = {p.name};")
     for n in kv.numels:
-        lines.append(f"p.{numel_field(n)} = (float){count_c(n)};")
+        lines.append(f"prm.{numel_field(n)} = (float){count_c(n)};")
     for s, e in kv.prelude:
-        lines.append(f"p.{s} = {ppr.doprint(e)};")
+        lines.append(f"prm.{s} = {ppr.doprint(e)};")
     return lines
 
 
@@ -216,7 +216,7 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
     reductions = [pr.doprint(e) for _, e in kv.reductions]
     red_syms = [s for s, _ in kv.reductions]
     # the prelude is computed in phase 1, over the fields of `p`
-    ppr = KernelCPrinter({sym: f"p.{f}" for _, f, sym in fields})
+    ppr = KernelCPrinter({sym: f"prm.{f}" for _, f, sym in fields})
     suffix = ("__" + kv.suffix) if kv.suffix else ""
     finish = _function([e for _, e in kv.body] + [kv.result], tensors, fields, red_syms, suffix)
     summed = _function([e for _, e in kv.reductions], tensors, fields, red_syms, suffix)
@@ -371,7 +371,7 @@ def _phase1_variant(op: Op, kv: KernelVariant, v: dict, fill: list[str]) -> list
     """Phase 1's lines for one variant (indented, inside `if (<its key>)` when the op has several): the kernel's
     constants, the operands and the functions handed to the runtime."""
     s, out = v["suffix"], op.output.name
-    body = broadcast_lines(op, kv) + [f"Params{s} p;", "memset(&p, 0, sizeof p);", *fill]
+    body = broadcast_lines(op, kv) + [f"Params{s} prm;", "memset(&prm, 0, sizeof prm);", *fill]
     body += _input_lines(op, kv) + [f"opgen_call_output(&call, {out});"] + _grid_lines(kv, s)
     body += wide.phase1_lines(op, kv, s, value_var)   # returns here when the inputs promote to a wide dtype
     if op.reduce_dim is not None:
@@ -393,10 +393,10 @@ def _phase1_variant(op: Op, kv: KernelVariant, v: dict, fill: list[str]) -> list
             body.append(f"call.sparse_target = {target};   /* 0 at every other class: opgen_loops.c, run_sparse */")
     if op.sequence is not None:   # codegen.spec.sequence: phase 2 writes 0 past each length after the call
         sq = op.sequence
-        body.append(f"return opgen_phase1_masked(OP, &call, &p, sizeof p, {sq.lengths}, {sq.time}, {sq.batch}, "
+        body.append(f"return opgen_phase1_masked(OP, &call, &prm, sizeof prm, {sq.lengths}, {sq.time}, {sq.batch}, "
                     "workspaceSize, executor);")
     else:
-        body.append("return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);")
+        body.append("return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);")
     if not v["dispatch"]:
         return ["    " + line for line in body]
     return [f"    if ({v['dispatch']}) {{", *["        " + line for line in body], "    }"]
@@ -488,19 +488,19 @@ def _split_phase1(op: Op, variants: list[dict], kvs: list[KernelVariant]) -> lis
                      f"{len(wide_types)}, wide);"]
         for h, (v, kv) in enumerate(group):
             s, half = v["suffix"], kv.variant.half
-            ppr = KernelCPrinter({sym: f"p_{half}.{f}" for _, f, sym in _fields(kv)})
-            body += [f"/* the half {half}: {out}'s along {dim} */", f"Params{s} p_{half};",
-                     f"memset(&p_{half}, 0, sizeof p_{half});"]
-            body += [re.sub(r"^p\.", f"p_{half}.", line) for line in _fill(kv, ppr)]
+            ppr = KernelCPrinter({sym: f"prm_{half}.{f}" for _, f, sym in _fields(kv)})
+            body += [f"/* the half {half}: {out}'s along {dim} */", f"Params{s} prm_{half};",
+                     f"memset(&prm_{half}, 0, sizeof prm_{half});"]
+            body += [re.sub(r"^prm\.", f"prm_{half}.", line) for line in _fill(kv, ppr)]
             body += [f"opgen_call_input(&calls[{h}], {renamed.get(t.name, t.name)});" for t in kv.tensors]
             body += [f"opgen_call_output(&calls[{h}], &{out}_{half});"]
             floats = [f"calls[{h}].block = block{s};", f"calls[{h}].chunked = block_chunked{s};",
-                      f"params[{h}] = &p_{half};", f"sizes[{h}] = sizeof p_{half};"]
+                      f"params[{h}] = &prm_{half};", f"sizes[{h}] = sizeof prm_{half};"]
             if wide_types:
-                body += [f"Params64{s} q_{half};", f"memset(&q_{half}, 0, sizeof q_{half});"]
-                body += wide.fill64_lines(kv, value_var, f"q_{half}")
+                body += [f"Params64{s} prm64_{half};", f"memset(&prm64_{half}, 0, sizeof prm64_{half});"]
+                body += wide.fill64_lines(kv, value_var, f"prm64_{half}")
                 body += ["if (computes_wide) {", f"    calls[{h}].wide = block_f64{s};",
-                         f"    params[{h}] = &q_{half};", f"    sizes[{h}] = sizeof q_{half};", "} else {"]
+                         f"    params[{h}] = &prm64_{half};", f"    sizes[{h}] = sizeof prm64_{half};", "} else {"]
                 body += ["    " + line for line in floats] + ["}"]
             else:
                 body += floats

@@ -57,7 +57,7 @@ def phase1_lines(op: Op, variants: list[dict], kvs: list, fill) -> list[str]:
     lines = views + [f"opgen_call calls[{len(outs)}];", "memset(calls, 0, sizeof calls);",
                      f"const void *params[{len(outs)}];", f"size_t sizes[{len(outs)}];"]
     for v, (_, _, kv) in zip(variants, kvs):
-        lines += [f"Params{v['suffix']} p{v['suffix']};"]
+        lines += [f"Params{v['suffix']} prm{v['suffix']};"]
     for k, o in enumerate(outs):
         group = [(v, sub, kv) for v, (out, sub, kv) in zip(variants, kvs) if out.name == o.name]
         lines.append(f"/* {o.name}" + (f": on the broadcast shape, summed back to {o.sum_to}'s */" if o.sum_to
@@ -69,12 +69,12 @@ def phase1_lines(op: Op, variants: list[dict], kvs: list, fill) -> list[str]:
         first = True
         for v, sub, kv in group:
             s = v["suffix"]
-            ppr = KernelCPrinter({sym: f"p{s}.{f}" for _, f, sym in fill.fields(kv)})
-            body = [f"memset(&p{s}, 0, sizeof p{s});"]
-            body += [re.sub(r"^p\.", f"p{s}.", line) for line in fill.lines(kv, ppr)]
+            ppr = KernelCPrinter({sym: f"prm{s}.{f}" for _, f, sym in fill.fields(kv)})
+            body = [f"memset(&prm{s}, 0, sizeof prm{s});"]
+            body += [re.sub(r"^prm\.", f"prm{s}.", line) for line in fill.lines(kv, ppr)]
             body += [f"opgen_call_input(&calls[{k}], {arg(t.name)});" for t in kv.tensors]
             body += [f"calls[{k}].block = block{s};", f"calls[{k}].chunked = block_chunked{s};",
-                     f"params[{k}] = &p{s};", f"sizes[{k}] = sizeof p{s};"]
+                     f"params[{k}] = &prm{s};", f"sizes[{k}] = sizeof prm{s};"]
             if v["dispatch"]:
                 lines += [f"{'if' if first else 'else if'} ({v['dispatch']}) {{", *["    " + b for b in body], "}"]
             else:

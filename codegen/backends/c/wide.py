@@ -104,9 +104,9 @@ def kernel_lines(op: Op, kv: KernelVariant, suffix: str) -> list[str]:
     if wide_dtypes(op):
         lines += [f"static void block_f64{suffix}(int64_t n, const double *const *in, double *out, "
                   "const void *params)", "{"]
-        lines.append(f"    const Params64{suffix} *p = params;" if consts else "    (void)params;")
+        lines.append(f"    const Params64{suffix} *prm = params;" if consts else "    (void)params;")
         lines += [f"    const double *restrict {t.py_name} = in[{k}];" for k, t in enumerate(kv.tensors)]
-        lines += [f"    const double {f} = p->{f};" for f in consts]
+        lines += [f"    const double {f} = prm->{f};" for f in consts]
         lines += ["    for (int64_t i = 0; i < n; ++i) {"]
         lines += [f"        const double {t.py_name}_i = {t.py_name}[i];" for t in kv.tensors]
         lines += [f"        const double {s} = {pr.doprint(e)};" for s, e in kv.body]
@@ -116,10 +116,10 @@ def kernel_lines(op: Op, kv: KernelVariant, suffix: str) -> list[str]:
         body, result = conjugated(op, kv)
         cpr = ComplexCPrinter(names, last=kv.last)
         lines += [f"static void block_c128{suffix}(int64_t n, const double *const *in, double *out, const void *params)",
-                  "{", f"    const Params64{suffix} *p = params;" if consts else "    (void)params;"]
+                  "{", f"    const Params64{suffix} *prm = params;" if consts else "    (void)params;"]
         lines += [f"    const double complex *restrict {t.py_name} = (const double complex *)in[{k}];"
                   for k, t in enumerate(kv.tensors)]
-        lines += [f"    const double {f} = p->{f};" for f in consts]
+        lines += [f"    const double {f} = prm->{f};" for f in consts]
         lines += ["    double complex *restrict res = (double complex *)out;", "    for (int64_t i = 0; i < n; ++i) {"]
         lines += [f"        const double complex {t.py_name}_i = {t.py_name}[i];" for t in kv.tensors]
         lines += [f"        const double complex {s} = {cpr.doprint(e)};" for s, e in body]
@@ -133,7 +133,7 @@ def phase1_lines(op: Op, kv: KernelVariant, suffix: str, value_var) -> list[str]
     if not _any_wide(op):
         return []
     fields = _fields(kv)
-    pnames = {sym: f"q.{f}" for f, sym in fields}
+    pnames = {sym: f"prm64.{f}" for f, sym in fields}
     ppr = DoubleCPrinter(pnames)
     tensors = ", ".join(t.name for t in kv.tensors)
     out = []
@@ -144,7 +144,7 @@ def phase1_lines(op: Op, kv: KernelVariant, suffix: str, value_var) -> list[str]
     return out
 
 
-def fill64_lines(kv: KernelVariant, value_var, var: str = "q") -> list[str]:
+def fill64_lines(kv: KernelVariant, value_var, var: str = "prm64") -> list[str]:
     """The assignments of the DOUBLE kernel's constants into the struct `var` (scalars unrounded, the prelude in
     double)."""
     fields = _fields(kv)
@@ -162,22 +162,22 @@ def _phase1_switch(op, kv, suffix, value_var, wide, fields, ppr, tensors, fn, co
              f"    static const aclDataType wide[] = {{{', '.join(wide)}}};",
              f"    const aclTensor *const inputs[] = {{{tensors}}};",
              f"    if (opgen_computes_wide({len(kv.tensors)}, inputs, {len(wide)}, wide)) {{",
-             f"        Params64{suffix} q;",
-             "        memset(&q, 0, sizeof q);"]
+             f"        Params64{suffix} prm64;",
+             "        memset(&prm64, 0, sizeof prm64);"]
     for p in kv.scalars:
         value = value_var(p) if isinstance(p, Scalar) else f"(double){p.name}"
-        lines.append(f"        q.{p.py_name} = {value};")
+        lines.append(f"        prm64.{p.py_name} = {value};")
     for n in kv.numels:
-        lines.append(f"        q.numel_{n} = (double)opgen_numel({n});")
+        lines.append(f"        prm64.numel_{n} = (double)opgen_numel({n});")
     for s, e in kv.prelude:
-        lines.append(f"        q.{s} = {ppr.doprint(e)};")
+        lines.append(f"        prm64.{s} = {ppr.doprint(e)};")
     lines += [f"        call.wide = {fn};",
               f"        call.is_complex = {complex_flag};",
               # (a sequence mask, codegen.spec.sequence: phase 2 writes 0 past each length after the call)
-              "        return opgen_phase1_masked(OP, &call, &q, sizeof q, "
+              "        return opgen_phase1_masked(OP, &call, &prm64, sizeof prm64, "
               f"{op.sequence.lengths}, {op.sequence.time}, {op.sequence.batch}, workspaceSize, executor);"
               if op.sequence is not None else
-              "        return opgen_phase1_done(OP, &call, &q, sizeof q, workspaceSize, executor);",
+              "        return opgen_phase1_done(OP, &call, &prm64, sizeof prm64, workspaceSize, executor);",
               "    }",
               "}"]
     return lines

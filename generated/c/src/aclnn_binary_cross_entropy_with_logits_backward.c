@@ -135,11 +135,11 @@ typedef struct {
 static inline __attribute__((always_inline)) void block__weight_optional_absent__pos_weight_optional_absent(int64_t n, const float *const *in, float *out,
                                                                       const void *params)
 {
-    const Params__weight_optional_absent__pos_weight_optional_absent *p = params;
+    const Params__weight_optional_absent__pos_weight_optional_absent *prm = params;
     const float *restrict grad_output = in[0];
     const float *restrict self = in[1];
     const float *restrict target = in[2];
-    const float c0 = p->c0;
+    const float c0 = prm->c0;
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
@@ -178,12 +178,12 @@ typedef struct {
 static inline __attribute__((always_inline)) void block__weight_optional_absent__pos_weight_optional_present(int64_t n, const float *const *in, float *out,
                                                                       const void *params)
 {
-    const Params__weight_optional_absent__pos_weight_optional_present *p = params;
+    const Params__weight_optional_absent__pos_weight_optional_present *prm = params;
     const float *restrict grad_output = in[0];
     const float *restrict self = in[1];
     const float *restrict target = in[2];
     const float *restrict pos_weight_optional = in[3];
-    const float c0 = p->c0;
+    const float c0 = prm->c0;
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
@@ -223,12 +223,12 @@ typedef struct {
 static inline __attribute__((always_inline)) void block__weight_optional_present__pos_weight_optional_absent(int64_t n, const float *const *in, float *out,
                                                                       const void *params)
 {
-    const Params__weight_optional_present__pos_weight_optional_absent *p = params;
+    const Params__weight_optional_present__pos_weight_optional_absent *prm = params;
     const float *restrict grad_output = in[0];
     const float *restrict self = in[1];
     const float *restrict target = in[2];
     const float *restrict weight_optional = in[3];
-    const float c0 = p->c0;
+    const float c0 = prm->c0;
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
@@ -268,13 +268,13 @@ typedef struct {
 static inline __attribute__((always_inline)) void block__weight_optional_present__pos_weight_optional_present(int64_t n, const float *const *in, float *out,
                                                                       const void *params)
 {
-    const Params__weight_optional_present__pos_weight_optional_present *p = params;
+    const Params__weight_optional_present__pos_weight_optional_present *prm = params;
     const float *restrict grad_output = in[0];
     const float *restrict self = in[1];
     const float *restrict target = in[2];
     const float *restrict weight_optional = in[3];
     const float *restrict pos_weight_optional = in[4];
-    const float c0 = p->c0;
+    const float c0 = prm->c0;
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
@@ -351,25 +351,25 @@ aclnnStatus aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(
     opgen_call call;
     memset(&call, 0, sizeof call);
     if (weightOptional == NULL && posWeightOptional == NULL) {
-        Params__weight_optional_absent__pos_weight_optional_absent p;
-        memset(&p, 0, sizeof p);
-        p.reduction = reduction;
-        p.numel_self = (float)opgen_numel(self);
-        p.c0 = ((p.reduction == 1) ? 1.0F/p.numel_self : 1);
+        Params__weight_optional_absent__pos_weight_optional_absent prm;
+        memset(&prm, 0, sizeof prm);
+        prm.reduction = reduction;
+        prm.numel_self = (float)opgen_numel(self);
+        prm.c0 = ((prm.reduction == 1) ? 1.0F/prm.numel_self : 1);
         opgen_call_input(&call, gradOutput);
         opgen_call_input(&call, self);
         opgen_call_input(&call, target);
         opgen_call_output(&call, out);
         call.block = block__weight_optional_absent__pos_weight_optional_absent;
         call.chunked = block_chunked__weight_optional_absent__pos_weight_optional_absent;
-        return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);
+        return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
     }
     if (weightOptional == NULL && posWeightOptional != NULL) {
-        Params__weight_optional_absent__pos_weight_optional_present p;
-        memset(&p, 0, sizeof p);
-        p.reduction = reduction;
-        p.numel_self = (float)opgen_numel(self);
-        p.c0 = ((p.reduction == 1) ? 1.0F/p.numel_self : 1);
+        Params__weight_optional_absent__pos_weight_optional_present prm;
+        memset(&prm, 0, sizeof prm);
+        prm.reduction = reduction;
+        prm.numel_self = (float)opgen_numel(self);
+        prm.c0 = ((prm.reduction == 1) ? 1.0F/prm.numel_self : 1);
         opgen_call_input(&call, gradOutput);
         opgen_call_input(&call, self);
         opgen_call_input(&call, target);
@@ -377,14 +377,14 @@ aclnnStatus aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(
         opgen_call_output(&call, out);
         call.block = block__weight_optional_absent__pos_weight_optional_present;
         call.chunked = block_chunked__weight_optional_absent__pos_weight_optional_present;
-        return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);
+        return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
     }
     if (weightOptional != NULL && posWeightOptional == NULL) {
-        Params__weight_optional_present__pos_weight_optional_absent p;
-        memset(&p, 0, sizeof p);
-        p.reduction = reduction;
-        p.numel_self = (float)opgen_numel(self);
-        p.c0 = ((p.reduction == 1) ? 1.0F/p.numel_self : 1);
+        Params__weight_optional_present__pos_weight_optional_absent prm;
+        memset(&prm, 0, sizeof prm);
+        prm.reduction = reduction;
+        prm.numel_self = (float)opgen_numel(self);
+        prm.c0 = ((prm.reduction == 1) ? 1.0F/prm.numel_self : 1);
         opgen_call_input(&call, gradOutput);
         opgen_call_input(&call, self);
         opgen_call_input(&call, target);
@@ -392,14 +392,14 @@ aclnnStatus aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(
         opgen_call_output(&call, out);
         call.block = block__weight_optional_present__pos_weight_optional_absent;
         call.chunked = block_chunked__weight_optional_present__pos_weight_optional_absent;
-        return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);
+        return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
     }
     if (weightOptional != NULL && posWeightOptional != NULL) {
-        Params__weight_optional_present__pos_weight_optional_present p;
-        memset(&p, 0, sizeof p);
-        p.reduction = reduction;
-        p.numel_self = (float)opgen_numel(self);
-        p.c0 = ((p.reduction == 1) ? 1.0F/p.numel_self : 1);
+        Params__weight_optional_present__pos_weight_optional_present prm;
+        memset(&prm, 0, sizeof prm);
+        prm.reduction = reduction;
+        prm.numel_self = (float)opgen_numel(self);
+        prm.c0 = ((prm.reduction == 1) ? 1.0F/prm.numel_self : 1);
         opgen_call_input(&call, gradOutput);
         opgen_call_input(&call, self);
         opgen_call_input(&call, target);
@@ -408,7 +408,7 @@ aclnnStatus aclnnBinaryCrossEntropyWithLogitsBackwardGetWorkspaceSize(
         opgen_call_output(&call, out);
         call.block = block__weight_optional_present__pos_weight_optional_present;
         call.chunked = block_chunked__weight_optional_present__pos_weight_optional_present;
-        return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);
+        return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
     }
     return opgen_fail(ACLNN_ERR_INNER, NULL, "%s: no kernel variant for these arguments", OP);
 }

@@ -72,14 +72,14 @@ typedef struct {
 static inline __attribute__((always_inline)) void block__a(int64_t n, const float *const *in, float *out,
                                                                       const void *params)
 {
-    const Params__a *p = params;
+    const Params__a *prm = params;
     const float *restrict grad_y = in[0];
     const float *restrict a = in[1];
     const float *restrict b = in[2];
-    const float alpha = p->alpha;
-    const float limit = p->limit;
-    const float bias = p->bias;
-    const float c0 = p->c0;
+    const float alpha = prm->alpha;
+    const float limit = prm->limit;
+    const float bias = prm->bias;
+    const float c0 = prm->c0;
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_y_i = grad_y[i];
@@ -120,13 +120,13 @@ typedef struct {
 static inline __attribute__((always_inline)) void block__b(int64_t n, const float *const *in, float *out,
                                                                       const void *params)
 {
-    const Params__b *p = params;
+    const Params__b *prm = params;
     const float *restrict grad_y = in[0];
     const float *restrict a = in[1];
     const float *restrict b = in[2];
-    const float alpha = p->alpha;
-    const float limit = p->limit;
-    const float c0 = p->c0;
+    const float alpha = prm->alpha;
+    const float limit = prm->limit;
+    const float c0 = prm->c0;
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_y_i = grad_y[i];
@@ -209,34 +209,34 @@ aclnnStatus aclnnClippedSwigluGradGetWorkspaceSize(
         const void *params[2];
         size_t sizes[2];
         /* the half a: gradXOut's along dim */
-        Params__a p_a;
-        memset(&p_a, 0, sizeof p_a);
-        p_a.alpha = (float)alpha;
-        p_a.limit = (float)limit;
-        p_a.bias = (float)bias;
-        p_a.c0 = -p_a.limit;
+        Params__a prm_a;
+        memset(&prm_a, 0, sizeof prm_a);
+        prm_a.alpha = (float)alpha;
+        prm_a.limit = (float)limit;
+        prm_a.bias = (float)bias;
+        prm_a.c0 = -prm_a.limit;
         opgen_call_input(&calls[0], &gradY_rows);
         opgen_call_input(&calls[0], a);
         opgen_call_input(&calls[0], b);
         opgen_call_output(&calls[0], &gradXOut_a);
         calls[0].block = block__a;
         calls[0].chunked = block_chunked__a;
-        params[0] = &p_a;
-        sizes[0] = sizeof p_a;
+        params[0] = &prm_a;
+        sizes[0] = sizeof prm_a;
         /* the half b: gradXOut's along dim */
-        Params__b p_b;
-        memset(&p_b, 0, sizeof p_b);
-        p_b.alpha = (float)alpha;
-        p_b.limit = (float)limit;
-        p_b.c0 = -p_b.limit;
+        Params__b prm_b;
+        memset(&prm_b, 0, sizeof prm_b);
+        prm_b.alpha = (float)alpha;
+        prm_b.limit = (float)limit;
+        prm_b.c0 = -prm_b.limit;
         opgen_call_input(&calls[1], &gradY_rows);
         opgen_call_input(&calls[1], a);
         opgen_call_input(&calls[1], b);
         opgen_call_output(&calls[1], &gradXOut_b);
         calls[1].block = block__b;
         calls[1].chunked = block_chunked__b;
-        params[1] = &p_b;
-        sizes[1] = sizeof p_b;
+        params[1] = &prm_b;
+        sizes[1] = sizeof prm_b;
         return opgen_phase1_rows(OP, calls, params, sizes, gradXOut, &rows, workspaceSize, executor);
     }
 }

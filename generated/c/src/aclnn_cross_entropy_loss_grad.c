@@ -237,15 +237,15 @@ static void colsum2__reduction_optional_none__weight_optional_absent(int64_t n, 
 static void finish_row__reduction_optional_none__weight_optional_absent(int64_t n, const float *const *in, const double *acc, float *out,
                                                                        const void *params)
 {
-    const Params__reduction_optional_none__weight_optional_absent *p = params;
+    const Params__reduction_optional_none__weight_optional_absent *prm = params;
     const float *restrict grad_loss = in[0];
     const float *restrict log_prob = in[1];
     const float *restrict target = in[2];
     const float *restrict class_index = in[3];
-    const int64_t ignore_index = p->ignore_index;
-    const float c0 = p->c0;
-    const float c1 = p->c1;
-    const float c2 = p->c2;
+    const int64_t ignore_index = prm->ignore_index;
+    const float c0 = prm->c0;
+    const float c1 = prm->c1;
+    const float c2 = prm->c2;
     const float r0 = (float)acc[0];
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
@@ -260,15 +260,15 @@ static void finish_row__reduction_optional_none__weight_optional_absent(int64_t 
 static void finish_col__reduction_optional_none__weight_optional_absent(int64_t n, const float *const *in, const float *const *sums, float *out,
                                                                        const void *params)
 {
-    const Params__reduction_optional_none__weight_optional_absent *p = params;
+    const Params__reduction_optional_none__weight_optional_absent *prm = params;
     const float *restrict grad_loss = in[0];
     const float *restrict log_prob = in[1];
     const float *restrict target = in[2];
     const float *restrict class_index = in[3];
-    const int64_t ignore_index = p->ignore_index;
-    const float c0 = p->c0;
-    const float c1 = p->c1;
-    const float c2 = p->c2;
+    const int64_t ignore_index = prm->ignore_index;
+    const float c0 = prm->c0;
+    const float c1 = prm->c1;
+    const float c2 = prm->c2;
     const float *restrict a0 = sums[0];
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
@@ -664,15 +664,15 @@ static void colsum2__reduction_optional_none__weight_optional_present(int64_t n,
 static void finish_row__reduction_optional_none__weight_optional_present(int64_t n, const float *const *in, const double *acc, float *out,
                                                                         const void *params)
 {
-    const Params__reduction_optional_none__weight_optional_present *p = params;
+    const Params__reduction_optional_none__weight_optional_present *prm = params;
     const float *restrict grad_loss = in[0];
     const float *restrict log_prob = in[1];
     const float *restrict target = in[2];
     const float *restrict weight_optional = in[3];
     const float *restrict class_index = in[4];
-    const int64_t ignore_index = p->ignore_index;
-    const float c0 = p->c0;
-    const float c1 = p->c1;
+    const int64_t ignore_index = prm->ignore_index;
+    const float c0 = prm->c0;
+    const float c1 = prm->c1;
     const float r0 = (float)acc[0];
     const float r1 = (float)acc[1];
     float *restrict res = out;
@@ -689,15 +689,15 @@ static void finish_row__reduction_optional_none__weight_optional_present(int64_t
 static void finish_col__reduction_optional_none__weight_optional_present(int64_t n, const float *const *in, const float *const *sums, float *out,
                                                                         const void *params)
 {
-    const Params__reduction_optional_none__weight_optional_present *p = params;
+    const Params__reduction_optional_none__weight_optional_present *prm = params;
     const float *restrict grad_loss = in[0];
     const float *restrict log_prob = in[1];
     const float *restrict target = in[2];
     const float *restrict weight_optional = in[3];
     const float *restrict class_index = in[4];
-    const int64_t ignore_index = p->ignore_index;
-    const float c0 = p->c0;
-    const float c1 = p->c1;
+    const int64_t ignore_index = prm->ignore_index;
+    const float c0 = prm->c0;
+    const float c1 = prm->c1;
     const float *restrict a0 = sums[0];
     const float *restrict a1 = sums[1];
     float *restrict res = out;
@@ -904,10 +904,10 @@ typedef struct {
 /* the summand of g0, the sum over the whole grid the kernel divides by (GridSum) */
 static void grid0__reduction_optional_mean__weight_optional_absent(int64_t n, const float *const *in, float *out, const void *params)
 {
-    const Params__reduction_optional_mean__weight_optional_absent *p = params;
+    const Params__reduction_optional_mean__weight_optional_absent *prm = params;
     const float *restrict target = in[2];
     const float *restrict class_index = in[3];
-    const int64_t ignore_index = p->ignore_index;
+    const int64_t ignore_index = prm->ignore_index;
     for (int64_t i = 0; i < n; ++i) {
         const float target_i = target[i];
         const float class_index_i = class_index[i];
@@ -1078,16 +1078,16 @@ static void colsum2__reduction_optional_mean__weight_optional_absent(int64_t n, 
 static void finish_row__reduction_optional_mean__weight_optional_absent(int64_t n, const float *const *in, const double *acc, float *out,
                                                                        const void *params)
 {
-    const Params__reduction_optional_mean__weight_optional_absent *p = params;
+    const Params__reduction_optional_mean__weight_optional_absent *prm = params;
     const float *restrict grad_loss = in[0];
     const float *restrict log_prob = in[1];
     const float *restrict target = in[2];
     const float *restrict class_index = in[3];
-    const int64_t ignore_index = p->ignore_index;
-    const float c0 = p->c0;
-    const float c1 = p->c1;
-    const float c2 = p->c2;
-    const float g0 = p->g0;
+    const int64_t ignore_index = prm->ignore_index;
+    const float c0 = prm->c0;
+    const float c1 = prm->c1;
+    const float c2 = prm->c2;
+    const float g0 = prm->g0;
     const float r0 = (float)acc[0];
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
@@ -1102,16 +1102,16 @@ static void finish_row__reduction_optional_mean__weight_optional_absent(int64_t 
 static void finish_col__reduction_optional_mean__weight_optional_absent(int64_t n, const float *const *in, const float *const *sums, float *out,
                                                                        const void *params)
 {
-    const Params__reduction_optional_mean__weight_optional_absent *p = params;
+    const Params__reduction_optional_mean__weight_optional_absent *prm = params;
     const float *restrict grad_loss = in[0];
     const float *restrict log_prob = in[1];
     const float *restrict target = in[2];
     const float *restrict class_index = in[3];
-    const int64_t ignore_index = p->ignore_index;
-    const float c0 = p->c0;
-    const float c1 = p->c1;
-    const float c2 = p->c2;
-    const float g0 = p->g0;
+    const int64_t ignore_index = prm->ignore_index;
+    const float c0 = prm->c0;
+    const float c1 = prm->c1;
+    const float c2 = prm->c2;
+    const float g0 = prm->g0;
     const float *restrict a0 = sums[0];
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
@@ -1314,11 +1314,11 @@ typedef struct {
 /* the summand of g0, the sum over the whole grid the kernel divides by (GridSum) */
 static void grid0__reduction_optional_mean__weight_optional_present(int64_t n, const float *const *in, float *out, const void *params)
 {
-    const Params__reduction_optional_mean__weight_optional_present *p = params;
+    const Params__reduction_optional_mean__weight_optional_present *prm = params;
     const float *restrict target = in[2];
     const float *restrict weight_optional = in[3];
     const float *restrict class_index = in[4];
-    const int64_t ignore_index = p->ignore_index;
+    const int64_t ignore_index = prm->ignore_index;
     for (int64_t i = 0; i < n; ++i) {
         const float target_i = target[i];
         const float weight_optional_i = weight_optional[i];
@@ -1524,16 +1524,16 @@ static void colsum2__reduction_optional_mean__weight_optional_present(int64_t n,
 static void finish_row__reduction_optional_mean__weight_optional_present(int64_t n, const float *const *in, const double *acc, float *out,
                                                                         const void *params)
 {
-    const Params__reduction_optional_mean__weight_optional_present *p = params;
+    const Params__reduction_optional_mean__weight_optional_present *prm = params;
     const float *restrict grad_loss = in[0];
     const float *restrict log_prob = in[1];
     const float *restrict target = in[2];
     const float *restrict weight_optional = in[3];
     const float *restrict class_index = in[4];
-    const int64_t ignore_index = p->ignore_index;
-    const float c0 = p->c0;
-    const float c1 = p->c1;
-    const float g0 = p->g0;
+    const int64_t ignore_index = prm->ignore_index;
+    const float c0 = prm->c0;
+    const float c1 = prm->c1;
+    const float g0 = prm->g0;
     const float r0 = (float)acc[0];
     const float r1 = (float)acc[1];
     float *restrict res = out;
@@ -1550,16 +1550,16 @@ static void finish_row__reduction_optional_mean__weight_optional_present(int64_t
 static void finish_col__reduction_optional_mean__weight_optional_present(int64_t n, const float *const *in, const float *const *sums, float *out,
                                                                         const void *params)
 {
-    const Params__reduction_optional_mean__weight_optional_present *p = params;
+    const Params__reduction_optional_mean__weight_optional_present *prm = params;
     const float *restrict grad_loss = in[0];
     const float *restrict log_prob = in[1];
     const float *restrict target = in[2];
     const float *restrict weight_optional = in[3];
     const float *restrict class_index = in[4];
-    const int64_t ignore_index = p->ignore_index;
-    const float c0 = p->c0;
-    const float c1 = p->c1;
-    const float g0 = p->g0;
+    const int64_t ignore_index = prm->ignore_index;
+    const float c0 = prm->c0;
+    const float c1 = prm->c1;
+    const float g0 = prm->g0;
     const float *restrict a0 = sums[0];
     const float *restrict a1 = sums[1];
     float *restrict res = out;
@@ -1925,15 +1925,15 @@ static void colsum2__reduction_optional_sum__weight_optional_absent(int64_t n, c
 static void finish_row__reduction_optional_sum__weight_optional_absent(int64_t n, const float *const *in, const double *acc, float *out,
                                                                       const void *params)
 {
-    const Params__reduction_optional_sum__weight_optional_absent *p = params;
+    const Params__reduction_optional_sum__weight_optional_absent *prm = params;
     const float *restrict grad_loss = in[0];
     const float *restrict log_prob = in[1];
     const float *restrict target = in[2];
     const float *restrict class_index = in[3];
-    const int64_t ignore_index = p->ignore_index;
-    const float c0 = p->c0;
-    const float c1 = p->c1;
-    const float c2 = p->c2;
+    const int64_t ignore_index = prm->ignore_index;
+    const float c0 = prm->c0;
+    const float c1 = prm->c1;
+    const float c2 = prm->c2;
     const float r0 = (float)acc[0];
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
@@ -1948,15 +1948,15 @@ static void finish_row__reduction_optional_sum__weight_optional_absent(int64_t n
 static void finish_col__reduction_optional_sum__weight_optional_absent(int64_t n, const float *const *in, const float *const *sums, float *out,
                                                                       const void *params)
 {
-    const Params__reduction_optional_sum__weight_optional_absent *p = params;
+    const Params__reduction_optional_sum__weight_optional_absent *prm = params;
     const float *restrict grad_loss = in[0];
     const float *restrict log_prob = in[1];
     const float *restrict target = in[2];
     const float *restrict class_index = in[3];
-    const int64_t ignore_index = p->ignore_index;
-    const float c0 = p->c0;
-    const float c1 = p->c1;
-    const float c2 = p->c2;
+    const int64_t ignore_index = prm->ignore_index;
+    const float c0 = prm->c0;
+    const float c1 = prm->c1;
+    const float c2 = prm->c2;
     const float *restrict a0 = sums[0];
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
@@ -2352,15 +2352,15 @@ static void colsum2__reduction_optional_sum__weight_optional_present(int64_t n, 
 static void finish_row__reduction_optional_sum__weight_optional_present(int64_t n, const float *const *in, const double *acc, float *out,
                                                                        const void *params)
 {
-    const Params__reduction_optional_sum__weight_optional_present *p = params;
+    const Params__reduction_optional_sum__weight_optional_present *prm = params;
     const float *restrict grad_loss = in[0];
     const float *restrict log_prob = in[1];
     const float *restrict target = in[2];
     const float *restrict weight_optional = in[3];
     const float *restrict class_index = in[4];
-    const int64_t ignore_index = p->ignore_index;
-    const float c0 = p->c0;
-    const float c1 = p->c1;
+    const int64_t ignore_index = prm->ignore_index;
+    const float c0 = prm->c0;
+    const float c1 = prm->c1;
     const float r0 = (float)acc[0];
     const float r1 = (float)acc[1];
     float *restrict res = out;
@@ -2377,15 +2377,15 @@ static void finish_row__reduction_optional_sum__weight_optional_present(int64_t 
 static void finish_col__reduction_optional_sum__weight_optional_present(int64_t n, const float *const *in, const float *const *sums, float *out,
                                                                        const void *params)
 {
-    const Params__reduction_optional_sum__weight_optional_present *p = params;
+    const Params__reduction_optional_sum__weight_optional_present *prm = params;
     const float *restrict grad_loss = in[0];
     const float *restrict log_prob = in[1];
     const float *restrict target = in[2];
     const float *restrict weight_optional = in[3];
     const float *restrict class_index = in[4];
-    const int64_t ignore_index = p->ignore_index;
-    const float c0 = p->c0;
-    const float c1 = p->c1;
+    const int64_t ignore_index = prm->ignore_index;
+    const float c0 = prm->c0;
+    const float c1 = prm->c1;
     const float *restrict a0 = sums[0];
     const float *restrict a1 = sums[1];
     float *restrict res = out;
@@ -2630,14 +2630,14 @@ aclnnStatus aclnnCrossEntropyLossGradGetWorkspaceSize(
     opgen_call call;
     memset(&call, 0, sizeof call);
     if (strcmp(reductionOptional, "none") == 0 && weightOptional == NULL) {
-        Params__reduction_optional_none__weight_optional_absent p;
-        memset(&p, 0, sizeof p);
-        p.ignore_index = ignoreIndex;
-        p.label_smoothing = (float)labelSmoothing;
-        p.numel_log_prob_dim1 = (float)opgen_count(logProb->ndim, logProb->dims, 1);
-        p.c0 = p.label_smoothing/p.numel_log_prob_dim1;
-        p.c1 = p.numel_log_prob_dim1;
-        p.c2 = 1 - p.label_smoothing;
+        Params__reduction_optional_none__weight_optional_absent prm;
+        memset(&prm, 0, sizeof prm);
+        prm.ignore_index = ignoreIndex;
+        prm.label_smoothing = (float)labelSmoothing;
+        prm.numel_log_prob_dim1 = (float)opgen_count(logProb->ndim, logProb->dims, 1);
+        prm.c0 = prm.label_smoothing/prm.numel_log_prob_dim1;
+        prm.c1 = prm.numel_log_prob_dim1;
+        prm.c2 = 1 - prm.label_smoothing;
         aclTensor gradLoss_grid;
         if (!opgen_class_view(gradLoss, logProb, OPGEN_SAMPLE, &gradLoss_grid))
             return opgen_fail(ACLNN_ERR_INNER, "gradLoss", "%s: gradLoss's elements are not equally spaced in memory (a per-class tensor of that layout is not supported)", OP);
@@ -2664,16 +2664,16 @@ aclnnStatus aclnnCrossEntropyLossGradGetWorkspaceSize(
         call.finish_col_chunked = finish_col_chunked__reduction_optional_none__weight_optional_absent;
         call.rows = rows__reduction_optional_none__weight_optional_absent;
         call.rows_chunked = rows_chunked__reduction_optional_none__weight_optional_absent;
-        return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);
+        return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
     }
     if (strcmp(reductionOptional, "none") == 0 && weightOptional != NULL) {
-        Params__reduction_optional_none__weight_optional_present p;
-        memset(&p, 0, sizeof p);
-        p.ignore_index = ignoreIndex;
-        p.label_smoothing = (float)labelSmoothing;
-        p.numel_log_prob_dim1 = (float)opgen_count(logProb->ndim, logProb->dims, 1);
-        p.c0 = p.label_smoothing/p.numel_log_prob_dim1;
-        p.c1 = 1 - p.label_smoothing;
+        Params__reduction_optional_none__weight_optional_present prm;
+        memset(&prm, 0, sizeof prm);
+        prm.ignore_index = ignoreIndex;
+        prm.label_smoothing = (float)labelSmoothing;
+        prm.numel_log_prob_dim1 = (float)opgen_count(logProb->ndim, logProb->dims, 1);
+        prm.c0 = prm.label_smoothing/prm.numel_log_prob_dim1;
+        prm.c1 = 1 - prm.label_smoothing;
         aclTensor gradLoss_grid;
         if (!opgen_class_view(gradLoss, logProb, OPGEN_SAMPLE, &gradLoss_grid))
             return opgen_fail(ACLNN_ERR_INNER, "gradLoss", "%s: gradLoss's elements are not equally spaced in memory (a per-class tensor of that layout is not supported)", OP);
@@ -2704,17 +2704,17 @@ aclnnStatus aclnnCrossEntropyLossGradGetWorkspaceSize(
         call.finish_col_chunked = finish_col_chunked__reduction_optional_none__weight_optional_present;
         call.rows = rows__reduction_optional_none__weight_optional_present;
         call.rows_chunked = rows_chunked__reduction_optional_none__weight_optional_present;
-        return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);
+        return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
     }
     if (strcmp(reductionOptional, "mean") == 0 && weightOptional == NULL) {
-        Params__reduction_optional_mean__weight_optional_absent p;
-        memset(&p, 0, sizeof p);
-        p.ignore_index = ignoreIndex;
-        p.label_smoothing = (float)labelSmoothing;
-        p.numel_log_prob_dim1 = (float)opgen_count(logProb->ndim, logProb->dims, 1);
-        p.c0 = p.label_smoothing/p.numel_log_prob_dim1;
-        p.c1 = p.numel_log_prob_dim1;
-        p.c2 = 1 - p.label_smoothing;
+        Params__reduction_optional_mean__weight_optional_absent prm;
+        memset(&prm, 0, sizeof prm);
+        prm.ignore_index = ignoreIndex;
+        prm.label_smoothing = (float)labelSmoothing;
+        prm.numel_log_prob_dim1 = (float)opgen_count(logProb->ndim, logProb->dims, 1);
+        prm.c0 = prm.label_smoothing/prm.numel_log_prob_dim1;
+        prm.c1 = prm.numel_log_prob_dim1;
+        prm.c2 = 1 - prm.label_smoothing;
         aclTensor gradLoss_grid;
         if (!opgen_class_view(gradLoss, logProb, OPGEN_SAMPLE, &gradLoss_grid))
             return opgen_fail(ACLNN_ERR_INNER, "gradLoss", "%s: gradLoss's elements are not equally spaced in memory (a per-class tensor of that layout is not supported)", OP);
@@ -2744,16 +2744,16 @@ aclnnStatus aclnnCrossEntropyLossGradGetWorkspaceSize(
         call.finish_col_chunked = finish_col_chunked__reduction_optional_mean__weight_optional_absent;
         call.rows = rows__reduction_optional_mean__weight_optional_absent;
         call.rows_chunked = rows_chunked__reduction_optional_mean__weight_optional_absent;
-        return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);
+        return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
     }
     if (strcmp(reductionOptional, "mean") == 0 && weightOptional != NULL) {
-        Params__reduction_optional_mean__weight_optional_present p;
-        memset(&p, 0, sizeof p);
-        p.ignore_index = ignoreIndex;
-        p.label_smoothing = (float)labelSmoothing;
-        p.numel_log_prob_dim1 = (float)opgen_count(logProb->ndim, logProb->dims, 1);
-        p.c0 = p.label_smoothing/p.numel_log_prob_dim1;
-        p.c1 = 1 - p.label_smoothing;
+        Params__reduction_optional_mean__weight_optional_present prm;
+        memset(&prm, 0, sizeof prm);
+        prm.ignore_index = ignoreIndex;
+        prm.label_smoothing = (float)labelSmoothing;
+        prm.numel_log_prob_dim1 = (float)opgen_count(logProb->ndim, logProb->dims, 1);
+        prm.c0 = prm.label_smoothing/prm.numel_log_prob_dim1;
+        prm.c1 = 1 - prm.label_smoothing;
         aclTensor gradLoss_grid;
         if (!opgen_class_view(gradLoss, logProb, OPGEN_SAMPLE, &gradLoss_grid))
             return opgen_fail(ACLNN_ERR_INNER, "gradLoss", "%s: gradLoss's elements are not equally spaced in memory (a per-class tensor of that layout is not supported)", OP);
@@ -2787,17 +2787,17 @@ aclnnStatus aclnnCrossEntropyLossGradGetWorkspaceSize(
         call.finish_col_chunked = finish_col_chunked__reduction_optional_mean__weight_optional_present;
         call.rows = rows__reduction_optional_mean__weight_optional_present;
         call.rows_chunked = rows_chunked__reduction_optional_mean__weight_optional_present;
-        return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);
+        return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
     }
     if (strcmp(reductionOptional, "sum") == 0 && weightOptional == NULL) {
-        Params__reduction_optional_sum__weight_optional_absent p;
-        memset(&p, 0, sizeof p);
-        p.ignore_index = ignoreIndex;
-        p.label_smoothing = (float)labelSmoothing;
-        p.numel_log_prob_dim1 = (float)opgen_count(logProb->ndim, logProb->dims, 1);
-        p.c0 = p.label_smoothing/p.numel_log_prob_dim1;
-        p.c1 = p.numel_log_prob_dim1;
-        p.c2 = 1 - p.label_smoothing;
+        Params__reduction_optional_sum__weight_optional_absent prm;
+        memset(&prm, 0, sizeof prm);
+        prm.ignore_index = ignoreIndex;
+        prm.label_smoothing = (float)labelSmoothing;
+        prm.numel_log_prob_dim1 = (float)opgen_count(logProb->ndim, logProb->dims, 1);
+        prm.c0 = prm.label_smoothing/prm.numel_log_prob_dim1;
+        prm.c1 = prm.numel_log_prob_dim1;
+        prm.c2 = 1 - prm.label_smoothing;
         aclTensor gradLoss_grid;
         if (!opgen_class_view(gradLoss, logProb, OPGEN_SAMPLE, &gradLoss_grid))
             return opgen_fail(ACLNN_ERR_INNER, "gradLoss", "%s: gradLoss's elements are not equally spaced in memory (a per-class tensor of that layout is not supported)", OP);
@@ -2824,16 +2824,16 @@ aclnnStatus aclnnCrossEntropyLossGradGetWorkspaceSize(
         call.finish_col_chunked = finish_col_chunked__reduction_optional_sum__weight_optional_absent;
         call.rows = rows__reduction_optional_sum__weight_optional_absent;
         call.rows_chunked = rows_chunked__reduction_optional_sum__weight_optional_absent;
-        return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);
+        return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
     }
     if (strcmp(reductionOptional, "sum") == 0 && weightOptional != NULL) {
-        Params__reduction_optional_sum__weight_optional_present p;
-        memset(&p, 0, sizeof p);
-        p.ignore_index = ignoreIndex;
-        p.label_smoothing = (float)labelSmoothing;
-        p.numel_log_prob_dim1 = (float)opgen_count(logProb->ndim, logProb->dims, 1);
-        p.c0 = p.label_smoothing/p.numel_log_prob_dim1;
-        p.c1 = 1 - p.label_smoothing;
+        Params__reduction_optional_sum__weight_optional_present prm;
+        memset(&prm, 0, sizeof prm);
+        prm.ignore_index = ignoreIndex;
+        prm.label_smoothing = (float)labelSmoothing;
+        prm.numel_log_prob_dim1 = (float)opgen_count(logProb->ndim, logProb->dims, 1);
+        prm.c0 = prm.label_smoothing/prm.numel_log_prob_dim1;
+        prm.c1 = 1 - prm.label_smoothing;
         aclTensor gradLoss_grid;
         if (!opgen_class_view(gradLoss, logProb, OPGEN_SAMPLE, &gradLoss_grid))
             return opgen_fail(ACLNN_ERR_INNER, "gradLoss", "%s: gradLoss's elements are not equally spaced in memory (a per-class tensor of that layout is not supported)", OP);
@@ -2864,7 +2864,7 @@ aclnnStatus aclnnCrossEntropyLossGradGetWorkspaceSize(
         call.finish_col_chunked = finish_col_chunked__reduction_optional_sum__weight_optional_present;
         call.rows = rows__reduction_optional_sum__weight_optional_present;
         call.rows_chunked = rows_chunked__reduction_optional_sum__weight_optional_present;
-        return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);
+        return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
     }
     return opgen_fail(ACLNN_ERR_INNER, NULL, "%s: no kernel variant for these arguments", OP);
 }

@@ -77,12 +77,12 @@ typedef struct {
 static inline __attribute__((always_inline)) void block__is_result_false(int64_t n, const float *const *in, float *out,
                                                                       const void *params)
 {
-    const Params__is_result_false *p = params;
+    const Params__is_result_false *prm = params;
     const float *restrict grad_output = in[0];
     const float *restrict self_or_result = in[1];
-    const float scale = p->scale;
-    const float input_scale = p->input_scale;
-    const float c0 = p->c0;
+    const float scale = prm->scale;
+    const float input_scale = prm->input_scale;
+    const float c0 = prm->c0;
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
@@ -123,13 +123,13 @@ typedef struct {
 static inline __attribute__((always_inline)) void block__is_result_true(int64_t n, const float *const *in, float *out,
                                                                       const void *params)
 {
-    const Params__is_result_true *p = params;
+    const Params__is_result_true *prm = params;
     const float *restrict grad_output = in[0];
     const float *restrict self_or_result = in[1];
-    const float scale = p->scale;
-    const float input_scale = p->input_scale;
-    const float c0 = p->c0;
-    const float c1 = p->c1;
+    const float scale = prm->scale;
+    const float input_scale = prm->input_scale;
+    const float c0 = prm->c0;
+    const float c1 = prm->c1;
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
@@ -199,33 +199,33 @@ aclnnStatus aclnnEluBackwardGetWorkspaceSize(
     opgen_call call;
     memset(&call, 0, sizeof call);
     if (!isResult) {
-        Params__is_result_false p;
-        memset(&p, 0, sizeof p);
-        p.alpha = (float)alpha_value;
-        p.scale = (float)scale_value;
-        p.input_scale = (float)inputScale_value;
-        p.c0 = p.alpha*p.input_scale*p.scale;
+        Params__is_result_false prm;
+        memset(&prm, 0, sizeof prm);
+        prm.alpha = (float)alpha_value;
+        prm.scale = (float)scale_value;
+        prm.input_scale = (float)inputScale_value;
+        prm.c0 = prm.alpha*prm.input_scale*prm.scale;
         opgen_call_input(&call, gradOutput);
         opgen_call_input(&call, selfOrResult);
         opgen_call_output(&call, gradInput);
         call.block = block__is_result_false;
         call.chunked = block_chunked__is_result_false;
-        return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);
+        return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
     }
     if (isResult) {
-        Params__is_result_true p;
-        memset(&p, 0, sizeof p);
-        p.alpha = (float)alpha_value;
-        p.scale = (float)scale_value;
-        p.input_scale = (float)inputScale_value;
-        p.c0 = p.alpha*p.scale;
-        p.c1 = fmaf(p.alpha, p.scale, -p.c0);
+        Params__is_result_true prm;
+        memset(&prm, 0, sizeof prm);
+        prm.alpha = (float)alpha_value;
+        prm.scale = (float)scale_value;
+        prm.input_scale = (float)inputScale_value;
+        prm.c0 = prm.alpha*prm.scale;
+        prm.c1 = fmaf(prm.alpha, prm.scale, -prm.c0);
         opgen_call_input(&call, gradOutput);
         opgen_call_input(&call, selfOrResult);
         opgen_call_output(&call, gradInput);
         call.block = block__is_result_true;
         call.chunked = block_chunked__is_result_true;
-        return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);
+        return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
     }
     return opgen_fail(ACLNN_ERR_INNER, NULL, "%s: no kernel variant for these arguments", OP);
 }

@@ -253,26 +253,26 @@ aclnnStatus aclnnGeGluBackwardGetWorkspaceSize(
         const void *params[2];
         size_t sizes[2];
         /* the half a: gradInput's along dim */
-        Params__a__approximate_0 p_a;
-        memset(&p_a, 0, sizeof p_a);
+        Params__a__approximate_0 prm_a;
+        memset(&prm_a, 0, sizeof prm_a);
         opgen_call_input(&calls[0], gradOutput);
         opgen_call_input(&calls[0], gelu);
         opgen_call_output(&calls[0], &gradInput_a);
         calls[0].block = block__a__approximate_0;
         calls[0].chunked = block_chunked__a__approximate_0;
-        params[0] = &p_a;
-        sizes[0] = sizeof p_a;
+        params[0] = &prm_a;
+        sizes[0] = sizeof prm_a;
         /* the half b: gradInput's along dim */
-        Params__b__approximate_0 p_b;
-        memset(&p_b, 0, sizeof p_b);
+        Params__b__approximate_0 prm_b;
+        memset(&prm_b, 0, sizeof prm_b);
         opgen_call_input(&calls[1], gradOutput);
         opgen_call_input(&calls[1], a);
         opgen_call_input(&calls[1], b);
         opgen_call_output(&calls[1], &gradInput_b);
         calls[1].block = block__b__approximate_0;
         calls[1].chunked = block_chunked__b__approximate_0;
-        params[1] = &p_b;
-        sizes[1] = sizeof p_b;
+        params[1] = &prm_b;
+        sizes[1] = sizeof prm_b;
         return opgen_phase1_split(OP, calls, params, sizes, gradInput, split_dim, workspaceSize, executor);
     }
     if (approximate == 1) {
@@ -281,26 +281,26 @@ aclnnStatus aclnnGeGluBackwardGetWorkspaceSize(
         const void *params[2];
         size_t sizes[2];
         /* the half a: gradInput's along dim */
-        Params__a__approximate_1 p_a;
-        memset(&p_a, 0, sizeof p_a);
+        Params__a__approximate_1 prm_a;
+        memset(&prm_a, 0, sizeof prm_a);
         opgen_call_input(&calls[0], gradOutput);
         opgen_call_input(&calls[0], gelu);
         opgen_call_output(&calls[0], &gradInput_a);
         calls[0].block = block__a__approximate_1;
         calls[0].chunked = block_chunked__a__approximate_1;
-        params[0] = &p_a;
-        sizes[0] = sizeof p_a;
+        params[0] = &prm_a;
+        sizes[0] = sizeof prm_a;
         /* the half b: gradInput's along dim */
-        Params__b__approximate_1 p_b;
-        memset(&p_b, 0, sizeof p_b);
+        Params__b__approximate_1 prm_b;
+        memset(&prm_b, 0, sizeof prm_b);
         opgen_call_input(&calls[1], gradOutput);
         opgen_call_input(&calls[1], a);
         opgen_call_input(&calls[1], b);
         opgen_call_output(&calls[1], &gradInput_b);
         calls[1].block = block__b__approximate_1;
         calls[1].chunked = block_chunked__b__approximate_1;
-        params[1] = &p_b;
-        sizes[1] = sizeof p_b;
+        params[1] = &prm_b;
+        sizes[1] = sizeof prm_b;
         return opgen_phase1_split(OP, calls, params, sizes, gradInput, split_dim, workspaceSize, executor);
     }
     return opgen_fail(ACLNN_ERR_INNER, NULL, "%s: no kernel variant for these arguments", OP);

@@ -203,24 +203,24 @@ aclnnStatus aclnnGeluBackwardV2GetWorkspaceSize(
     opgen_call call;
     memset(&call, 0, sizeof call);
     if (strcmp(approximate, "none") == 0) {
-        Params__approximate_none p;
-        memset(&p, 0, sizeof p);
+        Params__approximate_none prm;
+        memset(&prm, 0, sizeof prm);
         opgen_call_input(&call, gradOutput);
         opgen_call_input(&call, self);
         opgen_call_output(&call, gradInput);
         call.block = block__approximate_none;
         call.chunked = block_chunked__approximate_none;
-        return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);
+        return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
     }
     if (strcmp(approximate, "tanh") == 0) {
-        Params__approximate_tanh p;
-        memset(&p, 0, sizeof p);
+        Params__approximate_tanh prm;
+        memset(&prm, 0, sizeof prm);
         opgen_call_input(&call, gradOutput);
         opgen_call_input(&call, self);
         opgen_call_output(&call, gradInput);
         call.block = block__approximate_tanh;
         call.chunked = block_chunked__approximate_tanh;
-        return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);
+        return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
     }
     return opgen_fail(ACLNN_ERR_INNER, NULL, "%s: no kernel variant for these arguments", OP);
 }

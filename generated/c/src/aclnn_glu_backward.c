@@ -213,41 +213,41 @@ aclnnStatus aclnnGluBackwardGetWorkspaceSize(
         const aclTensor *const inputs[] = {gradOut, b, a};
         const bool computes_wide = opgen_computes_wide(3, inputs, 1, wide);
         /* the half a: out's along dim */
-        Params__a p_a;
-        memset(&p_a, 0, sizeof p_a);
+        Params__a prm_a;
+        memset(&prm_a, 0, sizeof prm_a);
         opgen_call_input(&calls[0], gradOut);
         opgen_call_input(&calls[0], b);
         opgen_call_output(&calls[0], &out_a);
-        Params64__a q_a;
-        memset(&q_a, 0, sizeof q_a);
+        Params64__a prm64_a;
+        memset(&prm64_a, 0, sizeof prm64_a);
         if (computes_wide) {
             calls[0].wide = block_f64__a;
-            params[0] = &q_a;
-            sizes[0] = sizeof q_a;
+            params[0] = &prm64_a;
+            sizes[0] = sizeof prm64_a;
         } else {
             calls[0].block = block__a;
             calls[0].chunked = block_chunked__a;
-            params[0] = &p_a;
-            sizes[0] = sizeof p_a;
+            params[0] = &prm_a;
+            sizes[0] = sizeof prm_a;
         }
         /* the half b: out's along dim */
-        Params__b p_b;
-        memset(&p_b, 0, sizeof p_b);
+        Params__b prm_b;
+        memset(&prm_b, 0, sizeof prm_b);
         opgen_call_input(&calls[1], gradOut);
         opgen_call_input(&calls[1], a);
         opgen_call_input(&calls[1], b);
         opgen_call_output(&calls[1], &out_b);
-        Params64__b q_b;
-        memset(&q_b, 0, sizeof q_b);
+        Params64__b prm64_b;
+        memset(&prm64_b, 0, sizeof prm64_b);
         if (computes_wide) {
             calls[1].wide = block_f64__b;
-            params[1] = &q_b;
-            sizes[1] = sizeof q_b;
+            params[1] = &prm64_b;
+            sizes[1] = sizeof prm64_b;
         } else {
             calls[1].block = block__b;
             calls[1].chunked = block_chunked__b;
-            params[1] = &p_b;
-            sizes[1] = sizeof p_b;
+            params[1] = &prm_b;
+            sizes[1] = sizeof prm_b;
         }
         return opgen_phase1_split(OP, calls, params, sizes, out, split_dim, workspaceSize, executor);
     }

@@ -68,10 +68,10 @@ typedef struct {
 static inline __attribute__((always_inline)) void block(int64_t n, const float *const *in, float *out,
                                                                       const void *params)
 {
-    const Params *p = params;
+    const Params *prm = params;
     const float *restrict grad_output = in[0];
     const float *restrict self = in[1];
-    const float c0 = p->c0;
+    const float c0 = prm->c0;
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
@@ -146,16 +146,16 @@ aclnnStatus aclnnHardshrinkBackwardGetWorkspaceSize(
 
     opgen_call call;
     memset(&call, 0, sizeof call);
-    Params p;
-    memset(&p, 0, sizeof p);
-    p.lambd = (float)lambd_value;
-    p.c0 = opgen_maximumf(0, p.lambd);
+    Params prm;
+    memset(&prm, 0, sizeof prm);
+    prm.lambd = (float)lambd_value;
+    prm.c0 = opgen_maximumf(0, prm.lambd);
     opgen_call_input(&call, gradOutput);
     opgen_call_input(&call, self);
     opgen_call_output(&call, gradInput);
     call.block = block;
     call.chunked = block_chunked;
-    return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);
+    return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
 }
 
 /* ---- phase 2 ---- */

@@ -117,14 +117,14 @@ aclnnStatus aclnnHardsigmoidBackwardGetWorkspaceSize(
 
     opgen_call call;
     memset(&call, 0, sizeof call);
-    Params p;
-    memset(&p, 0, sizeof p);
+    Params prm;
+    memset(&prm, 0, sizeof prm);
     opgen_call_input(&call, gradOutput);
     opgen_call_input(&call, self);
     opgen_call_output(&call, out);
     call.block = block;
     call.chunked = block_chunked;
-    return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);
+    return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
 }
 
 /* ---- phase 2 ---- */

@@ -75,11 +75,11 @@ typedef struct {
 static inline __attribute__((always_inline)) void block__log_target_false(int64_t n, const float *const *in, float *out,
                                                                       const void *params)
 {
-    const Params__log_target_false *p = params;
+    const Params__log_target_false *prm = params;
     const float *restrict grad_output = in[0];
     const float *restrict self = in[1];
     const float *restrict target = in[2];
-    const float c0 = p->c0;
+    const float c0 = prm->c0;
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
@@ -119,11 +119,11 @@ typedef struct {
 static inline __attribute__((always_inline)) void block__log_target_true(int64_t n, const float *const *in, float *out,
                                                                       const void *params)
 {
-    const Params__log_target_true *p = params;
+    const Params__log_target_true *prm = params;
     const float *restrict grad_output = in[0];
     const float *restrict self = in[1];
     const float *restrict target = in[2];
-    const float c0 = p->c0;
+    const float c0 = prm->c0;
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
@@ -199,19 +199,19 @@ aclnnStatus aclnnKlDivTargetBackwardGetWorkspaceSize(
             opgen_call_broadcast(&call, 3, every);
         }
         call.sum_to = opgen_broadcast_differs(&call, gradTarget);
-        Params__log_target_false p;
-        memset(&p, 0, sizeof p);
-        p.reduction = reduction;
-        p.numel_broadcast = (float)opgen_count(call.bndim, call.bdims, -1);
-        p.numel_broadcast_dim0 = (float)opgen_count(call.bndim, call.bdims, 0);
-        p.c0 = ((p.reduction == 1) ? 1.0F/p.numel_broadcast : ((p.reduction == 3) ? 1.0F/p.numel_broadcast_dim0 : 1));
+        Params__log_target_false prm;
+        memset(&prm, 0, sizeof prm);
+        prm.reduction = reduction;
+        prm.numel_broadcast = (float)opgen_count(call.bndim, call.bdims, -1);
+        prm.numel_broadcast_dim0 = (float)opgen_count(call.bndim, call.bdims, 0);
+        prm.c0 = ((prm.reduction == 1) ? 1.0F/prm.numel_broadcast : ((prm.reduction == 3) ? 1.0F/prm.numel_broadcast_dim0 : 1));
         opgen_call_input(&call, gradOutput);
         opgen_call_input(&call, self);
         opgen_call_input(&call, target);
         opgen_call_output(&call, gradTarget);
         call.block = block__log_target_false;
         call.chunked = block_chunked__log_target_false;
-        return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);
+        return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
     }
     if (logTarget) {
         {
@@ -219,19 +219,19 @@ aclnnStatus aclnnKlDivTargetBackwardGetWorkspaceSize(
             opgen_call_broadcast(&call, 3, every);
         }
         call.sum_to = opgen_broadcast_differs(&call, gradTarget);
-        Params__log_target_true p;
-        memset(&p, 0, sizeof p);
-        p.reduction = reduction;
-        p.numel_broadcast = (float)opgen_count(call.bndim, call.bdims, -1);
-        p.numel_broadcast_dim0 = (float)opgen_count(call.bndim, call.bdims, 0);
-        p.c0 = ((p.reduction == 1) ? 1.0F/p.numel_broadcast : ((p.reduction == 3) ? 1.0F/p.numel_broadcast_dim0 : 1));
+        Params__log_target_true prm;
+        memset(&prm, 0, sizeof prm);
+        prm.reduction = reduction;
+        prm.numel_broadcast = (float)opgen_count(call.bndim, call.bdims, -1);
+        prm.numel_broadcast_dim0 = (float)opgen_count(call.bndim, call.bdims, 0);
+        prm.c0 = ((prm.reduction == 1) ? 1.0F/prm.numel_broadcast : ((prm.reduction == 3) ? 1.0F/prm.numel_broadcast_dim0 : 1));
         opgen_call_input(&call, gradOutput);
         opgen_call_input(&call, self);
         opgen_call_input(&call, target);
         opgen_call_output(&call, gradTarget);
         call.block = block__log_target_true;
         call.chunked = block_chunked__log_target_true;
-        return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);
+        return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
     }
     return opgen_fail(ACLNN_ERR_INNER, NULL, "%s: no kernel variant for these arguments", OP);
 }

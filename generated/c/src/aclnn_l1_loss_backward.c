@@ -47,11 +47,11 @@ typedef struct {
 static inline __attribute__((always_inline)) void block(int64_t n, const float *const *in, float *out,
                                                                       const void *params)
 {
-    const Params *p = params;
+    const Params *prm = params;
     const float *restrict grad_output = in[0];
     const float *restrict self = in[1];
     const float *restrict target = in[2];
-    const float c0 = p->c0;
+    const float c0 = prm->c0;
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
@@ -128,18 +128,18 @@ aclnnStatus aclnnL1LossBackwardGetWorkspaceSize(
 
     opgen_call call;
     memset(&call, 0, sizeof call);
-    Params p;
-    memset(&p, 0, sizeof p);
-    p.reduction = reduction;
-    p.numel_grad_input = (float)opgen_numel(gradInput);
-    p.c0 = ((p.reduction == 1) ? 1.0F/p.numel_grad_input : 1);
+    Params prm;
+    memset(&prm, 0, sizeof prm);
+    prm.reduction = reduction;
+    prm.numel_grad_input = (float)opgen_numel(gradInput);
+    prm.c0 = ((prm.reduction == 1) ? 1.0F/prm.numel_grad_input : 1);
     opgen_call_input(&call, gradOutput);
     opgen_call_input(&call, self);
     opgen_call_input(&call, target);
     opgen_call_output(&call, gradInput);
     call.block = block;
     call.chunked = block_chunked;
-    return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);
+    return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
 }
 
 /* ---- phase 2 ---- */

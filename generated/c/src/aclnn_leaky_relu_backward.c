@@ -64,10 +64,10 @@ typedef struct {
 static inline __attribute__((always_inline)) void block__self_is_result_false(int64_t n, const float *const *in, float *out,
                                                                       const void *params)
 {
-    const Params__self_is_result_false *p = params;
+    const Params__self_is_result_false *prm = params;
     const float *restrict grad_output = in[0];
     const float *restrict self = in[1];
-    const float negative_slope = p->negative_slope;
+    const float negative_slope = prm->negative_slope;
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
@@ -98,10 +98,10 @@ typedef struct {
 
 static void block_f64__self_is_result_false(int64_t n, const double *const *in, double *out, const void *params)
 {
-    const Params64__self_is_result_false *p = params;
+    const Params64__self_is_result_false *prm = params;
     const double *restrict grad_output = in[0];
     const double *restrict self = in[1];
-    const double negative_slope = p->negative_slope;
+    const double negative_slope = prm->negative_slope;
     for (int64_t i = 0; i < n; ++i) {
         const double grad_output_i = grad_output[i];
         const double self_i = self[i];
@@ -121,10 +121,10 @@ typedef struct {
 static inline __attribute__((always_inline)) void block__self_is_result_true(int64_t n, const float *const *in, float *out,
                                                                       const void *params)
 {
-    const Params__self_is_result_true *p = params;
+    const Params__self_is_result_true *prm = params;
     const float *restrict grad_output = in[0];
     const float *restrict self = in[1];
-    const float negative_slope = p->negative_slope;
+    const float negative_slope = prm->negative_slope;
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
@@ -155,10 +155,10 @@ typedef struct {
 
 static void block_f64__self_is_result_true(int64_t n, const double *const *in, double *out, const void *params)
 {
-    const Params64__self_is_result_true *p = params;
+    const Params64__self_is_result_true *prm = params;
     const double *restrict grad_output = in[0];
     const double *restrict self = in[1];
-    const double negative_slope = p->negative_slope;
+    const double negative_slope = prm->negative_slope;
     for (int64_t i = 0; i < n; ++i) {
         const double grad_output_i = grad_output[i];
         const double self_i = self[i];
@@ -214,9 +214,9 @@ aclnnStatus aclnnLeakyReluBackwardGetWorkspaceSize(
     opgen_call call;
     memset(&call, 0, sizeof call);
     if (!selfIsResult) {
-        Params__self_is_result_false p;
-        memset(&p, 0, sizeof p);
-        p.negative_slope = (float)negativeSlope_value;
+        Params__self_is_result_false prm;
+        memset(&prm, 0, sizeof prm);
+        prm.negative_slope = (float)negativeSlope_value;
         opgen_call_input(&call, gradOutput);
         opgen_call_input(&call, self);
         opgen_call_output(&call, out);
@@ -224,22 +224,22 @@ aclnnStatus aclnnLeakyReluBackwardGetWorkspaceSize(
             static const aclDataType wide[] = {ACL_DOUBLE};
             const aclTensor *const inputs[] = {gradOutput, self};
             if (opgen_computes_wide(2, inputs, 1, wide)) {
-                Params64__self_is_result_false q;
-                memset(&q, 0, sizeof q);
-                q.negative_slope = negativeSlope_value;
+                Params64__self_is_result_false prm64;
+                memset(&prm64, 0, sizeof prm64);
+                prm64.negative_slope = negativeSlope_value;
                 call.wide = block_f64__self_is_result_false;
                 call.is_complex = false;
-                return opgen_phase1_done(OP, &call, &q, sizeof q, workspaceSize, executor);
+                return opgen_phase1_done(OP, &call, &prm64, sizeof prm64, workspaceSize, executor);
             }
         }
         call.block = block__self_is_result_false;
         call.chunked = block_chunked__self_is_result_false;
-        return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);
+        return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
     }
     if (selfIsResult) {
-        Params__self_is_result_true p;
-        memset(&p, 0, sizeof p);
-        p.negative_slope = (float)negativeSlope_value;
+        Params__self_is_result_true prm;
+        memset(&prm, 0, sizeof prm);
+        prm.negative_slope = (float)negativeSlope_value;
         opgen_call_input(&call, gradOutput);
         opgen_call_input(&call, self);
         opgen_call_output(&call, out);
@@ -247,17 +247,17 @@ aclnnStatus aclnnLeakyReluBackwardGetWorkspaceSize(
             static const aclDataType wide[] = {ACL_DOUBLE};
             const aclTensor *const inputs[] = {gradOutput, self};
             if (opgen_computes_wide(2, inputs, 1, wide)) {
-                Params64__self_is_result_true q;
-                memset(&q, 0, sizeof q);
-                q.negative_slope = negativeSlope_value;
+                Params64__self_is_result_true prm64;
+                memset(&prm64, 0, sizeof prm64);
+                prm64.negative_slope = negativeSlope_value;
                 call.wide = block_f64__self_is_result_true;
                 call.is_complex = false;
-                return opgen_phase1_done(OP, &call, &q, sizeof q, workspaceSize, executor);
+                return opgen_phase1_done(OP, &call, &prm64, sizeof prm64, workspaceSize, executor);
             }
         }
         call.block = block__self_is_result_true;
         call.chunked = block_chunked__self_is_result_true;
-        return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);
+        return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
     }
     return opgen_fail(ACLNN_ERR_INNER, NULL, "%s: no kernel variant for these arguments", OP);
 }

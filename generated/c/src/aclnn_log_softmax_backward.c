@@ -470,8 +470,8 @@ aclnnStatus aclnnLogSoftmaxBackwardGetWorkspaceSize(
 
     opgen_call call;
     memset(&call, 0, sizeof call);
-    Params p;
-    memset(&p, 0, sizeof p);
+    Params prm;
+    memset(&prm, 0, sizeof prm);
     opgen_call_input(&call, gradOutput);
     opgen_call_input(&call, output);
     opgen_call_output(&call, out);
@@ -490,7 +490,7 @@ aclnnStatus aclnnLogSoftmaxBackwardGetWorkspaceSize(
     call.finish_col_chunked = finish_col_chunked;
     call.rows = rows;
     call.rows_chunked = rows_chunked;
-    return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);
+    return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
 }
 
 /* ---- phase 2 ---- */

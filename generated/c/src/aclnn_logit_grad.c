@@ -64,12 +64,12 @@ typedef struct {
 static inline __attribute__((always_inline)) void block(int64_t n, const float *const *in, float *out,
                                                                       const void *params)
 {
-    const Params *p = params;
+    const Params *prm = params;
     const float *restrict x = in[0];
     const float *restrict dy = in[1];
-    const float c0 = p->c0;
-    const float c1 = p->c1;
-    const float c2 = p->c2;
+    const float c0 = prm->c0;
+    const float c1 = prm->c1;
+    const float c2 = prm->c2;
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
         const float x_i = x[i];
@@ -121,18 +121,18 @@ aclnnStatus aclnnLogitGradGetWorkspaceSize(
 
     opgen_call call;
     memset(&call, 0, sizeof call);
-    Params p;
-    memset(&p, 0, sizeof p);
-    p.eps = (float)eps;
-    p.c0 = opgen_maximumf(0, p.eps);
-    p.c1 = 1 - opgen_maximumf(0, p.eps);
-    p.c2 = ((p.eps >= 0) ? 0 : NAN);
+    Params prm;
+    memset(&prm, 0, sizeof prm);
+    prm.eps = (float)eps;
+    prm.c0 = opgen_maximumf(0, prm.eps);
+    prm.c1 = 1 - opgen_maximumf(0, prm.eps);
+    prm.c2 = ((prm.eps >= 0) ? 0 : NAN);
     opgen_call_input(&call, x);
     opgen_call_input(&call, dy);
     opgen_call_output(&call, out);
     call.block = block;
     call.chunked = block_chunked;
-    return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);
+    return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
 }
 
 /* ---- phase 2 ---- */

@@ -56,14 +56,14 @@ typedef struct {
 static inline __attribute__((always_inline)) void block(int64_t n, const float *const *in, float *out,
                                                                       const void *params)
 {
-    const Params *p = params;
+    const Params *prm = params;
     const float *restrict grad_output = in[0];
     const float *restrict target = in[1];
     const float *restrict weight = in[2];
     const float *restrict total_weight = in[3];
     const float *restrict class_index = in[4];
-    const int64_t reduction = p->reduction;
-    const int64_t ignore_index = p->ignore_index;
+    const int64_t reduction = prm->reduction;
+    const int64_t ignore_index = prm->ignore_index;
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
@@ -137,10 +137,10 @@ aclnnStatus aclnnNLLLoss2dBackwardGetWorkspaceSize(
 
     opgen_call call;
     memset(&call, 0, sizeof call);
-    Params p;
-    memset(&p, 0, sizeof p);
-    p.reduction = reduction;
-    p.ignore_index = ignoreIndex;
+    Params prm;
+    memset(&prm, 0, sizeof prm);
+    prm.reduction = reduction;
+    prm.ignore_index = ignoreIndex;
     aclTensor gradOutput_grid;
     if (!opgen_class_view(gradOutput, self, OPGEN_SAMPLE, &gradOutput_grid))
         return opgen_fail(ACLNN_ERR_INNER, "gradOutput", "%s: gradOutput's elements are not equally spaced in memory (a per-class tensor of that layout is not supported)", OP);
@@ -162,7 +162,7 @@ aclnnStatus aclnnNLLLoss2dBackwardGetWorkspaceSize(
     call.block = block;
     call.chunked = block_chunked;
     call.sparse_target = 2;   /* 0 at every other class: opgen_loops.c, run_sparse */
-    return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);
+    return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
 }
 
 /* ---- phase 2 ---- */

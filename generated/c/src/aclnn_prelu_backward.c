@@ -163,30 +163,30 @@ aclnnStatus aclnnPreluBackwardGetWorkspaceSize(
     memset(calls, 0, sizeof calls);
     const void *params[2];
     size_t sizes[2];
-    Params__grad_input p__grad_input;
-    Params__grad_weight p__grad_weight;
+    Params__grad_input prm__grad_input;
+    Params__grad_weight prm__grad_weight;
     /* gradInput */
-    memset(&p__grad_input, 0, sizeof p__grad_input);
+    memset(&prm__grad_input, 0, sizeof prm__grad_input);
     opgen_call_input(&calls[0], gradOutput);
     opgen_call_input(&calls[0], self);
     opgen_call_input(&calls[0], &weight_channels);
     calls[0].block = block__grad_input;
     calls[0].chunked = block_chunked__grad_input;
-    params[0] = &p__grad_input;
-    sizes[0] = sizeof p__grad_input;
+    params[0] = &prm__grad_input;
+    sizes[0] = sizeof prm__grad_input;
     opgen_call_output(&calls[0], gradInput);
     /* gradWeight: on the broadcast shape, summed back to weight's */
     {
         const aclTensor *const every[] = {gradOutput, self, &weight_channels};
         opgen_call_broadcast(&calls[1], 3, every);
     }
-    memset(&p__grad_weight, 0, sizeof p__grad_weight);
+    memset(&prm__grad_weight, 0, sizeof prm__grad_weight);
     opgen_call_input(&calls[1], gradOutput);
     opgen_call_input(&calls[1], self);
     calls[1].block = block__grad_weight;
     calls[1].chunked = block_chunked__grad_weight;
-    params[1] = &p__grad_weight;
-    sizes[1] = sizeof p__grad_weight;
+    params[1] = &prm__grad_weight;
+    sizes[1] = sizeof prm__grad_weight;
     opgen_call_output(&calls[1], &gradWeight_channels);
     calls[1].sum_to = opgen_broadcast_differs(&calls[1], &gradWeight_channels);
     return opgen_phase1_calls(OP, 2, calls, params, sizes, workspaceSize, executor);

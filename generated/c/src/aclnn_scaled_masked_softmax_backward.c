@@ -243,11 +243,11 @@ static void colsum2(int64_t n, const float *const *in, const float *const *in2, 
 static void finish_row(int64_t n, const float *const *in, const double *acc, float *out,
                       const void *params)
 {
-    const Params *p = params;
+    const Params *prm = params;
     const float *restrict grad_output = in[0];
     const float *restrict y = in[1];
     const float *restrict mask = in[2];
-    const float scale = p->scale;
+    const float scale = prm->scale;
     const float r0 = (float)acc[0];
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
@@ -261,11 +261,11 @@ static void finish_row(int64_t n, const float *const *in, const double *acc, flo
 static void finish_col(int64_t n, const float *const *in, const float *const *sums, float *out,
                       const void *params)
 {
-    const Params *p = params;
+    const Params *prm = params;
     const float *restrict grad_output = in[0];
     const float *restrict y = in[1];
     const float *restrict mask = in[2];
-    const float scale = p->scale;
+    const float scale = prm->scale;
     const float *restrict a0 = sums[0];
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
@@ -501,9 +501,9 @@ aclnnStatus aclnnScaledMaskedSoftmaxBackwardGetWorkspaceSize(
 
     opgen_call call;
     memset(&call, 0, sizeof call);
-    Params p;
-    memset(&p, 0, sizeof p);
-    p.scale = (float)scale;
+    Params prm;
+    memset(&prm, 0, sizeof prm);
+    prm.scale = (float)scale;
     opgen_call_input(&call, gradOutput);
     opgen_call_input(&call, y);
     opgen_call_input(&call, mask);
@@ -523,7 +523,7 @@ aclnnStatus aclnnScaledMaskedSoftmaxBackwardGetWorkspaceSize(
     call.finish_col_chunked = finish_col_chunked;
     call.rows = rows;
     call.rows_chunked = rows_chunked;
-    return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);
+    return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
 }
 
 /* ---- phase 2 ---- */

@@ -175,8 +175,8 @@ aclnnStatus aclnnSigmoidBackwardGetWorkspaceSize(
 
     opgen_call call;
     memset(&call, 0, sizeof call);
-    Params p;
-    memset(&p, 0, sizeof p);
+    Params prm;
+    memset(&prm, 0, sizeof prm);
     opgen_call_input(&call, gradOutput);
     opgen_call_input(&call, output);
     opgen_call_output(&call, gradInput);
@@ -184,27 +184,27 @@ aclnnStatus aclnnSigmoidBackwardGetWorkspaceSize(
         static const aclDataType wide[] = {ACL_DOUBLE};
         const aclTensor *const inputs[] = {gradOutput, output};
         if (opgen_computes_wide(2, inputs, 1, wide)) {
-            Params64 q;
-            memset(&q, 0, sizeof q);
+            Params64 prm64;
+            memset(&prm64, 0, sizeof prm64);
             call.wide = block_f64;
             call.is_complex = false;
-            return opgen_phase1_done(OP, &call, &q, sizeof q, workspaceSize, executor);
+            return opgen_phase1_done(OP, &call, &prm64, sizeof prm64, workspaceSize, executor);
         }
     }
     {
         static const aclDataType wide[] = {ACL_COMPLEX64, ACL_COMPLEX128};
         const aclTensor *const inputs[] = {gradOutput, output};
         if (opgen_computes_wide(2, inputs, 2, wide)) {
-            Params64 q;
-            memset(&q, 0, sizeof q);
+            Params64 prm64;
+            memset(&prm64, 0, sizeof prm64);
             call.wide = block_c128;
             call.is_complex = true;
-            return opgen_phase1_done(OP, &call, &q, sizeof q, workspaceSize, executor);
+            return opgen_phase1_done(OP, &call, &prm64, sizeof prm64, workspaceSize, executor);
         }
     }
     call.block = block;
     call.chunked = block_chunked;
-    return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);
+    return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
 }
 
 /* ---- phase 2 ---- */

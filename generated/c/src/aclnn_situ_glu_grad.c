@@ -56,15 +56,15 @@ typedef struct {
 static inline __attribute__((always_inline)) void block__a__activate_left_false(int64_t n, const float *const *in, float *out,
                                                                       const void *params)
 {
-    const Params__a__activate_left_false *p = params;
+    const Params__a__activate_left_false *prm = params;
     const float *restrict grad_y = in[0];
     const float *restrict a = in[1];
     const float *restrict b = in[2];
-    const float beta = p->beta;
-    const float linear_beta = p->linear_beta;
-    const float c0 = p->c0;
-    const float c1 = p->c1;
-    const float c2 = p->c2;
+    const float beta = prm->beta;
+    const float linear_beta = prm->linear_beta;
+    const float c0 = prm->c0;
+    const float c1 = prm->c1;
+    const float c2 = prm->c2;
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_y_i = grad_y[i];
@@ -106,16 +106,16 @@ typedef struct {
 static inline __attribute__((always_inline)) void block__a__activate_left_true(int64_t n, const float *const *in, float *out,
                                                                       const void *params)
 {
-    const Params__a__activate_left_true *p = params;
+    const Params__a__activate_left_true *prm = params;
     const float *restrict grad_y = in[0];
     const float *restrict a = in[1];
     const float *restrict b = in[2];
-    const float beta = p->beta;
-    const float linear_beta = p->linear_beta;
-    const float c0 = p->c0;
-    const float c1 = p->c1;
-    const float c2 = p->c2;
-    const float c3 = p->c3;
+    const float beta = prm->beta;
+    const float linear_beta = prm->linear_beta;
+    const float c0 = prm->c0;
+    const float c1 = prm->c1;
+    const float c2 = prm->c2;
+    const float c3 = prm->c3;
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_y_i = grad_y[i];
@@ -157,16 +157,16 @@ typedef struct {
 static inline __attribute__((always_inline)) void block__b__activate_left_false(int64_t n, const float *const *in, float *out,
                                                                       const void *params)
 {
-    const Params__b__activate_left_false *p = params;
+    const Params__b__activate_left_false *prm = params;
     const float *restrict grad_y = in[0];
     const float *restrict a = in[1];
     const float *restrict b = in[2];
-    const float beta = p->beta;
-    const float linear_beta = p->linear_beta;
-    const float c0 = p->c0;
-    const float c1 = p->c1;
-    const float c2 = p->c2;
-    const float c3 = p->c3;
+    const float beta = prm->beta;
+    const float linear_beta = prm->linear_beta;
+    const float c0 = prm->c0;
+    const float c1 = prm->c1;
+    const float c2 = prm->c2;
+    const float c3 = prm->c3;
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_y_i = grad_y[i];
@@ -207,15 +207,15 @@ typedef struct {
 static inline __attribute__((always_inline)) void block__b__activate_left_true(int64_t n, const float *const *in, float *out,
                                                                       const void *params)
 {
-    const Params__b__activate_left_true *p = params;
+    const Params__b__activate_left_true *prm = params;
     const float *restrict grad_y = in[0];
     const float *restrict a = in[1];
     const float *restrict b = in[2];
-    const float beta = p->beta;
-    const float linear_beta = p->linear_beta;
-    const float c0 = p->c0;
-    const float c1 = p->c1;
-    const float c2 = p->c2;
+    const float beta = prm->beta;
+    const float linear_beta = prm->linear_beta;
+    const float c0 = prm->c0;
+    const float c1 = prm->c1;
+    const float c2 = prm->c2;
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_y_i = grad_y[i];
@@ -285,38 +285,38 @@ aclnnStatus aclnnSituGluGradGetWorkspaceSize(
         const void *params[2];
         size_t sizes[2];
         /* the half a: out's along dim */
-        Params__a__activate_left_false p_a;
-        memset(&p_a, 0, sizeof p_a);
-        p_a.beta = (float)beta;
-        p_a.linear_beta = (float)linearBeta;
-        p_a.c0 = -2/p_a.linear_beta;
-        p_a.c1 = 2/p_a.linear_beta;
-        p_a.c2 = 1.0F/p_a.beta;
+        Params__a__activate_left_false prm_a;
+        memset(&prm_a, 0, sizeof prm_a);
+        prm_a.beta = (float)beta;
+        prm_a.linear_beta = (float)linearBeta;
+        prm_a.c0 = -2/prm_a.linear_beta;
+        prm_a.c1 = 2/prm_a.linear_beta;
+        prm_a.c2 = 1.0F/prm_a.beta;
         opgen_call_input(&calls[0], gradY);
         opgen_call_input(&calls[0], a);
         opgen_call_input(&calls[0], b);
         opgen_call_output(&calls[0], &out_a);
         calls[0].block = block__a__activate_left_false;
         calls[0].chunked = block_chunked__a__activate_left_false;
-        params[0] = &p_a;
-        sizes[0] = sizeof p_a;
+        params[0] = &prm_a;
+        sizes[0] = sizeof prm_a;
         /* the half b: out's along dim */
-        Params__b__activate_left_false p_b;
-        memset(&p_b, 0, sizeof p_b);
-        p_b.beta = (float)beta;
-        p_b.linear_beta = (float)linearBeta;
-        p_b.c0 = -2/p_b.beta;
-        p_b.c1 = 2/p_b.beta;
-        p_b.c2 = 1.0F/p_b.beta;
-        p_b.c3 = 1.0F/p_b.linear_beta;
+        Params__b__activate_left_false prm_b;
+        memset(&prm_b, 0, sizeof prm_b);
+        prm_b.beta = (float)beta;
+        prm_b.linear_beta = (float)linearBeta;
+        prm_b.c0 = -2/prm_b.beta;
+        prm_b.c1 = 2/prm_b.beta;
+        prm_b.c2 = 1.0F/prm_b.beta;
+        prm_b.c3 = 1.0F/prm_b.linear_beta;
         opgen_call_input(&calls[1], gradY);
         opgen_call_input(&calls[1], a);
         opgen_call_input(&calls[1], b);
         opgen_call_output(&calls[1], &out_b);
         calls[1].block = block__b__activate_left_false;
         calls[1].chunked = block_chunked__b__activate_left_false;
-        params[1] = &p_b;
-        sizes[1] = sizeof p_b;
+        params[1] = &prm_b;
+        sizes[1] = sizeof prm_b;
         return opgen_phase1_split(OP, calls, params, sizes, out, split_dim, workspaceSize, executor);
     }
     if (activateLeft) {
@@ -325,38 +325,38 @@ aclnnStatus aclnnSituGluGradGetWorkspaceSize(
         const void *params[2];
         size_t sizes[2];
         /* the half a: out's along dim */
-        Params__a__activate_left_true p_a;
-        memset(&p_a, 0, sizeof p_a);
-        p_a.beta = (float)beta;
-        p_a.linear_beta = (float)linearBeta;
-        p_a.c0 = -2/p_a.beta;
-        p_a.c1 = 2/p_a.beta;
-        p_a.c2 = 1.0F/p_a.beta;
-        p_a.c3 = 1.0F/p_a.linear_beta;
+        Params__a__activate_left_true prm_a;
+        memset(&prm_a, 0, sizeof prm_a);
+        prm_a.beta = (float)beta;
+        prm_a.linear_beta = (float)linearBeta;
+        prm_a.c0 = -2/prm_a.beta;
+        prm_a.c1 = 2/prm_a.beta;
+        prm_a.c2 = 1.0F/prm_a.beta;
+        prm_a.c3 = 1.0F/prm_a.linear_beta;
         opgen_call_input(&calls[0], gradY);
         opgen_call_input(&calls[0], a);
         opgen_call_input(&calls[0], b);
         opgen_call_output(&calls[0], &out_a);
         calls[0].block = block__a__activate_left_true;
         calls[0].chunked = block_chunked__a__activate_left_true;
-        params[0] = &p_a;
-        sizes[0] = sizeof p_a;
+        params[0] = &prm_a;
+        sizes[0] = sizeof prm_a;
         /* the half b: out's along dim */
-        Params__b__activate_left_true p_b;
-        memset(&p_b, 0, sizeof p_b);
-        p_b.beta = (float)beta;
-        p_b.linear_beta = (float)linearBeta;
-        p_b.c0 = -2/p_b.linear_beta;
-        p_b.c1 = 2/p_b.linear_beta;
-        p_b.c2 = 1.0F/p_b.beta;
+        Params__b__activate_left_true prm_b;
+        memset(&prm_b, 0, sizeof prm_b);
+        prm_b.beta = (float)beta;
+        prm_b.linear_beta = (float)linearBeta;
+        prm_b.c0 = -2/prm_b.linear_beta;
+        prm_b.c1 = 2/prm_b.linear_beta;
+        prm_b.c2 = 1.0F/prm_b.beta;
         opgen_call_input(&calls[1], gradY);
         opgen_call_input(&calls[1], a);
         opgen_call_input(&calls[1], b);
         opgen_call_output(&calls[1], &out_b);
         calls[1].block = block__b__activate_left_true;
         calls[1].chunked = block_chunked__b__activate_left_true;
-        params[1] = &p_b;
-        sizes[1] = sizeof p_b;
+        params[1] = &prm_b;
+        sizes[1] = sizeof prm_b;
         return opgen_phase1_split(OP, calls, params, sizes, out, split_dim, workspaceSize, executor);
     }
     return opgen_fail(ACLNN_ERR_INNER, NULL, "%s: no kernel variant for these arguments", OP);

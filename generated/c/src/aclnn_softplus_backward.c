@@ -76,11 +76,11 @@ typedef struct {
 static inline __attribute__((always_inline)) void block(int64_t n, const float *const *in, float *out,
                                                                       const void *params)
 {
-    const Params *p = params;
+    const Params *prm = params;
     const float *restrict grad_output = in[0];
     const float *restrict self = in[1];
-    const float beta = p->beta;
-    const float threshold = p->threshold;
+    const float beta = prm->beta;
+    const float threshold = prm->threshold;
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
@@ -141,16 +141,16 @@ aclnnStatus aclnnSoftplusBackwardGetWorkspaceSize(
 
     opgen_call call;
     memset(&call, 0, sizeof call);
-    Params p;
-    memset(&p, 0, sizeof p);
-    p.beta = (float)beta_value;
-    p.threshold = (float)threshold_value;
+    Params prm;
+    memset(&prm, 0, sizeof prm);
+    prm.beta = (float)beta_value;
+    prm.threshold = (float)threshold_value;
     opgen_call_input(&call, gradOutput);
     opgen_call_input(&call, self);
     opgen_call_output(&call, gradInput);
     call.block = block;
     call.chunked = block_chunked;
-    return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);
+    return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
 }
 
 /* ---- phase 2 ---- */

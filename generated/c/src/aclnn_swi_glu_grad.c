@@ -165,26 +165,26 @@ aclnnStatus aclnnSwiGluGradGetWorkspaceSize(
         const void *params[2];
         size_t sizes[2];
         /* the half a: out's along dim */
-        Params__a p_a;
-        memset(&p_a, 0, sizeof p_a);
+        Params__a prm_a;
+        memset(&prm_a, 0, sizeof prm_a);
         opgen_call_input(&calls[0], yGrad);
         opgen_call_input(&calls[0], a);
         opgen_call_input(&calls[0], b);
         opgen_call_output(&calls[0], &out_a);
         calls[0].block = block__a;
         calls[0].chunked = block_chunked__a;
-        params[0] = &p_a;
-        sizes[0] = sizeof p_a;
+        params[0] = &prm_a;
+        sizes[0] = sizeof prm_a;
         /* the half b: out's along dim */
-        Params__b p_b;
-        memset(&p_b, 0, sizeof p_b);
+        Params__b prm_b;
+        memset(&prm_b, 0, sizeof prm_b);
         opgen_call_input(&calls[1], yGrad);
         opgen_call_input(&calls[1], a);
         opgen_call_output(&calls[1], &out_b);
         calls[1].block = block__b;
         calls[1].chunked = block_chunked__b;
-        params[1] = &p_b;
-        sizes[1] = sizeof p_b;
+        params[1] = &prm_b;
+        sizes[1] = sizeof prm_b;
         return opgen_phase1_split(OP, calls, params, sizes, out, split_dim, workspaceSize, executor);
     }
 }

@@ -63,10 +63,10 @@ typedef struct {
 static inline __attribute__((always_inline)) void block(int64_t n, const float *const *in, float *out,
                                                                       const void *params)
 {
-    const Params *p = params;
+    const Params *prm = params;
     const float *restrict grad_output = in[0];
     const float *restrict self = in[1];
-    const float threshold = p->threshold;
+    const float threshold = prm->threshold;
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
@@ -97,10 +97,10 @@ typedef struct {
 
 static void block_f64(int64_t n, const double *const *in, double *out, const void *params)
 {
-    const Params64 *p = params;
+    const Params64 *prm = params;
     const double *restrict grad_output = in[0];
     const double *restrict self = in[1];
-    const double threshold = p->threshold;
+    const double threshold = prm->threshold;
     for (int64_t i = 0; i < n; ++i) {
         const double grad_output_i = grad_output[i];
         const double self_i = self[i];
@@ -144,9 +144,9 @@ aclnnStatus aclnnThresholdBackwardGetWorkspaceSize(
 
     opgen_call call;
     memset(&call, 0, sizeof call);
-    Params p;
-    memset(&p, 0, sizeof p);
-    p.threshold = (float)threshold_value;
+    Params prm;
+    memset(&prm, 0, sizeof prm);
+    prm.threshold = (float)threshold_value;
     opgen_call_input(&call, gradOutput);
     opgen_call_input(&call, self);
     opgen_call_output(&call, out);
@@ -154,17 +154,17 @@ aclnnStatus aclnnThresholdBackwardGetWorkspaceSize(
         static const aclDataType wide[] = {ACL_INT32, ACL_INT8, ACL_UINT8};
         const aclTensor *const inputs[] = {gradOutput, self};
         if (opgen_computes_wide(2, inputs, 3, wide)) {
-            Params64 q;
-            memset(&q, 0, sizeof q);
-            q.threshold = threshold_value;
+            Params64 prm64;
+            memset(&prm64, 0, sizeof prm64);
+            prm64.threshold = threshold_value;
             call.wide = block_f64;
             call.is_complex = false;
-            return opgen_phase1_done(OP, &call, &q, sizeof q, workspaceSize, executor);
+            return opgen_phase1_done(OP, &call, &prm64, sizeof prm64, workspaceSize, executor);
         }
     }
     call.block = block;
     call.chunked = block_chunked;
-    return opgen_phase1_done(OP, &call, &p, sizeof p, workspaceSize, executor);
+    return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
 }
 
 /* ---- phase 2 ---- */
