@@ -27,6 +27,7 @@ def validate(op: Op) -> None:
     if not re.fullmatch(r"aclnn[A-Z][A-Za-z0-9]*", str(op.name)):
         fail(f"name {op.name!r} must be 'aclnn' followed by CamelCase")
     _check_params(op, fail)
+    _check_names(op, fail)
     _check_dtypes(op, fail)
     _check_rules(op, fail)
     _check_when(op, fail)
@@ -139,6 +140,45 @@ def _check_params(op, fail):
             fail(f"{attr_name!r} must name an int64 Attr")
     if op.loss_reduction is not None:
         _check_reduction(op, fail)
+
+
+# Names a parameter cannot take: the generated sources declare them beside the parameters' own names (the C and
+# Ascend C kernels' locals and the aclnn signature's fixed parameters, the NumPy kernels' arguments), or the
+# languages reserve them.  Found by building an op with a tensor of each name (session 17): `call`, `i`, `n`,
+# `params`, `prm`, `res`, `executor`, `int`, `double` broke the C build, `in` and a second `out` the NumPy kernel.
+_C_WORDS = frozenset("""
+    auto bool break case catch char class const constexpr continue default delete do double else enum explicit
+    extern false float for friend goto if inline int long mutable namespace new noexcept nullptr operator private
+    protected public register restrict return short signed sizeof static struct switch template this throw true
+    try typedef typename union unsigned using virtual void volatile while NULL""".split())
+_GENERATED_NAMES = frozenset({"call", "executor", "workspace", "workspaceSize", "workspace_size", "stream", "i", "i0",
+                              "n", "k", "in", "params", "prm", "res", "acc", "sums", "lanes", "lane", "whole",
+                              "out_of_range"})
+_TEMPORARY = re.compile(r"(?:t|c|r|s|a|g|f|m|u|ex)\d+")   # CSE temporaries, prelude constants, row/grid sums, slots
+
+
+def _check_names(op, fail):
+    """Every parameter name is an identifier the generated code can use as it is (and its snake_case form)."""
+    py_names = {}
+    for p in op.params:
+        if not isinstance(p.name, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", p.name):
+            fail(f"parameter {p.name!r}: a name is a letter followed by letters, digits and underscores")
+        for name in {p.name, p.py_name}:
+            if name in _C_WORDS:
+                fail(f"parameter {p.name}: {name!r} is a C/C++ reserved word; rename the parameter")
+            if name == "out" and not isinstance(p, Output):
+                fail(f"parameter {p.name}: 'out' is the kernels' out= keyword, a name only an Output can take; "
+                     f"rename the parameter")
+            if name in _GENERATED_NAMES or _TEMPORARY.fullmatch(name):
+                fail(f"parameter {p.name}: {name!r} is a name the generated kernels use for their own locals; "
+                     f"rename the parameter")
+        if p.py_name in py_names:
+            fail(f"parameters {py_names[p.py_name]} and {p.name} have the same snake_case name {p.py_name!r}")
+        py_names[p.py_name] = p.name
+    for py, name in py_names.items():
+        if py.endswith("_i") and py[:-2] in py_names:
+            fail(f"parameter {name}: {py!r} is the name the C kernels give element i of {py_names[py[:-2]]}; "
+                 f"rename the parameter")
 
 
 def _kind(op, name):

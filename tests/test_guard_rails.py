@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 import codegen
-from codegen.loader import load_folder
+from codegen.errors import SpecError
+from codegen.loader import load_folder, load_spec_file
 
 from .conftest import REPO, TESTS
 
@@ -97,3 +98,25 @@ def test_generate_writes_the_good_ops_and_nothing_of_a_bad_one(tmp_path):
     assert after["numpy/elu_backward.py"] == before["numpy/elu_backward.py"]
     run = _opgen("--specs", str(specs), "generate", "--check", "--out", str(out))
     assert run.returncode == 2 and "up to date" in run.stdout, run.stdout + run.stderr
+
+
+@pytest.mark.parametrize("name, says", [
+    ("n", "their own locals"), ("call", "their own locals"), ("t0", "their own locals"), ("int", "reserved word"),
+    ("out", "out= keyword"), ("self_i", "element i of self"), ("grad_output", "same snake_case name")])
+def test_a_parameter_name_the_generated_code_uses_is_refused_at_load(tmp_path, name, says):
+    """A parameter named like a local of the generated kernels (or a C word) broke the C build or the NumPy kernel
+    with a compiler's error (session 17: `n`, `call`, `params`, `res`, `int`, `in`, `out`, `self_i`); now the
+    spec is refused at load, naming the parameter."""
+    (tmp_path / "named_backward.py").write_text(f'''from codegen.spec import *
+x, g, w = symbols("x gradOutput w", real=True)
+SPEC = Op(name="aclnnNamedBackward", forward_name="F",
+    params=[Tensor("gradOutput", g, role=GRAD, doc=Text("a", "a")),
+            Tensor("self", x, role=FORWARD_INPUT, doc=Text("b", "b")),
+            Tensor("{name}", w, role=OPERAND, doc=Text("w", "w")),
+            Output("gradInput", doc=Text("c", "c"))],
+    wrt=x, forward=w*x, backward=g*w, dtypes={{"ascend910b": ["FLOAT"]}},
+    rules=[DtypeSupported("gradOutput", "self", "{name}", "gradInput")],
+    description=Text("d", "d"))
+''')
+    with pytest.raises(SpecError, match=f"parameter.*{name}.*{says}"):
+        load_spec_file(tmp_path / "named_backward.py")
