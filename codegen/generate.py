@@ -29,10 +29,10 @@ def source_label(op) -> str:
 
 
 def render_all(ops: dict, backends=None) -> dict[str, str]:
-    from .lower import kept
+    from .keep import kept
     from .spec.outputs import refuse_emit
     files: dict[str, str] = {}
-    with kept():   # each op lowered once for every backend (codegen.lower.kept)
+    with kept():   # each op lowered once for every backend (codegen.keep)
         for name, fn in _backends():
             if backends and name not in backends:
                 continue

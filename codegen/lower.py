@@ -22,7 +22,6 @@ inf*0 = nan when gradOutput*inputScale overflows, inputScale*0*gradOutput is the
 """
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -32,6 +31,7 @@ from sympy.codegen.cfunctions import fma
 from sympy.functions.elementary.piecewise import ExprCondPair
 
 from .cancellation import Extended, guard
+from .keep import kept_for
 from .rewrite import stabilize
 from .spec import ABSENT, DimSum, Op, Variant
 from .spec.classes import GridSum
@@ -477,41 +477,11 @@ def _row_length(op: Op) -> sympy.Symbol:
 
 
 _LOWERED: OrderedDict = OrderedDict()   # id(op) -> (op, Kernel): the last few ops lowered
-_KEPT: list[dict] = []                   # the open `kept()` blocks' {(what, id(op)): (op, value)}
-
-
-@contextlib.contextmanager
-def kept():
-    """Within the block every op lowered stays lowered (by identity, holding the op) until the block ends, and so
-    does what `kept_for` makes.  A render of every op asks each backend in turn for every op's kernel (NumPy, C,
-    Ascend C, then the docs and the C sources they fingerprint): more ops than the few `lower` keeps, so that,
-    taken in turn, each would be evicted before it is asked for again and lowered once per backend (42 ops: four
-    lowerings each, 0.2 s apiece).  `codegen.generate.render_all` renders inside one; what it kept goes when
-    the block ends."""
-    _KEPT.append({})
-    try:
-        yield
-    finally:
-        _KEPT.pop()
-
-
-def kept_for(op, what: str, make):
-    """`make()` for `op` (by identity) and `what`, made once inside a `kept()` block (every time outside one)."""
-    if not _KEPT:
-        return make()
-    hit = _KEPT[-1].get((what, id(op)))
-    if hit is not None and hit[0] is op:
-        return hit[1]
-    value = make()
-    _KEPT[-1][what, id(op)] = (op, value)
-    return value
-
-
 def lower(op: Op) -> Kernel:
     """The op's Kernel.  Every backend (and the docs, and the C examples' cache key) asks for it, so it is kept
-    for the last few Op objects (and for every one inside a `kept()` block): lowering runs SymPy's rewrites and
-    CSE, about 0.2 s per op.  Keyed by identity and holding the op, so an id is never reused while its entry
-    lives; callers never mutate it."""
+    for the last few Op objects, and for every one inside a `codegen.keep.kept()` block (a render of every op):
+    lowering runs SymPy's rewrites and CSE, about 0.2 s per op.  Keyed by identity and holding the op, so an id
+    is never reused while its entry lives; callers never mutate it."""
     hit = _LOWERED.get(id(op))
     if hit is not None and hit[0] is op:
         _LOWERED.move_to_end(id(op))

@@ -8,7 +8,7 @@ import functools
 from pathlib import Path
 
 from codegen.aclnn import prototypes
-from codegen.lower import kept_for
+from codegen.keep import kept_for
 from codegen.spec import DEFAULT_PRODUCT, DTYPES, PRODUCTS, Op
 from codegen.spec.dtypes import COMPUTED, PROMOTE, can_cast
 from codegen.spec.formats import FORMATS, PRIVATE_FORMATS, acl_name as format_acl_name
@@ -123,7 +123,7 @@ def render_source(op: Op, source_label: str) -> str:
 
 def op_sources(op: Op, source_label: str) -> dict[str, str]:
     """{path under c/: text} of what one op adds to the library: its header and its source.  Rendered once per
-    op inside a render of every op (codegen.lower.kept), which asks for them four times: the C files, the docs'
+    op inside a render of every op (codegen.keep), which asks for them four times: the C files, the docs'
     call example (its build size, its cache key's fingerprint in both languages)."""
     def make():
         return {
