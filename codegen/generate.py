@@ -29,14 +29,16 @@ def source_label(op) -> str:
 
 
 def render_all(ops: dict, backends=None) -> dict[str, str]:
+    from .keep import kept
     from .spec.outputs import refuse_emit
     files: dict[str, str] = {}
-    for name, fn in _backends():
-        if backends and name not in backends:
-            continue
-        for op in ops.values():
-            refuse_emit(op, name)
-        files.update(fn(ops, source_label))
+    with kept():   # each op lowered once for every backend (codegen.keep)
+        for name, fn in _backends():
+            if backends and name not in backends:
+                continue
+            for op in ops.values():
+                refuse_emit(op, name)
+            files.update(fn(ops, source_label))
     return dict(sorted(files.items()))
 
 

@@ -31,6 +31,7 @@ from sympy.codegen.cfunctions import fma
 from sympy.functions.elementary.piecewise import ExprCondPair
 
 from .cancellation import Extended, guard
+from .keep import kept_for
 from .rewrite import stabilize
 from .spec import ABSENT, DimSum, Op, Variant
 from .spec.classes import GridSum
@@ -476,16 +477,23 @@ def _row_length(op: Op) -> sympy.Symbol:
 
 
 _LOWERED: OrderedDict = OrderedDict()   # id(op) -> (op, Kernel): the last few ops lowered
-
-
 def lower(op: Op) -> Kernel:
     """The op's Kernel.  Every backend (and the docs, and the C examples' cache key) asks for it, so it is kept
-    for the last few Op objects: lowering runs SymPy's rewrites and CSE, about 0.2 s per op.  Keyed by
-    identity and holding the op, so an id is never reused while its entry lives; callers never mutate it."""
+    for the last few Op objects, and for every one inside a `codegen.keep.kept()` block (a render of every op):
+    lowering runs SymPy's rewrites and CSE, about 0.2 s per op.  Keyed by identity and holding the op, so an id
+    is never reused while its entry lives; callers never mutate it."""
     hit = _LOWERED.get(id(op))
     if hit is not None and hit[0] is op:
         _LOWERED.move_to_end(id(op))
         return hit[1]
+    k = kept_for(op, "kernel", lambda: _lower(op))
+    _LOWERED[id(op)] = (op, k)
+    if len(_LOWERED) > 32:
+        _LOWERED.popitem(last=False)
+    return k
+
+
+def _lower(op: Op) -> Kernel:
     k = Kernel(op)
     if op.split is not None:   # the half ops' kernels (codegen.spec.split), each variant named after its half
         for h in op.halves:
@@ -499,9 +507,6 @@ def lower(op: Op) -> Kernel:
     for p in op.params:
         if p.symbol is not None:
             k.names[p.symbol] = p.py_name
-    _LOWERED[id(op)] = (op, k)
-    if len(_LOWERED) > 32:
-        _LOWERED.popitem(last=False)
     return k
 
 

@@ -133,6 +133,45 @@ def test_generated_is_up_to_date_and_deterministic(ops, rendered):
     assert first == gen.render_all({n: again[n] for n in names}), "two renders differ"
 
 
+def test_a_render_lowers_each_op_once_and_keeps_nothing_after(monkeypatch):
+    """Inside `kept()` (what render_all renders in) an op asked for in turn by every backend is lowered once, more
+    ops than the few `lower` keeps included (taken in turn, each was evicted before it was asked for again:
+    lowered once per backend); after the block only those few stay.  Stand-in ops and kernels: the caching, not
+    the lowering, is under test."""
+    from codegen import keep, lower as lowering
+    made = []
+    monkeypatch.setattr(lowering, "_lower", lambda op: made.append(op) or ("kernel of", op))
+    monkeypatch.setattr(lowering, "_LOWERED", type(lowering._LOWERED)())
+    ops = [object() for _ in range(40)]                      # more than the 32 kept outside a block
+    with keep.kept():
+        for _ in range(4):                                   # four backends, each over every op in turn
+            assert [lowering.lower(op) for op in ops] == [("kernel of", op) for op in ops]
+        assert keep.kept_for(ops[0], "x", lambda: [1]) is keep.kept_for(ops[0], "x", lambda: [2])
+    assert made == ops                                       # once each
+    for op in ops:
+        lowering.lower(op)
+    assert len(made) == 80                                   # the block's kernels went with it; the LRU's 32 ...
+    lowering.lower(ops[-1])
+    assert len(made) == 80                                   # ... still answer
+    assert keep.kept_for(ops[0], "x", lambda: [1]) is not keep.kept_for(ops[0], "x", lambda: [1])
+
+
+def test_a_render_keeps_the_c_sources_apart_per_op_and_label(ops):
+    """The C sources rendered once per op and source label inside a render: a caller changing the dict it got
+    changes nothing for the next one, and another label is another rendering."""
+    from codegen.backends.c.emit import op_sources
+    from codegen.keep import kept
+    op = ops["softshrink_backward"]
+    with kept():
+        first = op_sources(op, "specs/softshrink_backward.py")
+        first.clear()
+        again = op_sources(op, "specs/softshrink_backward.py")
+        other = op_sources(op, "elsewhere/softshrink_backward.py")
+    assert again == op_sources(op, "specs/softshrink_backward.py") and len(again) == 2
+    assert all("elsewhere/softshrink_backward.py" in text for text in other.values())
+    assert other != again
+
+
 def test_check_reports_changed_missing_and_extra_files(tmp_path, rendered):
     out = tmp_path / "generated"
     shutil.copytree(REPO / "generated", out)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 import sympy
 
+from ..keep import kept_for
 from .functions import Reduction, numel
 from .params import (Attr, FORWARD_INPUT, FORWARD_OUTPUT, GRAD, IntArray, Output, Param, Scalar, Tensor, Text, UNUSED,
                      snake)
@@ -155,7 +156,7 @@ class Op:
     def per_output(self) -> list:
         """An op with several outputs as one single-output op per output (codegen.spec.outputs); [] for an op
         with one output."""
-        return output_ops(self) if len(self.outputs) > 1 else []
+        return kept_for(self, "per_output", lambda: output_ops(self)) if len(self.outputs) > 1 else []
 
     @property
     def output_dtype_sources(self) -> tuple:
@@ -292,13 +293,13 @@ class Op:
     @property
     def halves(self) -> list:
         """A split op's two half ops (codegen.spec.split), [] for any other."""
-        return half_ops(self) if self.split is not None else []
+        return kept_for(self, "halves", lambda: half_ops(self)) if self.split is not None else []
 
     @property
     def grid(self):
         """A class-index op's grid op (codegen.spec.classes): the elementwise op its kernels compute; None for any
         other."""
-        return grid_op(self) if self.classes is not None else None
+        return kept_for(self, "grid", lambda: grid_op(self)) if self.classes is not None else None
 
     @property
     def variants(self) -> list[Variant]:

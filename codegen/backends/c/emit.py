@@ -8,6 +8,7 @@ import functools
 from pathlib import Path
 
 from codegen.aclnn import prototypes
+from codegen.keep import kept_for
 from codegen.spec import DEFAULT_PRODUCT, DTYPES, PRODUCTS, Op
 from codegen.spec.dtypes import COMPUTED, PROMOTE, can_cast
 from codegen.spec.formats import FORMATS, PRIVATE_FORMATS, acl_name as format_acl_name
@@ -121,11 +122,15 @@ def render_source(op: Op, source_label: str) -> str:
 
 
 def op_sources(op: Op, source_label: str) -> dict[str, str]:
-    """{path under c/: text} of what one op adds to the library: its header and its source."""
-    return {
-        f"include/aclnnop/{header_name(op)}": render_header([op], source_label),
-        f"src/{source_name(op)}": render_source(op, source_label),
-    }
+    """{path under c/: text} of what one op adds to the library: its header and its source.  Rendered once per
+    op inside a render of every op (codegen.keep), which asks for them four times: the C files, the docs'
+    call example (its build size, its cache key's fingerprint in both languages)."""
+    def make():
+        return {
+            f"include/aclnnop/{header_name(op)}": render_header([op], source_label),
+            f"src/{source_name(op)}": render_source(op, source_label),
+        }
+    return dict(kept_for(op, f"C sources\0{source_label}", make))
 
 
 __all__ = ["op_sources", "runtime_files", "header_name", "source_name"]
