@@ -154,7 +154,8 @@ _C_WORDS = frozenset("""
 _GENERATED_NAMES = frozenset({"call", "executor", "workspace", "workspaceSize", "workspace_size", "stream", "i", "i0",
                               "n", "k", "in", "params", "prm", "res", "acc", "sums", "lanes", "lane", "whole",
                               "out_of_range"})
-_TEMPORARY = re.compile(r"(?:t|c|r|s|a|g|f|m|u|ex)\d+")   # CSE temporaries, prelude constants, row/grid sums, slots
+# the C kernels' CSE temporaries, prelude constants, row sums, lane and column-sum pointers, grid sums, hoisted exps
+_TEMPORARY = re.compile(r"(?:t|c|r|s|a|g|ex)\d+")
 
 
 def _check_names(op, fail):
