@@ -171,6 +171,10 @@ typedef void (*opgen_finish_row_fn)(int64_t n, const float *const *in, const dou
                                     const void *params);
 typedef void (*opgen_finish_col_fn)(int64_t n, const float *const *in, const float *const *sums, float *out,
                                     const void *params);
+/* finish_col with the column sums in double, unrounded: an op whose finish reads a row sum in a sum computed in
+ * double (codegen.cancellation.Extended: CrossEntropyLossGrad, LogSoftmaxBackward), as its finish_row reads acc */
+typedef void (*opgen_finish_col64_fn)(int64_t n, const float *const *in, const double *const *sums, float *out,
+                                      const void *params);
 /* Many short rows packed one after another (row r at in[k] + r*len): rowsum and finish_row for each, without a
  * call per row (acc holds nred sums per row, zeroed by the caller). */
 typedef void (*opgen_rows_fn)(int64_t rows, int64_t len, const float *const *in, double *acc, float *out,
@@ -207,6 +211,8 @@ typedef void (*opgen_rowsum_chunked_fn)(int64_t n, const opgen_src *in, double *
 typedef void (*opgen_colsum_chunked_fn)(int64_t n, const opgen_src *in, double *const *acc, const void *params);
 typedef void (*opgen_finish_col_chunked_fn)(int64_t n, const opgen_src *in, const float *const *sums,
                                             opgen_dst out, const void *params);
+typedef void (*opgen_finish_col64_chunked_fn)(int64_t n, const opgen_src *in, const double *const *sums,
+                                              opgen_dst out, const void *params);
 typedef void (*opgen_finish_row_chunked_fn)(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
                                             const void *params);
 typedef void (*opgen_finish_rowsum_chunked_fn)(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
@@ -237,6 +243,8 @@ typedef struct {
     opgen_finish_row_chunked_fn finish_row_chunked;   /* finish_row, chunked */
     opgen_finish_col_fn finish_col;
     opgen_finish_col_chunked_fn finish_col_chunked;   /* finish_col, chunked */
+    opgen_finish_col64_fn finish_col64;               /* set instead of finish_col: the sums in double */
+    opgen_finish_col64_chunked_fn finish_col64_chunked;   /* finish_col64, chunked */
     opgen_rows_fn rows;
     opgen_rows_chunked_fn rows_chunked;               /* rows, chunked */
     opgen_finish_rowsum_fn finish_rowsum;             /* finish_row skewed with the next row's rowsum */
