@@ -159,7 +159,8 @@ aclnnStatus opgen_check_requires_b(const char *name, bool ok, const char *condit
  * Row sums along dim come in two shapes, chosen by layout: a whole row at a time (rowsum: acc[r] += the sum of
  * summand r over the block; finish_row: results from the row's sums), or OPGEN_BLOCK rows side by side when dim
  * is not the contiguous one (colsum: acc[r][i] += summand r of element i; finish_col: results from sums[r][i], the
- * finished sums rounded to FLOAT once per tile, not once per element of every row). Sums are kept in double. */
+ * finished sums rounded to FLOAT once per tile, not once per element of every row; finish_col64: in double, for a
+ * finish that reads them in a sum computed in double). Sums are kept in double. */
 typedef void (*opgen_block_fn)(int64_t n, const float *const *in, float *out, const void *params);
 typedef void (*opgen_rowsum_fn)(int64_t n, const float *const *in, double *acc, const void *params);
 typedef void (*opgen_colsum_fn)(int64_t n, const float *const *in, double *const *acc, const void *params);
