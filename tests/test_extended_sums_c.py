@@ -133,6 +133,69 @@ def test_cross_entropy_where_the_target_is_nearly_certain(ls):
     _check(got, want, terms)
 
 
+# ---- CrossEntropyLossGrad with labelSmoothing and weights: the constants and row sums the double sum reads ---------
+def _ce_forward(x, t, w, ls):
+    """The spec's forward at logits x (mpmath): -(1 - ls) w_t logsoftmax(x)_t - ls/C Σ_j w_j logsoftmax(x)_j."""
+    lse = mpmath.log(mpmath.fsum(mpmath.exp(v) for v in x))
+    return -(1 - ls) * w[t] * (x[t] - lse) - ls / len(x) * mpmath.fsum(wj * (xj - lse) for wj, xj in zip(w, x))
+
+
+def _ce_rows(ls, w, t, nudges):
+    """One row of FLOAT logProbs per nudge k: classes 1..C-2 at k ulps (of their logProb) from the point where their
+    two terms (1 - ls) w_t p_j and ls/C (p_j Σw - w_j) cancel, class 0 (the target) most of the mass, and class C-1
+    the rest, so that Σ e^lp = 1 within 1e-14 (its ulp's 2^-24): logProb is the log-softmax of itself, and the forward's gradient at
+    logits lp is what the kernel computes from it."""
+    c = len(w)
+    wm = [mpmath.mpf(float(v)) for v in w]
+    a = (1 - ls) * wm[t] + ls / c * mpmath.fsum(wm)
+    rows = []
+    for k in nudges:
+        lp = np.zeros(c, np.float32)
+        for j in range(1, c - 1):
+            v = np.float32(float(mpmath.log(ls / c * wm[j] / a)))
+            lp[j] = v + np.float32(k) * np.spacing(v)
+        rest = 1 - mpmath.fsum(mpmath.exp(mpmath.mpf(float(v))) for v in lp[1:c - 1])
+        lp[0] = np.float32(float(mpmath.log(rest)))
+        while rest - mpmath.exp(mpmath.mpf(float(lp[0]))) <= 0:   # (the rest below an ulp of p_0)
+            lp[0] = np.nextafter(lp[0], np.float32(-np.inf))
+        residual = rest - mpmath.exp(mpmath.mpf(float(lp[0])))
+        lp[c - 1] = np.float32(float(mpmath.log(residual)))
+        rows.append(lp)
+    return np.array(rows)
+
+
+def test_cross_entropy_label_smoothing_cancelling_in_rows_and_columns():
+    """ls = 0.1 (no FLOAT holds it, nor ls/C) over C = 10 weighted classes, each non-target class 1..8 nudged
+    -64..64 ulps of its logProb from its root: the result is 2^-8..2^-3 of its terms, so the FLOAT rounding of
+    ls/C, 1 - ls, Σw (2^-24 of a term each) was 2^5..2^12 ulps of it (the session 17 failure, docs/accuracy.md).
+    Against mpmath's derivative of the forward, within half an ulp plus the double sum's own error; the class dim
+    contiguous (finish_row) and not (the column sums, finish_col) give the same bits."""
+    ls, c, t = 0.1, 10, 0
+    w = np.float32([0.7, 1.3, 0.9, 1.1, 0.3, 1.7, 0.6, 1.9, 1.2, 0.8])
+    nudges = [k for k in range(-64, 65, 8) if k]
+    lp = _ce_rows(mpmath.mpf(ls), w, t, nudges)
+    n = len(lp)
+    kw = dict(grad_loss=np.ones(n, np.float32), target=np.full(n, t, np.int64), weight_optional=w,
+              grad_zloss_optional=None, lse_for_zloss_optional=None, reduction_optional="none", ignore_index=-100,
+              label_smoothing=ls, lse_square_scale_for_zloss=0.0)
+    got = _kernel("cross_entropy_loss_grad")(log_prob=lp, **kw)
+    cols = _kernel("cross_entropy_loss_grad")(log_prob=np.ascontiguousarray(lp.T).T, **kw)   # class dim strided
+    np.testing.assert_array_equal(got.view(np.uint32), np.asarray(cols).view(np.uint32))
+    with mpmath.workdps(50):
+        wm, lsm = [mpmath.mpf(float(v)) for v in w], mpmath.mpf(ls)
+        want = np.zeros((n, c))
+        for i in range(n):
+            x = [mpmath.mpf(float(v)) for v in lp[i]]
+            for j in range(c):
+                want[i, j] = float(mpmath.diff(
+                    lambda u: _ce_forward(x[:j] + [u] + x[j + 1:], t, wm, lsm), x[j]))
+    p = np.exp(lp.astype(np.float64))
+    terms = (1 - ls) * float(w[t]) * (p + 1) + ls / c * (p * float(w.astype(np.float64).sum()) + w)
+    # (the cancelling classes: the result well inside FLOAT's normal range, 2^-8..2^-3 of its terms)
+    assert np.all(np.abs(want[:, 1:c - 1]) < 2.0 ** -2 * terms[:, 1:c - 1])
+    _check(got, want, terms)
+
+
 # ---- opgen_expf's error on every float -----------------------------------------------------------------------------
 EXP_CHECK = r"""
 #include <math.h>

@@ -28,8 +28,10 @@ class InRangeCPrinter(ExtendedCPrinter):
 
 
 def extended_c(printer, expr, in_range: bool = False) -> str:
-    """`(float)(...)` of the sum in double, its symbols read as doubles (`in_range`: see InRangeCPrinter)."""
-    names = {s: f"((double){printer._print(s)})" for s in expr.free_symbols}
+    """`(float)(...)` of the sum in double, its symbols read as doubles (`in_range`: see InRangeCPrinter): a
+    constant or row sum the kernel holds unrounded in double as that local (printer.wide_names), any other symbol
+    (an operand's element) as `(double)` of its FLOAT value."""
+    names = {s: printer.wide_names.get(s, f"((double){printer._print(s)})") for s in expr.free_symbols}
     cls = InRangeCPrinter if in_range else ExtendedCPrinter
     wide = cls({**printer.names, **names}, last=printer.last)
     if isinstance(expr.args[0], sympy.Mul):   # a product folded in (its σ may multiply an infinity: exactly 0)

@@ -75,11 +75,46 @@ def _used(exprs) -> set:
     return syms
 
 
-def _function(exprs, tensors_by_sym, fields, reductions_by_sym, suffix) -> dict:
-    """What a kernel function declares and loads: the input pointers, the constants and the row sums it reads."""
+def _inside(exprs) -> set:
+    """The symbols that the sums computed in double (Extended) of `exprs` read."""
+    syms = set()
+    for e in exprs:
+        for ext in sympy.sympify(e).atoms(Extended):
+            syms |= ext.free_symbols
+    return syms
+
+
+def _outside(exprs) -> set:
+    """The symbols that `exprs` read outside their sums computed in double."""
+    syms, hole = set(), sympy.Dummy("extended")
+    for e in exprs:
+        e = sympy.sympify(e)
+        syms |= e.xreplace({x: hole for x in e.atoms(Extended)}).free_symbols - {hole}
+    return syms
+
+
+def _wide_fields(kv: KernelVariant) -> list[tuple[str, object]]:
+    """The real constants (scalars, attributes, prelude) that a sum computed in double reads: each gets a double
+    field `<name>_f64` beside its FLOAT one, the value unrounded (_fill), which that sum reads instead of the
+    FLOAT one (its rounding, 2^-24 of its term, became the result's error where the sum cancels:
+    CrossEntropyLossGrad's labelSmoothing/C and 1 - labelSmoothing, docs/accuracy.md)."""
+    inside = _inside([e for _, e in kv.body] + [kv.result])
+    real = [(p.py_name, p.symbol) for p in kv.scalars if isinstance(p, Scalar) or p.is_real]
+    real += [(str(s), s) for s, _ in kv.prelude]
+    return [(f"{f}_f64", sym) for f, sym in real if sym in inside]
+
+
+def _function(exprs, tensors_by_sym, fields, reductions_by_sym, suffix, wide=()) -> dict:
+    """What a kernel function declares and loads: the input pointers, the constants and the row sums it reads
+    (`wide`, _wide_fields: a constant that only sums computed in double read is declared as its double field
+    alone; a row sum they read is taken unrounded too: "sums64")."""
     used = _used(exprs)   # `exprs` lists every temporary the function computes, so this is all it reads
+    inside, outside = _inside(exprs), _outside(exprs)
+    wide_syms = {sym for _, sym in wide}
+    as_float = used - (inside - outside) | (inside - wide_syms - set(reductions_by_sym))
     loads = [(k, name) for k, (sym, name) in enumerate(tensors_by_sym) if sym in used]
-    consts = [(ctype, f) for ctype, f, sym in fields if sym in used]
+    consts = [(ctype, f) for ctype, f, sym in fields if sym in as_float]
+    consts += [("double", f) for f, sym in wide if sym in inside]
     declare = [f"const Params{suffix} *prm = params;"] if consts else ["(void)params;"]
     declare += [f"const float *restrict {name} = in[{k}];" for k, name in loads]
     declare += [f"const {ctype} {f} = prm->{f};" for ctype, f in consts]
@@ -87,7 +122,8 @@ def _function(exprs, tensors_by_sym, fields, reductions_by_sym, suffix) -> dict:
         "declare": declare,
         # element i of every operand, loaded at the top of the loop body
         "load": [f"const float {name}_i = {name}[i];" for _, name in loads],
-        "sums": [(j, str(s)) for j, s in enumerate(reductions_by_sym) if s in used],
+        "sums": [(j, str(s)) for j, s in enumerate(reductions_by_sym) if s in as_float],
+        "sums64": [(j, str(s)) for j, s in enumerate(reductions_by_sym) if s in inside],
     }
 
 
@@ -105,7 +141,23 @@ def _fill(kv: KernelVariant, ppr) -> list[str]:
         lines.append(f"prm.{numel_field(n)} = (float){count_c(n)};")
     for s, e in kv.prelude:
         lines.append(f"prm.{s} = {ppr.doprint(e)};")
-    return lines
+    return lines + _fill64(kv)
+
+
+def _fill64(kv: KernelVariant) -> list[str]:
+    """Phase 1's assignments of the double fields (_wide_fields): scalars and attributes unrounded, a prelude
+    constant computed in double from them (its earlier prelude constants substituted)."""
+    wide_fields = _wide_fields(kv)
+    if not wide_fields:
+        return []
+    names = {p.symbol: value_var(p) if isinstance(p, Scalar) else f"((double){p.name})" for p in kv.scalars}
+    names.update({sympy.Symbol(f"numel_{n}", integer=True, positive=True): f"((double){count_c(n)})"
+                  for n in kv.numels})
+    prelude = {}
+    for s, e in kv.prelude:
+        prelude[s] = sympy.sympify(e).xreplace(prelude)
+    dpr = wide.DoubleCPrinter(names)
+    return [f"prm.{f} = {dpr.doprint(prelude.get(sym, sym))};" for f, sym in wide_fields]
 
 
 def count_c(name: str) -> str:
@@ -207,18 +259,27 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
     names.update({sym: f for _, f, sym in fields})
     for s, _ in kv.reductions + kv.body:
         names[s] = str(s)
+    red_syms = [s for s, _ in kv.reductions]
     pr = KernelCPrinter(names, last=kv.last)
+    # the double locals of the constants and row sums that the sums computed in double read (_wide_fields)
+    wide_fields = _wide_fields(kv)
+    wide_names = {sym: f for f, sym in wide_fields}
+    wide_names.update({s: f"{s}_f64" for s in _inside([e for _, e in kv.body] + [kv.result]) & set(red_syms)})
+    pr.wide_names = wide_names
     # (elementwise kernels: an exp under a `?:` computed before it, see _branch_exps_hoisted)
     hoisted = [] if kv.reductions else _branch_exps_hoisted(kv.body, kv.result)
     hpr = KernelCPrinter({**names, **{x: name for _, name, x in hoisted}}, last=kv.last)
+    hpr.wide_names = wide_names
     gauss = _erfc_gauss(kv.body, hoisted)
     pr.erfc_gauss = hpr.erfc_gauss = gauss
     reductions = [pr.doprint(e) for _, e in kv.reductions]
-    red_syms = [s for s, _ in kv.reductions]
     # the prelude is computed in phase 1, over the fields of `p`
     ppr = KernelCPrinter({sym: f"prm.{f}" for _, f, sym in fields})
     suffix = ("__" + kv.suffix) if kv.suffix else ""
-    finish = _function([e for _, e in kv.body] + [kv.result], tensors, fields, red_syms, suffix)
+    finish = _function([e for _, e in kv.body] + [kv.result], tensors, fields, red_syms, suffix, wide_fields)
+    # the column sums in double when the finish reads one in a sum computed in double (opgen_loops.c: the same
+    # bits as the row path's unrounded acc[j]); else rounded to FLOAT by the runtime once per tile
+    col64 = bool(finish["sums64"])
     summed = _function([e for _, e in kv.reductions], tensors, fields, red_syms, suffix)
     def kernel_lines(tail=""):
         hpr.sigmoid_tail = pr.sigmoid_tail = tail
@@ -234,7 +295,11 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
     ctx = {
         "suffix": suffix,
         "title": f" for {_key_text(kv.key)}" if kv.key else "",
-        "fields": [f"{ctype} {f};" for ctype, f, _ in fields] or ["char none;   /* the kernel reads no constant */"],
+        # (the grid sums last: the runtime writes them as a float[] at grid_at)
+        "fields": ([f"{ctype} {f};" for ctype, f, _ in fields[:len(fields) - len(kv.grid_sums)]]
+                   + [f"double {f};   /* unrounded, for the sums computed in double */" for f, _ in wide_fields]
+                   + [f"{ctype} {f};" for ctype, f, _ in fields[len(fields) - len(kv.grid_sums):]]
+                   or ["char none;   /* the kernel reads no constant */"]),
         "pad": {f"p{k}": " " * (k + len(suffix)) for k in _PADS},   # pad.p22: 22 columns
         "ntensors": len(kv.tensors),
         "nred": len(kv.reductions),
@@ -260,17 +325,23 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
         "colsum_terms": summed["load"] + [f"t[{j}] = (double)({c});" for j, c in enumerate(reductions)],
         "declare_colsum2": [f"double *restrict a{j} = acc[{j}];" for j in range(len(reductions))],
         "col_sums2": [f"a{j}[i] = (a{j}[i] + t[{j}]) + u[{j}];" for j in range(len(reductions))],
-        "declare_finish_row": finish["declare"] + [f"const float {s} = (float)acc[{j}];" for j, s in finish["sums"]],
-        # (the runtime rounds the column sums to FLOAT once per tile, the value finish_row takes: opgen_loops.c)
-        "declare_finish_col": finish["declare"] + [f"const float *restrict a{j} = sums[{j}];"
-                                                   for j, _ in finish["sums"]],
-        "finish_col": [f"const float {s} = a{j}[i];" for j, s in finish["sums"]] + compute,
+        "declare_finish_row": finish["declare"] + [f"const float {s} = (float)acc[{j}];" for j, s in finish["sums"]]
+                              + [f"const double {s}_f64 = acc[{j}];" for j, s in finish["sums64"]],
+        # (the runtime rounds the column sums to FLOAT once per tile, the value finish_row takes: opgen_loops.c;
+        # col64: it hands them in double, each rounded here as finish_row rounds it)
+        "sum_type": "double" if col64 else "float",
+        "finish_col64": col64,
+        "declare_finish_col": finish["declare"] + [f"const {'double' if col64 else 'float'} *restrict a{j} = sums[{j}];"
+                                                   for j in sorted({j for j, _ in finish["sums"] + finish["sums64"]})],
+        "finish_col": [f"const float {s} = {'(float)' if col64 else ''}a{j}[i];" for j, s in finish["sums"]]
+                      + [f"const double {s}_f64 = a{j}[i];" for j, s in finish["sums64"]] + compute,
     }
     # a row op's finish with exps of operands in double: first the block's arguments checked within the range where
     # opgen_exp_f64 needs no selects, then a loop without them (the same bits)
     scanned = _exp_scan(op, kv, tensors)
     ctx["exp_scan"] = [f"out_of_range |= !({name}[i] > -708.0f) | !({name}[i] <= 709.0f);" for name in scanned]
     in_range = _InRangePrinter(names, last=kv.last)
+    in_range.wide_names = wide_names
     compute_in_range = finish["load"] + [f"const float {s} = {in_range.doprint(e)};" for s, e in kv.body] + \
         [f"res[i] = {in_range.doprint(kv.result)};"]
     ctx["finish_in_range"] = _finish_in_range(ctx["exp_scan"], compute_in_range) if scanned else []
@@ -378,10 +449,11 @@ def _phase1_variant(op: Op, kv: KernelVariant, v: dict, fill: list[str]) -> list
         dim = op.dim_attr.name if op.dim_attr else op.reduce_dim   # the attribute's value, or the fixed axis
         body += [f"call.nred = {v['nred']};",
                  f"call.dim = {out}->ndim == 0 ? 0 : ({dim} + (int64_t){out}->ndim) % (int64_t){out}->ndim;"]
-        body += [f"call.{f} = {f}{s};" for f in ("rowsum", "rowsum_chunked", "colsum", "colsum_chunked", "colsum2",
-                                                 "finish_row", "finish_row_chunked", "finish_rowsum",
-                                                 "finish_rowsum_chunked", "finish_col", "finish_col_chunked",
-                                                 "rows", "rows_chunked")]
+        col = "finish_col64" if v["finish_col64"] else "finish_col"   # (the column sums in double)
+        body += [f"call.{f.replace('finish_col', col)} = {f}{s};"
+                 for f in ("rowsum", "rowsum_chunked", "colsum", "colsum_chunked", "colsum2", "finish_row",
+                           "finish_row_chunked", "finish_rowsum", "finish_rowsum_chunked", "finish_col",
+                           "finish_col_chunked", "rows", "rows_chunked")]
     elif v["half_tuned"]:   # the kernel tuned to the output's dtype (half_tuned)
         pick = f"{out}->dtype == ACL_FLOAT16 || {out}->dtype == ACL_BF16 ? {{f}}{s}_half : {{f}}{s}"
         body += [f"call.{field} = {pick.format(f=f)};" for field, f in (("block", "block"),

@@ -61,6 +61,9 @@ class KernelCPrinter(InfixPrinting, C99CodePrinter):
         self.names = names or {}
         self.last = last
         self.suffix = "f" if float_kernel else ""
+        # the double locals a sum computed in double (Extended) reads instead of `(double)` of the FLOAT one: the
+        # kernel's real constants and row sums, unrounded (opsource.variant_context)
+        self.wide_names = {}
 
     def literal(self, value) -> str:
         return literals.c_float(value) if self.suffix else literals.c_double(value)

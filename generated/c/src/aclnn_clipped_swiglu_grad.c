@@ -63,6 +63,8 @@ typedef struct {
     float limit;
     float bias;
     float c0;
+    double alpha_f64;   /* unrounded, for the sums computed in double */
+    double limit_f64;   /* unrounded, for the sums computed in double */
 } Params__a;
 
 /* always_inline: inlined into each chunk loop below, whose constant chunk length lets the compiler keep the
@@ -80,6 +82,8 @@ static inline __attribute__((always_inline)) void block__a(int64_t n, const floa
     const float limit = prm->limit;
     const float bias = prm->bias;
     const float c0 = prm->c0;
+    const double alpha_f64 = prm->alpha_f64;
+    const double limit_f64 = prm->limit_f64;
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_y_i = grad_y[i];
@@ -87,7 +91,7 @@ static inline __attribute__((always_inline)) void block__a(int64_t n, const floa
         const float b_i = b[i];
         const float t0 = alpha*opgen_minimumf(a_i, limit);
         const float t1 = opgen_sigmoidf(t0);
-        res[i] = (t1*(bias + opgen_maximumf(c0, opgen_minimumf(b_i, limit)))*((a_i <= limit) ? 1 : 0)*(float)(((double)alpha)*(1 - opgen_sigmoid_ext(((double)alpha)*opgen_minimum_f64(((double)a_i), ((double)limit))))*opgen_minimum_f64(((double)a_i), ((double)limit)) + 1))*grad_y_i;
+        res[i] = (t1*(bias + opgen_maximumf(c0, opgen_minimumf(b_i, limit)))*((a_i <= limit) ? 1 : 0)*(float)(alpha_f64*(1 - opgen_sigmoid_ext(alpha_f64*opgen_minimum_f64(((double)a_i), limit_f64)))*opgen_minimum_f64(((double)a_i), limit_f64) + 1))*grad_y_i;
     }
 }
 
@@ -215,6 +219,8 @@ aclnnStatus aclnnClippedSwigluGradGetWorkspaceSize(
         prm_a.limit = (float)limit;
         prm_a.bias = (float)bias;
         prm_a.c0 = -prm_a.limit;
+        prm_a.alpha_f64 = ((double)alpha);
+        prm_a.limit_f64 = ((double)limit);
         opgen_call_input(&calls[0], &gradY_rows);
         opgen_call_input(&calls[0], a);
         opgen_call_input(&calls[0], b);

@@ -73,6 +73,9 @@ typedef struct {
     float c0;
     float c1;
     float c2;
+    double c0_f64;   /* unrounded, for the sums computed in double */
+    double c1_f64;   /* unrounded, for the sums computed in double */
+    double c2_f64;   /* unrounded, for the sums computed in double */
 } Params__reduction_optional_none__weight_optional_absent;
 
 /* The partial sums of a block of n elements, in a fixed order that the compiler vectorizes and that does not
@@ -243,21 +246,21 @@ static void finish_row__reduction_optional_none__weight_optional_absent(int64_t 
     const float *restrict target = in[2];
     const float *restrict class_index = in[3];
     const int64_t ignore_index = prm->ignore_index;
-    const float c0 = prm->c0;
-    const float c1 = prm->c1;
-    const float c2 = prm->c2;
-    const float r0 = (float)acc[0];
+    const double c0_f64 = prm->c0_f64;
+    const double c1_f64 = prm->c1_f64;
+    const double c2_f64 = prm->c2_f64;
+    const double r0_f64 = acc[0];
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_loss_i = grad_loss[i];
         const float log_prob_i = log_prob[i];
         const float target_i = target[i];
         const float class_index_i = class_index[i];
-        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(c0_f64*(c1_f64*opgen_exp_f64(((double)log_prob_i)) - 1) + c2_f64*r0_f64*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
     }
 }
 
-static void finish_col__reduction_optional_none__weight_optional_absent(int64_t n, const float *const *in, const float *const *sums, float *out,
+static void finish_col__reduction_optional_none__weight_optional_absent(int64_t n, const float *const *in, const double *const *sums, float *out,
                                                                        const void *params)
 {
     const Params__reduction_optional_none__weight_optional_absent *prm = params;
@@ -266,18 +269,18 @@ static void finish_col__reduction_optional_none__weight_optional_absent(int64_t 
     const float *restrict target = in[2];
     const float *restrict class_index = in[3];
     const int64_t ignore_index = prm->ignore_index;
-    const float c0 = prm->c0;
-    const float c1 = prm->c1;
-    const float c2 = prm->c2;
-    const float *restrict a0 = sums[0];
+    const double c0_f64 = prm->c0_f64;
+    const double c1_f64 = prm->c1_f64;
+    const double c2_f64 = prm->c2_f64;
+    const double *restrict a0 = sums[0];
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
-        const float r0 = a0[i];
+        const double r0_f64 = a0[i];
         const float grad_loss_i = grad_loss[i];
         const float log_prob_i = log_prob[i];
         const float target_i = target[i];
         const float class_index_i = class_index[i];
-        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(c0_f64*(c1_f64*opgen_exp_f64(((double)log_prob_i)) - 1) + c2_f64*r0_f64*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
     }
 }
 
@@ -371,23 +374,24 @@ static void colsum_chunked__reduction_optional_none__weight_optional_absent(int6
     opgen_chunked_reads(n, 4, in, &args, colsum_chunk__reduction_optional_none__weight_optional_absent);
 }
 
-/* finish_col's arguments as a chunk function gets them: the column sums, already rounded to FLOAT */
+/* finish_col's arguments as a chunk function gets them: the column sums, already rounded to FLOAT (in double
+ * where the finish reads them in a sum computed in double: opgen_runtime.h, finish_col64) */
 typedef struct {
     const void *params;
-    const float *const *sums;
+    const double *const *sums;
 } ColArgs__reduction_optional_none__weight_optional_absent;
 
 static inline void finish_col_chunk__reduction_optional_none__weight_optional_absent(int64_t at, int64_t n, const float *const *in, float *out,
                                                                                     const void *args)
 {
     const ColArgs__reduction_optional_none__weight_optional_absent *a = args;
-    const float *part[1];
+    const double *part[1];
     for (int r = 0; r < 1; ++r)
         part[r] = a->sums[r] + at;
     finish_col__reduction_optional_none__weight_optional_absent(n, in, part, out, a->params);
 }
 
-static void finish_col_chunked__reduction_optional_none__weight_optional_absent(int64_t n, const opgen_src *in, const float *const *sums,
+static void finish_col_chunked__reduction_optional_none__weight_optional_absent(int64_t n, const opgen_src *in, const double *const *sums,
                                                                                opgen_dst out, const void *params)
 {
     const ColArgs__reduction_optional_none__weight_optional_absent args = {params, sums};
@@ -466,6 +470,8 @@ typedef struct {
     float numel_log_prob_dim1;
     float c0;
     float c1;
+    double c0_f64;   /* unrounded, for the sums computed in double */
+    double c1_f64;   /* unrounded, for the sums computed in double */
 } Params__reduction_optional_none__weight_optional_present;
 
 /* The partial sums of a block of n elements, in a fixed order that the compiler vectorizes and that does not
@@ -671,10 +677,10 @@ static void finish_row__reduction_optional_none__weight_optional_present(int64_t
     const float *restrict weight_optional = in[3];
     const float *restrict class_index = in[4];
     const int64_t ignore_index = prm->ignore_index;
-    const float c0 = prm->c0;
-    const float c1 = prm->c1;
-    const float r0 = (float)acc[0];
-    const float r1 = (float)acc[1];
+    const double c0_f64 = prm->c0_f64;
+    const double c1_f64 = prm->c1_f64;
+    const double r0_f64 = acc[0];
+    const double r1_f64 = acc[1];
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_loss_i = grad_loss[i];
@@ -682,11 +688,11 @@ static void finish_row__reduction_optional_none__weight_optional_present(int64_t
         const float target_i = target[i];
         const float weight_optional_i = weight_optional[i];
         const float class_index_i = class_index[i];
-        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(c0_f64*(r0_f64*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + c1_f64*r1_f64*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
     }
 }
 
-static void finish_col__reduction_optional_none__weight_optional_present(int64_t n, const float *const *in, const float *const *sums, float *out,
+static void finish_col__reduction_optional_none__weight_optional_present(int64_t n, const float *const *in, const double *const *sums, float *out,
                                                                         const void *params)
 {
     const Params__reduction_optional_none__weight_optional_present *prm = params;
@@ -696,20 +702,20 @@ static void finish_col__reduction_optional_none__weight_optional_present(int64_t
     const float *restrict weight_optional = in[3];
     const float *restrict class_index = in[4];
     const int64_t ignore_index = prm->ignore_index;
-    const float c0 = prm->c0;
-    const float c1 = prm->c1;
-    const float *restrict a0 = sums[0];
-    const float *restrict a1 = sums[1];
+    const double c0_f64 = prm->c0_f64;
+    const double c1_f64 = prm->c1_f64;
+    const double *restrict a0 = sums[0];
+    const double *restrict a1 = sums[1];
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
-        const float r0 = a0[i];
-        const float r1 = a1[i];
+        const double r0_f64 = a0[i];
+        const double r1_f64 = a1[i];
         const float grad_loss_i = grad_loss[i];
         const float log_prob_i = log_prob[i];
         const float target_i = target[i];
         const float weight_optional_i = weight_optional[i];
         const float class_index_i = class_index[i];
-        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(c0_f64*(r0_f64*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + c1_f64*r1_f64*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
     }
 }
 
@@ -803,23 +809,24 @@ static void colsum_chunked__reduction_optional_none__weight_optional_present(int
     opgen_chunked_reads(n, 5, in, &args, colsum_chunk__reduction_optional_none__weight_optional_present);
 }
 
-/* finish_col's arguments as a chunk function gets them: the column sums, already rounded to FLOAT */
+/* finish_col's arguments as a chunk function gets them: the column sums, already rounded to FLOAT (in double
+ * where the finish reads them in a sum computed in double: opgen_runtime.h, finish_col64) */
 typedef struct {
     const void *params;
-    const float *const *sums;
+    const double *const *sums;
 } ColArgs__reduction_optional_none__weight_optional_present;
 
 static inline void finish_col_chunk__reduction_optional_none__weight_optional_present(int64_t at, int64_t n, const float *const *in, float *out,
                                                                                      const void *args)
 {
     const ColArgs__reduction_optional_none__weight_optional_present *a = args;
-    const float *part[2];
+    const double *part[2];
     for (int r = 0; r < 2; ++r)
         part[r] = a->sums[r] + at;
     finish_col__reduction_optional_none__weight_optional_present(n, in, part, out, a->params);
 }
 
-static void finish_col_chunked__reduction_optional_none__weight_optional_present(int64_t n, const opgen_src *in, const float *const *sums,
+static void finish_col_chunked__reduction_optional_none__weight_optional_present(int64_t n, const opgen_src *in, const double *const *sums,
                                                                                 opgen_dst out, const void *params)
 {
     const ColArgs__reduction_optional_none__weight_optional_present args = {params, sums};
@@ -899,6 +906,9 @@ typedef struct {
     float c0;
     float c1;
     float c2;
+    double c0_f64;   /* unrounded, for the sums computed in double */
+    double c1_f64;   /* unrounded, for the sums computed in double */
+    double c2_f64;   /* unrounded, for the sums computed in double */
     float g0;
 } Params__reduction_optional_mean__weight_optional_absent;
 /* the summand of g0, the sum over the whole grid the kernel divides by (GridSum) */
@@ -1084,22 +1094,22 @@ static void finish_row__reduction_optional_mean__weight_optional_absent(int64_t 
     const float *restrict target = in[2];
     const float *restrict class_index = in[3];
     const int64_t ignore_index = prm->ignore_index;
-    const float c0 = prm->c0;
-    const float c1 = prm->c1;
-    const float c2 = prm->c2;
     const float g0 = prm->g0;
-    const float r0 = (float)acc[0];
+    const double c0_f64 = prm->c0_f64;
+    const double c1_f64 = prm->c1_f64;
+    const double c2_f64 = prm->c2_f64;
+    const double r0_f64 = acc[0];
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_loss_i = grad_loss[i];
         const float log_prob_i = log_prob[i];
         const float target_i = target[i];
         const float class_index_i = class_index[i];
-        res[i] = ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0);
+        res[i] = ((ignore_index != target_i) ? ((float)(c0_f64*(c1_f64*opgen_exp_f64(((double)log_prob_i)) - 1) + c2_f64*r0_f64*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0);
     }
 }
 
-static void finish_col__reduction_optional_mean__weight_optional_absent(int64_t n, const float *const *in, const float *const *sums, float *out,
+static void finish_col__reduction_optional_mean__weight_optional_absent(int64_t n, const float *const *in, const double *const *sums, float *out,
                                                                        const void *params)
 {
     const Params__reduction_optional_mean__weight_optional_absent *prm = params;
@@ -1108,19 +1118,19 @@ static void finish_col__reduction_optional_mean__weight_optional_absent(int64_t 
     const float *restrict target = in[2];
     const float *restrict class_index = in[3];
     const int64_t ignore_index = prm->ignore_index;
-    const float c0 = prm->c0;
-    const float c1 = prm->c1;
-    const float c2 = prm->c2;
     const float g0 = prm->g0;
-    const float *restrict a0 = sums[0];
+    const double c0_f64 = prm->c0_f64;
+    const double c1_f64 = prm->c1_f64;
+    const double c2_f64 = prm->c2_f64;
+    const double *restrict a0 = sums[0];
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
-        const float r0 = a0[i];
+        const double r0_f64 = a0[i];
         const float grad_loss_i = grad_loss[i];
         const float log_prob_i = log_prob[i];
         const float target_i = target[i];
         const float class_index_i = class_index[i];
-        res[i] = ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0);
+        res[i] = ((ignore_index != target_i) ? ((float)(c0_f64*(c1_f64*opgen_exp_f64(((double)log_prob_i)) - 1) + c2_f64*r0_f64*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0);
     }
 }
 
@@ -1214,23 +1224,24 @@ static void colsum_chunked__reduction_optional_mean__weight_optional_absent(int6
     opgen_chunked_reads(n, 4, in, &args, colsum_chunk__reduction_optional_mean__weight_optional_absent);
 }
 
-/* finish_col's arguments as a chunk function gets them: the column sums, already rounded to FLOAT */
+/* finish_col's arguments as a chunk function gets them: the column sums, already rounded to FLOAT (in double
+ * where the finish reads them in a sum computed in double: opgen_runtime.h, finish_col64) */
 typedef struct {
     const void *params;
-    const float *const *sums;
+    const double *const *sums;
 } ColArgs__reduction_optional_mean__weight_optional_absent;
 
 static inline void finish_col_chunk__reduction_optional_mean__weight_optional_absent(int64_t at, int64_t n, const float *const *in, float *out,
                                                                                     const void *args)
 {
     const ColArgs__reduction_optional_mean__weight_optional_absent *a = args;
-    const float *part[1];
+    const double *part[1];
     for (int r = 0; r < 1; ++r)
         part[r] = a->sums[r] + at;
     finish_col__reduction_optional_mean__weight_optional_absent(n, in, part, out, a->params);
 }
 
-static void finish_col_chunked__reduction_optional_mean__weight_optional_absent(int64_t n, const opgen_src *in, const float *const *sums,
+static void finish_col_chunked__reduction_optional_mean__weight_optional_absent(int64_t n, const opgen_src *in, const double *const *sums,
                                                                                opgen_dst out, const void *params)
 {
     const ColArgs__reduction_optional_mean__weight_optional_absent args = {params, sums};
@@ -1309,6 +1320,8 @@ typedef struct {
     float numel_log_prob_dim1;
     float c0;
     float c1;
+    double c0_f64;   /* unrounded, for the sums computed in double */
+    double c1_f64;   /* unrounded, for the sums computed in double */
     float g0;
 } Params__reduction_optional_mean__weight_optional_present;
 /* the summand of g0, the sum over the whole grid the kernel divides by (GridSum) */
@@ -1531,11 +1544,11 @@ static void finish_row__reduction_optional_mean__weight_optional_present(int64_t
     const float *restrict weight_optional = in[3];
     const float *restrict class_index = in[4];
     const int64_t ignore_index = prm->ignore_index;
-    const float c0 = prm->c0;
-    const float c1 = prm->c1;
     const float g0 = prm->g0;
-    const float r0 = (float)acc[0];
-    const float r1 = (float)acc[1];
+    const double c0_f64 = prm->c0_f64;
+    const double c1_f64 = prm->c1_f64;
+    const double r0_f64 = acc[0];
+    const double r1_f64 = acc[1];
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_loss_i = grad_loss[i];
@@ -1543,11 +1556,11 @@ static void finish_row__reduction_optional_mean__weight_optional_present(int64_t
         const float target_i = target[i];
         const float weight_optional_i = weight_optional[i];
         const float class_index_i = class_index[i];
-        res[i] = ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0);
+        res[i] = ((ignore_index != target_i) ? ((float)(c0_f64*(r0_f64*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + c1_f64*r1_f64*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0);
     }
 }
 
-static void finish_col__reduction_optional_mean__weight_optional_present(int64_t n, const float *const *in, const float *const *sums, float *out,
+static void finish_col__reduction_optional_mean__weight_optional_present(int64_t n, const float *const *in, const double *const *sums, float *out,
                                                                         const void *params)
 {
     const Params__reduction_optional_mean__weight_optional_present *prm = params;
@@ -1557,21 +1570,21 @@ static void finish_col__reduction_optional_mean__weight_optional_present(int64_t
     const float *restrict weight_optional = in[3];
     const float *restrict class_index = in[4];
     const int64_t ignore_index = prm->ignore_index;
-    const float c0 = prm->c0;
-    const float c1 = prm->c1;
     const float g0 = prm->g0;
-    const float *restrict a0 = sums[0];
-    const float *restrict a1 = sums[1];
+    const double c0_f64 = prm->c0_f64;
+    const double c1_f64 = prm->c1_f64;
+    const double *restrict a0 = sums[0];
+    const double *restrict a1 = sums[1];
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
-        const float r0 = a0[i];
-        const float r1 = a1[i];
+        const double r0_f64 = a0[i];
+        const double r1_f64 = a1[i];
         const float grad_loss_i = grad_loss[i];
         const float log_prob_i = log_prob[i];
         const float target_i = target[i];
         const float weight_optional_i = weight_optional[i];
         const float class_index_i = class_index[i];
-        res[i] = ((ignore_index != target_i) ? ((float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0);
+        res[i] = ((ignore_index != target_i) ? ((float)(c0_f64*(r0_f64*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + c1_f64*r1_f64*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0);
     }
 }
 
@@ -1665,23 +1678,24 @@ static void colsum_chunked__reduction_optional_mean__weight_optional_present(int
     opgen_chunked_reads(n, 5, in, &args, colsum_chunk__reduction_optional_mean__weight_optional_present);
 }
 
-/* finish_col's arguments as a chunk function gets them: the column sums, already rounded to FLOAT */
+/* finish_col's arguments as a chunk function gets them: the column sums, already rounded to FLOAT (in double
+ * where the finish reads them in a sum computed in double: opgen_runtime.h, finish_col64) */
 typedef struct {
     const void *params;
-    const float *const *sums;
+    const double *const *sums;
 } ColArgs__reduction_optional_mean__weight_optional_present;
 
 static inline void finish_col_chunk__reduction_optional_mean__weight_optional_present(int64_t at, int64_t n, const float *const *in, float *out,
                                                                                      const void *args)
 {
     const ColArgs__reduction_optional_mean__weight_optional_present *a = args;
-    const float *part[2];
+    const double *part[2];
     for (int r = 0; r < 2; ++r)
         part[r] = a->sums[r] + at;
     finish_col__reduction_optional_mean__weight_optional_present(n, in, part, out, a->params);
 }
 
-static void finish_col_chunked__reduction_optional_mean__weight_optional_present(int64_t n, const opgen_src *in, const float *const *sums,
+static void finish_col_chunked__reduction_optional_mean__weight_optional_present(int64_t n, const opgen_src *in, const double *const *sums,
                                                                                 opgen_dst out, const void *params)
 {
     const ColArgs__reduction_optional_mean__weight_optional_present args = {params, sums};
@@ -1761,6 +1775,9 @@ typedef struct {
     float c0;
     float c1;
     float c2;
+    double c0_f64;   /* unrounded, for the sums computed in double */
+    double c1_f64;   /* unrounded, for the sums computed in double */
+    double c2_f64;   /* unrounded, for the sums computed in double */
 } Params__reduction_optional_sum__weight_optional_absent;
 
 /* The partial sums of a block of n elements, in a fixed order that the compiler vectorizes and that does not
@@ -1931,21 +1948,21 @@ static void finish_row__reduction_optional_sum__weight_optional_absent(int64_t n
     const float *restrict target = in[2];
     const float *restrict class_index = in[3];
     const int64_t ignore_index = prm->ignore_index;
-    const float c0 = prm->c0;
-    const float c1 = prm->c1;
-    const float c2 = prm->c2;
-    const float r0 = (float)acc[0];
+    const double c0_f64 = prm->c0_f64;
+    const double c1_f64 = prm->c1_f64;
+    const double c2_f64 = prm->c2_f64;
+    const double r0_f64 = acc[0];
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_loss_i = grad_loss[i];
         const float log_prob_i = log_prob[i];
         const float target_i = target[i];
         const float class_index_i = class_index[i];
-        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(c0_f64*(c1_f64*opgen_exp_f64(((double)log_prob_i)) - 1) + c2_f64*r0_f64*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
     }
 }
 
-static void finish_col__reduction_optional_sum__weight_optional_absent(int64_t n, const float *const *in, const float *const *sums, float *out,
+static void finish_col__reduction_optional_sum__weight_optional_absent(int64_t n, const float *const *in, const double *const *sums, float *out,
                                                                       const void *params)
 {
     const Params__reduction_optional_sum__weight_optional_absent *prm = params;
@@ -1954,18 +1971,18 @@ static void finish_col__reduction_optional_sum__weight_optional_absent(int64_t n
     const float *restrict target = in[2];
     const float *restrict class_index = in[3];
     const int64_t ignore_index = prm->ignore_index;
-    const float c0 = prm->c0;
-    const float c1 = prm->c1;
-    const float c2 = prm->c2;
-    const float *restrict a0 = sums[0];
+    const double c0_f64 = prm->c0_f64;
+    const double c1_f64 = prm->c1_f64;
+    const double c2_f64 = prm->c2_f64;
+    const double *restrict a0 = sums[0];
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
-        const float r0 = a0[i];
+        const double r0_f64 = a0[i];
         const float grad_loss_i = grad_loss[i];
         const float log_prob_i = log_prob[i];
         const float target_i = target[i];
         const float class_index_i = class_index[i];
-        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)c1)*opgen_exp_f64(((double)log_prob_i)) - 1) + ((double)c2)*((double)r0)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(c0_f64*(c1_f64*opgen_exp_f64(((double)log_prob_i)) - 1) + c2_f64*r0_f64*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
     }
 }
 
@@ -2059,23 +2076,24 @@ static void colsum_chunked__reduction_optional_sum__weight_optional_absent(int64
     opgen_chunked_reads(n, 4, in, &args, colsum_chunk__reduction_optional_sum__weight_optional_absent);
 }
 
-/* finish_col's arguments as a chunk function gets them: the column sums, already rounded to FLOAT */
+/* finish_col's arguments as a chunk function gets them: the column sums, already rounded to FLOAT (in double
+ * where the finish reads them in a sum computed in double: opgen_runtime.h, finish_col64) */
 typedef struct {
     const void *params;
-    const float *const *sums;
+    const double *const *sums;
 } ColArgs__reduction_optional_sum__weight_optional_absent;
 
 static inline void finish_col_chunk__reduction_optional_sum__weight_optional_absent(int64_t at, int64_t n, const float *const *in, float *out,
                                                                                    const void *args)
 {
     const ColArgs__reduction_optional_sum__weight_optional_absent *a = args;
-    const float *part[1];
+    const double *part[1];
     for (int r = 0; r < 1; ++r)
         part[r] = a->sums[r] + at;
     finish_col__reduction_optional_sum__weight_optional_absent(n, in, part, out, a->params);
 }
 
-static void finish_col_chunked__reduction_optional_sum__weight_optional_absent(int64_t n, const opgen_src *in, const float *const *sums,
+static void finish_col_chunked__reduction_optional_sum__weight_optional_absent(int64_t n, const opgen_src *in, const double *const *sums,
                                                                               opgen_dst out, const void *params)
 {
     const ColArgs__reduction_optional_sum__weight_optional_absent args = {params, sums};
@@ -2154,6 +2172,8 @@ typedef struct {
     float numel_log_prob_dim1;
     float c0;
     float c1;
+    double c0_f64;   /* unrounded, for the sums computed in double */
+    double c1_f64;   /* unrounded, for the sums computed in double */
 } Params__reduction_optional_sum__weight_optional_present;
 
 /* The partial sums of a block of n elements, in a fixed order that the compiler vectorizes and that does not
@@ -2359,10 +2379,10 @@ static void finish_row__reduction_optional_sum__weight_optional_present(int64_t 
     const float *restrict weight_optional = in[3];
     const float *restrict class_index = in[4];
     const int64_t ignore_index = prm->ignore_index;
-    const float c0 = prm->c0;
-    const float c1 = prm->c1;
-    const float r0 = (float)acc[0];
-    const float r1 = (float)acc[1];
+    const double c0_f64 = prm->c0_f64;
+    const double c1_f64 = prm->c1_f64;
+    const double r0_f64 = acc[0];
+    const double r1_f64 = acc[1];
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_loss_i = grad_loss[i];
@@ -2370,11 +2390,11 @@ static void finish_row__reduction_optional_sum__weight_optional_present(int64_t 
         const float target_i = target[i];
         const float weight_optional_i = weight_optional[i];
         const float class_index_i = class_index[i];
-        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(c0_f64*(r0_f64*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + c1_f64*r1_f64*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
     }
 }
 
-static void finish_col__reduction_optional_sum__weight_optional_present(int64_t n, const float *const *in, const float *const *sums, float *out,
+static void finish_col__reduction_optional_sum__weight_optional_present(int64_t n, const float *const *in, const double *const *sums, float *out,
                                                                        const void *params)
 {
     const Params__reduction_optional_sum__weight_optional_present *prm = params;
@@ -2384,20 +2404,20 @@ static void finish_col__reduction_optional_sum__weight_optional_present(int64_t 
     const float *restrict weight_optional = in[3];
     const float *restrict class_index = in[4];
     const int64_t ignore_index = prm->ignore_index;
-    const float c0 = prm->c0;
-    const float c1 = prm->c1;
-    const float *restrict a0 = sums[0];
-    const float *restrict a1 = sums[1];
+    const double c0_f64 = prm->c0_f64;
+    const double c1_f64 = prm->c1_f64;
+    const double *restrict a0 = sums[0];
+    const double *restrict a1 = sums[1];
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
-        const float r0 = a0[i];
-        const float r1 = a1[i];
+        const double r0_f64 = a0[i];
+        const double r1_f64 = a1[i];
         const float grad_loss_i = grad_loss[i];
         const float log_prob_i = log_prob[i];
         const float target_i = target[i];
         const float weight_optional_i = weight_optional[i];
         const float class_index_i = class_index[i];
-        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(((double)c0)*(((double)r0)*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + ((double)c1)*((double)r1)*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)(c0_f64*(r0_f64*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + c1_f64*r1_f64*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i)))) : 0);
     }
 }
 
@@ -2491,23 +2511,24 @@ static void colsum_chunked__reduction_optional_sum__weight_optional_present(int6
     opgen_chunked_reads(n, 5, in, &args, colsum_chunk__reduction_optional_sum__weight_optional_present);
 }
 
-/* finish_col's arguments as a chunk function gets them: the column sums, already rounded to FLOAT */
+/* finish_col's arguments as a chunk function gets them: the column sums, already rounded to FLOAT (in double
+ * where the finish reads them in a sum computed in double: opgen_runtime.h, finish_col64) */
 typedef struct {
     const void *params;
-    const float *const *sums;
+    const double *const *sums;
 } ColArgs__reduction_optional_sum__weight_optional_present;
 
 static inline void finish_col_chunk__reduction_optional_sum__weight_optional_present(int64_t at, int64_t n, const float *const *in, float *out,
                                                                                     const void *args)
 {
     const ColArgs__reduction_optional_sum__weight_optional_present *a = args;
-    const float *part[2];
+    const double *part[2];
     for (int r = 0; r < 2; ++r)
         part[r] = a->sums[r] + at;
     finish_col__reduction_optional_sum__weight_optional_present(n, in, part, out, a->params);
 }
 
-static void finish_col_chunked__reduction_optional_sum__weight_optional_present(int64_t n, const opgen_src *in, const float *const *sums,
+static void finish_col_chunked__reduction_optional_sum__weight_optional_present(int64_t n, const opgen_src *in, const double *const *sums,
                                                                                opgen_dst out, const void *params)
 {
     const ColArgs__reduction_optional_sum__weight_optional_present args = {params, sums};
@@ -2638,6 +2659,9 @@ aclnnStatus aclnnCrossEntropyLossGradGetWorkspaceSize(
         prm.c0 = prm.label_smoothing/prm.numel_log_prob_dim1;
         prm.c1 = prm.numel_log_prob_dim1;
         prm.c2 = 1 - prm.label_smoothing;
+        prm.c0_f64 = ((double)labelSmoothing)/((double)opgen_count(logProb->ndim, logProb->dims, 1));
+        prm.c1_f64 = ((double)opgen_count(logProb->ndim, logProb->dims, 1));
+        prm.c2_f64 = 1 - ((double)labelSmoothing);
         aclTensor gradLoss_grid;
         if (!opgen_class_view(gradLoss, logProb, OPGEN_SAMPLE, &gradLoss_grid))
             return opgen_fail(ACLNN_ERR_INNER, "gradLoss", "%s: gradLoss's elements are not equally spaced in memory (a per-class tensor of that layout is not supported)", OP);
@@ -2660,8 +2684,8 @@ aclnnStatus aclnnCrossEntropyLossGradGetWorkspaceSize(
         call.finish_row_chunked = finish_row_chunked__reduction_optional_none__weight_optional_absent;
         call.finish_rowsum = finish_rowsum__reduction_optional_none__weight_optional_absent;
         call.finish_rowsum_chunked = finish_rowsum_chunked__reduction_optional_none__weight_optional_absent;
-        call.finish_col = finish_col__reduction_optional_none__weight_optional_absent;
-        call.finish_col_chunked = finish_col_chunked__reduction_optional_none__weight_optional_absent;
+        call.finish_col64 = finish_col__reduction_optional_none__weight_optional_absent;
+        call.finish_col64_chunked = finish_col_chunked__reduction_optional_none__weight_optional_absent;
         call.rows = rows__reduction_optional_none__weight_optional_absent;
         call.rows_chunked = rows_chunked__reduction_optional_none__weight_optional_absent;
         return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
@@ -2674,6 +2698,8 @@ aclnnStatus aclnnCrossEntropyLossGradGetWorkspaceSize(
         prm.numel_log_prob_dim1 = (float)opgen_count(logProb->ndim, logProb->dims, 1);
         prm.c0 = prm.label_smoothing/prm.numel_log_prob_dim1;
         prm.c1 = 1 - prm.label_smoothing;
+        prm.c0_f64 = ((double)labelSmoothing)/((double)opgen_count(logProb->ndim, logProb->dims, 1));
+        prm.c1_f64 = 1 - ((double)labelSmoothing);
         aclTensor gradLoss_grid;
         if (!opgen_class_view(gradLoss, logProb, OPGEN_SAMPLE, &gradLoss_grid))
             return opgen_fail(ACLNN_ERR_INNER, "gradLoss", "%s: gradLoss's elements are not equally spaced in memory (a per-class tensor of that layout is not supported)", OP);
@@ -2700,8 +2726,8 @@ aclnnStatus aclnnCrossEntropyLossGradGetWorkspaceSize(
         call.finish_row_chunked = finish_row_chunked__reduction_optional_none__weight_optional_present;
         call.finish_rowsum = finish_rowsum__reduction_optional_none__weight_optional_present;
         call.finish_rowsum_chunked = finish_rowsum_chunked__reduction_optional_none__weight_optional_present;
-        call.finish_col = finish_col__reduction_optional_none__weight_optional_present;
-        call.finish_col_chunked = finish_col_chunked__reduction_optional_none__weight_optional_present;
+        call.finish_col64 = finish_col__reduction_optional_none__weight_optional_present;
+        call.finish_col64_chunked = finish_col_chunked__reduction_optional_none__weight_optional_present;
         call.rows = rows__reduction_optional_none__weight_optional_present;
         call.rows_chunked = rows_chunked__reduction_optional_none__weight_optional_present;
         return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
@@ -2715,6 +2741,9 @@ aclnnStatus aclnnCrossEntropyLossGradGetWorkspaceSize(
         prm.c0 = prm.label_smoothing/prm.numel_log_prob_dim1;
         prm.c1 = prm.numel_log_prob_dim1;
         prm.c2 = 1 - prm.label_smoothing;
+        prm.c0_f64 = ((double)labelSmoothing)/((double)opgen_count(logProb->ndim, logProb->dims, 1));
+        prm.c1_f64 = ((double)opgen_count(logProb->ndim, logProb->dims, 1));
+        prm.c2_f64 = 1 - ((double)labelSmoothing);
         aclTensor gradLoss_grid;
         if (!opgen_class_view(gradLoss, logProb, OPGEN_SAMPLE, &gradLoss_grid))
             return opgen_fail(ACLNN_ERR_INNER, "gradLoss", "%s: gradLoss's elements are not equally spaced in memory (a per-class tensor of that layout is not supported)", OP);
@@ -2740,8 +2769,8 @@ aclnnStatus aclnnCrossEntropyLossGradGetWorkspaceSize(
         call.finish_row_chunked = finish_row_chunked__reduction_optional_mean__weight_optional_absent;
         call.finish_rowsum = finish_rowsum__reduction_optional_mean__weight_optional_absent;
         call.finish_rowsum_chunked = finish_rowsum_chunked__reduction_optional_mean__weight_optional_absent;
-        call.finish_col = finish_col__reduction_optional_mean__weight_optional_absent;
-        call.finish_col_chunked = finish_col_chunked__reduction_optional_mean__weight_optional_absent;
+        call.finish_col64 = finish_col__reduction_optional_mean__weight_optional_absent;
+        call.finish_col64_chunked = finish_col_chunked__reduction_optional_mean__weight_optional_absent;
         call.rows = rows__reduction_optional_mean__weight_optional_absent;
         call.rows_chunked = rows_chunked__reduction_optional_mean__weight_optional_absent;
         return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
@@ -2754,6 +2783,8 @@ aclnnStatus aclnnCrossEntropyLossGradGetWorkspaceSize(
         prm.numel_log_prob_dim1 = (float)opgen_count(logProb->ndim, logProb->dims, 1);
         prm.c0 = prm.label_smoothing/prm.numel_log_prob_dim1;
         prm.c1 = 1 - prm.label_smoothing;
+        prm.c0_f64 = ((double)labelSmoothing)/((double)opgen_count(logProb->ndim, logProb->dims, 1));
+        prm.c1_f64 = 1 - ((double)labelSmoothing);
         aclTensor gradLoss_grid;
         if (!opgen_class_view(gradLoss, logProb, OPGEN_SAMPLE, &gradLoss_grid))
             return opgen_fail(ACLNN_ERR_INNER, "gradLoss", "%s: gradLoss's elements are not equally spaced in memory (a per-class tensor of that layout is not supported)", OP);
@@ -2783,8 +2814,8 @@ aclnnStatus aclnnCrossEntropyLossGradGetWorkspaceSize(
         call.finish_row_chunked = finish_row_chunked__reduction_optional_mean__weight_optional_present;
         call.finish_rowsum = finish_rowsum__reduction_optional_mean__weight_optional_present;
         call.finish_rowsum_chunked = finish_rowsum_chunked__reduction_optional_mean__weight_optional_present;
-        call.finish_col = finish_col__reduction_optional_mean__weight_optional_present;
-        call.finish_col_chunked = finish_col_chunked__reduction_optional_mean__weight_optional_present;
+        call.finish_col64 = finish_col__reduction_optional_mean__weight_optional_present;
+        call.finish_col64_chunked = finish_col_chunked__reduction_optional_mean__weight_optional_present;
         call.rows = rows__reduction_optional_mean__weight_optional_present;
         call.rows_chunked = rows_chunked__reduction_optional_mean__weight_optional_present;
         return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
@@ -2798,6 +2829,9 @@ aclnnStatus aclnnCrossEntropyLossGradGetWorkspaceSize(
         prm.c0 = prm.label_smoothing/prm.numel_log_prob_dim1;
         prm.c1 = prm.numel_log_prob_dim1;
         prm.c2 = 1 - prm.label_smoothing;
+        prm.c0_f64 = ((double)labelSmoothing)/((double)opgen_count(logProb->ndim, logProb->dims, 1));
+        prm.c1_f64 = ((double)opgen_count(logProb->ndim, logProb->dims, 1));
+        prm.c2_f64 = 1 - ((double)labelSmoothing);
         aclTensor gradLoss_grid;
         if (!opgen_class_view(gradLoss, logProb, OPGEN_SAMPLE, &gradLoss_grid))
             return opgen_fail(ACLNN_ERR_INNER, "gradLoss", "%s: gradLoss's elements are not equally spaced in memory (a per-class tensor of that layout is not supported)", OP);
@@ -2820,8 +2854,8 @@ aclnnStatus aclnnCrossEntropyLossGradGetWorkspaceSize(
         call.finish_row_chunked = finish_row_chunked__reduction_optional_sum__weight_optional_absent;
         call.finish_rowsum = finish_rowsum__reduction_optional_sum__weight_optional_absent;
         call.finish_rowsum_chunked = finish_rowsum_chunked__reduction_optional_sum__weight_optional_absent;
-        call.finish_col = finish_col__reduction_optional_sum__weight_optional_absent;
-        call.finish_col_chunked = finish_col_chunked__reduction_optional_sum__weight_optional_absent;
+        call.finish_col64 = finish_col__reduction_optional_sum__weight_optional_absent;
+        call.finish_col64_chunked = finish_col_chunked__reduction_optional_sum__weight_optional_absent;
         call.rows = rows__reduction_optional_sum__weight_optional_absent;
         call.rows_chunked = rows_chunked__reduction_optional_sum__weight_optional_absent;
         return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
@@ -2834,6 +2868,8 @@ aclnnStatus aclnnCrossEntropyLossGradGetWorkspaceSize(
         prm.numel_log_prob_dim1 = (float)opgen_count(logProb->ndim, logProb->dims, 1);
         prm.c0 = prm.label_smoothing/prm.numel_log_prob_dim1;
         prm.c1 = 1 - prm.label_smoothing;
+        prm.c0_f64 = ((double)labelSmoothing)/((double)opgen_count(logProb->ndim, logProb->dims, 1));
+        prm.c1_f64 = 1 - ((double)labelSmoothing);
         aclTensor gradLoss_grid;
         if (!opgen_class_view(gradLoss, logProb, OPGEN_SAMPLE, &gradLoss_grid))
             return opgen_fail(ACLNN_ERR_INNER, "gradLoss", "%s: gradLoss's elements are not equally spaced in memory (a per-class tensor of that layout is not supported)", OP);
@@ -2860,8 +2896,8 @@ aclnnStatus aclnnCrossEntropyLossGradGetWorkspaceSize(
         call.finish_row_chunked = finish_row_chunked__reduction_optional_sum__weight_optional_present;
         call.finish_rowsum = finish_rowsum__reduction_optional_sum__weight_optional_present;
         call.finish_rowsum_chunked = finish_rowsum_chunked__reduction_optional_sum__weight_optional_present;
-        call.finish_col = finish_col__reduction_optional_sum__weight_optional_present;
-        call.finish_col_chunked = finish_col_chunked__reduction_optional_sum__weight_optional_present;
+        call.finish_col64 = finish_col__reduction_optional_sum__weight_optional_present;
+        call.finish_col64_chunked = finish_col_chunked__reduction_optional_sum__weight_optional_present;
         call.rows = rows__reduction_optional_sum__weight_optional_present;
         call.rows_chunked = rows_chunked__reduction_optional_sum__weight_optional_present;
         return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);

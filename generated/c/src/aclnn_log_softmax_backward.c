@@ -220,7 +220,7 @@ static void finish_row(int64_t n, const float *const *in, const double *acc, flo
     (void)params;
     const float *restrict grad_output = in[0];
     const float *restrict output = in[1];
-    const float r0 = (float)acc[0];
+    const double r0_f64 = acc[0];
     float *restrict res = out;
     /* every exp's argument within (-708, 709] (nan is not): the loop without opgen_exp_f64's range selects */
     int out_of_range = 0;
@@ -231,30 +231,30 @@ static void finish_row(int64_t n, const float *const *in, const double *acc, flo
         for (int64_t i = 0; i < n; ++i) {
             const float grad_output_i = grad_output[i];
             const float output_i = output[i];
-            res[i] = (float)(((double)grad_output_i) - ((double)r0)*opgen_exp_in_range_f64(((double)output_i)));
+            res[i] = (float)(((double)grad_output_i) - r0_f64*opgen_exp_in_range_f64(((double)output_i)));
         }
         return;
     }
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
         const float output_i = output[i];
-        res[i] = (float)(((double)grad_output_i) - ((double)r0)*opgen_exp_f64(((double)output_i)));
+        res[i] = (float)(((double)grad_output_i) - r0_f64*opgen_exp_f64(((double)output_i)));
     }
 }
 
-static void finish_col(int64_t n, const float *const *in, const float *const *sums, float *out,
+static void finish_col(int64_t n, const float *const *in, const double *const *sums, float *out,
                       const void *params)
 {
     (void)params;
     const float *restrict grad_output = in[0];
     const float *restrict output = in[1];
-    const float *restrict a0 = sums[0];
+    const double *restrict a0 = sums[0];
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
-        const float r0 = a0[i];
+        const double r0_f64 = a0[i];
         const float grad_output_i = grad_output[i];
         const float output_i = output[i];
-        res[i] = (float)(((double)grad_output_i) - ((double)r0)*opgen_exp_f64(((double)output_i)));
+        res[i] = (float)(((double)grad_output_i) - r0_f64*opgen_exp_f64(((double)output_i)));
     }
 }
 
@@ -348,23 +348,24 @@ static void colsum_chunked(int64_t n, const opgen_src *in, double *const *acc, c
     opgen_chunked_reads(n, 2, in, &args, colsum_chunk);
 }
 
-/* finish_col's arguments as a chunk function gets them: the column sums, already rounded to FLOAT */
+/* finish_col's arguments as a chunk function gets them: the column sums, already rounded to FLOAT (in double
+ * where the finish reads them in a sum computed in double: opgen_runtime.h, finish_col64) */
 typedef struct {
     const void *params;
-    const float *const *sums;
+    const double *const *sums;
 } ColArgs;
 
 static inline void finish_col_chunk(int64_t at, int64_t n, const float *const *in, float *out,
                                    const void *args)
 {
     const ColArgs *a = args;
-    const float *part[1];
+    const double *part[1];
     for (int r = 0; r < 1; ++r)
         part[r] = a->sums[r] + at;
     finish_col(n, in, part, out, a->params);
 }
 
-static void finish_col_chunked(int64_t n, const opgen_src *in, const float *const *sums,
+static void finish_col_chunked(int64_t n, const opgen_src *in, const double *const *sums,
                               opgen_dst out, const void *params)
 {
     const ColArgs args = {params, sums};
@@ -486,8 +487,8 @@ aclnnStatus aclnnLogSoftmaxBackwardGetWorkspaceSize(
     call.finish_row_chunked = finish_row_chunked;
     call.finish_rowsum = finish_rowsum;
     call.finish_rowsum_chunked = finish_rowsum_chunked;
-    call.finish_col = finish_col;
-    call.finish_col_chunked = finish_col_chunked;
+    call.finish_col64 = finish_col;
+    call.finish_col64_chunked = finish_col_chunked;
     call.rows = rows;
     call.rows_chunked = rows_chunked;
     return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);

@@ -371,7 +371,8 @@ static void colsum_chunked(int64_t n, const opgen_src *in, double *const *acc, c
     opgen_chunked_reads(n, 2, in, &args, colsum_chunk);
 }
 
-/* finish_col's arguments as a chunk function gets them: the column sums, already rounded to FLOAT */
+/* finish_col's arguments as a chunk function gets them: the column sums, already rounded to FLOAT (in double
+ * where the finish reads them in a sum computed in double: opgen_runtime.h, finish_col64) */
 typedef struct {
     const void *params;
     const float *const *sums;

@@ -67,6 +67,7 @@ static inline double opgen_sigmoid_f64(double u)
 /* ---- the kernel ---- */
 typedef struct {
     float beta_optional;
+    double beta_optional_f64;   /* unrounded, for the sums computed in double */
 } Params;
 
 /* always_inline: inlined into each chunk loop below, whose constant chunk length lets the compiler keep the
@@ -79,12 +80,12 @@ static inline __attribute__((always_inline)) void block(int64_t n, const float *
     const Params *prm = params;
     const float *restrict grad_output = in[0];
     const float *restrict self = in[1];
-    const float beta_optional = prm->beta_optional;
+    const double beta_optional_f64 = prm->beta_optional_f64;
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
         const float self_i = self[i];
-        res[i] = (float)(((((double)beta_optional)*((double)self_i)*(1 - opgen_sigmoid_ext0(((double)beta_optional)*((double)self_i))) + 1)*opgen_sigmoid_ext0(((double)beta_optional)*((double)self_i)))*((double)grad_output_i));
+        res[i] = (float)(((beta_optional_f64*((double)self_i)*(1 - opgen_sigmoid_ext0(beta_optional_f64*((double)self_i))) + 1)*opgen_sigmoid_ext0(beta_optional_f64*((double)self_i)))*((double)grad_output_i));
     }
 }
 
@@ -138,6 +139,7 @@ aclnnStatus aclnnSwishBackwardGetWorkspaceSize(
     Params prm;
     memset(&prm, 0, sizeof prm);
     prm.beta_optional = (float)betaOptional_value;
+    prm.beta_optional_f64 = betaOptional_value;
     opgen_call_input(&call, gradOutput);
     opgen_call_input(&call, self);
     opgen_call_output(&call, gradInput);

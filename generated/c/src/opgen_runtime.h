@@ -159,7 +159,8 @@ aclnnStatus opgen_check_requires_b(const char *name, bool ok, const char *condit
  * Row sums along dim come in two shapes, chosen by layout: a whole row at a time (rowsum: acc[r] += the sum of
  * summand r over the block; finish_row: results from the row's sums), or OPGEN_BLOCK rows side by side when dim
  * is not the contiguous one (colsum: acc[r][i] += summand r of element i; finish_col: results from sums[r][i], the
- * finished sums rounded to FLOAT once per tile, not once per element of every row). Sums are kept in double. */
+ * finished sums rounded to FLOAT once per tile, not once per element of every row; finish_col64: in double, for a
+ * finish that reads them in a sum computed in double). Sums are kept in double. */
 typedef void (*opgen_block_fn)(int64_t n, const float *const *in, float *out, const void *params);
 typedef void (*opgen_rowsum_fn)(int64_t n, const float *const *in, double *acc, const void *params);
 typedef void (*opgen_colsum_fn)(int64_t n, const float *const *in, double *const *acc, const void *params);
@@ -171,6 +172,10 @@ typedef void (*opgen_finish_row_fn)(int64_t n, const float *const *in, const dou
                                     const void *params);
 typedef void (*opgen_finish_col_fn)(int64_t n, const float *const *in, const float *const *sums, float *out,
                                     const void *params);
+/* finish_col with the column sums in double, unrounded: an op whose finish reads a row sum in a sum computed in
+ * double (codegen.cancellation.Extended: CrossEntropyLossGrad, LogSoftmaxBackward), as its finish_row reads acc */
+typedef void (*opgen_finish_col64_fn)(int64_t n, const float *const *in, const double *const *sums, float *out,
+                                      const void *params);
 /* Many short rows packed one after another (row r at in[k] + r*len): rowsum and finish_row for each, without a
  * call per row (acc holds nred sums per row, zeroed by the caller). */
 typedef void (*opgen_rows_fn)(int64_t rows, int64_t len, const float *const *in, double *acc, float *out,
@@ -207,6 +212,8 @@ typedef void (*opgen_rowsum_chunked_fn)(int64_t n, const opgen_src *in, double *
 typedef void (*opgen_colsum_chunked_fn)(int64_t n, const opgen_src *in, double *const *acc, const void *params);
 typedef void (*opgen_finish_col_chunked_fn)(int64_t n, const opgen_src *in, const float *const *sums,
                                             opgen_dst out, const void *params);
+typedef void (*opgen_finish_col64_chunked_fn)(int64_t n, const opgen_src *in, const double *const *sums,
+                                              opgen_dst out, const void *params);
 typedef void (*opgen_finish_row_chunked_fn)(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
                                             const void *params);
 typedef void (*opgen_finish_rowsum_chunked_fn)(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
@@ -237,6 +244,8 @@ typedef struct {
     opgen_finish_row_chunked_fn finish_row_chunked;   /* finish_row, chunked */
     opgen_finish_col_fn finish_col;
     opgen_finish_col_chunked_fn finish_col_chunked;   /* finish_col, chunked */
+    opgen_finish_col64_fn finish_col64;               /* set instead of finish_col: the sums in double */
+    opgen_finish_col64_chunked_fn finish_col64_chunked;   /* finish_col64, chunked */
     opgen_rows_fn rows;
     opgen_rows_chunked_fn rows_chunked;               /* rows, chunked */
     opgen_finish_rowsum_fn finish_rowsum;             /* finish_row skewed with the next row's rowsum */
