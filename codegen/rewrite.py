@@ -46,6 +46,11 @@ class Sigmoid(sympy.Function):
     def fdiff(self, argindex=1):
         return self * (1 - self)
 
+    def _eval_is_extended_real(self):
+        # σ of a real is real (in [0, 1]): without it SymPy wrapped σ in re(...) where an expression took the
+        # real part of a power of it (fuzz seed 1919: re(Sigmoid(c0 + x)), which no backend lowers)
+        return self.args[0].is_extended_real
+
 
 def _one_plus_exp(e):
     """`u` when e is 1 + exp(u), else None."""

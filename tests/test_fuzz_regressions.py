@@ -101,6 +101,9 @@ CASES = [
     ("tanh_of_piecewise", "numpy", ""),
     ("tanh_of_piecewise", "ascendc", "Ascend C lowering: tanh's expansion of a Piecewise took its branch by one "
                                      "piece's sign (the ITE SymPy simplified; fuzz seed 1717)"),
+    ("sigmoid_real", "numpy", ""),
+    ("sigmoid_real", "ascendc", "Ascend C lowering: re(Sigmoid(u)), SymPy's real part of a power of a sigmoid that "
+                                "declared no realness, had no lowering (fuzz seed 1919)"),
     ("constant_temporary", "numpy", ""),
     ("constant_temporary", "ascendc", "Ascend C lowering: a constant CSE temporary bound as a tile, `Add` of a "
                                       "float and a tile did not compile (fuzz seed 1717)"),
