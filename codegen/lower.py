@@ -477,6 +477,8 @@ def _row_length(op: Op) -> sympy.Symbol:
 
 
 _LOWERED: OrderedDict = OrderedDict()   # id(op) -> (op, Kernel): the last few ops lowered
+
+
 def lower(op: Op) -> Kernel:
     """The op's Kernel.  Every backend (and the docs, and the C examples' cache key) asks for it, so it is kept
     for the last few Op objects, and for every one inside a `codegen.keep.kept()` block (a render of every op):

@@ -164,7 +164,7 @@ def _check_names(op, fail):
     for p in op.params:
         if not isinstance(p.name, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", p.name):
             fail(f"parameter {p.name!r}: a name is a letter followed by letters, digits and underscores")
-        for name in {p.name, p.py_name}:
+        for name in dict.fromkeys((p.name, p.py_name)):   # (in order: the same message every run)
             if name in _C_WORDS:
                 fail(f"parameter {p.name}: {name!r} is a C/C++ reserved word; rename the parameter")
             if name == "out" and not isinstance(p, Output):

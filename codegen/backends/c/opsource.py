@@ -280,6 +280,7 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
     # the column sums in double when the finish reads one in a sum computed in double (opgen_loops.c: the same
     # bits as the row path's unrounded acc[j]); else rounded to FLOAT by the runtime once per tile
     col64 = bool(finish["sums64"])
+    sum_type = "double" if col64 else "float"
     summed = _function([e for _, e in kv.reductions], tensors, fields, red_syms, suffix)
     def kernel_lines(tail=""):
         hpr.sigmoid_tail = pr.sigmoid_tail = tail
@@ -329,9 +330,9 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
                               + [f"const double {s}_f64 = acc[{j}];" for j, s in finish["sums64"]],
         # (the runtime rounds the column sums to FLOAT once per tile, the value finish_row takes: opgen_loops.c;
         # col64: it hands them in double, each rounded here as finish_row rounds it)
-        "sum_type": "double" if col64 else "float",
+        "sum_type": sum_type,
         "finish_col64": col64,
-        "declare_finish_col": finish["declare"] + [f"const {'double' if col64 else 'float'} *restrict a{j} = sums[{j}];"
+        "declare_finish_col": finish["declare"] + [f"const {sum_type} *restrict a{j} = sums[{j}];"
                                                    for j in sorted({j for j, _ in finish["sums"] + finish["sums64"]})],
         "finish_col": [f"const float {s} = {'(float)' if col64 else ''}a{j}[i];" for j, s in finish["sums"]]
                       + [f"const double {s}_f64 = a{j}[i];" for j, s in finish["sums64"]] + compute,
