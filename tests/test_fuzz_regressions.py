@@ -107,6 +107,8 @@ CASES = [
     ("constant_temporary", "numpy", ""),
     ("constant_temporary", "ascendc", "Ascend C lowering: a constant CSE temporary bound as a tile, `Add` of a "
                                       "float and a tile did not compile (fuzz seed 1717)"),
+    ("sigmoid_beside_infinity", "c", "C: (x - alpha)*σ(-x) in a sum computed in double gave inf at x = inf, the "
+                                     "clamped σ's e^-700 times inf (fuzz seed 2323)"),
 ]
 
 
