@@ -10,7 +10,7 @@ from sympy import Abs, Eq, Piecewise, Rational, exp, log, sign
 
 import codegen
 from codegen.fuzz.specfile import ALPHA, G, X, single_source
-from codegen.verify import verify_op
+from codegen.verify import proof, verify_op
 
 from .conftest import TESTS
 
@@ -110,6 +110,48 @@ def test_a_kink_inside_a_transcendental_kink_fails_at_once_rather_than_hangs(tmp
     failed = _failed(_op(tmp_path, f, G * sympy.diff(f, X)))
     assert [r.check for r in failed] == ["branch points"]
     assert "cannot find where it switches" in failed[0].detail
+
+
+# Fuzz seed 2323 (log1p of a Piecewise): the backward minus the derivative at the kink x = alpha, as the proof
+# met it (0: a rational function of two scalars, nested four deep)
+NESTED_ZERO = (
+    "-gradOutput*(8*alpha_t*(4*alpha_t/((alpha_t + 1)*(-2*alpha_t/(alpha_t + 1) + 2)*(2*alpha_t/((alpha_t"
+    " + 1)*(-2*alpha_t/(alpha_t + 1) + 2)) + 1)) + beta)**2*(16*alpha_t**2/((alpha_t + 1)**2*(-2*alpha_t/"
+    "(alpha_t + 1) + 2)**2*(2*alpha_t/((alpha_t + 1)*(-2*alpha_t/(alpha_t + 1) + 2)) + 1)**2) - 1)/((alph"
+    "a_t + 1)*(-2*alpha_t/(alpha_t + 1) + 2)*(2*alpha_t/((alpha_t + 1)*(-2*alpha_t/(alpha_t + 1) + 2)) + "
+    "1)) + (8*alpha_t/((alpha_t + 1)*(-2*alpha_t/(alpha_t + 1) + 2)*(2*alpha_t/((alpha_t + 1)*(-2*alpha_t"
+    "/(alpha_t + 1) + 2)) + 1)) + 2*beta)*(16*alpha_t**2/((alpha_t + 1)**2*(-2*alpha_t/(alpha_t + 1) + 2)"
+    "**2*(2*alpha_t/((alpha_t + 1)*(-2*alpha_t/(alpha_t + 1) + 2)) + 1)**2) - 1)**2)/((4*alpha_t/((alpha_"
+    "t + 1)*(-2*alpha_t/(alpha_t + 1) + 2)*(2*alpha_t/((alpha_t + 1)*(-2*alpha_t/(alpha_t + 1) + 2)) + 1)"
+    ") + beta)**2*(16*alpha_t**2/((alpha_t + 1)**2*(-2*alpha_t/(alpha_t + 1) + 2)**2*(2*alpha_t/((alpha_t"
+    " + 1)*(-2*alpha_t/(alpha_t + 1) + 2)) + 1)**2) - 1)**2 + 1) + gradOutput*(4*alpha_t*(2*alpha_t/(alph"
+    "a_t + 1) + beta)**2*(4*alpha_t**2/(alpha_t + 1)**2 - 1)/(alpha_t + 1) + (4*alpha_t/(alpha_t + 1) + 2"
+    "*beta)*(4*alpha_t**2/(alpha_t + 1)**2 - 1)**2)/((2*alpha_t/(alpha_t + 1) + beta)**2*(4*alpha_t**2/(a"
+    "lpha_t + 1)**2 - 1)**2 + 1)"
+)
+
+
+def test_a_zero_rational_function_nested_deep_is_found_by_cancelling_not_expanding():
+    """`expand` multiplied NESTED_ZERO out for more than four minutes; cancel(together()) says 0 in 0.06 s."""
+    a, b, g = sympy.symbols("alpha_t beta gradOutput", real=True)
+    expr = sympy.sympify(NESTED_ZERO, locals={"alpha_t": a, "beta": b, "gradOutput": g})
+    assert expr != 0 and expr.is_rational_function()
+    assert proof.is_zero(expr)
+    assert not proof.is_zero(expr + g * a / (a + 7))
+
+
+def test_a_tiny_nonzero_difference_is_visibly_nonzero():
+    """Fuzz seed 2323: the one-sided derivatives of exp(tanh(...)) at a kink differ by 1e-17..1e-35 at the sample
+    points ((1 - tanh(u)^2) of a large u), below the 1e-15 taken for round-off; 60 digits confirm the value, so
+    the proof learns at once that the forward has a kink there instead of running `simplify` for minutes.  A zero
+    with round-off of its own stays unproven-nonzero."""
+    a = sympy.Symbol("alpha_t", positive=True)
+    c = a - Rational(1, 3) + 2 * sympy.E / 3
+    left = (1 - sympy.tanh((3 * a / 2 + sympy.E) * (c ** 2 - 1)) ** 2) * sympy.exp(sympy.tanh((3 * a / 2 + sympy.E) * (c ** 2 - 1)))
+    right = 2 * (1 - sympy.tanh(c ** 3) ** 2) * c ** 2 * exp(sympy.tanh(c ** 3))
+    assert proof._visibly_nonzero(left - right)
+    assert not proof._visibly_nonzero(exp(-100 * a ** 4) * (sympy.tanh(a) ** 2 + 1 / sympy.cosh(a) ** 2 - 1))
+    assert not proof._visibly_nonzero((exp(a) + 1) ** 2 - exp(2 * a) - 2 * exp(a) - 1)
 
 
 def test_a_declared_point_where_nothing_switches_fails(tmp_path):
