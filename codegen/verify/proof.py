@@ -62,6 +62,21 @@ def domain_edges(forwards, x) -> list:
     return out
 
 
+def _nan_where_undefined(residual, ys) -> bool:
+    """Whether a row's residual is 0 except nan on points (`Eq(x1_0, 0)`) where the forward itself is undefined: the
+    cosine similarity's a*b/(|a||b|) on a row of one element, 0/0 at a = 0, where SymPy's derivative is nan."""
+    if not isinstance(residual, sympy.Piecewise):
+        return False
+    for value, cond in residual.args:
+        if is_zero(value):
+            continue
+        if value != sympy.nan or not isinstance(cond, sympy.Eq) or not cond.lhs.is_Symbol:
+            return False
+        if not any(sympy.sympify(y).subs(cond.lhs, cond.rhs).has(sympy.nan, sympy.zoo) for y in ys):
+            return False
+    return True
+
+
 def not_real_on(f, x, lo, hi) -> bool:
     """Whether the forward branch f is visibly not a real number inside (lo, hi): at the piece's midpoint (or one
     from its finite end), its other symbols at a generic value of their sign (PoissonNLL's target 7/5, so that
@@ -532,7 +547,10 @@ class CaseProof:
                 vjp = sympy.diff(loss, xs[jj])
                 b = self._backward_explicit(jj, n, per, ys, row)
                 if not is_zero(self._idempotent(vjp - b)) and not is_zero(self._complements(vjp - b, per)):
-                    bad.append((n, jj, sympy.simplify(vjp - b)))
+                    r = sympy.simplify(vjp - b)
+                    if _nan_where_undefined(r, ys):
+                        continue
+                    bad.append((n, jj, r))
                     break
             if bad:
                 break
