@@ -1,6 +1,7 @@
-"""aclnnRReluWithNoiseBackward: the gradient of RReLU w.r.t. self: x > 0 passes the gradient; below, training
-multiplies by the forward's random slope (the noise tensor, which held it), evaluation by the mean slope
-(lower + upper)/2 (PyTorch's rrelu_with_noise_backward; the slopes are drawn from U(lower, upper))."""
+"""aclnnRReluWithNoiseBackward: the gradient of RReLU w.r.t. self.  Training multiplies by the noise tensor the
+forward filled (its random slope, drawn from U(lower, upper), where x <= 0, and 1 elsewhere); evaluation passes
+the gradient where x > 0 and multiplies it by the mean slope (lower + upper)/2 elsewhere (PyTorch's
+rrelu_with_noise_backward, whose training form also needs upper - lower > 1e-6: else it is the evaluation's)."""
 from codegen.spec import *
 
 x, g, r = symbols("self gradOutput noise", real=True)
@@ -24,11 +25,13 @@ SPEC = Op(
         Output("gradInput", doc=Text("对self的梯度。", "the gradient w.r.t. self.")),
     ],
     wrt=x,
-    forward=Piecewise((x, x > 0), (r * x, True)),
+    # evaluation: the mean slope below 0 (the kink x = 0 takes it, as PyTorch's leaky_relu_backward)
+    forward=Piecewise((x, x > 0), ((lower + upper) / 2 * x, True)),
     backward=[
-        Formula(Piecewise((g, x > 0), (g * r, True)), when={"training": True}, at={Eq(x, 0): g * r}),
+        # training: the forward was y = noise * x, its noise 1 where x > 0 (PyTorch multiplies by noise alone)
+        Formula(g * r, when={"training": True}, forward=r * x),
         Formula(Piecewise((g, x > 0), (g * (lower + upper) / 2, True)), when={"training": False},
-                forward=Piecewise((x, x > 0), ((lower + upper) / 2 * x, True)), at={Eq(x, 0): g * (lower + upper) / 2}),
+                at={Eq(x, 0): g * (lower + upper) / 2}),
     ],
     dtypes={"ascend910b": FLOATS, "ascend910_93": FLOATS},
     rules=[
