@@ -302,9 +302,10 @@ class CaseProof:
                 lines.append(self.line(where, "FAILED", str(e)))
                 sides.append(None)
                 continue
-            if fk != sympy.nan and not_real_on(fk, x, lo, hi):
+            if fk != sympy.nan and x in sympy.sympify(fk).free_symbols and not_real_on(fk, x, lo, hi):
                 # acos(x) for |x| > 1, log1p(x) for x < -1, x*log(y) for y < 0: no real forward, no derivative to
-                # prove; the kernels' value there is theirs (nan from sqrt or log, or a branch's convention)
+                # prove; the kernels' value there is theirs (nan from sqrt or log, or a branch's convention).  (A
+                # constant piece, LogitGrad's clamp log(eps) - log(1 - eps), keeps its proof: its derivative is 0)
                 lines.append(self.line(where, "domain", f"outside the forward's real domain ({fk} is not a real "
                                                         f"number here); the backward gives {bexpr}"))
                 sides.append(OUTSIDE)
