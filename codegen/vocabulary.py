@@ -169,6 +169,11 @@ def problems(expr, backends=BACKENDS) -> list[str]:
         if isinstance(node, sympy.Piecewise):
             if not node.args or node.args[-1].cond != sympy.true:
                 out.append(f"Piecewise without a final (value, True) branch: {node}")
+        if isinstance(node, DimSum) and node.args and node.args[0].has(DimSum) and "nested" not in seen:
+            seen.add("nested")
+            out.append(f"a DimSum inside a DimSum ({node}): every backend sums a row in one pass, before the "
+                       f"element it reads; take the inner sum out of the outer one (it is the same for the whole "
+                       f"row): DimSum(g*a)/sqrt(DimSum(a**2)), not DimSum(g*a/sqrt(DimSum(a**2)))")
         c = _classify(node)
         if isinstance(c, str):
             key = c

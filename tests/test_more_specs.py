@@ -10,7 +10,12 @@ HingeEmbeddingLossBackward (the target, ±1, selects the form: a condition on an
 MultilabelSoftMarginLossBackward (a mean over the class axis: `dim_size("self", 1)` in the forward); then (newops4,
 session 17) DropoutBackward (a BOOL mask and p in [0, 1), no tensor holding x), RsqrtGrad and ReciprocalGrad from
 their output (1/x on both half-lines: `nonzero=True`), AtanGrad (a forward-only SymPy function), AsinhGrad (a
-rewrite reading |y|) and SigmoidFocalLossBackward (a power by the attribute gamma, alpha < 0 for no weighting).
+rewrite reading |y|) and SigmoidFocalLossBackward (a power by the attribute gamma, alpha < 0 for no weighting);
+then (newops5, session 18) ErfGrad (2/sqrt(pi) printed once), AcosGrad and Log1pGrad (a forward real on part of
+the line: |x| < 1, x > -1), SinhGrad (e^x/2 overflowing before cosh does), XLogYGrad (two operands broadcast, the
+gradient summed back to self, PyTorch's 0 at x = 0, y <= 0), LogCoshLossBackward (an optional weight, an int64
+reduction, a forward-only cosh) and RReluWithNoiseBackward (a bool choosing the form, a tensor read in one form
+only, a Requires between two attributes, a kink declared per form).
 
 CI tier: the folder loads; the framework bugs they found, each with a spec that failed before its fix (an
 op-level at= dropped for a second output, a Python float in a formula, a division by an attribute nothing keeps
@@ -34,11 +39,12 @@ from codegen.verify import verify_op
 from .conftest import REPO
 
 FOLDER = REPO / "examples" / "more_specs"
-OPS = ["asinh_grad", "atan_grad", "celu_backward", "dropout_backward", "hinge_embedding_loss_backward",
-       "huber_loss_backward", "margin_ranking_loss_backward", "multilabel_soft_margin_loss_backward",
-       "poisson_nll_loss_backward", "quick_gelu_backward", "reciprocal_grad", "relu6_grad", "rsqrt_grad",
-       "sigmoid_cross_entropy_with_logits_grad", "sigmoid_focal_loss_backward", "softmin_backward", "sqrt_grad",
-       "tanhshrink_backward"]
+OPS = ["acos_grad", "asinh_grad", "atan_grad", "celu_backward", "dropout_backward", "erf_grad",
+       "hinge_embedding_loss_backward", "huber_loss_backward", "log1p_grad", "log_cosh_loss_backward",
+       "margin_ranking_loss_backward", "multilabel_soft_margin_loss_backward", "poisson_nll_loss_backward",
+       "quick_gelu_backward", "r_relu_with_noise_backward", "reciprocal_grad", "relu6_grad", "rsqrt_grad",
+       "sigmoid_cross_entropy_with_logits_grad", "sigmoid_focal_loss_backward", "sinh_grad", "softmin_backward",
+       "sqrt_grad", "tanhshrink_backward", "x_log_y_grad"]
 
 
 def _torch():
@@ -629,6 +635,174 @@ def test_newops4_bad_calls_give_aclnn_statuses(backend):
         ("sigmoid_focal_loss_backward", {**focal, "reduction": 3}, 161002, "reduction"),
         ("sigmoid_focal_loss_backward", {**focal, "target": np.ones((3, 3), np.float32)}, 161002, "target"),
     ]
+    for name, kw, status, param in cases:
+        with pytest.raises(codegen.AclnnError) as e:
+            k(name)(**kw)
+        assert (e.value.status, e.value.param) == (status, param), (name, str(e.value))
+
+
+# ---- newops5 (session 18): CI tier ----------------------------------------------------------------------------
+def test_a_forward_real_on_part_of_the_line_is_proven_inside_its_domain():
+    """Regression: acos(x) and log1p(x) proved "x in (-oo, oo)", a complex identity outside |x| < 1 and x > -1,
+    and the mpmath check counted complex values as agreeing; XLogYGrad, PyTorch's xlogy backward (0 at x = 0 for
+    y <= 0, where x*log(y) is no real number), failed ("the forward is differentiable here with derivative
+    gradOutput*log(other), but the backward gives 0").  The edges of log, log1p, roots, acos, asin, atanh and acosh
+    arguments now cut the line; a piece where the forward is not real, and its edge, are "domain" lines."""
+    checks = {}
+    for name in ("acos_grad", "log1p_grad", "x_log_y_grad"):
+        results = verify_op(load_spec_file(FOLDER / f"{name}.py"))
+        assert results and all(r.ok for r in results), [r for r in results if not r.ok]
+        checks[name] = {(r.formula, r.check): r.verdict for r in results}
+    acos = {c: v for (_, c), v in checks["acos_grad"].items()}
+    assert acos["x in (-1, 1)"] == "proven" and acos["x in (1, oo)"] == acos["x = 1"] == "domain", acos
+    log1p = {c: v for (_, c), v in checks["log1p_grad"].items()}
+    assert log1p["x in (-1, oo)"] == "proven" and log1p["x in (-oo, -1)"] == "domain", log1p
+    xlogy = checks["x_log_y_grad"]
+    assert [v for (f, c), v in xlogy.items() if "other < 0" in f and c == "self = 0"] == ["domain"], xlogy
+    assert [v for (f, c), v in xlogy.items() if "other > 0" in f and c == "self = 0"] == ["proven"], xlogy
+
+
+def test_a_wrong_backward_still_fails_inside_the_domain(tmp_path):
+    """The domain lines excuse nothing inside it: acos's backward with the wrong sign fails on (-1, 1)."""
+    path = _variant(tmp_path, "acos_grad", "backward=-dy / sqrt(1 - x**2),", "backward=dy / sqrt(1 - x**2),")
+    failed = [r for r in verify_op(load_spec_file(path)) if not r.ok]
+    assert any(r.check == "x in (-1, 1)" for r in failed), failed
+
+
+NESTED = '''"""A test op: the cosine similarity's backward w.r.t. x1, {what}."""
+from codegen.spec import *
+
+a, b, g = symbols("x1 x2 gradOutput", real=True)
+dim = Symbol("dim", integer=True)
+na, nb = sqrt(DimSum(a**2)), sqrt(DimSum(b**2))
+SPEC = Op(
+    name="aclnnCosineSimBackward", forward_name="cosine_similarity",
+    params=[Tensor("gradOutput", g, role=GRAD, doc=Text("梯度。", "the gradient.")),
+            Tensor("x1", a, role=FORWARD_INPUT, doc=Text("x1。", "x1.")),
+            Tensor("x2", b, role=OPERAND, doc=Text("x2。", "x2.")),
+            Attr("dim", dim, type="int64", doc=Text("维度。", "the dim.")),
+            Output("gradX1", doc=Text("x1的梯度。", "x1's gradient."))],
+    wrt=a,
+    forward=a * b / (na * nb),
+    reduce_dim="dim",
+    backward={backward},
+    dtypes={{"ascend910b": ["FLOAT"]}},
+    rules=[DtypeSupported("gradOutput", "x1", "x2", "gradX1"), ShapeSame("x1", "x2", "gradX1"),
+           BroadcastTo("gradOutput", "x1"), DimInRange("dim", "x1")],
+    description=Text("测试。", "A test."),
+)
+'''
+
+
+def test_a_row_sum_inside_a_row_sum_is_refused_and_a_row_of_one_element_undefined_at_0_proves(tmp_path):
+    """The cosine similarity's backward (a row reduction with norms).  Written with the sum of the normalized
+    products, DimSum(g*a/|a|*b/|b|), a DimSum inside a DimSum: it loaded, then the proof leaked a placeholder
+    (sqrt(_dimsum)), the mpmath check raised TypeError and the C kernel did not compile (r0 undeclared); now it is
+    refused when the spec loads, naming the fix.  The flat form proved for general n but failed on the row of one
+    element, "residual Piecewise((nan, Eq(x1_0, 0)), (0, True))", nan only where the forward is 0/0: no disproof."""
+    (tmp_path / "cosine_sim_backward.py").write_text(NESTED.format(
+        what="nested", backward="(g * (b / nb) - DimSum(g * (a / na) * (b / nb)) * (a / na)) / na"))
+    with pytest.raises(SpecError, match=r"a DimSum inside a DimSum .*take the inner sum out of the outer one"):
+        load_spec_file(tmp_path / "cosine_sim_backward.py")
+    (tmp_path / "cosine_sim_backward.py").write_text(NESTED.format(
+        what="flat", backward="g * b / (na * nb) - DimSum(g * a * b) / (na * nb) * a / na**2"))
+    results = verify_op(load_spec_file(tmp_path / "cosine_sim_backward.py"))
+    assert results and all(r.ok for r in results), [r for r in results if not r.ok]
+
+
+def test_an_intermediate_overflow_is_reported_where_the_result_is_finite():
+    """SinhGrad's dy*(e^x + e^-x)/2: for 88.72 < |x| <= 89.41 e^|x| leaves FLOAT and every kernel gives inf where
+    cosh(x) and PyTorch are finite.  The accuracy inputs had no x there (the large group is log-spaced: 10, 1.6e5,
+    ...) and an infinite kernel result on finite inputs with a finite reference was counted, not shown.  Now the
+    large group has x in FLOAT's exp-overflow window and the report lists such elements as overflows."""
+    _torch()
+    ops, _ = load_folder(FOLDER)
+    records = runner.run({"sinh_grad": ops["sinh_grad"]}, backends=["numpy"], dtypes=["FLOAT"], log=lambda m: None)
+    assert records and records[0].n_overflow > 0, records
+    assert all(88.72 < abs(float(e.inputs.split("x=")[1].split(",")[0])) < 89.42 for e in records[0].overflows)
+
+
+def test_newops5_numpy_kernels_match_pytorch():
+    """The NumPy kernels of the seven against PyTorch's float64 autograd: erf, acos and log1p inside their domain
+    and at its edges, sinh below the overflow window, xlogy with other broadcast (self summed back) and x = 0 for
+    y of every sign, the log-cosh loss (weight absent or broadcast, every reduction), RReLU training and not."""
+    torch = _torch()
+    rng = np.random.default_rng(19)
+    k = lambda n: codegen.kernel(n, specs_dir=FOLDER)   # noqa: E731
+    g = rng.normal(size=(3, 8)).astype(np.float32)
+    x = rng.normal(0, 2, (3, 8)).astype(np.float32)
+    x[0, :4] = [0, -0.0, 9.5, -30]
+    assert _close(k("erf_grad")(x=x, dy=g), _autograd(torch, torch.erf, [x], g)[0], 4e-6)
+    u = rng.uniform(-1, 1, (3, 8)).astype(np.float32)
+    u[0, :3] = [-1, 1, 0]
+    assert _close(k("acos_grad")(x=u, dy=np.abs(g)), _autograd(torch, torch.acos, [u], np.abs(g))[0], 4e-6)
+    v = rng.uniform(-0.99, 20, (3, 8)).astype(np.float32)
+    v[0, 0] = -1
+    assert _close(k("log1p_grad")(x=v, dy=np.abs(g)), _autograd(torch, torch.log1p, [v], np.abs(g))[0], 4e-6)
+    s = rng.uniform(-88, 88, (3, 8)).astype(np.float32)
+    assert _close(k("sinh_grad")(x=s, dy=g), _autograd(torch, torch.sinh, [s], g)[0], 4e-6)
+    xs = rng.normal(0, 2, (1, 8)).astype(np.float32)
+    xs[0, :3] = 0
+    ys = rng.uniform(0.1, 5, (3, 8)).astype(np.float32)
+    ys[:, 0], ys[:, 1] = [-1, 0, 2], [0, -3, 0]
+    want = _autograd(torch, lambda p: torch.xlogy(p.expand(3, 8), torch.tensor(ys, dtype=torch.float64)), [xs], g)[0]
+    assert _close(k("x_log_y_grad")(grad_output=g, self=xs, other=ys), want, 4e-6)
+    t = rng.normal(0, 2, (1, 8)).astype(np.float32)
+    w = rng.uniform(0, 2, (8,)).astype(np.float32)
+    spec = load_spec_file(FOLDER / "log_cosh_loss_backward.py")
+    for weight, r in ((None, 0), (w, 1), (w, 2)):
+        gg = g if r == 0 else np.float32(0.75)
+        want = _autograd(torch, lambda p: spec.torch.fn(torch, p, torch.tensor(t, dtype=torch.float64),
+                                                        None if weight is None else torch.tensor(
+                                                            weight, dtype=torch.float64), r), [x], gg)[0]
+        got = k("log_cosh_loss_backward")(grad_output=np.asarray(gg), self=x, target=t, weight_optional=weight,
+                                          reduction=r)
+        assert _close(got, want, 4e-6), r
+    noise = np.where(x > 0, 1, rng.uniform(0.125, 0.375, x.shape)).astype(np.float32)
+    for training in (True, False):
+        want = torch.ops.aten.rrelu_with_noise_backward(torch.tensor(g, dtype=torch.float64), torch.tensor(
+            x, dtype=torch.float64), torch.tensor(noise, dtype=torch.float64), 0.125, 0.375, training, False).numpy()
+        got = k("r_relu_with_noise_backward")(grad_output=g, self=x, noise=noise, lower=0.125, upper=0.375,
+                                              training=training)
+        assert _close(got, want), training
+
+
+# ---- newops5: deep tier ---------------------------------------------------------------------------------------
+@pytest.mark.deep
+@pytest.mark.parametrize("backend", ["numpy", "c", "ascendc"])
+def test_newops5_ops_match_pytorch_on_every_backend(backend):
+    """(newops5) The seven on every backend against PyTorch's float64 autograd: special values (±0, subnormals,
+    ±inf, nan), the domain edges, strided and broadcast inputs; and bad calls with their aclnn statuses."""
+    torch = _torch()
+    k = lambda n: codegen.kernel(n, backend=backend, specs_dir=FOLDER)   # noqa: E731
+    rng = np.random.default_rng(20)
+    special = np.array([0, -0.0, 1e-40, -1e-40, np.inf, -np.inf, np.nan, 1e30, -1e30, 88, -88, 1, -1], np.float32)
+    x = rng.normal(0, 3, (4, 16)).astype(np.float32)
+    x.flat[:special.size] = special
+    g = rng.normal(size=(4, 16)).astype(np.float32)
+    xv, gv = x[:, ::2], g[:, ::2]                 # strided views
+    for name, f, arg in (("erf_grad", torch.erf, xv), ("sinh_grad", torch.sinh, np.clip(xv, -88, 88)),
+                         ("acos_grad", torch.acos, np.clip(xv, -1, 1)), ("log1p_grad", torch.log1p, np.abs(xv) - 1)):
+        want = _autograd(torch, f, [arg], gv)[0]
+        assert _close(k(name)(x=arg, dy=gv), want, 4e-6), name
+    ys = np.abs(rng.normal(0, 2, (1, 8))).astype(np.float32)
+    ys[0, :3] = [0, -1, np.inf]
+    want = _autograd(torch, lambda p: torch.xlogy(p, torch.tensor(ys, dtype=torch.float64).expand(4, 8)), [xv], gv)[0]
+    assert _close(k("x_log_y_grad")(grad_output=gv, self=xv, other=ys), want, 4e-6)
+    noise = np.where(xv > 0, 1, 0.25).astype(np.float32)
+    for training in (True, False):
+        want = torch.ops.aten.rrelu_with_noise_backward(torch.tensor(gv, dtype=torch.float64), torch.tensor(
+            xv, dtype=torch.float64), torch.tensor(noise, dtype=torch.float64), 0.125, 0.375, training, False).numpy()
+        assert _close(k("r_relu_with_noise_backward")(grad_output=gv, self=xv, noise=noise, lower=0.125, upper=0.375,
+                                                      training=training), want), training
+    f = np.ones((2, 3), np.float32)
+    cases = [("erf_grad", dict(x=None, dy=f), 161001, "x"),
+             ("acos_grad", dict(x=f, dy=f.astype(np.float16)), 161002, "dy"),
+             ("x_log_y_grad", dict(grad_output=f, self=f, other=np.ones((3, 3), np.float32)), 161002, "other"),
+             ("log_cosh_loss_backward", dict(grad_output=f, self=f, target=f, weight_optional=None, reduction=3),
+              161002, "reduction"),
+             ("r_relu_with_noise_backward", dict(grad_output=f, self=f, noise=f, lower=0.5, upper=0.25,
+                                                 training=False), 161002, "upper")]
     for name, kw, status, param in cases:
         with pytest.raises(codegen.AclnnError) as e:
             k(name)(**kw)

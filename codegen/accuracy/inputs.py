@@ -8,7 +8,7 @@ shape rules (what may broadcast, the minimum and maximum rank).  Groups:
 
   typical            x ~ N(0, 3), gradOutput ~ U(-2, 2), operands ~ U(0, 1)
   branch points      each boundary b of the forward's conditions (0, ±λ), b ± 1 and 2 ulps, b ± 1e-3
-  large              ±10 … ± the dtype's max, log-spaced
+  large              ±10 … ± the dtype's max, log-spaced; ±88.5 … ±89.375 where FLOAT's exp overflows
   tiny               ± the smallest subnormal, the largest subnormal, the smallest normal, 1e-4 …
   special            x = ±0, ±inf, nan
   special gradOutput gradOutput = ±0, ±inf, nan, ±max, tiny, at typical, branch, large and special x
@@ -94,9 +94,19 @@ def _step(fmt: Format, v: float, k: int) -> float:
     return float(np.array([u], dtype=unsigned).view(fmt.np)[0])
 
 
+# where FLOAT's exp overflows and a result built from it may not: e^x/2 (cosh, sinh) is finite up to
+# ln(2*max) = 89.4159, e^x up to ln(max) = 88.7228 (kernels compute in FLOAT, so the window is FLOAT's)
+EXP_EDGE = [88.5, 88.75, 89.0, 89.375]
+
+
 def large(fmt: Format, k: int = 8) -> list:
     mags = list(np.logspace(1, np.log10(fmt.max), k)) + [fmt.max]
     return [s * m for m in mags for s in (1, -1)]
+
+
+def exp_edge(fmt: Format) -> list:
+    """±EXP_EDGE where the dtype holds them (FLOAT and BFLOAT16, whose range reaches the window)."""
+    return [s * m for m in EXP_EDGE if fmt.max > 1e38 and round_to(m, fmt) == m for s in (1, -1)]
 
 
 def tiny(fmt: Format) -> list:
@@ -446,7 +456,7 @@ def value_groups(ctx: Context) -> list[Sample]:
     for point in moving_branch_points(ctx.op, ctx.ref, ctx.scal):
         xs, opnds = ctx.at_moving_point(point)
         out += ctx.elementwise("branch points", xs, opnds=opnds)
-    out += ctx.elementwise("large", large(fmt))
+    out += ctx.elementwise("large", large(fmt) + exp_edge(fmt))
     out += ctx.elementwise("tiny", tiny(fmt))
     out += ctx.elementwise("special", SPECIAL * 2, gs=[1.0] * 5 + [-2.5] * 5)
     xs = list(rng.normal(0, 3, 3)) + bp[:3] + large(fmt, 2)[:2] + SPECIAL

@@ -43,7 +43,7 @@ def record_of(d: dict) -> Record:
     for k in ("errors", "errors_all", "torch", "torch_std", "errors_wc"):
         if k in d:
             d[k] = _errors(d[k])
-    for k in ("documented", "failures", "torch_differs", "beyond"):
+    for k in ("documented", "failures", "torch_differs", "beyond", "overflows"):
         if k in d:
             d[k] = [_example(e) for e in d[k]]
     if d.get("worst") is not None:

@@ -107,6 +107,8 @@ def markdown(records: list[Record], meta: dict) -> str:
                        f"{r.special_ok} as the limit, {r.n_documented} documented differences, "
                        f"{r.n_failures} failures, PyTorch differs from the reference on {r.n_torch_differs}"
                        + (f"; {r.unresolved} elements without a reference (no forward output, or not settled)" if r.unresolved else "")
+                       + (f"; {r.n_overflow} overflows (±inf where the exact result and PyTorch's are finite)"
+                          if r.n_overflow else "")
                        + (f"; worst element ({_ulp(_worst(r))} ulp): {r.worst.group}, {r.worst.inputs}: "
                           f"kernel {_fmt(r.worst.got)}, reference {_fmt(r.worst.reference)}"
                           + (f", PyTorch {_fmt(r.worst.torch)}" if r.worst.torch is not None else "")
@@ -117,6 +119,8 @@ def markdown(records: list[Record], meta: dict) -> str:
         out += _examples("Documented differences (kernel ≠ reference: a nan input, or ∞·0 in FLOAT)",
                          r0.documented)
         out += _examples("Where PyTorch differs from the reference on special values", r0.torch_differs)
+        out += _examples("Overflows (finite inputs; the exact result and PyTorch's are finite, the kernel's ±inf: an "
+                         "intermediate left FLOAT's range)", [e for r, _ in items for e in r.overflows][:12])
     k = [(r, known.reason(r.op_name, r.dtype)) for r, _ in rows(records) if known.reason(r.op_name, r.dtype)]
     if k:
         out += ["## Known failures", ""]

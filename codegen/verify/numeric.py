@@ -163,6 +163,8 @@ def check_case(case: Case, n_random: int = 12, seed: int = 0) -> Result:
         for j in range(len(zs)):
             if not mpmath.isfinite(yvals[j]):
                 continue   # the forward is infinite or undefined here (logit clamped to 0): the proof covers it
+            if isinstance(yvals[j], mpmath.mpc) and yvals[j].imag != 0:
+                continue   # outside the forward's real domain (acos(x), |x| > 1): mpmath's complex value proves nothing
             def along(t, j=j):
                 zz = list(zs)
                 zz[j] = t

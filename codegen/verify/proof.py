@@ -23,6 +23,7 @@ import dataclasses
 import hashlib
 
 import sympy
+from sympy.codegen.cfunctions import log1p
 from sympy.functions.elementary.hyperbolic import HyperbolicFunction
 
 from codegen.spec import ABSENT, DimSum, Op
@@ -35,6 +36,67 @@ from .intervals import (Undecided, atoms, first_piece, piecewise_form, sort_poin
 from .result import Result
 
 EXPLICIT_LENGTHS = (1, 2, 3, 4, 5, 6)
+OUTSIDE = ("outside the forward's real domain",)
+# the functions real on part of the line only, and where their argument must lie: the edges of that part are cut
+# points of the proof, so that each piece is inside the forward's domain or outside it
+_DOMAIN_BOUNDS = {sympy.log: (0,), log1p: (-1,), sympy.acos: (-1, 1), sympy.asin: (-1, 1), sympy.atanh: (-1, 1),
+                  sympy.acosh: (1,)}
+
+
+def domain_edges(forwards, x) -> list:
+    """The points where an argument of log, log1p, a root, acos, asin, atanh or acosh in a forward branch reaches
+    an edge of that function's real domain, for an argument polynomial in x of degree at most 2 (log1p(x): -1;
+    acos(x): -1 and 1; log(1 - x**2): -1 and 1).  Other arguments give none (log(1 + exp(-x)) is real on the whole
+    line, and solving it would cost seconds)."""
+    out = []
+    for f in forwards:
+        nodes = [(n.args[0], _DOMAIN_BOUNDS[n.func]) for n in sympy.preorder_traversal(f)
+                 if n.func in _DOMAIN_BOUNDS and n.args]
+        nodes += [(n.base, (0,)) for n in sympy.preorder_traversal(f)
+                  if isinstance(n, sympy.Pow) and n.exp.is_Rational and not n.exp.is_integer]
+        for arg, bounds in nodes:
+            if x not in arg.free_symbols or not arg.is_polynomial(x) or sympy.degree(arg, x) > 2:
+                continue
+            for b in bounds:
+                out += [r for r in sympy.solve(sympy.Eq(arg, b), x) if r.is_real]
+    return out
+
+
+def _nan_where_undefined(residual, ys) -> bool:
+    """Whether a row's residual is 0 except nan on points (`Eq(x1_0, 0)`) where the forward itself is undefined: the
+    cosine similarity's a*b/(|a||b|) on a row of one element, 0/0 at a = 0, where SymPy's derivative is nan."""
+    if not isinstance(residual, sympy.Piecewise):
+        return False
+    for value, cond in residual.args:
+        if is_zero(value):
+            continue
+        if value != sympy.nan or not isinstance(cond, sympy.Eq) or not cond.lhs.is_Symbol:
+            return False
+        if not any(sympy.sympify(y).subs(cond.lhs, cond.rhs).has(sympy.nan, sympy.zoo) for y in ys):
+            return False
+    return True
+
+
+def not_real_on(f, x, lo, hi) -> bool:
+    """Whether the forward branch f is visibly not a real number inside (lo, hi): at the piece's midpoint (or one
+    from its finite end), its other symbols at a generic value of their sign (PoissonNLL's target 7/5, so that
+    x - t*log(x + eps) is complex for x < -eps), it is complex, or infinite (x*log(y) at y = 0)."""
+    if lo == -sympy.oo and hi == sympy.oo:
+        m = sympy.Integer(0)
+    elif lo == -sympy.oo:
+        m = hi - 1
+    elif hi == sympy.oo:
+        m = lo + 1
+    else:
+        m = (lo + hi) / 2
+    try:
+        f = sympy.sympify(f)
+        generic = {s: sympy.Rational(-7, 5) if s.is_negative else sympy.Rational(7, 5)
+                   for s in f.free_symbols - {x} if isinstance(s, sympy.Symbol)}
+        v = f.subs(x, m.subs(generic)).subs(generic)
+    except (TypeError, ValueError):
+        return False
+    return bool(v.has(sympy.zoo) or v.is_extended_real is False)
 # A loss reduction without DimSum couples the elements only through the mean's 1/n: rows of 1..3 exercise it
 # (the general-length proof covers every n); SymPy needs seconds per length for BCE's sigmoid terms.
 EXPLICIT_LENGTHS_LOSS = (1, 2, 3)
@@ -224,7 +286,7 @@ class CaseProof:
                         pts += [s for s in sympy.solve(eq, x) if s.is_real is not False]
             else:
                 pts += [c for t in btrees for c in thresholds(t)]
-            pts = sort_points(pts)
+            pts = sort_points(pts + domain_edges([f for f, _ in fp], x))
         except (Undecided, NotImplementedError) as e:
             return [self.line("branch points", "FAILED", str(e))]
         # the forward's domain is the variable's: a `positive=True` x (sqrt, SqrtGrad) is proven on (0, oo)
@@ -258,6 +320,14 @@ class CaseProof:
             except (Undecided, NotImplementedError) as e:
                 lines.append(self.line(where, "FAILED", str(e)))
                 sides.append(None)
+                continue
+            if fk != sympy.nan and x in sympy.sympify(fk).free_symbols and not_real_on(fk, x, lo, hi):
+                # acos(x) for |x| > 1, log1p(x) for x < -1, x*log(y) for y < 0: no real forward, no derivative to
+                # prove; the kernels' value there is theirs (nan from sqrt or log, or a branch's convention).  (A
+                # constant piece, LogitGrad's clamp log(eps) - log(1 - eps), keeps its proof: its derivative is 0)
+                lines.append(self.line(where, "domain", f"outside the forward's real domain ({fk} is not a real "
+                                                        f"number here); the backward gives {bexpr}"))
+                sides.append(OUTSIDE)
                 continue
             sides.append((fk, vjp))
             if fk == sympy.nan:   # the forward is undefined here (LogitGrad outside [0, 1] for eps < 0)
@@ -358,6 +428,12 @@ class CaseProof:
             return self.line(where, "FAILED", str(e))
         if left is None or right is None:
             return self.line(where, "FAILED", "a neighbouring interval was not decided")
+        if OUTSIDE in (left, right):   # an edge of the forward's real domain (log1p at -1, acos at ±1)
+            inside = right if left is OUTSIDE else left
+            lim = None if inside is OUTSIDE else _at(inside[1], x, t, "+" if left is OUTSIDE else "-")
+            return self.line(where, "domain", f"an edge of the forward's real domain: the backward gives {value}"
+                                              + ("" if lim is None else f" (the derivative's limit from inside: "
+                                                                        f"{lim})"))
         lim_l, lim_r = _at(left[1], x, t, "-"), _at(right[1], x, t, "+")
         f_t = tidy(fp[k][0].subs(x, t))
         continuous = all(side is fp[k][0] or is_zero(_at(side, x, t, d) - f_t)
@@ -491,7 +567,10 @@ class CaseProof:
                 vjp = sympy.diff(loss, xs[jj])
                 b = self._backward_explicit(jj, n, per, ys, row)
                 if not is_zero(self._idempotent(vjp - b)) and not is_zero(self._complements(vjp - b, per)):
-                    bad.append((n, jj, sympy.simplify(vjp - b)))
+                    r = sympy.simplify(vjp - b)
+                    if _nan_where_undefined(r, ys):
+                        continue
+                    bad.append((n, jj, r))
                     break
             if bad:
                 break
