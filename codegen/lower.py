@@ -205,6 +205,43 @@ def exact_affine(expr):
     return quotient if quotient is not None else new
 
 
+def _content(a):
+    """(c, primitive) of the sum `a` (or of the sum a Pow with an integer exponent raises) when its terms' numeric
+    content c is a Rational with |c| > 1, else None: `2*x - 2*t` is 2 times `x - t`."""
+    base, n = (a.base, a.exp) if isinstance(a, sympy.Pow) and a.exp.is_Integer else (a, sympy.S.One)
+    if not isinstance(base, sympy.Add):
+        return None
+    c, primitive = base.as_content_primitive()
+    if not isinstance(c, sympy.Rational) or abs(c) <= 1:
+        return None
+    return c ** n, primitive ** n
+
+
+def pull_sum_content(expr):
+    """In each product, a sum's numeric content folded into the product's coefficient: `g*(2*x - 2*t)*k` as
+    `2*g*(x - t)*k`, so the 2 joins the scalars (the prelude's constant) instead of multiplying each tensor term.
+    SymPy distributes a number over a sum (the spec's 2*(x - t) reaches the lowering as 2*x - 2*t), and 2*x
+    overflows at |x| > 1.7e38 where the result, after a mean's 1/N, is finite (MseLossBackward: inf for 2.65e37).
+    Only a content |c| > 1 is pulled out: the sum left is smaller than the one it replaces, so it cannot overflow
+    where the old one did not.  A power-of-two content gives the same bits (c*x - c*t and c*(x - t) round alike, and
+    c*fl(k) is fl(c*k)) except where c*x overflowed; another content rounds the sum once instead of each c*term
+    and the sum.  Conditions are left as they are (a comparison does not overflow into a result)."""
+    if not isinstance(expr, sympy.Basic) or expr.is_Atom or isinstance(
+            expr, (sympy.core.relational.Relational, sympy.logic.boolalg.BooleanFunction)):
+        return expr
+    if isinstance(expr, sympy.Piecewise):
+        return sympy.Piecewise(*[(pull_sum_content(e), c) for e, c in expr.args])
+    args = [pull_sum_content(a) for a in expr.args]
+    if isinstance(expr, sympy.Mul):
+        coeff, factors = sympy.S.One, []
+        for a in args:
+            pulled = _content(a)
+            coeff, a = (coeff * pulled[0], pulled[1]) if pulled is not None else (coeff, a)
+            factors.append(a)
+        return sympy.Mul(coeff, *factors)
+    return expr.func(*args)
+
+
 def _is_scalar_only(expr, scalar_syms) -> bool:
     """A FLOAT value of scalars only (the prelude holds FLOATs: a condition on scalars stays where it is used)."""
     return bool(expr.free_symbols) and expr.free_symbols <= scalar_syms and not expr.has(DimSum) \
@@ -362,7 +399,7 @@ def lower_variant(op: Op, variant: Variant) -> KernelVariant:
                                                                 for s in a.args[0].free_symbols),
                         lambda a: a.args[0] * RowLength(_row_length(op)))
     expr = expr.replace(lambda a: _abs_condition(a) is not None, _abs_condition)
-    expr = exact_affine(group_constants(expr))
+    expr = exact_affine(group_constants(pull_sum_content(expr)))
     # sums that can cancel: a polynomial about their roots, or computed wider than FLOAT (codegen.cancellation)
     expr = guard(expr, {t.symbol for t in op.tensors}, params)
     numel_syms = {s for s in expr.free_symbols if numel_param(s) is not None}

@@ -67,7 +67,7 @@ def _f32(a):
 def _compute(grad_output, self, target, reduction, numel_self, out):
     numel_self = np.float32(numel_self)
     with np.errstate(all="ignore"):
-        c0 = np.float32((1/numel_self if (reduction == 1) else 1))
+        c0 = np.float32(2*(1/numel_self if (reduction == 1) else 1))
     # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
     for (grad_output, self, target), out in _blocks((grad_output, self, target), out):
         grad_output = _f32(grad_output)
@@ -76,7 +76,7 @@ def _compute(grad_output, self, target, reduction, numel_self, out):
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            result = (c0*(2*self - 2*target))*grad_output
+            result = (c0*(self - target))*grad_output
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

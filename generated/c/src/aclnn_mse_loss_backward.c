@@ -67,7 +67,7 @@ static inline __attribute__((always_inline)) void block(int64_t n, const float *
         const float grad_output_i = grad_output[i];
         const float self_i = self[i];
         const float target_i = target[i];
-        res[i] = (c0*(2*self_i - 2*target_i))*grad_output_i;
+        res[i] = (c0*(self_i - target_i))*grad_output_i;
     }
 }
 
@@ -135,7 +135,7 @@ aclnnStatus aclnnMseLossBackwardGetWorkspaceSize(
     memset(&prm, 0, sizeof prm);
     prm.reduction = reduction;
     prm.numel_self = (float)opgen_numel(self);
-    prm.c0 = ((prm.reduction == 1) ? 1.0F/prm.numel_self : 1);
+    prm.c0 = 2*((prm.reduction == 1) ? 1.0F/prm.numel_self : 1);
     opgen_call_input(&call, gradOutput);
     opgen_call_input(&call, self);
     opgen_call_input(&call, target);
