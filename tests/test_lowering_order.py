@@ -84,3 +84,31 @@ def test_elu_result_form_near_its_asymptote_is_accurate(ops, backend):
     got = codegen.kernel("elu_backward", backend)(**kw)
     want = reference.to_float(reference.vjp(ops["elu_backward"], kw))
     assert np.max(ulp_distance(got, want.astype(np.float32))) <= 2
+
+
+def test_a_sums_numeric_content_joins_the_products_coefficient():
+    """`g*(2x - 2t)*k` (SymPy distributes the spec's 2*(x - t)) is lowered as 2*g*(x - t)*k: the 2 joins the
+    scalars.  A content of at most 1 stays in the sum (pulling 1/2 out of x/2 + t/2 would let x + t overflow), and
+    comparisons are left as written."""
+    from codegen.lower import pull_sum_content
+    g, x, t, k = sympy.symbols("g x t k", real=True)
+    assert pull_sum_content(g * (2 * x - 2 * t) * k) == 2 * g * k * sympy.Add(x, -t)
+    assert pull_sum_content(g * (4 * x * t - 2) ** 2 * k) == 4 * g * k * (2 * x * t - 1) ** 2
+    for kept in [g * (x / 2 + t / 2) * k, g * (x - t) * k, sympy.Piecewise((g * k, 2 * x - 2 * t > 0), (0, True))]:
+        assert pull_sum_content(kept) == kept, kept
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", ["FLOAT", "BFLOAT16"])
+def test_mse_mean_at_the_largest_self_is_finite(ops, backend, dtype):
+    """MseLossBackward, mean: 2*self - 2*target overflowed at |self| > 1.7e38 before the mean's 1/N joined (inf for
+    an exact 2.65e37); the 2 now joins 1/N in the prelude's constant.  Reference: the forward's mpmath derivative."""
+    t = np.float32 if dtype == "FLOAT" else ml_dtypes.bfloat16
+    big = float(ml_dtypes.finfo(t).max)
+    kw = dict(grad_output=np.array([1.0, 1.5, -0.75, 1.0], dtype=t).reshape(2, 2),
+              self=np.array([big, -big, big * 0.5, 0.5], dtype=t).reshape(2, 2),
+              target=np.array([0.25, 0.5, -big * 0.25, 3.0], dtype=t).reshape(2, 2), reduction=1)
+    got = codegen.kernel("mse_loss_backward", backend)(**kw)
+    want = reference.to_float(reference.vjp(ops["mse_loss_backward"], kw))
+    assert np.all(np.isfinite(got.astype(np.float64))), got
+    assert np.max(ulp_distance(got, want)) <= 1, (got, want)
