@@ -710,16 +710,23 @@ def test_a_row_sum_inside_a_row_sum_is_refused_and_a_row_of_one_element_undefine
     assert results and all(r.ok for r in results), [r for r in results if not r.ok]
 
 
-def test_an_intermediate_overflow_is_reported_where_the_result_is_finite():
+def test_an_intermediate_overflow_is_reported_where_the_result_is_finite(monkeypatch):
     """SinhGrad's dy*(e^x + e^-x)/2: for 88.72 < |x| <= 89.41 e^|x| leaves FLOAT and every kernel gives inf where
     cosh(x) and PyTorch are finite.  The accuracy inputs had no x there (the large group is log-spaced: 10, 1.6e5,
     ...) and an infinite kernel result on finite inputs with a finite reference was counted, not shown.  Now the
-    large group has x in FLOAT's exp-overflow window and the report lists such elements as overflows."""
+    large group has x in FLOAT's exp-overflow window and the report lists such elements as overflows; they fail
+    the record unless codegen.accuracy.known.OVERFLOWS documents the kernel's (SinhGrad's is, with its reason)."""
+    from codegen.accuracy import known
     _torch()
     ops, _ = load_folder(FOLDER)
     records = runner.run({"sinh_grad": ops["sinh_grad"]}, backends=["numpy"], dtypes=["FLOAT"], log=lambda m: None)
     assert records and records[0].n_overflow > 0, records
     assert all(88.72 < abs(float(e.inputs.split("x=")[1].split(",")[0])) < 89.42 for e in records[0].overflows)
+    assert records[0].passed and records[0].n_failures == 0 and records[0].n_documented >= records[0].n_overflow
+    monkeypatch.setattr(known, "OVERFLOWS", {})
+    records = runner.run({"sinh_grad": ops["sinh_grad"]}, backends=["numpy"], dtypes=["FLOAT"], log=lambda m: None)
+    assert not records[0].passed and records[0].n_failures == records[0].n_overflow > 0, records[0]
+    assert {e.inputs for e in records[0].failures} <= {e.inputs for e in records[0].overflows}
 
 
 def test_newops5_numpy_kernels_match_pytorch():

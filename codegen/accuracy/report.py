@@ -19,6 +19,21 @@ def _fmt(v: float) -> str:
     return f"{v:.3g}"
 
 
+def _documented_overflows(records) -> list[str]:
+    """The kernels whose overflows codegen.accuracy.known.OVERFLOWS documents, each with its reason and whether this
+    run still found one (an entry that finds none is to be removed once `--full` finds none either)."""
+    seen, out = {}, []
+    for r, _ in rows(records):
+        why = known.overflow_reason(r.op_name, r.dtype)
+        if why is not None:
+            seen.setdefault((r.op_name, r.dtype, why), []).append(r.n_overflow)
+    for (name, dtype, why), counts in seen.items():
+        state = f"{sum(counts)} in this run" if sum(counts) else \
+            "none in this run: remove the entry from codegen/accuracy/known.py if `--full` finds none either"
+        out.append(f"- **{name} {dtype}** ({state}): {why}")
+    return ["## Documented overflows", ""] + out + [""] if out else []
+
+
 def _ulp(v: float) -> str:
     return "∞" if v == float("inf") else f"{int(v)}"
 
@@ -121,6 +136,7 @@ def markdown(records: list[Record], meta: dict) -> str:
         out += _examples("Where PyTorch differs from the reference on special values", r0.torch_differs)
         out += _examples("Overflows (finite inputs; the exact result and PyTorch's are finite, the kernel's ±inf: an "
                          "intermediate left FLOAT's range)", [e for r, _ in items for e in r.overflows][:12])
+    out += _documented_overflows(records)
     k = [(r, known.reason(r.op_name, r.dtype)) for r, _ in rows(records) if known.reason(r.op_name, r.dtype)]
     if k:
         out += ["## Known failures", ""]
