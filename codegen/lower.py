@@ -1,8 +1,9 @@
 """From a spec to what every kernel backend prints: one `Kernel` per op, one `KernelVariant` per specialisation.
 
 For each variant (bool attributes and optional-tensor presence fixed) the backward is
-  1. stabilised (codegen.rewrite), and a pair of mirrored comparisons `u > c | -u > c` becomes `|u| > c`; the
-     constant factors of each product and the constant terms of each sum become one `Const`, printed as one
+  1. stabilised (codegen.rewrite), and a pair of mirrored comparisons `u > c | -u > c` becomes `|u| > c`; a sum's
+     numeric content above 1 joins its product's coefficient (`pull_sum_content`: g*(2x - 2t)/N as 2/N*(x - t)*g,
+     where 2x overflowed); the constant factors of each product and the constant terms of each sum become one `Const`, printed as one
      literal rounded once (`x*sqrt(2)/pi`: one multiplication by the FLOAT nearest sqrt(2)/pi), and `t/3 + 1/2`
      becomes `(t + 3/2)/3`, a true division (`exact_affine`: no cancellation beside t = -3/2); a sum that can
      cancel becomes a polynomial about its roots or an `Extended` sum computed wider than FLOAT
