@@ -75,11 +75,16 @@ class Kernel:
 def split_last(expr: sympy.Mul, last) -> tuple[sympy.Expr, sympy.Expr] | None:
     """(rest, factor) when the product `expr` is to be printed `(rest)*factor`, else None.
 
-    Only when `rest` is itself a product of two or more factors: `g*a` or `g/a` is one operation either way."""
+    Only when `rest` is itself a product of two or more factors: `g*a` or `g/a` is one operation either way.  A rest
+    of a number and a sum stays that product (unevaluated): SymPy would distribute `2*(x - t)` into `2*x - 2*t`, a
+    sum, and `2*g` would then form first (inf for g = 3.4e38 where 2*(x - t)*g is finite)."""
     factors = [f for f in expr.args if f in last]
     if len(factors) != 1:
         return None
-    rest = expr.func(*[f for f in expr.args if f is not factors[0]])
+    others = [f for f in expr.args if f is not factors[0]]
+    rest = expr.func(*others)
+    if isinstance(rest, sympy.Add) and len(others) == 2:
+        rest = expr.func(*others, evaluate=False)
     if not isinstance(rest, sympy.Mul) or rest.as_coeff_Mul()[0] == -1 and len(rest.args) == 2:
         return None
     return rest, factors[0]

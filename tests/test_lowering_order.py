@@ -30,6 +30,8 @@ def test_split_last_moves_only_a_gradient_that_multiplies_two_or_more_factors():
     assert split_last(-g * a, {g}) is None
     assert split_last(g / a, {g}) is None
     assert split_last(a * b, {g}) is None
+    rest, last = split_last(2 * g * (a - b), {g})   # the number stays on the sum, not distributed (2a - 2b)
+    assert last == g and isinstance(rest, sympy.Mul) and set(rest.args) == {sympy.Integer(2), a - b}
 
 
 def test_mirrored_comparisons_become_one_comparison_of_an_absolute_value(ops):
@@ -112,3 +114,20 @@ def test_mse_mean_at_the_largest_self_is_finite(ops, backend, dtype):
     want = reference.to_float(reference.vjp(ops["mse_loss_backward"], kw))
     assert np.all(np.isfinite(got.astype(np.float64))), got
     assert np.max(ulp_distance(got, want)) <= 1, (got, want)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_number_times_a_sum_forms_before_the_gradient(backend):
+    """MseLossGrad (examples/experimental_specs), reduction none: 2*g*(x - t).  Once the lowering kept the 2 out of
+    the sum, SymPy distributed it back when the gradient was split off, and 2*g formed first: inf at g = max
+    where 2*(x - t)*g is finite.  Reference: the forward's mpmath derivative."""
+    from codegen.loader import load_folder
+    from .conftest import REPO
+    folder = REPO / "examples" / "experimental_specs"
+    op = load_folder(folder)[0]["mse_loss_grad"]
+    big = float(np.finfo(np.float32).max)
+    kw = dict(grad_output=np.array([big, -big, 1.0], np.float32), self=np.array([0, 0.1, 3], np.float32),
+              target=np.array([0.25, 0.2, 1], np.float32), reduction="none")
+    got = codegen.kernel("mse_loss_grad", backend, specs_dir=folder)(**kw)
+    want = reference.to_float(reference.vjp(op, kw))
+    assert np.all(np.isfinite(got)) and np.max(ulp_distance(got, want)) <= 1, (got, want)

@@ -22,10 +22,10 @@ def reason(op_name: str, dtype: str) -> str | None:
 
 # (aclnn name, dtype) -> why the kernel overflows where the result is finite, and what would fix it.  MseLossBackward
 # was here in effect (2*x - 2*t before the mean's 1/N): fixed by codegen.lower.pull_sum_content.
-_GRAD_LAST = ("the local derivative itself leaves FLOAT's range and only the incoming gradient, |g| < 1, brings the "
-              "result back: the lowering multiplies the gradient last on purpose (codegen.lower: g*0*inf would be "
-              "nan where the mathematics gives 0), so fl(local derivative) is inf before g joins.  Fix: a scaled "
-              "product (the local derivative times 2^-k, g, then 2^k), not done")
+_GRAD_LAST = ("the local derivative, as its product is formed, leaves FLOAT's range and only the incoming gradient, "
+              "|g| < 1, brings the result back: the lowering multiplies the gradient last on purpose (codegen.lower: "
+              "g*0*inf would be nan where the mathematics gives 0), so fl(local derivative) is inf before g joins.  "
+              "Fix: a scaled product (the local derivative times 2^-k, g, then 2^k), not done")
 _SITU_GLU = ("the product b*(beta*tanh(a/beta)*sigmoid(-a) + 4*sigmoid(2a/beta)*sigmoid(-2a/beta))*sigmoid(a) (b the "
              "other half, |b| ~ 3e38, linearBeta <= 0) multiplies b by the sum, |sum| > 1, before sigmoid(a) << 1 "
              "joins: SymPy's canonical factor order.  Fix: a product's factors bounded by 1 (sigmoid, tanh) "
@@ -33,7 +33,26 @@ _SITU_GLU = ("the product b*(beta*tanh(a/beta)*sigmoid(-a) + 4*sigmoid(2a/beta)*
 _COSH = ("dy*(e^x + e^-x)/2 for 88.72 < |x| <= 89.41: e^|x| leaves FLOAT where cosh(x) does not.  The spec cannot "
          "write the overflow-free e^(|x| - ln 2) (SymPy folds it back into e^|x|/2) and cosh is not in the backward "
          "vocabulary.  Fix: cosh/sinh in the vocabulary, printed with the shifted exp on every backend")
+_MEAN_OUTSIDE = ("the mean's 1/N multiplies the Piecewise from outside, after its branch's product with gradOutput "
+                 "(c0*Piecewise((g*w*e, ...), ...)): g*w*e (or g*target) leaves FLOAT where (1/N)*g*w*e does not.  "
+                 "Fix: a scalar factor of a Piecewise distributed into its branches, so that it joins the local "
+                 "derivative before the gradient multiplies (it changes the rounding order of every kernel of that "
+                 "shape, specs/ included, so it wants its own diff and oracle run)")
+_POISSON = ("1 - t/(x + eps) leaves FLOAT (t = 3e38 over |x + eps| < 1, or a subnormal x + eps with eps = 0) where "
+            "the result does not: the mean's 1/N or a gradient |g| < 1 brings it back, and both multiply after the sum "
+            "(the gradient last on purpose, codegen.lower).  Fix: a scaled form, not done")
+_SOFTMAX_DIFF = ("y*(dy - r), r = sum(dy*y) over the row: dy - r leaves FLOAT at dy = -max with r > 0 where y << 1 "
+                 "brings the result back.  Fix: y*dy - y*r (which cancels where the sum is small) or a scaled "
+                 "difference, not done")
 OVERFLOWS: dict[tuple[str, str], str] = {
+    ("aclnnGaussianNllLossGrad", "FLOAT"): _GRAD_LAST,
+    ("aclnnMseLossGrad", "FLOAT"): _GRAD_LAST,   # 2(x - t) at x = max, g < 1 (18 overflows before the lowering's fix, 11)
+    ("aclnnSoftmaxGrad", "FLOAT"): _SOFTMAX_DIFF,
+    ("aclnnHuberLossBackward", "FLOAT"): _MEAN_OUTSIDE,
+    ("aclnnHuberLossBackward", "BFLOAT16"): _MEAN_OUTSIDE,
+    ("aclnnMarginRankingLossBackward", "FLOAT"): _MEAN_OUTSIDE,
+    ("aclnnPoissonNllLossBackward", "FLOAT"): _POISSON,
+    ("aclnnPoissonNllLossBackward", "BFLOAT16"): _POISSON,
     ("aclnnKlDivTargetBackward", "FLOAT"): _GRAD_LAST,
     ("aclnnKlDivTargetBackward", "BFLOAT16"): _GRAD_LAST,
     ("aclnnSituGluGrad", "FLOAT"): _SITU_GLU,
