@@ -106,8 +106,8 @@ static inline __attribute__((always_inline)) void opgen_prefetch(const void *p, 
  * 512; vcvtps2ph 0.062 and 0.032), and the conversions were the skewed loop's time: 32 vcvtph2ps and 8 vcvtps2ph
  * per 64 elements at 256 bits (each element converted for its row sum and again for its result), where PyTorch's
  * two passes at 512 bits convert as often with half the instructions.  Softmax FLOAT16 rows of 1024 and 32768,
- * one thread, side by side with the 256-bit build: 1.25x at 2^16-2^20 (AMD EPYC Zen 4).  The packed short rows
- * (rows_f16) stay at 256 there too: rows of 64 ran 0.90x at 512. */
+ * one thread, side by side with the 256-bit build: 1.14-1.29x at 2^16-2^20, 1.25-1.30x in the cache (AMD EPYC
+ * Zen 4).  The packed short rows (rows_f16) stay at 256 there too: rows of 64 ran 0.90x at 512. */
 #if defined(__AVX512F__) && (defined(__tune_znver3__) || defined(__tune_znver4__) || defined(__tune_znver5__))
 #define OPGEN_F16_SKEWED __attribute__((noinline))
 #define OPGEN_F16_SKEWED_DTYPE ACL_FLOAT16
