@@ -348,6 +348,7 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
     ctx["finish_in_range"] = _finish_in_range(ctx["exp_scan"], compute_in_range) if scanned else []
     # FLOAT16 rows at 256 bits (opgen_chunks.h: OPGEN_F16_ROWS) but where the results are computed in double
     ctx["f16_rows"] = "OPGEN_F64_ROWS" if _extended(kv) else "OPGEN_F16_ROWS"
+    ctx["f16_skewed"] = "OPGEN_F64_ROWS" if _extended(kv) else "OPGEN_F16_SKEWED"   # (the skewed rows: see there)
     ctx["rolled_sums"] = ["OPGEN_ROLLED"] if _extended(kv) else []   # (opgen_chunks.h)
     # softmax's sums in lane pairs (kernel_rows.c.jinja: "Paired"), not where the results are computed in double
     pairs = [(_function([e], tensors, fields, red_syms, suffix)["load"] + [f"t[lane] = {c};"], j)
