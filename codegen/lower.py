@@ -273,8 +273,23 @@ def compensate_constants(expr):
         if len(consts) == 1 and isinstance(consts[0], Const) and not isinstance(consts[0], ConstLo) \
                 and len(args) > 1 and _inexact_in_float(consts[0].value):
             c = consts[0]
-            return CompensatedAdd(sympy.Add(*[a for a in args if a is not c]), c, ConstLo(c.value))
+            rest = [a for a in args if a is not c]
+            cofactors = [_cofactor(a, c) for a in rest]
+            if all(f is not None for f in cofactors):
+                return sympy.Mul(c, sympy.Add(sympy.S.One, *cofactors), evaluate=False)
+            return CompensatedAdd(sympy.Add(*rest), c, ConstLo(c.value))
     return expr.func(*args)
+
+
+def _cofactor(term, c):
+    """t when `term` is c·t or -c·t (-t): a sum whose every term carries the constant c, c·(1 - t²) distributed
+    (fuzz seed 2424: 7/10·(1 - tanh(u)²) as -0.7·t² + 0.7), is that product again.  Compensated instead, its
+    (rest + hi) + lo left lo = 1.2e-8 where tanh(u) = ±1 makes the sum exactly 0, on every backend."""
+    if not isinstance(term, sympy.Mul) or c not in term.args:
+        return None
+    others = list(term.args)
+    others.remove(c)
+    return sympy.Mul(*others)
 
 
 def _prelude_symbol(expr, prelude, counter):

@@ -109,6 +109,10 @@ CASES = [
                                       "float and a tile did not compile (fuzz seed 1717)"),
     ("sigmoid_beside_infinity", "c", "C: (x - alpha)*σ(-x) in a sum computed in double gave inf at x = inf, the "
                                      "clamped σ's e^-700 times inf (fuzz seed 2323)"),
+    ("constant_factor_distributed", "numpy", "lowering: -0.7·t² + 0.7 compensated as (-0.7·t² + hi) + lo left lo "
+                                             "where tanh(u) = ±1 makes the sum 0 (fuzz seed 2424)"),
+    ("constant_factor_distributed", "c", "the same lowering"),
+    ("constant_factor_distributed", "ascendc", "the same lowering"),
 ]
 
 
