@@ -33,10 +33,22 @@ class Sample:
     extra: dict = field(default_factory=dict)
 
 
+_CASES: dict = {}
+
+
+def _cases_of(op) -> list:
+    """cases(op), worked out once per op and process: SymPy reads the forward's branch points for it (0.1-0.7 s of
+    CPU for one op), and samples() asks for every variant of every call: in test_ascendc_values 3/4 of the time
+    was these same cases again.  (The op is kept with them: its id is unique while it lives.)"""
+    if id(op) not in _CASES:
+        _CASES[id(op)] = (op, cases(op))
+    return _CASES[id(op)][1]
+
+
 def _scalar_values(op, variant, rng):
     """The real scalars (aclScalars, double and float attributes) of one of the variant's proof cases, drawn at
     random: inside the signs, orders and intervals the case fixes (codegen.verify.cases), FLOAT values."""
-    options = [c for c in cases(op) if c.variant.key == variant.key]
+    options = [c for c in _cases_of(op) if c.variant.key == variant.key]
     case = options[int(rng.integers(len(options)))]
     draw = {"positive": lambda: rng.uniform(0.25, 2), "negative": lambda: -rng.uniform(0.25, 2),
             "any": lambda: rng.uniform(-2, 2)}
