@@ -141,18 +141,6 @@ def _draw(name: str, n: int) -> int:
     return zlib.crc32(name.encode()) % n
 
 
-def ci_ops(names, share: int = 4) -> list:
-    """Op names for a test that builds a whole program per op from nothing (the runtime compiled again, under
-    sanitizers or with the docs page's command): every op under --deep; in CI a fixed one in `share`, chosen by a
-    hash of the name (so an op added later does not reshuffle the others), at least one.  The same programs are
-    built and run for every op in CI by the cheaper tests beside them (test_c_examples'
-    test_example_prints_the_documented_result: the example of every op, with the docs' flags)."""
-    names = sorted(names)
-    if DEEP:
-        return names
-    return [n for n in names if _draw(n, share) == 0] or names[:1]
-
-
 def op_kind(op) -> str:
     """The structure a backend generates code of its own for: what a sample of ops must cover."""
     if op.classes is not None:
