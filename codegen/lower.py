@@ -415,6 +415,50 @@ def lower_variant(op: Op, variant: Variant) -> KernelVariant:
                          list(temps), result, last=frozenset({op.grad.symbol}), grid_sums=grid_sums)
 
 
+def extended_reads(exprs) -> set:
+    """The symbols that the sums computed wide (Extended) of `exprs` read."""
+    syms = set()
+    for e in exprs:
+        for ext in sympy.sympify(e).atoms(Extended):
+            syms |= ext.free_symbols
+    return syms
+
+
+def reads_outside_extended(exprs) -> set:
+    """The symbols that `exprs` read outside their sums computed wide (Extended)."""
+    syms, hole = set(), sympy.Dummy("extended")
+    for e in exprs:
+        e = sympy.sympify(e)
+        syms |= e.xreplace({x: hole for x in e.atoms(Extended)}).free_symbols - {hole}
+    return syms
+
+
+def wide_constants(kv: KernelVariant) -> list[tuple[str, object]]:
+    """(name, symbol) of the real constants (scalars, attributes, prelude) that a sum computed wide (Extended)
+    reads: every backend hands that sum the value unrounded (computed in double from the unrounded scalars), not
+    the FLOAT one, whose rounding (2^-24 of its term) became the result's error where the sum cancels
+    (CrossEntropyLossGrad's labelSmoothing/C and 1 - labelSmoothing, docs/accuracy.md)."""
+    inside = extended_reads([e for _, e in kv.body] + [kv.result])
+    real = [(p.py_name, p.symbol) for p in kv.scalars if isinstance(p, Scalar) or p.is_real]
+    real += [(str(s), s) for s, _ in kv.prelude]
+    return [(name, sym) for name, sym in real if sym in inside]
+
+
+def wide_reductions(kv: KernelVariant) -> list:
+    """The row sums that a sum computed wide (Extended) reads: every backend hands it the sum unrounded."""
+    inside = extended_reads([e for _, e in kv.body] + [kv.result])
+    return [s for s, _ in kv.reductions if s in inside]
+
+
+def prelude_in_double(kv: KernelVariant) -> dict:
+    """{prelude symbol: its expression in the scalars alone} (each earlier prelude constant substituted), for the
+    constants a backend computes unrounded in double (wide_constants)."""
+    prelude = {}
+    for s, e in kv.prelude:
+        prelude[s] = sympy.sympify(e).xreplace(prelude)
+    return prelude
+
+
 def _inline_into_extended(temps, result):
     """CSE may take a part of an Extended sum out into a FLOAT temporary (BCE's posWeight*target, twice in the sum):
     put it back, so the whole sum is computed wide, and drop the temporaries nothing reads any more."""

@@ -23,8 +23,8 @@ OPS = codegen.load_specs()
 
 
 @functools.cache
-def _kernel(name):
-    return backends.get("c").make_kernel(OPS[name])
+def _kernel(name, backend="c"):
+    return backends.get(backend).make_kernel(OPS[name])
 
 
 def _ulps(got, exact) -> np.ndarray:
@@ -164,12 +164,14 @@ def _ce_rows(ls, w, t, nudges):
     return np.array(rows)
 
 
-def test_cross_entropy_label_smoothing_cancelling_in_rows_and_columns():
+@pytest.mark.parametrize("backend", ["c", "numpy"])
+def test_cross_entropy_label_smoothing_cancelling_in_rows_and_columns(backend):
     """ls = 0.1 (no FLOAT holds it, nor ls/C) over C = 10 weighted classes, each non-target class 1..8 nudged
     -64..64 ulps of its logProb from its root: the result is 2^-8..2^-3 of its terms, so the FLOAT rounding of
     ls/C, 1 - ls, Σw (2^-24 of a term each) was 2^5..2^12 ulps of it (the session 17 failure, docs/accuracy.md).
     Against mpmath's derivative of the forward, within half an ulp plus the double sum's own error; the class dim
-    contiguous (finish_row) and not (the column sums, finish_col) give the same bits."""
+    contiguous (finish_row) and not (the column sums, finish_col) give the same bits.  The NumPy reference too (its
+double sum reads the constants and the row sums unrounded as well: session 18)."""
     ls, c, t = 0.1, 10, 0
     w = np.float32([0.7, 1.3, 0.9, 1.1, 0.3, 1.7, 0.6, 1.9, 1.2, 0.8])
     nudges = [k for k in range(-64, 65, 8) if k]
@@ -178,8 +180,8 @@ def test_cross_entropy_label_smoothing_cancelling_in_rows_and_columns():
     kw = dict(grad_loss=np.ones(n, np.float32), target=np.full(n, t, np.int64), weight_optional=w,
               grad_zloss_optional=None, lse_for_zloss_optional=None, reduction_optional="none", ignore_index=-100,
               label_smoothing=ls, lse_square_scale_for_zloss=0.0)
-    got = _kernel("cross_entropy_loss_grad")(log_prob=lp, **kw)
-    cols = _kernel("cross_entropy_loss_grad")(log_prob=np.ascontiguousarray(lp.T).T, **kw)   # class dim strided
+    got = _kernel("cross_entropy_loss_grad", backend)(log_prob=lp, **kw)
+    cols = _kernel("cross_entropy_loss_grad", backend)(log_prob=np.ascontiguousarray(lp.T).T, **kw)   # class dim strided
     np.testing.assert_array_equal(got.view(np.uint32), np.asarray(cols).view(np.uint32))
     with mpmath.workdps(50):
         wm, lsm = [mpmath.mpf(float(v)) for v in w], mpmath.mpf(ls)
