@@ -7,6 +7,7 @@ from __future__ import annotations
 import sympy
 
 from codegen.cancellation import Extended
+from codegen.rewrite import Sigmoid
 
 from .wide import DoubleCPrinter
 
@@ -14,12 +15,31 @@ from .wide import DoubleCPrinter
 class ExtendedCPrinter(DoubleCPrinter):
     exp_f64 = "opgen_exp_f64"
     sigmoid = "opgen_sigmoid_ext"
+    # the σs that multiply a factor which may be infinite (_factor_sigmoids): opgen_sigmoid_ext0, 0 below -700
+    factors = frozenset()
 
     def _print_exp(self, expr):
         return f"{self.exp_f64}({self._print(expr.args[0])})"
 
     def _print_Sigmoid(self, expr):
-        return f"{self.sigmoid}({self._print(expr.args[0])})"
+        name = "opgen_sigmoid_ext0" if expr in self.factors else self.sigmoid
+        return f"{name}({self._print(expr.args[0])})"
+
+
+def _factor_sigmoids(expr) -> frozenset:
+    """The σs in `expr` that are factors of a product whose other factors read a symbol σ's argument reads: where
+    that input is infinite, σ's argument may be -∞ while another factor is ∞ (-18x·σ(-9x²) at x = ±inf, fuzz
+    seed 1919), and ∞ times opgen_sigmoid_ext's clamped e^-700 gave ∓inf where the other backends give the nan of
+    ∞·0 (the accuracy rules' documented class for an exact 0 or ±inf, codegen.accuracy.runner).  (A factor
+    infinite through another input, BCE-with-logits' posWeight·target times σ(self), keeps the clamp: there σ is
+    not 0 and ∞ is the product's class.)  On finite inputs the same values: e^-700 times a FLOAT factor is far
+    below FLOAT's least subnormal, and so is the difference it makes to a sum."""
+    found = set()
+    for m in expr.atoms(sympy.Mul):
+        for f in m.args:
+            if isinstance(f, Sigmoid) and any(a.free_symbols & f.args[0].free_symbols for a in m.args if a is not f):
+                found.add(f)
+    return frozenset(found)
 
 
 class InRangeCPrinter(ExtendedCPrinter):
@@ -36,6 +56,7 @@ def extended_c(printer, expr, in_range: bool = False) -> str:
     wide = cls({**printer.names, **names}, last=printer.last)
     if isinstance(expr.args[0], sympy.Mul):   # a product folded in (its σ may multiply an infinity: exactly 0)
         wide.sigmoid = "opgen_sigmoid_ext0"
+    wide.factors = _factor_sigmoids(expr.args[0])
     inner = wide.doprint(expr.args[0])
     return f"(float)({inner})"
 
