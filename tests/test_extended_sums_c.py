@@ -226,7 +226,12 @@ def _ce_rows(ls, w, t, nudges):
     return np.array(rows)
 
 
-@pytest.mark.parametrize("backend", ["c", "numpy"])
+# Ascend C: its double-float pairs read the FLOAT constants (lo = 0) and the FLOAT ReduceSum row sums: 23332 ulp.
+# The fix belongs in codegen/backends/ascendc (a lo part of each constant from the host, the row sums as pairs).
+ASCENDC_OPEN = pytest.mark.xfail(strict=True, reason="Ascend C sums pairs of FLOAT-rounded constants and row sums")
+
+
+@pytest.mark.parametrize("backend", ["c", "numpy", pytest.param("ascendc", marks=ASCENDC_OPEN)])
 def test_cross_entropy_label_smoothing_cancelling_in_rows_and_columns(backend):
     """ls = 0.1 (no FLOAT holds it, nor ls/C) over C = 10 weighted classes, each non-target class 1..8 nudged
     -64..64 ulps of its logProb from its root: the result is 2^-8..2^-3 of its terms, so the FLOAT rounding of
