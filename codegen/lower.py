@@ -273,8 +273,26 @@ def compensate_constants(expr):
         if len(consts) == 1 and isinstance(consts[0], Const) and not isinstance(consts[0], ConstLo) \
                 and len(args) > 1 and _inexact_in_float(consts[0].value):
             c = consts[0]
-            return CompensatedAdd(sympy.Add(*[a for a in args if a is not c]), c, ConstLo(c.value))
+            rest = [a for a in args if a is not c]
+            factored = _without_factor(rest, c)
+            if factored is not None:   # c (1 + Σ ...): the sum exact where it cancels (1 - t² at t = ±1 is 0)
+                return c * compensate_constants(sympy.Add(1, *factored))
+            return CompensatedAdd(sympy.Add(*rest), c, ConstLo(c.value))
     return expr.func(*args)
+
+
+def _without_factor(terms, c) -> list | None:
+    """The terms each divided by their factor `c` (a Const), when every one has it (7/20 - 7/20 t²: the sum is
+    c (1 - t²), where CompensatedAdd(-c t², c, lo) gave lo(c), 1e-8, for the 0 at t = ±1: fuzz seed 2121), else
+    None."""
+    out = []
+    for t in terms:
+        factors = list(t.args) if isinstance(t, sympy.Mul) else [t]
+        if c not in factors:
+            return None
+        factors.remove(c)
+        out.append(sympy.Mul(*factors))
+    return out
 
 
 def _prelude_symbol(expr, prelude, counter):

@@ -111,6 +111,10 @@ CASES = [
     ("sigmoid_times_infinity", "c", "C: -18x·σ(-9x²) at x = ±inf in a sum computed in double gave ∓inf, σ's "
                                     "clamp at -700 times ∞ (the other backends: the nan of ∞·0; fuzz seed 1919)"),
     ("sigmoid_times_infinity", "ascendc", ""),
+    ("constant_factor", "numpy", "codegen.lower: 7/20 - 7/20·t² as CompensatedAdd(-c·t², c, lo(c)) gave lo(c) for "
+                                 "the 0 at t = ±1 (x = ±inf; fuzz seed 2121)"),
+    ("constant_factor", "c", "the same lowering"),
+    ("constant_factor", "ascendc", "the same lowering"),
 ]
 
 
