@@ -41,6 +41,8 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "deep: long-running test, run only with --deep")
     config.addinivalue_line("markers", "ci_share(n): of a parametrized test's cases CI runs a fixed one in n (drawn "
                                        "by a hash of the case's id, at least one); --deep runs them all")
+    config.addinivalue_line("markers", "ci_kinds: of a test parametrized by op `name`, CI runs one op of each kind "
+                                       "(conftest.ci_kinds); --deep runs every op")
     global DEEP
     DEEP = bool(config.getoption("--deep"))
 
@@ -89,6 +91,14 @@ def pytest_collection_modifyitems(config, items):
             if item not in kept:
                 item.add_marker(pytest.mark.skip(reason=f"deep tier: CI runs a fixed 1 in {n} of these cases "
                                                         f"(pytest --deep runs all)"))
+    # a ci_kinds test: the cases of the ops ci_kinds draws (one of each kind), whatever their other parameters
+    marked = [i for i in items if i.get_closest_marker("ci_kinds") is not None and "deep" not in i.keywords]
+    if marked:
+        chosen = set(ci_kinds(codegen.load_specs()))
+        for item in marked:
+            if item.callspec.params["name"] not in chosen:
+                item.add_marker(pytest.mark.skip(reason="deep tier: CI runs one op of each kind (conftest.ci_kinds; "
+                                                        "pytest --deep runs every op)"))
 
 
 # With $OPGEN_TEST_TIMELINE set, every test's worker, start and end (wall seconds since the epoch) and the CPU
@@ -129,18 +139,6 @@ def _draw(name: str, n: int) -> int:
     Python's hash), and an op added later does not reshuffle the others' choices."""
     import zlib
     return zlib.crc32(name.encode()) % n
-
-
-def ci_ops(names, share: int = 4) -> list:
-    """Op names for a test that builds a whole program per op from nothing (the runtime compiled again, under
-    sanitizers or with the docs page's command): every op under --deep; in CI a fixed one in `share`, chosen by a
-    hash of the name (so an op added later does not reshuffle the others), at least one.  The same programs are
-    built and run for every op in CI by the cheaper tests beside them (test_c_examples'
-    test_example_prints_the_documented_result: the example of every op, with the docs' flags)."""
-    names = sorted(names)
-    if DEEP:
-        return names
-    return [n for n in names if _draw(n, share) == 0] or names[:1]
 
 
 def op_kind(op) -> str:

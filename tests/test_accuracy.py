@@ -255,6 +255,10 @@ def _kernel(op, backend: str):
     return _KERNELS[key][1]
 
 
+# CI measures one op of each kind (conftest.ci_kinds: every runner, standard and oracle path, every dtype and
+# backend); every op under --deep.  The other ops' values are checked in CI by the per-op sweeps: NumPy against
+# mpmath derivatives of the forward (test_numpy_values, test_numpy_edges), C and Ascend C against NumPy.
+@pytest.mark.ci_kinds
 @pytest.mark.parametrize("dtype", list(FORMATS))
 @pytest.mark.parametrize("name", OPS)
 def test_every_backend_meets_the_standards(ops, name, dtype):

@@ -23,19 +23,20 @@ from codegen.bench.probe import Probe
 from codegen.runtime.calls import output_shape
 from codegen.runtime.checks import NUMPY_DTYPES
 
-from .conftest import REPO, ci_ops
+from .conftest import REPO, ci_kinds
 from .kernels import kernel   # (each op's kernel made once per process)
 
 OPS = sorted(codegen.load_specs())
 
 
 # ---- the quick mode, end to end -----------------------------------------------------------------------
-# The command on a fixed sample of the ops in CI (each op costs ~6 s of timing; every op under --deep), softmax's
-# dim-first layout among them, and an op with several outputs and a masked row op (their outputs, bytes and
-# probe take paths of their own).  What the report says of every op without timing it, each layout's inputs, its
-# PyTorch counterpart and its C kernel's peak memory, is checked per layout below (every op has layouts:
-# test_cases_cover_the_issue).  Eight ops, as before those two had rows: one in seven drawn, plus the three named.
-QUICK_OPS = sorted(set(ci_ops(OPS, share=7)) | {"softmax_backward", "prelu_backward", "scaled_masked_softmax_backward"})
+# The command on a fixed sample of the ops in CI (each op costs ~6 s of timing; every op under --deep): one op of
+# each kind (conftest.ci_kinds: a fixed count as ops are added), and softmax's dim-first layout, an op with several
+# outputs and a masked row op (their outputs, bytes and probe take paths of their own).  What the report says of
+# every op without timing it, each layout's inputs, its PyTorch counterpart and its C kernel's peak memory, is
+# checked per layout below (every op has layouts: test_cases_cover_the_issue).
+QUICK_OPS = sorted(set(ci_kinds(codegen.load_specs())) | {"softmax_backward", "prelu_backward",
+                                                          "scaled_masked_softmax_backward"})
 
 
 @pytest.fixture(scope="module")

@@ -202,3 +202,21 @@ def test_a_proof_that_hangs_only_with_its_declared_values_is_a_finding_too(tmp_p
     assert finding.forward == sympy.Abs(X - 1) and finding.backend == "verify" and "hung" in finding.what
     (reproducer,) = [op for op in codegen.load_specs(tmp_path / "reproducers").values() if op.forward.has(sympy.Abs)]
     assert reproducer.at, "the reproducer carries the declared value that hung"
+
+
+def test_declarations_that_hang_are_a_finding_and_the_run_goes_on(tmp_path, monkeypatch):
+    """(seed 2121) after the batch proof, comparing the values declared in its cases (sympy.expand in
+    proof.is_zero) ran for more than 20 minutes without a time limit: now it stops at the batch limit with an
+    error naming it, which the run reports as a finding (codegen.fuzz.run) and goes on."""
+    import time
+    real = batch.declarations
+
+    def slow(*args):   # stands for expand hanging on two case values
+        time.sleep(5)
+        return real(*args)
+    monkeypatch.setattr(batch, "declarations", slow)
+    monkeypatch.setattr(batch, "PROOF_SECONDS", {"batch": 1, "formula": 1})
+    with pytest.raises(RuntimeError, match="comparing the values declared in the proof's cases hangs"):
+        batch.run_batch([X ** 2, sympy.Abs(X - 1)], tmp_path, "fuzz_t4_backward", backends=("numpy",),
+                        dtypes=("FLOAT",))
+

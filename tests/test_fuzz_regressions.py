@@ -107,6 +107,14 @@ CASES = [
     ("constant_temporary", "numpy", ""),
     ("constant_temporary", "ascendc", "Ascend C lowering: a constant CSE temporary bound as a tile, `Add` of a "
                                       "float and a tile did not compile (fuzz seed 1717)"),
+    ("sigmoid_times_infinity", "numpy", ""),
+    ("sigmoid_times_infinity", "c", "C: -18x·σ(-9x²) at x = ±inf in a sum computed in double gave ∓inf, σ's "
+                                    "clamp at -700 times ∞ (the other backends: the nan of ∞·0; fuzz seed 1919)"),
+    ("sigmoid_times_infinity", "ascendc", ""),
+    ("constant_factor", "numpy", "codegen.lower: 7/20 - 7/20·t² as CompensatedAdd(-c·t², c, lo(c)) gave lo(c) for "
+                                 "the 0 at t = ±1 (x = ±inf; fuzz seed 2121)"),
+    ("constant_factor", "c", "the same lowering"),
+    ("constant_factor", "ascendc", "the same lowering"),
     ("sigmoid_beside_infinity", "c", "C: (x - alpha)*σ(-x) in a sum computed in double gave inf at x = inf, the "
                                      "clamped σ's e^-700 times inf (fuzz seed 2323)"),
 ]

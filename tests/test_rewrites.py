@@ -111,6 +111,18 @@ def test_selu_gradient_carries_its_constant_in_two_parts():
     assert max(_ulps(got, want)) <= 2
 
 
+def test_a_sum_whose_terms_all_share_an_inexact_constant_is_its_multiple():
+    """7/20 - 7/20·t² is 7/20·(1 - t²) (exactly 0 at t = ±1), not CompensatedAdd(-c·t², c, lo(c)), which gave lo(c)
+    there (fuzz seed 2121: tests/regression/constant_factor); a constant that not every term shares is still carried
+    in two parts."""
+    from codegen.lower import CompensatedAdd, Const, compensate_constants
+    t, u = sympy.symbols("t u", real=True)
+    c = Const(sympy.Rational(7, 20))
+    assert compensate_constants(c - c * t**2) == c * (1 - t**2)
+    assert compensate_constants(c - 3 * c * t + c * u) == c * (1 - 3 * t + u)
+    assert isinstance(compensate_constants(c - c * t**2 + u), CompensatedAdd)
+
+
 @pytest.mark.parametrize("name", ["hardswish_backward", "hardswish_backward_v2"])
 def test_hardswish_gradient_divides_beside_its_zero(name):
     """HardswishBackward's g·(x/3 + 1/2) beside its zero x = -3/2: fl(1/3)·x + 0.5 cancelled (999 ulp at

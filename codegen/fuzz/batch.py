@@ -192,7 +192,13 @@ def prepare(forwards: list, folder: Path, stem: str, origin: str, result: BatchR
     path, forms, lines = _proved(forms, k, folder, stem, origin, result)
     if path is None:
         return None, []
-    declared, undeclarable = declarations(lines, k)
+    # (seed 2121: comparing a jump's values across the proof's cases, expand in proof.is_zero, ran for more than
+    # 20 minutes on a batch whose proof had finished: the run stopped there, with no finding)
+    try:
+        with time_limit(PROOF_SECONDS["batch"]):
+            declared, undeclarable = declarations(lines, k)
+    except ProofTimeout as e:   # the fuzzer broke (a finding), and the run goes on
+        raise RuntimeError(f"{path}: comparing the values declared in the proof's cases hangs: {e}") from None
     bad = {formula_index(r.formula, k) for r in lines if not r.ok and not r.undeclared}
     unwritable = {i: names for i, at in declared.items() for v in at.values() if (names := outside(v))}
     kept = []

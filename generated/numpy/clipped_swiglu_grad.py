@@ -92,6 +92,10 @@ def _f32(a):
 
 
 def _compute__a(grad_y, a, b, alpha, limit, bias, out):
+    # the constants the sums computed in double read, unrounded (before the scalars are rounded to FLOAT)
+    with np.errstate(all="ignore"):
+        alpha_f64 = np.float64(alpha)
+        limit_f64 = np.float64(limit)
     alpha = np.float32(alpha)
     limit = np.float32(limit)
     bias = np.float32(bias)
@@ -107,7 +111,7 @@ def _compute__a(grad_y, a, b, alpha, limit, bias, out):
         with np.errstate(all="ignore"):
             t0 = alpha*np.minimum(a, limit)
             t1 = _sigmoid(t0)
-            result = (t1*(bias + np.maximum(c0, np.minimum(b, limit)))*_where((a <= limit), 1, 0)*np.asarray(np.asarray(alpha, np.float64)*(1 - _sigmoid64(np.asarray(alpha, np.float64)*np.minimum(np.asarray(a, np.float64), np.asarray(limit, np.float64))))*np.minimum(np.asarray(a, np.float64), np.asarray(limit, np.float64)) + 1, np.float32))*grad_y
+            result = (t1*(bias + np.maximum(c0, np.minimum(b, limit)))*_where((a <= limit), 1, 0)*np.asarray(alpha_f64*(1 - _sigmoid64(alpha_f64*np.minimum(np.asarray(a, np.float64), limit_f64)))*np.minimum(np.asarray(a, np.float64), limit_f64) + 1, np.float32))*grad_y
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

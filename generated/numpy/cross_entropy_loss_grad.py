@@ -85,6 +85,11 @@ def _f32(a):
 
 def _compute__reduction_optional_none__weight_optional_absent(grad_loss, log_prob, target, class_index, ignore_index, label_smoothing, numel_log_prob_dim1, out, dim):
     """The form for {'reductionOptional': 'none', 'weightOptional': 'absent'}."""
+    # the constants the sums computed in double read, unrounded (before the scalars are rounded to FLOAT)
+    with np.errstate(all="ignore"):
+        c0_f64 = np.float64(label_smoothing)/np.float64(numel_log_prob_dim1)
+        c1_f64 = np.float64(numel_log_prob_dim1)
+        c2_f64 = 1 - np.float64(label_smoothing)
     label_smoothing = np.float32(label_smoothing)
     numel_log_prob_dim1 = np.float32(numel_log_prob_dim1)
     with np.errstate(all="ignore"):
@@ -101,13 +106,17 @@ def _compute__reduction_optional_none__weight_optional_absent(grad_loss, log_pro
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            r0 = np.sum(_where((class_index == target), 1, 0), axis=dim, keepdims=True)
-            result = _where((ignore_index != target), grad_loss*np.asarray(np.asarray(c0, np.float64)*(np.asarray(c1, np.float64)*np.exp(np.asarray(log_prob, np.float64)) - 1) + np.asarray(c2, np.float64)*np.asarray(r0, np.float64)*(-np.where((np.asarray(class_index, np.float64) == np.asarray(target, np.float64)), 1, 0) + np.exp(np.asarray(log_prob, np.float64))), np.float32), 0)
+            r0_f64 = np.sum(_where((class_index == target), 1, 0), axis=dim, keepdims=True, dtype=np.float64)
+            result = _where((ignore_index != target), grad_loss*np.asarray(c0_f64*(c1_f64*np.exp(np.asarray(log_prob, np.float64)) - 1) + c2_f64*r0_f64*(-np.where((np.asarray(class_index, np.float64) == np.asarray(target, np.float64)), 1, 0) + np.exp(np.asarray(log_prob, np.float64))), np.float32), 0)
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
 def _compute__reduction_optional_none__weight_optional_present(grad_loss, log_prob, target, weight_optional, class_index, ignore_index, label_smoothing, numel_log_prob_dim1, out, dim):
     """The form for {'reductionOptional': 'none', 'weightOptional': 'present'}."""
+    # the constants the sums computed in double read, unrounded (before the scalars are rounded to FLOAT)
+    with np.errstate(all="ignore"):
+        c0_f64 = np.float64(label_smoothing)/np.float64(numel_log_prob_dim1)
+        c1_f64 = 1 - np.float64(label_smoothing)
     label_smoothing = np.float32(label_smoothing)
     numel_log_prob_dim1 = np.float32(numel_log_prob_dim1)
     with np.errstate(all="ignore"):
@@ -124,14 +133,19 @@ def _compute__reduction_optional_none__weight_optional_present(grad_loss, log_pr
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            r0 = np.sum(weight_optional, axis=dim, keepdims=True)
-            r1 = np.sum(_where((class_index == target), weight_optional, 0), axis=dim, keepdims=True)
-            result = _where((ignore_index != target), grad_loss*np.asarray(np.asarray(c0, np.float64)*(np.asarray(r0, np.float64)*np.exp(np.asarray(log_prob, np.float64)) - np.asarray(weight_optional, np.float64)) + np.asarray(c1, np.float64)*np.asarray(r1, np.float64)*(-np.where((np.asarray(class_index, np.float64) == np.asarray(target, np.float64)), 1, 0) + np.exp(np.asarray(log_prob, np.float64))), np.float32), 0)
+            r0_f64 = np.sum(weight_optional, axis=dim, keepdims=True, dtype=np.float64)
+            r1_f64 = np.sum(_where((class_index == target), weight_optional, 0), axis=dim, keepdims=True, dtype=np.float64)
+            result = _where((ignore_index != target), grad_loss*np.asarray(c0_f64*(r0_f64*np.exp(np.asarray(log_prob, np.float64)) - np.asarray(weight_optional, np.float64)) + c1_f64*r1_f64*(-np.where((np.asarray(class_index, np.float64) == np.asarray(target, np.float64)), 1, 0) + np.exp(np.asarray(log_prob, np.float64))), np.float32), 0)
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
 def _compute__reduction_optional_mean__weight_optional_absent(grad_loss, log_prob, target, class_index, ignore_index, label_smoothing, numel_log_prob_dim1, out, dim):
     """The form for {'reductionOptional': 'mean', 'weightOptional': 'absent'}."""
+    # the constants the sums computed in double read, unrounded (before the scalars are rounded to FLOAT)
+    with np.errstate(all="ignore"):
+        c0_f64 = np.float64(label_smoothing)/np.float64(numel_log_prob_dim1)
+        c1_f64 = np.float64(numel_log_prob_dim1)
+        c2_f64 = 1 - np.float64(label_smoothing)
     label_smoothing = np.float32(label_smoothing)
     numel_log_prob_dim1 = np.float32(numel_log_prob_dim1)
     with np.errstate(all="ignore"):
@@ -151,13 +165,17 @@ def _compute__reduction_optional_mean__weight_optional_absent(grad_loss, log_pro
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            r0 = np.sum(_where((class_index == target), 1, 0), axis=dim, keepdims=True)
-            result = _where((ignore_index != target), (np.asarray(np.asarray(c0, np.float64)*(np.asarray(c1, np.float64)*np.exp(np.asarray(log_prob, np.float64)) - 1) + np.asarray(c2, np.float64)*np.asarray(r0, np.float64)*(-np.where((np.asarray(class_index, np.float64) == np.asarray(target, np.float64)), 1, 0) + np.exp(np.asarray(log_prob, np.float64))), np.float32)/g0)*grad_loss, 0)
+            r0_f64 = np.sum(_where((class_index == target), 1, 0), axis=dim, keepdims=True, dtype=np.float64)
+            result = _where((ignore_index != target), (np.asarray(c0_f64*(c1_f64*np.exp(np.asarray(log_prob, np.float64)) - 1) + c2_f64*r0_f64*(-np.where((np.asarray(class_index, np.float64) == np.asarray(target, np.float64)), 1, 0) + np.exp(np.asarray(log_prob, np.float64))), np.float32)/g0)*grad_loss, 0)
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
 def _compute__reduction_optional_mean__weight_optional_present(grad_loss, log_prob, target, weight_optional, class_index, ignore_index, label_smoothing, numel_log_prob_dim1, out, dim):
     """The form for {'reductionOptional': 'mean', 'weightOptional': 'present'}."""
+    # the constants the sums computed in double read, unrounded (before the scalars are rounded to FLOAT)
+    with np.errstate(all="ignore"):
+        c0_f64 = np.float64(label_smoothing)/np.float64(numel_log_prob_dim1)
+        c1_f64 = 1 - np.float64(label_smoothing)
     label_smoothing = np.float32(label_smoothing)
     numel_log_prob_dim1 = np.float32(numel_log_prob_dim1)
     with np.errstate(all="ignore"):
@@ -177,14 +195,19 @@ def _compute__reduction_optional_mean__weight_optional_present(grad_loss, log_pr
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            r0 = np.sum(weight_optional, axis=dim, keepdims=True)
-            r1 = np.sum(_where((class_index == target), weight_optional, 0), axis=dim, keepdims=True)
-            result = _where((ignore_index != target), (np.asarray(np.asarray(c0, np.float64)*(np.asarray(r0, np.float64)*np.exp(np.asarray(log_prob, np.float64)) - np.asarray(weight_optional, np.float64)) + np.asarray(c1, np.float64)*np.asarray(r1, np.float64)*(-np.where((np.asarray(class_index, np.float64) == np.asarray(target, np.float64)), 1, 0) + np.exp(np.asarray(log_prob, np.float64))), np.float32)/g0)*grad_loss, 0)
+            r0_f64 = np.sum(weight_optional, axis=dim, keepdims=True, dtype=np.float64)
+            r1_f64 = np.sum(_where((class_index == target), weight_optional, 0), axis=dim, keepdims=True, dtype=np.float64)
+            result = _where((ignore_index != target), (np.asarray(c0_f64*(r0_f64*np.exp(np.asarray(log_prob, np.float64)) - np.asarray(weight_optional, np.float64)) + c1_f64*r1_f64*(-np.where((np.asarray(class_index, np.float64) == np.asarray(target, np.float64)), 1, 0) + np.exp(np.asarray(log_prob, np.float64))), np.float32)/g0)*grad_loss, 0)
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
 def _compute__reduction_optional_sum__weight_optional_absent(grad_loss, log_prob, target, class_index, ignore_index, label_smoothing, numel_log_prob_dim1, out, dim):
     """The form for {'reductionOptional': 'sum', 'weightOptional': 'absent'}."""
+    # the constants the sums computed in double read, unrounded (before the scalars are rounded to FLOAT)
+    with np.errstate(all="ignore"):
+        c0_f64 = np.float64(label_smoothing)/np.float64(numel_log_prob_dim1)
+        c1_f64 = np.float64(numel_log_prob_dim1)
+        c2_f64 = 1 - np.float64(label_smoothing)
     label_smoothing = np.float32(label_smoothing)
     numel_log_prob_dim1 = np.float32(numel_log_prob_dim1)
     with np.errstate(all="ignore"):
@@ -201,13 +224,17 @@ def _compute__reduction_optional_sum__weight_optional_absent(grad_loss, log_prob
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            r0 = np.sum(_where((class_index == target), 1, 0), axis=dim, keepdims=True)
-            result = _where((ignore_index != target), grad_loss*np.asarray(np.asarray(c0, np.float64)*(np.asarray(c1, np.float64)*np.exp(np.asarray(log_prob, np.float64)) - 1) + np.asarray(c2, np.float64)*np.asarray(r0, np.float64)*(-np.where((np.asarray(class_index, np.float64) == np.asarray(target, np.float64)), 1, 0) + np.exp(np.asarray(log_prob, np.float64))), np.float32), 0)
+            r0_f64 = np.sum(_where((class_index == target), 1, 0), axis=dim, keepdims=True, dtype=np.float64)
+            result = _where((ignore_index != target), grad_loss*np.asarray(c0_f64*(c1_f64*np.exp(np.asarray(log_prob, np.float64)) - 1) + c2_f64*r0_f64*(-np.where((np.asarray(class_index, np.float64) == np.asarray(target, np.float64)), 1, 0) + np.exp(np.asarray(log_prob, np.float64))), np.float32), 0)
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
 def _compute__reduction_optional_sum__weight_optional_present(grad_loss, log_prob, target, weight_optional, class_index, ignore_index, label_smoothing, numel_log_prob_dim1, out, dim):
     """The form for {'reductionOptional': 'sum', 'weightOptional': 'present'}."""
+    # the constants the sums computed in double read, unrounded (before the scalars are rounded to FLOAT)
+    with np.errstate(all="ignore"):
+        c0_f64 = np.float64(label_smoothing)/np.float64(numel_log_prob_dim1)
+        c1_f64 = 1 - np.float64(label_smoothing)
     label_smoothing = np.float32(label_smoothing)
     numel_log_prob_dim1 = np.float32(numel_log_prob_dim1)
     with np.errstate(all="ignore"):
@@ -224,9 +251,9 @@ def _compute__reduction_optional_sum__weight_optional_present(grad_loss, log_pro
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            r0 = np.sum(weight_optional, axis=dim, keepdims=True)
-            r1 = np.sum(_where((class_index == target), weight_optional, 0), axis=dim, keepdims=True)
-            result = _where((ignore_index != target), grad_loss*np.asarray(np.asarray(c0, np.float64)*(np.asarray(r0, np.float64)*np.exp(np.asarray(log_prob, np.float64)) - np.asarray(weight_optional, np.float64)) + np.asarray(c1, np.float64)*np.asarray(r1, np.float64)*(-np.where((np.asarray(class_index, np.float64) == np.asarray(target, np.float64)), 1, 0) + np.exp(np.asarray(log_prob, np.float64))), np.float32), 0)
+            r0_f64 = np.sum(weight_optional, axis=dim, keepdims=True, dtype=np.float64)
+            r1_f64 = np.sum(_where((class_index == target), weight_optional, 0), axis=dim, keepdims=True, dtype=np.float64)
+            result = _where((ignore_index != target), grad_loss*np.asarray(c0_f64*(r0_f64*np.exp(np.asarray(log_prob, np.float64)) - np.asarray(weight_optional, np.float64)) + c1_f64*r1_f64*(-np.where((np.asarray(class_index, np.float64) == np.asarray(target, np.float64)), 1, 0) + np.exp(np.asarray(log_prob, np.float64))), np.float32), 0)
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

@@ -74,8 +74,8 @@ def _compute(grad_output, output, out, dim):
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            r0 = np.sum(grad_output, axis=dim, keepdims=True)
-            result = np.asarray(np.asarray(grad_output, np.float64) - np.asarray(r0, np.float64)*np.exp(np.asarray(output, np.float64)), np.float32)
+            r0_f64 = np.sum(grad_output, axis=dim, keepdims=True, dtype=np.float64)
+            result = np.asarray(np.asarray(grad_output, np.float64) - r0_f64*np.exp(np.asarray(output, np.float64)), np.float32)
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

@@ -70,6 +70,9 @@ def _f32(a):
 
 
 def _compute(grad_output, self, beta_optional, out):
+    # the constants the sums computed in double read, unrounded (before the scalars are rounded to FLOAT)
+    with np.errstate(all="ignore"):
+        beta_optional_f64 = np.float64(beta_optional)
     beta_optional = np.float32(beta_optional)
     # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
     for (grad_output, self), out in _blocks((grad_output, self), out):
@@ -78,7 +81,7 @@ def _compute(grad_output, self, beta_optional, out):
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            result = np.asarray(((np.asarray(beta_optional, np.float64)*np.asarray(self, np.float64)*(1 - _sigmoid64(np.asarray(beta_optional, np.float64)*np.asarray(self, np.float64))) + 1)*_sigmoid64(np.asarray(beta_optional, np.float64)*np.asarray(self, np.float64)))*np.asarray(grad_output, np.float64), np.float32)
+            result = np.asarray(((beta_optional_f64*np.asarray(self, np.float64)*(1 - _sigmoid64(beta_optional_f64*np.asarray(self, np.float64))) + 1)*_sigmoid64(beta_optional_f64*np.asarray(self, np.float64)))*np.asarray(grad_output, np.float64), np.float32)
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

@@ -46,7 +46,8 @@ def _sigmoids_beside_infinity(expr, constants) -> frozenset:
     """The σ(u) of `expr` that a product multiplies by a factor of the same variable: where u → -inf that factor
     may be infinite (x·σ(-x) at x = inf, SwishBackward's βx·(1 - σ(βx)) at βx = -inf), and the product's limit
     is 0 only if σ is exactly 0 there (opgen_sigmoid_ext0), not the clamp's e^-700 (inf·e^-700 = inf; fuzz seed
-    2323: (x - α)·σ(-x)·… gave inf where the derivative's limit at x = inf is 1.69).  A σ beside factors of other
+    2323: (x - α)·σ(-x)·… gave inf where the derivative's limit at x = inf is 1.69; seed 1919: -18x·σ(-9x²) at
+    x = ±inf gave ∓inf where NumPy and Ascend C give the nan of ∞·0).  A σ beside factors of other
     operands only (BCE-with-logits' pw·t·σ(x)) keeps the clamp: an infinite operand meeting an underflowing
     factor is a documented difference, and the select cost BCE-with-logits 2-13%."""
     out = set()

@@ -21,7 +21,8 @@ import re
 import sympy
 
 from codegen.checkplan import none_test, steps
-from codegen.lower import KernelVariant, exact_constants, lower
+from codegen.lower import (KernelVariant, exact_constants, extended_reads, lower, prelude_in_double,
+                           reads_outside_extended, wide_constants, wide_reductions)
 from codegen.rewrite import Sigmoid
 from codegen.spec import DTYPES, Op
 from codegen.spec.functions import BROADCAST, count_parts
@@ -75,33 +76,10 @@ def _used(exprs) -> set:
     return syms
 
 
-def _inside(exprs) -> set:
-    """The symbols that the sums computed in double (Extended) of `exprs` read."""
-    syms = set()
-    for e in exprs:
-        for ext in sympy.sympify(e).atoms(Extended):
-            syms |= ext.free_symbols
-    return syms
-
-
-def _outside(exprs) -> set:
-    """The symbols that `exprs` read outside their sums computed in double."""
-    syms, hole = set(), sympy.Dummy("extended")
-    for e in exprs:
-        e = sympy.sympify(e)
-        syms |= e.xreplace({x: hole for x in e.atoms(Extended)}).free_symbols - {hole}
-    return syms
-
-
 def _wide_fields(kv: KernelVariant) -> list[tuple[str, object]]:
-    """The real constants (scalars, attributes, prelude) that a sum computed in double reads: each gets a double
-    field `<name>_f64` beside its FLOAT one, the value unrounded (_fill), which that sum reads instead of the
-    FLOAT one (its rounding, 2^-24 of its term, became the result's error where the sum cancels:
-    CrossEntropyLossGrad's labelSmoothing/C and 1 - labelSmoothing, docs/accuracy.md)."""
-    inside = _inside([e for _, e in kv.body] + [kv.result])
-    real = [(p.py_name, p.symbol) for p in kv.scalars if isinstance(p, Scalar) or p.is_real]
-    real += [(str(s), s) for s, _ in kv.prelude]
-    return [(f"{f}_f64", sym) for f, sym in real if sym in inside]
+    """The real constants that a sum computed in double reads (codegen.lower.wide_constants): each gets a double
+    field `<name>_f64` beside its FLOAT one, the value unrounded (_fill), which that sum reads instead."""
+    return [(f"{f}_f64", sym) for f, sym in wide_constants(kv)]
 
 
 def _function(exprs, tensors_by_sym, fields, reductions_by_sym, suffix, wide=()) -> dict:
@@ -109,7 +87,7 @@ def _function(exprs, tensors_by_sym, fields, reductions_by_sym, suffix, wide=())
     (`wide`, _wide_fields: a constant that only sums computed in double read is declared as its double field
     alone; a row sum they read is taken unrounded too: "sums64")."""
     used = _used(exprs)   # `exprs` lists every temporary the function computes, so this is all it reads
-    inside, outside = _inside(exprs), _outside(exprs)
+    inside, outside = extended_reads(exprs), reads_outside_extended(exprs)
     wide_syms = {sym for _, sym in wide}
     as_float = used - (inside - outside) | (inside - wide_syms - set(reductions_by_sym))
     loads = [(k, name) for k, (sym, name) in enumerate(tensors_by_sym) if sym in used]
@@ -153,9 +131,7 @@ def _fill64(kv: KernelVariant) -> list[str]:
     names = {p.symbol: value_var(p) if isinstance(p, Scalar) else f"((double){p.name})" for p in kv.scalars}
     names.update({sympy.Symbol(f"numel_{n}", integer=True, positive=True): f"((double){count_c(n)})"
                   for n in kv.numels})
-    prelude = {}
-    for s, e in kv.prelude:
-        prelude[s] = sympy.sympify(e).xreplace(prelude)
+    prelude = prelude_in_double(kv)
     dpr = wide.DoubleCPrinter(names)
     return [f"prm.{f} = {dpr.doprint(prelude.get(sym, sym))};" for f, sym in wide_fields]
 
@@ -264,7 +240,7 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
     # the double locals of the constants and row sums that the sums computed in double read (_wide_fields)
     wide_fields = _wide_fields(kv)
     wide_names = {sym: f for f, sym in wide_fields}
-    wide_names.update({s: f"{s}_f64" for s in _inside([e for _, e in kv.body] + [kv.result]) & set(red_syms)})
+    wide_names.update({s: f"{s}_f64" for s in wide_reductions(kv)})
     pr.wide_names = wide_names
     # (elementwise kernels: an exp under a `?:` computed before it, see _branch_exps_hoisted)
     hoisted = [] if kv.reductions else _branch_exps_hoisted(kv.body, kv.result)
@@ -348,6 +324,7 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
     ctx["finish_in_range"] = _finish_in_range(ctx["exp_scan"], compute_in_range) if scanned else []
     # FLOAT16 rows at 256 bits (opgen_chunks.h: OPGEN_F16_ROWS) but where the results are computed in double
     ctx["f16_rows"] = "OPGEN_F64_ROWS" if _extended(kv) else "OPGEN_F16_ROWS"
+    ctx["f16_skewed"] = "OPGEN_F64_ROWS" if _extended(kv) else "OPGEN_F16_SKEWED"   # (the skewed rows: see there)
     ctx["rolled_sums"] = ["OPGEN_ROLLED"] if _extended(kv) else []   # (opgen_chunks.h)
     # softmax's sums in lane pairs (kernel_rows.c.jinja: "Paired"), not where the results are computed in double
     pairs = [(_function([e], tensors, fields, red_syms, suffix)["load"] + [f"t[lane] = {c};"], j)

@@ -7,7 +7,8 @@ import sympy
 
 from codegen.backends import literals
 from codegen.checkplan import steps
-from codegen.lower import Kernel, KernelVariant, lower
+from codegen.lower import (Kernel, KernelVariant, lower, prelude_in_double, reads_outside_extended, wide_constants,
+                           wide_reductions)
 from codegen.rewrite import Sigmoid
 from codegen.spec import ABSENT, Op
 from codegen.spec.functions import BROADCAST, count_parts
@@ -252,6 +253,8 @@ def variant_context(op: Op, k: Kernel, kv: KernelVariant) -> dict:
         names[s] = str(s)
     # a sum over the whole grid reads the whole views, each converted to FLOAT as the block loop's loads are
     gpr = KernelNumPyPrinter({**names, **{t.symbol: f"_f32({t.py_name})" for t in kv.tensors}}, last=kv.last)
+    wide, wide_sums = _wide(op, kv)
+    pr.wide_names = {**{sym: name for name, sym, _ in wide}, **{s: f"{s}_f64" for s in wide_reductions(kv)}}
     context = {
         "suffix": ("__" + kv.suffix) if kv.suffix else "",
         "key": kv.key,
@@ -261,6 +264,9 @@ def variant_context(op: Op, k: Kernel, kv: KernelVariant) -> dict:
         "numels": [count_local(op, n) for n in kv.numels],
         "prelude": [(str(s), spr.doprint(e)) for s, e in kv.prelude],
         "reductions": [(str(s), pr.doprint(e)) for s, e in kv.reductions],
+        "wide": [(name, code) for name, _, code in wide],
+        # the row sums a sum computed in double reads, summed in double: {name: also read as FLOAT}
+        "wide_sums": wide_sums,
         "grid_sums": [(str(s), gpr.doprint(e)) for s, e in kv.grid_sums],
         "body": [(str(s), pr.doprint(e)) for s, e in kv.body],
         "result": pr.doprint(kv.result),
@@ -273,6 +279,21 @@ def variant_context(op: Op, k: Kernel, kv: KernelVariant) -> dict:
     context["complex"] = _complex_context(op, kv, names, used) if "COMPLEX" in op.computes else None
     context["used"] = used
     return context
+
+
+def _wide(op: Op, kv: KernelVariant) -> tuple[list, dict]:
+    """What the sums computed in double (Extended) read unrounded (as the C backend's double fields and acc[j]):
+    [(local, symbol, its float64 code)] of the real constants (codegen.lower.wide_constants), computed from the
+    call's unrounded scalars before they are rounded to FLOAT, and {row sum's name: whether the kernel reads it as
+    FLOAT too} of the row sums, summed in double (np.sum of FLOAT summands rounds every partial sum to FLOAT)."""
+    names = {p.symbol: f"np.float64({p.py_name})" for p in kv.scalars}
+    names.update({sympy.Symbol(f"numel_{n}", integer=True, positive=True): f"np.float64({count_local(op, n)})"
+                  for n in kv.numels})
+    prelude = prelude_in_double(kv)
+    dpr = DoublePrinter(names)
+    wide = [(f"{name}_f64", sym, dpr.doprint(prelude.get(sym, sym))) for name, sym in wide_constants(kv)]
+    outside = reads_outside_extended([e for _, e in kv.body + kv.reductions] + [kv.result])
+    return wide, {str(s): s in outside for s in wide_reductions(kv)}
 
 
 def _complex_context(op: Op, kv: KernelVariant, names: dict, used: set) -> dict:

@@ -135,6 +135,29 @@ def _prelude(pairs, wrap: str) -> list[str]:
     return ['with np.errstate(all="ignore"):'] + indent(assignments(pairs, wrap))
 
 
+def _wide(v: dict) -> list[str]:
+    """The constants the sums computed in double read, in float64 from the call's unrounded scalars (emit._wide),
+    before the scalars are rounded to FLOAT."""
+    if not v["wide"]:
+        return []
+    return ["# the constants the sums computed in double read, unrounded (before the scalars are rounded to FLOAT)"] \
+        + _prelude(v["wide"], "{}")
+
+
+def _sums(v: dict, dim: str) -> list[str]:
+    """The row sums along dim: in FLOAT, or in double where a sum computed in double reads it (its name `_f64`,
+    rounded once to FLOAT where the kernel reads it as FLOAT too)."""
+    lines = []
+    for name, code in v["reductions"]:
+        if name not in v["wide_sums"]:
+            lines.append(f"{name} = np.sum({code}, axis={dim}, keepdims=True)")
+            continue
+        lines.append(f"{name}_f64 = np.sum({code}, axis={dim}, keepdims=True, dtype=np.float64)")
+        if v["wide_sums"][name]:
+            lines.append(f"{name} = {name}_f64.astype(np.float32)")
+    return lines
+
+
 def _grid_sums(v: dict) -> list[str]:
     """The sums over the whole grid (GridSum: a class-index loss's mean divisor), before the blocks: each summand
     on the grid in FLOAT, summed pairwise in FLOAT."""
@@ -149,7 +172,7 @@ def compute_function(v: dict) -> str:
     """The FLOAT kernel of an elementwise variant, block by block."""
     args = _params(v)
     doc = _key_doc(v)
-    body = (doc + [f"{s} = np.float32({s})" for s in v["float_scalars"] + v["numels"]]
+    body = (doc + _wide(v) + [f"{s} = np.float32({s})" for s in v["float_scalars"] + v["numels"]]
             + _prelude(v["prelude"], "np.float32({})") + _grid_sums(v)
             + ["# block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)"]
             + _loop(v, "_blocks({tensors}, out)", "_f32({})",
@@ -190,8 +213,8 @@ def rows_function(v: dict, dim: str) -> str:
     """The FLOAT kernel of a variant that reduces along `dim` (softmax-like), in blocks of whole rows."""
     args = _params(v, dim)
     doc = _key_doc(v)
-    sums = [f"{name} = np.sum({code}, axis={dim}, keepdims=True)" for name, code in v["reductions"]]
-    body = (doc + [f"{s} = np.float32({s})" for s in v["float_scalars"] + v["numels"]]
+    sums = _sums(v, dim)
+    body = (doc + _wide(v) + [f"{s} = np.float32({s})" for s in v["float_scalars"] + v["numels"]]
             + _prelude(v["prelude"], "np.float32({})") + _grid_sums(v)
             + ["# in blocks of whole rows (dim and the axes after it whole): the temporaries stay small and the "
                "sums are the", "# same bits (codegen.runtime.blocks.row_blocks)"]

@@ -38,6 +38,9 @@ class KernelNumPyPrinter(InfixPrinting, NumPyPrinter):
         self.names = names or {}
         self.last = last
         self.used = set()
+        # the float64 locals a sum computed in double (Extended) reads instead of a float64 copy of the FLOAT one:
+        # the kernel's real constants and row sums, unrounded (emit._wide)
+        self.wide_names = {}
 
     def literal(self, value) -> str:
         """The FLOAT nearest the constant, written as the double it is exactly (NumPy's cast to float32 of this
@@ -132,9 +135,10 @@ class KernelNumPyPrinter(InfixPrinting, NumPyPrinter):
 
     def _print_Extended(self, expr):
         """Customizations: a sum that cancels (codegen.cancellation), computed in float64 from float64 copies of
-        its operands (the DOUBLE kernel's printer) and rounded once to FLOAT."""
+        its operands (the DOUBLE kernel's printer) and rounded once to FLOAT: a constant or row sum the kernel holds
+        unrounded in float64 as that local (wide_names)."""
         from .emit import DoublePrinter
-        names = {s: f"np.asarray({self._print(s)}, np.float64)" for s in expr.free_symbols}
+        names = {s: self.wide_names.get(s, f"np.asarray({self._print(s)}, np.float64)") for s in expr.free_symbols}
         pr = DoublePrinter({**self.names, **names}, last=self.last)
         out = f"np.asarray({pr.doprint(expr.args[0])}, np.float32)"
         self.used |= pr.used

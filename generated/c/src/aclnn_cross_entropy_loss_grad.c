@@ -337,8 +337,8 @@ static inline __attribute__((always_inline)) void finish_rowsum_loop__reduction_
     opgen_add_row_lanes(1, lanes, next_acc, wide);
 }
 
-/* all FLOAT16: compiled for 256-bit registers, or 512 where the results are computed in double (opgen_chunks.h:
- * OPGEN_F16_ROWS, OPGEN_F64_ROWS) */
+/* all FLOAT16: compiled for 256-bit registers where 512-bit instructions slow the core, else 512 (opgen_chunks.h:
+ * OPGEN_F16_SKEWED, OPGEN_F64_ROWS) */
 OPGEN_F64_ROWS static void finish_rowsum_f16__reduction_optional_none__weight_optional_absent(int64_t n, const opgen_src *in, const double *acc,
                                                                                                   opgen_dst out, const opgen_src *next, double *next_acc,
                                                                                                   const void *params)
@@ -772,8 +772,8 @@ static inline __attribute__((always_inline)) void finish_rowsum_loop__reduction_
     opgen_add_row_lanes(2, lanes, next_acc, wide);
 }
 
-/* all FLOAT16: compiled for 256-bit registers, or 512 where the results are computed in double (opgen_chunks.h:
- * OPGEN_F16_ROWS, OPGEN_F64_ROWS) */
+/* all FLOAT16: compiled for 256-bit registers where 512-bit instructions slow the core, else 512 (opgen_chunks.h:
+ * OPGEN_F16_SKEWED, OPGEN_F64_ROWS) */
 OPGEN_F64_ROWS static void finish_rowsum_f16__reduction_optional_none__weight_optional_present(int64_t n, const opgen_src *in, const double *acc,
                                                                                                    opgen_dst out, const opgen_src *next, double *next_acc,
                                                                                                    const void *params)
@@ -1187,8 +1187,8 @@ static inline __attribute__((always_inline)) void finish_rowsum_loop__reduction_
     opgen_add_row_lanes(1, lanes, next_acc, wide);
 }
 
-/* all FLOAT16: compiled for 256-bit registers, or 512 where the results are computed in double (opgen_chunks.h:
- * OPGEN_F16_ROWS, OPGEN_F64_ROWS) */
+/* all FLOAT16: compiled for 256-bit registers where 512-bit instructions slow the core, else 512 (opgen_chunks.h:
+ * OPGEN_F16_SKEWED, OPGEN_F64_ROWS) */
 OPGEN_F64_ROWS static void finish_rowsum_f16__reduction_optional_mean__weight_optional_absent(int64_t n, const opgen_src *in, const double *acc,
                                                                                                   opgen_dst out, const opgen_src *next, double *next_acc,
                                                                                                   const void *params)
@@ -1641,8 +1641,8 @@ static inline __attribute__((always_inline)) void finish_rowsum_loop__reduction_
     opgen_add_row_lanes(2, lanes, next_acc, wide);
 }
 
-/* all FLOAT16: compiled for 256-bit registers, or 512 where the results are computed in double (opgen_chunks.h:
- * OPGEN_F16_ROWS, OPGEN_F64_ROWS) */
+/* all FLOAT16: compiled for 256-bit registers where 512-bit instructions slow the core, else 512 (opgen_chunks.h:
+ * OPGEN_F16_SKEWED, OPGEN_F64_ROWS) */
 OPGEN_F64_ROWS static void finish_rowsum_f16__reduction_optional_mean__weight_optional_present(int64_t n, const opgen_src *in, const double *acc,
                                                                                                    opgen_dst out, const opgen_src *next, double *next_acc,
                                                                                                    const void *params)
@@ -2039,8 +2039,8 @@ static inline __attribute__((always_inline)) void finish_rowsum_loop__reduction_
     opgen_add_row_lanes(1, lanes, next_acc, wide);
 }
 
-/* all FLOAT16: compiled for 256-bit registers, or 512 where the results are computed in double (opgen_chunks.h:
- * OPGEN_F16_ROWS, OPGEN_F64_ROWS) */
+/* all FLOAT16: compiled for 256-bit registers where 512-bit instructions slow the core, else 512 (opgen_chunks.h:
+ * OPGEN_F16_SKEWED, OPGEN_F64_ROWS) */
 OPGEN_F64_ROWS static void finish_rowsum_f16__reduction_optional_sum__weight_optional_absent(int64_t n, const opgen_src *in, const double *acc,
                                                                                                  opgen_dst out, const opgen_src *next, double *next_acc,
                                                                                                  const void *params)
@@ -2474,8 +2474,8 @@ static inline __attribute__((always_inline)) void finish_rowsum_loop__reduction_
     opgen_add_row_lanes(2, lanes, next_acc, wide);
 }
 
-/* all FLOAT16: compiled for 256-bit registers, or 512 where the results are computed in double (opgen_chunks.h:
- * OPGEN_F16_ROWS, OPGEN_F64_ROWS) */
+/* all FLOAT16: compiled for 256-bit registers where 512-bit instructions slow the core, else 512 (opgen_chunks.h:
+ * OPGEN_F16_SKEWED, OPGEN_F64_ROWS) */
 OPGEN_F64_ROWS static void finish_rowsum_f16__reduction_optional_sum__weight_optional_present(int64_t n, const opgen_src *in, const double *acc,
                                                                                                   opgen_dst out, const opgen_src *next, double *next_acc,
                                                                                                   const void *params)

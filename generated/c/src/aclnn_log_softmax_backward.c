@@ -311,8 +311,8 @@ static inline __attribute__((always_inline)) void finish_rowsum_loop(
     opgen_add_row_lanes(1, lanes, next_acc, wide);
 }
 
-/* all FLOAT16: compiled for 256-bit registers, or 512 where the results are computed in double (opgen_chunks.h:
- * OPGEN_F16_ROWS, OPGEN_F64_ROWS) */
+/* all FLOAT16: compiled for 256-bit registers where 512-bit instructions slow the core, else 512 (opgen_chunks.h:
+ * OPGEN_F16_SKEWED, OPGEN_F64_ROWS) */
 OPGEN_F64_ROWS static void finish_rowsum_f16(int64_t n, const opgen_src *in, const double *acc,
                                                  opgen_dst out, const opgen_src *next, double *next_acc,
                                                  const void *params)

@@ -3,6 +3,7 @@
  * tensors and scalars, the last error, the product, and the executors that join the two phases. */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,7 +59,11 @@ static aclError choose_soc(const char *soc)
 {
     if (!opgen_soc_known(soc))
         return opgen_fail(ACL_ERROR_INVALID_PARAM, NULL, "unknown SoC '%s' (known: %s)", soc, opgen_known_socs);
-    snprintf(soc_name, sizeof soc_name, "%s", soc);
+    /* (a copy, not snprintf: the compiled entry point chooses the product at every call, and snprintf's format
+     * parsing showed in a small call's profile) */
+    const size_t len = strnlen(soc, sizeof soc_name - 1);
+    memcpy(soc_name, soc, len);
+    soc_name[len] = '\0';
     soc_chosen = true;
     return ACL_SUCCESS;
 }
@@ -533,12 +538,10 @@ aclnnStatus opgenCreateArgs(const int64_t *words, uint64_t count, void **handles
 struct aclOpExecutor {
     const char *op;
     int ncalls;                         /* run one after the other: 1, or a split op's 2 (one per half) */
-    opgen_call call[OPGEN_MAX_CALLS];
     void *params[OPGEN_MAX_CALLS];
-    aclTensor whole;                    /* a split op's output, which its calls fill between them */
     uint64_t staged;                    /* nonzero: the calls write a copy of `whole` at this workspace offset - 1 */
-    uint64_t staged_call[OPGEN_MAX_CALLS];   /* opgen_phase1_calls: nonzero, call k writes a contiguous copy of */
-    aclTensor dest[OPGEN_MAX_CALLS];         /* its output dest[k] at this workspace offset - 1, copied last */
+    uint64_t staged_call[OPGEN_MAX_CALLS];   /* opgen_phase1_calls: nonzero, call k writes a contiguous copy of
+                                                its output dest[k] at this workspace offset - 1, copied last */
     uint64_t workspace;
     bool repeatable;
     float *classes[OPGEN_MAX_CALLS];    /* each call's class coordinate (opgen_call_classes), or NULL */
@@ -548,6 +551,12 @@ struct aclOpExecutor {
     int64_t *lengths;                   /* is written 0 for t >= lengths[b] (t along mask_time, b along */
     int64_t mask_time, mask_batch;      /* mask_batch): a copy of the caller's aclIntArray */
     struct aclOpExecutor *next;
+    /* The large members last, and not zeroed (executor_new): call[k] is written for k < ncalls, and whole and
+     * dest[k] are read only where staged, rows and staged_call[k] say they were written.  Zeroing all 19 KB per
+     * call was the call's largest cost outside the kernel at 2^10 elements (calloc's memset, perf). */
+    opgen_call call[OPGEN_MAX_CALLS];
+    aclTensor whole;                    /* a split op's output, which its calls fill between them */
+    aclTensor dest[OPGEN_MAX_CALLS];
 };
 
 static pthread_mutex_t executors_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -700,8 +709,10 @@ static aclnnStatus executor_new(const char *op, int n, const opgen_call *calls, 
 {
     for (int k = 0; k < n; ++k)
         OPGEN_TRY(kernel_dtypes(op, &calls[k]));
-    aclOpExecutor *e = calloc(1, sizeof *e);
+    aclOpExecutor *e = malloc(sizeof *e);
     bool ok = e != NULL;
+    if (ok)
+        memset(e, 0, offsetof(aclOpExecutor, call));   /* (the large members: see aclOpExecutor) */
     for (int k = 0; ok && k < n; ++k) {
         e->params[k] = malloc(params_size[k] ? params_size[k] : 1);
         ok = e->params[k] != NULL;

@@ -98,6 +98,22 @@ static inline __attribute__((always_inline)) void opgen_prefetch(const void *p, 
 #define OPGEN_F16_ROWS
 #define OPGEN_F16_ROWS_DTYPE ACL_FLOAT16
 #endif
+/* The skewed FLOAT16 rows (finish_rowsum_f16: a row finished while the next one is summed, rows longer than half a
+ * block) keep 512-bit registers where GCC tunes for AMD Zen (-march=native on a Zen 4; GCC 12 calls it znver3 with
+ * AVX-512).  There no port stops while 512-bit instructions are in flight, and a FLOAT16 conversion costs the same
+ * per instruction at either width (a loop of them in L1: vcvtph2ps 0.036 ns per element at 256 bits, 0.020 at
+ * 512; vcvtps2ph 0.062 and 0.032), and the conversions were the skewed loop's time: 32 vcvtph2ps and 8 vcvtps2ph
+ * per 64 elements at 256 bits (each element converted for its row sum and again for its result), where PyTorch's
+ * two passes at 512 bits convert as often with half the instructions.  Softmax FLOAT16 rows of 1024 and 32768,
+ * one thread, side by side with the 256-bit build: 1.14-1.29x at 2^16-2^20, 1.25-1.30x in the cache (AMD EPYC
+ * Zen 4).  The packed short rows (rows_f16) stay at 256 there too: rows of 64 ran 0.90x at 512. */
+#if defined(__AVX512F__) && (defined(__tune_znver3__) || defined(__tune_znver4__) || defined(__tune_znver5__))
+#define OPGEN_F16_SKEWED __attribute__((noinline))
+#define OPGEN_F16_SKEWED_DTYPE ACL_FLOAT16
+#else
+#define OPGEN_F16_SKEWED OPGEN_F16_ROWS
+#define OPGEN_F16_SKEWED_DTYPE OPGEN_F16_ROWS_DTYPE
+#endif
 /* The FLOAT16 row entries of an op whose results are computed in double (a sum that cancels, computed wider than
  * FLOAT: LogSoftmaxBackward's g - e^y sum g, opgen_exp_f64) keep 512-bit registers: there the double arithmetic,
  * not the conversions, is the work, and at 256 bits it takes twice the instructions.  LogSoftmaxBackward FLOAT16
