@@ -727,7 +727,7 @@ def test_an_intermediate_overflow_is_reported_where_the_result_is_finite(monkeyp
     records = runner.run({"sinh_grad": ops["sinh_grad"]}, backends=["numpy"], dtypes=["FLOAT"], log=lambda m: None)
     assert not records[0].passed and records[0].n_failures == records[0].n_overflow > 0, records[0]
     assert records[0].oracle_passed   # the oracle's verdict (opgen fuzz's): no bound there, not its to judge
-    assert {e.inputs for e in records[0].failures} <= {e.inputs for e in records[0].overflows}
+    assert not records[0].failures   # listed as overflows only (the fuzzer names suspects from failures)
 
 
 def test_newops5_numpy_kernels_match_pytorch():

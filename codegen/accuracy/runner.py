@@ -342,10 +342,10 @@ def measure(rec: Record, op, p: Prepared, got, fmt) -> None:
         if documented_overflow:
             rec.n_documented += 1
             _add(rec.documented, ex)
-        else:
+        else:   # counted as a failure; listed with the overflows only, not among the oracle's failures (the
+            # fuzzer names a batch's suspect formulas from those: fuzz_t1's x**2 beside a wrong exp(x/2))
             rec.n_failures += 1
             rec.n_overflow_failures += 1
-            _add(rec.failures, ex)
     judge(rec, op, p, got, want, measured, fmt)
     if th is not None:   # where PyTorch departs from the reference on special inputs or results
         for i in np.flatnonzero(special & ~_same(th, want, fmt)):
