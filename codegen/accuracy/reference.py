@@ -166,8 +166,25 @@ _GUARDED = {name: _guard(getattr(mpmath, name)) for name in ("exp", "expm1", "si
 _GUARDED["erfc"] = _guard(_erfc)
 
 
+def _log_of_power(expr):
+    """log(a**b) as b*log(a) where a > 0 and b is real (the same value): simplify's logcombine writes
+    3*log(a)*(e^x + 1)*(2e^x + 1) as log(a**(3*(e^x + 1)*(2e^x + 1))), whose exponent mpmath raises exactly as a
+    whole number: 23 s at x = 1e10, a MemoryError or OverflowError at x = 3e38 (fuzz seed 2525)."""
+    expr = sympy.sympify(expr)
+    return expr.replace(lambda e: isinstance(e, sympy.log) and isinstance(e.args[0], sympy.Pow)
+                        and e.args[0].base.is_positive and e.args[0].exp.is_real,
+                        lambda e: e.args[0].exp * sympy.log(e.args[0].base))
+
+
 def _lamb(args, expr):
-    return sympy.lambdify(args, expr, modules=[_GUARDED, "mpmath"])
+    fn = sympy.lambdify(args, _log_of_power(expr), modules=[_GUARDED, "mpmath"])
+
+    def reached(*a):
+        try:
+            return fn(*a)
+        except (OverflowError, MemoryError) as e:   # an integer or exponent mpmath cannot hold: no value, not a crash
+            raise OutOfReach(f"mpmath: {type(e).__name__}: {e}") from None
+    return reached
 
 
 def _derivative(e, z):
