@@ -1811,7 +1811,11 @@ static aclnnStatus run_grid_sums(const opgen_call *c, const void *params, void *
  * multiply-add is fused in any kernel, see build.py): every other class is the kernel's 0 whatever the operands
  * hold, and a target that is no class in [0, C) (ignored, negative, not whole) matches none.  Threads take
  * units of samples (sparse_share): every element is computed by the same code whichever thread takes it.  NLLLossBackward (n/1024, 1024) at 2^20 elements, one thread, side by side with the dense walk and
- * PyTorch: FLOAT 0.29 -> 0.08 ms, FLOAT16 0.42 -> 0.04 ms (PyTorch 0.12 and 0.08). */
+ * PyTorch: FLOAT 0.29 -> 0.08 ms, FLOAT16 0.42 -> 0.04 ms (PyTorch 0.12 and 0.08).  Where the samples run along
+ * unit-stride rows of a slab (NLLLoss2dBackward's pixels: (N, C, H, W), each class a row of H*W), nothing is
+ * zeroed and nothing scattered: each block writes its C rows whole, its results at their classes and 0 elsewhere
+ * (fill_rows): (n/1024, 16, 64, 1), one thread, side by side with the zeroing and the scatter, 1.13-1.21x at 2^16
+ * and 1.43-1.61x at 2^20 in every dtype and reduction. */
 #define SPARSE_BATCH 64
 /* Below this many classes per sample the dense walk's extra elements cost less than a sample's gathers and
  * scattered store: about 4.5 ns a sample in the cache, where the dense walk takes about 0.45 ns an element.
