@@ -89,9 +89,10 @@ def test_strided_views_and_out_in_place(backend):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, "bfloat16"])
 def test_many_classes_one_element_per_sample(dtype):
-    """With many classes the C library zeroes the output and computes the target's element of each sample only
-    (opgen_loops.c: run_sparse): against PyTorch, and bit for bit against the dense walk (a strided out=, which
-    that path does not take), with ignored samples, INT32/UINT8 targets, a single sample and 2-D pixels."""
+    """With many classes the C library computes the target's element of each sample only, the rest of the output
+    0 (opgen_loops.c: run_sparse; 2-D pixels a row of each class at a time, fill_rows): against PyTorch, and bit
+    for bit against the dense walk (a strided out=, which that path does not take), with ignored samples,
+    INT32/UINT8 targets, a single sample, 2-D pixels and pixel rows longer than a block of samples."""
     import ml_dtypes
     dt = ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype
     rng = np.random.default_rng(7)
@@ -100,7 +101,8 @@ def test_many_classes_one_element_per_sample(dtype):
                                                 ("nll_loss_backward", (7, 70), 2, 3, np.uint8),
                                                 ("nll_loss2d_backward", (2, 65, 3, 2), 0, 5, np.int64),
                                                 ("nll_loss2d_backward", (3, 64, 1, 2), 1, -100, np.int32),
-                                                ("nll_loss2d_backward", (2, 16, 5, 3), 2, 0, np.int64)]:
+                                                ("nll_loss2d_backward", (2, 16, 5, 3), 2, 0, np.int64),
+                                                ("nll_loss2d_backward", (2, 17, 3, 100), 1, 3, np.int64)]:
         k = get("c").make_kernel(OPS[name])
         kw = _call(name, shape, reduction, ignore, rng, np.float32, tdt)
         want = _torch(name, kw)
@@ -117,8 +119,8 @@ def test_many_classes_one_element_per_sample(dtype):
 
 
 def test_many_classes_same_bits_at_any_thread_count(monkeypatch):
-    """The one-element-per-sample path split over threads (zeroing, then samples; 2-D a slab at a time) gives the
-    bits of one thread and of the dense walk."""
+    """The one-element-per-sample path split over threads (zeroing, then samples; 2-D a slab at a time, written
+    row by row) gives the bits of one thread and of the dense walk."""
     rng = np.random.default_rng(8)
     for name, shape in [("nll_loss_backward", (48, 1024)), ("nll_loss2d_backward", (4, 64, 16, 16))]:
         k = get("c").make_kernel(OPS[name])

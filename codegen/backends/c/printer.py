@@ -82,8 +82,26 @@ class KernelCPrinter(InfixPrinting, C99CodePrinter):
         if args[-1][1] != sympy.true:
             raise ValueError(f"Piecewise without a final True branch: {expr}")
         out = self._print(args[-1][0])
-        for e, c in reversed(args[:-1]):
-            out = f"({self._print(c)} ? {self._print(e)} : {out})"
+        for e, c in reversed(self._mirrors_joined(args[:-1]) if self.suffix else args[:-1]):
+            out = f"({self._print(c)} ? {e if isinstance(e, str) else self._print(e)} : {out})"
+        return out
+
+    def _mirrors_joined(self, pairs: list) -> list:
+        """`pairs` (value, condition) with each two consecutive mirrored branches joined into one (_mirror_of):
+        (v, c(d)) then (-v, c(-d)), where c(d) requires d > 0, is (opgen_xorsignf(v, d), c(|d|)): v where d > 0, -v
+        where d < 0 (c(d) is false there, and c(-d) = c(|d|)), neither where d is ±0 or nan (|d| > 0 is false).
+        The same bits (the negation flips the sign bit, as opgen_xorsignf does), in fewer compares and masks:
+        SmoothL1LossBackward's ±gradOut, whose five compares and their mask logic were its loop's time (AVX-512,
+        GCC 12: 27 instructions per 16 elements, 12 of them compares and mask operations)."""
+        out, k = [], 0
+        while k < len(pairs):
+            (v, c), d = pairs[k], (_mirror_of(pairs[k], pairs[k + 1]) if k + 1 < len(pairs) else None)
+            if d is None:
+                out.append((v, c))
+                k += 1
+            else:
+                out.append((f"opgen_xorsignf({self._print(v)}, {self._print(d)})", c.subs(d, sympy.Abs(d))))
+                k += 2
         return out
 
     def _precedence_Piecewise(self, expr):
@@ -208,6 +226,26 @@ class KernelCPrinter(InfixPrinting, C99CodePrinter):
         if e == -sympy.S.Half:
             return MUL
         return FUNC
+
+
+def _conjuncts(cond) -> frozenset:
+    return frozenset(a.canonical if isinstance(a, sympy.core.relational.Relational) else a
+                     for a in (cond.args if isinstance(cond, sympy.And) else (cond,)))
+
+
+def _mirror_of(first, second):
+    """d where the branches `first` = (v, c) and `second` = (-v, c with d -> -d) of a Piecewise mirror each other
+    about d = 0, c requiring d > 0 (one of its conjuncts), v an operand (a symbol: -v then flips only v's sign
+    bit, as opgen_xorsignf does); else None."""
+    (v, c), (w, c2) = first, second
+    if not isinstance(v, sympy.Symbol) or w != -v:
+        return None
+    for a in _conjuncts(c):
+        if isinstance(a, sympy.StrictGreaterThan) and a.rhs == 0 and isinstance(a.lhs, sympy.Symbol):
+            d = a.lhs
+            if _conjuncts(c.subs(d, -d)) == _conjuncts(c2):
+                return d
+    return None
 
 
 def _exact_abs_arg(expr):

@@ -104,7 +104,7 @@ static inline __attribute__((always_inline)) void block(int64_t n, const float *
         const float self_i = self[i];
         const float target_i = target[i];
         const float t0 = self_i - target_i;
-        res[i] = c0*((beta <= t0) && (t0 > 0) ? grad_out_i : ((beta <= -t0) && (t0 < 0) ? -grad_out_i : ((beta > fabsf(t0)) ? (c1*t0)*grad_out_i : 0)));
+        res[i] = c0*((beta <= fabsf(t0)) && (fabsf(t0) > 0) ? opgen_xorsignf(grad_out_i, t0) : ((beta > fabsf(t0)) ? (c1*t0)*grad_out_i : 0));
     }
 }
 

@@ -25,6 +25,13 @@ static inline double opgen_sign(double x) { return x > 0 ? 1.0 : (x < 0 ? -1.0 :
 
 static inline uint32_t opgen_bits(float f) { uint32_t u; memcpy(&u, &f, sizeof u); return u; }
 static inline float opgen_from_bits(uint32_t u) { float f; memcpy(&f, &u, sizeof f); return f; }
+/* v with its sign flipped where d's sign bit is set: v for d > 0 and -v (the negation's bits, a nan's sign bit
+ * flipped too) for d < 0, one AND and one XOR (KernelCPrinter prints it for a Piecewise's mirrored branches
+ * v where d > 0 and -v where -d > 0: SmoothL1Loss's ±gradOut). */
+static inline float opgen_xorsignf(float v, float d)
+{
+    return opgen_from_bits(opgen_bits(v) ^ (opgen_bits(d) & 0x80000000u));
+}
 
 /* The reduction and the polynomial of both exps below: x = k ln2 + r with k = round(x / ln2) and |r| <= ln2/2
  * (ln2 in two parts, so k ln2 is exact), and p = e^r is returned.  k need not be converted: after
