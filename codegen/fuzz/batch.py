@@ -114,8 +114,9 @@ class ProofTimeout(BaseException):
 @contextmanager
 def time_limit(seconds):
     """Raise ProofTimeout in the block after `seconds` of this process's CPU time (SIGPROF: the main thread only;
-    elsewhere no limit).  CPU time, not wall time: on a machine shared with other jobs (load 10 on two cores) a
-    batch proof of 60 CPU-s took more than the 300 s of wall time, and the run reported a hang that was not one."""
+    elsewhere no limit).  CPU time, not wall time: on a machine shared with other jobs a proof's wall time grows
+    with the load (seed 2525 batch 7: 84 s of CPU took 191 s at load 10 on two cores), and the run reported hangs
+    that were not."""
     if not seconds or threading.current_thread() is not threading.main_thread():
         yield
         return
