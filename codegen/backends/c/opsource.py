@@ -334,6 +334,8 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
     ctx["lanes_from"] = "pairs" if pairs else "0"   # where the unpaired lane loops start
     ctx["paired_inline"] = ["__attribute__((always_inline))"] if pairs else []
     ctx["grid_functions"] = _grid_functions(kv, tensors, fields, suffix, pr)
+    # FLOAT16 rows whose finish reads a sum's summand keep it from the sum (kernel_stash.c.jinja)
+    ctx["stash"] = _stash_context(ctx, kv, pairs, reductions, names, wide_names, tensors, fields, red_syms)
     # a copy of the elementwise kernel for a FLOAT16 or BFLOAT16 output, with the sigmoid tuned to it
     ctx["half_tuned"] = [{**ctx, "suffix": suffix + HALF_TAIL, "title": ctx["title"] + HALF_TITLE,
                           "pad": {f"p{k}": " " * (k + len(suffix + HALF_TAIL)) for k in _PADS},
@@ -344,6 +346,76 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
     ctx["wide_kernel"] = wide.kernel_lines(op, kv, suffix)
     ctx["phase1"] = _phase1_variant(op, kv, ctx, _fill(kv, ppr))
     return ctx
+
+
+_KEPT = "kept"   # the C local of a kept summand (kernel_stash.c.jinja)
+
+
+def _stash_context(ctx: dict, kv: KernelVariant, pairs: list, reductions: list[str], names: dict, wide_names: dict,
+                   tensors, fields, red_syms) -> list[dict]:
+    """The template data of kernel_stash.c.jinja, as a list of one (none: the variant keeps no summand): for the
+    first sum whose summand (not a bare operand) is a subexpression of the finish (the result or a temporary),
+    the sum that also stores each element's FLOAT summand and the finish that reads it in its place.  Only where
+    the sums are paired FLOAT sums (`pairs`: not where the results are computed in double) and the finish printed
+    with the summand read is the finish printed before, the summand's text in its place evaluated as a unit
+    (_reads_as_unit): the same operations in the same order, so the same bits."""
+    if not pairs:
+        return []
+    exprs = [e for _, e in kv.body] + [kv.result]
+    kept = sympy.Symbol(_KEPT, real=True)
+    pr = KernelCPrinter(names, last=kv.last)
+    pr.wide_names = wide_names
+    kpr = KernelCPrinter({**names, kept: _KEPT}, last=kv.last)
+    kpr.wide_names = wide_names
+    for j, (_, summand) in enumerate(kv.reductions):
+        if summand.is_Atom:
+            continue
+        replaced = [sympy.sympify(e).xreplace({summand: kept}) for e in exprs]
+        before, after = [pr.doprint(e) for e in exprs], [kpr.doprint(e) for e in replaced]
+        if after == before or not all(_reads_as_unit(a, b, reductions[j]) for a, b in zip(after, before)):
+            continue
+        finish = _function(replaced, tensors, fields, red_syms, ctx["suffix"], _wide_fields(kv))
+        declare = finish["declare"] + [f"const float {s} = (float)acc[{i}];" for i, s in finish["sums"]]
+        declare.append("(void)acc;" if not finish["sums"] else "")
+        body = [f"const float {s} = {t};" for (s, _), t in zip(kv.body, after)] + [f"res[i] = {after[-1]};"]
+        loads = _function([summand], tensors, fields, red_syms, ctx["suffix"])["load"]
+        kept_pairs = [(lines + ["stash[i] = t[lane];"] if k == j else lines, k) for lines, k in pairs]
+        keep = [f"const float {_KEPT} = {reductions[j]};", f"stash[i] = {_KEPT};"]
+        lane_loops = [group if k != j else loads + keep + [f"s{j}[lane] += (double){_KEPT};"]
+                      for k, group in enumerate(ctx["lane_loops"])]
+        tail = _function([e for _, e in kv.reductions], tensors, fields, red_syms, ctx["suffix"])["load"]
+        for k, c in enumerate(reductions):
+            tail += [f"s{k}[i - whole] += (double)({c});"] if k != j else keep + [f"s{k}[i - whole] += (double){_KEPT};"]
+        return [{**ctx, "kept_sum": j, "summand": reductions[j].replace("_i", ""),
+                 "stash_pairs": _paired_sums(kept_pairs, "OPGEN_ROW_LANES", "2 * OPGEN_ROW_LANES",
+                                             "(2 * OPGEN_ROW_LANES)"),
+                 "stash_lane_loops": lane_loops, "stash_tail_sums": tail,
+                 "declare_finish_stash": [d for d in declare if d],
+                 "compute_stash": finish["load"] + [f"const float {_KEPT} = stash[i];"] + body}]
+    return []
+
+
+def _reads_as_unit(after: str, before: str, summand: str) -> bool:
+    """Does C text `after`, which reads the kept summand as `kept`, compute what `before` computes with the summand
+    in its place: `before` is `after` with the summand's text for `kept`, and at each place the summand's text is
+    one operand there (a product or quotient not right of a `*` or `/`; a sum or difference only alone or between
+    parentheses, commas or the parts of `?:`), so that C's precedence and left-to-right order group it whole."""
+    if after.replace(_KEPT, summand) != before:
+        return False
+    depth, top = 0, set()
+    for ch in summand:
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0 and ch in "+-*/?:<>=&|!":
+            top.add(ch)
+    additive = bool(top - {"*", "/"}) or summand.lstrip().startswith("-")
+    for m in re.finditer(r"\b" + _KEPT + r"\b", after):
+        left, right = after[:m.start()].rstrip(), after[m.end():].lstrip()
+        if not additive and left.endswith(("*", "/")):
+            return False
+        if additive and (left[-1:] not in ("", "(", ",", "?", ":") or right[:1] not in ("", ")", ",", "?", ":")):
+            return False
+    return True
 
 
 class _InRangePrinter(KernelCPrinter):
@@ -432,6 +504,7 @@ def _phase1_variant(op: Op, kv: KernelVariant, v: dict, fill: list[str]) -> list
                  for f in ("rowsum", "rowsum_chunked", "colsum", "colsum_chunked", "colsum2", "finish_row",
                            "finish_row_chunked", "finish_rowsum", "finish_rowsum_chunked", "finish_col",
                            "finish_col_chunked", "rows", "rows_chunked")]
+        body += [f"call.finish_rowsum_stash = finish_rowsum_stash{s};"] if v["stash"] else []
     elif v["half_tuned"]:   # the kernel tuned to the output's dtype (half_tuned)
         pick = f"{out}->dtype == ACL_FLOAT16 || {out}->dtype == ACL_BF16 ? {{f}}{s}_half : {{f}}{s}"
         body += [f"call.{field} = {pick.format(f=f)};" for field, f in (("block", "block"),

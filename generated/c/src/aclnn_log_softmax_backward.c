@@ -172,7 +172,7 @@ static void rowsum_chunked(int64_t n, const opgen_src *in, double *acc, const vo
     const bool wide = n >= OPGEN_WIDE_ROW;
     double lanes[OPGEN_ROW_LANES * 1];
     opgen_clear_row_lanes(lanes, 1, wide);
-    const opgen_row_args args = {params, NULL, lanes, NULL};
+    const opgen_row_args args = {params, NULL, lanes, NULL, NULL};
     if (wide)
         opgen_chunked_reads(n, 2, in, &args, rowsum_chunk_wide);
     else
@@ -270,7 +270,7 @@ static inline void finish_row_chunk(int64_t at, int64_t n, const float *const *i
 static void finish_row_chunked(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
                               const void *params)
 {
-    const opgen_row_args args = {params, acc, NULL, NULL};
+    const opgen_row_args args = {params, acc, NULL, NULL, NULL};
     opgen_chunked(n, 2, in, out, &args, finish_row_chunk, true);
 }
 
@@ -282,7 +282,7 @@ static void finish_rowsum(int64_t n, const float *const *in, const double *acc, 
     const bool wide = n >= OPGEN_WIDE_ROW;
     double lanes[OPGEN_ROW_LANES * 1];
     opgen_clear_row_lanes(lanes, 1, wide);
-    const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
+    const opgen_row_args finish = {params, acc, NULL, NULL, NULL}, sum = {params, NULL, lanes, NULL, NULL};
     if (wide)
         opgen_skewed(n, 2, in, out, &finish, finish_row_chunk,
                      next, &sum, rowsum_chunk_wide);
@@ -301,7 +301,7 @@ static inline __attribute__((always_inline)) void finish_rowsum_loop(
     const bool wide = n >= OPGEN_WIDE_ROW;
     double lanes[OPGEN_ROW_LANES * 1];
     opgen_clear_row_lanes(lanes, 1, wide);
-    const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
+    const opgen_row_args finish = {params, acc, NULL, NULL, NULL}, sum = {params, NULL, lanes, NULL, NULL};
     if (wide)
         opgen_skewed_loop(n, 2, in, out, &finish, finish_row_chunk, next, &sum,
                           rowsum_chunk_wide, all);
@@ -344,7 +344,7 @@ static inline void colsum_chunk(int64_t at, int64_t n, const float *const *in, f
 
 static void colsum_chunked(int64_t n, const opgen_src *in, double *const *acc, const void *params)
 {
-    const opgen_row_args args = {params, NULL, NULL, acc};
+    const opgen_row_args args = {params, NULL, NULL, acc, NULL};
     opgen_chunked_reads(n, 2, in, &args, colsum_chunk);
 }
 

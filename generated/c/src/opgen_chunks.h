@@ -617,6 +617,8 @@ typedef struct {
     const double *acc;            /* finish_row: the row's sums */
     double *lanes;                /* rowsum: the partial sums */
     double *const *accs;          /* colsum, finish_col: the sums of rows side by side, from the block's start */
+    float *stash;                 /* the row's summands kept, from the block's start (opgen_finish_rowsum_stash_fn):
+                                     rowsum's written, finish_row's read */
 } opgen_row_args;
 
 /* The lanes per sum of a block (rowsum_lanes): 32 in blocks of at least OPGEN_WIDE_ROW elements, else 8.  A
@@ -685,12 +687,12 @@ static inline __attribute__((always_inline)) void opgen_rows_loop(int64_t rows, 
     for (int64_t r = -1; r < rows; ++r) {
         if (r + 1 < rows) {   /* (packed rows: eight lanes, see OPGEN_WIDE_ROW) */
             double lanes[8 * OPGEN_MAX_REDUCTIONS] = {0};
-            const opgen_row_args args = {params, NULL, lanes, NULL};
+            const opgen_row_args args = {params, NULL, lanes, NULL, NULL};
             opgen_chunk_loop((r + 1) * len, len, nin, in, none, &args, sum, true, all, OPGEN_STORE_NONE, false);
             opgen_add_row_lanes(nred, lanes, acc + (r + 1) * nred, false);
         }
         if (r >= 0) {
-            const opgen_row_args args = {params, acc + r * nred, NULL, NULL};
+            const opgen_row_args args = {params, acc + r * nred, NULL, NULL, NULL};
             const opgen_dst row = {(char *)out.data + r * len * opgen_chunk_esize(out.dtype), out.dtype,
                                    out.stream};
             const int64_t body = opgen_stream_span(row, len);
