@@ -398,8 +398,9 @@ def _stash_context(ctx: dict, kv: KernelVariant, pairs: list, reductions: list[s
 def _reads_as_unit(after: str, before: str, summand: str) -> bool:
     """Does C text `after`, which reads the kept summand as `kept`, compute what `before` computes with the summand
     in its place: `before` is `after` with the summand's text for `kept`, and at each place the summand's text is
-    one operand there (a product or quotient not right of a `*` or `/`; a sum or difference only alone or between
-    parentheses, commas or the parts of `?:`), so that C's precedence and left-to-right order group it whole."""
+    one operand there (a product or quotient not right of a `*` or `/`; a sum or difference only alone, or after a
+    parenthesis, comma or part of `?:` and before one or a `+` or `-`), so that C's precedence and left-to-right
+    order group it whole."""
     if after.replace(_KEPT, summand) != before:
         return False
     depth, top = 0, set()
@@ -413,7 +414,7 @@ def _reads_as_unit(after: str, before: str, summand: str) -> bool:
         left, right = after[:m.start()].rstrip(), after[m.end():].lstrip()
         if not additive and left.endswith(("*", "/")):
             return False
-        if additive and (left[-1:] not in ("", "(", ",", "?", ":") or right[:1] not in ("", ")", ",", "?", ":")):
+        if additive and (left[-1:] not in ("", "(", ",", "?", ":") or right[:1] not in ("", ")", ",", "?", ":", "+", "-")):
             return False
     return True
 
