@@ -313,8 +313,8 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
         "finish_col": [f"const float {s} = {'(float)' if col64 else ''}a{j}[i];" for j, s in finish["sums"]]
                       + [f"const double {s}_f64 = a{j}[i];" for j, s in finish["sums64"]] + compute,
     }
-    # a row op's finish with exps of operands in double: first the block's arguments checked within the range where
-    # opgen_exp_f64 needs no selects, then a loop without them (the same bits)
+    # a row op's finish with exps of operands in double: a loop without opgen_exp_f64's selects that also checks the
+    # block's arguments within the range where it needs none, and the loop with them only where one is not
     scanned = _exp_scan(op, kv, tensors)
     ctx["exp_scan"] = [f"out_of_range |= !({name}[i] > -708.0f) | !({name}[i] <= 709.0f);" for name in scanned]
     in_range = _InRangePrinter(names, last=kv.last)
@@ -428,27 +428,28 @@ class _InRangePrinter(KernelCPrinter):
 
 
 def _finish_in_range(scan: list[str], compute: list[str]) -> list[str]:
-    """finish_row's lines before its loop: the scan of the exps' arguments, and the loop without the exp's range
-    selects when every one is in range (kernel_rows.c.jinja prints them)."""
-    return ["/* every exp's argument within (-708, 709] (nan is not): the loop without opgen_exp_f64's range "
-            "selects */",
+    """finish_row's lines before its loop with the exp's range selects: the loop without them, which also checks the
+    exps' arguments, and a return when every one is in range (kernel_rows.c.jinja prints them).  Where one is not,
+    the loop with the selects computes the block again (the results are the output's, never an input's: an
+    overlapping output is staged)."""
+    return ["/* the loop without opgen_exp_f64's range selects, which is right where every exp's argument is within",
+            " * (-708, 709] (nan is not); else the loop below computes the block again */",
             "int out_of_range = 0;",
             "for (int64_t i = 0; i < n; ++i) {",
             *[f"    {line}" for line in scan],
+            *[f"    {line}" for line in compute],
             "}",
-            "if (!out_of_range) {",
-            "    for (int64_t i = 0; i < n; ++i) {",
-            *[f"        {line}" for line in compute],
-            "    }",
-            "    return;",
-            "}"]
+            "if (!out_of_range)",
+            "    return;"]
 
 
 def _exp_scan(op: Op, kv: KernelVariant, tensors) -> list[str]:
-    """The operands a row kernel's finish checks before its loop (see variant_context): those whose elements are
-    the arguments of the exps in its sums computed in double, when every such argument is one; else none.
-    Measured: LogSoftmaxBackward's finishing loop, 68 vector instructions per 16 elements with the selects, 55
-    without, 1.09x as fast in the cache with the check (AMD EPYC Zen 4)."""
+    """The operands a row kernel's finish checks in its loop without range selects (see variant_context): those
+    whose elements are the arguments of the exps in its sums computed in double, when every such argument is one;
+    else none.  Measured: LogSoftmaxBackward's finishing loop, 68 vector instructions per 16 elements with the
+    selects, 55 without, 1.09x as fast in the cache with the check (AMD EPYC Zen 4); the check then a pass of its
+    own over the block, folded into the loop since (perf21): 1.03-1.11x FLOAT rows of 1024 and 32768, 1.00-1.04x
+    the rest (one thread, side by side)."""
     exprs = [kv.result] + [e for _, e in kv.body]
     # (not under a condition: CrossEntropyLossGrad's `target != ignoreIndex ? ... : 0` loop, without the selects,
     # was not vectorized by GCC 12 and ran 8x slower)

@@ -222,19 +222,17 @@ static void finish_row(int64_t n, const float *const *in, const double *acc, flo
     const float *restrict output = in[1];
     const double r0_f64 = acc[0];
     float *restrict res = out;
-    /* every exp's argument within (-708, 709] (nan is not): the loop without opgen_exp_f64's range selects */
+    /* the loop without opgen_exp_f64's range selects, which is right where every exp's argument is within
+     * (-708, 709] (nan is not); else the loop below computes the block again */
     int out_of_range = 0;
     for (int64_t i = 0; i < n; ++i) {
         out_of_range |= !(output[i] > -708.0f) | !(output[i] <= 709.0f);
+        const float grad_output_i = grad_output[i];
+        const float output_i = output[i];
+        res[i] = (float)(((double)grad_output_i) - r0_f64*opgen_exp_in_range_f64(((double)output_i)));
     }
-    if (!out_of_range) {
-        for (int64_t i = 0; i < n; ++i) {
-            const float grad_output_i = grad_output[i];
-            const float output_i = output[i];
-            res[i] = (float)(((double)grad_output_i) - r0_f64*opgen_exp_in_range_f64(((double)output_i)));
-        }
+    if (!out_of_range)
         return;
-    }
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
         const float output_i = output[i];
