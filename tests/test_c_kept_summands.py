@@ -72,13 +72,15 @@ def _bits_or_nan(a: np.ndarray) -> np.ndarray:
 @pytest.mark.parametrize("threads", ["1", "2"])
 def test_kept_summands_give_the_block_wise_bits(threads, monkeypatch):
     """FLOAT16 rows of 513 to 2048 elements (OPGEN_STASH_ROW), several to a walk, take the kept summands from the
-    second row on; 2049 and 3000 do not; the misaligned copies are staged into FLOAT and take the block functions,
-    which compute g*y in the finish.  Special values (inf, nan, +-0, subnormals, +-65504) in some rows."""
+    second row on, and packed rows of at most 512 (several to a block) every row; 2049 and 3000 do not; the
+    misaligned copies are staged into FLOAT and take the block functions, which compute g*y in the finish.  Special
+    values (inf, nan, +-0, subnormals, +-65504) in some rows."""
     monkeypatch.setenv("OPGEN_NUM_THREADS", threads)
     c = kernel("softmax_backward", backend="c")
     rng = np.random.default_rng(21)
     specials = np.array([np.inf, -np.inf, np.nan, 0.0, -0.0, 6e-8, -6e-8, 1e-5, 65504, -65504], np.float32)
-    for rows, n in [(9, 513), (7, 1024), (5, 1025), (6, 1500), (5, 2048), (4, 2049), (3, 3000)]:
+    for rows, n in [(40, 64), (33, 100), (9, 512), (9, 513), (7, 1024), (5, 1025), (6, 1500), (5, 2048), (4, 2049),
+                    (3, 3000)]:
         for inject in (False, True):
             g = rng.standard_normal((rows, n)).astype(np.float32)
             y = rng.uniform(0, 2 / n, (rows, n)).astype(np.float32)

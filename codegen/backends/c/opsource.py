@@ -36,7 +36,7 @@ from .extended import EXP_IN_RANGE, exp_arguments, extended_c
 from .printer import KernelCPrinter
 
 # continuation lines of the kernel functions' signatures line up at these columns plus the suffix's length
-_PADS = (0, 16, 20, 22, 24, 25, 30, 33, 35, 37, 40, 49, 60)
+_PADS = (0, 16, 20, 22, 24, 25, 30, 33, 35, 37, 40, 46, 49, 60)
 
 
 def value_var(p) -> str:
@@ -384,12 +384,15 @@ def _stash_context(ctx: dict, kv: KernelVariant, pairs: list, reductions: list[s
         lane_loops = [group if k != j else loads + keep + [f"s{j}[lane] += (double){_KEPT};"]
                       for k, group in enumerate(ctx["lane_loops"])]
         tail = _function([e for _, e in kv.reductions], tensors, fields, red_syms, ctx["suffix"])["load"]
+        narrow_tail = list(tail)
         for k, c in enumerate(reductions):
             tail += [f"s{k}[i - whole] += (double)({c});"] if k != j else keep + [f"s{k}[i - whole] += (double){_KEPT};"]
+            narrow_tail += [f"s{k}[0] += (double)({c});"] if k != j else keep + [f"s{k}[0] += (double){_KEPT};"]
         return [{**ctx, "kept_sum": j, "summand": reductions[j].replace("_i", ""),
                  "stash_pairs": _paired_sums(kept_pairs, "OPGEN_ROW_LANES", "2 * OPGEN_ROW_LANES",
                                              "(2 * OPGEN_ROW_LANES)"),
-                 "stash_lane_loops": lane_loops, "stash_tail_sums": tail,
+                 "stash_narrow_pairs": _paired_sums(kept_pairs, "8", "16", "16"),
+                 "stash_lane_loops": lane_loops, "stash_tail_sums": tail, "stash_narrow_tail": narrow_tail,
                  "declare_finish_stash": [d for d in declare if d],
                  "compute_stash": finish["load"] + [f"const float {_KEPT} = stash[i];"] + body}]
     return []
@@ -506,7 +509,8 @@ def _phase1_variant(op: Op, kv: KernelVariant, v: dict, fill: list[str]) -> list
                  for f in ("rowsum", "rowsum_chunked", "colsum", "colsum_chunked", "colsum2", "finish_row",
                            "finish_row_chunked", "finish_rowsum", "finish_rowsum_chunked", "finish_col",
                            "finish_col_chunked", "rows", "rows_chunked")]
-        body += [f"call.finish_rowsum_stash = finish_rowsum_stash{s};"] if v["stash"] else []
+        body += [f"call.finish_rowsum_stash = finish_rowsum_stash{s};",
+                 f"call.rows_chunked = rows_stash_chunked{s};"] if v["stash"] else []
     elif v["half_tuned"]:   # the kernel tuned to the output's dtype (half_tuned)
         pick = f"{out}->dtype == ACL_FLOAT16 || {out}->dtype == ACL_BF16 ? {{f}}{s}_half : {{f}}{s}"
         body += [f"call.{field} = {pick.format(f=f)};" for field, f in (("block", "block"),

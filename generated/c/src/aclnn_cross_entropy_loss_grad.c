@@ -444,10 +444,10 @@ OPGEN_F64_ROWS static void rows_f16__reduction_optional_none__weight_optional_ab
 {
     if (len == OPGEN_UNROLLED_ROW)
         opgen_rows_loop(rows, OPGEN_UNROLLED_ROW, 4, in, out, acc, 1, params,
-                        finish_row_chunk__reduction_optional_none__weight_optional_absent, rowsum_chunk__reduction_optional_none__weight_optional_absent, OPGEN_F64_ROWS_DTYPE);
+                        finish_row_chunk__reduction_optional_none__weight_optional_absent, rowsum_chunk__reduction_optional_none__weight_optional_absent, OPGEN_F64_ROWS_DTYPE, NULL);
     else
         opgen_rows_loop(rows, len, 4, in, out, acc, 1, params,
-                        finish_row_chunk__reduction_optional_none__weight_optional_absent, rowsum_chunk__reduction_optional_none__weight_optional_absent, OPGEN_F64_ROWS_DTYPE);
+                        finish_row_chunk__reduction_optional_none__weight_optional_absent, rowsum_chunk__reduction_optional_none__weight_optional_absent, OPGEN_F64_ROWS_DTYPE, NULL);
 }
 
 static void rows_chunked__reduction_optional_none__weight_optional_absent(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,
@@ -879,10 +879,10 @@ OPGEN_F64_ROWS static void rows_f16__reduction_optional_none__weight_optional_pr
 {
     if (len == OPGEN_UNROLLED_ROW)
         opgen_rows_loop(rows, OPGEN_UNROLLED_ROW, 5, in, out, acc, 2, params,
-                        finish_row_chunk__reduction_optional_none__weight_optional_present, rowsum_chunk__reduction_optional_none__weight_optional_present, OPGEN_F64_ROWS_DTYPE);
+                        finish_row_chunk__reduction_optional_none__weight_optional_present, rowsum_chunk__reduction_optional_none__weight_optional_present, OPGEN_F64_ROWS_DTYPE, NULL);
     else
         opgen_rows_loop(rows, len, 5, in, out, acc, 2, params,
-                        finish_row_chunk__reduction_optional_none__weight_optional_present, rowsum_chunk__reduction_optional_none__weight_optional_present, OPGEN_F64_ROWS_DTYPE);
+                        finish_row_chunk__reduction_optional_none__weight_optional_present, rowsum_chunk__reduction_optional_none__weight_optional_present, OPGEN_F64_ROWS_DTYPE, NULL);
 }
 
 static void rows_chunked__reduction_optional_none__weight_optional_present(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,
@@ -1294,10 +1294,10 @@ OPGEN_F64_ROWS static void rows_f16__reduction_optional_mean__weight_optional_ab
 {
     if (len == OPGEN_UNROLLED_ROW)
         opgen_rows_loop(rows, OPGEN_UNROLLED_ROW, 4, in, out, acc, 1, params,
-                        finish_row_chunk__reduction_optional_mean__weight_optional_absent, rowsum_chunk__reduction_optional_mean__weight_optional_absent, OPGEN_F64_ROWS_DTYPE);
+                        finish_row_chunk__reduction_optional_mean__weight_optional_absent, rowsum_chunk__reduction_optional_mean__weight_optional_absent, OPGEN_F64_ROWS_DTYPE, NULL);
     else
         opgen_rows_loop(rows, len, 4, in, out, acc, 1, params,
-                        finish_row_chunk__reduction_optional_mean__weight_optional_absent, rowsum_chunk__reduction_optional_mean__weight_optional_absent, OPGEN_F64_ROWS_DTYPE);
+                        finish_row_chunk__reduction_optional_mean__weight_optional_absent, rowsum_chunk__reduction_optional_mean__weight_optional_absent, OPGEN_F64_ROWS_DTYPE, NULL);
 }
 
 static void rows_chunked__reduction_optional_mean__weight_optional_absent(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,
@@ -1748,10 +1748,10 @@ OPGEN_F64_ROWS static void rows_f16__reduction_optional_mean__weight_optional_pr
 {
     if (len == OPGEN_UNROLLED_ROW)
         opgen_rows_loop(rows, OPGEN_UNROLLED_ROW, 5, in, out, acc, 2, params,
-                        finish_row_chunk__reduction_optional_mean__weight_optional_present, rowsum_chunk__reduction_optional_mean__weight_optional_present, OPGEN_F64_ROWS_DTYPE);
+                        finish_row_chunk__reduction_optional_mean__weight_optional_present, rowsum_chunk__reduction_optional_mean__weight_optional_present, OPGEN_F64_ROWS_DTYPE, NULL);
     else
         opgen_rows_loop(rows, len, 5, in, out, acc, 2, params,
-                        finish_row_chunk__reduction_optional_mean__weight_optional_present, rowsum_chunk__reduction_optional_mean__weight_optional_present, OPGEN_F64_ROWS_DTYPE);
+                        finish_row_chunk__reduction_optional_mean__weight_optional_present, rowsum_chunk__reduction_optional_mean__weight_optional_present, OPGEN_F64_ROWS_DTYPE, NULL);
 }
 
 static void rows_chunked__reduction_optional_mean__weight_optional_present(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,
@@ -2146,10 +2146,10 @@ OPGEN_F64_ROWS static void rows_f16__reduction_optional_sum__weight_optional_abs
 {
     if (len == OPGEN_UNROLLED_ROW)
         opgen_rows_loop(rows, OPGEN_UNROLLED_ROW, 4, in, out, acc, 1, params,
-                        finish_row_chunk__reduction_optional_sum__weight_optional_absent, rowsum_chunk__reduction_optional_sum__weight_optional_absent, OPGEN_F64_ROWS_DTYPE);
+                        finish_row_chunk__reduction_optional_sum__weight_optional_absent, rowsum_chunk__reduction_optional_sum__weight_optional_absent, OPGEN_F64_ROWS_DTYPE, NULL);
     else
         opgen_rows_loop(rows, len, 4, in, out, acc, 1, params,
-                        finish_row_chunk__reduction_optional_sum__weight_optional_absent, rowsum_chunk__reduction_optional_sum__weight_optional_absent, OPGEN_F64_ROWS_DTYPE);
+                        finish_row_chunk__reduction_optional_sum__weight_optional_absent, rowsum_chunk__reduction_optional_sum__weight_optional_absent, OPGEN_F64_ROWS_DTYPE, NULL);
 }
 
 static void rows_chunked__reduction_optional_sum__weight_optional_absent(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,
@@ -2581,10 +2581,10 @@ OPGEN_F64_ROWS static void rows_f16__reduction_optional_sum__weight_optional_pre
 {
     if (len == OPGEN_UNROLLED_ROW)
         opgen_rows_loop(rows, OPGEN_UNROLLED_ROW, 5, in, out, acc, 2, params,
-                        finish_row_chunk__reduction_optional_sum__weight_optional_present, rowsum_chunk__reduction_optional_sum__weight_optional_present, OPGEN_F64_ROWS_DTYPE);
+                        finish_row_chunk__reduction_optional_sum__weight_optional_present, rowsum_chunk__reduction_optional_sum__weight_optional_present, OPGEN_F64_ROWS_DTYPE, NULL);
     else
         opgen_rows_loop(rows, len, 5, in, out, acc, 2, params,
-                        finish_row_chunk__reduction_optional_sum__weight_optional_present, rowsum_chunk__reduction_optional_sum__weight_optional_present, OPGEN_F64_ROWS_DTYPE);
+                        finish_row_chunk__reduction_optional_sum__weight_optional_present, rowsum_chunk__reduction_optional_sum__weight_optional_present, OPGEN_F64_ROWS_DTYPE, NULL);
 }
 
 static void rows_chunked__reduction_optional_sum__weight_optional_present(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,

@@ -416,10 +416,10 @@ OPGEN_F64_ROWS static void rows_f16(int64_t rows, int64_t len, const opgen_src *
 {
     if (len == OPGEN_UNROLLED_ROW)
         opgen_rows_loop(rows, OPGEN_UNROLLED_ROW, 2, in, out, acc, 1, params,
-                        finish_row_chunk, rowsum_chunk, OPGEN_F64_ROWS_DTYPE);
+                        finish_row_chunk, rowsum_chunk, OPGEN_F64_ROWS_DTYPE, NULL);
     else
         opgen_rows_loop(rows, len, 2, in, out, acc, 1, params,
-                        finish_row_chunk, rowsum_chunk, OPGEN_F64_ROWS_DTYPE);
+                        finish_row_chunk, rowsum_chunk, OPGEN_F64_ROWS_DTYPE, NULL);
 }
 
 static void rows_chunked(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,

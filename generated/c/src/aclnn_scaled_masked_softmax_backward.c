@@ -437,10 +437,10 @@ OPGEN_F16_ROWS static void rows_f16(int64_t rows, int64_t len, const opgen_src *
 {
     if (len == OPGEN_UNROLLED_ROW)
         opgen_rows_loop(rows, OPGEN_UNROLLED_ROW, 3, in, out, acc, 1, params,
-                        finish_row_chunk, rowsum_chunk, OPGEN_F16_ROWS_DTYPE);
+                        finish_row_chunk, rowsum_chunk, OPGEN_F16_ROWS_DTYPE, NULL);
     else
         opgen_rows_loop(rows, len, 3, in, out, acc, 1, params,
-                        finish_row_chunk, rowsum_chunk, OPGEN_F16_ROWS_DTYPE);
+                        finish_row_chunk, rowsum_chunk, OPGEN_F16_ROWS_DTYPE, NULL);
 }
 
 static void rows_chunked(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,
@@ -561,6 +561,82 @@ OPGEN_F16_SKEWED static void finish_rowsum_stash(int64_t n, const opgen_src *in,
     opgen_add_row_lanes(1, lanes, next_acc, true);
 }
 
+/* The packed short rows (rows_f16: row r + 1 summed, then row r finished, a group of at most OPGEN_BLOCK
+ * elements) keep the summands the same way, in eight lanes a sum (OPGEN_WIDE_ROW), each element's at its place in
+ * the group: a stash of OPGEN_BLOCK elements on this call's stack, written by a row's sum, read by its finish. */
+static inline __attribute__((always_inline)) void rowsum_lanes_stash_narrow(
+    int64_t n, const float *const *in, double *lanes, float *restrict stash, const void *params)
+{
+    (void)params;
+    const float *restrict grad_output = in[0];
+    const float *restrict y = in[1];
+    double *restrict s0 = lanes + 8 * 0;
+    const int64_t whole = n - n % 8;
+    const int64_t pairs = whole - whole % 16;
+    for (int64_t i0 = 0; i0 < pairs; i0 += 16) {
+        float t[16];
+        for (int64_t lane = 0; lane < 16; ++lane) {
+            const int64_t i = i0 + lane;
+            const float grad_output_i = grad_output[i];
+            const float y_i = y[i];
+            t[lane] = grad_output_i*y_i;
+            stash[i] = t[lane];
+        }
+        for (int64_t lane = 0; lane < 8; ++lane)
+            s0[lane] += (double)(t[lane] + t[lane + 8]);
+    }
+    for (int64_t i0 = pairs; i0 < whole; i0 += 8) {
+        for (int64_t lane = 0; lane < 8; ++lane) {
+            const int64_t i = i0 + lane;
+            const float grad_output_i = grad_output[i];
+            const float y_i = y[i];
+            const float kept = grad_output_i*y_i;
+            stash[i] = kept;
+            s0[lane] += (double)kept;
+        }
+    }
+    for (int64_t i = whole; i < n; ++i) {
+        const float grad_output_i = grad_output[i];
+        const float y_i = y[i];
+        const float kept = grad_output_i*y_i;
+        stash[i] = kept;
+        s0[0] += (double)kept;
+    }
+}
+
+static inline __attribute__((always_inline)) void rowsum_stash_narrow_chunk(
+    int64_t at, int64_t n, const float *const *in, float *out, const void *args)
+{
+    (void)out;
+    const opgen_row_args *a = args;
+    rowsum_lanes_stash_narrow(n, in, a->lanes, a->stash + at, a->params);
+}
+
+/* rows_f16 keeping the summands */
+OPGEN_F16_ROWS static void rows_stash_f16(int64_t rows, int64_t len, const opgen_src *in, double *acc,
+                                              opgen_dst out, const void *params)
+{
+    float stash[OPGEN_BLOCK] __attribute__((aligned(64)));
+    if (len == OPGEN_UNROLLED_ROW)
+        opgen_rows_loop(rows, OPGEN_UNROLLED_ROW, 3, in, out, acc, 1, params,
+                        finish_row_stash_chunk, rowsum_stash_narrow_chunk,
+                        OPGEN_F16_ROWS_DTYPE, stash);
+    else
+        opgen_rows_loop(rows, len, 3, in, out, acc, 1, params,
+                        finish_row_stash_chunk, rowsum_stash_narrow_chunk,
+                        OPGEN_F16_ROWS_DTYPE, stash);
+}
+
+/* rows_chunked with rows_stash_f16 for all-FLOAT16 operands (opgen_rows_chunked_fn) */
+static void rows_stash_chunked(int64_t rows, int64_t len, const opgen_src *in, double *acc,
+                              opgen_dst out, const void *params)
+{
+    if (opgen_common_dtype(3, in, &out) == ACL_FLOAT16)
+        rows_stash_f16(rows, len, in, acc, out, params);
+    else
+        rows_chunked(rows, len, in, acc, out, params);
+}
+
 /* ---- phase 1 ---- */
 aclnnStatus aclnnScaledMaskedSoftmaxBackwardGetWorkspaceSize(
     const aclTensor  *gradOutput,
@@ -630,6 +706,7 @@ aclnnStatus aclnnScaledMaskedSoftmaxBackwardGetWorkspaceSize(
     call.rows = rows;
     call.rows_chunked = rows_chunked;
     call.finish_rowsum_stash = finish_rowsum_stash;
+    call.rows_chunked = rows_stash_chunked;
     return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
 }
 
