@@ -1,6 +1,6 @@
-"""A row kernel's finish whose double sums take exps of operands (LogSoftmaxBackward's g - e^y sum g) first checks a
-block's arguments and, when every one is within (-708, 709], runs a loop without opgen_exp_f64's range selects
-(codegen/backends/c/opsource.py: _exp_scan).  Both loops must give the same bits: here each row is computed once
+"""A row kernel's finish whose double sums take exps of operands (LogSoftmaxBackward's g - e^y sum g) runs a loop
+without opgen_exp_f64's range selects that also checks a block's arguments, and when one is not within (-708, 709]
+computes the block again with them (codegen/backends/c/opsource.py: _exp_scan).  Both loops must give the same bits: here each row is computed once
 alone (the loop without selects) and once with one more element whose argument is out of range and whose gradient is
 0 (the same row sums; the loop with selects), and the row's own results are compared bit for bit."""
 from __future__ import annotations

@@ -36,7 +36,7 @@ from .extended import EXP_IN_RANGE, exp_arguments, extended_c
 from .printer import KernelCPrinter
 
 # continuation lines of the kernel functions' signatures line up at these columns plus the suffix's length
-_PADS = (0, 16, 20, 22, 24, 25, 30, 33, 35, 37, 40, 49, 60)
+_PADS = (0, 16, 20, 22, 24, 25, 30, 33, 35, 37, 40, 46, 49, 60)
 
 
 def value_var(p) -> str:
@@ -313,8 +313,8 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
         "finish_col": [f"const float {s} = {'(float)' if col64 else ''}a{j}[i];" for j, s in finish["sums"]]
                       + [f"const double {s}_f64 = a{j}[i];" for j, s in finish["sums64"]] + compute,
     }
-    # a row op's finish with exps of operands in double: first the block's arguments checked within the range where
-    # opgen_exp_f64 needs no selects, then a loop without them (the same bits)
+    # a row op's finish with exps of operands in double: a loop without opgen_exp_f64's selects that also checks the
+    # block's arguments within the range where it needs none, and the loop with them only where one is not
     scanned = _exp_scan(op, kv, tensors)
     ctx["exp_scan"] = [f"out_of_range |= !({name}[i] > -708.0f) | !({name}[i] <= 709.0f);" for name in scanned]
     in_range = _InRangePrinter(names, last=kv.last)
@@ -334,6 +334,8 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
     ctx["lanes_from"] = "pairs" if pairs else "0"   # where the unpaired lane loops start
     ctx["paired_inline"] = ["__attribute__((always_inline))"] if pairs else []
     ctx["grid_functions"] = _grid_functions(kv, tensors, fields, suffix, pr)
+    # FLOAT16 rows whose finish reads a sum's summand keep it from the sum (kernel_stash.c.jinja)
+    ctx["stash"] = _stash_context(ctx, kv, pairs, reductions, names, wide_names, tensors, fields, red_syms)
     # a copy of the elementwise kernel for a FLOAT16 or BFLOAT16 output, with the sigmoid tuned to it
     ctx["half_tuned"] = [{**ctx, "suffix": suffix + HALF_TAIL, "title": ctx["title"] + HALF_TITLE,
                           "pad": {f"p{k}": " " * (k + len(suffix + HALF_TAIL)) for k in _PADS},
@@ -346,6 +348,80 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
     return ctx
 
 
+_KEPT = "kept"   # the C local of a kept summand (kernel_stash.c.jinja)
+
+
+def _stash_context(ctx: dict, kv: KernelVariant, pairs: list, reductions: list[str], names: dict, wide_names: dict,
+                   tensors, fields, red_syms) -> list[dict]:
+    """The template data of kernel_stash.c.jinja, as a list of one (none: the variant keeps no summand): for the
+    first sum whose summand (not a bare operand) is a subexpression of the finish (the result or a temporary),
+    the sum that also stores each element's FLOAT summand and the finish that reads it in its place.  Only where
+    the sums are paired FLOAT sums (`pairs`: not where the results are computed in double) and the finish printed
+    with the summand read is the finish printed before, the summand's text in its place evaluated as a unit
+    (_reads_as_unit): the same operations in the same order, so the same bits."""
+    if not pairs:
+        return []
+    exprs = [e for _, e in kv.body] + [kv.result]
+    kept = sympy.Symbol(_KEPT, real=True)
+    pr = KernelCPrinter(names, last=kv.last)
+    pr.wide_names = wide_names
+    kpr = KernelCPrinter({**names, kept: _KEPT}, last=kv.last)
+    kpr.wide_names = wide_names
+    for j, (_, summand) in enumerate(kv.reductions):
+        if summand.is_Atom:
+            continue
+        replaced = [sympy.sympify(e).xreplace({summand: kept}) for e in exprs]
+        before, after = [pr.doprint(e) for e in exprs], [kpr.doprint(e) for e in replaced]
+        if after == before or not all(_reads_as_unit(a, b, reductions[j]) for a, b in zip(after, before)):
+            continue
+        finish = _function(replaced, tensors, fields, red_syms, ctx["suffix"], _wide_fields(kv))
+        declare = finish["declare"] + [f"const float {s} = (float)acc[{i}];" for i, s in finish["sums"]]
+        declare.append("(void)acc;" if not finish["sums"] else "")
+        body = [f"const float {s} = {t};" for (s, _), t in zip(kv.body, after)] + [f"res[i] = {after[-1]};"]
+        loads = _function([summand], tensors, fields, red_syms, ctx["suffix"])["load"]
+        kept_pairs = [(lines + ["stash[i] = t[lane];"] if k == j else lines, k) for lines, k in pairs]
+        keep = [f"const float {_KEPT} = {reductions[j]};", f"stash[i] = {_KEPT};"]
+        lane_loops = [group if k != j else loads + keep + [f"s{j}[lane] += (double){_KEPT};"]
+                      for k, group in enumerate(ctx["lane_loops"])]
+        tail = _function([e for _, e in kv.reductions], tensors, fields, red_syms, ctx["suffix"])["load"]
+        narrow_tail = list(tail)
+        for k, c in enumerate(reductions):
+            tail += [f"s{k}[i - whole] += (double)({c});"] if k != j else keep + [f"s{k}[i - whole] += (double){_KEPT};"]
+            narrow_tail += [f"s{k}[0] += (double)({c});"] if k != j else keep + [f"s{k}[0] += (double){_KEPT};"]
+        return [{**ctx, "kept_sum": j, "summand": reductions[j].replace("_i", ""),
+                 "stash_pairs": _paired_sums(kept_pairs, "OPGEN_ROW_LANES", "2 * OPGEN_ROW_LANES",
+                                             "(2 * OPGEN_ROW_LANES)"),
+                 "stash_narrow_pairs": _paired_sums(kept_pairs, "8", "16", "16"),
+                 "stash_lane_loops": lane_loops, "stash_tail_sums": tail, "stash_narrow_tail": narrow_tail,
+                 "declare_finish_stash": [d for d in declare if d],
+                 "compute_stash": finish["load"] + [f"const float {_KEPT} = stash[i];"] + body}]
+    return []
+
+
+def _reads_as_unit(after: str, before: str, summand: str) -> bool:
+    """Does C text `after`, which reads the kept summand as `kept`, compute what `before` computes with the summand
+    in its place: `before` is `after` with the summand's text for `kept`, and at each place the summand's text is
+    one operand there (a product or quotient not right of a `*` or `/`; a sum or difference only alone, or after a
+    parenthesis, comma or part of `?:` and before one or a `+` or `-`), so that C's precedence and left-to-right
+    order group it whole."""
+    if after.replace(_KEPT, summand) != before:
+        return False
+    depth, top = 0, set()
+    for ch in summand:
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0 and ch in "+-*/?:<>=&|!":
+            top.add(ch)
+    additive = bool(top - {"*", "/"}) or summand.lstrip().startswith("-")
+    for m in re.finditer(r"\b" + _KEPT + r"\b", after):
+        left, right = after[:m.start()].rstrip(), after[m.end():].lstrip()
+        if not additive and left.endswith(("*", "/")):
+            return False
+        if additive and (left[-1:] not in ("", "(", ",", "?", ":") or right[:1] not in ("", ")", ",", "?", ":", "+", "-")):
+            return False
+    return True
+
+
 class _InRangePrinter(KernelCPrinter):
     """The kernel's C with the exps of its sums computed in double printed without range selects
     (extended.InRangeCPrinter)."""
@@ -355,27 +431,28 @@ class _InRangePrinter(KernelCPrinter):
 
 
 def _finish_in_range(scan: list[str], compute: list[str]) -> list[str]:
-    """finish_row's lines before its loop: the scan of the exps' arguments, and the loop without the exp's range
-    selects when every one is in range (kernel_rows.c.jinja prints them)."""
-    return ["/* every exp's argument within (-708, 709] (nan is not): the loop without opgen_exp_f64's range "
-            "selects */",
+    """finish_row's lines before its loop with the exp's range selects: the loop without them, which also checks the
+    exps' arguments, and a return when every one is in range (kernel_rows.c.jinja prints them).  Where one is not,
+    the loop with the selects computes the block again (the results are the output's, never an input's: an
+    overlapping output is staged)."""
+    return ["/* the loop without opgen_exp_f64's range selects, which is right where every exp's argument is within",
+            " * (-708, 709] (nan is not); else the loop below computes the block again */",
             "int out_of_range = 0;",
             "for (int64_t i = 0; i < n; ++i) {",
             *[f"    {line}" for line in scan],
+            *[f"    {line}" for line in compute],
             "}",
-            "if (!out_of_range) {",
-            "    for (int64_t i = 0; i < n; ++i) {",
-            *[f"        {line}" for line in compute],
-            "    }",
-            "    return;",
-            "}"]
+            "if (!out_of_range)",
+            "    return;"]
 
 
 def _exp_scan(op: Op, kv: KernelVariant, tensors) -> list[str]:
-    """The operands a row kernel's finish checks before its loop (see variant_context): those whose elements are
-    the arguments of the exps in its sums computed in double, when every such argument is one; else none.
-    Measured: LogSoftmaxBackward's finishing loop, 68 vector instructions per 16 elements with the selects, 55
-    without, 1.09x as fast in the cache with the check (AMD EPYC Zen 4)."""
+    """The operands a row kernel's finish checks in its loop without range selects (see variant_context): those
+    whose elements are the arguments of the exps in its sums computed in double, when every such argument is one;
+    else none.  Measured: LogSoftmaxBackward's finishing loop, 68 vector instructions per 16 elements with the
+    selects, 55 without, 1.09x as fast in the cache with the check (AMD EPYC Zen 4); the check then a pass of its
+    own over the block, folded into the loop since (perf21): 1.03-1.11x FLOAT rows of 1024 and 32768, 1.00-1.04x
+    the rest (one thread, side by side)."""
     exprs = [kv.result] + [e for _, e in kv.body]
     # (not under a condition: CrossEntropyLossGrad's `target != ignoreIndex ? ... : 0` loop, without the selects,
     # was not vectorized by GCC 12 and ran 8x slower)
@@ -432,6 +509,8 @@ def _phase1_variant(op: Op, kv: KernelVariant, v: dict, fill: list[str]) -> list
                  for f in ("rowsum", "rowsum_chunked", "colsum", "colsum_chunked", "colsum2", "finish_row",
                            "finish_row_chunked", "finish_rowsum", "finish_rowsum_chunked", "finish_col",
                            "finish_col_chunked", "rows", "rows_chunked")]
+        body += [f"call.finish_rowsum_stash = finish_rowsum_stash{s};",
+                 f"call.rows_chunked = rows_stash_chunked{s};"] if v["stash"] else []
     elif v["half_tuned"]:   # the kernel tuned to the output's dtype (half_tuned)
         pick = f"{out}->dtype == ACL_FLOAT16 || {out}->dtype == ACL_BF16 ? {{f}}{s}_half : {{f}}{s}"
         body += [f"call.{field} = {pick.format(f=f)};" for field, f in (("block", "block"),

@@ -191,7 +191,7 @@ static void rowsum_chunked__reduction_optional_none__weight_optional_absent(int6
     const bool wide = n >= OPGEN_WIDE_ROW;
     double lanes[OPGEN_ROW_LANES * 1];
     opgen_clear_row_lanes(lanes, 1, wide);
-    const opgen_row_args args = {params, NULL, lanes, NULL};
+    const opgen_row_args args = {params, NULL, lanes, NULL, NULL};
     if (wide)
         opgen_chunked_reads(n, 4, in, &args, rowsum_chunk_wide__reduction_optional_none__weight_optional_absent);
     else
@@ -296,7 +296,7 @@ static inline void finish_row_chunk__reduction_optional_none__weight_optional_ab
 static void finish_row_chunked__reduction_optional_none__weight_optional_absent(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
                                                                                const void *params)
 {
-    const opgen_row_args args = {params, acc, NULL, NULL};
+    const opgen_row_args args = {params, acc, NULL, NULL, NULL};
     opgen_chunked(n, 4, in, out, &args, finish_row_chunk__reduction_optional_none__weight_optional_absent, true);
 }
 
@@ -308,7 +308,7 @@ static void finish_rowsum__reduction_optional_none__weight_optional_absent(int64
     const bool wide = n >= OPGEN_WIDE_ROW;
     double lanes[OPGEN_ROW_LANES * 1];
     opgen_clear_row_lanes(lanes, 1, wide);
-    const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
+    const opgen_row_args finish = {params, acc, NULL, NULL, NULL}, sum = {params, NULL, lanes, NULL, NULL};
     if (wide)
         opgen_skewed(n, 4, in, out, &finish, finish_row_chunk__reduction_optional_none__weight_optional_absent,
                      next, &sum, rowsum_chunk_wide__reduction_optional_none__weight_optional_absent);
@@ -327,7 +327,7 @@ static inline __attribute__((always_inline)) void finish_rowsum_loop__reduction_
     const bool wide = n >= OPGEN_WIDE_ROW;
     double lanes[OPGEN_ROW_LANES * 1];
     opgen_clear_row_lanes(lanes, 1, wide);
-    const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
+    const opgen_row_args finish = {params, acc, NULL, NULL, NULL}, sum = {params, NULL, lanes, NULL, NULL};
     if (wide)
         opgen_skewed_loop(n, 4, in, out, &finish, finish_row_chunk__reduction_optional_none__weight_optional_absent, next, &sum,
                           rowsum_chunk_wide__reduction_optional_none__weight_optional_absent, all);
@@ -370,7 +370,7 @@ static inline void colsum_chunk__reduction_optional_none__weight_optional_absent
 
 static void colsum_chunked__reduction_optional_none__weight_optional_absent(int64_t n, const opgen_src *in, double *const *acc, const void *params)
 {
-    const opgen_row_args args = {params, NULL, NULL, acc};
+    const opgen_row_args args = {params, NULL, NULL, acc, NULL};
     opgen_chunked_reads(n, 4, in, &args, colsum_chunk__reduction_optional_none__weight_optional_absent);
 }
 
@@ -444,10 +444,10 @@ OPGEN_F64_ROWS static void rows_f16__reduction_optional_none__weight_optional_ab
 {
     if (len == OPGEN_UNROLLED_ROW)
         opgen_rows_loop(rows, OPGEN_UNROLLED_ROW, 4, in, out, acc, 1, params,
-                        finish_row_chunk__reduction_optional_none__weight_optional_absent, rowsum_chunk__reduction_optional_none__weight_optional_absent, OPGEN_F64_ROWS_DTYPE);
+                        finish_row_chunk__reduction_optional_none__weight_optional_absent, rowsum_chunk__reduction_optional_none__weight_optional_absent, OPGEN_F64_ROWS_DTYPE, NULL);
     else
         opgen_rows_loop(rows, len, 4, in, out, acc, 1, params,
-                        finish_row_chunk__reduction_optional_none__weight_optional_absent, rowsum_chunk__reduction_optional_none__weight_optional_absent, OPGEN_F64_ROWS_DTYPE);
+                        finish_row_chunk__reduction_optional_none__weight_optional_absent, rowsum_chunk__reduction_optional_none__weight_optional_absent, OPGEN_F64_ROWS_DTYPE, NULL);
 }
 
 static void rows_chunked__reduction_optional_none__weight_optional_absent(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,
@@ -612,7 +612,7 @@ static void rowsum_chunked__reduction_optional_none__weight_optional_present(int
     const bool wide = n >= OPGEN_WIDE_ROW;
     double lanes[OPGEN_ROW_LANES * 2];
     opgen_clear_row_lanes(lanes, 2, wide);
-    const opgen_row_args args = {params, NULL, lanes, NULL};
+    const opgen_row_args args = {params, NULL, lanes, NULL, NULL};
     if (wide)
         opgen_chunked_reads(n, 5, in, &args, rowsum_chunk_wide__reduction_optional_none__weight_optional_present);
     else
@@ -731,7 +731,7 @@ static inline void finish_row_chunk__reduction_optional_none__weight_optional_pr
 static void finish_row_chunked__reduction_optional_none__weight_optional_present(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
                                                                                 const void *params)
 {
-    const opgen_row_args args = {params, acc, NULL, NULL};
+    const opgen_row_args args = {params, acc, NULL, NULL, NULL};
     opgen_chunked(n, 5, in, out, &args, finish_row_chunk__reduction_optional_none__weight_optional_present, true);
 }
 
@@ -743,7 +743,7 @@ static void finish_rowsum__reduction_optional_none__weight_optional_present(int6
     const bool wide = n >= OPGEN_WIDE_ROW;
     double lanes[OPGEN_ROW_LANES * 2];
     opgen_clear_row_lanes(lanes, 2, wide);
-    const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
+    const opgen_row_args finish = {params, acc, NULL, NULL, NULL}, sum = {params, NULL, lanes, NULL, NULL};
     if (wide)
         opgen_skewed(n, 5, in, out, &finish, finish_row_chunk__reduction_optional_none__weight_optional_present,
                      next, &sum, rowsum_chunk_wide__reduction_optional_none__weight_optional_present);
@@ -762,7 +762,7 @@ static inline __attribute__((always_inline)) void finish_rowsum_loop__reduction_
     const bool wide = n >= OPGEN_WIDE_ROW;
     double lanes[OPGEN_ROW_LANES * 2];
     opgen_clear_row_lanes(lanes, 2, wide);
-    const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
+    const opgen_row_args finish = {params, acc, NULL, NULL, NULL}, sum = {params, NULL, lanes, NULL, NULL};
     if (wide)
         opgen_skewed_loop(n, 5, in, out, &finish, finish_row_chunk__reduction_optional_none__weight_optional_present, next, &sum,
                           rowsum_chunk_wide__reduction_optional_none__weight_optional_present, all);
@@ -805,7 +805,7 @@ static inline void colsum_chunk__reduction_optional_none__weight_optional_presen
 
 static void colsum_chunked__reduction_optional_none__weight_optional_present(int64_t n, const opgen_src *in, double *const *acc, const void *params)
 {
-    const opgen_row_args args = {params, NULL, NULL, acc};
+    const opgen_row_args args = {params, NULL, NULL, acc, NULL};
     opgen_chunked_reads(n, 5, in, &args, colsum_chunk__reduction_optional_none__weight_optional_present);
 }
 
@@ -879,10 +879,10 @@ OPGEN_F64_ROWS static void rows_f16__reduction_optional_none__weight_optional_pr
 {
     if (len == OPGEN_UNROLLED_ROW)
         opgen_rows_loop(rows, OPGEN_UNROLLED_ROW, 5, in, out, acc, 2, params,
-                        finish_row_chunk__reduction_optional_none__weight_optional_present, rowsum_chunk__reduction_optional_none__weight_optional_present, OPGEN_F64_ROWS_DTYPE);
+                        finish_row_chunk__reduction_optional_none__weight_optional_present, rowsum_chunk__reduction_optional_none__weight_optional_present, OPGEN_F64_ROWS_DTYPE, NULL);
     else
         opgen_rows_loop(rows, len, 5, in, out, acc, 2, params,
-                        finish_row_chunk__reduction_optional_none__weight_optional_present, rowsum_chunk__reduction_optional_none__weight_optional_present, OPGEN_F64_ROWS_DTYPE);
+                        finish_row_chunk__reduction_optional_none__weight_optional_present, rowsum_chunk__reduction_optional_none__weight_optional_present, OPGEN_F64_ROWS_DTYPE, NULL);
 }
 
 static void rows_chunked__reduction_optional_none__weight_optional_present(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,
@@ -1039,7 +1039,7 @@ static void rowsum_chunked__reduction_optional_mean__weight_optional_absent(int6
     const bool wide = n >= OPGEN_WIDE_ROW;
     double lanes[OPGEN_ROW_LANES * 1];
     opgen_clear_row_lanes(lanes, 1, wide);
-    const opgen_row_args args = {params, NULL, lanes, NULL};
+    const opgen_row_args args = {params, NULL, lanes, NULL, NULL};
     if (wide)
         opgen_chunked_reads(n, 4, in, &args, rowsum_chunk_wide__reduction_optional_mean__weight_optional_absent);
     else
@@ -1146,7 +1146,7 @@ static inline void finish_row_chunk__reduction_optional_mean__weight_optional_ab
 static void finish_row_chunked__reduction_optional_mean__weight_optional_absent(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
                                                                                const void *params)
 {
-    const opgen_row_args args = {params, acc, NULL, NULL};
+    const opgen_row_args args = {params, acc, NULL, NULL, NULL};
     opgen_chunked(n, 4, in, out, &args, finish_row_chunk__reduction_optional_mean__weight_optional_absent, true);
 }
 
@@ -1158,7 +1158,7 @@ static void finish_rowsum__reduction_optional_mean__weight_optional_absent(int64
     const bool wide = n >= OPGEN_WIDE_ROW;
     double lanes[OPGEN_ROW_LANES * 1];
     opgen_clear_row_lanes(lanes, 1, wide);
-    const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
+    const opgen_row_args finish = {params, acc, NULL, NULL, NULL}, sum = {params, NULL, lanes, NULL, NULL};
     if (wide)
         opgen_skewed(n, 4, in, out, &finish, finish_row_chunk__reduction_optional_mean__weight_optional_absent,
                      next, &sum, rowsum_chunk_wide__reduction_optional_mean__weight_optional_absent);
@@ -1177,7 +1177,7 @@ static inline __attribute__((always_inline)) void finish_rowsum_loop__reduction_
     const bool wide = n >= OPGEN_WIDE_ROW;
     double lanes[OPGEN_ROW_LANES * 1];
     opgen_clear_row_lanes(lanes, 1, wide);
-    const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
+    const opgen_row_args finish = {params, acc, NULL, NULL, NULL}, sum = {params, NULL, lanes, NULL, NULL};
     if (wide)
         opgen_skewed_loop(n, 4, in, out, &finish, finish_row_chunk__reduction_optional_mean__weight_optional_absent, next, &sum,
                           rowsum_chunk_wide__reduction_optional_mean__weight_optional_absent, all);
@@ -1220,7 +1220,7 @@ static inline void colsum_chunk__reduction_optional_mean__weight_optional_absent
 
 static void colsum_chunked__reduction_optional_mean__weight_optional_absent(int64_t n, const opgen_src *in, double *const *acc, const void *params)
 {
-    const opgen_row_args args = {params, NULL, NULL, acc};
+    const opgen_row_args args = {params, NULL, NULL, acc, NULL};
     opgen_chunked_reads(n, 4, in, &args, colsum_chunk__reduction_optional_mean__weight_optional_absent);
 }
 
@@ -1294,10 +1294,10 @@ OPGEN_F64_ROWS static void rows_f16__reduction_optional_mean__weight_optional_ab
 {
     if (len == OPGEN_UNROLLED_ROW)
         opgen_rows_loop(rows, OPGEN_UNROLLED_ROW, 4, in, out, acc, 1, params,
-                        finish_row_chunk__reduction_optional_mean__weight_optional_absent, rowsum_chunk__reduction_optional_mean__weight_optional_absent, OPGEN_F64_ROWS_DTYPE);
+                        finish_row_chunk__reduction_optional_mean__weight_optional_absent, rowsum_chunk__reduction_optional_mean__weight_optional_absent, OPGEN_F64_ROWS_DTYPE, NULL);
     else
         opgen_rows_loop(rows, len, 4, in, out, acc, 1, params,
-                        finish_row_chunk__reduction_optional_mean__weight_optional_absent, rowsum_chunk__reduction_optional_mean__weight_optional_absent, OPGEN_F64_ROWS_DTYPE);
+                        finish_row_chunk__reduction_optional_mean__weight_optional_absent, rowsum_chunk__reduction_optional_mean__weight_optional_absent, OPGEN_F64_ROWS_DTYPE, NULL);
 }
 
 static void rows_chunked__reduction_optional_mean__weight_optional_absent(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,
@@ -1479,7 +1479,7 @@ static void rowsum_chunked__reduction_optional_mean__weight_optional_present(int
     const bool wide = n >= OPGEN_WIDE_ROW;
     double lanes[OPGEN_ROW_LANES * 2];
     opgen_clear_row_lanes(lanes, 2, wide);
-    const opgen_row_args args = {params, NULL, lanes, NULL};
+    const opgen_row_args args = {params, NULL, lanes, NULL, NULL};
     if (wide)
         opgen_chunked_reads(n, 5, in, &args, rowsum_chunk_wide__reduction_optional_mean__weight_optional_present);
     else
@@ -1600,7 +1600,7 @@ static inline void finish_row_chunk__reduction_optional_mean__weight_optional_pr
 static void finish_row_chunked__reduction_optional_mean__weight_optional_present(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
                                                                                 const void *params)
 {
-    const opgen_row_args args = {params, acc, NULL, NULL};
+    const opgen_row_args args = {params, acc, NULL, NULL, NULL};
     opgen_chunked(n, 5, in, out, &args, finish_row_chunk__reduction_optional_mean__weight_optional_present, true);
 }
 
@@ -1612,7 +1612,7 @@ static void finish_rowsum__reduction_optional_mean__weight_optional_present(int6
     const bool wide = n >= OPGEN_WIDE_ROW;
     double lanes[OPGEN_ROW_LANES * 2];
     opgen_clear_row_lanes(lanes, 2, wide);
-    const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
+    const opgen_row_args finish = {params, acc, NULL, NULL, NULL}, sum = {params, NULL, lanes, NULL, NULL};
     if (wide)
         opgen_skewed(n, 5, in, out, &finish, finish_row_chunk__reduction_optional_mean__weight_optional_present,
                      next, &sum, rowsum_chunk_wide__reduction_optional_mean__weight_optional_present);
@@ -1631,7 +1631,7 @@ static inline __attribute__((always_inline)) void finish_rowsum_loop__reduction_
     const bool wide = n >= OPGEN_WIDE_ROW;
     double lanes[OPGEN_ROW_LANES * 2];
     opgen_clear_row_lanes(lanes, 2, wide);
-    const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
+    const opgen_row_args finish = {params, acc, NULL, NULL, NULL}, sum = {params, NULL, lanes, NULL, NULL};
     if (wide)
         opgen_skewed_loop(n, 5, in, out, &finish, finish_row_chunk__reduction_optional_mean__weight_optional_present, next, &sum,
                           rowsum_chunk_wide__reduction_optional_mean__weight_optional_present, all);
@@ -1674,7 +1674,7 @@ static inline void colsum_chunk__reduction_optional_mean__weight_optional_presen
 
 static void colsum_chunked__reduction_optional_mean__weight_optional_present(int64_t n, const opgen_src *in, double *const *acc, const void *params)
 {
-    const opgen_row_args args = {params, NULL, NULL, acc};
+    const opgen_row_args args = {params, NULL, NULL, acc, NULL};
     opgen_chunked_reads(n, 5, in, &args, colsum_chunk__reduction_optional_mean__weight_optional_present);
 }
 
@@ -1748,10 +1748,10 @@ OPGEN_F64_ROWS static void rows_f16__reduction_optional_mean__weight_optional_pr
 {
     if (len == OPGEN_UNROLLED_ROW)
         opgen_rows_loop(rows, OPGEN_UNROLLED_ROW, 5, in, out, acc, 2, params,
-                        finish_row_chunk__reduction_optional_mean__weight_optional_present, rowsum_chunk__reduction_optional_mean__weight_optional_present, OPGEN_F64_ROWS_DTYPE);
+                        finish_row_chunk__reduction_optional_mean__weight_optional_present, rowsum_chunk__reduction_optional_mean__weight_optional_present, OPGEN_F64_ROWS_DTYPE, NULL);
     else
         opgen_rows_loop(rows, len, 5, in, out, acc, 2, params,
-                        finish_row_chunk__reduction_optional_mean__weight_optional_present, rowsum_chunk__reduction_optional_mean__weight_optional_present, OPGEN_F64_ROWS_DTYPE);
+                        finish_row_chunk__reduction_optional_mean__weight_optional_present, rowsum_chunk__reduction_optional_mean__weight_optional_present, OPGEN_F64_ROWS_DTYPE, NULL);
 }
 
 static void rows_chunked__reduction_optional_mean__weight_optional_present(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,
@@ -1893,7 +1893,7 @@ static void rowsum_chunked__reduction_optional_sum__weight_optional_absent(int64
     const bool wide = n >= OPGEN_WIDE_ROW;
     double lanes[OPGEN_ROW_LANES * 1];
     opgen_clear_row_lanes(lanes, 1, wide);
-    const opgen_row_args args = {params, NULL, lanes, NULL};
+    const opgen_row_args args = {params, NULL, lanes, NULL, NULL};
     if (wide)
         opgen_chunked_reads(n, 4, in, &args, rowsum_chunk_wide__reduction_optional_sum__weight_optional_absent);
     else
@@ -1998,7 +1998,7 @@ static inline void finish_row_chunk__reduction_optional_sum__weight_optional_abs
 static void finish_row_chunked__reduction_optional_sum__weight_optional_absent(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
                                                                               const void *params)
 {
-    const opgen_row_args args = {params, acc, NULL, NULL};
+    const opgen_row_args args = {params, acc, NULL, NULL, NULL};
     opgen_chunked(n, 4, in, out, &args, finish_row_chunk__reduction_optional_sum__weight_optional_absent, true);
 }
 
@@ -2010,7 +2010,7 @@ static void finish_rowsum__reduction_optional_sum__weight_optional_absent(int64_
     const bool wide = n >= OPGEN_WIDE_ROW;
     double lanes[OPGEN_ROW_LANES * 1];
     opgen_clear_row_lanes(lanes, 1, wide);
-    const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
+    const opgen_row_args finish = {params, acc, NULL, NULL, NULL}, sum = {params, NULL, lanes, NULL, NULL};
     if (wide)
         opgen_skewed(n, 4, in, out, &finish, finish_row_chunk__reduction_optional_sum__weight_optional_absent,
                      next, &sum, rowsum_chunk_wide__reduction_optional_sum__weight_optional_absent);
@@ -2029,7 +2029,7 @@ static inline __attribute__((always_inline)) void finish_rowsum_loop__reduction_
     const bool wide = n >= OPGEN_WIDE_ROW;
     double lanes[OPGEN_ROW_LANES * 1];
     opgen_clear_row_lanes(lanes, 1, wide);
-    const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
+    const opgen_row_args finish = {params, acc, NULL, NULL, NULL}, sum = {params, NULL, lanes, NULL, NULL};
     if (wide)
         opgen_skewed_loop(n, 4, in, out, &finish, finish_row_chunk__reduction_optional_sum__weight_optional_absent, next, &sum,
                           rowsum_chunk_wide__reduction_optional_sum__weight_optional_absent, all);
@@ -2072,7 +2072,7 @@ static inline void colsum_chunk__reduction_optional_sum__weight_optional_absent(
 
 static void colsum_chunked__reduction_optional_sum__weight_optional_absent(int64_t n, const opgen_src *in, double *const *acc, const void *params)
 {
-    const opgen_row_args args = {params, NULL, NULL, acc};
+    const opgen_row_args args = {params, NULL, NULL, acc, NULL};
     opgen_chunked_reads(n, 4, in, &args, colsum_chunk__reduction_optional_sum__weight_optional_absent);
 }
 
@@ -2146,10 +2146,10 @@ OPGEN_F64_ROWS static void rows_f16__reduction_optional_sum__weight_optional_abs
 {
     if (len == OPGEN_UNROLLED_ROW)
         opgen_rows_loop(rows, OPGEN_UNROLLED_ROW, 4, in, out, acc, 1, params,
-                        finish_row_chunk__reduction_optional_sum__weight_optional_absent, rowsum_chunk__reduction_optional_sum__weight_optional_absent, OPGEN_F64_ROWS_DTYPE);
+                        finish_row_chunk__reduction_optional_sum__weight_optional_absent, rowsum_chunk__reduction_optional_sum__weight_optional_absent, OPGEN_F64_ROWS_DTYPE, NULL);
     else
         opgen_rows_loop(rows, len, 4, in, out, acc, 1, params,
-                        finish_row_chunk__reduction_optional_sum__weight_optional_absent, rowsum_chunk__reduction_optional_sum__weight_optional_absent, OPGEN_F64_ROWS_DTYPE);
+                        finish_row_chunk__reduction_optional_sum__weight_optional_absent, rowsum_chunk__reduction_optional_sum__weight_optional_absent, OPGEN_F64_ROWS_DTYPE, NULL);
 }
 
 static void rows_chunked__reduction_optional_sum__weight_optional_absent(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,
@@ -2314,7 +2314,7 @@ static void rowsum_chunked__reduction_optional_sum__weight_optional_present(int6
     const bool wide = n >= OPGEN_WIDE_ROW;
     double lanes[OPGEN_ROW_LANES * 2];
     opgen_clear_row_lanes(lanes, 2, wide);
-    const opgen_row_args args = {params, NULL, lanes, NULL};
+    const opgen_row_args args = {params, NULL, lanes, NULL, NULL};
     if (wide)
         opgen_chunked_reads(n, 5, in, &args, rowsum_chunk_wide__reduction_optional_sum__weight_optional_present);
     else
@@ -2433,7 +2433,7 @@ static inline void finish_row_chunk__reduction_optional_sum__weight_optional_pre
 static void finish_row_chunked__reduction_optional_sum__weight_optional_present(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
                                                                                const void *params)
 {
-    const opgen_row_args args = {params, acc, NULL, NULL};
+    const opgen_row_args args = {params, acc, NULL, NULL, NULL};
     opgen_chunked(n, 5, in, out, &args, finish_row_chunk__reduction_optional_sum__weight_optional_present, true);
 }
 
@@ -2445,7 +2445,7 @@ static void finish_rowsum__reduction_optional_sum__weight_optional_present(int64
     const bool wide = n >= OPGEN_WIDE_ROW;
     double lanes[OPGEN_ROW_LANES * 2];
     opgen_clear_row_lanes(lanes, 2, wide);
-    const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
+    const opgen_row_args finish = {params, acc, NULL, NULL, NULL}, sum = {params, NULL, lanes, NULL, NULL};
     if (wide)
         opgen_skewed(n, 5, in, out, &finish, finish_row_chunk__reduction_optional_sum__weight_optional_present,
                      next, &sum, rowsum_chunk_wide__reduction_optional_sum__weight_optional_present);
@@ -2464,7 +2464,7 @@ static inline __attribute__((always_inline)) void finish_rowsum_loop__reduction_
     const bool wide = n >= OPGEN_WIDE_ROW;
     double lanes[OPGEN_ROW_LANES * 2];
     opgen_clear_row_lanes(lanes, 2, wide);
-    const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
+    const opgen_row_args finish = {params, acc, NULL, NULL, NULL}, sum = {params, NULL, lanes, NULL, NULL};
     if (wide)
         opgen_skewed_loop(n, 5, in, out, &finish, finish_row_chunk__reduction_optional_sum__weight_optional_present, next, &sum,
                           rowsum_chunk_wide__reduction_optional_sum__weight_optional_present, all);
@@ -2507,7 +2507,7 @@ static inline void colsum_chunk__reduction_optional_sum__weight_optional_present
 
 static void colsum_chunked__reduction_optional_sum__weight_optional_present(int64_t n, const opgen_src *in, double *const *acc, const void *params)
 {
-    const opgen_row_args args = {params, NULL, NULL, acc};
+    const opgen_row_args args = {params, NULL, NULL, acc, NULL};
     opgen_chunked_reads(n, 5, in, &args, colsum_chunk__reduction_optional_sum__weight_optional_present);
 }
 
@@ -2581,10 +2581,10 @@ OPGEN_F64_ROWS static void rows_f16__reduction_optional_sum__weight_optional_pre
 {
     if (len == OPGEN_UNROLLED_ROW)
         opgen_rows_loop(rows, OPGEN_UNROLLED_ROW, 5, in, out, acc, 2, params,
-                        finish_row_chunk__reduction_optional_sum__weight_optional_present, rowsum_chunk__reduction_optional_sum__weight_optional_present, OPGEN_F64_ROWS_DTYPE);
+                        finish_row_chunk__reduction_optional_sum__weight_optional_present, rowsum_chunk__reduction_optional_sum__weight_optional_present, OPGEN_F64_ROWS_DTYPE, NULL);
     else
         opgen_rows_loop(rows, len, 5, in, out, acc, 2, params,
-                        finish_row_chunk__reduction_optional_sum__weight_optional_present, rowsum_chunk__reduction_optional_sum__weight_optional_present, OPGEN_F64_ROWS_DTYPE);
+                        finish_row_chunk__reduction_optional_sum__weight_optional_present, rowsum_chunk__reduction_optional_sum__weight_optional_present, OPGEN_F64_ROWS_DTYPE, NULL);
 }
 
 static void rows_chunked__reduction_optional_sum__weight_optional_present(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,

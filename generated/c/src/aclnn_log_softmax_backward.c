@@ -172,7 +172,7 @@ static void rowsum_chunked(int64_t n, const opgen_src *in, double *acc, const vo
     const bool wide = n >= OPGEN_WIDE_ROW;
     double lanes[OPGEN_ROW_LANES * 1];
     opgen_clear_row_lanes(lanes, 1, wide);
-    const opgen_row_args args = {params, NULL, lanes, NULL};
+    const opgen_row_args args = {params, NULL, lanes, NULL, NULL};
     if (wide)
         opgen_chunked_reads(n, 2, in, &args, rowsum_chunk_wide);
     else
@@ -222,19 +222,17 @@ static void finish_row(int64_t n, const float *const *in, const double *acc, flo
     const float *restrict output = in[1];
     const double r0_f64 = acc[0];
     float *restrict res = out;
-    /* every exp's argument within (-708, 709] (nan is not): the loop without opgen_exp_f64's range selects */
+    /* the loop without opgen_exp_f64's range selects, which is right where every exp's argument is within
+     * (-708, 709] (nan is not); else the loop below computes the block again */
     int out_of_range = 0;
     for (int64_t i = 0; i < n; ++i) {
         out_of_range |= !(output[i] > -708.0f) | !(output[i] <= 709.0f);
+        const float grad_output_i = grad_output[i];
+        const float output_i = output[i];
+        res[i] = (float)(((double)grad_output_i) - r0_f64*opgen_exp_in_range_f64(((double)output_i)));
     }
-    if (!out_of_range) {
-        for (int64_t i = 0; i < n; ++i) {
-            const float grad_output_i = grad_output[i];
-            const float output_i = output[i];
-            res[i] = (float)(((double)grad_output_i) - r0_f64*opgen_exp_in_range_f64(((double)output_i)));
-        }
+    if (!out_of_range)
         return;
-    }
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
         const float output_i = output[i];
@@ -270,7 +268,7 @@ static inline void finish_row_chunk(int64_t at, int64_t n, const float *const *i
 static void finish_row_chunked(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
                               const void *params)
 {
-    const opgen_row_args args = {params, acc, NULL, NULL};
+    const opgen_row_args args = {params, acc, NULL, NULL, NULL};
     opgen_chunked(n, 2, in, out, &args, finish_row_chunk, true);
 }
 
@@ -282,7 +280,7 @@ static void finish_rowsum(int64_t n, const float *const *in, const double *acc, 
     const bool wide = n >= OPGEN_WIDE_ROW;
     double lanes[OPGEN_ROW_LANES * 1];
     opgen_clear_row_lanes(lanes, 1, wide);
-    const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
+    const opgen_row_args finish = {params, acc, NULL, NULL, NULL}, sum = {params, NULL, lanes, NULL, NULL};
     if (wide)
         opgen_skewed(n, 2, in, out, &finish, finish_row_chunk,
                      next, &sum, rowsum_chunk_wide);
@@ -301,7 +299,7 @@ static inline __attribute__((always_inline)) void finish_rowsum_loop(
     const bool wide = n >= OPGEN_WIDE_ROW;
     double lanes[OPGEN_ROW_LANES * 1];
     opgen_clear_row_lanes(lanes, 1, wide);
-    const opgen_row_args finish = {params, acc, NULL, NULL}, sum = {params, NULL, lanes, NULL};
+    const opgen_row_args finish = {params, acc, NULL, NULL, NULL}, sum = {params, NULL, lanes, NULL, NULL};
     if (wide)
         opgen_skewed_loop(n, 2, in, out, &finish, finish_row_chunk, next, &sum,
                           rowsum_chunk_wide, all);
@@ -344,7 +342,7 @@ static inline void colsum_chunk(int64_t at, int64_t n, const float *const *in, f
 
 static void colsum_chunked(int64_t n, const opgen_src *in, double *const *acc, const void *params)
 {
-    const opgen_row_args args = {params, NULL, NULL, acc};
+    const opgen_row_args args = {params, NULL, NULL, acc, NULL};
     opgen_chunked_reads(n, 2, in, &args, colsum_chunk);
 }
 
@@ -418,10 +416,10 @@ OPGEN_F64_ROWS static void rows_f16(int64_t rows, int64_t len, const opgen_src *
 {
     if (len == OPGEN_UNROLLED_ROW)
         opgen_rows_loop(rows, OPGEN_UNROLLED_ROW, 2, in, out, acc, 1, params,
-                        finish_row_chunk, rowsum_chunk, OPGEN_F64_ROWS_DTYPE);
+                        finish_row_chunk, rowsum_chunk, OPGEN_F64_ROWS_DTYPE, NULL);
     else
         opgen_rows_loop(rows, len, 2, in, out, acc, 1, params,
-                        finish_row_chunk, rowsum_chunk, OPGEN_F64_ROWS_DTYPE);
+                        finish_row_chunk, rowsum_chunk, OPGEN_F64_ROWS_DTYPE, NULL);
 }
 
 static void rows_chunked(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,

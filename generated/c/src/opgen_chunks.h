@@ -617,6 +617,8 @@ typedef struct {
     const double *acc;            /* finish_row: the row's sums */
     double *lanes;                /* rowsum: the partial sums */
     double *const *accs;          /* colsum, finish_col: the sums of rows side by side, from the block's start */
+    float *stash;                 /* the row's summands kept, from the block's start (opgen_finish_rowsum_stash_fn):
+                                     rowsum's written, finish_row's read */
 } opgen_row_args;
 
 /* The lanes per sum of a block (rowsum_lanes): 32 in blocks of at least OPGEN_WIDE_ROW elements, else 8.  A
@@ -674,23 +676,24 @@ static inline void opgen_add_row_lanes(int nred, const double *lanes, double *ac
  * rows: called row by row (rowsum_chunked, finish_row_chunked), with a dtype dispatch and copied operand records
  * each time, softmax rows of 64 ran 1.14-1.2x slower (16M elements, one thread).  `finish` is elementwise, as in
  * opgen_skewed_loop: BFLOAT16 rows of 64 finished out of order ran 1.07x faster in the cache, 1.2x built with
- * AVX2 only. */
+ * AVX2 only.  `stash` (else NULL): the chunk functions' opgen_row_args.stash, OPGEN_BLOCK elements from the
+ * group's first, where `sum` keeps each element's summand for `finish` (kernel_stash.c.jinja: rows_stash_f16). */
 static inline __attribute__((always_inline)) void opgen_rows_loop(int64_t rows, int64_t len, int nin,
                                                                   const opgen_src *in, opgen_dst out, double *acc,
                                                                   int nred, const void *params,
                                                                   opgen_chunk_fn finish, opgen_chunk_fn sum,
-                                                                  aclDataType all)
+                                                                  aclDataType all, float *stash)
 {
     const opgen_dst none = {NULL, ACL_FLOAT, false};
     for (int64_t r = -1; r < rows; ++r) {
         if (r + 1 < rows) {   /* (packed rows: eight lanes, see OPGEN_WIDE_ROW) */
             double lanes[8 * OPGEN_MAX_REDUCTIONS] = {0};
-            const opgen_row_args args = {params, NULL, lanes, NULL};
+            const opgen_row_args args = {params, NULL, lanes, NULL, stash};
             opgen_chunk_loop((r + 1) * len, len, nin, in, none, &args, sum, true, all, OPGEN_STORE_NONE, false);
             opgen_add_row_lanes(nred, lanes, acc + (r + 1) * nred, false);
         }
         if (r >= 0) {
-            const opgen_row_args args = {params, acc + r * nred, NULL, NULL};
+            const opgen_row_args args = {params, acc + r * nred, NULL, NULL, stash};
             const opgen_dst row = {(char *)out.data + r * len * opgen_chunk_esize(out.dtype), out.dtype,
                                    out.stream};
             const int64_t body = opgen_stream_span(row, len);
@@ -711,9 +714,9 @@ static inline __attribute__((always_inline)) void opgen_rows_chunked(int64_t row
 {
     const aclDataType all = opgen_common_dtype(nin, in, &out);
     if (all == ACL_BF16)
-        opgen_rows_loop(rows, len, nin, in, out, acc, nred, params, finish, sum, ACL_BF16);
+        opgen_rows_loop(rows, len, nin, in, out, acc, nred, params, finish, sum, ACL_BF16, NULL);
     else
-        opgen_rows_loop(rows, len, nin, in, out, acc, nred, params, finish, sum, OPGEN_MIXED);
+        opgen_rows_loop(rows, len, nin, in, out, acc, nred, params, finish, sum, OPGEN_MIXED, NULL);
 }
 
 #endif /* OPGEN_CHUNKS_H_ */

@@ -1150,8 +1150,16 @@ static bool skewable(const layout *L, const opgen_call *c)
     return true;
 }
 
+/* The longest FLOAT16 rows whose summands are kept from their sum to their finish (finish_rowsum_stash): two
+ * rows' FLOAT summands on the walk's stack, 16 KiB, written by one row's sum and read one row later while still in
+ * L1/L2.  Longer rows take finish_rowsum_chunked as before (rows of 32768 would need 256 KiB). */
+#define OPGEN_STASH_ROW 2048
+
 /* Whole rows, skewed: row r's results are computed while row r + 1 is read for its sums, block by block
- * (opgen_chunks.h: opgen_skewed).  Two odometers one row apart, and two rows' sums, take turns. */
+ * (opgen_chunks.h: opgen_skewed).  Two odometers one row apart, and two rows' sums, take turns.  FLOAT16 rows of
+ * at most OPGEN_STASH_ROW elements of an op whose finish reads its sum's summand (finish_rowsum_stash): the next
+ * row's summands go to stash[nxt], this row's finish reads stash[cur] (none for the walk's first row, whose sums
+ * row_sums_chunked took).  The stash lives and dies with this walk: nothing is kept between calls. */
 static void run_rows_skewed(const share *s, const layout *L)
 {
     const opgen_call *c = s->c;
@@ -1161,6 +1169,9 @@ static void run_rows_skewed(const share *s, const layout *L)
     opgen_src src[OPGEN_MAX_INPUTS], next_src[OPGEN_MAX_INPUTS];
     opgen_dst res_dst;
     const bool halves = skews_halves(L, c);
+    const bool stashed = halves && c->finish_rowsum_stash && L->dtype[L->nops - 1] == ACL_FLOAT16 &&
+                         L->dlen <= OPGEN_STASH_ROW;
+    float stash[2][OPGEN_STASH_ROW] __attribute__((aligned(64)));
     if (s->begin >= s->end)
         return;
     memset(acc, 0, sizeof acc);
@@ -1181,7 +1192,11 @@ static void run_rows_skewed(const share *s, const layout *L)
                 lines_target(L, &res_dst, n);
                 if (r + 1 < s->end) {
                     chunk_operands(L, c->nin, off[nxt], j, L->dstride, n, s->staging, next_src, NULL);
-                    c->finish_rowsum_chunked(n, src, acc[cur], res_dst, next_src, acc[nxt], s->params);
+                    if (stashed)
+                        c->finish_rowsum_stash(n, src, acc[cur], res_dst, next_src, acc[nxt],
+                                               r > s->begin ? stash[cur] + j : NULL, stash[nxt] + j, s->params);
+                    else
+                        c->finish_rowsum_chunked(n, src, acc[cur], res_dst, next_src, acc[nxt], s->params);
                 } else {
                     c->finish_row_chunked(n, src, acc[cur], res_dst, s->params);
                 }

@@ -220,6 +220,13 @@ typedef void (*opgen_finish_rowsum_chunked_fn)(int64_t n, const opgen_src *in, c
                                                const opgen_src *next, double *next_acc, const void *params);
 typedef void (*opgen_rows_chunked_fn)(int64_t rows, int64_t len, const opgen_src *in, double *acc, opgen_dst out,
                                       const void *params);
+/* finish_rowsum_chunked over FLOAT16 rows whose finish reads its row sum's summand (softmax's g*y in g*y - y*S):
+ * the sum of the next row also writes each element's FLOAT summand to next_stash[i], and the finish takes this
+ * row's from stash[i] (NULL: computed again) instead of converting and multiplying once more; the same value,
+ * rounded once, so the same bits (opgen_loops.c: run_rows_skewed, OPGEN_STASH_ROW). */
+typedef void (*opgen_finish_rowsum_stash_fn)(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
+                                             const opgen_src *next, double *next_acc, const float *stash,
+                                             float *next_stash, const void *params);
 
 /* A kernel that computes in DOUBLE (opgen_wide.c): in[k] the k-th input of n elements, as double; one in complex
  * double, the same with every element a (real, imaginary) pair of doubles (C11's layout of double _Complex). */
@@ -250,6 +257,7 @@ typedef struct {
     opgen_rows_chunked_fn rows_chunked;               /* rows, chunked */
     opgen_finish_rowsum_fn finish_rowsum;             /* finish_row skewed with the next row's rowsum */
     opgen_finish_rowsum_chunked_fn finish_rowsum_chunked;   /* finish_rowsum, chunked */
+    opgen_finish_rowsum_stash_fn finish_rowsum_stash;       /* finish_rowsum_chunked, the summands kept (optional) */
     int threads;                       /* threads phase 2 may use (OPGEN_NUM_THREADS, read in phase 1) */
     int64_t l2_bytes;                  /* a core's L2 cache (0: unknown), read in phase 1 */
     bool sum_to;                       /* the kernel runs on bdims and its result is summed to out's shape */
