@@ -19,7 +19,9 @@ For each variant (bool attributes and optional-tensor presence fixed) the backwa
 Backends then only print: they never decide what to compute.  One evaluation order is decided here too, since
 SymPy's products have none: the incoming gradient multiplies last (`KernelVariant.last`, `split_last`).  It is
 the one factor of arbitrary magnitude, so the local derivative is formed first: gradOutput*inputScale*0 is
-inf*0 = nan when gradOutput*inputScale overflows, inputScale*0*gradOutput is the 0 the mathematics gives.
+inf*0 = nan when gradOutput*inputScale overflows, inputScale*0*gradOutput is the 0 the mathematics gives.  And
+a product's factors bounded by 1 (sigmoid, tanh, erf) multiply right after its first operand where a second one of
+any size would come before them (`bounded_after_first`: SituGluGrad's S*b formed inf before σ(a) ≪ 1 joined).
 """
 from __future__ import annotations
 
@@ -88,6 +90,48 @@ def split_last(expr: sympy.Mul, last) -> tuple[sympy.Expr, sympy.Expr] | None:
     if not isinstance(rest, sympy.Mul) or rest.as_coeff_Mul()[0] == -1 and len(rest.args) == 2:
         return None
     return rest, factors[0]
+
+
+def _bounded_by_one(f) -> bool:
+    """Whether |f| <= 1 for every real argument: a sigmoid, tanh, erf, or a positive integer power of one."""
+    from .rewrite import Sigmoid
+    if isinstance(f, sympy.Pow) and f.exp.is_Integer and f.exp > 0:
+        return _bounded_by_one(f.base)
+    return isinstance(f, (Sigmoid, sympy.tanh, sympy.erf))
+
+
+def _of_any_size(f) -> bool:
+    """A factor that is an operand of any magnitude as it stands: a symbol (a tensor element, a scalar, a
+    temporary), a positive power of one, or a Piecewise (SituGluGrad's up half, b itself for linearBeta <= 0)."""
+    if isinstance(f, sympy.Pow) and f.exp.is_positive:
+        f = f.base
+    return isinstance(f, (sympy.Symbol, sympy.Piecewise))
+
+
+def bounded_after_first(factors: list) -> list:
+    """The numerator factors of a product in the order the backends multiply them: as given (SymPy's canonical
+    order), but the factors bounded by 1 (sigmoid, tanh, erf) right after the first other factor that is not a
+    number, where one of them would otherwise come after a second operand of any size (`_of_any_size`).
+    SituGluGrad's S*b*σ(a) (b ≈ 3e38, |S| > 1, σ(a) ≪ 1) formed S*b, inf, before σ(a) joined; now the partial
+    products are S, S*σ(a), S*σ(a)*b, none larger than the same order without the bounded factors.  They join
+    the first operand rather than each other: two sigmoids of 1e-30 multiplied first would underflow where b*σ*σ
+    is a FLOAT.  Unchanged where they already follow the first operand (x*σ(x), β*tanh(u)*σ(v)), where there is
+    none (4*σ(u)*σ(-u)), and where only computed values come between (MishBackward's x*(1 - tanh(u)²)*σ(x): no
+    order of it overflows, and moving σ(x) changed the NumPy kernel's rounding, max 4 ulp to 7)."""
+    bounded = [f for f in factors if _bounded_by_one(f)]
+    others = [f for f in factors if not _bounded_by_one(f)]
+    first = next((k for k, f in enumerate(others) if not f.is_number), None)
+    if not bounded or first is None:
+        return list(factors)
+    operands, late = 0, False
+    for f in factors:   # a bounded factor after the first operand and a second one of any size
+        if _bounded_by_one(f):
+            late |= operands >= 2
+        elif not f.is_number:
+            operands += 1 if operands == 0 or _of_any_size(f) else 0
+    if not late:
+        return list(factors)
+    return others[:first + 1] + bounded + others[first + 1:]
 
 
 class Const(sympy.AtomicExpr):

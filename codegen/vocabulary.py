@@ -49,7 +49,8 @@ VOCABULARY: tuple[Construct, ...] = (
               _all("+", "+", "Add / Sub / Adds")),
     Construct("a * b, a / b, -a", "operator", (sympy.Mul,), -1, lambda *a: sympy.Mul(*a),
               _all("* and /", "* and /", "Mul / Div / Muls"),
-              "the incoming gradient multiplies last in every backend (codegen.lower)"),
+              "the incoming gradient multiplies last in every backend, and factors bounded by 1 (sigmoid, tanh, erf) "
+              "join the first operand (codegen.lower)"),
     Construct("a**n, n an integer", "power", (sympy.Pow,), 2, lambda b, n: b ** n,
               _all("b**n (1/b**n for n < 0)", "b*b*… up to n = ±4, else powf", "Mul chain, Reciprocal"),
               "n must be an integer constant"),

@@ -9,6 +9,7 @@ documented backward.
 from __future__ import annotations
 
 import ml_dtypes
+import mpmath
 import numpy as np
 import pytest
 import sympy
@@ -131,3 +132,43 @@ def test_a_number_times_a_sum_forms_before_the_gradient(backend):
     got = codegen.kernel("mse_loss_grad", backend, specs_dir=folder)(**kw)
     want = reference.to_float(reference.vjp(op, kw))
     assert np.all(np.isfinite(got)) and np.max(ulp_distance(got, want)) <= 1, (got, want)
+
+
+def test_bounded_factors_join_the_first_operand():
+    """A product's factors bounded by 1 (sigmoid, tanh, erf, their powers) multiply right after its first operand
+    that is not a number, where they would come after a second operand of any size (a symbol, a Piecewise); in
+    SymPy's order otherwise."""
+    from codegen.lower import bounded_after_first
+    from codegen.rewrite import Sigmoid
+    a, b, s = sympy.symbols("a b s", real=True)
+    sig, th = Sigmoid(a), sympy.tanh(b)
+    assert bounded_after_first([s, b, sig]) == [s, sig, b]
+    assert bounded_after_first([sympy.Integer(4), s, b, th**2, sig]) == [sympy.Integer(4), s, th**2, sig, b]
+    assert bounded_after_first([s, sig, b]) == [s, sig, b]
+    assert bounded_after_first([sympy.Integer(4), sig, Sigmoid(-a)]) == [sympy.Integer(4), sig, Sigmoid(-a)]
+    assert bounded_after_first([s, b, sympy.exp(a)]) == [s, b, sympy.exp(a)]   # exp is not bounded
+    pw = sympy.Piecewise((b, a > 0), (a, True))
+    assert bounded_after_first([s + 1, pw, sig]) == [s + 1, sig, pw]   # SituGluGrad's S*b*σ(a)
+    assert bounded_after_first([s, 1 - b**2, sig]) == [s, 1 - b**2, sig]   # only a computed value between: kept
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_situ_glu_other_half_near_max_times_a_small_sigmoid_is_finite(backend):
+    """SituGluGrad's gate gradient b*S*σ(a) with linearBeta <= 0 (up = b itself): b = ±3e38 and |S| = 2 formed b*S,
+    inf, before σ(a) = 2e-9 joined; σ(a) now joins b first.  Reference: mpmath's derivative of situ (out = situ(a)*b)."""
+    big = 3.0e38
+    x = np.array([[-20.0, big], [-20.0, -big], [-8.0, big], [3.0, 1.5]], np.float32)
+    kw = dict(grad_y=np.array([[1.0], [0.5], [-1.0], [2.0]], np.float32), x=x, dim=-1, beta=2.0, linear_beta=0.0,
+              activate_left=True)
+    got = codegen.kernel("situ_glu_grad", backend)(**kw)
+    beta = mpmath.mpf(2)
+
+    def situ(v):
+        return beta * mpmath.tanh(v / beta) / (1 + mpmath.exp(-v))
+
+    want = np.empty(x.shape)
+    with mpmath.workdps(40):
+        for i, ((ga,), (av, bv)) in enumerate(zip(kw["grad_y"].tolist(), x.tolist())):   # out = situ(a)*b
+            want[i] = [ga * mpmath.diff(situ, mpmath.mpf(av)) * bv, ga * situ(mpmath.mpf(av))]
+    assert np.all(np.isfinite(got)), (got, want)
+    assert np.max(ulp_distance(got, want)) <= 4, (got, want)

@@ -22,15 +22,12 @@ def reason(op_name: str, dtype: str) -> str | None:
 
 # (aclnn name, dtype) -> why the kernel overflows where the result is finite, and what would fix it.  MseLossBackward
 # was here in effect (2*x - 2*t before the mean's 1/N): fixed by codegen.lower.pull_sum_content; SinhGrad (e^|x|/2 for
-# 88.72 < |x| <= 89.41) by cosh and sinh in the vocabulary (codegen.expansions.cosh_form).
+# 88.72 < |x| <= 89.41) by cosh and sinh in the vocabulary (codegen.expansions.cosh_form); SituGluGrad (b*S formed
+# before sigmoid(a) << 1 joined) by codegen.lower.bounded_after_first.
 _GRAD_LAST = ("the local derivative, as its product is formed, leaves FLOAT's range and only the incoming gradient, "
               "|g| < 1, brings the result back: the lowering multiplies the gradient last on purpose (codegen.lower: "
               "g*0*inf would be nan where the mathematics gives 0), so fl(local derivative) is inf before g joins.  "
               "Fix: a scaled product (the local derivative times 2^-k, g, then 2^k), not done")
-_SITU_GLU = ("the product b*(beta*tanh(a/beta)*sigmoid(-a) + 4*sigmoid(2a/beta)*sigmoid(-2a/beta))*sigmoid(a) (b the "
-             "other half, |b| ~ 3e38, linearBeta <= 0) multiplies b by the sum, |sum| > 1, before sigmoid(a) << 1 "
-             "joins: SymPy's canonical factor order.  Fix: a product's factors bounded by 1 (sigmoid, tanh) "
-             "multiplying the unbounded operand first, an evaluation order the lowering does not choose yet")
 _MEAN_OUTSIDE = ("the mean's 1/N multiplies the Piecewise from outside, after its branch's product with gradOutput "
                  "(c0*Piecewise((g*w*e, ...), ...)): g*w*e (or g*target) leaves FLOAT where (1/N)*g*w*e does not.  "
                  "Fix: a scalar factor of a Piecewise distributed into its branches, so that it joins the local "
@@ -53,8 +50,6 @@ OVERFLOWS: dict[tuple[str, str], str] = {
     ("aclnnPoissonNllLossBackward", "BFLOAT16"): _POISSON,
     ("aclnnKlDivTargetBackward", "FLOAT"): _GRAD_LAST,
     ("aclnnKlDivTargetBackward", "BFLOAT16"): _GRAD_LAST,
-    ("aclnnSituGluGrad", "FLOAT"): _SITU_GLU,
-    ("aclnnSituGluGrad", "BFLOAT16"): _SITU_GLU,
 }
 
 
