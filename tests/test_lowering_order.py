@@ -172,3 +172,43 @@ def test_situ_glu_other_half_near_max_times_a_small_sigmoid_is_finite(backend):
             want[i] = [ga * mpmath.diff(situ, mpmath.mpf(av)) * bv, ga * situ(mpmath.mpf(av))]
     assert np.all(np.isfinite(got)), (got, want)
     assert np.max(ulp_distance(got, want)) <= 4, (got, want)
+
+
+def test_scalar_factors_of_a_piecewise_join_its_branches():
+    """c*Piecewise((g*w*e, ...), ...) becomes Piecewise((c*g*w*e, ...), ...), so c joins the local derivative before
+    the gradient; only scalars (and numbers) move, only into a Piecewise that multiplies the gradient, not where a
+    branch has a scalar of its own (hoisting would fold the two into one constant rounded once for every element),
+    and a sign alone stays outside."""
+    from codegen.lower import scalars_into_branches
+    g, w, e, c, n = sympy.symbols("g w e c n", real=True)
+    pw = sympy.Piecewise((g * w * e, sympy.Abs(e) <= 1), (g * w * sympy.sign(e), True))
+    out = scalars_into_branches(c * pw / n, {c, n}, g)
+    assert out == sympy.Piecewise((c * g * w * e / n, sympy.Abs(e) <= 1), (c * g * w * sympy.sign(e) / n, True))
+    assert scalars_into_branches(w * pw, {c}, g) == w * pw                  # a tensor factor stays outside
+    own = sympy.Piecewise((g * w * e, sympy.Abs(e) <= c), (g * w * c * sympy.sign(e), True))
+    assert scalars_into_branches(own / n, {c, n}, g) == own / n              # a branch's own scalar: kept apart
+    zero = sympy.Piecewise((-g * w, e > 0), (0, True))
+    assert scalars_into_branches(zero / n, {n}, g) == sympy.Piecewise((-g * w / n, e > 0), (0, True))
+    assert scalars_into_branches(-pw, {c}, g) == -pw                        # a sign alone too
+    no_grad = sympy.Piecewise((w, e > 0), (1, True))
+    assert scalars_into_branches(c * no_grad * g, {c}, g) == c * no_grad * g
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_margin_ranking_mean_with_the_largest_gradient_is_finite(backend):
+    """MarginRankingLossBackward (examples/more_specs), mean: the 1/N multiplied the Piecewise from outside, after
+    the branch's -target*g, inf at g = 3e38, |target| > 1, where target*g/N is finite; the 1/N now joins each
+    branch.  Reference: the hinge's derivative, -target/N (and +target/N for input2) where it is active, in mpmath."""
+    from .conftest import REPO
+    folder = REPO / "examples" / "more_specs"
+    x1 = np.array([0.25, -1.0, 2.0, 0.25], np.float32)
+    t = np.array([2.0, -3.0, -1.5, 1.0], np.float32)
+    g = np.full(4, 3e38, np.float32)
+    got = codegen.kernel("margin_ranking_loss_backward", backend, specs_dir=folder)(
+        grad_output=g, input1=x1, input2=np.zeros_like(x1), target=t, margin=1.0, reduction=1)
+    with mpmath.workdps(40):
+        d1 = [float(-mpmath.mpf(float(ti)) * float(gi) / 4) if -ti * xi + 1 >= 0 else 0.0
+              for xi, ti, gi in zip(x1.tolist(), t.tolist(), g.tolist())]
+    for out, want in zip(got, (np.array(d1), -np.array(d1))):
+        assert np.all(np.isfinite(out)), out
+        assert np.max(ulp_distance(out, want)) <= 1, (out, want)
