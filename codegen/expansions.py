@@ -1,6 +1,7 @@
 """FLOAT functions as sequences of basic operations: one algorithm per function for the backends that lack it.
 
-The C backend prints `opgen_expm1f`, `opgen_log1pf`, `opgen_tanhf`, `opgen_erff` and `opgen_signf` into opgen_math.h
+The C backend prints `opgen_expm1f`, `opgen_log1pf`, `opgen_tanhf`, `opgen_erff`, `opgen_signf`, `opgen_coshf` and
+`opgen_sinhf` into opgen_math.h
 from these expressions (its `opgen_erfcf` is written there by hand: one exp and one polynomial, 2x faster than this
 form; codegen/backends/c/printer.py: C_WRITTEN) (branch-free, so a compiler vectorizes the loops that call them); the Ascend C backend lowers
 the same expressions into vector instructions (Exp, Mul, Adds, CompareScalar, Select, ...) on every SoC.
@@ -37,6 +38,13 @@ error on the interval, at 2000 Chebyshev nodes, whose fit error is given below:
             method (h has 12 significant bits, so h^2 is exact): rounding a^2 first would cost a^2 2^-24, 100 ulp at
             a = 10.  a is clamped to 10.1, past which erfc is below the smallest FLOAT.
     sign    1 for u > 0, -1 for u < 0, 0 for ±0 (as NumPy's sign), nan for nan
+    cosh    e/2 + (1/2)/e with e = exp(a - s), a = |u|, s = 0 for a <= 88 and s = 1 above, where e^a leaves FLOAT
+            (88.72) while cosh does not (up to 89.42): e/2 is then e*(E/2), E/2 one constant rounded once, and
+            (1/2)/e, wrong by the factor E there, is below 1e-38, nothing beside e*(E/2) > 8e37.  a - 1 is exact
+            for a in [88, 128), so no ln 2 is rounded into the exponent (e^(a - fl(ln 2)) would cost 30 ulp)
+    sinh    |u| < 1: u*P(u^2), P the Taylor polynomial of degree 6 (truncation 1.6e-10, the coefficients 1/(2k+1)!
+            rounded to FLOAT); else e/2 - (1/2)/e as for cosh (coth(1) = 1.31 amplifies exp's rounding), and the
+            sign
 
     log1p   log(w) u/(w - 1) with w = fl(1 + u), u where w == 1 or u is +inf (Goldberg's method: a few ulp with an
             accurate log; C: opgen_math.h's opgen_logf, within 1 ulp and vectorizable, where glibc's log1pf took
@@ -44,7 +52,7 @@ error on the interval, at 2000 Chebyshev nodes, whose fit error is given below:
             PyTorch's; measured 2.2 ulp, asserted 3)
 
 Special values: nan gives nan, ±inf the limits (tanh ±1, erf ±1, erfc 0 and 2, expm1 inf and -1, log1p inf and
-nan), ±0 keeps its sign where the function is odd (and log1p(-0) = -0).  Non-integer powers have no C expansion
+nan, cosh inf, sinh ±inf), ±0 keeps its sign where the function is odd (and log1p(-0) = -0).  Non-integer powers have no C expansion
 (C calls libm's powf); for Ascend C: u**e = exp(e log u).
 """
 from __future__ import annotations
@@ -90,6 +98,8 @@ ERFC_FAR = _coeffs("0.5416998", "-0.1344667", "-0.13589256", "0.2082602", "-0.08
                    "0.3468364", "-0.18588924", "-0.3058095")                      # in 1/a - 0.29950494, a in [2, 10.1]
 ERFC_FAR_CENTER = Rational("0.29950494")
 ERFC_CLAMP = Rational(101, 10)
+SINH = [Rational(1, sympy.factorial(2 * k + 1)) for k in range(7)]   # Taylor: 1, 1/6, 1/120, ..., 1/13!
+COSH_SHIFT_FROM = 88    # e^88 = 1.65e38 is a FLOAT, e^89 is not
 
 
 def signed_const(c):
@@ -141,6 +151,26 @@ def erfc_form(u):
     return Piecewise((1 - Opaque(u * horner(ERF, u ** 2)), a < Rational(1, 2)), (2 - tail, u < 0), (tail, True))
 
 
+def _exp_half_pair(a):
+    """(e*k, (1/2)/e): e = exp(a - s) and k = 1/2 for a <= 88, s = 1 and k = E/2 above (a >= 0, or nan)."""
+    big = a > COSH_SHIFT_FROM
+    e = Opaque(exp(a - Piecewise((1, big), (0, True))))   # (SymPy would turn 1/exp(z) into a second exp(-z))
+    k = Piecewise((Const(sympy.E / 2), big), (Rational(1, 2), True))
+    return Opaque(e * k), Opaque(Rational(1, 2) / e)
+
+
+def cosh_form(u):
+    big, small = _exp_half_pair(Abs(u))
+    return big + small
+
+
+def sinh_form(u):
+    a = Abs(u)
+    big, small = _exp_half_pair(a)
+    r = Opaque(big - small)
+    return Piecewise((u * horner(SINH, u ** 2), a < 1), (-r, u < 0), (r, True))
+
+
 def sign_form(u):
     """1, -1, 0 for ±0 (NumPy's sign), and u itself for nan."""
     return Piecewise((1, u > 0), (-1, u < 0), (0, sympy.Eq(u, 0)), (u, True))
@@ -163,4 +193,6 @@ FORMS = {
     sympy.erfc: erfc_form,
     sympy.sign: sign_form,
     log1p: log1p_form,
+    sympy.cosh: cosh_form,
+    sympy.sinh: sinh_form,
 }

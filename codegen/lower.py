@@ -3,10 +3,11 @@
 For each variant (bool attributes and optional-tensor presence fixed) the backward is
   1. stabilised (codegen.rewrite), and a pair of mirrored comparisons `u > c | -u > c` becomes `|u| > c`; a sum's
      numeric content above 1 joins its product's coefficient (`pull_sum_content`: g*(2x - 2t)/N as 2/N*(x - t)*g,
-     where 2x overflowed); the constant factors of each product and the constant terms of each sum become one `Const`, printed as one
-     literal rounded once (`x*sqrt(2)/pi`: one multiplication by the FLOAT nearest sqrt(2)/pi), and `t/3 + 1/2`
-     becomes `(t + 3/2)/3`, a true division (`exact_affine`: no cancellation beside t = -3/2); a sum that can
-     cancel becomes a polynomial about its roots or an `Extended` sum computed wider than FLOAT
+     where 2x overflowed); a product's scalar factors join the branches of a Piecewise that multiplies the gradient
+     (`scalars_into_branches`: the mean's 1/N before the gradient, not after it); the constant factors of each
+     product and the constant terms of each sum become one `Const`, printed as one literal rounded once
+     (`x*sqrt(2)/pi`: one multiplication by the FLOAT nearest sqrt(2)/pi), and `t/3 + 1/2` becomes `(t + 3/2)/3`,
+     a true division (`exact_affine`: no cancellation beside t = -3/2); a sum that can cancel becomes a polynomial about its roots or an `Extended` sum computed wider than FLOAT
      (codegen.cancellation: `guard`), and CSE leaves no FLOAT temporary inside an `Extended` sum,
   2. split into row reductions: every DimSum(e) becomes a symbol `r0, r1, …` computed first, along `dim` (a
      DimSum of a number, a null optional tensor's default, is that number times the row length), and every
@@ -19,7 +20,9 @@ For each variant (bool attributes and optional-tensor presence fixed) the backwa
 Backends then only print: they never decide what to compute.  One evaluation order is decided here too, since
 SymPy's products have none: the incoming gradient multiplies last (`KernelVariant.last`, `split_last`).  It is
 the one factor of arbitrary magnitude, so the local derivative is formed first: gradOutput*inputScale*0 is
-inf*0 = nan when gradOutput*inputScale overflows, inputScale*0*gradOutput is the 0 the mathematics gives.
+inf*0 = nan when gradOutput*inputScale overflows, inputScale*0*gradOutput is the 0 the mathematics gives.  And
+a product's factors bounded by 1 (sigmoid, tanh, erf) multiply right after its first operand where a second one of
+any size would come before them (`bounded_after_first`: SituGluGrad's S*b formed inf before σ(a) ≪ 1 joined).
 """
 from __future__ import annotations
 
@@ -88,6 +91,48 @@ def split_last(expr: sympy.Mul, last) -> tuple[sympy.Expr, sympy.Expr] | None:
     if not isinstance(rest, sympy.Mul) or rest.as_coeff_Mul()[0] == -1 and len(rest.args) == 2:
         return None
     return rest, factors[0]
+
+
+def _bounded_by_one(f) -> bool:
+    """Whether |f| <= 1 for every real argument: a sigmoid, tanh, erf, or a positive integer power of one."""
+    from .rewrite import Sigmoid
+    if isinstance(f, sympy.Pow) and f.exp.is_Integer and f.exp > 0:
+        return _bounded_by_one(f.base)
+    return isinstance(f, (Sigmoid, sympy.tanh, sympy.erf))
+
+
+def _of_any_size(f) -> bool:
+    """A factor that is an operand of any magnitude as it stands: a symbol (a tensor element, a scalar, a
+    temporary), a positive power of one, or a Piecewise (SituGluGrad's up half, b itself for linearBeta <= 0)."""
+    if isinstance(f, sympy.Pow) and f.exp.is_positive:
+        f = f.base
+    return isinstance(f, (sympy.Symbol, sympy.Piecewise))
+
+
+def bounded_after_first(factors: list) -> list:
+    """The numerator factors of a product in the order the backends multiply them: as given (SymPy's canonical
+    order), but the factors bounded by 1 (sigmoid, tanh, erf) right after the first other factor that is not a
+    number, where one of them would otherwise come after a second operand of any size (`_of_any_size`).
+    SituGluGrad's S*b*σ(a) (b ≈ 3e38, |S| > 1, σ(a) ≪ 1) formed S*b, inf, before σ(a) joined; now the partial
+    products are S, S*σ(a), S*σ(a)*b, none larger than the same order without the bounded factors.  They join
+    the first operand rather than each other: two sigmoids of 1e-30 multiplied first would underflow where b*σ*σ
+    is a FLOAT.  Unchanged where they already follow the first operand (x*σ(x), β*tanh(u)*σ(v)), where there is
+    none (4*σ(u)*σ(-u)), and where only computed values come between (MishBackward's x*(1 - tanh(u)²)*σ(x): no
+    order of it overflows, and moving σ(x) changed the NumPy kernel's rounding, max 4 ulp to 7)."""
+    bounded = [f for f in factors if _bounded_by_one(f)]
+    others = [f for f in factors if not _bounded_by_one(f)]
+    first = next((k for k, f in enumerate(others) if not f.is_number), None)
+    if not bounded or first is None:
+        return list(factors)
+    operands, late = 0, False
+    for f in factors:   # a bounded factor after the first operand and a second one of any size
+        if _bounded_by_one(f):
+            late |= operands >= 2
+        elif not f.is_number:
+            operands += 1 if operands == 0 or _of_any_size(f) else 0
+    if not late:
+        return list(factors)
+    return others[:first + 1] + bounded + others[first + 1:]
 
 
 class Const(sympy.AtomicExpr):
@@ -246,6 +291,38 @@ def pull_sum_content(expr):
             factors.append(a)
         return sympy.Mul(coeff, *factors)
     return expr.func(*args)
+
+
+def scalars_into_branches(expr, scalar_syms, grad):
+    """A product of scalar factors (a mean's 1/N, a weight attribute, a number) and one Piecewise whose branches
+    multiply the incoming gradient, as that Piecewise with the scalars inside each branch: `c*Piecewise((g*w*e,
+    ...), ...)` as `Piecewise((c*g*w*e, ...), ...)`, so that c joins the local derivative before the gradient
+    multiplies last (`split_last`).  Outside, c multiplied after g*w*e, which leaves FLOAT where c*w*e*g does not
+    (MarginRankingLossBackward, mean: -g*target before the 1/N).  A sign (-1) alone is left outside: a negation is
+    exact in either place.  Left outside too where a branch has a scalar or a number of its own (other than a
+    sign), which hoisting would fold into one constant with c: HuberLossBackward's delta*sign(e)*g*w, whose
+    delta/N rounded once is the same error on every element (the mean relative error rose 50%, 3.1e-8 to 4.8e-8,
+    and FLOAT16's max ulp 0 to 1), where fl(delta*g) rounds independently per element.  Conditions are left as
+    they are."""
+    if not isinstance(expr, sympy.Basic) or expr.is_Atom or isinstance(
+            expr, (sympy.core.relational.Relational, sympy.logic.boolalg.BooleanFunction)):
+        return expr
+    if isinstance(expr, sympy.Piecewise):
+        return sympy.Piecewise(*[(scalars_into_branches(e, scalar_syms, grad), c) for e, c in expr.args])
+    expr = expr.func(*[scalars_into_branches(a, scalar_syms, grad) for a in expr.args])
+    if not isinstance(expr, sympy.Mul):
+        return expr
+    inner = [a for a in expr.args if isinstance(a, sympy.Piecewise) and a.has(grad)]
+    outside = [a for a in expr.args if a not in inner]
+    if len(inner) != 1 or not outside or outside == [sympy.S.NegativeOne] or not all(
+            a.is_number or _is_scalar_only(a, scalar_syms) for a in outside):
+        return expr
+    for branch, _ in inner[0].args:
+        own = [f for f in sympy.Mul.make_args(branch) if f.is_number or _is_scalar_only(f, scalar_syms)]
+        if [f for f in own if f not in (sympy.S.NegativeOne, sympy.S.Zero, sympy.S.One)]:
+            return expr
+    k = sympy.Mul(*outside)
+    return sympy.Piecewise(*[(k * e, c) for e, c in inner[0].args])
 
 
 def _is_scalar_only(expr, scalar_syms) -> bool:
@@ -423,6 +500,8 @@ def lower_variant(op: Op, variant: Variant) -> KernelVariant:
                                                                 for s in a.args[0].free_symbols),
                         lambda a: a.args[0] * RowLength(_row_length(op)))
     expr = expr.replace(lambda a: _abs_condition(a) is not None, _abs_condition)
+    early_scalars = params | {s for s in expr.free_symbols if numel_param(s) is not None}
+    expr = scalars_into_branches(expr, early_scalars, op.grad.symbol)
     expr = exact_affine(group_constants(pull_sum_content(expr)))
     # sums that can cancel: a polynomial about their roots, or computed wider than FLOAT (codegen.cancellation)
     expr = guard(expr, {t.symbol for t in op.tensors}, params)

@@ -9,6 +9,7 @@ documented backward.
 from __future__ import annotations
 
 import ml_dtypes
+import mpmath
 import numpy as np
 import pytest
 import sympy
@@ -131,3 +132,83 @@ def test_a_number_times_a_sum_forms_before_the_gradient(backend):
     got = codegen.kernel("mse_loss_grad", backend, specs_dir=folder)(**kw)
     want = reference.to_float(reference.vjp(op, kw))
     assert np.all(np.isfinite(got)) and np.max(ulp_distance(got, want)) <= 1, (got, want)
+
+
+def test_bounded_factors_join_the_first_operand():
+    """A product's factors bounded by 1 (sigmoid, tanh, erf, their powers) multiply right after its first operand
+    that is not a number, where they would come after a second operand of any size (a symbol, a Piecewise); in
+    SymPy's order otherwise."""
+    from codegen.lower import bounded_after_first
+    from codegen.rewrite import Sigmoid
+    a, b, s = sympy.symbols("a b s", real=True)
+    sig, th = Sigmoid(a), sympy.tanh(b)
+    assert bounded_after_first([s, b, sig]) == [s, sig, b]
+    assert bounded_after_first([sympy.Integer(4), s, b, th**2, sig]) == [sympy.Integer(4), s, th**2, sig, b]
+    assert bounded_after_first([s, sig, b]) == [s, sig, b]
+    assert bounded_after_first([sympy.Integer(4), sig, Sigmoid(-a)]) == [sympy.Integer(4), sig, Sigmoid(-a)]
+    assert bounded_after_first([s, b, sympy.exp(a)]) == [s, b, sympy.exp(a)]   # exp is not bounded
+    pw = sympy.Piecewise((b, a > 0), (a, True))
+    assert bounded_after_first([s + 1, pw, sig]) == [s + 1, sig, pw]   # SituGluGrad's S*b*σ(a)
+    assert bounded_after_first([s, 1 - b**2, sig]) == [s, 1 - b**2, sig]   # only a computed value between: kept
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_situ_glu_other_half_near_max_times_a_small_sigmoid_is_finite(backend):
+    """SituGluGrad's gate gradient b*S*σ(a) with linearBeta <= 0 (up = b itself): b = ±3e38 and |S| = 2 formed b*S,
+    inf, before σ(a) = 2e-9 joined; σ(a) now joins b first.  Reference: mpmath's derivative of situ (out = situ(a)*b)."""
+    big = 3.0e38
+    x = np.array([[-20.0, big], [-20.0, -big], [-8.0, big], [3.0, 1.5]], np.float32)
+    kw = dict(grad_y=np.array([[1.0], [0.5], [-1.0], [2.0]], np.float32), x=x, dim=-1, beta=2.0, linear_beta=0.0,
+              activate_left=True)
+    got = codegen.kernel("situ_glu_grad", backend)(**kw)
+    beta = mpmath.mpf(2)
+
+    def situ(v):
+        return beta * mpmath.tanh(v / beta) / (1 + mpmath.exp(-v))
+
+    want = np.empty(x.shape)
+    with mpmath.workdps(40):
+        for i, ((ga,), (av, bv)) in enumerate(zip(kw["grad_y"].tolist(), x.tolist())):   # out = situ(a)*b
+            want[i] = [ga * mpmath.diff(situ, mpmath.mpf(av)) * bv, ga * situ(mpmath.mpf(av))]
+    assert np.all(np.isfinite(got)), (got, want)
+    assert np.max(ulp_distance(got, want)) <= 4, (got, want)
+
+
+def test_scalar_factors_of_a_piecewise_join_its_branches():
+    """c*Piecewise((g*w*e, ...), ...) becomes Piecewise((c*g*w*e, ...), ...), so c joins the local derivative before
+    the gradient; only scalars (and numbers) move, only into a Piecewise that multiplies the gradient, not where a
+    branch has a scalar of its own (hoisting would fold the two into one constant rounded once for every element),
+    and a sign alone stays outside."""
+    from codegen.lower import scalars_into_branches
+    g, w, e, c, n = sympy.symbols("g w e c n", real=True)
+    pw = sympy.Piecewise((g * w * e, sympy.Abs(e) <= 1), (g * w * sympy.sign(e), True))
+    out = scalars_into_branches(c * pw / n, {c, n}, g)
+    assert out == sympy.Piecewise((c * g * w * e / n, sympy.Abs(e) <= 1), (c * g * w * sympy.sign(e) / n, True))
+    assert scalars_into_branches(w * pw, {c}, g) == w * pw                  # a tensor factor stays outside
+    own = sympy.Piecewise((g * w * e, sympy.Abs(e) <= c), (g * w * c * sympy.sign(e), True))
+    assert scalars_into_branches(own / n, {c, n}, g) == own / n              # a branch's own scalar: kept apart
+    zero = sympy.Piecewise((-g * w, e > 0), (0, True))
+    assert scalars_into_branches(zero / n, {n}, g) == sympy.Piecewise((-g * w / n, e > 0), (0, True))
+    assert scalars_into_branches(-pw, {c}, g) == -pw                        # a sign alone too
+    no_grad = sympy.Piecewise((w, e > 0), (1, True))
+    assert scalars_into_branches(c * no_grad * g, {c}, g) == c * no_grad * g
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_margin_ranking_mean_with_the_largest_gradient_is_finite(backend):
+    """MarginRankingLossBackward (examples/more_specs), mean: the 1/N multiplied the Piecewise from outside, after
+    the branch's -target*g, inf at g = 3e38, |target| > 1, where target*g/N is finite; the 1/N now joins each
+    branch.  Reference: the hinge's derivative, -target/N (and +target/N for input2) where it is active, in mpmath."""
+    from .conftest import REPO
+    folder = REPO / "examples" / "more_specs"
+    x1 = np.array([0.25, -1.0, 2.0, 0.25], np.float32)
+    t = np.array([2.0, -3.0, -1.5, 1.0], np.float32)
+    g = np.full(4, 3e38, np.float32)
+    got = codegen.kernel("margin_ranking_loss_backward", backend, specs_dir=folder)(
+        grad_output=g, input1=x1, input2=np.zeros_like(x1), target=t, margin=1.0, reduction=1)
+    with mpmath.workdps(40):
+        d1 = [float(-mpmath.mpf(float(ti)) * float(gi) / 4) if -ti * xi + 1 >= 0 else 0.0
+              for xi, ti, gi in zip(x1.tolist(), t.tolist(), g.tolist())]
+    for out, want in zip(got, (np.array(d1), -np.array(d1))):
+        assert np.all(np.isfinite(out)), out
+        assert np.max(ulp_distance(out, want)) <= 1, (out, want)

@@ -2,7 +2,8 @@
 
 tests/vocabulary_specs/vocabulary_probe_backward.py holds ~20 backward terms (the issue's defects among them:
 an expanded square in a denominator, a value read twice by one instruction, erf, tanh, sign, Min/Max, constants
-such as sqrt(2) and pi, rational and negative powers, log1p/expm1, relations inside And/Not, an algebraic Mish);
+such as sqrt(2) and pi, rational and negative powers, log1p/expm1, relations inside And/Not, an algebraic Mish,
+cosh and sinh where e^|x| overflows);
 one call per backend runs them all (the `which` operand picks each element's term), one build per backend; its
 `lossOnly` form reads numel("self") but not self (the NumPy kernel once raised NameError: name 'self').
 Expected values: each term's derivative evaluated by mpmath at 40 digits at the FLOAT inputs — never the code
@@ -53,6 +54,8 @@ X = {
     2: DEFAULT_X + [np.inf, -np.inf, 6.0, 9.0],                      # erfc
     15: DEFAULT_X + [np.inf, -np.inf, 20.0],                          # tanh
     7: DEFAULT_X + [ALPHA, -ALPHA],                                   # clamp
+    20: DEFAULT_X + [np.inf, -np.inf, 88.0, 88.5, -88.75, 89.0, 89.375, -89.41],   # cosh: e^|x| is inf from 88.73
+    21: DEFAULT_X + [np.inf, -np.inf, 0.999, -1.001, 88.0, -88.5, 88.75, -89.0, 89.375, 89.41],   # sinh
 }
 BOUND = {3: 16, 4: 16, 5: 16, 17: 32}   # 17: 1/(alpha + 2) - x cancels near x = 0.3
 

@@ -33,7 +33,7 @@ import sympy
 from sympy.core.mul import _keep_coeff
 from sympy.printing.precedence import PRECEDENCE, precedence
 
-from codegen.lower import split_last
+from codegen.lower import bounded_after_first, split_last
 
 
 def is_constant(expr) -> bool:
@@ -127,8 +127,10 @@ class InfixPrinting:
                     own = True
             else:
                 nums.append(f)
-        if not own and len(dens) <= 1:
+        ordered = bounded_after_first(nums)
+        if not own and len(dens) <= 1 and ordered == nums:
             return None
+        nums = ordered
         # an integer first would make C's `1/3/...` an integer division: expressions first
         dens.sort(key=lambda d: d.is_Integer)
         return nums, dens

@@ -7,7 +7,8 @@ import sympy
 from .specfile import G, X
 
 
-ALLOWED = {"exp", "log", "tanh", "erf", "erfc", "sign", "Abs", "Min", "Max", "Piecewise", "expm1", "log1p"}
+ALLOWED = {"exp", "log", "tanh", "cosh", "sinh", "erf", "erfc", "sign", "Abs", "Min", "Max", "Piecewise", "expm1",
+           "log1p"}
 
 
 class Unusable(Exception):

@@ -49,6 +49,15 @@ def tanh(x):
     return _f32(np.tanh(_f64(x)))
 
 
+def cosh(x):
+    """Finite up to |x| = 89.4, where cosh is a FLOAT and e^|x| is not (float64 has the room)."""
+    return _f32(np.cosh(_f64(x)))
+
+
+def sinh(x):
+    return _f32(np.sinh(_f64(x)))
+
+
 def power(x, e: float):
     """x**e for a non-integer constant e: nan for a negative x, as NumPy's power and C's powf give."""
     return _f32(np.power(_f64(x), e))

@@ -62,6 +62,7 @@ def _compute(grad_output, self, target, reduction, numel_grad_input, out):
     numel_grad_input = np.float32(numel_grad_input)
     with np.errstate(all="ignore"):
         c0 = np.float32((1/numel_grad_input if (reduction == 1) else 1))
+        c1 = np.float32(-(1/numel_grad_input if (reduction == 1) else 1))
     # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
     for (grad_output, self, target), out in _blocks((grad_output, self, target), out):
         grad_output = _f32(grad_output)
@@ -70,7 +71,7 @@ def _compute(grad_output, self, target, reduction, numel_grad_input, out):
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            result = c0*_where((self > target), grad_output, _where((self < target), -grad_output, 0))
+            result = _where((self > target), c0*grad_output, _where((self < target), c1*grad_output, 0))
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

@@ -90,7 +90,7 @@ def _compute__a__activate_left_false(grad_y, a, b, beta, linear_beta, out):
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            result = (beta*_where((linear_beta > 0), 4*_sigmoid(a*c0)*_sigmoid(a*c1), 1)*_mathf.tanh(b*c2)*_sigmoid(b))*grad_y
+            result = (beta*_mathf.tanh(b*c2)*_sigmoid(b)*_where((linear_beta > 0), 4*_sigmoid(a*c0)*_sigmoid(a*c1), 1))*grad_y
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
@@ -111,7 +111,7 @@ def _compute__a__activate_left_true(grad_y, a, b, beta, linear_beta, out):
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            result = ((beta*_mathf.tanh(a*c2)*_sigmoid(-a) + 4*_sigmoid(a*c0)*_sigmoid(a*c1))*_where((linear_beta > 0), linear_beta*_mathf.tanh(b*c3), b)*_sigmoid(a))*grad_y
+            result = ((beta*_mathf.tanh(a*c2)*_sigmoid(-a) + 4*_sigmoid(a*c0)*_sigmoid(a*c1))*_sigmoid(a)*_where((linear_beta > 0), linear_beta*_mathf.tanh(b*c3), b))*grad_y
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
@@ -132,7 +132,7 @@ def _compute__b__activate_left_false(grad_y, a, b, beta, linear_beta, out):
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            result = ((beta*_mathf.tanh(b*c2)*_sigmoid(-b) + 4*_sigmoid(b*c0)*_sigmoid(b*c1))*_where((linear_beta > 0), linear_beta*_mathf.tanh(a*c3), a)*_sigmoid(b))*grad_y
+            result = ((beta*_mathf.tanh(b*c2)*_sigmoid(-b) + 4*_sigmoid(b*c0)*_sigmoid(b*c1))*_sigmoid(b)*_where((linear_beta > 0), linear_beta*_mathf.tanh(a*c3), a))*grad_y
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
@@ -152,7 +152,7 @@ def _compute__b__activate_left_true(grad_y, a, b, beta, linear_beta, out):
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            result = (beta*_where((linear_beta > 0), 4*_sigmoid(b*c0)*_sigmoid(b*c1), 1)*_mathf.tanh(a*c2)*_sigmoid(a))*grad_y
+            result = (beta*_mathf.tanh(a*c2)*_sigmoid(a)*_where((linear_beta > 0), 4*_sigmoid(b*c0)*_sigmoid(b*c1), 1))*grad_y
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

@@ -102,7 +102,7 @@ def _compute(grad_output, self, target, reduction, numel_out, out):
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            result = (c0*target*_sigmoid(-self*target))*grad_output
+            result = (c0*_sigmoid(-self*target)*target)*grad_output
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

@@ -40,7 +40,7 @@ from codegen.backends import literals
 from codegen.backends.infix import InfixPrinting
 from codegen.expansions import FORMS, Opaque, SplitHi, power_form
 from codegen.cancellation import Extended
-from codegen.lower import CompensatedAdd, Const, split_last
+from codegen.lower import CompensatedAdd, Const, bounded_after_first, split_last
 from codegen.rewrite import Sigmoid
 
 from .doublefloat import lower_extended
@@ -309,7 +309,7 @@ class Lowering:
             else:
                 nums.append(f)
         acc, pending = None, []
-        for f in nums:
+        for f in bounded_after_first(nums):
             if self.is_scalar(f):
                 if acc is None:
                     pending.append(f)

@@ -10,7 +10,7 @@ come from codegen.backends.infix: each printed form declares its precedence next
   nan and inf); it prints as `opgen_expf` (opgen_math.h), inline and branch-free, within 1 ulp, or as
   `opgen_expf_nonpos` where SymPy proves the argument nonpositive.  `expm1`, `tanh`, `erf`, `erfc` and `sign`
   print as opgen_math.h's vectorizable `opgen_expm1f`, `opgen_tanhf`, `opgen_erff`, `opgen_erfcf`,
-  `opgen_signf`, `log` as `opgen_logf` (hand-written beside opgen_expf), and `log1p` as `opgen_log1pf` (Goldberg's
+  `opgen_signf` (`cosh` and `sinh` as `opgen_coshf` and `opgen_sinhf`), `log` as `opgen_logf` (hand-written beside opgen_expf), and `log1p` as `opgen_log1pf` (Goldberg's
   method over opgen_logf) (their algorithms and error bounds: codegen/expansions.py and opgen_math.h, measured by
   tests/test_c_math_functions.py; opgen_erfcf is written in opgen_math.h, not printed: C_WRITTEN).
   `tanh(log1p(exp(u)))`, tanh of the softplus, prints as `opgen_tanh_softplusf(u)` (one exp, not three and a log);
@@ -150,6 +150,12 @@ class KernelCPrinter(InfixPrinting, C99CodePrinter):
 
     def _print_erf(self, expr):
         return self._opgen("erf", expr)
+
+    def _print_cosh(self, expr):
+        return self._opgen("cosh", expr)
+
+    def _print_sinh(self, expr):
+        return self._opgen("sinh", expr)
 
     erfc_gauss: dict = {}   # {erfc(|u|/sqrt(2)): name of e^(-u^2/2)}: opsource._erfc_gauss
 

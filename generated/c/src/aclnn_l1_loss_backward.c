@@ -38,6 +38,7 @@ typedef struct {
     int64_t reduction;
     float numel_grad_input;
     float c0;
+    float c1;
 } Params;
 
 /* always_inline: inlined into each chunk loop below, whose constant chunk length lets the compiler keep the
@@ -52,12 +53,13 @@ static inline __attribute__((always_inline)) void block(int64_t n, const float *
     const float *restrict self = in[1];
     const float *restrict target = in[2];
     const float c0 = prm->c0;
+    const float c1 = prm->c1;
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
         const float self_i = self[i];
         const float target_i = target[i];
-        res[i] = c0*((self_i > target_i) ? grad_output_i : ((self_i < target_i) ? -grad_output_i : 0));
+        res[i] = ((self_i > target_i) ? c0*grad_output_i : ((self_i < target_i) ? c1*grad_output_i : 0));
     }
 }
 
@@ -133,6 +135,7 @@ aclnnStatus aclnnL1LossBackwardGetWorkspaceSize(
     prm.reduction = reduction;
     prm.numel_grad_input = (float)opgen_numel(gradInput);
     prm.c0 = ((prm.reduction == 1) ? 1.0F/prm.numel_grad_input : 1);
+    prm.c1 = -((prm.reduction == 1) ? 1.0F/prm.numel_grad_input : 1);
     opgen_call_input(&call, gradOutput);
     opgen_call_input(&call, self);
     opgen_call_input(&call, target);

@@ -70,7 +70,7 @@ static inline __attribute__((always_inline)) void block__a__activate_left_false(
         const float grad_y_i = grad_y[i];
         const float a_i = a[i];
         const float b_i = b[i];
-        res[i] = (beta*((linear_beta > 0) ? 4*opgen_sigmoidf(a_i*c0)*opgen_sigmoidf(a_i*c1) : 1)*opgen_tanhf(b_i*c2)*opgen_sigmoidf(b_i))*grad_y_i;
+        res[i] = (beta*opgen_tanhf(b_i*c2)*opgen_sigmoidf(b_i)*((linear_beta > 0) ? 4*opgen_sigmoidf(a_i*c0)*opgen_sigmoidf(a_i*c1) : 1))*grad_y_i;
     }
 }
 
@@ -121,7 +121,7 @@ static inline __attribute__((always_inline)) void block__a__activate_left_true(i
         const float grad_y_i = grad_y[i];
         const float a_i = a[i];
         const float b_i = b[i];
-        res[i] = ((beta*opgen_tanhf(a_i*c2)*opgen_sigmoidf(-a_i) + 4*opgen_sigmoidf(a_i*c0)*opgen_sigmoidf(a_i*c1))*((linear_beta > 0) ? linear_beta*opgen_tanhf(b_i*c3) : b_i)*opgen_sigmoidf(a_i))*grad_y_i;
+        res[i] = ((beta*opgen_tanhf(a_i*c2)*opgen_sigmoidf(-a_i) + 4*opgen_sigmoidf(a_i*c0)*opgen_sigmoidf(a_i*c1))*opgen_sigmoidf(a_i)*((linear_beta > 0) ? linear_beta*opgen_tanhf(b_i*c3) : b_i))*grad_y_i;
     }
 }
 
@@ -172,7 +172,7 @@ static inline __attribute__((always_inline)) void block__b__activate_left_false(
         const float grad_y_i = grad_y[i];
         const float a_i = a[i];
         const float b_i = b[i];
-        res[i] = ((beta*opgen_tanhf(b_i*c2)*opgen_sigmoidf(-b_i) + 4*opgen_sigmoidf(b_i*c0)*opgen_sigmoidf(b_i*c1))*((linear_beta > 0) ? linear_beta*opgen_tanhf(a_i*c3) : a_i)*opgen_sigmoidf(b_i))*grad_y_i;
+        res[i] = ((beta*opgen_tanhf(b_i*c2)*opgen_sigmoidf(-b_i) + 4*opgen_sigmoidf(b_i*c0)*opgen_sigmoidf(b_i*c1))*opgen_sigmoidf(b_i)*((linear_beta > 0) ? linear_beta*opgen_tanhf(a_i*c3) : a_i))*grad_y_i;
     }
 }
 
@@ -221,7 +221,7 @@ static inline __attribute__((always_inline)) void block__b__activate_left_true(i
         const float grad_y_i = grad_y[i];
         const float a_i = a[i];
         const float b_i = b[i];
-        res[i] = (beta*((linear_beta > 0) ? 4*opgen_sigmoidf(b_i*c0)*opgen_sigmoidf(b_i*c1) : 1)*opgen_tanhf(a_i*c2)*opgen_sigmoidf(a_i))*grad_y_i;
+        res[i] = (beta*opgen_tanhf(a_i*c2)*opgen_sigmoidf(a_i)*((linear_beta > 0) ? 4*opgen_sigmoidf(b_i*c0)*opgen_sigmoidf(b_i*c1) : 1))*grad_y_i;
     }
 }
 

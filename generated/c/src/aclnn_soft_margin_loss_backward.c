@@ -106,7 +106,7 @@ static inline __attribute__((always_inline)) void block(int64_t n, const float *
         const float grad_output_i = grad_output[i];
         const float self_i = self[i];
         const float target_i = target[i];
-        res[i] = (c0*target_i*opgen_sigmoidf(-self_i*target_i))*grad_output_i;
+        res[i] = (c0*opgen_sigmoidf(-self_i*target_i)*target_i)*grad_output_i;
     }
 }
 
@@ -149,7 +149,7 @@ static inline __attribute__((always_inline)) void block_half(int64_t n, const fl
         const float grad_output_i = grad_output[i];
         const float self_i = self[i];
         const float target_i = target[i];
-        res[i] = (c0*target_i*opgen_sigmoidf_half(-self_i*target_i))*grad_output_i;
+        res[i] = (c0*opgen_sigmoidf_half(-self_i*target_i)*target_i)*grad_output_i;
     }
 }
 

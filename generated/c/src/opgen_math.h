@@ -484,4 +484,22 @@ static inline float opgen_log1pf(float x)
     return ((t0 == 1) || (x > 3.4028235e+38F) ? x : opgen_logf(t0)*(x/(t0 - 1)));
 }
 
+static inline float opgen_coshf(float x)
+{
+    const float t0 = fabsf(x);
+    const float t1 = (t0 > 88);
+    const float t2 = opgen_expf(t0 - (t1 ? 1 : 0));
+    return 1/t2/2 + t2*(t1 ? 1.3591409F : 0.5F);
+}
+
+static inline float opgen_sinhf(float x)
+{
+    const float t0 = x*x;
+    const float t1 = fabsf(x);
+    const float t2 = (t1 > 88);
+    const float t3 = opgen_expf(t1 - (t2 ? 1 : 0));
+    const float t4 = -1/t3/2 + t3*(t2 ? 1.3591409F : 0.5F);
+    return ((t1 < 1) ? x*(t0*(t0*(t0*(t0*(t0*(1.6059044e-10F*t0 + 2.5052108e-08F) + 2.7557319e-06F) + 0.0001984127F) + 0.008333334F) + 0.16666667F) + 1.0F) : ((x < 0) ? -t4 : t4));
+}
+
 #endif /* OPGEN_MATH_H_ */

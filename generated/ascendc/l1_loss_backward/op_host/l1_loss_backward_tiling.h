@@ -84,7 +84,9 @@ inline void FillScalars(uint32_t variant, L1LossBackwardTilingData& tiling, int6
 {
     if (variant == 0) {  // the only variant
         const float c0 = static_cast<float>(((reduction == 1.0F) ? 1.0F/static_cast<float>(numel_gradInput) : 1.0F));
+        const float c1 = static_cast<float>(-((reduction == 1.0F) ? 1.0F/static_cast<float>(numel_gradInput) : 1.0F));
         tiling.c0 = c0;
+        tiling.c1 = c1;
     }
 }
 

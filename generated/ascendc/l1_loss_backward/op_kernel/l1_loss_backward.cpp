@@ -140,7 +140,7 @@ class KernelL1LossBackward {
 public:
     __aicore__ inline KernelL1LossBackward() {}
 
-    __aicore__ inline void Init(GM_ADDR gradOutput, GM_ADDR self, GM_ADDR target, GM_ADDR gradInput, uint32_t blockLength, uint32_t lastBlockLength, uint32_t tileLength, uint32_t floatSlots, float c0)
+    __aicore__ inline void Init(GM_ADDR gradOutput, GM_ADDR self, GM_ADDR target, GM_ADDR gradInput, uint32_t blockLength, uint32_t lastBlockLength, uint32_t tileLength, uint32_t floatSlots, float c0, float c1)
     {
         const uint32_t block = static_cast<uint32_t>(GetBlockIdx());
         const bool lastCore = block + 1 == static_cast<uint32_t>(GetBlockNum());
@@ -159,6 +159,7 @@ public:
         pipe_.InitBuffer(floatBuf_, floatSlots * tileLength * sizeof(float));
         pipe_.InitBuffer(maskBuf_, 1 * (tileLength / 2));  // 1 mask(s): 32 bytes per 256-byte repeat
         c0_ = c0;
+        c1_ = c1;
     }
 
     __aicore__ inline void Process()
@@ -206,26 +207,26 @@ private:
         LocalTensor<uint8_t> m0 = maskBuf_.Get<uint8_t>()[0 * (tileLength_ / 2)];
         #if __CCE_AICORE__ == 100  // dav-c100
         CompareByRepeat(m0, self, target, CMPMODE::LT, calc);
-        Muls(f0, gradOutput, -1.0F, calc);
+        Muls(f0, gradOutput, c1_, calc);
         Duplicate(f1, 0.0F, calc);
         SelectByRepeat(f2, m0, f0, f1, calc);
         CompareByRepeat(m0, self, target, CMPMODE::GT, calc);
-        SelectByRepeat(f0, m0, gradOutput, f2, calc);
-        Muls(res, f0, c0_, calc);
+        Muls(f0, gradOutput, c0_, calc);
+        SelectByRepeat(res, m0, f0, f2, calc);
         #elif __CCE_AICORE__ == 200  // dav-m200
         Compare(m0, self, target, CMPMODE::LT, calc);
-        Muls(f0, gradOutput, -1.0F, calc);
+        Muls(f0, gradOutput, c1_, calc);
         Select(f1, m0, f0, 0.0F, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
         Compare(m0, self, target, CMPMODE::GT, calc);
-        Select(f0, m0, gradOutput, f1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-        Muls(res, f0, c0_, calc);
+        Muls(f0, gradOutput, c0_, calc);
+        Select(res, m0, f0, f1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
         #elif __CCE_AICORE__ == 220  // dav-c220
         Compare(m0, self, target, CMPMODE::LT, calc);
-        Muls(f0, gradOutput, -1.0F, calc);
+        Muls(f0, gradOutput, c1_, calc);
         Select(f1, m0, f0, 0.0F, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
         Compare(m0, self, target, CMPMODE::GT, calc);
-        Select(f0, m0, gradOutput, f1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-        Muls(res, f0, c0_, calc);
+        Muls(f0, gradOutput, c0_, calc);
+        Select(res, m0, f0, f1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
         #endif
         FromFloat(outTile, res, calc);
         outQueue_.EnQue(outTile);
@@ -255,6 +256,7 @@ private:
     uint32_t length_ = 0;
     uint32_t tileLength_ = 0;
     float c0_ = 0.0F;
+    float c1_ = 0.0F;
 };
 
 extern "C" __global__ __aicore__ void opgen_l1_loss_backward(GM_ADDR gradOutput, GM_ADDR self, GM_ADDR target, GM_ADDR gradInput, GM_ADDR workspace, GM_ADDR tiling)
@@ -263,56 +265,56 @@ extern "C" __global__ __aicore__ void opgen_l1_loss_backward(GM_ADDR gradOutput,
     GET_TILING_DATA(tilingData, tiling);
     if (TILING_KEY_IS(100)) {  // the only variant; FLOAT in, FLOAT out
         KernelL1LossBackward<float, float> op;
-        op.Init(gradOutput, self, target, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.c0);
+        op.Init(gradOutput, self, target, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.c0, tilingData.c1);
         op.Process();
     }
     if (TILING_KEY_IS(101)) {  // the only variant; FLOAT in, FLOAT16 out
         KernelL1LossBackward<float, half> op;
-        op.Init(gradOutput, self, target, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.c0);
+        op.Init(gradOutput, self, target, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.c0, tilingData.c1);
         op.Process();
     }
     if (TILING_KEY_IS(110)) {  // the only variant; FLOAT16 in, FLOAT out
         KernelL1LossBackward<half, float> op;
-        op.Init(gradOutput, self, target, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.c0);
+        op.Init(gradOutput, self, target, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.c0, tilingData.c1);
         op.Process();
     }
     if (TILING_KEY_IS(111)) {  // the only variant; FLOAT16 in, FLOAT16 out
         KernelL1LossBackward<half, half> op;
-        op.Init(gradOutput, self, target, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.c0);
+        op.Init(gradOutput, self, target, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.c0, tilingData.c1);
         op.Process();
     }
 #if __CCE_AICORE__ == 220
     if (TILING_KEY_IS(102)) {  // the only variant; FLOAT in, BFLOAT16 out
         KernelL1LossBackward<float, bfloat16_t> op;
-        op.Init(gradOutput, self, target, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.c0);
+        op.Init(gradOutput, self, target, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.c0, tilingData.c1);
         op.Process();
     }
 #endif
 #if __CCE_AICORE__ == 220
     if (TILING_KEY_IS(112)) {  // the only variant; FLOAT16 in, BFLOAT16 out
         KernelL1LossBackward<half, bfloat16_t> op;
-        op.Init(gradOutput, self, target, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.c0);
+        op.Init(gradOutput, self, target, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.c0, tilingData.c1);
         op.Process();
     }
 #endif
 #if __CCE_AICORE__ == 220
     if (TILING_KEY_IS(120)) {  // the only variant; BFLOAT16 in, FLOAT out
         KernelL1LossBackward<bfloat16_t, float> op;
-        op.Init(gradOutput, self, target, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.c0);
+        op.Init(gradOutput, self, target, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.c0, tilingData.c1);
         op.Process();
     }
 #endif
 #if __CCE_AICORE__ == 220
     if (TILING_KEY_IS(121)) {  // the only variant; BFLOAT16 in, FLOAT16 out
         KernelL1LossBackward<bfloat16_t, half> op;
-        op.Init(gradOutput, self, target, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.c0);
+        op.Init(gradOutput, self, target, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.c0, tilingData.c1);
         op.Process();
     }
 #endif
 #if __CCE_AICORE__ == 220
     if (TILING_KEY_IS(122)) {  // the only variant; BFLOAT16 in, BFLOAT16 out
         KernelL1LossBackward<bfloat16_t, bfloat16_t> op;
-        op.Init(gradOutput, self, target, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.c0);
+        op.Init(gradOutput, self, target, gradInput, tilingData.blockLength, tilingData.lastBlockLength, tilingData.tileLength, tilingData.floatSlots, tilingData.c0, tilingData.c1);
         op.Process();
     }
 #endif

@@ -15,4 +15,5 @@ struct L1LossBackwardTilingData {
     uint32_t tileLength;
     uint32_t ubBytes;
     float c0;
+    float c1;
 };

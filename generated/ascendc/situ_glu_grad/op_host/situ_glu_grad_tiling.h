@@ -25,7 +25,7 @@ inline uint64_t Gcd(uint64_t a, uint64_t b)
     return a;
 }
 
-// variant activateLeft=False, secondHalf=False: 3 input tile(s), 9 float temporaries, 2 mask(s)
+// variant activateLeft=False, secondHalf=False: 3 input tile(s), 8 float temporaries, 2 mask(s)
 inline bool ComputeTilingActivateLeftFalseSecondHalfFalse(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, SituGluGradTilingData& tiling)
 {
@@ -34,7 +34,7 @@ inline bool ComputeTilingActivateLeftFalseSecondHalfFalse(uint64_t totalLength, 
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 3) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 9);
+    const uint64_t floatSlots = (castSlots + 8);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
     const uint64_t bytesPer256 = ((((((6 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 256) + 0);
@@ -66,7 +66,7 @@ inline bool ComputeTilingActivateLeftFalseSecondHalfFalse(uint64_t totalLength, 
     return true;
 }
 
-// variant activateLeft=False, secondHalf=True: 3 input tile(s), 11 float temporaries, 2 mask(s)
+// variant activateLeft=False, secondHalf=True: 3 input tile(s), 9 float temporaries, 2 mask(s)
 inline bool ComputeTilingActivateLeftFalseSecondHalfTrue(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, SituGluGradTilingData& tiling)
 {
@@ -75,7 +75,7 @@ inline bool ComputeTilingActivateLeftFalseSecondHalfTrue(uint64_t totalLength, u
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 3) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 11);
+    const uint64_t floatSlots = (castSlots + 9);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
     const uint64_t bytesPer256 = ((((((6 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 256) + 0);
@@ -107,7 +107,7 @@ inline bool ComputeTilingActivateLeftFalseSecondHalfTrue(uint64_t totalLength, u
     return true;
 }
 
-// variant activateLeft=True, secondHalf=False: 3 input tile(s), 11 float temporaries, 2 mask(s)
+// variant activateLeft=True, secondHalf=False: 3 input tile(s), 9 float temporaries, 2 mask(s)
 inline bool ComputeTilingActivateLeftTrueSecondHalfFalse(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, SituGluGradTilingData& tiling)
 {
@@ -116,7 +116,7 @@ inline bool ComputeTilingActivateLeftTrueSecondHalfFalse(uint64_t totalLength, u
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 3) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 11);
+    const uint64_t floatSlots = (castSlots + 9);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
     const uint64_t bytesPer256 = ((((((6 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 256) + 0);
@@ -148,7 +148,7 @@ inline bool ComputeTilingActivateLeftTrueSecondHalfFalse(uint64_t totalLength, u
     return true;
 }
 
-// variant activateLeft=True, secondHalf=True: 3 input tile(s), 9 float temporaries, 2 mask(s)
+// variant activateLeft=True, secondHalf=True: 3 input tile(s), 8 float temporaries, 2 mask(s)
 inline bool ComputeTilingActivateLeftTrueSecondHalfTrue(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, SituGluGradTilingData& tiling)
 {
@@ -157,7 +157,7 @@ inline bool ComputeTilingActivateLeftTrueSecondHalfTrue(uint64_t totalLength, ui
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 3) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 9);
+    const uint64_t floatSlots = (castSlots + 8);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
     const uint64_t bytesPer256 = ((((((6 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 256) + 0);
