@@ -16,7 +16,12 @@ SPEC = Op(
     ],
     wrt=x,
     forward=(x + sqrt(x**2 + b)) / 2,
-    backward=g * (1 + x / sqrt(x**2 + b)) / 2,
+    # the kernels compute 1 + x/sqrt(x^2 + b) without its cancellation for x < 0 (b/(s*(s - x)), s = sqrt(x^2 + b))
+    # and without x^2's overflow for x > 0 (1 + 1/sqrt(1 + b/x^2))
+    backward=Formula(g * (1 + x / sqrt(x**2 + b)) / 2,
+                     rewrites=(Rewrite(lambda u: 1 + u / sqrt(u**2 + b),
+                                       lambda u: Piecewise((1 + 1 / sqrt(1 + b / u**2), u > 0),
+                                                           (b / (sqrt(u**2 + b) * (sqrt(u**2 + b) - u)), True))),)),
     dtypes={"ascend910b": FLOATS, "ascend910_93": FLOATS},
     rules=[
         DtypeSupported("gradOutput", "self", "gradInput"),
