@@ -880,6 +880,18 @@ def test_a_rewrite_branching_on_the_sign_and_reading_a_scalar_is_proven():
     assert _close(got, want, 2e-6), (got, want)
 
 
+def test_a_kinks_value_without_the_means_factor_names_the_factor(tmp_path):
+    """QuantileLossBackward's kink declared -q*g (the docs show at= with 0 only) failed the mean case with "the
+    backward gives -gradOutput*q/numel_self" and no word of why; at= is the backward's whole value there.  The
+    failure now names the factor to multiply by."""
+    path = _variant(tmp_path, "quantile_loss_backward", "at={Eq(t - x, 0): -q * g * mean_factor},",
+                    "at={Eq(t - x, 0): -q * g},")
+    failed = [r for r in verify_op(load_spec_file(path)) if not r.ok]
+    assert len(failed) == 1 and "(mean)" in failed[0].formula, failed
+    assert failed[0].detail.endswith("the reduction's factor included: multiply the declared value by "
+                                     "1/numel_self"), failed[0].detail
+
+
 def test_newops6_numpy_kernels_match_pytorch():
     """The NumPy kernels of the five against PyTorch's float64 autograd: LiSHT, squareplus for two b (x large
     and negative: 1 + x/sqrt(x^2 + b) cancels), Charbonnier and the quantile loss with the target broadcast, e = 0
