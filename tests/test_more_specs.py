@@ -18,7 +18,8 @@ reduction, a forward-only cosh) and RReluWithNoiseBackward (a bool choosing the 
 only, a Requires between two attributes, a kink declared per form); then (newops6, session 19) LiSHTBackward
 (x*tanh(x)), SquareplusBackward (a Scalar b > 0 under a square root), CharbonnierLossBackward (a double eps > 0,
 reductions), QuantileLossBackward (a Piecewise in target - self, a Scalar q in (0, 1), the kink's value with the
-mean's 1/N) and SoftmaxTemperatureBackward (a DimSum row op from y, a Scalar tau > 0 the backward divides by).
+mean's 1/N), SoftmaxTemperatureBackward (a DimSum row op from y, a Scalar tau > 0 the backward divides by) and
+SquaredHingeLossBackward (max(0, 1 - t*x)^2: a Max of a product with an operand, smooth at its kink).
 
 CI tier: the folder loads; the framework bugs they found, each with a spec that failed before its fix (an
 op-level at= dropped for a second output, a Python float in a formula, a division by an attribute nothing keeps
@@ -26,7 +27,7 @@ from 0, ...; newops4: an op no tensor holds x of, a Requires range the samples i
 a nonzero variable, asinh and a rewrite reading |u|); the NumPy kernels of the two-output and the weighted loss,
 of AtanGrad and of the ops from y against PyTorch's float64 autograd.  Deep tier: `opgen accuracy` on every
 backend, every op on every backend against PyTorch's autograd (special values, broadcast, strided and empty
-inputs), the focal loss's NumPy kernel, newops4's bad calls; newops6's five on every backend, special values, bad calls.
+inputs), the focal loss's NumPy kernel, newops4's bad calls; newops6's six on every backend, special values, bad calls.
 """
 from __future__ import annotations
 
@@ -48,7 +49,7 @@ OPS = ["acos_grad", "asinh_grad", "atan_grad", "celu_backward", "charbonnier_los
        "poisson_nll_loss_backward", "quantile_loss_backward", "quick_gelu_backward", "r_relu_with_noise_backward",
        "reciprocal_grad", "relu6_grad", "rsqrt_grad", "sigmoid_cross_entropy_with_logits_grad",
        "sigmoid_focal_loss_backward", "sinh_grad", "softmax_temperature_backward", "softmin_backward",
-       "sqrt_grad", "squareplus_backward", "tanhshrink_backward", "x_log_y_grad"]
+       "sqrt_grad", "squared_hinge_loss_backward", "squareplus_backward", "tanhshrink_backward", "x_log_y_grad"]
 
 
 def _torch():
@@ -857,6 +858,19 @@ def _newops6_calls(torch, rng, x, g, k, row_op=True):
             out.append(("quantile_loss_backward", k("quantile_loss_backward")(
                 grad_output=np.asarray(gg), self=x, target=t, q=q, reduction=r), _autograd(
                 torch, lambda p: specs["quantile_loss_backward"].torch.fn(torch, p, tt, q, r), [x], gg)[0], 4e-6))
+    ts = np.where(rng.random((1, x.shape[1])) < 0.5, -1, 1).astype(np.float32)
+    ts[0, :3] = [0.5, 0, 2]                                      # any real target is taken as written
+    with np.errstate(divide="ignore"):
+        x_kink = np.where(ts != 0, 1 / ts, 0).astype(np.float32)   # 1 - t*x = 0: the hinge's (smooth) kink
+    xs = np.concatenate([np.where(np.isnan(x), 0.5, x), x_kink])   # nan: PyTorch's clamp passes no gradient, 0
+    gs = np.concatenate([g, g[:1]])
+    tts = torch.tensor(ts, dtype=torch.float64)
+    hinge = load_spec_file(FOLDER / "squared_hinge_loss_backward.py")
+    for r in (0, 1, 2):
+        gg = gs if r == 0 else np.float32(0.75)
+        out.append(("squared_hinge_loss_backward", k("squared_hinge_loss_backward")(
+            grad_output=np.asarray(gg), self=xs, target=ts, reduction=r),
+            _autograd(torch, lambda p: hinge.torch.fn(torch, p, tts, r), [xs], gg)[0], 4e-6))
     for dim, tau in ((1, 0.5), (0, 3.0)) if row_op else ():
         y, want = _softmax_t_grad(torch, rng.uniform(-4, 4, x.shape), tau, dim, g)
         out.append(("softmax_temperature_backward", k("softmax_temperature_backward")(
