@@ -15,7 +15,11 @@ then (newops5, session 18) ErfGrad (2/sqrt(pi) printed once), AcosGrad and Log1p
 the line: |x| < 1, x > -1), SinhGrad (e^x/2 overflowing before cosh does), XLogYGrad (two operands broadcast, the
 gradient summed back to self, PyTorch's 0 at x = 0, y <= 0), LogCoshLossBackward (an optional weight, an int64
 reduction, a forward-only cosh) and RReluWithNoiseBackward (a bool choosing the form, a tensor read in one form
-only, a Requires between two attributes, a kink declared per form).
+only, a Requires between two attributes, a kink declared per form); then (newops6, session 19) LiSHTBackward
+(x*tanh(x)), SquareplusBackward (a Scalar b > 0 under a square root), CharbonnierLossBackward (a double eps > 0,
+reductions), QuantileLossBackward (a Piecewise in target - self, a Scalar q in (0, 1), the kink's value with the
+mean's 1/N), SoftmaxTemperatureBackward (a DimSum row op from y, a Scalar tau > 0 the backward divides by) and
+SquaredHingeLossBackward (max(0, 1 - t*x)^2: a Max of a product with an operand, smooth at its kink).
 
 CI tier: the folder loads; the framework bugs they found, each with a spec that failed before its fix (an
 op-level at= dropped for a second output, a Python float in a formula, a division by an attribute nothing keeps
@@ -23,7 +27,7 @@ from 0, ...; newops4: an op no tensor holds x of, a Requires range the samples i
 a nonzero variable, asinh and a rewrite reading |u|); the NumPy kernels of the two-output and the weighted loss,
 of AtanGrad and of the ops from y against PyTorch's float64 autograd.  Deep tier: `opgen accuracy` on every
 backend, every op on every backend against PyTorch's autograd (special values, broadcast, strided and empty
-inputs), the focal loss's NumPy kernel, newops4's bad calls.
+inputs), the focal loss's NumPy kernel, newops4's bad calls; newops6's six on every backend, special values, bad calls.
 """
 from __future__ import annotations
 
@@ -39,12 +43,13 @@ from codegen.verify import verify_op
 from .conftest import REPO
 
 FOLDER = REPO / "examples" / "more_specs"
-OPS = ["acos_grad", "asinh_grad", "atan_grad", "celu_backward", "dropout_backward", "erf_grad",
-       "hinge_embedding_loss_backward", "huber_loss_backward", "log1p_grad", "log_cosh_loss_backward",
-       "margin_ranking_loss_backward", "multilabel_soft_margin_loss_backward", "poisson_nll_loss_backward",
-       "quick_gelu_backward", "r_relu_with_noise_backward", "reciprocal_grad", "relu6_grad", "rsqrt_grad",
-       "sigmoid_cross_entropy_with_logits_grad", "sigmoid_focal_loss_backward", "sinh_grad", "softmin_backward",
-       "sqrt_grad", "tanhshrink_backward", "x_log_y_grad"]
+OPS = ["acos_grad", "asinh_grad", "atan_grad", "celu_backward", "charbonnier_loss_backward", "dropout_backward",
+       "erf_grad", "hinge_embedding_loss_backward", "huber_loss_backward", "lisht_backward", "log1p_grad",
+       "log_cosh_loss_backward", "margin_ranking_loss_backward", "multilabel_soft_margin_loss_backward",
+       "poisson_nll_loss_backward", "quantile_loss_backward", "quick_gelu_backward", "r_relu_with_noise_backward",
+       "reciprocal_grad", "relu6_grad", "rsqrt_grad", "sigmoid_cross_entropy_with_logits_grad",
+       "sigmoid_focal_loss_backward", "sinh_grad", "softmax_temperature_backward", "softmin_backward",
+       "sqrt_grad", "squared_hinge_loss_backward", "squareplus_backward", "tanhshrink_backward", "x_log_y_grad"]
 
 
 def _torch():
@@ -834,3 +839,136 @@ def test_newops5_ops_match_pytorch_on_every_backend(backend):
         with pytest.raises(codegen.AclnnError) as e:
             k(name)(**kw)
         assert (e.value.status, e.value.param) == (status, param), (name, str(e.value))
+
+
+# ---- newops6 (session 19) -------------------------------------------------------------------------------------
+def _softmax_t_grad(torch, z, tau, dim, g):
+    """y = softmax(z/tau) of a float64 z and PyTorch's autograd of it at z (y is given to the kernel)."""
+    zt = torch.tensor(z, requires_grad=True)
+    y = torch.softmax(zt / tau, dim)
+    y.backward(torch.tensor(np.asarray(g, np.float64)))
+    return y.detach().numpy(), zt.grad.numpy()
+
+
+def _newops6_calls(torch, rng, x, g, k, row_op=True):
+    """Each of the five against PyTorch's float64 autograd of its forward: (name, got, want, rtol) per call; the
+    row op (its proof: 4 s of CPU uncached) only with row_op."""
+    t = rng.normal(0, 2, (1, x.shape[1])).astype(np.float32)    # a target broadcast along rows
+    t[0, :2] = x[0, :2]                                          # e = 0: quantile's kink, charbonnier's 0
+    out = [("lisht_backward", k("lisht_backward")(grad_output=g, self=x),
+            _autograd(torch, lambda p: p * torch.tanh(p), [x], g)[0], 4e-6)]
+    def squareplus(p, b):
+        """(x + s)/2, as b/(2(s - x)) for x <= 0 (float64 autograd of (x + s)/2 cancels there); the second branch
+        reads min(x, 0), whose s - x is never 0 (torch.where's other branch leaks its nan into the gradient)."""
+        n = p.clamp(max=0)
+        return torch.where(p > 0, (p + torch.sqrt(p * p + b)) / 2, b / (2 * (torch.sqrt(n * n + b) - n)))
+    for b in (0.25, 4.0):
+        out.append(("squareplus_backward", k("squareplus_backward")(grad_output=g, self=x, b=b),
+                    _autograd(torch, lambda p: squareplus(p, b), [x], g)[0], 4e-6))
+    specs = {n: load_spec_file(FOLDER / f"{n}.py") for n in ("charbonnier_loss_backward", "quantile_loss_backward")}
+    tt = torch.tensor(t, dtype=torch.float64)
+    for r in (0, 1, 2):
+        gg = g if r == 0 else np.float32(-1.25)
+        for eps in (1e-3, 0.5):
+            out.append(("charbonnier_loss_backward", k("charbonnier_loss_backward")(
+                grad_output=np.asarray(gg), self=x, target=t, reduction=r, eps=eps), _autograd(
+                torch, lambda p: specs["charbonnier_loss_backward"].torch.fn(torch, p, tt, r, eps), [x], gg)[0], 4e-6))
+        for q in (0.1, 0.5, 0.875):
+            out.append(("quantile_loss_backward", k("quantile_loss_backward")(
+                grad_output=np.asarray(gg), self=x, target=t, q=q, reduction=r), _autograd(
+                torch, lambda p: specs["quantile_loss_backward"].torch.fn(torch, p, tt, q, r), [x], gg)[0], 4e-6))
+    ts = np.where(rng.random((1, x.shape[1])) < 0.5, -1, 1).astype(np.float32)
+    ts[0, :3] = [0.5, 0, 2]                                      # any real target is taken as written
+    with np.errstate(divide="ignore"):
+        x_kink = np.where(ts != 0, 1 / ts, 0).astype(np.float32)   # 1 - t*x = 0: the hinge's (smooth) kink
+    xs = np.concatenate([np.where(np.isnan(x), 0.5, x), x_kink])   # nan: PyTorch's clamp passes no gradient, 0
+    gs = np.concatenate([g, g[:1]])
+    tts = torch.tensor(ts, dtype=torch.float64)
+    hinge = load_spec_file(FOLDER / "squared_hinge_loss_backward.py")
+    for r in (0, 1, 2):
+        gg = gs if r == 0 else np.float32(0.75)
+        out.append(("squared_hinge_loss_backward", k("squared_hinge_loss_backward")(
+            grad_output=np.asarray(gg), self=xs, target=ts, reduction=r),
+            _autograd(torch, lambda p: hinge.torch.fn(torch, p, tts, r), [xs], gg)[0], 4e-6))
+    for dim, tau in ((1, 0.5), (0, 3.0)) if row_op else ():
+        y, want = _softmax_t_grad(torch, rng.uniform(-4, 4, x.shape), tau, dim, g)
+        out.append(("softmax_temperature_backward", k("softmax_temperature_backward")(
+            grad_output=g, output=y.astype(np.float32), dim=dim, tau=tau), want, 2e-5))
+    return out
+
+
+def test_a_rewrite_branching_on_the_sign_and_reading_a_scalar_is_proven():
+    """SquareplusBackward's 1 + x/sqrt(x^2 + b): 4% off at x = -300 and 0 at x = -1e6 in FLOAT (it cancels), g/2
+    for x > 1.8e19 (x^2 overflows); PyTorch's FLOAT is the same, so `opgen accuracy` passed it.  The kernel form
+    is a Piecewise on the sign of u that reads the scalar b: the identity failed ("the two sides do not simplify
+    to one": the proof split on the sign only for |u|), then `opgen verify` crashed (TypeError: cannot create mpf
+    from b + 1600.0: the 60-digit check left b symbolic).  Now proven, and the kernel is right where it was not."""
+    results = verify_op(load_spec_file(FOLDER / "squareplus_backward.py"))
+    assert results and all(r.ok for r in results), [r for r in results if not r.ok]
+    assert any(r.check.startswith("rewrite") and r.verdict == "proven" for r in results)
+    x = np.array([-3.4e38, -1e20, -1e6, -300, 0, 1e20, 3.4e38], np.float32)
+    got = codegen.kernel("squareplus_backward", specs_dir=FOLDER)(grad_output=np.ones_like(x), self=x, b=0.25)
+    xd = x.astype(np.float64)                  # 0.5*(1 + x/s) = b/(2 s (s - x)) for x < 0, s = sqrt(x^2 + b)
+    s = np.sqrt(xd * xd + 0.25)
+    n = np.minimum(xd, 0)
+    want = np.where(xd > 0, 0.5 * (1 + xd / s), 0.25 / (2 * s * (np.sqrt(n * n + 0.25) - n)))
+    assert _close(got, want, 2e-6), (got, want)
+
+
+def test_a_kinks_value_without_the_means_factor_names_the_factor(tmp_path):
+    """QuantileLossBackward's kink declared -q*g (the docs show at= with 0 only) failed the mean case with "the
+    backward gives -gradOutput*q/numel_self" and no word of why; at= is the backward's whole value there.  The
+    failure now names the factor to multiply by."""
+    path = _variant(tmp_path, "quantile_loss_backward", "at={Eq(t - x, 0): -q * g * mean_factor},",
+                    "at={Eq(t - x, 0): -q * g},")
+    failed = [r for r in verify_op(load_spec_file(path)) if not r.ok]
+    assert len(failed) == 1 and "(mean)" in failed[0].formula, failed
+    assert failed[0].detail.endswith("the reduction's factor included: multiply the declared value by "
+                                     "1/numel_self"), failed[0].detail
+
+
+def test_newops6_numpy_kernels_match_pytorch():
+    """The NumPy kernels of four of the five against PyTorch's float64 autograd: LiSHT, squareplus for two b (x
+    large and negative: 1 + x/sqrt(x^2 + b) cancels), Charbonnier and the quantile loss with the target broadcast,
+    e = 0 exactly (the quantile's kink: the e >= 0 side's -q*g, as torch.where), every reduction.  (The deep tier
+    adds softmax with a temperature along either dim, from y = softmax(z/tau), on every backend.)"""
+    torch = _torch()
+    rng = np.random.default_rng(21)
+    x = rng.normal(0, 3, (4, 9)).astype(np.float32)
+    x[1, :6] = [0, -0.0, 1e-3, -300, 1e4, -1e6]   # not |x| > 1.8e19: Charbonnier's e^2 overflows (the note)
+    g = rng.normal(size=(4, 9)).astype(np.float32)
+    for name, got, want, rtol in _newops6_calls(torch, rng, x, g, lambda n: codegen.kernel(n, specs_dir=FOLDER),
+                                                row_op=False):
+        assert _close(got, want, rtol), name
+
+
+@pytest.mark.deep
+@pytest.mark.parametrize("backend", ["numpy", "c", "ascendc"])
+def test_newops6_ops_match_pytorch_on_every_backend(backend):
+    """(newops6) The five on every backend against PyTorch's float64 autograd, strided inputs with the special
+    values (±0, subnormals, nan; ±inf where the forward's derivative exists in float64), and bad calls: each range
+    rule of a Scalar or attribute refused with 161002 naming it."""
+    torch = _torch()
+    k = lambda n: codegen.kernel(n, backend=backend, specs_dir=FOLDER)   # noqa: E731
+    rng = np.random.default_rng(22)
+    x = rng.normal(0, 3, (4, 18)).astype(np.float32)
+    x.flat[:9] = [0, -0.0, 1e-40, -1e-40, np.nan, 1e6, -1e6, 20, -20]
+    g = rng.normal(size=(4, 18)).astype(np.float32)
+    xv, gv = x[:, ::2], g[:, ::2]
+    for name, got, want, rtol in _newops6_calls(torch, rng, xv, gv, k):
+        if name == "softmax_temperature_backward":
+            assert np.allclose(got, want, rtol=rtol, atol=1e-6), (name, backend)
+        else:
+            assert _close(got, want, rtol), (name, backend)
+    f = np.ones((2, 3), np.float32)
+    cases = [("squareplus_backward", dict(grad_output=f, self=f, b=0.0), "b"),
+             ("charbonnier_loss_backward", dict(grad_output=f, self=f, target=f, reduction=0, eps=-1.0), "eps"),
+             ("charbonnier_loss_backward", dict(grad_output=f, self=f, target=f, reduction=3, eps=1.0), "reduction"),
+             ("quantile_loss_backward", dict(grad_output=f, self=f, target=f, q=1.0, reduction=0), "q"),
+             ("quantile_loss_backward", dict(grad_output=f, self=f, target=f, q=0.0, reduction=1), "q"),
+             ("softmax_temperature_backward", dict(grad_output=f, output=f, dim=0, tau=0.0), "tau"),
+             ("softmax_temperature_backward", dict(grad_output=f, output=f, dim=2, tau=1.0), "dim")]
+    for name, kw, param in cases:
+        with pytest.raises(codegen.AclnnError) as e:
+            k(name)(**kw)
+        assert (e.value.status, e.value.param) == (161002, param), (name, str(e.value))

@@ -194,6 +194,19 @@ def tidy(expr, max_ops: int = 40):
     return sympy.simplify(expr)
 
 
+def _reduction_hint(value, declared, x) -> str:
+    """A hint when the declared value misses a count factor the backward has (a mean reduction's 1/numel): at=
+    declares the backward's whole value there (QuantileLossBackward's -q*g, declared without its 1/N)."""
+    if is_zero(declared):
+        return ""
+    ratio = sympy.simplify(value / declared)
+    counts = [s for s in ratio.free_symbols if str(s).startswith("numel_")]
+    if not counts or ratio.has(x) or ratio == 1:
+        return ""
+    return (f"; at= declares the backward's whole value, the reduction's factor included: multiply the declared "
+            f"value by {ratio}")
+
+
 def _at(expr, x, t, side):
     """The one-sided limit of a branch's expression at t: its value there when finite (a branch is a smooth
     function where it is defined), SymPy's `limit` otherwise."""
@@ -446,7 +459,8 @@ class CaseProof:
         if declared is not None:
             if same_value(value, declared):
                 return self.line(where, "convention", convention)
-            return self.line(where, "FAILED", f"the spec declares {declared} here (at=), but the {convention}")
+            return self.line(where, "FAILED", f"the spec declares {declared} here (at=), but the {convention}"
+                                              + _reduction_hint(value, declared, x))
         if differentiable:
             if is_zero(value - lim_l):
                 return self.line(where, "proven", f"the forward is differentiable here: the backward gives its "

@@ -46,12 +46,20 @@ def _identity(op, r, label) -> Result:
                   f"for every real {', '.join(map(str, u))}; 60 digits at {len(POINTS) ** min(len(u), 2)} points")
 
 
+def _reads_sign(diff, v) -> bool:
+    """diff reads |v|, or branches on a condition of v (a kernel form chosen by the sign: SquareplusBackward's
+    1 + 1/sqrt(1 + b/u^2) for u > 0, b/(s*(s - u)) elsewhere)."""
+    return diff.has(sympy.Abs(v)) or any(v in c.free_symbols for p in diff.atoms(sympy.Piecewise)
+                                         for _, c in p.args)
+
+
 def _zero_on_each_sign(diff, u) -> bool:
-    """diff is 0 for every real value of u: directly, or where it reads |v| of a variable v, for v > 0, v < 0 and
-    v = 0 apart (AsinhGrad's 1/(e^u + e^-u) = e^-|u|/(1 + e^-2|u|): SymPy does not split on the sign itself)."""
+    """diff is 0 for every real value of u: directly, or where it reads |v| of a variable v or branches on v, for
+    v > 0, v < 0 and v = 0 apart (AsinhGrad's 1/(e^u + e^-u) = e^-|u|/(1 + e^-2|u|): SymPy does not split on the
+    sign itself)."""
     if is_zero(diff):
         return True
-    signed = [v for v in u if diff.has(sympy.Abs(v))]
+    signed = [v for v in u if _reads_sign(diff, v)]
     if not signed:
         return False
     v = signed[0]
@@ -61,7 +69,10 @@ def _zero_on_each_sign(diff, u) -> bool:
 
 
 def _numeric_counterexample(written, kernel, u):
-    """A point (of the first two variables; the others at 0.7) where the sides differ at 60 digits, else None."""
+    """A point (of the first two variables; the others at 0.7) where the sides differ at 60 digits, else None.
+    A symbol of the spec a side reads besides the pattern variables (SquareplusBackward's scalar b) is one of the
+    others (it was left symbolic, and mpmath raised TypeError)."""
+    u = list(u) + sorted((written.free_symbols | kernel.free_symbols) - set(u), key=str)
     with mpmath.workdps(60):
         fw = sympy.lambdify(u, written, "mpmath")
         fk = sympy.lambdify(u, kernel, "mpmath")

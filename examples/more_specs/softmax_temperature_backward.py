@@ -1,0 +1,33 @@
+"""aclnnSoftmaxTemperatureBackward: the gradient of softmax(x / tau) along `dim` from the forward's output y, tau > 0
+a host scalar (not a CANN operator: the distillation softmax, in aclnn's conventions): dx = y * (g - sum(g*y)) / tau."""
+from codegen.spec import *
+
+z, y, g, tau = symbols("z output gradOutput tau", real=True)
+dim = Symbol("dim", integer=True)
+
+FLOATS = ["FLOAT16", "FLOAT", "BFLOAT16"]
+SPEC = Op(
+    name="aclnnSoftmaxTemperatureBackward",
+    forward_name="softmax_temperature",
+    params=[
+        Tensor("gradOutput", g, role=GRAD, doc=Text("上一层传回的梯度。", "the incoming gradient.")),
+        Tensor("output", y, role=FORWARD_OUTPUT, doc=Text("正向输出y。", "y, the forward output.")),
+        Attr("dim", dim, type="int64", doc=Text("softmax计算的维度。", "the dimension softmax ran along.")),
+        Scalar("tau", tau, dtype="FLOAT", doc=Text("温度τ,须大于0。", "the temperature τ; must be positive.")),
+        Output("gradInput", doc=Text("对x的梯度。", "the gradient w.r.t. x.")),
+    ],
+    wrt=z,
+    forward=exp(z / tau) / DimSum(exp(z / tau)),
+    reduce_dim="dim",
+    backward=(y * g - y * DimSum(g * y)) / tau,
+    dtypes={"ascend910b": FLOATS, "ascend910_93": FLOATS},
+    rules=[
+        DtypeSupported("gradOutput", "output", "gradInput"),
+        DtypeSame("gradOutput", "output", "gradInput"),
+        MaxRank("gradOutput", "output", "gradInput", n=8),
+        ShapeSame("gradOutput", "output", "gradInput"),
+        DimInRange("dim", "gradOutput"),
+        Requires("tau", tau > 0),
+    ],
+    description=Text("带温度的softmax的反向传播。", "Backward of softmax with a temperature."),
+)
