@@ -212,7 +212,9 @@ class DoubleFloat:
 
     def _pair(self, e):
         lw = self.lw
-        if lw.is_scalar(e):
+        if e in lw.lo:   # a constant or row sum the double kernels read unrounded: its FLOAT value and lo part
+            return lw.scalar(e), lw.lo[e]
+        if lw.is_scalar(e) and not (isinstance(e, (sympy.Add, sympy.Mul, sympy.Pow)) and e.free_symbols & lw.lo.keys()):
             if isinstance(e, Const) and not isinstance(e, ConstLo) and _inexact_in_float(e.value):
                 return lw.scalar(e), lw.scalar(ConstLo(e.value))
             return lw.scalar(e), None
