@@ -173,6 +173,29 @@ def test_log_softmax_edge_values(dtype, backend):
     assert np.all(got[1:5, 0] <= 0) and np.all(exact[1:5, 0] < 0)
 
 
+@pytest.mark.parametrize("backend", ["c", "numpy", "ascendc"])
+@pytest.mark.parametrize("n", [5, 200, 4099, 70001])
+def test_log_softmax_row_sum_that_cancels(n, backend):
+    """A row whose result at its one finite y (= 0, the rest -inf: softmax there exactly 1) is -Σ of the other g's,
+    made to cancel to 2^-20 of Σ|g|: the row sum a double sum reads must be summed unrounded, across lanes and
+    tiles (Ascend C: pairs, PairFold and PairRowSum; 10696-16380 ulp while it was FLOAT's ReduceSum).  Against the
+    forward's derivative g_i - Σg·softmax_i in mpmath; within half an ulp and 2^-44 of Σ|g| (the pairs' 2^-48 of
+    each of the lane's partial sums)."""
+    rng = np.random.default_rng(n)
+    g = rng.standard_normal(n).astype(np.float32)
+    g[-1] = 0.0
+    g[0] = np.float32(-mpmath.fsum(map(float, g[1:-1])) - 2.0 ** -20 * float(np.sum(np.abs(g), dtype=np.float64)))
+    y = np.full(n, -np.inf, np.float32)
+    y[-1] = 0.0
+    with mpmath.workdps(60):
+        softmax = mpmath.exp(0) / mpmath.fsum(mpmath.exp(mpmath.mpf(float(v))) for v in y)
+        exact = float(mpmath.mpf(float(g[-1])) - mpmath.fsum(map(float, g)) * softmax)
+    got = np.asarray(_kernel("log_softmax_backward", backend)(grad_output=g[None], output=y[None], dim=-1))[0]
+    np.testing.assert_array_equal(got[:-1], g[:-1])   # (softmax 0: g itself)
+    ulp = float(np.spacing(np.float32(abs(exact))))
+    assert abs(float(got[-1]) - exact) / ulp <= 0.5 + 2.0 ** -44 * float(np.sum(np.abs(g), dtype=np.float64)) / ulp
+
+
 # ---- CrossEntropyLossGrad: G ((1 - ls)(e^lp - onehot) + ls/C (C e^lp - 1)), weights absent ------------------------
 @pytest.mark.parametrize("ls", [0.0, 0.5])
 def test_cross_entropy_where_the_target_is_nearly_certain(ls):
