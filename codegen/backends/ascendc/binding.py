@@ -366,7 +366,9 @@ def prepare(op: Op, p: Plan, kw: dict, shape: tuple, out_dtype: str, product: st
             request[q.name] = int(kw[q.py_name])
     for q in lo_params(p.op):   # (opgen_l2::LoPart: the double less its FLOAT value)
         x = float(kw[q.py_name])
-        rest = x - float(np.float32(x)) if math.isfinite(x) and math.isfinite(float(np.float32(x))) else 0.0
+        with np.errstate(over="ignore"):   # (beyond FLOAT: inf, its lo part 0)
+            hi = float(np.float32(x))
+        rest = x - hi if math.isfinite(x) and math.isfinite(hi) else 0.0
         request[lo_field(q.name)] = float(np.float32(rest)).hex()
     for n in p.numels:   # the output's count and BROADCAST's are the call's shape (the broadcast shape)
         t = count_parts(n)[0]
