@@ -70,7 +70,7 @@ def test_example_is_clean_under_sanitizers_and_as_cpp(name, tmp_path):
     build = sanitized_build.build(c, src, exe)   # (the runtime's objects are shared by every op's example)
     assert build.returncode == 0, build.stderr
     run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60,
-                         env={**os.environ, "ASAN_OPTIONS": "detect_leaks=1"})
+                         env={**os.environ, "ASAN_OPTIONS": "detect_leaks=1:" + sanitized_build.ASAN_FILL})
     assert run.returncode == 0, run.stdout + run.stderr
     assert _printed(run.stdout, op) == _printed(examples.build_and_run(op), op)
     cpp = subprocess.run(["c++", "-std=c++17", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-x", "c++",

@@ -40,7 +40,7 @@ from codegen.spec.params import Attr, Scalar
 from . import build as B
 from .emit import project_files
 from .opapi import kernel_in_dtype, kernel_out_dtype, soc_in_dtypes
-from .plan import ARCH, Plan, plan
+from .plan import ARCH, Plan, lo_field, lo_params, plan
 from .socs import kernel_socs
 
 NP = {"FLOAT": np.float32, "FLOAT16": np.float16, "BFLOAT16": ml_dtypes.bfloat16}
@@ -364,6 +364,12 @@ def prepare(op: Op, p: Plan, kw: dict, shape: tuple, out_dtype: str, product: st
             request[q.name] = float(np.float32(kw[q.py_name])).hex()
         elif isinstance(q, Attr) and q.type != "string":
             request[q.name] = int(kw[q.py_name])
+    for q in lo_params(p.op):   # (opgen_l2::LoPart: the double less its FLOAT value)
+        x = float(kw[q.py_name])
+        with np.errstate(over="ignore"):   # (beyond FLOAT: inf, its lo part 0)
+            hi = float(np.float32(x))
+        rest = x - hi if math.isfinite(x) and math.isfinite(hi) else 0.0
+        request[lo_field(q.name)] = float(np.float32(rest)).hex()
     for n in p.numels:   # the output's count and BROADCAST's are the call's shape (the broadcast shape)
         t = count_parts(n)[0]
         counted = shape if t in (op.output.name, BROADCAST) else np.shape(kw[op.param(t).py_name])

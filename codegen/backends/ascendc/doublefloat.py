@@ -17,6 +17,9 @@ and from them the pair's +, ×, ÷ (one Newton step on the quotient) and the fun
 Any other function (log, tanh, erfc, ...) enters the sum as its FLOAT value (lo = 0): carried exactly from there
 on, but with its own rounding, as before; the rational operations and exp/σ are what a sum that cancels has held
 so far (BCE-with-logits' σ(x) - t).  A sum below 2^-50 of its largest term is 0, as in the double kernels.
+The constants and row sums the double kernels read unrounded (codegen.lower.wide_constants, wide_reductions) enter
+as pairs too: a constant's lo part from the tiling data (computed on the host in double), a row sum summed as a pair
+(Lowering.pair_row_sum); their names are Lowering.lo.
 
 Overflow.  The double kernels (NumPy, C) hold terms up to 1e308: where BCE's posWeight·target is 1e40 they give
 the finite sum, and where the sum itself is beyond FLOAT they round it to the correctly signed inf.  The pairs
@@ -212,7 +215,9 @@ class DoubleFloat:
 
     def _pair(self, e):
         lw = self.lw
-        if lw.is_scalar(e):
+        if e in lw.lo:   # a constant or row sum the double kernels read unrounded: its FLOAT value and lo part
+            return lw.scalar(e), lw.lo[e]
+        if lw.is_scalar(e) and not (isinstance(e, (sympy.Add, sympy.Mul, sympy.Pow)) and e.free_symbols & lw.lo.keys()):
             if isinstance(e, Const) and not isinstance(e, ConstLo) and _inexact_in_float(e.value):
                 return lw.scalar(e), lw.scalar(ConstLo(e.value))
             return lw.scalar(e), None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from codegen.lower import wide_reductions
 from codegen.spec import Op
 from codegen.template_util import render
 from codegen.text import condition_code
@@ -131,6 +132,13 @@ def helpers(p: Plan) -> tuple[list[str], dict]:
     return lines, names_
 
 
+def pair_row_sum(p: Plan) -> list[str]:
+    """templates/kernel/pair_row_sum.cpp where a variant sums a row as a pair (Lowering.pair_row_sum)."""
+    if not any(wide_reductions(v.kv) for v in p.variants):
+        return []
+    return fragment("pair_row_sum").split("\n")
+
+
 def wrap_signature(head: str, params: list[str], width: int = 116) -> list[str]:
     """`head` and the parameters, broken before a parameter that would pass `width`, aligned under the first."""
     lines, line = [], head
@@ -155,7 +163,7 @@ def kernel_context(p: Plan, forget_tail: bool = False) -> dict:
         tiling_header=Path(files["kernel_tiling"]).name, buffer_num=T.BUFFER_NUM,
         tile_io=fragment("tile_io_forget_tail" if forget_tail else "tile_io"),
         round_modes=round_mode_lines(op),
-        helpers=helper_lines,
+        helpers=helper_lines + pair_row_sum(p),
         classes=[render(TEMPLATES, "kernel_class.cpp.jinja", **class_context(p, v, helper_names)).rstrip("\n")
                  for v in p.variants],
         kernel_name=names.kernel_name(op),
@@ -185,13 +193,22 @@ def share_fields(p: Plan) -> list[str]:
     return ["rowLength_", "rows_", "tilesPerRow_"] if p.rows else ["length_"]
 
 
+def sums_constant(v: VariantPlan) -> str:
+    """The length of a row's `sums`: its row sums, then the lo parts of those a pair sum reads (plan._lo_names)."""
+    wide = len(wide_reductions(v.kv))
+    if not wide:
+        return f"static constexpr uint32_t NUM_SUMS = {v.num_sums};  // row sums"
+    return (f"static constexpr uint32_t NUM_SUMS = {v.num_sums} + {wide};  "
+            f"// row sums, then the lo parts of the {wide} summed as pairs")
+
+
 def class_context(p: Plan, v: VariantPlan, helper_names: dict) -> dict:
     op = p.op
     init_params = ([f"GM_ADDR {t}" for t in v.tensors] + [f"GM_ADDR {op.output.name}"]
                    + [f"uint32_t {f}" for f in kernel_int_fields(p)] + [f"float {s}" for s in v.scalars])
     return dict(
         doc=v.doc, cls=v.cls, out=op.output.name, tensors=v.tensors, scalars=v.scalars,
-        constants=[f"static constexpr uint32_t NUM_SUMS = {v.num_sums};  // row sums"] if p.rows else [],
+        constants=[sums_constant(v)] if p.rows else [],
         init_params=", ".join(init_params), share=fragment(f"{mode(p)}_share"),
         extra_buffers=extra_buffers(p, v), process=fragment(f"{mode(p)}_process"),
         passes=[pass_context(v, q, helper_names) for q in v.passes], calc_buffers=calc_buffers(p, v),

@@ -122,6 +122,28 @@ class ScalarPrinter(InfixPrinting, C99CodePrinter):
         return f"{int(expr)}.0F"
 
 
+class DoubleScalarPrinter(ScalarPrinter):
+    """The host's double expressions of the constants a pair sum reads (FillScalars' lo parts): literals double,
+    libm's double functions."""
+
+    def __init__(self, names: dict):
+        C99CodePrinter.__init__(self)
+        self.names = names
+
+    def literal(self, value) -> str:
+        return literals.c_double(value)
+
+    def _print_Integer(self, expr):
+        return f"{int(expr)}.0"
+
+    def _print_Sigmoid(self, expr):
+        return f"(1.0/(1.0 + std::exp(-{self.parenthesize(expr.args[0], PRECEDENCE['Atom'])})))"
+
+    def _print_sign(self, expr):
+        x = self.parenthesize(expr.args[0], PRECEDENCE["Atom"])
+        return f"({x} > 0.0 ? 1.0 : ({x} < 0.0 ? -1.0 : ({x} == 0.0 ? 0.0 : {x})))"
+
+
 @dataclass(frozen=True)
 class Reg:
     kind: str   # "f": float tile, "m": uint8 bit mask
@@ -168,6 +190,8 @@ class Lowering:
     lazy: dict = field(default_factory=dict)    # CSE symbols -> expressions, computed on first use
     counter: dict = field(default_factory=lambda: {"f": 0, "m": 0})
     operands: dict = field(default_factory=dict)  # a function's operand holding a Piecewise -> its symbol (_operand)
+    lo: dict = field(default_factory=dict)      # symbols a pair sum reads unrounded -> the C++ name of their lo part
+                                                # (codegen.backends.ascendc.plan._lo_names)
 
     # ---- helpers --------------------------------------------------------------------------------------------
     def _new(self, kind="f") -> Reg:
@@ -502,6 +526,16 @@ class Lowering:
         # the scalar unit reads UB: wait for the vector pipe first
         self.instrs.append(Instr("PipeBarrier<PIPE_ALL>();", None, []))
         self.instrs.append(Instr(accumulate.replace("{sum}", dst + ".GetValue(0)"), None, []))
+
+    def pair_row_sum(self, expr, hi: str, lo: str):
+        """The row sum of expr added to the scalar pair (hi, lo), as the double kernels sum it in double: folded
+        onto 64 lanes of pairs by vector TwoSums, the lanes then added on the scalar unit (templates/kernel/
+        pair_row_sum.cpp)."""
+        v = self.tile(expr)
+        lanes_hi, lanes_lo, s, bb, e = (self._new() for _ in range(5))
+        self.instrs.append(Instr("PairFold({dst}, {1}, {2}, {3}, {4}, {0}, len);", lanes_hi, [v], [lanes_lo, s, bb, e]))
+        self.instrs.append(Instr("PipeBarrier<PIPE_ALL>();", None, []))
+        self.instrs.append(Instr(f"PairRowSum({hi}, {lo}, {{0}}, {{1}}, len);", None, [lanes_hi, lanes_lo]))
 
     @contextmanager
     def group(self, method: str, doc: str):

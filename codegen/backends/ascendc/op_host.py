@@ -17,7 +17,7 @@ from codegen.spec.params import Attr, Scalar
 from codegen.template_util import render
 
 from . import names
-from .plan import DTYPE_BYTES, DTYPE_CODE, GE_TYPE, Plan, all_combos, combos
+from .plan import DTYPE_BYTES, DTYPE_CODE, GE_TYPE, Plan, all_combos, combos, lo_field, lo_params
 from .socs import ARCHS, kernel_socs
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -55,9 +55,11 @@ def attr_chain(q) -> str:
 
 
 def attr_defs(p: Plan) -> list[tuple[str, str]]:
-    """(name, the OpAttrDef call chain) of every attribute, element counts as Int."""
+    """(name, the OpAttrDef call chain) of every attribute, element counts as Int, then the lo parts of the scalars
+    a pair sum's constants are computed from (plan.lo_params: Float, 0 when not given)."""
     return ([(q.name, attr_chain(q)) for q in attrs(p.op)]
-            + [(f"numel_{n}", "AttrType(REQUIRED).Int()") for n in p.numels])
+            + [(f"numel_{n}", "AttrType(REQUIRED).Int()") for n in p.numels]
+            + [(lo_field(q.name), "AttrType(OPTIONAL).Float(0.0)") for q in lo_params(p.op)])
 
 
 def host_ctype(q) -> str:
@@ -83,6 +85,9 @@ def reads(p: Plan) -> list[str]:
     first = len(lines)
     lines += [f"const uint64_t numel_{n} = static_cast<uint64_t>(*attrs->GetAttrPointer<int64_t>({first + i}));"
               for i, n in enumerate(p.numels)]
+    first += len(p.numels)
+    lines += [f"const float {lo_field(q.name)} = *attrs->GetAttrPointer<float>({first + i});"
+              for i, q in enumerate(lo_params(p.op))]
     return ["const auto* attrs = context->GetAttrs();"] + lines if lines else []
 
 
@@ -176,7 +181,7 @@ def op_host_context(p: Plan) -> dict:
         dtype_codes=[(GE_TYPE[d], DTYPE_CODE[d], DTYPE_BYTES[d]) for d in DTYPE_CODE],
         reads=reads(p), row_lines=row_lines(p), variant_lines=variant_lines(p),
         fill_args=", ".join(["variant", "*tiling"] + [q.name for q in attrs(op) if q.symbol is not None]
-                            + [f"numel_{n}" for n in p.numels]),
+                            + [f"numel_{n}" for n in p.numels] + [lo_field(q.name) for q in lo_params(op)]),
         infer_shape=infer_shape_lines(p), dtype_from_index=p.operands.index(dtype_from),
         opdef_params=opdef_params(p, all_combos(op)), attr_defs=attr_defs(p), socs=soc_configs(p))
 

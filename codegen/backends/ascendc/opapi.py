@@ -38,7 +38,7 @@ from codegen.template_util import render
 from codegen.text import condition_code
 
 from . import names
-from .plan import Plan, combos
+from .plan import Plan, combos, lo_field, lo_params
 from .socs import kernel_socs
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -244,6 +244,7 @@ def l0_params(p: Plan) -> list[tuple[str, str]]:
     out = [("const aclTensor*", t) for t in p.operands]
     out += [(l0_ctype(q), q.name) for q in opdef_attrs(op)]
     out += [("int64_t", f"numel_{n}") for n in p.numels]
+    out += [("float", lo_field(q.name)) for q in lo_params(op)]
     return out + [("op::DataType", "outDtype"), ("aclOpExecutor*", "executor")]
 
 
@@ -273,7 +274,18 @@ def l0_args(p: Plan) -> list[str]:
         else:
             args.append(q.name)
     args += [count_cpp(n) for n in p.numels]
+    args += [lo_arg(q) for q in lo_params(op)]
     return args + ["outDtype", "exec"]
+
+
+def lo_arg(q) -> str:
+    """The caller's double less its FLOAT value, as a FLOAT (plan.lo_params): FillScalars adds it back."""
+    if isinstance(q, Scalar):
+        value = (f"({q.name} == nullptr ? {float(q.default)!r} : {q.name}->ToDouble())" if q.optional
+                 else f"{q.name}->ToDouble()")
+    else:
+        value = f"static_cast<double>({q.name})"
+    return f"opgen_l2::LoPart({value})"
 
 
 def count_cpp(name: str) -> str:
@@ -559,7 +571,8 @@ def launch_args(p: Plan) -> str:
     """ADD_TO_LAUNCHER_LIST_AICORE's arguments after the OpType: inputs, output, attributes (if any)."""
     op = p.op
     parts = [f"OP_INPUT({', '.join(p.operands)})", "OP_OUTPUT(out)"]
-    attrs = [q.name for q in opdef_attrs(op)] + [f"numel_{n}" for n in p.numels]
+    attrs = ([q.name for q in opdef_attrs(op)] + [f"numel_{n}" for n in p.numels]
+             + [lo_field(q.name) for q in lo_params(op)])
     return ", ".join(parts + ([f"OP_ATTR({', '.join(attrs)})"] if attrs else []))
 
 

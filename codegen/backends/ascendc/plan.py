@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from codegen.lower import Kernel, KernelVariant, lower
+import sympy
+
+from codegen.lower import Kernel, KernelVariant, lower, prelude_in_double, wide_constants, wide_reductions
 from codegen.runtime.calls import out_dtype_free
 from codegen.spec import KERNEL_DTYPES, Op
 
@@ -118,8 +120,42 @@ def _scalar_names(kv: KernelVariant) -> dict:
     return names
 
 
+# ---- what the pairs of a sum computed wide read unrounded (codegen.lower.wide_constants, wide_reductions) --------
+def lo_field(name: str) -> str:
+    """The tiling field (and host value) of a constant's lo part: the double's remainder after FLOAT rounding."""
+    return f"{name}Lo"
+
+
+def wide_fields(kv: KernelVariant) -> list[tuple[str, object]]:
+    """(tiling field of the FLOAT value, symbol) of the constants the variant's pair sums read with a lo part."""
+    names = {p.symbol: p.name for p in kv.scalars}
+    return [(names.get(sym, str(sym)), sym) for _, sym in wide_constants(kv)]
+
+
+def lo_params(op: Op) -> list:
+    """The real scalars and attributes a constant of a pair sum is computed from (codegen.lower.wide_constants,
+    prelude_in_double): each also reaches the host as `<name>Lo`, the caller's double minus its FLOAT value, so
+    that FillScalars computes those constants from the unrounded value (hi + lo holds 48 of its bits)."""
+    read = set()
+    for kv in lower(op).variants:
+        prelude = prelude_in_double(kv)
+        for _, sym in wide_constants(kv):
+            read |= sympy.sympify(prelude.get(sym, sym)).free_symbols
+    return [q for q in op.params if getattr(q, "symbol", None) in read]
+
+
+def _lo_names(kv: KernelVariant) -> dict:
+    """{symbol: C++ name of its lo part} for the pair sums: a constant's tiling member, a row sum's slot past the
+    row sums (`sums[len(reductions) + k]`, summed as pairs: Lowering.pair_row_sum)."""
+    out = {sym: lo_field(f) + "_" for f, sym in wide_fields(kv)}
+    n = len(kv.reductions)
+    out.update({s: f"sums[{n + k}]" for k, s in enumerate(wide_reductions(kv))})
+    return out
+
+
 def _lowering(kv: KernelVariant, arch: Arch) -> Lowering:
-    low = Lowering({t.symbol: t.name for t in kv.tensors}, _scalar_names(kv), last=kv.last, arch=arch)
+    low = Lowering({t.symbol: t.name for t in kv.tensors}, _scalar_names(kv), last=kv.last, arch=arch,
+                   lo=_lo_names(kv))
     low.bind(kv.body)
     return low
 
@@ -136,7 +172,7 @@ def kernel_scalars(kv: KernelVariant) -> list[str]:
         used |= e.free_symbols
     out = [p.name for p in kv.scalars if p.symbol in used]
     out += [str(s) for s, _ in kv.prelude if s in used]
-    return out
+    return out + [lo_field(f) for f, _ in wide_fields(kv)]
 
 
 def plan_variant(op: Op, index: int, kv: KernelVariant) -> VariantPlan:
@@ -145,17 +181,22 @@ def plan_variant(op: Op, index: int, kv: KernelVariant) -> VariantPlan:
     names = _scalar_names(kv)
     passes = []
 
+    def row_sums(low, first: bool):
+        for i, (s, e) in enumerate(kv.reductions):
+            if s in low.lo:   # a pair sum reads it: summed as a pair (the row's sums start at 0)
+                low.pair_row_sum(e, names[s], low.lo[s])
+            else:
+                low.row_sum(e, f"sum{i}", "work", f"{names[s]} {'=' if first else '+='} {{sum}};")
+
     def compute(arch):
         low = _lowering(kv, arch)
-        for i, (s, e) in enumerate(kv.reductions):
-            low.row_sum(e, f"sum{i}", "work", f"{names[s]} = {{sum}};")
+        row_sums(low, True)
         low.result(kv.result, "res")
         return low.finish()
 
     def sum_tile(arch):
         low = _lowering(kv, arch)
-        for i, (s, e) in enumerate(kv.reductions):
-            low.row_sum(e, f"sum{i}", "work", f"{names[s]} += {{sum}};")
+        row_sums(low, False)
         return low.finish()
 
     if not rows:

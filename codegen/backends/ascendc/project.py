@@ -13,7 +13,7 @@ from codegen.spec.params import Attr, Scalar
 from codegen.template_util import render
 
 from . import names
-from .plan import Plan, all_combos
+from .plan import Plan, all_combos, lo_field, lo_params
 from .socs import kernel_socs
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -80,7 +80,8 @@ def proto_attr(q) -> dict:
 
 def prototype(p: Plan) -> str:
     """The op prototype JSON msOpGen takes (`msopgen gen -i <this> -c ai_core-<soc> -lan cpp`): inputs and
-    output with one (format, type) column per kernel instance, attributes with their types."""
+    output with one (format, type) column per kernel instance, attributes with their types (the lo parts of
+    plan.lo_params last, as in the OpDef)."""
     op = p.op
     cols = all_combos(op)
 
@@ -91,6 +92,8 @@ def prototype(p: Plan) -> str:
     output = [desc(op.output.name, False, [o for _, o in cols])]
     attrs = [proto_attr(q) for q in op.params if isinstance(q, (Scalar, Attr))]
     attrs += [{"name": f"numel_{n}", "param_type": "required", "type": "int"} for n in p.numels]
+    attrs += [{"name": lo_field(q.name), "param_type": "optional", "type": "float", "default_value": 0.0}
+              for q in lo_params(op)]   # (a pair sum's scalar: its lo part, op_host.attr_defs)
     doc = [{"op": names.op_type(op), "language": "cpp", "input_desc": inputs, "output_desc": output, "attr": attrs}]
     return json.dumps(doc, indent=4) + "\n"
 

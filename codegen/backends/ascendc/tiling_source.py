@@ -15,15 +15,18 @@ from codegen.template_util import render
 
 from . import names
 from . import tiling as T
-from .lowering import ScalarPrinter
-from .plan import DTYPE_CODE, Plan, VariantPlan
+from codegen.lower import prelude_in_double
+
+from .lowering import DoubleScalarPrinter, ScalarPrinter
+from .plan import DTYPE_CODE, Plan, VariantPlan, lo_field, lo_params, wide_fields
 
 TEMPLATES = Path(__file__).parent / "templates"
 
 
 def host_params(op: Op) -> list[tuple[str, str]]:
-    """(C++ type, name) of the host values FillScalars takes: scalars, attributes, element counts.  A double
-    attribute is a Float attribute of the OpDef, as in CANN; a string only chooses the variant (TilingFunc)."""
+    """(C++ type, name) of the host values FillScalars takes: scalars, attributes, element counts, then the lo
+    parts of the scalars a pair sum's constants are computed from (plan.lo_params).  A double attribute is a Float
+    attribute of the OpDef, as in CANN; a string only chooses the variant (TilingFunc)."""
     out = []
     for p in op.params:
         if isinstance(p, Scalar) or (isinstance(p, Attr) and p.is_real):
@@ -31,7 +34,7 @@ def host_params(op: Op) -> list[tuple[str, str]]:
         elif isinstance(p, Attr) and p.type != "string":
             out.append(("bool" if p.type == "bool" else "int64_t", p.name))
     numels = sorted({n for v in op_variants(op) for n in v.numels})
-    return out + [("uint64_t", f"numel_{n}") for n in numels]
+    return out + [("uint64_t", f"numel_{n}") for n in numels] + [("float", lo_field(q.name)) for q in lo_params(op)]
 
 
 def op_variants(op: Op):
@@ -48,7 +51,26 @@ def fill_lines(op: Op, v: VariantPlan) -> list[str]:
     for s, e in v.kv.prelude:
         lines.append(f"const float {s} = static_cast<float>({ScalarPrinter(syms).doprint(e)});")
         syms[s] = str(s)
-    return lines + [f"tiling.{name} = {name};" for name in v.scalars]
+    return lines + wide_lines(op, v) + [f"tiling.{name} = {name};" for name in v.scalars]
+
+
+def wide_lines(op: Op, v: VariantPlan) -> list[str]:
+    """FillScalars' lo parts of the constants a pair sum reads (plan.wide_fields): each constant computed in double
+    from the unrounded scalars (hi + lo from the op_api layer; codegen.lower.prelude_in_double), less its FLOAT
+    value, rounded to FLOAT."""
+    fields = wide_fields(v.kv)
+    if not fields:
+        return []
+    lows = {q.symbol for q in lo_params(op)}
+    syms = {p.symbol: (f"(static_cast<double>({p.name}) + static_cast<double>({lo_field(p.name)}))"
+                       if p.symbol in lows else f"static_cast<double>({p.name})")
+            for p in op.params if p.symbol is not None}
+    syms.update({sympy.Symbol(f"numel_{n}", integer=True, positive=True): f"static_cast<double>(numel_{n})"
+                 for n in v.kv.numels})
+    prelude = prelude_in_double(v.kv)
+    # (a scalar read directly: its lo part is the host's already)
+    return [f"const float {lo_field(f)} = static_cast<float>({DoubleScalarPrinter(syms).doprint(prelude.get(sym, sym))}"
+            f" - static_cast<double>({f}));" for f, sym in fields if sym not in lows]
 
 
 def unused_steps(layout: T.KernelLayout) -> list[str]:

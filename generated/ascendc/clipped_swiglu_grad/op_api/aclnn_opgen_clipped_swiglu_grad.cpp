@@ -149,10 +149,10 @@ extern "C" aclnnStatus aclnnOpgenClippedSwigluGradGetWorkspaceSize(
     const aclTensor* gradYK = opgen_l2::KernelOperand(gradYR, inDtype, shape, shapeArray, nullptr, exec);
     CHECK_RET(gradYK != nullptr, ACLNN_ERR_INNER_NULLPTR);
     // the kernel (OpgenClippedSwigluGrad on the AI Core) for the half a
-    const aclTensor* aGrad = l0op::OpgenClippedSwigluGrad(gradYK, aK, bK, static_cast<float>(alpha), static_cast<float>(limit), static_cast<float>(bias), false, outDtype, exec);
+    const aclTensor* aGrad = l0op::OpgenClippedSwigluGrad(gradYK, aK, bK, static_cast<float>(alpha), static_cast<float>(limit), static_cast<float>(bias), false, opgen_l2::LoPart(static_cast<double>(alpha)), opgen_l2::LoPart(static_cast<double>(limit)), outDtype, exec);
     CHECK_RET(aGrad != nullptr, ACLNN_ERR_INNER_NULLPTR);
     // the kernel (OpgenClippedSwigluGrad on the AI Core) for the half b
-    const aclTensor* bGrad = l0op::OpgenClippedSwigluGrad(gradYK, aK, bK, static_cast<float>(alpha), static_cast<float>(limit), static_cast<float>(bias), true, outDtype, exec);
+    const aclTensor* bGrad = l0op::OpgenClippedSwigluGrad(gradYK, aK, bK, static_cast<float>(alpha), static_cast<float>(limit), static_cast<float>(bias), true, opgen_l2::LoPart(static_cast<double>(alpha)), opgen_l2::LoPart(static_cast<double>(limit)), outDtype, exec);
     CHECK_RET(bGrad != nullptr, ACLNN_ERR_INNER_NULLPTR);
     // the halves back where they were taken from, the rows from sum(groupIndexOptional) on set to 0, in gradXOut's shape
     const aclTensor* kernelResult = opgen_l2::RowConcat(aGrad, bGrad, interleaved, exec);

@@ -12,12 +12,12 @@
 namespace l0op {
 OP_TYPE_REGISTER(OpgenClippedSwigluGrad);
 
-const aclTensor* OpgenClippedSwigluGrad(const aclTensor* gradY, const aclTensor* a, const aclTensor* b, float alpha, float limit, float bias, bool secondHalf, op::DataType outDtype, aclOpExecutor* executor)
+const aclTensor* OpgenClippedSwigluGrad(const aclTensor* gradY, const aclTensor* a, const aclTensor* b, float alpha, float limit, float bias, bool secondHalf, float alphaLo, float limitLo, op::DataType outDtype, aclOpExecutor* executor)
 {
-    L0_DFX(OpgenClippedSwigluGrad, gradY, a, b, alpha, limit, bias, secondHalf, outDtype);
+    L0_DFX(OpgenClippedSwigluGrad, gradY, a, b, alpha, limit, bias, secondHalf, alphaLo, limitLo, outDtype);
     aclTensor* out = executor->AllocTensor(gradY->GetViewShape(), outDtype, op::Format::FORMAT_ND);
     CHECK_RET(out != nullptr, nullptr);
-    auto ret = ADD_TO_LAUNCHER_LIST_AICORE(OpgenClippedSwigluGrad, OP_INPUT(gradY, a, b), OP_OUTPUT(out), OP_ATTR(alpha, limit, bias, secondHalf));
+    auto ret = ADD_TO_LAUNCHER_LIST_AICORE(OpgenClippedSwigluGrad, OP_INPUT(gradY, a, b), OP_OUTPUT(out), OP_ATTR(alpha, limit, bias, secondHalf, alphaLo, limitLo));
     OP_CHECK_ADD_TO_LAUNCHER_LIST_AICORE(ret != ACLNN_SUCCESS, return nullptr,
                                          "OpgenClippedSwigluGrad ADD_TO_LAUNCHER_LIST_AICORE failed.");
     return out;

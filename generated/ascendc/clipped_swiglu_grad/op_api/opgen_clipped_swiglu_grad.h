@@ -8,7 +8,7 @@
 
 namespace l0op {
 // The kernel's output, of the first operand's shape and dtype `outDtype` (null on failure).
-const aclTensor* OpgenClippedSwigluGrad(const aclTensor* gradY, const aclTensor* a, const aclTensor* b, float alpha, float limit, float bias, bool secondHalf, op::DataType outDtype, aclOpExecutor* executor);
+const aclTensor* OpgenClippedSwigluGrad(const aclTensor* gradY, const aclTensor* a, const aclTensor* b, float alpha, float limit, float bias, bool secondHalf, float alphaLo, float limitLo, op::DataType outDtype, aclOpExecutor* executor);
 }  // namespace l0op
 
 #endif  // OPGEN_OP_API_L0_OPGEN_CLIPPED_SWIGLU_GRAD_H_

@@ -37,6 +37,8 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context)
     const float limit = *attrs->GetAttrPointer<float>(1);
     const float bias = *attrs->GetAttrPointer<float>(2);
     const bool secondHalf = *attrs->GetAttrPointer<bool>(3);
+    const float alphaLo = *attrs->GetAttrPointer<float>(4);
+    const float limitLo = *attrs->GetAttrPointer<float>(5);
     const uint64_t rowLength = totalLength;  // elementwise: one "row"
 
     uint32_t variant = 0;
@@ -57,7 +59,7 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context)
     if (tiling == nullptr || !ComputeTiling(variant, totalLength, rowLength, coreNum, ubSize, inBytes, outBytes, *tiling)) {
         return ge::GRAPH_FAILED;
     }
-    FillScalars(variant, *tiling, alpha, limit, bias, secondHalf);
+    FillScalars(variant, *tiling, alpha, limit, bias, secondHalf, alphaLo, limitLo);
     context->SetBlockDim(tiling->usedCores);
     context->SetTilingKey(TilingKey(variant, inCode, outCode));
     size_t* workspace = context->GetWorkspaceSizes(1);
@@ -105,6 +107,8 @@ public:
         this->Attr("limit").AttrType(REQUIRED).Float();
         this->Attr("bias").AttrType(REQUIRED).Float();
         this->Attr("secondHalf").AttrType(REQUIRED).Bool();
+        this->Attr("alphaLo").AttrType(OPTIONAL).Float(0.0);
+        this->Attr("limitLo").AttrType(OPTIONAL).Float(0.0);
 
         this->SetInferShape(ge::InferShape).SetInferDataType(ge::InferDataType);
         this->AICore().SetTiling(optiling::TilingFunc);

@@ -25,7 +25,7 @@ inline uint64_t Gcd(uint64_t a, uint64_t b)
     return a;
 }
 
-// variant secondHalf=False: 3 input tile(s), 27 float temporaries, 4 mask(s)
+// variant secondHalf=False: 3 input tile(s), 28 float temporaries, 4 mask(s)
 inline bool ComputeTilingSecondHalfFalse(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, ClippedSwigluGradTilingData& tiling)
 {
@@ -34,7 +34,7 @@ inline bool ComputeTilingSecondHalfFalse(uint64_t totalLength, uint64_t rowLengt
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 3) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 27);
+    const uint64_t floatSlots = (castSlots + 28);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
     const uint64_t bytesPer256 = ((((((6 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 512) + 0);
@@ -122,7 +122,7 @@ inline bool ComputeTiling(uint32_t variant, uint64_t totalLength, uint64_t rowLe
 }
 
 // The scalars the kernel reads, rounded to FLOAT once; `c*` are the spec's hoisted scalar subexpressions.
-inline void FillScalars(uint32_t variant, ClippedSwigluGradTilingData& tiling, float alpha, float limit, float bias, bool secondHalf)
+inline void FillScalars(uint32_t variant, ClippedSwigluGradTilingData& tiling, float alpha, float limit, float bias, bool secondHalf, float alphaLo, float limitLo)
 {
     (void)secondHalf;
     if (variant == 0) {  // variant secondHalf=False
@@ -131,6 +131,8 @@ inline void FillScalars(uint32_t variant, ClippedSwigluGradTilingData& tiling, f
         tiling.limit = limit;
         tiling.bias = bias;
         tiling.c0 = c0;
+        tiling.alphaLo = alphaLo;
+        tiling.limitLo = limitLo;
     }
     if (variant == 1) {  // variant secondHalf=True
         const float c0 = static_cast<float>(-limit);

@@ -18,4 +18,6 @@ struct ClippedSwigluGradTilingData {
     float limit;
     float bias;
     float c0;
+    float alphaLo;
+    float limitLo;
 };

@@ -22,7 +22,7 @@ int main(int argc, char** argv)
         if (!optiling::ComputeTiling(variant, total, rq.Int("row"), target.cores, target.tilingUbBytes, inType.bytes, outType.bytes, tiling)) {
             opgen_sim::Fail("tiling", "ComputeTiling refused the launch (empty, too long, or no tile fits the UB)");
         }
-        optiling::FillScalars(variant, tiling, rq.Float("alpha"), rq.Float("limit"), rq.Float("bias"), rq.Bool("secondHalf"));
+        optiling::FillScalars(variant, tiling, rq.Float("alpha"), rq.Float("limit"), rq.Float("bias"), rq.Bool("secondHalf"), rq.Float("alphaLo"), rq.Float("limitLo"));
         opgen_sim::SetTilingKey(optiling::TilingKey(variant, inType.code, outType.code));
 
         GM_ADDR gm_gradY = rq.Input("gradY", total * inType.bytes);

@@ -188,7 +188,7 @@ extern "C" aclnnStatus aclnnOpgenCrossEntropyLossGradGetWorkspaceSize(
     // ReduceSum adds them up (FLOAT); the other forms read none
     const aclTensor* gridSumK = nullptr;
     if ((strcmp(reductionOptional, "mean") == 0 && weightOptional == nullptr) || (strcmp(reductionOptional, "mean") == 0 && weightOptional != nullptr)) {
-        const aclTensor* rowSums = l0op::OpgenCrossEntropyLossGrad(gradLossK, logProbK, targetK, weightOptionalK, classIndexK, logProbK, reductionOptional, ignoreIndex, static_cast<float>(labelSmoothing), static_cast<float>(lseSquareScaleForZloss), true, (logProb->GetViewShape().GetDimNum() > 1 ? logProb->GetViewShape().GetDim(1) : 1), outDtype, exec);
+        const aclTensor* rowSums = l0op::OpgenCrossEntropyLossGrad(gradLossK, logProbK, targetK, weightOptionalK, classIndexK, logProbK, reductionOptional, ignoreIndex, static_cast<float>(labelSmoothing), static_cast<float>(lseSquareScaleForZloss), true, (logProb->GetViewShape().GetDimNum() > 1 ? logProb->GetViewShape().GetDim(1) : 1), opgen_l2::LoPart(static_cast<double>(labelSmoothing)), outDtype, exec);
         CHECK_RET(rowSums != nullptr, ACLNN_ERR_INNER_NULLPTR);
         const aclIntArray* everyAxis = opgen_l2::AxisRange(shape.GetDimNum(), exec);
         const aclTensor* total = l0op::ReduceSumOp(rowSums, everyAxis, true, exec);
@@ -199,7 +199,7 @@ extern "C" aclnnStatus aclnnOpgenCrossEntropyLossGradGetWorkspaceSize(
         gridSumK = logProbK;   // (read by no form chosen here)
     }
     // the kernel (OpgenCrossEntropyLossGrad on the AI Core)
-    const aclTensor* kernelResult = l0op::OpgenCrossEntropyLossGrad(gradLossK, logProbK, targetK, weightOptionalK, classIndexK, gridSumK, reductionOptional, ignoreIndex, static_cast<float>(labelSmoothing), static_cast<float>(lseSquareScaleForZloss), false, (logProb->GetViewShape().GetDimNum() > 1 ? logProb->GetViewShape().GetDim(1) : 1), outDtype, exec);
+    const aclTensor* kernelResult = l0op::OpgenCrossEntropyLossGrad(gradLossK, logProbK, targetK, weightOptionalK, classIndexK, gridSumK, reductionOptional, ignoreIndex, static_cast<float>(labelSmoothing), static_cast<float>(lseSquareScaleForZloss), false, (logProb->GetViewShape().GetDimNum() > 1 ? logProb->GetViewShape().GetDim(1) : 1), opgen_l2::LoPart(static_cast<double>(labelSmoothing)), outDtype, exec);
     CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
     if (kernelResult->GetDataType() != out->GetDataType()) {
         kernelResult = l0op::Cast(kernelResult, out->GetDataType(), exec);

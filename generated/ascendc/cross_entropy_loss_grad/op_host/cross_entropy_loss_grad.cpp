@@ -40,6 +40,7 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context)
     const float lseSquareScaleForZloss = *attrs->GetAttrPointer<float>(3);
     const bool gridSumPass = *attrs->GetAttrPointer<bool>(4);
     const uint64_t numel_logProb_dim1 = static_cast<uint64_t>(*attrs->GetAttrPointer<int64_t>(5));
+    const float labelSmoothingLo = *attrs->GetAttrPointer<float>(6);
     // rows along static_cast<int64_t>(1): the op_api layer moves static_cast<int64_t>(1) last, so the kernel sees contiguous rows
     const size_t rank = shape->GetStorageShape().GetDimNum();
     const int64_t axis = static_cast<int64_t>(1) < 0 ? static_cast<int64_t>(1) + static_cast<int64_t>(std::max<size_t>(rank, 1)) : static_cast<int64_t>(1);
@@ -86,7 +87,7 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context)
     if (tiling == nullptr || !ComputeTiling(variant, totalLength, rowLength, coreNum, ubSize, inBytes, outBytes, *tiling)) {
         return ge::GRAPH_FAILED;
     }
-    FillScalars(variant, *tiling, ignoreIndex, labelSmoothing, lseSquareScaleForZloss, gridSumPass, numel_logProb_dim1);
+    FillScalars(variant, *tiling, ignoreIndex, labelSmoothing, lseSquareScaleForZloss, gridSumPass, numel_logProb_dim1, labelSmoothingLo);
     context->SetBlockDim(tiling->usedCores);
     context->SetTilingKey(TilingKey(variant, inCode, outCode));
     size_t* workspace = context->GetWorkspaceSizes(1);
@@ -148,6 +149,7 @@ public:
         this->Attr("lseSquareScaleForZloss").AttrType(REQUIRED).Float();
         this->Attr("gridSumPass").AttrType(REQUIRED).Bool();
         this->Attr("numel_logProb_dim1").AttrType(REQUIRED).Int();
+        this->Attr("labelSmoothingLo").AttrType(OPTIONAL).Float(0.0);
 
         this->SetInferShape(ge::InferShape).SetInferDataType(ge::InferDataType);
         this->AICore().SetTiling(optiling::TilingFunc);

@@ -25,7 +25,7 @@ inline uint64_t Gcd(uint64_t a, uint64_t b)
     return a;
 }
 
-// variant reductionOptional=none, gridSumPass=False, weightOptional=absent: 4 input tile(s), 22 float temporaries, 5 mask(s), 1 row sum(s)
+// variant reductionOptional=none, gridSumPass=False, weightOptional=absent: 4 input tile(s), 24 float temporaries, 5 mask(s), 1 row sum(s)
 inline bool ComputeTilingReductionOptionalNoneGridSumPassFalseWeightOptionalAbsent(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, CrossEntropyLossGradTilingData& tiling)
 {
@@ -34,7 +34,7 @@ inline bool ComputeTilingReductionOptionalNoneGridSumPassFalseWeightOptionalAbse
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 4) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 22);
+    const uint64_t floatSlots = (castSlots + 24);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
     const uint64_t bytesPer256 = ((((((8 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 640) + 16);
@@ -72,7 +72,7 @@ inline bool ComputeTilingReductionOptionalNoneGridSumPassFalseWeightOptionalAbse
     return true;
 }
 
-// variant reductionOptional=none, gridSumPass=False, weightOptional=present: 5 input tile(s), 22 float temporaries, 5 mask(s), 2 row sum(s)
+// variant reductionOptional=none, gridSumPass=False, weightOptional=present: 5 input tile(s), 24 float temporaries, 5 mask(s), 2 row sum(s)
 inline bool ComputeTilingReductionOptionalNoneGridSumPassFalseWeightOptionalPresent(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, CrossEntropyLossGradTilingData& tiling)
 {
@@ -81,7 +81,7 @@ inline bool ComputeTilingReductionOptionalNoneGridSumPassFalseWeightOptionalPres
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 5) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 22);
+    const uint64_t floatSlots = (castSlots + 24);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
     const uint64_t bytesPer256 = ((((((10 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 640) + 16);
@@ -213,7 +213,7 @@ inline bool ComputeTilingReductionOptionalNoneGridSumPassTrueWeightOptionalPrese
     return true;
 }
 
-// variant reductionOptional=mean, gridSumPass=False, weightOptional=absent: 5 input tile(s), 22 float temporaries, 5 mask(s), 1 row sum(s)
+// variant reductionOptional=mean, gridSumPass=False, weightOptional=absent: 5 input tile(s), 24 float temporaries, 5 mask(s), 1 row sum(s)
 inline bool ComputeTilingReductionOptionalMeanGridSumPassFalseWeightOptionalAbsent(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, CrossEntropyLossGradTilingData& tiling)
 {
@@ -222,7 +222,7 @@ inline bool ComputeTilingReductionOptionalMeanGridSumPassFalseWeightOptionalAbse
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 5) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 22);
+    const uint64_t floatSlots = (castSlots + 24);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
     const uint64_t bytesPer256 = ((((((10 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 640) + 16);
@@ -260,7 +260,7 @@ inline bool ComputeTilingReductionOptionalMeanGridSumPassFalseWeightOptionalAbse
     return true;
 }
 
-// variant reductionOptional=mean, gridSumPass=False, weightOptional=present: 6 input tile(s), 22 float temporaries, 5 mask(s), 2 row sum(s)
+// variant reductionOptional=mean, gridSumPass=False, weightOptional=present: 6 input tile(s), 24 float temporaries, 5 mask(s), 2 row sum(s)
 inline bool ComputeTilingReductionOptionalMeanGridSumPassFalseWeightOptionalPresent(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, CrossEntropyLossGradTilingData& tiling)
 {
@@ -269,7 +269,7 @@ inline bool ComputeTilingReductionOptionalMeanGridSumPassFalseWeightOptionalPres
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 6) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 22);
+    const uint64_t floatSlots = (castSlots + 24);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
     const uint64_t bytesPer256 = ((((((12 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 640) + 16);
@@ -401,7 +401,7 @@ inline bool ComputeTilingReductionOptionalMeanGridSumPassTrueWeightOptionalPrese
     return true;
 }
 
-// variant reductionOptional=sum, gridSumPass=False, weightOptional=absent: 4 input tile(s), 22 float temporaries, 5 mask(s), 1 row sum(s)
+// variant reductionOptional=sum, gridSumPass=False, weightOptional=absent: 4 input tile(s), 24 float temporaries, 5 mask(s), 1 row sum(s)
 inline bool ComputeTilingReductionOptionalSumGridSumPassFalseWeightOptionalAbsent(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, CrossEntropyLossGradTilingData& tiling)
 {
@@ -410,7 +410,7 @@ inline bool ComputeTilingReductionOptionalSumGridSumPassFalseWeightOptionalAbsen
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 4) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 22);
+    const uint64_t floatSlots = (castSlots + 24);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
     const uint64_t bytesPer256 = ((((((8 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 640) + 16);
@@ -448,7 +448,7 @@ inline bool ComputeTilingReductionOptionalSumGridSumPassFalseWeightOptionalAbsen
     return true;
 }
 
-// variant reductionOptional=sum, gridSumPass=False, weightOptional=present: 5 input tile(s), 22 float temporaries, 5 mask(s), 2 row sum(s)
+// variant reductionOptional=sum, gridSumPass=False, weightOptional=present: 5 input tile(s), 24 float temporaries, 5 mask(s), 2 row sum(s)
 inline bool ComputeTilingReductionOptionalSumGridSumPassFalseWeightOptionalPresent(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, CrossEntropyLossGradTilingData& tiling)
 {
@@ -457,7 +457,7 @@ inline bool ComputeTilingReductionOptionalSumGridSumPassFalseWeightOptionalPrese
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 5) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 22);
+    const uint64_t floatSlots = (castSlots + 24);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
     const uint64_t bytesPer256 = ((((((10 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 640) + 16);
@@ -614,7 +614,7 @@ inline bool ComputeTiling(uint32_t variant, uint64_t totalLength, uint64_t rowLe
 }
 
 // The scalars the kernel reads, rounded to FLOAT once; `c*` are the spec's hoisted scalar subexpressions.
-inline void FillScalars(uint32_t variant, CrossEntropyLossGradTilingData& tiling, int64_t ignoreIndex, float labelSmoothing, float lseSquareScaleForZloss, bool gridSumPass, uint64_t numel_logProb_dim1)
+inline void FillScalars(uint32_t variant, CrossEntropyLossGradTilingData& tiling, int64_t ignoreIndex, float labelSmoothing, float lseSquareScaleForZloss, bool gridSumPass, uint64_t numel_logProb_dim1, float labelSmoothingLo)
 {
     (void)lseSquareScaleForZloss;
     (void)gridSumPass;
@@ -622,17 +622,27 @@ inline void FillScalars(uint32_t variant, CrossEntropyLossGradTilingData& tiling
         const float c0 = static_cast<float>(labelSmoothing/static_cast<float>(numel_logProb_dim1));
         const float c1 = static_cast<float>(static_cast<float>(numel_logProb_dim1));
         const float c2 = static_cast<float>(1.0F - labelSmoothing);
+        const float c0Lo = static_cast<float>((static_cast<double>(labelSmoothing) + static_cast<double>(labelSmoothingLo))/static_cast<double>(numel_logProb_dim1) - static_cast<double>(c0));
+        const float c1Lo = static_cast<float>(static_cast<double>(numel_logProb_dim1) - static_cast<double>(c1));
+        const float c2Lo = static_cast<float>(1.0 - (static_cast<double>(labelSmoothing) + static_cast<double>(labelSmoothingLo)) - static_cast<double>(c2));
         tiling.ignoreIndex = ignoreIndex;
         tiling.c0 = c0;
         tiling.c1 = c1;
         tiling.c2 = c2;
+        tiling.c0Lo = c0Lo;
+        tiling.c1Lo = c1Lo;
+        tiling.c2Lo = c2Lo;
     }
     if (variant == 1) {  // variant reductionOptional=none, gridSumPass=False, weightOptional=present
         const float c0 = static_cast<float>(labelSmoothing/static_cast<float>(numel_logProb_dim1));
         const float c1 = static_cast<float>(1.0F - labelSmoothing);
+        const float c0Lo = static_cast<float>((static_cast<double>(labelSmoothing) + static_cast<double>(labelSmoothingLo))/static_cast<double>(numel_logProb_dim1) - static_cast<double>(c0));
+        const float c1Lo = static_cast<float>(1.0 - (static_cast<double>(labelSmoothing) + static_cast<double>(labelSmoothingLo)) - static_cast<double>(c1));
         tiling.ignoreIndex = ignoreIndex;
         tiling.c0 = c0;
         tiling.c1 = c1;
+        tiling.c0Lo = c0Lo;
+        tiling.c1Lo = c1Lo;
     }
     if (variant == 2) {  // variant reductionOptional=none, gridSumPass=True, weightOptional=absent
         tiling.ignoreIndex = ignoreIndex;
@@ -644,17 +654,27 @@ inline void FillScalars(uint32_t variant, CrossEntropyLossGradTilingData& tiling
         const float c0 = static_cast<float>(labelSmoothing/static_cast<float>(numel_logProb_dim1));
         const float c1 = static_cast<float>(static_cast<float>(numel_logProb_dim1));
         const float c2 = static_cast<float>(1.0F - labelSmoothing);
+        const float c0Lo = static_cast<float>((static_cast<double>(labelSmoothing) + static_cast<double>(labelSmoothingLo))/static_cast<double>(numel_logProb_dim1) - static_cast<double>(c0));
+        const float c1Lo = static_cast<float>(static_cast<double>(numel_logProb_dim1) - static_cast<double>(c1));
+        const float c2Lo = static_cast<float>(1.0 - (static_cast<double>(labelSmoothing) + static_cast<double>(labelSmoothingLo)) - static_cast<double>(c2));
         tiling.ignoreIndex = ignoreIndex;
         tiling.c0 = c0;
         tiling.c1 = c1;
         tiling.c2 = c2;
+        tiling.c0Lo = c0Lo;
+        tiling.c1Lo = c1Lo;
+        tiling.c2Lo = c2Lo;
     }
     if (variant == 5) {  // variant reductionOptional=mean, gridSumPass=False, weightOptional=present
         const float c0 = static_cast<float>(labelSmoothing/static_cast<float>(numel_logProb_dim1));
         const float c1 = static_cast<float>(1.0F - labelSmoothing);
+        const float c0Lo = static_cast<float>((static_cast<double>(labelSmoothing) + static_cast<double>(labelSmoothingLo))/static_cast<double>(numel_logProb_dim1) - static_cast<double>(c0));
+        const float c1Lo = static_cast<float>(1.0 - (static_cast<double>(labelSmoothing) + static_cast<double>(labelSmoothingLo)) - static_cast<double>(c1));
         tiling.ignoreIndex = ignoreIndex;
         tiling.c0 = c0;
         tiling.c1 = c1;
+        tiling.c0Lo = c0Lo;
+        tiling.c1Lo = c1Lo;
     }
     if (variant == 6) {  // variant reductionOptional=mean, gridSumPass=True, weightOptional=absent
         tiling.ignoreIndex = ignoreIndex;
@@ -666,17 +686,27 @@ inline void FillScalars(uint32_t variant, CrossEntropyLossGradTilingData& tiling
         const float c0 = static_cast<float>(labelSmoothing/static_cast<float>(numel_logProb_dim1));
         const float c1 = static_cast<float>(static_cast<float>(numel_logProb_dim1));
         const float c2 = static_cast<float>(1.0F - labelSmoothing);
+        const float c0Lo = static_cast<float>((static_cast<double>(labelSmoothing) + static_cast<double>(labelSmoothingLo))/static_cast<double>(numel_logProb_dim1) - static_cast<double>(c0));
+        const float c1Lo = static_cast<float>(static_cast<double>(numel_logProb_dim1) - static_cast<double>(c1));
+        const float c2Lo = static_cast<float>(1.0 - (static_cast<double>(labelSmoothing) + static_cast<double>(labelSmoothingLo)) - static_cast<double>(c2));
         tiling.ignoreIndex = ignoreIndex;
         tiling.c0 = c0;
         tiling.c1 = c1;
         tiling.c2 = c2;
+        tiling.c0Lo = c0Lo;
+        tiling.c1Lo = c1Lo;
+        tiling.c2Lo = c2Lo;
     }
     if (variant == 9) {  // variant reductionOptional=sum, gridSumPass=False, weightOptional=present
         const float c0 = static_cast<float>(labelSmoothing/static_cast<float>(numel_logProb_dim1));
         const float c1 = static_cast<float>(1.0F - labelSmoothing);
+        const float c0Lo = static_cast<float>((static_cast<double>(labelSmoothing) + static_cast<double>(labelSmoothingLo))/static_cast<double>(numel_logProb_dim1) - static_cast<double>(c0));
+        const float c1Lo = static_cast<float>(1.0 - (static_cast<double>(labelSmoothing) + static_cast<double>(labelSmoothingLo)) - static_cast<double>(c1));
         tiling.ignoreIndex = ignoreIndex;
         tiling.c0 = c0;
         tiling.c1 = c1;
+        tiling.c0Lo = c0Lo;
+        tiling.c1Lo = c1Lo;
     }
     if (variant == 10) {  // variant reductionOptional=sum, gridSumPass=True, weightOptional=absent
         tiling.ignoreIndex = ignoreIndex;

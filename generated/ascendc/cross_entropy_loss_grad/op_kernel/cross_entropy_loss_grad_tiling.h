@@ -19,4 +19,7 @@ struct CrossEntropyLossGradTilingData {
     float c0;
     float c1;
     float c2;
+    float c0Lo;
+    float c1Lo;
+    float c2Lo;
 };

@@ -22,7 +22,7 @@ int main(int argc, char** argv)
         if (!optiling::ComputeTiling(variant, total, rq.Int("row"), target.cores, target.tilingUbBytes, inType.bytes, outType.bytes, tiling)) {
             opgen_sim::Fail("tiling", "ComputeTiling refused the launch (empty, too long, or no tile fits the UB)");
         }
-        optiling::FillScalars(variant, tiling, rq.Int64("ignoreIndex"), rq.Float("labelSmoothing"), rq.Float("lseSquareScaleForZloss"), rq.Bool("gridSumPass"), rq.Int("numel_logProb_dim1"));
+        optiling::FillScalars(variant, tiling, rq.Int64("ignoreIndex"), rq.Float("labelSmoothing"), rq.Float("lseSquareScaleForZloss"), rq.Bool("gridSumPass"), rq.Int("numel_logProb_dim1"), rq.Float("labelSmoothingLo"));
         opgen_sim::SetTilingKey(optiling::TilingKey(variant, inType.code, outType.code));
 
         GM_ADDR gm_gradLoss = rq.Input("gradLoss", total * inType.bytes);

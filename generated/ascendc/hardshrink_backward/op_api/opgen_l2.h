@@ -37,6 +37,15 @@
 namespace opgen_l2 {
 using op::DataType;
 
+// ---- a double scalar as two FLOAT attributes ------------------------------------------------------------------
+// The OpDef's attributes are FLOAT; a scalar that a pair sum's constants are computed from also goes as its lo
+// part, the double less its FLOAT value (0 where that is not finite), which the tiling adds back in double.
+inline float LoPart(double value)
+{
+    const double rest = value - static_cast<double>(static_cast<float>(value));
+    return rest - rest == 0.0 ? static_cast<float>(rest) : 0.0F;
+}
+
 // ---- null ----------------------------------------------------------------------------------------------------
 inline bool NotNull(const void* value, const char* name)
 {

@@ -143,7 +143,7 @@ extern "C" aclnnStatus aclnnOpgenSwishBackwardGetWorkspaceSize(
     const aclTensor* selfK = opgen_l2::KernelOperand(self, inDtype, shape, shapeArray, nullptr, exec);
     CHECK_RET(selfK != nullptr, ACLNN_ERR_INNER_NULLPTR);
     // the kernel (OpgenSwishBackward on the AI Core)
-    const aclTensor* kernelResult = l0op::OpgenSwishBackward(gradOutputK, selfK, betaOptional == nullptr ? 1.0f : betaOptional->ToFloat(), outDtype, exec);
+    const aclTensor* kernelResult = l0op::OpgenSwishBackward(gradOutputK, selfK, betaOptional == nullptr ? 1.0f : betaOptional->ToFloat(), opgen_l2::LoPart((betaOptional == nullptr ? 1.0 : betaOptional->ToDouble())), outDtype, exec);
     CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
     if (kernelResult->GetDataType() != gradInput->GetDataType()) {
         kernelResult = l0op::Cast(kernelResult, gradInput->GetDataType(), exec);

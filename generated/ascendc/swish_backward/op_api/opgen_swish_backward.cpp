@@ -12,12 +12,12 @@
 namespace l0op {
 OP_TYPE_REGISTER(OpgenSwishBackward);
 
-const aclTensor* OpgenSwishBackward(const aclTensor* gradOutput, const aclTensor* self, float betaOptional, op::DataType outDtype, aclOpExecutor* executor)
+const aclTensor* OpgenSwishBackward(const aclTensor* gradOutput, const aclTensor* self, float betaOptional, float betaOptionalLo, op::DataType outDtype, aclOpExecutor* executor)
 {
-    L0_DFX(OpgenSwishBackward, gradOutput, self, betaOptional, outDtype);
+    L0_DFX(OpgenSwishBackward, gradOutput, self, betaOptional, betaOptionalLo, outDtype);
     aclTensor* out = executor->AllocTensor(gradOutput->GetViewShape(), outDtype, op::Format::FORMAT_ND);
     CHECK_RET(out != nullptr, nullptr);
-    auto ret = ADD_TO_LAUNCHER_LIST_AICORE(OpgenSwishBackward, OP_INPUT(gradOutput, self), OP_OUTPUT(out), OP_ATTR(betaOptional));
+    auto ret = ADD_TO_LAUNCHER_LIST_AICORE(OpgenSwishBackward, OP_INPUT(gradOutput, self), OP_OUTPUT(out), OP_ATTR(betaOptional, betaOptionalLo));
     OP_CHECK_ADD_TO_LAUNCHER_LIST_AICORE(ret != ACLNN_SUCCESS, return nullptr,
                                          "OpgenSwishBackward ADD_TO_LAUNCHER_LIST_AICORE failed.");
     return out;

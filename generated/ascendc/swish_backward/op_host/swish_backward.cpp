@@ -34,6 +34,7 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context)
     const uint64_t totalLength = shape->GetStorageShape().GetShapeSize();
     const auto* attrs = context->GetAttrs();
     const float betaOptional = *attrs->GetAttrPointer<float>(0);
+    const float betaOptionalLo = *attrs->GetAttrPointer<float>(1);
     const uint64_t rowLength = totalLength;  // elementwise: one "row"
 
     uint32_t variant = 0;
@@ -52,7 +53,7 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context)
     if (tiling == nullptr || !ComputeTiling(variant, totalLength, rowLength, coreNum, ubSize, inBytes, outBytes, *tiling)) {
         return ge::GRAPH_FAILED;
     }
-    FillScalars(variant, *tiling, betaOptional);
+    FillScalars(variant, *tiling, betaOptional, betaOptionalLo);
     context->SetBlockDim(tiling->usedCores);
     context->SetTilingKey(TilingKey(variant, inCode, outCode));
     size_t* workspace = context->GetWorkspaceSizes(1);
@@ -93,6 +94,7 @@ public:
             .DataType({ge::DT_FLOAT16, ge::DT_FLOAT, ge::DT_BF16})
             .Format({ge::FORMAT_ND, ge::FORMAT_ND, ge::FORMAT_ND});
         this->Attr("betaOptional").AttrType(OPTIONAL).Float(1.0);
+        this->Attr("betaOptionalLo").AttrType(OPTIONAL).Float(0.0);
 
         this->SetInferShape(ge::InferShape).SetInferDataType(ge::InferDataType);
         this->AICore().SetTiling(optiling::TilingFunc);

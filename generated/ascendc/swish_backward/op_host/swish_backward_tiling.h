@@ -80,10 +80,11 @@ inline bool ComputeTiling(uint32_t variant, uint64_t totalLength, uint64_t rowLe
 }
 
 // The scalars the kernel reads, rounded to FLOAT once; `c*` are the spec's hoisted scalar subexpressions.
-inline void FillScalars(uint32_t variant, SwishBackwardTilingData& tiling, float betaOptional)
+inline void FillScalars(uint32_t variant, SwishBackwardTilingData& tiling, float betaOptional, float betaOptionalLo)
 {
     if (variant == 0) {  // the only variant
         tiling.betaOptional = betaOptional;
+        tiling.betaOptionalLo = betaOptionalLo;
     }
 }
 

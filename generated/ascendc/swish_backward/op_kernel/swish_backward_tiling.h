@@ -15,4 +15,5 @@ struct SwishBackwardTilingData {
     uint32_t tileLength;
     uint32_t ubBytes;
     float betaOptional;
+    float betaOptionalLo;
 };

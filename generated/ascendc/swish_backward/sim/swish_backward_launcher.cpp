@@ -22,7 +22,7 @@ int main(int argc, char** argv)
         if (!optiling::ComputeTiling(variant, total, rq.Int("row"), target.cores, target.tilingUbBytes, inType.bytes, outType.bytes, tiling)) {
             opgen_sim::Fail("tiling", "ComputeTiling refused the launch (empty, too long, or no tile fits the UB)");
         }
-        optiling::FillScalars(variant, tiling, rq.Float("betaOptional"));
+        optiling::FillScalars(variant, tiling, rq.Float("betaOptional"), rq.Float("betaOptionalLo"));
         opgen_sim::SetTilingKey(optiling::TilingKey(variant, inType.code, outType.code));
 
         GM_ADDR gm_gradOutput = rq.Input("gradOutput", total * inType.bytes);
