@@ -330,9 +330,15 @@ def measure(rec: Record, op, p: Prepared, got, fmt) -> None:
     # before its mean's 1/N, now folded in by the lowering).  Listed on its own (the bound of the documented formula,
     # which the oracle judges by, has no value there: the formula as written leaves FLOAT's range) and a failure,
     # unless codegen.accuracy.known.OVERFLOWS documents this kernel's overflows with their reason
-    over = measured & np.isinf(got.astype(np.float64)) & np.isfinite(want.astype(np.float64))
+    # A nan there is the same (an intermediate overflowed and met a factor that is 0: SquaredHingeLoss's
+    # (c0*target)*max(0, 1 - t*x) at target > 1.7e38 gave -inf*0) unless PyTorch's is not finite either
+    g64 = got.astype(np.float64)
+    over = measured & np.isinf(g64) & np.isfinite(want.astype(np.float64))
+    nan = measured & np.isnan(g64) & np.isfinite(want.astype(np.float64))
     if th is not None:
         over &= ~np.isinf(th.astype(np.float64))
+        nan &= np.isfinite(th.astype(np.float64))
+    over |= nan
     documented_overflow = overflow_reason(rec.op_name, rec.dtype) is not None
     for i in np.flatnonzero(over):
         ex = Example(s.group, s.case, _describe(op, s.kw, shape, i), float(got[i]), float(ref[i]),
