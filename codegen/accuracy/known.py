@@ -45,12 +45,13 @@ _SOFTMAX_DIFF = ("y*(dy - r), r = sum(dy*y) over the row: dy - r leaves FLOAT at
                  "brings the result back.  Fix: y*dy - y*r (which cancels where the sum is small) or a scaled "
                  "difference, not done")
 _SIGMOID_SLOPE = ("the slope term x*sigma'(k*x) is formed as k*x (k = 1.702) times sigma(k*x)*(1 - sigma(k*x)): k*x "
-                  "leaves FLOAT for x < -2.0e38, where sigma(k*x) is 0, and 0*inf is nan where the exact result is 0 "
-                  "(a nan counts as an overflow).  No order of the product helps (the operand itself is inf).  Fix: "
-                  "clamp the sigmoid's argument (sigma(k*x) = 0 below -104: max(k*x, -200) changes no value), not done")
+                  "leaves FLOAT for |x| > 2.0e38, where sigma(k*x) (x < 0) or 1 - sigma(k*x) (x > 0) is 0, and 0*inf "
+                  "is nan where the exact result is 0 or g (a nan counts as an overflow).  No order of the product "
+                  "helps (the operand itself is inf).  Fix: clamp the slope's k*x to [-200, 200] (the sigmoid's "
+                  "factors are 0 or 1 beyond 104: no value changes), not done")
 _TANH_SLOPE = ("GELU's tanh form: the slope term c*b*(1 + 3*0.0447*b^2)*sigma(t)*sigma(-t), t = c*(b + 0.0447*b^3): "
-               "b^2 leaves FLOAT for |b| > 1.8e19 where sigma(-t) is 0 (the exact term e^-t*b^3 is 0 in FLOAT), and "
-               "0*inf is nan where the exact result is a*g (a nan counts as an overflow).  No order helps (the sum "
+               "b^2 leaves FLOAT for |b| > 1.8e19 where sigma(t)*sigma(-t) is 0 (the exact term e^-|t|*b^3 is 0 in "
+               "FLOAT), and 0*inf is nan where the exact result is a*g or 0 (a nan counts as an overflow).  No order helps (the sum "
                "itself is inf).  Fix: the slope term 0 where |t| > 104 (a Piecewise, or the sum scaled), not done")
 _FOCAL = ("a target far outside [0, 1] (3e38): 1 - 2t and t*(log sigma(x) - ...) leave FLOAT inside the gamma term "
           "gamma*sigma(x)*sigma(-x)*(1 - 2t)*(...), where their difference and alpha_t bring the result back; at "
