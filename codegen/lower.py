@@ -22,7 +22,9 @@ SymPy's products have none: the incoming gradient multiplies last (`KernelVarian
 the one factor of arbitrary magnitude, so the local derivative is formed first: gradOutput*inputScale*0 is
 inf*0 = nan when gradOutput*inputScale overflows, inputScale*0*gradOutput is the 0 the mathematics gives.  And
 a product's factors bounded by 1 (sigmoid, tanh, erf) multiply right after its first operand where a second one of
-any size would come before them (`bounded_after_first`: SituGluGrad's S*b formed inf before σ(a) ≪ 1 joined).
+any size would come before them (`bounded_after_first`: SituGluGrad's S*b formed inf before σ(a) ≪ 1 joined), and
+so do factors that are exactly 0 somewhere, max(0, u) or a Piecewise with a 0 branch, a number above 1 then after
+them (SquaredHingeLoss's c0*t formed -inf before max(0, 1 - t*x) = 0 joined: nan where the answer is 0).
 """
 from __future__ import annotations
 
@@ -101,6 +103,26 @@ def _bounded_by_one(f) -> bool:
     return isinstance(f, (Sigmoid, sympy.tanh, sympy.erf))
 
 
+def _can_vanish(f) -> bool:
+    """Whether f is exactly 0 on part of its domain: max(0, u), min(0, u), a Piecewise with a 0 branch, or a
+    positive power of one (SquaredHingeLossBackward's max(0, 1 - t*x))."""
+    if isinstance(f, sympy.Pow) and f.exp.is_positive:
+        return _can_vanish(f.base)
+    if isinstance(f, (sympy.Max, sympy.Min)):
+        return any(a.is_zero for a in f.args)
+    return isinstance(f, sympy.Piecewise) and any(e.is_zero for e, _ in f.args)
+
+
+def _small(f) -> bool:
+    """A factor that can be far below 1 or exactly 0: what an operand formed inf before it would meet as inf*0."""
+    return _bounded_by_one(f) or _can_vanish(f)
+
+
+def _grows(f) -> bool:
+    """A factor that can take a FLOAT near its largest value over the largest: a number above 1 in magnitude."""
+    return bool(f.is_number) and bool(abs(f.value if isinstance(f, Const) else f) > 1)
+
+
 def _of_any_size(f) -> bool:
     """A factor that is an operand of any magnitude as it stands: a symbol (a tensor element, a scalar, a
     temporary), a positive power of one, or a Piecewise (SituGluGrad's up half, b itself for linearBeta <= 0)."""
@@ -111,28 +133,41 @@ def _of_any_size(f) -> bool:
 
 def bounded_after_first(factors: list) -> list:
     """The numerator factors of a product in the order the backends multiply them: as given (SymPy's canonical
-    order), but the factors bounded by 1 (sigmoid, tanh, erf) right after the first other factor that is not a
-    number, where one of them would otherwise come after a second operand of any size (`_of_any_size`).
+    order), but the small factors (`_small`: bounded by 1 — sigmoid, tanh, erf — or exactly 0 somewhere —
+    max(0, u), a Piecewise with a 0 branch) right after the first other factor that is not a number, where one of
+    them would otherwise come after a second operand of any size (`_of_any_size`); before a factor that can vanish,
+    a number above 1 (`_grows`) counts as such an operand and then follows the small factors (inf*0 is nan where
+    the mathematics gives 0; before a bounded factor it would only change the rounding: GeluBackward's 1.5957*b*σ
+    moved raised its FLOAT max ulp 18 -> 19, where b² leaves FLOAT before 1.5957*b can).
     SituGluGrad's S*b*σ(a) (b ≈ 3e38, |S| > 1, σ(a) ≪ 1) formed S*b, inf, before σ(a) joined; now the partial
-    products are S, S*σ(a), S*σ(a)*b, none larger than the same order without the bounded factors.  They join
-    the first operand rather than each other: two sigmoids of 1e-30 multiplied first would underflow where b*σ*σ
-    is a FLOAT.  Unchanged where they already follow the first operand (x*σ(x), β*tanh(u)*σ(v)), where there is
-    none (4*σ(u)*σ(-u)), and where only computed values come between (MishBackward's x*(1 - tanh(u)²)*σ(x): no
+    products are S, S*σ(a), S*σ(a)*b, none larger than the same order without the bounded factors.
+    SquaredHingeLossBackward's c0*t*max(0, 1 - t*x) (c0 = -2/N, t > 1.7e38) formed c0*t, -inf, before the max, 0,
+    joined: nan where the mathematics gives 0; now c0*max(0, 1 - t*x)*t, 0.  And -2*w*max(0, -x) formed 2*w,
+    inf for w > 1.7e38: now w*max(0, -x)*2.
+    They join the first operand rather than each other: two sigmoids of 1e-30 multiplied first would underflow where
+    b*σ*σ is a FLOAT.  Unchanged where they already follow the first operand (x*σ(x), β*tanh(u)*σ(v)), where there
+    is none (4*σ(u)*σ(-u)), and where only computed values come between (MishBackward's x*(1 - tanh(u)²)*σ(x): no
     order of it overflows, and moving σ(x) changed the NumPy kernel's rounding, max 4 ulp to 7)."""
-    bounded = [f for f in factors if _bounded_by_one(f)]
-    others = [f for f in factors if not _bounded_by_one(f)]
+    small = [f for f in factors if _small(f)]
+    others = [f for f in factors if not _small(f)]
     first = next((k for k, f in enumerate(others) if not f.is_number), None)
-    if not bounded or first is None:
+    if not small or first is None:
         return list(factors)
-    operands, late = 0, False
-    for f in factors:   # a bounded factor after the first operand and a second one of any size
-        if _bounded_by_one(f):
+    operands = grown = 0
+    late = late_zero = False
+    for f in factors:   # a small factor after the first operand and a second one of any size (or a number > 1)
+        if _small(f):
             late |= operands >= 2
+            late_zero |= _can_vanish(f) and operands + grown >= 2
         elif not f.is_number:
             operands += 1 if operands == 0 or _of_any_size(f) else 0
-    if not late:
+        elif _grows(f):
+            grown += 1
+    if not (late or late_zero):
         return list(factors)
-    return others[:first + 1] + bounded + others[first + 1:]
+    moved = lambda f: late_zero and _grows(f)   # noqa: E731
+    return [f for f in others[:first] if not moved(f)] + [others[first]] + small \
+        + [f for f in others[:first] if moved(f)] + others[first + 1:]
 
 
 class Const(sympy.AtomicExpr):

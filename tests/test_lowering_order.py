@@ -212,3 +212,84 @@ def test_margin_ranking_mean_with_the_largest_gradient_is_finite(backend):
     for out, want in zip(got, (np.array(d1), -np.array(d1))):
         assert np.all(np.isfinite(out)), out
         assert np.max(ulp_distance(out, want)) <= 1, (out, want)
+
+
+def test_factors_that_can_vanish_join_the_first_operand_before_numbers_above_one():
+    """A factor that is exactly 0 somewhere (max(0, u), min(0, u), a Piecewise with a 0 branch) joins the first
+    operand like a bounded one; before it, a number above 1 counts as an operand of any size and follows it
+    (2*w formed inf at w = 3e38 before max(0, -x) = 0 joined: nan).  Before a bounded factor the number stays."""
+    from codegen.lower import bounded_after_first
+    from codegen.rewrite import Sigmoid
+    c0, t, x, w, b, s = sympy.symbols("c0 t x w b s", real=True)
+    hinge = sympy.Max(0, 1 - t * x)
+    assert bounded_after_first([c0, t, hinge]) == [c0, hinge, t]   # SquaredHingeLossBackward's
+    assert bounded_after_first([sympy.Integer(2), w, sympy.Max(0, -x)]) == [w, sympy.Max(0, -x), sympy.Integer(2)]
+    assert bounded_after_first([sympy.Integer(2), w, sympy.Min(0, x) ** 2]) == [w, sympy.Min(0, x) ** 2,
+                                                                             sympy.Integer(2)]
+    step = sympy.Piecewise((1, x > 0), (0, True))
+    assert bounded_after_first([s, b, step]) == [s, step, b]
+    assert bounded_after_first([s, step, Sigmoid(x)]) == [s, step, Sigmoid(x)]   # already after the first: kept
+    assert bounded_after_first([sympy.Rational(1, 2), w, sympy.Max(0, -x)]) == [sympy.Rational(1, 2), w,
+                                                                                sympy.Max(0, -x)]
+    assert bounded_after_first([sympy.Integer(2), w, sympy.Max(1, -x)]) == [sympy.Integer(2), w, sympy.Max(1, -x)]
+    big = sympy.Float(1.5957691)   # GeluBackward's: a bounded factor, the number stays first
+    assert bounded_after_first([big, b, Sigmoid(-x), s]) == [big, b, Sigmoid(-x), s]
+
+
+SCALED_RELU = '''
+from codegen.spec import *
+
+x, w, g = symbols("self weight gradOutput", real=True)
+SPEC = Op(
+    name="aclnnScaledReluBackward", forward_name="scaled_relu",
+    params=[Tensor("gradOutput", g, role=GRAD, doc=Text("梯度。", "the gradient.")),
+            Tensor("self", x, role=FORWARD_INPUT, doc=Text("x。", "x.")),
+            Tensor("weight", w, role=OPERAND, doc=Text("w。", "w.")),
+            Output("out", doc=Text("x的梯度。", "x's gradient."))],
+    wrt=x,
+    forward=w * Max(0, -x)**2,
+    backward=-2 * g * w * Max(0, -x),
+    dtypes={"ascend910b": ["FLOAT"]},
+    rules=[DtypeSupported("gradOutput", "self", "weight", "out"), ShapeSame("gradOutput", "self", "weight", "out")],
+    description=Text("测试。", "A test."),
+)
+'''
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_constant_times_a_large_operand_meets_the_zero_of_a_max_first(backend, tmp_path):
+    """-2*g*w*max(0, -x) (newops6's smallest case): 2*w formed inf at w = 3e38 before max(0, -x) = 0 joined, nan
+    on every backend where the answer is 0; now w*max(0, -x)*2, then g.  Reference: mpmath's derivative of the
+    forward w*max(0, -x)^2 (away from its kink)."""
+    (tmp_path / "scaled_relu_backward.py").write_text(SCALED_RELU)
+    x = np.array([1.0, 2.5, -1e-20, -0.5, 3.0], np.float32)
+    w = np.array([3e38, -3.3e38, 3e38, 1.5, 2e38], np.float32)
+    g = np.array([0.75, 1.0, -0.5, 2.0, 3e38], np.float32)
+    got = codegen.kernel("scaled_relu_backward", backend, specs_dir=tmp_path)(grad_output=g, self=x, weight=w)
+    with mpmath.workdps(40):
+        want = [float(mpmath.mpf(float(gi)) * mpmath.diff(lambda v: float(wi) * mpmath.mpf(max(0, -v)) ** 2,
+                                                          mpmath.mpf(float(xi))))
+                for xi, wi, gi in zip(x.tolist(), w.tolist(), g.tolist())]
+    assert np.all(np.isfinite(got)), (got, want)
+    assert np.max(ulp_distance(got, np.array(want).astype(np.float32))) <= 1, (got, want)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_squared_hinge_with_a_target_near_max_is_zero_past_the_hinge(backend):
+    """SquaredHingeLossBackward (examples/more_specs): (c0*target)*max(0, 1 - t*x)*g, c0 = -2 (reduction none or
+    sum), gave -inf*0 = nan on every backend for target > 1.7e38 where t*x >= 1 (the answer, and PyTorch's, is 0);
+    now c0*max(...)*target.  Reference: mpmath's derivative of the forward max(0, 1 - t*x)^2."""
+    from .conftest import REPO
+    folder = REPO / "examples" / "more_specs"
+    x = np.array([1.0, 1e-38, -2.0, -1e-39, 0.5], np.float32)
+    t = np.array([3e38, 3e38, -3.4e38, 1e38, 1.5], np.float32)
+    g = np.array([0.8, -1.0, 0.5, 0.8, 2.0], np.float32)
+    got = codegen.kernel("squared_hinge_loss_backward", backend, specs_dir=folder)(
+        grad_output=g, self=x, target=t, reduction=0)
+    with mpmath.workdps(60):
+        want = [float(mpmath.mpf(float(gi)) * mpmath.diff(lambda v: mpmath.mpf(max(0, 1 - mpmath.mpf(ti) * v)) ** 2,
+                                                          mpmath.mpf(xi)))
+                for xi, ti, gi in zip(x.tolist(), t.tolist(), g.tolist())]
+    want = np.array(want).astype(np.float32)
+    assert got[0] == 0 and got[1] == 0 and got[2] == 0, (got, want)
+    assert np.all(np.isfinite(got)) and np.max(ulp_distance(got, want)) <= 2, (got, want)

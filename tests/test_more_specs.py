@@ -735,6 +735,24 @@ def test_an_intermediate_overflow_is_reported_where_the_result_is_finite(monkeyp
     assert not records[0].failures   # listed as overflows only (the fuzzer names suspects from failures)
 
 
+def test_a_nan_where_the_result_is_finite_counts_as_an_overflow(monkeypatch):
+    """QuickGeluBackward's 1.702*x leaves FLOAT at x = -3.4e38, where sigma(1.702x) = 0 multiplies it: the kernel
+    gives 0*inf = nan where the exact result (and PyTorch's) is 0.  No bound judged it (the documented formula leaves
+    FLOAT there) and the overflow rule caught only ±inf, so it passed unseen; now such a nan is an overflow, failing
+    unless codegen.accuracy.known.OVERFLOWS documents the kernel (QuickGelu's is, with its reason)."""
+    from codegen.accuracy import known
+    _torch()
+    ops, _ = load_folder(FOLDER)
+    op = {"quick_gelu_backward": ops["quick_gelu_backward"]}
+    records = runner.run(op, backends=["numpy"], dtypes=["FLOAT"], log=lambda m: None)
+    assert any(np.isnan(e.got) and np.isfinite(e.reference) for e in records[0].overflows), records[0].overflows
+    assert all(r.passed and r.n_failures == 0 for r in records), records
+    monkeypatch.setattr(known, "OVERFLOWS", {})
+    records = runner.run(op, backends=["numpy"], dtypes=["FLOAT"], log=lambda m: None)
+    assert not records[0].passed and records[0].n_failures == records[0].n_overflow > 0, records[0]
+    assert records[0].oracle_passed   # not the oracle's to judge, as for an inf
+
+
 @pytest.mark.parametrize("backend", ["numpy", "c", "ascendc"])
 def test_sinh_grad_is_finite_where_e_to_the_x_is_not(backend):
     """SinhGrad's dy*cosh(x) for 88.72 < |x| <= 89.41, where e^|x| leaves FLOAT and cosh(x) does not: written

@@ -6,8 +6,9 @@ non-zero; an entry whose kernels now pass is reported so that it gets removed.  
 fails and the fix, so nothing here is a silent waiver.
 
 `OVERFLOWS` is the same for one kind of element: finite inputs, an exact result and PyTorch's finite, the kernel's
-±inf (an intermediate left FLOAT's range).  Such an element fails its record unless the kernel is listed there;
-then it is a documented difference, still listed in the report's overflow table, with the reason.
+±inf (an intermediate left FLOAT's range) or nan (one left it and met a factor that is 0: inf*0).  Such an element
+fails its record unless the kernel is listed there; then it is a documented difference, still listed in the report's
+overflow table, with the reason.
 """
 from __future__ import annotations
 
@@ -38,10 +39,24 @@ _MEAN_OUTSIDE = ("the mean's 1/N multiplies the Piecewise from outside, after it
                  "Fix: 1/N into the branches with delta/N carried as two FLOATs, and a scaled product, not done")
 _POISSON = ("1 - t/(x + eps) leaves FLOAT (t = 3e38 over |x + eps| < 1, or a subnormal x + eps with eps = 0) where "
             "the result does not: the mean's 1/N or a gradient |g| < 1 brings it back, and both multiply after the sum "
-            "(the gradient last on purpose, codegen.lower).  Fix: a scaled form, not done")
+            "(the gradient last on purpose, codegen.lower); with g = 0 it is inf*0, nan where the result is 0.  Fix: a "
+            "scaled form, not done")
 _SOFTMAX_DIFF = ("y*(dy - r), r = sum(dy*y) over the row: dy - r leaves FLOAT at dy = -max with r > 0 where y << 1 "
                  "brings the result back.  Fix: y*dy - y*r (which cancels where the sum is small) or a scaled "
                  "difference, not done")
+_SIGMOID_SLOPE = ("the slope term x*sigma'(k*x) is formed as k*x (k = 1.702) times sigma(k*x)*(1 - sigma(k*x)): k*x "
+                  "leaves FLOAT for |x| > 2.0e38, where sigma(k*x) (x < 0) or 1 - sigma(k*x) (x > 0) is 0, and 0*inf "
+                  "is nan where the exact result is 0 or g (a nan counts as an overflow).  No order of the product "
+                  "helps (the operand itself is inf).  Fix: clamp the slope's k*x to [-200, 200] (the sigmoid's "
+                  "factors are 0 or 1 beyond 104: no value changes), not done")
+_TANH_SLOPE = ("GELU's tanh form: the slope term c*b*(1 + 3*0.0447*b^2)*sigma(t)*sigma(-t), t = c*(b + 0.0447*b^3): "
+               "b^2 leaves FLOAT for |b| > 1.8e19 where sigma(t)*sigma(-t) is 0 (the exact term e^-|t|*b^3 is 0 in "
+               "FLOAT), and 0*inf is nan where the exact result is a*g or 0 (a nan counts as an overflow).  No order helps (the sum "
+               "itself is inf).  Fix: the slope term 0 where |t| > 104 (a Piecewise, or the sum scaled), not done")
+_FOCAL = ("a target far outside [0, 1] (3e38): 1 - 2t and t*(log sigma(x) - ...) leave FLOAT inside the gamma term "
+          "gamma*sigma(x)*sigma(-x)*(1 - 2t)*(...), where their difference and alpha_t bring the result back; at "
+          "gamma = 0 that term is 0*inf = nan (a nan counts as an overflow).  Fix: a scaled form of the gamma term, "
+          "not done")
 OVERFLOWS: dict[tuple[str, str], str] = {
     ("aclnnGaussianNllLossGrad", "FLOAT"): _GRAD_LAST,
     ("aclnnMseLossGrad", "FLOAT"): _GRAD_LAST,   # 2(x - t) at x = max, g < 1 (18 overflows before the lowering's fix, 11)
@@ -52,6 +67,16 @@ OVERFLOWS: dict[tuple[str, str], str] = {
     ("aclnnPoissonNllLossBackward", "BFLOAT16"): _POISSON,
     ("aclnnKlDivTargetBackward", "FLOAT"): _GRAD_LAST,
     ("aclnnKlDivTargetBackward", "BFLOAT16"): _GRAD_LAST,
+    ("aclnnFastGeluBackward", "FLOAT"): _SIGMOID_SLOPE,
+    ("aclnnFastGeluBackward", "BFLOAT16"): _SIGMOID_SLOPE,
+    ("aclnnQuickGeluBackward", "FLOAT"): _SIGMOID_SLOPE,
+    ("aclnnQuickGeluBackward", "BFLOAT16"): _SIGMOID_SLOPE,
+    ("aclnnGeGluBackward", "FLOAT"): _TANH_SLOPE,
+    ("aclnnGeGluBackward", "BFLOAT16"): _TANH_SLOPE,
+    ("aclnnGeGluV3Backward", "FLOAT"): _TANH_SLOPE,
+    ("aclnnGeGluV3Backward", "BFLOAT16"): _TANH_SLOPE,
+    ("aclnnSigmoidFocalLossBackward", "FLOAT"): _FOCAL,
+    ("aclnnSigmoidFocalLossBackward", "BFLOAT16"): _FOCAL,
 }
 
 

@@ -13,9 +13,13 @@ backend and product then runs the same call.  Elements are judged in two classes
   listed in the report but not a failure, when a nan input is involved (a nan has no mathematical value: the
   spec's comparisons decide, and PyTorch may decide differently) or when the kernel gives nan where the exact
   result is ±inf or 0 because an infinite input meets a factor that is zero or underflows in FLOAT, the compute
-  dtype (∞·0; PyTorch's kernels do the same).  Every other difference fails.  Apart: ±inf on finite inputs where
-  the exact result and PyTorch's are finite (an intermediate overflowed: e^x/2 for cosh at x = 89), listed as
-  overflows and failing, unless `known.OVERFLOWS` names the kernel with the reason (then documented).
+  dtype (∞·0; PyTorch's kernels do the same).  Every other difference fails.  Apart: ±inf or nan on finite
+  inputs where the exact result and PyTorch's are finite (an intermediate overflowed: e^x/2 for cosh at x = 89;
+  or overflowed and met a factor that is 0, inf·0: SquaredHingeLoss's c0*t at t = 3e38 before max(0, 1 - t*x)),
+  listed as overflows and failing, unless `known.OVERFLOWS` names the kernel with the reason (then documented);
+  a nan the documented formula gives itself in float64 is documented, as for special values.  Without PyTorch (`oracle.check`) the exact result alone decides.  Like an inf, such a nan is the accuracy
+  verdict's, not the oracle's: where the documented formula leaves FLOAT it has no bound and `judge` counts the
+  element unjudged (before this rule, nothing judged such a nan at all); where it has one, a nan is beyond it.
 Layouts are checked too: the output shape the rules require, and a strided `out=` written in place and
 nowhere else.
 """
@@ -330,9 +334,23 @@ def measure(rec: Record, op, p: Prepared, got, fmt) -> None:
     # before its mean's 1/N, now folded in by the lowering).  Listed on its own (the bound of the documented formula,
     # which the oracle judges by, has no value there: the formula as written leaves FLOAT's range) and a failure,
     # unless codegen.accuracy.known.OVERFLOWS documents this kernel's overflows with their reason
-    over = measured & np.isinf(got.astype(np.float64)) & np.isfinite(want.astype(np.float64))
+    # A nan there is the same (an intermediate overflowed and met a factor that is 0: SquaredHingeLoss's
+    # (c0*target)*max(0, 1 - t*x) at target > 1.7e38 gave -inf*0) unless PyTorch's is not finite either
+    g64 = got.astype(np.float64)
+    over = measured & np.isinf(g64) & np.isfinite(want.astype(np.float64))
+    nan = measured & np.isnan(g64) & np.isfinite(want.astype(np.float64))
     if th is not None:
         over &= ~np.isinf(th.astype(np.float64))
+        nan &= np.isfinite(th.astype(np.float64))
+    if p.formula is not None:   # the documented formula gives nan itself, in float64 (0*log(q) at q < 0, gamma = 0)
+        with np.errstate(invalid="ignore"):
+            own = np.isnan(np.broadcast_to(np.asarray(p.formula, dtype=np.float64), shape).reshape(-1))
+        for i in np.flatnonzero(nan & own):
+            rec.n_documented += 1
+            _add(rec.documented, Example(s.group, s.case, _describe(op, s.kw, shape, i), float(got[i]),
+                                         float(ref[i]), None if th is None else float(th[i])))
+        nan &= ~own
+    over |= nan
     documented_overflow = overflow_reason(rec.op_name, rec.dtype) is not None
     for i in np.flatnonzero(over):
         ex = Example(s.group, s.case, _describe(op, s.kw, shape, i), float(got[i]), float(ref[i]),

@@ -129,7 +129,7 @@ def _compute__b(grad_y, a, b, alpha, limit, out):
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
             t0 = np.minimum(a, limit)
-            result = (t0*_sigmoid(alpha*t0)*_where(((b >= c0) & (b <= limit)), 1, 0))*grad_y
+            result = (t0*_where(((b >= c0) & (b <= limit)), 1, 0)*_sigmoid(alpha*t0))*grad_y
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

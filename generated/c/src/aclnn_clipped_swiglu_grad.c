@@ -137,7 +137,7 @@ static inline __attribute__((always_inline)) void block__b(int64_t n, const floa
         const float a_i = a[i];
         const float b_i = b[i];
         const float t0 = opgen_minimumf(a_i, limit);
-        res[i] = (t0*opgen_sigmoidf(alpha*t0)*((b_i >= c0) && (b_i <= limit) ? 1 : 0))*grad_y_i;
+        res[i] = (t0*((b_i >= c0) && (b_i <= limit) ? 1 : 0)*opgen_sigmoidf(alpha*t0))*grad_y_i;
     }
 }
 
