@@ -18,7 +18,7 @@ import codegen
 from codegen import fuzz
 from codegen.accuracy.reference import Reference
 from codegen.fuzz import batch, grammar, specfile
-from codegen.fuzz.derive import backward_of, declarations, in_vocabulary, outside
+from codegen.fuzz.derive import _same_at_samples, backward_of, declarations, in_vocabulary, outside
 from codegen.fuzz.specfile import ALPHA, BETA, G, X
 from codegen.verify import verify_op
 from codegen.verify.result import Result
@@ -227,3 +227,19 @@ def test_declarations_that_hang_are_a_finding_and_the_run_goes_on(tmp_path, monk
         batch.run_batch([X ** 2, sympy.Abs(X - 1)], tmp_path, "fuzz_t4_backward", backends=("numpy",),
                         dtypes=("FLOAT",))
 
+
+
+def test_two_cases_values_of_a_kink_are_compared_at_samples_not_by_simplify():
+    """(seeds 2525 and 2626) comparing a kink's value across the proof's cases by `same_value` (simplify) took 149
+    CPU-s for 32 pairs, past the batch's limit, and the batch was lost: they are compared at sample values of the
+    scalars (the batch is proved again with the values declared), the proof only where a sample gives no number."""
+    a = ALPHA / (3 * (sympy.Rational(1, 3) - ALPHA) * (ALPHA / (sympy.Rational(1, 3) - ALPHA) + 1))
+    refuse = lambda *_: pytest.fail("no proof needed where the samples decide")
+    assert _same_at_samples(a, ALPHA, refuse)
+    u = sympy.Rational(3, 2) * ALPHA + sympy.Rational(1, 2)
+    assert _same_at_samples(G * (1 - sympy.tanh(u) ** 2), G / sympy.cosh(u) ** 2, refuse)
+    assert not _same_at_samples(a, ALPHA ** 2, refuse)
+    assert not _same_at_samples(G * sympy.exp(-ALPHA), G * sympy.exp(-ALPHA) * (1 + sympy.Rational(1, 10 ** 20)),
+                                refuse)
+    # (no real number at a sample: the proof decides)
+    assert _same_at_samples(sympy.log(ALPHA - 1), sympy.log(ALPHA - 1), lambda a, b: True)

@@ -53,18 +53,24 @@ def declarations(results, k: int | None = None) -> tuple[dict, dict]:
     special = []
     local = {"x": X, "gradOutput": G, "alpha": sympy.Symbol("alpha", real=True),
              "beta": sympy.Symbol("beta", real=True)}
+    # the proof reports the same point and value in every case of the scalars that do not move it (seed 2525 batch 7:
+    # 290 lines, a handful of distinct texts, each simplified again: past the batch's 300 CPU-s): each text once
+    simplified: dict = {}
     for r in results:
         if not r.undeclared:
             continue
         index = formula_index(r.formula, k) if k else 0
-        point, value = (sympy.sympify(t, locals=local) for t in r.undeclared)
-        point, value = sympy.simplify(point), in_vocabulary(value)
+        texts = tuple(r.undeclared)
+        if texts not in simplified:
+            point, value = (sympy.sympify(t, locals=local) for t in texts)
+            simplified[texts] = sympy.simplify(point), in_vocabulary(value)
+        point, value = simplified[texts]
         fixed = _fixed_scalars(r.formula, local)
         if fixed:
             special.append((index, point, fixed))
             continue
         table = out.setdefault(index, {})
-        if point in table and not same_value(table[point], value):
+        if point in table and table[point] != value and not _same_at_samples(table[point], value, same_value):
             why[index] = f"its value at x = {point} depends on the case ({r.formula})"
         table.setdefault(point, value)
     for index, point, fixed in special:
@@ -73,6 +79,30 @@ def declarations(results, k: int | None = None) -> tuple[dict, dict]:
             why.setdefault(index, f"a kink at x = {point} only where {where}: at= declares a value for every "
                                   f"value of the scalars")
     return out, why
+
+
+# (scalar values, one per scalar symbol in turn: generic, none a branch point of the drawn formulas' small rationals)
+_SAMPLES = [{"alpha": 0.2137, "beta": -0.8311, "gradOutput": 1.7193}, {"alpha": 0.5419, "beta": 0.1273, "gradOutput": -0.613},
+            {"alpha": 1.3771, "beta": 0.9157, "gradOutput": 2.389}]
+
+
+def _same_at_samples(a, b, same_value) -> bool:
+    """Whether two cases' values of one kink are the same function of the scalars, judged at generic sample points in
+    40 digits, and by `same_value` (a proof) only where a sample gives no real number.  A proof is not needed here:
+    the batch is proved again with the values declared, so a wrong verdict fails that proof; same_value's simplify
+    took 149 CPU-s for 32 such pairs of seed 2525 batch 7 (a batch lost: its comparison ran past the time limit)."""
+    free = sorted(a.free_symbols | b.free_symbols, key=str)
+    for sample in _SAMPLES:
+        at = {s: sympy.Float(sample.get(str(s), 0.7), 40) for s in free}
+        try:
+            va, vb = (sympy.N(e.subs(at), 40) for e in (a, b))
+        except (ArithmeticError, TypeError, ValueError):
+            return same_value(a, b)
+        if not (va.is_real and vb.is_real and va.is_finite and vb.is_finite):
+            return same_value(a, b)
+        if abs(va - vb) > sympy.Float(1e-25, 40) * (1 + abs(va)):
+            return False
+    return True
 
 
 def _fixed_scalars(case_label: str, local: dict) -> dict:
