@@ -196,6 +196,46 @@ def test_log_softmax_row_sum_that_cancels(n, backend):
     assert abs(float(got[-1]) - exact) / ulp <= 0.5 + 2.0 ** -44 * float(np.sum(np.abs(g), dtype=np.float64)) / ulp
 
 
+
+def _huge_rows(n):
+    """Rows of gradients near FLOAT's largest whose sum leaves FLOAT's range: all -3e38 (the result g - e^y Σg
+    finite where e^y < 1/n, beyond FLOAT where it is near 1), and +3e38, +3e38, -3e38, -3e38, ... whose running sum
+    leaves the range and comes back (Σg small); y the log-softmax of logits spread over 40 (softmax from ~1 to
+    ~e^-40)."""
+    rng = np.random.default_rng(n)
+    x = np.linspace(0.0, -40.0, n) + rng.uniform(-0.1, 0.1, n)
+    y = (x - np.log(np.sum(np.exp(x)))).astype(np.float32)
+    big = np.float32(-3e38)
+    g_all = np.full(n, big, np.float32)
+    g_alt = np.tile(np.array([-big, -big, big, big], np.float32), n // 4 + 1)[:n]
+    g_alt[-1] = np.float32(0.75)
+    return [(g_all, y), (g_alt, y)]
+
+
+@pytest.mark.parametrize("backend", ["c", "numpy", "ascendc"])
+@pytest.mark.parametrize("n", [6, 4099])
+def test_log_softmax_row_sum_beyond_float(n, backend):
+    """A row sum beyond FLOAT's range, where the result g - e^y Σg is finite (or correctly ±inf): the double
+    kernels hold Σg in double; Ascend C's pair row sum was inf there (+inf results where the exact one is
+    -3.4e38: BFLOAT16's "large" accuracy group) and is now summed again scaled by 2^-66 (PairRowSumWide), across
+    the tiles of a long row too.  Against g_i - Σg·e^y_i in mpmath at 60 digits (the gradient given the forward's
+    output y, as `_log_softmax_case`: the rows' y are rounded, so Σe^y is 1 only within 2^-24, which times a sum
+    of 1e39 is more than an ulp of the result), within half an ulp and 2^-44 of the terms."""
+    for g, y in _huge_rows(n):
+        with mpmath.workdps(60):
+            gsum = mpmath.fsum(map(float, g))
+            exact = np.array([float(mpmath.mpf(float(a)) - gsum * mpmath.exp(mpmath.mpf(float(b))))
+                              for a, b in zip(g, y)])   # beyond FLOAT's range: float() keeps the value, rounded below
+        got = np.asarray(_kernel("log_softmax_backward", backend)(grad_output=g[None], output=y[None], dim=-1))[0]
+        with np.errstate(over="ignore"):
+            want = exact.astype(np.float32)   # ±inf where the exact result is beyond FLOAT's range
+        inf = ~np.isfinite(want)
+        assert np.array_equal(got[inf], want[inf]), (got[inf], want[inf])
+        terms = np.abs(g.astype(np.float64)) + abs(float(gsum)) * np.exp(y.astype(np.float64))
+        ulp = np.spacing(np.abs(want[~inf])).astype(np.float64)
+        err = np.abs(got[~inf].astype(np.float64) - exact[~inf]) / ulp - 2.0 ** -44 * terms[~inf] / ulp
+        assert np.all(np.isfinite(got[~inf])) and err.max() <= 0.5, (err.max(), int(np.argmax(err)))
+
 # ---- CrossEntropyLossGrad: G ((1 - ls)(e^lp - onehot) + ls/C (C e^lp - 1)), weights absent ------------------------
 @pytest.mark.parametrize("ls", [0.0, 0.5])
 def test_cross_entropy_where_the_target_is_nearly_certain(ls):

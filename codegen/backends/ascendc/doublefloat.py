@@ -19,7 +19,8 @@ on, but with its own rounding, as before; the rational operations and exp/σ are
 so far (BCE-with-logits' σ(x) - t).  A sum below 2^-50 of its largest term is 0, as in the double kernels.
 The constants and row sums the double kernels read unrounded (codegen.lower.wide_constants, wide_reductions) enter
 as pairs too: a constant's lo part from the tiling data (computed on the host in double), a row sum summed as a pair
-(Lowering.pair_row_sum); their names are Lowering.lo.
+(Lowering.pair_row_sum); their names are Lowering.lo.  A row sum beyond FLOAT's range (a row of gradients near
+3.4e38) is inf as a pair; it is also kept scaled by 2^-66 (Lowering.scaled), which the overflow path below reads.
 
 Overflow.  The double kernels (NumPy, C) hold terms up to 1e308: where BCE's posWeight·target is 1e40 they give
 the finite sum, and where the sum itself is beyond FLOAT they round it to the correctly signed inf.  The pairs
@@ -398,7 +399,11 @@ class ScaledPairs:
 
     def _pair(self, e):
         lw, df = self.lw, self.df
-        if lw.is_scalar(e):
+        if e in lw.scaled:   # a row sum: where it left FLOAT (c = 1), its sum scaled by 2^-66 (PairRowSumWide)
+            s_hi, s_lo, c = lw.scaled[e]
+            hi, lo = (f"({c} > 0.5F ? {a} : {b})" for a, b in ((s_hi, lw.scalar(e)), (s_lo, lw.lo[e])))
+            return self.normalize(hi, lo, df._t(c), (1, 0))
+        if lw.is_scalar(e) and not e.free_symbols & lw.scaled.keys():
             hi, lo = df.pair(e)
             if not e.free_symbols and abs(float(getattr(e, "value", e))) < BIG:
                 return hi, lo, None, (0, 0)

@@ -194,12 +194,13 @@ def share_fields(p: Plan) -> list[str]:
 
 
 def sums_constant(v: VariantPlan) -> str:
-    """The length of a row's `sums`: its row sums, then the lo parts of those a pair sum reads (plan._lo_names)."""
+    """The length of a row's `sums`: its row sums, then the lo parts of those a pair sum reads (plan._lo_names),
+    then their scaled sums (sHi, sLo, c: plan._scaled_names)."""
     wide = len(wide_reductions(v.kv))
     if not wide:
         return f"static constexpr uint32_t NUM_SUMS = {v.num_sums};  // row sums"
-    return (f"static constexpr uint32_t NUM_SUMS = {v.num_sums} + {wide};  "
-            f"// row sums, then the lo parts of the {wide} summed as pairs")
+    return (f"static constexpr uint32_t NUM_SUMS = {v.num_sums} + 4 * {wide};  "
+            f"// row sums, then the lo parts of the {wide} summed as pairs, then their scaled sums")
 
 
 def class_context(p: Plan, v: VariantPlan, helper_names: dict) -> dict:

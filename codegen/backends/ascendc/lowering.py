@@ -192,6 +192,8 @@ class Lowering:
     operands: dict = field(default_factory=dict)  # a function's operand holding a Piecewise -> its symbol (_operand)
     lo: dict = field(default_factory=dict)      # symbols a pair sum reads unrounded -> the C++ name of their lo part
                                                 # (codegen.backends.ascendc.plan._lo_names)
+    scaled: dict = field(default_factory=dict)  # row sums a pair sum reads -> C++ names of (sHi, sLo, c): the row
+                                                # summed again by 2^-66 where it left FLOAT (PairRowSumWide)
 
     # ---- helpers --------------------------------------------------------------------------------------------
     def _new(self, kind="f") -> Reg:
@@ -527,15 +529,15 @@ class Lowering:
         self.instrs.append(Instr("PipeBarrier<PIPE_ALL>();", None, []))
         self.instrs.append(Instr(accumulate.replace("{sum}", dst + ".GetValue(0)"), None, []))
 
-    def pair_row_sum(self, expr, hi: str, lo: str):
+    def pair_row_sum(self, expr, hi: str, lo: str, scaled: tuple[str, str, str]):
         """The row sum of expr added to the scalar pair (hi, lo), as the double kernels sum it in double: folded
-        onto 64 lanes of pairs by vector TwoSums, the lanes then added on the scalar unit (templates/kernel/
-        pair_row_sum.cpp)."""
+        onto 64 lanes of pairs by vector TwoSums, the lanes then added on the scalar unit; where the row's sum
+        leaves FLOAT's range, summed again scaled by 2^-66 into `scaled` = (sHi, sLo, c), which the overflow path
+        of a pair sum reads (templates/kernel/pair_row_sum.cpp, PairRowSumWide)."""
         v = self.tile(expr)
-        lanes_hi, lanes_lo, s, bb, e = (self._new() for _ in range(5))
-        self.instrs.append(Instr("PairFold({dst}, {1}, {2}, {3}, {4}, {0}, len);", lanes_hi, [v], [lanes_lo, s, bb, e]))
-        self.instrs.append(Instr("PipeBarrier<PIPE_ALL>();", None, []))
-        self.instrs.append(Instr(f"PairRowSum({hi}, {lo}, {{0}}, {{1}}, len);", None, [lanes_hi, lanes_lo]))
+        lanes_hi, lanes_lo, s, bb, e, down = (self._new() for _ in range(6))
+        self.instrs.append(Instr(f"PairRowSumWide({hi}, {lo}, {', '.join(scaled)}, {{1}}, {{2}}, {{3}}, {{4}}, "
+                                 "{5}, {6}, {0}, len);", None, [v], [lanes_hi, lanes_lo, s, bb, e, down]))
 
     @contextmanager
     def group(self, method: str, doc: str):

@@ -153,9 +153,16 @@ def _lo_names(kv: KernelVariant) -> dict:
     return out
 
 
+def _scaled_names(kv: KernelVariant) -> dict:
+    """{row sum a pair sum reads: C++ names of (sHi, sLo, c)}, its sum scaled by 2^-66 where it left FLOAT's range
+    (PairRowSumWide), in `sums` past the lo parts: `sums[len(reductions) + wide + 3k + 0..2]`."""
+    n, wide = len(kv.reductions), wide_reductions(kv)
+    return {s: tuple(f"sums[{n + len(wide) + 3 * k + j}]" for j in range(3)) for k, s in enumerate(wide)}
+
+
 def _lowering(kv: KernelVariant, arch: Arch) -> Lowering:
     low = Lowering({t.symbol: t.name for t in kv.tensors}, _scalar_names(kv), last=kv.last, arch=arch,
-                   lo=_lo_names(kv))
+                   lo=_lo_names(kv), scaled=_scaled_names(kv))
     low.bind(kv.body)
     return low
 
@@ -184,7 +191,7 @@ def plan_variant(op: Op, index: int, kv: KernelVariant) -> VariantPlan:
     def row_sums(low, first: bool):
         for i, (s, e) in enumerate(kv.reductions):
             if s in low.lo:   # a pair sum reads it: summed as a pair (the row's sums start at 0)
-                low.pair_row_sum(e, names[s], low.lo[s])
+                low.pair_row_sum(e, names[s], low.lo[s], low.scaled[s])
             else:
                 low.row_sum(e, f"sum{i}", "work", f"{names[s]} {'=' if first else '+='} {{sum}};")
 

@@ -518,8 +518,8 @@ __aicore__ inline void PairSquare2(const LocalTensor<float>& o0, const LocalTens
 // the sum as scaled pairs, rounded and stepped back up (the overflow path)
 __aicore__ inline void ScaledSum1(const LocalTensor<float>& o0, float s0, float s1, float s2, float s3, float s4,
                                   float s5, const LocalTensor<float>& i6, float s7, float s8, float s9, float s10,
-                                  float s11, float s12, float s13, float s14, float s15, float s16,
-                                  const LocalTensor<uint8_t>& i17, const LocalTensor<float>& t0,
+                                  float s11, float s12, float s13, float s14, float s15, float s16, float s17,
+                                  const LocalTensor<uint8_t>& i18, const LocalTensor<float>& t0,
                                   const LocalTensor<float>& t1, const LocalTensor<float>& t2,
                                   const LocalTensor<float>& t3, const LocalTensor<float>& t4,
                                   const LocalTensor<float>& t5, const LocalTensor<float>& t6,
@@ -1377,59 +1377,63 @@ __aicore__ inline void ScaledSum1(const LocalTensor<float>& o0, float s0, float 
     Duplicate(t2, s2, calc);
     Select(t6, k0, t2, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
     Duplicate(t2, s15, calc);
-    Abs(t9, t2, calc);
-    CompareScalar(k0, t9, 4.611686018427388e+18F, CMPMODE::GE, calc);
-    Muls(t9, t2, 1.3552527156068805e-20F, calc);
-    Select(t10, k0, t9, t2, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Duplicate(t2, s16, calc);
-    Muls(t9, t2, 1.3552527156068805e-20F, calc);
-    Select(t2, k0, t9, s16, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Duplicate(t9, s2, calc);
-    Select(t12, k0, t9, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Mul(t9, t3, t10, calc);
+    Duplicate(t9, s16, calc);
+    Abs(t10, t9, calc);
+    CompareScalar(k0, t10, 4.611686018427388e+18F, CMPMODE::GE, calc);
+    Muls(t10, t9, 1.3552527156068805e-20F, calc);
+    Select(t12, k0, t10, t9, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Duplicate(t10, s17, calc);
+    Muls(t13, t10, 1.3552527156068805e-20F, calc);
+    Select(t10, k0, t13, s17, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
+    Adds(t13, t2, 1.0F, calc);
+    Select(t14, k0, t13, t2, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    CompareScalar(k0, t9, 0.0F, CMPMODE::EQ, calc);
+    Duplicate(t2, s3, calc);
+    Select(t9, k0, t2, t14, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Mul(t2, t3, t12, calc);
     Muls(t13, t3, 4097.0F, calc);
     Sub(t14, t13, t3, calc);
     Sub(t15, t13, t14, calc);
     Sub(t13, t3, t15, calc);
-    Muls(t14, t10, 4097.0F, calc);
-    Sub(t16, t14, t10, calc);
+    Muls(t14, t12, 4097.0F, calc);
+    Sub(t16, t14, t12, calc);
     Sub(t17, t14, t16, calc);
-    Sub(t14, t10, t17, calc);
+    Sub(t14, t12, t17, calc);
     Mul(t16, t15, t17, calc);
-    Sub(t18, t16, t9, calc);
+    Sub(t18, t16, t2, calc);
     Mul(t16, t15, t14, calc);
     Add(t15, t18, t16, calc);
     Mul(t16, t13, t17, calc);
     Add(t17, t15, t16, calc);
     Mul(t15, t13, t14, calc);
     Add(t13, t17, t15, calc);
-    Sub(t14, t9, t9, calc);
+    Sub(t14, t2, t2, calc);
     Compare(k0, t14, t14, CMPMODE::EQ, calc);
     Select(t14, k0, t13, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Mul(t13, t3, t2, calc);
-    Add(t2, t14, t13, calc);
-    Mul(t3, t0, t10, calc);
-    Add(t0, t2, t3, calc);
-    Add(t2, t9, t0, calc);
-    Sub(t3, t2, t9, calc);
-    Sub(t9, t0, t3, calc);
-    Sub(t0, t2, t2, calc);
+    Mul(t13, t3, t10, calc);
+    Add(t3, t14, t13, calc);
+    Mul(t10, t0, t12, calc);
+    Add(t0, t3, t10, calc);
+    Add(t3, t2, t0, calc);
+    Sub(t10, t3, t2, calc);
+    Sub(t2, t0, t10, calc);
+    Sub(t0, t3, t3, calc);
     Compare(k0, t0, t0, CMPMODE::EQ, calc);
-    Select(t0, k0, t9, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Add(t3, t6, t12, calc);
-    Abs(t6, t2, calc);
+    Select(t0, k0, t2, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
+    Add(t2, t6, t9, calc);
+    Abs(t6, t3, calc);
     CompareScalar(k0, t6, 4.611686018427388e+18F, CMPMODE::GE, calc);
-    Muls(t6, t2, 1.3552527156068805e-20F, calc);
-    Select(t9, k0, t6, t2, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t6, t3, 1.3552527156068805e-20F, calc);
+    Select(t9, k0, t6, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Muls(t6, t0, 1.3552527156068805e-20F, calc);
     Select(t10, k0, t6, t0, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Adds(t0, t3, 1.0F, calc);
-    Select(t6, k0, t0, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    CompareScalar(k0, t2, 0.0F, CMPMODE::EQ, calc);
+    Adds(t0, t2, 1.0F, calc);
+    Select(t6, k0, t0, t2, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    CompareScalar(k0, t3, 0.0F, CMPMODE::EQ, calc);
     Duplicate(t0, s3, calc);
     Select(t2, k0, t0, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Duplicate(t0, s2, calc);
-    Select(t3, i17, t0, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
+    Select(t3, i18, t0, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
     Muls(t0, t3, -1.0F, calc);
     Maxs(t3, t8, 0.0F, calc);
     CompareScalar(k0, t3, 0.5F, CMPMODE::GE, calc);
@@ -1723,127 +1727,137 @@ __aicore__ inline void ScaledSum1(const LocalTensor<float>& o0, float s0, float 
     Muls(t1, t7, 1.3552527156068805e-20F, calc);
     Select(t5, k0, t1, t7, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Muls(t1, t4, 1.3552527156068805e-20F, calc);
-    Select(t6, k0, t1, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t7, k0, t1, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    CompareScalar(k0, t6, 20.5F, CMPMODE::GE, calc);
+    Muls(t1, t5, 1.3552527156068805e-20F, calc);
+    Select(t4, k0, t1, t5, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t1, t7, 1.3552527156068805e-20F, calc);
+    Select(t5, k0, t1, t7, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Sub(t1, t0, t2, calc);
     CompareScalar(k0, t1, 0.5F, CMPMODE::GE, calc);
     Muls(t2, t3, 1.3552527156068805e-20F, calc);
-    Select(t4, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t6, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Muls(t2, t8, 1.3552527156068805e-20F, calc);
     Select(t3, k0, t2, t8, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t1, 1.5F, CMPMODE::GE, calc);
-    Muls(t2, t4, 1.3552527156068805e-20F, calc);
-    Select(t7, k0, t2, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t2, t6, 1.3552527156068805e-20F, calc);
+    Select(t7, k0, t2, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Muls(t2, t3, 1.3552527156068805e-20F, calc);
-    Select(t4, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t6, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t1, 2.5F, CMPMODE::GE, calc);
     Muls(t2, t7, 1.3552527156068805e-20F, calc);
     Select(t3, k0, t2, t7, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Muls(t2, t4, 1.3552527156068805e-20F, calc);
-    Select(t7, k0, t2, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t2, t6, 1.3552527156068805e-20F, calc);
+    Select(t7, k0, t2, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t1, 3.5F, CMPMODE::GE, calc);
     Muls(t2, t3, 1.3552527156068805e-20F, calc);
-    Select(t4, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t6, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Muls(t2, t7, 1.3552527156068805e-20F, calc);
     Select(t3, k0, t2, t7, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t1, 4.5F, CMPMODE::GE, calc);
-    Muls(t2, t4, 1.3552527156068805e-20F, calc);
-    Select(t7, k0, t2, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t2, t6, 1.3552527156068805e-20F, calc);
+    Select(t7, k0, t2, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Muls(t2, t3, 1.3552527156068805e-20F, calc);
-    Select(t4, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t6, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t1, 5.5F, CMPMODE::GE, calc);
     Muls(t2, t7, 1.3552527156068805e-20F, calc);
     Select(t3, k0, t2, t7, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Muls(t2, t4, 1.3552527156068805e-20F, calc);
-    Select(t7, k0, t2, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t2, t6, 1.3552527156068805e-20F, calc);
+    Select(t7, k0, t2, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t1, 6.5F, CMPMODE::GE, calc);
     Muls(t2, t3, 1.3552527156068805e-20F, calc);
-    Select(t4, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t6, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Muls(t2, t7, 1.3552527156068805e-20F, calc);
     Select(t3, k0, t2, t7, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t1, 7.5F, CMPMODE::GE, calc);
-    Muls(t2, t4, 1.3552527156068805e-20F, calc);
-    Select(t7, k0, t2, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t2, t6, 1.3552527156068805e-20F, calc);
+    Select(t7, k0, t2, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Muls(t2, t3, 1.3552527156068805e-20F, calc);
-    Select(t4, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t6, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t1, 8.5F, CMPMODE::GE, calc);
     Muls(t2, t7, 1.3552527156068805e-20F, calc);
     Select(t3, k0, t2, t7, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Muls(t2, t4, 1.3552527156068805e-20F, calc);
-    Select(t7, k0, t2, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t2, t6, 1.3552527156068805e-20F, calc);
+    Select(t7, k0, t2, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t1, 9.5F, CMPMODE::GE, calc);
     Muls(t2, t3, 1.3552527156068805e-20F, calc);
-    Select(t4, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t6, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Muls(t2, t7, 1.3552527156068805e-20F, calc);
     Select(t3, k0, t2, t7, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t1, 10.5F, CMPMODE::GE, calc);
-    Muls(t2, t4, 1.3552527156068805e-20F, calc);
-    Select(t7, k0, t2, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t2, t6, 1.3552527156068805e-20F, calc);
+    Select(t7, k0, t2, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Muls(t2, t3, 1.3552527156068805e-20F, calc);
-    Select(t4, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t6, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t1, 11.5F, CMPMODE::GE, calc);
     Muls(t2, t7, 1.3552527156068805e-20F, calc);
     Select(t3, k0, t2, t7, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Muls(t2, t4, 1.3552527156068805e-20F, calc);
-    Select(t7, k0, t2, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t2, t6, 1.3552527156068805e-20F, calc);
+    Select(t7, k0, t2, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t1, 12.5F, CMPMODE::GE, calc);
     Muls(t2, t3, 1.3552527156068805e-20F, calc);
-    Select(t4, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t6, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Muls(t2, t7, 1.3552527156068805e-20F, calc);
     Select(t3, k0, t2, t7, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t1, 13.5F, CMPMODE::GE, calc);
-    Muls(t2, t4, 1.3552527156068805e-20F, calc);
-    Select(t7, k0, t2, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t2, t6, 1.3552527156068805e-20F, calc);
+    Select(t7, k0, t2, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Muls(t2, t3, 1.3552527156068805e-20F, calc);
-    Select(t4, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t6, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t1, 14.5F, CMPMODE::GE, calc);
     Muls(t2, t7, 1.3552527156068805e-20F, calc);
     Select(t3, k0, t2, t7, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Muls(t2, t4, 1.3552527156068805e-20F, calc);
-    Select(t7, k0, t2, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t2, t6, 1.3552527156068805e-20F, calc);
+    Select(t7, k0, t2, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t1, 15.5F, CMPMODE::GE, calc);
     Muls(t2, t3, 1.3552527156068805e-20F, calc);
-    Select(t4, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t6, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Muls(t2, t7, 1.3552527156068805e-20F, calc);
     Select(t3, k0, t2, t7, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t1, 16.5F, CMPMODE::GE, calc);
-    Muls(t2, t4, 1.3552527156068805e-20F, calc);
-    Select(t7, k0, t2, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t2, t6, 1.3552527156068805e-20F, calc);
+    Select(t7, k0, t2, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Muls(t2, t3, 1.3552527156068805e-20F, calc);
-    Select(t4, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t6, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t1, 17.5F, CMPMODE::GE, calc);
     Muls(t2, t7, 1.3552527156068805e-20F, calc);
     Select(t3, k0, t2, t7, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Muls(t2, t4, 1.3552527156068805e-20F, calc);
-    Select(t7, k0, t2, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t2, t6, 1.3552527156068805e-20F, calc);
+    Select(t7, k0, t2, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t1, 18.5F, CMPMODE::GE, calc);
     Muls(t2, t3, 1.3552527156068805e-20F, calc);
-    Select(t4, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t6, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Muls(t2, t7, 1.3552527156068805e-20F, calc);
     Select(t3, k0, t2, t7, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t1, 19.5F, CMPMODE::GE, calc);
-    Muls(t1, t4, 1.3552527156068805e-20F, calc);
-    Select(t2, k0, t1, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Muls(t1, t3, 1.3552527156068805e-20F, calc);
-    Select(t4, k0, t1, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Add(t1, t5, t2, calc);
-    Sub(t3, t1, t5, calc);
-    Sub(t7, t1, t3, calc);
-    Sub(t8, t5, t7, calc);
-    Sub(t7, t2, t3, calc);
-    Add(t3, t8, t7, calc);
+    Muls(t2, t6, 1.3552527156068805e-20F, calc);
+    Select(t7, k0, t2, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t2, t3, 1.3552527156068805e-20F, calc);
+    Select(t6, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    CompareScalar(k0, t1, 20.5F, CMPMODE::GE, calc);
+    Muls(t1, t7, 1.3552527156068805e-20F, calc);
+    Select(t2, k0, t1, t7, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t1, t6, 1.3552527156068805e-20F, calc);
+    Select(t3, k0, t1, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Add(t1, t4, t2, calc);
+    Sub(t6, t1, t4, calc);
+    Sub(t7, t1, t6, calc);
+    Sub(t8, t4, t7, calc);
+    Sub(t7, t2, t6, calc);
+    Add(t6, t8, t7, calc);
     Sub(t7, t1, t1, calc);
     Compare(k0, t7, t7, CMPMODE::EQ, calc);
-    Select(t7, k0, t3, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Add(t3, t7, t6, calc);
-    Add(t6, t3, t4, calc);
-    Add(t3, t1, t6, calc);
-    Sub(t4, t3, t1, calc);
-    Sub(t1, t6, t4, calc);
-    Sub(t4, t3, t3, calc);
-    Compare(k0, t4, t4, CMPMODE::EQ, calc);
-    Select(t4, k0, t1, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Add(t1, t3, t4, calc);
-    Abs(t3, t5, calc);
+    Select(t7, k0, t6, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
+    Add(t6, t7, t5, calc);
+    Add(t5, t6, t3, calc);
+    Add(t3, t1, t5, calc);
+    Sub(t6, t3, t1, calc);
+    Sub(t1, t5, t6, calc);
+    Sub(t5, t3, t3, calc);
+    Compare(k0, t5, t5, CMPMODE::EQ, calc);
+    Select(t5, k0, t1, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
+    Add(t1, t3, t5, calc);
+    Abs(t3, t4, calc);
     Abs(t4, t2, calc);
     Max(t2, t3, t4, calc);
     Abs(t3, t1, calc);
@@ -1909,26 +1923,30 @@ __aicore__ inline void ScaledSum1(const LocalTensor<float>& o0, float s0, float 
     Muls(t1, t3, 7.378697629483821e+19F, calc);
     Select(t2, k0, t1, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t0, 19.5F, CMPMODE::GE, calc);
-    Muls(t0, t2, 7.378697629483821e+19F, calc);
-    Select(o0, k0, t0, t2, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t1, t2, 7.378697629483821e+19F, calc);
+    Select(t3, k0, t1, t2, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    CompareScalar(k0, t0, 20.5F, CMPMODE::GE, calc);
+    Muls(t0, t3, 7.378697629483821e+19F, calc);
+    Select(o0, k0, t0, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
 }
 
 // the sum as scaled pairs, rounded and stepped back up (the overflow path)
 __aicore__ inline void ScaledSum2(const LocalTensor<float>& o0, float s0, float s1, float s2, float s3, float s4,
-                                  float s5, const LocalTensor<float>& i6, float s7, float s8, float s9, float s10,
-                                  float s11, const LocalTensor<float>& i12, float s13, float s14, float s15,
-                                  float s16, const LocalTensor<uint8_t>& i17, const LocalTensor<float>& t0,
-                                  const LocalTensor<float>& t1, const LocalTensor<float>& t2,
-                                  const LocalTensor<float>& t3, const LocalTensor<float>& t4,
-                                  const LocalTensor<float>& t5, const LocalTensor<float>& t6,
-                                  const LocalTensor<float>& t7, const LocalTensor<float>& t8,
-                                  const LocalTensor<float>& t9, const LocalTensor<float>& t10,
-                                  const LocalTensor<float>& t11, const LocalTensor<float>& t12,
-                                  const LocalTensor<float>& t13, const LocalTensor<float>& t14,
-                                  const LocalTensor<float>& t15, const LocalTensor<float>& t16,
-                                  const LocalTensor<float>& t17, const LocalTensor<float>& t18,
-                                  const LocalTensor<float>& t19, const LocalTensor<float>& t20,
-                                  const LocalTensor<uint8_t>& k0, const LocalTensor<uint8_t>& k1, uint32_t calc)
+                                  float s5, float s6, const LocalTensor<float>& i7, float s8, float s9, float s10,
+                                  float s11, float s12, const LocalTensor<float>& i13, float s14, float s15,
+                                  float s16, float s17, float s18, const LocalTensor<uint8_t>& i19,
+                                  const LocalTensor<float>& t0, const LocalTensor<float>& t1,
+                                  const LocalTensor<float>& t2, const LocalTensor<float>& t3,
+                                  const LocalTensor<float>& t4, const LocalTensor<float>& t5,
+                                  const LocalTensor<float>& t6, const LocalTensor<float>& t7,
+                                  const LocalTensor<float>& t8, const LocalTensor<float>& t9,
+                                  const LocalTensor<float>& t10, const LocalTensor<float>& t11,
+                                  const LocalTensor<float>& t12, const LocalTensor<float>& t13,
+                                  const LocalTensor<float>& t14, const LocalTensor<float>& t15,
+                                  const LocalTensor<float>& t16, const LocalTensor<float>& t17,
+                                  const LocalTensor<float>& t18, const LocalTensor<float>& t19,
+                                  const LocalTensor<float>& t20, const LocalTensor<uint8_t>& k0,
+                                  const LocalTensor<uint8_t>& k1, uint32_t calc)
 {
     Duplicate(t0, s0, calc);
     Abs(t1, t0, calc);
@@ -1941,43 +1959,47 @@ __aicore__ inline void ScaledSum2(const LocalTensor<float>& o0, float s0, float 
     Duplicate(t1, s2, calc);
     Select(t3, k0, t1, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
     Duplicate(t1, s4, calc);
-    Abs(t4, t1, calc);
-    CompareScalar(k0, t4, 4.611686018427388e+18F, CMPMODE::GE, calc);
-    Muls(t4, t1, 1.3552527156068805e-20F, calc);
-    Select(t5, k0, t4, t1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Duplicate(t1, s5, calc);
-    Muls(t4, t1, 1.3552527156068805e-20F, calc);
-    Select(t1, k0, t4, s5, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Duplicate(t4, s2, calc);
-    Select(t6, k0, t4, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Abs(t4, i6, calc);
-    CompareScalar(k0, t4, 4.611686018427388e+18F, CMPMODE::GE, calc);
-    Muls(t4, i6, 1.3552527156068805e-20F, calc);
-    Select(t7, k0, t4, i6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Duplicate(t4, s2, calc);
-    Select(t8, k0, t4, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
+    Duplicate(t4, s5, calc);
+    Abs(t5, t4, calc);
+    CompareScalar(k0, t5, 4.611686018427388e+18F, CMPMODE::GE, calc);
+    Muls(t5, t4, 1.3552527156068805e-20F, calc);
+    Select(t6, k0, t5, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Duplicate(t5, s6, calc);
+    Muls(t7, t5, 1.3552527156068805e-20F, calc);
+    Select(t5, k0, t7, s6, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
+    Adds(t7, t1, 1.0F, calc);
+    Select(t8, k0, t7, t1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    CompareScalar(k0, t4, 0.0F, CMPMODE::EQ, calc);
+    Duplicate(t1, s3, calc);
+    Select(t4, k0, t1, t8, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Abs(t1, i7, calc);
+    CompareScalar(k0, t1, 4.611686018427388e+18F, CMPMODE::GE, calc);
+    Muls(t1, i7, 1.3552527156068805e-20F, calc);
+    Select(t7, k0, t1, i7, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Duplicate(t1, s2, calc);
+    Select(t8, k0, t1, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
     CompareScalar(k0, t8, 0.5F, CMPMODE::GE, calc);
-    Muls(t4, t7, 7.378697629483821e+19F, calc);
-    Select(t9, k0, t4, t7, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t1, t7, 7.378697629483821e+19F, calc);
+    Select(t9, k0, t1, t7, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t8, -0.5F, CMPMODE::LE, calc);
-    Muls(t4, t9, 1.3552527156068805e-20F, calc);
-    Select(t7, k0, t4, t9, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Duplicate(t4, s3, calc);
+    Muls(t1, t9, 1.3552527156068805e-20F, calc);
+    Select(t7, k0, t1, t9, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Duplicate(t1, s3, calc);
     Duplicate(t8, s3, calc);
     CompareScalar(k0, t7, 88.0F, CMPMODE::GE, calc);
-    Duplicate(t9, s7, calc);
+    Duplicate(t9, s8, calc);
     Add(t10, t7, t9, calc);
     Sub(t9, t10, t7, calc);
     Sub(t11, t10, t9, calc);
     Sub(t12, t7, t11, calc);
-    Duplicate(t11, s7, calc);
+    Duplicate(t11, s8, calc);
     Sub(t13, t11, t9, calc);
     Add(t9, t12, t13, calc);
     Sub(t11, t10, t10, calc);
     Compare(k1, t11, t11, CMPMODE::EQ, calc);
     Select(t11, k1, t9, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Add(t9, t11, t4, calc);
-    Duplicate(t11, s8, calc);
+    Add(t9, t11, t1, calc);
+    Duplicate(t11, s9, calc);
     Add(t12, t9, t11, calc);
     Add(t9, t10, t12, calc);
     Sub(t11, t9, t10, calc);
@@ -1986,48 +2008,48 @@ __aicore__ inline void ScaledSum2(const LocalTensor<float>& o0, float s0, float 
     Compare(k1, t11, t11, CMPMODE::EQ, calc);
     Select(t11, k1, t10, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
     Select(t10, k0, t9, t7, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Select(t9, k0, t11, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Adds(t4, t8, 1.0F, calc);
-    Select(t11, k0, t4, t8, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t9, k0, t11, t1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Adds(t1, t8, 1.0F, calc);
+    Select(t11, k0, t1, t8, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t10, 88.0F, CMPMODE::GE, calc);
-    Duplicate(t4, s7, calc);
-    Add(t8, t10, t4, calc);
-    Sub(t4, t8, t10, calc);
-    Sub(t12, t8, t4, calc);
+    Duplicate(t1, s8, calc);
+    Add(t8, t10, t1, calc);
+    Sub(t1, t8, t10, calc);
+    Sub(t12, t8, t1, calc);
     Sub(t13, t10, t12, calc);
-    Duplicate(t12, s7, calc);
-    Sub(t14, t12, t4, calc);
-    Add(t4, t13, t14, calc);
+    Duplicate(t12, s8, calc);
+    Sub(t14, t12, t1, calc);
+    Add(t1, t13, t14, calc);
     Sub(t12, t8, t8, calc);
     Compare(k1, t12, t12, CMPMODE::EQ, calc);
-    Select(t12, k1, t4, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Add(t4, t12, t9, calc);
-    Duplicate(t12, s8, calc);
-    Add(t13, t4, t12, calc);
-    Add(t4, t8, t13, calc);
-    Sub(t12, t4, t8, calc);
+    Select(t12, k1, t1, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
+    Add(t1, t12, t9, calc);
+    Duplicate(t12, s9, calc);
+    Add(t13, t1, t12, calc);
+    Add(t1, t8, t13, calc);
+    Sub(t12, t1, t8, calc);
     Sub(t8, t13, t12, calc);
-    Sub(t12, t4, t4, calc);
+    Sub(t12, t1, t1, calc);
     Compare(k1, t12, t12, CMPMODE::EQ, calc);
     Select(t12, k1, t8, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Select(t8, k0, t4, t10, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Select(t4, k0, t12, t9, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t8, k0, t1, t10, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t1, k0, t12, t9, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Adds(t9, t11, 1.0F, calc);
     Select(t10, k0, t9, t11, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t8, 88.0F, CMPMODE::GE, calc);
-    Duplicate(t9, s7, calc);
+    Duplicate(t9, s8, calc);
     Add(t11, t8, t9, calc);
     Sub(t9, t11, t8, calc);
     Sub(t12, t11, t9, calc);
     Sub(t13, t8, t12, calc);
-    Duplicate(t12, s7, calc);
+    Duplicate(t12, s8, calc);
     Sub(t14, t12, t9, calc);
     Add(t9, t13, t14, calc);
     Sub(t12, t11, t11, calc);
     Compare(k1, t12, t12, CMPMODE::EQ, calc);
     Select(t12, k1, t9, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Add(t9, t12, t4, calc);
-    Duplicate(t12, s8, calc);
+    Add(t9, t12, t1, calc);
+    Duplicate(t12, s9, calc);
     Add(t13, t9, t12, calc);
     Add(t9, t11, t13, calc);
     Sub(t12, t9, t11, calc);
@@ -2036,48 +2058,48 @@ __aicore__ inline void ScaledSum2(const LocalTensor<float>& o0, float s0, float 
     Compare(k1, t12, t12, CMPMODE::EQ, calc);
     Select(t12, k1, t11, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
     Select(t11, k0, t9, t8, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Select(t8, k0, t12, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Adds(t4, t10, 1.0F, calc);
-    Select(t9, k0, t4, t10, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t8, k0, t12, t1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Adds(t1, t10, 1.0F, calc);
+    Select(t9, k0, t1, t10, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t11, 88.0F, CMPMODE::GE, calc);
-    Duplicate(t4, s7, calc);
-    Add(t10, t11, t4, calc);
-    Sub(t4, t10, t11, calc);
-    Sub(t12, t10, t4, calc);
+    Duplicate(t1, s8, calc);
+    Add(t10, t11, t1, calc);
+    Sub(t1, t10, t11, calc);
+    Sub(t12, t10, t1, calc);
     Sub(t13, t11, t12, calc);
-    Duplicate(t12, s7, calc);
-    Sub(t14, t12, t4, calc);
-    Add(t4, t13, t14, calc);
+    Duplicate(t12, s8, calc);
+    Sub(t14, t12, t1, calc);
+    Add(t1, t13, t14, calc);
     Sub(t12, t10, t10, calc);
     Compare(k1, t12, t12, CMPMODE::EQ, calc);
-    Select(t12, k1, t4, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Add(t4, t12, t8, calc);
-    Duplicate(t12, s8, calc);
-    Add(t13, t4, t12, calc);
-    Add(t4, t10, t13, calc);
-    Sub(t12, t4, t10, calc);
+    Select(t12, k1, t1, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
+    Add(t1, t12, t8, calc);
+    Duplicate(t12, s9, calc);
+    Add(t13, t1, t12, calc);
+    Add(t1, t10, t13, calc);
+    Sub(t12, t1, t10, calc);
     Sub(t10, t13, t12, calc);
-    Sub(t12, t4, t4, calc);
+    Sub(t12, t1, t1, calc);
     Compare(k1, t12, t12, CMPMODE::EQ, calc);
     Select(t12, k1, t10, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Select(t10, k0, t4, t11, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Select(t4, k0, t12, t8, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t10, k0, t1, t11, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t1, k0, t12, t8, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Adds(t8, t9, 1.0F, calc);
     Select(t11, k0, t8, t9, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t10, 88.0F, CMPMODE::GE, calc);
-    Duplicate(t8, s7, calc);
+    Duplicate(t8, s8, calc);
     Add(t9, t10, t8, calc);
     Sub(t8, t9, t10, calc);
     Sub(t12, t9, t8, calc);
     Sub(t13, t10, t12, calc);
-    Duplicate(t12, s7, calc);
+    Duplicate(t12, s8, calc);
     Sub(t14, t12, t8, calc);
     Add(t8, t13, t14, calc);
     Sub(t12, t9, t9, calc);
     Compare(k1, t12, t12, CMPMODE::EQ, calc);
     Select(t12, k1, t8, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Add(t8, t12, t4, calc);
-    Duplicate(t12, s8, calc);
+    Add(t8, t12, t1, calc);
+    Duplicate(t12, s9, calc);
     Add(t13, t8, t12, calc);
     Add(t8, t9, t13, calc);
     Sub(t12, t8, t9, calc);
@@ -2086,48 +2108,48 @@ __aicore__ inline void ScaledSum2(const LocalTensor<float>& o0, float s0, float 
     Compare(k1, t12, t12, CMPMODE::EQ, calc);
     Select(t12, k1, t9, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
     Select(t9, k0, t8, t10, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Select(t8, k0, t12, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Adds(t4, t11, 1.0F, calc);
-    Select(t10, k0, t4, t11, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t8, k0, t12, t1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Adds(t1, t11, 1.0F, calc);
+    Select(t10, k0, t1, t11, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t9, 88.0F, CMPMODE::GE, calc);
-    Duplicate(t4, s7, calc);
-    Add(t11, t9, t4, calc);
-    Sub(t4, t11, t9, calc);
-    Sub(t12, t11, t4, calc);
+    Duplicate(t1, s8, calc);
+    Add(t11, t9, t1, calc);
+    Sub(t1, t11, t9, calc);
+    Sub(t12, t11, t1, calc);
     Sub(t13, t9, t12, calc);
-    Duplicate(t12, s7, calc);
-    Sub(t14, t12, t4, calc);
-    Add(t4, t13, t14, calc);
+    Duplicate(t12, s8, calc);
+    Sub(t14, t12, t1, calc);
+    Add(t1, t13, t14, calc);
     Sub(t12, t11, t11, calc);
     Compare(k1, t12, t12, CMPMODE::EQ, calc);
-    Select(t12, k1, t4, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Add(t4, t12, t8, calc);
-    Duplicate(t12, s8, calc);
-    Add(t13, t4, t12, calc);
-    Add(t4, t11, t13, calc);
-    Sub(t12, t4, t11, calc);
+    Select(t12, k1, t1, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
+    Add(t1, t12, t8, calc);
+    Duplicate(t12, s9, calc);
+    Add(t13, t1, t12, calc);
+    Add(t1, t11, t13, calc);
+    Sub(t12, t1, t11, calc);
     Sub(t11, t13, t12, calc);
-    Sub(t12, t4, t4, calc);
+    Sub(t12, t1, t1, calc);
     Compare(k1, t12, t12, CMPMODE::EQ, calc);
     Select(t12, k1, t11, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Select(t11, k0, t4, t9, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Select(t4, k0, t12, t8, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t11, k0, t1, t9, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t1, k0, t12, t8, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Adds(t8, t10, 1.0F, calc);
     Select(t9, k0, t8, t10, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t11, 88.0F, CMPMODE::GE, calc);
-    Duplicate(t8, s7, calc);
+    Duplicate(t8, s8, calc);
     Add(t10, t11, t8, calc);
     Sub(t8, t10, t11, calc);
     Sub(t12, t10, t8, calc);
     Sub(t13, t11, t12, calc);
-    Duplicate(t12, s7, calc);
+    Duplicate(t12, s8, calc);
     Sub(t14, t12, t8, calc);
     Add(t8, t13, t14, calc);
     Sub(t12, t10, t10, calc);
     Compare(k1, t12, t12, CMPMODE::EQ, calc);
     Select(t12, k1, t8, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Add(t8, t12, t4, calc);
-    Duplicate(t12, s8, calc);
+    Add(t8, t12, t1, calc);
+    Duplicate(t12, s9, calc);
     Add(t13, t8, t12, calc);
     Add(t8, t10, t13, calc);
     Sub(t12, t8, t10, calc);
@@ -2136,48 +2158,48 @@ __aicore__ inline void ScaledSum2(const LocalTensor<float>& o0, float s0, float 
     Compare(k1, t12, t12, CMPMODE::EQ, calc);
     Select(t12, k1, t10, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
     Select(t10, k0, t8, t11, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Select(t8, k0, t12, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Adds(t4, t9, 1.0F, calc);
-    Select(t11, k0, t4, t9, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t8, k0, t12, t1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Adds(t1, t9, 1.0F, calc);
+    Select(t11, k0, t1, t9, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t10, 88.0F, CMPMODE::GE, calc);
-    Duplicate(t4, s7, calc);
-    Add(t9, t10, t4, calc);
-    Sub(t4, t9, t10, calc);
-    Sub(t12, t9, t4, calc);
+    Duplicate(t1, s8, calc);
+    Add(t9, t10, t1, calc);
+    Sub(t1, t9, t10, calc);
+    Sub(t12, t9, t1, calc);
     Sub(t13, t10, t12, calc);
-    Duplicate(t12, s7, calc);
-    Sub(t14, t12, t4, calc);
-    Add(t4, t13, t14, calc);
+    Duplicate(t12, s8, calc);
+    Sub(t14, t12, t1, calc);
+    Add(t1, t13, t14, calc);
     Sub(t12, t9, t9, calc);
     Compare(k1, t12, t12, CMPMODE::EQ, calc);
-    Select(t12, k1, t4, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Add(t4, t12, t8, calc);
-    Duplicate(t12, s8, calc);
-    Add(t13, t4, t12, calc);
-    Add(t4, t9, t13, calc);
-    Sub(t12, t4, t9, calc);
+    Select(t12, k1, t1, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
+    Add(t1, t12, t8, calc);
+    Duplicate(t12, s9, calc);
+    Add(t13, t1, t12, calc);
+    Add(t1, t9, t13, calc);
+    Sub(t12, t1, t9, calc);
     Sub(t9, t13, t12, calc);
-    Sub(t12, t4, t4, calc);
+    Sub(t12, t1, t1, calc);
     Compare(k1, t12, t12, CMPMODE::EQ, calc);
     Select(t12, k1, t9, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Select(t9, k0, t4, t10, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Select(t4, k0, t12, t8, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t9, k0, t1, t10, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t1, k0, t12, t8, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Adds(t8, t11, 1.0F, calc);
     Select(t10, k0, t8, t11, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t9, 88.0F, CMPMODE::GE, calc);
-    Duplicate(t8, s7, calc);
+    Duplicate(t8, s8, calc);
     Add(t11, t9, t8, calc);
     Sub(t8, t11, t9, calc);
     Sub(t12, t11, t8, calc);
     Sub(t13, t9, t12, calc);
-    Duplicate(t12, s7, calc);
+    Duplicate(t12, s8, calc);
     Sub(t14, t12, t8, calc);
     Add(t8, t13, t14, calc);
     Sub(t12, t11, t11, calc);
     Compare(k1, t12, t12, CMPMODE::EQ, calc);
     Select(t12, k1, t8, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Add(t8, t12, t4, calc);
-    Duplicate(t12, s8, calc);
+    Add(t8, t12, t1, calc);
+    Duplicate(t12, s9, calc);
     Add(t13, t8, t12, calc);
     Add(t8, t11, t13, calc);
     Sub(t12, t8, t11, calc);
@@ -2186,48 +2208,48 @@ __aicore__ inline void ScaledSum2(const LocalTensor<float>& o0, float s0, float 
     Compare(k1, t12, t12, CMPMODE::EQ, calc);
     Select(t12, k1, t11, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
     Select(t11, k0, t8, t9, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Select(t8, k0, t12, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Adds(t4, t10, 1.0F, calc);
-    Select(t9, k0, t4, t10, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t8, k0, t12, t1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Adds(t1, t10, 1.0F, calc);
+    Select(t9, k0, t1, t10, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t11, 88.0F, CMPMODE::GE, calc);
-    Duplicate(t4, s7, calc);
-    Add(t10, t11, t4, calc);
-    Sub(t4, t10, t11, calc);
-    Sub(t12, t10, t4, calc);
+    Duplicate(t1, s8, calc);
+    Add(t10, t11, t1, calc);
+    Sub(t1, t10, t11, calc);
+    Sub(t12, t10, t1, calc);
     Sub(t13, t11, t12, calc);
-    Duplicate(t12, s7, calc);
-    Sub(t14, t12, t4, calc);
-    Add(t4, t13, t14, calc);
+    Duplicate(t12, s8, calc);
+    Sub(t14, t12, t1, calc);
+    Add(t1, t13, t14, calc);
     Sub(t12, t10, t10, calc);
     Compare(k1, t12, t12, CMPMODE::EQ, calc);
-    Select(t12, k1, t4, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Add(t4, t12, t8, calc);
-    Duplicate(t12, s8, calc);
-    Add(t13, t4, t12, calc);
-    Add(t4, t10, t13, calc);
-    Sub(t12, t4, t10, calc);
+    Select(t12, k1, t1, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
+    Add(t1, t12, t8, calc);
+    Duplicate(t12, s9, calc);
+    Add(t13, t1, t12, calc);
+    Add(t1, t10, t13, calc);
+    Sub(t12, t1, t10, calc);
     Sub(t10, t13, t12, calc);
-    Sub(t12, t4, t4, calc);
+    Sub(t12, t1, t1, calc);
     Compare(k1, t12, t12, CMPMODE::EQ, calc);
     Select(t12, k1, t10, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Select(t10, k0, t4, t11, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Select(t4, k0, t12, t8, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t10, k0, t1, t11, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t1, k0, t12, t8, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Adds(t8, t9, 1.0F, calc);
     Select(t11, k0, t8, t9, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t10, 88.0F, CMPMODE::GE, calc);
-    Duplicate(t8, s7, calc);
+    Duplicate(t8, s8, calc);
     Add(t9, t10, t8, calc);
     Sub(t8, t9, t10, calc);
     Sub(t12, t9, t8, calc);
     Sub(t13, t10, t12, calc);
-    Duplicate(t12, s7, calc);
+    Duplicate(t12, s8, calc);
     Sub(t14, t12, t8, calc);
     Add(t8, t13, t14, calc);
     Sub(t12, t9, t9, calc);
     Compare(k1, t12, t12, CMPMODE::EQ, calc);
     Select(t12, k1, t8, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Add(t8, t12, t4, calc);
-    Duplicate(t12, s8, calc);
+    Add(t8, t12, t1, calc);
+    Duplicate(t12, s9, calc);
     Add(t13, t8, t12, calc);
     Add(t8, t9, t13, calc);
     Sub(t12, t8, t9, calc);
@@ -2236,48 +2258,48 @@ __aicore__ inline void ScaledSum2(const LocalTensor<float>& o0, float s0, float 
     Compare(k1, t12, t12, CMPMODE::EQ, calc);
     Select(t12, k1, t9, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
     Select(t9, k0, t8, t10, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Select(t8, k0, t12, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Adds(t4, t11, 1.0F, calc);
-    Select(t10, k0, t4, t11, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t8, k0, t12, t1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Adds(t1, t11, 1.0F, calc);
+    Select(t10, k0, t1, t11, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t9, 88.0F, CMPMODE::GE, calc);
-    Duplicate(t4, s7, calc);
-    Add(t11, t9, t4, calc);
-    Sub(t4, t11, t9, calc);
-    Sub(t12, t11, t4, calc);
+    Duplicate(t1, s8, calc);
+    Add(t11, t9, t1, calc);
+    Sub(t1, t11, t9, calc);
+    Sub(t12, t11, t1, calc);
     Sub(t13, t9, t12, calc);
-    Duplicate(t12, s7, calc);
-    Sub(t14, t12, t4, calc);
-    Add(t4, t13, t14, calc);
+    Duplicate(t12, s8, calc);
+    Sub(t14, t12, t1, calc);
+    Add(t1, t13, t14, calc);
     Sub(t12, t11, t11, calc);
     Compare(k1, t12, t12, CMPMODE::EQ, calc);
-    Select(t12, k1, t4, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Add(t4, t12, t8, calc);
-    Duplicate(t12, s8, calc);
-    Add(t13, t4, t12, calc);
-    Add(t4, t11, t13, calc);
-    Sub(t12, t4, t11, calc);
+    Select(t12, k1, t1, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
+    Add(t1, t12, t8, calc);
+    Duplicate(t12, s9, calc);
+    Add(t13, t1, t12, calc);
+    Add(t1, t11, t13, calc);
+    Sub(t12, t1, t11, calc);
     Sub(t11, t13, t12, calc);
-    Sub(t12, t4, t4, calc);
+    Sub(t12, t1, t1, calc);
     Compare(k1, t12, t12, CMPMODE::EQ, calc);
     Select(t12, k1, t11, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Select(t11, k0, t4, t9, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Select(t4, k0, t12, t8, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t11, k0, t1, t9, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t1, k0, t12, t8, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Adds(t8, t10, 1.0F, calc);
     Select(t9, k0, t8, t10, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t11, 88.0F, CMPMODE::GE, calc);
-    Duplicate(t8, s7, calc);
+    Duplicate(t8, s8, calc);
     Add(t10, t11, t8, calc);
     Sub(t8, t10, t11, calc);
     Sub(t12, t10, t8, calc);
     Sub(t13, t11, t12, calc);
-    Duplicate(t12, s7, calc);
+    Duplicate(t12, s8, calc);
     Sub(t14, t12, t8, calc);
     Add(t8, t13, t14, calc);
     Sub(t12, t10, t10, calc);
     Compare(k1, t12, t12, CMPMODE::EQ, calc);
     Select(t12, k1, t8, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Add(t8, t12, t4, calc);
-    Duplicate(t12, s8, calc);
+    Add(t8, t12, t1, calc);
+    Duplicate(t12, s9, calc);
     Add(t13, t8, t12, calc);
     Add(t8, t10, t13, calc);
     Sub(t12, t8, t10, calc);
@@ -2286,32 +2308,32 @@ __aicore__ inline void ScaledSum2(const LocalTensor<float>& o0, float s0, float 
     Compare(k1, t12, t12, CMPMODE::EQ, calc);
     Select(t12, k1, t10, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
     Select(t10, k0, t8, t11, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Select(t8, k0, t12, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Adds(t4, t9, 1.0F, calc);
-    Select(t11, k0, t4, t9, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t8, k0, t12, t1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Adds(t1, t9, 1.0F, calc);
+    Select(t11, k0, t1, t9, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t10, 88.0F, CMPMODE::GE, calc);
-    Duplicate(t4, s7, calc);
-    Add(t9, t10, t4, calc);
-    Sub(t4, t9, t10, calc);
-    Sub(t12, t9, t4, calc);
+    Duplicate(t1, s8, calc);
+    Add(t9, t10, t1, calc);
+    Sub(t1, t9, t10, calc);
+    Sub(t12, t9, t1, calc);
     Sub(t13, t10, t12, calc);
-    Duplicate(t12, s7, calc);
-    Sub(t14, t12, t4, calc);
-    Add(t4, t13, t14, calc);
+    Duplicate(t12, s8, calc);
+    Sub(t14, t12, t1, calc);
+    Add(t1, t13, t14, calc);
     Sub(t12, t9, t9, calc);
     Compare(k1, t12, t12, CMPMODE::EQ, calc);
-    Select(t12, k1, t4, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Add(t4, t12, t8, calc);
-    Duplicate(t12, s8, calc);
-    Add(t13, t4, t12, calc);
-    Add(t4, t9, t13, calc);
-    Sub(t12, t4, t9, calc);
+    Select(t12, k1, t1, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
+    Add(t1, t12, t8, calc);
+    Duplicate(t12, s9, calc);
+    Add(t13, t1, t12, calc);
+    Add(t1, t9, t13, calc);
+    Sub(t12, t1, t9, calc);
     Sub(t9, t13, t12, calc);
-    Sub(t12, t4, t4, calc);
+    Sub(t12, t1, t1, calc);
     Compare(k1, t12, t12, CMPMODE::EQ, calc);
     Select(t12, k1, t9, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Select(t9, k0, t4, t10, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Select(t4, k0, t12, t8, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t9, k0, t1, t10, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t1, k0, t12, t8, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Adds(t8, t11, 1.0F, calc);
     Select(t10, k0, t8, t11, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Maxs(t8, t9, -104.0F, calc);
@@ -2357,18 +2379,18 @@ __aicore__ inline void ScaledSum2(const LocalTensor<float>& o0, float s0, float 
     Sub(t13, t11, t11, calc);
     Compare(k0, t13, t13, CMPMODE::EQ, calc);
     Select(t13, k0, t14, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Duplicate(t14, s9, calc);
+    Duplicate(t14, s10, calc);
     Mul(t15, t11, t14, calc);
     Muls(t14, t11, 4097.0F, calc);
     Sub(t16, t14, t11, calc);
     Sub(t17, t14, t16, calc);
     Sub(t14, t11, t17, calc);
-    Duplicate(t16, s9, calc);
+    Duplicate(t16, s10, calc);
     Muls(t18, t16, 4097.0F, calc);
-    Duplicate(t16, s9, calc);
+    Duplicate(t16, s10, calc);
     Sub(t19, t18, t16, calc);
     Sub(t16, t18, t19, calc);
-    Duplicate(t18, s9, calc);
+    Duplicate(t18, s10, calc);
     Sub(t19, t18, t16, calc);
     Mul(t18, t17, t16, calc);
     Sub(t20, t18, t15, calc);
@@ -2381,10 +2403,10 @@ __aicore__ inline void ScaledSum2(const LocalTensor<float>& o0, float s0, float 
     Sub(t16, t15, t15, calc);
     Compare(k0, t16, t16, CMPMODE::EQ, calc);
     Select(t16, k0, t14, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Duplicate(t14, s10, calc);
+    Duplicate(t14, s11, calc);
     Mul(t17, t11, t14, calc);
     Add(t11, t16, t17, calc);
-    Duplicate(t14, s9, calc);
+    Duplicate(t14, s10, calc);
     Mul(t16, t13, t14, calc);
     Add(t13, t11, t16, calc);
     Add(t11, t15, t13, calc);
@@ -2481,85 +2503,85 @@ __aicore__ inline void ScaledSum2(const LocalTensor<float>& o0, float s0, float 
     PairSquare2(t8, t9, t11, s3, t12, t13, t14, t15, t16, t17, t18, k0, calc);
     PairSquare2(t11, t12, t8, s3, t9, t13, t14, t15, t16, t17, t18, k0, calc);
     PairSquare2(t8, t9, t11, s3, t12, t13, t14, t15, t16, t17, t18, k0, calc);
-    Mul(t11, t8, t4, calc);
-    Add(t4, t8, t11, calc);
-    Sub(t12, t4, t8, calc);
-    Sub(t13, t4, t12, calc);
+    Mul(t11, t8, t1, calc);
+    Add(t1, t8, t11, calc);
+    Sub(t12, t1, t8, calc);
+    Sub(t13, t1, t12, calc);
     Sub(t14, t8, t13, calc);
     Sub(t8, t11, t12, calc);
     Add(t11, t14, t8, calc);
-    Sub(t8, t4, t4, calc);
+    Sub(t8, t1, t1, calc);
     Compare(k0, t8, t8, CMPMODE::EQ, calc);
     Select(t8, k0, t11, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
     Add(t11, t8, t9, calc);
-    Add(t8, t4, t11, calc);
-    Sub(t9, t8, t4, calc);
-    Sub(t4, t11, t9, calc);
+    Add(t8, t1, t11, calc);
+    Sub(t9, t8, t1, calc);
+    Sub(t1, t11, t9, calc);
     Sub(t9, t8, t8, calc);
     Compare(k0, t9, t9, CMPMODE::EQ, calc);
-    Select(t9, k0, t4, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
+    Select(t9, k0, t1, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
     Compare(k0, t7, t7, CMPMODE::EQ, calc);
-    Select(t4, k0, t8, t7, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t1, k0, t8, t7, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t7, 709.78271F, CMPMODE::GT, calc);
-    Duplicate(t7, s11, calc);
-    Select(t8, k0, t7, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Abs(t4, t8, calc);
-    CompareScalar(k0, t4, 4.611686018427388e+18F, CMPMODE::GE, calc);
-    Muls(t4, t8, 1.3552527156068805e-20F, calc);
-    Select(t7, k0, t4, t8, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Muls(t4, t9, 1.3552527156068805e-20F, calc);
-    Select(t11, k0, t4, t9, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Adds(t4, t10, 1.0F, calc);
-    Select(t9, k0, t4, t10, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Duplicate(t7, s12, calc);
+    Select(t8, k0, t7, t1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Abs(t1, t8, calc);
+    CompareScalar(k0, t1, 4.611686018427388e+18F, CMPMODE::GE, calc);
+    Muls(t1, t8, 1.3552527156068805e-20F, calc);
+    Select(t7, k0, t1, t8, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t1, t9, 1.3552527156068805e-20F, calc);
+    Select(t11, k0, t1, t9, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Adds(t1, t10, 1.0F, calc);
+    Select(t9, k0, t1, t10, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t8, 0.0F, CMPMODE::EQ, calc);
-    Duplicate(t4, s3, calc);
-    Select(t8, k0, t4, t9, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Mul(t4, t5, t7, calc);
-    Muls(t9, t5, 4097.0F, calc);
-    Sub(t10, t9, t5, calc);
+    Duplicate(t1, s3, calc);
+    Select(t8, k0, t1, t9, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Mul(t1, t6, t7, calc);
+    Muls(t9, t6, 4097.0F, calc);
+    Sub(t10, t9, t6, calc);
     Sub(t12, t9, t10, calc);
-    Sub(t9, t5, t12, calc);
+    Sub(t9, t6, t12, calc);
     Muls(t10, t7, 4097.0F, calc);
     Sub(t13, t10, t7, calc);
     Sub(t14, t10, t13, calc);
     Sub(t10, t7, t14, calc);
     Mul(t13, t12, t14, calc);
-    Sub(t15, t13, t4, calc);
+    Sub(t15, t13, t1, calc);
     Mul(t13, t12, t10, calc);
     Add(t12, t15, t13, calc);
     Mul(t13, t9, t14, calc);
     Add(t14, t12, t13, calc);
     Mul(t12, t9, t10, calc);
     Add(t9, t14, t12, calc);
-    Sub(t10, t4, t4, calc);
+    Sub(t10, t1, t1, calc);
     Compare(k0, t10, t10, CMPMODE::EQ, calc);
     Select(t10, k0, t9, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Mul(t9, t5, t11, calc);
-    Add(t5, t10, t9, calc);
-    Mul(t9, t1, t7, calc);
-    Add(t1, t5, t9, calc);
-    Add(t5, t4, t1, calc);
-    Sub(t9, t5, t4, calc);
-    Sub(t4, t1, t9, calc);
-    Sub(t1, t5, t5, calc);
-    Compare(k0, t1, t1, CMPMODE::EQ, calc);
-    Select(t1, k0, t4, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Add(t4, t6, t8, calc);
-    Abs(t6, t5, calc);
-    CompareScalar(k0, t6, 4.611686018427388e+18F, CMPMODE::GE, calc);
-    Muls(t6, t5, 1.3552527156068805e-20F, calc);
-    Select(t9, k0, t6, t5, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Muls(t6, t1, 1.3552527156068805e-20F, calc);
-    Select(t10, k0, t6, t1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Adds(t1, t4, 1.0F, calc);
-    Select(t6, k0, t1, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    CompareScalar(k0, t5, 0.0F, CMPMODE::EQ, calc);
+    Mul(t9, t6, t11, calc);
+    Add(t6, t10, t9, calc);
+    Mul(t9, t5, t7, calc);
+    Add(t5, t6, t9, calc);
+    Add(t6, t1, t5, calc);
+    Sub(t9, t6, t1, calc);
+    Sub(t1, t5, t9, calc);
+    Sub(t5, t6, t6, calc);
+    Compare(k0, t5, t5, CMPMODE::EQ, calc);
+    Select(t5, k0, t1, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
+    Add(t1, t4, t8, calc);
+    Abs(t4, t6, calc);
+    CompareScalar(k0, t4, 4.611686018427388e+18F, CMPMODE::GE, calc);
+    Muls(t4, t6, 1.3552527156068805e-20F, calc);
+    Select(t9, k0, t4, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t4, t5, 1.3552527156068805e-20F, calc);
+    Select(t10, k0, t4, t5, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Adds(t4, t1, 1.0F, calc);
+    Select(t5, k0, t4, t1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    CompareScalar(k0, t6, 0.0F, CMPMODE::EQ, calc);
     Duplicate(t1, s3, calc);
-    Select(t4, k0, t1, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Abs(t1, i12, calc);
+    Select(t4, k0, t1, t5, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Abs(t1, i13, calc);
     CompareScalar(k0, t1, 4.611686018427388e+18F, CMPMODE::GE, calc);
-    Muls(t1, i12, 1.3552527156068805e-20F, calc);
-    Select(t5, k0, t1, i12, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t1, i13, 1.3552527156068805e-20F, calc);
+    Select(t5, k0, t1, i13, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Duplicate(t1, s2, calc);
     Select(t6, k0, t1, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
     Muls(t1, t5, -1.0F, calc);
@@ -2649,69 +2671,77 @@ __aicore__ inline void ScaledSum2(const LocalTensor<float>& o0, float s0, float 
     Muls(t4, t13, 1.3552527156068805e-20F, calc);
     Select(t10, k0, t4, t13, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Muls(t4, t9, 1.3552527156068805e-20F, calc);
-    Select(t12, k0, t4, t9, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t13, k0, t4, t9, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    CompareScalar(k0, t12, 17.5F, CMPMODE::GE, calc);
+    Muls(t4, t10, 1.3552527156068805e-20F, calc);
+    Select(t9, k0, t4, t10, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t4, t13, 1.3552527156068805e-20F, calc);
+    Select(t10, k0, t4, t13, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Sub(t4, t5, t6, calc);
     CompareScalar(k0, t4, 0.5F, CMPMODE::GE, calc);
     Muls(t6, t1, 1.3552527156068805e-20F, calc);
-    Select(t9, k0, t6, t1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t12, k0, t6, t1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t4, 1.5F, CMPMODE::GE, calc);
-    Muls(t1, t9, 1.3552527156068805e-20F, calc);
-    Select(t6, k0, t1, t9, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t1, t12, 1.3552527156068805e-20F, calc);
+    Select(t6, k0, t1, t12, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t4, 2.5F, CMPMODE::GE, calc);
     Muls(t1, t6, 1.3552527156068805e-20F, calc);
-    Select(t9, k0, t1, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t12, k0, t1, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t4, 3.5F, CMPMODE::GE, calc);
-    Muls(t1, t9, 1.3552527156068805e-20F, calc);
-    Select(t6, k0, t1, t9, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t1, t12, 1.3552527156068805e-20F, calc);
+    Select(t6, k0, t1, t12, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t4, 4.5F, CMPMODE::GE, calc);
     Muls(t1, t6, 1.3552527156068805e-20F, calc);
-    Select(t9, k0, t1, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t12, k0, t1, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t4, 5.5F, CMPMODE::GE, calc);
-    Muls(t1, t9, 1.3552527156068805e-20F, calc);
-    Select(t6, k0, t1, t9, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t1, t12, 1.3552527156068805e-20F, calc);
+    Select(t6, k0, t1, t12, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t4, 6.5F, CMPMODE::GE, calc);
     Muls(t1, t6, 1.3552527156068805e-20F, calc);
-    Select(t9, k0, t1, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t12, k0, t1, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t4, 7.5F, CMPMODE::GE, calc);
-    Muls(t1, t9, 1.3552527156068805e-20F, calc);
-    Select(t6, k0, t1, t9, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t1, t12, 1.3552527156068805e-20F, calc);
+    Select(t6, k0, t1, t12, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t4, 8.5F, CMPMODE::GE, calc);
     Muls(t1, t6, 1.3552527156068805e-20F, calc);
-    Select(t9, k0, t1, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t12, k0, t1, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t4, 9.5F, CMPMODE::GE, calc);
-    Muls(t1, t9, 1.3552527156068805e-20F, calc);
-    Select(t6, k0, t1, t9, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t1, t12, 1.3552527156068805e-20F, calc);
+    Select(t6, k0, t1, t12, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t4, 10.5F, CMPMODE::GE, calc);
     Muls(t1, t6, 1.3552527156068805e-20F, calc);
-    Select(t9, k0, t1, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t12, k0, t1, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t4, 11.5F, CMPMODE::GE, calc);
-    Muls(t1, t9, 1.3552527156068805e-20F, calc);
-    Select(t6, k0, t1, t9, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t1, t12, 1.3552527156068805e-20F, calc);
+    Select(t6, k0, t1, t12, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t4, 12.5F, CMPMODE::GE, calc);
     Muls(t1, t6, 1.3552527156068805e-20F, calc);
-    Select(t9, k0, t1, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t12, k0, t1, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t4, 13.5F, CMPMODE::GE, calc);
-    Muls(t1, t9, 1.3552527156068805e-20F, calc);
-    Select(t6, k0, t1, t9, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t1, t12, 1.3552527156068805e-20F, calc);
+    Select(t6, k0, t1, t12, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t4, 14.5F, CMPMODE::GE, calc);
     Muls(t1, t6, 1.3552527156068805e-20F, calc);
-    Select(t9, k0, t1, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t12, k0, t1, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t4, 15.5F, CMPMODE::GE, calc);
-    Muls(t1, t9, 1.3552527156068805e-20F, calc);
-    Select(t6, k0, t1, t9, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t1, t12, 1.3552527156068805e-20F, calc);
+    Select(t6, k0, t1, t12, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t4, 16.5F, CMPMODE::GE, calc);
     Muls(t1, t6, 1.3552527156068805e-20F, calc);
-    Select(t4, k0, t1, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Add(t1, t10, t4, calc);
-    Sub(t6, t1, t10, calc);
-    Sub(t9, t1, t6, calc);
-    Sub(t13, t10, t9, calc);
+    Select(t12, k0, t1, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    CompareScalar(k0, t4, 17.5F, CMPMODE::GE, calc);
+    Muls(t1, t12, 1.3552527156068805e-20F, calc);
+    Select(t4, k0, t1, t12, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Add(t1, t9, t4, calc);
+    Sub(t6, t1, t9, calc);
+    Sub(t12, t1, t6, calc);
+    Sub(t13, t9, t12, calc);
     Sub(t9, t4, t6, calc);
     Add(t4, t13, t9, calc);
     Sub(t6, t1, t1, calc);
     Compare(k0, t6, t6, CMPMODE::EQ, calc);
     Select(t6, k0, t4, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Add(t4, t6, t12, calc);
+    Add(t4, t6, t10, calc);
     Add(t6, t1, t4, calc);
     Sub(t9, t6, t1, calc);
     Sub(t1, t4, t9, calc);
@@ -2771,70 +2801,74 @@ __aicore__ inline void ScaledSum2(const LocalTensor<float>& o0, float s0, float 
     CompareScalar(k0, t2, 0.0F, CMPMODE::EQ, calc);
     Duplicate(t0, s3, calc);
     Select(t1, k0, t0, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Duplicate(t0, s13, calc);
+    Duplicate(t0, s14, calc);
     Abs(t2, t0, calc);
     CompareScalar(k0, t2, 4.611686018427388e+18F, CMPMODE::GE, calc);
     Muls(t2, t0, 1.3552527156068805e-20F, calc);
     Select(t3, k0, t2, t0, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Duplicate(t0, s14, calc);
+    Duplicate(t0, s15, calc);
     Muls(t2, t0, 1.3552527156068805e-20F, calc);
-    Select(t0, k0, t2, s14, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
+    Select(t0, k0, t2, s15, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
     Duplicate(t2, s2, calc);
     Select(t6, k0, t2, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Duplicate(t2, s15, calc);
-    Abs(t9, t2, calc);
-    CompareScalar(k0, t9, 4.611686018427388e+18F, CMPMODE::GE, calc);
-    Muls(t9, t2, 1.3552527156068805e-20F, calc);
-    Select(t10, k0, t9, t2, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Duplicate(t2, s16, calc);
-    Muls(t9, t2, 1.3552527156068805e-20F, calc);
-    Select(t2, k0, t9, s16, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Duplicate(t9, s2, calc);
-    Select(t12, k0, t9, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Mul(t9, t3, t10, calc);
+    Duplicate(t9, s17, calc);
+    Abs(t10, t9, calc);
+    CompareScalar(k0, t10, 4.611686018427388e+18F, CMPMODE::GE, calc);
+    Muls(t10, t9, 1.3552527156068805e-20F, calc);
+    Select(t12, k0, t10, t9, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Duplicate(t10, s18, calc);
+    Muls(t13, t10, 1.3552527156068805e-20F, calc);
+    Select(t10, k0, t13, s18, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
+    Adds(t13, t2, 1.0F, calc);
+    Select(t14, k0, t13, t2, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    CompareScalar(k0, t9, 0.0F, CMPMODE::EQ, calc);
+    Duplicate(t2, s3, calc);
+    Select(t9, k0, t2, t14, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Mul(t2, t3, t12, calc);
     Muls(t13, t3, 4097.0F, calc);
     Sub(t14, t13, t3, calc);
     Sub(t15, t13, t14, calc);
     Sub(t13, t3, t15, calc);
-    Muls(t14, t10, 4097.0F, calc);
-    Sub(t16, t14, t10, calc);
+    Muls(t14, t12, 4097.0F, calc);
+    Sub(t16, t14, t12, calc);
     Sub(t17, t14, t16, calc);
-    Sub(t14, t10, t17, calc);
+    Sub(t14, t12, t17, calc);
     Mul(t16, t15, t17, calc);
-    Sub(t18, t16, t9, calc);
+    Sub(t18, t16, t2, calc);
     Mul(t16, t15, t14, calc);
     Add(t15, t18, t16, calc);
     Mul(t16, t13, t17, calc);
     Add(t17, t15, t16, calc);
     Mul(t15, t13, t14, calc);
     Add(t13, t17, t15, calc);
-    Sub(t14, t9, t9, calc);
+    Sub(t14, t2, t2, calc);
     Compare(k0, t14, t14, CMPMODE::EQ, calc);
     Select(t14, k0, t13, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Mul(t13, t3, t2, calc);
-    Add(t2, t14, t13, calc);
-    Mul(t3, t0, t10, calc);
-    Add(t0, t2, t3, calc);
-    Add(t2, t9, t0, calc);
-    Sub(t3, t2, t9, calc);
-    Sub(t9, t0, t3, calc);
-    Sub(t0, t2, t2, calc);
+    Mul(t13, t3, t10, calc);
+    Add(t3, t14, t13, calc);
+    Mul(t10, t0, t12, calc);
+    Add(t0, t3, t10, calc);
+    Add(t3, t2, t0, calc);
+    Sub(t10, t3, t2, calc);
+    Sub(t2, t0, t10, calc);
+    Sub(t0, t3, t3, calc);
     Compare(k0, t0, t0, CMPMODE::EQ, calc);
-    Select(t0, k0, t9, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Add(t3, t6, t12, calc);
-    Abs(t6, t2, calc);
+    Select(t0, k0, t2, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
+    Add(t2, t6, t9, calc);
+    Abs(t6, t3, calc);
     CompareScalar(k0, t6, 4.611686018427388e+18F, CMPMODE::GE, calc);
-    Muls(t6, t2, 1.3552527156068805e-20F, calc);
-    Select(t9, k0, t6, t2, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t6, t3, 1.3552527156068805e-20F, calc);
+    Select(t9, k0, t6, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Muls(t6, t0, 1.3552527156068805e-20F, calc);
     Select(t10, k0, t6, t0, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Adds(t0, t3, 1.0F, calc);
-    Select(t6, k0, t0, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    CompareScalar(k0, t2, 0.0F, CMPMODE::EQ, calc);
+    Adds(t0, t2, 1.0F, calc);
+    Select(t6, k0, t0, t2, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    CompareScalar(k0, t3, 0.0F, CMPMODE::EQ, calc);
     Duplicate(t0, s3, calc);
     Select(t2, k0, t0, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Duplicate(t0, s2, calc);
-    Select(t3, i17, t0, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
+    Select(t3, i19, t0, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
     Muls(t0, t3, -1.0F, calc);
     Maxs(t3, t8, 0.0F, calc);
     CompareScalar(k0, t3, 0.5F, CMPMODE::GE, calc);
@@ -3128,127 +3162,137 @@ __aicore__ inline void ScaledSum2(const LocalTensor<float>& o0, float s0, float 
     Muls(t1, t7, 1.3552527156068805e-20F, calc);
     Select(t5, k0, t1, t7, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Muls(t1, t4, 1.3552527156068805e-20F, calc);
-    Select(t6, k0, t1, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t7, k0, t1, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    CompareScalar(k0, t6, 20.5F, CMPMODE::GE, calc);
+    Muls(t1, t5, 1.3552527156068805e-20F, calc);
+    Select(t4, k0, t1, t5, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t1, t7, 1.3552527156068805e-20F, calc);
+    Select(t5, k0, t1, t7, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Sub(t1, t0, t2, calc);
     CompareScalar(k0, t1, 0.5F, CMPMODE::GE, calc);
     Muls(t2, t3, 1.3552527156068805e-20F, calc);
-    Select(t4, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t6, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Muls(t2, t8, 1.3552527156068805e-20F, calc);
     Select(t3, k0, t2, t8, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t1, 1.5F, CMPMODE::GE, calc);
-    Muls(t2, t4, 1.3552527156068805e-20F, calc);
-    Select(t7, k0, t2, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t2, t6, 1.3552527156068805e-20F, calc);
+    Select(t7, k0, t2, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Muls(t2, t3, 1.3552527156068805e-20F, calc);
-    Select(t4, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t6, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t1, 2.5F, CMPMODE::GE, calc);
     Muls(t2, t7, 1.3552527156068805e-20F, calc);
     Select(t3, k0, t2, t7, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Muls(t2, t4, 1.3552527156068805e-20F, calc);
-    Select(t7, k0, t2, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t2, t6, 1.3552527156068805e-20F, calc);
+    Select(t7, k0, t2, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t1, 3.5F, CMPMODE::GE, calc);
     Muls(t2, t3, 1.3552527156068805e-20F, calc);
-    Select(t4, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t6, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Muls(t2, t7, 1.3552527156068805e-20F, calc);
     Select(t3, k0, t2, t7, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t1, 4.5F, CMPMODE::GE, calc);
-    Muls(t2, t4, 1.3552527156068805e-20F, calc);
-    Select(t7, k0, t2, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t2, t6, 1.3552527156068805e-20F, calc);
+    Select(t7, k0, t2, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Muls(t2, t3, 1.3552527156068805e-20F, calc);
-    Select(t4, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t6, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t1, 5.5F, CMPMODE::GE, calc);
     Muls(t2, t7, 1.3552527156068805e-20F, calc);
     Select(t3, k0, t2, t7, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Muls(t2, t4, 1.3552527156068805e-20F, calc);
-    Select(t7, k0, t2, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t2, t6, 1.3552527156068805e-20F, calc);
+    Select(t7, k0, t2, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t1, 6.5F, CMPMODE::GE, calc);
     Muls(t2, t3, 1.3552527156068805e-20F, calc);
-    Select(t4, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t6, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Muls(t2, t7, 1.3552527156068805e-20F, calc);
     Select(t3, k0, t2, t7, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t1, 7.5F, CMPMODE::GE, calc);
-    Muls(t2, t4, 1.3552527156068805e-20F, calc);
-    Select(t7, k0, t2, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t2, t6, 1.3552527156068805e-20F, calc);
+    Select(t7, k0, t2, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Muls(t2, t3, 1.3552527156068805e-20F, calc);
-    Select(t4, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t6, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t1, 8.5F, CMPMODE::GE, calc);
     Muls(t2, t7, 1.3552527156068805e-20F, calc);
     Select(t3, k0, t2, t7, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Muls(t2, t4, 1.3552527156068805e-20F, calc);
-    Select(t7, k0, t2, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t2, t6, 1.3552527156068805e-20F, calc);
+    Select(t7, k0, t2, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t1, 9.5F, CMPMODE::GE, calc);
     Muls(t2, t3, 1.3552527156068805e-20F, calc);
-    Select(t4, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t6, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Muls(t2, t7, 1.3552527156068805e-20F, calc);
     Select(t3, k0, t2, t7, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t1, 10.5F, CMPMODE::GE, calc);
-    Muls(t2, t4, 1.3552527156068805e-20F, calc);
-    Select(t7, k0, t2, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t2, t6, 1.3552527156068805e-20F, calc);
+    Select(t7, k0, t2, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Muls(t2, t3, 1.3552527156068805e-20F, calc);
-    Select(t4, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t6, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t1, 11.5F, CMPMODE::GE, calc);
     Muls(t2, t7, 1.3552527156068805e-20F, calc);
     Select(t3, k0, t2, t7, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Muls(t2, t4, 1.3552527156068805e-20F, calc);
-    Select(t7, k0, t2, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t2, t6, 1.3552527156068805e-20F, calc);
+    Select(t7, k0, t2, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t1, 12.5F, CMPMODE::GE, calc);
     Muls(t2, t3, 1.3552527156068805e-20F, calc);
-    Select(t4, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t6, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Muls(t2, t7, 1.3552527156068805e-20F, calc);
     Select(t3, k0, t2, t7, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t1, 13.5F, CMPMODE::GE, calc);
-    Muls(t2, t4, 1.3552527156068805e-20F, calc);
-    Select(t7, k0, t2, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t2, t6, 1.3552527156068805e-20F, calc);
+    Select(t7, k0, t2, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Muls(t2, t3, 1.3552527156068805e-20F, calc);
-    Select(t4, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t6, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t1, 14.5F, CMPMODE::GE, calc);
     Muls(t2, t7, 1.3552527156068805e-20F, calc);
     Select(t3, k0, t2, t7, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Muls(t2, t4, 1.3552527156068805e-20F, calc);
-    Select(t7, k0, t2, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t2, t6, 1.3552527156068805e-20F, calc);
+    Select(t7, k0, t2, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t1, 15.5F, CMPMODE::GE, calc);
     Muls(t2, t3, 1.3552527156068805e-20F, calc);
-    Select(t4, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t6, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Muls(t2, t7, 1.3552527156068805e-20F, calc);
     Select(t3, k0, t2, t7, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t1, 16.5F, CMPMODE::GE, calc);
-    Muls(t2, t4, 1.3552527156068805e-20F, calc);
-    Select(t7, k0, t2, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t2, t6, 1.3552527156068805e-20F, calc);
+    Select(t7, k0, t2, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Muls(t2, t3, 1.3552527156068805e-20F, calc);
-    Select(t4, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t6, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t1, 17.5F, CMPMODE::GE, calc);
     Muls(t2, t7, 1.3552527156068805e-20F, calc);
     Select(t3, k0, t2, t7, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Muls(t2, t4, 1.3552527156068805e-20F, calc);
-    Select(t7, k0, t2, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t2, t6, 1.3552527156068805e-20F, calc);
+    Select(t7, k0, t2, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t1, 18.5F, CMPMODE::GE, calc);
     Muls(t2, t3, 1.3552527156068805e-20F, calc);
-    Select(t4, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t6, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Muls(t2, t7, 1.3552527156068805e-20F, calc);
     Select(t3, k0, t2, t7, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t1, 19.5F, CMPMODE::GE, calc);
-    Muls(t1, t4, 1.3552527156068805e-20F, calc);
-    Select(t2, k0, t1, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Muls(t1, t3, 1.3552527156068805e-20F, calc);
-    Select(t4, k0, t1, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Add(t1, t5, t2, calc);
-    Sub(t3, t1, t5, calc);
-    Sub(t7, t1, t3, calc);
-    Sub(t8, t5, t7, calc);
-    Sub(t7, t2, t3, calc);
-    Add(t3, t8, t7, calc);
+    Muls(t2, t6, 1.3552527156068805e-20F, calc);
+    Select(t7, k0, t2, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t2, t3, 1.3552527156068805e-20F, calc);
+    Select(t6, k0, t2, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    CompareScalar(k0, t1, 20.5F, CMPMODE::GE, calc);
+    Muls(t1, t7, 1.3552527156068805e-20F, calc);
+    Select(t2, k0, t1, t7, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t1, t6, 1.3552527156068805e-20F, calc);
+    Select(t3, k0, t1, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Add(t1, t4, t2, calc);
+    Sub(t6, t1, t4, calc);
+    Sub(t7, t1, t6, calc);
+    Sub(t8, t4, t7, calc);
+    Sub(t7, t2, t6, calc);
+    Add(t6, t8, t7, calc);
     Sub(t7, t1, t1, calc);
     Compare(k0, t7, t7, CMPMODE::EQ, calc);
-    Select(t7, k0, t3, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Add(t3, t7, t6, calc);
-    Add(t6, t3, t4, calc);
-    Add(t3, t1, t6, calc);
-    Sub(t4, t3, t1, calc);
-    Sub(t1, t6, t4, calc);
-    Sub(t4, t3, t3, calc);
-    Compare(k0, t4, t4, CMPMODE::EQ, calc);
-    Select(t4, k0, t1, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Add(t1, t3, t4, calc);
-    Abs(t3, t5, calc);
+    Select(t7, k0, t6, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
+    Add(t6, t7, t5, calc);
+    Add(t5, t6, t3, calc);
+    Add(t3, t1, t5, calc);
+    Sub(t6, t3, t1, calc);
+    Sub(t1, t5, t6, calc);
+    Sub(t5, t3, t3, calc);
+    Compare(k0, t5, t5, CMPMODE::EQ, calc);
+    Select(t5, k0, t1, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
+    Add(t1, t3, t5, calc);
+    Abs(t3, t4, calc);
     Abs(t4, t2, calc);
     Max(t2, t3, t4, calc);
     Abs(t3, t1, calc);
@@ -3314,8 +3358,11 @@ __aicore__ inline void ScaledSum2(const LocalTensor<float>& o0, float s0, float 
     Muls(t1, t3, 7.378697629483821e+19F, calc);
     Select(t2, k0, t1, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t0, 19.5F, CMPMODE::GE, calc);
-    Muls(t0, t2, 7.378697629483821e+19F, calc);
-    Select(o0, k0, t0, t2, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t1, t2, 7.378697629483821e+19F, calc);
+    Select(t3, k0, t1, t2, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    CompareScalar(k0, t0, 20.5F, CMPMODE::GE, calc);
+    Muls(t0, t3, 7.378697629483821e+19F, calc);
+    Select(o0, k0, t0, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
 }
 
 // A row sum that a pair sum reads (codegen.lower.wide_reductions), summed as a pair, as the double kernels sum it in
@@ -3363,13 +3410,48 @@ __aicore__ inline void PairRowSum(float& hi, float& lo, const LocalTensor<float>
         lo = 0.0F;
     }
 }
+
+// The row's pair sum when it may leave FLOAT's range (a row of gradients near 3.4e38, whose sum the double kernels
+// hold up to 1e308): while the row's pair (hi, lo) is finite it is summed as above; from the tile where it stops
+// being finite, the row is summed again scaled by 2^-66 into (sHi, sLo), c = 1 (the scaled sum starts from the
+// tiles before, which were finite, scaled the same way), and hi, lo become that sum stepped back up: ±inf beyond
+// FLOAT's range, or the finite pair where the tiles after brought it back.  The overflow path of a pair sum
+// (doublefloat.ScaledPairs) reads (sHi, sLo)·2^(66c) where c is 1.  A tile with an element ±inf or nan is not
+// finite scaled either: the row's hi stays what FLOAT gives.
+__aicore__ inline void PairRowSumWide(float& hi, float& lo, float& sHi, float& sLo, float& c,
+                                      const LocalTensor<float>& laneHi, const LocalTensor<float>& laneLo,
+                                      const LocalTensor<float>& s, const LocalTensor<float>& bb,
+                                      const LocalTensor<float>& e, const LocalTensor<float>& scaled,
+                                      const LocalTensor<float>& src, uint32_t len)
+{
+    constexpr float DOWN = 1.3552527156068805e-20F;   // 2^-66
+    constexpr float UP = 7.378697629483821e+19F;      // 2^66
+    if (c == 0.0F) {
+        const float h0 = hi, l0 = lo;
+        PairFold(laneHi, laneLo, s, bb, e, src, len);
+        PipeBarrier<PIPE_ALL>();
+        PairRowSum(hi, lo, laneHi, laneLo, len);
+        if (hi - hi == 0.0F) {
+            return;
+        }
+        c = 1.0F;
+        sHi = h0 * DOWN;
+        sLo = l0 * DOWN;
+    }
+    Muls(scaled, src, DOWN, len);
+    PairFold(laneHi, laneLo, s, bb, e, scaled, len);
+    PipeBarrier<PIPE_ALL>();
+    PairRowSum(sHi, sLo, laneHi, laneLo, len);
+    hi = sHi * UP;
+    lo = (hi - hi == 0.0F) ? ((sHi - hi * DOWN) + sLo) * UP : 0.0F;
+}
 }  // namespace
 
 // variant reductionOptional=none, gridSumPass=False, weightOptional=absent
 template <typename TIn, typename TOut>
 class KernelCrossEntropyLossGradReductionOptionalNoneGridSumPassFalseWeightOptionalAbsent {
 public:
-    static constexpr uint32_t NUM_SUMS = 1 + 1;  // row sums, then the lo parts of the 1 summed as pairs
+    static constexpr uint32_t NUM_SUMS = 1 + 4 * 1;  // row sums, then the lo parts of the 1 summed as pairs, then their scaled sums
 
     __aicore__ inline KernelCrossEntropyLossGradReductionOptionalNoneGridSumPassFalseWeightOptionalAbsent() {}
 
@@ -3504,9 +3586,7 @@ private:
         Compare(m0, classIndex, target, CMPMODE::EQ, calc);
         Duplicate(f0, 1.0F, calc);
         Select(f1, m0, f0, 0.0F, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-        PairFold(f0, f2, f3, f4, f5, f1, len);
-        PipeBarrier<PIPE_ALL>();
-        PairRowSum(sums[0], sums[1], f0, f2, len);
+        PairRowSumWide(sums[0], sums[1], sums[2], sums[3], sums[4], f0, f2, f3, f4, f5, f6, f1, len);
         CompareScalar(m1, target, ignoreIndex_, CMPMODE::NE, calc);
         Exp(f0, logProb, calc);
         Muls(f2, f0, c1_, calc);
@@ -3546,7 +3626,7 @@ private:
         ReduceSum(f4, f2, f0, len);
         PipeBarrier<PIPE_ALL>();
         if (f4.GetValue(0) > 0.0F) {
-            ScaledSum1(f0, c0_, c0Lo_, 1.0F, 0.0F, c1_, c1Lo_, logProb, -45.747715F, 1.0793815e-06F, 0.16666667F, -4.967054e-09F, 3.4028235e38F * 2.0F, -1.0F, c2_, c2Lo_, sums[0], sums[1], m0, f2, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, m2, m3, calc);
+            ScaledSum1(f0, c0_, c0Lo_, 1.0F, 0.0F, c1_, c1Lo_, logProb, -45.747715F, 1.0793815e-06F, 0.16666667F, -4.967054e-09F, 3.4028235e38F * 2.0F, -1.0F, c2_, c2Lo_, sums[4], (sums[4] > 0.5F ? sums[2] : sums[0]), (sums[4] > 0.5F ? sums[3] : sums[1]), m0, f2, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, m2, m3, calc);
         }
         Compare(m0, f0, f0, CMPMODE::EQ, calc);
         Select(f2, m0, f0, f1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
@@ -3580,15 +3660,14 @@ private:
         LocalTensor<float> f3 = slots[3 * tileLength_];
         LocalTensor<float> f4 = slots[4 * tileLength_];
         LocalTensor<float> f5 = slots[5 * tileLength_];
+        LocalTensor<float> f6 = slots[6 * tileLength_];
         LocalTensor<uint8_t> m0 = maskBuf_.Get<uint8_t>()[0 * (tileLength_ / 2)];
         LocalTensor<float> work = workBuf_.Get<float>();
         LocalTensor<float> sum0 = sumBuf_.Get<float>()[0];
         Compare(m0, classIndex, target, CMPMODE::EQ, calc);
         Duplicate(f0, 1.0F, calc);
         Select(f1, m0, f0, 0.0F, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-        PairFold(f0, f2, f3, f4, f5, f1, len);
-        PipeBarrier<PIPE_ALL>();
-        PairRowSum(sums[0], sums[1], f0, f2, len);
+        PairRowSumWide(sums[0], sums[1], sums[2], sums[3], sums[4], f0, f2, f3, f4, f5, f6, f1, len);
         gradLossQueue_.FreeTensor(gradLossIn);
         logProbQueue_.FreeTensor(logProbIn);
         targetQueue_.FreeTensor(targetIn);
@@ -3681,7 +3760,7 @@ private:
         ReduceSum(f4, f1, f0, len);
         PipeBarrier<PIPE_ALL>();
         if (f4.GetValue(0) > 0.0F) {
-            ScaledSum1(f0, c0_, c0Lo_, 1.0F, 0.0F, c1_, c1Lo_, logProb, -45.747715F, 1.0793815e-06F, 0.16666667F, -4.967054e-09F, 3.4028235e38F * 2.0F, -1.0F, c2_, c2Lo_, sums[0], sums[1], m1, f1, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, m2, m3, calc);
+            ScaledSum1(f0, c0_, c0Lo_, 1.0F, 0.0F, c1_, c1Lo_, logProb, -45.747715F, 1.0793815e-06F, 0.16666667F, -4.967054e-09F, 3.4028235e38F * 2.0F, -1.0F, c2_, c2Lo_, sums[4], (sums[4] > 0.5F ? sums[2] : sums[0]), (sums[4] > 0.5F ? sums[3] : sums[1]), m1, f1, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, m2, m3, calc);
         }
         Compare(m1, f0, f0, CMPMODE::EQ, calc);
         Select(f1, m1, f0, f2, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
@@ -3735,7 +3814,7 @@ private:
 template <typename TIn, typename TOut>
 class KernelCrossEntropyLossGradReductionOptionalNoneGridSumPassFalseWeightOptionalPresent {
 public:
-    static constexpr uint32_t NUM_SUMS = 2 + 2;  // row sums, then the lo parts of the 2 summed as pairs
+    static constexpr uint32_t NUM_SUMS = 2 + 4 * 2;  // row sums, then the lo parts of the 2 summed as pairs, then their scaled sums
 
     __aicore__ inline KernelCrossEntropyLossGradReductionOptionalNoneGridSumPassFalseWeightOptionalPresent() {}
 
@@ -3873,14 +3952,10 @@ private:
         LocalTensor<float> sum0 = sumBuf_.Get<float>()[0];
         LocalTensor<float> sum1 = sumBuf_.Get<float>()[8];
         float sums[NUM_SUMS] = {};
-        PairFold(f0, f1, f2, f3, f4, weightOptional, len);
-        PipeBarrier<PIPE_ALL>();
-        PairRowSum(sums[0], sums[2], f0, f1, len);
+        PairRowSumWide(sums[0], sums[2], sums[4], sums[5], sums[6], f0, f1, f2, f3, f4, f5, weightOptional, len);
         Compare(m0, classIndex, target, CMPMODE::EQ, calc);
         Select(f0, m0, weightOptional, 0.0F, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-        PairFold(f1, f2, f3, f4, f5, f0, len);
-        PipeBarrier<PIPE_ALL>();
-        PairRowSum(sums[1], sums[3], f1, f2, len);
+        PairRowSumWide(sums[1], sums[3], sums[7], sums[8], sums[9], f1, f2, f3, f4, f5, f6, f0, len);
         CompareScalar(m1, target, ignoreIndex_, CMPMODE::NE, calc);
         Exp(f0, logProb, calc);
         Muls(f1, f0, sums[0], calc);
@@ -3923,7 +3998,7 @@ private:
         ReduceSum(f4, f1, f0, len);
         PipeBarrier<PIPE_ALL>();
         if (f4.GetValue(0) > 0.0F) {
-            ScaledSum2(f0, c0_, c0Lo_, 1.0F, 0.0F, sums[0], sums[2], logProb, -45.747715F, 1.0793815e-06F, 0.16666667F, -4.967054e-09F, 3.4028235e38F * 2.0F, weightOptional, c1_, c1Lo_, sums[1], sums[3], m0, f1, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, m2, m3, calc);
+            ScaledSum2(f0, c0_, c0Lo_, 1.0F, 0.0F, sums[6], (sums[6] > 0.5F ? sums[4] : sums[0]), (sums[6] > 0.5F ? sums[5] : sums[2]), logProb, -45.747715F, 1.0793815e-06F, 0.16666667F, -4.967054e-09F, 3.4028235e38F * 2.0F, weightOptional, c1_, c1Lo_, sums[9], (sums[9] > 0.5F ? sums[7] : sums[1]), (sums[9] > 0.5F ? sums[8] : sums[3]), m0, f1, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, m2, m3, calc);
         }
         Compare(m0, f0, f0, CMPMODE::EQ, calc);
         Select(f1, m0, f0, f2, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
@@ -3960,18 +4035,15 @@ private:
         LocalTensor<float> f3 = slots[3 * tileLength_];
         LocalTensor<float> f4 = slots[4 * tileLength_];
         LocalTensor<float> f5 = slots[5 * tileLength_];
+        LocalTensor<float> f6 = slots[6 * tileLength_];
         LocalTensor<uint8_t> m0 = maskBuf_.Get<uint8_t>()[0 * (tileLength_ / 2)];
         LocalTensor<float> work = workBuf_.Get<float>();
         LocalTensor<float> sum0 = sumBuf_.Get<float>()[0];
         LocalTensor<float> sum1 = sumBuf_.Get<float>()[8];
-        PairFold(f0, f1, f2, f3, f4, weightOptional, len);
-        PipeBarrier<PIPE_ALL>();
-        PairRowSum(sums[0], sums[2], f0, f1, len);
+        PairRowSumWide(sums[0], sums[2], sums[4], sums[5], sums[6], f0, f1, f2, f3, f4, f5, weightOptional, len);
         Compare(m0, classIndex, target, CMPMODE::EQ, calc);
         Select(f0, m0, weightOptional, 0.0F, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-        PairFold(f1, f2, f3, f4, f5, f0, len);
-        PipeBarrier<PIPE_ALL>();
-        PairRowSum(sums[1], sums[3], f1, f2, len);
+        PairRowSumWide(sums[1], sums[3], sums[7], sums[8], sums[9], f1, f2, f3, f4, f5, f6, f0, len);
         gradLossQueue_.FreeTensor(gradLossIn);
         logProbQueue_.FreeTensor(logProbIn);
         targetQueue_.FreeTensor(targetIn);
@@ -4068,7 +4140,7 @@ private:
         ReduceSum(f4, f1, f0, len);
         PipeBarrier<PIPE_ALL>();
         if (f4.GetValue(0) > 0.0F) {
-            ScaledSum2(f0, c0_, c0Lo_, 1.0F, 0.0F, sums[0], sums[2], logProb, -45.747715F, 1.0793815e-06F, 0.16666667F, -4.967054e-09F, 3.4028235e38F * 2.0F, weightOptional, c1_, c1Lo_, sums[1], sums[3], m1, f1, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, m2, m3, calc);
+            ScaledSum2(f0, c0_, c0Lo_, 1.0F, 0.0F, sums[6], (sums[6] > 0.5F ? sums[4] : sums[0]), (sums[6] > 0.5F ? sums[5] : sums[2]), logProb, -45.747715F, 1.0793815e-06F, 0.16666667F, -4.967054e-09F, 3.4028235e38F * 2.0F, weightOptional, c1_, c1Lo_, sums[9], (sums[9] > 0.5F ? sums[7] : sums[1]), (sums[9] > 0.5F ? sums[8] : sums[3]), m1, f1, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, m2, m3, calc);
         }
         Compare(m1, f0, f0, CMPMODE::EQ, calc);
         Select(f1, m1, f0, f2, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
@@ -4503,7 +4575,7 @@ private:
 template <typename TIn, typename TOut>
 class KernelCrossEntropyLossGradReductionOptionalMeanGridSumPassFalseWeightOptionalAbsent {
 public:
-    static constexpr uint32_t NUM_SUMS = 1 + 1;  // row sums, then the lo parts of the 1 summed as pairs
+    static constexpr uint32_t NUM_SUMS = 1 + 4 * 1;  // row sums, then the lo parts of the 1 summed as pairs, then their scaled sums
 
     __aicore__ inline KernelCrossEntropyLossGradReductionOptionalMeanGridSumPassFalseWeightOptionalAbsent() {}
 
@@ -4645,9 +4717,7 @@ private:
         Compare(m0, classIndex, target, CMPMODE::EQ, calc);
         Duplicate(f0, 1.0F, calc);
         Select(f1, m0, f0, 0.0F, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-        PairFold(f0, f2, f3, f4, f5, f1, len);
-        PipeBarrier<PIPE_ALL>();
-        PairRowSum(sums[0], sums[1], f0, f2, len);
+        PairRowSumWide(sums[0], sums[1], sums[2], sums[3], sums[4], f0, f2, f3, f4, f5, f6, f1, len);
         CompareScalar(m1, target, ignoreIndex_, CMPMODE::NE, calc);
         Exp(f0, logProb, calc);
         Muls(f2, f0, c1_, calc);
@@ -4687,7 +4757,7 @@ private:
         ReduceSum(f4, f2, f0, len);
         PipeBarrier<PIPE_ALL>();
         if (f4.GetValue(0) > 0.0F) {
-            ScaledSum1(f0, c0_, c0Lo_, 1.0F, 0.0F, c1_, c1Lo_, logProb, -45.747715F, 1.0793815e-06F, 0.16666667F, -4.967054e-09F, 3.4028235e38F * 2.0F, -1.0F, c2_, c2Lo_, sums[0], sums[1], m0, f2, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, m2, m3, calc);
+            ScaledSum1(f0, c0_, c0Lo_, 1.0F, 0.0F, c1_, c1Lo_, logProb, -45.747715F, 1.0793815e-06F, 0.16666667F, -4.967054e-09F, 3.4028235e38F * 2.0F, -1.0F, c2_, c2Lo_, sums[4], (sums[4] > 0.5F ? sums[2] : sums[0]), (sums[4] > 0.5F ? sums[3] : sums[1]), m0, f2, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, m2, m3, calc);
         }
         Compare(m0, f0, f0, CMPMODE::EQ, calc);
         Select(f2, m0, f0, f1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
@@ -4725,15 +4795,14 @@ private:
         LocalTensor<float> f3 = slots[3 * tileLength_];
         LocalTensor<float> f4 = slots[4 * tileLength_];
         LocalTensor<float> f5 = slots[5 * tileLength_];
+        LocalTensor<float> f6 = slots[6 * tileLength_];
         LocalTensor<uint8_t> m0 = maskBuf_.Get<uint8_t>()[0 * (tileLength_ / 2)];
         LocalTensor<float> work = workBuf_.Get<float>();
         LocalTensor<float> sum0 = sumBuf_.Get<float>()[0];
         Compare(m0, classIndex, target, CMPMODE::EQ, calc);
         Duplicate(f0, 1.0F, calc);
         Select(f1, m0, f0, 0.0F, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-        PairFold(f0, f2, f3, f4, f5, f1, len);
-        PipeBarrier<PIPE_ALL>();
-        PairRowSum(sums[0], sums[1], f0, f2, len);
+        PairRowSumWide(sums[0], sums[1], sums[2], sums[3], sums[4], f0, f2, f3, f4, f5, f6, f1, len);
         gradLossQueue_.FreeTensor(gradLossIn);
         logProbQueue_.FreeTensor(logProbIn);
         targetQueue_.FreeTensor(targetIn);
@@ -4829,7 +4898,7 @@ private:
         ReduceSum(f4, f1, f0, len);
         PipeBarrier<PIPE_ALL>();
         if (f4.GetValue(0) > 0.0F) {
-            ScaledSum1(f0, c0_, c0Lo_, 1.0F, 0.0F, c1_, c1Lo_, logProb, -45.747715F, 1.0793815e-06F, 0.16666667F, -4.967054e-09F, 3.4028235e38F * 2.0F, -1.0F, c2_, c2Lo_, sums[0], sums[1], m1, f1, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, m2, m3, calc);
+            ScaledSum1(f0, c0_, c0Lo_, 1.0F, 0.0F, c1_, c1Lo_, logProb, -45.747715F, 1.0793815e-06F, 0.16666667F, -4.967054e-09F, 3.4028235e38F * 2.0F, -1.0F, c2_, c2Lo_, sums[4], (sums[4] > 0.5F ? sums[2] : sums[0]), (sums[4] > 0.5F ? sums[3] : sums[1]), m1, f1, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, m2, m3, calc);
         }
         Compare(m1, f0, f0, CMPMODE::EQ, calc);
         Select(f1, m1, f0, f2, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
@@ -4887,7 +4956,7 @@ private:
 template <typename TIn, typename TOut>
 class KernelCrossEntropyLossGradReductionOptionalMeanGridSumPassFalseWeightOptionalPresent {
 public:
-    static constexpr uint32_t NUM_SUMS = 2 + 2;  // row sums, then the lo parts of the 2 summed as pairs
+    static constexpr uint32_t NUM_SUMS = 2 + 4 * 2;  // row sums, then the lo parts of the 2 summed as pairs, then their scaled sums
 
     __aicore__ inline KernelCrossEntropyLossGradReductionOptionalMeanGridSumPassFalseWeightOptionalPresent() {}
 
@@ -5032,14 +5101,10 @@ private:
         LocalTensor<float> sum0 = sumBuf_.Get<float>()[0];
         LocalTensor<float> sum1 = sumBuf_.Get<float>()[8];
         float sums[NUM_SUMS] = {};
-        PairFold(f0, f1, f2, f3, f4, weightOptional, len);
-        PipeBarrier<PIPE_ALL>();
-        PairRowSum(sums[0], sums[2], f0, f1, len);
+        PairRowSumWide(sums[0], sums[2], sums[4], sums[5], sums[6], f0, f1, f2, f3, f4, f5, weightOptional, len);
         Compare(m0, classIndex, target, CMPMODE::EQ, calc);
         Select(f0, m0, weightOptional, 0.0F, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-        PairFold(f1, f2, f3, f4, f5, f0, len);
-        PipeBarrier<PIPE_ALL>();
-        PairRowSum(sums[1], sums[3], f1, f2, len);
+        PairRowSumWide(sums[1], sums[3], sums[7], sums[8], sums[9], f1, f2, f3, f4, f5, f6, f0, len);
         CompareScalar(m1, target, ignoreIndex_, CMPMODE::NE, calc);
         Exp(f0, logProb, calc);
         Muls(f1, f0, sums[0], calc);
@@ -5082,7 +5147,7 @@ private:
         ReduceSum(f4, f1, f0, len);
         PipeBarrier<PIPE_ALL>();
         if (f4.GetValue(0) > 0.0F) {
-            ScaledSum2(f0, c0_, c0Lo_, 1.0F, 0.0F, sums[0], sums[2], logProb, -45.747715F, 1.0793815e-06F, 0.16666667F, -4.967054e-09F, 3.4028235e38F * 2.0F, weightOptional, c1_, c1Lo_, sums[1], sums[3], m0, f1, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, m2, m3, calc);
+            ScaledSum2(f0, c0_, c0Lo_, 1.0F, 0.0F, sums[6], (sums[6] > 0.5F ? sums[4] : sums[0]), (sums[6] > 0.5F ? sums[5] : sums[2]), logProb, -45.747715F, 1.0793815e-06F, 0.16666667F, -4.967054e-09F, 3.4028235e38F * 2.0F, weightOptional, c1_, c1Lo_, sums[9], (sums[9] > 0.5F ? sums[7] : sums[1]), (sums[9] > 0.5F ? sums[8] : sums[3]), m0, f1, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, m2, m3, calc);
         }
         Compare(m0, f0, f0, CMPMODE::EQ, calc);
         Select(f1, m0, f0, f2, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
@@ -5123,18 +5188,15 @@ private:
         LocalTensor<float> f3 = slots[3 * tileLength_];
         LocalTensor<float> f4 = slots[4 * tileLength_];
         LocalTensor<float> f5 = slots[5 * tileLength_];
+        LocalTensor<float> f6 = slots[6 * tileLength_];
         LocalTensor<uint8_t> m0 = maskBuf_.Get<uint8_t>()[0 * (tileLength_ / 2)];
         LocalTensor<float> work = workBuf_.Get<float>();
         LocalTensor<float> sum0 = sumBuf_.Get<float>()[0];
         LocalTensor<float> sum1 = sumBuf_.Get<float>()[8];
-        PairFold(f0, f1, f2, f3, f4, weightOptional, len);
-        PipeBarrier<PIPE_ALL>();
-        PairRowSum(sums[0], sums[2], f0, f1, len);
+        PairRowSumWide(sums[0], sums[2], sums[4], sums[5], sums[6], f0, f1, f2, f3, f4, f5, weightOptional, len);
         Compare(m0, classIndex, target, CMPMODE::EQ, calc);
         Select(f0, m0, weightOptional, 0.0F, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-        PairFold(f1, f2, f3, f4, f5, f0, len);
-        PipeBarrier<PIPE_ALL>();
-        PairRowSum(sums[1], sums[3], f1, f2, len);
+        PairRowSumWide(sums[1], sums[3], sums[7], sums[8], sums[9], f1, f2, f3, f4, f5, f6, f0, len);
         gradLossQueue_.FreeTensor(gradLossIn);
         logProbQueue_.FreeTensor(logProbIn);
         targetQueue_.FreeTensor(targetIn);
@@ -5234,7 +5296,7 @@ private:
         ReduceSum(f4, f1, f0, len);
         PipeBarrier<PIPE_ALL>();
         if (f4.GetValue(0) > 0.0F) {
-            ScaledSum2(f0, c0_, c0Lo_, 1.0F, 0.0F, sums[0], sums[2], logProb, -45.747715F, 1.0793815e-06F, 0.16666667F, -4.967054e-09F, 3.4028235e38F * 2.0F, weightOptional, c1_, c1Lo_, sums[1], sums[3], m1, f1, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, m2, m3, calc);
+            ScaledSum2(f0, c0_, c0Lo_, 1.0F, 0.0F, sums[6], (sums[6] > 0.5F ? sums[4] : sums[0]), (sums[6] > 0.5F ? sums[5] : sums[2]), logProb, -45.747715F, 1.0793815e-06F, 0.16666667F, -4.967054e-09F, 3.4028235e38F * 2.0F, weightOptional, c1_, c1Lo_, sums[9], (sums[9] > 0.5F ? sums[7] : sums[1]), (sums[9] > 0.5F ? sums[8] : sums[3]), m1, f1, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, m2, m3, calc);
         }
         Compare(m1, f0, f0, CMPMODE::EQ, calc);
         Select(f1, m1, f0, f2, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
@@ -5673,7 +5735,7 @@ private:
 template <typename TIn, typename TOut>
 class KernelCrossEntropyLossGradReductionOptionalSumGridSumPassFalseWeightOptionalAbsent {
 public:
-    static constexpr uint32_t NUM_SUMS = 1 + 1;  // row sums, then the lo parts of the 1 summed as pairs
+    static constexpr uint32_t NUM_SUMS = 1 + 4 * 1;  // row sums, then the lo parts of the 1 summed as pairs, then their scaled sums
 
     __aicore__ inline KernelCrossEntropyLossGradReductionOptionalSumGridSumPassFalseWeightOptionalAbsent() {}
 
@@ -5808,9 +5870,7 @@ private:
         Compare(m0, classIndex, target, CMPMODE::EQ, calc);
         Duplicate(f0, 1.0F, calc);
         Select(f1, m0, f0, 0.0F, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-        PairFold(f0, f2, f3, f4, f5, f1, len);
-        PipeBarrier<PIPE_ALL>();
-        PairRowSum(sums[0], sums[1], f0, f2, len);
+        PairRowSumWide(sums[0], sums[1], sums[2], sums[3], sums[4], f0, f2, f3, f4, f5, f6, f1, len);
         CompareScalar(m1, target, ignoreIndex_, CMPMODE::NE, calc);
         Exp(f0, logProb, calc);
         Muls(f2, f0, c1_, calc);
@@ -5850,7 +5910,7 @@ private:
         ReduceSum(f4, f2, f0, len);
         PipeBarrier<PIPE_ALL>();
         if (f4.GetValue(0) > 0.0F) {
-            ScaledSum1(f0, c0_, c0Lo_, 1.0F, 0.0F, c1_, c1Lo_, logProb, -45.747715F, 1.0793815e-06F, 0.16666667F, -4.967054e-09F, 3.4028235e38F * 2.0F, -1.0F, c2_, c2Lo_, sums[0], sums[1], m0, f2, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, m2, m3, calc);
+            ScaledSum1(f0, c0_, c0Lo_, 1.0F, 0.0F, c1_, c1Lo_, logProb, -45.747715F, 1.0793815e-06F, 0.16666667F, -4.967054e-09F, 3.4028235e38F * 2.0F, -1.0F, c2_, c2Lo_, sums[4], (sums[4] > 0.5F ? sums[2] : sums[0]), (sums[4] > 0.5F ? sums[3] : sums[1]), m0, f2, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, m2, m3, calc);
         }
         Compare(m0, f0, f0, CMPMODE::EQ, calc);
         Select(f2, m0, f0, f1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
@@ -5884,15 +5944,14 @@ private:
         LocalTensor<float> f3 = slots[3 * tileLength_];
         LocalTensor<float> f4 = slots[4 * tileLength_];
         LocalTensor<float> f5 = slots[5 * tileLength_];
+        LocalTensor<float> f6 = slots[6 * tileLength_];
         LocalTensor<uint8_t> m0 = maskBuf_.Get<uint8_t>()[0 * (tileLength_ / 2)];
         LocalTensor<float> work = workBuf_.Get<float>();
         LocalTensor<float> sum0 = sumBuf_.Get<float>()[0];
         Compare(m0, classIndex, target, CMPMODE::EQ, calc);
         Duplicate(f0, 1.0F, calc);
         Select(f1, m0, f0, 0.0F, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-        PairFold(f0, f2, f3, f4, f5, f1, len);
-        PipeBarrier<PIPE_ALL>();
-        PairRowSum(sums[0], sums[1], f0, f2, len);
+        PairRowSumWide(sums[0], sums[1], sums[2], sums[3], sums[4], f0, f2, f3, f4, f5, f6, f1, len);
         gradLossQueue_.FreeTensor(gradLossIn);
         logProbQueue_.FreeTensor(logProbIn);
         targetQueue_.FreeTensor(targetIn);
@@ -5985,7 +6044,7 @@ private:
         ReduceSum(f4, f1, f0, len);
         PipeBarrier<PIPE_ALL>();
         if (f4.GetValue(0) > 0.0F) {
-            ScaledSum1(f0, c0_, c0Lo_, 1.0F, 0.0F, c1_, c1Lo_, logProb, -45.747715F, 1.0793815e-06F, 0.16666667F, -4.967054e-09F, 3.4028235e38F * 2.0F, -1.0F, c2_, c2Lo_, sums[0], sums[1], m1, f1, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, m2, m3, calc);
+            ScaledSum1(f0, c0_, c0Lo_, 1.0F, 0.0F, c1_, c1Lo_, logProb, -45.747715F, 1.0793815e-06F, 0.16666667F, -4.967054e-09F, 3.4028235e38F * 2.0F, -1.0F, c2_, c2Lo_, sums[4], (sums[4] > 0.5F ? sums[2] : sums[0]), (sums[4] > 0.5F ? sums[3] : sums[1]), m1, f1, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, m2, m3, calc);
         }
         Compare(m1, f0, f0, CMPMODE::EQ, calc);
         Select(f1, m1, f0, f2, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
@@ -6039,7 +6098,7 @@ private:
 template <typename TIn, typename TOut>
 class KernelCrossEntropyLossGradReductionOptionalSumGridSumPassFalseWeightOptionalPresent {
 public:
-    static constexpr uint32_t NUM_SUMS = 2 + 2;  // row sums, then the lo parts of the 2 summed as pairs
+    static constexpr uint32_t NUM_SUMS = 2 + 4 * 2;  // row sums, then the lo parts of the 2 summed as pairs, then their scaled sums
 
     __aicore__ inline KernelCrossEntropyLossGradReductionOptionalSumGridSumPassFalseWeightOptionalPresent() {}
 
@@ -6177,14 +6236,10 @@ private:
         LocalTensor<float> sum0 = sumBuf_.Get<float>()[0];
         LocalTensor<float> sum1 = sumBuf_.Get<float>()[8];
         float sums[NUM_SUMS] = {};
-        PairFold(f0, f1, f2, f3, f4, weightOptional, len);
-        PipeBarrier<PIPE_ALL>();
-        PairRowSum(sums[0], sums[2], f0, f1, len);
+        PairRowSumWide(sums[0], sums[2], sums[4], sums[5], sums[6], f0, f1, f2, f3, f4, f5, weightOptional, len);
         Compare(m0, classIndex, target, CMPMODE::EQ, calc);
         Select(f0, m0, weightOptional, 0.0F, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-        PairFold(f1, f2, f3, f4, f5, f0, len);
-        PipeBarrier<PIPE_ALL>();
-        PairRowSum(sums[1], sums[3], f1, f2, len);
+        PairRowSumWide(sums[1], sums[3], sums[7], sums[8], sums[9], f1, f2, f3, f4, f5, f6, f0, len);
         CompareScalar(m1, target, ignoreIndex_, CMPMODE::NE, calc);
         Exp(f0, logProb, calc);
         Muls(f1, f0, sums[0], calc);
@@ -6227,7 +6282,7 @@ private:
         ReduceSum(f4, f1, f0, len);
         PipeBarrier<PIPE_ALL>();
         if (f4.GetValue(0) > 0.0F) {
-            ScaledSum2(f0, c0_, c0Lo_, 1.0F, 0.0F, sums[0], sums[2], logProb, -45.747715F, 1.0793815e-06F, 0.16666667F, -4.967054e-09F, 3.4028235e38F * 2.0F, weightOptional, c1_, c1Lo_, sums[1], sums[3], m0, f1, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, m2, m3, calc);
+            ScaledSum2(f0, c0_, c0Lo_, 1.0F, 0.0F, sums[6], (sums[6] > 0.5F ? sums[4] : sums[0]), (sums[6] > 0.5F ? sums[5] : sums[2]), logProb, -45.747715F, 1.0793815e-06F, 0.16666667F, -4.967054e-09F, 3.4028235e38F * 2.0F, weightOptional, c1_, c1Lo_, sums[9], (sums[9] > 0.5F ? sums[7] : sums[1]), (sums[9] > 0.5F ? sums[8] : sums[3]), m0, f1, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, m2, m3, calc);
         }
         Compare(m0, f0, f0, CMPMODE::EQ, calc);
         Select(f1, m0, f0, f2, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
@@ -6264,18 +6319,15 @@ private:
         LocalTensor<float> f3 = slots[3 * tileLength_];
         LocalTensor<float> f4 = slots[4 * tileLength_];
         LocalTensor<float> f5 = slots[5 * tileLength_];
+        LocalTensor<float> f6 = slots[6 * tileLength_];
         LocalTensor<uint8_t> m0 = maskBuf_.Get<uint8_t>()[0 * (tileLength_ / 2)];
         LocalTensor<float> work = workBuf_.Get<float>();
         LocalTensor<float> sum0 = sumBuf_.Get<float>()[0];
         LocalTensor<float> sum1 = sumBuf_.Get<float>()[8];
-        PairFold(f0, f1, f2, f3, f4, weightOptional, len);
-        PipeBarrier<PIPE_ALL>();
-        PairRowSum(sums[0], sums[2], f0, f1, len);
+        PairRowSumWide(sums[0], sums[2], sums[4], sums[5], sums[6], f0, f1, f2, f3, f4, f5, weightOptional, len);
         Compare(m0, classIndex, target, CMPMODE::EQ, calc);
         Select(f0, m0, weightOptional, 0.0F, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-        PairFold(f1, f2, f3, f4, f5, f0, len);
-        PipeBarrier<PIPE_ALL>();
-        PairRowSum(sums[1], sums[3], f1, f2, len);
+        PairRowSumWide(sums[1], sums[3], sums[7], sums[8], sums[9], f1, f2, f3, f4, f5, f6, f0, len);
         gradLossQueue_.FreeTensor(gradLossIn);
         logProbQueue_.FreeTensor(logProbIn);
         targetQueue_.FreeTensor(targetIn);
@@ -6372,7 +6424,7 @@ private:
         ReduceSum(f4, f1, f0, len);
         PipeBarrier<PIPE_ALL>();
         if (f4.GetValue(0) > 0.0F) {
-            ScaledSum2(f0, c0_, c0Lo_, 1.0F, 0.0F, sums[0], sums[2], logProb, -45.747715F, 1.0793815e-06F, 0.16666667F, -4.967054e-09F, 3.4028235e38F * 2.0F, weightOptional, c1_, c1Lo_, sums[1], sums[3], m1, f1, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, m2, m3, calc);
+            ScaledSum2(f0, c0_, c0Lo_, 1.0F, 0.0F, sums[6], (sums[6] > 0.5F ? sums[4] : sums[0]), (sums[6] > 0.5F ? sums[5] : sums[2]), logProb, -45.747715F, 1.0793815e-06F, 0.16666667F, -4.967054e-09F, 3.4028235e38F * 2.0F, weightOptional, c1_, c1Lo_, sums[9], (sums[9] > 0.5F ? sums[7] : sums[1]), (sums[9] > 0.5F ? sums[8] : sums[3]), m1, f1, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, m2, m3, calc);
         }
         Compare(m1, f0, f0, CMPMODE::EQ, calc);
         Select(f1, m1, f0, f2, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
