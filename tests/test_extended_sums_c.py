@@ -201,7 +201,7 @@ def _huge_rows(n):
     """Rows of gradients near FLOAT's largest whose sum leaves FLOAT's range: all -3e38 (the result g - e^y Σg
     finite where e^y < 1/n, beyond FLOAT where it is near 1), and +3e38, +3e38, -3e38, -3e38, ... whose running sum
     leaves the range and comes back (Σg small); y the log-softmax of logits spread over 40 (softmax from ~1 to
-    ~e^-40)."""
+    ~e^-40); and normal gradients whose last quarter is -3e38 (the sum leaves the range in a later tile)."""
     rng = np.random.default_rng(n)
     x = np.linspace(0.0, -40.0, n) + rng.uniform(-0.1, 0.1, n)
     y = (x - np.log(np.sum(np.exp(x)))).astype(np.float32)
@@ -209,7 +209,9 @@ def _huge_rows(n):
     g_all = np.full(n, big, np.float32)
     g_alt = np.tile(np.array([-big, -big, big, big], np.float32), n // 4 + 1)[:n]
     g_alt[-1] = np.float32(0.75)
-    return [(g_all, y), (g_alt, y)]
+    g_late = rng.standard_normal(n).astype(np.float32)   # a long row's first tiles finite, its last ones not
+    g_late[-n // 4:] = big
+    return [(g_all, y), (g_alt, y), (g_late, y)]
 
 
 @pytest.mark.parametrize("backend", ["c", "numpy", "ascendc"])
