@@ -144,9 +144,11 @@ def _classify(node) -> Construct | str:
         return _by_name("a**r, r a non-integer constant")
     if node is sympy.nan:
         return _by_name("nan")
-    if isinstance(node, sympy.Expr) and node.is_number and not node.has(sympy.Symbol) \
-            and not isinstance(node, sympy.Piecewise):
-        value = sympy.N(node, 30)
+    # a constant: a number once evaluated.  (SymPy calls DimSum(1), a row's length, a number too, having no free
+    # symbol; it does not evaluate to one and is classified as a row sum below.)
+    value = sympy.N(node, 30) if isinstance(node, sympy.Expr) and node.is_number and not node.has(sympy.Symbol) \
+        and not isinstance(node, sympy.Piecewise) else None
+    if value is not None and (value.is_Number or value.is_infinite or value.has(sympy.I, sympy.zoo, sympy.nan)):
         if not (value.is_real and value.is_finite):
             return f"the constant {node} (not a finite real number)"
         if abs(value) > MAX_FLOAT:

@@ -45,6 +45,16 @@ def test_a_construct_outside_the_vocabulary_is_refused_when_the_spec_loads(tmp_p
     assert message in text and "backward" in text, text
 
 
+def test_a_rows_length_is_a_row_sum_not_a_constant():
+    """DimSum(1) (a row's length, RMSNorm's mean) has no free symbol, so SymPy calls it a number: the constant
+    check compared it with FLOAT's largest and crashed the spec's load (TypeError: cannot determine truth value)."""
+    from codegen.spec import DimSum
+    x = sympy.Symbol("x", real=True)
+    assert V.problems(x * DimSum(x**2) / DimSum(1)) == []
+    assert any("beyond the largest FLOAT" in p for p in V.problems(x * sympy.Integer(10) ** 39))
+    assert any("not a finite real number" in p for p in V.problems(x * sympy.sqrt(-2)))
+
+
 def test_the_accepted_vocabulary_is_the_same_data_for_every_backend():
     for backend in V.BACKENDS:
         names = {c.name for c in V.accepted(backend)}

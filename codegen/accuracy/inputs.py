@@ -553,14 +553,25 @@ def layout_groups(ctx: Context) -> list[Sample]:
     # broadcasting the rules allow
     bshape = ranked((6, 5))
     first = len(bshape) - 2   # the axis a broadcast operand is cut to 1 along
+    # inputs a ShapeSame rule ties to another input keep the whole shape (RMSNorm's dy and x beside a broadcast
+    # gamma): a cut one would be a call the rules refuse, not a broadcast they allow
+    inputs = {t.name for t in op.tensors}
+    tied = set()
+    for r in op.rules:
+        if isinstance(r, R.ShapeSame) and len([q for q in r.params if q in inputs]) >= 2:
+            tied |= {q for q in r.params if q in inputs}
     for r in op.rules:
         if isinstance(r, R.Broadcastable):
             t = ctx.typical_tensors(bshape)
             a, b = r.params[0], r.params[1]
             if np.ndim(t[a]) == 0 or np.ndim(t[b]) == 0:   # a reduced loss's gradOutput: one element, no axis to cut
                 continue
-            t[a] = t[a][(slice(None),) * first + (slice(None), slice(0, 1))]
-            t[b] = t[b][(slice(None),) * first + (slice(0, 1),)]
+            if a in tied and b in tied:
+                continue
+            if a not in tied:
+                t[a] = t[a][(slice(None),) * first + ((slice(None), slice(0, 1)) if b not in tied else (slice(0, 1),))]
+            if b not in tied:
+                t[b] = t[b][(slice(None),) * first + (slice(0, 1),)]
             out.append(ctx.make(f"layout: broadcast {a} {list(t[a].shape)} with {b} {list(t[b].shape)}",
                                 {k: v for k, v in t.items()}, bshape))
         if isinstance(r, R.BroadcastTo):
