@@ -41,7 +41,7 @@ from .keep import kept_for
 from .rewrite import stabilize
 from .spec import ABSENT, DimSum, Op, Variant
 from .spec.classes import GridSum
-from .spec.functions import BROADCAST, dim_size, numel_param
+from .spec.functions import BROADCAST, dim_size, numel_param, row_length
 from .spec.params import Attr, Scalar
 
 
@@ -686,13 +686,16 @@ class RowLength(sympy.Function):
 
 
 def _row_length(op: Op) -> sympy.Symbol:
-    """The count of elements in a row along a fixed reduction axis (DimSum of a number is that number times it):
-    the class-axis tensor's extent for a class-index op, else the broadcast shape's."""
+    """The count of elements in a row (DimSum of a number is that number times it): along a fixed axis the
+    class-axis tensor's extent for a class-index op, else the broadcast shape's; along an attribute's dim the
+    broadcast shape's extent along the call's dim (a count every backend computes per call from the dim)."""
+    classes = op.grid_of.classes if getattr(op, "grid_of", None) is not None else op.classes
+    if isinstance(op.reduce_dim, str) and classes is None:
+        return row_length(BROADCAST)
     if not isinstance(op.reduce_dim, int) or op.reduce_dim < 0:
-        raise ValueError(f"{op.name}: a DimSum of a number needs a fixed axis >= 0 (reduce_dim={op.reduce_dim!r})")
-    of = op.grid_of.classes.tensor if getattr(op, "grid_of", None) is not None else (
-        op.classes.tensor if op.classes is not None else BROADCAST)
-    return dim_size(of, op.reduce_dim)
+        raise ValueError(f"{op.name}: a DimSum of a number needs a fixed axis >= 0 or an attribute's dim "
+                         f"(reduce_dim={op.reduce_dim!r})")
+    return dim_size(classes.tensor if classes is not None else BROADCAST, op.reduce_dim)
 
 
 _LOWERED: OrderedDict = OrderedDict()   # id(op) -> (op, Kernel): the last few ops lowered

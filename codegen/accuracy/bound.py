@@ -299,7 +299,7 @@ def symbol_values(op, variant, kw: dict, shape: tuple) -> tuple[dict, int | None
             # SoftMarginLoss; a sum_to output's bound is computed on the broadcast shape)
             tensor = count_parts(t)[0]
             counted = shape if tensor in (op.output.name, BROADCAST) else np.shape(kw[op.param(tensor).py_name])
-            values[s] = float(max(1, count_value(t, {tensor: counted})))
+            values[s] = float(max(1, count_value(t, {tensor: counted}, op.reduce_axis(kw))))
     axis = None
     if op.reduce_dim is not None:
         axis = op.reduce_axis(kw) % max(len(shape), 1)

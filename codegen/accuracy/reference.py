@@ -425,7 +425,7 @@ class Reference:
         opnd = [np.broadcast_to(mp(kw[t.py_name]), bshape) for t in self.operands]
         shapes = _shapes(op, kw, shape)
         scal = [mpmath.mpf(float(kw[p.py_name])) for p in self.scalars] \
-            + [mpmath.mpf(max(1, count_value(numel_param(c), shapes))) for c in self.counts]
+            + [mpmath.mpf(max(1, count_value(numel_param(c), shapes, op.reduce_axis(kw)))) for c in self.counts]
         red = 0
         if op.loss_reduction:
             red = kw[op.param(op.loss_reduction).py_name]

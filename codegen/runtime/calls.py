@@ -203,10 +203,11 @@ def several_outs(op_name: str, out, names: tuple) -> list:
     return list(out)
 
 
-def count(name: str, shapes: dict) -> float:
-    """A count a formula reads (`numel`, `dim_size`), as FLOAT, from {tensor name or BROADCAST: shape}."""
+def count(name: str, shapes: dict, dim: int | None = None) -> float:
+    """A count a formula reads (`numel`, `dim_size`, a row's length along the call's `dim`), as FLOAT, from
+    {tensor name or BROADCAST: shape}."""
     from codegen.spec.functions import count_value
-    return np.float32(count_value(name, shapes))
+    return np.float32(count_value(name, shapes, dim))
 
 
 # ---- class-index targets (`Op.classes`, codegen.spec.classes) ---------------------------------------------------

@@ -55,19 +55,37 @@ def dim_size(param_name: str, axis: int) -> sympy.Symbol:
     return sympy.Symbol(f"numel_{param_name}_dim{axis}", integer=True, positive=True)
 
 
-def count_parts(name: str) -> tuple[str, int | None]:
-    """A count's name split into (tensor or BROADCAST, axis or None for the element count)."""
-    m = re.fullmatch(r"(.+)_dim(\d+)", name)
-    return (m.group(1), int(m.group(2))) if m else (name, None)
+# The axis of a count along the call's reduction dim, whichever it is (reduce_dim="dim": the attribute's value,
+# normalized to the shape's rank): a row's length, `DimSum(1)`, along an attribute's dim.  Only the lowering writes
+# it (`row_length`); every backend computes it per call beside the other counts, from the call's dim.
+ROW_AXIS = "row"
 
 
-def count_value(name: str, shapes: dict) -> int:
-    """The value of count `name` from `shapes` {tensor name or BROADCAST: shape} (0 for an empty count)."""
+def row_length(param_name: str) -> sympy.Symbol:
+    """The extent of `param_name` (or BROADCAST) along the call's reduction dim (ROW_AXIS), `numel_<t>_dimrow`."""
+    return sympy.Symbol(f"numel_{param_name}_dim{ROW_AXIS}", integer=True, positive=True)
+
+
+def count_parts(name: str) -> tuple[str, int | str | None]:
+    """A count's name split into (tensor or BROADCAST, axis: an int, ROW_AXIS, or None for the element count)."""
+    m = re.fullmatch(rf"(.+)_dim(\d+|{ROW_AXIS})", name)
+    if not m:
+        return name, None
+    return m.group(1), ROW_AXIS if m.group(2) == ROW_AXIS else int(m.group(2))
+
+
+def count_value(name: str, shapes: dict, dim: int | None = None) -> int:
+    """The value of count `name` from `shapes` {tensor name or BROADCAST: shape} (0 for an empty count); a count
+    along ROW_AXIS reads the call's reduction dim `dim` (negative from the end)."""
     tensor, axis = count_parts(name)
     shape = tuple(shapes[tensor])
     if axis is None:
         return int(math.prod(shape))
     shape = shape or (1,)
+    if axis == ROW_AXIS:
+        if dim is None:
+            raise ValueError(f"count {name}: a row's length needs the call's reduction dim")
+        return int(shape[dim % len(shape)])
     return int(shape[axis]) if axis < len(shape) else 1
 
 

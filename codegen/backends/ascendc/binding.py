@@ -373,7 +373,7 @@ def prepare(op: Op, p: Plan, kw: dict, shape: tuple, out_dtype: str, product: st
     for n in p.numels:   # the output's count and BROADCAST's are the call's shape (the broadcast shape)
         t = count_parts(n)[0]
         counted = shape if t in (op.output.name, BROADCAST) else np.shape(kw[op.param(t).py_name])
-        request[f"numel_{n}"] = count_value(n, {t: counted})
+        request[f"numel_{n}"] = count_value(n, {t: counted}, op.reduce_axis(kw))
     return v.index, request, arrays, dout, view, dim
 
 

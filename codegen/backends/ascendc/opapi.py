@@ -32,7 +32,7 @@ from codegen.spec import Op
 from codegen.spec.classes import GRID_PASS, GRID_SUM
 from codegen.spec import rules as R
 from codegen.spec.dtypes import DTYPES, promote
-from codegen.spec.functions import BROADCAST, count_parts
+from codegen.spec.functions import BROADCAST, ROW_AXIS, count_parts
 from codegen.spec.params import Attr, Scalar
 from codegen.template_util import render
 from codegen.text import condition_code
@@ -273,7 +273,7 @@ def l0_args(p: Plan) -> list[str]:
             args.append("static_cast<int64_t>(-1)  /* the reduced axis, moved last */")
         else:
             args.append(q.name)
-    args += [count_cpp(n) for n in p.numels]
+    args += [count_cpp(n, op.dim_attr.name if op.dim_attr else None) for n in p.numels]
     args += [lo_arg(q) for q in lo_params(op)]
     return args + ["outDtype", "exec"]
 
@@ -288,9 +288,13 @@ def lo_arg(q) -> str:
     return f"opgen_l2::LoPart({value})"
 
 
-def count_cpp(name: str) -> str:
-    """Level 2's value of count `name`: a tensor's Numel(), or the kernel's shape's (the broadcast shape B)."""
+def count_cpp(name: str, dim: str | None = None) -> str:
+    """Level 2's value of count `name`: a tensor's Numel(), or the kernel's shape's (the broadcast shape B); a
+    row's length (ROW_AXIS) B's extent along the call's dim `dim` (the attribute, negative from the end)."""
     tensor, axis = count_parts(name)
+    if axis == ROW_AXIS:
+        n = "static_cast<int64_t>(shape.GetDimNum())"
+        return f"(shape.GetDimNum() == 0 ? static_cast<int64_t>(1) : shape.GetDim(({dim} + {n}) % {n}))"
     if tensor != BROADCAST:
         return f"static_cast<int64_t>({tensor}->Numel())" if axis is None else \
             f"({tensor}->GetViewShape().GetDimNum() > {axis} ? {tensor}->GetViewShape().GetDim({axis}) : 1)"

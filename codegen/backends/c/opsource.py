@@ -25,7 +25,7 @@ from codegen.lower import (KernelVariant, exact_constants, extended_reads, lower
                            reads_outside_extended, wide_constants, wide_reductions)
 from codegen.rewrite import Sigmoid
 from codegen.spec import DTYPES, Op
-from codegen.spec.functions import BROADCAST, count_parts
+from codegen.spec.functions import BROADCAST, ROW_AXIS, count_parts
 from codegen.spec.params import Attr, Scalar, Tensor
 from codegen.aclnn.variants import key_condition
 from codegen.cancellation import Extended
@@ -139,8 +139,8 @@ def _fill64(kv: KernelVariant) -> list[str]:
 def count_c(name: str) -> str:
     """Phase 1's value of count `name`: a tensor's element count or extent, or the broadcast shape's (call.bdims)."""
     tensor, axis = count_parts(name)
-    if tensor == BROADCAST:
-        return f"opgen_count(call.bndim, call.bdims, {-1 if axis is None else axis})"
+    if tensor == BROADCAST:   # (a row's length: along the call's dim, rowAxis of broadcast_lines)
+        return f"opgen_count(call.bndim, call.bdims, {-1 if axis is None else 'rowAxis' if axis == ROW_AXIS else axis})"
     return f"opgen_numel({tensor})" if axis is None else f"opgen_count({tensor}->ndim, {tensor}->dims, {axis})"
 
 
@@ -156,6 +156,9 @@ def broadcast_lines(op: Op, kv: KernelVariant) -> list[str]:
     if op.output.sum_to:
         # the kernel on that shape, summed back to the input's; where nothing is summed, straight into the output
         lines.append(f"call.sum_to = opgen_broadcast_differs(&call, {op.output.name});")
+    if any(count_parts(n)[1] == ROW_AXIS for n in kv.numels):   # a row's length: the call's dim, normalized
+        lines.append(f"const int rowAxis = call.bndim == 0 ? 0 : (int)(({op.dim_attr.name} + (int64_t)call.bndim) "
+                     f"% (int64_t)call.bndim);")
     return lines
 
 

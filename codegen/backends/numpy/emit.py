@@ -11,7 +11,7 @@ from codegen.lower import (Kernel, KernelVariant, lower, prelude_in_double, read
                            wide_reductions)
 from codegen.rewrite import Sigmoid
 from codegen.spec import ABSENT, Op
-from codegen.spec.functions import BROADCAST, count_parts
+from codegen.spec.functions import BROADCAST, ROW_AXIS, count_parts
 from codegen.runtime.calls import out_dtype_free
 from codegen.spec import rules as R
 from codegen.spec.params import Attr, IntArray, Output, Scalar, Tensor
@@ -147,7 +147,8 @@ def count_arg(op: Op, name: str) -> str:
     if tensor != BROADCAST and axis is None:
         return f"{var(op, tensor)}.size"
     shape = "bshape" if tensor == BROADCAST else f"{var(op, tensor)}.shape"
-    return f'_calls.count("{name}", {{"{tensor}": {shape}}})'
+    dim = f", {op.dim_attr.py_name}" if axis == ROW_AXIS else ""   # a row's length: along the call's dim
+    return f'_calls.count("{name}", {{"{tensor}": {shape}}}{dim})'
 
 
 def needs_bshape(op: Op, k: Kernel) -> bool:
