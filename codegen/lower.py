@@ -686,16 +686,15 @@ class RowLength(sympy.Function):
 
 
 def _row_length(op: Op) -> sympy.Symbol:
-    """The count of elements in a row (DimSum of a number is that number times it): along a fixed axis the
-    class-axis tensor's extent for a class-index op, else the broadcast shape's; along an attribute's dim the
-    broadcast shape's extent along the call's dim (a count every backend computes per call from the dim)."""
+    """The count of elements in a row (DimSum of a number is that number times it): the class-axis tensor's
+    extent for a class-index op, else the broadcast shape's along a fixed axis >= 0, or along the call's dim (an
+    attribute's, or a fixed axis from the end: a count every backend computes per call from the dim)."""
     classes = op.grid_of.classes if getattr(op, "grid_of", None) is not None else op.classes
-    if isinstance(op.reduce_dim, str) and classes is None:
-        return row_length(BROADCAST)
-    if not isinstance(op.reduce_dim, int) or op.reduce_dim < 0:
-        raise ValueError(f"{op.name}: a DimSum of a number needs a fixed axis >= 0 or an attribute's dim "
-                         f"(reduce_dim={op.reduce_dim!r})")
-    return dim_size(classes.tensor if classes is not None else BROADCAST, op.reduce_dim)
+    if classes is not None:   # (reduce_dim=1, the class axis: codegen.spec.classes)
+        return dim_size(classes.tensor, op.reduce_dim)
+    if isinstance(op.reduce_dim, int) and op.reduce_dim >= 0:
+        return dim_size(BROADCAST, op.reduce_dim)
+    return row_length(BROADCAST)   # an attribute's dim, or a fixed axis from the end (reduce_dim=-1)
 
 
 _LOWERED: OrderedDict = OrderedDict()   # id(op) -> (op, Kernel): the last few ops lowered

@@ -543,17 +543,6 @@ def _check_math(op, fail):
                 fail(f"{label} uses undefined symbol {s}")
         if expr.has(DimSum) and op.reduce_dim is None:
             fail(f"{label} uses DimSum but reduce_dim is not set")
-        lengths = sorted((d for d in expr.atoms(DimSum) if not d.args[0].free_symbols), key=str)
-        fixed = isinstance(op.reduce_dim, int) and not isinstance(op.reduce_dim, bool) and op.reduce_dim >= 0
-        if lengths and not fixed and (not isinstance(op.reduce_dim, str) or op.classes is not None
-                                      or op.split is not None or op.per_output):
-            # the kernels know a row's length as a count of the call: dim_size of a fixed axis, or the broadcast
-            # shape's extent along the attribute's dim (codegen.spec.functions.ROW_AXIS), which the kernels of
-            # a class-index, split or several-output op do not compute: refused here, not after the proof
-            fail(f"{label} reads a row's length, {lengths[0]}, but reduce_dim={op.reduce_dim!r}: a DimSum of a "
-                 f"number needs a fixed axis >= 0 (reduce_dim=1: it is then dim_size(<tensor>, 1)) or an int64 "
-                 f"attribute's dim; along an attribute's dim, a class-index, split or several-output operator's "
-                 f"row length is not in the language yet")
         for k, role in f.roles.items():
             if k not in tensors or role not in ROLES:
                 fail(f"{label}: roles {k}={role!r} needs an input tensor and a known role")

@@ -85,10 +85,6 @@ BAD = [
      '    null_order=["self", "gradOutput"],\n    rules=[\n        DtypeSupported(',
      "null_order must list every required pointer parameter once"),
     ("Python error", "elu_backward", "x, g, v = symbols", "x, g, v = symbol", "NameError"),
-    # a row's length along an attribute's dim: refused when the spec loads (it was proven, then failed to generate;
-    # before that the vocabulary check crashed on DimSum(1), a "number" SymPy cannot compare with FLOAT's largest)
-    ("a row's length along an attribute dim", "log_softmax_backward", "backward=g - exp(y) * DimSum(g),",
-     "backward=g - exp(y) * DimSum(g) / DimSum(1),", "reads a row's length, DimSum(1), but reduce_dim='dim'"),
 ]
 
 

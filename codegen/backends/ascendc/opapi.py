@@ -273,7 +273,7 @@ def l0_args(p: Plan) -> list[str]:
             args.append("static_cast<int64_t>(-1)  /* the reduced axis, moved last */")
         else:
             args.append(q.name)
-    args += [count_cpp(n, op.dim_attr.name if op.dim_attr else None) for n in p.numels]
+    args += [count_cpp(n, _dim_cpp(op)) for n in p.numels]
     args += [lo_arg(q) for q in lo_params(op)]
     return args + ["outDtype", "exec"]
 
@@ -288,13 +288,18 @@ def lo_arg(q) -> str:
     return f"opgen_l2::LoPart({value})"
 
 
+def _dim_cpp(op: Op) -> str:
+    """Level 2's value of the row reduction's dim: the attribute, or the fixed axis."""
+    return op.dim_attr.name if op.dim_attr else f"static_cast<int64_t>({op.reduce_dim})"
+
+
 def count_cpp(name: str, dim: str | None = None) -> str:
     """Level 2's value of count `name`: a tensor's Numel(), or the kernel's shape's (the broadcast shape B); a
     row's length (ROW_AXIS) B's extent along the call's dim `dim` (the attribute, negative from the end)."""
     tensor, axis = count_parts(name)
     if axis == ROW_AXIS:
-        n = "static_cast<int64_t>(shape.GetDimNum())"
-        return f"(shape.GetDimNum() == 0 ? static_cast<int64_t>(1) : shape.GetDim(({dim} + {n}) % {n}))"
+        return f"(shape.GetDimNum() == 0 ? static_cast<int64_t>(1) : shape.GetDim(opgen_l2::WrapDim({dim}, " \
+               f"shape.GetDimNum())))"
     if tensor != BROADCAST:
         return f"static_cast<int64_t>({tensor}->Numel())" if axis is None else \
             f"({tensor}->GetViewShape().GetDimNum() > {axis} ? {tensor}->GetViewShape().GetDim({axis}) : 1)"
@@ -539,7 +544,7 @@ def body_lines(p: Plan) -> list[str]:
     lines += SHAPE_ARRAY
     perm = "nullptr"
     if p.rows:
-        dim = op.dim_attr.name if op.dim_attr else f"static_cast<int64_t>({op.reduce_dim})"   # the attribute, or the fixed axis
+        dim = _dim_cpp(op)
         lines += [f"const aclIntArray* toLast = opgen_l2::AxisPermutation({dim}, shape.GetDimNum(), true, exec);",
                   f"const aclIntArray* fromLast = opgen_l2::AxisPermutation({dim}, shape.GetDimNum(), false, exec);"]
         perm = "toLast"

@@ -144,6 +144,11 @@ def count_c(name: str) -> str:
     return f"opgen_numel({tensor})" if axis is None else f"opgen_count({tensor}->ndim, {tensor}->dims, {axis})"
 
 
+def _dim_c(op: Op):
+    """Phase 1's value of the row reduction's dim: the attribute's, or the fixed axis."""
+    return op.dim_attr.name if op.dim_attr else op.reduce_dim
+
+
 def broadcast_lines(op: Op, kv: KernelVariant) -> list[str]:
     """Phase 1's lines that record the broadcast shape of every input (a sum_to output, or a count of it)."""
     if op.output.sum_to is None and not any(count_parts(n)[0] == BROADCAST for n in kv.numels):
@@ -157,7 +162,7 @@ def broadcast_lines(op: Op, kv: KernelVariant) -> list[str]:
         # the kernel on that shape, summed back to the input's; where nothing is summed, straight into the output
         lines.append(f"call.sum_to = opgen_broadcast_differs(&call, {op.output.name});")
     if any(count_parts(n)[1] == ROW_AXIS for n in kv.numels):   # a row's length: the call's dim, normalized
-        lines.append(f"const int rowAxis = call.bndim == 0 ? 0 : (int)(({op.dim_attr.name} + (int64_t)call.bndim) "
+        lines.append(f"const int rowAxis = call.bndim == 0 ? 0 : (int)(({_dim_c(op)} + (int64_t)call.bndim) "
                      f"% (int64_t)call.bndim);")
     return lines
 
@@ -504,7 +509,7 @@ def _phase1_variant(op: Op, kv: KernelVariant, v: dict, fill: list[str]) -> list
     body += _input_lines(op, kv) + [f"opgen_call_output(&call, {out});"] + _grid_lines(kv, s)
     body += wide.phase1_lines(op, kv, s, value_var)   # returns here when the inputs promote to a wide dtype
     if op.reduce_dim is not None:
-        dim = op.dim_attr.name if op.dim_attr else op.reduce_dim   # the attribute's value, or the fixed axis
+        dim = _dim_c(op)
         body += [f"call.nred = {v['nred']};",
                  f"call.dim = {out}->ndim == 0 ? 0 : ({dim} + (int64_t){out}->ndim) % (int64_t){out}->ndim;"]
         col = "finish_col64" if v["finish_col64"] else "finish_col"   # (the column sums in double)

@@ -147,8 +147,13 @@ def count_arg(op: Op, name: str) -> str:
     if tensor != BROADCAST and axis is None:
         return f"{var(op, tensor)}.size"
     shape = "bshape" if tensor == BROADCAST else f"{var(op, tensor)}.shape"
-    dim = f", {op.dim_attr.py_name}" if axis == ROW_AXIS else ""   # a row's length: along the call's dim
+    dim = f", {_dim_arg(op)}" if axis == ROW_AXIS else ""   # a row's length: along the call's dim
     return f'_calls.count("{name}", {{"{tensor}": {shape}}}{dim})'
+
+
+def _dim_arg(op: Op) -> str:
+    """The op function's value of the row reduction's dim: the dim attribute, or the fixed axis as a literal."""
+    return op.dim_attr.py_name if op.dim_attr else str(op.reduce_dim)
 
 
 def needs_bshape(op: Op, k: Kernel) -> bool:
@@ -334,8 +339,8 @@ def _call(op: Op, kv: KernelVariant) -> str:
     # element counts are taken where every tensor is in scope: the formula need not read the tensor it counts
     args = [t.py_name for t in kv.tensors] + [p.py_name for p in kv.scalars] \
         + [count_arg(op, n) for n in kv.numels]
-    if op.reduce_dim is not None:   # the dim attribute, or the fixed axis as a literal
-        args += ["view", op.dim_attr.py_name if op.dim_attr else str(op.reduce_dim)]
+    if op.reduce_dim is not None:
+        args += ["view", _dim_arg(op)]
     else:   # a sum_to output: the kernel writes the gradient on the broadcast shape, summed into out after; a
         # split op's half kernel writes its half of out
         args += ["full" if op.output.sum_to else (f"out_{kv.variant.half}" if kv.variant.half else "out")]
