@@ -116,7 +116,7 @@ def test_long_rows_span_several_ascendc_tiles():
     assert np.all(np.abs(got - _rms_norm_grad(x, g, w, dim)) <= 2e-6 * _terms(x, g, w, dim))
 
 
-@pytest.mark.parametrize("backend", ["numpy", "c"])
+@pytest.mark.parametrize("backend", ["numpy", "c", "ascendc"])
 def test_a_rows_length_along_a_fixed_axis_from_the_end(tmp_path, backend):
     """reduce_dim=-1 (as ScaledMaskedSoftmax's): the row's length is the same count along the call's dim."""
     pytest.importorskip("torch")
