@@ -6,7 +6,7 @@ broadcast gamma: the run cut x and reported 'a valid call was refused').  Along 
 (rms_norm_grad.py, reduce_dim="dim") the row's length is the broadcast shape's extent along the call's dim, a count
 every backend computes per call (codegen.spec.functions.ROW_AXIS): proven, and its NumPy, C and Ascend C kernels
 match PyTorch along dim -1, 0 and a middle dim, rows of 1, 7 and 5000 (two Ascend C tiles), in FLOAT, FLOAT16 and
-BFLOAT16; a fixed axis from the end (reduce_dim=-1) takes the same count."""
+BFLOAT16, and at rank 0 and 8; a fixed axis from the end (reduce_dim=-1) takes the same count."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -97,6 +97,25 @@ def test_a_rows_length_along_an_attribute_dim_against_pytorch(backend, dtype):
         err = np.abs(got.astype(np.float64) - _rms_norm_grad(x, g, w, dim))
         terms = _terms(x, g, w, dim)
         assert np.all(err <= tol * terms), (dim, x.shape, float(np.max(err / terms)))
+
+
+@pytest.mark.parametrize("backend", ["numpy", "c", "ascendc"])
+def test_a_rows_length_at_rank_0_and_8(backend):
+    """A rank-0 call's row is its one element (its shape counts as (1,), dim 0 or -1); rank 8 along dim 6 and -5;
+    a dim past the rank is the checker's 161002."""
+    pytest.importorskip("torch")
+    kernel = codegen.kernel("rms_norm_grad", backend=backend, specs_dir=SPECS)
+    rng = np.random.default_rng(2)
+    for shape, dim in [((), 0), ((), -1), ((2, 1, 3, 1, 2, 1, 3, 2), 6), ((2, 1, 3, 1, 2, 1, 3, 2), -5)]:
+        x, g, w = (rng.standard_normal(shape).astype(np.float32) for _ in range(3))
+        got = kernel(dy=g, x=x, gamma=w, epsilon=1e-6, dim=dim)
+        assert np.shape(got) == shape
+        x, g, w = (np.reshape(a, shape or (1,)) for a in (x, g, w))   # (the oracle's rank-0 row: one element)
+        err = np.abs(np.reshape(got, shape or (1,)) - _rms_norm_grad(x, g, w, dim))
+        assert np.all(err <= 2e-6 * _terms(x, g, w, dim)), (shape, dim)
+    with pytest.raises(codegen.AclnnError) as e:
+        kernel(dy=g[0], x=x[0], gamma=w[0], epsilon=1e-6, dim=7)   # rank 7: dim in [-7, 6]
+    assert e.value.status == 161002 and e.value.param == "dim"
 
 
 def test_long_rows_span_several_ascendc_tiles():
