@@ -1013,7 +1013,7 @@ def test_an_operand_compared_with_an_attribute_is_a_case_of_the_proof(tmp_path):
     Ne(ignoreIndex, target)": an operand against a scalar was no case of the proof (an operand against a number
     was), and the same condition against a number failed too, as the forward's other conditions hide in
     max(x, 0) and |x| (the case split looked at Piecewise atoms only).  Now target < , > and = ignoreIndex are the
-    cases, and a backward wrong only where the target is ignored fails there."""
+    cases, and a backward wrong only where the target is ignored fails there, in the proof and in mpmath."""
     results = verify_op(load_spec_file(FOLDER / f"{IGNORE}.py"))
     assert results and all(r.ok for r in results), [r for r in results if not r.ok]
     assert {"target = ignoreIndex", "target < ignoreIndex", "target > ignoreIndex"} <= {
@@ -1023,6 +1023,8 @@ def test_an_operand_compared_with_an_attribute_is_a_case_of_the_proof(tmp_path):
     wrong = _variant(tmp_path, IGNORE, "(g * (sigmoid(x) - t), kept), (0, True)", "(g * (sigmoid(x) - t), kept), (g, True)")
     failed = [r for r in verify_op(load_spec_file(wrong)) if not r.ok]
     assert failed and all("target = ignoreIndex" in r.formula for r in failed), failed
+    # the mpmath check too: it drew the target apart from the ignore index (the scalar was 0, the target random)
+    assert any(r.check.startswith("mpmath") for r in failed), failed
 
 
 def test_a_sympy_function_outside_the_spec_names_says_where_it_may_come_from(tmp_path):
