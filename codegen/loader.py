@@ -62,6 +62,16 @@ def _field_of(error: SpecError) -> str | None:
                                                     else None)
 
 
+def _name_hint(error: Exception) -> str:
+    """For a SymPy function `codegen.spec` does not export (`sin`): where it comes from and where it may stand."""
+    import sympy
+    name = getattr(error, "name", None)
+    if not isinstance(error, NameError) or not name or not callable(getattr(sympy, name, None)):
+        return ""
+    return (f": `from codegen.spec import *` brings the backward's vocabulary, which has no {name}; a forward may "
+            f"use any SymPy function (`from sympy import {name}`), a backward only what docs/vocabulary.md lists")
+
+
 def load_spec_file(path: Path) -> Op:
     """Import one spec file and return its validated SPEC; any problem is a SpecError naming the file and line."""
     path = Path(path)
@@ -74,7 +84,7 @@ def load_spec_file(path: Path) -> Op:
         frame = [f for f in traceback.extract_tb(e.__traceback__) if f.filename == str(path)]
         line = frame[-1].lineno if frame else getattr(e, "lineno", None)
         where = f" (line {line})" if line else ""
-        raise SpecError(str(path), None, f"{type(e).__name__}{where}: {e}", line=line) from e
+        raise SpecError(str(path), None, f"{type(e).__name__}{where}: {e}{_name_hint(e)}", line=line) from e
     op = getattr(module, "SPEC", None)
     if not isinstance(op, Op):
         raise SpecError(str(path), None, "the file must bind SPEC = Op(...)", line=field_line(path, None))

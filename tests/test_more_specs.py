@@ -19,7 +19,12 @@ only, a Requires between two attributes, a kink declared per form); then (newops
 (x*tanh(x)), SquareplusBackward (a Scalar b > 0 under a square root), CharbonnierLossBackward (a double eps > 0,
 reductions), QuantileLossBackward (a Piecewise in target - self, a Scalar q in (0, 1), the kink's value with the
 mean's 1/N), SoftmaxTemperatureBackward (a DimSum row op from y, a Scalar tau > 0 the backward divides by) and
-SquaredHingeLossBackward (max(0, 1 - t*x)^2: a Max of a product with an operand, smooth at its kink).
+SquaredHingeLossBackward (max(0, 1 - t*x)^2: a Max of a product with an operand, smooth at its kink); then
+(newops7, session 20) HardMishBackward (three pieces, a kink at -2, nan through the last branch),
+ParametricHardSigmoidBackward (two Scalars in the kinks, alpha of either sign), LogSoftmaxTemperatureBackward (a
+DimSum row op from y), WeightedMseLossBackward (a string reduction, a required weight, two outputs, gradTarget
+summed back to target's shape), IsrluBackward (a power -3/2, alpha = 0 its own branch) and
+BinaryCrossEntropyWithLogitsIgnoreBackward (an operand compared with an int64 attribute: the ignore index).
 
 CI tier: the folder loads; the framework bugs they found, each with a spec that failed before its fix (an
 op-level at= dropped for a second output, a Python float in a formula, a division by an attribute nothing keeps
@@ -43,13 +48,15 @@ from codegen.verify import verify_op
 from .conftest import REPO
 
 FOLDER = REPO / "examples" / "more_specs"
-OPS = ["acos_grad", "asinh_grad", "atan_grad", "celu_backward", "charbonnier_loss_backward", "dropout_backward",
-       "erf_grad", "hinge_embedding_loss_backward", "huber_loss_backward", "lisht_backward", "log1p_grad",
-       "log_cosh_loss_backward", "margin_ranking_loss_backward", "multilabel_soft_margin_loss_backward",
-       "poisson_nll_loss_backward", "quantile_loss_backward", "quick_gelu_backward", "r_relu_with_noise_backward",
-       "reciprocal_grad", "relu6_grad", "rsqrt_grad", "sigmoid_cross_entropy_with_logits_grad",
-       "sigmoid_focal_loss_backward", "sinh_grad", "softmax_temperature_backward", "softmin_backward",
-       "sqrt_grad", "squared_hinge_loss_backward", "squareplus_backward", "tanhshrink_backward", "x_log_y_grad"]
+OPS = ["acos_grad", "asinh_grad", "atan_grad", "binary_cross_entropy_with_logits_ignore_backward", "celu_backward",
+       "charbonnier_loss_backward", "dropout_backward", "erf_grad", "hard_mish_backward",
+       "hinge_embedding_loss_backward", "huber_loss_backward", "isrlu_backward", "lisht_backward", "log1p_grad",
+       "log_cosh_loss_backward", "log_softmax_temperature_backward", "margin_ranking_loss_backward",
+       "multilabel_soft_margin_loss_backward", "parametric_hard_sigmoid_backward", "poisson_nll_loss_backward",
+       "quantile_loss_backward", "quick_gelu_backward", "r_relu_with_noise_backward", "reciprocal_grad",
+       "relu6_grad", "rsqrt_grad", "sigmoid_cross_entropy_with_logits_grad", "sigmoid_focal_loss_backward",
+       "sinh_grad", "softmax_temperature_backward", "softmin_backward", "sqrt_grad", "squared_hinge_loss_backward",
+       "squareplus_backward", "tanhshrink_backward", "weighted_mse_loss_backward", "x_log_y_grad"]
 
 
 def _torch():
@@ -860,6 +867,14 @@ def test_newops5_ops_match_pytorch_on_every_backend(backend):
 
 
 # ---- newops6 (session 19) -------------------------------------------------------------------------------------
+def _assert_refused(k, cases):
+    """Each (op, keywords, parameter) call refused with 161002 naming the parameter."""
+    for name, kw, param in cases:
+        with pytest.raises(codegen.AclnnError) as e:
+            k(name)(**kw)
+        assert (e.value.status, e.value.param) == (161002, param), (name, str(e.value))
+
+
 def _softmax_t_grad(torch, z, tau, dim, g):
     """y = softmax(z/tau) of a float64 z and PyTorch's autograd of it at z (y is given to the kernel)."""
     zt = torch.tensor(z, requires_grad=True)
@@ -986,7 +1001,184 @@ def test_newops6_ops_match_pytorch_on_every_backend(backend):
              ("quantile_loss_backward", dict(grad_output=f, self=f, target=f, q=0.0, reduction=1), "q"),
              ("softmax_temperature_backward", dict(grad_output=f, output=f, dim=0, tau=0.0), "tau"),
              ("softmax_temperature_backward", dict(grad_output=f, output=f, dim=2, tau=1.0), "dim")]
-    for name, kw, param in cases:
-        with pytest.raises(codegen.AclnnError) as e:
-            k(name)(**kw)
-        assert (e.value.status, e.value.param) == (161002, param), (name, str(e.value))
+    _assert_refused(k, cases)
+
+
+# ---- newops7 (session 20) -------------------------------------------------------------------------------------
+IGNORE = "binary_cross_entropy_with_logits_ignore_backward"
+
+
+def test_an_operand_compared_with_an_attribute_is_a_case_of_the_proof(tmp_path):
+    """BCE with logits and an ignore index (`Ne(target, ignoreIndex)`) failed every case with "cannot decide
+    Ne(ignoreIndex, target)": an operand against a scalar was no case of the proof (an operand against a number
+    was), and the same condition against a number failed too, as the forward's other conditions hide in
+    max(x, 0) and |x| (the case split looked at Piecewise atoms only).  Now target < , > and = ignoreIndex are the
+    cases, and a backward wrong only where the target is ignored fails there, in the proof and in mpmath."""
+    results = verify_op(load_spec_file(FOLDER / f"{IGNORE}.py"))
+    assert results and all(r.ok for r in results), [r for r in results if not r.ok]
+    assert {"target = ignoreIndex", "target < ignoreIndex", "target > ignoreIndex"} <= {
+        part for r in results for part in r.formula.split(", ")}
+    fixed = _variant(tmp_path, IGNORE, "kept = Ne(t, ignore)", "kept = Ne(t, -100)")
+    assert all(r.ok for r in verify_op(load_spec_file(fixed)))
+    wrong = _variant(tmp_path, IGNORE, "(g * (sigmoid(x) - t), kept), (0, True)", "(g * (sigmoid(x) - t), kept), (g, True)")
+    failed = [r for r in verify_op(load_spec_file(wrong)) if not r.ok]
+    assert failed and all("target = ignoreIndex" in r.formula for r in failed), failed
+    # the mpmath check too: it drew the target apart from the ignore index (the scalar was 0, the target random)
+    assert any(r.check.startswith("mpmath") for r in failed), failed
+
+
+def test_a_sympy_function_outside_the_spec_names_says_where_it_may_come_from(tmp_path):
+    """Snake's x + sin(alpha*x)^2/alpha: `sin` written without an import failed with a bare NameError; the message
+    now says that a forward may import it from SymPy and that the backward's vocabulary is docs/vocabulary.md."""
+    src = (FOLDER / "celu_backward.py").read_text().replace("forward=Piecewise((x, x > 0), (alpha * (exp(x / alpha) "
+                                                            "- 1), True)),", "forward=x + sin(alpha * x)**2 / alpha,")
+    assert "sin(" in src
+    (tmp_path / "celu_backward.py").write_text(src)
+    with pytest.raises(SpecError, match=r"name 'sin' is not defined: .*no sin; a forward may use any SymPy function "
+                                        r"\(`from sympy import sin`\), a backward only what docs/vocabulary.md lists"):
+        load_spec_file(tmp_path / "celu_backward.py")
+
+
+def test_an_and_inside_an_or_prints_in_parentheses_in_c():
+    """IsrluBackward's `(x >= 0) | (Eq(alpha, 0) & (x < 0))` printed as `alpha == 0 && self_i < 0 || self_i >= 0`,
+    which the C library's build (-Werror=parentheses) refused: the op had no C or Ascend C kernel."""
+    import sympy
+    from codegen.backends.c.printer import KernelCPrinter
+    a, x = sympy.symbols("a x", real=True)
+    text = KernelCPrinter().doprint(sympy.Or(x >= 0, sympy.And(sympy.Eq(a, 0), x < 0)))
+    assert text == "((a == 0) && (x < 0)) || (x >= 0)", text
+
+
+def test_the_accuracy_run_of_a_summed_second_output_and_of_an_ignore_index():
+    """`opgen accuracy` on WeightedMseLossBackward failed every layout sample of gradTarget ("output shape [6, 5],
+    rules require [1, 5]": the output's kernel broadcast every input to one shape, for PReLU's channels, so
+    gradTarget was not summed back to target's), and crashed on the ignore index (KeyError 'ignore_index': an
+    int64 attribute the forward reads had no value, and target = ignoreIndex + t was not evaluated).  The NumPy
+    records pass now (FLOAT: the documented overflows of a gradient multiplied last only)."""
+    ops, _ = load_folder(FOLDER)
+    chosen = {n: ops[n] for n in ("weighted_mse_loss_backward", IGNORE)}
+    records = runner.run(chosen, backends=["numpy"], dtypes=["FLOAT"], log=lambda m: None, use_torch=False)
+    bad = [(r.name, r.failures[:3], r.errors) for r in records if r.n_failures or not (r.dual and r.single)]
+    assert len(records) == 3 and not bad, bad
+
+
+def _isrlu_mp(v, a):
+    """ISRLU's derivative in 40-digit mpmath (float64 autograd of x/sqrt(1 + a x^2) cancels for |x| > 1e4)."""
+    import mpmath
+    mpmath.mp.dps = 40
+    if np.isnan(v):
+        return np.nan
+    if np.isinf(v) or v >= 0:
+        return 0.0 if v == -np.inf and a != 0 else 1.0   # (alpha = 0: the identity)
+    a = mpmath.mpf(float(np.float32(a)))
+    return float(mpmath.diff(lambda u: u / mpmath.sqrt(1 + a * u * u), mpmath.mpf(float(v)), direction=-1))
+
+
+def _newops7_calls(torch, rng, x, g, k, row_op=True):
+    """Each of the six against an independent oracle (PyTorch's float64 autograd of the forward; mpmath for ISRLU):
+    (name, got, want, rtol) per call; the row op only with row_op."""
+    F = torch.nn.functional
+    out = [("hard_mish_backward", k("hard_mish_backward")(grad_output=g, self=x),
+            _autograd(torch, lambda p: p / 2 * torch.clamp(p + 2, 0, 2), [x], g)[0], 4e-6)]
+    for a, b in ((1 / 6, 0.5), (0.25, 0.5), (-0.5, 0.25), (0.0, 0.3)):
+        got = k("parametric_hard_sigmoid_backward")(grad_output=g, self=x, alpha=a, beta=b)
+        if (a, b) == (1 / 6, 0.5):   # PyTorch's own hardsigmoid: 0 at x = ±3 too
+            want = _autograd(torch, F.hardsigmoid, [x], g)[0]
+        else:                        # autograd of clamp passes the gradient at the kinks, where the op gives 0
+            with np.errstate(invalid="ignore"):
+                u = np.float64(np.float32(a)) * x.astype(np.float64) + np.float64(np.float32(b))
+            want = _autograd(torch, lambda p: torch.clamp(float(np.float32(a)) * p + float(np.float32(b)), 0, 1),
+                             [x], g)[0]
+            want = np.where((u == 0) | (u == 1), 0.0, want)
+        out.append(("parametric_hard_sigmoid_backward", got, want, 2e-7))
+    for a in (0.0, 0.5, 3.0):
+        want = np.array([_isrlu_mp(v, a) for v in x.flat]).reshape(x.shape) * g.astype(np.float64)
+        out.append(("isrlu_backward", k("isrlu_backward")(grad_output=g, self=x, alpha=a), want, 4e-6))
+    xf = np.where(np.isfinite(x) & (np.abs(x) < 1e30), x, 1.5).astype(np.float32)   # |x| < 1e30: 2w(x - t) finite
+    t = rng.normal(0, 2, (1, x.shape[1])).astype(np.float32)
+    w = rng.uniform(0, 2, (x.shape[0], 1)).astype(np.float32)
+    for r in ("none", "mean", "sum"):
+        gg = g if r == "none" else np.float32(-1.25)
+        def mse(p, q, ww):
+            loss = ww * (p - q) ** 2
+            return {"none": loss, "mean": loss.mean(), "sum": loss.sum()}[r]
+        want = _autograd(torch, mse, [xf, t, w], gg)
+        got = k("weighted_mse_loss_backward")(grad_output=np.asarray(gg), self=xf, target=t, weight=w, reduction=r)
+        assert got[1].shape == t.shape
+        out += [("weighted_mse_loss_backward", got[0], want[0], 4e-6),
+                ("weighted_mse_loss_backward", got[1], want[1], 4e-6)]
+    tt = rng.random(x.shape).astype(np.float32)
+    tt[:, ::3] = 255
+    ignore = load_spec_file(FOLDER / f"{IGNORE}.py")
+    for r in (0, 2):
+        gg = g if r == 0 else np.float32(0.75)
+        ttt = torch.tensor(tt, dtype=torch.float64)
+        want = _autograd(torch, lambda p: ignore.torch.fn(torch, p, ttt, 255, r), [x], gg)[0]
+        got = k(IGNORE)(grad_output=np.asarray(gg), self=x, target=tt, ignore_index=255, reduction=r)
+        out.append((IGNORE, got, want, 4e-6))
+    for dim, tau in ((1, 0.5), (0, 3.0)) if row_op else ():
+        zt = torch.tensor(rng.uniform(-4, 4, x.shape), requires_grad=True)
+        y = torch.log_softmax(zt / tau, dim)
+        y.backward(torch.tensor(g.astype(np.float64)))
+        out.append(("log_softmax_temperature_backward", k("log_softmax_temperature_backward")(
+            grad_output=g, output=y.detach().numpy().astype(np.float32), dim=dim, tau=tau), zt.grad.numpy(), 2e-5))
+    return out
+
+
+def _newops7_inputs(rng, cols):
+    x = rng.normal(0, 3, (4, cols)).astype(np.float32)
+    x.flat[:17] = [0, -0.0, 1e-40, -1e-40, np.nan, 1e6, -1e6, 20, -20, -2, 2, -3, 3, np.inf, -np.inf, 3.4e38,
+                   -3.4e38]
+    return x, rng.normal(size=(4, cols)).astype(np.float32)
+
+
+def test_newops7_numpy_kernels_match_pytorch():
+    """The NumPy kernels of five of the six against PyTorch's float64 autograd of the forward (ISRLU: mpmath, as
+    PyTorch's float64 cancels), with ±0, subnormals, nan, ±inf, ±3.4e38 and the kinks (HardMish's -2,
+    HardSigmoid's ±3): HardMish's nan x gives nan (the middle form is the last branch), ISRLU at alpha = 0 gives g
+    for x = -3.4e38 (alpha*x^2 = 0*inf before alpha = 0 became its own branch: nan).  (The deep tier adds the
+    log-softmax with a temperature and every backend.)"""
+    torch = _torch()
+    rng = np.random.default_rng(71)
+    x, g = _newops7_inputs(rng, 18)
+    for name, got, want, rtol in _newops7_calls(torch, rng, x, g, lambda n: codegen.kernel(n, specs_dir=FOLDER),
+                                                row_op=False):
+        assert _close(got, want, rtol), name
+
+
+@pytest.mark.deep
+@pytest.mark.parametrize("backend", ["numpy", "c", "ascendc"])
+def test_newops7_ops_match_pytorch_on_every_backend(backend):
+    """(newops7) The six on every backend, strided inputs with the special values, FLOAT16 for two, and bad calls:
+    each rule refused with 161002 naming the parameter."""
+    torch = _torch()
+    k = lambda n: codegen.kernel(n, backend=backend, specs_dir=FOLDER)   # noqa: E731
+    rng = np.random.default_rng(72)
+    x, g = _newops7_inputs(rng, 36)
+    xv, gv = x[:, ::2], g[:, ::2]
+    for name, got, want, rtol in _newops7_calls(torch, rng, xv, gv, k):
+        if name == "log_softmax_temperature_backward":
+            assert np.allclose(got, want, rtol=rtol, atol=1e-6), (name, backend)
+        else:
+            assert _close(got, want, rtol), (name, backend)
+    xh = np.linspace(-4, 4, 33).astype(np.float16)   # every multiple of 1/4: -2 and 0 exactly
+    gh = np.ones_like(xh)
+    want = _autograd(torch, lambda p: p / 2 * torch.clamp(p + 2, 0, 2), [xh.astype(np.float64)], gh)[0]
+    assert _close(k("hard_mish_backward")(grad_output=gh, self=xh), want.astype(np.float16), 1e-3)
+    want = np.array([_isrlu_mp(v, 0.5) for v in xh.astype(np.float64)])
+    assert _close(k("isrlu_backward")(grad_output=gh, self=xh, alpha=0.5), want.astype(np.float16), 1e-3)
+    f = np.ones((2, 3), np.float32)
+    cases = [("isrlu_backward", dict(grad_output=f, self=f, alpha=-0.5), "alpha"),
+             ("log_softmax_temperature_backward", dict(grad_output=f, output=f, dim=0, tau=0.0), "tau"),
+             ("log_softmax_temperature_backward", dict(grad_output=f, output=f, dim=2, tau=1.0), "dim"),
+             ("weighted_mse_loss_backward", dict(grad_output=f, self=f, target=f, weight=f, reduction="avg"),
+              "reduction"),
+             ("weighted_mse_loss_backward", dict(grad_output=f, self=f, target=np.ones((3, 3), np.float32),
+                                                 weight=f, reduction="sum"), "target"),
+             (IGNORE, dict(grad_output=f, self=f, target=f, ignore_index=-100, reduction=1), "reduction"),
+             (IGNORE, dict(grad_output=f, self=f, target=np.ones(3, np.float32), ignore_index=-100, reduction=0),
+              "target"),
+             ("hard_mish_backward", dict(grad_output=f, self=f.astype(np.float16)), "self"),
+             ("parametric_hard_sigmoid_backward", dict(grad_output=f, self=np.ones((3, 2), np.float32), alpha=0.2,
+                                                       beta=0.5), "self")]
+    _assert_refused(k, cases)

@@ -218,6 +218,9 @@ class Context:
                 kw[a.py_name] = int(self.case.reduction)
             elif op.dim_attr and a.name == op.reduce_dim:
                 kw[a.py_name] = -1
+        for a in op.attrs:   # an int64 the forward compares an operand with (`Ne(target, ignoreIndex)`): its default
+            if a.type == "int64" and a.py_name not in kw and a in self.ref.scalars:
+                kw[a.py_name] = a.typical
         return kw
 
     @property
@@ -234,7 +237,9 @@ class Context:
         u = self.rng.uniform(0, 1, shape)
         sign = self.case.subs.get(t.symbol)
         if sign is not None:   # an operand whose sign is a case of the proof (codegen.verify.cases._operand_signs)
-            sign = sympy.sympify(sign)
+            # (a value in terms of a scalar, `ignoreIndex + target_t`: the scalar as this case calls with it)
+            sign = sympy.sympify(sign).xreplace({p.symbol: sympy.sympify(self.scalar_kw[p.py_name])
+                                                 for p in self.ref.scalars if p.py_name in self.scalar_kw})
             if sign.is_number:          # a value the operand selects a form at (cases._operand_selections)
                 u = np.full(shape, float(sign))
             elif sign.is_Symbol:

@@ -49,12 +49,20 @@ def measured_op(sub):
 
 
 def output_kernel(op, k: int, fn):
-    """The op's kernel `fn` as a kernel of its output `k`: every element its own channel ([1, N] tensors, a weight
-    of N elements), the output `k` reshaped to the sample's shape (written into `out=` when given)."""
+    """The op's kernel `fn` as a kernel of its output `k`: with channel rules every element its own channel ([1, N]
+    tensors, a weight of N elements), the output `k` reshaped to the sample's shape; without, the call as sampled
+    (a broadcast input's `sum_to` output keeps its input's shape: WeightedMseLossBackward's gradTarget); written
+    into `out=` when given."""
     channel = {r.params[0] for r in op.rules if isinstance(r, R.PerChannel)}
     py = {t.py_name: t for t in op.tensors}
 
     def call(*, product, out=None, **kw):
+        if not channel:   # no channel sums: the call as sampled (a sum_to output summed back to its input's shape)
+            got = fn(**kw, product=product)[k]
+            if out is None:
+                return got
+            out[...] = got
+            return out
         shapes = [np.shape(kw[n]) for n in py if kw.get(n) is not None]
         shape = tuple(np.broadcast_shapes(*shapes)) if shapes else ()
         n = int(np.prod(shape))

@@ -80,7 +80,14 @@ def _regions(sym, critical, bounds):
     degenerate value moves branch points (λ = 0 makes Softshrink's dead zone vanish), so each is a case; an
     interval between two values is parametrised by a positive symbol (a + (b - a) t/(1 + t)), so that SymPy can
     order everything that depends on it.  Open intervals first, then the points, each in increasing order."""
-    cs = sorted({sympy.nsimplify(c) for c in list(critical) + [c for _, c in bounds]}, key=float)
+    values = {sympy.nsimplify(c) for c in list(critical) + [c for _, c in bounds]}
+    if len(values) == 1 and not next(iter(values)).is_number and not bounds:
+        # one symbolic critical value (`Ne(target, ignoreIndex)`: an operand against a scalar): below, above, at it
+        c = next(iter(values))
+        t = sympy.Symbol(f"{sym.name}_t", positive=True)
+        return [(c - t, f"{sym.name} < {c}", {t: c - sym}), (c + t, f"{sym.name} > {c}", {t: sym - c}),
+                (c, f"{sym.name} = {c}", {})]
+    cs = sorted(values, key=float)
     if not cs:
         return []
     name = sym.name
@@ -242,7 +249,13 @@ def _operand_selections(op: Op, variant: Variant) -> dict:
     x_sym = op.x_symbol(variant.formula)
     if x_sym is not None:
         exprs.append((sympy.sympify(variant.expr), x_sym))
-    conds = [(sympy.sympify(c), u) for expr, u in exprs for pw in expr.atoms(sympy.Piecewise) for _, c in pw.args]
+    # an operand against one scalar (`Ne(target, ignoreIndex)`): the scalar is its critical value
+    scalars = {p.symbol for p in op.reals} | {a.symbol for a in op.attrs if a.is_number and a.symbol is not None
+                                              and a.name != op.loss_reduction}
+    from .intervals import piecewise_form
+    # (x's own conditions also hide in a Max, Min or Abs: BCE's max(x, 0) beside a `Ne(target, ignore)` form)
+    conds = [(sympy.sympify(c), u) for expr, u in exprs for pw in piecewise_form(expr, u).atoms(sympy.Piecewise)
+             for _, c in pw.args]
     if all(u not in c.free_symbols for c, u in conds):
         return {}   # every condition free of x: proven branch by branch as it stands (PReLU's weight gradient)
     for expr, u in exprs:
@@ -250,14 +263,15 @@ def _operand_selections(op: Op, variant: Variant) -> dict:
             for _, cond in pw.args:
                 for rel in sympy.sympify(cond).atoms(sympy.core.relational.Relational):
                     fs = rel.free_symbols
-                    if u in fs or len(fs & operands) != 1 or not (fs - operands) <= set():
+                    if u in fs or len(fs & operands) != 1 or not (fs - operands) <= scalars:
                         continue
                     s = next(iter(fs & operands))
                     try:
                         sols = sympy.solve(rel.lhs - rel.rhs, s)
                     except (NotImplementedError, ValueError, TypeError):
                         continue
-                    found.setdefault(s, set()).update(v for v in sols if v.is_number and v.is_real)
+                    found.setdefault(s, set()).update(v for v in sols if v.is_real and (v.is_number or (
+                        v.free_symbols <= scalars)))
     return {s: v for s, v in found.items() if v}
 
 

@@ -121,7 +121,8 @@ def check_case(case: Case, n_random: int = 12, seed: int = 0) -> Result:
         masks = {t.symbol for t in op.bool_tensors}
         ops_vals = [[(rng.random() < 0.3 and i > 0) if t.symbol in masks else   # a row keeps one element unmasked
                      mpmath.mpf(rng.randint(0, 2)) if t.symbol in index else
-                     _operand_in_case(case.subs[t.symbol], rng) if t.symbol in case.subs else
+                     _operand_in_case(case.subs[t.symbol], rng, {s: sv.get(s, 0) for s in scal_syms})
+                     if t.symbol in case.subs else
                      mpmath.mpf(rng.choice((-1, 1)) * rng.uniform(0.2, 2)) if t.symbol in deciding else
                      mpmath.mpf(rng.uniform(0, 1) if t.name == "target" else rng.uniform(0.2, 2))
                      for t in operands if t.symbol not in absent] for i in range(len(zs))]
@@ -185,11 +186,14 @@ def check_case(case: Case, n_random: int = 12, seed: int = 0) -> Result:
                   f"{checked} elements, max relative difference {mpmath.nstr(worst, 3)}")
 
 
-def _operand_in_case(value, rng):
+def _operand_in_case(value, rng, scalars=None):
     """An operand element in the region the case gives it: of its sign (`cases._operand_signs`: target < 0, > 0
     or = 0), or a value or an interval of `cases._operand_selections` (target = -1, target < -1: -1 - target_t,
-    each symbol of the case's expression drawn in (0.2, 2) with its sign)."""
+    each symbol of the case's expression drawn in (0.2, 2) with its sign); a scalar in it (target =
+    ignoreIndex + target_t) is the value the trial calls with, from `scalars`."""
     value = sympy.sympify(value)
+    if scalars:
+        value = value.xreplace({s: sympy.Float(str(v), DPS) for s, v in scalars.items() if s in value.free_symbols})
     if value.is_number:
         return mpmath.mpf(sympy.Float(value, 30))
     if value.is_Symbol:

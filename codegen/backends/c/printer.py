@@ -71,6 +71,14 @@ class KernelCPrinter(InfixPrinting, C99CodePrinter):
     def _print_Symbol(self, expr):
         return self.names.get(expr, super()._print_Symbol(expr))
 
+    def _print_Or(self, expr):
+        """`(a && b) || c`: SymPy leaves an And inside an Or bare (&& binds tighter), which gcc's -Wparentheses, an
+        error in the library's build, refuses (IsrluBackward's `x >= 0 | (alpha == 0 & x < 0)`)."""
+        from sympy.core.sorting import default_sort_key
+        level = PRECEDENCE["Or"]
+        return " || ".join(f"({self._print(a)})" if isinstance(a, sympy.And) else self.parenthesize(a, level)
+                           for a in sorted(expr.args, key=default_sort_key))
+
     def _print_Integer(self, expr):
         if abs(int(expr)) > 2 ** 24:
             return self.literal(expr)
