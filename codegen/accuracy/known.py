@@ -57,11 +57,6 @@ _FOCAL = ("a target far outside [0, 1] (3e38): 1 - 2t and t*(log sigma(x) - ...)
           "gamma*sigma(x)*sigma(-x)*(1 - 2t)*(...), where their difference and alpha_t bring the result back; at "
           "gamma = 0 that term is 0*inf = nan (a nan counts as an overflow).  Fix: a scaled form of the gamma term, "
           "not done")
-_ROW_SUM_ASCENDC = ("Ascend C sums a BFLOAT16 row's gradOutput in FLOAT: gradOutput near BFLOAT16's maximum (3e38) "
-                    "in two elements of a row makes sum(g) inf, where the exact (g - exp(y)*sum(g))/tau is finite "
-                    "(the NumPy and C kernels carry the sum wider and pass).  LogSoftmaxBackward's Ascend C kernel "
-                    "does the same (every element -inf at g = [-5.1e31, 3e38, 2.9e38, 1, 2]).  Fix: a scaled row sum "
-                    "(or the sum in two FLOATs), not done")
 OVERFLOWS: dict[tuple[str, str], str] = {
     ("aclnnGaussianNllLossGrad", "FLOAT"): _GRAD_LAST,
     ("aclnnMseLossGrad", "FLOAT"): _GRAD_LAST,   # 2(x - t) at x = max, g < 1 (18 overflows before the lowering's fix, 11)
@@ -84,7 +79,6 @@ OVERFLOWS: dict[tuple[str, str], str] = {
     ("aclnnSigmoidFocalLossBackward", "BFLOAT16"): _FOCAL,
     ("aclnnWeightedMseLossBackward", "FLOAT"): _GRAD_LAST,      # 2*w*(x - t) at x = -max or w = 3e38, |g| < 1
     ("aclnnWeightedMseLossBackward", "BFLOAT16"): _GRAD_LAST,
-    ("aclnnLogSoftmaxTemperatureBackward", "BFLOAT16"): _ROW_SUM_ASCENDC,
 }
 
 
