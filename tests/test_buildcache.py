@@ -122,3 +122,23 @@ def test_an_ops_library_is_built_again_when_one_byte_of_its_source_changes(monke
     assert changed != first and _builds(calls) > n
     assert "lambd <= fabsf" in changed.read_text() and "lambd <= fabsf" not in first.read_text()
     assert "lambd < fabsf" in first.read_text()
+
+
+def test_a_launcher_is_keyed_on_the_files_it_compiles(monkeypatch, tmp_path):
+    """An Ascend C simulator launcher: a byte changed in a file the compile reads (the kernel's tiling header,
+    included by the kernel and the host's header) builds it again; one changed in a project file the launcher
+    never reads (op_api/, which a derived op renders differently for the same kernel) is served the same build."""
+    from codegen.backends.ascendc import build as asc_build
+    from codegen.backends.ascendc.binding import build_job
+    calls = tmp_path / "calls"
+    monkeypatch.setenv("OPGEN_BUILD_DIR", str(tmp_path / "build"))
+    monkeypatch.setattr(asc_build, "CXX", str(_fake_compiler(tmp_path, calls)))
+    name, files, main, aicore = build_job(codegen.load_specs()["glu_backward"], "ascend910b")
+    first = asc_build.build(name, files, main, aicore)
+    n = _builds(calls)
+    api = next(p for p in files if p.startswith("op_api/") and p.endswith(".cpp"))
+    assert asc_build.build(name, {**files, api: files[api] + "\n"}, main, aicore) == first and _builds(calls) == n
+    tiling = "op_kernel/glu_backward_tiling.h"
+    assert tiling in asc_build.compiled_files(files, main) and api not in asc_build.compiled_files(files, main)
+    again = asc_build.build(name, {**files, tiling: files[tiling] + "\n"}, main, aicore)
+    assert again != first and _builds(calls) == n + 1
