@@ -584,10 +584,13 @@ def test_baseline_times_another_revisions_c_kernels_side_by_side(tmp_path):
     md = (tmp_path / "bench.md").read_text()
     assert "## Against HEAD" in md and f"| {label} / c |" in md and "against HEAD:" in r.stdout
     assert f"| in cache: {label} / c |" in md
-    from codegen.buildcache import build_root   # HEAD's runtime archive is today's, not built again
+    from codegen.buildcache import build_root   # HEAD's runtime archive and libraries are today's, not built again
     commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True).stdout
-    shared = build_root() / "baseline" / commit.strip() / "c-runtime"
-    assert shared.resolve() == (build_root() / "c-runtime").resolve()
+    for shared in ("c-runtime", "c"):
+        assert (build_root() / "baseline" / commit.strip() / shared).resolve() == (build_root() / shared).resolve()
+    loaded = list((build_root() / "baseline" / commit.strip() / "loaded").glob("softshrink_backward-*.so"))
+    assert loaded and all(p.stat().st_ino != (build_root() / "c" / p.name).stat().st_ino for p in loaded
+                          if (build_root() / "c" / p.name).exists())   # a copy: loaded as a library of its own
     bad = subprocess.run(cmd + ["--baseline", "no-such-revision"], cwd=REPO, capture_output=True, text=True,
                          timeout=600)
     assert bad.returncode == 2 and "no-such-revision" in bad.stderr

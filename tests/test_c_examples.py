@@ -90,19 +90,31 @@ def test_a_spec_without_example_gets_one(tmp_path):
         op.example = saved
 
 
-def test_examples_share_the_runtime_objects_and_name_the_op_when_the_build_fails(monkeypatch, tmp_path):
+def test_examples_share_the_runtime_objects_and_name_the_op_when_the_build_fails(monkeypatch):
     """Each source of an example is compiled on its own and cached by content: the runtime's objects are built
-    once for every op's example, the op's own source once per op.  A build the compiler refuses names the op
-    and carries the compiler's message."""
+    once for every op's example (both ops' builds are given the same files), the op's own source once per op.  A
+    build the compiler refuses names the op and carries the compiler's message.  (In the shared build folder:
+    one of its own would compile the runtime again for this test alone.)"""
     from codegen.backends.c.emit import runtime_files
-    monkeypatch.setenv("OPGEN_BUILD_DIR", str(tmp_path))
+    from codegen.buildcache import build_root
+    compiled, made = examples._object, {}
+
+    def recorded(files, c_path):
+        path = compiled(files, c_path)
+        made.setdefault(name, {})[Path(c_path).stem] = path
+        return path
+    monkeypatch.setattr(examples, "_object", recorded)
     names = ["softshrink_backward", "log_sigmoid_backward"]          # the two quickest to build
     for name in names:
         _printed(examples.build_and_run(OPS[name]))
-    objects = sorted(p.name.rsplit("-", 1)[0] for p in (tmp_path / "c-examples").glob("*.o"))
     runtime = [Path(p).stem for p in runtime_files() if p.endswith(".c")]
     assert len(runtime) >= 4
-    assert objects == sorted([*runtime, *(f"aclnn_{n}" for n in names), *(f"test_aclnn_{n}" for n in names)])
+    for name in names:
+        assert sorted(made[name]) == sorted([*runtime, f"aclnn_{name}", f"test_aclnn_{name}"])
+        assert all(p.parent == build_root() / "c-examples" and p.is_file() for p in made[name].values())
+    first, second = (made[n] for n in names)
+    assert all(first[stem] == second[stem] for stem in runtime)
+    assert len({*first.values(), *second.values()}) == len(runtime) + 4
     monkeypatch.setattr(examples, "EXAMPLE_FLAGS", examples.EXAMPLE_FLAGS + " -fopgen-no-such-option")
     with pytest.raises(RuntimeError, match="(?s)aclnnSoftshrinkBackward: the call example failed to build.*"
                                            "opgen-no-such-option"):

@@ -3,8 +3,8 @@
 Run to run, this machine's timings move by 20-50% (page placement, other tenants), far more than most changes
 to a kernel; two bench reports taken minutes apart cannot say whether a change helped.  A baseline makes it one
 run: REV's tree is exported (`git archive`, nothing in the working copy is touched), REV's own generator builds
-REV's C libraries in a subprocess (into build/baseline/<commit>/, cached like any build), and the libraries are
-loaded next to today's through today's binding — the aclnn C API they export is the contract, so any
+REV's C libraries in a subprocess (cached like any build; a copy of each in build/baseline/<commit>/loaded/), and
+the libraries are loaded next to today's through today's binding — the aclnn C API they export is the contract, so any
 revision with the C backend serves.  Its rows are backend `c@REV`, timed in the same interleaved passes as
 `c`; `ratio` is their time over ours (> 1: today's kernels are faster).
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -45,20 +46,32 @@ def _git(*args: str) -> bytes:
 
 
 def _build_dir(commit: str) -> Path:
-    """REV's build folder, build/baseline/<commit>/, whose runtime archives are today's folder (c-runtime):
-    an archive is named by a hash of its sources and flags, so REV reuses today's runtime where it is the same
-    (a baseline of HEAD: every run of the bench test) and adds its own beside it otherwise.  Its libraries stay
-    apart: the same file loaded twice would be one library, not two timed side by side."""
+    """REV's build folder, build/baseline/<commit>/, whose runtime archives and libraries are today's folders
+    (c-runtime, c): an artefact is named by a hash of everything it is built from, so REV reuses today's where it
+    is the same (a baseline of HEAD: every run of the bench test) and adds its own beside them otherwise."""
     root = build_root() / "baseline" / commit
-    runtime = root / "c-runtime"
-    if not runtime.exists():
-        (build_root() / "c-runtime").mkdir(parents=True, exist_ok=True)
-        root.mkdir(parents=True, exist_ok=True)
-        try:
-            runtime.symlink_to(build_root() / "c-runtime", target_is_directory=True)
-        except FileExistsError:   # another bench made it meanwhile
-            pass
+    for shared in ("c-runtime", "c"):
+        link = root / shared
+        if not link.exists():
+            (build_root() / shared).mkdir(parents=True, exist_ok=True)
+            root.mkdir(parents=True, exist_ok=True)
+            try:
+                link.symlink_to(build_root() / shared, target_is_directory=True)
+            except FileExistsError:   # another bench made it meanwhile
+                pass
     return root
+
+
+def _apart(path: Path, commit: str) -> Path:
+    """A copy of REV's library in REV's own folder: the same file loaded twice would be one library (the loader
+    knows a file by its inode), not two timed side by side, and a baseline of HEAD is served today's build."""
+    copy = build_root() / "baseline" / commit / "loaded" / path.name
+    if not copy.exists():
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        part = copy.with_name(f"{copy.name}.{os.getpid()}.part")
+        shutil.copyfile(path, part)
+        os.replace(part, copy)
+    return copy
 
 
 def libraries(rev: str, op_names: list[str]) -> tuple[str, dict[str, Path]]:
@@ -76,5 +89,5 @@ def libraries(rev: str, op_names: list[str]) -> tuple[str, dict[str, Path]]:
     if done.returncode != 0:
         tail = "\n".join(done.stderr.strip().splitlines()[-5:])
         raise BaselineError(f"revision {rev} ({commit[:12]}) could not build its C libraries:\n{tail}")
-    paths = {name: Path(p) for name, p in json.loads(done.stdout.strip().splitlines()[-1]).items()}
+    paths = {name: _apart(Path(p), commit) for name, p in json.loads(done.stdout.strip().splitlines()[-1]).items()}
     return f"c@{commit[:10]}", paths

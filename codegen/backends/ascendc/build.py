@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import concurrent.futures
 import os
+import posixpath
+import re
 import shlex
 from pathlib import Path
 
@@ -56,13 +58,35 @@ def _precompiled(flags: list[str], aicore: int) -> Path:
                         key_extra={f"simulator/{p}": t for p, t in _simulator_sources().items()})
 
 
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*["<]([^">]+)[">]', re.M)
+
+
+def compiled_files(files: dict[str, str], main: str) -> dict[str, str]:
+    """The files of `files` that compiling `main` reads: `main` and what it includes, transitively, by a path
+    relative to the including file (the simulator's headers, on the -I path, are in the key apart).  A project
+    holds more (op_api/, CMake, the JSON definition) that the launcher never reads: a class-index, halves or
+    several-outputs op's kernel is made from a derived op whose op_api differs, and keying on those files built
+    the same launcher twice (8 ops' launchers, two per architecture, in a cold test run).  Only these files are
+    written for the compiler, so one it reads by a route not followed here fails the build; it cannot go stale."""
+    seen, todo = {}, [main]
+    while todo:
+        path = todo.pop()
+        if path in seen or path not in files:
+            continue
+        seen[path] = files[path]
+        folder = posixpath.dirname(path)
+        todo += [posixpath.normpath(posixpath.join(folder, inc)) for inc in _INCLUDE.findall(files[path])]
+    return seen
+
+
 def build(name: str, files: dict[str, str], main: str, aicore: int) -> Path:
     """The executable built from `files` ({relative path: text}, `main` the file to compile) for an
-    architecture (__CCE_AICORE__), compiling it unless an identical build exists."""
+    architecture (__CCE_AICORE__), compiling it unless an identical build exists (keyed on the files it reads)."""
     flags = FLAGS + [f"-D__CCE_AICORE__={aicore}"]
     pch = []
     if _starts_with_the_simulator(files[main]):
         pch = ["-Winvalid-pch", "-I", str(_precompiled(flags, aicore)), "-include", PCH]
+    files = compiled_files(files, main)
     return cached_build("ascendc", f"{name}-{aicore}", files, CXX, flags,
                         lambda src, out: [CXX, *flags, *pch, "-I", str(SIMULATOR), str(src / main), "-o", str(out)],
                         key_extra={f"simulator/{p}": t for p, t in _simulator_sources().items()})

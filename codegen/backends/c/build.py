@@ -89,7 +89,7 @@ def library(op: Op, sanitize: bool = False) -> Path:
 
     name = op.snake_name + ("-asan" if sanitize else "")
     return cached_build("c", name, files, CC, flags + strict + LIBS, command, suffix=".so",
-                        key_extra={**pyext.build_key(), "runtime": str(runtime)})
+                        key_extra={**pyext.build_key(), "runtime": runtime.name})   # (named by its content)
 
 
 def _compiling(flags: list[str]) -> list[str]:
