@@ -168,3 +168,48 @@ def stabilize(expr):
             break
         expr = new
     return expr
+
+
+# |u| above this takes the scaled root (`scaled_square_roots`): u^2 is finite in FLOAT up to |u| = 1.8e19 = 2^64
+SCALED_ROOT_FROM = 2.0 ** 62
+
+
+def _square_plus_nonnegative(base, tensors, nonnegative):
+    """(u, c) when `base` is u**2 + c, u reading a tensor and c a sum of terms that read none and are >= 0 (by
+    SymPy's assumptions, or with the symbols of `nonnegative` taken as >= 0: the op's Requires), else None."""
+    if not isinstance(base, sympy.Add):
+        return None
+    squares = [a for a in base.args if isinstance(a, sympy.Pow) and a.exp == 2 and a.base.free_symbols & tensors]
+    if len(squares) != 1:
+        return None
+    c = base - squares[0]
+    if c.free_symbols & tensors:
+        return None
+    pos = {s: sympy.Dummy(s.name, nonnegative=True) for s in c.free_symbols & set(nonnegative)}
+    if not c.subs(pos).is_nonnegative:
+        return None
+    return squares[0].base, c
+
+
+def scaled_square_roots(expr, tensors, nonnegative=frozenset()):
+    """sqrt(u^2 + c)**k, c >= 0 free of tensors, as S**(2k) with S = |u| sqrt(1 + (c/|u|)/|u|) where |u| > 2^62,
+    else sqrt(u^2 + c): u^2 leaves FLOAT for |u| > 1.8e19 while the root does not (CharbonnierLoss's e/sqrt(e^2 +
+    eps^2) was 0 there, the exact result ±1; squareplus's sqrt(x^2 + b)).  Equal wherever u != 0: both sides are
+    non-negative and their squares are u^2 (1 + c/u^2) = u^2 + c (tests/test_rewrites.py proves it with SymPy).  In
+    FLOAT, c/|u| < 8e19 there and (c/|u|)/|u| is formed in that order (`Opaque`: SymPy would write c/u^2, and u^2 =
+    inf loses c = eps^2 = 1e36 beside u^2 = 4e40), and |u| sqrt(1 + ...) is within a few ulp of the root.  Below
+    2^62 the documented form, rounding for rounding.  Hypot (C's hypotf, NumPy's np.hypot) would do the same for
+    one c = v^2; the Ascend C vector unit has none, and hypotf keeps a C loop scalar, so every backend prints this
+    one expression."""
+    from .expansions import Opaque
+
+    def scaled(e):
+        u, c = _square_plus_nonnegative(e.base, tensors, nonnegative)
+        a = sympy.Abs(u)
+        root = sympy.Piecewise((a * sympy.sqrt(1 + Opaque(c / a) / a), a > SCALED_ROOT_FROM),
+                               (sympy.sqrt(e.base), True))
+        return root ** (2 * e.exp)
+
+    return expr.replace(
+        lambda e: isinstance(e, sympy.Pow) and e.exp.is_Rational and e.exp.q == 2
+        and _square_plus_nonnegative(e.base, tensors, nonnegative) is not None, scaled)
