@@ -134,3 +134,28 @@ def test_hardswish_gradient_divides_beside_its_zero(name):
     with mpmath.workdps(40):
         want = [float(mpmath.mpf(float(gi)) * (mpmath.mpf(float(xi)) / 3 + mpmath.mpf(1) / 2)) for gi, xi in zip(g, x)]
     assert max(_ulps(got, want)) <= 1
+
+
+def test_a_root_of_a_square_plus_a_nonnegative_scalar_is_scaled_and_equal():
+    """codegen.rewrite.scaled_square_roots: sqrt(u^2 + c) as |u| sqrt(1 + (c/|u|)/|u|) above |u| = 2^62.  Proved:
+    for u != 0 and c >= 0 both sides are non-negative and their squares agree, so they are equal; the other branch
+    is the documented form.  It applies only where c is known non-negative (eps^2; b with the op's Requires b > 0)
+    and reads no tensor, and keeps the power (e/sqrt(e^2 + eps^2) becomes e times the branches' reciprocals)."""
+    from codegen.expansions import Opaque
+    from codegen.rewrite import SCALED_ROOT_FROM, scaled_square_roots
+    e, b, eps, y = sympy.symbols("e b eps y", real=True)
+    uc = sympy.Symbol("c", nonnegative=True)
+    for u in (sympy.Symbol("u", positive=True), sympy.Symbol("u", negative=True)):
+        scaled = sympy.Abs(u) * sympy.sqrt(1 + uc / sympy.Abs(u) / sympy.Abs(u))
+        assert scaled.is_nonnegative and sympy.sqrt(u**2 + uc).is_nonnegative
+        assert sympy.simplify(scaled**2 - (u**2 + uc)) == 0
+    out = scaled_square_roots(e / sympy.sqrt(e**2 + eps**2), {e})
+    (branches,) = out.atoms(sympy.Piecewise)   # SymPy takes the reciprocal into the branches
+    (big, cond), (small, _) = branches.args
+    assert cond == (sympy.Abs(e) > SCALED_ROOT_FROM) and small == 1 / sympy.sqrt(e**2 + eps**2) and big.has(Opaque)
+    for v in (5e18, -3e38, 7.0):   # the same function at 60 digits, either branch
+        at = {e: v, eps: 0.25}
+        assert abs(sympy.N(out.subs(at).replace(Opaque, lambda a: a), 60) - v / (v * v + 0.0625) ** 0.5) < 1e-15
+    assert scaled_square_roots(sympy.sqrt(e**2 + b), {e}) == sympy.sqrt(e**2 + b)   # b's sign unknown
+    assert scaled_square_roots(sympy.sqrt(e**2 + b), {e}, {b}) != sympy.sqrt(e**2 + b)   # Requires b > 0
+    assert scaled_square_roots(sympy.sqrt(e**2 + y), {e, y}) == sympy.sqrt(e**2 + y)   # a tensor term
