@@ -284,7 +284,7 @@ def cmd_bench(args) -> int:
         from .bench.baseline import BaselineError, libraries
         print(f"building the C libraries of {args.baseline} ...", file=sys.stderr)
         try:
-            baseline = libraries(args.baseline, list(dict.fromkeys(c.op for c in cases)))
+            baseline = libraries(args.baseline, list(dict.fromkeys(c.op for c in cases)), args.specs)
         except BaselineError as e:
             print(f"--baseline: {e}", file=sys.stderr)
             return 2
