@@ -178,7 +178,8 @@ def cmd_accuracy(args) -> int:
           f"report: {md}, {js}")
     for r in failed:
         why = [w for w, bad in (("dual standard", not r.dual), ("single-benchmark standard", not r.single),
-                                (f"{r.n_failures} special-value/layout/overflow failures", r.n_failures)) if bad]
+                                (f"{r.n_failures} special-value/layout/overflow/unbounded-element failures",
+                                 r.n_failures)) if bad]
         print(f"FAILED {r.op} {r.dtype} {r.backend} {r.product}: {', '.join(why)}", file=sys.stderr)
     return 1 if failed else 0
 
