@@ -170,8 +170,10 @@ def stabilize(expr):
     return expr
 
 
-# |u| above this takes the scaled root (`scaled_square_roots`): u^2 is finite in FLOAT up to |u| = 1.8e19 = 2^64
+# |u| above this takes the scaled root (`scaled_square_roots`): u^2 is finite in FLOAT up to |u| = 1.8e19 = 2^64;
+# there u is scaled by 2^-66, so (u 2^-66)^2 lies in [2^-8, 2^124): normal, and finite up to FLOAT's maximum
 SCALED_ROOT_FROM = 2.0 ** 62
+SCALE_DOWN = sympy.Rational(1, 2**66)
 
 
 def _square_plus_nonnegative(base, tensors, nonnegative):
@@ -192,23 +194,25 @@ def _square_plus_nonnegative(base, tensors, nonnegative):
 
 
 def scaled_square_roots(expr, tensors, nonnegative=frozenset()):
-    """sqrt(u^2 + c)**k, c >= 0 free of tensors, as S**(2k) with S = |u| sqrt(1 + (c/|u|)/|u|) where |u| > 2^62,
-    else sqrt(u^2 + c): u^2 leaves FLOAT for |u| > 1.8e19 while the root does not (CharbonnierLoss's e/sqrt(e^2 +
-    eps^2) was 0 there, the exact result ±1; squareplus's sqrt(x^2 + b)).  Equal wherever u != 0: both sides are
-    non-negative and their squares are u^2 (1 + c/u^2) = u^2 + c (tests/test_rewrites.py proves it with SymPy).  In
-    FLOAT, c/|u| < 8e19 there and (c/|u|)/|u| is formed in that order (`Opaque`: SymPy would write c/u^2, and u^2 =
-    inf loses c = eps^2 = 1e36 beside u^2 = 4e40), and |u| sqrt(1 + ...) is within a few ulp of the root.  Below
-    2^62 the documented form, rounding for rounding.  Hypot (C's hypotf, NumPy's np.hypot) would do the same for
-    one c = v^2; the Ascend C vector unit has none, and hypotf keeps a C loop scalar, so every backend prints this
-    one expression."""
+    """sqrt(u^2 + c)**k, c >= 0 free of tensors, as (sqrt((u s)^2 + c s^2)/s)**(2k) with s = 2^-66 where |u| > 2^62,
+    s = 1 elsewhere: u^2 leaves FLOAT for |u| > 1.8e19 while the root does not (CharbonnierLoss's e/sqrt(e^2 + eps^2)
+    was 0 there, the exact result ±1; squareplus's sqrt(x^2 + b)).  Equal for every s > 0: (u s)^2 + c s^2 =
+    s^2 (u^2 + c), and sqrt(s^2 w)/s = sqrt(w) (tests/test_rewrites.py proves it with SymPy).  In FLOAT, scaling by
+    a power of two is exact (u s is normal, c s^2 negligible beside it where it underflows), so the scaled root
+    rounds as the documented one does; `Opaque` keeps u s formed before it is squared (SymPy would write u^2 s^2,
+    and u^2 = inf).  With s = 1 it is the documented form, rounding for rounding.  Cost: a compare, two selects
+    and three products beside the one root and division (a |u| sqrt(1 + (c/|u|)/|u|) branch beside the documented
+    one took a second root and division: C kernels 2x slower).  Hypot (C's hypotf, NumPy's np.hypot) would do the
+    same for one c = v^2; the Ascend C vector unit has none, and hypotf keeps a C loop scalar, so every backend
+    prints this one expression."""
     from .expansions import Opaque
 
     def scaled(e):
         u, c = _square_plus_nonnegative(e.base, tensors, nonnegative)
-        a = sympy.Abs(u)
-        root = sympy.Piecewise((a * sympy.sqrt(1 + Opaque(c / a) / a), a > SCALED_ROOT_FROM),
-                               (sympy.sqrt(e.base), True))
-        return root ** (2 * e.exp)
+        big = sympy.Abs(u) > SCALED_ROOT_FROM
+        s = sympy.Piecewise((SCALE_DOWN, big), (1, True))
+        s2 = sympy.Piecewise((SCALE_DOWN**2, big), (1, True))
+        return (sympy.sqrt(Opaque(u * s) ** 2 + c * s2) / s) ** (2 * e.exp)
 
     return expr.replace(
         lambda e: isinstance(e, sympy.Pow) and e.exp.is_Rational and e.exp.q == 2

@@ -137,22 +137,21 @@ def test_hardswish_gradient_divides_beside_its_zero(name):
 
 
 def test_a_root_of_a_square_plus_a_nonnegative_scalar_is_scaled_and_equal():
-    """codegen.rewrite.scaled_square_roots: sqrt(u^2 + c) as |u| sqrt(1 + (c/|u|)/|u|) above |u| = 2^62.  Proved:
-    for u != 0 and c >= 0 both sides are non-negative and their squares agree, so they are equal; the other branch
-    is the documented form.  It applies only where c is known non-negative (eps^2; b with the op's Requires b > 0)
-    and reads no tensor, and keeps the power (e/sqrt(e^2 + eps^2) becomes e times the branches' reciprocals)."""
+    """codegen.rewrite.scaled_square_roots: sqrt(u^2 + c) as sqrt((u s)^2 + c s^2)/s, s = 2^-66 above |u| = 2^62
+    and 1 below.  Proved: for every s > 0 and c >= 0 the two are equal (SymPy, u of either sign).  It applies only
+    where c is known non-negative (eps^2; b with the op's Requires b > 0) and reads no tensor, keeps u s formed
+    before it is squared, and keeps the power (e/sqrt(e^2 + eps^2) is e s/sqrt((e s)^2 + eps^2 s^2))."""
     from codegen.expansions import Opaque
-    from codegen.rewrite import SCALED_ROOT_FROM, scaled_square_roots
+    from codegen.rewrite import SCALED_ROOT_FROM, SCALE_DOWN, scaled_square_roots
     e, b, eps, y = sympy.symbols("e b eps y", real=True)
-    uc = sympy.Symbol("c", nonnegative=True)
-    for u in (sympy.Symbol("u", positive=True), sympy.Symbol("u", negative=True)):
-        scaled = sympy.Abs(u) * sympy.sqrt(1 + uc / sympy.Abs(u) / sympy.Abs(u))
-        assert scaled.is_nonnegative and sympy.sqrt(u**2 + uc).is_nonnegative
-        assert sympy.simplify(scaled**2 - (u**2 + uc)) == 0
+    uc, us = sympy.Symbol("c", nonnegative=True), sympy.Symbol("s", positive=True)
+    for u in (sympy.Symbol("u", positive=True), sympy.Symbol("u", negative=True), sympy.Symbol("u", real=True)):
+        assert sympy.simplify(sympy.sqrt((u * us) ** 2 + uc * us**2) / us - sympy.sqrt(u**2 + uc)) == 0
     out = scaled_square_roots(e / sympy.sqrt(e**2 + eps**2), {e})
-    (branches,) = out.atoms(sympy.Piecewise)   # SymPy takes the reciprocal into the branches
-    (big, cond), (small, _) = branches.args
-    assert cond == (sympy.Abs(e) > SCALED_ROOT_FROM) and small == 1 / sympy.sqrt(e**2 + eps**2) and big.has(Opaque)
+    assert out.has(Opaque) and not out.has(e**2)
+    scales = {p.args[0][0] for p in out.atoms(sympy.Piecewise)}
+    assert scales <= {SCALE_DOWN, SCALE_DOWN**2, 1 / SCALE_DOWN} and SCALE_DOWN in scales
+    assert all(p.args[0][1] == (sympy.Abs(e) > SCALED_ROOT_FROM) for p in out.atoms(sympy.Piecewise))
     for v in (5e18, -3e38, 7.0):   # the same function at 60 digits, either branch
         at = {e: v, eps: 0.25}
         assert abs(sympy.N(out.subs(at).replace(Opaque, lambda a: a), 60) - v / (v * v + 0.0625) ** 0.5) < 1e-15
