@@ -375,14 +375,9 @@ def measure(rec: Record, op, p: Prepared, got, fmt) -> None:
         ex = Example(s.group, s.case, _describe(op, s.kw, shape, i), float(got[i]), float(ref[i]),
                      None if th is None else float(th[i]))
         rec.n_overflow += 1
-        _add(rec.overflows, ex)
-        if documented_overflow:
-            rec.n_documented += 1
-            _add(rec.documented, ex)
-        else:   # counted as a failure; listed with the overflows only, not among the oracle's failures (the
-            # fuzzer names a batch's suspect formulas from those: fuzz_t1's x**2 beside a wrong exp(x/2))
-            rec.n_failures += 1
-            rec.n_overflow_failures += 1
+        # a failure is listed with the overflows only, not among the oracle's failures (the fuzzer names a batch's
+        # suspect formulas from those: fuzz_t1's x**2 beside a wrong exp(x/2))
+        rec.n_overflow_failures += _listed(rec, ex, rec.overflows, documented_overflow)
     judge(rec, op, p, got, want, measured, fmt)
     if th is not None:   # where PyTorch departs from the reference on special inputs or results
         for i in np.flatnonzero(special & ~_same(th, want, fmt)):
@@ -463,13 +458,19 @@ def judge_unbounded(rec: Record, op, p: Prepared, got, want, where, fmt) -> None
         ex = Example(s.group, s.case, _describe(op, s.kw, s.shape, i), float(got[i]), float(want[i]),
                      None if th is None else float(th[i]))
         rec.n_unbounded_off += 1
-        _add(rec.unbounded_off, ex)
-        if documented:
-            rec.n_documented += 1
-            _add(rec.documented, ex)
-        else:
-            rec.n_failures += 1
-            rec.n_unbounded_failures += 1
+        rec.n_unbounded_failures += _listed(rec, ex, rec.unbounded_off, documented)
+
+
+def _listed(rec: Record, ex: Example, listed: list, documented: bool) -> int:
+    """`ex` kept in `listed` and, when `documented` (known.py names the kernel), among the documented differences;
+    otherwise counted a failure.  1 when it failed, else 0."""
+    _add(listed, ex)
+    if documented:
+        rec.n_documented += 1
+        _add(rec.documented, ex)
+        return 0
+    rec.n_failures += 1
+    return 1
 
 
 def ulp_of(v: np.ndarray, fmt) -> np.ndarray:
