@@ -211,8 +211,12 @@ def scaled_square_roots(expr, tensors, nonnegative=frozenset()):
         u, c = _square_plus_nonnegative(e.base, tensors, nonnegative)
         big = sympy.Abs(u) > SCALED_ROOT_FROM
         s = sympy.Piecewise((SCALE_DOWN, big), (1, True))
-        s2 = sympy.Piecewise((SCALE_DOWN**2, big), (1, True))
-        return (sympy.sqrt(Opaque(u * s) ** 2 + c * s2) / s) ** (2 * e.exp)
+        # c s^2 a select between two scalars, each computed once a call: as a product per element it was a
+        # subnormal multiplication in every lane (the FLOAT16/BFLOAT16 C kernels 2.5-4x slower), and a subnormal
+        # c 2^-132 an operand in every lane (Squareplus at b = 1: 4x); below 2^-100 it is 0 (beside (u s)^2 >= 2^-8)
+        small = sympy.Piecewise((c * SCALE_DOWN**2, c > 2**32), (0, True))
+        cs2 = sympy.Piecewise((small, big), (c, True))
+        return (sympy.sqrt(Opaque(u * s) ** 2 + cs2) / s) ** (2 * e.exp)
 
     return expr.replace(
         lambda e: isinstance(e, sympy.Pow) and e.exp.is_Rational and e.exp.q == 2
