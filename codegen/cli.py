@@ -178,7 +178,8 @@ def cmd_accuracy(args) -> int:
           f"report: {md}, {js}")
     for r in failed:
         why = [w for w, bad in (("dual standard", not r.dual), ("single-benchmark standard", not r.single),
-                                (f"{r.n_failures} special-value/layout/overflow failures", r.n_failures)) if bad]
+                                (f"{r.n_failures} special-value/layout/overflow/unbounded-element failures",
+                                 r.n_failures)) if bad]
         print(f"FAILED {r.op} {r.dtype} {r.backend} {r.product}: {', '.join(why)}", file=sys.stderr)
     return 1 if failed else 0
 
@@ -284,7 +285,7 @@ def cmd_bench(args) -> int:
         from .bench.baseline import BaselineError, libraries
         print(f"building the C libraries of {args.baseline} ...", file=sys.stderr)
         try:
-            baseline = libraries(args.baseline, list(dict.fromkeys(c.op for c in cases)))
+            baseline = libraries(args.baseline, list(dict.fromkeys(c.op for c in cases)), args.specs)
         except BaselineError as e:
             print(f"--baseline: {e}", file=sys.stderr)
             return 2

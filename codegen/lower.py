@@ -38,7 +38,7 @@ from sympy.functions.elementary.piecewise import ExprCondPair
 
 from .cancellation import Extended, guard
 from .keep import kept_for
-from .rewrite import stabilize
+from .rewrite import scaled_square_roots, stabilize
 from .spec import ABSENT, DimSum, Op, Variant
 from .spec.classes import GridSum
 from .spec.functions import BROADCAST, dim_size, numel_param, row_length
@@ -527,9 +527,16 @@ def _abs_condition(cond):
     return None
 
 
+def _required_positive(op: Op) -> set:
+    """The scalars an unconditional Requires of the op holds at or above 0 (`b > 0`: SquareplusBackward's b)."""
+    return {r.condition.lhs for r in op.rules if type(r).__name__ == "Requires" and r.when == sympy.true
+            and isinstance(r.condition, (sympy.StrictGreaterThan, sympy.GreaterThan)) and r.condition.rhs == 0}
+
+
 def lower_variant(op: Op, variant: Variant) -> KernelVariant:
     scalar_params = [p for p in op.params if isinstance(p, (Scalar, Attr)) and p.symbol is not None]
-    expr = stabilize(sympy.sympify(variant.kernel_expr))
+    expr = scaled_square_roots(stabilize(sympy.sympify(variant.kernel_expr)), {t.symbol for t in op.tensors},
+                               _required_positive(op))
     params = {p.symbol for p in scalar_params}
     expr = expr.replace(lambda a: isinstance(a, DimSum) and all(s in params or numel_param(s) is not None
                                                                 for s in a.args[0].free_symbols),

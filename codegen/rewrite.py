@@ -168,3 +168,56 @@ def stabilize(expr):
             break
         expr = new
     return expr
+
+
+# |u| above this takes the scaled root (`scaled_square_roots`): u^2 is finite in FLOAT up to |u| = 1.8e19 = 2^64;
+# there u is scaled by 2^-66, so (u 2^-66)^2 lies in [2^-8, 2^124): normal, and finite up to FLOAT's maximum
+SCALED_ROOT_FROM = 2.0 ** 62
+SCALE_DOWN = sympy.Rational(1, 2**66)
+
+
+def _square_plus_nonnegative(base, tensors, nonnegative):
+    """(u, c) when `base` is u**2 + c, u reading a tensor and c a sum of terms that read none and are >= 0 (by
+    SymPy's assumptions, or with the symbols of `nonnegative` taken as >= 0: the op's Requires), else None."""
+    if not isinstance(base, sympy.Add):
+        return None
+    squares = [a for a in base.args if isinstance(a, sympy.Pow) and a.exp == 2 and a.base.free_symbols & tensors]
+    if len(squares) != 1:
+        return None
+    c = base - squares[0]
+    if c.free_symbols & tensors:
+        return None
+    pos = {s: sympy.Dummy(s.name, nonnegative=True) for s in c.free_symbols & set(nonnegative)}
+    if not c.subs(pos).is_nonnegative:
+        return None
+    return squares[0].base, c
+
+
+def scaled_square_roots(expr, tensors, nonnegative=frozenset()):
+    """sqrt(u^2 + c)**k, c >= 0 free of tensors, as (sqrt((u s)^2 + c s^2)/s)**(2k) with s = 2^-66 where |u| > 2^62,
+    s = 1 elsewhere: u^2 leaves FLOAT for |u| > 1.8e19 while the root does not (CharbonnierLoss's e/sqrt(e^2 + eps^2)
+    was 0 there, the exact result ±1; squareplus's sqrt(x^2 + b)).  Equal for every s > 0: (u s)^2 + c s^2 =
+    s^2 (u^2 + c), and sqrt(s^2 w)/s = sqrt(w) (tests/test_rewrites.py proves it with SymPy).  In FLOAT, scaling by
+    a power of two is exact (u s is normal, c s^2 negligible beside it where it underflows), so the scaled root
+    rounds as the documented one does; `Opaque` keeps u s formed before it is squared (SymPy would write u^2 s^2,
+    and u^2 = inf).  With s = 1 it is the documented form, rounding for rounding.  Cost: a compare, two selects
+    and three products beside the one root and division (a |u| sqrt(1 + (c/|u|)/|u|) branch beside the documented
+    one took a second root and division: C kernels 2x slower).  Hypot (C's hypotf, NumPy's np.hypot) would do the
+    same for one c = v^2; the Ascend C vector unit has none, and hypotf keeps a C loop scalar, so every backend
+    prints this one expression."""
+    from .expansions import Opaque
+
+    def scaled(e):
+        u, c = _square_plus_nonnegative(e.base, tensors, nonnegative)
+        big = sympy.Abs(u) > SCALED_ROOT_FROM
+        s = sympy.Piecewise((SCALE_DOWN, big), (1, True))
+        # c s^2 a select between two scalars, each computed once a call: as a product per element it was a
+        # subnormal multiplication in every lane (the FLOAT16/BFLOAT16 C kernels 2.5-4x slower), and a subnormal
+        # c 2^-132 an operand in every lane (Squareplus at b = 1: 4x); below 2^-100 it is 0 (beside (u s)^2 >= 2^-8)
+        small = sympy.Piecewise((c * SCALE_DOWN**2, c > 2**32), (0, True))
+        cs2 = sympy.Piecewise((small, big), (c, True))
+        return (sympy.sqrt(Opaque(u * s) ** 2 + cs2) / s) ** (2 * e.exp)
+
+    return expr.replace(
+        lambda e: isinstance(e, sympy.Pow) and e.exp.is_Rational and e.exp.q == 2
+        and _square_plus_nonnegative(e.base, tensors, nonnegative) is not None, scaled)

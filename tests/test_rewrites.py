@@ -134,3 +134,29 @@ def test_hardswish_gradient_divides_beside_its_zero(name):
     with mpmath.workdps(40):
         want = [float(mpmath.mpf(float(gi)) * (mpmath.mpf(float(xi)) / 3 + mpmath.mpf(1) / 2)) for gi, xi in zip(g, x)]
     assert max(_ulps(got, want)) <= 1
+
+
+def test_a_root_of_a_square_plus_a_nonnegative_scalar_is_scaled_and_equal():
+    """codegen.rewrite.scaled_square_roots: sqrt(u^2 + c) as sqrt((u s)^2 + c s^2)/s, s = 2^-66 above |u| = 2^62
+    and 1 below (c s^2 selected between two scalars: c 2^-132, 0 where that is below 2^-100, and c).  Proved: for every s > 0 and c >= 0 the two are equal (SymPy, u of either sign).  It applies only
+    where c is known non-negative (eps^2; b with the op's Requires b > 0) and reads no tensor, keeps u s formed
+    before it is squared, and keeps the power (e/sqrt(e^2 + eps^2) is e s/sqrt((e s)^2 + eps^2 s^2))."""
+    from codegen.expansions import Opaque
+    from codegen.rewrite import SCALED_ROOT_FROM, SCALE_DOWN, scaled_square_roots
+    e, b, eps, y = sympy.symbols("e b eps y", real=True)
+    uc, us = sympy.Symbol("c", nonnegative=True), sympy.Symbol("s", positive=True)
+    for u in (sympy.Symbol("u", positive=True), sympy.Symbol("u", negative=True), sympy.Symbol("u", real=True)):
+        assert sympy.simplify(sympy.sqrt((u * us) ** 2 + uc * us**2) / us - sympy.sqrt(u**2 + uc)) == 0
+    out = scaled_square_roots(e / sympy.sqrt(e**2 + eps**2), {e})
+    assert out.has(Opaque) and not out.has(e**2)
+    per_element = [p for p in out.atoms(sympy.Piecewise) if p.args[0][1].has(e)]
+    assert all(p.args[0][1] == (sympy.Abs(e) > SCALED_ROOT_FROM) for p in per_element)
+    assert SCALE_DOWN in {p.args[0][0] for p in per_element}
+    # c s^2 is a scalar (c 2^-132, or 0 where that is below 2^-100): no subnormal operand per element
+    assert sympy.Piecewise((eps**2 * SCALE_DOWN**2, eps**2 > 2**32), (0, True)) in out.atoms(sympy.Piecewise)
+    for v in (5e18, -3e38, 7.0):   # the same function at 60 digits, either branch
+        at = {e: v, eps: 0.25}
+        assert abs(sympy.N(out.subs(at).replace(Opaque, lambda a: a), 60) - v / (v * v + 0.0625) ** 0.5) < 1e-15
+    assert scaled_square_roots(sympy.sqrt(e**2 + b), {e}) == sympy.sqrt(e**2 + b)   # b's sign unknown
+    assert scaled_square_roots(sympy.sqrt(e**2 + b), {e}, {b}) != sympy.sqrt(e**2 + b)   # Requires b > 0
+    assert scaled_square_roots(sympy.sqrt(e**2 + y), {e, y}) == sympy.sqrt(e**2 + y)   # a tensor term

@@ -76,8 +76,9 @@ class Bound:
     `values` maps every free symbol to a float64 array (broadcast to the output shape) or a number;
     `reduce_axis` is the axis DimSum sums along (None when the formula has none)."""
 
-    def __init__(self, values: dict, shape: tuple, reduce_axis=None, grad=None):
+    def __init__(self, values: dict, shape: tuple, reduce_axis=None, grad=None, flip: bool = False):
         self.values, self.shape, self.axis, self.grad = values, shape, reduce_axis, grad
+        self.flip = flip   # every branch decision within rounding taken the other way (`flipped_value`)
         self.memo: dict = {}
 
     def __call__(self, expr) -> Node:
@@ -218,6 +219,8 @@ class Bound:
         todo = np.ones(self.shape, bool)
         for expr, cond in e.args:
             truth, c_unsure = self._condition(cond)
+            if self.flip:
+                truth = truth ^ c_unsure
             take = todo & truth
             unsure |= todo & c_unsure   # an earlier branch that might have been taken instead
             if take.any():
@@ -312,15 +315,16 @@ def broadcast_shape(op, kw: dict) -> tuple:
                                  if kw.get(t.py_name) is not None and t.name != op.output.name])
 
 
-def bound_of(op, variant, kw: dict, shape: tuple, terms: bool = False):
+def bound_of(op, variant, kw: dict, shape: tuple, terms: bool = False, flip: bool = False):
     """(value in float64, error bound, unsure) arrays of the documented backward of `variant` for a call.
 
     Raises NoBound when the formula uses a function without an error rule.  For an `Output(sum_to=...)` the
     bound on the broadcast shape, summed to `shape` as a DimSum's is (each term's bound, and the sum's roundings);
-    with `terms`, those of each term, on the broadcast shape."""
+    with `terms`, those of each term, on the broadcast shape.  With `flip`, every branch decision within rounding of
+    its switch point (`unsure`) goes the other way: the value a correct FLOAT kernel may give instead there."""
     if op.output.sum_to:
         full = broadcast_shape(op, kw)
-        v, e, unsure = _bound_on(op, variant, kw, full)
+        v, e, unsure = _bound_on(op, variant, kw, full, flip)
         if terms:
             return v, e, unsure
         lead = len(full) - len(shape)
@@ -331,13 +335,13 @@ def bound_of(op, variant, kw: dict, shape: tuple, terms: bool = False):
         mag = np.sum(np.abs(v), axis=axes).reshape(shape)
         e = np.sum(e, axis=axes).reshape(shape) + max(terms - 1, 0) * (U * mag + ETA)
         return (np.sum(v, axis=axes).reshape(shape), e, np.any(unsure, axis=axes).reshape(shape))
-    return _bound_on(op, variant, kw, shape)
+    return _bound_on(op, variant, kw, shape, flip)
 
 
-def _bound_on(op, variant, kw: dict, shape: tuple):
+def _bound_on(op, variant, kw: dict, shape: tuple, flip: bool = False):
     values, axis = symbol_values(op, variant, kw, shape)
     shape = tuple(shape) if shape else ()
-    b = Bound(values, shape or (1,), (axis if shape else 0) if axis is not None else None, op.grad.symbol)
+    b = Bound(values, shape or (1,), (axis if shape else 0) if axis is not None else None, op.grad.symbol, flip)
     if not shape:
         b.values = {k: (np.reshape(v, (1,)) if np.ndim(v) == 0 and isinstance(v, np.ndarray) else v)
                     for k, v in values.items()}

@@ -85,3 +85,13 @@ OVERFLOWS: dict[tuple[str, str], str] = {
 def overflow_reason(op_name: str, dtype: str) -> str | None:
     """Why this kernel's overflows (±inf where the exact result is finite) are documented, or None: they fail."""
     return OVERFLOWS.get((op_name, dtype))
+
+
+# (aclnn name, dtype) -> why the kernel is off where the documented formula has no rounding-error bound (it leaves
+# FLOAT's range, or decides a branch within rounding: runner.judge_unbounded), and what would fix it.
+UNBOUNDED: dict[tuple[str, str], str] = {}
+
+
+def unbounded_reason(op_name: str, dtype: str) -> str | None:
+    """Why this kernel's elements beyond the standard of elements without a bound are documented, or None."""
+    return UNBOUNDED.get((op_name, dtype))

@@ -43,11 +43,12 @@ def record_of(d: dict) -> Record:
     for k in ("errors", "errors_all", "torch", "torch_std", "errors_wc"):
         if k in d:
             d[k] = _errors(d[k])
-    for k in ("documented", "failures", "torch_differs", "beyond", "overflows"):
+    for k in ("documented", "failures", "torch_differs", "beyond", "overflows", "unbounded_off"):
         if k in d:
             d[k] = [_example(e) for e in d[k]]
-    if d.get("worst") is not None:
-        d["worst"] = _example(d["worst"])
+    for k in ("worst", "unbounded_worst"):
+        if d.get(k) is not None:
+            d[k] = _example(d[k])
     d["groups"] = {g: _errors(e) for g, e in d.get("groups", {}).items()}
     return Record(**d)
 

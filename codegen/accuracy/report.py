@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from . import known, standards as S
-from .runner import Record
+from .runner import UNBOUNDED_REL, Record
 
 
 def _fmt(v: float) -> str:
@@ -32,6 +32,20 @@ def _documented_overflows(records) -> list[str]:
             "none in this run: remove the entry from codegen/accuracy/known.py if `--full` finds none either"
         out.append(f"- **{name} {dtype}** ({state}): {why}")
     return ["## Documented overflows", ""] + out + [""] if out else []
+
+
+def _documented_unbounded(records) -> list[str]:
+    """The kernels whose elements without a bound codegen.accuracy.known.UNBOUNDED documents, with the reason and
+    how many this run found beyond their standard."""
+    seen = {}
+    for r, _ in rows(records):
+        why = known.unbounded_reason(r.op_name, r.dtype)
+        if why is not None:
+            seen.setdefault((r.op_name, r.dtype, why), []).append(r.n_unbounded_off)
+    out = [f"- **{name} {dtype}** ({sum(n)} in this run" + ("" if sum(n) else ": remove the entry from "
+           "codegen/accuracy/known.py if `--full` finds none either") + f"): {why}"
+           for (name, dtype, why), n in seen.items()]
+    return ["## Documented elements without a bound", ""] + out + [""] if out else []
 
 
 def _ulp(v: float) -> str:
@@ -124,6 +138,12 @@ def markdown(records: list[Record], meta: dict) -> str:
                        + (f"; {r.unresolved} elements without a reference (no forward output, or not settled)" if r.unresolved else "")
                        + (f"; {r.n_overflow} overflows (±inf where the exact result and PyTorch's are finite)"
                           if r.n_overflow else "")
+                       + (f"; {r.unbounded} elements without a bound (the formula leaves FLOAT or decides a branch "
+                          f"within rounding), {r.n_unbounded_off} beyond a relative error of "
+                          f"{_fmt(UNBOUNDED_REL[r.dtype])}, worst {_fmt(r.unbounded_max_rel)} "
+                          f"({_ulp(r.unbounded_max_ulp)} ulp) at {r.unbounded_worst.group}, "
+                          f"{r.unbounded_worst.inputs}: kernel {_fmt(r.unbounded_worst.got)}, reference "
+                          f"{_fmt(r.unbounded_worst.reference)}" if r.unbounded else "")
                        + (f"; worst element ({_ulp(_worst(r))} ulp): {r.worst.group}, {r.worst.inputs}: "
                           f"kernel {_fmt(r.worst.got)}, reference {_fmt(r.worst.reference)}"
                           + (f", PyTorch {_fmt(r.worst.torch)}" if r.worst.torch is not None else "")
@@ -136,7 +156,11 @@ def markdown(records: list[Record], meta: dict) -> str:
         out += _examples("Where PyTorch differs from the reference on special values", r0.torch_differs)
         out += _examples("Overflows (finite inputs; the exact result and PyTorch's are finite, the kernel's ±inf: an "
                          "intermediate left FLOAT's range)", [e for r, _ in items for e in r.overflows][:12])
+        out += _examples("Elements without a bound beyond the standard of their own (a relative error above the "
+                         "dual threshold; finite inputs, result and kernel)",
+                         [e for r, _ in items for e in r.unbounded_off][:12])
     out += _documented_overflows(records)
+    out += _documented_unbounded(records)
     k = [(r, known.reason(r.op_name, r.dtype)) for r, _ in rows(records) if known.reason(r.op_name, r.dtype)]
     if k:
         out += ["## Known failures", ""]

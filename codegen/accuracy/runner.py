@@ -40,11 +40,14 @@ from . import torch_ref
 from .dtypes import FORMATS, ulp_distance
 from .outputs import output_ops
 from .inputs import FAST, FULL, Sample, samples
-from .known import overflow_reason
+from .known import overflow_reason, unbounded_reason
 from .bound import NoBound, bound_of
 from .reference import reference_for, variant_of
 
 MAX_EXAMPLES = 6
+# the standard of an element without a bound (judge_unbounded): relative error, per output dtype, or ulps
+UNBOUNDED_REL = {name: thr for name, (thr, _) in S.DUAL.items()}
+UNBOUNDED_ULP = 1
 
 
 @dataclass
@@ -91,6 +94,15 @@ class Record:
     beyond: list = field(default_factory=list)                         # Example: elements beyond their bound
     n_beyond: int = 0
     no_bound: str = ""                        # why the formula has no bound at all (a function without a rule)
+    # elements without a bound (`unjudged`, or every element where the formula has none) with a finite kernel
+    # result, held to a standard of their own (`judge_unbounded`): the relative error within UNBOUNDED_REL
+    unbounded: int = 0                        # elements judged by that standard
+    unbounded_max_rel: float = 0.0
+    unbounded_max_ulp: float = 0.0
+    unbounded_worst: Example | None = None    # the element with the largest relative error among them
+    unbounded_off: list = field(default_factory=list)                  # Example: beyond that standard
+    n_unbounded_off: int = 0
+    n_unbounded_failures: int = 0             # of n_failures: those known.UNBOUNDED does not document
     errors_wc: S.Errors = field(default_factory=S.Errors.empty)        # representative, well-conditioned
 
     @property
@@ -100,7 +112,8 @@ class Record:
         not the oracle's to judge (the documented formula has no bound there, it leaves FLOAT's range): it fails
         the accuracy verdict (`passed`), not this one, so `opgen fuzz`'s random formulas with e^x in FLOAT's
         exp-overflow window are not reported as framework bugs."""
-        return (self.n_beyond == 0 and self.n_failures == self.n_overflow_failures and not self.no_bound
+        return (self.n_beyond == 0 and self.n_failures == self.n_overflow_failures + self.n_unbounded_failures
+                and not self.no_bound
                 and S.dual_ok(self.errors_wc, self.dtype) and S.single_ok(self.errors_wc, self.dtype))
 
     @property
@@ -192,6 +205,7 @@ class Prepared:
     sign_unsure: np.ndarray | None = None   # gradOutput = ±inf times a local derivative of undecided sign
     alt: np.ndarray | None = None       # at an exact midpoint of the dtype, the other neighbour (else nan)
     exact_zero: np.ndarray | None = None   # positions the kernel must set to exactly 0 (past a sequence's length)
+    flipped: np.ndarray | None = None   # where `unsure`: the formula with those branch decisions the other way
 
 
 def prepare(op, sample: Sample, fmt, use_torch: bool = True) -> Prepared:
@@ -218,6 +232,11 @@ def prepare(op, sample: Sample, fmt, use_torch: bool = True) -> Prepared:
         p.no_bound = f"the bound broke: {type(e).__name__}: {e}"
     if not p.no_bound:
         p.sign_unsure = _sign_unsure(op, sample)
+        if np.any(p.unsure):   # a correct kernel may take the other branch there (judge_unbounded)
+            try:
+                p.flipped = bound_of(op, variant_of(op, sample.kw), sample.kw, sample.shape, flip=True)[0]
+            except Exception:  # noqa: BLE001 - no other value: the reference alone judges those elements
+                p.flipped = None
     return p
 
 
@@ -356,14 +375,9 @@ def measure(rec: Record, op, p: Prepared, got, fmt) -> None:
         ex = Example(s.group, s.case, _describe(op, s.kw, shape, i), float(got[i]), float(ref[i]),
                      None if th is None else float(th[i]))
         rec.n_overflow += 1
-        _add(rec.overflows, ex)
-        if documented_overflow:
-            rec.n_documented += 1
-            _add(rec.documented, ex)
-        else:   # counted as a failure; listed with the overflows only, not among the oracle's failures (the
-            # fuzzer names a batch's suspect formulas from those: fuzz_t1's x**2 beside a wrong exp(x/2))
-            rec.n_failures += 1
-            rec.n_overflow_failures += 1
+        # a failure is listed with the overflows only, not among the oracle's failures (the fuzzer names a batch's
+        # suspect formulas from those: fuzz_t1's x**2 beside a wrong exp(x/2))
+        rec.n_overflow_failures += _listed(rec, ex, rec.overflows, documented_overflow)
     judge(rec, op, p, got, want, measured, fmt)
     if th is not None:   # where PyTorch departs from the reference on special inputs or results
         for i in np.flatnonzero(special & ~_same(th, want, fmt)):
@@ -377,16 +391,16 @@ def judge(rec: Record, op, p: Prepared, got, want, measured, fmt) -> None:
     the documented formula's rounding-error bound plus one ulp of the output (the final rounding of a FLOAT
     result that is itself within the bound); elements without a bound are counted, not judged."""
     s = p.sample
-    if p.no_bound:
-        rec.no_bound = p.no_bound
-        return
-    if p.bound is None:
+    if p.no_bound or p.bound is None:
+        rec.no_bound = p.no_bound or rec.no_bound
+        judge_unbounded(rec, op, p, got, want, measured, fmt)
         return
     e = np.broadcast_to(p.bound, s.shape).reshape(-1)
     unsure = np.broadcast_to(p.unsure, s.shape).reshape(-1)
     ok = measured & np.isfinite(e) & ~unsure
     rec.judged += int(ok.sum())
     rec.unjudged += int((measured & ~ok).sum())
+    judge_unbounded(rec, op, p, got, want, measured & ~ok, fmt)
     g64, w64 = got.astype(np.float64), want.astype(np.float64)
     with np.errstate(invalid="ignore", over="ignore"):
         tol = 2 * e + ulp_of(w64, fmt)
@@ -401,6 +415,62 @@ def judge(rec: Record, op, p: Prepared, got, want, measured, fmt) -> None:
         rel = S.relative_errors(got[wc], want[wc], fmt.tiny)
         rec.errors_wc = rec.errors_wc.merge(S.errors(rel, ulp_distance(got[wc], want[wc]), fmt.name,
                                                      S.subnormal_range(got[wc], want[wc], fmt.tiny)))
+
+
+def judge_unbounded(rec: Record, op, p: Prepared, got, want, where, fmt) -> None:
+    """The elements the bound does not judge (`where`: the documented formula leaves FLOAT's range, or decides a
+    branch within rounding), held to a standard that does not read PyTorch: a relative error within UNBOUNDED_REL
+    of the output dtype (its dual standard's threshold), or UNBOUNDED_ULP ulp, from the exact result; where a
+    branch was decided within rounding, from the documented formula with those decisions the other way
+    (`Prepared.flipped`, float64) as well: either branch is a correct kernel's answer there (Softplus at
+    beta*x = threshold, g against g*sigmoid(threshold); MarginRankingLoss's kink, 0 against -t*g).  A kernel
+    result that is ±inf or nan there is the overflow rule's (`measure`), not this one's.  Beyond it, an element
+    fails the record unless `known.UNBOUNDED` documents the kernel (then it is a documented difference), like an
+    overflow: the accuracy verdict's, not the oracle's (`oracle_passed`), since `opgen fuzz`'s random formulas
+    may leave FLOAT where nothing could be computed in it."""
+    s = p.sample
+    g64, w64 = got.astype(np.float64), want.astype(np.float64)
+    where = where & np.isfinite(g64)
+    if not where.any():
+        return
+    idx = np.flatnonzero(where)
+    rel = S.relative_errors(got[idx], want[idx], fmt.tiny)
+    ulps = ulp_distance(got[idx], want[idx])
+    if p.flipped is not None:   # a branch decided within rounding: the other branch's value is as right
+        other = np.broadcast_to(p.flipped, s.shape).reshape(-1)[idx].astype(fmt.np)
+        with np.errstate(invalid="ignore", over="ignore"):
+            flip_rel = S.relative_errors(got[idx], other, fmt.tiny)
+            closer = np.broadcast_to(p.unsure, s.shape).reshape(-1)[idx] & (flip_rel < rel)
+        rel = np.where(closer, flip_rel, rel)
+        ulps = np.where(closer, ulp_distance(got[idx], other), ulps)
+    rec.unbounded += int(idx.size)
+    th = None if p.torch is None else p.torch.reshape(-1)
+    k = int(rel.argmax())
+    if rec.unbounded_worst is None or rel[k] > rec.unbounded_max_rel:
+        i = idx[k]
+        rec.unbounded_worst = Example(s.group, s.case, _describe(op, s.kw, s.shape, i), float(got[i]),
+                                      float(want[i]), None if th is None else float(th[i]))
+    rec.unbounded_max_rel = max(rec.unbounded_max_rel, float(rel.max()))   # (from the nearer branch's value)
+    rec.unbounded_max_ulp = max(rec.unbounded_max_ulp, float(ulps.max()))
+    off = ~((rel <= UNBOUNDED_REL[fmt.name]) | (ulps <= UNBOUNDED_ULP))
+    documented = unbounded_reason(rec.op_name, rec.dtype) is not None
+    for i in idx[off]:
+        ex = Example(s.group, s.case, _describe(op, s.kw, s.shape, i), float(got[i]), float(want[i]),
+                     None if th is None else float(th[i]))
+        rec.n_unbounded_off += 1
+        rec.n_unbounded_failures += _listed(rec, ex, rec.unbounded_off, documented)
+
+
+def _listed(rec: Record, ex: Example, listed: list, documented: bool) -> int:
+    """`ex` kept in `listed` and, when `documented` (known.py names the kernel), among the documented differences;
+    otherwise counted a failure.  1 when it failed, else 0."""
+    _add(listed, ex)
+    if documented:
+        rec.n_documented += 1
+        _add(rec.documented, ex)
+        return 0
+    rec.n_failures += 1
+    return 1
 
 
 def ulp_of(v: np.ndarray, fmt) -> np.ndarray:

@@ -22,13 +22,14 @@ from pathlib import Path
 from codegen.buildcache import build_root
 from codegen.loader import REPO_ROOT
 
-# Runs inside REV's exported tree: build its C library for each op named on the command line, print the paths.
+# Runs inside REV's exported tree: build its C library for each op named on the command line (after the specs
+# folder, "" for specs/), print the paths.
 _BUILD = """
 import json, sys
 import codegen
 from codegen.backends.c import build
-ops = codegen.load_specs()
-print(json.dumps({name: str(build.library(ops[name])) for name in sys.argv[1:] if name in ops}))
+ops = codegen.load_specs(sys.argv[1] or None)
+print(json.dumps({name: str(build.library(ops[name])) for name in sys.argv[2:] if name in ops}))
 """
 
 
@@ -74,8 +75,15 @@ def _apart(path: Path, commit: str) -> Path:
     return copy
 
 
-def libraries(rev: str, op_names: list[str]) -> tuple[str, dict[str, Path]]:
-    """(label "c@<short commit>", {op name: REV's library}) for the ops REV has."""
+def libraries(rev: str, op_names: list[str], specs=None) -> tuple[str, dict[str, Path]]:
+    """(label "c@<short commit>", {op name: REV's library}) for the ops REV has, in its `specs` folder (`opgen
+    --specs`, a path inside the repository; default specs/: examples/more_specs/'s ops had no baseline rows)."""
+    folder = ""
+    if specs:
+        try:
+            folder = str(Path(specs).resolve().relative_to(REPO_ROOT.resolve()))
+        except ValueError as e:
+            raise BaselineError(f"--specs {specs} is outside the repository: REV has no copy of it") from e
     commit = _git("rev-parse", "--verify", f"{rev}^{{commit}}").decode().strip()
     with tempfile.TemporaryDirectory(prefix="opgen-baseline-") as tmp:
         archive = Path(tmp) / "rev.tar"
@@ -84,7 +92,7 @@ def libraries(rev: str, op_names: list[str]) -> tuple[str, dict[str, Path]]:
         with tarfile.open(archive) as tar:   # (our own commit; the "data" filter where Python has it)
             tar.extractall(tree, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
         env = dict(os.environ, PYTHONPATH=str(tree), OPGEN_BUILD_DIR=str(_build_dir(commit)))
-        done = subprocess.run([sys.executable, "-c", _BUILD, *op_names], cwd=tree, env=env, capture_output=True,
+        done = subprocess.run([sys.executable, "-c", _BUILD, folder, *op_names], cwd=tree, env=env, capture_output=True,
                               text=True)
     if done.returncode != 0:
         tail = "\n".join(done.stderr.strip().splitlines()[-5:])

@@ -81,19 +81,15 @@ def declarations(results, k: int | None = None) -> tuple[dict, dict]:
     return out, why
 
 
-# (scalar values, one per scalar symbol in turn: generic, none a branch point of the drawn formulas' small rationals)
-_SAMPLES = [{"alpha": 0.2137, "beta": -0.8311, "gradOutput": 1.7193}, {"alpha": 0.5419, "beta": 0.1273, "gradOutput": -0.613},
-            {"alpha": 1.3771, "beta": 0.9157, "gradOutput": 2.389}]
-
-
 def _same_at_samples(a, b, same_value) -> bool:
     """Whether two cases' values of one kink are the same function of the scalars, judged at generic sample points in
     40 digits, and by `same_value` (a proof) only where a sample gives no real number.  A proof is not needed here:
     the batch is proved again with the values declared, so a wrong verdict fails that proof; same_value's simplify
     took 149 CPU-s for 32 such pairs of seed 2525 batch 7 (a batch lost: its comparison ran past the time limit)."""
+    from codegen.verify.proof import sample_points
     free = sorted(a.free_symbols | b.free_symbols, key=str)
-    for sample in _SAMPLES:
-        at = {s: sympy.Float(sample.get(str(s), 0.7), 40) for s in free}
+    for point in sample_points(free):   # the proof's generic points (codegen.verify.proof), in 40 digits
+        at = {s: sympy.Float(v, 40) for s, v in point.items()}
         try:
             va, vb = (sympy.N(e.subs(at), 40) for e in (a, b))
         except (ArithmeticError, TypeError, ValueError):

@@ -149,18 +149,30 @@ def same_value(a, b) -> bool:
     return sympy.sympify(a) == sympy.sympify(b) or is_zero(a - b)
 
 
+def sample_points(syms, count: int = 3) -> list[dict]:
+    """`count` generic points {symbol: rational} of `syms`: about 1.3 to 2.5 in size, distinct per symbol and per
+    point, of the sign a symbol's assumptions give it (negative or nonpositive: below 0; positive or nonnegative:
+    above), the others' signs alternating between symbols and points.  None is a small round rational, so none
+    is a branch point of the formulas the fuzzer draws.  (The one generator of `_visibly_nonzero` and
+    codegen.fuzz.derive's comparison of a kink's values across cases.)"""
+    points = []
+    for k in range(count):
+        point = {}
+        for i, s in enumerate(syms):
+            v = sympy.Rational(37 + 11 * i + 5 * k, 29 + 3 * k)     # ~1.3 .. 2.5, distinct per symbol
+            point[s] = -v if s.is_negative or s.is_nonpositive else (v if s.is_positive or s.is_nonnegative
+                                                                     else (v if (i + k) % 2 else -v))
+        points.append(point)
+    return points
+
+
 def _visibly_nonzero(expr) -> bool:
     """Whether `expr` evaluates, at 30 digits, clearly away from 0 at one of a few points of its free symbols
     (respecting their sign assumptions).  Only ever says True for an expression that is not identically 0."""
     syms = sorted(expr.free_symbols, key=str)
     if any(not s.is_Symbol or s.is_integer for s in syms):
         return False
-    for k in range(3):
-        point = {}
-        for i, s in enumerate(syms):
-            v = sympy.Rational(37 + 11 * i + 5 * k, 29 + 3 * k)     # ~1.3 .. 2.5, distinct per symbol
-            point[s] = -v if s.is_negative or s.is_nonpositive else (v if s.is_positive or s.is_nonnegative
-                                                                     else (v if (i + k) % 2 else -v))
+    for point in sample_points(syms):
         try:
             val = sympy.sympify(expr.xreplace(point)).evalf(30)
         except (TypeError, ValueError, ZeroDivisionError):

@@ -1,8 +1,8 @@
 """aclnnCharbonnierLossBackward: the gradient of the Charbonnier loss sqrt((self - target)^2 + eps^2) w.r.t. self,
 reduced none/mean/sum by an int64 code (not a CANN operator: the smooth L1 of image restoration, in aclnn's loss
-conventions): dx = dy * e / sqrt(e^2 + eps^2), e = self - target.  The kernels compute it as written: 0 where
-|e| > 1.8e19 (e^2 overflows FLOAT; the answer is ±dy), as PyTorch's FLOAT does (docs/spec-language-losses.md: the
-scaled form could not be written as a rewrite)."""
+conventions): dx = dy * e / sqrt(e^2 + eps^2), e = self - target.  The kernels computed it as written, 0 where
+|e| > 1.8e19 (e^2 overflows FLOAT; the answer is ±dy), as PyTorch's FLOAT does; the lowering now scales e and eps
+by 2^-66 under the root there (codegen.rewrite.scaled_square_roots), with nothing written here."""
 from codegen.spec import *
 
 x, t, g, eps = symbols("self target gradOutput eps", real=True)
