@@ -39,6 +39,7 @@ from sympy.functions.elementary.piecewise import ExprCondPair
 from .cancellation import Extended, guard
 from .keep import kept_for
 from .rewrite import stabilize
+from .saturate import clamped, saturation_clamps
 from .spec import ABSENT, DimSum, Op, Variant
 from .spec.classes import GridSum
 from .spec.functions import BROADCAST, dim_size, numel_param
@@ -537,9 +538,15 @@ def lower_variant(op: Op, variant: Variant) -> KernelVariant:
     expr = expr.replace(lambda a: _abs_condition(a) is not None, _abs_condition)
     early_scalars = params | {s for s in expr.free_symbols if numel_param(s) is not None}
     expr = scalars_into_branches(expr, early_scalars, op.grad.symbol)
+    # a tensor element clamped where the bounded functions of it saturate (codegen.saturate): a stand-in symbol
+    # until the guard has expanded the sums about their roots, which it finds in it as in the element
+    clamps = {x: (sympy.Symbol(f"{x.name}_clamped", real=True), bound)
+              for x, bound in saturation_clamps(expr, {t.symbol for t in op.tensors}).items()}
+    expr = expr.xreplace({x: s for x, (s, _) in clamps.items()})
     expr = exact_affine(group_constants(pull_sum_content(expr)))
     # sums that can cancel: a polynomial about their roots, or computed wider than FLOAT (codegen.cancellation)
-    expr = guard(expr, {t.symbol for t in op.tensors}, params)
+    expr = guard(expr, {t.symbol for t in op.tensors} | {s for s, _ in clamps.values()}, params)
+    expr = expr.xreplace({s: clamped(x, bound) for x, (s, bound) in clamps.items()})
     numel_syms = {s for s in expr.free_symbols if numel_param(s) is not None}
     scalar_syms = {p.symbol for p in scalar_params} | numel_syms
 
