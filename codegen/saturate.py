@@ -30,6 +30,7 @@ import math
 
 import sympy
 
+_MAX_OPS = 200    # larger expressions are left alone (the catalog's are below 60)
 SATURATED = 128   # |u| past which every backend's σ(u) is exactly 0 or 1 and tanh(u) exactly ±1 (see above)
 _MAX_FLOAT = sympy.Float(3.4028234663852886e38)
 
@@ -40,9 +41,10 @@ def _bounded(expr) -> list:
 
 
 def _saturated_at(f, x, end: int):
-    """σ(u) or tanh(u) as x -> end*inf (u a polynomial of x with a positive or negative leading coefficient)."""
+    """σ(u) or tanh(u) as x -> end*inf (u a polynomial of x: the sign of its leading term there)."""
     from .rewrite import Sigmoid
-    up = sympy.limit(f.args[0], x, end * sympy.oo) == sympy.oo
+    p = sympy.Poly(f.args[0], x)
+    up = bool(p.LC() * end ** p.degree() > 0)
     if isinstance(f, Sigmoid):
         return sympy.S.One if up else sympy.S.Zero
     return sympy.S.One if up else sympy.S.NegativeOne
@@ -50,12 +52,12 @@ def _saturated_at(f, x, end: int):
 
 def _bound(u, x) -> int | None:
     """The least power of two X with |u(x)| >= SATURATED and u monotone for |x| >= X, or None (u not a polynomial
-    of x with numeric coefficients and a positive degree)."""
+    of x with numeric coefficients and a degree from 1 to 5)."""
     try:
         p = sympy.Poly(u, x)
     except sympy.PolynomialError:
         return None
-    if p.degree() < 1 or not all(c.is_number and c.is_real for c in p.all_coeffs()):
+    if not 1 <= p.degree() <= 5 or not all(c.is_number and c.is_real for c in p.all_coeffs()):
         return None
     edges = [abs(complex(r)) for q in (p - SATURATED, p + SATURATED, p.diff(x)) if q.degree() > 0
              for r in q.nroots(n=30) if abs(complex(r).imag) < 1e-20]
@@ -84,6 +86,8 @@ def _can_leave_float(expr, x, dummies) -> bool:
 def saturation_clamps(expr, tensors: set) -> dict:
     """{x: X} for each tensor element x of `expr` that is clamped to [-X, X] (see the module docstring)."""
     found = {}
+    if sympy.count_ops(expr) > _MAX_OPS:   # (SymPy's work below grows fast with the size: fuzz formulas)
+        return found
     bounded = _bounded(expr)
     for x in sorted(tensors & expr.free_symbols, key=str):
         own = [f for f in bounded if f.args[0].free_symbols == {x}]
@@ -96,7 +100,8 @@ def saturation_clamps(expr, tensors: set) -> dict:
         plain = expr.xreplace(dict(zip(own, dummies)))
         if not _can_leave_float(plain, x, dummies):
             continue
-        if all(x not in sympy.simplify(expr.xreplace({f: _saturated_at(f, x, end) for f in own})).free_symbols
+        # SymPy's own evaluation only (x*0 is 0), no simplify: an expression it leaves in x is not clamped
+        if all(x not in expr.xreplace({f: _saturated_at(f, x, end) for f in own}).free_symbols
                for end in (1, -1)):
             found[x] = max(bounds)
     return found
