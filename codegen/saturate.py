@@ -74,10 +74,13 @@ def _can_leave_float(expr, x, dummies) -> bool:
             part = a
         else:
             continue
-        if x not in part.free_symbols or part.free_symbols & dummies:
+        if x not in part.free_symbols or part.free_symbols & dummies or not part.is_polynomial(x):
+            continue
+        p = sympy.Poly(part, x)   # (a polynomial of degree <= 5 only: 2**x at 3e38 would exhaust memory)
+        if p.degree() > 5 or not all(c.is_number for c in p.all_coeffs()):
             continue
         for end in (_MAX_FLOAT, -_MAX_FLOAT):
-            v = part.subs(x, end)
+            v = p.eval(end)
             if v.is_number and (not v.is_finite or abs(v) > _MAX_FLOAT):
                 return True
     return False
