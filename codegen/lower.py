@@ -39,6 +39,7 @@ from sympy.functions.elementary.piecewise import ExprCondPair
 from .cancellation import Extended, guard
 from .keep import kept_for
 from .rewrite import scaled_square_roots, stabilize
+from .saturate import clamped, saturation_clamps
 from .spec import ABSENT, DimSum, Op, Variant
 from .spec.classes import GridSum
 from .spec.functions import BROADCAST, dim_size, numel_param, row_length
@@ -544,9 +545,15 @@ def lower_variant(op: Op, variant: Variant) -> KernelVariant:
     expr = expr.replace(lambda a: _abs_condition(a) is not None, _abs_condition)
     early_scalars = params | {s for s in expr.free_symbols if numel_param(s) is not None}
     expr = scalars_into_branches(expr, early_scalars, op.grad.symbol)
+    # a tensor element clamped where the bounded functions of it saturate (codegen.saturate): a stand-in symbol,
+    # which the guard expands about its roots as the element, and whose name sorts where the element's did (SymPy
+    # orders a product's factors by name: GeluBackward's 1.5957*σ(u)*σ(-u)*x stays in that order), computed first
+    clamps = {x: (sympy.Symbol(f"{x.name}_clamped", real=True), bound)
+              for x, bound in saturation_clamps(expr, {t.symbol for t in op.tensors}).items()}
+    expr = expr.xreplace({x: s for x, (s, _) in clamps.items()})
     expr = exact_affine(group_constants(pull_sum_content(expr)))
     # sums that can cancel: a polynomial about their roots, or computed wider than FLOAT (codegen.cancellation)
-    expr = guard(expr, {t.symbol for t in op.tensors}, params)
+    expr = guard(expr, {t.symbol for t in op.tensors} | {s for s, _ in clamps.values()}, params)
     numel_syms = {s for s in expr.free_symbols if numel_param(s) is not None}
     scalar_syms = {p.symbol for p in scalar_params} | numel_syms
 
@@ -587,8 +594,9 @@ def lower_variant(op: Op, variant: Variant) -> KernelVariant:
     temps, (result,) = sympy.cse([expr], symbols=sympy.numbered_symbols("t", real=True), order="canonical")
     temps, result = _inline_into_extended(temps, result)
     temps, result = _inline_gradient_products(temps, result, op.grad.symbol, {t.symbol for t in op.tensors})
+    temps = [(s, clamped(x, bound)) for x, (s, bound) in clamps.items()] + list(temps)
 
-    used = expr.free_symbols | {s for _, e in reductions + grid_sums for s in e.free_symbols} \
+    used = set(clamps) | expr.free_symbols | {s for _, e in reductions + grid_sums for s in e.free_symbols} \
         | {s for _, e in prelude for s in e.free_symbols}
     tensors = [t for t in op.tensors if t.symbol in used and variant.key.get(t.name) != ABSENT]
     scalars = [p for p in scalar_params if p.symbol in used]

@@ -293,3 +293,95 @@ def test_squared_hinge_with_a_target_near_max_is_zero_past_the_hinge(backend):
     want = np.array(want).astype(np.float32)
     assert got[0] == 0 and got[1] == 0 and got[2] == 0, (got, want)
     assert np.all(np.isfinite(got)) and np.max(ulp_distance(got, want)) <= 2, (got, want)
+
+
+def test_an_element_is_clamped_where_its_sigmoids_saturate(ops):
+    """codegen.saturate: FastGelu's σ(kx)·(1 - kx·(σ(kx) - 1)) and GeGlu's tanh form clamp their element where every
+    sigmoid of it is 0 or 1 and the expression is then free of it; SiLU's x·(1 - σ(x)) cannot leave FLOAT, and a
+    Swish forward x·σ(x) still depends on x there, so neither is clamped."""
+    from codegen.rewrite import Sigmoid
+    from codegen.saturate import saturation_clamps
+    x, b, g, beta = sympy.symbols("x b g beta", real=True)
+    k = sympy.Rational(851, 500)
+    assert saturation_clamps(g * (-k * x * (Sigmoid(k * x) - 1) + 1) * Sigmoid(k * x), {x, g}) == {x: 128}
+    u = 2 * sympy.sqrt(2 / sympy.pi) * (b + sympy.Rational(44715, 10 ** 6) * b ** 3)
+    du = 2 * sympy.sqrt(2 / sympy.pi) * (1 + 3 * sympy.Rational(44715, 10 ** 6) * b ** 2)
+    assert saturation_clamps(x * g * (Sigmoid(u) + b * Sigmoid(u) * Sigmoid(-u) * du), {x, b, g}) == {b: 16}
+    assert saturation_clamps(g * (x * (1 - Sigmoid(x)) + 1) * Sigmoid(x), {x, g}) == {}   # SiLU: nothing overflows
+    assert saturation_clamps(g * 3 * x * Sigmoid(3 * x), {x, g}) == {}                     # depends on x beyond
+    assert saturation_clamps(g * (beta * x * (1 - Sigmoid(beta * x)) + 1) * Sigmoid(beta * x), {x, g}) == {}
+    body = dict(lower(ops["fast_gelu_backward"]).variants[0].body)
+    assert sympy.Max(-128, sympy.Min(128, sympy.Symbol("x", real=True))) in body.values(), body
+
+
+def _fast_gelu_derivative(k, xs, gs):
+    """mpmath's derivative of the forward x·σ(kx), times g, rounded to FLOAT."""
+    with mpmath.workdps(40):
+        f = lambda v: v / (1 + mpmath.exp(-mpmath.mpf(k) * v))   # noqa: E731
+        return np.array([float(mpmath.mpf(float(gi)) * mpmath.diff(f, mpmath.mpf(float(xi))))
+                         for xi, gi in zip(xs.tolist(), gs.tolist())]).astype(np.float32)
+
+
+SATURATING = np.array([3e38, -3e38, 2.1e38, -2.1e38, 3.4028235e38, 1e30, -1e30, 130.0, -130.0, 70.0, -5.0, -0.75,
+                       1.5], np.float32)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("op", ["fast_gelu_backward", "quick_gelu_backward"])
+def test_fast_gelu_at_the_largest_inputs_is_g_or_zero(backend, op):
+    """FastGeluBackward (and QuickGeluBackward, examples/more_specs, the same slope) formed 1.702x = ±inf for |x| >
+    2.0e38, where σ(1.702x) is 0 or 1: inf·0 = nan where the answer is g or 0.  x is now clamped to [-128, 128]
+    (codegen.saturate).  Reference: mpmath's derivative of the forward x·σ(1.702x)."""
+    from .conftest import REPO
+    folder = None if op == "fast_gelu_backward" else REPO / "examples" / "more_specs"
+    x = SATURATING
+    g = np.resize(np.array([0.75, -1.5, 2.0], np.float32), x.shape)
+    got = codegen.kernel(op, backend, specs_dir=folder)(grad_output=g, self=x)
+    want = _fast_gelu_derivative("1.702", x, g)
+    assert np.all(np.isfinite(got)), (got, want)
+    assert np.max(ulp_distance(got, want)) <= 4, (got, want)
+    assert got[0] == g[0] and got[1] == 0 and got[4] == g[4], got
+
+
+def _gelu_tanh(v):
+    c = mpmath.sqrt(2 / mpmath.pi)
+    return v / 2 * (1 + mpmath.tanh(c * (v + mpmath.mpf("0.044715") * v ** 3)))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("op", ["gelu_backward", "gelu_backward_v2"])
+def test_gelu_tanh_form_at_the_largest_inputs_is_finite(backend, op):
+    """GeluBackward and GeluBackwardV2 (approximate = tanh) have GeGlu's tanh form: nan for |x| >= 1e20 on every
+    backend before the clamp to [-16, 16] (the accuracy inputs never sampled it).  Reference: mpmath's derivative of
+    the forward x·(1 + tanh(√(2/π)(x + 0.044715x³)))/2."""
+    x = SATURATING
+    g = np.resize(np.array([0.75, -1.5, 2.0], np.float32), x.shape)
+    kw = {"approximate": "tanh"} if op == "gelu_backward_v2" else {}
+    got = codegen.kernel(op, backend)(grad_output=g, self=x, **kw)
+    with mpmath.workdps(40):
+        want = np.array([float(mpmath.mpf(float(gi)) * mpmath.diff(_gelu_tanh, mpmath.mpf(float(xi))))
+                         for xi, gi in zip(x.tolist(), g.tolist())]).astype(np.float32)
+    assert np.all(np.isfinite(got)), (got, want)
+    far = np.abs(x) >= 16
+    assert np.array_equal(got[far], want[far]), (got, want)
+    assert np.max(ulp_distance(got, want)) <= 8, (got, want)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_ge_glu_tanh_form_at_the_largest_inputs_is_finite(backend):
+    """GeGluBackward with approximate = 1: b·σ(u)σ(-u)·(1 + 0.134b²) formed b² = inf for |b| > 1.8e19, where
+    σ(-u)σ(u) is 0: inf·0 = nan where the answer is a·g or 0.  b is now clamped to [-16, 16].  Reference: mpmath's
+    derivative of the forward a·GELU_tanh(b)."""
+    bs = SATURATING.copy()
+    a = np.resize(np.array([0.5, -2.0, 3e38, 1.0], np.float32), bs.shape)
+    g = np.resize(np.array([0.75, -1.5, 1e-30], np.float32), bs.shape)
+    gelu = np.zeros_like(bs)
+    got = codegen.kernel("ge_glu_backward", backend)(
+        grad_output=g[:, None], self=np.stack([a, bs], axis=1), gelu=gelu[:, None], dim=-1, approximate=1)
+    with mpmath.workdps(40):
+        want = np.array([float(mpmath.mpf(float(gi)) * mpmath.mpf(float(ai)) * mpmath.diff(_gelu_tanh, mpmath.mpf(
+            float(bi)))) for ai, bi, gi in zip(a.tolist(), bs.tolist(), g.tolist())]).astype(np.float32)
+    assert np.all(np.isfinite(got)), (got, want)
+    far = np.abs(bs) >= 16   # where b is clamped: exactly a·g or 0; nearer, the tanh form's own rounding (GELU's)
+    assert np.array_equal(got[far, 1], want[far]), (got[:, 1], want)
+    assert np.max(ulp_distance(got[:, 1], want)) <= 8, (got[:, 1], want)

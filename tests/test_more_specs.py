@@ -743,14 +743,15 @@ def test_an_intermediate_overflow_is_reported_where_the_result_is_finite(monkeyp
 
 
 def test_a_nan_where_the_result_is_finite_counts_as_an_overflow(monkeypatch):
-    """QuickGeluBackward's 1.702*x leaves FLOAT at x = -3.4e38, where sigma(1.702x) = 0 multiplies it: the kernel
-    gives 0*inf = nan where the exact result (and PyTorch's) is 0.  No bound judged it (the documented formula leaves
-    FLOAT there) and the overflow rule caught only ±inf, so it passed unseen; now such a nan is an overflow, failing
-    unless codegen.accuracy.known.OVERFLOWS documents the kernel (QuickGelu's is, with its reason)."""
+    """SigmoidFocalLossBackward's gamma term forms 1 - 2t, -inf at a target of 3e38, where gamma = 0 multiplies it:
+    the kernel gives 0*inf = nan where the exact result (and PyTorch's) is finite.  No bound judged it (the documented
+    formula leaves FLOAT there) and the overflow rule caught only ±inf, so it passed unseen; now such a nan is an
+    overflow, failing unless codegen.accuracy.known.OVERFLOWS documents the kernel (the focal loss's is, with its
+    reason).  (QuickGeluBackward's 1.702x·0 was the example until codegen.saturate clamped its x.)"""
     from codegen.accuracy import known
     _torch()
     ops, _ = load_folder(FOLDER)
-    op = {"quick_gelu_backward": ops["quick_gelu_backward"]}
+    op = {"sigmoid_focal_loss_backward": ops["sigmoid_focal_loss_backward"]}
     records = runner.run(op, backends=["numpy"], dtypes=["FLOAT"], log=lambda m: None)
     assert any(np.isnan(e.got) and np.isfinite(e.reference) for e in records[0].overflows), records[0].overflows
     assert all(r.passed and r.n_failures == 0 for r in records), records

@@ -25,7 +25,9 @@ def reason(op_name: str, dtype: str) -> str | None:
 # was here in effect (2*x - 2*t before the mean's 1/N): fixed by codegen.lower.pull_sum_content; SinhGrad (e^|x|/2 for
 # 88.72 < |x| <= 89.41) by cosh and sinh in the vocabulary (codegen.expansions.cosh_form); SituGluGrad (b*S formed
 # before sigmoid(a) << 1 joined) by codegen.lower.bounded_after_first; MarginRankingLossBackward (-target*g before
-# the mean's 1/N) by codegen.lower.scalars_into_branches.
+# the mean's 1/N) by codegen.lower.scalars_into_branches; FastGelu/QuickGelu (1.702x inf where sigma(1.702x) is 0 or
+# 1: inf*0) and GeGlu/GeGluV3's tanh form (b^2 inf where sigma(u)*sigma(-u) is 0) by codegen.saturate (the element
+# clamped where its sigmoids saturate).
 _GRAD_LAST = ("the local derivative, as its product is formed, leaves FLOAT's range and only the incoming gradient, "
               "|g| < 1, brings the result back: the lowering multiplies the gradient last on purpose (codegen.lower: "
               "g*0*inf would be nan where the mathematics gives 0), so fl(local derivative) is inf before g joins.  "
@@ -44,15 +46,6 @@ _POISSON = ("1 - t/(x + eps) leaves FLOAT (t = 3e38 over |x + eps| < 1, or a sub
 _SOFTMAX_DIFF = ("y*(dy - r), r = sum(dy*y) over the row: dy - r leaves FLOAT at dy = -max with r > 0 where y << 1 "
                  "brings the result back.  Fix: y*dy - y*r (which cancels where the sum is small) or a scaled "
                  "difference, not done")
-_SIGMOID_SLOPE = ("the slope term x*sigma'(k*x) is formed as k*x (k = 1.702) times sigma(k*x)*(1 - sigma(k*x)): k*x "
-                  "leaves FLOAT for |x| > 2.0e38, where sigma(k*x) (x < 0) or 1 - sigma(k*x) (x > 0) is 0, and 0*inf "
-                  "is nan where the exact result is 0 or g (a nan counts as an overflow).  No order of the product "
-                  "helps (the operand itself is inf).  Fix: clamp the slope's k*x to [-200, 200] (the sigmoid's "
-                  "factors are 0 or 1 beyond 104: no value changes), not done")
-_TANH_SLOPE = ("GELU's tanh form: the slope term c*b*(1 + 3*0.0447*b^2)*sigma(t)*sigma(-t), t = c*(b + 0.0447*b^3): "
-               "b^2 leaves FLOAT for |b| > 1.8e19 where sigma(t)*sigma(-t) is 0 (the exact term e^-|t|*b^3 is 0 in "
-               "FLOAT), and 0*inf is nan where the exact result is a*g or 0 (a nan counts as an overflow).  No order helps (the sum "
-               "itself is inf).  Fix: the slope term 0 where |t| > 104 (a Piecewise, or the sum scaled), not done")
 _FOCAL = ("a target far outside [0, 1] (3e38): 1 - 2t and t*(log sigma(x) - ...) leave FLOAT inside the gamma term "
           "gamma*sigma(x)*sigma(-x)*(1 - 2t)*(...), where their difference and alpha_t bring the result back; at "
           "gamma = 0 that term is 0*inf = nan (a nan counts as an overflow).  Fix: a scaled form of the gamma term, "
@@ -67,14 +60,6 @@ OVERFLOWS: dict[tuple[str, str], str] = {
     ("aclnnPoissonNllLossBackward", "BFLOAT16"): _POISSON,
     ("aclnnKlDivTargetBackward", "FLOAT"): _GRAD_LAST,
     ("aclnnKlDivTargetBackward", "BFLOAT16"): _GRAD_LAST,
-    ("aclnnFastGeluBackward", "FLOAT"): _SIGMOID_SLOPE,
-    ("aclnnFastGeluBackward", "BFLOAT16"): _SIGMOID_SLOPE,
-    ("aclnnQuickGeluBackward", "FLOAT"): _SIGMOID_SLOPE,
-    ("aclnnQuickGeluBackward", "BFLOAT16"): _SIGMOID_SLOPE,
-    ("aclnnGeGluBackward", "FLOAT"): _TANH_SLOPE,
-    ("aclnnGeGluBackward", "BFLOAT16"): _TANH_SLOPE,
-    ("aclnnGeGluV3Backward", "FLOAT"): _TANH_SLOPE,
-    ("aclnnGeGluV3Backward", "BFLOAT16"): _TANH_SLOPE,
     ("aclnnSigmoidFocalLossBackward", "FLOAT"): _FOCAL,
     ("aclnnSigmoidFocalLossBackward", "BFLOAT16"): _FOCAL,
     ("aclnnWeightedMseLossBackward", "FLOAT"): _GRAD_LAST,      # 2*w*(x - t) at x = -max or w = 3e38, |g| < 1

@@ -72,9 +72,10 @@ def _compute(grad_output, self, out):
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            t0 = 1.7020000219345093*self
+            x_clamped = np.maximum(-128, np.minimum(128, self))
+            t0 = 1.7020000219345093*x_clamped
             t1 = _sigmoid(t0)
-            t2 = self + 0.7511542439460754
+            t2 = x_clamped + 0.7511542439460754
             t3 = ((t2 + 1.1495213669832083e-08) + (-1.579871162491042e-16))
             result = (t1*_where((np.abs(t2 + 1.1495213669832083e-08) < 0.125), t3*((t3*(t3*(t3*(t3*((0.026765994727611542*t3 + 0.04348286986351013) + (-1.4161201100648668e-09)) - 0.03959687426686287) - 0.24101047217845917) - 0.3154789209365845) + 1.7020000219345093) + (-2.1934509319976314e-08)), -t0*(t1 - 1) + 1))*grad_output
             _store(out, result)  # round once to the output dtype (overflow gives inf)

@@ -94,10 +94,11 @@ def _compute(grad_output, self, out):
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            t0 = self + 0.7524614334106445 - 1.1339627903339533e-08
-            t1 = 1.5957691669464111*(0.044714998453855515*self**3 + self)
+            x_clamped = np.maximum(-16, np.minimum(16, self))
+            t0 = x_clamped + 0.7524614334106445 - 1.1339627903339533e-08
+            t1 = 1.5957691669464111*(0.044714998453855515*x_clamped**3 + x_clamped)
             t2 = _sigmoid(t1)
-            result = grad_output*_where((np.abs(t0) < 0.109375), t0*((t0*((t0*(t0*(t0*(t0*((0.005261059384793043*t0 + 0.01968230865895748) + (8.008756435806674e-10)) - 0.016619328409433365) - 0.11394448578357697) - 0.015782853588461876) + 0.38751843571662903) + (1.041915975719121e-08)) + 0.4304001033306122) + (-1.2305753749330961e-08)), 1.5957691669464111*t2*_sigmoid(-t1)*self*(0.13414500653743744*self**2 + 1) + t2)
+            result = grad_output*_where((np.abs(t0) < 0.109375), t0*((t0*((t0*(t0*(t0*(t0*((0.005261059384793043*t0 + 0.01968230865895748) + (8.008756435806674e-10)) - 0.016619328409433365) - 0.11394448578357697) - 0.015782853588461876) + 0.38751843571662903) + (1.041915975719121e-08)) + 0.4304001033306122) + (-1.2305753749330961e-08)), 1.5957691669464111*t2*_sigmoid(-t1)*x_clamped*(0.13414500653743744*x_clamped**2 + 1) + t2)
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

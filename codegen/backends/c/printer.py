@@ -126,6 +126,9 @@ class KernelCPrinter(InfixPrinting, C99CodePrinter):
         return f"{name}({', '.join(self._print(a) for a in args)})"
 
     def _print_Max(self, expr):
+        bound = _symmetric_clamp(expr)
+        if bound is not None:   # codegen.saturate's clamp: one comparison of |u| (not two compare-and-selects)
+            return f"opgen_clamp{self.suffix}({self._print(bound[0])}, {self._print(bound[1])})"
         return self._fold(f"opgen_maximum{self.suffix}", expr)
 
     def _print_Min(self, expr):
@@ -283,3 +286,14 @@ def math_functions() -> list[dict]:
         lines = [f"const float {t} = {pr.doprint(e)};" for t, e in temps] + [f"return {pr.doprint(res)};"]
         out.append({"name": f"opgen_{fn.__name__}f", "doc": (form.__doc__ or "").strip(), "lines": lines})
     return out
+
+
+def _symmetric_clamp(expr):
+    """(u, c) for Max(-c, Min(c, u)) with a number c > 0 (codegen.saturate.clamped), else None."""
+    if len(expr.args) != 2:
+        return None
+    low, inner = sorted(expr.args, key=lambda a: not a.is_number)
+    if not (low.is_number and isinstance(inner, sympy.Min) and len(inner.args) == 2):
+        return None
+    high, u = sorted(inner.args, key=lambda a: not a.is_number)
+    return (u, high) if high.is_number and high > 0 and low == -high and not u.is_number else None

@@ -56,9 +56,10 @@ static inline __attribute__((always_inline)) void block(int64_t n, const float *
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
         const float self_i = self[i];
-        const float t0 = 1.702F*self_i;
+        const float x_clamped = opgen_clampf(self_i, 128);
+        const float t0 = 1.702F*x_clamped;
         const float t1 = opgen_sigmoidf(t0);
-        const float t2 = self_i + 0.75115424F;
+        const float t2 = x_clamped + 0.75115424F;
         const float t3 = ((t2 + 1.1495214e-08F) + (-1.5798712e-16F));
         res[i] = (t1*((fabsf(t2 + 1.1495214e-08F) < 0.125F) ? t3*((t3*(t3*(t3*(t3*((0.026765995F*t3 + 0.04348287F) + (-1.4161201e-09F)) - 0.039596874F) - 0.24101047F) - 0.31547892F) + 1.702F) + (-2.193451e-08F)) : -t0*(t1 - 1) + 1))*grad_output_i;
     }

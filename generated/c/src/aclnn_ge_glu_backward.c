@@ -180,10 +180,11 @@ static inline __attribute__((always_inline)) void block__b__approximate_1(int64_
         const float grad_output_i = grad_output[i];
         const float a_i = a[i];
         const float b_i = b[i];
-        const float t0 = b_i + 0.75246143F - 1.1339628e-08F;
-        const float t1 = 1.5957692F*(0.044715F*(b_i*b_i*b_i) + b_i);
+        const float b_clamped = opgen_clampf(b_i, 16);
+        const float t0 = b_clamped + 0.75246143F - 1.1339628e-08F;
+        const float t1 = 1.5957692F*(0.044715F*(b_clamped*b_clamped*b_clamped) + b_clamped);
         const float t2 = opgen_sigmoidf(t1);
-        res[i] = (a_i*((fabsf(t0) < 0.109375F) ? t0*((t0*((t0*(t0*(t0*(t0*((0.0052610594F*t0 + 0.019682309F) + (8.0087564e-10F)) - 0.016619328F) - 0.113944486F) - 0.015782854F) + 0.38751844F) + (1.041916e-08F)) + 0.4304001F) + (-1.2305754e-08F)) : 1.5957692F*b_i*opgen_sigmoidf(-t1)*t2*(0.134145F*(b_i*b_i) + 1) + t2))*grad_output_i;
+        res[i] = (a_i*((fabsf(t0) < 0.109375F) ? t0*((t0*((t0*(t0*(t0*(t0*((0.0052610594F*t0 + 0.019682309F) + (8.0087564e-10F)) - 0.016619328F) - 0.113944486F) - 0.015782854F) + 0.38751844F) + (1.041916e-08F)) + 0.4304001F) + (-1.2305754e-08F)) : 1.5957692F*b_clamped*opgen_sigmoidf(-t1)*t2*(0.134145F*(b_clamped*b_clamped) + 1) + t2))*grad_output_i;
     }
 }
 

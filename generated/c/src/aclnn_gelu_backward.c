@@ -88,10 +88,11 @@ static inline __attribute__((always_inline)) void block(int64_t n, const float *
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
         const float self_i = self[i];
-        const float t0 = self_i + 0.75246143F - 1.1339628e-08F;
-        const float t1 = 1.5957692F*(0.044715F*(self_i*self_i*self_i) + self_i);
+        const float x_clamped = opgen_clampf(self_i, 16);
+        const float t0 = x_clamped + 0.75246143F - 1.1339628e-08F;
+        const float t1 = 1.5957692F*(0.044715F*(x_clamped*x_clamped*x_clamped) + x_clamped);
         const float t2 = opgen_sigmoidf(t1);
-        res[i] = grad_output_i*((fabsf(t0) < 0.109375F) ? t0*((t0*((t0*(t0*(t0*(t0*((0.0052610594F*t0 + 0.019682309F) + (8.0087564e-10F)) - 0.016619328F) - 0.113944486F) - 0.015782854F) + 0.38751844F) + (1.041916e-08F)) + 0.4304001F) + (-1.2305754e-08F)) : 1.5957692F*t2*opgen_sigmoidf(-t1)*self_i*(0.134145F*(self_i*self_i) + 1) + t2);
+        res[i] = grad_output_i*((fabsf(t0) < 0.109375F) ? t0*((t0*((t0*(t0*(t0*(t0*((0.0052610594F*t0 + 0.019682309F) + (8.0087564e-10F)) - 0.016619328F) - 0.113944486F) - 0.015782854F) + 0.38751844F) + (1.041916e-08F)) + 0.4304001F) + (-1.2305754e-08F)) : 1.5957692F*t2*opgen_sigmoidf(-t1)*x_clamped*(0.134145F*(x_clamped*x_clamped) + 1) + t2);
     }
 }
 

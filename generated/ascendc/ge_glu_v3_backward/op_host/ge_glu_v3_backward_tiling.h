@@ -230,7 +230,7 @@ inline bool ComputeTilingApproximate1ActivateLeftFalseSecondHalfFalse(uint64_t t
     return true;
 }
 
-// variant approximate=1, activateLeft=False, secondHalf=True: 3 input tile(s), 6 float temporaries, 1 mask(s)
+// variant approximate=1, activateLeft=False, secondHalf=True: 3 input tile(s), 7 float temporaries, 1 mask(s)
 inline bool ComputeTilingApproximate1ActivateLeftFalseSecondHalfTrue(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, GeGluV3BackwardTilingData& tiling)
 {
@@ -239,7 +239,7 @@ inline bool ComputeTilingApproximate1ActivateLeftFalseSecondHalfTrue(uint64_t to
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 3) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 6);
+    const uint64_t floatSlots = (castSlots + 7);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
     const uint64_t bytesPer256 = ((((((6 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 128) + 0);
@@ -271,7 +271,7 @@ inline bool ComputeTilingApproximate1ActivateLeftFalseSecondHalfTrue(uint64_t to
     return true;
 }
 
-// variant approximate=1, activateLeft=True, secondHalf=False: 3 input tile(s), 6 float temporaries, 1 mask(s)
+// variant approximate=1, activateLeft=True, secondHalf=False: 3 input tile(s), 7 float temporaries, 1 mask(s)
 inline bool ComputeTilingApproximate1ActivateLeftTrueSecondHalfFalse(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, GeGluV3BackwardTilingData& tiling)
 {
@@ -280,7 +280,7 @@ inline bool ComputeTilingApproximate1ActivateLeftTrueSecondHalfFalse(uint64_t to
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 3) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 6);
+    const uint64_t floatSlots = (castSlots + 7);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
     const uint64_t bytesPer256 = ((((((6 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 128) + 0);
