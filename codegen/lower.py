@@ -44,6 +44,7 @@ from .spec import ABSENT, DimSum, Op, Variant
 from .spec.classes import GridSum
 from .spec.functions import BROADCAST, dim_size, numel_param, row_length
 from .spec.params import Attr, Scalar
+from .spec.rules import Requires
 
 
 @dataclass
@@ -530,7 +531,7 @@ def _abs_condition(cond):
 
 def _required_positive(op: Op) -> set:
     """The scalars an unconditional Requires of the op holds at or above 0 (`b > 0`: SquareplusBackward's b)."""
-    return {r.condition.lhs for r in op.rules if type(r).__name__ == "Requires" and r.when == sympy.true
+    return {r.condition.lhs for r in op.rules if isinstance(r, Requires) and r.when == sympy.true
             and isinstance(r.condition, (sympy.StrictGreaterThan, sympy.GreaterThan)) and r.condition.rhs == 0}
 
 
