@@ -181,6 +181,9 @@ def cmd_accuracy(args) -> int:
                                 (f"{r.n_failures} special-value/layout/overflow/unbounded-element failures",
                                  r.n_failures)) if bad]
         print(f"FAILED {r.op} {r.dtype} {r.backend} {r.product}: {', '.join(why)}", file=sys.stderr)
+        example = report.first_failure(r)
+        if example:
+            print(f"    e.g. {example}", file=sys.stderr)
     return 1 if failed else 0
 
 

@@ -381,6 +381,9 @@ def test_cli_fails_on_a_wrong_kernel(tmp_path):
     r = _opgen("--specs", str(TESTS / "bad_specs" / "wrong_formula"), "accuracy", "--out", str(tmp_path))
     assert r.returncode == 1, r.stdout + r.stderr
     assert "FAILED log_sigmoid_backward" in r.stderr
+    # the line after shows an element that failed: its inputs, the kernel's value and the exact one
+    example = r.stderr.split("FAILED log_sigmoid_backward", 1)[1].splitlines()[1]
+    assert example.startswith("    e.g. ") and "self=" in example and "kernel " in example and "exact " in example
 
 
 def test_dual_and_single_standard_thresholds():

@@ -52,6 +52,21 @@ def _ulp(v: float) -> str:
     return "∞" if v == float("inf") else f"{int(v)}"
 
 
+def first_failure(rec: Record) -> str:
+    """One line a failing record's FAILED message shows: the first failing element (its group, case, inputs, the
+    kernel's value and the exact one), or the element with the largest ulp error when only a standard failed, so a
+    newcomer sees the input without opening the report."""
+    listed = [*rec.failures, *rec.beyond,
+              *(e for e in (*rec.overflows, *rec.unbounded_off) if e not in rec.documented)]
+    e = listed[0] if listed else rec.worst
+    if e is None:
+        return ""
+    if isinstance(e, str):
+        return e
+    return (f"{e.group} [{e.case}]: {e.inputs}: kernel {_fmt(e.got)}, exact {_fmt(e.reference)}"
+            + ("" if listed else " (largest ulp error)"))
+
+
 def verdict(rec: Record) -> str:
     if rec.passed:
         return "pass"
