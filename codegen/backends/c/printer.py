@@ -89,10 +89,22 @@ class KernelCPrinter(InfixPrinting, C99CodePrinter):
         args = list(expr.args)
         if args[-1][1] != sympy.true:
             raise ValueError(f"Piecewise without a final True branch: {expr}")
+        if self.suffix and _scale_select(args):
+            # a choice between two scales, powers of two (codegen.rewrite.scaled_square_roots' s = 2^-66 or 1), as the
+            # blend k1*t + k2*(1 - t), t = 0 or 1: the same bits (a positive number plus +0), and no select.
+            # A select let GCC 12 duplicate everything computed from it per arm (jump threading) and if-convert
+            # both: the scaled arm, (u*2^-66)^2, a subnormal in every lane of ordinary inputs, then one root more
+            # (Squareplus's C kernel 4.2x slower than without the scaling; as a blend 1.1x)
+            (k1, c), (k2, _) = args
+            t = f"(float)({self._print(c)})"
+            return f"({self._scaled(k1, t)} + {self._scaled(k2, f'(1 - {t})')})"
         out = self._print(args[-1][0])
         for e, c in reversed(self._mirrors_joined(args[:-1]) if self.suffix else args[:-1]):
             out = f"({self._print(c)} ? {e if isinstance(e, str) else self._print(e)} : {out})"
         return out
+
+    def _scaled(self, k, term: str) -> str:
+        return term if k == 1 else f"{self._print(k)}*{term}"
 
     def _mirrors_joined(self, pairs: list) -> list:
         """`pairs` (value, condition) with each two consecutive mirrored branches joined into one (_mirror_of):
@@ -248,6 +260,14 @@ class KernelCPrinter(InfixPrinting, C99CodePrinter):
 def _conjuncts(cond) -> frozenset:
     return frozenset(a.canonical if isinstance(a, sympy.core.relational.Relational) else a
                      for a in (cond.args if isinstance(cond, sympy.And) else (cond,)))
+
+
+def _scale_select(args) -> bool:
+    """Whether a Piecewise's (value, condition) pairs choose between two powers of two (a scale)."""
+    from ...lower import Const
+    values = [v.value if isinstance(v, Const) else v for v, _ in args]
+    return len(args) == 2 and all(isinstance(v, sympy.Rational) and v > 0 and (v.p & (v.p - 1)) == 0
+                                  and (v.q & (v.q - 1)) == 0 for v in values)
 
 
 def _mirror_of(first, second):
