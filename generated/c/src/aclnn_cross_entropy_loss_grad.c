@@ -1556,7 +1556,7 @@ static void finish_row__reduction_optional_mean__weight_optional_present(int64_t
         const float target_i = target[i];
         const float weight_optional_i = weight_optional[i];
         const float class_index_i = class_index[i];
-        res[i] = ((ignore_index != target_i) ? ((float)(c0_f64*(r0_f64*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + c1_f64*r1_f64*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0);
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)((c0_f64*(r0_f64*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + c1_f64*r1_f64*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/((double)g0)) : 0);
     }
 }
 
@@ -1584,7 +1584,7 @@ static void finish_col__reduction_optional_mean__weight_optional_present(int64_t
         const float target_i = target[i];
         const float weight_optional_i = weight_optional[i];
         const float class_index_i = class_index[i];
-        res[i] = ((ignore_index != target_i) ? ((float)(c0_f64*(r0_f64*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + c1_f64*r1_f64*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0);
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)((c0_f64*(r0_f64*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + c1_f64*r1_f64*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/((double)g0)) : 0);
     }
 }
 
