@@ -694,6 +694,13 @@ def wide_reductions(kv: KernelVariant) -> list:
     return [s for s, _ in kv.reductions if s in inside]
 
 
+def wide_grid_sums(kv: KernelVariant) -> list:
+    """The grid sums that a sum computed wide (Extended) reads (a weighted mean's Σw, `ratios_first`): NumPy and C
+    hand it the sum unrounded, so a total weight beyond FLOAT's largest is a double, not inf."""
+    inside = extended_reads([e for _, e in kv.body] + [kv.result])
+    return [s for s, _ in kv.grid_sums if s in inside]
+
+
 def prelude_in_double(kv: KernelVariant) -> dict:
     """{prelude symbol: its expression in the scalars alone} (each earlier prelude constant substituted), for the
     constants a backend computes unrounded in double (wide_constants)."""

@@ -107,6 +107,21 @@ def test_weighted_mean_at_every_weight_scale_halves(op, backend):
     assert _judge(op, backend, ["FLOAT16", "BFLOAT16"]) == []
 
 
+@pytest.mark.parametrize("backend", ["numpy", "c"])
+def test_cross_entropy_total_weight_beyond_float(backend):
+    """Weights of FLOAT's largest/2: their sum, which the operator computes itself, is beyond FLOAT (inf there, and
+    every result 0); NumPy and C hand the sum computed in double unrounded (codegen.lower.wide_grid_sums)."""
+    k = get(backend).make_kernel(OPS["cross_entropy_loss_grad"])
+    for mixed in (False, True):
+        kw, want = _cross_entropy(np.random.default_rng(7), float(np.finfo(np.float32).max) / 2, "FLOAT", mixed)
+        if not mixed:
+            t = kw["target"]
+            assert np.sum(np.asarray(kw["weight_optional"], np.float64)[t[t >= 0]]) > np.finfo(np.float32).max
+        got = np.asarray(k(**kw))
+        e = errors(relative_errors(got, want.astype(np.float32), 2.0 ** -126), np.zeros(1), "FLOAT")
+        assert single_ok(e, "FLOAT"), e
+
+
 @pytest.mark.deep
 @pytest.mark.parametrize("op", ["nll_loss_backward", "nll_loss2d_backward"])
 def test_weighted_mean_at_every_weight_scale_ascendc(op):

@@ -160,12 +160,20 @@ def _sums(v: dict, dim: str) -> list[str]:
 
 def _grid_sums(v: dict) -> list[str]:
     """The sums over the whole grid (GridSum: a class-index loss's mean divisor), before the blocks: each summand
-    on the grid in FLOAT, summed pairwise in FLOAT."""
+    on the grid in FLOAT, summed pairwise in FLOAT; in double where a sum computed in double reads it (`_f64`, as
+    C's runtime sums it: a total weight beyond FLOAT's largest), rounded once where the kernel reads it as FLOAT."""
     if not v["grid_sums"]:
         return []
-    return (["# the sums over the whole (sample, class) grid, before the blocks", 'with np.errstate(all="ignore"):']
-            + indent([f"{name} = np.sum(np.broadcast_to({code}, out.shape), dtype=np.float32)"
-                      for name, code in v["grid_sums"]]))
+    lines = []
+    for name, code in v["grid_sums"]:
+        if name not in v["wide_grid"]:
+            lines.append(f"{name} = np.sum(np.broadcast_to({code}, out.shape), dtype=np.float32)")
+            continue
+        lines.append(f"{name}_f64 = np.sum(np.broadcast_to({code}, out.shape), dtype=np.float64)")
+        if v["wide_grid"][name]:
+            lines.append(f"{name} = np.float32({name}_f64)")
+    return ["# the sums over the whole (sample, class) grid, before the blocks", 'with np.errstate(all="ignore"):'] \
+        + indent(lines)
 
 
 def compute_function(v: dict) -> str:
