@@ -4,8 +4,10 @@ For each variant (bool attributes and optional-tensor presence fixed) the backwa
   1. stabilised (codegen.rewrite), and a pair of mirrored comparisons `u > c | -u > c` becomes `|u| > c`; a sum's
      numeric content above 1 joins its product's coefficient (`pull_sum_content`: g*(2x - 2t)/N as 2/N*(x - t)*g,
      where 2x overflowed); a product's scalar factors join the branches of a Piecewise that multiplies the gradient
-     (`scalars_into_branches`: the mean's 1/N before the gradient, not after it); the constant factors of each
-     product and the constant terms of each sum become one `Const`, printed as one literal rounded once
+     (`scalars_into_branches`: the mean's 1/N before the gradient, not after it); a weighted mean's division by
+     the sum of its weights applies to the weights first (`ratios_first`: w/Σw, two numbers of one scale); the
+     constant factors of each product and the constant terms of each sum become one `Const`, printed as one literal
+     rounded once
      (`x*sqrt(2)/pi`: one multiplication by the FLOAT nearest sqrt(2)/pi), and `t/3 + 1/2` becomes `(t + 3/2)/3`,
      a true division (`exact_affine`: no cancellation beside t = -3/2); a sum that can cancel becomes a polynomial about its roots or an `Extended` sum computed wider than FLOAT
      (codegen.cancellation: `guard`), and CSE leaves no FLOAT temporary inside an `Extended` sum,
@@ -362,6 +364,53 @@ def scalars_into_branches(expr, scalar_syms, grad):
     return sympy.Piecewise(*[(k * e, c) for e, c in inner[0].args])
 
 
+def ratios_first(expr, divisors: set, weights: set):
+    """A weighted mean's division formed as a ratio of two numbers of one scale, before anything else multiplies
+    them: `divisors` are the symbols a mean divides by that are sums of weights (a grid sum, CrossEntropyLossGrad's
+    Σ weight[target]; a one-element tensor, NLLLoss's totalWeight), `weights` the tensors other than the gradient.
+    With weights of 2^-140 the products g*w*(p - onehot) (or the Extended sum of them, rounded to FLOAT) were
+    subnormals of a few bits before the /Σw: 0.94 relative error on every backend (w/Σw is a FLOAT near 1).  So
+      - a product of an `Extended` sum and 1/D: the division joins the sum, `Extended(e/D)`, computed in double
+        and rounded once (CrossEntropyLossGrad's mean; NumPy and C, see weighted_divisors for Ascend C);
+      - a product of weights and a Piecewise with 1/D in a branch: the weights join the branches, `w/D` a true
+        division (NLLLoss's w*Piecewise((1/totalWeight, reduction == 1), (1, True)): 1/D alone overflowed for
+        D < 2^-128, and lost bits as a subnormal for D > 2^126).
+    Conditions are left as they are."""
+    if not divisors or not isinstance(expr, sympy.Basic) or expr.is_Atom or isinstance(
+            expr, (sympy.core.relational.Relational, sympy.logic.boolalg.BooleanFunction)):
+        return expr
+    if isinstance(expr, sympy.Piecewise):
+        return sympy.Piecewise(*[(ratios_first(e, divisors, weights), c) for e, c in expr.args])
+    expr = expr.func(*[ratios_first(a, divisors, weights) for a in expr.args])
+    if not isinstance(expr, sympy.Mul):
+        return expr
+    dividing = lambda f: isinstance(f, sympy.Pow) and f.exp == -1 and f.base in divisors   # noqa: E731
+    dens = [a for a in expr.args if dividing(a)]
+    sums = [a for a in expr.args if isinstance(a, Extended)]
+    if len(dens) == 1 and len(sums) == 1:
+        rest = [a for a in expr.args if a is not dens[0] and a is not sums[0]]
+        return sympy.Mul(*rest, Extended(sums[0].args[0] * dens[0]))
+    inner = [a for a in expr.args if isinstance(a, sympy.Piecewise)
+             and any(any(dividing(f) for f in sympy.Mul.make_args(e)) for e, _ in a.args)]
+    joining = [a for a in expr.args if a in weights]
+    if len(inner) != 1 or not joining:
+        return expr
+    rest = [a for a in expr.args if a is not inner[0] and a not in joining]
+    w = sympy.Mul(*joining)
+    return sympy.Mul(*rest, sympy.Piecewise(*[(w * e, c) for e, c in inner[0].args]))
+
+
+def weighted_divisors(op: Op) -> set:
+    """The divisors of the op's loss reduction that are sums of weights, not element counts: a one-element tensor
+    (NLLLoss's totalWeight) or a GridSum.  Not Ascend C's kernel op, which reads the GridSum as its one-element
+    input GRID_SUM: its Extended sums are double-float pairs, FLOAT's range, whose split and TwoProd give no low
+    part on subnormal operands (the ratio in pairs was no better at 2^-140 weights) and overflow (4097*D) beyond
+    8e34: nan where FLOAT's division gave a number."""
+    reduction = op.reduction
+    tensors = {t.symbol for t in op.tensors}
+    return {d for d in ([] if reduction is None else reduction.divisors.values()) if d in tensors or d.has(GridSum)}
+
+
 def _is_scalar_only(expr, scalar_syms) -> bool:
     """A FLOAT value of scalars only (the prelude holds FLOATs: a condition on scalars stays where it is used)."""
     return bool(expr.free_symbols) and expr.free_symbols <= scalar_syms and not expr.has(DimSum) \
@@ -580,6 +629,10 @@ def lower_variant(op: Op, variant: Variant) -> KernelVariant:
         reductions.append((sym, inner))
         return sym
     expr = expr.replace(lambda a: isinstance(a, DimSum), take_dimsum)
+    # a weighted mean divides its weights by their sum first (`ratios_first`)
+    taken = {GridSum(e): s for s, e in grid_sums}
+    divisors = {d.xreplace(taken) for d in weighted_divisors(op)} & expr.free_symbols
+    expr = ratios_first(expr, divisors, {t.symbol for t in op.tensors} - {op.grad.symbol})
 
     # 2. prelude
     prelude, counter = [], [0]
@@ -639,6 +692,13 @@ def wide_reductions(kv: KernelVariant) -> list:
     """The row sums that a sum computed wide (Extended) reads: every backend hands it the sum unrounded."""
     inside = extended_reads([e for _, e in kv.body] + [kv.result])
     return [s for s, _ in kv.reductions if s in inside]
+
+
+def wide_grid_sums(kv: KernelVariant) -> list:
+    """The grid sums that a sum computed wide (Extended) reads (a weighted mean's Σw, `ratios_first`): NumPy and C
+    hand it the sum unrounded, so a total weight beyond FLOAT's largest is a double, not inf."""
+    inside = extended_reads([e for _, e in kv.body] + [kv.result])
+    return [s for s, _ in kv.grid_sums if s in inside]
 
 
 def prelude_in_double(kv: KernelVariant) -> dict:

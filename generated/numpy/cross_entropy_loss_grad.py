@@ -183,7 +183,7 @@ def _compute__reduction_optional_mean__weight_optional_present(grad_loss, log_pr
         c1 = np.float32(1 - label_smoothing)
     # the sums over the whole (sample, class) grid, before the blocks
     with np.errstate(all="ignore"):
-        g0 = np.sum(np.broadcast_to(_where(((_f32(class_index) == _f32(target)) & (ignore_index != _f32(target))), _f32(weight_optional), 0), out.shape), dtype=np.float32)
+        g0_f64 = np.sum(np.broadcast_to(_where(((_f32(class_index) == _f32(target)) & (ignore_index != _f32(target))), _f32(weight_optional), 0), out.shape), dtype=np.float64)
     # in blocks of whole rows (dim and the axes after it whole): the temporaries stay small and the sums are the
     # same bits (codegen.runtime.blocks.row_blocks)
     for (grad_loss, log_prob, target, weight_optional, class_index), out in _row_blocks((grad_loss, log_prob, target, weight_optional, class_index), out, dim):
@@ -197,7 +197,7 @@ def _compute__reduction_optional_mean__weight_optional_present(grad_loss, log_pr
         with np.errstate(all="ignore"):
             r0_f64 = np.sum(weight_optional, axis=dim, keepdims=True, dtype=np.float64)
             r1_f64 = np.sum(_where((class_index == target), weight_optional, 0), axis=dim, keepdims=True, dtype=np.float64)
-            result = _where((ignore_index != target), (np.asarray(c0_f64*(r0_f64*np.exp(np.asarray(log_prob, np.float64)) - np.asarray(weight_optional, np.float64)) + c1_f64*r1_f64*(-np.where((np.asarray(class_index, np.float64) == np.asarray(target, np.float64)), 1, 0) + np.exp(np.asarray(log_prob, np.float64))), np.float32)/g0)*grad_loss, 0)
+            result = _where((ignore_index != target), grad_loss*np.asarray((c0_f64*(r0_f64*np.exp(np.asarray(log_prob, np.float64)) - np.asarray(weight_optional, np.float64)) + c1_f64*r1_f64*(-np.where((np.asarray(class_index, np.float64) == np.asarray(target, np.float64)), 1, 0) + np.exp(np.asarray(log_prob, np.float64))))/g0_f64, np.float32), 0)
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

@@ -83,7 +83,7 @@ def _compute(grad_output, target, weight, total_weight, class_index, reduction, 
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            result = _where(((class_index == target) & (ignore_index != target)), (-weight*_where((reduction == 1), 1/total_weight, 1))*grad_output, 0)
+            result = _where(((class_index == target) & (ignore_index != target)), -grad_output*_where((reduction == 1), weight/total_weight, weight), 0)
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

@@ -22,7 +22,7 @@ import sympy
 
 from codegen.checkplan import none_test, steps
 from codegen.lower import (KernelVariant, exact_constants, extended_reads, lower, prelude_in_double,
-                           reads_outside_extended, wide_constants, wide_reductions)
+                           reads_outside_extended, wide_constants, wide_grid_sums, wide_reductions)
 from codegen.rewrite import Sigmoid
 from codegen.spec import DTYPES, Op
 from codegen.spec.functions import BROADCAST, ROW_AXIS, count_parts
@@ -64,8 +64,8 @@ def _fields(kv: KernelVariant) -> list[tuple[str, str, object]]:
         out.append(("float", numel_field(n), sympy.Symbol(f"numel_{n}", integer=True, positive=True)))
     for s, _ in kv.prelude:
         out.append(("float", str(s), s))
-    for s, _ in kv.grid_sums:   # last and together: the runtime writes them as a float[] at grid_at, in phase 2
-        out.append(("float", str(s), s))
+    for s, _ in kv.grid_sums:   # last and together: the runtime writes them as a double[] at grid_at, in phase 2
+        out.append(("double", str(s), s))
     return out
 
 
@@ -89,13 +89,19 @@ def _function(exprs, tensors_by_sym, fields, reductions_by_sym, suffix, wide=())
     used = _used(exprs)   # `exprs` lists every temporary the function computes, so this is all it reads
     inside, outside = extended_reads(exprs), reads_outside_extended(exprs)
     wide_syms = {sym for _, sym in wide}
-    as_float = used - (inside - outside) | (inside - wide_syms - set(reductions_by_sym))
+    grid = {sym for ctype, _, sym in fields if ctype == "double"}   # the grid sums, double fields (_fields)
+    as_float = used - (inside - outside) | (inside - wide_syms - set(reductions_by_sym) - grid)
     loads = [(k, name) for k, (sym, name) in enumerate(tensors_by_sym) if sym in used]
     consts = [(ctype, f) for ctype, f, sym in fields if sym in as_float]
     consts += [("double", f) for f, sym in wide if sym in inside]
-    declare = [f"const Params{suffix} *prm = params;"] if consts else ["(void)params;"]
+    declare = [f"const Params{suffix} *prm = params;"] if consts or grid & inside else ["(void)params;"]
     declare += [f"const float *restrict {name} = in[{k}];" for k, name in loads]
-    declare += [f"const {ctype} {f} = prm->{f};" for ctype, f in consts]
+    # (a grid sum read as FLOAT is rounded once, as the runtime rounded it before; read by a sum computed in
+    # double, it is taken unrounded: `_f64`)
+    grid_fields = {f for ctype, f, sym in fields if sym in grid}
+    declare += [f"const float {f} = (float)prm->{f};" if f in grid_fields else f"const {ctype} {f} = prm->{f};"
+                for ctype, f in consts]
+    declare += [f"const double {f}_f64 = prm->{f};" for ctype, f, sym in fields if sym in grid & inside]
     return {
         "declare": declare,
         # element i of every operand, loaded at the top of the loop body
@@ -248,7 +254,7 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
     # the double locals of the constants and row sums that the sums computed in double read (_wide_fields)
     wide_fields = _wide_fields(kv)
     wide_names = {sym: f for f, sym in wide_fields}
-    wide_names.update({s: f"{s}_f64" for s in wide_reductions(kv)})
+    wide_names.update({s: f"{s}_f64" for s in wide_reductions(kv) + wide_grid_sums(kv)})
     pr.wide_names = wide_names
     # (elementwise kernels: an exp under a `?:` computed before it, see _branch_exps_hoisted)
     hoisted = [] if kv.reductions else _branch_exps_hoisted(kv.body, kv.result)
@@ -280,7 +286,7 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
     ctx = {
         "suffix": suffix,
         "title": f" for {_key_text(kv.key)}" if kv.key else "",
-        # (the grid sums last: the runtime writes them as a float[] at grid_at)
+        # (the grid sums last: the runtime writes them as a double[] at grid_at)
         "fields": ([f"{ctype} {f};" for ctype, f, _ in fields[:len(fields) - len(kv.grid_sums)]]
                    + [f"double {f};   /* unrounded, for the sums computed in double */" for f, _ in wide_fields]
                    + [f"{ctype} {f};" for ctype, f, _ in fields[len(fields) - len(kv.grid_sums):]]

@@ -8,7 +8,7 @@ import sympy
 from codegen.backends import literals
 from codegen.checkplan import steps
 from codegen.lower import (Kernel, KernelVariant, lower, prelude_in_double, reads_outside_extended, wide_constants,
-                           wide_reductions)
+                           wide_grid_sums, wide_reductions)
 from codegen.rewrite import Sigmoid
 from codegen.spec import ABSENT, Op
 from codegen.spec.functions import BROADCAST, ROW_AXIS, count_parts
@@ -261,7 +261,8 @@ def variant_context(op: Op, k: Kernel, kv: KernelVariant) -> dict:
     # a sum over the whole grid reads the whole views, each converted to FLOAT as the block loop's loads are
     gpr = KernelNumPyPrinter({**names, **{t.symbol: f"_f32({t.py_name})" for t in kv.tensors}}, last=kv.last)
     wide, wide_sums = _wide(op, kv)
-    pr.wide_names = {**{sym: name for name, sym, _ in wide}, **{s: f"{s}_f64" for s in wide_reductions(kv)}}
+    pr.wide_names = {**{sym: name for name, sym, _ in wide},
+                     **{s: f"{s}_f64" for s in wide_reductions(kv) + wide_grid_sums(kv)}}
     context = {
         "suffix": ("__" + kv.suffix) if kv.suffix else "",
         "key": kv.key,
@@ -275,6 +276,9 @@ def variant_context(op: Op, k: Kernel, kv: KernelVariant) -> dict:
         # the row sums a sum computed in double reads, summed in double: {name: also read as FLOAT}
         "wide_sums": wide_sums,
         "grid_sums": [(str(s), gpr.doprint(e)) for s, e in kv.grid_sums],
+        # the grid sums a sum computed in double reads, summed in double: {name: also read as FLOAT}
+        "wide_grid": {str(s): s in reads_outside_extended([e for _, e in kv.body] + [kv.result])
+                      for s in wide_grid_sums(kv)},
         "body": [(str(s), pr.doprint(e)) for s, e in kv.body],
         "result": pr.doprint(kv.result),
         "dispatch": _dispatch_condition(op, kv),

@@ -144,28 +144,38 @@ def _wide(v: dict) -> list[str]:
         + _prelude(v["wide"], "{}")
 
 
+def _float_or_double(sums, wide: dict, narrow: str, double: str, rounded: str) -> list[str]:
+    """`name = <narrow>` per (name, code) of `sums`, or, for a name in `wide` (read by a sum computed in double),
+    `name_f64 = <double>` and, where `wide[name]` (the kernel reads it as FLOAT too), `name = <rounded>`: each a
+    format of the code (of `name` for `rounded`)."""
+    lines = []
+    for name, code in sums:
+        if name not in wide:
+            lines.append(f"{name} = {narrow.format(code)}")
+            continue
+        lines.append(f"{name}_f64 = {double.format(code)}")
+        if wide[name]:
+            lines.append(f"{name} = {rounded.format(name)}")
+    return lines
+
+
 def _sums(v: dict, dim: str) -> list[str]:
     """The row sums along dim: in FLOAT, or in double where a sum computed in double reads it (its name `_f64`,
     rounded once to FLOAT where the kernel reads it as FLOAT too)."""
-    lines = []
-    for name, code in v["reductions"]:
-        if name not in v["wide_sums"]:
-            lines.append(f"{name} = np.sum({code}, axis={dim}, keepdims=True)")
-            continue
-        lines.append(f"{name}_f64 = np.sum({code}, axis={dim}, keepdims=True, dtype=np.float64)")
-        if v["wide_sums"][name]:
-            lines.append(f"{name} = {name}_f64.astype(np.float32)")
-    return lines
+    return _float_or_double(v["reductions"], v["wide_sums"], f"np.sum({{}}, axis={dim}, keepdims=True)",
+                            f"np.sum({{}}, axis={dim}, keepdims=True, dtype=np.float64)", "{}_f64.astype(np.float32)")
 
 
 def _grid_sums(v: dict) -> list[str]:
     """The sums over the whole grid (GridSum: a class-index loss's mean divisor), before the blocks: each summand
-    on the grid in FLOAT, summed pairwise in FLOAT."""
+    on the grid in FLOAT, summed pairwise in FLOAT; in double where a sum computed in double reads it (`_f64`, as
+    C's runtime sums it: a total weight beyond FLOAT's largest), rounded once where the kernel reads it as FLOAT."""
     if not v["grid_sums"]:
         return []
-    return (["# the sums over the whole (sample, class) grid, before the blocks", 'with np.errstate(all="ignore"):']
-            + indent([f"{name} = np.sum(np.broadcast_to({code}, out.shape), dtype=np.float32)"
-                      for name, code in v["grid_sums"]]))
+    lines = _float_or_double(v["grid_sums"], v["wide_grid"], "np.sum(np.broadcast_to({}, out.shape), dtype=np.float32)",
+                             "np.sum(np.broadcast_to({}, out.shape), dtype=np.float64)", "np.float32({}_f64)")
+    return ["# the sums over the whole (sample, class) grid, before the blocks", 'with np.errstate(all="ignore"):'] \
+        + indent(lines)
 
 
 def compute_function(v: dict) -> str:

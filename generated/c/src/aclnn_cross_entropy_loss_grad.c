@@ -909,7 +909,7 @@ typedef struct {
     double c0_f64;   /* unrounded, for the sums computed in double */
     double c1_f64;   /* unrounded, for the sums computed in double */
     double c2_f64;   /* unrounded, for the sums computed in double */
-    float g0;
+    double g0;
 } Params__reduction_optional_mean__weight_optional_absent;
 /* the summand of g0, the sum over the whole grid the kernel divides by (GridSum) */
 static void grid0__reduction_optional_mean__weight_optional_absent(int64_t n, const float *const *in, float *out, const void *params)
@@ -1094,7 +1094,7 @@ static void finish_row__reduction_optional_mean__weight_optional_absent(int64_t 
     const float *restrict target = in[2];
     const float *restrict class_index = in[3];
     const int64_t ignore_index = prm->ignore_index;
-    const float g0 = prm->g0;
+    const float g0 = (float)prm->g0;
     const double c0_f64 = prm->c0_f64;
     const double c1_f64 = prm->c1_f64;
     const double c2_f64 = prm->c2_f64;
@@ -1118,7 +1118,7 @@ static void finish_col__reduction_optional_mean__weight_optional_absent(int64_t 
     const float *restrict target = in[2];
     const float *restrict class_index = in[3];
     const int64_t ignore_index = prm->ignore_index;
-    const float g0 = prm->g0;
+    const float g0 = (float)prm->g0;
     const double c0_f64 = prm->c0_f64;
     const double c1_f64 = prm->c1_f64;
     const double c2_f64 = prm->c2_f64;
@@ -1322,7 +1322,7 @@ typedef struct {
     float c1;
     double c0_f64;   /* unrounded, for the sums computed in double */
     double c1_f64;   /* unrounded, for the sums computed in double */
-    float g0;
+    double g0;
 } Params__reduction_optional_mean__weight_optional_present;
 /* the summand of g0, the sum over the whole grid the kernel divides by (GridSum) */
 static void grid0__reduction_optional_mean__weight_optional_present(int64_t n, const float *const *in, float *out, const void *params)
@@ -1544,9 +1544,9 @@ static void finish_row__reduction_optional_mean__weight_optional_present(int64_t
     const float *restrict weight_optional = in[3];
     const float *restrict class_index = in[4];
     const int64_t ignore_index = prm->ignore_index;
-    const float g0 = prm->g0;
     const double c0_f64 = prm->c0_f64;
     const double c1_f64 = prm->c1_f64;
+    const double g0_f64 = prm->g0;
     const double r0_f64 = acc[0];
     const double r1_f64 = acc[1];
     float *restrict res = out;
@@ -1556,7 +1556,7 @@ static void finish_row__reduction_optional_mean__weight_optional_present(int64_t
         const float target_i = target[i];
         const float weight_optional_i = weight_optional[i];
         const float class_index_i = class_index[i];
-        res[i] = ((ignore_index != target_i) ? ((float)(c0_f64*(r0_f64*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + c1_f64*r1_f64*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0);
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)((c0_f64*(r0_f64*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + c1_f64*r1_f64*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0_f64) : 0);
     }
 }
 
@@ -1570,9 +1570,9 @@ static void finish_col__reduction_optional_mean__weight_optional_present(int64_t
     const float *restrict weight_optional = in[3];
     const float *restrict class_index = in[4];
     const int64_t ignore_index = prm->ignore_index;
-    const float g0 = prm->g0;
     const double c0_f64 = prm->c0_f64;
     const double c1_f64 = prm->c1_f64;
+    const double g0_f64 = prm->g0;
     const double *restrict a0 = sums[0];
     const double *restrict a1 = sums[1];
     float *restrict res = out;
@@ -1584,7 +1584,7 @@ static void finish_col__reduction_optional_mean__weight_optional_present(int64_t
         const float target_i = target[i];
         const float weight_optional_i = weight_optional[i];
         const float class_index_i = class_index[i];
-        res[i] = ((ignore_index != target_i) ? ((float)(c0_f64*(r0_f64*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + c1_f64*r1_f64*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0)*grad_loss_i : 0);
+        res[i] = ((ignore_index != target_i) ? grad_loss_i*(float)((c0_f64*(r0_f64*opgen_exp_f64(((double)log_prob_i)) - ((double)weight_optional_i)) + c1_f64*r1_f64*(-((((double)class_index_i) == ((double)target_i)) ? 1 : 0) + opgen_exp_f64(((double)log_prob_i))))/g0_f64) : 0);
     }
 }
 

@@ -71,7 +71,7 @@ static inline __attribute__((always_inline)) void block(int64_t n, const float *
         const float weight_i = weight[i];
         const float total_weight_i = total_weight[i];
         const float class_index_i = class_index[i];
-        res[i] = ((class_index_i == target_i) && (ignore_index != target_i) ? (-weight_i*((reduction == 1) ? 1.0F/total_weight_i : 1))*grad_output_i : 0);
+        res[i] = ((class_index_i == target_i) && (ignore_index != target_i) ? -grad_output_i*((reduction == 1) ? weight_i/total_weight_i : weight_i) : 0);
     }
 }
 

@@ -270,7 +270,7 @@ typedef struct {
     int ngrid;                         /* sums over the whole output shape (GridSum: a class-index loss's mean
                                           divisor), computed first in phase 2; 0: none */
     opgen_block_fn grid[OPGEN_MAX_GRID];   /* each sum's summand, an elementwise kernel over the call's inputs */
-    size_t grid_at;                    /* where in params the sums go: a float[ngrid] the kernels read */
+    size_t grid_at;                    /* where in params the sums go: a double[ngrid] the kernels read */
 } opgen_call;
 
 void opgen_call_input(opgen_call *c, const aclTensor *t);

@@ -25,7 +25,7 @@ inline uint64_t Gcd(uint64_t a, uint64_t b)
     return a;
 }
 
-// the only variant: 5 input tile(s), 4 float temporaries, 3 mask(s)
+// the only variant: 5 input tile(s), 3 float temporaries, 3 mask(s)
 inline bool ComputeTilingDefault(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, NLLLoss2dBackwardTilingData& tiling)
 {
@@ -34,7 +34,7 @@ inline bool ComputeTilingDefault(uint64_t totalLength, uint64_t rowLength, uint6
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 5) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 4);
+    const uint64_t floatSlots = (castSlots + 3);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
     const uint64_t bytesPer256 = ((((((10 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 384) + 0);

@@ -1799,7 +1799,9 @@ static void add_up(const float *values, int64_t n, void *state)
 
 static aclnnStatus run_grid_sums(const opgen_call *c, const void *params, void *workspace)
 {
-    float *sums = (float *)(void *)((char *)(uintptr_t)params + c->grid_at);   /* the executor's own copy */
+    /* the executor's own copy; in double: a kernel's sum computed in double reads it unrounded (a total weight
+     * beyond FLOAT's largest, codegen.lower.wide_grid_sums), the others round it once to FLOAT */
+    double *sums = (double *)(void *)((char *)(uintptr_t)params + c->grid_at);
     for (int j = 0; j < c->ngrid; ++j) {
         opgen_call g = grid_call(c, j);
         plan_t p;
@@ -1809,7 +1811,7 @@ static aclnnStatus run_grid_sums(const opgen_call *c, const void *params, void *
         run_folded(&g, params, &p, ws, (float *)(ws + p.scratch_bytes * (uint64_t)p.threads), add_up, &s);
         double total = 0;
         opgen_add_lanes(1, s.lanes, &total);
-        sums[j] = (float)total;
+        sums[j] = total;
     }
     return ACLNN_SUCCESS;
 }
