@@ -56,6 +56,10 @@ X = {
     7: DEFAULT_X + [ALPHA, -ALPHA],                                   # clamp
     20: DEFAULT_X + [np.inf, -np.inf, 88.0, 88.5, -88.75, 89.0, 89.375, -89.41],   # cosh: e^|x| is inf from 88.73
     21: DEFAULT_X + [np.inf, -np.inf, 0.999, -1.001, 88.0, -88.5, 88.75, -89.0, 89.375, 89.41],   # sinh
+    # sin, cos: multiples of pi/2 (the floats nearest them), beyond 2^-12 (sin's form is u below), the reduction's edge
+    22: DEFAULT_X + [np.inf, -np.inf, 3.1415927, -6.2831855, 1.5707964, 2.4414062e-4, 2.4414065e-4, 1e-30, 355.0,
+                     -36847.74, 65536.0, 51471.85],
+    23: DEFAULT_X + [np.inf, -np.inf, 1.5707964, -4.712389, 3.1415927, 355.0, -36847.74, 65536.0, 51471.85],
 }
 BOUND = {3: 16, 4: 16, 5: 16, 17: 32}   # 17: 1/(alpha + 2) - x cancels near x = 0.3
 
