@@ -55,7 +55,7 @@ OPS = ["acos_grad", "asinh_grad", "atan_grad", "binary_cross_entropy_with_logits
        "multilabel_soft_margin_loss_backward", "parametric_hard_sigmoid_backward", "poisson_nll_loss_backward",
        "quantile_loss_backward", "quick_gelu_backward", "r_relu_with_noise_backward", "reciprocal_grad",
        "relu6_grad", "rsqrt_grad", "sigmoid_cross_entropy_with_logits_grad", "sigmoid_focal_loss_backward",
-       "sinh_grad", "softmax_temperature_backward", "softmin_backward", "sqrt_grad", "squared_hinge_loss_backward",
+       "sine_activation_backward", "sinh_grad", "snake_backward", "softmax_temperature_backward", "softmin_backward", "sqrt_grad", "squared_hinge_loss_backward",
        "squareplus_backward", "tanhshrink_backward", "weighted_mse_loss_backward", "x_log_y_grad"]
 
 

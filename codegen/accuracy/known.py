@@ -50,7 +50,13 @@ _FOCAL = ("a target far outside [0, 1] (3e38): 1 - 2t and t*(log sigma(x) - ...)
           "gamma*sigma(x)*sigma(-x)*(1 - 2t)*(...), where their difference and alpha_t bring the result back; at "
           "gamma = 0 that term is 0*inf = nan (a nan counts as an overflow).  Fix: a scaled form of the gamma term, "
           "not done")
+_SNAKE = ("alpha*x, the sine's argument, leaves FLOAT (alpha = 3e38, x = -1.16; or x = 3e38, alpha = -1.16) where "
+          "the gradient, at most |g|(1 + 2|x|/|alpha + 1e-9|) in size, is finite: sin of an argument FLOAT cannot "
+          "hold is nan in every kernel (as in PyTorch's FLOAT).  2*x before the division by alpha + 1e-9 leaves it "
+          "too for |x| > 1.7e38.  Fix: none in FLOAT short of reducing alpha*x in wider arithmetic")
 OVERFLOWS: dict[tuple[str, str], str] = {
+    ("aclnnSnakeBackward", "FLOAT"): _SNAKE,
+    ("aclnnSnakeBackward", "BFLOAT16"): _SNAKE,
     ("aclnnGaussianNllLossGrad", "FLOAT"): _GRAD_LAST,
     ("aclnnMseLossGrad", "FLOAT"): _GRAD_LAST,   # 2(x - t) at x = max, g < 1 (18 overflows before the lowering's fix, 11)
     ("aclnnSoftmaxGrad", "FLOAT"): _SOFTMAX_DIFF,

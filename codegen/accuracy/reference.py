@@ -262,6 +262,10 @@ class Reference:
         z = op.wrt
         rest = [t.symbol for t in self.operands] + [p.symbol for p in self.scalars] + self.counts
         self.coupled = fwd.has(DimSum)
+        # the symbols inside a sin or cos: an infinite one has no limit to stand in for it (sin(x) as x -> inf)
+        periodic = set().union(*(f.args[0].free_symbols for f in fwd.atoms(sympy.sin, sympy.cos)))
+        self.z_periodic = z in periodic
+        self.periodic_operands = [t.symbol in periodic for t in self.operands]
         if not self.coupled:
             self._elementwise(fwd, z, rest)
         else:
@@ -343,6 +347,8 @@ class Reference:
     def _d_elementwise(self, v, ops, scal):
         """dF/dx at the element holding v (x, or y for a FORWARD_OUTPUT tensor)."""
         if mpmath.isinf(v):
+            if self.z_periodic:
+                return mpmath.nan   # sin(x) has no limit as x -> inf: PyTorch's and every kernel's nan
             v = BIG if v > 0 else -BIG
         if self.y_tensor is None:
             try:
@@ -455,7 +461,8 @@ class Reference:
                     r = self._declared_value(v[idx], g[idx], ops, scal)
                     if r is None:
                         d = self._d_elementwise(v[idx], ops, scal)
-                        if not isinstance(d, str) and mpmath.isnan(d) and any(mpmath.isinf(o) for o in ops):
+                        if not isinstance(d, str) and mpmath.isnan(d) and any(mpmath.isinf(o) for o in ops) \
+                                and not any(mpmath.isinf(o) and p for o, p in zip(ops, self.periodic_operands)):
                             # an infinite operand where the simplified derivative is inf/inf (GLU's
                             # exp(b)/(exp(b) + 1) at b = inf): its limit, as for the differentiated variable
                             d = self._d_elementwise(v[idx], [(BIG if o > 0 else -BIG) if mpmath.isinf(o) else o
