@@ -36,6 +36,7 @@ inputs), the focal loss's NumPy kernel, newops4's bad calls; newops6's six on ev
 """
 from __future__ import annotations
 
+import mpmath
 import numpy as np
 import pytest
 
@@ -1207,4 +1208,81 @@ def test_newops7_ops_match_pytorch_on_every_backend(backend):
              ("hard_mish_backward", dict(grad_output=f, self=f.astype(np.float16)), "self"),
              ("parametric_hard_sigmoid_backward", dict(grad_output=f, self=np.ones((3, 2), np.float32), alpha=0.2,
                                                        beta=0.5), "self")]
+    _assert_refused(k, cases)
+
+
+# ---- newops8: sin and cos (Snake, SIREN's sine activation) ---------------------------------------------------
+def _snake(torch, x, a):
+    """BigVGAN's activations.Snake forward, alpha per channel (dimension 1), no_div_by_zero = 1e-9."""
+    a = a.reshape(1, -1, *[1] * (x.dim() - 2))
+    return x + 1.0 / (a + 1e-9) * torch.sin(x * a) ** 2
+
+
+def _newops8_inputs(rng, cols):
+    x = rng.normal(0, 3, (2, 4, cols)).astype(np.float32)
+    x[0, 0, :12] = [0, -0.0, 1e-40, -1e-40, np.nan, np.inf, -np.inf, 1.5707964, -3.1415927, 20, -20, 6.2831855]
+    return x, rng.normal(size=x.shape).astype(np.float32)
+
+
+def _newops8_calls(torch, x, g, k):
+    """(name, got, want) for Snake (both outputs; alpha = 0 in one channel, the specials in channel 0, whose
+    gradAlpha is then nan) and SineActivation for several omega0 against PyTorch's float64 autograd of the forward.
+    The kernels round alpha*x (omega0*x) to FLOAT where float64 holds it exactly: hence |x| < 40 (the specials
+    aside) and the tolerance of _near."""
+    alpha = np.array([0.5, 1.0, 0.0, 2.5], np.float32)
+    got = k("snake_backward")(grad_output=g, self=x, alpha=alpha)
+    want = _autograd(torch, lambda p, a: _snake(torch, p, a), [x, alpha], g)
+    out = [("snake_backward gradInput", got[0], want[0]), ("snake_backward gradAlpha", got[1], want[1])]
+    for w in (30.0, 1.0, -2.5, 0.0):
+        want = _autograd(torch, lambda p: torch.sin(w * p), [x], g)[0]
+        out.append((f"sine_activation_backward omega0={w}",
+                    k("sine_activation_backward")(grad_output=g, self=x, omega0=w), want))
+    return out
+
+
+def _near(got, want) -> bool:
+    """Within 1e-4 (relative, and absolute for results near 0), nan where the oracle is nan."""
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    with np.errstate(invalid="ignore"):
+        return bool(np.all((np.isnan(got) & np.isnan(want)) | (np.abs(got - want) <= 1e-4 * (1 + np.abs(want)))))
+
+
+def test_newops8_numpy_kernels_match_pytorch():
+    """Snake and SIREN's sine activation, the NumPy kernels against PyTorch's float64 autograd of the forward
+    (the deep tier: every backend and strided inputs)."""
+    torch = _torch()
+    x, g = _newops8_inputs(np.random.default_rng(81), 12)
+    for name, got, want in _newops8_calls(torch, x, g, lambda n: codegen.kernel(n, specs_dir=FOLDER)):
+        assert got.shape == want.shape and _near(got, want), name
+
+
+def test_the_accuracy_reference_of_a_sine_at_infinity_is_nan():
+    """sin(x) has no limit as x -> inf: the reference, which stands 1e300 in for an infinite x (every other
+    derivative has reached its limit there), gave cos(1e300)-like values where PyTorch and every kernel give nan,
+    for the differentiated variable and for an infinite operand (Snake's x in gradAlpha)."""
+    from codegen.accuracy.reference import Reference
+    op = load_spec_file(FOLDER / "sine_activation_backward.py")
+    ref = Reference(op, op.variants[0])
+    assert mpmath.isnan(ref._d_elementwise(mpmath.inf, [], [mpmath.mpf(30)]))
+    assert not mpmath.isnan(ref._d_elementwise(mpmath.mpf(1e10), [], [mpmath.mpf(30)]))
+    grad_alpha = load_spec_file(FOLDER / "snake_backward.py").per_output[1]
+    ref = Reference(grad_alpha, grad_alpha.variants[0])   # d/dalpha, x an operand: nan at x = inf, not a limit
+    assert ref.periodic_operands == [True]
+    assert mpmath.isnan(ref._d_elementwise(mpmath.mpf(0.5), [mpmath.inf], []))
+
+
+@pytest.mark.deep
+@pytest.mark.parametrize("backend", ["numpy", "c", "ascendc"])
+def test_newops8_ops_match_pytorch_on_every_backend(backend):
+    """(newops8) Snake and the sine activation on every backend, strided inputs with the special values, and bad
+    calls: each refused with 161002 naming the parameter."""
+    torch = _torch()
+    k = lambda n: codegen.kernel(n, backend=backend, specs_dir=FOLDER)   # noqa: E731
+    x, g = _newops8_inputs(np.random.default_rng(82), 24)
+    for name, got, want in _newops8_calls(torch, x[:, :, ::2], g[:, :, ::2], k):
+        assert _near(got, want), (name, backend)
+    f = np.ones((2, 4, 3), np.float32)
+    cases = [("snake_backward", dict(grad_output=f, self=f, alpha=np.ones(3, np.float32)), "alpha"),
+             ("snake_backward", dict(grad_output=f, self=f, alpha=np.ones(4, np.float16)), "alpha"),
+             ("sine_activation_backward", dict(grad_output=f, self=f[:, :2], omega0=30.0), "self")]
     _assert_refused(k, cases)
