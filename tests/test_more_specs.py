@@ -36,9 +36,12 @@ inputs), the focal loss's NumPy kernel, newops4's bad calls; newops6's six on ev
 """
 from __future__ import annotations
 
+import dataclasses
+
 import mpmath
 import numpy as np
 import pytest
+import sympy
 
 import codegen
 from codegen.accuracy import runner
@@ -49,14 +52,16 @@ from codegen.verify import verify_op
 from .conftest import REPO
 
 FOLDER = REPO / "examples" / "more_specs"
-OPS = ["acos_grad", "asinh_grad", "atan_grad", "binary_cross_entropy_with_logits_ignore_backward", "celu_backward",
-       "charbonnier_loss_backward", "dropout_backward", "erf_grad", "hard_mish_backward",
-       "hinge_embedding_loss_backward", "huber_loss_backward", "isrlu_backward", "lisht_backward", "log1p_grad",
-       "log_cosh_loss_backward", "log_softmax_temperature_backward", "margin_ranking_loss_backward",
-       "multilabel_soft_margin_loss_backward", "parametric_hard_sigmoid_backward", "poisson_nll_loss_backward",
-       "quantile_loss_backward", "quick_gelu_backward", "r_relu_with_noise_backward", "reciprocal_grad",
-       "relu6_grad", "rsqrt_grad", "sigmoid_cross_entropy_with_logits_grad", "sigmoid_focal_loss_backward",
-       "sine_activation_backward", "sinh_grad", "snake_backward", "softmax_temperature_backward", "softmin_backward", "sqrt_grad", "squared_hinge_loss_backward",
+OPS = ["acos_grad", "asinh_grad", "atan_grad", "binary_cross_entropy_with_logits_ignore_backward",
+       "celu_backward", "charbonnier_loss_backward", "cos_grad", "dropout_backward", "erf_grad",
+       "hard_mish_backward", "hinge_embedding_loss_backward", "huber_loss_backward", "isrlu_backward",
+       "lisht_backward", "log1p_grad", "log_cosh_loss_backward", "log_softmax_temperature_backward",
+       "margin_ranking_loss_backward", "multilabel_soft_margin_loss_backward",
+       "parametric_hard_sigmoid_backward", "poisson_nll_loss_backward", "quantile_loss_backward",
+       "quick_gelu_backward", "r_relu_with_noise_backward", "reciprocal_grad", "relu6_grad", "rsqrt_grad",
+       "shrink_backward", "sigmoid_cross_entropy_with_logits_grad", "sigmoid_focal_loss_backward",
+       "sine_activation_backward", "sinh_grad", "snake_backward", "softmax_temperature_backward",
+       "softmin_backward", "sqrt_grad", "squared_hinge_loss_backward", "squared_relu_backward",
        "squareplus_backward", "tanhshrink_backward", "weighted_mse_loss_backward", "x_log_y_grad"]
 
 
@@ -1224,9 +1229,10 @@ def _newops8_inputs(rng, cols):
     return x, rng.normal(size=x.shape).astype(np.float32)
 
 
-def _newops8_calls(torch, x, g, k):
+def _newops8_calls(torch, x, g, k, all_five=True):
     """(name, got, want) for Snake (both outputs; alpha = 0 in one channel, the specials in channel 0, whose
-    gradAlpha is then nan) and SineActivation for several omega0 against PyTorch's float64 autograd of the forward.
+    gradAlpha is then nan), SineActivation for several omega0, CosGrad, SquaredRelu (nan for a nan x) and Shrink
+    (at its edges, lambd < 0 clamped) against PyTorch's float64 autograd of the forward.
     The kernels round alpha*x (omega0*x) to FLOAT where float64 holds it exactly: hence |x| < 40 (the specials
     aside) and the tolerance of _near."""
     alpha = np.array([0.5, 1.0, 0.0, 2.5], np.float32)
@@ -1237,6 +1243,16 @@ def _newops8_calls(torch, x, g, k):
         want = _autograd(torch, lambda p: torch.sin(w * p), [x], g)[0]
         out.append((f"sine_activation_backward omega0={w}",
                     k("sine_activation_backward")(grad_output=g, self=x, omega0=w), want))
+    if not all_five:
+        return out
+    out.append(("cos_grad", k("cos_grad")(x=x, dy=g), _autograd(torch, torch.cos, [x], g)[0]))
+    out.append(("squared_relu_backward", k("squared_relu_backward")(grad_output=g, self=x),
+                _autograd(torch, lambda p: torch.relu(p) ** 2, [x], g)[0]))
+    shrink = load_spec_file(FOLDER / "shrink_backward.py").torch.fn
+    for lambd, bias in ((0.5, 0.0), (2.0, 0.5), (-1.0, 0.25), (1.5707964, 3.0)):   # x = lambd exactly: 0
+        out.append((f"shrink_backward lambd={lambd}", k("shrink_backward")(grad_output=g, self=x, lambd=lambd,
+                                                                            bias=bias),
+                    _autograd(torch, lambda p: shrink(torch, p, lambd, bias), [x], g)[0]))
     return out
 
 
@@ -1244,15 +1260,16 @@ def _near(got, want) -> bool:
     """Within 1e-4 (relative, and absolute for results near 0), nan where the oracle is nan."""
     got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
     with np.errstate(invalid="ignore"):
-        return bool(np.all((np.isnan(got) & np.isnan(want)) | (np.abs(got - want) <= 1e-4 * (1 + np.abs(want)))))
+        return bool(np.all((got == want) | (np.isnan(got) & np.isnan(want))
+                           | (np.abs(got - want) <= 1e-4 * (1 + np.abs(want)))))
 
 
 def test_newops8_numpy_kernels_match_pytorch():
     """Snake and SIREN's sine activation, the NumPy kernels against PyTorch's float64 autograd of the forward
-    (the deep tier: every backend and strided inputs)."""
+    (the deep tier: all five of newops8, every backend, strided inputs)."""
     torch = _torch()
     x, g = _newops8_inputs(np.random.default_rng(81), 12)
-    for name, got, want in _newops8_calls(torch, x, g, lambda n: codegen.kernel(n, specs_dir=FOLDER)):
+    for name, got, want in _newops8_calls(torch, x, g, lambda n: codegen.kernel(n, specs_dir=FOLDER), False):
         assert got.shape == want.shape and _near(got, want), name
 
 
@@ -1267,15 +1284,21 @@ def test_the_accuracy_reference_of_a_sine_at_infinity_is_nan():
     assert not mpmath.isnan(ref._d_elementwise(mpmath.mpf(1e10), [], [mpmath.mpf(30)]))
     grad_alpha = load_spec_file(FOLDER / "snake_backward.py").per_output[1]
     ref = Reference(grad_alpha, grad_alpha.variants[0])   # d/dalpha, x an operand: nan at x = inf, not a limit
-    assert ref.periodic_operands == [True]
-    assert mpmath.isnan(ref._d_elementwise(mpmath.mpf(0.5), [mpmath.inf], []))
+    assert ref.oscillates(mpmath.mpf(0.5), [mpmath.inf], [])
+    assert not ref.oscillates(mpmath.mpf(0.5), [mpmath.mpf(3)], [])
+    # a bounded argument has its limit (codegen.fuzz, sin(tanh(E*x))**2/...: the reference said nan, the kernels 0)
+    op = load_spec_file(FOLDER / "sine_activation_backward.py")
+    op = dataclasses.replace(op, forward=sympy.sin(sympy.tanh(op.wrt)), backward=op.grad.symbol * (1 - sympy.tanh(
+        op.wrt) ** 2) * sympy.cos(sympy.tanh(op.wrt)), torch=None)
+    ref = Reference(op, op.variants[0])
+    assert float(ref._d_elementwise(mpmath.inf, [], [])) == 0.0
 
 
 @pytest.mark.deep
 @pytest.mark.parametrize("backend", ["numpy", "c", "ascendc"])
 def test_newops8_ops_match_pytorch_on_every_backend(backend):
-    """(newops8) Snake and the sine activation on every backend, strided inputs with the special values, and bad
-    calls: each refused with 161002 naming the parameter."""
+    """(newops8) The five on every backend, strided inputs with the special values, and bad calls: each refused
+    with 161002 naming the parameter."""
     torch = _torch()
     k = lambda n: codegen.kernel(n, backend=backend, specs_dir=FOLDER)   # noqa: E731
     x, g = _newops8_inputs(np.random.default_rng(82), 24)
