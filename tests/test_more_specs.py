@@ -1060,14 +1060,16 @@ def test_an_operand_compared_with_an_attribute_is_a_case_of_the_proof(tmp_path):
 
 
 def test_a_sympy_function_outside_the_spec_names_says_where_it_may_come_from(tmp_path):
-    """Snake's x + sin(alpha*x)^2/alpha: `sin` written without an import failed with a bare NameError; the message
-    now says that a forward may import it from SymPy and that the backward's vocabulary is docs/vocabulary.md."""
+    """Snake's x + sin(alpha*x)^2/alpha: `sin` written without an import failed with a bare NameError (sin is in
+    the vocabulary since session 21; atan is not): the message says that a forward may import it from SymPy and
+    that the backward's vocabulary is docs/vocabulary.md."""
     src = (FOLDER / "celu_backward.py").read_text().replace("forward=Piecewise((x, x > 0), (alpha * (exp(x / alpha) "
-                                                            "- 1), True)),", "forward=x + sin(alpha * x)**2 / alpha,")
-    assert "sin(" in src
+                                                            "- 1), True)),", "forward=x + atan(alpha * x)**2 / alpha,")
+    assert "atan(" in src
     (tmp_path / "celu_backward.py").write_text(src)
-    with pytest.raises(SpecError, match=r"name 'sin' is not defined: .*no sin; a forward may use any SymPy function "
-                                        r"\(`from sympy import sin`\), a backward only what docs/vocabulary.md lists"):
+    with pytest.raises(SpecError, match=r"name 'atan' is not defined: .*no atan; a forward may use any SymPy "
+                                        r"function \(`from sympy import atan`\), a backward only what "
+                                        r"docs/vocabulary.md lists"):
         load_spec_file(tmp_path / "celu_backward.py")
 
 
