@@ -171,6 +171,60 @@ def sinh_form(u):
     return Piecewise((u * horner(SINH, u ** 2), a < 1), (-r, u < 0), (r, True))
 
 
+def _pi_pieces():
+    """pi as four pieces of 8 significant bits and a fifth of 24 (Cody and Waite): k*P_i is exact for |k| < 2^16
+    (an integer or a half-integer times 2), and their sum is pi within 2.5e-18."""
+    pieces, rest = [], sympy.pi
+    for bits in (8, 8, 8, 8, 24):
+        e = sympy.floor(sympy.log(abs(rest.evalf(60)), 2))
+        q = Rational(2) ** (e - bits + 1)
+        pieces.append(sympy.Integer(int((rest / q).evalf(60).round())) * q)
+        rest = rest - pieces[-1]
+    return pieces
+
+
+PI_PIECES = _pi_pieces()
+SIN = [Rational((-1) ** k, sympy.factorial(2 * k + 1)) for k in range(7)]   # Taylor: 1, -1/6, ..., 1/13!
+ROUND_MAGIC = 3 * 2 ** 22   # (t + M) - M is t rounded to the nearest integer (ties to even) for |t| < 2^22
+SIN_REDUCED_UP_TO = 2 ** 16  # |u| beyond: nan (the pieces' products are no longer exact)
+
+
+def _nearest_int(t):
+    return Opaque(Opaque(t + ROUND_MAGIC) - ROUND_MAGIC)
+
+
+def _sin_reduced(u, k):
+    """(-1)^k sin(u - k pi), u - k pi in [-pi/2, pi/2] (a few ulp beyond), k an integer or (cos) a half-integer
+    whose double is odd: the sign is that of k rounded up to an integer, k + 1/2 for cos."""
+    r = u
+    for piece in PI_PIECES:
+        r = Opaque(r - k * piece)   # exact for the first pieces (Sterbenz), the error of the last below 2^-40
+    s = Opaque(r * horner(SIN, r ** 2))
+    return s, r
+
+
+def _parity_sign(m):
+    """(-1)^m for an integer m (|m| < 2^21): 1 - 2 p^2 with p = m - 2 round(m/2) in {-1, 0, 1}."""
+    p = Opaque(m - 2 * _nearest_int(m / 2))
+    return Opaque(1 - 2 * p ** 2)
+
+
+def sin_form(u):
+    k = _nearest_int(u * Const(1 / sympy.pi))
+    s, _ = _sin_reduced(u, k)
+    # below 2^-12, sin(u) rounds to u (u^3/6 is below half an ulp): also keeps -0 and the subnormals exact
+    return Piecewise((sympy.nan, Abs(u) > SIN_REDUCED_UP_TO), (u, Abs(u) < Rational(1, 2 ** 12)),
+                     (_parity_sign(k) * s, True))
+
+
+def cos_form(u):
+    """cos(u) = sin(u + pi/2) = (-1)^m sin(u - (m - 1/2) pi), m = round(u/pi + 1/2): never 1 - u^2/2 + ..., which
+    loses the relative accuracy where cos(u) is small."""
+    m = _nearest_int(Opaque(Opaque(u * Const(1 / sympy.pi)) + Rational(1, 2)))
+    s, _ = _sin_reduced(u, Opaque(m - Rational(1, 2)))
+    return Piecewise((sympy.nan, Abs(u) > SIN_REDUCED_UP_TO), (_parity_sign(m) * s, True))
+
+
 def sign_form(u):
     """1, -1, 0 for ±0 (NumPy's sign), and u itself for nan."""
     return Piecewise((1, u > 0), (-1, u < 0), (0, sympy.Eq(u, 0)), (u, True))
@@ -195,4 +249,6 @@ FORMS = {
     log1p: log1p_form,
     sympy.cosh: cosh_form,
     sympy.sinh: sinh_form,
+    sympy.sin: sin_form,
+    sympy.cos: cos_form,
 }

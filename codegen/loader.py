@@ -63,7 +63,7 @@ def _field_of(error: SpecError) -> str | None:
 
 
 def _name_hint(error: Exception) -> str:
-    """For a SymPy function `codegen.spec` does not export (`sin`): where it comes from and where it may stand."""
+    """For a SymPy function `codegen.spec` does not export (`atan`): where it comes from and where it may stand."""
     import sympy
     name = getattr(error, "name", None)
     if not isinstance(error, NameError) or not name or not callable(getattr(sympy, name, None)):

@@ -80,6 +80,12 @@ VOCABULARY: tuple[Construct, ...] = (
               _all("float64 cosh / sinh, rounded once", "opgen_coshf / opgen_sinhf (≤ 3 ulp)",
                    "expansion (codegen.expansions)"),
               "finite wherever the result is a FLOAT (up to |a| = 89.4): never e^|a| formed first"),
+    Construct("sin, cos", "function", (sympy.sin, sympy.cos), 1, sympy.sin,
+              _all("float64 sin / cos, rounded once", "libm sinf / cosf (≤ 1 ulp)",
+                   "expansion (codegen.expansions)"),
+              "NumPy and C right for every FLOAT (argument reduction over the whole range: sin(3e38) too); Ascend C "
+              "reduces by pi in FLOAT pieces (Cody and Waite), exact for |a| <= 65536 (measured within 3.5 ulp "
+              "there), and gives nan beyond: a documented bound, not a wrong number"),
     Construct("Abs", "function", (sympy.Abs,), 1, sympy.Abs, _all("np.abs", "fabsf", "Abs")),
     Construct("sign", "function", (sympy.sign,), 1, sympy.sign,
               _all("np.sign", "opgen_signf", "Compare and Select"), "sign(±0) = 0, sign(nan) = nan"),

@@ -36,8 +36,12 @@ inputs), the focal loss's NumPy kernel, newops4's bad calls; newops6's six on ev
 """
 from __future__ import annotations
 
+import dataclasses
+
+import mpmath
 import numpy as np
 import pytest
+import sympy
 
 import codegen
 from codegen.accuracy import runner
@@ -48,14 +52,16 @@ from codegen.verify import verify_op
 from .conftest import REPO
 
 FOLDER = REPO / "examples" / "more_specs"
-OPS = ["acos_grad", "asinh_grad", "atan_grad", "binary_cross_entropy_with_logits_ignore_backward", "celu_backward",
-       "charbonnier_loss_backward", "dropout_backward", "erf_grad", "hard_mish_backward",
-       "hinge_embedding_loss_backward", "huber_loss_backward", "isrlu_backward", "lisht_backward", "log1p_grad",
-       "log_cosh_loss_backward", "log_softmax_temperature_backward", "margin_ranking_loss_backward",
-       "multilabel_soft_margin_loss_backward", "parametric_hard_sigmoid_backward", "poisson_nll_loss_backward",
-       "quantile_loss_backward", "quick_gelu_backward", "r_relu_with_noise_backward", "reciprocal_grad",
-       "relu6_grad", "rsqrt_grad", "sigmoid_cross_entropy_with_logits_grad", "sigmoid_focal_loss_backward",
-       "sinh_grad", "softmax_temperature_backward", "softmin_backward", "sqrt_grad", "squared_hinge_loss_backward",
+OPS = ["acos_grad", "asinh_grad", "atan_grad", "binary_cross_entropy_with_logits_ignore_backward",
+       "celu_backward", "charbonnier_loss_backward", "cos_grad", "dropout_backward", "erf_grad",
+       "hard_mish_backward", "hinge_embedding_loss_backward", "huber_loss_backward", "isrlu_backward",
+       "lisht_backward", "log1p_grad", "log_cosh_loss_backward", "log_softmax_temperature_backward",
+       "margin_ranking_loss_backward", "multilabel_soft_margin_loss_backward",
+       "parametric_hard_sigmoid_backward", "poisson_nll_loss_backward", "quantile_loss_backward",
+       "quick_gelu_backward", "r_relu_with_noise_backward", "reciprocal_grad", "relu6_grad", "rsqrt_grad",
+       "shrink_backward", "sigmoid_cross_entropy_with_logits_grad", "sigmoid_focal_loss_backward",
+       "sine_activation_backward", "sinh_grad", "snake_backward", "softmax_temperature_backward",
+       "softmin_backward", "sqrt_grad", "squared_hinge_loss_backward", "squared_relu_backward",
        "squareplus_backward", "tanhshrink_backward", "weighted_mse_loss_backward", "x_log_y_grad"]
 
 
@@ -1054,14 +1060,16 @@ def test_an_operand_compared_with_an_attribute_is_a_case_of_the_proof(tmp_path):
 
 
 def test_a_sympy_function_outside_the_spec_names_says_where_it_may_come_from(tmp_path):
-    """Snake's x + sin(alpha*x)^2/alpha: `sin` written without an import failed with a bare NameError; the message
-    now says that a forward may import it from SymPy and that the backward's vocabulary is docs/vocabulary.md."""
+    """Snake's x + sin(alpha*x)^2/alpha: `sin` written without an import failed with a bare NameError (sin is in
+    the vocabulary since session 21; atan is not): the message says that a forward may import it from SymPy and
+    that the backward's vocabulary is docs/vocabulary.md."""
     src = (FOLDER / "celu_backward.py").read_text().replace("forward=Piecewise((x, x > 0), (alpha * (exp(x / alpha) "
-                                                            "- 1), True)),", "forward=x + sin(alpha * x)**2 / alpha,")
-    assert "sin(" in src
+                                                            "- 1), True)),", "forward=x + atan(alpha * x)**2 / alpha,")
+    assert "atan(" in src
     (tmp_path / "celu_backward.py").write_text(src)
-    with pytest.raises(SpecError, match=r"name 'sin' is not defined: .*no sin; a forward may use any SymPy function "
-                                        r"\(`from sympy import sin`\), a backward only what docs/vocabulary.md lists"):
+    with pytest.raises(SpecError, match=r"name 'atan' is not defined: .*no atan; a forward may use any SymPy "
+                                        r"function \(`from sympy import atan`\), a backward only what "
+                                        r"docs/vocabulary.md lists"):
         load_spec_file(tmp_path / "celu_backward.py")
 
 
@@ -1207,4 +1215,99 @@ def test_newops7_ops_match_pytorch_on_every_backend(backend):
              ("hard_mish_backward", dict(grad_output=f, self=f.astype(np.float16)), "self"),
              ("parametric_hard_sigmoid_backward", dict(grad_output=f, self=np.ones((3, 2), np.float32), alpha=0.2,
                                                        beta=0.5), "self")]
+    _assert_refused(k, cases)
+
+
+# ---- newops8: sin and cos (Snake, SIREN's sine activation) ---------------------------------------------------
+def _snake(torch, x, a):
+    """BigVGAN's activations.Snake forward, alpha per channel (dimension 1), no_div_by_zero = 1e-9."""
+    a = a.reshape(1, -1, *[1] * (x.dim() - 2))
+    return x + 1.0 / (a + 1e-9) * torch.sin(x * a) ** 2
+
+
+def _newops8_inputs(rng, cols):
+    x = rng.normal(0, 3, (2, 4, cols)).astype(np.float32)
+    x[0, 0, :12] = [0, -0.0, 1e-40, -1e-40, np.nan, np.inf, -np.inf, 1.5707964, -3.1415927, 20, -20, 6.2831855]
+    return x, rng.normal(size=x.shape).astype(np.float32)
+
+
+def _newops8_calls(torch, x, g, k, all_five=True):
+    """(name, got, want) for Snake (both outputs; alpha = 0 in one channel, the specials in channel 0, whose
+    gradAlpha is then nan), SineActivation for several omega0, CosGrad, SquaredRelu (nan for a nan x) and Shrink
+    (at its edges, lambd < 0 clamped) against PyTorch's float64 autograd of the forward.
+    The kernels round alpha*x (omega0*x) to FLOAT where float64 holds it exactly: hence |x| < 40 (the specials
+    aside) and the tolerance of _near."""
+    alpha = np.array([0.5, 1.0, 0.0, 2.5], np.float32)
+    got = k("snake_backward")(grad_output=g, self=x, alpha=alpha)
+    want = _autograd(torch, lambda p, a: _snake(torch, p, a), [x, alpha], g)
+    out = [("snake_backward gradInput", got[0], want[0]), ("snake_backward gradAlpha", got[1], want[1])]
+    for w in (30.0, 1.0, -2.5, 0.0):
+        want = _autograd(torch, lambda p: torch.sin(w * p), [x], g)[0]
+        out.append((f"sine_activation_backward omega0={w}",
+                    k("sine_activation_backward")(grad_output=g, self=x, omega0=w), want))
+    if not all_five:
+        return out
+    out.append(("cos_grad", k("cos_grad")(x=x, dy=g), _autograd(torch, torch.cos, [x], g)[0]))
+    out.append(("squared_relu_backward", k("squared_relu_backward")(grad_output=g, self=x),
+                _autograd(torch, lambda p: torch.relu(p) ** 2, [x], g)[0]))
+    shrink = load_spec_file(FOLDER / "shrink_backward.py").torch.fn
+    for lambd, bias in ((0.5, 0.0), (2.0, 0.5), (-1.0, 0.25), (1.5707964, 3.0)):   # x = lambd exactly: 0
+        out.append((f"shrink_backward lambd={lambd}", k("shrink_backward")(grad_output=g, self=x, lambd=lambd,
+                                                                            bias=bias),
+                    _autograd(torch, lambda p: shrink(torch, p, lambd, bias), [x], g)[0]))
+    return out
+
+
+def _near(got, want) -> bool:
+    """Within 1e-4 (relative, and absolute for results near 0), nan where the oracle is nan."""
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    with np.errstate(invalid="ignore"):
+        return bool(np.all((got == want) | (np.isnan(got) & np.isnan(want))
+                           | (np.abs(got - want) <= 1e-4 * (1 + np.abs(want)))))
+
+
+def test_newops8_numpy_kernels_match_pytorch():
+    """Snake and SIREN's sine activation, the NumPy kernels against PyTorch's float64 autograd of the forward
+    (the deep tier: all five of newops8, every backend, strided inputs)."""
+    torch = _torch()
+    x, g = _newops8_inputs(np.random.default_rng(81), 12)
+    for name, got, want in _newops8_calls(torch, x, g, lambda n: codegen.kernel(n, specs_dir=FOLDER), False):
+        assert got.shape == want.shape and _near(got, want), name
+
+
+def test_the_accuracy_reference_of_a_sine_at_infinity_is_nan():
+    """sin(x) has no limit as x -> inf: the reference, which stands 1e300 in for an infinite x (every other
+    derivative has reached its limit there), gave cos(1e300)-like values where PyTorch and every kernel give nan,
+    for the differentiated variable and for an infinite operand (Snake's x in gradAlpha)."""
+    from codegen.accuracy.reference import Reference
+    op = load_spec_file(FOLDER / "sine_activation_backward.py")
+    ref = Reference(op, op.variants[0])
+    assert mpmath.isnan(ref._d_elementwise(mpmath.inf, [], [mpmath.mpf(30)]))
+    assert not mpmath.isnan(ref._d_elementwise(mpmath.mpf(1e10), [], [mpmath.mpf(30)]))
+    grad_alpha = load_spec_file(FOLDER / "snake_backward.py").per_output[1]
+    ref = Reference(grad_alpha, grad_alpha.variants[0])   # d/dalpha, x an operand: nan at x = inf, not a limit
+    assert ref.oscillates(mpmath.mpf(0.5), [mpmath.inf], [])
+    assert not ref.oscillates(mpmath.mpf(0.5), [mpmath.mpf(3)], [])
+    # a bounded argument has its limit (codegen.fuzz, sin(tanh(E*x))**2/...: the reference said nan, the kernels 0)
+    op = load_spec_file(FOLDER / "sine_activation_backward.py")
+    op = dataclasses.replace(op, forward=sympy.sin(sympy.tanh(op.wrt)), backward=op.grad.symbol * (1 - sympy.tanh(
+        op.wrt) ** 2) * sympy.cos(sympy.tanh(op.wrt)), torch=None)
+    ref = Reference(op, op.variants[0])
+    assert float(ref._d_elementwise(mpmath.inf, [], [])) == 0.0
+
+
+@pytest.mark.deep
+@pytest.mark.parametrize("backend", ["numpy", "c", "ascendc"])
+def test_newops8_ops_match_pytorch_on_every_backend(backend):
+    """(newops8) The five on every backend, strided inputs with the special values, and bad calls: each refused
+    with 161002 naming the parameter."""
+    torch = _torch()
+    k = lambda n: codegen.kernel(n, backend=backend, specs_dir=FOLDER)   # noqa: E731
+    x, g = _newops8_inputs(np.random.default_rng(82), 24)
+    for name, got, want in _newops8_calls(torch, x[:, :, ::2], g[:, :, ::2], k):
+        assert _near(got, want), (name, backend)
+    f = np.ones((2, 4, 3), np.float32)
+    cases = [("snake_backward", dict(grad_output=f, self=f, alpha=np.ones(3, np.float32)), "alpha"),
+             ("snake_backward", dict(grad_output=f, self=f, alpha=np.ones(4, np.float16)), "alpha"),
+             ("sine_activation_backward", dict(grad_output=f, self=f[:, :2], omega0=30.0), "self")]
     _assert_refused(k, cases)

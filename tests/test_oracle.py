@@ -95,6 +95,18 @@ def test_the_bound_follows_the_formulas_conditioning(tmp_path):
     assert rel[0] > 1e-2 and rel[1] < 1e-5 and np.isinf(e[2]) and not unsure.any()
 
 
+def test_sin_and_cos_have_a_bound_that_follows_their_argument(tmp_path):
+    """sin and cos had no error rule (NoBound: every element of Snake's kernels went unjudged).  Of an exact x the
+    bound is some ulps of the result (3e38 too); of 1 + 2 sin(x) cos(x) near its zero (x = -pi/4) it is large
+    relative to it."""
+    op = _spec(tmp_path, sympy.sin(X) ** 2 + X, G * (1 + 2 * sympy.sin(X) * sympy.cos(X)))
+    x = np.float32([0.5, 3e38, -0.7853982])
+    kw = {"grad_output": np.ones(3, np.float32), "self": x, "alpha": 1.0, "beta": 0.0}
+    v, e, unsure = bound_of(op, variant_of(op, kw), kw, (3,))
+    rel = e / np.abs(v)
+    assert rel[0] < 1e-5 and rel[1] < 1e-5 and rel[2] > 1e-3 and not unsure.any(), (v, e)
+
+
 def test_a_branch_decided_within_rounding_is_not_judged(tmp_path):
     """x**2 > 2 at the float nearest sqrt(2): FLOAT may decide either way, so no bound there."""
     f = sympy.Piecewise((X ** 3 / 3, X ** 2 > 2), (0, True))

@@ -20,7 +20,7 @@ LOSS = (TESTS / "bad_specs" / "vocabulary_base" / "mean_loss_backward.py").read_
 BACKWARD = 'backward=g * t * Piecewise((1 / numel("self"), Eq(reduction, 1)), (1, True)),'
 
 REFUSED = [
-    ("cos", "backward=g * cos(x),", "from sympy import cos", "cos (cos(x)): not in the expression vocabulary"),
+    ("tan", "backward=g * tan(x),", "from sympy import tan", "tan (tan(x)): not in the expression vocabulary"),
     ("Heaviside", "backward=g * Heaviside(x),", "from sympy import Heaviside", "Heaviside"),
     ("symbolic exponent", "backward=g * x**t,", "", "a power with a non-constant exponent"),
     ("complex constant", "backward=g * x * I,", "from sympy import I", "not a finite real number"),

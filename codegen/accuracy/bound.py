@@ -12,7 +12,7 @@ for every node f(a_1, ..., a_n) of the expression, evaluated in float64 on the e
 with u = 2^-23 (one FLOAT ulp, relative), η = 2^-149 (FLOAT's smallest subnormal: the absolute error of a
 result in the subnormal range; in a product, times the factors that may still multiply it), κ_f = 1 for
 + - * / (n - 1 for a sum or product of n terms, all partial sums counted at the largest), |n| for an integer
-power (repeated multiplication), 4 for exp, log, log1p, expm1, powers, tanh, cosh, sinh, 8 for erf and erfc (library calls
+power (repeated multiplication), 4 for exp, log, log1p, expm1, powers, tanh, cosh, sinh, sin, cos, 8 for erf and erfc (library calls
 or documented expansions of a few ulps).  Inputs are exact (FLOAT16/BFLOAT16 widen to FLOAT exactly); a constant
 not representable in FLOAT (1/3, π, √2) carries u·|c|.
 
@@ -201,6 +201,10 @@ class Bound:
             v, d = np.cosh(x), np.sinh(x)
         elif name == "sinh":
             v, d = np.sinh(x), np.cosh(x)
+        elif name == "sin":
+            v, d = np.sin(x), np.cos(x)
+        elif name == "cos":
+            v, d = np.cos(x), np.sin(x)
         elif name in ("erf", "erfc"):
             v = np.vectorize(math.erf if name == "erf" else math.erfc, otypes=[np.float64])(x)
             d = 2 / np.sqrt(np.pi) * np.exp(-x * x)

@@ -50,7 +50,14 @@ _FOCAL = ("a target far outside [0, 1] (3e38): 1 - 2t and t*(log sigma(x) - ...)
           "gamma*sigma(x)*sigma(-x)*(1 - 2t)*(...), where their difference and alpha_t bring the result back; at "
           "gamma = 0 that term is 0*inf = nan (a nan counts as an overflow).  Fix: a scaled form of the gamma term, "
           "not done")
+_SNAKE = ("alpha*x, the sine's argument, leaves FLOAT (alpha = 3e38, x = -1.16; or x = 3e38, alpha = -1.16) where "
+          "the gradient, at most |g|(1 + 2|x|/|alpha + 1e-9|) in size, is finite: sin of an argument FLOAT cannot "
+          "hold is nan in every kernel (as in PyTorch's FLOAT).  2*x before the division by alpha + 1e-9 leaves it "
+          "too for |x| > 1.7e38.  Fix: none in FLOAT short of reducing alpha*x in wider arithmetic.  (On Ascend C "
+          "also |alpha*x| > 65536: ASCENDC_SIN_COS)")
 OVERFLOWS: dict[tuple[str, str], str] = {
+    ("aclnnSnakeBackward", "FLOAT"): _SNAKE,
+    ("aclnnSnakeBackward", "BFLOAT16"): _SNAKE,
     ("aclnnGaussianNllLossGrad", "FLOAT"): _GRAD_LAST,
     ("aclnnMseLossGrad", "FLOAT"): _GRAD_LAST,   # 2(x - t) at x = max, g < 1 (18 overflows before the lowering's fix, 11)
     ("aclnnSoftmaxGrad", "FLOAT"): _SOFTMAX_DIFF,
@@ -65,6 +72,21 @@ OVERFLOWS: dict[tuple[str, str], str] = {
     ("aclnnWeightedMseLossBackward", "FLOAT"): _GRAD_LAST,      # 2*w*(x - t) at x = -max or w = 3e38, |g| < 1
     ("aclnnWeightedMseLossBackward", "BFLOAT16"): _GRAD_LAST,
 }
+
+
+# A construct's documented bound on one backend: the elements past it are documented for every op that uses it.
+ASCENDC_SIN_COS = ("Ascend C computes sin and cos for |argument| <= 65536 only (its Cody-Waite reduction by pi in FLOAT "
+                   "pieces is exact up to there: codegen.expansions.SIN_REDUCED_UP_TO) and gives nan beyond, the "
+                   "vocabulary's documented bound (docs/vocabulary.md); NumPy and C reduce over the whole FLOAT range.  "
+                   "Fix: a Payne-Hanek reduction from FLOAT vector instructions, not done")
+
+
+def backend_overflow_reason(op, backend: str) -> str | None:
+    """Why `backend`'s kernels of `op` give nan where the result is finite by a construct's documented bound."""
+    import sympy
+    if backend == "ascendc" and any(sympy.sympify(f.expr).has(sympy.sin, sympy.cos) for f in op.formulas):
+        return ASCENDC_SIN_COS
+    return None
 
 
 def overflow_reason(op_name: str, dtype: str) -> str | None:

@@ -262,6 +262,10 @@ class Reference:
         z = op.wrt
         rest = [t.symbol for t in self.operands] + [p.symbol for p in self.scalars] + self.counts
         self.coupled = fwd.has(DimSum)
+        # the arguments of sin and cos: where an infinite x or operand makes one unbounded (sin(x), not
+        # sin(tanh(x))), the derivative has no limit for 1e300 to stand in for
+        self.periodic = [_lamb([z] + rest, f.args[0]) for f in fwd.atoms(sympy.sin, sympy.cos)
+                         if f.args[0].free_symbols & ({z} | {t.symbol for t in self.operands})]
         if not self.coupled:
             self._elementwise(fwd, z, rest)
         else:
@@ -343,6 +347,8 @@ class Reference:
     def _d_elementwise(self, v, ops, scal):
         """dF/dx at the element holding v (x, or y for a FORWARD_OUTPUT tensor)."""
         if mpmath.isinf(v):
+            if self.oscillates(v, ops, scal):
+                return mpmath.nan   # sin(x) has no limit as x -> inf: PyTorch's and every kernel's nan
             v = BIG if v > 0 else -BIG
         if self.y_tensor is None:
             try:
@@ -368,6 +374,18 @@ class Reference:
             return self.dy[-1](v, *ops, *scal)
         except ZeroDivisionError:
             return mpmath.nan
+
+    def oscillates(self, v, ops, scal) -> bool:
+        """Whether a sin or cos argument is unbounded where infinities in v and ops stand at +-1e300 (no limit)."""
+        big = lambda a: (BIG if a > 0 else -BIG) if mpmath.isinf(a) else a   # noqa: E731
+        for arg in self.periodic:
+            try:
+                a = arg(big(v), *[big(o) for o in ops], *scal)
+            except (ZeroDivisionError, OutOfReach):
+                return True
+            if not (isinstance(a, mpmath.mpf) and mpmath.isfinite(a) and abs(a) < 1e6):
+                return True
+        return False
 
     def _declared_value(self, v, g, ops, scal):
         """The declared value (Op.at) when the element's x lies exactly on a declared point, else None."""
@@ -455,7 +473,8 @@ class Reference:
                     r = self._declared_value(v[idx], g[idx], ops, scal)
                     if r is None:
                         d = self._d_elementwise(v[idx], ops, scal)
-                        if not isinstance(d, str) and mpmath.isnan(d) and any(mpmath.isinf(o) for o in ops):
+                        if not isinstance(d, str) and mpmath.isnan(d) and any(mpmath.isinf(o) for o in ops) \
+                                and not self.oscillates(v[idx], ops, scal):
                             # an infinite operand where the simplified derivative is inf/inf (GLU's
                             # exp(b)/(exp(b) + 1) at b = inf): its limit, as for the differentiated variable
                             d = self._d_elementwise(v[idx], [(BIG if o > 0 else -BIG) if mpmath.isinf(o) else o

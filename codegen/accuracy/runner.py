@@ -40,7 +40,7 @@ from . import torch_ref
 from .dtypes import FORMATS, ulp_distance
 from .outputs import output_ops
 from .inputs import FAST, FULL, Sample, samples
-from .known import overflow_reason, unbounded_reason
+from .known import backend_overflow_reason, overflow_reason, unbounded_reason
 from .bound import NoBound, bound_of
 from .reference import reference_for, variant_of
 
@@ -370,7 +370,8 @@ def measure(rec: Record, op, p: Prepared, got, fmt) -> None:
                                          float(ref[i]), None if th is None else float(th[i])))
         nan &= ~own
     over |= nan
-    documented_overflow = overflow_reason(rec.op_name, rec.dtype) is not None
+    documented_overflow = overflow_reason(rec.op_name, rec.dtype) is not None \
+        or backend_overflow_reason(op, rec.backend) is not None
     for i in np.flatnonzero(over):
         ex = Example(s.group, s.case, _describe(op, s.kw, shape, i), float(got[i]), float(ref[i]),
                      None if th is None else float(th[i]))

@@ -7,7 +7,7 @@ import sympy
 from .specfile import G, X
 
 
-ALLOWED = {"exp", "log", "tanh", "cosh", "sinh", "erf", "erfc", "sign", "Abs", "Min", "Max", "Piecewise", "expm1",
+ALLOWED = {"exp", "log", "tanh", "cosh", "sinh", "sin", "cos", "erf", "erfc", "sign", "Abs", "Min", "Max", "Piecewise", "expm1",
            "log1p"}
 
 

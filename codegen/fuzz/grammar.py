@@ -55,6 +55,7 @@ PRODUCTIONS = {
     "erfc": ("erfc",),
     "sigmoid": ("1/(1 + exp(-a)) (sigmoid)",),
     "cosh_sinh": ("cosh, sinh",),                             # cosh(moderate), sinh(moderate)
+    "sin_cos": ("sin, cos",),                                 # sin(moderate), cos(moderate)
     "scalar": ("parameters: tensors, scalars, attributes, numel(name)",),   # alpha (> 0), beta
     "rational": ("constants: integers, Rational, pi, E, sqrt(2), log(2), ...",),     # 1/3, -3/2, ...
     "irrational": ("constants: integers, Rational, pi, E, sqrt(2), log(2), ...",),   # sqrt(2), pi, E, log(2)
@@ -152,9 +153,10 @@ def positive(draw, vocab, depth):
 
 
 @st.composite
-def moderate(draw, vocab, depth):
-    """An argument for exp that stays moderate on typical inputs."""
-    forms = ["affine"] + (["-u^2"] if _on(vocab, "exp_square") else [])
+def moderate(draw, vocab, depth, square=True):
+    """An argument for exp that stays moderate on typical inputs (`square`: also -u^2, which only exp damps: cosh
+    and sinh of it grow like e^(u^2), and nested, cosh(cosh(cosh(x^2)^2)^2) took mpmath to a MemoryError)."""
+    forms = ["affine"] + (["-u^2"] if square and _on(vocab, "exp_square") else [])
     if _on(vocab, "tanh"):
         forms.append("tanh")
     if _on(vocab, "sigmoid"):
@@ -181,7 +183,7 @@ def node(vocab, depth):
 def _node(draw, vocab, depth):
     choices = [c for c in ("add", "sub", "mul", "div", "pow_int", "pow_neg", "pow_rational", "exp", "expm1",
                            "log", "log1p", "sqrt", "abs", "sign", "min_max", "piecewise", "tanh", "erf",
-                           "erfc", "sigmoid", "cosh_sinh", "repeat") if _on(vocab, c)] + ["leaf"]
+                           "erfc", "sigmoid", "cosh_sinh", "sin_cos", "repeat") if _on(vocab, c)] + ["leaf"]
     c = draw(st.sampled_from(choices))
     sub = lambda: draw(node(vocab, depth - 1))  # noqa: E731
     if c == "leaf":
@@ -237,7 +239,9 @@ def _node(draw, vocab, depth):
     if c == "sigmoid":
         return 1 / (1 + sympy.exp(-sub()))
     if c == "cosh_sinh":
-        return draw(st.sampled_from([sympy.cosh, sympy.sinh]))(draw(moderate(vocab, depth - 1)))
+        return draw(st.sampled_from([sympy.cosh, sympy.sinh]))(draw(moderate(vocab, depth - 1, square=False)))
+    if c == "sin_cos":
+        return draw(st.sampled_from([sympy.sin, sympy.cos]))(draw(moderate(vocab, depth - 1)))
     # repeat: one subexpression s, used as the argument of another and once more as a factor
     s = sub()
     t = sub()

@@ -58,6 +58,15 @@ def sinh(x):
     return _f32(np.sinh(_f64(x)))
 
 
+def sin(x):
+    """Right for every FLOAT (float64's sin reduces the argument over the whole range: sin(3e38) too)."""
+    return _f32(np.sin(_f64(x)))
+
+
+def cos(x):
+    return _f32(np.cos(_f64(x)))
+
+
 def power(x, e: float):
     """x**e for a non-integer constant e: nan for a negative x, as NumPy's power and C's powf give."""
     return _f32(np.power(_f64(x), e))

@@ -1,7 +1,7 @@
 r"""The spec language: one operator = one Python file in `specs/` that binds `SPEC = Op(...)`.
 
 Write `from codegen.spec import *` at the top of a spec; it brings every name below plus the SymPy names a
-formula needs (`symbols Symbol exp expm1 log log1p sqrt tanh cosh sinh erf erfc sign Abs Max Min Piecewise Eq Ne And Or Not
+formula needs (`symbols Symbol exp expm1 log log1p sqrt tanh cosh sinh sin cos erf erfc sign Abs Max Min Piecewise Eq Ne And Or Not
 Rational Float pi E`) and `sigmoid(u)`, 1/(1 + exp(-u)).  Which constructs a backward may use, and what each backend
 does with them: codegen.vocabulary (docs/vocabulary.md); a spec using anything else is refused when it loads.
 
@@ -155,8 +155,8 @@ Op(...)                    the operator; its fields, in the order a spec usually
 Text(zh, en)               a short text in both doc languages.
 ABSENT, PRESENT            values of an optional tensor in `Formula.when`.
 """
-from sympy import (Abs, And, E, Eq, Float, Max, Min, Ne, Not, Or, Piecewise, Rational, Symbol, cosh, erf, erfc, exp,
-                   log, pi, sign, sinh, sqrt, symbols, tanh)
+from sympy import (Abs, And, E, Eq, Float, Max, Min, Ne, Not, Or, Piecewise, Rational, Symbol, cos, cosh, erf, erfc,
+                   exp, log, pi, sign, sin, sinh, sqrt, symbols, tanh)
 from sympy.codegen.cfunctions import expm1, log1p
 
 from .dtypes import DTYPES, KERNEL_DTYPES, DType
@@ -179,7 +179,7 @@ from .rules import (ArrayInRange, ArrayLength, Broadcastable, ClassCount, ClassT
 __all__ = [
     # SymPy
     "Abs", "And", "E", "Eq", "Float", "Max", "Min", "Ne", "Not", "Or", "Piecewise", "Rational", "Symbol", "erf",
-    "erfc", "exp", "expm1", "log", "log1p", "pi", "sign", "sqrt", "symbols", "tanh", "cosh", "sinh", "sigmoid",
+    "erfc", "exp", "expm1", "log", "log1p", "pi", "sign", "sqrt", "symbols", "tanh", "cosh", "sinh", "sin", "cos", "sigmoid",
     # spec language
     "Op", "Formula", "Variant", "Example", "Tensor", "Scalar", "Attr", "IntArray", "Output", "Param", "Text", "DimSum", "numel",
     "dim_size", "BROADCAST", "Reduction",

@@ -54,6 +54,9 @@ TERMS = [
     # cosh and sinh, each the other's derivative: finite where e^|x| is not (88.72 < |x| <= 89.41)
     (sinh(x), cosh(x)),
     (cosh(x), sinh(x)),
+    # sin and cos, each the other's derivative: near multiples of pi/2, at the Ascend C reduction's edge (65536)
+    (-cos(x), sin(x)),
+    (sin(x), cos(x)),
 ]
 
 

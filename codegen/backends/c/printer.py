@@ -50,6 +50,9 @@ MUL = PRECEDENCE["Mul"]
 # functions opgen_math.h writes by hand instead of printing their codegen.expansions form (erfc: one exp and one
 # polynomial below 2 where the form takes two of each, see the header; Ascend C still lowers the form)
 C_WRITTEN = {sympy.erfc}
+# functions C takes from libm instead (sin, cos: sinf and cosf reduce the argument over the whole FLOAT range, which
+# the Ascend C form, codegen.expansions.sin_form, does not)
+C_LIBM = {sympy.sin, sympy.cos}
 
 
 class KernelCPrinter(InfixPrinting, C99CodePrinter):
@@ -173,6 +176,12 @@ class KernelCPrinter(InfixPrinting, C99CodePrinter):
 
     def _print_erf(self, expr):
         return self._opgen("erf", expr)
+
+    def _print_sin(self, expr):
+        return self._call(f"sin{self.suffix}", expr.args[0])   # libm's: argument reduction over the whole range
+
+    def _print_cos(self, expr):
+        return self._call(f"cos{self.suffix}", expr.args[0])
 
     def _print_cosh(self, expr):
         return self._opgen("cosh", expr)
@@ -298,7 +307,7 @@ def math_functions() -> list[dict]:
     x = sympy.Symbol("x", real=True)
     out = []
     for fn, form in FORMS.items():
-        if fn in C_WRITTEN:
+        if fn in C_WRITTEN or fn in C_LIBM:
             continue
         temps, (res,) = sympy.cse([form(x)], symbols=sympy.numbered_symbols("t", real=True), order="canonical")
         names = {x: "x", **{t: str(t) for t, _ in temps}}

@@ -218,7 +218,7 @@ class DoublePrinter(KernelNumPyPrinter):
         return self._call(f"np.{name}", expr.args[0])
 
     _print_expm1 = _print_log = _print_log1p = _print_tanh = _print_erf = _print_erfc = _mathf
-    _print_cosh = _print_sinh = _mathf
+    _print_cosh = _print_sinh = _print_sin = _print_cos = _mathf
 
     def _print_Sigmoid(self, expr):
         self.used.add("_sigmoid64")

@@ -20,7 +20,7 @@ POW = PRECEDENCE["Pow"]
 
 # SymPy function -> the codegen.runtime.mathf function that evaluates it (float64, rounded once to FLOAT)
 MATHF = {"expm1": "expm1", "log": "log", "log1p": "log1p", "tanh": "tanh", "erf": "erf", "erfc": "erfc", "cosh": "cosh",
-         "sinh": "sinh"}
+         "sinh": "sinh", "sin": "sin", "cos": "cos"}
 
 
 class KernelNumPyPrinter(InfixPrinting, NumPyPrinter):
@@ -118,7 +118,7 @@ class KernelNumPyPrinter(InfixPrinting, NumPyPrinter):
         return self._call(f"_mathf.{MATHF[type(expr).__name__]}", expr.args[0])
 
     _print_expm1 = _print_log = _print_log1p = _print_tanh = _print_erf = _print_erfc = _mathf
-    _print_cosh = _print_sinh = _mathf
+    _print_cosh = _print_sinh = _print_sin = _print_cos = _mathf
 
     def _print_Sigmoid(self, expr):
         """Customizations: calls the module's stable `_sigmoid` helper (printed from Sigmoid.stable_form)."""
