@@ -2,8 +2,9 @@
 
 The key covers every source compiled (the generated files, every simulator header), the flags and the
 compiler's version, so an executable in `build/ascendc/` is reused exactly when nothing it was built from
-changed.  Compiles of different keys may run in parallel (`build_many`); a lock file keeps two processes from
-building the same key at once.
+changed.  Compiles of different keys may run in parallel (`build_many`, which compiles the launchers not built
+yet together, one translation unit per architecture, and links each op's executable to it under the op's own
+key); a lock file keeps two processes from building the same key at once.
 """
 from __future__ import annotations
 
