@@ -13,6 +13,7 @@ import os
 import posixpath
 import re
 import shlex
+import shutil
 import threading
 from pathlib import Path
 
@@ -96,16 +97,20 @@ def _key_extra() -> dict[str, str]:
     return {f"simulator/{p}": t for p, t in _simulator_sources().items()}
 
 
+def _compile(kind: str, name: str, files: dict[str, str], main: str, aicore: int) -> Path:
+    """`main` of `files` compiled and linked for an architecture, cached under `kind` by content."""
+    flags = _flags(aicore)
+    pch = _pch(flags, aicore, files[main])
+    return cached_build(kind, f"{name}-{aicore}", files, CXX, flags,
+                        lambda src, out: [CXX, *flags, *pch, "-I", str(SIMULATOR), str(src / main), "-o", str(out)],
+                        key_extra=_key_extra())
+
+
 def build(name: str, files: dict[str, str], main: str, aicore: int) -> Path:
     """The executable built from `files` ({relative path: text}, `main` the file to compile) for an
     architecture (__CCE_AICORE__), compiling it unless an identical build exists (keyed on the files it reads;
     a launcher that `build_many` compiled in a shared executable is served that executable under its own key)."""
-    flags = _flags(aicore)
-    pch = _pch(flags, aicore, files[main])
-    files = compiled_files(files, main)
-    return cached_build("ascendc", f"{name}-{aicore}", files, CXX, flags,
-                        lambda src, out: [CXX, *flags, *pch, "-I", str(SIMULATOR), str(src / main), "-o", str(out)],
-                        key_extra=_key_extra())
+    return _compile("ascendc", name, compiled_files(files, main), main, aicore)
 
 
 def _target(job: tuple) -> Path:
@@ -161,19 +166,16 @@ def _group_source(jobs: list[tuple]) -> tuple[dict[str, str], str]:
 
 def _build_group(jobs: list[tuple]) -> None:
     """Compile `jobs` (one architecture) in one translation unit and link each op's executable to it."""
-    aicore = jobs[0][3]
-    files, main = _group_source(jobs)
-    flags = _flags(aicore)
-    pch = _pch(flags, aicore, files[main])
-    group = cached_build("ascendc-group", f"launchers-{aicore}", files, CXX, flags,
-                         lambda src, out: [CXX, *flags, *pch, "-I", str(SIMULATOR), str(src / main), "-o", str(out)],
-                         key_extra=_key_extra())
+    group = _compile("ascendc-group", "launchers", *_group_source(jobs), jobs[0][3])
     for job in jobs:
         target = _target(job)
         if not target.exists():
             target.parent.mkdir(parents=True, exist_ok=True)
             tmp = target.with_name(f"{target.name}.{os.getpid()}.{threading.get_ident()}.link")
-            os.link(group, tmp)
+            try:
+                os.link(group, tmp)
+            except OSError:   # a file system without hard links: a copy, the same bytes
+                shutil.copy2(group, tmp)
             os.replace(tmp, target)
 
 
