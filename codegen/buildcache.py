@@ -59,6 +59,18 @@ def compiler_version(compiler: str) -> str:
         raise BuildError(f"no compiler: `{compiler} --version` failed ({e})") from e
 
 
+def artefact(kind: str, name: str, files: dict[str, str], compiler: str, flags: list[str], suffix: str = "",
+             key_extra: dict[str, str] | None = None) -> Path:
+    """Where cached_build keeps the artefact of these arguments (whether or not it exists yet): its name ends in
+    the key, a hash of every file's path and text, the flags and the compiler's version."""
+    h = hashlib.sha256()
+    for path, text in sorted(files.items()) + sorted((key_extra or {}).items()):
+        h.update(f"{path}\0{text}\0".encode())
+    h.update("\0".join(flags).encode())
+    h.update(compiler_version(compiler).encode())
+    return build_root() / kind / f"{name}-{h.hexdigest()[:20]}{suffix}"
+
+
 def cached_build(kind: str, name: str, files: dict[str, str], compiler: str, flags: list[str],
                  command, suffix: str = "", key_extra: dict[str, str] | None = None) -> Path:
     """The artefact built from `files` ({relative path: text}), compiling it unless an identical one exists.
@@ -66,13 +78,8 @@ def cached_build(kind: str, name: str, files: dict[str, str], compiler: str, fla
     `command(src_dir, out_path)` returns the argument list that builds `out_path` from the files written
     under `src_dir`; `flags` are part of the key (and usually of the command), and so are the texts of
     `key_extra` — files the command reads from elsewhere (headers on an -I path)."""
-    h = hashlib.sha256()
-    for path, text in sorted(files.items()) + sorted((key_extra or {}).items()):
-        h.update(f"{path}\0{text}\0".encode())
-    h.update("\0".join(flags).encode())
-    h.update(compiler_version(compiler).encode())
-    folder = build_root() / kind
-    target = folder / f"{name}-{h.hexdigest()[:20]}{suffix}"
+    target = artefact(kind, name, files, compiler, flags, suffix, key_extra)
+    folder = target.parent
     if target.exists():
         return target
     folder.mkdir(parents=True, exist_ok=True)

@@ -142,3 +142,67 @@ def test_a_launcher_is_keyed_on_the_files_it_compiles(monkeypatch, tmp_path):
     assert tiling in asc_build.compiled_files(files, main) and api not in asc_build.compiled_files(files, main)
     again = asc_build.build(name, {**files, tiling: files[tiling] + "\n"}, main, aicore)
     assert again != first and _builds(calls) == n + 1
+
+
+def _fake_cxx(folder: Path, calls: Path, fails: str) -> Path:
+    """A `g++` that logs its calls, writes an empty output, and fails when an argument ends with one of the
+    space-separated names in `fails` (a translation unit the test wants rejected)."""
+    cxx = folder / "fake-cxx"
+    cxx.write_text(f"""#!/bin/sh
+[ "$1" = --version ] && {{ echo fake-cxx 1; exit 0; }}
+echo "$@" >> {calls}
+out=""; prev=""
+for a in "$@"; do
+  [ "$prev" = -o ] && out="$a"
+  for f in {fails}; do case "$a" in *"$f") echo "error in $f" >&2; exit 1;; esac; done
+  prev="$a"
+done
+: > "$out"
+""")
+    cxx.chmod(cxx.stat().st_mode | stat.S_IEXEC)
+    return cxx
+
+
+def _launcher_jobs(monkeypatch, tmp_path, fails: str = "") -> tuple[list[tuple], Path]:
+    from codegen.backends.ascendc import build as asc_build
+    from codegen.backends.ascendc.binding import build_job
+    calls = tmp_path / "calls"
+    monkeypatch.setenv("OPGEN_BUILD_DIR", str(tmp_path / "build"))
+    monkeypatch.setattr(asc_build, "CXX", str(_fake_cxx(tmp_path, calls, fails)))
+    ops = codegen.load_specs()
+    return [build_job(ops[n], "ascend910b") for n in ("glu_backward", "softshrink_backward")], calls
+
+
+def _compiles(calls: Path, main: str) -> int:
+    return sum(f"/{main} " in line for line in calls.read_text().splitlines()) if calls.exists() else 0
+
+
+def test_launchers_built_together_are_served_under_their_own_keys(monkeypatch, tmp_path):
+    """build_many compiles the launchers not built yet in one translation unit per architecture, and each op's
+    executable is that unit's, linked under the op's own key: `build` of either op then compiles nothing, and a
+    byte changed in a file one op's compile reads builds that op again, alone (the other is served)."""
+    from codegen.backends.ascendc import build as asc_build
+    jobs, calls = _launcher_jobs(monkeypatch, tmp_path)
+    paths = asc_build.build_many(jobs)
+    assert _compiles(calls, "launchers.cpp") == 1 and not any(_compiles(calls, j[2]) for j in jobs)
+    assert [p.name.rsplit("-", 1)[0] for p in paths] == [f"{j[0]}-220" for j in jobs]
+    assert paths[0].stat().st_ino == paths[1].stat().st_ino           # one executable, a name per op
+    n = len(calls.read_text().splitlines())
+    assert [asc_build.build(*j) for j in jobs] == paths and len(calls.read_text().splitlines()) == n
+    name, files, main, aicore = jobs[0]
+    tiling = "op_kernel/glu_backward_tiling.h"
+    changed = (name, {**files, tiling: files[tiling] + "\n"}, main, aicore)
+    again = asc_build.build_many([changed, jobs[1]])
+    assert again[1] == paths[1] and again[0] != paths[0] and again[0].stat().st_ino != paths[1].stat().st_ino
+    assert _compiles(calls, "launchers.cpp") == 1 and _compiles(calls, main) == 1
+
+
+def test_a_group_that_fails_to_compile_is_built_op_by_op(monkeypatch, tmp_path):
+    """A shared translation unit that the compiler rejects does not fail every op in it: each op is compiled
+    alone, the op whose own launcher fails raises its own error (naming it), and the others are built."""
+    from codegen.backends.ascendc import build as asc_build
+    jobs, calls = _launcher_jobs(monkeypatch, tmp_path, fails="launchers.cpp glu_backward_launcher.cpp")
+    with pytest.raises(buildcache.BuildError, match=r"building glu_backward-220 failed:\n.*glu_backward_launcher"):
+        asc_build.build_many(jobs)
+    assert _compiles(calls, "launchers.cpp") == 1 and _compiles(calls, jobs[1][2]) == 1
+    assert asc_build.build(*jobs[1]).exists() and _compiles(calls, jobs[1][2]) == 1
