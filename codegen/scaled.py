@@ -105,6 +105,13 @@ def _count(e) -> bool:
     return isinstance(e, sympy.Symbol) and numel_param(e) is not None or type(e).__name__ == "RowLength"
 
 
+def _sum_can_leave(f, defs) -> bool:
+    """A sum that can itself leave FLOAT: terms that read different values (x - t, 1 - t/(x + eps)) with the sum of
+    their bounds above max; BCE's min(0, -x) - min(0, x), which is -x, is one value's."""
+    return isinstance(f, sympy.Add) and len({_reads(a, defs) for a in f.args}) >= 2 \
+        and magnitude_bound(f, defs) > float(MAX_FLOAT)
+
+
 def can_leave_float(rest, defs, temps=None) -> bool:
     """Whether the product `rest` (the local derivative) can leave FLOAT's range with every factor a FLOAT, where
     it is a product of plain factors only (`_plain`: numbers, tensor elements and scalars by +, -, *, / and
@@ -120,7 +127,7 @@ def can_leave_float(rest, defs, temps=None) -> bool:
     if not all(_plain(f, temps) for f in factors):
         return False
     mx = float(MAX_FLOAT)
-    if any(isinstance(f, sympy.Add) and magnitude_bound(f, defs) > mx for f in factors):
+    if any(_sum_can_leave(f, defs) for f in factors):
         return True
     large = [(magnitude_bound(f, defs), _reads(f, defs)) for f in factors]
     large = [(b, r) for b, r in large if b > 1]
@@ -136,8 +143,7 @@ def scaled_down(rest, scale, defs=None) -> tuple:
     2^-32*t/(x + eps): the sum scaled term by term has the scaled sum's bits): 2*w*(x - t) as
     2*s*w*(s*x - s*t)."""
     factors = _factors(rest)
-    k = next((k for k, f in enumerate(factors)
-              if isinstance(f, sympy.Add) and magnitude_bound(f, defs or {}) > float(MAX_FLOAT)), None)
+    k = next((k for k, f in enumerate(factors) if _sum_can_leave(f, defs or {})), None)
     if k is None:
         return sympy.Mul(scale, *factors), 1
     summed = sympy.Add(*[sympy.Mul(scale, a) for a in factors[k].args], evaluate=False)

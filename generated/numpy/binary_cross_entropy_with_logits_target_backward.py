@@ -110,10 +110,7 @@ def _compute__weight_optional_absent__pos_weight_optional_absent(grad_output, se
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            t0 = c0*(np.minimum(0, -self) - np.minimum(0, self))
-            _scale1 = _where((np.abs(t0) > 3.4028234663852886e+38), 2.3283064365386963e-10, 1)
-            t2 = (_scale1*c0*(_scale1*np.minimum(0, -self) - _scale1*np.minimum(0, self)))*grad_output
-            result = _where((np.abs(t0) > 3.4028234663852886e+38), 1.8446744073709552e+19*t2, grad_output*t0)
+            result = (c0*(np.minimum(0, -self) - np.minimum(0, self)))*grad_output
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
@@ -150,8 +147,8 @@ def _compute__weight_optional_present__pos_weight_optional_absent(grad_output, s
         with np.errstate(all="ignore"):
             t0 = c0*weight_optional*(np.minimum(0, -self) - np.minimum(0, self))
             _scale1 = _where((np.abs(t0) > 3.4028234663852886e+38), 2.3283064365386963e-10, 1)
-            t2 = (_scale1*c0*weight_optional*(_scale1*np.minimum(0, -self) - _scale1*np.minimum(0, self)))*grad_output
-            result = _where((np.abs(t0) > 3.4028234663852886e+38), 1.8446744073709552e+19*t2, grad_output*t0)
+            t2 = (_scale1*c0*weight_optional*(np.minimum(0, -self) - np.minimum(0, self)))*grad_output
+            result = _where((np.abs(t0) > 3.4028234663852886e+38), 4294967296.0*t2, grad_output*t0)
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

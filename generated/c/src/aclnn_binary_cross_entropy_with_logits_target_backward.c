@@ -89,10 +89,7 @@ static inline __attribute__((always_inline)) void block__weight_optional_absent_
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
         const float self_i = self[i];
-        const float t0 = c0*(opgen_minimumf(0, -self_i) - opgen_minimumf(0, self_i));
-        const float _scale1 = ((fabsf(t0) > 3.4028235e+38F) ? 2.3283064e-10F : 1);
-        const float t2 = (_scale1*c0*(_scale1*opgen_minimumf(0, -self_i) - _scale1*opgen_minimumf(0, self_i)))*grad_output_i;
-        res[i] = ((fabsf(t0) > 3.4028235e+38F) ? 1.8446744e+19F*t2 : grad_output_i*t0);
+        res[i] = (c0*(opgen_minimumf(0, -self_i) - opgen_minimumf(0, self_i)))*grad_output_i;
     }
 }
 
@@ -181,8 +178,8 @@ static inline __attribute__((always_inline)) void block__weight_optional_present
         const float weight_optional_i = weight_optional[i];
         const float t0 = c0*weight_optional_i*(opgen_minimumf(0, -self_i) - opgen_minimumf(0, self_i));
         const float _scale1 = ((fabsf(t0) > 3.4028235e+38F) ? 2.3283064e-10F : 1);
-        const float t2 = (_scale1*c0*weight_optional_i*(_scale1*opgen_minimumf(0, -self_i) - _scale1*opgen_minimumf(0, self_i)))*grad_output_i;
-        res[i] = ((fabsf(t0) > 3.4028235e+38F) ? 1.8446744e+19F*t2 : grad_output_i*t0);
+        const float t2 = (_scale1*c0*weight_optional_i*(opgen_minimumf(0, -self_i) - opgen_minimumf(0, self_i)))*grad_output_i;
+        res[i] = ((fabsf(t0) > 3.4028235e+38F) ? 4.2949673e+09F*t2 : grad_output_i*t0);
     }
 }
 

@@ -25,7 +25,7 @@ inline uint64_t Gcd(uint64_t a, uint64_t b)
     return a;
 }
 
-// variant weightOptional=absent, posWeightOptional=absent: 2 input tile(s), 6 float temporaries, 1 mask(s)
+// variant weightOptional=absent, posWeightOptional=absent: 2 input tile(s), 3 float temporaries, 1 mask(s)
 inline bool ComputeTilingWeightOptionalAbsentPosWeightOptionalAbsent(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, BinaryCrossEntropyWithLogitsTargetBackwardTilingData& tiling)
 {
@@ -34,7 +34,7 @@ inline bool ComputeTilingWeightOptionalAbsentPosWeightOptionalAbsent(uint64_t to
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 2) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 6);
+    const uint64_t floatSlots = (castSlots + 3);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
     const uint64_t bytesPer256 = ((((((4 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 128) + 0);
@@ -107,7 +107,7 @@ inline bool ComputeTilingWeightOptionalAbsentPosWeightOptionalPresent(uint64_t t
     return true;
 }
 
-// variant weightOptional=present, posWeightOptional=absent: 3 input tile(s), 6 float temporaries, 1 mask(s)
+// variant weightOptional=present, posWeightOptional=absent: 3 input tile(s), 4 float temporaries, 1 mask(s)
 inline bool ComputeTilingWeightOptionalPresentPosWeightOptionalAbsent(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, BinaryCrossEntropyWithLogitsTargetBackwardTilingData& tiling)
 {
@@ -116,7 +116,7 @@ inline bool ComputeTilingWeightOptionalPresentPosWeightOptionalAbsent(uint64_t t
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 3) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 6);
+    const uint64_t floatSlots = (castSlots + 4);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
     const uint64_t bytesPer256 = ((((((6 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 128) + 0);
