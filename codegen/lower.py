@@ -668,13 +668,18 @@ def _inline_into_extended(temps, result):
         return e.replace(lambda a: isinstance(a, Extended), inline)
     temps = [(s, extend(e)) for s, e in temps]
     result = extend(result)
+    return read_temporaries(temps, result), result
+
+
+def read_temporaries(temps, result) -> list:
+    """The temporaries the result reads, directly or through others, in their order."""
     needed = set(result.free_symbols)
     kept = []
     for s, e in reversed(temps):
         if s in needed:
             kept.append((s, e))
             needed |= e.free_symbols
-    return kept[::-1], result
+    return kept[::-1]
 
 
 def _inline_gradient_products(temps, result, g, tensor_syms):

@@ -1,31 +1,35 @@
-"""A local derivative that leaves FLOAT's range before the incoming gradient joins: its product scaled by 2^-64.
+"""A local derivative that leaves FLOAT's range before the incoming gradient joins: that product scaled there.
 
 The gradient multiplies last (codegen.lower, `split_last`: g*0*inf would be nan where the mathematics gives 0), so
 a kernel computes L*g with L, the local derivative, formed first.  Where L is a product of two factors of any
-magnitude (or of one and a number above 1) it can leave FLOAT's range where L*g does not, |g| < 1 bringing it back:
-MseLossGrad's 2*(x - t)*g at x = 3.4e38 (2*(x - t) is inf, the result 1.06e38 for g = 0.156), WeightedMseLoss's
-2*w*(x - t)*g at w = 3e38, GaussianNllLossGrad's (x - t)/max(eps, var)*g, KlDivTargetBackward's
-c0*(t - x + 1)*exp(t)*g at t = 88.5 (c0 the reduction's divisor, a per-call scalar of any size).
+magnitude (or of one and a number above 1), or has a sum of such terms among its factors, it can leave FLOAT's
+range where L*g does not, |g| < 1 bringing it back: MseLossGrad's 2*(x - t)*g at x = 3.4e38 (2*(x - t) is inf, the
+result 1.06e38 for g = 0.156), WeightedMseLoss's 2*w*(x - t)*g at w = 3e38, GaussianNllLossGrad's
+(x - t)/max(eps, var)*g, PoissonNllLoss's c0*(1 - t/(x + eps))*g at t = 3e38 (and inf*0 = nan at g = 0).
 
 Such a product L*g is computed as
 
-    Piecewise((2^64 * ((2^-64*L)*g), |L| > max), (L*g, True))
+    s = |L| > max ? 2^-32 : 1
+    Piecewise((2^(32k) * ((s*L')*g), |L| > max), (L*g, True))
 
-with L a temporary, 2^-64 folded into L's first factor (its number, where it has one: 2*(x - t) becomes
-2^-63*(x - t), one multiplication as before) and 2^64, 2^-64 literals of the kernel's type.  Both branches are L*g
-in exact arithmetic (the rewrite's test expands them), and the second is the product the kernel computed before,
-unchanged: the scaled branch is taken only where L overflowed (|L| > max holds for ±inf and for no FLOAT; nan keeps
-the old branch).  There the scaling by a power of two is exact wherever the scaled partial products stay normal, so
-the scaled branch has the bits the old order would have had in a FLOAT without an exponent limit: fl(L*g), the
-result's one rounding more than L's, not ±inf.  With two factors each at most max and their product above it, each
-is above 1, so 2^-64 times the first is normal and the scaled L is at most max^2*2^-64 < max: the branch is exact
-for every such L and every |L*g| >= 2^-62 (below, the partial product L*2^-64*g is subnormal: the result is off by
-the bits that leaves, where the old kernel gave ±inf).  An infinite input keeps its class: L is then ±inf or nan
-scaled too, and ±inf*g, ±inf*0 = nan are the old branch's values.
+with L a temporary, s joined first (SymPy orders its name `_scale…` before the spec's symbols) and, where a factor
+of L is a sum that can itself leave FLOAT, into each of that sum's terms too (L' that sum's terms times s, k = 2;
+else k = 1).  Both branches are L*g in exact arithmetic (the rewrite's test cancels them), and the second is the
+product the kernel computed before, unchanged: the scaled branch is taken only where L overflowed (|L| > max holds
+for ±inf and for no FLOAT; nan keeps the old branch), so every other element keeps its bits.  There the scaling by
+a power of two is exact wherever the scaled partial products stay normal, so the scaled branch has the bits the
+old order would have had in a FLOAT without an exponent limit: fl(L*g), not ±inf.  With two factors each at most
+max and their product above it, each is above 1: 2^-32 times the first is normal, and the scaled products stay
+below max for L up to 2^160 (a sum up to 2^160 too); the scaled L*g is subnormal, and loses bits, only where
+|L*g| < 2^-94 (k = 1) or 2^-62 (k = 2), where the old kernel gave ±inf.  s is data, not a constant: a constant
+2^-32 made the discarded lanes' products subnormal wherever L*g is small, a microcode assist per vector on Zen 4
+(ELU 0.01x main).  An infinite input keeps its class: L is then ±inf or nan scaled too.
 
-Applied where the product's factors other than the gradient (bounded ones apart: a sigmoid, tanh, erf, a number of
-magnitude at most 1) are at least two, a number above 1 counting as one: only there can L leave FLOAT while each
-factor is a FLOAT.  The cost per element: the scaled chain, a comparison and a select.
+Applied only to products of plain factors (`_plain`: numbers, tensor elements and per-call constants by +, -, *, /,
+max and min; `can_leave_float` says which): the cost per element is the comparison, the select of s, the second
+product and the final select (C: about eight vector instructions), and with an exp or a sigmoid among the factors
+the C backend's tuned forms of those kernels were lost (0.06-0.9x main).  Complex kernels keep the plain product
+(`unscaled`).
 """
 from __future__ import annotations
 
@@ -205,11 +209,6 @@ def unscaled(temps, result):
     for a complex kernel (codegen.lower.conjugated), where |L| > max is no test of a complex L."""
     if not result.has(sympy.Piecewise):
         return temps, result
+    from .lower import read_temporaries
     result = result.replace(_is_scaled, lambda e: e.args[1][0])
-    needed = set(result.free_symbols)
-    kept = []
-    for s, e in reversed(temps):
-        if s in needed:
-            kept.append((s, e))
-            needed |= e.free_symbols
-    return kept[::-1], result
+    return read_temporaries(temps, result), result
