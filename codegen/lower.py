@@ -42,6 +42,7 @@ from .cancellation import Extended, guard
 from .keep import kept_for
 from .rewrite import scaled_square_roots, stabilize
 from .saturate import clamped, saturation_clamps
+from .scaled import scale_gradient_products, unscaled
 from .spec import ABSENT, DimSum, Op, Variant
 from .spec.classes import GridSum
 from .spec.functions import BROADCAST, dim_size, numel_param, row_length
@@ -649,6 +650,7 @@ def lower_variant(op: Op, variant: Variant) -> KernelVariant:
     temps, result = _inline_into_extended(temps, result)
     temps, result = _inline_gradient_products(temps, result, op.grad.symbol, {t.symbol for t in op.tensors})
     temps = [(s, clamped(x, bound)) for x, (s, bound) in clamps.items()] + list(temps)
+    temps, result = scale_gradient_products(temps, result, op.grad.symbol, prelude)   # L beyond FLOAT: codegen.scaled
 
     used = set(clamps) | expr.free_symbols | {s for _, e in reductions + grid_sums for s in e.free_symbols} \
         | {s for _, e in prelude for s in e.free_symbols}
@@ -726,13 +728,18 @@ def _inline_into_extended(temps, result):
         return e.replace(lambda a: isinstance(a, Extended), inline)
     temps = [(s, extend(e)) for s, e in temps]
     result = extend(result)
+    return read_temporaries(temps, result), result
+
+
+def read_temporaries(temps, result) -> list:
+    """The temporaries the result reads, directly or through others, in their order."""
     needed = set(result.free_symbols)
     kept = []
     for s, e in reversed(temps):
         if s in needed:
             kept.append((s, e))
             needed |= e.free_symbols
-    return kept[::-1], result
+    return kept[::-1]
 
 
 def _inline_gradient_products(temps, result, g, tensor_syms):
@@ -821,4 +828,5 @@ def conjugated(op: Op, kv: KernelVariant) -> tuple[list, sympy.Expr]:
     complex_conj); d has real coefficients and no branches (validation says so), so conj(d) is d of the
     conjugated tensors: every tensor but gradOutput is read conjugated."""
     rep = {t.symbol: Conj(t.symbol) for t in kv.tensors if t.symbol != op.grad.symbol}
-    return [(s, e.xreplace(rep)) for s, e in kv.body], kv.result.xreplace(rep)
+    body, result = unscaled(kv.body, kv.result)   # the plain L*g: |L| > max tests no complex L (codegen.scaled)
+    return [(s, e.xreplace(rep)) for s, e in body], result.xreplace(rep)

@@ -385,3 +385,93 @@ def test_ge_glu_tanh_form_at_the_largest_inputs_is_finite(backend):
     far = np.abs(bs) >= 16   # where b is clamped: exactly a·g or 0; nearer, the tanh form's own rounding (GELU's)
     assert np.array_equal(got[far, 1], want[far]), (got[:, 1], want)
     assert np.max(ulp_distance(got[:, 1], want)) <= 8, (got[:, 1], want)
+
+
+def test_a_local_derivative_beyond_float_is_scaled_before_the_gradient_joins():
+    """codegen.scaled: L*g, L a product of two factors that can be above 1 and read different values, becomes
+    Piecewise((2^32k*((s*L)*g), |L| > max), (L*g, True)) with s = 2^-32 there (else 1), joined first and, where a
+    factor is a sum that can leave FLOAT, into its terms too (k = 2); both branches are L*g in exact arithmetic
+    (cancelled, no simplify), the second the old product.  Factors of one value (y*(1 - y)), one large factor
+    among bounded ones, and products with a function among their factors (exp, sigmoid) are kept."""
+    from codegen.lower import Const
+    from codegen.rewrite import Sigmoid
+    from codegen.scaled import scale_gradient_products
+    g, x, t, w, c0, eps = sympy.symbols("g x t w c0 eps", real=True)
+    plain = lambda e: e.replace(lambda a: isinstance(a, Const), lambda a: a.value)   # noqa: E731
+    big = Const(sympy.Integer((2**24 - 1) * 2**104))
+    for expr, k in [(2 * g * (x - t), 2), (g * w * (x - t), 2), (c0 * g * w * x, 1), (g * x / sympy.Max(w, 1), 1),
+                    (c0 * g * (1 - t / (x + eps)), 2)]:
+        temps, result = scale_gradient_products([], expr, g)
+        assert isinstance(result, sympy.Piecewise) and len(temps) == 3, (expr, result)
+        (local, old_l), (scale, s), (scaled, product) = temps
+        (value, cond), (old, _) = result.args
+        assert cond == (sympy.Abs(local) > big) and s == sympy.Piecewise((Const(sympy.Rational(1, 2**32)), cond),
+                                                                         (1, True))
+        assert value == Const(sympy.Integer(2) ** (32 * k)) * scaled
+        assert sympy.cancel(plain(value).xreplace({scaled: product}).xreplace({scale: sympy.Rational(1, 2**32)})
+                            - expr) == 0, expr
+        assert sympy.expand(product.xreplace({scale: 1}) - expr) == 0      # s = 1: the product itself
+        assert sympy.expand(old.xreplace({local: old_l}) - expr) == 0 and split_last(old, {g}) is None
+        assert split_last(product, {g})[1] == g                            # the scaled local derivative, then g
+    for kept in [g * Sigmoid(x) * (x + 1), g * x * sympy.Rational(1, 2), g * x, Sigmoid(x) * sympy.tanh(t) * g,
+                 g * x * (1 - x), c0 * g * sympy.exp(t) * (t - x + 1), g * w * Sigmoid(x)]:
+        assert scale_gradient_products([], kept, g) == ([], kept), kept
+
+
+def _scaled_case(name, dtype):
+    """(kernel keywords, mpmath reference) where the local derivative leaves FLOAT and |g| < 1 brings the result
+    back: the reference is the forward's derivative (mpmath.diff), times g."""
+    t_ = np.float32 if dtype == "FLOAT" else ml_dtypes.bfloat16
+    big = float(ml_dtypes.finfo(t_).max)
+    a = lambda *v: np.array(v, dtype=t_)   # noqa: E731
+    m = lambda v: mpmath.mpf(float(v))     # noqa: E731
+    if name in ("mse_loss_grad", "weighted_mse_loss_backward"):
+        kw = dict(grad_output=a(0.15, -0.002, -0.45, 1.5), self=a(big, -3.5, -big, 0.5),
+                  target=a(0.75, 0.9 * big, 0.85, 0.25), reduction="none")
+        if name == "weighted_mse_loss_backward":
+            kw["weight"] = a(0.5, 0.875, 0.75, 0.9 * big)
+        wt = kw.get("weight", a(1, 1, 1, 1))
+
+        def ref(i):
+            return m(kw["grad_output"][i]) * mpmath.diff(lambda v: m(wt[i]) * (v - m(kw["target"][i])) ** 2,
+                                                         m(kw["self"][i]))
+    elif name == "gaussian_nll_loss_grad":
+        kw = dict(grad_output=a(-0.26, 0.1, 0.75), input=a(big, -big, 1.0), target=a(0.36, 0.08, 0.5),
+                  var=a(0.35, 0.15, 2.0), full=False, eps=1e-6, reduction="none")
+
+        def ref(i):
+            vc = max(m(kw["var"][i]), mpmath.mpf(1e-6))
+            return m(kw["grad_output"][i]) * mpmath.diff(
+                lambda v: (mpmath.log(vc) + (v - m(kw["target"][i])) ** 2 / vc) / 2, m(kw["input"][i]))
+    else:   # poisson_nll_loss_backward, logInput false: the forward x - t*log(x + eps); 0*inf was nan
+        kw = dict(grad_output=a(-0.1, 0.0, 0.25, 1.5), self=a(0.25, 0.5, 2.0 ** -130, 2.0),
+                  target=a(0.9 * big, 0.9 * big, 0.7, 3.0), log_input=False, full=False, eps=0.0, reduction=0)
+
+        def ref(i):
+            eps = mpmath.mpf(kw["eps"])
+            return m(kw["grad_output"][i]) * mpmath.diff(lambda v: v - m(kw["target"][i]) * mpmath.log(v + eps),
+                                                         m(kw["self"][i]))
+    with mpmath.workdps(60):
+        want = np.array([float(ref(i)) for i in range(len(kw["grad_output"]))]).astype(t_)
+    return kw, want
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("name, folder", [("mse_loss_grad", "examples/experimental_specs"),
+                                          ("gaussian_nll_loss_grad", "examples/experimental_specs"),
+                                          ("weighted_mse_loss_backward", "examples/more_specs"),
+                                          ("poisson_nll_loss_backward", "examples/more_specs")])
+def test_a_local_derivative_beyond_float_times_a_small_gradient_is_finite(name, folder, backend):
+    """MseLossGrad's 2*(x - t), WeightedMseLoss's 2*w*(x - t) and GaussianNllLossGrad's (x - t)/max(eps, var) at
+    x, w or t near FLOAT's largest were ±inf before |g| < 1 joined (the gradient last on purpose), FLOAT and
+    BFLOAT16 alike; PoissonNllLoss's 1 - t/(x + eps) itself left FLOAT (t = 3e38, or x + eps subnormal), and was nan
+    at g = 0 where the result is 0.  codegen.scaled: now the
+    scaled product.  Reference: mpmath's derivative of the forward."""
+    from .conftest import REPO
+    kernel = codegen.kernel(name, backend, specs_dir=REPO / folder)
+    for dtype in ["FLOAT", "BFLOAT16"]:
+        kw, want = _scaled_case(name, dtype)
+        got = kernel(**kw)
+        got = got[0] if isinstance(got, tuple) else got
+        assert np.all(np.isfinite(got.astype(np.float64))), (dtype, got, want)
+        assert np.max(ulp_distance(got, want)) <= (2 if dtype == "FLOAT" else 1), (dtype, got, want)

@@ -729,15 +729,15 @@ def test_a_row_sum_inside_a_row_sum_is_refused_and_a_row_of_one_element_undefine
 
 
 def test_an_intermediate_overflow_is_reported_where_the_result_is_finite(monkeypatch):
-    """PoissonNllLossBackward's 1 - t/(x + eps): t = 3e38 over |x + eps| < 1 leaves FLOAT where the mean's 1/N
-    brings the result back, and the kernel gives inf where the exact result and PyTorch's are finite.  The report
-    lists such elements as overflows; they fail the record unless codegen.accuracy.known.OVERFLOWS documents the
-    kernel's (PoissonNll's is, with its reason).  (SinhGrad's e^|x|/2 for 88.72 < |x| <= 89.41 was the example
-    until cosh entered the vocabulary: test_sinh_grad_is_finite_where_e_to_the_x_is_not.)"""
+    """HuberLossBackward's g*e (mean): g = max times e = 3.08 leaves FLOAT before the mean's 1/N, outside the
+    Piecewise, brings the result back, and the kernel gives inf where the exact result and PyTorch's are finite.  The
+    report lists such elements as overflows; they fail the record unless codegen.accuracy.known.OVERFLOWS documents
+    the kernel's (Huber's is, with its reason).  (SinhGrad's e^|x|/2 for 88.72 < |x| <= 89.41 was the example until
+    cosh entered the vocabulary, PoissonNllLoss's 1 - t/(x + eps) until codegen.scaled.)"""
     from codegen.accuracy import known
     _torch()
     ops, _ = load_folder(FOLDER)
-    op = {"poisson_nll_loss_backward": ops["poisson_nll_loss_backward"]}
+    op = {"huber_loss_backward": ops["huber_loss_backward"]}
     records = runner.run(op, backends=["numpy"], dtypes=["FLOAT"], log=lambda m: None)
     assert records and all(r.n_overflow > 0 for r in records[:1]), records
     assert all(r.passed and r.n_failures == 0 and r.n_documented >= r.n_overflow for r in records)

@@ -27,11 +27,17 @@ def reason(op_name: str, dtype: str) -> str | None:
 # before sigmoid(a) << 1 joined) by codegen.lower.bounded_after_first; MarginRankingLossBackward (-target*g before
 # the mean's 1/N) by codegen.lower.scalars_into_branches; FastGelu/QuickGelu (1.702x inf where sigma(1.702x) is 0 or
 # 1: inf*0) and GeGlu/GeGluV3's tanh form (b^2 inf where sigma(u)*sigma(-u) is 0) by codegen.saturate (the element
-# clamped where its sigmoids saturate).
-_GRAD_LAST = ("the local derivative, as its product is formed, leaves FLOAT's range and only the incoming gradient, "
-              "|g| < 1, brings the result back: the lowering multiplies the gradient last on purpose (codegen.lower: "
-              "g*0*inf would be nan where the mathematics gives 0), so fl(local derivative) is inf before g joins.  "
-              "Fix: a scaled product (the local derivative times 2^-k, g, then 2^k), not done")
+# clamped where its sigmoids saturate); MseLossGrad, WeightedMseLossBackward and GaussianNllLossGrad (the local
+# derivative, a product of a number, a tensor element or a sum of them and another such factor, formed ±inf before
+# |g| < 1 joined, the gradient last on purpose) by codegen.scaled (that product scaled by 2^-32 where it leaves
+# FLOAT, then g, then 2^32 or 2^64), and PoissonNllLossBackward (1 - t/(x + eps) itself beyond FLOAT, and nan at
+# g = 0) by the same rule scaling that sum's terms.
+_EXP_FACTOR = ("logTarget: c0*(t - x + 1)*exp(t) leaves FLOAT (t = 88.5: exp(t)*89; x = 3e38: (t - x + 1)*1.46) "
+               "before |g| < 1 joins (the gradient last on purpose, codegen.lower).  codegen.scaled fixes such a "
+               "product where its factors are plain (no function); with exp among them it is not applied: the C "
+               "backend's exp kernels have tuned forms the rewrite's second product and select undo (ELU, KlDiv "
+               "0.4-0.9x main, session 21).  Fix: the scaled product with the exp a temporary read by both products "
+               "(their factor order kept), not done")
 _MEAN_OUTSIDE = ("the mean's 1/N multiplies the Piecewise from outside, after its branch's product with gradOutput "
                  "(c0*Piecewise((g*w*e, ...), (g*w*delta*sign(e), True))): g*w*e leaves FLOAT where (1/N)*g*w*e does "
                  "not.  codegen.lower.scalars_into_branches moves such a 1/N into the branches (MarginRanking's), but "
@@ -39,10 +45,6 @@ _MEAN_OUTSIDE = ("the mean's 1/N multiplies the Piecewise from outside, after it
                  "the same way for every element (mean relative error 3.1e-8 -> 4.8e-8, FLOAT16 max ulp 0 -> 1).  "
                  "Also w*e itself leaves FLOAT at w = 3e38 (reduction sum, |g| < 1: the gradient last on purpose).  "
                  "Fix: 1/N into the branches with delta/N carried as two FLOATs, and a scaled product, not done")
-_POISSON = ("1 - t/(x + eps) leaves FLOAT (t = 3e38 over |x + eps| < 1, or a subnormal x + eps with eps = 0) where "
-            "the result does not: the mean's 1/N or a gradient |g| < 1 brings it back, and both multiply after the sum "
-            "(the gradient last on purpose, codegen.lower); with g = 0 it is inf*0, nan where the result is 0.  Fix: a "
-            "scaled form, not done")
 _SOFTMAX_DIFF = ("y*(dy - r), r = sum(dy*y) over the row: dy - r leaves FLOAT at dy = -max with r > 0 where y << 1 "
                  "brings the result back.  Fix: y*dy - y*r (which cancels where the sum is small) or a scaled "
                  "difference, not done")
@@ -58,19 +60,13 @@ _SNAKE = ("alpha*x, the sine's argument, leaves FLOAT (alpha = 3e38, x = -1.16; 
 OVERFLOWS: dict[tuple[str, str], str] = {
     ("aclnnSnakeBackward", "FLOAT"): _SNAKE,
     ("aclnnSnakeBackward", "BFLOAT16"): _SNAKE,
-    ("aclnnGaussianNllLossGrad", "FLOAT"): _GRAD_LAST,
-    ("aclnnMseLossGrad", "FLOAT"): _GRAD_LAST,   # 2(x - t) at x = max, g < 1 (18 overflows before the lowering's fix, 11)
+    ("aclnnKlDivTargetBackward", "FLOAT"): _EXP_FACTOR,
+    ("aclnnKlDivTargetBackward", "BFLOAT16"): _EXP_FACTOR,
     ("aclnnSoftmaxGrad", "FLOAT"): _SOFTMAX_DIFF,
     ("aclnnHuberLossBackward", "FLOAT"): _MEAN_OUTSIDE,
     ("aclnnHuberLossBackward", "BFLOAT16"): _MEAN_OUTSIDE,
-    ("aclnnPoissonNllLossBackward", "FLOAT"): _POISSON,
-    ("aclnnPoissonNllLossBackward", "BFLOAT16"): _POISSON,
-    ("aclnnKlDivTargetBackward", "FLOAT"): _GRAD_LAST,
-    ("aclnnKlDivTargetBackward", "BFLOAT16"): _GRAD_LAST,
     ("aclnnSigmoidFocalLossBackward", "FLOAT"): _FOCAL,
     ("aclnnSigmoidFocalLossBackward", "BFLOAT16"): _FOCAL,
-    ("aclnnWeightedMseLossBackward", "FLOAT"): _GRAD_LAST,      # 2*w*(x - t) at x = -max or w = 3e38, |g| < 1
-    ("aclnnWeightedMseLossBackward", "BFLOAT16"): _GRAD_LAST,
 }
 
 

@@ -15,7 +15,7 @@ import numpy as np
 from codegen.runtime import calls as _calls
 from codegen.runtime import checks as _chk
 from codegen.runtime import mathf as _mathf
-from codegen.runtime.blocks import blocks as _blocks, store as _store
+from codegen.runtime.blocks import blocks as _blocks, store as _store, where as _where
 
 OP = "aclnnBinaryCrossEntropyWithLogitsTargetBackward"
 
@@ -145,7 +145,10 @@ def _compute__weight_optional_present__pos_weight_optional_absent(grad_output, s
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            result = (c0*weight_optional*(np.minimum(0, -self) - np.minimum(0, self)))*grad_output
+            t0 = c0*weight_optional*(np.minimum(0, -self) - np.minimum(0, self))
+            _scale1 = _where((np.abs(t0) > 3.4028234663852886e+38), 2.3283064365386963e-10, 1)
+            t2 = (_scale1*c0*weight_optional*(np.minimum(0, -self) - np.minimum(0, self)))*grad_output
+            result = _where((np.abs(t0) > 3.4028234663852886e+38), 4294967296.0*t2, grad_output*t0)
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

@@ -176,7 +176,10 @@ static inline __attribute__((always_inline)) void block__weight_optional_present
         const float grad_output_i = grad_output[i];
         const float self_i = self[i];
         const float weight_optional_i = weight_optional[i];
-        res[i] = (c0*weight_optional_i*(opgen_minimumf(0, -self_i) - opgen_minimumf(0, self_i)))*grad_output_i;
+        const float t0 = c0*weight_optional_i*(opgen_minimumf(0, -self_i) - opgen_minimumf(0, self_i));
+        const float _scale1 = ((fabsf(t0) > 3.4028235e+38F) ? 2.3283064e-10F : 1);
+        const float t2 = (_scale1*c0*weight_optional_i*(opgen_minimumf(0, -self_i) - opgen_minimumf(0, self_i)))*grad_output_i;
+        res[i] = ((fabsf(t0) > 3.4028235e+38F) ? 4.2949673e+09F*t2 : grad_output_i*t0);
     }
 }
 

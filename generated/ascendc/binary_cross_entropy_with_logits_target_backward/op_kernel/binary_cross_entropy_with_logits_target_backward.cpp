@@ -440,7 +440,17 @@ private:
         Select(f2, m0, f1, self, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
         Sub(f1, f3, f2, calc);
         Mul(f2, f0, f1, calc);
-        Mul(res, f2, gradOutput, calc);
+        Mul(f0, gradOutput, f2, calc);
+        Abs(f3, f2, calc);
+        CompareScalar(m0, f3, 3.4028235e+38F, CMPMODE::GT, calc);
+        Duplicate(f2, 2.3283064e-10F, calc);
+        Select(f3, m0, f2, 1.0F, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
+        Muls(f2, f3, c0_, calc);
+        Mul(f3, f2, weightOptional, calc);
+        Mul(f2, f3, f1, calc);
+        Mul(f1, f2, gradOutput, calc);
+        Muls(f2, f1, 4.2949673e+09F, calc);
+        Select(res, m0, f2, f0, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
         FromFloat(outTile, res, calc);
         outQueue_.EnQue(outTile);
         gradOutputQueue_.FreeTensor(gradOutputIn);

@@ -155,6 +155,7 @@ public:
         pipe_.InitBuffer(targetQueue_, BUFFER_NUM, tileLength * sizeof(TIn));
         pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength * sizeof(TOut));
         pipe_.InitBuffer(floatBuf_, floatSlots * tileLength * sizeof(float));
+        pipe_.InitBuffer(maskBuf_, 1 * (tileLength / 2));  // 1 mask(s): 32 bytes per 256-byte repeat
         c0_ = c0;
     }
 
@@ -190,18 +191,34 @@ private:
         const uint32_t calc = (len + REPEAT_ELEMS - 1) / REPEAT_ELEMS * REPEAT_ELEMS;
         LocalTensor<float> slots = floatBuf_.Get<float>();
         LocalTensor<TIn> gradOutputIn = gradOutputQueue_.DeQue<TIn>();
-        LocalTensor<float> gradOutput = ToFloat(gradOutputIn, slots, 2, tileLength_, calc);
+        LocalTensor<float> gradOutput = ToFloat(gradOutputIn, slots, 5, tileLength_, calc);
         LocalTensor<TIn> selfIn = selfQueue_.DeQue<TIn>();
-        LocalTensor<float> self = ToFloat(selfIn, slots, 3, tileLength_, calc);
+        LocalTensor<float> self = ToFloat(selfIn, slots, 6, tileLength_, calc);
         LocalTensor<TIn> targetIn = targetQueue_.DeQue<TIn>();
-        LocalTensor<float> target = ToFloat(targetIn, slots, 4, tileLength_, calc);
+        LocalTensor<float> target = ToFloat(targetIn, slots, 7, tileLength_, calc);
         LocalTensor<TOut> outTile = outQueue_.AllocTensor<TOut>();
-        LocalTensor<float> res = ResultTile(outTile, slots, 2 + (sizeof(TIn) < sizeof(float) ? 3 : 0), tileLength_);
+        LocalTensor<float> res = ResultTile(outTile, slots, 5 + (sizeof(TIn) < sizeof(float) ? 3 : 0), tileLength_);
         LocalTensor<float> f0 = slots[0 * tileLength_];
         LocalTensor<float> f1 = slots[1 * tileLength_];
+        LocalTensor<float> f2 = slots[2 * tileLength_];
+        LocalTensor<float> f3 = slots[3 * tileLength_];
+        LocalTensor<float> f4 = slots[4 * tileLength_];
+        LocalTensor<uint8_t> m0 = maskBuf_.Get<uint8_t>()[0 * (tileLength_ / 2)];
         Sub(f0, self, target, calc);
         Muls(f1, f0, c0_, calc);
-        Mul(res, f1, gradOutput, calc);
+        Mul(f0, gradOutput, f1, calc);
+        Abs(f2, f1, calc);
+        CompareScalar(m0, f2, 3.4028235e+38F, CMPMODE::GT, calc);
+        Duplicate(f1, 2.3283064e-10F, calc);
+        Select(f2, m0, f1, 1.0F, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
+        Muls(f1, f2, c0_, calc);
+        Mul(f3, f2, self, calc);
+        Mul(f4, f2, target, calc);
+        Sub(f2, f3, f4, calc);
+        Mul(f3, f1, f2, calc);
+        Mul(f1, f3, gradOutput, calc);
+        Muls(f2, f1, 1.8446744e+19F, calc);
+        Select(res, m0, f2, f0, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
         FromFloat(outTile, res, calc);
         outQueue_.EnQue(outTile);
         gradOutputQueue_.FreeTensor(gradOutputIn);
@@ -222,6 +239,7 @@ private:
     TQue<QuePosition::VECIN, BUFFER_NUM> targetQueue_;
     TQue<QuePosition::VECOUT, BUFFER_NUM> outQueue_;
     TBuf<TPosition::VECCALC> floatBuf_;
+    TBuf<TPosition::VECCALC> maskBuf_;
     GlobalTensor<TIn> gradOutputGm_;
     GlobalTensor<TIn> selfGm_;
     GlobalTensor<TIn> targetGm_;

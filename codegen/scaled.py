@@ -1,0 +1,214 @@
+"""A local derivative that leaves FLOAT's range before the incoming gradient joins: that product scaled there.
+
+The gradient multiplies last (codegen.lower, `split_last`: g*0*inf would be nan where the mathematics gives 0), so
+a kernel computes L*g with L, the local derivative, formed first.  Where L is a product of two factors of any
+magnitude (or of one and a number above 1), or has a sum of such terms among its factors, it can leave FLOAT's
+range where L*g does not, |g| < 1 bringing it back: MseLossGrad's 2*(x - t)*g at x = 3.4e38 (2*(x - t) is inf, the
+result 1.06e38 for g = 0.156), WeightedMseLoss's 2*w*(x - t)*g at w = 3e38, GaussianNllLossGrad's
+(x - t)/max(eps, var)*g, PoissonNllLoss's c0*(1 - t/(x + eps))*g at t = 3e38 (and inf*0 = nan at g = 0).
+
+Such a product L*g is computed as
+
+    s = |L| > max ? 2^-32 : 1
+    Piecewise((2^(32k) * ((s*L')*g), |L| > max), (L*g, True))
+
+with L a temporary, s joined first (SymPy orders its name `_scale…` before the spec's symbols) and, where a factor
+of L is a sum that can itself leave FLOAT, into each of that sum's terms too (L' that sum's terms times s, k = 2;
+else k = 1).  Both branches are L*g in exact arithmetic (the rewrite's test cancels them), and the second is the
+product the kernel computed before, unchanged: the scaled branch is taken only where L overflowed (|L| > max holds
+for ±inf and for no FLOAT; nan keeps the old branch), so every other element keeps its bits.  There the scaling by
+a power of two is exact wherever the scaled partial products stay normal, so the scaled branch has the bits the
+old order would have had in a FLOAT without an exponent limit: fl(L*g), not ±inf.  With two factors each at most
+max and their product above it, each is above 1: 2^-32 times the first is normal, and the scaled products stay
+below max for L up to 2^160 (a sum up to 2^160 too); the scaled L*g is subnormal, and loses bits, only where
+|L*g| < 2^-94 (k = 1) or 2^-62 (k = 2), where the old kernel gave ±inf.  s is data, not a constant: a constant
+2^-32 made the discarded lanes' products subnormal wherever L*g is small, a microcode assist per vector on Zen 4
+(ELU 0.01x main).  An infinite input keeps its class: L is then ±inf or nan scaled too.
+
+Applied only to products of plain factors (`_plain`: numbers, tensor elements and per-call constants by +, -, *, /,
+max and min; `can_leave_float` says which): the cost per element is the comparison, the select of s, the second
+product and the final select (C: about eight vector instructions), and with an exp or a sigmoid among the factors
+the C backend's tuned forms of those kernels were lost (0.06-0.9x main).  Complex kernels keep the plain product
+(`unscaled`).
+"""
+from __future__ import annotations
+
+import sympy
+
+SCALE = 64
+MAX_FLOAT = sympy.Integer((2 ** 24 - 1) * 2 ** 104)   # FLOAT's largest, exactly
+
+
+def _factors(rest) -> list:
+    return list(sympy.Mul.make_args(rest))
+
+
+_LOG_BOUND = 104.0   # |log(v)| for every positive FLOAT v, subnormals included
+
+
+def magnitude_bound(e, defs) -> float:
+    """An upper bound of |e| over FLOAT inputs (a tensor element, a scalar, a prelude or row value: max), from its
+    form alone; inf where the form says nothing (a quotient, exp).  `defs` maps the temporaries to their
+    expressions."""
+    from .lower import Const
+    from .rewrite import Sigmoid
+    mx = float(MAX_FLOAT)
+    if isinstance(e, Const):
+        return abs(float(e.value))
+    if e.is_number:
+        return abs(float(e)) if e.is_real else float("inf")
+    if isinstance(e, sympy.Symbol):
+        return magnitude_bound(defs[e], defs) if e in defs else mx
+    if isinstance(e, (Sigmoid, sympy.tanh, sympy.erf)):
+        return 1.0
+    if isinstance(e, sympy.log):
+        return _LOG_BOUND
+    if isinstance(e, sympy.Add):
+        return sum(magnitude_bound(a, defs) for a in e.args)
+    if isinstance(e, sympy.Mul):
+        out = 1.0
+        for a in e.args:
+            out *= magnitude_bound(a, defs)
+        return out
+    if isinstance(e, sympy.Pow) and e.exp.is_Integer and e.exp > 0:
+        return magnitude_bound(e.base, defs) ** int(e.exp)
+    if isinstance(e, sympy.Pow) and e.exp.is_negative and _count(e.base):
+        return 1.0                                   # a mean's 1/N: N >= 1
+    if isinstance(e, sympy.Piecewise):
+        return max(magnitude_bound(v, defs) for v, _ in e.args)
+    if isinstance(e, (sympy.Max, sympy.Min, sympy.Abs)):
+        return max(magnitude_bound(a, defs) for a in e.args)
+    return float("inf")
+
+
+def _reads(e, defs) -> frozenset:
+    """The symbols `e` reads, through the temporaries it reads."""
+    out = set()
+    for s in e.free_symbols:
+        out |= _reads(defs[s], defs) if s in defs else {s}
+    return frozenset(out)
+
+
+def _plain(e, defs) -> bool:   # defs: the temporaries (a per-call constant is plain whatever its form)
+    """A value of tensor elements, scalars and numbers by +, -, *, / and max/min alone (no exp, no sigmoid, no
+    branch): x - t, w, 1/max(eps, var), a per-call constant."""
+    if isinstance(e, sympy.Symbol):
+        return _plain(defs[e], defs) if e in defs else True
+    if e.is_number:
+        return True
+    if isinstance(e, (sympy.Add, sympy.Mul, sympy.Max, sympy.Min)):
+        return all(_plain(a, defs) for a in e.args)
+    return isinstance(e, sympy.Pow) and e.exp.is_Integer and _plain(e.base, defs)
+
+
+def _count(e) -> bool:
+    """An element count or a row's length (a positive integer), or a product of them."""
+    from .spec.functions import numel_param
+    if isinstance(e, sympy.Mul):
+        return all(_count(a) for a in e.args)
+    return isinstance(e, sympy.Symbol) and numel_param(e) is not None or type(e).__name__ == "RowLength"
+
+
+def _sum_can_leave(f, defs) -> bool:
+    """A sum that can itself leave FLOAT: terms that read different values (x - t, 1 - t/(x + eps)) with the sum of
+    their bounds above max; BCE's min(0, -x) - min(0, x), which is -x, is one value's."""
+    return isinstance(f, sympy.Add) and len({_reads(a, defs) for a in f.args}) >= 2 \
+        and magnitude_bound(f, defs) > float(MAX_FLOAT)
+
+
+def can_leave_float(rest, defs, temps=None) -> bool:
+    """Whether the product `rest` (the local derivative) can leave FLOAT's range with every factor a FLOAT, where
+    it is a product of plain factors only (`_plain`: numbers, tensor elements and scalars by +, -, *, / and
+    max/min): a sum among them can itself (x - t at x = max, t = -max; 1 - t/(x + eps)), or two factors that can be
+    above 1 (`magnitude_bound`) read different values (a number and x - t, w and x - t) with the product of their
+    bounds above max.  Factors of one value alone (SigmoidBackward's y*(1 - y), a power of y: large only where y is
+    far beyond its meaning) are left alone, and so are products with a function among their factors (exp, sigmoid,
+    a branch: ELU's c0*exp(x), KlDivTarget's exp(t)*(t - x + 1)): the C backend's kernels with an exp or a sigmoid
+    have tuned forms (codegen.backends.c.opsource: exps hoisted out of a `?:`, a sigmoid for half outputs) that the
+    rewrite's second product and select undo (0.4-0.9x main measured)."""
+    factors = _factors(rest)
+    temps = defs if temps is None else temps
+    if not all(_plain(f, temps) for f in factors):
+        return False
+    mx = float(MAX_FLOAT)
+    if any(_sum_can_leave(f, defs) for f in factors):
+        return True
+    large = [(magnitude_bound(f, defs), _reads(f, defs)) for f in factors]
+    large = [(b, r) for b, r in large if b > 1]
+    prod = 1.0
+    for b, _ in large:
+        prod *= b
+    return len({r for _, r in large}) >= 2 and prod > mx
+
+
+def scaled_down(rest, scale, defs=None) -> tuple:
+    """(`rest` with the factor `scale` joined first, the number of times it joined): where a factor is a sum that can
+    itself leave FLOAT (PoissonNllLoss's 1 - t/(x + eps), x - t), `scale` also joins each of its terms (2^-32 -
+    2^-32*t/(x + eps): the sum scaled term by term has the scaled sum's bits): 2*w*(x - t) as
+    2*s*w*(s*x - s*t)."""
+    factors = _factors(rest)
+    k = next((k for k, f in enumerate(factors) if _sum_can_leave(f, defs or {})), None)
+    if k is None:
+        return sympy.Mul(scale, *factors), 1
+    summed = sympy.Add(*[sympy.Mul(scale, a) for a in factors[k].args], evaluate=False)
+    return sympy.Mul(scale, *(factors[:k] + [summed] + factors[k + 1:])), 2
+
+
+def scale_gradient_products(temps, result, g, prelude=()):
+    """(temps, result) with each product L*g of the result (at its top, or a branch of a Piecewise there) whose L
+    can leave FLOAT (`can_leave_float`) computed as the module docstring says: L a temporary read by the comparison
+    and by the old product, the scale a temporary (2^-32 where |L| > max, else 1: the scaled product of the other
+    elements is L*g itself, no subnormal), the scaled product a third."""
+    from .cancellation import Extended
+    from .lower import Const, split_last
+    temps = list(temps)
+    defs = {**dict(prelude), **dict(temps)}   # the per-call constants' bounds too: a mean's 1/N is at most 1
+    names = {s.name for s, _ in temps}
+
+    def fresh(prefix="t"):
+        k = len(temps)
+        while f"{prefix}{k}" in names:
+            k += 1
+        names.add(f"{prefix}{k}")
+        return sympy.Symbol(f"{prefix}{k}", real=True)
+
+    def rewrite(e):
+        if isinstance(e, sympy.Piecewise):
+            return sympy.Piecewise(*[(rewrite(v), c) for v, c in e.args])
+        if not isinstance(e, sympy.Mul):
+            return e
+        split = split_last(e, {g})
+        if split is None or split[0].has(Extended) or not can_leave_float(split[0], defs, dict(temps)):
+            return e
+        rest, _ = split
+        local = fresh()
+        temps.append((local, rest))
+        beyond = sympy.Abs(local) > Const(MAX_FLOAT)
+        scale = fresh("_scale")   # sorts before the spec's symbols: joins the product first
+        temps.append((scale, sympy.Piecewise((Const(sympy.Rational(1, 2 ** (SCALE // 2))), beyond), (1, True))))
+        scaled_rest, uses = scaled_down(rest, scale, defs)
+        scaled = fresh()
+        temps.append((scaled, sympy.Mul(scaled_rest, g)))
+        return sympy.Piecewise((sympy.Mul(Const(sympy.Integer(2) ** (SCALE // 2 * uses)), scaled), beyond),
+                               (sympy.Mul(local, g), True))
+    return temps, rewrite(result)
+
+
+def _is_scaled(e) -> bool:
+    return isinstance(e, sympy.Piecewise) and len(e.args) == 2 and isinstance(e.args[0][1], sympy.StrictGreaterThan) \
+        and isinstance(e.args[0][1].lhs, sympy.Abs) and e.args[0][1].rhs == _max_const()
+
+
+def _max_const():
+    from .lower import Const
+    return Const(MAX_FLOAT)
+
+
+def unscaled(temps, result):
+    """(temps, result) with each scaled product back to its plain L*g and the temporaries only it read dropped:
+    for a complex kernel (codegen.lower.conjugated), where |L| > max is no test of a complex L."""
+    if not result.has(sympy.Piecewise):
+        return temps, result
+    from .lower import read_temporaries
+    result = result.replace(_is_scaled, lambda e: e.args[1][0])
+    return read_temporaries(temps, result), result
