@@ -177,7 +177,7 @@ static inline __attribute__((always_inline)) void block__weight_optional_present
         const float self_i = self[i];
         const float weight_optional_i = weight_optional[i];
         const float t0 = c0*weight_optional_i*(opgen_minimumf(0, -self_i) - opgen_minimumf(0, self_i));
-        const float _scale1 = ((fabsf(t0) > 3.4028235e+38F) ? 2.3283064e-10F : 1);
+        const float _scale1 = (2.3283064e-10F*(float)((fabsf(t0) > 3.4028235e+38F)) + (1 - (float)((fabsf(t0) > 3.4028235e+38F))));
         const float t2 = (_scale1*c0*weight_optional_i*(opgen_minimumf(0, -self_i) - opgen_minimumf(0, self_i)))*grad_output_i;
         res[i] = ((fabsf(t0) > 3.4028235e+38F) ? 4.2949673e+09F*t2 : grad_output_i*t0);
     }

@@ -68,7 +68,7 @@ static inline __attribute__((always_inline)) void block(int64_t n, const float *
         const float self_i = self[i];
         const float target_i = target[i];
         const float t0 = c0*(self_i - target_i);
-        const float _scale1 = ((fabsf(t0) > 3.4028235e+38F) ? 2.3283064e-10F : 1);
+        const float _scale1 = (2.3283064e-10F*(float)((fabsf(t0) > 3.4028235e+38F)) + (1 - (float)((fabsf(t0) > 3.4028235e+38F))));
         const float t2 = (_scale1*c0*(_scale1*self_i - _scale1*target_i))*grad_output_i;
         res[i] = ((fabsf(t0) > 3.4028235e+38F) ? 1.8446744e+19F*t2 : grad_output_i*t0);
     }
