@@ -54,6 +54,35 @@ def _param(p) -> tuple[str, str, str]:
     raise TypeError(f"{p.name}: no Python entry for a {type(p).__name__}")
 
 
+MAX_SOURCES = 8      # opgen_pycall.h: OPGEN_PY_MAX_SOURCES
+SHAPE_KINDS = {"same": "OPGEN_PY_SHAPE_SAME", "broadcast": "OPGEN_PY_SHAPE_BROADCAST",
+               "channel": "OPGEN_PY_SHAPE_CHANNEL"}
+
+
+def _outputs(op: Op) -> tuple[str, str] | None:
+    """(C initializer of the outputs' opgen_py_output table, of the dtype sources' parameter indices) by which the
+    entry point allocates the outputs of a call without `out=` as the Python path would (calls.KernelCall.check,
+    several_call.py); None when it cannot (a shape no rule fixes, a dtype source that is not a tensor)."""
+    from codegen.runtime import calls
+    at = {p.name: i for i, p in enumerate(op.params)}
+    if op.per_output:
+        rules = [calls.output_rule(op, o.name) for o in op.outputs]
+    else:   # (the single-output path's own rule: the snake_case names it reads back to parameters)
+        rule = calls._signature(op).shape_rule
+        py = {p.py_name: p.name for p in op.params}
+        rules = [rule and (rule[0], [py[n] for n in rule[1]], None)]
+    sources = op.output_dtype_sources
+    if any(r is None or len(r[1]) > MAX_SOURCES for r in rules) or len(sources) > MAX_SOURCES \
+            or not all(type(op.param(n)) is Tensor for n in sources):
+        return None
+    rows = []
+    for o, (kind, names, dim) in zip(op.outputs, rules):
+        zeros = "true" if op.per_output and o.sum_to else "false"   # (as several_call.py allocates a sum)
+        rows.append(f"    {{{SHAPE_KINDS[kind]}, {len(names)}, {{{', '.join(str(at[n]) for n in names)}}}, "
+                    f"{dim or 0}, {zeros}}},")
+    return "\n".join(rows), ", ".join(str(at[n]) for n in sources)
+
+
 def module_source(op: Op) -> str:
     """The op's part of its extension module (C)."""
     params = [_param(p) for p in op.params]
@@ -66,6 +95,16 @@ def module_source(op: Op) -> str:
     call_args = "".join((f"({p.ctype})" if isinstance(p, Attr) and p.type == "string" else "") + f"v[{i}].{member}, "
                         for i, (p, (_, _, member)) in enumerate(zip(op.params, params)))
     name = module_name(op)
+    outputs = _outputs(op)
+    tables = "" if outputs is None else f"""
+static const opgen_py_output outputs[] = {{
+{outputs[0]}
+}};
+
+static const int dtype_sources[] = {{{outputs[1]}}};
+"""
+    allocation = "NULL, 0, NULL" if outputs is None else \
+        f"outputs, {len(op.output_dtype_sources)}, dtype_sources"
     return f"""/* {name}: the Python entry point of {op.name} (written by codegen/backends/c/pyext.py). */
 #include "opgen_pycall.h"
 #include "aclnnop/{header_name(op)}"
@@ -73,13 +112,14 @@ def module_source(op: Op) -> str:
 static const opgen_py_param params[] = {{
 {table}
 }};
-
+{tables}
 static aclnnStatus phase1(const opgen_py_value *v, uint64_t *workspaceSize, aclOpExecutor **executor)
 {{
     return {op.name}GetWorkspaceSize({call_args}workspaceSize, executor);
 }}
 
-static const opgen_py_op op = {{"{op.name}", params, {len(params)}, phase1, {op.name}, {len(outs) if several else 0}}};
+static const opgen_py_op op = {{"{op.name}", params, {len(params)}, phase1, {op.name}, {len(outs) if several else 0},
+                             {allocation}}};
 
 static PyObject *setup(PyObject *self, PyObject *args) {{ (void)self; return opgen_py_setup(&op, args); }}
 static PyObject *call(PyObject *self, PyObject *kw) {{ (void)self; return opgen_py_call(&op, kw); }}
