@@ -439,3 +439,22 @@ def test_a_call_leaves_no_container_behind_and_sets_off_no_collection(name, path
     kept = []
     left, collections = _gc_footprint(lambda: kept.append([fn()]), CALLS)
     assert len(left) >= CALLS and collections >= CALLS // gc.get_threshold()[0] > MAX_COLLECTIONS
+
+
+def test_the_kernel_is_the_library_s_callable_with_its_python_path_behind():
+    """codegen.kernel(op, backend="c") is the library's own callable (opgen_pycall.c: the entry point with no Python
+    frame around it): named like a function, carrying its library, and handing whatever the entry point declines
+    (positional arguments, out_dtype=, a missing keyword) to the Python path with that path's verdicts."""
+    name = "softshrink_backward"
+    op = OPS[name]
+    c = kernel(name, backend="c")
+    assert type(c).__name__ == "Kernel" and c.__name__ == name and c.library is library(op)
+    kw = valid_call(op, np.random.default_rng(5))
+    want = kernel(name)(**kw)
+    got = c(**kw)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert c(**kw, out_dtype="FLOAT").dtype == np.float32          # (declined: the Python path's allocation)
+    with pytest.raises(TypeError, match=f"^{name}\\(\\) takes 0 positional arguments"):
+        c(kw["grad_output"])
+    with pytest.raises(TypeError, match=f"^{name}\\(\\) missing required keyword argument"):
+        c()

@@ -123,10 +123,12 @@ static const opgen_py_op op = {{"{op.name}", params, {len(params)}, phase1, {op.
 
 static PyObject *setup(PyObject *self, PyObject *args) {{ (void)self; return opgen_py_setup(&op, args); }}
 static PyObject *call(PyObject *self, PyObject *kw) {{ (void)self; return opgen_py_call(&op, kw); }}
+static PyObject *kernel(PyObject *self, PyObject *fallback) {{ (void)self; return opgen_py_kernel(&op, fallback); }}
 
 static PyMethodDef methods[] = {{
     {{"setup", setup, METH_VARARGS, "setup(lock, AclnnError, {{numpy type number: aclDataType}}, products, default)"}},
     {{"call", call, METH_O, "call(keywords): the output, or NotImplemented for the ctypes path"}},
+    {{"kernel", kernel, METH_O, "kernel(fallback): the kernel callable, the entry point then fallback(**keywords)"}},
     {{NULL, NULL, 0, NULL}},
 }};
 

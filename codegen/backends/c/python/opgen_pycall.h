@@ -20,6 +20,7 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <structmember.h>
 
 #include "aclnn/aclnn_base.h"
 
@@ -85,6 +86,9 @@ typedef struct {
  * once, then call(kw) per call. */
 PyObject *opgen_py_setup(const opgen_py_op *op, PyObject *args);
 PyObject *opgen_py_call(const opgen_py_op *op, PyObject *kw);
+/* kernel(fallback): the op's kernel callable, calling the entry point and `fallback(*args, **kw)` for what it
+ * declines. */
+PyObject *opgen_py_kernel(const opgen_py_op *op, PyObject *fallback);
 /* NumPy's C API, imported once per module (import_array); -1 with a Python error on failure. */
 int opgen_py_import_numpy(void);
 
