@@ -1,11 +1,12 @@
 """`codegen.kernel(op, backend="c")`: the generated C library behind the NumPy API.
 
-A call first goes to the library's compiled entry point (pyext.py, python/opgen_pycall.c: the library is also a
-CPython extension module), which runs the common calls — every tensor a plain native-order NumPy array, `out=`
-given, Python floats, ints and bools for scalars and attributes — entirely in C; it declines, before creating or
-checking anything, whatever else (returns NotImplemented), and the call then goes through ctypes as below (a
-call without `out=` is given to the entry point again once the Python checker has allocated its output).  Both
-paths run the same C phase 1, so their verdicts are the C checker's.
+The callable is the library's own (python/opgen_pycall.c's Kernel type: the library is also a CPython extension
+module, pyext.py), whose call hands its keywords to the compiled entry point.  That runs the common calls — every
+tensor a plain native-order NumPy array, Python floats, ints and bools for scalars and attributes, `out=` given
+or not (then it allocates the outputs from the shape rules) — entirely in C; it declines, before creating or
+checking anything, whatever else (and a call without `out=` its phase 1 refuses), and the call then goes the
+Python path below, through ctypes (a call without `out=` is given to the entry point again once the Python
+checker has allocated its output).  Both paths run the same C phase 1, so their verdicts are the C checker's.
 
 Through ctypes, a call does what a C program does with aclnn:
   1. the keywords are read like the NumPy function's (`KernelCall`); without `out=`, the Python checker runs

@@ -2,15 +2,16 @@
 
 Why a hand-written extension rather than a binding layer (cffi, pybind11, nanobind, Cython): the C library
 already has its whole API in C, and the entry point needs only one call per op with a fixed signature plus the
-NumPy array header, so the module is some 250 lines of plain C against Python's and NumPy's stable C APIs,
+NumPy array header, so the module is some 700 lines of plain C against Python's and NumPy's stable C APIs,
 compiled by the same compiler, with the same flags, into the same shared library as the op (one build per op, as
 before: no second copy of the runtime, no build-time dependency beyond the headers of the Python and NumPy that
 run it).  cffi's API mode would still marshal every argument from Python and add a dependency; pybind11 and
 nanobind are C++ (another compiler front end for one function); Cython is a build dependency generating the same C.
 
-The op-independent part is `python/opgen_pycall.c` (reading the keywords, describing arrays as aclTensors, both
-phases, errors); this module writes the op-specific part: the parameter table and a phase-1 call with typed
-arguments.  The ctypes binding (binding.py) loads the same file, so both share one runtime (the product, the
+The op-independent part is `python/opgen_pycall.c` (reading the keywords, describing arrays as aclTensors,
+allocating the outputs of a call without `out=`, both phases, errors, the kernel callable type); this module
+writes the op-specific part: the parameter table, each output's shape rule and the dtype sources, and a phase-1
+call with typed arguments.  The ctypes binding (binding.py) loads the same file, so both share one runtime (the product, the
 executors, the last error); it tries the entry point first and takes every call the entry point declines.
 """
 from __future__ import annotations
