@@ -279,6 +279,14 @@ static PyObject *aligned_array(int num, int nd, npy_intp *dims, bool zeros)
     return a;
 }
 
+/* (a loop, not memcpy: a 0-d array's dimensions are a null pointer) */
+static void copy_shape(PyArrayObject *a, npy_intp *dims, int *nd)
+{
+    *nd = PyArray_NDIM(a);
+    for (int i = 0; i < *nd; ++i)
+        dims[i] = PyArray_DIM(a, i);
+}
+
 /* The shape output `o` takes (calls.output_shape, calls.shape_of_output) from the arguments `argv` (by parameter
  * index); FALLBACK where the Python path must decide (a null or odd argument, shapes that do not broadcast: its
  * checker refuses them). */
@@ -292,8 +300,7 @@ static outcome output_shape(const opgen_py_output *o, PyObject *const *argv, npy
     }
     switch (o->kind) {
     case OPGEN_PY_SHAPE_SAME:
-        *nd = PyArray_NDIM(a[0]);
-        memcpy(dims, PyArray_DIMS(a[0]), sizeof(npy_intp) * (size_t)*nd);
+        copy_shape(a[0], dims, nd);
         return DONE;
     case OPGEN_PY_SHAPE_BROADCAST:   /* NumPy's broadcasting: aligned on the right, 1 stretches */
         *nd = 0;
@@ -313,8 +320,7 @@ static outcome output_shape(const opgen_py_output *o, PyObject *const *argv, npy
         return DONE;
     case OPGEN_PY_SHAPE_CHANNEL:     /* checks.channel_grad_shape: the weight's shape if it has one element, else [C] */
         if (PyArray_SIZE(a[0]) == 1) {
-            *nd = PyArray_NDIM(a[0]);
-            memcpy(dims, PyArray_DIMS(a[0]), sizeof(npy_intp) * (size_t)*nd);
+            copy_shape(a[0], dims, nd);
             return DONE;
         }
         if (PyArray_NDIM(a[1]) <= o->dim)
