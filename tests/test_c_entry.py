@@ -75,6 +75,46 @@ def test_entry_point_gives_the_ctypes_verdicts_and_bits(name):
     assert None in taken and len(set(taken)) > 2, "the draws should reach successes and failures alike"
 
 
+def _result(fn):
+    """(what `fn()` raised: type, status, parameter, message) or (the outputs' dtypes, shapes and bytes)."""
+    try:
+        got = fn()
+    except codegen.AclnnError as e:
+        return ("AclnnError", e.status, e.param, e.message)
+    except (TypeError, ValueError) as e:
+        return (type(e).__name__, str(e))
+    return [(a.dtype, a.shape, a.tobytes()) for a in (got if isinstance(got, tuple) else (got,))]
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+def test_a_call_without_out_gives_the_python_path_verdicts_and_bits(name):
+    """Without out=, the entry point sizes, allocates and checks the outputs itself and leaves the call to the
+    Python path only when phase 1 refuses it: on the random near-valid calls of the parity test the kernel gives
+    what the Python path alone gives (make_kernel(entry=False): the Python checker first, its output allocated
+    by KernelCall, then C) — the same verdict, the same dtypes, shapes and bits — and the entry point takes the
+    valid calls (those with an empty tensor, which may end early, it leaves to the Python path)."""
+    from codegen.backends.c import binding
+    op = OPS[name]
+    skip_split(op)
+    c, python_path = kernel(name, backend="c"), binding.make_kernel(op, entry=False)
+    lib = library(op)
+    taken = []
+
+    @settings(max_examples=30, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+    @given(calls(op))
+    def agree(call):
+        args, _, product = call
+        got = _result(lambda: c(**args, product=product))
+        assert got == _result(lambda: python_path(**args, product=product)), f"{name} on {product}"
+        if isinstance(got, list) and all(np.size(a) for a in args.values() if isinstance(a, np.ndarray)):
+            taken.append(lib.entry(dict(args, product=product)) is not NotImplemented)
+
+    agree()
+    # (the draws may reach no valid call without an empty tensor: test_entry_point_declines_what_ctypes_must_handle
+    # has the entry point take one of every op)
+    assert all(taken), f"the entry point left {taken.count(False)} of {len(taken)} valid calls to the Python path"
+
+
 def _declined(op, rng):
     """Calls the entry point must leave to the ctypes path, each with why."""
     kw = valid_call(op, rng)
@@ -82,7 +122,6 @@ def _declined(op, rng):
     tensor = next(p.py_name for p in op.tensors if not isinstance(p, Output))
     out = np.empty_like(want)
     cases = {
-        "no out=": dict(kw),
         "an unknown keyword": dict(kw, out=out, bogus=1),
         "an unknown product": dict(kw, out=out, product="ascend000"),
         "a format label (a subclass)": dict(kw, out=out, **{tensor: with_format(kw[tensor], "NCHW")}),
@@ -107,6 +146,18 @@ def test_entry_point_declines_what_ctypes_must_handle(name):
     np.testing.assert_array_equal(out, kernel(name, backend="c")(**kw))
     for why, call in cases.items():
         assert lib.entry(dict(call)) is NotImplemented, why
+    # without out=: allocated here, the out= call's bits, on a cache line as memory.empty's; left to the Python
+    # path where it allocates zeros (an empty tensor) or promotes (inputs of two dtypes), and for out_dtype=
+    for made in (lib.entry(dict(kw)), lib.entry(dict(kw, out=None))):
+        assert made.dtype == out.dtype and made.shape == out.shape and made.ctypes.data % 64 == 0
+        np.testing.assert_array_equal(made.view(np.uint8), out.view(np.uint8))
+    sources = [op.param(n).py_name for n in op.output_dtype_sources]
+    tensor = sources[0]
+    if kw[tensor].ndim and kw[tensor].size:
+        assert lib.entry(dict(kw, **{tensor: kw[tensor][..., :0]})) is NotImplemented, "an empty tensor"
+    if len(sources) > 1:
+        assert lib.entry(dict(kw, **{tensor: kw[tensor].astype(np.float64)})) is NotImplemented, "two dtypes"
+    assert lib.entry(dict(kw, out_dtype="FLOAT")) is NotImplemented, "out_dtype="
 
 
 def test_entry_point_and_ctypes_share_one_runtime():
@@ -251,9 +302,9 @@ def test_threaded_calls_on_one_cpu_give_the_one_thread_bits(monkeypatch):
     _child_succeeds(pid, "a threaded call on one CPU did not finish")
 
 
-def test_a_call_without_out_is_checked_in_python_then_run_by_the_entry_point(monkeypatch):
-    """Without out=, the Python checker sizes and allocates the output (its verdicts first), then the entry point
-    takes the call: the ctypes path is not used (its phase 1 would raise here)."""
+def test_a_call_without_out_is_run_by_the_entry_point_and_refused_by_the_python_checker(monkeypatch):
+    """Without out=, the entry point sizes and allocates the output and takes the call: the ctypes path is not used
+    (its phase 1 would raise here); a call C refuses gets the Python checker's verdict, as on NumPy."""
     from codegen.backends.c import binding
     name = "softshrink_backward"
     op = OPS[name]
@@ -317,6 +368,11 @@ def test_several_outputs_take_the_entry_point(name):
     assert lib.entry(dict(kw, out=out)) is out
     for a, b in zip(out, want):
         np.testing.assert_array_equal(a, b)
+    for made in (lib.entry(dict(kw)), lib.entry(dict(kw, out=None))):   # (allocated here: an output summed as zeros)
+        assert isinstance(made, tuple) and len(made) == len(want)
+        for a, b in zip(made, want):
+            assert a.dtype == b.dtype and a.shape == b.shape and a.ctypes.data % 64 == 0
+            np.testing.assert_array_equal(a, b)
     flat = np.empty(sum(w.size for w in want), want[0].dtype)
     shared = tuple(flat[:w.size].reshape(w.shape) for w in want)   # every output from the same start
     cases = {
@@ -383,3 +439,23 @@ def test_a_call_leaves_no_container_behind_and_sets_off_no_collection(name, path
     kept = []
     left, collections = _gc_footprint(lambda: kept.append([fn()]), CALLS)
     assert len(left) >= CALLS and collections >= CALLS // gc.get_threshold()[0] > MAX_COLLECTIONS
+
+
+def test_the_kernel_is_the_library_s_callable_with_its_python_path_behind():
+    """codegen.kernel(op, backend="c") is the library's own callable (opgen_pycall.c: the entry point with no Python
+    frame around it): named like a function, carrying its library, and handing whatever the entry point declines
+    (positional arguments, out_dtype=, a missing keyword) to the Python path with that path's verdicts."""
+    name = "softshrink_backward"
+    op = OPS[name]
+    c = kernel(name, backend="c")
+    assert type(c).__name__ == "Kernel" and c.__name__ == name and c.library.op.name == op.name
+    assert c.library.callable is not None    # (the plain or, under OPGEN_C_SANITIZE=1, the sanitized library)
+    kw = valid_call(op, np.random.default_rng(5))
+    want = kernel(name)(**kw)
+    got = c(**kw)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert c(**kw, out_dtype="FLOAT").dtype == np.float32          # (declined: the Python path's allocation)
+    with pytest.raises(TypeError, match=f"^{name}\\(\\) takes 0 positional arguments"):
+        c(kw["grad_output"])
+    with pytest.raises(TypeError, match=f"^{name}\\(\\) missing required keyword argument"):
+        c()

@@ -148,18 +148,33 @@ def channel_view(w, ref_shape: tuple, dim: int):
     return np.reshape(w, shape)
 
 
+def output_rule(op: Op, name: str) -> tuple | None:
+    """(kind, aclnn names, dim) of the rule that fixes the shape of output `name` of an op with several:
+    ("channel", [weight, ref], dim), ("same", [other]) or ("broadcast", [names]); None when no rule does.  (The
+    C entry point sizes outputs from it too: pyext.py.)"""
+    for r in op.rules:
+        if isinstance(r, R.ChannelGrad) and r.params[0] == name:
+            return "channel", [r.params[1], r.params[2]], r.dim
+        if isinstance(r, R.ShapeSame) and name in r.params:
+            return "same", [next(n for n in r.params if n != name)], None
+        if isinstance(r, R.ShapeIsBroadcast) and r.params[0] == name:
+            return "broadcast", list(r.params[1:]), None
+    return None
+
+
 def shape_of_output(op: Op, name: str, args: dict) -> tuple:
     """The shape of output `name` of an op with several, read off its shape rule (ShapeSame, ShapeIsBroadcast or
     ChannelGrad); `args` maps snake_case names to the arguments."""
     py = lambda n: args[op.param(n).py_name]
-    for r in op.rules:
-        if isinstance(r, R.ChannelGrad) and r.params[0] == name:
-            return _chk.channel_grad_shape(py(r.params[1]), py(r.params[2]), r.dim)
-        if isinstance(r, R.ShapeSame) and name in r.params:
-            return tuple(py(next(n for n in r.params if n != name)).shape)
-        if isinstance(r, R.ShapeIsBroadcast) and r.params[0] == name:
-            return tuple(np.broadcast_shapes(*[py(n).shape for n in r.params[1:]]))
-    raise ValueError(f"{op.name}: no rule fixes the shape of {name}")
+    rule = output_rule(op, name)
+    if rule is None:
+        raise ValueError(f"{op.name}: no rule fixes the shape of {name}")
+    kind, names, dim = rule
+    if kind == "channel":
+        return _chk.channel_grad_shape(py(names[0]), py(names[1]), dim)
+    if kind == "same":
+        return tuple(py(names[0]).shape)
+    return tuple(np.broadcast_shapes(*[py(n).shape for n in names]))
 
 
 def aside(out: np.ndarray, inputs: tuple) -> np.ndarray:

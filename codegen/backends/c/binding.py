@@ -1,11 +1,12 @@
 """`codegen.kernel(op, backend="c")`: the generated C library behind the NumPy API.
 
-A call first goes to the library's compiled entry point (pyext.py, python/opgen_pycall.c: the library is also a
-CPython extension module), which runs the common calls — every tensor a plain native-order NumPy array, `out=`
-given, Python floats, ints and bools for scalars and attributes — entirely in C; it declines, before creating or
-checking anything, whatever else (returns NotImplemented), and the call then goes through ctypes as below (a
-call without `out=` is given to the entry point again once the Python checker has allocated its output).  Both
-paths run the same C phase 1, so their verdicts are the C checker's.
+The callable is the library's own (python/opgen_pycall.c's Kernel type: the library is also a CPython extension
+module, pyext.py), whose call hands its keywords to the compiled entry point.  That runs the common calls — every
+tensor a plain native-order NumPy array, Python floats, ints and bools for scalars and attributes, `out=` given
+or not (then it allocates the outputs from the shape rules) — entirely in C; it declines, before creating or
+checking anything, whatever else (and a call without `out=` its phase 1 refuses), and the call then goes the
+Python path below, through ctypes (a call without `out=` is given to the entry point again once the Python
+checker has allocated its output).  Both paths run the same C phase 1, so their verdicts are the C checker's.
 
 Through ctypes, a call does what a C program does with aclnn:
   1. the keywords are read like the NumPy function's (`KernelCall`); without `out=`, the Python checker runs
@@ -204,10 +205,14 @@ class Library:
         self.phase2.restype = c_int32
         self.phase2.argtypes = [c_void_p, c_uint64, c_void_p, c_void_p]
         self.lock = threading.Lock()   # the product is process state: set it and run phase 1 together
-        self.entry = self._entry()
+        module = self._entry()
+        self.entry = module.call if module else None
+        # the kernel callable of opgen_pycall.c (the entry point, then a Python fallback), None for a library of a
+        # revision before it
+        self.callable = getattr(module, "kernel", None)
 
     def _entry(self):
-        """The library's compiled entry point (`call(kw)`: the output, or NotImplemented), None for a library
+        """The library's compiled entry point module (`call(kw)`: the output, or NotImplemented), None for a library
         built without it (another revision's, the fuzzer's -O0 builds).  Imported from the same file ctypes
         loaded: the dynamic loader hands both the same copy, so they share the product, the executors and the
         last error, and the entry point takes self.lock around phase 1 as the ctypes path does."""
@@ -220,7 +225,7 @@ class Library:
         loader.exec_module(module)
         module.setup(self.lock, AclnnError, {d.num: acl for d, acl in ACL_OF_NUMPY.items()},
                      dict.fromkeys(PRODUCTS), DEFAULT_PRODUCT)
-        return module.call
+        return module
 
     def error(self, status: int) -> AclnnError:
         param = self.dll.opgenGetRecentErrParam().decode()
@@ -407,6 +412,22 @@ def library(op: Op, sanitize: bool = False) -> Library:
     return _LIBRARIES[path]
 
 
+def with_entry(lib: Library, entry, python_path, name: str):
+    """The kernel callable named `name`: the library's (opgen_pycall.c: the entry point with no Python frame around
+    it, then `python_path` for what it declines), or for a library without one a Python function doing the same."""
+    python_path.__name__ = python_path.__qualname__ = name   # (what a positional argument's TypeError names)
+    if entry is None:
+        return python_path
+    if lib.callable is not None:
+        kernel = lib.callable(python_path)
+    else:
+        def kernel(**kw):
+            got = entry(kw)
+            return got if got is not NotImplemented else python_path(**kw)
+    kernel.__name__ = name
+    return kernel
+
+
 def make_kernel(op: Op, sanitize: bool | None = None, path=None, entry: bool = True):
     """The callable; `sanitize` (default: $OPGEN_C_SANITIZE == "1") uses the ASan/UBSan build of the library,
     which needs the ASan runtime preloaded into Python (tests/test_c_api.py does that); `path`, a library built
@@ -424,11 +445,7 @@ def make_kernel(op: Op, sanitize: bool | None = None, path=None, entry: bool = T
         return several_kernel(op, lib, checker, entry)
     name = op.snake_name               # (once: a regex, which would cost a tenth of a small call)
 
-    def kernel(**kw):
-        if entry is not None:
-            got = entry(kw)
-            if got is not NotImplemented:
-                return got
+    def python_path(**kw):             # what the entry point declines (all of a call, without one)
         call = KernelCall(op, kw)
         if call.out is None:
             call.check(checker)            # sizes and allocates the output, as the NumPy backend
@@ -454,7 +471,7 @@ def make_kernel(op: Op, sanitize: bool | None = None, path=None, entry: bool = T
             np.copyto(out, target)
         return out
 
-    kernel.__name__ = name
+    kernel = with_entry(lib, entry, python_path, name)
     kernel.__doc__ = f"{op.name} computed by the generated C library (see codegen.backends.c.binding)."
     kernel.library = lib               # (`opgen bench` times the kernel alone through it: Library.prepared)
     return kernel

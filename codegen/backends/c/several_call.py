@@ -15,18 +15,14 @@ from codegen.runtime import calls as _calls
 from codegen.runtime import checks as _chk
 from codegen.runtime import memory
 
-from .binding import _record
+from .binding import _record, with_entry
 
 
 def several_kernel(op, lib, checker, entry=None):
     outs = op.outputs
     name = op.snake_name
 
-    def kernel(**kw):
-        if entry is not None:
-            got = entry(kw)
-            if got is not NotImplemented:
-                return got
+    def python_path(**kw):   # what the entry point declines (all of a call, without one)
         given = _calls.several_outs(name, kw.get("out"), tuple(o.name for o in outs))
         call = _calls.KernelCall(op, dict(kw, out=None))   # the keywords and the product, as every backend reads them
         if any(o is None for o in given):
@@ -58,7 +54,7 @@ def several_kernel(op, lib, checker, entry=None):
                 np.copyto(g, t)
         return tuple(given)
 
-    kernel.__name__ = name
+    kernel = with_entry(lib, entry, python_path, name)
     kernel.__doc__ = f"{op.name} computed by the generated C library: returns ({', '.join(o.name for o in outs)})."
     kernel.library = lib
     return kernel

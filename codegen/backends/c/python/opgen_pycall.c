@@ -245,6 +245,145 @@ static outcome int_array_of(PyObject *o, aclIntArray **made)
     return DONE;
 }
 
+/* ---- without out=: the outputs allocated here ------------------------------------------------------------ */
+#define LINE 64    /* memory.LINE: outputs start on a cache line, where the kernels stream large ones best */
+
+/* An uninitialized (or zeroed) C-contiguous array of NumPy type `num` whose first element starts on a cache line,
+ * as memory.empty makes it: a view into a uint8 buffer a line longer, which is its base. */
+static PyObject *aligned_array(int num, int nd, npy_intp *dims, bool zeros)
+{
+    PyArray_Descr *descr = PyArray_DescrFromType(num);
+    if (!descr)
+        return NULL;
+    npy_intp count = 1;
+    for (int i = 0; i < nd; ++i)
+        count *= dims[i];
+    const npy_intp nbytes = count * PyDataType_ELSIZE(descr);
+    npy_intp raw_bytes = nbytes + LINE;
+    PyObject *raw = PyArray_SimpleNew(1, &raw_bytes, NPY_UINT8);
+    if (!raw) {
+        Py_DECREF(descr);
+        return NULL;
+    }
+    char *data = PyArray_DATA((PyArrayObject *)raw);
+    data += (LINE - (uintptr_t)data % LINE) % LINE;
+    if (zeros)
+        memset(data, 0, (size_t)nbytes);
+    PyObject *a = PyArray_NewFromDescr(&PyArray_Type, descr, nd, dims, NULL, data, NPY_ARRAY_CARRAY, NULL);
+    if (!a || PyArray_SetBaseObject((PyArrayObject *)a, raw) < 0) {   /* (steals descr; SetBaseObject, raw) */
+        if (!a)
+            Py_DECREF(raw);
+        Py_XDECREF(a);
+        return NULL;
+    }
+    return a;
+}
+
+/* (a loop, not memcpy: a 0-d array's dimensions are a null pointer) */
+static void copy_shape(PyArrayObject *a, npy_intp *dims, int *nd)
+{
+    *nd = PyArray_NDIM(a);
+    for (int i = 0; i < *nd; ++i)
+        dims[i] = PyArray_DIM(a, i);
+}
+
+/* The shape output `o` takes (calls.output_shape, calls.shape_of_output) from the arguments `argv` (by parameter
+ * index); FALLBACK where the Python path must decide (a null or odd argument, shapes that do not broadcast: its
+ * checker refuses them). */
+static outcome output_shape(const opgen_py_output *o, PyObject *const *argv, npy_intp *dims, int *nd)
+{
+    PyArrayObject *a[OPGEN_PY_MAX_SOURCES];
+    for (int j = 0; j < o->nsources; ++j) {
+        if (!argv[o->sources[j]] || !PyArray_CheckExact(argv[o->sources[j]]))
+            return FALLBACK;
+        a[j] = (PyArrayObject *)argv[o->sources[j]];
+    }
+    switch (o->kind) {
+    case OPGEN_PY_SHAPE_SAME:
+        copy_shape(a[0], dims, nd);
+        return DONE;
+    case OPGEN_PY_SHAPE_BROADCAST:   /* NumPy's broadcasting: aligned on the right, 1 stretches */
+        *nd = 0;
+        for (int j = 0; j < o->nsources; ++j)
+            *nd = PyArray_NDIM(a[j]) > *nd ? PyArray_NDIM(a[j]) : *nd;
+        for (int i = 0; i < *nd; ++i) {
+            npy_intp n = 1;
+            for (int j = 0; j < o->nsources; ++j) {
+                const int k = i - (*nd - PyArray_NDIM(a[j]));
+                const npy_intp m = k < 0 ? 1 : PyArray_DIM(a[j], k);
+                if (m != 1 && n != 1 && m != n)
+                    return FALLBACK;
+                n = m != 1 ? m : n;
+            }
+            dims[i] = n;
+        }
+        return DONE;
+    case OPGEN_PY_SHAPE_CHANNEL:     /* checks.channel_grad_shape: the weight's shape if it has one element, else [C] */
+        if (PyArray_SIZE(a[0]) == 1) {
+            copy_shape(a[0], dims, nd);
+            return DONE;
+        }
+        if (PyArray_NDIM(a[1]) <= o->dim)
+            return FALLBACK;
+        *nd = 1;
+        dims[0] = PyArray_DIM(a[1], o->dim);
+        return DONE;
+    case OPGEN_PY_SHAPE_NONE:
+        break;
+    }
+    return FALLBACK;
+}
+
+/* The NumPy type number the outputs take (calls.default_dtype): the dtype sources' when all non-null ones agree,
+ * FLOAT when all are null; FALLBACK for sources of different dtypes (promotion is the Python path's). */
+static outcome output_dtype(const opgen_py_op *op, PyObject *const *argv, int *num)
+{
+    *num = -1;
+    for (int j = 0; j < op->ndtype_sources; ++j) {
+        PyObject *s = argv[op->dtype_sources[j]];
+        if (!s || s == Py_None)
+            continue;
+        if (!PyArray_CheckExact(s) || (*num >= 0 && PyArray_TYPE((PyArrayObject *)s) != *num))
+            return FALLBACK;
+        *num = PyArray_TYPE((PyArrayObject *)s);
+    }
+    for (int k = 0; k < ndtypes && *num < 0; ++k)
+        if (dtype_acl[k] == ACL_FLOAT)
+            *num = dtype_num[k];
+    return *num >= 0 ? DONE : FALLBACK;
+}
+
+/* Every output allocated into made[] (by output), described in tensors[]/v[] at its parameter's index. */
+static outcome allocate_outputs(const opgen_py_op *op, PyObject *const *argv, PyObject **made,
+                                aclTensor *tensors, opgen_py_value *v)
+{
+    if (!op->outputs)
+        return FALLBACK;
+    for (int i = 0; i < op->nparams; ++i)   /* an empty tensor ends the checks early: the Python path's call */
+        if (op->params[i].kind == OPGEN_PY_TENSOR && argv[i] && PyArray_CheckExact(argv[i])
+            && PyArray_SIZE((PyArrayObject *)argv[i]) == 0)
+            return FALLBACK;
+    int num;
+    if (output_dtype(op, argv, &num) != DONE)
+        return FALLBACK;
+    for (int i = 0; i < op->nparams; ++i) {
+        const opgen_py_kind kind = op->params[i].kind;
+        if (kind != OPGEN_PY_OUT && kind != OPGEN_PY_OUTS)
+            continue;
+        const int j = kind == OPGEN_PY_OUT ? 0 : op->params[i].index;
+        npy_intp dims[OPGEN_MAX_DIMS];
+        int nd;
+        if (output_shape(&op->outputs[j], argv, dims, &nd) != DONE)
+            return FALLBACK;
+        if (!(made[j] = aligned_array(num, nd, dims, op->outputs[j].zeros)))
+            return FAILED;
+        const outcome r = tensor_of(made[j], true, &tensors[i], &v[i].tensor);
+        if (r != DONE)
+            return r;
+    }
+    return DONE;
+}
+
 static PyObject *raise_status(aclnnStatus status)
 {
     const char *param = opgenGetRecentErrParam();
@@ -278,8 +417,9 @@ static aclnnStatus checked_phase1(const opgen_py_op *op, const char *product, co
     return status;
 }
 
-/* The call, its aclIntArrays kept in `arrays` (opgen_py_call destroys them, whatever path the call ends by). */
-static PyObject *call_with(const opgen_py_op *op, PyObject *kw, aclIntArray **arrays)
+/* The call, its aclIntArrays kept in `arrays` and the outputs it allocates in `made` (opgen_py_call destroys and
+ * drops them, whatever path the call ends by). */
+static PyObject *call_with(const opgen_py_op *op, PyObject *kw, aclIntArray **arrays, PyObject **made)
 {
     if (!lock) {
         PyErr_SetString(PyExc_RuntimeError, "opgen: the entry point was called before setup()");
@@ -290,8 +430,10 @@ static PyObject *call_with(const opgen_py_op *op, PyObject *kw, aclIntArray **ar
     aclTensor tensors[OPGEN_PY_MAX_PARAMS];
     aclScalar scalars[OPGEN_PY_MAX_PARAMS];
     opgen_py_value v[OPGEN_PY_MAX_PARAMS];
+    PyObject *argv[OPGEN_PY_MAX_PARAMS] = {NULL};   /* the arguments by parameter (outputs: not read) */
     Py_ssize_t found = 0;
     PyObject *out = NULL;
+    bool allocate = false;                           /* no out= (or out=None): the outputs are made here */
 
     PyObject *product = PyDict_GetItemWithError(kw, key_product);
     if (product) {
@@ -310,11 +452,18 @@ static PyObject *call_with(const opgen_py_op *op, PyObject *kw, aclIntArray **ar
     for (int i = 0; i < op->nparams; ++i) {
         const opgen_py_kind kind = op->params[i].kind;
         PyObject *arg = PyDict_GetItemWithError(kw, keys[i]);
-        if (!arg) {
-            if (PyErr_Occurred())
-                return NULL;
-            goto fallback;               /* missing (out= among them): the ctypes path reports or allocates */
+        const bool is_out = kind == OPGEN_PY_OUT || kind == OPGEN_PY_OUTS;
+        if (!arg && PyErr_Occurred())
+            return NULL;
+        if (is_out && (!arg || arg == Py_None)) {
+            if (arg && (kind == OPGEN_PY_OUT || op->params[i].index == 0))
+                ++found;
+            allocate = true;             /* sized and described below, once the inputs are read */
+            continue;
         }
+        if (!arg)
+            goto fallback;               /* missing: the Python path reports it */
+        argv[i] = arg;
         if (kind != OPGEN_PY_OUTS || op->params[i].index == 0)
             ++found;                     /* (several outputs: one keyword) */
         outcome r = DONE;
@@ -384,8 +533,15 @@ static PyObject *call_with(const opgen_py_op *op, PyObject *kw, aclIntArray **ar
         if (r == FALLBACK)
             goto fallback;
     }
-    if (found != PyDict_GET_SIZE(kw) || !out)
+    if (found != PyDict_GET_SIZE(kw))
         goto fallback;                   /* another keyword (out_dtype=, a misspelt one) */
+    if (allocate) {
+        const outcome r = allocate_outputs(op, argv, made, tensors, v);
+        if (r == FAILED)
+            return NULL;
+        if (r == FALLBACK)
+            goto fallback;
+    }
 
     uint64_t ws = 0;
     aclOpExecutor *ex = NULL;
@@ -396,6 +552,8 @@ static PyObject *call_with(const opgen_py_op *op, PyObject *kw, aclIntArray **ar
             aclDestroyAclOpExecutor(ex);
         return NULL;
     }
+    if (status != ACLNN_SUCCESS && allocate)
+        goto fallback;                   /* the Python path gives the verdict, its checker's first, as it always did */
     if (status != ACLNN_SUCCESS)
         return raise_status(status);
     /* The workspace: staging blocks and accumulators, a few KiB per thread.  From Python's raw allocator (malloc's
@@ -412,7 +570,14 @@ static PyObject *call_with(const opgen_py_op *op, PyObject *kw, aclIntArray **ar
     PyMem_RawFree(workspace);
     if (status != ACLNN_SUCCESS)
         return raise_status(status);
-    return Py_NewRef(out);
+    if (!allocate)
+        return Py_NewRef(out);
+    if (!op->nouts)
+        return Py_NewRef(made[0]);
+    PyObject *outs = PyTuple_New(op->nouts);
+    for (int j = 0; outs && j < op->nouts; ++j)
+        PyTuple_SET_ITEM(outs, j, Py_NewRef(made[j]));
+    return outs;
 
 fallback:
     if (PyErr_Occurred())
@@ -423,9 +588,98 @@ fallback:
 PyObject *opgen_py_call(const opgen_py_op *op, PyObject *kw)
 {
     aclIntArray *arrays[OPGEN_PY_MAX_PARAMS] = {NULL};
-    PyObject *result = call_with(op, kw, arrays);
-    for (int i = 0; i < op->nparams && i < OPGEN_PY_MAX_PARAMS; ++i)
+    PyObject *made[OPGEN_PY_MAX_PARAMS] = {NULL};
+    PyObject *result = call_with(op, kw, arrays, made);
+    for (int i = 0; i < op->nparams && i < OPGEN_PY_MAX_PARAMS; ++i) {
         if (arrays[i])
             aclDestroyIntArray(arrays[i]);
+        Py_XDECREF(made[i]);
+    }
     return result;
+}
+
+/* ---- the kernel callable: the entry point without a Python frame around it -------------------------------- */
+/* `codegen.kernel(op, backend="c")` is an object of this type: its call hands the keyword dict Python built for
+ * it straight to opgen_py_call, and only what that declines (or positional arguments) to `fallback`, binding.py's
+ * Python path.  A Python function around the entry point cost 0.7 us of a 3.3 us call (its frame and the copy of
+ * its `**kw`).  Attributes (`library`, `__name__`, `__doc__`) live in the instance's __dict__, as a function's. */
+typedef struct {
+    PyObject_HEAD
+    const opgen_py_op *op;
+    PyObject *fallback;
+    PyObject *dict;
+} kernel_object;
+
+static PyObject *kernel_call(PyObject *self, PyObject *args, PyObject *kw)
+{
+    kernel_object *k = (kernel_object *)self;
+    if (kw && PyTuple_GET_SIZE(args) == 0) {
+        PyObject *r = opgen_py_call(k->op, kw);
+        if (r != Py_NotImplemented)
+            return r;
+        Py_DECREF(r);
+    }
+    return PyObject_Call(k->fallback, args, kw);
+}
+
+static int kernel_traverse(PyObject *self, visitproc visit, void *arg)
+{
+    Py_VISIT(((kernel_object *)self)->fallback);
+    Py_VISIT(((kernel_object *)self)->dict);
+    Py_VISIT(Py_TYPE(self));
+    return 0;
+}
+
+static int kernel_clear(PyObject *self)
+{
+    Py_CLEAR(((kernel_object *)self)->fallback);
+    Py_CLEAR(((kernel_object *)self)->dict);
+    return 0;
+}
+
+static void kernel_dealloc(PyObject *self)
+{
+    PyTypeObject *type = Py_TYPE(self);
+    PyObject_GC_UnTrack(self);
+    kernel_clear(self);
+    type->tp_free(self);
+    Py_DECREF(type);
+}
+
+static PyMemberDef kernel_members[] = {
+    {"__dictoffset__", T_PYSSIZET, offsetof(kernel_object, dict), READONLY, NULL},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyType_Slot kernel_slots[] = {
+    {Py_tp_call, kernel_call},
+    {Py_tp_traverse, kernel_traverse},
+    {Py_tp_clear, kernel_clear},
+    {Py_tp_dealloc, kernel_dealloc},
+    {Py_tp_members, kernel_members},
+    {Py_tp_doc, "an op's kernel: kernel(**keywords), computed by the compiled entry point or its Python fallback"},
+    {0, NULL},
+};
+
+static PyType_Spec kernel_spec = {"opgen.Kernel", sizeof(kernel_object), 0, Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+                                  kernel_slots};
+
+PyObject *opgen_py_kernel(const opgen_py_op *op, PyObject *fallback)
+{
+    static PyObject *type;
+    if (!PyCallable_Check(fallback)) {
+        PyErr_SetString(PyExc_TypeError, "kernel(fallback): the fallback must be callable");
+        return NULL;
+    }
+    if (!type && !(type = PyType_FromSpec(&kernel_spec)))
+        return NULL;
+    kernel_object *k = PyObject_GC_New(kernel_object, (PyTypeObject *)type);
+    if (!k)
+        return NULL;
+    Py_INCREF(type);            /* (each instance holds its heap type) */
+    k->op = op;
+    k->fallback = Py_NewRef(fallback);
+    k->dict = NULL;
+    PyObject_GC_Track((PyObject *)k);
+    return (PyObject *)k;
 }
