@@ -24,6 +24,7 @@
  * Workspace: the staging buffers when some tensor needs them, the accumulators of side-by-side rows, and the
  * whole result when the output overlaps an input.  opgen_workspace_bytes and opgen_run_call lay it out the
  * same way (plan()). */
+#include <math.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
@@ -1083,20 +1084,87 @@ static void row_sums_chunked(const layout *L, const opgen_call *c, const int64_t
     }
 }
 
-/* One whole row (acc zeroed) through the chunked entries, OPGEN_BLOCK elements at a time as in run_rows (not
- * the op's rows_chunked, which takes a group of short rows packed in one block). */
-static void whole_row_chunked(const layout *L, const opgen_call *c, const int64_t *off, float *staging,
-                              double *acc, const void *params)
+/* The results of one whole row from its sums acc through the chunked entries, OPGEN_BLOCK elements at a time as in
+ * run_rows (not the op's rows_chunked, which takes a group of short rows packed in one block). */
+static void finish_row_blocks_chunked(const layout *L, const opgen_call *c, const int64_t *off, float *staging,
+                                      const double *acc, const void *params)
 {
     opgen_src src[OPGEN_MAX_INPUTS];
     opgen_dst dst;
-    row_sums_chunked(L, c, off, staging, acc, params);
     for (int64_t j = 0; j < L->dlen; j += OPGEN_BLOCK) {
         const int64_t n = L->dlen - j < OPGEN_BLOCK ? L->dlen - j : OPGEN_BLOCK;
         chunk_operands(L, c->nin, off, j, L->dstride, n, staging, src, &dst);
         lines_target(L, &dst, n);
         c->finish_row_chunked(n, src, acc, dst, params);
         chunk_flush(L, off, j, L->dstride, n, staging);
+    }
+}
+
+/* ---- rows whose sums leave FLOAT ----------------------------------------------------------------------------------
+ * A row sum is summed in double from FLOAT summands (rowsum) and finish_row reads it rounded to FLOAT: where a
+ * summand overflows FLOAT, or the sum does once rounded, the row's results are ±inf, nan or 0 where the
+ * mathematics may be finite (RMSNorm's backward: Σ dy·γ·x with dy near 3.4e38, or Σx² with x near 1e30).  Such a
+ * row is computed again by the op's rowsum_wide and finish_row_wide: the sums in double from double summands, the
+ * results in double from them, each rounded once.  Every walk tests each row's sums once (sums_leave_float, a
+ * compare per sum); rows whose sums stay within FLOAT take the FLOAT kernels as before, bit for bit. */
+static inline bool sums_leave_float(int nred, const double *acc)
+{
+    bool out = false;
+    for (int r = 0; r < nred; ++r)
+        out |= !isfinite((float)acc[r]);
+    return out;
+}
+
+static bool sums_finite(int nred, const double *acc)
+{
+    for (int r = 0; r < nred; ++r)
+        if (!isfinite(acc[r]))
+            return false;
+    return true;
+}
+
+/* One whole row (from off) again in double: its sums from double summands, then, where every one is finite, its
+ * results written where finish_row's go.  Returns whether it wrote them: a row whose double sums are not finite
+ * either (an inf or nan operand) keeps the FLOAT kernels' results, which the caller then computes. */
+static bool wide_row(const layout *L, const opgen_call *c, const int64_t *off, float *staging, const void *params)
+{
+    double acc[OPGEN_MAX_REDUCTIONS] = {0};
+    opgen_src src[OPGEN_MAX_INPUTS];
+    opgen_dst dst;
+    for (int64_t j = 0; j < L->dlen; j += OPGEN_BLOCK) {
+        const int64_t n = L->dlen - j < OPGEN_BLOCK ? L->dlen - j : OPGEN_BLOCK;
+        chunk_operands(L, c->nin, off, j, L->dstride, n, staging, src, NULL);
+        c->rowsum_wide(n, src, acc, params);
+    }
+    if (!sums_finite(c->nred, acc))
+        return false;
+    for (int64_t j = 0; j < L->dlen; j += OPGEN_BLOCK) {
+        const int64_t n = L->dlen - j < OPGEN_BLOCK ? L->dlen - j : OPGEN_BLOCK;
+        chunk_operands(L, c->nin, off, j, L->dstride, n, staging, src, &dst);
+        lines_target(L, &dst, n);
+        c->finish_row_wide(n, src, acc, dst, params);
+        chunk_flush(L, off, j, L->dstride, n, staging);
+    }
+    return true;
+}
+
+/* The rows of a packed group (g rows of len elements one after another in src and dst, their sums at acc + r*nred)
+ * whose sums leave FLOAT, again in double (wide_row), written over the FLOAT kernels' results before the block is
+ * flushed. */
+static void wide_packed(const opgen_call *c, int64_t g, int64_t len, const opgen_src *src, opgen_dst dst,
+                        const double *acc, const void *params)
+{
+    for (int64_t r = 0; r < g; ++r) {
+        if (!sums_leave_float(c->nred, acc + r * c->nred))
+            continue;
+        opgen_src row[OPGEN_MAX_INPUTS];
+        for (int k = 0; k < c->nin; ++k)
+            row[k] = (opgen_src){(const char *)src[k].data + r * len * opgen_chunk_esize(src[k].dtype), src[k].dtype};
+        const opgen_dst out = {(char *)dst.data + r * len * opgen_chunk_esize(dst.dtype), dst.dtype, dst.stream};
+        double wide[OPGEN_MAX_REDUCTIONS] = {0};
+        c->rowsum_wide(len, row, wide, params);
+        if (sums_finite(c->nred, wide))
+            c->finish_row_wide(len, row, wide, out, params);
     }
 }
 
@@ -1182,8 +1250,22 @@ static void run_rows_skewed(const share *s, const layout *L)
         row_sums_chunked(L, c, off[0], s->staging, acc[0], s->params);
     else
         row_sums(L, c, off[0], s->staging, acc[0], s->params);
+    bool kept = false;   /* stash[cur] holds this row's summands (not the first row's, nor after a wide row) */
     for (int64_t r = s->begin; r < s->end; ++r) {
         const int cur = (int)((r - s->begin) & 1), nxt = cur ^ 1;
+        if (sums_leave_float(c->nred, acc[cur]) && wide_row(L, c, off[cur], s->staging, s->params)) {
+            if (r + 1 < s->end) {   /* (the next row's sums, which the skewed finish would have taken) */
+                if (halves)
+                    row_sums_chunked(L, c, off[nxt], s->staging, acc[nxt], s->params);
+                else
+                    row_sums(L, c, off[nxt], s->staging, acc[nxt], s->params);
+            }
+            kept = false;
+            memset(acc[cur], 0, sizeof acc[cur]);
+            next_index(L, idx[cur], off[cur], L->ndim - 1);
+            next_index(L, idx[cur], off[cur], L->ndim - 1);
+            continue;
+        }
         for (int64_t j = 0; j < L->dlen; j += OPGEN_BLOCK) {
             const int64_t n = L->dlen - j < OPGEN_BLOCK ? L->dlen - j : OPGEN_BLOCK;
             if (halves) {   /* (every operand as it is: nothing staged; the line writer, if any, to hand on to) */
@@ -1193,7 +1275,7 @@ static void run_rows_skewed(const share *s, const layout *L)
                     chunk_operands(L, c->nin, off[nxt], j, L->dstride, n, s->staging, next_src, NULL);
                     if (stashed)
                         c->finish_rowsum_stash(n, src, acc[cur], res_dst, next_src, acc[nxt],
-                                               r > s->begin ? stash[cur] + j : NULL, stash[nxt] + j, s->params);
+                                               kept ? stash[cur] + j : NULL, stash[nxt] + j, s->params);
                     else
                         c->finish_rowsum_chunked(n, src, acc[cur], res_dst, next_src, acc[nxt], s->params);
                 } else {
@@ -1213,6 +1295,7 @@ static void run_rows_skewed(const share *s, const layout *L)
             }
             out_flush(L, res, dst, L->dstride, n);
         }
+        kept = stashed;
         memset(acc[cur], 0, sizeof acc[cur]);   /* for row r + 2 */
         next_index(L, idx[cur], off[cur], L->ndim - 1);
         next_index(L, idx[cur], off[cur], L->ndim - 1);
@@ -1258,21 +1341,31 @@ static void run_rows(const share *s, opgen_lines *lines)
                 chunk_operands(&L, c->nin, off, 0, one, n, s->staging, src, &dst);
                 lines_target(&L, &dst, n);
                 c->rows_chunked(g, L.dlen, src, acc, dst, s->params);
+                wide_packed(c, g, L.dlen, src, dst, acc, s->params);
                 chunk_flush(&L, off, 0, one, n, s->staging);
             } else {
                 stage_inputs(&L, c->nin, off, 0, one, n, s->staging, in);
                 char *dst;
                 float *res = out_target(&L, off, 0, one, n, s->staging, &dst);
                 c->rows(g, L.dlen, in, acc, res, s->params);
+                opgen_src src[OPGEN_MAX_INPUTS];
+                for (int k = 0; k < c->nin; ++k)
+                    src[k] = (opgen_src){in[k], ACL_FLOAT};
+                wide_packed(c, g, L.dlen, src, (opgen_dst){res, ACL_FLOAT, false}, acc, s->params);
                 out_flush(&L, res, dst, one, n);
             }
         } else {
             for (int i = 0; i < c->nred; ++i)
                 acc[i] = 0.0;
-            if (halves) {
-                whole_row_chunked(&L, c, off, s->staging, acc, s->params);
-            } else {
+            if (halves)
+                row_sums_chunked(&L, c, off, s->staging, acc, s->params);
+            else
                 row_sums(&L, c, off, s->staging, acc, s->params);
+            if (sums_leave_float(c->nred, acc) && wide_row(&L, c, off, s->staging, s->params)) {
+                /* (written in double) */
+            } else if (halves) {
+                finish_row_blocks_chunked(&L, c, off, s->staging, acc, s->params);
+            } else {
                 for (int64_t j = 0; j < L.dlen; j += OPGEN_BLOCK) {
                     const int64_t n = L.dlen - j < OPGEN_BLOCK ? L.dlen - j : OPGEN_BLOCK;
                     stage_inputs(&L, c->nin, off, j, L.dstride, n, s->staging, in);
