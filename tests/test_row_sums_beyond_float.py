@@ -27,10 +27,12 @@ def _rows(n, dt, seed=5):
     return x.astype(dt), g.astype(dt), w.astype(dt)
 
 
+@pytest.mark.parametrize("dim", [-1, 0])
 @pytest.mark.parametrize("n", [1, 7, 4099])
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
 @pytest.mark.parametrize("backend", ["numpy", "c"])
-def test_rows_whose_sum_leaves_float_give_the_derivative(backend, dtype, n):
+def test_rows_whose_sum_leaves_float_give_the_derivative(backend, dtype, n, dim):
+    """Along dim -1 (C: rows, packed short ones and skewed long ones) and dim 0 (C: columns side by side)."""
     pytest.importorskip("torch")
     import ml_dtypes
     dt = ml_dtypes.bfloat16 if dtype == "bfloat16" else np.dtype(dtype)
@@ -46,8 +48,10 @@ def test_rows_whose_sum_leaves_float_give_the_derivative(backend, dtype, n):
     want = _rms_norm_grad(x, g, w, -1)
     inside = np.abs(want) < top
     assert inside[:2].mean() > 0.5, n          # mostly finite results from sums beyond FLOAT
-    got = kernel(dy=g, x=x, gamma=w, epsilon=1e-6, dim=-1).astype(np.float64)
+    if dim == 0:   # the same rows as columns: (n, 3), gamma (n, 1)
+        x, g, w, want, inside = x.T.copy(), g.T.copy(), w[:, None].copy(), want.T, inside.T
+    got = kernel(dy=g, x=x, gamma=w, epsilon=1e-6, dim=dim).astype(np.float64)
     err = np.abs(got - want)
-    bound = tol * _terms(x, g, w, -1)
+    bound = tol * _terms(x, g, w, dim)
     assert np.all(np.isfinite(got[inside])), (n, np.argwhere(~np.isfinite(got) & inside)[:4])
     assert np.all(err[inside] <= bound[inside]), (n, float(np.max(err[inside] / bound[inside])))

@@ -36,7 +36,7 @@ from .extended import EXP_IN_RANGE, exp_arguments, extended_c
 from .printer import KernelCPrinter
 
 # continuation lines of the kernel functions' signatures line up at these columns plus the suffix's length
-_PADS = (0, 16, 20, 22, 24, 25, 28, 30, 33, 35, 37, 40, 46, 49, 60)
+_PADS = (0, 16, 20, 22, 24, 25, 28, 30, 34, 33, 35, 37, 40, 46, 49, 60)
 
 
 def value_var(p) -> str:
@@ -480,8 +480,8 @@ def _extended(kv: KernelVariant) -> bool:
 
 
 def _row_wide_context(kv: KernelVariant, tensors, fields, wide_fields, suffix: str) -> dict:
-    """The template data of rowsum_wide and finish_row_wide (kernel_rows.c.jinja), which the runtime takes for a row
-    whose FLOAT sums leave FLOAT's range (opgen_loops.c: sums_leave_float, wide_row): Σ dy·γ·x of RMSNorm's
+    """The template data of sum_wide and finish_wide (kernel_rows.c.jinja), which the runtime takes for a row or a
+    column whose FLOAT sums leave FLOAT's range (opgen_loops.c: wide_row, wide_columns): Σ dy·γ·x of RMSNorm's
     backward with dy near 3.4e38 is ±inf in FLOAT (a summand, or the sum once rounded), where the result, after the
     rest of the formula, is finite.  Its sums again in double from double summands, then its results in double
     from them, rounded once.  The same lowered expressions printed in double (wide.DoubleCPrinter: a sum computed
@@ -499,7 +499,7 @@ def _row_wide_context(kv: KernelVariant, tensors, fields, wide_fields, suffix: s
     def declare(exprs):
         used = _used(exprs)
         consts = [(ctype, f, sym) for ctype, f, sym in fields if sym in used]
-        lines = [f"const Params{suffix} *prm = a->params;"] if consts else []
+        lines = [f"const Params{suffix} *prm = params;"] if consts else ["(void)params;"]
         lines += [f"const double {f} = prm->{unrounded.get(sym, f)};" if ctype == "float"
                   else f"const {ctype} {f} = prm->{f};" for ctype, f, sym in consts]
         lines += [f"const float *restrict {name} = in[{k}];" for k, (sym, name) in enumerate(tensors) if sym in used]
@@ -510,12 +510,12 @@ def _row_wide_context(kv: KernelVariant, tensors, fields, wide_fields, suffix: s
     finish = [e for _, e in kv.body] + [kv.result]
     finish_declare, finish_load = declare(finish)
     read = _used(finish)
-    finish_declare += [f"const double {s} = a->acc[{j}];" for j, (s, _) in enumerate(kv.reductions) if s in read]
+    sums = [f"const double {s} = sums[{j}][i * step];" for j, (s, _) in enumerate(kv.reductions) if s in read]
     return {
         "declare_wide_sum": sum_declare,
-        "wide_sum": sum_load + [f"acc[{j}] += {pr.doprint(e)};" for j, e in enumerate(summands)],
+        "wide_sum": sum_load + [f"acc[{j}][i * step] += {pr.doprint(e)};" for j, e in enumerate(summands)],
         "declare_wide_finish": finish_declare,
-        "wide_finish": finish_load + [f"const double {s} = {pr.doprint(e)};" for s, e in kv.body]
+        "wide_finish": finish_load + sums + [f"const double {s} = {pr.doprint(e)};" for s, e in kv.body]
                        + [f"res[i] = (float)({pr.doprint(kv.result)});"],
     }
 
@@ -558,7 +558,8 @@ def _phase1_variant(op: Op, kv: KernelVariant, v: dict, fill: list[str]) -> list
         body += [f"call.{f.replace('finish_col', col)} = {f}{s};"
                  for f in ("rowsum", "rowsum_chunked", "colsum", "colsum_chunked", "colsum2", "finish_row",
                            "finish_row_chunked", "finish_rowsum", "finish_rowsum_chunked", "finish_col",
-                           "finish_col_chunked", "rows", "rows_chunked", "rowsum_wide", "finish_row_wide")]
+                           "finish_col_chunked", "rows", "rows_chunked", "rowsum_wide", "finish_row_wide", "colsum_wide",
+                           "finish_col_wide")]
         body += [f"call.finish_rowsum_stash = finish_rowsum_stash{s};",
                  f"call.rows_chunked = rows_stash_chunked{s};"] if v["stash"] else []
     elif v["half_tuned"]:   # the kernel tuned to the output's dtype (half_tuned)

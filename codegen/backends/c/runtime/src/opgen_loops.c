@@ -1408,17 +1408,76 @@ static int64_t step_pack(const layout *L, int64_t tile)
 
 /* The finished sums of n columns rounded to FLOAT, once per tile: finish_col takes each column's sum as FLOAT (as
  * finish_row does), and converting it there cost a conversion per element of every row and read double sums.
- * Not for finish_col64 (an op whose finish reads its sums in double): it reads the double sums as they are. */
-static void round_sums(const opgen_call *c, double *const *acc, float *const *sums, int64_t n)
+ * Not for finish_col64 (an op whose finish reads its sums in double): it reads the double sums as they are.
+ * Returns whether a column's sum leaves FLOAT's range (wide_columns), found in the same loop. */
+static bool round_sums(const opgen_call *c, double *const *acc, float *const *sums, int64_t n)
 {
-    if (c->finish_col64)
-        return;
+    int leaves = 0;
     for (int r = 0; r < c->nred; ++r) {
         const double *restrict a = acc[r];
         float *restrict f = sums[r];
-        for (int64_t i = 0; i < n; ++i)
+        if (c->finish_col64) {
+            for (int64_t i = 0; i < n; ++i)
+                leaves |= !isfinite((float)a[i]);
+            continue;
+        }
+        for (int64_t i = 0; i < n; ++i) {
             f[i] = (float)a[i];
+            leaves |= !isfinite(f[i]);
+        }
     }
+    return leaves != 0;
+}
+
+/* The columns of a tile (n from j along the inner dimension) whose sums leave FLOAT's range (`leaves`: round_sums
+ * found one): then the tile's results, a block of columns at a time, from finish_col
+ * and, for such a column whose sums again in double from double summands are finite, from finish_col_wide's
+ * double ones (the op's colsum_wide: a second walk along dim for that block).  Returns false when every column's
+ * sums stay within FLOAT: the caller finishes the tile as before, bit for bit. */
+static bool wide_columns(const share *s, const layout *L, const int64_t *off, int64_t j, int64_t n,
+                         const int64_t *axis, double *const *acc, float *const *sums, bool leaves)
+{
+    const opgen_call *c = s->c;
+    if (!leaves)
+        return false;
+    double wide[OPGEN_MAX_REDUCTIONS][OPGEN_BLOCK];
+    double *w[OPGEN_MAX_REDUCTIONS];
+    const void *done[OPGEN_MAX_REDUCTIONS];
+    int64_t at[MAXOPS];
+    opgen_src src[OPGEN_MAX_INPUTS];
+    opgen_dst dst;
+    for (int64_t b = 0; b < n; b += OPGEN_BLOCK) {
+        const int64_t nb = n - b < OPGEN_BLOCK ? n - b : OPGEN_BLOCK;
+        for (int r = 0; r < c->nred; ++r) {
+            w[r] = wide[r];
+            memset(wide[r], 0, sizeof(double) * (size_t)nb);
+            done[r] = c->finish_col64 ? (const void *)(acc[r] + b) : (const void *)(sums[r] + b);
+        }
+        for (int64_t d = 0; d < L->dlen; ++d) {
+            for (int k = 0; k < L->nops; ++k)
+                at[k] = off[k] + d * L->dstride[k];
+            chunk_operands(L, c->nin, at, j + b, axis, nb, s->staging, src, NULL);
+            c->colsum_wide(nb, src, w, s->params);
+        }
+        for (int64_t i = 0; i < nb; ++i) {   /* nan in wide[0]: the column keeps finish_col's results */
+            bool left = false, finite = true;
+            for (int r = 0; r < c->nred; ++r) {
+                left |= !isfinite((float)acc[r][b + i]);
+                finite &= isfinite(wide[r][i]);
+            }
+            if (!(left && finite))
+                wide[0][i] = NAN;
+        }
+        for (int64_t d = 0; d < L->dlen; ++d) {
+            for (int k = 0; k < L->nops; ++k)
+                at[k] = off[k] + d * L->dstride[k];
+            chunk_operands(L, c->nin, at, j + b, axis, nb, s->staging, src, &dst);
+            lines_target(L, &dst, nb);
+            c->finish_col_wide(nb, src, done, (const double *const *)w, dst, s->params);
+            chunk_flush(L, at, j + b, axis, nb, s->staging);
+        }
+    }
+    return true;
 }
 
 /* One outer position side by side, `pack` steps along dim at a time (step_pack); acc: a block per sum, sums: the
@@ -1455,7 +1514,8 @@ static void run_packed(const share *s, const layout *L, const int64_t *off, int6
             for (int64_t j = 0; j < len; ++j)
                 a[j] += a[m * len + j];
     }
-    round_sums(c, acc, sums, len);
+    if (wide_columns(s, L, off, 0, len, axis, acc, sums, round_sums(c, acc, sums, len)))
+        return;
     for (int i = 0; i < c->nred; ++i)
         for (int64_t m = 1; m < pack; ++m) {
             if (c->finish_col64)
@@ -1561,8 +1621,8 @@ static void run_columns(const share *s, opgen_lines *lines)
             }
             d += two ? 2 : 1;
         }
-        round_sums(c, acc, sums, n);
-        for (int64_t d = 0; d < L.dlen; ++d) {
+        const bool widened = wide_columns(s, &L, off, j, n, axis, acc, sums, round_sums(c, acc, sums, n));
+        for (int64_t d = 0; !widened && d < L.dlen; ++d) {
             for (int k = 0; k < L.nops; ++k)
                 at[k] = off[k] + d * L.dstride[k];
             for (int64_t b = 0; b < n; b += OPGEN_BLOCK) {
