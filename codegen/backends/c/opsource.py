@@ -555,7 +555,8 @@ def _phase1_variant(op: Op, kv: KernelVariant, v: dict, fill: list[str]) -> list
         body += [f"call.nred = {v['nred']};",
                  f"call.dim = {out}->ndim == 0 ? 0 : ({dim} + (int64_t){out}->ndim) % (int64_t){out}->ndim;"]
         col = "finish_col64" if v["finish_col64"] else "finish_col"   # (the column sums in double)
-        body += [f"call.{f.replace('finish_col', col)} = {f}{s};"
+        fields = {"finish_col": col, "finish_col_chunked": col + "_chunked"}
+        body += [f"call.{fields.get(f, f)} = {f}{s};"
                  for f in ("rowsum", "rowsum_chunked", "colsum", "colsum_chunked", "colsum2", "finish_row",
                            "finish_row_chunked", "finish_rowsum", "finish_rowsum_chunked", "finish_col",
                            "finish_col_chunked", "rows", "rows_chunked", "rowsum_wide", "finish_row_wide", "colsum_wide",
