@@ -214,6 +214,10 @@ typedef void (*opgen_finish_col_chunked_fn)(int64_t n, const opgen_src *in, cons
                                             opgen_dst out, const void *params);
 typedef void (*opgen_finish_col64_chunked_fn)(int64_t n, const opgen_src *in, const double *const *sums,
                                               opgen_dst out, const void *params);
+/* finish_col_chunked's results, then those of the columns whose wide[0] is not nan again from their double sums
+ * `wide` (sums: finish_col's, FLOAT or, finish_col64, double) */
+typedef void (*opgen_finish_col_wide_fn)(int64_t n, const opgen_src *in, const void *const *sums,
+                                         const double *const *wide, opgen_dst out, const void *params);
 typedef void (*opgen_finish_row_chunked_fn)(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
                                             const void *params);
 typedef void (*opgen_finish_rowsum_chunked_fn)(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
@@ -258,6 +262,12 @@ typedef struct {
     opgen_finish_rowsum_fn finish_rowsum;             /* finish_row skewed with the next row's rowsum */
     opgen_finish_rowsum_chunked_fn finish_rowsum_chunked;   /* finish_rowsum, chunked */
     opgen_finish_rowsum_stash_fn finish_rowsum_stash;       /* finish_rowsum_chunked, the summands kept (optional) */
+    /* rows and columns whose FLOAT sums leave FLOAT (opgen_loops.c: wide_row, wide_columns): the sums again in
+     * double from double summands, the results in double from them */
+    opgen_rowsum_chunked_fn rowsum_wide;
+    opgen_finish_row_chunked_fn finish_row_wide;
+    opgen_colsum_chunked_fn colsum_wide;
+    opgen_finish_col_wide_fn finish_col_wide;
     int threads;                       /* threads phase 2 may use (OPGEN_NUM_THREADS, read in phase 1) */
     int64_t l2_bytes;                  /* a core's L2 cache (0: unknown), read in phase 1 */
     bool sum_to;                       /* the kernel runs on bdims and its result is summed to out's shape */
