@@ -1070,24 +1070,31 @@ static bool converts(const layout *L, const int64_t *axis_stride)
     return false;
 }
 
-/* acc += the sums of one whole row through the chunked entries, OPGEN_BLOCK elements at a time (operands that
- * are not as they are go through the staging buffers). */
-static void row_sums_chunked(const layout *L, const opgen_call *c, const int64_t *off, float *staging,
-                             double *acc, const void *params)
+/* acc += the sums of one whole row through the chunked entry `sum` (the op's rowsum_chunked, or rowsum_wide),
+ * OPGEN_BLOCK elements at a time (operands that are not as they are go through the staging buffers). */
+static void row_sums_through(const layout *L, const opgen_call *c, const int64_t *off, float *staging,
+                             double *acc, const void *params, opgen_rowsum_chunked_fn sum)
 {
     opgen_src src[OPGEN_MAX_INPUTS];
     opgen_dst dst;
     for (int64_t j = 0; j < L->dlen; j += OPGEN_BLOCK) {
         const int64_t n = L->dlen - j < OPGEN_BLOCK ? L->dlen - j : OPGEN_BLOCK;
         chunk_operands(L, c->nin, off, j, L->dstride, n, staging, src, &dst);
-        c->rowsum_chunked(n, src, acc, params);
+        sum(n, src, acc, params);
     }
 }
 
-/* The results of one whole row from its sums acc through the chunked entries, OPGEN_BLOCK elements at a time as in
- * run_rows (not the op's rows_chunked, which takes a group of short rows packed in one block). */
+static void row_sums_chunked(const layout *L, const opgen_call *c, const int64_t *off, float *staging,
+                             double *acc, const void *params)
+{
+    row_sums_through(L, c, off, staging, acc, params, c->rowsum_chunked);
+}
+
+/* The results of one whole row from its sums acc through the chunked entry `finish` (the op's finish_row_chunked, or
+ * finish_row_wide), OPGEN_BLOCK elements at a time as in run_rows (not the op's rows_chunked, which takes a group
+ * of short rows packed in one block). */
 static void finish_row_blocks_chunked(const layout *L, const opgen_call *c, const int64_t *off, float *staging,
-                                      const double *acc, const void *params)
+                                      const double *acc, const void *params, opgen_finish_row_chunked_fn finish)
 {
     opgen_src src[OPGEN_MAX_INPUTS];
     opgen_dst dst;
@@ -1095,7 +1102,7 @@ static void finish_row_blocks_chunked(const layout *L, const opgen_call *c, cons
         const int64_t n = L->dlen - j < OPGEN_BLOCK ? L->dlen - j : OPGEN_BLOCK;
         chunk_operands(L, c->nin, off, j, L->dstride, n, staging, src, &dst);
         lines_target(L, &dst, n);
-        c->finish_row_chunked(n, src, acc, dst, params);
+        finish(n, src, acc, dst, params);
         chunk_flush(L, off, j, L->dstride, n, staging);
     }
 }
@@ -1129,22 +1136,10 @@ static bool sums_finite(int nred, const double *acc)
 static bool wide_row(const layout *L, const opgen_call *c, const int64_t *off, float *staging, const void *params)
 {
     double acc[OPGEN_MAX_REDUCTIONS] = {0};
-    opgen_src src[OPGEN_MAX_INPUTS];
-    opgen_dst dst;
-    for (int64_t j = 0; j < L->dlen; j += OPGEN_BLOCK) {
-        const int64_t n = L->dlen - j < OPGEN_BLOCK ? L->dlen - j : OPGEN_BLOCK;
-        chunk_operands(L, c->nin, off, j, L->dstride, n, staging, src, NULL);
-        c->rowsum_wide(n, src, acc, params);
-    }
+    row_sums_through(L, c, off, staging, acc, params, c->rowsum_wide);
     if (!sums_finite(c->nred, acc))
         return false;
-    for (int64_t j = 0; j < L->dlen; j += OPGEN_BLOCK) {
-        const int64_t n = L->dlen - j < OPGEN_BLOCK ? L->dlen - j : OPGEN_BLOCK;
-        chunk_operands(L, c->nin, off, j, L->dstride, n, staging, src, &dst);
-        lines_target(L, &dst, n);
-        c->finish_row_wide(n, src, acc, dst, params);
-        chunk_flush(L, off, j, L->dstride, n, staging);
-    }
+    finish_row_blocks_chunked(L, c, off, staging, acc, params, c->finish_row_wide);
     return true;
 }
 
@@ -1364,7 +1359,7 @@ static void run_rows(const share *s, opgen_lines *lines)
             if (sums_leave_float(c->nred, acc) && wide_row(&L, c, off, s->staging, s->params)) {
                 /* (written in double) */
             } else if (halves) {
-                finish_row_blocks_chunked(&L, c, off, s->staging, acc, s->params);
+                finish_row_blocks_chunked(&L, c, off, s->staging, acc, s->params, c->finish_row_chunked);
             } else {
                 for (int64_t j = 0; j < L.dlen; j += OPGEN_BLOCK) {
                     const int64_t n = L.dlen - j < OPGEN_BLOCK ? L.dlen - j : OPGEN_BLOCK;
