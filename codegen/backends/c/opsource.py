@@ -502,8 +502,8 @@ def _row_wide_context(kv: KernelVariant, tensors, fields, wide_fields, suffix: s
         lines = [f"const Params{suffix} *prm = params;"] if consts else ["(void)params;"]
         lines += [f"const double {f} = prm->{unrounded.get(sym, f)};" if ctype == "float"
                   else f"const {ctype} {f} = prm->{f};" for ctype, f, sym in consts]
-        lines += [f"const float *restrict {name} = in[{k}];" for k, (sym, name) in enumerate(tensors) if sym in used]
-        return lines, [f"const double {name}_i = {name}[i];" for sym, name in tensors if sym in used]
+        return lines, [f"const double {name}_i = opgen_src_get(in[{k}], i);"
+                       for k, (sym, name) in enumerate(tensors) if sym in used]
 
     summands = [e for _, e in kv.reductions]
     sum_declare, sum_load = declare(summands)
@@ -516,7 +516,7 @@ def _row_wide_context(kv: KernelVariant, tensors, fields, wide_fields, suffix: s
         "wide_sum": sum_load + [f"acc[{j}][i * step] += {pr.doprint(e)};" for j, e in enumerate(summands)],
         "declare_wide_finish": finish_declare,
         "wide_finish": finish_load + sums + [f"const double {s} = {pr.doprint(e)};" for s, e in kv.body]
-                       + [f"res[i] = (float)({pr.doprint(kv.result)});"],
+                       + [f"opgen_dst_put(out, i, (float)({pr.doprint(kv.result)}));"],
     }
 
 

@@ -1428,9 +1428,9 @@ static bool round_sums(const opgen_call *c, double *const *acc, float *const *su
 }
 
 /* The columns of a tile (n from j along the inner dimension) when one's sums leave FLOAT's range (round_sums found
- * it): the tile's results, a block of columns at a time, from finish_col and, for such a column whose sums again
- * in double from double summands are finite, from finish_col_wide's double ones (the op's colsum_wide: a second
- * walk along dim for that block).  Where every column's sums stay
+ * it): the tile's results, a block of columns at a time, from finish_col and then, for such a column whose sums
+ * again in double from double summands are finite, from finish_col_wide's double ones (the op's colsum_wide: a
+ * second walk along dim for that block).  Where every column's sums stay
  * within FLOAT the caller finishes the tile as before, bit for bit. */
 static __attribute__((noinline)) void wide_columns(const share *s, const layout *L, const int64_t *off, int64_t j,
                                                    int64_t n, const int64_t *axis, double *const *acc,
@@ -1439,7 +1439,8 @@ static __attribute__((noinline)) void wide_columns(const share *s, const layout 
     const opgen_call *c = s->c;
     double wide[OPGEN_MAX_REDUCTIONS][OPGEN_BLOCK];
     double *w[OPGEN_MAX_REDUCTIONS];
-    const void *done[OPGEN_MAX_REDUCTIONS];
+    const float *done[OPGEN_MAX_REDUCTIONS];
+    const double *done64[OPGEN_MAX_REDUCTIONS];
     int64_t at[MAXOPS];
     opgen_src src[OPGEN_MAX_INPUTS];
     opgen_dst dst;
@@ -1448,7 +1449,8 @@ static __attribute__((noinline)) void wide_columns(const share *s, const layout 
         for (int r = 0; r < c->nred; ++r) {
             w[r] = wide[r];
             memset(wide[r], 0, sizeof(double) * (size_t)nb);
-            done[r] = c->finish_col64 ? (const void *)(acc[r] + b) : (const void *)(sums[r] + b);
+            done[r] = sums[r] + b;
+            done64[r] = acc[r] + b;
         }
         for (int64_t d = 0; d < L->dlen; ++d) {
             for (int k = 0; k < L->nops; ++k)
@@ -1470,7 +1472,12 @@ static __attribute__((noinline)) void wide_columns(const share *s, const layout 
                 at[k] = off[k] + d * L->dstride[k];
             chunk_operands(L, c->nin, at, j + b, axis, nb, s->staging, src, &dst);
             lines_target(L, &dst, nb);
-            c->finish_col_wide(nb, src, done, (const double *const *)w, dst, s->params);
+            dst.stream = false;   /* (finish_col_wide stores over some of the results, plainly) */
+            if (c->finish_col64)
+                c->finish_col64_chunked(nb, src, done64, dst, s->params);
+            else
+                c->finish_col_chunked(nb, src, done, dst, s->params);
+            c->finish_col_wide(nb, src, (const double *const *)w, dst, s->params);
             chunk_flush(L, at, j + b, axis, nb, s->staging);
         }
     }
