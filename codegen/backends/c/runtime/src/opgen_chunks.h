@@ -64,30 +64,6 @@ extern int64_t opgen_elementwise_calls;
 /* Bytes per element of a chunked operand (FLOAT, FLOAT16 or BFLOAT16): opgen_dtype_size, inlined. */
 static inline int64_t opgen_chunk_esize(aclDataType dt) { return dt == ACL_FLOAT ? 4 : 2; }
 
-/* Element i of a chunked operand, and a FLOAT result stored as element i of dst rounded to its dtype: one element
- * at a time, for the rare paths that take no chunk loop (the op's entries for rows and columns whose sums leave
- * FLOAT: kernel_rows.c.jinja, sum_wide and finish_wide.  Through opgen_chunked they grew every row op's file
- * enough that GCC 12 inlined its hot chunk loops differently: softmax along dim 0 in the cache, BFLOAT16 0.91x and
- * FLOAT16 1.08x as fast). */
-static inline float opgen_src_get(opgen_src s, int64_t i)
-{
-    uint16_t h;
-    if (s.dtype == ACL_FLOAT)
-        return ((const float *)s.data)[i];
-    memcpy(&h, (const char *)s.data + 2 * i, 2);
-    return s.dtype == ACL_FLOAT16 ? opgen_f16_to_f32(h) : opgen_bf16_to_f32(h);
-}
-
-static inline void opgen_dst_put(opgen_dst d, int64_t i, float v)
-{
-    if (d.dtype == ACL_FLOAT) {
-        ((float *)d.data)[i] = v;
-        return;
-    }
-    const uint16_t h = d.dtype == ACL_FLOAT16 ? opgen_f32_to_f16(v) : opgen_f32_to_bf16(v);
-    memcpy((char *)d.data + 2 * i, &h, 2);
-}
-
 /* Software prefetch, OPGEN_PREFETCH_AHEAD bytes ahead of where a stream is read: ask for the cache lines of
  * [p, p + bytes) that far ahead.  A kernel runs several times the instructions of a copy loop per byte, so the
  * out-of-order window reaches fewer bytes ahead of its loads, and the hardware prefetchers start over at every
