@@ -398,132 +398,6 @@ static void finish_col_chunked__reduction_optional_none__weight_optional_absent(
     opgen_chunked(n, 4, in, out, &args, finish_col_chunk__reduction_optional_none__weight_optional_absent, false);
 }
 
-/* Rows (and columns) whose FLOAT sums leave FLOAT's range: a summand or a sum once rounded ±inf, where the result
- * after the rest of the formula may be finite (RMSNorm's Σ dy·γ·x with dy near 3.4e38; opgen_loops.c, wide_row
- * and wide_columns).  sum_wide adds the summands in double from double operands (acc[r][i * step]: step 0 a row's
- * sum, 1 a column's), finish_wide computes the results in double from such sums and rounds each once (`picked`:
- * only the columns whose sums[0] is not nan, the others keep the FLOAT results).  Plain loops, over contiguous
- * operands in their own dtypes a chunk at a time: only such rows and columns take them. */
-static inline __attribute__((always_inline)) void sum_wide__reduction_optional_none__weight_optional_absent(int64_t n, const float *const *in,
-                                                                                                             double *const *acc, int64_t step, const void *params)
-{
-    (void)params;
-    const float *restrict target = in[2];
-    const float *restrict class_index = in[3];
-    for (int64_t i = 0; i < n; ++i) {
-        const double target_i = target[i];
-        const double class_index_i = class_index[i];
-        acc[0][i * step] += ((class_index_i == target_i) ? 1 : 0);
-    }
-}
-
-static inline __attribute__((always_inline)) void finish_wide__reduction_optional_none__weight_optional_absent(int64_t n, const float *const *in,
-                                                                                                             const double *const *sums, int64_t step, bool picked,
-                                                                                                             float *out, const void *params)
-{
-    const Params__reduction_optional_none__weight_optional_absent *prm = params;
-    const int64_t ignore_index = prm->ignore_index;
-    const double c0 = prm->c0_f64;
-    const double c1 = prm->c1_f64;
-    const double c2 = prm->c2_f64;
-    const float *restrict grad_loss = in[0];
-    const float *restrict log_prob = in[1];
-    const float *restrict target = in[2];
-    const float *restrict class_index = in[3];
-    float *restrict res = out;
-    for (int64_t i = 0; i < n; ++i) {
-        if (picked && !(sums[0][i * step] == sums[0][i * step]))
-            continue;
-        const double grad_loss_i = grad_loss[i];
-        const double log_prob_i = log_prob[i];
-        const double target_i = target[i];
-        const double class_index_i = class_index[i];
-        const double r0 = sums[0][i * step];
-        res[i] = (float)(((ignore_index != target_i) ? grad_loss_i*(c0*(c1*exp(log_prob_i) - 1) + c2*r0*(-((class_index_i == target_i) ? 1 : 0) + exp(log_prob_i))) : 0));
-    }
-}
-
-static void rowsum_wide_chunk__reduction_optional_none__weight_optional_absent(int64_t at, int64_t n, const float *const *in, float *out,
-                                                                               const void *args)
-{
-    (void)at;
-    (void)out;
-    const opgen_row_args *a = args;
-    double *acc[1];
-    for (int r = 0; r < 1; ++r)
-        acc[r] = a->lanes + r;
-    sum_wide__reduction_optional_none__weight_optional_absent(n, in, acc, 0, a->params);
-}
-
-static void rowsum_wide__reduction_optional_none__weight_optional_absent(int64_t n, const opgen_src *in, double *acc, const void *params)
-{
-    const opgen_row_args args = {params, NULL, acc, NULL, NULL};
-    opgen_chunked_reads(n, 4, in, &args, rowsum_wide_chunk__reduction_optional_none__weight_optional_absent);
-}
-
-static void finish_row_wide_chunk__reduction_optional_none__weight_optional_absent(int64_t at, int64_t n, const float *const *in, float *out,
-                                                                                   const void *args)
-{
-    (void)at;
-    const opgen_row_args *a = args;
-    const double *sums[1];
-    for (int r = 0; r < 1; ++r)
-        sums[r] = a->acc + r;
-    finish_wide__reduction_optional_none__weight_optional_absent(n, in, sums, 0, false, out, a->params);
-}
-
-static void finish_row_wide__reduction_optional_none__weight_optional_absent(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
-                                                                             const void *params)
-{
-    const opgen_row_args args = {params, acc, NULL, NULL, NULL};
-    opgen_chunked(n, 4, in, out, &args, finish_row_wide_chunk__reduction_optional_none__weight_optional_absent, true);
-}
-
-static void colsum_wide_chunk__reduction_optional_none__weight_optional_absent(int64_t at, int64_t n, const float *const *in, float *out,
-                                                                               const void *args)
-{
-    (void)out;
-    const opgen_row_args *a = args;
-    double *acc[1];
-    for (int r = 0; r < 1; ++r)
-        acc[r] = a->accs[r] + at;
-    sum_wide__reduction_optional_none__weight_optional_absent(n, in, acc, 1, a->params);
-}
-
-static void colsum_wide__reduction_optional_none__weight_optional_absent(int64_t n, const opgen_src *in, double *const *acc, const void *params)
-{
-    const opgen_row_args args = {params, NULL, NULL, acc, NULL};
-    opgen_chunked_reads(n, 4, in, &args, colsum_wide_chunk__reduction_optional_none__weight_optional_absent);
-}
-
-/* finish_col's results, then the picked columns' (wide[0] not nan) again from their double sums */
-typedef struct {
-    const void *params;
-    const double *const *sums;
-    const double *const *wide;
-} ColWideArgs__reduction_optional_none__weight_optional_absent;
-
-static void finish_col_wide_chunk__reduction_optional_none__weight_optional_absent(int64_t at, int64_t n, const float *const *in, float *out,
-                                                                                   const void *args)
-{
-    const ColWideArgs__reduction_optional_none__weight_optional_absent *a = args;
-    const double *part[1];
-    const double *wide[1];
-    for (int r = 0; r < 1; ++r) {
-        part[r] = a->sums[r] + at;
-        wide[r] = a->wide[r] + at;
-    }
-    finish_col__reduction_optional_none__weight_optional_absent(n, in, part, out, a->params);
-    finish_wide__reduction_optional_none__weight_optional_absent(n, in, wide, 1, true, out, a->params);
-}
-
-static void finish_col_wide__reduction_optional_none__weight_optional_absent(int64_t n, const opgen_src *in, const void *const *sums,
-                                                                             const double *const *wide, opgen_dst out, const void *params)
-{
-    const ColWideArgs__reduction_optional_none__weight_optional_absent args = {params, (const double *const *)sums, wide};
-    opgen_chunked(n, 4, in, out, &args, finish_col_wide_chunk__reduction_optional_none__weight_optional_absent, false);
-}
-
 /* short rows packed one after another (row r at in[k] + r*len, its nred sums at acc + r*nred, zeroed): rowsum
  * and finish_row for each, inlined, row r + 1 summed before row r is finished, so that the reads of the one
  * overlap the arithmetic and the writes of the other (all the sums first, then all the results, measured
@@ -587,6 +461,74 @@ static void rows_chunked__reduction_optional_none__weight_optional_absent(int64_
     else
         opgen_rows_chunked(rows, len, 4, in, out, acc, 1, params,
                            finish_row_chunk__reduction_optional_none__weight_optional_absent, rowsum_chunk__reduction_optional_none__weight_optional_absent);
+}
+
+/* Rows (and columns) whose FLOAT sums leave FLOAT's range: a summand or a sum once rounded ±inf, where the result
+ * after the rest of the formula may be finite (RMSNorm's Σ dy·γ·x with dy near 3.4e38; opgen_loops.c, wide_row,
+ * wide_packed and wide_columns).  sum_wide adds the summands in double from double operands (acc[r][i * step]:
+ * step 0 a row's sum, 1 a column's), finish_wide computes the results in double from such sums and rounds each
+ * once (`picked`: only the columns whose sums[0] is not nan, over finish_col's results for the others).  One
+ * element at a time, over contiguous operands in their own dtypes (the runtime's opgen_src_get, opgen_dst_put):
+ * only such rows and columns take them. */
+static inline __attribute__((always_inline)) void sum_wide__reduction_optional_none__weight_optional_absent(int64_t n, const opgen_src *in,
+                                                                                                             double *const *acc, int64_t step, const void *params)
+{
+    (void)params;
+    for (int64_t i = 0; i < n; ++i) {
+        const double target_i = opgen_src_get(in[2], i);
+        const double class_index_i = opgen_src_get(in[3], i);
+        acc[0][i * step] += ((class_index_i == target_i) ? 1 : 0);
+    }
+}
+
+static inline __attribute__((always_inline)) void finish_wide__reduction_optional_none__weight_optional_absent(int64_t n, const opgen_src *in,
+                                                                                                             const double *const *sums, int64_t step, bool picked,
+                                                                                                             opgen_dst out, const void *params)
+{
+    const Params__reduction_optional_none__weight_optional_absent *prm = params;
+    const int64_t ignore_index = prm->ignore_index;
+    const double c0 = prm->c0_f64;
+    const double c1 = prm->c1_f64;
+    const double c2 = prm->c2_f64;
+    for (int64_t i = 0; i < n; ++i) {
+        if (picked && !(sums[0][i * step] == sums[0][i * step]))
+            continue;
+        const double grad_loss_i = opgen_src_get(in[0], i);
+        const double log_prob_i = opgen_src_get(in[1], i);
+        const double target_i = opgen_src_get(in[2], i);
+        const double class_index_i = opgen_src_get(in[3], i);
+        const double r0 = sums[0][i * step];
+        opgen_dst_put(out, i, (float)(((ignore_index != target_i) ? grad_loss_i*(c0*(c1*exp(log_prob_i) - 1) + c2*r0*(-((class_index_i == target_i) ? 1 : 0) + exp(log_prob_i))) : 0)));
+    }
+}
+
+static void rowsum_wide__reduction_optional_none__weight_optional_absent(int64_t n, const opgen_src *in, double *acc, const void *params)
+{
+    double *sums[1];
+    for (int r = 0; r < 1; ++r)
+        sums[r] = acc + r;
+    sum_wide__reduction_optional_none__weight_optional_absent(n, in, sums, 0, params);
+}
+
+static void finish_row_wide__reduction_optional_none__weight_optional_absent(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
+                                                                             const void *params)
+{
+    const double *sums[1];
+    for (int r = 0; r < 1; ++r)
+        sums[r] = acc + r;
+    finish_wide__reduction_optional_none__weight_optional_absent(n, in, sums, 0, false, out, params);
+}
+
+static void colsum_wide__reduction_optional_none__weight_optional_absent(int64_t n, const opgen_src *in, double *const *acc, const void *params)
+{
+    sum_wide__reduction_optional_none__weight_optional_absent(n, in, acc, 1, params);
+}
+
+/* the picked columns (wide[0] not nan) of a block whose results finish_col_chunked wrote to out already */
+static void finish_col_wide__reduction_optional_none__weight_optional_absent(int64_t n, const opgen_src *in, const double *const *wide, opgen_dst out,
+                                                                             const void *params)
+{
+    finish_wide__reduction_optional_none__weight_optional_absent(n, in, wide, 1, true, out, params);
 }
 
 /* ---- the kernel for reductionOptional=none, weightOptional=present ---- */
@@ -959,137 +901,6 @@ static void finish_col_chunked__reduction_optional_none__weight_optional_present
     opgen_chunked(n, 5, in, out, &args, finish_col_chunk__reduction_optional_none__weight_optional_present, false);
 }
 
-/* Rows (and columns) whose FLOAT sums leave FLOAT's range: a summand or a sum once rounded ±inf, where the result
- * after the rest of the formula may be finite (RMSNorm's Σ dy·γ·x with dy near 3.4e38; opgen_loops.c, wide_row
- * and wide_columns).  sum_wide adds the summands in double from double operands (acc[r][i * step]: step 0 a row's
- * sum, 1 a column's), finish_wide computes the results in double from such sums and rounds each once (`picked`:
- * only the columns whose sums[0] is not nan, the others keep the FLOAT results).  Plain loops, over contiguous
- * operands in their own dtypes a chunk at a time: only such rows and columns take them. */
-static inline __attribute__((always_inline)) void sum_wide__reduction_optional_none__weight_optional_present(int64_t n, const float *const *in,
-                                                                                                              double *const *acc, int64_t step, const void *params)
-{
-    (void)params;
-    const float *restrict target = in[2];
-    const float *restrict weight_optional = in[3];
-    const float *restrict class_index = in[4];
-    for (int64_t i = 0; i < n; ++i) {
-        const double target_i = target[i];
-        const double weight_optional_i = weight_optional[i];
-        const double class_index_i = class_index[i];
-        acc[0][i * step] += weight_optional_i;
-        acc[1][i * step] += ((class_index_i == target_i) ? weight_optional_i : 0);
-    }
-}
-
-static inline __attribute__((always_inline)) void finish_wide__reduction_optional_none__weight_optional_present(int64_t n, const float *const *in,
-                                                                                                              const double *const *sums, int64_t step, bool picked,
-                                                                                                              float *out, const void *params)
-{
-    const Params__reduction_optional_none__weight_optional_present *prm = params;
-    const int64_t ignore_index = prm->ignore_index;
-    const double c0 = prm->c0_f64;
-    const double c1 = prm->c1_f64;
-    const float *restrict grad_loss = in[0];
-    const float *restrict log_prob = in[1];
-    const float *restrict target = in[2];
-    const float *restrict weight_optional = in[3];
-    const float *restrict class_index = in[4];
-    float *restrict res = out;
-    for (int64_t i = 0; i < n; ++i) {
-        if (picked && !(sums[0][i * step] == sums[0][i * step]))
-            continue;
-        const double grad_loss_i = grad_loss[i];
-        const double log_prob_i = log_prob[i];
-        const double target_i = target[i];
-        const double weight_optional_i = weight_optional[i];
-        const double class_index_i = class_index[i];
-        const double r0 = sums[0][i * step];
-        const double r1 = sums[1][i * step];
-        res[i] = (float)(((ignore_index != target_i) ? grad_loss_i*(c0*(r0*exp(log_prob_i) - weight_optional_i) + c1*r1*(-((class_index_i == target_i) ? 1 : 0) + exp(log_prob_i))) : 0));
-    }
-}
-
-static void rowsum_wide_chunk__reduction_optional_none__weight_optional_present(int64_t at, int64_t n, const float *const *in, float *out,
-                                                                                const void *args)
-{
-    (void)at;
-    (void)out;
-    const opgen_row_args *a = args;
-    double *acc[2];
-    for (int r = 0; r < 2; ++r)
-        acc[r] = a->lanes + r;
-    sum_wide__reduction_optional_none__weight_optional_present(n, in, acc, 0, a->params);
-}
-
-static void rowsum_wide__reduction_optional_none__weight_optional_present(int64_t n, const opgen_src *in, double *acc, const void *params)
-{
-    const opgen_row_args args = {params, NULL, acc, NULL, NULL};
-    opgen_chunked_reads(n, 5, in, &args, rowsum_wide_chunk__reduction_optional_none__weight_optional_present);
-}
-
-static void finish_row_wide_chunk__reduction_optional_none__weight_optional_present(int64_t at, int64_t n, const float *const *in, float *out,
-                                                                                    const void *args)
-{
-    (void)at;
-    const opgen_row_args *a = args;
-    const double *sums[2];
-    for (int r = 0; r < 2; ++r)
-        sums[r] = a->acc + r;
-    finish_wide__reduction_optional_none__weight_optional_present(n, in, sums, 0, false, out, a->params);
-}
-
-static void finish_row_wide__reduction_optional_none__weight_optional_present(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
-                                                                              const void *params)
-{
-    const opgen_row_args args = {params, acc, NULL, NULL, NULL};
-    opgen_chunked(n, 5, in, out, &args, finish_row_wide_chunk__reduction_optional_none__weight_optional_present, true);
-}
-
-static void colsum_wide_chunk__reduction_optional_none__weight_optional_present(int64_t at, int64_t n, const float *const *in, float *out,
-                                                                                const void *args)
-{
-    (void)out;
-    const opgen_row_args *a = args;
-    double *acc[2];
-    for (int r = 0; r < 2; ++r)
-        acc[r] = a->accs[r] + at;
-    sum_wide__reduction_optional_none__weight_optional_present(n, in, acc, 1, a->params);
-}
-
-static void colsum_wide__reduction_optional_none__weight_optional_present(int64_t n, const opgen_src *in, double *const *acc, const void *params)
-{
-    const opgen_row_args args = {params, NULL, NULL, acc, NULL};
-    opgen_chunked_reads(n, 5, in, &args, colsum_wide_chunk__reduction_optional_none__weight_optional_present);
-}
-
-/* finish_col's results, then the picked columns' (wide[0] not nan) again from their double sums */
-typedef struct {
-    const void *params;
-    const double *const *sums;
-    const double *const *wide;
-} ColWideArgs__reduction_optional_none__weight_optional_present;
-
-static void finish_col_wide_chunk__reduction_optional_none__weight_optional_present(int64_t at, int64_t n, const float *const *in, float *out,
-                                                                                    const void *args)
-{
-    const ColWideArgs__reduction_optional_none__weight_optional_present *a = args;
-    const double *part[2];
-    const double *wide[2];
-    for (int r = 0; r < 2; ++r) {
-        part[r] = a->sums[r] + at;
-        wide[r] = a->wide[r] + at;
-    }
-    finish_col__reduction_optional_none__weight_optional_present(n, in, part, out, a->params);
-    finish_wide__reduction_optional_none__weight_optional_present(n, in, wide, 1, true, out, a->params);
-}
-
-static void finish_col_wide__reduction_optional_none__weight_optional_present(int64_t n, const opgen_src *in, const void *const *sums,
-                                                                              const double *const *wide, opgen_dst out, const void *params)
-{
-    const ColWideArgs__reduction_optional_none__weight_optional_present args = {params, (const double *const *)sums, wide};
-    opgen_chunked(n, 5, in, out, &args, finish_col_wide_chunk__reduction_optional_none__weight_optional_present, false);
-}
-
 /* short rows packed one after another (row r at in[k] + r*len, its nred sums at acc + r*nred, zeroed): rowsum
  * and finish_row for each, inlined, row r + 1 summed before row r is finished, so that the reads of the one
  * overlap the arithmetic and the writes of the other (all the sums first, then all the results, measured
@@ -1153,6 +964,77 @@ static void rows_chunked__reduction_optional_none__weight_optional_present(int64
     else
         opgen_rows_chunked(rows, len, 5, in, out, acc, 2, params,
                            finish_row_chunk__reduction_optional_none__weight_optional_present, rowsum_chunk__reduction_optional_none__weight_optional_present);
+}
+
+/* Rows (and columns) whose FLOAT sums leave FLOAT's range: a summand or a sum once rounded ±inf, where the result
+ * after the rest of the formula may be finite (RMSNorm's Σ dy·γ·x with dy near 3.4e38; opgen_loops.c, wide_row,
+ * wide_packed and wide_columns).  sum_wide adds the summands in double from double operands (acc[r][i * step]:
+ * step 0 a row's sum, 1 a column's), finish_wide computes the results in double from such sums and rounds each
+ * once (`picked`: only the columns whose sums[0] is not nan, over finish_col's results for the others).  One
+ * element at a time, over contiguous operands in their own dtypes (the runtime's opgen_src_get, opgen_dst_put):
+ * only such rows and columns take them. */
+static inline __attribute__((always_inline)) void sum_wide__reduction_optional_none__weight_optional_present(int64_t n, const opgen_src *in,
+                                                                                                              double *const *acc, int64_t step, const void *params)
+{
+    (void)params;
+    for (int64_t i = 0; i < n; ++i) {
+        const double target_i = opgen_src_get(in[2], i);
+        const double weight_optional_i = opgen_src_get(in[3], i);
+        const double class_index_i = opgen_src_get(in[4], i);
+        acc[0][i * step] += weight_optional_i;
+        acc[1][i * step] += ((class_index_i == target_i) ? weight_optional_i : 0);
+    }
+}
+
+static inline __attribute__((always_inline)) void finish_wide__reduction_optional_none__weight_optional_present(int64_t n, const opgen_src *in,
+                                                                                                              const double *const *sums, int64_t step, bool picked,
+                                                                                                              opgen_dst out, const void *params)
+{
+    const Params__reduction_optional_none__weight_optional_present *prm = params;
+    const int64_t ignore_index = prm->ignore_index;
+    const double c0 = prm->c0_f64;
+    const double c1 = prm->c1_f64;
+    for (int64_t i = 0; i < n; ++i) {
+        if (picked && !(sums[0][i * step] == sums[0][i * step]))
+            continue;
+        const double grad_loss_i = opgen_src_get(in[0], i);
+        const double log_prob_i = opgen_src_get(in[1], i);
+        const double target_i = opgen_src_get(in[2], i);
+        const double weight_optional_i = opgen_src_get(in[3], i);
+        const double class_index_i = opgen_src_get(in[4], i);
+        const double r0 = sums[0][i * step];
+        const double r1 = sums[1][i * step];
+        opgen_dst_put(out, i, (float)(((ignore_index != target_i) ? grad_loss_i*(c0*(r0*exp(log_prob_i) - weight_optional_i) + c1*r1*(-((class_index_i == target_i) ? 1 : 0) + exp(log_prob_i))) : 0)));
+    }
+}
+
+static void rowsum_wide__reduction_optional_none__weight_optional_present(int64_t n, const opgen_src *in, double *acc, const void *params)
+{
+    double *sums[2];
+    for (int r = 0; r < 2; ++r)
+        sums[r] = acc + r;
+    sum_wide__reduction_optional_none__weight_optional_present(n, in, sums, 0, params);
+}
+
+static void finish_row_wide__reduction_optional_none__weight_optional_present(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
+                                                                              const void *params)
+{
+    const double *sums[2];
+    for (int r = 0; r < 2; ++r)
+        sums[r] = acc + r;
+    finish_wide__reduction_optional_none__weight_optional_present(n, in, sums, 0, false, out, params);
+}
+
+static void colsum_wide__reduction_optional_none__weight_optional_present(int64_t n, const opgen_src *in, double *const *acc, const void *params)
+{
+    sum_wide__reduction_optional_none__weight_optional_present(n, in, acc, 1, params);
+}
+
+/* the picked columns (wide[0] not nan) of a block whose results finish_col_chunked wrote to out already */
+static void finish_col_wide__reduction_optional_none__weight_optional_present(int64_t n, const opgen_src *in, const double *const *wide, opgen_dst out,
+                                                                              const void *params)
+{
+    finish_wide__reduction_optional_none__weight_optional_present(n, in, wide, 1, true, out, params);
 }
 
 /* ---- the kernel for reductionOptional=mean, weightOptional=absent ---- */
@@ -1505,133 +1387,6 @@ static void finish_col_chunked__reduction_optional_mean__weight_optional_absent(
     opgen_chunked(n, 4, in, out, &args, finish_col_chunk__reduction_optional_mean__weight_optional_absent, false);
 }
 
-/* Rows (and columns) whose FLOAT sums leave FLOAT's range: a summand or a sum once rounded ±inf, where the result
- * after the rest of the formula may be finite (RMSNorm's Σ dy·γ·x with dy near 3.4e38; opgen_loops.c, wide_row
- * and wide_columns).  sum_wide adds the summands in double from double operands (acc[r][i * step]: step 0 a row's
- * sum, 1 a column's), finish_wide computes the results in double from such sums and rounds each once (`picked`:
- * only the columns whose sums[0] is not nan, the others keep the FLOAT results).  Plain loops, over contiguous
- * operands in their own dtypes a chunk at a time: only such rows and columns take them. */
-static inline __attribute__((always_inline)) void sum_wide__reduction_optional_mean__weight_optional_absent(int64_t n, const float *const *in,
-                                                                                                             double *const *acc, int64_t step, const void *params)
-{
-    (void)params;
-    const float *restrict target = in[2];
-    const float *restrict class_index = in[3];
-    for (int64_t i = 0; i < n; ++i) {
-        const double target_i = target[i];
-        const double class_index_i = class_index[i];
-        acc[0][i * step] += ((class_index_i == target_i) ? 1 : 0);
-    }
-}
-
-static inline __attribute__((always_inline)) void finish_wide__reduction_optional_mean__weight_optional_absent(int64_t n, const float *const *in,
-                                                                                                             const double *const *sums, int64_t step, bool picked,
-                                                                                                             float *out, const void *params)
-{
-    const Params__reduction_optional_mean__weight_optional_absent *prm = params;
-    const int64_t ignore_index = prm->ignore_index;
-    const double c0 = prm->c0_f64;
-    const double c1 = prm->c1_f64;
-    const double c2 = prm->c2_f64;
-    const double g0 = prm->g0;
-    const float *restrict grad_loss = in[0];
-    const float *restrict log_prob = in[1];
-    const float *restrict target = in[2];
-    const float *restrict class_index = in[3];
-    float *restrict res = out;
-    for (int64_t i = 0; i < n; ++i) {
-        if (picked && !(sums[0][i * step] == sums[0][i * step]))
-            continue;
-        const double grad_loss_i = grad_loss[i];
-        const double log_prob_i = log_prob[i];
-        const double target_i = target[i];
-        const double class_index_i = class_index[i];
-        const double r0 = sums[0][i * step];
-        res[i] = (float)(((ignore_index != target_i) ? ((c0*(c1*exp(log_prob_i) - 1) + c2*r0*(-((class_index_i == target_i) ? 1 : 0) + exp(log_prob_i)))/g0)*grad_loss_i : 0));
-    }
-}
-
-static void rowsum_wide_chunk__reduction_optional_mean__weight_optional_absent(int64_t at, int64_t n, const float *const *in, float *out,
-                                                                               const void *args)
-{
-    (void)at;
-    (void)out;
-    const opgen_row_args *a = args;
-    double *acc[1];
-    for (int r = 0; r < 1; ++r)
-        acc[r] = a->lanes + r;
-    sum_wide__reduction_optional_mean__weight_optional_absent(n, in, acc, 0, a->params);
-}
-
-static void rowsum_wide__reduction_optional_mean__weight_optional_absent(int64_t n, const opgen_src *in, double *acc, const void *params)
-{
-    const opgen_row_args args = {params, NULL, acc, NULL, NULL};
-    opgen_chunked_reads(n, 4, in, &args, rowsum_wide_chunk__reduction_optional_mean__weight_optional_absent);
-}
-
-static void finish_row_wide_chunk__reduction_optional_mean__weight_optional_absent(int64_t at, int64_t n, const float *const *in, float *out,
-                                                                                   const void *args)
-{
-    (void)at;
-    const opgen_row_args *a = args;
-    const double *sums[1];
-    for (int r = 0; r < 1; ++r)
-        sums[r] = a->acc + r;
-    finish_wide__reduction_optional_mean__weight_optional_absent(n, in, sums, 0, false, out, a->params);
-}
-
-static void finish_row_wide__reduction_optional_mean__weight_optional_absent(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
-                                                                             const void *params)
-{
-    const opgen_row_args args = {params, acc, NULL, NULL, NULL};
-    opgen_chunked(n, 4, in, out, &args, finish_row_wide_chunk__reduction_optional_mean__weight_optional_absent, true);
-}
-
-static void colsum_wide_chunk__reduction_optional_mean__weight_optional_absent(int64_t at, int64_t n, const float *const *in, float *out,
-                                                                               const void *args)
-{
-    (void)out;
-    const opgen_row_args *a = args;
-    double *acc[1];
-    for (int r = 0; r < 1; ++r)
-        acc[r] = a->accs[r] + at;
-    sum_wide__reduction_optional_mean__weight_optional_absent(n, in, acc, 1, a->params);
-}
-
-static void colsum_wide__reduction_optional_mean__weight_optional_absent(int64_t n, const opgen_src *in, double *const *acc, const void *params)
-{
-    const opgen_row_args args = {params, NULL, NULL, acc, NULL};
-    opgen_chunked_reads(n, 4, in, &args, colsum_wide_chunk__reduction_optional_mean__weight_optional_absent);
-}
-
-/* finish_col's results, then the picked columns' (wide[0] not nan) again from their double sums */
-typedef struct {
-    const void *params;
-    const double *const *sums;
-    const double *const *wide;
-} ColWideArgs__reduction_optional_mean__weight_optional_absent;
-
-static void finish_col_wide_chunk__reduction_optional_mean__weight_optional_absent(int64_t at, int64_t n, const float *const *in, float *out,
-                                                                                   const void *args)
-{
-    const ColWideArgs__reduction_optional_mean__weight_optional_absent *a = args;
-    const double *part[1];
-    const double *wide[1];
-    for (int r = 0; r < 1; ++r) {
-        part[r] = a->sums[r] + at;
-        wide[r] = a->wide[r] + at;
-    }
-    finish_col__reduction_optional_mean__weight_optional_absent(n, in, part, out, a->params);
-    finish_wide__reduction_optional_mean__weight_optional_absent(n, in, wide, 1, true, out, a->params);
-}
-
-static void finish_col_wide__reduction_optional_mean__weight_optional_absent(int64_t n, const opgen_src *in, const void *const *sums,
-                                                                             const double *const *wide, opgen_dst out, const void *params)
-{
-    const ColWideArgs__reduction_optional_mean__weight_optional_absent args = {params, (const double *const *)sums, wide};
-    opgen_chunked(n, 4, in, out, &args, finish_col_wide_chunk__reduction_optional_mean__weight_optional_absent, false);
-}
-
 /* short rows packed one after another (row r at in[k] + r*len, its nred sums at acc + r*nred, zeroed): rowsum
  * and finish_row for each, inlined, row r + 1 summed before row r is finished, so that the reads of the one
  * overlap the arithmetic and the writes of the other (all the sums first, then all the results, measured
@@ -1695,6 +1450,75 @@ static void rows_chunked__reduction_optional_mean__weight_optional_absent(int64_
     else
         opgen_rows_chunked(rows, len, 4, in, out, acc, 1, params,
                            finish_row_chunk__reduction_optional_mean__weight_optional_absent, rowsum_chunk__reduction_optional_mean__weight_optional_absent);
+}
+
+/* Rows (and columns) whose FLOAT sums leave FLOAT's range: a summand or a sum once rounded ±inf, where the result
+ * after the rest of the formula may be finite (RMSNorm's Σ dy·γ·x with dy near 3.4e38; opgen_loops.c, wide_row,
+ * wide_packed and wide_columns).  sum_wide adds the summands in double from double operands (acc[r][i * step]:
+ * step 0 a row's sum, 1 a column's), finish_wide computes the results in double from such sums and rounds each
+ * once (`picked`: only the columns whose sums[0] is not nan, over finish_col's results for the others).  One
+ * element at a time, over contiguous operands in their own dtypes (the runtime's opgen_src_get, opgen_dst_put):
+ * only such rows and columns take them. */
+static inline __attribute__((always_inline)) void sum_wide__reduction_optional_mean__weight_optional_absent(int64_t n, const opgen_src *in,
+                                                                                                             double *const *acc, int64_t step, const void *params)
+{
+    (void)params;
+    for (int64_t i = 0; i < n; ++i) {
+        const double target_i = opgen_src_get(in[2], i);
+        const double class_index_i = opgen_src_get(in[3], i);
+        acc[0][i * step] += ((class_index_i == target_i) ? 1 : 0);
+    }
+}
+
+static inline __attribute__((always_inline)) void finish_wide__reduction_optional_mean__weight_optional_absent(int64_t n, const opgen_src *in,
+                                                                                                             const double *const *sums, int64_t step, bool picked,
+                                                                                                             opgen_dst out, const void *params)
+{
+    const Params__reduction_optional_mean__weight_optional_absent *prm = params;
+    const int64_t ignore_index = prm->ignore_index;
+    const double c0 = prm->c0_f64;
+    const double c1 = prm->c1_f64;
+    const double c2 = prm->c2_f64;
+    const double g0 = prm->g0;
+    for (int64_t i = 0; i < n; ++i) {
+        if (picked && !(sums[0][i * step] == sums[0][i * step]))
+            continue;
+        const double grad_loss_i = opgen_src_get(in[0], i);
+        const double log_prob_i = opgen_src_get(in[1], i);
+        const double target_i = opgen_src_get(in[2], i);
+        const double class_index_i = opgen_src_get(in[3], i);
+        const double r0 = sums[0][i * step];
+        opgen_dst_put(out, i, (float)(((ignore_index != target_i) ? ((c0*(c1*exp(log_prob_i) - 1) + c2*r0*(-((class_index_i == target_i) ? 1 : 0) + exp(log_prob_i)))/g0)*grad_loss_i : 0)));
+    }
+}
+
+static void rowsum_wide__reduction_optional_mean__weight_optional_absent(int64_t n, const opgen_src *in, double *acc, const void *params)
+{
+    double *sums[1];
+    for (int r = 0; r < 1; ++r)
+        sums[r] = acc + r;
+    sum_wide__reduction_optional_mean__weight_optional_absent(n, in, sums, 0, params);
+}
+
+static void finish_row_wide__reduction_optional_mean__weight_optional_absent(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
+                                                                             const void *params)
+{
+    const double *sums[1];
+    for (int r = 0; r < 1; ++r)
+        sums[r] = acc + r;
+    finish_wide__reduction_optional_mean__weight_optional_absent(n, in, sums, 0, false, out, params);
+}
+
+static void colsum_wide__reduction_optional_mean__weight_optional_absent(int64_t n, const opgen_src *in, double *const *acc, const void *params)
+{
+    sum_wide__reduction_optional_mean__weight_optional_absent(n, in, acc, 1, params);
+}
+
+/* the picked columns (wide[0] not nan) of a block whose results finish_col_chunked wrote to out already */
+static void finish_col_wide__reduction_optional_mean__weight_optional_absent(int64_t n, const opgen_src *in, const double *const *wide, opgen_dst out,
+                                                                             const void *params)
+{
+    finish_wide__reduction_optional_mean__weight_optional_absent(n, in, wide, 1, true, out, params);
 }
 
 /* ---- the kernel for reductionOptional=mean, weightOptional=present ---- */
@@ -2086,138 +1910,6 @@ static void finish_col_chunked__reduction_optional_mean__weight_optional_present
     opgen_chunked(n, 5, in, out, &args, finish_col_chunk__reduction_optional_mean__weight_optional_present, false);
 }
 
-/* Rows (and columns) whose FLOAT sums leave FLOAT's range: a summand or a sum once rounded ±inf, where the result
- * after the rest of the formula may be finite (RMSNorm's Σ dy·γ·x with dy near 3.4e38; opgen_loops.c, wide_row
- * and wide_columns).  sum_wide adds the summands in double from double operands (acc[r][i * step]: step 0 a row's
- * sum, 1 a column's), finish_wide computes the results in double from such sums and rounds each once (`picked`:
- * only the columns whose sums[0] is not nan, the others keep the FLOAT results).  Plain loops, over contiguous
- * operands in their own dtypes a chunk at a time: only such rows and columns take them. */
-static inline __attribute__((always_inline)) void sum_wide__reduction_optional_mean__weight_optional_present(int64_t n, const float *const *in,
-                                                                                                              double *const *acc, int64_t step, const void *params)
-{
-    (void)params;
-    const float *restrict target = in[2];
-    const float *restrict weight_optional = in[3];
-    const float *restrict class_index = in[4];
-    for (int64_t i = 0; i < n; ++i) {
-        const double target_i = target[i];
-        const double weight_optional_i = weight_optional[i];
-        const double class_index_i = class_index[i];
-        acc[0][i * step] += weight_optional_i;
-        acc[1][i * step] += ((class_index_i == target_i) ? weight_optional_i : 0);
-    }
-}
-
-static inline __attribute__((always_inline)) void finish_wide__reduction_optional_mean__weight_optional_present(int64_t n, const float *const *in,
-                                                                                                              const double *const *sums, int64_t step, bool picked,
-                                                                                                              float *out, const void *params)
-{
-    const Params__reduction_optional_mean__weight_optional_present *prm = params;
-    const int64_t ignore_index = prm->ignore_index;
-    const double c0 = prm->c0_f64;
-    const double c1 = prm->c1_f64;
-    const double g0 = prm->g0;
-    const float *restrict grad_loss = in[0];
-    const float *restrict log_prob = in[1];
-    const float *restrict target = in[2];
-    const float *restrict weight_optional = in[3];
-    const float *restrict class_index = in[4];
-    float *restrict res = out;
-    for (int64_t i = 0; i < n; ++i) {
-        if (picked && !(sums[0][i * step] == sums[0][i * step]))
-            continue;
-        const double grad_loss_i = grad_loss[i];
-        const double log_prob_i = log_prob[i];
-        const double target_i = target[i];
-        const double weight_optional_i = weight_optional[i];
-        const double class_index_i = class_index[i];
-        const double r0 = sums[0][i * step];
-        const double r1 = sums[1][i * step];
-        res[i] = (float)(((ignore_index != target_i) ? ((c0*(r0*exp(log_prob_i) - weight_optional_i) + c1*r1*(-((class_index_i == target_i) ? 1 : 0) + exp(log_prob_i)))/g0)*grad_loss_i : 0));
-    }
-}
-
-static void rowsum_wide_chunk__reduction_optional_mean__weight_optional_present(int64_t at, int64_t n, const float *const *in, float *out,
-                                                                                const void *args)
-{
-    (void)at;
-    (void)out;
-    const opgen_row_args *a = args;
-    double *acc[2];
-    for (int r = 0; r < 2; ++r)
-        acc[r] = a->lanes + r;
-    sum_wide__reduction_optional_mean__weight_optional_present(n, in, acc, 0, a->params);
-}
-
-static void rowsum_wide__reduction_optional_mean__weight_optional_present(int64_t n, const opgen_src *in, double *acc, const void *params)
-{
-    const opgen_row_args args = {params, NULL, acc, NULL, NULL};
-    opgen_chunked_reads(n, 5, in, &args, rowsum_wide_chunk__reduction_optional_mean__weight_optional_present);
-}
-
-static void finish_row_wide_chunk__reduction_optional_mean__weight_optional_present(int64_t at, int64_t n, const float *const *in, float *out,
-                                                                                    const void *args)
-{
-    (void)at;
-    const opgen_row_args *a = args;
-    const double *sums[2];
-    for (int r = 0; r < 2; ++r)
-        sums[r] = a->acc + r;
-    finish_wide__reduction_optional_mean__weight_optional_present(n, in, sums, 0, false, out, a->params);
-}
-
-static void finish_row_wide__reduction_optional_mean__weight_optional_present(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
-                                                                              const void *params)
-{
-    const opgen_row_args args = {params, acc, NULL, NULL, NULL};
-    opgen_chunked(n, 5, in, out, &args, finish_row_wide_chunk__reduction_optional_mean__weight_optional_present, true);
-}
-
-static void colsum_wide_chunk__reduction_optional_mean__weight_optional_present(int64_t at, int64_t n, const float *const *in, float *out,
-                                                                                const void *args)
-{
-    (void)out;
-    const opgen_row_args *a = args;
-    double *acc[2];
-    for (int r = 0; r < 2; ++r)
-        acc[r] = a->accs[r] + at;
-    sum_wide__reduction_optional_mean__weight_optional_present(n, in, acc, 1, a->params);
-}
-
-static void colsum_wide__reduction_optional_mean__weight_optional_present(int64_t n, const opgen_src *in, double *const *acc, const void *params)
-{
-    const opgen_row_args args = {params, NULL, NULL, acc, NULL};
-    opgen_chunked_reads(n, 5, in, &args, colsum_wide_chunk__reduction_optional_mean__weight_optional_present);
-}
-
-/* finish_col's results, then the picked columns' (wide[0] not nan) again from their double sums */
-typedef struct {
-    const void *params;
-    const double *const *sums;
-    const double *const *wide;
-} ColWideArgs__reduction_optional_mean__weight_optional_present;
-
-static void finish_col_wide_chunk__reduction_optional_mean__weight_optional_present(int64_t at, int64_t n, const float *const *in, float *out,
-                                                                                    const void *args)
-{
-    const ColWideArgs__reduction_optional_mean__weight_optional_present *a = args;
-    const double *part[2];
-    const double *wide[2];
-    for (int r = 0; r < 2; ++r) {
-        part[r] = a->sums[r] + at;
-        wide[r] = a->wide[r] + at;
-    }
-    finish_col__reduction_optional_mean__weight_optional_present(n, in, part, out, a->params);
-    finish_wide__reduction_optional_mean__weight_optional_present(n, in, wide, 1, true, out, a->params);
-}
-
-static void finish_col_wide__reduction_optional_mean__weight_optional_present(int64_t n, const opgen_src *in, const void *const *sums,
-                                                                              const double *const *wide, opgen_dst out, const void *params)
-{
-    const ColWideArgs__reduction_optional_mean__weight_optional_present args = {params, (const double *const *)sums, wide};
-    opgen_chunked(n, 5, in, out, &args, finish_col_wide_chunk__reduction_optional_mean__weight_optional_present, false);
-}
-
 /* short rows packed one after another (row r at in[k] + r*len, its nred sums at acc + r*nred, zeroed): rowsum
  * and finish_row for each, inlined, row r + 1 summed before row r is finished, so that the reads of the one
  * overlap the arithmetic and the writes of the other (all the sums first, then all the results, measured
@@ -2281,6 +1973,78 @@ static void rows_chunked__reduction_optional_mean__weight_optional_present(int64
     else
         opgen_rows_chunked(rows, len, 5, in, out, acc, 2, params,
                            finish_row_chunk__reduction_optional_mean__weight_optional_present, rowsum_chunk__reduction_optional_mean__weight_optional_present);
+}
+
+/* Rows (and columns) whose FLOAT sums leave FLOAT's range: a summand or a sum once rounded ±inf, where the result
+ * after the rest of the formula may be finite (RMSNorm's Σ dy·γ·x with dy near 3.4e38; opgen_loops.c, wide_row,
+ * wide_packed and wide_columns).  sum_wide adds the summands in double from double operands (acc[r][i * step]:
+ * step 0 a row's sum, 1 a column's), finish_wide computes the results in double from such sums and rounds each
+ * once (`picked`: only the columns whose sums[0] is not nan, over finish_col's results for the others).  One
+ * element at a time, over contiguous operands in their own dtypes (the runtime's opgen_src_get, opgen_dst_put):
+ * only such rows and columns take them. */
+static inline __attribute__((always_inline)) void sum_wide__reduction_optional_mean__weight_optional_present(int64_t n, const opgen_src *in,
+                                                                                                              double *const *acc, int64_t step, const void *params)
+{
+    (void)params;
+    for (int64_t i = 0; i < n; ++i) {
+        const double target_i = opgen_src_get(in[2], i);
+        const double weight_optional_i = opgen_src_get(in[3], i);
+        const double class_index_i = opgen_src_get(in[4], i);
+        acc[0][i * step] += weight_optional_i;
+        acc[1][i * step] += ((class_index_i == target_i) ? weight_optional_i : 0);
+    }
+}
+
+static inline __attribute__((always_inline)) void finish_wide__reduction_optional_mean__weight_optional_present(int64_t n, const opgen_src *in,
+                                                                                                              const double *const *sums, int64_t step, bool picked,
+                                                                                                              opgen_dst out, const void *params)
+{
+    const Params__reduction_optional_mean__weight_optional_present *prm = params;
+    const int64_t ignore_index = prm->ignore_index;
+    const double c0 = prm->c0_f64;
+    const double c1 = prm->c1_f64;
+    const double g0 = prm->g0;
+    for (int64_t i = 0; i < n; ++i) {
+        if (picked && !(sums[0][i * step] == sums[0][i * step]))
+            continue;
+        const double grad_loss_i = opgen_src_get(in[0], i);
+        const double log_prob_i = opgen_src_get(in[1], i);
+        const double target_i = opgen_src_get(in[2], i);
+        const double weight_optional_i = opgen_src_get(in[3], i);
+        const double class_index_i = opgen_src_get(in[4], i);
+        const double r0 = sums[0][i * step];
+        const double r1 = sums[1][i * step];
+        opgen_dst_put(out, i, (float)(((ignore_index != target_i) ? ((c0*(r0*exp(log_prob_i) - weight_optional_i) + c1*r1*(-((class_index_i == target_i) ? 1 : 0) + exp(log_prob_i)))/g0)*grad_loss_i : 0)));
+    }
+}
+
+static void rowsum_wide__reduction_optional_mean__weight_optional_present(int64_t n, const opgen_src *in, double *acc, const void *params)
+{
+    double *sums[2];
+    for (int r = 0; r < 2; ++r)
+        sums[r] = acc + r;
+    sum_wide__reduction_optional_mean__weight_optional_present(n, in, sums, 0, params);
+}
+
+static void finish_row_wide__reduction_optional_mean__weight_optional_present(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
+                                                                              const void *params)
+{
+    const double *sums[2];
+    for (int r = 0; r < 2; ++r)
+        sums[r] = acc + r;
+    finish_wide__reduction_optional_mean__weight_optional_present(n, in, sums, 0, false, out, params);
+}
+
+static void colsum_wide__reduction_optional_mean__weight_optional_present(int64_t n, const opgen_src *in, double *const *acc, const void *params)
+{
+    sum_wide__reduction_optional_mean__weight_optional_present(n, in, acc, 1, params);
+}
+
+/* the picked columns (wide[0] not nan) of a block whose results finish_col_chunked wrote to out already */
+static void finish_col_wide__reduction_optional_mean__weight_optional_present(int64_t n, const opgen_src *in, const double *const *wide, opgen_dst out,
+                                                                              const void *params)
+{
+    finish_wide__reduction_optional_mean__weight_optional_present(n, in, wide, 1, true, out, params);
 }
 
 /* ---- the kernel for reductionOptional=sum, weightOptional=absent ---- */
@@ -2616,132 +2380,6 @@ static void finish_col_chunked__reduction_optional_sum__weight_optional_absent(i
     opgen_chunked(n, 4, in, out, &args, finish_col_chunk__reduction_optional_sum__weight_optional_absent, false);
 }
 
-/* Rows (and columns) whose FLOAT sums leave FLOAT's range: a summand or a sum once rounded ±inf, where the result
- * after the rest of the formula may be finite (RMSNorm's Σ dy·γ·x with dy near 3.4e38; opgen_loops.c, wide_row
- * and wide_columns).  sum_wide adds the summands in double from double operands (acc[r][i * step]: step 0 a row's
- * sum, 1 a column's), finish_wide computes the results in double from such sums and rounds each once (`picked`:
- * only the columns whose sums[0] is not nan, the others keep the FLOAT results).  Plain loops, over contiguous
- * operands in their own dtypes a chunk at a time: only such rows and columns take them. */
-static inline __attribute__((always_inline)) void sum_wide__reduction_optional_sum__weight_optional_absent(int64_t n, const float *const *in,
-                                                                                                            double *const *acc, int64_t step, const void *params)
-{
-    (void)params;
-    const float *restrict target = in[2];
-    const float *restrict class_index = in[3];
-    for (int64_t i = 0; i < n; ++i) {
-        const double target_i = target[i];
-        const double class_index_i = class_index[i];
-        acc[0][i * step] += ((class_index_i == target_i) ? 1 : 0);
-    }
-}
-
-static inline __attribute__((always_inline)) void finish_wide__reduction_optional_sum__weight_optional_absent(int64_t n, const float *const *in,
-                                                                                                            const double *const *sums, int64_t step, bool picked,
-                                                                                                            float *out, const void *params)
-{
-    const Params__reduction_optional_sum__weight_optional_absent *prm = params;
-    const int64_t ignore_index = prm->ignore_index;
-    const double c0 = prm->c0_f64;
-    const double c1 = prm->c1_f64;
-    const double c2 = prm->c2_f64;
-    const float *restrict grad_loss = in[0];
-    const float *restrict log_prob = in[1];
-    const float *restrict target = in[2];
-    const float *restrict class_index = in[3];
-    float *restrict res = out;
-    for (int64_t i = 0; i < n; ++i) {
-        if (picked && !(sums[0][i * step] == sums[0][i * step]))
-            continue;
-        const double grad_loss_i = grad_loss[i];
-        const double log_prob_i = log_prob[i];
-        const double target_i = target[i];
-        const double class_index_i = class_index[i];
-        const double r0 = sums[0][i * step];
-        res[i] = (float)(((ignore_index != target_i) ? grad_loss_i*(c0*(c1*exp(log_prob_i) - 1) + c2*r0*(-((class_index_i == target_i) ? 1 : 0) + exp(log_prob_i))) : 0));
-    }
-}
-
-static void rowsum_wide_chunk__reduction_optional_sum__weight_optional_absent(int64_t at, int64_t n, const float *const *in, float *out,
-                                                                              const void *args)
-{
-    (void)at;
-    (void)out;
-    const opgen_row_args *a = args;
-    double *acc[1];
-    for (int r = 0; r < 1; ++r)
-        acc[r] = a->lanes + r;
-    sum_wide__reduction_optional_sum__weight_optional_absent(n, in, acc, 0, a->params);
-}
-
-static void rowsum_wide__reduction_optional_sum__weight_optional_absent(int64_t n, const opgen_src *in, double *acc, const void *params)
-{
-    const opgen_row_args args = {params, NULL, acc, NULL, NULL};
-    opgen_chunked_reads(n, 4, in, &args, rowsum_wide_chunk__reduction_optional_sum__weight_optional_absent);
-}
-
-static void finish_row_wide_chunk__reduction_optional_sum__weight_optional_absent(int64_t at, int64_t n, const float *const *in, float *out,
-                                                                                  const void *args)
-{
-    (void)at;
-    const opgen_row_args *a = args;
-    const double *sums[1];
-    for (int r = 0; r < 1; ++r)
-        sums[r] = a->acc + r;
-    finish_wide__reduction_optional_sum__weight_optional_absent(n, in, sums, 0, false, out, a->params);
-}
-
-static void finish_row_wide__reduction_optional_sum__weight_optional_absent(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
-                                                                            const void *params)
-{
-    const opgen_row_args args = {params, acc, NULL, NULL, NULL};
-    opgen_chunked(n, 4, in, out, &args, finish_row_wide_chunk__reduction_optional_sum__weight_optional_absent, true);
-}
-
-static void colsum_wide_chunk__reduction_optional_sum__weight_optional_absent(int64_t at, int64_t n, const float *const *in, float *out,
-                                                                              const void *args)
-{
-    (void)out;
-    const opgen_row_args *a = args;
-    double *acc[1];
-    for (int r = 0; r < 1; ++r)
-        acc[r] = a->accs[r] + at;
-    sum_wide__reduction_optional_sum__weight_optional_absent(n, in, acc, 1, a->params);
-}
-
-static void colsum_wide__reduction_optional_sum__weight_optional_absent(int64_t n, const opgen_src *in, double *const *acc, const void *params)
-{
-    const opgen_row_args args = {params, NULL, NULL, acc, NULL};
-    opgen_chunked_reads(n, 4, in, &args, colsum_wide_chunk__reduction_optional_sum__weight_optional_absent);
-}
-
-/* finish_col's results, then the picked columns' (wide[0] not nan) again from their double sums */
-typedef struct {
-    const void *params;
-    const double *const *sums;
-    const double *const *wide;
-} ColWideArgs__reduction_optional_sum__weight_optional_absent;
-
-static void finish_col_wide_chunk__reduction_optional_sum__weight_optional_absent(int64_t at, int64_t n, const float *const *in, float *out,
-                                                                                  const void *args)
-{
-    const ColWideArgs__reduction_optional_sum__weight_optional_absent *a = args;
-    const double *part[1];
-    const double *wide[1];
-    for (int r = 0; r < 1; ++r) {
-        part[r] = a->sums[r] + at;
-        wide[r] = a->wide[r] + at;
-    }
-    finish_col__reduction_optional_sum__weight_optional_absent(n, in, part, out, a->params);
-    finish_wide__reduction_optional_sum__weight_optional_absent(n, in, wide, 1, true, out, a->params);
-}
-
-static void finish_col_wide__reduction_optional_sum__weight_optional_absent(int64_t n, const opgen_src *in, const void *const *sums,
-                                                                            const double *const *wide, opgen_dst out, const void *params)
-{
-    const ColWideArgs__reduction_optional_sum__weight_optional_absent args = {params, (const double *const *)sums, wide};
-    opgen_chunked(n, 4, in, out, &args, finish_col_wide_chunk__reduction_optional_sum__weight_optional_absent, false);
-}
-
 /* short rows packed one after another (row r at in[k] + r*len, its nred sums at acc + r*nred, zeroed): rowsum
  * and finish_row for each, inlined, row r + 1 summed before row r is finished, so that the reads of the one
  * overlap the arithmetic and the writes of the other (all the sums first, then all the results, measured
@@ -2805,6 +2443,74 @@ static void rows_chunked__reduction_optional_sum__weight_optional_absent(int64_t
     else
         opgen_rows_chunked(rows, len, 4, in, out, acc, 1, params,
                            finish_row_chunk__reduction_optional_sum__weight_optional_absent, rowsum_chunk__reduction_optional_sum__weight_optional_absent);
+}
+
+/* Rows (and columns) whose FLOAT sums leave FLOAT's range: a summand or a sum once rounded ±inf, where the result
+ * after the rest of the formula may be finite (RMSNorm's Σ dy·γ·x with dy near 3.4e38; opgen_loops.c, wide_row,
+ * wide_packed and wide_columns).  sum_wide adds the summands in double from double operands (acc[r][i * step]:
+ * step 0 a row's sum, 1 a column's), finish_wide computes the results in double from such sums and rounds each
+ * once (`picked`: only the columns whose sums[0] is not nan, over finish_col's results for the others).  One
+ * element at a time, over contiguous operands in their own dtypes (the runtime's opgen_src_get, opgen_dst_put):
+ * only such rows and columns take them. */
+static inline __attribute__((always_inline)) void sum_wide__reduction_optional_sum__weight_optional_absent(int64_t n, const opgen_src *in,
+                                                                                                            double *const *acc, int64_t step, const void *params)
+{
+    (void)params;
+    for (int64_t i = 0; i < n; ++i) {
+        const double target_i = opgen_src_get(in[2], i);
+        const double class_index_i = opgen_src_get(in[3], i);
+        acc[0][i * step] += ((class_index_i == target_i) ? 1 : 0);
+    }
+}
+
+static inline __attribute__((always_inline)) void finish_wide__reduction_optional_sum__weight_optional_absent(int64_t n, const opgen_src *in,
+                                                                                                            const double *const *sums, int64_t step, bool picked,
+                                                                                                            opgen_dst out, const void *params)
+{
+    const Params__reduction_optional_sum__weight_optional_absent *prm = params;
+    const int64_t ignore_index = prm->ignore_index;
+    const double c0 = prm->c0_f64;
+    const double c1 = prm->c1_f64;
+    const double c2 = prm->c2_f64;
+    for (int64_t i = 0; i < n; ++i) {
+        if (picked && !(sums[0][i * step] == sums[0][i * step]))
+            continue;
+        const double grad_loss_i = opgen_src_get(in[0], i);
+        const double log_prob_i = opgen_src_get(in[1], i);
+        const double target_i = opgen_src_get(in[2], i);
+        const double class_index_i = opgen_src_get(in[3], i);
+        const double r0 = sums[0][i * step];
+        opgen_dst_put(out, i, (float)(((ignore_index != target_i) ? grad_loss_i*(c0*(c1*exp(log_prob_i) - 1) + c2*r0*(-((class_index_i == target_i) ? 1 : 0) + exp(log_prob_i))) : 0)));
+    }
+}
+
+static void rowsum_wide__reduction_optional_sum__weight_optional_absent(int64_t n, const opgen_src *in, double *acc, const void *params)
+{
+    double *sums[1];
+    for (int r = 0; r < 1; ++r)
+        sums[r] = acc + r;
+    sum_wide__reduction_optional_sum__weight_optional_absent(n, in, sums, 0, params);
+}
+
+static void finish_row_wide__reduction_optional_sum__weight_optional_absent(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
+                                                                            const void *params)
+{
+    const double *sums[1];
+    for (int r = 0; r < 1; ++r)
+        sums[r] = acc + r;
+    finish_wide__reduction_optional_sum__weight_optional_absent(n, in, sums, 0, false, out, params);
+}
+
+static void colsum_wide__reduction_optional_sum__weight_optional_absent(int64_t n, const opgen_src *in, double *const *acc, const void *params)
+{
+    sum_wide__reduction_optional_sum__weight_optional_absent(n, in, acc, 1, params);
+}
+
+/* the picked columns (wide[0] not nan) of a block whose results finish_col_chunked wrote to out already */
+static void finish_col_wide__reduction_optional_sum__weight_optional_absent(int64_t n, const opgen_src *in, const double *const *wide, opgen_dst out,
+                                                                            const void *params)
+{
+    finish_wide__reduction_optional_sum__weight_optional_absent(n, in, wide, 1, true, out, params);
 }
 
 /* ---- the kernel for reductionOptional=sum, weightOptional=present ---- */
@@ -3177,137 +2883,6 @@ static void finish_col_chunked__reduction_optional_sum__weight_optional_present(
     opgen_chunked(n, 5, in, out, &args, finish_col_chunk__reduction_optional_sum__weight_optional_present, false);
 }
 
-/* Rows (and columns) whose FLOAT sums leave FLOAT's range: a summand or a sum once rounded ±inf, where the result
- * after the rest of the formula may be finite (RMSNorm's Σ dy·γ·x with dy near 3.4e38; opgen_loops.c, wide_row
- * and wide_columns).  sum_wide adds the summands in double from double operands (acc[r][i * step]: step 0 a row's
- * sum, 1 a column's), finish_wide computes the results in double from such sums and rounds each once (`picked`:
- * only the columns whose sums[0] is not nan, the others keep the FLOAT results).  Plain loops, over contiguous
- * operands in their own dtypes a chunk at a time: only such rows and columns take them. */
-static inline __attribute__((always_inline)) void sum_wide__reduction_optional_sum__weight_optional_present(int64_t n, const float *const *in,
-                                                                                                             double *const *acc, int64_t step, const void *params)
-{
-    (void)params;
-    const float *restrict target = in[2];
-    const float *restrict weight_optional = in[3];
-    const float *restrict class_index = in[4];
-    for (int64_t i = 0; i < n; ++i) {
-        const double target_i = target[i];
-        const double weight_optional_i = weight_optional[i];
-        const double class_index_i = class_index[i];
-        acc[0][i * step] += weight_optional_i;
-        acc[1][i * step] += ((class_index_i == target_i) ? weight_optional_i : 0);
-    }
-}
-
-static inline __attribute__((always_inline)) void finish_wide__reduction_optional_sum__weight_optional_present(int64_t n, const float *const *in,
-                                                                                                             const double *const *sums, int64_t step, bool picked,
-                                                                                                             float *out, const void *params)
-{
-    const Params__reduction_optional_sum__weight_optional_present *prm = params;
-    const int64_t ignore_index = prm->ignore_index;
-    const double c0 = prm->c0_f64;
-    const double c1 = prm->c1_f64;
-    const float *restrict grad_loss = in[0];
-    const float *restrict log_prob = in[1];
-    const float *restrict target = in[2];
-    const float *restrict weight_optional = in[3];
-    const float *restrict class_index = in[4];
-    float *restrict res = out;
-    for (int64_t i = 0; i < n; ++i) {
-        if (picked && !(sums[0][i * step] == sums[0][i * step]))
-            continue;
-        const double grad_loss_i = grad_loss[i];
-        const double log_prob_i = log_prob[i];
-        const double target_i = target[i];
-        const double weight_optional_i = weight_optional[i];
-        const double class_index_i = class_index[i];
-        const double r0 = sums[0][i * step];
-        const double r1 = sums[1][i * step];
-        res[i] = (float)(((ignore_index != target_i) ? grad_loss_i*(c0*(r0*exp(log_prob_i) - weight_optional_i) + c1*r1*(-((class_index_i == target_i) ? 1 : 0) + exp(log_prob_i))) : 0));
-    }
-}
-
-static void rowsum_wide_chunk__reduction_optional_sum__weight_optional_present(int64_t at, int64_t n, const float *const *in, float *out,
-                                                                               const void *args)
-{
-    (void)at;
-    (void)out;
-    const opgen_row_args *a = args;
-    double *acc[2];
-    for (int r = 0; r < 2; ++r)
-        acc[r] = a->lanes + r;
-    sum_wide__reduction_optional_sum__weight_optional_present(n, in, acc, 0, a->params);
-}
-
-static void rowsum_wide__reduction_optional_sum__weight_optional_present(int64_t n, const opgen_src *in, double *acc, const void *params)
-{
-    const opgen_row_args args = {params, NULL, acc, NULL, NULL};
-    opgen_chunked_reads(n, 5, in, &args, rowsum_wide_chunk__reduction_optional_sum__weight_optional_present);
-}
-
-static void finish_row_wide_chunk__reduction_optional_sum__weight_optional_present(int64_t at, int64_t n, const float *const *in, float *out,
-                                                                                   const void *args)
-{
-    (void)at;
-    const opgen_row_args *a = args;
-    const double *sums[2];
-    for (int r = 0; r < 2; ++r)
-        sums[r] = a->acc + r;
-    finish_wide__reduction_optional_sum__weight_optional_present(n, in, sums, 0, false, out, a->params);
-}
-
-static void finish_row_wide__reduction_optional_sum__weight_optional_present(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
-                                                                             const void *params)
-{
-    const opgen_row_args args = {params, acc, NULL, NULL, NULL};
-    opgen_chunked(n, 5, in, out, &args, finish_row_wide_chunk__reduction_optional_sum__weight_optional_present, true);
-}
-
-static void colsum_wide_chunk__reduction_optional_sum__weight_optional_present(int64_t at, int64_t n, const float *const *in, float *out,
-                                                                               const void *args)
-{
-    (void)out;
-    const opgen_row_args *a = args;
-    double *acc[2];
-    for (int r = 0; r < 2; ++r)
-        acc[r] = a->accs[r] + at;
-    sum_wide__reduction_optional_sum__weight_optional_present(n, in, acc, 1, a->params);
-}
-
-static void colsum_wide__reduction_optional_sum__weight_optional_present(int64_t n, const opgen_src *in, double *const *acc, const void *params)
-{
-    const opgen_row_args args = {params, NULL, NULL, acc, NULL};
-    opgen_chunked_reads(n, 5, in, &args, colsum_wide_chunk__reduction_optional_sum__weight_optional_present);
-}
-
-/* finish_col's results, then the picked columns' (wide[0] not nan) again from their double sums */
-typedef struct {
-    const void *params;
-    const double *const *sums;
-    const double *const *wide;
-} ColWideArgs__reduction_optional_sum__weight_optional_present;
-
-static void finish_col_wide_chunk__reduction_optional_sum__weight_optional_present(int64_t at, int64_t n, const float *const *in, float *out,
-                                                                                   const void *args)
-{
-    const ColWideArgs__reduction_optional_sum__weight_optional_present *a = args;
-    const double *part[2];
-    const double *wide[2];
-    for (int r = 0; r < 2; ++r) {
-        part[r] = a->sums[r] + at;
-        wide[r] = a->wide[r] + at;
-    }
-    finish_col__reduction_optional_sum__weight_optional_present(n, in, part, out, a->params);
-    finish_wide__reduction_optional_sum__weight_optional_present(n, in, wide, 1, true, out, a->params);
-}
-
-static void finish_col_wide__reduction_optional_sum__weight_optional_present(int64_t n, const opgen_src *in, const void *const *sums,
-                                                                             const double *const *wide, opgen_dst out, const void *params)
-{
-    const ColWideArgs__reduction_optional_sum__weight_optional_present args = {params, (const double *const *)sums, wide};
-    opgen_chunked(n, 5, in, out, &args, finish_col_wide_chunk__reduction_optional_sum__weight_optional_present, false);
-}
-
 /* short rows packed one after another (row r at in[k] + r*len, its nred sums at acc + r*nred, zeroed): rowsum
  * and finish_row for each, inlined, row r + 1 summed before row r is finished, so that the reads of the one
  * overlap the arithmetic and the writes of the other (all the sums first, then all the results, measured
@@ -3371,6 +2946,77 @@ static void rows_chunked__reduction_optional_sum__weight_optional_present(int64_
     else
         opgen_rows_chunked(rows, len, 5, in, out, acc, 2, params,
                            finish_row_chunk__reduction_optional_sum__weight_optional_present, rowsum_chunk__reduction_optional_sum__weight_optional_present);
+}
+
+/* Rows (and columns) whose FLOAT sums leave FLOAT's range: a summand or a sum once rounded ±inf, where the result
+ * after the rest of the formula may be finite (RMSNorm's Σ dy·γ·x with dy near 3.4e38; opgen_loops.c, wide_row,
+ * wide_packed and wide_columns).  sum_wide adds the summands in double from double operands (acc[r][i * step]:
+ * step 0 a row's sum, 1 a column's), finish_wide computes the results in double from such sums and rounds each
+ * once (`picked`: only the columns whose sums[0] is not nan, over finish_col's results for the others).  One
+ * element at a time, over contiguous operands in their own dtypes (the runtime's opgen_src_get, opgen_dst_put):
+ * only such rows and columns take them. */
+static inline __attribute__((always_inline)) void sum_wide__reduction_optional_sum__weight_optional_present(int64_t n, const opgen_src *in,
+                                                                                                             double *const *acc, int64_t step, const void *params)
+{
+    (void)params;
+    for (int64_t i = 0; i < n; ++i) {
+        const double target_i = opgen_src_get(in[2], i);
+        const double weight_optional_i = opgen_src_get(in[3], i);
+        const double class_index_i = opgen_src_get(in[4], i);
+        acc[0][i * step] += weight_optional_i;
+        acc[1][i * step] += ((class_index_i == target_i) ? weight_optional_i : 0);
+    }
+}
+
+static inline __attribute__((always_inline)) void finish_wide__reduction_optional_sum__weight_optional_present(int64_t n, const opgen_src *in,
+                                                                                                             const double *const *sums, int64_t step, bool picked,
+                                                                                                             opgen_dst out, const void *params)
+{
+    const Params__reduction_optional_sum__weight_optional_present *prm = params;
+    const int64_t ignore_index = prm->ignore_index;
+    const double c0 = prm->c0_f64;
+    const double c1 = prm->c1_f64;
+    for (int64_t i = 0; i < n; ++i) {
+        if (picked && !(sums[0][i * step] == sums[0][i * step]))
+            continue;
+        const double grad_loss_i = opgen_src_get(in[0], i);
+        const double log_prob_i = opgen_src_get(in[1], i);
+        const double target_i = opgen_src_get(in[2], i);
+        const double weight_optional_i = opgen_src_get(in[3], i);
+        const double class_index_i = opgen_src_get(in[4], i);
+        const double r0 = sums[0][i * step];
+        const double r1 = sums[1][i * step];
+        opgen_dst_put(out, i, (float)(((ignore_index != target_i) ? grad_loss_i*(c0*(r0*exp(log_prob_i) - weight_optional_i) + c1*r1*(-((class_index_i == target_i) ? 1 : 0) + exp(log_prob_i))) : 0)));
+    }
+}
+
+static void rowsum_wide__reduction_optional_sum__weight_optional_present(int64_t n, const opgen_src *in, double *acc, const void *params)
+{
+    double *sums[2];
+    for (int r = 0; r < 2; ++r)
+        sums[r] = acc + r;
+    sum_wide__reduction_optional_sum__weight_optional_present(n, in, sums, 0, params);
+}
+
+static void finish_row_wide__reduction_optional_sum__weight_optional_present(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
+                                                                             const void *params)
+{
+    const double *sums[2];
+    for (int r = 0; r < 2; ++r)
+        sums[r] = acc + r;
+    finish_wide__reduction_optional_sum__weight_optional_present(n, in, sums, 0, false, out, params);
+}
+
+static void colsum_wide__reduction_optional_sum__weight_optional_present(int64_t n, const opgen_src *in, double *const *acc, const void *params)
+{
+    sum_wide__reduction_optional_sum__weight_optional_present(n, in, acc, 1, params);
+}
+
+/* the picked columns (wide[0] not nan) of a block whose results finish_col_chunked wrote to out already */
+static void finish_col_wide__reduction_optional_sum__weight_optional_present(int64_t n, const opgen_src *in, const double *const *wide, opgen_dst out,
+                                                                             const void *params)
+{
+    finish_wide__reduction_optional_sum__weight_optional_present(n, in, wide, 1, true, out, params);
 }
 
 /* ---- phase 1 ---- */

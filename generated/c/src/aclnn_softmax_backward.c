@@ -399,124 +399,6 @@ static void finish_col_chunked(int64_t n, const opgen_src *in, const float *cons
     opgen_chunked(n, 2, in, out, &args, finish_col_chunk, false);
 }
 
-/* Rows (and columns) whose FLOAT sums leave FLOAT's range: a summand or a sum once rounded ±inf, where the result
- * after the rest of the formula may be finite (RMSNorm's Σ dy·γ·x with dy near 3.4e38; opgen_loops.c, wide_row
- * and wide_columns).  sum_wide adds the summands in double from double operands (acc[r][i * step]: step 0 a row's
- * sum, 1 a column's), finish_wide computes the results in double from such sums and rounds each once (`picked`:
- * only the columns whose sums[0] is not nan, the others keep the FLOAT results).  Plain loops, over contiguous
- * operands in their own dtypes a chunk at a time: only such rows and columns take them. */
-static inline __attribute__((always_inline)) void sum_wide(int64_t n, const float *const *in,
-                                                            double *const *acc, int64_t step, const void *params)
-{
-    (void)params;
-    const float *restrict grad_output = in[0];
-    const float *restrict output = in[1];
-    for (int64_t i = 0; i < n; ++i) {
-        const double grad_output_i = grad_output[i];
-        const double output_i = output[i];
-        acc[0][i * step] += grad_output_i*output_i;
-    }
-}
-
-static inline __attribute__((always_inline)) void finish_wide(int64_t n, const float *const *in,
-                                                            const double *const *sums, int64_t step, bool picked,
-                                                            float *out, const void *params)
-{
-    (void)params;
-    const float *restrict grad_output = in[0];
-    const float *restrict output = in[1];
-    float *restrict res = out;
-    for (int64_t i = 0; i < n; ++i) {
-        if (picked && !(sums[0][i * step] == sums[0][i * step]))
-            continue;
-        const double grad_output_i = grad_output[i];
-        const double output_i = output[i];
-        const double r0 = sums[0][i * step];
-        res[i] = (float)(grad_output_i*output_i - output_i*r0);
-    }
-}
-
-static void rowsum_wide_chunk(int64_t at, int64_t n, const float *const *in, float *out,
-                              const void *args)
-{
-    (void)at;
-    (void)out;
-    const opgen_row_args *a = args;
-    double *acc[1];
-    for (int r = 0; r < 1; ++r)
-        acc[r] = a->lanes + r;
-    sum_wide(n, in, acc, 0, a->params);
-}
-
-static void rowsum_wide(int64_t n, const opgen_src *in, double *acc, const void *params)
-{
-    const opgen_row_args args = {params, NULL, acc, NULL, NULL};
-    opgen_chunked_reads(n, 2, in, &args, rowsum_wide_chunk);
-}
-
-static void finish_row_wide_chunk(int64_t at, int64_t n, const float *const *in, float *out,
-                                  const void *args)
-{
-    (void)at;
-    const opgen_row_args *a = args;
-    const double *sums[1];
-    for (int r = 0; r < 1; ++r)
-        sums[r] = a->acc + r;
-    finish_wide(n, in, sums, 0, false, out, a->params);
-}
-
-static void finish_row_wide(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
-                            const void *params)
-{
-    const opgen_row_args args = {params, acc, NULL, NULL, NULL};
-    opgen_chunked(n, 2, in, out, &args, finish_row_wide_chunk, true);
-}
-
-static void colsum_wide_chunk(int64_t at, int64_t n, const float *const *in, float *out,
-                              const void *args)
-{
-    (void)out;
-    const opgen_row_args *a = args;
-    double *acc[1];
-    for (int r = 0; r < 1; ++r)
-        acc[r] = a->accs[r] + at;
-    sum_wide(n, in, acc, 1, a->params);
-}
-
-static void colsum_wide(int64_t n, const opgen_src *in, double *const *acc, const void *params)
-{
-    const opgen_row_args args = {params, NULL, NULL, acc, NULL};
-    opgen_chunked_reads(n, 2, in, &args, colsum_wide_chunk);
-}
-
-/* finish_col's results, then the picked columns' (wide[0] not nan) again from their double sums */
-typedef struct {
-    const void *params;
-    const float *const *sums;
-    const double *const *wide;
-} ColWideArgs;
-
-static void finish_col_wide_chunk(int64_t at, int64_t n, const float *const *in, float *out,
-                                  const void *args)
-{
-    const ColWideArgs *a = args;
-    const float *part[1];
-    const double *wide[1];
-    for (int r = 0; r < 1; ++r) {
-        part[r] = a->sums[r] + at;
-        wide[r] = a->wide[r] + at;
-    }
-    finish_col(n, in, part, out, a->params);
-    finish_wide(n, in, wide, 1, true, out, a->params);
-}
-
-static void finish_col_wide(int64_t n, const opgen_src *in, const void *const *sums,
-                            const double *const *wide, opgen_dst out, const void *params)
-{
-    const ColWideArgs args = {params, (const float *const *)sums, wide};
-    opgen_chunked(n, 2, in, out, &args, finish_col_wide_chunk, false);
-}
-
 /* short rows packed one after another (row r at in[k] + r*len, its nred sums at acc + r*nred, zeroed): rowsum
  * and finish_row for each, inlined, row r + 1 summed before row r is finished, so that the reads of the one
  * overlap the arithmetic and the writes of the other (all the sums first, then all the results, measured
@@ -580,6 +462,68 @@ static void rows_chunked(int64_t rows, int64_t len, const opgen_src *in, double 
     else
         opgen_rows_chunked(rows, len, 2, in, out, acc, 1, params,
                            finish_row_chunk, rowsum_chunk);
+}
+
+/* Rows (and columns) whose FLOAT sums leave FLOAT's range: a summand or a sum once rounded ±inf, where the result
+ * after the rest of the formula may be finite (RMSNorm's Σ dy·γ·x with dy near 3.4e38; opgen_loops.c, wide_row,
+ * wide_packed and wide_columns).  sum_wide adds the summands in double from double operands (acc[r][i * step]:
+ * step 0 a row's sum, 1 a column's), finish_wide computes the results in double from such sums and rounds each
+ * once (`picked`: only the columns whose sums[0] is not nan, over finish_col's results for the others).  One
+ * element at a time, over contiguous operands in their own dtypes (the runtime's opgen_src_get, opgen_dst_put):
+ * only such rows and columns take them. */
+static inline __attribute__((always_inline)) void sum_wide(int64_t n, const opgen_src *in,
+                                                            double *const *acc, int64_t step, const void *params)
+{
+    (void)params;
+    for (int64_t i = 0; i < n; ++i) {
+        const double grad_output_i = opgen_src_get(in[0], i);
+        const double output_i = opgen_src_get(in[1], i);
+        acc[0][i * step] += grad_output_i*output_i;
+    }
+}
+
+static inline __attribute__((always_inline)) void finish_wide(int64_t n, const opgen_src *in,
+                                                            const double *const *sums, int64_t step, bool picked,
+                                                            opgen_dst out, const void *params)
+{
+    (void)params;
+    for (int64_t i = 0; i < n; ++i) {
+        if (picked && !(sums[0][i * step] == sums[0][i * step]))
+            continue;
+        const double grad_output_i = opgen_src_get(in[0], i);
+        const double output_i = opgen_src_get(in[1], i);
+        const double r0 = sums[0][i * step];
+        opgen_dst_put(out, i, (float)(grad_output_i*output_i - output_i*r0));
+    }
+}
+
+static void rowsum_wide(int64_t n, const opgen_src *in, double *acc, const void *params)
+{
+    double *sums[1];
+    for (int r = 0; r < 1; ++r)
+        sums[r] = acc + r;
+    sum_wide(n, in, sums, 0, params);
+}
+
+static void finish_row_wide(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
+                            const void *params)
+{
+    const double *sums[1];
+    for (int r = 0; r < 1; ++r)
+        sums[r] = acc + r;
+    finish_wide(n, in, sums, 0, false, out, params);
+}
+
+static void colsum_wide(int64_t n, const opgen_src *in, double *const *acc, const void *params)
+{
+    sum_wide(n, in, acc, 1, params);
+}
+
+/* the picked columns (wide[0] not nan) of a block whose results finish_col_chunked wrote to out already */
+static void finish_col_wide(int64_t n, const opgen_src *in, const double *const *wide, opgen_dst out,
+                            const void *params)
+{
+    finish_wide(n, in, wide, 1, true, out, params);
 }
 
 /* ---- the kernel: FLOAT16 rows whose finish reads the summand of sum 0, grad_output*output ---- */

@@ -214,10 +214,6 @@ typedef void (*opgen_finish_col_chunked_fn)(int64_t n, const opgen_src *in, cons
                                             opgen_dst out, const void *params);
 typedef void (*opgen_finish_col64_chunked_fn)(int64_t n, const opgen_src *in, const double *const *sums,
                                               opgen_dst out, const void *params);
-/* finish_col_chunked's results, then those of the columns whose wide[0] is not nan again from their double sums
- * `wide` (sums: finish_col's, FLOAT or, finish_col64, double) */
-typedef void (*opgen_finish_col_wide_fn)(int64_t n, const opgen_src *in, const void *const *sums,
-                                         const double *const *wide, opgen_dst out, const void *params);
 typedef void (*opgen_finish_row_chunked_fn)(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
                                             const void *params);
 typedef void (*opgen_finish_rowsum_chunked_fn)(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
@@ -267,7 +263,7 @@ typedef struct {
     opgen_rowsum_chunked_fn rowsum_wide;
     opgen_finish_row_chunked_fn finish_row_wide;
     opgen_colsum_chunked_fn colsum_wide;
-    opgen_finish_col_wide_fn finish_col_wide;
+    opgen_finish_col64_chunked_fn finish_col_wide;    /* (over finish_col(64)_chunked's results in out) */
     int threads;                       /* threads phase 2 may use (OPGEN_NUM_THREADS, read in phase 1) */
     int64_t l2_bytes;                  /* a core's L2 cache (0: unknown), read in phase 1 */
     bool sum_to;                       /* the kernel runs on bdims and its result is summed to out's shape */
@@ -283,6 +279,10 @@ typedef struct {
     size_t grid_at;                    /* where in params the sums go: a float[ngrid] the kernels read */
 } opgen_call;
 
+/* Element i of a chunked operand as FLOAT; v stored as element i of d, rounded to its dtype (opgen_loops.c: the
+ * entries of rows whose sums leave FLOAT) */
+float opgen_src_get(opgen_src s, int64_t i);
+void opgen_dst_put(opgen_dst d, int64_t i, float v);
 void opgen_call_input(opgen_call *c, const aclTensor *t);
 void opgen_call_output(opgen_call *c, const aclTensor *t);
 /* The broadcast shape of the n tensors (null ones left out; they broadcast: a check said so) into bdims. */
