@@ -55,3 +55,22 @@ def test_rows_whose_sum_leaves_float_give_the_derivative(backend, dtype, n, dim)
     bound = tol * _terms(x, g, w, dim)
     assert np.all(np.isfinite(got[inside])), (n, np.argwhere(~np.isfinite(got) & inside)[:4])
     assert np.all(err[inside] <= bound[inside]), (n, float(np.max(err[inside] / bound[inside])))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_columns_side_by_side_whose_sums_leave_float(dtype):
+    """C's column walk without packed steps (600 columns: more than half a block) and a tile of 600 columns of 7 of
+    which two in three leave FLOAT: only those are computed again, the others keep the FLOAT results."""
+    pytest.importorskip("torch")
+    import ml_dtypes
+    dt = ml_dtypes.bfloat16 if dtype == "bfloat16" else np.dtype(dtype)
+    x, g, w = _rows(7, dt)
+    x, g, w = np.tile(x.T, (1, 200)), np.tile(g.T, (1, 200)), w[:, None].copy()
+    want = _rms_norm_grad(x, g, w, 0)
+    inside = np.abs(want) < float(ml_dtypes.finfo(dt).max)
+    got = codegen.kernel("rms_norm_grad", backend="c", specs_dir=SPECS)(dy=g, x=x, gamma=w, epsilon=1e-6,
+                                                                        dim=0).astype(np.float64)
+    tol = 2e-6 / float(np.finfo(np.float32).eps) * float(ml_dtypes.finfo(dt).eps)
+    bound = tol * _terms(x, g, w, 0)
+    assert inside.mean() > 0.9 and np.all(np.isfinite(got[inside]))
+    assert np.all(np.abs(got - want)[inside] <= bound[inside]), float(np.max((np.abs(got - want) / bound)[inside]))
