@@ -1160,7 +1160,8 @@ static bool sums_finite(int nred, const double *acc)
 /* One whole row (from off) again in double: its sums from double summands, then, where every one is finite, its
  * results written where finish_row's go.  Returns whether it wrote them: a row whose double sums are not finite
  * either (an inf or nan operand) keeps the FLOAT kernels' results, which the caller then computes. */
-static bool wide_row(const layout *L, const opgen_call *c, const int64_t *off, float *staging, const void *params)
+static __attribute__((noinline)) bool wide_row(const layout *L, const opgen_call *c, const int64_t *off, float *staging,
+                                                const void *params)
 {
     double acc[OPGEN_MAX_REDUCTIONS] = {0};
     row_sums_through(L, c, off, staging, acc, params, c->rowsum_wide);
