@@ -108,6 +108,17 @@ def _compute__reduction_optional_none__weight_optional_absent(grad_loss, log_pro
         with np.errstate(all="ignore"):
             r0_f64 = np.sum(_where((class_index == target), 1, 0), axis=dim, keepdims=True, dtype=np.float64)
             result = _where((ignore_index != target), grad_loss*np.asarray(c0_f64*(c1_f64*np.exp(np.asarray(log_prob, np.float64)) - 1) + c2_f64*r0_f64*(-np.where((np.asarray(class_index, np.float64) == np.asarray(target, np.float64)), 1, 0) + np.exp(np.asarray(log_prob, np.float64))), np.float32), 0)
+            # rows whose FLOAT sums leave FLOAT's range (a summand or the sum ±inf): again in float64, where the
+            # float64 sums are finite (emit._row_wide_context)
+            left = ~np.isfinite(r0_f64.astype(np.float32))
+            if left.any():
+                grad_loss_w = grad_loss.astype(np.float64)
+                log_prob_w = log_prob.astype(np.float64)
+                target_w = target.astype(np.float64)
+                class_index_w = class_index.astype(np.float64)
+                r0_w = np.sum(np.where((class_index_w == target_w), 1, 0), axis=dim, keepdims=True)
+                left = left & np.isfinite(r0_w)
+                result = np.where(left, np.asarray(np.where((ignore_index != target_w), grad_loss_w*(c0*(c1*np.exp(log_prob_w) - 1) + c2*r0_w*(-np.where((class_index_w == target_w), 1, 0) + np.exp(log_prob_w))), 0), np.float32), result)
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
@@ -136,6 +147,19 @@ def _compute__reduction_optional_none__weight_optional_present(grad_loss, log_pr
             r0_f64 = np.sum(weight_optional, axis=dim, keepdims=True, dtype=np.float64)
             r1_f64 = np.sum(_where((class_index == target), weight_optional, 0), axis=dim, keepdims=True, dtype=np.float64)
             result = _where((ignore_index != target), grad_loss*np.asarray(c0_f64*(r0_f64*np.exp(np.asarray(log_prob, np.float64)) - np.asarray(weight_optional, np.float64)) + c1_f64*r1_f64*(-np.where((np.asarray(class_index, np.float64) == np.asarray(target, np.float64)), 1, 0) + np.exp(np.asarray(log_prob, np.float64))), np.float32), 0)
+            # rows whose FLOAT sums leave FLOAT's range (a summand or the sum ±inf): again in float64, where the
+            # float64 sums are finite (emit._row_wide_context)
+            left = ~np.isfinite(r0_f64.astype(np.float32)) | ~np.isfinite(r1_f64.astype(np.float32))
+            if left.any():
+                grad_loss_w = grad_loss.astype(np.float64)
+                log_prob_w = log_prob.astype(np.float64)
+                target_w = target.astype(np.float64)
+                weight_optional_w = weight_optional.astype(np.float64)
+                class_index_w = class_index.astype(np.float64)
+                r0_w = np.sum(weight_optional_w, axis=dim, keepdims=True)
+                r1_w = np.sum(np.where((class_index_w == target_w), weight_optional_w, 0), axis=dim, keepdims=True)
+                left = left & np.isfinite(r0_w) & np.isfinite(r1_w)
+                result = np.where(left, np.asarray(np.where((ignore_index != target_w), grad_loss_w*(c0*(r0_w*np.exp(log_prob_w) - weight_optional_w) + c1*r1_w*(-np.where((class_index_w == target_w), 1, 0) + np.exp(log_prob_w))), 0), np.float32), result)
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
@@ -167,6 +191,17 @@ def _compute__reduction_optional_mean__weight_optional_absent(grad_loss, log_pro
         with np.errstate(all="ignore"):
             r0_f64 = np.sum(_where((class_index == target), 1, 0), axis=dim, keepdims=True, dtype=np.float64)
             result = _where((ignore_index != target), (np.asarray(c0_f64*(c1_f64*np.exp(np.asarray(log_prob, np.float64)) - 1) + c2_f64*r0_f64*(-np.where((np.asarray(class_index, np.float64) == np.asarray(target, np.float64)), 1, 0) + np.exp(np.asarray(log_prob, np.float64))), np.float32)/g0)*grad_loss, 0)
+            # rows whose FLOAT sums leave FLOAT's range (a summand or the sum ±inf): again in float64, where the
+            # float64 sums are finite (emit._row_wide_context)
+            left = ~np.isfinite(r0_f64.astype(np.float32))
+            if left.any():
+                grad_loss_w = grad_loss.astype(np.float64)
+                log_prob_w = log_prob.astype(np.float64)
+                target_w = target.astype(np.float64)
+                class_index_w = class_index.astype(np.float64)
+                r0_w = np.sum(np.where((class_index_w == target_w), 1, 0), axis=dim, keepdims=True)
+                left = left & np.isfinite(r0_w)
+                result = np.where(left, np.asarray(np.where((ignore_index != target_w), ((c0*(c1*np.exp(log_prob_w) - 1) + c2*r0_w*(-np.where((class_index_w == target_w), 1, 0) + np.exp(log_prob_w)))/g0)*grad_loss_w, 0), np.float32), result)
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
@@ -198,6 +233,19 @@ def _compute__reduction_optional_mean__weight_optional_present(grad_loss, log_pr
             r0_f64 = np.sum(weight_optional, axis=dim, keepdims=True, dtype=np.float64)
             r1_f64 = np.sum(_where((class_index == target), weight_optional, 0), axis=dim, keepdims=True, dtype=np.float64)
             result = _where((ignore_index != target), grad_loss*np.asarray((c0_f64*(r0_f64*np.exp(np.asarray(log_prob, np.float64)) - np.asarray(weight_optional, np.float64)) + c1_f64*r1_f64*(-np.where((np.asarray(class_index, np.float64) == np.asarray(target, np.float64)), 1, 0) + np.exp(np.asarray(log_prob, np.float64))))/g0_f64, np.float32), 0)
+            # rows whose FLOAT sums leave FLOAT's range (a summand or the sum ±inf): again in float64, where the
+            # float64 sums are finite (emit._row_wide_context)
+            left = ~np.isfinite(r0_f64.astype(np.float32)) | ~np.isfinite(r1_f64.astype(np.float32))
+            if left.any():
+                grad_loss_w = grad_loss.astype(np.float64)
+                log_prob_w = log_prob.astype(np.float64)
+                target_w = target.astype(np.float64)
+                weight_optional_w = weight_optional.astype(np.float64)
+                class_index_w = class_index.astype(np.float64)
+                r0_w = np.sum(weight_optional_w, axis=dim, keepdims=True)
+                r1_w = np.sum(np.where((class_index_w == target_w), weight_optional_w, 0), axis=dim, keepdims=True)
+                left = left & np.isfinite(r0_w) & np.isfinite(r1_w)
+                result = np.where(left, np.asarray(np.where((ignore_index != target_w), grad_loss_w*((c0*(r0_w*np.exp(log_prob_w) - weight_optional_w) + c1*r1_w*(-np.where((class_index_w == target_w), 1, 0) + np.exp(log_prob_w)))/g0_f64), 0), np.float32), result)
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
@@ -226,6 +274,17 @@ def _compute__reduction_optional_sum__weight_optional_absent(grad_loss, log_prob
         with np.errstate(all="ignore"):
             r0_f64 = np.sum(_where((class_index == target), 1, 0), axis=dim, keepdims=True, dtype=np.float64)
             result = _where((ignore_index != target), grad_loss*np.asarray(c0_f64*(c1_f64*np.exp(np.asarray(log_prob, np.float64)) - 1) + c2_f64*r0_f64*(-np.where((np.asarray(class_index, np.float64) == np.asarray(target, np.float64)), 1, 0) + np.exp(np.asarray(log_prob, np.float64))), np.float32), 0)
+            # rows whose FLOAT sums leave FLOAT's range (a summand or the sum ±inf): again in float64, where the
+            # float64 sums are finite (emit._row_wide_context)
+            left = ~np.isfinite(r0_f64.astype(np.float32))
+            if left.any():
+                grad_loss_w = grad_loss.astype(np.float64)
+                log_prob_w = log_prob.astype(np.float64)
+                target_w = target.astype(np.float64)
+                class_index_w = class_index.astype(np.float64)
+                r0_w = np.sum(np.where((class_index_w == target_w), 1, 0), axis=dim, keepdims=True)
+                left = left & np.isfinite(r0_w)
+                result = np.where(left, np.asarray(np.where((ignore_index != target_w), grad_loss_w*(c0*(c1*np.exp(log_prob_w) - 1) + c2*r0_w*(-np.where((class_index_w == target_w), 1, 0) + np.exp(log_prob_w))), 0), np.float32), result)
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
@@ -254,6 +313,19 @@ def _compute__reduction_optional_sum__weight_optional_present(grad_loss, log_pro
             r0_f64 = np.sum(weight_optional, axis=dim, keepdims=True, dtype=np.float64)
             r1_f64 = np.sum(_where((class_index == target), weight_optional, 0), axis=dim, keepdims=True, dtype=np.float64)
             result = _where((ignore_index != target), grad_loss*np.asarray(c0_f64*(r0_f64*np.exp(np.asarray(log_prob, np.float64)) - np.asarray(weight_optional, np.float64)) + c1_f64*r1_f64*(-np.where((np.asarray(class_index, np.float64) == np.asarray(target, np.float64)), 1, 0) + np.exp(np.asarray(log_prob, np.float64))), np.float32), 0)
+            # rows whose FLOAT sums leave FLOAT's range (a summand or the sum ±inf): again in float64, where the
+            # float64 sums are finite (emit._row_wide_context)
+            left = ~np.isfinite(r0_f64.astype(np.float32)) | ~np.isfinite(r1_f64.astype(np.float32))
+            if left.any():
+                grad_loss_w = grad_loss.astype(np.float64)
+                log_prob_w = log_prob.astype(np.float64)
+                target_w = target.astype(np.float64)
+                weight_optional_w = weight_optional.astype(np.float64)
+                class_index_w = class_index.astype(np.float64)
+                r0_w = np.sum(weight_optional_w, axis=dim, keepdims=True)
+                r1_w = np.sum(np.where((class_index_w == target_w), weight_optional_w, 0), axis=dim, keepdims=True)
+                left = left & np.isfinite(r0_w) & np.isfinite(r1_w)
+                result = np.where(left, np.asarray(np.where((ignore_index != target_w), grad_loss_w*(c0*(r0_w*np.exp(log_prob_w) - weight_optional_w) + c1*r1_w*(-np.where((class_index_w == target_w), 1, 0) + np.exp(log_prob_w))), 0), np.float32), result)
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

@@ -90,6 +90,16 @@ def _compute(grad_output, y, mask, scale, out, dim):
         with np.errstate(all="ignore"):
             r0 = np.sum(grad_output*y, axis=dim, keepdims=True)
             result = _where(mask, 0, scale*(grad_output*y - r0*y))
+            # rows whose FLOAT sums leave FLOAT's range (a summand or the sum ±inf): again in float64, where the
+            # float64 sums are finite (emit._row_wide_context)
+            left = ~np.isfinite(r0)
+            if left.any():
+                grad_output_w = grad_output.astype(np.float64)
+                y_w = y.astype(np.float64)
+                mask_w = mask.astype(np.float64)
+                r0_w = np.sum(grad_output_w*y_w, axis=dim, keepdims=True)
+                left = left & np.isfinite(r0_w)
+                result = np.where(left, np.asarray(np.where(mask_w, 0, scale*(grad_output_w*y_w - r0_w*y_w)), np.float32), result)
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

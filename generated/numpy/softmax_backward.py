@@ -82,6 +82,15 @@ def _compute(grad_output, output, out, dim):
         with np.errstate(all="ignore"):
             r0 = np.sum(grad_output*output, axis=dim, keepdims=True)
             result = grad_output*output - output*r0
+            # rows whose FLOAT sums leave FLOAT's range (a summand or the sum ±inf): again in float64, where the
+            # float64 sums are finite (emit._row_wide_context)
+            left = ~np.isfinite(r0)
+            if left.any():
+                grad_output_w = grad_output.astype(np.float64)
+                output_w = output.astype(np.float64)
+                r0_w = np.sum(grad_output_w*output_w, axis=dim, keepdims=True)
+                left = left & np.isfinite(r0_w)
+                result = np.where(left, np.asarray(grad_output_w*output_w - output_w*r0_w, np.float32), result)
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

@@ -36,7 +36,7 @@ from .extended import EXP_IN_RANGE, exp_arguments, extended_c
 from .printer import KernelCPrinter
 
 # continuation lines of the kernel functions' signatures line up at these columns plus the suffix's length
-_PADS = (0, 16, 20, 22, 24, 25, 30, 33, 35, 37, 40, 46, 49, 60)
+_PADS = (0, 16, 20, 22, 24, 25, 28, 30, 34, 33, 35, 37, 40, 46, 49, 60)
 
 
 def value_var(p) -> str:
@@ -348,6 +348,7 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
     ctx["lanes_from"] = "pairs" if pairs else "0"   # where the unpaired lane loops start
     ctx["paired_inline"] = ["__attribute__((always_inline))"] if pairs else []
     ctx["grid_functions"] = _grid_functions(kv, tensors, fields, suffix, pr)
+    ctx.update(_row_wide_context(kv, tensors, fields, wide_fields, suffix))
     # FLOAT16 rows whose finish reads a sum's summand keep it from the sum (kernel_stash.c.jinja)
     ctx["stash"] = _stash_context(ctx, kv, pairs, reductions, names, wide_names, tensors, fields, red_syms)
     # a copy of the elementwise kernel for a FLOAT16 or BFLOAT16 output, with the sigmoid tuned to it
@@ -484,6 +485,47 @@ def _extended(kv: KernelVariant) -> bool:
     return any(sympy.sympify(e).has(Extended) for e in [kv.result] + [x for _, x in kv.body])
 
 
+def _row_wide_context(kv: KernelVariant, tensors, fields, wide_fields, suffix: str) -> dict:
+    """The template data of sum_wide and finish_wide (kernel_rows.c.jinja), which the runtime takes for a row or a
+    column whose FLOAT sums leave FLOAT's range (opgen_loops.c: wide_row, wide_columns): Σ dy·γ·x of RMSNorm's
+    backward with dy near 3.4e38 is ±inf in FLOAT (a summand, or the sum once rounded), where the result, after the
+    rest of the formula, is finite.  Its sums again in double from double summands, then its results in double
+    from them, rounded once.  The same lowered expressions printed in double (wide.DoubleCPrinter: a sum computed
+    in double, Extended, prints as it stands); the constants read as doubles (their unrounded double field where the
+    variant has one, _wide_fields).  Plain loops: only such rows take them."""
+    if not kv.reductions:
+        return {}
+    names = {sym: f"{name}_i" for sym, name in tensors}
+    names.update({sym: f for _, f, sym in fields})
+    for s, _ in kv.reductions + kv.body:
+        names[s] = str(s)
+    pr = wide.DoubleCPrinter(names, last=kv.last)
+    unrounded = {sym: f for f, sym in wide_fields}
+
+    def declare(exprs):
+        used = _used(exprs)
+        consts = [(ctype, f, sym) for ctype, f, sym in fields if sym in used]
+        lines = [f"const Params{suffix} *prm = params;"] if consts else ["(void)params;"]
+        lines += [f"const double {f} = prm->{unrounded.get(sym, f)};" if ctype == "float"
+                  else f"const {ctype} {f} = prm->{f};" for ctype, f, sym in consts]
+        return lines, [f"const double {name}_i = opgen_src_get(in[{k}], i);"
+                       for k, (sym, name) in enumerate(tensors) if sym in used]
+
+    summands = [e for _, e in kv.reductions]
+    sum_declare, sum_load = declare(summands)
+    finish = [e for _, e in kv.body] + [kv.result]
+    finish_declare, finish_load = declare(finish)
+    read = _used(finish)
+    sums = [f"const double {s} = sums[{j}][i * step];" for j, (s, _) in enumerate(kv.reductions) if s in read]
+    return {
+        "declare_wide_sum": sum_declare,
+        "wide_sum": sum_load + [f"acc[{j}][i * step] += {pr.doprint(e)};" for j, e in enumerate(summands)],
+        "declare_wide_finish": finish_declare,
+        "wide_finish": finish_load + sums + [f"const double {s} = {pr.doprint(e)};" for s, e in kv.body]
+                       + [f"opgen_dst_put(out, i, (float)({pr.doprint(kv.result)}));"],
+    }
+
+
 def _grid_functions(kv: KernelVariant, tensors, fields, suffix: str, pr) -> list[str]:
     """Each sum over the whole grid's summand as an elementwise kernel over the call's inputs (GridSum: the
     runtime sums it before the kernel runs and writes the sum into the params' field of the same name)."""
@@ -519,10 +561,12 @@ def _phase1_variant(op: Op, kv: KernelVariant, v: dict, fill: list[str]) -> list
         body += [f"call.nred = {v['nred']};",
                  f"call.dim = {out}->ndim == 0 ? 0 : ({dim} + (int64_t){out}->ndim) % (int64_t){out}->ndim;"]
         col = "finish_col64" if v["finish_col64"] else "finish_col"   # (the column sums in double)
-        body += [f"call.{f.replace('finish_col', col)} = {f}{s};"
+        fields = {"finish_col": col, "finish_col_chunked": col + "_chunked"}
+        body += [f"call.{fields.get(f, f)} = {f}{s};"
                  for f in ("rowsum", "rowsum_chunked", "colsum", "colsum_chunked", "colsum2", "finish_row",
                            "finish_row_chunked", "finish_rowsum", "finish_rowsum_chunked", "finish_col",
-                           "finish_col_chunked", "rows", "rows_chunked")]
+                           "finish_col_chunked", "rows", "rows_chunked", "rowsum_wide", "finish_row_wide", "colsum_wide",
+                           "finish_col_wide")]
         body += [f"call.finish_rowsum_stash = finish_rowsum_stash{s};",
                  f"call.rows_chunked = rows_stash_chunked{s};"] if v["stash"] else []
     elif v["half_tuned"]:   # the kernel tuned to the output's dtype (half_tuned)

@@ -58,10 +58,10 @@ def _any_wide(op: Op) -> bool:
 
 
 def helpers(op: Op, kernel) -> list[str]:
-    """Lines of the double helpers the op's DOUBLE kernels and its sums computed in double call (none when it has
-    neither)."""
+    """Lines of the double helpers the op's DOUBLE kernels, its sums computed in double and its rows whose sums
+    leave FLOAT (opsource._row_wide_context) call (none when it has none of them)."""
     extended = any(e.has(Extended) for kv in kernel.variants for e in [kv.result] + [x for _, x in kv.body])
-    if not _any_wide(op) and not extended:
+    if not _any_wide(op) and not extended and op.reduce_dim is None:
         return []
     lines = ["/* helpers of the DOUBLE kernels (opgen_wide.c runs them) and of the sums computed in double */"]
     if wide_dtypes(op, "COMPLEX"):
@@ -69,7 +69,7 @@ def helpers(op: Op, kernel) -> list[str]:
     lines += [
              "static inline double opgen_maximum_f64(double a, double b) { return (a > b || a != a) ? a : b; }",
              "static inline double opgen_minimum_f64(double a, double b) { return (a < b || a != a) ? a : b; }"]
-    if any(e.has(Sigmoid) for kv in kernel.variants for e in [kv.result] + [x for _, x in kv.body]):
+    if any(e.has(Sigmoid) for kv in kernel.variants for e in [kv.result] + [x for _, x in kv.body + kv.reductions]):
         u = sympy.Symbol("u", real=True)
         temps, (res,) = sympy.cse([Sigmoid.stable_form(u)], symbols=sympy.numbered_symbols("t"), order="canonical")
         pr = DoubleCPrinter({u: "u"})

@@ -286,6 +286,7 @@ def variant_context(op: Op, k: Kernel, kv: KernelVariant) -> dict:
         "promoted": ", ".join(t.py_name for t in kv.tensors),
     }
     used = pr.used | spr.used | gpr.used   # the helpers the printed code calls (printed first)
+    context["row_wide"] = _row_wide_context(kv, names, wide_sums, used) if kv.reductions else None
     context["double"] = _double_context(op, kv, names, used) if "DOUBLE" in op.computes else None
     context["complex"] = _complex_context(op, kv, names, used) if "COMPLEX" in op.computes else None
     context["used"] = used
@@ -305,6 +306,31 @@ def _wide(op: Op, kv: KernelVariant) -> tuple[list, dict]:
     wide = [(f"{name}_f64", sym, dpr.doprint(prelude.get(sym, sym))) for name, sym in wide_constants(kv)]
     outside = reads_outside_extended([e for _, e in kv.body + kv.reductions] + [kv.result])
     return wide, {str(s): s in outside for s in wide_reductions(kv)}
+
+
+def _row_wide_context(kv: KernelVariant, names: dict, wide_sums: dict, used: set) -> dict:
+    """The lines that compute again, in float64, the rows whose FLOAT sums leave FLOAT's range (the C runtime's
+    wide_row, opgen_loops.c): Σ dy·γ·x of RMSNorm's backward with dy near 3.4e38 is ±inf in FLOAT, a summand or the
+    sum, where the result after the rest of the formula is finite.  `left`: the rows whose FLOAT sum is not finite;
+    their sums again from float64 summands and, where those are finite, their results in float64 from them, rounded
+    once (an `np.where` over the block: the FLOAT results elsewhere, bit for bit).  Locals `<tensor>_w`, `<sum>_w`."""
+    wide_names = dict(names)
+    wide_names.update({t.symbol: f"{t.py_name}_w" for t in kv.tensors})
+    wide_names.update({s: f"{s}_w" for s, _ in kv.reductions + kv.body})
+    # a grid sum a double sum reads is summed in double before the blocks, under its `_f64` name only where the
+    # kernel does not read it as FLOAT too (functions._grid_sums): the float64 lines read that one
+    wide_names.update({s: f"{s}_f64" for s in wide_grid_sums(kv)})
+    pr = DoublePrinter(wide_names, last=kv.last)
+    rounded = [str(s) if wide_sums.get(str(s), True) else f"{s}_f64.astype(np.float32)" for s, _ in kv.reductions]
+    context = {
+        "left": " | ".join(f"~np.isfinite({r})" for r in rounded),
+        "tensors": [t.py_name for t in kv.tensors],
+        "reductions": [(f"{s}_w", pr.doprint(e)) for s, e in kv.reductions],
+        "body": [(f"{s}_w", pr.doprint(e)) for s, e in kv.body],
+        "result": pr.doprint(kv.result),
+    }
+    used |= pr.used
+    return context
 
 
 def _complex_context(op: Op, kv: KernelVariant, names: dict, used: set) -> dict:

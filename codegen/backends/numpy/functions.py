@@ -219,6 +219,22 @@ def complex_function(v: dict) -> str:
     return function(f"_computeC{v['suffix']}({args})", body)
 
 
+def _row_wide(v: dict, dim: str) -> list[str]:
+    """After a row block's FLOAT results: its rows whose FLOAT sums leave FLOAT's range computed again in float64
+    (emit._row_wide_context), their results in place of the FLOAT ones."""
+    w = v["row_wide"]
+    finite = " & ".join(f"np.isfinite({name})" for name, _ in w["reductions"])
+    return (["# rows whose FLOAT sums leave FLOAT's range (a summand or the sum ±inf): again in float64, where the",
+             "# float64 sums are finite (emit._row_wide_context)",
+             f"left = {w['left']}",
+             "if left.any():"]
+            + indent([f"{t}_w = {t}.astype(np.float64)" for t in w["tensors"]]
+                     + [f"{name} = np.sum({code}, axis={dim}, keepdims=True)" for name, code in w["reductions"]]
+                     + [f"left = left & {finite}"]
+                     + assignments(w["body"])
+                     + [f"result = np.where(left, np.asarray({w['result']}, np.float32), result)"]))
+
+
 def rows_function(v: dict, dim: str) -> str:
     """The FLOAT kernel of a variant that reduces along `dim` (softmax-like), in blocks of whole rows."""
     args = _params(v, dim)
@@ -229,7 +245,7 @@ def rows_function(v: dict, dim: str) -> str:
             + ["# in blocks of whole rows (dim and the axes after it whole): the temporaries stay small and the "
                "sums are the", "# same bits (codegen.runtime.blocks.row_blocks)"]
             + _loop(v, "_row_blocks({tensors}, out, " + dim + ")", "_f32({})",
-                    sums + assignments(v["body"]) + [f"result = {v['result']}"],
+                    sums + assignments(v["body"]) + [f"result = {v['result']}"] + _row_wide(v, dim),
                     "_store(out, result)  # round once to the output dtype (overflow gives inf)", ieee=True))
     return function(f"_compute{v['suffix']}({args})", body)
 

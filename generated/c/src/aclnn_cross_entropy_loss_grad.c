@@ -463,6 +463,74 @@ static void rows_chunked__reduction_optional_none__weight_optional_absent(int64_
                            finish_row_chunk__reduction_optional_none__weight_optional_absent, rowsum_chunk__reduction_optional_none__weight_optional_absent);
 }
 
+/* Rows (and columns) whose FLOAT sums leave FLOAT's range: a summand or a sum once rounded ±inf, where the result
+ * after the rest of the formula may be finite (RMSNorm's Σ dy·γ·x with dy near 3.4e38; opgen_loops.c, wide_row,
+ * wide_packed and wide_columns).  sum_wide adds the summands in double from double operands (acc[r][i * step]:
+ * step 0 a row's sum, 1 a column's), finish_wide computes the results in double from such sums and rounds each
+ * once (`picked`: only the columns whose sums[0] is not nan, over finish_col's results for the others).  One
+ * element at a time, over contiguous operands in their own dtypes (the runtime's opgen_src_get, opgen_dst_put):
+ * only such rows and columns take them. */
+static inline __attribute__((always_inline)) void sum_wide__reduction_optional_none__weight_optional_absent(int64_t n, const opgen_src *in,
+                                                                                                             double *const *acc, int64_t step, const void *params)
+{
+    (void)params;
+    for (int64_t i = 0; i < n; ++i) {
+        const double target_i = opgen_src_get(in[2], i);
+        const double class_index_i = opgen_src_get(in[3], i);
+        acc[0][i * step] += ((class_index_i == target_i) ? 1 : 0);
+    }
+}
+
+static inline __attribute__((always_inline)) void finish_wide__reduction_optional_none__weight_optional_absent(int64_t n, const opgen_src *in,
+                                                                                                             const double *const *sums, int64_t step, bool picked,
+                                                                                                             opgen_dst out, const void *params)
+{
+    const Params__reduction_optional_none__weight_optional_absent *prm = params;
+    const int64_t ignore_index = prm->ignore_index;
+    const double c0 = prm->c0_f64;
+    const double c1 = prm->c1_f64;
+    const double c2 = prm->c2_f64;
+    for (int64_t i = 0; i < n; ++i) {
+        if (picked && !(sums[0][i * step] == sums[0][i * step]))
+            continue;
+        const double grad_loss_i = opgen_src_get(in[0], i);
+        const double log_prob_i = opgen_src_get(in[1], i);
+        const double target_i = opgen_src_get(in[2], i);
+        const double class_index_i = opgen_src_get(in[3], i);
+        const double r0 = sums[0][i * step];
+        opgen_dst_put(out, i, (float)(((ignore_index != target_i) ? grad_loss_i*(c0*(c1*exp(log_prob_i) - 1) + c2*r0*(-((class_index_i == target_i) ? 1 : 0) + exp(log_prob_i))) : 0)));
+    }
+}
+
+static void rowsum_wide__reduction_optional_none__weight_optional_absent(int64_t n, const opgen_src *in, double *acc, const void *params)
+{
+    double *sums[1];
+    for (int r = 0; r < 1; ++r)
+        sums[r] = acc + r;
+    sum_wide__reduction_optional_none__weight_optional_absent(n, in, sums, 0, params);
+}
+
+static void finish_row_wide__reduction_optional_none__weight_optional_absent(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
+                                                                             const void *params)
+{
+    const double *sums[1];
+    for (int r = 0; r < 1; ++r)
+        sums[r] = acc + r;
+    finish_wide__reduction_optional_none__weight_optional_absent(n, in, sums, 0, false, out, params);
+}
+
+static void colsum_wide__reduction_optional_none__weight_optional_absent(int64_t n, const opgen_src *in, double *const *acc, const void *params)
+{
+    sum_wide__reduction_optional_none__weight_optional_absent(n, in, acc, 1, params);
+}
+
+/* the picked columns (wide[0] not nan) of a block whose results finish_col_chunked wrote to out already */
+static void finish_col_wide__reduction_optional_none__weight_optional_absent(int64_t n, const opgen_src *in, const double *const *wide, opgen_dst out,
+                                                                             const void *params)
+{
+    finish_wide__reduction_optional_none__weight_optional_absent(n, in, wide, 1, true, out, params);
+}
+
 /* ---- the kernel for reductionOptional=none, weightOptional=present ---- */
 typedef struct {
     int64_t ignore_index;
@@ -898,6 +966,77 @@ static void rows_chunked__reduction_optional_none__weight_optional_present(int64
                            finish_row_chunk__reduction_optional_none__weight_optional_present, rowsum_chunk__reduction_optional_none__weight_optional_present);
 }
 
+/* Rows (and columns) whose FLOAT sums leave FLOAT's range: a summand or a sum once rounded ±inf, where the result
+ * after the rest of the formula may be finite (RMSNorm's Σ dy·γ·x with dy near 3.4e38; opgen_loops.c, wide_row,
+ * wide_packed and wide_columns).  sum_wide adds the summands in double from double operands (acc[r][i * step]:
+ * step 0 a row's sum, 1 a column's), finish_wide computes the results in double from such sums and rounds each
+ * once (`picked`: only the columns whose sums[0] is not nan, over finish_col's results for the others).  One
+ * element at a time, over contiguous operands in their own dtypes (the runtime's opgen_src_get, opgen_dst_put):
+ * only such rows and columns take them. */
+static inline __attribute__((always_inline)) void sum_wide__reduction_optional_none__weight_optional_present(int64_t n, const opgen_src *in,
+                                                                                                              double *const *acc, int64_t step, const void *params)
+{
+    (void)params;
+    for (int64_t i = 0; i < n; ++i) {
+        const double target_i = opgen_src_get(in[2], i);
+        const double weight_optional_i = opgen_src_get(in[3], i);
+        const double class_index_i = opgen_src_get(in[4], i);
+        acc[0][i * step] += weight_optional_i;
+        acc[1][i * step] += ((class_index_i == target_i) ? weight_optional_i : 0);
+    }
+}
+
+static inline __attribute__((always_inline)) void finish_wide__reduction_optional_none__weight_optional_present(int64_t n, const opgen_src *in,
+                                                                                                              const double *const *sums, int64_t step, bool picked,
+                                                                                                              opgen_dst out, const void *params)
+{
+    const Params__reduction_optional_none__weight_optional_present *prm = params;
+    const int64_t ignore_index = prm->ignore_index;
+    const double c0 = prm->c0_f64;
+    const double c1 = prm->c1_f64;
+    for (int64_t i = 0; i < n; ++i) {
+        if (picked && !(sums[0][i * step] == sums[0][i * step]))
+            continue;
+        const double grad_loss_i = opgen_src_get(in[0], i);
+        const double log_prob_i = opgen_src_get(in[1], i);
+        const double target_i = opgen_src_get(in[2], i);
+        const double weight_optional_i = opgen_src_get(in[3], i);
+        const double class_index_i = opgen_src_get(in[4], i);
+        const double r0 = sums[0][i * step];
+        const double r1 = sums[1][i * step];
+        opgen_dst_put(out, i, (float)(((ignore_index != target_i) ? grad_loss_i*(c0*(r0*exp(log_prob_i) - weight_optional_i) + c1*r1*(-((class_index_i == target_i) ? 1 : 0) + exp(log_prob_i))) : 0)));
+    }
+}
+
+static void rowsum_wide__reduction_optional_none__weight_optional_present(int64_t n, const opgen_src *in, double *acc, const void *params)
+{
+    double *sums[2];
+    for (int r = 0; r < 2; ++r)
+        sums[r] = acc + r;
+    sum_wide__reduction_optional_none__weight_optional_present(n, in, sums, 0, params);
+}
+
+static void finish_row_wide__reduction_optional_none__weight_optional_present(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
+                                                                              const void *params)
+{
+    const double *sums[2];
+    for (int r = 0; r < 2; ++r)
+        sums[r] = acc + r;
+    finish_wide__reduction_optional_none__weight_optional_present(n, in, sums, 0, false, out, params);
+}
+
+static void colsum_wide__reduction_optional_none__weight_optional_present(int64_t n, const opgen_src *in, double *const *acc, const void *params)
+{
+    sum_wide__reduction_optional_none__weight_optional_present(n, in, acc, 1, params);
+}
+
+/* the picked columns (wide[0] not nan) of a block whose results finish_col_chunked wrote to out already */
+static void finish_col_wide__reduction_optional_none__weight_optional_present(int64_t n, const opgen_src *in, const double *const *wide, opgen_dst out,
+                                                                              const void *params)
+{
+    finish_wide__reduction_optional_none__weight_optional_present(n, in, wide, 1, true, out, params);
+}
+
 /* ---- the kernel for reductionOptional=mean, weightOptional=absent ---- */
 typedef struct {
     int64_t ignore_index;
@@ -1311,6 +1450,75 @@ static void rows_chunked__reduction_optional_mean__weight_optional_absent(int64_
     else
         opgen_rows_chunked(rows, len, 4, in, out, acc, 1, params,
                            finish_row_chunk__reduction_optional_mean__weight_optional_absent, rowsum_chunk__reduction_optional_mean__weight_optional_absent);
+}
+
+/* Rows (and columns) whose FLOAT sums leave FLOAT's range: a summand or a sum once rounded ±inf, where the result
+ * after the rest of the formula may be finite (RMSNorm's Σ dy·γ·x with dy near 3.4e38; opgen_loops.c, wide_row,
+ * wide_packed and wide_columns).  sum_wide adds the summands in double from double operands (acc[r][i * step]:
+ * step 0 a row's sum, 1 a column's), finish_wide computes the results in double from such sums and rounds each
+ * once (`picked`: only the columns whose sums[0] is not nan, over finish_col's results for the others).  One
+ * element at a time, over contiguous operands in their own dtypes (the runtime's opgen_src_get, opgen_dst_put):
+ * only such rows and columns take them. */
+static inline __attribute__((always_inline)) void sum_wide__reduction_optional_mean__weight_optional_absent(int64_t n, const opgen_src *in,
+                                                                                                             double *const *acc, int64_t step, const void *params)
+{
+    (void)params;
+    for (int64_t i = 0; i < n; ++i) {
+        const double target_i = opgen_src_get(in[2], i);
+        const double class_index_i = opgen_src_get(in[3], i);
+        acc[0][i * step] += ((class_index_i == target_i) ? 1 : 0);
+    }
+}
+
+static inline __attribute__((always_inline)) void finish_wide__reduction_optional_mean__weight_optional_absent(int64_t n, const opgen_src *in,
+                                                                                                             const double *const *sums, int64_t step, bool picked,
+                                                                                                             opgen_dst out, const void *params)
+{
+    const Params__reduction_optional_mean__weight_optional_absent *prm = params;
+    const int64_t ignore_index = prm->ignore_index;
+    const double c0 = prm->c0_f64;
+    const double c1 = prm->c1_f64;
+    const double c2 = prm->c2_f64;
+    const double g0 = prm->g0;
+    for (int64_t i = 0; i < n; ++i) {
+        if (picked && !(sums[0][i * step] == sums[0][i * step]))
+            continue;
+        const double grad_loss_i = opgen_src_get(in[0], i);
+        const double log_prob_i = opgen_src_get(in[1], i);
+        const double target_i = opgen_src_get(in[2], i);
+        const double class_index_i = opgen_src_get(in[3], i);
+        const double r0 = sums[0][i * step];
+        opgen_dst_put(out, i, (float)(((ignore_index != target_i) ? ((c0*(c1*exp(log_prob_i) - 1) + c2*r0*(-((class_index_i == target_i) ? 1 : 0) + exp(log_prob_i)))/g0)*grad_loss_i : 0)));
+    }
+}
+
+static void rowsum_wide__reduction_optional_mean__weight_optional_absent(int64_t n, const opgen_src *in, double *acc, const void *params)
+{
+    double *sums[1];
+    for (int r = 0; r < 1; ++r)
+        sums[r] = acc + r;
+    sum_wide__reduction_optional_mean__weight_optional_absent(n, in, sums, 0, params);
+}
+
+static void finish_row_wide__reduction_optional_mean__weight_optional_absent(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
+                                                                             const void *params)
+{
+    const double *sums[1];
+    for (int r = 0; r < 1; ++r)
+        sums[r] = acc + r;
+    finish_wide__reduction_optional_mean__weight_optional_absent(n, in, sums, 0, false, out, params);
+}
+
+static void colsum_wide__reduction_optional_mean__weight_optional_absent(int64_t n, const opgen_src *in, double *const *acc, const void *params)
+{
+    sum_wide__reduction_optional_mean__weight_optional_absent(n, in, acc, 1, params);
+}
+
+/* the picked columns (wide[0] not nan) of a block whose results finish_col_chunked wrote to out already */
+static void finish_col_wide__reduction_optional_mean__weight_optional_absent(int64_t n, const opgen_src *in, const double *const *wide, opgen_dst out,
+                                                                             const void *params)
+{
+    finish_wide__reduction_optional_mean__weight_optional_absent(n, in, wide, 1, true, out, params);
 }
 
 /* ---- the kernel for reductionOptional=mean, weightOptional=present ---- */
@@ -1767,6 +1975,78 @@ static void rows_chunked__reduction_optional_mean__weight_optional_present(int64
                            finish_row_chunk__reduction_optional_mean__weight_optional_present, rowsum_chunk__reduction_optional_mean__weight_optional_present);
 }
 
+/* Rows (and columns) whose FLOAT sums leave FLOAT's range: a summand or a sum once rounded ±inf, where the result
+ * after the rest of the formula may be finite (RMSNorm's Σ dy·γ·x with dy near 3.4e38; opgen_loops.c, wide_row,
+ * wide_packed and wide_columns).  sum_wide adds the summands in double from double operands (acc[r][i * step]:
+ * step 0 a row's sum, 1 a column's), finish_wide computes the results in double from such sums and rounds each
+ * once (`picked`: only the columns whose sums[0] is not nan, over finish_col's results for the others).  One
+ * element at a time, over contiguous operands in their own dtypes (the runtime's opgen_src_get, opgen_dst_put):
+ * only such rows and columns take them. */
+static inline __attribute__((always_inline)) void sum_wide__reduction_optional_mean__weight_optional_present(int64_t n, const opgen_src *in,
+                                                                                                              double *const *acc, int64_t step, const void *params)
+{
+    (void)params;
+    for (int64_t i = 0; i < n; ++i) {
+        const double target_i = opgen_src_get(in[2], i);
+        const double weight_optional_i = opgen_src_get(in[3], i);
+        const double class_index_i = opgen_src_get(in[4], i);
+        acc[0][i * step] += weight_optional_i;
+        acc[1][i * step] += ((class_index_i == target_i) ? weight_optional_i : 0);
+    }
+}
+
+static inline __attribute__((always_inline)) void finish_wide__reduction_optional_mean__weight_optional_present(int64_t n, const opgen_src *in,
+                                                                                                              const double *const *sums, int64_t step, bool picked,
+                                                                                                              opgen_dst out, const void *params)
+{
+    const Params__reduction_optional_mean__weight_optional_present *prm = params;
+    const int64_t ignore_index = prm->ignore_index;
+    const double c0 = prm->c0_f64;
+    const double c1 = prm->c1_f64;
+    const double g0 = prm->g0;
+    for (int64_t i = 0; i < n; ++i) {
+        if (picked && !(sums[0][i * step] == sums[0][i * step]))
+            continue;
+        const double grad_loss_i = opgen_src_get(in[0], i);
+        const double log_prob_i = opgen_src_get(in[1], i);
+        const double target_i = opgen_src_get(in[2], i);
+        const double weight_optional_i = opgen_src_get(in[3], i);
+        const double class_index_i = opgen_src_get(in[4], i);
+        const double r0 = sums[0][i * step];
+        const double r1 = sums[1][i * step];
+        opgen_dst_put(out, i, (float)(((ignore_index != target_i) ? grad_loss_i*((c0*(r0*exp(log_prob_i) - weight_optional_i) + c1*r1*(-((class_index_i == target_i) ? 1 : 0) + exp(log_prob_i)))/g0) : 0)));
+    }
+}
+
+static void rowsum_wide__reduction_optional_mean__weight_optional_present(int64_t n, const opgen_src *in, double *acc, const void *params)
+{
+    double *sums[2];
+    for (int r = 0; r < 2; ++r)
+        sums[r] = acc + r;
+    sum_wide__reduction_optional_mean__weight_optional_present(n, in, sums, 0, params);
+}
+
+static void finish_row_wide__reduction_optional_mean__weight_optional_present(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
+                                                                              const void *params)
+{
+    const double *sums[2];
+    for (int r = 0; r < 2; ++r)
+        sums[r] = acc + r;
+    finish_wide__reduction_optional_mean__weight_optional_present(n, in, sums, 0, false, out, params);
+}
+
+static void colsum_wide__reduction_optional_mean__weight_optional_present(int64_t n, const opgen_src *in, double *const *acc, const void *params)
+{
+    sum_wide__reduction_optional_mean__weight_optional_present(n, in, acc, 1, params);
+}
+
+/* the picked columns (wide[0] not nan) of a block whose results finish_col_chunked wrote to out already */
+static void finish_col_wide__reduction_optional_mean__weight_optional_present(int64_t n, const opgen_src *in, const double *const *wide, opgen_dst out,
+                                                                              const void *params)
+{
+    finish_wide__reduction_optional_mean__weight_optional_present(n, in, wide, 1, true, out, params);
+}
+
 /* ---- the kernel for reductionOptional=sum, weightOptional=absent ---- */
 typedef struct {
     int64_t ignore_index;
@@ -2163,6 +2443,74 @@ static void rows_chunked__reduction_optional_sum__weight_optional_absent(int64_t
     else
         opgen_rows_chunked(rows, len, 4, in, out, acc, 1, params,
                            finish_row_chunk__reduction_optional_sum__weight_optional_absent, rowsum_chunk__reduction_optional_sum__weight_optional_absent);
+}
+
+/* Rows (and columns) whose FLOAT sums leave FLOAT's range: a summand or a sum once rounded ±inf, where the result
+ * after the rest of the formula may be finite (RMSNorm's Σ dy·γ·x with dy near 3.4e38; opgen_loops.c, wide_row,
+ * wide_packed and wide_columns).  sum_wide adds the summands in double from double operands (acc[r][i * step]:
+ * step 0 a row's sum, 1 a column's), finish_wide computes the results in double from such sums and rounds each
+ * once (`picked`: only the columns whose sums[0] is not nan, over finish_col's results for the others).  One
+ * element at a time, over contiguous operands in their own dtypes (the runtime's opgen_src_get, opgen_dst_put):
+ * only such rows and columns take them. */
+static inline __attribute__((always_inline)) void sum_wide__reduction_optional_sum__weight_optional_absent(int64_t n, const opgen_src *in,
+                                                                                                            double *const *acc, int64_t step, const void *params)
+{
+    (void)params;
+    for (int64_t i = 0; i < n; ++i) {
+        const double target_i = opgen_src_get(in[2], i);
+        const double class_index_i = opgen_src_get(in[3], i);
+        acc[0][i * step] += ((class_index_i == target_i) ? 1 : 0);
+    }
+}
+
+static inline __attribute__((always_inline)) void finish_wide__reduction_optional_sum__weight_optional_absent(int64_t n, const opgen_src *in,
+                                                                                                            const double *const *sums, int64_t step, bool picked,
+                                                                                                            opgen_dst out, const void *params)
+{
+    const Params__reduction_optional_sum__weight_optional_absent *prm = params;
+    const int64_t ignore_index = prm->ignore_index;
+    const double c0 = prm->c0_f64;
+    const double c1 = prm->c1_f64;
+    const double c2 = prm->c2_f64;
+    for (int64_t i = 0; i < n; ++i) {
+        if (picked && !(sums[0][i * step] == sums[0][i * step]))
+            continue;
+        const double grad_loss_i = opgen_src_get(in[0], i);
+        const double log_prob_i = opgen_src_get(in[1], i);
+        const double target_i = opgen_src_get(in[2], i);
+        const double class_index_i = opgen_src_get(in[3], i);
+        const double r0 = sums[0][i * step];
+        opgen_dst_put(out, i, (float)(((ignore_index != target_i) ? grad_loss_i*(c0*(c1*exp(log_prob_i) - 1) + c2*r0*(-((class_index_i == target_i) ? 1 : 0) + exp(log_prob_i))) : 0)));
+    }
+}
+
+static void rowsum_wide__reduction_optional_sum__weight_optional_absent(int64_t n, const opgen_src *in, double *acc, const void *params)
+{
+    double *sums[1];
+    for (int r = 0; r < 1; ++r)
+        sums[r] = acc + r;
+    sum_wide__reduction_optional_sum__weight_optional_absent(n, in, sums, 0, params);
+}
+
+static void finish_row_wide__reduction_optional_sum__weight_optional_absent(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
+                                                                            const void *params)
+{
+    const double *sums[1];
+    for (int r = 0; r < 1; ++r)
+        sums[r] = acc + r;
+    finish_wide__reduction_optional_sum__weight_optional_absent(n, in, sums, 0, false, out, params);
+}
+
+static void colsum_wide__reduction_optional_sum__weight_optional_absent(int64_t n, const opgen_src *in, double *const *acc, const void *params)
+{
+    sum_wide__reduction_optional_sum__weight_optional_absent(n, in, acc, 1, params);
+}
+
+/* the picked columns (wide[0] not nan) of a block whose results finish_col_chunked wrote to out already */
+static void finish_col_wide__reduction_optional_sum__weight_optional_absent(int64_t n, const opgen_src *in, const double *const *wide, opgen_dst out,
+                                                                            const void *params)
+{
+    finish_wide__reduction_optional_sum__weight_optional_absent(n, in, wide, 1, true, out, params);
 }
 
 /* ---- the kernel for reductionOptional=sum, weightOptional=present ---- */
@@ -2600,6 +2948,77 @@ static void rows_chunked__reduction_optional_sum__weight_optional_present(int64_
                            finish_row_chunk__reduction_optional_sum__weight_optional_present, rowsum_chunk__reduction_optional_sum__weight_optional_present);
 }
 
+/* Rows (and columns) whose FLOAT sums leave FLOAT's range: a summand or a sum once rounded ±inf, where the result
+ * after the rest of the formula may be finite (RMSNorm's Σ dy·γ·x with dy near 3.4e38; opgen_loops.c, wide_row,
+ * wide_packed and wide_columns).  sum_wide adds the summands in double from double operands (acc[r][i * step]:
+ * step 0 a row's sum, 1 a column's), finish_wide computes the results in double from such sums and rounds each
+ * once (`picked`: only the columns whose sums[0] is not nan, over finish_col's results for the others).  One
+ * element at a time, over contiguous operands in their own dtypes (the runtime's opgen_src_get, opgen_dst_put):
+ * only such rows and columns take them. */
+static inline __attribute__((always_inline)) void sum_wide__reduction_optional_sum__weight_optional_present(int64_t n, const opgen_src *in,
+                                                                                                             double *const *acc, int64_t step, const void *params)
+{
+    (void)params;
+    for (int64_t i = 0; i < n; ++i) {
+        const double target_i = opgen_src_get(in[2], i);
+        const double weight_optional_i = opgen_src_get(in[3], i);
+        const double class_index_i = opgen_src_get(in[4], i);
+        acc[0][i * step] += weight_optional_i;
+        acc[1][i * step] += ((class_index_i == target_i) ? weight_optional_i : 0);
+    }
+}
+
+static inline __attribute__((always_inline)) void finish_wide__reduction_optional_sum__weight_optional_present(int64_t n, const opgen_src *in,
+                                                                                                             const double *const *sums, int64_t step, bool picked,
+                                                                                                             opgen_dst out, const void *params)
+{
+    const Params__reduction_optional_sum__weight_optional_present *prm = params;
+    const int64_t ignore_index = prm->ignore_index;
+    const double c0 = prm->c0_f64;
+    const double c1 = prm->c1_f64;
+    for (int64_t i = 0; i < n; ++i) {
+        if (picked && !(sums[0][i * step] == sums[0][i * step]))
+            continue;
+        const double grad_loss_i = opgen_src_get(in[0], i);
+        const double log_prob_i = opgen_src_get(in[1], i);
+        const double target_i = opgen_src_get(in[2], i);
+        const double weight_optional_i = opgen_src_get(in[3], i);
+        const double class_index_i = opgen_src_get(in[4], i);
+        const double r0 = sums[0][i * step];
+        const double r1 = sums[1][i * step];
+        opgen_dst_put(out, i, (float)(((ignore_index != target_i) ? grad_loss_i*(c0*(r0*exp(log_prob_i) - weight_optional_i) + c1*r1*(-((class_index_i == target_i) ? 1 : 0) + exp(log_prob_i))) : 0)));
+    }
+}
+
+static void rowsum_wide__reduction_optional_sum__weight_optional_present(int64_t n, const opgen_src *in, double *acc, const void *params)
+{
+    double *sums[2];
+    for (int r = 0; r < 2; ++r)
+        sums[r] = acc + r;
+    sum_wide__reduction_optional_sum__weight_optional_present(n, in, sums, 0, params);
+}
+
+static void finish_row_wide__reduction_optional_sum__weight_optional_present(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
+                                                                             const void *params)
+{
+    const double *sums[2];
+    for (int r = 0; r < 2; ++r)
+        sums[r] = acc + r;
+    finish_wide__reduction_optional_sum__weight_optional_present(n, in, sums, 0, false, out, params);
+}
+
+static void colsum_wide__reduction_optional_sum__weight_optional_present(int64_t n, const opgen_src *in, double *const *acc, const void *params)
+{
+    sum_wide__reduction_optional_sum__weight_optional_present(n, in, acc, 1, params);
+}
+
+/* the picked columns (wide[0] not nan) of a block whose results finish_col_chunked wrote to out already */
+static void finish_col_wide__reduction_optional_sum__weight_optional_present(int64_t n, const opgen_src *in, const double *const *wide, opgen_dst out,
+                                                                             const void *params)
+{
+    finish_wide__reduction_optional_sum__weight_optional_present(n, in, wide, 1, true, out, params);
+}
+
 /* ---- phase 1 ---- */
 aclnnStatus aclnnCrossEntropyLossGradGetWorkspaceSize(
     const aclTensor  *gradLoss,
@@ -2688,6 +3107,10 @@ aclnnStatus aclnnCrossEntropyLossGradGetWorkspaceSize(
         call.finish_col64_chunked = finish_col_chunked__reduction_optional_none__weight_optional_absent;
         call.rows = rows__reduction_optional_none__weight_optional_absent;
         call.rows_chunked = rows_chunked__reduction_optional_none__weight_optional_absent;
+        call.rowsum_wide = rowsum_wide__reduction_optional_none__weight_optional_absent;
+        call.finish_row_wide = finish_row_wide__reduction_optional_none__weight_optional_absent;
+        call.colsum_wide = colsum_wide__reduction_optional_none__weight_optional_absent;
+        call.finish_col_wide = finish_col_wide__reduction_optional_none__weight_optional_absent;
         return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
     }
     if (strcmp(reductionOptional, "none") == 0 && weightOptional != NULL) {
@@ -2730,6 +3153,10 @@ aclnnStatus aclnnCrossEntropyLossGradGetWorkspaceSize(
         call.finish_col64_chunked = finish_col_chunked__reduction_optional_none__weight_optional_present;
         call.rows = rows__reduction_optional_none__weight_optional_present;
         call.rows_chunked = rows_chunked__reduction_optional_none__weight_optional_present;
+        call.rowsum_wide = rowsum_wide__reduction_optional_none__weight_optional_present;
+        call.finish_row_wide = finish_row_wide__reduction_optional_none__weight_optional_present;
+        call.colsum_wide = colsum_wide__reduction_optional_none__weight_optional_present;
+        call.finish_col_wide = finish_col_wide__reduction_optional_none__weight_optional_present;
         return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
     }
     if (strcmp(reductionOptional, "mean") == 0 && weightOptional == NULL) {
@@ -2773,6 +3200,10 @@ aclnnStatus aclnnCrossEntropyLossGradGetWorkspaceSize(
         call.finish_col64_chunked = finish_col_chunked__reduction_optional_mean__weight_optional_absent;
         call.rows = rows__reduction_optional_mean__weight_optional_absent;
         call.rows_chunked = rows_chunked__reduction_optional_mean__weight_optional_absent;
+        call.rowsum_wide = rowsum_wide__reduction_optional_mean__weight_optional_absent;
+        call.finish_row_wide = finish_row_wide__reduction_optional_mean__weight_optional_absent;
+        call.colsum_wide = colsum_wide__reduction_optional_mean__weight_optional_absent;
+        call.finish_col_wide = finish_col_wide__reduction_optional_mean__weight_optional_absent;
         return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
     }
     if (strcmp(reductionOptional, "mean") == 0 && weightOptional != NULL) {
@@ -2818,6 +3249,10 @@ aclnnStatus aclnnCrossEntropyLossGradGetWorkspaceSize(
         call.finish_col64_chunked = finish_col_chunked__reduction_optional_mean__weight_optional_present;
         call.rows = rows__reduction_optional_mean__weight_optional_present;
         call.rows_chunked = rows_chunked__reduction_optional_mean__weight_optional_present;
+        call.rowsum_wide = rowsum_wide__reduction_optional_mean__weight_optional_present;
+        call.finish_row_wide = finish_row_wide__reduction_optional_mean__weight_optional_present;
+        call.colsum_wide = colsum_wide__reduction_optional_mean__weight_optional_present;
+        call.finish_col_wide = finish_col_wide__reduction_optional_mean__weight_optional_present;
         return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
     }
     if (strcmp(reductionOptional, "sum") == 0 && weightOptional == NULL) {
@@ -2858,6 +3293,10 @@ aclnnStatus aclnnCrossEntropyLossGradGetWorkspaceSize(
         call.finish_col64_chunked = finish_col_chunked__reduction_optional_sum__weight_optional_absent;
         call.rows = rows__reduction_optional_sum__weight_optional_absent;
         call.rows_chunked = rows_chunked__reduction_optional_sum__weight_optional_absent;
+        call.rowsum_wide = rowsum_wide__reduction_optional_sum__weight_optional_absent;
+        call.finish_row_wide = finish_row_wide__reduction_optional_sum__weight_optional_absent;
+        call.colsum_wide = colsum_wide__reduction_optional_sum__weight_optional_absent;
+        call.finish_col_wide = finish_col_wide__reduction_optional_sum__weight_optional_absent;
         return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
     }
     if (strcmp(reductionOptional, "sum") == 0 && weightOptional != NULL) {
@@ -2900,6 +3339,10 @@ aclnnStatus aclnnCrossEntropyLossGradGetWorkspaceSize(
         call.finish_col64_chunked = finish_col_chunked__reduction_optional_sum__weight_optional_present;
         call.rows = rows__reduction_optional_sum__weight_optional_present;
         call.rows_chunked = rows_chunked__reduction_optional_sum__weight_optional_present;
+        call.rowsum_wide = rowsum_wide__reduction_optional_sum__weight_optional_present;
+        call.finish_row_wide = finish_row_wide__reduction_optional_sum__weight_optional_present;
+        call.colsum_wide = colsum_wide__reduction_optional_sum__weight_optional_present;
+        call.finish_col_wide = finish_col_wide__reduction_optional_sum__weight_optional_present;
         return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
     }
     return opgen_fail(ACLNN_ERR_INNER, NULL, "%s: no kernel variant for these arguments", OP);

@@ -61,6 +61,10 @@ static const opgen_soc_dtypes DTYPES_out_socs[] = {
 };
 static const opgen_dtype_table DTYPES_out = {5, DTYPES_out_socs};
 
+/* helpers of the DOUBLE kernels (opgen_wide.c runs them) and of the sums computed in double */
+static inline double opgen_maximum_f64(double a, double b) { return (a > b || a != a) ? a : b; }
+static inline double opgen_minimum_f64(double a, double b) { return (a < b || a != a) ? a : b; }
+
 /* ---- the kernel ---- */
 typedef struct {
     char none;   /* the kernel reads no constant */
@@ -460,6 +464,68 @@ static void rows_chunked(int64_t rows, int64_t len, const opgen_src *in, double 
                            finish_row_chunk, rowsum_chunk);
 }
 
+/* Rows (and columns) whose FLOAT sums leave FLOAT's range: a summand or a sum once rounded ±inf, where the result
+ * after the rest of the formula may be finite (RMSNorm's Σ dy·γ·x with dy near 3.4e38; opgen_loops.c, wide_row,
+ * wide_packed and wide_columns).  sum_wide adds the summands in double from double operands (acc[r][i * step]:
+ * step 0 a row's sum, 1 a column's), finish_wide computes the results in double from such sums and rounds each
+ * once (`picked`: only the columns whose sums[0] is not nan, over finish_col's results for the others).  One
+ * element at a time, over contiguous operands in their own dtypes (the runtime's opgen_src_get, opgen_dst_put):
+ * only such rows and columns take them. */
+static inline __attribute__((always_inline)) void sum_wide(int64_t n, const opgen_src *in,
+                                                            double *const *acc, int64_t step, const void *params)
+{
+    (void)params;
+    for (int64_t i = 0; i < n; ++i) {
+        const double grad_output_i = opgen_src_get(in[0], i);
+        const double output_i = opgen_src_get(in[1], i);
+        acc[0][i * step] += grad_output_i*output_i;
+    }
+}
+
+static inline __attribute__((always_inline)) void finish_wide(int64_t n, const opgen_src *in,
+                                                            const double *const *sums, int64_t step, bool picked,
+                                                            opgen_dst out, const void *params)
+{
+    (void)params;
+    for (int64_t i = 0; i < n; ++i) {
+        if (picked && !(sums[0][i * step] == sums[0][i * step]))
+            continue;
+        const double grad_output_i = opgen_src_get(in[0], i);
+        const double output_i = opgen_src_get(in[1], i);
+        const double r0 = sums[0][i * step];
+        opgen_dst_put(out, i, (float)(grad_output_i*output_i - output_i*r0));
+    }
+}
+
+static void rowsum_wide(int64_t n, const opgen_src *in, double *acc, const void *params)
+{
+    double *sums[1];
+    for (int r = 0; r < 1; ++r)
+        sums[r] = acc + r;
+    sum_wide(n, in, sums, 0, params);
+}
+
+static void finish_row_wide(int64_t n, const opgen_src *in, const double *acc, opgen_dst out,
+                            const void *params)
+{
+    const double *sums[1];
+    for (int r = 0; r < 1; ++r)
+        sums[r] = acc + r;
+    finish_wide(n, in, sums, 0, false, out, params);
+}
+
+static void colsum_wide(int64_t n, const opgen_src *in, double *const *acc, const void *params)
+{
+    sum_wide(n, in, acc, 1, params);
+}
+
+/* the picked columns (wide[0] not nan) of a block whose results finish_col_chunked wrote to out already */
+static void finish_col_wide(int64_t n, const opgen_src *in, const double *const *wide, opgen_dst out,
+                            const void *params)
+{
+    finish_wide(n, in, wide, 1, true, out, params);
+}
+
 /* ---- the kernel: FLOAT16 rows whose finish reads the summand of sum 0, grad_output*output ---- */
 /* The skewed FLOAT16 rows (finish_rowsum_f16) convert each element twice and compute that summand twice: in the
  * next row's sum, then a row later in this row's finish.  Here the sum also keeps each element's FLOAT summand
@@ -692,6 +758,10 @@ aclnnStatus aclnnSoftmaxBackwardGetWorkspaceSize(
     call.finish_col_chunked = finish_col_chunked;
     call.rows = rows;
     call.rows_chunked = rows_chunked;
+    call.rowsum_wide = rowsum_wide;
+    call.finish_row_wide = finish_row_wide;
+    call.colsum_wide = colsum_wide;
+    call.finish_col_wide = finish_col_wide;
     call.finish_rowsum_stash = finish_rowsum_stash;
     call.rows_chunked = rows_stash_chunked;
     return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);

@@ -258,6 +258,12 @@ typedef struct {
     opgen_finish_rowsum_fn finish_rowsum;             /* finish_row skewed with the next row's rowsum */
     opgen_finish_rowsum_chunked_fn finish_rowsum_chunked;   /* finish_rowsum, chunked */
     opgen_finish_rowsum_stash_fn finish_rowsum_stash;       /* finish_rowsum_chunked, the summands kept (optional) */
+    /* rows and columns whose FLOAT sums leave FLOAT (opgen_loops.c: wide_row, wide_columns): the sums again in
+     * double from double summands, the results in double from them */
+    opgen_rowsum_chunked_fn rowsum_wide;
+    opgen_finish_row_chunked_fn finish_row_wide;
+    opgen_colsum_chunked_fn colsum_wide;
+    opgen_finish_col64_chunked_fn finish_col_wide;    /* (over finish_col(64)_chunked's results in out) */
     int threads;                       /* threads phase 2 may use (OPGEN_NUM_THREADS, read in phase 1) */
     int64_t l2_bytes;                  /* a core's L2 cache (0: unknown), read in phase 1 */
     bool sum_to;                       /* the kernel runs on bdims and its result is summed to out's shape */
@@ -273,6 +279,10 @@ typedef struct {
     size_t grid_at;                    /* where in params the sums go: a double[ngrid] the kernels read */
 } opgen_call;
 
+/* Element i of a chunked operand as FLOAT; v stored as element i of d, rounded to its dtype (opgen_loops.c: the
+ * entries of rows whose sums leave FLOAT) */
+float opgen_src_get(opgen_src s, int64_t i);
+void opgen_dst_put(opgen_dst d, int64_t i, float v);
 void opgen_call_input(opgen_call *c, const aclTensor *t);
 void opgen_call_output(opgen_call *c, const aclTensor *t);
 /* The broadcast shape of the n tensors (null ones left out; they broadcast: a check said so) into bdims. */

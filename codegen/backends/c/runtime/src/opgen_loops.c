@@ -24,6 +24,7 @@
  * Workspace: the staging buffers when some tensor needs them, the accumulators of side-by-side rows, and the
  * whole result when the output overlaps an input.  opgen_workspace_bytes and opgen_run_call lay it out the
  * same way (plan()). */
+#include <math.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
@@ -1069,34 +1070,124 @@ static bool converts(const layout *L, const int64_t *axis_stride)
     return false;
 }
 
-/* acc += the sums of one whole row through the chunked entries, OPGEN_BLOCK elements at a time (operands that
- * are not as they are go through the staging buffers). */
-static void row_sums_chunked(const layout *L, const opgen_call *c, const int64_t *off, float *staging,
-                             double *acc, const void *params)
+/* acc += the sums of one whole row through the chunked entry `sum` (the op's rowsum_chunked, or rowsum_wide),
+ * OPGEN_BLOCK elements at a time (operands that are not as they are go through the staging buffers). */
+static void row_sums_through(const layout *L, const opgen_call *c, const int64_t *off, float *staging,
+                             double *acc, const void *params, opgen_rowsum_chunked_fn sum)
 {
     opgen_src src[OPGEN_MAX_INPUTS];
     opgen_dst dst;
     for (int64_t j = 0; j < L->dlen; j += OPGEN_BLOCK) {
         const int64_t n = L->dlen - j < OPGEN_BLOCK ? L->dlen - j : OPGEN_BLOCK;
         chunk_operands(L, c->nin, off, j, L->dstride, n, staging, src, &dst);
-        c->rowsum_chunked(n, src, acc, params);
+        sum(n, src, acc, params);
     }
 }
 
-/* One whole row (acc zeroed) through the chunked entries, OPGEN_BLOCK elements at a time as in run_rows (not
- * the op's rows_chunked, which takes a group of short rows packed in one block). */
-static void whole_row_chunked(const layout *L, const opgen_call *c, const int64_t *off, float *staging,
-                              double *acc, const void *params)
+static void row_sums_chunked(const layout *L, const opgen_call *c, const int64_t *off, float *staging,
+                             double *acc, const void *params)
+{
+    row_sums_through(L, c, off, staging, acc, params, c->rowsum_chunked);
+}
+
+/* The results of one whole row from its sums acc through the chunked entry `finish` (the op's finish_row_chunked, or
+ * finish_row_wide), OPGEN_BLOCK elements at a time as in run_rows (not the op's rows_chunked, which takes a group
+ * of short rows packed in one block). */
+static void finish_row_blocks_chunked(const layout *L, const opgen_call *c, const int64_t *off, float *staging,
+                                      const double *acc, const void *params, opgen_finish_row_chunked_fn finish)
 {
     opgen_src src[OPGEN_MAX_INPUTS];
     opgen_dst dst;
-    row_sums_chunked(L, c, off, staging, acc, params);
     for (int64_t j = 0; j < L->dlen; j += OPGEN_BLOCK) {
         const int64_t n = L->dlen - j < OPGEN_BLOCK ? L->dlen - j : OPGEN_BLOCK;
         chunk_operands(L, c->nin, off, j, L->dstride, n, staging, src, &dst);
         lines_target(L, &dst, n);
-        c->finish_row_chunked(n, src, acc, dst, params);
+        finish(n, src, acc, dst, params);
         chunk_flush(L, off, j, L->dstride, n, staging);
+    }
+}
+
+/* ---- rows whose sums leave FLOAT ----------------------------------------------------------------------------------
+ * A row sum is summed in double from FLOAT summands (rowsum) and finish_row reads it rounded to FLOAT: where a
+ * summand overflows FLOAT, or the sum does once rounded, the row's results are ±inf, nan or 0 where the
+ * mathematics may be finite (RMSNorm's backward: Σ dy·γ·x with dy near 3.4e38, or Σx² with x near 1e30).  Such a
+ * row is computed again by the op's rowsum_wide and finish_row_wide: the sums in double from double summands, the
+ * results in double from them, each rounded once.  Every walk tests each row's sums once (sums_leave_float, a
+ * compare per sum); rows whose sums stay within FLOAT take the FLOAT kernels as before, bit for bit. */
+/* Element i of a chunked operand, and a FLOAT result stored as element i of dst rounded to its dtype: one element
+ * at a time, for the op's entries of rows and columns whose sums leave FLOAT (kernel_rows.c.jinja: sum_wide,
+ * finish_wide), which take no chunk loop.  Here, out of the op's file: through opgen_chunked, and even with the
+ * scalar conversions inlined there, they changed how GCC 12 inlined the op's hot chunk loops (softmax in the
+ * cache: along dim 0 BFLOAT16 0.91x and FLOAT16 1.08x as fast, rows of 32768 BFLOAT16 0.87x). */
+float opgen_src_get(opgen_src s, int64_t i)
+{
+    uint16_t h;
+    if (s.dtype == ACL_FLOAT)
+        return ((const float *)s.data)[i];
+    memcpy(&h, (const char *)s.data + 2 * i, 2);
+    return s.dtype == ACL_FLOAT16 ? opgen_f16_to_f32(h) : opgen_bf16_to_f32(h);
+}
+
+void opgen_dst_put(opgen_dst d, int64_t i, float v)
+{
+    if (d.dtype == ACL_FLOAT) {
+        ((float *)d.data)[i] = v;
+        return;
+    }
+    const uint16_t h = d.dtype == ACL_FLOAT16 ? opgen_f32_to_f16(v) : opgen_f32_to_bf16(v);
+    memcpy((char *)d.data + 2 * i, &h, 2);
+}
+
+#define OPGEN_ROUNDS_FINITE 0x1.ffffffp+127   /* a double rounds to a finite FLOAT iff its magnitude is below this */
+
+static inline bool sums_leave_float(int nred, const double *acc)
+{
+    int out = 0;
+    for (int r = 0; r < nred; ++r)
+        out |= !(fabs(acc[r]) < OPGEN_ROUNDS_FINITE);   /* (nan too) */
+    return out != 0;
+}
+
+static bool sums_finite(int nred, const double *acc)
+{
+    for (int r = 0; r < nred; ++r)
+        if (!isfinite(acc[r]))
+            return false;
+    return true;
+}
+
+/* One whole row (from off) again in double: its sums from double summands, then, where every one is finite, its
+ * results written where finish_row's go.  Returns whether it wrote them: a row whose double sums are not finite
+ * either (an inf or nan operand) keeps the FLOAT kernels' results, which the caller then computes. */
+static __attribute__((noinline)) bool wide_row(const layout *L, const opgen_call *c, const int64_t *off, float *staging,
+                                                const void *params)
+{
+    double acc[OPGEN_MAX_REDUCTIONS] = {0};
+    row_sums_through(L, c, off, staging, acc, params, c->rowsum_wide);
+    if (!sums_finite(c->nred, acc))
+        return false;
+    finish_row_blocks_chunked(L, c, off, staging, acc, params, c->finish_row_wide);
+    return true;
+}
+
+/* The rows of a packed group (g rows of len elements one after another in src and dst, their sums at acc + r*nred)
+ * whose sums leave FLOAT, again in double (wide_row), written over the FLOAT kernels' results before the block is
+ * flushed.  The caller tests the group's sums first, all at once (sums_leave_float over g*nred: one vectorized
+ * loop; tested row by row, softmax FLOAT rows of 64 ran 0.87x as fast in the cache). */
+static __attribute__((noinline)) void wide_packed(const opgen_call *c, int64_t g, int64_t len, const opgen_src *src,
+                                                  opgen_dst dst, const double *acc, const void *params)
+{
+    for (int64_t r = 0; r < g; ++r) {
+        if (!sums_leave_float(c->nred, acc + r * c->nred))
+            continue;
+        opgen_src row[OPGEN_MAX_INPUTS];
+        for (int k = 0; k < c->nin; ++k)
+            row[k] = (opgen_src){(const char *)src[k].data + r * len * opgen_chunk_esize(src[k].dtype), src[k].dtype};
+        const opgen_dst out = {(char *)dst.data + r * len * opgen_chunk_esize(dst.dtype), dst.dtype, dst.stream};
+        double wide[OPGEN_MAX_REDUCTIONS] = {0};
+        c->rowsum_wide(len, row, wide, params);
+        if (sums_finite(c->nred, wide))
+            c->finish_row_wide(len, row, wide, out, params);
     }
 }
 
@@ -1182,8 +1273,22 @@ static void run_rows_skewed(const share *s, const layout *L)
         row_sums_chunked(L, c, off[0], s->staging, acc[0], s->params);
     else
         row_sums(L, c, off[0], s->staging, acc[0], s->params);
+    bool kept = false;   /* stash[cur] holds this row's summands (not the first row's, nor after a wide row) */
     for (int64_t r = s->begin; r < s->end; ++r) {
         const int cur = (int)((r - s->begin) & 1), nxt = cur ^ 1;
+        if (sums_leave_float(c->nred, acc[cur]) && wide_row(L, c, off[cur], s->staging, s->params)) {
+            if (r + 1 < s->end) {   /* (the next row's sums, which the skewed finish would have taken) */
+                if (halves)
+                    row_sums_chunked(L, c, off[nxt], s->staging, acc[nxt], s->params);
+                else
+                    row_sums(L, c, off[nxt], s->staging, acc[nxt], s->params);
+            }
+            kept = false;
+            memset(acc[cur], 0, sizeof acc[cur]);
+            next_index(L, idx[cur], off[cur], L->ndim - 1);
+            next_index(L, idx[cur], off[cur], L->ndim - 1);
+            continue;
+        }
         for (int64_t j = 0; j < L->dlen; j += OPGEN_BLOCK) {
             const int64_t n = L->dlen - j < OPGEN_BLOCK ? L->dlen - j : OPGEN_BLOCK;
             if (halves) {   /* (every operand as it is: nothing staged; the line writer, if any, to hand on to) */
@@ -1193,7 +1298,7 @@ static void run_rows_skewed(const share *s, const layout *L)
                     chunk_operands(L, c->nin, off[nxt], j, L->dstride, n, s->staging, next_src, NULL);
                     if (stashed)
                         c->finish_rowsum_stash(n, src, acc[cur], res_dst, next_src, acc[nxt],
-                                               r > s->begin ? stash[cur] + j : NULL, stash[nxt] + j, s->params);
+                                               kept ? stash[cur] + j : NULL, stash[nxt] + j, s->params);
                     else
                         c->finish_rowsum_chunked(n, src, acc[cur], res_dst, next_src, acc[nxt], s->params);
                 } else {
@@ -1213,6 +1318,7 @@ static void run_rows_skewed(const share *s, const layout *L)
             }
             out_flush(L, res, dst, L->dstride, n);
         }
+        kept = stashed;
         memset(acc[cur], 0, sizeof acc[cur]);   /* for row r + 2 */
         next_index(L, idx[cur], off[cur], L->ndim - 1);
         next_index(L, idx[cur], off[cur], L->ndim - 1);
@@ -1258,21 +1364,34 @@ static void run_rows(const share *s, opgen_lines *lines)
                 chunk_operands(&L, c->nin, off, 0, one, n, s->staging, src, &dst);
                 lines_target(&L, &dst, n);
                 c->rows_chunked(g, L.dlen, src, acc, dst, s->params);
+                if (sums_leave_float((int)(g * c->nred), acc))
+                    wide_packed(c, g, L.dlen, src, dst, acc, s->params);
                 chunk_flush(&L, off, 0, one, n, s->staging);
             } else {
                 stage_inputs(&L, c->nin, off, 0, one, n, s->staging, in);
                 char *dst;
                 float *res = out_target(&L, off, 0, one, n, s->staging, &dst);
                 c->rows(g, L.dlen, in, acc, res, s->params);
+                if (sums_leave_float((int)(g * c->nred), acc)) {
+                    opgen_src src[OPGEN_MAX_INPUTS];
+                    for (int k = 0; k < c->nin; ++k)
+                        src[k] = (opgen_src){in[k], ACL_FLOAT};
+                    wide_packed(c, g, L.dlen, src, (opgen_dst){res, ACL_FLOAT, false}, acc, s->params);
+                }
                 out_flush(&L, res, dst, one, n);
             }
         } else {
             for (int i = 0; i < c->nred; ++i)
                 acc[i] = 0.0;
-            if (halves) {
-                whole_row_chunked(&L, c, off, s->staging, acc, s->params);
-            } else {
+            if (halves)
+                row_sums_chunked(&L, c, off, s->staging, acc, s->params);
+            else
                 row_sums(&L, c, off, s->staging, acc, s->params);
+            if (sums_leave_float(c->nred, acc) && wide_row(&L, c, off, s->staging, s->params)) {
+                /* (written in double) */
+            } else if (halves) {
+                finish_row_blocks_chunked(&L, c, off, s->staging, acc, s->params, c->finish_row_chunked);
+            } else {
                 for (int64_t j = 0; j < L.dlen; j += OPGEN_BLOCK) {
                     const int64_t n = L.dlen - j < OPGEN_BLOCK ? L.dlen - j : OPGEN_BLOCK;
                     stage_inputs(&L, c->nin, off, j, L.dstride, n, s->staging, in);
@@ -1315,16 +1434,77 @@ static int64_t step_pack(const layout *L, int64_t tile)
 
 /* The finished sums of n columns rounded to FLOAT, once per tile: finish_col takes each column's sum as FLOAT (as
  * finish_row does), and converting it there cost a conversion per element of every row and read double sums.
- * Not for finish_col64 (an op whose finish reads its sums in double): it reads the double sums as they are. */
-static void round_sums(const opgen_call *c, double *const *acc, float *const *sums, int64_t n)
+ * Not for finish_col64 (an op whose finish reads its sums in double): it reads the double sums as they are.
+ * Returns whether a column's sum leaves FLOAT's range (wide_columns; a loop of its own over the double sums: the
+ * conversion loop stays as it was). */
+static bool round_sums(const opgen_call *c, double *const *acc, float *const *sums, int64_t n)
 {
-    if (c->finish_col64)
-        return;
+    int leaves = 0;
     for (int r = 0; r < c->nred; ++r) {
         const double *restrict a = acc[r];
         float *restrict f = sums[r];
+        if (!c->finish_col64)
+            for (int64_t i = 0; i < n; ++i)
+                f[i] = (float)a[i];
         for (int64_t i = 0; i < n; ++i)
-            f[i] = (float)a[i];
+            leaves |= !(fabs(a[i]) < OPGEN_ROUNDS_FINITE);
+    }
+    return leaves != 0;
+}
+
+/* The columns of a tile (n from j along the inner dimension) when one's sums leave FLOAT's range (round_sums found
+ * it): the tile's results, a block of columns at a time, from finish_col and then, for such a column whose sums
+ * again in double from double summands are finite, from finish_col_wide's double ones (the op's colsum_wide: a
+ * second walk along dim for that block).  Where every column's sums stay
+ * within FLOAT the caller finishes the tile as before, bit for bit. */
+static __attribute__((noinline)) void wide_columns(const share *s, const layout *L, const int64_t *off, int64_t j,
+                                                   int64_t n, const int64_t *axis, double *const *acc,
+                                                   float *const *sums)
+{
+    const opgen_call *c = s->c;
+    double wide[OPGEN_MAX_REDUCTIONS][OPGEN_BLOCK];
+    double *w[OPGEN_MAX_REDUCTIONS];
+    const float *done[OPGEN_MAX_REDUCTIONS];
+    const double *done64[OPGEN_MAX_REDUCTIONS];
+    int64_t at[MAXOPS];
+    opgen_src src[OPGEN_MAX_INPUTS];
+    opgen_dst dst;
+    for (int64_t b = 0; b < n; b += OPGEN_BLOCK) {
+        const int64_t nb = n - b < OPGEN_BLOCK ? n - b : OPGEN_BLOCK;
+        for (int r = 0; r < c->nred; ++r) {
+            w[r] = wide[r];
+            memset(wide[r], 0, sizeof(double) * (size_t)nb);
+            done[r] = sums[r] + b;
+            done64[r] = acc[r] + b;
+        }
+        for (int64_t d = 0; d < L->dlen; ++d) {
+            for (int k = 0; k < L->nops; ++k)
+                at[k] = off[k] + d * L->dstride[k];
+            chunk_operands(L, c->nin, at, j + b, axis, nb, s->staging, src, NULL);
+            c->colsum_wide(nb, src, w, s->params);
+        }
+        for (int64_t i = 0; i < nb; ++i) {   /* nan in wide[0]: the column keeps finish_col's results */
+            bool left = false, finite = true;
+            for (int r = 0; r < c->nred; ++r) {
+                left |= !(fabs(acc[r][b + i]) < OPGEN_ROUNDS_FINITE);
+                finite &= isfinite(wide[r][i]);
+            }
+            if (!(left && finite))
+                wide[0][i] = NAN;
+        }
+        for (int64_t d = 0; d < L->dlen; ++d) {
+            for (int k = 0; k < L->nops; ++k)
+                at[k] = off[k] + d * L->dstride[k];
+            chunk_operands(L, c->nin, at, j + b, axis, nb, s->staging, src, &dst);
+            lines_target(L, &dst, nb);
+            dst.stream = false;   /* (finish_col_wide stores over some of the results, plainly) */
+            if (c->finish_col64)
+                c->finish_col64_chunked(nb, src, done64, dst, s->params);
+            else
+                c->finish_col_chunked(nb, src, done, dst, s->params);
+            c->finish_col_wide(nb, src, (const double *const *)w, dst, s->params);
+            chunk_flush(L, at, j + b, axis, nb, s->staging);
+        }
     }
 }
 
@@ -1362,7 +1542,10 @@ static void run_packed(const share *s, const layout *L, const int64_t *off, int6
             for (int64_t j = 0; j < len; ++j)
                 a[j] += a[m * len + j];
     }
-    round_sums(c, acc, sums, len);
+    if (round_sums(c, acc, sums, len)) {
+        wide_columns(s, L, off, 0, len, axis, acc, sums);
+        return;
+    }
     for (int i = 0; i < c->nred; ++i)
         for (int64_t m = 1; m < pack; ++m) {
             if (c->finish_col64)
@@ -1468,8 +1651,10 @@ static void run_columns(const share *s, opgen_lines *lines)
             }
             d += two ? 2 : 1;
         }
-        round_sums(c, acc, sums, n);
-        for (int64_t d = 0; d < L.dlen; ++d) {
+        const bool widened = round_sums(c, acc, sums, n);
+        if (widened)
+            wide_columns(s, &L, off, j, n, axis, acc, sums);
+        for (int64_t d = 0; !widened && d < L.dlen; ++d) {
             for (int k = 0; k < L.nops; ++k)
                 at[k] = off[k] + d * L.dstride[k];
             for (int64_t b = 0; b < n; b += OPGEN_BLOCK) {
