@@ -222,8 +222,11 @@ class DoubleFloat:
     # ---- expressions ------------------------------------------------------------------------------------------
     def pair(self, e):
         lw = self.lw
-        if not self.depth and (e in lw.lo or isinstance(e, sympy.Symbol)):   # a scalar, row sum or tensor read
-            self.leaves.setdefault(e, lw.is_scalar(e) or e in lw.lo)
+        if not self.depth and isinstance(e, (sympy.Mul, sympy.Pow)):   # its factors that are a scalar, a row sum
+            for f in sympy.Mul.make_args(e):                            # or a tensor read (not the addends: TwoSum
+                f = f.base if isinstance(f, sympy.Pow) else f           # is exact on subnormals)
+                if f in lw.lo or isinstance(f, sympy.Symbol):
+                    self.leaves.setdefault(f, lw.is_scalar(f) or f in lw.lo)
         if e not in self.memo:
             self.memo[e] = self._pair(e)
         return self.memo[e]

@@ -25,7 +25,7 @@ inline uint64_t Gcd(uint64_t a, uint64_t b)
     return a;
 }
 
-// the only variant: 2 input tile(s), 24 float temporaries, 4 mask(s), 1 row sum(s)
+// the only variant: 2 input tile(s), 24 float temporaries, 3 mask(s), 1 row sum(s)
 inline bool ComputeTilingDefault(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, LogSoftmaxBackwardTilingData& tiling)
 {
@@ -37,7 +37,7 @@ inline bool ComputeTilingDefault(uint64_t totalLength, uint64_t rowLength, uint6
     const uint64_t floatSlots = (castSlots + 24);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
-    const uint64_t bytesPer256 = ((((((4 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 512) + 16);
+    const uint64_t bytesPer256 = ((((((4 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 384) + 16);
     // row sums' 32-byte results and the work buffer's rounding
     const uint64_t fixedBytes = 96;
     // the longest tile that fits the UB
@@ -64,7 +64,7 @@ inline bool ComputeTilingDefault(uint64_t totalLength, uint64_t rowLength, uint6
     const uint64_t tilesPerRow = (((rowLength + tileLength) - 1) / tileLength);
     tiling.tilesPerRow = static_cast<uint32_t>(tilesPerRow);
     // UB bytes the kernel's buffers take (TPipe::InitBuffer total)
-    const uint64_t ubBytes = ((((tileLength * (((4 * inBytes) + (2 * outBytes)) + (4 * floatSlots))) + (4 * (tileLength / 2))) + (1 * ((((((tileLength / 64) * 4) + 32) - 1) / 32) * 32))) + 32);
+    const uint64_t ubBytes = ((((tileLength * (((4 * inBytes) + (2 * outBytes)) + (4 * floatSlots))) + (3 * (tileLength / 2))) + (1 * ((((((tileLength / 64) * 4) + 32) - 1) / 32) * 32))) + 32);
     tiling.ubBytes = static_cast<uint32_t>(ubBytes);
     // GM bytes read and written per element (long rows read their inputs twice)
     const uint64_t bytesPerElement = (((2 * inBytes) * (1 + uint64_t(1 < tilesPerRow))) + outBytes);

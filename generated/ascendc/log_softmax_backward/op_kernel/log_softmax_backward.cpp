@@ -2807,7 +2807,7 @@ public:
         pipe_.InitBuffer(outputQueue_, BUFFER_NUM, tileLength * sizeof(TIn));
         pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength * sizeof(TOut));
         pipe_.InitBuffer(floatBuf_, floatSlots * tileLength * sizeof(float));
-        pipe_.InitBuffer(maskBuf_, 4 * (tileLength / 2));  // 4 mask(s): 32 bytes per 256-byte repeat
+        pipe_.InitBuffer(maskBuf_, 3 * (tileLength / 2));  // 3 mask(s): 32 bytes per 256-byte repeat
         pipe_.InitBuffer(workBuf_, (tileLength / REPEAT_ELEMS * sizeof(float) + 31) / 32 * 32);  // ReduceSum partials
         pipe_.InitBuffer(sumBuf_, 1 * 32);  // one 32-byte result per row sum
     }
@@ -2892,7 +2892,6 @@ private:
         LocalTensor<uint8_t> m0 = maskBuf_.Get<uint8_t>()[0 * (tileLength_ / 2)];
         LocalTensor<uint8_t> m1 = maskBuf_.Get<uint8_t>()[1 * (tileLength_ / 2)];
         LocalTensor<uint8_t> m2 = maskBuf_.Get<uint8_t>()[2 * (tileLength_ / 2)];
-        LocalTensor<uint8_t> m3 = maskBuf_.Get<uint8_t>()[3 * (tileLength_ / 2)];
         LocalTensor<float> work = workBuf_.Get<float>();
         LocalTensor<float> sum0 = sumBuf_.Get<float>()[0];
         float sums[NUM_SUMS] = {};
@@ -2923,28 +2922,20 @@ private:
         Duplicate(f1, 0.0F, calc);
         Duplicate(f2, 1.0F, calc);
         SelectByRepeat(f4, m2, f1, f2, calc);
-        Abs(f1, gradOutput, calc);
-        Duplicate(f2, 9.094947017729282e-13F, calc);
-        CompareByRepeat(m0, f1, f2, CMPMODE::GE, calc);
-        Duplicate(f2, 0.0F, calc);
-        CompareByRepeat(m1, f1, f2, CMPMODE::EQ, calc);
-        Or(m3.ReinterpretCast<uint16_t>(), m0.ReinterpretCast<uint16_t>(), m1.ReinterpretCast<uint16_t>(), calc / 4);
-        Duplicate(f1, 1.0F, calc);
-        SelectByRepeat(f2, m3, f4, f1, calc);
         Duplicate(f1, (((sums[0] != 0.0F && sums[0] < 9.094947017729282e-13F && sums[0] > -9.094947017729282e-13F)) ? 1.0F : 0.0F), calc);
-        Max(f4, f2, f1, calc);
+        Max(f2, f4, f1, calc);
         Duplicate(f1, 0.0F, calc);
-        ReduceSum(f2, f4, f1, len);
+        ReduceSum(f4, f2, f1, len);
         PipeBarrier<PIPE_ALL>();
-        if (f2.GetValue(0) > 0.0F) {
-            ScaledSum1(f1, gradOutput, 4.611686018427388e+18F, 1.0F, 0.0F, 9.094947017729282e-13F, -1000.0F, sums[4], (sums[4] > 0.5F ? sums[2] : sums[0]), (sums[4] > 0.5F ? sums[3] : sums[1]), output, 0.5F, -0.5F, 88.0F, -45.747715F, 1.0793815e-06F, -104.0F, 89.0F, 0.16666667F, -4.967054e-09F, 709.78271F, 3.4028235e38F * 2.0F, 1.5F, 2.5F, 3.5F, 4.5F, 5.5F, 6.5F, 7.5F, 8.5F, 9.5F, 10.5F, 11.5F, 12.5F, 13.5F, 14.5F, 15.5F, 16.5F, 17.5F, 18.5F, 19.5F, 20.5F, 21.5F, -1.5F, -2.5F, -3.5F, f2, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, m0, m1, calc);
+        if (f4.GetValue(0) > 0.0F) {
+            ScaledSum1(f1, gradOutput, 4.611686018427388e+18F, 1.0F, 0.0F, 9.094947017729282e-13F, -1000.0F, sums[4], (sums[4] > 0.5F ? sums[2] : sums[0]), (sums[4] > 0.5F ? sums[3] : sums[1]), output, 0.5F, -0.5F, 88.0F, -45.747715F, 1.0793815e-06F, -104.0F, 89.0F, 0.16666667F, -4.967054e-09F, 709.78271F, 3.4028235e38F * 2.0F, 1.5F, 2.5F, 3.5F, 4.5F, 5.5F, 6.5F, 7.5F, 8.5F, 9.5F, 10.5F, 11.5F, 12.5F, 13.5F, 14.5F, 15.5F, 16.5F, 17.5F, 18.5F, 19.5F, 20.5F, 21.5F, -1.5F, -2.5F, -3.5F, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, m0, m1, calc);
         }
         CompareByRepeat(m0, f1, f1, CMPMODE::EQ, calc);
-        SelectByRepeat(f2, m2, f3, f0, calc);
+        SelectByRepeat(f4, m2, f3, f0, calc);
         Duplicate(f0, 0.5F, calc);
-        CompareByRepeat(m1, f4, f0, CMPMODE::GT, calc);
-        SelectByRepeat(f0, m0, f1, f2, calc);
-        SelectByRepeat(res, m1, f0, f2, calc);
+        CompareByRepeat(m1, f2, f0, CMPMODE::GT, calc);
+        SelectByRepeat(f0, m0, f1, f4, calc);
+        SelectByRepeat(res, m1, f0, f4, calc);
         #elif __CCE_AICORE__ == 200  // dav-m200
         PairRowSumWide(sums[0], sums[1], sums[2], sums[3], sums[4], f0, f1, f2, f3, f4, f5, gradOutput, len);
         Exp(f0, output, calc);
@@ -2971,22 +2962,17 @@ private:
         And(m2.ReinterpretCast<uint16_t>(), m0.ReinterpretCast<uint16_t>(), m1.ReinterpretCast<uint16_t>(), calc / 16);
         Duplicate(f1, 0.0F, calc);
         Select(f2, m2, f1, 1.0F, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-        Abs(f1, gradOutput, calc);
-        CompareScalar(m0, f1, 9.094947017729282e-13F, CMPMODE::GE, calc);
-        CompareScalar(m1, f1, 0.0F, CMPMODE::EQ, calc);
-        Or(m3.ReinterpretCast<uint16_t>(), m0.ReinterpretCast<uint16_t>(), m1.ReinterpretCast<uint16_t>(), calc / 16);
-        Select(f1, m3, f2, 1.0F, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-        Maxs(f2, f1, (((sums[0] != 0.0F && sums[0] < 9.094947017729282e-13F && sums[0] > -9.094947017729282e-13F)) ? 1.0F : 0.0F), calc);
-        Duplicate(f1, 0.0F, calc);
-        ReduceSum(f4, f2, f1, len);
+        Maxs(f1, f2, (((sums[0] != 0.0F && sums[0] < 9.094947017729282e-13F && sums[0] > -9.094947017729282e-13F)) ? 1.0F : 0.0F), calc);
+        Duplicate(f2, 0.0F, calc);
+        ReduceSum(f4, f1, f2, len);
         PipeBarrier<PIPE_ALL>();
         if (f4.GetValue(0) > 0.0F) {
-            ScaledSum2(f1, gradOutput, 1.0F, 0.0F, -1000.0F, sums[4], (sums[4] > 0.5F ? sums[2] : sums[0]), (sums[4] > 0.5F ? sums[3] : sums[1]), output, -45.747715F, 1.0793815e-06F, 0.16666667F, -4.967054e-09F, 3.4028235e38F * 2.0F, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, m0, m1, calc);
+            ScaledSum2(f2, gradOutput, 1.0F, 0.0F, -1000.0F, sums[4], (sums[4] > 0.5F ? sums[2] : sums[0]), (sums[4] > 0.5F ? sums[3] : sums[1]), output, -45.747715F, 1.0793815e-06F, 0.16666667F, -4.967054e-09F, 3.4028235e38F * 2.0F, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, m0, m1, calc);
         }
-        Compare(m0, f1, f1, CMPMODE::EQ, calc);
+        Compare(m0, f2, f2, CMPMODE::EQ, calc);
         Select(f4, m2, f3, f0, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-        CompareScalar(m1, f2, 0.5F, CMPMODE::GT, calc);
-        Select(f0, m0, f1, f4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+        CompareScalar(m1, f1, 0.5F, CMPMODE::GT, calc);
+        Select(f0, m0, f2, f4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
         Select(res, m1, f0, f4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
         #elif __CCE_AICORE__ == 220  // dav-c220
         PairRowSumWide(sums[0], sums[1], sums[2], sums[3], sums[4], f0, f1, f2, f3, f4, f5, gradOutput, len);
@@ -3014,22 +3000,17 @@ private:
         And(m2.ReinterpretCast<uint16_t>(), m0.ReinterpretCast<uint16_t>(), m1.ReinterpretCast<uint16_t>(), calc / 16);
         Duplicate(f1, 0.0F, calc);
         Select(f2, m2, f1, 1.0F, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-        Abs(f1, gradOutput, calc);
-        CompareScalar(m0, f1, 9.094947017729282e-13F, CMPMODE::GE, calc);
-        CompareScalar(m1, f1, 0.0F, CMPMODE::EQ, calc);
-        Or(m3.ReinterpretCast<uint16_t>(), m0.ReinterpretCast<uint16_t>(), m1.ReinterpretCast<uint16_t>(), calc / 16);
-        Select(f1, m3, f2, 1.0F, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-        Maxs(f2, f1, (((sums[0] != 0.0F && sums[0] < 9.094947017729282e-13F && sums[0] > -9.094947017729282e-13F)) ? 1.0F : 0.0F), calc);
-        Duplicate(f1, 0.0F, calc);
-        ReduceSum(f4, f2, f1, len);
+        Maxs(f1, f2, (((sums[0] != 0.0F && sums[0] < 9.094947017729282e-13F && sums[0] > -9.094947017729282e-13F)) ? 1.0F : 0.0F), calc);
+        Duplicate(f2, 0.0F, calc);
+        ReduceSum(f4, f1, f2, len);
         PipeBarrier<PIPE_ALL>();
         if (f4.GetValue(0) > 0.0F) {
-            ScaledSum2(f1, gradOutput, 1.0F, 0.0F, -1000.0F, sums[4], (sums[4] > 0.5F ? sums[2] : sums[0]), (sums[4] > 0.5F ? sums[3] : sums[1]), output, -45.747715F, 1.0793815e-06F, 0.16666667F, -4.967054e-09F, 3.4028235e38F * 2.0F, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, m0, m1, calc);
+            ScaledSum2(f2, gradOutput, 1.0F, 0.0F, -1000.0F, sums[4], (sums[4] > 0.5F ? sums[2] : sums[0]), (sums[4] > 0.5F ? sums[3] : sums[1]), output, -45.747715F, 1.0793815e-06F, 0.16666667F, -4.967054e-09F, 3.4028235e38F * 2.0F, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, m0, m1, calc);
         }
-        Compare(m0, f1, f1, CMPMODE::EQ, calc);
+        Compare(m0, f2, f2, CMPMODE::EQ, calc);
         Select(f4, m2, f3, f0, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-        CompareScalar(m1, f2, 0.5F, CMPMODE::GT, calc);
-        Select(f0, m0, f1, f4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+        CompareScalar(m1, f1, 0.5F, CMPMODE::GT, calc);
+        Select(f0, m0, f2, f4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
         Select(res, m1, f0, f4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
         #endif
         FromFloat(outTile, res, calc);
@@ -3098,7 +3079,6 @@ private:
         LocalTensor<uint8_t> m0 = maskBuf_.Get<uint8_t>()[0 * (tileLength_ / 2)];
         LocalTensor<uint8_t> m1 = maskBuf_.Get<uint8_t>()[1 * (tileLength_ / 2)];
         LocalTensor<uint8_t> m2 = maskBuf_.Get<uint8_t>()[2 * (tileLength_ / 2)];
-        LocalTensor<uint8_t> m3 = maskBuf_.Get<uint8_t>()[3 * (tileLength_ / 2)];
         #if __CCE_AICORE__ == 100  // dav-c100
         Exp(f0, output, calc);
         Muls(f1, f0, sums[0], calc);
@@ -3125,28 +3105,20 @@ private:
         Duplicate(f1, 0.0F, calc);
         Duplicate(f2, 1.0F, calc);
         SelectByRepeat(f4, m2, f1, f2, calc);
-        Abs(f1, gradOutput, calc);
-        Duplicate(f2, 9.094947017729282e-13F, calc);
-        CompareByRepeat(m0, f1, f2, CMPMODE::GE, calc);
-        Duplicate(f2, 0.0F, calc);
-        CompareByRepeat(m1, f1, f2, CMPMODE::EQ, calc);
-        Or(m3.ReinterpretCast<uint16_t>(), m0.ReinterpretCast<uint16_t>(), m1.ReinterpretCast<uint16_t>(), calc / 4);
-        Duplicate(f1, 1.0F, calc);
-        SelectByRepeat(f2, m3, f4, f1, calc);
         Duplicate(f1, (((sums[0] != 0.0F && sums[0] < 9.094947017729282e-13F && sums[0] > -9.094947017729282e-13F)) ? 1.0F : 0.0F), calc);
-        Max(f4, f2, f1, calc);
+        Max(f2, f4, f1, calc);
         Duplicate(f1, 0.0F, calc);
-        ReduceSum(f2, f4, f1, len);
+        ReduceSum(f4, f2, f1, len);
         PipeBarrier<PIPE_ALL>();
-        if (f2.GetValue(0) > 0.0F) {
-            ScaledSum1(f1, gradOutput, 4.611686018427388e+18F, 1.0F, 0.0F, 9.094947017729282e-13F, -1000.0F, sums[4], (sums[4] > 0.5F ? sums[2] : sums[0]), (sums[4] > 0.5F ? sums[3] : sums[1]), output, 0.5F, -0.5F, 88.0F, -45.747715F, 1.0793815e-06F, -104.0F, 89.0F, 0.16666667F, -4.967054e-09F, 709.78271F, 3.4028235e38F * 2.0F, 1.5F, 2.5F, 3.5F, 4.5F, 5.5F, 6.5F, 7.5F, 8.5F, 9.5F, 10.5F, 11.5F, 12.5F, 13.5F, 14.5F, 15.5F, 16.5F, 17.5F, 18.5F, 19.5F, 20.5F, 21.5F, -1.5F, -2.5F, -3.5F, f2, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, m0, m1, calc);
+        if (f4.GetValue(0) > 0.0F) {
+            ScaledSum1(f1, gradOutput, 4.611686018427388e+18F, 1.0F, 0.0F, 9.094947017729282e-13F, -1000.0F, sums[4], (sums[4] > 0.5F ? sums[2] : sums[0]), (sums[4] > 0.5F ? sums[3] : sums[1]), output, 0.5F, -0.5F, 88.0F, -45.747715F, 1.0793815e-06F, -104.0F, 89.0F, 0.16666667F, -4.967054e-09F, 709.78271F, 3.4028235e38F * 2.0F, 1.5F, 2.5F, 3.5F, 4.5F, 5.5F, 6.5F, 7.5F, 8.5F, 9.5F, 10.5F, 11.5F, 12.5F, 13.5F, 14.5F, 15.5F, 16.5F, 17.5F, 18.5F, 19.5F, 20.5F, 21.5F, -1.5F, -2.5F, -3.5F, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, m0, m1, calc);
         }
         CompareByRepeat(m0, f1, f1, CMPMODE::EQ, calc);
-        SelectByRepeat(f2, m2, f3, f0, calc);
+        SelectByRepeat(f4, m2, f3, f0, calc);
         Duplicate(f0, 0.5F, calc);
-        CompareByRepeat(m1, f4, f0, CMPMODE::GT, calc);
-        SelectByRepeat(f0, m0, f1, f2, calc);
-        SelectByRepeat(res, m1, f0, f2, calc);
+        CompareByRepeat(m1, f2, f0, CMPMODE::GT, calc);
+        SelectByRepeat(f0, m0, f1, f4, calc);
+        SelectByRepeat(res, m1, f0, f4, calc);
         #elif __CCE_AICORE__ == 200  // dav-m200
         Exp(f0, output, calc);
         Muls(f1, f0, sums[0], calc);
@@ -3172,22 +3144,17 @@ private:
         And(m2.ReinterpretCast<uint16_t>(), m0.ReinterpretCast<uint16_t>(), m1.ReinterpretCast<uint16_t>(), calc / 16);
         Duplicate(f1, 0.0F, calc);
         Select(f2, m2, f1, 1.0F, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-        Abs(f1, gradOutput, calc);
-        CompareScalar(m0, f1, 9.094947017729282e-13F, CMPMODE::GE, calc);
-        CompareScalar(m1, f1, 0.0F, CMPMODE::EQ, calc);
-        Or(m3.ReinterpretCast<uint16_t>(), m0.ReinterpretCast<uint16_t>(), m1.ReinterpretCast<uint16_t>(), calc / 16);
-        Select(f1, m3, f2, 1.0F, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-        Maxs(f2, f1, (((sums[0] != 0.0F && sums[0] < 9.094947017729282e-13F && sums[0] > -9.094947017729282e-13F)) ? 1.0F : 0.0F), calc);
-        Duplicate(f1, 0.0F, calc);
-        ReduceSum(f4, f2, f1, len);
+        Maxs(f1, f2, (((sums[0] != 0.0F && sums[0] < 9.094947017729282e-13F && sums[0] > -9.094947017729282e-13F)) ? 1.0F : 0.0F), calc);
+        Duplicate(f2, 0.0F, calc);
+        ReduceSum(f4, f1, f2, len);
         PipeBarrier<PIPE_ALL>();
         if (f4.GetValue(0) > 0.0F) {
-            ScaledSum2(f1, gradOutput, 1.0F, 0.0F, -1000.0F, sums[4], (sums[4] > 0.5F ? sums[2] : sums[0]), (sums[4] > 0.5F ? sums[3] : sums[1]), output, -45.747715F, 1.0793815e-06F, 0.16666667F, -4.967054e-09F, 3.4028235e38F * 2.0F, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, m0, m1, calc);
+            ScaledSum2(f2, gradOutput, 1.0F, 0.0F, -1000.0F, sums[4], (sums[4] > 0.5F ? sums[2] : sums[0]), (sums[4] > 0.5F ? sums[3] : sums[1]), output, -45.747715F, 1.0793815e-06F, 0.16666667F, -4.967054e-09F, 3.4028235e38F * 2.0F, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, m0, m1, calc);
         }
-        Compare(m0, f1, f1, CMPMODE::EQ, calc);
+        Compare(m0, f2, f2, CMPMODE::EQ, calc);
         Select(f4, m2, f3, f0, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-        CompareScalar(m1, f2, 0.5F, CMPMODE::GT, calc);
-        Select(f0, m0, f1, f4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+        CompareScalar(m1, f1, 0.5F, CMPMODE::GT, calc);
+        Select(f0, m0, f2, f4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
         Select(res, m1, f0, f4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
         #elif __CCE_AICORE__ == 220  // dav-c220
         Exp(f0, output, calc);
@@ -3214,22 +3181,17 @@ private:
         And(m2.ReinterpretCast<uint16_t>(), m0.ReinterpretCast<uint16_t>(), m1.ReinterpretCast<uint16_t>(), calc / 16);
         Duplicate(f1, 0.0F, calc);
         Select(f2, m2, f1, 1.0F, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-        Abs(f1, gradOutput, calc);
-        CompareScalar(m0, f1, 9.094947017729282e-13F, CMPMODE::GE, calc);
-        CompareScalar(m1, f1, 0.0F, CMPMODE::EQ, calc);
-        Or(m3.ReinterpretCast<uint16_t>(), m0.ReinterpretCast<uint16_t>(), m1.ReinterpretCast<uint16_t>(), calc / 16);
-        Select(f1, m3, f2, 1.0F, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-        Maxs(f2, f1, (((sums[0] != 0.0F && sums[0] < 9.094947017729282e-13F && sums[0] > -9.094947017729282e-13F)) ? 1.0F : 0.0F), calc);
-        Duplicate(f1, 0.0F, calc);
-        ReduceSum(f4, f2, f1, len);
+        Maxs(f1, f2, (((sums[0] != 0.0F && sums[0] < 9.094947017729282e-13F && sums[0] > -9.094947017729282e-13F)) ? 1.0F : 0.0F), calc);
+        Duplicate(f2, 0.0F, calc);
+        ReduceSum(f4, f1, f2, len);
         PipeBarrier<PIPE_ALL>();
         if (f4.GetValue(0) > 0.0F) {
-            ScaledSum2(f1, gradOutput, 1.0F, 0.0F, -1000.0F, sums[4], (sums[4] > 0.5F ? sums[2] : sums[0]), (sums[4] > 0.5F ? sums[3] : sums[1]), output, -45.747715F, 1.0793815e-06F, 0.16666667F, -4.967054e-09F, 3.4028235e38F * 2.0F, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, m0, m1, calc);
+            ScaledSum2(f2, gradOutput, 1.0F, 0.0F, -1000.0F, sums[4], (sums[4] > 0.5F ? sums[2] : sums[0]), (sums[4] > 0.5F ? sums[3] : sums[1]), output, -45.747715F, 1.0793815e-06F, 0.16666667F, -4.967054e-09F, 3.4028235e38F * 2.0F, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, m0, m1, calc);
         }
-        Compare(m0, f1, f1, CMPMODE::EQ, calc);
+        Compare(m0, f2, f2, CMPMODE::EQ, calc);
         Select(f4, m2, f3, f0, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-        CompareScalar(m1, f2, 0.5F, CMPMODE::GT, calc);
-        Select(f0, m0, f1, f4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+        CompareScalar(m1, f1, 0.5F, CMPMODE::GT, calc);
+        Select(f0, m0, f2, f4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
         Select(res, m1, f0, f4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
         #endif
         FromFloat(outTile, res, calc);
