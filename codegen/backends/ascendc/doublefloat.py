@@ -33,6 +33,13 @@ its special values are the kernels' usual ones.  There exp(u) beyond FLOAT's 88.
 e^(u - 66c·ln 2)·2^(66c), up to double's own limit 709.78 (inf beyond, as in double).  What remains
 (docs/accuracy.md): a quotient beyond FLOAT, and terms aligned below FLOAT's normal range (2^-120 of the largest,
 far below what double resolves) lose bits or vanish.
+
+Underflow.  Where an operand of a product or quotient is subnormal or near it (weights of 2^-140 in
+CrossEntropyLossGrad's w·(p - onehot)/Σw), TwoProd's error term falls below FLOAT's range and the pair is FLOAT's
+rounding.  The same path then runs: ScaledPairs also steps a nonzero hi below 2^-40 up (×2^66, c - 1; a FLOAT
+leaf two steps), and an exact 0 gets the lowest exponent, so aligning to the largest ignores it.  The usual path
+pays a test of each tensor factor (Abs, two compares, Or, Select) and one Maxs for the scalar ones (row sums,
+scalar parameters, tested on the scalar unit), folded into the flag the tile's branch already reads.
 """
 from __future__ import annotations
 
