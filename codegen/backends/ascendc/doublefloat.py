@@ -509,22 +509,34 @@ def lower_extended(lw, e):
     """The Extended sum's value: hi + lo of its pair, where that and the FLOAT evaluation are finite; else, in a
     tile where some element is not, the sum again with exponents (ScaledPairs) where that is not nan; else the
     FLOAT evaluation."""
+    from codegen.spec.classes import GRID_SUM
+
     from .lowering import Instr
     plain = lw.tile(e.args[0])
     df = DoubleFloat(lw)
-    hi, lo = df.pair(e.args[0])
+    # A weighted mean's sum divided by the grid sum (codegen.lower.ratios_first): the usual path divides the
+    # rounded pair sum in FLOAT, one instruction where a pair division takes some 35 (two roundings, within half
+    # an ulp of NumPy's one); the scaled path divides inside the sum, where an operand is tiny (its sum a
+    # subnormal of a few bits before the division) or the division is not finite.
+    grid = [f for f in sympy.Mul.make_args(e.args[0]) if isinstance(f, sympy.Pow) and f.exp == -1
+            and isinstance(f.base, sympy.Symbol) and f.base.name == GRID_SUM]
+    num = e.args[0] if not grid else sympy.Mul(*[f for f in sympy.Mul.make_args(e.args[0]) if f != grid[0]])
+    hi, lo = df.pair(num)
     wide = hi if lo is None else lw._emit("Add({dst}, {0}, {1}, calc);", hi, lo)
     compare = "Compare" if lw.dense_masks else "CompareByRepeat"
     # A sum below 2^-50 of its largest term is below what the double kernels (NumPy, C) resolve: there they give
     # 0 (exp(1e-30) is 1 in double, so LogSoftmax's g - exp(y)·Σg is 0 where the pair keeps -1e-30), and so does
     # this kernel, that the backends agree.  Elsewhere the pair's sum stands.
-    terms = [df.pair(t)[0] for t in e.args[0].as_ordered_terms()]
+    terms = [df.pair(t)[0] for t in num.as_ordered_terms()]
     largest = lw._emit("Abs({dst}, {0}, calc);", df._t(terms[0]))
     for t in terms[1:]:
         largest = lw._emit("Max({dst}, {0}, {1}, calc);", largest, lw._emit("Abs({dst}, {0}, calc);", df._t(t)))
     small = lw._emit(compare + "({dst}, {0}, {1}, CMPMODE::LT, calc);", lw._emit("Abs({dst}, {0}, calc);", wide),
                      lw._emit("Muls({dst}, {0}, " + f"{2.0 ** -50!r}F" + ", calc);", largest), kind="m")
     wide = lw._select(small, df._t("0.0F"), wide)
+    if grid:
+        wide = lw._emit("Div({dst}, {0}, {1}, calc);", wide, lw.tile(grid[0].base))
+        df.leaves.setdefault(grid[0].base, lw.is_scalar(grid[0].base))
     ok = lw._bits("And", finite_mask(lw, wide), finite_mask(lw, plain))
     # Where an element is not finite (a term beyond FLOAT's range, or an operand ±inf or nan), the tile takes the
     # overflow path: a scalar branch on the count of such elements, so that the usual tile pays one ReduceSum.
