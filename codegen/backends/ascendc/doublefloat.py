@@ -39,7 +39,8 @@ CrossEntropyLossGrad's w·(p - onehot)/Σw), TwoProd's error term falls below FL
 rounding.  The same path then runs: ScaledPairs also steps a nonzero hi below 2^-40 up (×2^66, c - 1; a FLOAT
 leaf two steps), and an exact 0 gets the lowest exponent, so aligning to the largest ignores it.  The usual path
 pays a test of each tensor factor (Abs, two compares, Or, Select) and one Maxs for the scalar ones (row sums,
-scalar parameters, tested on the scalar unit), folded into the flag the tile's branch already reads.
+scalar parameters, tested on the scalar unit), folded into the flag the tile's branch already reads.  A weighted
+mean's division by the grid sum is inside the scaled sum, after the rounded pair sum on the usual path.
 """
 from __future__ import annotations
 
