@@ -403,13 +403,14 @@ def ratios_first(expr, divisors: set, weights: set):
 
 def weighted_divisors(op: Op) -> set:
     """The divisors of the op's loss reduction that are sums of weights, not element counts: a one-element tensor
-    (NLLLoss's totalWeight) or a GridSum.  Not Ascend C's kernel op, which reads the GridSum as its one-element
-    input GRID_SUM: its Extended sums are double-float pairs, FLOAT's range, whose split and TwoProd give no low
-    part on subnormal operands (the ratio in pairs was no better at 2^-140 weights) and overflow (4097*D) beyond
-    8e34: nan where FLOAT's division gave a number."""
+    (NLLLoss's totalWeight) or a GridSum; Ascend C's kernel op reads the GridSum as its one-element input GRID_SUM
+    (its pair sums keep their bits at subnormal operands by scaling them, codegen.backends.ascendc.doublefloat)."""
+    from .spec.classes import GRID_SUM
     reduction = op.reduction
     tensors = {t.symbol for t in op.tensors}
-    return {d for d in ([] if reduction is None else reduction.divisors.values()) if d in tensors or d.has(GridSum)}
+    grid = {t.symbol for t in op.tensors if t.name == GRID_SUM}
+    divisors = {d for d in ([] if reduction is None else reduction.divisors.values()) if d in tensors or d.has(GridSum)}
+    return {next(iter(grid)) if grid and d.has(GridSum) else d for d in divisors}
 
 
 def _is_scalar_only(expr, scalar_syms) -> bool:

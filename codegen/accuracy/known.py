@@ -93,19 +93,6 @@ def overflow_reason(op_name: str, dtype: str) -> str | None:
 # (aclnn name, dtype) -> why the kernel is off where the documented formula has no rounding-error bound (it leaves
 # FLOAT's range, or decides a branch within rounding: runner.judge_unbounded), and what would fix it.
 UNBOUNDED: dict[tuple[str, str], str] = {
-    # found by the first Ascend C run of the rule (session 20, `opgen accuracy --backend ascendc`); NumPy and C are
-    # within the standard on the same inputs, so the entry excuses nothing there
-    ("aclnnCrossEntropyLossGrad", "BFLOAT16"): (
-        "Ascend C only: in the 'tiny' group (subnormal weights, e.g. -1.84e-40, reduction mean) 3 elements are 3 "
-        "BFLOAT16 ulp (1.6 %) off, where NumPy and C are within 1 ulp.  Cause (session 21, subw): the double-float "
-        "pair sum of w*(exp(logProb) - onehot), whose terms are subnormal: the pairs' low parts fall below FLOAT's "
-        "range where the high part is below 2^-102, and the Veltkamp split and TwoProd are not exact there "
-        "(doublefloat.py).  Ascend C and C (main's order) run the same FLOAT operations after the sum and give "
-        "the same bits at weights of 1, but differ in 131 of 448 FLOAT elements (up to 3.5e-3 relative) at 2^-132 "
-        "and in 96 (3.4e-4) at 2^-120.  NumPy and C now divide in double inside the sum (codegen.lower."
-        "ratios_first); Ascend C keeps FLOAT's division after it (codegen.lower.weighted_divisors says why).  Fix: "
-        "scale the pair arithmetic of such operands by a power of two (as ScaledPairs does above FLOAT's range), "
-        "or divide the weights by their sum in FLOAT before the pairs read them; not done"),
 }
 
 

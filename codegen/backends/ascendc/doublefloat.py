@@ -33,6 +33,14 @@ its special values are the kernels' usual ones.  There exp(u) beyond FLOAT's 88.
 e^(u - 66c·ln 2)·2^(66c), up to double's own limit 709.78 (inf beyond, as in double).  What remains
 (docs/accuracy.md): a quotient beyond FLOAT, and terms aligned below FLOAT's normal range (2^-120 of the largest,
 far below what double resolves) lose bits or vanish.
+
+Underflow.  Where an operand of a product or quotient is subnormal or near it (weights of 2^-140 in
+CrossEntropyLossGrad's w·(p - onehot)/Σw), TwoProd's error term falls below FLOAT's range and the pair is FLOAT's
+rounding.  The same path then runs: ScaledPairs also steps a nonzero hi below 2^-40 up (×2^66, c - 1; a FLOAT
+leaf two steps), and an exact 0 gets the lowest exponent, so aligning to the largest ignores it.  The usual path
+pays a test of each tensor factor (Abs, two compares, Or, Select) and one Maxs for the scalar ones (row sums,
+scalar parameters, tested on the scalar unit), folded into the flag the tile's branch already reads.  A weighted
+mean's division by the grid sum is inside the scaled sum, after the rounded pair sum on the usual path.
 """
 from __future__ import annotations
 
@@ -98,6 +106,9 @@ class DoubleFloat:
         # lo := 0 where hi is ±inf or nan (the overflow path, ScaledPairs): an error term of an overflowed hi is
         # inf - inf = nan, which would turn the pair's ±inf into nan at the next FastTwoSum
         self.guard_inf = guard_inf
+        # the operands of its products and quotients (not the arguments of exp and σ): where one is subnormal or
+        # near it, TwoProd and the split lose the low part, and lower_extended takes the scaled path (SMALL)
+        self.leaves, self.depth = {}, 0
 
     def _guarded(self, hi, lo):
         if not self.guard_inf:
@@ -196,7 +207,15 @@ class DoubleFloat:
         return s
 
     def sigmoid(self, u_expr):
-        return self.sigmoid_of(self.pair(u_expr), self.lw.mask(u_expr >= 0))
+        return self.sigmoid_of(self.argument(u_expr), self.lw.mask(u_expr >= 0))
+
+    def argument(self, u):
+        """The pair of exp's or σ's argument (whose leaves are not operands of a product here)."""
+        self.depth += 1
+        try:
+            return self.pair(u)
+        finally:
+            self.depth -= 1
 
     @outlined("PairSigmoid", "(hi, lo) = σ(u) for a pair u: 1/(1 + e) or e/(1 + e), e = e^-|u|")
     def sigmoid_of(self, u, nonneg):
@@ -210,6 +229,12 @@ class DoubleFloat:
 
     # ---- expressions ------------------------------------------------------------------------------------------
     def pair(self, e):
+        lw = self.lw
+        if not self.depth and isinstance(e, (sympy.Mul, sympy.Pow)):   # its factors that are a scalar, a row sum
+            for f in sympy.Mul.make_args(e):                            # or a tensor read (not the addends: TwoSum
+                f = f.base if isinstance(f, sympy.Pow) else f           # is exact on subnormals)
+                if f in lw.lo or isinstance(f, sympy.Symbol):
+                    self.leaves.setdefault(f, lw.is_scalar(f) or f in lw.lo)
         if e not in self.memo:
             self.memo[e] = self._pair(e)
         return self.memo[e]
@@ -226,7 +251,7 @@ class DoubleFloat:
         if acc is not None:
             return acc
         if isinstance(e, sympy.exp):
-            return self.exp(self.pair(e.args[0]))
+            return self.exp(self.argument(e.args[0]))
         if isinstance(e, Sigmoid):
             return self.sigmoid(e.args[0])
         if isinstance(e, CompensatedAdd):
@@ -253,6 +278,10 @@ EXP_STEPS = 14       # steps of 66 ln 2 (45.7) that bring any u below double's e
 DOUBLE_EXP_MAX = "709.78271F"   # log(DBL_MAX) = 709.7827128933840: e^u beyond is inf in double
 INF = "3.4028235e38F * 2.0F"    # +inf as a C++ expression the compiler folds (no <cmath> in a kernel)
 UP = f"{2.0 ** STEP!r}F"
+ZERO_C = "-1000.0F"  # the exponent of an exact 0: below every other, so aligning to the largest ignores it
+SMALL = 2.0 ** -40   # a nonzero |hi| below it goes up one step (×2^66, c - 1): every hi at or above 2^-40, so a
+                     # product of two is above 2^-80 and TwoProd's error term (above 2^-128) exact; a FLOAT value
+                     # (a subnormal down to 2^-149) needs two steps, a product or quotient one
 
 
 def finite_mask(lw, v):
@@ -288,8 +317,9 @@ class ScaledPairs:
         self.memo = {}                              # the branch for this one, nor a helper signature changed by it
 
     # ---- exponents --------------------------------------------------------------------------------------------
-    @outlined("ScaledNormalize", "a scaled pair one step down (×2^-66, c + 1) where |hi| >= 2^62")
-    def normalize(self, hi, lo, c, k):
+    @outlined("ScaledNormalize", "a scaled pair one step down (×2^-66, c + 1) where |hi| >= 2^62, `up` steps "
+              "up (×2^66, c - 1) where it is below 2^-40")
+    def normalize(self, hi, lo, c, k, up=1):
         lw, df = self.lw, self.df
         hi = df._t(hi)
         big = compare_scalar(lw, lw._emit("Abs({dst}, {0}, calc);", hi), "GE", f"{BIG!r}F")
@@ -297,9 +327,15 @@ class ScaledPairs:
         lo2 = None if lo is None else lw._select(big, df._muls(lo, DOWN), lo)
         c2 = (lw._select(big, df._t("1.0F"), "0.0F") if c is None
               else lw._select(big, lw._emit("Adds({dst}, {0}, 1.0F, calc);", c), c))
-        if c is not None:   # an exact 0 has no exponent: a product that is 0 must not push the sum's other
-            c2 = lw._select(compare_scalar(lw, hi, "EQ", "0.0F"), df._t("0.0F"), c2)   # terms down (Swish's 1)
-        return hi2, lo2, c2, (k[0] + 1, min(k[1], 0))
+        for _ in range(up):   # exact: a subnormal hi (and its lo, below FLOAT's range there) scaled up
+            small = compare_scalar(lw, lw._emit("Abs({dst}, {0}, calc);", hi2), "LT", f"{SMALL!r}F")
+            hi2 = lw._select(small, df._muls(hi2, UP), hi2)
+            lo2 = None if lo2 is None else lw._select(small, df._muls(lo2, UP), lo2)
+            c2 = lw._select(small, lw._emit("Adds({dst}, {0}, -1.0F, calc);", c2), c2)
+        # an exact 0 has no exponent: a product that is 0 must not push the sum's other terms down (Swish's 1, and
+        # CrossEntropyLossGrad's labelSmoothing 0 beside terms scaled up from 2^-140): the lowest one there is
+        c2 = lw._select(compare_scalar(lw, hi, "EQ", "0.0F"), df._t(ZERO_C), c2)
+        return hi2, lo2, c2, (k[0] + 1, min(k[1], 0) - up)
 
     def _c_add(self, a, b, sign="Add"):
         if b is None:
@@ -402,12 +438,13 @@ class ScaledPairs:
         if e in lw.scaled:   # a row sum: where it left FLOAT (c = 1), its sum scaled by 2^-66 (PairRowSumWide)
             s_hi, s_lo, c = lw.scaled[e]
             hi, lo = (f"({c} > 0.5F ? {a} : {b})" for a, b in ((s_hi, lw.scalar(e)), (s_lo, lw.lo[e])))
-            return self.normalize(hi, lo, df._t(c), (1, 0))
+            return self.normalize(hi, lo, df._t(c), (1, 0), up=2)
         if lw.is_scalar(e) and not e.free_symbols & lw.scaled.keys():
             hi, lo = df.pair(e)
-            if not e.free_symbols and abs(float(getattr(e, "value", e))) < BIG:
+            if not e.free_symbols and (SMALL <= abs(float(getattr(e, "value", e))) < BIG
+                                       or float(getattr(e, "value", e)) == 0):
                 return hi, lo, None, (0, 0)
-            return self.normalize(hi, lo, None, (0, 0))   # a parameter: anywhere in FLOAT's range
+            return self.normalize(hi, lo, None, (0, 0), up=2)   # a parameter: anywhere in FLOAT's range
         acc = arithmetic(e, self, ("1.0F", None, None, (0, 0)))
         if acc is not None:
             return acc
@@ -438,7 +475,7 @@ class ScaledPairs:
                 acc = (lw._select(mask, df._t(b[0]), acc[0]), pick(1, "0.0F"), pick(2, "0.0F"),
                        (max(acc[3][0], b[3][0]), min(acc[3][1], b[3][1])))
             return acc
-        return self.normalize(lw.value(e), None, None, (0, 0))   # its FLOAT value (DoubleFloat._pair's last case)
+        return self.normalize(lw.value(e), None, None, (0, 0), up=2)   # its FLOAT value (DoubleFloat._pair's last)
 
     @outlined("ScaledSum", "the sum as scaled pairs, rounded and stepped back up (the overflow path)")
     def extended(self, e):
@@ -473,28 +510,53 @@ def lower_extended(lw, e):
     """The Extended sum's value: hi + lo of its pair, where that and the FLOAT evaluation are finite; else, in a
     tile where some element is not, the sum again with exponents (ScaledPairs) where that is not nan; else the
     FLOAT evaluation."""
+    from codegen.spec.classes import GRID_SUM
+
     from .lowering import Instr
     plain = lw.tile(e.args[0])
     df = DoubleFloat(lw)
-    hi, lo = df.pair(e.args[0])
+    # A weighted mean's sum divided by the grid sum (codegen.lower.ratios_first): the usual path divides the
+    # rounded pair sum in FLOAT, one instruction where a pair division takes some 35 (two roundings, within half
+    # an ulp of NumPy's one); the scaled path divides inside the sum, where an operand is tiny (its sum a
+    # subnormal of a few bits before the division) or the division is not finite.
+    grid = [f for f in sympy.Mul.make_args(e.args[0]) if isinstance(f, sympy.Pow) and f.exp == -1
+            and isinstance(f.base, sympy.Symbol) and f.base.name == GRID_SUM]
+    num = e.args[0] if not grid else sympy.Mul(*[f for f in sympy.Mul.make_args(e.args[0]) if f != grid[0]])
+    hi, lo = df.pair(num)
     wide = hi if lo is None else lw._emit("Add({dst}, {0}, {1}, calc);", hi, lo)
     compare = "Compare" if lw.dense_masks else "CompareByRepeat"
     # A sum below 2^-50 of its largest term is below what the double kernels (NumPy, C) resolve: there they give
     # 0 (exp(1e-30) is 1 in double, so LogSoftmax's g - exp(y)·Σg is 0 where the pair keeps -1e-30), and so does
     # this kernel, that the backends agree.  Elsewhere the pair's sum stands.
-    terms = [df.pair(t)[0] for t in e.args[0].as_ordered_terms()]
+    terms = [df.pair(t)[0] for t in num.as_ordered_terms()]
     largest = lw._emit("Abs({dst}, {0}, calc);", df._t(terms[0]))
     for t in terms[1:]:
         largest = lw._emit("Max({dst}, {0}, {1}, calc);", largest, lw._emit("Abs({dst}, {0}, calc);", df._t(t)))
     small = lw._emit(compare + "({dst}, {0}, {1}, CMPMODE::LT, calc);", lw._emit("Abs({dst}, {0}, calc);", wide),
                      lw._emit("Muls({dst}, {0}, " + f"{2.0 ** -50!r}F" + ", calc);", largest), kind="m")
     wide = lw._select(small, df._t("0.0F"), wide)
+    if grid:
+        wide = lw._emit("Div({dst}, {0}, {1}, calc);", wide, lw.tile(grid[0].base))
+        df.leaves.setdefault(grid[0].base, lw.is_scalar(grid[0].base))
     ok = lw._bits("And", finite_mask(lw, wide), finite_mask(lw, plain))
     # Where an element is not finite (a term beyond FLOAT's range, or an operand ±inf or nan), the tile takes the
     # overflow path: a scalar branch on the count of such elements, so that the usual tile pays one ReduceSum.
     # Values first computed inside the branch are forgotten after it (memo and CSE bindings restored): code after
     # it must not read what a skipped branch did not write.
     flag = lw._select(ok, df._t("0.0F"), "1.0F")
+    # Where an operand of a product or quotient is subnormal or near it (weights of 2^-140), the pair has no low
+    # part (TwoProd's error term is below FLOAT's range): those elements take the same path, whose exponents keep
+    # every operand at or above 2^-40.  A tensor operand is tested element by element (4 instructions), the
+    # scalars (row sums, scalar parameters) on the scalar unit, folded into the flag by one Maxs.
+    tiny = [v for v, scalar in df.leaves.items() if not scalar]
+    for v in tiny:
+        a = lw._emit("Abs({dst}, {0}, calc);", lw.value(v))
+        normal = lw._bits("Or", compare_scalar(lw, a, "GE", f"{SMALL!r}F"), compare_scalar(lw, a, "EQ", "0.0F"))
+        flag = lw._select(normal, flag, "1.0F")
+    scalars = [lw.scalar(v) for v, scalar in df.leaves.items() if scalar and v.free_symbols]
+    if scalars:
+        test = " || ".join(f"({x} != 0.0F && {x} < {SMALL!r}F && {x} > -{SMALL!r}F)" for x in scalars)
+        flag = lw.minmax_scalar("Max", flag, f"(({test}) ? 1.0F : 0.0F)")
     count = lw._emit("ReduceSum({dst}, {0}, {1}, len);", flag, df._t("0.0F"))
     lw.instrs.append(Instr("PipeBarrier<PIPE_ALL>();", None, []))
     lw.instrs.append(Instr("if ({0}.GetValue(0) > 0.0F) {{", None, [count]))
@@ -504,4 +566,9 @@ def lower_extended(lw, e):
     lw.memo, lw.bound = memo, bound
     # (where the branch did not run, every element is ok: the stale `scaled` is never selected)
     notnan = lw._emit(compare + "({dst}, {0}, {0}, CMPMODE::EQ, calc);", scaled, kind="m")
-    return lw._select(ok, wide, lw._select(notnan, scaled, plain))
+    if not tiny and not scalars:
+        return lw._select(ok, wide, lw._select(notnan, scaled, plain))
+    # a tiny operand's element takes the scaled sum where it is a number, else (as before) the pair or FLOAT's
+    usual = lw._select(ok, wide, plain)
+    scaled_path = compare_scalar(lw, flag, "GT", "0.5F")
+    return lw._select(scaled_path, lw._select(notnan, scaled, usual), usual)

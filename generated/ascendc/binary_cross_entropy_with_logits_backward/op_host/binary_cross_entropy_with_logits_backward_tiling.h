@@ -25,7 +25,7 @@ inline uint64_t Gcd(uint64_t a, uint64_t b)
     return a;
 }
 
-// variant weightOptional=absent, posWeightOptional=absent: 3 input tile(s), 18 float temporaries, 4 mask(s)
+// variant weightOptional=absent, posWeightOptional=absent: 3 input tile(s), 19 float temporaries, 5 mask(s)
 inline bool ComputeTilingWeightOptionalAbsentPosWeightOptionalAbsent(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, BinaryCrossEntropyWithLogitsBackwardTilingData& tiling)
 {
@@ -34,10 +34,10 @@ inline bool ComputeTilingWeightOptionalAbsentPosWeightOptionalAbsent(uint64_t to
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 3) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 18);
+    const uint64_t floatSlots = (castSlots + 19);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
-    const uint64_t bytesPer256 = ((((((6 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 512) + 0);
+    const uint64_t bytesPer256 = ((((((6 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 640) + 0);
     // row sums' 32-byte results and the work buffer's rounding
     const uint64_t fixedBytes = 0;
     // the longest tile that fits the UB
@@ -58,7 +58,7 @@ inline bool ComputeTilingWeightOptionalAbsentPosWeightOptionalAbsent(uint64_t to
     const uint64_t tileLength = std::min<uint64_t>(tileMax, ((((blockLength + 256) - 1) / 256) * 256));
     tiling.tileLength = static_cast<uint32_t>(tileLength);
     // UB bytes the kernel's buffers take (TPipe::InitBuffer total)
-    const uint64_t ubBytes = ((((tileLength * (((6 * inBytes) + (2 * outBytes)) + (4 * floatSlots))) + (4 * (tileLength / 2))) + (0 * ((((((tileLength / 64) * 4) + 32) - 1) / 32) * 32))) + 0);
+    const uint64_t ubBytes = ((((tileLength * (((6 * inBytes) + (2 * outBytes)) + (4 * floatSlots))) + (5 * (tileLength / 2))) + (0 * ((((((tileLength / 64) * 4) + 32) - 1) / 32) * 32))) + 0);
     tiling.ubBytes = static_cast<uint32_t>(ubBytes);
     // GM bytes read and written per element (long rows read their inputs twice)
     const uint64_t bytesPerElement = ((3 * inBytes) + outBytes);
@@ -66,7 +66,7 @@ inline bool ComputeTilingWeightOptionalAbsentPosWeightOptionalAbsent(uint64_t to
     return true;
 }
 
-// variant weightOptional=absent, posWeightOptional=present: 4 input tile(s), 22 float temporaries, 4 mask(s)
+// variant weightOptional=absent, posWeightOptional=present: 4 input tile(s), 23 float temporaries, 5 mask(s)
 inline bool ComputeTilingWeightOptionalAbsentPosWeightOptionalPresent(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, BinaryCrossEntropyWithLogitsBackwardTilingData& tiling)
 {
@@ -75,10 +75,10 @@ inline bool ComputeTilingWeightOptionalAbsentPosWeightOptionalPresent(uint64_t t
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 4) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 22);
+    const uint64_t floatSlots = (castSlots + 23);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
-    const uint64_t bytesPer256 = ((((((8 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 512) + 0);
+    const uint64_t bytesPer256 = ((((((8 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 640) + 0);
     // row sums' 32-byte results and the work buffer's rounding
     const uint64_t fixedBytes = 0;
     // the longest tile that fits the UB
@@ -99,7 +99,7 @@ inline bool ComputeTilingWeightOptionalAbsentPosWeightOptionalPresent(uint64_t t
     const uint64_t tileLength = std::min<uint64_t>(tileMax, ((((blockLength + 256) - 1) / 256) * 256));
     tiling.tileLength = static_cast<uint32_t>(tileLength);
     // UB bytes the kernel's buffers take (TPipe::InitBuffer total)
-    const uint64_t ubBytes = ((((tileLength * (((8 * inBytes) + (2 * outBytes)) + (4 * floatSlots))) + (4 * (tileLength / 2))) + (0 * ((((((tileLength / 64) * 4) + 32) - 1) / 32) * 32))) + 0);
+    const uint64_t ubBytes = ((((tileLength * (((8 * inBytes) + (2 * outBytes)) + (4 * floatSlots))) + (5 * (tileLength / 2))) + (0 * ((((((tileLength / 64) * 4) + 32) - 1) / 32) * 32))) + 0);
     tiling.ubBytes = static_cast<uint32_t>(ubBytes);
     // GM bytes read and written per element (long rows read their inputs twice)
     const uint64_t bytesPerElement = ((4 * inBytes) + outBytes);
@@ -107,7 +107,7 @@ inline bool ComputeTilingWeightOptionalAbsentPosWeightOptionalPresent(uint64_t t
     return true;
 }
 
-// variant weightOptional=present, posWeightOptional=absent: 4 input tile(s), 19 float temporaries, 4 mask(s)
+// variant weightOptional=present, posWeightOptional=absent: 4 input tile(s), 20 float temporaries, 5 mask(s)
 inline bool ComputeTilingWeightOptionalPresentPosWeightOptionalAbsent(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, BinaryCrossEntropyWithLogitsBackwardTilingData& tiling)
 {
@@ -116,10 +116,10 @@ inline bool ComputeTilingWeightOptionalPresentPosWeightOptionalAbsent(uint64_t t
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 4) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 19);
+    const uint64_t floatSlots = (castSlots + 20);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
-    const uint64_t bytesPer256 = ((((((8 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 512) + 0);
+    const uint64_t bytesPer256 = ((((((8 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 640) + 0);
     // row sums' 32-byte results and the work buffer's rounding
     const uint64_t fixedBytes = 0;
     // the longest tile that fits the UB
@@ -140,7 +140,7 @@ inline bool ComputeTilingWeightOptionalPresentPosWeightOptionalAbsent(uint64_t t
     const uint64_t tileLength = std::min<uint64_t>(tileMax, ((((blockLength + 256) - 1) / 256) * 256));
     tiling.tileLength = static_cast<uint32_t>(tileLength);
     // UB bytes the kernel's buffers take (TPipe::InitBuffer total)
-    const uint64_t ubBytes = ((((tileLength * (((8 * inBytes) + (2 * outBytes)) + (4 * floatSlots))) + (4 * (tileLength / 2))) + (0 * ((((((tileLength / 64) * 4) + 32) - 1) / 32) * 32))) + 0);
+    const uint64_t ubBytes = ((((tileLength * (((8 * inBytes) + (2 * outBytes)) + (4 * floatSlots))) + (5 * (tileLength / 2))) + (0 * ((((((tileLength / 64) * 4) + 32) - 1) / 32) * 32))) + 0);
     tiling.ubBytes = static_cast<uint32_t>(ubBytes);
     // GM bytes read and written per element (long rows read their inputs twice)
     const uint64_t bytesPerElement = ((4 * inBytes) + outBytes);
@@ -148,7 +148,7 @@ inline bool ComputeTilingWeightOptionalPresentPosWeightOptionalAbsent(uint64_t t
     return true;
 }
 
-// variant weightOptional=present, posWeightOptional=present: 5 input tile(s), 23 float temporaries, 4 mask(s)
+// variant weightOptional=present, posWeightOptional=present: 5 input tile(s), 24 float temporaries, 5 mask(s)
 inline bool ComputeTilingWeightOptionalPresentPosWeightOptionalPresent(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, BinaryCrossEntropyWithLogitsBackwardTilingData& tiling)
 {
@@ -157,10 +157,10 @@ inline bool ComputeTilingWeightOptionalPresentPosWeightOptionalPresent(uint64_t 
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 5) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 23);
+    const uint64_t floatSlots = (castSlots + 24);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
-    const uint64_t bytesPer256 = ((((((10 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 512) + 0);
+    const uint64_t bytesPer256 = ((((((10 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 640) + 0);
     // row sums' 32-byte results and the work buffer's rounding
     const uint64_t fixedBytes = 0;
     // the longest tile that fits the UB
@@ -181,7 +181,7 @@ inline bool ComputeTilingWeightOptionalPresentPosWeightOptionalPresent(uint64_t 
     const uint64_t tileLength = std::min<uint64_t>(tileMax, ((((blockLength + 256) - 1) / 256) * 256));
     tiling.tileLength = static_cast<uint32_t>(tileLength);
     // UB bytes the kernel's buffers take (TPipe::InitBuffer total)
-    const uint64_t ubBytes = ((((tileLength * (((10 * inBytes) + (2 * outBytes)) + (4 * floatSlots))) + (4 * (tileLength / 2))) + (0 * ((((((tileLength / 64) * 4) + 32) - 1) / 32) * 32))) + 0);
+    const uint64_t ubBytes = ((((tileLength * (((10 * inBytes) + (2 * outBytes)) + (4 * floatSlots))) + (5 * (tileLength / 2))) + (0 * ((((((tileLength / 64) * 4) + 32) - 1) / 32) * 32))) + 0);
     tiling.ubBytes = static_cast<uint32_t>(ubBytes);
     // GM bytes read and written per element (long rows read their inputs twice)
     const uint64_t bytesPerElement = ((5 * inBytes) + outBytes);

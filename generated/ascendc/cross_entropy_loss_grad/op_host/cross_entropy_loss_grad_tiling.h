@@ -25,7 +25,7 @@ inline uint64_t Gcd(uint64_t a, uint64_t b)
     return a;
 }
 
-// variant reductionOptional=none, gridSumPass=False, weightOptional=absent: 4 input tile(s), 24 float temporaries, 5 mask(s), 1 row sum(s)
+// variant reductionOptional=none, gridSumPass=False, weightOptional=absent: 4 input tile(s), 25 float temporaries, 5 mask(s), 1 row sum(s)
 inline bool ComputeTilingReductionOptionalNoneGridSumPassFalseWeightOptionalAbsent(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, CrossEntropyLossGradTilingData& tiling)
 {
@@ -34,7 +34,7 @@ inline bool ComputeTilingReductionOptionalNoneGridSumPassFalseWeightOptionalAbse
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 4) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 24);
+    const uint64_t floatSlots = (castSlots + 25);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
     const uint64_t bytesPer256 = ((((((8 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 640) + 16);
@@ -72,7 +72,7 @@ inline bool ComputeTilingReductionOptionalNoneGridSumPassFalseWeightOptionalAbse
     return true;
 }
 
-// variant reductionOptional=none, gridSumPass=False, weightOptional=present: 5 input tile(s), 24 float temporaries, 5 mask(s), 2 row sum(s)
+// variant reductionOptional=none, gridSumPass=False, weightOptional=present: 5 input tile(s), 25 float temporaries, 6 mask(s), 2 row sum(s)
 inline bool ComputeTilingReductionOptionalNoneGridSumPassFalseWeightOptionalPresent(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, CrossEntropyLossGradTilingData& tiling)
 {
@@ -81,10 +81,10 @@ inline bool ComputeTilingReductionOptionalNoneGridSumPassFalseWeightOptionalPres
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 5) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 24);
+    const uint64_t floatSlots = (castSlots + 25);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
-    const uint64_t bytesPer256 = ((((((10 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 640) + 16);
+    const uint64_t bytesPer256 = ((((((10 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 768) + 16);
     // row sums' 32-byte results and the work buffer's rounding
     const uint64_t fixedBytes = 128;
     // the longest tile that fits the UB
@@ -111,7 +111,7 @@ inline bool ComputeTilingReductionOptionalNoneGridSumPassFalseWeightOptionalPres
     const uint64_t tilesPerRow = (((rowLength + tileLength) - 1) / tileLength);
     tiling.tilesPerRow = static_cast<uint32_t>(tilesPerRow);
     // UB bytes the kernel's buffers take (TPipe::InitBuffer total)
-    const uint64_t ubBytes = ((((tileLength * (((10 * inBytes) + (2 * outBytes)) + (4 * floatSlots))) + (5 * (tileLength / 2))) + (1 * ((((((tileLength / 64) * 4) + 32) - 1) / 32) * 32))) + 64);
+    const uint64_t ubBytes = ((((tileLength * (((10 * inBytes) + (2 * outBytes)) + (4 * floatSlots))) + (6 * (tileLength / 2))) + (1 * ((((((tileLength / 64) * 4) + 32) - 1) / 32) * 32))) + 64);
     tiling.ubBytes = static_cast<uint32_t>(ubBytes);
     // GM bytes read and written per element (long rows read their inputs twice)
     const uint64_t bytesPerElement = (((5 * inBytes) * (1 + uint64_t(1 < tilesPerRow))) + outBytes);
@@ -213,7 +213,7 @@ inline bool ComputeTilingReductionOptionalNoneGridSumPassTrueWeightOptionalPrese
     return true;
 }
 
-// variant reductionOptional=mean, gridSumPass=False, weightOptional=absent: 5 input tile(s), 24 float temporaries, 5 mask(s), 1 row sum(s)
+// variant reductionOptional=mean, gridSumPass=False, weightOptional=absent: 5 input tile(s), 25 float temporaries, 6 mask(s), 1 row sum(s)
 inline bool ComputeTilingReductionOptionalMeanGridSumPassFalseWeightOptionalAbsent(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, CrossEntropyLossGradTilingData& tiling)
 {
@@ -222,10 +222,10 @@ inline bool ComputeTilingReductionOptionalMeanGridSumPassFalseWeightOptionalAbse
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 5) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 24);
+    const uint64_t floatSlots = (castSlots + 25);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
-    const uint64_t bytesPer256 = ((((((10 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 640) + 16);
+    const uint64_t bytesPer256 = ((((((10 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 768) + 16);
     // row sums' 32-byte results and the work buffer's rounding
     const uint64_t fixedBytes = 96;
     // the longest tile that fits the UB
@@ -252,7 +252,7 @@ inline bool ComputeTilingReductionOptionalMeanGridSumPassFalseWeightOptionalAbse
     const uint64_t tilesPerRow = (((rowLength + tileLength) - 1) / tileLength);
     tiling.tilesPerRow = static_cast<uint32_t>(tilesPerRow);
     // UB bytes the kernel's buffers take (TPipe::InitBuffer total)
-    const uint64_t ubBytes = ((((tileLength * (((10 * inBytes) + (2 * outBytes)) + (4 * floatSlots))) + (5 * (tileLength / 2))) + (1 * ((((((tileLength / 64) * 4) + 32) - 1) / 32) * 32))) + 32);
+    const uint64_t ubBytes = ((((tileLength * (((10 * inBytes) + (2 * outBytes)) + (4 * floatSlots))) + (6 * (tileLength / 2))) + (1 * ((((((tileLength / 64) * 4) + 32) - 1) / 32) * 32))) + 32);
     tiling.ubBytes = static_cast<uint32_t>(ubBytes);
     // GM bytes read and written per element (long rows read their inputs twice)
     const uint64_t bytesPerElement = (((5 * inBytes) * (1 + uint64_t(1 < tilesPerRow))) + outBytes);
@@ -260,7 +260,7 @@ inline bool ComputeTilingReductionOptionalMeanGridSumPassFalseWeightOptionalAbse
     return true;
 }
 
-// variant reductionOptional=mean, gridSumPass=False, weightOptional=present: 6 input tile(s), 24 float temporaries, 5 mask(s), 2 row sum(s)
+// variant reductionOptional=mean, gridSumPass=False, weightOptional=present: 6 input tile(s), 25 float temporaries, 6 mask(s), 2 row sum(s)
 inline bool ComputeTilingReductionOptionalMeanGridSumPassFalseWeightOptionalPresent(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, CrossEntropyLossGradTilingData& tiling)
 {
@@ -269,10 +269,10 @@ inline bool ComputeTilingReductionOptionalMeanGridSumPassFalseWeightOptionalPres
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 6) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 24);
+    const uint64_t floatSlots = (castSlots + 25);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
-    const uint64_t bytesPer256 = ((((((12 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 640) + 16);
+    const uint64_t bytesPer256 = ((((((12 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 768) + 16);
     // row sums' 32-byte results and the work buffer's rounding
     const uint64_t fixedBytes = 128;
     // the longest tile that fits the UB
@@ -299,7 +299,7 @@ inline bool ComputeTilingReductionOptionalMeanGridSumPassFalseWeightOptionalPres
     const uint64_t tilesPerRow = (((rowLength + tileLength) - 1) / tileLength);
     tiling.tilesPerRow = static_cast<uint32_t>(tilesPerRow);
     // UB bytes the kernel's buffers take (TPipe::InitBuffer total)
-    const uint64_t ubBytes = ((((tileLength * (((12 * inBytes) + (2 * outBytes)) + (4 * floatSlots))) + (5 * (tileLength / 2))) + (1 * ((((((tileLength / 64) * 4) + 32) - 1) / 32) * 32))) + 64);
+    const uint64_t ubBytes = ((((tileLength * (((12 * inBytes) + (2 * outBytes)) + (4 * floatSlots))) + (6 * (tileLength / 2))) + (1 * ((((((tileLength / 64) * 4) + 32) - 1) / 32) * 32))) + 64);
     tiling.ubBytes = static_cast<uint32_t>(ubBytes);
     // GM bytes read and written per element (long rows read their inputs twice)
     const uint64_t bytesPerElement = (((6 * inBytes) * (1 + uint64_t(1 < tilesPerRow))) + outBytes);
@@ -401,7 +401,7 @@ inline bool ComputeTilingReductionOptionalMeanGridSumPassTrueWeightOptionalPrese
     return true;
 }
 
-// variant reductionOptional=sum, gridSumPass=False, weightOptional=absent: 4 input tile(s), 24 float temporaries, 5 mask(s), 1 row sum(s)
+// variant reductionOptional=sum, gridSumPass=False, weightOptional=absent: 4 input tile(s), 25 float temporaries, 5 mask(s), 1 row sum(s)
 inline bool ComputeTilingReductionOptionalSumGridSumPassFalseWeightOptionalAbsent(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, CrossEntropyLossGradTilingData& tiling)
 {
@@ -410,7 +410,7 @@ inline bool ComputeTilingReductionOptionalSumGridSumPassFalseWeightOptionalAbsen
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 4) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 24);
+    const uint64_t floatSlots = (castSlots + 25);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
     const uint64_t bytesPer256 = ((((((8 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 640) + 16);
@@ -448,7 +448,7 @@ inline bool ComputeTilingReductionOptionalSumGridSumPassFalseWeightOptionalAbsen
     return true;
 }
 
-// variant reductionOptional=sum, gridSumPass=False, weightOptional=present: 5 input tile(s), 24 float temporaries, 5 mask(s), 2 row sum(s)
+// variant reductionOptional=sum, gridSumPass=False, weightOptional=present: 5 input tile(s), 25 float temporaries, 6 mask(s), 2 row sum(s)
 inline bool ComputeTilingReductionOptionalSumGridSumPassFalseWeightOptionalPresent(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, CrossEntropyLossGradTilingData& tiling)
 {
@@ -457,10 +457,10 @@ inline bool ComputeTilingReductionOptionalSumGridSumPassFalseWeightOptionalPrese
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 5) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 24);
+    const uint64_t floatSlots = (castSlots + 25);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
-    const uint64_t bytesPer256 = ((((((10 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 640) + 16);
+    const uint64_t bytesPer256 = ((((((10 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 768) + 16);
     // row sums' 32-byte results and the work buffer's rounding
     const uint64_t fixedBytes = 128;
     // the longest tile that fits the UB
@@ -487,7 +487,7 @@ inline bool ComputeTilingReductionOptionalSumGridSumPassFalseWeightOptionalPrese
     const uint64_t tilesPerRow = (((rowLength + tileLength) - 1) / tileLength);
     tiling.tilesPerRow = static_cast<uint32_t>(tilesPerRow);
     // UB bytes the kernel's buffers take (TPipe::InitBuffer total)
-    const uint64_t ubBytes = ((((tileLength * (((10 * inBytes) + (2 * outBytes)) + (4 * floatSlots))) + (5 * (tileLength / 2))) + (1 * ((((((tileLength / 64) * 4) + 32) - 1) / 32) * 32))) + 64);
+    const uint64_t ubBytes = ((((tileLength * (((10 * inBytes) + (2 * outBytes)) + (4 * floatSlots))) + (6 * (tileLength / 2))) + (1 * ((((((tileLength / 64) * 4) + 32) - 1) / 32) * 32))) + 64);
     tiling.ubBytes = static_cast<uint32_t>(ubBytes);
     // GM bytes read and written per element (long rows read their inputs twice)
     const uint64_t bytesPerElement = (((5 * inBytes) * (1 + uint64_t(1 < tilesPerRow))) + outBytes);

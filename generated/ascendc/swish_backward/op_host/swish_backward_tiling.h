@@ -25,7 +25,7 @@ inline uint64_t Gcd(uint64_t a, uint64_t b)
     return a;
 }
 
-// the only variant: 2 input tile(s), 22 float temporaries, 4 mask(s)
+// the only variant: 2 input tile(s), 23 float temporaries, 5 mask(s)
 inline bool ComputeTilingDefault(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, SwishBackwardTilingData& tiling)
 {
@@ -34,10 +34,10 @@ inline bool ComputeTilingDefault(uint64_t totalLength, uint64_t rowLength, uint6
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 2) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 22);
+    const uint64_t floatSlots = (castSlots + 23);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
-    const uint64_t bytesPer256 = ((((((4 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 512) + 0);
+    const uint64_t bytesPer256 = ((((((4 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 640) + 0);
     // row sums' 32-byte results and the work buffer's rounding
     const uint64_t fixedBytes = 0;
     // the longest tile that fits the UB
@@ -58,7 +58,7 @@ inline bool ComputeTilingDefault(uint64_t totalLength, uint64_t rowLength, uint6
     const uint64_t tileLength = std::min<uint64_t>(tileMax, ((((blockLength + 256) - 1) / 256) * 256));
     tiling.tileLength = static_cast<uint32_t>(tileLength);
     // UB bytes the kernel's buffers take (TPipe::InitBuffer total)
-    const uint64_t ubBytes = ((((tileLength * (((4 * inBytes) + (2 * outBytes)) + (4 * floatSlots))) + (4 * (tileLength / 2))) + (0 * ((((((tileLength / 64) * 4) + 32) - 1) / 32) * 32))) + 0);
+    const uint64_t ubBytes = ((((tileLength * (((4 * inBytes) + (2 * outBytes)) + (4 * floatSlots))) + (5 * (tileLength / 2))) + (0 * ((((((tileLength / 64) * 4) + 32) - 1) / 32) * 32))) + 0);
     tiling.ubBytes = static_cast<uint32_t>(ubBytes);
     // GM bytes read and written per element (long rows read their inputs twice)
     const uint64_t bytesPerElement = ((2 * inBytes) + outBytes);
