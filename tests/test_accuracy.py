@@ -448,3 +448,24 @@ def test_a_reduced_loss_has_layouts_in_the_full_run(ops):
     ctx = inputs.Context(op, case, FORMATS["FLOAT16"], np.random.default_rng(0), inputs.FULL)
     got = inputs.layout_groups(ctx)
     assert got and all(np.ndim(s.kw[op.grad.py_name]) == 0 for s in got)
+
+
+def test_ascendc_sin_cos_bound_documents_only_the_elements_past_it():
+    """Ascend C's sin and cos give nan beyond |a| = 65536 (known.ASCENDC_SIN_COS, a documented bound): those
+    elements are documented overflows, but an inf or nan where every sin/cos argument is within the bound is a
+    wrong result and fails (the bound documented every overflow of such a kernel before: known.beyond_backend_bound)."""
+    from codegen.loader import load_spec_file
+    op = load_spec_file(REPO / "examples/more_specs/cos_grad.py")
+    fmt = FORMATS["FLOAT"]
+    x = np.array([1.0, 0.5, 1e5, -2e5, 3.0], np.float32)
+    sample = inputs.Sample("test", "large", dict(x=x, dy=np.ones_like(x)), shape=x.shape)
+    p = runner.prepare(op, sample, fmt, use_torch=False)
+    got = backends.get("numpy").make_kernel(op)(**sample.kw)
+    got[2:4] = np.nan    # past the bound: as Ascend C's kernel gives
+    past = runner.Record(op.snake_name, op.name, "ascendc", "FLOAT", "ascend910b", runner.coupled(op))
+    runner.measure(past, op, p, got, fmt)
+    assert past.passed and past.n_overflow == 2 and past.n_documented == 2, past
+    got[0] = np.inf      # |x| = 1: within it
+    within = runner.Record(op.snake_name, op.name, "ascendc", "FLOAT", "ascend910b", runner.coupled(op))
+    runner.measure(within, op, p, got, fmt)
+    assert not within.passed and within.n_overflow_failures == 1 and within.n_documented == 2, within

@@ -85,6 +85,30 @@ def backend_overflow_reason(op, backend: str) -> str | None:
     return None
 
 
+def beyond_backend_bound(op, backend: str, kw: dict, shape: tuple):
+    """The elements (flat, bool) of a call where `backend_overflow_reason`'s bound applies: some sin or cos argument
+    of the call's formula beyond Ascend C's reduction (|a| > SIN_REDUCED_UP_TO, in float64 less a few FLOAT ulps:
+    the kernel forms it in FLOAT; nan counts as beyond); None when no bound applies to this op and backend.  Only
+    those elements' overflows are documented by it: an inf where every argument is within the bound fails."""
+    import numpy as np
+    import sympy
+    from codegen.expansions import SIN_REDUCED_UP_TO
+    from .bound import symbol_values
+    from .reference import variant_of
+    if backend_overflow_reason(op, backend) is None:
+        return None
+    variant = variant_of(op, kw)
+    values, _ = symbol_values(op, variant, kw, shape)
+    beyond = np.zeros(shape, bool)
+    for f in sympy.sympify(variant.expr).atoms(sympy.sin, sympy.cos):
+        arg = f.args[0]
+        syms = sorted(arg.free_symbols, key=str)
+        with np.errstate(all="ignore"):
+            a = np.broadcast_to(sympy.lambdify(syms, arg, "numpy")(*[values[s] for s in syms]), shape)
+        beyond |= ~(np.abs(a) < SIN_REDUCED_UP_TO * (1 - 2.0 ** -20))
+    return beyond.reshape(-1)
+
+
 def overflow_reason(op_name: str, dtype: str) -> str | None:
     """Why this kernel's overflows (±inf where the exact result is finite) are documented, or None: they fail."""
     return OVERFLOWS.get((op_name, dtype))
