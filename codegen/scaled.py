@@ -21,7 +21,10 @@ a power of two is exact wherever the scaled partial products stay normal, so the
 old order would have had in a FLOAT without an exponent limit: fl(L*g), not ±inf.  With two factors each at most
 max and their product above it, each is above 1: 2^-32 times the first is normal, and the scaled products stay
 below max for L up to 2^160 (a sum up to 2^160 too); the scaled L*g is subnormal, and loses bits, only where
-|L*g| < 2^-94 (k = 1) or 2^-62 (k = 2), where the old kernel gave ±inf.  s is data, not a constant: a constant
+|L*g| < 2^-94 (k = 1) or 2^-62 (k = 2), where the old kernel gave ±inf.  Not so with k = 2, where the sum alone
+leaves FLOAT and the other factors may be small: s times each of them is formed too, and a factor below 2^-94
+makes it subnormal (WeightedMseLoss's 2*s*w*(s*x - s*t)*g at x = 3e38, t = -3e38: w = 1.2e-30 is 1.2e-6 off,
+w = 1e-40 gives 0 where the result is 0.12; review21's note has the fix left).  s is data, not a constant: a constant
 2^-32 made the discarded lanes' products subnormal wherever L*g is small, a microcode assist per vector on Zen 4
 (ELU 0.01x main).  An infinite input keeps its class: L is then ±inf or nan scaled too.
 
