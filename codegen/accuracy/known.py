@@ -103,8 +103,12 @@ def beyond_backend_bound(op, backend: str, kw: dict, shape: tuple):
     for f in sympy.sympify(variant.expr).atoms(sympy.sin, sympy.cos):
         arg = f.args[0]
         syms = sorted(arg.free_symbols, key=str)
-        with np.errstate(all="ignore"):
-            a = np.broadcast_to(sympy.lambdify(syms, arg, "numpy")(*[values[s] for s in syms]), shape)
+        try:   # (an argument NumPy cannot evaluate here, a row sum or a function of the spec's: every element)
+            with np.errstate(all="ignore"):
+                a = np.broadcast_to(np.asarray(sympy.lambdify(syms, arg, "numpy")(*[values[s] for s in syms]),
+                                               np.float64), shape)
+        except Exception:   # noqa: BLE001
+            return np.ones(int(np.prod(shape, dtype=np.int64)), bool)
         beyond |= ~(np.abs(a) < SIN_REDUCED_UP_TO * (1 - 2.0 ** -20))
     return beyond.reshape(-1)
 
