@@ -459,3 +459,18 @@ def test_the_kernel_is_the_library_s_callable_with_its_python_path_behind():
         c(kw["grad_output"])
     with pytest.raises(TypeError, match=f"^{name}\\(\\) missing required keyword argument"):
         c()
+
+
+def test_a_call_without_out_whose_output_numpy_cannot_make_gets_the_python_path_verdict():
+    """Outputs the entry point cannot allocate (a broadcast of views far beyond memory: NumPy's "array is too big")
+    go to the Python path, whose checker gives its verdict first (161002 here) or whose allocation raises its own
+    error: the entry point raised NumPy's ValueError before phase 1 ran."""
+    from codegen.backends.c import binding
+    name = "l1_loss_backward"
+    op = OPS[name]
+    c, python_path = kernel(name, backend="c"), binding.make_kernel(op, entry=False)
+    one = np.float32(1)
+    for n in (2 ** 31, 2 ** 33):
+        kw = dict(grad_output=np.array(one), self=np.broadcast_to(one, (n, 1)), target=np.broadcast_to(one, (1, n)),
+                  reduction=0)
+        assert _result(lambda: c(**kw)) == _result(lambda: python_path(**kw)), n

@@ -375,8 +375,10 @@ static outcome allocate_outputs(const opgen_py_op *op, PyObject *const *argv, Py
         int nd;
         if (output_shape(&op->outputs[j], argv, dims, &nd) != DONE)
             return FALLBACK;
-        if (!(made[j] = aligned_array(num, nd, dims, op->outputs[j].zeros)))
-            return FAILED;
+        if (!(made[j] = aligned_array(num, nd, dims, op->outputs[j].zeros))) {
+            PyErr_Clear();               /* (NumPy's "array is too big", a MemoryError): the Python path's verdict, */
+            return FALLBACK;             /* its checker's first, or its own error as it always gave */
+        }
         const outcome r = tensor_of(made[j], true, &tensors[i], &v[i].tensor);
         if (r != DONE)
             return r;
