@@ -21,10 +21,11 @@ a power of two is exact wherever the scaled partial products stay normal, so the
 old order would have had in a FLOAT without an exponent limit: fl(L*g), not ±inf.  With two factors each at most
 max and their product above it, each is above 1: 2^-32 times the first is normal, and the scaled products stay
 below max for L up to 2^160 (a sum up to 2^160 too); the scaled L*g is subnormal, and loses bits, only where
-|L*g| < 2^-94 (k = 1) or 2^-62 (k = 2), where the old kernel gave ±inf.  Not so with k = 2, where the sum alone
-leaves FLOAT and the other factors may be small: s times each of them is formed too, and a factor below 2^-94
-makes it subnormal (WeightedMseLoss's 2*s*w*(s*x - s*t)*g at x = 3e38, t = -3e38: w = 1.2e-30 is 1.2e-6 off,
-w = 1e-40 gives 0 where the result is 0.12; review21's note has the fix left).  s is data, not a constant: a constant
+|L*g| < 2^-94 (k = 1) or 2^-62 (k = 2), where the old kernel gave ±inf.  With k = 2 the sum alone can leave
+FLOAT while the other factors are small (WeightedMseLoss's 2*w*(x - t) at x = 3e38, t = -3e38, w = 1e-40: the
+result 0.12): where those factors read a tensor or a scalar, their product F is a temporary and is scaled only where
+|F| > 1 (s_F*F*(s*x - s*t), times 2^32/s_F after: `_other_scale`); s times every factor gave 0 there, and 1.2e-6
+off at w = 1.2e-30 (review21).  Factors at least 2^-90 in size (`least_magnitude`: MseLoss's 2/N) keep s.  s is data, not a constant: a constant
 2^-32 made the discarded lanes' products subnormal wherever L*g is small, a microcode assist per vector on Zen 4
 (ELU 0.01x main).  An infinite input keeps its class: L is then ±inf or nan scaled too.
 
@@ -144,17 +145,45 @@ def can_leave_float(rest, defs, temps=None) -> bool:
     return len({r for _, r in large}) >= 2 and prod > mx
 
 
-def scaled_down(rest, scale, defs=None) -> tuple:
+def scaled_down(rest, scale, defs=None, other_scale=None) -> tuple:
     """(`rest` with the factor `scale` joined first, the number of times it joined): where a factor is a sum that can
     itself leave FLOAT (PoissonNllLoss's 1 - t/(x + eps), x - t), `scale` also joins each of its terms (2^-32 -
     2^-32*t/(x + eps): the sum scaled term by term has the scaled sum's bits): 2*w*(x - t) as
-    2*s*w*(s*x - s*t)."""
+    2*s*w*(s*x - s*t).  `other_scale(others)`, where given, returns the factor to join to the other factors in place
+    of `scale` (`_other_scale`: 2^-32 only where their product is above 1) and then 2 counts only for `scale`."""
     factors = _factors(rest)
     k = next((k for k, f in enumerate(factors) if _sum_can_leave(f, defs or {})), None)
     if k is None:
         return sympy.Mul(scale, *factors), 1
     summed = sympy.Add(*[sympy.Mul(scale, a) for a in factors[k].args], evaluate=False)
-    return sympy.Mul(scale, *(factors[:k] + [summed] + factors[k + 1:])), 2
+    others = factors[:k] + factors[k + 1:]
+    joined = other_scale(others) if other_scale is not None else None
+    if joined is not None:
+        return sympy.Mul(joined, summed), 1
+    return sympy.Mul(scale, *(others + [summed])), 2
+
+
+def least_magnitude(e, defs) -> float:
+    """A lower bound of |e| from its form alone: numbers, element counts (N >= 1, 1/N >= 2^-63) and per-call
+    constants of them (a mean's 2/N, by reduction: `2*Piecewise((1/N, mean), (1, True))`); 0 where a tensor or a
+    scalar enters as a value (a weight may be 1e-40)."""
+    from .lower import Const
+    if isinstance(e, Const):
+        return abs(float(e.value))
+    if e.is_number:
+        return abs(float(e)) if e.is_real else 0.0
+    if isinstance(e, sympy.Symbol):
+        return least_magnitude(defs[e], defs) if e in defs else (1.0 if _count(e) else 0.0)
+    if isinstance(e, sympy.Mul):
+        out = 1.0
+        for a in e.args:
+            out *= least_magnitude(a, defs)
+        return out
+    if isinstance(e, sympy.Pow) and e.exp.is_Integer and _count(e.base):
+        return 1.0 if e.exp > 0 else 2.0 ** (63 * int(e.exp))
+    if isinstance(e, sympy.Piecewise):
+        return min(least_magnitude(v, defs) for v, _ in e.args)
+    return 0.0
 
 
 def scale_gradient_products(temps, result, g, prelude=()):
@@ -188,11 +217,28 @@ def scale_gradient_products(temps, result, g, prelude=()):
         temps.append((local, rest))
         beyond = sympy.Abs(local) > Const(MAX_FLOAT)
         scale = fresh("_scale")   # sorts before the spec's symbols: joins the product first
-        temps.append((scale, sympy.Piecewise((Const(sympy.Rational(1, 2 ** (SCALE // 2))), beyond), (1, True))))
-        scaled_rest, uses = scaled_down(rest, scale, defs)
+        down = Const(sympy.Rational(1, 2 ** (SCALE // 2)))
+        temps.append((scale, sympy.Piecewise((down, beyond), (1, True))))
+        back = []
+
+        def other_scale(others):
+            """The other factors of a sum's product, scaled only where beyond and above 1 in size (a small weight
+            beside x - t keeps its bits: 2^-32 times it would be subnormal); None where they are at least 2^-90 in
+            size (MseLoss's 2/N: s times it stays normal, and the kernel keeps its one scale)."""
+            product = sympy.Mul(*others)
+            if least_magnitude(product, defs) >= 2.0 ** -90:
+                return None
+            f = fresh()
+            temps.append((f, product))
+            above = beyond & (sympy.Abs(f) > 1)
+            s_f = fresh("_scale")
+            temps.append((s_f, sympy.Piecewise((down, above), (1, True))))
+            back.append(sympy.Piecewise((Const(sympy.Integer(2) ** (SCALE // 2)), above), (1, True)))
+            return sympy.Mul(s_f, *others)   # s_F joins first: 2*w is inf at w = 3e38, 2*s_F*w is not
+        scaled_rest, uses = scaled_down(rest, scale, defs, other_scale)
         scaled = fresh()
         temps.append((scaled, sympy.Mul(scaled_rest, g)))
-        return sympy.Piecewise((sympy.Mul(Const(sympy.Integer(2) ** (SCALE // 2 * uses)), scaled), beyond),
+        return sympy.Piecewise((sympy.Mul(Const(sympy.Integer(2) ** (SCALE // 2 * uses)), *back, scaled), beyond),
                                (sympy.Mul(local, g), True))
     return temps, rewrite(result)
 

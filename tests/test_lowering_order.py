@@ -399,9 +399,10 @@ def test_a_local_derivative_beyond_float_is_scaled_before_the_gradient_joins():
     g, x, t, w, c0, eps = sympy.symbols("g x t w c0 eps", real=True)
     plain = lambda e: e.replace(lambda a: isinstance(a, Const), lambda a: a.value)   # noqa: E731
     big = Const(sympy.Integer((2**24 - 1) * 2**104))
-    for expr, k in [(2 * g * (x - t), 2), (g * w * (x - t), 2), (c0 * g * w * x, 1), (g * x / sympy.Max(w, 1), 1),
+    mean = [(c0, 1 / sympy.Symbol("numel_self", integer=True, positive=True))]   # c0 = 1/N >= 2^-63: keeps s
+    for expr, k in [(2 * g * (x - t), 2), (c0 * g * w * x, 1), (g * x / sympy.Max(w, 1), 1),
                     (c0 * g * (1 - t / (x + eps)), 2)]:
-        temps, result = scale_gradient_products([], expr, g)
+        temps, result = scale_gradient_products([], expr, g, mean)
         assert isinstance(result, sympy.Piecewise) and len(temps) == 3, (expr, result)
         (local, old_l), (scale, s), (scaled, product) = temps
         (value, cond), (old, _) = result.args
@@ -413,6 +414,22 @@ def test_a_local_derivative_beyond_float_is_scaled_before_the_gradient_joins():
         assert sympy.expand(product.xreplace({scale: 1}) - expr) == 0      # s = 1: the product itself
         assert sympy.expand(old.xreplace({local: old_l}) - expr) == 0 and split_last(old, {g}) is None
         assert split_last(product, {g})[1] == g                            # the scaled local derivative, then g
+    # a sum that can leave FLOAT beside a factor that reads a tensor (a weight, which may be 1e-40): that factor's
+    # product F a temporary, scaled (s_F = 2^-32, and 2^32 back) only where beyond and |F| > 1, else s_F = 1
+    expr = g * w * (x - t)
+    temps, result = scale_gradient_products([], expr, g)
+    (local, old_l), (scale, s), (f, f_def), (scale_f, s_f), (scaled, product) = temps
+    (value, cond), (old, _) = result.args
+    above = cond & (sympy.Abs(f) > 1)
+    assert f_def == w and s_f == sympy.Piecewise((Const(sympy.Rational(1, 2**32)), above), (1, True))
+    assert value == Const(sympy.Integer(2) ** 32) * scaled * sympy.Piecewise((Const(sympy.Integer(2) ** 32), above),
+                                                                             (1, True))
+    for taken in (True, False):   # s_F and its inverse chosen together
+        sf, back = (sympy.Rational(1, 2**32), 2**32) if taken else (1, 1)
+        v = plain(value.xreplace({scaled: product})).xreplace({scale: sympy.Rational(1, 2**32), scale_f: sf})
+        v = v.replace(lambda a: isinstance(a, sympy.Piecewise), lambda a: back)
+        assert sympy.cancel(v - expr) == 0, (taken, v)
+    assert sympy.expand(old.xreplace({local: old_l}) - expr) == 0 and split_last(product, {g})[1] == g
     for kept in [g * Sigmoid(x) * (x + 1), g * x * sympy.Rational(1, 2), g * x, Sigmoid(x) * sympy.tanh(t) * g,
                  g * x * (1 - x), c0 * g * sympy.exp(t) * (t - x + 1), g * w * Sigmoid(x)]:
         assert scale_gradient_products([], kept, g) == ([], kept), kept
@@ -430,6 +447,11 @@ def _scaled_case(name, dtype):
                   target=a(0.75, 0.9 * big, 0.85, 0.25), reduction="none")
         if name == "weighted_mse_loss_backward":
             kw["weight"] = a(0.5, 0.875, 0.75, 0.9 * big)
+            # x - t beyond FLOAT beside a small weight (review21): 2^-32 times w was 0 (w = 1e-40) and 10 ulp off
+            # (w = 1.2e-30) where the result is 0.12 and 1.5e-9
+            for key, more in (("grad_output", (1.0, 1.0)), ("self", (0.9 * big, 0.9 * big)),
+                              ("target", (-0.9 * big, -0.9 * big)), ("weight", (1e-40, 1.2345678e-30))):
+                kw[key] = np.concatenate([kw[key], a(*more)])
         wt = kw.get("weight", a(1, 1, 1, 1))
 
         def ref(i):
