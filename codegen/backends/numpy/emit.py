@@ -303,8 +303,10 @@ def _scaled_rare_context(kv: KernelVariant, pr) -> dict | None:
     if split is None:
         return None
     body, result, beyond, rest = split
+    tests = [pr.doprint(c) for c in beyond]
     return {"body": [(str(s), pr.doprint(e)) for s, e in body], "result": pr.doprint(result),
-            "beyond": " | ".join(pr.doprint(c) for c in beyond), "rest": [(str(s), pr.doprint(e)) for s, e in rest]}
+            "beyond": tests[0] if len(tests) == 1 else "(" + " | ".join(tests) + ")",
+            "rest": [(str(s), pr.doprint(e)) for s, e in rest]}
 
 
 def _wide(op: Op, kv: KernelVariant) -> tuple[list, dict]:

@@ -200,7 +200,7 @@ def _scaled_rare(v: dict) -> list[str]:
         return []
     return (assignments(r["body"]) + [f"result = {r['result']}",
                                       "# a local derivative beyond FLOAT: the block again with its product scaled "
-                                      "(codegen.scaled)", f"if ({r['beyond']}).any():"]
+                                      "(codegen.scaled)", f"if {r['beyond']}.any():"]
             + indent(assignments(r["rest"]) + [f"result = {v['result']}"]))
 
 
