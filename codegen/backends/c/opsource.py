@@ -604,12 +604,8 @@ def _phase1_variant(op: Op, kv: KernelVariant, v: dict, fill: list[str]) -> list
         pick = f"{out}->dtype == ACL_FLOAT16 || {out}->dtype == ACL_BF16 ? {{f}}{s}_half : {{f}}{s}"
         body += [f"call.{field} = {pick.format(f=f)};" for field, f in (("block", "block"),
                                                                          ("chunked", "block_chunked"))]
-    elif v["plain_f16"]:   # the kernel without scaled products where every input is FLOAT16 (_plain_f16)
-        body += ["const bool inputs_f16 = " + " && ".join(f"{t.name}->dtype == ACL_FLOAT16" for t in kv.tensors) + ";"]
-        body += [f"call.{field} = inputs_f16 ? {f}{s}{F16_TAIL} : {f}{s};" for field, f in (("block", "block"),
-                                                                                           ("chunked", "block_chunked"))]
     else:
-        body += [f"call.block = block{s};", f"call.chunked = block_chunked{s};"]
+        body += call_kernels(kv, v, "call")
         target = sparse_target(op, kv)
         if target:
             body.append(f"call.sparse_target = {target};   /* 0 at every other class: opgen_loops.c, run_sparse */")
@@ -622,6 +618,17 @@ def _phase1_variant(op: Op, kv: KernelVariant, v: dict, fill: list[str]) -> list
     if not v["dispatch"]:
         return ["    " + line for line in body]
     return [f"    if ({v['dispatch']}) {{", *["        " + line for line in body], "    }"]
+
+
+def call_kernels(kv: KernelVariant, v: dict, call: str) -> list[str]:
+    """The elementwise kernel functions handed to `call`: the copy without scaled products where every input is
+    FLOAT16 (_plain_f16) and the kernel elsewhere."""
+    s = v["suffix"]
+    if not v["plain_f16"]:
+        return [f"{call}.block = block{s};", f"{call}.chunked = block_chunked{s};"]
+    f16 = " && ".join(f"{t.name}->dtype == ACL_FLOAT16" for t in kv.tensors)
+    return [f"const bool inputs_f16{s} = {f16};"] + [f"{call}.{field} = inputs_f16{s} ? {f}{s}{F16_TAIL} : {f}{s};"
+                                                     for field, f in (("block", "block"), ("chunked", "block_chunked"))]
 
 
 def sparse_target(op: Op, kv: KernelVariant) -> int:

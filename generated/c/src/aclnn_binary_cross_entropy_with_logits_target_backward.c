@@ -379,9 +379,9 @@ aclnnStatus aclnnBinaryCrossEntropyWithLogitsTargetBackwardGetWorkspaceSize(
         opgen_call_input(&call, self);
         opgen_call_input(&call, weightOptional);
         opgen_call_output(&call, gradTarget);
-        const bool inputs_f16 = gradOutput->dtype == ACL_FLOAT16 && self->dtype == ACL_FLOAT16 && weightOptional->dtype == ACL_FLOAT16;
-        call.block = inputs_f16 ? block__weight_optional_present__pos_weight_optional_absent_f16 : block__weight_optional_present__pos_weight_optional_absent;
-        call.chunked = inputs_f16 ? block_chunked__weight_optional_present__pos_weight_optional_absent_f16 : block_chunked__weight_optional_present__pos_weight_optional_absent;
+        const bool inputs_f16__weight_optional_present__pos_weight_optional_absent = gradOutput->dtype == ACL_FLOAT16 && self->dtype == ACL_FLOAT16 && weightOptional->dtype == ACL_FLOAT16;
+        call.block = inputs_f16__weight_optional_present__pos_weight_optional_absent ? block__weight_optional_present__pos_weight_optional_absent_f16 : block__weight_optional_present__pos_weight_optional_absent;
+        call.chunked = inputs_f16__weight_optional_present__pos_weight_optional_absent ? block_chunked__weight_optional_present__pos_weight_optional_absent_f16 : block_chunked__weight_optional_present__pos_weight_optional_absent;
         return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
     }
     if (weightOptional != NULL && posWeightOptional != NULL) {
