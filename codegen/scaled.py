@@ -29,7 +29,9 @@ Applied only to products of plain factors (`_plain`: numbers, tensor elements an
 max and min; `can_leave_float` says which): the cost per element is the comparison, the select of s, the second
 product and the final select (C: about eight vector instructions), and with an exp or a sigmoid among the factors
 the C backend's tuned forms of those kernels were lost (0.06-0.9x main).  Complex kernels keep the plain product
-(`unscaled`).
+(`unscaled`).  Cheaper where it can be (perf25): NumPy computes the plain products first and the scaled form only
+in a block where some |L| > max (`rare_path`); the C backend's copy of a kernel for FLOAT16 inputs computes the
+plain products alone where FLOAT16 operands cannot make L leave FLOAT (`in_float_from_float16`).
 """
 from __future__ import annotations
 

@@ -298,7 +298,9 @@ def variant_context(op: Op, k: Kernel, kv: KernelVariant) -> dict:
 def _scaled_rare_context(kv: KernelVariant, pr) -> dict | None:
     """An elementwise kernel whose products L*g are scaled where L leaves FLOAT (codegen.scaled.rare_path): the
     plain products and the test `beyond` first, then, where a block has an L beyond FLOAT, the temporaries only the
-    scaled form reads and the kernel's own result (functions.compute_function)."""
+    scaled form reads and the kernel's own result (functions.compute_function).  The usual block pays np.abs, the
+    comparison and np.any where the scaled form took about eight passes: MseLossBackward 1.9-2.9x as fast (perf25,
+    one process, side by side)."""
     split = rare_path(kv.body, kv.result)
     if split is None:
         return None
