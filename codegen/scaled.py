@@ -33,7 +33,9 @@ Applied only to products of plain factors (`_plain`: numbers, tensor elements an
 max and min; `can_leave_float` says which): the cost per element is the comparison, the select of s, the second
 product and the final select (C: about eight vector instructions), and with an exp or a sigmoid among the factors
 the C backend's tuned forms of those kernels were lost (0.06-0.9x main).  Complex kernels keep the plain product
-(`unscaled`).
+(`unscaled`).  Cheaper where it can be (perf25): NumPy computes the plain products first and the scaled form only
+in a block where some |L| > max (`rare_path`); the C backend's copy of a kernel for FLOAT16 inputs computes the
+plain products alone where FLOAT16 operands cannot make L leave FLOAT (`in_float_from_float16`).
 """
 from __future__ import annotations
 
@@ -50,38 +52,41 @@ def _factors(rest) -> list:
 _LOG_BOUND = 104.0   # |log(v)| for every positive FLOAT v, subnormals included
 
 
-def magnitude_bound(e, defs) -> float:
-    """An upper bound of |e| over FLOAT inputs (a tensor element, a scalar, a prelude or row value: max), from its
-    form alone; inf where the form says nothing (a quotient, exp).  `defs` maps the temporaries to their
-    expressions."""
+def magnitude_bound(e, defs, bounds=None) -> float:
+    """An upper bound of |e| over FLOAT inputs (a tensor element, a scalar, a prelude or row value: max, or
+    `bounds[symbol]` where given), from its form alone; inf where the form says nothing (a quotient, exp).  `defs`
+    maps the temporaries to their expressions."""
     from .lower import Const
     from .rewrite import Sigmoid
-    mx = float(MAX_FLOAT)
+    bounds = bounds or {}
+
+    def bound(a):
+        return magnitude_bound(a, defs, bounds)
     if isinstance(e, Const):
         return abs(float(e.value))
     if e.is_number:
         return abs(float(e)) if e.is_real else float("inf")
     if isinstance(e, sympy.Symbol):
-        return magnitude_bound(defs[e], defs) if e in defs else mx
+        return bound(defs[e]) if e in defs else bounds.get(e, float(MAX_FLOAT))
     if isinstance(e, (Sigmoid, sympy.tanh, sympy.erf)):
         return 1.0
     if isinstance(e, sympy.log):
         return _LOG_BOUND
     if isinstance(e, sympy.Add):
-        return sum(magnitude_bound(a, defs) for a in e.args)
+        return sum(bound(a) for a in e.args)
     if isinstance(e, sympy.Mul):
         out = 1.0
         for a in e.args:
-            out *= magnitude_bound(a, defs)
+            out *= bound(a)
         return out
     if isinstance(e, sympy.Pow) and e.exp.is_Integer and e.exp > 0:
-        return magnitude_bound(e.base, defs) ** int(e.exp)
+        return bound(e.base) ** int(e.exp)
     if isinstance(e, sympy.Pow) and e.exp.is_negative and _count(e.base):
         return 1.0                                   # a mean's 1/N: N >= 1
     if isinstance(e, sympy.Piecewise):
-        return max(magnitude_bound(v, defs) for v, _ in e.args)
+        return max(bound(v) for v, _ in e.args)
     if isinstance(e, (sympy.Max, sympy.Min, sympy.Abs)):
-        return max(magnitude_bound(a, defs) for a in e.args)
+        return max(bound(a) for a in e.args)
     return float("inf")
 
 
@@ -261,3 +266,43 @@ def unscaled(temps, result):
     from .lower import read_temporaries
     result = result.replace(_is_scaled, lambda e: e.args[1][0])
     return read_temporaries(temps, result), result
+
+
+def rare_path(temps, result):
+    """(the temporaries and result of the products L*g as plain L*g (`unscaled`), the conditions |L| > max, the
+    temporaries only the scaled form reads) where `result` has scaled products, else None: a kernel computes the
+    plain form with the conditions first, which is its result wherever no L left FLOAT, and the scaled form only
+    where one did (a block again: C, codegen.backends.c.opsource; NumPy, codegen.backends.numpy.functions)."""
+    beyond = [p.args[0][1] for p in sympy.preorder_traversal(result) if _is_scaled(p)]
+    if not beyond:
+        return None
+    fast, plain = unscaled(temps, result)
+    kept = {s for s, _ in fast}
+    return fast, plain, beyond, [(s, e) for s, e in temps if s not in kept]
+
+
+FLOAT16_MAX = 65504.0
+
+
+def in_float_from_float16(temps, result, prelude, tensors) -> bool:
+    """Whether every scaled product of `result` (codegen.scaled) has an L that stays within FLOAT when each of
+    the `tensors` (symbols) is a FLOAT16 element (|v| <= 65504; scalars and per-call constants as their form
+    bounds them, `magnitude_bound`): MseLoss's 2*(x - t) is at most 2.6e5 there.  Then |L| > max holds for no
+    element and the plain products are the result, bit for bit: the C backend's copy of the kernel for FLOAT16
+    inputs (opsource: `plain_f16`) computes them alone.  Every partial product is bounded by the product of its
+    factors' bounds each taken at least 1."""
+    defs = {**dict(prelude), **dict(temps)}
+    limits = {t: FLOAT16_MAX for t in tensors}
+    found = False
+    for p in sympy.preorder_traversal(result):
+        if not _is_scaled(p):
+            continue
+        found = True
+        local = p.args[0][1].lhs.args[0]
+        prod = 1.0
+        for f in _factors(defs.get(local, local)):
+            prod *= max(1.0, magnitude_bound(f, defs, limits))
+        if not prod <= float(MAX_FLOAT):
+            return False
+    return found
+

@@ -102,10 +102,11 @@ def test_a_sums_numeric_content_joins_the_products_coefficient():
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("dtype", ["FLOAT", "BFLOAT16"])
+@pytest.mark.parametrize("dtype", ["FLOAT", "BFLOAT16", "FLOAT16"])
 def test_mse_mean_at_the_largest_self_is_finite(ops, backend, dtype):
     """MseLossBackward, mean: 2*self - 2*target overflowed at |self| > 1.7e38 before the mean's 1/N joined (inf for
-    an exact 2.65e37); the 2 now joins 1/N in the prelude's constant.  Reference: the forward's mpmath derivative."""
+    an exact 2.65e37); the 2 now joins 1/N in the prelude's constant.  Reference: the forward's mpmath derivative.
+    (FLOAT16: the C kernel's copy without scaled products, codegen.scaled.in_float_from_float16, at 65504.)"""
     t = np.float32 if dtype == "FLOAT" else ml_dtypes.bfloat16
     big = float(ml_dtypes.finfo(t).max)
     kw = dict(grad_output=np.array([1.0, 1.5, -0.75, 1.0], dtype=t).reshape(2, 2),
@@ -433,6 +434,21 @@ def test_a_local_derivative_beyond_float_is_scaled_before_the_gradient_joins():
     for kept in [g * Sigmoid(x) * (x + 1), g * x * sympy.Rational(1, 2), g * x, Sigmoid(x) * sympy.tanh(t) * g,
                  g * x * (1 - x), c0 * g * sympy.exp(t) * (t - x + 1), g * w * Sigmoid(x)]:
         assert scale_gradient_products([], kept, g) == ([], kept), kept
+
+
+def test_float16_inputs_keep_a_scaled_local_derivative_within_float():
+    """codegen.scaled.in_float_from_float16: with every tensor a FLOAT16 element (|v| <= 65504), 2*(x - t) and
+    w*(x - t) stay within FLOAT (the C kernel's FLOAT16 copy computes the plain products); a scalar among the
+    factors (up to FLOAT's largest) or a high power of a tensor can still leave it."""
+    from codegen.scaled import in_float_from_float16, scale_gradient_products
+    g, x, t, w, a = sympy.symbols("g x t w a", real=True)
+    for expr, tensors, stays in [(2 * g * (x - t), [g, x, t], True), (g * w * (x - t), [g, w, x, t], True),
+                                 (a * g * w * (x - t), [g, w, x, t], False), (g * x**9 * (x - t), [g, x, t], False),
+                                 (g * w * (x - t), [g, x, t], False)]:
+        temps, result = scale_gradient_products([], expr, g)
+        assert isinstance(result, sympy.Piecewise), expr
+        assert in_float_from_float16(temps, result, [], tensors) is stays, expr
+    assert not in_float_from_float16([], 2 * g * (x - t), [], [g, x, t])   # no scaled product: no copy
 
 
 def _scaled_case(name, dtype):

@@ -146,9 +146,12 @@ def _compute__weight_optional_present__pos_weight_optional_absent(grad_output, s
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
             t0 = c0*weight_optional*(np.minimum(0, -self) - np.minimum(0, self))
-            _scale1 = _where((np.abs(t0) > 3.4028234663852886e+38), 2.3283064365386963e-10, 1)
-            t2 = (_scale1*c0*weight_optional*(np.minimum(0, -self) - np.minimum(0, self)))*grad_output
-            result = _where((np.abs(t0) > 3.4028234663852886e+38), 4294967296.0*t2, grad_output*t0)
+            result = grad_output*t0
+            # a local derivative beyond FLOAT: the block again with its product scaled (codegen.scaled)
+            if (np.abs(t0) > 3.4028234663852886e+38).any():
+                _scale1 = _where((np.abs(t0) > 3.4028234663852886e+38), 2.3283064365386963e-10, 1)
+                t2 = (_scale1*c0*weight_optional*(np.minimum(0, -self) - np.minimum(0, self)))*grad_output
+                result = _where((np.abs(t0) > 3.4028234663852886e+38), 4294967296.0*t2, grad_output*t0)
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

@@ -51,6 +51,7 @@ def _views(op: Op) -> tuple[list[str], dict]:
 
 def phase1_lines(op: Op, variants: list[dict], kvs: list, fill) -> list[str]:
     """Phase 1 after the checks: the views, each output's call (its variant chosen by the arguments), the end."""
+    from .opsource import call_kernels   # (opsource imports this module)
     views, use = _views(op)
     arg = lambda name: use.get(name, name)
     outs = op.outputs
@@ -73,8 +74,7 @@ def phase1_lines(op: Op, variants: list[dict], kvs: list, fill) -> list[str]:
             body = [f"memset(&prm{s}, 0, sizeof prm{s});"]
             body += [re.sub(r"^prm\.", f"prm{s}.", line) for line in fill.lines(kv, ppr)]
             body += [f"opgen_call_input(&calls[{k}], {arg(t.name)});" for t in kv.tensors]
-            body += [f"calls[{k}].block = block{s};", f"calls[{k}].chunked = block_chunked{s};",
-                     f"params[{k}] = &prm{s};", f"sizes[{k}] = sizeof prm{s};"]
+            body += call_kernels(kv, v, f"calls[{k}]") + [f"params[{k}] = &prm{s};", f"sizes[{k}] = sizeof prm{s};"]
             if v["dispatch"]:
                 lines += [f"{'if' if first else 'else if'} ({v['dispatch']}) {{", *["    " + b for b in body], "}"]
             else:

@@ -185,10 +185,23 @@ def compute_function(v: dict) -> str:
     body = (doc + _wide(v) + [f"{s} = np.float32({s})" for s in v["float_scalars"] + v["numels"]]
             + _prelude(v["prelude"], "np.float32({})") + _grid_sums(v)
             + ["# block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)"]
-            + _loop(v, "_blocks({tensors}, out)", "_f32({})",
+            + _loop(v, "_blocks({tensors}, out)", "_f32({})", _scaled_rare(v) or
                     assignments(v["body"]) + [f"result = {v['result']}"],
                     "_store(out, result)  # round once to the output dtype (overflow gives inf)", ieee=True))
     return function(f"_compute{v['suffix']}({args})", body)
+
+
+def _scaled_rare(v: dict) -> list[str]:
+    """A block's lines where its products L*g are scaled where L leaves FLOAT (emit._scaled_rare_context): the
+    plain products, which are the result wherever no L did, and the scaled form only in a block where one did
+    (the kernel's own result then, every element's bits as before)."""
+    r = v["scaled_rare"]
+    if not r:
+        return []
+    return (assignments(r["body"]) + [f"result = {r['result']}",
+                                      "# a local derivative beyond FLOAT: the block again with its product scaled "
+                                      "(codegen.scaled)", f"if {r['beyond']}.any():"]
+            + indent(assignments(r["rest"]) + [f"result = {v['result']}"]))
 
 
 def double_function(v: dict) -> str:
