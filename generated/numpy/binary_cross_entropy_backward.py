@@ -110,10 +110,9 @@ def _compute__weight_optional_absent(grad_output, self, target, reduction, numel
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            gradOutput_mean = c0*grad_output
-            t0 = gradOutput_mean*(self - target)
+            t0 = grad_output*(self - target)
             t1 = 1 - self
-            result = _where((self*t1 < 9.999999960041972e-13), 1000000000000*t0, t0/self/t1)
+            result = c0*_where((self*t1 < 9.999999960041972e-13), 1000000000000*t0, t0/self/t1)
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
@@ -131,10 +130,9 @@ def _compute__weight_optional_present(grad_output, self, target, weight_optional
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            gradOutput_mean = c0*grad_output
-            t0 = (weight_optional*(self - target))*gradOutput_mean
+            t0 = (weight_optional*(self - target))*grad_output
             t1 = 1 - self
-            result = _where((self*t1 < 9.999999960041972e-13), 1000000000000*t0, t0/self/t1)
+            result = c0*_where((self*t1 < 9.999999960041972e-13), 1000000000000*t0, t0/self/t1)
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

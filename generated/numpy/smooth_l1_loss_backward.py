@@ -88,8 +88,8 @@ def _compute(grad_out, self, target, reduction, beta, numel_self, out):
     beta = np.float32(beta)
     numel_self = np.float32(numel_self)
     with np.errstate(all="ignore"):
-        c0 = np.float32(1/beta)
-        c1 = np.float32((1/numel_self if (reduction == 1) else 1))
+        c0 = np.float32((1/numel_self if (reduction == 1) else 1))
+        c1 = np.float32(1/beta)
     # block by block: the temporaries stay small and in the cache (codegen.runtime.blocks)
     for (grad_out, self, target), out in _blocks((grad_out, self, target), out):
         grad_out = _f32(grad_out)
@@ -98,12 +98,8 @@ def _compute(grad_out, self, target, reduction, beta, numel_self, out):
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            gradOut_mean = c1*grad_out
             t0 = self - target
-            t2 = c0*t0
-            _scale3 = _where((np.abs(t2) > 3.4028234663852886e+38), 2.3283064365386963e-10, 1)
-            t4 = (_scale3*c0*t0)*gradOut_mean
-            result = _where(((beta <= t0) & (t0 > 0)), gradOut_mean, _where(((t0 < 0) & (beta <= -t0)), -gradOut_mean, _where((beta > np.abs(t0)), _where((np.abs(t2) > 3.4028234663852886e+38), 4294967296.0*t4, gradOut_mean*t2), 0)))
+            result = c0*_where(((beta <= t0) & (t0 > 0)), grad_out, _where(((t0 < 0) & (beta <= -t0)), -grad_out, _where((beta > np.abs(t0)), (c1*t0)*grad_out, 0)))
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

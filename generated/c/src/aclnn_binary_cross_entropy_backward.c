@@ -113,10 +113,9 @@ static inline __attribute__((always_inline)) void block__weight_optional_absent(
         const float grad_output_i = grad_output[i];
         const float self_i = self[i];
         const float target_i = target[i];
-        const float gradOutput_mean = c0*grad_output_i;
-        const float t0 = gradOutput_mean*(self_i - target_i);
+        const float t0 = grad_output_i*(self_i - target_i);
         const float t1 = 1 - self_i;
-        res[i] = ((self_i*t1 < 1e-12F) ? 1e+12F*t0 : t0/self_i/t1);
+        res[i] = c0*((self_i*t1 < 1e-12F) ? 1e+12F*t0 : t0/self_i/t1);
     }
 }
 
@@ -161,10 +160,9 @@ static inline __attribute__((always_inline)) void block__weight_optional_present
         const float self_i = self[i];
         const float target_i = target[i];
         const float weight_optional_i = weight_optional[i];
-        const float gradOutput_mean = c0*grad_output_i;
-        const float t0 = (weight_optional_i*(self_i - target_i))*gradOutput_mean;
+        const float t0 = (weight_optional_i*(self_i - target_i))*grad_output_i;
         const float t1 = 1 - self_i;
-        res[i] = ((self_i*t1 < 1e-12F) ? 1e+12F*t0 : t0/self_i/t1);
+        res[i] = c0*((self_i*t1 < 1e-12F) ? 1e+12F*t0 : t0/self_i/t1);
     }
 }
 

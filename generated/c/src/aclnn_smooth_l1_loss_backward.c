@@ -103,12 +103,8 @@ static inline __attribute__((always_inline)) void block(int64_t n, const float *
         const float grad_out_i = grad_out[i];
         const float self_i = self[i];
         const float target_i = target[i];
-        const float gradOut_mean = c1*grad_out_i;
         const float t0 = self_i - target_i;
-        const float t2 = c0*t0;
-        const float _scale3 = (2.3283064e-10F*(float)((fabsf(t2) > 3.4028235e+38F)) + (1 - (float)((fabsf(t2) > 3.4028235e+38F))));
-        const float t4 = (_scale3*c0*t0)*gradOut_mean;
-        res[i] = ((beta <= fabsf(t0)) && (fabsf(t0) > 0) ? opgen_xorsignf(gradOut_mean, t0) : ((beta > fabsf(t0)) ? ((fabsf(t2) > 3.4028235e+38F) ? 4.2949673e+09F*t4 : gradOut_mean*t2) : 0));
+        res[i] = c0*((beta <= fabsf(t0)) && (fabsf(t0) > 0) ? opgen_xorsignf(grad_out_i, t0) : ((beta > fabsf(t0)) ? (c1*t0)*grad_out_i : 0));
     }
 }
 
@@ -189,8 +185,8 @@ aclnnStatus aclnnSmoothL1LossBackwardGetWorkspaceSize(
     prm.reduction = reduction;
     prm.beta = (float)beta;
     prm.numel_self = (float)opgen_numel(self);
-    prm.c0 = 1.0F/prm.beta;
-    prm.c1 = ((prm.reduction == 1) ? 1.0F/prm.numel_self : 1);
+    prm.c0 = ((prm.reduction == 1) ? 1.0F/prm.numel_self : 1);
+    prm.c1 = 1.0F/prm.beta;
     opgen_call_input(&call, gradOut);
     opgen_call_input(&call, self);
     opgen_call_input(&call, target);

@@ -25,7 +25,7 @@ inline uint64_t Gcd(uint64_t a, uint64_t b)
     return a;
 }
 
-// the only variant: 3 input tile(s), 6 float temporaries, 3 mask(s)
+// the only variant: 3 input tile(s), 4 float temporaries, 3 mask(s)
 inline bool ComputeTilingDefault(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, SmoothL1LossBackwardTilingData& tiling)
 {
@@ -34,7 +34,7 @@ inline bool ComputeTilingDefault(uint64_t totalLength, uint64_t rowLength, uint6
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 3) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 6);
+    const uint64_t floatSlots = (castSlots + 4);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
     const uint64_t bytesPer256 = ((((((6 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 384) + 0);
@@ -83,8 +83,8 @@ inline bool ComputeTiling(uint32_t variant, uint64_t totalLength, uint64_t rowLe
 inline void FillScalars(uint32_t variant, SmoothL1LossBackwardTilingData& tiling, int64_t reduction, float beta, uint64_t numel_self)
 {
     if (variant == 0) {  // the only variant
-        const float c0 = static_cast<float>(1.0F/beta);
-        const float c1 = static_cast<float>(((reduction == 1.0F) ? 1.0F/static_cast<float>(numel_self) : 1.0F));
+        const float c0 = static_cast<float>(((reduction == 1.0F) ? 1.0F/static_cast<float>(numel_self) : 1.0F));
+        const float c1 = static_cast<float>(1.0F/beta);
         tiling.beta = beta;
         tiling.c0 = c0;
         tiling.c1 = c1;
