@@ -671,7 +671,8 @@ def lower_variant(op: Op, variant: Variant) -> KernelVariant:
     for grad in [op.grad.symbol] + [s for s, _ in joined]:   # L beyond FLOAT: codegen.scaled
         temps, result = scale_gradient_products(temps, result, grad, prelude)
 
-    used = set(clamps) | {op.grad.symbol for _ in joined} | expr.free_symbols | {s for _, e in reductions + grid_sums for s in e.free_symbols} \
+    used = set(clamps) | {op.grad.symbol for _ in joined} | expr.free_symbols \
+        | {s for _, e in reductions + grid_sums for s in e.free_symbols} \
         | {s for _, e in prelude for s in e.free_symbols}
     tensors = [t for t in op.tensors if t.symbol in used and variant.key.get(t.name) != ABSENT]
     scalars = [p for p in scalar_params if p.symbol in used]
