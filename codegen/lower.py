@@ -42,7 +42,7 @@ from .cancellation import Extended, guard
 from .keep import kept_for
 from .rewrite import scaled_square_roots, stabilize
 from .saturate import clamped, saturation_clamps
-from .scaled import scale_gradient_products, unscaled
+from .scaled import magnitude_bound, scale_gradient_products, unscaled
 from .spec import ABSENT, DimSum, Op, Variant
 from .spec.classes import GridSum
 from .spec.functions import BROADCAST, dim_size, numel_param, row_length
@@ -333,7 +333,7 @@ def pull_sum_content(expr):
     return expr.func(*args)
 
 
-def scalars_into_branches(expr, scalar_syms, grad):
+def scalars_into_branches(expr, scalar_syms, grad, joined=None):
     """A product of scalar factors (a mean's 1/N, a weight attribute, a number) and one Piecewise whose branches
     multiply the incoming gradient, as that Piecewise with the scalars inside each branch: `c*Piecewise((g*w*e,
     ...), ...)` as `Piecewise((c*g*w*e, ...), ...)`, so that c joins the local derivative before the gradient
@@ -343,13 +343,21 @@ def scalars_into_branches(expr, scalar_syms, grad):
     sign), which hoisting would fold into one constant with c: HuberLossBackward's delta*sign(e)*g*w, whose
     delta/N rounded once is the same error on every element (the mean relative error rose 50%, 3.1e-8 to 4.8e-8,
     and FLOAT16's max ulp 0 to 1), where fl(delta*g) rounds independently per element.  Conditions are left as
-    they are."""
+    they are.
+
+    Such scalars at most 1 in size (a mean's 1/N) join the gradient instead where `joined` (a dict) is given: the
+    branches read a stand-in symbol `<grad>_mean` for c*g, which `joined` maps to c*g.  c*g never leaves FLOAT, its
+    product with the branch's local derivative is the result, and each element keeps the old number of roundings
+    and the old shared ones (fl(c), fl(delta)): Huber's delta*w*sign(e)*(c*g) for (delta*w*sign(e)*g)*c, the same
+    bits where c*g is exact (c = 1, or N a power of two).  Only where the branch's own scalars are parameters
+    themselves (delta): SmoothL1LossBackward's 1/beta*(x - t) (at most 1 in its branch) then met codegen.scaled,
+    0.71-0.78x in FLOAT16/BFLOAT16, and BinaryCrossEntropyBackward's 10^12 branch's FLOAT max ulp rose 2 -> 3."""
     if not isinstance(expr, sympy.Basic) or expr.is_Atom or isinstance(
             expr, (sympy.core.relational.Relational, sympy.logic.boolalg.BooleanFunction)):
         return expr
     if isinstance(expr, sympy.Piecewise):
-        return sympy.Piecewise(*[(scalars_into_branches(e, scalar_syms, grad), c) for e, c in expr.args])
-    expr = expr.func(*[scalars_into_branches(a, scalar_syms, grad) for a in expr.args])
+        return sympy.Piecewise(*[(scalars_into_branches(e, scalar_syms, grad, joined), c) for e, c in expr.args])
+    expr = expr.func(*[scalars_into_branches(a, scalar_syms, grad, joined) for a in expr.args])
     if not isinstance(expr, sympy.Mul):
         return expr
     inner = [a for a in expr.args if isinstance(a, sympy.Piecewise) and a.has(grad)]
@@ -357,11 +365,16 @@ def scalars_into_branches(expr, scalar_syms, grad):
     if len(inner) != 1 or not outside or outside == [sympy.S.NegativeOne] or not all(
             a.is_number or _is_scalar_only(a, scalar_syms) for a in outside):
         return expr
+    k = sympy.Mul(*outside)
     for branch, _ in inner[0].args:
         own = [f for f in sympy.Mul.make_args(branch) if f.is_number or _is_scalar_only(f, scalar_syms)]
         if [f for f in own if f not in (sympy.S.NegativeOne, sympy.S.Zero, sympy.S.One)]:
-            return expr
-    k = sympy.Mul(*outside)
+            if joined is None or magnitude_bound(k, {}) > 1 or not all(
+                    f in scalar_syms or f in (sympy.S.NegativeOne, sympy.S.Zero, sympy.S.One) for f in own):
+                return expr
+            stand_in = sympy.Symbol(f"{grad.name}_mean", real=True)
+            joined[stand_in] = k * grad
+            return inner[0].xreplace({grad: stand_in})
     return sympy.Piecewise(*[(k * e, c) for e, c in inner[0].args])
 
 
@@ -596,7 +609,8 @@ def lower_variant(op: Op, variant: Variant) -> KernelVariant:
                         lambda a: a.args[0] * RowLength(_row_length(op)))
     expr = expr.replace(lambda a: _abs_condition(a) is not None, _abs_condition)
     early_scalars = params | {s for s in expr.free_symbols if numel_param(s) is not None}
-    expr = scalars_into_branches(expr, early_scalars, op.grad.symbol)
+    joined = {}   # a mean's 1/N joined to the gradient first: {stand-in: c*g}
+    expr = scalars_into_branches(expr, early_scalars, op.grad.symbol, joined)
     # a tensor element clamped where the bounded functions of it saturate (codegen.saturate): a stand-in symbol,
     # which the guard expands about its roots as the element, and whose name sorts where the element's did (SymPy
     # orders a product's factors by name: GeluBackward's 1.5957*σ(u)*σ(-u)*x stays in that order), computed first
@@ -606,7 +620,7 @@ def lower_variant(op: Op, variant: Variant) -> KernelVariant:
     expr = exact_affine(group_constants(pull_sum_content(expr)))
     # sums that can cancel: a polynomial about their roots, or computed wider than FLOAT (codegen.cancellation)
     expr = guard(expr, {t.symbol for t in op.tensors} | {s for s, _ in clamps.values()}, params)
-    numel_syms = {s for s in expr.free_symbols if numel_param(s) is not None}
+    numel_syms = {s for e in [expr, *joined.values()] for s in e.free_symbols if numel_param(s) is not None}
     scalar_syms = {p.symbol for p in scalar_params} | numel_syms
 
     # 1. sums over the grid and row reductions first, so hoisting inside their summands sees them as whole units
@@ -639,6 +653,7 @@ def lower_variant(op: Op, variant: Variant) -> KernelVariant:
     # 2. prelude
     prelude, counter = [], [0]
     expr = compensate_constants(_hoist(expr, scalar_syms, prelude, counter))
+    joined = [(s, _hoist(e, scalar_syms, prelude, counter)) for s, e in joined.items()]
     reductions = [(s, _hoist(e, scalar_syms, prelude, counter)) for s, e in reductions]
     grid_sums = [(s, _hoist(e, scalar_syms, prelude, counter)) for s, e in grid_sums]
 
@@ -649,17 +664,22 @@ def lower_variant(op: Op, variant: Variant) -> KernelVariant:
     # 3. elementwise CSE, canonical order for byte-identical output
     temps, (result,) = sympy.cse([expr], symbols=sympy.numbered_symbols("t", real=True), order="canonical")
     temps, result = _inline_into_extended(temps, result)
-    temps, result = _inline_gradient_products(temps, result, op.grad.symbol, {t.symbol for t in op.tensors})
+    for grad in [op.grad.symbol] + [s for s, _ in joined]:
+        temps, result = _inline_gradient_products(temps, result, grad, {t.symbol for t in op.tensors})
     temps = [(s, clamped(x, bound)) for x, (s, bound) in clamps.items()] + list(temps)
-    temps, result = scale_gradient_products(temps, result, op.grad.symbol, prelude)   # L beyond FLOAT: codegen.scaled
+    temps = joined + list(temps)
+    for grad in [op.grad.symbol] + [s for s, _ in joined]:   # L beyond FLOAT: codegen.scaled
+        temps, result = scale_gradient_products(temps, result, grad, prelude)
 
-    used = set(clamps) | expr.free_symbols | {s for _, e in reductions + grid_sums for s in e.free_symbols} \
+    used = set(clamps) | {op.grad.symbol for _ in joined} | expr.free_symbols \
+        | {s for _, e in reductions + grid_sums for s in e.free_symbols} \
         | {s for _, e in prelude for s in e.free_symbols}
     tensors = [t for t in op.tensors if t.symbol in used and variant.key.get(t.name) != ABSENT]
     scalars = [p for p in scalar_params if p.symbol in used]
     numels = sorted(numel_param(s) for s in used if numel_param(s) is not None)
     return KernelVariant(variant, variant.suffix, tensors, scalars, numels, prelude, reductions,
-                         list(temps), result, last=frozenset({op.grad.symbol}), grid_sums=grid_sums)
+                         list(temps), result, last=frozenset({op.grad.symbol, *(s for s, _ in joined)}),
+                         grid_sums=grid_sums)
 
 
 def extended_reads(exprs) -> set:

@@ -68,7 +68,7 @@ def magnitude_bound(e, defs, bounds=None) -> float:
         return abs(float(e)) if e.is_real else float("inf")
     if isinstance(e, sympy.Symbol):
         return bound(defs[e]) if e in defs else bounds.get(e, float(MAX_FLOAT))
-    if isinstance(e, (Sigmoid, sympy.tanh, sympy.erf)):
+    if isinstance(e, (Sigmoid, sympy.tanh, sympy.erf, sympy.sign)):
         return 1.0
     if isinstance(e, sympy.log):
         return _LOG_BOUND
@@ -99,13 +99,13 @@ def _reads(e, defs) -> frozenset:
 
 
 def _plain(e, defs) -> bool:   # defs: the temporaries (a per-call constant is plain whatever its form)
-    """A value of tensor elements, scalars and numbers by +, -, *, / and max/min alone (no exp, no sigmoid, no
-    branch): x - t, w, 1/max(eps, var), a per-call constant."""
+    """A value of tensor elements, scalars and numbers by +, -, *, / and max/min alone, or the sign of one (no exp,
+    no sigmoid, no branch): x - t, w, 1/max(eps, var), sign(x - t), a per-call constant."""
     if isinstance(e, sympy.Symbol):
         return _plain(defs[e], defs) if e in defs else True
     if e.is_number:
         return True
-    if isinstance(e, (sympy.Add, sympy.Mul, sympy.Max, sympy.Min)):
+    if isinstance(e, (sympy.Add, sympy.Mul, sympy.Max, sympy.Min, sympy.sign)):   # sign: exact, -1, 0 or 1
         return all(_plain(a, defs) for a in e.args)
     return isinstance(e, sympy.Pow) and e.exp.is_Integer and _plain(e.base, defs)
 

@@ -178,9 +178,11 @@ def test_situ_glu_other_half_near_max_times_a_small_sigmoid_is_finite(backend):
 def test_scalar_factors_of_a_piecewise_join_its_branches():
     """c*Piecewise((g*w*e, ...), ...) becomes Piecewise((c*g*w*e, ...), ...), so c joins the local derivative before
     the gradient; only scalars (and numbers) move, only into a Piecewise that multiplies the gradient, not where a
-    branch has a scalar of its own (hoisting would fold the two into one constant rounded once for every element),
-    and a sign alone stays outside."""
+    branch has a scalar of its own (hoisting would fold the two into one constant rounded once for every element:
+    there a scalar at most 1, a mean's 1/N, joins the gradient first where asked), and a sign alone stays
+    outside."""
     from codegen.lower import scalars_into_branches
+    from codegen.spec import numel
     g, w, e, c, n = sympy.symbols("g w e c n", real=True)
     pw = sympy.Piecewise((g * w * e, sympy.Abs(e) <= 1), (g * w * sympy.sign(e), True))
     out = scalars_into_branches(c * pw / n, {c, n}, g)
@@ -188,6 +190,13 @@ def test_scalar_factors_of_a_piecewise_join_its_branches():
     assert scalars_into_branches(w * pw, {c}, g) == w * pw                  # a tensor factor stays outside
     own = sympy.Piecewise((g * w * e, sympy.Abs(e) <= c), (g * w * c * sympy.sign(e), True))
     assert scalars_into_branches(own / n, {c, n}, g) == own / n              # a branch's own scalar: kept apart
+    joined, count = {}, numel("self")                           # ... or, a scalar at most 1, joined to g first
+    out = scalars_into_branches(own / count, {c, count}, g, joined)
+    (stand_in, value), = joined.items()
+    assert value == g / count and out == own.xreplace({g: stand_in})
+    assert all(sympy.expand(a.xreplace({stand_in: value}) - b / count) == 0 and ca == cb
+               for (a, ca), (b, cb) in zip(out.args, own.args))
+    assert scalars_into_branches(own * c, {c, n}, g, {}) == own * c         # c may exceed 1: c*g could overflow
     zero = sympy.Piecewise((-g * w, e > 0), (0, True))
     assert scalars_into_branches(zero / n, {n}, g) == sympy.Piecewise((-g * w / n, e > 0), (0, True))
     assert scalars_into_branches(-pw, {c}, g) == -pw                        # a sign alone too
@@ -481,6 +490,14 @@ def _scaled_case(name, dtype):
             vc = max(m(kw["var"][i]), mpmath.mpf(1e-6))
             return m(kw["grad_output"][i]) * mpmath.diff(
                 lambda v: (mpmath.log(vc) + (v - m(kw["target"][i])) ** 2 / vc) / 2, m(kw["input"][i]))
+    elif name == "huber_loss_backward":   # mean over 4: g*w*e or g*w*delta*sign(e) left FLOAT before the 1/4
+        kw = dict(grad_output=a(big, big, 0.77, -0.88), self=a(3.08, 10, -4.5, -2), target=a(0.86, 0.53, 0.9, 0.34),
+                  weight_optional=a(0.93, 0.75, 0.9 * big, 0.9 * big), reduction=1, delta=3.0)
+
+        def ref(i):
+            w, t = m(kw["weight_optional"][i]), m(kw["target"][i])
+            huber = lambda e: e * e / 2 if abs(e) <= 3 else 3 * (abs(e) - mpmath.mpf(3) / 2)   # noqa: E731
+            return m(kw["grad_output"][i]) * mpmath.diff(lambda v: w * huber(v - t) / 4, m(kw["self"][i]))
     else:   # poisson_nll_loss_backward, logInput false: the forward x - t*log(x + eps); 0*inf was nan
         kw = dict(grad_output=a(-0.1, 0.0, 0.25, 1.5), self=a(0.25, 0.5, 2.0 ** -130, 2.0),
                   target=a(0.9 * big, 0.9 * big, 0.7, 3.0), log_input=False, full=False, eps=0.0, reduction=0)
@@ -498,13 +515,16 @@ def _scaled_case(name, dtype):
 @pytest.mark.parametrize("name, folder", [("mse_loss_grad", "examples/experimental_specs"),
                                           ("gaussian_nll_loss_grad", "examples/experimental_specs"),
                                           ("weighted_mse_loss_backward", "examples/more_specs"),
-                                          ("poisson_nll_loss_backward", "examples/more_specs")])
+                                          ("poisson_nll_loss_backward", "examples/more_specs"),
+                                          ("huber_loss_backward", "examples/more_specs")])
 def test_a_local_derivative_beyond_float_times_a_small_gradient_is_finite(name, folder, backend):
     """MseLossGrad's 2*(x - t), WeightedMseLoss's 2*w*(x - t) and GaussianNllLossGrad's (x - t)/max(eps, var) at
     x, w or t near FLOAT's largest were ±inf before |g| < 1 joined (the gradient last on purpose), FLOAT and
     BFLOAT16 alike; PoissonNllLoss's 1 - t/(x + eps) itself left FLOAT (t = 3e38, or x + eps subnormal), and was nan
     at g = 0 where the result is 0.  codegen.scaled: now the
-    scaled product.  Reference: mpmath's derivative of the forward."""
+    scaled product.  HuberLossBackward (mean) formed g*w*e and g*w*delta*sign(e) before the 1/N, outside its
+    Piecewise: now c*g first (`scalars_into_branches`), w*e and delta*w*sign(e) scaled.  Reference: mpmath's
+    derivative of the forward."""
     from .conftest import REPO
     kernel = codegen.kernel(name, backend, specs_dir=REPO / folder)
     for dtype in ["FLOAT", "BFLOAT16"]:

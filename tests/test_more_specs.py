@@ -729,15 +729,16 @@ def test_a_row_sum_inside_a_row_sum_is_refused_and_a_row_of_one_element_undefine
 
 
 def test_an_intermediate_overflow_is_reported_where_the_result_is_finite(monkeypatch):
-    """HuberLossBackward's g*e (mean): g = max times e = 3.08 leaves FLOAT before the mean's 1/N, outside the
-    Piecewise, brings the result back, and the kernel gives inf where the exact result and PyTorch's are finite.  The
-    report lists such elements as overflows; they fail the record unless codegen.accuracy.known.OVERFLOWS documents
-    the kernel's (Huber's is, with its reason).  (SinhGrad's e^|x|/2 for 88.72 < |x| <= 89.41 was the example until
-    cosh entered the vocabulary, PoissonNllLoss's 1 - t/(x + eps) until codegen.scaled.)"""
+    """SnakeBackward's alpha*x, the sine's argument, leaves FLOAT at alpha = 3e38, x = -5.8 where the gradient is
+    finite, and the kernel gives nan there.  The report lists such elements as overflows; they fail the record unless
+    codegen.accuracy.known.OVERFLOWS documents the kernel's (Snake's is, with its reason).  (SinhGrad's e^|x|/2 for
+    88.72 < |x| <= 89.41 was the example until cosh entered the vocabulary, PoissonNllLoss's 1 - t/(x + eps) until
+    codegen.scaled, HuberLossBackward's g*w*e before the mean's 1/N until codegen.lower.scalars_into_branches joined
+    the 1/N to g.)"""
     from codegen.accuracy import known
     _torch()
     ops, _ = load_folder(FOLDER)
-    op = {"huber_loss_backward": ops["huber_loss_backward"]}
+    op = {"snake_backward": ops["snake_backward"]}
     records = runner.run(op, backends=["numpy"], dtypes=["FLOAT"], log=lambda m: None)
     assert records and all(r.n_overflow > 0 for r in records[:1]), records
     assert all(r.passed and r.n_failures == 0 and r.n_documented >= r.n_overflow for r in records)

@@ -31,20 +31,15 @@ def reason(op_name: str, dtype: str) -> str | None:
 # derivative, a product of a number, a tensor element or a sum of them and another such factor, formed ±inf before
 # |g| < 1 joined, the gradient last on purpose) by codegen.scaled (that product scaled by 2^-32 where it leaves
 # FLOAT, then g, then 2^32 or 2^64), and PoissonNllLossBackward (1 - t/(x + eps) itself beyond FLOAT, and nan at
-# g = 0) by the same rule scaling that sum's terms.
+# g = 0) by the same rule scaling that sum's terms; HuberLossBackward (g*w*e and g*w*delta*sign(e) before the mean's
+# 1/N, outside its Piecewise) by codegen.lower.scalars_into_branches joining that 1/N to g first (c*g, never beyond
+# FLOAT) where a branch has a scalar of its own, and codegen.scaled for w*e and delta*w*sign(e) at w = 3e38.
 _EXP_FACTOR = ("logTarget: c0*(t - x + 1)*exp(t) leaves FLOAT (t = 88.5: exp(t)*89; x = 3e38: (t - x + 1)*1.46) "
                "before |g| < 1 joins (the gradient last on purpose, codegen.lower).  codegen.scaled fixes such a "
                "product where its factors are plain (no function); with exp among them it is not applied: the C "
                "backend's exp kernels have tuned forms the rewrite's second product and select undo (ELU, KlDiv "
                "0.4-0.9x main, session 21).  Fix: the scaled product with the exp a temporary read by both products "
                "(their factor order kept), not done")
-_MEAN_OUTSIDE = ("the mean's 1/N multiplies the Piecewise from outside, after its branch's product with gradOutput "
-                 "(c0*Piecewise((g*w*e, ...), (g*w*delta*sign(e), True))): g*w*e leaves FLOAT where (1/N)*g*w*e does "
-                 "not.  codegen.lower.scalars_into_branches moves such a 1/N into the branches (MarginRanking's), but "
-                 "not here: the delta branch has a scalar of its own, and delta/N folded into one constant rounds "
-                 "the same way for every element (mean relative error 3.1e-8 -> 4.8e-8, FLOAT16 max ulp 0 -> 1).  "
-                 "Also w*e itself leaves FLOAT at w = 3e38 (reduction sum, |g| < 1: the gradient last on purpose).  "
-                 "Fix: 1/N into the branches with delta/N carried as two FLOATs, and a scaled product, not done")
 _SOFTMAX_DIFF = ("y*(dy - r), r = sum(dy*y) over the row: dy - r leaves FLOAT at dy = -max with r > 0 where y << 1 "
                  "brings the result back.  Fix: y*dy - y*r (which cancels where the sum is small) or a scaled "
                  "difference, not done")
@@ -63,8 +58,6 @@ OVERFLOWS: dict[tuple[str, str], str] = {
     ("aclnnKlDivTargetBackward", "FLOAT"): _EXP_FACTOR,
     ("aclnnKlDivTargetBackward", "BFLOAT16"): _EXP_FACTOR,
     ("aclnnSoftmaxGrad", "FLOAT"): _SOFTMAX_DIFF,
-    ("aclnnHuberLossBackward", "FLOAT"): _MEAN_OUTSIDE,
-    ("aclnnHuberLossBackward", "BFLOAT16"): _MEAN_OUTSIDE,
     ("aclnnSigmoidFocalLossBackward", "FLOAT"): _FOCAL,
     ("aclnnSigmoidFocalLossBackward", "BFLOAT16"): _FOCAL,
 }
