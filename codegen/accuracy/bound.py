@@ -35,6 +35,7 @@ import math
 import numpy as np
 import sympy
 
+from codegen.backends.literals import power_of_two
 from codegen.spec import DimSum
 from codegen.spec.classes import GridSum
 from codegen.spec.functions import BROADCAST, count_parts, count_value, numel_param
@@ -56,14 +57,6 @@ class Node:
 
     def __init__(self, v, e, unsure):
         self.v, self.e, self.unsure = v, e, unsure
-
-
-def _power_of_two(t) -> bool:
-    """±2^k, k an integer: multiplying by it is exact in binary floating point (outside under/overflow)."""
-    if not t.is_Rational or t == 0:
-        return False
-    p, q = abs(t.p), t.q
-    return (p & (p - 1)) == 0 and (q & (q - 1)) == 0
 
 
 def _f32_exact(c: float) -> bool:
@@ -123,7 +116,7 @@ class Bound:
                 others = np.prod([m.v for j, m in enumerate(a) if j != i], axis=0) if len(a) > 1 else 1.0
                 err = err + np.abs(others) * n.e
             # a product by ±2^k (a negation, a halving) is exact: it is no rounding
-            roundings = max(len(a) - 1 - sum(1 for t in e.args if _power_of_two(t)), 0)
+            roundings = max(len(a) - 1 - sum(1 for t in e.args if power_of_two(t)), 0)
             # a partial product that underflows loses up to ETA absolutely, which the factors still to come
             # multiply (x/3 subnormal, then times a huge gradOutput): the largest such amplification counted
             amplify = np.prod([np.maximum(np.abs(n.v), 1.0) for n in a], axis=0)

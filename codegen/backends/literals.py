@@ -20,6 +20,17 @@ class ConstantError(ValueError):
     """A constant the kernel's type cannot hold (too large, not real)."""
 
 
+def power_of_two(t) -> bool:
+    """±2^k, k an integer (a `Const` by its value): multiplying by it is exact in binary floating point (outside
+    under- and overflow)."""
+    from codegen.lower import Const
+    t = t.value if isinstance(t, Const) else t
+    if not t.is_Rational or t == 0:
+        return False
+    p, q = abs(t.p), t.q
+    return (p & (p - 1)) == 0 and (q & (q - 1)) == 0
+
+
 @functools.lru_cache(maxsize=None)
 def exact(value: sympy.Expr) -> mpmath.mpf:
     """The constant at DIGITS significant digits."""

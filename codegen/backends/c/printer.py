@@ -273,10 +273,7 @@ def _conjuncts(cond) -> frozenset:
 
 def _scale_select(args) -> bool:
     """Whether a Piecewise's (value, condition) pairs choose between two powers of two (a scale)."""
-    from ...lower import Const
-    values = [v.value if isinstance(v, Const) else v for v, _ in args]
-    return len(args) == 2 and all(isinstance(v, sympy.Rational) and v > 0 and (v.p & (v.p - 1)) == 0
-                                  and (v.q & (v.q - 1)) == 0 for v in values)
+    return len(args) == 2 and all(literals.power_of_two(v) and v.is_positive for v, _ in args)
 
 
 def _mirror_of(first, second):
