@@ -426,6 +426,20 @@ def weighted_divisors(op: Op) -> set:
     return {next(iter(grid)) if grid and d.has(GridSum) else d for d in divisors}
 
 
+def grid_companions(op: Op, used: set, key: dict) -> set:
+    """Ascend C's GRID_SCALED wherever its kernel reads GRID_SUM as a sum of weights: the grid sum scaled by 2^-66,
+    which the overflow path of its pair sums reads where the sum itself is beyond FLOAT's range
+    (codegen.backends.ascendc.doublefloat).  Not where its optional weights are absent: the sum is a count."""
+    from .spec.classes import GRID_SCALED, GRID_SUM
+    names = {t.name: t.symbol for t in op.tensors}
+    if GRID_SCALED not in names or names.get(GRID_SUM) not in used:
+        return set()
+    api = op.grid_of
+    summed = {s for f in api.formulas for g in sympy.sympify(f.expr).atoms(GridSum) for s in g.args[0].free_symbols}
+    weights = [t.name for t in api.tensors if t.symbol in summed and t.optional]
+    return set() if weights and all(key.get(w) == ABSENT for w in weights) else {names[GRID_SCALED]}
+
+
 def _is_scalar_only(expr, scalar_syms) -> bool:
     """A FLOAT value of scalars only (the prelude holds FLOATs: a condition on scalars stays where it is used)."""
     return bool(expr.free_symbols) and expr.free_symbols <= scalar_syms and not expr.has(DimSum) \
@@ -674,6 +688,7 @@ def lower_variant(op: Op, variant: Variant) -> KernelVariant:
     used = set(clamps) | {op.grad.symbol for _ in joined} | expr.free_symbols \
         | {s for _, e in reductions + grid_sums for s in e.free_symbols} \
         | {s for _, e in prelude for s in e.free_symbols}
+    used |= grid_companions(op, used, variant.key)
     tensors = [t for t in op.tensors if t.symbol in used and variant.key.get(t.name) != ABSENT]
     scalars = [p for p in scalar_params if p.symbol in used]
     numels = sorted(numel_param(s) for s in used if numel_param(s) is not None)

@@ -214,7 +214,8 @@ def test_op_host_compiles_against_metadef(name):
 # ---- op_api: against opdev and the level-0 operators ------------------------------------------------------------
 # ops-math's level-0 headers opgen_l2.h includes, as CANN installs them (level0/<name>.h) from their sources
 LEVEL0 = {"broadcast_to.h": "conversion/broadcast_to/op_api/broadcast_to.h", "arange.h": "math/range/op_api/arange.h",
-          "less.h": "math/less/op_api/less.h", "select.h": "math/select/op_api/select.h",
+          "less.h": "math/less/op_api/less.h", "muls.h": "math/muls/op_api/muls.h",
+          "select.h": "math/select/op_api/select.h",
           "zero_op.h": "math/zero_op/op_api/zero_op.h", "reduce_sum_op.h": "math/reduce_sum/op_api/reduce_sum_op.h",
           "concat.h": "conversion/concat/op_host/op_api/concat.h", "split_v.h": "conversion/split_v/op_api/split_v.h"}
 FEATURES = codegen.load_specs(REPO / "tests" / "feature_specs")   # not in generated/: rendered here

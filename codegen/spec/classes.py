@@ -145,9 +145,11 @@ def kernel_grid_op(op):
     return k
 
 
-# The kernel op's GridSum (kernel_grid_op): a one-element input holding the sum, and the bool attribute choosing
-# the pass that computes it.
+# The kernel op's GridSum (kernel_grid_op): a one-element input holding the sum, a second one holding it scaled by
+# 2^-66 (where the sum is beyond FLOAT's range, the first is inf: codegen.backends.ascendc.doublefloat), and the
+# bool attribute choosing the pass that computes it.
 GRID_SUM = "gridSum"
+GRID_SCALED = "gridSumScaled"
 GRID_PASS = "gridSumPass"
 
 
@@ -156,7 +158,8 @@ def _grid_sum_pass(g, params) -> tuple[list, list]:
     one AI Core kernel cannot sum over the whole grid (its rows are tiled over the cores), so the sum becomes the
     one-element input GRID_SUM, and each form gets a second variant, GRID_PASS true, whose result is its row's sum
     of the summand at class 0 and 0 elsewhere: level 2 launches that variant, adds its result up (ReduceSum) and
-    hands the sum to the form.  Forms without a GridSum get the same pass (every variant key needs a form); level 2
+    hands the sum to the form, and the sum scaled by 2^-66 as GRID_SCALED, which a kernel loads wherever it loads
+    GRID_SUM (codegen.lower).  Forms without a GridSum get the same pass (every variant key needs a form); level 2
     launches it only where the form reads GRID_SUM."""
     import dataclasses
     from .functions import DimSum
@@ -176,8 +179,9 @@ def _grid_sum_pass(g, params) -> tuple[list, list]:
     inputs = [p for p in params if not isinstance(p, Output)]
     outputs = [p for p in params if isinstance(p, Output)]
     doc = inputs[0].doc
-    return inputs + [Tensor(GRID_SUM, total, role=OPERAND, doc=doc), Attr(GRID_PASS, choose, type="bool", doc=doc)] \
-        + outputs, forms
+    scaled = sympy.Symbol(GRID_SCALED, real=True)
+    return inputs + [Tensor(GRID_SUM, total, role=OPERAND, doc=doc), Tensor(GRID_SCALED, scaled, role=OPERAND, doc=doc),
+                     Attr(GRID_PASS, choose, type="bool", doc=doc)] + outputs, forms
 
 
 def index_symbols(op) -> set:

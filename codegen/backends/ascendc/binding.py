@@ -32,7 +32,7 @@ from codegen.runtime import checks as _chk
 from codegen.runtime.blocks import halves as _halves, store
 from codegen.runtime.calls import KernelCall, class_views, compute_shape, past_length, sum_to
 from codegen.spec.functions import BROADCAST, count_parts, count_value
-from codegen.spec.classes import GRID_PASS, GRID_SUM
+from codegen.spec.classes import GRID_PASS, GRID_SCALED, GRID_SUM
 from codegen.spec.split import SECOND_HALF
 from codegen.spec import Op
 from codegen.spec.params import Attr, Scalar
@@ -312,19 +312,23 @@ def run_classes(op: Op, p: Plan, kw: dict, out_dtype: str, product: str) -> np.n
         args[t.py_name] = v
     if any(q.name == GRID_PASS for q in kop.params):
         args[kop.param(GRID_PASS).py_name] = False
-        args[kop.param(GRID_SUM).py_name] = None   # (the pass reads none)
-        args[kop.param(GRID_SUM).py_name] = grid_sum(kop, p, args, grid, product)
+        sums = (kop.param(GRID_SUM).py_name, kop.param(GRID_SCALED).py_name)
+        args.update(dict.fromkeys(sums))   # (the pass reads none)
+        args.update(zip(sums, grid_sum(kop, p, args, grid, product)))
     return run_kernel(kop, p, args, grid, out_dtype, product)
 
 
-def grid_sum(kop: Op, p: Plan, args: dict, grid: tuple, product: str):
+def grid_sum(kop: Op, p: Plan, args: dict, grid: tuple, product: str) -> tuple:
     """The sum over the whole grid a form divides by (codegen.spec.classes.GRID_SUM), as level 2 computes it: the
     kernel's GRID_PASS variant (each row's sum at class 0, 0 elsewhere) summed by ReduceSum (in float64, rounded
-    once to FLOAT, as ReduceSum in its compute dtype); None where the form reads none."""
+    once to FLOAT, as ReduceSum in its compute dtype), and the same sum of the rows scaled by 2^-66 (GRID_SCALED,
+    finite where the first is inf); (None, None) where the form reads none."""
     if GRID_SUM not in p.variants[p.variant_index(variant_key(kop, args))].tensors:
-        return None
+        return None, None
     rows = run_kernel(kop, p, {**args, kop.param(GRID_PASS).py_name: True}, grid, "FLOAT", product)
-    return np.float32(np.sum(rows, dtype=np.float64)).reshape((1,) * len(grid))
+    total = np.sum(rows, dtype=np.float64)
+    with np.errstate(over="ignore"):   # beyond FLOAT's range: inf, as ReduceSum gives it
+        return tuple(np.float32(t).reshape((1,) * len(grid)) for t in (total, total * 2.0 ** -66))
 
 
 def variant_key(op: Op, kw: dict) -> dict:

@@ -50,6 +50,7 @@ import sympy
 
 from codegen.lower import CompensatedAdd, Const, ConstLo, _inexact_in_float
 from codegen.rewrite import Sigmoid
+from codegen.spec.classes import GRID_SCALED, GRID_SUM
 
 SQUARINGS = 12
 
@@ -277,6 +278,7 @@ DOWN = f"{2.0 ** -STEP!r}F"
 EXP_STEPS = 14       # steps of 66 ln 2 (45.7) that bring any u below double's exp limit under FLOAT's 88.7
 DOUBLE_EXP_MAX = "709.78271F"   # log(DBL_MAX) = 709.7827128933840: e^u beyond is inf in double
 INF = "3.4028235e38F * 2.0F"    # +inf as a C++ expression the compiler folds (no <cmath> in a kernel)
+FLOAT_MAX = 3.4028234663852886e38
 UP = f"{2.0 ** STEP!r}F"
 ZERO_C = "-1000.0F"  # the exponent of an exact 0: below every other, so aligning to the largest ignores it
 SMALL = 2.0 ** -40   # a nonzero |hi| below it goes up one step (×2^66, c - 1): every hi at or above 2^-40, so a
@@ -435,6 +437,8 @@ class ScaledPairs:
 
     def _pair(self, e):
         lw, df = self.lw, self.df
+        if isinstance(e, sympy.Symbol) and e.name == GRID_SUM and grid_scaled(lw) is not None:
+            return self.grid_sum(e)
         if e in lw.scaled:   # a row sum: where it left FLOAT (c = 1), its sum scaled by 2^-66 (PairRowSumWide)
             s_hi, s_lo, c = lw.scaled[e]
             hi, lo = (f"({c} > 0.5F ? {a} : {b})" for a, b in ((s_hi, lw.scalar(e)), (s_lo, lw.lo[e])))
@@ -477,6 +481,15 @@ class ScaledPairs:
             return acc
         return self.normalize(lw.value(e), None, None, (0, 0), up=2)   # its FLOAT value (DoubleFloat._pair's last)
 
+    def grid_sum(self, e):
+        """A weighted mean's grid sum (codegen.spec.classes.GRID_SUM), which level 2 hands as FLOAT: where it is
+        beyond FLOAT's range (inf: weights near FLOAT's largest), the same sum scaled by 2^-66 (GRID_SCALED), c = 1."""
+        lw, df = self.lw, self.df
+        total = lw.tile(e)
+        ok = finite_mask(lw, total)
+        hi = lw._select(ok, total, lw.tile(grid_scaled(lw)))
+        return self.normalize(hi, None, lw._select(ok, df._t("0.0F"), "1.0F"), (1, 0), up=2)
+
     @outlined("ScaledSum", "the sum as scaled pairs, rounded and stepped back up (the overflow path)")
     def extended(self, e):
         """The Extended sum's value, or nan where even this path meets inf - inf (its operands ±inf or nan, or
@@ -506,12 +519,17 @@ class ScaledPairs:
         return wide
 
 
+def grid_scaled(lw):
+    """The symbol of GRID_SCALED where the kernel loads it (a weighted mean's sum of weights, codegen.lower.
+    grid_companions), else None."""
+    s = sympy.Symbol(GRID_SCALED, real=True)
+    return s if s in lw.tensors else None
+
+
 def lower_extended(lw, e):
     """The Extended sum's value: hi + lo of its pair, where that and the FLOAT evaluation are finite; else, in a
     tile where some element is not, the sum again with exponents (ScaledPairs) where that is not nan; else the
     FLOAT evaluation."""
-    from codegen.spec.classes import GRID_SUM
-
     from .lowering import Instr
     plain = lw.tile(e.args[0])
     df = DoubleFloat(lw)
@@ -552,6 +570,9 @@ def lower_extended(lw, e):
     for v in tiny:
         a = lw._emit("Abs({dst}, {0}, calc);", lw.value(v))
         normal = lw._bits("Or", compare_scalar(lw, a, "GE", f"{SMALL!r}F"), compare_scalar(lw, a, "EQ", "0.0F"))
+        if grid and v == grid[0].base and grid_scaled(lw) is not None:   # a sum of weights beyond FLOAT (inf):
+            # the scaled path reads GRID_SCALED
+            normal = lw._bits("And", normal, compare_scalar(lw, a, "LE", f"{FLOAT_MAX!r}F"))
         flag = lw._select(normal, flag, "1.0F")
     scalars = [lw.scalar(v) for v, scalar in df.leaves.items() if scalar and v.free_symbols]
     if scalars:

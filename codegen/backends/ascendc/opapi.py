@@ -29,7 +29,7 @@ from codegen.aclnn.variants import key_condition
 from codegen.aclnn.prototypes import c_type
 from codegen.checkplan import none_test, steps
 from codegen.spec import Op
-from codegen.spec.classes import GRID_PASS, GRID_SUM
+from codegen.spec.classes import GRID_PASS, GRID_SCALED, GRID_SUM
 from codegen.spec import rules as R
 from codegen.spec.dtypes import DTYPES, promote
 from codegen.spec.functions import BROADCAST, ROW_AXIS, count_parts
@@ -460,7 +460,7 @@ def classes_body_lines(p: Plan) -> list[str]:
         *SHAPE_ARRAY,
     ]
     for t in p.operands:
-        if t == GRID_SUM:
+        if t in (GRID_SUM, GRID_SCALED):
             continue   # the sum over the grid, computed below (grid_sum_lines)
         if t == CLASS_TENSOR:
             lines.append(f"const aclTensor* {t}K = opgen_l2::ClassIndex(inDtype, shape, shapeArray, exec);")
@@ -490,26 +490,37 @@ def _chosen(args: list[str], grid_pass: str) -> list[str]:
 def grid_sum_lines(p: Plan, args: list[str], grid: str) -> list[str]:
     """Level 2's sum over the whole grid a form divides by (codegen.spec.classes.GRID_SUM): where the chosen form
     reads it, the kernel's GRID_PASS variant (each row's sum at class 0, 0 elsewhere; it reads no GRID_SUM, handed
-    the grid tensor in its place) added up over every axis by ReduceSum, in FLOAT; a null tensor elsewhere."""
-    uses = [v for v in p.variants if GRID_SUM in v.tensors]
-    chosen = " || ".join("(" + key_condition(p.api, {k: x for k, x in v.kv.key.items() if k != GRID_PASS}, "nullptr")
-                         + ")" for v in uses)
-    pass_args = [f"{grid}K" if a == f"{GRID_SUM}K" else a for a in _chosen(args, "true")]
-    return [f"// the sum over the whole grid the mean divides by: the kernel's {GRID_PASS} variant gives each row's "
-            "sum at class 0,",
-            "// ReduceSum adds them up (FLOAT); the other forms read none",
-            f"const aclTensor* {GRID_SUM}K = nullptr;",
-            f"if ({chosen}) {{",
-            f"    const aclTensor* rowSums = l0op::{names.l0_name(p.op)}({', '.join(pass_args)});",
-            "    CHECK_RET(rowSums != nullptr, ACLNN_ERR_INNER_NULLPTR);",
-            "    const aclIntArray* everyAxis = opgen_l2::AxisRange(shape.GetDimNum(), exec);",
-            "    const aclTensor* total = l0op::ReduceSumOp(rowSums, everyAxis, true, exec);",
-            "    CHECK_RET(total != nullptr, ACLNN_ERR_INNER_NULLPTR);",
-            f"    {GRID_SUM}K = opgen_l2::GridOperand(total, opgen_l2::SCALAR, inDtype, shape, shapeArray, exec);",
-            f"    CHECK_RET({GRID_SUM}K != nullptr, ACLNN_ERR_INNER_NULLPTR);",
-            "} else {",
-            f"    {GRID_SUM}K = {grid}K;   // (read by no form chosen here)",
-            "}"]
+    the grid tensor in its place) added up over every axis by ReduceSum, in FLOAT, and where the form reads
+    GRID_SCALED (a sum of weights, codegen.lower.grid_companions), the same rows scaled by 2^-66 added up: finite
+    where a total beyond FLOAT's range makes the first inf.  Null tensors elsewhere."""
+    def chosen(t):
+        return " || ".join("(" + key_condition(p.api, {k: x for k, x in v.kv.key.items() if k != GRID_PASS},
+                                               "nullptr") + ")" for v in p.variants if t in v.tensors)
+
+    def summed(t, rows, total, indent):
+        return [f"{indent}const aclTensor* {total} = l0op::ReduceSumOp({rows}, everyAxis, true, exec);",
+                f"{indent}CHECK_RET({total} != nullptr, ACLNN_ERR_INNER_NULLPTR);",
+                f"{indent}{t}K = opgen_l2::GridOperand({total}, opgen_l2::SCALAR, inDtype, shape, shapeArray, exec);",
+                f"{indent}CHECK_RET({t}K != nullptr, ACLNN_ERR_INNER_NULLPTR);"]
+    pass_args = [f"{grid}K" if a in (f"{GRID_SUM}K", f"{GRID_SCALED}K") else a for a in _chosen(args, "true")]
+    lines = [f"// the sum over the whole grid the mean divides by: the kernel's {GRID_PASS} variant gives each row's "
+             "sum at class 0,",
+             "// ReduceSum adds them up (FLOAT); the other forms read none",
+             f"const aclTensor* {GRID_SUM}K = nullptr;",
+             f"if ({chosen(GRID_SUM)}) {{",
+             f"    const aclTensor* rowSums = l0op::{names.l0_name(p.op)}({', '.join(pass_args)});",
+             "    CHECK_RET(rowSums != nullptr, ACLNN_ERR_INNER_NULLPTR);",
+             "    const aclIntArray* everyAxis = opgen_l2::AxisRange(shape.GetDimNum(), exec);",
+             *summed(GRID_SUM, "rowSums", "total", "    ")]
+    if GRID_SCALED in p.operands:
+        lines[3:3] = [f"const aclTensor* {GRID_SCALED}K = {grid}K;   // (read by no form chosen here)"]
+        lines += ["    // a sum of weights: also scaled by 2^-66, which the kernel reads where the sum is beyond FLOAT",
+                  f"    if ({chosen(GRID_SCALED)}) {{",
+                  f"        const aclTensor* scaledRows = l0op::Muls(rowSums, {2.0 ** -66!r}F, exec);",
+                  "        CHECK_RET(scaledRows != nullptr, ACLNN_ERR_INNER_NULLPTR);",
+                  *summed(GRID_SCALED, "scaledRows", "totalScaled", "        "),
+                  "    }"]
+    return lines + ["} else {", f"    {GRID_SUM}K = {grid}K;   // (read by no form chosen here)", "}"]
 
 
 def body_lines(p: Plan) -> list[str]:
@@ -615,15 +626,16 @@ def source_context(p: Plan) -> dict:
                                    "(" + " && ".join(f"{o.name}->IsEmpty()" for o in op.outputs) + ")"] + [
             # (an EmptyReturns input: the checks ended)
             f'opgen_l2::AnyEmpty({{{", ".join(s.others)}}}, "{s.param}")' for s in steps(op) if s.kind == "empty_returns"]),
-        extra_includes=extra_includes(op), body=body_lines(p))
+        extra_includes=extra_includes(op, p), body=body_lines(p))
 
 
-def extra_includes(op) -> str:
+def extra_includes(op, p: Plan) -> str:
     """The #include lines level 2 needs beyond every op's (each ending in a newline; empty for most ops): a sum_to
-    output's ReduceSum and Reshape."""
-    if not any(o.sum_to for o in op.outputs):
-        return ""
-    return '#include "aclnn_kernels/reshape.h"\n#include "level0/reduce_sum_op.h"\n'
+    output's ReduceSum and Reshape; the Muls of a grid sum scaled by 2^-66 (grid_sum_lines)."""
+    lines = ['#include "level0/muls.h"\n'] if GRID_SCALED in p.operands else []
+    if any(o.sum_to for o in op.outputs):
+        lines += ['#include "aclnn_kernels/reshape.h"\n', '#include "level0/reduce_sum_op.h"\n']
+    return "".join(lines)
 
 
 def l0_context(p: Plan) -> dict:

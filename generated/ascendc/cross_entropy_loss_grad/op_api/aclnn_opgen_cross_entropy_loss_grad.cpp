@@ -6,6 +6,7 @@
 #include "aclnn_opgen_cross_entropy_loss_grad.h"
 #include "opgen_cross_entropy_loss_grad.h"
 #include "opgen_l2.h"
+#include "level0/muls.h"
 #include "aclnn_kernels/common/op_error_check.h"
 #include "opdev/make_op_executor.h"
 #include "opdev/op_dfx.h"
@@ -187,19 +188,29 @@ extern "C" aclnnStatus aclnnOpgenCrossEntropyLossGradGetWorkspaceSize(
     // the sum over the whole grid the mean divides by: the kernel's gridSumPass variant gives each row's sum at class 0,
     // ReduceSum adds them up (FLOAT); the other forms read none
     const aclTensor* gridSumK = nullptr;
+    const aclTensor* gridSumScaledK = logProbK;   // (read by no form chosen here)
     if ((strcmp(reductionOptional, "mean") == 0 && weightOptional == nullptr) || (strcmp(reductionOptional, "mean") == 0 && weightOptional != nullptr)) {
-        const aclTensor* rowSums = l0op::OpgenCrossEntropyLossGrad(gradLossK, logProbK, targetK, weightOptionalK, classIndexK, logProbK, reductionOptional, ignoreIndex, static_cast<float>(labelSmoothing), static_cast<float>(lseSquareScaleForZloss), true, (logProb->GetViewShape().GetDimNum() > 1 ? logProb->GetViewShape().GetDim(1) : 1), opgen_l2::LoPart(static_cast<double>(labelSmoothing)), outDtype, exec);
+        const aclTensor* rowSums = l0op::OpgenCrossEntropyLossGrad(gradLossK, logProbK, targetK, weightOptionalK, classIndexK, logProbK, logProbK, reductionOptional, ignoreIndex, static_cast<float>(labelSmoothing), static_cast<float>(lseSquareScaleForZloss), true, (logProb->GetViewShape().GetDimNum() > 1 ? logProb->GetViewShape().GetDim(1) : 1), opgen_l2::LoPart(static_cast<double>(labelSmoothing)), outDtype, exec);
         CHECK_RET(rowSums != nullptr, ACLNN_ERR_INNER_NULLPTR);
         const aclIntArray* everyAxis = opgen_l2::AxisRange(shape.GetDimNum(), exec);
         const aclTensor* total = l0op::ReduceSumOp(rowSums, everyAxis, true, exec);
         CHECK_RET(total != nullptr, ACLNN_ERR_INNER_NULLPTR);
         gridSumK = opgen_l2::GridOperand(total, opgen_l2::SCALAR, inDtype, shape, shapeArray, exec);
         CHECK_RET(gridSumK != nullptr, ACLNN_ERR_INNER_NULLPTR);
+        // a sum of weights: also scaled by 2^-66, which the kernel reads where the sum is beyond FLOAT
+        if ((strcmp(reductionOptional, "mean") == 0 && weightOptional != nullptr)) {
+            const aclTensor* scaledRows = l0op::Muls(rowSums, 1.3552527156068805e-20F, exec);
+            CHECK_RET(scaledRows != nullptr, ACLNN_ERR_INNER_NULLPTR);
+            const aclTensor* totalScaled = l0op::ReduceSumOp(scaledRows, everyAxis, true, exec);
+            CHECK_RET(totalScaled != nullptr, ACLNN_ERR_INNER_NULLPTR);
+            gridSumScaledK = opgen_l2::GridOperand(totalScaled, opgen_l2::SCALAR, inDtype, shape, shapeArray, exec);
+            CHECK_RET(gridSumScaledK != nullptr, ACLNN_ERR_INNER_NULLPTR);
+        }
     } else {
         gridSumK = logProbK;   // (read by no form chosen here)
     }
     // the kernel (OpgenCrossEntropyLossGrad on the AI Core)
-    const aclTensor* kernelResult = l0op::OpgenCrossEntropyLossGrad(gradLossK, logProbK, targetK, weightOptionalK, classIndexK, gridSumK, reductionOptional, ignoreIndex, static_cast<float>(labelSmoothing), static_cast<float>(lseSquareScaleForZloss), false, (logProb->GetViewShape().GetDimNum() > 1 ? logProb->GetViewShape().GetDim(1) : 1), opgen_l2::LoPart(static_cast<double>(labelSmoothing)), outDtype, exec);
+    const aclTensor* kernelResult = l0op::OpgenCrossEntropyLossGrad(gradLossK, logProbK, targetK, weightOptionalK, classIndexK, gridSumK, gridSumScaledK, reductionOptional, ignoreIndex, static_cast<float>(labelSmoothing), static_cast<float>(lseSquareScaleForZloss), false, (logProb->GetViewShape().GetDimNum() > 1 ? logProb->GetViewShape().GetDim(1) : 1), opgen_l2::LoPart(static_cast<double>(labelSmoothing)), outDtype, exec);
     CHECK_RET(kernelResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
     if (kernelResult->GetDataType() != out->GetDataType()) {
         kernelResult = l0op::Cast(kernelResult, out->GetDataType(), exec);

@@ -12,12 +12,12 @@
 namespace l0op {
 OP_TYPE_REGISTER(OpgenCrossEntropyLossGrad);
 
-const aclTensor* OpgenCrossEntropyLossGrad(const aclTensor* gradLoss, const aclTensor* logProb, const aclTensor* target, const aclTensor* weightOptional, const aclTensor* classIndex, const aclTensor* gridSum, const char* reductionOptional, int64_t ignoreIndex, float labelSmoothing, float lseSquareScaleForZloss, bool gridSumPass, int64_t numel_logProb_dim1, float labelSmoothingLo, op::DataType outDtype, aclOpExecutor* executor)
+const aclTensor* OpgenCrossEntropyLossGrad(const aclTensor* gradLoss, const aclTensor* logProb, const aclTensor* target, const aclTensor* weightOptional, const aclTensor* classIndex, const aclTensor* gridSum, const aclTensor* gridSumScaled, const char* reductionOptional, int64_t ignoreIndex, float labelSmoothing, float lseSquareScaleForZloss, bool gridSumPass, int64_t numel_logProb_dim1, float labelSmoothingLo, op::DataType outDtype, aclOpExecutor* executor)
 {
-    L0_DFX(OpgenCrossEntropyLossGrad, gradLoss, logProb, target, weightOptional, classIndex, gridSum, reductionOptional, ignoreIndex, labelSmoothing, lseSquareScaleForZloss, gridSumPass, numel_logProb_dim1, labelSmoothingLo, outDtype);
+    L0_DFX(OpgenCrossEntropyLossGrad, gradLoss, logProb, target, weightOptional, classIndex, gridSum, gridSumScaled, reductionOptional, ignoreIndex, labelSmoothing, lseSquareScaleForZloss, gridSumPass, numel_logProb_dim1, labelSmoothingLo, outDtype);
     aclTensor* out = executor->AllocTensor(gradLoss->GetViewShape(), outDtype, op::Format::FORMAT_ND);
     CHECK_RET(out != nullptr, nullptr);
-    auto ret = ADD_TO_LAUNCHER_LIST_AICORE(OpgenCrossEntropyLossGrad, OP_INPUT(gradLoss, logProb, target, weightOptional, classIndex, gridSum), OP_OUTPUT(out), OP_ATTR(reductionOptional, ignoreIndex, labelSmoothing, lseSquareScaleForZloss, gridSumPass, numel_logProb_dim1, labelSmoothingLo));
+    auto ret = ADD_TO_LAUNCHER_LIST_AICORE(OpgenCrossEntropyLossGrad, OP_INPUT(gradLoss, logProb, target, weightOptional, classIndex, gridSum, gridSumScaled), OP_OUTPUT(out), OP_ATTR(reductionOptional, ignoreIndex, labelSmoothing, lseSquareScaleForZloss, gridSumPass, numel_logProb_dim1, labelSmoothingLo));
     OP_CHECK_ADD_TO_LAUNCHER_LIST_AICORE(ret != ACLNN_SUCCESS, return nullptr,
                                          "OpgenCrossEntropyLossGrad ADD_TO_LAUNCHER_LIST_AICORE failed.");
     return out;

@@ -8,7 +8,7 @@
 
 namespace l0op {
 // The kernel's output, of the first operand's shape and dtype `outDtype` (null on failure).
-const aclTensor* OpgenCrossEntropyLossGrad(const aclTensor* gradLoss, const aclTensor* logProb, const aclTensor* target, const aclTensor* weightOptional, const aclTensor* classIndex, const aclTensor* gridSum, const char* reductionOptional, int64_t ignoreIndex, float labelSmoothing, float lseSquareScaleForZloss, bool gridSumPass, int64_t numel_logProb_dim1, float labelSmoothingLo, op::DataType outDtype, aclOpExecutor* executor);
+const aclTensor* OpgenCrossEntropyLossGrad(const aclTensor* gradLoss, const aclTensor* logProb, const aclTensor* target, const aclTensor* weightOptional, const aclTensor* classIndex, const aclTensor* gridSum, const aclTensor* gridSumScaled, const char* reductionOptional, int64_t ignoreIndex, float labelSmoothing, float lseSquareScaleForZloss, bool gridSumPass, int64_t numel_logProb_dim1, float labelSmoothingLo, op::DataType outDtype, aclOpExecutor* executor);
 }  // namespace l0op
 
 #endif  // OPGEN_OP_API_L0_OPGEN_CROSS_ENTROPY_LOSS_GRAD_H_

@@ -139,6 +139,10 @@ public:
             .ParamType(REQUIRED)
             .DataType({ge::DT_FLOAT})
             .Format({ge::FORMAT_ND});
+        this->Input("gridSumScaled")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT})
+            .Format({ge::FORMAT_ND});
         this->Output("out")
             .ParamType(REQUIRED)
             .DataType({ge::DT_FLOAT})
@@ -185,6 +189,10 @@ public:
             .ParamType(REQUIRED)
             .DataType({ge::DT_FLOAT})
             .Format({ge::FORMAT_ND});
+        ascend910bConfig.Input("gridSumScaled")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT})
+            .Format({ge::FORMAT_ND});
         ascend910bConfig.Output("out")
             .ParamType(REQUIRED)
             .DataType({ge::DT_FLOAT})
@@ -219,6 +227,10 @@ public:
             .DataType({ge::DT_FLOAT})
             .Format({ge::FORMAT_ND});
         ascend910_93Config.Input("gridSum")
+            .ParamType(REQUIRED)
+            .DataType({ge::DT_FLOAT})
+            .Format({ge::FORMAT_ND});
+        ascend910_93Config.Input("gridSumScaled")
             .ParamType(REQUIRED)
             .DataType({ge::DT_FLOAT})
             .Format({ge::FORMAT_ND});

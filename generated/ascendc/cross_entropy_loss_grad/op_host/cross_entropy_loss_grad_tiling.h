@@ -260,19 +260,19 @@ inline bool ComputeTilingReductionOptionalMeanGridSumPassFalseWeightOptionalAbse
     return true;
 }
 
-// variant reductionOptional=mean, gridSumPass=False, weightOptional=present: 6 input tile(s), 25 float temporaries, 6 mask(s), 2 row sum(s)
+// variant reductionOptional=mean, gridSumPass=False, weightOptional=present: 7 input tile(s), 25 float temporaries, 6 mask(s), 2 row sum(s)
 inline bool ComputeTilingReductionOptionalMeanGridSumPassFalseWeightOptionalPresent(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, CrossEntropyLossGradTilingData& tiling)
 {
     tiling.totalLength = static_cast<uint32_t>(totalLength);
     tiling.rowLength = static_cast<uint32_t>(rowLength);
     // float copies of 16-bit inputs and of the result
-    const uint64_t castSlots = ((uint64_t(inBytes < 4) * 6) + uint64_t(outBytes < 4));
+    const uint64_t castSlots = ((uint64_t(inBytes < 4) * 7) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
     const uint64_t floatSlots = (castSlots + 25);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
-    const uint64_t bytesPer256 = ((((((12 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 768) + 16);
+    const uint64_t bytesPer256 = ((((((14 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 768) + 16);
     // row sums' 32-byte results and the work buffer's rounding
     const uint64_t fixedBytes = 128;
     // the longest tile that fits the UB
@@ -299,10 +299,10 @@ inline bool ComputeTilingReductionOptionalMeanGridSumPassFalseWeightOptionalPres
     const uint64_t tilesPerRow = (((rowLength + tileLength) - 1) / tileLength);
     tiling.tilesPerRow = static_cast<uint32_t>(tilesPerRow);
     // UB bytes the kernel's buffers take (TPipe::InitBuffer total)
-    const uint64_t ubBytes = ((((tileLength * (((12 * inBytes) + (2 * outBytes)) + (4 * floatSlots))) + (6 * (tileLength / 2))) + (1 * ((((((tileLength / 64) * 4) + 32) - 1) / 32) * 32))) + 64);
+    const uint64_t ubBytes = ((((tileLength * (((14 * inBytes) + (2 * outBytes)) + (4 * floatSlots))) + (6 * (tileLength / 2))) + (1 * ((((((tileLength / 64) * 4) + 32) - 1) / 32) * 32))) + 64);
     tiling.ubBytes = static_cast<uint32_t>(ubBytes);
     // GM bytes read and written per element (long rows read their inputs twice)
-    const uint64_t bytesPerElement = (((6 * inBytes) * (1 + uint64_t(1 < tilesPerRow))) + outBytes);
+    const uint64_t bytesPerElement = (((7 * inBytes) * (1 + uint64_t(1 < tilesPerRow))) + outBytes);
     (void)bytesPerElement;
     return true;
 }

@@ -5907,18 +5907,19 @@ __aicore__ inline void ScaledSum4(const LocalTensor<float>& o0, float s0, float 
                                   float s5, float s6, float s7, const LocalTensor<float>& i8, float s9, float s10,
                                   float s11, float s12, float s13, const LocalTensor<float>& i14, float s15,
                                   float s16, float s17, float s18, float s19, const LocalTensor<uint8_t>& i20,
-                                  const LocalTensor<float>& i21, const LocalTensor<float>& t0,
-                                  const LocalTensor<float>& t1, const LocalTensor<float>& t2,
-                                  const LocalTensor<float>& t3, const LocalTensor<float>& t4,
-                                  const LocalTensor<float>& t5, const LocalTensor<float>& t6,
-                                  const LocalTensor<float>& t7, const LocalTensor<float>& t8,
-                                  const LocalTensor<float>& t9, const LocalTensor<float>& t10,
-                                  const LocalTensor<float>& t11, const LocalTensor<float>& t12,
-                                  const LocalTensor<float>& t13, const LocalTensor<float>& t14,
-                                  const LocalTensor<float>& t15, const LocalTensor<float>& t16,
-                                  const LocalTensor<float>& t17, const LocalTensor<float>& t18,
-                                  const LocalTensor<float>& t19, const LocalTensor<float>& t20,
-                                  const LocalTensor<uint8_t>& k0, const LocalTensor<uint8_t>& k1, uint32_t calc)
+                                  const LocalTensor<float>& i21, const LocalTensor<float>& i22,
+                                  const LocalTensor<float>& t0, const LocalTensor<float>& t1,
+                                  const LocalTensor<float>& t2, const LocalTensor<float>& t3,
+                                  const LocalTensor<float>& t4, const LocalTensor<float>& t5,
+                                  const LocalTensor<float>& t6, const LocalTensor<float>& t7,
+                                  const LocalTensor<float>& t8, const LocalTensor<float>& t9,
+                                  const LocalTensor<float>& t10, const LocalTensor<float>& t11,
+                                  const LocalTensor<float>& t12, const LocalTensor<float>& t13,
+                                  const LocalTensor<float>& t14, const LocalTensor<float>& t15,
+                                  const LocalTensor<float>& t16, const LocalTensor<float>& t17,
+                                  const LocalTensor<float>& t18, const LocalTensor<float>& t19,
+                                  const LocalTensor<float>& t20, const LocalTensor<uint8_t>& k0,
+                                  const LocalTensor<uint8_t>& k1, uint32_t calc)
 {
     Duplicate(t0, s0, calc);
     Abs(t1, t0, calc);
@@ -7548,74 +7549,79 @@ __aicore__ inline void ScaledSum4(const LocalTensor<float>& o0, float s0, float 
     CompareScalar(k0, t2, 0.0F, CMPMODE::EQ, calc);
     Duplicate(t0, s4, calc);
     Select(t2, k0, t0, t5, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Abs(t0, i21, calc);
-    CompareScalar(k0, t0, 4.611686018427388e+18F, CMPMODE::GE, calc);
-    Muls(t0, i21, 1.3552527156068805e-20F, calc);
-    Select(t3, k0, t0, i21, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Duplicate(t0, s2, calc);
-    Select(t5, k0, t0, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Abs(t0, t3, calc);
-    CompareScalar(k0, t0, 9.094947017729282e-13F, CMPMODE::LT, calc);
-    Muls(t0, t3, 7.378697629483821e+19F, calc);
-    Select(t6, k0, t0, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Adds(t0, t5, -1.0F, calc);
-    Select(t3, k0, t0, t5, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Abs(t0, t6, calc);
-    CompareScalar(k0, t0, 9.094947017729282e-13F, CMPMODE::LT, calc);
-    Muls(t0, t6, 7.378697629483821e+19F, calc);
-    Select(t5, k0, t0, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Adds(t0, t3, -1.0F, calc);
-    Select(t6, k0, t0, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    CompareScalar(k0, i21, 0.0F, CMPMODE::EQ, calc);
+    Sub(t0, i21, i21, calc);
+    Compare(k0, t0, t0, CMPMODE::EQ, calc);
+    Select(t0, k0, i21, i22, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Duplicate(t3, s3, calc);
+    Select(t5, k0, t3, s2, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
+    Abs(t3, t0, calc);
+    CompareScalar(k0, t3, 4.611686018427388e+18F, CMPMODE::GE, calc);
+    Muls(t3, t0, 1.3552527156068805e-20F, calc);
+    Select(t6, k0, t3, t0, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Adds(t3, t5, 1.0F, calc);
+    Select(t7, k0, t3, t5, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Abs(t3, t6, calc);
+    CompareScalar(k0, t3, 9.094947017729282e-13F, CMPMODE::LT, calc);
+    Muls(t3, t6, 7.378697629483821e+19F, calc);
+    Select(t5, k0, t3, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Adds(t3, t7, -1.0F, calc);
+    Select(t6, k0, t3, t7, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Abs(t3, t5, calc);
+    CompareScalar(k0, t3, 9.094947017729282e-13F, CMPMODE::LT, calc);
+    Muls(t3, t5, 7.378697629483821e+19F, calc);
+    Select(t7, k0, t3, t5, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Adds(t3, t6, -1.0F, calc);
+    Select(t5, k0, t3, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    CompareScalar(k0, t0, 0.0F, CMPMODE::EQ, calc);
     Duplicate(t0, s4, calc);
-    Select(t3, k0, t0, t6, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Div(t0, t1, t5, calc);
-    Mul(t6, t0, t5, calc);
-    Muls(t7, t0, 4097.0F, calc);
-    Sub(t8, t7, t0, calc);
-    Sub(t9, t7, t8, calc);
-    Sub(t7, t0, t9, calc);
-    Muls(t8, t5, 4097.0F, calc);
-    Sub(t10, t8, t5, calc);
+    Select(t3, k0, t0, t5, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Div(t0, t1, t7, calc);
+    Mul(t5, t0, t7, calc);
+    Muls(t6, t0, 4097.0F, calc);
+    Sub(t8, t6, t0, calc);
+    Sub(t9, t6, t8, calc);
+    Sub(t6, t0, t9, calc);
+    Muls(t8, t7, 4097.0F, calc);
+    Sub(t10, t8, t7, calc);
     Sub(t11, t8, t10, calc);
-    Sub(t8, t5, t11, calc);
+    Sub(t8, t7, t11, calc);
     Mul(t10, t9, t11, calc);
-    Sub(t12, t10, t6, calc);
+    Sub(t12, t10, t5, calc);
     Mul(t10, t9, t8, calc);
     Add(t9, t12, t10, calc);
-    Mul(t10, t7, t11, calc);
+    Mul(t10, t6, t11, calc);
     Add(t11, t9, t10, calc);
-    Mul(t9, t7, t8, calc);
-    Add(t7, t11, t9, calc);
-    Sub(t8, t6, t6, calc);
-    Compare(k0, t8, t8, CMPMODE::EQ, calc);
-    Select(t8, k0, t7, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Add(t7, t6, t8, calc);
-    Sub(t9, t7, t6, calc);
-    Sub(t6, t8, t9, calc);
-    Sub(t8, t7, t7, calc);
+    Mul(t9, t6, t8, calc);
+    Add(t6, t11, t9, calc);
+    Sub(t8, t5, t5, calc);
     Compare(k0, t8, t8, CMPMODE::EQ, calc);
     Select(t8, k0, t6, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Muls(t6, t7, -1.0F, calc);
-    Muls(t7, t8, -1.0F, calc);
-    Add(t8, t1, t6, calc);
+    Add(t6, t5, t8, calc);
+    Sub(t9, t6, t5, calc);
+    Sub(t5, t8, t9, calc);
+    Sub(t8, t6, t6, calc);
+    Compare(k0, t8, t8, CMPMODE::EQ, calc);
+    Select(t8, k0, t5, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
+    Muls(t5, t6, -1.0F, calc);
+    Muls(t6, t8, -1.0F, calc);
+    Add(t8, t1, t5, calc);
     Sub(t9, t8, t1, calc);
     Sub(t10, t8, t9, calc);
     Sub(t11, t1, t10, calc);
-    Sub(t1, t6, t9, calc);
-    Add(t6, t11, t1, calc);
+    Sub(t1, t5, t9, calc);
+    Add(t5, t11, t1, calc);
     Sub(t1, t8, t8, calc);
     Compare(k0, t1, t1, CMPMODE::EQ, calc);
-    Select(t1, k0, t6, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Add(t6, t1, t4, calc);
-    Add(t1, t6, t7, calc);
+    Select(t1, k0, t5, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
+    Add(t5, t1, t4, calc);
+    Add(t1, t5, t6, calc);
     Add(t4, t8, t1, calc);
-    Sub(t6, t4, t8, calc);
-    Sub(t7, t1, t6, calc);
+    Sub(t5, t4, t8, calc);
+    Sub(t6, t1, t5, calc);
     Sub(t1, t4, t4, calc);
     Compare(k0, t1, t1, CMPMODE::EQ, calc);
-    Select(t1, k0, t7, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
-    Div(t1, t4, t5, calc);
+    Select(t1, k0, t6, s3, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
+    Div(t1, t4, t7, calc);
     Add(t4, t0, t1, calc);
     Sub(t5, t4, t0, calc);
     Sub(t0, t1, t5, calc);
@@ -7809,11 +7815,16 @@ __aicore__ inline void ScaledSum4(const LocalTensor<float>& o0, float s0, float 
     Muls(t1, t5, 1.3552527156068805e-20F, calc);
     Select(t3, k0, t1, t5, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t0, 33.5F, CMPMODE::GE, calc);
+    Muls(t1, t4, 1.3552527156068805e-20F, calc);
+    Select(t5, k0, t1, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Muls(t1, t3, 1.3552527156068805e-20F, calc);
+    Select(t4, k0, t1, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    CompareScalar(k0, t0, 34.5F, CMPMODE::GE, calc);
+    Muls(t0, t5, 1.3552527156068805e-20F, calc);
+    Select(t1, k0, t0, t5, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     Muls(t0, t4, 1.3552527156068805e-20F, calc);
-    Select(t1, k0, t0, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Muls(t0, t3, 1.3552527156068805e-20F, calc);
-    Select(t4, k0, t0, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
-    Add(t0, t1, t4, calc);
+    Select(t3, k0, t0, t4, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Add(t0, t1, t3, calc);
     Abs(t3, t1, calc);
     Abs(t1, t0, calc);
     Muls(t4, t3, 8.881784197001252e-16F, calc);
@@ -7921,7 +7932,10 @@ __aicore__ inline void ScaledSum4(const LocalTensor<float>& o0, float s0, float 
     Select(t1, k0, t0, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
     CompareScalar(k0, t2, -8.5F, CMPMODE::LE, calc);
     Muls(t0, t1, 1.3552527156068805e-20F, calc);
-    Select(o0, k0, t0, t1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    Select(t3, k0, t0, t1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+    CompareScalar(k0, t2, -9.5F, CMPMODE::LE, calc);
+    Muls(t0, t3, 1.3552527156068805e-20F, calc);
+    Select(o0, k0, t0, t3, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
 }
 
 // A row sum that a pair sum reads (codegen.lower.wide_reductions), summed as a pair, as the double kernels sum it in
@@ -9569,7 +9583,7 @@ public:
 
     __aicore__ inline KernelCrossEntropyLossGradReductionOptionalMeanGridSumPassFalseWeightOptionalPresent() {}
 
-    __aicore__ inline void Init(GM_ADDR gradLoss, GM_ADDR logProb, GM_ADDR target, GM_ADDR weightOptional, GM_ADDR classIndex, GM_ADDR gridSum, GM_ADDR out, uint32_t rowLength, uint32_t rowsPerCore, uint32_t lastCoreRows, uint32_t tileLength, uint32_t tilesPerRow, uint32_t floatSlots, float ignoreIndex, float c0, float c1, float c0Lo, float c1Lo)
+    __aicore__ inline void Init(GM_ADDR gradLoss, GM_ADDR logProb, GM_ADDR target, GM_ADDR weightOptional, GM_ADDR classIndex, GM_ADDR gridSum, GM_ADDR gridSumScaled, GM_ADDR out, uint32_t rowLength, uint32_t rowsPerCore, uint32_t lastCoreRows, uint32_t tileLength, uint32_t tilesPerRow, uint32_t floatSlots, float ignoreIndex, float c0, float c1, float c0Lo, float c1Lo)
     {
         const uint32_t block = static_cast<uint32_t>(GetBlockIdx());
         const bool lastCore = block + 1 == static_cast<uint32_t>(GetBlockNum());
@@ -9585,6 +9599,7 @@ public:
         weightOptionalGm_.SetGlobalBuffer((__gm__ TIn*)weightOptional + start, length);
         classIndexGm_.SetGlobalBuffer((__gm__ TIn*)classIndex + start, length);
         gridSumGm_.SetGlobalBuffer((__gm__ TIn*)gridSum + start, length);
+        gridSumScaledGm_.SetGlobalBuffer((__gm__ TIn*)gridSumScaled + start, length);
         outGm_.SetGlobalBuffer((__gm__ TOut*)out + start, length);
         pipe_.InitBuffer(gradLossQueue_, BUFFER_NUM, tileLength * sizeof(TIn));
         pipe_.InitBuffer(logProbQueue_, BUFFER_NUM, tileLength * sizeof(TIn));
@@ -9592,6 +9607,7 @@ public:
         pipe_.InitBuffer(weightOptionalQueue_, BUFFER_NUM, tileLength * sizeof(TIn));
         pipe_.InitBuffer(classIndexQueue_, BUFFER_NUM, tileLength * sizeof(TIn));
         pipe_.InitBuffer(gridSumQueue_, BUFFER_NUM, tileLength * sizeof(TIn));
+        pipe_.InitBuffer(gridSumScaledQueue_, BUFFER_NUM, tileLength * sizeof(TIn));
         pipe_.InitBuffer(outQueue_, BUFFER_NUM, tileLength * sizeof(TOut));
         pipe_.InitBuffer(floatBuf_, floatSlots * tileLength * sizeof(float));
         pipe_.InitBuffer(maskBuf_, 6 * (tileLength / 2));  // 6 mask(s): 32 bytes per 256-byte repeat
@@ -9656,6 +9672,9 @@ private:
         LocalTensor<TIn> gridSumIn = gridSumQueue_.AllocTensor<TIn>();
         LoadTile(gridSumIn, gridSumGm_[offset], len);
         gridSumQueue_.EnQue(gridSumIn);
+        LocalTensor<TIn> gridSumScaledIn = gridSumScaledQueue_.AllocTensor<TIn>();
+        LoadTile(gridSumScaledIn, gridSumScaledGm_[offset], len);
+        gridSumScaledQueue_.EnQue(gridSumScaledIn);
     }
 
     // a whole row in one tile: its sums, then the formula
@@ -9675,8 +9694,10 @@ private:
         LocalTensor<float> classIndex = ToFloat(classIndexIn, slots, 29, tileLength_, calc);
         LocalTensor<TIn> gridSumIn = gridSumQueue_.DeQue<TIn>();
         LocalTensor<float> gridSum = ToFloat(gridSumIn, slots, 30, tileLength_, calc);
+        LocalTensor<TIn> gridSumScaledIn = gridSumScaledQueue_.DeQue<TIn>();
+        LocalTensor<float> gridSumScaled = ToFloat(gridSumScaledIn, slots, 31, tileLength_, calc);
         LocalTensor<TOut> outTile = outQueue_.AllocTensor<TOut>();
-        LocalTensor<float> res = ResultTile(outTile, slots, 25 + (sizeof(TIn) < sizeof(float) ? 6 : 0), tileLength_);
+        LocalTensor<float> res = ResultTile(outTile, slots, 25 + (sizeof(TIn) < sizeof(float) ? 7 : 0), tileLength_);
         LocalTensor<float> f0 = slots[0 * tileLength_];
         LocalTensor<float> f1 = slots[1 * tileLength_];
         LocalTensor<float> f2 = slots[2 * tileLength_];
@@ -9765,13 +9786,15 @@ private:
         CompareScalar(m2, f3, 9.094947017729282e-13F, CMPMODE::GE, calc);
         CompareScalar(m3, f3, 0.0F, CMPMODE::EQ, calc);
         Or(m5.ReinterpretCast<uint16_t>(), m2.ReinterpretCast<uint16_t>(), m3.ReinterpretCast<uint16_t>(), calc / 16);
-        Select(f3, m5, f2, 1.0F, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
+        CompareScalar(m2, f3, 3.4028234663852886e+38F, CMPMODE::LE, calc);
+        And(m3.ReinterpretCast<uint16_t>(), m5.ReinterpretCast<uint16_t>(), m2.ReinterpretCast<uint16_t>(), calc / 16);
+        Select(f3, m3, f2, 1.0F, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
         Maxs(f2, f3, (((c0_ != 0.0F && c0_ < 9.094947017729282e-13F && c0_ > -9.094947017729282e-13F) || (sums[0] != 0.0F && sums[0] < 9.094947017729282e-13F && sums[0] > -9.094947017729282e-13F) || (c1_ != 0.0F && c1_ < 9.094947017729282e-13F && c1_ > -9.094947017729282e-13F) || (sums[1] != 0.0F && sums[1] < 9.094947017729282e-13F && sums[1] > -9.094947017729282e-13F)) ? 1.0F : 0.0F), calc);
         Duplicate(f3, 0.0F, calc);
         ReduceSum(f4, f2, f3, len);
         PipeBarrier<PIPE_ALL>();
         if (f4.GetValue(0) > 0.0F) {
-            ScaledSum4(f3, c0_, c0Lo_, 1.0F, 0.0F, -1000.0F, sums[6], (sums[6] > 0.5F ? sums[4] : sums[0]), (sums[6] > 0.5F ? sums[5] : sums[2]), logProb, -45.747715F, 1.0793815e-06F, 0.16666667F, -4.967054e-09F, 3.4028235e38F * 2.0F, weightOptional, c1_, c1Lo_, sums[9], (sums[9] > 0.5F ? sums[7] : sums[1]), (sums[9] > 0.5F ? sums[8] : sums[3]), m0, gridSum, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, f24, m2, m3, calc);
+            ScaledSum4(f3, c0_, c0Lo_, 1.0F, 0.0F, -1000.0F, sums[6], (sums[6] > 0.5F ? sums[4] : sums[0]), (sums[6] > 0.5F ? sums[5] : sums[2]), logProb, -45.747715F, 1.0793815e-06F, 0.16666667F, -4.967054e-09F, 3.4028235e38F * 2.0F, weightOptional, c1_, c1Lo_, sums[9], (sums[9] > 0.5F ? sums[7] : sums[1]), (sums[9] > 0.5F ? sums[8] : sums[3]), m0, gridSum, gridSumScaled, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, f24, m2, m3, calc);
         }
         Compare(m0, f3, f3, CMPMODE::EQ, calc);
         Select(f4, m4, f1, f0, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
@@ -9788,6 +9811,7 @@ private:
         weightOptionalQueue_.FreeTensor(weightOptionalIn);
         classIndexQueue_.FreeTensor(classIndexIn);
         gridSumQueue_.FreeTensor(gridSumIn);
+        gridSumScaledQueue_.FreeTensor(gridSumScaledIn);
     }
 
     // a long row, first pass: add this tile to the row sums
@@ -9807,6 +9831,8 @@ private:
         LocalTensor<float> classIndex = ToFloat(classIndexIn, slots, 29, tileLength_, calc);
         LocalTensor<TIn> gridSumIn = gridSumQueue_.DeQue<TIn>();
         LocalTensor<float> gridSum = ToFloat(gridSumIn, slots, 30, tileLength_, calc);
+        LocalTensor<TIn> gridSumScaledIn = gridSumScaledQueue_.DeQue<TIn>();
+        LocalTensor<float> gridSumScaled = ToFloat(gridSumScaledIn, slots, 31, tileLength_, calc);
         LocalTensor<float> f0 = slots[0 * tileLength_];
         LocalTensor<float> f1 = slots[1 * tileLength_];
         LocalTensor<float> f2 = slots[2 * tileLength_];
@@ -9828,6 +9854,7 @@ private:
         weightOptionalQueue_.FreeTensor(weightOptionalIn);
         classIndexQueue_.FreeTensor(classIndexIn);
         gridSumQueue_.FreeTensor(gridSumIn);
+        gridSumScaledQueue_.FreeTensor(gridSumScaledIn);
     }
 
     // a long row, second pass: the formula with the finished row sums
@@ -9847,8 +9874,10 @@ private:
         LocalTensor<float> classIndex = ToFloat(classIndexIn, slots, 29, tileLength_, calc);
         LocalTensor<TIn> gridSumIn = gridSumQueue_.DeQue<TIn>();
         LocalTensor<float> gridSum = ToFloat(gridSumIn, slots, 30, tileLength_, calc);
+        LocalTensor<TIn> gridSumScaledIn = gridSumScaledQueue_.DeQue<TIn>();
+        LocalTensor<float> gridSumScaled = ToFloat(gridSumScaledIn, slots, 31, tileLength_, calc);
         LocalTensor<TOut> outTile = outQueue_.AllocTensor<TOut>();
-        LocalTensor<float> res = ResultTile(outTile, slots, 25 + (sizeof(TIn) < sizeof(float) ? 6 : 0), tileLength_);
+        LocalTensor<float> res = ResultTile(outTile, slots, 25 + (sizeof(TIn) < sizeof(float) ? 7 : 0), tileLength_);
         LocalTensor<float> f0 = slots[0 * tileLength_];
         LocalTensor<float> f1 = slots[1 * tileLength_];
         LocalTensor<float> f2 = slots[2 * tileLength_];
@@ -9930,13 +9959,15 @@ private:
         CompareScalar(m2, f3, 9.094947017729282e-13F, CMPMODE::GE, calc);
         CompareScalar(m3, f3, 0.0F, CMPMODE::EQ, calc);
         Or(m5.ReinterpretCast<uint16_t>(), m2.ReinterpretCast<uint16_t>(), m3.ReinterpretCast<uint16_t>(), calc / 16);
-        Select(f3, m5, f2, 1.0F, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
+        CompareScalar(m2, f3, 3.4028234663852886e+38F, CMPMODE::LE, calc);
+        And(m3.ReinterpretCast<uint16_t>(), m5.ReinterpretCast<uint16_t>(), m2.ReinterpretCast<uint16_t>(), calc / 16);
+        Select(f3, m3, f2, 1.0F, SELMODE::VSEL_TENSOR_SCALAR_MODE, calc);
         Maxs(f2, f3, (((c0_ != 0.0F && c0_ < 9.094947017729282e-13F && c0_ > -9.094947017729282e-13F) || (sums[0] != 0.0F && sums[0] < 9.094947017729282e-13F && sums[0] > -9.094947017729282e-13F) || (c1_ != 0.0F && c1_ < 9.094947017729282e-13F && c1_ > -9.094947017729282e-13F) || (sums[1] != 0.0F && sums[1] < 9.094947017729282e-13F && sums[1] > -9.094947017729282e-13F)) ? 1.0F : 0.0F), calc);
         Duplicate(f3, 0.0F, calc);
         ReduceSum(f4, f2, f3, len);
         PipeBarrier<PIPE_ALL>();
         if (f4.GetValue(0) > 0.0F) {
-            ScaledSum4(f3, c0_, c0Lo_, 1.0F, 0.0F, -1000.0F, sums[6], (sums[6] > 0.5F ? sums[4] : sums[0]), (sums[6] > 0.5F ? sums[5] : sums[2]), logProb, -45.747715F, 1.0793815e-06F, 0.16666667F, -4.967054e-09F, 3.4028235e38F * 2.0F, weightOptional, c1_, c1Lo_, sums[9], (sums[9] > 0.5F ? sums[7] : sums[1]), (sums[9] > 0.5F ? sums[8] : sums[3]), m1, gridSum, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, f24, m2, m3, calc);
+            ScaledSum4(f3, c0_, c0Lo_, 1.0F, 0.0F, -1000.0F, sums[6], (sums[6] > 0.5F ? sums[4] : sums[0]), (sums[6] > 0.5F ? sums[5] : sums[2]), logProb, -45.747715F, 1.0793815e-06F, 0.16666667F, -4.967054e-09F, 3.4028235e38F * 2.0F, weightOptional, c1_, c1Lo_, sums[9], (sums[9] > 0.5F ? sums[7] : sums[1]), (sums[9] > 0.5F ? sums[8] : sums[3]), m1, gridSum, gridSumScaled, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22, f23, f24, m2, m3, calc);
         }
         Compare(m1, f3, f3, CMPMODE::EQ, calc);
         Select(f4, m4, f1, f0, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
@@ -9953,6 +9984,7 @@ private:
         weightOptionalQueue_.FreeTensor(weightOptionalIn);
         classIndexQueue_.FreeTensor(classIndexIn);
         gridSumQueue_.FreeTensor(gridSumIn);
+        gridSumScaledQueue_.FreeTensor(gridSumScaledIn);
     }
 
     __aicore__ inline void CopyOut(uint64_t offset, uint32_t len)
@@ -9969,6 +10001,7 @@ private:
     TQue<QuePosition::VECIN, BUFFER_NUM> weightOptionalQueue_;
     TQue<QuePosition::VECIN, BUFFER_NUM> classIndexQueue_;
     TQue<QuePosition::VECIN, BUFFER_NUM> gridSumQueue_;
+    TQue<QuePosition::VECIN, BUFFER_NUM> gridSumScaledQueue_;
     TQue<QuePosition::VECOUT, BUFFER_NUM> outQueue_;
     TBuf<TPosition::VECCALC> floatBuf_;
     TBuf<TPosition::VECCALC> maskBuf_;
@@ -9980,6 +10013,7 @@ private:
     GlobalTensor<TIn> weightOptionalGm_;
     GlobalTensor<TIn> classIndexGm_;
     GlobalTensor<TIn> gridSumGm_;
+    GlobalTensor<TIn> gridSumScaledGm_;
     GlobalTensor<TOut> outGm_;
     uint32_t rowLength_ = 0;
     uint32_t rows_ = 0;
@@ -11524,7 +11558,7 @@ private:
     float ignoreIndex_ = 0.0F;
 };
 
-extern "C" __global__ __aicore__ void opgen_cross_entropy_loss_grad(GM_ADDR gradLoss, GM_ADDR logProb, GM_ADDR target, GM_ADDR weightOptional, GM_ADDR classIndex, GM_ADDR gridSum, GM_ADDR out, GM_ADDR workspace, GM_ADDR tiling)
+extern "C" __global__ __aicore__ void opgen_cross_entropy_loss_grad(GM_ADDR gradLoss, GM_ADDR logProb, GM_ADDR target, GM_ADDR weightOptional, GM_ADDR classIndex, GM_ADDR gridSum, GM_ADDR gridSumScaled, GM_ADDR out, GM_ADDR workspace, GM_ADDR tiling)
 {
     REGISTER_TILING_DEFAULT(CrossEntropyLossGradTilingData);
     GET_TILING_DATA(tilingData, tiling);
@@ -11555,7 +11589,7 @@ extern "C" __global__ __aicore__ void opgen_cross_entropy_loss_grad(GM_ADDR grad
     }
     if (TILING_KEY_IS(600)) {  // variant reductionOptional=mean, gridSumPass=False, weightOptional=present; FLOAT in, FLOAT out
         KernelCrossEntropyLossGradReductionOptionalMeanGridSumPassFalseWeightOptionalPresent<float, float> op;
-        op.Init(gradLoss, logProb, target, weightOptional, classIndex, gridSum, out, tilingData.rowLength, tilingData.rowsPerCore, tilingData.lastCoreRows, tilingData.tileLength, tilingData.tilesPerRow, tilingData.floatSlots, tilingData.ignoreIndex, tilingData.c0, tilingData.c1, tilingData.c0Lo, tilingData.c1Lo);
+        op.Init(gradLoss, logProb, target, weightOptional, classIndex, gridSum, gridSumScaled, out, tilingData.rowLength, tilingData.rowsPerCore, tilingData.lastCoreRows, tilingData.tileLength, tilingData.tilesPerRow, tilingData.floatSlots, tilingData.ignoreIndex, tilingData.c0, tilingData.c1, tilingData.c0Lo, tilingData.c1Lo);
         op.Process();
     }
     if (TILING_KEY_IS(700)) {  // variant reductionOptional=mean, gridSumPass=True, weightOptional=absent; FLOAT in, FLOAT out

@@ -31,12 +31,13 @@ int main(int argc, char** argv)
         GM_ADDR gm_weightOptional = rq.Input("weightOptional", total * inType.bytes);
         GM_ADDR gm_classIndex = rq.Input("classIndex", total * inType.bytes);
         GM_ADDR gm_gridSum = rq.Input("gridSum", total * inType.bytes);
+        GM_ADDR gm_gridSumScaled = rq.Input("gridSumScaled", total * inType.bytes);
         GM_ADDR gm_out = opgen_sim::GmAlloc(total * outType.bytes);
         GM_ADDR tilingGm = opgen_sim::GmAlloc(sizeof(tiling));
         std::memcpy(tilingGm, &tiling, sizeof(tiling));
         GM_ADDR workspace = nullptr;  // the kernel needs no workspace
 
-        ICPU_RUN_KF(opgen_cross_entropy_loss_grad, tiling.usedCores, gm_gradLoss, gm_logProb, gm_target, gm_weightOptional, gm_classIndex, gm_gridSum, gm_out, workspace, tilingGm);
+        ICPU_RUN_KF(opgen_cross_entropy_loss_grad, tiling.usedCores, gm_gradLoss, gm_logProb, gm_target, gm_weightOptional, gm_classIndex, gm_gridSum, gm_gridSumScaled, gm_out, workspace, tilingGm);
 
         rq.Output(gm_out, total * outType.bytes);
         rq.Report("tilingKey", optiling::TilingKey(variant, inType.code, outType.code));
