@@ -27,10 +27,15 @@ def _rows(n, dt, seed=5):
     return x.astype(dt), g.astype(dt), w.astype(dt)
 
 
+# Ascend C: not done (docs/accuracy.md): its FLOAT summand dy·γ·x is ±inf before any sum, and its finish has no
+# double.  Strict: flips when fixed.
+ASCENDC_LEFT = pytest.mark.xfail(strict=True, reason="Ascend C computes a row whose sums leave FLOAT in FLOAT")
+
+
 @pytest.mark.parametrize("dim", [-1, 0])
 @pytest.mark.parametrize("n", [1, 7, 4099])
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
-@pytest.mark.parametrize("backend", ["numpy", "c"])
+@pytest.mark.parametrize("backend", ["numpy", "c", pytest.param("ascendc", marks=[pytest.mark.deep, ASCENDC_LEFT])])
 def test_rows_whose_sum_leaves_float_give_the_derivative(backend, dtype, n, dim):
     """Along dim -1 (C: rows, packed short ones and skewed long ones) and dim 0 (C: columns side by side)."""
     pytest.importorskip("torch")
