@@ -112,16 +112,17 @@ def test_cross_entropy_total_weight_beyond_float(backend):
     """Weights of FLOAT's largest/2: their sum, which the operator computes itself, is beyond FLOAT (inf there, and
     every result 0); NumPy and C hand the sum computed in double unrounded (codegen.lower.wide_grid_sums), Ascend C's
     level 2 hands it also scaled by 2^-66 (GRID_SCALED), which the kernel's scaled pairs read where the sum is inf
-    (it gave nan or 0 before)."""
+    (it gave nan or 0 before; in the halves too, whose weights are FLOAT)."""
     k = get(backend).make_kernel(OPS["cross_entropy_loss_grad"])
-    for mixed in (False, True):
-        kw, want = _cross_entropy(np.random.default_rng(7), float(np.finfo(np.float32).max) / 2, "FLOAT", mixed)
-        if not mixed:
-            t = kw["target"]
-            assert np.sum(np.asarray(kw["weight_optional"], np.float64)[t[t >= 0]]) > np.finfo(np.float32).max
-        got = np.asarray(k(**kw))
-        e = errors(relative_errors(got, want.astype(np.float32), 2.0 ** -126), np.zeros(1), "FLOAT")
-        assert single_ok(e, "FLOAT"), e
+    for dtype in ["FLOAT", "FLOAT16", "BFLOAT16"] if backend == "ascendc" else ["FLOAT"]:
+        for mixed in (False, True):
+            kw, want = _cross_entropy(np.random.default_rng(7), float(np.finfo(np.float32).max) / 2, dtype, mixed)
+            if not mixed:
+                t = kw["target"]
+                assert np.sum(np.asarray(kw["weight_optional"], np.float64)[t[t >= 0]]) > np.finfo(np.float32).max
+            got = np.asarray(k(**kw))
+            e = errors(relative_errors(got, want.astype(NP[dtype]), SMALLEST_NORMAL[dtype]), np.zeros(1), dtype)
+            assert single_ok(e, dtype), (dtype, mixed, e)
 
 
 @pytest.mark.deep
