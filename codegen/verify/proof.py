@@ -62,6 +62,24 @@ def domain_edges(forwards, x) -> list:
     return out
 
 
+def live_domain_edges(pieces, trees, x) -> list:
+    """The domain edges of each forward branch at which that branch is the one taken: an edge its own condition
+    excludes is no point of the forward (the Wing loss's log(1 + (t - x)/epsilon) is the branch x < t, so its edge
+    x = t + epsilon, where x >= t takes another branch, is none; ordering it against the branch point t + omega
+    failed the proof). An edge where the branch taken cannot be decided is kept."""
+    out = []
+    for k, (f, _) in enumerate(pieces):
+        for r in domain_edges([f], x):
+            try:
+                truths = [truth_at(t, r) for t in trees[:k + 1]]
+            except Undecided:
+                truths = [None]
+            if truths[-1] is False or True in truths[:-1]:   # its own condition fails, or an earlier branch holds
+                continue
+            out.append(r)
+    return out
+
+
 def _nan_where_undefined(residual, ys) -> bool:
     """Whether a row's residual is 0 except nan on points (`Eq(x1_0, 0)`) where the forward itself is undefined: the
     cosine similarity's a*b/(|a||b|) on a row of one element, 0/0 at a = 0, where SymPy's derivative is nan."""
@@ -311,7 +329,7 @@ class CaseProof:
                         pts += [s for s in sympy.solve(eq, x) if s.is_real is not False]
             else:
                 pts += [c for t in btrees for c in thresholds(t)]
-            pts = sort_points(pts + domain_edges([f for f, _ in fp], x))
+            pts = sort_points(pts + live_domain_edges(fp, ftrees, x))
         except (Undecided, NotImplementedError) as e:
             return [self.line("branch points", "FAILED", str(e))]
         # the forward's domain is the variable's: a `positive=True` x (sqrt, SqrtGrad) is proven on (0, oo)
