@@ -566,8 +566,15 @@ def _check_math(op, fail):
 
 
 def _derivative_symbols(op, f) -> set:
-    """The symbols of the derivative of the form's forward w.r.t. the op's variable."""
-    return sympy.diff(sympy.sympify(f.forward if f.forward is not None else op.forward), op.wrt).free_symbols
+    """The symbols of the derivative of the form's forward w.r.t. the op's variable.  A row sum DimSum(e) is read
+    as e plus e at another element of the row (whose x the derivative reads through it, softmax's exp(x_k)): the
+    centring x - DimSum(x)/DimSum(1) has the derivative 1 - 1/n, free of x (its SymPy derivative kept an
+    unevaluated d/dx DimSum(x), so it was refused for reading x)."""
+    other = sympy.Dummy("x_other")
+    forward = sympy.sympify(f.forward if f.forward is not None else op.forward).replace(
+        lambda e: isinstance(e, DimSum), lambda e: e.args[0] + e.args[0].subs(op.wrt, other))
+    out = sympy.diff(forward, op.wrt).free_symbols
+    return out - {other} | ({op.wrt} if other in out else set())
 
 
 def _arithmetic_symbols(expr) -> set:
