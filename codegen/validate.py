@@ -238,6 +238,12 @@ def _check_reduction(op, fail):
     for m in modes:
         if m in DIVIDING_MODES and m not in r.divisors:
             fail(f"loss_reduction: the {m} mode needs its divisor, Reduction({attr.name!r}, {m}=numel(...))")
+    if attr.type == "int64" and not r.unchecked and not any(
+            isinstance(rule, OneOf) and rule.params[0] == attr.name for rule in op.rules):
+        # (a string attribute's OneOf is required for every string attribute, below)
+        fail(f"loss_reduction {attr.name}: add the rule OneOf({attr.name!r}, {sorted(attr.values)}): without it "
+             f"any other value is computed as none, silently; Reduction({attr.name!r}, unchecked=True, ...) if the "
+             f"library accepts every value that way (say so in the notes)")
 
 
 def _check_attr(p: Attr, fail):

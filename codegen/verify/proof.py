@@ -498,13 +498,14 @@ class CaseProof:
             return self.line(where, "FAILED", f"the forward is differentiable here with derivative {lim_l}, but the "
                                               f"backward gives {value}")
         why = "the forward jumps" if not continuous else "left and right derivatives differ"
+        # (in the spec's own symbols: a case's substitution, alpha = 1 + alpha_t, written back; the hint said
+        # Eq(self, tl + tr_minus_tl) for SReLU's kink at tr, a symbol no spec has)
+        # (not simplified: simplify may write cosh, which a spec cannot name)
+        back = (lambda e: sympy.sympify(e).xreplace(self.case.back)) if self.case.back else (lambda e: e)
         line = self.line(where, "FAILED",
                          f"the forward is not differentiable here ({why}: left {lim_l}, right {lim_r}) and the spec "
                          f"declares no value; the backward gives {value}: declare the kernel's value, e.g. "
-                         f"at={{Eq({self.op.wrt}, {t}): ...}}")
-        # (in the spec's own symbols: a case's substitution, alpha = 1 + alpha_t, written back)
-        # (not simplified: simplify may write cosh, which a spec cannot name)
-        back = (lambda e: sympy.sympify(e).xreplace(self.case.back)) if self.case.back else (lambda e: e)
+                         f"at={{Eq({self.op.wrt}, {back(t)}): ...}}")
         line.undeclared = [str(back(t)), str(back(value))]
         return line
 
@@ -715,7 +716,12 @@ class CaseProof:
     def _run(self):
         if is_coupled(self.op):
             if self.forward.has(sympy.Piecewise) or self.backward.has(sympy.Piecewise):
-                return [self.line("VJP", "FAILED", "branches (Piecewise) in a coupled op are not supported")]
+                kinked = [f.__name__ for f in (sympy.Abs, sympy.sign, sympy.Min, sympy.Max, sympy.Heaviside)
+                          if sympy.sympify(self.op.forward_of(self.formula)).has(f)
+                          or sympy.sympify(self.formula.expr).has(f)]
+                via = f" ({', '.join(kinked)} in the formulas: read as Piecewise)" if kinked else " (Piecewise)"
+                return [self.line("VJP", "FAILED", f"branches{via} in a row op (DimSum) are not supported: the row "
+                                                   "proof has none but a BOOL mask's")]
             if self.op.declared(self.formula):
                 return [self.line("at", "FAILED", "declared values (at=) need an elementwise op: a coupled op "
                                                   "(DimSum, loss reduction) has no branch points")]
