@@ -1470,3 +1470,17 @@ def test_abs_in_a_row_op_is_refused_naming_it(tmp_path):
     path = _variant(tmp_path, "l2_normalize_backward", "sq = DimSum(x**2) + eps", "sq = (DimSum(Abs(x)) + eps)**2")
     failed = [r.detail for r in verify_op(load_spec_file(path), numeric=False) if not r.ok]
     assert any("Abs" in d and "row op (DimSum)" in d for d in failed), failed
+
+
+def test_a_several_output_ops_torch_grad_serves_every_output():
+    """`TorchGrad` on a several-output op: each output's op differentiates its own input, so `opgen accuracy`
+    has PyTorch's column for both of LogAddExpBackward's outputs (none before)."""
+    torch = _torch()
+    from codegen.accuracy import torch_ref
+    ops, _ = load_folder(FOLDER)
+    rng = np.random.default_rng(93)
+    a, b, g = (rng.normal(0, 2, (2, 3)).astype(np.float32) for _ in range(3))
+    want = _autograd(torch, torch.logaddexp, [a, b], g)
+    for sub, w in zip(ops["log_add_exp_backward"].per_output, want):
+        got = torch_ref.run(sub, dict(grad_output=g, self=a, other=b), np.float64)
+        assert got is not None and _close(got, w, 1e-6), sub.output.name
