@@ -238,6 +238,12 @@ def _check_reduction(op, fail):
     for m in modes:
         if m in DIVIDING_MODES and m not in r.divisors:
             fail(f"loss_reduction: the {m} mode needs its divisor, Reduction({attr.name!r}, {m}=numel(...))")
+    if attr.type == "int64" and not r.unchecked and not any(
+            isinstance(rule, OneOf) and rule.params[0] == attr.name for rule in op.rules):
+        # (a string attribute's OneOf is required for every string attribute, below)
+        fail(f"loss_reduction {attr.name}: add the rule OneOf({attr.name!r}, {sorted(attr.values)}): without it "
+             f"any other value is computed as none, silently; Reduction({attr.name!r}, unchecked=True, ...) if the "
+             f"library accepts every value that way (say so in the notes)")
 
 
 def _check_attr(p: Attr, fail):
@@ -566,8 +572,15 @@ def _check_math(op, fail):
 
 
 def _derivative_symbols(op, f) -> set:
-    """The symbols of the derivative of the form's forward w.r.t. the op's variable."""
-    return sympy.diff(sympy.sympify(f.forward if f.forward is not None else op.forward), op.wrt).free_symbols
+    """The symbols of the derivative of the form's forward w.r.t. the op's variable.  A row sum DimSum(e) is read
+    as e plus e at another element of the row (whose x the derivative reads through it, softmax's exp(x_k)): the
+    centring x - DimSum(x)/DimSum(1) has the derivative 1 - 1/n, free of x (its SymPy derivative kept an
+    unevaluated d/dx DimSum(x), so it was refused for reading x)."""
+    other = sympy.Dummy("x_other")
+    forward = sympy.sympify(f.forward if f.forward is not None else op.forward).replace(
+        lambda e: isinstance(e, DimSum), lambda e: e.args[0] + e.args[0].subs(op.wrt, other))
+    out = sympy.diff(forward, op.wrt).free_symbols
+    return out - {other} | ({op.wrt} if other in out else set())
 
 
 def _arithmetic_symbols(expr) -> set:

@@ -48,7 +48,7 @@ SPEC = Op(
     ],
     wrt=t,
     forward=t * (log(t) - x),
-    loss_reduction=Reduction("reduction", mean=N, batchmean=B0),
+    loss_reduction=Reduction("reduction", mean=N, batchmean=B0, unchecked=True),   # (the notes: not validated)
     backward=[
         Formula(g * factor * (log(t) - x + 1), when={"logTarget": False}),
         Formula(g * factor * exp(t) * (t - x + 1), when={"logTarget": True}, forward=exp(t) * (t - x)),

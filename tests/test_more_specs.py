@@ -33,6 +33,10 @@ a nonzero variable, asinh and a rewrite reading |u|); the NumPy kernels of the t
 of AtanGrad and of the ops from y against PyTorch's float64 autograd.  Deep tier: `opgen accuracy` on every
 backend, every op on every backend against PyTorch's autograd (special values, broadcast, strided and empty
 inputs), the focal loss's NumPy kernel, newops4's bad calls; newops6's six on every backend, special values, bad calls.
+newops9 (session 22): L2NormalizeBackward (a row of x/sqrt(sum x^2 + eps), FLOAT16 only), MeanCenterBackward (a row
+op no tensor holds x of), WingLossBackward (kinks at t and t +- omega, log's domain edges in another branch, weight,
+reductions), SReluBackward (four Scalars, two kinks that may meet) and LogAddExpBackward (two outputs summed back,
+FLOAT16 outputs).
 """
 from __future__ import annotations
 
@@ -55,14 +59,14 @@ FOLDER = REPO / "examples" / "more_specs"
 OPS = ["acos_grad", "asinh_grad", "atan_grad", "binary_cross_entropy_with_logits_ignore_backward",
        "celu_backward", "charbonnier_loss_backward", "cos_grad", "dropout_backward", "erf_grad",
        "hard_mish_backward", "hinge_embedding_loss_backward", "huber_loss_backward", "isrlu_backward",
-       "lisht_backward", "log1p_grad", "log_cosh_loss_backward", "log_softmax_temperature_backward",
-       "margin_ranking_loss_backward", "multilabel_soft_margin_loss_backward",
+       "l2_normalize_backward", "lisht_backward", "log1p_grad", "log_add_exp_backward", "log_cosh_loss_backward",
+       "log_softmax_temperature_backward", "margin_ranking_loss_backward", "mean_center_backward", "multilabel_soft_margin_loss_backward",
        "parametric_hard_sigmoid_backward", "poisson_nll_loss_backward", "quantile_loss_backward",
        "quick_gelu_backward", "r_relu_with_noise_backward", "reciprocal_grad", "relu6_grad", "rsqrt_grad",
-       "shrink_backward", "sigmoid_cross_entropy_with_logits_grad", "sigmoid_focal_loss_backward",
+       "s_relu_backward", "shrink_backward", "sigmoid_cross_entropy_with_logits_grad", "sigmoid_focal_loss_backward",
        "sine_activation_backward", "sinh_grad", "snake_backward", "softmax_temperature_backward",
        "softmin_backward", "sqrt_grad", "squared_hinge_loss_backward", "squared_relu_backward",
-       "squareplus_backward", "tanhshrink_backward", "weighted_mse_loss_backward", "x_log_y_grad"]
+       "squareplus_backward", "tanhshrink_backward", "weighted_mse_loss_backward", "wing_loss_backward", "x_log_y_grad"]
 
 
 def _torch():
@@ -1312,3 +1316,171 @@ def test_newops8_ops_match_pytorch_on_every_backend(backend):
              ("snake_backward", dict(grad_output=f, self=f, alpha=np.ones(4, np.float16)), "alpha"),
              ("sine_activation_backward", dict(grad_output=f, self=f[:, :2], omega0=30.0), "self")]
     _assert_refused(k, cases)
+
+
+# ---- newops9 (session 22): row ops of new shapes, a loss with kinks at t +- omega, SReLU, LogAddExp ------------
+def _newops9_calls(torch, rng, k, all_five=True):
+    """(name, got, want, tolerance) for the newops9 ops against PyTorch's float64 autograd of each forward, on
+    ordinary inputs and at the boundaries: SReLU at both kinks (tl < tr and tl = tr), LogAddExp broadcast (3, 1)
+    with (1, 4) and at a = b, MeanCenter along every axis and a row of one element, and (all_five) L2Normalize in
+    FLOAT16 (a zero row: eps keeps it finite) and Wing at d = 0 and |d| = omega exactly, every reduction."""
+    out = []
+    for tl, al, tr, ar in ((-1.0, 0.125, 2.0, 3.0), (0.5, -0.5, 0.5, 2.0)):
+        x = np.concatenate([rng.uniform(-4, 4, 28), [tl, tr, tl - 1e-3, tr + 1e-3]]).astype(np.float32)
+        g = rng.uniform(-2, 2, x.size).astype(np.float32)
+        want = _autograd(torch, lambda p: torch.where(p > tr, tr + ar * (p - tr),
+                                                      torch.where(p < tl, tl + al * (p - tl), p)), [x], g)[0]
+        out.append((f"s_relu_backward tl={tl} tr={tr}", k("s_relu_backward")(grad_output=g, self=x, tl=tl, al=al,
+                                                                            tr=tr, ar=ar), want, 2e-6))
+    for a, b in ((rng.normal(0, 3, (3, 1)), rng.normal(0, 3, (1, 4))), (np.full((2, 3), 0.75), np.full((2, 3), 0.75))):
+        a, b = a.astype(np.float32), b.astype(np.float32)
+        g = rng.uniform(-2, 2, np.broadcast_shapes(a.shape, b.shape)).astype(np.float32)
+        want = _autograd(torch, torch.logaddexp, [a, b], g)
+        got = k("log_add_exp_backward")(grad_output=g, self=a, other=b)
+        out += [("log_add_exp_backward gradSelf", got[0], want[0], 2e-6),
+                ("log_add_exp_backward gradOther", got[1], want[1], 2e-6)]
+    for shape, dim in (((3, 4, 5), 0), ((3, 4, 5), -1), ((4, 1), 1)):
+        x, g = rng.normal(0, 2, shape), rng.normal(0, 2, shape).astype(np.float32)
+        want = _autograd(torch, lambda p: p - p.mean(dim, keepdim=True), [x], g)[0]
+        out.append((f"mean_center_backward dim={dim}", k("mean_center_backward")(grad_output=g, dim=dim), want,
+                    -1e-6))   # g - mean(g) cancels: within 1e-6 of the largest |result| (a negative tolerance)
+    if not all_five:
+        return out
+    for x, dim, eps in ((rng.normal(0, 2, (4, 6)), 1, 1e-6), (rng.normal(0, 2, (4, 6)), 0, 0.5),
+                        (np.zeros((2, 3)), 1, 1e-3)):
+        x, g = x.astype(np.float16), rng.normal(0, 1, x.shape).astype(np.float16)
+        want = _autograd(torch, lambda p: p / torch.sqrt((p * p).sum(dim, keepdim=True) + eps), [x], g)[0]
+        out.append((f"l2_normalize_backward dim={dim}", k("l2_normalize_backward")(grad_output=g, self=x, dim=dim,
+                                                                                  eps=eps), want, 1e-3))
+    om, ep = 2.0, 0.5
+    t = rng.uniform(-1, 1, 24).astype(np.float32)
+    x = (t + rng.uniform(-4, 4, 24)).astype(np.float32)
+    t[:4], x[:4] = [0.5, 0.5, 0.5, 0.25], [0.5, 2.5, -1.5, 0.25]          # d = 0, +omega, -omega, 0
+    w = rng.uniform(0, 2, 24).astype(np.float32)
+    for red in (0, 1, 2):
+        for weight in (None, w):
+            def wing(p, red=red, weight=weight):
+                d = (p - torch.tensor(t, dtype=torch.float64)).abs()
+                e = torch.where(d < om, om * torch.log1p(d / ep), d - (om - om * np.log1p(om / ep)))
+                e = e if weight is None else torch.tensor(weight, dtype=torch.float64) * e
+                return {0: e, 1: e.mean(), 2: e.sum()}[red]
+            g = rng.uniform(-2, 2, 24 if red == 0 else ()).astype(np.float32)
+            want = _autograd(torch, wing, [x], g)[0]
+            got = k("wing_loss_backward")(grad_output=np.asarray(g), self=x, target=t, weight_optional=weight,
+                                          omega=om, epsilon=ep, reduction=red)
+            out.append((f"wing_loss_backward reduction={red}", got, want, 2e-6))
+    return out
+
+
+def _close9(got, want, rtol) -> bool:
+    """_close, or for a negative rtol within |rtol| times the largest |want| (a difference that cancels)."""
+    if rtol >= 0:
+        return _close(got, want, rtol)
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    return bool(np.all(np.abs(got - want) <= -rtol * np.max(np.abs(want))))
+
+
+def test_newops9_numpy_kernels_match_pytorch():
+    """SReLU, LogAddExp and MeanCenter, the NumPy kernels against PyTorch's float64 autograd of the forward (the
+    deep tier: all five, every backend, bad calls)."""
+    torch = _torch()
+    k = lambda n: codegen.kernel(n, specs_dir=FOLDER)   # noqa: E731
+    for name, got, want, rtol in _newops9_calls(torch, np.random.default_rng(91), k, all_five=False):
+        assert got.shape == want.shape and _close9(got, want, rtol), name
+
+
+@pytest.mark.deep
+@pytest.mark.parametrize("backend", ["numpy", "c", "ascendc"])
+def test_newops9_ops_match_pytorch_on_every_backend(backend):
+    """(newops9) The five on every backend against PyTorch's autograd, and bad calls refused with 161002 naming
+    the parameter (a reduction outside OneOf, tl > tr, eps = 0, a dim out of range)."""
+    torch = _torch()
+    k = lambda n: codegen.kernel(n, backend=backend, specs_dir=FOLDER)   # noqa: E731
+    for name, got, want, rtol in _newops9_calls(torch, np.random.default_rng(92), k):
+        assert got.shape == want.shape and _close9(got, want, rtol), (name, backend)
+    f, h = np.ones((2, 3), np.float32), np.ones((2, 3), np.float16)
+    _assert_refused(k, [
+        ("wing_loss_backward", dict(grad_output=f, self=f, target=f, weight_optional=None, omega=2.0, epsilon=0.5,
+                                    reduction=7), "reduction"),
+        ("s_relu_backward", dict(grad_output=f, self=f, tl=1.0, al=0.5, tr=0.0, ar=2.0), "tr"),
+        ("l2_normalize_backward", dict(grad_output=h, self=h, dim=1, eps=0.0), "eps"),
+        ("mean_center_backward", dict(grad_output=f, dim=2), "dim")])
+
+
+def test_a_domain_edge_where_another_branch_is_taken_is_no_cut_point():
+    """The Wing loss's log(1 + (t - x)/eps) is its branch for x < t: the edge of log's domain, x = t + eps, lies
+    where x >= t takes another branch, and ordering it against t + omega failed every case ("cannot order the
+    branch points omega + target and epsilon + target").  An edge where the branch is taken stays (log(x) for
+    x > -1 has its edge 0)."""
+    from codegen.verify.intervals import atoms, piecewise_form, sort_points
+    from codegen.verify.proof import _pieces, domain_edges, live_domain_edges
+    x, t = sympy.symbols("x t", real=True)
+    om, ep = sympy.symbols("omega epsilon", positive=True)
+    d = sympy.Abs(x - t)
+    pieces = _pieces(piecewise_form(sympy.Piecewise((om * sympy.log(1 + d / ep), d < om), (d, True)), x))
+    trees = [atoms(c, x) for _, c in pieces]
+    assert any(e.has(ep) for e in domain_edges([f for f, _ in pieces], x))
+    assert live_domain_edges(pieces, trees, x) == []
+    assert sort_points([t - om, t, t + om] + live_domain_edges(pieces, trees, x)) == [t - om, t, t + om]
+    pieces = _pieces(piecewise_form(sympy.Piecewise((sympy.log(x), x > -1), (x, True)), x))
+    assert live_domain_edges(pieces, [atoms(c, x) for _, c in pieces], x) == [0]
+
+
+def test_a_several_output_ops_half_tuned_kernels_are_called():
+    """LogAddExpBackward's outputs are g*sigmoid(...): each output's kernel has a copy tuned to a FLOAT16 or
+    BFLOAT16 output, which the several-output phase 1 never chose; the C library's build refused the unused
+    function (-Werror=unused-function).  Every such copy is now emitted and called."""
+    import re
+    from codegen.backends.c.emit import op_sources
+    ops, _ = load_folder(FOLDER)
+    src = next(v for n, v in op_sources(ops["log_add_exp_backward"], "test").items() if n.endswith(".c"))
+    halves = re.findall(r"static void (\w+_half)\(", src)
+    assert halves and all(len(re.findall(rf"\b{h}\b", src)) >= 2 for h in halves), halves
+
+
+def test_a_row_op_whose_derivative_reads_no_x_needs_no_tensor_holding_x():
+    """MeanCenterBackward, x - DimSum(x)/DimSum(1), has the derivative g - DimSum(g)/n, free of x: it was refused
+    ("the forward's derivative reads x": SymPy kept d/dx DimSum(x) unevaluated) and now proves."""
+    ops, _ = load_folder(FOLDER)
+    op = ops["mean_center_backward"]
+    assert not any(t.role in ("FORWARD_INPUT", "FORWARD_OUTPUT") for t in op.tensors)
+    results = verify_op(op, numeric=False)
+    assert results and all(r.ok for r in results) and any(r.verdict == "proven" for r in results)
+
+
+def test_an_int64_reduction_without_its_one_of_rule_is_refused(tmp_path):
+    """Without OneOf("reduction", ...) a reduction of 7 was computed as none, silently, on every backend."""
+    path = _variant(tmp_path, "wing_loss_backward", '        OneOf("reduction", [0, 1, 2]),\n', "")
+    with pytest.raises(SpecError, match=r"add the rule OneOf\('reduction', \[0, 1, 2\]\)"):
+        load_spec_file(path)
+
+
+def test_an_undeclared_kinks_hint_is_written_in_the_specs_symbols(tmp_path):
+    """SReLU without at=: the hint for the kink at tr said at={Eq(self, tl + tr_minus_tl): ...}, the proof's
+    substitution for tl < tr, a symbol no spec has."""
+    path = _variant(tmp_path, "s_relu_backward", "    at={Eq(x, tl): g, Eq(x, tr): g},\n", "")
+    failed = [r.detail for r in verify_op(load_spec_file(path), numeric=False) if not r.ok]
+    assert any("at={Eq(self, tr): ...}" in d for d in failed), failed
+    assert not any("_minus_" in d for d in failed), failed
+
+
+def test_abs_in_a_row_op_is_refused_naming_it(tmp_path):
+    """y = x/(DimSum(|x|) + eps) (an L1 normalization): the row proof has no branches; the failure named only
+    "Piecewise", which the spec does not contain."""
+    path = _variant(tmp_path, "l2_normalize_backward", "sq = DimSum(x**2) + eps", "sq = (DimSum(Abs(x)) + eps)**2")
+    failed = [r.detail for r in verify_op(load_spec_file(path), numeric=False) if not r.ok]
+    assert any("Abs" in d and "row op (DimSum)" in d for d in failed), failed
+
+
+def test_a_several_output_ops_torch_grad_serves_every_output():
+    """`TorchGrad` on a several-output op: each output's op differentiates its own input, so `opgen accuracy`
+    has PyTorch's column for both of LogAddExpBackward's outputs (none before)."""
+    torch = _torch()
+    from codegen.accuracy import torch_ref
+    ops, _ = load_folder(FOLDER)
+    rng = np.random.default_rng(93)
+    a, b, g = (rng.normal(0, 2, (2, 3)).astype(np.float32) for _ in range(3))
+    want = _autograd(torch, torch.logaddexp, [a, b], g)
+    for sub, w in zip(ops["log_add_exp_backward"].per_output, want):
+        got = torch_ref.run(sub, dict(grad_output=g, self=a, other=b), np.float64)
+        assert got is not None and _close(got, w, 1e-6), sub.output.name

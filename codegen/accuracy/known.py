@@ -52,7 +52,11 @@ _SNAKE = ("alpha*x, the sine's argument, leaves FLOAT (alpha = 3e38, x = -1.16; 
           "hold is nan in every kernel (as in PyTorch's FLOAT).  2*x before the division by alpha + 1e-9 leaves it "
           "too for |x| > 1.7e38.  Fix: none in FLOAT short of reducing alpha*x in wider arithmetic.  (On Ascend C "
           "also |alpha*x| > 65536: ASCENDC_SIN_COS)")
+_WING = ("w*omega/(epsilon + |x - t|) leaves FLOAT (w = 3e38, omega/(epsilon + |x - t|) > 1 where omega > epsilon) "
+         "before |g| < 1 joins (the gradient last on purpose, codegen.lower); codegen.scaled scales a product of plain "
+         "factors, not one with a quotient by a sum of |x - t|.  Fix: codegen.scaled for such a quotient, not done")
 OVERFLOWS: dict[tuple[str, str], str] = {
+    ("aclnnWingLossBackward", "FLOAT"): _WING,
     ("aclnnSnakeBackward", "FLOAT"): _SNAKE,
     ("aclnnSnakeBackward", "BFLOAT16"): _SNAKE,
     ("aclnnKlDivTargetBackward", "FLOAT"): _EXP_FACTOR,

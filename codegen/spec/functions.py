@@ -111,15 +111,20 @@ class Reduction:
     The divisors are the forward's definition (the docs print the reduced loss with them, the proof
     differentiates it); the backward formula states its own factor, which the proof must find equal.  A spec
     may write just the attribute's name, `loss_reduction="reduction"`: the mean then divides by the numel of
-    the tensor holding the forward input."""
+    the tensor holding the forward input.
 
-    def __init__(self, attr: str, **divisors):
+    An int64 attribute needs a `OneOf` rule listing its values: any other value would be computed as `none`
+    without a word.  `unchecked=True` says the library does accept any value that way (KlDivBackward: values
+    other than 0-3 mean none), and the spec's notes say so on the page."""
+
+    def __init__(self, attr: str, unchecked: bool = False, **divisors):
         self.attr = attr
+        self.unchecked = unchecked
         self.divisors = {k: sympy.sympify(v) for k, v in divisors.items()}
 
     def __repr__(self):
         args = "".join(f", {k}={v}" for k, v in self.divisors.items())
-        return f"Reduction({self.attr!r}{args})"
+        return f"Reduction({self.attr!r}{args}{', unchecked=True' if self.unchecked else ''})"
 
     def mode(self, op, value) -> str:
         """The mode ("none", "sum", "mean", "batchmean") of one value of the attribute."""

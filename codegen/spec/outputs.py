@@ -59,11 +59,19 @@ def output_ops(op) -> list:
         sub = Op(name=op.name, params=params, wrt=z, forward=op.forward, backward=forms_of(op, out),
                  dtypes=op.dtypes, rules=rules, description=op.description, forward_name=op.forward_name,
                  loss_reduction=op._reduction or op.loss_reduction, compute_dtype=op.compute_dtype,
-                 compute=dict(op.compute), at=_at_of(op, z), source=op.source)
+                 compute=dict(op.compute), at=_at_of(op, z), source=op.source, torch=_torch_of(op))
         sub.output_of = (op, out.name)
         out_ops.append(sub)
     op.__dict__["_output_ops"] = out_ops
     return out_ops
+
+
+def _torch_of(op):
+    """The op's `TorchGrad` for every output: autograd of the one forward w.r.t. the tensor each output's op holds
+    as its FORWARD_INPUT is that output's gradient (LogAddExpBackward's two; before, no output had a PyTorch
+    column in `opgen accuracy`).  An aten call (`Torch`) returns one gradient: none."""
+    from .torch import TorchGrad
+    return op.torch if isinstance(op.torch, TorchGrad) else None
 
 
 def _at_of(op, z) -> dict:

@@ -62,6 +62,24 @@ def domain_edges(forwards, x) -> list:
     return out
 
 
+def live_domain_edges(pieces, trees, x) -> list:
+    """The domain edges of each forward branch at which that branch is the one taken: an edge its own condition
+    excludes is no point of the forward (the Wing loss's log(1 + (t - x)/epsilon) is the branch x < t, so its edge
+    x = t + epsilon, where x >= t takes another branch, is none; ordering it against the branch point t + omega
+    failed the proof). An edge where the branch taken cannot be decided is kept."""
+    out = []
+    for k, (f, _) in enumerate(pieces):
+        for r in domain_edges([f], x):
+            try:
+                truths = [truth_at(t, r) for t in trees[:k + 1]]
+            except Undecided:
+                truths = [None]
+            if truths[-1] is False or True in truths[:-1]:   # its own condition fails, or an earlier branch holds
+                continue
+            out.append(r)
+    return out
+
+
 def _nan_where_undefined(residual, ys) -> bool:
     """Whether a row's residual is 0 except nan on points (`Eq(x1_0, 0)`) where the forward itself is undefined: the
     cosine similarity's a*b/(|a||b|) on a row of one element, 0/0 at a = 0, where SymPy's derivative is nan."""
@@ -311,7 +329,7 @@ class CaseProof:
                         pts += [s for s in sympy.solve(eq, x) if s.is_real is not False]
             else:
                 pts += [c for t in btrees for c in thresholds(t)]
-            pts = sort_points(pts + domain_edges([f for f, _ in fp], x))
+            pts = sort_points(pts + live_domain_edges(fp, ftrees, x))
         except (Undecided, NotImplementedError) as e:
             return [self.line("branch points", "FAILED", str(e))]
         # the forward's domain is the variable's: a `positive=True` x (sqrt, SqrtGrad) is proven on (0, oo)
@@ -480,13 +498,14 @@ class CaseProof:
             return self.line(where, "FAILED", f"the forward is differentiable here with derivative {lim_l}, but the "
                                               f"backward gives {value}")
         why = "the forward jumps" if not continuous else "left and right derivatives differ"
+        # (in the spec's own symbols: a case's substitution, alpha = 1 + alpha_t, written back; the hint said
+        # Eq(self, tl + tr_minus_tl) for SReLU's kink at tr, a symbol no spec has)
+        # (not simplified: simplify may write cosh, which a spec cannot name)
+        back = (lambda e: sympy.sympify(e).xreplace(self.case.back)) if self.case.back else (lambda e: e)
         line = self.line(where, "FAILED",
                          f"the forward is not differentiable here ({why}: left {lim_l}, right {lim_r}) and the spec "
                          f"declares no value; the backward gives {value}: declare the kernel's value, e.g. "
-                         f"at={{Eq({self.op.wrt}, {t}): ...}}")
-        # (in the spec's own symbols: a case's substitution, alpha = 1 + alpha_t, written back)
-        # (not simplified: simplify may write cosh, which a spec cannot name)
-        back = (lambda e: sympy.sympify(e).xreplace(self.case.back)) if self.case.back else (lambda e: e)
+                         f"at={{Eq({self.op.wrt}, {back(t)}): ...}}")
         line.undeclared = [str(back(t)), str(back(value))]
         return line
 
@@ -697,7 +716,12 @@ class CaseProof:
     def _run(self):
         if is_coupled(self.op):
             if self.forward.has(sympy.Piecewise) or self.backward.has(sympy.Piecewise):
-                return [self.line("VJP", "FAILED", "branches (Piecewise) in a coupled op are not supported")]
+                kinked = [f.__name__ for f in (sympy.Abs, sympy.sign, sympy.Min, sympy.Max, sympy.Heaviside)
+                          if sympy.sympify(self.op.forward_of(self.formula)).has(f)
+                          or sympy.sympify(self.formula.expr).has(f)]
+                via = f" ({', '.join(kinked)} in the formulas: read as Piecewise)" if kinked else " (Piecewise)"
+                return [self.line("VJP", "FAILED", f"branches{via} in a row op (DimSum) are not supported: the row "
+                                                   "proof has none but a BOOL mask's")]
             if self.op.declared(self.formula):
                 return [self.line("at", "FAILED", "declared values (at=) need an elementwise op: a coupled op "
                                                   "(DimSum, loss reduction) has no branch points")]

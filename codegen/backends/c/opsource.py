@@ -600,12 +600,8 @@ def _phase1_variant(op: Op, kv: KernelVariant, v: dict, fill: list[str]) -> list
                            "finish_col_wide")]
         body += [f"call.finish_rowsum_stash = finish_rowsum_stash{s};",
                  f"call.rows_chunked = rows_stash_chunked{s};"] if v["stash"] else []
-    elif v["half_tuned"]:   # the kernel tuned to the output's dtype (half_tuned)
-        pick = f"{out}->dtype == ACL_FLOAT16 || {out}->dtype == ACL_BF16 ? {{f}}{s}_half : {{f}}{s}"
-        body += [f"call.{field} = {pick.format(f=f)};" for field, f in (("block", "block"),
-                                                                         ("chunked", "block_chunked"))]
     else:
-        body += call_kernels(kv, v, "call")
+        body += call_kernels(kv, v, "call", out)
         target = sparse_target(op, kv)
         if target:
             body.append(f"call.sparse_target = {target};   /* 0 at every other class: opgen_loops.c, run_sparse */")
@@ -620,10 +616,16 @@ def _phase1_variant(op: Op, kv: KernelVariant, v: dict, fill: list[str]) -> list
     return [f"    if ({v['dispatch']}) {{", *["        " + line for line in body], "    }"]
 
 
-def call_kernels(kv: KernelVariant, v: dict, call: str) -> list[str]:
-    """The elementwise kernel functions handed to `call`: the copy without scaled products where every input is
-    FLOAT16 (_plain_f16) and the kernel elsewhere."""
+def call_kernels(kv: KernelVariant, v: dict, call: str, out: str) -> list[str]:
+    """The elementwise kernel functions handed to `call`: the copy tuned to a FLOAT16 or BFLOAT16 output `out`
+    (half_tuned), the copy without scaled products where every input is FLOAT16 (_plain_f16), the kernel
+    elsewhere.  (An output of several, codegen/backends/c/several.py, is chosen here too: its half-tuned copy was
+    emitted and never called, which -Werror=unused-function refused: LogAddExpBackward in examples/more_specs.)"""
     s = v["suffix"]
+    if v["half_tuned"]:
+        pick = f"{out}->dtype == ACL_FLOAT16 || {out}->dtype == ACL_BF16 ? {{f}}{s}_half : {{f}}{s}"
+        return [f"{call}.{field} = {pick.format(f=f)};" for field, f in (("block", "block"),
+                                                                          ("chunked", "block_chunked"))]
     if not v["plain_f16"]:
         return [f"{call}.block = block{s};", f"{call}.chunked = block_chunked{s};"]
     f16 = " && ".join(f"{t.name}->dtype == ACL_FLOAT16" for t in kv.tensors)

@@ -74,7 +74,8 @@ def phase1_lines(op: Op, variants: list[dict], kvs: list, fill) -> list[str]:
             body = [f"memset(&prm{s}, 0, sizeof prm{s});"]
             body += [re.sub(r"^prm\.", f"prm{s}.", line) for line in fill.lines(kv, ppr)]
             body += [f"opgen_call_input(&calls[{k}], {arg(t.name)});" for t in kv.tensors]
-            body += call_kernels(kv, v, f"calls[{k}]") + [f"params[{k}] = &prm{s};", f"sizes[{k}] = sizeof prm{s};"]
+            body += call_kernels(kv, v, f"calls[{k}]", o.name)
+            body += [f"params[{k}] = &prm{s};", f"sizes[{k}] = sizeof prm{s};"]
             if v["dispatch"]:
                 lines += [f"{'if' if first else 'else if'} ({v['dispatch']}) {{", *["    " + b for b in body], "}"]
             else:

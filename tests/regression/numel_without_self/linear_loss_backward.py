@@ -30,6 +30,7 @@ SPEC = Op(
         DtypeSame("gradOutput", "self", "target", "out"),
         MinRank("self", n=1),
         ShapeSame("self", "target", "out"),
+        OneOf("reduction", [0, 1, 2]),
     ],
     description=Text("线性损失的反向传播。", "Backward of a linear loss."),
 )
