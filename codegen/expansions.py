@@ -186,7 +186,16 @@ def _pi_pieces():
 PI_PIECES = _pi_pieces()
 SIN = [Rational((-1) ** k, sympy.factorial(2 * k + 1)) for k in range(7)]   # Taylor: 1, -1/6, ..., 1/13!
 ROUND_MAGIC = 3 * 2 ** 22   # (t + M) - M is t rounded to the nearest integer (ties to even) for |t| < 2^22
-SIN_REDUCED_UP_TO = 2 ** 16  # |u| beyond: nan (the pieces' products are no longer exact)
+SIN_REDUCED_UP_TO = 2 ** 16  # |u| beyond: the pieces' products are no longer exact, BeyondReduction's long path
+
+
+class BeyondReduction(sympy.Function):
+    """sin (which = 0) or cos (1) of u: `usual`, the Cody-Waite form above, where |u| <= SIN_REDUCED_UP_TO; beyond,
+    a Payne-Hanek reduction of u/(2 pi) mod 1 in FLOAT instructions (codegen.backends.ascendc.sincos), computed
+    only in a tile that has such an element.  Only the Ascend C backend lowers it (C calls libm's sinf/cosf)."""
+
+    nargs = 3
+    is_real = True
 
 
 def _nearest_int(t):
@@ -213,8 +222,7 @@ def sin_form(u):
     k = _nearest_int(u * Const(1 / sympy.pi))
     s, _ = _sin_reduced(u, k)
     # below 2^-12, sin(u) rounds to u (u^3/6 is below half an ulp): also keeps -0 and the subnormals exact
-    return Piecewise((sympy.nan, Abs(u) > SIN_REDUCED_UP_TO), (u, Abs(u) < Rational(1, 2 ** 12)),
-                     (_parity_sign(k) * s, True))
+    return BeyondReduction(u, Piecewise((u, Abs(u) < Rational(1, 2 ** 12)), (_parity_sign(k) * s, True)), 0)
 
 
 def cos_form(u):
@@ -222,7 +230,7 @@ def cos_form(u):
     loses the relative accuracy where cos(u) is small."""
     m = _nearest_int(Opaque(Opaque(u * Const(1 / sympy.pi)) + Rational(1, 2)))
     s, _ = _sin_reduced(u, Opaque(m - Rational(1, 2)))
-    return Piecewise((sympy.nan, Abs(u) > SIN_REDUCED_UP_TO), (_parity_sign(m) * s, True))
+    return BeyondReduction(u, _parity_sign(m) * s, 1)
 
 
 def sign_form(u):

@@ -83,9 +83,9 @@ VOCABULARY: tuple[Construct, ...] = (
     Construct("sin, cos", "function", (sympy.sin, sympy.cos), 1, sympy.sin,
               _all("float64 sin / cos, rounded once", "libm sinf / cosf (≤ 1 ulp)",
                    "expansion (codegen.expansions)"),
-              "NumPy and C right for every FLOAT (argument reduction over the whole range: sin(3e38) too); Ascend C "
-              "reduces by pi in FLOAT pieces (Cody and Waite), exact for |a| <= 65536 (measured within 3.5 ulp "
-              "there), and gives nan beyond: a documented bound, not a wrong number"),
+              "Every backend right for every FLOAT (argument reduction over the whole range: sin(3e38) too); Ascend C "
+              "reduces by pi in FLOAT pieces (Cody and Waite) for |a| <= 65536 (measured within 3.5 ulp there), "
+              "and beyond by a Payne-Hanek reduction from exact FLOAT products (within 2.7 ulp)"),
     Construct("Abs", "function", (sympy.Abs,), 1, sympy.Abs, _all("np.abs", "fabsf", "Abs")),
     Construct("sign", "function", (sympy.sign,), 1, sympy.sign,
               _all("np.sign", "opgen_signf", "Compare and Select"), "sign(±0) = 0, sign(nan) = nan"),

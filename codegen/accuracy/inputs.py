@@ -10,7 +10,8 @@ shape rules (what may broadcast, the minimum and maximum rank).  Groups:
   branch points      each boundary b of the forward's conditions (0, ±λ), b ± 1 and 2 ulps, b ± 1e-3
   large              ±10 … ± the dtype's max, log-spaced; ±88.5 … ±89.375 where FLOAT's exp overflows
   tiny               ± the smallest subnormal, the largest subnormal, the smallest normal, 1e-4 …
-  periodic           (a sin or cos of x) the values nearest ±k·pi/2, k up to 41721, and ±65536 (Ascend C's bound)
+  periodic           (a sin or cos of x) the values nearest ±k·pi/2, k up to 41721, and ±65536 (where Ascend C's
+                     reduction changes method: Cody-Waite below, Payne-Hanek beyond)
   special            x = ±0, ±inf, nan
   special gradOutput gradOutput = ±0, ±inf, nan, ±max, tiny, at typical, branch, large and special x
   special operands   each operand = ±0, ±inf, nan, max, -1.5, 2.5
@@ -110,13 +111,14 @@ def exp_edge(fmt: Format) -> list:
     return [s * m for m in EXP_EDGE if fmt.max > 1e38 and round_to(m, fmt) == m for s in (1, -1)]
 
 
-# k*pi/2 for these k: where sin or cos of x is 0 (their relative accuracy: the argument reduction), up to Ascend C's
-# bound for it (41721*pi/2 = 65535.5; codegen.expansions.SIN_REDUCED_UP_TO)
+# k*pi/2 for these k: where sin or cos of x is 0 (their relative accuracy: the argument reduction), up to where Ascend
+# C's Cody-Waite reduction ends (41721*pi/2 = 65535.5; codegen.expansions.SIN_REDUCED_UP_TO; beyond it, FLOAT's
+# closest floats to k*pi/2 are in tests/test_vocabulary_kernels.py's BEYOND_REDUCTION)
 PERIODIC_K = [1, 2, 3, 4, 7, 100, 1001, 41721]
 
 
 def periodic(fmt: Format) -> list:
-    """The dtype's values nearest k*pi/2, both signs, and the edge of Ascend C's sin/cos reduction (65536)."""
+    """The dtype's values nearest k*pi/2, both signs, and the edge of Ascend C's Cody-Waite reduction (65536)."""
     vals = [s * round_to(k * np.pi / 2, fmt) for k in PERIODIC_K for s in (1, -1)] + [65536.0, -65536.0]
     return [v for v in vals if abs(v) <= fmt.max]
 

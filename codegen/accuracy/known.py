@@ -50,8 +50,7 @@ _FOCAL = ("a target far outside [0, 1] (3e38): 1 - 2t and t*(log sigma(x) - ...)
 _SNAKE = ("alpha*x, the sine's argument, leaves FLOAT (alpha = 3e38, x = -1.16; or x = 3e38, alpha = -1.16) where "
           "the gradient, at most |g|(1 + 2|x|/|alpha + 1e-9|) in size, is finite: sin of an argument FLOAT cannot "
           "hold is nan in every kernel (as in PyTorch's FLOAT).  2*x before the division by alpha + 1e-9 leaves it "
-          "too for |x| > 1.7e38.  Fix: none in FLOAT short of reducing alpha*x in wider arithmetic.  (On Ascend C "
-          "also |alpha*x| > 65536: ASCENDC_SIN_COS)")
+          "too for |x| > 1.7e38.  Fix: none in FLOAT short of reducing alpha*x in wider arithmetic.")
 _WING = ("w*omega/(epsilon + |x - t|) leaves FLOAT (w = 3e38, omega/(epsilon + |x - t|) > 1 where omega > epsilon) "
          "before |g| < 1 joins (the gradient last on purpose, codegen.lower); codegen.scaled scales a product of plain "
          "factors, not one with a quotient by a sum of |x - t|.  Fix: codegen.scaled for such a quotient, not done")
@@ -65,49 +64,6 @@ OVERFLOWS: dict[tuple[str, str], str] = {
     ("aclnnSigmoidFocalLossBackward", "FLOAT"): _FOCAL,
     ("aclnnSigmoidFocalLossBackward", "BFLOAT16"): _FOCAL,
 }
-
-
-# A construct's documented bound on one backend: the elements past it are documented for every op that uses it.
-ASCENDC_SIN_COS = ("Ascend C computes sin and cos for |argument| <= 65536 only (its Cody-Waite reduction by pi in FLOAT "
-                   "pieces is exact up to there: codegen.expansions.SIN_REDUCED_UP_TO) and gives nan beyond, the "
-                   "vocabulary's documented bound (docs/vocabulary.md); NumPy and C reduce over the whole FLOAT range.  "
-                   "Fix: a Payne-Hanek reduction from FLOAT vector instructions, not done")
-
-
-def backend_overflow_reason(op, backend: str) -> str | None:
-    """Why `backend`'s kernels of `op` give nan where the result is finite by a construct's documented bound."""
-    import sympy
-    if backend == "ascendc" and any(sympy.sympify(f.expr).has(sympy.sin, sympy.cos) for f in op.formulas):
-        return ASCENDC_SIN_COS
-    return None
-
-
-def beyond_backend_bound(op, backend: str, kw: dict, shape: tuple):
-    """The elements (flat, bool) of a call where `backend_overflow_reason`'s bound applies: some sin or cos argument
-    of the call's formula beyond Ascend C's reduction (|a| > SIN_REDUCED_UP_TO, in float64 less a few FLOAT ulps:
-    the kernel forms it in FLOAT; nan counts as beyond); None when no bound applies to this op and backend.  Only
-    those elements' overflows are documented by it: an inf where every argument is within the bound fails."""
-    import numpy as np
-    import sympy
-    from codegen.expansions import SIN_REDUCED_UP_TO
-    from .bound import symbol_values
-    from .reference import variant_of
-    if backend_overflow_reason(op, backend) is None:
-        return None
-    variant = variant_of(op, kw)
-    values, _ = symbol_values(op, variant, kw, shape)
-    beyond = np.zeros(shape, bool)
-    for f in sympy.sympify(variant.expr).atoms(sympy.sin, sympy.cos):
-        arg = f.args[0]
-        syms = sorted(arg.free_symbols, key=str)
-        try:   # (an argument NumPy cannot evaluate here, a row sum or a function of the spec's: every element)
-            with np.errstate(all="ignore"):
-                a = np.broadcast_to(np.asarray(sympy.lambdify(syms, arg, "numpy")(*[values[s] for s in syms]),
-                                               np.float64), shape)
-        except Exception:   # noqa: BLE001
-            return np.ones(int(np.prod(shape, dtype=np.int64)), bool)
-        beyond |= ~(np.abs(a) < SIN_REDUCED_UP_TO * (1 - 2.0 ** -20))
-    return beyond.reshape(-1)
 
 
 def overflow_reason(op_name: str, dtype: str) -> str | None:

@@ -1,7 +1,7 @@
 """aclnnCosGrad: the gradient of cos(x), -dy*sin(x) (PyTorch's derivative of torch.cos; CANN has aclnnCos).
 
-sin is right for every FLOAT on NumPy and C (sin(3e38) too); on Ascend C for |x| <= 65536, and nan beyond (the
-vocabulary's documented bound: docs/vocabulary.md).
+sin is right for every FLOAT on every backend (sin(3e38) too; Ascend C reduces |x| > 65536 by Payne-Hanek:
+docs/vocabulary.md).
 """
 from codegen.spec import *
 

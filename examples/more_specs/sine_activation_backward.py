@@ -2,8 +2,7 @@
 
 omega0 is a double attribute (30 in SIREN's layers).  d/dx = omega0*cos(omega0*x).  omega0*x leaves FLOAT for
 |x| > 3.4e38/|omega0|, where the kernels give nan (sin and cos of an argument FLOAT cannot hold), as PyTorch's
-FLOAT does.  On Ascend C the cosine is computed for |omega0*x| <= 65536 only, and is nan beyond (the vocabulary's
-documented bound: docs/vocabulary.md).
+FLOAT does.  (Ascend C reduces |omega0*x| > 65536 by Payne-Hanek: docs/vocabulary.md.)
 """
 from codegen.spec import *
 

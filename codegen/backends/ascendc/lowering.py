@@ -38,13 +38,14 @@ from sympy.printing.precedence import PRECEDENCE
 
 from codegen.backends import literals
 from codegen.backends.infix import InfixPrinting
-from codegen.expansions import FORMS, Opaque, SplitHi, power_form
+from codegen.expansions import FORMS, BeyondReduction, Opaque, SplitHi, power_form
 from codegen.cancellation import Extended
 from codegen.lower import CompensatedAdd, Const, bounded_after_first, split_last
 from codegen.rewrite import Sigmoid
 
 from .doublefloat import lower_extended
 from .outline import Group, outline
+from .sincos import lower_beyond_reduction
 from .socs import ARCHS, Arch
 
 CMP = {"<": "LT", ">": "GT", "<=": "LE", ">=": "GE", "==": "EQ", "!=": "NE"}
@@ -259,6 +260,8 @@ class Lowering:
             return self._piecewise(e)
         if isinstance(e, Extended):   # a sum that cancels: as double-float pairs (no double on the vector unit)
             return lower_extended(self, e)
+        if isinstance(e, BeyondReduction):   # sin, cos: the long path beyond |u| = 65536, in a tile that needs it
+            return lower_beyond_reduction(self, e)
         if isinstance(e, CompensatedAdd):   # (x + hi) + lo, in that order
             x, hi, lo = e.args
             acc = self._emit("Adds({dst}, {0}, {1}, calc);", self.value(x), self.scalar(hi))

@@ -50,8 +50,8 @@ MUL = PRECEDENCE["Mul"]
 # functions opgen_math.h writes by hand instead of printing their codegen.expansions form (erfc: one exp and one
 # polynomial below 2 where the form takes two of each, see the header; Ascend C still lowers the form)
 C_WRITTEN = {sympy.erfc}
-# functions C takes from libm instead (sin, cos: sinf and cosf reduce the argument over the whole FLOAT range, which
-# the Ascend C form, codegen.expansions.sin_form, does not)
+# functions C takes from libm instead (sin, cos: sinf and cosf reduce the argument over the whole FLOAT range; the
+# Ascend C form, codegen.expansions.sin_form, does too, but beyond 65536 in some 820 instructions of its own)
 C_LIBM = {sympy.sin, sympy.cos}
 
 
