@@ -40,7 +40,9 @@ plain products alone where FLOAT16 operands cannot make L leave FLOAT (`in_float
 Since session 22: an exp of a plain value is a factor L may have (KlDivTarget's c0*(t - x + 1)*exp(t), ELU's
 c0*exp(s*x)), taken as one temporary (`HeldExp`) that both products read, in the exp's old place in the product;
 the C backend computes such a kernel's plain products first and its scaled copy only for a block whose result has
-an element that is not finite (codegen.backends.c.opsource._rare_scaled).
+an element that is not finite (codegen.backends.c.opsource._rare_scaled).  And a product whose gradient is inside a
+sum factor that can leave FLOAT, not a factor of its own (SoftmaxGrad's y*(dy - r)), is computed with that sum's
+terms scaled where the sum leaves FLOAT (`scale_gradient_products`: gradient_in_sum).
 """
 from __future__ import annotations
 
@@ -234,12 +236,34 @@ def scale_gradient_products(temps, result, g, prelude=()):
         names.add(f"{prefix}{k}")
         return kind(f"{prefix}{k}", real=True)
 
+    def gradient_in_sum(e):
+        """A product whose gradient is inside a sum factor that can leave FLOAT (SoftmaxGrad's y*(dy - r), r the
+        row's sum of dy*y: dy - r is -inf at dy = -max, r > 0, where y << 1 brings the result back): that sum S a
+        temporary, and the product |S| > max ? 2^32*(F*(s*terms)) : F*S, s = 2^-32 where |S| > max, else 1 (the
+        other factors F as they were: the old product wherever S is finite, the same bits)."""
+        factors = _factors(e)
+        k = next((k for k, f in enumerate(factors) if g in _reads(f, defs) and _sum_can_leave(f, defs)), None)
+        if k is None or not all(_plain(f, dict(temps)) for f in factors):
+            return e
+        total = fresh()
+        temps.append((total, factors[k]))
+        beyond = sympy.Abs(total) > Const(MAX_FLOAT)
+        scale = fresh("_scale")
+        temps.append((scale, sympy.Piecewise((Const(sympy.Rational(1, 2 ** (SCALE // 2))), beyond), (1, True))))
+        summed = sympy.Add(*[sympy.Mul(scale, a) for a in factors[k].args], evaluate=False)
+        scaled = fresh()
+        temps.append((scaled, sympy.Mul(*(factors[:k] + [summed] + factors[k + 1:]))))
+        return sympy.Piecewise((sympy.Mul(Const(sympy.Integer(2) ** (SCALE // 2)), scaled), beyond),
+                               (sympy.Mul(*(factors[:k] + [total] + factors[k + 1:])), True))
+
     def rewrite(e):
         if isinstance(e, sympy.Piecewise):
             return sympy.Piecewise(*[(rewrite(v), c) for v, c in e.args])
         if not isinstance(e, sympy.Mul):
             return e
         split = split_last(e, {g})
+        if split is None and not e.has(Extended):
+            return gradient_in_sum(e)
         if split is None or split[0].has(Extended) or not can_leave_float(split[0], defs, dict(temps)):
             return e
         rest, _ = split

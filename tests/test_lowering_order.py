@@ -573,3 +573,45 @@ def test_a_local_derivative_beyond_float_times_a_small_gradient_is_finite(name, 
         assert np.all(np.isfinite(got.astype(np.float64))), (dtype, got, want)
         assert np.max(ulp_distance(got, want)) <= (2 if dtype == "FLOAT" else 1), (dtype, got, want)
 
+
+def test_a_gradient_inside_a_sum_beyond_float_is_scaled_there():
+    """codegen.scaled: a product whose gradient is inside a sum factor that can leave FLOAT (SoftmaxGrad's
+    y*(dy - r)) becomes Piecewise((2^32*(y*(s*dy - s*r)), |S| > max), (y*S, True)), S = dy - r a temporary and
+    s = 2^-32 where |S| > max, else 1: both branches are the product (cancelled, no simplify), the second the old
+    one.  A sum without the gradient, or of one value, is left to the rule for L*g."""
+    from codegen.lower import Const
+    from codegen.scaled import scale_gradient_products
+    dy, y, r, c0 = sympy.symbols("dy y r0 c0", real=True)
+    plain = lambda e: e.replace(lambda a: isinstance(a, Const), lambda a: a.value)   # noqa: E731
+    for expr in [y * (dy - r), c0 * (dy * y - r * y)]:
+        temps, result = scale_gradient_products([], expr, dy)
+        (total, s_def), (scale, s), (scaled, product) = temps
+        (value, cond), (old, _) = result.args
+        assert cond == (sympy.Abs(total) > Const(sympy.Integer((2**24 - 1) * 2**104)))
+        assert s == sympy.Piecewise((Const(sympy.Rational(1, 2**32)), cond), (1, True))
+        assert sympy.expand(old.xreplace({total: s_def}) - expr) == 0 and s_def in (dy - r, dy * y - r * y)
+        assert sympy.cancel(plain(value).xreplace({scaled: product}).xreplace({scale: sympy.Rational(1, 2**32)})
+                            - expr) == 0, expr
+    for kept in [y * (1 - y) * dy, dy * (1 - y)]:   # one value's sum; the gradient a factor of its own: L*g
+        assert scale_gradient_products([], kept, dy) == ([], kept), kept
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_softmax_grad_where_dy_minus_the_row_sum_leaves_float(backend):
+    """SoftmaxGrad (examples/experimental_specs) dx = y*(dy - sum(dy*y)): at dy = -max beside a row sum of 1e33,
+    dy - r was -inf where y = 2^-40 brings dx back to -3.1e26 (FLOAT); now scaled there.  The other row is
+    ordinary.  Reference: PyTorch's float64 autograd of softmax at z = log(y) (y/sum(y), within 1e-12 of y).
+    (The row's other element, dy - r for dy ~ r ~ 1e33, cancels in every order: not checked.)"""
+    torch = pytest.importorskip("torch")
+    from .conftest import REPO
+    kernel = codegen.kernel("softmax_grad", backend, specs_dir=REPO / "examples/experimental_specs")
+    big = float(np.finfo(np.float32).max)
+    y = np.array([[2.0 ** -40, 1.0], [0.25, 0.75]], np.float32)
+    dy = np.array([[-big, 1e33], [0.5, -1.5]], np.float32)
+    got = np.asarray(kernel(y=y, dy=dy))
+    z = torch.log(torch.from_numpy(y.astype(np.float64))).requires_grad_()
+    torch.softmax(z, -1).backward(torch.from_numpy(dy.astype(np.float64)))
+    want = z.grad.numpy().astype(np.float32)
+    checked = np.array([[True, False], [True, True]])
+    assert np.all(np.isfinite(got[checked])), got
+    assert np.max(ulp_distance(got[checked], want[checked])) <= 2, (got, want)
