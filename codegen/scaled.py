@@ -36,6 +36,13 @@ the C backend's tuned forms of those kernels were lost (0.06-0.9x main).  Comple
 (`unscaled`).  Cheaper where it can be (perf25): NumPy computes the plain products first and the scaled form only
 in a block where some |L| > max (`rare_path`); the C backend's copy of a kernel for FLOAT16 inputs computes the
 plain products alone where FLOAT16 operands cannot make L leave FLOAT (`in_float_from_float16`).
+
+Since session 22: an exp of a plain value is a factor L may have (KlDivTarget's c0*(t - x + 1)*exp(t), ELU's
+c0*exp(s*x)), taken as one temporary (`HeldExp`) that both products read, in the exp's old place in the product;
+the C backend computes such a kernel's plain products first and its scaled copy only for a block whose result has
+an element that is not finite (codegen.backends.c.opsource._rare_scaled).  And a product whose gradient is inside a
+sum factor that can leave FLOAT, not a factor of its own (SoftmaxGrad's y*(dy - r)), is computed with that sum's
+terms scaled where the sum leaves FLOAT (`scale_gradient_products`: gradient_in_sum).
 """
 from __future__ import annotations
 
@@ -72,6 +79,8 @@ def magnitude_bound(e, defs, bounds=None) -> float:
         return 1.0
     if isinstance(e, sympy.log):
         return _LOG_BOUND
+    if isinstance(e, sympy.exp) and e.args[0].is_nonpositive:   # ErfGrad's exp(-x^2)
+        return 1.0
     if isinstance(e, sympy.Add):
         return sum(bound(a) for a in e.args)
     if isinstance(e, sympy.Mul):
@@ -110,6 +119,24 @@ def _plain(e, defs) -> bool:   # defs: the temporaries (a per-call constant is p
     return isinstance(e, sympy.Pow) and e.exp.is_Integer and _plain(e.base, defs)
 
 
+class HeldExp(sympy.Symbol):
+    """A temporary that holds an exp factor of a scaled product (`scale_gradient_products`), sorting in a product
+    where the exp did (after a sum: SymPy orders a product's factors by kind, a symbol first), so that each product
+    that reads it multiplies its factors in the old order: KlDivTarget's c0*(t - x + 1)*exp(t) keeps its bits."""
+
+    def sort_key(self, order=None):
+        return (sympy.exp.class_key()[:2] + ("exp_held",), (1, (self.name,)), sympy.S.One.sort_key(), sympy.S.One)
+
+
+def _exp_of_plain(e, defs) -> bool:
+    """An exp of a plain value (`_plain`), or a temporary that is one: KlDivTarget's exp(t), ELU's exp(s*x).  Such a
+    factor may be taken into a scaled product (`can_leave_float`), as a temporary of its own that both products read
+    (`scale_gradient_products`): computed once, as before, and the exp kernel unchanged."""
+    if isinstance(e, sympy.Symbol) and e in defs:
+        return _exp_of_plain(defs[e], defs)
+    return isinstance(e, sympy.exp) and _plain(e.args[0], defs)
+
+
 def _count(e) -> bool:
     """An element count or a row's length (a positive integer), or a product of them."""
     from .spec.functions import numel_param
@@ -137,7 +164,7 @@ def can_leave_float(rest, defs, temps=None) -> bool:
     rewrite's second product and select undo (0.4-0.9x main measured)."""
     factors = _factors(rest)
     temps = defs if temps is None else temps
-    if not all(_plain(f, temps) for f in factors):
+    if not all(_plain(f, temps) or _exp_of_plain(f, temps) for f in factors):
         return False
     mx = float(MAX_FLOAT)
     if any(_sum_can_leave(f, defs) for f in factors):
@@ -202,12 +229,32 @@ def scale_gradient_products(temps, result, g, prelude=()):
     defs = {**dict(prelude), **dict(temps)}   # the per-call constants' bounds too: a mean's 1/N is at most 1
     names = {s.name for s, _ in temps}
 
-    def fresh(prefix="t"):
+    def fresh(prefix="t", kind=sympy.Symbol):
         k = len(temps)
         while f"{prefix}{k}" in names:
             k += 1
         names.add(f"{prefix}{k}")
-        return sympy.Symbol(f"{prefix}{k}", real=True)
+        return kind(f"{prefix}{k}", real=True)
+
+    def gradient_in_sum(e):
+        """A product whose gradient is inside a sum factor that can leave FLOAT (SoftmaxGrad's y*(dy - r), r the
+        row's sum of dy*y: dy - r is -inf at dy = -max, r > 0, where y << 1 brings the result back): that sum S a
+        temporary, and the product |S| > max ? 2^32*(F*(s*terms)) : F*S, s = 2^-32 where |S| > max, else 1 (the
+        other factors F as they were: the old product wherever S is finite, the same bits)."""
+        factors = _factors(e)
+        k = next((k for k, f in enumerate(factors) if g in _reads(f, defs) and _sum_can_leave(f, defs)), None)
+        if k is None or not all(_plain(f, dict(temps)) for f in factors):
+            return e
+        total = fresh()
+        temps.append((total, factors[k]))
+        beyond = sympy.Abs(total) > Const(MAX_FLOAT)
+        scale = fresh("_scale")
+        temps.append((scale, sympy.Piecewise((Const(sympy.Rational(1, 2 ** (SCALE // 2))), beyond), (1, True))))
+        summed = sympy.Add(*[sympy.Mul(scale, a) for a in factors[k].args], evaluate=False)
+        scaled = fresh()
+        temps.append((scaled, sympy.Mul(*(factors[:k] + [summed] + factors[k + 1:]))))
+        return sympy.Piecewise((sympy.Mul(Const(sympy.Integer(2) ** (SCALE // 2)), scaled), beyond),
+                               (sympy.Mul(*(factors[:k] + [total] + factors[k + 1:])), True))
 
     def rewrite(e):
         if isinstance(e, sympy.Piecewise):
@@ -215,9 +262,17 @@ def scale_gradient_products(temps, result, g, prelude=()):
         if not isinstance(e, sympy.Mul):
             return e
         split = split_last(e, {g})
+        if split is None and not e.has(Extended):
+            return gradient_in_sum(e)
         if split is None or split[0].has(Extended) or not can_leave_float(split[0], defs, dict(temps)):
             return e
         rest, _ = split
+        exps = {}   # an exp factor, a temporary both products read: computed once, in its own kernel (C: opgen_expf)
+        for f in _factors(rest):
+            if isinstance(f, sympy.exp) and _exp_of_plain(f, dict(temps)):
+                exps[f] = fresh(kind=HeldExp)
+                temps.append((exps[f], f))
+        rest = rest.xreplace(exps)
         local = fresh()
         temps.append((local, rest))
         beyond = sympy.Abs(local) > Const(MAX_FLOAT)

@@ -441,8 +441,38 @@ def test_a_local_derivative_beyond_float_is_scaled_before_the_gradient_joins():
         assert sympy.cancel(v - expr) == 0, (taken, v)
     assert sympy.expand(old.xreplace({local: old_l}) - expr) == 0 and split_last(product, {g})[1] == g
     for kept in [g * Sigmoid(x) * (x + 1), g * x * sympy.Rational(1, 2), g * x, Sigmoid(x) * sympy.tanh(t) * g,
-                 g * x * (1 - x), c0 * g * sympy.exp(t) * (t - x + 1), g * w * Sigmoid(x)]:
+                 g * x * (1 - x), g * w * Sigmoid(x), c0 * g * sympy.exp(Sigmoid(t)) * (t - x + 1)]:
         assert scale_gradient_products([], kept, g) == ([], kept), kept
+
+
+def test_an_exp_factor_of_a_scaled_local_derivative_is_one_temporary_in_its_old_place():
+    """KlDivTargetBackward's c0*(t - x + 1)*exp(t)*g (logTarget) left FLOAT before |g| < 1 joined: codegen.scaled now
+    takes an exp of a plain value among L's factors, as one temporary (HeldExp) that L and the scaled product read
+    (one exp, as before), and that sorts in a product where the exp did, after the sum: the old product's factor
+    order, so its bits, wherever L is finite.  Both branches are L*g (cancelled, no simplify)."""
+    from codegen.lower import Const
+    from codegen.scaled import HeldExp, scale_gradient_products
+    g, x, t, c0 = sympy.symbols("g x t c0", real=True)
+    expr = c0 * g * sympy.exp(t) * (t - x + 1)
+    temps, result = scale_gradient_products([], expr, g)
+    (held, e), (local, old_l) = temps[:2]
+    assert isinstance(held, HeldExp) and e == sympy.exp(t)
+    assert old_l == c0 * held * (t - x + 1) and not any(d.has(sympy.exp) for _, d in temps[1:])
+    assert old_l.as_ordered_factors() == [c0, t - x + 1, held]      # as c0*(t - x + 1)*exp(t) printed
+    assert (c0 * sympy.exp(t) * (t - x + 1)).as_ordered_factors() == [c0, t - x + 1, sympy.exp(t)]
+    (value, cond), (old, _) = result.args
+    assert old == local * g and cond == (sympy.Abs(local) > Const(sympy.Integer((2**24 - 1) * 2**104)))
+    defs = dict(temps)
+    plain = lambda v: v.replace(lambda a: isinstance(a, Const), lambda a: a.value)   # noqa: E731
+    scales = {s: sympy.Rational(1, 2**32) for s in defs if s.name.startswith("_scale")}
+    for taken in (True, False):   # the sum's terms scaled; c0*exp(t) (its product F) scaled with its inverse or not
+        v = value
+        for _ in range(4):
+            v = v.xreplace({s: d for s, d in defs.items() if not s.name.startswith("_scale")})
+        v = plain(v).xreplace({s: (sympy.Rational(1, 2**32) if taken or s == min(scales, key=str) else 1)
+                               for s in scales})
+        v = v.replace(lambda a: isinstance(a, sympy.Piecewise), lambda a: 2**32 if taken else 1)
+        assert sympy.cancel(v.xreplace({held: sympy.exp(t)}) - expr) == 0, (taken, v)
 
 
 def test_float16_inputs_keep_a_scaled_local_derivative_within_float():
@@ -498,6 +528,13 @@ def _scaled_case(name, dtype):
             w, t = m(kw["weight_optional"][i]), m(kw["target"][i])
             huber = lambda e: e * e / 2 if abs(e) <= 3 else 3 * (abs(e) - mpmath.mpf(3) / 2)   # noqa: E731
             return m(kw["grad_output"][i]) * mpmath.diff(lambda v: w * huber(v - t) / 4, m(kw["self"][i]))
+    elif name == "kl_div_target_backward":   # logTarget: c0*(t - x + 1)*exp(t) beyond FLOAT, the result is not
+        kw = dict(grad_output=a(0.005, 0.05, -0.0375, 0.7), self=a(0.5, -0.9 * big, 2.5, 1.25),
+                  target=a(88.5, 2.0, 87.0, 0.3125), reduction=0, log_target=True)
+
+        def ref(i):
+            return m(kw["grad_output"][i]) * mpmath.diff(lambda v: mpmath.exp(v) * (v - m(kw["self"][i])),
+                                                         m(kw["target"][i]))
     else:   # poisson_nll_loss_backward, logInput false: the forward x - t*log(x + eps); 0*inf was nan
         kw = dict(grad_output=a(-0.1, 0.0, 0.25, 1.5), self=a(0.25, 0.5, 2.0 ** -130, 2.0),
                   target=a(0.9 * big, 0.9 * big, 0.7, 3.0), log_input=False, full=False, eps=0.0, reduction=0)
@@ -516,15 +553,17 @@ def _scaled_case(name, dtype):
                                           ("gaussian_nll_loss_grad", "examples/experimental_specs"),
                                           ("weighted_mse_loss_backward", "examples/more_specs"),
                                           ("poisson_nll_loss_backward", "examples/more_specs"),
-                                          ("huber_loss_backward", "examples/more_specs")])
+                                          ("huber_loss_backward", "examples/more_specs"),
+                                          ("kl_div_target_backward", "specs")])
 def test_a_local_derivative_beyond_float_times_a_small_gradient_is_finite(name, folder, backend):
     """MseLossGrad's 2*(x - t), WeightedMseLoss's 2*w*(x - t) and GaussianNllLossGrad's (x - t)/max(eps, var) at
     x, w or t near FLOAT's largest were ±inf before |g| < 1 joined (the gradient last on purpose), FLOAT and
     BFLOAT16 alike; PoissonNllLoss's 1 - t/(x + eps) itself left FLOAT (t = 3e38, or x + eps subnormal), and was nan
     at g = 0 where the result is 0.  codegen.scaled: now the
     scaled product.  HuberLossBackward (mean) formed g*w*e and g*w*delta*sign(e) before the 1/N, outside its
-    Piecewise: now c*g first (`scalars_into_branches`), w*e and delta*w*sign(e) scaled.  Reference: mpmath's
-    derivative of the forward."""
+    Piecewise: now c*g first (`scalars_into_branches`), w*e and delta*w*sign(e) scaled.  KlDivTargetBackward's
+    c0*(t - x + 1)*exp(t) (logTarget) at t = 88.5 or x = -3e38: now scaled too, the exp one temporary.  Reference:
+    mpmath's derivative of the forward."""
     from .conftest import REPO
     kernel = codegen.kernel(name, backend, specs_dir=REPO / folder)
     for dtype in ["FLOAT", "BFLOAT16"]:
@@ -533,3 +572,46 @@ def test_a_local_derivative_beyond_float_times_a_small_gradient_is_finite(name, 
         got = got[0] if isinstance(got, tuple) else got
         assert np.all(np.isfinite(got.astype(np.float64))), (dtype, got, want)
         assert np.max(ulp_distance(got, want)) <= (2 if dtype == "FLOAT" else 1), (dtype, got, want)
+
+
+def test_a_gradient_inside_a_sum_beyond_float_is_scaled_there():
+    """codegen.scaled: a product whose gradient is inside a sum factor that can leave FLOAT (SoftmaxGrad's
+    y*(dy - r)) becomes Piecewise((2^32*(y*(s*dy - s*r)), |S| > max), (y*S, True)), S = dy - r a temporary and
+    s = 2^-32 where |S| > max, else 1: both branches are the product (cancelled, no simplify), the second the old
+    one.  A sum without the gradient, or of one value, is left to the rule for L*g."""
+    from codegen.lower import Const
+    from codegen.scaled import scale_gradient_products
+    dy, y, r, c0 = sympy.symbols("dy y r0 c0", real=True)
+    plain = lambda e: e.replace(lambda a: isinstance(a, Const), lambda a: a.value)   # noqa: E731
+    for expr in [y * (dy - r), c0 * (dy * y - r * y)]:
+        temps, result = scale_gradient_products([], expr, dy)
+        (total, s_def), (scale, s), (scaled, product) = temps
+        (value, cond), (old, _) = result.args
+        assert cond == (sympy.Abs(total) > Const(sympy.Integer((2**24 - 1) * 2**104)))
+        assert s == sympy.Piecewise((Const(sympy.Rational(1, 2**32)), cond), (1, True))
+        assert sympy.expand(old.xreplace({total: s_def}) - expr) == 0 and s_def in (dy - r, dy * y - r * y)
+        assert sympy.cancel(plain(value).xreplace({scaled: product}).xreplace({scale: sympy.Rational(1, 2**32)})
+                            - expr) == 0, expr
+    for kept in [y * (1 - y) * dy, dy * (1 - y)]:   # one value's sum; the gradient a factor of its own: L*g
+        assert scale_gradient_products([], kept, dy) == ([], kept), kept
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_softmax_grad_where_dy_minus_the_row_sum_leaves_float(backend):
+    """SoftmaxGrad (examples/experimental_specs) dx = y*(dy - sum(dy*y)): at dy = -max beside a row sum of 1e33,
+    dy - r was -inf where y = 2^-40 brings dx back to -3.1e26 (FLOAT); now scaled there.  The other row is
+    ordinary.  Reference: PyTorch's float64 autograd of softmax at z = log(y) (y/sum(y), within 1e-12 of y).
+    (The row's other element, dy - r for dy ~ r ~ 1e33, cancels in every order: not checked.)"""
+    torch = pytest.importorskip("torch")
+    from .conftest import REPO
+    kernel = codegen.kernel("softmax_grad", backend, specs_dir=REPO / "examples/experimental_specs")
+    big = float(np.finfo(np.float32).max)
+    y = np.array([[2.0 ** -40, 1.0], [0.25, 0.75]], np.float32)
+    dy = np.array([[-big, 1e33], [0.5, -1.5]], np.float32)
+    got = np.asarray(kernel(y=y, dy=dy))
+    z = torch.log(torch.from_numpy(y.astype(np.float64))).requires_grad_()
+    torch.softmax(z, -1).backward(torch.from_numpy(dy.astype(np.float64)))
+    want = z.grad.numpy().astype(np.float32)
+    checked = np.array([[True, False], [True, True]])
+    assert np.all(np.isfinite(got[checked])), got
+    assert np.max(ulp_distance(got[checked], want[checked])) <= 2, (got, want)

@@ -33,16 +33,12 @@ def reason(op_name: str, dtype: str) -> str | None:
 # FLOAT, then g, then 2^32 or 2^64), and PoissonNllLossBackward (1 - t/(x + eps) itself beyond FLOAT, and nan at
 # g = 0) by the same rule scaling that sum's terms; HuberLossBackward (g*w*e and g*w*delta*sign(e) before the mean's
 # 1/N, outside its Piecewise) by codegen.lower.scalars_into_branches joining that 1/N to g first (c*g, never beyond
-# FLOAT) where a branch has a scalar of its own, and codegen.scaled for w*e and delta*w*sign(e) at w = 3e38.
-_EXP_FACTOR = ("logTarget: c0*(t - x + 1)*exp(t) leaves FLOAT (t = 88.5: exp(t)*89; x = 3e38: (t - x + 1)*1.46) "
-               "before |g| < 1 joins (the gradient last on purpose, codegen.lower).  codegen.scaled fixes such a "
-               "product where its factors are plain (no function); with exp among them it is not applied: the C "
-               "backend's exp kernels have tuned forms the rewrite's second product and select undo (ELU, KlDiv "
-               "0.4-0.9x main, session 21).  Fix: the scaled product with the exp a temporary read by both products "
-               "(their factor order kept), not done")
-_SOFTMAX_DIFF = ("y*(dy - r), r = sum(dy*y) over the row: dy - r leaves FLOAT at dy = -max with r > 0 where y << 1 "
-                 "brings the result back.  Fix: y*dy - y*r (which cancels where the sum is small) or a scaled "
-                 "difference, not done")
+# FLOAT) where a branch has a scalar of its own, and codegen.scaled for w*e and delta*w*sign(e) at w = 3e38;
+# KlDivTargetBackward (logTarget: c0*(t - x + 1)*exp(t) beyond FLOAT before |g| < 1 joined) by codegen.scaled
+# taking an exp of a plain value among the factors, as a temporary both products read (scaled.HeldExp: the old
+# factor order); SoftmaxGrad (y*(dy - r): dy - r beyond FLOAT at dy = -max, r > 0, where y << 1 brings the result
+# back) by codegen.scaled's products whose gradient is inside a sum factor that can leave FLOAT (that sum's terms
+# scaled by 2^-32 where it does, 2^32 after).
 _FOCAL = ("a target far outside [0, 1] (3e38): 1 - 2t and t*(log sigma(x) - ...) leave FLOAT inside the gamma term "
           "gamma*sigma(x)*sigma(-x)*(1 - 2t)*(...), where their difference and alpha_t bring the result back; at "
           "gamma = 0 that term is 0*inf = nan (a nan counts as an overflow).  Fix: a scaled form of the gamma term, "
@@ -58,9 +54,6 @@ OVERFLOWS: dict[tuple[str, str], str] = {
     ("aclnnWingLossBackward", "FLOAT"): _WING,
     ("aclnnSnakeBackward", "FLOAT"): _SNAKE,
     ("aclnnSnakeBackward", "BFLOAT16"): _SNAKE,
-    ("aclnnKlDivTargetBackward", "FLOAT"): _EXP_FACTOR,
-    ("aclnnKlDivTargetBackward", "BFLOAT16"): _EXP_FACTOR,
-    ("aclnnSoftmaxGrad", "FLOAT"): _SOFTMAX_DIFF,
     ("aclnnSigmoidFocalLossBackward", "FLOAT"): _FOCAL,
     ("aclnnSigmoidFocalLossBackward", "BFLOAT16"): _FOCAL,
 }

@@ -102,7 +102,14 @@ def _compute__is_result_false(grad_output, self_or_result, alpha, scale, input_s
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            result = _where((self_or_result > 0), grad_output*scale, (c0*_exp(input_scale*self_or_result))*grad_output)
+            t0 = _exp(input_scale*self_or_result)
+            t1 = c0*t0
+            result = _where((self_or_result > 0), grad_output*scale, grad_output*t1)
+            # a local derivative beyond FLOAT: the block again with its product scaled (codegen.scaled)
+            if (np.abs(t1) > 3.4028234663852886e+38).any():
+                _scale2 = _where((np.abs(t1) > 3.4028234663852886e+38), 2.3283064365386963e-10, 1)
+                t3 = (_scale2*c0*t0)*grad_output
+                result = _where((self_or_result > 0), grad_output*scale, _where((np.abs(t1) > 3.4028234663852886e+38), 4294967296.0*t3, grad_output*t1))
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

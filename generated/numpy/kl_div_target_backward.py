@@ -16,7 +16,7 @@ import numpy as np
 from codegen.runtime import calls as _calls
 from codegen.runtime import checks as _chk
 from codegen.runtime import mathf as _mathf
-from codegen.runtime.blocks import blocks as _blocks, store as _store
+from codegen.runtime.blocks import blocks as _blocks, store as _store, where as _where
 
 OP = "aclnnKlDivTargetBackward"
 
@@ -121,7 +121,16 @@ def _compute__log_target_true(grad_output, self, target, reduction, numel_broadc
         # IEEE special values are intended results here (inf*0 is nan, as in PyTorch); both sides of every
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
-            result = (c0*(-self + target + 1)*_exp(target))*grad_output
+            t0 = _exp(target)
+            t1 = c0*(-self + target + 1)*t0
+            result = grad_output*t1
+            # a local derivative beyond FLOAT: the block again with its product scaled (codegen.scaled)
+            if (np.abs(t1) > 3.4028234663852886e+38).any():
+                _scale2 = _where((np.abs(t1) > 3.4028234663852886e+38), 2.3283064365386963e-10, 1)
+                t3 = c0*t0
+                _scale4 = _where(((np.abs(t1) > 3.4028234663852886e+38) & (np.abs(t3) > 1)), 2.3283064365386963e-10, 1)
+                t5 = (_scale4*c0*(-_scale2*self + _scale2*target + _scale2)*t0)*grad_output
+                result = _where((np.abs(t1) > 3.4028234663852886e+38), 4294967296.0*t5*_where(((np.abs(t1) > 3.4028234663852886e+38) & (np.abs(t3) > 1)), 4294967296.0, 1), grad_output*t1)
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

@@ -89,7 +89,10 @@ def _compute(grad_output, y, mask, scale, out, dim):
         # _where are finite for finite inputs by construction (codegen.rewrite), so nothing is hidden.
         with np.errstate(all="ignore"):
             r0 = np.sum(grad_output*y, axis=dim, keepdims=True)
-            result = _where(mask, 0, scale*(grad_output*y - r0*y))
+            t0 = grad_output*y - r0*y
+            _scale1 = _where((np.abs(t0) > 3.4028234663852886e+38), 2.3283064365386963e-10, 1)
+            t2 = scale*((_scale1*y)*grad_output - _scale1*r0*y)
+            result = _where(mask, 0, _where((np.abs(t0) > 3.4028234663852886e+38), 4294967296.0*t2, scale*t0))
             # rows whose FLOAT sums leave FLOAT's range (a summand or the sum ±inf): again in float64, where the
             # float64 sums are finite (emit._row_wide_context)
             left = ~np.isfinite(r0)
@@ -99,7 +102,10 @@ def _compute(grad_output, y, mask, scale, out, dim):
                 mask_w = mask.astype(np.float64)
                 r0_w = np.sum(grad_output_w*y_w, axis=dim, keepdims=True)
                 left = left & np.isfinite(r0_w)
-                result = np.where(left, np.asarray(np.where(mask_w, 0, scale*(grad_output_w*y_w - r0_w*y_w)), np.float32), result)
+                t0_w = grad_output_w*y_w - r0_w*y_w
+                _scale1_w = np.where((np.abs(t0_w) > 3.4028234663852886e+38), 2.3283064365386963e-10, 1)
+                t2_w = scale*((_scale1_w*y_w)*grad_output_w - _scale1_w*r0_w*y_w)
+                result = np.where(left, np.asarray(np.where(mask_w, 0, np.where((np.abs(t0_w) > 3.4028234663852886e+38), 4294967296.0*t2_w, scale*t0_w)), np.float32), result)
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 

@@ -108,6 +108,7 @@ def render_source(op: Op, source_label: str) -> str:
                  ] if ctx["sigmoid"] else []
     functions += ["\n".join(ctx["wide_helpers"])] if ctx["wide_helpers"] else []
     for v in ctx["variants"]:
+        functions += [render(TEMPLATES, "src/kernel_scaled.c.jinja", **t) for t in v.get("scaled_copy", [])]
         functions.append(render(TEMPLATES, ctx["kernel_template"], **v))
         functions += [render(TEMPLATES, ctx["kernel_template"], **t) for t in v["half_tuned"] + v["plain_f16"]]
         functions += [render(TEMPLATES, "src/kernel_stash.c.jinja", **t) for t in v.get("stash", [])]

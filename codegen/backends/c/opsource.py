@@ -298,6 +298,7 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
         "lanes": f"OPGEN_ROW_LANES * {len(kv.reductions)}",
         "declare_finish": finish["declare"],
         "compute": compute,
+        "after": [],   # lines after the kernel's loop: the rare path (_rare_scaled)
         # rowsum_lanes(_wide): 8 (32) lanes per sum, each summand added to its lane
         "declare_lanes": summed["declare"],
         "wide_lanes": [f"double *restrict s{j} = lanes + OPGEN_ROW_LANES * {j};" for j in range(len(reductions))],
@@ -359,6 +360,9 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
                          ] if half_tuned(op, kv) else []
     ctx["plain_f16"] = [] if ctx["half_tuned"] or hoisted or gauss else \
         _plain_f16(op, kv, ctx, lambda exprs: _function(exprs, tensors, fields, red_syms, suffix, wide_fields), hpr)
+    ctx["scaled_copy"] = [] if ctx["half_tuned"] or ctx["plain_f16"] or hoisted or gauss else \
+        _rare_scaled(op, kv, ctx, lambda exprs, tail="": _function(exprs, tensors, fields, red_syms, suffix + tail,
+                                                                  wide_fields), hpr)
     ctx["dispatch"] = _dispatch(op, kv)
     # the DOUBLE (and complex double) kernel of the dtypes the op computes wider than FLOAT (wide.py)
     ctx["wide_kernel"] = wide.kernel_lines(op, kv, suffix)
@@ -392,6 +396,39 @@ def _plain_f16(op: Op, kv: KernelVariant, ctx: dict, function, pr) -> list[dict]
              "pad": {f"p{k}": " " * (k + len(suffix)) for k in _PADS}, "declare_finish": f["declare"],
              "compute": f["load"] + [f"const float {s} = {pr.doprint(e)};" for s, e in body]
                         + [f"res[i] = {pr.doprint(result)};"], "grid_functions": []}]
+
+
+SCALED_TAIL = "_scaled"
+
+
+def _rare_scaled(op: Op, kv: KernelVariant, ctx: dict, function, pr) -> list[dict]:
+    """Where a scaled product (codegen.scaled) reads an exp factor (`scaled.HeldExp`: KlDivTarget's
+    c0*(t - x + 1)*exp(t), ELU's c0*exp(s*x)), the kernel computes the plain products alone (`scaled.rare_path`),
+    and a block whose result has an element that is not finite (the only blocks where some L can have left FLOAT:
+    g*L is then ±inf or nan) again with the scaled form, a function of its own (the template data returned, a list
+    of one; `ctx` is changed to the plain kernel and its check).  The scaled form is the plain products wherever
+    no L left FLOAT, so every element has the scaled kernel's bits.  Why: in these kernels the exp's own select
+    and the scaled form's compare, selects and second product ran 0.5-0.6x main at 2^20 elements (C, FLOAT and
+    FLOAT16/BFLOAT16); the check is one compare per element in the cache.  (Not for the plain-factor products of
+    MseLoss and the like: there the check per 64-element chunk cost as much as the scaled form, perf25.)"""
+    from codegen.scaled import HeldExp
+    if op.reduce_dim is not None or op.split is not None or op.per_output or op.classes is not None \
+            or kv.reductions or kv.grid_sums or _extended(kv) or not any(isinstance(s, HeldExp) for s, _ in kv.body):
+        return []
+    split = rare_path(kv.body, kv.result)
+    if split is None:
+        return []
+    body, result, _, _ = split
+    scaled = {**ctx, "suffix": ctx["suffix"] + SCALED_TAIL, "title": ctx["title"] + " with its scaled products",
+              "pad": {f"p{k}": " " * (k + len(ctx["suffix"] + SCALED_TAIL)) for k in _PADS},
+              "declare_finish": function([e for _, e in kv.body] + [kv.result], SCALED_TAIL)["declare"]}
+    f = function([e for _, e in body] + [result])
+    ctx["declare_finish"] = f["declare"] + ["int beyond = 0;   /* a result not finite: some L may have left FLOAT "
+                                            "(codegen.scaled) */"]
+    ctx["compute"] = f["load"] + [f"const float {s} = {pr.doprint(e)};" for s, e in body] \
+        + [f"res[i] = {pr.doprint(result)};", "beyond |= !(fabsf(res[i]) <= 3.4028235e+38F);"]
+    ctx["after"] = ["if (beyond)", f"    block{scaled['suffix']}(n, in, out, params);"]
+    return [scaled]
 
 
 _KEPT = "kept"   # the C local of a kept summand (kernel_stash.c.jinja)

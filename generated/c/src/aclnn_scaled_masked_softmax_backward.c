@@ -258,7 +258,10 @@ static void finish_row(int64_t n, const float *const *in, const double *acc, flo
         const float grad_output_i = grad_output[i];
         const float y_i = y[i];
         const float mask_i = mask[i];
-        res[i] = (mask_i ? 0 : scale*(grad_output_i*y_i - r0*y_i));
+        const float t0 = grad_output_i*y_i - r0*y_i;
+        const float _scale1 = (2.3283064e-10F*(float)((fabsf(t0) > 3.4028235e+38F)) + (1 - (float)((fabsf(t0) > 3.4028235e+38F))));
+        const float t2 = scale*((_scale1*y_i)*grad_output_i - _scale1*r0*y_i);
+        res[i] = (mask_i ? 0 : ((fabsf(t0) > 3.4028235e+38F) ? 4.2949673e+09F*t2 : scale*t0));
     }
 }
 
@@ -277,7 +280,10 @@ static void finish_col(int64_t n, const float *const *in, const float *const *su
         const float grad_output_i = grad_output[i];
         const float y_i = y[i];
         const float mask_i = mask[i];
-        res[i] = (mask_i ? 0 : scale*(grad_output_i*y_i - r0*y_i));
+        const float t0 = grad_output_i*y_i - r0*y_i;
+        const float _scale1 = (2.3283064e-10F*(float)((fabsf(t0) > 3.4028235e+38F)) + (1 - (float)((fabsf(t0) > 3.4028235e+38F))));
+        const float t2 = scale*((_scale1*y_i)*grad_output_i - _scale1*r0*y_i);
+        res[i] = (mask_i ? 0 : ((fabsf(t0) > 3.4028235e+38F) ? 4.2949673e+09F*t2 : scale*t0));
     }
 }
 
@@ -491,7 +497,10 @@ static inline __attribute__((always_inline)) void finish_wide(int64_t n, const o
         const double y_i = opgen_src_get(in[1], i);
         const double mask_i = opgen_src_get(in[2], i);
         const double r0 = sums[0][i * step];
-        opgen_dst_put(out, i, (float)((mask_i ? 0 : scale*(grad_output_i*y_i - r0*y_i))));
+        const double t0 = grad_output_i*y_i - r0*y_i;
+        const double _scale1 = ((fabs(t0) > 3.4028234663852886e+38) ? 2.3283064365386963e-10 : 1);
+        const double t2 = scale*((_scale1*y_i)*grad_output_i - _scale1*r0*y_i);
+        opgen_dst_put(out, i, (float)((mask_i ? 0 : ((fabs(t0) > 3.4028234663852886e+38) ? 4294967296.0*t2 : scale*t0))));
     }
 }
 
@@ -588,16 +597,21 @@ static inline __attribute__((always_inline)) void finish_row_stash(
     const void *params)
 {
     const Params *prm = params;
+    const float *restrict grad_output = in[0];
     const float *restrict y = in[1];
     const float *restrict mask = in[2];
     const float scale = prm->scale;
     const float r0 = (float)acc[0];
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
+        const float grad_output_i = grad_output[i];
         const float y_i = y[i];
         const float mask_i = mask[i];
         const float kept = stash[i];
-        res[i] = (mask_i ? 0 : scale*(kept - r0*y_i));
+        const float t0 = kept - r0*y_i;
+        const float _scale1 = (2.3283064e-10F*(float)((fabsf(t0) > 3.4028235e+38F)) + (1 - (float)((fabsf(t0) > 3.4028235e+38F))));
+        const float t2 = scale*((_scale1*y_i)*grad_output_i - _scale1*r0*y_i);
+        res[i] = (mask_i ? 0 : ((fabsf(t0) > 3.4028235e+38F) ? 4.2949673e+09F*t2 : scale*t0));
     }
 }
 

@@ -25,7 +25,7 @@ inline uint64_t Gcd(uint64_t a, uint64_t b)
     return a;
 }
 
-// variant isResult=False: 2 input tile(s), 2 float temporaries, 1 mask(s)
+// variant isResult=False: 2 input tile(s), 5 float temporaries, 1 mask(s)
 inline bool ComputeTilingIsResultFalse(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, EluBackwardTilingData& tiling)
 {
@@ -34,7 +34,7 @@ inline bool ComputeTilingIsResultFalse(uint64_t totalLength, uint64_t rowLength,
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 2) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 2);
+    const uint64_t floatSlots = (castSlots + 5);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
     const uint64_t bytesPer256 = ((((((4 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 128) + 0);

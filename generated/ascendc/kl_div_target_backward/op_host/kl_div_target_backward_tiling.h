@@ -66,7 +66,7 @@ inline bool ComputeTilingLogTargetFalse(uint64_t totalLength, uint64_t rowLength
     return true;
 }
 
-// variant logTarget=True: 3 input tile(s), 3 float temporaries, 0 mask(s)
+// variant logTarget=True: 3 input tile(s), 7 float temporaries, 3 mask(s)
 inline bool ComputeTilingLogTargetTrue(uint64_t totalLength, uint64_t rowLength, uint64_t coreNum, uint64_t ubSize,
                              uint64_t inBytes, uint64_t outBytes, KlDivTargetBackwardTilingData& tiling)
 {
@@ -75,10 +75,10 @@ inline bool ComputeTilingLogTargetTrue(uint64_t totalLength, uint64_t rowLength,
     // float copies of 16-bit inputs and of the result
     const uint64_t castSlots = ((uint64_t(inBytes < 4) * 3) + uint64_t(outBytes < 4));
     // float tiles in the VECCALC buffer
-    const uint64_t floatSlots = (castSlots + 3);
+    const uint64_t floatSlots = (castSlots + 7);
     tiling.floatSlots = static_cast<uint32_t>(floatSlots);
     // UB bytes per 256 elements of tile
-    const uint64_t bytesPer256 = ((((((6 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 0) + 0);
+    const uint64_t bytesPer256 = ((((((6 * inBytes) + (2 * outBytes)) + (4 * floatSlots)) * 256) + 384) + 0);
     // row sums' 32-byte results and the work buffer's rounding
     const uint64_t fixedBytes = 0;
     // the longest tile that fits the UB
@@ -99,7 +99,7 @@ inline bool ComputeTilingLogTargetTrue(uint64_t totalLength, uint64_t rowLength,
     const uint64_t tileLength = std::min<uint64_t>(tileMax, ((((blockLength + 256) - 1) / 256) * 256));
     tiling.tileLength = static_cast<uint32_t>(tileLength);
     // UB bytes the kernel's buffers take (TPipe::InitBuffer total)
-    const uint64_t ubBytes = ((((tileLength * (((6 * inBytes) + (2 * outBytes)) + (4 * floatSlots))) + (0 * (tileLength / 2))) + (0 * ((((((tileLength / 64) * 4) + 32) - 1) / 32) * 32))) + 0);
+    const uint64_t ubBytes = ((((tileLength * (((6 * inBytes) + (2 * outBytes)) + (4 * floatSlots))) + (3 * (tileLength / 2))) + (0 * ((((((tileLength / 64) * 4) + 32) - 1) / 32) * 32))) + 0);
     tiling.ubBytes = static_cast<uint32_t>(ubBytes);
     // GM bytes read and written per element (long rows read their inputs twice)
     const uint64_t bytesPerElement = ((3 * inBytes) + outBytes);
