@@ -118,6 +118,33 @@ def test_mse_mean_at_the_largest_self_is_finite(ops, backend, dtype):
     assert np.max(ulp_distance(got, want)) <= 1, (got, want)
 
 
+def test_a_span_beyond_float_in_the_middle_of_a_call_is_redone_alone(ops):
+    """C, MseLossBackward over BFLOAT16 operands (opgen_chunks.h: opgen_chunked_rows_rare): the plain products
+    first, 2048 elements at a time, and the scaled kernel again only over a span where a result is not finite.
+    Three spans and a tail, 2*(x - t) beyond FLOAT in the second span only: those elements are the reference's
+    (the forward's mpmath derivative), and every other element, the redone span's too, has the bits of the call
+    without them (where no span is redone)."""
+    from .kernels import kernel
+    t = ml_dtypes.bfloat16
+    big = float(ml_dtypes.finfo(t).max)
+    rng = np.random.default_rng(35)
+    n, at = 3 * 2048 + 37, [2050, 3000, 4095]
+    kw = {k: rng.uniform(-2, 2, n).astype(t) for k in ("grad_output", "self", "target")}
+    mse = kernel("mse_loss_backward", "c")
+    before = mse(**kw, reduction=0)
+    special = dict(grad_output=np.array([0.125, -0.3, 2.0 ** -120], t), self=np.array([0.9, -0.75, 1.0], t) * big,
+                   target=np.array([-0.9, 0.5, -1.0], t) * big)
+    for k, v in special.items():
+        kw[k][at] = v
+    got = mse(**kw, reduction=0)
+    want = reference.to_float(reference.vjp(ops["mse_loss_backward"], dict(special, reduction=0)))
+    assert np.all(np.isfinite(got[at].astype(np.float64))) and np.max(ulp_distance(got[at], want)) <= 1, \
+        (got[at], want)
+    keep = np.ones(n, bool)
+    keep[at] = False
+    assert np.array_equal(got[keep].view(np.uint16), before[keep].view(np.uint16))
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_a_number_times_a_sum_forms_before_the_gradient(backend):
     """MseLossGrad (examples/experimental_specs), reduction none: 2*g*(x - t).  Once the lowering kept the 2 out of

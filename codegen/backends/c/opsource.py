@@ -293,6 +293,7 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
                    + [f"{ctype} {f};" for ctype, f, _ in fields[len(fields) - len(kv.grid_sums):]]
                    or ["char none;   /* the kernel reads no constant */"]),
         "pad": {f"p{k}": " " * (k + len(suffix)) for k in _PADS},   # pad.p22: 22 columns
+        "chunked_inline": "",   # (the copy without scaled products where phase 1 does not hand it on: _plain)
         "ntensors": len(kv.tensors),
         "nred": len(kv.reductions),
         "lanes": f"OPGEN_ROW_LANES * {len(kv.reductions)}",
@@ -358,9 +359,12 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
                           "pad": {f"p{k}": " " * (k + len(suffix + HALF_TAIL)) for k in _PADS},
                           "compute": finish["load"] + kernel_lines(HALF_TAIL), "grid_functions": []}
                          ] if half_tuned(op, kv) else []
-    ctx["plain_f16"] = [] if ctx["half_tuned"] or hoisted or gauss else \
-        _plain_f16(op, kv, ctx, lambda exprs: _function(exprs, tensors, fields, red_syms, suffix, wide_fields), hpr)
-    ctx["scaled_copy"] = [] if ctx["half_tuned"] or ctx["plain_f16"] or hoisted or gauss else \
+    ctx["plain"] = [] if ctx["half_tuned"] or hoisted or gauss else \
+        _plain(op, kv, ctx, lambda exprs: _function(exprs, tensors, fields, red_syms, suffix, wide_fields), hpr)
+    ctx["rare"] = [{**ctx, "plain": suffix + PLAIN_TAIL, "rare": suffix + RARE_TAIL,
+                    "pad": {f"p{k}": " " * (k + len(suffix + RARE_TAIL)) for k in _PADS}}] if ctx["plain"] else []
+    # (after the copies above, which keep the plain products: an exp factor's kernel tests its own blocks)
+    ctx["scaled_copy"] = [] if ctx["half_tuned"] or hoisted or gauss else \
         _rare_scaled(op, kv, ctx, lambda exprs, tail="": _function(exprs, tensors, fields, red_syms, suffix + tail,
                                                                   wide_fields), hpr)
     ctx["dispatch"] = _dispatch(op, kv)
@@ -370,32 +374,33 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
     return ctx
 
 
-F16_TAIL = "_f16"
+PLAIN_TAIL, RARE_TAIL = "_plain", "_rare"
 
 
-def _plain_f16(op: Op, kv: KernelVariant, ctx: dict, function, pr) -> list[dict]:
-    """The template data of a copy of the elementwise kernel for FLOAT16 inputs, as a list of one (none: the
-    kernel has no scaled product, or one whose L can leave FLOAT with FLOAT16 inputs): the products L*g that
-    codegen.scaled computes scaled where |L| > max as the plain L*g alone, which they are wherever no L left FLOAT,
-    so at every FLOAT16 input (`scaled.in_float_from_float16`: MseLoss's 2*(x - t) is at most 2.6e5): the same
-    bits.  Phase 1 hands it to the call where every input is FLOAT16.  The kernel is compiled once for every
-    dtype, and its FLOAT16 chunks (64 elements in registers) paid the scale's select, the second product and the
-    final select: MseLossBackward FLOAT16 1.5x as fast in the cache with this copy (perf25).  (Not where a block
-    computes the plain products first and the scaled ones only where an L left FLOAT: the test and its reduction
-    per 64-element chunk cost as much as the scaled form did.)"""
+def _plain(op: Op, kv: KernelVariant, ctx: dict, function, pr) -> list[dict]:
+    """The template data of a copy of the elementwise kernel without its scaled products, as a list of one (none:
+    the kernel has none): the products L*g that codegen.scaled computes scaled where |L| > max as the plain L*g
+    alone, which they are wherever no L left FLOAT, bit for bit.  The kernel's `_rare` entry (kernel_rare.c.jinja)
+    runs it first over FLOAT16/BFLOAT16 operands and the kernel itself only over a span where one of its results is
+    not finite, which every L that left FLOAT makes it (±inf times g, or nan); where every input is FLOAT16 and no
+    L can leave FLOAT then (`scaled.in_float_from_float16`: MseLoss's 2*(x - t) is at most 2.6e5), phase 1 hands
+    the call the copy alone (`plain_f16`).  The scaled kernel's select per element cost MseLossBackward BFLOAT16
+    0.58-0.8x in the cache (perf25, perf26); FLOAT blocks keep it (within noise there)."""
     if op.reduce_dim is not None or op.split is not None or op.per_output or op.classes is not None \
             or kv.reductions or _extended(kv):
         return []
     split = rare_path(kv.body, kv.result)
-    if split is None or not in_float_from_float16(kv.body, kv.result, kv.prelude, [t.symbol for t in kv.tensors]):
+    if split is None:
         return []
     body, result, _, _ = split
     f = function([e for _, e in body] + [result])
-    suffix = ctx["suffix"] + F16_TAIL
-    return [{**ctx, "suffix": suffix, "title": ctx["title"] + " (FLOAT16 inputs: no scaled product)",
+    suffix = ctx["suffix"] + PLAIN_TAIL
+    f16 = in_float_from_float16(kv.body, kv.result, kv.prelude, [t.symbol for t in kv.tensors])
+    return [{**ctx, "suffix": suffix, "title": ctx["title"] + " (the products L*g alone)",
              "pad": {f"p{k}": " " * (k + len(suffix)) for k in _PADS}, "declare_finish": f["declare"],
              "compute": f["load"] + [f"const float {s} = {pr.doprint(e)};" for s, e in body]
-                        + [f"res[i] = {pr.doprint(result)};"], "grid_functions": []}]
+                        + [f"res[i] = {pr.doprint(result)};"], "grid_functions": [],
+             "plain_f16": f16, "chunked_inline": "" if f16 else "inline "}]   # (inline: unused, no warning)
 
 
 SCALED_TAIL = "_scaled"
@@ -655,19 +660,23 @@ def _phase1_variant(op: Op, kv: KernelVariant, v: dict, fill: list[str]) -> list
 
 def call_kernels(kv: KernelVariant, v: dict, call: str, out: str) -> list[str]:
     """The elementwise kernel functions handed to `call`: the copy tuned to a FLOAT16 or BFLOAT16 output `out`
-    (half_tuned), the copy without scaled products where every input is FLOAT16 (_plain_f16), the kernel
-    elsewhere.  (An output of several, codegen/backends/c/several.py, is chosen here too: its half-tuned copy was
-    emitted and never called, which -Werror=unused-function refused: LogAddExpBackward in examples/more_specs.)"""
+    (half_tuned); a kernel with scaled products (_plain) chunked through its `_rare` entry (FLOAT16/BFLOAT16
+    operands: the plain products first), or its copy without them where every input is FLOAT16 and no L can leave
+    FLOAT then; the kernel itself elsewhere.  (An output of several, codegen/backends/c/several.py, is chosen here
+    too: its half-tuned copy was emitted and never called, which -Werror=unused-function refused: LogAddExpBackward
+    in examples/more_specs.)"""
     s = v["suffix"]
     if v["half_tuned"]:
         pick = f"{out}->dtype == ACL_FLOAT16 || {out}->dtype == ACL_BF16 ? {{f}}{s}_half : {{f}}{s}"
         return [f"{call}.{field} = {pick.format(f=f)};" for field, f in (("block", "block"),
                                                                           ("chunked", "block_chunked"))]
-    if not v["plain_f16"]:
+    if not v["plain"]:
         return [f"{call}.block = block{s};", f"{call}.chunked = block_chunked{s};"]
+    if not v["plain"][0]["plain_f16"]:
+        return [f"{call}.block = block{s};", f"{call}.chunked = block_chunked{s}{RARE_TAIL};"]
     f16 = " && ".join(f"{t.name}->dtype == ACL_FLOAT16" for t in kv.tensors)
-    return [f"const bool inputs_f16{s} = {f16};"] + [f"{call}.{field} = inputs_f16{s} ? {f}{s}{F16_TAIL} : {f}{s};"
-                                                     for field, f in (("block", "block"), ("chunked", "block_chunked"))]
+    return [f"const bool inputs_f16{s} = {f16};", f"{call}.block = inputs_f16{s} ? block{s}{PLAIN_TAIL} : block{s};",
+            f"{call}.chunked = inputs_f16{s} ? block_chunked{s}{PLAIN_TAIL} : block_chunked{s}{RARE_TAIL};"]
 
 
 def sparse_target(op: Op, kv: KernelVariant) -> int:

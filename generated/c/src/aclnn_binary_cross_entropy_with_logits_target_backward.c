@@ -198,18 +198,18 @@ static void block_chunked__weight_optional_present__pos_weight_optional_absent(i
     opgen_chunked_rows(rows, n, 3, in, step, out, params, block_chunk__weight_optional_present__pos_weight_optional_absent);
 }
 
-/* ---- the kernel for weightOptional=present, posWeightOptional=absent (FLOAT16 inputs: no scaled product) ---- */
+/* ---- the kernel for weightOptional=present, posWeightOptional=absent (the products L*g alone) ---- */
 typedef struct {
     int64_t reduction;
     float numel_target;
     float c0;
-} Params__weight_optional_present__pos_weight_optional_absent_f16;
+} Params__weight_optional_present__pos_weight_optional_absent_plain;
 
 /* always_inline: inlined into each chunk loop below, whose constant chunk length lets the compiler keep the
  * converted inputs in registers and set up the kernel's constants once per call, not once per chunk.  GCC left
  * the exp-heavy kernels out of line, called per 64-element chunk: LogSigmoid FLOAT16 ran 1.7x slower in the
  * cache than inlined, 1.1-1.2x at 16M elements (one thread, side by side). */
-static inline __attribute__((always_inline)) void block__weight_optional_present__pos_weight_optional_absent_f16(int64_t n, const float *const *in, float *out,
+static inline __attribute__((always_inline)) void block__weight_optional_present__pos_weight_optional_absent_plain(int64_t n, const float *const *in, float *out,
                                                                       const void *params)
 {
     const Params__weight_optional_present__pos_weight_optional_absent *prm = params;
@@ -228,18 +228,29 @@ static inline __attribute__((always_inline)) void block__weight_optional_present
 }
 
 /* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h) */
-static inline void block_chunk__weight_optional_present__pos_weight_optional_absent_f16(int64_t at, int64_t n, const float *const *in, float *out,
-                                                                                        const void *params)
+static inline void block_chunk__weight_optional_present__pos_weight_optional_absent_plain(int64_t at, int64_t n, const float *const *in, float *out,
+                                                                                          const void *params)
 {
     (void)at;
-    block__weight_optional_present__pos_weight_optional_absent_f16(n, in, out, params);
+    block__weight_optional_present__pos_weight_optional_absent_plain(n, in, out, params);
 }
 
 /* rows of n elements, each operand's rows step[k] elements apart (opgen_runtime.h: opgen_chunked_fn) */
-static void block_chunked__weight_optional_present__pos_weight_optional_absent_f16(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step,
-                                                                                   opgen_dst out, const void *params)
+static void block_chunked__weight_optional_present__pos_weight_optional_absent_plain(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step,
+                                                                                     opgen_dst out, const void *params)
 {
-    opgen_chunked_rows(rows, n, 3, in, step, out, params, block_chunk__weight_optional_present__pos_weight_optional_absent_f16);
+    opgen_chunked_rows(rows, n, 3, in, step, out, params, block_chunk__weight_optional_present__pos_weight_optional_absent_plain);
+}
+
+/* ---- the kernel for weightOptional=present, posWeightOptional=absent: the products L*g alone first, scaled only where a result is not finite ---- */
+/* block_chunked__weight_optional_present__pos_weight_optional_absent's results over FLOAT16 or BFLOAT16 operands: those of block_chunk__weight_optional_present__pos_weight_optional_absent_plain wherever
+ * a span's are all finite, else block_chunk__weight_optional_present__pos_weight_optional_absent's (codegen.scaled: rare_path; opgen_chunks.h:
+ * opgen_chunked_rows_rare, which hands other operands to block_chunked__weight_optional_present__pos_weight_optional_absent) */
+static void block_chunked__weight_optional_present__pos_weight_optional_absent_rare(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step,
+                                                                                    opgen_dst out, const void *params)
+{
+    opgen_chunked_rows_rare(rows, n, 3, in, step, out, params,
+                            block_chunk__weight_optional_present__pos_weight_optional_absent_plain, block_chunk__weight_optional_present__pos_weight_optional_absent, block_chunked__weight_optional_present__pos_weight_optional_absent);
 }
 
 /* ---- the kernel for weightOptional=present, posWeightOptional=present ---- */
@@ -380,8 +391,8 @@ aclnnStatus aclnnBinaryCrossEntropyWithLogitsTargetBackwardGetWorkspaceSize(
         opgen_call_input(&call, weightOptional);
         opgen_call_output(&call, gradTarget);
         const bool inputs_f16__weight_optional_present__pos_weight_optional_absent = gradOutput->dtype == ACL_FLOAT16 && self->dtype == ACL_FLOAT16 && weightOptional->dtype == ACL_FLOAT16;
-        call.block = inputs_f16__weight_optional_present__pos_weight_optional_absent ? block__weight_optional_present__pos_weight_optional_absent_f16 : block__weight_optional_present__pos_weight_optional_absent;
-        call.chunked = inputs_f16__weight_optional_present__pos_weight_optional_absent ? block_chunked__weight_optional_present__pos_weight_optional_absent_f16 : block_chunked__weight_optional_present__pos_weight_optional_absent;
+        call.block = inputs_f16__weight_optional_present__pos_weight_optional_absent ? block__weight_optional_present__pos_weight_optional_absent_plain : block__weight_optional_present__pos_weight_optional_absent;
+        call.chunked = inputs_f16__weight_optional_present__pos_weight_optional_absent ? block_chunked__weight_optional_present__pos_weight_optional_absent_plain : block_chunked__weight_optional_present__pos_weight_optional_absent_rare;
         return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
     }
     if (weightOptional != NULL && posWeightOptional != NULL) {

@@ -89,18 +89,18 @@ static void block_chunked(int64_t rows, int64_t n, const opgen_src *in, const in
     opgen_chunked_rows(rows, n, 3, in, step, out, params, block_chunk);
 }
 
-/* ---- the kernel (FLOAT16 inputs: no scaled product) ---- */
+/* ---- the kernel (the products L*g alone) ---- */
 typedef struct {
     int64_t reduction;
     float numel_self;
     float c0;
-} Params_f16;
+} Params_plain;
 
 /* always_inline: inlined into each chunk loop below, whose constant chunk length lets the compiler keep the
  * converted inputs in registers and set up the kernel's constants once per call, not once per chunk.  GCC left
  * the exp-heavy kernels out of line, called per 64-element chunk: LogSigmoid FLOAT16 ran 1.7x slower in the
  * cache than inlined, 1.1-1.2x at 16M elements (one thread, side by side). */
-static inline __attribute__((always_inline)) void block_f16(int64_t n, const float *const *in, float *out,
+static inline __attribute__((always_inline)) void block_plain(int64_t n, const float *const *in, float *out,
                                                                       const void *params)
 {
     const Params *prm = params;
@@ -119,18 +119,29 @@ static inline __attribute__((always_inline)) void block_f16(int64_t n, const flo
 }
 
 /* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h) */
-static inline void block_chunk_f16(int64_t at, int64_t n, const float *const *in, float *out,
-                                   const void *params)
+static inline void block_chunk_plain(int64_t at, int64_t n, const float *const *in, float *out,
+                                     const void *params)
 {
     (void)at;
-    block_f16(n, in, out, params);
+    block_plain(n, in, out, params);
 }
 
 /* rows of n elements, each operand's rows step[k] elements apart (opgen_runtime.h: opgen_chunked_fn) */
-static void block_chunked_f16(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step,
-                              opgen_dst out, const void *params)
+static void block_chunked_plain(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step,
+                                opgen_dst out, const void *params)
 {
-    opgen_chunked_rows(rows, n, 3, in, step, out, params, block_chunk_f16);
+    opgen_chunked_rows(rows, n, 3, in, step, out, params, block_chunk_plain);
+}
+
+/* ---- the kernel: the products L*g alone first, scaled only where a result is not finite ---- */
+/* block_chunked's results over FLOAT16 or BFLOAT16 operands: those of block_chunk_plain wherever
+ * a span's are all finite, else block_chunk's (codegen.scaled: rare_path; opgen_chunks.h:
+ * opgen_chunked_rows_rare, which hands other operands to block_chunked) */
+static void block_chunked_rare(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step,
+                               opgen_dst out, const void *params)
+{
+    opgen_chunked_rows_rare(rows, n, 3, in, step, out, params,
+                            block_chunk_plain, block_chunk, block_chunked);
 }
 
 /* ---- phase 1 ---- */
@@ -188,8 +199,8 @@ aclnnStatus aclnnMseLossBackwardGetWorkspaceSize(
     opgen_call_input(&call, target);
     opgen_call_output(&call, out);
     const bool inputs_f16 = gradOutput->dtype == ACL_FLOAT16 && self->dtype == ACL_FLOAT16 && target->dtype == ACL_FLOAT16;
-    call.block = inputs_f16 ? block_f16 : block;
-    call.chunked = inputs_f16 ? block_chunked_f16 : block_chunked;
+    call.block = inputs_f16 ? block_plain : block;
+    call.chunked = inputs_f16 ? block_chunked_plain : block_chunked_rare;
     return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
 }
 
