@@ -24,7 +24,7 @@ from codegen.checkplan import none_test, steps
 from codegen.lower import (KernelVariant, exact_constants, extended_reads, lower, prelude_in_double,
                            reads_outside_extended, wide_constants, wide_grid_sums, wide_reductions)
 from codegen.rewrite import Sigmoid
-from codegen.scaled import in_float_from_float16, rare_path
+from codegen.scaled import in_float_from_float16, rare_path, unscaled
 from codegen.spec import DTYPES, Op
 from codegen.spec.functions import BROADCAST, ROW_AXIS, count_parts
 from codegen.spec.params import Attr, Scalar, Tensor
@@ -586,7 +586,9 @@ def _row_wide_context(kv: KernelVariant, tensors, fields, wide_fields, suffix: s
 
     summands = [e for _, e in kv.reductions]
     sum_declare, sum_load = declare(summands)
-    finish = [e for _, e in kv.body] + [kv.result]
+    # the plain products L*g: in double no L of FLOAT operands leaves the range (codegen.scaled)
+    body, result = unscaled(kv.body, kv.result)
+    finish = [e for _, e in body] + [result]
     finish_declare, finish_load = declare(finish)
     read = _used(finish)
     sums = [f"const double {s} = sums[{j}][i * step];" for j, (s, _) in enumerate(kv.reductions) if s in read]
@@ -594,8 +596,8 @@ def _row_wide_context(kv: KernelVariant, tensors, fields, wide_fields, suffix: s
         "declare_wide_sum": sum_declare,
         "wide_sum": sum_load + [f"acc[{j}][i * step] += {pr.doprint(e)};" for j, e in enumerate(summands)],
         "declare_wide_finish": finish_declare,
-        "wide_finish": finish_load + sums + [f"const double {s} = {pr.doprint(e)};" for s, e in kv.body]
-                       + [f"opgen_dst_put(out, i, (float)({pr.doprint(kv.result)}));"],
+        "wide_finish": finish_load + sums + [f"const double {s} = {pr.doprint(e)};" for s, e in body]
+                       + [f"opgen_dst_put(out, i, (float)({pr.doprint(result)}));"],
     }
 
 

@@ -498,9 +498,7 @@ static inline __attribute__((always_inline)) void finish_wide(int64_t n, const o
         const double mask_i = opgen_src_get(in[2], i);
         const double r0 = sums[0][i * step];
         const double t0 = grad_output_i*y_i - r0*y_i;
-        const double _scale1 = ((fabs(t0) > 3.4028234663852886e+38) ? 2.3283064365386963e-10 : 1);
-        const double t2 = scale*((_scale1*y_i)*grad_output_i - _scale1*r0*y_i);
-        opgen_dst_put(out, i, (float)((mask_i ? 0 : ((fabs(t0) > 3.4028234663852886e+38) ? 4294967296.0*t2 : scale*t0))));
+        opgen_dst_put(out, i, (float)((mask_i ? 0 : scale*t0)));
     }
 }
 
