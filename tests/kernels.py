@@ -25,13 +25,13 @@ def _kernel(name: str, backend: str, sanitize: bool):
 
 # A C library built for a test alone: of a spec outside specs/ (examples/more_specs, examples/experimental_specs,
 # tests' own folders and tmp_path specs), or of a repository op with flags of the test's own (the stream and call
-# counters, -DOPGEN_COUNT_STREAMS).  No other test loads it, and the test runs a few calls.  In CI it is compiled
-# at -O1 instead of the shipped -O3 (MseLossGrad's own source 3.6 CPU-s instead of 8.4): what these tests check
-# is the C the backend prints and the runtime's paths, and on x86-64 (SSE arithmetic, -ffp-contract=off, no
-# fast-math) the optimisation level changes no result, as the fuzzer's -O0 builds rely on (codegen/fuzz/batch.py);
-# -O1 keeps the warnings that need the optimiser's flow analysis (-Wmaybe-uninitialized) under -Werror.  The
-# shipped flags are compiled and run on every repository op by test_c_values and the accuracy run, and by these
-# tests too under --deep.
+# counters, -DOPGEN_COUNT_STREAMS; the AVX2 build, -mno-avx512f).  No other test loads it, and the test makes a few
+# calls.  In CI it is compiled at -O1 instead of the shipped -O3 (MseLossGrad's own source 3.6 CPU-s instead of
+# 8.4): what these tests check is the C the backend prints and the runtime's paths, and on x86-64 (SSE arithmetic,
+# -ffp-contract=off, no fast-math) the optimisation level changes no result, as the fuzzer's -O0 builds rely on
+# (codegen/fuzz/batch.py); -O1 keeps the warnings that need the optimiser's flow analysis (-Wmaybe-uninitialized)
+# under -Werror.  The shipped flags are compiled and run on every repository op by test_c_values and the accuracy
+# run, and on these libraries too under --deep.
 FAST_OPT = "-O1"
 
 
