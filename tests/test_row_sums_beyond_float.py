@@ -69,7 +69,7 @@ def test_columns_side_by_side_whose_sums_leave_float(dtype):
     want = _rms_norm_grad(x, g, w, 0)
     inside = np.abs(want) < float(ml_dtypes.finfo(dt).max)
     got = spec_kernel("rms_norm_grad", backend="c", specs_dir=SPECS)(dy=g, x=x, gamma=w, epsilon=1e-6,
-                                                                        dim=0).astype(np.float64)
+                                                                    dim=0).astype(np.float64)
     tol = 2e-6 / float(np.finfo(np.float32).eps) * float(ml_dtypes.finfo(dt).eps)
     bound = tol * _terms(x, g, w, 0)
     assert inside.mean() > 0.9 and np.all(np.isfinite(got[inside]))
