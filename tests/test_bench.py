@@ -260,9 +260,21 @@ def test_pytorch_calls_compute_our_gradient(lay):
         np.testing.assert_allclose(g.numpy(), w, rtol=2e-5, atol=1e-5, equal_nan=True)
 
 
+def _ops_in_turn(lays):
+    """`lays` with each op's layouts apart: every op's first layout, then every op's second, ...  pytest-xdist gives
+    neighbouring cases to different workers, and an op's first C call builds its library (once per content, a lock
+    per key): two neighbouring cases of one op left one worker waiting on the lock while the other compiled
+    (CrossEntropyLossGrad's two layouts, 16 and 11 s, in one CI run)."""
+    nth, keyed = {}, []
+    for i, lay in enumerate(lays):
+        nth[lay.op] = nth.get(lay.op, -1) + 1
+        keyed.append((nth[lay.op], i, lay))
+    return [lay for _, _, lay in sorted(keyed, key=lambda k: k[:2])]
+
+
 # Every layout, PReLU's gradWeight and a mean loss's total weight among them: their sums once staged the kernel's
 # whole FLOAT result (4 bytes per element), now a slab at a time (opgen_loops.c: run_folded)
-@pytest.mark.parametrize("lay", [pytest.param(lay, id=f"{lay.op}[{lay.label}]") for lay in ALL_LAYOUTS])
+@pytest.mark.parametrize("lay", [pytest.param(lay, id=f"{lay.op}[{lay.label}]") for lay in _ops_in_turn(ALL_LAYOUTS)])
 def test_c_calls_hold_nothing_proportional_to_the_tensor(lay):
     """The bench's peak-memory column for every layout, without the timing: a C call of 2^16 elements (FLOAT16,
     the dtype that stages most) holds staging blocks and accumulators only, never a copy of a tensor (a KlDiv

@@ -30,7 +30,7 @@ from codegen.spec.params import FORWARD_OUTPUT
 from .compare import assert_elementwise_close, assert_rows_close, seed
 from .conftest import ci_kinds, ci_sample, native_defines
 from .error_inputs import valid_call
-from .kernels import kernel   # (each op's kernel made once per process)
+from .kernels import kernel, own_build_flags   # (each op's kernel made once per process)
 from .samples import samples
 from tests.samples import along, channel_shapes, fit, max_rank, ranked, results, skip_split
 
@@ -562,7 +562,7 @@ def test_which_calls_stream(dtype, threads, isa, monkeypatch):
     if isa == "avx2" and not native_defines("__AVX512F__"):
         pytest.skip("no AVX-512 here: the native build is the AVX2 one")
     flags = ["-mno-avx512f"] if isa == "avx2" else []
-    monkeypatch.setattr(c_build, "FLAGS", [*c_build.FLAGS, "-DOPGEN_COUNT_STREAMS", *flags])
+    monkeypatch.setattr(c_build, "FLAGS", own_build_flags([*c_build.FLAGS, "-DOPGEN_COUNT_STREAMS", *flags]))
     monkeypatch.setenv("OPGEN_NUM_THREADS", threads)
     dt = NP[dtype]
     size = np.dtype(dt).itemsize
@@ -618,7 +618,7 @@ def test_broadcast_rows_and_scalars_go_in_one_call_a_share(dtype, threads, monke
     threads share (opgen_loops.c: chunk_count; a chunk may start and end inside a row).  The results have the bits
     of the block-wise path (operands one byte off their alignment, staged a block at a time)."""
     import ctypes
-    monkeypatch.setattr(c_build, "FLAGS", [*c_build.FLAGS, "-DOPGEN_COUNT_STREAMS"])
+    monkeypatch.setattr(c_build, "FLAGS", own_build_flags([*c_build.FLAGS, "-DOPGEN_COUNT_STREAMS"]))
     monkeypatch.setenv("OPGEN_NUM_THREADS", threads)
     dt = NP[dtype]
     rng = np.random.default_rng(seed("2-D entry", dtype, threads))
@@ -770,7 +770,7 @@ def test_the_avx2_build_gives_the_avx512_bits(name, monkeypatch):
     # (both built here with the generator's flags: under OPGEN_C_SANITIZE=1 codegen.kernel would load the
     # sanitizer build, which has no -march=native and hence no FMA in opgen_expf)
     native = make_kernel(op, path=c_build.library(op))
-    monkeypatch.setattr(c_build, "FLAGS", [*c_build.FLAGS, "-mno-avx512f"])
+    monkeypatch.setattr(c_build, "FLAGS", own_build_flags([*c_build.FLAGS, "-mno-avx512f"]))   # (-O1 in CI)
     avx2 = make_kernel(op, path=c_build.library(op))
     shapes = [((65,), -1), ((3, 1000), -1), ((2, 1024 + 70), -1), ((300, 7), 0), ((40, 2100), 0), ((40, 64), -1),
               ((70, 100), -1)]

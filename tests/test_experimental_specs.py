@@ -21,6 +21,7 @@ from codegen.loader import load_folder, load_spec_file
 from codegen.verify import verify_op
 
 from .conftest import REPO
+from .kernels import spec_kernel
 from .test_c_checker_parity import _outcome
 
 FOLDER = REPO / "examples" / "experimental_specs"
@@ -59,12 +60,12 @@ def test_an_ascend_950_only_op_runs_on_numpy_and_c_and_ascend_c_says_why_not():
     xt = torch.tensor(x.astype(np.float64), requires_grad=True)
     torch.nn.functional.softsign(xt).backward(torch.tensor(g.astype(np.float64)))
     for backend in ("numpy", "c"):
-        k = codegen.kernel("softsign_backward", backend=backend, specs_dir=FOLDER)
+        k = spec_kernel("softsign_backward", backend=backend, specs_dir=FOLDER)
         assert _rel(k(gradients=g, features=x, product="ascend950"), xt.grad.numpy()) < 1e-6, backend
         with pytest.raises(codegen.AclnnError, match="does not run on ascend910b.*runs on ascend950") as e:
             k(gradients=g, features=x)
         assert e.value.status == 161002
-    k = codegen.kernel("softsign_backward", backend="ascendc", specs_dir=FOLDER)
+    k = spec_kernel("softsign_backward", backend="ascendc", specs_dir=FOLDER)
     with pytest.raises(SpecError, match="none of its products \\(ascend950\\) has an Ascend C architecture"):
         k(gradients=g, features=x, product="ascend950")
 
@@ -76,7 +77,7 @@ def test_hinge_loss_grad_proves_on_each_sign_of_target_and_matches_finite_differ
     results = verify_op(load_spec_file(FOLDER / "hinge_loss_grad.py"))
     assert all(r.ok for r in results), [r for r in results if not r.ok]
     assert {r.formula for r in results} == {"target < 0", "target > 0", "target = 0"}
-    k = codegen.kernel("hinge_loss_grad", specs_dir=FOLDER)
+    k = spec_kernel("hinge_loss_grad", specs_dir=FOLDER)
     rng = np.random.default_rng(6)
     x = rng.uniform(-3, 3, (5, 8)).astype(np.float32)
     t = rng.uniform(-2, 2, (5, 8)).astype(np.float32)
@@ -158,7 +159,7 @@ def test_shape_same_or_one_element_verdicts(backend):
     """ReluGradV3's y: x's shape or exactly one element (any rank); a shape NumPy would broadcast is refused with
     161002 naming y and the rule, by the Python checker (NumPy backend) and the C checker alike, with the same
     message; an accepted one-element y is broadcast by the kernel."""
-    k = codegen.kernel("relu_grad_v3", backend=backend, specs_dir=FOLDER)
+    k = spec_kernel("relu_grad_v3", backend=backend, specs_dir=FOLDER)
     x = np.arange(-11, 13, dtype=np.float32).reshape(2, 3, 4)
     for shape, ok in SAME_OR_ONE:
         y = np.full(shape, 1.5, np.float32)
@@ -177,7 +178,7 @@ def test_shape_same_or_one_element_error_inputs_agree_in_both_checkers():
     Python checker does, and the rule's own input (a y of x's shape but 1 along the last axis) is 161002 on y."""
     from .error_inputs import error_inputs, valid_call
     op = load_spec_file(FOLDER / "relu_grad_v3.py")
-    py, c = (codegen.kernel("relu_grad_v3", backend=b, specs_dir=FOLDER) for b in ("numpy", "c"))
+    py, c = (spec_kernel("relu_grad_v3", backend=b, specs_dir=FOLDER) for b in ("numpy", "c"))
     base = valid_call(op, np.random.default_rng(0))
     base = dict(base, out=py(**base))
     inputs = error_inputs(op, base, "ascend910b")
@@ -208,7 +209,7 @@ def test_bench_inputs_give_the_mask_its_own_dtype():
     gradOutput in the case's dtype, and the kernel accepts the call (it was refused: self of dtype FLOAT)."""
     from codegen.bench import cases as C
     ops, _ = load_folder(FOLDER)
-    k = codegen.kernel("relu_grad_v4", specs_dir=FOLDER)
+    k = spec_kernel("relu_grad_v4", specs_dir=FOLDER)
     for case in C.select({"relu_grad_v4": ops["relu_grad_v4"]}, quick=True):
         kw = case.inputs()
         assert kw["self"].dtype == np.uint8 and kw["grad_output"].dtype != np.uint8 and kw["threshold"] == 0
@@ -233,7 +234,7 @@ def test_mse_loss_grad_string_reduction_matches_pytorch():
     torch = _torch()
     op = load_spec_file(FOLDER / "mse_loss_grad.py")
     assert all(r.ok for r in verify_op(op))
-    k = codegen.kernel("mse_loss_grad", specs_dir=FOLDER)
+    k = spec_kernel("mse_loss_grad", specs_dir=FOLDER)
     rng = np.random.default_rng(3)
     x, t = (rng.uniform(-3, 3, (3, 5)).astype(np.float32) for _ in range(2))
     for red, go in [("none", rng.normal(size=(3, 5)).astype(np.float32)), ("mean", np.float32(1.5)),
@@ -251,7 +252,7 @@ def test_gaussian_nll_loss_grad_two_outputs_match_pytorch():
     torch = _torch()
     op = load_spec_file(FOLDER / "gaussian_nll_loss_grad.py")
     assert all(r.ok for r in verify_op(op))
-    k = codegen.kernel("gaussian_nll_loss_grad", specs_dir=FOLDER)
+    k = spec_kernel("gaussian_nll_loss_grad", specs_dir=FOLDER)
     rng = np.random.default_rng(4)
     x, t = (rng.uniform(-3, 3, (4, 6)).astype(np.float32) for _ in range(2))
     v = rng.uniform(0, 2, (4, 6)).astype(np.float32)
@@ -306,7 +307,7 @@ def test_accuracy_on_every_backend(name):
 def test_every_op_matches_pytorch_autograd(backend):
     torch = _torch()
     F = torch.nn.functional
-    k = lambda n: codegen.kernel(n, backend=backend, specs_dir=FOLDER)
+    k = lambda n: spec_kernel(n, backend=backend, specs_dir=FOLDER)
     rng = np.random.default_rng(5)
     shape = (4, 7)
     x, t = (rng.uniform(-4, 4, shape).astype(np.float32) for _ in range(2))

@@ -18,6 +18,7 @@ import codegen
 from codegen.lower import CompensatedAdd, _abs_condition, lower, split_last
 
 from . import reference
+from .kernels import spec_kernel
 from .ulp import ulp_distance
 
 BACKENDS = ["numpy", "c", "ascendc"]
@@ -157,7 +158,7 @@ def test_a_number_times_a_sum_forms_before_the_gradient(backend):
     big = float(np.finfo(np.float32).max)
     kw = dict(grad_output=np.array([big, -big, 1.0], np.float32), self=np.array([0, 0.1, 3], np.float32),
               target=np.array([0.25, 0.2, 1], np.float32), reduction="none")
-    got = codegen.kernel("mse_loss_grad", backend, specs_dir=folder)(**kw)
+    got = spec_kernel("mse_loss_grad", backend, specs_dir=folder)(**kw)
     want = reference.to_float(reference.vjp(op, kw))
     assert np.all(np.isfinite(got)) and np.max(ulp_distance(got, want)) <= 1, (got, want)
 
@@ -241,7 +242,7 @@ def test_margin_ranking_mean_with_the_largest_gradient_is_finite(backend):
     x1 = np.array([0.25, -1.0, 2.0, 0.25], np.float32)
     t = np.array([2.0, -3.0, -1.5, 1.0], np.float32)
     g = np.full(4, 3e38, np.float32)
-    got = codegen.kernel("margin_ranking_loss_backward", backend, specs_dir=folder)(
+    got = spec_kernel("margin_ranking_loss_backward", backend, specs_dir=folder)(
         grad_output=g, input1=x1, input2=np.zeros_like(x1), target=t, margin=1.0, reduction=1)
     with mpmath.workdps(40):
         d1 = [float(-mpmath.mpf(float(ti)) * float(gi) / 4) if -ti * xi + 1 >= 0 else 0.0
@@ -302,7 +303,7 @@ def test_a_constant_times_a_large_operand_meets_the_zero_of_a_max_first(backend,
     x = np.array([1.0, 2.5, -1e-20, -0.5, 3.0], np.float32)
     w = np.array([3e38, -3.3e38, 3e38, 1.5, 2e38], np.float32)
     g = np.array([0.75, 1.0, -0.5, 2.0, 3e38], np.float32)
-    got = codegen.kernel("scaled_relu_backward", backend, specs_dir=tmp_path)(grad_output=g, self=x, weight=w)
+    got = spec_kernel("scaled_relu_backward", backend, specs_dir=tmp_path)(grad_output=g, self=x, weight=w)
     with mpmath.workdps(40):
         want = [float(mpmath.mpf(float(gi)) * mpmath.diff(lambda v: float(wi) * mpmath.mpf(max(0, -v)) ** 2,
                                                           mpmath.mpf(float(xi))))
@@ -321,7 +322,7 @@ def test_squared_hinge_with_a_target_near_max_is_zero_past_the_hinge(backend):
     x = np.array([1.0, 1e-38, -2.0, -1e-39, 0.5], np.float32)
     t = np.array([3e38, 3e38, -3.4e38, 1e38, 1.5], np.float32)
     g = np.array([0.8, -1.0, 0.5, 0.8, 2.0], np.float32)
-    got = codegen.kernel("squared_hinge_loss_backward", backend, specs_dir=folder)(
+    got = spec_kernel("squared_hinge_loss_backward", backend, specs_dir=folder)(
         grad_output=g, self=x, target=t, reduction=0)
     with mpmath.workdps(60):
         want = [float(mpmath.mpf(float(gi)) * mpmath.diff(lambda v: mpmath.mpf(max(0, 1 - mpmath.mpf(ti) * v)) ** 2,
@@ -373,7 +374,7 @@ def test_fast_gelu_at_the_largest_inputs_is_g_or_zero(backend, op):
     folder = None if op == "fast_gelu_backward" else REPO / "examples" / "more_specs"
     x = SATURATING
     g = np.resize(np.array([0.75, -1.5, 2.0], np.float32), x.shape)
-    got = codegen.kernel(op, backend, specs_dir=folder)(grad_output=g, self=x)
+    got = spec_kernel(op, backend, specs_dir=folder)(grad_output=g, self=x)
     want = _fast_gelu_derivative("1.702", x, g)
     assert np.all(np.isfinite(got)), (got, want)
     assert np.max(ulp_distance(got, want)) <= 4, (got, want)
@@ -592,7 +593,7 @@ def test_a_local_derivative_beyond_float_times_a_small_gradient_is_finite(name, 
     c0*(t - x + 1)*exp(t) (logTarget) at t = 88.5 or x = -3e38: now scaled too, the exp one temporary.  Reference:
     mpmath's derivative of the forward."""
     from .conftest import REPO
-    kernel = codegen.kernel(name, backend, specs_dir=REPO / folder)
+    kernel = spec_kernel(name, backend, specs_dir=REPO / folder)
     for dtype in ["FLOAT", "BFLOAT16"]:
         kw, want = _scaled_case(name, dtype)
         got = kernel(**kw)

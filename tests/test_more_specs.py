@@ -54,6 +54,7 @@ from codegen.loader import load_folder, load_spec_file
 from codegen.verify import verify_op
 
 from .conftest import REPO
+from .kernels import spec_kernel
 
 FOLDER = REPO / "examples" / "more_specs"
 OPS = ["acos_grad", "asinh_grad", "atan_grad", "binary_cross_entropy_with_logits_ignore_backward",
@@ -160,7 +161,7 @@ def test_a_division_by_an_attribute_nothing_keeps_from_zero_is_refused(tmp_path)
     with pytest.raises(SpecError, match=r"the forward divides by alpha, which is 0 at alpha = 0, and nothing rules "
                                         r"that value out: add the rule Requires\('alpha', Ne\(alpha, 0\)\)"):
         load_spec_file(bad)
-    k = codegen.kernel("celu_backward", specs_dir=FOLDER)
+    k = spec_kernel("celu_backward", specs_dir=FOLDER)
     x = np.linspace(-2, 2, 8, dtype=np.float32)
     with pytest.raises(codegen.AclnnError, match="alpha must satisfy alpha != 0") as e:
         k(grad_output=np.ones_like(x), self=x, alpha=0.0)
@@ -209,7 +210,7 @@ def test_margin_ranking_two_outputs_match_pytorch_at_and_off_the_kink():
     clamp_min passes the gradient there, which each output's form declares)."""
     torch = _torch()
     F = torch.nn.functional
-    k = codegen.kernel("margin_ranking_loss_backward", specs_dir=FOLDER)
+    k = spec_kernel("margin_ranking_loss_backward", specs_dir=FOLDER)
     rng = np.random.default_rng(11)
     a, b = (np.round(rng.uniform(-3, 3, (4, 6)) * 1024).astype(np.float32) / 1024 for _ in range(2))
     y = np.where(rng.random((4, 6)) < 0.5, -1, 1).astype(np.float32)
@@ -225,7 +226,7 @@ def test_huber_weighted_mean_matches_pytorch():
     """The optional weight (absent, broadcast, full), delta on both sides of |e|, the mean's divisor."""
     torch = _torch()
     F = torch.nn.functional
-    k = codegen.kernel("huber_loss_backward", specs_dir=FOLDER)
+    k = spec_kernel("huber_loss_backward", specs_dir=FOLDER)
     rng = np.random.default_rng(12)
     x = rng.uniform(-3, 3, (5, 8)).astype(np.float32)
     t = rng.uniform(-3, 3, (1, 8)).astype(np.float32)
@@ -248,7 +249,7 @@ def test_the_gradient_times_a_weight_is_not_formed_before_the_local_derivative()
     where the gradient does not (the oracle's BFLOAT16 failure: -inf for -1.27e38).  Every backend prints the
     lowering: the NumPy kernel shows it."""
     torch = _torch()
-    k = codegen.kernel("huber_loss_backward", specs_dir=FOLDER)
+    k = spec_kernel("huber_loss_backward", specs_dir=FOLDER)
     x = np.array([0.49609375, 3.0], np.float32)
     t = np.array([0.26953125, 0.0], np.float32)
     w = np.array([3.0e38, 3.0e38], np.float32)
@@ -272,7 +273,7 @@ def test_the_call_examples_of_a_half_only_op_and_of_required_attributes_build_an
     printed = build_and_run(ops["tanhshrink_backward"])
     got = [float(line.split()[-1]) for line in printed.splitlines()]
     x = np.array([-1.5, -0.25, 0.75, 2.0], np.float16)          # the example's default data, self = gradOutput
-    want = codegen.kernel("tanhshrink_backward", specs_dir=FOLDER)(grad_output=x, self=x)
+    want = spec_kernel("tanhshrink_backward", specs_dir=FOLDER)(grad_output=x, self=x)
     assert np.array_equal(np.array(got, np.float16), want), (got, want)
     assert [line.split()[-1] for line in build_and_run(ops["celu_backward"]).splitlines()][2:] == ["0.750000",
                                                                                                    "2.000000"]
@@ -336,7 +337,7 @@ def test_hinge_embedding_and_poisson_nll_match_pytorch():
     F = torch.nn.functional
     rng = np.random.default_rng(14)
     red = ["none", "mean", "sum"]
-    k = codegen.kernel("hinge_embedding_loss_backward", specs_dir=FOLDER)
+    k = spec_kernel("hinge_embedding_loss_backward", specs_dir=FOLDER)
     x = rng.normal(0, 2, (4, 6)).astype(np.float32)
     x[0, :4] = 0.75
     t = np.where(rng.random((4, 6)) < 0.5, -1, 1).astype(np.float32)
@@ -345,7 +346,7 @@ def test_hinge_embedding_and_poisson_nll_match_pytorch():
         want = _autograd(torch, lambda p: F.hinge_embedding_loss(p, torch.tensor(t, dtype=torch.float64),
                                                                  margin=0.75, reduction=red[r]), [x], g)[0]
         assert _close(k(grad_output=np.asarray(g), self=x, target=t, margin=0.75, reduction=r), want), r
-    k = codegen.kernel("poisson_nll_loss_backward", specs_dir=FOLDER)
+    k = spec_kernel("poisson_nll_loss_backward", specs_dir=FOLDER)
     tt = rng.uniform(0, 4, (4, 6)).astype(np.float32)
     for log_input, xx in ((True, rng.normal(0, 3, (4, 6))), (False, rng.uniform(0, 5, (4, 6)))):
         for r, g in [(0, rng.normal(size=(4, 6)).astype(np.float32)), (1, np.float32(0.75))]:
@@ -368,7 +369,7 @@ def test_a_count_in_the_forward_is_proven_and_read_from_the_shapes():
     results = verify_op(load_spec_file(FOLDER / "multilabel_soft_margin_loss_backward.py"))
     assert results and all(r.ok for r in results), [r for r in results if not r.ok][:2]
     rng = np.random.default_rng(15)
-    k = codegen.kernel("multilabel_soft_margin_loss_backward", specs_dir=FOLDER)
+    k = spec_kernel("multilabel_soft_margin_loss_backward", specs_dir=FOLDER)
     x = rng.normal(0, 3, (5, 7)).astype(np.float32)
     y = (rng.random((5, 7)) < 0.4).astype(np.float32)
     w = rng.uniform(0, 2, (7,)).astype(np.float32)
@@ -404,7 +405,7 @@ def test_a_range_rule_no_case_splits_on_is_drawn_inside_and_checked():
                          log=lambda m: None, use_torch=False)
     bad = [(r.failures[:2], r.errors) for r in records if r.n_failures or not (r.dual and r.single)]
     assert records and not bad, bad
-    k = codegen.kernel("dropout_backward", specs_dir=FOLDER)
+    k = spec_kernel("dropout_backward", specs_dir=FOLDER)
     g, m = np.ones((2, 3), np.float32), np.array([[True, False, True], [False, True, True]])
     assert np.array_equal(k(grad_output=g, mask=m, p=0.75), np.where(m, 4.0, 0.0).astype(np.float32))
     for p, param in ((1.0, "p"), (-0.25, "p")):
@@ -417,7 +418,7 @@ def test_a_parameter_named_p_compiles_in_c():
     """Regression: the C kernel's constants were a local struct `p` (`Params p;`, `const Params *p = params;`), so
     an aclnn parameter named p (dropout's probability) redeclared it and the C library did not compile.  The
     struct is `prm` now; the C kernel gives the NumPy kernel's result."""
-    k = codegen.kernel("dropout_backward", backend="c", specs_dir=FOLDER)
+    k = spec_kernel("dropout_backward", backend="c", specs_dir=FOLDER)
     g = np.array([[1.5, -2.0, 0.25]], np.float32)
     m = np.array([[True, True, False]])
     assert np.array_equal(k(grad_output=g, mask=m, p=0.5), np.array([[3.0, -4.0, 0.0]], np.float32))
@@ -442,7 +443,7 @@ def test_asinh_from_its_output_and_a_rewrite_reading_abs_are_proven():
     results = verify_op(load_spec_file(FOLDER / "asinh_grad.py"))
     assert results and all(r.ok for r in results), [r for r in results if not r.ok]
     assert any(r.check.startswith("rewrite") and r.verdict == "proven" for r in results)
-    k = codegen.kernel("asinh_grad", specs_dir=FOLDER)
+    k = spec_kernel("asinh_grad", specs_dir=FOLDER)
     y = np.array([0.0, 1.0, -30.0, 89.0, -100.0], np.float32)
     got = k(y=y, dy=np.ones_like(y))
     assert np.allclose(got, 1 / np.cosh(y.astype(np.float64)), rtol=1e-6, atol=2 ** -149) and got[3] > 0, got
@@ -477,14 +478,14 @@ def test_atan_and_the_ops_from_their_output_match_pytorch():
     g = rng.normal(size=(3, 7)).astype(np.float32)
     x = rng.normal(0, 5, (3, 7)).astype(np.float32)
     x[0, :3] = [0, -0.0, 1e19]
-    got = codegen.kernel("atan_grad", specs_dir=FOLDER)(x=x, dy=g)
+    got = spec_kernel("atan_grad", specs_dir=FOLDER)(x=x, dy=g)
     assert _close(got, _autograd(torch, torch.atan, [x], g)[0], 2e-6)
     for name, fwd, inv, y in (("rsqrt_grad", torch.rsqrt, lambda v: 1 / v**2, rng.uniform(0.05, 9, (3, 7))),
                               ("reciprocal_grad", torch.reciprocal, lambda v: 1 / v, rng.normal(0, 4, (3, 7))),
                               ("asinh_grad", torch.asinh, np.sinh, rng.normal(0, 30, (3, 7)))):
         y = y.astype(np.float32)
         want = _autograd(torch, fwd, [inv(y.astype(np.float64))], g)[0]
-        assert _close(codegen.kernel(name, specs_dir=FOLDER)(y=y, dy=g), want, 4e-6), name
+        assert _close(spec_kernel(name, specs_dir=FOLDER)(y=y, dy=g), want, 4e-6), name
 
 
 @pytest.mark.deep
@@ -494,7 +495,7 @@ def test_sigmoid_focal_loss_matches_pytorch():
     exponent); alpha < 0 (no weighting), soft targets, every reduction, against PyTorch's float64 autograd."""
     torch = _torch()
     rng = np.random.default_rng(16)
-    k = codegen.kernel("sigmoid_focal_loss_backward", specs_dir=FOLDER)
+    k = spec_kernel("sigmoid_focal_loss_backward", specs_dir=FOLDER)
     x = rng.normal(0, 4, (4, 9)).astype(np.float32)
     x[0, :6] = [0, -0.0, 1e-40, 30, -30, 17]
     t = (rng.random((4, 9)) < 0.3).astype(np.float32)
@@ -526,7 +527,7 @@ def test_every_op_matches_pytorch_autograd(backend):
     PyTorch's float64 autograd of the forward."""
     torch = _torch()
     F = torch.nn.functional
-    k = lambda n: codegen.kernel(n, backend=backend, specs_dir=FOLDER)
+    k = lambda n: spec_kernel(n, backend=backend, specs_dir=FOLDER)
     rng = np.random.default_rng(13)
     special = np.array([0, -0.0, 1e-40, -1e-40, 6, np.nextafter(np.float32(6), 7), np.inf, -np.inf, np.nan, 1e30,
                         -1e30, 88, -88, 1, -1], np.float32)
@@ -590,7 +591,7 @@ def test_newops4_ops_match_pytorch_on_every_backend(backend):
     random data with ±0, subnormals, ±inf, nan and huge values, broadcast, strided and empty inputs, against
     PyTorch's float64 autograd of the forward (the ops from y: at the float64 x whose y was rounded to FLOAT)."""
     torch = _torch()
-    k = lambda n: codegen.kernel(n, backend=backend, specs_dir=FOLDER)
+    k = lambda n: spec_kernel(n, backend=backend, specs_dir=FOLDER)
     rng = np.random.default_rng(17)
     special = np.array([0, -0.0, 1e-40, -1e-40, np.inf, -np.inf, np.nan, 1e30, -1e30, 1e19, 3e19, 88, -88, 1, -1],
                        np.float32)
@@ -640,7 +641,7 @@ def test_newops4_ops_match_pytorch_on_every_backend(backend):
 def test_newops4_bad_calls_give_aclnn_statuses(backend):
     """(newops4) Null (161001), a wrong dtype, a wrong shape and an attribute out of its rule (161002), each naming
     the parameter, the same on every backend."""
-    k = lambda n: codegen.kernel(n, backend=backend, specs_dir=FOLDER)   # noqa: E731
+    k = lambda n: spec_kernel(n, backend=backend, specs_dir=FOLDER)   # noqa: E731
     f = np.ones((2, 3), np.float32)
     m = np.ones((2, 3), bool)
     focal = dict(grad_output=f, self=f, target=f, gamma=2.0, alpha=0.25, reduction=0)
@@ -781,7 +782,7 @@ def test_sinh_grad_is_finite_where_e_to_the_x_is_not(backend):
     from .ulp import ulp_distance
     x = np.array([88.0, 88.5, -88.75, 89.0, -89.375, 89.41, 89.4159, 89.5, 3.0, -0.5], np.float32)
     dy = np.array([1.0, -0.75, 1.25, 0.5, -1.0, 1.0, 1.0, 1.0, 2.0, 3.0], np.float32)
-    got = codegen.kernel("sinh_grad", backend, specs_dir=FOLDER)(x=x, dy=dy)
+    got = spec_kernel("sinh_grad", backend, specs_dir=FOLDER)(x=x, dy=dy)
     with mpmath.workdps(40):
         exact = [float(mpmath.mpf(float(d)) * mpmath.cosh(mpmath.mpf(float(v)))) for v, d in zip(x, dy)]
     with np.errstate(over="ignore"):
@@ -797,7 +798,7 @@ def test_newops5_numpy_kernels_match_pytorch():
     y of every sign, the log-cosh loss (weight absent or broadcast, every reduction), RReLU training and not."""
     torch = _torch()
     rng = np.random.default_rng(19)
-    k = lambda n: codegen.kernel(n, specs_dir=FOLDER)   # noqa: E731
+    k = lambda n: spec_kernel(n, specs_dir=FOLDER)   # noqa: E731
     g = rng.normal(size=(3, 8)).astype(np.float32)
     x = rng.normal(0, 2, (3, 8)).astype(np.float32)
     x[0, :4] = [0, -0.0, 9.5, -30]
@@ -843,7 +844,7 @@ def test_newops5_ops_match_pytorch_on_every_backend(backend):
     """(newops5) The seven on every backend against PyTorch's float64 autograd: special values (±0, subnormals,
     ±inf, nan), the domain edges, strided and broadcast inputs; and bad calls with their aclnn statuses."""
     torch = _torch()
-    k = lambda n: codegen.kernel(n, backend=backend, specs_dir=FOLDER)   # noqa: E731
+    k = lambda n: spec_kernel(n, backend=backend, specs_dir=FOLDER)   # noqa: E731
     rng = np.random.default_rng(20)
     special = np.array([0, -0.0, 1e-40, -1e-40, np.inf, -np.inf, np.nan, 1e30, -1e30, 88, -88, 1, -1], np.float32)
     x = rng.normal(0, 3, (4, 16)).astype(np.float32)
@@ -952,7 +953,7 @@ def test_a_rewrite_branching_on_the_sign_and_reading_a_scalar_is_proven():
     assert results and all(r.ok for r in results), [r for r in results if not r.ok]
     assert any(r.check.startswith("rewrite") and r.verdict == "proven" for r in results)
     x = np.array([-3.4e38, -1e20, -1e6, -300, 0, 1e20, 3.4e38], np.float32)
-    got = codegen.kernel("squareplus_backward", specs_dir=FOLDER)(grad_output=np.ones_like(x), self=x, b=0.25)
+    got = spec_kernel("squareplus_backward", specs_dir=FOLDER)(grad_output=np.ones_like(x), self=x, b=0.25)
     mp = pytest.importorskip("mpmath")   # the forward's derivative at 120 digits (x + s cancels 80 of them at -3.4e38)
     with mp.workdps(120):
         want = np.array([float(mp.diff(lambda v: (v + mp.sqrt(v * v + mp.mpf("0.25"))) / 2, mp.mpf(float(v))))
@@ -968,7 +969,7 @@ def test_charbonnier_loss_backward_holds_where_the_square_leaves_float(backend):
     scaled root (codegen.rewrite.scaled_square_roots: |e| sqrt(1 + eps^2/e^2) above 2^62) keeps it; checked against
     mpmath's derivative of the forward sqrt(e^2 + eps^2) out to |e| = 3.4e38, each reduction (the mean's 1/N)."""
     mp = pytest.importorskip("mpmath")
-    k = codegen.kernel("charbonnier_loss_backward", backend=backend, specs_dir=FOLDER)
+    k = spec_kernel("charbonnier_loss_backward", backend=backend, specs_dir=FOLDER)
     x = np.array([3.4e38, -3.4e38, 3e38, 1e38, -7e37, 1e20, -1.9e19, 1.8e19, 4.7e18, -4.5e18, 1e10, 3.0, -1e-3, 0.0],
                  np.float32)
     t = np.array([0, 0, -1e37, 0, 1, -1e20, 0, 1e3, 0, 0, -1e10, 2.5, 0, 0], np.float32)
@@ -1007,7 +1008,7 @@ def test_newops6_numpy_kernels_match_pytorch():
     x = rng.normal(0, 3, (4, 9)).astype(np.float32)
     x[1, :6] = [0, -0.0, 1e-3, -300, 1e4, -1e6]   # (|x| > 1.8e19: test_charbonnier_loss_backward_holds_...)
     g = rng.normal(size=(4, 9)).astype(np.float32)
-    for name, got, want, rtol in _newops6_calls(torch, rng, x, g, lambda n: codegen.kernel(n, specs_dir=FOLDER),
+    for name, got, want, rtol in _newops6_calls(torch, rng, x, g, lambda n: spec_kernel(n, specs_dir=FOLDER),
                                                 row_op=False):
         assert _close(got, want, rtol), name
 
@@ -1019,7 +1020,7 @@ def test_newops6_ops_match_pytorch_on_every_backend(backend):
     values (±0, subnormals, nan; ±inf where the forward's derivative exists in float64), and bad calls: each range
     rule of a Scalar or attribute refused with 161002 naming it."""
     torch = _torch()
-    k = lambda n: codegen.kernel(n, backend=backend, specs_dir=FOLDER)   # noqa: E731
+    k = lambda n: spec_kernel(n, backend=backend, specs_dir=FOLDER)   # noqa: E731
     rng = np.random.default_rng(22)
     x = rng.normal(0, 3, (4, 18)).astype(np.float32)
     x.flat[:9] = [0, -0.0, 1e-40, -1e-40, np.nan, 1e6, -1e6, 20, -20]
@@ -1180,7 +1181,7 @@ def test_newops7_numpy_kernels_match_pytorch():
     torch = _torch()
     rng = np.random.default_rng(71)
     x, g = _newops7_inputs(rng, 18)
-    for name, got, want, rtol in _newops7_calls(torch, rng, x, g, lambda n: codegen.kernel(n, specs_dir=FOLDER),
+    for name, got, want, rtol in _newops7_calls(torch, rng, x, g, lambda n: spec_kernel(n, specs_dir=FOLDER),
                                                 row_op=False):
         assert _close(got, want, rtol), name
 
@@ -1191,7 +1192,7 @@ def test_newops7_ops_match_pytorch_on_every_backend(backend):
     """(newops7) The six on every backend, strided inputs with the special values, FLOAT16 for two, and bad calls:
     each rule refused with 161002 naming the parameter."""
     torch = _torch()
-    k = lambda n: codegen.kernel(n, backend=backend, specs_dir=FOLDER)   # noqa: E731
+    k = lambda n: spec_kernel(n, backend=backend, specs_dir=FOLDER)   # noqa: E731
     rng = np.random.default_rng(72)
     x, g = _newops7_inputs(rng, 36)
     xv, gv = x[:, ::2], g[:, ::2]
@@ -1276,7 +1277,7 @@ def test_newops8_numpy_kernels_match_pytorch():
     (the deep tier: all five of newops8, every backend, strided inputs)."""
     torch = _torch()
     x, g = _newops8_inputs(np.random.default_rng(81), 12)
-    for name, got, want in _newops8_calls(torch, x, g, lambda n: codegen.kernel(n, specs_dir=FOLDER), False):
+    for name, got, want in _newops8_calls(torch, x, g, lambda n: spec_kernel(n, specs_dir=FOLDER), False):
         assert got.shape == want.shape and _near(got, want), name
 
 
@@ -1307,7 +1308,7 @@ def test_newops8_ops_match_pytorch_on_every_backend(backend):
     """(newops8) The five on every backend, strided inputs with the special values, and bad calls: each refused
     with 161002 naming the parameter."""
     torch = _torch()
-    k = lambda n: codegen.kernel(n, backend=backend, specs_dir=FOLDER)   # noqa: E731
+    k = lambda n: spec_kernel(n, backend=backend, specs_dir=FOLDER)   # noqa: E731
     x, g = _newops8_inputs(np.random.default_rng(82), 24)
     for name, got, want in _newops8_calls(torch, x[:, :, ::2], g[:, :, ::2], k):
         assert _near(got, want), (name, backend)

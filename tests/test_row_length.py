@@ -18,6 +18,8 @@ import codegen
 from codegen.accuracy import inputs
 from codegen.verify import verify_op
 
+from .kernels import spec_kernel
+
 SPECS = Path(__file__).parent / "row_length_specs"
 
 
@@ -36,7 +38,7 @@ def test_a_rows_length_kernel_against_pytorch(backend):
     xt = torch.tensor(x, dtype=torch.float64, requires_grad=True)
     y = xt * torch.tensor(w, dtype=torch.float64) / torch.sqrt((xt ** 2).mean(1, keepdim=True) + 1e-6)
     (want,) = torch.autograd.grad(y, xt, torch.tensor(g, dtype=torch.float64))
-    got = codegen.kernel("rms_norm_grad_x", backend=backend, specs_dir=SPECS)(dy=g, x=x, gamma=w, epsilon=1e-6)
+    got = spec_kernel("rms_norm_grad_x", backend=backend, specs_dir=SPECS)(dy=g, x=x, gamma=w, epsilon=1e-6)
     # FLOAT arithmetic on a difference that cancels where its two terms meet: judged against the size of the terms
     terms = np.abs(g * w) * 3 + np.abs(want.numpy())
     assert np.all(np.abs(got - want.numpy()) <= 2e-6 * terms)
@@ -44,7 +46,7 @@ def test_a_rows_length_kernel_against_pytorch(backend):
 
 def test_broadcast_layouts_are_calls_the_rules_accept():
     op = codegen.load_specs(SPECS)["rms_norm_grad_x"]
-    kernel = codegen.kernel("rms_norm_grad_x", specs_dir=SPECS)
+    kernel = spec_kernel("rms_norm_grad_x", specs_dir=SPECS)
     layouts = [s for s in inputs.samples(op, "FLOAT") if s.group.startswith("layout: broadcast")]
     assert layouts and all(s.kw["x"].shape == s.kw["dy"].shape for s in layouts)
     for s in layouts:
@@ -88,7 +90,7 @@ def test_a_rows_length_along_an_attribute_dim_against_pytorch(backend, dtype):
     pytest.importorskip("torch")
     import ml_dtypes
     dt = ml_dtypes.bfloat16 if dtype == "bfloat16" else np.dtype(dtype)
-    kernel = codegen.kernel("rms_norm_grad", backend=backend, specs_dir=SPECS)
+    kernel = spec_kernel("rms_norm_grad", backend=backend, specs_dir=SPECS)
     # the fixed-axis test's bound (2e-6 of the terms in FLOAT, 16.8 epsilons), scaled to the dtype's epsilon
     tol = 2e-6 / float(np.finfo(np.float32).eps) * float(ml_dtypes.finfo(dt).eps)
     for dim, x, g, w in _calls(dt):
@@ -104,7 +106,7 @@ def test_a_rows_length_at_rank_0_and_8(backend):
     """A rank-0 call's row is its one element (its shape counts as (1,), dim 0 or -1); rank 8 along dim 6 and -5;
     a dim past the rank is the checker's 161002."""
     pytest.importorskip("torch")
-    kernel = codegen.kernel("rms_norm_grad", backend=backend, specs_dir=SPECS)
+    kernel = spec_kernel("rms_norm_grad", backend=backend, specs_dir=SPECS)
     rng = np.random.default_rng(2)
     for shape, dim in [((), 0), ((), -1), ((2, 1, 3, 1, 2, 1, 3, 2), 6), ((2, 1, 3, 1, 2, 1, 3, 2), -5)]:
         x, g, w = (rng.standard_normal(shape).astype(np.float32) for _ in range(3))
@@ -142,7 +144,7 @@ def test_a_rows_length_along_a_fixed_axis_from_the_end(tmp_path, backend):
     text = (SPECS / "rms_norm_grad_x.py").read_text()
     assert "reduce_dim=1," in text
     (tmp_path / "rms_norm_grad_x.py").write_text(text.replace("reduce_dim=1,", "reduce_dim=-1,"))
-    kernel = codegen.kernel("rms_norm_grad_x", backend=backend, specs_dir=tmp_path)
+    kernel = spec_kernel("rms_norm_grad_x", backend=backend, specs_dir=tmp_path)
     rng = np.random.default_rng(3)
     x, g = (rng.standard_normal((4, 9)).astype(np.float32) for _ in range(2))
     w = rng.standard_normal(9).astype(np.float32)

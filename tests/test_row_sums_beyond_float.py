@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import codegen
+from tests.kernels import spec_kernel
 from tests.test_row_length import SPECS, _rms_norm_grad, _terms
 
 
@@ -41,7 +41,7 @@ def test_rows_whose_sum_leaves_float_give_the_derivative(backend, dtype, n, dim)
     pytest.importorskip("torch")
     import ml_dtypes
     dt = ml_dtypes.bfloat16 if dtype == "bfloat16" else np.dtype(dtype)
-    kernel = codegen.kernel("rms_norm_grad", backend=backend, specs_dir=SPECS)
+    kernel = spec_kernel("rms_norm_grad", backend=backend, specs_dir=SPECS)
     tol = 2e-6 / float(np.finfo(np.float32).eps) * float(ml_dtypes.finfo(dt).eps)
     top = float(ml_dtypes.finfo(dt).max)
     x, g, w = _rows(n, dt)
@@ -73,8 +73,8 @@ def test_columns_side_by_side_whose_sums_leave_float(dtype):
     x, g, w = np.tile(x.T, (1, 200)), np.tile(g.T, (1, 200)), w[:, None].copy()
     want = _rms_norm_grad(x, g, w, 0)
     inside = np.abs(want) < float(ml_dtypes.finfo(dt).max)
-    got = codegen.kernel("rms_norm_grad", backend="c", specs_dir=SPECS)(dy=g, x=x, gamma=w, epsilon=1e-6,
-                                                                        dim=0).astype(np.float64)
+    got = spec_kernel("rms_norm_grad", backend="c", specs_dir=SPECS)(dy=g, x=x, gamma=w, epsilon=1e-6,
+                                                                    dim=0).astype(np.float64)
     tol = 2e-6 / float(np.finfo(np.float32).eps) * float(ml_dtypes.finfo(dt).eps)
     bound = tol * _terms(x, g, w, 0)
     assert inside.mean() > 0.9 and np.all(np.isfinite(got[inside]))
