@@ -632,7 +632,7 @@ def test_softmax_grad_where_dy_minus_the_row_sum_leaves_float(backend):
     (The row's other element, dy - r for dy ~ r ~ 1e33, cancels in every order: not checked.)"""
     torch = pytest.importorskip("torch")
     from .conftest import REPO
-    kernel = codegen.kernel("softmax_grad", backend, specs_dir=REPO / "examples/experimental_specs")
+    kernel = spec_kernel("softmax_grad", backend, specs_dir=REPO / "examples/experimental_specs")
     big = float(np.finfo(np.float32).max)
     y = np.array([[2.0 ** -40, 1.0], [0.25, 0.75]], np.float32)
     dy = np.array([[-big, 1e33], [0.5, -1.5]], np.float32)

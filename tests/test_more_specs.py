@@ -1385,7 +1385,7 @@ def test_newops9_numpy_kernels_match_pytorch():
     """SReLU, LogAddExp and MeanCenter, the NumPy kernels against PyTorch's float64 autograd of the forward (the
     deep tier: all five, every backend, bad calls)."""
     torch = _torch()
-    k = lambda n: codegen.kernel(n, specs_dir=FOLDER)   # noqa: E731
+    k = lambda n: spec_kernel(n, specs_dir=FOLDER)   # noqa: E731
     for name, got, want, rtol in _newops9_calls(torch, np.random.default_rng(91), k, all_five=False):
         assert got.shape == want.shape and _close9(got, want, rtol), name
 
@@ -1396,7 +1396,7 @@ def test_newops9_ops_match_pytorch_on_every_backend(backend):
     """(newops9) The five on every backend against PyTorch's autograd, and bad calls refused with 161002 naming
     the parameter (a reduction outside OneOf, tl > tr, eps = 0, a dim out of range)."""
     torch = _torch()
-    k = lambda n: codegen.kernel(n, backend=backend, specs_dir=FOLDER)   # noqa: E731
+    k = lambda n: spec_kernel(n, backend=backend, specs_dir=FOLDER)   # noqa: E731
     for name, got, want, rtol in _newops9_calls(torch, np.random.default_rng(92), k):
         assert got.shape == want.shape and _close9(got, want, rtol), (name, backend)
     f, h = np.ones((2, 3), np.float32), np.ones((2, 3), np.float16)
