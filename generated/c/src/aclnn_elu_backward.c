@@ -114,7 +114,7 @@ static inline __attribute__((always_inline)) void block__is_result_false(int64_t
     const float scale = prm->scale;
     const float input_scale = prm->input_scale;
     const float c0 = prm->c0;
-    int beyond = 0;   /* a result not finite: some L may have left FLOAT (codegen.scaled) */
+    uint32_t beyond = 0;   /* a result not finite: some L may have left FLOAT (codegen.scaled) */
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
@@ -122,7 +122,10 @@ static inline __attribute__((always_inline)) void block__is_result_false(int64_t
         const float t0 = opgen_expf(input_scale*self_or_result_i);
         const float t1 = c0*t0;
         res[i] = ((self_or_result_i > 0) ? grad_output_i*scale : grad_output_i*t1);
-        beyond |= !(fabsf(res[i]) <= 3.4028235e+38F);
+        const float z = res[i] - res[i];   /* +0 where finite, nan where not */
+        uint32_t zb;
+        memcpy(&zb, &z, sizeof zb);
+        beyond |= zb;
     }
     if (beyond)
         block__is_result_false_scaled(n, in, out, params);

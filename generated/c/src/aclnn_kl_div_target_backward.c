@@ -157,7 +157,7 @@ static inline __attribute__((always_inline)) void block__log_target_true(int64_t
     const float *restrict self = in[1];
     const float *restrict target = in[2];
     const float c0 = prm->c0;
-    int beyond = 0;   /* a result not finite: some L may have left FLOAT (codegen.scaled) */
+    uint32_t beyond = 0;   /* a result not finite: some L may have left FLOAT (codegen.scaled) */
     float *restrict res = out;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
@@ -166,7 +166,10 @@ static inline __attribute__((always_inline)) void block__log_target_true(int64_t
         const float t0 = opgen_expf(target_i);
         const float t1 = c0*(-self_i + target_i + 1)*t0;
         res[i] = grad_output_i*t1;
-        beyond |= !(fabsf(res[i]) <= 3.4028235e+38F);
+        const float z = res[i] - res[i];   /* +0 where finite, nan where not */
+        uint32_t zb;
+        memcpy(&zb, &z, sizeof zb);
+        beyond |= zb;
     }
     if (beyond)
         block__log_target_true_scaled(n, in, out, params);
