@@ -30,7 +30,9 @@ def test_a_summand_is_kept_where_the_finish_reads_it(name, kept):
     for s in found:
         finish = "\n".join(s["compute_stash"])
         assert "const float kept = stash[i];" in finish
-        assert "kept" in s["compute_stash"][-1]
+        # (read after its load: in the result, or in a temporary the result reads — ScaledMaskedSoftmax's
+        # t0 = kept - r0*y, which codegen.scaled's form for a sum beyond FLOAT reads twice)
+        assert any("kept" in line for line in s["compute_stash"] if not line.startswith("const float kept ="))
         assert any("call.finish_rowsum_stash = finish_rowsum_stash" in line for v in
                    opsource.context(OPS[name])["variants"] for line in v["phase1"])
 
