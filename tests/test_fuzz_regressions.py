@@ -121,6 +121,10 @@ CASES = [
                                      "clamped σ's e^-700 times inf (fuzz seed 2323)"),
     ("log_of_power", "numpy", "the oracle's reference: simplify's log(a**b) with b ~ e^(2x) raised exactly by "
                               "mpmath, MemoryError at x = 3e38, the whole batch failed (fuzz seed 2525)"),
+    ("saturate_double_root", "numpy", "codegen.saturate: nroots of u = x**3's derivative 3x**2 (a double root) did "
+                                      "not converge: the lowering raised NoConvergence (session 22's grammar survey)"),
+    ("saturate_double_root", "c", "the same lowering"),
+    ("saturate_double_root", "ascendc", "the same lowering"),
 ]
 
 
