@@ -398,7 +398,10 @@ def measure(rec: Record, op, p: Prepared, got, fmt) -> None:
         # suspect formulas from those: fuzz_t1's x**2 beside a wrong exp(x/2))
         rec.n_overflow_failures += _listed(rec, ex, rec.overflows,
                                            documented_overflow or (past_bound is not None and bool(past_bound[i])))
-    judge(rec, op, p, got, want, measured, fmt)
+    # (an overflow documented above is not judged again against the bound: Ascend C's nan for sin(alpha/2 - x/2)
+    # at x = 2.3e6, past its reduction, has a finite bound there and failed as beyond it; fuzz9, seed 3232)
+    excused = over & past_bound if past_bound is not None else np.zeros_like(over)
+    judge(rec, op, p, got, want, measured & ~excused, fmt)
     if th is not None:   # where PyTorch departs from the reference on special inputs or results
         for i in np.flatnonzero(special & ~_same(th, want, fmt)):
             rec.n_torch_differs += 1
