@@ -129,6 +129,8 @@ CASES = [
     ("sin_beyond_reduction", "ascendc", "the oracle: Ascend C's documented nan past its sin reduction (|a| > 65535.5) "
                                         "judged again against the bound, finite there (codegen.accuracy.runner; fuzz "
                                         "seed 3232)"),
+    ("trig_kink_proof", "numpy", "the proof: simplify's trigsimp ran for minutes on the one-sided derivatives of a "
+                                 "cos at a jump, shown in the proof's table (codegen.verify.proof.tidy; fuzz seed 3131)"),
     ("unread_operand", "numpy", "the oracle: an inf in a tensor the formula does not read (a batch's target) made its "
                                 "elements special values, judged by class alone (codegen.accuracy.runner; fuzz seed 77)"),
 ]
