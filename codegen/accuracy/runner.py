@@ -183,7 +183,8 @@ def _read(op, kw) -> set:
     except StopIteration:   # (no variant matches: every tensor counts)
         return {t.symbol for t in op.tensors}
     declared = {**op.at, **v.formula.at}
-    return set().union(sympy.sympify(v.expr).free_symbols,
+    # (the gradient always: a backward that is 0, of a forward constant in x, still multiplies it in the reference)
+    return set().union({op.grad.symbol}, sympy.sympify(v.expr).free_symbols,
                        *(sympy.sympify(e).free_symbols for item in declared.items() for e in item))
 
 
