@@ -59,8 +59,10 @@ def _bound(u, x) -> int | None:
         return None
     if not 1 <= p.degree() <= 5 or not all(c.is_number and c.is_real for c in p.all_coeffs()):
         return None
+    # (the square-free part: the same roots, each once; nroots does not converge at a multiple root, and u = x**3's
+    # derivative 3x**2 crashed the lowering of every backend: fuzz9, tests/regression/saturate_double_root)
     edges = [abs(complex(r)) for q in (p - SATURATED, p + SATURATED, p.diff(x)) if q.degree() > 0
-             for r in q.nroots(n=30) if abs(complex(r).imag) < 1e-20]
+             for r in q.sqf_part().nroots(n=30) if abs(complex(r).imag) < 1e-20]
     edge = max(edges, default=1.0)
     return 2 ** max(0, math.ceil(math.log2(edge * 1.0001)))
 

@@ -19,7 +19,7 @@ from codegen import fuzz
 from codegen.accuracy.reference import Reference
 from codegen.fuzz import batch, grammar, specfile
 from codegen.fuzz.derive import _same_at_samples, backward_of, declarations, in_vocabulary, outside
-from codegen.fuzz.specfile import ALPHA, BETA, G, X
+from codegen.fuzz.specfile import ALPHA, BETA, G, T, X
 from codegen.verify import verify_op
 from codegen.verify.result import Result
 
@@ -43,9 +43,9 @@ def test_drawn_forwards_are_sensible_specs(forward):
     on typical inputs, for every value of the scalars the rules allow."""
     backward = backward_of(forward)
     xs = np.linspace(-4, 4, 41)
-    for alpha, beta in ((0.3, -1.7), (2.5, 0.4)):
-        f = sympy.lambdify(X, forward.subs({ALPHA: alpha, BETA: beta}), "mpmath")
-        b = sympy.lambdify(X, backward.subs({ALPHA: alpha, BETA: beta, G: 1}), "mpmath")
+    for alpha, beta, t in ((0.3, -1.7, 0.6), (2.5, 0.4, -2.0)):
+        f = sympy.lambdify(X, forward.subs({ALPHA: alpha, BETA: beta, T: t}), "mpmath")
+        b = sympy.lambdify(X, backward.subs({ALPHA: alpha, BETA: beta, T: t, G: 1}), "mpmath")
         for x in xs:
             for fn in (f, b):
                 v = complex(fn(float(x)))

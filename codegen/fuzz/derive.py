@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sympy
 
-from .specfile import G, X
+from .specfile import G, T, X
 
 
 ALLOWED = {"exp", "log", "tanh", "cosh", "sinh", "sin", "cos", "erf", "erfc", "sign", "Abs", "Min", "Max", "Piecewise", "expm1",
@@ -52,7 +52,7 @@ def declarations(results, k: int | None = None) -> tuple[dict, dict]:
     why: dict = {}
     special = []
     local = {"x": X, "gradOutput": G, "alpha": sympy.Symbol("alpha", real=True),
-             "beta": sympy.Symbol("beta", real=True)}
+             "beta": sympy.Symbol("beta", real=True), "target": T}
     # the proof reports the same point and value in every case of the scalars that do not move it (seed 2525 batch 7:
     # 290 lines, a handful of distinct texts, each simplified again: past the batch's 300 CPU-s): each text once
     simplified: dict = {}

@@ -13,6 +13,8 @@ Only sensible specs are drawn, by construction:
   * where a branch switches (Abs, sign, Min, Max, Piecewise conditions) the switching quantity is affine in x
     (`3/2*x - 1/2`, `x - alpha`, `x + beta`): the prover decides such conditions, also with scalar-valued
     switch points, and the fuzzer declares the backward's value where the forward is not differentiable.
+A second tensor `target` (T, constant for the derivative) enters as a leaf (`x - T`, `T*x`, `T`), never where a
+branch switches: products of two tensors of any magnitude, which codegen.scaled scales where they leave FLOAT.
 Deep nesting comes from recursion (depth up to `depth`); repeated subexpressions from `repeat`, which
 substitutes one drawn subexpression for x in another and multiplies by it again.
 """
@@ -24,7 +26,7 @@ from sympy.codegen.cfunctions import expm1, log1p
 
 from codegen import vocabulary as closed
 
-from .specfile import ALPHA, BETA, X
+from .specfile import ALPHA, BETA, T, X
 
 # The grammar's productions, each with the constructs of the closed vocabulary (codegen.vocabulary, the one list
 # of what the spec language accepts) that it draws.  A production is drawn for a backend when that backend
@@ -57,6 +59,7 @@ PRODUCTIONS = {
     "cosh_sinh": ("cosh, sinh",),                             # cosh(moderate), sinh(moderate)
     "sin_cos": ("sin, cos",),                                 # sin(moderate), cos(moderate)
     "scalar": ("parameters: tensors, scalars, attributes, numel(name)",),   # alpha (> 0), beta
+    "operand": ("parameters: tensors, scalars, attributes, numel(name)", _ADD, _OPS),   # target: x - t, t*x, t
     "rational": ("constants: integers, Rational, pi, E, sqrt(2), log(2), ...",),     # 1/3, -3/2, ...
     "irrational": ("constants: integers, Rational, pi, E, sqrt(2), log(2), ...",),   # sqrt(2), pi, E, log(2)
     "repeat": (_OPS,),                                        # one subexpression used several times
@@ -121,9 +124,12 @@ def affine(draw, vocab):
 
 @st.composite
 def leaf(draw, vocab):
-    kind = draw(st.sampled_from(["x", "affine", "scaled"] + (["scalar"] if _on(vocab, "scalar") else [])))
+    kind = draw(st.sampled_from(["x", "affine", "scaled"] + (["scalar"] if _on(vocab, "scalar") else [])
+                                + (["operand"] if _on(vocab, "operand") else [])))
     if kind == "x":
         return X
+    if kind == "operand":   # a second tensor (MseLoss's target): products and sums of two tensors of any size
+        return draw(st.sampled_from([X - T, T * X, T]))
     if kind == "affine":
         return draw(affine(vocab))
     if kind == "scaled":

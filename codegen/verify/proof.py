@@ -25,6 +25,7 @@ import hashlib
 import sympy
 from sympy.codegen.cfunctions import log1p
 from sympy.functions.elementary.hyperbolic import HyperbolicFunction
+from sympy.functions.elementary.trigonometric import TrigonometricFunction
 
 from codegen.spec import ABSENT, DimSum, Op
 from codegen.spec.op import fixed_value
@@ -216,10 +217,13 @@ def _tiny_but_settled(expr, val) -> bool:
 
 def tidy(expr, max_ops: int = 40):
     """`simplify` for the small expressions the table and the docs show; a large one as it is (seconds saved), and
-    one with a hyperbolic or error function too: simplify's trigsimp factors over algebraic extensions, which
-    took more than 15 minutes on `tanh(erfc(1/(alpha*(1 + alpha))))`-like values (found by codegen.fuzz)."""
+    one with a hyperbolic, trigonometric or error function too: simplify's trigsimp factors over algebraic
+    extensions, which took more than 15 minutes on `tanh(erfc(1/(alpha*(1 + alpha))))`-like values (found by
+    codegen.fuzz), and more than 2 CPU-minutes on a one-sided derivative of cos(((1 + x**2)**-3 - 2x*sign(beta + x)/3)**2)
+    at x = -beta (fuzz9, seed 3131)."""
     expr = sympy.sympify(expr)
-    if sympy.count_ops(expr) > max_ops or expr.has(HyperbolicFunction, sympy.erf, sympy.erfc):
+    if sympy.count_ops(expr) > max_ops or expr.has(HyperbolicFunction, TrigonometricFunction, sympy.erf,
+                                                   sympy.erfc):
         return expr
     return sympy.simplify(expr)
 
