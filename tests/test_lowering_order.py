@@ -643,3 +643,44 @@ def test_softmax_grad_where_dy_minus_the_row_sum_leaves_float(backend):
     checked = np.array([[True, False], [True, True]])
     assert np.all(np.isfinite(got[checked])), got
     assert np.max(ulp_distance(got[checked], want[checked])) <= 2, (got, want)
+
+
+def test_elu_exp_factor_beyond_float_has_the_scaled_bits_on_every_c_path(monkeypatch):
+    """EluBackward (isResult false): L = c0*exp(s*x) leaves FLOAT at alpha = 1e30, x < -16 (up to 2.4e47 here, within
+    the 2^32 scale's reach) where |g| < 1e-25 brings the result back.  The C kernel computes the plain products
+    with a test of each result and the scaled copy only for a block (or, FLOAT16/BFLOAT16, a 2048-element span)
+    with a result that is not finite (opsource._rare_scaled, opgen_chunked_rows_rare): blocks and spans that mix
+    such elements, finite ones, g = 0 (inf*0 = nan in the plain product, 0 scaled), g = inf and x = nan.  Every
+    finite exact result is finite and within 2 ulp of PyTorch's float64 autograd of aten::elu, and in place, by
+    rows, strided and on two threads the bits are the contiguous call's (review22)."""
+    torch = pytest.importorskip("torch")
+    from .kernels import kernel
+    c = kernel("elu_backward", "c")
+    rng = np.random.default_rng(22)
+    n = 5000   # two full spans and a part
+    x = -rng.uniform(0, 40, n)
+    g = rng.uniform(-1, 1, n) * 10.0 ** rng.uniform(-36, -25, n)
+    g[::97] = 0.0
+    x[::89] = rng.uniform(0, 3, x[::89].size)   # the other branch, g*scale
+    g[1234], x[4321] = np.inf, np.nan
+    args = dict(alpha=1e30, scale=1.0, input_scale=-1.0, is_result=False)
+    for dtype, tol in ((np.float32, 2), (ml_dtypes.bfloat16, 1)):
+        gd, xd = g.astype(dtype), x.astype(dtype)
+        xt = torch.from_numpy(xd.astype(np.float64)).requires_grad_()
+        torch.ops.aten.elu(xt, 1e30, 1.0, -1.0).backward(torch.from_numpy(gd.astype(np.float64)))
+        with np.errstate(over="ignore"):
+            want = xt.grad.numpy().astype(dtype)
+        got = c(grad_output=gd, self_or_result=xd, **args)
+        exact = np.isfinite(want.astype(np.float64))
+        assert exact.sum() == n - 2 and np.all(np.isfinite(got[exact].astype(np.float64))), dtype
+        assert np.max(ulp_distance(got[exact], want[exact])) <= tol, dtype
+        assert np.isinf(got[1234].astype(np.float64)) and np.isnan(got[4321].astype(np.float64))
+        bits = f"u{np.dtype(dtype).itemsize}"
+        same = lambda other: np.array_equal(np.asarray(other).reshape(-1).view(bits), got.view(bits))  # noqa: E731
+        inplace = gd.copy()
+        assert same(c(grad_output=inplace, self_or_result=xd, out=inplace, **args)), dtype
+        assert same(c(grad_output=gd.reshape(50, 100), self_or_result=xd.reshape(50, 100), **args)), dtype
+        assert same(c(grad_output=gd[::-1], self_or_result=xd[::-1], **args)[::-1]), dtype
+        monkeypatch.setenv("OPGEN_NUM_THREADS", "2")
+        assert same(c(grad_output=gd, self_or_result=xd, **args)), dtype
+        monkeypatch.delenv("OPGEN_NUM_THREADS")
