@@ -244,7 +244,7 @@ static void colsum2(int64_t n, const float *const *in, const float *const *in2, 
     }
 }
 
-static void finish_row(int64_t n, const float *const *in, const double *acc, float *out,
+static inline __attribute__((always_inline)) void finish_row(int64_t n, const float *const *in, const double *acc, float *out,
                       const void *params)
 {
     const Params *prm = params;
@@ -281,7 +281,7 @@ static void finish_row(int64_t n, const float *const *in, const double *acc, flo
     }
 }
 
-static void finish_col(int64_t n, const float *const *in, const float *const *sums, float *out,
+static inline __attribute__((always_inline)) void finish_col(int64_t n, const float *const *in, const float *const *sums, float *out,
                       const void *params)
 {
     const Params *prm = params;
@@ -321,7 +321,7 @@ static void finish_col(int64_t n, const float *const *in, const float *const *su
 }
 
 /* finish_row over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h) */
-static inline void finish_row_chunk(int64_t at, int64_t n, const float *const *in, float *out,
+static inline __attribute__((always_inline)) void finish_row_chunk(int64_t at, int64_t n, const float *const *in, float *out,
                                    const void *args)
 {
     (void)at;
@@ -417,7 +417,7 @@ typedef struct {
     const float *const *sums;
 } ColArgs;
 
-static inline void finish_col_chunk(int64_t at, int64_t n, const float *const *in, float *out,
+static inline __attribute__((always_inline)) void finish_col_chunk(int64_t at, int64_t n, const float *const *in, float *out,
                                    const void *args)
 {
     const ColArgs *a = args;
