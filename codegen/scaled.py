@@ -44,7 +44,9 @@ c0*exp(s*x)), taken as one temporary (`HeldExp`) that both products read, in the
 the C backend computes such a kernel's plain products first and its scaled copy only for a block whose result has
 an element that is not finite (codegen.backends.c.opsource._rare_scaled).  And a product whose gradient is inside a
 sum factor that can leave FLOAT, not a factor of its own (SoftmaxGrad's y*(dy - r)), is computed with that sum's
-terms scaled where the sum leaves FLOAT (`scale_gradient_products`: gradient_in_sum).
+terms scaled where the sum leaves FLOAT (`scale_gradient_products`: gradient_in_sum); the C row finishes that read
+it compute the plain products first too, and the scaled form only for a block whose result is not finite
+(codegen.backends.c.opsource._plain_first).
 """
 from __future__ import annotations
 

@@ -684,3 +684,39 @@ def test_elu_exp_factor_beyond_float_has_the_scaled_bits_on_every_c_path(monkeyp
         monkeypatch.setenv("OPGEN_NUM_THREADS", "2")
         assert same(c(grad_output=gd, self_or_result=xd, **args)), dtype
         monkeypatch.delenv("OPGEN_NUM_THREADS")
+
+
+@pytest.mark.parametrize("rows, n", [(9, 64), (3, 3000)])
+def test_softmax_grad_with_a_row_beyond_float_among_ordinary_rows(rows, n):
+    """The C row finishes compute the plain products first and the scaled form only for a block whose result is
+    not finite (opsource._plain_first): a row where dy - r leaves FLOAT (dy = -max at y = 2^-40, the rest 1e33)
+    between ordinary rows, packed rows of 64 (finish_row a row) and wide rows of 3000 (OPGEN_WIDE_ROW).  That row's
+    element comes back finite (-3.1e26) and every element of the rows before and after it is right.  Reference:
+    PyTorch's float64 autograd of softmax at z = log(y); within 4 ulp of the larger of y*dy and y*r (the
+    subtraction's own cancellation), plus what y/sum(y) differs from y by.  (The overflow row's other elements
+    cancel in every order: not checked.)  Fails with the scaled loop never run (-inf there)."""
+    torch = pytest.importorskip("torch")
+    from .conftest import REPO
+    kernel = spec_kernel("softmax_grad", "c", specs_dir=REPO / "examples/experimental_specs")
+    rng = np.random.default_rng(27)
+    big, at = float(np.finfo(np.float32).max), rows // 2
+    y = rng.uniform(0.5, 1.5, (rows, n))
+    y /= y.sum(-1, keepdims=True)
+    dy = rng.standard_normal((rows, n))
+    y[at], dy[at] = 1.0 / n, 1e33
+    y[at, 3], y[at, 4], dy[at, 3] = 2.0 ** -40, 2.0 / n, -big   # (a row summing to 1 + 2^-40: softmax(log y) = y)
+    y, dy = y.astype(np.float32), dy.astype(np.float32)
+    got = np.asarray(kernel(y=y, dy=dy))
+    z = torch.log(torch.from_numpy(y.astype(np.float64))).requires_grad_()
+    torch.softmax(z, -1).backward(torch.from_numpy(dy.astype(np.float64)))
+    want = z.grad.numpy()
+    y64 = y.astype(np.float64)
+    r = (dy * y64).sum(-1, keepdims=True)
+    off = np.abs(y64.sum(-1, keepdims=True) - 1)   # (the FLOAT rows sum to 1 within a few 2^-24)
+    bound = (4 * 2.0 ** -24 + 3 * off) * np.maximum(np.abs(dy * y64), np.abs(r * y64))
+    checked = np.ones((rows, n), bool)
+    checked[at] = False
+    checked[at, 3] = True
+    assert np.all(np.isfinite(got[checked])), got[at, :8]
+    assert np.all(np.abs(got - want)[checked] <= bound[checked]), np.argwhere((np.abs(got - want) > bound) & checked)
+    assert ulp_distance(got[at, 3:4], want[at, 3:4].astype(np.float32))[0] <= 2, (got[at, 3], want[at, 3])

@@ -327,8 +327,7 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
         "finish_col64": col64,
         "declare_finish_col": finish["declare"] + [f"const {sum_type} *restrict a{j} = sums[{j}];"
                                                    for j in sorted({j for j, _ in finish["sums"] + finish["sums64"]})],
-        "finish_col": [f"const float {s} = {'(float)' if col64 else ''}a{j}[i];" for j, s in finish["sums"]]
-                      + [f"const double {s}_f64 = a{j}[i];" for j, s in finish["sums64"]] + compute,
+        "finish_col": _col_reads(finish, col64) + compute,
     }
     # a row op's finish with exps of operands in double: a loop without opgen_exp_f64's selects that also checks the
     # block's arguments within the range where it needs none, and the loop with them only where one is not
@@ -339,6 +338,20 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
     compute_in_range = finish["load"] + [f"const float {s} = {in_range.doprint(e)};" for s, e in kv.body] + \
         [f"res[i] = {in_range.doprint(kv.result)};"]
     ctx["finish_in_range"] = _finish_in_range(ctx["exp_scan"], compute_in_range) if scanned else []
+    # a row op's finish with scaled products: the plain products first, the scaled loop only for a block where one
+    # of their results is not finite (_plain_first)
+    plain = _row_plain(kv) if not scanned else None
+    ctx["plain_row"] = ctx["plain_col"] = []
+    # (with the scaled loop beside the plain one, GCC no longer inlined finish_row and its chunk function into the
+    # row loops, the FLOAT16/BFLOAT16 ones handing it their converted inputs through memory: SoftmaxGrad FLOAT16
+    # 0.54-0.65x the kernel before ovf7's scaled form, side by side)
+    ctx["finish_always"] = "__attribute__((always_inline)) " if plain else ""
+    ctx["finish_inline"] = "inline " + ctx["finish_always"] if plain else ""
+    if plain:
+        pf = _function([e for _, e in plain[0]] + [plain[1]], tensors, fields, red_syms, suffix, wide_fields)
+        plain_lines = [f"const float {s} = {pr.doprint(e)};" for s, e in plain[0]] + [f"res[i] = {pr.doprint(plain[1])};"]
+        ctx["plain_row"] = _plain_first(pf["load"] + plain_lines)
+        ctx["plain_col"] = _plain_first(_col_reads(pf, col64) + pf["load"] + plain_lines)
     # FLOAT16 rows at 256 bits (opgen_chunks.h: OPGEN_F16_ROWS) but where the results are computed in double
     ctx["f16_rows"] = "OPGEN_F64_ROWS" if _extended(kv) else "OPGEN_F16_ROWS"
     ctx["f16_skewed"] = "OPGEN_F64_ROWS" if _extended(kv) else "OPGEN_F16_SKEWED"   # (the skewed rows: see there)
@@ -353,7 +366,7 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
     ctx["grid_functions"] = _grid_functions(kv, tensors, fields, suffix, pr)
     ctx.update(_row_wide_context(kv, tensors, fields, wide_fields, suffix))
     # FLOAT16 rows whose finish reads a sum's summand keep it from the sum (kernel_stash.c.jinja)
-    ctx["stash"] = _stash_context(ctx, kv, pairs, reductions, names, wide_names, tensors, fields, red_syms)
+    ctx["stash"] = _stash_context(ctx, kv, pairs, reductions, names, wide_names, tensors, fields, red_syms, plain)
     # a copy of the elementwise kernel for a FLOAT16 or BFLOAT16 output, with the sigmoid tuned to it
     ctx["half_tuned"] = [{**ctx, "suffix": suffix + HALF_TAIL, "title": ctx["title"] + HALF_TITLE,
                           "pad": {f"p{k}": " " * (k + len(suffix + HALF_TAIL)) for k in _PADS},
@@ -375,6 +388,44 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
 
 
 PLAIN_TAIL, RARE_TAIL = "_plain", "_rare"
+
+# a block's check after its plain products: res - res is +0 where finite, nan where not, OR-ed as bits (_rare_scaled)
+_FINITE_CHECK = ["const float z = res[i] - res[i];   /* +0 where finite, nan where not */", "uint32_t zb;",
+                 "memcpy(&zb, &z, sizeof zb);", "beyond |= zb;"]
+
+
+def _col_reads(f: dict, col64: bool) -> list[str]:
+    """finish_col's reads of the column sums a kernel function reads (`f`: _function's), at the top of its loop."""
+    return [f"const float {s} = {'(float)' if col64 else ''}a{j}[i];" for j, s in f["sums"]] \
+        + [f"const double {s}_f64 = a{j}[i];" for j, s in f["sums64"]]
+
+
+def _row_plain(kv: KernelVariant):
+    """The plain form (`scaled.rare_path`) of a row op's finish with scaled products (SoftmaxGrad's and
+    ScaledMaskedSoftmax's y*(dy - r): codegen.scaled, gradient_in_sum), or None: not a row op, no scaled product, or
+    results computed in double."""
+    if not kv.reductions or _extended(kv):
+        return None
+    return rare_path(kv.body, kv.result)
+
+
+def _plain_first(body: list[str]) -> list[str]:
+    """The lines of a row finish (finish_row, finish_col, finish_row_stash) before its loop where the finish has
+    scaled products: a loop over the block with the plain products (`body`: its loads, temporaries and result)
+    that checks the results as _rare_scaled does, and a return where every one is finite.  The scaled form is the
+    plain products wherever no sum left FLOAT, and a sum that did makes its result ±inf or nan; where one is not
+    finite, the finish's own loop (the scaled form) computes the block again, so every element has the scaled
+    kernel's bits.  The results are the output's, never an input's (an overlapping output is staged, as for
+    _finish_in_range).  Why: the scaled form's compare, selects and second product per element cost
+    ScaledMaskedSoftmaxBackward 0.60-0.98x and SoftmaxGrad 0.57-0.98x the kernel before it (ovf7)."""
+    return ["/* the plain products first (opsource._plain_first): the results wherever every one is finite; else",
+            " * the loop below, the scaled form, computes the block again */",
+            "uint32_t beyond = 0;",
+            "for (int64_t i = 0; i < n; ++i) {",
+            *[f"    {line}" for line in body + _FINITE_CHECK],
+            "}",
+            "if (!beyond)",
+            "    return;"]
 
 
 def _plain(op: Op, kv: KernelVariant, ctx: dict, function, pr) -> list[dict]:
@@ -434,8 +485,7 @@ def _rare_scaled(op: Op, kv: KernelVariant, ctx: dict, function, pr) -> list[dic
     ctx["declare_finish"] = f["declare"] + ["uint32_t beyond = 0;   /* a result not finite: some L may have left FLOAT "
                                             "(codegen.scaled) */"]
     ctx["compute"] = f["load"] + [f"const float {s} = {pr.doprint(e)};" for s, e in body] \
-        + [f"res[i] = {pr.doprint(result)};", "const float z = res[i] - res[i];   /* +0 where finite, nan where not */",
-           "uint32_t zb;", "memcpy(&zb, &z, sizeof zb);", "beyond |= zb;"]
+        + [f"res[i] = {pr.doprint(result)};"] + _FINITE_CHECK
     ctx["after"] = ["if (beyond)", f"    block{scaled['suffix']}(n, in, out, params);"]
     return [scaled]
 
@@ -444,7 +494,7 @@ _KEPT = "kept"   # the C local of a kept summand (kernel_stash.c.jinja)
 
 
 def _stash_context(ctx: dict, kv: KernelVariant, pairs: list, reductions: list[str], names: dict, wide_names: dict,
-                   tensors, fields, red_syms) -> list[dict]:
+                   tensors, fields, red_syms, plain=None) -> list[dict]:
     """The template data of kernel_stash.c.jinja, as a list of one (none: the variant keeps no summand): for the
     first sum whose summand (not a bare operand) is a subexpression of the finish (the result or a temporary),
     the sum that also stores each element's FLOAT summand and the finish that reads it in its place.  Only where
@@ -486,8 +536,22 @@ def _stash_context(ctx: dict, kv: KernelVariant, pairs: list, reductions: list[s
                  "stash_narrow_pairs": _paired_sums(kept_pairs, "8", "16", "16"),
                  "stash_lane_loops": lane_loops, "stash_tail_sums": tail, "stash_narrow_tail": narrow_tail,
                  "declare_finish_stash": [d for d in declare if d],
-                 "compute_stash": finish["load"] + [f"const float {_KEPT} = stash[i];"] + body}]
+                 "compute_stash": finish["load"] + [f"const float {_KEPT} = stash[i];"] + body,
+                 "plain_stash": _plain_stash(plain, summand, kept, kpr, tensors, fields, red_syms, ctx["suffix"])}]
     return []
+
+
+def _plain_stash(plain, summand, kept, kpr, tensors, fields, red_syms, suffix) -> list[str]:
+    """finish_row_stash's plain loop first (_plain_first), the kept summand read in its place as the scaled loop
+    reads it; none where the finish has no scaled product (`plain`: _row_plain's)."""
+    if not plain:
+        return []
+    exprs = [sympy.sympify(e).xreplace({summand: kept}) for e in [e for _, e in plain[0]] + [plain[1]]]
+    texts = [kpr.doprint(e) for e in exprs]
+    f = _function(exprs, tensors, fields, red_syms, suffix)
+    reads = [f"const float {_KEPT} = stash[i];"] if any(e.has(kept) for e in exprs) else []
+    return _plain_first(f["load"] + reads + [f"const float {s} = {t};" for (s, _), t in zip(plain[0], texts)]
+                        + [f"res[i] = {texts[-1]};"])
 
 
 def _reads_as_unit(after: str, before: str, summand: str) -> bool:

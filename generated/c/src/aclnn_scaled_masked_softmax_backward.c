@@ -244,7 +244,7 @@ static void colsum2(int64_t n, const float *const *in, const float *const *in2, 
     }
 }
 
-static void finish_row(int64_t n, const float *const *in, const double *acc, float *out,
+static inline __attribute__((always_inline)) void finish_row(int64_t n, const float *const *in, const double *acc, float *out,
                       const void *params)
 {
     const Params *prm = params;
@@ -254,6 +254,22 @@ static void finish_row(int64_t n, const float *const *in, const double *acc, flo
     const float scale = prm->scale;
     const float r0 = (float)acc[0];
     float *restrict res = out;
+    /* the plain products first (opsource._plain_first): the results wherever every one is finite; else
+     * the loop below, the scaled form, computes the block again */
+    uint32_t beyond = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        const float grad_output_i = grad_output[i];
+        const float y_i = y[i];
+        const float mask_i = mask[i];
+        const float t0 = grad_output_i*y_i - r0*y_i;
+        res[i] = (mask_i ? 0 : scale*t0);
+        const float z = res[i] - res[i];   /* +0 where finite, nan where not */
+        uint32_t zb;
+        memcpy(&zb, &z, sizeof zb);
+        beyond |= zb;
+    }
+    if (!beyond)
+        return;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
         const float y_i = y[i];
@@ -265,7 +281,7 @@ static void finish_row(int64_t n, const float *const *in, const double *acc, flo
     }
 }
 
-static void finish_col(int64_t n, const float *const *in, const float *const *sums, float *out,
+static inline __attribute__((always_inline)) void finish_col(int64_t n, const float *const *in, const float *const *sums, float *out,
                       const void *params)
 {
     const Params *prm = params;
@@ -275,6 +291,23 @@ static void finish_col(int64_t n, const float *const *in, const float *const *su
     const float scale = prm->scale;
     const float *restrict a0 = sums[0];
     float *restrict res = out;
+    /* the plain products first (opsource._plain_first): the results wherever every one is finite; else
+     * the loop below, the scaled form, computes the block again */
+    uint32_t beyond = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        const float r0 = a0[i];
+        const float grad_output_i = grad_output[i];
+        const float y_i = y[i];
+        const float mask_i = mask[i];
+        const float t0 = grad_output_i*y_i - r0*y_i;
+        res[i] = (mask_i ? 0 : scale*t0);
+        const float z = res[i] - res[i];   /* +0 where finite, nan where not */
+        uint32_t zb;
+        memcpy(&zb, &z, sizeof zb);
+        beyond |= zb;
+    }
+    if (!beyond)
+        return;
     for (int64_t i = 0; i < n; ++i) {
         const float r0 = a0[i];
         const float grad_output_i = grad_output[i];
@@ -288,7 +321,7 @@ static void finish_col(int64_t n, const float *const *in, const float *const *su
 }
 
 /* finish_row over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h) */
-static inline void finish_row_chunk(int64_t at, int64_t n, const float *const *in, float *out,
+static inline __attribute__((always_inline)) void finish_row_chunk(int64_t at, int64_t n, const float *const *in, float *out,
                                    const void *args)
 {
     (void)at;
@@ -384,7 +417,7 @@ typedef struct {
     const float *const *sums;
 } ColArgs;
 
-static inline void finish_col_chunk(int64_t at, int64_t n, const float *const *in, float *out,
+static inline __attribute__((always_inline)) void finish_col_chunk(int64_t at, int64_t n, const float *const *in, float *out,
                                    const void *args)
 {
     const ColArgs *a = args;
@@ -601,6 +634,22 @@ static inline __attribute__((always_inline)) void finish_row_stash(
     const float scale = prm->scale;
     const float r0 = (float)acc[0];
     float *restrict res = out;
+    /* the plain products first (opsource._plain_first): the results wherever every one is finite; else
+     * the loop below, the scaled form, computes the block again */
+    uint32_t beyond = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        const float y_i = y[i];
+        const float mask_i = mask[i];
+        const float kept = stash[i];
+        const float t0 = kept - r0*y_i;
+        res[i] = (mask_i ? 0 : scale*t0);
+        const float z = res[i] - res[i];   /* +0 where finite, nan where not */
+        uint32_t zb;
+        memcpy(&zb, &z, sizeof zb);
+        beyond |= zb;
+    }
+    if (!beyond)
+        return;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
         const float y_i = y[i];
