@@ -21,6 +21,7 @@ from codegen.fuzz import batch, grammar, specfile
 from codegen.fuzz.derive import _same_at_samples, backward_of, declarations, in_vocabulary, outside
 from codegen.fuzz.specfile import ALPHA, BETA, G, T, X
 from codegen.verify import verify_op
+from codegen.verify.cases import cases
 from codegen.verify.result import Result
 
 from .conftest import deep_examples
@@ -90,6 +91,18 @@ def test_a_batch_spec_selects_each_formula(tmp_path):
         got = ref._d_elementwise(*[sympy.Float(point[X], 30)], [], [float(point[p.symbol]) for p in ref.scalars])
         assert abs(float(got) - float(want)) < 1e-12
     assert op.formulas[1].at and op.formulas[3].at and not op.formulas[0].at
+
+
+def test_each_formula_of_a_batch_splits_the_scalars_by_its_own_branch_points(tmp_path):
+    """codegen.verify.cases reads a variant's forward with its bool attributes fixed: the kink at x = 1 of one
+    formula and at x = alpha of the other meet at alpha = 1 in neither formula, so neither splits alpha there (each
+    did: 6 cases for 2, and seed 3333's batch proof spent minutes in a spurious `0 < alpha < 1` its formulas never
+    have alone)."""
+    forwards = [sympy.Piecewise((X - 1, X > 1), (0, True)), sympy.Piecewise((X - ALPHA, X > ALPHA), (0, True))]
+    forms = [(f, backward_of(f), {}) for f in forwards]
+    specfile.write(tmp_path, "fuzz_t5_backward", specfile.batch_source("fuzz_t5_backward", forms, "tests"))
+    op = codegen.load_specs(tmp_path)["fuzz_t5_backward"]
+    assert [c.label for c in cases(op)] == ["f0=false, alpha > 0", "f0=true, alpha > 0"]
 
 
 def test_a_failing_formula_is_narrowed_to_a_reproducer(tmp_path, monkeypatch):

@@ -158,5 +158,13 @@ def test_a_root_of_a_square_plus_a_nonnegative_scalar_is_scaled_and_equal():
         at = {e: v, eps: 0.25}
         assert abs(sympy.N(out.subs(at).replace(Opaque, lambda a: a), 60) - v / (v * v + 0.0625) ** 0.5) < 1e-15
     assert scaled_square_roots(sympy.sqrt(e**2 + b), {e}) == sympy.sqrt(e**2 + b)   # b's sign unknown
+    # a power beyond ±1 is of root/s formed first: no constant s**∓3 = 2**±198 outside FLOAT (fuzz seed 3434)
+    for k in (3, -3, 5):
+        out = scaled_square_roots((1 + e**2) ** sympy.Rational(k, 2), {e})
+        assert all(abs(float(n)) < 2.0 ** 127 for n in out.atoms(sympy.Number) if n != 0)
+        assert all(abs(float(n)) > 2.0 ** -149 for n in out.atoms(sympy.Number) if n != 0)
+        for v in (5e18, -3e30, 7.0):
+            got = sympy.N(out.subs(e, v).replace(Opaque, lambda a: a), 60)
+            assert abs(got / sympy.N((1 + sympy.Float(v, 60) ** 2) ** sympy.Rational(k, 2), 60) - 1) < 1e-15
     assert scaled_square_roots(sympy.sqrt(e**2 + b), {e}, {b}) != sympy.sqrt(e**2 + b)   # Requires b > 0
     assert scaled_square_roots(sympy.sqrt(e**2 + y), {e, y}) == sympy.sqrt(e**2 + y)   # a tensor term

@@ -349,12 +349,13 @@ def measure(rec: Record, op, p: Prepared, got, fmt) -> None:
         ieee = _same_class(got, p.formula.reshape(-1), fmt)
         e = np.broadcast_to(p.bound, shape).reshape(-1)
         loose = np.broadcast_to(p.unsure, shape).reshape(-1) | (~nonfinite_in & ~np.isfinite(e))
-        # an infinity where the exact result leaves the dtype and the formula's rounding bound exceeds its value:
-        # its sign is rounding's (C, FLOAT16: sin((beta + x)**2*(x - t)**2)*... at x = 157, the argument 6e8 off by
-        # far more than pi in FLOAT, -inf for +inf; fuzz9, seed 3232), as `sign_unsure` is for an infinite gradOutput
-        with np.errstate(invalid="ignore"):
-            v = np.abs(np.broadcast_to(np.asarray(p.formula, dtype=np.float64), shape).reshape(-1))
-            loose = loose | (~nonfinite_in & np.isinf(got.astype(np.float64)) & np.isfinite(e) & (v <= e))
+        # on finite inputs, an exact result that leaves the dtype is a number too: the kernel's value is judged as
+        # `judge` judges one the dtype holds, against the formula's value with twice its bound and one ulp, an
+        # infinity where that interval reaches past the dtype's largest value on its side.  Where the bound exceeds
+        # the value, rounding decides the size and sign (C, FLOAT16: sin((beta + x)**2*(x - t)**2)*... at x = 157,
+        # the argument 6e8 off by far more than pi in FLOAT: -inf for +inf, fuzz seed 3232; cos(pi**2*x**2)*... at
+        # x = -65504: 13592 for -inf, seed 3434), as `sign_unsure` decides for an infinite gradOutput
+        loose = loose | (~nonfinite_in & np.isinf(ref) & _within_bound(got, p.formula, e, shape, fmt))
     else:
         ieee = loose = np.zeros(got.shape, bool)
     if p.sign_unsure is not None:   # an infinite gradOutput times a local derivative whose sign rounding decides
@@ -408,6 +409,18 @@ def measure(rec: Record, op, p: Prepared, got, fmt) -> None:
             rec.n_torch_differs += 1
             _add(rec.torch_differs, Example(s.group, s.case, _describe(op, s.kw, shape, i), float(got[i]),
                                             float(ref[i]), float(th[i])))
+
+
+def _within_bound(got, formula, e, shape, fmt):
+    """Where the kernel's value is within 2e + one ulp of the formula's value f (float64; `judge`'s tolerance): a
+    finite value that close, or the infinity of a side [f - 2e, f + 2e] reaches past the dtype's largest value."""
+    g = got.astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        f = np.broadcast_to(np.asarray(formula, dtype=np.float64), shape).reshape(-1)
+        tol = 2 * e + ulp_of(np.where(np.isfinite(g), g, fmt.max), fmt)
+        finite = np.isfinite(g) & (np.abs(g - f) <= tol)
+        inf = ((g == np.inf) & (f + tol >= fmt.max)) | ((g == -np.inf) & (f - tol <= -fmt.max))
+        return np.isfinite(f) & np.isfinite(e) & (finite | inf)
 
 
 def judge(rec: Record, op, p: Prepared, got, want, measured, fmt) -> None:
