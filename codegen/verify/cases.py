@@ -210,6 +210,21 @@ def _gap(high, low):
     return sympy.Symbol(f"{high.name}_minus_{low.name}", positive=True)
 
 
+def _forward_exprs(op: Op, variant: Variant) -> list:
+    """(expression, variable) pairs whose branch points split the scalars: the variant's forward in the op's variable
+    and its backward in x where the op has one, with the variant's bool and int64 attributes fixed, as the proof
+    reads them (proof.Proof): the branch points of the forms other variants select split no scalar here (a fuzz
+    batch spec's 8 formulas, one per flag combination: each formula's case split had every other formula's points,
+    15 cases for 3; fuzz seed 3333)."""
+    known = {a.symbol: fixed_value(a, variant.key[a.name])
+             for a in op.attrs if a.name in variant.key and a.type in ("bool", "int64")}
+    exprs = [(sympy.sympify(op.forward_of(variant.formula)).subs(known), op.wrt)]
+    x_sym = op.x_symbol(variant.formula)
+    if x_sym is not None:
+        exprs.append((sympy.sympify(variant.expr).subs(known), x_sym))
+    return exprs
+
+
 def _operand_signs(op: Op, variant: Variant) -> list:
     """The operand tensors (element symbols) of unknown sign that multiply x in a branch condition of the forward
     or the x-form backward (`target*predict < 1`): the branch point 1/target lies on one side or the other, or
@@ -219,15 +234,7 @@ def _operand_signs(op: Op, variant: Variant) -> list:
     if not operands or op.classes is not None:
         return []
     found = []
-    # the forward with the variant's bool and int64 attributes fixed, as the proof reads it (proof.Proof): the
-    # branch points of the forms other variants select split no scalar here (a fuzz batch spec's 8 formulas, one
-    # per flag combination: each formula's case split had every other formula's points, 15 cases for 3)
-    known = {a.symbol: fixed_value(a, variant.key[a.name])
-             for a in op.attrs if a.name in variant.key and a.type in ("bool", "int64")}
-    exprs = [(sympy.sympify(op.forward_of(variant.formula)).subs(known), op.wrt)]
-    x_sym = op.x_symbol(variant.formula)
-    if x_sym is not None:
-        exprs.append((sympy.sympify(variant.expr).subs(known), x_sym))
+    exprs = _forward_exprs(op, variant)
     from .intervals import piecewise_form
     for expr, u in exprs:
         for pw in piecewise_form(expr, u).atoms(sympy.Piecewise):
@@ -250,15 +257,7 @@ def _operand_selections(op: Op, variant: Variant) -> dict:
     if not operands or op.classes is not None:
         return {}
     found = {}
-    # the forward with the variant's bool and int64 attributes fixed, as the proof reads it (proof.Proof): the
-    # branch points of the forms other variants select split no scalar here (a fuzz batch spec's 8 formulas, one
-    # per flag combination: each formula's case split had every other formula's points, 15 cases for 3)
-    known = {a.symbol: fixed_value(a, variant.key[a.name])
-             for a in op.attrs if a.name in variant.key and a.type in ("bool", "int64")}
-    exprs = [(sympy.sympify(op.forward_of(variant.formula)).subs(known), op.wrt)]
-    x_sym = op.x_symbol(variant.formula)
-    if x_sym is not None:
-        exprs.append((sympy.sympify(variant.expr).subs(known), x_sym))
+    exprs = _forward_exprs(op, variant)
     # an operand against one scalar (`Ne(target, ignoreIndex)`): the scalar is its critical value
     scalars = {p.symbol for p in op.reals} | {a.symbol for a in op.attrs if a.is_number and a.symbol is not None
                                               and a.name != op.loss_reduction}
@@ -309,15 +308,7 @@ def _branch_points(op: Op, variant: Variant, reals) -> tuple[list, dict]:
         fs = sympy.sympify(expr).free_symbols & real_set
         return next(iter(fs)) if len(fs) == 1 else None
 
-    # the forward with the variant's bool and int64 attributes fixed, as the proof reads it (proof.Proof): the
-    # branch points of the forms other variants select split no scalar here (a fuzz batch spec's 8 formulas, one
-    # per flag combination: each formula's case split had every other formula's points, 15 cases for 3)
-    known = {a.symbol: fixed_value(a, variant.key[a.name])
-             for a in op.attrs if a.name in variant.key and a.type in ("bool", "int64")}
-    exprs = [(sympy.sympify(op.forward_of(variant.formula)).subs(known), op.wrt)]
-    x_sym = op.x_symbol(variant.formula)
-    if x_sym is not None:
-        exprs.append((sympy.sympify(variant.expr).subs(known), x_sym))
+    exprs = _forward_exprs(op, variant)
     for expr, u in exprs:
         for pw in expr.atoms(sympy.Piecewise):
             for _, cond in pw.args:
