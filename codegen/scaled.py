@@ -240,6 +240,14 @@ def scale_gradient_products(temps, result, g, prelude=()):
         names.add(f"{prefix}{k}")
         return kind(f"{prefix}{k}", real=True)
 
+    down, up = Const(sympy.Rational(1, 2 ** (SCALE // 2))), Const(sympy.Integer(2) ** (SCALE // 2))
+
+    def scale_where(cond):
+        """A temporary: 2^-32 where `cond`, else 1."""
+        s = fresh("_scale")   # sorts before the spec's symbols: joins the product first
+        temps.append((s, sympy.Piecewise((down, cond), (1, True))))
+        return s
+
     def gradient_in_sum(e):
         """A product whose gradient is inside a sum factor that can leave FLOAT (SoftmaxGrad's y*(dy - r), r the
         row's sum of dy*y: dy - r is -inf at dy = -max, r > 0, where y << 1 brings the result back): that sum S a
@@ -252,12 +260,11 @@ def scale_gradient_products(temps, result, g, prelude=()):
         total = fresh()
         temps.append((total, factors[k]))
         beyond = sympy.Abs(total) > Const(MAX_FLOAT)
-        scale = fresh("_scale")
-        temps.append((scale, sympy.Piecewise((Const(sympy.Rational(1, 2 ** (SCALE // 2))), beyond), (1, True))))
+        scale = scale_where(beyond)
         summed = sympy.Add(*[sympy.Mul(scale, a) for a in factors[k].args], evaluate=False)
         scaled = fresh()
         temps.append((scaled, sympy.Mul(*(factors[:k] + [summed] + factors[k + 1:]))))
-        return sympy.Piecewise((sympy.Mul(Const(sympy.Integer(2) ** (SCALE // 2)), scaled), beyond),
+        return sympy.Piecewise((sympy.Mul(up, scaled), beyond),
                                (sympy.Mul(*(factors[:k] + [total] + factors[k + 1:])), True))
 
     def rewrite(e):
@@ -280,9 +287,7 @@ def scale_gradient_products(temps, result, g, prelude=()):
         local = fresh()
         temps.append((local, rest))
         beyond = sympy.Abs(local) > Const(MAX_FLOAT)
-        scale = fresh("_scale")   # sorts before the spec's symbols: joins the product first
-        down = Const(sympy.Rational(1, 2 ** (SCALE // 2)))
-        temps.append((scale, sympy.Piecewise((down, beyond), (1, True))))
+        scale = scale_where(beyond)
         back = []
 
         def other_scale(others):
@@ -295,9 +300,8 @@ def scale_gradient_products(temps, result, g, prelude=()):
             f = fresh()
             temps.append((f, product))
             above = beyond & (sympy.Abs(f) > 1)
-            s_f = fresh("_scale")
-            temps.append((s_f, sympy.Piecewise((down, above), (1, True))))
-            back.append(sympy.Piecewise((Const(sympy.Integer(2) ** (SCALE // 2)), above), (1, True)))
+            s_f = scale_where(above)
+            back.append(sympy.Piecewise((up, above), (1, True)))
             return sympy.Mul(s_f, *others)   # s_F joins first: 2*w is inf at w = 3e38, 2*s_F*w is not
         scaled_rest, uses = scaled_down(rest, scale, defs, other_scale)
         scaled = fresh()

@@ -38,6 +38,7 @@ from codegen.spec import Op
 from codegen.spec.params import Attr, Scalar
 
 from . import build as B
+from .doublefloat import STEP
 from .emit import project_files
 from .opapi import kernel_in_dtype, kernel_out_dtype, soc_in_dtypes
 from .plan import ARCH, Plan, lo_field, lo_params, plan
@@ -328,7 +329,7 @@ def grid_sum(kop: Op, p: Plan, args: dict, grid: tuple, product: str) -> tuple:
     rows = run_kernel(kop, p, {**args, kop.param(GRID_PASS).py_name: True}, grid, "FLOAT", product)
     total = np.sum(rows, dtype=np.float64)
     with np.errstate(over="ignore"):   # beyond FLOAT's range: inf, as ReduceSum gives it
-        return tuple(np.float32(t).reshape((1,) * len(grid)) for t in (total, total * 2.0 ** -66))
+        return tuple(np.float32(t).reshape((1,) * len(grid)) for t in (total, total * 2.0 ** -STEP))
 
 
 def variant_key(op: Op, kw: dict) -> dict:

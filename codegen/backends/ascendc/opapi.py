@@ -38,6 +38,7 @@ from codegen.template_util import render
 from codegen.text import condition_code
 
 from . import names
+from .doublefloat import STEP
 from .plan import Plan, combos, lo_field, lo_params
 from .socs import kernel_socs
 
@@ -516,7 +517,7 @@ def grid_sum_lines(p: Plan, args: list[str], grid: str) -> list[str]:
         lines[3:3] = [f"const aclTensor* {GRID_SCALED}K = {grid}K;   // (read by no form chosen here)"]
         lines += ["    // a sum of weights: also scaled by 2^-66, which the kernel reads where the sum is beyond FLOAT",
                   f"    if ({chosen(GRID_SCALED)}) {{",
-                  f"        const aclTensor* scaledRows = l0op::Muls(rowSums, {2.0 ** -66!r}F, exec);",
+                  f"        const aclTensor* scaledRows = l0op::Muls(rowSums, {2.0 ** -STEP!r}F, exec);",
                   "        CHECK_RET(scaledRows != nullptr, ACLNN_ERR_INNER_NULLPTR);",
                   *summed(GRID_SCALED, "scaledRows", "totalScaled", "        "),
                   "    }"]
