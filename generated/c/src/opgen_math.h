@@ -216,22 +216,22 @@ static inline float opgen_logf(float x)
  * (codegen/cancellation.py: BCE-with-logits' sigmoid(x) - target, Swish's, LogSoftmax's finishing pass):
  * vectorizable as opgen_expf is, where libm's exp is a scalar call that kept those loops scalar (BCE's C kernel
  * 13x slower than before the sum was widened, measured with `opgen bench --baseline`).  x = k ln2 + r,
- * |r| <= ln2/2 (ln2 in two parts: k ln2 exact for |k| < 2^11), e^r as 1 + h/d, 2^k added to the exponent field.
+ * |r| <= ln2/2 (ln2 in two parts: k ln2 exact for |k| < 2^11), e^r as n/d, 2^k added to the exponent field.
  * With hardware FMA, a rational form (Cody and Waite's, as in Cephes' exp): e^r = (Q + rR)/(Q - rR) with
  * Q(z) = 1 + q1 z + q2 z^2, R(z) = 1/2 + p1 z + p2 z^2, z = r^2 (the form holds e^-r = 1/e^r exactly, so
- * rR/Q approximates tanh(r/2)); written 1 + h/d, h = 2rR, d = Q - h/2, so that the last rounding is of 1 + a
- * correction of at most 0.42.  q1, q2, p1, p2 minimise the largest relative error of e^r on [-ln2/2, ln2/2]
- * (linearised Lawson iteration on 300 Chebyshev nodes, mpmath at 40 digits, rounded to double): 1.0e-17
- * (2^-56.4) in exact arithmetic, so the roundings decide: measured at most 2.7e-16 (2^-51.7) from the exact e^x
- * over 10^7 floats in [-708, 30] (the sigmoid below 3.7e-16; tests/test_c_math.py holds them within 2^-51
- * and 2^-50 against long double), against 2^-24 for a FLOAT result: a sum that cancels by up to 27 bits keeps
- * FLOAT's relative accuracy.  Five FMAs and two multiplies, a subtraction and an addition, and a division the
- * divider runs beside the FMA ports, where the degree-10 minimax polynomial this replaced took ten FMAs (4.2e-16
- * and 5.6e-16 measured): LogSoftmax's finishing loop 1.1x and BCE-with-logits' 1.2x faster in the cache, whose
- * sigmoid takes e^-|u| = 2^k n/d and divides once, d/(d + n 2^k) (docs/performance.md).  Without FMA: the
- * degree-12 Taylor form in separate multiplies and adds (3.6e-16 and 5.1e-16), h = p - 1 (exact: p in [0.7,
- * 1.42]), d = 1. */
-static inline void opgen_exp_parts_f64(double x, double *y, double *h, double *d)
+ * rR/Q approximates tanh(r/2)); n = Q + rR and d = Q - rR each one fused multiply-add, rounded once.
+ * q1, q2, p1, p2 minimise the largest relative error of e^r on [-ln2/2, ln2/2] (linearised Lawson iteration on
+ * 300 Chebyshev nodes, mpmath at 40 digits, rounded to double): 1.0e-17 (2^-56.4) in exact arithmetic, so the
+ * roundings decide: measured at most 2.8e-16 (2^-51.7) from the exact e^x over 10^7 floats in [-708, 30] (the
+ * sigmoid below 3.6e-16; tests/test_c_math.py holds them within 2^-51 and 2^-50 against long double), against
+ * 2^-24 for a FLOAT result: a sum that cancels by up to 27 bits keeps FLOAT's relative accuracy.  Six FMAs, a
+ * multiply and a division the divider runs beside the FMA ports, where the degree-10 minimax polynomial this
+ * replaced took ten FMAs (4.2e-16 and 5.6e-16 measured); the sigmoid takes e^-|u| = 2^k n/d and divides once,
+ * d/(d + n 2^k) (docs/performance.md).  Until session 23 e^r was written 1 + h/d (h = 2rR, d = Q - h/2: a
+ * multiply and an addition more, 2.7e-16 and 3.7e-16): n/d is 1.04-1.06x faster in LogSoftmax's and
+ * CrossEntropyLossGrad's finishing loops in L1 and 1.05-1.07x in BCE-with-logits'.  Without FMA: the degree-12
+ * Taylor form in separate multiplies and adds (3.6e-16 and 5.1e-16), n = p, d = 1. */
+static inline void opgen_exp_parts_f64(double x, double *y, double *n, double *d)
 {
     const double shifter = 6755399441055744.0;                    /* 1.5 * 2^52: adding it rounds to an integer */
 #if defined(__FMA__) || defined(__aarch64__)
@@ -240,8 +240,9 @@ static inline void opgen_exp_parts_f64(double x, double *y, double *h, double *d
     const double r = __builtin_fma(kf, -1.9082149292705877e-10, __builtin_fma(kf, -0.6931471803691238, x));
     const double z = r * r;
     const double q = __builtin_fma(__builtin_fma(z, 0.000991732586792378, 0.11110780158353718), z, 1.0);
-    *h = r * __builtin_fma(__builtin_fma(z, 6.608245462395847e-05, 0.02777446825020828), z, 1.0);   /* 2 r R */
-    *d = __builtin_fma(*h, -0.5, q);
+    const double rr = __builtin_fma(__builtin_fma(z, 3.3041227311979235e-05, 0.01388723412510414), z, 0.5);   /* R */
+    *n = __builtin_fma(r, rr, q);
+    *d = __builtin_fma(-r, rr, q);
 #else
     *y = x * 1.4426950408889634 + shifter;
     const double kf = *y - shifter;
@@ -259,7 +260,7 @@ static inline void opgen_exp_parts_f64(double x, double *y, double *h, double *d
     p = p * r + 0.5;
     p = p * r + 1.0;
     p = p * r + 1.0;
-    *h = p - 1.0;
+    *n = p;
     *d = 1.0;
 #endif
 }
@@ -267,9 +268,9 @@ static inline void opgen_exp_parts_f64(double x, double *y, double *h, double *d
 /* e^r (opgen_exp_parts_f64), k in the low bits of y */
 static inline double opgen_exp_poly_f64(double x, double *y)
 {
-    double h, d;
-    opgen_exp_parts_f64(x, y, &h, &d);
-    return 1.0 + h / d;
+    double n, d;
+    opgen_exp_parts_f64(x, y, &n, &d);
+    return n / d;
 }
 
 /* p * 2^k, k the low bits of y (opgen_exp_poly_f64), for -1022 <= k + (p's exponent) <= 1023 */
@@ -293,16 +294,16 @@ static inline double opgen_exp_f64(double x)
     return x <= 709.0 ? (x > -708.0 ? e : 0.0) : x + (double)INFINITY;
 }
 
-/* e^-|u| = n/d, n = 2^k (d + h) (opgen_exp_parts_f64), the sigmoid's: one clamp at -700 instead of opgen_exp_f64's
- * two selects (e^-700, 1e-304, and every smaller e^x vanish the same way beside FLOAT's range in the sums that
- * call it: σ(u) - t, pw t σ(u), v (1 - σ(v))); a nan u fails the comparison and stays nan.  d + h = e^r d is
- * within [0.83, 1.19]: times 2^k, k >= -1010, a normal double. */
+/* e^-|u| = 2^k n/d (opgen_exp_parts_f64; 2^k n returned), the sigmoid's: one clamp at -700 instead of
+ * opgen_exp_f64's two selects (e^-700, 1e-304, and every smaller e^x vanish the same way beside FLOAT's range in
+ * the sums that call it: σ(u) - t, pw t σ(u), v (1 - σ(v))); a nan u fails the comparison and stays nan.
+ * n = e^r d is within [0.83, 1.19]: times 2^k, k >= -1010, a normal double. */
 static inline double opgen_exp_nonpos_parts_f64(double u, double *d)
 {
-    double x = -fabs(u), y, h;
+    double x = -fabs(u), y, n;
     x = x < -700.0 ? -700.0 : x;
-    opgen_exp_parts_f64(x, &y, &h, d);
-    return opgen_exp_scale_f64(*d + h, y);
+    opgen_exp_parts_f64(x, &y, &n, d);
+    return opgen_exp_scale_f64(n, y);
 }
 
 /* Sigmoid.stable_form in double: σ(u) = 1/(1 + e) for u >= 0, e/(1 + e) below, e = e^-|u| = n/d, so d/(d + n)
