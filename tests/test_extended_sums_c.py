@@ -2,7 +2,7 @@
 CrossEntropyLossGrad's), computed in double and rounded once, against mpmath at 50 digits: where the terms cancel
 completely, across the cancellation point, where e^y overflows FLOAT but the product does not, and nan.  Each
 result is within half an ulp of the exact sum plus the double sum's own error (2^-50 of its terms: opgen_exp_f64
-is within 2.7e-16; the log-softmax edge values against the derivative of the forward, log-softmax of logits, on
+is within 2.8e-16; the log-softmax edge values against the derivative of the forward, log-softmax of logits, on
 rows that are log-softmax outputs).  With --deep: opgen_expf's error on every float, which a FLOAT-first
 evaluation of these sums would have to assume (session 12's perf5 note: measured, and not adopted)."""
 from __future__ import annotations
