@@ -31,9 +31,9 @@ off at w = 1.2e-30 (review21).  Factors at least 2^-90 in size (`least_magnitude
 
 Applied only to products of plain factors (`_plain`: numbers, tensor elements and per-call constants by +, -, *, /,
 max, min, sign and |.|, and a choice among such values, a Piecewise: WingLoss's c0*w*[omega*sign(d)/(eps + |d|) or
-sign(d)] since session 23; `can_leave_float` says which): the cost per element is the comparison, the select of s, the second
-product and the final select (C: about eight vector instructions), and with an exp or a sigmoid among the factors
-the C backend's tuned forms of those kernels were lost (0.06-0.9x main).  Complex kernels keep the plain product
+sign(d)] since session 23; `can_leave_float` says which): the cost per element is the comparison, the select of s,
+the second product and the final select (C: about eight vector instructions), and with an exp or a sigmoid among the
+factors the C backend's tuned forms of those kernels were lost (0.06-0.9x main).  Complex kernels keep the plain product
 (`unscaled`).  Cheaper where it can be (perf25, perf26): NumPy computes the plain products first and the scaled form
 only in a block where some |L| > max (`rare_path`); the C backend likewise over FLOAT16/BFLOAT16 operands, a span of
 2048 elements at a time, redone scaled where one of its results is not finite (an L beyond max makes L*g +-inf or

@@ -46,11 +46,12 @@ _FOCAL = ("a target far outside [0, 1] (3e38): 1 - 2t and t*(log sigma(x) - ...)
           "gamma*sigma(x)*sigma(-x)*(1 - 2t)*(...), where their difference and alpha_t bring the result back; at "
           "gamma = 0 that term is 0*inf = nan (a nan counts as an overflow).  Fix: a scaled form of the gamma term, "
           "not done")
-_SNAKE = ("(Ascend C) alpha*x, the sine's argument, leaves FLOAT (alpha = 3e38, x = -1.16; or x = 3e38, alpha = -1.16) "
-          "where the gradient, at most |g|(1 + 2|x|/|alpha + 1e-9|) in size, is finite: sin of an argument FLOAT cannot "
-          "hold is nan (as in PyTorch's FLOAT).  NumPy and C take the sine of the product in double, exact for two "
-          "FLOATs, where |fl(alpha*x)| > 2^16 (codegen.trig_arguments); the vector unit has no double.  Fix: the "
-          "product as a FLOAT pair (hi + lo, Veltkamp's split) reduced by the long path with lo added after, not done")
+_SNAKE = ("(Ascend C) alpha*x, the sine's argument, leaves FLOAT (alpha = 3e38, x = -1.16; or x = 3e38, "
+          "alpha = -1.16) where the gradient, at most |g|(1 + 2|x|/|alpha + 1e-9|) in size, is finite: sin of an "
+          "argument FLOAT cannot hold is nan (as in PyTorch's FLOAT).  NumPy and C take the sine of the product in "
+          "double, exact for two FLOATs, where |fl(alpha*x)| > 2^16 (codegen.trig_arguments); the vector unit has no "
+          "double.  Fix: the product as a FLOAT pair (hi + lo, Veltkamp's split) reduced by the long path with lo "
+          "added after, not done")
 OVERFLOWS: dict[tuple, str] = {
     ("aclnnSnakeBackward", "FLOAT", "ascendc"): _SNAKE,
     ("aclnnSnakeBackward", "BFLOAT16", "ascendc"): _SNAKE,
