@@ -2,9 +2,9 @@
 
 A kernel rounds the argument u = a*b to FLOAT before the sine: fl(u) is off by up to |u|*2^-24, so beyond a few
 thousand sin(fl(u)) is no longer near sin(u), and beyond 2^24 it is arbitrary; beyond FLOAT's largest, fl(u) is
-±inf and the sine nan.  SnakeBackward's sin(alpha*x) at x = 3e38, alpha = 0.8948 gave gradAlpha -1.1e38 for the
-exact 1.9e38 (fl(alpha*x) = 2.6844e38 is 2.7e30 from alpha*x); at alpha = 3e38, x = -5.8 it gave nan where the
-gradient is 0.35.  The product of two FLOATs is exact in double (48 bits), and a double sine reduces its argument
+±inf and the sine nan.  SnakeBackward's sin(alpha*x) at x = 3e38, alpha = 0.8948 gave gradAlpha 2.29e37 for the
+exact -1.08e38 (fl(alpha*x) = 2.6844e38 is 2.7e30 from alpha*x); at alpha = 3e38, x = -5.8 it gave nan where the
+gradient is 0.44.  The product of two FLOATs is exact in double (48 bits), and a double sine reduces its argument
 over the whole double range: sin((double)a*(double)b) rounded once to FLOAT is the correctly reduced value.
 
 So `exact_arguments` rewrites each sin(u) and cos(u) (in the temporaries and the result after CSE) whose argument
