@@ -48,6 +48,7 @@ from .spec.classes import GridSum
 from .spec.functions import BROADCAST, dim_size, numel_param, row_length
 from .spec.params import Attr, Scalar
 from .spec.rules import Requires
+from .trig_arguments import exact_arguments, narrowed
 
 
 @dataclass
@@ -678,6 +679,7 @@ def lower_variant(op: Op, variant: Variant) -> KernelVariant:
     # 3. elementwise CSE, canonical order for byte-identical output
     temps, (result,) = sympy.cse([expr], symbols=sympy.numbered_symbols("t", real=True), order="canonical")
     temps, result = _inline_into_extended(temps, result)
+    temps, result = exact_arguments(temps, result)   # sin(a*b) from the exact product where large (trig_arguments)
     for grad in [op.grad.symbol] + [s for s, _ in joined]:
         temps, result = _inline_gradient_products(temps, result, grad, {t.symbol for t in op.tensors})
     temps = [(s, clamped(x, bound)) for x, (s, bound) in clamps.items()] + list(temps)
@@ -865,4 +867,5 @@ def conjugated(op: Op, kv: KernelVariant) -> tuple[list, sympy.Expr]:
     conjugated tensors: every tensor but gradOutput is read conjugated."""
     rep = {t.symbol: Conj(t.symbol) for t in kv.tensors if t.symbol != op.grad.symbol}
     body, result = unscaled(kv.body, kv.result)   # the plain L*g: |L| > max tests no complex L (codegen.scaled)
+    body, result = narrowed(body, result)         # nor a complex sine's argument (codegen.trig_arguments)
     return [(s, e.xreplace(rep)) for s, e in body], result.xreplace(rep)

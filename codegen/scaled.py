@@ -30,9 +30,10 @@ off at w = 1.2e-30 (review21).  Factors at least 2^-90 in size (`least_magnitude
 (ELU 0.01x main).  An infinite input keeps its class: L is then ±inf or nan scaled too.
 
 Applied only to products of plain factors (`_plain`: numbers, tensor elements and per-call constants by +, -, *, /,
-max and min; `can_leave_float` says which): the cost per element is the comparison, the select of s, the second
-product and the final select (C: about eight vector instructions), and with an exp or a sigmoid among the factors
-the C backend's tuned forms of those kernels were lost (0.06-0.9x main).  Complex kernels keep the plain product
+max, min, sign and |.|, and a choice among such values, a Piecewise: WingLoss's c0*w*[omega*sign(d)/(eps + |d|) or
+sign(d)] since session 23; `can_leave_float` says which): the cost per element is the comparison, the select of s,
+the second product and the final select (C: about eight vector instructions), and with an exp or a sigmoid among the
+factors the C backend's tuned forms of those kernels were lost (0.06-0.9x main).  Complex kernels keep the plain product
 (`unscaled`).  Cheaper where it can be (perf25, perf26): NumPy computes the plain products first and the scaled form
 only in a block where some |L| > max (`rare_path`); the C backend likewise over FLOAT16/BFLOAT16 operands, a span of
 2048 elements at a time, redone scaled where one of its results is not finite (an L beyond max makes L*g +-inf or
@@ -112,14 +113,18 @@ def _reads(e, defs) -> frozenset:
 
 
 def _plain(e, defs) -> bool:   # defs: the temporaries (a per-call constant is plain whatever its form)
-    """A value of tensor elements, scalars and numbers by +, -, *, / and max/min alone, or the sign of one (no exp,
-    no sigmoid, no branch): x - t, w, 1/max(eps, var), sign(x - t), a per-call constant."""
+    """A value of tensor elements, scalars and numbers by +, -, *, / and max/min alone, or the sign or |.| of one
+    (no exp, no sigmoid), or a choice among such values (a Piecewise: its conditions select, they compute nothing
+    the product reads): x - t, w, 1/max(eps, var), sign(x - t), a per-call constant, WingLoss's
+    Piecewise((omega*sign(d)/(eps + |d|), |d| < omega), (sign(d), True))."""
     if isinstance(e, sympy.Symbol):
         return _plain(defs[e], defs) if e in defs else True
     if e.is_number:
         return True
-    if isinstance(e, (sympy.Add, sympy.Mul, sympy.Max, sympy.Min, sympy.sign)):   # sign: exact, -1, 0 or 1
+    if isinstance(e, (sympy.Add, sympy.Mul, sympy.Max, sympy.Min, sympy.sign, sympy.Abs)):   # sign, Abs: exact
         return all(_plain(a, defs) for a in e.args)
+    if isinstance(e, sympy.Piecewise):
+        return all(_plain(v, defs) for v, _ in e.args)
     return isinstance(e, sympy.Pow) and e.exp.is_Integer and _plain(e.base, defs)
 
 

@@ -428,7 +428,8 @@ def test_ge_glu_tanh_form_at_the_largest_inputs_is_finite(backend):
 def test_a_local_derivative_beyond_float_is_scaled_before_the_gradient_joins():
     """codegen.scaled: L*g, L a product of two factors that can be above 1 and read different values, becomes
     Piecewise((2^32k*((s*L)*g), |L| > max), (L*g, True)) with s = 2^-32 there (else 1), joined first and, where a
-    factor is a sum that can leave FLOAT, into its terms too (k = 2); both branches are L*g in exact arithmetic
+    factor is a sum that can leave FLOAT, into its terms too (k = 2), and a Piecewise of such values (WingLoss's
+    w*[omega*sign(d)/(eps + |d|) or sign(d)]) counts as one; both branches are L*g in exact arithmetic
     (cancelled, no simplify), the second the old product.  Factors of one value (y*(1 - y)), one large factor
     among bounded ones, and products with a function among their factors (exp, sigmoid) are kept."""
     from codegen.lower import Const
@@ -438,8 +439,10 @@ def test_a_local_derivative_beyond_float_is_scaled_before_the_gradient_joins():
     plain = lambda e: e.replace(lambda a: isinstance(a, Const), lambda a: a.value)   # noqa: E731
     big = Const(sympy.Integer((2**24 - 1) * 2**104))
     mean = [(c0, 1 / sympy.Symbol("numel_self", integer=True, positive=True))]   # c0 = 1/N >= 2^-63: keeps s
+    d, omega = x - t, sympy.Symbol("omega", real=True)   # WingLoss's choice among plain values (ovf8)
+    wing = sympy.Piecewise((omega * sympy.sign(d) / (eps + sympy.Abs(d)), omega > sympy.Abs(d)), (sympy.sign(d), True))
     for expr, k in [(2 * g * (x - t), 2), (c0 * g * w * x, 1), (g * x / sympy.Max(w, 1), 1),
-                    (c0 * g * (1 - t / (x + eps)), 2)]:
+                    (c0 * g * (1 - t / (x + eps)), 2), (c0 * g * w * wing, 1)]:
         temps, result = scale_gradient_products([], expr, g, mean)
         assert isinstance(result, sympy.Piecewise) and len(temps) == 3, (expr, result)
         (local, old_l), (scale, s), (scaled, product) = temps

@@ -38,30 +38,32 @@ def reason(op_name: str, dtype: str) -> str | None:
 # taking an exp of a plain value among the factors, as a temporary both products read (scaled.HeldExp: the old
 # factor order); SoftmaxGrad (y*(dy - r): dy - r beyond FLOAT at dy = -max, r > 0, where y << 1 brings the result
 # back) by codegen.scaled's products whose gradient is inside a sum factor that can leave FLOAT (that sum's terms
-# scaled by 2^-32 where it does, 2^32 after).
+# scaled by 2^-32 where it does, 2^32 after); WingLossBackward (w*omega*sign(d)/(eps + |d|) beyond FLOAT at w = 3e38
+# before |g| < 1 joined) by codegen.scaled taking a Piecewise of plain branches (and |d|) as a plain factor.  Snake's
+# nan where alpha*x leaves FLOAT is gone on NumPy and C (codegen.trig_arguments: the sine of the exact product in
+# double); its entries name Ascend C alone.
 _FOCAL = ("a target far outside [0, 1] (3e38): 1 - 2t and t*(log sigma(x) - ...) leave FLOAT inside the gamma term "
           "gamma*sigma(x)*sigma(-x)*(1 - 2t)*(...), where their difference and alpha_t bring the result back; at "
           "gamma = 0 that term is 0*inf = nan (a nan counts as an overflow).  Fix: a scaled form of the gamma term, "
           "not done")
-_SNAKE = ("alpha*x, the sine's argument, leaves FLOAT (alpha = 3e38, x = -1.16; or x = 3e38, alpha = -1.16) where "
-          "the gradient, at most |g|(1 + 2|x|/|alpha + 1e-9|) in size, is finite: sin of an argument FLOAT cannot "
-          "hold is nan in every kernel (as in PyTorch's FLOAT).  2*x before the division by alpha + 1e-9 leaves it "
-          "too for |x| > 1.7e38.  Fix: none in FLOAT short of reducing alpha*x in wider arithmetic.")
-_WING = ("w*omega/(epsilon + |x - t|) leaves FLOAT (w = 3e38, omega/(epsilon + |x - t|) > 1 where omega > epsilon) "
-         "before |g| < 1 joins (the gradient last on purpose, codegen.lower); codegen.scaled scales a product of plain "
-         "factors, not one with a quotient by a sum of |x - t|.  Fix: codegen.scaled for such a quotient, not done")
-OVERFLOWS: dict[tuple[str, str], str] = {
-    ("aclnnWingLossBackward", "FLOAT"): _WING,
-    ("aclnnSnakeBackward", "FLOAT"): _SNAKE,
-    ("aclnnSnakeBackward", "BFLOAT16"): _SNAKE,
+_SNAKE = ("(Ascend C) alpha*x, the sine's argument, leaves FLOAT (alpha = 3e38, x = -1.16; or x = 3e38, "
+          "alpha = -1.16) where the gradient, at most |g|(1 + 2|x|/|alpha + 1e-9|) in size, is finite: sin of an "
+          "argument FLOAT cannot hold is nan (as in PyTorch's FLOAT).  NumPy and C take the sine of the product in "
+          "double, exact for two FLOATs, where |fl(alpha*x)| > 2^16 (codegen.trig_arguments); the vector unit has no "
+          "double.  Fix: the product as a FLOAT pair (hi + lo, Veltkamp's split) reduced by the long path with lo "
+          "added after, not done")
+OVERFLOWS: dict[tuple, str] = {
+    ("aclnnSnakeBackward", "FLOAT", "ascendc"): _SNAKE,
+    ("aclnnSnakeBackward", "BFLOAT16", "ascendc"): _SNAKE,
     ("aclnnSigmoidFocalLossBackward", "FLOAT"): _FOCAL,
     ("aclnnSigmoidFocalLossBackward", "BFLOAT16"): _FOCAL,
 }
 
 
-def overflow_reason(op_name: str, dtype: str) -> str | None:
-    """Why this kernel's overflows (±inf where the exact result is finite) are documented, or None: they fail."""
-    return OVERFLOWS.get((op_name, dtype))
+def overflow_reason(op_name: str, dtype: str, backend: str | None = None) -> str | None:
+    """Why this kernel's overflows (±inf where the exact result is finite) are documented, or None: they fail.  An
+    entry keyed (name, dtype) covers every backend; one keyed (name, dtype, backend) that backend's kernel alone."""
+    return OVERFLOWS.get((op_name, dtype)) or OVERFLOWS.get((op_name, dtype, backend))
 
 
 # (aclnn name, dtype) -> why the kernel is off where the documented formula has no rounding-error bound (it leaves

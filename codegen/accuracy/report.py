@@ -24,7 +24,7 @@ def _documented_overflows(records) -> list[str]:
     run still found one (an entry that finds none is to be removed once `--full` finds none either)."""
     seen, out = {}, []
     for r, _ in rows(records):
-        why = known.overflow_reason(r.op_name, r.dtype)
+        why = known.overflow_reason(r.op_name, r.dtype, r.backend)
         if why is not None:
             seen.setdefault((r.op_name, r.dtype, why), []).append(r.n_overflow)
     for (name, dtype, why), counts in seen.items():

@@ -395,7 +395,7 @@ def measure(rec: Record, op, p: Prepared, got, fmt) -> None:
                                          float(ref[i]), None if th is None else float(th[i])))
         nan &= ~own
     over |= nan
-    documented_overflow = overflow_reason(rec.op_name, rec.dtype) is not None
+    documented_overflow = overflow_reason(rec.op_name, rec.dtype, rec.backend) is not None
     for i in np.flatnonzero(over):
         ex = Example(s.group, s.case, _describe(op, s.kw, shape, i), float(got[i]), float(ref[i]),
                      None if th is None else float(th[i]))

@@ -41,6 +41,7 @@ from codegen.backends.infix import InfixPrinting
 from codegen.expansions import FORMS, BeyondReduction, Opaque, SplitHi, power_form
 from codegen.cancellation import Extended
 from codegen.lower import CompensatedAdd, Const, bounded_after_first, split_last
+from codegen.trig_arguments import is_exact_branch, narrow
 from codegen.rewrite import Sigmoid
 
 from .doublefloat import lower_extended
@@ -415,6 +416,8 @@ class Lowering:
         return self._emit(name + "({dst}, {0}, {1}, calc);", v, self._emit("Duplicate({dst}, {0}, calc);", scalar))
 
     def _piecewise(self, e):
+        if is_exact_branch(e):   # no double: the argument rounded to FLOAT, as before (codegen.trig_arguments)
+            return self.value(narrow(e))
         args = list(e.args)
         if args[-1][1] != sympy.true:
             raise NotImplementedError(f"Piecewise without a final True branch: {e}")

@@ -183,6 +183,15 @@ class KernelCPrinter(InfixPrinting, C99CodePrinter):
     def _print_cos(self, expr):
         return self._call(f"cos{self.suffix}", expr.args[0])
 
+    def _print_ExactArgument(self, expr):
+        """sin or cos of a product of two FLOATs (codegen.trig_arguments): in a FLOAT kernel, libm's double one of
+        the product in double (exact) rounded once; in a DOUBLE kernel, as it stands."""
+        f = expr.args[0]
+        if not self.suffix:
+            return self._print(f)
+        a, b = (f.args[0].base,) * 2 if isinstance(f.args[0], sympy.Pow) else f.args[0].args
+        return f"(float){type(f).__name__}((double){self.parenthesize(a, FUNC)}*(double){self.parenthesize(b, FUNC)})"
+
     def _print_cosh(self, expr):
         return self._opgen("cosh", expr)
 

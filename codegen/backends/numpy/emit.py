@@ -241,6 +241,9 @@ class DoublePrinter(KernelNumPyPrinter):
     def _print_Extended(self, expr):
         return self._print(expr.args[0])   # already in double
 
+    def _print_ExactArgument(self, expr):
+        return self._print(expr.args[0])
+
     def _precedence_Extended(self, expr):
         return self.precedence_of(expr.args[0])
 

@@ -128,6 +128,14 @@ class KernelNumPyPrinter(InfixPrinting, NumPyPrinter):
     def _print_Abs(self, expr):
         return self._call("np.abs", expr.args[0])
 
+    def _print_ExactArgument(self, expr):
+        """sin or cos of a product of two FLOATs (codegen.trig_arguments): of the product in float64 (exact),
+        rounded once to FLOAT."""
+        f = expr.args[0]
+        a, b = (f.args[0].base,) * 2 if isinstance(f.args[0], sympy.Pow) else f.args[0].args
+        wide = lambda v: f"np.asarray({self._print(v)}, np.float64)"   # noqa: E731
+        return f"np.asarray(np.{type(f).__name__}({wide(a)}*{wide(b)}), np.float32)"
+
     def _print_Opaque(self, expr):
         """codegen.expansions.Opaque: its argument, as it stands."""
         return self._print(expr.args[0])
