@@ -641,14 +641,15 @@ def half_kernel(op, h: int, fn):
     along the last axis for an odd rank, the first for an even one, or interleaved where the op can
     (codegen.accuracy.split.whole_call), and the result's half `h` (written into `out=` when given)."""
     from .split import half_of, whole_call
-    dim = op.param(op.split.dim).py_name
+    dim = op.param(op.split.dim_attr).py_name if op.split.dim_attr else None
     first, second = (str(s) for s in op.wrt)
 
     def call(*, product, out=None, **kw):
         a, b = np.asarray(kw.pop(first)), np.asarray(kw.pop(second))
         joined, d = whole_call(op, a, b)
         kw.update(joined)
-        kw[dim] = d - a.ndim if d else d   # a negative dim for the last axis: both spellings get called
+        if dim is not None:
+            kw[dim] = d - a.ndim if d else d   # a negative dim for the last axis: both spellings get called
         got = fn(**kw, product=product)
         half = half_of(op, got, h, d, a.shape)
         if out is None:

@@ -195,6 +195,22 @@ def _share_memory(a, b) -> bool:
         return np.may_share_memory(a, b)
 
 
+def output_wanted(op: Op, name: str, args: dict) -> bool:
+    """Whether output `name` is allocated when `out=` does not give it: always, but a split op's extra output
+    (codegen.spec.split) only when every optional tensor its op reads is given (else it is None: not computed)."""
+    sub = next((s for s in op.per_output if s.output.name == name), None)
+    if sub is None or op.split is None or sub.split is not None:
+        return True
+    return all(args.get(op.param(t.name).py_name) is not None for t in sub.tensors if op.param(t.name).optional)
+
+
+def output_dtype_sources(op: Op, name: str) -> tuple:
+    """The inputs whose (promoted) dtype is output `name`'s default: its own `dtype_from` (SwigluGroupGrad's
+    FLOAT gradWeight, from the weight), else the op's."""
+    f = op.param(name).dtype_from
+    return (f,) if isinstance(f, str) and name != op.outputs[0].name else op.output_dtype_sources
+
+
 def several_outs(op_name: str, out, names: tuple) -> list:
     """`out=` of an op with several outputs (`names`: their aclnn names, in parameter order): None, or a tuple/list
     of one array (or None: allocate it) per output; each array must be writeable and describable, as for a single
