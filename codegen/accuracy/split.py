@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from codegen.runtime.blocks import halves as _halves
-from codegen.spec.split import tied_values
+from codegen.spec.split import per_row_tensors, tied_values
 
 
 def _dim(op, kw, ndim) -> int:
@@ -96,6 +96,28 @@ def whole_call(op, a, b) -> tuple[dict, int]:
     return kw, d
 
 
+def _element_rows(op, kw: dict, a, b) -> dict:
+    """A call of split op `op` (with per-row tensors) whose rows are the elements of the halves a and b: x [N, 2],
+    the tensors of the halves' shape [N, 1], the per-row ones [N], the tensors only an extra output reads given
+    (zeros) when the per-row ones are; every row computed."""
+    from codegen.spec.split import extra_params
+    n = a.size
+    rows = {op.param(t).py_name for t in per_row_tensors(op)}
+    out = {}
+    for k, v in kw.items():
+        if isinstance(v, np.ndarray):
+            v = np.broadcast_to(v, a.shape).reshape(n) if k in rows else np.broadcast_to(v, a.shape).reshape(n, 1)
+        out[k] = v
+    out[op.param(op.split.tensor).py_name] = np.concatenate([a.reshape(n, 1), b.reshape(n, 1)], axis=1)
+    given = any(out.get(r) is not None for r in rows)
+    for p in extra_params(op):
+        if p.kind == "tensor" and out.get(p.py_name) is None:
+            out[p.py_name] = np.zeros((n, 1), a.dtype) if given else None
+    if op.split.rows:
+        out[op.param(op.split.rows).py_name] = None
+    return out
+
+
 def half_of(op, got, h: int, d: int, shape) -> np.ndarray:
     """Half `h` of the output `got` of a `whole_call` whose halves had `shape`."""
     if op.split.interleaved:
@@ -147,6 +169,11 @@ def samples(op, dtype: str, sizes, seed: int = 0) -> list:
             if a.ndim == 0:
                 continue
             kw = {k: v for k, v in s.kw.items() if k not in names}
+            if per_row_tensors(op):   # each element a row of its own (H = 1): a per-row tensor per element
+                s.kw, s.shape = _element_rows(op, kw, a, b), (a.size, 2)
+                s.out, s.holder, s.case = None, None, f"d/d{half.wrt}: {s.case}"
+                out.append(s)
+                continue
             joined_kw, d = whole_call(op, a, b)
             kw.update(joined_kw)
             if dim is not None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
-from codegen.spec import DEFAULT_PRODUCT, Op
+from codegen.spec import Op
 from codegen.spec import rules as R
 
 from . import checks as _chk
@@ -82,7 +82,7 @@ class KernelCall:
         missing = [n for n in self.names if n not in kw]
         if missing:
             raise TypeError(f"{op.snake_name}() missing required keyword argument {missing[0]!r}")
-        self.product = kw.get("product", DEFAULT_PRODUCT)
+        self.product = kw.get("product", op.default_product)
         self.out = kw.get("out")
         self.requested = _chk.requested_dtype(kw.get("out_dtype"))
         self.args = {n: kw[n] for n in self.names}

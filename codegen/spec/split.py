@@ -127,10 +127,10 @@ def half_ops(op) -> list:
         half = Op(
             name=op.name, params=params, wrt=sym, forward=forward, backward=forms, dtypes=op.dtypes,
             # (the op's Requires too: conditions on its scalars, which the half's proof cases respect)
-            # (a tensor per row, PerRow, is read broadcast along the row: the half op's own samples may broadcast
-            # it any way, each element is still the gradient at its position)
+            # (a tensor per row, PerRow, is read broadcast along the row; the half op has it per element, and the
+            # oracle calls the op with each element a row of its own: codegen.accuracy.runner.half_kernel)
             rules=[R.MinRank(*names, n=1), R.MaxRank(*names, n=8), R.ShapeSame(*names)]
-            + [R.BroadcastTo(t, names[0]) for t in rows_read]
+            + [R.ShapeSame(names[0], *rows_read)] * bool(rows_read)
             + [r for r in op.rules if isinstance(r, R.Requires)], description=op.description, forward_name=op.forward_name,
             compute_dtype=op.compute_dtype, compute=dict(op.compute), at=dict(op.at), source=op.source)
         half.half_of = (op, h)
@@ -205,8 +205,9 @@ def split_output_ops(op) -> list:
         tensors = [p.name for p in sub_params if isinstance(p, Tensor)]
         full = [n for n in tensors if n not in per_row_tensors(op)]
         w = next(p.name for p in sub_params if isinstance(p, Tensor) and p.symbol == o.wrt)
-        rules = [R.MinRank(*tensors, n=1), R.MaxRank(*tensors, o.name, n=8), R.ShapeSame(*full),
-                 R.BroadcastTo(w, full[0]), R.ShapeSame(w, o.name)]
+        # (the per-row tensor of gradOutput's shape here: the kernels read it broadcast along the row, and the
+        # oracle measures this op element by element, each element a row of its own: codegen.accuracy.runner)
+        rules = [R.MinRank(*tensors, n=1), R.MaxRank(*tensors, o.name, n=8), R.ShapeSame(*full, w, o.name)]
         sub = Op(name=op.name, params=sub_params, wrt=o.wrt, forward=forms[0].forward,
                  backward=[dataclasses.replace(f, forward=None) for f in forms], dtypes=op.dtypes, rules=rules,
                  description=op.description, forward_name=op.forward_name, compute_dtype=op.compute_dtype,

@@ -197,7 +197,7 @@ def _compute__grad_weight_out_optional(grad_y, y_origin_optional, out):
             _store(out, result)  # round once to the output dtype (overflow gives inf)
 
 
-def swiglu_group_grad(*, grad_y, x, weight_optional, y_origin_optional, group_index_optional, clamp_limit, product="ascend910b", out=None):
+def swiglu_group_grad(*, grad_y, x, weight_optional, y_origin_optional, group_index_optional, clamp_limit, product="ascend950", out=None):
     """aclnnSwigluGroupGrad: returns (gradXOut, gradWeightOutOptional).
 
     `out` is None or a tuple of one array (or None) per output; each output it does not give is allocated (an

@@ -49,7 +49,7 @@ def split_op_function(op: Op, c: dict) -> str:
     outs, subs = op.outputs, op.per_output
     names = [o.py_name for o in outs]
     inputs = c["input_names"]
-    params = "".join(f"{n}, " for n in inputs) + 'product="ascend910b", out=None'
+    params = "".join(f"{n}, " for n in inputs) + f'product="{op.default_product}", out=None'
     body = [f'"""{op.name}: returns ({", ".join(o.name for o in outs)}).', "",
             "`out` is None or a tuple of one array (or None) per output; each output it does not give is allocated "
             "(an", "extra output only when every optional tensor it reads is given: else it is None).",
