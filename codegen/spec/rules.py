@@ -186,10 +186,9 @@ class MinRank(Rule):
 
 
 @dataclass(frozen=True, init=False)
-class DimAtMost(Rule):
-    """Dimension `dim` of each tensor (negative counts from the end) is at most `n`: ScaledMaskedSoftmaxBackward's
-    last axis S2 <= 4096.  A tensor of lower rank has no such dimension and passes (a rank rule says what it must
-    have)."""
+class _DimBound(Rule):
+    """A bound `n` on dimension `dim` of each tensor (negative counts from the end); a tensor of lower rank has no
+    such dimension and passes (a rank rule says what it must have)."""
     category = "shape"
     dim: int = -1
     n: int = 0
@@ -198,6 +197,11 @@ class DimAtMost(Rule):
         super().__init__(*params)
         object.__setattr__(self, "dim", dim)
         object.__setattr__(self, "n", n)
+
+
+@dataclass(frozen=True, init=False)
+class DimAtMost(_DimBound):
+    """Dimension `dim` is at most `n`: ScaledMaskedSoftmaxBackward's last axis S2 <= 4096."""
 
     def describe(self, lang, op=None):
         return {"zh": f"{_names(self.params)}的第{self.dim}维大于{self.n}。",
@@ -205,17 +209,8 @@ class DimAtMost(Rule):
 
 
 @dataclass(frozen=True, init=False)
-class DimAtLeast(Rule):
-    """Dimension `dim` of each tensor (negative counts from the end) is at least `n`: SwigluGroupGrad's H > 0 (an
-    empty [0, H] gradY is accepted, a [4, 0] one is not).  A tensor of lower rank has no such dimension and passes."""
-    category = "shape"
-    dim: int = -1
-    n: int = 0
-
-    def __init__(self, *params: str, dim: int = -1, n: int):
-        super().__init__(*params)
-        object.__setattr__(self, "dim", dim)
-        object.__setattr__(self, "n", n)
+class DimAtLeast(_DimBound):
+    """Dimension `dim` is at least `n`: SwigluGroupGrad's H > 0 (an empty [0, H] gradY is accepted, [4, 0] not)."""
 
     def describe(self, lang, op=None):
         return {"zh": f"{_names(self.params)}的第{self.dim}维小于{self.n}。",

@@ -898,21 +898,9 @@ def _extra_calls(op: Op, extras, renamed: dict) -> list[str]:
                  f'memory (a per-row tensor of that layout is not supported)", OP);',
                  "{", f"    const aclTensor *const every[] = {{{every}}};",
                  f"    opgen_call_broadcast(&calls[ncalls], {len(sub.tensors)}, every);", "}"]
-        first = True
-        for v, kv in group:
-            s = v["suffix"]
-            ppr = KernelCPrinter({sym: f"prm{s}.{f}" for _, f, sym in _fields(kv)})
-            inner = [f"memset(&prm_extra{s}, 0, sizeof prm_extra{s});"]
-            inner += [re.sub(r"^prm\.", f"prm_extra{s}.", line).replace(f"prm{s}.", f"prm_extra{s}.")
-                      for line in _fill(kv, ppr)]
-            inner += [f"opgen_call_input(&calls[ncalls], {arg(t.name)});" for t in kv.tensors]
-            inner += call_kernels(kv, v, "calls[ncalls]", o)
-            inner += [f"params[ncalls] = &prm_extra{s};", f"sizes[ncalls] = sizeof prm_extra{s};"]
-            if v["dispatch"]:
-                body += [f"{'if' if first else 'else if'} ({v['dispatch']}) {{", *["    " + b for b in inner], "}"]
-            else:
-                body += inner
-            first = False
+        for i, (v, kv) in enumerate(group):
+            body += several.dispatched(v, several.variant_call(kv, v, _Fill, "ncalls", f"prm_extra{v['suffix']}", o,
+                                                               arg), i == 0)
         body += [f"opgen_call_output(&calls[ncalls], &{o}_per_row);",
                  f"calls[ncalls].sum_to = opgen_broadcast_differs(&calls[ncalls], &{o}_per_row);",
                  "ncalls++;"]
