@@ -281,8 +281,12 @@ def test_a_read_only_out_is_refused_by_every_backend(backend):
     """A read-only `out=` (a broadcast view, an array marked read-only) gets the same ValueError from every
     backend, naming the op, before any check; and it is left as it was."""
     from .error_inputs import valid_call
+    from codegen import backends
+    runs_on = getattr(backends.get(backend), "products", None)
     for name in sorted(OPS):
         op = OPS[name]
+        if runs_on is not None and not runs_on(op):   # (no Ascend C kernel of an Ascend 950 only op)
+            continue
         kw = valid_call(op, np.random.default_rng(1))
         results = kernel(name)(**kw)
         several = isinstance(results, tuple)   # several outputs: each one read-only in turn, the others None
