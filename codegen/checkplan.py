@@ -18,6 +18,7 @@ C) on one parameter:
     Step("format_not_private", "self")                   not a private format (NC1HWC0, FRACTAL_Z, ...)
     Step("max_rank", "self", n=8) / ("min_rank", ...)
     Step("dim_at_most", "gradOutput", n=4096, values=(-1,))   dimension -1 at most 4096
+    Step("dim_at_least", "gradY", n=1, values=(-1,))     dimension -1 at least 1
     Step("shape_same", "self", ref="gradOutput")
     Step("broadcast_to", "weight", ref="self")            broadcasts to exactly ref's shape
     Step("same_or_one", "y", ref="x")                     ref's shape, or exactly one element
@@ -31,11 +32,16 @@ C) on one parameter:
     Step("dim_in_range", "dim", ref="self")
     Step("dim_even", "self", ref="dim")                  self's size along dim is even (a split in halves)
     Step("shape_halved", "gradOut", ref="self", others=("dim",))   self's shape with dim halved
+    Step("shape_halved_at", "gradY", ref="x", n=-1)      x's shape with axis -1 exactly twice gradY's there
     Step("class_target", "target", ref="self")           self's shape without its class axis (codegen.spec.classes)
     Step("class_count", "weight", ref="self")            as many elements as self has classes
     Step("per_channel", "weight", ref="self", n=1)       1 element, or as many as self has along dimension n
     Step("channel_grad", "gradWeight", ref="weight", others=("self",), n=1)   [C] for C != 1 weights, else weight's
     Step("one_element", "totalWeight")                   exactly one element
+    Step("not_empty", "groupIndex")                      at least one element
+    Step("per_row", "weight", ref="gradY")               as many elements as gradY has rows (all but its last axis)
+    Step("not_null_when", "gradWeight", ref="weight")    not null when weight is given (161001)
+    Step("present_with", "yOrigin", ref="weight")        given when weight is given
     Step("sample_shaped", "gradOutput", ref="self", others=("reduction",))   per sample for none, else one element
     Step("one_of", "reduction", values=(0, 1, 2))
     Step("requires", "alpha", rule=<Requires>)           a SymPy condition, under `rule.when`
@@ -89,6 +95,8 @@ def _rule_steps(r: R.Rule) -> list[Step]:
         return [Step("min_rank", n, n=r.n, rule=r) for n in P]
     if isinstance(r, R.DimAtMost):
         return [Step("dim_at_most", n, n=r.n, values=(r.dim,), rule=r) for n in P]
+    if isinstance(r, R.DimAtLeast):
+        return [Step("dim_at_least", n, n=r.n, values=(r.dim,), rule=r) for n in P]
     if isinstance(r, R.ShapeSame):
         return [Step("shape_same", n, ref=P[0], rule=r) for n in P[1:]]
     if isinstance(r, R.ShapeSameOrOneElement):   # (before BroadcastTo: it is one, restricted)
@@ -109,6 +117,8 @@ def _rule_steps(r: R.Rule) -> list[Step]:
     if isinstance(r, R.DimEven):
         return [Step("dim_even", P[0], ref=P[1], rule=r)]
     if isinstance(r, R.ShapeHalved):
+        if r.axis is not None:   # a fixed axis: ref's size there twice the tensor's
+            return [Step("shape_halved_at", P[0], ref=P[1], n=r.axis, rule=r)]
         return [Step("shape_halved", P[0], ref=P[1], others=(P[2],), rule=r)]
     if isinstance(r, R.ClassTarget):
         return [Step("class_target", P[0], ref=P[1], rule=r)]
@@ -120,6 +130,14 @@ def _rule_steps(r: R.Rule) -> list[Step]:
         return [Step("channel_grad", P[0], ref=P[1], n=r.dim, others=(P[2],), rule=r)]
     if isinstance(r, R.OneElement):
         return [Step("one_element", n, rule=r) for n in P]
+    if isinstance(r, R.NotEmpty):
+        return [Step("not_empty", n, rule=r) for n in P]
+    if isinstance(r, R.PerRow):
+        return [Step("per_row", P[0], ref=P[1], rule=r)]
+    if isinstance(r, R.NotNullWhen):
+        return [Step("not_null_when", P[0], ref=P[1], rule=r)]
+    if isinstance(r, R.PresentWith):
+        return [Step("present_with", P[1], ref=P[0], rule=r)]
     if isinstance(r, R.SampleShaped):   # values: the reduction's values that mean none
         return [Step("sample_shaped", P[0], ref=P[1], others=(P[2],), rule=r)]
     if isinstance(r, R.OneOf):

@@ -13,10 +13,11 @@ from .spec.example import problems as example_problems
 from .spec.functions import BROADCAST, DIVIDING_MODES, REDUCTION_MODES, DimSum, count_parts, numel_param
 from .spec.classes import GridSum
 from .spec.params import ATTR_TYPES, FORWARD_OUTPUT, GRAD, ROLES, Attr, IntArray, Output, Param, Scalar, Tensor, Text
-from .spec.rules import (CATEGORIES, ArrayInRange, ArrayLength, ChannelGrad, DimEven, DimInRange, OneOf, PerChannel, Requires, Rule, SampleShaped,
+from .spec.rules import (CATEGORIES, ArrayInRange, ArrayLength, ChannelGrad, DimEven, DimInRange, NotNullWhen, OneOf, PerChannel, PerRow, PresentWith, Requires, Rule, SampleShaped,
                          ShapeHalved,
                          ShapeSame)
 from .spec.sequence import IN_SEQUENCE
+from .spec.split import extra_params
 from .vocabulary import check_op as _check_vocabulary
 
 
@@ -41,6 +42,11 @@ def validate(op: Op) -> None:
             _check_math(h, half_fail)
             _check_at(h, half_fail)
             _check_vocabulary(h, half_fail)
+        for sub in op.per_output[1:]:   # the extra outputs' own elementwise ops (codegen.spec.split)
+            out_fail = lambda msg, name=sub.output.name: fail(f"output {name}: {msg}")
+            _check_math(sub, out_fail)
+            _check_at(sub, out_fail)
+            _check_vocabulary(sub, out_fail)
     elif len(op.outputs) > 1:   # each output's mathematics is its own op's (codegen.spec.outputs)
         from .spec.outputs import check as check_outputs
         check_outputs(op, fail)
@@ -90,7 +96,9 @@ def _check_params(op, fail):
             fail(f"parameter {p.name}: unknown role {p.role!r}")
         # (a split op's row count is read by the call, not the kernels: codegen.spec.split)
         rows = op.split is not None and p.name == op.split.rows
-        if isinstance(p, Tensor) and p.optional and p.default is None and not rows:
+        # (nor a tensor only a split op's extra outputs read: such an output is computed when it is given)
+        extra = op.split is not None and p.name in {q.name for q in extra_params(op)}
+        if isinstance(p, Tensor) and p.optional and p.default is None and not rows and not extra:
             fail(f"optional tensor {p.name} needs a default value"
                  + (f" (or, as a row count, Split(rows={p.name!r}))" if op.split is not None else ""))
         if isinstance(p, Scalar) and p.optional and (isinstance(p.default, bool)
@@ -322,6 +330,26 @@ def _check_dtypes(op, fail):
             fail("COMPLEX compute needs an elementwise backward without branches or complex constants")
 
 
+def _check_presence_rule(op, r, fail):
+    """NotNullWhen(o, t): o an optional pointer, t an optional tensor, before every rule but another
+    NotNullWhen (a null check); PresentWith(t, u): two optional tensors; PerRow(t, ref): t an input tensor, ref a
+    tensor."""
+    a, b = (op.param(n) for n in r.params)
+    name = type(r).__name__
+    if isinstance(r, PerRow):
+        if not isinstance(a, Tensor) or not isinstance(b, (Tensor, Output)):
+            fail(f"PerRow({a.name}, {b.name}): an input tensor per row of a tensor")
+        return
+    want_a = (Tensor, Output) if isinstance(r, NotNullWhen) else (Tensor,)
+    if not isinstance(a, want_a) or not getattr(a, "optional", False) or not isinstance(b, Tensor) or not b.optional:
+        fail(f"{name}({a.name}, {b.name}): both must be optional "
+             f"{'pointers (an output or an input tensor)' if isinstance(r, NotNullWhen) else 'input tensors'}")
+    if isinstance(r, NotNullWhen):
+        i = next(k for k, q in enumerate(op.rules) if q is r)   # (its position: equal rules compare equal)
+        if any(not isinstance(q, NotNullWhen) for q in op.rules[:i]):
+            fail(f"NotNullWhen({a.name}, {b.name}) is a null check (161001): list it before every other rule")
+
+
 def _check_channel_rule(op, r, fail):
     """PerChannel(w, x, dim): w an input tensor read per channel of x (elementwise ops only: its view is laid
     along dim before broadcasting); ChannelGrad(gw, w, x, dim): gw an output, w's PerChannel rule with the same x
@@ -347,8 +375,10 @@ def _check_rules(op, fail):
         for n in r.params:
             if n not in names:
                 fail(f"rule {type(r).__name__} names a missing parameter {n!r}")
-        if r.category == "null":
+        if r.category == "null" and not isinstance(r, NotNullWhen):
             fail("null checks are derived from the parameters; do not list NotNull")
+        if isinstance(r, (NotNullWhen, PresentWith, PerRow)):
+            _check_presence_rule(op, r, fail)
         if isinstance(r, (DimInRange, OneOf)) and not isinstance(op.param(r.params[0]), Attr):
             fail(f"{type(r).__name__} needs an Attr first, got {r.params[0]}")
         arrays = [n for n in r.params if isinstance(op.param(n), IntArray)]
@@ -370,13 +400,18 @@ def _check_rules(op, fail):
             if extra:
                 fail(f"Requires({r.params[0]}) uses {', '.join(sorted(map(str, extra)))}, not a scalar or attribute")
         elif type(r).__name__ not in ("DimInRange", "OneOf"):  # (every other rule reads tensors)
-            if isinstance(r, (DimEven, ShapeHalved, SampleShaped)):   # ... and these an int64 attribute last
+            attr_last = isinstance(r, (DimEven, SampleShaped)) or isinstance(r, ShapeHalved) and r.axis is None
+            if isinstance(r, ShapeHalved) and r.axis is not None and (
+                    len(r.params) != 2 or not isinstance(r.axis, int) or isinstance(r.axis, bool)):
+                fail(f"ShapeHalved({', '.join(r.params)}, axis={r.axis!r}): a fixed axis (an int) halves the second "
+                     f"tensor's shape into the first's: two tensors")
+            if attr_last:   # ... and these an int64 attribute last
                 kinds = ("int64", "string") if isinstance(r, SampleShaped) else ("int64",)   # (a reduction string)
                 if not isinstance(op.param(r.params[-1]), Attr) or op.param(r.params[-1]).type not in kinds:
                     fail(f"{type(r).__name__} needs an {' or '.join(kinds)} Attr last, got {r.params[-1]}")
             if isinstance(r, SampleShaped) and r.params[-1] != op.loss_reduction:
                 fail(f"SampleShaped needs the loss reduction attribute last, got {r.params[-1]}")
-            for n in r.params[:-1] if isinstance(r, (DimEven, ShapeHalved, SampleShaped)) else r.params:
+            for n in r.params[:-1] if attr_last else r.params:
                 if not isinstance(op.param(n), (Tensor, Output)):
                     fail(f"{type(r).__name__} applies to tensors; {n} is not one")
         if isinstance(r, (PerChannel, ChannelGrad)):

@@ -217,6 +217,30 @@ def error_inputs(op, base: dict, product: str):
             c = ref.shape[r.dim] if ref.ndim > r.dim else 1
             a = _arr(base, op, P[0])
             out.append(ErrorInput(_set(base, op, P[0], np.zeros((c + 1,), a.dtype)), r.status, P[0], rule))
+        elif isinstance(r, R.NotNullWhen) and not isinstance(op.param(P[0]), Output):   # (a null output: the C
+            # API's; in Python, out=None allocates, as for NotNull)
+            out.append(ErrorInput(_set(base, op, P[0], None), r.status, P[0], rule))
+        elif isinstance(r, R.PresentWith):   # the second left out while the first is given
+            out.append(ErrorInput(_set(base, op, P[1], None), r.status, P[1], rule))
+        elif isinstance(r, R.PerRow):   # one element more than the rows
+            a = _arr(base, op, P[0])
+            out.append(ErrorInput(_set(base, op, P[0], np.zeros((a.size + 1,), a.dtype)), r.status, P[0], rule))
+        elif isinstance(r, R.NotEmpty):
+            for n in P:
+                a = _arr(base, op, n)
+                out.append(ErrorInput(_set(base, op, n, np.zeros((0,) * max(a.ndim, 1), a.dtype)), r.status, n, rule))
+        elif isinstance(r, R.DimAtLeast):   # one less than n along dim
+            for n in P:
+                a = _arr(base, op, n)
+                if -a.ndim <= r.dim < a.ndim and r.n > 0:
+                    shape = list(a.shape)
+                    shape[r.dim] = r.n - 1
+                    out.append(ErrorInput(_set(base, op, n, np.zeros(shape, a.dtype)), r.status, n, rule))
+        elif isinstance(r, R.ShapeHalved) and r.axis is not None:   # the reference one longer: odd along the axis
+            a = _arr(base, op, P[1])
+            shape = list(a.shape)
+            shape[r.axis] += 1
+            out.append(ErrorInput(_set(base, op, P[1], np.zeros(shape, a.dtype)), r.status, P[0], rule))
         elif isinstance(r, R.OneElement):
             for n in P:
                 a = _arr(base, op, n)

@@ -235,16 +235,20 @@ def _split_samples(op, dtype: str, rng, n: int) -> list[Sample]:
     """A split op (codegen.spec.split): one sample per distinct variant key (its variants are its halves, both
     run in every call), the input of shape (n, 2) split along its last axis: gradOutput and the other tensors
     (n, 1)."""
+    from codegen.spec.split import extra_params, per_row_tensors
     t = NP[dtype]
-    src, dim = op.param(op.split.tensor), op.param(op.split.dim)
+    src = op.param(op.split.tensor)
+    dim = op.param(op.split.dim_attr) if op.split.dim_attr else None   # (a fixed axis: Split(dim=-1))
+    rows = per_row_tensors(op)
+    extra = {p.name for p in extra_params(op)}
     out, seen = [], []
     for variant in op.variants:
         if variant.key in seen:
             continue
         seen.append(variant.key)
-        kw = {dim.py_name: int(rng.choice([-1, 1]))}
+        kw = {dim.py_name: int(rng.choice([-1, 1]))} if dim else {}
         for a in op.attrs:
-            if a.name in variant.key or a.type in ("bool", "string") or (a.values and a.name != dim.name):
+            if a.name in variant.key or a.type in ("bool", "string") or (a.values and (dim is None or a.name != dim.name)):
                 kw[a.py_name] = variant.key.get(a.name, a.typical)
         half = op.halves[0]
         kw.update(_scalar_values(half, next(v for v in half.variants if v.key == variant.key), rng))
@@ -253,10 +257,16 @@ def _split_samples(op, dtype: str, rng, n: int) -> list[Sample]:
                 kw[tensor.py_name] = (rng.standard_normal((n, 2)) * 3).astype(t)
             elif tensor.name == op.split.rows:   # a row count (codegen.spec.split): every one of the n rows
                 kw[tensor.py_name] = np.array([n], np.int64)
+            elif variant.key.get(tensor.name) == ABSENT or (tensor.name in extra and any(
+                    variant.key.get(r) == ABSENT for r in rows)):   # (only an extra output reads it: with the rows')
+                kw[tensor.py_name] = None
+            elif tensor.name in rows:   # one value per row (PerRow), as [n]
+                kw[tensor.py_name] = rng.uniform(0.2, 2, (n,)).astype(np.float32 if tensor.dtypes else t)
             elif tensor.role == GRAD:
                 kw[tensor.py_name] = rng.uniform(-2, 2, (n, 1)).astype(t)
             else:
-                kw[tensor.py_name] = rng.uniform(0.2, 2, (n, 1)).astype(t)
+                own = {d for ds in (tensor.dtypes or {}).values() for d in ds}
+                kw[tensor.py_name] = rng.uniform(0.2, 2, (n, 1)).astype(t if not own or dtype in own else np.float32)
         kw.update(tied_values(op, kw))   # a tensor holding a function of a half: the forward's value
         label = ", ".join(f"{k}={v}" for k, v in variant.key.items())
         out.append(Sample(kw, variant, None, label or "default"))

@@ -19,6 +19,8 @@ from .conftest import REPO
 from .samples import ascendc_plan as plan   # (once per op: planning again costs CPU on every case)
 
 OPS = codegen.load_specs()
+# (an Ascend 950 only op has no Ascend C project: SwigluGroupGrad)
+OPS = {n: op for n, op in OPS.items() if kernel_socs(op)}
 GENERATED = REPO / "generated" / "ascendc"
 
 

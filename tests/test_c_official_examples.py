@@ -145,7 +145,23 @@ def _geglu_expected_by_torch(text: str, facts=()) -> list[float]:
 
 # the programs that print their result in a format of their own, or whose data differ from the spec's Example:
 # (how a value is printed, the expected values)
+def _swiglu_group_expected_by_torch(text: str) -> list[float]:
+    """quant/swiglu_group_grad/examples/test_aclnn_swiglu_group_grad.cpp (run on the Ascend 950, which the program
+    asks for): gradY 1, x 0.5, weight 1, yOrigin 0.3, groupIndex {T}, clampLimit 3 on [T, 2H] = [4, 32]; it prints
+    the first 10 of gradXOut (all in x0's half) and of gradWeightOut (T = 4 of them).  Read back from its text."""
+    import torch
+    for fact in ("int64_t T = 4;", "int64_t H = 16;", "float clampLimit = 3.0f;", "hostX(GetShapeSize(xShape), 0.5f)",
+                 "hostYOrigin(GetShapeSize(yOriginShape), 0.3f)", "hostGradY(GetShapeSize(gradYShape), 1.0f)"):
+        assert fact in text, fact
+    x = torch.full((4, 32), 0.5, dtype=torch.float64, requires_grad=True)
+    x0, x1 = torch.clamp(x[:, :16], max=3.0), torch.clamp(x[:, 16:], -3.0, 3.0)
+    (x0 * torch.sigmoid(x0) * x1).sum().backward()
+    return [float(f"{v:f}") for v in x.grad.reshape(-1)[:10].tolist()] + [float(f"{0.3 * 16:f}")] * 4
+
+
 BY_TORCH = {
+    "quant/swiglu_group_grad/examples/test_aclnn_swiglu_group_grad.cpp": (
+        r"grad(?:X|Weight)Out\[\d+\] is: (\S+)", _swiglu_group_expected_by_torch),
     "activation/ge_glu_grad_v2/examples/test_aclnn_ge_glu_backward.cpp": (
         r"result\[\d+\] is: (\S+)", _geglu_expected_by_torch),
     "activation/ge_glu_grad_v2/examples/test_aclnn_ge_glu_v3_backward.cpp": (
@@ -247,7 +263,11 @@ def test_official_example_builds_unchanged_and_prints_the_right_values(path, tmp
                             str(prefix / "lib" / "libopgen_aclnn.a"), "-lm", "-lpthread", "-o", str(exe)],
                            capture_output=True, text=True)
     assert build.returncode == 0, build.stderr[-3000:]
-    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+    # (an op the default SoC does not run: its program asks for the SoC of its table, SwigluGroupGrad's 950)
+    socs = [next(iter(op.dtypes)) for n in dict.fromkeys(OP_CALL.findall(code_only(text))) if (op := OPS.get(n))
+            and "ascend910b" not in op.dtypes]
+    env = dict(os.environ, OPGEN_SOC_VERSION=socs[0]) if socs else None
+    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60, env=env)
     assert run.returncode == 0, run.stdout + run.stderr
     printed = run.stdout
     if path in SELF_VERDICT:

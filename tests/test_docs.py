@@ -240,11 +240,11 @@ def test_error_table_matches_what_the_checker_reports(ops, name):
     rows = table_rows(section(page(op, "en"), f"{op.name}GetWorkspaceSize").split("- Return value")[1])
     fn = codegen.kernel(name)
     base = valid_call(op, np.random.default_rng(1))
-    base = dict(base, out=fn(**base, product="ascend910b"))
+    base = dict(base, out=fn(**base, product=op.default_product))
     hit = set()
-    for case in error_inputs(op, base, "ascend910b"):
+    for case in error_inputs(op, base, op.default_product):
         with pytest.raises(codegen.AclnnError) as info:
-            fn(**case.kw, product="ascend910b")
+            fn(**case.kw, product=op.default_product)
         status, param = info.value.status, info.value.param
         matching = [i for i, (s, code, words) in enumerate(rows)
                     if int(code) == status and s == STATUS_NAMES[status] and re.search(rf"\b{param}\b", words)]
@@ -260,12 +260,12 @@ def test_error_table_matches_what_the_checker_reports(ops, name):
             empty = {k: (v.reshape(-1)[:1] if k in channel else np.empty((0,), v.dtype)
                          if isinstance(v, np.ndarray) else None if k == "out" and op.per_output else v)
                      for k, v in base.items()}
-            fn(**empty, product="ascend910b")
+            fn(**empty, product=op.default_product)
             assert rows[i][:2] == ["ACLNN_SUCCESS", "0"], f"{name}: the EmptyReturns row is {rows[i]}"
             hit.add(i)
     unreachable = {i for i, r in enumerate(op.all_rules)
                    if type(r).__name__ == "DtypeCastable"
-                   or (type(r).__name__ == "NotNull" and isinstance(op.param(r.params[0]), Output))
+                   or (type(r).__name__ in ("NotNull", "NotNullWhen") and isinstance(op.param(r.params[0]), Output))
                    or r.category == "empty"}   # a success row (EmptyReturns): no rule-breaking call produces it
     assert set(range(len(rows))) - hit <= unreachable, \
         f"{name}: rows no rule-breaking call produces: {[rows[i] for i in set(range(len(rows))) - hit - unreachable]}"

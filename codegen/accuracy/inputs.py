@@ -597,6 +597,8 @@ def layout_groups(ctx: Context) -> list[Sample]:
                                 {k: v for k, v in t.items()}, bshape))
         if isinstance(r, R.BroadcastTo):
             present = [n for n in r.params[:-1] if ctx.variant.key.get(n) != "absent"]
+            if not present:   # (every tensor that would broadcast is absent in this variant)
+                continue
             # (a ShapeSameOrOneElement broadcasts one element only: no cut along an axis)
             for cut in ((),) if isinstance(r, R.ShapeSameOrOneElement) else ((1, 5), ()):
                 # cut to 1 along the first axis, or to one element (of rank 0, or of the minimum rank); a broadcast

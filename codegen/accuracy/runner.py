@@ -633,22 +633,74 @@ def split_halves(ops: dict, backends: list[str], kernels: dict | None) -> tuple[
             out[key] = half
             for b in backends:
                 made[(key, b)] = half_kernel(op, h, whole[b])
+        for k, sub in enumerate(op.per_output[1:], start=1):   # an extra output's op (codegen.spec.split)
+            key = f"{name}[{sub.output.name}]"
+            out[key] = sub
+            for b in backends:
+                made[(key, b)] = _element_rows_kernel(op, whole[b], k)
     return out, made
+
+
+def _element_rows_kernel(op, fn, k: int, h: int | None = None):
+    """Split op `op`'s kernel `fn` (with per-row tensors: codegen.spec.split) as a kernel of an elementwise op of
+    it, each element a row of its own (H = 1): gradOutput and the tensors of its shape as [N, 1], the per-row
+    tensors as [N], the halves joined as x [N, 2]; the result is output k's (for the first, half h's column).  The
+    tensors only an extra output reads are given when the per-row tensors are (what that output needs)."""
+    from codegen.spec.split import extra_params, per_row_tensors
+    rows = {op.param(n).py_name for n in per_row_tensors(op)}
+    extra = {p.py_name for p in extra_params(op) if p.kind == "tensor"}
+    first, second = (str(s) for s in op.wrt)
+    split = op.split
+    from codegen.spec.example import resolve
+    ex = resolve(op)   # (an attribute or scalar the extra output's op does not read: the call example's value)
+    fixed = {p.py_name: ex.scalars[p.name] if p.kind == "scalar" else ex.attrs[p.name]
+             for p in op.params if p.kind in ("scalar", "attr")}
+
+    def call(*, product, out=None, **kw):
+        kw = {**fixed, **kw}
+        shape = np.shape(kw[op.grad.py_name])
+        n = int(np.prod(shape, dtype=np.int64))
+        flat = lambda a: np.ascontiguousarray(np.broadcast_to(np.asarray(a), shape)).reshape(n, 1)
+        a, b = (kw.pop(s, None) for s in (first, second))
+        kw = {key: (None if v is None else flat(v).reshape(n) if key in rows else flat(v))
+              if isinstance(v, np.ndarray) else v for key, v in kw.items()}
+        dtype = np.asarray(kw[op.grad.py_name]).dtype
+        if a is None:   # an extra output's op: no halves; x of zeros (its gradient is not read)
+            a = b = np.zeros(shape, dtype)
+        kw[op.param(split.tensor).py_name] = np.concatenate([flat(a), flat(b)], axis=1)
+        given = any(kw.get(r) is not None for r in rows)
+        for e in extra:
+            if e not in kw or kw[e] is None:
+                kw[e] = np.zeros((n, 1), dtype) if given else None
+        if split.rows:
+            kw.setdefault(op.param(split.rows).py_name, None)
+        got = fn(**kw, product=product)[k]
+        got = np.asarray(got)[:, h] if h is not None else np.asarray(got)
+        got = got.reshape(shape)
+        if out is None:
+            return got
+        out[...] = got
+        return out
+    return call
 
 
 def half_kernel(op, h: int, fn):
     """The split op's kernel `fn` as a kernel of its half op `h`: the halves (the half op's tensors) concatenated
     along the last axis for an odd rank, the first for an even one, or interleaved where the op can
     (codegen.accuracy.split.whole_call), and the result's half `h` (written into `out=` when given)."""
+    from codegen.spec.split import per_row_tensors
+    if per_row_tensors(op):   # a per-row tensor: each element a row of its own
+        return _element_rows_kernel(op, fn, 0, h)
     from .split import half_of, whole_call
-    dim = op.param(op.split.dim).py_name
+    dim = op.param(op.split.dim_attr).py_name if op.split.dim_attr else None
     first, second = (str(s) for s in op.wrt)
 
     def call(*, product, out=None, **kw):
         a, b = np.asarray(kw.pop(first)), np.asarray(kw.pop(second))
         joined, d = whole_call(op, a, b)
         kw.update(joined)
-        kw[dim] = d - a.ndim if d else d   # a negative dim for the last axis: both spellings get called
+        if dim is not None:
+            kw[dim] = d - a.ndim if d else d   # a negative dim for the last axis: both spellings get called
         got = fn(**kw, product=product)
         half = half_of(op, got, h, d, a.shape)
         if out is None:

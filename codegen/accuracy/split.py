@@ -14,11 +14,11 @@ from __future__ import annotations
 import numpy as np
 
 from codegen.runtime.blocks import halves as _halves
-from codegen.spec.split import tied_values
+from codegen.spec.split import per_row_tensors, tied_values
 
 
 def _dim(op, kw, ndim) -> int:
-    return int(kw[op.param(op.split.dim).py_name]) % max(ndim, 1)
+    return op.split.dim_of(op, kw, ndim)
 
 
 def _interleaved(op, kw) -> bool:
@@ -33,7 +33,7 @@ def halves_of(op, kw: dict) -> tuple[int, list[dict]]:
     split = op.split
     src = np.asarray(kw[op.param(split.tensor).py_name])
     d = _dim(op, kw, src.ndim)
-    layout = [split.tensor, split.dim, split.interleaved, split.rows]
+    layout = [split.tensor, split.dim_attr, split.interleaved, split.rows]
     base = {k: v for k, v in kw.items() if k not in [op.param(n).py_name for n in layout if n]}
     if split.merged:
         from codegen.runtime.rows import Rows
@@ -79,10 +79,11 @@ def half_shape(op, kw: dict, shape) -> tuple:
 
 def whole_call(op, a, b) -> tuple[dict, int]:
     """(keywords, axis) of a call of split op `op` whose halves are `a` and `b` (of one shape): joined along the last
-    axis for an odd rank, the first for an even one; an op that can interleave its halves is called interleaved
+    axis for an odd rank, the first for an even one (along its fixed axis for `Split(dim=-1)`); an op that can interleave its halves is called interleaved
     (each row alternating a's elements and b's), every row computed."""
     split = op.split
-    d = a.ndim - 1 if a.ndim % 2 else 0
+    # (a fixed axis is that axis)
+    d = split.dim % a.ndim if split.dim_attr is None else a.ndim - 1 if a.ndim % 2 else 0
     kw = {}
     if split.rows:
         kw[op.param(split.rows).py_name] = None
@@ -93,6 +94,28 @@ def whole_call(op, a, b) -> tuple[dict, int]:
     else:
         kw[op.param(split.tensor).py_name] = np.concatenate([a, b], axis=d)
     return kw, d
+
+
+def _element_rows(op, kw: dict, a, b) -> dict:
+    """A call of split op `op` (with per-row tensors) whose rows are the elements of the halves a and b: x [N, 2],
+    the tensors of the halves' shape [N, 1], the per-row ones [N], the tensors only an extra output reads given
+    (zeros) when the per-row ones are; every row computed."""
+    from codegen.spec.split import extra_params
+    n = a.size
+    rows = {op.param(t).py_name for t in per_row_tensors(op)}
+    out = {}
+    for k, v in kw.items():
+        if isinstance(v, np.ndarray):
+            v = np.broadcast_to(v, a.shape).reshape(n) if k in rows else np.broadcast_to(v, a.shape).reshape(n, 1)
+        out[k] = v
+    out[op.param(op.split.tensor).py_name] = np.concatenate([a.reshape(n, 1), b.reshape(n, 1)], axis=1)
+    given = any(out.get(r) is not None for r in rows)
+    for p in extra_params(op):
+        if p.kind == "tensor" and out.get(p.py_name) is None:
+            out[p.py_name] = np.zeros((n, 1), a.dtype) if given else None
+    if op.split.rows:
+        out[op.param(op.split.rows).py_name] = None
+    return out
 
 
 def half_of(op, got, h: int, d: int, shape) -> np.ndarray:
@@ -136,7 +159,8 @@ def samples(op, dtype: str, sizes, seed: int = 0) -> list:
     concatenated along the last axis for an odd rank, the first for an even one; no `out=` (a half op's view
     has a half's shape)."""
     from .inputs import samples as half_samples
-    src, dim = op.param(op.split.tensor).py_name, op.param(op.split.dim).py_name
+    src = op.param(op.split.tensor).py_name
+    dim = op.param(op.split.dim_attr).py_name if op.split.dim_attr else None
     out = []
     for h, half in enumerate(op.halves):
         names = [half.param(str(s)).py_name for s in op.wrt]
@@ -145,9 +169,15 @@ def samples(op, dtype: str, sizes, seed: int = 0) -> list:
             if a.ndim == 0:
                 continue
             kw = {k: v for k, v in s.kw.items() if k not in names}
+            if per_row_tensors(op):   # each element a row of its own (H = 1): a per-row tensor per element
+                s.kw, s.shape = _element_rows(op, kw, a, b), (a.size, 2)
+                s.out, s.holder, s.case = None, None, f"d/d{half.wrt}: {s.case}"
+                out.append(s)
+                continue
             joined_kw, d = whole_call(op, a, b)
             kw.update(joined_kw)
-            kw[dim] = d
+            if dim is not None:
+                kw[dim] = d
             shape = list(s.shape)
             shape[d] *= 2
             kw.update(tied_values(op, kw))   # a tensor holding a function of a half: the forward's value

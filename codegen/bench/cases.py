@@ -259,7 +259,8 @@ def _split_make(op: Op):
     ex = resolve(op)
     fixed = {p.py_name: ex.scalars[p.name] if p.kind == "scalar" else ex.attrs[p.name]
              for p in op.params if p.kind in ("scalar", "attr")}
-    fixed[op.param(op.split.dim).py_name] = -1
+    if op.split.dim_attr:
+        fixed[op.param(op.split.dim_attr).py_name] = -1
 
     def make(rng, n, dt):
         kw = dict(fixed)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
-from codegen.spec import DEFAULT_PRODUCT, Op
+from codegen.spec import Op
 from codegen.spec import rules as R
 
 from . import checks as _chk
@@ -82,7 +82,7 @@ class KernelCall:
         missing = [n for n in self.names if n not in kw]
         if missing:
             raise TypeError(f"{op.snake_name}() missing required keyword argument {missing[0]!r}")
-        self.product = kw.get("product", DEFAULT_PRODUCT)
+        self.product = kw.get("product", op.default_product)
         self.out = kw.get("out")
         self.requested = _chk.requested_dtype(kw.get("out_dtype"))
         self.args = {n: kw[n] for n in self.names}
@@ -193,6 +193,22 @@ def _share_memory(a, b) -> bool:
         return np.shares_memory(a, b, max_work=10 ** 6)
     except np.exceptions.TooHardError:
         return np.may_share_memory(a, b)
+
+
+def output_wanted(op: Op, name: str, args: dict) -> bool:
+    """Whether output `name` is allocated when `out=` does not give it: always, but a split op's extra output
+    (codegen.spec.split) only when every optional tensor its op reads is given (else it is None: not computed)."""
+    sub = next((s for s in op.per_output if s.output.name == name), None)
+    if sub is None or op.split is None or sub.split is not None:
+        return True
+    return all(args.get(op.param(t.name).py_name) is not None for t in sub.tensors if op.param(t.name).optional)
+
+
+def output_dtype_sources(op: Op, name: str) -> tuple:
+    """The inputs whose (promoted) dtype is output `name`'s default: its own `dtype_from` (SwigluGroupGrad's
+    FLOAT gradWeight, from the weight), else the op's."""
+    f = op.param(name).dtype_from
+    return (f,) if isinstance(f, str) and name != op.outputs[0].name else op.output_dtype_sources
 
 
 def several_outs(op_name: str, out, names: tuple) -> list:

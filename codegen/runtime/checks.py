@@ -276,6 +276,12 @@ def dim_at_most(name, value, dim, n):
         raise AclnnError(INVALID, name, f"dimension {dim} of {name} is {value.shape[dim]}, more than {n}")
 
 
+def dim_at_least(name, value, dim, n):
+    """Dimension `dim` (negative from the end) is at least n; a tensor without that dimension passes."""
+    if _concrete(value) and -value.ndim <= dim < value.ndim and value.shape[dim] < n:
+        raise AclnnError(INVALID, name, f"dimension {dim} of {name} is {value.shape[dim]}, less than {n}")
+
+
 def shape_same(ref_name, ref, name, value):
     if _concrete(ref) and _concrete(value) and ref.shape != value.shape:
         raise AclnnError(INVALID, name, f"{name} must have the shape of {ref_name} {shape_str(ref.shape)}, "
@@ -449,6 +455,20 @@ def shape_halved(name, value, ref_name, ref, dim_name, dim):
                                         f"{dim_name}={dim} halved, {shape_str(want)}, got {shape_str(value.shape)}")
 
 
+def shape_halved_at(name, value, ref_name, ref, axis):
+    """`ref` has `value`'s shape but along the fixed `axis`, where its size is exactly twice `value`'s."""
+    if not (_concrete(value) and _concrete(ref)):
+        return
+    ok = value.ndim == ref.ndim and value.ndim > 0
+    if ok:
+        d = axis % value.ndim
+        ok = all(value.shape[i] == ref.shape[i] for i in range(value.ndim) if i != d) \
+            and 2 * value.shape[d] == ref.shape[d]
+    if not ok:
+        raise AclnnError(INVALID, name, f"{name} must have the shape of {ref_name} {shape_str(ref.shape)} with "
+                                        f"axis {axis} halved (an even size there), got {shape_str(value.shape)}")
+
+
 def _without_class(shape) -> tuple:
     """A class-index tensor's shape without its class axis (1; a 1-D tensor is one sample: ())."""
     shape = tuple(shape)
@@ -513,6 +533,34 @@ def channel_grad(name, value, w_name, w, ref_name, ref, dim):
             f"[C], C = {ref_name}'s size along dimension {dim}"
         raise AclnnError(INVALID, name, f"{name} must have shape {shape_str(want)} ({why}), got "
                                         f"{shape_str(value.shape)}")
+
+
+def not_empty(name, value):
+    """`value` has at least one element."""
+    if _concrete(value) and value.size == 0:
+        raise AclnnError(INVALID, name, f"{name} must not be empty, got {shape_str(value.shape)}")
+
+
+def per_row(name, value, ref_name, ref):
+    """`value` has one element per row of `ref` (the product of its sizes but the last), in any shape."""
+    if not (_concrete(value) and _concrete(ref)):
+        return
+    rows = int(np.prod(ref.shape[:-1], dtype=np.int64))
+    if value.size != rows:
+        raise AclnnError(INVALID, name, f"{name} must have one element per row of {ref_name} "
+                                        f"{shape_str(ref.shape)}: {rows} elements, got {shape_str(value.shape)}")
+
+
+def not_null_when(name, value, given_name, given):
+    """`value` (an optional pointer) must not be null when `given` is not."""
+    if value is None and given is not None:
+        raise AclnnError(NULLPTR, name, f"{name} must not be null when {given_name} is given")
+
+
+def present_with(name, value, given_name, given):
+    """`value` (an optional tensor) must be given when `given` is."""
+    if value is None and given is not None:
+        raise AclnnError(INVALID, name, f"{name} must be given with {given_name}")
 
 
 def one_element(name, value):

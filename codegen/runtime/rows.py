@@ -62,6 +62,11 @@ class Rows:
         """A tensor of x's shape with dim halved (gradOutput), as [valid, cut/2] in the halves' order."""
         return np.reshape(t, (self.pre, self.cut // 2))[:self.valid]
 
+    def per_row(self, t):
+        """A tensor of one value per row (PerRow, any shape of `pre` elements) as [valid, 1]: broadcast along the
+        row by the kernels.  None (an optional tensor not given) stays None."""
+        return None if t is None else np.reshape(t, (self.pre, 1))[:self.valid]
+
     def out_halves(self):
         """The output's two halves, which the kernels write; the rows past the count are written 0 here."""
         self.target[self.valid:] = 0

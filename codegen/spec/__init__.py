@@ -126,6 +126,13 @@ Op(...)                    the operator; its fields, in the order a spec usually
     PerChannel(w, tensor, dim=1)   1 element, or C = tensor.shape[dim] elements of any shape; the kernels read w
                            laid along dim ([1, C, 1, ...]), and a gradient summed back to w sums every other axis
     ChannelGrad(gw, w, tensor, dim=1)  gw (w's gradient) has shape [C] when w has C != 1 elements, else w's shape
+    PerRow(w, tensor)              one element per row of tensor (the product of its sizes but the last), any shape;
+                           the kernels read w laid along those axes ([..., 1]), broadcast along the row
+    NotEmpty(*tensors)             at least one element
+    NotNullWhen(out, t)            the optional out must not be null when the optional t is given (161001; listed
+                           first, right after the derived null checks)
+    PresentWith(t, u)              the optional u must be given when the optional t is (161002)
+    DimAtLeast(*tensors, dim=-1, n)  dimension dim is at least n (a tensor without it passes)
     OneElement(*tensors)           exactly one element, any rank
     SampleShaped(g, tensor, red)   per sample of tensor for reduction none, else one element of rank <= 1
     ArrayLength(array, t, dim=0)   the IntArray has as many values as t's size along dim (which t must have)
@@ -171,9 +178,9 @@ from .torch import Const, Torch, TorchGrad
 from .split import Split
 from .rewrites import Rewrite
 from .classes import CLASS, ClassIndex, GridSum
-from .rules import (ArrayInRange, ArrayLength, Broadcastable, ClassCount, ClassTarget, BroadcastsInto, BroadcastTo, DimAtMost, DimEven, DimInRange, DtypeCastable,
+from .rules import (ArrayInRange, ArrayLength, Broadcastable, ClassCount, ClassTarget, BroadcastsInto, BroadcastTo, DimAtLeast, DimAtMost, DimEven, DimInRange, DtypeCastable,
                     DtypeSame, DtypeSupported, EmptyReturns, FormatNotPrivate, FormatSame, MaxRank, MinRank, NotNull,
-                    OneElement, OneOf, PerChannel, ChannelGrad, PromotedCastable, PromotedSame, PromotedSupported, Requires, Rule, SampleShaped, ShapeHalved,
+                    NotEmpty, NotNullWhen, OneElement, OneOf, PerChannel, ChannelGrad, PerRow, PresentWith, PromotedCastable, PromotedSame, PromotedSupported, Requires, Rule, SampleShaped, ShapeHalved,
                     ShapeIsBroadcast, ShapeSame, ShapeSameOrOneElement)
 
 __all__ = [
@@ -186,10 +193,10 @@ __all__ = [
     "ABSENT", "PRESENT", "GRAD", "FORWARD_INPUT", "FORWARD_OUTPUT", "OPERAND", "UNUSED", "RESULT",
     "DtypeSupported", "DtypeSame", "DtypeCastable", "FormatSame", "FormatNotPrivate", "MaxRank", "MinRank", "ShapeSame",
     "Broadcastable", "BroadcastTo", "ShapeSameOrOneElement", "ShapeIsBroadcast", "BroadcastsInto", "DimInRange",
-    "DimAtMost", "DimEven",
+    "DimAtLeast", "DimAtMost", "DimEven",
     "ShapeHalved", "Split", "Rewrite", "ClassIndex", "CLASS", "GridSum",
     "OneOf", "Requires", "NotNull", "Rule", "ClassTarget", "ClassCount", "OneElement", "SampleShaped",
-    "PerChannel", "ChannelGrad", "SequenceMask", "IN_SEQUENCE", "ArrayLength", "ArrayInRange",
+    "PerChannel", "ChannelGrad", "PerRow", "NotEmpty", "NotNullWhen", "PresentWith", "SequenceMask", "IN_SEQUENCE", "ArrayLength", "ArrayInRange",
     "PromotedSupported", "PromotedCastable", "PromotedSame", "EmptyReturns", "Torch", "TorchGrad", "Const",
     "DTYPES", "KERNEL_DTYPES", "DType", "PRODUCTS", "Product", "DEFAULT_PRODUCT",
 ]

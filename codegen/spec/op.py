@@ -153,6 +153,13 @@ class Op:
         return [p for p in self.params if isinstance(p, Output)]
 
     @property
+    def default_product(self) -> str:
+        """The product a Python call runs on without `product=`: ascend910b, or the first of the op's table when it
+        does not run there (SwigluGroupGrad: Ascend 950 only)."""
+        from .products import DEFAULT_PRODUCT
+        return DEFAULT_PRODUCT if DEFAULT_PRODUCT in self.dtypes else next(iter(self.dtypes))
+
+    @property
     def per_output(self) -> list:
         """An op with several outputs as one single-output op per output (codegen.spec.outputs); [] for an op
         with one output."""

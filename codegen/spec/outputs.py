@@ -39,6 +39,10 @@ def output_ops(op) -> list:
     cached = op.__dict__.get("_output_ops")
     if cached is not None:
         return cached
+    if op.split is not None:   # the split op for the first output, an elementwise op per extra output
+        from .split import split_output_ops
+        op.__dict__["_output_ops"] = split_output_ops(op)
+        return op.__dict__["_output_ops"]
     from .op import Op   # (op.py imports this module)
     out_ops = []
     for out in op.outputs:

@@ -89,6 +89,8 @@ class Output(Param):
                                            # broadcast axes to this input's own shape (the output's shape)
     wrt: sympy.Symbol | None = None        # an op with several outputs: the forward input this one is the
                                            # gradient of (None: the op's `wrt`), codegen.spec.outputs
+    optional: bool = False                 # a second output that may be null: then it is not computed
+                                           # (SwigluGroupGrad's gradWeightOutOptional; NotNullWhen says when not)
 
     kind = "output"
 

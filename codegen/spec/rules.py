@@ -186,10 +186,9 @@ class MinRank(Rule):
 
 
 @dataclass(frozen=True, init=False)
-class DimAtMost(Rule):
-    """Dimension `dim` of each tensor (negative counts from the end) is at most `n`: ScaledMaskedSoftmaxBackward's
-    last axis S2 <= 4096.  A tensor of lower rank has no such dimension and passes (a rank rule says what it must
-    have)."""
+class _DimBound(Rule):
+    """A bound `n` on dimension `dim` of each tensor (negative counts from the end); a tensor of lower rank has no
+    such dimension and passes (a rank rule says what it must have)."""
     category = "shape"
     dim: int = -1
     n: int = 0
@@ -199,9 +198,23 @@ class DimAtMost(Rule):
         object.__setattr__(self, "dim", dim)
         object.__setattr__(self, "n", n)
 
+
+@dataclass(frozen=True, init=False)
+class DimAtMost(_DimBound):
+    """Dimension `dim` is at most `n`: ScaledMaskedSoftmaxBackward's last axis S2 <= 4096."""
+
     def describe(self, lang, op=None):
         return {"zh": f"{_names(self.params)}的第{self.dim}维大于{self.n}。",
                 "en": f"dimension {self.dim} of {', '.join(self.params)} is larger than {self.n}."}[lang]
+
+
+@dataclass(frozen=True, init=False)
+class DimAtLeast(_DimBound):
+    """Dimension `dim` is at least `n`: SwigluGroupGrad's H > 0 (an empty [0, H] gradY is accepted, [4, 0] not)."""
+
+    def describe(self, lang, op=None):
+        return {"zh": f"{_names(self.params)}的第{self.dim}维小于{self.n}。",
+                "en": f"dimension {self.dim} of {', '.join(self.params)} is smaller than {self.n}."}[lang]
 
 
 @dataclass(frozen=True, init=False)
@@ -326,9 +339,23 @@ class DimEven(Rule):
 @dataclass(frozen=True, init=False)
 class ShapeHalved(Rule):
     """Tensor `params[0]` has the shape of `params[1]` with the dimension the int64 attribute `params[2]` names
-    halved (the forward output of an input split in halves along it: GLU's gradOut)."""
+    halved (the forward output of an input split in halves along it: GLU's gradOut); or, with `axis=` (a fixed
+    axis, `Split(dim=-1)`) and two tensors, `params[1]`'s shape with that axis exactly twice `params[0]`'s
+    (an odd size fails: SwigluGroupGrad's x of [4, 33] for a gradY of [4, 16])."""
+    axis: int | None = None
+
+    def __init__(self, *params: str, axis: int | None = None):
+        super().__init__(*params)
+        object.__setattr__(self, "axis", axis)
 
     def describe(self, lang, op=None):
+        if self.axis is not None:
+            t, ref = self.params
+            where = {"zh": "最后一维" if self.axis == -1 else f"第{self.axis}维",
+                     "en": "the last dimension" if self.axis == -1 else f"dimension {self.axis}"}[lang]
+            return {"zh": f"{t}的shape与{ref}在{where}上减半后的shape不一致({ref}在该维的大小须为{t}的2倍)。",
+                    "en": f"{t}'s shape differs from {ref}'s with {where} halved ({ref}'s size there must be twice "
+                          f"{t}'s)."}[lang]
         t, ref, dim = self.params
         return {"zh": f"{t}的shape与{ref}在{dim}维上减半后的shape不一致。",
                 "en": f"{t}'s shape differs from {ref}'s with dimension {dim} halved."}[lang]
@@ -397,6 +424,57 @@ class ChannelGrad(Rule):
                       f"{g}的shape与{t}不一致。",
                 "en": f"{g}'s shape is not [C] (C: {ref}'s size along dimension {self.dim}) while {t} has other "
                       f"than one element, or not {t}'s shape while {t} has one."}[lang]
+
+
+@dataclass(frozen=True, init=False)
+class PerRow(Rule):
+    """Tensor `params[0]` holds one value per row of `params[1]` (a row: its last axis; the rows: the product of
+    its other axes), in any shape with that many elements (SwigluGroupGrad's weight, [T], [T, 1] or [B, S] for a
+    gradY of [T, H] or [B, S, H]).  The kernels read it laid along those axes, as a [..., 1] view of its elements
+    in order, broadcast along the row."""
+    category = "shape"
+
+    def describe(self, lang, op=None):
+        t, ref = self.params
+        return {"zh": f"{t}的元素个数不等于{ref}除最后一维外各维大小之积(行数)。",
+                "en": f"{t} does not have as many elements as {ref} has rows (the product of its sizes but the "
+                      f"last)."}[lang]
+
+
+@dataclass(frozen=True, init=False)
+class NotEmpty(Rule):
+    """Each tensor has at least one element (SwigluGroupGrad's groupIndexOptional, "1-D and not empty")."""
+    category = "shape"
+
+    def describe(self, lang, op=None):
+        return {"zh": f"{_names(self.params)}是空Tensor(没有元素)。",
+                "en": f"{', '.join(self.params)} is empty (has no element)."}[lang]
+
+
+@dataclass(frozen=True, init=False)
+class NotNullWhen(Rule):
+    """The optional `params[0]` (an output) must not be null when the optional `params[1]` is given
+    (SwigluGroupGrad's gradWeightOutOptional when weightOptional is): 161001, checked right after the null checks
+    derived from the parameters (list it first)."""
+    category = "null"
+    status = ACLNN_ERR_PARAM_NULLPTR
+
+    def describe(self, lang, op=None):
+        t, given = self.params
+        return {"zh": f"{given}不为空时,{t}是空指针。",
+                "en": f"{t} is a null pointer while {given} is given."}[lang]
+
+
+@dataclass(frozen=True, init=False)
+class PresentWith(Rule):
+    """The optional `params[1]` must be given when the optional `params[0]` is (161002).  Both ways, twice:
+    `PresentWith(w, y), PresentWith(y, w)` (SwigluGroupGrad's weight and yOrigin, "provided together")."""
+    category = "value"
+
+    def describe(self, lang, op=None):
+        given, t = self.params
+        return {"zh": f"{given}不为空时,{t}为空。",
+                "en": f"{given} is given and {t} is not."}[lang]
 
 
 @dataclass(frozen=True, init=False)

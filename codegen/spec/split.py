@@ -55,9 +55,27 @@ from .params import FORWARD_INPUT, OPERAND, UNUSED, Attr, Output, Tensor
 class Split:
     """The tensor split into halves, and the int64 attribute naming the dimension (negative counts from the end)."""
     tensor: str
-    dim: str
+    dim: str | int                   # an int64 Attr's name, or a fixed axis (-1: the last; SwigluGroupGrad's)
     interleaved: str | None = None   # a bool Attr: true takes the even and odd elements of each row as the halves
     rows: str | None = None          # an optional INT64 Tensor: only the first sum(...) rows are computed
+
+    @property
+    def dim_attr(self) -> str | None:
+        """The int64 attribute naming the split axis, None for a fixed axis (`dim=-1`)."""
+        return None if isinstance(self.dim, int) else self.dim
+
+    def dim_of(self, op, kw: dict, ndim: int) -> int:
+        """The split axis (0 <= d < ndim) of the call `kw` (Python keywords) of a tensor of rank `ndim`."""
+        d = self.dim if self.dim_attr is None else int(kw[op.param(self.dim).py_name])
+        return d % max(ndim, 1)
+
+    def axis_words(self, lang: str) -> str:
+        """The split axis in a page's words: the attribute's name, or the fixed axis ('the last dimension')."""
+        if self.dim_attr is not None:
+            return self.dim
+        if self.dim == -1:
+            return {"zh": "最后一维", "en": "the last dimension"}[lang]
+        return {"zh": f"第{self.dim}维", "en": f"dimension {self.dim}"}[lang]
 
     @property
     def merged(self) -> bool:
@@ -82,10 +100,14 @@ def half_ops(op) -> list:
     from . import rules as R
     split = op.split
     source = op.param(split.tensor)
+    skipped = {p.name for p in extra_params(op)}
+    rows_read = set(per_row_tensors(op))
     out = []
     for h, sym in enumerate(op.wrt):
         params = []
         for p in op.params:
+            if p.name in skipped:
+                continue   # a second output, or a tensor only its forms read (codegen.spec.split: extra outputs)
             if p.name == split.tensor:
                 for k, s in enumerate(op.wrt):
                     params.append(Tensor(str(s), s, role=FORWARD_INPUT if k == h else OPERAND, dtypes=source.dtypes,
@@ -96,7 +118,7 @@ def half_ops(op) -> list:
                 params.append(dataclasses.replace(p, holds=None))   # an operand, unused where it is tied (below)
             else:
                 params.append(p)
-        names = [p.name for p in params if isinstance(p, (Tensor, Output))]
+        names = [p.name for p in params if isinstance(p, (Tensor, Output)) and p.name not in rows_read]
         forms = _forms_per_key(op, sym, [dataclasses.replace(f, wrt=None) for f in op.formulas if f.wrt == sym])
         # (each form's own forward is exact per variant; this one, every tie of this half substituted whatever
         # the variant, is what the half's validation reads: a function of the half)
@@ -105,12 +127,93 @@ def half_ops(op) -> list:
         half = Op(
             name=op.name, params=params, wrt=sym, forward=forward, backward=forms, dtypes=op.dtypes,
             # (the op's Requires too: conditions on its scalars, which the half's proof cases respect)
+            # (a tensor per row, PerRow, is read broadcast along the row; the half op has it per element, and the
+            # oracle calls the op with each element a row of its own: codegen.accuracy.runner.half_kernel)
             rules=[R.MinRank(*names, n=1), R.MaxRank(*names, n=8), R.ShapeSame(*names)]
+            + [R.ShapeSame(names[0], *rows_read)] * bool(rows_read)
             + [r for r in op.rules if isinstance(r, R.Requires)], description=op.description, forward_name=op.forward_name,
             compute_dtype=op.compute_dtype, compute=dict(op.compute), at=dict(op.at), source=op.source)
         half.half_of = (op, h)
         out.append(half)
     op.__dict__["_half_ops"] = out
+    return out
+
+
+def per_row_tensors(op) -> list[str]:
+    """The tensors read one value per row (`PerRow`): the kernels read them broadcast along the row."""
+    from . import rules as R
+    return [r.params[0] for r in op.rules if isinstance(r, R.PerRow)]
+
+
+def extra_outputs(op) -> list:
+    """A split op's outputs after the first (SwigluGroupGrad's gradWeightOutOptional): each the gradient w.r.t. a
+    per-row tensor (`Output(wrt=w, sum_to=w)` with `PerRow(w, ...)`), computed by its own forms (`output=`, each
+    with its own `forward=`) on gradOutput's shape and summed along the row; computed only when it is given and
+    every optional tensor its forms read is (SwigluGroupGrad's gradWeight needs the weight and yOrigin)."""
+    return op.outputs[1:] if op.split is not None else []
+
+
+def extra_params(op) -> list:
+    """The parameters only the extra outputs have: those outputs, and the tensors only their forms read (not the
+    forward, not the halves' forms)."""
+    extras = extra_outputs(op)
+    if not extras:
+        return []
+    names = {o.name for o in extras}
+    own = [f for f in op.formulas if f.output not in names]
+    read = set().union(sympy.sympify(op.forward).free_symbols, *(sympy.sympify(f.expr).free_symbols for f in own))
+    return [p for p in op.params if p.name in names
+            or isinstance(p, Tensor) and p.symbol is not None and p.symbol not in read and p.role != UNUSED
+            and any(p.symbol in sympy.sympify(f.expr).free_symbols for f in op.formulas if f.output in names)]
+
+
+def split_output_ops(op) -> list:
+    """A split op with extra outputs as one op per output (`Op.per_output`): the split op computing the first
+    (its own halves, rows and forms; without the extra outputs and the tensors only they read), then per extra
+    output an elementwise op on gradOutput's shape: gradOutput, the tensors its forms read (each required: the
+    output is computed only when they are given), its per-row tensor as the FORWARD_INPUT (broadcast along the
+    row, the output summed back to it), the scalars and attributes, its forms with their own forward."""
+    from . import rules as R
+    from .op import Op
+    from .outputs import forms_of
+    extras = extra_outputs(op)
+    skipped = {p.name for p in extra_params(op)}
+    first = op.outputs[0]
+    params = [p for p in op.params if p.name not in skipped]
+    names = {p.name for p in params}
+    main = Op(name=op.name, params=params, wrt=op.wrt, forward=op.forward,
+              backward=[f for f in op.formulas if f.output in (None, first.name)], dtypes=op.dtypes,
+              rules=[r for r in op.rules if set(r.params) <= names], description=op.description,
+              forward_name=op.forward_name, compute_dtype=op.compute_dtype, compute=dict(op.compute),
+              at=dict(op.at), split=op.split, source=op.source, example=op.example)
+    main.output_of = (op, first.name)
+    out = [main]
+    grad = op.grad
+    for o in extras:
+        forms = forms_of(op, o)
+        read = set().union(*(sympy.sympify(f.expr).free_symbols | sympy.sympify(f.forward).free_symbols
+                             for f in forms if f.forward is not None))
+        sub_params = []
+        for p in op.params:
+            if p is o:
+                sub_params.append(dataclasses.replace(p, wrt=None, optional=False))
+            elif isinstance(p, Tensor) and p.symbol is not None and (p.symbol in read or p.name == grad.name):
+                role = FORWARD_INPUT if p.symbol == o.wrt else (p.role if p.name == grad.name else OPERAND)
+                sub_params.append(dataclasses.replace(p, role=role, optional=False, default=None))
+            elif not isinstance(p, (Tensor, Output)) and p.symbol is not None and p.symbol in read:
+                sub_params.append(p)
+        tensors = [p.name for p in sub_params if isinstance(p, Tensor)]
+        full = [n for n in tensors if n not in per_row_tensors(op)]
+        w = next(p.name for p in sub_params if isinstance(p, Tensor) and p.symbol == o.wrt)
+        # (the per-row tensor of gradOutput's shape here: the kernels read it broadcast along the row, and the
+        # oracle measures this op element by element, each element a row of its own: codegen.accuracy.runner)
+        rules = [R.MinRank(*tensors, n=1), R.MaxRank(*tensors, o.name, n=8), R.ShapeSame(*full, w, o.name)]
+        sub = Op(name=op.name, params=sub_params, wrt=o.wrt, forward=forms[0].forward,
+                 backward=[dataclasses.replace(f, forward=None) for f in forms], dtypes=op.dtypes, rules=rules,
+                 description=op.description, forward_name=op.forward_name, compute_dtype=op.compute_dtype,
+                 compute=dict(op.compute), source=op.source)
+        sub.output_of = (op, o.name)
+        out.append(sub)
     return out
 
 
@@ -122,7 +225,8 @@ def _forms_per_key(op, sym, forms: list) -> list:
     import itertools
 
     from .op import fixed_value
-    keys = op.variant_keys()
+    skipped = {p.name for p in extra_params(op)}   # (only the extra outputs read them)
+    keys = [k for k in op.variant_keys() if k not in skipped]
     out = []
     for values in itertools.product(*[op.variant_choices(k) for k in keys]):
         key = dict(zip(keys, values))
@@ -157,7 +261,7 @@ def tied_values(op, kw: dict) -> dict:
 
     from codegen.runtime.blocks import halves
     src = np.asarray(kw[op.param(op.split.tensor).py_name])
-    d = int(kw[op.param(op.split.dim).py_name]) % max(src.ndim, 1)
+    d = op.split.dim_of(op, kw, src.ndim)
     parts = [p.astype(np.float64) for p in halves(src, d)]
     values = {a.symbol: kw[a.py_name] for a in op.attrs + op.scalars
               if a.symbol is not None and kw.get(a.py_name) is not None}
@@ -184,9 +288,11 @@ def check(op, fail) -> None:
         fail(f"split: {split.tensor!r} must name the FORWARD_INPUT tensor")
     if t.symbol is not None:
         fail(f"split: tensor {t.name} takes no symbol: its halves are wrt=(first, second)")
-    d = names.get(split.dim)
-    if not isinstance(d, Attr) or d.type != "int64":
-        fail(f"split: dim {split.dim!r} must name an int64 Attr")
+    d = names.get(split.dim) if split.dim_attr is not None else None
+    if split.dim_attr is not None and (not isinstance(d, Attr) or d.type != "int64"):
+        fail(f"split: dim {split.dim!r} must name an int64 Attr, or be a fixed axis (an int, -1 the last)")
+    if isinstance(split.dim, bool) or (split.dim_attr is None and not isinstance(split.dim, int)):
+        fail(f"split: dim {split.dim!r} must name an int64 Attr, or be a fixed axis (an int, -1 the last)")
     if split.interleaved is not None:
         i = names.get(split.interleaved)
         if not isinstance(i, Attr) or i.type != "bool":
@@ -207,12 +313,16 @@ def check(op, fail) -> None:
             fail(f"split: the half {s} is also a parameter's symbol")
         if str(s) in names:
             fail(f"split: the half {s} has a parameter's name")
+    extras = {o.name for o in extra_outputs(op)}
     for i, f in enumerate(op.formulas):
+        if f.output in extras:
+            continue   # an extra output's form (_check_extra_outputs)
         if f.wrt not in op.wrt:
             fail(f"backward formula {i + 1}: a split op's forms say which half they differentiate, "
                  f"Formula(..., wrt={op.wrt[0]}) or wrt={op.wrt[1]}")
     if op.reduce_dim is not None or op.loss_reduction is not None:
         fail("split: a row reduction or a loss reduction with a split is not implemented")
+    _check_extra_outputs(op, fail)
     from .op import fixed_value
     for t in tied_tensors(op):
         free = sympy.sympify(t.holds).free_symbols
@@ -230,6 +340,30 @@ def check(op, fail) -> None:
             if own and t.symbol in sympy.sympify(f.expr).free_symbols:
                 fail(f"backward formula {i + 1}: the form of d/d{f.wrt} reads {t.name}, which holds a function of "
                      f"{f.wrt} (write that function instead)")
+
+
+def _check_extra_outputs(op, fail) -> None:
+    """A split op's outputs after the first: each the gradient w.r.t. a per-row tensor, summed back to it, by forms
+    of its own with their own forward; the split read as rows (`rows=`, the C runtime's executor for it)."""
+    from . import rules as R
+    rows_read = per_row_tensors(op)
+    for o in extra_outputs(op):
+        w = next((t for t in op.tensors if o.wrt is not None and t.symbol == o.wrt), None)
+        if w is None or w.name not in rows_read or o.sum_to != w.name:
+            fail(f"output {o.name}: a split op's second output is the gradient w.r.t. a tensor read per row, "
+                 f"summed back to it: Output(wrt=<its symbol>, sum_to=<it>) with PerRow(<it>, ...)")
+        forms = [f for f in op.formulas if f.output == o.name]
+        if not forms or any(f.forward is None or f.wrt is not None for f in forms):
+            fail(f"output {o.name}: its forms need a forward of their own (Formula(..., output={o.name!r}, "
+                 f"forward=...)): the op's forward is written on the halves")
+        if not op.split.rows or op.split.interleaved:
+            fail(f"output {o.name}: a second output of a split op is implemented for a split read with a row count "
+                 f"(Split(..., rows=...)) and not interleaved")
+        if not any(isinstance(r, R.ShapeSame) and set(r.params) == {w.name, o.name} for r in op.rules):
+            fail(f"output {o.name}: needs ShapeSame({w.name!r}, {o.name!r}) (the gradient has the tensor's shape)")
+    for t in rows_read:
+        if not isinstance(op.param(t), Tensor) or op.param(t).name == op.split.tensor:
+            fail(f"PerRow({t}): an input tensor other than the split one")
 
 
 SECOND_HALF = "secondHalf"   # the kernel op's bool attribute choosing the second half's form

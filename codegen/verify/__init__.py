@@ -26,6 +26,8 @@ def verify_op(op, numeric: bool = True, use_cache: bool = False) -> list[Result]
         out = []
         for h in op.halves:
             out += [dataclasses.replace(r, formula=f"d/d{h.wrt}: {r.formula}") for r in verify_op(h, numeric)]
+        for sub in op.per_output[1:]:   # an extra output's gradient against its own forward (codegen.spec.split)
+            out += [dataclasses.replace(r, formula=f"{sub.output.name}: {r.formula}") for r in verify_op(sub, numeric)]
         return out
     if op.sequence is not None:   # where IN_SEQUENCE holds as any op, where not: nothing depends on x, forms 0
         from .sequence import masked_rows

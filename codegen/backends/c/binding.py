@@ -42,7 +42,7 @@ import ml_dtypes  # noqa: F401  (registers bfloat16 with NumPy)
 import numpy as np
 
 from codegen.errors import AclnnError
-from codegen.spec import DEFAULT_PRODUCT, PRODUCTS, Op
+from codegen.spec import PRODUCTS, Op
 from codegen.spec.dtypes import DTYPES
 from codegen.spec.params import Attr, IntArray, Output, Scalar, Tensor
 
@@ -224,7 +224,7 @@ class Library:
                                                                                         loader=loader))
         loader.exec_module(module)
         module.setup(self.lock, AclnnError, {d.num: acl for d, acl in ACL_OF_NUMPY.items()},
-                     dict.fromkeys(PRODUCTS), DEFAULT_PRODUCT)
+                     dict.fromkeys(PRODUCTS), self.op.default_product)
         return module
 
     def error(self, status: int) -> AclnnError:

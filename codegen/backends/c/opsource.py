@@ -791,10 +791,14 @@ def _input_lines(op: Op, kv: KernelVariant) -> list[str]:
     return lines
 
 
-def _split_phase1(op: Op, variants: list[dict], kvs: list[KernelVariant]) -> list[str]:
+def _split_phase1(op: Op, variants: list[dict], kvs: list[KernelVariant], extras=()) -> list[str]:
     """Phase 1's lines for a split op (codegen.spec.split): the halves of the input and the output along dim as
-    views, per dispatch condition one call per half (its FLOAT or DOUBLE kernel), handed to opgen_phase1_split."""
-    src, dim, out = op.split.tensor, op.split.dim, op.output.name
+    views, per dispatch condition one call per half (its FLOAT or DOUBLE kernel), handed to opgen_phase1_split;
+    `extras` [(output's op, [(variant, kernel variant)])]: a call per extra output computed (_extra_calls), all
+    handed to opgen_phase1_rows_n."""
+    from codegen.spec.split import extra_params
+    src, out = op.split.tensor, op.output.name
+    dim = op.split.dim if op.split.dim_attr else f"(int64_t)({op.split.dim})"   # an attribute, or a fixed axis
     halves = [str(s) for s in op.wrt]
     lines = [f"const int64_t split_dim = {src}->ndim == 0 ? 0 : "
              f"(({dim} % (int64_t){src}->ndim) + (int64_t){src}->ndim) % (int64_t){src}->ndim;"]
@@ -815,18 +819,27 @@ def _split_phase1(op: Op, variants: list[dict], kvs: list[KernelVariant]) -> lis
                       f"const aclTensor *const {name} = &{name}_view;",
                       f"const aclTensor {out}_{name} = opgen_half({out}, split_dim, {h});"]
         lines += [f"(void){name};   /* (a half only some kernel reads) */"]
+    per_row = {r.params[0]: r.params[1] for r in op.rules if type(r).__name__ == "PerRow"}
+    extra_only = {p.name for p in extra_params(op)}   # (read by an extra output's call only: as given)
+    for t, ref in per_row.items():   # one value per row, read broadcast along it (PerRow)
+        lines += [f"aclTensor {t}_per_row;   /* {t} laid along the rows of {ref}, [..., 1] */",
+                  f"if ({t} != NULL && !opgen_row_view({t}, {ref}, &{t}_per_row))",
+                  f'    return opgen_fail(ACLNN_ERR_INNER, "{t}", "%s: {t}\'s elements are not equally spaced in '
+                  f'memory (a per-row tensor of that layout is not supported)", OP);']
+        renamed[t] = f"&{t}_per_row"
     if merged:   # the tensors of the halves' shape (gradOutput), read as rows too
         for t in op.tensors:
-            if t.name not in (src, op.split.rows):
+            if t.name not in (src, op.split.rows) and t.name not in per_row and t.name not in extra_only:
                 lines += [f"const aclTensor {t.name}_rows = opgen_rows_of(&rows, {t.name});"]
                 renamed[t.name] = f"&{t.name}_rows"
     wide_types = wide.wide_dtypes(op)
     groups: dict = {}
     for v, kv in zip(variants, kvs):
         groups.setdefault(v["dispatch"], []).append((v, kv))
+    n = 2 + len(extras)
     for dispatch, group in groups.items():
-        body = ["opgen_call calls[2];", "memset(calls, 0, sizeof calls);", "const void *params[2];",
-                "size_t sizes[2];"]
+        body = [f"opgen_call calls[{n}];", "memset(calls, 0, sizeof calls);", f"const void *params[{n}];",
+                f"size_t sizes[{n}];"]
         if wide_types:
             tensors = ", ".join(dict.fromkeys(t.name for _, kv in group for t in kv.tensors))
             body += [f"static const aclDataType wide[] = {{{', '.join(wide_types)}}};",
@@ -851,7 +864,11 @@ def _split_phase1(op: Op, variants: list[dict], kvs: list[KernelVariant]) -> lis
                 body += ["    " + line for line in floats] + ["}"]
             else:
                 body += floats
-        if merged:
+        if extras:
+            body += _extra_calls(op, extras, renamed)
+            body.append(f"return opgen_phase1_rows_n(OP, ncalls, calls, params, sizes, {out}, &rows, workspaceSize, "
+                        "executor);")
+        elif merged:
             body.append(f"return opgen_phase1_rows(OP, calls, params, sizes, {out}, &rows, workspaceSize, executor);")
         else:
             body.append(f"return opgen_phase1_split(OP, calls, params, sizes, {out}, split_dim, workspaceSize, "
@@ -861,6 +878,37 @@ def _split_phase1(op: Op, variants: list[dict], kvs: list[KernelVariant]) -> lis
         else:
             lines += ["{", *["    " + line for line in body], "}"]
     return ["    " + line for line in lines]
+
+
+def _extra_calls(op: Op, extras, renamed: dict) -> list[str]:
+    """The calls of a split op's extra outputs (codegen.spec.split), after the halves' two: each, when it is given
+    and every optional tensor its op reads is, on gradOutput's shape with the per-row tensors laid [..., 1]
+    (`renamed`), its output the per-row view of itself, summed along the row (the call's sum_to)."""
+    per_row = {r.params[0]: r.params[1] for r in op.rules if type(r).__name__ == "PerRow"}
+    lines = ["int ncalls = 2;"]
+    for sub, group in extras:
+        o = sub.output.name
+        given = " && ".join([f"{o} != NULL"] + [f"{t.name} != NULL" for t in sub.tensors if op.param(t.name).optional])
+        arg = lambda name: renamed.get(name, name)
+        every = ", ".join(arg(t.name) for t in sub.tensors)
+        w = op.param(o).sum_to   # (the sub-op's own output carries no sum_to: the call sums along the row)
+        body = [f"aclTensor {o}_per_row;   /* {o} laid along the rows of {per_row[w]} */",
+                f"if (!opgen_row_view({o}, {per_row[w]}, &{o}_per_row))",
+                 f'    return opgen_fail(ACLNN_ERR_INNER, "{o}", "%s: {o}\'s elements are not equally spaced in '
+                 f'memory (a per-row tensor of that layout is not supported)", OP);',
+                 "{", f"    const aclTensor *const every[] = {{{every}}};",
+                 f"    opgen_call_broadcast(&calls[ncalls], {len(sub.tensors)}, every);", "}"]
+        for i, (v, kv) in enumerate(group):
+            body += several.dispatched(v, several.variant_call(kv, v, _Fill, "ncalls", f"prm_extra{v['suffix']}", o,
+                                                               arg), i == 0)
+        body += [f"opgen_call_output(&calls[ncalls], &{o}_per_row);",
+                 f"calls[ncalls].sum_to = opgen_broadcast_differs(&calls[ncalls], &{o}_per_row);",
+                 "ncalls++;"]
+        decls = [f"Params{v['suffix']} prm_extra{v['suffix']};" for v, _ in group]
+        lines += decls + [f"/* {o}: the gradient of {w}, summed along the row; computed when it and what it reads "
+                          f"are given */", f"if ({given}) {{"]
+        lines += ["    " + b for b in body] + ["}"]
+    return lines
 
 
 # the sigmoid tuned to a half output: opgen_sigmoidf_half over opgen_expf_nonpos_2p100_half (opgen_math.h)
@@ -954,8 +1002,8 @@ def check_lines(op: Op) -> list[str]:
             lines.append(f'OPGEN_TRY(opgen_check_{s.kind}("{ref}", {ref}, "{n}", {n}));')
         elif s.kind in ("max_rank", "min_rank"):
             lines.append(f'OPGEN_TRY(opgen_check_{s.kind}("{n}", {n}, {s.n}));')
-        elif s.kind == "dim_at_most":
-            lines.append(f'OPGEN_TRY(opgen_check_dim_at_most("{n}", {n}, {s.values[0]}, {s.n}));')
+        elif s.kind in ("dim_at_most", "dim_at_least"):
+            lines.append(f'OPGEN_TRY(opgen_check_{s.kind}("{n}", {n}, {s.values[0]}, {s.n}));')
         elif s.kind == "format_not_private":
             lines.append(f'OPGEN_TRY(opgen_check_format_not_private("{n}", {n}));')
         elif s.kind == "broadcast_to" and s.n is not None:   # along the listed axes only
@@ -974,6 +1022,8 @@ def check_lines(op: Op) -> list[str]:
                       f"    const aclTensor *const operands[] = {{{ptrs}}};",
                       f'    OPGEN_TRY(opgen_check_{s.kind}("{n}", {n}, {len(s.others)}, names, operands));',
                       "}"]
+        elif s.kind == "shape_halved_at":
+            lines.append(f'OPGEN_TRY(opgen_check_shape_halved_at("{n}", {n}, "{ref}", {ref}, {s.n}));')
         elif s.kind == "dim_even":
             lines.append(f'OPGEN_TRY(opgen_check_dim_even("{n}", {n}, "{ref}", {ref}));')
         elif s.kind == "shape_halved":
@@ -986,8 +1036,12 @@ def check_lines(op: Op) -> list[str]:
         elif s.kind == "channel_grad":
             o = s.others[0]
             lines.append(f'OPGEN_TRY(opgen_check_channel_grad("{n}", {n}, "{ref}", {ref}, "{o}", {o}, {s.n}));')
+        elif s.kind == "not_empty":
+            lines.append(f'OPGEN_TRY(opgen_check_not_empty("{n}", {n}));')
         elif s.kind == "one_element":
             lines.append(f'OPGEN_TRY(opgen_check_one_element("{n}", {n}));')
+        elif s.kind in ("per_row", "not_null_when", "present_with"):
+            lines.append(f'OPGEN_TRY(opgen_check_{s.kind}("{n}", {n}, "{ref}", {ref}));')
         elif s.kind == "array_length":
             lines.append(f'OPGEN_TRY(opgen_check_array_length("{n}", {n}, "{ref}", {ref}, {s.n}));')
         elif s.kind == "array_in_range":
@@ -1060,7 +1114,14 @@ def phase1_lines(op: Op, variants: list[dict]) -> list[str]:
     lines += ["    " + line for line in check_lines(op)]
     lines += [f"    (void){p.name};   /* accepted, never read (the spec says it has no effect) */"
               for p in _ignored(op)]
-    if op.per_output:   # several outputs: one call each (several.py)
+    if op.per_output and op.split is not None:   # a split op with extra outputs: the halves, then one call each
+        kvs = several.kernel_variants(op)
+        first = op.outputs[0].name
+        lines += [""] + _split_phase1(op, [v for v, (o, _, _) in zip(variants, kvs) if o.name == first],
+                                      [kv for o, _, kv in kvs if o.name == first],
+                                      extras=[(sub, [(v, kv) for v, (o, s, kv) in zip(variants, kvs) if s is sub])
+                                              for sub in op.per_output[1:]])
+    elif op.per_output:   # several outputs: one call each (several.py)
         lines += [""] + several.phase1_lines(op, variants, several.kernel_variants(op), _Fill)
     elif op.split is not None:
         lines += [""] + _split_phase1(op, variants, lower(op).variants)
@@ -1068,7 +1129,7 @@ def phase1_lines(op: Op, variants: list[dict]) -> list[str]:
         lines += ["", "    opgen_call call;", "    memset(&call, 0, sizeof call);"]
         for v in variants:
             lines += v["phase1"]
-    if variants[0]["dispatch"] and not op.per_output:
+    if variants[0]["dispatch"] and (not op.per_output or op.split is not None):
         lines.append('    return opgen_fail(ACLNN_ERR_INNER, NULL, "%s: no kernel variant for these arguments", OP);')
     return lines
 
@@ -1077,7 +1138,7 @@ def _ignored(op: Op) -> list:
     """The attributes with a symbol that no formula reads and no variant is chosen by (CrossEntropyLossGrad's
     lseSquareScaleForZloss): phase 1 reads nothing of them."""
     read = set().union(*(sympy.sympify(f.expr).free_symbols for f in op.formulas))
-    split = (op.split.dim, op.split.interleaved, op.split.rows) if op.split is not None else ()
+    split = (op.split.dim_attr, op.split.interleaved, op.split.rows) if op.split is not None else ()
     return [p for p in op.params if isinstance(p, Attr) and p.symbol is not None and p.symbol not in read
             and p.name not in op.variant_keys() and not any(p.name in r.params for r in op.rules)
             and p.name not in split]   # (the split's own attributes: ClippedSwigluGrad's interleaved)
@@ -1113,7 +1174,9 @@ def context(op: Op) -> dict:
         "sigmoid": sigmoid_helper() if uses_sigmoid else [],
         "sigmoid_half": [sigmoid_helper(HALF_TAIL)] if any(v["half_tuned"] for v in variants) else [],
         "wide_helpers": (wide.helpers(op, k) + (EXP_IN_RANGE + [""] if any(v["exp_scan"] for v in variants) else [])
-                         if not op.per_output else []),
+                         if not op.per_output else
+                         # (a split op's first output: its halves' helpers; the extra outputs' are plain)
+                         wide.helpers(op.per_output[0], lower(op.per_output[0])) if op.split is not None else []),
         "variants": variants,
         "kernel_template": template,
         "phase1": phase1_lines(op, variants),

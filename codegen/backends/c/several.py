@@ -49,9 +49,28 @@ def _views(op: Op) -> tuple[list[str], dict]:
     return lines, use
 
 
+def variant_call(kv, v: dict, fill, index: str, prm: str, out: str, arg) -> list[str]:
+    """One kernel variant's lines filling calls[index]: its constants in the struct `prm`, its inputs (`arg` maps a
+    parameter to the C expression the call reads), its kernels for output `out`, its params; under its dispatch
+    condition by the caller (`dispatched`)."""
+    from .opsource import call_kernels   # (opsource imports this module)
+    ppr = KernelCPrinter({sym: f"{prm}.{f}" for _, f, sym in fill.fields(kv)})
+    body = [f"memset(&{prm}, 0, sizeof {prm});"]
+    body += [re.sub(r"^prm\.", f"{prm}.", line) for line in fill.lines(kv, ppr)]
+    body += [f"opgen_call_input(&calls[{index}], {arg(t.name)});" for t in kv.tensors]
+    body += call_kernels(kv, v, f"calls[{index}]", out)
+    return body + [f"params[{index}] = &{prm};", f"sizes[{index}] = sizeof {prm};"]
+
+
+def dispatched(v: dict, body: list[str], first: bool) -> list[str]:
+    """`body` under the variant's dispatch condition (an `if`, or an `else if` after the first), or as it is."""
+    if not v["dispatch"]:
+        return body
+    return [f"{'if' if first else 'else if'} ({v['dispatch']}) {{", *["    " + b for b in body], "}"]
+
+
 def phase1_lines(op: Op, variants: list[dict], kvs: list, fill) -> list[str]:
     """Phase 1 after the checks: the views, each output's call (its variant chosen by the arguments), the end."""
-    from .opsource import call_kernels   # (opsource imports this module)
     views, use = _views(op)
     arg = lambda name: use.get(name, name)
     outs = op.outputs
@@ -67,20 +86,8 @@ def phase1_lines(op: Op, variants: list[dict], kvs: list, fill) -> list[str]:
             every = ", ".join(arg(t.name) for t in op.tensors)
             lines += ["{", f"    const aclTensor *const every[] = {{{every}}};",
                       f"    opgen_call_broadcast(&calls[{k}], {len(op.tensors)}, every);", "}"]
-        first = True
-        for v, sub, kv in group:
-            s = v["suffix"]
-            ppr = KernelCPrinter({sym: f"prm{s}.{f}" for _, f, sym in fill.fields(kv)})
-            body = [f"memset(&prm{s}, 0, sizeof prm{s});"]
-            body += [re.sub(r"^prm\.", f"prm{s}.", line) for line in fill.lines(kv, ppr)]
-            body += [f"opgen_call_input(&calls[{k}], {arg(t.name)});" for t in kv.tensors]
-            body += call_kernels(kv, v, f"calls[{k}]", o.name)
-            body += [f"params[{k}] = &prm{s};", f"sizes[{k}] = sizeof prm{s};"]
-            if v["dispatch"]:
-                lines += [f"{'if' if first else 'else if'} ({v['dispatch']}) {{", *["    " + b for b in body], "}"]
-            else:
-                lines += body
-            first = False
+        for i, (v, sub, kv) in enumerate(group):
+            lines += dispatched(v, variant_call(kv, v, fill, str(k), f"prm{v['suffix']}", o.name, arg), i == 0)
         if group[0][0]["dispatch"]:
             lines += ["else",
                       f'    return opgen_fail(ACLNN_ERR_INNER, NULL, "%s: no kernel variant of {o.name} for these '

@@ -26,19 +26,23 @@ def several_kernel(op, lib, checker, entry=None):
         given = _calls.several_outs(name, kw.get("out"), tuple(o.name for o in outs))
         call = _calls.KernelCall(op, dict(kw, out=None))   # the keywords and the product, as every backend reads them
         if any(o is None for o in given):
-            dtype = _chk.default_dtype(*[call.args[op.param(n).py_name] for n in op.output_dtype_sources])
+            # (a split op's extra output is allocated only when what it reads is given: else it stays None)
+            wanted = [_calls.output_wanted(op, o.name, call.args) for o in outs]
+            dtypes = [_chk.default_dtype(*[call.args[op.param(n).py_name]
+                                           for n in _calls.output_dtype_sources(op, o.name)]) for o in outs]
             values = checker(*[call.args[n] for n in call.names],
-                             *[o if o is not None else _chk.Allocate(dtype) for o in given], call.product)
+                             *[g if g is not None else _chk.Allocate(d) if w else None
+                               for g, d, w in zip(given, dtypes, wanted)], call.product)
             shape = (lambda o: _calls.shape_of_output(op, o.name, call.args)) if values is not None else \
                 (lambda o: _chk.empty_shape(lambda: _calls.shape_of_output(op, o.name, call.args),
                                             *call.args.values()))
             # (zeros for a sum, the sum over no element, and for any output of a call that ends early on an empty
             # tensor: nothing is computed into it)
-            given = [g if g is not None else
-                     (np.zeros if o.sum_to or values is None else memory.empty)(shape(o), _chk.NUMPY_DTYPES[dtype])
-                     for o, g in zip(outs, given)]
+            given = [g if g is not None or not w else
+                     (np.zeros if o.sum_to or values is None else memory.empty)(shape(o), _chk.NUMPY_DTYPES[d])
+                     for o, g, d, w in zip(outs, given, dtypes, wanted)]
         # C cannot address a byte-strided view, nor write another byte order: such an output is computed aside
-        targets = [g if g.dtype.isnative and _record(g.shape, g.strides, g.itemsize, 0) is not None
+        targets = [g if g is None or g.dtype.isnative and _record(g.shape, g.strides, g.itemsize, 0) is not None
                    else np.ascontiguousarray(g, g.dtype.newbyteorder("=")) for g in given]   # (what is not written stays)
         from .binding import Unmarshallable
         try:
@@ -50,7 +54,7 @@ def several_kernel(op, lib, checker, entry=None):
                 return tuple(given)
             raise TypeError(f"{name}: an argument cannot be passed to C") from None
         for g, t in zip(given, targets):
-            if t is not g:
+            if t is not g and g is not None:
                 np.copyto(g, t)
         return tuple(given)
 

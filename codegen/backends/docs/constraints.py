@@ -153,7 +153,7 @@ def determinism_note(op, lang):
                    f"Deterministic: the sums along {dim} run in a fixed order within each row; the same inputs on "
                    f"the same product give bitwise identical results on every run.")
     if op.split is not None and op.split.merged:
-        t, dim = op.split.tensor, op.split.dim
+        t, dim = op.split.tensor, op.split.axis_words(lang)
         return _is(lang, f"确定性计算:{t}从{dim}起合轴为行,每个输出元素只由其所在行两半中对应位置的元素及其他输入的对应元素"
                          "算出(或为0),与并行切分无关;相同输入多次运行,结果逐位相同。",
                    f"Deterministic: {t} is read as rows from {dim} on; each output element is computed from the "
@@ -161,7 +161,7 @@ def determinism_note(op, lang):
                    f"is 0), independent of how the work is split; the same inputs give bitwise identical results "
                    f"on every run.")
     if op.split is not None:
-        t, dim = op.split.tensor, op.split.dim
+        t, dim = op.split.tensor, op.split.axis_words(lang)
         return _is(lang, f"确定性计算:每个输出元素只由{t}两半中对应位置的元素及其他输入的对应元素算出,与并行切分无关;"
                          "相同输入多次运行,结果逐位相同。",
                    f"Deterministic: each output element is computed from the elements at the same position in the "

@@ -130,6 +130,9 @@ def _output_words(op, f, lang: str) -> str:
     o = _output_of(op, f)
     if not o.sum_to:
         return _is(lang, f"{o.name}", f"{o.name}")
+    if any(type(r).__name__ == "PerRow" and r.params[0] == o.sum_to for r in op.rules):   # one value per row
+        return _is(lang, f"{o.name}:沿每行(最后一维)求和,每行一个值(与{o.sum_to}一致)",
+                   f"{o.name}: summed along each row (the last axis), one value per row (as {o.sum_to})")
     return _is(lang, f"{o.name}:对{o.sum_to}被broadcast的各轴求和(逐通道的{o.sum_to}:除通道轴外的所有轴)",
                f"{o.name}: summed over the axes along which {o.sum_to} was broadcast (a per-channel {o.sum_to}: "
                f"every axis but the channel)")
@@ -139,7 +142,7 @@ def _half_words(op, f, lang: str) -> str:
     """For a split op's form: which half of the output it gives."""
     if f.wrt is None:
         return ""
-    out, dim = op.output.name, op.split.dim
+    out, dim = op.output.name, op.split.axis_words(lang)
     first = f.wrt == op.wrt[0]
     if op.split.merged:   # read as rows from dim on (codegen.spec.split)
         return _is(lang, f"{out}中{f.wrt}所在的位置(对{f.wrt}的梯度)",
@@ -175,7 +178,7 @@ def legend(op, lang: str) -> list[tuple[str, str]]:
     out = []
     param_syms = {p.symbol for p in op.params if p.symbol is not None}
     if op.split is not None:
-        t, dim = op.split.tensor, op.split.dim
+        t, dim = op.split.tensor, op.split.axis_words(lang)
         inter = op.split.interleaved
         for h, s in enumerate(op.wrt):
             if op.split.merged:   # x read as rows [pre, cut] from dim on
@@ -203,8 +206,11 @@ def legend(op, lang: str) -> list[tuple[str, str]]:
         tex = latex(p.symbol, op)
         if isinstance(p, Tensor):
             words = _is(lang, f"{p.name}中的元素", f"an element of {p.name}") + _role_words(op, p, lang)
-            if p.optional:
+            if p.optional and p.default is not None:
                 words += _is(lang, f"({p.name}为空时取{p.default})", f" ({p.default} when {p.name} is null)")
+            elif p.optional:   # read only by an output computed when it is given (codegen.spec.split)
+                words += _is(lang, f"(仅在{p.name}不为空时计算用到它的输出)",
+                             f" (an output reading it is computed only when {p.name} is given)")
             if getattr(p, "holds", None) is not None:   # a function of a half the forward passed on
                 words += _is(lang, f",正向计算的${latex(p.holds, op)}$",
                              f", which the forward computed as ${latex(p.holds, op)}$")

@@ -78,6 +78,17 @@ def _shape_phrase(r, name, lang):
         return _is(lang, f"维度不少于{r.n}维", f"at least {r.n} dimension{'s' if r.n != 1 else ''}")
     if isinstance(r, R.DimAtMost):
         return _is(lang, f"第{r.dim}维不超过{r.n}", f"dimension {r.dim} at most {r.n}")
+    if isinstance(r, R.DimAtLeast):
+        return _is(lang, f"第{r.dim}维不小于{r.n}", f"dimension {r.dim} at least {r.n}")
+    if isinstance(r, R.NotEmpty):
+        return _is(lang, "不能为空Tensor(至少一个元素)", "not empty (at least one element)")
+    if isinstance(r, R.PerRow):   # one value per row (SwigluGroupGrad's weight)
+        t, ref = r.params
+        if name != t:
+            return None
+        return _is(lang, f"元素个数须等于{ref}除最后一维外各维大小之积(行数),shape任意;每行一个值,沿行broadcast",
+                   f"as many elements as {ref} has rows (the product of its sizes but the last), in any shape; "
+                   f"one value per row, broadcast along it")
     if isinstance(r, R.ShapeSame):
         return _is(lang, f"须与{_join(others, lang)}一致", f"must equal that of {_join(others, lang)}")
     if isinstance(r, R.ShapeSameOrOneElement):
@@ -153,11 +164,23 @@ def _value_phrase(r, name, lang, op):
             return None
         return _is(lang, f"在{dim}维上的大小须为偶数(沿{dim}均分为两半)",
                    f"of an even size along {dim} (split in halves along it)")
+    if isinstance(r, R.ShapeHalved) and r.axis is not None:   # a fixed axis
+        t, ref = r.params
+        if name != t:
+            return None
+        where = _is(lang, "最后一维" if r.axis == -1 else f"第{r.axis}维",
+                    "the last dimension" if r.axis == -1 else f"dimension {r.axis}")
+        return _is(lang, f"shape须与{ref}在{where}上减半后的shape一致({ref}在该维的大小为其2倍)",
+                   f"of {ref}'s shape with {where} halved ({ref}'s size there twice its own)")
     if isinstance(r, R.ShapeHalved):
         t, ref, dim = r.params
         if name != t:
             return None
         return _is(lang, f"shape须与{ref}在{dim}维上减半后的shape一致", f"of {ref}'s shape with {dim} halved")
+    if isinstance(r, R.PresentWith):
+        given, t = r.params
+        return _is(lang, f"{given}不为空时{t}须提供", f"{t} must be given when {given} is") if name in r.params \
+            else None
     if isinstance(r, R.SampleShaped):
         g, ref, red = r.params
         if name != g:
@@ -225,7 +248,10 @@ def _tensor_details(op, p, lang):
     if dtype:
         details.append((_is(lang, "数据类型", "dtype"), dtype))
     details.append((_is(lang, "数据格式", "format"), [_format_line(op, p.name, lang)]))
-    shape = _phrases(op, p.name, "shape", lang) + [_is(lang, "支持空Tensor", "empty tensors are accepted")]
+    # (a tensor a NotEmpty rule names is not accepted empty)
+    empty = [] if any(type(r).__name__ == "NotEmpty" and p.name in r.params for r in op.rules) else \
+        [_is(lang, "支持空Tensor", "empty tensors are accepted")]
+    shape = _phrases(op, p.name, "shape", lang) + empty
     details.append(("shape", [_sentence(shape, lang)]))
     return details
 
@@ -246,7 +272,7 @@ def _format_line(op, name, lang):
 def _nullability(p, lang):
     if isinstance(p, Scalar) and p.optional:
         return _is(lang, f"可选,可传空指针,为空时取{p.default}。", f"yes: may be null, which means {p.default}.")
-    if getattr(p, "optional", False) and p.default is None:   # (a split op's row count: its description says)
+    if getattr(p, "optional", False) and getattr(p, "default", None) is None:   # (a row count, an optional output)
         return _is(lang, "可选,可传空指针,含义见描述。", "yes: may be null, as its description says.")
     if getattr(p, "optional", False):
         return _is(lang, f"可选,可传空指针,为空时按全{p.default}处理。",

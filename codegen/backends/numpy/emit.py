@@ -75,8 +75,8 @@ def _step_lines(op, s, v, pr):
         return [f'_chk.{s.kind}("{ref}", {v(ref)}, "{n}", {v(n)})']
     if s.kind in ("max_rank", "min_rank"):
         return [f'_chk.{s.kind}("{n}", {v(n)}, {s.n})']
-    if s.kind == "dim_at_most":
-        return [f'_chk.dim_at_most("{n}", {v(n)}, {s.values[0]}, {s.n})']
+    if s.kind in ("dim_at_most", "dim_at_least"):
+        return [f'_chk.{s.kind}("{n}", {v(n)}, {s.values[0]}, {s.n})']
     if s.kind == "format_not_private":
         return [f'_chk.format_not_private("{n}", {v(n)})']
     if s.kind == "broadcast_to" and s.n is not None:   # along the listed axes only
@@ -86,6 +86,8 @@ def _step_lines(op, s, v, pr):
     if s.kind in ("shape_is_broadcast", "broadcastable_with", "broadcasts_into"):
         others = ", ".join(f'"{o}", {v(o)}' for o in s.others)
         return [f'_chk.{s.kind}("{n}", {v(n)}, {others})']
+    if s.kind == "shape_halved_at":
+        return [f'_chk.shape_halved_at("{n}", {v(n)}, "{ref}", {v(ref)}, {s.n})']
     if s.kind == "dim_even":
         return [f'_chk.dim_even("{n}", {v(n)}, "{ref}", {v(ref)})']
     if s.kind == "shape_halved":
@@ -98,8 +100,12 @@ def _step_lines(op, s, v, pr):
     if s.kind == "channel_grad":
         o = s.others[0]
         return [f'_chk.channel_grad("{n}", {v(n)}, "{ref}", {v(ref)}, "{o}", {v(o)}, {s.n})']
+    if s.kind == "not_empty":
+        return [f'_chk.not_empty("{n}", {v(n)})']
     if s.kind == "one_element":
         return [f'_chk.one_element("{n}", {v(n)})']
+    if s.kind in ("per_row", "not_null_when", "present_with"):
+        return [f'_chk.{s.kind}("{n}", {v(n)}, "{ref}", {v(ref)})']
     if s.kind == "sample_shaped":
         red = s.others[0]
         return [f'_chk.sample_shaped("{n}", {v(n)}, "{ref}", {v(ref)}, {v(red)} in {none_values(op, red)!r})']
@@ -409,7 +415,7 @@ def split_context(op: Op, variants: list[dict]) -> dict | None:
     halves = [str(s) for s in op.wrt]
     return {
         "tensor": op.param(op.split.tensor).py_name,
-        "dim": op.param(op.split.dim).py_name,
+        "dim": op.param(op.split.dim).py_name if op.split.dim_attr else str(op.split.dim),
         "inputs": ", ".join(t.py_name for t in op.tensors),
         "halves": ", ".join(op.halves[0].param(h).py_name for h in halves),
         "out_halves": ", ".join(f"out_{h}" for h in halves),
@@ -424,10 +430,12 @@ def _rows_context(op: Op) -> dict | None:
     split = op.split
     if not split.merged:
         return None
-    skip = {split.tensor, split.rows}
+    from codegen.spec.split import per_row_tensors
+    skip = {split.tensor, split.rows} | set(per_row_tensors(op))
     return {"interleaved": op.param(split.interleaved).py_name if split.interleaved else None,
             "counts": op.param(split.rows).py_name if split.rows else None,
-            "others": [t.py_name for t in op.tensors if t.name not in skip]}
+            "others": [t.py_name for t in op.tensors if t.name not in skip],
+            "per_row": [op.param(n).py_name for n in per_row_tensors(op)]}
 
 
 def _rank0_line(op: Op, k: Kernel) -> str:
@@ -484,7 +492,9 @@ def several_variants(op: Op) -> dict:
         o = sub.output
         k = lower(sub)
         target = f"full_{o.py_name}" if o.sum_to else o.py_name
-        out[o.name] = [O.rename(variant_context(sub, k, kv), o, target,
+        # (a split op's first output: each half's kernel writes its half, out_a or out_b)
+        out[o.name] = [O.rename(variant_context(sub, k, kv), o,
+                                f"out_{kv.variant.half}" if sub.split is not None else target,
                                 [t.py_name for t in kv.tensors] + [p.py_name for p in kv.scalars]
                                 + [count_arg(sub, n) for n in kv.numels]) for kv in k.variants]
     return out
@@ -582,11 +592,19 @@ def _render_several(op, source_label, by_output, checks, used, helper, dtype_par
         "bshape": ", ".join(t.py_name for t in op.tensors),
         "variants": by_output,
         "py": {t.name: t.py_name for t in op.tensors},
+        # a split op's first output: its halves' calls (functions._split_calls), the other outputs per row
+        "split": split_context(op.per_output[0], by_output[op.outputs[0].name]) if op.split else None,
+        "dtype_from": {o.name: ", ".join(op.param(n).py_name for n in
+                                         ((o.dtype_from,) if isinstance(o.dtype_from, str) else op.output_dtype_sources))
+                       for o in op.outputs},
     }
     check_args = [p.py_name for p in inputs] + [o.py_name for o in op.outputs]
     definitions = [F.check_function(op.name, check_args, checks, c["converted"], bool(empty_returns))]
     definitions += [F.EXP] if "_exp" in used else []
     definitions += [F.sigmoid_function("_sigmoid", SIGMOID_DOC, helper)] if "_sigmoid" in used else []
+    if "_sigmoid64" in used:   # (a kernel computing a term in float64: a split op's clamped SwiGLU)
+        helper64_printer = DoublePrinter()
+        definitions += [F.sigmoid_function("_sigmoid64", "The same in DOUBLE.", sigmoid_helper(helper64_printer))]
     definitions += [F.F32]
     for group in by_output.values():
         for variant in group:
@@ -599,7 +617,8 @@ def _render_several(op, source_label, by_output, checks, used, helper, dtype_par
         documented_of=", ".join(o.name for o in op.outputs),
         documented=[(f"{f.output or op.outputs[0].name}: " + when_text(f.when), condition_code(f.expr, op))
                     for f in op.formulas],
-        imports=F.imports(reduce_dim=False, where="_where" in used, split=False, mathf="_mathf" in used),
+        imports=F.imports(reduce_dim=False, where="_where" in used,
+                          split=("rows" if op.split.merged else True) if op.split else False, mathf="_mathf" in used),
         dtypes=F.dtype_table({n: op.dtypes_of(n) for n in dtype_params}),
         definitions="\n\n\n".join(definitions),
     )

@@ -298,6 +298,7 @@ def _split_calls(split: dict, compute: bool) -> list[str]:
                  f"{split['halves']} = rows.halves({src})",
                  f"{split['out_halves']} = rows.out_halves()"]
         lines += [f"{t} = rows.half_rows({t})" for t in rows["others"]]
+        lines += [f"{t} = rows.per_row({t})  # one value per row, broadcast along it (PerRow)" for t in rows["per_row"]]
     else:
         lines = [f"# {src} and out cut in halves along {dim} (views): each half's kernel writes its half of out",
                  f"whole = _unaliased(out, {split['inputs']})",

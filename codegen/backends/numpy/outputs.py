@@ -39,8 +39,72 @@ def rename(v: dict, out: Output, target: str, call_args: list[str]) -> dict:
     return dict(v, suffix=suffix, call=f"_compute{suffix}({', '.join(call_args + [target])})")
 
 
+def split_op_function(op: Op, c: dict) -> str:
+    """The public function of a split op with extra outputs (codegen.spec.split): the first output by its halves
+    (functions._split_calls), each extra output, the gradient of a per-row tensor, on gradOutput's shape with that
+    tensor laid [..., 1] and summed along the row.  An extra output is allocated and computed only when every
+    optional tensor it reads is given (else it is returned None); its sums are computed first, into a temporary
+    (the halves' lines take the tensors' rows), and stored after the first output."""
+    from codegen.spec import rules as R
+    outs, subs = op.outputs, op.per_output
+    names = [o.py_name for o in outs]
+    inputs = c["input_names"]
+    params = "".join(f"{n}, " for n in inputs) + f'product="{op.default_product}", out=None'
+    body = [f'"""{op.name}: returns ({", ".join(o.name for o in outs)}).', "",
+            "`out` is None or a tuple of one array (or None) per output; each output it does not give is allocated "
+            "(an", "extra output only when every optional tensor it reads is given: else it is None).",
+            "Raises codegen.AclnnError (status, param, message) when an argument breaks a rule.", '"""',
+            f'{F.tuple_of(names)} = _calls.several_outs("{op.snake_name}", out, {tuple(o.name for o in outs)!r})',
+            "_chk.known_product(product)", c["describable"]]
+    needs = {}
+    for sub, o, n in zip(subs, outs, names):
+        default = f"_chk.Allocate(_chk.default_dtype({c['dtype_from'][o.name]}))"
+        if sub.split is not None:
+            body += [f"{n}_arg = {n} if {n} is not None else {default}"]
+            continue
+        needs[o.name] = " and ".join(f"{op.param(t.name).py_name} is not None" for t in sub.tensors
+                                     if op.param(t.name).optional) or "True"
+        body += [f"{n}_arg = {n} if {n} is not None else ({default} if {needs[o.name]} else None)"]
+    body += [f"values = check({', '.join(inputs + [n + '_arg' for n in names])}, product)"]
+    body += [f'{n} = values["{n}"]' for n in c["converted"]]
+    for o, n in zip(outs, names):
+        body += [f"if {n} is None and {n}_arg is not None:",
+                 f"    {n} = np.empty({c['shapes'][o.name]}, dtype=_chk.numpy_dtype({n}_arg))"]
+    per_row = {r.params[0]: r.params[1] for r in op.rules if isinstance(r, R.PerRow)}
+    for sub, o, n in zip(subs[1:], outs[1:], names[1:]):
+        w = op.param(o.sum_to).py_name
+        ref = op.param(per_row[o.sum_to]).py_name
+        group = c["variants"][o.name]
+        calls = [group[0]["call"]] if len(group) == 1 else \
+            [line for i, v in enumerate(group) for line in (f"{'if' if i == 0 else 'elif'} {v['dispatch']}:",
+                                                            f"    {v['call']}")]
+        tensors = ", ".join(op.param(t.name).py_name for t in sub.tensors)
+        body += [f"# {o.name}: the gradient of {o.sum_to}, one value per row of {per_row[o.sum_to]}, on "
+                 f"{per_row[o.sum_to]}'s shape and summed along the row",
+                 f"full_{n} = None",
+                 f"if {n} is not None and {needs[o.name]}:"]
+        body += F.indent([f"{w} = np.reshape({w}, {ref}.shape[:-1] + (1,))  # laid along the rows (PerRow)",
+                          f"full_{n} = np.empty(np.broadcast_shapes(*(np.shape(t) for t in ({tensors},))), "
+                          f"dtype=np.float32)"] + calls)
+    first = names[0]
+    body += [f"# {outs[0].name}: its halves", "out = " + first, "if out.size:"]
+    body += F.indent(_split_lines(c))
+    for o, n in zip(outs[1:], names[1:]):
+        body += [f"if full_{n} is not None:",
+                 f"    # the adjoint of broadcasting {o.sum_to} along the row: the row's sum, rounded once to "
+                 f"{o.name}'s dtype",
+                 f"    _store({n}, np.sum(full_{n}, axis=-1, dtype=np.float64).reshape({n}.shape))"]
+    return F.function(f"{op.snake_name}(*, {params})", body + [f"return {F.tuple_of(names)}"])
+
+
+def _split_lines(c: dict) -> list[str]:
+    return F._split_calls(c["split"], False)
+
+
 def op_function(op: Op, c: dict) -> str:
     """The public function of an op with several outputs: checks, allocations, each output's kernels, the tuple."""
+    if op.split is not None:
+        return split_op_function(op, c)
     outs = op.outputs
     names = [o.py_name for o in outs]
     inputs = c["input_names"]

@@ -307,6 +307,18 @@ aclnnStatus opgen_check_dim_at_most(const char *name, const aclTensor *t, int64_
     return ACLNN_SUCCESS;
 }
 
+aclnnStatus opgen_check_dim_at_least(const char *name, const aclTensor *t, int64_t dim, int64_t n)
+{
+    const int64_t rank = t ? (int64_t)t->ndim : 0;
+    if (t && -rank <= dim && dim < rank) {
+        const int64_t size = t->dims[dim < 0 ? dim + rank : dim];
+        if (size < n)
+            return opgen_fail(INVALID, name, "dimension %" PRId64 " of %s is %" PRId64 ", less than %" PRId64, dim,
+                              name, size, n);
+    }
+    return ACLNN_SUCCESS;
+}
+
 aclnnStatus opgen_check_min_rank(const char *name, const aclTensor *t, int64_t n)
 {
     if (t && (int64_t)t->ndim < n)
@@ -520,6 +532,25 @@ aclnnStatus opgen_check_shape_halved(const char *name, const aclTensor *t, const
                       shape_str(b, sizeof b, want, ref->ndim), shape_str(c, sizeof c, t->dims, t->ndim));
 }
 
+aclnnStatus opgen_check_shape_halved_at(const char *name, const aclTensor *t, const char *ref_name,
+                                        const aclTensor *ref, int64_t axis)
+{
+    if (!t || !ref)
+        return ACLNN_SUCCESS;
+    bool ok = t->ndim == ref->ndim && t->ndim > 0;
+    if (ok) {
+        const uint64_t d = (uint64_t)wrap_dim(axis, t->ndim);
+        for (uint64_t i = 0; i < t->ndim && ok; ++i)
+            ok = i == d ? 2 * t->dims[i] == ref->dims[i] : t->dims[i] == ref->dims[i];
+    }
+    if (ok)
+        return ACLNN_SUCCESS;
+    char a[256], b[256];
+    return opgen_fail(INVALID, name, "%s must have the shape of %s %s with axis %" PRId64 " halved (an even size "
+                      "there), got %s", name, ref_name, shape_str(a, sizeof a, ref->dims, ref->ndim), axis,
+                      shape_str(b, sizeof b, t->dims, t->ndim));
+}
+
 /* ref's shape without its class axis (1; a 1-D ref is one sample: rank 0), into want; its rank. */
 static uint64_t without_class(const aclTensor *ref, int64_t *want)
 {
@@ -605,6 +636,43 @@ aclnnStatus opgen_check_channel_grad(const char *name, const aclTensor *t, const
         snprintf(why, sizeof why, "[C], C = %s's size along dimension %" PRId64, ref_name, dim);
     return opgen_fail(INVALID, name, "%s must have shape %s (%s), got %s", name, shape_str(a, sizeof a, want, nw), why,
                       shape_str(b, sizeof b, t->dims, t->ndim));
+}
+
+aclnnStatus opgen_check_not_empty(const char *name, const aclTensor *t)
+{
+    if (!t || opgen_numel(t) > 0)
+        return ACLNN_SUCCESS;
+    char a[256];
+    return opgen_fail(INVALID, name, "%s must not be empty, got %s", name, shape_str(a, sizeof a, t->dims, t->ndim));
+}
+
+aclnnStatus opgen_check_per_row(const char *name, const aclTensor *t, const char *ref_name, const aclTensor *ref)
+{
+    if (!t || !ref)
+        return ACLNN_SUCCESS;
+    int64_t rows = 1;
+    for (uint64_t d = 0; d + 1 < ref->ndim; ++d)
+        rows *= ref->dims[d];
+    if (opgen_numel(t) == rows)
+        return ACLNN_SUCCESS;
+    char a[256], b[256];
+    return opgen_fail(INVALID, name, "%s must have one element per row of %s %s: %" PRId64 " elements, got %s",
+                      name, ref_name, shape_str(a, sizeof a, ref->dims, ref->ndim), rows,
+                      shape_str(b, sizeof b, t->dims, t->ndim));
+}
+
+aclnnStatus opgen_check_not_null_when(const char *name, const void *p, const char *given_name, const void *given)
+{
+    if (p || !given)
+        return ACLNN_SUCCESS;
+    return opgen_fail(ACLNN_ERR_PARAM_NULLPTR, name, "%s must not be null when %s is given", name, given_name);
+}
+
+aclnnStatus opgen_check_present_with(const char *name, const void *p, const char *given_name, const void *given)
+{
+    if (p || !given)
+        return ACLNN_SUCCESS;
+    return opgen_fail(INVALID, name, "%s must be given with %s", name, given_name);
 }
 
 aclnnStatus opgen_check_one_element(const char *name, const aclTensor *t)

@@ -105,6 +105,7 @@ aclnnStatus opgen_check_promoted_same(const char *name, const aclTensor *t, int 
 aclnnStatus opgen_check_max_rank(const char *name, const aclTensor *t, int64_t n);
 aclnnStatus opgen_check_min_rank(const char *name, const aclTensor *t, int64_t n);
 aclnnStatus opgen_check_dim_at_most(const char *name, const aclTensor *t, int64_t dim, int64_t n);
+aclnnStatus opgen_check_dim_at_least(const char *name, const aclTensor *t, int64_t dim, int64_t n);
 aclnnStatus opgen_check_shape_same(const char *ref_name, const aclTensor *ref, const char *name, const aclTensor *t);
 aclnnStatus opgen_check_broadcast_to(const char *name, const aclTensor *t, const char *target_name,
                                      const aclTensor *target);
@@ -128,6 +129,12 @@ aclnnStatus opgen_check_shape_halved(const char *name, const aclTensor *t, const
 aclnnStatus opgen_check_class_target(const char *name, const aclTensor *t, const char *ref_name, const aclTensor *ref);
 aclnnStatus opgen_check_class_count(const char *name, const aclTensor *t, const char *ref_name, const aclTensor *ref);
 aclnnStatus opgen_check_one_element(const char *name, const aclTensor *t);
+aclnnStatus opgen_check_shape_halved_at(const char *name, const aclTensor *t, const char *ref_name,
+                                        const aclTensor *ref, int64_t axis);
+aclnnStatus opgen_check_not_empty(const char *name, const aclTensor *t);
+aclnnStatus opgen_check_per_row(const char *name, const aclTensor *t, const char *ref_name, const aclTensor *ref);
+aclnnStatus opgen_check_not_null_when(const char *name, const void *p, const char *given_name, const void *given);
+aclnnStatus opgen_check_present_with(const char *name, const void *p, const char *given_name, const void *given);
 /* target's shape, or exactly one element (ShapeSameOrOneElement) */
 aclnnStatus opgen_check_same_or_one(const char *name, const aclTensor *t, const char *target_name,
                                     const aclTensor *target);
@@ -354,6 +361,16 @@ aclTensor opgen_rows_of(opgen_rows *rows, const aclTensor *t);
 aclnnStatus opgen_phase1_rows(const char *op, const opgen_call *calls, const void *const *params,
                               const size_t *params_size, const aclTensor *whole, const opgen_rows *rows,
                               uint64_t *workspaceSize, aclOpExecutor **executor);
+/* The same with n >= 2 calls: the two halves', then one per extra output computed (codegen/spec/split.py:
+ * SwigluGroupGrad's gradWeight, the gradient of a per-row tensor summed along the row), run after the halves and
+ * writing their own outputs (the row count zeroes `whole` only). */
+aclnnStatus opgen_phase1_rows_n(const char *op, int n, const opgen_call *calls, const void *const *params,
+                                const size_t *params_size, const aclTensor *whole, const opgen_rows *rows,
+                                uint64_t *workspaceSize, aclOpExecutor **executor);
+/* A per-row tensor (PerRow) as the kernels read it: its elements in C order laid along every axis of ref but the
+ * last, a [..., 1] view of ref's rank (broadcast along the row); false when its elements are not equally spaced
+ * in memory (then `view` is unset). */
+bool opgen_row_view(const aclTensor *t, const aclTensor *ref, aclTensor *view);
 /* Class-index ops (codegen/spec/classes.py): `t` as a view on the (sample, class) grid of `grid`, of `kind`
  * OPGEN_SAMPLE (target's shape: a class axis of 1 inserted), OPGEN_CLASS (C elements along the class axis) or
  * OPGEN_SCALAR (one element, broadcast); false when a per-class tensor's elements are not equally spaced (then

@@ -1136,10 +1136,19 @@ aclnnStatus opgen_phase1_rows(const char *op, const opgen_call *calls, const voi
                               const size_t *params_size, const aclTensor *whole, const opgen_rows *rows,
                               uint64_t *workspaceSize, aclOpExecutor **executor)
 {
+    return opgen_phase1_rows_n(op, 2, calls, params, params_size, whole, rows, workspaceSize, executor);
+}
+
+aclnnStatus opgen_phase1_rows_n(const char *op, int n, const opgen_call *calls, const void *const *params,
+                                const size_t *params_size, const aclTensor *whole, const opgen_rows *rows,
+                                uint64_t *workspaceSize, aclOpExecutor **executor)
+{
     if (rows->nstaged == OPGEN_MAX_INPUTS)
         return opgen_fail(ACLNN_ERR_INNER, NULL, "%s: more than %d tensors to stage", op, OPGEN_MAX_INPUTS - 1);
+    if (n < 2 || n > OPGEN_MAX_CALLS)
+        return opgen_fail(ACLNN_ERR_INNER, NULL, "%s: %d calls, 2 to %d", op, n, OPGEN_MAX_CALLS);
     aclOpExecutor *e = NULL;
-    OPGEN_TRY(executor_new(op, 2, calls, params, params_size, &e));
+    OPGEN_TRY(executor_new(op, n, calls, params, params_size, &e));
     e->whole = *whole;
     e->rows = malloc(sizeof *e->rows);
     if (!e->rows) {
@@ -1150,7 +1159,7 @@ aclnnStatus opgen_phase1_rows(const char *op, const opgen_call *calls, const voi
     /* the output is computed into a contiguous copy when it overlaps an input (the first call writes before the
      * second reads) or when interleaved halves of it are no view */
     bool stage = rows->interleaved && !block_stride(whole, rows->dim);
-    for (int k = 0; k < 2; ++k)
+    for (int k = 0; k < n; ++k)   /* (an extra output's call reads the inputs after the halves wrote `whole`) */
         for (int i = 0; i < calls[k].nin; ++i)
             stage = stage || tensors_overlap(whole, &calls[k].in[i]);
     if (stage) {
@@ -1161,7 +1170,7 @@ aclnnStatus opgen_phase1_rows(const char *op, const opgen_call *calls, const voi
             e->call[k].out = opgen_rows_out_half(&plain, &copy, k);
     }
     uint64_t ws = 0;
-    for (int k = 0; k < 2; ++k) {
+    for (int k = 0; k < n; ++k) {
         const uint64_t w = call_workspace(&e->call[k]);
         ws = w > ws ? w : ws;
     }
@@ -1233,6 +1242,27 @@ aclnnStatus opgen_phase1_calls(const char *op, int n, const opgen_call *calls, c
     return executor_publish(e, workspaceSize, executor);
 }
 
+bool opgen_row_view(const aclTensor *t, const aclTensor *ref, aclTensor *view)
+{
+    /* as many elements as ref has rows (a check said so), equally spaced in C order, laid along ref's axes but
+     * the last with C-order strides of that spacing; the last axis 1, stride 0 */
+    int64_t stride = 0;
+    if (!equally_spaced(t, &stride))
+        return false;
+    aclTensor v = *t;
+    v.ndim = ref->ndim ? ref->ndim : 1;
+    int64_t step = stride;
+    v.dims[v.ndim - 1] = 1;
+    v.strides[v.ndim - 1] = 0;
+    for (uint64_t i = v.ndim - 1; i-- > 0;) {
+        v.dims[i] = ref->dims[i];
+        v.strides[i] = step;
+        step *= ref->dims[i];
+    }
+    *view = v;
+    return true;
+}
+
 bool opgen_channel_view(const aclTensor *t, const aclTensor *ref, int64_t dim, aclTensor *view)
 {
     aclTensor v = *t;
@@ -1295,7 +1325,7 @@ aclnnStatus opgen_phase2(const char *op, void *workspace, uint64_t workspaceSize
         copy_in(&rows->staged[k], staging + rows->staged_at[k]);
     for (int k = 0; k < executor->ncalls && ret == ACLNN_SUCCESS; ++k) {
         opgen_call c = executor->call[k];
-        if (executor->staged)   /* the half of the copy of the output in the workspace */
+        if (executor->staged && k < 2)   /* the half of the copy of the output in the workspace */
             c.out.data = (char *)workspace + (executor->staged - 1);
         if (executor->staged_call[k])   /* a copy of this call's output in the workspace (opgen_phase1_calls) */
             c.out.data = (char *)workspace + (executor->staged_call[k] - 1);
