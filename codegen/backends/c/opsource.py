@@ -293,13 +293,11 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
                    + [f"{ctype} {f};" for ctype, f, _ in fields[len(fields) - len(kv.grid_sums):]]
                    or ["char none;   /* the kernel reads no constant */"]),
         "pad": {f"p{k}": " " * (k + len(suffix)) for k in _PADS},   # pad.p22: 22 columns
-        "chunked_inline": "",   # (the copy without scaled products where phase 1 does not hand it on: _plain)
         "ntensors": len(kv.tensors),
         "nred": len(kv.reductions),
         "lanes": f"OPGEN_ROW_LANES * {len(kv.reductions)}",
         "declare_finish": finish["declare"],
         "compute": compute,
-        "after": [],   # lines after the kernel's loop: the rare path (_rare_scaled)
         # rowsum_lanes(_wide): 8 (32) lanes per sum, each summand added to its lane
         "declare_lanes": summed["declare"],
         "wide_lanes": [f"double *restrict s{j} = lanes + OPGEN_ROW_LANES * {j};" for j in range(len(reductions))],
@@ -338,20 +336,21 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
     compute_in_range = finish["load"] + [f"const float {s} = {in_range.doprint(e)};" for s, e in kv.body] + \
         [f"res[i] = {in_range.doprint(kv.result)};"]
     ctx["finish_in_range"] = _finish_in_range(ctx["exp_scan"], compute_in_range) if scanned else []
-    # a row op's finish with scaled products: the plain products first, the scaled loop only for a block where one
-    # of their results is not finite (_plain_first)
-    plain = _row_plain(kv) if not scanned else None
-    ctx["plain_row"] = ctx["plain_col"] = []
+    # a finish with scaled products: the plain products first, the scaled loop only for a block where one of their
+    # results is not finite (_plain_first)
+    plain = _plain_form(op, kv, scanned or hoisted or gauss or half_tuned(op, kv))
+    ctx["plain_row"] = ctx["plain_col"] = ctx["plain_first"] = []
     # (with the scaled loop beside the plain one, GCC no longer inlined finish_row and its chunk function into the
     # row loops, the FLOAT16/BFLOAT16 ones handing it their converted inputs through memory: SoftmaxGrad FLOAT16
     # 0.54-0.65x the kernel before ovf7's scaled form, side by side)
-    ctx["finish_always"] = "__attribute__((always_inline)) " if plain else ""
-    ctx["finish_inline"] = "inline " + ctx["finish_always"] if plain else ""
+    ctx["finish_always"] = "__attribute__((always_inline)) " if plain and kv.reductions else ""
+    ctx["finish_inline"] = "inline " + ctx["finish_always"] if plain and kv.reductions else ""
     if plain:
         pf = _function([e for _, e in plain[0]] + [plain[1]], tensors, fields, red_syms, suffix, wide_fields)
-        plain_lines = [f"const float {s} = {pr.doprint(e)};" for s, e in plain[0]] + [f"res[i] = {pr.doprint(plain[1])};"]
-        ctx["plain_row"] = _plain_first(pf["load"] + plain_lines)
-        ctx["plain_col"] = _plain_first(_col_reads(pf, col64) + pf["load"] + plain_lines)
+        plain_lines = pf["load"] + [f"const float {s} = {pr.doprint(e)};" for s, e in plain[0]] \
+            + [f"res[i] = {pr.doprint(plain[1])};"]
+        ctx["plain_row"] = ctx["plain_first"] = _plain_first(plain_lines)
+        ctx["plain_col"] = _plain_first(_col_reads(pf, col64) + plain_lines)
     # FLOAT16 rows at 256 bits (opgen_chunks.h: OPGEN_F16_ROWS) but where the results are computed in double
     ctx["f16_rows"] = "OPGEN_F64_ROWS" if _extended(kv) else "OPGEN_F16_ROWS"
     ctx["f16_skewed"] = "OPGEN_F64_ROWS" if _extended(kv) else "OPGEN_F16_SKEWED"   # (the skewed rows: see there)
@@ -372,14 +371,9 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
                           "pad": {f"p{k}": " " * (k + len(suffix + HALF_TAIL)) for k in _PADS},
                           "compute": finish["load"] + kernel_lines(HALF_TAIL), "grid_functions": []}
                          ] if half_tuned(op, kv) else []
-    ctx["plain"] = [] if ctx["half_tuned"] or hoisted or gauss else \
-        _plain(op, kv, ctx, lambda exprs: _function(exprs, tensors, fields, red_syms, suffix, wide_fields), hpr)
-    ctx["rare"] = [{**ctx, "plain": suffix + PLAIN_TAIL, "rare": suffix + RARE_TAIL,
-                    "pad": {f"p{k}": " " * (k + len(suffix + RARE_TAIL)) for k in _PADS}}] if ctx["plain"] else []
-    # (after the copies above, which keep the plain products: an exp factor's kernel tests its own blocks)
-    ctx["scaled_copy"] = [] if ctx["half_tuned"] or hoisted or gauss else \
-        _rare_scaled(op, kv, ctx, lambda exprs, tail="": _function(exprs, tensors, fields, red_syms, suffix + tail,
-                                                                  wide_fields), hpr)
+    # where FLOAT16 operands cannot make an L leave FLOAT, a copy with the plain products alone (_plain_f16)
+    ctx["plain"] = _plain_f16(op, kv, ctx, plain, pf["declare"] if plain else [],
+                              plain_lines if plain else [])
     ctx["dispatch"] = _dispatch(op, kv)
     # the DOUBLE (and complex double) kernel of the dtypes the op computes wider than FLOAT (wide.py)
     ctx["wide_kernel"] = wide.kernel_lines(op, kv, suffix)
@@ -387,9 +381,11 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
     return ctx
 
 
-PLAIN_TAIL, RARE_TAIL = "_plain", "_rare"
+PLAIN_TAIL = "_plain"
 
-# a block's check after its plain products: res - res is +0 where finite, nan where not, OR-ed as bits (_rare_scaled)
+# a block's check after its plain products (_plain_first): res - res is +0 where finite, nan where not, OR-ed as bits:
+# a subtraction and an integer OR per vector, where |res| <= max (an and, a compare into a mask, the mask OR-ed) cost
+# ELU FLOAT 0.80x main, this 0.91-0.93x (side by side, 2^16-2^20)
 _FINITE_CHECK = ["const float z = res[i] - res[i];   /* +0 where finite, nan where not */", "uint32_t zb;",
                  "memcpy(&zb, &z, sizeof zb);", "beyond |= zb;"]
 
@@ -400,19 +396,28 @@ def _col_reads(f: dict, col64: bool) -> list[str]:
         + [f"const double {s}_f64 = a{j}[i];" for j, s in f["sums64"]]
 
 
-def _row_plain(kv: KernelVariant):
-    """The plain form (`scaled.rare_path`) of a row op's finish with scaled products (SoftmaxGrad's and
-    ScaledMaskedSoftmax's y*(dy - r): codegen.scaled, gradient_in_sum), or None: not a row op, no scaled product, or
-    results computed in double."""
-    if not kv.reductions or _extended(kv):
+def _plain_form(op: Op, kv: KernelVariant, excluded) -> tuple | None:
+    """The plain form (`scaled.rare_path`: the temporaries and result with each scaled product as its plain L*g)
+    that a kernel with scaled products (codegen.scaled) computes first, the scaled form only for a block where one
+    of its results is not finite (_plain_first), or None: where it has none, where its results are computed in
+    double (no L of FLOAT operands leaves the range there: `unscaled`), and where `excluded` (a copy or form of the
+    kernel printed otherwise: an elementwise kernel whose exps are hoisted out of a `?:`, one tuned to a half
+    output, a row finish with _finish_in_range's pre-loop).  The one place the backend decides this, for every
+    kernel shape: the elementwise `block` over FLOAT blocks and FLOAT16/BFLOAT16 chunks alike, and the row finishes
+    finish_row, finish_col and finish_row_stash.  Why every shape and dtype: the scaled form's compare, selects
+    and second product per element cost 0.5-0.98x the kernel without it (ELU, KlDivTarget, MseLoss BFLOAT16,
+    ScaledMaskedSoftmax, SoftmaxGrad: perf25, ovf7, perf27), and the check costs a subtraction and an OR per
+    vector."""
+    if excluded or _extended(kv):
         return None
-    return rare_path(kv.body, kv.result)
+    split = rare_path(kv.body, kv.result)
+    return None if split is None else split[:2]
 
 
 def _plain_first(body: list[str]) -> list[str]:
     """The lines of a row finish (finish_row, finish_col, finish_row_stash) before its loop where the finish has
     scaled products: a loop over the block with the plain products (`body`: its loads, temporaries and result)
-    that checks the results as _rare_scaled does, and a return where every one is finite.  The scaled form is the
+    that checks the results (_FINITE_CHECK), and a return where every one is finite.  The scaled form is the
     plain products wherever no sum left FLOAT, and a sum that did makes its result ±inf or nan; where one is not
     finite, the finish's own loop (the scaled form) computes the block again, so every element has the scaled
     kernel's bits.  The results are the output's, never an input's (an overlapping output is staged, as for
@@ -428,66 +433,20 @@ def _plain_first(body: list[str]) -> list[str]:
             "    return;"]
 
 
-def _plain(op: Op, kv: KernelVariant, ctx: dict, function, pr) -> list[dict]:
-    """The template data of a copy of the elementwise kernel without its scaled products, as a list of one (none:
-    the kernel has none): the products L*g that codegen.scaled computes scaled where |L| > max as the plain L*g
-    alone, which they are wherever no L left FLOAT, bit for bit.  The kernel's `_rare` entry (kernel_rare.c.jinja)
-    runs it first over FLOAT16/BFLOAT16 operands and the kernel itself only over a span where one of its results is
-    not finite, which every L that left FLOAT makes it (±inf times g, or nan); where every input is FLOAT16 and no
-    L can leave FLOAT then (`scaled.in_float_from_float16`: MseLoss's 2*(x - t) is at most 2.6e5), phase 1 hands
-    the call the copy alone (`plain_f16`).  The scaled kernel's select per element cost MseLossBackward BFLOAT16
-    0.58-0.8x in the cache (perf25, perf26); FLOAT blocks keep it (within noise there)."""
-    if op.reduce_dim is not None or op.split is not None or op.per_output or op.classes is not None \
-            or kv.reductions or _extended(kv):
+def _plain_f16(op: Op, kv: KernelVariant, ctx: dict, plain, declare: list[str], compute: list[str]) -> list[dict]:
+    """The template data of a copy of the elementwise kernel with its plain products alone (`compute`, `declare`:
+    _plain_form's, printed), as a list of one, where every scaled product's L stays within FLOAT when every input is
+    FLOAT16 (`scaled.in_float_from_float16`: MseLoss's 2*(x - t) is at most 2.6e5): phase 1 hands it to a call whose
+    inputs all are (call_kernels), which then needs no check.  None otherwise, nor for the shapes whose calls are
+    built elsewhere (split, several outputs, class-index)."""
+    if not plain or op.reduce_dim is not None or kv.reductions or op.split is not None or op.per_output \
+            or op.classes is not None \
+            or not in_float_from_float16(kv.body, kv.result, kv.prelude, [t.symbol for t in kv.tensors]):
         return []
-    split = rare_path(kv.body, kv.result)
-    if split is None:
-        return []
-    body, result, _, _ = split
-    f = function([e for _, e in body] + [result])
     suffix = ctx["suffix"] + PLAIN_TAIL
-    f16 = in_float_from_float16(kv.body, kv.result, kv.prelude, [t.symbol for t in kv.tensors])
     return [{**ctx, "suffix": suffix, "title": ctx["title"] + " (the products L*g alone)",
-             "pad": {f"p{k}": " " * (k + len(suffix)) for k in _PADS}, "declare_finish": f["declare"],
-             "compute": f["load"] + [f"const float {s} = {pr.doprint(e)};" for s, e in body]
-                        + [f"res[i] = {pr.doprint(result)};"], "grid_functions": [],
-             "plain_f16": f16, "chunked_inline": "" if f16 else "inline "}]   # (inline: unused, no warning)
-
-
-SCALED_TAIL = "_scaled"
-
-
-def _rare_scaled(op: Op, kv: KernelVariant, ctx: dict, function, pr) -> list[dict]:
-    """Where a scaled product (codegen.scaled) reads an exp factor (`scaled.HeldExp`: KlDivTarget's
-    c0*(t - x + 1)*exp(t), ELU's c0*exp(s*x)), the kernel computes the plain products alone (`scaled.rare_path`),
-    and a block whose result has an element that is not finite (the only blocks where some L can have left FLOAT:
-    g*L is then ±inf or nan) again with the scaled form, a function of its own (the template data returned, a list
-    of one; `ctx` is changed to the plain kernel and its check).  The scaled form is the plain products wherever
-    no L left FLOAT, so every element has the scaled kernel's bits.  Why: in these kernels the exp's own select
-    and the scaled form's compare, selects and second product ran 0.5-0.6x main at 2^20 elements (C, FLOAT and
-    FLOAT16/BFLOAT16).  The check is res - res (+0 where finite, nan where not) OR-ed as bits: a subtraction and an
-    integer OR per vector, where |res| <= max (an and, a compare into a mask, the mask OR-ed) cost ELU FLOAT 0.80x
-    main, this 0.91-0.93x (side by side, 2^16-2^20).  FLOAT16/BFLOAT16 operands take _plain's copy first.  (Not for
-    the plain-factor products of MseLoss and the like: there the check per 64-element chunk cost as much as the
-    scaled form, perf25.)"""
-    from codegen.scaled import HeldExp
-    if op.reduce_dim is not None or op.split is not None or op.per_output or op.classes is not None \
-            or kv.reductions or kv.grid_sums or _extended(kv) or not any(isinstance(s, HeldExp) for s, _ in kv.body):
-        return []
-    split = rare_path(kv.body, kv.result)
-    if split is None:
-        return []
-    body, result, _, _ = split
-    scaled = {**ctx, "suffix": ctx["suffix"] + SCALED_TAIL, "title": ctx["title"] + " with its scaled products",
-              "pad": {f"p{k}": " " * (k + len(ctx["suffix"] + SCALED_TAIL)) for k in _PADS},
-              "declare_finish": function([e for _, e in kv.body] + [kv.result], SCALED_TAIL)["declare"]}
-    f = function([e for _, e in body] + [result])
-    ctx["declare_finish"] = f["declare"] + ["uint32_t beyond = 0;   /* a result not finite: some L may have left FLOAT "
-                                            "(codegen.scaled) */"]
-    ctx["compute"] = f["load"] + [f"const float {s} = {pr.doprint(e)};" for s, e in body] \
-        + [f"res[i] = {pr.doprint(result)};"] + _FINITE_CHECK
-    ctx["after"] = ["if (beyond)", f"    block{scaled['suffix']}(n, in, out, params);"]
-    return [scaled]
+             "pad": {f"p{k}": " " * (k + len(suffix)) for k in _PADS}, "declare_finish": declare,
+             "compute": compute, "plain_first": [], "grid_functions": []}]
 
 
 _KEPT = "kept"   # the C local of a kept summand (kernel_stash.c.jinja)
@@ -730,11 +689,10 @@ def _phase1_variant(op: Op, kv: KernelVariant, v: dict, fill: list[str]) -> list
 
 def call_kernels(kv: KernelVariant, v: dict, call: str, out: str) -> list[str]:
     """The elementwise kernel functions handed to `call`: the copy tuned to a FLOAT16 or BFLOAT16 output `out`
-    (half_tuned); a kernel with scaled products (_plain) chunked through its `_rare` entry (FLOAT16/BFLOAT16
-    operands: the plain products first), or its copy without them where every input is FLOAT16 and no L can leave
-    FLOAT then; the kernel itself elsewhere.  (An output of several, codegen/backends/c/several.py, is chosen here
-    too: its half-tuned copy was emitted and never called, which -Werror=unused-function refused: LogAddExpBackward
-    in examples/more_specs.)"""
+    (half_tuned); a kernel with scaled products, its copy with the plain products alone where every input is
+    FLOAT16 and no L can leave FLOAT then (_plain_f16); the kernel itself elsewhere.  (An output of several,
+    codegen/backends/c/several.py, is chosen here too: its half-tuned copy was emitted and never called, which
+    -Werror=unused-function refused: LogAddExpBackward in examples/more_specs.)"""
     s = v["suffix"]
     if v["half_tuned"]:
         pick = f"{out}->dtype == ACL_FLOAT16 || {out}->dtype == ACL_BF16 ? {{f}}{s}_half : {{f}}{s}"
@@ -742,11 +700,9 @@ def call_kernels(kv: KernelVariant, v: dict, call: str, out: str) -> list[str]:
                                                                           ("chunked", "block_chunked"))]
     if not v["plain"]:
         return [f"{call}.block = block{s};", f"{call}.chunked = block_chunked{s};"]
-    if not v["plain"][0]["plain_f16"]:
-        return [f"{call}.block = block{s};", f"{call}.chunked = block_chunked{s}{RARE_TAIL};"]
     f16 = " && ".join(f"{t.name}->dtype == ACL_FLOAT16" for t in kv.tensors)
     return [f"const bool inputs_f16{s} = {f16};", f"{call}.block = inputs_f16{s} ? block{s}{PLAIN_TAIL} : block{s};",
-            f"{call}.chunked = inputs_f16{s} ? block_chunked{s}{PLAIN_TAIL} : block_chunked{s}{RARE_TAIL};"]
+            f"{call}.chunked = inputs_f16{s} ? block_chunked{s}{PLAIN_TAIL} : block_chunked{s};"]
 
 
 def sparse_target(op: Op, kv: KernelVariant) -> int:

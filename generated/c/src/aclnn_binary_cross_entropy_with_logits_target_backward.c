@@ -172,6 +172,22 @@ static inline __attribute__((always_inline)) void block__weight_optional_present
     const float *restrict weight_optional = in[2];
     const float c0 = prm->c0;
     float *restrict res = out;
+    /* the plain products first (opsource._plain_first): the results wherever every one is finite; else
+     * the loop below, the scaled form, computes the block again */
+    uint32_t beyond = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        const float grad_output_i = grad_output[i];
+        const float self_i = self[i];
+        const float weight_optional_i = weight_optional[i];
+        const float t0 = c0*weight_optional_i*(opgen_minimumf(0, -self_i) - opgen_minimumf(0, self_i));
+        res[i] = grad_output_i*t0;
+        const float z = res[i] - res[i];   /* +0 where finite, nan where not */
+        uint32_t zb;
+        memcpy(&zb, &z, sizeof zb);
+        beyond |= zb;
+    }
+    if (!beyond)
+        return;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
         const float self_i = self[i];
@@ -240,17 +256,6 @@ static void block_chunked__weight_optional_present__pos_weight_optional_absent_p
                                                                                      opgen_dst out, const void *params)
 {
     opgen_chunked_rows(rows, n, 3, in, step, out, params, block_chunk__weight_optional_present__pos_weight_optional_absent_plain);
-}
-
-/* ---- the kernel for weightOptional=present, posWeightOptional=absent: the products L*g alone first, scaled only where a result is not finite ---- */
-/* block_chunked__weight_optional_present__pos_weight_optional_absent's results over FLOAT16 or BFLOAT16 operands: those of block_chunk__weight_optional_present__pos_weight_optional_absent_plain wherever
- * a span's are all finite, else block_chunk__weight_optional_present__pos_weight_optional_absent's (codegen.scaled: rare_path; opgen_chunks.h:
- * opgen_chunked_rows_rare, which hands other operands to block_chunked__weight_optional_present__pos_weight_optional_absent) */
-static void block_chunked__weight_optional_present__pos_weight_optional_absent_rare(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step,
-                                                                                    opgen_dst out, const void *params)
-{
-    opgen_chunked_rows_rare(rows, n, 3, in, step, out, params,
-                            block_chunk__weight_optional_present__pos_weight_optional_absent_plain, block_chunk__weight_optional_present__pos_weight_optional_absent, block_chunked__weight_optional_present__pos_weight_optional_absent);
 }
 
 /* ---- the kernel for weightOptional=present, posWeightOptional=present ---- */
@@ -392,7 +397,7 @@ aclnnStatus aclnnBinaryCrossEntropyWithLogitsTargetBackwardGetWorkspaceSize(
         opgen_call_output(&call, gradTarget);
         const bool inputs_f16__weight_optional_present__pos_weight_optional_absent = gradOutput->dtype == ACL_FLOAT16 && self->dtype == ACL_FLOAT16 && weightOptional->dtype == ACL_FLOAT16;
         call.block = inputs_f16__weight_optional_present__pos_weight_optional_absent ? block__weight_optional_present__pos_weight_optional_absent_plain : block__weight_optional_present__pos_weight_optional_absent;
-        call.chunked = inputs_f16__weight_optional_present__pos_weight_optional_absent ? block_chunked__weight_optional_present__pos_weight_optional_absent_plain : block_chunked__weight_optional_present__pos_weight_optional_absent_rare;
+        call.chunked = inputs_f16__weight_optional_present__pos_weight_optional_absent ? block_chunked__weight_optional_present__pos_weight_optional_absent_plain : block_chunked__weight_optional_present__pos_weight_optional_absent;
         return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
     }
     if (weightOptional != NULL && posWeightOptional != NULL) {

@@ -63,6 +63,22 @@ static inline __attribute__((always_inline)) void block(int64_t n, const float *
     const float *restrict target = in[2];
     const float c0 = prm->c0;
     float *restrict res = out;
+    /* the plain products first (opsource._plain_first): the results wherever every one is finite; else
+     * the loop below, the scaled form, computes the block again */
+    uint32_t beyond = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        const float grad_output_i = grad_output[i];
+        const float self_i = self[i];
+        const float target_i = target[i];
+        const float t0 = c0*(self_i - target_i);
+        res[i] = grad_output_i*t0;
+        const float z = res[i] - res[i];   /* +0 where finite, nan where not */
+        uint32_t zb;
+        memcpy(&zb, &z, sizeof zb);
+        beyond |= zb;
+    }
+    if (!beyond)
+        return;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
         const float self_i = self[i];
@@ -133,17 +149,6 @@ static void block_chunked_plain(int64_t rows, int64_t n, const opgen_src *in, co
     opgen_chunked_rows(rows, n, 3, in, step, out, params, block_chunk_plain);
 }
 
-/* ---- the kernel: the products L*g alone first, scaled only where a result is not finite ---- */
-/* block_chunked's results over FLOAT16 or BFLOAT16 operands: those of block_chunk_plain wherever
- * a span's are all finite, else block_chunk's (codegen.scaled: rare_path; opgen_chunks.h:
- * opgen_chunked_rows_rare, which hands other operands to block_chunked) */
-static void block_chunked_rare(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step,
-                               opgen_dst out, const void *params)
-{
-    opgen_chunked_rows_rare(rows, n, 3, in, step, out, params,
-                            block_chunk_plain, block_chunk, block_chunked);
-}
-
 /* ---- phase 1 ---- */
 aclnnStatus aclnnMseLossBackwardGetWorkspaceSize(
     const aclTensor  *gradOutput,
@@ -200,7 +205,7 @@ aclnnStatus aclnnMseLossBackwardGetWorkspaceSize(
     opgen_call_output(&call, out);
     const bool inputs_f16 = gradOutput->dtype == ACL_FLOAT16 && self->dtype == ACL_FLOAT16 && target->dtype == ACL_FLOAT16;
     call.block = inputs_f16 ? block_plain : block;
-    call.chunked = inputs_f16 ? block_chunked_plain : block_chunked_rare;
+    call.chunked = inputs_f16 ? block_chunked_plain : block_chunked;
     return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
 }
 
