@@ -110,6 +110,7 @@ def render_source(op: Op, source_label: str) -> str:
     for v in ctx["variants"]:
         functions.append(render(TEMPLATES, ctx["kernel_template"], **v))
         functions += [render(TEMPLATES, ctx["kernel_template"], **t) for t in v["half_tuned"] + v["plain"]]
+        functions += [render(TEMPLATES, "src/kernel_rare.c.jinja", **t) for t in v["rare"]]
         functions += [render(TEMPLATES, "src/kernel_stash.c.jinja", **t) for t in v.get("stash", [])]
         if v["wide_kernel"]:   # the variant's DOUBLE kernel (wide.py)
             functions.append("\n".join(v["wide_kernel"]))

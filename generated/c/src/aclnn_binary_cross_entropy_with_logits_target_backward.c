@@ -258,6 +258,17 @@ static void block_chunked__weight_optional_present__pos_weight_optional_absent_p
     opgen_chunked_rows(rows, n, 3, in, step, out, params, block_chunk__weight_optional_present__pos_weight_optional_absent_plain);
 }
 
+/* ---- the kernel for weightOptional=present, posWeightOptional=absent: the products L*g alone first, scaled only where a result is not finite ---- */
+/* block_chunked__weight_optional_present__pos_weight_optional_absent's results over FLOAT16 or BFLOAT16 operands: those of block_chunk__weight_optional_present__pos_weight_optional_absent_plain wherever
+ * a span's are all finite, else block_chunk__weight_optional_present__pos_weight_optional_absent's (codegen.scaled: rare_path; opgen_chunks.h:
+ * opgen_chunked_rows_rare, which hands other operands to block_chunked__weight_optional_present__pos_weight_optional_absent) */
+static void block_chunked__weight_optional_present__pos_weight_optional_absent_rare(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step,
+                                                                                    opgen_dst out, const void *params)
+{
+    opgen_chunked_rows_rare(rows, n, 3, in, step, out, params,
+                            block_chunk__weight_optional_present__pos_weight_optional_absent_plain, block_chunk__weight_optional_present__pos_weight_optional_absent, block_chunked__weight_optional_present__pos_weight_optional_absent);
+}
+
 /* ---- the kernel for weightOptional=present, posWeightOptional=present ---- */
 typedef struct {
     int64_t reduction;
@@ -397,7 +408,7 @@ aclnnStatus aclnnBinaryCrossEntropyWithLogitsTargetBackwardGetWorkspaceSize(
         opgen_call_output(&call, gradTarget);
         const bool inputs_f16__weight_optional_present__pos_weight_optional_absent = gradOutput->dtype == ACL_FLOAT16 && self->dtype == ACL_FLOAT16 && weightOptional->dtype == ACL_FLOAT16;
         call.block = inputs_f16__weight_optional_present__pos_weight_optional_absent ? block__weight_optional_present__pos_weight_optional_absent_plain : block__weight_optional_present__pos_weight_optional_absent;
-        call.chunked = inputs_f16__weight_optional_present__pos_weight_optional_absent ? block_chunked__weight_optional_present__pos_weight_optional_absent_plain : block_chunked__weight_optional_present__pos_weight_optional_absent;
+        call.chunked = inputs_f16__weight_optional_present__pos_weight_optional_absent ? block_chunked__weight_optional_present__pos_weight_optional_absent_plain : block_chunked__weight_optional_present__pos_weight_optional_absent_rare;
         return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
     }
     if (weightOptional != NULL && posWeightOptional != NULL) {

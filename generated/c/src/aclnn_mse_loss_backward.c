@@ -149,6 +149,17 @@ static void block_chunked_plain(int64_t rows, int64_t n, const opgen_src *in, co
     opgen_chunked_rows(rows, n, 3, in, step, out, params, block_chunk_plain);
 }
 
+/* ---- the kernel: the products L*g alone first, scaled only where a result is not finite ---- */
+/* block_chunked's results over FLOAT16 or BFLOAT16 operands: those of block_chunk_plain wherever
+ * a span's are all finite, else block_chunk's (codegen.scaled: rare_path; opgen_chunks.h:
+ * opgen_chunked_rows_rare, which hands other operands to block_chunked) */
+static void block_chunked_rare(int64_t rows, int64_t n, const opgen_src *in, const int64_t *step,
+                               opgen_dst out, const void *params)
+{
+    opgen_chunked_rows_rare(rows, n, 3, in, step, out, params,
+                            block_chunk_plain, block_chunk, block_chunked);
+}
+
 /* ---- phase 1 ---- */
 aclnnStatus aclnnMseLossBackwardGetWorkspaceSize(
     const aclTensor  *gradOutput,
@@ -205,7 +216,7 @@ aclnnStatus aclnnMseLossBackwardGetWorkspaceSize(
     opgen_call_output(&call, out);
     const bool inputs_f16 = gradOutput->dtype == ACL_FLOAT16 && self->dtype == ACL_FLOAT16 && target->dtype == ACL_FLOAT16;
     call.block = inputs_f16 ? block_plain : block;
-    call.chunked = inputs_f16 ? block_chunked_plain : block_chunked;
+    call.chunked = inputs_f16 ? block_chunked_plain : block_chunked_rare;
     return opgen_phase1_done(OP, &call, &prm, sizeof prm, workspaceSize, executor);
 }
 

@@ -510,6 +510,83 @@ static inline __attribute__((always_inline)) void opgen_chunked_rows(int64_t row
     }
 }
 
+/* Whether any of the n FLOAT16 or BFLOAT16 values at p (dtype dt) is +-inf or nan: the largest of their
+ * magnitudes' bits against the first non-finite one's, an integer max (no branch per element).  With AVX-512, four
+ * maxima side by side: one, as GCC vectorizes the plain loop, waits on the one before it, and measured 1.2x slower
+ * in opgen_chunked_rows_rare (BFLOAT16, in the cache).  Any other dtype answers true. */
+typedef uint16_t opgen_bits16 __attribute__((may_alias));
+static inline __attribute__((always_inline)) bool opgen_nonfinite(const void *p, int64_t n, aclDataType dt)
+{
+    if (dt != ACL_FLOAT16 && dt != ACL_BF16)
+        return true;
+    const uint16_t first = dt == ACL_FLOAT16 ? 0x7c00u : 0x7f80u;
+    int64_t i = 0;
+#if defined(__AVX512BW__)
+    const __m512i mask = _mm512_set1_epi16(0x7fff);
+    __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
+    for (const char *c = p; i + 128 <= n; i += 128) {
+        a0 = _mm512_max_epu16(a0, _mm512_and_si512(_mm512_loadu_si512(c + 2 * i), mask));
+        a1 = _mm512_max_epu16(a1, _mm512_and_si512(_mm512_loadu_si512(c + 2 * i + 64), mask));
+        a2 = _mm512_max_epu16(a2, _mm512_and_si512(_mm512_loadu_si512(c + 2 * i + 128), mask));
+        a3 = _mm512_max_epu16(a3, _mm512_and_si512(_mm512_loadu_si512(c + 2 * i + 192), mask));
+    }
+    if (_mm512_cmpge_epu16_mask(_mm512_max_epu16(_mm512_max_epu16(a0, a1), _mm512_max_epu16(a2, a3)),
+                                _mm512_set1_epi16((short)first)))
+        return true;
+#endif
+    const opgen_bits16 *h = p;
+    uint16_t most = 0;
+    for (; i < n; ++i) {
+        const uint16_t a = (uint16_t)(h[i] & 0x7fffu);
+        most = a > most ? a : most;
+    }
+    return most >= first;
+}
+
+/* opgen_chunked_rows for a kernel with a rare form (codegen.scaled: rare_path), where every operand is FLOAT16 or
+ * every one BFLOAT16: `plain` over a span of OPGEN_RARE_SPAN elements, then, only where one of the span's results
+ * is not finite, `rare` over the span again, its results written over plain's.  `rare` computes the products L*g
+ * scaled where |L| > max (a select per element) and `plain` the products alone, which are rare's results bit for
+ * bit wherever no L left FLOAT; an L that left FLOAT makes plain's result +-inf or nan (or a result rounds to
+ * +-inf in the half dtype: the span is redone for nothing), which the look at the span's results
+ * (opgen_nonfinite, in the cache right after they were written) finds.  An output never overlaps an input here
+ * (opgen_loops.c computes an overlapping one in the workspace), so the inputs read again are the same.  The look
+ * costs a vector max per 32 results, once per span: the select per element cost MseLossBackward BFLOAT16
+ * 0.58-0.8x, and a flag reduced per 64-element chunk as much (perf25).  The spans' chunks are the row's (the same
+ * bits).  Everything else takes `rare` alone: FLOAT blocks (where the select measured within noise: memory, not
+ * arithmetic, is their time), mixed dtypes, and a streamed output (not in the cache to look at afterwards): the
+ * kernel's own entry `whole` (rare's chunks) there. */
+#define OPGEN_RARE_SPAN 2048
+_Static_assert(OPGEN_RARE_SPAN % OPGEN_CHUNK == 0, "a span's chunks are the row's chunks");
+static inline __attribute__((always_inline)) void opgen_chunked_rows_rare(int64_t rows, int64_t n, int nin,
+                                                                          const opgen_src *in, const int64_t *step,
+                                                                          opgen_dst out, const void *params,
+                                                                          opgen_chunk_fn plain, opgen_chunk_fn rare,
+                                                                          opgen_chunked_fn whole)
+{
+    const aclDataType all = opgen_common_dtype(nin, in, &out);
+    if (out.stream || (all != ACL_FLOAT16 && all != ACL_BF16)) {
+        whole(rows, n, in, step, out, params);
+        return;
+    }
+    OPGEN_ELEMENTWISE_CALL();
+    const int64_t es = opgen_chunk_esize(all);
+    opgen_src span[OPGEN_MAX_INPUTS];
+    for (int64_t r = 0; r < rows; ++r)
+        for (int64_t at = 0; at < n; at += OPGEN_RARE_SPAN) {
+            const int64_t m = n - at < OPGEN_RARE_SPAN ? n - at : OPGEN_RARE_SPAN;
+            for (int k = 0; k < nin; ++k) {
+                span[k] = in[k];
+                span[k].data = (const char *)in[k].data + ((rows > 1 ? r * step[k] : 0) + at) * es;
+            }
+            opgen_dst o = out;
+            o.data = (char *)out.data + ((rows > 1 ? r * step[nin] : 0) + at) * es;
+            opgen_chunked(m, nin, span, o, params, plain, true);
+            if (__builtin_expect(opgen_nonfinite(o.data, m, all), 0))
+                opgen_chunked(m, nin, span, o, params, rare, true);
+        }
+}
+
 /* The same for a kernel that only reads (rowsum, colsum): fn(at, m, in, NULL, params). */
 static inline __attribute__((always_inline)) void opgen_chunked_reads(int64_t n, int nin, const opgen_src *in,
                                                                       const void *params, opgen_chunk_fn fn)
