@@ -42,11 +42,11 @@ FLOAT16 operands cannot make L leave FLOAT (`in_float_from_float16`).
 Since session 22: an exp of a plain value is a factor L may have (KlDivTarget's c0*(t - x + 1)*exp(t), ELU's
 c0*exp(s*x)), taken as one temporary (`HeldExp`) that both products read, in the exp's old place in the product;
 the C backend computes such a kernel's plain products first and its scaled form only for a block whose result has
-an element that is not finite, as every kernel's (codegen.backends.c.opsource._plain_form).  And a product whose gradient is inside a
-sum factor that can leave FLOAT, not a factor of its own (SoftmaxGrad's y*(dy - r)), is computed with that sum's
-terms scaled where the sum leaves FLOAT (`scale_gradient_products`: gradient_in_sum); the C row finishes that read
-it compute the plain products first too, and the scaled form only for a block whose result is not finite
-(codegen.backends.c.opsource._plain_first).
+an element that is not finite, as every kernel's (codegen.backends.c.opsource._plain_form).  And a product whose
+gradient is inside a sum factor that can leave FLOAT, not a factor of its own (SoftmaxGrad's y*(dy - r)), is
+computed with that sum's terms scaled where the sum leaves FLOAT (`scale_gradient_products`: gradient_in_sum); the
+C row finishes that read it compute the plain products first too, and the scaled form only for a block whose result
+is not finite (codegen.backends.c.opsource._plain_first).
 """
 from __future__ import annotations
 

@@ -338,8 +338,8 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
     compute_in_range = finish["load"] + [f"const float {s} = {in_range.doprint(e)};" for s, e in kv.body] + \
         [f"res[i] = {in_range.doprint(kv.result)};"]
     ctx["finish_in_range"] = _finish_in_range(ctx["exp_scan"], compute_in_range) if scanned else []
-    # a finish with scaled products: the plain products first, the scaled loop only for a block where one of their
-    # results is not finite (_plain_first)
+    # a kernel with scaled products: the plain products first, the scaled loop only for a block where one of their
+    # results is not finite (_plain_form decides where and how)
     plain = _plain_form(op, kv, scanned or hoisted or gauss or half_tuned(op, kv))
     ctx["plain_row"] = ctx["plain_col"] = ctx["plain_first"] = []
     # (with the scaled loop beside the plain one, GCC no longer inlined finish_row and its chunk function into the
@@ -419,7 +419,9 @@ def _plain_form(op: Op, kv: KernelVariant, excluded) -> PlainFirst | None:
         loop with the check of each result first, in the same function as the scaled loop (_plain_first).  The
         scaled form's compare, selects and second product per element cost 0.5-0.98x the kernel without it (ELU,
         KlDivTarget, ScaledMaskedSoftmax, SoftmaxGrad: ovf7, perf27); the check costs a subtraction and an OR per
-        vector (ELU FLOAT 0.91-0.93x main);
+        vector (ELU FLOAT 0.91-0.93x main).  The plain-factor kernels' FLOAT blocks, which kept the select, gained
+        too: HuberLoss with a weight 1.6x, MseLoss, BCE-with-logits-target, PoissonNll 1.0-1.1x (unify, CPU time
+        per call side by side, 2^16);
       * the elementwise kernels' FLOAT16/BFLOAT16 operands also (`span`): a copy without the check first, a span of
         2048 elements at a time, whose half results are looked at once (opgen_chunks.h: opgen_chunked_rows_rare),
         the span again through the checked block where one is not finite (_plain_copy).  Why not the check alone
