@@ -35,19 +35,19 @@ sign(d)] since session 23; `can_leave_float` says which): the cost per element i
 the second product and the final select (C: about eight vector instructions), and with an exp or a sigmoid among the
 factors the C backend's tuned forms of those kernels were lost (0.06-0.9x main).  Complex kernels keep the plain product
 (`unscaled`).  Cheaper where it can be (perf25, perf26): NumPy computes the plain products first and the scaled form
-only in a block where some |L| > max (`rare_path`); the C backend likewise over FLOAT16/BFLOAT16 operands, a span of
-2048 elements at a time, redone scaled where one of its results is not finite (an L beyond max makes L*g +-inf or
-nan), and its copy of a kernel for FLOAT16 inputs computes the plain products alone where FLOAT16 operands cannot
-make L leave FLOAT (`in_float_from_float16`).
+only in a block where some |L| > max (`rare_path`); the C backend likewise, a block redone scaled where one of its
+plain results is not finite (an L beyond max makes L*g +-inf or nan: codegen.backends.c.opsource._plain_form, for
+every kernel shape and dtype), and its copy of a kernel for FLOAT16 inputs computes the plain products alone where
+FLOAT16 operands cannot make L leave FLOAT (`in_float_from_float16`).
 
 Since session 22: an exp of a plain value is a factor L may have (KlDivTarget's c0*(t - x + 1)*exp(t), ELU's
 c0*exp(s*x)), taken as one temporary (`HeldExp`) that both products read, in the exp's old place in the product;
-the C backend computes such a kernel's plain products first and its scaled copy only for a block whose result has
-an element that is not finite (codegen.backends.c.opsource._rare_scaled).  And a product whose gradient is inside a
-sum factor that can leave FLOAT, not a factor of its own (SoftmaxGrad's y*(dy - r)), is computed with that sum's
-terms scaled where the sum leaves FLOAT (`scale_gradient_products`: gradient_in_sum); the C row finishes that read
-it compute the plain products first too, and the scaled form only for a block whose result is not finite
-(codegen.backends.c.opsource._plain_first).
+the C backend computes such a kernel's plain products first and its scaled form only for a block whose result has
+an element that is not finite, as every kernel's (codegen.backends.c.opsource._plain_form).  And a product whose
+gradient is inside a sum factor that can leave FLOAT, not a factor of its own (SoftmaxGrad's y*(dy - r)), is
+computed with that sum's terms scaled where the sum leaves FLOAT (`scale_gradient_products`: gradient_in_sum); the
+C row finishes that read it compute the plain products first too, and the scaled form only for a block whose result
+is not finite (codegen.backends.c.opsource._plain_first).
 """
 from __future__ import annotations
 

@@ -119,12 +119,11 @@ def test_mse_mean_at_the_largest_self_is_finite(ops, backend, dtype):
     assert np.max(ulp_distance(got, want)) <= 1, (got, want)
 
 
-def test_a_span_beyond_float_in_the_middle_of_a_call_is_redone_alone(ops):
-    """C, MseLossBackward over BFLOAT16 operands (opgen_chunks.h: opgen_chunked_rows_rare): the plain products
-    first, 2048 elements at a time, and the scaled kernel again only over a span where a result is not finite.
-    Three spans and a tail, 2*(x - t) beyond FLOAT in the second span only: those elements are the reference's
-    (the forward's mpmath derivative), and every other element, the redone span's too, has the bits of the call
-    without them (where no span is redone)."""
+def test_a_block_beyond_float_in_the_middle_of_a_call_is_redone_alone(ops):
+    """C, MseLossBackward over BFLOAT16 operands (opsource._plain_form): the plain products first, and the scaled
+    loop again only over a block (a 64-element chunk) where a result is not finite.  2*(x - t) beyond FLOAT at three
+    elements in the middle of 6181: those elements are the reference's (the forward's mpmath derivative), and every
+    other element, the redone blocks' too, has the bits of the call without them (where no block is redone)."""
     from .kernels import kernel
     t = ml_dtypes.bfloat16
     big = float(ml_dtypes.finfo(t).max)
@@ -651,16 +650,16 @@ def test_softmax_grad_where_dy_minus_the_row_sum_leaves_float(backend):
 def test_elu_exp_factor_beyond_float_has_the_scaled_bits_on_every_c_path(monkeypatch):
     """EluBackward (isResult false): L = c0*exp(s*x) leaves FLOAT at alpha = 1e30, x < -16 (up to 2.4e47 here, within
     the 2^32 scale's reach) where |g| < 1e-25 brings the result back.  The C kernel computes the plain products
-    with a test of each result and the scaled copy only for a block (or, FLOAT16/BFLOAT16, a 2048-element span)
-    with a result that is not finite (opsource._rare_scaled, opgen_chunked_rows_rare): blocks and spans that mix
-    such elements, finite ones, g = 0 (inf*0 = nan in the plain product, 0 scaled), g = inf and x = nan.  Every
-    finite exact result is finite and within 2 ulp of PyTorch's float64 autograd of aten::elu, and in place, by
-    rows, strided and on two threads the bits are the contiguous call's (review22)."""
+    with a test of each result and the scaled loop only for a block (FLOAT16/BFLOAT16: a 64-element chunk) with a
+    result that is not finite (opsource._plain_form, _plain_first): blocks that mix such elements, finite ones,
+    g = 0 (inf*0 = nan in the plain product, 0 scaled), g = inf and x = nan.  Every finite exact result is finite
+    and within 2 ulp of PyTorch's float64 autograd of aten::elu, and in place, by rows, strided and on two threads
+    the bits are the contiguous call's (review22)."""
     torch = pytest.importorskip("torch")
     from .kernels import kernel
     c = kernel("elu_backward", "c")
     rng = np.random.default_rng(22)
-    n = 5000   # two full spans and a part
+    n = 5000   # many blocks (chunks) and a part
     x = -rng.uniform(0, 40, n)
     g = rng.uniform(-1, 1, n) * 10.0 ** rng.uniform(-36, -25, n)
     g[::97] = 0.0

@@ -108,7 +108,6 @@ def render_source(op: Op, source_label: str) -> str:
                  ] if ctx["sigmoid"] else []
     functions += ["\n".join(ctx["wide_helpers"])] if ctx["wide_helpers"] else []
     for v in ctx["variants"]:
-        functions += [render(TEMPLATES, "src/kernel_scaled.c.jinja", **t) for t in v.get("scaled_copy", [])]
         functions.append(render(TEMPLATES, ctx["kernel_template"], **v))
         functions += [render(TEMPLATES, ctx["kernel_template"], **t) for t in v["half_tuned"] + v["plain"]]
         functions += [render(TEMPLATES, "src/kernel_rare.c.jinja", **t) for t in v["rare"]]

@@ -17,6 +17,7 @@ the templates only indent, substitute and loop.
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 import sympy
 
@@ -293,13 +294,12 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
                    + [f"{ctype} {f};" for ctype, f, _ in fields[len(fields) - len(kv.grid_sums):]]
                    or ["char none;   /* the kernel reads no constant */"]),
         "pad": {f"p{k}": " " * (k + len(suffix)) for k in _PADS},   # pad.p22: 22 columns
-        "chunked_inline": "",   # (the copy without scaled products where phase 1 does not hand it on: _plain)
+        "chunked_inline": "",   # (the plain copy's entry where phase 1 does not hand it on: _plain_copy)
         "ntensors": len(kv.tensors),
         "nred": len(kv.reductions),
         "lanes": f"OPGEN_ROW_LANES * {len(kv.reductions)}",
         "declare_finish": finish["declare"],
         "compute": compute,
-        "after": [],   # lines after the kernel's loop: the rare path (_rare_scaled)
         # rowsum_lanes(_wide): 8 (32) lanes per sum, each summand added to its lane
         "declare_lanes": summed["declare"],
         "wide_lanes": [f"double *restrict s{j} = lanes + OPGEN_ROW_LANES * {j};" for j in range(len(reductions))],
@@ -338,20 +338,21 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
     compute_in_range = finish["load"] + [f"const float {s} = {in_range.doprint(e)};" for s, e in kv.body] + \
         [f"res[i] = {in_range.doprint(kv.result)};"]
     ctx["finish_in_range"] = _finish_in_range(ctx["exp_scan"], compute_in_range) if scanned else []
-    # a row op's finish with scaled products: the plain products first, the scaled loop only for a block where one
-    # of their results is not finite (_plain_first)
-    plain = _row_plain(kv) if not scanned else None
-    ctx["plain_row"] = ctx["plain_col"] = []
+    # a kernel with scaled products: the plain products first, the scaled loop only for a block where one of their
+    # results is not finite (_plain_form decides where and how)
+    plain = _plain_form(op, kv, scanned or hoisted or gauss or half_tuned(op, kv))
+    ctx["plain_row"] = ctx["plain_col"] = ctx["plain_first"] = []
     # (with the scaled loop beside the plain one, GCC no longer inlined finish_row and its chunk function into the
     # row loops, the FLOAT16/BFLOAT16 ones handing it their converted inputs through memory: SoftmaxGrad FLOAT16
     # 0.54-0.65x the kernel before ovf7's scaled form, side by side)
-    ctx["finish_always"] = "__attribute__((always_inline)) " if plain else ""
-    ctx["finish_inline"] = "inline " + ctx["finish_always"] if plain else ""
+    ctx["finish_always"] = "__attribute__((always_inline)) " if plain and kv.reductions else ""
+    ctx["finish_inline"] = "inline " + ctx["finish_always"] if plain and kv.reductions else ""
     if plain:
-        pf = _function([e for _, e in plain[0]] + [plain[1]], tensors, fields, red_syms, suffix, wide_fields)
-        plain_lines = [f"const float {s} = {pr.doprint(e)};" for s, e in plain[0]] + [f"res[i] = {pr.doprint(plain[1])};"]
-        ctx["plain_row"] = _plain_first(pf["load"] + plain_lines)
-        ctx["plain_col"] = _plain_first(_col_reads(pf, col64) + pf["load"] + plain_lines)
+        pf = _function([e for _, e in plain.body] + [plain.result], tensors, fields, red_syms, suffix, wide_fields)
+        plain_lines = pf["load"] + [f"const float {s} = {pr.doprint(e)};" for s, e in plain.body] \
+            + [f"res[i] = {pr.doprint(plain.result)};"]
+        ctx["plain_row"] = ctx["plain_first"] = _plain_first(plain_lines)
+        ctx["plain_col"] = _plain_first(_col_reads(pf, col64) + plain_lines)
     # FLOAT16 rows at 256 bits (opgen_chunks.h: OPGEN_F16_ROWS) but where the results are computed in double
     ctx["f16_rows"] = "OPGEN_F64_ROWS" if _extended(kv) else "OPGEN_F16_ROWS"
     ctx["f16_skewed"] = "OPGEN_F64_ROWS" if _extended(kv) else "OPGEN_F16_SKEWED"   # (the skewed rows: see there)
@@ -372,14 +373,10 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
                           "pad": {f"p{k}": " " * (k + len(suffix + HALF_TAIL)) for k in _PADS},
                           "compute": finish["load"] + kernel_lines(HALF_TAIL), "grid_functions": []}
                          ] if half_tuned(op, kv) else []
-    ctx["plain"] = [] if ctx["half_tuned"] or hoisted or gauss else \
-        _plain(op, kv, ctx, lambda exprs: _function(exprs, tensors, fields, red_syms, suffix, wide_fields), hpr)
+    # FLOAT16/BFLOAT16 operands: a copy with the plain products alone, run a span at a time first (_plain_copy)
+    ctx["plain"] = _plain_copy(op, kv, ctx, pf["declare"], plain_lines) if plain and plain.span else []
     ctx["rare"] = [{**ctx, "plain": suffix + PLAIN_TAIL, "rare": suffix + RARE_TAIL,
                     "pad": {f"p{k}": " " * (k + len(suffix + RARE_TAIL)) for k in _PADS}}] if ctx["plain"] else []
-    # (after the copies above, which keep the plain products: an exp factor's kernel tests its own blocks)
-    ctx["scaled_copy"] = [] if ctx["half_tuned"] or hoisted or gauss else \
-        _rare_scaled(op, kv, ctx, lambda exprs, tail="": _function(exprs, tensors, fields, red_syms, suffix + tail,
-                                                                  wide_fields), hpr)
     ctx["dispatch"] = _dispatch(op, kv)
     # the DOUBLE (and complex double) kernel of the dtypes the op computes wider than FLOAT (wide.py)
     ctx["wide_kernel"] = wide.kernel_lines(op, kv, suffix)
@@ -389,7 +386,9 @@ def variant_context(op: Op, kv: KernelVariant) -> dict:
 
 PLAIN_TAIL, RARE_TAIL = "_plain", "_rare"
 
-# a block's check after its plain products: res - res is +0 where finite, nan where not, OR-ed as bits (_rare_scaled)
+# a block's check after its plain products (_plain_first): res - res is +0 where finite, nan where not, OR-ed as bits:
+# a subtraction and an integer OR per vector, where |res| <= max (an and, a compare into a mask, the mask OR-ed) cost
+# ELU FLOAT 0.80x main, this 0.91-0.93x (side by side, 2^16-2^20)
 _FINITE_CHECK = ["const float z = res[i] - res[i];   /* +0 where finite, nan where not */", "uint32_t zb;",
                  "memcpy(&zb, &z, sizeof zb);", "beyond |= zb;"]
 
@@ -400,24 +399,57 @@ def _col_reads(f: dict, col64: bool) -> list[str]:
         + [f"const double {s}_f64 = a{j}[i];" for j, s in f["sums64"]]
 
 
-def _row_plain(kv: KernelVariant):
-    """The plain form (`scaled.rare_path`) of a row op's finish with scaled products (SoftmaxGrad's and
-    ScaledMaskedSoftmax's y*(dy - r): codegen.scaled, gradient_in_sum), or None: not a row op, no scaled product, or
-    results computed in double."""
-    if not kv.reductions or _extended(kv):
+class PlainFirst(NamedTuple):
+    """A kernel's plain form (`scaled.rare_path`: its temporaries and result with each scaled product as its plain
+    L*g) and where it is checked (_plain_form)."""
+    body: list
+    result: object
+    span: bool   # FLOAT16/BFLOAT16 operands: the plain copy a span at a time, the results looked at once (_plain_copy)
+
+
+def _plain_form(op: Op, kv: KernelVariant, excluded) -> PlainFirst | None:
+    """How a kernel with scaled products (codegen.scaled) computes its plain products first and the scaled form
+    only where one of their results is not finite (an L or a sum beyond max makes it ±inf or nan, and the scaled
+    form is the plain one wherever none is), or None: where it has none, where its results are computed in double
+    (no L of FLOAT operands leaves the range there: `unscaled`), and where `excluded` (a form of the kernel printed
+    otherwise: an elementwise kernel whose exps are hoisted out of a `?:`, one tuned to a half output, a row finish
+    with _finish_in_range's pre-loop).  The one place the backend decides it, per kernel shape and dtype:
+      * every kernel function over FLOAT blocks (the elementwise `block`; the row finishes finish_row, finish_col
+        and finish_row_stash, over every dtype: their FLOAT16/BFLOAT16 rows call them a chunk at a time): the plain
+        loop with the check of each result first, in the same function as the scaled loop (_plain_first).  The
+        scaled form's compare, selects and second product per element cost 0.5-0.98x the kernel without it (ELU,
+        KlDivTarget, ScaledMaskedSoftmax, SoftmaxGrad: ovf7, perf27); the check costs a subtraction and an OR per
+        vector (ELU FLOAT 0.91-0.93x main).  The plain-factor kernels' FLOAT blocks, which kept the select, gained
+        too: HuberLoss with a weight 1.6x, MseLoss, BCE-with-logits-target, PoissonNll 1.0-1.1x (unify, CPU time
+        per call side by side, 2^16);
+      * the elementwise kernels' FLOAT16/BFLOAT16 operands also (`span`): a copy without the check first, a span of
+        2048 elements at a time, whose half results are looked at once (opgen_chunks.h: opgen_chunked_rows_rare),
+        the span again through the checked block where one is not finite (_plain_copy).  Why not the check alone
+        there: in each 64-element chunk it measured ELU (isResult false) and KlDivTarget (logTarget) FLOAT16/
+        BFLOAT16 0.75-0.81x this, MseLoss BFLOAT16 0.83-0.89x in the cache (unify, load 12-16; perf25 likewise).
+        Not for the shapes whose calls are built elsewhere (split, class-index): their chunks take the checked
+        block."""
+    if excluded or _extended(kv):
         return None
-    return rare_path(kv.body, kv.result)
+    split = rare_path(kv.body, kv.result)
+    if split is None:
+        return None
+    span = not kv.reductions and op.reduce_dim is None and op.split is None and not op.per_output \
+        and op.classes is None
+    return PlainFirst(split[0], split[1], span)
 
 
 def _plain_first(body: list[str]) -> list[str]:
-    """The lines of a row finish (finish_row, finish_col, finish_row_stash) before its loop where the finish has
-    scaled products: a loop over the block with the plain products (`body`: its loads, temporaries and result)
-    that checks the results as _rare_scaled does, and a return where every one is finite.  The scaled form is the
-    plain products wherever no sum left FLOAT, and a sum that did makes its result ±inf or nan; where one is not
-    finite, the finish's own loop (the scaled form) computes the block again, so every element has the scaled
-    kernel's bits.  The results are the output's, never an input's (an overlapping output is staged, as for
-    _finish_in_range).  Why: the scaled form's compare, selects and second product per element cost
-    ScaledMaskedSoftmaxBackward 0.60-0.98x and SoftmaxGrad 0.57-0.98x the kernel before it (ovf7)."""
+    """The lines before a kernel function's own loop (the elementwise `block`; the row finishes finish_row,
+    finish_col, finish_row_stash) where it has scaled products (_plain_form): a loop over the block with the plain
+    products (`body`: its loads, temporaries and result) that checks the results (_FINITE_CHECK), and a return where
+    every one is finite.  The scaled form is the plain products wherever no L (or sum) left FLOAT, and one that did
+    makes its result ±inf or nan; where one is not finite, the function's own loop (the scaled form) computes the
+    block again, so every element has the scaled kernel's bits.  The results are the output's, never an input's
+    (an output that overlaps an input is computed in the workspace, opgen_loops.c, or staged, as for
+    _finish_in_range), so the inputs read again are the same.  In the same function as the scaled loop, inlined
+    with it: a call out of line made the FLOAT16/BFLOAT16 chunk loops' converted inputs memory (0.7-0.84x main,
+    KlDivTarget, ovf7)."""
     return ["/* the plain products first (opsource._plain_first): the results wherever every one is finite; else",
             " * the loop below, the scaled form, computes the block again */",
             "uint32_t beyond = 0;",
@@ -428,66 +460,18 @@ def _plain_first(body: list[str]) -> list[str]:
             "    return;"]
 
 
-def _plain(op: Op, kv: KernelVariant, ctx: dict, function, pr) -> list[dict]:
-    """The template data of a copy of the elementwise kernel without its scaled products, as a list of one (none:
-    the kernel has none): the products L*g that codegen.scaled computes scaled where |L| > max as the plain L*g
-    alone, which they are wherever no L left FLOAT, bit for bit.  The kernel's `_rare` entry (kernel_rare.c.jinja)
-    runs it first over FLOAT16/BFLOAT16 operands and the kernel itself only over a span where one of its results is
-    not finite, which every L that left FLOAT makes it (±inf times g, or nan); where every input is FLOAT16 and no
-    L can leave FLOAT then (`scaled.in_float_from_float16`: MseLoss's 2*(x - t) is at most 2.6e5), phase 1 hands
-    the call the copy alone (`plain_f16`).  The scaled kernel's select per element cost MseLossBackward BFLOAT16
-    0.58-0.8x in the cache (perf25, perf26); FLOAT blocks keep it (within noise there)."""
-    if op.reduce_dim is not None or op.split is not None or op.per_output or op.classes is not None \
-            or kv.reductions or _extended(kv):
-        return []
-    split = rare_path(kv.body, kv.result)
-    if split is None:
-        return []
-    body, result, _, _ = split
-    f = function([e for _, e in body] + [result])
+def _plain_copy(op: Op, kv: KernelVariant, ctx: dict, declare: list[str], compute: list[str]) -> list[dict]:
+    """The template data of a copy of the elementwise kernel with its plain products alone and no check (`compute`,
+    `declare`: _plain_form's, printed), as a list of one.  Its `_rare` entry (kernel_rare.c.jinja) runs it over
+    FLOAT16/BFLOAT16 operands a span at a time and the checked block only over a span where one of its results is
+    not finite; where every input is FLOAT16 and no L can leave FLOAT then (`scaled.in_float_from_float16`:
+    MseLoss's 2*(x - t) is at most 2.6e5), phase 1 hands the call the copy alone (`plain_f16`, call_kernels)."""
     suffix = ctx["suffix"] + PLAIN_TAIL
     f16 = in_float_from_float16(kv.body, kv.result, kv.prelude, [t.symbol for t in kv.tensors])
     return [{**ctx, "suffix": suffix, "title": ctx["title"] + " (the products L*g alone)",
-             "pad": {f"p{k}": " " * (k + len(suffix)) for k in _PADS}, "declare_finish": f["declare"],
-             "compute": f["load"] + [f"const float {s} = {pr.doprint(e)};" for s, e in body]
-                        + [f"res[i] = {pr.doprint(result)};"], "grid_functions": [],
+             "pad": {f"p{k}": " " * (k + len(suffix)) for k in _PADS}, "declare_finish": declare,
+             "compute": compute, "plain_first": [], "grid_functions": [],
              "plain_f16": f16, "chunked_inline": "" if f16 else "inline "}]   # (inline: unused, no warning)
-
-
-SCALED_TAIL = "_scaled"
-
-
-def _rare_scaled(op: Op, kv: KernelVariant, ctx: dict, function, pr) -> list[dict]:
-    """Where a scaled product (codegen.scaled) reads an exp factor (`scaled.HeldExp`: KlDivTarget's
-    c0*(t - x + 1)*exp(t), ELU's c0*exp(s*x)), the kernel computes the plain products alone (`scaled.rare_path`),
-    and a block whose result has an element that is not finite (the only blocks where some L can have left FLOAT:
-    g*L is then ±inf or nan) again with the scaled form, a function of its own (the template data returned, a list
-    of one; `ctx` is changed to the plain kernel and its check).  The scaled form is the plain products wherever
-    no L left FLOAT, so every element has the scaled kernel's bits.  Why: in these kernels the exp's own select
-    and the scaled form's compare, selects and second product ran 0.5-0.6x main at 2^20 elements (C, FLOAT and
-    FLOAT16/BFLOAT16).  The check is res - res (+0 where finite, nan where not) OR-ed as bits: a subtraction and an
-    integer OR per vector, where |res| <= max (an and, a compare into a mask, the mask OR-ed) cost ELU FLOAT 0.80x
-    main, this 0.91-0.93x (side by side, 2^16-2^20).  FLOAT16/BFLOAT16 operands take _plain's copy first.  (Not for
-    the plain-factor products of MseLoss and the like: there the check per 64-element chunk cost as much as the
-    scaled form, perf25.)"""
-    from codegen.scaled import HeldExp
-    if op.reduce_dim is not None or op.split is not None or op.per_output or op.classes is not None \
-            or kv.reductions or kv.grid_sums or _extended(kv) or not any(isinstance(s, HeldExp) for s, _ in kv.body):
-        return []
-    split = rare_path(kv.body, kv.result)
-    if split is None:
-        return []
-    body, result, _, _ = split
-    scaled = {**ctx, "suffix": ctx["suffix"] + SCALED_TAIL, "title": ctx["title"] + " with its scaled products",
-              "pad": {f"p{k}": " " * (k + len(ctx["suffix"] + SCALED_TAIL)) for k in _PADS},
-              "declare_finish": function([e for _, e in kv.body] + [kv.result], SCALED_TAIL)["declare"]}
-    f = function([e for _, e in body] + [result])
-    ctx["declare_finish"] = f["declare"] + ["uint32_t beyond = 0;   /* a result not finite: some L may have left FLOAT "
-                                            "(codegen.scaled) */"]
-    ctx["compute"] = f["load"] + [f"const float {s} = {pr.doprint(e)};" for s, e in body] \
-        + [f"res[i] = {pr.doprint(result)};"] + _FINITE_CHECK
-    ctx["after"] = ["if (beyond)", f"    block{scaled['suffix']}(n, in, out, params);"]
-    return [scaled]
 
 
 _KEPT = "kept"   # the C local of a kept summand (kernel_stash.c.jinja)
@@ -546,11 +530,11 @@ def _plain_stash(plain, summand, kept, kpr, tensors, fields, red_syms, suffix) -
     reads it; none where the finish has no scaled product (`plain`: _row_plain's)."""
     if not plain:
         return []
-    exprs = [sympy.sympify(e).xreplace({summand: kept}) for e in [e for _, e in plain[0]] + [plain[1]]]
+    exprs = [sympy.sympify(e).xreplace({summand: kept}) for e in [e for _, e in plain.body] + [plain.result]]
     texts = [kpr.doprint(e) for e in exprs]
     f = _function(exprs, tensors, fields, red_syms, suffix)
     reads = [f"const float {_KEPT} = stash[i];"] if any(e.has(kept) for e in exprs) else []
-    return _plain_first(f["load"] + reads + [f"const float {s} = {t};" for (s, _), t in zip(plain[0], texts)]
+    return _plain_first(f["load"] + reads + [f"const float {s} = {t};" for (s, _), t in zip(plain.body, texts)]
                         + [f"res[i] = {texts[-1]};"])
 
 
@@ -730,9 +714,9 @@ def _phase1_variant(op: Op, kv: KernelVariant, v: dict, fill: list[str]) -> list
 
 def call_kernels(kv: KernelVariant, v: dict, call: str, out: str) -> list[str]:
     """The elementwise kernel functions handed to `call`: the copy tuned to a FLOAT16 or BFLOAT16 output `out`
-    (half_tuned); a kernel with scaled products (_plain) chunked through its `_rare` entry (FLOAT16/BFLOAT16
-    operands: the plain products first), or its copy without them where every input is FLOAT16 and no L can leave
-    FLOAT then; the kernel itself elsewhere.  (An output of several, codegen/backends/c/several.py, is chosen here
+    (half_tuned); a kernel with scaled products chunked through its `_rare` entry (FLOAT16/BFLOAT16 operands: the
+    plain copy first, _plain_form), or its plain copy alone where every input is FLOAT16 and no L can leave FLOAT
+    then; the kernel itself elsewhere.  (An output of several, codegen/backends/c/several.py, is chosen here
     too: its half-tuned copy was emitted and never called, which -Werror=unused-function refused: LogAddExpBackward
     in examples/more_specs.)"""
     s = v["suffix"]

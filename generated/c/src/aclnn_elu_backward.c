@@ -62,37 +62,6 @@ static const opgen_soc_dtypes DTYPES_gradInput_socs[] = {
 };
 static const opgen_dtype_table DTYPES_gradInput = {5, DTYPES_gradInput_socs};
 
-/* the kernel for isResult=false with its scaled products (codegen.scaled), for a block whose plain result is not finite
- * (opsource._rare_scaled).  Inlined too: a call out of line made the chunk loops' converted inputs memory
- * (0.7-0.84x main, C, KlDivTarget) */
-typedef struct {
-    float alpha;
-    float scale;
-    float input_scale;
-    float c0;
-} Params__is_result_false_scaled;
-
-static inline __attribute__((always_inline)) void block__is_result_false_scaled(int64_t n, const float *const *in, float *out,
-                                                                                              const void *params)
-{
-    const Params__is_result_false_scaled *prm = params;
-    const float *restrict grad_output = in[0];
-    const float *restrict self_or_result = in[1];
-    const float scale = prm->scale;
-    const float input_scale = prm->input_scale;
-    const float c0 = prm->c0;
-    float *restrict res = out;
-    for (int64_t i = 0; i < n; ++i) {
-        const float grad_output_i = grad_output[i];
-        const float self_or_result_i = self_or_result[i];
-        const float t0 = opgen_expf(input_scale*self_or_result_i);
-        const float t1 = c0*t0;
-        const float _scale2 = (2.3283064e-10F*(float)((fabsf(t1) > 3.4028235e+38F)) + (1 - (float)((fabsf(t1) > 3.4028235e+38F))));
-        const float t3 = (_scale2*c0*t0)*grad_output_i;
-        res[i] = ((self_or_result_i > 0) ? grad_output_i*scale : ((fabsf(t1) > 3.4028235e+38F) ? 4.2949673e+09F*t3 : grad_output_i*t1));
-    }
-}
-
 /* ---- the kernel for isResult=false ---- */
 typedef struct {
     float alpha;
@@ -114,8 +83,10 @@ static inline __attribute__((always_inline)) void block__is_result_false(int64_t
     const float scale = prm->scale;
     const float input_scale = prm->input_scale;
     const float c0 = prm->c0;
-    uint32_t beyond = 0;   /* a result not finite: some L may have left FLOAT (codegen.scaled) */
     float *restrict res = out;
+    /* the plain products first (opsource._plain_first): the results wherever every one is finite; else
+     * the loop below, the scaled form, computes the block again */
+    uint32_t beyond = 0;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
         const float self_or_result_i = self_or_result[i];
@@ -127,8 +98,17 @@ static inline __attribute__((always_inline)) void block__is_result_false(int64_t
         memcpy(&zb, &z, sizeof zb);
         beyond |= zb;
     }
-    if (beyond)
-        block__is_result_false_scaled(n, in, out, params);
+    if (!beyond)
+        return;
+    for (int64_t i = 0; i < n; ++i) {
+        const float grad_output_i = grad_output[i];
+        const float self_or_result_i = self_or_result[i];
+        const float t0 = opgen_expf(input_scale*self_or_result_i);
+        const float t1 = c0*t0;
+        const float _scale2 = (2.3283064e-10F*(float)((fabsf(t1) > 3.4028235e+38F)) + (1 - (float)((fabsf(t1) > 3.4028235e+38F))));
+        const float t3 = (_scale2*c0*t0)*grad_output_i;
+        res[i] = ((self_or_result_i > 0) ? grad_output_i*scale : ((fabsf(t1) > 3.4028235e+38F) ? 4.2949673e+09F*t3 : grad_output_i*t1));
+    }
 }
 
 /* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h) */

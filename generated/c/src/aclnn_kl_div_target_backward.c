@@ -104,39 +104,6 @@ static void block_chunked__log_target_false(int64_t rows, int64_t n, const opgen
     opgen_chunked_rows(rows, n, 3, in, step, out, params, block_chunk__log_target_false);
 }
 
-/* the kernel for logTarget=true with its scaled products (codegen.scaled), for a block whose plain result is not finite
- * (opsource._rare_scaled).  Inlined too: a call out of line made the chunk loops' converted inputs memory
- * (0.7-0.84x main, C, KlDivTarget) */
-typedef struct {
-    int64_t reduction;
-    float numel_broadcast;
-    float numel_broadcast_dim0;
-    float c0;
-} Params__log_target_true_scaled;
-
-static inline __attribute__((always_inline)) void block__log_target_true_scaled(int64_t n, const float *const *in, float *out,
-                                                                                              const void *params)
-{
-    const Params__log_target_true_scaled *prm = params;
-    const float *restrict grad_output = in[0];
-    const float *restrict self = in[1];
-    const float *restrict target = in[2];
-    const float c0 = prm->c0;
-    float *restrict res = out;
-    for (int64_t i = 0; i < n; ++i) {
-        const float grad_output_i = grad_output[i];
-        const float self_i = self[i];
-        const float target_i = target[i];
-        const float t0 = opgen_expf(target_i);
-        const float t1 = c0*(-self_i + target_i + 1)*t0;
-        const float _scale2 = (2.3283064e-10F*(float)((fabsf(t1) > 3.4028235e+38F)) + (1 - (float)((fabsf(t1) > 3.4028235e+38F))));
-        const float t3 = c0*t0;
-        const float _scale4 = (2.3283064e-10F*(float)((fabsf(t1) > 3.4028235e+38F) && (fabsf(t3) > 1)) + (1 - (float)((fabsf(t1) > 3.4028235e+38F) && (fabsf(t3) > 1))));
-        const float t5 = (_scale4*c0*(-_scale2*self_i + _scale2*target_i + _scale2)*t0)*grad_output_i;
-        res[i] = ((fabsf(t1) > 3.4028235e+38F) ? 4.2949673e+09F*t5*(4.2949673e+09F*(float)((fabsf(t1) > 3.4028235e+38F) && (fabsf(t3) > 1)) + (1 - (float)((fabsf(t1) > 3.4028235e+38F) && (fabsf(t3) > 1)))) : grad_output_i*t1);
-    }
-}
-
 /* ---- the kernel for logTarget=true ---- */
 typedef struct {
     int64_t reduction;
@@ -157,8 +124,10 @@ static inline __attribute__((always_inline)) void block__log_target_true(int64_t
     const float *restrict self = in[1];
     const float *restrict target = in[2];
     const float c0 = prm->c0;
-    uint32_t beyond = 0;   /* a result not finite: some L may have left FLOAT (codegen.scaled) */
     float *restrict res = out;
+    /* the plain products first (opsource._plain_first): the results wherever every one is finite; else
+     * the loop below, the scaled form, computes the block again */
+    uint32_t beyond = 0;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
         const float self_i = self[i];
@@ -171,8 +140,20 @@ static inline __attribute__((always_inline)) void block__log_target_true(int64_t
         memcpy(&zb, &z, sizeof zb);
         beyond |= zb;
     }
-    if (beyond)
-        block__log_target_true_scaled(n, in, out, params);
+    if (!beyond)
+        return;
+    for (int64_t i = 0; i < n; ++i) {
+        const float grad_output_i = grad_output[i];
+        const float self_i = self[i];
+        const float target_i = target[i];
+        const float t0 = opgen_expf(target_i);
+        const float t1 = c0*(-self_i + target_i + 1)*t0;
+        const float _scale2 = (2.3283064e-10F*(float)((fabsf(t1) > 3.4028235e+38F)) + (1 - (float)((fabsf(t1) > 3.4028235e+38F))));
+        const float t3 = c0*t0;
+        const float _scale4 = (2.3283064e-10F*(float)((fabsf(t1) > 3.4028235e+38F) && (fabsf(t3) > 1)) + (1 - (float)((fabsf(t1) > 3.4028235e+38F) && (fabsf(t3) > 1))));
+        const float t5 = (_scale4*c0*(-_scale2*self_i + _scale2*target_i + _scale2)*t0)*grad_output_i;
+        res[i] = ((fabsf(t1) > 3.4028235e+38F) ? 4.2949673e+09F*t5*(4.2949673e+09F*(float)((fabsf(t1) > 3.4028235e+38F) && (fabsf(t3) > 1)) + (1 - (float)((fabsf(t1) > 3.4028235e+38F) && (fabsf(t3) > 1)))) : grad_output_i*t1);
+    }
 }
 
 /* the same over contiguous operands in their own dtypes, a chunk at a time (opgen_chunks.h) */

@@ -63,6 +63,22 @@ static inline __attribute__((always_inline)) void block(int64_t n, const float *
     const float *restrict target = in[2];
     const float c0 = prm->c0;
     float *restrict res = out;
+    /* the plain products first (opsource._plain_first): the results wherever every one is finite; else
+     * the loop below, the scaled form, computes the block again */
+    uint32_t beyond = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        const float grad_output_i = grad_output[i];
+        const float self_i = self[i];
+        const float target_i = target[i];
+        const float t0 = c0*(self_i - target_i);
+        res[i] = grad_output_i*t0;
+        const float z = res[i] - res[i];   /* +0 where finite, nan where not */
+        uint32_t zb;
+        memcpy(&zb, &z, sizeof zb);
+        beyond |= zb;
+    }
+    if (!beyond)
+        return;
     for (int64_t i = 0; i < n; ++i) {
         const float grad_output_i = grad_output[i];
         const float self_i = self[i];

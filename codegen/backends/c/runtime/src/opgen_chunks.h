@@ -545,17 +545,19 @@ static inline __attribute__((always_inline)) bool opgen_nonfinite(const void *p,
 
 /* opgen_chunked_rows for a kernel with a rare form (codegen.scaled: rare_path), where every operand is FLOAT16 or
  * every one BFLOAT16: `plain` over a span of OPGEN_RARE_SPAN elements, then, only where one of the span's results
- * is not finite, `rare` over the span again, its results written over plain's.  `rare` computes the products L*g
- * scaled where |L| > max (a select per element) and `plain` the products alone, which are rare's results bit for
+ * is not finite, `rare` over the span again, its results written over plain's.  `rare` is the kernel's own block
+ * (the plain products with a check of each result, then the products L*g scaled where |L| > max only for a block
+ * with one not finite: opsource._plain_form) and `plain` the products alone, which are rare's results bit for
  * bit wherever no L left FLOAT; an L that left FLOAT makes plain's result +-inf or nan (or a result rounds to
  * +-inf in the half dtype: the span is redone for nothing), which the look at the span's results
  * (opgen_nonfinite, in the cache right after they were written) finds.  An output never overlaps an input here
  * (opgen_loops.c computes an overlapping one in the workspace), so the inputs read again are the same.  The look
  * costs a vector max per 32 results, once per span: the select per element cost MseLossBackward BFLOAT16
  * 0.58-0.8x, and a flag reduced per 64-element chunk as much (perf25).  The spans' chunks are the row's (the same
- * bits).  Everything else takes `rare` alone: FLOAT blocks (where the select measured within noise: memory, not
- * arithmetic, is their time), mixed dtypes, and a streamed output (not in the cache to look at afterwards): the
- * kernel's own entry `whole` (rare's chunks) there. */
+ * bits).  Everything else takes `rare` alone: FLOAT blocks (a look at FLOAT results read back measured 0.8x),
+ * mixed dtypes, and a streamed output (not in the cache to look at afterwards): the kernel's own entry `whole`
+ * (rare's chunks) there.  (The check in each 64-element chunk alone measured ELU and KlDivTarget halves 0.75-0.81x
+ * this, unify.) */
 #define OPGEN_RARE_SPAN 2048
 _Static_assert(OPGEN_RARE_SPAN % OPGEN_CHUNK == 0, "a span's chunks are the row's chunks");
 static inline __attribute__((always_inline)) void opgen_chunked_rows_rare(int64_t rows, int64_t n, int nin,
