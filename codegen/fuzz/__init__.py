@@ -54,7 +54,7 @@ def run(seed: int = 0, batches: int | None = 1, minutes: float | None = None, si
 
     `vocabulary` is a list of constructs (one batch per draw, run on every backend) or {backend: list} (one
     batch per backend, drawn from its own list: CI_VOCABULARY); `depth` likewise an int or {backend: int}.
-    `kinds`: the batch kinds drawn (grammar.KINDS), else elementwise and those the vocabulary names."""
+    `kinds`: the batch kinds drawn ("elementwise" and grammar.KINDS), else elementwise and those `vocabulary` names."""
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as hseed
     from hypothesis import strategies as st

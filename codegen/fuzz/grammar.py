@@ -84,9 +84,13 @@ def vocabulary_for(backend: str) -> tuple[str, ...]:
     return tuple(p for p in VOCABULARY if all(c.name in accepted for c in constructs(p)))
 
 
+# The productions that choose a batch's kind (`batch`): a row op (DimSum) or a reduced loss, not a construct
+# inside a formula.  A batch of either costs many times an elementwise one (a row proof expands rows of 1..6
+# elements): the CI slice draws elementwise batches; tests/test_fuzz.py runs the kinds in the --deep tier.
+KINDS = ("row", "loss")
 # What the fixed-seed CI slice draws from, per backend: everything the backend accepts.  (Before branch vocab
 # each backend had its own exclusions here; every defect they hid is a regression spec in tests/regression.)
-CI_VOCABULARY = {b: tuple(p for p in vocabulary_for(b) if p not in ("row", "loss")) for b in closed.BACKENDS}
+CI_VOCABULARY = {b: tuple(p for p in vocabulary_for(b) if p not in KINDS) for b in closed.BACKENDS}
 CI_DEPTH = {"numpy": 3, "c": 3, "ascendc": 3}
 
 RATIONALS = [sympy.Rational(1, 2), sympy.Rational(1, 3), sympy.Integer(2), sympy.Integer(3), sympy.Integer(-1),
@@ -266,7 +270,6 @@ def forwards(vocab=VOCABULARY, depth: int = 3, max_ops: int = 40):
 
 # a row op's forward has no branch (the row proof has none): its elementwise parts are drawn without these
 BRANCHES = ("abs", "sign", "min_max", "piecewise")
-KINDS = ("elementwise", "row", "loss")
 
 
 @st.composite
@@ -312,8 +315,8 @@ def batch(vocab, depth: int, size: int, kinds=None):
     """A batch of `size` forwards of one kind (a batch spec is elementwise, a row op or a loss): the kind is drawn
     among those `vocab` names ("row", "loss"; elementwise always), and not at all when it names neither, so the
     draws of a vocabulary without them are the same as before they existed.  `kinds`: draw only these."""
-    kinds = list(kinds) if kinds else ["elementwise"] + [k for k in ("row", "loss") if k in vocab]
-    vocab = tuple(v for v in vocab if v not in ("row", "loss"))
+    kinds = list(kinds) if kinds else ["elementwise"] + [k for k in KINDS if k in vocab]
+    vocab = tuple(v for v in vocab if v not in KINDS)
 
     def of(kind):
         return st.lists(forwards_of(kind, vocab, depth), min_size=size, max_size=size, unique_by=str)
