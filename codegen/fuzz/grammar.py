@@ -305,7 +305,7 @@ def forwards_of(kind: str, vocab=VOCABULARY, depth: int = 3, max_ops: int = 40):
     """A forward of one kind: "elementwise" (`forwards`), "row" or "loss"."""
     vocab = tuple(vocab)
     if kind == "row":
-        return row_forward(vocab, max(depth - 1, 0)).filter(_usable(max_ops))
+        return row_forward(vocab, max(depth - 2, 0)).filter(_usable(max_ops))
     if kind == "loss":
         return loss_forward(vocab, depth).filter(_usable(max_ops))
     return forwards(vocab, depth, max_ops)
