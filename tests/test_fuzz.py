@@ -294,3 +294,19 @@ def test_two_cases_values_of_a_kink_are_compared_at_samples_not_by_simplify():
     # (no real number at a sample: the proof decides)
     assert _same_at_samples(sympy.log(ALPHA - 1), sympy.log(ALPHA - 1), lambda a, b: True)
 
+
+def test_a_kinks_declared_value_in_nested_fractions_is_compared_without_expand():
+    """(seed 3131, batch 1: the open proof hang of session 22) the value the backward gives at the kink x = 1/2 and
+    the one declared there, both tanh of one rational function of alpha written as differently nested fractions:
+    `proof.is_zero` expanded them for minutes (then simplify); function applications held as symbols over
+    arguments in one rational form (`_opaque_zero`, tried first) decide it at once.  The limit only stops a hang."""
+    from codegen.verify.proof import is_zero
+    a = sympy.Symbol("alpha", real=True)
+    t = a / ((2 - 4 * a) * (a / (sympy.Rational(1, 2) - a) + 1)
+             * (a ** 2 / (16 * (sympy.Rational(1, 2) - a) ** 2 * (a / (sympy.Rational(1, 2) - a) + 1) ** 2) + 1))
+    u = (a / 2) / (1 + a ** 2 / 4)   # alpha*x/(1 + alpha**2*x**2) at x = 1/2
+    declared = (1 - sympy.tanh(t) ** 2) * sympy.diff(t, a) / (2 * sympy.sqrt(sympy.tanh(t) + 2))
+    value = (1 - sympy.tanh(u) ** 2) * sympy.diff(u, a) / (2 * sympy.sqrt(sympy.tanh(u) + 2))
+    with batch.time_limit(30):
+        assert is_zero(value - declared)
+        assert not is_zero(value - declared.subs(a, 2 * a))
