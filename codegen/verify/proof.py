@@ -168,8 +168,11 @@ def _opaque_zero(expr):
     Tried first: expand (and simplify after it) spun for minutes comparing a declared value with the backward at a
     kink, both tanh of one rational function of alpha written as differently nested fractions (fuzz seed 3131,
     batch 1: expand multiplied the nested fractions out; this takes 0.02 s)."""
-    canon = sympy.sympify(expr).replace(
-        lambda a: isinstance(a, sympy.Function) and a.args,
+    expr = sympy.sympify(expr)
+    if expr.has(sympy.Piecewise):   # its conditions are no rational forms: the other tests take it
+        return expr
+    canon = expr.replace(
+        lambda a: isinstance(a, sympy.Function) and a.args and all(isinstance(t, sympy.Expr) for t in a.args),
         lambda a: a.func(*[sympy.cancel(sympy.together(t)) for t in a.args]))
     held = {f: sympy.Dummy() for f in canon.atoms(sympy.Function)}
     return sympy.cancel(sympy.together(canon.xreplace(held)))
