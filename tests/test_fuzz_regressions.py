@@ -152,6 +152,12 @@ CASES = [
                                      "decides its size (cos of 4e10) judged by class alone (codegen.accuracy.runner; "
                                      "fuzz seed 3434)"),
     ("finite_beyond_dtype", "c", "the same (the backend it was found on)"),
+    ("number_of_row_sums", "numpy", "the oracle's bound: 1/DimSum(1) (a row's length) is a number to SymPy, "
+                                    "evaluated as a constant: TypeError, no bound, every record failed "
+                                    "(codegen.accuracy.bound; fuzz11's row productions)"),
+    ("row_length_nan", "numpy", "the oracle's reference: a row sum constant in x (DimSum(1)) entered the chain rule "
+                                "as 0 times a nan dF/dS where a row held a nan: nan for a kernel's right finite "
+                                "value (codegen.accuracy.reference; fuzz11, seed 29)"),
 ]
 
 

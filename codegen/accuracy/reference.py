@@ -324,7 +324,11 @@ class Reference:
         self.h = [_lamb([z] + rest, h) for h in inner]
         self.dFz = _lamb(args, _simplified(sympy.diff(F, z)))
         self.dFS = [_lamb(args, _simplified(sympy.diff(F, s))) for s in holders]
-        self.dh = [_lamb([z] + rest, _simplified(sympy.diff(h, z))) for h in inner]
+        dh = [_simplified(sympy.diff(h, z)) for h in inner]
+        self.dh = [_lamb([z] + rest, d) for d in dh]
+        # the sums whose summand does not read z (DimSum(1), the row's length) add nothing to the gradient: their
+        # dh is exactly 0, never 0 times a nan dF/dS (a mean-center's S1/S2**2 where the row holds a nan; fuzz11)
+        self.moving = [m for m, d in enumerate(dh) if d != 0]
         self.n_sums = len(holders)
         # where the branch the forward takes at an element does not read z there (a masked position: F and
         # every h constant in z), nothing depends on that z: its gradient is exactly 0, whatever gradOutput
@@ -530,15 +534,15 @@ class Reference:
             # (an infinite G gives the sign of each element's derivative, not inf - inf across the row)
             return [r if isinstance(r, str) else self._times_g(g[0], r) for r in self._row(v, [mpmath.mpf(1)] * len(g),
                                                                                            ops, scal)]
-        outer = [mpmath.fsum(self._times_g(gj, dFS(zj, *S, *o, *scal)) for gj, zj, o in zip(g, z, ops))
-                 for dFS in self.dFS]
+        outer = {m: mpmath.fsum(self._times_g(gj, self.dFS[m](zj, *S, *o, *scal)) for gj, zj, o in zip(g, z, ops))
+                 for m in self.moving}
         out = []
         for zi, gi, o in zip(z, g, ops):
             if self.detached is not None and self.detached(zi, *o, *scal):
                 out.append(mpmath.mpf(0))
                 continue
             acc = self._times_g(gi, self.dFz(zi, *S, *o, *scal))
-            for m in range(self.n_sums):
+            for m in self.moving:
                 acc += self._times_g(outer[m], self.dh[m](zi, *o, *scal))
             out.append(acc)
         return out

@@ -1,7 +1,8 @@
 """The expression fuzzer: random specs from the spec language's vocabulary, proved, built on every backend and
 judged by the differential oracle (codegen.accuracy.oracle).
 
-    grammar.py    Hypothesis strategies for forwards (VOCABULARY; CI_VOCABULARY is what CI draws from)
+    grammar.py    Hypothesis strategies for forwards (VOCABULARY; CI_VOCABULARY is what CI draws from): a batch is
+                  elementwise, a row op (DimSum) or a reduced loss, by the productions "row" and "loss"
     derive.py     backward = gradOutput * dF/dx (SymPy), declared values where F is not differentiable
     specfile.py   spec files: a batch of 2^k formulas selected by bool attributes, or one formula (a reproducer)
     batch.py      one batch: proof, one build per backend, the oracle, failures narrowed to single formulas
@@ -48,18 +49,20 @@ class Report:
 
 def run(seed: int = 0, batches: int | None = 1, minutes: float | None = None, size: int = 16,
         vocabulary=CI_VOCABULARY, backends=BACKENDS, dtypes=tuple(specfile.DTYPES), folder=None, depth=CI_DEPTH,
-        log=lambda m: None) -> Report:
+        log=lambda m: None, kinds=None) -> Report:
     """Fuzz `batches` batches of `size` formulas (or as many as fit in `minutes`) drawn with `seed`.
 
     `vocabulary` is a list of constructs (one batch per draw, run on every backend) or {backend: list} (one
-    batch per backend, drawn from its own list: CI_VOCABULARY); `depth` likewise an int or {backend: int}."""
+    batch per backend, drawn from its own list: CI_VOCABULARY); `depth` likewise an int or {backend: int}.
+    `kinds`: the batch kinds drawn ("elementwise" and grammar.KINDS), else elementwise and those `vocabulary` names."""
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as hseed
     from hypothesis import strategies as st
 
     # one vocabulary for every backend (one batch, run on each), or one per backend (a batch each)
     plans = {b: (tuple(vocabulary[b]), depth[b] if isinstance(depth, dict) else depth) for b in backends} \
-        if isinstance(vocabulary, dict) else {tuple(backends): (tuple(vocabulary), depth)}
+        if isinstance(vocabulary, dict) else \
+        {tuple(backends): (tuple(vocabulary), depth if isinstance(depth, int) else max(depth.values()))}
     unknown = {v for vocab, _ in plans.values() for v in vocab} - set(VOCABULARY)
     if unknown:
         raise ValueError(f"not in the vocabulary: {', '.join(sorted(unknown))} (have: {', '.join(VOCABULARY)})")
@@ -71,8 +74,7 @@ def run(seed: int = 0, batches: int | None = 1, minutes: float | None = None, si
 
     names = {key: "_".join(key) if isinstance(key, tuple) else key for key in plans}
     strategy = st.fixed_dictionaries({
-        key: st.lists(grammar.forwards(vocab, d), min_size=size, max_size=size, unique_by=str)
-        for key, (vocab, d) in plans.items()})
+        key: grammar.batch(vocab, d, size, kinds) for key, (vocab, d) in plans.items()})
 
     @hseed(seed)
     @settings(max_examples=limit, deadline=None, database=None, phases=[Phase.generate],

@@ -32,11 +32,24 @@ from codegen.accuracy import oracle
 
 from . import specfile
 from .derive import Unusable, backward_of, declarations, formula_index, outside
+from codegen.spec import DimSum
 from codegen.spec.op import points_of
 
 from .specfile import ALPHA, X
 
 FILLER = ALPHA + 7 * X / 11   # pads a batch to 2^k formulas: every backend handles it, the grammar never draws it
+# a batch is of one kind (specfile.kind): a row op's or a loss's padding is a formula of that kind
+FILLERS = {"elementwise": FILLER, "loss": specfile.LOSS * FILLER, "row": 7 * X / 11 - DimSum(X) / DimSum(1)}
+
+
+def is_filler(forward) -> bool:
+    return any(forward is f for f in FILLERS.values())
+
+
+def _pad(forms: list, k: int) -> list:
+    """`forms` padded to 2^k formulas with the filler of their kind."""
+    f = FILLERS[specfile.kind([fwd for fwd, _, _ in forms])]
+    return forms + [(f, backward_of(f), {})] * (2 ** k - len(forms))
 
 
 @dataclass
@@ -136,7 +149,7 @@ def _hanging(forms: list, folder: Path, origin: str, result) -> set:
     """Indices of the formulas whose proof alone does not finish in time: each a finding with its reproducer."""
     out = set()
     for i, (f, b, at) in enumerate(forms):
-        if f is FILLER:
+        if is_filler(f):
             continue
         stem = _stem_of((f,))
         path = specfile.write(folder / "reproducers", stem, specfile.single_source(
@@ -168,10 +181,10 @@ def _proved(forms: list, k: int, folder: Path, stem: str, origin: str, result: B
     except ProofTimeout:
         pass
     hung = _hanging(forms, folder, origin, result)
-    forms = [form for i, form in enumerate(forms) if i not in hung and form[0] is not FILLER]
+    forms = [form for i, form in enumerate(forms) if i not in hung and not is_filler(form[0])]
     if not forms:
         return None, [], []
-    forms += [(FILLER, backward_of(FILLER), {})] * (2 ** k - len(forms))
+    forms = _pad(forms, k)
     path = specfile.write(folder, stem, specfile.batch_source(stem, forms, origin))
     try:
         with time_limit(PROOF_SECONDS["batch"]):
@@ -191,7 +204,7 @@ def prepare(forwards: list, folder: Path, stem: str, origin: str, result: BatchR
     k = max(1, (len(forms) - 1).bit_length())
     if len(forms) > 2 ** k:
         forms = forms[:2 ** k]
-    forms += [(FILLER, backward_of(FILLER), {})] * (2 ** k - len(forms))
+    forms = _pad(forms, k)
     path, forms, lines = _proved(forms, k, folder, stem, origin, result)
     if path is None:
         return None, []
@@ -219,7 +232,7 @@ def prepare(forwards: list, folder: Path, stem: str, origin: str, result: BatchR
         kept.append((f, b, declared.get(i, {})))
     if not kept:
         return None, []
-    kept += [(FILLER, backward_of(FILLER), {})] * (2 ** k - len(kept))
+    kept = _pad(kept, k)
     if declared or bad or unwritable or undeclarable:   # the spec changes: written again, and proved again before anything is built
         # (under the same time limit: checking a declared value may hang where the first proof did not; fuzz seed 7)
         path, kept, lines = _proved(kept, k, folder, stem, origin, result)
@@ -233,10 +246,10 @@ def prepare(forwards: list, folder: Path, stem: str, origin: str, result: BatchR
         # states one value for all scalars, so the formula cannot be written in the spec language (seed 7, batch 3)
         for i, why in partial.items():
             result.dropped.append((kept[i][0], why))
-        kept = [form for i, form in enumerate(kept) if i not in partial and form[0] is not FILLER]
+        kept = [form for i, form in enumerate(kept) if i not in partial and not is_filler(form[0])]
         if not kept:
             return None, []
-        kept += [(FILLER, backward_of(FILLER), {})] * (2 ** k - len(kept))
+        kept = _pad(kept, k)
         path, kept, lines = _proved(kept, k, folder, stem, origin, result)
         if path is None:
             return None, []
@@ -322,7 +335,7 @@ class _Runner:
         fn, records = built
         if isinstance(fn, Exception):
             if single:
-                if forms[0][0] is not FILLER:
+                if not is_filler(forms[0][0]):
                     self.result.findings.append(Finding(forms[0][0], self.backend, None,
                                                         f"{type(fn).__name__}: {fn}", op.source))
                 return
@@ -352,7 +365,7 @@ class _Runner:
                 why.setdefault(i, []).append((r.dtype, "; ".join(oracle.describe(r))))
                 suspects.add(i)
         for i in sorted(suspects):
-            if forms[i][0] is FILLER:
+            if is_filler(forms[i][0]):
                 continue
             if single:
                 for dtype, what in why.get(i, [(None, f"the oracle crashed: {broke}")]):
@@ -382,7 +395,7 @@ def run_batch(forwards: list, folder: Path, stem: str, backends=("numpy", "c", "
     result.seconds["proof"] = time.perf_counter() - t0
     if op is None:
         return result
-    result.formulas = [f for f, _, _ in forms if f is not FILLER]
+    result.formulas = [f for f, _, _ in forms if not is_filler(f)]
     built = {}
     for backend in backends:   # one build each, then one oracle run for all: the reference is computed once
         t1 = time.perf_counter()

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import sympy
 
-from .specfile import G, T, X
+from codegen.spec import DimSum
+
+from .specfile import G, LOSS, MEAN, T, X, plain
 
 
-ALLOWED = {"exp", "log", "tanh", "cosh", "sinh", "sin", "cos", "erf", "erfc", "sign", "Abs", "Min", "Max", "Piecewise", "expm1",
+ALLOWED = {"DimSum", "exp", "log", "tanh", "cosh", "sinh", "sin", "cos", "erf", "erfc", "sign", "Abs", "Min", "Max", "Piecewise", "expm1",
            "log1p"}
 
 
@@ -18,7 +20,12 @@ class Unusable(Exception):
 def backward_of(forward):
     """gradOutput * dF/dx, as a spec author would write it from SymPy's derivative: away from the points where
     F is not differentiable (those are declared separately), DiracDelta terms vanish, and Heaviside(u) is the
-    branch `Piecewise((1, u > 0), (0, True))`."""
+    branch `Piecewise((1, u > 0), (0, True))`.  A loss (the LOSS marker) gets the mean's factor MEAN; a row op
+    (DimSum) its vector-Jacobian product (`row_backward`)."""
+    if sympy.sympify(forward).has(DimSum):
+        return row_backward(forward)
+    loss = LOSS in forward.free_symbols
+    forward = plain(forward)
     d = sympy.diff(forward, X)
     d = d.replace(lambda a: isinstance(a, sympy.DiracDelta), lambda a: sympy.Integer(0))
     d = d.replace(lambda a: isinstance(a, sympy.Heaviside),
@@ -30,7 +37,37 @@ def backward_of(forward):
         raise Unusable(f"the derivative of {forward} uses {', '.join(sorted(names))}")
     if X not in forward.free_symbols:
         raise Unusable(f"{forward} does not depend on x")
-    return G * d
+    return G * d * MEAN if loss else G * d
+
+
+def row_backward(forward):
+    """The backward of a row op y_i = F(x_i, S_1, ..., S_m), S_k = DimSum(h_k(x)) along the row:
+    dL/dx_j = g_j dF/dx_j + sum_k h_k'(x_j) DimSum(g dF/dS_k), each DimSum's factors free of the row's elements
+    (the S's, scalars) taken out of it, so no DimSum holds another (the form spec authors write: softmax's
+    y*g - y*DimSum(g*y))."""
+    sums = sorted(sympy.sympify(forward).atoms(DimSum), key=sympy.default_sort_key)
+    holders = [sympy.Dummy(f"S{i}", real=True) for i in range(len(sums))]
+    if any(s.args[0].has(DimSum) for s in sums):
+        raise Unusable(f"{forward}: a row sum of a row sum")
+    phi = forward.xreplace(dict(zip(sums, holders)))
+    back = dict(zip(holders, sums))
+    out = G * sympy.diff(phi, X)
+    for s, h in zip(sums, holders):
+        inner = sympy.expand_mul(G * sympy.diff(phi, h))
+        total = 0
+        for term in sympy.Add.make_args(inner):
+            free, row = term.as_independent(X, G, T, as_Add=False)
+            total += free * DimSum(row)
+        out += sympy.diff(s.args[0], X) * total
+    out = out.xreplace(back)
+    if out.has(sympy.Derivative, sympy.Subs, sympy.zoo, sympy.nan, sympy.Piecewise):
+        raise Unusable(f"the row backward of {forward} is not closed or has branches: {out}")
+    names = outside(out) - {"DimSum"}
+    if names:
+        raise Unusable(f"the row backward of {forward} uses {', '.join(sorted(names))}")
+    if not any(s.has(X) for s in sums) and X not in phi.free_symbols:
+        raise Unusable(f"{forward} does not depend on x")
+    return out
 
 
 def declarations(results, k: int | None = None) -> tuple[dict, dict]:

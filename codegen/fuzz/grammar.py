@@ -26,7 +26,9 @@ from sympy.codegen.cfunctions import expm1, log1p
 
 from codegen import vocabulary as closed
 
-from .specfile import ALPHA, BETA, T, X
+from codegen.spec import DimSum
+
+from .specfile import ALPHA, BETA, LOSS, T, W, X
 
 # The grammar's productions, each with the constructs of the closed vocabulary (codegen.vocabulary, the one list
 # of what the spec language accepts) that it draws.  A production is drawn for a backend when that backend
@@ -63,6 +65,9 @@ PRODUCTIONS = {
     "rational": ("constants: integers, Rational, pi, E, sqrt(2), log(2), ...",),     # 1/3, -3/2, ...
     "irrational": ("constants: integers, Rational, pi, E, sqrt(2), log(2), ...",),   # sqrt(2), pi, E, log(2)
     "repeat": (_OPS,),                                        # one subexpression used several times
+    # batches of another kind (`batch`): row ops and reduced losses
+    "row": ("DimSum(a)", _ADD, _OPS),                         # softmax/log-softmax/normalize/mean-center of u
+    "loss": ("parameters: tensors, scalars, attributes, numel(name)", _OPS),   # Reduction none/mean/sum, weight
 }
 VOCABULARY = tuple(PRODUCTIONS)
 
@@ -79,9 +84,13 @@ def vocabulary_for(backend: str) -> tuple[str, ...]:
     return tuple(p for p in VOCABULARY if all(c.name in accepted for c in constructs(p)))
 
 
+# The productions that choose a batch's kind (`batch`): a row op (DimSum) or a reduced loss, not a construct
+# inside a formula.  A batch of either costs many times an elementwise one (a row proof expands rows of 1..6
+# elements): the CI slice draws elementwise batches; tests/test_fuzz.py runs the kinds in the --deep tier.
+KINDS = ("row", "loss")
 # What the fixed-seed CI slice draws from, per backend: everything the backend accepts.  (Before branch vocab
 # each backend had its own exclusions here; every defect they hid is a regression spec in tests/regression.)
-CI_VOCABULARY = {b: vocabulary_for(b) for b in closed.BACKENDS}
+CI_VOCABULARY = {b: tuple(p for p in vocabulary_for(b) if p not in KINDS) for b in closed.BACKENDS}
 CI_DEPTH = {"numpy": 3, "c": 3, "ascendc": 3}
 
 RATIONALS = [sympy.Rational(1, 2), sympy.Rational(1, 3), sympy.Integer(2), sympy.Integer(3), sympy.Integer(-1),
@@ -256,5 +265,61 @@ def _node(draw, vocab, depth):
 
 def forwards(vocab=VOCABULARY, depth: int = 3, max_ops: int = 40):
     """A forward in x: depends on x, not too large."""
-    return node(tuple(vocab), depth).filter(
-        lambda e: X in e.free_symbols and sympy.count_ops(e) <= max_ops and not e.has(sympy.zoo, sympy.nan))
+    return node(tuple(vocab), depth).filter(_usable(max_ops))
+
+
+# a row op's forward has no branch (the row proof has none): its elementwise parts are drawn without these
+BRANCHES = ("abs", "sign", "min_max", "piecewise")
+
+
+@st.composite
+def row_forward(draw, vocab, depth):
+    """A forward that reads a row sum (DimSum along the last axis) of an elementwise form u of x, as softmax,
+    log-softmax, L2-normalize and mean-center do."""
+    # (and without target: (x - target)/sqrt(DimSum((x - target)**2) + alpha)'s proof ran past 5 minutes)
+    smooth = tuple(v for v in vocab if v not in BRANCHES + ("operand",))
+    u = draw(node(smooth, depth))
+    form = draw(st.sampled_from(["softmax", "log_softmax", "normalize", "mean_center"]))
+    if form == "softmax":
+        return sympy.exp(u) / DimSum(sympy.exp(u))
+    if form == "log_softmax":
+        return u - sympy.log(DimSum(sympy.exp(u)))
+    if form == "normalize":   # alpha (> 0) inside the root, as L2-normalize's eps
+        return u / sympy.sqrt(DimSum(u ** 2) + ALPHA)
+    return u - DimSum(u) / DimSum(1)
+
+
+@st.composite
+def loss_forward(draw, vocab, depth):
+    """A loss term F(x, ...) reduced none/mean/sum (the LOSS marker), with or without an optional weight."""
+    f = draw(node(vocab, depth))
+    return LOSS * W * f if draw(st.booleans()) else LOSS * f
+
+
+def _usable(max_ops):
+    return lambda e: (X in e.free_symbols and sympy.count_ops(e) <= max_ops
+                      and not e.has(sympy.zoo, sympy.nan))
+
+
+def forwards_of(kind: str, vocab=VOCABULARY, depth: int = 3, max_ops: int = 40):
+    """A forward of one kind: "elementwise" (`forwards`), "row" or "loss"."""
+    vocab = tuple(vocab)
+    if kind == "row":
+        return row_forward(vocab, max(depth - 2, 0)).filter(_usable(max_ops))
+    if kind == "loss":
+        return loss_forward(vocab, depth).filter(_usable(max_ops))
+    return forwards(vocab, depth, max_ops)
+
+
+def batch(vocab, depth: int, size: int, kinds=None):
+    """A batch of `size` forwards of one kind (a batch spec is elementwise, a row op or a loss): the kind is drawn
+    among those `vocab` names ("row", "loss"; elementwise always), and not at all when it names neither, so the
+    draws of a vocabulary without them are the same as before they existed.  `kinds`: draw only these."""
+    kinds = list(kinds) if kinds else ["elementwise"] + [k for k in KINDS if k in vocab]
+    vocab = tuple(v for v in vocab if v not in KINDS)
+
+    def of(kind):
+        return st.lists(forwards_of(kind, vocab, depth), min_size=size, max_size=size, unique_by=str)
+    if len(kinds) == 1:
+        return of(kinds[0])
+    return st.sampled_from(kinds).flatmap(of)

@@ -19,9 +19,18 @@ from pathlib import Path
 import sympy
 from sympy.printing.str import StrPrinter
 
+from codegen.spec import DimSum, numel
+
 X, G = sympy.symbols("x gradOutput", real=True)
 ALPHA, BETA = sympy.symbols("alpha beta", real=True)
 T = sympy.Symbol("target", real=True)
+# a loss (`loss_reduction`): the drawn forward is LOSS * F or LOSS * W * F, LOSS a marker the spec never prints;
+# its backward carries the mean's factor MEAN (1/numel(self) where reduction = 1, the mean)
+LOSS = sympy.Symbol("loss_reduced", positive=True)
+W = sympy.Symbol("weightOptional", real=True)
+REDUCTION = sympy.Symbol("reduction", integer=True)
+N = numel("self")
+MEAN = sympy.Piecewise((1 / N, sympy.Eq(REDUCTION, 1)), (1, True))
 FUNCTIONS = ("erf", "erfc", "sign", "tanh")   # names beyond `from codegen.spec import *`
 DTYPES = ["FLOAT", "FLOAT16", "BFLOAT16"]
 PRODUCT = "ascend910b"   # the one product the fuzzer runs on (every dtype, one Ascend C architecture)
@@ -69,17 +78,24 @@ x, gradOutput = symbols("x gradOutput", real=True)
 alpha, beta = symbols("alpha beta", real=True)
 {operand}'''
 OPERAND_SYMBOL = 'target = Symbol("target", real=True)\n'
+LOSS_SYMBOLS = ('weightOptional = Symbol("weightOptional", real=True)\nreduction = Symbol("reduction", integer=True)\n'
+                'numel_self = numel("self")\n')
 
-COMMON = '''    dtypes={{"{product}": {dtypes}}},
+COMMON = '''{fields}    dtypes={{"{product}": {dtypes}}},
     rules=[
         DtypeSupported("gradOutput", "self", "gradInput"),
-        DtypeSame("gradOutput", "self", {target}"gradInput"),
-        ShapeSame("gradOutput", "self", {target}"gradInput"),
-        Requires("alpha", alpha > 0),
+        DtypeSame("gradOutput", "self", {target}{weight}"gradInput"),
+{shapes}        Requires("alpha", alpha > 0),
     ],
     description=Text("随机生成的公式(codegen.fuzz)。", "A formula drawn by codegen.fuzz."),
 )
 '''
+SHAPES = '        ShapeSame("gradOutput", "self", {target}"gradInput"),\n'
+LOSS_SHAPES = ('        ShapeSame("self", {target}"gradInput"),\n'
+               '        BroadcastTo("gradOutput", {weight}"self"),\n'
+               '        OneOf("reduction", [0, 1, 2]),\n')
+LOSS_FIELDS = '    loss_reduction=Reduction("reduction", mean=numel_self),\n'
+ROW_FIELDS = '    reduce_dim=-1,\n'
 
 PARAMS = '''    params=[
         Tensor("gradOutput", gradOutput, role=GRAD, doc=Text("输出的梯度。", "the gradient w.r.t. the output.")),
@@ -93,13 +109,46 @@ PARAMS = '''    params=[
 
 OPERAND_PARAM = ('        Tensor("target", target, role=OPERAND, doc=Text("正向的另一个输入。", '
                  '"another forward operand, constant for the derivative.")),\n')
+WEIGHT_PARAM = ('        Tensor("weightOptional", weightOptional, role=OPERAND, optional=True, default=1, '
+                'doc=Text("每个元素的权重,可为空(全1)。", "a weight per element; may be null (all 1).")),\n')
+REDUCTION_ATTR = ('        Attr("reduction", reduction, type="int64", values={0: "none", 1: "mean", 2: "sum"}, '
+                  'doc=Text("规约方式:0 none,1 mean,2 sum。", "the reduction: 0 none, 1 mean, 2 sum.")),\n')
+
+
+def kind(exprs) -> str:
+    """"row" (a forward reads a row sum, DimSum along the last axis), "loss" (a reduced loss: the LOSS marker) or
+    "elementwise"."""
+    exprs = [sympy.sympify(e) for e in exprs]
+    if any(e.has(DimSum) for e in exprs):
+        return "row"
+    return "loss" if any(LOSS in e.free_symbols for e in exprs) else "elementwise"
+
+
+def plain(forward):
+    """The forward as the spec states it (the LOSS marker dropped: `loss_reduction` states the reduction)."""
+    return sympy.sympify(forward).subs(LOSS, 1)
 
 
 def _operand(exprs) -> dict:
-    """The texts that declare `target` where some of `exprs` reads it (else empty: the spec has no such tensor)."""
-    on = any(T in sympy.sympify(e).free_symbols for e in exprs)
-    return {"operand": OPERAND_SYMBOL if on else "", "param": OPERAND_PARAM if on else "",
-            "target": '"target", ' if on else ""}
+    """The texts that declare `target` (and a loss's weight and reduction) where some of `exprs` reads them (else
+    empty: the spec has no such tensor), and the op's fields and shape rules of its kind."""
+    exprs = [sympy.sympify(e) for e in exprs]
+    on = any(T in e.free_symbols for e in exprs)
+    weighted = any(W in e.free_symbols for e in exprs)
+    what = kind(exprs)
+    loss = what == "loss"
+    target = '"target", ' if on else ""
+    weight = '"weightOptional", ' if weighted else ""
+    return {"operand": (OPERAND_SYMBOL if on else "") + (LOSS_SYMBOLS if loss else ""),
+            "param": (OPERAND_PARAM if on else "") + (WEIGHT_PARAM if weighted else ""),
+            "attrs": REDUCTION_ATTR if loss else "",
+            "fields": {"loss": LOSS_FIELDS, "row": ROW_FIELDS}.get(what, ""),
+            "shapes": (LOSS_SHAPES if loss else SHAPES).format(target=target, weight=weight),
+            "target": target, "weight": weight}
+
+
+def _common(o: dict) -> str:
+    return COMMON.format(product=PRODUCT, dtypes=DTYPES, **{k: o[k] for k in ("fields", "target", "weight", "shapes")})
 
 
 def op_name(stem: str) -> str:
@@ -113,11 +162,11 @@ def single_source(stem: str, forward, backward, at: dict, origin: str, note: str
     text = HEADER.format(name=op_name(stem), what="one fuzzed formula", origin=origin,
                          note=f"\n\n{note}" if note else "", functions=", ".join(FUNCTIONS), operand=o["operand"])
     text += f'\nSPEC = Op(\n    name="{op_name(stem)}",\n    forward_name="F",\n'
-    text += PARAMS.format(attrs="", operand=o["param"])
-    text += f"    wrt=x,\n    forward={show(forward)},\n    backward={show(backward)},\n"
+    text += PARAMS.format(attrs=o["attrs"], operand=o["param"])
+    text += f"    wrt=x,\n    forward={show(plain(forward))},\n    backward={show(backward)},\n"
     if at:
         text += f"    at={_at(at)},\n"
-    return text + COMMON.format(product=PRODUCT, dtypes=DTYPES, target=o["target"])
+    return text + _common(o)
 
 
 def batch_source(stem: str, forms: list, origin: str) -> str:
@@ -133,18 +182,18 @@ def batch_source(stem: str, forms: list, origin: str) -> str:
     text += f'\nSPEC = Op(\n    name="{op_name(stem)}",\n    forward_name="F",\n'
     attrs = "".join(f'        Attr("f{i}", f{i}, type="bool", doc=Text("选择公式。", "selects the formula.")),\n'
                     for i in range(k))
-    text += PARAMS.format(attrs=attrs, operand=o["param"])
+    text += PARAMS.format(attrs=o["attrs"] + attrs, operand=o["param"])
     text += "    wrt=x,\n    forward=Piecewise(\n"
     sets = settings(k)
     for i, ((fwd, _, _), s) in enumerate(zip(forms, sets)):
         cond = "True" if i == len(forms) - 1 else _condition(s)
-        text += f"        ({show(fwd)}, {cond}),\n"
+        text += f"        ({show(plain(fwd))}, {cond}),\n"
     text += "    ),\n    backward=[\n"
     for (_, bwd, at), s in zip(forms, sets):
         extra = f", at={_at(at)}" if at else ""
         text += f"        Formula({show(bwd)}, when={s!r}{extra}),\n"
     text += "    ],\n"
-    return text + COMMON.format(product=PRODUCT, dtypes=DTYPES, target=o["target"])
+    return text + _common(o)
 
 
 def write(folder: Path, stem: str, text: str) -> Path:
