@@ -53,7 +53,7 @@ def _numpy_result(op) -> np.ndarray:
 @pytest.mark.parametrize("name", sorted(OPS))
 def test_example_prints_the_documented_result(name):
     op = OPS[name]
-    got = _printed(examples.build_and_run(op), op)   # built with the docs' command's flags, -Werror included
+    got = _printed(examples.build_and_run(op), op)   # the docs' command's warnings, -Werror included (at -O1)
     np.testing.assert_allclose(got, _numpy_result(op), rtol=1e-6, atol=1e-6)
     if op.example is not None and op.example.expected is not None:
         np.testing.assert_allclose(got, op.example.expected, rtol=1e-6, atol=1e-6)
