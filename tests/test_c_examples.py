@@ -115,7 +115,7 @@ def test_examples_share_the_runtime_objects_and_name_the_op_when_the_build_fails
     first, second = (made[n] for n in names)
     assert all(first[stem] == second[stem] for stem in runtime)
     assert len({*first.values(), *second.values()}) == len(runtime) + 4
-    monkeypatch.setattr(examples, "EXAMPLE_FLAGS", examples.EXAMPLE_FLAGS + " -fopgen-no-such-option")
+    monkeypatch.setattr(examples, "BUILD_FLAGS", [*examples.BUILD_FLAGS, "-fopgen-no-such-option"])
     with pytest.raises(RuntimeError, match="(?s)aclnnSoftshrinkBackward: the call example failed to build.*"
                                            "opgen-no-such-option"):
         examples.build_and_run(OPS["softshrink_backward"])
