@@ -5,6 +5,7 @@ function of the specs and the generator, so two runs write the same bytes.
 """
 from __future__ import annotations
 
+import concurrent.futures
 import difflib
 import os
 from pathlib import Path
@@ -32,13 +33,20 @@ def render_all(ops: dict, backends=None) -> dict[str, str]:
     from .keep import kept
     from .spec.outputs import refuse_emit
     files: dict[str, str] = {}
-    with kept():   # each op lowered once for every backend (codegen.keep)
-        for name, fn in _backends():
-            if backends and name not in backends:
-                continue
+    chosen = [(name, fn) for name, fn in _backends() if not backends or name in backends]
+    # the docs' call examples (a C compile and run each, most of a cold run's CPU) are built in a thread as soon
+    # as the C sources are rendered, while the Ascend C backend renders (Python): the docs wait for them
+    examples = None
+    with kept(), concurrent.futures.ThreadPoolExecutor(1) as early:   # each op lowered once (codegen.keep)
+        for name, fn in chosen:
             for op in ops.values():
                 refuse_emit(op, name)
+            if name == "docs" and examples is not None:
+                examples.result()
             files.update(fn(ops, source_label))
+            if name == "c" and "docs" in dict(chosen):
+                from .backends.docs import build_examples
+                examples = early.submit(build_examples, ops)
     return dict(sorted(files.items()))
 
 

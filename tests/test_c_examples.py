@@ -53,7 +53,7 @@ def _numpy_result(op) -> np.ndarray:
 @pytest.mark.parametrize("name", sorted(OPS))
 def test_example_prints_the_documented_result(name):
     op = OPS[name]
-    got = _printed(examples.build_and_run(op), op)   # built with the docs' command's flags, -Werror included
+    got = _printed(examples.build_and_run(op), op)   # the docs' command's warnings, -Werror included (at -O1)
     np.testing.assert_allclose(got, _numpy_result(op), rtol=1e-6, atol=1e-6)
     if op.example is not None and op.example.expected is not None:
         np.testing.assert_allclose(got, op.example.expected, rtol=1e-6, atol=1e-6)
@@ -115,7 +115,7 @@ def test_examples_share_the_runtime_objects_and_name_the_op_when_the_build_fails
     first, second = (made[n] for n in names)
     assert all(first[stem] == second[stem] for stem in runtime)
     assert len({*first.values(), *second.values()}) == len(runtime) + 4
-    monkeypatch.setattr(examples, "EXAMPLE_FLAGS", examples.EXAMPLE_FLAGS + " -fopgen-no-such-option")
+    monkeypatch.setattr(examples, "BUILD_FLAGS", [*examples.BUILD_FLAGS, "-fopgen-no-such-option"])
     with pytest.raises(RuntimeError, match="(?s)aclnnSoftshrinkBackward: the call example failed to build.*"
                                            "opgen-no-such-option"):
         examples.build_and_run(OPS["softshrink_backward"])

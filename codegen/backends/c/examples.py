@@ -29,6 +29,11 @@ CC = os.environ.get("CC", "cc")
 # portable, and every warning of build.STRICT_WARNINGS an error: the example's build is where CI holds every op's
 # source and the runtime to them without -march=native (the libraries' builds hold them with it)
 EXAMPLE_FLAGS = "-std=c11 -O2 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Werror"
+# what build_and_run compiles with: the page's flags at -O1, the same printed bits (portable x86-64 has no FMA to
+# contract into, there is no fast-math, and -O changes no rounding) for 0.6x the compiler's CPU (the op sources
+# are most of a cold `opgen generate`'s CPU: 73 of 95 s at -O2); -O1 keeps the warnings that need the
+# optimiser's flow analysis (-Wmaybe-uninitialized).  tests/test_docs.py builds with the page's command itself.
+BUILD_FLAGS = EXAMPLE_FLAGS.replace(" -O2 ", " -O1 ").split()
 
 
 def _c_float(v: float) -> str:
@@ -206,19 +211,19 @@ def build_size(op: Op) -> int:
 
 
 def _object(files: dict[str, str], c_path: str) -> Path:
-    """`c_path` of `files` (a tree under generated/c/) compiled with the example's flags into an object file,
+    """`c_path` of `files` (a tree under generated/c/) compiled with BUILD_FLAGS into an object file,
     cached by content in build/c-examples/: the runtime's objects are shared by every op's example."""
-    flags = [*EXAMPLE_FLAGS.split(), "-I", "include", "-c", c_path]
+    flags = [*BUILD_FLAGS, "-I", "include", "-c", c_path]
     headers = {p: t for p, t in files.items() if p.endswith(".h")}
 
     def command(src: Path, out: Path) -> list[str]:
-        return [CC, *EXAMPLE_FLAGS.split(), "-I", str(src / "include"), "-c", str(src / c_path), "-o", str(out)]
+        return [CC, *BUILD_FLAGS, "-I", str(src / "include"), "-c", str(src / c_path), "-o", str(out)]
     return cached_build("c-examples", Path(c_path).stem, {**headers, c_path: files[c_path]}, CC, flags, command,
                         suffix=".o")
 
 
 def build_and_run(op: Op) -> str:
-    """Build the example as `build_command(op)` does and return what it printed.
+    """Build the example as `build_command(op)` does (but at -O1: BUILD_FLAGS) and return what it printed.
 
     The command compiles each source with the same flags and links them in the same order; here each source is
     compiled on its own, side by side and cached by content, so that the runtime is compiled once for all the
@@ -236,7 +241,7 @@ def build_and_run(op: Op) -> str:
         raise RuntimeError(f"{op.name}: the call example failed to build: {e}") from None
     with tempfile.TemporaryDirectory(prefix="opgen-example-") as tmp:
         exe = Path(tmp) / program_name(op)
-        link = subprocess.run([CC, *EXAMPLE_FLAGS.split(), *map(str, objects), "-lm", "-lpthread", "-o", str(exe)],
+        link = subprocess.run([CC, *BUILD_FLAGS, *map(str, objects), "-lm", "-lpthread", "-o", str(exe)],
                               capture_output=True, text=True)
         if link.returncode != 0:
             raise RuntimeError(f"{op.name}: the call example failed to link:\n{link.stderr[-4000:]}")

@@ -20,12 +20,16 @@ from . import example
 from .page import LANGS, page_path, render_index, render_page
 
 
-def generate(ops: dict, source_of) -> dict[str, str]:
-    """{relative path: text} of every page."""
-    # the call examples compile and run a C program each: build the ones not cached yet side by side first,
-    # the biggest first
+def build_examples(ops: dict) -> None:
+    """Build and run the call examples not cached yet, side by side, the biggest first (each compiles and runs a
+    C program: `opgen generate` starts this as soon as the C sources are rendered, codegen.generate.render_all)."""
     with concurrent.futures.ThreadPoolExecutor(max(1, os.cpu_count() or 1)) as pool:
         list(pool.map(example.example, sorted(ops.values(), key=example.build_size, reverse=True)))
+
+
+def generate(ops: dict, source_of) -> dict[str, str]:
+    """{relative path: text} of every page."""
+    build_examples(ops)   # (at once when render_all built them already)
     files = {}
     for lang in LANGS:
         for op in ops.values():
