@@ -36,6 +36,7 @@ def validate(op: Op) -> None:
     _check_symbol_names(op, fail)
     _check_numbers(op, fail)
     _check_output_shape(op, fail)
+    _check_comment_texts(op, fail)
     _check_dtypes(op, fail)
     _check_rules(op, fail)
     _check_when(op, fail)
@@ -353,6 +354,19 @@ def _check_output_shape(op, fail):
                or isinstance(r, ShapeIsBroadcast) and r.params[0] == out for r in op.rules):
         fail(f"no rule gives the output {out} its shape: add ShapeSame({out!r}, <an input>, ...) or "
              f"ShapeIsBroadcast({out!r}, <the inputs>)")
+
+
+def _check_comment_texts(op, fail):
+    """The docs' texts are also printed in the generated C sources' comments: a `*/` in one ended the comment
+    (a description "... */ #error ... /*" verified, then failed the build; other text after it would compile)."""
+    texts = [("description", op.description), ("forward_name", op.forward_name)]
+    texts += [(f"notes[{i}]", n) for i, n in enumerate(op.notes)]
+    texts += [(f"parameter {p.name}: doc", p.doc) for p in op.params if getattr(p, "doc", None) is not None]
+    for label, t in texts:
+        for part in ((t.zh, t.en) if isinstance(t, Text) else (t,)):
+            if isinstance(part, str) and ("*/" in part or "/*" in part):
+                fail(f"{label}: the text {part!r:.60} holds a C comment mark (/* or */), which the generated C "
+                     f"sources' comments cannot carry")
 
 
 def _kind(op, name):

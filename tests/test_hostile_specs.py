@@ -67,6 +67,8 @@ HOSTILE = [
      "no rule gives the output gradInput its shape"),
     ("an input no shape rule ties", ('ShapeSame("gradOutput", "self", "gradInput")', 'ShapeSame("gradOutput", "gradInput")'),
      "no rule ties the shape of self"),
+    ("a description closing a C comment", ('description=Text("XExp", "XExp")', 'description=Text("XExp", "XExp */ int evil; /*")'),
+     "C comment mark"),
     ("an op name of 200 letters", ('name="aclnnXexpBackward"', 'name="aclnnXexp' + "X" * 200 + 'Backward"'),
      "at most 96 characters"),
     ("two symbols named x", ('x, g = symbols("x gradOutput", real=True)', 'x = Symbol("x", real=True); g = Symbol("x")'),
