@@ -33,10 +33,6 @@ def validate(op: Op) -> None:
     _check_params(op, fail)
     _check_names(op, fail)
     _check_library_names(op, fail)
-    _check_symbol_names(op, fail)
-    _check_numbers(op, fail)
-    _check_output_shape(op, fail)
-    _check_comment_texts(op, fail)
     _check_dtypes(op, fail)
     _check_rules(op, fail)
     _check_when(op, fail)
@@ -79,6 +75,11 @@ def validate(op: Op) -> None:
     for label, text in [("description", op.description)] + [("notes", n) for n in op.notes]:
         if not isinstance(text, Text) or not text.zh.strip() or not text.en.strip():
             fail(f"{label} must be a Text with both zh and en")
+    # (after the checks above, whose messages a spec with several faults gets first)
+    _check_symbol_names(op, fail)
+    _check_numbers(op, fail)
+    _check_output_shape(op, fail)
+    _check_comment_texts(op, fail)
 
 
 def _is_expr(e) -> bool:
