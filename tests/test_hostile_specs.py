@@ -31,7 +31,8 @@ SPEC = Op(
 BACKWARD = "backward=g * exp(x) * (1 + x),"
 
 # (what, edit: (old, new) of SPEC_TEXT, the message's words); before session 23 the first seven were tracebacks
-# (AttributeError, SympifyError) or a SystemExit that ended `opgen` silently with the spec's status
+# (AttributeError, SympifyError), a proof failing on "BooleanAtom not allowed" (a relation), a spec generated (a
+# tuple of params) or a SystemExit that ended `opgen` silently with the spec's status
 HOSTILE = [
     ("backward a list of expressions", (BACKWARD, "backward=[g * exp(x), x],"), "a list of backward forms holds Formula"),
     ("backward None", (BACKWARD, "backward=None,"), "the backward must be a SymPy expression"),
