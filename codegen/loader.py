@@ -21,7 +21,8 @@ DEFAULT_SPECS = REPO_ROOT / "specs"
 
 # the validator's checks (codegen.validate) and the Op field each one reads, to point at the field's line
 _CHECK_FIELDS = {"_check_params": "params", "_check_dtypes": "dtypes", "_check_rules": "rules",
-                 "_check_at": "at", "problems": "example"}
+                 "_check_at": "at", "problems": "example",
+                 "_check_library_names": "params", "_check_symbol_names": "params"}
 
 
 def _resolve(path=None) -> Path:
@@ -80,21 +81,45 @@ def load_spec_file(path: Path) -> Op:
     module = importlib.util.module_from_spec(module_spec)
     try:
         module_spec.loader.exec_module(module)
-    except Exception as e:  # a spec is user code: report any failure as a spec error, with the line
+    except KeyboardInterrupt:
+        raise
+    except BaseException as e:  # a spec is user code: report any failure (sys.exit too) as a spec error, with the line
         frame = [f for f in traceback.extract_tb(e.__traceback__) if f.filename == str(path)]
         line = frame[-1].lineno if frame else getattr(e, "lineno", None)
         where = f" (line {line})" if line else ""
-        raise SpecError(str(path), None, f"{type(e).__name__}{where}: {e}{_name_hint(e)}", line=line) from e
+        raise SpecError(str(path), _written_name(path), f"{type(e).__name__}{where}: {e}{_name_hint(e)}",
+                        line=line) from e
     op = getattr(module, "SPEC", None)
     if not isinstance(op, Op):
-        raise SpecError(str(path), None, "the file must bind SPEC = Op(...)", line=field_line(path, None))
+        got = "" if op is None else f", not a {type(op).__name__}"
+        raise SpecError(str(path), _written_name(path), f"the file must bind SPEC = Op(...){got}",
+                        line=field_line(path, None))
     op.source = str(path)
     try:
         validate(op)
     except SpecError as e:
         e.line = field_line(path, _field_of(e))
         raise
+    except Exception as e:   # a check tripped over a value of a kind it does not expect: still a spec error
+        name = op.name if isinstance(op.name, str) else None
+        raise SpecError(str(path), name, f"a field holds a value of the wrong kind ({type(e).__name__}: {e}); "
+                                         f"see docs/spec-language.md for each field", line=field_line(path, None)) from e
     return op
+
+
+def _written_name(path) -> str | None:
+    """The op's name as the file writes it (`SPEC = Op(name="aclnn...")`), for a file that does not load."""
+    try:
+        tree = ast.parse(Path(path).read_text(), str(path))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
+                any(isinstance(t, ast.Name) and t.id == "SPEC" for t in node.targets):
+            for kw in node.value.keywords:
+                if kw.arg == "name" and isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str):
+                    return kw.value.value
+    return None
 
 
 # folder -> (the folder's files and their stamps, ops, errors): a folder is imported again only when one of

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 import re
 
 import sympy
@@ -27,8 +28,12 @@ def validate(op: Op) -> None:
 
     if not re.fullmatch(r"aclnn[A-Z][A-Za-z0-9]*", str(op.name)):
         fail(f"name {op.name!r} must be 'aclnn' followed by CamelCase")
+    if len(op.name) > 96:   # (its files' names, the proof cache's too, passed the 255 bytes of a file name)
+        fail(f"name {op.name[:30]}...: an op name is at most 96 characters, this one has {len(op.name)}")
+    _check_field_types(op, fail)
     _check_params(op, fail)
     _check_names(op, fail)
+    _check_library_names(op, fail)
     _check_dtypes(op, fail)
     _check_rules(op, fail)
     _check_when(op, fail)
@@ -76,6 +81,52 @@ def validate(op: Op) -> None:
     for label, text in [("description", op.description)] + [("notes", n) for n in op.notes]:
         if not isinstance(text, Text) or not text.zh.strip() or not text.en.strip():
             fail(f"{label} must be a Text with both zh and en")
+    # (after the checks above, whose messages a spec with several faults gets first)
+    _check_symbol_names(op, fail)
+    _check_numbers(op, fail)
+    _check_output_shape(op, fail)
+    _check_comment_texts(op, fail)
+
+
+def _is_expr(e) -> bool:
+    """A number or a SymPy expression (not a relation, a truth value, a container or a callable)."""
+    if isinstance(e, bool):
+        return False
+    if isinstance(e, (int, float)):
+        return True
+    return isinstance(e, sympy.Expr)
+
+
+def _check_field_types(op, fail):
+    """Each field of the right kind before anything reads it: a newcomer's `backward=[expr, expr]`, `backward=None`,
+    `params=(...)` or `dtypes={"ascend910b": "FLOAT"}` broke the validator with an AttributeError (session 23)."""
+    from .spec.op import Formula
+    if not isinstance(op.params, list):
+        fail(f"params must be a list of Tensor/Scalar/Attr/IntArray/Output, got {type(op.params).__name__}")
+    if not isinstance(op.rules, list):
+        fail(f"rules must be a list of rules, got {type(op.rules).__name__}")
+    if not isinstance(op.dtypes, dict) or not all(isinstance(k, str) and isinstance(v, (list, tuple))
+                                                  for k, v in op.dtypes.items()):
+        fail('dtypes must be a dict {product: [dtype, ...]}, e.g. {"ascend910b": ["FLOAT16", "FLOAT"]}')
+    for soc, names in op.dtypes.items():
+        if not names:
+            fail(f"dtypes[{soc!r}] is empty: leave out a product the operator does not support")
+        if len(set(names)) != len(names):
+            fail(f"dtypes[{soc!r}] names a dtype twice: {list(names)}")
+    if not isinstance(op.forward, sympy.Basic) or not _is_expr(op.forward):
+        fail(f"the forward must be a SymPy expression of wrt, got {type(op.forward).__name__} {op.forward!r:.80}")
+    forms = op.backward if isinstance(op.backward, (list, tuple)) else [op.backward]
+    if not forms:
+        fail("backward has no formula")
+    for i, f in enumerate(forms):
+        label = f"backward formula {i + 1}" if len(forms) > 1 else "the backward"
+        if isinstance(op.backward, (list, tuple)) and not isinstance(f, Formula):
+            fail(f"{label}: a list of backward forms holds Formula(expr, when=...), got "
+                 f"{type(f).__name__} {f!r:.80} (one form needs no list)")
+        expr = f.expr if isinstance(f, Formula) else f
+        if not _is_expr(expr):
+            fail(f"{label} must be a SymPy expression (one element of the gradient), got {type(expr).__name__} "
+                 f"{expr!r:.80}")
 
 
 def _check_params(op, fail):
@@ -188,6 +239,143 @@ def _check_names(op, fail):
         if py.endswith("_i") and py[:-2] in py_names:
             fail(f"parameter {name}: {py!r} is the name the C kernels give element i of {py_names[py[:-2]]}; "
                  f"rename the parameter")
+
+
+# Names the generated sources bind or call beside the parameters, found by generating and building an op with a
+# parameter of each name (session 23): the NumPy module's globals and its entry function's keywords and locals
+# (`np`, `check`, `values` made the call fail; `product` a second keyword: a SyntaxError) ...
+_PY_NAMES = frozenset({"np", "ml_dtypes", "OP", "DTYPES", "COMPUTE", "check", "product", "out_dtype", "values",
+                       "out_arg", "requested", "bshape", "shape"})
+# ... the C sources' (C11's headers the kernels and the call example include: a local `fabsf`, `INFINITY`,
+# `int64_t` hides what the kernel calls or declares next), the call example's locals (`ret`, `deviceId`) and the
+# Python literals (a page that shows None is refused)
+_C_LIBRARY = frozenset("""
+    abs acos acosf acosh acoshf asin asinf asinh asinhf atan atan2 atan2f atanf atanh atanhf cbrt cbrtf ceil ceilf
+    copysign copysignf cos cosf cosh coshf erf erfc erfcf erff exp exp2 exp2f expf expm1 expm1f fabs fabsf fdim
+    fdimf floor floorf fma fmaf fmax fmaxf fmin fminf fmod fmodf frexp frexpf hypot hypotf ilogb ldexp ldexpf
+    lgamma lgammaf llrint lrint log log10 log10f log1p log1pf log2 log2f logb logf lround modf nan nanf nearbyint
+    nextafter nextafterf pow powf remainder rint round roundf scalbn sin sinf sinh sinhf sqrt sqrtf tan tanf tanh
+    tanhf tgamma trunc truncf isnan isinf isfinite signbit fpclassify
+    INFINITY NAN HUGE_VAL HUGE_VALF FLT_MAX FLT_MIN FLT_EPSILON DBL_MAX DBL_MIN DBL_EPSILON INT8_MAX INT16_MAX
+    INT32_MAX INT32_MIN INT64_MAX INT64_MIN UINT8_MAX UINT16_MAX UINT32_MAX UINT64_MAX SIZE_MAX EOF errno
+    stdin stdout stderr M_PI M_E
+    size_t ptrdiff_t intptr_t uintptr_t int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t
+    float_t double_t max_align_t wchar_t FILE
+    printf fprintf snprintf puts malloc calloc realloc free memcpy memset memmove memcmp abort exit
+    strlen strcmp
+    ret deviceId stream shapeSize elementSize hostData deviceAddr workspaceAddr resultData strides
+    None True False""".split())
+
+
+def _check_library_names(op, fail):
+    """No parameter takes a name the generated NumPy module, C sources or call example already use, nor one in
+    the generated library's own namespaces (opgen_*, OPGEN_*, acl*, ACL_*)."""
+    for p in op.params:
+        if not isinstance(p.name, str):
+            continue   # (_check_names refuses it)
+        if len(p.name) > 63:   # (a 5000-letter name overflowed the C sources' message strings: -Werror)
+            fail(f"parameter {p.name[:20]}...: a name is at most 63 characters (C's significant length of an "
+                 f"identifier), this one has {len(p.name)}")
+        if p.name in _C_LIBRARY or re.match(r"opgen_|OPGEN_|acl[A-Z]|ACL_", p.name):
+            fail(f"parameter {p.name}: {p.name!r} is a name of the C library or of the generated C sources (which "
+                 f"call or declare it beside the parameters); rename the parameter")
+        if p.py_name in _PY_NAMES:
+            fail(f"parameter {p.name}: {p.py_name!r} is a name the generated NumPy module binds (a global, a "
+                 f"keyword or a local of its entry function); rename the parameter")
+
+
+def _check_symbol_names(op, fail):
+    """The proof's mpmath check and the accuracy reference evaluate the formulas as Python (sympy.lambdify), where a
+    symbol is its name: two parameters' symbols of one name (`Symbol("x", real=True)` and `Symbol("x")`) became one
+    argument twice (a SyntaxError), and a symbol named like a function or constant the formulas print (`exp`,
+    `pi`) hid it ("'mpf' object is not callable"); `opgen verify` failed on a right spec (session 23)."""
+    from sympy.printing.numpy import NumPyPrinter
+    from sympy.printing.pycode import MpmathPrinter
+    named = {}
+    for p in op.params:
+        if isinstance(p.symbol, sympy.Symbol):
+            if p.symbol.name in named and named[p.symbol.name][1] is not p.symbol:
+                fail(f"parameters {named[p.symbol.name][0]} and {p.name} have two symbols both named "
+                     f"{p.symbol.name!r}: give each its own name")
+            named[p.symbol.name] = (p.name, p.symbol)
+    places = [op.forward] + [e for f in op.formulas for e in (f.expr, f.forward) if e is not None]
+    stand_in = {s: sympy.Symbol(f"_s{i}") for i, s in enumerate(named[n][1] for n in named)}
+    settings = dict(fully_qualified_modules=False, inline=True, allow_unknown_functions=True)
+    for e in places:
+        try:
+            e = sympy.sympify(e).xreplace(stand_in)
+            printed = " ".join(P(settings).doprint(e) for P in (MpmathPrinter, NumPyPrinter))
+        except Exception:   # (what does not print is reported by the checks that read it)
+            continue
+        clash = sorted(set(re.findall(r"[A-Za-z_]\w*", printed)) & set(named))
+        if clash:
+            fail(f"parameter {named[clash[0]][0]}: its symbol is named {clash[0]!r}, as a function or constant the "
+                 f"formulas use: give the symbol another name")
+
+
+def _check_numbers(op, fail):
+    """The numbers a rule or a default is written with are integers (ranks, dimensions) or finite doubles (the
+    value a null scalar or tensor means), as the C sources print them: `MaxRank(n=10**30)` overflowed an int64
+    literal, `n="8"` printed a string, `default=float("nan")` or `10**400` a value no double holds (session 23)."""
+    from .runtime.checks import MAX_DIMS
+    for r in op.rules:
+        for field, low, high in (("n", 0, 2 ** 63 - 1), ("dim", -MAX_DIMS, MAX_DIMS - 1)):
+            v = getattr(r, field, None)
+            if field not in getattr(type(r), "__dataclass_fields__", {}) or v is None:
+                continue
+            if type(r).__name__ in ("MaxRank", "MinRank") and field == "n":
+                high = MAX_DIMS
+            if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= high:
+                fail(f"rule {type(r).__name__}({', '.join(map(str, r.params))}): {field}={v!r} must be an integer "
+                     f"in [{low}, {high}]")
+    for p in op.params:
+        d = getattr(p, "default", None)
+        if d is None or isinstance(p, Attr):
+            continue
+        try:
+            finite = not isinstance(d, bool) and isinstance(d, (int, float)) and math.isfinite(float(d))
+        except OverflowError:
+            finite = False
+        if not finite:
+            fail(f"parameter {p.name}: default={d!r} must be a finite number (the value a null {p.name} means)")
+
+
+def _check_output_shape(op, fail):
+    """An operator's one output has its shape from a rule, as the kernels allocate it: a spec with no ShapeSame
+    (or ShapeIsBroadcast) for it verified, then `codegen.kernel` failed with the NumPy emitter's ValueError."""
+    from .spec.rules import ShapeIsBroadcast
+    # every tensor a kernel reads has its shape tied to another's (or to one element) by a rule: with SiLU's
+    # ShapeSame("gradOutput", "gradInput") alone, the C kernel read self[3] of a 3-element self (past its end)
+    # while NumPy and Ascend C raised a bare ValueError
+    tying = ("ShapeSame", "BroadcastTo", "Broadcastable", "ShapeIsBroadcast", "BroadcastsInto", "ShapeHalved",
+             "ClassTarget", "ClassCount", "PerChannel", "ChannelGrad", "OneElement", "SampleShaped")
+    tied = {n for r in op.rules if any(c.__name__ in tying for c in type(r).__mro__)
+            and (len(set(r.params)) > 1 or type(r).__name__ == "OneElement") for n in r.params}
+    for t in op.tensors:
+        if t.role != "unused" and t.name not in tied and not (op.split is not None and t.name == op.split.rows) \
+                and not (t.role == GRAD and op.loss_reduction is not None):   # (its shape: the reduction's)
+            fail(f"no rule ties the shape of {t.name} to the other tensors': add it to a ShapeSame (or Broadcastable, "
+                 f"BroadcastTo, OneElement, ...) rule, or the kernels read it at the output's shape")
+    if len(op.outputs) != 1 or op.output.sum_to is not None:
+        return   # (several outputs: codegen.spec.outputs; sum_to: _check_sum_to)
+    out = op.output.name
+    if not any(isinstance(r, ShapeSame) and out in r.params and len(set(r.params)) > 1
+               or isinstance(r, ShapeIsBroadcast) and r.params[0] == out for r in op.rules):
+        fail(f"no rule gives the output {out} its shape: add ShapeSame({out!r}, <an input>, ...) or "
+             f"ShapeIsBroadcast({out!r}, <the inputs>)")
+
+
+def _check_comment_texts(op, fail):
+    """The docs' texts are also printed in the generated C sources' comments: a `*/` in one ended the comment
+    (a description "... */ #error ... /*" verified, then failed the build; other text after it would compile)."""
+    texts = [("description", op.description), ("forward_name", op.forward_name)]
+    texts += [(f"notes[{i}]", n) for i, n in enumerate(op.notes)]
+    texts += [(f"parameter {p.name}: doc", p.doc) for p in op.params if getattr(p, "doc", None) is not None]
+    for label, t in texts:
+        for part in ((t.zh, t.en) if isinstance(t, Text) else (t,)):
+            if isinstance(part, str) and ("*/" in part or "/*" in part):
+                fail(f"{label}: the text {part!r:.60} holds a C comment mark (/* or */), which the generated C "
+                     f"sources' comments cannot carry")
 
 
 def _kind(op, name):

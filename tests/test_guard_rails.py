@@ -65,7 +65,7 @@ def test_load_folder_keeps_the_good_specs_and_names_each_bad_one_with_its_line(t
 def test_verify_reports_every_bad_spec_and_proves_the_good_ones(tmp_path):
     run = _opgen("--specs", str(_specs(tmp_path)), "verify", "--no-numeric")
     assert run.returncode == 2, run.stdout + run.stderr
-    assert "elu_backward.py:4: NameError" in run.stderr                      # malformed: file and line
+    assert "elu_backward.py:4: aclnnEluBackward: NameError" in run.stderr   # malformed: file, line, op
     assert "threshold_backward.py:" in run.stderr and "x = threshold" in run.stderr   # unproven: file, line, point
     assert "2/4 ops proven" in run.stdout                                   # the good ones were proven
     assert "aclnnSoftshrinkBackward" in run.stdout and "aclnnLogSigmoidBackward" in run.stdout

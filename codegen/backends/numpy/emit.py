@@ -1,6 +1,7 @@
 """The NumPy backend: one readable reference module per op, checker and kernel, from the spec."""
 from __future__ import annotations
 
+import keyword
 from pathlib import Path
 
 import sympy
@@ -575,7 +576,9 @@ def describable_call(op, outs: list) -> str:
     """The call that refuses a tensor argument aclCreateTensor could not describe (codegen.runtime.checks.describable),
     keyed by aclnn names; `outs`: (aclnn name, variable) of the output when it is checked here, as in KernelCall."""
     pairs = [(t.name, t.py_name) for t in op.tensors] + outs
-    return "_chk.describable(" + ", ".join(f"{a}={p}" for a, p in pairs) + ")"
+    # an aclnn name that is a Python keyword (a tensor named `lambda`) is passed as **{"lambda": lambd}
+    return "_chk.describable(" + ", ".join(f"**{{{a!r}: {p}}}" if keyword.iskeyword(a) else f"{a}={p}"
+                                           for a, p in pairs) + ")"
 
 
 def _render_several(op, source_label, by_output, checks, used, helper, dtype_params, inputs, empty_returns):
