@@ -15,7 +15,7 @@ from .spec.functions import BROADCAST, DIVIDING_MODES, REDUCTION_MODES, DimSum, 
 from .spec.classes import GridSum
 from .spec.params import ATTR_TYPES, FORWARD_OUTPUT, GRAD, ROLES, Attr, IntArray, Output, Param, Scalar, Tensor, Text
 from .spec.rules import (CATEGORIES, ArrayInRange, ArrayLength, ChannelGrad, DimEven, DimInRange, NotNullWhen, OneOf, PerChannel, PerRow, PresentWith, Requires, Rule, SampleShaped,
-                         ShapeHalved,
+                         ShapeHalved, _DimBound, rank_bounds,
                          ShapeSame)
 from .spec.sequence import IN_SEQUENCE
 from .spec.split import extra_params
@@ -604,6 +604,8 @@ def _check_rules(op, fail):
                     fail(f"{type(r).__name__} applies to tensors; {n} is not one")
         if isinstance(r, (PerChannel, ChannelGrad)):
             _check_channel_rule(op, r, fail)
+        if isinstance(r, _DimBound) or isinstance(r, ShapeHalved) and r.axis is not None:
+            _check_fixed_axis(op, r, fail)
         if isinstance(r, OneOf):
             a = op.param(r.params[0])
             want = str if a.type == "string" else int
@@ -614,6 +616,26 @@ def _check_rules(op, fail):
                                           and sorted(r.values) == sorted(a.values) for r in op.rules):
             fail(f"string attribute {a.name} needs a OneOf({a.name!r}, {sorted(a.values)}) rule: the strings "
                  f"it accepts are checked, with the status the library returns for any other")
+
+
+def _check_fixed_axis(op, r, fail):
+    """A rule on a fixed axis (DimAtMost, DimAtLeast, ShapeHalved's axis=) names one every call's tensors can have:
+    a tensor without it passes a dimension bound (so dim=7 under MaxRank 3 checked nothing), and a halved axis is
+    wrapped by the rank (axis=5 on a rank-3 tensor halved axis 2); a dimension bound's n is a size (>= 0; a
+    DimAtLeast of 0 or less holds for every tensor)."""
+    label = f"{type(r).__name__}({', '.join(r.params)})"
+    axis = r.axis if isinstance(r, ShapeHalved) else r.dim
+    if not isinstance(axis, int) or isinstance(axis, bool):
+        fail(f"{label}: the axis must be an int, got {axis!r}")
+    if isinstance(r, _DimBound):
+        least = 1 if type(r).__name__ == "DimAtLeast" else 0
+        if not isinstance(r.n, int) or isinstance(r.n, bool) or r.n < least:
+            fail(f"{label}: n must be an int of at least {least}, got {r.n!r}")
+    low, high = rank_bounds(op, r.params)
+    ranks = max(low, 1) if isinstance(r, ShapeHalved) else high
+    if not -ranks <= axis < ranks:
+        fail(f"{label}: axis {axis} is not an axis of every call's tensors (rank {low} to {high}: a MinRank/MaxRank "
+             f"rule on them says which; from {-ranks} to {ranks - 1})")
 
 
 def _check_at(op, fail):

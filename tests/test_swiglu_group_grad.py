@@ -110,6 +110,12 @@ def _variant(tmp_path, old, new):
      "both must be optional"),
     ('split=Split("x", dim=-1, rows="groupIndexOptional")', 'split=Split("x", dim="-1", rows="groupIndexOptional")',
      "must name an int64 Attr, or be a fixed axis"),
+    # (review23: a fixed axis no call's tensors have was taken: wrapped by the rank, or a bound that checked nothing)
+    ('split=Split("x", dim=-1, rows="groupIndexOptional")', 'split=Split("x", dim=2, rows="groupIndexOptional")',
+     "split: the fixed axis dim=2 is not an axis"),
+    ('ShapeHalved("gradY", "x", axis=-1)', 'ShapeHalved("gradY", "x", axis=3)', "axis 3 is not an axis"),
+    ('DimAtLeast("gradY", dim=-1, n=1)', 'DimAtLeast("gradY", dim=7, n=1)', "axis 7 is not an axis"),
+    ('DimAtLeast("gradY", dim=-1, n=1)', 'DimAtLeast("gradY", dim=-1, n=-3)', "n must be an int of at least 1"),
     ('Formula(g * yo, output="gradWeightOutOptional", forward=w * yo)', 'Formula(g * yo, output="gradWeightOutOptional")',
      "need a forward of their own"),
     ('Formula(g * yo, output="gradWeightOutOptional", forward=w * yo)',

@@ -611,3 +611,11 @@ class ArrayInRange(Rule):
         if lo is not None:
             return {"zh": f"{a}的取值小于{lo}。", "en": f"a value of {a} is less than {lo}."}[lang]
         return {"zh": f"{a}的取值大于{hi}。", "en": f"a value of {a} is greater than {hi}."}[lang]
+
+
+def rank_bounds(op, tensors) -> tuple[int, int]:
+    """The least rank a call's `tensors` can have (the largest MinRank naming one of them, 0 without one) and the
+    most (the smallest MaxRank naming one, 8 without one)."""
+    low = max([r.n for r in op.rules if isinstance(r, MinRank) and set(r.params) & set(tensors)] + [0])
+    high = min([r.n for r in op.rules if isinstance(r, MaxRank) and set(r.params) & set(tensors)] + [8])
+    return low, high

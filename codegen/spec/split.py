@@ -293,6 +293,14 @@ def check(op, fail) -> None:
         fail(f"split: dim {split.dim!r} must name an int64 Attr, or be a fixed axis (an int, -1 the last)")
     if isinstance(split.dim, bool) or (split.dim_attr is None and not isinstance(split.dim, int)):
         fail(f"split: dim {split.dim!r} must name an int64 Attr, or be a fixed axis (an int, -1 the last)")
+    if split.dim_attr is None and isinstance(split.dim, int) and not isinstance(split.dim, bool):
+        from .rules import ShapeHalved, ShapeSame, rank_bounds
+        tied = {split.tensor}.union(*(r.params for r in op.rules if isinstance(r, (ShapeHalved, ShapeSame))
+                                      and split.tensor in r.params))
+        low = max(rank_bounds(op, tied)[0], 1)
+        if not -low <= split.dim < low:   # (the axis wraps by the rank: dim=2 of a rank-2 x split axis 0)
+            fail(f"split: the fixed axis dim={split.dim} is not an axis of every call's {split.tensor} (at least "
+                 f"rank {low}, a MinRank rule on it or a tensor of its shape says: from {-low} to {low - 1})")
     if split.interleaved is not None:
         i = names.get(split.interleaved)
         if not isinstance(i, Attr) or i.type != "bool":
