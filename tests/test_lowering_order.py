@@ -106,9 +106,9 @@ def test_pulling_a_content_or_clearing_a_denominator_scales_no_sum_up():
     """(ovf9) A lowering step must not scale a sum out of FLOAT's range where the sum as written is in it.
     pull_sum_content took SymPy's as_content_primitive, which also clears the denominators of the sums inside a
     term: Snake's 2x·s/(α + 10^-9) - s²/(α + 10^-9)² became 2·10^9·(x·s/(10^9·α + 1) - …), inf at |α| > 3.4e29
-    (gradAlpha -0 for -0.0322 at α = 3e38).  Now only the terms' own coefficients give the content, and an inner
-    sum stays as written.  exact_affine's t·p/q + c (p a power of two) is (t + c·q/p)/(q/p), not (p·t + c·q)/q,
-    whose p·t overflows where t·p/q does not.  Both forms are checked equal to the expression they replace."""
+    (gradAlpha -0 for -0.0429 at α = 3e38, x = 1.5e38).  Now only the terms' own coefficients give the content,
+    and an inner sum stays as written.  exact_affine's t·p/q + c (p a power of two) is (t + c·q/p)/(q/p), not
+    (p·t + c·q)/q, whose p·t overflows where t·p/q does not.  Both forms are checked equal to the expression they replace."""
     from codegen.lower import Const, exact_affine, group_constants, pull_sum_content
     g, x, s, a = sympy.symbols("g x s a", real=True)
     eps = sympy.Rational(1, 10**9)

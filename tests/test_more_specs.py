@@ -1300,7 +1300,7 @@ def test_a_sine_of_a_product_beyond_float_precision_is_of_the_exact_product(back
     alpha = 3e38, x = -5.8 the product was inf and the gradient nan for 0.44.  NumPy and C now take the sine of
     the product in double (exact for two FLOATs) where |fl(alpha*x)| > 2^16 (codegen.trig_arguments).  Against
     mpmath's derivative of the forward.  (ovf9) gradAlpha at alpha = 3e38 too: the lowering wrote 1/(alpha + 1e-9)
-    as 1e9/(1e9 alpha + 1), whose denominator is inf there (-0 for -0.0322 at x = 1.5e38, 0 for 8.1e-39 at
+    as 1e9/(1e9 alpha + 1), whose denominator is inf there (g = 0.75: -0 for -0.0322 at x = 1.5e38, 0 for 8.1e-39 at
     x = -5.79; codegen.lower._content)."""
     mpmath.mp.dps = 90
     alpha = np.array([a for a, _ in _SNAKE_LARGE], np.float32)
