@@ -259,8 +259,8 @@ def _rational_value(c):
 
 
 def _affine_quotient(expr):
-    """`t·p/q + c` as `(p·t + c·q)/q` when q > 1 has an odd factor (1/q is no FLOAT), |p| is a power of two (p·t
-    is exact) and c·q is a FLOAT with few digits; else None."""
+    """`t·p/q + c` as `(±t + c·q/|p|)/(q/|p|)` when q > 1 has an odd factor (1/q is no FLOAT), |p| is a power of
+    two (c·q/|p| and q/|p| as exact as c·q and q) and c·q is a FLOAT with few digits; else None."""
     if not isinstance(expr, sympy.Add) or len(expr.args) != 2:
         return None
     c = next((a for a in expr.args if a.is_number), None)
@@ -276,9 +276,12 @@ def _affine_quotient(expr):
     c_q = _rational_value(c) * q
     if odd == 1 or abs(p) & (abs(p) - 1) or c_q.q & (c_q.q - 1) or abs(c_q.p) >= 2 ** 24:
         return None
+    # over q/|p|, not q: (p·t + c·q)/q would scale t by p, out of FLOAT where t·p/q is not (|t| > max/|p|); t
+    # and c·q/|p| (p a power of two: still a FLOAT with few digits) keep the sum as small as written
     t = sympy.Mul(*[a for a in term.args if not a.is_number])
-    numerator = sympy.Add(p * t, c_q if c_q.is_Integer else Const(c_q))
-    return sympy.Mul(numerator, sympy.Pow(Const(q), -1))
+    c_qp, q_p = c_q / abs(p), sympy.Rational(q, abs(p))
+    numerator = sympy.Add(sympy.sign(p) * t, c_qp if c_qp.is_Integer else Const(c_qp))
+    return sympy.Mul(numerator, sympy.Pow(Const(q_p), -1))
 
 
 def exact_affine(expr):
@@ -299,11 +302,14 @@ def exact_affine(expr):
 
 def _content(a):
     """(c, primitive) of the sum `a` (or of the sum a Pow with an integer exponent raises) when its terms' numeric
-    content c is a Rational with |c| > 1, else None: `2*x - 2*t` is 2 times `x - t`."""
+    content c is a Rational with |c| > 1, else None: `2*x - 2*t` is 2 times `x - t`.  The content of the terms'
+    own coefficients only (`Add.primitive`): SymPy's `as_content_primitive` also clears the denominators of the sums
+    inside a term, and wrote Snake's 2x·s/(α + 10^-9) - s²/(α + 10^-9)² as 2·10^9·(x·s/(10^9·α + 1) - …), whose
+    10^9·α is inf at |α| > 3.4e29 where α + 10^-9 is not (gradAlpha -0 for -0.0429 at α = 3e38)."""
     base, n = (a.base, a.exp) if isinstance(a, sympy.Pow) and a.exp.is_Integer else (a, sympy.S.One)
     if not isinstance(base, sympy.Add):
         return None
-    c, primitive = base.as_content_primitive()
+    c, primitive = base.primitive()
     if not isinstance(c, sympy.Rational) or abs(c) <= 1:
         return None
     return c ** n, primitive ** n

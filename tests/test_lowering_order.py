@@ -102,6 +102,42 @@ def test_a_sums_numeric_content_joins_the_products_coefficient():
         assert pull_sum_content(kept) == kept, kept
 
 
+def test_pulling_a_content_or_clearing_a_denominator_scales_no_sum_up():
+    """(ovf9) A lowering step must not scale a sum out of FLOAT's range where the sum as written is in it.
+    pull_sum_content took SymPy's as_content_primitive, which also clears the denominators of the sums inside a
+    term: Snake's 2x·s/(α + 10^-9) - s²/(α + 10^-9)² became 2·10^9·(x·s/(10^9·α + 1) - …), inf at |α| > 3.4e29
+    (gradAlpha -0 for -0.0429 at α = 3e38, x = 1.5e38).  Now only the terms' own coefficients give the content,
+    and an inner sum stays as written.  exact_affine's t·p/q + c (p a power of two) is (t + c·q/p)/(q/p), not
+    (p·t + c·q)/q, whose p·t overflows where t·p/q does not.  Both forms are checked equal to the expression they replace."""
+    from codegen.lower import Const, exact_affine, group_constants, pull_sum_content
+    g, x, s, a = sympy.symbols("g x s a", real=True)
+    eps = sympy.Rational(1, 10**9)
+    snake = g * (2 * x * s / (a + eps) - s**2 / (a + eps) ** 2)
+    assert pull_sum_content(snake) == snake
+    assert pull_sum_content(g * (4 * x / (a + eps) - 2 * s)) == 2 * g * (2 * x / (a + eps) - s)
+    for e, numerator in [(x / 3 + sympy.Rational(1, 2), x + sympy.Rational(3, 2)),
+                         (4 * x / 3 + sympy.Rational(1, 2), x + sympy.Rational(3, 8)),
+                         (sympy.Rational(1, 4) - 8 * x / 3, -x + sympy.Rational(3, 32))]:
+        out = exact_affine(group_constants(e))
+        plain = out.xreplace({c: c.value for c in out.atoms(Const)})
+        assert sympy.expand(plain - e) == 0, out
+        num = next(f for f in out.args if isinstance(f, sympy.Add))
+        assert num.xreplace({c: c.value for c in num.atoms(Const)}) == numerator, out
+
+
+def test_a_power_of_two_multiplies_after_the_divisions():
+    """(ovf9) 2*x*s/d printed `2*x*s/d`: 2*x is inf at x = 3e38 where the quotient is -1.08e38 (Snake's gradAlpha at
+    alpha = 0.9, once 1/(alpha + 1e-9) stays as written).  The NumPy and C printers multiply a power of two last
+    (exact wherever applied); another number keeps its place (moving it would change the rounding)."""
+    from codegen.backends.c.printer import KernelCPrinter
+    x, s, d = sympy.symbols("x s d", real=True)
+    printer = KernelCPrinter()
+    assert printer.doprint(2 * x * s / d) == "s*x/d*2"
+    assert printer.doprint(4 * x / d**2) == "x/d/d*4"
+    assert printer.doprint(3 * x * s / d) == "3*s*x/d"
+    assert printer.doprint(2 * x * s) == "2*s*x"
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("dtype", ["FLOAT", "BFLOAT16", "FLOAT16"])
 def test_mse_mean_at_the_largest_self_is_finite(ops, backend, dtype):

@@ -43,6 +43,11 @@ def is_constant(expr) -> bool:
         and expr is not sympy.nan
 
 
+def _late_power_of_two(f) -> bool:
+    """An integer power of two above 1: multiplying by it is exact, so it can come after the divisions."""
+    return bool(f.is_Integer) and f > 1 and not f & (f - 1)
+
+
 class InfixPrinting:
     """Mixin for a SymPy code printer.
 
@@ -105,9 +110,10 @@ class InfixPrinting:
     MAX_DIVISIONS = 4   # d**-n for n up to this divides n times; beyond, the printer's power of the reciprocal
 
     def _quotient_units(self, expr):
-        """(numerator factors, denominators to divide by in turn) of a positive product, when SymPy's printers
-        would divide by a product or a power (`a/(c*d)`, `a/(d*d)`, `a/pow(d, 3.5)`); else None (SymPy's own
-        printing, `a*b/c`, is already one factor at a time)."""
+        """(numerator factors, denominators to divide by in turn, powers of two to multiply by last) of a positive
+        product, when SymPy's printers would divide by a product or a power (`a/(c*d)`, `a/(d*d)`, `a/pow(d, 3.5)`)
+        or multiply by a power of two before a division (`2*a/d`); else None (SymPy's own printing, `a*b/c`, is
+        already one factor at a time)."""
         args = sympy.Mul.make_args(expr) if self.order in ("old", "none") else expr.as_ordered_factors()
         nums, dens, own = [], [], False
         for f in args:
@@ -128,17 +134,22 @@ class InfixPrinting:
             else:
                 nums.append(f)
         ordered = bounded_after_first(nums)
-        if not own and len(dens) <= 1 and ordered == nums:
+        # a power of two above 1 multiplies after the divisions: exact wherever it is applied, so the same bits
+        # (but where the quotient before it is subnormal), and 2*x no longer overflows before /d where 2*x/d is a
+        # FLOAT (Snake's 2x·sin·cos/(α + 1e-9) at x = 3e38, α = 0.9: -inf for -1.08e38)
+        late = [f for f in ordered if _late_power_of_two(f)] if dens and len(ordered) > 1 else []
+        if not own and len(dens) <= 1 and ordered == nums and not late:
             return None
-        nums = ordered
+        nums = [f for f in ordered if f not in late]
         # an integer first would make C's `1/3/...` an integer division: expressions first
         dens.sort(key=lambda d: d.is_Integer)
-        return nums, dens
+        return nums, dens, late
 
     def _print_quotient(self, expr) -> str:
-        nums, dens = self._quotient_units(expr)
+        nums, dens, late = self._quotient_units(expr)
         out = "*".join(self.parenthesize(f, PRECEDENCE["Mul"]) for f in nums) if nums else "1"
-        return out + "".join("/" + self.parenthesize(d, PRECEDENCE["Mul"]) for d in dens)
+        return out + "".join("/" + self.parenthesize(d, PRECEDENCE["Mul"]) for d in dens) \
+            + "".join("*" + self.parenthesize(f, PRECEDENCE["Mul"]) for f in late)
 
     def _print_CompensatedAdd(self, expr):
         """`((x + hi) + lo)`, the order in which codegen.lower.CompensatedAdd is exact where x cancels hi."""
