@@ -14,6 +14,7 @@ from codegen.errors import SpecError
 from codegen.loader import load_spec_file
 
 from .kernels import kernel
+from .test_swiglu_group_grad import _autograd as autograd_unmasked
 
 torch = pytest.importorskip("torch")
 
@@ -32,22 +33,13 @@ def _trunc(counts, rows):
 
 
 def _autograd(x, g, w, c, counts):
-    """(gradX, gradWeight, y) of Σ gradY·w·SiLU(x0')·x1' in float64, both gradients' rows from trunc on 0; y the
-    unweighted forward (what the caller passes as yOrigin)."""
-    h = x.shape[-1] // 2
-    xt = torch.tensor(x, dtype=torch.float64, requires_grad=True)
-    wt = torch.tensor(np.ones(x.shape[:-1]) if w is None else w.reshape(x.shape[:-1]), dtype=torch.float64,
-                      requires_grad=True)
-    x0, x1 = xt[..., :h], xt[..., h:]
-    if c > 0:
-        x0, x1 = torch.clamp(x0, max=c), torch.clamp(x1, -c, c)
-    y = x0 * torch.sigmoid(x0) * x1
-    (y * wt[..., None] * torch.tensor(g, dtype=torch.float64)).sum().backward()
-    gx = xt.grad.numpy().reshape(-1, 2 * h).copy()
-    gw = wt.grad.numpy().reshape(-1).copy()
+    """(gradX, gradWeight, y) of Σ gradY·w·SiLU(x0')·x1' in float64 (SwigluGroupGrad's test's autograd: the same
+    forward, -1 clamping nothing as 0 does there), both gradients' rows from trunc on 0."""
+    gx, gw, y = autograd_unmasked(x, g, w, c, None)
+    gx, gw = gx.reshape(-1, x.shape[-1]).copy(), gw.reshape(-1).copy()
     t = _trunc(counts, gx.shape[0])
     gx[t:], gw[t:] = 0, 0
-    return gx.reshape(x.shape), gw.reshape(x.shape[:-1]), y.detach().numpy()
+    return gx.reshape(x.shape), gw.reshape(x.shape[:-1]), y
 
 
 @pytest.mark.parametrize("backend", ["numpy", "c"])
