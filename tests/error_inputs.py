@@ -273,6 +273,10 @@ def _breaking_values(cond):
     (sym,) = cond.free_symbols
     if cond == sym or cond == sympy.Not(sym):   # a bool attribute that must be true (false)
         return [cond != sym]
+    if isinstance(cond, sympy.Or):   # alternatives (Eq(c, -1) | (c > 0)): numbers near each bound that break all
+        bounds = sorted({float(a.rhs if a.lhs == sym else a.lhs) for a in cond.args})
+        near = [b + d for b in bounds for d in (-1.0, -0.5, 0.0, 0.5)]
+        return [v for v in near if cond.subs(sym, v) == sympy.false][:3] + [float("nan")]
     bound = float(cond.rhs if cond.lhs == sym else cond.lhs)
     op = cond.rel_op if cond.lhs == sym else {">": "<", "<": ">", ">=": "<=", "<=": ">="}[cond.rel_op]
     return [bound - 1.0 if op in (">", ">=") else bound + 1.0, float("nan")]

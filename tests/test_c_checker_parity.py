@@ -153,8 +153,12 @@ def calls(draw, op):
             args[p.py_name] = draw(st.one_of(st.sampled_from(list(p.values)), st.sampled_from(["", "TANH", "x"]),
                                              st.just(None)))
         elif isinstance(p, Attr) and p.is_real:
+            # (a point a Requires allows besides a range, SwigluGroupQuantGrad's Eq(clampLimit, -1): drawn as often)
+            points = [float(a.rhs) for r in op.rules if type(r).__name__ == "Requires" and r.params[0] == p.name
+                      and type(r.condition).__name__ == "Or" for a in r.condition.args if type(a).__name__ == "Equality"]
             args[p.py_name] = draw(st.one_of(st.floats(-3, 3, allow_nan=False), st.sampled_from([-1.0, 0.0, 1e-300,
-                                                                                                 1e39])))
+                                                                                                 1e39]),
+                                             *([st.sampled_from(points)] if points else [])))
         elif isinstance(p, Attr) and p.name in op.variant_keys():   # an int64 choosing the form (approximate)
             args[p.py_name] = draw(st.one_of(st.sampled_from(list(p.values)), st.integers(-10, 10)))
         else:

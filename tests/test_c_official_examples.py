@@ -159,7 +159,40 @@ def _swiglu_group_expected_by_torch(text: str) -> list[float]:
     return [float(f"{v:f}") for v in x.grad.reshape(-1)[:10].tolist()] + [float(f"{0.3 * 16:f}")] * 4
 
 
+def _swiglu_group_quant_expected(text: str) -> list[float]:
+    """activation/swiglu_group_quant_grad/examples/arch35/test_aclnn_swiglu_group_quant_grad.cpp (run on the Ascend
+    950): gradY [512, 512], x [512, 1024] and yOrigin FLOAT16 tensors whose device buffers are copied from `float`
+    vectors (so each FLOAT16 element is half of a float's bytes), weight FLOAT, groupIndex 2i for 256 groups (sum
+    65280: every row), clampLimit 1; it prints the first 10 floats of gradX's buffer (20 FLOAT16 elements read as
+    10 floats) and the first 10 of gradWeight.  Expected: PyTorch's float64 autograd of the forward on those FLOAT16
+    values, gradX rounded to FLOAT16 and its bytes read as floats; gradWeight = Σ_h gradY·yOrigin (every row)."""
+    import numpy as np
+    import torch
+    for fact in ("gradYShape = {512, 512}", "xShape = {512, 1024}", "gradYHostData[i] = static_cast<float>(i % 10) * 0.1f;",
+                 "xHostData[i] = static_cast<float>((i % 20) - 10) * 0.5f;", "float clampLimit = 1.0f;",
+                 "weightHostData[i] = static_cast<float>((i % 5) + 1) * 0.2f;", "groupIndexHostData[i] = i * groupStride;",
+                 "yOriginHostData[i] = static_cast<float>((i % 8) + 1) * 0.3f;", "aclDataType::ACL_FLOAT16, &yOriginTensor"):
+        assert fact in text, fact
+
+    def halves(values, shape):   # a float vector's bytes read as FLOAT16 elements of `shape`
+        n = int(np.prod(shape))
+        return np.asarray(values, np.float32).view(np.float16)[:n].reshape(shape).astype(np.float64)
+
+    i = np.arange(512 * 512)
+    g = halves((i % 10).astype(np.float32) * np.float32(0.1), (512, 512))
+    x = halves(((np.arange(512 * 1024) % 20) - 10).astype(np.float32) * np.float32(0.5), (512, 1024))
+    yo = halves(((i % 8) + 1).astype(np.float32) * np.float32(0.3), (512, 512))
+    w = (((np.arange(512) % 5) + 1).astype(np.float32) * np.float32(0.2)).astype(np.float64)
+    xt = torch.tensor(x, requires_grad=True)
+    x0, x1 = torch.clamp(xt[:, :512], max=1.0), torch.clamp(xt[:, 512:], -1.0, 1.0)
+    (x0 * torch.sigmoid(x0) * x1 * torch.tensor(w)[:, None] * torch.tensor(g)).sum().backward()
+    gx = xt.grad.numpy().astype(np.float16).reshape(-1)[:20].view(np.float32)
+    return [float(f"{v:f}") for v in gx.tolist()] + [float(f"{v:f}") for v in (g * yo).sum(axis=1)[:10].tolist()]
+
+
 BY_TORCH = {
+    "activation/swiglu_group_quant_grad/examples/arch35/test_aclnn_swiglu_group_quant_grad.cpp": (
+        r"grad(?:X|Weight)\[\d+\] = (\S+)", _swiglu_group_quant_expected),
     "quant/swiglu_group_grad/examples/test_aclnn_swiglu_group_grad.cpp": (
         r"grad(?:X|Weight)Out\[\d+\] is: (\S+)", _swiglu_group_expected_by_torch),
     "activation/ge_glu_grad_v2/examples/test_aclnn_ge_glu_backward.cpp": (

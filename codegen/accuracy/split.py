@@ -63,7 +63,7 @@ def joined(op, kw: dict, parts: list, shape) -> np.ndarray:
     from codegen.runtime.rows import row_count
     pre = int(np.prod(shape[:d], dtype=np.int64))
     whole = np.stack(parts, axis=-1 if _interleaved(op, kw) else 1).reshape(pre, -1)
-    whole[row_count(kw.get(op.param(split.rows).py_name) if split.rows else None, pre):] = 0
+    whole[row_count(kw.get(op.param(split.rows).py_name) if split.rows else None, pre, split.rows_sum == "uint32"):] = 0
     return whole.reshape(shape)
 
 

@@ -15,12 +15,15 @@ import math
 import numpy as np
 
 
-def row_count(counts, pre: int) -> int:
+def row_count(counts, pre: int, uint32: bool = False) -> int:
     """min(sum(counts), pre), at least 0: the rows computed (every one for a null `counts`).  The sum is exact
-    (Python integers), as the C runtime's 128-bit sum is."""
+    (Python integers), as the C runtime's 128-bit sum is; with `uint32` (Split(rows_sum="uint32")) each count is
+    cast to uint32 and the sum taken modulo 2**32, as SwigluGroupQuantGrad's kernel does (a negative count wraps)."""
     if counts is None:
         return pre
-    return max(0, min(sum(int(v) for v in np.asarray(counts).ravel().tolist()), pre))
+    total = sum(int(v) for v in np.asarray(counts).ravel().tolist())
+    return min(total % 2**32, pre) if uint32 else max(0, min(total, pre))
+
 
 
 def _view(a, shape):
@@ -37,11 +40,11 @@ class Rows:
     """The rows of one call: `halves(x)`, `half_rows(gradOutput)`, `out_halves()` and, after the kernels,
     `finish()`."""
 
-    def __init__(self, src, whole, dim: int, *, interleaved: bool, counts=None):
+    def __init__(self, src, whole, dim: int, *, interleaved: bool, counts=None, uint32: bool = False):
         self.pre = math.prod(src.shape[:dim])
         self.cut = math.prod(src.shape[dim:])
         self.interleaved = bool(interleaved)
-        self.valid = row_count(counts, self.pre)
+        self.valid = row_count(counts, self.pre, uint32)
         self.whole = whole
         target = _view(whole, (self.pre, self.cut))
         self.staged = target is None
@@ -71,6 +74,15 @@ class Rows:
         """The output's two halves, which the kernels write; the rows past the count are written 0 here."""
         self.target[self.valid:] = 0
         return self._cut(self.target)
+
+    @staticmethod
+    def zero_past(t, counts, uint32: bool = False):
+        """`t` (one value per row, an extra output of Split(masks=...)) as a flat float64 copy in C order, the
+        values past the row count 0 (a 1-D op's single row sums to a scalar: copied, never written through)."""
+        flat = np.array(t, dtype=np.float64).reshape(-1)
+        if counts is not None:
+            flat[row_count(counts, flat.size, uint32):] = 0
+        return flat
 
     def finish(self):
         """Copy a staged output into the output itself (whose strides allowed no view)."""

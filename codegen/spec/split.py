@@ -39,6 +39,11 @@ half ops, so that the proof is the halves' and only the cutting differs:
 - `rows` names an optional INT64 tensor (a 1-D list of group sizes): only the first min(sum, pre) rows of the
   [pre, cut] view are computed (a negative sum counts as 0) and the output's other rows hold 0, as the library's
   kernel writes them; null means every row.
+- `masks` names extra outputs (below: the gradient of a per-row tensor) whose rows past the count hold 0 too
+  (SwigluGroupQuantGrad's gradWeight: I(t < trunc)); the others are computed on every row (SwigluGroupGrad's).
+- `rows_sum` says how the counts add up: "exact" (the default: the sum of the int64 values, a negative sum counting
+  as 0 rows: SwigluGroupGrad's ComputeValidRowCount) or "uint32" (each count cast to uint32 and summed modulo
+  2**32, then min(sum, pre): SwigluGroupQuantGrad's kernel, where a negative count wraps to a large one).
 """
 from __future__ import annotations
 
@@ -58,6 +63,8 @@ class Split:
     dim: str | int                   # an int64 Attr's name, or a fixed axis (-1: the last; SwigluGroupGrad's)
     interleaved: str | None = None   # a bool Attr: true takes the even and odd elements of each row as the halves
     rows: str | None = None          # an optional INT64 Tensor: only the first sum(...) rows are computed
+    masks: tuple = ()                # extra outputs whose rows past the count hold 0 too (one value per row)
+    rows_sum: str = "exact"          # how the counts add up: "exact" (a negative sum is 0 rows) or "uint32"
 
     @property
     def dim_attr(self) -> str | None:
@@ -311,6 +318,17 @@ def check(op, fail) -> None:
                 set(v) != {"INT64"} for v in r.dtypes.values()):
             fail(f"split: rows {split.rows!r} must name an optional INT64 Tensor without a symbol (the group sizes: "
                  f"only the first sum(...) rows are computed)")
+    if split.rows_sum not in ROWS_SUMS:
+        fail(f"split: rows_sum {split.rows_sum!r} must be one of {', '.join(map(repr, ROWS_SUMS))}")
+    if split.rows is None and (split.rows_sum != "exact" or split.masks):
+        fail("split: rows_sum= and masks= need a row count (Split(..., rows=...))")
+    if not isinstance(split.masks, tuple):
+        fail("split: masks must be a tuple of extra outputs' names")
+    extra_names = [o.name for o in extra_outputs(op)]
+    for m in split.masks:
+        if m not in extra_names:
+            fail(f"split: masks names {m!r}, which is no extra output (an Output after the first, the gradient of "
+                 f"a per-row tensor): only those have rows to zero past the count")
     if split.merged and tied_tensors(op):
         fail("split: a tensor holding a function of a half (holds=) with interleaved= or rows= is not implemented")
     if not isinstance(op.wrt, tuple) or len(op.wrt) != 2 or len(set(op.wrt)) != 2:
@@ -374,6 +392,7 @@ def _check_extra_outputs(op, fail) -> None:
             fail(f"PerRow({t}): an input tensor other than the split one")
 
 
+ROWS_SUMS = ("exact", "uint32")   # Split.rows_sum: how the row counts add up (codegen.runtime.rows.row_count)
 SECOND_HALF = "secondHalf"   # the kernel op's bool attribute choosing the second half's form
 
 

@@ -47,15 +47,23 @@ class Case:
         return ", ".join(parts) or "all inputs"
 
 
-def _bound_of(rel, sym):
-    """(op, c) when `rel` bounds the scalar `sym` by a number c, read as `sym op c`; else None."""
-    if not isinstance(rel, sympy.core.relational.Relational) or rel.rel_op not in (">", ">=", "<", "<=", "!="):
+def _bound_of(rel, sym, eq: bool = False):
+    """(op, c) when `rel` bounds the scalar `sym` by a number c, read as `sym op c` (an Or of such bounds, Eq among
+    them: ("or", ((op, c), ...))); else None."""
+    flip = {">": "<", ">=": "<=", "<": ">", "<=": ">=", "!=": "!=", "==": "=="}
+    if isinstance(rel, sympy.Or):   # alternatives (SwigluGroupQuantGrad's Eq(c, -1) | (c > 0)): ("or", each's)
+        alts = [_bound_of(a, sym, eq=True) for a in rel.args]
+        return ("or", tuple(alts)) if all(alts) else None
+    if isinstance(rel, sympy.Eq) and eq:
+        rel_op = "=="
+    elif not isinstance(rel, sympy.core.relational.Relational) or rel.rel_op not in (">", ">=", "<", "<=", "!="):
         return None
-    flip = {">": "<", ">=": "<=", "<": ">", "<=": ">=", "!=": "!="}
+    else:
+        rel_op = rel.rel_op
     if rel.lhs == sym and rel.rhs.is_number:
-        return rel.rel_op, rel.rhs
+        return rel_op, rel.rhs
     if rel.rhs == sym and rel.lhs.is_number:
-        return flip[rel.rel_op], rel.lhs
+        return flip[rel_op], rel.lhs
     return None
 
 
@@ -71,6 +79,10 @@ def _order_of(rel, syms):
 
 
 def _holds(rel_op, value, c) -> bool:
+    if rel_op == "or":   # c: the alternatives' (op, c)
+        return any(_holds(o, value, b) for o, b in c)
+    if rel_op == "==":
+        return value == c
     return {">": value > c, ">=": value >= c, "<": value < c, "<=": value <= c, "!=": value != c}[rel_op]
 
 
@@ -80,7 +92,8 @@ def _regions(sym, critical, bounds):
     degenerate value moves branch points (λ = 0 makes Softshrink's dead zone vanish), so each is a case; an
     interval between two values is parametrised by a positive symbol (a + (b - a) t/(1 + t)), so that SymPy can
     order everything that depends on it.  Open intervals first, then the points, each in increasing order."""
-    values = {sympy.nsimplify(c) for c in list(critical) + [c for _, c in bounds]}
+    consts = [c for o, b in bounds for c in ([b] if o != "or" else [cc for _, cc in b])]
+    values = {sympy.nsimplify(c) for c in list(critical) + consts}
     if len(values) == 1 and not next(iter(values)).is_number and not bounds:
         # one symbolic critical value (`Ne(target, ignoreIndex)`: an operand against a scalar): below, above, at it
         c = next(iter(values))

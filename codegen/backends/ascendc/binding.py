@@ -297,7 +297,7 @@ def _run_rows(op: Op, p: Plan, kw: dict, src, d: int, out_dtype: str, product: s
         parts.append(run_kernel(kop, p, args, (pre, cut // 2), out_dtype, product))
     result = np.stack(parts, axis=2 if interleaved else 1).reshape(pre, cut)
     counts = kw.get(op.param(split.rows).py_name) if split.rows else None
-    result[row_count(counts, pre):] = 0
+    result[row_count(counts, pre, split.rows_sum == "uint32"):] = 0
     return result.reshape(src.shape)
 
 

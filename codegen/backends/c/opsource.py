@@ -793,6 +793,8 @@ def _split_phase1(op: Op, variants: list[dict], kvs: list[KernelVariant], extras
         counts = op.split.rows or "NULL"
         lines += [f"opgen_rows rows;   /* {src} read as rows from {dim} on (codegen/spec/split.py) */",
                   f"opgen_rows_init(&rows, split_dim, {flag}, {counts});"]
+        if op.split.rows_sum == "uint32":
+            lines += ["rows.uint32_sum = true;   /* each count cast to uint32, summed modulo 2^32 (rows_sum) */"]
     for h, name in enumerate(halves):
         if merged:
             lines += [f"const aclTensor {name}_view = opgen_rows_half(&rows, {src}, {h});",
@@ -886,8 +888,10 @@ def _extra_calls(op: Op, extras, renamed: dict) -> list[str]:
             body += several.dispatched(v, several.variant_call(kv, v, _Fill, "ncalls", f"prm_extra{v['suffix']}", o,
                                                                arg), i == 0)
         body += [f"opgen_call_output(&calls[ncalls], &{o}_per_row);",
-                 f"calls[ncalls].sum_to = opgen_broadcast_differs(&calls[ncalls], &{o}_per_row);",
-                 "ncalls++;"]
+                 f"calls[ncalls].sum_to = opgen_broadcast_differs(&calls[ncalls], &{o}_per_row);"]
+        if o in op.split.masks:
+            body += ["rows.masked |= 1u << ncalls;   /* its rows past the count hold 0 (Split(masks=...)) */"]
+        body += ["ncalls++;"]
         decls = [f"Params{v['suffix']} prm_extra{v['suffix']};" for v, _ in group]
         lines += decls + [f"/* {o}: the gradient of {w}, summed along the row; computed when it and what it reads "
                           f"are given */", f"if ({given}) {{"]

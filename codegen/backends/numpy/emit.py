@@ -435,6 +435,7 @@ def _rows_context(op: Op) -> dict | None:
     skip = {split.tensor, split.rows} | set(per_row_tensors(op))
     return {"interleaved": op.param(split.interleaved).py_name if split.interleaved else None,
             "counts": op.param(split.rows).py_name if split.rows else None,
+            "uint32": split.rows_sum == "uint32",
             "others": [t.py_name for t in op.tensors if t.name not in skip],
             "per_row": [op.param(n).py_name for n in per_row_tensors(op)]}
 

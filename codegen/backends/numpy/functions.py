@@ -294,7 +294,7 @@ def _split_calls(split: dict, compute: bool) -> list[str]:
                  + ": each half's kernel writes its half of out",
                  f"whole = _unaliased(out, {split['inputs']})",
                  f"rows = _Rows({src}, whole, {dim} % {src}.ndim, interleaved={rows['interleaved'] or 'False'}, "
-                 f"counts={rows['counts'] or 'None'})",
+                 f"counts={rows['counts'] or 'None'}{', uint32=True' if rows['uint32'] else ''})",
                  f"{split['halves']} = rows.halves({src})",
                  f"{split['out_halves']} = rows.out_halves()"]
         lines += [f"{t} = rows.half_rows({t})" for t in rows["others"]]

@@ -90,10 +90,14 @@ def split_op_function(op: Op, c: dict) -> str:
     body += [f"# {outs[0].name}: its halves", "out = " + first, "if out.size:"]
     body += F.indent(_split_lines(c))
     for o, n in zip(outs[1:], names[1:]):
+        summed = f"np.sum(full_{n}, axis=-1, dtype=np.float64)"
+        if o.name in op.split.masks:   # its rows past the count hold 0 (Split(masks=...))
+            uint32 = ", uint32=True" if op.split.rows_sum == "uint32" else ""
+            summed = f"_Rows.zero_past({summed}, {op.param(op.split.rows).py_name}{uint32})"
         body += [f"if full_{n} is not None:",
                  f"    # the adjoint of broadcasting {o.sum_to} along the row: the row's sum, rounded once to "
-                 f"{o.name}'s dtype",
-                 f"    _store({n}, np.sum(full_{n}, axis=-1, dtype=np.float64).reshape({n}.shape))"]
+                 f"{o.name}'s dtype" + (", 0 past the row count" if o.name in op.split.masks else ""),
+                 f"    _store({n}, {summed}.reshape({n}.shape))"]
     return F.function(f"{op.snake_name}(*, {params})", body + [f"return {F.tuple_of(names)}"])
 
 

@@ -344,6 +344,9 @@ typedef struct {
     int64_t dim;
     bool interleaved;
     bool counted;                      /* a row count was given: `counts` */
+    bool uint32_sum;                   /* the counts cast to uint32 and summed modulo 2^32 (Split(rows_sum="uint32")) */
+    uint32_t masked;                   /* bit k: call k's output (an extra output, one value per row) holds 0 past
+                                        * the count too (Split(masks=...)) */
     aclTensor counts;
     int nstaged;
     aclTensor staged[OPGEN_MAX_INPUTS];   /* the tensors read from a contiguous copy, in staging order */

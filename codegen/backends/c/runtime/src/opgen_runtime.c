@@ -1105,8 +1105,9 @@ static void zero_past_length(const aclTensor *t, const int64_t *lengths, int64_t
             memset(base + w.off * (int64_t)es, 0, es);
 }
 
-/* min(sum(counts), pre), at least 0, the sum exact (128 bits, as Python's integers in codegen/runtime/rows.py). */
-static int64_t row_count(const aclTensor *counts, int64_t pre)
+/* min(sum(counts), pre), at least 0, the sum exact (128 bits, as Python's integers in codegen/runtime/rows.py);
+ * with `uint32_sum` each count cast to uint32 and the sum taken modulo 2^32 (SwigluGroupQuantGrad's kernel). */
+static int64_t row_count(const aclTensor *counts, int64_t pre, bool uint32_sum)
 {
     __extension__ __int128 sum = 0;   /* (-Wpedantic: a GCC and Clang extension) */
     const int64_t n = opgen_numel(counts);
@@ -1116,6 +1117,10 @@ static int64_t row_count(const aclTensor *counts, int64_t pre)
         walk_at(&w, counts, 0);
     for (int64_t i = 0; i < n; ++i, walk_next(&w))
         sum += base[w.off];
+    if (uint32_sum) {
+        const uint32_t wrapped = (uint32_t)sum;   /* (Σ (uint32)c) mod 2^32 = (Σ c) mod 2^32 */
+        return (int64_t)wrapped > pre ? pre : (int64_t)wrapped;
+    }
     return sum < 0 ? 0 : sum > pre ? pre : (int64_t)sum;
 }
 
@@ -1348,7 +1353,11 @@ aclnnStatus opgen_phase2(const char *op, void *workspace, uint64_t workspaceSize
         for (int64_t d = 0; d < rows->dim; ++d)
             pre *= w->dims[d];
         const int64_t cut = pre ? opgen_numel(w) / pre : 0;
-        zero_from(w, row_count(&rows->counts, pre) * cut);
+        const int64_t valid = row_count(&rows->counts, pre, rows->uint32_sum);
+        zero_from(w, valid * cut);
+        for (int k = 2; k < executor->ncalls; ++k)   /* the extra outputs masked too: one value per row */
+            if (rows->masked >> k & 1u)
+                zero_from(&executor->call[k].out, valid);
     }
     if (!executor->repeatable) {
         pthread_mutex_lock(&executors_lock);
