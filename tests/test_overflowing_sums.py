@@ -162,3 +162,30 @@ def test_log_softmax_exp_beyond_float(backend, dtype):
     assert not np.isnan(got).any(), got
     np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=2e-3 if dtype == np.float16
                                else 1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_log_softmax_underflowed_exp_times_infinite_sum(backend, dtype):
+    """LogSoftmaxBackward's g - e^y·Σg where Σg is ±inf (a gradOutput ±inf in the row) and e^y underflows FLOAT
+    but not double (the long hostile fuzz, FLOAT16 on ascend910b: y = -608.5 and -107.4 beside g = +inf): e^y > 0,
+    so e^y·Σg is Σg and the result ∓inf (nan only where g is that same inf: inf - inf).  The Ascend C pairs' exp
+    was 0 there and 0·inf = nan.  Below double's exp underflow (y = -800) the double kernels' e^y is 0 and they
+    give nan, as every backend must.  A row with a finite sum in the same tile keeps its values (the tile takes the
+    overflow path)."""
+    g = np.array([[-3.377, -0.0, -1.0625, np.inf, 2.742],
+                  [-np.inf, 1.0, 2.0, -0.0, 3.0],
+                  [0.0, 1.0, -2.5, 0.5, -1.0]], dtype)
+    y = np.array([[-608.5, -107.4, -0.0566, -46.09, -14.44],
+                  [-500.0, -200.0, -0.5, -800.0, -104.5],
+                  [-608.5, -107.4, -0.7, -3.0, -14.44]], dtype)
+    want = np.empty(g.shape, dtype)
+    with mpmath.workdps(60):
+        for r in range(g.shape[0]):
+            s = mpmath.fsum(mpmath.mpf(float(v)) for v in g[r])   # mpmath's extended reals: ±inf, inf - inf = nan
+            want[r] = _rounded([mpmath.mpf(float(gi)) - mpmath.exp(mpmath.mpf(float(yi))) * s
+                                if yi > -745.13 else mpmath.nan for gi, yi in zip(g[r], y[r])], dtype)
+    got = _kernel("log_softmax_backward", backend)(grad_output=g, output=y, dim=1)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want), err_msg=f"{backend}: {got} vs {want}")
+    np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=1e-3 if dtype == np.float16
+                               else 1e-6, err_msg=backend)
