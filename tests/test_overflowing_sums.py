@@ -189,3 +189,22 @@ def test_log_softmax_underflowed_exp_times_infinite_sum(backend, dtype):
     np.testing.assert_array_equal(np.isnan(got), np.isnan(want), err_msg=f"{backend}: {got} vs {want}")
     np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=1e-3 if dtype == np.float16
                                else 1e-6, err_msg=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_softmax_row_sum_beyond_float(backend):
+    """SoftmaxBackward's y·g - Σ(g·y)·y where Σ g·y leaves FLOAT (the long hostile fuzz, FLOAT along a dim of length
+    5: g = y = [1.0957, -1.8417, -3.6722, -3.8678, 1e30]): the exact y·(g - 1e60) is beyond FLOAT everywhere, ±inf
+    in the output; Ascend C's FLOAT sum is +inf and its y·g - S·y was inf - inf = nan for the 1e30 element.  A
+    column beside it with an ordinary sum keeps its values."""
+    g = np.array([[1.0957, 0.5], [-1.8417, -0.25], [-3.6722, 2.0], [-3.8678, 0.125], [1e30, -1.0]], np.float32)
+    y = np.array([[1.0957, 0.1], [-1.8417, 0.2], [-3.6722, 0.3], [-3.8678, 0.15], [1e30, 0.25]], np.float32)
+    want = np.empty(g.shape, np.float32)
+    with mpmath.workdps(60):
+        for c in range(g.shape[1]):
+            s = mpmath.fsum(mpmath.mpf(float(a)) * mpmath.mpf(float(b)) for a, b in zip(g[:, c], y[:, c]))
+            want[:, c] = _rounded([mpmath.mpf(float(b)) * (mpmath.mpf(float(a)) - s) for a, b in zip(g[:, c], y[:, c])],
+                                  np.float32)
+    got = _kernel("softmax_backward", backend)(grad_output=g, output=y, dim=0)
+    assert np.isinf(want[:, 0]).all()
+    np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=1e-6, err_msg=backend)

@@ -524,6 +524,32 @@ class Lowering:
             self.instrs.append(Instr("Duplicate({dst}, {0}, calc);", target, [v]))
         else:
             self.instrs.append(Instr("Muls({dst}, {0}, 1.0F, calc);", target, [v]))
+        self._infinite_row_sum(expr, target)
+
+    def _infinite_row_sum(self, expr, target: str):
+        """Where a FLOAT row sum S of the formula is not finite, the formula with its common factor taken out,
+        y·(g - S) + (y - y) for Softmax's y·g - S·y (the long hostile fuzz: SoftmaxBackward with g = y = 1e30 in a
+        row, Σ g·y = 1e60).  With S = ±inf the two agree wherever y·g - S·y is a number, and where it is nan from
+        y·g beyond FLOAT (inf - inf, g and y finite) this is the ∓inf NumPy and C give; y - y keeps the nan of an
+        infinite y (inf·g - S·inf is nan in double too).  A scalar branch on S, with no mask: a tile whose sums are
+        finite runs none of it, and the usual code and tiling are unchanged."""
+        sums = sorted((str(self.scalars[x]) for x in expr.free_symbols
+                       if str(self.scalars.get(x, "")).startswith("sums[") and x not in self.lo))
+        factored = sympy.factor_terms(expr)
+        if not sums or not isinstance(expr, sympy.Add) or not isinstance(factored, sympy.Mul) or self.is_scalar(expr):
+            return
+        common = sympy.Mul(*[f for f in factored.args if not isinstance(f, sympy.Add)])
+        if self.is_scalar(common):
+            return
+        test = " || ".join(f"!({x} - {x} == 0.0F)" for x in sums)
+        self.instrs.append(Instr(f"if ({test}) {{{{", None, []))
+        memo, bound = dict(self.memo), dict(self.bound)
+        c = self.tile(common)
+        alt = self.tile(factored)
+        self.instrs.append(Instr("Add({dst}, {0}, {1}, calc);", target,
+                                 [alt, self._emit("Sub({dst}, {0}, {0}, calc);", c)]))
+        self.instrs.append(Instr("}}", None, []))
+        self.memo, self.bound = memo, bound
 
     def row_sum(self, expr, dst: str, work: str, accumulate: str):
         """ReduceSum of expr over the `len` valid elements into `dst`, then `accumulate` reads it as a scalar.

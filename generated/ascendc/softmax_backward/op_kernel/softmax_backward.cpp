@@ -227,6 +227,12 @@ private:
         sums[0] = sum0.GetValue(0);
         Muls(f1, output, sums[0], calc);
         Sub(res, f0, f1, calc);
+        if (!(sums[0] - sums[0] == 0.0F)) {
+            Adds(f0, gradOutput, -sums[0], calc);
+            Mul(f1, output, f0, calc);
+            Sub(f0, output, output, calc);
+            Add(res, f1, f0, calc);
+        }
         FromFloat(outTile, res, calc);
         outQueue_.EnQue(outTile);
         gradOutputQueue_.FreeTensor(gradOutputIn);
@@ -269,6 +275,12 @@ private:
         Mul(f0, gradOutput, output, calc);
         Muls(f1, output, sums[0], calc);
         Sub(res, f0, f1, calc);
+        if (!(sums[0] - sums[0] == 0.0F)) {
+            Adds(f0, gradOutput, -sums[0], calc);
+            Mul(f1, output, f0, calc);
+            Sub(f0, output, output, calc);
+            Add(res, f1, f0, calc);
+        }
         FromFloat(outTile, res, calc);
         outQueue_.EnQue(outTile);
         gradOutputQueue_.FreeTensor(gradOutputIn);
