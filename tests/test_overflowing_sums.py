@@ -208,3 +208,16 @@ def test_softmax_row_sum_beyond_float(backend):
     got = _kernel("softmax_backward", backend)(grad_output=g, output=y, dim=0)
     assert np.isinf(want[:, 0]).all()
     np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=1e-6, err_msg=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_softmax_infinite_output_in_a_row(backend):
+    """An infinite y in the row (the hostile fuzz: g = y = -inf alone): Σ g·y is +inf and y·g - S·y keeps IEEE's
+    value, as the double kernels give it: -inf·-inf - inf·-inf = inf + inf = +inf, -inf for the finite y > 0
+    beside it; y = +inf with g = 1: inf - inf = nan.  (Ascend C's branch for an infinite row sum must not turn
+    these into y·(g - S)'s limits: -inf·(-inf - inf) is +inf by luck, inf·(1 - inf) = -inf where double has nan.)"""
+    g = np.array([[-np.inf, 1.0, -np.inf], [1.0, 1.0, 2.0], [2.0, 0.5, 1.0]], np.float32)
+    y = np.array([[-np.inf, np.inf, -np.inf], [0.5, 0.25, 0.5], [0.25, 0.5, 0.25]], np.float32)
+    want = np.array([[np.inf, np.nan, np.inf], [-np.inf, -np.inf, -np.inf], [-np.inf, -np.inf, -np.inf]], np.float32)
+    got = _kernel("softmax_backward", backend)(grad_output=g, output=y, dim=0)
+    np.testing.assert_array_equal(got, want, err_msg=backend)
