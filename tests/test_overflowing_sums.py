@@ -162,3 +162,62 @@ def test_log_softmax_exp_beyond_float(backend, dtype):
     assert not np.isnan(got).any(), got
     np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=2e-3 if dtype == np.float16
                                else 1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_log_softmax_underflowed_exp_times_infinite_sum(backend, dtype):
+    """LogSoftmaxBackward's g - e^y·Σg where Σg is ±inf (a gradOutput ±inf in the row) and e^y underflows FLOAT
+    but not double (the long hostile fuzz, FLOAT16 on ascend910b: y = -608.5 and -107.4 beside g = +inf): e^y > 0,
+    so e^y·Σg is Σg and the result ∓inf (nan only where g is that same inf: inf - inf).  The Ascend C pairs' exp
+    was 0 there and 0·inf = nan.  Below double's exp underflow (y = -800) the double kernels' e^y is 0 and they
+    give nan, as every backend must.  A row with a finite sum in the same tile keeps its values (the tile takes the
+    overflow path)."""
+    g = np.array([[-3.377, -0.0, -1.0625, np.inf, 2.742],
+                  [-np.inf, 1.0, 2.0, -0.0, 3.0],
+                  [0.0, 1.0, -2.5, 0.5, -1.0]], dtype)
+    y = np.array([[-608.5, -107.4, -0.0566, -46.09, -14.44],
+                  [-500.0, -200.0, -0.5, -800.0, -104.5],
+                  [-608.5, -107.4, -0.7, -3.0, -14.44]], dtype)
+    want = np.empty(g.shape, dtype)
+    with mpmath.workdps(60):
+        for r in range(g.shape[0]):
+            s = mpmath.fsum(mpmath.mpf(float(v)) for v in g[r])   # mpmath's extended reals: ±inf, inf - inf = nan
+            want[r] = _rounded([mpmath.mpf(float(gi)) - mpmath.exp(mpmath.mpf(float(yi))) * s
+                                if yi > -745.13 else mpmath.nan for gi, yi in zip(g[r], y[r])], dtype)
+    got = _kernel("log_softmax_backward", backend)(grad_output=g, output=y, dim=1)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want), err_msg=f"{backend}: {got} vs {want}")
+    np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=1e-3 if dtype == np.float16
+                               else 1e-6, err_msg=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_softmax_row_sum_beyond_float(backend):
+    """SoftmaxBackward's y·g - Σ(g·y)·y where Σ g·y leaves FLOAT (the long hostile fuzz, FLOAT along a dim of length
+    5: g = y = [1.0957, -1.8417, -3.6722, -3.8678, 1e30]): the exact y·(g - 1e60) is beyond FLOAT everywhere, ±inf
+    in the output; Ascend C's FLOAT sum is +inf and its y·g - S·y was inf - inf = nan for the 1e30 element.  A
+    column beside it with an ordinary sum keeps its values."""
+    g = np.array([[1.0957, 0.5], [-1.8417, -0.25], [-3.6722, 2.0], [-3.8678, 0.125], [1e30, -1.0]], np.float32)
+    y = np.array([[1.0957, 0.1], [-1.8417, 0.2], [-3.6722, 0.3], [-3.8678, 0.15], [1e30, 0.25]], np.float32)
+    want = np.empty(g.shape, np.float32)
+    with mpmath.workdps(60):
+        for c in range(g.shape[1]):
+            s = mpmath.fsum(mpmath.mpf(float(a)) * mpmath.mpf(float(b)) for a, b in zip(g[:, c], y[:, c]))
+            want[:, c] = _rounded([mpmath.mpf(float(b)) * (mpmath.mpf(float(a)) - s) for a, b in zip(g[:, c], y[:, c])],
+                                  np.float32)
+    got = _kernel("softmax_backward", backend)(grad_output=g, output=y, dim=0)
+    assert np.isinf(want[:, 0]).all()
+    np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=1e-6, err_msg=backend)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_softmax_infinite_output_in_a_row(backend):
+    """An infinite y in the row (the hostile fuzz: g = y = -inf alone): Σ g·y is +inf and y·g - S·y keeps IEEE's
+    value, as the double kernels give it: -inf·-inf - inf·-inf = inf + inf = +inf, -inf for the finite y > 0
+    beside it; y = +inf with g = 1: inf - inf = nan.  (Ascend C's branch for an infinite row sum must not turn
+    these into y·(g - S)'s limits: -inf·(-inf - inf) is +inf by luck, inf·(1 - inf) = -inf where double has nan.)"""
+    g = np.array([[-np.inf, 1.0, -np.inf], [1.0, 1.0, 2.0], [2.0, 0.5, 1.0]], np.float32)
+    y = np.array([[-np.inf, np.inf, -np.inf], [0.5, 0.25, 0.5], [0.25, 0.5, 0.25]], np.float32)
+    want = np.array([[np.inf, np.nan, np.inf], [-np.inf, -np.inf, -np.inf], [-np.inf, -np.inf, -np.inf]], np.float32)
+    got = _kernel("softmax_backward", backend)(grad_output=g, output=y, dim=0)
+    np.testing.assert_array_equal(got, want, err_msg=backend)

@@ -277,10 +277,12 @@ BIG = 2.0 ** 62      # |hi| at or above it goes down one step: every hi stays be
 DOWN = f"{2.0 ** -STEP!r}F"
 EXP_STEPS = 14       # steps of 66 ln 2 (45.7) that bring any u below double's exp limit under FLOAT's 88.7
 DOUBLE_EXP_MAX = "709.78271F"   # log(DBL_MAX) = 709.7827128933840: e^u beyond is inf in double
+DOUBLE_EXP_MIN = "-745.13318F"  # the least FLOAT u whose e^u is above 0 in double (5e-324); below, 0 there too
 INF = "3.4028235e38F * 2.0F"    # +inf as a C++ expression the compiler folds (no <cmath> in a kernel)
 FLOAT_MAX = 3.4028234663852886e38
 UP = f"{2.0 ** STEP!r}F"
 ZERO_C = "-1000.0F"  # the exponent of an exact 0: below every other, so aligning to the largest ignores it
+POS_C = "-3000.0F"   # that of an e^u that is 0 in FLOAT but above 0 in double (ScaledPairs.exp_times_inf)
 SMALL = 2.0 ** -40   # a nonzero |hi| below it goes up one step (×2^66, c - 1): every hi at or above 2^-40, so a
                      # product of two is above 2^-80 and TwoProd's error term (above 2^-128) exact; a FLOAT value
                      # (a subnormal down to 2^-149) needs two steps, a product or quotient one
@@ -429,6 +431,36 @@ class ScaledPairs:
         q = self.df.div((x[0], x[1]), (y[0], y[1]))
         return self.normalize(q[0], q[1], self._c_add(x[2], y[2], "Sub"), (x[3][0] - y[3][1], x[3][1] - y[3][0]))
 
+    def exp_times_inf(self, e, acc):
+        """The product `acc` of e's pairs, or, where that is nan and one exp factor is 0 here but above 0 in double
+        (its exponent POS_C: the product's within 500 of it), the other factors' product of high halves times
+        ±inf.  e^u underflows to 0 in FLOAT far sooner (u < -103) and 0·inf is nan where the double kernels keep
+        e^u·inf = ±inf (the long hostile fuzz: LogSoftmaxBackward's g - e^-608.5·Σg with Σg = +inf gives -inf in
+        NumPy and C).  Where another factor is 0 or nan the product of high halves is too and so is the result,
+        as in double; two such exps in one product (c near 2·POS_C) keep the nan."""
+        factors = e.as_ordered_factors()
+        if any(isinstance(f, sympy.Pow) and f.exp == -1 for f in factors):
+            return acc
+        rest = [self.pair(f)[0] for f in factors if not isinstance(f, sympy.exp) and f != -1]
+        if not rest or acc[2] is None:
+            return acc
+        return self.inf_of(acc, rest, "-" + INF if -1 in factors else INF)
+
+    @outlined("ScaledExpTimesInf", "a product of e^u (0 here, above 0 in double) with ±inf: that ±inf")
+    def inf_of(self, acc, rest, inf):
+        # one mask live at a time; lo needs no select: the pairs here keep lo = 0 where hi is nan (guard_inf)
+        lw, df = self.lw, self.df
+        compare = "Compare" if lw.dense_masks else "CompareByRepeat"
+        sign = df._t(rest[0])
+        for r in rest[1:]:
+            sign = df._op("Mul", sign, r)
+        hi = df._muls(sign, f"({inf})")
+        pos = float(POS_C.rstrip("F"))
+        hi = lw._select(compare_scalar(lw, acc[2], "LT", f"{pos + 500}F"), hi, df._t(acc[0]))
+        hi = lw._select(compare_scalar(lw, acc[2], "GT", f"{pos - 500}F"), hi, df._t(acc[0]))
+        nan = lw._emit(compare + "({dst}, {0}, {0}, CMPMODE::NE, calc);", df._t(acc[0]), kind="m")
+        return lw._select(nan, hi, df._t(acc[0])), acc[1], acc[2], acc[3]
+
     # ---- expressions ------------------------------------------------------------------------------------------
     def pair(self, e):
         if e not in self.memo:
@@ -450,6 +482,8 @@ class ScaledPairs:
                 return hi, lo, None, (0, 0)
             return self.normalize(hi, lo, None, (0, 0), up=2)   # a parameter: anywhere in FLOAT's range
         acc = arithmetic(e, self, ("1.0F", None, None, (0, 0)))
+        if acc is not None and isinstance(e, sympy.Mul) and any(isinstance(f, sympy.exp) for f in e.args):
+            return self.exp_times_inf(e, acc)
         if acc is not None:
             return acc
         if isinstance(e, sympy.exp):   # e^u = e^(u - c·66 ln 2)·2^(66c): as far as double's exp goes
@@ -458,7 +492,11 @@ class ScaledPairs:
             hi, lo = self._nan_of(u, df.exp((hi, lo)))
             # beyond double's range, double's exp is inf: so is this one (the comparison is on u's high half)
             hi = lw._select(compare_scalar(lw, df._t(u[0]), "GT", DOUBLE_EXP_MAX), df._t(INF), hi)
-            return self.normalize(hi, lo, c, (EXP_STEPS, 0))
+            hi, lo, c, k = self.normalize(hi, lo, c, (EXP_STEPS, 0))
+            # an e^u that underflowed to 0 here but not in double (u >= -745.13) is marked by its exponent POS_C:
+            # 0 all the same, but a product of it with ±inf is that ±inf (exp_times_inf)
+            zero_c = lw._select(compare_scalar(lw, df._t(u[0]), "GE", DOUBLE_EXP_MIN), df._t(POS_C), ZERO_C)
+            return hi, lo, lw._select(compare_scalar(lw, df._t(hi), "EQ", "0.0F"), zero_c, c), k
         if isinstance(e, Sigmoid):     # in [0, 1]: no exponent
             u = self.unscaled(self.pair(e.args[0]))
             hi, lo = self._nan_of(u, df.sigmoid_of(u, lw.mask(e.args[0] >= 0)))

@@ -524,6 +524,42 @@ class Lowering:
             self.instrs.append(Instr("Duplicate({dst}, {0}, calc);", target, [v]))
         else:
             self.instrs.append(Instr("Muls({dst}, {0}, 1.0F, calc);", target, [v]))
+        self._infinite_row_sum(expr, target)
+
+    def _infinite_row_sum(self, expr, target: str):
+        """Where a FLOAT row sum S of the formula is not finite, the elements that came out nan take the formula with
+        its common factor out, y·(g + (y - y) - S) for Softmax's y·g - S·y (the long hostile fuzz: SoftmaxBackward
+        with g = y = 1e30 in a row, Σ g·y = 1e60 is +inf here): there y·g beyond FLOAT made inf - inf where NumPy
+        and C give the ∓inf this does; y - y keeps the nan of an infinite y (inf·g - S·inf is nan in double there
+        too, and where it is not, the usual value is a number and stands).  A scalar branch on S whose mask takes a
+        float tile free by then: a tile whose sums are finite runs none of it, and the usual code and tiling are
+        unchanged."""
+        sums = sorted((str(self.scalars[x]) for x in expr.free_symbols
+                       if str(self.scalars.get(x, "")).startswith("sums[") and x not in self.lo))
+        factored = sympy.factor_terms(expr)
+        if not sums or not isinstance(expr, sympy.Add) or not isinstance(factored, sympy.Mul) or self.is_scalar(expr):
+            return
+        common = sympy.Mul(*[f for f in factored.args if not isinstance(f, sympy.Add)])
+        inner = sympy.Add(*[f for f in factored.args if isinstance(f, sympy.Add)])
+        if self.is_scalar(common):
+            return
+        test = " || ".join(f"!({x} - {x} == 0.0F)" for x in sums)
+        self.instrs.append(Instr(f"if ({test}) {{{{", None, []))
+        memo, bound = dict(self.memo), dict(self.bound)
+        # (y - y + g) - S in that order: two float tiles, as the usual code's
+        scalar = sympy.Add(*[t for t in inner.args if self.is_scalar(t)])
+        alt = self._emit("Add({dst}, {0}, {1}, calc);", self._emit("Sub({dst}, {0}, {0}, calc);", self.tile(common)),
+                         self.tile(inner - scalar))
+        if scalar != 0:
+            alt = self._emit("Adds({dst}, {0}, " + self.scalar(scalar) + ", calc);", alt)
+        alt = self._emit("Mul({dst}, {0}, {1}, calc);", self.tile(common), alt)
+        compare = "Compare" if self.dense_masks else "CompareByRepeat"
+        number = self._emit(compare + "({dst}.ReinterpretCast<uint8_t>(), {0}, {0}, CMPMODE::EQ, calc);", target)
+        select = ("Select({dst}, {0}.ReinterpretCast<uint8_t>(), {1}, {2}, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);"
+                  if self.dense_masks else "SelectByRepeat({dst}, {0}.ReinterpretCast<uint8_t>(), {1}, {2}, calc);")
+        self.instrs.append(Instr(select, target, [number, target, alt]))
+        self.instrs.append(Instr("}}", None, []))
+        self.memo, self.bound = memo, bound
 
     def row_sum(self, expr, dst: str, work: str, accumulate: str):
         """ReduceSum of expr over the `len` valid elements into `dst`, then `accumulate` reads it as a scalar.

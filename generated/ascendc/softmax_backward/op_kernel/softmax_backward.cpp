@@ -221,12 +221,52 @@ private:
         LocalTensor<float> work = workBuf_.Get<float>();
         LocalTensor<float> sum0 = sumBuf_.Get<float>()[0];
         float sums[NUM_SUMS] = {};
+        #if __CCE_AICORE__ == 100  // dav-c100
         Mul(f0, gradOutput, output, calc);
         ReduceSum(sum0, f0, work, len);
         PipeBarrier<PIPE_ALL>();
         sums[0] = sum0.GetValue(0);
         Muls(f1, output, sums[0], calc);
         Sub(res, f0, f1, calc);
+        if (!(sums[0] - sums[0] == 0.0F)) {
+            Sub(f0, output, output, calc);
+            Add(f1, f0, gradOutput, calc);
+            Adds(f0, f1, -sums[0], calc);
+            Mul(f1, output, f0, calc);
+            CompareByRepeat(f0.ReinterpretCast<uint8_t>(), res, res, CMPMODE::EQ, calc);
+            SelectByRepeat(res, f0.ReinterpretCast<uint8_t>(), res, f1, calc);
+        }
+        #elif __CCE_AICORE__ == 200  // dav-m200
+        Mul(f0, gradOutput, output, calc);
+        ReduceSum(sum0, f0, work, len);
+        PipeBarrier<PIPE_ALL>();
+        sums[0] = sum0.GetValue(0);
+        Muls(f1, output, sums[0], calc);
+        Sub(res, f0, f1, calc);
+        if (!(sums[0] - sums[0] == 0.0F)) {
+            Sub(f0, output, output, calc);
+            Add(f1, f0, gradOutput, calc);
+            Adds(f0, f1, -sums[0], calc);
+            Mul(f1, output, f0, calc);
+            Compare(f0.ReinterpretCast<uint8_t>(), res, res, CMPMODE::EQ, calc);
+            Select(res, f0.ReinterpretCast<uint8_t>(), res, f1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+        }
+        #elif __CCE_AICORE__ == 220  // dav-c220
+        Mul(f0, gradOutput, output, calc);
+        ReduceSum(sum0, f0, work, len);
+        PipeBarrier<PIPE_ALL>();
+        sums[0] = sum0.GetValue(0);
+        Muls(f1, output, sums[0], calc);
+        Sub(res, f0, f1, calc);
+        if (!(sums[0] - sums[0] == 0.0F)) {
+            Sub(f0, output, output, calc);
+            Add(f1, f0, gradOutput, calc);
+            Adds(f0, f1, -sums[0], calc);
+            Mul(f1, output, f0, calc);
+            Compare(f0.ReinterpretCast<uint8_t>(), res, res, CMPMODE::EQ, calc);
+            Select(res, f0.ReinterpretCast<uint8_t>(), res, f1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+        }
+        #endif
         FromFloat(outTile, res, calc);
         outQueue_.EnQue(outTile);
         gradOutputQueue_.FreeTensor(gradOutputIn);
@@ -266,9 +306,43 @@ private:
         LocalTensor<float> res = ResultTile(outTile, slots, 2 + (sizeof(TIn) < sizeof(float) ? 2 : 0), tileLength_);
         LocalTensor<float> f0 = slots[0 * tileLength_];
         LocalTensor<float> f1 = slots[1 * tileLength_];
+        #if __CCE_AICORE__ == 100  // dav-c100
         Mul(f0, gradOutput, output, calc);
         Muls(f1, output, sums[0], calc);
         Sub(res, f0, f1, calc);
+        if (!(sums[0] - sums[0] == 0.0F)) {
+            Sub(f0, output, output, calc);
+            Add(f1, f0, gradOutput, calc);
+            Adds(f0, f1, -sums[0], calc);
+            Mul(f1, output, f0, calc);
+            CompareByRepeat(f0.ReinterpretCast<uint8_t>(), res, res, CMPMODE::EQ, calc);
+            SelectByRepeat(res, f0.ReinterpretCast<uint8_t>(), res, f1, calc);
+        }
+        #elif __CCE_AICORE__ == 200  // dav-m200
+        Mul(f0, gradOutput, output, calc);
+        Muls(f1, output, sums[0], calc);
+        Sub(res, f0, f1, calc);
+        if (!(sums[0] - sums[0] == 0.0F)) {
+            Sub(f0, output, output, calc);
+            Add(f1, f0, gradOutput, calc);
+            Adds(f0, f1, -sums[0], calc);
+            Mul(f1, output, f0, calc);
+            Compare(f0.ReinterpretCast<uint8_t>(), res, res, CMPMODE::EQ, calc);
+            Select(res, f0.ReinterpretCast<uint8_t>(), res, f1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+        }
+        #elif __CCE_AICORE__ == 220  // dav-c220
+        Mul(f0, gradOutput, output, calc);
+        Muls(f1, output, sums[0], calc);
+        Sub(res, f0, f1, calc);
+        if (!(sums[0] - sums[0] == 0.0F)) {
+            Sub(f0, output, output, calc);
+            Add(f1, f0, gradOutput, calc);
+            Adds(f0, f1, -sums[0], calc);
+            Mul(f1, output, f0, calc);
+            Compare(f0.ReinterpretCast<uint8_t>(), res, res, CMPMODE::EQ, calc);
+            Select(res, f0.ReinterpretCast<uint8_t>(), res, f1, SELMODE::VSEL_TENSOR_TENSOR_MODE, calc);
+        }
+        #endif
         FromFloat(outTile, res, calc);
         outQueue_.EnQue(outTile);
         gradOutputQueue_.FreeTensor(gradOutputIn);
