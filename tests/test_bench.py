@@ -215,7 +215,9 @@ def test_cases_cover_the_issue(ops):
         assert {c.dtype for c in full if c.op == name} == set(ops[name].dtypes[C.DEFAULT_PRODUCT]) & set(C.DTYPES)
     assert all(c.n >= c.layout.divisor for c in full)       # no softmax row longer than the tensor
     quick = C.select(ops, quick=True)
-    assert {c.n for c in quick} == {1 << 16} and {c.op for c in quick} == set(OPS)
+    # every op that runs on the default product (the bench's); the Ascend 950 operators (SwigluGroupGrad) have no case
+    assert {c.n for c in quick} == {1 << 16} and \
+        {c.op for c in quick} == {name for name in OPS if C.DEFAULT_PRODUCT in ops[name].dtypes}
     # every op has a bench row: a new spec the bench cannot lay out fails here (several outputs, a mask, a row
     # reduction along a fixed axis and class-index targets are laid out from the spec)
     assert C.without_layouts(ops) == []

@@ -49,8 +49,8 @@ def test_every_spec_of_the_folder_loads_and_validates():
 
 def test_an_ascend_950_only_op_runs_on_numpy_and_c_and_ascend_c_says_why_not():
     """SoftsignBackward is on the 950 only (it failed to load while the 950 was not a product): proven, its NumPy
-    and C kernels equal to PyTorch's autograd on ascend950, refused on the default product with 161002 naming the
-    product it runs on, and the Ascend C backend (no 950 architecture yet) refuses a call naming that."""
+    and C kernels equal to PyTorch's autograd on ascend950 (the product a call without `product=` runs on), refused
+    on ascend910b with 161002 naming the product it runs on, and the Ascend C backend (no 950 architecture yet) refuses a call naming that."""
     torch = _torch()
     op = load_spec_file(FOLDER / "softsign_backward.py")
     assert list(op.dtypes) == ["ascend950"] and all(r.ok for r in verify_op(op))
@@ -63,8 +63,10 @@ def test_an_ascend_950_only_op_runs_on_numpy_and_c_and_ascend_c_says_why_not():
         k = spec_kernel("softsign_backward", backend=backend, specs_dir=FOLDER)
         assert _rel(k(gradients=g, features=x, product="ascend950"), xt.grad.numpy()) < 1e-6, backend
         with pytest.raises(codegen.AclnnError, match="does not run on ascend910b.*runs on ascend950") as e:
-            k(gradients=g, features=x)
+            k(gradients=g, features=x, product="ascend910b")
         assert e.value.status == 161002
+        # without product=, a call runs on the op's default product: its first when it has no ascend910b (session 23)
+        assert np.array_equal(k(gradients=g, features=x), k(gradients=g, features=x, product="ascend950")), backend
     k = spec_kernel("softsign_backward", backend="ascendc", specs_dir=FOLDER)
     with pytest.raises(SpecError, match="none of its products \\(ascend950\\) has an Ascend C architecture"):
         k(gradients=g, features=x, product="ascend950")

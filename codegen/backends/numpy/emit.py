@@ -532,6 +532,7 @@ def render_op(op: Op, source_label: str) -> str:
     call = {
         "op_name": op.name, "snake_name": op.snake_name, "output_name": op.output.name,
         "input_names": [p.py_name for p in inputs],
+        "default_product": op.default_product,
         "describable": describable_call(op, [(op.output.name, "out")]),
         "check_args": [p.py_name for p in inputs] + ["out"],
         "converted": [p.py_name for p in inputs if isinstance(p, (Scalar, Attr, IntArray))],

@@ -332,7 +332,7 @@ def _kernel_calls(c: dict) -> list[str]:
 def op_function(c: dict) -> str:
     """The public function: checks, allocates `out`, computes (through the broadcast shape for a sum_to output,
     by rows for a reduction, by halves for a split op)."""
-    params = "".join(f"{n}, " for n in c["input_names"]) + 'product="ascend910b", ' \
+    params = "".join(f"{n}, " for n in c["input_names"]) + f'product="{c["default_product"]}", ' \
         + ("out_dtype=None, " if c["out_dtype_free"] else "") + "out=None"
     default = f"_chk.default_dtype({c['default_dtype_from']})"
     body = [f'"""{c["op_name"]}: returns `out` ({c["output_name"]}), allocated when not given.', "",

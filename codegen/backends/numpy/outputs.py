@@ -112,7 +112,7 @@ def op_function(op: Op, c: dict) -> str:
     outs = op.outputs
     names = [o.py_name for o in outs]
     inputs = c["input_names"]
-    params = "".join(f"{n}, " for n in inputs) + 'product="ascend910b", out=None'
+    params = "".join(f"{n}, " for n in inputs) + f'product="{op.default_product}", out=None'
     listed = ", ".join(o.name for o in outs)
     body = [f'"""{op.name}: returns ({listed}).', "",
             "`out` is None or a tuple of one array (or None) per output; each output it does not give is allocated.",
